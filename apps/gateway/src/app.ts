@@ -1,0 +1,76 @@
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import { connectNats, JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import { AppModule } from './app.module.js';
+import { InferGrpcController } from './completions/infer.grpc.controller.js';
+import { loadGatewayConfig } from './config/gateway.config.js';
+import { GatewayGrpcServer } from './grpc/gateway.grpc.server.js';
+
+export interface GatewayHandle {
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  /** Graceful: stops accepting, lets in-flight requests finish briefly, then closes NATS. */
+  stop(): Promise<void>;
+}
+
+const SHUTDOWN_GRACE_MS = 5_000;
+
+/** Nest's own info chatter (module init, one line per route) goes to debug; its warnings and errors stay. */
+function frameworkLogger(logger: JsonLogger): JsonLogger {
+  const quiet = Object.create(logger) as JsonLogger;
+  quiet.log = (message: unknown, ...rest: unknown[]) => logger.debug(message, ...rest);
+  return quiet;
+}
+
+/**
+ * Boots the gateway from an environment map (process.env in main.ts; a literal map in the
+ * in-process integration harness). Configuration problems throw ConfigError listing all of them.
+ */
+export async function startGateway(env: Record<string, string | undefined>): Promise<GatewayHandle> {
+  const config = loadGatewayConfig(env);
+  const logger = new JsonLogger('gateway', config.logLevel);
+  const metrics = new ServiceMetrics('gateway');
+  const nats = await connectNats(config.natsUrl, 'mnemo-gateway');
+  let app: NestExpressApplication | undefined;
+  let grpc: GatewayGrpcServer | undefined;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, logger, metrics, nats }), new ExpressAdapter(), {
+      // Our own JSON parser: any content type (curl -d sends form-urlencoded) and our size limit.
+      bodyParser: false,
+      logger: frameworkLogger(logger),
+      abortOnError: false,
+    });
+    app.getHttpAdapter().getInstance().disable('x-powered-by');
+    app.useBodyParser('json', { limit: config.maxBodyBytes, type: () => true });
+    await app.listen(config.port, config.host);
+    const httpPort = ((app.getHttpServer() as Server).address() as AddressInfo).port;
+    grpc = new GatewayGrpcServer(app.get(InferGrpcController));
+    const grpcPort = await grpc.listen(config.host, config.grpcPort);
+    logger.emit('info', 'gateway listening', { host: config.host, httpPort, grpcPort, auth: config.apiKeys.length > 0 });
+
+    const [a, g] = [app, grpc];
+    let stopping: Promise<void> | undefined;
+    return {
+      httpPort,
+      grpcPort,
+      stop: () =>
+        (stopping ??= (async () => {
+          // Streams still running after the grace period are cut; their runs then cancel on the nodes.
+          const server = a.getHttpServer() as Server;
+          const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+          await Promise.all([g.close(SHUTDOWN_GRACE_MS), a.close()]);
+          clearTimeout(force);
+          await nats.drain();
+          logger.emit('info', 'gateway stopped');
+        })()),
+    };
+  } catch (e) {
+    await grpc?.close(0);
+    await app?.close();
+    await nats.close();
+    throw e;
+  }
+}

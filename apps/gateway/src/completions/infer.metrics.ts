@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ServiceMetrics } from '@mnemo/service-kit';
+import type { InferOperation } from './infer.command.js';
+
+/** Outcome label for an error: its domain code, else `internal`. */
+export function outcomeOf(e: unknown): string {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'string' ? code : 'internal';
+}
+
+/**
+ * Timing of one inference for Prometheus: request count by outcome, wall time, time to
+ * first token and time per output token. `end` counts once, whichever path ends first.
+ */
+export class InferTimer {
+  private readonly startedAt = performance.now();
+  private firstTokenAt?: number;
+  private lastTokenAt?: number;
+  private tokens = 0;
+  private ended = false;
+  model?: string;
+
+  constructor(
+    private readonly metrics: ServiceMetrics,
+    private readonly operation: InferOperation,
+  ) {}
+
+  tokensArrived(count: number): void {
+    if (count <= 0) return;
+    const now = performance.now();
+    if (this.firstTokenAt === undefined) {
+      this.firstTokenAt = now;
+      if (this.model) this.metrics.timeToFirstToken.observe({ model: this.model }, (now - this.startedAt) / 1000);
+    }
+    this.lastTokenAt = now;
+    this.tokens += count;
+  }
+
+  end(outcome: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.metrics.requests.inc({ operation: this.operation, outcome });
+    this.metrics.requestDuration.observe({ operation: this.operation }, (performance.now() - this.startedAt) / 1000);
+    if (this.model && this.tokens > 1 && this.firstTokenAt !== undefined && this.lastTokenAt !== undefined) {
+      this.metrics.timePerOutputToken.observe({ model: this.model }, (this.lastTokenAt - this.firstTokenAt) / 1000 / (this.tokens - 1));
+    }
+  }
+}
+
+@Injectable()
+export class InferMetrics {
+  constructor(@Inject(ServiceMetrics) private readonly metrics: ServiceMetrics) {}
+
+  start(operation: InferOperation): InferTimer {
+    return new InferTimer(this.metrics, operation);
+  }
+
+  /** A request refused before it became a command (bad shape, no auth). */
+  rejected(operation: InferOperation, e: unknown): void {
+    this.metrics.requests.inc({ operation, outcome: outcomeOf(e) });
+  }
+}

@@ -1,0 +1,101 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { JsonLogger } from '@mnemo/service-kit';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway.config.js';
+import { ModelCatalog } from '../models/model.catalog.js';
+import { TokenizerRegistry } from '../models/tokenizer.registry.js';
+import { SchedulerClient } from '../nats/scheduler.client.js';
+import type { InferCommand } from './infer.command.js';
+import { InferMetrics, outcomeOf } from './infer.metrics.js';
+import { InferRun } from './infer.run.js';
+import { InferWatch } from './infer.watch.js';
+import { buildPrompt } from './prompt.builder.js';
+
+/**
+ * The inference pipeline, shared by REST chat, REST completions and gRPC Infer: model
+ * lookup, tokenization and limits, chunk keys, scheduling over NATS, then an `InferRun`
+ * streaming the node's tokens. Resolves once a node admitted the request, so scheduling
+ * errors still reach the client as a proper status; later errors come out of the run.
+ * Aborting `signal` (client gone) cancels the request on the node.
+ */
+@Injectable()
+export class InferUseCase {
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(ModelCatalog) private readonly catalog: ModelCatalog,
+    @Inject(TokenizerRegistry) private readonly tokenizers: TokenizerRegistry,
+    @Inject(SchedulerClient) private readonly scheduler: SchedulerClient,
+    @Inject(InferMetrics) private readonly metrics: InferMetrics,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
+  ) {}
+
+  async execute(command: InferCommand, signal: AbortSignal): Promise<InferRun> {
+    const timer = this.metrics.start(command.operation);
+    const startedAt = Date.now();
+    let watch: InferWatch | undefined;
+    try {
+      const model = await this.catalog.find(command.model);
+      if (!model) {
+        throw new MnemoError(ErrorCode.ModelNotFound, `The model '${command.model}' does not exist`, { param: 'model' });
+      }
+      timer.model = model.id;
+      const tokenizer = this.tokenizers.get(model.id);
+      const prompt = buildPrompt(command, model, tokenizer, this.config.maxPromptTokens);
+      if (signal.aborted) throw cancelled();
+
+      const requestId = randomUUID();
+      // Every request gets a seed so any answer can be reproduced from the log line below.
+      const seed = command.seed ?? randomInt(0, 2 ** 48 - 1);
+      const deadline = startedAt + this.config.requestTimeoutMs;
+      const log = this.logger.child({ requestId });
+      // Subscribe before scheduling: the node may publish its first token before the scheduler replies.
+      watch = new InferWatch(this.scheduler, log, timer, requestId, signal, this.config.idleTimeoutMs);
+      const nodeId = await this.scheduler.schedule(
+        {
+          requestId,
+          tenant: command.tenant,
+          sessionId: command.sessionId ?? '',
+          model: model.id,
+          tokens: [...prompt.tokens],
+          chunkKeys: [...prompt.chunkKeys],
+          priority: command.priority,
+          sampling: { temperature: command.temperature, topP: command.topP, maxTokens: prompt.maxTokens, seed: BigInt(seed), stopTokenIds: [] },
+          replySubject: watch.inbox.subject,
+          deadlineUnixMs: deadline,
+        },
+        Math.max(1, deadline - Date.now()),
+      );
+      watch.admitted(nodeId, deadline);
+      if (signal.aborted) throw cancelled();
+      // With the seed and the prompt size, this line is enough to reproduce the answer.
+      log.info('request admitted', {
+        nodeId,
+        operation: command.operation,
+        model: model.id,
+        tenant: command.tenant,
+        sessionId: command.sessionId,
+        promptTokens: prompt.tokens.length,
+        chunks: prompt.chunkKeys.length,
+        maxTokens: prompt.maxTokens,
+        seed,
+      });
+      const w = watch;
+      return new InferRun(requestId, model.id, Math.floor(startedAt / 1000), prompt.tokens.length, {
+        queue: w.queue,
+        tokenizer,
+        timer,
+        stop: command.stop,
+        release: (reason) => w.release(reason),
+      });
+    } catch (e) {
+      watch?.release(signal.aborted ? 'client_disconnected' : undefined);
+      timer.end(outcomeOf(e));
+      throw e;
+    }
+  }
+}
+
+function cancelled(): MnemoError {
+  return new MnemoError(ErrorCode.Cancelled, 'the client closed the request');
+}

@@ -1,0 +1,83 @@
+import type { FinishReasonName, Usage } from './infer.run.js';
+
+/** The bits of a run every response object repeats. */
+export interface RunHeader {
+  readonly id: string;
+  readonly model: string;
+  readonly created: number;
+}
+
+export interface OpenAiUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/**
+ * The JSON objects of one OpenAI endpoint, non-streamed and streamed. Chat and legacy
+ * completions differ only in these shapes; the streaming logic is shared.
+ */
+export interface OpenAiFormat {
+  /** Sent once before any text (chat announces the assistant role); undefined = nothing. */
+  opening(h: RunHeader): object | undefined;
+  delta(h: RunHeader, text: string): object;
+  /** `usage` is null unless the client gets usage on this chunk. */
+  finish(h: RunHeader, reason: FinishReasonName, usage: OpenAiUsage | null): object;
+  /** The separate `choices: []` chunk of `stream_options.include_usage`. */
+  usageOnly(h: RunHeader, usage: OpenAiUsage): object;
+  complete(h: RunHeader, text: string, reason: FinishReasonName, usage: OpenAiUsage): object;
+}
+
+export function toOpenAiUsage(u: Usage): OpenAiUsage {
+  return { prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens };
+}
+
+export const chatFormat: OpenAiFormat = {
+  opening: (h) => chatChunk(h, { role: 'assistant', content: '' }, null),
+  delta: (h, text) => chatChunk(h, { content: text }, null),
+  finish: (h, reason, usage) => ({ ...chatChunk(h, {}, reason), ...(usage ? { usage } : {}) }),
+  usageOnly: (h, usage) => ({ id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model, choices: [], usage }),
+  complete: (h, text, reason, usage) => ({
+    id: h.id,
+    object: 'chat.completion',
+    created: h.created,
+    model: h.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: reason }],
+    usage,
+  }),
+};
+
+export const textFormat: OpenAiFormat = {
+  opening: () => undefined,
+  delta: (h, text) => textChunk(h, text, null),
+  finish: (h, reason, usage) => ({ ...textChunk(h, '', reason), ...(usage ? { usage } : {}) }),
+  usageOnly: (h, usage) => ({ id: h.id, object: 'text_completion', created: h.created, model: h.model, choices: [], usage }),
+  complete: (h, text, reason, usage) => ({
+    id: h.id,
+    object: 'text_completion',
+    created: h.created,
+    model: h.model,
+    choices: [{ index: 0, text, logprobs: null, finish_reason: reason }],
+    usage,
+  }),
+};
+
+function chatChunk(h: RunHeader, delta: object, reason: FinishReasonName | null): object {
+  return {
+    id: h.id,
+    object: 'chat.completion.chunk',
+    created: h.created,
+    model: h.model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: reason }],
+  };
+}
+
+function textChunk(h: RunHeader, text: string, reason: FinishReasonName | null): object {
+  return {
+    id: h.id,
+    object: 'text_completion',
+    created: h.created,
+    model: h.model,
+    choices: [{ index: 0, text, logprobs: null, finish_reason: reason }],
+  };
+}

@@ -1,0 +1,35 @@
+import { ConfigError } from '@mnemo/service-kit';
+import { loadGatewayConfig } from './gateway.config.js';
+
+describe(loadGatewayConfig.name, () => {
+  it('applies the documented defaults', () => {
+    expect(loadGatewayConfig({ NATS_URL: 'nats://127.0.0.1:4222' })).toEqual({
+      natsUrl: 'nats://127.0.0.1:4222',
+      logLevel: 'info',
+      host: '127.0.0.1',
+      port: 8080,
+      grpcPort: 50051,
+      apiKeys: [],
+      maxPromptTokens: 8192,
+      requestTimeoutMs: 120_000,
+      idleTimeoutMs: 60_000,
+      maxBodyBytes: 2 * 1024 * 1024,
+    });
+  });
+
+  it('parses the API key list', () => {
+    expect(loadGatewayConfig({ NATS_URL: 'nats://h:1', MNEMO_API_KEYS: 'a, b' }).apiKeys).toEqual(['a', 'b']);
+  });
+
+  it('lists every problem at once', () => {
+    let err: unknown;
+    try {
+      loadGatewayConfig({ GATEWAY_PORT: 'http', GATEWAY_MAX_PROMPT_TOKENS: '0', GATEWAY_REQUEST_TIMEOUT_MS: '-5', LOG_LEVEL: 'loud' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const problems = (err as ConfigError).problems.join('\n');
+    for (const name of ['NATS_URL', 'GATEWAY_PORT', 'GATEWAY_MAX_PROMPT_TOKENS', 'GATEWAY_REQUEST_TIMEOUT_MS', 'LOG_LEVEL']) expect(problems).toContain(name);
+  });
+});

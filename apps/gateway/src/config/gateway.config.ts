@@ -1,0 +1,57 @@
+import { commonSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+
+/** The gateway's environment (docs/DEVELOPMENT.md lists the shared table). */
+export const gatewaySchema = {
+  ...commonSchema,
+  GATEWAY_HOST: { type: 'string', doc: 'REST bind address', default: '127.0.0.1' },
+  // 0 picks a free port: the in-process integration harness relies on it.
+  GATEWAY_PORT: { type: 'int', doc: 'REST port (0 = any free port)', default: 8080, min: 0, max: 65535 },
+  GATEWAY_GRPC_PORT: { type: 'int', doc: 'gRPC Infer port (0 = any free port)', default: 50051, min: 0, max: 65535 },
+  MNEMO_API_KEYS: { type: 'list', doc: 'comma-separated API keys; unset = no auth', secret: true },
+  GATEWAY_MAX_PROMPT_TOKENS: { type: 'int', doc: 'longer prompts are rejected with 400', default: 8192, min: 1 },
+  GATEWAY_REQUEST_TIMEOUT_MS: { type: 'int', doc: 'whole-request timeout', default: 120_000, min: 1 },
+  GATEWAY_IDLE_TIMEOUT_MS: {
+    type: 'int',
+    doc: 'longest wait for the next token event from the node before the request fails with a timeout',
+    default: 60_000,
+    min: 1,
+  },
+  GATEWAY_MAX_BODY_BYTES: { type: 'int', doc: 'larger request bodies get 413', default: 2 * 1024 * 1024, min: 1024 },
+} as const satisfies Schema;
+
+type Raw = ConfigOf<typeof gatewaySchema>;
+
+export interface GatewayConfig {
+  readonly natsUrl: string;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  readonly host: string;
+  readonly port: number;
+  readonly grpcPort: number;
+  /** Empty = authentication off (every request is tenant `default`). */
+  readonly apiKeys: readonly string[];
+  readonly maxPromptTokens: number;
+  readonly requestTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly maxBodyBytes: number;
+}
+
+/** Throws `ConfigError` listing every problem (bootOrExit prints them and exits 1). */
+export function loadGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
+  const c: Raw = loadConfig(gatewaySchema, env);
+  // Defaults make every field but the list defined once loadConfig returned.
+  return {
+    natsUrl: c.NATS_URL!,
+    logLevel: c.LOG_LEVEL as GatewayConfig['logLevel'],
+    host: c.GATEWAY_HOST!,
+    port: c.GATEWAY_PORT!,
+    grpcPort: c.GATEWAY_GRPC_PORT!,
+    apiKeys: c.MNEMO_API_KEYS ?? [],
+    maxPromptTokens: c.GATEWAY_MAX_PROMPT_TOKENS!,
+    requestTimeoutMs: c.GATEWAY_REQUEST_TIMEOUT_MS!,
+    idleTimeoutMs: c.GATEWAY_IDLE_TIMEOUT_MS!,
+    maxBodyBytes: c.GATEWAY_MAX_BODY_BYTES!,
+  };
+}
+
+/** DI token for {@link GatewayConfig}. */
+export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

@@ -1,0 +1,45 @@
+import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { loadGrpcServices } from '@mnemo/proto';
+import type { InferGrpcController } from '../completions/infer.grpc.controller.js';
+
+/** Operations of gateway.proto that later issues implement; until then they say so instead of hanging. */
+function notYet(name: string, feature: string) {
+  return (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) =>
+    callback({ code: status.UNIMPLEMENTED, details: `${name} is not implemented yet (${feature} are not available in this build)` });
+}
+
+/** The gRPC front door (`mnemo.v1.Gateway`) on GATEWAY_GRPC_PORT. */
+export class GatewayGrpcServer {
+  private readonly server = new Server();
+
+  constructor(infer: InferGrpcController) {
+    const impl: UntypedServiceImplementation = {
+      Infer: (call: Parameters<InferGrpcController['handle']>[0]) => void infer.handle(call),
+      Advise: notYet('Advise', 'advisories'),
+      Invalidate: notYet('Invalidate', 'advisories'),
+      DeleteSession: notYet('DeleteSession', 'session deletions'),
+    };
+    this.server.addService(loadGrpcServices().Gateway, impl);
+  }
+
+  /** Binds and starts; returns the bound port (useful with port 0). */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) =>
+      this.server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+    );
+  }
+
+  /** Lets in-flight calls finish for up to `graceMs`, then cancels the rest. */
+  close(graceMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const force = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, graceMs);
+      this.server.tryShutdown(() => {
+        clearTimeout(force);
+        resolve();
+      });
+    });
+  }
+}

@@ -1,0 +1,41 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { Engine } from '@mnemo/engine';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { JsonLogger, NATS_CONNECTION, ServiceMetrics } from '@mnemo/service-kit';
+import { BatchingModule } from './batching/batching.module.js';
+import { ChunksModule } from './chunks/chunks.module.js';
+import { NODE_CONFIG, type NodeManagerConfig } from './config/node-manager.config.js';
+import { ENGINE } from './engine/engine.factory.js';
+import { HeartbeatModule } from './heartbeat/heartbeat.module.js';
+import { InferenceModule } from './inference/inference.module.js';
+import { NatsModule } from './nats/nats.module.js';
+import { CLOCK, systemClock, type Clock } from './shared/clock.port.js';
+import { NodeLifecycle } from './shared/node.lifecycle.js';
+import { NodeMetrics } from './shared/node.metrics.js';
+
+/**
+ * Root module: process-wide singletons (config, logger, metrics, clock, the engine, the NATS connection) are made
+ * here and shared globally. The engine is built before Nest starts so a model it cannot serve
+ * is reported as a configuration error before anything connects.
+ */
+@Module({})
+export class AppModule {
+  static forRoot(config: NodeManagerConfig, logger: JsonLogger, metrics: ServiceMetrics, engine: Engine, nats: NatsConnection, clock: Clock = systemClock): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [NatsModule, BatchingModule, InferenceModule, ChunksModule, HeartbeatModule],
+      providers: [
+        { provide: NODE_CONFIG, useValue: config },
+        { provide: JsonLogger, useValue: logger },
+        { provide: ServiceMetrics, useValue: metrics },
+        { provide: NodeMetrics, useValue: new NodeMetrics(metrics) },
+        { provide: CLOCK, useValue: clock },
+        { provide: ENGINE, useValue: engine },
+        { provide: NATS_CONNECTION, useValue: nats },
+        NodeLifecycle,
+      ],
+      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, NATS_CONNECTION, NodeLifecycle],
+    };
+  }
+}

@@ -1,0 +1,101 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { connectNats, JsonLogger, listenOrCleanUp, OpsServer, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
+import { AppModule } from './app.module.js';
+import { BatchScheduler } from './batching/batch.scheduler.js';
+import { SequenceStore } from './batching/sequence.store.js';
+import { loadNodeManagerConfig } from './config/node-manager.config.js';
+import { ChunkTransferGrpcServer } from './chunks/chunk-transfer.grpc-server.js';
+import { createEngine } from './engine/engine.factory.js';
+import { HeartbeatTimer } from './heartbeat/heartbeat.timer.js';
+import { PublishHeartbeatUseCase } from './heartbeat/publish-heartbeat.use-case.js';
+import { InferenceNatsHandler } from './inference/inference.nats-handler.js';
+import { NatsEndpoints } from './nats/nats.endpoints.js';
+import { NodeLifecycle } from './shared/node.lifecycle.js';
+import { NodeMetrics } from './shared/node.metrics.js';
+
+export interface NodeManagerHandle {
+  readonly nodeId: string;
+  /** host:port of the ChunkTransfer gRPC server (advertised in heartbeats). */
+  readonly grpcAddress: string;
+  /** Port of /metrics, /healthz, /readyz (useful with METRICS_PORT=0). */
+  readonly metricsPort: number;
+  /** Graceful: leave routing, finish running requests (up to NODE_DRAIN_TIMEOUT_MS), drain NATS. */
+  stop(): Promise<void>;
+  /** Like a crash, for tests: heartbeats stop and the connection drops with no goodbye. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Boots a node-manager: validates the environment (throws ConfigError listing every problem),
+ * builds the engine (NODE_ENGINE), connects to NATS, starts the continuous-batching loop,
+ * answers its infer/cancel subjects, serves ChunkTransfer over gRPC and heartbeats its models,
+ * load and gRPC address.
+ */
+export async function startNodeManager(env: Readonly<Record<string, string | undefined>> = process.env): Promise<NodeManagerHandle> {
+  const config = loadNodeManagerConfig(env);
+  const logger = new JsonLogger('node-manager', config.LOG_LEVEL as LogLevel);
+  const metrics = new ServiceMetrics('node-manager');
+  const engine = await createEngine(config);
+  const nats = await connectNats(config.NATS_URL!, `node-manager ${config.NODE_ID}`).catch(async (e: unknown) => {
+    await engine.close();
+    throw e;
+  });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, nats), { logger, abortOnError: false }).catch(
+    async (e: unknown) => {
+      await nats.close();
+      await engine.close();
+      throw e;
+    },
+  );
+  const store = app.get(SequenceStore);
+  app.get(NodeMetrics).observeQueue(
+    () => store.count('running'),
+    () => store.count('waiting'),
+  );
+  const scheduler = app.get(BatchScheduler);
+  scheduler.start();
+  const endpoints = app.get(NatsEndpoints);
+  const ops = new OpsServer(metrics, () => endpoints.listening && app.get(NodeLifecycle).accepting);
+  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, async () => {
+    await scheduler.stop();
+    await app.close();
+    await engine.close();
+  });
+  logger.emit('info', 'node-manager ready', { nodeId: config.NODE_ID, engine: engine.kind, models: engine.models().map((m) => m.id), metricsPort });
+
+  const lifecycle = app.get(NodeLifecycle);
+  const heartbeat = app.get(HeartbeatTimer);
+  // stop and kill are two ways to end; whichever comes first is the only one that runs.
+  let stopping: Promise<void> | undefined;
+  const end = (how: () => Promise<void>) => (stopping ??= how());
+  const close = async () => {
+    await scheduler.stop();
+    await ops.close();
+    await app.close();
+    await engine.close();
+  };
+  return {
+    nodeId: config.NODE_ID,
+    grpcAddress: app.get(ChunkTransferGrpcServer).address,
+    metricsPort,
+    stop: () =>
+      end(async () => {
+        lifecycle.accepting = false;
+        heartbeat.stop();
+        app.get(PublishHeartbeatUseCase).execute(); // goodbye: schedulers stop routing here now
+        await endpoints.close(app.get(InferenceNatsHandler).inferSubject);
+        await scheduler.drain(config.NODE_DRAIN_TIMEOUT_MS!);
+        await close();
+        logger.emit('info', 'node-manager stopped', { nodeId: config.NODE_ID });
+      }),
+    kill: () =>
+      end(async () => {
+        lifecycle.accepting = false;
+        heartbeat.stop();
+        await nats.close();
+        await close();
+        logger.emit('warn', 'node-manager killed', { nodeId: config.NODE_ID });
+      }),
+  };
+}

@@ -1,0 +1,226 @@
+import { create } from '@bufbuild/protobuf';
+import { ErrorCode } from '@mnemo/kv-core';
+import { ByteTokenizer, SimEngine, type SimEngineOptions, type SimStep } from '@mnemo/engine';
+import { FinishReason, InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
+import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import type { NodeManagerConfig } from '../config/node-manager.config.js';
+import type { Clock } from '../shared/clock.port.js';
+import { NodeMetrics } from '../shared/node.metrics.js';
+import { BatchScheduler } from './batch.scheduler.js';
+import { Sequence } from './sequence.js';
+import { SequenceStore } from './sequence.store.js';
+import type { TokenEventInit, TokenSink } from './token.sink.port.js';
+
+const tok = new ByteTokenizer();
+const zeroCost = { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0 };
+
+/** Records what would go to each inbox. */
+class InboxRecorder implements TokenSink {
+  readonly events: Array<TokenEventInit & { subject: string }> = [];
+  emit(subject: string, event: TokenEventInit): void {
+    this.events.push({ subject, ...event });
+  }
+  of(requestId: string) {
+    return this.events.filter((e) => e.requestId === requestId);
+  }
+}
+
+class ManualClock implements Clock {
+  mono = 0;
+  unix = 1_700_000_000_000;
+  monotonicMs(): number {
+    return this.mono;
+  }
+  unixMs(): number {
+    return this.unix;
+  }
+}
+
+function setup(opts: { maxBatch?: number; engine?: SimEngineOptions } = {}) {
+  const steps: SimStep[] = [];
+  const engine = new SimEngine({ cost: zeroCost, ...opts.engine, onStep: (s) => steps.push(s) });
+  const store = new SequenceStore();
+  const sink = new InboxRecorder();
+  const clock = new ManualClock();
+  const metrics = new ServiceMetrics('node-test');
+  const nodeMetrics = new NodeMetrics(metrics);
+  const config = { NODE_ID: 'n1', NODE_MAX_BATCH: opts.maxBatch ?? 8, NODE_MAX_PREFILL_TOKENS: 8192 } as NodeManagerConfig;
+  const sut = new BatchScheduler(store, engine, sink, config, clock, nodeMetrics, metrics, new JsonLogger('test', 'error', () => undefined));
+  const add = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> & { maxTokens?: number; stop?: number[] } = {}) => {
+    const { maxTokens, stop, ...rest } = over;
+    const request = create(InferenceRequestSchema, {
+      requestId: `r${store.size}`,
+      model: 'mnemo-tiny',
+      tokens: tok.encode('hello'),
+      replySubject: `_INBOX.${rest.requestId ?? `r${store.size}`}`,
+      sampling: { temperature: 1, topP: 1, maxTokens: maxTokens ?? 4, seed: 7n, stopTokenIds: stop ?? [] },
+      ...rest,
+    });
+    store.add(new Sequence(request, engine.models()[0], store.arrivalSeq(), clock.monotonicMs()));
+    return request.requestId;
+  };
+  const runAll = async () => {
+    for (let i = 0; i < 10_000 && (await sut.runIteration()); i++);
+  };
+  return { sut, engine, store, sink, clock, steps, add, runAll, nodeMetrics, metrics };
+}
+
+describe(BatchScheduler.name, () => {
+  it('streams one event per token in seq order and ends at max_tokens with usage', async () => {
+    const { sink, add, runAll, engine } = setup();
+    const id = add({ maxTokens: 5 });
+    await runAll();
+    const events = sink.of(id);
+    expect(events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(events.every((e) => e.subject === `_INBOX.${id}` && e.tokens?.length === 1)).toBe(true);
+    expect(events.slice(0, 4).every((e) => !e.done)).toBe(true);
+    expect(events[4]).toMatchObject({ done: true, finishReason: FinishReason.LENGTH, usage: { promptTokens: 5, completionTokens: 5 } });
+    expect(engine.activeSequences).toBe(0);
+  });
+
+  it('gives the same tokens as the engine alone would (seeded, batching does not change them)', async () => {
+    const a = setup();
+    const b = setup();
+    const id = a.add({ maxTokens: 6 });
+    b.add({ requestId: 'other', maxTokens: 3, tokens: tok.encode('xyz') });
+    b.add({ requestId: id, maxTokens: 6 });
+    await a.runAll();
+    await b.runAll();
+    const tokens = (r: ReturnType<typeof setup>) => r.sink.of(id).flatMap((e) => e.tokens ?? []);
+    expect(tokens(b)).toEqual(tokens(a));
+  });
+
+  it('batches concurrent requests into one prefill and shared decode steps', async () => {
+    const { add, runAll, steps, nodeMetrics } = setup();
+    add({ maxTokens: 3 });
+    add({ maxTokens: 3 });
+    await runAll();
+    expect(steps.map((s) => [s.kind, s.seqIds.length])).toEqual([
+      ['prefill', 2],
+      ['decode', 2],
+      ['decode', 2],
+    ]);
+    expect((await nodeMetrics.batchedIterations.get()).values[0].value).toBe(3);
+  });
+
+  it('lets a request join a running batch between iterations (continuous batching)', async () => {
+    const { sut, add, steps, runAll } = setup();
+    add({ requestId: 'long', maxTokens: 6 });
+    await sut.runIteration();
+    await sut.runIteration();
+    add({ requestId: 'late', maxTokens: 2 });
+    await runAll();
+    expect(steps.map((s) => `${s.kind}:${s.seqIds.join('+')}`)).toEqual([
+      'prefill:long',
+      'decode:long',
+      'prefill:late',
+      'decode:long',
+      'decode:long+late',
+      'decode:long',
+      'decode:long',
+    ]);
+  });
+
+  it('never runs more than NODE_MAX_BATCH sequences per iteration', async () => {
+    const { add, runAll, steps } = setup({ maxBatch: 2 });
+    for (let i = 0; i < 5; i++) add({ requestId: `q${i}`, maxTokens: 3 });
+    await runAll();
+    expect(Math.max(...steps.map((s) => s.seqIds.length))).toBeLessThanOrEqual(2);
+    expect(new Set(steps.flatMap((s) => s.seqIds)).size).toBe(5);
+  });
+
+  it('stops at EOS without emitting it, counting it as generated', async () => {
+    const { sink, add, runAll } = setup({ engine: { eosProbability: 1 } });
+    const id = add({ maxTokens: 10 });
+    await runAll();
+    expect(sink.of(id)).toEqual([
+      expect.objectContaining({ seq: 0, tokens: [], done: true, finishReason: FinishReason.STOP, usage: { promptTokens: 5, completionTokens: 1 } }),
+    ]);
+  });
+
+  it('stops at a request stop token', async () => {
+    const printable = Array.from({ length: 0x7f - 0x20 }, (_, i) => 0x20 + i);
+    const { sink, add, runAll } = setup();
+    const id = add({ maxTokens: 10, stop: printable });
+    await runAll();
+    expect(sink.of(id)).toHaveLength(1);
+    expect(sink.of(id)[0]).toMatchObject({ done: true, finishReason: FinishReason.STOP });
+  });
+
+  it('ends with length when the context is full (max_tokens unset)', async () => {
+    const { sink, add, runAll } = setup();
+    const id = add({ maxTokens: 0, tokens: new Array(4090).fill(65) });
+    await runAll();
+    const events = sink.of(id);
+    expect(events).toHaveLength(6);
+    expect(events[5]).toMatchObject({ done: true, finishReason: FinishReason.LENGTH, usage: { completionTokens: 6 } });
+  });
+
+  it('cancels a running request at once: engine released, one cancelled event, nothing after', async () => {
+    const { sut, sink, add, engine, runAll, nodeMetrics } = setup();
+    const id = add({ maxTokens: 100 });
+    const other = add({ maxTokens: 5 });
+    await sut.runIteration();
+    await sut.runIteration();
+    expect(sut.cancel(id, 'client')).toBe(true);
+    expect(engine.activeSequences).toBe(1);
+    await runAll();
+    const events = sink.of(id);
+    expect(events.at(-1)).toMatchObject({ done: true, finishReason: FinishReason.CANCELLED, error: { code: ErrorCode.Cancelled } });
+    expect(events).toHaveLength(3);
+    expect(sink.of(other).at(-1)).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
+    expect(sut.cancel(id, 'client')).toBe(false);
+    expect((await nodeMetrics.cancelled.get()).values).toEqual([expect.objectContaining({ labels: { reason: 'client' }, value: 1 })]);
+  });
+
+  it('drops the output of an engine call that was in flight when the request was cancelled', async () => {
+    let wake: () => void = () => undefined;
+    const { sut, sink, add, engine } = setup({ engine: { sleep: () => new Promise<void>((r) => (wake = r)) } });
+    const id = add({ maxTokens: 100 });
+    const iteration = sut.runIteration();
+    await new Promise((r) => setImmediate(r));
+    sut.cancel(id, 'client');
+    wake();
+    await iteration;
+    expect(sink.of(id)).toEqual([expect.objectContaining({ seq: 0, done: true, finishReason: FinishReason.CANCELLED })]);
+    expect(engine.activeSequences).toBe(0);
+  });
+
+  it('cancels a request whose deadline passed, with code timeout', async () => {
+    const { sut, sink, add, clock, engine } = setup();
+    const id = add({ maxTokens: 100, deadlineUnixMs: clock.unix + 1000 });
+    await sut.runIteration();
+    clock.unix += 1001;
+    await sut.runIteration();
+    expect(sink.of(id).at(-1)).toMatchObject({ done: true, finishReason: FinishReason.CANCELLED, error: { code: ErrorCode.Timeout } });
+    expect(engine.activeSequences).toBe(0);
+  });
+
+  it('records TTFT and TPOT for finished requests', async () => {
+    const { add, runAll, metrics } = setup();
+    add({ maxTokens: 3 });
+    await runAll();
+    const count = async (h: typeof metrics.timeToFirstToken) => (await h.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value;
+    expect(await count(metrics.timeToFirstToken)).toBe(1);
+    expect(await count(metrics.timePerOutputToken)).toBe(1);
+  });
+
+  it('drain cancels what is still running after the timeout', async () => {
+    const { sut, sink, add } = setup();
+    const id = add({ maxTokens: 100 });
+    await sut.runIteration();
+    await sut.drain(10);
+    expect(sink.of(id).at(-1)).toMatchObject({ done: true, finishReason: FinishReason.CANCELLED });
+  });
+
+  it('runs in the background and sleeps when idle', async () => {
+    const { sut, sink, add } = setup();
+    sut.start();
+    const id = add({ maxTokens: 3 });
+    await new Promise<void>((resolve) => {
+      const t = setInterval(() => sink.of(id).some((e) => e.done) && (clearInterval(t), resolve()), 5);
+    });
+    await sut.stop();
+    expect(sink.of(id)).toHaveLength(3);
+  });
+});

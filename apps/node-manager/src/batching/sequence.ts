@@ -1,0 +1,33 @@
+import type { ModelInfo } from '@mnemo/engine';
+import type { InferenceRequest } from '@mnemo/proto';
+
+/** One request inside the node, from admission to its last TokenEvent. */
+export class Sequence {
+  phase: 'waiting' | 'running' = 'waiting';
+  /** Completion tokens sampled so far (a final EOS/stop token included). */
+  generated = 0;
+  /** seq of the next TokenEvent. */
+  nextEventSeq = 0;
+  firstTokenMs?: number;
+  lastTokenMs?: number;
+  readonly stopTokenIds: ReadonlySet<number>;
+  /** Completion tokens allowed: max_tokens, capped by what the context has room for. */
+  readonly maxTokens: number;
+
+  constructor(
+    readonly request: InferenceRequest,
+    readonly model: ModelInfo,
+    readonly arrivalSeq: number,
+    readonly arrivedMs: number,
+  ) {
+    this.stopTokenIds = new Set([model.eosTokenId, ...(request.sampling?.stopTokenIds ?? [])]);
+    const room = model.maxContext - request.tokens.length;
+    const asked = request.sampling?.maxTokens ?? 0;
+    // 0 = not set: generate until EOS or the context is full.
+    this.maxTokens = asked > 0 ? Math.min(asked, room) : room;
+  }
+
+  get id(): string {
+    return this.request.requestId;
+  }
+}

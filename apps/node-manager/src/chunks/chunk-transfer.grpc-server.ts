@@ -1,0 +1,79 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Server, ServerCredentials, status, type ServerWritableStream } from '@grpc/grpc-js';
+import { errorStatus, isMnemoError } from '@mnemo/kv-core';
+import { loadGrpcServices } from '@mnemo/proto';
+import { JsonLogger } from '@mnemo/service-kit';
+import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
+import { FetchChunksUseCase } from './fetch-chunks.use-case.js';
+
+interface FetchChunksCall {
+  keys: string[];
+  layerStart: number;
+  layerEnd: number;
+}
+
+/** gRPC endpoint for node ↔ node chunk transfer on NODE_GRPC_HOST:NODE_GRPC_PORT; maps each call to the use case. */
+@Injectable()
+export class ChunkTransferGrpcServer implements OnModuleInit, OnApplicationShutdown {
+  private server?: Server;
+  /** host:port advertised in heartbeats; empty until listening. */
+  address = '';
+
+  constructor(
+    @Inject(FetchChunksUseCase) private readonly fetchChunks: FetchChunksUseCase,
+    @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
+  ) {}
+
+  /** Module init completes before any bootstrap hook, so the first heartbeat already carries the address. */
+  async onModuleInit(): Promise<void> {
+    await this.listen();
+  }
+
+  async listen(): Promise<string> {
+    const server = new Server();
+    server.addService(loadGrpcServices().ChunkTransfer, {
+      FetchChunks: (call: ServerWritableStream<FetchChunksCall, unknown>) => this.onFetch(call),
+    });
+    const host = this.config.NODE_GRPC_HOST!;
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(`${host}:${this.config.NODE_GRPC_PORT}`, ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+    this.server = server;
+    this.address = `${host}:${port}`;
+    return this.address;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const s = this.server;
+    this.server = undefined;
+    if (!s) return;
+    // In-flight streams get a moment to finish, then are cut.
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => {
+        s.forceShutdown();
+        resolve();
+      }, 1000);
+      s.tryShutdown(() => {
+        clearTimeout(force);
+        resolve();
+      });
+    });
+  }
+
+  private onFetch(call: ServerWritableStream<FetchChunksCall, unknown>): void {
+    try {
+      const { keys, layerStart, layerEnd } = call.request;
+      for (const chunk of this.fetchChunks.execute(keys ?? [], layerStart ?? 0, layerEnd ?? 0)) call.write(chunk);
+      call.end();
+    } catch (e) {
+      // grpc-js turns an 'error' event with a code into the call's status.
+      if (isMnemoError(e)) {
+        call.emit('error', { code: errorStatus(e.code).grpc, details: e.message });
+      } else {
+        this.logger.emit('error', 'FetchChunks failed', { err: e instanceof Error ? e : String(e) });
+        call.emit('error', { code: status.INTERNAL, details: 'internal error' });
+      }
+    }
+  }
+}

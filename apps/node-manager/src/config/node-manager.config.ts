@@ -1,0 +1,50 @@
+import { hostname } from 'node:os';
+import { isSubjectToken, toSubjectToken } from '@mnemo/proto';
+import { commonSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+
+type Env = Readonly<Record<string, string | undefined>>;
+// The reference engine (a real transformer) is the default; the sim engine is for cluster-scale runs.
+const isSim = (env: Env) => env.NODE_ENGINE?.trim() === 'sim';
+const isReference = (env: Env) => (env.NODE_ENGINE?.trim() || 'reference') === 'reference';
+
+/** The node-manager's environment (docs/DEVELOPMENT.md); validated once at boot, every problem listed. */
+export const nodeManagerSchema = {
+  ...commonSchema,
+  METRICS_PORT: { type: 'int', doc: 'HTTP port of /metrics, /healthz, /readyz (0 = any free port)', default: 9403, min: 0, max: 65535 },
+  NODE_ID: { type: 'string', doc: 'unique node id, [A-Za-z0-9_-]+ (default: hostname-pid)' },
+  NODE_ENGINE: { type: 'enum', doc: 'engine: sim (cost model) or reference (real transformer)', values: ['sim', 'reference'], default: 'reference' },
+  NODE_MODELS: { type: 'list', doc: 'model ids served (synthetic catalog ids, or model directories for reference)', default: ['mnemo-tiny'] },
+  NODE_MAX_BATCH: { type: 'int', doc: 'sequences per iteration (decode + prefill)', default: 8, min: 1, max: 4096 },
+  NODE_MAX_PREFILL_TOKENS: { type: 'int', doc: 'prompt tokens prefilled per iteration', default: 8192, min: 1 },
+  NODE_MAX_WAITING: { type: 'int', doc: 'queued requests before new ones are refused as overloaded', default: 256, min: 1 },
+  NODE_HEARTBEAT_MS: { type: 'int', doc: 'heartbeat period', default: 1000, min: 20 },
+  NODE_GRPC_HOST: { type: 'string', doc: 'host the chunk-transfer gRPC server binds and advertises in heartbeats', default: '127.0.0.1' },
+  NODE_GRPC_PORT: { type: 'int', doc: 'node ↔ node chunk transfer (gRPC), 0 = any free port', default: 0, min: 0, max: 65535 },
+  NODE_DRAIN_TIMEOUT_MS: { type: 'int', doc: 'on shutdown, how long running requests may finish before they are cancelled', default: 5000, min: 0 },
+  NODE_SIM_DECODE_STEP_MS: { type: 'int', doc: 'sim engine: fixed cost of one decode step (ms)', default: 2, min: 0, when: isSim },
+  NODE_SIM_PREFILL_TOKEN_US: { type: 'int', doc: 'sim engine: prefill cost per prompt token (µs)', default: 10, min: 0, when: isSim },
+  NODE_SIM_EOS_PER_MILLE: { type: 'int', doc: 'sim engine: chance per token (‰) that EOS is sampled', default: 0, min: 0, max: 1000, when: isSim },
+  NODE_REFERENCE_BACKEND: { type: 'enum', doc: 'reference engine: kernel backend', values: ['cpu', 'cuda'], default: 'cpu', when: isReference },
+  NODE_KV_BLOCKS: { type: 'int', doc: 'reference engine: device KV blocks (16 tokens) per model', default: 1024, min: 1, when: isReference },
+} as const satisfies Schema;
+
+export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & { readonly NODE_ID: string };
+
+/** Injection token of the validated configuration. */
+export const NODE_CONFIG = Symbol('NODE_CONFIG');
+
+/** Loads and validates; NODE_ID must be one NATS subject token (it names the node's subjects). */
+export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
+  const problems: string[] = [];
+  let config: ConfigOf<typeof nodeManagerSchema> | undefined;
+  try {
+    config = loadConfig(nodeManagerSchema, env);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    problems.push(...e.problems);
+  }
+  const nodeId = env.NODE_ID?.trim() || `${toSubjectToken(hostname())}-${process.pid}`;
+  if (!isSubjectToken(nodeId)) problems.push(`NODE_ID=${JSON.stringify(nodeId)}: must match [A-Za-z0-9_-]+ (it is part of NATS subjects)`);
+  if (problems.length > 0 || !config) throw new ConfigError(problems);
+  return { ...config, NODE_ID: nodeId };
+}

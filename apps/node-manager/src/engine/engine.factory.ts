@@ -1,0 +1,33 @@
+import { ReferenceEngine, SimEngine, type Engine } from '@mnemo/engine';
+import { ConfigError } from '@mnemo/service-kit';
+import type { NodeManagerConfig } from '../config/node-manager.config.js';
+
+/** Injection token of the node's engine. */
+export const ENGINE = Symbol('ENGINE');
+
+/** Builds the engine NODE_ENGINE names; a model it cannot serve is a configuration error. */
+export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
+  const models = config.NODE_MODELS!;
+  try {
+    switch (config.NODE_ENGINE) {
+      case 'reference':
+        return await ReferenceEngine.create({
+          models,
+          backend: config.NODE_REFERENCE_BACKEND as 'cpu' | 'cuda',
+          kvBlocks: config.NODE_KV_BLOCKS!,
+        });
+      case 'sim':
+      default:
+        return new SimEngine({
+          models,
+          cost: { decodeBaseMs: config.NODE_SIM_DECODE_STEP_MS!, prefillPerTokenMs: config.NODE_SIM_PREFILL_TOKEN_US! / 1000 },
+          eosProbability: config.NODE_SIM_EOS_PER_MILLE! / 1000,
+        });
+    }
+  } catch (e) {
+    if (e instanceof RangeError || (e as { code?: unknown })?.code !== undefined) {
+      throw new ConfigError([`NODE_ENGINE=${config.NODE_ENGINE}, NODE_MODELS=${models.join(',')}: ${(e as Error).message}`]);
+    }
+    throw e;
+  }
+}

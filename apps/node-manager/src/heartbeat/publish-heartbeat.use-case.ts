@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Engine } from '@mnemo/engine';
+import { encodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
+import { NATS_CONNECTION } from '@mnemo/service-kit';
+import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
+import { ENGINE } from '../engine/engine.factory.js';
+import { SequenceStore } from '../batching/sequence.store.js';
+import { ChunkTransferGrpcServer } from '../chunks/chunk-transfer.grpc-server.js';
+import { CLOCK, type Clock } from '../shared/clock.port.js';
+import { NodeLifecycle } from '../shared/node.lifecycle.js';
+
+/**
+ * Publishes this node's liveness and load on HEARTBEAT. The first one registers the node;
+ * one with `accepting = false` takes it out of routing before it stops.
+ * kv_usage is 0 until the node has a KV store to measure (the engine interface reports none).
+ */
+@Injectable()
+export class PublishHeartbeatUseCase {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(ENGINE) private readonly engine: Engine,
+    @Inject(SequenceStore) private readonly store: SequenceStore,
+    @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
+    @Inject(ChunkTransferGrpcServer) private readonly grpc: ChunkTransferGrpcServer,
+  ) {}
+
+  execute(): void {
+    if (this.nc.isClosed()) return;
+    this.nc.publish(
+      Subjects.HEARTBEAT,
+      encodeMessage(HeartbeatSchema, {
+        nodeId: this.config.NODE_ID,
+        models: this.engine.models().map((m) => ({ id: m.id, engine: m.engine, maxContext: m.maxContext, vocabSize: m.vocabSize })),
+        running: this.store.count('running'),
+        waiting: this.store.count('waiting'),
+        kvUsage: 0,
+        grpcAddress: this.grpc.address,
+        sentUnixMs: this.clock.unixMs(),
+        accepting: this.lifecycle.accepting,
+      }),
+    );
+  }
+}

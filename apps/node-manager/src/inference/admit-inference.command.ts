@@ -1,0 +1,6 @@
+import type { InferenceRequest } from '@mnemo/proto';
+
+/** A request dispatched to this node by the scheduler; tokens go to `request.replySubject`. */
+export class AdmitInferenceCommand {
+  constructor(readonly request: InferenceRequest) {}
+}

@@ -1,0 +1,44 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import type { Engine } from '@mnemo/engine';
+import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
+import { ENGINE } from '../engine/engine.factory.js';
+import { Sequence } from '../batching/sequence.js';
+import { SequenceStore } from '../batching/sequence.store.js';
+import { CLOCK, type Clock } from '../shared/clock.port.js';
+import { NodeLifecycle } from '../shared/node.lifecycle.js';
+import type { AdmitInferenceCommand } from './admit-inference.command.js';
+
+/**
+ * Checks a dispatched request against what this node can do and queues it for the batch
+ * scheduler. Everything that would make the engine fail later is refused here, with a code
+ * the gateway maps to a status; `overloaded` tells the scheduler to try another node.
+ */
+@Injectable()
+export class AdmitInferenceUseCase {
+  constructor(
+    @Inject(SequenceStore) private readonly store: SequenceStore,
+    @Inject(ENGINE) private readonly engine: Engine,
+    @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
+  ) {}
+
+  execute({ request }: AdmitInferenceCommand): string {
+    if (!this.lifecycle.accepting) throw new MnemoError(ErrorCode.Overloaded, 'node is shutting down');
+    if (!request.requestId || !request.replySubject) throw new MnemoError(ErrorCode.InvalidRequest, 'request_id and reply_subject are required');
+    const model = this.engine.models().find((m) => m.id === request.model);
+    if (!model) throw new MnemoError(ErrorCode.ModelNotFound, `model ${request.model} is not served by node ${this.config.NODE_ID}`);
+    if (request.tokens.length === 0) throw new MnemoError(ErrorCode.InvalidRequest, 'empty prompt');
+    const bad = request.tokens.find((t) => t >= model.vocabSize);
+    if (bad !== undefined) throw new MnemoError(ErrorCode.InvalidRequest, `token id ${bad} is outside the vocabulary of ${model.id} (${model.vocabSize})`);
+    if (request.tokens.length >= model.maxContext) {
+      throw new MnemoError(ErrorCode.PromptTooLong, `prompt of ${request.tokens.length} tokens leaves no room in the context of ${model.id} (${model.maxContext})`);
+    }
+    if (request.deadlineUnixMs > 0 && this.clock.unixMs() > request.deadlineUnixMs) throw new MnemoError(ErrorCode.Timeout, 'deadline passed before admission');
+    if (this.store.has(request.requestId)) throw new MnemoError(ErrorCode.Conflict, `request ${request.requestId} is already running here`);
+    if (this.store.count('waiting') >= this.config.NODE_MAX_WAITING!) throw new MnemoError(ErrorCode.Overloaded, 'queue full');
+    this.store.add(new Sequence(request, model, this.store.arrivalSeq(), this.clock.monotonicMs()));
+    return this.config.NODE_ID;
+  }
+}

@@ -1,0 +1,37 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { JsonLogger, listenOrCleanUp, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
+import { AppModule } from './app.module.js';
+import { loadProfilerConfig } from './config/profiler.config.js';
+import { ProfilerResponder } from './nats/profiler.responder.js';
+
+export interface ProfilerHandle {
+  /** Port of /metrics, /healthz, /readyz (useful with METRICS_PORT=0). */
+  readonly metricsPort: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots the profiler: validates the environment, connects to Postgres and applies pending
+ * migrations, connects to NATS, answers the PROFILER_* subjects, serves ops endpoints.
+ * Throws ConfigError on a bad environment.
+ */
+export async function startProfiler(env: Readonly<Record<string, string | undefined>> = process.env): Promise<ProfilerHandle> {
+  const config = loadProfilerConfig(env);
+  const logger = new JsonLogger('profiler', config.LOG_LEVEL as LogLevel);
+  const metrics = new ServiceMetrics('profiler');
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics), { logger, abortOnError: false });
+  const responder = app.get(ProfilerResponder);
+  const ops = new OpsServer(metrics, () => responder.listening);
+  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, () => app.close());
+  logger.emit('info', 'profiler ready', { metricsPort });
+  return {
+    metricsPort,
+    stop: runOnce(async () => {
+      await ops.close();
+      // Shutdown hooks: answer in-flight requests, drain NATS, close the database pool.
+      await app.close();
+      logger.emit('info', 'profiler stopped');
+    }),
+  };
+}

@@ -1,0 +1,31 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { JsonLogger, NATS_CONNECTION, ServiceMetrics } from '@mnemo/service-kit';
+import { SCHEDULER_CONFIG, type SchedulerConfig } from './config/scheduler.config.js';
+import { ModelsModule } from './models/models.module.js';
+import { NatsModule } from './nats/nats.module.js';
+import { NodesModule } from './nodes/nodes.module.js';
+import { SchedulingModule } from './scheduling/scheduling.module.js';
+import { CLOCK, monotonicClock, type Clock } from './shared/clock.port.js';
+import { SchedulerMetrics } from './shared/scheduler.metrics.js';
+
+/** Root module: process-wide singletons (config, logger, metrics, clock, the NATS connection) are made here and shared globally. */
+@Module({})
+export class AppModule {
+  static forRoot(config: SchedulerConfig, logger: JsonLogger, metrics: ServiceMetrics, nats: NatsConnection, clock: Clock = monotonicClock): DynamicModule {
+    return {
+      module: AppModule,
+      global: true,
+      imports: [NatsModule, NodesModule, SchedulingModule, ModelsModule],
+      providers: [
+        { provide: SCHEDULER_CONFIG, useValue: config },
+        { provide: JsonLogger, useValue: logger },
+        { provide: ServiceMetrics, useValue: metrics },
+        { provide: SchedulerMetrics, useValue: new SchedulerMetrics(metrics) },
+        { provide: CLOCK, useValue: clock },
+        { provide: NATS_CONNECTION, useValue: nats },
+      ],
+      exports: [SCHEDULER_CONFIG, JsonLogger, ServiceMetrics, SchedulerMetrics, CLOCK, NATS_CONNECTION],
+    };
+  }
+}

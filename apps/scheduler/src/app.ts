@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { connectNats, JsonLogger, listenOrCleanUp, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
+import { AppModule } from './app.module.js';
+import { loadSchedulerConfig } from './config/scheduler.config.js';
+import { NatsEndpoints } from './nats/nats.endpoints.js';
+import { NodeRegistry } from './nodes/node.registry.js';
+import { SchedulerMetrics } from './shared/scheduler.metrics.js';
+
+export interface SchedulerHandle {
+  /** Port of /metrics, /healthz, /readyz (useful with METRICS_PORT=0). */
+  readonly metricsPort: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots the scheduler: validates the environment (throws ConfigError listing every problem),
+ * connects to NATS, keeps the node registry from heartbeats, answers SCHEDULE and MODELS_LIST in
+ * the `scheduler` queue group (so replicas share the work), serves ops endpoints.
+ */
+export async function startScheduler(env: Readonly<Record<string, string | undefined>> = process.env): Promise<SchedulerHandle> {
+  const config = loadSchedulerConfig(env);
+  const logger = new JsonLogger('scheduler', config.LOG_LEVEL as LogLevel);
+  const metrics = new ServiceMetrics('scheduler');
+  const nats = await connectNats(config.NATS_URL!, 'scheduler');
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), { logger, abortOnError: false }).catch(
+    async (e: unknown) => {
+      await nats.close();
+      throw e;
+    },
+  );
+  const endpoints = app.get(NatsEndpoints);
+  const registry = app.get(NodeRegistry);
+  app.get(SchedulerMetrics).observeLiveNodes(() => registry.size);
+  const ops = new OpsServer(metrics, () => endpoints.listening);
+  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, () => app.close());
+  logger.emit('info', 'scheduler ready', { metricsPort, nodeTimeoutMs: config.SCHEDULER_NODE_TIMEOUT_MS });
+  return {
+    metricsPort,
+    stop: runOnce(async () => {
+      await ops.close();
+      // Shutdown hooks: stop the sweep, answer schedule requests in flight, drain NATS.
+      await app.close();
+      logger.emit('info', 'scheduler stopped');
+    }),
+  };
+}

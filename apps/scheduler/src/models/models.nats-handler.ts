@@ -1,0 +1,23 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { encodeMessage, ListModelsReplySchema, QueueGroups, Subjects } from '@mnemo/proto';
+import { ServiceMetrics } from '@mnemo/service-kit';
+import { NatsEndpoints } from '../nats/nats.endpoints.js';
+import { ListModelsUseCase } from './list-models.use-case.js';
+
+/** MODELS_LIST (queue group `scheduler`) → ListModelsUseCase → ListModelsReply. The request body is empty. */
+@Injectable()
+export class ModelsNatsHandler implements OnApplicationBootstrap {
+  constructor(
+    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(ListModelsUseCase) private readonly useCase: ListModelsUseCase,
+    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.endpoints.listen(
+      Subjects.MODELS_LIST,
+      () => this.metrics.time('models_list', async () => encodeMessage(ListModelsReplySchema, { models: this.useCase.execute() })),
+      QueueGroups.SCHEDULER,
+    );
+  }
+}

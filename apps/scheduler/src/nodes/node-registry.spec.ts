@@ -1,0 +1,127 @@
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import { HeartbeatSchema, type Heartbeat } from '@mnemo/proto';
+import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import type { SchedulerConfig } from '../config/scheduler.config.js';
+import { ListModelsUseCase } from '../models/list-models.use-case.js';
+import type { Clock } from '../shared/clock.port.js';
+import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import { NodeRegistry } from './node.registry.js';
+import { RecordHeartbeatCommand } from './record-heartbeat.command.js';
+import { RecordHeartbeatUseCase } from './record-heartbeat.use-case.js';
+import { SweepNodesUseCase } from './sweep-nodes.use-case.js';
+
+class ManualClock implements Clock {
+  t = 1_000;
+  now(): number {
+    return this.t;
+  }
+}
+
+/** Init-object form of a Heartbeat (nested messages may be plain objects). */
+type HeartbeatInit = Exclude<MessageInitShape<typeof HeartbeatSchema>, Heartbeat>;
+
+const hb = (nodeId: string, over: HeartbeatInit = {}): Heartbeat =>
+  create(HeartbeatSchema, {
+    nodeId,
+    models: [{ id: 'mnemo-tiny', engine: 'sim', maxContext: 4096, vocabSize: 261 }],
+    running: 1,
+    waiting: 2,
+    kvUsage: 0.25,
+    grpcAddress: '127.0.0.1:7000',
+    // The node's clock is far off on purpose: liveness must not depend on it.
+    sentUnixMs: 1,
+    accepting: true,
+    ...over,
+  });
+
+function setup(timeoutMs = 3000) {
+  const clock = new ManualClock();
+  const registry = new NodeRegistry();
+  const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
+  const logger = new JsonLogger('test', 'error', () => undefined);
+  const record = new RecordHeartbeatUseCase(registry, clock, metrics, logger);
+  const sweep = new SweepNodesUseCase(registry, clock, { SCHEDULER_NODE_TIMEOUT_MS: timeoutMs } as SchedulerConfig, metrics, logger);
+  const beat = (h: Heartbeat) => record.execute(new RecordHeartbeatCommand(h));
+  return { clock, registry, record, sweep, beat, metrics, models: new ListModelsUseCase(registry) };
+}
+
+describe(RecordHeartbeatUseCase.name, () => {
+  it('registers a node with its load, stamped with the scheduler clock', () => {
+    const { registry, beat } = setup();
+    beat(hb('n1'));
+    expect(registry.get('n1')).toMatchObject({ nodeId: 'n1', models: ['mnemo-tiny'], running: 1, waiting: 2, kvUsage: 0.25, lastSeenMs: 1_000, grpcAddress: '127.0.0.1:7000' });
+  });
+
+  it('refreshes load and liveness on every beat', () => {
+    const { registry, beat, clock } = setup();
+    beat(hb('n1'));
+    clock.t = 2_500;
+    beat(hb('n1', { running: 7 }));
+    expect(registry.get('n1')).toMatchObject({ running: 7, lastSeenMs: 2_500 });
+    expect(registry.size).toBe(1);
+  });
+
+  it('removes a node that says goodbye (accepting = false)', () => {
+    const { registry, beat } = setup();
+    beat(hb('n1'));
+    beat(hb('n1', { accepting: false }));
+    expect(registry.get('n1')).toBeUndefined();
+  });
+
+  it('ignores a node id that cannot be a subject token', () => {
+    const { registry, beat } = setup();
+    beat(hb('bad.id'));
+    expect(registry.size).toBe(0);
+  });
+});
+
+describe(SweepNodesUseCase.name, () => {
+  it.each<[string, number, string[]]>([
+    ['still alive just before the timeout', 3_999, []],
+    ['alive exactly at the timeout', 4_000, []],
+    ['dropped just after it', 4_001, ['n1']],
+  ])('%s', (_n, now, dropped) => {
+    const { sweep, beat, clock, registry } = setup(3000);
+    beat(hb('n1'));
+    clock.t = now;
+    expect(sweep.execute()).toEqual(dropped);
+    expect(registry.size).toBe(1 - dropped.length);
+  });
+
+  it('keeps a node that keeps beating and drops the one that stopped', () => {
+    const { sweep, beat, clock, registry } = setup(1000);
+    beat(hb('alive'));
+    beat(hb('dead'));
+    for (let t = 1_500; t <= 4_000; t += 500) {
+      clock.t = t;
+      beat(hb('alive'));
+      sweep.execute();
+    }
+    expect(registry.all().map((n) => n.nodeId)).toEqual(['alive']);
+  });
+
+  it('feeds the live-node gauge', async () => {
+    const { beat, metrics, registry, sweep, clock } = setup(1000);
+    metrics.observeLiveNodes(() => registry.size);
+    beat(hb('n1'));
+    beat(hb('n2'));
+    expect((await metrics.liveNodes.get()).values[0].value).toBe(2);
+    clock.t += 2000;
+    sweep.execute();
+    expect((await metrics.liveNodes.get()).values[0].value).toBe(0);
+  });
+});
+
+describe(ListModelsUseCase.name, () => {
+  it('lists each served model once, sorted', () => {
+    const { beat, models } = setup();
+    const info = (id: string) => ({ id, engine: 'sim', maxContext: 4096, vocabSize: 261 });
+    beat(hb('n2', { models: [info('mnemo-tiny'), info('b-model')] }));
+    beat(hb('n1', { models: [info('mnemo-tiny')] }));
+    expect(models.execute().map((m) => m.id)).toEqual(['b-model', 'mnemo-tiny']);
+  });
+
+  it('is empty without nodes', () => {
+    expect(setup().models.execute()).toEqual([]);
+  });
+});

@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import type { NodeLoad } from '@mnemo/kv-core';
+
+/** What the scheduler knows about one node, refreshed by every heartbeat. */
+export interface NodeEntry extends NodeLoad {
+  readonly modelInfos: readonly { id: string; engine: string; maxContext: number; vocabSize: number }[];
+  readonly grpcAddress: string;
+}
+
+/**
+ * Soft state: the live nodes as last reported. Rebuilt from heartbeats within one period after
+ * a restart, so nothing here is persisted. Each replica keeps its own copy (heartbeats are not
+ * queue-grouped). Between heartbeats, dispatches bump the node's `waiting` (from the moment
+ * the node is picked, not when it answers) so a burst of concurrent requests spreads out instead of piling onto the node that looked idle a second ago.
+ */
+@Injectable()
+export class NodeRegistry {
+  private readonly nodes = new Map<string, NodeEntry>();
+
+  upsert(entry: NodeEntry): boolean {
+    const isNew = !this.nodes.has(entry.nodeId);
+    this.nodes.set(entry.nodeId, entry);
+    return isNew;
+  }
+
+  remove(nodeId: string): boolean {
+    return this.nodes.delete(nodeId);
+  }
+
+  get(nodeId: string): NodeEntry | undefined {
+    return this.nodes.get(nodeId);
+  }
+
+  /** Nodes sorted by id, so every caller sees one deterministic order. */
+  all(): NodeEntry[] {
+    return [...this.nodes.values()].sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
+  }
+
+  get size(): number {
+    return this.nodes.size;
+  }
+
+  /** Counts a request as queued at the node until its next heartbeat reports the real load. */
+  addPending(nodeId: string, delta = 1): void {
+    const n = this.nodes.get(nodeId);
+    if (n) this.nodes.set(nodeId, { ...n, waiting: Math.max(0, n.waiting + delta) });
+  }
+}

@@ -1,0 +1,47 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { isSubjectToken } from '@mnemo/proto';
+import { JsonLogger } from '@mnemo/service-kit';
+import { CLOCK, type Clock } from '../shared/clock.port.js';
+import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import { NodeRegistry } from './node.registry.js';
+import type { RecordHeartbeatCommand } from './record-heartbeat.command.js';
+
+/**
+ * Registers or refreshes a node. Liveness uses the scheduler's own clock at arrival, never the
+ * node's timestamp, so clock skew between machines cannot keep a dead node alive.
+ * A heartbeat with `accepting = false` is a goodbye: the node leaves routing at once.
+ */
+@Injectable()
+export class RecordHeartbeatUseCase {
+  constructor(
+    @Inject(NodeRegistry) private readonly registry: NodeRegistry,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SchedulerMetrics) private readonly metrics: SchedulerMetrics,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
+  ) {}
+
+  execute({ heartbeat: hb }: RecordHeartbeatCommand): void {
+    if (!isSubjectToken(hb.nodeId)) {
+      this.logger.emit('warn', 'heartbeat with an invalid node id ignored', { nodeId: hb.nodeId });
+      return;
+    }
+    if (!hb.accepting) {
+      if (this.registry.remove(hb.nodeId)) {
+        this.metrics.nodesDropped.inc({ reason: 'left' });
+        this.logger.emit('info', 'node left', { nodeId: hb.nodeId });
+      }
+      return;
+    }
+    const isNew = this.registry.upsert({
+      nodeId: hb.nodeId,
+      models: hb.models.map((m) => m.id),
+      modelInfos: hb.models.map((m) => ({ id: m.id, engine: m.engine, maxContext: m.maxContext, vocabSize: m.vocabSize })),
+      running: hb.running,
+      waiting: hb.waiting,
+      kvUsage: hb.kvUsage,
+      grpcAddress: hb.grpcAddress,
+      lastSeenMs: this.clock.now(),
+    });
+    if (isNew) this.logger.emit('info', 'node joined', { nodeId: hb.nodeId, models: hb.models.map((m) => m.id), grpcAddress: hb.grpcAddress });
+  }
+}

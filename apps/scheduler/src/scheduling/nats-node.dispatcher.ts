@@ -1,0 +1,51 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import {
+  CancelRequestSchema,
+  decodeMessage,
+  encodeMessage,
+  InferenceRequestSchema,
+  nodeCancelSubject,
+  nodeInferSubject,
+  ScheduleReplySchema,
+  type InferenceRequest,
+} from '@mnemo/proto';
+import { NATS_CONNECTION } from '@mnemo/service-kit';
+import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
+import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
+
+/** NATS request to the node's infer subject; the request (with the gateway's inbox) is forwarded unchanged. */
+@Injectable()
+export class NatsNodeDispatcher implements NodeDispatcher {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
+  ) {}
+
+  async dispatch(nodeId: string, request: InferenceRequest): Promise<DispatchOutcome> {
+    let data: Uint8Array;
+    try {
+      const msg = await this.nc.request(nodeInferSubject(nodeId), encodeMessage(InferenceRequestSchema, request), {
+        timeout: this.config.SCHEDULER_DISPATCH_TIMEOUT_MS!,
+      });
+      data = msg.data;
+    } catch (e) {
+      if (e instanceof RequestError && e.isNoResponders()) return { kind: 'unreachable', reason: 'no_responders' };
+      if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) return { kind: 'unreachable', reason: 'timeout' };
+      throw e;
+    }
+    const reply = decodeMessage(ScheduleReplySchema, data);
+    switch (reply.result.case) {
+      case 'nodeId':
+        return { kind: 'admitted' };
+      case 'error':
+        return { kind: 'refused', code: reply.result.value.code, message: reply.result.value.message };
+      default:
+        return { kind: 'refused', code: 'internal', message: `node ${nodeId} sent an empty reply` };
+    }
+  }
+
+  cancel(nodeId: string, requestId: string, reason: string): void {
+    if (!this.nc.isClosed()) this.nc.publish(nodeCancelSubject(nodeId), encodeMessage(CancelRequestSchema, { requestId, reason }));
+  }
+}

@@ -1,0 +1,131 @@
+import { ErrorCode } from '@mnemo/kv-core';
+import { create } from '@bufbuild/protobuf';
+import { InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
+import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import { NodeRegistry, type NodeEntry } from '../nodes/node.registry.js';
+import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
+import { ScheduleInferenceCommand } from './schedule-inference.command.js';
+import { MAX_DISPATCH_ATTEMPTS, ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
+
+/** Port double: answers per node from a table and records every call. */
+class ScriptedDispatcher implements NodeDispatcher {
+  readonly calls: string[] = [];
+  readonly cancels: string[] = [];
+  constructor(private readonly answers: Record<string, DispatchOutcome>) {}
+  async dispatch(nodeId: string): Promise<DispatchOutcome> {
+    this.calls.push(nodeId);
+    return this.answers[nodeId] ?? { kind: 'admitted' };
+  }
+  cancel(nodeId: string, requestId: string): void {
+    this.cancels.push(`${nodeId}:${requestId}`);
+  }
+}
+
+const node = (nodeId: string, over: Partial<NodeEntry> = {}): NodeEntry => ({
+  nodeId,
+  models: ['mnemo-tiny'],
+  modelInfos: [{ id: 'mnemo-tiny', engine: 'sim', maxContext: 4096, vocabSize: 261 }],
+  running: 0,
+  waiting: 0,
+  kvUsage: 0,
+  lastSeenMs: 0,
+  grpcAddress: '',
+  ...over,
+});
+
+const request = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> = {}): InferenceRequest =>
+  create(InferenceRequestSchema, { requestId: 'r1', model: 'mnemo-tiny', tokens: [72, 105], replySubject: '_INBOX.1', ...over });
+
+function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome> = {}) {
+  const registry = new NodeRegistry();
+  for (const n of nodes) registry.upsert(n);
+  const dispatcher = new ScriptedDispatcher(answers);
+  const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
+  const sut = new ScheduleInferenceUseCase(registry, dispatcher, metrics, new JsonLogger('test', 'error', () => undefined));
+  return { sut, registry, dispatcher };
+}
+
+describe(ScheduleInferenceUseCase.name, () => {
+  it('dispatches to the least-loaded node serving the model', async () => {
+    const { sut, dispatcher } = setup([node('a', { running: 3 }), node('b', { running: 1 }), node('c', { models: ['other'] })]);
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toBe('b');
+    expect(dispatcher.calls).toEqual(['b']);
+  });
+
+  it('counts its own dispatches until the next heartbeat, so a burst spreads out', async () => {
+    const { sut } = setup([node('a'), node('b')]);
+    const picks = [];
+    for (let i = 0; i < 4; i++) picks.push(await sut.execute(new ScheduleInferenceCommand(request({ requestId: `r${i}` }))));
+    expect(picks).toEqual(['a', 'b', 'a', 'b']);
+  });
+
+  it('spreads concurrent requests: a node counts as busier from the moment it is picked', async () => {
+    const { sut } = setup([node('a'), node('b')]);
+    const picks = await Promise.all([0, 1].map((i) => sut.execute(new ScheduleInferenceCommand(request({ requestId: `c${i}` })))));
+    expect(new Set(picks)).toEqual(new Set(['a', 'b']));
+  });
+
+  it.each<[string, NodeEntry[], ErrorCode]>([
+    ['no live node', [], ErrorCode.NoNodeAvailable],
+    ['live nodes, none with the model', [node('a', { models: ['other'] })], ErrorCode.ModelNotFound],
+  ])('%s → %s', async (_n, nodes, code) => {
+    const { sut } = setup(nodes);
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).rejects.toMatchObject({ code });
+  });
+
+  it.each<[string, Partial<InferenceRequest>]>([
+    ['missing request id', { requestId: '' }],
+    ['missing model', { model: '' }],
+    ['missing reply subject', { replySubject: '' }],
+    ['empty prompt', { tokens: [] }],
+  ])('rejects %s as invalid_request before routing', async (_n, over) => {
+    const { sut, dispatcher } = setup([node('a')]);
+    await expect(sut.execute(new ScheduleInferenceCommand(request(over)))).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
+    expect(dispatcher.calls).toEqual([]);
+  });
+
+  it('drops an unreachable node and goes to the next one', async () => {
+    const { sut, registry, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'unreachable', reason: 'no_responders' } });
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toBe('b');
+    expect(dispatcher.calls).toEqual(['a', 'b']);
+    expect(registry.get('a')).toBeUndefined();
+    expect(dispatcher.cancels).toEqual([]);
+  });
+
+  it('cancels on a node that timed out, in case it admitted late', async () => {
+    const { sut, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'unreachable', reason: 'timeout' } });
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toBe('b');
+    expect(dispatcher.cancels).toEqual(['a:r1']);
+  });
+
+  it('skips an overloaded node but keeps it registered', async () => {
+    const { sut, registry } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } });
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toBe('b');
+    expect(registry.get('a')).toBeDefined();
+  });
+
+  it('returns a node refusal about the request itself without trying others', async () => {
+    const { sut, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'refused', code: ErrorCode.PromptTooLong, message: 'long' } });
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).rejects.toMatchObject({ code: ErrorCode.PromptTooLong });
+    expect(dispatcher.calls).toEqual(['a']);
+  });
+
+  it('maps an unknown refusal code to internal', async () => {
+    const { sut } = setup([node('a')], { a: { kind: 'refused', code: 'weird', message: '?' } });
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).rejects.toMatchObject({ code: ErrorCode.Internal });
+  });
+
+  it(`gives up with no_node_available after ${MAX_DISPATCH_ATTEMPTS} unreachable nodes`, async () => {
+    const ids = ['a', 'b', 'c', 'd'];
+    const answers = Object.fromEntries(ids.map((id) => [id, { kind: 'unreachable', reason: 'timeout' } as DispatchOutcome]));
+    const { sut, dispatcher } = setup(ids.map((id) => node(id)), answers);
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable });
+    expect(dispatcher.calls).toHaveLength(MAX_DISPATCH_ATTEMPTS);
+  });
+
+  it('reports no_node_available when every node with the model was unreachable', async () => {
+    const { sut } = setup([node('a'), node('b', { models: ['other'] })], { a: { kind: 'unreachable', reason: 'no_responders' } });
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable });
+  });
+});

@@ -1,0 +1,80 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCode, MnemoError, pickLeastLoaded } from '@mnemo/kv-core';
+import { JsonLogger } from '@mnemo/service-kit';
+import { NodeRegistry } from '../nodes/node.registry.js';
+import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import { NODE_DISPATCHER, type NodeDispatcher } from './node-dispatcher.port.js';
+import type { ScheduleInferenceCommand } from './schedule-inference.command.js';
+
+/** Nodes tried for one request before giving up: enough to step over a node that just died. */
+export const MAX_DISPATCH_ATTEMPTS = 3;
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
+
+/**
+ * Picks the least-loaded live node serving the model (policy: kv-core `pickLeastLoaded`) and
+ * dispatches the request to it; tokens then flow node → gateway inbox without the scheduler.
+ * A node that does not answer is removed (its heartbeats re-add it if it is alive) and the
+ * next one is tried; one that answers `overloaded` is skipped; any other refusal (bad request)
+ * is the request's fault and goes back to the gateway as is. Returns the admitting node's id.
+ */
+@Injectable()
+export class ScheduleInferenceUseCase {
+  constructor(
+    @Inject(NodeRegistry) private readonly registry: NodeRegistry,
+    @Inject(NODE_DISPATCHER) private readonly dispatcher: NodeDispatcher,
+    @Inject(SchedulerMetrics) private readonly metrics: SchedulerMetrics,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
+  ) {}
+
+  async execute({ request }: ScheduleInferenceCommand): Promise<string> {
+    validate(request);
+    const skipped = new Set<string>();
+    for (let attempt = 0; attempt < MAX_DISPATCH_ATTEMPTS; attempt++) {
+      const live = this.registry.all();
+      if (!live.some((n) => n.models.includes(request.model))) {
+        if (live.length === 0) throw new MnemoError(ErrorCode.NoNodeAvailable, 'no live node');
+        if (skipped.size === 0) throw new MnemoError(ErrorCode.ModelNotFound, `no node serves model ${request.model}`);
+      }
+      const node = pickLeastLoaded(
+        live.filter((n) => !skipped.has(n.nodeId)),
+        request.model,
+      );
+      if (!node) break;
+      // Reserved before the await: concurrent requests must see this one when they pick.
+      this.registry.addPending(node.nodeId);
+      const outcome = await this.dispatcher.dispatch(node.nodeId, request);
+      this.metrics.dispatches.inc({ outcome: outcome.kind });
+      switch (outcome.kind) {
+        case 'admitted':
+          return node.nodeId;
+        case 'unreachable':
+          skipped.add(node.nodeId);
+          if (this.registry.remove(node.nodeId)) this.metrics.nodesDropped.inc({ reason: 'unreachable' });
+          // It may have admitted the request after we stopped waiting: two nodes must never stream to one inbox.
+          if (outcome.reason === 'timeout') this.dispatcher.cancel(node.nodeId, request.requestId, 'dispatch_timeout');
+          this.logger.emit('warn', 'node unreachable, trying another', { nodeId: node.nodeId, reason: outcome.reason, requestId: request.requestId });
+          break;
+        case 'refused':
+          if (outcome.code !== ErrorCode.Overloaded) {
+            this.registry.addPending(node.nodeId, -1);
+            const code = KNOWN_CODES.has(outcome.code) ? (outcome.code as ErrorCode) : ErrorCode.Internal;
+            throw new MnemoError(code, outcome.message, { nodeId: node.nodeId });
+          }
+          this.registry.addPending(node.nodeId, -1);
+          skipped.add(node.nodeId);
+          break;
+      }
+    }
+    throw new MnemoError(ErrorCode.NoNodeAvailable, `no node could take a request for ${request.model}`, { tried: [...skipped] });
+  }
+}
+
+function validate(r: ScheduleInferenceCommand['request']): void {
+  const problems: string[] = [];
+  if (!r.requestId) problems.push('request_id is required');
+  if (!r.model) problems.push('model is required');
+  if (!r.replySubject) problems.push('reply_subject is required');
+  if (r.tokens.length === 0) problems.push('tokens must not be empty');
+  if (problems.length > 0) throw new MnemoError(ErrorCode.InvalidRequest, problems.join('; '));
+}

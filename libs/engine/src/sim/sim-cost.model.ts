@@ -1,0 +1,48 @@
+/**
+ * Latency model of the sim engine. It stands in for a GPU so cluster-scale runs (routing,
+ * batching, preemption) behave like a real server: prefill grows with prompt tokens, a decode
+ * step has a fixed launch cost plus a per-sequence and a per-context-token (attention) part, so
+ * batching many sequences is much cheaper than running them one by one — which is the point of
+ * continuous batching. Defaults are small so tests stay fast; benchmarks pass realistic ones.
+ */
+export interface SimCostModel {
+  /** Fixed cost of one prefill call (kernel launches), ms. */
+  readonly prefillBaseMs: number;
+  /** Per prompt token of the whole prefill batch, ms. */
+  readonly prefillPerTokenMs: number;
+  /** Fixed cost of one decode step, ms. */
+  readonly decodeBaseMs: number;
+  /** Per sequence in the decode batch, ms. */
+  readonly decodePerSeqMs: number;
+  /** Per 1000 context tokens summed over the decode batch (attention reads the whole KV), ms. */
+  readonly decodePerKContextMs: number;
+}
+
+export const DEFAULT_SIM_COST: SimCostModel = {
+  prefillBaseMs: 1,
+  prefillPerTokenMs: 0.01,
+  decodeBaseMs: 2,
+  decodePerSeqMs: 0.25,
+  decodePerKContextMs: 0.05,
+};
+
+/** Time of one prefill call over prompts of the given lengths. */
+export function prefillCostMs(cost: SimCostModel, promptLengths: readonly number[]): number {
+  if (promptLengths.length === 0) return 0;
+  const tokens = promptLengths.reduce((a, b) => a + b, 0);
+  return cost.prefillBaseMs + cost.prefillPerTokenMs * tokens;
+}
+
+/** Time of one decode step over sequences whose contexts have the given lengths. */
+export function decodeCostMs(cost: SimCostModel, contextLengths: readonly number[]): number {
+  if (contextLengths.length === 0) return 0;
+  const context = contextLengths.reduce((a, b) => a + b, 0);
+  return cost.decodeBaseMs + cost.decodePerSeqMs * contextLengths.length + (cost.decodePerKContextMs * context) / 1000;
+}
+
+/** Throws with every problem listed when a cost is negative or not finite. */
+export function validateSimCost(cost: SimCostModel): SimCostModel {
+  const bad = Object.entries(cost).filter(([, v]) => typeof v !== 'number' || !Number.isFinite(v) || v < 0);
+  if (bad.length > 0) throw new RangeError(`invalid sim cost model: ${bad.map(([k, v]) => `${k}=${String(v)}`).join(', ')} (want finite ≥ 0)`);
+  return cost;
+}

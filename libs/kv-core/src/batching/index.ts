@@ -1,0 +1,2 @@
+export type { SeqState, IterationInput, IterationPlan } from './seq-state.js';
+export { planIteration, compareSeqs } from './iteration.planner.js';

@@ -1,0 +1,15 @@
+/** Every code a Mnemo service may return; the wire value is the string. */
+export enum ErrorCode {
+  InvalidRequest = 'invalid_request',
+  Unauthenticated = 'unauthenticated',
+  PermissionDenied = 'permission_denied',
+  ModelNotFound = 'model_not_found',
+  NotFound = 'not_found',
+  PromptTooLong = 'prompt_too_long',
+  Conflict = 'conflict',
+  NoNodeAvailable = 'no_node_available',
+  Overloaded = 'overloaded',
+  Timeout = 'timeout',
+  Cancelled = 'cancelled',
+  Internal = 'internal',
+}

@@ -1,0 +1,95 @@
+import { createRequire } from 'node:module';
+
+import { NativeError } from './native.error.js';
+
+/** ABI the wrapper speaks; must equal `kNativeAbi` in src/native/core/version.h. */
+export const EXPECTED_NATIVE_ABI = 1;
+
+export interface NativeVersion {
+  version: string;
+  /** Whether the CUDA part was compiled in (nvcc was found at build time). */
+  cuda: boolean;
+  abi: number;
+  napi: number;
+}
+
+export interface CudaDevice {
+  ordinal: number;
+  name: string;
+  /** e.g. "9.0" */
+  computeCapability: string;
+  /** bytes */
+  totalMemory: number;
+  multiprocessors: number;
+}
+
+export interface CudaInfo {
+  compiled: boolean;
+  deviceCount: number;
+  /** e.g. 13000 for CUDA 13.0; 0 when not compiled. */
+  runtimeVersion: number;
+  /** 0 when no driver is installed. */
+  driverVersion: number;
+  /** Why `deviceCount` is 0 (e.g. "cudaErrorInsufficientDriver: …"); null otherwise. */
+  error: string | null;
+  devices: CudaDevice[];
+}
+
+export interface NativeStats {
+  /** Live buffers from allocHostBuffer in this process (freed when JS collects them). */
+  hostBuffers: number;
+  hostBytes: number;
+  closed: boolean;
+}
+
+/** The raw addon surface. Unvalidated: use the wrappers exported from index.ts. */
+export interface NativeAddon {
+  init(errorClass: typeof NativeError, threads: number): void;
+  close(): void;
+  version(): NativeVersion;
+  cudaInfo(): CudaInfo;
+  stats(): NativeStats;
+  allocHostBuffer(bytes: number, alignment: number): ArrayBuffer;
+  hostMemoryKind(): 'pinned' | 'pageable';
+  batchCopy(buffers: readonly ArrayBuffer[], ranges: Float64Array): Promise<void>;
+  /** Bindings added by other files (kernels) register more functions. */
+  [name: string]: unknown;
+}
+
+/**
+ * Threads of the native copy pool: MNEMO_NATIVE_THREADS when set to a positive integer,
+ * else 0 (the addon picks hardware_concurrency, at most 16).
+ */
+function threadCount(): number {
+  const raw = process.env['MNEMO_NATIVE_THREADS'];
+  const n = raw === undefined ? 0 : Number(raw);
+  return Number.isInteger(n) && n > 0 && n <= 1024 ? n : 0;
+}
+
+function load(): NativeAddon {
+  // Resolved relative to this file, so it works from src/ (jest) and dist/ (after tsc).
+  const require = createRequire(import.meta.url);
+  let addon: NativeAddon;
+  try {
+    addon = require('../build/Release/mnemo_native.node') as NativeAddon;
+  } catch (err) {
+    throw new Error(
+      'mnemo native addon is not built: run `node scripts/build-native.mjs` ' +
+        `(expected libs/native-cuda/build/Release/mnemo_native.node): ${(err as Error).message}`,
+    );
+  }
+  const { abi } = addon.version();
+  if (abi !== EXPECTED_NATIVE_ABI) {
+    throw new Error(`mnemo native addon ABI ${abi} != ${EXPECTED_NATIVE_ABI}: rebuild it (node scripts/build-native.mjs)`);
+  }
+  addon.init(NativeError, threadCount());
+  return addon;
+}
+
+let cached: NativeAddon | undefined;
+
+/** The loaded addon (loaded and initialised on first use, once per JS environment). */
+export function nativeAddon(): NativeAddon {
+  cached ??= load();
+  return cached;
+}

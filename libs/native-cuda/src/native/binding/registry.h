@@ -1,0 +1,51 @@
+// Self-registration of binding files, so that adding a binding never edits addon.cc.
+//
+// Each src/native/binding/*.cc ends with
+//   MNEMO_REGISTER_BINDING(copy, InitCopy);
+// where `Napi::Object InitCopy(Napi::Env env, Napi::Object exports)` adds its functions to
+// `exports` (and returns it). addon.cc calls every registered init in name order, so the
+// module's shape does not depend on static-initialisation order across files.
+//
+// Ownership: entries hold plain function pointers to functions with static storage;
+// nothing is allocated per entry beyond the vector slot.
+#pragma once
+
+#include <napi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace mnemo::binding {
+
+using InitFn = Napi::Object (*)(Napi::Env env, Napi::Object exports);
+
+struct BindingEntry {
+  const char* name;
+  InitFn init;
+};
+
+// Function-local static: safe to use from other files' static initialisers.
+inline std::vector<BindingEntry>& Registry() {
+  static std::vector<BindingEntry> entries;
+  return entries;
+}
+
+struct BindingRegistrar {
+  BindingRegistrar(const char* name, InitFn init) { Registry().push_back({name, init}); }
+};
+
+// Registered entries sorted by name (deterministic init order).
+inline std::vector<BindingEntry> SortedBindings() {
+  std::vector<BindingEntry> sorted = Registry();
+  std::sort(sorted.begin(), sorted.end(), [](const BindingEntry& a, const BindingEntry& b) {
+    return std::strcmp(a.name, b.name) < 0;
+  });
+  return sorted;
+}
+
+}  // namespace mnemo::binding
+
+#define MNEMO_REGISTER_BINDING(name, initFn)                                        \
+  static ::mnemo::binding::BindingRegistrar mnemo_binding_registrar_##name( \
+      #name, initFn)

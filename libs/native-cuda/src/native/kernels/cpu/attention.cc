@@ -1,0 +1,134 @@
+// Paged KV cache kernels on the CPU: write K/V rows, grouped-query causal attention over
+// block tables, block copies.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "kernels/batch_check.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/reduce.h"
+#include "kernels/cpu/thread_pool.h"
+#include "kernels/kernel_assert.h"
+
+namespace mnemo::kernels::cpu {
+
+void WriteKv(float* cache, std::size_t num_blocks, const float* k, const float* v, const int32_t* slots,
+             std::size_t rows, int32_t layer, const KvGeometry& geom) {
+  MNEMO_KERNEL_CHECK(layer >= 0 && layer < geom.num_layers);
+  const std::size_t token = geom.TokenElems();
+  const std::size_t bs = static_cast<std::size_t>(geom.block_size);
+  for (std::size_t r = 0; r < rows; ++r)
+    MNEMO_KERNEL_CHECK(slots[r] < 0 || static_cast<std::size_t>(slots[r]) < num_blocks * bs);
+  ParallelFor(rows, std::max<std::size_t>(1, 4096 / token), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t r = begin; r < end; ++r) {
+      if (slots[r] < 0) continue;
+      const std::size_t slot = static_cast<std::size_t>(slots[r]);
+      const std::size_t block = slot / bs, offset = (slot % bs) * token;
+      std::memcpy(cache + geom.PlaneOffset(block, layer, KvPart::kKey) + offset, k + r * token, token * sizeof(float));
+      std::memcpy(cache + geom.PlaneOffset(block, layer, KvPart::kValue) + offset, v + r * token,
+                  token * sizeof(float));
+    }
+  });
+}
+
+namespace {
+
+// Everything one (row, kv head) work item needs to know about its sequence.
+struct RowInfo {
+  int32_t seq;
+  int32_t pos;  // absolute position of the query row; it attends to keys 0..pos
+};
+
+// Attention of the query heads of one kv group for one row. All `group` heads share each
+// loaded K/V row. Per head the order is fixed: scores for j = 0..pos, max, exp and a
+// lane-fixed sum, then out = Σ_j p_j v_j in increasing j, divided by the sum.
+void AttendGroup(float* out, const float* q, const float* cache, int32_t layer, std::size_t kv_head,
+                 std::size_t group, const KvGeometry& g, const int32_t* table, int32_t pos, float scale,
+                 std::vector<float>& scratch) {
+  const std::size_t hd = static_cast<std::size_t>(g.head_dim);
+  const std::size_t n_keys = static_cast<std::size_t>(pos) + 1;
+  const std::size_t bs = static_cast<std::size_t>(g.block_size);
+  const std::size_t head_off = kv_head * hd;
+  scratch.resize(group * n_keys);
+  float* scores = scratch.data();  // [group][n_keys]
+
+  for (std::size_t j = 0; j < n_keys; ++j) {
+    const std::size_t block = static_cast<std::size_t>(table[j / bs]);
+    const float* key = cache + g.PlaneOffset(block, layer, KvPart::kKey) + (j % bs) * g.TokenElems() + head_off;
+    for (std::size_t h = 0; h < group; ++h) scores[h * n_keys + j] = Dot(q + h * hd, key, hd) * scale;
+  }
+  for (std::size_t h = 0; h < group; ++h) {
+    float* s = scores + h * n_keys;
+    float max_s = -std::numeric_limits<float>::infinity();
+    for (std::size_t j = 0; j < n_keys; ++j) max_s = std::max(max_s, s[j]);
+    float lanes[kLanes] = {};
+    for (std::size_t j = 0; j < n_keys; ++j) {
+      s[j] = std::exp(s[j] - max_s);
+      lanes[j % kLanes] += s[j];
+    }
+    const float denom = CombineLanes(lanes);
+    // Fold the normalisation into the weights: one division per key instead of per output.
+    for (std::size_t j = 0; j < n_keys; ++j) s[j] /= denom;
+    std::fill(out + h * hd, out + (h + 1) * hd, 0.0f);
+  }
+  for (std::size_t j = 0; j < n_keys; ++j) {
+    const std::size_t block = static_cast<std::size_t>(table[j / bs]);
+    const float* val = cache + g.PlaneOffset(block, layer, KvPart::kValue) + (j % bs) * g.TokenElems() + head_off;
+    for (std::size_t h = 0; h < group; ++h) {
+      const float p = scores[h * n_keys + j];
+      float* o = out + h * hd;
+      for (std::size_t d = 0; d < hd; ++d) o[d] += p * val[d];
+    }
+  }
+}
+
+}  // namespace
+
+void PagedAttention(float* out, const float* q, const float* cache, std::size_t num_blocks, int32_t layer,
+                    std::size_t num_heads, const KvGeometry& geom, const AttentionBatch& batch, float scale) {
+  MNEMO_KERNEL_CHECK(layer >= 0 && layer < geom.num_layers);
+  const std::size_t kv_heads = static_cast<std::size_t>(geom.num_kv_heads);
+  MNEMO_KERNEL_CHECK(kv_heads > 0 && num_heads % kv_heads == 0);
+  const std::size_t rows = static_cast<std::size_t>(batch.query_start[batch.num_seqs]);
+  MNEMO_KERNEL_CHECK(CheckAttentionBatch(batch, geom, num_blocks, rows) == nullptr);
+  const std::size_t group = num_heads / kv_heads;
+  const std::size_t hd = static_cast<std::size_t>(geom.head_dim);
+  const std::size_t row_elems = num_heads * hd;
+
+  std::vector<RowInfo> info(rows);
+  for (int32_t s = 0; s < batch.num_seqs; ++s) {
+    const int32_t q0 = batch.query_start[s], q1 = batch.query_start[s + 1];
+    for (int32_t r = q0; r < q1; ++r) info[r] = {s, batch.context_len[s] - (q1 - q0) + (r - q0)};
+  }
+  // Work items are (row, kv head) pairs: independent outputs, so any split is exact.
+  ParallelFor(rows * kv_heads, 1, [&](std::size_t begin, std::size_t end) {
+    thread_local std::vector<float> scratch;
+    for (std::size_t item = begin; item < end; ++item) {
+      const std::size_t r = item / kv_heads, kvh = item % kv_heads;
+      const RowInfo ri = info[r];
+      const int32_t* table = batch.block_tables + static_cast<std::size_t>(ri.seq) * batch.max_blocks_per_seq;
+      const std::size_t off = r * row_elems + kvh * group * hd;
+      AttendGroup(out + off, q + off, cache, layer, kvh, group, geom, table, ri.pos, scale, scratch);
+    }
+  });
+}
+
+void CopyBlocks(float* cache, std::size_t num_blocks, const int32_t* src, const int32_t* dst, std::size_t count,
+                const KvGeometry& geom) {
+  const std::size_t block_elems = geom.BlockElems();
+  for (std::size_t i = 0; i < count; ++i) {
+    MNEMO_KERNEL_CHECK(src[i] >= 0 && static_cast<std::size_t>(src[i]) < num_blocks);
+    MNEMO_KERNEL_CHECK(dst[i] >= 0 && static_cast<std::size_t>(dst[i]) < num_blocks);
+  }
+  // Sequential on purpose: pairs apply in order (a dst may be a later src), and a block copy
+  // is memory bound, so threads would buy little on the machines this path serves.
+  for (std::size_t i = 0; i < count; ++i) {
+    if (src[i] == dst[i]) continue;
+    std::memcpy(cache + static_cast<std::size_t>(dst[i]) * block_elems,
+                cache + static_cast<std::size_t>(src[i]) * block_elems, block_elems * sizeof(float));
+  }
+}
+
+}  // namespace mnemo::kernels::cpu

@@ -1,0 +1,246 @@
+// Paged KV kernels on the CPU: writeKv, copyBlocks and grouped-query paged attention against
+// a naive non-paged attention, plus batch invariance of attention.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "kernels/cpu/cpu_kernels.h"
+#include "tests/kernels_test_util.h"
+
+namespace kc = mnemo::kernels::cpu;
+using mnemo::kernels::AttentionBatch;
+using mnemo::kernels::KvGeometry;
+using mnemo::test::BitEqual;
+using mnemo::test::Guarded;
+using mnemo::test::Label;
+using mnemo::test::MaxAbsDiff;
+using mnemo::test::Rng;
+
+namespace {
+
+// Offset of (block, layer, part, token-in-block, kv_head) written out independently of
+// KvGeometry, so a layout bug in the kernels cannot hide behind the same helper.
+std::size_t CacheAt(const KvGeometry& g, int blk, int layer, int part, int tok, int head) {
+  return ((((std::size_t)blk * g.num_layers + layer) * 2 + part) * g.block_size + tok) * g.num_kv_heads * g.head_dim +
+         (std::size_t)head * g.head_dim;
+}
+
+struct Seq {
+  int ctx, q_len;
+  std::vector<float> k, v;       // [ctx][kv_heads][head_dim], contiguous (the naive view)
+  std::vector<int32_t> blocks;   // physical block per logical block
+};
+
+// A cache with randomly scattered blocks holding every sequence's K/V for `layer`; all
+// other contents are random so reading a wrong block or layer shows up.
+struct PagedFixture {
+  KvGeometry g;
+  int layer;
+  std::size_t num_blocks;
+  std::vector<float> cache;
+  std::vector<Seq> seqs;
+
+  PagedFixture(const KvGeometry& geom, int layer_, const std::vector<std::pair<int, int>>& ctx_q, Rng& rng)
+      : g(geom), layer(layer_) {
+    std::size_t needed = 0;
+    for (auto [ctx, q] : ctx_q) needed += (ctx + g.block_size - 1) / g.block_size;
+    num_blocks = needed + 5;
+    cache = rng.Floats(num_blocks * g.BlockElems(), -4.0f, 4.0f);
+    std::vector<int32_t> perm(num_blocks);
+    std::iota(perm.begin(), perm.end(), 0);
+    for (std::size_t i = num_blocks - 1; i > 0; --i) std::swap(perm[i], perm[rng.Next() % (i + 1)]);
+    std::size_t next = 0;
+    const std::size_t te = g.TokenElems();
+    for (auto [ctx, q] : ctx_q) {
+      Seq s{ctx, q, rng.Floats(ctx * te), rng.Floats(ctx * te), {}};
+      for (int b = 0; b < (ctx + g.block_size - 1) / g.block_size; ++b) s.blocks.push_back(perm[next++]);
+      for (int t = 0; t < ctx; ++t)
+        for (int h = 0; h < g.num_kv_heads; ++h) {
+          const int blk = s.blocks[t / g.block_size], tok = t % g.block_size;
+          std::copy_n(&s.k[t * te + h * g.head_dim], g.head_dim, &cache[CacheAt(g, blk, layer, 0, tok, h)]);
+          std::copy_n(&s.v[t * te + h * g.head_dim], g.head_dim, &cache[CacheAt(g, blk, layer, 1, tok, h)]);
+        }
+      seqs.push_back(std::move(s));
+    }
+  }
+};
+
+// Host arrays behind an AttentionBatch over a subset of the fixture's sequences.
+struct BatchArrays {
+  std::vector<int32_t> query_start, context_len, tables;
+  int32_t max_blocks;
+  AttentionBatch View() const {
+    return {(int32_t)context_len.size(), query_start.data(), context_len.data(), tables.data(), max_blocks};
+  }
+};
+
+BatchArrays MakeBatch(const PagedFixture& f, const std::vector<int>& which, int extra_width = 3) {
+  BatchArrays b;
+  b.max_blocks = 0;
+  for (int i : which) b.max_blocks = std::max<int32_t>(b.max_blocks, f.seqs[i].blocks.size());
+  b.max_blocks += extra_width;  // padding columns must be ignored
+  b.query_start.push_back(0);
+  for (int i : which) {
+    const Seq& s = f.seqs[i];
+    b.query_start.push_back(b.query_start.back() + s.q_len);
+    b.context_len.push_back(s.ctx);
+    std::vector<int32_t> row(b.max_blocks, -1);
+    std::copy(s.blocks.begin(), s.blocks.end(), row.begin());
+    b.tables.insert(b.tables.end(), row.begin(), row.end());
+  }
+  return b;
+}
+
+// Naive causal GQA over the contiguous K/V of one sequence, in double.
+void NaiveAttention(double* out, const float* q, const Seq& s, const KvGeometry& g, int heads, float scale) {
+  const int hd = g.head_dim, group = heads / g.num_kv_heads;
+  const std::size_t te = g.TokenElems();
+  for (int i = 0; i < s.q_len; ++i) {
+    const int pos = s.ctx - s.q_len + i;
+    for (int h = 0; h < heads; ++h) {
+      const int kvh = h / group;
+      const float* qh = q + ((std::size_t)i * heads + h) * hd;
+      std::vector<double> sc(pos + 1);
+      double mx = -INFINITY;
+      for (int j = 0; j <= pos; ++j) {
+        double d = 0;
+        for (int e = 0; e < hd; ++e) d += (double)qh[e] * s.k[j * te + kvh * hd + e];
+        sc[j] = d * scale;
+        mx = std::max(mx, sc[j]);
+      }
+      double sum = 0;
+      for (auto& x : sc) sum += (x = std::exp(x - mx));
+      double* o = out + ((std::size_t)i * heads + h) * hd;
+      for (int e = 0; e < hd; ++e) {
+        double acc = 0;
+        for (int j = 0; j <= pos; ++j) acc += sc[j] * s.v[j * te + kvh * hd + e];
+        o[e] = acc / sum;
+      }
+    }
+  }
+}
+
+struct AttnCase { int head_dim, block_size, heads, kv_heads; };
+
+std::vector<AttnCase> AttnCases() {
+  std::vector<AttnCase> cases;
+  for (int hd : {32, 64, 128})
+    for (int bs : {16, 8})
+      for (auto [h, kvh] : std::vector<std::pair<int, int>>{{4, 4}, {8, 2}, {6, 1}}) cases.push_back({hd, bs, h, kvh});
+  return cases;
+}
+
+// (context length, query rows): single token, prefill, decode, chunked prefill, exact block.
+const std::vector<std::pair<int, int>> kSeqs = {{1, 1}, {37, 37}, {50, 1}, {20, 5}, {16, 16}, {9, 1}};
+
+}  // namespace
+
+MNEMO_TEST(kernels_cpu, paged_attention_matches_naive) {
+  Rng rng(11);
+  for (const AttnCase& c : AttnCases()) {
+    const KvGeometry g{3, c.kv_heads, c.head_dim, c.block_size};
+    PagedFixture f(g, 1, kSeqs, rng);
+    std::vector<int> all(kSeqs.size());
+    std::iota(all.begin(), all.end(), 0);
+    const BatchArrays b = MakeBatch(f, all);
+    const std::size_t rows = b.query_start.back(), row_elems = (std::size_t)c.heads * c.head_dim;
+    auto q = rng.Floats(rows * row_elems, -2.0f, 2.0f);
+    const float scale = 1.0f / std::sqrt((float)c.head_dim);
+    Guarded out(rows * row_elems, NAN);
+    kc::PagedAttention(out.data(), q.data(), f.cache.data(), f.num_blocks, f.layer, c.heads, g, b.View(), scale);
+    std::vector<double> ref(rows * row_elems);
+    for (std::size_t s = 0; s < all.size(); ++s)
+      NaiveAttention(ref.data() + b.query_start[s] * row_elems, q.data() + b.query_start[s] * row_elems, f.seqs[s], g,
+                     c.heads, scale);
+    const auto label = Label("hd bs heads kv", {c.head_dim, c.block_size, c.heads, c.kv_heads});
+    CHECK_CASE(MaxAbsDiff(out.data(), ref.data(), ref.size()) <= 2e-5, label);
+    CHECK_CASE(out.Intact(), label);
+  }
+}
+
+MNEMO_TEST(kernels_cpu, paged_attention_is_batch_invariant) {
+  Rng rng(12);
+  for (const AttnCase& c : AttnCases()) {
+    const KvGeometry g{2, c.kv_heads, c.head_dim, c.block_size};
+    PagedFixture f(g, 0, kSeqs, rng);
+    const std::size_t row_elems = (std::size_t)c.heads * c.head_dim;
+    const float scale = 0.125f;
+    const auto label = Label("hd bs heads kv", {c.head_dim, c.block_size, c.heads, c.kv_heads});
+    std::vector<int> all(kSeqs.size());
+    std::iota(all.begin(), all.end(), 0);
+    const BatchArrays b = MakeBatch(f, all);
+    const std::size_t rows = b.query_start.back();
+    auto q = rng.Floats(rows * row_elems);
+    std::vector<float> batched(rows * row_elems);
+    kc::PagedAttention(batched.data(), q.data(), f.cache.data(), f.num_blocks, 0, c.heads, g, b.View(), scale);
+    // Each sequence alone gives the same bits as inside the batch.
+    for (std::size_t s = 0; s < all.size(); ++s) {
+      const BatchArrays one = MakeBatch(f, {(int)s}, 0);
+      const std::size_t n = (std::size_t)f.seqs[s].q_len * row_elems;
+      std::vector<float> alone(n);
+      kc::PagedAttention(alone.data(), q.data() + b.query_start[s] * row_elems, f.cache.data(), f.num_blocks, 0, c.heads,
+                         g, one.View(), scale);
+      CHECK_CASE(BitEqual(alone.data(), batched.data() + b.query_start[s] * row_elems, n), label);
+    }
+    // Row i of the 37-token prefill equals a decode step at the same position.
+    Seq& prefill = f.seqs[1];
+    for (int i : {0, 15, 16, 36}) {
+      Seq decode = prefill;
+      decode.ctx = i + 1;
+      decode.q_len = 1;
+      PagedFixture view = f;  // same cache; only the batch differs
+      view.seqs = {decode};
+      const BatchArrays d = MakeBatch(view, {0});
+      std::vector<float> step(row_elems);
+      const std::size_t row = b.query_start[1] + i;
+      kc::PagedAttention(step.data(), q.data() + row * row_elems, f.cache.data(), f.num_blocks, 0, c.heads, g, d.View(),
+                         scale);
+      CHECK_CASE(BitEqual(step.data(), batched.data() + row * row_elems, row_elems), label + " prefill row");
+    }
+  }
+}
+
+MNEMO_TEST(kernels_cpu, write_kv_places_rows_and_skips_negative_slots) {
+  Rng rng(13);
+  for (int hd : {32, 64, 128})
+    for (int bs : {16, 8}) {
+      const KvGeometry g{3, 2, hd, bs};
+      const std::size_t num_blocks = 6, te = g.TokenElems();
+      Guarded cache(num_blocks * g.BlockElems());
+      auto init = rng.Floats(cache.size());
+      std::copy(init.begin(), init.end(), cache.data());
+      const std::vector<int32_t> slots = {0, bs * 5 + bs - 1, -1, bs * 2 + 3, 1};
+      auto k = rng.Floats(slots.size() * te), v = rng.Floats(slots.size() * te);
+      kc::WriteKv(cache.data(), num_blocks, k.data(), v.data(), slots.data(), slots.size(), 2, g);
+      std::vector<float> expect = init;
+      for (std::size_t r = 0; r < slots.size(); ++r) {
+        if (slots[r] < 0) continue;
+        for (int h = 0; h < g.num_kv_heads; ++h) {
+          std::copy_n(&k[r * te + h * hd], hd, &expect[CacheAt(g, slots[r] / bs, 2, 0, slots[r] % bs, h)]);
+          std::copy_n(&v[r * te + h * hd], hd, &expect[CacheAt(g, slots[r] / bs, 2, 1, slots[r] % bs, h)]);
+        }
+      }
+      const auto label = Label("hd bs", {hd, bs});
+      CHECK_CASE(BitEqual(cache.data(), expect.data(), expect.size()), label);
+      CHECK_CASE(cache.Intact(), label);
+    }
+}
+
+MNEMO_TEST(kernels_cpu, copy_blocks_moves_all_layers_in_order) {
+  Rng rng(14);
+  const KvGeometry g{4, 2, 32, 16};
+  const std::size_t num_blocks = 8, be = g.BlockElems();
+  Guarded cache(num_blocks * be);
+  auto init = rng.Floats(cache.size());
+  std::copy(init.begin(), init.end(), cache.data());
+  // Pairs apply in order: block 3 is copied to 5 before 5 is copied on to 7.
+  const std::vector<int32_t> src = {3, 5, 0, 2}, dst = {5, 7, 1, 2};
+  kc::CopyBlocks(cache.data(), num_blocks, src.data(), dst.data(), src.size(), g);
+  std::vector<float> expect = init;
+  for (std::size_t i = 0; i < src.size(); ++i)
+    std::copy_n(expect.begin() + src[i] * be, be, expect.begin() + dst[i] * be);
+  CHECK(BitEqual(cache.data(), expect.data(), expect.size()));
+  CHECK(BitEqual(cache.data() + 7 * be, init.data() + 3 * be, be));
+  CHECK(cache.Intact());
+}

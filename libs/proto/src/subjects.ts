@@ -1,0 +1,65 @@
+/**
+ * NATS subjects of the control plane — the internal contract, documented here next to the names.
+ * Every payload is binary protobuf (messages of nats.proto, encoded with `encodeMessage`); a reply
+ * is the listed message, never JSON. All subjects are versioned under `mnemo.v1.`.
+ *
+ * | subject | pattern | payload → reply | who |
+ * |---|---|---|---|
+ * | `SCHEDULE` | request, queue group `scheduler` | InferenceRequest → ScheduleReply | gateway → scheduler |
+ * | `MODELS_LIST` | request, queue group `scheduler` | ListModelsRequest → ListModelsReply | gateway → scheduler |
+ * | `HEARTBEAT` | publish (every replica subscribes) | Heartbeat | node → schedulers |
+ * | `nodeInfer(id)` | request | InferenceRequest → ScheduleReply (admitted / error) | scheduler → node |
+ * | `nodeCancel(id)` | publish | CancelRequest | gateway → node |
+ * | `InferenceRequest.reply_subject` | publish | TokenEvent (seq-ordered, last has done) | node → gateway inbox |
+ * | `PROFILER_*` | request, queue group `profiler` | Register…/List…Request → ProfilerReply | any → profiler |
+ */
+export const Subjects = {
+  /** Schedule one inference. The scheduler picks a node, dispatches, and replies with the node id or an error. */
+  SCHEDULE: 'mnemo.v1.scheduler.schedule',
+  /** Models some live node serves (the gateway's GET /v1/models). */
+  MODELS_LIST: 'mnemo.v1.scheduler.models.list',
+  /** Node liveness and load, published every NODE_HEARTBEAT_MS. Plain subscription: every scheduler replica keeps the full registry. */
+  HEARTBEAT: 'mnemo.v1.nodes.heartbeat',
+  /** Register (or re-register, idempotently) a model record: RegisterModelRequest → ProfilerReply.model. */
+  PROFILER_MODELS_REGISTER: 'mnemo.v1.profiler.models.register',
+  /** All model records: ListModelRecordsRequest → ProfilerReply.models. */
+  PROFILER_MODELS_LIST: 'mnemo.v1.profiler.models.list',
+  /** Register a base → derived pair: RegisterModelPairRequest → ProfilerReply.pair. */
+  PROFILER_PAIRS_REGISTER: 'mnemo.v1.profiler.pairs.register',
+  /** Pairs, optionally of one base: ListModelPairsRequest → ProfilerReply.pairs. */
+  PROFILER_PAIRS_LIST: 'mnemo.v1.profiler.pairs.list',
+} as const;
+
+/** Queue groups: each request is handled by exactly one replica of the service. */
+export const QueueGroups = {
+  SCHEDULER: 'scheduler',
+  PROFILER: 'profiler',
+} as const;
+
+/** Inference dispatch to one node: InferenceRequest → ScheduleReply (node_id when admitted, or error). */
+export function nodeInferSubject(nodeId: string): string {
+  return `mnemo.v1.node.${assertSubjectToken(nodeId)}.infer`;
+}
+
+/** Cancel a request on the node running it: CancelRequest, fire-and-forget. */
+export function nodeCancelSubject(nodeId: string): string {
+  return `mnemo.v1.node.${assertSubjectToken(nodeId)}.cancel`;
+}
+
+const TOKEN = /^[A-Za-z0-9_-]+$/;
+
+/** Node ids become one subject token: no dots, wildcards or whitespace. */
+export function isSubjectToken(s: string): boolean {
+  return TOKEN.test(s);
+}
+
+export function assertSubjectToken(s: string): string {
+  if (!TOKEN.test(s)) throw new RangeError(`not a valid NATS subject token (want [A-Za-z0-9_-]+): ${JSON.stringify(s)}`);
+  return s;
+}
+
+/** Maps any string (e.g. a hostname with dots) to a valid subject token. */
+export function toSubjectToken(s: string): string {
+  const t = s.replace(/[^A-Za-z0-9_-]/g, '-');
+  return t.length > 0 ? t : '_';
+}

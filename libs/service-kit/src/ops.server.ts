@@ -1,0 +1,63 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ServiceMetrics } from './metrics.registry.js';
+
+/**
+ * `/metrics`, `/healthz` and `/readyz` for services that have no HTTP API of their
+ * own (scheduler, node-manager, profiler). Liveness is "the process answers";
+ * readiness is whatever the service says (NATS connected, registered, migrated…).
+ */
+export class OpsServer {
+  private server?: Server;
+
+  constructor(
+    private readonly metrics: ServiceMetrics,
+    private readonly ready: () => boolean,
+  ) {}
+
+  async listen(port: number, host = '127.0.0.1'): Promise<number> {
+    const server = createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (req.method !== 'GET') {
+        res.writeHead(405, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'method not allowed' }));
+      } else if (path === '/metrics') {
+        this.metrics.registry.metrics().then(
+          (body) => res.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(body),
+          () => res.writeHead(500).end(),
+        );
+      } else if (path === '/healthz') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      } else if (path === '/readyz') {
+        const ok = this.ready();
+        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready' }));
+      } else {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+      }
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    const s = this.server;
+    this.server = undefined;
+    if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+}
+
+/**
+ * Starts the ops endpoints as a service's last boot step; when the port cannot be bound,
+ * `cleanUp` releases what the boot already holds before the error propagates.
+ */
+export async function listenOrCleanUp(ops: OpsServer, port: number, cleanUp: () => Promise<void>): Promise<number> {
+  try {
+    return await ops.listen(port);
+  } catch (e) {
+    await cleanUp();
+    throw e;
+  }
+}

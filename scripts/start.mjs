@@ -1,0 +1,300 @@
+// `npm start`: a whole local Mnemo cluster in one terminal. NATS and Postgres come from
+// NATS_URL / DATABASE_URL when set, else private servers on free ports (tools/infra).
+// Then: scheduler, two node-managers (node-a, node-b), profiler, gateway — each
+// `node apps/<app>/dist/main.js` (scripts/ensure.mjs built them). Ready once the gateway
+// answers /readyz, every service's /readyz is 200 and GET /v1/models lists a model.
+// Ctrl-C stops the services first, then Postgres and NATS, and exits 0; a service that dies
+// on its own stops everything with exit code 1.
+//
+// Knobs (besides the services' own variables, passed through): GATEWAY_HOST/PORT/GRPC_PORT,
+// MNEMO_API_KEYS (the example then uses the first key), MNEMO_START_ONLY=profiler,scheduler
+// (start a subset; names: gateway, scheduler, node-a, node-b, profiler),
+// MNEMO_START_TIMEOUT_MS (default 180000), MNEMO_LOG_FORMAT=json (JSON lines even on a terminal).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { freePort, startNats, startPostgres } from '../tools/infra/index.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+const READY_TIMEOUT_MS = Number(env.MNEMO_START_TIMEOUT_MS ?? 180_000);
+const pretty = process.stdout.isTTY && env.MNEMO_LOG_FORMAT !== 'json';
+
+/** @typedef {{ name: string, app: string, env: Record<string, string>, readyUrl: string, child?: import('node:child_process').ChildProcess, exited?: Promise<number> }} Service */
+
+/** @type {Array<{ name: string, stop: () => Promise<void> }>} */
+const infra = [];
+/** @type {Service[]} */
+const services = [];
+let stopping = false;
+
+const say = (/** @type {string} */ msg) => process.stdout.write(pretty ? `\x1b[1mstart\x1b[0m    | ${msg}\n` : JSON.stringify({ level: 'info', time: new Date().toISOString(), service: 'start', msg }) + '\n');
+
+process.on('SIGINT', () => void shutdown(0, 'SIGINT'));
+process.on('SIGTERM', () => void shutdown(0, 'SIGTERM'));
+// Last resort if we die without running shutdown(): children run in their own process
+// groups (so Ctrl-C reaches only us and we choose the order), so kill them here.
+process.on('exit', () => {
+  for (const s of services) if (s.child?.exitCode === null) s.child.kill('SIGKILL');
+});
+
+try {
+  await main();
+} catch (e) {
+  process.stderr.write(`[start] ${e instanceof Error ? e.message : String(e)}\n`);
+  await shutdown(1, 'start-up failed');
+}
+
+async function main() {
+  // MNEMO_START_ONLY=profiler,scheduler starts a subset (debugging one service against real infra).
+  const only = env.MNEMO_START_ONLY ? env.MNEMO_START_ONLY.split(',').map((n) => n.trim()) : null;
+  const wanted = (/** @type {string} */ name) => only === null || only.includes(name);
+  const apps = [...new Set([['gateway', 'gateway'], ['scheduler', 'scheduler'], ['node-a', 'node-manager'], ['node-b', 'node-manager'], ['profiler', 'profiler']].filter(([n]) => wanted(n)).map(([, a]) => a))];
+  const missing = apps.filter((a) => !existsSync(join(root, 'apps', a, 'dist', 'main.js')));
+  if (missing.length > 0) throw new Error(`not built: ${missing.map((a) => `apps/${a}/dist/main.js`).join(', ')} — run \`npm start\` (it builds first) or \`npx tsc -b\``);
+
+  const natsUrl = env.NATS_URL || (await startInfra('nats', startNats));
+  const databaseUrl = env.DATABASE_URL || (await startInfra('postgres', startPostgres));
+  if (stopping) return;
+
+  const host = env.GATEWAY_HOST || '127.0.0.1';
+  const gatewayPort = Number(env.GATEWAY_PORT || 8080);
+  const grpcPort = Number(env.GATEWAY_GRPC_PORT || 50051);
+  for (const [what, port] of [['GATEWAY_PORT', gatewayPort], ['GATEWAY_GRPC_PORT', grpcPort]]) {
+    if (!(await isFree(port, host))) throw new Error(`port ${port} (${what}) is in use — set ${what} to another port`);
+  }
+  // Ops ports are internal: prefer the documented ones, fall back to free ones.
+  const ops = async (/** @type {number} */ preferred) => ((await isFree(preferred, '127.0.0.1')) ? preferred : freePort());
+  const base = { NATS_URL: natsUrl };
+  /** @param {string} name @param {string} app @param {Record<string, string>} extra @param {string} readyUrl */
+  const svc = (name, app, extra, readyUrl) => ({ name, app, env: { ...base, ...extra }, readyUrl });
+  const [schedPort, nodeAPort, nodeBPort, profPort] = [await ops(9402), await ops(9411), await ops(9412), await ops(9404)];
+  services.push(
+    svc('scheduler', 'scheduler', { METRICS_PORT: String(schedPort) }, `http://127.0.0.1:${schedPort}/readyz`),
+    svc('node-a', 'node-manager', { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort) }, `http://127.0.0.1:${nodeAPort}/readyz`),
+    svc('node-b', 'node-manager', { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort) }, `http://127.0.0.1:${nodeBPort}/readyz`),
+    svc('profiler', 'profiler', { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort) }, `http://127.0.0.1:${profPort}/readyz`),
+    svc('gateway', 'gateway', { GATEWAY_HOST: host, GATEWAY_PORT: String(gatewayPort), GATEWAY_GRPC_PORT: String(grpcPort) }, `http://${urlHost(host)}:${gatewayPort}/readyz`),
+  );
+  services.splice(0, services.length, ...services.filter((s) => wanted(s.name)));
+  for (const s of services) launch(s);
+
+  if (!wanted('gateway')) {
+    await waitUntilReady('', undefined, false);
+    if (!stopping) say(`ready: ${services.map((s) => s.name).join(', ')} (MNEMO_START_ONLY); Ctrl-C stops everything`);
+    return;
+  }
+  const api = `http://${urlHost(host)}:${gatewayPort}`;
+  const key = (env.MNEMO_API_KEYS ?? '').split(',').map((k) => k.trim()).find((k) => k.length > 0);
+  const model = await waitUntilReady(api, key);
+  if (stopping) return;
+  printWelcome(api, grpcPort, model, key);
+}
+
+/**
+ * @param {string} name
+ * @param {() => Promise<{ url: string, stop: () => Promise<void> }>} start
+ */
+async function startInfra(name, start) {
+  say(`starting a private ${name} server…`);
+  const server = await start();
+  infra.push({ name, stop: server.stop });
+  say(`${name} at ${redact(server.url)}`);
+  return server.url;
+}
+
+/** @param {Service} s */
+function launch(s) {
+  const child = spawn(process.execPath, [join(root, 'apps', s.app, 'dist', 'main.js')], {
+    cwd: root,
+    env: { ...env, ...s.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  s.child = child;
+  s.exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve(code ?? -1);
+      if (!stopping) {
+        process.stderr.write(`[start] ${s.name} exited unexpectedly (${signal ?? `code ${code}`}); stopping the cluster\n`);
+        void shutdown(1, `${s.name} exited`);
+      }
+    });
+    child.once('error', (e) => {
+      resolve(-1);
+      if (!stopping) {
+        process.stderr.write(`[start] ${s.name} failed to start: ${e.message}\n`);
+        void shutdown(1, `${s.name} failed`);
+      }
+    });
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream }).on('line', (line) => relay(s.name, line));
+  }
+}
+
+/**
+ * Pretty on a terminal (`node-a    | info  msg k=v`), else JSON lines with a `proc` field
+ * (two node-managers share `service`). Non-JSON lines are wrapped as `msg`.
+ * @param {string} name @param {string} line
+ */
+function relay(name, line) {
+  /** @type {Record<string, unknown> | null} */
+  let obj = null;
+  if (line.startsWith('{')) {
+    try {
+      obj = JSON.parse(line);
+    } catch {
+      obj = null;
+    }
+  }
+  if (!pretty) {
+    process.stdout.write(JSON.stringify(obj ? { proc: name, ...obj } : { proc: name, level: 'info', msg: line }) + '\n');
+    return;
+  }
+  const tag = name.padEnd(9);
+  if (!obj) {
+    process.stdout.write(`${tag}| ${line}\n`);
+    return;
+  }
+  const { level, msg } = obj;
+  const fields = Object.entries(obj)
+    .filter(([k]) => !['level', 'msg', 'time', 'service'].includes(k))
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  const color = level === 'error' ? '\x1b[31m' : level === 'warn' ? '\x1b[33m' : '';
+  process.stdout.write(`${tag}| ${color}${String(level ?? '').padEnd(5)}\x1b[0m ${String(msg ?? '')}${fields ? ' ' + fields : ''}\n`);
+}
+
+/**
+ * Polls every service's /readyz, then the gateway's model list. Returns the model to show
+ * in the example (mnemo-tiny when served).
+ * @param {string} api @param {string | undefined} key @param {boolean} [needModel]
+ */
+async function waitUntilReady(api, key, needModel = true) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const pending = new Set(services);
+  say('waiting for the services to be ready…');
+  while (!stopping) {
+    if (Date.now() > deadline) throw new Error(`not ready after ${READY_TIMEOUT_MS} ms: ${[...pending].map((s) => s.name).join(', ') || 'no model listed by GET /v1/models'}`);
+    for (const s of [...pending]) if ((await httpStatus(s.readyUrl)) === 200) pending.delete(s);
+    if (pending.size === 0 && !needModel) return '';
+    if (pending.size === 0) {
+      const models = await listModels(api, key);
+      if (models.length > 0) return models.includes('mnemo-tiny') ? 'mnemo-tiny' : models[0];
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return '';
+}
+
+/** @param {string} url @param {Record<string, string>} [headers] */
+async function httpStatus(url, headers = {}) {
+  try {
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(2000) });
+    await res.arrayBuffer();
+    return res.status;
+  } catch {
+    return 0;
+  }
+}
+
+/** @param {string} api @param {string | undefined} key @returns {Promise<string[]>} */
+async function listModels(api, key) {
+  try {
+    const res = await fetch(`${api}/v1/models`, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(2000) });
+    if (res.status !== 200) return [];
+    const body = /** @type {{ data?: Array<{ id: string }> }} */ (await res.json());
+    return (body.data ?? []).map((m) => m.id);
+  } catch {
+    return [];
+  }
+}
+
+/** @param {string} api @param {number} grpcPort @param {string} model @param {string | undefined} key */
+function printWelcome(api, grpcPort, model, key) {
+  const auth = key ? ` \\\n  -H 'authorization: Bearer ${key}'` : '';
+  const body = JSON.stringify({ model, stream: true, max_tokens: 32, messages: [{ role: 'user', content: 'Tell me about KV caches.' }] });
+  const text = `
+Mnemo is up: REST ${api}  gRPC 127.0.0.1:${grpcPort}  (nodes node-a, node-b; Ctrl-C stops everything)
+
+Streamed chat completion:
+
+  curl -N ${api}/v1/chat/completions \\
+  -H 'content-type: application/json'${auth} \\
+  -d '${body}'
+
+OpenAI SDK (npm i openai):
+
+  import OpenAI from 'openai';
+  const client = new OpenAI({ baseURL: '${api}/v1', apiKey: '${key ?? 'unused'}', maxRetries: 0 });
+  const stream = await client.chat.completions.create({
+    model: '${model}', stream: true, max_tokens: 32,
+    messages: [{ role: 'user', content: 'Tell me about KV caches.' }],
+  });
+  for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta?.content ?? '');
+`;
+  process.stdout.write(text + '\n');
+}
+
+/**
+ * Stops the gateway first (no new work), then nodes, scheduler and profiler, then
+ * Postgres and NATS; exits with `code`. Idempotent.
+ * @param {number} code @param {string} why
+ */
+async function shutdown(code, why) {
+  if (stopping) return;
+  stopping = true;
+  say(`stopping (${why})…`);
+  const order = [['gateway'], ['node-a', 'node-b'], ['scheduler', 'profiler']];
+  for (const names of order) await Promise.all(services.filter((s) => names.includes(s.name)).map(stopService));
+  await Promise.all(services.map(stopService));
+  for (const i of [...infra].reverse()) {
+    try {
+      await i.stop();
+    } catch (e) {
+      process.stderr.write(`[start] stopping ${i.name} failed: ${String(e)}\n`);
+      code = code || 1;
+    }
+  }
+  say('stopped');
+  process.exit(code);
+}
+
+/** SIGTERM (services drain and exit), SIGKILL after 15 s. @param {Service} s */
+async function stopService(s) {
+  if (!s.child || s.child.exitCode !== null || s.child.signalCode !== null) return;
+  s.child.kill('SIGTERM');
+  const force = setTimeout(() => s.child?.kill('SIGKILL'), 15_000);
+  await s.exited;
+  clearTimeout(force);
+}
+
+/** @param {number} port @param {string} host @returns {Promise<boolean>} */
+function isFree(port, host) {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
+}
+
+/** @param {string} host */
+function urlHost(host) {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** @param {string} url */
+function redact(url) {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}

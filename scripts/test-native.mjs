@@ -1,0 +1,32 @@
+// Builds and runs the plain C++ unit tests of libs/native-cuda (target mnemo_native_tests:
+// src/native/tests/*.cc + core + cpu kernels, no Node-API) in libs/native-cuda/build-tests.
+// Exits non-zero when configuring, building or any test fails.
+// Usage: node scripts/test-native.mjs [test-name-substring]
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pkgDir = join(root, 'libs/native-cuda');
+const buildDir = join(pkgDir, 'build-tests');
+const jobs = process.env.MNEMO_BUILD_JOBS ?? '2';
+
+function run(cmd, args) {
+  console.log(`[test-native] ${cmd} ${args.join(' ')}`);
+  const res = spawnSync(cmd, args, { cwd: pkgDir, stdio: 'inherit' });
+  if (res.error) {
+    console.error(`[test-native] cannot run ${cmd}: ${res.error.message}`);
+    process.exit(1);
+  }
+  if (res.status !== 0) process.exit(res.status ?? 1);
+}
+
+const cuda = process.env.MNEMO_DISABLE_CUDA === '1' ? 'OFF' : 'ON';
+// Ninja when present (faster, and it leaves no generated `compiler_depend.ts` files that
+// eslint would try to parse, as Makefiles do); an existing folder keeps its generator.
+const hasNinja = spawnSync('ninja', ['--version'], { stdio: 'ignore' }).status === 0;
+const generator = hasNinja && !existsSync(join(buildDir, 'CMakeCache.txt')) ? ['-G', 'Ninja'] : [];
+run('cmake', [...generator, '-S', pkgDir, '-B', buildDir, '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DMNEMO_BUILD_TESTS=ON', '-DMNEMO_BUILD_ADDON=OFF', `-DMNEMO_ENABLE_CUDA=${cuda}`]);
+run('cmake', ['--build', buildDir, '--target', 'mnemo_native_tests', '--parallel', jobs]);
+run(join(buildDir, 'mnemo_native_tests'), process.argv.slice(2));

@@ -1,0 +1,17 @@
+// `npm test`: every test there is, cheapest first, stopping at the first failure.
+import { execSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const env = { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false' };
+const step = (name, cmd) => {
+  console.log(`\n[test] ${name}: ${cmd}`);
+  execSync(cmd, { cwd: root, stdio: 'inherit', env });
+};
+
+step('lint (module boundaries)', 'npx nx show projects > /dev/null && npx eslint .');
+step('type-check tests', 'npx tsc -p tsconfig.spec.json');
+step('native C++ unit tests', 'node scripts/test-native.mjs');
+step('unit', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects unit');
+step('integration', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects integration --runInBand');

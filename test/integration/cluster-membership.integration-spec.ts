@@ -1,0 +1,100 @@
+// Node registry and routing over real NATS: heartbeats, expiry, goodbye, failover, replicas.
+import { Cluster, scrape, TEST_HEARTBEAT_MS, TEST_NODE_TIMEOUT_MS, waitFor } from './cluster.js';
+
+describe('cluster membership and routing', () => {
+  it('drops a node that stops beating within the timeout; new requests go to the survivor', async () => {
+    const cluster = await Cluster.start({ nodes: 2 });
+    try {
+      const [dead, alive] = cluster.nodes;
+      const port = cluster.schedulers[0].metricsPort;
+      await dead.kill();
+      const killedAt = Date.now();
+      await waitFor(async () => (await scrape(port, 'mnemo_scheduler_live_nodes')) === 1, 5000, 'the dead node to be dropped');
+      const tookMs = Date.now() - killedAt;
+      // Dropped by the expiry sweep (no request touched it), within timeout + sweep period + a last beat.
+      expect(await scrape(port, 'mnemo_scheduler_nodes_dropped_total{reason="timeout"}')).toBe(1);
+      expect(tookMs).toBeGreaterThanOrEqual(TEST_NODE_TIMEOUT_MS - 2 * TEST_HEARTBEAT_MS);
+      expect(tookMs).toBeLessThan(TEST_NODE_TIMEOUT_MS + 1500);
+
+      for (let i = 0; i < 3; i++) {
+        const run = await cluster.infer();
+        expect(run.nodeId).toBe(alive.nodeId);
+        await run.done();
+        run.close();
+      }
+    } finally {
+      await cluster.stop();
+    }
+  });
+
+  it('reroutes at once when the picked node has just died (before the sweep)', async () => {
+    const cluster = await Cluster.start({ nodes: 2 });
+    try {
+      // Three concurrent requests: with pending counts, at least one picks the dead node first.
+      const [dead, alive] = cluster.nodes;
+      await dead.kill();
+      const runs = await Promise.all([0, 1, 2].map(() => cluster.infer()));
+      for (const run of runs) {
+        expect(run.nodeId).toBe(alive.nodeId);
+        await run.done();
+        run.close();
+      }
+      expect(await scrape(cluster.schedulers[0].metricsPort, 'mnemo_scheduler_dispatches_total{outcome="unreachable"}')).toBeGreaterThanOrEqual(1);
+    } finally {
+      await cluster.stop();
+    }
+  });
+
+  it('takes a gracefully stopping node out of routing at once (goodbye heartbeat)', async () => {
+    const cluster = await Cluster.start({ nodes: 2 });
+    try {
+      const [leaving, staying] = cluster.nodes;
+      await leaving.stop();
+      // Far sooner than the expiry timeout: the goodbye is applied on arrival.
+      await cluster.waitForLiveNodes(1, TEST_NODE_TIMEOUT_MS / 2);
+      const run = await cluster.infer();
+      expect(run.nodeId).toBe(staying.nodeId);
+      await run.done();
+      run.close();
+    } finally {
+      await cluster.stop();
+    }
+  });
+
+  it('spreads requests over idle nodes (least loaded)', async () => {
+    const cluster = await Cluster.start({ nodes: 2, nodeEnv: { NODE_SIM_DECODE_STEP_MS: '5' } });
+    try {
+      const runs = await Promise.all([0, 1].map((i) => cluster.infer({ sampling: { temperature: 1, topP: 1, maxTokens: 30, seed: BigInt(i) } })));
+      expect(new Set(runs.map((r) => r.nodeId)).size).toBe(2);
+      await Promise.all(runs.map((r) => r.done()));
+      runs.forEach((r) => r.close());
+    } finally {
+      await cluster.stop();
+    }
+  });
+
+  it('runs several scheduler replicas safely: each request is dispatched exactly once', async () => {
+    const cluster = await Cluster.start({ nodes: 1, schedulers: 2 });
+    try {
+      const runs = await Promise.all([...Array(6).keys()].map(() => cluster.infer({ sampling: { temperature: 1, topP: 1, maxTokens: 3, seed: 1n } })));
+      const all = await Promise.all(runs.map((r) => r.done()));
+      runs.forEach((r) => r.close());
+      for (const events of all) expect(events.filter((e) => e.done)).toHaveLength(1);
+      let dispatched = 0;
+      for (const s of cluster.schedulers) dispatched += (await scrape(s.metricsPort, 'mnemo_scheduler_dispatches_total{outcome="admitted"}')) ?? 0;
+      expect(dispatched).toBe(6);
+    } finally {
+      await cluster.stop();
+    }
+  });
+
+  it('answers no_node_available when no node is alive', async () => {
+    const cluster = await Cluster.start({ nodes: 0 });
+    try {
+      const run = await cluster.infer();
+      expect(run.error?.code).toBe('no_node_available');
+    } finally {
+      await cluster.stop();
+    }
+  });
+});

@@ -1,0 +1,258 @@
+// In-process Mnemo cluster for integration tests: a scheduler (or several), N node-managers and,
+// on request, the gateway, all against the real NATS at NATS_URL (set by global-setup.mjs).
+// Each app is started through the same `start*(env)` its main.ts uses, so tests exercise the
+// production wiring. Helpers talk the NATS contract of libs/proto directly.
+import { createInbox, connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  CancelRequestSchema,
+  decodeMessage,
+  encodeMessage,
+  InferenceRequestSchema,
+  ListModelsReplySchema,
+  ListModelsRequestSchema,
+  nodeCancelSubject,
+  ScheduleReplySchema,
+  Subjects,
+  TokenEventSchema,
+  type TokenEvent,
+  type InferenceRequest,
+} from '@mnemo/proto';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import { startScheduler, type SchedulerHandle } from '../../apps/scheduler/src/app.js';
+
+type Env = Record<string, string | undefined>;
+export type InferenceInit = MessageInitShape<typeof InferenceRequestSchema>;
+
+export interface ClusterOptions {
+  /** Node-managers to start (default 1). */
+  nodes?: number;
+  /** Scheduler replicas (default 1). */
+  schedulers?: number;
+  schedulerEnv?: Env;
+  nodeEnv?: Env;
+  /** Also start the gateway (HTTP + gRPC on free ports). */
+  gateway?: boolean;
+  gatewayEnv?: Env;
+}
+
+/** Fast liveness for tests: nodes beat every 100 ms and are dropped after 1 s of silence. */
+export const TEST_HEARTBEAT_MS = 100;
+export const TEST_NODE_TIMEOUT_MS = 1000;
+
+export const natsUrl = (): string => process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+let nodeCounter = 0;
+
+export interface GatewayLike {
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  stop(): Promise<void>;
+}
+
+export class Cluster {
+  readonly nodes: NodeManagerHandle[] = [];
+  readonly schedulers: SchedulerHandle[] = [];
+  gateway?: GatewayLike;
+
+  private constructor(
+    readonly nc: NatsConnection,
+    private readonly options: ClusterOptions,
+  ) {}
+
+  static async start(options: ClusterOptions = {}): Promise<Cluster> {
+    const nc = await connect({ servers: natsUrl(), name: 'cluster-harness' });
+    const cluster = new Cluster(nc, options);
+    try {
+      for (let i = 0; i < (options.schedulers ?? 1); i++) {
+        cluster.schedulers.push(
+          await startScheduler({
+            NATS_URL: natsUrl(),
+            METRICS_PORT: '0',
+            LOG_LEVEL: 'warn',
+            SCHEDULER_NODE_TIMEOUT_MS: String(TEST_NODE_TIMEOUT_MS),
+            ...options.schedulerEnv,
+          }),
+        );
+      }
+      for (let i = 0; i < (options.nodes ?? 1); i++) await cluster.addNode();
+      if (options.gateway) {
+        // Imported lazily so clusters without a gateway do not load its module graph.
+        const { startGateway } = await import('../../apps/gateway/src/app.js');
+        cluster.gateway = await startGateway({ NATS_URL: natsUrl(), GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0', LOG_LEVEL: 'warn', ...options.gatewayEnv });
+      }
+      await cluster.waitForLiveNodes(cluster.nodes.length);
+      return cluster;
+    } catch (e) {
+      await cluster.stop();
+      throw e;
+    }
+  }
+
+  /** Starts one more node-manager (unique NODE_ID per process and call). */
+  async addNode(env: Env = {}): Promise<NodeManagerHandle> {
+    const node = await startNodeManager({
+      NATS_URL: natsUrl(),
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      NODE_ID: `itest-${process.pid}-${++nodeCounter}`,
+      NODE_HEARTBEAT_MS: String(TEST_HEARTBEAT_MS),
+      NODE_ENGINE: 'sim',
+      ...this.options.nodeEnv,
+      ...env,
+    });
+    this.nodes.push(node);
+    return node;
+  }
+
+  /** Waits until every scheduler replica counts `n` live nodes. */
+  async waitForLiveNodes(n: number, timeoutMs = 5000): Promise<void> {
+    await waitFor(
+      async () => {
+        for (const s of this.schedulers) if ((await scrape(s.metricsPort, 'mnemo_scheduler_live_nodes')) !== n) return false;
+        return true;
+      },
+      timeoutMs,
+      `${n} live nodes in every scheduler`,
+    );
+  }
+
+  /** Opens an inbox, schedules the request and returns the node id plus the event stream. */
+  async infer(init: Exclude<InferenceInit, InferenceRequest> = {}, timeoutMs = 10_000): Promise<InferenceRun> {
+    const replySubject = createInbox();
+    const run = new InferenceRun(this.nc, replySubject, timeoutMs);
+    await this.nc.flush();
+    const request: InferenceInit = {
+      requestId: `req-${Math.random().toString(36).slice(2)}`,
+      tenant: 'itest',
+      model: 'mnemo-tiny',
+      tokens: Array.from(new TextEncoder().encode('Hello, Mnemo!')),
+      sampling: { temperature: 1, topP: 1, maxTokens: 8, seed: 42n },
+      replySubject,
+      ...init,
+    };
+    const reply = decodeMessage(ScheduleReplySchema, (await this.nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 5000 })).data);
+    run.requestId = request.requestId!;
+    if (reply.result.case === 'nodeId') run.nodeId = reply.result.value;
+    else {
+      run.close();
+      run.error = reply.result.case === 'error' ? reply.result.value : { code: 'empty', message: 'empty reply' };
+    }
+    return run;
+  }
+
+  async listModels(): Promise<string[]> {
+    const msg = await this.nc.request(Subjects.MODELS_LIST, encodeMessage(ListModelsRequestSchema, {}), { timeout: 5000 });
+    return decodeMessage(ListModelsReplySchema, msg.data).models.map((m) => m.id);
+  }
+
+  cancel(nodeId: string, requestId: string): void {
+    this.nc.publish(nodeCancelSubject(nodeId), encodeMessage(CancelRequestSchema, { requestId, reason: 'test' }));
+  }
+
+  nodeById(id: string): NodeManagerHandle {
+    const n = this.nodes.find((x) => x.nodeId === id);
+    if (!n) throw new Error(`no node ${id} in this cluster`);
+    return n;
+  }
+
+  async stop(): Promise<void> {
+    await this.gateway?.stop();
+    await Promise.all(this.nodes.map((n) => n.stop()));
+    await Promise.all(this.schedulers.map((s) => s.stop()));
+    if (!this.nc.isClosed()) await this.nc.drain();
+  }
+}
+
+/** The TokenEvents of one request as they arrive on its inbox. */
+export class InferenceRun {
+  requestId = '';
+  nodeId?: string;
+  error?: { code: string; message: string };
+  readonly events: TokenEvent[] = [];
+  private readonly sub;
+  private readonly waiters: Array<{ pred: (e: TokenEvent[]) => boolean; resolve: () => void }> = [];
+
+  constructor(
+    nc: NatsConnection,
+    readonly subject: string,
+    private readonly timeoutMs: number,
+  ) {
+    this.sub = nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err) return;
+        this.events.push(decodeMessage(TokenEventSchema, msg.data));
+        for (const w of [...this.waiters]) {
+          if (w.pred(this.events)) {
+            this.waiters.splice(this.waiters.indexOf(w), 1);
+            w.resolve();
+          }
+        }
+      },
+    });
+  }
+
+  /** Resolves once the predicate holds for the events so far; rejects after the run's timeout. */
+  until(pred: (events: TokenEvent[]) => boolean, what = 'events'): Promise<TokenEvent[]> {
+    if (pred(this.events)) return Promise.resolve(this.events);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out after ${this.timeoutMs} ms waiting for ${what} of ${this.requestId} (have ${this.events.length})`)), this.timeoutMs);
+      this.waiters.push({
+        pred,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(this.events);
+        },
+      });
+    });
+  }
+
+  done(): Promise<TokenEvent[]> {
+    return this.until((es) => es.some((e) => e.done), 'the done event');
+  }
+
+  tokens(): number[] {
+    return this.events.flatMap((e) => e.tokens);
+  }
+
+  close(): void {
+    this.sub.unsubscribe();
+  }
+}
+
+/** Reads the first sample of a Prometheus metric matching `name` or `name{some="labels"}` from an ops server. */
+export async function scrape(port: number, sample: string): Promise<number | undefined> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const sp = line.lastIndexOf(' ');
+    if (sp > 0 && sameSample(line.slice(0, sp), sample)) return Number(line.slice(sp + 1));
+  }
+  return undefined;
+}
+
+/** Compares `name{a="1",b="2"}` ignoring label order and extra default labels (service=…). */
+function sameSample(actual: string, wanted: string): boolean {
+  const parse = (s: string) => {
+    const m = /^([^{]+)\{(.*)\}$/.exec(s);
+    if (!m) return { name: s, labels: new Map<string, string>() };
+    const labels = new Map<string, string>();
+    for (const [, k, v] of m[2].matchAll(/(\w+)="([^"]*)"/g)) labels.set(k, v);
+    return { name: m[1], labels };
+  };
+  const a = parse(actual);
+  const w = parse(wanted);
+  if (a.name !== w.name) return false;
+  for (const [k, v] of w.labels) if (a.labels.get(k) !== v) return false;
+  return true;
+}
+
+/** Polls a condition every 25 ms; for state with no event to await (e.g. a node being expired). */
+export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await cond()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

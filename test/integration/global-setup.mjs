@@ -1,0 +1,43 @@
+// Integration tests talk to real NATS and Postgres. NATS_URL / DATABASE_URL point at
+// servers you already run; when unset, private ones are started here on free ports
+// (tools/infra) and their URLs exported so every test file (in band or in workers,
+// which are spawned after this runs) sees them.
+//
+// Schema: the profiler applies its TypeORM migrations itself at start (under a Postgres
+// advisory lock, so concurrent starts are safe), and its specs start it. That keeps one
+// code path for tests and production, and avoids loading TypeScript migrations from this
+// untransformed .mjs file.
+import { startNats, startPostgres } from '../../tools/infra/index.mjs';
+
+export default async function globalSetup() {
+  /** @type {Array<{ stop: () => Promise<void> }>} */
+  const started = [];
+  globalThis.__mnemoInfra = started;
+  try {
+    if (!process.env.NATS_URL) {
+      const nats = await startNats();
+      started.push(nats);
+      process.env.NATS_URL = nats.url;
+    }
+    if (!process.env.DATABASE_URL) {
+      const pg = await startPostgres();
+      started.push(pg);
+      process.env.DATABASE_URL = pg.url;
+    }
+  } catch (e) {
+    for (const s of started.reverse()) await s.stop();
+    throw e;
+  }
+  process.stderr.write(`\n[integration] NATS ${process.env.NATS_URL}, Postgres ${redact(process.env.DATABASE_URL)}${started.length ? ' (private, started for this run)' : ''}\n`);
+}
+
+/** @param {string} url */
+function redact(url) {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '<unparsable DATABASE_URL>';
+  }
+}

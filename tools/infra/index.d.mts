@@ -1,0 +1,25 @@
+// Hand-written types for index.mjs (plain ESM with JSDoc, no build step), so TypeScript
+// callers such as infra.spec.ts type-check. Keep in step with the JSDoc in the .mjs files.
+
+/** A private server started by this package; `stop()` ends it and removes `dir`. */
+export interface RunningServer {
+  url: string;
+  port: number;
+  dir: string;
+  stop: () => Promise<void>;
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (the kernel picks it). */
+export function freePort(): Promise<number>;
+
+/**
+ * Starts a private `nats-server` with JetStream on a free port of 127.0.0.1.
+ * `dir`: parent of the private store directory.
+ */
+export function startNats(opts?: { dir?: string; log?: (line: string) => void }): Promise<RunningServer>;
+
+/**
+ * Starts a private Postgres on a free port of 127.0.0.1 with database `database` (default `mnemo`).
+ * `dir`: parent of the private data directory.
+ */
+export function startPostgres(opts?: { dir?: string; database?: string }): Promise<RunningServer>;

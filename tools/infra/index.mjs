@@ -1,0 +1,5 @@
+// Private NATS and Postgres servers for `npm start` and the integration tests.
+// Plain ESM with JSDoc types so both run it without a build step.
+export { freePort } from './free-port.mjs';
+export { startNats } from './nats.server.mjs';
+export { startPostgres } from './postgres.server.mjs';

@@ -1,0 +1,53 @@
+import { existsSync } from 'node:fs';
+import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
+// Plain .mjs (no build step): jest loads it natively.
+import { freePort, startNats, startPostgres } from './index.mjs';
+
+describe('tools/infra', () => {
+  it('freePort returns a bindable port that is not a shared server port', async () => {
+    const port = await freePort();
+    expect(port).toBeGreaterThan(0);
+    expect([4222, 5432]).not.toContain(port);
+  });
+
+  it('startNats runs a private JetStream server and stop removes it', async () => {
+    const sut = await startNats();
+    try {
+      expect(sut.url).toMatch(/^nats:\/\/127\.0\.0\.1:\d+$/);
+      expect(sut.port).not.toBe(4222);
+      const nc = await connect({ servers: sut.url });
+      const sub = nc.subscribe('echo', {
+        callback: (_e, m) => {
+          m.respond(m.data);
+        },
+      });
+      const reply = await nc.request('echo', new TextEncoder().encode('hi'), { timeout: 2000 });
+      expect(new TextDecoder().decode(reply.data)).toBe('hi');
+      expect(nc.info?.jetstream).toBe(true);
+      sub.unsubscribe();
+      await nc.close();
+    } finally {
+      await sut.stop();
+    }
+    expect(existsSync(sut.dir)).toBe(false);
+    await expect(connect({ servers: sut.url, reconnect: false, timeout: 500 })).rejects.toThrow();
+  });
+
+  it('startPostgres runs a private server with database mnemo and stop removes it', async () => {
+    const sut = await startPostgres();
+    try {
+      expect(sut.port).not.toBe(5432);
+      const db = new pg.Client({ connectionString: sut.url });
+      await db.connect();
+      const r = await db.query('SELECT current_database() AS db');
+      await db.end();
+      expect(r.rows[0].db).toBe('mnemo');
+    } finally {
+      await sut.stop();
+    }
+    expect(existsSync(sut.dir)).toBe(false);
+    const late = new pg.Client({ connectionString: sut.url, connectionTimeoutMillis: 500 });
+    await expect(late.connect()).rejects.toThrow();
+  }, 60_000);
+});

