@@ -49,15 +49,16 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     },
   );
   const store = app.get(SequenceStore);
-  app.get(NodeMetrics).observeQueue(
-    () => store.count('running'),
-    () => store.count('waiting'),
-  );
+  app.get(NodeMetrics).observe({
+    running: () => store.count('running'),
+    waiting: () => store.count('waiting'),
+    kvUsage: () => engine.kvUsage(),
+  });
   const scheduler = app.get(BatchScheduler);
   scheduler.start();
   const endpoints = app.get(NatsEndpoints);
   const ops = new OpsServer(metrics, () => endpoints.listening && app.get(NodeLifecycle).accepting);
-  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, async () => {
+  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, async () => {
     await scheduler.stop();
     await app.close();
     await engine.close();

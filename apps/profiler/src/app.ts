@@ -23,7 +23,7 @@ export async function startProfiler(env: Readonly<Record<string, string | undefi
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics), { logger, abortOnError: false });
   const responder = app.get(ProfilerResponder);
   const ops = new OpsServer(metrics, () => responder.listening);
-  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, () => app.close());
+  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, () => app.close());
   logger.emit('info', 'profiler ready', { metricsPort });
   return {
     metricsPort,

@@ -33,7 +33,7 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
   const registry = app.get(NodeRegistry);
   app.get(SchedulerMetrics).observeLiveNodes(() => registry.size);
   const ops = new OpsServer(metrics, () => endpoints.listening);
-  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, () => app.close());
+  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, () => app.close());
   logger.emit('info', 'scheduler ready', { metricsPort, nodeTimeoutMs: config.SCHEDULER_NODE_TIMEOUT_MS });
   return {
     metricsPort,

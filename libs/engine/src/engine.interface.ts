@@ -46,6 +46,11 @@ export interface Engine {
   prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]>;
   /** One decode step for each listed (already prefilled) sequence, batched. */
   decode(seqIds: readonly string[]): Promise<TokenOutput[]>;
+  /**
+   * Share of the engine's KV capacity that live sequences hold, 0 (empty) … 1 (full), over
+   * all its models. Heartbeats carry it; routing steers new work away from full caches.
+   */
+  kvUsage(): number;
   /** Frees everything held for the sequence. Idempotent. */
   release(seqId: string): void;
   /** Frees everything the engine holds. */

@@ -85,3 +85,8 @@ export const commonSchema = {
   NATS_URL: { type: 'url', doc: 'NATS server, e.g. nats://127.0.0.1:4222', required: true, protocols: ['nats', 'tls'] },
   LOG_LEVEL: { type: 'enum', doc: 'minimum log level', values: ['debug', 'info', 'warn', 'error'], default: 'info' },
 } as const satisfies Schema;
+
+/** Services whose ops endpoints have their own listener (the gateway serves them on its REST port). */
+export const opsSchema = {
+  METRICS_HOST: { type: 'string', doc: 'bind address of /metrics, /healthz, /readyz (0.0.0.0 in containers)', default: '127.0.0.1' },
+} as const satisfies Schema;

@@ -223,4 +223,19 @@ describe(BatchScheduler.name, () => {
     await sut.stop();
     expect(sink.of(id)).toHaveLength(3);
   });
+
+  it('gives the event loop a turn between iterations, so cancels and heartbeats get through an engine that never waits', async () => {
+    // A CPU engine resolves its calls without a macrotask; without a yield the loop would run
+    // this request to its end before any timer or NATS message is handled.
+    const { sut, sink, add } = setup({ engine: { sleep: () => Promise.resolve() } });
+    sut.start();
+    const id = add({ maxTokens: 100_000 });
+    await new Promise((r) => setTimeout(r, 0));
+    const seen = sink.of(id).length;
+    expect(seen).toBeGreaterThan(0);
+    expect(seen).toBeLessThan(100_000);
+    expect(sut.cancel(id, 'client')).toBe(true);
+    await sut.stop();
+    expect(sink.of(id).at(-1)).toMatchObject({ done: true, finishReason: FinishReason.CANCELLED });
+  });
 });

@@ -1,3 +1,4 @@
+import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode, isMnemoError, planIteration } from '@mnemo/kv-core';
 import type { Engine, TokenOutput } from '@mnemo/engine';
@@ -54,6 +55,8 @@ export class BatchScheduler {
           // A bug here must not stop the node; the failing call's sequences were already failed.
           this.logger.emit('error', 'iteration failed', { err: e instanceof Error ? e : String(e) });
         }
+        // A CPU engine resolves without a macrotask: let arrivals, cancels and heartbeats in.
+        await nextLoopTurn();
       }
     })();
   }

@@ -4,6 +4,7 @@ import { errorStatus, isMnemoError } from '@mnemo/kv-core';
 import { loadGrpcServices } from '@mnemo/proto';
 import { JsonLogger } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
+import { advertisedAddress } from './advertised.address.js';
 import { FetchChunksUseCase } from './fetch-chunks.use-case.js';
 
 interface FetchChunksCall {
@@ -40,7 +41,7 @@ export class ChunkTransferGrpcServer implements OnModuleInit, OnApplicationShutd
       server.bindAsync(`${host}:${this.config.NODE_GRPC_PORT}`, ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
     );
     this.server = server;
-    this.address = `${host}:${port}`;
+    this.address = advertisedAddress(this.config.NODE_GRPC_ADVERTISE, host, port);
     return this.address;
   }
 

@@ -26,4 +26,12 @@ describe(loadNodeManagerConfig.name, () => {
     expect(() => loadNodeManagerConfig({ ...base, NODE_ENGINE: 'sim', NODE_SIM_DECODE_STEP_MS: 'x' })).toThrow(ConfigError);
     expect(loadNodeManagerConfig({ ...base, NODE_KV_BLOCKS: '64' }).NODE_KV_BLOCKS).toBe(64);
   });
+
+  it.each(['node-a', 'node-a:50061', '10.0.0.7:1', '[fd00::1]:50061'])('accepts NODE_GRPC_ADVERTISE=%s', (value) => {
+    expect(loadNodeManagerConfig({ ...base, NODE_GRPC_ADVERTISE: value }).NODE_GRPC_ADVERTISE).toBe(value);
+  });
+
+  it.each(['http://node-a', 'node-a:0', 'node-a:99999', 'a b'])('refuses NODE_GRPC_ADVERTISE=%s', (value) => {
+    expect(() => loadNodeManagerConfig({ ...base, NODE_GRPC_ADVERTISE: value })).toThrow(/NODE_GRPC_ADVERTISE/);
+  });
 });

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { isSubjectToken, toSubjectToken } from '@mnemo/proto';
-import { commonSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+import { commonSchema, opsSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
 
 type Env = Readonly<Record<string, string | undefined>>;
 // The reference engine (a real transformer) is the default; the sim engine is for cluster-scale runs.
@@ -10,6 +10,7 @@ const isReference = (env: Env) => (env.NODE_ENGINE?.trim() || 'reference') === '
 /** The node-manager's environment (docs/DEVELOPMENT.md); validated once at boot, every problem listed. */
 export const nodeManagerSchema = {
   ...commonSchema,
+  ...opsSchema,
   METRICS_PORT: { type: 'int', doc: 'HTTP port of /metrics, /healthz, /readyz (0 = any free port)', default: 9403, min: 0, max: 65535 },
   NODE_ID: { type: 'string', doc: 'unique node id, [A-Za-z0-9_-]+ (default: hostname-pid)' },
   NODE_ENGINE: { type: 'enum', doc: 'engine: sim (cost model) or reference (real transformer)', values: ['sim', 'reference'], default: 'reference' },
@@ -18,14 +19,15 @@ export const nodeManagerSchema = {
   NODE_MAX_PREFILL_TOKENS: { type: 'int', doc: 'prompt tokens prefilled per iteration', default: 8192, min: 1 },
   NODE_MAX_WAITING: { type: 'int', doc: 'queued requests before new ones are refused as overloaded', default: 256, min: 1 },
   NODE_HEARTBEAT_MS: { type: 'int', doc: 'heartbeat period', default: 1000, min: 20 },
-  NODE_GRPC_HOST: { type: 'string', doc: 'host the chunk-transfer gRPC server binds and advertises in heartbeats', default: '127.0.0.1' },
+  NODE_GRPC_HOST: { type: 'string', doc: 'host the chunk-transfer gRPC server binds (0.0.0.0 in containers)', default: '127.0.0.1' },
+  NODE_GRPC_ADVERTISE: { type: 'string', doc: 'host[:port] peers dial, sent in heartbeats (default: NODE_GRPC_HOST and the bound port)' },
   NODE_GRPC_PORT: { type: 'int', doc: 'node ↔ node chunk transfer (gRPC), 0 = any free port', default: 0, min: 0, max: 65535 },
   NODE_DRAIN_TIMEOUT_MS: { type: 'int', doc: 'on shutdown, how long running requests may finish before they are cancelled', default: 5000, min: 0 },
   NODE_SIM_DECODE_STEP_MS: { type: 'int', doc: 'sim engine: fixed cost of one decode step (ms)', default: 2, min: 0, when: isSim },
   NODE_SIM_PREFILL_TOKEN_US: { type: 'int', doc: 'sim engine: prefill cost per prompt token (µs)', default: 10, min: 0, when: isSim },
   NODE_SIM_EOS_PER_MILLE: { type: 'int', doc: 'sim engine: chance per token (‰) that EOS is sampled', default: 0, min: 0, max: 1000, when: isSim },
   NODE_REFERENCE_BACKEND: { type: 'enum', doc: 'reference engine: kernel backend', values: ['cpu', 'cuda'], default: 'cpu', when: isReference },
-  NODE_KV_BLOCKS: { type: 'int', doc: 'reference engine: device KV blocks (16 tokens) per model', default: 1024, min: 1, when: isReference },
+  NODE_KV_BLOCKS: { type: 'int', doc: 'device KV blocks (16 tokens) per model; the sim engine models this capacity', default: 1024, min: 1 },
 } as const satisfies Schema;
 
 export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & { readonly NODE_ID: string };
@@ -44,7 +46,15 @@ export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
     problems.push(...e.problems);
   }
   const nodeId = env.NODE_ID?.trim() || `${toSubjectToken(hostname())}-${process.pid}`;
+  const advertise = env.NODE_GRPC_ADVERTISE?.trim();
+  if (advertise && !isHostPort(advertise)) problems.push(`NODE_GRPC_ADVERTISE=${JSON.stringify(advertise)}: must be host or host:port (a peer dials it)`);
   if (!isSubjectToken(nodeId)) problems.push(`NODE_ID=${JSON.stringify(nodeId)}: must match [A-Za-z0-9_-]+ (it is part of NATS subjects)`);
   if (problems.length > 0 || !config) throw new ConfigError(problems);
   return { ...config, NODE_ID: nodeId };
+}
+
+/** A hostname, IPv4 or [IPv6] literal, optionally with a port 1–65535. */
+function isHostPort(value: string): boolean {
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(value);
+  return m !== null && (m[2] === undefined || (Number(m[2]) >= 1 && Number(m[2]) <= 65535));
 }

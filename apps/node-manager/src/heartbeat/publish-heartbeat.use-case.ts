@@ -12,8 +12,8 @@ import { NodeLifecycle } from '../shared/node.lifecycle.js';
 
 /**
  * Publishes this node's liveness and load on HEARTBEAT. The first one registers the node;
- * one with `accepting = false` takes it out of routing before it stops.
- * kv_usage is 0 until the node has a KV store to measure (the engine interface reports none).
+ * one with `accepting = false` takes it out of routing before it stops. kv_usage is the
+ * engine's device KV occupancy, which least-loaded routing weighs against queue length.
  */
 @Injectable()
 export class PublishHeartbeatUseCase {
@@ -36,7 +36,7 @@ export class PublishHeartbeatUseCase {
         models: this.engine.models().map((m) => ({ id: m.id, engine: m.engine, maxContext: m.maxContext, vocabSize: m.vocabSize })),
         running: this.store.count('running'),
         waiting: this.store.count('waiting'),
-        kvUsage: 0,
+        kvUsage: this.engine.kvUsage(),
         grpcAddress: this.grpc.address,
         sentUnixMs: this.clock.unixMs(),
         accepting: this.lifecycle.accepting,

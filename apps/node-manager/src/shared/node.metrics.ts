@@ -4,6 +4,12 @@ import type { ServiceMetrics } from '@mnemo/service-kit';
 /** Engine-call sizes; dense at the small end where "were these two requests batched?" is asked. */
 const batchBuckets = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256];
 
+interface GaugeSources {
+  readonly running: () => number;
+  readonly waiting: () => number;
+  readonly kvUsage: () => number;
+}
+
 /** Node-specific metrics on the service's registry (TTFT/TPOT/requests live in ServiceMetrics). */
 export class NodeMetrics {
   readonly running: Gauge;
@@ -13,7 +19,8 @@ export class NodeMetrics {
   readonly batchSize: Histogram<'phase'>;
   readonly cancelled: Counter<'reason'>;
   readonly tokens: Counter;
-  private sources = { running: () => 0, waiting: () => 0 };
+  readonly kvUsage: Gauge;
+  private sources: GaugeSources = { running: () => 0, waiting: () => 0, kvUsage: () => 0 };
 
   constructor(metrics: ServiceMetrics) {
     const registers = [metrics.registry];
@@ -55,10 +62,18 @@ export class NodeMetrics {
       registers,
     });
     this.tokens = new Counter({ name: 'mnemo_node_generated_tokens_total', help: 'Tokens generated', registers });
+    this.kvUsage = new Gauge({
+      name: 'mnemo_node_kv_usage_ratio',
+      help: 'Share of the engine KV capacity held by live sequences (0-1), as sent in heartbeats',
+      registers,
+      collect() {
+        this.set(self.sources.kvUsage());
+      },
+    });
   }
 
-  /** Where the running/waiting gauges read their values at scrape time. */
-  observeQueue(running: () => number, waiting: () => number): void {
-    this.sources = { running, waiting };
+  /** Where the gauges read their values at scrape time. */
+  observe(sources: GaugeSources): void {
+    this.sources = sources;
   }
 }

@@ -1,8 +1,9 @@
-import { commonSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+import { commonSchema, opsSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
 
 /** The profiler's environment (docs/DEVELOPMENT.md); validated once at boot. */
 export const profilerSchema = {
   ...commonSchema,
+  ...opsSchema,
   DATABASE_URL: {
     type: 'url',
     doc: 'Postgres holding models, pairs and profiles, e.g. postgres://user@127.0.0.1:5432/mnemo',

@@ -1,8 +1,9 @@
-import { commonSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+import { commonSchema, opsSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
 
 /** The scheduler's environment (docs/DEVELOPMENT.md); validated once at boot, every problem listed. */
 export const schedulerSchema = {
   ...commonSchema,
+  ...opsSchema,
   METRICS_PORT: { type: 'int', doc: 'HTTP port of /metrics, /healthz, /readyz (0 = any free port)', default: 9402, min: 0, max: 65535 },
   SCHEDULER_NODE_TIMEOUT_MS: { type: 'int', doc: 'a node is dropped after this long without a heartbeat', default: 3000, min: 100 },
   SCHEDULER_DISPATCH_TIMEOUT_MS: {

@@ -5,6 +5,7 @@ import type { ModelWeights } from '../weights/model-weights.js';
 import { DeviceModel } from './device-model.js';
 import { ForwardPass } from './forward.pass.js';
 import { HookClock, type EngineStats, type LayerHooks } from './layer-hooks.js';
+import { DEFAULT_YIELD_EVERY_MS, LoopYielder } from './loop.yielder.js';
 import { PagedKvCache } from './paged-kv.cache.js';
 
 /** Rows of one sequence in a step: the new tokens appended to its context. */
@@ -42,6 +43,8 @@ export class ModelRuntime<T> {
     weights: ModelWeights,
     kvBlocks: number,
     readonly stats: EngineStats,
+    /** Compute between event-loop turns inside a pass (see LoopYielder). */
+    readonly yieldEveryMs: number = DEFAULT_YIELD_EVERY_MS,
   ) {
     this.config = weights.config;
     this.model = new DeviceModel(backend, weights);
@@ -67,6 +70,7 @@ export class ModelRuntime<T> {
       items.map((it, i) => ({ seqId: it.seqId, rows: it.tokens.length, contextLen: this.cache.length(it.seqId), slots: slots[i] })),
     );
     const clock = new HookClock(opts, this.stats);
+    const loop = new LoopYielder(this.yieldEveryMs);
     const captured = new Map<number, Float32Array>();
     try {
       const first = clock.startBefore(0);
@@ -80,6 +84,7 @@ export class ModelRuntime<T> {
         clock.after(l);
         if (capture.has(l + 1)) captured.set(l + 1, pass.readHidden());
         await clock.wait(next);
+        await loop.maybeYield();
       }
       const results = this.collect(pass, items, captured);
       await clock.drainStores();

@@ -1,5 +1,6 @@
 import { ErrorCode, MnemoError, planReuse, type ReusePattern } from '@mnemo/kv-core';
 import { ForwardPass } from './forward.pass.js';
+import { LoopYielder } from './loop.yielder.js';
 import { HookClock } from './layer-hooks.js';
 import type { ModelRuntime, SeqStepResult } from './model.runtime.js';
 
@@ -66,6 +67,7 @@ export async function runPartialPrefill<T>(rt: ModelRuntime<T>, req: PartialPref
     rt.stats,
   );
   const captured = new Map<number, Float32Array>();
+  const loop = new LoopYielder(rt.yieldEveryMs);
   try {
     const first = clock.startBefore(0);
     full.embed(Int32Array.from(req.tokens));
@@ -90,6 +92,7 @@ export async function runPartialPrefill<T>(rt: ModelRuntime<T>, req: PartialPref
         full.writeHidden(eData);
       }
       if (capture.has(l + 1)) captured.set(l + 1, full.readHidden());
+      await loop.maybeYield();
     }
     const head = query ?? full;
     const rows = req.logits === 'all' ? Int32Array.from({ length: N }, (_, i) => i) : Int32Array.of(head.numRows - 1);

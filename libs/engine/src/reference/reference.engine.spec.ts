@@ -223,5 +223,45 @@ describe(ReferenceEngine.name, () => {
       await expect(sut.decode(['missing'])).rejects.toMatchObject({ code: ErrorCode.NotFound });
       await sut.close();
     });
+
+    it('reports the share of KV blocks live sequences hold, over all its models', async () => {
+      const sut = new ReferenceEngine(cpuBackend(), ['mnemo-tiny', 'mnemo-tiny-qwen2'].map(syntheticWeightsFor), { 'mnemo-tiny': 8, 'mnemo-tiny-qwen2': 8 });
+      expect(sut.kvUsage()).toBe(0);
+      await sut.prefill([{ seqId: 'a', model: 'mnemo-tiny', tokens: prompt(33), sampling: GREEDY }]); // 3 blocks
+      await sut.prefill([{ seqId: 'b', model: 'mnemo-tiny-qwen2', tokens: prompt(16), sampling: GREEDY }]); // 1 block
+      expect(sut.kvUsage()).toBe(4 / 16);
+      sut.release('a');
+      expect(sut.kvUsage()).toBe(1 / 16);
+      sut.release('b');
+      expect(sut.kvUsage()).toBe(0);
+      await sut.close();
+    });
+  });
+
+  describe('event-loop turns inside a pass', () => {
+    const order = async (yieldEveryMs: number) => {
+      const sut = new ReferenceEngine(cpuBackend(), [syntheticWeightsFor('mnemo-tiny')], 64, yieldEveryMs);
+      const seen: string[] = [];
+      sut.openSequence('a', 'mnemo-tiny', GREEDY);
+      setTimeout(() => seen.push('timer'), 0);
+      const [r] = await sut.step([{ seqId: 'a', tokens: prompt(64) }]);
+      seen.push('step');
+      await new Promise((res) => setTimeout(res, 0));
+      await sut.close();
+      return { seen, logits: r.logits };
+    };
+
+    it('gives timers a turn between layers once its slice is spent, with the same logits as never yielding', async () => {
+      const yielding = await order(0);
+      const blocking = await order(Infinity);
+      expect(yielding.seen).toEqual(['timer', 'step']);
+      expect(blocking.seen).toEqual(['step', 'timer']);
+      expect(bits(yielding.logits)).toEqual(bits(blocking.logits));
+    });
+
+    it('refuses a negative slice', () => {
+      expect(() => new ReferenceEngine(cpuBackend(), [syntheticWeightsFor('mnemo-tiny')], 64, -1)).toThrow(RangeError);
+    });
   });
 });
+

@@ -111,4 +111,17 @@ describe(SimEngine.name, () => {
     await sut.prefill([{ seqId: 'x', model: 'mnemo-tiny', tokens: new Array(4095).fill(65), sampling: { temperature: 1, topP: 1, seed: 1 } }]);
     await expect(sut.decode(['x'])).rejects.toThrow(/context limit/);
   });
+
+  it('models KV usage as the blocks of live contexts over its capacity', async () => {
+    const sut = new SimEngine({ cost: zeroCost, kvBlocks: 10, sleep: async () => undefined });
+    expect(sut.kvUsage()).toBe(0);
+    await sut.prefill([{ seqId: 'a', model: 'mnemo-tiny', tokens: new Array(15).fill(65), sampling: { temperature: 0, topP: 1, seed: 0 } }]);
+    expect(sut.kvUsage()).toBe(0.1);
+    await sut.decode(['a']); // prompt + 2 sampled = 17 tokens: a second block
+    expect(sut.kvUsage()).toBe(0.2);
+    sut.release('a');
+    expect(sut.kvUsage()).toBe(0);
+    expect(() => new SimEngine({ kvBlocks: 0 })).toThrow(RangeError);
+  });
 });
+

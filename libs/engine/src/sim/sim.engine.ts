@@ -1,4 +1,4 @@
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { blocksFor, ErrorCode, MnemoError } from '@mnemo/kv-core';
 import type { Engine, ModelInfo, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
@@ -20,6 +20,8 @@ export interface SimEngineOptions {
   /** The clock port: waits the modelled time. Default: a real timer. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly onStep?: (step: SimStep) => void;
+  /** Modelled KV capacity in blocks of 16 tokens, for kvUsage (default 1024, the reference engine's). */
+  readonly kvBlocks?: number;
 }
 
 interface SimSeq {
@@ -29,6 +31,8 @@ interface SimSeq {
 }
 
 export const DEFAULT_SIM_MODELS: readonly string[] = ['mnemo-tiny'];
+
+const DEFAULT_SIM_KV_BLOCKS = 1024;
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -44,6 +48,7 @@ export class SimEngine implements Engine {
   private readonly eosProbability: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly seqs = new Map<string, SimSeq>();
+  private readonly kvBlocks: number;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -58,6 +63,9 @@ export class SimEngine implements Engine {
     if (!(p >= 0 && p <= 1)) throw new RangeError(`sim engine: eosProbability must be in [0, 1], got ${p}`);
     this.eosProbability = p;
     this.sleep = options.sleep ?? realSleep;
+    const kvBlocks = options.kvBlocks ?? DEFAULT_SIM_KV_BLOCKS;
+    if (!Number.isInteger(kvBlocks) || kvBlocks <= 0) throw new RangeError(`sim engine: kvBlocks must be a positive integer, got ${kvBlocks}`);
+    this.kvBlocks = kvBlocks;
   }
 
   models(): readonly ModelInfo[] {
@@ -93,6 +101,13 @@ export class SimEngine implements Engine {
       this.options.onStep?.({ kind: 'decode', seqIds, costMs: ms });
       return this.sample(seqIds);
     });
+  }
+
+  /** Blocks the live sequences' contexts would hold, over the modelled capacity (may exceed 1). */
+  kvUsage(): number {
+    let blocks = 0;
+    for (const s of this.seqs.values()) blocks += blocksFor(s.context);
+    return blocks / this.kvBlocks;
   }
 
   release(seqId: string): void {
