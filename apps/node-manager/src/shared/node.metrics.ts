@@ -24,24 +24,21 @@ export class NodeMetrics {
 
   constructor(metrics: ServiceMetrics) {
     const registers = [metrics.registry];
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const self = this;
-    this.running = new Gauge({
-      name: 'mnemo_node_running_sequences',
-      help: 'Sequences admitted to the batch (prefilled, decoding)',
-      registers,
-      collect() {
-        this.set(self.sources.running());
-      },
-    });
-    this.waiting = new Gauge({
-      name: 'mnemo_node_waiting_sequences',
-      help: 'Sequences queued for admission',
-      registers,
-      collect() {
-        this.set(self.sources.waiting());
-      },
-    });
+    // Read at scrape time from whatever `observe` wired in last.
+    const sourced = (name: string, help: string, source: keyof GaugeSources) => {
+      const sources = () => this.sources;
+      return new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(sources()[source]());
+        },
+      });
+    };
+    this.running = sourced('mnemo_node_running_sequences', 'Sequences admitted to the batch (prefilled, decoding)', 'running');
+    this.waiting = sourced('mnemo_node_waiting_sequences', 'Sequences queued for admission', 'waiting');
+    this.kvUsage = sourced('mnemo_node_kv_usage_ratio', 'Share of the engine KV capacity held by live sequences (0-1), as sent in heartbeats', 'kvUsage');
     this.iterations = new Counter({ name: 'mnemo_node_iterations_total', help: 'Iterations of the continuous-batching loop', registers });
     this.batchedIterations = new Counter({
       name: 'mnemo_node_batched_iterations_total',
@@ -62,14 +59,6 @@ export class NodeMetrics {
       registers,
     });
     this.tokens = new Counter({ name: 'mnemo_node_generated_tokens_total', help: 'Tokens generated', registers });
-    this.kvUsage = new Gauge({
-      name: 'mnemo_node_kv_usage_ratio',
-      help: 'Share of the engine KV capacity held by live sequences (0-1), as sent in heartbeats',
-      registers,
-      collect() {
-        this.set(self.sources.kvUsage());
-      },
-    });
   }
 
   /** Where the gauges read their values at scrape time. */
