@@ -2,10 +2,10 @@
 # (`node apps/<app>/dist/main.js`). Build: `docker compose build` (or docker-compose).
 FROM node:20-bookworm
 
-# Native addon toolchain (libs/native-cuda via cmake-js) and io_uring for the SSD pool.
+# Native addon toolchain (libs/native-cuda via cmake-js).
 # CUDA is compiled in only when nvcc is present, which it is not in this image: CPU backend.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends g++ cmake make python3 liburing-dev \
+ && apt-get install -y --no-install-recommends g++ cmake make python3 \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
@@ -14,7 +14,8 @@ ENV NX_NO_CLOUD=true NX_DAEMON=false NODE_ENV=production
 # The workspace needs its sources to install (native-cuda builds in its install script),
 # so everything is copied at once; .dockerignore keeps local builds and node_modules out.
 COPY . .
-# ensure.mjs = npm install + native addon build + `tsc -b`, exactly what `npm start` runs.
+# ensure.mjs = npm install (dev toolchain included despite NODE_ENV) + native addon build +
+# `tsc -b`, exactly what `npm start` runs.
 RUN node scripts/ensure.mjs && npm cache clean --force
 
 # Services need no root; /data is for anything a service persists (e.g. SSD pool files).

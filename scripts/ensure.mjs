@@ -12,7 +12,8 @@ const mtime = (p) => (existsSync(join(root, p)) ? statSync(join(root, p)).mtimeM
 const marker = 'node_modules/.package-lock.json';
 if (!existsSync(join(root, marker)) || mtime('package-lock.json') > mtime(marker) || mtime('package.json') > mtime(marker)) {
   console.log('[ensure] installing packages (npm install)…');
-  run('npm install --no-audit --no-fund');
+  // Building needs the dev toolchain (tsc, cmake-js) even where NODE_ENV=production (the image).
+  run('npm install --no-audit --no-fund --include=dev');
 }
 if (!existsSync(join(root, 'libs/native-cuda/build/Release/mnemo_native.node'))) {
   console.log('[ensure] building the native addon…');
