@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { isSubjectToken, toSubjectToken } from '@mnemo/proto';
 import { commonSchema, opsSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+import { parseHostPort } from '../chunks/advertised.address.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 // The reference engine (a real transformer) is the default; the sim engine is for cluster-scale runs.
@@ -47,14 +48,9 @@ export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
   }
   const nodeId = env.NODE_ID?.trim() || `${toSubjectToken(hostname())}-${process.pid}`;
   const advertise = env.NODE_GRPC_ADVERTISE?.trim();
-  if (advertise && !isHostPort(advertise)) problems.push(`NODE_GRPC_ADVERTISE=${JSON.stringify(advertise)}: must be host or host:port (a peer dials it)`);
+  if (advertise && !parseHostPort(advertise)) problems.push(`NODE_GRPC_ADVERTISE=${JSON.stringify(advertise)}: must be host or host:port (a peer dials it)`);
   if (!isSubjectToken(nodeId)) problems.push(`NODE_ID=${JSON.stringify(nodeId)}: must match [A-Za-z0-9_-]+ (it is part of NATS subjects)`);
   if (problems.length > 0 || !config) throw new ConfigError(problems);
   return { ...config, NODE_ID: nodeId };
 }
 
-/** A hostname, IPv4 or [IPv6] literal, optionally with a port 1–65535. */
-function isHostPort(value: string): boolean {
-  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(value);
-  return m !== null && (m[2] === undefined || (Number(m[2]) >= 1 && Number(m[2]) <= 65535));
-}
