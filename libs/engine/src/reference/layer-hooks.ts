@@ -23,10 +23,14 @@ export interface EngineStats {
   hookCalls: number;
   /** Wall time inside forward passes, hooks included. */
   forwardMs: number;
+  /** Prompt tokens (and resumed tokens) whose KV came from the device prefix cache instead of compute. */
+  cachedTokens: number;
+  /** Sequences whose device KV was dropped to make room (recomputed on resume). */
+  preemptions: number;
 }
 
 export function emptyStats(): EngineStats {
-  return { steps: 0, prefillTokens: 0, decodeTokens: 0, blockedIoMs: 0, storeWaitMs: 0, hookCalls: 0, forwardMs: 0 };
+  return { steps: 0, prefillTokens: 0, decodeTokens: 0, blockedIoMs: 0, storeWaitMs: 0, hookCalls: 0, forwardMs: 0, cachedTokens: 0, preemptions: 0 };
 }
 
 /** Starts hooks and times how long the pass waits on them. */

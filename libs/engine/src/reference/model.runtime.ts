@@ -1,4 +1,4 @@
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, type BlockEvictionListener } from '@mnemo/kv-core';
 import type { KernelBackend } from '@mnemo/native-cuda';
 import type { ModelConfig } from '../model/model-config.js';
 import type { ModelWeights } from '../weights/model-weights.js';
@@ -45,10 +45,11 @@ export class ModelRuntime<T> {
     readonly stats: EngineStats,
     /** Compute between event-loop turns inside a pass (see LoopYielder). */
     readonly yieldEveryMs: number = DEFAULT_YIELD_EVERY_MS,
+    onEvict?: BlockEvictionListener,
   ) {
     this.config = weights.config;
     this.model = new DeviceModel(backend, weights);
-    this.cache = new PagedKvCache(backend, this.config, kvBlocks);
+    this.cache = new PagedKvCache(backend, this.config, kvBlocks, onEvict);
   }
 
   /**
@@ -60,7 +61,7 @@ export class ModelRuntime<T> {
     this.checkItems(items);
     const capture = this.checkCapture(opts.captureLayers ?? []);
     const t0 = performance.now();
-    const slots = this.cache.appendAll(items.map((it) => ({ seqId: it.seqId, tokens: it.tokens.length })));
+    const slots = this.cache.appendAll(items.map((it) => ({ seqId: it.seqId, tokens: it.tokens.length, ids: it.tokens })));
     const ids = items.map((it) => it.seqId);
     this.enter(ids);
     const pass = new ForwardPass(
@@ -88,6 +89,8 @@ export class ModelRuntime<T> {
       }
       const results = this.collect(pass, items, captured);
       await clock.drainStores();
+      // Every layer's KV of these rows is written now: their full blocks may be shared.
+      this.cache.commit(ids);
       return results;
     } finally {
       pass.dispose();
@@ -109,6 +112,11 @@ export class ModelRuntime<T> {
   release(seqId: string): void {
     if (this.busy.has(seqId)) this.deferred.add(seqId);
     else this.cache.release(seqId);
+  }
+
+  /** True while a pass that includes the sequence runs. */
+  isBusy(seqId: string): boolean {
+    return this.busy.has(seqId);
   }
 
   /** Marks sequences as inside a pass (see {@link release}). */

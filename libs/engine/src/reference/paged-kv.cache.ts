@@ -1,4 +1,4 @@
-import { BLOCK_TOKENS, BlockAllocator, ErrorCode, MnemoError, SequenceBlockTable } from '@mnemo/kv-core';
+import { BLOCK_TOKENS, ErrorCode, KvBlockLedger, MnemoError, type BlockEvictionListener, type LedgerAppend } from '@mnemo/kv-core';
 import type { KernelBackend, KvGeometry } from '@mnemo/native-cuda';
 import { kvDim, type ModelConfig } from '../model/model-config.js';
 
@@ -12,73 +12,83 @@ export interface KvRange {
 
 /**
  * One model's device KV cache: a single tensor in block-major layout
- * `[block][layer][K|V][token][kv_head][head_dim]` (blocks of BLOCK_TOKENS), a
- * BlockAllocator over its block ids and a block table per sequence.
+ * `[block][layer][K|V][token][kv_head][head_dim]` (blocks of BLOCK_TOKENS) and the
+ * {@link KvBlockLedger} that hands its blocks to sequences — with automatic prefix
+ * sharing: finished sequences' full blocks stay cached (LRU) until memory is needed.
  */
 export class PagedKvCache<T> {
   readonly geom: KvGeometry;
   readonly tensor: T;
-  readonly allocator: BlockAllocator;
-  private readonly tables = new Map<string, SequenceBlockTable>();
+  readonly ledger: KvBlockLedger;
   private readonly rowDim: number;
 
   constructor(
     private readonly backend: KernelBackend<T>,
     config: ModelConfig,
     readonly numBlocks: number,
+    onEvict?: BlockEvictionListener,
   ) {
     this.geom = { numLayers: config.layers, numKvHeads: config.kvHeads, headDim: config.headDim, blockSize: BLOCK_TOKENS };
     this.rowDim = kvDim(config);
     this.tensor = backend.alloc(numBlocks * config.layers * 2 * BLOCK_TOKENS * this.rowDim);
-    this.allocator = new BlockAllocator(numBlocks);
+    this.ledger = new KvBlockLedger(config.id, numBlocks, onEvict);
   }
 
   has(seqId: string): boolean {
-    return this.tables.has(seqId);
+    return this.ledger.has(seqId);
   }
 
-  open(seqId: string): void {
-    if (this.tables.has(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} already exists`);
-    this.tables.set(seqId, new SequenceBlockTable());
-  }
-
-  table(seqId: string): SequenceBlockTable {
-    const t = this.tables.get(seqId);
-    if (!t) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${seqId}`);
-    return t;
+  /** A new empty sequence; with a `salt` it takes part in prefix sharing under that salt. */
+  open(seqId: string, salt?: string): void {
+    if (this.ledger.has(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} already exists`);
+    this.ledger.open(seqId, salt);
   }
 
   length(seqId: string): number {
-    return this.table(seqId).numTokens;
+    this.known(seqId);
+    return this.ledger.length(seqId);
+  }
+
+  /** Starts an empty sharing sequence with the cached prefix of `tokens`; returns the tokens it covers. */
+  attachPrefix(seqId: string, tokens: readonly number[]): number {
+    this.known(seqId);
+    return this.ledger.attachPrefix(seqId, tokens);
   }
 
   /** Blocks that appending `tokens` to each listed sequence would take. */
   blocksNeeded(items: ReadonlyArray<{ seqId: string; tokens: number }>): number {
-    return items.reduce((n, it) => n + this.table(it.seqId).blocksNeeded(it.tokens), 0);
+    for (const it of items) this.known(it.seqId);
+    return this.ledger.blocksNeeded(items);
   }
 
   /**
-   * Appends tokens to several sequences at once, all or nothing: throws Overloaded
-   * before changing anything when the free blocks do not cover the whole batch.
+   * Appends tokens to several sequences at once, all or nothing: throws Overloaded before
+   * changing anything when the available blocks do not cover the whole batch.
    */
-  appendAll(items: ReadonlyArray<{ seqId: string; tokens: number }>): Int32Array[] {
-    const need = this.blocksNeeded(items);
-    if (need > this.allocator.numFree) {
-      throw new MnemoError(ErrorCode.Overloaded, `KV cache full: need ${need} blocks, ${this.allocator.numFree} free`);
+  appendAll(items: readonly LedgerAppend[]): Int32Array[] {
+    for (const it of items) this.known(it.seqId);
+    const slots = this.ledger.append(items);
+    if (!slots) {
+      throw new MnemoError(ErrorCode.Overloaded, `KV cache full: need ${this.ledger.blocksNeeded(items)} blocks, ${this.ledger.blocks.numAvailable} available`);
     }
-    return items.map((it) => this.table(it.seqId).appendFrom(this.allocator, it.tokens)!.slots);
+    return slots;
+  }
+
+  /** Names the sequences' full blocks for sharing; call once their KV is written. */
+  commit(seqIds: readonly string[]): void {
+    this.ledger.commit(seqIds);
   }
 
   release(seqId: string): void {
-    const t = this.tables.get(seqId);
-    if (!t) return;
-    this.allocator.release(t.clear());
-    this.tables.delete(seqId);
+    this.ledger.release(seqId);
   }
 
   /** Block tables of `seqIds` packed `[numSeqs, maxBlocks]` (unused entries 0) for pagedAttention. */
   packTables(seqIds: readonly string[]): { blockTables: Int32Array; maxBlocksPerSeq: number } {
-    const tables = seqIds.map((s) => this.table(s).blocks);
+    const tables = seqIds.map((s) => {
+      this.known(s);
+      return this.ledger.blockIds(s);
+    });
     const maxBlocksPerSeq = Math.max(1, ...tables.map((t) => t.length));
     const blockTables = new Int32Array(seqIds.length * maxBlocksPerSeq);
     tables.forEach((t, i) => blockTables.set(t, i * maxBlocksPerSeq));
@@ -112,9 +122,8 @@ export class PagedKvCache<T> {
     }
     this.checkRange(seqId, r);
     if (data.length === 0) return;
-    const table = this.table(seqId);
     const slots = new Int32Array(tokens);
-    for (let i = 0; i < tokens; i++) slots[i] = table.slotOf(r.tokenStart + i);
+    for (let i = 0; i < tokens; i++) slots[i] = this.ledger.slotOf(seqId, r.tokenStart + i);
     const half = tokens * this.rowDim;
     const k = this.backend.alloc(half);
     const v = this.backend.alloc(half);
@@ -133,7 +142,10 @@ export class PagedKvCache<T> {
 
   free(): void {
     this.backend.free(this.tensor);
-    this.tables.clear();
+  }
+
+  private known(seqId: string): void {
+    if (!this.ledger.has(seqId)) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${seqId}`);
   }
 
   private checkRange(seqId: string, r: KvRange): void {
@@ -150,7 +162,6 @@ export class PagedKvCache<T> {
   /** Cache row index of every (layer, K|V, token) of `r`, in payload order. */
   private rowIds(seqId: string, r: KvRange): Int32Array {
     this.checkRange(seqId, r);
-    const table = this.table(seqId);
     const { numLayers: L, blockSize: B } = this.geom;
     const tokens = r.tokenEnd - r.tokenStart;
     const ids = new Int32Array((r.layerEnd - r.layerStart) * 2 * tokens);
@@ -158,7 +169,7 @@ export class PagedKvCache<T> {
     for (let l = r.layerStart; l < r.layerEnd; l++) {
       for (let kv = 0; kv < 2; kv++) {
         for (let t = r.tokenStart; t < r.tokenEnd; t++) {
-          const slot = table.slotOf(t);
+          const slot = this.ledger.slotOf(seqId, t);
           const block = Math.floor(slot / B);
           ids[i++] = ((block * L + l) * 2 + kv) * B + (slot % B);
         }

@@ -162,7 +162,7 @@ describe(ReferenceEngine.name, () => {
       ]);
       const w = syntheticWeightsFor('mnemo-tiny');
       const ref = naiveForward(w, prompt(12))[11];
-      expect(out[0]).toEqual({ seqId: 'a', token: ref.indexOf(Math.max(...ref)) });
+      expect(out[0]).toEqual({ seqId: 'a', token: ref.indexOf(Math.max(...ref)), cachedTokens: 0 });
       const next = await sut.decode(['a', 'b']);
       expect(next.map((o) => o.seqId)).toEqual(['a', 'b']);
       expect(sut.sequenceLength('a')).toBe(13);

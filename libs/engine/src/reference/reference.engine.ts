@@ -1,6 +1,6 @@
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { BLOCK_TOKENS, blocksFor, ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
-import type { Engine, ModelInfo, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import type { Engine, KvBudget, ModelInfo, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
 import { DEFAULT_YIELD_EVERY_MS } from './loop.yielder.js';
@@ -24,8 +24,14 @@ export interface ReferenceEngineOptions {
 interface SeqState {
   readonly model: string;
   readonly sampler: TokenSampler;
+  /** Prefix-sharing scope; undefined: the sequence neither reuses nor shares KV. */
+  readonly salt?: string;
+  /** Token ids whose KV the sequence holds (held, while preempted), in order: what resume recomputes. */
+  readonly kvTokens: number[];
   /** Last sampled token, not yet in the KV cache: the input of the next decode. */
   pending: number | null;
+  /** Its device KV was dropped by preempt; resume rebuilds it. */
+  preempted: boolean;
 }
 
 /**
@@ -67,21 +73,30 @@ export class ReferenceEngine implements Engine {
     return [...this.runtimes.values()].map(({ config: c }) => ({ id: c.id, engine: 'reference', vocabSize: c.vocab, maxContext: c.maxContext, eosTokenId: c.eosTokenId }));
   }
 
-  /** Sequences released while their step runs (a cancelled request) are left out of the outputs. */
+  /**
+   * Each input starts from the longest prefix the device cache holds under its salt and computes
+   * the rest. Sequences released while their step runs (a cancelled request) are left out of the outputs.
+   */
   async prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]> {
     const opened: string[] = [];
     try {
+      const rest = new Map<string, readonly number[]>();
+      const cached = new Map<string, number>();
       for (const input of batch) {
-        this.openSequence(input.seqId, input.model, input.sampling);
+        this.openSequence(input.seqId, input.model, input.sampling, input.cacheSalt);
         opened.push(input.seqId);
+        const hit = this.attachCachedPrefix(input.seqId, input.tokens);
+        cached.set(input.seqId, hit);
+        rest.set(input.seqId, input.tokens.slice(hit));
       }
       const outputs = new Map<string, number>();
       for (const [, group] of this.groupByModel(batch.map((b) => b.seqId))) {
-        const byId = new Map(batch.map((b) => [b.seqId, b.tokens]));
-        const results = await this.step(group.map((seqId) => ({ seqId, tokens: byId.get(seqId)! })));
+        const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })));
         for (const r of results) if (this.seqs.has(r.seqId)) outputs.set(r.seqId, this.sample(r.seqId, r.logits));
       }
-      return batch.filter((b) => outputs.has(b.seqId)).map((b) => ({ seqId: b.seqId, token: outputs.get(b.seqId)! }));
+      return batch
+        .filter((b) => outputs.has(b.seqId))
+        .map((b) => ({ seqId: b.seqId, token: outputs.get(b.seqId)!, cachedTokens: cached.get(b.seqId)! }));
     } catch (e) {
       for (const id of opened) this.release(id);
       throw e;
@@ -93,23 +108,89 @@ export class ReferenceEngine implements Engine {
     const outputs = new Map<string, number>();
     for (const [, group] of this.groupByModel(seqIds)) {
       const items = group.map((seqId) => {
-        const pending = this.seq(seqId).pending;
-        if (pending === null) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId} has no sampled token to decode from`);
-        return { seqId, tokens: [pending] };
+        const s = this.seq(seqId);
+        if (s.preempted) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId} is preempted: resume it first`);
+        if (s.pending === null) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId} has no sampled token to decode from`);
+        return { seqId, tokens: [s.pending] };
       });
       for (const r of await this.step(items)) if (this.seqs.has(r.seqId)) outputs.set(r.seqId, this.sample(r.seqId, r.logits));
     }
     return seqIds.filter((id) => outputs.has(id)).map((seqId) => ({ seqId, token: outputs.get(seqId)! }));
   }
 
+  /** Blocks held by sequences over all models' capacity; cached blocks nobody holds count as free. */
   kvUsage(): number {
     let used = 0;
     let capacity = 0;
     for (const rt of this.runtimes.values()) {
-      used += rt.cache.allocator.numUsed;
-      capacity += rt.cache.allocator.capacity;
+      used += rt.cache.ledger.blocks.numActive;
+      capacity += rt.cache.ledger.blocks.capacity;
     }
     return capacity === 0 ? 0 : used / capacity;
+  }
+
+  kvBudget(model: string): KvBudget {
+    const b = this.runtime(model).cache.ledger.blocks;
+    return { capacity: b.capacity, available: b.numAvailable };
+  }
+
+  cachedTokens(input: PrefillInput): number {
+    if (input.cacheSalt === undefined) return 0;
+    return this.runtime(input.model).cache.ledger.cachedPrefix(input.cacheSalt, input.tokens);
+  }
+
+  prefillBlocks(input: PrefillInput): number {
+    return blocksFor(input.tokens.length) - this.cachedTokens(input) / BLOCK_TOKENS;
+  }
+
+  decodeBlocks(seqIds: readonly string[]): number {
+    return seqIds.reduce((n, seqId) => n + this.runtime(this.seq(seqId).model).cache.blocksNeeded([{ seqId, tokens: 1 }]), 0);
+  }
+
+  exclusiveBlocks(seqId: string): number {
+    const { ledger } = this.runtime(this.seq(seqId).model).cache;
+    return ledger.blockIds(seqId).filter((id) => ledger.blocks.refCount(id) === 1).length;
+  }
+
+  preempt(seqId: string): void {
+    const s = this.seq(seqId);
+    if (s.preempted) return;
+    const rt = this.runtime(s.model);
+    if (rt.isBusy(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} is inside a forward pass`);
+    rt.release(seqId);
+    rt.cache.open(seqId, s.salt);
+    s.preempted = true;
+    this.counters.preemptions++;
+  }
+
+  resumeBlocks(seqId: string): number {
+    const s = this.seq(seqId);
+    if (!s.preempted) return 0;
+    const cached = s.salt === undefined ? 0 : this.runtime(s.model).cache.ledger.cachedPrefix(s.salt, s.kvTokens);
+    return blocksFor(s.kvTokens.length) - cached / BLOCK_TOKENS;
+  }
+
+  /** Recomputes preempted sequences' KV (no logits, no sampling: their next decode input is kept). */
+  async resume(seqIds: readonly string[]): Promise<void> {
+    for (const [model, group] of this.groupByModel(seqIds.filter((id) => this.seq(id).preempted))) {
+      const items = group.map((seqId) => {
+        const s = this.seq(seqId);
+        const hit = s.salt === undefined ? 0 : this.runtime(model).cache.attachPrefix(seqId, s.kvTokens);
+        this.counters.cachedTokens += hit;
+        return { seqId, tokens: s.kvTokens.slice(hit), logits: 'none' as const };
+      });
+      try {
+        await this.runtime(model).step(items);
+      } catch (e) {
+        // The caches are unspecified after a failed pass: back to preempted, empty.
+        for (const { seqId } of items) if (this.seqs.has(seqId)) this.dropKv(seqId);
+        throw e;
+      }
+      for (const { seqId } of items) {
+        const s = this.seqs.get(seqId);
+        if (s) s.preempted = false;
+      }
+    }
   }
 
   release(seqId: string): void {
@@ -117,6 +198,15 @@ export class ReferenceEngine implements Engine {
     if (!s) return;
     this.runtimes.get(s.model)?.release(seqId);
     this.seqs.delete(seqId);
+  }
+
+  /** Empties a sequence's KV after a failed pass, leaving it preempted so resume recomputes it. */
+  private dropKv(seqId: string): void {
+    const s = this.seq(seqId);
+    const rt = this.runtime(s.model);
+    rt.release(seqId);
+    if (!rt.isBusy(seqId)) rt.cache.open(seqId, s.salt);
+    s.preempted = true;
   }
 
   async close(): Promise<void> {
@@ -129,13 +219,29 @@ export class ReferenceEngine implements Engine {
 
   // ---- lower-level surface (node-manager, profiler, tests) ----
 
-  /** Registers an empty sequence; its KV then grows through step / reserveTokens. */
-  openSequence(seqId: string, model: string, sampling: SamplingParams): void {
+  /**
+   * Registers an empty sequence; its KV then grows through step / reserveTokens. With a
+   * `cacheSalt` it takes part in prefix sharing under that salt (see {@link PrefillInput}).
+   */
+  openSequence(seqId: string, model: string, sampling: SamplingParams, cacheSalt?: string): void {
     if (this.seqs.has(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} already exists`);
     const rt = this.runtime(model);
     const sampler = new TokenSampler(sampling);
-    rt.cache.open(seqId);
-    this.seqs.set(seqId, { model, sampler, pending: null });
+    rt.cache.open(seqId, cacheSalt);
+    this.seqs.set(seqId, { model, sampler, salt: cacheSalt, kvTokens: [], pending: null, preempted: false });
+  }
+
+  /**
+   * Starts an empty sharing sequence from the longest prefix of `tokens` the device caches
+   * (whole blocks, at least one token left to compute); returns the tokens covered.
+   */
+  attachCachedPrefix(seqId: string, tokens: readonly number[]): number {
+    const s = this.seq(seqId);
+    if (s.salt === undefined) return 0;
+    const hit = this.runtime(s.model).cache.attachPrefix(seqId, tokens);
+    for (let i = 0; i < hit; i++) s.kvTokens.push(tokens[i]!);
+    this.counters.cachedTokens += hit;
+    return hit;
   }
 
   /**
@@ -147,7 +253,10 @@ export class ReferenceEngine implements Engine {
     const groups = this.groupByModel(items.map((i) => i.seqId));
     if (groups.size > 1) throw new MnemoError(ErrorCode.InvalidRequest, `one step must hold one model, got ${[...groups.keys()].join(', ')}`);
     const [model] = groups.keys();
-    return this.runtime(model).step(items, opts);
+    for (const it of items) if (this.seq(it.seqId).preempted) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${it.seqId} is preempted`);
+    const results = await this.runtime(model).step(items, opts);
+    for (const it of items) this.seqs.get(it.seqId)?.kvTokens.push(...it.tokens);
+    return results;
   }
 
   /** Samples from logits with the sequence's sampler and remembers the token as the next decode input. */
@@ -165,9 +274,18 @@ export class ReferenceEngine implements Engine {
     s.pending = token;
   }
 
-  /** Extends the sequence by `tokens` positions whose KV will arrive by importKv (a cached prefix). */
-  reserveTokens(seqId: string, tokens: number): void {
-    this.runtime(this.seq(seqId).model).cache.appendAll([{ seqId, tokens }]);
+  /**
+   * Extends the sequence by positions whose KV will arrive by importKv (a prefix restored from
+   * another tier): their token ids, or — for a sequence that does not share — just how many.
+   */
+  reserveTokens(seqId: string, tokens: number | readonly number[]): void {
+    const s = this.seq(seqId);
+    const ids = typeof tokens === 'number' ? undefined : tokens;
+    const n = typeof tokens === 'number' ? tokens : tokens.length;
+    if (s.salt !== undefined && ids === undefined) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId} shares its prefix: reserve needs token ids`);
+    if (ids) this.runtime(s.model).checkTokens(ids);
+    this.runtime(s.model).cache.appendAll([{ seqId, tokens: n, ids }]);
+    if (ids) s.kvTokens.push(...ids);
   }
 
   /** KV of a layer/token range on the host, chunk payload layout `[layer][K|V][token][kv_head][head_dim]`. */
@@ -200,9 +318,9 @@ export class ReferenceEngine implements Engine {
     return this.seqs.has(seqId);
   }
 
-  /** Free device KV blocks of a model. */
+  /** Device KV blocks of a model an allocation can take now (free and reclaimable cached ones). */
   freeBlocks(model: string): number {
-    return this.runtime(model).cache.allocator.numFree;
+    return this.runtime(model).cache.ledger.blocks.numAvailable;
   }
 
   /** Blocks a step appending these token counts would allocate (admission checks). */

@@ -117,7 +117,9 @@ describe(SimEngine.name, () => {
     expect(sut.kvUsage()).toBe(0);
     await sut.prefill([{ seqId: 'a', model: 'mnemo-tiny', tokens: new Array(15).fill(65), sampling: { temperature: 0, topP: 1, seed: 0 } }]);
     expect(sut.kvUsage()).toBe(0.1);
-    await sut.decode(['a']); // prompt + 2 sampled = 17 tokens: a second block
+    await sut.decode(['a']); // the first sampled token enters the KV: 16 tokens, still one block
+    expect(sut.kvUsage()).toBe(0.1);
+    await sut.decode(['a']); // 17 tokens: a second block
     expect(sut.kvUsage()).toBe(0.2);
     sut.release('a');
     expect(sut.kvUsage()).toBe(0);

@@ -1,5 +1,5 @@
-import { blocksFor, ErrorCode, MnemoError } from '@mnemo/kv-core';
-import type { Engine, ModelInfo, PrefillInput, TokenOutput } from '../engine.interface.js';
+import { BLOCK_TOKENS, blocksFor, ErrorCode, KvBlockLedger, MnemoError } from '@mnemo/kv-core';
+import type { Engine, KvBudget, ModelInfo, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
@@ -20,14 +20,20 @@ export interface SimEngineOptions {
   /** The clock port: waits the modelled time. Default: a real timer. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly onStep?: (step: SimStep) => void;
-  /** Modelled KV capacity in blocks of 16 tokens, for kvUsage (default 1024, the reference engine's). */
+  /** Modelled device KV capacity per model in blocks of 16 tokens (default 1024, the reference engine's). */
   readonly kvBlocks?: number;
 }
 
 interface SimSeq {
   readonly model: ModelInfo;
-  context: number;
+  readonly ledger: KvBlockLedger;
   readonly stream: SimTokenStream;
+  readonly salt?: string;
+  /** Token ids in the modelled KV, in order (what resume recomputes). */
+  readonly kvTokens: number[];
+  /** Last sampled token, not yet in the KV: the next decode's input. */
+  pending: number;
+  preempted: boolean;
 }
 
 export const DEFAULT_SIM_MODELS: readonly string[] = ['mnemo-tiny'];
@@ -38,8 +44,10 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 
 /**
  * Cost-model engine with the Engine contract: no weights, no math, but real waiting time and
- * reproducible tokens. Calls are serialised like work on one device. A sequence released while
- * its step is in flight is left out of that step's outputs (cancellation wins over the result).
+ * reproducible tokens. Calls are serialised like work on one device. Device KV is modelled with
+ * the same block ledger as the reference engine — capacity, prefix-cache hits (only uncached
+ * prompt tokens cost prefill time), preemption — just without the bytes. A sequence released
+ * while its step is in flight is left out of that step's outputs (cancellation wins over the result).
  */
 export class SimEngine implements Engine {
   readonly kind = 'sim' as const;
@@ -48,7 +56,7 @@ export class SimEngine implements Engine {
   private readonly eosProbability: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly seqs = new Map<string, SimSeq>();
-  private readonly kvBlocks: number;
+  private readonly ledgers = new Map<string, KvBlockLedger>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -65,7 +73,7 @@ export class SimEngine implements Engine {
     this.sleep = options.sleep ?? realSleep;
     const kvBlocks = options.kvBlocks ?? DEFAULT_SIM_KV_BLOCKS;
     if (!Number.isInteger(kvBlocks) || kvBlocks <= 0) throw new RangeError(`sim engine: kvBlocks must be a positive integer, got ${kvBlocks}`);
-    this.kvBlocks = kvBlocks;
+    for (const m of this.modelInfos) this.ledgers.set(m.id, new KvBlockLedger(m.id, kvBlocks));
   }
 
   models(): readonly ModelInfo[] {
@@ -79,12 +87,28 @@ export class SimEngine implements Engine {
 
   prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]> {
     return this.serial(async () => {
-      for (const input of batch) this.admit(input);
-      const ms = prefillCostMs(this.cost, batch.map((b) => b.tokens.length));
+      const computed: number[] = [];
+      const cached = new Map<string, number>();
+      const admitted: string[] = [];
+      try {
+        for (const input of batch) {
+          const seq = this.admit(input);
+          admitted.push(input.seqId);
+          const hit = seq.salt === undefined ? 0 : seq.ledger.attachPrefix(input.seqId, input.tokens);
+          seq.kvTokens.push(...input.tokens.slice(0, hit));
+          cached.set(input.seqId, hit);
+          computed.push(input.tokens.length - hit);
+        }
+        this.appendAll(batch.map((b) => ({ seqId: b.seqId, ids: b.tokens.slice(cached.get(b.seqId)!) })));
+      } catch (e) {
+        for (const id of admitted) this.release(id);
+        throw e;
+      }
+      const ms = prefillCostMs(this.cost, computed);
       await this.sleep(ms);
       const ids = batch.map((b) => b.seqId);
       this.options.onStep?.({ kind: 'prefill', seqIds: ids, costMs: ms });
-      return this.sample(ids);
+      return this.sample(ids).map((o) => ({ ...o, cachedTokens: cached.get(o.seqId)! }));
     });
   }
 
@@ -93,9 +117,11 @@ export class SimEngine implements Engine {
       const contexts = seqIds.map((id) => {
         const seq = this.seqs.get(id);
         if (!seq) throw new RangeError(`sim engine: decode of unknown sequence ${id}`);
-        if (seq.context >= seq.model.maxContext) throw new RangeError(`sim engine: sequence ${id} is at the context limit ${seq.model.maxContext}`);
-        return seq.context;
+        if (seq.preempted) throw new MnemoError(ErrorCode.InvalidRequest, `sim engine: sequence ${id} is preempted: resume it first`);
+        if (seq.kvTokens.length + 1 >= seq.model.maxContext) throw new RangeError(`sim engine: sequence ${id} is at the context limit ${seq.model.maxContext}`);
+        return seq.kvTokens.length + 1;
       });
+      this.appendAll(seqIds.map((id) => ({ seqId: id, ids: [this.seqs.get(id)!.pending] })));
       const ms = decodeCostMs(this.cost, contexts);
       await this.sleep(ms);
       this.options.onStep?.({ kind: 'decode', seqIds, costMs: ms });
@@ -103,24 +129,90 @@ export class SimEngine implements Engine {
     });
   }
 
-  /** Blocks the live sequences' contexts would hold, over the modelled capacity (may exceed 1). */
+  /** Blocks held by live sequences over all models' modelled capacity. */
   kvUsage(): number {
-    let blocks = 0;
-    for (const s of this.seqs.values()) blocks += blocksFor(s.context);
-    return blocks / this.kvBlocks;
+    let used = 0;
+    let capacity = 0;
+    for (const l of this.ledgers.values()) {
+      used += l.blocks.numActive;
+      capacity += l.blocks.capacity;
+    }
+    return capacity === 0 ? 0 : used / capacity;
+  }
+
+  kvBudget(model: string): KvBudget {
+    const b = this.ledger(model).blocks;
+    return { capacity: b.capacity, available: b.numAvailable };
+  }
+
+  cachedTokens(input: PrefillInput): number {
+    return input.cacheSalt === undefined ? 0 : this.ledger(input.model).cachedPrefix(input.cacheSalt, input.tokens);
+  }
+
+  prefillBlocks(input: PrefillInput): number {
+    return blocksFor(input.tokens.length) - this.cachedTokens(input) / BLOCK_TOKENS;
+  }
+
+  decodeBlocks(seqIds: readonly string[]): number {
+    return seqIds.reduce((n, id) => n + this.seq(id).ledger.blocksNeeded([{ seqId: id, tokens: 1 }]), 0);
+  }
+
+  exclusiveBlocks(seqId: string): number {
+    const { ledger } = this.seq(seqId);
+    return ledger.blockIds(seqId).filter((b) => ledger.blocks.refCount(b) === 1).length;
+  }
+
+  /** Not serialised with steps: the node-manager preempts between iterations, never inside one. */
+  preempt(seqId: string): void {
+    const seq = this.seq(seqId);
+    if (seq.preempted) return;
+    seq.ledger.release(seqId);
+    seq.ledger.open(seqId, seq.salt);
+    seq.preempted = true;
+  }
+
+  resumeBlocks(seqId: string): number {
+    const seq = this.seq(seqId);
+    if (!seq.preempted) return 0;
+    const hit = seq.salt === undefined ? 0 : seq.ledger.cachedPrefix(seq.salt, seq.kvTokens);
+    return blocksFor(seq.kvTokens.length) - hit / BLOCK_TOKENS;
+  }
+
+  resume(seqIds: readonly string[]): Promise<void> {
+    return this.serial(async () => {
+      const computed: number[] = [];
+      const items: Array<{ seqId: string; ids: number[] }> = [];
+      for (const id of seqIds) {
+        const seq = this.seq(id);
+        if (!seq.preempted) continue;
+        const tokens = seq.kvTokens.splice(0);
+        const hit = seq.salt === undefined ? 0 : seq.ledger.attachPrefix(id, tokens);
+        seq.kvTokens.push(...tokens.slice(0, hit));
+        items.push({ seqId: id, ids: tokens.slice(hit) });
+        computed.push(tokens.length - hit);
+      }
+      this.appendAll(items);
+      for (const it of items) this.seqs.get(it.seqId)!.preempted = false;
+      const ms = prefillCostMs(this.cost, computed);
+      await this.sleep(ms);
+      this.options.onStep?.({ kind: 'prefill', seqIds: items.map((it) => it.seqId), costMs: ms });
+    });
   }
 
   release(seqId: string): void {
+    const seq = this.seqs.get(seqId);
+    if (!seq) return;
+    seq.ledger.release(seqId);
     this.seqs.delete(seqId);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     await this.queue.catch(() => undefined);
-    this.seqs.clear();
+    for (const id of [...this.seqs.keys()]) this.release(id);
   }
 
-  private admit(input: PrefillInput): void {
+  private admit(input: PrefillInput): SimSeq {
     const model = this.modelInfos.find((m) => m.id === input.model);
     if (!model) throw new MnemoError(ErrorCode.ModelNotFound, `model ${input.model} is not served by this engine`);
     if (this.seqs.has(input.seqId)) throw new RangeError(`sim engine: sequence ${input.seqId} already prefilled`);
@@ -129,23 +221,65 @@ export class SimEngine implements Engine {
       throw new MnemoError(ErrorCode.PromptTooLong, `prompt of ${input.tokens.length} tokens leaves no room in context ${model.maxContext}`);
     }
     const { seed, temperature } = input.sampling;
-    this.seqs.set(input.seqId, {
+    const ledger = this.ledger(model.id);
+    ledger.open(input.seqId, input.cacheSalt);
+    const seq: SimSeq = {
       model,
-      context: input.tokens.length,
+      ledger,
       stream: new SimTokenStream(seed, input.tokens, temperature, model.eosTokenId, this.eosProbability),
-    });
+      salt: input.cacheSalt,
+      kvTokens: [],
+      pending: 0,
+      preempted: false,
+    };
+    this.seqs.set(input.seqId, seq);
+    return seq;
   }
 
-  /** One token per still-held sequence; each sampled token becomes part of its context. */
+  /**
+   * Appends token ids to sequences' modelled KV, all or nothing like the reference engine:
+   * Overloaded when the available blocks do not cover the batch.
+   */
+  private appendAll(items: ReadonlyArray<{ seqId: string; ids: readonly number[] }>): void {
+    const byLedger = new Map<KvBlockLedger, Array<{ seqId: string; tokens: number; ids: readonly number[] }>>();
+    for (const it of items) {
+      const { ledger } = this.seqs.get(it.seqId)!;
+      byLedger.set(ledger, [...(byLedger.get(ledger) ?? []), { seqId: it.seqId, tokens: it.ids.length, ids: it.ids }]);
+    }
+    for (const [ledger, group] of byLedger) {
+      if (ledger.blocksNeeded(group) > ledger.blocks.numAvailable) {
+        throw new MnemoError(ErrorCode.Overloaded, `KV cache full: need ${ledger.blocksNeeded(group)} blocks, ${ledger.blocks.numAvailable} available`);
+      }
+    }
+    for (const [ledger, group] of byLedger) {
+      ledger.append(group);
+      ledger.commit(group.map((g) => g.seqId));
+      for (const g of group) this.seqs.get(g.seqId)!.kvTokens.push(...g.ids);
+    }
+  }
+
+  /** One token per still-held sequence: the input of its next decode. */
   private sample(ids: readonly string[]): TokenOutput[] {
     const out: TokenOutput[] = [];
     for (const seqId of ids) {
       const seq = this.seqs.get(seqId);
       if (!seq) continue;
-      seq.context += 1;
-      out.push({ seqId, token: seq.stream.next() });
+      seq.pending = seq.stream.next();
+      out.push({ seqId, token: seq.pending });
     }
     return out;
+  }
+
+  private ledger(model: string): KvBlockLedger {
+    const l = this.ledgers.get(model);
+    if (!l) throw new MnemoError(ErrorCode.ModelNotFound, `model ${model} is not served by this engine`);
+    return l;
+  }
+
+  private seq(seqId: string): SimSeq {
+    const s = this.seqs.get(seqId);
+    if (!s) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${seqId}`);
+    return s;
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {

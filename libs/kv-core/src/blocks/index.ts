@@ -11,5 +11,6 @@ export {
   type Range,
   type BlockPosition,
 } from './block.math.js';
-export { BlockAllocator } from './block-allocator.js';
-export { SequenceBlockTable, type AppendPlan } from './sequence-block-table.js';
+export { DeviceBlockManager, type DeviceBlockCounts, type BlockEvictionListener } from './device-block.manager.js';
+export { KvBlockLedger, type LedgerAppend } from './kv-block.ledger.js';
+export { SequenceBlockTable, type AppendPlan, type BlockSource } from './sequence-block-table.js';

@@ -1,6 +1,10 @@
 import { BLOCK_TOKENS } from '../keys/chunk.constants.js';
-import type { BlockAllocator } from './block-allocator.js';
 import { blocksFor, slotOf } from './block.math.js';
+
+/** Where an append takes its new blocks from (the device block manager). */
+export interface BlockSource {
+  allocate(n: number): number[] | null;
+}
 
 /** What appending tokens to a sequence needs and where each token lands. */
 export interface AppendPlan {
@@ -15,7 +19,7 @@ export interface AppendPlan {
  * Invariant: `blocks.length === blocksFor(numTokens)` — no block is held ahead of need, so a
  * preempted sequence releases exactly what it used.
  *
- * To share a cached prefix, `incRef` its blocks at the allocator and pass them here. Share
+ * To share a cached prefix, `acquire` its blocks at the block manager and pass them here. Share
  * whole blocks only: {@link append} writes into a partial last block in place, which would
  * corrupt the other holders (copy that block first, or share one block less).
  */
@@ -64,7 +68,7 @@ export class SequenceBlockTable {
   }
 
   /** Allocates what {@link append} needs from `allocator`; null (and no change) if it has no room. */
-  appendFrom(allocator: BlockAllocator, newTokens: number): AppendPlan | null {
+  appendFrom(allocator: BlockSource, newTokens: number): AppendPlan | null {
     const ids = allocator.allocate(this.blocksNeeded(newTokens));
     return ids === null ? null : this.append(newTokens, ids);
   }

@@ -1,0 +1,257 @@
+import { BlockLruList } from './block-lru.list.js';
+import { FreeBlockStack } from './free-block.stack.js';
+
+/** Counts of a device cache's blocks by state; they always sum to `capacity`. */
+export interface DeviceBlockCounts {
+  readonly capacity: number;
+  /** No content, ready to hand out. */
+  readonly free: number;
+  /** Content kept for prefix reuse, no holder: reclaimable at once (evicted least recently used first). */
+  readonly cached: number;
+  /** Held by at least one sequence. */
+  readonly active: number;
+}
+
+/** Called for every cached block the manager reclaims (its content is gone from the device). */
+export type BlockEvictionListener = (key: string, id: number) => void;
+
+/**
+ * The device block manager of one model's paged KV cache: physical block ids
+ * `0 … capacity-1`, each in exactly one state —
+ *
+ *   free   refCount 0, no key, in the free stack;
+ *   cached refCount 0, a content key, in the LRU list (a finished sequence's block, kept so a
+ *          later request with the same prefix finds it: vLLM-style automatic prefix caching);
+ *   active refCount ≥ 1 (the sequences holding it), with or without a key.
+ *
+ * Keys name a block's content *and* everything before it (chained hashes, see `blockKeys`), so a
+ * key match is a prefix match. Only full blocks whose KV has been written get keys ({@link commit});
+ * `byKey` maps each key to its one block. {@link allocate} takes free blocks first and then evicts
+ * cached ones oldest first, so cached blocks cost nothing when memory is needed: "available" =
+ * free + cached. Every operation is O(1) per block touched (the LRU is an intrusive doubly linked
+ * list over ids, the free set a stack with positions), except {@link checkInvariant}.
+ *
+ * Everything that uses device KV memory goes through this one manager: prefix sharing (here),
+ * elastic growth and shrink at the end of the id space ({@link grow}/{@link shrink}), and — built on
+ * the same states — block groups for cheap swaps and purge order for prefetched blocks. "No space"
+ * returns null; only a broken invariant (double release, acquiring a free block, unknown id)
+ * throws, before anything changes.
+ */
+export class DeviceBlockManager {
+  private readonly refs: number[] = [];
+  private readonly keys: Array<string | undefined> = [];
+  private readonly byKey = new Map<string, number>();
+  private readonly free = new FreeBlockStack();
+  private readonly lru = new BlockLruList();
+
+  constructor(
+    capacity: number,
+    private readonly onEvict?: BlockEvictionListener,
+  ) {
+    if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
+    this.grow(capacity);
+  }
+
+  get capacity(): number {
+    return this.refs.length;
+  }
+
+  get numFree(): number {
+    return this.free.size;
+  }
+
+  get numCached(): number {
+    return this.lru.size;
+  }
+
+  get numActive(): number {
+    return this.refs.length - this.free.size - this.lru.size;
+  }
+
+  /** Blocks {@link allocate} can hand out now: free plus reclaimable cached ones. */
+  get numAvailable(): number {
+    return this.free.size + this.lru.size;
+  }
+
+  counts(): DeviceBlockCounts {
+    return { capacity: this.capacity, free: this.numFree, cached: this.numCached, active: this.numActive };
+  }
+
+  refCount(id: number): number {
+    this.assertKnown(id);
+    return this.refs[id]!;
+  }
+
+  keyOf(id: number): string | undefined {
+    this.assertKnown(id);
+    return this.keys[id];
+  }
+
+  /** The block holding `key`'s content, if the device still has it (cached or active). */
+  find(key: string): number | undefined {
+    return this.byKey.get(key);
+  }
+
+  /**
+   * Blocks of the longest prefix of `keys` present on the device, in order. Takes no
+   * reference: call {@link acquire} before anything else can allocate.
+   */
+  match(keys: readonly string[]): number[] {
+    const out: number[] = [];
+    for (const key of keys) {
+      const id = this.byKey.get(key);
+      if (id === undefined) break;
+      out.push(id);
+    }
+    return out;
+  }
+
+  /** Adds one holder to each block (cached ones become active again). */
+  acquire(ids: readonly number[]): void {
+    for (const id of ids) {
+      this.assertKnown(id);
+      if (this.refs[id] === 0 && this.keys[id] === undefined) throw new Error(`acquire of free block ${id}`);
+    }
+    for (const id of ids) {
+      if (this.refs[id] === 0) this.lru.remove(id);
+      this.refs[id]!++;
+    }
+  }
+
+  /**
+   * `n` blocks with one holder each: free ones first, then cached ones least recently used first
+   * (their keys are dropped and the listener told). Null — and nothing taken — when fewer than
+   * `n` are available.
+   */
+  allocate(n: number): number[] | null {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`block count must be a non-negative integer, got ${n}`);
+    if (n > this.numAvailable) return null;
+    const out = new Array<number>(n);
+    const evicted: Array<[string, number]> = [];
+    for (let i = 0; i < n; i++) {
+      let id = this.free.pop();
+      if (id === undefined) {
+        id = this.lru.popOldest()!;
+        evicted.push([this.dropKey(id), id]);
+      }
+      this.refs[id] = 1;
+      out[i] = id;
+    }
+    for (const [key, id] of evicted) this.onEvict?.(key, id);
+    return out;
+  }
+
+  /**
+   * Drops one holder from each id (an id may repeat: one holder each). A block left with none
+   * is cached, most recently used, when it has a key, and free otherwise.
+   */
+  release(ids: readonly number[]): void {
+    const drops = new Map<number, number>();
+    for (const id of ids) {
+      this.assertKnown(id);
+      const d = (drops.get(id) ?? 0) + 1;
+      if (d > this.refs[id]!) throw new Error(`double release of block ${id}`);
+      drops.set(id, d);
+    }
+    for (const [id, d] of drops) {
+      this.refs[id]! -= d;
+      if (this.refs[id] !== 0) continue;
+      if (this.keys[id] !== undefined) this.lru.pushNewest(id);
+      else this.free.push(id);
+    }
+  }
+
+  /**
+   * Names the content of an active, full, written block so later sequences can share it.
+   * False (and the block stays unnamed, freed when released) when another block already holds
+   * that content — two sequences computed the same prefix at once; the first one is kept.
+   */
+  commit(id: number, key: string): boolean {
+    this.assertKnown(id);
+    if (this.refs[id] === 0) throw new Error(`commit of block ${id} that no sequence holds`);
+    const current = this.keys[id];
+    if (current !== undefined) {
+      if (current !== key) throw new Error(`block ${id} already holds ${current}, not ${key}`);
+      return true;
+    }
+    if (this.byKey.has(key)) return false;
+    this.keys[id] = key;
+    this.byKey.set(key, id);
+    return true;
+  }
+
+  /** Reclaims up to `n` cached blocks, oldest first (an explicit purge); returns how many. */
+  evict(n: number): number {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`evict count must be a non-negative integer, got ${n}`);
+    let done = 0;
+    for (; done < n && this.lru.size > 0; done++) {
+      const id = this.lru.popOldest()!;
+      const key = this.dropKey(id);
+      this.free.push(id);
+      this.onEvict?.(key, id);
+    }
+    return done;
+  }
+
+  /** Adds `n` free blocks with the next ids (the device cache grew by whole blocks at its end). */
+  grow(n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`grow count must be a non-negative integer, got ${n}`);
+    const first = this.refs.length;
+    this.refs.length = this.keys.length = first + n;
+    this.refs.fill(0, first);
+    this.lru.grow(first + n);
+    this.free.grow(first + n);
+    // High ids first so a fresh manager hands out 0, 1, 2, … in order.
+    for (let id = first + n - 1; id >= first; id--) this.free.push(id);
+  }
+
+  /**
+   * Removes the highest `n` ids (the cache shrinks at its end), evicting cached blocks there.
+   * False, changing nothing, when any of them is active: its holder must move first.
+   */
+  shrink(n: number): boolean {
+    if (!Number.isInteger(n) || n < 0 || n > this.refs.length) throw new RangeError(`cannot shrink by ${n}`);
+    const first = this.refs.length - n;
+    for (let id = first; id < this.refs.length; id++) if (this.refs[id] !== 0) return false;
+    const evicted: Array<[string, number]> = [];
+    for (let id = first; id < this.refs.length; id++) {
+      if (this.keys[id] !== undefined) {
+        this.lru.remove(id);
+        evicted.push([this.dropKey(id), id]);
+      } else this.free.remove(id);
+    }
+    this.refs.length = this.keys.length = first;
+    this.lru.grow(first);
+    this.free.grow(first);
+    for (const [key, id] of evicted) this.onEvict?.(key, id);
+    return true;
+  }
+
+  /** Verifies every invariant in O(capacity); for tests and debug checks, not the hot path. */
+  checkInvariant(): void {
+    const cap = this.refs.length;
+    const inFree = this.free.ids(cap);
+    const inLru = this.lru.ids(cap);
+    for (let id = 0; id < cap; id++) {
+      const r = this.refs[id]!;
+      const key = this.keys[id];
+      if (!Number.isInteger(r) || r < 0) throw new Error(`block ${id} has refCount ${r}`);
+      if (inFree.has(id) && (r !== 0 || key !== undefined || inLru.has(id))) throw new Error(`free block ${id} inconsistent`);
+      if (inLru.has(id) && (r !== 0 || key === undefined)) throw new Error(`cached block ${id} inconsistent`);
+      if (r === 0 && !inFree.has(id) && !inLru.has(id)) throw new Error(`unheld block ${id} is neither free nor cached`);
+      if (key !== undefined && this.byKey.get(key) !== id) throw new Error(`block ${id} key ${key} not indexed`);
+    }
+    for (const [key, id] of this.byKey) if (this.keys[id] !== key) throw new Error(`key ${key} points at block ${id} holding ${this.keys[id]}`);
+  }
+
+  private dropKey(id: number): string {
+    const key = this.keys[id]!;
+    this.keys[id] = undefined;
+    this.byKey.delete(key);
+    return key;
+  }
+
+  private assertKnown(id: number): void {
+    if (!Number.isInteger(id) || id < 0 || id >= this.refs.length) throw new RangeError(`unknown block id ${id}`);
+  }
+}

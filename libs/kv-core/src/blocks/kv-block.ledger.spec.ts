@@ -1,0 +1,124 @@
+import { BLOCK_TOKENS } from '../keys/chunk.constants.js';
+import { KvBlockLedger } from './kv-block.ledger.js';
+
+const toks = (n: number, seed = 1): number[] => Array.from({ length: n }, (_, i) => (i * 7 + seed) % 200);
+
+/** Writes `tokens` into a fresh sharing sequence, commits and (optionally) releases it. */
+function run(sut: KvBlockLedger, seqId: string, tokens: number[], salt = 't', release = true): number {
+  sut.open(seqId, salt);
+  const hit = sut.attachPrefix(seqId, tokens);
+  const rest = tokens.slice(hit);
+  expect(sut.append([{ seqId, tokens: rest.length, ids: rest }])).not.toBeNull();
+  sut.commit([seqId]);
+  if (release) sut.release(seqId);
+  return hit;
+}
+
+describe(KvBlockLedger.name, () => {
+  describe('prefix hits', () => {
+    it.each([
+      ['same prompt again: all whole blocks but the one holding the last token', toks(40), toks(40), 32],
+      ['a prompt that is a whole number of blocks keeps its last block to compute', toks(32), toks(32), 16],
+      ['a longer prompt with the same head', toks(40), toks(100), 32],
+      ['a prompt that extends a finished one', toks(100), toks(40), 32],
+      ['a different first token', toks(40), toks(40, 2), 0],
+      ['a prompt shorter than a block', toks(40), toks(10), 0],
+      ['diverging in the second block', toks(64), [...toks(20), ...toks(44, 3)], 16],
+    ])('%s', (_name, first, second, expected) => {
+      const sut = new KvBlockLedger('m', 64);
+      run(sut, 'a', first);
+      expect(sut.cachedPrefix('t', second)).toBe(expected);
+      expect(run(sut, 'b', second)).toBe(expected);
+      sut.blocks.checkInvariant();
+    });
+
+    it('does not share across tenant salts or with sequences that do not share', () => {
+      const sut = new KvBlockLedger('m', 64);
+      run(sut, 'a', toks(48), 'tenant-a');
+      expect(sut.cachedPrefix('tenant-b', toks(48))).toBe(0);
+      sut.open('plain');
+      sut.append([{ seqId: 'plain', tokens: 48 }]);
+      sut.commit(['plain']);
+      sut.release('plain');
+      expect(sut.cachedPrefix('tenant-a', toks(48))).toBe(32);
+      expect(sut.blocks.numCached).toBe(3);
+    });
+
+    it('keeps generated tokens: the next turn finds prompt and reply', () => {
+      const sut = new KvBlockLedger('m', 64);
+      const prompt = toks(30);
+      sut.open('turn1', 't');
+      sut.append([{ seqId: 'turn1', tokens: prompt.length, ids: prompt }]);
+      sut.commit(['turn1']);
+      const reply = toks(25, 9);
+      for (const t of reply) {
+        sut.append([{ seqId: 'turn1', tokens: 1, ids: [t] }]);
+        sut.commit(['turn1']);
+      }
+      sut.release('turn1');
+      const next = [...prompt, ...reply, ...toks(20, 5)];
+      expect(sut.cachedPrefix('t', next)).toBe(48);
+    });
+
+    it('shares the blocks of a running sequence once they are committed, not before', () => {
+      const sut = new KvBlockLedger('m', 64);
+      sut.open('a', 't');
+      sut.append([{ seqId: 'a', tokens: 40, ids: toks(40) }]);
+      expect(sut.cachedPrefix('t', toks(40))).toBe(0);
+      sut.commit(['a']);
+      expect(run(sut, 'b', toks(40), 't', false)).toBe(32);
+      expect(sut.blockIds('b').slice(0, 2)).toEqual(sut.blockIds('a').slice(0, 2));
+      expect(sut.blocks.refCount(sut.blockIds('a')[0]!)).toBe(2);
+    });
+
+    it('two sequences computing the same blocks at once: the first keeps the name, the copy is freed', () => {
+      const sut = new KvBlockLedger('m', 64);
+      for (const id of ['a', 'b']) {
+        sut.open(id, 't');
+        sut.append([{ seqId: id, tokens: 32, ids: toks(32) }]);
+      }
+      sut.commit(['a', 'b']);
+      sut.release('b');
+      expect(sut.blocks.counts()).toEqual({ capacity: 64, free: 62, cached: 0, active: 2 });
+      sut.release('a');
+      expect(sut.blocks.numCached).toBe(2);
+      sut.blocks.checkInvariant();
+    });
+  });
+
+  describe('capacity', () => {
+    it('append is all or nothing across the batch', () => {
+      const sut = new KvBlockLedger('m', 3);
+      sut.open('a');
+      sut.open('b');
+      expect(sut.append([{ seqId: 'a', tokens: 32 }, { seqId: 'b', tokens: 17 }])).toBeNull();
+      expect([sut.length('a'), sut.length('b'), sut.blocks.numFree]).toEqual([0, 0, 3]);
+      expect(sut.append([{ seqId: 'a', tokens: 32 }, { seqId: 'b', tokens: 16 }])).not.toBeNull();
+    });
+
+    it('cached blocks count as available and are reclaimed tail first', () => {
+      const sut = new KvBlockLedger('m', 4);
+      run(sut, 'a', toks(64));
+      expect(sut.blocks.numCached).toBe(4);
+      sut.open('b');
+      sut.append([{ seqId: 'b', tokens: 2 * BLOCK_TOKENS }]);
+      // The two last blocks of 'a' went first: its head is still a usable prefix.
+      expect(sut.cachedPrefix('t', toks(64))).toBe(32);
+    });
+
+    it('usage counts held blocks only', () => {
+      const sut = new KvBlockLedger('m', 8);
+      run(sut, 'a', toks(64), 't', false);
+      expect(sut.usage()).toBe(0.5);
+      sut.release('a');
+      expect(sut.usage()).toBe(0);
+    });
+
+    it('a sharing sequence must give its token ids', () => {
+      const sut = new KvBlockLedger('m', 8);
+      sut.open('a', 't');
+      expect(() => sut.append([{ seqId: 'a', tokens: 3 }])).toThrow(RangeError);
+      expect(sut.length('a')).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,171 @@
+import { BlockKeyChain } from '../keys/block-key.chain.js';
+import { BLOCK_TOKENS } from '../keys/chunk.constants.js';
+import { DeviceBlockManager, type BlockEvictionListener } from './device-block.manager.js';
+import { SequenceBlockTable } from './sequence-block-table.js';
+
+/** Tokens appended to one sequence; `ids` (the token ids) are required for sequences that share. */
+export interface LedgerAppend {
+  readonly seqId: string;
+  readonly tokens: number;
+  readonly ids?: readonly number[];
+}
+
+interface LedgerSeq {
+  readonly table: SequenceBlockTable;
+  /** Present for sequences that take part in prefix sharing. */
+  readonly chain?: BlockKeyChain;
+  /** Token ids whose KV the table covers, in order (sharing sequences only). */
+  readonly ids: number[];
+  /** Leading blocks already named at the block manager. */
+  committed: number;
+}
+
+/**
+ * The block tables of one model's sequences over its {@link DeviceBlockManager}, with automatic
+ * prefix sharing: a sequence opened with a tenant salt names each full block it writes
+ * ({@link commit}, block keys consistent with chunk keys) and may start from the longest cached
+ * prefix of its prompt ({@link attachPrefix}). A sequence opened without one (e.g. KV imported
+ * from another model) neither names nor matches blocks, so approximate KV never enters the cache.
+ *
+ * Blocks are named only after their KV has been written (callers commit after a pass), so a
+ * match never returns a block still being computed. Shared blocks are always full: appends write
+ * only past a sequence's own length, never into a shared block.
+ */
+export class KvBlockLedger {
+  readonly blocks: DeviceBlockManager;
+  private readonly seqs = new Map<string, LedgerSeq>();
+
+  constructor(
+    readonly modelId: string,
+    capacity: number,
+    onEvict?: BlockEvictionListener,
+  ) {
+    this.blocks = new DeviceBlockManager(capacity, onEvict);
+  }
+
+  has(seqId: string): boolean {
+    return this.seqs.has(seqId);
+  }
+
+  /** Registers an empty sequence; with a `salt` (the tenant's) it shares prefixes under that salt. */
+  open(seqId: string, salt?: string): void {
+    if (this.seqs.has(seqId)) throw new RangeError(`sequence ${seqId} is already open`);
+    this.seqs.set(seqId, {
+      table: new SequenceBlockTable(),
+      chain: salt === undefined ? undefined : new BlockKeyChain(this.modelId, salt),
+      ids: [],
+      committed: 0,
+    });
+  }
+
+  length(seqId: string): number {
+    return this.seq(seqId).table.numTokens;
+  }
+
+  /** Physical blocks of the sequence, in token order. */
+  blockIds(seqId: string): readonly number[] {
+    return this.seq(seqId).table.blocks;
+  }
+
+  slotOf(seqId: string, pos: number): number {
+    return this.seq(seqId).table.slotOf(pos);
+  }
+
+  /**
+   * Tokens at the start of `tokens` whose KV the device holds under `salt` now: whole blocks,
+   * leaving at least one token to compute (a prefill needs one row for its logits). Takes nothing.
+   */
+  cachedPrefix(salt: string, tokens: readonly number[]): number {
+    return this.match(new BlockKeyChain(this.modelId, salt), tokens).length * BLOCK_TOKENS;
+  }
+
+  /**
+   * Starts an empty sharing sequence with the longest cached prefix of `tokens` (see
+   * {@link cachedPrefix}), holding its blocks; returns how many tokens it covers.
+   */
+  attachPrefix(seqId: string, tokens: readonly number[]): number {
+    const s = this.seq(seqId);
+    if (!s.chain) throw new RangeError(`sequence ${seqId} does not share prefixes`);
+    if (s.table.numTokens !== 0) throw new RangeError(`sequence ${seqId} is not empty`);
+    const ids = this.match(s.chain, tokens);
+    if (ids.length === 0) return 0;
+    this.blocks.acquire(ids);
+    const n = ids.length * BLOCK_TOKENS;
+    s.table.append(n, ids);
+    for (let i = 0; i < n; i++) s.ids.push(tokens[i]!);
+    s.committed = ids.length;
+    return n;
+  }
+
+  /** New blocks that appending `tokens` to each listed sequence takes. */
+  blocksNeeded(items: ReadonlyArray<{ readonly seqId: string; readonly tokens: number }>): number {
+    return items.reduce((n, it) => n + this.seq(it.seqId).table.blocksNeeded(it.tokens), 0);
+  }
+
+  /**
+   * Appends to several sequences at once, all or nothing: null — and no change — when the
+   * available blocks (free and reclaimable cached ones) do not cover the whole batch. Returns
+   * each item's token slots.
+   */
+  append(items: readonly LedgerAppend[]): Int32Array[] | null {
+    for (const it of items) {
+      const s = this.seq(it.seqId);
+      if (s.chain && it.ids?.length !== it.tokens) throw new RangeError(`sequence ${it.seqId} shares prefixes: append needs its ${it.tokens} token ids`);
+    }
+    if (this.blocksNeeded(items) > this.blocks.numAvailable) return null;
+    return items.map((it) => {
+      const s = this.seq(it.seqId);
+      if (s.chain) for (const t of it.ids!) s.ids.push(t);
+      return s.table.appendFrom(this.blocks, it.tokens)!.slots;
+    });
+  }
+
+  /** Names every full block of the sequences written since the last commit (call after their KV is in place). */
+  commit(seqIds: readonly string[]): void {
+    for (const seqId of seqIds) {
+      const s = this.seqs.get(seqId);
+      if (!s?.chain) continue;
+      s.chain.extend(s.ids);
+      const keys = s.chain.keys;
+      const blocks = s.table.blocks;
+      for (let b = s.committed; b < keys.length; b++) this.blocks.commit(blocks[b]!, keys[b]!);
+      s.committed = keys.length;
+    }
+  }
+
+  /** Lets go of the sequence's blocks: named ones stay cached for reuse, the partial tail is freed. */
+  release(seqId: string): void {
+    const s = this.seqs.get(seqId);
+    if (!s) return;
+    // Tail first, so the tail is the older in the LRU: a prefix is useless without its head.
+    this.blocks.release(s.table.clear().reverse());
+    this.seqs.delete(seqId);
+  }
+
+  /** Share of the capacity held by sequences (cached blocks are reclaimable, so they count as free). */
+  usage(): number {
+    return this.blocks.capacity === 0 ? 0 : this.blocks.numActive / this.blocks.capacity;
+  }
+
+  private match(chain: BlockKeyChain, tokens: readonly number[]): number[] {
+    const limit = Math.floor(Math.max(0, tokens.length - 1) / BLOCK_TOKENS);
+    const ids: number[] = [];
+    for (let b = 0; b < limit; b++) {
+      // Hash one block at a time and stop at the first miss: a miss costs one hash, not the prompt's.
+      chain.extend(tokens, b + 1);
+      const id = this.blocks.find(chain.keys[b]!);
+      if (id === undefined) {
+        chain.truncate(b);
+        break;
+      }
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  private seq(seqId: string): LedgerSeq {
+    const s = this.seqs.get(seqId);
+    if (!s) throw new RangeError(`unknown sequence ${seqId}`);
+    return s;
+  }
+}

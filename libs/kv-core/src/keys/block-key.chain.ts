@@ -1,0 +1,54 @@
+import { BLOCK_TOKENS, BLOCKS_PER_CHUNK, CHUNK_TOKENS } from './chunk.constants.js';
+import { nextChunkKey } from './chunk-key.hasher.js';
+
+/**
+ * Content keys of a sequence's full 16-token device blocks, consistent with chunk keys: the key
+ * of block j of chunk c is the chunk-key link over chunk c's tokens *up to the end of block j*,
+ *
+ *   blockKey(c, j) = nextChunkKey(chunkKey_{c-1}, model, salt, tokens[256c, 256c + 16(j+1)))
+ *
+ * so the last block of every complete chunk carries exactly that chunk's key (the one the gateway
+ * sends and the offload tiers store under), and any block key names the whole prefix up to its
+ * end (model and tenant salt included). Extended incrementally as a sequence's KV grows.
+ */
+export class BlockKeyChain {
+  private readonly chain: string[] = [];
+
+  constructor(
+    readonly modelId: string,
+    readonly salt: string,
+  ) {}
+
+  /** Keys of the blocks covered so far, in order. */
+  get keys(): readonly string[] {
+    return this.chain;
+  }
+
+  /**
+   * Adds the keys of every full block of `tokens` (the sequence's tokens from position 0; a
+   * prefix already keyed must not change) not keyed yet, up to `maxBlocks` keys in all;
+   * returns only the new keys.
+   */
+  extend(tokens: readonly number[], maxBlocks = Infinity): string[] {
+    const full = Math.min(maxBlocks, Math.floor(tokens.length / BLOCK_TOKENS));
+    const added: string[] = [];
+    for (let b = this.chain.length; b < full; b++) {
+      const chunk = Math.floor(b / BLOCKS_PER_CHUNK);
+      const prev = chunk === 0 ? null : this.chain[chunk * BLOCKS_PER_CHUNK - 1]!;
+      const key = nextChunkKey(prev, this.modelId, this.salt, tokens.slice(chunk * CHUNK_TOKENS, (b + 1) * BLOCK_TOKENS));
+      this.chain.push(key);
+      added.push(key);
+    }
+    return added;
+  }
+
+  /** Keeps the first `blocks` keys (the tokens after them may differ from those hashed). */
+  truncate(blocks: number): void {
+    if (blocks < this.chain.length) this.chain.length = blocks;
+  }
+}
+
+/** Block keys of every full block of `tokens` (see {@link BlockKeyChain}). */
+export function blockKeys(modelId: string, salt: string, tokens: readonly number[]): string[] {
+  return new BlockKeyChain(modelId, salt).extend(tokens);
+}
