@@ -29,7 +29,7 @@ export interface GrpcInferChunk {
   text: string;
   tokenIds: number[];
   finishReason?: FinishReason;
-  usage?: { promptTokens: number; completionTokens: number };
+  usage?: { promptTokens: number; completionTokens: number; cachedTokens: number };
 }
 
 /**

@@ -46,7 +46,7 @@ describe(InferRun.name, () => {
     queue.push(ev(2, [tok.eosTokenId], true, { finishReason: FinishReason.STOP, usage: { promptTokens: 7, completionTokens: 6 } }));
     const events = await drain(sut);
     expect(events.filter((e) => e.kind === 'delta').map((e) => (e.kind === 'delta' ? e.text : '')).join('')).toBe('Hello');
-    expect(events.at(-1)).toEqual({ kind: 'end', finishReason: 'stop', usage: { promptTokens: 7, completionTokens: 6 } });
+    expect(events.at(-1)).toEqual({ kind: 'end', finishReason: 'stop', usage: { promptTokens: 7, completionTokens: 6, cachedTokens: 0 } });
     expect(released).toEqual([undefined]);
     expect(await outcomes(metrics)).toEqual({ ok: 1 });
   });
@@ -64,7 +64,7 @@ describe(InferRun.name, () => {
   it('reports length and counts tokens itself when the node sends no usage', async () => {
     const { sut, queue } = setup();
     queue.push(ev(0, bytes('ab'), true, { finishReason: FinishReason.LENGTH }));
-    expect((await drain(sut)).at(-1)).toEqual({ kind: 'end', finishReason: 'length', usage: { promptTokens: 7, completionTokens: 2 } });
+    expect((await drain(sut)).at(-1)).toEqual({ kind: 'end', finishReason: 'length', usage: { promptTokens: 7, completionTokens: 2, cachedTokens: 0 } });
   });
 
   it('drops duplicate events', async () => {

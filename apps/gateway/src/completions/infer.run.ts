@@ -12,6 +12,8 @@ export type FinishReasonName = 'stop' | 'length';
 export interface Usage {
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Prompt tokens whose KV came from a cache (0 when the node found none). */
+  readonly cachedTokens: number;
 }
 
 /** What a client sees of a generation: text pieces, then one end. */
@@ -50,6 +52,8 @@ export class InferRun {
     const stops = new StopStringMatcher(this.deps.stop);
     let nextSeq = 0;
     let completion = 0;
+    // The node reports cached prompt tokens on its first event and again at the end.
+    let cachedTokens = 0;
     let finished = false;
     let nodeDone = false;
     try {
@@ -58,6 +62,7 @@ export class InferRun {
         if (ev.seq < nextSeq) continue; // a duplicate: NATS delivers in order, so only a redelivery can be older
         nextSeq = ev.seq + 1;
         nodeDone = ev.done;
+        if (ev.usage) cachedTokens = ev.usage.cachedTokens;
         timer.tokensArrived(ev.tokens.length);
         completion += ev.tokens.length;
         let text = '';
@@ -70,7 +75,7 @@ export class InferRun {
           // The node would keep generating past our stop string: stop it.
           release(ev.done ? undefined : 'stop_sequence');
           timer.end('ok');
-          yield { kind: 'end', finishReason: 'stop', usage: { promptTokens: this.promptTokens, completionTokens: completion } };
+          yield { kind: 'end', finishReason: 'stop', usage: { promptTokens: this.promptTokens, completionTokens: completion, cachedTokens } };
           return;
         }
         if (ev.done) {
@@ -86,6 +91,7 @@ export class InferRun {
             usage: {
               promptTokens: ev.usage?.promptTokens || this.promptTokens,
               completionTokens: ev.usage?.completionTokens || completion,
+              cachedTokens,
             },
           };
           return;

@@ -2,11 +2,11 @@ import { chatFormat, textFormat, toOpenAiUsage } from './openai.formats.js';
 import { SSE_DONE, sseFrame } from './sse.writer.js';
 
 const h = { id: 'chatcmpl-1', model: 'mnemo-tiny', created: 1700000000 };
-const usage = toOpenAiUsage({ promptTokens: 5, completionTokens: 3 });
+const usage = toOpenAiUsage({ promptTokens: 5, completionTokens: 3, cachedTokens: 2 });
 
 describe('OpenAI response formats', () => {
   it('computes total_tokens', () => {
-    expect(usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 });
+    expect(usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 2 } });
   });
 
   it('shapes a chat completion', () => {

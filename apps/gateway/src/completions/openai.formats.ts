@@ -11,6 +11,8 @@ export interface OpenAiUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** How many prompt tokens came from the KV cache (OpenAI's prompt caching field). */
+  prompt_tokens_details: { cached_tokens: number };
 }
 
 /**
@@ -29,7 +31,12 @@ export interface OpenAiFormat {
 }
 
 export function toOpenAiUsage(u: Usage): OpenAiUsage {
-  return { prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens };
+  return {
+    prompt_tokens: u.promptTokens,
+    completion_tokens: u.completionTokens,
+    total_tokens: u.promptTokens + u.completionTokens,
+    prompt_tokens_details: { cached_tokens: u.cachedTokens },
+  };
 }
 
 export const chatFormat: OpenAiFormat = {

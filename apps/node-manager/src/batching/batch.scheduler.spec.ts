@@ -129,12 +129,64 @@ describe(BatchScheduler.name, () => {
     expect(new Set(steps.flatMap((s) => s.seqIds)).size).toBe(5);
   });
 
+  describe('a full KV pool', () => {
+    /** A request that fits the 4-block (64-token) pool alone: 20 prompt + 30 generated tokens. */
+    const fitting = (i: number) => ({ requestId: `f${i}`, tokens: tok.encode(`prompt number ${i} padded.`.padEnd(20, '.')), maxTokens: 30 });
+
+    it('preempts and recomputes instead of failing: every request that fits alone completes, with the tokens it gets alone', async () => {
+      const alone = await Promise.all(
+        [0, 1, 2].map(async (i) => {
+          const r = setup({ engine: { kvBlocks: 4 } });
+          r.add(fitting(i));
+          await r.runAll();
+          return r.sink.of(`f${i}`).flatMap((e) => e.tokens ?? []);
+        }),
+      );
+      const { add, runAll, sink, nodeMetrics, engine } = setup({ engine: { kvBlocks: 4 } });
+      for (const i of [0, 1, 2]) add(fitting(i));
+      await runAll();
+      for (const i of [0, 1, 2]) {
+        const events = sink.of(`f${i}`);
+        expect(events.at(-1)).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
+        expect(events.some((e) => e.error)).toBe(false);
+        expect(events.flatMap((e) => e.tokens ?? [])).toEqual(alone[i]);
+      }
+      expect((await nodeMetrics.preemptions.get()).values[0]!.value).toBeGreaterThan(0);
+      expect((await nodeMetrics.kvPlanMisses.get()).values[0]?.value ?? 0).toBe(0);
+      expect(engine.kvUsage()).toBe(0);
+    });
+
+    it('never asks the engine for more blocks than it has, under a steady stream of arrivals', async () => {
+      const { sut, add, runAll, sink, nodeMetrics } = setup({ engine: { kvBlocks: 6 }, maxBatch: 4 });
+      for (let i = 0; i < 12; i++) {
+        add(fitting(i));
+        await sut.runIteration();
+      }
+      await runAll();
+      for (let i = 0; i < 12; i++) expect(sink.of(`f${i}`).at(-1)).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
+      expect((await nodeMetrics.kvPlanMisses.get()).values[0]?.value ?? 0).toBe(0);
+    });
+
+    it('reports prefix-cache hits in usage: a repeated prompt is served from cached blocks', async () => {
+      const { add, runAll, sink } = setup({ engine: { kvBlocks: 16 } });
+      const prompt = tok.encode('a system prompt that many requests share, long enough for blocks');
+      add({ requestId: 'first', tokens: prompt, maxTokens: 2 });
+      await runAll();
+      add({ requestId: 'second', tokens: prompt, maxTokens: 2 });
+      await runAll();
+      expect(sink.of('first').at(-1)?.usage?.cachedTokens).toBe(0);
+      const cached = sink.of('second').at(-1)?.usage?.cachedTokens ?? 0;
+      expect(cached).toBe(Math.floor((prompt.length - 1) / 16) * 16);
+      expect(sink.of('second')[0]?.usage?.cachedTokens).toBe(cached);
+    });
+  });
+
   it('stops at EOS without emitting it, counting it as generated', async () => {
     const { sink, add, runAll } = setup({ engine: { eosProbability: 1 } });
     const id = add({ maxTokens: 10 });
     await runAll();
     expect(sink.of(id)).toEqual([
-      expect.objectContaining({ seq: 0, tokens: [], done: true, finishReason: FinishReason.STOP, usage: { promptTokens: 5, completionTokens: 1 } }),
+      expect.objectContaining({ seq: 0, tokens: [], done: true, finishReason: FinishReason.STOP, usage: { promptTokens: 5, completionTokens: 1, cachedTokens: 0 } }),
     ]);
   });
 

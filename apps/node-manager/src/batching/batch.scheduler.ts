@@ -1,7 +1,7 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, isMnemoError, planIteration } from '@mnemo/kv-core';
-import type { Engine, TokenOutput } from '@mnemo/engine';
+import { compareSeqs, ErrorCode, isMnemoError, planIteration, type IterationPlan, type SeqState } from '@mnemo/kv-core';
+import type { Engine, PrefillInput, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
@@ -16,10 +16,13 @@ export type CancelReason = 'client' | 'deadline' | 'shutdown';
 
 /**
  * The node's iteration-level scheduler (continuous batching). Each iteration asks the policy
- * (kv-core `planIteration`) which waiting sequences to admit and which running ones to
- * decode, runs one engine prefill and one engine decode call, and streams each new token to
- * its request's inbox at once. Sequences join and leave between iterations, so a long request
- * never holds a short one back.
+ * (kv-core `planIteration`) which waiting sequences to admit, which running ones to decode and
+ * — when the device KV pool cannot give every decoding sequence its next block — which running
+ * ones to preempt (their KV is dropped and recomputed when they are admitted again, so a full
+ * pool slows the batch down instead of failing it). It then runs one engine prefill (new
+ * requests, starting from the device prefix cache), one resume (preempted ones) and one decode
+ * call, and streams each new token to its request's inbox at once. Sequences join and leave
+ * between iterations, so a long request never holds a short one back.
  *
  * Cancellation is immediate: the sequence leaves the store and the engine releases it even
  * while an engine call that includes it is in flight; that call's output for it is dropped.
@@ -70,37 +73,27 @@ export class BatchScheduler {
   /** One iteration; false when there was nothing to do. */
   async runIteration(): Promise<boolean> {
     this.expireDeadlines();
-    const plan = planIteration({
-      running: this.store.states('running'),
-      waiting: this.store.states('waiting'),
-      maxBatch: this.config.NODE_MAX_BATCH!,
-      maxPrefillTokens: this.config.NODE_MAX_PREFILL_TOKENS!,
-    });
-    if (plan.prefill.length === 0 && plan.decode.length === 0) return false;
+    const plan = this.plan();
+    if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) return false;
     this.nodeMetrics.iterations.inc();
+    for (const id of plan.preempt) this.preempt(this.store.get(id)!);
     let batched = false;
-
-    if (plan.prefill.length > 0) {
-      const seqs = plan.prefill.map((id) => this.store.get(id)!);
-      for (const s of seqs) s.phase = 'running';
-      this.nodeMetrics.batchSize.observe({ phase: 'prefill' }, seqs.length);
-      batched ||= seqs.length > 1;
-      await this.step(seqs, () =>
-        this.engine.prefill(
-          seqs.map((s) => ({
-            seqId: s.id,
-            model: s.request.model,
-            tokens: s.request.tokens,
-            sampling: {
-              temperature: s.request.sampling?.temperature ?? 1,
-              topP: s.request.sampling?.topP || 1,
-              seed: Number(s.request.sampling?.seed ?? 0n),
-            },
-          })),
-        ),
-      );
+    const admitted = plan.prefill.map((id) => this.store.get(id)!);
+    for (const s of admitted) s.phase = 'running';
+    const fresh = admitted.filter((s) => !s.preempted);
+    if (fresh.length > 0) {
+      this.nodeMetrics.batchSize.observe({ phase: 'prefill' }, fresh.length);
+      batched ||= fresh.length > 1;
+      await this.step(fresh, () => this.engine.prefill(fresh.map(prefillInput)));
     }
-
+    const resumed = admitted.filter((s) => s.preempted && this.store.get(s.id) === s);
+    if (resumed.length > 0) {
+      await this.step(resumed, async () => {
+        await this.engine.resume(resumed.map((s) => s.id));
+        for (const s of resumed) s.preempted = false;
+        return [];
+      });
+    }
     // Sequences cancelled or finished by the prefill call are no longer running.
     const decode = plan.decode.filter((id) => this.store.get(id)?.phase === 'running');
     if (decode.length > 0) {
@@ -111,6 +104,47 @@ export class BatchScheduler {
     }
     if (batched) this.nodeMetrics.batchedIterations.inc();
     return true;
+  }
+
+  /**
+   * The policy's view of this iteration: running sequences with the blocks their next decode
+   * takes and what preempting each frees; the waiting ones the batch could take (at most
+   * maxBatch, best first) with their prompt after prefix-cache hits; each model's free blocks.
+   */
+  private plan(): IterationPlan {
+    const maxBatch = this.config.NODE_MAX_BATCH!;
+    const running: SeqState[] = this.store.states('running').map((st) => ({
+      ...st,
+      pool: this.store.get(st.id)!.request.model,
+      blocks: this.engine.decodeBlocks([st.id]),
+      freeable: this.engine.exclusiveBlocks(st.id),
+    }));
+    const waiting: SeqState[] = this.store
+      .states('waiting')
+      .sort(compareSeqs)
+      .slice(0, maxBatch)
+      .map((st) => {
+        const seq = this.store.get(st.id)!;
+        if (seq.preempted) {
+          const blocks = this.engine.resumeBlocks(seq.id);
+          return { ...st, pool: seq.request.model, blocks, promptTokens: blocks * 16 };
+        }
+        const input = prefillInput(seq);
+        return { ...st, pool: seq.request.model, blocks: this.engine.prefillBlocks(input), promptTokens: input.tokens.length - this.engine.cachedTokens(input) };
+      });
+    const kvAvailable: Record<string, number> = {};
+    for (const m of this.engine.models()) kvAvailable[m.id] = this.engine.kvBudget(m.id).available;
+    return planIteration({ running, waiting, maxBatch, maxPrefillTokens: this.config.NODE_MAX_PREFILL_TOKENS!, kvAvailable });
+  }
+
+  /** Drops a running sequence's device KV; it waits, keeping its place, until admitted again. */
+  private preempt(seq: Sequence): void {
+    this.engine.preempt(seq.id);
+    seq.phase = 'waiting';
+    seq.preempted = true;
+    seq.preemptions++;
+    this.nodeMetrics.preemptions.inc();
+    this.logger.emit('debug', 'sequence preempted', { requestId: seq.id, preemptions: seq.preemptions });
   }
 
   /** Stops a request now: frees it in the engine and tells its inbox. False if it is not here. */
@@ -142,6 +176,7 @@ export class BatchScheduler {
       outputs = await call();
     } catch (e) {
       const code = isMnemoError(e) ? e.code : ErrorCode.Internal;
+      if (code === ErrorCode.Overloaded) return this.requeue(seqs, e);
       if (code === ErrorCode.Internal) this.logger.emit('error', 'engine call failed', { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e : String(e) });
       for (const s of seqs) {
         if (this.store.get(s.id) === s) this.finish(s, FinishReason.ERROR, [], code, { code, message: (e as Error)?.message ?? String(e) });
@@ -155,14 +190,37 @@ export class BatchScheduler {
         this.engine.release(out.seqId);
         continue;
       }
-      this.onToken(seq, out.token);
+      this.onToken(seq, out.token, out.cachedTokens);
     }
   }
 
-  private onToken(seq: Sequence, token: number): void {
+  /**
+   * The engine ran out of KV blocks although the plan said they fit (a bug in an estimate):
+   * the call's sequences wait and are recomputed rather than failed.
+   */
+  private requeue(seqs: Sequence[], e: unknown): void {
+    this.nodeMetrics.kvPlanMisses.inc();
+    this.logger.emit('warn', 'KV plan missed: sequences requeued', { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e.message : String(e) });
+    for (const s of seqs) {
+      if (this.store.get(s.id) !== s) continue;
+      if (s.generated === 0) {
+        // Never prefilled: nothing to keep.
+        this.engine.release(s.id);
+        s.phase = 'waiting';
+        s.preempted = false;
+      } else if (s.phase === 'running') this.preempt(s);
+    }
+  }
+
+  private onToken(seq: Sequence, token: number, cachedTokens?: number): void {
     const now = this.clock.monotonicMs();
     seq.generated += 1;
     this.nodeMetrics.tokens.inc();
+    if (cachedTokens !== undefined) {
+      seq.cachedTokens = cachedTokens;
+      this.nodeMetrics.cachedPromptTokens.inc(cachedTokens);
+      this.nodeMetrics.computedPromptTokens.inc(seq.request.tokens.length - cachedTokens);
+    }
     if (seq.firstTokenMs === undefined) {
       seq.firstTokenMs = now;
       this.metrics.timeToFirstToken.observe({ model: seq.request.model }, (now - seq.arrivedMs) / 1000);
@@ -174,7 +232,9 @@ export class BatchScheduler {
     } else if (seq.generated >= seq.maxTokens) {
       this.finish(seq, FinishReason.LENGTH, [token], 'ok');
     } else {
-      this.sink.emit(seq.request.replySubject, { requestId: seq.id, seq: seq.nextEventSeq++, tokens: [token] });
+      // The first event also tells how much of the prompt came from cache (a stop string may end the stream early).
+      const usage = cachedTokens === undefined ? undefined : { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens };
+      this.sink.emit(seq.request.replySubject, { requestId: seq.id, seq: seq.nextEventSeq++, tokens: [token], ...(usage ? { usage } : {}) });
     }
   }
 
@@ -188,7 +248,7 @@ export class BatchScheduler {
       tokens,
       done: true,
       finishReason: reason,
-      usage: { promptTokens: seq.request.tokens.length, completionTokens: seq.generated },
+      usage: { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens: seq.cachedTokens },
       ...(error ? { error } : {}),
     });
     const now = this.clock.monotonicMs();
@@ -206,4 +266,19 @@ export class BatchScheduler {
       if (s.request.deadlineUnixMs > 0 && now > s.request.deadlineUnixMs) this.cancel(s.id, 'deadline');
     }
   }
+}
+
+/** What the engine needs to prefill a request; the tenant scopes its prefix-cache sharing. */
+function prefillInput(s: Sequence): PrefillInput {
+  return {
+    seqId: s.id,
+    model: s.request.model,
+    tokens: s.request.tokens,
+    sampling: {
+      temperature: s.request.sampling?.temperature ?? 1,
+      topP: s.request.sampling?.topP || 1,
+      seed: Number(s.request.sampling?.seed ?? 0n),
+    },
+    cacheSalt: s.request.tenant,
+  };
 }

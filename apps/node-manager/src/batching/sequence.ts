@@ -4,6 +4,12 @@ import type { InferenceRequest } from '@mnemo/proto';
 /** One request inside the node, from admission to its last TokenEvent. */
 export class Sequence {
   phase: 'waiting' | 'running' = 'waiting';
+  /** Waiting after its device KV was dropped to make room: admission resumes it instead of prefilling. */
+  preempted = false;
+  /** Times it was preempted. */
+  preemptions = 0;
+  /** Prompt tokens whose KV came from the device prefix cache (OpenAI's cached_tokens). */
+  cachedTokens = 0;
   /** Completion tokens sampled so far (a final EOS/stop token included). */
   generated = 0;
   /** seq of the next TokenEvent. */

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { ErrorCode } from '@mnemo/kv-core';
 import { SimEngine } from '@mnemo/engine';
-import { InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
+import { InferenceRequestSchema, SamplingParamsSchema, type InferenceRequest } from '@mnemo/proto';
 import { SequenceStore } from '../batching/sequence.store.js';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import type { Clock } from '../shared/clock.port.js';
@@ -12,11 +12,11 @@ import { AdmitInferenceUseCase } from './admit-inference.use-case.js';
 const NOW = 1_700_000_000_000;
 const clock: Clock = { monotonicMs: () => 0, unixMs: () => NOW };
 
-function setup(maxWaiting = 2) {
+function setup(maxWaiting = 2, kvBlocks = 1024) {
   const store = new SequenceStore();
   const lifecycle = new NodeLifecycle();
   const config = { NODE_ID: 'n1', NODE_MAX_WAITING: maxWaiting } as NodeManagerConfig;
-  const sut = new AdmitInferenceUseCase(store, new SimEngine(), config, clock, lifecycle);
+  const sut = new AdmitInferenceUseCase(store, new SimEngine({ kvBlocks }), config, clock, lifecycle);
   return { sut, store, lifecycle };
 }
 
@@ -42,6 +42,18 @@ describe(AdmitInferenceUseCase.name, () => {
     const { sut, store } = setup();
     expect(() => sut.execute(new AdmitInferenceCommand(request(over)))).toThrow(expect.objectContaining({ code }));
     expect(store.size).toBe(0);
+  });
+
+  it.each([
+    ['fits exactly: 30 prompt + 35 generated, the last never stored = 64 tokens', 30, 35, true],
+    ['one token over the 4-block cache', 30, 36, false],
+    ['no max_tokens: the whole context would not fit', 30, 0, false],
+  ])('admits by the device KV capacity: %s', (_n, prompt, maxTokens, ok) => {
+    const { sut, store } = setup(2, 4);
+    const r = request({ tokens: new Array(prompt).fill(65), sampling: create(SamplingParamsSchema, { temperature: 0, maxTokens }) });
+    if (ok) expect(sut.execute(new AdmitInferenceCommand(r))).toBe('n1');
+    else expect(() => sut.execute(new AdmitInferenceCommand(r))).toThrow(expect.objectContaining({ code: ErrorCode.PromptTooLong, message: expect.stringMatching(/KV blocks/) }));
+    expect(store.size).toBe(ok ? 1 : 0);
   });
 
   it('refuses a duplicate request id', () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { blocksFor, ErrorCode, MnemoError } from '@mnemo/kv-core';
 import type { Engine } from '@mnemo/engine';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
@@ -35,10 +35,21 @@ export class AdmitInferenceUseCase {
     if (request.tokens.length >= model.maxContext) {
       throw new MnemoError(ErrorCode.PromptTooLong, `prompt of ${request.tokens.length} tokens leaves no room in the context of ${model.id} (${model.maxContext})`);
     }
+    const seq = new Sequence(request, model, this.store.arrivalSeq(), this.clock.monotonicMs());
+    // A request whose whole context could not fit the empty device cache would never finish: refuse it now.
+    // Its KV holds the prompt and every generated token but the last.
+    const need = blocksFor(request.tokens.length + seq.maxTokens - 1);
+    const { capacity } = this.engine.kvBudget(model.id);
+    if (need > capacity) {
+      throw new MnemoError(
+        ErrorCode.PromptTooLong,
+        `prompt (${request.tokens.length} tokens) plus max_tokens (${seq.maxTokens}) needs ${need} KV blocks of 16 tokens; node ${this.config.NODE_ID} has ${capacity} for ${model.id}`,
+      );
+    }
     if (request.deadlineUnixMs > 0 && this.clock.unixMs() > request.deadlineUnixMs) throw new MnemoError(ErrorCode.Timeout, 'deadline passed before admission');
     if (this.store.has(request.requestId)) throw new MnemoError(ErrorCode.Conflict, `request ${request.requestId} is already running here`);
     if (this.store.count('waiting') >= this.config.NODE_MAX_WAITING!) throw new MnemoError(ErrorCode.Overloaded, 'queue full');
-    this.store.add(new Sequence(request, model, this.store.arrivalSeq(), this.clock.monotonicMs()));
+    this.store.add(seq);
     return this.config.NODE_ID;
   }
 }

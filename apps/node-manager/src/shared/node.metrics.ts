@@ -20,6 +20,10 @@ export class NodeMetrics {
   readonly cancelled: Counter<'reason'>;
   readonly tokens: Counter;
   readonly kvUsage: Gauge;
+  readonly preemptions: Counter;
+  readonly cachedPromptTokens: Counter;
+  readonly computedPromptTokens: Counter;
+  readonly kvPlanMisses: Counter;
   private sources: GaugeSources = { running: () => 0, waiting: () => 0, kvUsage: () => 0 };
 
   constructor(metrics: ServiceMetrics) {
@@ -59,6 +63,18 @@ export class NodeMetrics {
       registers,
     });
     this.tokens = new Counter({ name: 'mnemo_node_generated_tokens_total', help: 'Tokens generated', registers });
+    this.preemptions = new Counter({
+      name: 'mnemo_node_preemptions_total',
+      help: 'Running sequences whose device KV was dropped to make room (recomputed when resumed)',
+      registers,
+    });
+    this.cachedPromptTokens = new Counter({ name: 'mnemo_node_prompt_tokens_cached_total', help: 'Prompt tokens whose KV came from the device prefix cache', registers });
+    this.computedPromptTokens = new Counter({ name: 'mnemo_node_prompt_tokens_computed_total', help: 'Prompt tokens prefilled by compute', registers });
+    this.kvPlanMisses = new Counter({
+      name: 'mnemo_node_kv_plan_misses_total',
+      help: 'Engine calls refused for lack of KV blocks although planned to fit (their sequences were requeued)',
+      registers,
+    });
   }
 
   /** Where the gauges read their values at scrape time. */

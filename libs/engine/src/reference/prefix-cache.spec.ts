@@ -116,7 +116,9 @@ describe('ReferenceEngine preemption', () => {
     sut.preempt('x');
     expect(sut.kvUsage()).toBe(0);
     await expect(sut.decode(['x'])).rejects.toMatchObject({ code: 'invalid_request' });
-    expect(sut.resumeBlocks('x')).toBe(1); // 40 tokens: two whole blocks still cached
+    // 40 tokens in 3 blocks: two whole ones are still cached, but holding them takes them from the pool too.
+    expect(sut.resumeBlocks('x')).toBe(3);
+    expect(sut.cachedTokens({ seqId: 'q', model: MODEL, tokens: [...toks(30), ...got.slice(0, 10), 0], sampling, cacheSalt: 's' })).toBe(32);
     await sut.resume(['x']);
     got.push(...(await generate(sut, 'x', 10)));
     sut.preempt('x');

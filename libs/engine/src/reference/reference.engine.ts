@@ -1,4 +1,4 @@
-import { BLOCK_TOKENS, blocksFor, ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { Engine, KvBudget, ModelInfo, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import type { ModelWeights } from '../weights/model-weights.js';
@@ -140,7 +140,7 @@ export class ReferenceEngine implements Engine {
   }
 
   prefillBlocks(input: PrefillInput): number {
-    return blocksFor(input.tokens.length) - this.cachedTokens(input) / BLOCK_TOKENS;
+    return this.runtime(input.model).cache.ledger.prefixCost(input.cacheSalt, input.tokens).blocks;
   }
 
   decodeBlocks(seqIds: readonly string[]): number {
@@ -166,14 +166,14 @@ export class ReferenceEngine implements Engine {
   resumeBlocks(seqId: string): number {
     const s = this.seq(seqId);
     if (!s.preempted) return 0;
-    const cached = s.salt === undefined ? 0 : this.runtime(s.model).cache.ledger.cachedPrefix(s.salt, s.kvTokens);
-    return blocksFor(s.kvTokens.length) - cached / BLOCK_TOKENS;
+    return this.runtime(s.model).cache.ledger.prefixCost(s.salt, s.kvTokens).blocks;
   }
 
   /** Recomputes preempted sequences' KV (no logits, no sampling: their next decode input is kept). */
   async resume(seqIds: readonly string[]): Promise<void> {
     for (const [model, group] of this.groupByModel(seqIds.filter((id) => this.seq(id).preempted))) {
-      const items = group.map((seqId) => {
+      // A request cancelled while an earlier group ran is gone by now.
+      const items = group.filter((seqId) => this.seqs.has(seqId)).map((seqId) => {
         const s = this.seq(seqId);
         const hit = s.salt === undefined ? 0 : this.runtime(model).cache.attachPrefix(seqId, s.kvTokens);
         this.counters.cachedTokens += hit;

@@ -1,4 +1,4 @@
-import { BLOCK_TOKENS, blocksFor, ErrorCode, KvBlockLedger, MnemoError } from '@mnemo/kv-core';
+import { ErrorCode, KvBlockLedger, MnemoError } from '@mnemo/kv-core';
 import type { Engine, KvBudget, ModelInfo, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
@@ -150,7 +150,7 @@ export class SimEngine implements Engine {
   }
 
   prefillBlocks(input: PrefillInput): number {
-    return blocksFor(input.tokens.length) - this.cachedTokens(input) / BLOCK_TOKENS;
+    return this.ledger(input.model).prefixCost(input.cacheSalt, input.tokens).blocks;
   }
 
   decodeBlocks(seqIds: readonly string[]): number {
@@ -173,25 +173,36 @@ export class SimEngine implements Engine {
 
   resumeBlocks(seqId: string): number {
     const seq = this.seq(seqId);
-    if (!seq.preempted) return 0;
-    const hit = seq.salt === undefined ? 0 : seq.ledger.cachedPrefix(seq.salt, seq.kvTokens);
-    return blocksFor(seq.kvTokens.length) - hit / BLOCK_TOKENS;
+    return seq.preempted ? seq.ledger.prefixCost(seq.salt, seq.kvTokens).blocks : 0;
   }
 
   resume(seqIds: readonly string[]): Promise<void> {
     return this.serial(async () => {
       const computed: number[] = [];
       const items: Array<{ seqId: string; ids: number[] }> = [];
+      const history = new Map<string, number[]>();
       for (const id of seqIds) {
         const seq = this.seq(id);
         if (!seq.preempted) continue;
         const tokens = seq.kvTokens.splice(0);
+        history.set(id, tokens);
         const hit = seq.salt === undefined ? 0 : seq.ledger.attachPrefix(id, tokens);
         seq.kvTokens.push(...tokens.slice(0, hit));
         items.push({ seqId: id, ids: tokens.slice(hit) });
         computed.push(tokens.length - hit);
       }
-      this.appendAll(items);
+      try {
+        this.appendAll(items);
+      } catch (e) {
+        // Back to preempted and empty, history intact, so a later resume starts clean.
+        for (const [id, tokens] of history) {
+          const seq = this.seqs.get(id)!;
+          seq.ledger.release(id);
+          seq.ledger.open(id, seq.salt);
+          seq.kvTokens.splice(0, seq.kvTokens.length, ...tokens);
+        }
+        throw e;
+      }
       for (const it of items) this.seqs.get(it.seqId)!.preempted = false;
       const ms = prefillCostMs(this.cost, computed);
       await this.sleep(ms);

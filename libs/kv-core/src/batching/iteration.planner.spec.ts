@@ -22,7 +22,34 @@ describe(planIteration.name, () => {
     ['zero budget still runs an idle head', [], [seq('w1', 1), seq('w2', 1)], 8, 0, ['w1'], []],
     ['zero-token prompt (fully cached) fits any budget', [seq('r1')], [seq('cached', 0)], 8, 0, ['cached'], ['r1']],
   ])('%s', (_name, running, waiting, maxBatch, maxPrefillTokens, prefill, decode) => {
-    expect(planIteration({ running, waiting, maxBatch, maxPrefillTokens })).toEqual({ prefill, decode });
+    expect(planIteration({ running, waiting, maxBatch, maxPrefillTokens })).toEqual({ prefill, decode, preempt: [] });
+  });
+
+  describe('with device KV memory planned', () => {
+    /** A sequence of pool `m` whose next step takes `blocks` blocks; preempting it frees `freeable`. */
+    const kv = (id: string, blocks: number, freeable = 0, priority = 0, pool = 'm'): SeqState => ({
+      ...seq(id, 10, priority),
+      blocks,
+      freeable,
+      pool,
+    });
+    it.each<[string, SeqState[], SeqState[], Record<string, number>, string[], string[], string[]]>([
+      ['everything fits', [kv('r1', 1, 4)], [kv('w1', 3)], { m: 4 }, ['w1'], ['r1'], []],
+      ['admission waits for blocks', [kv('r1', 1, 4)], [kv('w1', 4)], { m: 4 }, [], ['r1'], []],
+      ['no overtaking on memory either', [kv('r1', 0, 4)], [kv('big', 9), kv('small', 1)], { m: 4 }, [], ['r1'], []],
+      ['a full pool preempts the latest arrival, not everyone', [kv('old', 1, 3), kv('new', 1, 3)], [], { m: 1 }, [], ['old'], ['new']],
+      ['preemption goes by priority before arrival', [kv('vip', 1, 3, 9), kv('old', 1, 3, 0)], [], { m: 0 }, [], ['vip'], ['old']],
+      ['preempts until the rest fit', [kv('a', 1, 1), kv('b', 1, 1), kv('c', 1, 0)], [], { m: 0 }, [], ['a'], ['c', 'b']],
+      ['the last running sequence preempts itself when nothing fits', [kv('only', 1, 5)], [], { m: 0 }, [], [], ['only']],
+      ['an iteration that preempts admits nothing: the preempted keep their turn', [kv('r', 1, 5)], [kv('w', 1)], { m: 0 }, [], [], ['r']],
+      ['blocks freed by finished work admit waiting work', [kv('a', 0, 1)], [kv('w', 5)], { m: 5 }, ['w'], ['a'], []],
+      ['pools are planned separately', [kv('x', 1, 2, 0, 'm1'), kv('y', 1, 2, 0, 'm2')], [], { m1: 1, m2: 0 }, [], ['x'], ['y']],
+      ['running beyond maxBatch are preempted before decoding ones', [kv('a', 1, 2), kv('b', 1, 2), kv('c', 0, 2)], [], { m: 1 }, [], ['a', 'b'], ['c']],
+      ['idle head over the token budget still admitted when its blocks fit', [], [{ ...kv('huge', 3), promptTokens: 10_000 }], { m: 3 }, ['huge'], [], []],
+      ['idle head never beyond its pool', [], [kv('huge', 4)], { m: 3 }, [], [], []],
+    ])('%s', (_name, running, waiting, kvAvailable, prefill, decode, preempt) => {
+      expect(planIteration({ running, waiting, maxBatch: 2, maxPrefillTokens: 100, kvAvailable })).toEqual({ prefill, decode, preempt });
+    });
   });
 
   it('does not reorder its inputs', () => {

@@ -1,12 +1,21 @@
 /** What the iteration planner knows about one sequence. */
 export interface SeqState {
   id: string;
-  /** Prompt tokens still to prefill (after prefix-cache hits); only used for waiting sequences. */
+  /**
+   * Tokens its admission computes: the prompt after prefix-cache hits (a new request) or the
+   * history to rebuild (a preempted one). Only used for waiting sequences.
+   */
   promptTokens: number;
   /** Higher runs first. */
   priority: number;
   /** Monotonic arrival counter; lower arrived earlier. */
   arrivalSeq: number;
+  /** The KV pool (the model) its blocks come from; needed when memory is planned. */
+  pool?: string;
+  /** Device KV blocks its next step takes: admission (waiting) or one decode step (running). */
+  blocks?: number;
+  /** Running only: blocks that preempting it frees at least (the ones no other sequence holds). */
+  freeable?: number;
 }
 
 export interface IterationInput {
@@ -16,6 +25,12 @@ export interface IterationInput {
   maxBatch: number;
   /** Most prompt tokens prefilled in one iteration. */
   maxPrefillTokens: number;
+  /**
+   * Device KV blocks each pool can hand out now. When given, the plan never asks for more
+   * blocks than this: it preempts running sequences to let the others decode, and admits
+   * waiting ones only while their blocks fit.
+   */
+  kvAvailable?: Readonly<Record<string, number>>;
 }
 
 export interface IterationPlan {
@@ -23,4 +38,6 @@ export interface IterationPlan {
   prefill: string[];
   /** Running sequences that decode one token this iteration, in priority order. */
   decode: string[];
+  /** Running sequences whose device KV is dropped first (recomputed when they are admitted again), worst first. */
+  preempt: string[];
 }

@@ -86,6 +86,24 @@ describe(KvBlockLedger.name, () => {
     });
   });
 
+  describe('prefixCost', () => {
+    it.each([
+      ['nothing cached: every block is new', false, false, { cachedTokens: 0, blocks: 3 }],
+      ['hits nobody holds come out of the reclaimable pool', true, false, { cachedTokens: 32, blocks: 3 }],
+      ['hits a running sequence holds cost nothing', true, true, { cachedTokens: 32, blocks: 1 }],
+    ])('%s', (_name, warm, held, expected) => {
+      const sut = new KvBlockLedger('m', 16);
+      if (warm) run(sut, 'a', toks(40), 't', !held);
+      expect(sut.prefixCost('t', toks(40))).toEqual(expected);
+    });
+
+    it('without a salt nothing is shared', () => {
+      const sut = new KvBlockLedger('m', 16);
+      run(sut, 'a', toks(40));
+      expect(sut.prefixCost(undefined, toks(40))).toEqual({ cachedTokens: 0, blocks: 3 });
+    });
+  });
+
   describe('capacity', () => {
     it('append is all or nothing across the batch', () => {
       const sut = new KvBlockLedger('m', 3);

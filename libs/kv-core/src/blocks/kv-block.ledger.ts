@@ -76,7 +76,18 @@ export class KvBlockLedger {
    * leaving at least one token to compute (a prefill needs one row for its logits). Takes nothing.
    */
   cachedPrefix(salt: string, tokens: readonly number[]): number {
-    return this.match(new BlockKeyChain(this.modelId, salt), tokens).length * BLOCK_TOKENS;
+    return this.prefixCost(salt, tokens).cachedTokens;
+  }
+
+  /**
+   * What starting a sequence of `tokens` under `salt` takes from the available blocks: the new
+   * blocks for what is not cached, plus the cached hits nobody holds (holding them takes them
+   * out of the reclaimable pool). Hits that running sequences hold cost nothing.
+   */
+  prefixCost(salt: string | undefined, tokens: readonly number[]): { cachedTokens: number; blocks: number } {
+    const hits = salt === undefined ? [] : this.match(new BlockKeyChain(this.modelId, salt), tokens);
+    const unheld = hits.filter((id) => this.blocks.refCount(id) === 0).length;
+    return { cachedTokens: hits.length * BLOCK_TOKENS, blocks: Math.ceil(tokens.length / BLOCK_TOKENS) - hits.length + unheld };
   }
 
   /**

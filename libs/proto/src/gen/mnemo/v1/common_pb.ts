@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/common.proto.
  */
 export const file_mnemo_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChVtbmVtby92MS9jb21tb24ucHJvdG8SCG1uZW1vLnYxIjkKBVVzYWdlEhUKDXByb21wdF90b2tlbnMYASABKA0SGQoRY29tcGxldGlvbl90b2tlbnMYAiABKA0iKwoKRXJyb3JSZXBseRIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkqlQEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIbChdGSU5JU0hfUkVBU09OX0NBTkNFTExFRBADEhcKE0ZJTklTSF9SRUFTT05fRVJST1IQBGIGcHJvdG8z");
+  fileDesc("ChVtbmVtby92MS9jb21tb24ucHJvdG8SCG1uZW1vLnYxIlAKBVVzYWdlEhUKDXByb21wdF90b2tlbnMYASABKA0SGQoRY29tcGxldGlvbl90b2tlbnMYAiABKA0SFQoNY2FjaGVkX3Rva2VucxgDIAEoDSIrCgpFcnJvclJlcGx5EgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCSqVAQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIWChJGSU5JU0hfUkVBU09OX1NUT1AQARIYChRGSU5JU0hfUkVBU09OX0xFTkdUSBACEhsKF0ZJTklTSF9SRUFTT05fQ0FOQ0VMTEVEEAMSFwoTRklOSVNIX1JFQVNPTl9FUlJPUhAEYgZwcm90bzM");
 
 /**
  * Token accounting of one request, sent with its last chunk/event.
@@ -29,6 +29,14 @@ export type Usage = Message<"mnemo.v1.Usage"> & {
    * @generated from field: uint32 completion_tokens = 2;
    */
   completionTokens: number;
+
+  /**
+   * Prompt tokens whose KV came from a cache instead of being computed (OpenAI's
+   * usage.prompt_tokens_details.cached_tokens).
+   *
+   * @generated from field: uint32 cached_tokens = 3;
+   */
+  cachedTokens: number;
 };
 
 /**

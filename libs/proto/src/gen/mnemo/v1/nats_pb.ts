@@ -212,7 +212,7 @@ export type TokenEvent = Message<"mnemo.v1.TokenEvent"> & {
   finishReason: FinishReason;
 
   /**
-   * Set when done.
+   * Set when done; the first event carries it too, so cached_tokens is known even if the client stops early.
    *
    * @generated from field: mnemo.v1.Usage usage = 6;
    */
