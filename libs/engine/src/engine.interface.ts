@@ -42,14 +42,41 @@ export interface PrefillInput {
    * sequences of the same model under the same salt. Absent: it neither reuses nor shares.
    */
   readonly cacheSalt?: string;
+  /**
+   * Where KV the device does not hold may come from (the node's KV store): asked once the
+   * device-cached prefix is attached, with its length in tokens (a block boundary).
+   */
+  readonly restore?: (deviceTokens: number) => KvRestorePlan | undefined;
+}
+
+/**
+ * KV of prompt positions [deviceTokens, until) brought back from another tier, layer by layer
+ * while the pass computes: `load(l)` is started while layer l-1 runs and awaited just before
+ * layer l, so only the part compute did not hide is blocked time. A rejected load fails the
+ * prefill and nothing of it is kept (a corrupt copy is a miss, never wrong tokens).
+ */
+export interface KvRestorePlan {
+  /** End of the restored positions; at most the prompt length - 1 (one row computes the logits). */
+  readonly until: number;
+  /** Layer `layer` of the restored positions, chunk payload layout `[K|V][token][kv_head][head_dim]`. */
+  load(layer: number): Promise<Float32Array>;
+  /** Called once after the pass, whatever happened, so the plan can let go of what it holds. */
+  done?(ok: boolean): void;
 }
 
 export interface TokenOutput {
   readonly seqId: string;
   readonly token: number;
-  /** Prefill only: prompt tokens whose KV came from the device prefix cache. */
+  /** Prefill only: prompt tokens whose KV came from a cache (device or restored) instead of compute. */
   readonly cachedTokens?: number;
+  /** Prefill only: the part of cachedTokens restored from another tier. */
+  readonly restoredTokens?: number;
 }
+
+/** A whole chunk's KV (256 tokens, all layers) appeared on or left an engine's device cache. */
+export type EngineChunkEvent =
+  | { readonly kind: 'written'; readonly model: string; readonly key: string; readonly seqId: string; readonly chunk: number }
+  | { readonly kind: 'evicted'; readonly model: string; readonly key: string };
 
 /** One model's device KV memory, in blocks of 16 tokens. */
 export interface KvBudget {
@@ -88,6 +115,16 @@ export interface Engine {
   resumeBlocks(seqId: string): number;
   /** Rebuilds the KV of preempted sequences (prefix-cache hits make it cheaper); they decode again after. */
   resume(seqIds: readonly string[]): Promise<void>;
+  /**
+   * Tells `listener` (synchronously, right after the pass that completed it) of every whole
+   * chunk a sharing sequence writes, and of chunks the device later drops. Returns an unsubscribe.
+   */
+  watchChunks(listener: (e: EngineChunkEvent) => void): () => void;
+  /**
+   * KV of chunk `chunk` (tokens [256·chunk, 256·chunk + 256)) of a sequence, in the chunk payload
+   * layout `[layer][K|V][token][kv_head][head_dim]`; undefined when this engine keeps no KV bytes.
+   */
+  exportChunk(seqId: string, chunk: number): Float32Array | undefined;
   /** Frees everything held for the sequence. Idempotent. */
   release(seqId: string): void;
   /** Frees everything the engine holds. */

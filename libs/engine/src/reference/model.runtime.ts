@@ -1,4 +1,4 @@
-import { ErrorCode, MnemoError, type BlockEvictionListener } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, type DeviceChunkEvent } from '@mnemo/kv-core';
 import type { KernelBackend } from '@mnemo/native-cuda';
 import type { ModelConfig } from '../model/model-config.js';
 import type { ModelWeights } from '../weights/model-weights.js';
@@ -45,11 +45,11 @@ export class ModelRuntime<T> {
     readonly stats: EngineStats,
     /** Compute between event-loop turns inside a pass (see LoopYielder). */
     readonly yieldEveryMs: number = DEFAULT_YIELD_EVERY_MS,
-    onEvict?: BlockEvictionListener,
+    onChunk?: (e: DeviceChunkEvent) => void,
   ) {
     this.config = weights.config;
     this.model = new DeviceModel(backend, weights);
-    this.cache = new PagedKvCache(backend, this.config, kvBlocks, onEvict);
+    this.cache = new PagedKvCache(backend, this.config, kvBlocks, onChunk);
   }
 
   /**

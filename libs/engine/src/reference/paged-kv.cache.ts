@@ -1,4 +1,4 @@
-import { BLOCK_TOKENS, ErrorCode, KvBlockLedger, MnemoError, type BlockEvictionListener, type LedgerAppend } from '@mnemo/kv-core';
+import { BLOCK_TOKENS, ErrorCode, KvBlockLedger, MnemoError, type DeviceChunkEvent, type LedgerAppend } from '@mnemo/kv-core';
 import type { KernelBackend, KvGeometry } from '@mnemo/native-cuda';
 import { kvDim, type ModelConfig } from '../model/model-config.js';
 
@@ -26,12 +26,12 @@ export class PagedKvCache<T> {
     private readonly backend: KernelBackend<T>,
     config: ModelConfig,
     readonly numBlocks: number,
-    onEvict?: BlockEvictionListener,
+    onChunk?: (e: DeviceChunkEvent) => void,
   ) {
     this.geom = { numLayers: config.layers, numKvHeads: config.kvHeads, headDim: config.headDim, blockSize: BLOCK_TOKENS };
     this.rowDim = kvDim(config);
     this.tensor = backend.alloc(numBlocks * config.layers * 2 * BLOCK_TOKENS * this.rowDim);
-    this.ledger = new KvBlockLedger(config.id, numBlocks, onEvict);
+    this.ledger = new KvBlockLedger(config.id, numBlocks, onChunk);
   }
 
   has(seqId: string): boolean {

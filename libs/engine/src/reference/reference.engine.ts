@@ -1,6 +1,6 @@
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
-import type { Engine, KvBudget, ModelInfo, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ModelInfo, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
 import { DEFAULT_YIELD_EVERY_MS } from './loop.yielder.js';
@@ -46,6 +46,7 @@ export class ReferenceEngine implements Engine {
   private readonly runtimes = new Map<string, ModelRuntime<unknown>>();
   private readonly seqs = new Map<string, SeqState>();
   private readonly counters: EngineStats = emptyStats();
+  private readonly chunkListeners = new Set<(e: EngineChunkEvent) => void>();
   private closed = false;
 
   constructor(
@@ -60,7 +61,10 @@ export class ReferenceEngine implements Engine {
       if (this.runtimes.has(id)) throw new MnemoError(ErrorCode.Conflict, `model ${id} listed twice`);
       const blocks = typeof kvBlocks === 'number' ? kvBlocks : kvBlocks[id];
       if (!Number.isInteger(blocks) || blocks <= 0) throw new RangeError(`kvBlocks for ${id} must be a positive integer, got ${blocks}`);
-      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, yieldEveryMs));
+      const onChunk = (e: DeviceChunkEvent) => {
+        for (const l of this.chunkListeners) l({ ...e, model: id });
+      };
+      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, yieldEveryMs, onChunk));
     }
   }
 
@@ -74,11 +78,15 @@ export class ReferenceEngine implements Engine {
   }
 
   /**
-   * Each input starts from the longest prefix the device cache holds under its salt and computes
-   * the rest. Sequences released while their step runs (a cancelled request) are left out of the outputs.
+   * Each input starts from the longest prefix the device cache holds under its salt, restores
+   * what its restore plan offers after that (layer by layer, overlapped with compute) and
+   * computes the rest. Sequences released while their step runs (a cancelled request) are left
+   * out of the outputs.
    */
   async prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]> {
     const opened: string[] = [];
+    const plans = new Map<string, { plan: KvRestorePlan; from: number }>();
+    let ok = false;
     try {
       const rest = new Map<string, readonly number[]>();
       const cached = new Map<string, number>();
@@ -86,21 +94,51 @@ export class ReferenceEngine implements Engine {
         this.openSequence(input.seqId, input.model, input.sampling, input.cacheSalt);
         opened.push(input.seqId);
         const hit = this.attachCachedPrefix(input.seqId, input.tokens);
-        cached.set(input.seqId, hit);
-        rest.set(input.seqId, input.tokens.slice(hit));
+        const plan = input.restore?.(hit);
+        let from = hit;
+        if (plan) {
+          plans.set(input.seqId, { plan, from: hit });
+          if (!Number.isInteger(plan.until) || plan.until <= hit || plan.until >= input.tokens.length) {
+            throw new MnemoError(ErrorCode.InvalidRequest, `restore of ${input.seqId} must end in (${hit}, ${input.tokens.length}), got ${plan.until}`);
+          }
+          this.reserveTokens(input.seqId, input.tokens.slice(hit, plan.until));
+          from = plan.until;
+        }
+        cached.set(input.seqId, from);
+        rest.set(input.seqId, input.tokens.slice(from));
       }
       const outputs = new Map<string, number>();
       for (const [, group] of this.groupByModel(batch.map((b) => b.seqId))) {
-        const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })));
+        const restoring = group.filter((id) => plans.has(id));
+        const hooks = restoring.length === 0 ? {} : { beforeLayer: (l: number) => this.restoreLayer(restoring, plans, l) };
+        const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })), hooks);
         for (const r of results) if (this.seqs.has(r.seqId)) outputs.set(r.seqId, this.sample(r.seqId, r.logits));
       }
+      ok = true;
       return batch
         .filter((b) => outputs.has(b.seqId))
-        .map((b) => ({ seqId: b.seqId, token: outputs.get(b.seqId)!, cachedTokens: cached.get(b.seqId)! }));
+        .map((b) => {
+          const restored = plans.has(b.seqId) ? plans.get(b.seqId)!.plan.until - plans.get(b.seqId)!.from : 0;
+          return { seqId: b.seqId, token: outputs.get(b.seqId)!, cachedTokens: cached.get(b.seqId)!, restoredTokens: restored };
+        });
     } catch (e) {
       for (const id of opened) this.release(id);
       throw e;
+    } finally {
+      for (const { plan } of plans.values()) plan.done?.(ok);
     }
+  }
+
+  /** One layer of every restoring sequence's planned KV, imported as soon as it arrives. */
+  private async restoreLayer(seqIds: readonly string[], plans: ReadonlyMap<string, { plan: KvRestorePlan; from: number }>, layer: number): Promise<void> {
+    await Promise.all(
+      seqIds.map(async (seqId) => {
+        const { plan, from } = plans.get(seqId)!;
+        const data = await plan.load(layer);
+        // Cancelled meanwhile: its blocks go back once the pass ends; nothing to write.
+        if (this.seqs.has(seqId)) this.importKv(seqId, { layerStart: layer, layerEnd: layer + 1, tokenStart: from, tokenEnd: plan.until }, data);
+      }),
+    );
   }
 
   /** As {@link prefill}: a sequence released mid-step gets no output. */
@@ -215,6 +253,16 @@ export class ReferenceEngine implements Engine {
     for (const id of [...this.seqs.keys()]) this.release(id);
     for (const rt of this.runtimes.values()) rt.free();
     this.runtimes.clear();
+  }
+
+  watchChunks(listener: (e: EngineChunkEvent) => void): () => void {
+    this.chunkListeners.add(listener);
+    return () => this.chunkListeners.delete(listener);
+  }
+
+  exportChunk(seqId: string, chunk: number): Float32Array {
+    const L = this.runtime(this.seq(seqId).model).config.layers;
+    return this.exportKv(seqId, { layerStart: 0, layerEnd: L, tokenStart: chunk * CHUNK_TOKENS, tokenEnd: (chunk + 1) * CHUNK_TOKENS });
   }
 
   // ---- lower-level surface (node-manager, profiler, tests) ----

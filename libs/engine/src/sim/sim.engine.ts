@@ -1,5 +1,5 @@
 import { ErrorCode, KvBlockLedger, MnemoError } from '@mnemo/kv-core';
-import type { Engine, KvBudget, ModelInfo, PrefillInput, TokenOutput } from '../engine.interface.js';
+import type { Engine, EngineChunkEvent, KvBudget, ModelInfo, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
@@ -57,6 +57,7 @@ export class SimEngine implements Engine {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly seqs = new Map<string, SimSeq>();
   private readonly ledgers = new Map<string, KvBlockLedger>();
+  private readonly chunkListeners = new Set<(e: EngineChunkEvent) => void>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -73,7 +74,14 @@ export class SimEngine implements Engine {
     this.sleep = options.sleep ?? realSleep;
     const kvBlocks = options.kvBlocks ?? DEFAULT_SIM_KV_BLOCKS;
     if (!Number.isInteger(kvBlocks) || kvBlocks <= 0) throw new RangeError(`sim engine: kvBlocks must be a positive integer, got ${kvBlocks}`);
-    for (const m of this.modelInfos) this.ledgers.set(m.id, new KvBlockLedger(m.id, kvBlocks));
+    for (const m of this.modelInfos) {
+      this.ledgers.set(
+        m.id,
+        new KvBlockLedger(m.id, kvBlocks, (e) => {
+          for (const l of this.chunkListeners) l({ ...e, model: m.id });
+        }),
+      );
+    }
   }
 
   models(): readonly ModelInfo[] {
@@ -160,6 +168,16 @@ export class SimEngine implements Engine {
   exclusiveBlocks(seqId: string): number {
     const { ledger } = this.seq(seqId);
     return ledger.blockIds(seqId).filter((b) => ledger.blocks.refCount(b) === 1).length;
+  }
+
+  watchChunks(listener: (e: EngineChunkEvent) => void): () => void {
+    this.chunkListeners.add(listener);
+    return () => this.chunkListeners.delete(listener);
+  }
+
+  /** The sim keeps block accounting, not KV bytes: nothing to export (and `restore` plans are not asked). */
+  exportChunk(): undefined {
+    return undefined;
   }
 
   /** Not serialised with steps: the node-manager preempts between iterations, never inside one. */

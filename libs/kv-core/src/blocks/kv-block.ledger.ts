@@ -1,6 +1,6 @@
 import { BlockKeyChain } from '../keys/block-key.chain.js';
-import { BLOCK_TOKENS } from '../keys/chunk.constants.js';
-import { DeviceBlockManager, type BlockEvictionListener } from './device-block.manager.js';
+import { BLOCK_TOKENS, BLOCKS_PER_CHUNK } from '../keys/chunk.constants.js';
+import { DeviceBlockManager } from './device-block.manager.js';
 import { SequenceBlockTable } from './sequence-block-table.js';
 
 /** Tokens appended to one sequence; `ids` (the token ids) are required for sequences that share. */
@@ -9,6 +9,15 @@ export interface LedgerAppend {
   readonly tokens: number;
   readonly ids?: readonly number[];
 }
+
+/**
+ * Whole 256-token chunks entering and leaving the device: `written` when a sharing sequence
+ * names the last block of a chunk (its key is the chunk key; its KV is complete on the device),
+ * `evicted` when that block is reclaimed. The KV store offloads on the first and reports both.
+ */
+export type DeviceChunkEvent =
+  | { readonly kind: 'written'; readonly key: string; readonly seqId: string; readonly chunk: number }
+  | { readonly kind: 'evicted'; readonly key: string };
 
 interface LedgerSeq {
   readonly table: SequenceBlockTable;
@@ -34,13 +43,22 @@ interface LedgerSeq {
 export class KvBlockLedger {
   readonly blocks: DeviceBlockManager;
   private readonly seqs = new Map<string, LedgerSeq>();
+  /** Keys of the chunk-closing blocks on the device (a chunk is resident while its last block is). */
+  private readonly chunks = new Set<string>();
 
   constructor(
     readonly modelId: string,
     capacity: number,
-    onEvict?: BlockEvictionListener,
+    private readonly onChunk?: (e: DeviceChunkEvent) => void,
   ) {
-    this.blocks = new DeviceBlockManager(capacity, onEvict);
+    this.blocks = new DeviceBlockManager(capacity, (key) => {
+      if (this.chunks.delete(key)) this.onChunk?.({ kind: 'evicted', key });
+    });
+  }
+
+  /** Whether the device holds the whole chunk named `key` (its closing block; earlier ones go later). */
+  holdsChunk(key: string): boolean {
+    return this.chunks.has(key);
   }
 
   has(seqId: string): boolean {
@@ -139,7 +157,13 @@ export class KvBlockLedger {
       s.chain.extend(s.ids);
       const keys = s.chain.keys;
       const blocks = s.table.blocks;
-      for (let b = s.committed; b < keys.length; b++) this.blocks.commit(blocks[b]!, keys[b]!);
+      for (let b = s.committed; b < keys.length; b++) {
+        const named = this.blocks.commit(blocks[b]!, keys[b]!);
+        if (named && (b + 1) % BLOCKS_PER_CHUNK === 0 && !this.chunks.has(keys[b]!)) {
+          this.chunks.add(keys[b]!);
+          this.onChunk?.({ kind: 'written', key: keys[b]!, seqId, chunk: (b + 1) / BLOCKS_PER_CHUNK - 1 });
+        }
+      }
       s.committed = keys.length;
     }
   }

@@ -1,0 +1,142 @@
+import { chunkKeys, ErrorCode, layerPieces, type KvRowGeometry } from '@mnemo/kv-core';
+import { bits } from '../../test/bits.js';
+import { cpuBackend } from '../../test/test-backend.js';
+import type { EngineChunkEvent, KvRestorePlan } from '../engine.interface.js';
+import { syntheticWeightsFor } from '../weights/synthetic-weights.generator.js';
+import { ReferenceEngine } from './reference.engine.js';
+
+const MODEL = 'mnemo-tiny';
+const GREEDY = { temperature: 0, topP: 1, seed: 0 };
+const toks = (n: number, salt = 0): number[] => Array.from({ length: n }, (_, i) => (i * 37 + salt * 11 + 5) % 256);
+const engine = (kvBlocks = 96) => new ReferenceEngine(cpuBackend(), [syntheticWeightsFor(MODEL)], kvBlocks);
+
+/** A plan that assembles each layer from exported chunk payloads, as the KV store does from its tiers. */
+function planFrom(chunks: Float32Array[], g: KvRowGeometry, from: number, until: number, fail?: number): KvRestorePlan & { loaded: number[]; result?: boolean } {
+  const plan = {
+    until,
+    loaded: [] as number[],
+    result: undefined as boolean | undefined,
+    async load(layer: number): Promise<Float32Array> {
+      await new Promise((r) => setImmediate(r));
+      if (layer === fail) throw new Error('CRC mismatch');
+      plan.loaded.push(layer);
+      const out = new Float32Array(2 * (until - from) * g.rowElems);
+      for (const p of layerPieces(g, layer, from, until)) out.set(chunks[p.chunk]!.subarray(p.src, p.src + p.len), p.dst);
+      return out;
+    },
+    done(ok: boolean) {
+      plan.result = ok;
+    },
+  };
+  return plan;
+}
+
+async function decodeAll(sut: ReferenceEngine, seqId: string, first: number, n: number): Promise<number[]> {
+  const out = [first];
+  while (out.length < n) out.push((await sut.decode([seqId]))[0]!.token);
+  return out;
+}
+
+describe('ReferenceEngine KV restore and chunk events', () => {
+  const history = toks(600);
+  const prompt = [...history, ...toks(40, 7)];
+
+  async function source() {
+    const src = engine();
+    const events: EngineChunkEvent[] = [];
+    src.watchChunks((e) => events.push(e));
+    await src.prefill([{ seqId: 'src', model: MODEL, tokens: history, sampling: GREEDY, cacheSalt: 't' }]);
+    const chunks = [0, 1].map((c) => src.exportChunk('src', c));
+    const c = src.modelConfig(MODEL);
+    return { src, events, chunks, g: { layers: c.layers, rowElems: c.kvHeads * c.headDim } };
+  }
+
+  it('announces every whole chunk a sharing sequence writes, under its chunk key', async () => {
+    const { src, events } = await source();
+    expect(events).toEqual(chunkKeys(MODEL, 't', history).map((key, chunk) => ({ kind: 'written', model: MODEL, key, seqId: 'src', chunk })));
+    await src.close();
+  });
+
+  it('a prompt restored layer by layer from exported chunks decodes what a fresh prefill decodes, with identical KV', async () => {
+    const { src, chunks, g } = await source();
+    const fresh = engine();
+    const [f0] = await fresh.prefill([{ seqId: 'f', model: MODEL, tokens: prompt, sampling: GREEDY }]);
+    const expected = await decodeAll(fresh, 'f', f0!.token, 6);
+
+    const sut = engine();
+    const plan = planFrom(chunks, g, 0, 512);
+    const [r0] = await sut.prefill([{ seqId: 'r', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: () => plan }]);
+    expect(r0).toMatchObject({ cachedTokens: 512, restoredTokens: 512 });
+    expect(plan.loaded).toEqual([0, 1, 2, 3]);
+    expect(plan.result).toBe(true);
+    expect(await decodeAll(sut, 'r', r0!.token, 6)).toEqual(expected);
+    const all = { layerStart: 0, layerEnd: g.layers, tokenStart: 0, tokenEnd: 640 };
+    expect(bits(sut.exportKv('r', all))).toEqual(bits(fresh.exportKv('f', all)));
+    await Promise.all([src.close(), fresh.close(), sut.close()]);
+  });
+
+  it('restores after a partial device hit, from the middle of a chunk', async () => {
+    const { src, chunks, g } = await source();
+    const sut = engine();
+    // The device holds the first 100 tokens' whole blocks (96 tokens).
+    await sut.prefill([{ seqId: 'head', model: MODEL, tokens: history.slice(0, 100), sampling: GREEDY, cacheSalt: 't' }]);
+    sut.release('head');
+    let asked = -1;
+    const [r0] = await sut.prefill([
+      {
+        seqId: 'r',
+        model: MODEL,
+        tokens: prompt,
+        sampling: GREEDY,
+        cacheSalt: 't',
+        restore: (deviceTokens) => {
+          asked = deviceTokens;
+          return planFrom(chunks, g, deviceTokens, 512);
+        },
+      },
+    ]);
+    expect(asked).toBe(96);
+    expect(r0).toMatchObject({ cachedTokens: 512, restoredTokens: 416 });
+    const fresh = engine();
+    await fresh.prefill([{ seqId: 'f', model: MODEL, tokens: prompt, sampling: GREEDY }]);
+    const all = { layerStart: 0, layerEnd: g.layers, tokenStart: 0, tokenEnd: 640 };
+    expect(bits(sut.exportKv('r', all))).toEqual(bits(fresh.exportKv('f', all)));
+    await Promise.all([src.close(), fresh.close(), sut.close()]);
+  });
+
+  it('a failed load fails the prefill and leaves nothing behind: no blocks held, nothing shared', async () => {
+    const { src, chunks, g } = await source();
+    const sut = engine();
+    const plan = planFrom(chunks, g, 0, 512, 2);
+    await expect(sut.prefill([{ seqId: 'r', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: () => plan }])).rejects.toThrow(/CRC/);
+    expect(plan.result).toBe(false);
+    expect(sut.hasSequence('r')).toBe(false);
+    expect(sut.kvBudget(MODEL)).toEqual({ capacity: 96, available: 96 });
+    expect(sut.cachedTokens({ seqId: 'x', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't' })).toBe(0);
+    await Promise.all([src.close(), sut.close()]);
+  });
+
+  it('refuses a plan that would leave no token to compute', async () => {
+    const { src, chunks, g } = await source();
+    const sut = engine();
+    const bad = { seqId: 'r', model: MODEL, tokens: history.slice(0, 512), sampling: GREEDY, cacheSalt: 't', restore: () => planFrom(chunks, g, 0, 512) };
+    await expect(sut.prefill([bad])).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
+    expect(sut.kvUsage()).toBe(0);
+    await Promise.all([src.close(), sut.close()]);
+  });
+
+  it('reports chunks the device drops', async () => {
+    const sut = engine(40);
+    const events: EngineChunkEvent[] = [];
+    sut.watchChunks((e) => events.push(e));
+    await sut.prefill([{ seqId: 'a', model: MODEL, tokens: toks(300), sampling: GREEDY, cacheSalt: 't' }]);
+    sut.release('a');
+    await sut.prefill([{ seqId: 'b', model: MODEL, tokens: toks(600, 3), sampling: GREEDY }]);
+    const [key] = chunkKeys(MODEL, 't', toks(300));
+    expect(events).toEqual([
+      { kind: 'written', model: MODEL, key, seqId: 'a', chunk: 0 },
+      { kind: 'evicted', model: MODEL, key },
+    ]);
+    await sut.close();
+  });
+});

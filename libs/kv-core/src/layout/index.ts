@@ -1,0 +1,1 @@
+export { chunkElems, layerPieces, segmentElems, type KvRowGeometry, type PayloadPiece } from './chunk-payload.layout.js';
