@@ -8,6 +8,7 @@
  * | `SCHEDULE` | request, queue group `scheduler` | InferenceRequest → ScheduleReply | gateway → scheduler |
  * | `MODELS_LIST` | request, queue group `scheduler` | ListModelsRequest → ListModelsReply | gateway → scheduler |
  * | `HEARTBEAT` | publish (every replica subscribes) | Heartbeat | node → schedulers |
+ * | `KV_EVENTS` | publish (every replica subscribes) | KvEvent (kv.proto) | node → schedulers |
  * | `nodeInfer(id)` | request | InferenceRequest → ScheduleReply (admitted / error) | scheduler → node |
  * | `nodeCancel(id)` | publish | CancelRequest | gateway → node |
  * | `InferenceRequest.reply_subject` | publish | TokenEvent (seq-ordered, last has done) | node → gateway inbox |
@@ -20,6 +21,8 @@ export const Subjects = {
   MODELS_LIST: 'mnemo.v1.scheduler.models.list',
   /** Node liveness and load, published every NODE_HEARTBEAT_MS. Plain subscription: every scheduler replica keeps the full registry. */
   HEARTBEAT: 'mnemo.v1.nodes.heartbeat',
+  /** What a node holds, per tier, as it changes (stored, evicted, moved between tiers): KvEvent, batched per node. */
+  KV_EVENTS: 'mnemo.v1.nodes.kv-events',
   /** Register (or re-register, idempotently) a model record: RegisterModelRequest → ProfilerReply.model. */
   PROFILER_MODELS_REGISTER: 'mnemo.v1.profiler.models.register',
   /** All model records: ListModelRecordsRequest → ProfilerReply.models. */
