@@ -1,0 +1,49 @@
+// Micro-kernels of the packed GEMM, one set per instruction set (isa/gemm_*.cc).
+//
+// A micro-kernel computes one register tile C[rows, cols] (rows <= mr, cols <= nr) from a
+// packed strip of A `[kc][mr]` and a packed panel of B `[kc][nr]`:
+//   c[i][j] = (accumulate ? c[i][j] : 0) ∘ a[0][i]·b[0][j] ∘ a[1][i]·b[1][j] ∘ … ∘ a[kc-1][i]·b[kc-1][j]
+// where ∘ is one fused multiply-add (FMA paths) or a multiply then an add (portable path),
+// applied strictly in increasing k on one fp32 accumulator per element. The running value
+// leaves the registers only as an exact fp32 store, so splitting k into blocks, choosing a
+// tile shape, a row count or a thread never changes a bit: each element's value is a pure
+// function of its row of A, its column of B and the path. Every `rows` variant is the same
+// template instantiated with fewer rows, so edge tiles run the identical per-element chain.
+//
+// ISA files are compiled with their own target flags; they include only this header (no
+// inline functions shared with baseline code, so the linker cannot pick an AVX copy of an
+// inline function for a baseline caller).
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/cpu/cpu_isa.h"
+
+namespace mnemo::kernels::cpu {
+
+constexpr std::size_t kMaxMr = 16;
+
+using MicroKernelFn = void (*)(std::size_t kc, const float* a, const float* b, float* c, std::size_t ldc,
+                               std::size_t cols, bool accumulate);
+// Register-only multiply-add loop of the path (independent chains, no memory traffic):
+// runs `iters` rounds, folds the result into *sink, returns the flops done.
+using FmaBurstFn = double (*)(std::size_t iters, float* sink);
+
+struct GemmKernels {
+  CpuIsa isa;
+  std::size_t mr;  // rows of A per packed strip
+  std::size_t nr;  // columns of B per packed panel
+  bool fma;        // whether ∘ is fused
+  FmaBurstFn fma_burst;
+  MicroKernelFn by_rows[kMaxMr + 1];  // by_rows[r] computes r rows (1 <= r <= mr)
+};
+
+// nullptr when this build has no such path (compiler or architecture).
+const GemmKernels* GemmKernelsFor(CpuIsa isa);
+
+const GemmKernels* PortableGemmKernels();
+const GemmKernels* Avx2GemmKernels();
+const GemmKernels* Avx512GemmKernels();
+const GemmKernels* NeonGemmKernels();
+
+}  // namespace mnemo::kernels::cpu
