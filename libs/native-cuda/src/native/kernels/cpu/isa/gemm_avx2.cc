@@ -15,24 +15,22 @@ constexpr std::size_t kNr = 16;
 template <std::size_t R>
 void Kernel(std::size_t kc, const float* a, const float* b, float* c, std::size_t ldc, std::size_t cols,
             bool accumulate) {
-  __m256 c0[R], c1[R];
-  alignas(32) float edge[R][kNr] = {};
+  // Edge tiles go through a full-width scratch tile so the register code is the same for
+  // every tile (NOTE: keep every loop over i compile-time bounded: GCC then keeps c0/c1 in
+  // registers; a data-dependent loop inside would spill them to the stack every k).
+  alignas(32) float edge[R * kNr];
   const bool full = cols == kNr;
+  float* t = full ? c : edge;
+  const std::size_t ldt = full ? ldc : kNr;
   if (!full)
     for (std::size_t i = 0; i < R; ++i)
-      for (std::size_t j = 0; j < kNr; ++j) edge[i][j] = accumulate && j < cols ? c[i * ldc + j] : 0.0f;
+      for (std::size_t j = 0; j < kNr; ++j) edge[i * kNr + j] = accumulate && j < cols ? c[i * ldc + j] : 0.0f;
+  const bool load = accumulate || !full;
+  __m256 c0[R], c1[R];
 #pragma GCC unroll 16
   for (std::size_t i = 0; i < R; ++i) {
-    if (full && !accumulate) {
-      c0[i] = _mm256_setzero_ps();
-      c1[i] = _mm256_setzero_ps();
-    } else if (full) {
-      c0[i] = _mm256_loadu_ps(c + i * ldc);
-      c1[i] = _mm256_loadu_ps(c + i * ldc + 8);
-    } else {
-      c0[i] = _mm256_load_ps(edge[i]);
-      c1[i] = _mm256_load_ps(edge[i] + 8);
-    }
+    c0[i] = load ? _mm256_loadu_ps(t + i * ldt) : _mm256_setzero_ps();
+    c1[i] = load ? _mm256_loadu_ps(t + i * ldt + 8) : _mm256_setzero_ps();
   }
   for (std::size_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
     const __m256 b0 = _mm256_loadu_ps(b);
@@ -44,19 +42,14 @@ void Kernel(std::size_t kc, const float* a, const float* b, float* c, std::size_
       c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
     }
   }
-  if (full) {
 #pragma GCC unroll 16
-    for (std::size_t i = 0; i < R; ++i) {
-      _mm256_storeu_ps(c + i * ldc, c0[i]);
-      _mm256_storeu_ps(c + i * ldc + 8, c1[i]);
-    }
-    return;
-  }
   for (std::size_t i = 0; i < R; ++i) {
-    _mm256_store_ps(edge[i], c0[i]);
-    _mm256_store_ps(edge[i] + 8, c1[i]);
-    for (std::size_t j = 0; j < cols; ++j) c[i * ldc + j] = edge[i][j];
+    _mm256_storeu_ps(t + i * ldt, c0[i]);
+    _mm256_storeu_ps(t + i * ldt + 8, c1[i]);
   }
+  if (!full)
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < cols; ++j) c[i * ldc + j] = edge[i * kNr + j];
 }
 
 double FmaBurst(std::size_t iters, float* sink) {
