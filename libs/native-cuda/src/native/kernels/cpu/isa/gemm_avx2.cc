@@ -68,7 +68,7 @@ double FmaBurst(std::size_t iters, float* sink) {
   return 2.0 * 8 * kChains * static_cast<double>(iters);
 }
 
-const GemmKernels kKernels = {CpuIsa::kAvx2Fma, kMr, kNr, true, FmaBurst,
+const GemmKernels kKernels = {CpuIsa::kAvx2Fma, kMr, kNr, true, FmaBurst, nullptr,
                               {nullptr, Kernel<1>, Kernel<2>, Kernel<3>, Kernel<4>, Kernel<5>, Kernel<6>}};
 
 }  // namespace

@@ -60,7 +60,7 @@ double FmaBurst(std::size_t iters, float* sink) {
   return 2.0 * 16 * kChains * static_cast<double>(iters);
 }
 
-const GemmKernels kKernels = {CpuIsa::kAvx512, kMr, kNr, true, FmaBurst,
+const GemmKernels kKernels = {CpuIsa::kAvx512, kMr, kNr, true, FmaBurst, nullptr,
                               {nullptr, Kernel<1>, Kernel<2>, Kernel<3>, Kernel<4>, Kernel<5>, Kernel<6>, Kernel<7>,
                                Kernel<8>, Kernel<9>, Kernel<10>, Kernel<11>, Kernel<12>}};
 

@@ -39,7 +39,7 @@ double FmaBurst(std::size_t iters, float* sink) {
   return 2.0 * kChains * static_cast<double>(iters);
 }
 
-const GemmKernels kKernels = {CpuIsa::kPortable, kMr, kNr, false, FmaBurst,
+const GemmKernels kKernels = {CpuIsa::kPortable, kMr, kNr, false, FmaBurst, nullptr,
                               {nullptr, Kernel<1>, Kernel<2>, Kernel<3>, Kernel<4>}};
 
 }  // namespace
