@@ -257,19 +257,21 @@ describe(ReferenceEngine.name, () => {
       expect(bits(timed.logits)).toEqual(bits(quiet.logits));
     });
 
-    it('keeps event-loop lag p99 within 10 ms during a 2,048-token prefill of mnemo-medium', async () => {
-      const sut = new ReferenceEngine(cpuBackend(), [syntheticWeightsFor('mnemo-medium')], 2048 / 16 + 1);
+    // The same figure for mnemo-medium is `event_loop_lag_p99_ms` of `npm run bench -- engine`
+    // (a plain node process); under jest's module runtime that model takes minutes to build.
+    it('keeps event-loop lag p99 within 10 ms during a 2,048-token prefill', async () => {
+      const sut = new ReferenceEngine(cpuBackend(), [syntheticWeightsFor('mnemo-small')], 2048 / 16 + 1);
       const lag = monitorEventLoopDelay({ resolution: 1 });
       lag.enable();
       const t0 = performance.now();
-      await sut.prefill([{ seqId: 'long', model: 'mnemo-medium', tokens: prompt(2048), sampling: GREEDY }]);
+      await sut.prefill([{ seqId: 'long', model: 'mnemo-small', tokens: prompt(2048), sampling: GREEDY }]);
       const ms = performance.now() - t0;
       lag.disable();
       await sut.close();
       // The pass took far longer than the bound, so a pass holding the loop would show here.
       expect(ms).toBeGreaterThan(200);
       expect(lag.percentile(99) / 1e6).toBeLessThanOrEqual(10);
-    }, 120_000);
+    }, 300_000);
   });
 });
 
