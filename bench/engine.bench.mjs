@@ -1,70 +1,160 @@
-// Reference engine throughput: prefill and decode tokens/s for three synthetic model sizes on
-// the CPU backend (and CUDA when a GPU is present). Writes bench/results/engine.{json,svg}.
+// Reference engine speed against this machine's own limits, all in one run: the peak FP32 rate
+// of a register-only FMA loop and the memory read bandwidth on the engine's kernel lanes; GEMM
+// GFLOP/s at prefill shapes; per model prefill (512-token prompt) and decode (batch 1, 8, 32
+// at a 1,024-token context) tokens/s; and the event-loop lag p99 while a 2,048-token prefill
+// of the largest model runs. Each figure is repeated: the median is reported with its min and
+// max. Layers never yield to the loop (they run on the addon's threads), so nothing is
+// measured with artificial pauses. Writes bench/results/engine.{json,svg}.
 // Run: npm run bench -- engine   (or `npx tsc -b && node bench/engine.bench.mjs [--quick]`)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parameterCount, ReferenceEngine, syntheticWeightsFor } from '@mnemo/engine';
 import { createKernelBackend } from '@mnemo/native-cuda';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
+const REPS = quick ? 1 : 3;
 const GREEDY = { temperature: 0, topP: 1, seed: 0 };
-// Prompt length, decode batch and decode steps per model: sized so the whole run stays
-// under ~2 minutes on 2 cores while each figure averages over enough work to be stable.
-const PLAN = [
-  { model: 'mnemo-tiny', prompt: 1024, batch: 8, steps: 128 },
-  { model: 'mnemo-small', prompt: 512, batch: 8, steps: 64 },
-  { model: 'mnemo-medium', prompt: 256, batch: 8, steps: 24 },
-];
+const MODELS = ['mnemo-tiny', 'mnemo-small', 'mnemo-medium'];
+const LARGEST = 'mnemo-medium';
+const PROMPT = 512;
+const CONTEXT = quick ? 512 : 1024;
+const BATCHES = [1, 8, 32];
+const DECODE_STEPS = quick ? 2 : 4;
+const LONG_PREFILL = 2048;
 
 const prompt = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 7 + 1) % 256);
+const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
-async function measure(backend, weights, p) {
-  const blocks = Math.ceil((p.prompt + 16) / 16) * 2 + p.batch * Math.ceil((32 + p.steps + 16) / 16);
-  const engine = new ReferenceEngine(backend, [weights], blocks);
-  const id = weights.config.id;
-  const reps = quick ? 1 : 3;
-  // Warm-up: first touches of weights/caches and native pool start-up are not throughput.
-  await engine.prefill([{ seqId: 'warm', model: id, tokens: prompt(32, 0), sampling: GREEDY }]);
-  await engine.decode(['warm']);
-  engine.release('warm');
+function stats(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return { median: s[Math.floor((s.length - 1) / 2)], min: s[0], max: s[s.length - 1] };
+}
 
-  let prefillMs = Infinity;
+function timeIt(fn, reps) {
+  const ms = [];
   for (let r = 0; r < reps; r++) {
     const t0 = performance.now();
-    await engine.prefill([{ seqId: `p${r}`, model: id, tokens: prompt(p.prompt, r), sampling: GREEDY }]);
-    prefillMs = Math.min(prefillMs, performance.now() - t0);
-    engine.release(`p${r}`);
+    fn();
+    ms.push(performance.now() - t0);
   }
+  return stats(ms);
+}
 
-  const seqs = Array.from({ length: p.batch }, (_, i) => `d${i}`);
-  await engine.prefill(seqs.map((seqId, i) => ({ seqId, model: id, tokens: prompt(32, i + 1), sampling: GREEDY })));
-  const t0 = performance.now();
-  for (let s = 0; s < p.steps; s++) await engine.decode(seqs);
-  const decodeMs = performance.now() - t0;
-  await engine.close();
+/** FLOPs of a prefill of n tokens into an empty sequence: every linear layer plus causal attention, one head row. */
+function prefillFlops(c, n) {
+  const qDim = c.heads * c.headDim;
+  const kvd = c.kvHeads * c.headDim;
+  const linear = c.dModel * (2 * qDim + 2 * kvd) + 3 * c.dModel * c.ffn;
+  const attention = 4 * c.heads * c.headDim * ((n * (n + 1)) / 2);
+  return c.layers * (2 * linear * n + attention) + 2 * c.vocab * c.dModel;
+}
+
+function gemmRows(cpu, c, peak) {
+  const m = PROMPT;
+  const d = c.dModel, qDim = c.heads * c.headDim, kvd = c.kvHeads * c.headDim;
+  const shapes = [['q', qDim, d], ['kv', kvd, d], ['o', d, qDim], ['gate_up', c.ffn, d], ['down', d, c.ffn]];
+  return shapes.map(([name, n, k]) => {
+    const x = new Float32Array(m * k).map((_, i) => ((i * 7919) % 1000) / 1000 - 0.5);
+    const w = cpu.packWeight(new Float32Array(n * k).map((_, i) => ((i * 104729) % 1000) / 1000 - 0.5), n, k);
+    const out = new Float32Array(m * n);
+    cpu.matmulPacked(out, x, w, m, n, k);
+    const inner = Math.max(1, Math.round(2e8 / (2 * m * n * k)));
+    const t = timeIt(() => { for (let i = 0; i < inner; i++) cpu.matmulPacked(out, x, w, m, n, k); }, 5);
+    const gflops = (2 * m * n * k * inner) / (t.median * 1e6);
+    return { model: c.id, shape: name, m, n, k, gflops: round(gflops), min_gflops: round((2 * m * n * k * inner) / (t.max * 1e6)), max_gflops: round((2 * m * n * k * inner) / (t.min * 1e6)), frac_of_peak: round(gflops / peak, 3) };
+  });
+}
+
+/** Decode sequences at `context` tokens: one real prefill, its KV copied into the others through export/import. */
+async function decodeRow(engine, id, c, batch, memGbs) {
+  const seqs = Array.from({ length: batch }, (_, i) => `d${batch}-${i}`);
+  await engine.prefill([{ seqId: seqs[0], model: id, tokens: prompt(CONTEXT, 1), sampling: GREEDY }]);
+  const kv = engine.exportKv(seqs[0], { layerStart: 0, layerEnd: c.layers, tokenStart: 0, tokenEnd: CONTEXT });
+  for (const s of seqs.slice(1)) {
+    engine.openSequence(s, id, GREEDY);
+    engine.reserveTokens(s, CONTEXT);
+    engine.importKv(s, { layerStart: 0, layerEnd: c.layers, tokenStart: 0, tokenEnd: CONTEXT }, kv);
+    engine.setPendingToken(s, 10);
+  }
+  await engine.decode(seqs); // warm
+  const ms = [];
+  for (let r = 0; r < DECODE_STEPS * REPS; r++) {
+    const t0 = performance.now();
+    await engine.decode(seqs);
+    ms.push(performance.now() - t0);
+  }
+  for (const s of seqs) engine.release(s);
+  const t = stats(ms);
+  const kvBytes = batch * (CONTEXT + 2) * c.layers * 2 * c.kvHeads * c.headDim * 4;
+  const weightBytes = (parameterCount(c) - c.vocab * c.dModel * (c.tieEmbeddings ? 0 : 1) + c.vocab * c.dModel) * 4;
+  const bytes = weightBytes + kvBytes;
   return {
-    model: id,
-    params: parameterCount(weights.config),
-    prefill_tokens: p.prompt,
-    prefill_tok_s: round((p.prompt / prefillMs) * 1000),
-    decode_batch: p.batch,
-    decode_steps: p.steps,
-    decode_tok_s: round(((p.batch * p.steps) / decodeMs) * 1000),
+    batch,
+    context: CONTEXT,
+    tok_s: round((batch * 1000) / t.median),
+    step_ms: round(t.median, 2),
+    step_ms_min: round(t.min, 2),
+    step_ms_max: round(t.max, 2),
+    bytes_per_step: bytes,
+    frac_of_membw: round(bytes / (t.median / 1000) / 1e9 / memGbs, 3),
   };
 }
 
-function round(x) {
-  return Math.round(x * 10) / 10;
+async function modelRow(backend, id, peak, memGbs) {
+  const weights = syntheticWeightsFor(id);
+  const c = weights.config;
+  const blocks = Math.ceil((CONTEXT + 32) / 16) * (Math.max(...BATCHES) + 1) + Math.ceil(PROMPT / 16) + 4;
+  const engine = new ReferenceEngine(backend, [weights], blocks);
+  await engine.prefill([{ seqId: 'warm', model: id, tokens: prompt(32, 0), sampling: GREEDY }]);
+  engine.release('warm');
+  const ms = [];
+  for (let r = 0; r < REPS; r++) {
+    const t0 = performance.now();
+    await engine.prefill([{ seqId: `p${r}`, model: id, tokens: prompt(PROMPT, r), sampling: GREEDY }]);
+    ms.push(performance.now() - t0);
+    engine.release(`p${r}`);
+  }
+  const p = stats(ms);
+  const flops = prefillFlops(c, PROMPT);
+  const decode = [];
+  for (const b of BATCHES) decode.push(await decodeRow(engine, id, c, b, memGbs));
+  await engine.close();
+  return {
+    model: id,
+    params: parameterCount(c),
+    prefill_tokens: PROMPT,
+    prefill_tok_s: round((PROMPT * 1000) / p.median),
+    prefill_ms: round(p.median), prefill_ms_min: round(p.min), prefill_ms_max: round(p.max),
+    prefill_gflops: round(flops / (p.median * 1e6)),
+    prefill_frac_of_peak: round(flops / (p.median * 1e6) / peak, 3),
+    decode,
+    // Kept for the plot and earlier readers: batch 8.
+    decode_batch: 8,
+    decode_tok_s: decode.find((d) => d.batch === 8).tok_s,
+  };
 }
 
-async function run(kind, backend) {
+/** Event-loop delay p99 of this process while a long prefill of the largest model runs. */
+async function loopLag(backend) {
+  const engine = new ReferenceEngine(backend, [syntheticWeightsFor(LARGEST)], LONG_PREFILL / 16 + 2);
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  const t0 = performance.now();
+  h.enable();
+  await engine.prefill([{ seqId: 'long', model: LARGEST, tokens: prompt(LONG_PREFILL, 3), sampling: GREEDY }]);
+  h.disable();
+  const ms = performance.now() - t0;
+  await engine.close();
+  return { tokens: LONG_PREFILL, prefill_ms: round(ms), lag_p50_ms: round(h.percentile(50) / 1e6, 2), lag_p99_ms: round(h.percentile(99) / 1e6, 2), lag_max_ms: round(h.max / 1e6, 2) };
+}
+
+async function run(kind, backend, machine) {
   const rows = [];
-  for (const p of PLAN) {
-    const weights = syntheticWeightsFor(p.model);
-    const row = await measure(backend, weights, p);
+  for (const id of MODELS) {
+    const row = await modelRow(backend, id, machine?.peak ?? 1, machine?.mem ?? 1);
     console.log(JSON.stringify({ backend: kind, ...row }));
     rows.push(row);
   }
@@ -82,7 +172,7 @@ function svg(result) {
   ];
   const W = 360;
   const H = 260;
-  const models = PLAN.map((p) => p.model);
+  const models = MODELS;
   const parts = [];
   panels.forEach((panel, pi) => {
     const x0 = pi * W + 50;
@@ -116,9 +206,33 @@ function svg(result) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W * 2}" height="${H}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
 }
 
-const result = { cpu: [], cuda: [] };
 const cpu = createKernelBackend('cpu');
-result.cpu = await run('cpu', cpu);
+const peaks = Array.from({ length: REPS }, () => cpu.measurePeakGflops(1));
+const mems = Array.from({ length: REPS }, () => cpu.measureReadGbs(512 * 2 ** 20, 3));
+const peak = stats(peaks);
+const mem = stats(mems);
+console.log(JSON.stringify({ peak_gflops: peak, mem_read_gbs: mem, isa: cpu.isa, lanes: cpu.threads }));
+const gemm = MODELS.flatMap((id) => gemmRows(cpu, syntheticWeightsFor(id).config, peak.median));
+for (const g of gemm) console.log(JSON.stringify(g));
+const result = { cpu: [], cuda: [] };
+result.cpu = await run('cpu', cpu, { peak: peak.median, mem: mem.median });
+const lag = await loopLag(cpu);
+console.log(JSON.stringify({ event_loop: lag }));
+const largest = result.cpu.find((r) => r.model === LARGEST);
+const largestGemm = gemm.filter((g) => g.model === LARGEST && g.m >= 256);
+result.summary = {
+  peak_gflops: round(peak.median),
+  mem_read_gbs: round(mem.median),
+  gemm_frac_of_peak: Math.min(...largestGemm.map((g) => g.frac_of_peak)),
+  gemm_frac_of_peak_all_models: Math.min(...gemm.filter((g) => g.m >= 256).map((g) => g.frac_of_peak)),
+  prefill_frac_of_peak: largest.prefill_frac_of_peak,
+  decode_b8_frac_of_membw: largest.decode.find((d) => d.batch === 8).frac_of_membw,
+  event_loop_lag_p99_ms: lag.lag_p99_ms,
+  targets: { gemm_frac_of_peak: 0.7, prefill_frac_of_peak: 0.5, decode_b8_frac_of_membw: 0.6, event_loop_lag_p99_ms: 10 },
+};
+result.machine = { peak_gflops: peak, mem_read_gbs: mem, isa: cpu.isa, lanes: cpu.threads };
+result.gemm = gemm;
+result.event_loop = lag;
 let cudaBackend = null;
 try {
   cudaBackend = createKernelBackend('cuda');
@@ -126,8 +240,9 @@ try {
   result.cuda_skipped = e instanceof Error ? e.message : String(e);
   console.log(`cuda skipped: ${result.cuda_skipped}`);
 }
-if (cudaBackend) result.cuda = await run('cuda', cudaBackend);
-result.env = { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cpu_threads: cpu.threads ?? cpus().length, quick };
+if (cudaBackend) result.cuda = await run('cuda', cudaBackend, null);
+result.env = { node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cpu_threads: cpu.threads ?? cpus().length, quick, reps: REPS };
+console.log(JSON.stringify({ summary: result.summary }));
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/engine.json'), JSON.stringify(result, null, 2) + '\n');

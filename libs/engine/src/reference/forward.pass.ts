@@ -1,4 +1,4 @@
-import type { AttentionBatch, KernelBackend } from '@mnemo/native-cuda';
+import { type AttentionBatch, type KernelBackend, type KernelCall, kernelCall } from '@mnemo/native-cuda';
 import type { DeviceModel } from './device-model.js';
 import type { PagedKvCache } from './paged-kv.cache.js';
 
@@ -18,6 +18,11 @@ export interface PassSeq {
  * chunks and decode rows mixed), stepped a layer at a time so the caller can make
  * each layer's KV resident just before it runs. Holds the residual stream `x`
  * `[rows, d_model]` between layers. Call {@link dispose} when done.
+ *
+ * A layer is one kernel list submitted to the backend (`submit`): on the CPU backend it
+ * runs on the addon's own threads and the JS thread is free until its Promise settles.
+ * While a layer runs, JS must not touch this pass's buffers or the layer's planes of the
+ * cache (other layers' planes may be imported meanwhile: layer-wise loads).
  */
 export class ForwardPass<T> {
   readonly numRows: number;
@@ -105,48 +110,54 @@ export class ForwardPass<T> {
     this.backend.embedding(into.x, this.x, rowIds, this.model.config.dModel);
   }
 
-  /**
-   * Decoder layer `l`: attention (writing this pass's K/V into the cache first when
-   * the pass writes KV) and the SwiGLU MLP, both residual.
-   */
-  runLayer(l: number): void {
-    const b = this.backend;
+  /** The kernel calls of decoder layer `l`: attention (writing this pass's K/V first when it writes KV) and the SwiGLU MLP, both residual. */
+  layerCalls(l: number): KernelCall<T>[] {
     const c = this.model.config;
     const w = this.model.layers[l];
     const R = this.numRows;
     const d = c.dModel;
     const qDim = c.heads * c.headDim;
     const kvd = c.kvHeads * c.headDim;
-    if (R === 0) return;
-    b.rmsnorm(this.h, this.x, w.inputNorm, R, d, c.rmsEps);
-    b.matmul(this.q, this.h, w.wq, R, qDim, d);
-    if (w.bias) b.addBias(this.q, this.q, w.bias.q, R, qDim);
-    if (w.qNorm) b.rmsnorm(this.q, this.q, w.qNorm, R * c.heads, c.headDim, c.rmsEps);
-    b.rope(this.q, this.positions, R, c.heads, c.headDim, c.ropeTheta);
+    const { x, h, q, k, v, attn, o, gate, up } = this;
+    const calls: KernelCall<T>[] = [];
+    const add = (call: KernelCall<T>): void => void calls.push(call);
+    if (R === 0) return calls;
+    add(kernelCall('rmsnorm', h, x, w.inputNorm, R, d, c.rmsEps));
+    add(kernelCall('matmulPacked', q, h, w.wq, R, qDim, d));
+    if (w.bias) add(kernelCall('addBias', q, q, w.bias.q, R, qDim));
+    if (w.qNorm) add(kernelCall('rmsnorm', q, q, w.qNorm, R * c.heads, c.headDim, c.rmsEps));
+    add(kernelCall('rope', q, this.positions, R, c.heads, c.headDim, c.ropeTheta));
     if (this.slots) {
-      b.matmul(this.k, this.h, w.wk, R, kvd, d);
-      b.matmul(this.v, this.h, w.wv, R, kvd, d);
+      add(kernelCall('matmulPacked', k, h, w.wk, R, kvd, d));
+      add(kernelCall('matmulPacked', v, h, w.wv, R, kvd, d));
       if (w.bias) {
-        b.addBias(this.k, this.k, w.bias.k, R, kvd);
-        b.addBias(this.v, this.v, w.bias.v, R, kvd);
+        add(kernelCall('addBias', k, k, w.bias.k, R, kvd));
+        add(kernelCall('addBias', v, v, w.bias.v, R, kvd));
       }
-      if (w.kNorm) b.rmsnorm(this.k, this.k, w.kNorm, R * c.kvHeads, c.headDim, c.rmsEps);
-      b.rope(this.k, this.positions, R, c.kvHeads, c.headDim, c.ropeTheta);
-      b.writeKv(this.cache.tensor, this.k, this.v, this.slots, l, this.cache.geom);
+      if (w.kNorm) add(kernelCall('rmsnorm', k, k, w.kNorm, R * c.kvHeads, c.headDim, c.rmsEps));
+      add(kernelCall('rope', k, this.positions, R, c.kvHeads, c.headDim, c.ropeTheta));
+      add(kernelCall('writeKv', this.cache.tensor, k, v, this.slots, l, this.cache.geom));
     }
-    b.pagedAttention(this.attn, this.q, this.cache.tensor, l, c.heads, this.cache.geom, this.batch, 1 / Math.sqrt(c.headDim));
-    b.matmul(this.o, this.attn, w.wo, R, d, qDim);
-    b.add(this.x, this.x, this.o, R * d);
-    b.rmsnorm(this.h, this.x, w.postNorm, R, d, c.rmsEps);
-    b.matmul(this.gate, this.h, w.wGate, R, c.ffn, d);
-    b.matmul(this.up, this.h, w.wUp, R, c.ffn, d);
-    b.siluMul(this.gate, this.gate, this.up, R * c.ffn);
-    b.matmul(this.o, this.gate, w.wDown, R, d, c.ffn);
-    b.add(this.x, this.x, this.o, R * d);
+    add(kernelCall('pagedAttention', attn, q, this.cache.tensor, l, c.heads, this.cache.geom, this.batch, 1 / Math.sqrt(c.headDim)));
+    add(kernelCall('matmulPacked', o, attn, w.wo, R, d, qDim));
+    add(kernelCall('add', x, x, o, R * d));
+    add(kernelCall('rmsnorm', h, x, w.postNorm, R, d, c.rmsEps));
+    add(kernelCall('matmulPacked', gate, h, w.wGate, R, c.ffn, d));
+    add(kernelCall('matmulPacked', up, h, w.wUp, R, c.ffn, d));
+    add(kernelCall('siluMul', gate, gate, up, R * c.ffn));
+    add(kernelCall('matmulPacked', o, gate, w.wDown, R, d, c.ffn));
+    add(kernelCall('add', x, x, o, R * d));
+    return calls;
+  }
+
+  /** Runs decoder layer `l` (see {@link layerCalls}); resolves when it is done. */
+  async runLayer(l: number): Promise<void> {
+    if (this.numRows === 0) return;
+    await this.backend.submit(this.layerCalls(l));
   }
 
   /** Final norm and lm head for the listed rows only: `[rowIds.length, vocab]` on the host. */
-  logits(rowIds: Int32Array): Float32Array {
+  async logits(rowIds: Int32Array): Promise<Float32Array> {
     const b = this.backend;
     const c = this.model.config;
     const n = rowIds.length;
@@ -154,9 +165,11 @@ export class ForwardPass<T> {
     const sel = b.alloc(n * c.dModel);
     const out = b.alloc(n * c.vocab);
     try {
-      b.embedding(sel, this.x, rowIds, c.dModel);
-      b.rmsnorm(sel, sel, this.model.finalNorm, n, c.dModel, c.rmsEps);
-      b.matmul(out, sel, this.model.lmHead, n, c.vocab, c.dModel);
+      await b.submit([
+        kernelCall('embedding', sel, this.x, rowIds, c.dModel),
+        kernelCall('rmsnorm', sel, sel, this.model.finalNorm, n, c.dModel, c.rmsEps),
+        kernelCall('matmulPacked', out, sel, this.model.lmHead, n, c.vocab, c.dModel),
+      ]);
       return b.download(out, n * c.vocab);
     } finally {
       b.free(sel);

@@ -5,7 +5,6 @@ import type { ModelWeights } from '../weights/model-weights.js';
 import { DeviceModel } from './device-model.js';
 import { ForwardPass } from './forward.pass.js';
 import { HookClock, type EngineStats, type LayerHooks } from './layer-hooks.js';
-import { DEFAULT_YIELD_EVERY_MS, LoopYielder } from './loop.yielder.js';
 import { PagedKvCache } from './paged-kv.cache.js';
 
 /** Rows of one sequence in a step: the new tokens appended to its context. */
@@ -43,8 +42,6 @@ export class ModelRuntime<T> {
     weights: ModelWeights,
     kvBlocks: number,
     readonly stats: EngineStats,
-    /** Compute between event-loop turns inside a pass (see LoopYielder). */
-    readonly yieldEveryMs: number = DEFAULT_YIELD_EVERY_MS,
     onChunk?: (e: DeviceChunkEvent) => void,
   ) {
     this.config = weights.config;
@@ -54,8 +51,10 @@ export class ModelRuntime<T> {
 
   /**
    * Appends each item's tokens to its sequence and runs them as one packed batch,
-   * layer by layer with the hooks overlapped. On a thrown error after the KV was
-   * appended the sequences' caches are unspecified: release them.
+   * layer by layer with the hooks overlapped: `beforeLayer(l + 1)` runs on the JS thread
+   * while layer l computes on the backend (the CPU backend's own threads), so the event
+   * loop stays free during a pass. On a thrown error after the KV was appended the
+   * sequences' caches are unspecified: release them.
    */
   async step(items: readonly StepItem[], opts: StepOptions = {}): Promise<SeqStepResult[]> {
     this.checkItems(items);
@@ -71,7 +70,6 @@ export class ModelRuntime<T> {
       items.map((it, i) => ({ seqId: it.seqId, rows: it.tokens.length, contextLen: this.cache.length(it.seqId), slots: slots[i] })),
     );
     const clock = new HookClock(opts, this.stats);
-    const loop = new LoopYielder(this.yieldEveryMs);
     const captured = new Map<number, Float32Array>();
     try {
       const first = clock.startBefore(0);
@@ -81,13 +79,12 @@ export class ModelRuntime<T> {
       const L = this.config.layers;
       for (let l = 0; l < L; l++) {
         const next = l + 1 < L ? clock.startBefore(l + 1) : undefined;
-        pass.runLayer(l);
+        await pass.runLayer(l);
         clock.after(l);
         if (capture.has(l + 1)) captured.set(l + 1, pass.readHidden());
         await clock.wait(next);
-        await loop.maybeYield();
       }
-      const results = this.collect(pass, items, captured);
+      const results = await this.collect(pass, items, captured);
       await clock.drainStores();
       // Every layer's KV of these rows is written now: their full blocks may be shared.
       this.cache.commit(ids);
@@ -136,7 +133,7 @@ export class ModelRuntime<T> {
     this.cache.free();
   }
 
-  private collect(pass: ForwardPass<T>, items: readonly StepItem[], captured: Map<number, Float32Array>): SeqStepResult[] {
+  private async collect(pass: ForwardPass<T>, items: readonly StepItem[], captured: Map<number, Float32Array>): Promise<SeqStepResult[]> {
     const rowIds: number[] = [];
     items.forEach((it, i) => {
       const start = pass.rowOffset(i);
@@ -144,7 +141,7 @@ export class ModelRuntime<T> {
       if (mode === 'last') rowIds.push(start + it.tokens.length - 1);
       else if (mode === 'all') for (let r = 0; r < it.tokens.length; r++) rowIds.push(start + r);
     });
-    const logits = pass.logits(Int32Array.from(rowIds));
+    const logits = await pass.logits(Int32Array.from(rowIds));
     const V = this.config.vocab;
     const d = this.config.dModel;
     let at = 0;

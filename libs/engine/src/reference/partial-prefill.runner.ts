@@ -1,6 +1,5 @@
 import { ErrorCode, MnemoError, planReuse, type ReusePattern } from '@mnemo/kv-core';
 import { ForwardPass } from './forward.pass.js';
-import { LoopYielder } from './loop.yielder.js';
 import { HookClock } from './layer-hooks.js';
 import type { ModelRuntime, SeqStepResult } from './model.runtime.js';
 
@@ -67,7 +66,6 @@ export async function runPartialPrefill<T>(rt: ModelRuntime<T>, req: PartialPref
     rt.stats,
   );
   const captured = new Map<number, Float32Array>();
-  const loop = new LoopYielder(rt.yieldEveryMs);
   try {
     const first = clock.startBefore(0);
     full.embed(Int32Array.from(req.tokens));
@@ -76,13 +74,13 @@ export async function runPartialPrefill<T>(rt: ModelRuntime<T>, req: PartialPref
     for (let l = 0; l < L; l++) {
       const next = l + 1 < L ? clock.startBefore(l + 1) : undefined;
       const action = plan.actions[l];
-      if (action === 'compute') full.runLayer(l);
+      if (action === 'compute') await full.runLayer(l);
       else if (action === 'reuse-query') {
         if (!query) {
           query = new ForwardPass(rt.backend, rt.model, rt.cache, [{ seqId, rows: 1, contextLen: N }]);
           full.gatherHiddenInto(query, Int32Array.of(N - 1));
         }
-        query.runLayer(l);
+        await query.runLayer(l);
       }
       await clock.wait(next);
       if (l + 1 === plan.eLayer) {
@@ -92,11 +90,10 @@ export async function runPartialPrefill<T>(rt: ModelRuntime<T>, req: PartialPref
         full.writeHidden(eData);
       }
       if (capture.has(l + 1)) captured.set(l + 1, full.readHidden());
-      await loop.maybeYield();
     }
     const head = query ?? full;
     const rows = req.logits === 'all' ? Int32Array.from({ length: N }, (_, i) => i) : Int32Array.of(head.numRows - 1);
-    return { seqId, logits: head.logits(rows), eCache: captured };
+    return { seqId, logits: await head.logits(rows), eCache: captured };
   } finally {
     full.dispose();
     query?.dispose();

@@ -3,7 +3,6 @@ import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ModelInfo, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
-import { DEFAULT_YIELD_EVERY_MS } from './loop.yielder.js';
 import { ModelRuntime, type SeqStepResult, type StepItem, type StepOptions } from './model.runtime.js';
 import type { KvRange } from './paged-kv.cache.js';
 import { runPartialPrefill, type PartialPrefillRequest } from './partial-prefill.runner.js';
@@ -17,8 +16,6 @@ export interface ReferenceEngineOptions {
   readonly backend: 'cpu' | 'cuda' | KernelBackend<unknown>;
   /** Device KV blocks (16 tokens each) per model: one number for all, or per model id. */
   readonly kvBlocks: number | Readonly<Record<string, number>>;
-  /** Compute between event-loop turns inside a pass (default 20 ms; Infinity: never yield). */
-  readonly yieldEveryMs?: number;
 }
 
 interface SeqState {
@@ -53,9 +50,7 @@ export class ReferenceEngine implements Engine {
     readonly backend: KernelBackend<unknown>,
     weights: readonly ModelWeights[],
     kvBlocks: ReferenceEngineOptions['kvBlocks'],
-    yieldEveryMs: number = DEFAULT_YIELD_EVERY_MS,
   ) {
-    if (!(yieldEveryMs >= 0)) throw new RangeError(`yieldEveryMs must be ≥ 0, got ${yieldEveryMs}`);
     for (const w of weights) {
       const id = w.config.id;
       if (this.runtimes.has(id)) throw new MnemoError(ErrorCode.Conflict, `model ${id} listed twice`);
@@ -64,13 +59,13 @@ export class ReferenceEngine implements Engine {
       const onChunk = (e: DeviceChunkEvent) => {
         for (const l of this.chunkListeners) l({ ...e, model: id });
       };
-      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, yieldEveryMs, onChunk));
+      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, onChunk));
     }
   }
 
   static async create(opts: ReferenceEngineOptions): Promise<ReferenceEngine> {
     const backend = typeof opts.backend === 'string' ? (createKernelBackend(opts.backend) as KernelBackend<unknown>) : opts.backend;
-    return new ReferenceEngine(backend, opts.models.map(resolveWeights), opts.kvBlocks, opts.yieldEveryMs);
+    return new ReferenceEngine(backend, opts.models.map(resolveWeights), opts.kvBlocks);
   }
 
   models(): readonly ModelInfo[] {

@@ -19,8 +19,13 @@
  * Additions to the first version of this surface (all backward compatible):
  * - `addBias`, `argmax`, `softmax` (q/k/v projection biases and sampling);
  * - `writeKv` skips rows whose slot is negative (padding rows);
- * - the cache tensor must hold a whole number of blocks: numBlocks = elements / blockElems.
+ * - the cache tensor must hold a whole number of blocks: numBlocks = elements / blockElems;
+ * - `packWeight` + `matmulPacked` (weights stored in the backend's GEMM layout once) and
+ *   `submit` (a list of calls run in order off the JS thread where the backend can).
+ * Argument kinds and checks of every op are declared once in kernel.contract.ts.
  */
+
+import type { KernelCall } from './kernel.contract.js';
 
 /** Geometry of the block-major device KV cache `[block][layer][K|V][token][kv_head][head_dim]`. */
 export interface KvGeometry {
@@ -56,6 +61,22 @@ export interface KernelBackend<T> {
   rmsnorm(out: T, x: T, weight: T, rows: number, dim: number, eps: number): void;
   /** out[m, n] = x[m, k] · w[n, k]ᵀ. out must not alias x or w. */
   matmul(out: T, x: T, w: T, m: number, n: number, k: number): void;
+  /**
+   * A weight w[n, k] in the layout this backend's GEMM reads (cpu: panels for the machine's
+   * vector path, a new tensor; cuda: w itself). Weights never change after upload, so the
+   * engine packs each once. The result is only meaningful to matmulPacked with the same n, k.
+   */
+  packWeight(w: T, n: number, k: number): T;
+  /** out[m, n] = x[m, k] · wᵀ with w from packWeight(·, n, k); bit-identical to matmul on the unpacked w. */
+  matmulPacked(out: T, x: T, w: T, m: number, n: number, k: number): void;
+  /**
+   * Runs the calls in order and resolves when all are done. Every call is validated before
+   * anything runs (a bad one throws and nothing runs). cpu: the list runs on the addon's own
+   * threads, so the JS thread is free meanwhile — and must not write any tensor of the list,
+   * nor read one the list writes, until the Promise settles. cuda: the calls are enqueued on
+   * the device stream at once.
+   */
+  submit(calls: readonly KernelCall<T>[]): Promise<void>;
   /** In place on x[rows, numHeads * headDim]; Hugging Face rotate_half (NeoX) convention. */
   rope(x: T, positions: Int32Array, rows: number, numHeads: number, headDim: number, theta: number): void;
   /** out[n] = silu(gate[n]) * up[n]. out may alias gate. */

@@ -1,5 +1,6 @@
 import type { KvGeometry } from './backend.interface.js';
 import { CpuKernelBackend } from './cpu-backend.js';
+import { kernelCall } from './kernel.contract.js';
 import { Guarded, maxAbsDiff, naiveAttention, naiveMatmul, naiveRmsnorm, naiveRope, PagedCase, Rng } from './testing/kernel.fixtures.js';
 
 const sut = new CpuKernelBackend();
@@ -45,6 +46,66 @@ describe(CpuKernelBackend.name, () => {
         expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' }));
       expect(() => sut.matmul(new Float32Array(4), new Float32Array(8), new Float32Array(8), 2, 2, 4.5)).toThrow(RangeError);
       expect(() => sut.matmul([] as unknown as Float32Array, new Float32Array(8), new Float32Array(8), 2, 2, 4)).toThrow(TypeError);
+    });
+  });
+
+  describe('packWeight / matmulPacked', () => {
+    it('gives the bits of matmul on the unpacked weight, for every row count up to 64', () => {
+      const rng = new Rng(31);
+      const M = 64, n = 45, k = 300;
+      const x = rng.floats(M * k), w = rng.floats(n * k);
+      const packed = sut.packWeight(w, n, k);
+      const all = new Float32Array(M * n);
+      sut.matmul(all, x, w, M, n, k);
+      for (let m = 1; m <= M; m++) {
+        const out = new Guarded(m * n, NaN);
+        sut.matmulPacked(out.view, x, packed, m, n, k);
+        expect(out.view).toEqual(all.subarray(0, m * n));
+        expect(out.intact()).toBe(true);
+      }
+    });
+
+    it('refuses a weight that was not packed for this n and k', () => {
+      const w = new Float32Array(16 * 8);
+      const packed = sut.packWeight(w, 16, 8);
+      expect(() => sut.matmulPacked(new Float32Array(16), new Float32Array(8), w.subarray(0, 100), 1, 16, 8)).toThrow(RangeError);
+      expect(() => sut.matmulPacked(new Float32Array(17 * 2), new Float32Array(16), packed, 2, 17, 8)).toThrow(RangeError);
+    });
+  });
+
+  describe('submit', () => {
+    it('runs a list in order off the JS thread, with the bits of direct calls', async () => {
+      const rng = new Rng(41);
+      const m = 256, n = 512, k = 512;
+      const x = rng.floats(m * k), w = rng.floats(n * k), w2 = rng.floats(n * n);
+      const h = new Float32Array(m * n), y = new Float32Array(m * n);
+      const packed = sut.packWeight(w2, n, n);
+      const want = new Float32Array(m * n);
+      sut.matmul(h, x, w, m, n, k);
+      sut.matmulPacked(want, h, packed, m, n, n);
+      h.fill(0);
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 0);
+      const calls = Array.from({ length: 6 }, () => [
+        kernelCall<'matmul', Float32Array>('matmul', h, x, w, m, n, k),
+        kernelCall<'matmulPacked', Float32Array>('matmulPacked', y, h, packed, m, n, n),
+      ]).flat();
+      await sut.submit(calls);
+      clearInterval(timer);
+      expect(y).toEqual(want);
+      // Twelve products of ~0.1 GFLOP each: the loop turned while they ran.
+      expect(ticks).toBeGreaterThan(0);
+    });
+
+    it('validates every entry before running any', async () => {
+      const out = new Float32Array(4).fill(7);
+      const calls = [
+        kernelCall<'add', Float32Array>('add', out, new Float32Array(4).fill(1), new Float32Array(4).fill(2), 4),
+        kernelCall<'add', Float32Array>('add', out, new Float32Array(2), new Float32Array(4), 4),
+      ];
+      await expect(sut.submit(calls)).rejects.toThrow(RangeError);
+      expect(Array.from(out)).toEqual([7, 7, 7, 7]);
+      await expect(sut.submit([{ op: 'nope', args: [] } as unknown as (typeof calls)[0]])).rejects.toThrow(TypeError);
     });
   });
 

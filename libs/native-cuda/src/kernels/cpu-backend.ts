@@ -1,12 +1,17 @@
 import type { AttentionBatch, KernelBackend, KvGeometry } from './backend.interface.js';
-import { rangeError, ValidationCode } from '../native.error.js';
-import { checkArgs, requireElements, requireFinite, requireFloat32Array as f32, requireSize } from './kernel-args.validator.js';
-import { batch5, geom4, type RawCpuKernels, rawKernels } from './kernel.addon.js';
+import { rangeError, typeError, ValidationCode } from '../native.error.js';
+import { requireElements, requireFloat32Array as f32, requireSize } from './kernel-args.validator.js';
+import { encodeCall, type KernelCall, type KernelOp, validateCall } from './kernel.contract.js';
+import { type RawCpuKernels, rawKernels } from './kernel.addon.js';
+
+const elements = (name: string, t: Float32Array): number => f32(name, t).length;
+const wire = (_name: string, t: Float32Array): Float32Array => t;
 
 /**
  * fp32 kernels in C++ on the kernels' own parallel-for pool. Tensors are plain
- * Float32Arrays: the native code works on their memory in place (no copies), synchronously.
- * Results are deterministic and batch invariant (see backend.interface.ts).
+ * Float32Arrays: the native code works on their memory in place (no copies). Direct calls
+ * are synchronous; `submit` runs a list on the addon's compute thread. Results are
+ * deterministic and batch invariant (see backend.interface.ts).
  */
 export class CpuKernelBackend implements KernelBackend<Float32Array> {
   readonly name = 'cpu' as const;
@@ -16,9 +21,24 @@ export class CpuKernelBackend implements KernelBackend<Float32Array> {
     this.k = rawKernels().cpu;
   }
 
-  /** Workers of the native pool: MNEMO_CPU_THREADS, else the hardware concurrency. */
+  /** Lanes of the native kernel pool: MNEMO_CPU_THREADS, else the usable cores (affinity and cgroup quota). */
   get threads(): number {
     return this.k.threads();
+  }
+
+  /** The vector path chosen by CPUID at load (the same on every run of one machine). */
+  get isa(): { name: string; fma: boolean; mr: number; nr: number } {
+    return this.k.isa();
+  }
+
+  /** Register-only multiply-add GFLOP/s on every kernel lane, over about `seconds` (blocks the caller). */
+  measurePeakGflops(seconds = 0.5): number {
+    return this.k.peakGflops(seconds);
+  }
+
+  /** Read bandwidth in GB/s over a `bytes` buffer on every kernel lane, best of `reps` (blocks the caller). */
+  measureReadGbs(bytes = 512 * 2 ** 20, reps = 3): number {
+    return this.k.memReadGbs(bytes, reps);
   }
 
   alloc(elements: number): Float32Array {
@@ -41,68 +61,91 @@ export class CpuKernelBackend implements KernelBackend<Float32Array> {
   }
 
   embedding(out: Float32Array, table: Float32Array, ids: Int32Array, dim: number): void {
-    checkArgs.embedding(f32('out', out).length, f32('table', table).length, ids, dim);
-    this.k.embedding(out, table, ids, dim);
+    this.direct('embedding', [out, table, ids, dim]);
   }
 
   rmsnorm(out: Float32Array, x: Float32Array, weight: Float32Array, rows: number, dim: number, eps: number): void {
-    checkArgs.rmsnorm(f32('out', out).length, f32('x', x).length, f32('weight', weight).length, rows, dim, eps);
-    this.k.rmsnorm(out, x, weight, rows, dim, eps);
+    this.direct('rmsnorm', [out, x, weight, rows, dim, eps]);
   }
 
   matmul(out: Float32Array, x: Float32Array, w: Float32Array, m: number, n: number, k: number): void {
-    checkArgs.matmul(f32('out', out).length, f32('x', x).length, f32('w', w).length, m, n, k);
-    if (out.buffer === x.buffer || out.buffer === w.buffer) requireDisjoint(out, x, w);
-    this.k.matmul(out, x, w, m, n, k);
+    this.direct('matmul', [out, x, w, m, n, k]);
+  }
+
+  packWeight(w: Float32Array, n: number, k: number): Float32Array {
+    const out = new Float32Array(this.k.packedElems(requireSize('n', n), requireSize('k', k)));
+    this.direct('packWeight', [out, w, n, k]);
+    return out;
+  }
+
+  matmulPacked(out: Float32Array, x: Float32Array, w: Float32Array, m: number, n: number, k: number): void {
+    this.direct('matmulPacked', [out, x, w, m, n, k]);
   }
 
   rope(x: Float32Array, positions: Int32Array, rows: number, numHeads: number, headDim: number, theta: number): void {
-    checkArgs.rope(f32('x', x).length, positions, rows, numHeads, headDim, theta);
-    this.k.rope(x, positions, rows, numHeads, headDim, theta);
+    this.direct('rope', [x, positions, rows, numHeads, headDim, theta]);
   }
 
   siluMul(out: Float32Array, gate: Float32Array, up: Float32Array, n: number): void {
-    checkArgs.elementwise(f32('out', out).length, f32('gate', gate).length, f32('up', up).length, n);
-    this.k.siluMul(out, gate, up, n);
+    this.direct('siluMul', [out, gate, up, n]);
   }
 
   add(out: Float32Array, a: Float32Array, b: Float32Array, n: number): void {
-    checkArgs.elementwise(f32('out', out).length, f32('a', a).length, f32('b', b).length, n);
-    this.k.add(out, a, b, n);
+    this.direct('add', [out, a, b, n]);
   }
 
   addBias(out: Float32Array, x: Float32Array, bias: Float32Array, rows: number, n: number): void {
-    checkArgs.addBias(f32('out', out).length, f32('x', x).length, f32('bias', bias).length, rows, n);
-    this.k.addBias(out, x, bias, rows, n);
+    this.direct('addBias', [out, x, bias, rows, n]);
   }
 
   writeKv(cache: Float32Array, k: Float32Array, v: Float32Array, slots: Int32Array, layer: number, geom: KvGeometry): void {
-    checkArgs.writeKv(f32('cache', cache).length, f32('k', k).length, f32('v', v).length, slots, layer, geom);
-    this.k.writeKv(cache, k, v, slots, layer, ...geom4(geom));
+    this.direct('writeKv', [cache, k, v, slots, layer, geom]);
   }
 
   pagedAttention(out: Float32Array, q: Float32Array, cache: Float32Array, layer: number, numHeads: number,
     geom: KvGeometry, batch: AttentionBatch, scale: number): void {
-    checkArgs.pagedAttention(f32('out', out).length, f32('q', q).length, f32('cache', cache).length, layer, numHeads, geom, batch, scale);
-    this.k.pagedAttention(out, q, cache, layer, numHeads, ...geom4(geom), ...batch5(batch), scale);
+    this.direct('pagedAttention', [out, q, cache, layer, numHeads, geom, batch, scale]);
   }
 
   copyBlocks(cache: Float32Array, src: Int32Array, dst: Int32Array, geom: KvGeometry): void {
-    checkArgs.copyBlocks(f32('cache', cache).length, src, dst, geom);
-    this.k.copyBlocks(cache, src, dst, ...geom4(geom));
+    this.direct('copyBlocks', [cache, src, dst, geom]);
   }
 
   argmax(x: Float32Array, rows: number, n: number): Int32Array {
-    checkArgs.rowwise(f32('x', x).length, rows, n);
-    const out = new Int32Array(rows);
-    this.k.argmax(out, x, rows, n);
+    const out = new Int32Array(Math.max(0, typeof rows === 'number' && Number.isInteger(rows) ? rows : 0));
+    this.direct('argmax', [out, x, rows, n]);
     return out;
   }
 
   softmax(out: Float32Array, x: Float32Array, rows: number, n: number, scale: number): void {
-    checkArgs.rowwise(f32('x', x).length, rows, n, f32('out', out).length);
-    requireFinite('scale', scale);
-    this.k.softmax(out, x, rows, n, scale);
+    this.direct('softmax', [out, x, rows, n, scale]);
+  }
+
+  async submit(calls: readonly KernelCall<Float32Array>[]): Promise<void> {
+    if (!Array.isArray(calls)) throw typeError('calls must be an array of kernel calls');
+    const list = calls.map((c) => [c.op, ...this.checked(c.op, c.args)]);
+    const stack = new Error().stack;
+    try {
+      await this.k.run(list);
+    } catch (e) {
+      if (e instanceof Error && stack) e.stack = `${e.stack}\n    --- submitted at ---\n${stack.split('\n').slice(1).join('\n')}`;
+      throw e;
+    }
+  }
+
+  private checked(op: KernelOp, args: readonly unknown[]): unknown[] {
+    validateCall(op, args, elements);
+    if (op === 'matmul' || op === 'matmulPacked') requireDisjoint(args[0] as Float32Array, args[1] as Float32Array, args[2] as Float32Array);
+    if (op === 'matmulPacked') {
+      const [, , w, , n, k] = args as [Float32Array, Float32Array, Float32Array, number, number, number];
+      if (w.length !== this.k.packedElems(n, k)) throw rangeError(`matmulPacked: w holds ${w.length} floats, not a weight packed for n=${n}, k=${k}`, ValidationCode.InvalidArgValue);
+    }
+    return encodeCall(op, args, wire);
+  }
+
+  private direct(op: KernelOp, args: readonly unknown[]): void {
+    const wireArgs = this.checked(op, args);
+    (this.k[op] as (...a: unknown[]) => void)(...wireArgs);
   }
 }
 

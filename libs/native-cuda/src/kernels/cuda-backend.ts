@@ -1,8 +1,9 @@
 import { cudaInfo } from '../native.info.js';
 import { typeError } from '../native.error.js';
 import type { AttentionBatch, KernelBackend, KvGeometry } from './backend.interface.js';
-import { checkArgs, requireElements, requireFinite, requireFloat32Array, requireSize } from './kernel-args.validator.js';
-import { batch5, geom4, type RawCudaKernels, type RawDeviceHandle, rawKernels } from './kernel.addon.js';
+import { requireElements, requireFloat32Array, requireSize } from './kernel-args.validator.js';
+import { encodeCall, type KernelCall, type KernelOp, type ListOp, validateCall } from './kernel.contract.js';
+import { type RawCudaKernels, type RawDeviceHandle, rawKernels } from './kernel.addon.js';
 
 /** Storage type of device tensors; arithmetic is fp32 either way. */
 export type DeviceDtype = 'f16' | 'bf16';
@@ -95,68 +96,78 @@ export class CudaKernelBackend implements KernelBackend<DeviceTensor> {
   }
 
   embedding(out: DeviceTensor, table: DeviceTensor, ids: Int32Array, dim: number): void {
-    checkArgs.embedding(tensor('out', out), tensor('table', table), ids, dim);
-    this.k.embedding(out.handle('out'), table.handle('table'), ids, dim);
+    this.direct('embedding', [out, table, ids, dim]);
   }
 
   rmsnorm(out: DeviceTensor, x: DeviceTensor, weight: DeviceTensor, rows: number, dim: number, eps: number): void {
-    checkArgs.rmsnorm(tensor('out', out), tensor('x', x), tensor('weight', weight), rows, dim, eps);
-    this.k.rmsnorm(out.handle('out'), x.handle('x'), weight.handle('weight'), rows, dim, eps);
+    this.direct('rmsnorm', [out, x, weight, rows, dim, eps]);
   }
 
   matmul(out: DeviceTensor, x: DeviceTensor, w: DeviceTensor, m: number, n: number, k: number): void {
-    checkArgs.matmul(tensor('out', out), tensor('x', x), tensor('w', w), m, n, k);
     if (out === x || out === w) throw typeError('matmul: out must not alias x or w');
-    this.k.matmul(out.handle('out'), x.handle('x'), w.handle('w'), m, n, k);
+    this.direct('matmul', [out, x, w, m, n, k]);
+  }
+
+  /** The device GEMM reads the Hugging Face layout as uploaded: w itself. */
+  packWeight(w: DeviceTensor, n: number, k: number): DeviceTensor {
+    validateCall('packWeight', [w, w, n, k], tensor);
+    return w;
+  }
+
+  matmulPacked(out: DeviceTensor, x: DeviceTensor, w: DeviceTensor, m: number, n: number, k: number): void {
+    this.matmul(out, x, w, m, n, k);
   }
 
   rope(x: DeviceTensor, positions: Int32Array, rows: number, numHeads: number, headDim: number, theta: number): void {
-    checkArgs.rope(tensor('x', x), positions, rows, numHeads, headDim, theta);
-    this.k.rope(x.handle('x'), positions, rows, numHeads, headDim, theta);
+    this.direct('rope', [x, positions, rows, numHeads, headDim, theta]);
   }
 
   siluMul(out: DeviceTensor, gate: DeviceTensor, up: DeviceTensor, n: number): void {
-    checkArgs.elementwise(tensor('out', out), tensor('gate', gate), tensor('up', up), n);
-    this.k.siluMul(out.handle('out'), gate.handle('gate'), up.handle('up'), n);
+    this.direct('siluMul', [out, gate, up, n]);
   }
 
   add(out: DeviceTensor, a: DeviceTensor, b: DeviceTensor, n: number): void {
-    checkArgs.elementwise(tensor('out', out), tensor('a', a), tensor('b', b), n);
-    this.k.add(out.handle('out'), a.handle('a'), b.handle('b'), n);
+    this.direct('add', [out, a, b, n]);
   }
 
   addBias(out: DeviceTensor, x: DeviceTensor, bias: DeviceTensor, rows: number, n: number): void {
-    checkArgs.addBias(tensor('out', out), tensor('x', x), tensor('bias', bias), rows, n);
-    this.k.addBias(out.handle('out'), x.handle('x'), bias.handle('bias'), rows, n);
+    this.direct('addBias', [out, x, bias, rows, n]);
   }
 
   writeKv(cache: DeviceTensor, k: DeviceTensor, v: DeviceTensor, slots: Int32Array, layer: number, geom: KvGeometry): void {
-    checkArgs.writeKv(tensor('cache', cache), tensor('k', k), tensor('v', v), slots, layer, geom);
-    this.k.writeKv(cache.handle('cache'), k.handle('k'), v.handle('v'), slots, layer, ...geom4(geom));
+    this.direct('writeKv', [cache, k, v, slots, layer, geom]);
   }
 
   pagedAttention(out: DeviceTensor, q: DeviceTensor, cache: DeviceTensor, layer: number, numHeads: number,
     geom: KvGeometry, batch: AttentionBatch, scale: number): void {
-    checkArgs.pagedAttention(tensor('out', out), tensor('q', q), tensor('cache', cache), layer, numHeads, geom, batch, scale);
+    validateCall('pagedAttention', [out, q, cache, layer, numHeads, geom, batch, scale], tensor);
     if (geom.headDim > 256) throw typeError('cuda pagedAttention supports headDim <= 256');
-    this.k.pagedAttention(out.handle('out'), q.handle('q'), cache.handle('cache'), layer, numHeads, ...geom4(geom), ...batch5(batch), scale);
+    this.direct('pagedAttention', [out, q, cache, layer, numHeads, geom, batch, scale]);
   }
 
   copyBlocks(cache: DeviceTensor, src: Int32Array, dst: Int32Array, geom: KvGeometry): void {
-    checkArgs.copyBlocks(tensor('cache', cache), src, dst, geom);
-    this.k.copyBlocks(cache.handle('cache'), src, dst, ...geom4(geom));
+    this.direct('copyBlocks', [cache, src, dst, geom]);
   }
 
   argmax(x: DeviceTensor, rows: number, n: number): Int32Array {
-    checkArgs.rowwise(tensor('x', x), rows, n);
-    const out = new Int32Array(rows);
-    this.k.argmax(out, x.handle('x'), rows, n);
+    const out = new Int32Array(Math.max(0, typeof rows === 'number' && Number.isInteger(rows) ? rows : 0));
+    this.direct('argmax', [out, x, rows, n]);
     return out;
   }
 
   softmax(out: DeviceTensor, x: DeviceTensor, rows: number, n: number, scale: number): void {
-    checkArgs.rowwise(tensor('x', x), rows, n, tensor('out', out));
-    requireFinite('scale', scale);
-    this.k.softmax(out.handle('out'), x.handle('x'), rows, n, scale);
+    this.direct('softmax', [out, x, rows, n, scale]);
+  }
+
+  /** Device ops are asynchronous on the stream already: the calls are enqueued in order at once. */
+  async submit(calls: readonly KernelCall<DeviceTensor>[]): Promise<void> {
+    if (!Array.isArray(calls)) throw typeError('calls must be an array of kernel calls');
+    for (const c of calls) validateCall(c.op, c.args, tensor);
+    for (const c of calls) (this[c.op as ListOp] as (...a: unknown[]) => void).apply(this, c.args as unknown[]);
+  }
+
+  private direct(op: Exclude<KernelOp, 'matmulPacked' | 'packWeight'>, args: readonly unknown[]): void {
+    validateCall(op, args, tensor);
+    (this.k[op] as (...a: unknown[]) => void)(...encodeCall(op, args, (name, t: DeviceTensor) => t.handle(name)));
   }
 }

@@ -166,6 +166,21 @@ export const checkArgs = {
     requireIndices('src', src, numBlocks);
     requireIndices('dst', dst, numBlocks);
   },
+  packWeight(out: number, w: number, n: number, k: number): void {
+    requireSize('n', n);
+    requireSize('k', k);
+    requireElements('w', w, n * k);
+    requireElements('out', out, n * k);
+  },
+  argmax(out: Int32Array, x: number, rows: number, n: number): void {
+    requireInt32Array('out', out);
+    checkArgs.rowwise(x, rows, n);
+    requireElements('out', out.length, rows);
+  },
+  softmax(out: number, x: number, rows: number, n: number, scale: number): void {
+    checkArgs.rowwise(x, rows, n, out);
+    requireFinite('scale', scale);
+  },
   rowwise(x: number, rows: number, n: number, out?: number): void {
     requireSize('rows', rows);
     requireSize('n', n, 1);

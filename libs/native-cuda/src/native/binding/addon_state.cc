@@ -2,18 +2,25 @@
 
 namespace mnemo::binding {
 
-Status AddonState::Pool(ThreadPool** out) {
+Status AddonState::Pool(TaskQueue** out) {
   if (closed_) return Status::Closed("the native addon was closed");
-  if (!pool_) pool_ = std::make_unique<ThreadPool>(thread_count_);
+  if (!pool_) pool_ = std::make_unique<TaskQueue>(thread_count_);
   *out = pool_.get();
   return Status::Ok();
 }
 
 Status AddonState::Copy(CopyEngine** out) {
-  ThreadPool* pool = nullptr;
+  TaskQueue* pool = nullptr;
   MNEMO_RETURN_IF_ERROR(Pool(&pool));
   if (!copy_) copy_ = std::make_unique<CopyEngine>(*pool);
   *out = copy_.get();
+  return Status::Ok();
+}
+
+Status AddonState::Compute(TaskQueue** out) {
+  if (closed_) return Status::Closed("the native addon was closed");
+  if (!compute_) compute_ = std::make_unique<TaskQueue>(1);
+  *out = compute_.get();
   return Status::Ok();
 }
 
@@ -27,6 +34,7 @@ void AddonState::Close() {
   // Shutdown drains: every queued shard runs, so every in-flight batch still settles its
   // Promise (through its thread-safe function) after close() returns.
   if (pool_) pool_->Shutdown();
+  if (compute_) compute_->Shutdown();
 }
 
 void InstallAddonState(Napi::Env env) {

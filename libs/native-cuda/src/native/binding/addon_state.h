@@ -14,7 +14,7 @@
 #include "core/copy_engine.h"
 #include "core/cuda/cuda_runtime.h"
 #include "core/status.h"
-#include "core/thread_pool.h"
+#include "core/task_queue.h"
 
 namespace mnemo::binding {
 
@@ -27,9 +27,13 @@ class AddonState {
   // Thread count for the pool; only effective before the pool's first use.
   void set_thread_count(size_t threads) { thread_count_ = threads; }
 
-  // Lazily started pool (JS thread only). kClosed after Close().
-  Status Pool(ThreadPool** out);
+  // Lazily started pool for copies and I/O (JS thread only). kClosed after Close().
+  Status Pool(TaskQueue** out);
   Status Copy(CopyEngine** out);
+  // Lazily started one-thread queue that runs submitted kernel lists in order; that thread
+  // is the calling lane of the kernels' parallel-for, so a running list uses exactly the
+  // kernel pool's lanes and the JS thread stays free. kClosed after Close().
+  Status Compute(TaskQueue** out);
 
   // Queried once, on first use: the first CUDA call loads the driver (slow on a GPU host).
   const cuda::CudaInfo& Cuda();
@@ -40,8 +44,9 @@ class AddonState {
 
  private:
   bool closed_ = false;
-  size_t thread_count_ = 0;  // 0: ThreadPool::DefaultThreadCount()
-  std::unique_ptr<ThreadPool> pool_;
+  size_t thread_count_ = 0;  // 0: TaskQueue::DefaultThreadCount()
+  std::unique_ptr<TaskQueue> pool_;
+  std::unique_ptr<TaskQueue> compute_;
   std::unique_ptr<CopyEngine> copy_;
   std::once_flag cuda_once_;
   cuda::CudaInfo cuda_;

@@ -130,7 +130,7 @@ Status CopyEngine::Submit(const CopyBatch& batch, Completion done) {
   job->remaining.store(job->shards.size());
   job->done = std::move(done);
 
-  std::vector<ThreadPool::Task> tasks;
+  std::vector<TaskQueue::Task> tasks;
   tasks.reserve(job->shards.size());
   for (size_t i = 0; i < job->shards.size(); ++i) {
     tasks.emplace_back([job, i] {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "core/thread_pool.h"
+#include "core/task_queue.h"
 
 namespace mnemo {
 
@@ -73,7 +73,7 @@ class CopyEngine {
   static constexpr size_t kDefaultMinShardBytes = 256 * 1024;
 
   // `pool` is borrowed and must outlive every submitted batch.
-  explicit CopyEngine(ThreadPool& pool, size_t min_shard_bytes = kDefaultMinShardBytes)
+  explicit CopyEngine(TaskQueue& pool, size_t min_shard_bytes = kDefaultMinShardBytes)
       : pool_(pool), min_shard_bytes_(min_shard_bytes) {}
 
   // Validates `batch` on the calling thread, then copies it on the pool. On a non-OK
@@ -85,7 +85,7 @@ class CopyEngine {
   static Status CopySync(const CopyBatch& batch);
 
  private:
-  ThreadPool& pool_;
+  TaskQueue& pool_;
   size_t min_shard_bytes_;
 };
 

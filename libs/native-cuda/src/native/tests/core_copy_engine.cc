@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/copy_engine.h"
-#include "core/thread_pool.h"
+#include "core/task_queue.h"
 #include "tests/check.h"
 
 namespace mnemo {
@@ -79,7 +79,7 @@ MNEMO_TEST(copy_engine, copies_thousands_of_ranges_synchronously) {
 }
 
 MNEMO_TEST(copy_engine, copies_thousands_of_ranges_on_the_pool) {
-  ThreadPool pool(4);
+  TaskQueue pool(4);
   // A small minimum shard forces the batch across every thread.
   CopyEngine sut(pool, 1024);
   const size_t blocks = 8192, block = 256;
@@ -93,7 +93,7 @@ MNEMO_TEST(copy_engine, copies_thousands_of_ranges_on_the_pool) {
 }
 
 MNEMO_TEST(copy_engine, concurrent_batches_all_complete) {
-  ThreadPool pool(3);
+  TaskQueue pool(3);
   CopyEngine sut(pool, 512);
   constexpr int kBatches = 16;
   std::vector<std::vector<uint8_t>> srcs, dsts;
@@ -116,7 +116,7 @@ MNEMO_TEST(copy_engine, concurrent_batches_all_complete) {
 }
 
 MNEMO_TEST(copy_engine, empty_batch_completes_on_the_pool) {
-  ThreadPool pool(2);
+  TaskQueue pool(2);
   CopyEngine sut(pool);
   Latch latch;
   CHECK(sut.Submit(CopyBatch{}, latch.Callback()).ok());
@@ -216,7 +216,7 @@ MNEMO_TEST(copy_engine, rejects_out_of_bounds_ranges) {
 }
 
 MNEMO_TEST(copy_engine, invalid_batch_is_refused_without_calling_done) {
-  ThreadPool pool(2);
+  TaskQueue pool(2);
   CopyEngine sut(pool);
   std::vector<uint8_t> a(100), b(100);
   bool called = false;
@@ -228,7 +228,7 @@ MNEMO_TEST(copy_engine, invalid_batch_is_refused_without_calling_done) {
 }
 
 MNEMO_TEST(copy_engine, submit_after_pool_shutdown_is_closed) {
-  ThreadPool pool(2);
+  TaskQueue pool(2);
   CopyEngine sut(pool);
   pool.Shutdown();
   std::vector<uint8_t> a(10), b(10);
@@ -240,7 +240,7 @@ MNEMO_TEST(copy_engine, submit_after_pool_shutdown_is_closed) {
 }
 
 MNEMO_TEST(copy_engine, shutdown_finishes_in_flight_batches) {
-  auto pool = std::make_unique<ThreadPool>(2);
+  auto pool = std::make_unique<TaskQueue>(2);
   CopyEngine sut(*pool, 1024);
   std::vector<uint8_t> src = Pattern(1 << 22, 9), dst(1 << 22, 0);
   Latch latch;

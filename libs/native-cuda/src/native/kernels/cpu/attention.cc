@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "kernels/batch_check.h"
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/gemm_kernels.h"
 #include "kernels/cpu/reduce.h"
-#include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/kernel_assert.h"
 
 namespace mnemo::kernels::cpu {
@@ -41,23 +43,28 @@ struct RowInfo {
   int32_t pos;  // absolute position of the query row; it attends to keys 0..pos
 };
 
-// Attention of the query heads of one kv group for one row. All `group` heads share each
-// loaded K/V row. Per head the order is fixed: scores for j = 0..pos, max, exp and a
-// lane-fixed sum, then out = Σ_j p_j v_j in increasing j, divided by the sum.
-void AttendGroup(float* out, const float* q, const float* cache, int32_t layer, std::size_t kv_head,
-                 std::size_t group, const KvGeometry& g, const int32_t* table, int32_t pos, float scale,
-                 std::vector<float>& scratch) {
-  const std::size_t hd = static_cast<std::size_t>(g.head_dim);
-  const std::size_t n_keys = static_cast<std::size_t>(pos) + 1;
-  const std::size_t bs = static_cast<std::size_t>(g.block_size);
-  const std::size_t head_off = kv_head * hd;
-  scratch.resize(group * n_keys);
-  float* scores = scratch.data();  // [group][n_keys]
+// One implementation per machine (never per call): AVX2 + FMA where the GEMM path has it,
+// else the portable one.
+AttendFn ActiveAttend() {
+  static const AttendFn fn = [] {
+    const CpuIsa isa = ActiveCpuIsa();
+    const AttendFn avx2 = Avx2Attend();
+    return (isa == CpuIsa::kAvx2Fma || isa == CpuIsa::kAvx512) && avx2 != nullptr ? avx2 : PortableAttend;
+  }();
+  return fn;
+}
 
+}  // namespace
+
+void PortableAttend(const AttendArgs& a) {
+  const std::size_t hd = a.head_dim, n_keys = a.n_keys, group = a.group;
+  auto key = [&](std::size_t j) {
+    return a.key0 + static_cast<std::size_t>(a.table[j / a.block_size]) * a.block_stride + (j % a.block_size) * a.token_stride;
+  };
+  float* scores = a.scores;  // [group][n_keys]
   for (std::size_t j = 0; j < n_keys; ++j) {
-    const std::size_t block = static_cast<std::size_t>(table[j / bs]);
-    const float* key = cache + g.PlaneOffset(block, layer, KvPart::kKey) + (j % bs) * g.TokenElems() + head_off;
-    for (std::size_t h = 0; h < group; ++h) scores[h * n_keys + j] = Dot(q + h * hd, key, hd) * scale;
+    const float* k = key(j);
+    for (std::size_t h = 0; h < group; ++h) scores[h * n_keys + j] = Dot(a.q + h * hd, k, hd) * a.scale;
   }
   for (std::size_t h = 0; h < group; ++h) {
     float* s = scores + h * n_keys;
@@ -71,20 +78,17 @@ void AttendGroup(float* out, const float* q, const float* cache, int32_t layer, 
     const float denom = CombineLanes(lanes);
     // Fold the normalisation into the weights: one division per key instead of per output.
     for (std::size_t j = 0; j < n_keys; ++j) s[j] /= denom;
-    std::fill(out + h * hd, out + (h + 1) * hd, 0.0f);
+    std::fill(a.out + h * hd, a.out + (h + 1) * hd, 0.0f);
   }
   for (std::size_t j = 0; j < n_keys; ++j) {
-    const std::size_t block = static_cast<std::size_t>(table[j / bs]);
-    const float* val = cache + g.PlaneOffset(block, layer, KvPart::kValue) + (j % bs) * g.TokenElems() + head_off;
+    const float* val = key(j) + a.value_offset;
     for (std::size_t h = 0; h < group; ++h) {
       const float p = scores[h * n_keys + j];
-      float* o = out + h * hd;
+      float* o = a.out + h * hd;
       for (std::size_t d = 0; d < hd; ++d) o[d] += p * val[d];
     }
   }
 }
-
-}  // namespace
 
 void PagedAttention(float* out, const float* q, const float* cache, std::size_t num_blocks, int32_t layer,
                     std::size_t num_heads, const KvGeometry& geom, const AttentionBatch& batch, float scale) {
@@ -96,6 +100,7 @@ void PagedAttention(float* out, const float* q, const float* cache, std::size_t 
   const std::size_t group = num_heads / kv_heads;
   const std::size_t hd = static_cast<std::size_t>(geom.head_dim);
   const std::size_t row_elems = num_heads * hd;
+  const AttendFn attend = ActiveAttend();
 
   std::vector<RowInfo> info(rows);
   for (int32_t s = 0; s < batch.num_seqs; ++s) {
@@ -108,9 +113,23 @@ void PagedAttention(float* out, const float* q, const float* cache, std::size_t 
     for (std::size_t item = begin; item < end; ++item) {
       const std::size_t r = item / kv_heads, kvh = item % kv_heads;
       const RowInfo ri = info[r];
-      const int32_t* table = batch.block_tables + static_cast<std::size_t>(ri.seq) * batch.max_blocks_per_seq;
       const std::size_t off = r * row_elems + kvh * group * hd;
-      AttendGroup(out + off, q + off, cache, layer, kvh, group, geom, table, ri.pos, scale, scratch);
+      AttendArgs a{};
+      a.key0 = cache + geom.PlaneOffset(0, layer, KvPart::kKey) + kvh * hd;
+      a.block_stride = geom.BlockElems();
+      a.value_offset = geom.PlaneElems();
+      a.token_stride = geom.TokenElems();
+      a.block_size = static_cast<std::size_t>(geom.block_size);
+      a.table = batch.block_tables + static_cast<std::size_t>(ri.seq) * batch.max_blocks_per_seq;
+      a.n_keys = static_cast<std::size_t>(ri.pos) + 1;
+      a.group = group;
+      a.head_dim = hd;
+      a.scale = scale;
+      a.q = q + off;
+      a.out = out + off;
+      scratch.resize(group * a.n_keys);
+      a.scores = scratch.data();
+      attend(a);
     }
   });
 }

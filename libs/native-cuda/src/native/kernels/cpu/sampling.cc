@@ -5,7 +5,7 @@
 
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/reduce.h"
-#include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/parallel_for.h"
 
 namespace mnemo::kernels::cpu {
 

@@ -1,5 +1,7 @@
-// A fixed-size pool of our own std::threads for blocking native work (copies, I/O,
-// kernels), so that long work never occupies libuv's 4-thread pool.
+// A task queue served by a fixed set of our own std::threads, for blocking native work
+// (copies, I/O, submitted kernel lists), so that long work never occupies libuv's 4-thread
+// pool. Not for splitting one computation: the kernels' deterministic parallel-for is
+// kernels/cpu/parallel_for.h.
 //
 // Lifecycle: threads start in the constructor; Shutdown() stops accepting work, runs every
 // task already queued (each task owns a completion that somebody waits on, so dropping one
@@ -19,16 +21,16 @@
 
 namespace mnemo {
 
-class ThreadPool {
+class TaskQueue {
  public:
   using Task = std::function<void()>;
 
   // `threads` == 0 picks DefaultThreadCount().
-  explicit ThreadPool(size_t threads = 0);
-  ~ThreadPool();
+  explicit TaskQueue(size_t threads = 0);
+  ~TaskQueue();
 
-  ThreadPool(const ThreadPool&) = delete;
-  ThreadPool& operator=(const ThreadPool&) = delete;
+  TaskQueue(const TaskQueue&) = delete;
+  TaskQueue& operator=(const TaskQueue&) = delete;
 
   // Queues `task`; kClosed after Shutdown() began. Tasks must not throw.
   Status Submit(Task task);
@@ -40,7 +42,7 @@ class ThreadPool {
   size_t size() const { return threads_.size(); }
   bool closed() const;
 
-  // hardware_concurrency clamped to [1, 16].
+  // ThreadBudgetFor(UsableCores()).task_threads (core/cpu_budget.h).
   static size_t DefaultThreadCount();
 
  private:

@@ -1,4 +1,4 @@
-// ThreadPool: runs everything submitted, on its own threads, and shuts down cleanly.
+// TaskQueue: runs everything submitted, on its own threads, and shuts down cleanly.
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -6,14 +6,14 @@
 #include <thread>
 #include <vector>
 
-#include "core/thread_pool.h"
+#include "core/task_queue.h"
 #include "tests/check.h"
 
 namespace mnemo {
 namespace {
 
-MNEMO_TEST(thread_pool, runs_every_task_on_pool_threads) {
-  ThreadPool sut(4);
+MNEMO_TEST(task_queue, runs_every_task_on_pool_threads) {
+  TaskQueue sut(4);
   CHECK_EQ(sut.size(), size_t{4});
   std::atomic<int> done{0};
   std::mutex mu;
@@ -34,8 +34,8 @@ MNEMO_TEST(thread_pool, runs_every_task_on_pool_threads) {
   CHECK(ids.size() >= 1 && ids.size() <= 4);
 }
 
-MNEMO_TEST(thread_pool, shutdown_drains_queued_tasks_then_refuses_new_ones) {
-  ThreadPool sut(1);
+MNEMO_TEST(task_queue, shutdown_drains_queued_tasks_then_refuses_new_ones) {
+  TaskQueue sut(1);
   std::atomic<bool> release{false};
   std::atomic<int> ran{0};
   // The first task blocks the only worker so the rest are still queued at Shutdown().
@@ -43,7 +43,7 @@ MNEMO_TEST(thread_pool, shutdown_drains_queued_tasks_then_refuses_new_ones) {
              while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
              ran.fetch_add(1);
            }).ok());
-  std::vector<ThreadPool::Task> more;
+  std::vector<TaskQueue::Task> more;
   for (int i = 0; i < 10; ++i) more.emplace_back([&] { ran.fetch_add(1); });
   CHECK(sut.SubmitAll(std::move(more)).ok());
   std::thread releaser([&] {
@@ -59,8 +59,8 @@ MNEMO_TEST(thread_pool, shutdown_drains_queued_tasks_then_refuses_new_ones) {
   CHECK_EQ(sut.SubmitAll({[] {}}).code(), StatusCode::kClosed);
 }
 
-MNEMO_TEST(thread_pool, shutdown_is_idempotent_and_concurrent_safe) {
-  ThreadPool sut(3);
+MNEMO_TEST(task_queue, shutdown_is_idempotent_and_concurrent_safe) {
+  TaskQueue sut(3);
   std::atomic<int> ran{0};
   for (int i = 0; i < 100; ++i) CHECK(sut.Submit([&] { ran.fetch_add(1); }).ok());
   std::thread a([&] { sut.Shutdown(); });
@@ -71,19 +71,19 @@ MNEMO_TEST(thread_pool, shutdown_is_idempotent_and_concurrent_safe) {
   CHECK_EQ(ran.load(), 100);
 }
 
-MNEMO_TEST(thread_pool, destructor_joins_without_explicit_shutdown) {
+MNEMO_TEST(task_queue, destructor_joins_without_explicit_shutdown) {
   std::atomic<int> ran{0};
   {
-    ThreadPool sut(2);
+    TaskQueue sut(2);
     for (int i = 0; i < 50; ++i) CHECK(sut.Submit([&] { ran.fetch_add(1); }).ok());
   }
   CHECK_EQ(ran.load(), 50);
 }
 
-MNEMO_TEST(thread_pool, default_thread_count_is_bounded) {
-  const size_t n = ThreadPool::DefaultThreadCount();
+MNEMO_TEST(task_queue, default_thread_count_is_bounded) {
+  const size_t n = TaskQueue::DefaultThreadCount();
   CHECK(n >= 1 && n <= 16);
-  ThreadPool sut;
+  TaskQueue sut;
   CHECK_EQ(sut.size(), n);
 }
 

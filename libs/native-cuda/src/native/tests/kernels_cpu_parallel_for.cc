@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_kernels.h"
-#include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/parallel_for.h"
 #include "tests/kernels_test_util.h"
 
 namespace kc = mnemo::kernels::cpu;
 
-MNEMO_TEST(kernels_cpu_pool, visits_every_index_exactly_once) {
+MNEMO_TEST(kernels_cpu_parallel_for, visits_every_index_exactly_once) {
   for (std::size_t n : {0, 1, 7, 64, 1000, 100003})
     for (std::size_t grain : {1, 3, 4096}) {
       std::vector<std::atomic<int>> hits(n);
@@ -21,7 +21,7 @@ MNEMO_TEST(kernels_cpu_pool, visits_every_index_exactly_once) {
     }
 }
 
-MNEMO_TEST(kernels_cpu_pool, concurrent_callers_and_nested_calls_complete) {
+MNEMO_TEST(kernels_cpu_parallel_for, concurrent_callers_and_nested_calls_complete) {
   std::atomic<long long> total{0};
   std::vector<std::thread> callers;
   for (int t = 0; t < 4; ++t)
@@ -37,7 +37,7 @@ MNEMO_TEST(kernels_cpu_pool, concurrent_callers_and_nested_calls_complete) {
   CHECK_EQ(total.load(), 4LL * 200 * 64 * 4);
 }
 
-MNEMO_TEST(kernels_cpu_pool, matmul_is_identical_across_concurrent_callers) {
+MNEMO_TEST(kernels_cpu_parallel_for, matmul_is_identical_across_concurrent_callers) {
   mnemo::test::Rng rng(21);
   const std::size_t m = 9, n = 130, k = 333;
   auto x = rng.Floats(m * k), w = rng.Floats(n * k);

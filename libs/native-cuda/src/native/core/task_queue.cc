@@ -1,24 +1,23 @@
-#include "core/thread_pool.h"
+#include "core/task_queue.h"
+
+#include "core/cpu_budget.h"
 
 #include <algorithm>
 #include <utility>
 
 namespace mnemo {
 
-size_t ThreadPool::DefaultThreadCount() {
-  const size_t hw = std::thread::hardware_concurrency();
-  return std::clamp<size_t>(hw == 0 ? 1 : hw, 1, 16);
-}
+size_t TaskQueue::DefaultThreadCount() { return ThreadBudgetFor(UsableCores()).task_threads; }
 
-ThreadPool::ThreadPool(size_t threads) {
+TaskQueue::TaskQueue(size_t threads) {
   const size_t n = threads == 0 ? DefaultThreadCount() : threads;
   threads_.reserve(n);
   for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { WorkerLoop(); });
 }
 
-ThreadPool::~ThreadPool() { Shutdown(); }
+TaskQueue::~TaskQueue() { Shutdown(); }
 
-Status ThreadPool::Submit(Task task) {
+Status TaskQueue::Submit(Task task) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return Status::Closed("thread pool is shut down");
@@ -28,7 +27,7 @@ Status ThreadPool::Submit(Task task) {
   return Status::Ok();
 }
 
-Status ThreadPool::SubmitAll(std::vector<Task> tasks) {
+Status TaskQueue::SubmitAll(std::vector<Task> tasks) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return Status::Closed("thread pool is shut down");
@@ -42,12 +41,12 @@ Status ThreadPool::SubmitAll(std::vector<Task> tasks) {
   return Status::Ok();
 }
 
-bool ThreadPool::closed() const {
+bool TaskQueue::closed() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stopping_;
 }
 
-void ThreadPool::Shutdown() {
+void TaskQueue::Shutdown() {
   std::lock_guard<std::mutex> join_lock(join_mu_);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -59,7 +58,7 @@ void ThreadPool::Shutdown() {
   }
 }
 
-void ThreadPool::WorkerLoop() {
+void TaskQueue::WorkerLoop() {
   for (;;) {
     Task task;
     {

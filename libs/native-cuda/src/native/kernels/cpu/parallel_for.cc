@@ -1,4 +1,4 @@
-#include "kernels/cpu/thread_pool.h"
+#include "kernels/cpu/parallel_for.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,18 +8,20 @@
 #include <thread>
 #include <vector>
 
+#include "core/cpu_budget.h"
+
 namespace mnemo::kernels::cpu {
 namespace {
-
 thread_local bool t_inside_pool = false;
+}  // namespace
 
-class ThreadPool {
+class ParallelForPool::Impl {
  public:
-  explicit ThreadPool(std::size_t threads) : size_(threads) {
-    for (std::size_t i = 1; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  explicit Impl(std::size_t lanes) : size_(std::max<std::size_t>(lanes, 1)) {
+    for (std::size_t i = 1; i < size_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
   }
 
-  ~ThreadPool() {
+  ~Impl() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
@@ -33,16 +35,16 @@ class ThreadPool {
   void Run(std::size_t n, std::size_t grain, const RangeFn& fn) {
     if (n == 0) return;
     grain = std::max<std::size_t>(grain, 1);
-    // Small jobs, single-threaded pools and nested calls run inline: waking workers costs
-    // more than a few microseconds of work.
+    // Small jobs, single-lane pools and nested calls run inline: waking workers costs more
+    // than a few microseconds of work.
     if (size_ == 1 || n <= grain || t_inside_pool) {
       fn(0, n);
       return;
     }
     std::lock_guard<std::mutex> serial(submit_mu_);
-    // About 4 chunks per worker so uneven rows (e.g. attention over different context
-    // lengths) balance out; chunk boundaries never affect results.
-    std::size_t chunk = std::max(grain, (n + size_ * 4 - 1) / (size_ * 4));
+    // About 4 chunks per lane so uneven items (attention over different context lengths)
+    // balance out; chunk boundaries never affect results.
+    const std::size_t chunk = std::max(grain, (n + size_ * 4 - 1) / (size_ * 4));
     {
       std::lock_guard<std::mutex> lock(mu_);
       job_ = &fn;
@@ -64,7 +66,7 @@ class ThreadPool {
  private:
   void Drain(const RangeFn& fn, std::size_t n, std::size_t chunk) {
     for (;;) {
-      std::size_t begin = next_.fetch_add(chunk, std::memory_order_relaxed);
+      const std::size_t begin = next_.fetch_add(chunk, std::memory_order_relaxed);
       if (begin >= n) return;
       fn(begin, std::min(n, begin + chunk));
     }
@@ -105,26 +107,31 @@ class ThreadPool {
   std::atomic<std::size_t> next_{0};
 };
 
-std::size_t ThreadsFromEnv() {
+ParallelForPool::ParallelForPool(std::size_t lanes) : impl_(std::make_unique<Impl>(lanes)) {}
+ParallelForPool::~ParallelForPool() = default;
+std::size_t ParallelForPool::lanes() const { return impl_->size(); }
+void ParallelForPool::Run(std::size_t n, std::size_t grain, const RangeFn& fn) { impl_->Run(n, grain, fn); }
+
+namespace {
+
+std::size_t LanesFromEnv() {
   if (const char* env = std::getenv("MNEMO_CPU_THREADS")) {
     char* end = nullptr;
-    long v = std::strtol(env, &end, 10);
+    const long v = std::strtol(env, &end, 10);
     if (end != env && *end == '\0' && v > 0) return static_cast<std::size_t>(std::min(v, 1024L));
   }
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
-ThreadPool& Pool() {
-  // Leaked on purpose: joining threads from a static destructor during process exit (or
-  // addon unload) races with the runtime tearing down; the OS reclaims them.
-  static ThreadPool* pool = new ThreadPool(ThreadsFromEnv());
-  return *pool;
+  return ThreadBudgetFor(UsableCores()).kernel_lanes;
 }
 
 }  // namespace
 
-std::size_t CpuThreadCount() { return Pool().size(); }
+ParallelForPool& KernelPool() {
+  // Leaked on purpose: joining threads from a static destructor during process exit (or
+  // addon unload) races with the runtime tearing down; the OS reclaims them.
+  static ParallelForPool* pool = new ParallelForPool(LanesFromEnv());
+  return *pool;
+}
 
-void ParallelFor(std::size_t n, std::size_t grain, const RangeFn& fn) { Pool().Run(n, grain, fn); }
+std::size_t CpuThreadCount() { return KernelPool().lanes(); }
 
 }  // namespace mnemo::kernels::cpu
