@@ -2,11 +2,11 @@ import { LookupTable } from './lookup.table.js';
 import type { PoolTier, SegmentLocation } from './pool.types.js';
 
 const L = 4;
-export const key = (i: number): string => i.toString(16).padStart(32, '0');
-export const loc = (type: PoolTier, offset: number, length = 100, deviceIndex = 0): SegmentLocation => ({ deviceIndex, type, offset, length, crc32c: 0xdeadbeef });
+const key = (i: number): string => i.toString(16).padStart(32, '0');
+const loc = (type: PoolTier, offset: number, length = 100, deviceIndex = 0): SegmentLocation => ({ deviceIndex, type, offset, length, crc32c: 0xdeadbeef });
 
 /** Puts layers `layers` of chunk i (position i) into `tier`, offsets i*100+layer. */
-export function putChunk(sut: LookupTable, i: number, tier: PoolTier, now: number, layers: number[] = [0, 1, 2, 3]): void {
+function putChunk(sut: LookupTable, i: number, tier: PoolTier, now: number, layers: number[] = [0, 1, 2, 3]): void {
   for (const layer of layers) sut.put({ chunkKey: key(i), position: i, layer }, loc(tier, (i * 100 + layer) * 4096), now);
 }
 
