@@ -231,6 +231,11 @@ export class LookupTable {
     }
   }
 
+  /** Chain position of a known chunk (one with a replica or a reference). */
+  positionOf(chunkKey: string): number | undefined {
+    return this.chunks.get(chunkKey)?.position;
+  }
+
   lastAccess(chunkKey: string): number | undefined {
     return this.chunks.get(chunkKey)?.stamp;
   }
