@@ -4,3 +4,4 @@ export * from './blocks/index.js';
 export * from './routing/index.js';
 export * from './batching/index.js';
 export * from './reuse/index.js';
+export * from './pool/index.js';

@@ -91,7 +91,7 @@ export function encodeRecord(r: JournalRecord): Uint8Array {
   const v = new DataView(out.buffer);
   v.setUint32(0, 1 + payload, true);
   v.setUint8(4, TYPE[r.kind]);
-  let p = 5;
+  const p = 5;
   switch (r.kind) {
     case 'header':
       if (!Number.isInteger(r.numLayers) || r.numLayers <= 0 || r.numLayers > 0xffff) throw new RangeError(`bad numLayers ${r.numLayers}`);
