@@ -74,8 +74,10 @@ const SSD = 1;
 /**
  * The global lookup table of one node's offload pool (Unified KV pooling Table I), keyed by
  * segment (chunk key, layer), with one replica per tier: the host pool (`mem`) and the SSD pool
- * (`ssd`). Find, put and remove are O(1) (a Map of chunks, an array of layers per tier); touch
- * and pin are O(1); eviction and expiry are O(log n) per segment they return.
+ * (`ssd`). Find, get, touch and pin are O(1) (a Map of chunks, an array of layers per tier);
+ * put and remove are O(log n) because they file the replica in (or take it out of) its tier's
+ * eviction order — the price of choosing each victim in O(log n) instead of scanning; eviction
+ * and expiry are O(log n) per segment they return.
  *
  * Invariant (checked by {@link LookupTable.checkInvariant}):
  *   - a chunk's position never changes (its key covers the whole prefix); a record exists
