@@ -85,9 +85,9 @@ const MAX_BODY = 1 + 12 + 16 * MAX_TOUCH_KEYS;
  * Each record carries its own length and CRC, so a reader finds a torn or corrupt tail and
  * stops there; the CRC covers the length too, so a flipped length cannot pass as valid.
  *
- * Reference counts are not journaled: they belong to sessions, which do not survive a restart
- * here; restored counts with no session left to drop them would keep chunks from ever expiring.
- * The session layer re-references what it still holds.
+ * Reference counts are not journaled: they belong to sessions, which the node keeps in memory;
+ * restored counts with no session left to drop them would keep chunks from ever expiring. If
+ * sessions are ever persisted, their references belong in that store (or a new record type).
  */
 export function encodeRecord(r: JournalRecord): Uint8Array {
   const payload = r.kind === 'touch' ? 12 + 16 * r.chunkKeys.length : PAYLOAD[r.kind];
