@@ -74,6 +74,43 @@ describe(replayJournal.name, () => {
   });
 });
 
+describe('journal damage', () => {
+  function seeded(seed: number): (n: number) => number {
+    let st = seed >>> 0;
+    return (n) => {
+      st = (st + 0x6d2b79f5) >>> 0;
+      let t = Math.imul(st ^ (st >>> 15), 1 | st);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+  }
+
+  it('never throws on damaged input and leaves table and allocators consistent', () => {
+    const rand = seeded(31337);
+    const records: JournalRecord[] = [];
+    for (let i = 0; i < 40; i++) {
+      const op = rand(4);
+      if (op < 2) records.push(put(rand(8), rand(2), rand(16), rand(3), rand(2000)));
+      else if (op === 2) records.push({ kind: 'remove', chunkKey: key(rand(8)), layer: rand(2) });
+      else records.push({ kind: 'touch', chunkKeys: [key(rand(8))], stampMs: rand(5000) });
+    }
+    const clean = encodeRecords([header, ...records]);
+    for (let trial = 0; trial < 300; trial++) {
+      const bytes = clean.slice(0, rand(clean.length + 1));
+      for (let k = rand(4); k > 0 && bytes.length > 0; k--) bytes[rand(bytes.length)] = rand(256);
+      const [table, allocs] = fresh();
+      const decoded = decodeJournal(bytes);
+      const report = replayJournal(decoded, table, allocs);
+      expect(report.applied).toBe([...table.entries('ssd')].length);
+      table.checkInvariant();
+      for (const a of allocs.values()) a.checkInvariant();
+      const used = [...allocs.values()].reduce((z, a) => z + a.stats().usedBytes, 0);
+      expect(used).toBe(table.stats('ssd').segments * U);
+    }
+    expect(() => decodeJournal(Uint8Array.from({ length: 4096 }, () => rand(256)))).not.toThrow();
+  });
+});
+
 describe(compactJournal.name, () => {
   it('writes the live SSD state as a snapshot that replays to the same table and extents', () => {
     const [table, allocs] = fresh();
