@@ -4,15 +4,8 @@ export { placementRatios, targetCounts, placeCounts, interleave, placeSegments, 
 export { ExtentAllocator, type ExtentAllocatorStats } from './extent.allocator.js';
 export { planOffload, type OffloadDevice, type DeviceWrite, type OffloadPlan } from './offload.planner.js';
 export { compareEvictionOrder, PurgeQueue, type EvictionKey } from './eviction.order.js';
-export {
-  LookupTable,
-  type LookupTableOptions,
-  type Removal,
-  type Victim,
-  type PrefixChunk,
-  type PinHandle,
-  type EvictionOptions,
-} from './lookup.table.js';
+export { LookupTable } from './lookup.table.js';
+export type { LookupTableOptions, Removal, Victim, PrefixChunk, PinHandle, EvictionOptions } from './lookup.types.js';
 export { crc32c } from './crc32c.checksum.js';
 export {
   JOURNAL_MAGIC,

@@ -1,4 +1,5 @@
-import { LookupTable, type PinHandle } from './lookup.table.js';
+import { LookupTable } from './lookup.table.js';
+import type { PinHandle } from './lookup.types.js';
 import type { PoolTier } from './pool.types.js';
 
 const key = (i: number): string => i.toString(16).padStart(32, '0');
