@@ -5,3 +5,4 @@ export * from './routing/index.js';
 export * from './batching/index.js';
 export * from './reuse/index.js';
 export * from './layout/index.js';
+export * from './pool/index.js';

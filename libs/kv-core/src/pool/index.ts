@@ -1,0 +1,26 @@
+export { TIERS_FASTEST_FIRST, tierIndex, type PoolTier, type SegmentLocation, type SegmentRef, type Extent } from './pool.types.js';
+export { segmentBytes, chunkBytes, alignUp, segmentStride, segmentsFitting, type KvGeometry } from './segment.sizing.js';
+export { placementRatios, targetCounts, placeCounts, interleave, placeSegments, type PlacementDevice, type SegmentPlacement } from './placement.policy.js';
+export { ExtentAllocator, type ExtentAllocatorStats } from './extent.allocator.js';
+export { planOffload, type OffloadDevice, type DeviceWrite, type OffloadPlan } from './offload.planner.js';
+export { compareEvictionOrder, PurgeQueue, type EvictionKey } from './eviction.order.js';
+export { LookupTable } from './lookup.table.js';
+export type { LookupTableOptions, Removal, Victim, PrefixChunk, PinHandle, EvictionOptions } from './lookup.types.js';
+export { crc32c } from './crc32c.checksum.js';
+export {
+  JOURNAL_MAGIC,
+  JOURNAL_VERSION,
+  MAX_TOUCH_KEYS,
+  encodeRecord,
+  encodeRecords,
+  decodeJournal,
+  type JournalRecord,
+  type JournalHeader,
+  type JournalPut,
+  type JournalRemove,
+  type JournalTouch,
+  type JournalEnd,
+  type DecodedJournal,
+} from './journal.codec.js';
+export { replayJournal, compactJournal, putRecord, type ReplayReport, type ReplayDropReason } from './journal.replay.js';
+export { OrderedSet, type Comparator } from './ordered.set.js';
