@@ -4,7 +4,7 @@ import { ByteTokenizer, SimEngine, type SimEngineOptions, type SimStep } from '@
 import { FinishReason, InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
-import type { Clock } from '../shared/clock.port.js';
+import type { Clock } from '@mnemo/service-kit';
 import { NodeMetrics } from '../shared/node.metrics.js';
 import { BatchScheduler } from './batch.scheduler.js';
 import { Sequence } from './sequence.js';

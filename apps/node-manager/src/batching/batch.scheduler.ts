@@ -6,7 +6,7 @@ import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
-import { CLOCK, type Clock } from '../shared/clock.port.js';
+import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeMetrics } from '../shared/node.metrics.js';
 import type { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';

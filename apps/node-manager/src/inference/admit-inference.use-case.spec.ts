@@ -4,7 +4,7 @@ import { SimEngine } from '@mnemo/engine';
 import { InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
 import { SequenceStore } from '../batching/sequence.store.js';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
-import type { Clock } from '../shared/clock.port.js';
+import type { Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import { AdmitInferenceCommand } from './admit-inference.command.js';
 import { AdmitInferenceUseCase } from './admit-inference.use-case.js';

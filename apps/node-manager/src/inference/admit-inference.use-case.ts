@@ -5,7 +5,7 @@ import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.conf
 import { ENGINE } from '../engine/engine.factory.js';
 import { Sequence } from '../batching/sequence.js';
 import { SequenceStore } from '../batching/sequence.store.js';
-import { CLOCK, type Clock } from '../shared/clock.port.js';
+import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import type { AdmitInferenceCommand } from './admit-inference.command.js';
 
