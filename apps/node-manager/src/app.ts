@@ -51,6 +51,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   app.get(NodeMetrics).observe({
     running: () => store.count('running'),
     waiting: () => store.count('waiting'),
+    paused: () => store.all().filter((s) => s.paused).length,
     kvUsage: () => engine.kvUsage(),
   });
   const scheduler = app.get(BatchScheduler);

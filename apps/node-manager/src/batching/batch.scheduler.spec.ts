@@ -17,8 +17,8 @@ const zeroCost = { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, deco
 /** Records what would go to each inbox. */
 class InboxRecorder implements TokenSink {
   readonly events: Array<TokenEventInit & { subject: string }> = [];
-  emit(subject: string, event: TokenEventInit): void {
-    this.events.push({ subject, ...event });
+  emit(seq: Sequence, event: TokenEventInit): void {
+    this.events.push({ subject: seq.request.replySubject, ...event });
   }
   of(requestId: string) {
     return this.events.filter((e) => e.requestId === requestId);

@@ -12,7 +12,7 @@ import type { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
 
-export type CancelReason = 'client' | 'deadline' | 'shutdown';
+export type CancelReason = 'client' | 'deadline' | 'shutdown' | 'abandoned';
 
 /**
  * The node's iteration-level scheduler (continuous batching). Each iteration asks the policy
@@ -45,7 +45,7 @@ export class BatchScheduler {
   start(): void {
     this.running ??= (async () => {
       while (!this.stopped) {
-        if (this.store.size === 0) {
+        if (!this.store.hasRunnable()) {
           await this.store.whenWork();
           continue;
         }
@@ -174,7 +174,7 @@ export class BatchScheduler {
     } else if (seq.generated >= seq.maxTokens) {
       this.finish(seq, FinishReason.LENGTH, [token], 'ok');
     } else {
-      this.sink.emit(seq.request.replySubject, { requestId: seq.id, seq: seq.nextEventSeq++, tokens: [token] });
+      this.sink.emit(seq, { requestId: seq.id, seq: seq.nextEventSeq++, tokens: [token] });
     }
   }
 
@@ -182,7 +182,7 @@ export class BatchScheduler {
   private finish(seq: Sequence, reason: FinishReason, tokens: number[], outcome: string, error?: { code: string; message: string }): void {
     this.store.remove(seq.id);
     this.engine.release(seq.id);
-    this.sink.emit(seq.request.replySubject, {
+    this.sink.emit(seq, {
       requestId: seq.id,
       seq: seq.nextEventSeq++,
       tokens,

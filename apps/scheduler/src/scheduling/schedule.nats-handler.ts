@@ -19,7 +19,8 @@ export class ScheduleNatsHandler implements OnApplicationBootstrap {
       operation: 'schedule',
       request: InferenceRequestSchema,
       handle: (request) => this.useCase.execute(new ScheduleInferenceCommand(request)),
-      reply: (o) => encodeMessage(ScheduleReplySchema, { result: 'ok' in o ? { case: 'nodeId', value: o.ok } : { case: 'error', value: o.error } }),
+      reply: (o) =>
+        encodeMessage(ScheduleReplySchema, 'ok' in o ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt } : { result: { case: 'error', value: o.error } }),
       logger: this.logger,
       metrics: this.metrics,
     });
