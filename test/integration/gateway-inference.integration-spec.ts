@@ -119,7 +119,12 @@ describe('gateway inference (scheduler + sim node)', () => {
       created: expect.any(Number),
       model: MODEL,
       choices: [{ index: 0, message: { role: 'assistant', content: expect.any(String), refusal: null }, logprobs: null, finish_reason: expect.stringMatching(/^(stop|length)$/) }],
-      usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+      usage: {
+        prompt_tokens: expect.any(Number),
+        completion_tokens: expect.any(Number),
+        total_tokens: expect.any(Number),
+        prompt_tokens_details: { cached_tokens: expect.any(Number) },
+      },
     });
     expect(json.usage.completion_tokens).toBeGreaterThan(0);
     expect(json.usage.completion_tokens).toBeLessThanOrEqual(12);
@@ -179,7 +184,12 @@ describe('gateway inference (scheduler + sim node)', () => {
       if (chunk.usage) usage = chunk.usage;
     }
     expect(text).toBe(whole.choices[0]!.message.content);
-    expect(usage).toEqual(whole.usage);
+    // The same prompt again: its whole blocks now come from the node's prefix cache.
+    const { prompt_tokens_details: cached, ...counts } = usage!;
+    const { prompt_tokens_details: first, ...wholeCounts } = whole.usage;
+    expect(counts).toEqual(wholeCounts);
+    expect(cached?.cached_tokens).toBe(Math.floor((whole.usage.prompt_tokens - 1) / 16) * 16);
+    expect(first?.cached_tokens).toBeLessThanOrEqual(cached?.cached_tokens ?? 0);
 
     const legacy = await client.completions.create({ model: MODEL, prompt: 'abc', max_tokens: 4 });
     expect(legacy.choices[0]!.finish_reason).toBe('length');

@@ -10,6 +10,7 @@ import { ErrorReporter } from './errors/error.reporter.js';
 import { OpenAiExceptionFilter } from './errors/openai-exception.filter.js';
 import { HealthModule } from './health/health.module.js';
 import { ModelsModule } from './models/models.module.js';
+import { NodeClient } from './nats/node.client.js';
 import { SchedulerClient } from './nats/scheduler.client.js';
 import { NatsReadiness } from './health/nats.readiness.js';
 
@@ -34,6 +35,7 @@ class CoreModule {
       ApiKeyGuard,
       ErrorReporter,
       SchedulerClient,
+      NodeClient,
     ];
     return { module: CoreModule, global: true, providers, exports: providers.map((p) => ('provide' in p ? p.provide : p)) };
   }

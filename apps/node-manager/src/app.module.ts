@@ -1,15 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { Engine } from '@mnemo/engine';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { JsonLogger, NATS_CONNECTION, ServiceMetrics } from '@mnemo/service-kit';
+import { CLOCK, JsonLogger, NATS_CONNECTION, NatsModule, ServiceMetrics, systemClock, type Clock } from '@mnemo/service-kit';
 import { BatchingModule } from './batching/batching.module.js';
 import { ChunksModule } from './chunks/chunks.module.js';
 import { NODE_CONFIG, type NodeManagerConfig } from './config/node-manager.config.js';
 import { ENGINE } from './engine/engine.factory.js';
 import { HeartbeatModule } from './heartbeat/heartbeat.module.js';
 import { InferenceModule } from './inference/inference.module.js';
-import { NatsModule } from './nats/nats.module.js';
-import { CLOCK, systemClock, type Clock } from './shared/clock.port.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { NodeMetrics } from './shared/node.metrics.js';
 

@@ -1,16 +1,15 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { connectNats, JsonLogger, listenOrCleanUp, OpsServer, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
+import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, ServiceMetrics, type LogLevel, type RepeatingTask } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { BatchScheduler } from './batching/batch.scheduler.js';
 import { SequenceStore } from './batching/sequence.store.js';
 import { loadNodeManagerConfig } from './config/node-manager.config.js';
 import { ChunkTransferGrpcServer } from './chunks/chunk-transfer.grpc-server.js';
 import { createEngine } from './engine/engine.factory.js';
-import { HeartbeatTimer } from './heartbeat/heartbeat.timer.js';
+import { HEARTBEAT_TASK } from './heartbeat/heartbeat.module.js';
 import { PublishHeartbeatUseCase } from './heartbeat/publish-heartbeat.use-case.js';
 import { InferenceNatsHandler } from './inference/inference.nats-handler.js';
-import { NatsEndpoints } from './nats/nats.endpoints.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { NodeMetrics } from './shared/node.metrics.js';
 
@@ -52,6 +51,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   app.get(NodeMetrics).observe({
     running: () => store.count('running'),
     waiting: () => store.count('waiting'),
+    paused: () => store.all().filter((s) => s.paused).length,
     kvUsage: () => engine.kvUsage(),
   });
   const scheduler = app.get(BatchScheduler);
@@ -66,7 +66,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   logger.emit('info', 'node-manager ready', { nodeId: config.NODE_ID, engine: engine.kind, models: engine.models().map((m) => m.id), metricsPort });
 
   const lifecycle = app.get(NodeLifecycle);
-  const heartbeat = app.get(HeartbeatTimer);
+  const heartbeat = app.get<RepeatingTask>(HEARTBEAT_TASK);
   // stop and kill are two ways to end; whichever comes first is the only one that runs.
   let stopping: Promise<void> | undefined;
   const end = (how: () => Promise<void>) => (stopping ??= how());

@@ -1,15 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { JsonLogger, NATS_CONNECTION, NatsModule, ServiceMetrics } from '@mnemo/service-kit';
 import { PROFILER_CONFIG, type ProfilerConfig } from './config/profiler.config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ModelsModule } from './models/models.module.js';
-import { NatsModule } from './nats/nats.module.js';
+import { ProfilerResponder } from './nats/profiler.responder.js';
 import { ModelPairsModule } from './pairs/model-pairs.module.js';
 
-/** Root module: process-wide singletons (config, logger, metrics) are made here and shared globally. */
+/** Root module: process-wide singletons (config, logger, metrics, the NATS connection made in app.ts) are shared globally. */
 @Module({})
 export class AppModule {
-  static forRoot(config: ProfilerConfig, logger: JsonLogger, metrics: ServiceMetrics): DynamicModule {
+  static forRoot(config: ProfilerConfig, logger: JsonLogger, metrics: ServiceMetrics, nats: NatsConnection): DynamicModule {
     return {
       module: AppModule,
       global: true,
@@ -18,8 +19,10 @@ export class AppModule {
         { provide: PROFILER_CONFIG, useValue: config },
         { provide: JsonLogger, useValue: logger },
         { provide: ServiceMetrics, useValue: metrics },
+        { provide: NATS_CONNECTION, useValue: nats },
+        ProfilerResponder,
       ],
-      exports: [PROFILER_CONFIG, JsonLogger, ServiceMetrics],
+      exports: [PROFILER_CONFIG, JsonLogger, ServiceMetrics, NATS_CONNECTION, ProfilerResponder],
     };
   }
 }

@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { JsonLogger, listenOrCleanUp, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
+import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { loadProfilerConfig } from './config/profiler.config.js';
-import { ProfilerResponder } from './nats/profiler.responder.js';
 
 export interface ProfilerHandle {
   /** Port of /metrics, /healthz, /readyz (useful with METRICS_PORT=0). */
@@ -20,9 +19,15 @@ export async function startProfiler(env: Readonly<Record<string, string | undefi
   const config = loadProfilerConfig(env);
   const logger = new JsonLogger('profiler', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('profiler');
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics), { logger, abortOnError: false });
-  const responder = app.get(ProfilerResponder);
-  const ops = new OpsServer(metrics, () => responder.listening);
+  const nats = await connectNats(config.NATS_URL!, 'profiler');
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), { logger, abortOnError: false }).catch(
+    async (e: unknown) => {
+      await nats.close();
+      throw e;
+    },
+  );
+  const endpoints = app.get(NatsEndpoints);
+  const ops = new OpsServer(metrics, () => endpoints.listening);
   const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, () => app.close());
   logger.emit('info', 'profiler ready', { metricsPort });
   return {

@@ -1,18 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { JsonLogger, NATS_CONNECTION, ServiceMetrics } from '@mnemo/service-kit';
+import { CLOCK, JsonLogger, NATS_CONNECTION, NatsModule, ServiceMetrics, systemClock, type Clock } from '@mnemo/service-kit';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from './config/scheduler.config.js';
 import { ModelsModule } from './models/models.module.js';
-import { NatsModule } from './nats/nats.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { SchedulingModule } from './scheduling/scheduling.module.js';
-import { CLOCK, monotonicClock, type Clock } from './shared/clock.port.js';
 import { SchedulerMetrics } from './shared/scheduler.metrics.js';
 
 /** Root module: process-wide singletons (config, logger, metrics, clock, the NATS connection) are made here and shared globally. */
 @Module({})
 export class AppModule {
-  static forRoot(config: SchedulerConfig, logger: JsonLogger, metrics: ServiceMetrics, nats: NatsConnection, clock: Clock = monotonicClock): DynamicModule {
+  static forRoot(config: SchedulerConfig, logger: JsonLogger, metrics: ServiceMetrics, nats: NatsConnection, clock: Clock = systemClock): DynamicModule {
     return {
       module: AppModule,
       global: true,

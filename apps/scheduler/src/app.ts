@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { connectNats, JsonLogger, listenOrCleanUp, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
+import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { loadSchedulerConfig } from './config/scheduler.config.js';
-import { NatsEndpoints } from './nats/nats.endpoints.js';
 import { NodeRegistry } from './nodes/node.registry.js';
 import { SchedulerMetrics } from './shared/scheduler.metrics.js';
 

@@ -1,12 +1,14 @@
-import { Subjects, assertSubjectToken, isSubjectToken, nodeCancelSubject, nodeInferSubject, toSubjectToken } from './subjects.js';
+import { Subjects, assertSubjectToken, isSubjectToken, nodeCancelSubject, nodeFlowSubject, nodeInferSubject, tokenizerSubject, toSubjectToken } from './subjects.js';
+
+const SHA = 'ab'.repeat(32);
 
 describe('subjects', () => {
   it('versions every subject under mnemo.v1', () => {
-    for (const s of [...Object.values(Subjects), nodeInferSubject('n1'), nodeCancelSubject('n1')]) expect(s).toMatch(/^mnemo\.v1\.[a-z0-9_.-]+$/i);
+    for (const s of [...Object.values(Subjects), nodeInferSubject('n1'), nodeCancelSubject('n1'), nodeFlowSubject('n1'), tokenizerSubject(SHA)]) expect(s).toMatch(/^mnemo\.v1\.[a-z0-9_.-]+$/i);
   });
 
   it('keeps subjects distinct', () => {
-    const all = [...Object.values(Subjects), nodeInferSubject('n1'), nodeCancelSubject('n1')];
+    const all = [...Object.values(Subjects), nodeInferSubject('n1'), nodeCancelSubject('n1'), nodeFlowSubject('n1'), tokenizerSubject(SHA)];
     expect(new Set(all).size).toBe(all.length);
   });
 
@@ -25,6 +27,9 @@ describe('subjects', () => {
   it('refuses node ids that would change the subject shape', () => {
     expect(() => nodeInferSubject('a.b')).toThrow(RangeError);
     expect(() => assertSubjectToken('x>')).toThrow(RangeError);
+    expect(() => nodeFlowSubject('*')).toThrow(RangeError);
+    expect(() => tokenizerSubject('AB'.repeat(32))).toThrow(RangeError);
+    expect(() => tokenizerSubject('>')).toThrow(RangeError);
   });
 
   it('maps hostnames to tokens', () => {

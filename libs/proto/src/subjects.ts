@@ -9,9 +9,11 @@
  * | `MODELS_LIST` | request, queue group `scheduler` | ListModelsRequest → ListModelsReply | gateway → scheduler |
  * | `HEARTBEAT` | publish (every replica subscribes) | Heartbeat | node → schedulers |
  * | `KV_EVENTS` | publish (every replica subscribes) | KvEvent (kv.proto) | node → schedulers |
- * | `nodeInfer(id)` | request | InferenceRequest → ScheduleReply (admitted / error) | scheduler → node |
- * | `nodeCancel(id)` | publish | CancelRequest | gateway → node |
- * | `InferenceRequest.reply_subject` | publish | TokenEvent (seq-ordered, last has done) | node → gateway inbox |
+ * | `nodeInfer(id)` | request | InferenceRequest (with `attempt`) → ScheduleReply (admitted / error) | scheduler → node |
+ * | `nodeCancel(id)` | publish | CancelRequest (attempt, silent) | gateway, scheduler → node |
+ * | `nodeFlow(id)` | publish | FlowControl (pause / resume one request) | gateway → node |
+ * | `InferenceRequest.reply_subject` | publish | TokenEvent (seq-ordered per attempt, last has done) | node → gateway inbox |
+ * | `tokenizer(sha256)` | request, queue group `tokenizers` | TokenizerChunkRequest → TokenizerChunkReply | gateway → any node with that bundle |
  * | `PROFILER_*` | request, queue group `profiler` | Register…/List…Request → ProfilerReply | any → profiler |
  */
 export const Subjects = {
@@ -37,6 +39,7 @@ export const Subjects = {
 export const QueueGroups = {
   SCHEDULER: 'scheduler',
   PROFILER: 'profiler',
+  TOKENIZERS: 'tokenizers',
 } as const;
 
 /** Inference dispatch to one node: InferenceRequest → ScheduleReply (node_id when admitted, or error). */
@@ -47,6 +50,22 @@ export function nodeInferSubject(nodeId: string): string {
 /** Cancel a request on the node running it: CancelRequest, fire-and-forget. */
 export function nodeCancelSubject(nodeId: string): string {
   return `mnemo.v1.node.${assertSubjectToken(nodeId)}.cancel`;
+}
+
+/** Backpressure for requests running on one node: FlowControl, fire-and-forget. */
+export function nodeFlowSubject(nodeId: string): string {
+  return `mnemo.v1.node.${assertSubjectToken(nodeId)}.flow`;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * A tokenizer bundle, addressed by its content hash: every node holding those exact bytes
+ * answers in one queue group, so the gateway needs no node id and can never get other bytes.
+ */
+export function tokenizerSubject(sha256: string): string {
+  if (!SHA256_HEX.test(sha256)) throw new RangeError(`not a lowercase hex SHA-256: ${JSON.stringify(sha256)}`);
+  return `mnemo.v1.tokenizers.${sha256}`;
 }
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;

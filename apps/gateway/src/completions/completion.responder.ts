@@ -27,6 +27,9 @@ export class CompletionResponder {
     res.setHeader('X-Request-Id', run.requestId);
     if (!o.stream) return this.whole(res, run, h, o.format);
     const sse = new SseWriter(res);
+    // A client that leaves the stream unread past the stall limit loses its connection: its buffers go with it.
+    const cut = () => res.destroy();
+    run.stalled.addEventListener('abort', cut, { once: true });
     sse.open();
     try {
       const opening = o.format.opening(h);
@@ -46,6 +49,7 @@ export class CompletionResponder {
       const mapped = this.reporter.report(e, { requestId: run.requestId, stream: true });
       if (!res.destroyed) await sse.send(mapped.body);
     } finally {
+      run.stalled.removeEventListener('abort', cut);
       sse.done();
     }
   }

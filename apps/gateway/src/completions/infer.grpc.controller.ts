@@ -63,10 +63,10 @@ export class InferGrpcController {
       requestId = run.requestId;
       for await (const ev of run.events()) {
         if (ev.kind === 'delta') {
-          await write(call, { id: run.requestId, text: ev.text, tokenIds: [...ev.tokenIds] });
+          await write(call, { id: run.requestId, text: ev.text, tokenIds: [...ev.tokenIds] }, run.stalled);
         } else {
           const finishReason = ev.finishReason === 'length' ? FinishReason.LENGTH : FinishReason.STOP;
-          await write(call, { id: run.requestId, text: '', tokenIds: [], finishReason, usage: { ...ev.usage } });
+          await write(call, { id: run.requestId, text: '', tokenIds: [], finishReason, usage: { ...ev.usage } }, run.stalled);
         }
       }
       call.end();
@@ -97,15 +97,18 @@ function toCommand(r: GrpcInferRequest, tenant: string): InferCommand {
   return { ...parsed.command, operation: 'grpc.infer' };
 }
 
-function write(call: ServerWritableStream<GrpcInferRequest, GrpcInferChunk>, chunk: GrpcInferChunk): Promise<void> {
-  if (call.cancelled || call.write(chunk)) return Promise.resolve();
+/** Writes a chunk; waits for the stream to drain (a slow client slows the reader), for cancellation, or until the run gives the client up. */
+function write(call: ServerWritableStream<GrpcInferRequest, GrpcInferChunk>, chunk: GrpcInferChunk, stalled: AbortSignal): Promise<void> {
+  if (call.cancelled || stalled.aborted || call.write(chunk)) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       call.off('drain', done);
       call.off('cancelled', done);
+      stalled.removeEventListener('abort', done);
       resolve();
     };
     call.on('drain', done);
     call.on('cancelled', done);
+    stalled.addEventListener('abort', done, { once: true });
   });
 }

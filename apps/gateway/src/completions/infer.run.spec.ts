@@ -23,7 +23,7 @@ function setup(stop: string[] = []) {
   const metrics = new ServiceMetrics('gateway-test');
   const timer = new InferTimer(metrics, 'chat.completions');
   timer.model = 'mnemo-tiny';
-  const sut = new InferRun('r', 'mnemo-tiny', 1, 7, { queue, tokenizer: tok, timer, stop, release: (r) => released.push(r) });
+  const sut = new InferRun('r', 'mnemo-tiny', 1, 7, { queue, tokenizer: tok, timer, stop, release: (r) => released.push(r), stalled: new AbortController().signal });
   return { sut, queue, released, metrics };
 }
 

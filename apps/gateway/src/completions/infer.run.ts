@@ -1,7 +1,7 @@
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { IncrementalDetokenizer, type Tokenizer } from '@mnemo/engine';
 import { FinishReason, type TokenEvent } from '@mnemo/proto';
-import { fromReply } from '../nats/scheduler.client.js';
+import { fromReply } from '../nats/nats.request.js';
 import type { EventQueue } from './event.queue.js';
 import type { InferTimer } from './infer.metrics.js';
 import { outcomeOf } from './infer.metrics.js';
@@ -28,6 +28,8 @@ export interface RunDeps {
   readonly stop: readonly string[];
   /** Releases the inbox, timers and listeners; with a reason, also cancels the request on the node. */
   readonly release: (cancelReason?: string) => void;
+  /** Aborts when the client stalled past the gateway's limit: the transport cuts its connection. */
+  readonly stalled: AbortSignal;
 }
 
 /**
@@ -45,6 +47,11 @@ export class InferRun {
     readonly promptTokens: number,
     private readonly deps: RunDeps,
   ) {}
+
+  /** Aborts when the client left its stream unread past GATEWAY_STALL_TIMEOUT_MS; the request is over. */
+  get stalled(): AbortSignal {
+    return this.deps.stalled;
+  }
 
   async *events(): AsyncGenerator<InferEvent> {
     const { queue, tokenizer, timer, release } = this.deps;

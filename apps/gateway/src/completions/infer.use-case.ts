@@ -5,6 +5,7 @@ import { JsonLogger } from '@mnemo/service-kit';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway.config.js';
 import { ModelCatalog } from '../models/model.catalog.js';
 import { TokenizerRegistry } from '../models/tokenizer.registry.js';
+import { NodeClient } from '../nats/node.client.js';
 import { SchedulerClient } from '../nats/scheduler.client.js';
 import type { InferCommand } from './infer.command.js';
 import { InferMetrics, outcomeOf } from './infer.metrics.js';
@@ -26,6 +27,7 @@ export class InferUseCase {
     @Inject(ModelCatalog) private readonly catalog: ModelCatalog,
     @Inject(TokenizerRegistry) private readonly tokenizers: TokenizerRegistry,
     @Inject(SchedulerClient) private readonly scheduler: SchedulerClient,
+    @Inject(NodeClient) private readonly nodes: NodeClient,
     @Inject(InferMetrics) private readonly metrics: InferMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
@@ -50,8 +52,12 @@ export class InferUseCase {
       const deadline = startedAt + this.config.requestTimeoutMs;
       const log = this.logger.child({ requestId });
       // Subscribe before scheduling: the node may publish its first token before the scheduler replies.
-      watch = new InferWatch(this.scheduler, log, timer, requestId, signal, this.config.idleTimeoutMs);
-      const nodeId = await this.scheduler.schedule(
+      watch = new InferWatch(this.scheduler, this.nodes, log, timer, requestId, signal, {
+        idleTimeoutMs: this.config.idleTimeoutMs,
+        stallTimeoutMs: this.config.stallTimeoutMs,
+        bufferEvents: this.config.streamBufferEvents,
+      });
+      const placement = await this.scheduler.schedule(
         {
           requestId,
           tenant: command.tenant,
@@ -66,11 +72,12 @@ export class InferUseCase {
         },
         Math.max(1, deadline - Date.now()),
       );
-      watch.admitted(nodeId, deadline);
+      watch.admitted(placement, deadline);
       if (signal.aborted) throw cancelled();
       // With the seed and the prompt size, this line is enough to reproduce the answer.
       log.info('request admitted', {
-        nodeId,
+        nodeId: placement.nodeId,
+        attempt: placement.attempt,
         operation: command.operation,
         model: model.id,
         tenant: command.tenant,
@@ -87,6 +94,7 @@ export class InferUseCase {
         timer,
         stop: command.stop,
         release: (reason) => w.release(reason),
+        stalled: w.stalled,
       });
     } catch (e) {
       watch?.release(signal.aborted ? 'client_disconnected' : undefined);

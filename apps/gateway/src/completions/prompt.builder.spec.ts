@@ -43,6 +43,15 @@ describe(buildPrompt.name, () => {
     expect(() => buildPrompt(cmd, model, tok, limit)).toThrow(expect.objectContaining({ code, details: expect.objectContaining({ param }) }));
   });
 
+  it('refuses a 2 MiB single word before tokenizing it whole', () => {
+    const word = 'x'.repeat(2 << 20);
+    const t0 = performance.now();
+    for (const input of [{ kind: 'text', text: word }, { kind: 'chat', messages: [{ role: 'user', content: word }] }] as PromptInput[]) {
+      expect(() => buildPrompt(command(input, 1), model, tok, 8192)).toThrow(expect.objectContaining({ code: ErrorCode.PromptTooLong }));
+    }
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
+
   it('accepts a prompt that exactly fits', () => {
     expect(buildPrompt(command({ kind: 'tokens', tokens: Array(1000).fill(1) }, 24), model, tok, 8192).maxTokens).toBe(24);
   });

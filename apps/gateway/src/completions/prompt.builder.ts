@@ -1,5 +1,5 @@
 import { ErrorCode, MnemoError, chunkKeys } from '@mnemo/kv-core';
-import { applyChatTemplate, type Tokenizer } from '@mnemo/engine';
+import { applyChatTemplateWithin, type Tokenizer } from '@mnemo/engine';
 import type { ModelInfo } from '@mnemo/proto';
 import type { InferCommand } from './infer.command.js';
 
@@ -17,9 +17,11 @@ export interface BuiltPrompt {
  */
 export function buildPrompt(command: InferCommand, model: ModelInfo, tokenizer: Tokenizer, maxPromptTokens: number): BuiltPrompt {
   const param = command.input.kind === 'chat' ? 'messages' : 'prompt';
-  const tokens = tokenize(command, tokenizer, model.vocabSize);
-  if (tokens.length > maxPromptTokens) {
-    throw tooLong(param, `the prompt has ${tokens.length} tokens; this server accepts at most ${maxPromptTokens}`, tokens.length);
+  // Tokenizing stops as soon as the limit is certain to be passed: a huge body costs bounded work.
+  const tokens = tokenize(command, tokenizer, model.vocabSize, maxPromptTokens);
+  if (tokens === null || tokens.length > maxPromptTokens) {
+    const count = tokens === null ? `more than ${maxPromptTokens}` : String(tokens.length);
+    throw tooLong(param, `the prompt has ${count} tokens; this server accepts at most ${maxPromptTokens}`, tokens?.length ?? maxPromptTokens + 1);
   }
   const context = model.maxContext;
   let maxTokens = command.maxTokens;
@@ -40,15 +42,19 @@ export function buildPrompt(command: InferCommand, model: ModelInfo, tokenizer: 
   return { tokens, chunkKeys: chunkKeys(model.id, command.tenant, tokens), maxTokens };
 }
 
-function tokenize(command: InferCommand, tokenizer: Tokenizer, vocabSize: number): number[] {
+/** The prompt's token ids, or null once it is sure to have more than `limit`. */
+function tokenize(command: InferCommand, tokenizer: Tokenizer, vocabSize: number, limit: number): number[] | null {
   const input = command.input;
   switch (input.kind) {
     case 'chat':
-      return applyChatTemplate(tokenizer, input.messages);
-    case 'text':
+      return applyChatTemplateWithin(tokenizer, input.messages, limit);
+    case 'text': {
       // Same convention as the chat template: a sequence starts with BOS.
-      return [tokenizer.bosTokenId, ...tokenizer.encode(input.text)];
+      const ids = tokenizer.encodeWithin(input.text, limit - 1);
+      return ids === null ? null : [tokenizer.bosTokenId, ...ids];
+    }
     case 'tokens': {
+      if (input.tokens.length > limit) return null;
       const vocab = vocabSize > 0 ? vocabSize : tokenizer.vocabSize;
       const bad = input.tokens.findIndex((t) => t >= vocab);
       if (bad >= 0) {

@@ -8,7 +8,10 @@ export function sseFrame(data: object | string): string {
 /** The terminator OpenAI clients wait for. */
 export const SSE_DONE = sseFrame('[DONE]');
 
-/** Writes an OpenAI-style event stream; waits for the socket to drain so a slow client slows the reader, not memory. */
+/**
+ * Writes an OpenAI-style event stream; waits for the socket to drain so a slow client slows the
+ * reader (and, through the bounded event buffer, pauses the node), never grows memory.
+ */
 export class SseWriter {
   constructor(private readonly res: Response) {}
 

@@ -14,6 +14,8 @@ describe(loadGatewayConfig.name, () => {
       requestTimeoutMs: 120_000,
       idleTimeoutMs: 60_000,
       maxBodyBytes: 2 * 1024 * 1024,
+      streamBufferEvents: 256,
+      stallTimeoutMs: 30_000,
     });
   });
 
@@ -24,12 +26,12 @@ describe(loadGatewayConfig.name, () => {
   it('lists every problem at once', () => {
     let err: unknown;
     try {
-      loadGatewayConfig({ GATEWAY_PORT: 'http', GATEWAY_MAX_PROMPT_TOKENS: '0', GATEWAY_REQUEST_TIMEOUT_MS: '-5', LOG_LEVEL: 'loud' });
+      loadGatewayConfig({ GATEWAY_PORT: 'http', GATEWAY_MAX_PROMPT_TOKENS: '0', GATEWAY_REQUEST_TIMEOUT_MS: '-5', LOG_LEVEL: 'loud', GATEWAY_STREAM_BUFFER_EVENTS: '4', GATEWAY_STALL_TIMEOUT_MS: 'soon' });
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(ConfigError);
     const problems = (err as ConfigError).problems.join('\n');
-    for (const name of ['NATS_URL', 'GATEWAY_PORT', 'GATEWAY_MAX_PROMPT_TOKENS', 'GATEWAY_REQUEST_TIMEOUT_MS', 'LOG_LEVEL']) expect(problems).toContain(name);
+    for (const name of ['NATS_URL', 'GATEWAY_PORT', 'GATEWAY_MAX_PROMPT_TOKENS', 'GATEWAY_REQUEST_TIMEOUT_MS', 'LOG_LEVEL', 'GATEWAY_STREAM_BUFFER_EVENTS', 'GATEWAY_STALL_TIMEOUT_MS']) expect(problems).toContain(name);
   });
 });

@@ -17,6 +17,19 @@ export const gatewaySchema = {
     min: 1,
   },
   GATEWAY_MAX_BODY_BYTES: { type: 'int', doc: 'larger request bodies get 413', default: 2 * 1024 * 1024, min: 1024 },
+  GATEWAY_STREAM_BUFFER_EVENTS: {
+    type: 'int',
+    doc: 'token events buffered per request for a slow client; the node is paused at half, resumed at an eighth, and the request given up when it is full',
+    default: 256,
+    min: 8,
+    max: 65_536,
+  },
+  GATEWAY_STALL_TIMEOUT_MS: {
+    type: 'int',
+    doc: 'how long a client may keep its request paused (not reading) before the request is cancelled and its connection closed',
+    default: 30_000,
+    min: 1,
+  },
 } as const satisfies Schema;
 
 type Raw = ConfigOf<typeof gatewaySchema>;
@@ -33,6 +46,8 @@ export interface GatewayConfig {
   readonly requestTimeoutMs: number;
   readonly idleTimeoutMs: number;
   readonly maxBodyBytes: number;
+  readonly streamBufferEvents: number;
+  readonly stallTimeoutMs: number;
 }
 
 /** Throws `ConfigError` listing every problem (bootOrExit prints them and exits 1). */
@@ -50,6 +65,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     requestTimeoutMs: c.GATEWAY_REQUEST_TIMEOUT_MS!,
     idleTimeoutMs: c.GATEWAY_IDLE_TIMEOUT_MS!,
     maxBodyBytes: c.GATEWAY_MAX_BODY_BYTES!,
+    streamBufferEvents: c.GATEWAY_STREAM_BUFFER_EVENTS!,
+    stallTimeoutMs: c.GATEWAY_STALL_TIMEOUT_MS!,
   };
 }
 

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createInbox, RequestError, TimeoutError, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { ErrorCode, MnemoError, isMnemoError } from '@mnemo/kv-core';
+import { createInbox, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import {
-  CancelRequestSchema,
   InferenceRequestSchema,
   ListModelsReplySchema,
   ListModelsRequestSchema,
@@ -11,13 +10,12 @@ import {
   TokenEventSchema,
   decodeMessage,
   encodeMessage,
-  nodeCancelSubject,
-  type ErrorReply,
   type ModelInfo,
   type TokenEvent,
 } from '@mnemo/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { NATS_CONNECTION } from '@mnemo/service-kit';
+import { fromReply, natsRequest } from './nats.request.js';
 
 export type InferenceRequestInit = MessageInitShape<typeof InferenceRequestSchema>;
 
@@ -27,17 +25,22 @@ export interface TokenInbox {
   close(): void;
 }
 
+/** Where the scheduler placed a request: the admitting node and the dispatch attempt it admitted. */
+export interface Placement {
+  readonly nodeId: string;
+  readonly attempt: number;
+}
+
 /**
- * The gateway's side of the scheduler/node NATS contract (libs/proto/src/subjects.ts):
- * models list, schedule, token inbox, cancel. Transport failures become domain errors
- * so callers map them like any other.
+ * The gateway's side of the scheduler's NATS contract (libs/proto/src/subjects.ts): models
+ * list, token inbox, schedule. Transport failures become domain errors.
  */
 @Injectable()
 export class SchedulerClient {
   constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
 
   async listModels(timeoutMs: number): Promise<ModelInfo[]> {
-    const msg = await this.request(Subjects.MODELS_LIST, encodeMessage(ListModelsRequestSchema, {}), timeoutMs);
+    const msg = await natsRequest(this.nc, Subjects.MODELS_LIST, encodeMessage(ListModelsRequestSchema, {}), timeoutMs, 'scheduler');
     const reply = decodeMessage(ListModelsReplySchema, msg);
     if (reply.error && reply.error.code !== '') throw fromReply(reply.error);
     return reply.models;
@@ -62,47 +65,16 @@ export class SchedulerClient {
     return { subject, close: () => sub.unsubscribe() };
   }
 
-  /** Returns the id of the node that admitted the request. */
-  async schedule(request: InferenceRequestInit, timeoutMs: number): Promise<string> {
-    const msg = await this.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), timeoutMs);
+  async schedule(request: InferenceRequestInit, timeoutMs: number): Promise<Placement> {
+    const msg = await natsRequest(this.nc, Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), timeoutMs, 'scheduler');
     const reply = decodeMessage(ScheduleReplySchema, msg);
     switch (reply.result.case) {
       case 'nodeId':
-        return reply.result.value;
+        return { nodeId: reply.result.value, attempt: reply.attempt };
       case 'error':
         throw fromReply(reply.result.value);
       default:
         throw new MnemoError(ErrorCode.Internal, 'scheduler sent an empty schedule reply');
     }
   }
-
-  /** Fire-and-forget: the node frees the request's resources; a lost cancel is caught by the request deadline. */
-  cancel(nodeId: string, requestId: string, reason: string): void {
-    if (this.nc.isClosed()) return;
-    this.nc.publish(nodeCancelSubject(nodeId), encodeMessage(CancelRequestSchema, { requestId, reason }));
-  }
-
-  private async request(subject: string, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
-    try {
-      return (await this.nc.request(subject, payload, { timeout: timeoutMs })).data;
-    } catch (e) {
-      if (isMnemoError(e)) throw e;
-      if (e instanceof RequestError && e.isNoResponders()) {
-        throw new MnemoError(ErrorCode.NoNodeAvailable, 'no scheduler is running');
-      }
-      if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) {
-        throw new MnemoError(ErrorCode.Timeout, `the scheduler did not answer within ${timeoutMs} ms`);
-      }
-      throw e;
-    }
-  }
 }
-
-const CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
-
-/** An ErrorReply from another service, as a domain error (unknown codes become internal). */
-export function fromReply(e: ErrorReply): MnemoError {
-  const code = CODES.has(e.code) ? (e.code as ErrorCode) : ErrorCode.Internal;
-  return new MnemoError(code, e.message || e.code);
-}
-

@@ -4,7 +4,7 @@ import { ByteTokenizer, SimEngine, type SimEngineOptions, type SimStep } from '@
 import { FinishReason, InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
-import type { Clock } from '../shared/clock.port.js';
+import type { Clock } from '@mnemo/service-kit';
 import { NodeMetrics } from '../shared/node.metrics.js';
 import { BatchScheduler } from './batch.scheduler.js';
 import { Sequence } from './sequence.js';
@@ -17,8 +17,8 @@ const zeroCost = { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, deco
 /** Records what would go to each inbox. */
 class InboxRecorder implements TokenSink {
   readonly events: Array<TokenEventInit & { subject: string }> = [];
-  emit(subject: string, event: TokenEventInit): void {
-    this.events.push({ subject, ...event });
+  emit(seq: Sequence, event: TokenEventInit): void {
+    this.events.push({ subject: seq.request.replySubject, ...event });
   }
   of(requestId: string) {
     return this.events.filter((e) => e.requestId === requestId);

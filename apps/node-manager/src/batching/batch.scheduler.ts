@@ -6,13 +6,13 @@ import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
-import { CLOCK, type Clock } from '../shared/clock.port.js';
+import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeMetrics } from '../shared/node.metrics.js';
 import type { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
 
-export type CancelReason = 'client' | 'deadline' | 'shutdown';
+export type CancelReason = 'client' | 'deadline' | 'shutdown' | 'abandoned';
 
 /**
  * The node's iteration-level scheduler (continuous batching). Each iteration asks the policy
@@ -48,7 +48,7 @@ export class BatchScheduler {
   start(): void {
     this.running ??= (async () => {
       while (!this.stopped) {
-        if (this.store.size === 0) {
+        if (!this.store.hasRunnable()) {
           await this.store.whenWork();
           continue;
         }
@@ -234,7 +234,7 @@ export class BatchScheduler {
     } else {
       // The first event also tells how much of the prompt came from cache (a stop string may end the stream early).
       const usage = cachedTokens === undefined ? undefined : { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens };
-      this.sink.emit(seq.request.replySubject, { requestId: seq.id, seq: seq.nextEventSeq++, tokens: [token], ...(usage ? { usage } : {}) });
+      this.sink.emit(seq, { requestId: seq.id, seq: seq.nextEventSeq++, tokens: [token], ...(usage ? { usage } : {}) });
     }
   }
 
@@ -242,7 +242,7 @@ export class BatchScheduler {
   private finish(seq: Sequence, reason: FinishReason, tokens: number[], outcome: string, error?: { code: string; message: string }): void {
     this.store.remove(seq.id);
     this.engine.release(seq.id);
-    this.sink.emit(seq.request.replySubject, {
+    this.sink.emit(seq, {
       requestId: seq.id,
       seq: seq.nextEventSeq++,
       tokens,

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { SeqState } from '@mnemo/kv-core';
 import type { Sequence } from './sequence.js';
 
+/** How often the loop wakes while every sequence is paused: the granularity of their deadline checks. */
+const PAUSED_RECHECK_MS = 100;
+
 /**
  * The node's queue (waiting) and batch (running), keyed by request id. Insertion order is
  * kept, and `whenWork` lets the loop sleep without polling while both are empty.
@@ -50,20 +53,41 @@ export class SequenceStore {
     return this.seqs.size;
   }
 
-  /** Planner view: waiting sequences carry their prompt length, running ones do not need it. */
+  /** Planner view: waiting sequences carry their prompt length, running ones do not need it. Paused ones are left out. */
   states(phase: Sequence['phase']): SeqState[] {
     const out: SeqState[] = [];
     for (const s of this.seqs.values()) {
-      if (s.phase === phase) out.push({ id: s.id, promptTokens: s.request.tokens.length, priority: s.request.priority, arrivalSeq: s.arrivalSeq });
+      if (s.phase === phase && !s.paused) out.push({ id: s.id, promptTokens: s.request.tokens.length, priority: s.request.priority, arrivalSeq: s.arrivalSeq });
     }
     return out;
   }
 
-  /** Resolves when a sequence is added (at once if some are queued), or when `interrupt` is called. */
+  /** Pauses or resumes a sequence (backpressure); a resume wakes the loop. */
+  setPaused(id: string, paused: boolean): boolean {
+    const s = this.seqs.get(id);
+    if (!s) return false;
+    s.paused = paused;
+    if (!paused) this.wake?.();
+    return true;
+  }
+
+  /** Some sequence can take part in an iteration (not all are paused). */
+  hasRunnable(): boolean {
+    for (const s of this.seqs.values()) if (!s.paused) return true;
+    return false;
+  }
+
+  /**
+   * Resolves when there is runnable work (at once if there is), when a sequence is added or
+   * resumed, or when `interrupt` is called. While only paused sequences are held it also
+   * resolves every PAUSED_RECHECK_MS, so the loop still expires their deadlines.
+   */
   whenWork(): Promise<void> {
-    if (this.seqs.size > 0) return Promise.resolve();
+    if (this.hasRunnable()) return Promise.resolve();
     return new Promise<void>((resolve) => {
+      const timer = this.seqs.size > 0 ? setTimeout(() => this.wake?.(), PAUSED_RECHECK_MS) : undefined;
       this.wake = () => {
+        clearTimeout(timer);
         this.wake = undefined;
         resolve();
       };

@@ -16,6 +16,13 @@ export class Sequence {
   nextEventSeq = 0;
   firstTokenMs?: number;
   lastTokenMs?: number;
+  /**
+   * Left out of iterations (the gateway's client reads slowly); its KV stays allocated.
+   * Set only through `SequenceStore.setPaused`, which wakes the loop on resume.
+   */
+  paused = false;
+  /** Ends without a final TokenEvent: nobody waits for this attempt (CancelRequest.silent). */
+  silent = false;
   readonly stopTokenIds: ReadonlySet<number>;
   /** Completion tokens allowed: max_tokens, capped by what the context has room for. */
   readonly maxTokens: number;

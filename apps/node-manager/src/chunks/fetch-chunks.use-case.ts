@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { ErrorCode, isChunkKey, MnemoError } from '@mnemo/kv-core';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ChunkDataSchema } from '@mnemo/proto';
 
 export type ChunkDataInit = MessageInitShape<typeof ChunkDataSchema>;
-
-const KEY = /^[0-9a-f]{32}$/;
 
 /**
  * Serves KV chunks to other nodes (ChunkTransfer.FetchChunks). The node has no tiered KV store
@@ -16,7 +14,7 @@ const KEY = /^[0-9a-f]{32}$/;
 export class FetchChunksUseCase {
   *execute(keys: readonly string[], layerStart: number, layerEnd: number): Generator<ChunkDataInit> {
     if (!(layerEnd > layerStart)) throw new MnemoError(ErrorCode.InvalidRequest, `empty layer range [${layerStart}, ${layerEnd})`);
-    const bad = keys.find((k) => !KEY.test(k));
+    const bad = keys.find((k) => !isChunkKey(k));
     if (bad !== undefined) throw new MnemoError(ErrorCode.InvalidRequest, `not a chunk key: ${JSON.stringify(bad)}`);
     for (const key of keys) yield { key, layerStart, layerEnd, missing: true };
   }

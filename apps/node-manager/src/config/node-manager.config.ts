@@ -24,6 +24,12 @@ export const nodeManagerSchema = {
   NODE_GRPC_ADVERTISE: { type: 'string', doc: 'host[:port] peers dial, sent in heartbeats (default: NODE_GRPC_HOST and the bound port)' },
   NODE_GRPC_PORT: { type: 'int', doc: 'node ↔ node chunk transfer (gRPC), 0 = any free port', default: 0, min: 0, max: 65535 },
   NODE_DRAIN_TIMEOUT_MS: { type: 'int', doc: 'on shutdown, how long running requests may finish before they are cancelled', default: 5000, min: 0 },
+  NODE_ADMIT_REPLY_DELAY_MS: {
+    type: 'int',
+    doc: 'fault injection, 0 in production: answer the scheduler this long after queueing an admitted request (reproduces a late admission)',
+    default: 0,
+    min: 0,
+  },
   NODE_SIM_DECODE_STEP_MS: { type: 'int', doc: 'sim engine: fixed cost of one decode step (ms)', default: 2, min: 0, when: isSim },
   NODE_SIM_PREFILL_TOKEN_US: { type: 'int', doc: 'sim engine: prefill cost per prompt token (µs)', default: 10, min: 0, when: isSim },
   NODE_SIM_EOS_PER_MILLE: { type: 'int', doc: 'sim engine: chance per token (‰) that EOS is sampled', default: 0, min: 0, max: 1000, when: isSim },

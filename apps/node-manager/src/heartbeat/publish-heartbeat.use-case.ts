@@ -7,7 +7,7 @@ import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.conf
 import { ENGINE } from '../engine/engine.factory.js';
 import { SequenceStore } from '../batching/sequence.store.js';
 import { ChunkTransferGrpcServer } from '../chunks/chunk-transfer.grpc-server.js';
-import { CLOCK, type Clock } from '../shared/clock.port.js';
+import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 
 /**

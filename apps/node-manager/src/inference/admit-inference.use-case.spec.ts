@@ -1,13 +1,14 @@
 import { create } from '@bufbuild/protobuf';
-import { ErrorCode } from '@mnemo/kv-core';
+import { chunkKeys, ErrorCode } from '@mnemo/kv-core';
 import { SimEngine } from '@mnemo/engine';
 import { InferenceRequestSchema, SamplingParamsSchema, type InferenceRequest } from '@mnemo/proto';
 import { SequenceStore } from '../batching/sequence.store.js';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
-import type { Clock } from '../shared/clock.port.js';
+import type { Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import { AdmitInferenceCommand } from './admit-inference.command.js';
 import { AdmitInferenceUseCase } from './admit-inference.use-case.js';
+import { CancelledAttempts } from './cancelled-attempts.js';
 
 const NOW = 1_700_000_000_000;
 const clock: Clock = { monotonicMs: () => 0, unixMs: () => NOW };
@@ -16,12 +17,16 @@ function setup(maxWaiting = 2, kvBlocks = 1024) {
   const store = new SequenceStore();
   const lifecycle = new NodeLifecycle();
   const config = { NODE_ID: 'n1', NODE_MAX_WAITING: maxWaiting } as NodeManagerConfig;
-  const sut = new AdmitInferenceUseCase(store, new SimEngine({ kvBlocks }), config, clock, lifecycle);
-  return { sut, store, lifecycle };
+  const cancelled = new CancelledAttempts(clock);
+  const sut = new AdmitInferenceUseCase(store, new SimEngine({ kvBlocks }), config, clock, lifecycle, cancelled);
+  return { sut, store, lifecycle, cancelled };
 }
 
 const request = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> = {}): InferenceRequest =>
   create(InferenceRequestSchema, { requestId: 'r1', model: 'mnemo-tiny', tokens: [104, 105], replySubject: '_INBOX.1', ...over });
+
+/** 300 tokens: one complete 256-token chunk. */
+const LONG = Array.from({ length: 300 }, (_, i) => 97 + (i % 26));
 
 describe(AdmitInferenceUseCase.name, () => {
   it('queues a valid request and answers with the node id', () => {
@@ -38,6 +43,10 @@ describe(AdmitInferenceUseCase.name, () => {
     ['no reply subject', { replySubject: '' }, ErrorCode.InvalidRequest],
     ['no request id', { requestId: '' }, ErrorCode.InvalidRequest],
     ['deadline already passed', { deadlineUnixMs: NOW - 1 }, ErrorCode.Timeout],
+    ['chunk keys for a prompt without a complete chunk', { chunkKeys: ['0'.repeat(32)] }, ErrorCode.InvalidRequest],
+    ['chunk keys missing for a complete chunk', { tokens: LONG }, ErrorCode.InvalidRequest],
+    ['chunk keys of another tenant', { tokens: LONG, tenant: 't1', chunkKeys: chunkKeys('mnemo-tiny', 't2', LONG) }, ErrorCode.InvalidRequest],
+    ['chunk keys of another model', { tokens: LONG, chunkKeys: chunkKeys('mnemo-small', '', LONG) }, ErrorCode.InvalidRequest],
   ])('refuses %s', (_n, over, code) => {
     const { sut, store } = setup();
     expect(() => sut.execute(new AdmitInferenceCommand(request(over)))).toThrow(expect.objectContaining({ code }));
@@ -54,6 +63,21 @@ describe(AdmitInferenceUseCase.name, () => {
     if (ok) expect(sut.execute(new AdmitInferenceCommand(r))).toBe('n1');
     else expect(() => sut.execute(new AdmitInferenceCommand(r))).toThrow(expect.objectContaining({ code: ErrorCode.PromptTooLong, message: expect.stringMatching(/KV blocks/) }));
     expect(store.size).toBe(ok ? 1 : 0);
+  });
+
+  it('accepts chunk keys computed by kv-core for the model, tenant and prompt', () => {
+    const { sut, store } = setup();
+    sut.execute(new AdmitInferenceCommand(request({ tokens: LONG, tenant: 't1', chunkKeys: chunkKeys('mnemo-tiny', 't1', LONG) })));
+    expect(store.size).toBe(1);
+  });
+
+  it('refuses an attempt that was cancelled before it arrived, but not another attempt', () => {
+    const { sut, store, cancelled } = setup();
+    cancelled.remember('r1', 1);
+    expect(() => sut.execute(new AdmitInferenceCommand(request({ attempt: 1 })))).toThrow(expect.objectContaining({ code: ErrorCode.Cancelled }));
+    expect(store.size).toBe(0);
+    sut.execute(new AdmitInferenceCommand(request({ attempt: 2 })));
+    expect(store.get('r1')?.request.attempt).toBe(2);
   });
 
   it('refuses a duplicate request id', () => {

@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { blocksFor, ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { blocksFor, chunkKeys, ErrorCode, MnemoError } from '@mnemo/kv-core';
 import type { Engine } from '@mnemo/engine';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
 import { Sequence } from '../batching/sequence.js';
 import { SequenceStore } from '../batching/sequence.store.js';
-import { CLOCK, type Clock } from '../shared/clock.port.js';
+import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import type { AdmitInferenceCommand } from './admit-inference.command.js';
+import { CancelledAttempts } from './cancelled-attempts.js';
 
 /**
  * Checks a dispatched request against what this node can do and queues it for the batch
@@ -22,6 +23,7 @@ export class AdmitInferenceUseCase {
     @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
+    @Inject(CancelledAttempts) private readonly cancelled: CancelledAttempts,
   ) {}
 
   execute({ request }: AdmitInferenceCommand): string {
@@ -35,6 +37,11 @@ export class AdmitInferenceUseCase {
     if (request.tokens.length >= model.maxContext) {
       throw new MnemoError(ErrorCode.PromptTooLong, `prompt of ${request.tokens.length} tokens leaves no room in the context of ${model.id} (${model.maxContext})`);
     }
+    // The keys name the prompt's KV in every cache; wrong keys would store or serve the wrong KV.
+    const keys = chunkKeys(model.id, request.tenant, request.tokens);
+    if (keys.length !== request.chunkKeys.length || keys.some((k, i) => k !== request.chunkKeys[i])) {
+      throw new MnemoError(ErrorCode.InvalidRequest, `chunk_keys do not match chunkKeys(model, tenant, tokens): ${request.chunkKeys.length} given, ${keys.length} expected`);
+    }
     const seq = new Sequence(request, model, this.store.arrivalSeq(), this.clock.monotonicMs());
     // A request whose whole context could not fit the empty device cache would never finish: refuse it now.
     // Its KV holds the prompt and every generated token but the last.
@@ -47,6 +54,7 @@ export class AdmitInferenceUseCase {
       );
     }
     if (request.deadlineUnixMs > 0 && this.clock.unixMs() > request.deadlineUnixMs) throw new MnemoError(ErrorCode.Timeout, 'deadline passed before admission');
+    if (this.cancelled.has(request.requestId, request.attempt)) throw new MnemoError(ErrorCode.Cancelled, `request ${request.requestId} (attempt ${request.attempt}) was cancelled before it arrived`);
     if (this.store.has(request.requestId)) throw new MnemoError(ErrorCode.Conflict, `request ${request.requestId} is already running here`);
     if (this.store.count('waiting') >= this.config.NODE_MAX_WAITING!) throw new MnemoError(ErrorCode.Overloaded, 'queue full');
     this.store.add(seq);

@@ -1,18 +1,28 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { ErrorCode, isMnemoError } from '@mnemo/kv-core';
-import { CancelRequestSchema, decodeMessage, encodeMessage, InferenceRequestSchema, nodeCancelSubject, nodeInferSubject, ScheduleReplySchema } from '@mnemo/proto';
-import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import {
+  CancelRequestSchema,
+  encodeMessage,
+  FlowControlSchema,
+  InferenceRequestSchema,
+  nodeCancelSubject,
+  nodeFlowSubject,
+  nodeInferSubject,
+  ScheduleReplySchema,
+} from '@mnemo/proto';
+import { decodeRequest, JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
-import { NatsEndpoints } from '../nats/nats.endpoints.js';
 import { AdmitInferenceCommand } from './admit-inference.command.js';
 import { AdmitInferenceUseCase } from './admit-inference.use-case.js';
 import { CancelInferenceCommand } from './cancel-inference.command.js';
 import { CancelInferenceUseCase } from './cancel-inference.use-case.js';
+import { FlowControlCommand } from './flow-control.command.js';
+import { FlowControlUseCase } from './flow-control.use-case.js';
 
 /**
- * nodeInfer(NODE_ID) → AdmitInferenceUseCase → ScheduleReply (node id, or error);
- * nodeCancel(NODE_ID) → CancelInferenceUseCase (no reply).
+ * nodeInfer(NODE_ID) → AdmitInferenceUseCase → ScheduleReply (node id and attempt, or error);
+ * nodeCancel(NODE_ID) → CancelInferenceUseCase and nodeFlow(NODE_ID) → FlowControlUseCase
+ * (fire-and-forget: no reply; a malformed one is logged and dropped).
  */
 @Injectable()
 export class InferenceNatsHandler implements OnApplicationBootstrap {
@@ -20,6 +30,7 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
     @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
     @Inject(AdmitInferenceUseCase) private readonly admit: AdmitInferenceUseCase,
     @Inject(CancelInferenceUseCase) private readonly cancel: CancelInferenceUseCase,
+    @Inject(FlowControlUseCase) private readonly flow: FlowControlUseCase,
     @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
     @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
@@ -30,39 +41,37 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
   }
 
   onApplicationBootstrap(): void {
-    this.endpoints.listen(this.inferSubject, (msg) => this.onInfer(msg.data));
+    const replyDelayMs = this.config.NODE_ADMIT_REPLY_DELAY_MS!;
+    const admit = protoResponder({
+      operation: 'admit',
+      request: InferenceRequestSchema,
+      handle: async (request) => {
+        const nodeId = this.admit.execute(new AdmitInferenceCommand(request));
+        if (replyDelayMs > 0) await sleep(replyDelayMs);
+        return { nodeId, attempt: request.attempt };
+      },
+      reply: (o) =>
+        encodeMessage(ScheduleReplySchema, 'ok' in o ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt } : { result: { case: 'error', value: o.error } }),
+      logger: this.logger,
+      metrics: this.metrics,
+    });
+    this.endpoints.listen(this.inferSubject, admit);
     this.endpoints.listen(nodeCancelSubject(this.config.NODE_ID), (msg) => {
-      try {
-        const req = decodeMessage(CancelRequestSchema, msg.data);
-        this.cancel.execute(new CancelInferenceCommand(req.requestId, req.reason));
-      } catch (e) {
-        this.logger.emit('warn', 'malformed cancel ignored', { err: String(e) });
-      }
+      const c = this.decodeOrWarn('cancel', () => decodeRequest(CancelRequestSchema, msg.data));
+      if (c) this.cancel.execute(new CancelInferenceCommand(c.requestId, c.reason, c.attempt, c.silent));
+    });
+    this.endpoints.listen(nodeFlowSubject(this.config.NODE_ID), (msg) => {
+      const f = this.decodeOrWarn('flow control', () => decodeRequest(FlowControlSchema, msg.data));
+      if (f) this.flow.execute(new FlowControlCommand(f.requestId, f.attempt, f.pause));
     });
   }
 
-  private onInfer(data: Uint8Array): Uint8Array {
+  private decodeOrWarn<T>(what: string, decode: () => T): T | undefined {
     try {
-      let request;
-      try {
-        request = decodeMessage(InferenceRequestSchema, data);
-      } catch (e) {
-        throw Object.assign(new Error(`malformed InferenceRequest: ${(e as Error).message}`), { code: ErrorCode.InvalidRequest });
-      }
-      const nodeId = this.admit.execute(new AdmitInferenceCommand(request));
-      return encodeMessage(ScheduleReplySchema, { result: { case: 'nodeId', value: nodeId } });
+      return decode();
     } catch (e) {
-      const error = this.toErrorReply(e);
-      this.metrics.requests.inc({ operation: 'admit', outcome: error.code });
-      return encodeMessage(ScheduleReplySchema, { result: { case: 'error', value: error } });
+      this.logger.emit('warn', `malformed ${what} ignored`, { err: String(e) });
+      return undefined;
     }
-  }
-
-  private toErrorReply(e: unknown): { code: string; message: string } {
-    if (isMnemoError(e)) return { code: e.code, message: e.message };
-    if ((e as { code?: unknown })?.code === ErrorCode.InvalidRequest) return { code: ErrorCode.InvalidRequest, message: (e as Error).message };
-    const errorId = randomUUID();
-    this.logger.emit('error', 'admission failed', { errorId, err: e instanceof Error ? e : String(e) });
-    return { code: ErrorCode.Internal, message: `internal error (id ${errorId})` };
   }
 }

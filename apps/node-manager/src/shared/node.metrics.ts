@@ -7,6 +7,7 @@ const batchBuckets = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256];
 interface GaugeSources {
   readonly running: () => number;
   readonly waiting: () => number;
+  readonly paused: () => number;
   readonly kvUsage: () => number;
 }
 
@@ -14,6 +15,8 @@ interface GaugeSources {
 export class NodeMetrics {
   readonly running: Gauge;
   readonly waiting: Gauge;
+  readonly paused: Gauge;
+  readonly flowControl: Counter<'action'>;
   readonly iterations: Counter;
   readonly batchedIterations: Counter;
   readonly batchSize: Histogram<'phase'>;
@@ -24,7 +27,7 @@ export class NodeMetrics {
   readonly cachedPromptTokens: Counter;
   readonly computedPromptTokens: Counter;
   readonly kvPlanMisses: Counter;
-  private sources: GaugeSources = { running: () => 0, waiting: () => 0, kvUsage: () => 0 };
+  private sources: GaugeSources = { running: () => 0, waiting: () => 0, paused: () => 0, kvUsage: () => 0 };
 
   constructor(metrics: ServiceMetrics) {
     const registers = [metrics.registry];
@@ -42,6 +45,13 @@ export class NodeMetrics {
     };
     this.running = sourced('mnemo_node_running_sequences', 'Sequences admitted to the batch (prefilled, decoding)', 'running');
     this.waiting = sourced('mnemo_node_waiting_sequences', 'Sequences queued for admission', 'waiting');
+    this.paused = sourced('mnemo_node_paused_sequences', 'Sequences paused by backpressure (their client reads slowly); they keep their KV', 'paused');
+    this.flowControl = new Counter({
+      name: 'mnemo_node_flow_control_total',
+      help: 'Backpressure messages acted on, by action (pause, resume)',
+      labelNames: ['action'],
+      registers,
+    });
     this.kvUsage = sourced('mnemo_node_kv_usage_ratio', 'Share of the engine KV capacity held by live sequences (0-1), as sent in heartbeats', 'kvUsage');
     this.iterations = new Counter({ name: 'mnemo_node_iterations_total', help: 'Iterations of the continuous-batching loop', registers });
     this.batchedIterations = new Counter({
@@ -58,7 +68,7 @@ export class NodeMetrics {
     });
     this.cancelled = new Counter({
       name: 'mnemo_node_cancelled_total',
-      help: 'Requests stopped before finishing, by reason (client, deadline, shutdown)',
+      help: 'Requests stopped before finishing, by reason (client, deadline, shutdown, abandoned: a dispatch the scheduler gave up on)',
       labelNames: ['reason'],
       registers,
     });

@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { encodeMessage, ListModelsReplySchema, QueueGroups, Subjects } from '@mnemo/proto';
-import { ServiceMetrics } from '@mnemo/service-kit';
-import { NatsEndpoints } from '../nats/nats.endpoints.js';
+import { NatsEndpoints, ServiceMetrics } from '@mnemo/service-kit';
 import { ListModelsUseCase } from './list-models.use-case.js';
 
 /** MODELS_LIST (queue group `scheduler`) → ListModelsUseCase → ListModelsReply. The request body is empty. */

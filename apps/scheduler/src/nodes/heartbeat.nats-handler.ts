@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
-import { JsonLogger } from '@mnemo/service-kit';
-import { NatsEndpoints } from '../nats/nats.endpoints.js';
+import { JsonLogger, NatsEndpoints } from '@mnemo/service-kit';
 import { RecordHeartbeatCommand } from './record-heartbeat.command.js';
 import { RecordHeartbeatUseCase } from './record-heartbeat.use-case.js';
 

@@ -1,9 +1,8 @@
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { HeartbeatSchema, type Heartbeat } from '@mnemo/proto';
-import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import { JsonLogger, ServiceMetrics, type Clock } from '@mnemo/service-kit';
 import type { SchedulerConfig } from '../config/scheduler.config.js';
 import { ListModelsUseCase } from '../models/list-models.use-case.js';
-import type { Clock } from '../shared/clock.port.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { NodeRegistry } from './node.registry.js';
 import { RecordHeartbeatCommand } from './record-heartbeat.command.js';
@@ -12,8 +11,11 @@ import { SweepNodesUseCase } from './sweep-nodes.use-case.js';
 
 class ManualClock implements Clock {
   t = 1_000;
-  now(): number {
+  monotonicMs(): number {
     return this.t;
+  }
+  unixMs(): number {
+    return 1_700_000_000_000 + this.t;
   }
 }
 

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isSubjectToken } from '@mnemo/proto';
-import { JsonLogger } from '@mnemo/service-kit';
-import { CLOCK, type Clock } from '../shared/clock.port.js';
+import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { NodeRegistry } from './node.registry.js';
 import type { RecordHeartbeatCommand } from './record-heartbeat.command.js';
@@ -40,7 +39,7 @@ export class RecordHeartbeatUseCase {
       waiting: hb.waiting,
       kvUsage: hb.kvUsage,
       grpcAddress: hb.grpcAddress,
-      lastSeenMs: this.clock.now(),
+      lastSeenMs: this.clock.monotonicMs(),
     });
     if (isNew) this.logger.emit('info', 'node joined', { nodeId: hb.nodeId, models: hb.models.map((m) => m.id), grpcAddress: hb.grpcAddress });
   }

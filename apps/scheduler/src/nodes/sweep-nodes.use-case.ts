@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { expiredNodes } from '@mnemo/kv-core';
-import { JsonLogger } from '@mnemo/service-kit';
+import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
-import { CLOCK, type Clock } from '../shared/clock.port.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { NodeRegistry } from './node.registry.js';
 
@@ -19,7 +18,7 @@ export class SweepNodesUseCase {
 
   execute(): string[] {
     const timeoutMs = this.config.SCHEDULER_NODE_TIMEOUT_MS!;
-    const dropped = expiredNodes(this.registry.all(), this.clock.now(), timeoutMs);
+    const dropped = expiredNodes(this.registry.all(), this.clock.monotonicMs(), timeoutMs);
     for (const nodeId of dropped) {
       this.registry.remove(nodeId);
       this.metrics.nodesDropped.inc({ reason: 'timeout' });

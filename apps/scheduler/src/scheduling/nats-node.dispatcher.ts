@@ -45,7 +45,8 @@ export class NatsNodeDispatcher implements NodeDispatcher {
     }
   }
 
-  cancel(nodeId: string, requestId: string, reason: string): void {
-    if (!this.nc.isClosed()) this.nc.publish(nodeCancelSubject(nodeId), encodeMessage(CancelRequestSchema, { requestId, reason }));
+  abandon(nodeId: string, requestId: string, attempt: number): void {
+    if (this.nc.isClosed()) return;
+    this.nc.publish(nodeCancelSubject(nodeId), encodeMessage(CancelRequestSchema, { requestId, attempt, reason: 'dispatch_timeout', silent: true }));
   }
 }

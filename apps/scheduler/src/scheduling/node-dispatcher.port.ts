@@ -10,9 +10,13 @@ export type DispatchOutcome =
 
 /** Hands an inference to one node; the NATS adapter is the production implementation. */
 export interface NodeDispatcher {
+  /** `request.attempt` names this dispatch; the node stamps it on every TokenEvent. */
   dispatch(nodeId: string, request: InferenceRequest): Promise<DispatchOutcome>;
-  /** Best effort: tells a node to drop a request it may have admitted after we stopped waiting. */
-  cancel(nodeId: string, requestId: string, reason: string): void;
+  /**
+   * Best effort, after a dispatch timeout: the node drops that attempt if it admitted it late (or
+   * refuses it if it comes later), and sends nothing to the inbox, which the next attempt uses.
+   */
+  abandon(nodeId: string, requestId: string, attempt: number): void;
 }
 
 export const NODE_DISPATCHER = Symbol('NODE_DISPATCHER');

@@ -11,14 +11,16 @@ import { MAX_DISPATCH_ATTEMPTS, ScheduleInferenceUseCase } from './schedule-infe
 /** Port double: answers per node from a table and records every call. */
 class ScriptedDispatcher implements NodeDispatcher {
   readonly calls: string[] = [];
+  readonly attempts: number[] = [];
   readonly cancels: string[] = [];
   constructor(private readonly answers: Record<string, DispatchOutcome>) {}
-  async dispatch(nodeId: string): Promise<DispatchOutcome> {
+  async dispatch(nodeId: string, request: InferenceRequest): Promise<DispatchOutcome> {
     this.calls.push(nodeId);
+    this.attempts.push(request.attempt);
     return this.answers[nodeId] ?? { kind: 'admitted' };
   }
-  cancel(nodeId: string, requestId: string): void {
-    this.cancels.push(`${nodeId}:${requestId}`);
+  abandon(nodeId: string, requestId: string, attempt: number): void {
+    this.cancels.push(`${nodeId}:${requestId}#${attempt}`);
   }
 }
 
@@ -49,21 +51,21 @@ function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome> = {}
 describe(ScheduleInferenceUseCase.name, () => {
   it('dispatches to the least-loaded node serving the model', async () => {
     const { sut, dispatcher } = setup([node('a', { running: 3 }), node('b', { running: 1 }), node('c', { models: ['other'] })]);
-    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toBe('b');
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toMatchObject({ nodeId: 'b' });
     expect(dispatcher.calls).toEqual(['b']);
   });
 
   it('counts its own dispatches until the next heartbeat, so a burst spreads out', async () => {
     const { sut } = setup([node('a'), node('b')]);
     const picks = [];
-    for (let i = 0; i < 4; i++) picks.push(await sut.execute(new ScheduleInferenceCommand(request({ requestId: `r${i}` }))));
+    for (let i = 0; i < 4; i++) picks.push((await sut.execute(new ScheduleInferenceCommand(request({ requestId: `r${i}` })))).nodeId);
     expect(picks).toEqual(['a', 'b', 'a', 'b']);
   });
 
   it('spreads concurrent requests: a node counts as busier from the moment it is picked', async () => {
     const { sut } = setup([node('a'), node('b')]);
     const picks = await Promise.all([0, 1].map((i) => sut.execute(new ScheduleInferenceCommand(request({ requestId: `c${i}` })))));
-    expect(new Set(picks)).toEqual(new Set(['a', 'b']));
+    expect(new Set(picks.map((p) => p.nodeId))).toEqual(new Set(['a', 'b']));
   });
 
   it.each<[string, NodeEntry[], ErrorCode]>([
@@ -87,21 +89,31 @@ describe(ScheduleInferenceUseCase.name, () => {
 
   it('drops an unreachable node and goes to the next one', async () => {
     const { sut, registry, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'unreachable', reason: 'no_responders' } });
-    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toBe('b');
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toMatchObject({ nodeId: 'b' });
     expect(dispatcher.calls).toEqual(['a', 'b']);
     expect(registry.get('a')).toBeUndefined();
     expect(dispatcher.cancels).toEqual([]);
   });
 
-  it('cancels on a node that timed out, in case it admitted late', async () => {
+  it('numbers each dispatch and returns the attempt that was admitted', async () => {
+    const { sut, dispatcher } = setup([node('a'), node('b', { running: 1 }), node('c', { running: 2 })], {
+      a: { kind: 'unreachable', reason: 'no_responders' },
+      b: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' },
+    });
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toEqual({ nodeId: 'c', attempt: 3 });
+    expect(dispatcher.calls).toEqual(['a', 'b', 'c']);
+    expect(dispatcher.attempts).toEqual([1, 2, 3]);
+  });
+
+  it('abandons the attempt on a node that timed out, in case it admits late', async () => {
     const { sut, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'unreachable', reason: 'timeout' } });
-    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toBe('b');
-    expect(dispatcher.cancels).toEqual(['a:r1']);
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toEqual({ nodeId: 'b', attempt: 2 });
+    expect(dispatcher.cancels).toEqual(['a:r1#1']);
   });
 
   it('skips an overloaded node but keeps it registered', async () => {
     const { sut, registry } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } });
-    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toBe('b');
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toMatchObject({ nodeId: 'b' });
     expect(registry.get('a')).toBeDefined();
   });
 

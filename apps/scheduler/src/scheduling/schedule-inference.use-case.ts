@@ -9,14 +9,22 @@ import type { ScheduleInferenceCommand } from './schedule-inference.command.js';
 /** Nodes tried for one request before giving up: enough to step over a node that just died. */
 export const MAX_DISPATCH_ATTEMPTS = 3;
 
+/** Where a request runs: the node that admitted it and the dispatch attempt it admitted. */
+export interface Placement {
+  readonly nodeId: string;
+  readonly attempt: number;
+}
+
 const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
 
 /**
  * Picks the least-loaded live node serving the model (policy: kv-core `pickLeastLoaded`) and
  * dispatches the request to it; tokens then flow node → gateway inbox without the scheduler.
- * A node that does not answer is removed (its heartbeats re-add it if it is alive) and the
- * next one is tried; one that answers `overloaded` is skipped; any other refusal (bad request)
- * is the request's fault and goes back to the gateway as is. Returns the admitting node's id.
+ * A node that does not answer is removed (its heartbeats re-add it if it is alive), told to
+ * abandon that attempt, and the next one is tried; one that answers `overloaded` is skipped;
+ * any other refusal (bad request) is the request's fault and goes back to the gateway as is.
+ * Each dispatch carries its own attempt number (1, 2, …), so events from a node that admitted
+ * after we stopped waiting can be told apart from the placement returned here.
  */
 @Injectable()
 export class ScheduleInferenceUseCase {
@@ -27,10 +35,10 @@ export class ScheduleInferenceUseCase {
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
-  async execute({ request }: ScheduleInferenceCommand): Promise<string> {
+  async execute({ request }: ScheduleInferenceCommand): Promise<Placement> {
     validate(request);
     const skipped = new Set<string>();
-    for (let attempt = 0; attempt < MAX_DISPATCH_ATTEMPTS; attempt++) {
+    for (let attempt = 1; attempt <= MAX_DISPATCH_ATTEMPTS; attempt++) {
       const live = this.registry.all();
       if (!live.some((n) => n.models.includes(request.model))) {
         if (live.length === 0) throw new MnemoError(ErrorCode.NoNodeAvailable, 'no live node');
@@ -43,17 +51,17 @@ export class ScheduleInferenceUseCase {
       if (!node) break;
       // Reserved before the await: concurrent requests must see this one when they pick.
       this.registry.addPending(node.nodeId);
-      const outcome = await this.dispatcher.dispatch(node.nodeId, request);
+      const outcome = await this.dispatcher.dispatch(node.nodeId, { ...request, attempt });
       this.metrics.dispatches.inc({ outcome: outcome.kind });
       switch (outcome.kind) {
         case 'admitted':
-          return node.nodeId;
+          return { nodeId: node.nodeId, attempt };
         case 'unreachable':
           skipped.add(node.nodeId);
           if (this.registry.remove(node.nodeId)) this.metrics.nodesDropped.inc({ reason: 'unreachable' });
-          // It may have admitted the request after we stopped waiting: two nodes must never stream to one inbox.
-          if (outcome.reason === 'timeout') this.dispatcher.cancel(node.nodeId, request.requestId, 'dispatch_timeout');
-          this.logger.emit('warn', 'node unreachable, trying another', { nodeId: node.nodeId, reason: outcome.reason, requestId: request.requestId });
+          // It may admit (or have admitted) this attempt after we stopped waiting: it must not stream into the inbox the next attempt uses.
+          if (outcome.reason === 'timeout') this.dispatcher.abandon(node.nodeId, request.requestId, attempt);
+          this.logger.emit('warn', 'node unreachable, trying another', { nodeId: node.nodeId, attempt, reason: outcome.reason, requestId: request.requestId });
           break;
         case 'refused':
           if (outcome.code !== ErrorCode.Overloaded) {

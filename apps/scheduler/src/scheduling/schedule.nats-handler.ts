@@ -1,9 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { ErrorCode, isMnemoError } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, InferenceRequestSchema, QueueGroups, ScheduleReplySchema, Subjects, type InferenceRequest } from '@mnemo/proto';
-import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
-import { NatsEndpoints } from '../nats/nats.endpoints.js';
+import { encodeMessage, InferenceRequestSchema, QueueGroups, ScheduleReplySchema, Subjects } from '@mnemo/proto';
+import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
 import { ScheduleInferenceCommand } from './schedule-inference.command.js';
 import { ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
 
@@ -18,31 +15,15 @@ export class ScheduleNatsHandler implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.endpoints.listen(Subjects.SCHEDULE, (msg) => this.handle(msg.data), QueueGroups.SCHEDULER);
-  }
-
-  private async handle(data: Uint8Array): Promise<Uint8Array> {
-    try {
-      const nodeId = await this.metrics.time('schedule', async () => {
-        let request: InferenceRequest;
-        try {
-          request = decodeMessage(InferenceRequestSchema, data);
-        } catch (e) {
-          throw Object.assign(new Error(`malformed InferenceRequest: ${(e as Error).message}`), { code: ErrorCode.InvalidRequest });
-        }
-        return this.useCase.execute(new ScheduleInferenceCommand(request));
-      });
-      return encodeMessage(ScheduleReplySchema, { result: { case: 'nodeId', value: nodeId } });
-    } catch (e) {
-      return encodeMessage(ScheduleReplySchema, { result: { case: 'error', value: this.toErrorReply(e) } });
-    }
-  }
-
-  private toErrorReply(e: unknown): { code: string; message: string } {
-    if (isMnemoError(e)) return { code: e.code, message: e.message };
-    if ((e as { code?: unknown })?.code === ErrorCode.InvalidRequest) return { code: ErrorCode.InvalidRequest, message: (e as Error).message };
-    const errorId = randomUUID();
-    this.logger.emit('error', 'schedule failed', { errorId, err: e instanceof Error ? e : String(e) });
-    return { code: ErrorCode.Internal, message: `internal error (id ${errorId})` };
+    const handler = protoResponder({
+      operation: 'schedule',
+      request: InferenceRequestSchema,
+      handle: (request) => this.useCase.execute(new ScheduleInferenceCommand(request)),
+      reply: (o) =>
+        encodeMessage(ScheduleReplySchema, 'ok' in o ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt } : { result: { case: 'error', value: o.error } }),
+      logger: this.logger,
+      metrics: this.metrics,
+    });
+    this.endpoints.listen(Subjects.SCHEDULE, handler, QueueGroups.SCHEDULER);
   }
 }

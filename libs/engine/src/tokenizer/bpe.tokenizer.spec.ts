@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { BpeTokenizer, type TokenizerJson } from './bpe.tokenizer.js';
 import { ByteTokenizer } from './byte-tokenizer.js';
 import { bytesToUnicode } from './byte-unicode.map.js';
-import { applyChatTemplate } from './chat-template.js';
+import { applyChatTemplate, applyChatTemplateWithin } from './chat-template.js';
 import { splitByRegex, toJsRegex } from './pretokenizer.regex.js';
 import { loadTokenizer } from './tokenizer.loader.js';
 
@@ -72,6 +72,22 @@ describe(BpeTokenizer.name, () => {
     expect(bcFirst.encode('abc')).toEqual([97, 256]);
     const abFirst = new BpeTokenizer(fixture([['a', 'b'], ['b', 'c']], pre));
     expect(abFirst.encode('abc')).toEqual([256, 99]);
+  });
+
+  it('encodeWithin equals encode up to the limit and gives up past it', () => {
+    const text = 'hello world<|im_end|> hello';
+    const all = sut.encode(text);
+    expect(sut.encodeWithin(text, all.length)).toEqual(all);
+    expect(sut.encodeWithin(text, all.length - 1)).toBeNull();
+    expect(sut.encodeWithin('<|im_end|>', 0)).toBeNull();
+  });
+
+  it('refuses a 2 MiB single word within a prompt limit in bounded time', () => {
+    const word = 'hel'.repeat((2 << 20) / 3);
+    const t0 = performance.now();
+    expect(sut.encodeWithin(word, 8192)).toBeNull();
+    expect(applyChatTemplateWithin(sut, [{ role: 'user', content: word }], 8192)).toBeNull();
+    expect(performance.now() - t0).toBeLessThan(2000);
   });
 
   it('works with the chat template', () => {

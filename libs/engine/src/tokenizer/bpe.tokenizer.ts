@@ -1,3 +1,4 @@
+import { MAX_MERGE_TOKEN_ID, mergeWord, pairKey, type MergeRule } from './bpe.merger.js';
 import { bytesToUnicode, unicodeToBytes } from './byte-unicode.map.js';
 import { GPT2_SPLIT_PATTERN, splitByRegex, toJsRegex, type SplitBehavior } from './pretokenizer.regex.js';
 import type { Tokenizer } from './tokenizer.interface.js';
@@ -33,10 +34,14 @@ export interface BpeSpecialIds {
 
 type PreTokenize = (pieces: string[]) => string[];
 
+/** Words longer than this (in bytes) are not cached: a hostile body must not fill memory. */
+const CACHED_WORD_BYTES = 256;
+const CACHED_WORDS = 50_000;
+
 /**
  * Byte-level BPE (GPT-2 / Llama-3 / Qwen2 style): added tokens are cut out first and
  * kept whole, the rest is normalised, split by the file's pre-tokenizer regex, mapped
- * byte → unicode, and merged by rank.
+ * byte → token id, and merged by rank ({@link mergeWord}, O(n log n) per word).
  */
 export class BpeTokenizer implements Tokenizer {
   readonly vocabSize: number;
@@ -44,7 +49,11 @@ export class BpeTokenizer implements Tokenizer {
   readonly eosTokenId: number;
   private readonly vocab: Map<string, number>;
   private readonly idToToken: Map<number, string>;
-  private readonly ranks = new Map<string, number>();
+  private readonly rules = new Map<number, MergeRule>();
+  /** Token id of each single byte (-1 when the vocabulary lacks it). */
+  private readonly byteIds = new Int32Array(256);
+  /** Longest ordinary token in bytes (a vocab string has one char per byte). */
+  private readonly maxVocabTokenBytes: number;
   private readonly added = new Map<string, { id: number; special: boolean }>();
   private readonly addedById = new Map<number, { content: string; special: boolean }>();
   private readonly addedRe: RegExp | null;
@@ -58,10 +67,20 @@ export class BpeTokenizer implements Tokenizer {
     if (json.model.type !== undefined && json.model.type !== 'BPE') throw new Error(`tokenizer model ${json.model.type} is not BPE`);
     this.vocab = new Map(Object.entries(json.model.vocab));
     this.idToToken = new Map([...this.vocab].map(([t, id]) => [id, t]));
+    for (let b = 0; b < 256; b++) this.byteIds[b] = this.vocab.get(bytesToUnicode(Uint8Array.of(b))) ?? -1;
     json.model.merges.forEach((m, rank) => {
       const [a, b] = typeof m === 'string' ? splitMerge(m) : m;
-      this.ranks.set(pairKey(a, b), rank);
+      const [left, right, merged] = [this.vocab.get(a), this.vocab.get(b), this.vocab.get(a + b)];
+      if (left === undefined || right === undefined || merged === undefined) {
+        throw new Error(`merge ${JSON.stringify(`${a} ${b}`)} names a token that is not in the vocabulary`);
+      }
+      if (left >= MAX_MERGE_TOKEN_ID || right >= MAX_MERGE_TOKEN_ID) throw new Error(`token id ${Math.max(left, right)} is too large for BPE merges`);
+      // A pair listed twice keeps its last rank, as the Hugging Face loader does.
+      this.rules.set(pairKey(left, right), { rank, merged });
     });
+    let longest = 1;
+    for (const t of this.vocab.keys()) longest = Math.max(longest, t.length);
+    this.maxVocabTokenBytes = longest;
     for (const t of json.added_tokens ?? []) {
       this.added.set(t.content, { id: t.id, special: t.special ?? false });
       this.addedById.set(t.id, { content: t.content, special: t.special ?? false });
@@ -79,18 +98,23 @@ export class BpeTokenizer implements Tokenizer {
   }
 
   encode(text: string): number[] {
+    return this.encodeWithin(text, Infinity)!;
+  }
+
+  encodeWithin(text: string, limit: number): number[] | null {
     const out: number[] = [];
     let last = 0;
     if (this.addedRe) {
       this.addedRe.lastIndex = 0;
       for (const m of text.matchAll(this.addedRe)) {
         const at = m.index ?? 0;
-        if (at > last) this.encodeOrdinary(text.slice(last, at), out);
+        if (at > last && !this.encodeOrdinary(text.slice(last, at), out, limit)) return null;
         out.push(this.added.get(m[0])!.id);
+        if (out.length > limit) return null;
         last = at + m[0].length;
       }
     }
-    if (last < text.length) this.encodeOrdinary(text.slice(last), out);
+    if (last < text.length && !this.encodeOrdinary(text.slice(last), out, limit)) return null;
     return out;
   }
 
@@ -114,51 +138,40 @@ export class BpeTokenizer implements Tokenizer {
     return this.added.get(name)?.id;
   }
 
-  private encodeOrdinary(text: string, out: number[]): void {
+  /**
+   * Appends the tokens of text without added tokens; false (stopping early) once `out` is sure
+   * to pass `limit`: a word of b bytes yields at least ⌈b / longest token⌉ tokens, so no word
+   * is merged whose lower bound already overflows, and merge work stays within limit × that.
+   */
+  private encodeOrdinary(text: string, out: number[], limit: number): boolean {
     const enc = new TextEncoder();
     for (const piece of this.preTokenize([this.normalize(text)])) {
       if (piece.length === 0) continue;
-      const word = bytesToUnicode(enc.encode(piece));
-      let ids = this.cache.get(word);
+      let ids = this.cache.get(piece);
       if (!ids) {
-        ids = this.bpe(word);
-        if (this.cache.size < 50_000) this.cache.set(word, ids);
+        const bytes = enc.encode(piece);
+        if (out.length + Math.ceil(bytes.length / this.maxVocabTokenBytes) > limit) return false;
+        ids = this.bpe(bytes);
+        if (bytes.length <= CACHED_WORD_BYTES && this.cache.size < CACHED_WORDS) this.cache.set(piece, ids);
       }
-      out.push(...ids);
+      for (const id of ids) out.push(id);
+      if (out.length > limit) return false;
     }
+    return true;
   }
 
-  /** Repeatedly merges the adjacent pair of lowest rank, every occurrence of it at once. */
-  private bpe(word: string): number[] {
-    const whole = this.vocab.get(word);
-    if (this.ignoreMerges && whole !== undefined) return [whole];
-    let syms = Array.from(word);
-    while (syms.length > 1) {
-      let best = Infinity;
-      let bestPair: [string, string] | null = null;
-      for (let i = 0; i + 1 < syms.length; i++) {
-        const r = this.ranks.get(pairKey(syms[i], syms[i + 1]));
-        if (r !== undefined && r < best) {
-          best = r;
-          bestPair = [syms[i], syms[i + 1]];
-        }
-      }
-      if (!bestPair) break;
-      const next: string[] = [];
-      for (let i = 0; i < syms.length; i++) {
-        if (i + 1 < syms.length && syms[i] === bestPair[0] && syms[i + 1] === bestPair[1]) {
-          next.push(syms[i] + syms[i + 1]);
-          i++;
-        } else next.push(syms[i]);
-      }
-      syms = next;
+  private bpe(bytes: Uint8Array): number[] {
+    if (this.ignoreMerges) {
+      const whole = this.vocab.get(bytesToUnicode(bytes));
+      if (whole !== undefined) return [whole];
     }
-    return syms.map((s) => {
-      const id = this.vocab.get(s);
-      if (id !== undefined) return id;
-      if (this.unkId !== undefined) return this.unkId;
-      throw new Error(`byte-level BPE: symbol ${JSON.stringify(s)} not in vocab and no unk token`);
-    });
+    const ids = Array.from(bytes, (b) => this.byteIds[b]!);
+    const missing = ids.indexOf(-1);
+    if (missing >= 0 && this.unkId === undefined) {
+      throw new Error(`byte-level BPE: symbol ${JSON.stringify(bytesToUnicode(bytes.subarray(missing, missing + 1)))} not in vocab and no unk token`);
+    }
+    // Symbols outside the vocabulary never merge; they become the unk token.
+    return mergeWord(ids, this.rules).map((id) => (id < 0 ? this.unkId! : id));
   }
 
   private resolve(configured: string | undefined, fallbacks: string[]): number {
@@ -168,10 +181,6 @@ export class BpeTokenizer implements Tokenizer {
     }
     return 0;
   }
-}
-
-function pairKey(a: string, b: string): string {
-  return `${a}\u0000${b}`;
 }
 
 function splitMerge(m: string): [string, string] {

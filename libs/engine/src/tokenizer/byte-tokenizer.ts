@@ -19,6 +19,13 @@ export class ByteTokenizer implements Tokenizer {
     return Array.from(ByteTokenizer.encoder.encode(text));
   }
 
+  encodeWithin(text: string, limit: number): number[] | null {
+    // One token per byte; a UTF-16 unit is 1–3 bytes, so most oversized texts are refused unencoded.
+    if (text.length > limit) return null;
+    const tokens = this.encode(text);
+    return tokens.length > limit ? null : tokens;
+  }
+
   decode(tokens: readonly number[]): string {
     const bytes = tokens.filter((t) => t >= 0 && t < ByteTokenizer.BYTE_VOCAB);
     return ByteTokenizer.decoder.decode(Uint8Array.from(bytes));

@@ -3,6 +3,12 @@ export interface Tokenizer {
   readonly bosTokenId: number;
   readonly eosTokenId: number;
   encode(text: string): number[];
+  /**
+   * `encode` with bounded work: null as soon as the result is certain to have more than
+   * `limit` tokens (checked before the expensive part of each word), so a huge body costs
+   * O(limit) merging however it is shaped. Callers check limits with this, never with encode.
+   */
+  encodeWithin(text: string, limit: number): number[] | null;
   /** Decodes a whole sequence; invalid UTF-8 becomes U+FFFD. */
   decode(tokens: readonly number[]): string;
   /** Token id of a special token such as `<|im_start|>`, or undefined when the tokenizer has none. */

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/nats.proto.
  */
 export const file_mnemo_v1_nats: GenFile = /*@__PURE__*/
-  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSJuCg5TYW1wbGluZ1BhcmFtcxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARISCgptYXhfdG9rZW5zGAMgASgNEgwKBHNlZWQYBCABKAQSFgoOc3RvcF90b2tlbl9pZHMYBSADKA0i7AEKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoASJTCg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHQivwEKClRva2VuRXZlbnQSEgoKcmVxdWVzdF9pZBgBIAEoCRILCgNzZXEYAiABKA0SDgoGdG9rZW5zGAMgAygNEgwKBGRvbmUYBCABKAgSLQoNZmluaXNoX3JlYXNvbhgFIAEoDjIWLm1uZW1vLnYxLkZpbmlzaFJlYXNvbhIeCgV1c2FnZRgGIAEoCzIPLm1uZW1vLnYxLlVzYWdlEiMKBWVycm9yGAcgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSIzCg1DYW5jZWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDgoGcmVhc29uGAIgASgJIlAKCU1vZGVsSW5mbxIKCgJpZBgBIAEoCRIOCgZlbmdpbmUYAiABKAkSEwoLbWF4X2NvbnRleHQYAyABKA0SEgoKdm9jYWJfc2l6ZRgEIAEoDSK0AQoJSGVhcnRiZWF0Eg8KB25vZGVfaWQYASABKAkSIwoGbW9kZWxzGAIgAygLMhMubW5lbW8udjEuTW9kZWxJbmZvEg8KB3J1bm5pbmcYAyABKA0SDwoHd2FpdGluZxgEIAEoDRIQCghrdl91c2FnZRgFIAEoARIUCgxncnBjX2FkZHJlc3MYBiABKAkSFAoMc2VudF91bml4X21zGAcgASgBEhEKCWFjY2VwdGluZxgIIAEoCCITChFMaXN0TW9kZWxzUmVxdWVzdCJbCg9MaXN0TW9kZWxzUmVwbHkSIwoGbW9kZWxzGAEgAygLMhMubW5lbW8udjEuTW9kZWxJbmZvEiMKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSJ2CgtNb2RlbFJlY29yZBIKCgJpZBgBIAEoCRIUCgxhcmNoaXRlY3R1cmUYAiABKAkSFQoNYmFzZV9tb2RlbF9pZBgDIAEoCRISCgpudW1fbGF5ZXJzGAQgASgNEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgFIAEoASJjChRSZWdpc3Rlck1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCRIUCgxhcmNoaXRlY3R1cmUYAiABKAkSFQoNYmFzZV9tb2RlbF9pZBgDIAEoCRISCgpudW1fbGF5ZXJzGAQgASgNIjkKGFJlZ2lzdGVyTW9kZWxQYWlyUmVxdWVzdBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkiTAoPTW9kZWxQYWlyUmVjb3JkEgwKBGJhc2UYASABKAkSDwoHZGVyaXZlZBgCIAEoCRIaChJjcmVhdGVkX2F0X3VuaXhfbXMYAyABKAEiGQoXTGlzdE1vZGVsUmVjb3Jkc1JlcXVlc3QiPgoVTGlzdE1vZGVsUmVjb3Jkc1JlcGx5EiUKBm1vZGVscxgBIAMoCzIVLm1uZW1vLnYxLk1vZGVsUmVjb3JkIiUKFUxpc3RNb2RlbFBhaXJzUmVxdWVzdBIMCgRiYXNlGAEgASgJIj8KE0xpc3RNb2RlbFBhaXJzUmVwbHkSKAoFcGFpcnMYASADKAsyGS5tbmVtby52MS5Nb2RlbFBhaXJSZWNvcmQi9gEKDVByb2ZpbGVyUmVwbHkSJgoFbW9kZWwYASABKAsyFS5tbmVtby52MS5Nb2RlbFJlY29yZEgAEikKBHBhaXIYAiABKAsyGS5tbmVtby52MS5Nb2RlbFBhaXJSZWNvcmRIABIxCgZtb2RlbHMYAyABKAsyHy5tbmVtby52MS5MaXN0TW9kZWxSZWNvcmRzUmVwbHlIABIuCgVwYWlycxgEIAEoCzIdLm1uZW1vLnYxLkxpc3RNb2RlbFBhaXJzUmVwbHlIABIlCgVlcnJvchgFIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHRiBnByb3RvMw", [file_mnemo_v1_common]);
+  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSJuCg5TYW1wbGluZ1BhcmFtcxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARISCgptYXhfdG9rZW5zGAMgASgNEgwKBHNlZWQYBCABKAQSFgoOc3RvcF90b2tlbl9pZHMYBSADKA0i/QEKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNImQKDVNjaGVkdWxlUmVwbHkSEQoHbm9kZV9pZBgBIAEoCUgAEiUKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAEg8KB2F0dGVtcHQYAyABKA1CCAoGcmVzdWx0IuEBCgpUb2tlbkV2ZW50EhIKCnJlcXVlc3RfaWQYASABKAkSCwoDc2VxGAIgASgNEg4KBnRva2VucxgDIAMoDRIMCgRkb25lGAQgASgIEi0KDWZpbmlzaF9yZWFzb24YBSABKA4yFi5tbmVtby52MS5GaW5pc2hSZWFzb24SHgoFdXNhZ2UYBiABKAsyDy5tbmVtby52MS5Vc2FnZRIjCgVlcnJvchgHIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkSDwoHYXR0ZW1wdBgIIAEoDRIPCgdub2RlX2lkGAkgASgJIlQKDUNhbmNlbFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSDwoHYXR0ZW1wdBgDIAEoDRIOCgZzaWxlbnQYBCABKAgiQQoLRmxvd0NvbnRyb2wSEgoKcmVxdWVzdF9pZBgBIAEoCRIPCgdhdHRlbXB0GAIgASgNEg0KBXBhdXNlGAMgASgIIn0KCU1vZGVsSW5mbxIKCgJpZBgBIAEoCRIOCgZlbmdpbmUYAiABKAkSEwoLbWF4X2NvbnRleHQYAyABKA0SEgoKdm9jYWJfc2l6ZRgEIAEoDRIRCgl0b2tlbml6ZXIYBSABKAkSGAoQdG9rZW5pemVyX3NoYTI1NhgGIAEoCSK0AQoJSGVhcnRiZWF0Eg8KB25vZGVfaWQYASABKAkSIwoGbW9kZWxzGAIgAygLMhMubW5lbW8udjEuTW9kZWxJbmZvEg8KB3J1bm5pbmcYAyABKA0SDwoHd2FpdGluZxgEIAEoDRIQCghrdl91c2FnZRgFIAEoARIUCgxncnBjX2FkZHJlc3MYBiABKAkSFAoMc2VudF91bml4X21zGAcgASgBEhEKCWFjY2VwdGluZxgIIAEoCCITChFMaXN0TW9kZWxzUmVxdWVzdCJbCg9MaXN0TW9kZWxzUmVwbHkSIwoGbW9kZWxzGAEgAygLMhMubW5lbW8udjEuTW9kZWxJbmZvEiMKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSInChVUb2tlbml6ZXJDaHVua1JlcXVlc3QSDgoGb2Zmc2V0GAEgASgNIl0KE1Rva2VuaXplckNodW5rUmVwbHkSEwoLdG90YWxfYnl0ZXMYASABKA0SDAoEZGF0YRgCIAEoDBIjCgVlcnJvchgDIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkidgoLTW9kZWxSZWNvcmQSCgoCaWQYASABKAkSFAoMYXJjaGl0ZWN0dXJlGAIgASgJEhUKDWJhc2VfbW9kZWxfaWQYAyABKAkSEgoKbnVtX2xheWVycxgEIAEoDRIaChJjcmVhdGVkX2F0X3VuaXhfbXMYBSABKAEiYwoUUmVnaXN0ZXJNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkSFAoMYXJjaGl0ZWN0dXJlGAIgASgJEhUKDWJhc2VfbW9kZWxfaWQYAyABKAkSEgoKbnVtX2xheWVycxgEIAEoDSI5ChhSZWdpc3Rlck1vZGVsUGFpclJlcXVlc3QSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJIkwKD01vZGVsUGFpclJlY29yZBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkSGgoSY3JlYXRlZF9hdF91bml4X21zGAMgASgBIhkKF0xpc3RNb2RlbFJlY29yZHNSZXF1ZXN0Ij4KFUxpc3RNb2RlbFJlY29yZHNSZXBseRIlCgZtb2RlbHMYASADKAsyFS5tbmVtby52MS5Nb2RlbFJlY29yZCIlChVMaXN0TW9kZWxQYWlyc1JlcXVlc3QSDAoEYmFzZRgBIAEoCSI/ChNMaXN0TW9kZWxQYWlyc1JlcGx5EigKBXBhaXJzGAEgAygLMhkubW5lbW8udjEuTW9kZWxQYWlyUmVjb3JkIvYBCg1Qcm9maWxlclJlcGx5EiYKBW1vZGVsGAEgASgLMhUubW5lbW8udjEuTW9kZWxSZWNvcmRIABIpCgRwYWlyGAIgASgLMhkubW5lbW8udjEuTW9kZWxQYWlyUmVjb3JkSAASMQoGbW9kZWxzGAMgASgLMh8ubW5lbW8udjEuTGlzdE1vZGVsUmVjb3Jkc1JlcGx5SAASLgoFcGFpcnMYBCABKAsyHS5tbmVtby52MS5MaXN0TW9kZWxQYWlyc1JlcGx5SAASJQoFZXJyb3IYBSABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0YgZwcm90bzM", [file_mnemo_v1_common]);
 
 /**
  * @generated from message mnemo.v1.SamplingParams
@@ -133,6 +133,15 @@ export type InferenceRequest = Message<"mnemo.v1.InferenceRequest"> & {
    * @generated from field: double deadline_unix_ms = 10;
    */
   deadlineUnixMs: number;
+
+  /**
+   * Dispatch attempt, stamped by the scheduler on each node it tries (1, 2, …; 0 as the gateway
+   * sends it). The node copies it onto every TokenEvent and CancelRequests name it: after a
+   * dispatch timeout two nodes may hold the request, and the inbox must tell them apart.
+   *
+   * @generated from field: uint32 attempt = 11;
+   */
+  attempt: number;
 };
 
 /**
@@ -166,6 +175,14 @@ export type ScheduleReply = Message<"mnemo.v1.ScheduleReply"> & {
     value: ErrorReply;
     case: "error";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * With node_id: the attempt that node admitted. The gateway streams only this attempt's
+   * TokenEvents (events may arrive before this reply; it holds them until it knows).
+   *
+   * @generated from field: uint32 attempt = 3;
+   */
+  attempt: number;
 };
 
 /**
@@ -224,6 +241,18 @@ export type TokenEvent = Message<"mnemo.v1.TokenEvent"> & {
    * @generated from field: mnemo.v1.ErrorReply error = 7;
    */
   error?: ErrorReply | undefined;
+
+  /**
+   * The dispatch attempt (InferenceRequest.attempt) and the node that produced this event.
+   *
+   * @generated from field: uint32 attempt = 8;
+   */
+  attempt: number;
+
+  /**
+   * @generated from field: string node_id = 9;
+   */
+  nodeId: string;
 };
 
 /**
@@ -234,7 +263,8 @@ export const TokenEventSchema: GenMessage<TokenEvent> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_nats, 3);
 
 /**
- * Gateway → node (publish on nodeCancel(nodeId)) when the client disconnects or times out.
+ * Gateway or scheduler → node (publish on nodeCancel(nodeId)): the client disconnected, a timeout
+ * passed, or the scheduler gave up waiting for the node to admit it (dispatch timeout).
  *
  * @generated from message mnemo.v1.CancelRequest
  */
@@ -245,11 +275,27 @@ export type CancelRequest = Message<"mnemo.v1.CancelRequest"> & {
   requestId: string;
 
   /**
-   * Free text for logs ("client_disconnected", "timeout").
+   * Free text for logs ("client_disconnected", "timeout", "dispatch_timeout", "superseded").
    *
    * @generated from field: string reason = 2;
    */
   reason: string;
+
+  /**
+   * Only this attempt (0: whichever attempt of the request the node holds). A cancel that
+   * arrives before its attempt is admitted is remembered, and that admission is refused.
+   *
+   * @generated from field: uint32 attempt = 3;
+   */
+  attempt: number;
+
+  /**
+   * End without a final TokenEvent: nobody waits for this attempt (the scheduler gave up on it,
+   * or the gateway streams another attempt) and the inbox may be shared with one that runs.
+   *
+   * @generated from field: bool silent = 4;
+   */
+  silent: boolean;
 };
 
 /**
@@ -260,6 +306,40 @@ export const CancelRequestSchema: GenMessage<CancelRequest> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_nats, 4);
 
 /**
+ * Gateway → node (publish on nodeFlow(nodeId)): backpressure for one request whose client reads
+ * slowly. Fire-and-forget: a lost resume is covered by the gateway's stall timeout.
+ *
+ * @generated from message mnemo.v1.FlowControl
+ */
+export type FlowControl = Message<"mnemo.v1.FlowControl"> & {
+  /**
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: uint32 attempt = 2;
+   */
+  attempt: number;
+
+  /**
+   * True: leave the sequence out of decode iterations (its KV stays where it is); false: resume.
+   *
+   * @generated from field: bool pause = 3;
+   */
+  pause: boolean;
+};
+
+/**
+ * Describes the message mnemo.v1.FlowControl.
+ * Use `create(FlowControlSchema)` to create a new message.
+ */
+export const FlowControlSchema: GenMessage<FlowControl> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 5);
+
+/**
+ * A model as a node serves it (heartbeats) and as the cluster lists it (MODELS_LIST).
+ *
  * @generated from message mnemo.v1.ModelInfo
  */
 export type ModelInfo = Message<"mnemo.v1.ModelInfo"> & {
@@ -284,6 +364,22 @@ export type ModelInfo = Message<"mnemo.v1.ModelInfo"> & {
    * @generated from field: uint32 vocab_size = 4;
    */
   vocabSize: number;
+
+  /**
+   * How the gateway tokenizes for this model: "byte" (the built-in byte vocabulary of synthetic
+   * models), "bpe" (a tokenizer bundle served on tokenizerSubject(tokenizer_sha256)), or "" (the
+   * node has none; the gateway answers requests for the model with a clear error).
+   *
+   * @generated from field: string tokenizer = 5;
+   */
+  tokenizer: string;
+
+  /**
+   * With "bpe": lowercase hex SHA-256 of the bundle; the gateway caches tokenizers by it.
+   *
+   * @generated from field: string tokenizer_sha256 = 6;
+   */
+  tokenizerSha256: string;
 };
 
 /**
@@ -291,7 +387,7 @@ export type ModelInfo = Message<"mnemo.v1.ModelInfo"> & {
  * Use `create(ModelInfoSchema)` to create a new message.
  */
 export const ModelInfoSchema: GenMessage<ModelInfo> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 5);
+  messageDesc(file_mnemo_v1_nats, 6);
 
 /**
  * Node → everyone (publish on HEARTBEAT every NODE_HEARTBEAT_MS). A node whose heartbeats stop is
@@ -356,7 +452,7 @@ export type Heartbeat = Message<"mnemo.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 6);
+  messageDesc(file_mnemo_v1_nats, 7);
 
 /**
  * @generated from message mnemo.v1.ListModelsRequest
@@ -369,7 +465,7 @@ export type ListModelsRequest = Message<"mnemo.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 7);
+  messageDesc(file_mnemo_v1_nats, 8);
 
 /**
  * Scheduler → gateway (reply to MODELS_LIST): the models some live node serves, deduplicated by id.
@@ -393,7 +489,57 @@ export type ListModelsReply = Message<"mnemo.v1.ListModelsReply"> & {
  * Use `create(ListModelsReplySchema)` to create a new message.
  */
 export const ListModelsReplySchema: GenMessage<ListModelsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 8);
+  messageDesc(file_mnemo_v1_nats, 9);
+
+/**
+ * Request on tokenizerSubject(sha256) (queue group `tokenizers`: any node holding that bundle
+ * answers). A bundle is UTF-8 JSON {"bos_token", "eos_token", "tokenizer": <tokenizer.json>};
+ * it is read in slices because NATS messages are small (1 MiB by default).
+ *
+ * @generated from message mnemo.v1.TokenizerChunkRequest
+ */
+export type TokenizerChunkRequest = Message<"mnemo.v1.TokenizerChunkRequest"> & {
+  /**
+   * @generated from field: uint32 offset = 1;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message mnemo.v1.TokenizerChunkRequest.
+ * Use `create(TokenizerChunkRequestSchema)` to create a new message.
+ */
+export const TokenizerChunkRequestSchema: GenMessage<TokenizerChunkRequest> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 10);
+
+/**
+ * @generated from message mnemo.v1.TokenizerChunkReply
+ */
+export type TokenizerChunkReply = Message<"mnemo.v1.TokenizerChunkReply"> & {
+  /**
+   * Bundle size; the reader asks again from offset + data.length until it has all of it.
+   *
+   * @generated from field: uint32 total_bytes = 1;
+   */
+  totalBytes: number;
+
+  /**
+   * @generated from field: bytes data = 2;
+   */
+  data: Uint8Array;
+
+  /**
+   * @generated from field: mnemo.v1.ErrorReply error = 3;
+   */
+  error?: ErrorReply | undefined;
+};
+
+/**
+ * Describes the message mnemo.v1.TokenizerChunkReply.
+ * Use `create(TokenizerChunkReplySchema)` to create a new message.
+ */
+export const TokenizerChunkReplySchema: GenMessage<TokenizerChunkReply> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 11);
 
 /**
  * @generated from message mnemo.v1.ModelRecord
@@ -434,7 +580,7 @@ export type ModelRecord = Message<"mnemo.v1.ModelRecord"> & {
  * Use `create(ModelRecordSchema)` to create a new message.
  */
 export const ModelRecordSchema: GenMessage<ModelRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 9);
+  messageDesc(file_mnemo_v1_nats, 12);
 
 /**
  * Request on PROFILER_MODELS_REGISTER; idempotent for an identical record.
@@ -468,7 +614,7 @@ export type RegisterModelRequest = Message<"mnemo.v1.RegisterModelRequest"> & {
  * Use `create(RegisterModelRequestSchema)` to create a new message.
  */
 export const RegisterModelRequestSchema: GenMessage<RegisterModelRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 10);
+  messageDesc(file_mnemo_v1_nats, 13);
 
 /**
  * Request on PROFILER_PAIRS_REGISTER.
@@ -492,7 +638,7 @@ export type RegisterModelPairRequest = Message<"mnemo.v1.RegisterModelPairReques
  * Use `create(RegisterModelPairRequestSchema)` to create a new message.
  */
 export const RegisterModelPairRequestSchema: GenMessage<RegisterModelPairRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 11);
+  messageDesc(file_mnemo_v1_nats, 14);
 
 /**
  * @generated from message mnemo.v1.ModelPairRecord
@@ -519,7 +665,7 @@ export type ModelPairRecord = Message<"mnemo.v1.ModelPairRecord"> & {
  * Use `create(ModelPairRecordSchema)` to create a new message.
  */
 export const ModelPairRecordSchema: GenMessage<ModelPairRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 12);
+  messageDesc(file_mnemo_v1_nats, 15);
 
 /**
  * Request on PROFILER_MODELS_LIST.
@@ -534,7 +680,7 @@ export type ListModelRecordsRequest = Message<"mnemo.v1.ListModelRecordsRequest"
  * Use `create(ListModelRecordsRequestSchema)` to create a new message.
  */
 export const ListModelRecordsRequestSchema: GenMessage<ListModelRecordsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 13);
+  messageDesc(file_mnemo_v1_nats, 16);
 
 /**
  * @generated from message mnemo.v1.ListModelRecordsReply
@@ -551,7 +697,7 @@ export type ListModelRecordsReply = Message<"mnemo.v1.ListModelRecordsReply"> & 
  * Use `create(ListModelRecordsReplySchema)` to create a new message.
  */
 export const ListModelRecordsReplySchema: GenMessage<ListModelRecordsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 14);
+  messageDesc(file_mnemo_v1_nats, 17);
 
 /**
  * Request on PROFILER_PAIRS_LIST; `base` filters when set.
@@ -570,7 +716,7 @@ export type ListModelPairsRequest = Message<"mnemo.v1.ListModelPairsRequest"> & 
  * Use `create(ListModelPairsRequestSchema)` to create a new message.
  */
 export const ListModelPairsRequestSchema: GenMessage<ListModelPairsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 15);
+  messageDesc(file_mnemo_v1_nats, 18);
 
 /**
  * @generated from message mnemo.v1.ListModelPairsReply
@@ -587,7 +733,7 @@ export type ListModelPairsReply = Message<"mnemo.v1.ListModelPairsReply"> & {
  * Use `create(ListModelPairsReplySchema)` to create a new message.
  */
 export const ListModelPairsReplySchema: GenMessage<ListModelPairsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 16);
+  messageDesc(file_mnemo_v1_nats, 19);
 
 /**
  * The profiler's one reply envelope: the result for the request's subject, or an error.
@@ -636,5 +782,5 @@ export type ProfilerReply = Message<"mnemo.v1.ProfilerReply"> & {
  * Use `create(ProfilerReplySchema)` to create a new message.
  */
 export const ProfilerReplySchema: GenMessage<ProfilerReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 17);
+  messageDesc(file_mnemo_v1_nats, 20);
 

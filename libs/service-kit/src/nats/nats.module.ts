@@ -1,11 +1,13 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { NATS_CONNECTION } from '@mnemo/service-kit';
+import { NATS_CONNECTION } from './nats.connection.js';
 import { NatsEndpoints } from './nats.endpoints.js';
 
 /**
- * The endpoints every feature registers its subjects on, and the orderly end of the connection
- * (made in app.ts before Nest starts, so a failed boot can close it).
+ * The endpoints every feature registers its subjects on, and the orderly end of the
+ * connection. The app connects before Nest starts (so a failed boot can close it) and provides
+ * NATS_CONNECTION and JsonLogger globally; on shutdown the handlers in flight answer first,
+ * then the drain flushes what they published (last TokenEvents, a goodbye heartbeat).
  */
 @Global()
 @Module({
@@ -19,8 +21,7 @@ export class NatsModule implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    // In-flight schedule requests still need the connection to dispatch and reply: finish them, then drain.
-    await this.endpoints.close();
+    await this.endpoints.closeAll();
     if (!this.nc.isClosed()) await this.nc.drain();
   }
 }
