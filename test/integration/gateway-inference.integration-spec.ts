@@ -186,9 +186,9 @@ describe('gateway inference (scheduler + sim node)', () => {
     expect(text).toBe(whole.choices[0]!.message.content);
     // The same prompt again: its whole blocks now come from the node's prefix cache.
     const { prompt_tokens_details: cached, ...counts } = usage!;
-    const { prompt_tokens_details: first, ...wholeCounts } = whole.usage;
+    const { prompt_tokens_details: first, ...wholeCounts } = whole.usage!;
     expect(counts).toEqual(wholeCounts);
-    expect(cached?.cached_tokens).toBe(Math.floor((whole.usage.prompt_tokens - 1) / 16) * 16);
+    expect(cached?.cached_tokens).toBe(Math.floor((wholeCounts.prompt_tokens - 1) / 16) * 16);
     expect(first?.cached_tokens).toBeLessThanOrEqual(cached?.cached_tokens ?? 0);
 
     const legacy = await client.completions.create({ model: MODEL, prompt: 'abc', max_tokens: 4 });
