@@ -7,11 +7,19 @@ export enum NativeErrorCode {
   OutOfRange = 'out_of_range',
   /** Ranges of one batch overlap where they must not (two writes, or a write over a read). */
   RangeConflict = 'range_conflict',
+  /** SSD offsets/lengths not multiples of the device's block size (O_DIRECT needs them). */
+  Misaligned = 'misaligned',
+  /** A path that must exist does not (e.g. opening an SSD pool without `bytes`). */
+  NotFound = 'not_found',
   OutOfMemory = 'out_of_memory',
   /** `close()` was called (or the environment is shutting down). */
   Closed = 'closed',
+  /** The platform refuses what was asked (e.g. a filesystem without O_DIRECT, mbind refused). */
+  Unsupported = 'unsupported',
   CudaUnavailable = 'cuda_unavailable',
   CudaError = 'cuda_error',
+  /** A read or write failed on the device (the errno text is in the message). */
+  IoError = 'io_error',
   Internal = 'internal',
 }
 
@@ -66,4 +74,9 @@ export async function withCallerStack<T>(call: () => Promise<T>): Promise<T> {
     }
     throw err;
   }
+}
+
+/** The NativeError for an object used after `close()`: the same code the addon uses. */
+export function closedError(what: string): NativeError {
+  return new NativeError(`${what} is closed`, NativeErrorCode.Closed);
 }

@@ -1,0 +1,119 @@
+#include "core/pool/io_probes.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <memory>
+
+#include "core/copy_engine.h"
+#include "core/host_memory.h"
+#include "core/pool/ssd_device.h"
+
+namespace mnemo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Frees an AllocateHost allocation on scope exit.
+struct HostBuffer {
+  HostAllocation a;
+  ~HostBuffer() { FreeHost(a); }
+};
+
+}  // namespace
+
+Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeResult* out) {
+  *out = MemcpyProbeResult{};
+  if (bytes == 0 || iterations < 1 || iterations > 1000) {
+    return Status::InvalidArgument("memcpy probe needs bytes > 0 and iterations in [1, 1000]");
+  }
+  HostBuffer src;
+  HostBuffer dst;
+  MNEMO_RETURN_IF_ERROR(AllocateHost(bytes, 4096, HostMemoryKind::kPageable, &src.a));
+  MNEMO_RETURN_IF_ERROR(AllocateHost(bytes, 4096, HostMemoryKind::kPageable, &dst.a));
+  std::memset(src.a.data, 0x5A, bytes);
+  CopyBatch batch;
+  batch.buffers = {{static_cast<uint8_t*>(src.a.data), bytes}, {static_cast<uint8_t*>(dst.a.data), bytes}};
+  batch.ranges = {{0, 0, 1, 0, bytes}};
+  CopyEngine engine(pool);
+  out->bytes = bytes;
+  out->threads = PlanCopyShards(batch, pool.size(), CopyEngine::kDefaultMinShardBytes).size();
+  for (int i = -1; i < iterations; ++i) {  // i == -1: warm-up
+    std::promise<Status> finished;
+    const auto start = Clock::now();
+    MNEMO_RETURN_IF_ERROR(engine.Submit(batch, [&finished](Status s) { finished.set_value(std::move(s)); }));
+    MNEMO_RETURN_IF_ERROR(finished.get_future().get());
+    if (i >= 0) out->seconds.push_back(Since(start));
+  }
+  return Status::Ok();
+}
+
+Status ProbeDirectIo(const DirectIoProbeOptions& o, DirectIoProbeResult* out) {
+  *out = DirectIoProbeResult{};
+  if (o.bytes == 0 || o.block_bytes == 0 || o.bytes % o.block_bytes != 0) {
+    return Status::InvalidArgument("direct I/O probe needs bytes > 0, a multiple of block bytes > 0");
+  }
+  SsdOptions so;
+  so.path = o.path;
+  so.bytes = o.op == IoOp::kWrite ? o.bytes : 0;
+  so.queue_depth = o.queue_depth;
+  so.max_request_bytes = o.block_bytes;
+  so.force_pread = o.force_pread;
+  std::unique_ptr<SsdDevice> device;
+  MNEMO_RETURN_IF_ERROR(SsdDevice::Open(so, &device));
+  if (o.block_bytes % device->block_size() != 0) {
+    return Status::Misaligned("block bytes must be a multiple of the device block size " +
+                              std::to_string(device->block_size()));
+  }
+  if (o.bytes > device->size()) {
+    return Status::OutOfRange(o.path + " holds " + std::to_string(device->size()) + " bytes, probe wants " +
+                              std::to_string(o.bytes));
+  }
+  // Requests cycle through queue_depth buffers: content does not matter, only the traffic.
+  const uint64_t slots = std::min<uint64_t>(o.bytes / o.block_bytes, device->queue_depth());
+  HostBuffer buf;
+  MNEMO_RETURN_IF_ERROR(AllocateHost(slots * o.block_bytes, 4096, HostMemoryKind::kPageable, &buf.a));
+  std::memset(buf.a.data, 0xA5, slots * o.block_bytes);
+  auto batch = std::make_unique<IoBatch>();
+  const uint64_t blocks = o.bytes / o.block_bytes;
+  batch->segments.reserve(blocks);
+  for (uint64_t b = 0; b < blocks; ++b) {
+    batch->segments.push_back({o.op, b * o.block_bytes, static_cast<uint8_t*>(buf.a.data) + (b % slots) * o.block_bytes,
+                               o.block_bytes, nullptr});
+  }
+  std::promise<Status> finished;
+  batch->done = [&finished](Status s) { finished.set_value(std::move(s)); };
+  const auto start = Clock::now();
+  MNEMO_RETURN_IF_ERROR(device->Submit(std::move(batch)));
+  MNEMO_RETURN_IF_ERROR(finished.get_future().get());
+  out->seconds = Since(start);
+  out->bytes = o.bytes;
+  out->backend = device->backend();
+  out->backend_reason = device->backend_reason();
+  out->queue_depth = device->queue_depth();
+  device->Close();
+  return Status::Ok();
+}
+
+Status DropPageCache(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) return Status::NotFound(path + " does not exist");
+    return Status::IoError("open " + path + ": " + std::strerror(err));
+  }
+  Status status;
+  // Dirty pages are not dropped: write them back first.
+  if (fdatasync(fd) != 0) status = Status::IoError("fdatasync " + path + ": " + std::strerror(errno));
+  const int advised = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  if (status.ok() && advised != 0) status = Status::IoError("posix_fadvise " + path + ": " + std::strerror(advised));
+  close(fd);
+  return status;
+}
+
+}  // namespace mnemo
