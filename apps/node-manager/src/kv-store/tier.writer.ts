@@ -19,6 +19,8 @@ interface SsdJob {
   readonly m: ModelKv;
   readonly seg: SegmentRef;
   readonly source: SsdSource;
+  /** The write() it came from: one batch never mixes two, so a newer one can evict an older. */
+  readonly origin: number;
 }
 
 type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: number };
@@ -41,6 +43,7 @@ export class TierWriter {
   private readonly queue: SsdJob[] = [];
   private pumping?: Promise<void>;
   private readonly writes = new Set<Promise<void>>();
+  private origins = 0;
   /** Segments that found no room in the slowest tier (kept only in faster ones). */
   ssdSkipped = 0;
 
@@ -56,7 +59,7 @@ export class TierWriter {
 
   /** Writes chunks through: host now (resolves when there), SSD in the background. */
   write(model: string, chunks: readonly ChunkPayload[]): Promise<void> {
-    const p = this.writeHost(this.tiers.model(model), chunks).catch((e) => this.onError(e, 'host write'));
+    const p = this.writeHost(this.tiers.model(model), chunks, ++this.origins).catch((e) => this.onError(e, 'host write'));
     this.writes.add(p);
     void p.finally(() => this.writes.delete(p));
     return p;
@@ -70,25 +73,28 @@ export class TierWriter {
     }
   }
 
-  private async writeHost(m: ModelKv, chunks: readonly ChunkPayload[]): Promise<void> {
-    const segs: Seg[] = [];
+  private async writeHost(m: ModelKv, chunks: readonly ChunkPayload[], origin: number): Promise<void> {
     for (const c of chunks) {
       if (c.payload.length !== m.geometry.layers * (m.segBytes / 4)) throw new RangeError(`chunk ${c.key} payload has ${c.payload.length} floats, want ${m.geometry.layers * (m.segBytes / 4)}`);
-      for (let layer = 0; layer < m.geometry.layers; layer++) {
+    }
+    // Enumerated layer by layer (Unified pooling §IV-A3), so placement stripes every layer over the devices.
+    const segs: Seg[] = [];
+    for (let layer = 0; layer < m.geometry.layers; layer++) {
+      for (const c of chunks) {
         if (!m.table.get(c.key, layer, 'mem')) segs.push({ chunkKey: c.key, position: c.position, layer, payload: c.payload, byteOffset: layer * m.segBytes });
       }
     }
     if (segs.length === 0) return;
     const { writes, unplaced } = this.place(m, segs, this.tiers.host, 'mem');
     // No room in host memory even after eviction (or no host tier): straight to the SSD pool.
-    for (const s of unplaced) this.enqueue({ m, seg: s, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset } });
+    for (const s of unplaced) this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset } });
     if (writes.length > 0) {
       const locations = await this.copy(m, writes, (s) => ({ operand: s.payload, offset: s.byteOffset }));
       this.tiers.put(m, locations);
       for (const { seg } of locations) {
         if (this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
         const pin = m.table.pin(seg.chunkKey, seg.layer, 'mem');
-        if (pin) this.enqueue({ m, seg, source: { kind: 'host', pin } });
+        if (pin) this.enqueue({ m, seg, origin, source: { kind: 'host', pin } });
       }
     }
     this.pump();
@@ -151,7 +157,10 @@ export class TierWriter {
     if (this.pumping) return;
     this.pumping = (async () => {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, SSD_BATCH_SEGMENTS);
+        const origin = this.queue[0]!.origin;
+        let n = 0;
+        while (n < this.queue.length && n < SSD_BATCH_SEGMENTS && this.queue[n]!.origin === origin) n++;
+        const batch = this.queue.splice(0, n);
         const byModel = new Map<ModelKv, SsdJob[]>();
         for (const j of batch) byModel.set(j.m, [...(byModel.get(j.m) ?? []), j]);
         for (const [m, jobs] of byModel) {
@@ -175,7 +184,8 @@ export class TierWriter {
   private async writeSsd(m: ModelKv, jobs: readonly SsdJob[]): Promise<void> {
     const todo = jobs.filter((j) => !m.table.get(j.seg.chunkKey, j.seg.layer, 'ssd') && (j.source.kind === 'payload' || m.table.get(j.seg.chunkKey, j.seg.layer, 'mem')));
     if (todo.length === 0) return;
-    const segs = todo.map((j) => ({ ...j.seg, job: j }));
+    // Layer by layer, as placement expects (jobs arrive in host-device order).
+    const segs = todo.map((j) => ({ ...j.seg, job: j })).sort((a, b) => a.layer - b.layer || a.position - b.position);
     const { writes, unplaced } = this.place(m, segs, this.tiers.ssd, 'ssd');
     this.ssdSkipped += unplaced.length;
     if (writes.length === 0) return;
