@@ -37,10 +37,10 @@ export interface KvStoreEnv {
   readonly NODE_KV_EVENTS_MS?: number;
 }
 
-/** Default host pool: a quarter of the memory free at start, at most 2 GiB. */
-export const DEFAULT_HOST_POOL_CAP = 2 * 1024 ** 3;
-/** Default SSD pool: one preallocated file of 2 GiB under the data directory. */
-export const DEFAULT_SSD_POOL_BYTES = 2 * 1024 ** 3;
+/** Default host pool: a quarter of the memory free at start, at most 1 GiB. */
+export const DEFAULT_HOST_POOL_CAP = 1024 ** 3;
+/** Default SSD pool: one preallocated file of 1 GiB under the data directory. */
+export const DEFAULT_SSD_POOL_BYTES = 1024 ** 3;
 const MIN_POOL_BYTES = 1024 * 1024;
 
 const UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, k: 1e3, kb: 1e3, kib: 1024, m: 1e6, mb: 1e6, mib: 1024 ** 2, g: 1e9, gb: 1e9, gib: 1024 ** 3, t: 1e12, tb: 1e12, tib: 1024 ** 4 };
