@@ -16,12 +16,15 @@ namespace mnemo {
 
 struct MemcpyProbeResult {
   uint64_t bytes = 0;
-  size_t threads = 0;            // shards the copy was split into (the pool's threads)
-  std::vector<double> seconds;   // one per iteration, after one warm-up
+  size_t threads = 0;                  // shards the copy was split into (the pool's threads)
+  std::vector<double> memcpy_seconds;  // glibc memcpy, one per iteration after a warm-up
+  std::vector<double> kernel_seconds;  // the transfers' copy kernel (byte_copy.h), streaming
 };
 
-// Copies `bytes` between two committed buffers `iterations` times on `pool`, split the way
-// transfers are split.
+// Copies `bytes` between two committed, huge-page-backed, 2 MiB-aligned buffers (the best
+// case host memory offers) `iterations` times on `pool`, split the way transfers are split,
+// with glibc's memcpy and with the transfers' own kernel (interleaved): the faster of the
+// two is the host tiers' physical limit.
 Status ProbeMemcpy(ThreadPool& pool, uint64_t bytes, int iterations, MemcpyProbeResult* out);
 
 struct DirectIoProbeOptions {
