@@ -46,30 +46,34 @@ async function timed(fn) {
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
-/** Host pool put/get at `bytes` against memcpy of the same size, interleaved. */
+/** Median seconds of `n` back-to-back runs (warm caches, as a steady stream of puts sees). */
+async function block(fn, n = 5) {
+  const xs = [];
+  for (let i = 0; i < n; i++) xs.push(await timed(fn));
+  return median(xs);
+}
+
+/** Host pool put/get at `bytes` against memcpy of the same size; rounds interleave the series. */
 async function hostFigures(pool, bytes) {
   const js = new Uint8Array(bytes).fill(7);
   const back = new Uint8Array(bytes);
-  const crc = (operand, offset) => packCrcRanges([{ operand, offset, length: bytes }]);
-  const put = () => transfer([js, pool], one(0, 0, 1, 0, bytes));
-  const putCrc = () => transfer([js, pool], one(0, 0, 1, 0, bytes), { crcs: crc(1, 0) });
-  const get = () => transfer([pool, back], one(0, 0, 1, 0, bytes));
-  const getCrc = () => transfer([pool, back], one(0, 0, 1, 0, bytes), { crcs: crc(1, 0) });
+  const crc = (operand) => packCrcRanges([{ operand, offset: 0, length: bytes }]);
+  const cases = {
+    put: () => transfer([js, pool], one(0, 0, 1, 0, bytes)),
+    putCrc: () => transfer([js, pool], one(0, 0, 1, 0, bytes), { crcs: crc(1) }),
+    get: () => transfer([pool, back], one(0, 0, 1, 0, bytes)),
+    getCrc: () => transfer([pool, back], one(0, 0, 1, 0, bytes), { crcs: crc(1) }),
+  };
   const series = { memcpy: [], put: [], putCrc: [], get: [], getCrc: [] };
-  await put();
-  await get();
   for (let r = 0; r < REPS; r++) {
     // The limit: the faster of glibc memcpy and the transfers' kernel, on huge-page buffers.
-    const m = await probeMemcpy(bytes, 1);
-    series.memcpy.push(Math.min(m.memcpySeconds[0], m.kernelSeconds[0]));
-    series.put.push(await timed(put));
-    series.putCrc.push(await timed(putCrc));
-    series.get.push(await timed(get));
-    series.getCrc.push(await timed(getCrc));
+    const m = await probeMemcpy(bytes, 5);
+    series.memcpy.push(Math.min(median(m.memcpySeconds), median(m.kernelSeconds)));
+    for (const [k, fn] of Object.entries(cases)) series[k].push(await block(fn));
   }
   const out = { bytes };
   for (const [k, v] of Object.entries(series)) out[`${k}GBps`] = gbps(bytes, median(v));
-  for (const k of ['put', 'putCrc', 'get', 'getCrc']) out[`${k}VsMemcpy`] = out[`${k}GBps`] / out.memcpyGBps;
+  for (const k of Object.keys(cases)) out[`${k}VsMemcpy`] = out[`${k}GBps`] / out.memcpyGBps;
   return out;
 }
 
@@ -84,12 +88,11 @@ async function gatherFigures(pool) {
   const crcs = packCrcRanges(segments.map((s) => ({ operand: 1, offset: s.offset, length: seg })));
   const bytes = seg * 8;
   const t = { memcpy: [], gather: [], gatherCrc: [] };
-  await transfer([cache, pool], ranges, { crcs });
   for (let r = 0; r < REPS; r++) {
-    const m = await probeMemcpy(bytes, 1);
-    t.memcpy.push(Math.min(m.memcpySeconds[0], m.kernelSeconds[0]));
-    t.gather.push(await timed(() => transfer([cache, pool], ranges)));
-    t.gatherCrc.push(await timed(() => transfer([cache, pool], ranges, { crcs })));
+    const m = await probeMemcpy(bytes, 5);
+    t.memcpy.push(Math.min(median(m.memcpySeconds), median(m.kernelSeconds)));
+    t.gather.push(await block(() => transfer([cache, pool], ranges)));
+    t.gatherCrc.push(await block(() => transfer([cache, pool], ranges, { crcs })));
   }
   const memcpyGBps = gbps(bytes, median(t.memcpy));
   return {
@@ -111,9 +114,9 @@ async function ssdFigures(pool, backend) {
   const n = SSD_BYTES / CHUNK;
   // Chunks land in a shuffled order on the device: the pool does not need them adjacent.
   const order = Array.from({ length: n }, (_, i) => (i * 7) % n);
-  const write = packTransferRanges(order.map((slot, i) => ({ src: 0, srcOffset: (i * CHUNK) % pool.bytes, dst: 1, dstOffset: slot * CHUNK, length: CHUNK })));
-  const read = packTransferRanges(order.map((slot, i) => ({ src: 1, srcOffset: slot * CHUNK, dst: 0, dstOffset: (i * CHUNK) % pool.bytes, length: CHUNK })));
-  const crcs = packCrcRanges(order.map((_, i) => ({ operand: 0, offset: (i * CHUNK) % pool.bytes, length: CHUNK })));
+  const write = packTransferRanges(order.map((slot, i) => ({ src: 0, srcOffset: i * CHUNK, dst: 1, dstOffset: slot * CHUNK, length: CHUNK })));
+  const read = packTransferRanges(order.map((slot, i) => ({ src: 1, srcOffset: slot * CHUNK, dst: 0, dstOffset: i * CHUNK, length: CHUNK })));
+  const crcs = packCrcRanges(order.map((_, i) => ({ operand: 0, offset: i * CHUNK, length: CHUNK })));
   const t = { rawWrite: [], rawRead: [], write: [], read: [], readCrc: [] };
   const probe = (mode) => probeDirectIo({ path: probePath, bytes: SSD_BYTES, blockBytes: MiB, queueDepth: 32, mode, backend });
   await probe('write');
@@ -142,8 +145,8 @@ async function filePerChunkFigures(pool) {
   const data = new Uint8Array(CHUNK).fill(9);
   for (let i = 0; i < n; i++) await writeFile(join(dir, `${i}.kv`), data);
   const ssd = await openSsdPool({ path: join(base, 'cold.bin'), bytes: SSD_BYTES, queueDepth: 32 });
-  await transfer([pool, ssd], packTransferRanges(Array.from({ length: n }, (_, i) => ({ src: 0, srcOffset: (i * CHUNK) % pool.bytes, dst: 1, dstOffset: i * CHUNK, length: CHUNK }))));
-  const read = packTransferRanges(Array.from({ length: n }, (_, i) => ({ src: 1, srcOffset: i * CHUNK, dst: 0, dstOffset: (i * CHUNK) % pool.bytes, length: CHUNK })));
+  await transfer([pool, ssd], packTransferRanges(Array.from({ length: n }, (_, i) => ({ src: 0, srcOffset: i * CHUNK, dst: 1, dstOffset: i * CHUNK, length: CHUNK }))));
+  const read = packTransferRanges(Array.from({ length: n }, (_, i) => ({ src: 1, srcOffset: i * CHUNK, dst: 0, dstOffset: i * CHUNK, length: CHUNK })));
   const t = { files: [], pool: [] };
   for (let r = 0; r < Math.max(3, REPS >> 1); r++) {
     for (let i = 0; i < n; i++) await dropPageCache(join(dir, `${i}.kv`));
@@ -160,7 +163,7 @@ async function filePerChunkFigures(pool) {
 }
 
 try {
-  const pool = await openHostPool({ bytes: 64 * MiB });
+  const pool = await openHostPool({ bytes: SSD_BYTES });
   const result = {
     io: ioInfo(),
     reps: REPS,

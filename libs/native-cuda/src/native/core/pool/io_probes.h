@@ -45,7 +45,8 @@ struct DirectIoProbeResult {
 };
 
 // Sequential O_DIRECT I/O over [0, bytes) of `path` in blocks of block_bytes with up to
-// queue_depth requests in flight, through an SsdDevice (same worker and backend). A write
+// queue_depth requests in flight, through an SsdDevice (same worker and backend), from
+// huge-page host pool memory (what the pool's transfers use). A write
 // probe creates or grows the file and overwrites [0, bytes). NOTE: a read probe must run on
 // blocks that were written: fallocated but unwritten extents read as zeros without any
 // device I/O and would report an impossible speed.
