@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  allocHostBuffer,
   dropPageCache,
   ioInfo,
   kvChunkRanges,
@@ -57,14 +58,18 @@ async function block(fn, n = 5) {
 async function hostFigures(pool, bytes) {
   const js = new Uint8Array(bytes).fill(7);
   const back = new Uint8Array(bytes);
+  // Staging memory from allocHostBuffer (huge pages from 4 MiB on), as an engine could use.
+  const staged = new Uint8Array(allocHostBuffer(bytes)).fill(7);
   const crc = (operand) => packCrcRanges([{ operand, offset: 0, length: bytes }]);
   const cases = {
     put: () => transfer([js, pool], one(0, 0, 1, 0, bytes)),
+    putFromHostBuffer: () => transfer([staged, pool], one(0, 0, 1, 0, bytes)),
     putCrc: () => transfer([js, pool], one(0, 0, 1, 0, bytes), { crcs: crc(1) }),
     get: () => transfer([pool, back], one(0, 0, 1, 0, bytes)),
     getCrc: () => transfer([pool, back], one(0, 0, 1, 0, bytes), { crcs: crc(1) }),
   };
-  const series = { memcpy: [], put: [], putCrc: [], get: [], getCrc: [] };
+  const series = { memcpy: [] };
+  for (const k of Object.keys(cases)) series[k] = [];
   for (let r = 0; r < REPS; r++) {
     // The limit: the faster of glibc memcpy and the transfers' kernel, on huge-page buffers.
     const m = await probeMemcpy(bytes, 5);

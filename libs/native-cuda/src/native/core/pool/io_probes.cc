@@ -109,7 +109,8 @@ Status ProbeDirectIo(const DirectIoProbeOptions& o, DirectIoProbeResult* out) {
   // every request, and pinning 4 KiB pages costs measurably more.
   const uint64_t slots = std::min<uint64_t>(o.bytes / o.block_bytes, device->queue_depth());
   HostPoolOptions ho;
-  ho.bytes = slots * o.block_bytes;
+  // At least one whole huge page, or a small buffer (queue depth 1) would get 4 KiB pages.
+  ho.bytes = std::max<uint64_t>(slots * o.block_bytes, HostPool::kAlignment);
   std::shared_ptr<HostPool> buf;
   MNEMO_RETURN_IF_ERROR(HostPool::Open(ho, &buf));
   std::memset(buf->data(), 0xA5, ho.bytes);
