@@ -107,7 +107,7 @@ export interface NativeAddon {
   numaNodes(): number[];
   openSsdPool(path: string, bytes: number, blockSize: number, queueDepth: number, maxRequestBytes: number, forcePread: boolean): Promise<RawSsdPool>;
   transfer(operands: readonly RawOperand[], ranges: Float64Array, crcs: Float64Array): Promise<{ crcs: Uint32Array; fusedCrcs: number }>;
-  probeMemcpy(bytes: number, iterations: number): Promise<{ bytes: number; threads: number; seconds: number[] }>;
+  probeMemcpy(bytes: number, iterations: number): Promise<{ bytes: number; threads: number; memcpySeconds: number[]; kernelSeconds: number[] }>;
   probeDirectIo(
     path: string,
     bytes: number,
@@ -117,7 +117,7 @@ export interface NativeAddon {
     forcePread: boolean,
   ): Promise<{ bytes: number; seconds: number; backend: 'io_uring' | 'pread'; backendReason: string | null; queueDepth: number }>;
   dropPageCache(path: string): Promise<void>;
-  ioInfo(): { uringCompiled: boolean; uringAvailable: boolean; uringReason: string | null; crc32c: string };
+  ioInfo(): { uringCompiled: boolean; uringAvailable: boolean; uringReason: string | null; crc32c: string; copyKernel: string };
   crc32c(data: ArrayBuffer | ArrayBufferView, seed: number): number;
   /** Bindings added by other files (kernels) register more functions. */
   [name: string]: unknown;

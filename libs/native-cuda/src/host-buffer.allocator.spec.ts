@@ -54,16 +54,15 @@ describe(freeHostBuffer.name, () => {
   const sut = freeHostBuffer;
 
   it('frees at once: V8 and the native counters drop, the buffer is detached', () => {
-    const before = { v8: externalMemory(), stats: nativeStats() };
     const buf = allocHostBuffer(8 << 20);
     const view = new Uint8Array(buf);
-    // Node adds a few bytes of its own per external buffer (its finalizer record).
-    expect(externalMemory() - before.v8).toBeGreaterThanOrEqual(8 << 20);
-    expect(externalMemory() - before.v8).toBeLessThan((8 << 20) + 1024);
+    // Garbage from earlier tests may be collected at any time, so counters are only
+    // checked in the direction a free moves them.
+    const before = { v8: externalMemory(), stats: nativeStats() };
     sut(buf);
-    expect(externalMemory() - before.v8).toBeLessThan(1024);
-    expect(nativeStats().hostBuffers).toBe(before.stats.hostBuffers);
-    expect(nativeStats().hostBytes).toBe(before.stats.hostBytes);
+    expect(before.v8 - externalMemory()).toBeGreaterThanOrEqual(8 << 20);
+    expect(before.stats.hostBuffers - nativeStats().hostBuffers).toBeGreaterThanOrEqual(1);
+    expect(before.stats.hostBytes - nativeStats().hostBytes).toBeGreaterThanOrEqual(8 << 20);
     expect(buf.byteLength).toBe(0);
     expect(view.length).toBe(0);
     expect(view[0]).toBeUndefined();

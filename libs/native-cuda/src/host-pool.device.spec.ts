@@ -1,5 +1,4 @@
-import { cudaInfo } from './native.info.js';
-import { externalMemory, nativeStats } from './native.info.js';
+import { cudaInfo, externalMemory, nativeStats } from './native.info.js';
 import { HostPoolDevice, numaNodes, openHostPool } from './host-pool.device.js';
 import { NativeError, NativeErrorCode, ValidationCode } from './native.error.js';
 import { rejection } from './testing/pool.fixtures.js';
@@ -20,16 +19,18 @@ describe(HostPoolDevice.name, () => {
   });
 
   it('reports its memory to V8 while open and gives it back on close', async () => {
-    const before = { v8: externalMemory(), stats: nativeStats() };
     const sut = await openHostPool({ bytes: 16 * MiB });
-    expect(externalMemory() - before.v8).toBe(16 * MiB);
-    expect(nativeStats().poolRegions - before.stats.poolRegions).toBe(1);
-    expect(nativeStats().poolBytes - before.stats.poolBytes).toBe(16 * MiB);
+    // Counters are checked in the direction close moves them (a GC may free other memory
+    // at any time, never add some).
+    const open = { v8: externalMemory(), stats: nativeStats() };
+    expect(open.v8).toBeGreaterThanOrEqual(16 * MiB);
     await sut.close();
-    expect(externalMemory()).toBe(before.v8);
-    expect(nativeStats().poolRegions).toBe(before.stats.poolRegions);
+    const closed = { v8: externalMemory(), stats: nativeStats() };
+    expect(open.v8 - closed.v8).toBeGreaterThanOrEqual(16 * MiB);
+    expect(open.stats.poolRegions - closed.stats.poolRegions).toBeGreaterThanOrEqual(1);
+    expect(open.stats.poolBytes - closed.stats.poolBytes).toBeGreaterThanOrEqual(16 * MiB);
     await sut.close(); // idempotent: nothing is given back twice
-    expect(externalMemory()).toBe(before.v8);
+    expect(externalMemory()).toBeGreaterThan(closed.v8 - 16 * MiB);
   });
 
   it('binds its pages to a NUMA node when asked', async () => {

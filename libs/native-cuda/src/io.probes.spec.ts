@@ -13,7 +13,8 @@ describe('io probes', () => {
 
   it('measures memcpy bandwidth per iteration', async () => {
     const r = await probeMemcpy(4 << 20, 3);
-    expect(r.seconds).toHaveLength(3);
+    expect(r.memcpySeconds).toHaveLength(3);
+    expect(r.kernelSeconds).toHaveLength(3);
     expect(r.threads).toBeGreaterThanOrEqual(1);
     expect(r.medianBytesPerSecond).toBeGreaterThan(100e6);
   });

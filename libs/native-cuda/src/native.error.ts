@@ -57,6 +57,27 @@ export function rangeError(message: string, code: ValidationCode = ValidationCod
   return Object.assign(new RangeError(message), { code });
 }
 
+/** Where a call came from: captured before an async native call, attached to its rejection. */
+export interface CallSite {
+  stack?: string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- any function is a valid frame boundary
+export function captureCallSite(boundary: Function): CallSite {
+  const site: CallSite = {};
+  Error.captureStackTrace(site, boundary);
+  return site;
+}
+
+/** Replaces `err`'s frames (a native worker's completion has none useful) with the caller's. */
+export function withSite(err: unknown, site: CallSite): unknown {
+  if (err instanceof Error && site.stack !== undefined) {
+    const frames = site.stack.slice(site.stack.indexOf('\n') + 1);
+    err.stack = `${err.name}: ${err.message}\n${frames}`;
+  }
+  return err;
+}
+
 /**
  * Runs an async native call so that a rejection carries the caller's stack: errors created
  * on the JS thread after a native worker finished have no useful frames of their own

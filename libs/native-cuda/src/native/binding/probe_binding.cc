@@ -1,5 +1,5 @@
 // Physical-limit probes and I/O facts:
-//   probeMemcpy(bytes, iterations): Promise<{ bytes, threads, seconds: number[] }>
+//   probeMemcpy(bytes, iterations): Promise<{ bytes, threads, memcpySeconds, kernelSeconds }>
 //   probeDirectIo(path, bytes, blockBytes, queueDepth, write, forcePread):
 //     Promise<{ bytes, seconds, backend, backendReason, queueDepth }>
 //   dropPageCache(path): Promise<void>
@@ -14,6 +14,7 @@
 #include "binding/addon_state.h"
 #include "binding/async_call.h"
 #include "binding/registry.h"
+#include "core/byte_copy.h"
 #include "core/crc32c.h"
 #include "core/pool/io_probes.h"
 
@@ -45,9 +46,13 @@ Napi::Value ProbeMemcpyJs(const Napi::CallbackInfo& info) {
       Napi::Object out = Napi::Object::New(e);
       out.Set("bytes", static_cast<double>(r.bytes));
       out.Set("threads", static_cast<double>(r.threads));
-      Napi::Array seconds = Napi::Array::New(e, r.seconds.size());
-      for (size_t i = 0; i < r.seconds.size(); ++i) seconds.Set(static_cast<uint32_t>(i), r.seconds[i]);
-      out.Set("seconds", seconds);
+      auto list = [&e](const std::vector<double>& xs) {
+        Napi::Array a = Napi::Array::New(e, xs.size());
+        for (size_t i = 0; i < xs.size(); ++i) a.Set(static_cast<uint32_t>(i), xs[i]);
+        return a;
+      };
+      out.Set("memcpySeconds", list(r.memcpy_seconds));
+      out.Set("kernelSeconds", list(r.kernel_seconds));
       return out;
     };
     return Status::Ok();
@@ -116,6 +121,7 @@ Napi::Value IoInfo(const Napi::CallbackInfo& info) {
   out.Set("uringAvailable", uring.ok());
   out.Set("uringReason", uring.ok() ? env.Null() : Napi::Value(Napi::String::New(env, uring.message())));
   out.Set("crc32c", Crc32cImplementation());
+  out.Set("copyKernel", CopyKernelName());
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "core/byte_copy.h"
 #include "core/interval_conflicts.h"
 
 namespace mnemo {
@@ -88,7 +89,10 @@ std::vector<CopyShard> PlanCopyShards(const CopyBatch& batch, size_t max_shards,
 }
 
 void RunCopyShard(const CopyShard& shard) {
-  for (const CopySegment& s : shard.segments) std::memcpy(s.dst, s.src, s.length);
+  for (const CopySegment& s : shard.segments) {
+    // Bulk pieces bypass the caches; small ones are likely read again soon.
+    CopyBytes(s.dst, s.src, s.length, s.length >= (size_t{512} << 10) ? CopyHint::kStreaming : CopyHint::kCached);
+  }
 }
 
 Status CopyEngine::Submit(const CopyBatch& batch, Completion done) {

@@ -126,6 +126,59 @@ MNEMO_CRC_TARGET inline void ThreeStreams(uint64_t& crc0, const uint8_t*& p, siz
   }
 }
 
+// ThreeStreams that also copies: each 8-byte word is loaded once, stored to `dst` and fed to
+// the CRC.
+MNEMO_CRC_TARGET inline void ThreeStreamsCopy(uint64_t& crc0, uint8_t*& d, const uint8_t*& p, size_t& n,
+                                              size_t block, const uint32_t (&shift)[4][256]) {
+  while (n >= 3 * block) {
+    uint64_t crc1 = 0;
+    uint64_t crc2 = 0;
+    const uint8_t* end = p + block;
+    do {
+      const uint64_t w0 = Load64(p);
+      const uint64_t w1 = Load64(p + block);
+      const uint64_t w2 = Load64(p + 2 * block);
+      std::memcpy(d, &w0, 8);
+      std::memcpy(d + block, &w1, 8);
+      std::memcpy(d + 2 * block, &w2, 8);
+      crc0 = MNEMO_CRC_U64(crc0, w0);
+      crc1 = MNEMO_CRC_U64(crc1, w1);
+      crc2 = MNEMO_CRC_U64(crc2, w2);
+      p += 8;
+      d += 8;
+    } while (p < end);
+    crc0 = Shift(shift, static_cast<uint32_t>(crc0)) ^ crc1;
+    crc0 = Shift(shift, static_cast<uint32_t>(crc0)) ^ crc2;
+    p += 2 * block;
+    d += 2 * block;
+    n -= 3 * block;
+  }
+}
+
+MNEMO_CRC_TARGET uint32_t HardwareCopyImpl(uint32_t crc, void* dst, const void* src, size_t length) {
+  const Tables& t = T();
+  const auto* p = static_cast<const uint8_t*>(src);
+  auto* d = static_cast<uint8_t*>(dst);
+  size_t n = length;
+  uint64_t crc0 = ~crc;
+  ThreeStreamsCopy(crc0, d, p, n, kLong, t.shift_long);
+  ThreeStreamsCopy(crc0, d, p, n, kShort, t.shift_short);
+  while (n >= 8) {
+    const uint64_t w = Load64(p);
+    std::memcpy(d, &w, 8);
+    crc0 = MNEMO_CRC_U64(crc0, w);
+    p += 8;
+    d += 8;
+    n -= 8;
+  }
+  while (n > 0) {
+    *d++ = *p;
+    crc0 = MNEMO_CRC_U8(crc0, *p++);
+    --n;
+  }
+  return ~static_cast<uint32_t>(crc0);
+}
+
 MNEMO_CRC_TARGET uint32_t HardwareImpl(uint32_t crc, const void* data, size_t length) {
   const Tables& t = T();
   const auto* p = static_cast<const uint8_t*>(data);
@@ -226,6 +279,14 @@ uint32_t Crc32cHardware(uint32_t crc, const void* data, size_t length) {
 
 uint32_t Crc32c(uint32_t crc, const void* data, size_t length) {
   return g_selected.fn(crc, data, length);
+}
+
+uint32_t Crc32cCopy(uint32_t crc, void* dst, const void* src, size_t length) {
+#ifdef MNEMO_CRC_TARGET
+  if (g_selected.fn != Crc32cSoftware) return HardwareCopyImpl(crc, dst, src, length);
+#endif
+  std::memcpy(dst, src, length);
+  return Crc32cSoftware(crc, dst, length);
 }
 
 uint32_t Crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b) {

@@ -19,6 +19,11 @@ namespace mnemo {
 // Crc32c(Crc32c(0, a, n), a + n, m) == Crc32c(0, a, n + m).
 uint32_t Crc32c(uint32_t crc, const void* data, size_t length);
 
+// Copies `length` bytes from `src` to `dst` (not overlapping) and returns `crc` extended
+// with them, reading each byte once: the hardware path feeds the CRC from the registers it
+// copies through, so a checksummed copy costs about what the checksum alone costs.
+uint32_t Crc32cCopy(uint32_t crc, void* dst, const void* src, size_t length);
+
 // The CRC of A‖B from crc(A), crc(B) and |B|, in O(log |B|) without touching the bytes.
 // Lets pieces of one range be checksummed by different threads and joined in order.
 uint32_t Crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b);

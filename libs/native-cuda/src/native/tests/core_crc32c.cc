@@ -87,6 +87,23 @@ MNEMO_TEST(crc32c, combine_joins_pieces_in_order) {
   CHECK_EQ(Crc32cCombine(0x12345678u, 0, 0), 0x12345678u);
 }
 
+MNEMO_TEST(crc32c, copying_checksum_copies_exactly_and_matches) {
+  const std::vector<uint8_t> data = RandomBytes(3 * 3 * 8192 + 5000, 23);
+  std::vector<uint8_t> out(data.size() + 128);
+  std::mt19937 rng(29);
+  for (int i = 0; i < 300; ++i) {
+    const size_t s_off = rng() % 64;
+    const size_t d_off = rng() % 64;
+    const size_t length = i < 80 ? static_cast<size_t>(i) : rng() % (data.size() - s_off);
+    const uint32_t seed = i % 2 ? rng() : 0;
+    std::fill(out.begin(), out.end(), 0xEE);
+    CHECK_EQ(Crc32cCopy(seed, out.data() + d_off, data.data() + s_off, length), Crc32cSoftware(seed, data.data() + s_off, length));
+    CHECK(std::memcmp(out.data() + d_off, data.data() + s_off, length) == 0);
+    for (size_t k = 0; k < d_off; ++k) CHECK_EQ(out[k], 0xEE);
+    for (size_t k = d_off + length; k < out.size(); ++k) CHECK_EQ(out[k], 0xEE);
+  }
+}
+
 MNEMO_TEST(crc32c, a_flipped_bit_changes_the_crc) {
   std::vector<uint8_t> data = RandomBytes(1 << 16, 21);
   const uint32_t before = Crc32c(0, data.data(), data.size());

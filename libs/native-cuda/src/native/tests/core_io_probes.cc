@@ -15,10 +15,12 @@ MNEMO_TEST(io_probes, memcpy_probe_times_every_iteration) {
   TaskQueue threads(2);
   MemcpyProbeResult r;
   CHECK(ProbeMemcpy(threads, 8 << 20, 3, &r).ok());
-  CHECK_EQ(r.seconds.size(), size_t{3});
+  CHECK_EQ(r.memcpy_seconds.size(), size_t{3});
+  CHECK_EQ(r.kernel_seconds.size(), size_t{3});
   CHECK_EQ(r.bytes, uint64_t{8 << 20});
   CHECK(r.threads >= 1 && r.threads <= 2);
-  for (double s : r.seconds) CHECK(s > 0 && s < 10);
+  for (double s : r.memcpy_seconds) CHECK(s > 0 && s < 10);
+  for (double s : r.kernel_seconds) CHECK(s > 0 && s < 10);
   CHECK_EQ(ProbeMemcpy(threads, 0, 1, &r).code(), StatusCode::kInvalidArgument);
 }
 

@@ -16,12 +16,15 @@ namespace mnemo {
 
 struct MemcpyProbeResult {
   uint64_t bytes = 0;
-  size_t threads = 0;            // shards the copy was split into (the pool's threads)
-  std::vector<double> seconds;   // one per iteration, after one warm-up
+  size_t threads = 0;                  // shards the copy was split into (the pool's threads)
+  std::vector<double> memcpy_seconds;  // glibc memcpy, one per iteration after a warm-up
+  std::vector<double> kernel_seconds;  // the transfers' copy kernel (byte_copy.h), streaming
 };
 
-// Copies `bytes` between two committed buffers `iterations` times on `pool`, split the way
-// transfers are split.
+// Copies `bytes` between two committed, huge-page-backed, 2 MiB-aligned buffers (the best
+// case host memory offers) `iterations` times on `pool`, split the way transfers are split,
+// with glibc's memcpy and with the transfers' own kernel (interleaved): the faster of the
+// two is the host tiers' physical limit.
 Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeResult* out);
 
 struct DirectIoProbeOptions {
@@ -42,7 +45,8 @@ struct DirectIoProbeResult {
 };
 
 // Sequential O_DIRECT I/O over [0, bytes) of `path` in blocks of block_bytes with up to
-// queue_depth requests in flight, through an SsdDevice (same worker and backend). A write
+// queue_depth requests in flight, through an SsdDevice (same worker and backend), from
+// huge-page host pool memory (what the pool's transfers use). A write
 // probe creates or grows the file and overwrites [0, bytes). NOTE: a read probe must run on
 // blocks that were written: fallocated but unwritten extents read as zeros without any
 // device I/O and would report an impossible speed.

@@ -10,9 +10,10 @@
 //
 // CRC ranges name memory bytes and are computed over their contents once the batch's
 // writes are done. A CRC range that is exactly tiled by the destinations (or sources) of
-// some of the batch's ranges is fused: each piece is checksummed right after it is copied
-// (still in cache) or read, and the pieces are joined with Crc32cCombine, so verification
-// costs no second pass over memory. Other CRC ranges run as a second phase on the pool.
+// some of the batch's ranges is fused: each piece is checksummed as it is copied (one pass,
+// Crc32cCopy) or right after it is read from an SSD, and the pieces are joined with
+// Crc32cCombine, so verification costs no second pass over memory. Other CRC ranges run as
+// a second phase on the pool.
 //
 // Ownership: operand memory and devices are borrowed; the caller keeps them alive (and SSD
 // devices open) until `done` has run.
@@ -71,8 +72,6 @@ struct TransferResult {
 struct TransferOptions {
   // NOTE: below ~256 KiB per thread the wake-up of another thread costs more than the copy.
   size_t min_shard_bytes = size_t{256} << 10;
-  // Copy-then-checksum step of fused CRCs: small enough that the bytes are still in L2.
-  size_t crc_block_bytes = size_t{128} << 10;
   // Pieces of a CRC range computed in the second phase run in parallel at this size.
   size_t crc_piece_bytes = size_t{1} << 20;
 };

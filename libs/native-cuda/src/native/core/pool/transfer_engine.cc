@@ -1,10 +1,10 @@
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <utility>
 
+#include "core/byte_copy.h"
 #include "core/crc32c.h"
 #include "core/pool/transfer.h"
 #include "core/pool/transfer_plan.h"
@@ -32,19 +32,16 @@ struct Job {
   }
 };
 
-void CopySegment(const CopySeg& s, size_t crc_block) {
+// Pieces at least this long are bulk: copied with streaming stores.
+constexpr size_t kStreamingBytes = size_t{512} << 10;
+
+void CopySegment(const CopySeg& s) {
   if (s.crc_out == nullptr) {
-    std::memcpy(s.dst, s.src, s.length);
+    CopyBytes(s.dst, s.src, s.length, s.length >= kStreamingBytes ? CopyHint::kStreaming : CopyHint::kCached);
     return;
   }
-  // Checksum each block right after copying it, while it is still in cache.
-  uint32_t crc = 0;
-  for (size_t at = 0; at < s.length; at += crc_block) {
-    const size_t n = std::min(crc_block, s.length - at);
-    std::memcpy(s.dst + at, s.src + at, n);
-    crc = Crc32c(crc, s.dst + at, n);
-  }
-  *s.crc_out = crc;
+  // One pass: every word is checksummed from the register it is copied through.
+  *s.crc_out = Crc32cCopy(0, s.dst, s.src, s.length);
 }
 
 void Finish(const std::shared_ptr<Job>& job) {
@@ -125,7 +122,7 @@ Status SubmitTransfer(const TransferBatch& batch, TaskQueue& pool, TransferDone 
   std::vector<TaskQueue::Task> tasks;
   for (size_t s = 0; s < job->plan.shards.size(); ++s) {
     tasks.emplace_back([job, s] {
-      for (const CopySeg& seg : job->plan.shards[s]) CopySegment(seg, std::max<size_t>(job->options.crc_block_bytes, 64));
+      for (const CopySeg& seg : job->plan.shards[s]) CopySegment(seg);
       ExecutorDone(job, Status::Ok());
     });
   }
