@@ -1,5 +1,6 @@
 import { putRecord, replayJournal, type ExtentAllocator, type KvRowGeometry, type PoolTier, type Removal, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
 import { ModelKv } from './model.kv.js';
+import type { SsdPoolDevice } from '@mnemo/native-cuda';
 import type { PoolDevice } from './pool.devices.js';
 import { SsdJournalFile } from './ssd-journal.file.js';
 
@@ -210,7 +211,14 @@ export class OffloadTiers {
     return { used, capacity };
   }
 
+  /**
+   * Makes what was written durable in the order a restart needs: the SSD data first (fdatasync
+   * of every SSD pool), then the journal records naming it — a record never points at bytes
+   * that could still be lost.
+   */
   async flushJournals(): Promise<void> {
+    if (!this.allModels().some((m) => m.journal?.hasPending)) return;
+    await Promise.all(this.ssd.map((d) => (d.device as SsdPoolDevice).flush()));
     await Promise.all(this.allModels().map((m) => m.journal?.flush()));
   }
 
