@@ -2,10 +2,11 @@
 # (`node apps/<app>/dist/main.js`). Build: `docker compose build` (or docker-compose).
 FROM node:20-bookworm
 
-# Native addon toolchain (libs/native-cuda via cmake-js).
+# Native addon toolchain (libs/native-cuda via cmake-js) and liburing for the SSD pool's
+# io_uring path (linked statically: nothing of it is needed at run time).
 # CUDA is compiled in only when nvcc is present, which it is not in this image: CPU backend.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends g++ cmake make python3 \
+ && apt-get install -y --no-install-recommends g++ cmake make python3 pkg-config liburing-dev \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

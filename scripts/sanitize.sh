@@ -13,6 +13,8 @@ flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 # protect_shadow_gap=0. MNEMO_DISABLE_CUDA=1 builds without it.
 cuda=ON
 [[ "${MNEMO_DISABLE_CUDA:-0}" == 1 ]] && cuda=OFF
+uring=ON
+[[ "${MNEMO_DISABLE_URING:-0}" == 1 ]] && uring=OFF
 
 # Ninja when present (see test-native.mjs); an existing folder keeps its generator.
 generator=()
@@ -20,7 +22,7 @@ if command -v ninja >/dev/null && [[ ! -f "$build/CMakeCache.txt" ]]; then gener
 
 cmake "${generator[@]}" -S "$pkg" -B "$build" \
   -DCMAKE_BUILD_TYPE=Debug \
-  -DMNEMO_BUILD_TESTS=ON -DMNEMO_BUILD_ADDON=OFF -DMNEMO_ENABLE_CUDA="$cuda" \
+  -DMNEMO_BUILD_TESTS=ON -DMNEMO_BUILD_ADDON=OFF -DMNEMO_ENABLE_CUDA="$cuda" -DMNEMO_ENABLE_URING="$uring" \
   -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
 cmake --build "$build" --target mnemo_native_tests --parallel "$jobs"

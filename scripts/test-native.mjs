@@ -27,6 +27,7 @@ const cuda = process.env.MNEMO_DISABLE_CUDA === '1' ? 'OFF' : 'ON';
 // eslint would try to parse, as Makefiles do); an existing folder keeps its generator.
 const hasNinja = spawnSync('ninja', ['--version'], { stdio: 'ignore' }).status === 0;
 const generator = hasNinja && !existsSync(join(buildDir, 'CMakeCache.txt')) ? ['-G', 'Ninja'] : [];
-run('cmake', [...generator, '-S', pkgDir, '-B', buildDir, '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DMNEMO_BUILD_TESTS=ON', '-DMNEMO_BUILD_ADDON=OFF', `-DMNEMO_ENABLE_CUDA=${cuda}`]);
+const uring = process.env.MNEMO_DISABLE_URING === '1' ? 'OFF' : 'ON';
+run('cmake', [...generator, '-S', pkgDir, '-B', buildDir, '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DMNEMO_BUILD_TESTS=ON', '-DMNEMO_BUILD_ADDON=OFF', `-DMNEMO_ENABLE_CUDA=${cuda}`, `-DMNEMO_ENABLE_URING=${uring}`]);
 run('cmake', ['--build', buildDir, '--target', 'mnemo_native_tests', '--parallel', jobs]);
 run(join(buildDir, 'mnemo_native_tests'), process.argv.slice(2));

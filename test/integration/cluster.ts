@@ -18,6 +18,9 @@ import {
   type InferenceRequest,
 } from '@mnemo/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { startScheduler, type SchedulerHandle } from '../../apps/scheduler/src/app.js';
 
@@ -54,6 +57,8 @@ export class Cluster {
   readonly nodes: NodeManagerHandle[] = [];
   readonly schedulers: SchedulerHandle[] = [];
   gateway?: GatewayLike;
+  /** Per-cluster data directory: each node keeps its SSD pool and journals under <dataDir>/<NODE_ID>. */
+  readonly dataDir = mkdtempSync(join(tmpdir(), 'mnemo-itest-'));
 
   private constructor(
     readonly nc: NatsConnection,
@@ -91,13 +96,20 @@ export class Cluster {
 
   /** Starts one more node-manager (unique NODE_ID per process and call). */
   async addNode(env: Env = {}): Promise<NodeManagerHandle> {
+    const nodeId = env.NODE_ID ?? `itest-${process.pid}-${++nodeCounter}`;
+    const dataDir = join(this.dataDir, nodeId);
     const node = await startNodeManager({
       NATS_URL: natsUrl(),
       METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
-      NODE_ID: `itest-${process.pid}-${++nodeCounter}`,
+      NODE_ID: nodeId,
       NODE_HEARTBEAT_MS: String(TEST_HEARTBEAT_MS),
       NODE_ENGINE: 'sim',
+      // Small pools for tests, with configured bandwidths (no probe at start).
+      NODE_DATA_DIR: dataDir,
+      NODE_KV_HOST_POOL: '16MiB',
+      NODE_KV_SSD_POOLS: `${join(dataDir, 'ssd-0.pool')}=64MiB`,
+      NODE_KV_BANDWIDTHS: '10,2',
       ...this.options.nodeEnv,
       ...env,
     });
@@ -161,6 +173,7 @@ export class Cluster {
     await Promise.all(this.nodes.map((n) => n.stop()));
     await Promise.all(this.schedulers.map((s) => s.stop()));
     if (!this.nc.isClosed()) await this.nc.drain();
+    rmSync(this.dataDir, { recursive: true, force: true });
   }
 }
 

@@ -10,6 +10,7 @@ import { HeartbeatModule } from './heartbeat/heartbeat.module.js';
 import { InferenceModule } from './inference/inference.module.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { NodeMetrics } from './shared/node.metrics.js';
+import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prompt-store.port.js';
 
 /**
  * Root module: process-wide singletons (config, logger, metrics, clock, the engine, the NATS connection) are made
@@ -18,7 +19,15 @@ import { NodeMetrics } from './shared/node.metrics.js';
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: NodeManagerConfig, logger: JsonLogger, metrics: ServiceMetrics, engine: Engine, nats: NatsConnection, clock: Clock = systemClock): DynamicModule {
+  static forRoot(
+    config: NodeManagerConfig,
+    logger: JsonLogger,
+    metrics: ServiceMetrics,
+    engine: Engine,
+    nats: NatsConnection,
+    store: PromptStore = NO_PROMPT_STORE,
+    clock: Clock = systemClock,
+  ): DynamicModule {
     return {
       module: AppModule,
       global: true,
@@ -31,9 +40,10 @@ export class AppModule {
         { provide: CLOCK, useValue: clock },
         { provide: ENGINE, useValue: engine },
         { provide: NATS_CONNECTION, useValue: nats },
+        { provide: PROMPT_STORE, useValue: store },
         NodeLifecycle,
       ],
-      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, NATS_CONNECTION, NodeLifecycle],
+      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, NATS_CONNECTION, PROMPT_STORE, NodeLifecycle],
     };
   }
 }

@@ -12,6 +12,9 @@ import { PublishHeartbeatUseCase } from './heartbeat/publish-heartbeat.use-case.
 import { InferenceNatsHandler } from './inference/inference.nats-handler.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { NodeMetrics } from './shared/node.metrics.js';
+import { KvEventsPublisher } from './kv-store/kv-events.publisher.js';
+import { KvStore } from './kv-store/kv.store.js';
+import { KvStoreMetrics } from './kv-store/kv-store.metrics.js';
 
 export interface NodeManagerHandle {
   readonly nodeId: string;
@@ -40,8 +43,22 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await engine.close();
     throw e;
   });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, nats), { logger, abortOnError: false }).catch(
+  const events = new KvEventsPublisher(nats, config.NODE_ID, config.kvStore.eventsMs);
+  const kvStore = await KvStore.open(config.kvStore, engine, (c) => events.add(c), (level, msg, fields) => logger.emit(level, msg, fields)).catch(async (e: unknown) => {
+    await nats.close();
+    await engine.close();
+    throw e;
+  });
+  if (kvStore) {
+    const { report, replays } = kvStore;
+    // The I/O path in use (io_uring or the pread fallback, and why) is said once, here.
+    logger.emit('info', 'KV store ready', { io: report.io, devices: report.devices, dataDir: config.kvStore.dataDir, journals: replays });
+    const storeMetrics = new KvStoreMetrics(metrics, kvStore, events);
+    kvStore.onBlocked = (ms) => storeMetrics.blockedIo.observe(ms / 1000);
+  } else logger.emit('info', 'KV store off', { reason: config.kvStore.enabled ? `the ${engine.kind} engine keeps no KV bytes` : 'NODE_KV_STORE=off' });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, nats, kvStore), { logger, abortOnError: false }).catch(
     async (e: unknown) => {
+      await kvStore?.close();
       await nats.close();
       await engine.close();
       throw e;
@@ -61,6 +78,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, async () => {
     await scheduler.stop();
     await app.close();
+    await kvStore?.close();
     await engine.close();
   });
   logger.emit('info', 'node-manager ready', { nodeId: config.NODE_ID, engine: engine.kind, models: engine.models().map((m) => m.id), metricsPort });
@@ -70,10 +88,12 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   // stop and kill are two ways to end; whichever comes first is the only one that runs.
   let stopping: Promise<void> | undefined;
   const end = (how: () => Promise<void>) => (stopping ??= how());
-  const close = async () => {
+  const close = async (how: 'graceful' | 'crash') => {
     await scheduler.stop();
     await ops.close();
     await app.close();
+    if (how === 'graceful') events.flush();
+    await (how === 'graceful' ? kvStore?.close() : kvStore?.abort());
     await engine.close();
   };
   return {
@@ -87,7 +107,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
         app.get(PublishHeartbeatUseCase).execute(); // goodbye: schedulers stop routing here now
         await endpoints.close(app.get(InferenceNatsHandler).inferSubject);
         await scheduler.drain(config.NODE_DRAIN_TIMEOUT_MS!);
-        await close();
+        await close('graceful');
         logger.emit('info', 'node-manager stopped', { nodeId: config.NODE_ID });
       }),
     kill: () =>
@@ -95,7 +115,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
         lifecycle.accepting = false;
         heartbeat.stop();
         await nats.close();
-        await close();
+        await close('crash');
         logger.emit('warn', 'node-manager killed', { nodeId: config.NODE_ID });
       }),
   };

@@ -60,8 +60,11 @@ export interface KvRestorePlan {
   readonly until: number;
   /** Layer `layer` of the restored positions, chunk payload layout `[K|V][token][kv_head][head_dim]`. */
   load(layer: number): Promise<Float32Array>;
-  /** Called once after the pass, whatever happened, so the plan can let go of what it holds. */
-  done?(ok: boolean): void;
+  /**
+   * Called once after the pass, whatever happened, so the plan can let go of what it holds;
+   * `blockedMs` is how long the pass waited on loads after its compute ran out (blocked I/O).
+   */
+  done?(ok: boolean, blockedMs?: number): void;
 }
 
 export interface TokenOutput {
@@ -125,6 +128,8 @@ export interface Engine {
    * layout `[layer][K|V][token][kv_head][head_dim]`; undefined when this engine keeps no KV bytes.
    */
   exportChunk(seqId: string, chunk: number): Float32Array | undefined;
+  /** Layers and K/V row width (kv_heads · head_dim) of a model's KV, or undefined when this engine keeps no KV bytes. */
+  kvLayout(model: string): { readonly layers: number; readonly rowElems: number } | undefined;
   /** Frees everything held for the sequence. Idempotent. */
   release(seqId: string): void;
   /** Frees everything the engine holds. */

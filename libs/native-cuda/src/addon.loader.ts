@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { NativeError } from './native.error.js';
 
 /** ABI the wrapper speaks; must equal `kNativeAbi` in src/native/core/version.h. */
-export const EXPECTED_NATIVE_ABI = 1;
+export const EXPECTED_NATIVE_ABI = 2;
 
 export interface NativeVersion {
   version: string;
@@ -36,11 +36,60 @@ export interface CudaInfo {
 }
 
 export interface NativeStats {
-  /** Live buffers from allocHostBuffer in this process (freed when JS collects them). */
+  /** Live buffers from allocHostBuffer in this process (freed by freeHostBuffer or when JS collects them). */
   hostBuffers: number;
   hostBytes: number;
+  /** Live host pool regions in this process (freed by close() or when JS collects the pool). */
+  poolRegions: number;
+  poolBytes: number;
   closed: boolean;
 }
+
+/** The raw native HostPool object (see host-pool.device.ts for the validated wrapper). */
+export interface RawHostPool {
+  info(): { closed: boolean; bytes?: number; kind?: 'pinned' | 'pageable'; numaNode?: number | null; pinError?: string | null };
+  close(): void;
+}
+
+export interface RawSsdPoolInfo {
+  closed: boolean;
+  path?: string;
+  bytes?: number;
+  blockSize?: number;
+  memoryAlignment?: number;
+  maxRequestBytes?: number;
+  queueDepth?: number;
+  backend?: 'io_uring' | 'pread';
+  backendReason?: string | null;
+  blockDevice?: boolean;
+  created?: boolean;
+}
+
+export interface SsdPoolStats {
+  /** Requests the kernel holds now: the device's queue depth in flight. */
+  inFlight: number;
+  /** The most requests ever in flight at once. */
+  peakInFlight: number;
+  /** Batches accepted and not yet completed. */
+  queuedBatches: number;
+  /** Requests (SQEs, or preadv/pwritev calls) issued since open. */
+  requests: number;
+  bytesRead: number;
+  bytesWritten: number;
+  /** Requests that failed. */
+  errors: number;
+}
+
+/** The raw native SsdPool object (see ssd-pool.device.ts for the validated wrapper). */
+export interface RawSsdPool {
+  info(): RawSsdPoolInfo;
+  stats(): SsdPoolStats;
+  flush(): Promise<void>;
+  beginClose(): void;
+  close(): void;
+}
+
+export type RawOperand = ArrayBuffer | ArrayBufferView | RawHostPool | RawSsdPool;
 
 /** The raw addon surface. Unvalidated: use the wrappers exported from index.ts. */
 export interface NativeAddon {
@@ -52,6 +101,24 @@ export interface NativeAddon {
   allocHostBuffer(bytes: number, alignment: number): ArrayBuffer;
   hostMemoryKind(): 'pinned' | 'pageable';
   batchCopy(buffers: readonly ArrayBuffer[], ranges: Float64Array): Promise<void>;
+  freeHostBuffer(buffer: ArrayBuffer): void;
+  externalMemory(): number;
+  openHostPool(bytes: number, numaNode: number, populate: boolean, hugePages: boolean): Promise<RawHostPool>;
+  numaNodes(): number[];
+  openSsdPool(path: string, bytes: number, blockSize: number, queueDepth: number, maxRequestBytes: number, forcePread: boolean): Promise<RawSsdPool>;
+  transfer(operands: readonly RawOperand[], ranges: Float64Array, crcs: Float64Array): Promise<{ crcs: Uint32Array; fusedCrcs: number }>;
+  probeMemcpy(bytes: number, iterations: number): Promise<{ bytes: number; threads: number; memcpySeconds: number[]; kernelSeconds: number[] }>;
+  probeDirectIo(
+    path: string,
+    bytes: number,
+    blockBytes: number,
+    queueDepth: number,
+    write: boolean,
+    forcePread: boolean,
+  ): Promise<{ bytes: number; seconds: number; backend: 'io_uring' | 'pread'; backendReason: string | null; queueDepth: number }>;
+  dropPageCache(path: string): Promise<void>;
+  ioInfo(): { uringCompiled: boolean; uringAvailable: boolean; uringReason: string | null; crc32c: string; copyKernel: string };
+  crc32c(data: ArrayBuffer | ArrayBufferView, seed: number): number;
   /** Bindings added by other files (kernels) register more functions. */
   [name: string]: unknown;
 }

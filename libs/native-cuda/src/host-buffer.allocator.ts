@@ -17,7 +17,8 @@ export type HostMemoryKind = 'pinned' | 'pageable';
 
 /**
  * Allocates `bytes` of zero-filled host memory aligned to `alignment`, returned as an
- * ArrayBuffer that owns it: the memory is freed when JS collects the buffer.
+ * ArrayBuffer that owns it: the memory is freed by `freeHostBuffer` or, failing that, when
+ * JS collects the buffer. V8 counts it as external memory either way.
  * Pinned (cudaHostAlloc) when a CUDA device is present, else posix_memalign — see
  * `hostMemoryKind()`.
  * @throws TypeError / RangeError for bad arguments; NativeError `out_of_memory`,
@@ -34,6 +35,19 @@ export function allocHostBuffer(bytes: number, options: HostBufferOptions = {}):
     throw rangeError(`alignment must be a power of two in [8, 2^30], got ${alignment}`, ValidationCode.InvalidArgValue);
   }
   return nativeAddon().allocHostBuffer(bytes, alignment);
+}
+
+/**
+ * Frees a buffer from `allocHostBuffer` now, instead of when JS collects it. The buffer is
+ * detached first (byteLength 0; views over it read nothing), so JS can never reach the freed
+ * memory; transfers already in flight keep it until they finish. V8's external-memory count
+ * drops at once.
+ * @throws TypeError when `buffer` is not an ArrayBuffer; NativeError `invalid_argument` when
+ *   it is not a live allocHostBuffer buffer (e.g. freed already).
+ */
+export function freeHostBuffer(buffer: ArrayBuffer): void {
+  if (Object.prototype.toString.call(buffer) !== '[object ArrayBuffer]') throw typeError('buffer must be an ArrayBuffer');
+  nativeAddon().freeHostBuffer(buffer);
 }
 
 /** The kind of memory `allocHostBuffer` returns in this process. */

@@ -26,3 +26,11 @@ export function nativeStats(): NativeStats {
 export function closeNative(): void {
   nativeAddon().close();
 }
+
+/**
+ * V8's running total of external memory: what host pools report (AdjustExternalMemory) and
+ * external ArrayBuffers add, and what V8's GC heuristics read. For tests and metrics.
+ */
+export function externalMemory(): number {
+  return nativeAddon().externalMemory();
+}

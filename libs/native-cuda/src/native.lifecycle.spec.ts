@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import { NativeErrorCode } from './native.error.js';
+import { tempDir } from './testing/pool.fixtures.js';
 
 // close() and the environment clean-up hook are per Node environment, so they are tested in
 // worker threads: closing the addon in jest's own environment would break the other specs.
@@ -78,6 +79,51 @@ describe('native addon lifecycle', () => {
       );
       expect(exitCode).toBe(1); // terminate()'s exit code
     }
+  });
+
+  describe('pool devices', () => {
+    let dir: ReturnType<typeof tempDir>;
+    beforeEach(() => {
+      dir = tempDir();
+    });
+    afterEach(() => dir.remove());
+
+    it('an environment that exits with devices open and transfers in flight exits cleanly', async () => {
+      const { messages, exitCode } = await inWorker(`
+        const bytes = 8 << 20;
+        const host = await addon.openHostPool(bytes, -1, true, true);
+        const ssd = await addon.openSsdPool(${JSON.stringify(dir.file('a.bin'))}, bytes, 0, 8, 1 << 20, false);
+        const src = new Uint8Array(bytes).fill(3);
+        await addon.transfer([src, host], new Float64Array([0, 0, 1, 0, bytes]), new Float64Array(0));
+        // Not awaited, never closed: the clean-up hooks must drain and join.
+        addon.transfer([host, ssd], new Float64Array([0, 0, 1, 0, bytes]), new Float64Array(0));
+        addon.transfer([ssd, new Uint8Array(bytes)], new Float64Array([0, 0, 1, 0, bytes]), new Float64Array(0));
+        post({ backend: ssd.info().backend, regions: addon.stats().poolRegions });
+      `);
+      expect(messages).toHaveLength(1);
+      expect(exitCode).toBe(0);
+    });
+
+    it('terminating environments with SSD I/O in flight never crashes the process', async () => {
+      for (let round = 0; round < 6; round++) {
+        const { exitCode } = await inWorker(
+          `
+          const bytes = 16 << 20;
+          const ssd = await addon.openSsdPool(${JSON.stringify(dir.file(`t${round}.bin`))}, bytes, 0, 4, 256 * 1024, ${round % 2 === 1});
+          const host = await addon.openHostPool(bytes, -1, false, false);
+          const staging = addon.allocHostBuffer(bytes, 4096);
+          addon.transfer([host, ssd], new Float64Array([0, 0, 1, 0, bytes]), new Float64Array([0, 0, bytes]));
+          addon.transfer([ssd, staging], new Float64Array([0, 0, 1, 0, bytes]), new Float64Array(0));
+          post('started');
+          setInterval(() => {}, 1000);
+          `,
+          (msg, worker) => {
+            if (msg === 'started') void worker.terminate();
+          },
+        );
+        expect(exitCode).toBe(1);
+      }
+    });
   });
 
   it('each environment has its own state: closing a worker leaves this one working', async () => {

@@ -11,6 +11,8 @@ import { NodeMetrics } from '../shared/node.metrics.js';
 import type { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
+import type { StoredPrompt } from '../kv-store/kv.store.js';
+import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
 
 export type CancelReason = 'client' | 'deadline' | 'shutdown' | 'abandoned';
 
@@ -42,6 +44,7 @@ export class BatchScheduler {
     @Inject(NodeMetrics) private readonly nodeMetrics: NodeMetrics,
     @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
+    @Inject(PROMPT_STORE) private readonly kvStore: PromptStore = NO_PROMPT_STORE,
   ) {}
 
   /** Runs iterations in the background until `stop`. */
@@ -84,7 +87,7 @@ export class BatchScheduler {
     if (fresh.length > 0) {
       this.nodeMetrics.batchSize.observe({ phase: 'prefill' }, fresh.length);
       batched ||= fresh.length > 1;
-      await this.step(fresh, () => this.engine.prefill(fresh.map(prefillInput)));
+      await this.step(fresh, () => this.engine.prefill(fresh.map((seq) => this.prefillInput(seq))));
     }
     const resumed = admitted.filter((s) => s.preempted && this.store.get(s.id) === s);
     if (resumed.length > 0) {
@@ -130,11 +133,18 @@ export class BatchScheduler {
           return { ...st, pool: seq.request.model, blocks, promptTokens: blocks * 16 };
         }
         const input = prefillInput(seq);
-        return { ...st, pool: seq.request.model, blocks: this.engine.prefillBlocks(input), promptTokens: input.tokens.length - this.engine.cachedTokens(input) };
+        // Whatever the device or the offload tiers hold costs blocks but no compute.
+        const ready = this.kvStore.restorableUntil(storedPrompt(seq), this.engine.cachedTokens(input));
+        return { ...st, pool: seq.request.model, blocks: this.engine.prefillBlocks(input), promptTokens: input.tokens.length - ready };
       });
     const kvAvailable: Record<string, number> = {};
     for (const m of this.engine.models()) kvAvailable[m.id] = this.engine.kvBudget(m.id).available;
     return planIteration({ running, waiting, maxBatch, maxPrefillTokens: this.config.NODE_MAX_PREFILL_TOKENS!, kvAvailable });
+  }
+
+  /** The engine's input for a new request: device prefix first, then whatever the KV store can restore. */
+  private prefillInput(seq: Sequence): PrefillInput {
+    return { ...prefillInput(seq), restore: (deviceTokens) => this.kvStore.restorePlan(storedPrompt(seq), deviceTokens) };
   }
 
   /** Drops a running sequence's device KV; it waits, keeping its place, until admitted again. */
@@ -176,7 +186,8 @@ export class BatchScheduler {
       outputs = await call();
     } catch (e) {
       const code = isMnemoError(e) ? e.code : ErrorCode.Internal;
-      if (code === ErrorCode.Overloaded) return this.requeue(seqs, e);
+      // Out of blocks, or a stored copy failed its checksum (now dropped): run again, recomputing.
+      if (code === ErrorCode.Overloaded || code === ErrorCode.DataLoss) return this.requeue(seqs, e, code);
       if (code === ErrorCode.Internal) this.logger.emit('error', 'engine call failed', { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e : String(e) });
       for (const s of seqs) {
         if (this.store.get(s.id) === s) this.finish(s, FinishReason.ERROR, [], code, { code, message: (e as Error)?.message ?? String(e) });
@@ -198,9 +209,10 @@ export class BatchScheduler {
    * The engine ran out of KV blocks although the plan said they fit (a bug in an estimate):
    * the call's sequences wait and are recomputed rather than failed.
    */
-  private requeue(seqs: Sequence[], e: unknown): void {
-    this.nodeMetrics.kvPlanMisses.inc();
-    this.logger.emit('warn', 'KV plan missed: sequences requeued', { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e.message : String(e) });
+  private requeue(seqs: Sequence[], e: unknown, code: ErrorCode): void {
+    if (code === ErrorCode.Overloaded) this.nodeMetrics.kvPlanMisses.inc();
+    const why = code === ErrorCode.Overloaded ? 'KV plan missed' : 'stored KV unusable';
+    this.logger.emit('warn', `${why}: sequences requeued`, { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e.message : String(e) });
     for (const s of seqs) {
       if (this.store.get(s.id) !== s) continue;
       if (s.generated === 0) {
@@ -266,6 +278,11 @@ export class BatchScheduler {
       if (s.request.deadlineUnixMs > 0 && now > s.request.deadlineUnixMs) this.cancel(s.id, 'deadline');
     }
   }
+}
+
+/** The request's prompt as the KV store keys it. */
+function storedPrompt(s: Sequence): StoredPrompt {
+  return { model: s.request.model, chunkKeys: s.request.chunkKeys, promptTokens: s.request.tokens.length };
 }
 
 /** What the engine needs to prefill a request; the tenant scopes its prefix-cache sharing. */

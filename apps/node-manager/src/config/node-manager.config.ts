@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { isSubjectToken, toSubjectToken } from '@mnemo/proto';
 import { commonSchema, opsSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
 import { parseHostPort } from '../chunks/advertised.address.js';
+import { parseKvStoreSettings, type KvStoreSettings } from '../kv-store/kv-store.settings.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 // The reference engine (a real transformer) is the default; the sim engine is for cluster-scale runs.
@@ -35,9 +36,18 @@ export const nodeManagerSchema = {
   NODE_SIM_EOS_PER_MILLE: { type: 'int', doc: 'sim engine: chance per token (‰) that EOS is sampled', default: 0, min: 0, max: 1000, when: isSim },
   NODE_REFERENCE_BACKEND: { type: 'enum', doc: 'reference engine: kernel backend', values: ['cpu', 'cuda'], default: 'cpu', when: isReference },
   NODE_KV_BLOCKS: { type: 'int', doc: 'device KV blocks (16 tokens) per model; the sim engine models this capacity', default: 1024, min: 1 },
+  NODE_DATA_DIR: { type: 'string', doc: 'where the node keeps its SSD pool files and journals (default .mnemo/nodes/<NODE_ID> under the working directory)' },
+  NODE_KV_STORE: { type: 'enum', doc: 'the tiered KV store (host pool + SSD pool behind the device cache): on or off', values: ['on', 'off'], default: 'on' },
+  NODE_KV_HOST_POOL: { type: 'string', doc: 'host-memory pool size (512MiB, 2GiB, …), 0 for none, or auto: a quarter of free memory, at most 1GiB', default: 'auto' },
+  NODE_KV_HOST_DEVICES: { type: 'int', doc: 'host pool devices (memory regions) the host pool is split into, e.g. one per NUMA node', default: 1, min: 1, max: 64 },
+  NODE_KV_SSD_POOLS: { type: 'list', doc: 'SSD pool devices: path[=size] each (a preallocated file or a raw block device), or none (default: <data dir>/ssd-0.pool=1GiB)' },
+  NODE_KV_BANDWIDTHS: { type: 'list', doc: 'GB/s of each pool device, host devices first then SSD pools (default: measured at start)' },
+  NODE_KV_SSD_TTL_MS: { type: 'int', doc: 'chunks unused this long leave the SSD pool', default: 86_400_000, min: 1000 },
+  NODE_KV_IO_BACKEND: { type: 'enum', doc: 'SSD I/O: auto (io_uring when available, else pread) or pread', values: ['auto', 'pread'], default: 'auto' },
+  NODE_KV_EVENTS_MS: { type: 'int', doc: 'KV events (what the node holds, per tier) are batched and published this often', default: 100, min: 10 },
 } as const satisfies Schema;
 
-export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & { readonly NODE_ID: string };
+export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & { readonly NODE_ID: string; readonly kvStore: KvStoreSettings };
 
 /** Injection token of the validated configuration. */
 export const NODE_CONFIG = Symbol('NODE_CONFIG');
@@ -56,7 +66,9 @@ export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
   const advertise = env.NODE_GRPC_ADVERTISE?.trim();
   if (advertise && !parseHostPort(advertise)) problems.push(`NODE_GRPC_ADVERTISE=${JSON.stringify(advertise)}: must be host or host:port (a peer dials it)`);
   if (!isSubjectToken(nodeId)) problems.push(`NODE_ID=${JSON.stringify(nodeId)}: must match [A-Za-z0-9_-]+ (it is part of NATS subjects)`);
-  if (problems.length > 0 || !config) throw new ConfigError(problems);
-  return { ...config, NODE_ID: nodeId };
+  const kv = config ? parseKvStoreSettings({ ...config, NODE_ID: nodeId }) : { problems: [] };
+  problems.push(...kv.problems);
+  if (problems.length > 0 || !config || !kv.settings) throw new ConfigError(problems);
+  return { ...config, NODE_ID: nodeId, kvStore: kv.settings };
 }
 

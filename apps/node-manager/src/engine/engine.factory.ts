@@ -22,7 +22,7 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
           models,
           cost: { decodeBaseMs: config.NODE_SIM_DECODE_STEP_MS!, prefillPerTokenMs: config.NODE_SIM_PREFILL_TOKEN_US! / 1000 },
           eosProbability: config.NODE_SIM_EOS_PER_MILLE! / 1000,
-          kvBlocks: config.NODE_KV_BLOCKS! * models.length,
+          kvBlocks: config.NODE_KV_BLOCKS!,
         });
     }
   } catch (e) {

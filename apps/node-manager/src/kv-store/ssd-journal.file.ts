@@ -55,6 +55,11 @@ export class SsdJournalFile {
     return this.appended;
   }
 
+  /** Records queued and not yet written. */
+  get hasPending(): boolean {
+    return this.pending.length > 0;
+  }
+
   /** Queues records; they reach the disk with the next flush. */
   append(records: readonly JournalRecord[]): void {
     this.pending.push(...records);

@@ -82,6 +82,7 @@ export class ReferenceEngine implements Engine {
     const opened: string[] = [];
     const plans = new Map<string, { plan: KvRestorePlan; from: number }>();
     let ok = false;
+    const blockedBefore = this.counters.blockedIoMs;
     try {
       const rest = new Map<string, readonly number[]>();
       const cached = new Map<string, number>();
@@ -120,7 +121,8 @@ export class ReferenceEngine implements Engine {
       for (const id of opened) this.release(id);
       throw e;
     } finally {
-      for (const { plan } of plans.values()) plan.done?.(ok);
+      const blocked = this.counters.blockedIoMs - blockedBefore;
+      for (const { plan } of plans.values()) plan.done?.(ok, blocked);
     }
   }
 
@@ -253,6 +255,11 @@ export class ReferenceEngine implements Engine {
   watchChunks(listener: (e: EngineChunkEvent) => void): () => void {
     this.chunkListeners.add(listener);
     return () => this.chunkListeners.delete(listener);
+  }
+
+  kvLayout(model: string): { layers: number; rowElems: number } {
+    const c = this.runtime(model).config;
+    return { layers: c.layers, rowElems: c.kvHeads * c.headDim };
   }
 
   exportChunk(seqId: string, chunk: number): Float32Array {

@@ -180,6 +180,10 @@ export class SimEngine implements Engine {
     return undefined;
   }
 
+  kvLayout(): undefined {
+    return undefined;
+  }
+
   /** Not serialised with steps: the node-manager preempts between iterations, never inside one. */
   preempt(seqId: string): void {
     const seq = this.seq(seqId);

@@ -12,4 +12,6 @@ export enum ErrorCode {
   Timeout = 'timeout',
   Cancelled = 'cancelled',
   Internal = 'internal',
+  /** Stored KV failed its checksum or could not be read: a miss to recompute, never wrong tokens. */
+  DataLoss = 'data_loss',
 }

@@ -15,6 +15,7 @@ describe(errorStatus.name, () => {
     [ErrorCode.Internal, 500, GrpcStatus.INTERNAL, 'server_error'],
     [ErrorCode.NoNodeAvailable, 503, GrpcStatus.UNAVAILABLE, 'service_unavailable_error'],
     [ErrorCode.Timeout, 504, GrpcStatus.DEADLINE_EXCEEDED, 'timeout_error'],
+    [ErrorCode.DataLoss, 500, GrpcStatus.DATA_LOSS, 'server_error'],
   ];
 
   it.each(cases)('maps %s to HTTP %i, gRPC %i, %s', (code, http, grpc, openaiType) => {

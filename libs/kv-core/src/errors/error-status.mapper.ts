@@ -59,6 +59,9 @@ export function errorStatus(code: ErrorCode): ErrorStatus {
       return { http: 499, grpc: GrpcStatus.CANCELLED, openaiType: 'request_cancelled' };
     case ErrorCode.Internal:
       return { http: 500, grpc: GrpcStatus.INTERNAL, openaiType: 'server_error' };
+    case ErrorCode.DataLoss:
+      // Nodes recompute instead of failing; a client sees it only if that recompute fails too.
+      return { http: 500, grpc: GrpcStatus.DATA_LOSS, openaiType: 'server_error' };
     case ErrorCode.NoNodeAvailable:
       return { http: 503, grpc: GrpcStatus.UNAVAILABLE, openaiType: 'service_unavailable_error' };
     case ErrorCode.Timeout:

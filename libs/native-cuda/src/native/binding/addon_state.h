@@ -13,6 +13,8 @@
 
 #include "core/copy_engine.h"
 #include "core/cuda/cuda_runtime.h"
+#include "core/pool/host_pool.h"
+#include "core/pool/ssd_device.h"
 #include "core/status.h"
 #include "core/task_queue.h"
 
@@ -23,6 +25,12 @@ class AddonState {
   // The JS class thrown for native failures (see lifecycle_binding.cc `init`); called as
   // `new ErrorClass(message, code)`. Empty until init() ran; then plain Error + `code`.
   Napi::FunctionReference error_class;
+  // Constructors of the pool device classes (pool_wraps.h); instances are only made by the
+  // open functions, which hand the native device to the constructor through `pending_*`.
+  Napi::FunctionReference host_pool_class;
+  Napi::FunctionReference ssd_pool_class;
+  std::shared_ptr<HostPool> pending_host_pool;
+  std::shared_ptr<SsdDevice> pending_ssd;
 
   // Thread count for the pool; only effective before the pool's first use.
   void set_thread_count(size_t threads) { thread_count_ = threads; }

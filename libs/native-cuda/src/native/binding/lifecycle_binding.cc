@@ -4,6 +4,7 @@
 #include "binding/addon_state.h"
 #include "binding/registry.h"
 #include "core/host_memory.h"
+#include "core/pool/host_pool.h"
 #include "core/version.h"
 
 namespace mnemo::binding {
@@ -81,8 +82,17 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("hostBuffers", static_cast<double>(host.allocations));
   out.Set("hostBytes", static_cast<double>(host.bytes));
+  const HostPoolStats pools = GetHostPoolStats();
+  out.Set("poolRegions", static_cast<double>(pools.regions));
+  out.Set("poolBytes", static_cast<double>(pools.bytes));
   out.Set("closed", state.closed());
   return out;
+}
+
+// externalMemory(): V8's running total of external memory (what AdjustExternalMemory moves
+// and GC heuristics read; process.memoryUsage().external shows only ArrayBuffer stores).
+Napi::Value ExternalMemory(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(Napi::MemoryManagement::AdjustExternalMemory(info.Env(), 0)));
 }
 
 Napi::Object InitLifecycle(Napi::Env env, Napi::Object exports) {
@@ -91,6 +101,7 @@ Napi::Object InitLifecycle(Napi::Env env, Napi::Object exports) {
   exports.Set("version", Napi::Function::New(env, Version, "version"));
   exports.Set("cudaInfo", Napi::Function::New(env, CudaInfo, "cudaInfo"));
   exports.Set("stats", Napi::Function::New(env, Stats, "stats"));
+  exports.Set("externalMemory", Napi::Function::New(env, ExternalMemory, "externalMemory"));
   return exports;
 }
 

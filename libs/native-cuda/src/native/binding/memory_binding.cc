@@ -23,7 +23,8 @@ bool IsSizeValue(const Napi::Value& v) {
 }
 
 // allocHostBuffer(bytes: number, alignment: number): ArrayBuffer
-// The ArrayBuffer owns the memory: its finalizer frees it when JS collects the buffer.
+// The ArrayBuffer owns the memory: its finalizer frees it when JS collects the buffer,
+// unless freeHostBuffer freed it earlier.
 Napi::Value AllocHostBuffer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   // Assert: the TS wrapper validated these already.
@@ -37,12 +38,33 @@ Napi::Value AllocHostBuffer(const Napi::CallbackInfo& info) {
 
   HostAllocation allocation;
   ThrowIfError(env, AllocateHost(bytes, alignment, PreferredKind(state), &allocation));
-  // Ownership: the registry entry (dropped by the finalizer) and any in-flight batch share
-  // the memory; see host_buffer_registry.h.
-  RegisterHostBuffer(allocation).reset();
+  // Ownership: the registry entry (dropped by the finalizer or freeHostBuffer) and any
+  // in-flight batch share the memory; see host_buffer_registry.h.
+  const uint64_t id = RegisterHostBuffer(allocation);
+  // NOTE: V8 already counts an external ArrayBuffer's bytes as external memory (and stops
+  // counting them when it is detached), so no AdjustExternalMemory here: it would double.
   return Napi::ArrayBuffer::New(
       env, allocation.data, allocation.bytes,
-      [](Napi::Env, void* data) { UnregisterHostBuffer(data); });
+      [](Napi::Env, void* data, uint64_t* hint) { UnregisterHostBuffer(data, reinterpret_cast<uintptr_t>(hint)); },
+      reinterpret_cast<uint64_t*>(static_cast<uintptr_t>(id)));
+}
+
+// freeHostBuffer(buffer: ArrayBuffer): frees an allocHostBuffer buffer now instead of at GC.
+// The ArrayBuffer is detached first (byteLength 0; views over it read nothing), so JS can
+// never touch the freed memory; batches already in flight keep it until they finish.
+Napi::Value FreeHostBuffer(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArrayBuffer()) {
+    ThrowStatus(env, Status::InvalidArgument("freeHostBuffer(buffer: ArrayBuffer)"));
+  }
+  Napi::ArrayBuffer ab = info[0].As<Napi::ArrayBuffer>();
+  void* data = ab.Data();
+  if (data == nullptr || ab.ByteLength() == 0 || !FindHostBuffer(data)) {
+    ThrowStatus(env, Status::InvalidArgument("not a live buffer from allocHostBuffer (freed already?)"));
+  }
+  ab.Detach();
+  ReleaseHostBuffer(data);
+  return env.Undefined();
 }
 
 // hostMemoryKind(): 'pinned' | 'pageable' — what allocHostBuffer hands out in this process.
@@ -53,6 +75,7 @@ Napi::Value HostMemoryKindOf(const Napi::CallbackInfo& info) {
 Napi::Object InitMemory(Napi::Env env, Napi::Object exports) {
   exports.Set("allocHostBuffer", Napi::Function::New(env, AllocHostBuffer, "allocHostBuffer"));
   exports.Set("hostMemoryKind", Napi::Function::New(env, HostMemoryKindOf, "hostMemoryKind"));
+  exports.Set("freeHostBuffer", Napi::Function::New(env, FreeHostBuffer, "freeHostBuffer"));
   return exports;
 }
 

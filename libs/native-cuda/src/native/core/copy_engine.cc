@@ -6,15 +6,11 @@
 #include <memory>
 #include <string>
 
+#include "core/byte_copy.h"
+#include "core/interval_conflicts.h"
+
 namespace mnemo {
 namespace {
-
-struct Interval {
-  uintptr_t begin;
-  uintptr_t end;  // exclusive
-  size_t range;   // index into batch.ranges
-  bool write;
-};
 
 std::string RangeName(size_t i) { return "range " + std::to_string(i); }
 
@@ -49,7 +45,7 @@ Status CheckBounds(const CopyBatch& batch, size_t i) {
 }  // namespace
 
 Status ValidateCopyBatch(const CopyBatch& batch) {
-  std::vector<Interval> intervals;
+  std::vector<AccessInterval> intervals;
   intervals.reserve(batch.ranges.size() * 2);
   for (size_t i = 0; i < batch.ranges.size(); ++i) {
     MNEMO_RETURN_IF_ERROR(CheckBounds(batch, i));
@@ -57,31 +53,10 @@ Status ValidateCopyBatch(const CopyBatch& batch) {
     if (r.length == 0) continue;
     const auto src = reinterpret_cast<uintptr_t>(batch.buffers[r.src_buffer].data) + r.src_offset;
     const auto dst = reinterpret_cast<uintptr_t>(batch.buffers[r.dst_buffer].data) + r.dst_offset;
-    intervals.push_back({src, src + r.length, i, false});
-    intervals.push_back({dst, dst + r.length, i, true});
+    intervals.push_back({0, src, src + r.length, i, false});
+    intervals.push_back({0, dst, dst + r.length, i, true});
   }
-  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.write > b.write;
-  });
-  // Sweep in address order. Two intervals overlap iff the later-starting one begins before
-  // the earlier one ends, so it is enough to remember the furthest-reaching write and read
-  // seen so far: any interval starting below the furthest write end overlaps a write; a
-  // write starting below the furthest read end overlaps a read.
-  const Interval* far_write = nullptr;
-  const Interval* far_read = nullptr;
-  for (const Interval& cur : intervals) {
-    if (far_write != nullptr && cur.begin < far_write->end) {
-      return Status::RangeConflict(RangeName(cur.range) + (cur.write ? " writes" : " reads") +
-                                   " bytes that " + RangeName(far_write->range) + " writes");
-    }
-    if (cur.write && far_read != nullptr && cur.begin < far_read->end) {
-      return Status::RangeConflict(RangeName(cur.range) + " writes bytes that " +
-                                   RangeName(far_read->range) + " reads");
-    }
-    const Interval*& far = cur.write ? far_write : far_read;
-    if (far == nullptr || cur.end > far->end) far = &cur;
-  }
-  return Status::Ok();
+  return FindConflict(std::move(intervals));
 }
 
 std::vector<CopyShard> PlanCopyShards(const CopyBatch& batch, size_t max_shards,
@@ -114,7 +89,10 @@ std::vector<CopyShard> PlanCopyShards(const CopyBatch& batch, size_t max_shards,
 }
 
 void RunCopyShard(const CopyShard& shard) {
-  for (const CopySegment& s : shard.segments) std::memcpy(s.dst, s.src, s.length);
+  for (const CopySegment& s : shard.segments) {
+    // Bulk pieces bypass the caches; small ones are likely read again soon.
+    CopyBytes(s.dst, s.src, s.length, s.length >= (size_t{512} << 10) ? CopyHint::kStreaming : CopyHint::kCached);
+  }
 }
 
 Status CopyEngine::Submit(const CopyBatch& batch, Completion done) {

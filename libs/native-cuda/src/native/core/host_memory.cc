@@ -1,5 +1,8 @@
 #include "core/host_memory.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +15,8 @@ namespace mnemo {
 namespace {
 
 constexpr size_t kPinnedAlignment = 4096;  // what cudaHostAlloc guarantees (a page)
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugeBufferBytes = size_t{4} << 20;
 
 std::atomic<size_t> g_live_allocations{0};
 std::atomic<size_t> g_live_bytes{0};
@@ -49,10 +54,16 @@ Status AllocateHost(size_t bytes, size_t alignment, HostMemoryKind kind, HostAll
       break;
     }
     case HostMemoryKind::kPageable: {
+      // Large buffers get huge-page alignment and advice: streaming copies and O_DIRECT
+      // (which pins every page of a request) pay per 4 KiB page, dearly so in a VM.
+      const bool huge = bytes >= kHugeBufferBytes;
+      if (huge) alignment = std::max(alignment, kHugePage);
       if (posix_memalign(&data, alignment, bytes) != 0) {
         return Status::OutOfMemory("posix_memalign(" + std::to_string(alignment) + ", " +
                                    std::to_string(bytes) + ") failed");
       }
+      // Advisory: a kernel with THP off ignores it.
+      if (huge) (void)madvise(data, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
       break;
     }
   }

@@ -32,7 +32,8 @@ inline constexpr size_t kMaxHostAlignment = size_t{1} << 30;
 // Allocates `bytes` (> 0) aligned to `alignment` (a power of two in [8, kMaxHostAlignment]).
 // kPinned falls back to nothing: it fails with the CUDA status, and the caller decides.
 // Pinned memory larger-aligned than 4096 bytes is not offered (kInvalidArgument).
-// The memory is zero-filled so that no stale heap bytes leak into JS.
+// The memory is zero-filled so that no stale heap bytes leak into JS. Pageable buffers of
+// 4 MiB or more are aligned to 2 MiB (at least) and advised for transparent huge pages.
 Status AllocateHost(size_t bytes, size_t alignment, HostMemoryKind kind, HostAllocation* out);
 
 void FreeHost(const HostAllocation& allocation);

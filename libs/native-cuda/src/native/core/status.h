@@ -15,12 +15,16 @@ enum class StatusCode : int {
   kInvalidArgument = 100,
   kOutOfRange = 101,
   kRangeConflict = 102,  // ranges of one batch overlap where they must not
+  kMisaligned = 103,     // direct I/O offset, length or memory not aligned as the device needs
+  kNotFound = 104,       // a path that must exist does not
   // 2xx: resources and lifecycle.
   kOutOfMemory = 200,
   kClosed = 201,  // the object (or the addon) was closed
+  kUnsupported = 202,  // the platform refuses what was asked (O_DIRECT on tmpfs, no io_uring)
   // 3xx: device.
   kCudaUnavailable = 300,  // not compiled with CUDA, or no usable device
   kCudaError = 301,
+  kIoError = 302,  // a read or write failed on the device (errno in the message)
   // 9xx: broken invariant inside the native code.
   kInternal = 900,
 };
@@ -37,6 +41,10 @@ class [[nodiscard]] Status {
   static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
   static Status OutOfRange(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
   static Status RangeConflict(std::string m) { return {StatusCode::kRangeConflict, std::move(m)}; }
+  static Status Misaligned(std::string m) { return {StatusCode::kMisaligned, std::move(m)}; }
+  static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
+  static Status Unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
+  static Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
   static Status OutOfMemory(std::string m) { return {StatusCode::kOutOfMemory, std::move(m)}; }
   static Status Closed(std::string m) { return {StatusCode::kClosed, std::move(m)}; }
   static Status CudaUnavailable(std::string m) { return {StatusCode::kCudaUnavailable, std::move(m)}; }

@@ -32,6 +32,14 @@ MNEMO_TEST(host_memory, pageable_allocations_honour_alignment) {
   }
 }
 
+MNEMO_TEST(host_memory, large_pageable_buffers_are_huge_page_aligned) {
+  HostAllocation a;
+  CHECK(AllocateHost(size_t{4} << 20, 64, HostMemoryKind::kPageable, &a).ok());
+  CHECK_EQ(reinterpret_cast<uintptr_t>(a.data) % (size_t{2} << 20), uintptr_t{0});
+  CHECK(a.alignment >= (size_t{2} << 20));
+  FreeHost(a);
+}
+
 MNEMO_TEST(host_memory, rejects_bad_sizes_and_alignments) {
   struct Case {
     size_t bytes;

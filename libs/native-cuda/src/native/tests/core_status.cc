@@ -34,10 +34,14 @@ MNEMO_TEST(status, codes_are_grouped_by_hundreds) {
       {Status::InvalidArgument("x"), StatusCode::kInvalidArgument, 1, "invalid_argument"},
       {Status::OutOfRange("x"), StatusCode::kOutOfRange, 1, "out_of_range"},
       {Status::RangeConflict("x"), StatusCode::kRangeConflict, 1, "range_conflict"},
+      {Status::Misaligned("x"), StatusCode::kMisaligned, 1, "misaligned"},
+      {Status::NotFound("x"), StatusCode::kNotFound, 1, "not_found"},
       {Status::OutOfMemory("x"), StatusCode::kOutOfMemory, 2, "out_of_memory"},
       {Status::Closed("x"), StatusCode::kClosed, 2, "closed"},
+      {Status::Unsupported("x"), StatusCode::kUnsupported, 2, "unsupported"},
       {Status::CudaUnavailable("x"), StatusCode::kCudaUnavailable, 3, "cuda_unavailable"},
       {Status::CudaError("x"), StatusCode::kCudaError, 3, "cuda_error"},
+      {Status::IoError("x"), StatusCode::kIoError, 3, "io_error"},
       {Status::Internal("x"), StatusCode::kInternal, 9, "internal"},
   };
   for (const Case& c : cases) {

@@ -66,4 +66,18 @@ void PinnedHostFree(void* ptr) {
   if (ptr != nullptr) cudaFreeHost(ptr);
 }
 
+Status RegisterHost(void* ptr, size_t bytes) {
+  const cudaError_t err = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    if (err == cudaErrorMemoryAllocation) return Status::OutOfMemory(ErrorText(err));
+    return Status::CudaError(ErrorText(err));
+  }
+  return Status::Ok();
+}
+
+void UnregisterHost(void* ptr) {
+  if (ptr != nullptr && cudaHostUnregister(ptr) != cudaSuccess) cudaGetLastError();
+}
+
 }  // namespace mnemo::cuda

@@ -42,4 +42,10 @@ Status PinnedHostAlloc(size_t bytes, void** out);
 // possibly after the CUDA runtime began unloading at process exit.
 void PinnedHostFree(void* ptr);
 
+// Page-locks existing host memory (cudaHostRegister, portable) so copies to and from a
+// device run asynchronously. Same failure codes as PinnedHostAlloc.
+Status RegisterHost(void* ptr, size_t bytes);
+// Undoes RegisterHost; errors ignored for the same reason as PinnedHostFree.
+void UnregisterHost(void* ptr);
+
 }  // namespace mnemo::cuda

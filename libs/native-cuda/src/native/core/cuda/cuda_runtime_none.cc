@@ -18,6 +18,10 @@ Status PinnedHostAlloc(size_t bytes, void** out) {
 
 void PinnedHostFree(void* ptr) {}
 
+Status RegisterHost(void* ptr, size_t bytes) { return Status::CudaUnavailable("built without CUDA"); }
+
+void UnregisterHost(void* ptr) {}
+
 }  // namespace mnemo::cuda
 
 #endif  // MNEMO_WITH_CUDA

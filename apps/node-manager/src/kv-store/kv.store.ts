@@ -1,0 +1,197 @@
+import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { CHUNK_TOKENS } from '@mnemo/kv-core';
+import type { Engine, EngineChunkEvent, KvRestorePlan } from '@mnemo/engine';
+import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
+import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
+import { RestoreReader } from './restore.reader.js';
+import type { KvStoreSettings } from './kv-store.settings.js';
+import { TierWriter, type ChunkPayload } from './tier.writer.js';
+import type { KvHoldingChange } from './kv-events.publisher.js';
+
+/** A request's prompt as the store sees it: its model and its chunk keys (one per whole 256-token chunk). */
+export interface StoredPrompt {
+  readonly model: string;
+  readonly chunkKeys: readonly string[];
+  readonly promptTokens: number;
+}
+
+/** Restore statistics the node exports. */
+export interface RestoreCounters {
+  plans: number;
+  restoredTokens: number;
+  /** Restored tokens by the tier they were read from (host when every layer was there). */
+  hitTokens: { mem: number; ssd: number };
+  failures: number;
+  /** Time the engine waited on loads after compute ran out (blocked I/O), summed over prefills. */
+  blockedMs: number;
+}
+
+/** What a store operation can report without depending on a logger implementation. */
+export type StoreLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+
+/**
+ * The node's tiered KV store behind the engine's device cache (ARCHITECTURE §4): every whole
+ * chunk a sequence writes on the device is exported and written through to the host pool and,
+ * in the background, to the SSD pool (which keeps a complete copy and survives a restart through
+ * its journal); a request whose prefix the device lacks gets a restore plan that loads it back
+ * layer by layer while the engine computes. Every change of what a tier holds is reported.
+ */
+export class KvStore {
+  readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
+  /** Told the blocked I/O of every restoring prefill (the metrics histogram). */
+  onBlocked?: (ms: number) => void;
+  private readonly unwatch: () => void;
+  private readonly exports: Array<{ model: string; chunk: ChunkPayload }> = [];
+  private exportScheduled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  private constructor(
+    readonly tiers: OffloadTiers,
+    readonly writer: TierWriter,
+    private readonly engine: Engine,
+    private readonly onChange: (c: KvHoldingChange) => void,
+    private readonly log: StoreLog,
+    readonly report: PoolReport,
+    readonly replays: readonly JournalReplay[],
+    housekeepingMs: number,
+  ) {
+    this.unwatch = engine.watchChunks((e) => this.onDeviceChunk(e));
+    this.timer = setInterval(() => void this.housekeeping(), housekeepingMs).unref();
+  }
+
+  /**
+   * Opens the pool devices, replays each model's SSD journal (a warm restart finds its chunks),
+   * and starts watching the engine. Undefined when the store is off or the engine keeps no KV
+   * bytes (the sim engine).
+   */
+  static async open(s: KvStoreSettings, engine: Engine, onChange: (c: KvHoldingChange) => void, log: StoreLog): Promise<KvStore | undefined> {
+    const models = engine.models().filter((m) => engine.kvLayout(m.id) !== undefined);
+    if (!s.enabled || models.length === 0) return undefined;
+    await mkdir(s.dataDir, { recursive: true });
+    const { devices, report } = await openPoolDevices(s);
+    const tiers = new OffloadTiers(devices, s.ssdTtlMs, (c: TierChange) => onChange(c));
+    try {
+      const replays: JournalReplay[] = [];
+      for (const m of models) replays.push(await tiers.addModel(m.id, engine.kvLayout(m.id)!, join(s.dataDir, `journal-${fileSafe(m.id)}.mkvj`)));
+      const writer = new TierWriter(tiers, (e, what) => log('error', `KV store ${what} failed`, { err: e instanceof Error ? e : String(e) }));
+      return new KvStore(tiers, writer, engine, onChange, log, report, replays, Math.min(60_000, Math.max(1000, s.ssdTtlMs / 4)));
+    } catch (e) {
+      await tiers.close();
+      await closePoolDevices(devices);
+      throw e;
+    }
+  }
+
+  /** Tokens past `deviceTokens` the tiers could restore for this prompt now (planning estimate; takes nothing). */
+  restorableUntil(p: StoredPrompt, deviceTokens: number): number {
+    if (!this.tiers.has(p.model)) return deviceTokens;
+    const first = Math.floor(deviceTokens / CHUNK_TOKENS);
+    const held = this.tiers.model(p.model).table.longestPrefix(p.chunkKeys.slice(first)).length;
+    return Math.max(deviceTokens, Math.min((first + held) * CHUNK_TOKENS, p.promptTokens - 1));
+  }
+
+  /**
+   * A restore plan for positions [deviceTokens, until) of the prompt, pinning every replica it
+   * will read; undefined when the tiers hold nothing past what the device has.
+   */
+  restorePlan(p: StoredPrompt, deviceTokens: number): KvRestorePlan | undefined {
+    if (!this.tiers.has(p.model)) return undefined;
+    const m = this.tiers.model(p.model);
+    m.table.touch(p.chunkKeys, this.tiers.now());
+    const first = Math.floor(deviceTokens / CHUNK_TOKENS);
+    const chunks = m.table.longestPrefix(p.chunkKeys.slice(first));
+    const until = Math.min((first + chunks.length) * CHUNK_TOKENS, p.promptTokens - 1);
+    if (until <= deviceTokens) return undefined;
+    let reader: RestoreReader;
+    try {
+      reader = new RestoreReader(this.tiers, m, chunks.slice(0, Math.ceil(until / CHUNK_TOKENS) - first), deviceTokens, until);
+    } catch (e) {
+      this.log('warn', 'KV restore not planned', { model: p.model, err: (e as Error).message });
+      return undefined;
+    }
+    this.counters.plans++;
+    return {
+      until,
+      load: (layer) => reader.load(layer),
+      done: (ok, blockedMs) => {
+        const byTier = reader.tokensByTier();
+        reader.release();
+        if (ok) {
+          this.counters.restoredTokens += until - deviceTokens;
+          this.counters.hitTokens.mem += byTier.mem;
+          this.counters.hitTokens.ssd += byTier.ssd;
+        } else this.counters.failures++;
+        this.counters.blockedMs += blockedMs ?? 0;
+        this.onBlocked?.(blockedMs ?? 0);
+      },
+    };
+  }
+
+  /** Expiry of idle SSD chunks and journal compaction. */
+  async housekeeping(): Promise<void> {
+    try {
+      this.tiers.expire();
+      await this.tiers.flushJournals();
+      await this.tiers.compactJournals();
+    } catch (e) {
+      this.log('error', 'KV store housekeeping failed', { err: e instanceof Error ? e : String(e) });
+    }
+  }
+
+  /** Waits for every write accepted so far to reach its last tier and be journaled. */
+  async settle(): Promise<void> {
+    this.flushExports();
+    await this.writer.drain();
+    await this.tiers.flushJournals();
+  }
+
+  async close(): Promise<void> {
+    this.unwatch();
+    clearInterval(this.timer);
+    await this.settle();
+    await this.tiers.close();
+    await closePoolDevices(this.tiers.devices);
+  }
+
+  /**
+   * Like a crash, for tests: stops at once without waiting for background writes or syncing
+   * the journal beyond what already reached the disk; what a restart finds is what survived.
+   */
+  async abort(): Promise<void> {
+    this.unwatch();
+    clearInterval(this.timer);
+    await closePoolDevices(this.tiers.devices);
+  }
+
+  private onDeviceChunk(e: EngineChunkEvent): void {
+    if (e.kind === 'evicted') {
+      this.onChange({ kind: 'removed', tier: 'device', model: e.model, keys: [e.key] });
+      return;
+    }
+    this.onChange({ kind: 'stored', tier: 'device', model: e.model, keys: [e.key] });
+    if (!this.tiers.has(e.model)) return;
+    const m = this.tiers.model(e.model);
+    if (m.table.holdsChunk(e.key, 'mem') || (this.tiers.host.length === 0 && m.table.holdsChunk(e.key, 'ssd'))) return;
+    // Exported now, while the sequence holds the blocks (right after the pass that completed them).
+    const payload = this.engine.exportChunk(e.seqId, e.chunk);
+    if (!payload) return;
+    this.exports.push({ model: e.model, chunk: { key: e.key, position: e.chunk, payload } });
+    if (!this.exportScheduled) {
+      this.exportScheduled = true;
+      // Chunks completed by one pass go to the pool as one batch.
+      queueMicrotask(() => this.flushExports());
+    }
+  }
+
+  private flushExports(): void {
+    this.exportScheduled = false;
+    const byModel = new Map<string, ChunkPayload[]>();
+    for (const { model, chunk } of this.exports.splice(0)) byModel.set(model, [...(byModel.get(model) ?? []), chunk]);
+    for (const [model, chunks] of byModel) void this.writer.write(model, chunks);
+  }
+}
+
+function fileSafe(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, '_');
+}

@@ -1,0 +1,99 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { ExtentAllocator, type PoolTier } from '@mnemo/kv-core';
+import { ioInfo, numaNodes, openHostPool, openSsdPool, probeDirectIo, probeMemcpy, type HostPoolDevice, type SsdPoolDevice } from '@mnemo/native-cuda';
+import type { KvStoreSettings } from './kv-store.settings.js';
+
+/** Every offset and size in the pools is a multiple of this, so host ↔ SSD copies need no bounce buffer. */
+export const POOL_ALIGNMENT = 4096;
+/**
+ * Journal device indices: SSD pool i is i, host pool device i is HOST_INDEX_BASE + i, so a
+ * restarted node with another host layout still finds its SSD replicas under the same index.
+ */
+export const HOST_INDEX_BASE = 256;
+
+/** One device of the unified pool with the free-space allocator that places segments on it. */
+export interface PoolDevice {
+  readonly index: number;
+  readonly type: PoolTier;
+  readonly device: HostPoolDevice | SsdPoolDevice;
+  /** Bytes/s used for bandwidth-proportional placement (measured or configured). */
+  readonly bandwidth: number;
+  readonly allocator: ExtentAllocator;
+  readonly name: string;
+}
+
+/** What opening the pool found, for the start-up log line. */
+export interface PoolReport {
+  readonly devices: ReadonlyArray<{ name: string; type: PoolTier; bytes: number; bandwidthGBs: number; detail: string }>;
+  readonly io: string;
+}
+
+const PROBE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Opens the host-memory and SSD pool devices the settings name (creating SSD pool files,
+ * reopening existing ones as they are, so a restarted node finds its data) and measures each
+ * device's bandwidth unless configured: memcpy for host memory, O_DIRECT reads of a scratch
+ * file beside each SSD pool (never the pool itself, which may hold a previous run's KV).
+ */
+export async function openPoolDevices(s: KvStoreSettings): Promise<{ devices: PoolDevice[]; report: PoolReport }> {
+  const devices: PoolDevice[] = [];
+  try {
+    const nodes = numaNodes();
+    const hostCount = s.hostBytes > 0 ? s.hostDevices : 0;
+    const per = Math.floor(s.hostBytes / Math.max(1, hostCount) / POOL_ALIGNMENT) * POOL_ALIGNMENT;
+    const memBw = s.bandwidths ? undefined : hostCount > 0 ? (await probeMemcpy(Math.min(PROBE_BYTES, per), 3)).medianBytesPerSecond : 0;
+    for (let i = 0; i < hostCount; i++) {
+      // One region per NUMA node when there are several: the Unified-pooling layout.
+      const numaNode = nodes.length > 1 ? nodes[i % nodes.length] : undefined;
+      const device = await openHostPool({ bytes: per, numaNode });
+      devices.push({
+        index: HOST_INDEX_BASE + i,
+        type: 'mem',
+        device,
+        bandwidth: s.bandwidths?.[i] ?? memBw!,
+        allocator: new ExtentAllocator(device.bytes, POOL_ALIGNMENT),
+        name: `host${i}`,
+      });
+    }
+    for (const [i, pool] of s.ssdPools.entries()) {
+      await mkdir(dirname(pool.path), { recursive: true });
+      const device = await openSsdPool({ path: pool.path, bytes: pool.bytes, blockSize: POOL_ALIGNMENT, backend: s.ioBackend });
+      const bandwidth = s.bandwidths?.[hostCount + i] ?? (await measureSsd(pool.path, s.ioBackend));
+      devices.push({ index: i, type: 'ssd', device, bandwidth, allocator: new ExtentAllocator(device.bytes, POOL_ALIGNMENT), name: `ssd${i}` });
+    }
+  } catch (e) {
+    await closePoolDevices(devices);
+    throw e;
+  }
+  const io = ioInfo();
+  return {
+    devices,
+    report: {
+      io: io.uringAvailable ? `io_uring (crc32c: ${io.crc32c})` : `pread/pwrite fallback: ${io.uringReason ?? 'io_uring not compiled in'} (crc32c: ${io.crc32c})`,
+      devices: devices.map((d) => ({
+        name: d.name,
+        type: d.type,
+        bytes: d.device.bytes,
+        bandwidthGBs: Math.round(d.bandwidth / 1e7) / 100,
+        detail: 'path' in d.device ? `${d.device.path} ${d.device.backend}${d.device.backendReason ? ` (${d.device.backendReason})` : ''}` : `${d.device.kind}${d.device.numaNode === null ? '' : ` numa ${d.device.numaNode}`}`,
+      })),
+    },
+  };
+}
+
+export async function closePoolDevices(devices: readonly PoolDevice[]): Promise<void> {
+  await Promise.allSettled(devices.map((d) => d.device.close()));
+}
+
+/** Sequential O_DIRECT read throughput of the filesystem or device beside the pool. */
+async function measureSsd(poolPath: string, backend: 'auto' | 'pread'): Promise<number> {
+  const scratch = join(dirname(poolPath), `.bandwidth-probe-${process.pid}`);
+  try {
+    await probeDirectIo({ path: scratch, bytes: PROBE_BYTES / 4, mode: 'write', backend });
+    return (await probeDirectIo({ path: scratch, bytes: PROBE_BYTES / 4, mode: 'read', backend })).bytesPerSecond;
+  } finally {
+    await rm(scratch, { force: true });
+  }
+}

@@ -1,0 +1,183 @@
+import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, planOffload, type PinHandle, type PrefixChunk, type SegmentLocation } from '@mnemo/kv-core';
+import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
+import type { ModelKv } from './model.kv.js';
+import type { OffloadTiers } from './offload.tiers.js';
+
+/** Where one (chunk, layer) segment is read from during a restore. */
+interface Source {
+  readonly key: string;
+  readonly layer: number;
+  /** The replica pinned for the whole restore (host if the host held it, else SSD). */
+  readonly pinned: PinHandle;
+  /** Host copy to read from: the pinned one, or the promotion target of an SSD one. */
+  host?: { readonly operand: TransferOperand; readonly offset: number; readonly crc32c: number };
+}
+
+/**
+ * Reads one request's cached prefix back from the offload tiers, a layer at a time, in the
+ * layout a layer-wise load hands the engine: `[K|V][until - from][kv_head · head_dim]`.
+ *
+ * Every replica it will read is pinned when the restore is planned (nothing can evict or free
+ * it until {@link release}), host replicas first. An SSD-only segment is first read into the
+ * host pool (a promotion: the next turn finds it there), or into a scratch buffer when the host
+ * pool has no room. Every segment's CRC32C is checked against the one recorded when it was
+ * written — on the bytes actually copied — and a mismatch throws DataLoss after dropping the
+ * replica, so the prefill fails, the request recomputes, and no wrong KV is ever used.
+ */
+export class RestoreReader {
+  private readonly sources: Source[][];
+  private readonly promoted: PinHandle[] = [];
+  /** Host slots read into that another restore promoted first: freed when this one ends. */
+  private readonly orphans: SegmentLocation[] = [];
+  private released = false;
+
+  /** Throws DataLoss if some replica is no longer there (evicted since the lookup). */
+  constructor(
+    private readonly tiers: OffloadTiers,
+    private readonly m: ModelKv,
+    /** The chunks covering [from, until), in order. */
+    private readonly chunks: readonly PrefixChunk[],
+    readonly from: number,
+    readonly until: number,
+  ) {
+    this.sources = [];
+    try {
+      for (const c of chunks) {
+        const layers: Source[] = [];
+        for (let layer = 0; layer < m.geometry.layers; layer++) {
+          const tier = c.mem[layer] ? 'mem' : 'ssd';
+          const pinned = m.table.pin(c.chunkKey, layer, tier);
+          if (!pinned) throw new MnemoError(ErrorCode.DataLoss, `chunk ${c.chunkKey} layer ${layer} left the ${tier} tier before its restore`);
+          const host = tier === 'mem' ? { operand: tiers.device(pinned.location.deviceIndex).device, offset: pinned.location.offset, crc32c: pinned.location.crc32c } : undefined;
+          layers.push({ key: c.chunkKey, layer, pinned, host });
+        }
+        this.sources.push(layers);
+      }
+    } catch (e) {
+      this.release();
+      throw e;
+    }
+  }
+
+  /** Layer `layer` of the restored positions, verified. */
+  async load(layer: number): Promise<Float32Array> {
+    if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader used after release');
+    const first = Math.floor(this.from / CHUNK_TOKENS);
+    const srcs = this.sources.map((s) => s[layer]!);
+    for (const s of srcs) {
+      if (s.host) continue;
+      // Promoted by another restore since this one was planned: read that copy instead.
+      const pin = this.m.table.pin(s.key, s.layer, 'mem');
+      if (!pin) continue;
+      this.promoted.push(pin);
+      s.host = { operand: this.tiers.device(pin.location.deviceIndex).device, offset: pin.location.offset, crc32c: pin.location.crc32c };
+    }
+    await this.promote(srcs.filter((s) => !s.host));
+    const g = this.m.geometry;
+    const dst = new Float32Array(2 * (this.until - this.from) * g.rowElems);
+    const operands: TransferOperand[] = [dst];
+    const index = new Map<TransferOperand, number>([[dst, 0]]);
+    const op = (o: TransferOperand) => {
+      if (!index.has(o)) index.set(o, operands.push(o) - 1);
+      return index.get(o)!;
+    };
+    const ranges: number[] = [];
+    const segElems = this.m.segBytes / 4;
+    for (const p of layerPieces(g, layer, this.from, this.until)) {
+      const h = srcs[p.chunk - first]!.host!;
+      ranges.push(op(h.operand), h.offset + (p.src - layer * segElems) * 4, 0, p.dst * 4, p.len * 4);
+    }
+    const crcs = srcs.flatMap((s) => [op(s.host!.operand), s.host!.offset, this.m.segBytes]);
+    const r = await transfer(operands, Float64Array.from(ranges), { crcs: Float64Array.from(crcs) });
+    srcs.forEach((s, i) => {
+      if (r.crcs[i] !== s.host!.crc32c) this.corrupt(s, s.pinned.location.type);
+    });
+    this.tiers.counters.readBytes.mem += srcs.length * this.m.segBytes;
+    return dst;
+  }
+
+  /** Restored tokens per tier they come from: host when every layer of their chunk was in host memory. */
+  tokensByTier(): { mem: number; ssd: number } {
+    const out = { mem: 0, ssd: 0 };
+    this.chunks.forEach((c, i) => {
+      const start = Math.max(this.from, c.position * CHUNK_TOKENS);
+      const end = Math.min(this.until, (c.position + 1) * CHUNK_TOKENS);
+      out[this.sources[i]!.every((s) => s.pinned.location.type === 'mem') ? 'mem' : 'ssd'] += Math.max(0, end - start);
+    });
+    return out;
+  }
+
+  /** Lets go of every pin (space freed meanwhile comes back now). Idempotent. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.tiers.unpin(this.m, [...this.sources.flat().map((s) => s.pinned), ...this.promoted]);
+    for (const loc of this.orphans) this.tiers.free(loc);
+  }
+
+  /** Reads SSD-only segments into host memory in one transfer, verifying each on the way. */
+  private async promote(srcs: Source[]): Promise<void> {
+    if (srcs.length === 0) return;
+    const m = this.m;
+    const plan = this.tiers.host.length === 0 ? undefined : planOffload(
+      srcs.map((s) => ({ position: 0, s })),
+      this.tiers.host.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator })),
+      m.stride,
+    );
+    const targets = new Map<Source, { operand: TransferOperand; offset: number; deviceIndex?: number }>();
+    for (const w of plan?.writes ?? []) w.segments.forEach(({ s }, i) => targets.set(s, { operand: this.tiers.device(w.deviceIndex).device, offset: w.offsets[i]!, deviceIndex: w.deviceIndex }));
+    const rest = srcs.filter((s) => !targets.has(s));
+    if (rest.length > 0) {
+      // No host room: a scratch buffer, aligned for O_DIRECT, only for this layer.
+      const scratch = allocHostBuffer(rest.length * m.stride);
+      rest.forEach((s, i) => targets.set(s, { operand: scratch, offset: i * m.stride }));
+    }
+    const operands: TransferOperand[] = [];
+    const index = new Map<TransferOperand, number>();
+    const op = (o: TransferOperand) => {
+      if (!index.has(o)) index.set(o, operands.push(o) - 1);
+      return index.get(o)!;
+    };
+    const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
+    const ranges: number[] = [];
+    const crcs: number[] = [];
+    for (const s of srcs) {
+      const t = targets.get(s)!;
+      ranges.push(op(this.tiers.device(s.pinned.location.deviceIndex).device), s.pinned.location.offset, op(t.operand), t.offset, ioBytes);
+      crcs.push(op(t.operand), t.offset, m.segBytes);
+    }
+    let r;
+    try {
+      r = await transfer(operands, Float64Array.from(ranges), { crcs: Float64Array.from(crcs) });
+    } catch (e) {
+      for (const w of plan?.writes ?? []) for (const x of w.extents) this.tiers.device(w.deviceIndex).allocator.free(x.offset, x.length);
+      throw new MnemoError(ErrorCode.DataLoss, `SSD read failed: ${(e as Error).message}`);
+    }
+    this.tiers.counters.readBytes.ssd += srcs.length * m.segBytes;
+    const bad = srcs.find((s, i) => r.crcs[i] !== s.pinned.location.crc32c);
+    if (bad) {
+      for (const w of plan?.writes ?? []) for (const x of w.extents) this.tiers.device(w.deviceIndex).allocator.free(x.offset, x.length);
+      this.corrupt(bad, 'ssd');
+    }
+    const kept: Array<{ seg: { chunkKey: string; position: number; layer: number }; location: SegmentLocation }> = [];
+    srcs.forEach((s) => {
+      const t = targets.get(s)!;
+      s.host = { operand: t.operand, offset: t.offset, crc32c: s.pinned.location.crc32c };
+      if (t.deviceIndex === undefined) return;
+      const location: SegmentLocation = { deviceIndex: t.deviceIndex, type: 'mem', offset: t.offset, length: m.segBytes, crc32c: s.pinned.location.crc32c };
+      if (m.table.get(s.key, s.layer, 'mem')) this.orphans.push(location);
+      else kept.push({ seg: { chunkKey: s.key, position: m.table.positionOf(s.key)!, layer: s.layer }, location });
+    });
+    // Promoted copies join the host tier (pinned until this restore ends).
+    this.tiers.put(m, kept);
+    for (const k of kept) {
+      const pin = m.table.pin(k.seg.chunkKey, k.seg.layer, 'mem');
+      if (pin) this.promoted.push(pin);
+    }
+  }
+
+  private corrupt(s: Source, tier: 'mem' | 'ssd'): never {
+    this.tiers.dropCorrupt(this.m, s.key, s.layer, tier);
+    throw new MnemoError(ErrorCode.DataLoss, `chunk ${s.key} layer ${s.layer}: CRC32C mismatch in the ${tier} tier (dropped; the request recomputes)`);
+  }
+}

@@ -1,0 +1,207 @@
+import { planOffload, type DeviceWrite, type OffloadDevice, type PinHandle, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
+import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
+import type { ModelKv } from './model.kv.js';
+import type { OffloadTiers } from './offload.tiers.js';
+import type { PoolDevice } from './pool.devices.js';
+
+/** A whole chunk's KV in the payload layout `[layer][K|V][256][kv_head][head_dim]` (fp32). */
+export interface ChunkPayload {
+  readonly key: string;
+  /** Index of the chunk in its key chain (position / 256). */
+  readonly position: number;
+  readonly payload: Float32Array;
+}
+
+/** Where an SSD write reads a segment from: its pinned host replica, or the payload itself. */
+type SsdSource = { readonly kind: 'host'; readonly pin: PinHandle } | { readonly kind: 'payload'; readonly payload: Float32Array; readonly byteOffset: number };
+
+interface SsdJob {
+  readonly m: ModelKv;
+  readonly seg: SegmentRef;
+  readonly source: SsdSource;
+  /** The write() it came from: one batch never mixes two, so a newer one can evict an older. */
+  readonly origin: number;
+}
+
+type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: number };
+
+/** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
+const SSD_BATCH_SEGMENTS = 64;
+
+const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] => ds.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator }));
+
+/**
+ * Write-through of whole chunks: to the host pool at once (one native transfer per batch,
+ * bandwidth-proportional across host devices, CRC32C taken while copying), then in the
+ * background to the SSD pool (the slowest tier, which keeps a complete copy), batched into few
+ * large O_DIRECT writes per device and journaled. A full tier evicts (later layers of the least
+ * recently used request first); a chunk no tier has room for is simply not kept — never a
+ * stall. The host replica being copied to SSD is pinned, so eviction cannot reuse its space
+ * mid-copy.
+ */
+export class TierWriter {
+  private readonly queue: SsdJob[] = [];
+  private pumping?: Promise<void>;
+  private readonly writes = new Set<Promise<void>>();
+  private origins = 0;
+  /** Segments that found no room in the slowest tier (kept only in faster ones). */
+  ssdSkipped = 0;
+
+  constructor(
+    private readonly tiers: OffloadTiers,
+    private readonly onError: (e: unknown, what: string) => void,
+  ) {}
+
+  /** Segments waiting for (or in) an SSD write. */
+  get pendingSsd(): number {
+    return this.queue.length;
+  }
+
+  /** Writes chunks through: host now (resolves when there), SSD in the background. */
+  write(model: string, chunks: readonly ChunkPayload[]): Promise<void> {
+    const p = this.writeHost(this.tiers.model(model), chunks, ++this.origins).catch((e) => this.onError(e, 'host write'));
+    this.writes.add(p);
+    void p.finally(() => this.writes.delete(p));
+    return p;
+  }
+
+  /** Resolves once every write accepted so far reached its last tier (tests, shutdown). */
+  async drain(): Promise<void> {
+    while (this.writes.size > 0 || this.pumping) {
+      await Promise.all([...this.writes]);
+      await this.pumping;
+    }
+  }
+
+  private async writeHost(m: ModelKv, chunks: readonly ChunkPayload[], origin: number): Promise<void> {
+    for (const c of chunks) {
+      if (c.payload.length !== m.geometry.layers * (m.segBytes / 4)) throw new RangeError(`chunk ${c.key} payload has ${c.payload.length} floats, want ${m.geometry.layers * (m.segBytes / 4)}`);
+    }
+    // Enumerated layer by layer (Unified pooling §IV-A3), so placement stripes every layer over the devices.
+    const segs: Seg[] = [];
+    for (let layer = 0; layer < m.geometry.layers; layer++) {
+      for (const c of chunks) {
+        if (!m.table.get(c.key, layer, 'mem')) segs.push({ chunkKey: c.key, position: c.position, layer, payload: c.payload, byteOffset: layer * m.segBytes });
+      }
+    }
+    if (segs.length === 0) return;
+    const { writes, unplaced } = this.place(m, segs, this.tiers.host, 'mem');
+    // No room in host memory even after eviction (or no host tier): straight to the SSD pool.
+    for (const s of unplaced) this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset } });
+    if (writes.length > 0) {
+      const locations = await this.copy(m, writes, (s) => ({ operand: s.payload, offset: s.byteOffset }));
+      this.tiers.put(m, locations);
+      for (const { seg } of locations) {
+        if (this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
+        const pin = m.table.pin(seg.chunkKey, seg.layer, 'mem');
+        if (pin) this.enqueue({ m, seg, origin, source: { kind: 'host', pin } });
+      }
+    }
+    this.pump();
+  }
+
+  /** Plans segments onto one tier's devices, evicting once when they do not all fit. */
+  private place<S extends SegmentRef>(m: ModelKv, segs: readonly S[], devices: readonly PoolDevice[], tier: 'mem' | 'ssd'): { writes: DeviceWrite<S>[]; unplaced: S[] } {
+    if (devices.length === 0) return { writes: [], unplaced: [...segs] };
+    const first = planOffload(segs, offloadDevices(devices), m.stride);
+    if (first.unplaced.length === 0) return first;
+    this.tiers.evict(m, tier, first.unplaced.length * m.stride);
+    const second = planOffload(first.unplaced, offloadDevices(devices), m.stride);
+    return { writes: [...first.writes, ...second.writes], unplaced: second.unplaced };
+  }
+
+  /**
+   * One native transfer for a plan: every segment from its source to its planned offset, with
+   * the CRC32C of each source segment computed on the way. Space is given back if it fails.
+   */
+  private async copy<S extends SegmentRef>(m: ModelKv, writes: readonly DeviceWrite<S>[], source: (s: S) => { operand: TransferOperand; offset: number }): Promise<Array<{ seg: SegmentRef; location: SegmentLocation }>> {
+    const operands: TransferOperand[] = [];
+    const index = new Map<TransferOperand, number>();
+    const op = (o: TransferOperand) => {
+      if (!index.has(o)) index.set(o, operands.push(o) - 1);
+      return index.get(o)!;
+    };
+    const ranges: number[] = [];
+    const crcs: number[] = [];
+    const out: Array<{ seg: SegmentRef; location: Omit<SegmentLocation, 'crc32c'> }> = [];
+    const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
+    for (const w of writes) {
+      const dst = op(this.tiers.device(w.deviceIndex).device);
+      w.segments.forEach((s, i) => {
+        const src = source(s);
+        const so = op(src.operand);
+        ranges.push(so, src.offset, dst, w.offsets[i]!, w.type === 'ssd' ? ioBytes : m.segBytes);
+        crcs.push(so, src.offset, m.segBytes);
+        out.push({ seg: { chunkKey: s.chunkKey, position: s.position, layer: s.layer }, location: { deviceIndex: w.deviceIndex, type: w.type, offset: w.offsets[i]!, length: m.segBytes } });
+      });
+    }
+    try {
+      const r = await transfer(operands, Float64Array.from(ranges), { crcs: Float64Array.from(crcs) });
+      return out.map((o, i) => ({ seg: o.seg, location: { ...o.location, crc32c: r.crcs[i]! } }));
+    } catch (e) {
+      for (const w of writes) for (const x of w.extents) this.tiers.device(w.deviceIndex).allocator.free(x.offset, x.length);
+      throw e;
+    }
+  }
+
+  private enqueue(job: SsdJob): void {
+    if (this.tiers.ssd.length === 0) {
+      this.release(job);
+      this.ssdSkipped++;
+      return;
+    }
+    this.queue.push(job);
+  }
+
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = (async () => {
+      while (this.queue.length > 0) {
+        const origin = this.queue[0]!.origin;
+        let n = 0;
+        while (n < this.queue.length && n < SSD_BATCH_SEGMENTS && this.queue[n]!.origin === origin) n++;
+        const batch = this.queue.splice(0, n);
+        const byModel = new Map<ModelKv, SsdJob[]>();
+        for (const j of batch) byModel.set(j.m, [...(byModel.get(j.m) ?? []), j]);
+        for (const [m, jobs] of byModel) {
+          try {
+            await this.writeSsd(m, jobs);
+          } catch (e) {
+            this.onError(e, 'SSD write');
+          } finally {
+            for (const j of jobs) this.release(j);
+          }
+        }
+        await this.tiers.flushJournals();
+      }
+    })().finally(() => {
+      this.pumping = undefined;
+      // Jobs queued while the last batch was finishing.
+      if (this.queue.length > 0) this.pump();
+    });
+  }
+
+  private async writeSsd(m: ModelKv, jobs: readonly SsdJob[]): Promise<void> {
+    const todo = jobs.filter((j) => !m.table.get(j.seg.chunkKey, j.seg.layer, 'ssd') && (j.source.kind === 'payload' || m.table.get(j.seg.chunkKey, j.seg.layer, 'mem')));
+    if (todo.length === 0) return;
+    // Layer by layer, as placement expects (jobs arrive in host-device order).
+    const segs = todo.map((j) => ({ ...j.seg, job: j })).sort((a, b) => a.layer - b.layer || a.position - b.position);
+    const { writes, unplaced } = this.place(m, segs, this.tiers.ssd, 'ssd');
+    this.ssdSkipped += unplaced.length;
+    if (writes.length === 0) return;
+    const locations = await this.copy(m, writes, (s) => {
+      const src = s.job.source;
+      if (src.kind === 'host') return { operand: this.tiers.device(src.pin.location.deviceIndex).device, offset: src.pin.location.offset };
+      if (m.segBytes % 4096 === 0) return { operand: src.payload, offset: src.byteOffset };
+      // O_DIRECT moves whole sectors: pad an odd-sized segment into an aligned buffer first.
+      const buf = allocHostBuffer(m.stride);
+      new Uint8Array(buf).set(new Uint8Array(src.payload.buffer, src.payload.byteOffset + src.byteOffset, m.segBytes));
+      return { operand: buf, offset: 0 };
+    });
+    this.tiers.put(m, locations);
+  }
+
+  private release(job: SsdJob): void {
+    if (job.source.kind === 'host') this.tiers.unpin(job.m, [job.source.pin]);
+  }
+}

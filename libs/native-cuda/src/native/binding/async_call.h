@@ -1,0 +1,62 @@
+// One asynchronous native call seen from JS: a Promise that a native thread settles through
+// a thread-safe function, references that keep JS objects (buffers, devices) alive while
+// native threads use them, and native owners (host buffers, pool regions, devices) that keep
+// native memory alive even if the JS side lets go first.
+//
+// Ownership: Start() returns a call owned by its thread-safe function. Complete() must be
+// called exactly once (from any thread), or Abandon() on the JS thread when no work was
+// started. The call is deleted on the JS thread once the Promise settled — or during
+// environment teardown, after the work finished: a per-call clean-up hook waits for it,
+// because Node deletes thread-safe functions in its own clean-up hooks, and frees external
+// ArrayBuffers even before any hook runs.
+#pragma once
+
+#include <napi.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/status.h"
+
+namespace mnemo::binding {
+
+class AsyncCall {
+ public:
+  // Produces the resolve value on the JS thread (undefined when null).
+  using Resolver = std::function<Napi::Value(Napi::Env)>;
+
+  static AsyncCall* Start(Napi::Env env, const char* name);
+
+  Napi::Promise promise() const { return deferred_.Promise(); }
+  // JS thread, before the work starts: keep `value` (an object) referenced until settled.
+  void Keep(Napi::Value value);
+  // JS thread, before the work starts: keep a native owner alive until settled.
+  void KeepAlive(std::shared_ptr<void> owner) { owners_.push_back(std::move(owner)); }
+
+  // Any thread, exactly once: settles the Promise with `resolver`'s value or the error.
+  void Complete(Status status, Resolver resolver = nullptr);
+  // JS thread, instead of Complete() when nothing was started: rejects now.
+  void Abandon(const Status& status);
+
+ private:
+  struct Gate;
+  struct Settlement;
+
+  explicit AsyncCall(Napi::Env env);
+  static void Settle(Napi::Env env, AsyncCall* call, Settlement* settlement);
+  static void Finalize(Napi::Env env, AsyncCall* call);
+  static void WaitOnTeardown(void* gate);
+
+  Napi::Promise::Deferred deferred_;
+  std::vector<Napi::ObjectReference> refs_;
+  std::vector<std::shared_ptr<void>> owners_;
+  std::shared_ptr<Gate> gate_;
+  napi_threadsafe_function tsfn_ = nullptr;
+};
+
+// Runs `work` on a new thread of its own (not libuv's pool), then completes `call` with its
+// status and resolver. For rare, blocking work: opening devices, probes.
+void RunDetached(AsyncCall* call, std::function<Status(AsyncCall::Resolver*)> work);
+
+}  // namespace mnemo::binding

@@ -1,0 +1,154 @@
+#include "core/pool/io_probes.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <mutex>
+
+#include "core/byte_copy.h"
+#include "core/copy_engine.h"
+#include "core/host_memory.h"
+#include "core/pool/host_pool.h"
+#include "core/pool/ssd_device.h"
+
+namespace mnemo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Frees an AllocateHost allocation on scope exit.
+struct HostBuffer {
+  HostAllocation a;
+  ~HostBuffer() { FreeHost(a); }
+};
+
+}  // namespace
+
+Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeResult* out) {
+  *out = MemcpyProbeResult{};
+  if (bytes == 0 || iterations < 1 || iterations > 1000) {
+    return Status::InvalidArgument("memcpy probe needs bytes > 0 and iterations in [1, 1000]");
+  }
+  HostPoolOptions o;
+  o.bytes = bytes;
+  std::shared_ptr<HostPool> src;
+  std::shared_ptr<HostPool> dst;
+  MNEMO_RETURN_IF_ERROR(HostPool::Open(o, &src));
+  MNEMO_RETURN_IF_ERROR(HostPool::Open(o, &dst));
+  std::memset(src->data(), 0x5A, bytes);
+  const uint64_t min_shard = CopyEngine::kDefaultMinShardBytes;
+  const size_t shards = static_cast<size_t>(std::max<uint64_t>(1, std::min<uint64_t>(pool.size(), (bytes + min_shard - 1) / min_shard)));
+  const uint64_t per = (bytes + shards - 1) / shards;
+  out->bytes = bytes;
+  out->threads = shards;
+  // One sharded copy with `kernel`, timed from submission to the last shard's end.
+  auto run = [&](bool glibc) -> Status {
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t left = shards;
+    std::vector<TaskQueue::Task> tasks;
+    for (size_t i = 0; i < shards; ++i) {
+      const uint64_t at = i * per;
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(per, bytes - at));
+      tasks.emplace_back([&, at, n] {
+        if (glibc) {
+          std::memcpy(dst->data() + at, src->data() + at, n);
+        } else {
+          CopyBytes(dst->data() + at, src->data() + at, n, CopyHint::kStreaming);
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        if (--left == 0) cv.notify_one();
+      });
+    }
+    MNEMO_RETURN_IF_ERROR(pool.SubmitAll(std::move(tasks)));
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return left == 0; });
+    return Status::Ok();
+  };
+  for (int i = -1; i < iterations; ++i) {  // i == -1: warm-up
+    for (bool glibc : {true, false}) {
+      const auto start = Clock::now();
+      MNEMO_RETURN_IF_ERROR(run(glibc));
+      if (i >= 0) (glibc ? out->memcpy_seconds : out->kernel_seconds).push_back(Since(start));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ProbeDirectIo(const DirectIoProbeOptions& o, DirectIoProbeResult* out) {
+  *out = DirectIoProbeResult{};
+  if (o.bytes == 0 || o.block_bytes == 0 || o.bytes % o.block_bytes != 0) {
+    return Status::InvalidArgument("direct I/O probe needs bytes > 0, a multiple of block bytes > 0");
+  }
+  SsdOptions so;
+  so.path = o.path;
+  so.bytes = o.op == IoOp::kWrite ? o.bytes : 0;
+  so.queue_depth = o.queue_depth;
+  so.max_request_bytes = o.block_bytes;
+  so.force_pread = o.force_pread;
+  std::unique_ptr<SsdDevice> device;
+  MNEMO_RETURN_IF_ERROR(SsdDevice::Open(so, &device));
+  if (o.block_bytes % device->block_size() != 0) {
+    return Status::Misaligned("block bytes must be a multiple of the device block size " +
+                              std::to_string(device->block_size()));
+  }
+  if (o.bytes > device->size()) {
+    return Status::OutOfRange(o.path + " holds " + std::to_string(device->size()) + " bytes, probe wants " +
+                              std::to_string(o.bytes));
+  }
+  // Requests cycle through queue_depth buffers: content does not matter, only the traffic.
+  // Huge-page host pool memory, as the pool's own transfers use: O_DIRECT pins the pages of
+  // every request, and pinning 4 KiB pages costs measurably more.
+  const uint64_t slots = std::min<uint64_t>(o.bytes / o.block_bytes, device->queue_depth());
+  HostPoolOptions ho;
+  // At least one whole huge page, or a small buffer (queue depth 1) would get 4 KiB pages.
+  ho.bytes = std::max<uint64_t>(slots * o.block_bytes, HostPool::kAlignment);
+  std::shared_ptr<HostPool> buf;
+  MNEMO_RETURN_IF_ERROR(HostPool::Open(ho, &buf));
+  std::memset(buf->data(), 0xA5, ho.bytes);
+  auto batch = std::make_unique<IoBatch>();
+  const uint64_t blocks = o.bytes / o.block_bytes;
+  batch->segments.reserve(blocks);
+  for (uint64_t b = 0; b < blocks; ++b) {
+    batch->segments.push_back({o.op, b * o.block_bytes, buf->data() + (b % slots) * o.block_bytes,
+                               o.block_bytes, nullptr});
+  }
+  std::promise<Status> finished;
+  batch->done = [&finished](Status s) { finished.set_value(std::move(s)); };
+  const auto start = Clock::now();
+  MNEMO_RETURN_IF_ERROR(device->Submit(std::move(batch)));
+  MNEMO_RETURN_IF_ERROR(finished.get_future().get());
+  out->seconds = Since(start);
+  out->bytes = o.bytes;
+  out->backend = device->backend();
+  out->backend_reason = device->backend_reason();
+  out->queue_depth = device->queue_depth();
+  device->Close();
+  return Status::Ok();
+}
+
+Status DropPageCache(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) return Status::NotFound(path + " does not exist");
+    return Status::IoError("open " + path + ": " + std::strerror(err));
+  }
+  Status status;
+  // Dirty pages are not dropped: write them back first.
+  if (fdatasync(fd) != 0) status = Status::IoError("fdatasync " + path + ": " + std::strerror(errno));
+  const int advised = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  if (status.ok() && advised != 0) status = Status::IoError("posix_fadvise " + path + ": " + std::strerror(advised));
+  close(fd);
+  return status;
+}
+
+}  // namespace mnemo

@@ -1,0 +1,86 @@
+// KV store, done-when: a killed and restarted node-manager serves a conversation's next turn
+// from its SSD pool (warm restart); every change to what a node holds is published as a KV
+// event on NATS. Reference engine (CPU), real pools in a temp data dir, real NATS.
+import { decodeMessage, KvChangeKind, KvEventSchema, KvTier, Subjects, type KvEvent } from '@mnemo/proto';
+import { Cluster, scrape } from './cluster.js';
+
+const MODEL = 'mnemo-tiny';
+const NODE = `kvstore-${process.pid}`;
+
+interface TextBody {
+  choices: Array<{ text: string }>;
+  usage: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+}
+
+const history = Array.from({ length: 600 }, (_, i) => (i * 29 + 11) % 250);
+const nextTurn = [...history, ...Array.from({ length: 40 }, (_, i) => (i * 13 + 5) % 250)];
+
+async function complete(base: string, prompt: number[]): Promise<TextBody> {
+  const res = await fetch(`${base}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL, prompt, max_tokens: 6, temperature: 0 }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as TextBody;
+}
+
+async function until(pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('KV store on a running node', () => {
+  let cluster: Cluster;
+  let base: string;
+  const events: KvEvent[] = [];
+  const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: MODEL, NODE_KV_EVENTS_MS: '20' };
+
+  beforeAll(async () => {
+    cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv });
+    const sub = cluster.nc.subscribe(Subjects.KV_EVENTS);
+    void (async () => {
+      for await (const m of sub) events.push(decodeMessage(KvEventSchema, m.data));
+    })();
+    await cluster.addNode({ NODE_ID: NODE });
+    await cluster.waitForLiveNodes(1);
+    base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  const held = (tier: KvTier, kind = KvChangeKind.STORED) =>
+    new Set(events.filter((e) => e.nodeId === NODE).flatMap((e) => e.changes.filter((c) => c.tier === tier && c.kind === kind).flatMap((c) => c.chunkKeys)));
+
+  it('publishes chunks stored on the device, in host memory and on SSD as KV events', async () => {
+    const first = await complete(base, history);
+    expect(first.usage.prompt_tokens_details.cached_tokens).toBe(0);
+    await until(() => held(KvTier.SSD).size >= 2, 'SSD KV events for both chunks');
+    expect(held(KvTier.DEVICE).size).toBeGreaterThanOrEqual(2);
+    expect(held(KvTier.HOST).size).toBeGreaterThanOrEqual(2);
+    const seqs = events.filter((e) => e.nodeId === NODE).map((e) => Number(e.seq));
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  });
+
+  it('a killed and restarted node serves the next turn from its SSD pool', async () => {
+    const node = cluster.nodes.find((n) => n.nodeId === NODE)!;
+    const before = await complete(base, nextTurn);
+    expect(before.usage.prompt_tokens_details.cached_tokens).toBeGreaterThanOrEqual(512);
+    await node.kill();
+    cluster.nodes.splice(cluster.nodes.indexOf(node), 1);
+    await cluster.waitForLiveNodes(0, 5000);
+
+    const restarted = await cluster.addNode({ NODE_ID: NODE });
+    await cluster.waitForLiveNodes(1);
+    expect(await scrape(restarted.metricsPort, 'mnemo_kv_journal_replayed_segments_total')).toBeGreaterThanOrEqual(8);
+    const after = await complete(base, nextTurn);
+    // Nothing on the fresh device: the 512 tokens of the two whole chunks came from the SSD pool.
+    expect(after.usage.prompt_tokens_details.cached_tokens).toBe(512);
+    expect(after.choices[0]!.text).toBe(before.choices[0]!.text);
+    expect(await scrape(restarted.metricsPort, 'mnemo_kv_hit_tokens_total{tier="ssd"}')).toBe(512);
+  });
+});
