@@ -36,7 +36,7 @@ class ManualClock implements Clock {
   }
 }
 
-function setup(opts: { maxBatch?: number; engine?: SimEngineOptions } = {}) {
+function setup(opts: { maxBatch?: number; engine?: SimEngineOptions; prefixCache?: 'on' | 'off' } = {}) {
   const steps: SimStep[] = [];
   const engine = new SimEngine({ cost: zeroCost, ...opts.engine, onStep: (s) => steps.push(s) });
   const store = new SequenceStore();
@@ -44,7 +44,7 @@ function setup(opts: { maxBatch?: number; engine?: SimEngineOptions } = {}) {
   const clock = new ManualClock();
   const metrics = new ServiceMetrics('node-test');
   const nodeMetrics = new NodeMetrics(metrics);
-  const config = { NODE_ID: 'n1', NODE_MAX_BATCH: opts.maxBatch ?? 8, NODE_MAX_PREFILL_TOKENS: 8192 } as NodeManagerConfig;
+  const config = { NODE_ID: 'n1', NODE_MAX_BATCH: opts.maxBatch ?? 8, NODE_MAX_PREFILL_TOKENS: 8192, NODE_PREFIX_CACHE: opts.prefixCache ?? 'on' } as NodeManagerConfig;
   const sut = new BatchScheduler(store, engine, sink, config, clock, nodeMetrics, metrics, new JsonLogger('test', 'error', () => undefined));
   const add = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> & { maxTokens?: number; stop?: number[] } = {}) => {
     const { maxTokens, stop, ...rest } = over;
@@ -165,6 +165,16 @@ describe(BatchScheduler.name, () => {
       await runAll();
       for (let i = 0; i < 12; i++) expect(sink.of(`f${i}`).at(-1)).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
       expect((await nodeMetrics.kvPlanMisses.get()).values[0]?.value ?? 0).toBe(0);
+    });
+
+    it('with the prefix cache off, a repeated prompt is computed again', async () => {
+      const { add, runAll, sink } = setup({ engine: { kvBlocks: 16 }, prefixCache: 'off' });
+      const prompt = tok.encode('a system prompt that many requests share, long enough for blocks');
+      add({ requestId: 'first', tokens: prompt, maxTokens: 2 });
+      await runAll();
+      add({ requestId: 'second', tokens: prompt, maxTokens: 2 });
+      await runAll();
+      expect(sink.of('second').at(-1)?.usage?.cachedTokens).toBe(0);
     });
 
     it('reports prefix-cache hits in usage: a repeated prompt is served from cached blocks', async () => {

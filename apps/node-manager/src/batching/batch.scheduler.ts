@@ -132,9 +132,9 @@ export class BatchScheduler {
           const blocks = this.engine.resumeBlocks(seq.id);
           return { ...st, pool: seq.request.model, blocks, promptTokens: blocks * 16 };
         }
-        const input = prefillInput(seq);
+        const input = this.prefillInput(seq);
         // Whatever the device or the offload tiers hold costs blocks but no compute.
-        const ready = this.kvStore.restorableUntil(storedPrompt(seq), this.engine.cachedTokens(input));
+        const ready = input.cacheSalt === undefined ? 0 : this.kvStore.restorableUntil(storedPrompt(seq), this.engine.cachedTokens(input));
         return { ...st, pool: seq.request.model, blocks: this.engine.prefillBlocks(input), promptTokens: input.tokens.length - ready };
       });
     const kvAvailable: Record<string, number> = {};
@@ -144,6 +144,7 @@ export class BatchScheduler {
 
   /** The engine's input for a new request: device prefix first, then whatever the KV store can restore. */
   private prefillInput(seq: Sequence): PrefillInput {
+    if (this.config.NODE_PREFIX_CACHE === 'off') return { ...prefillInput(seq), cacheSalt: undefined };
     return { ...prefillInput(seq), restore: (deviceTokens) => this.kvStore.restorePlan(storedPrompt(seq), deviceTokens) };
   }
 

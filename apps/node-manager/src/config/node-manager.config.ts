@@ -36,6 +36,12 @@ export const nodeManagerSchema = {
   NODE_SIM_EOS_PER_MILLE: { type: 'int', doc: 'sim engine: chance per token (‰) that EOS is sampled', default: 0, min: 0, max: 1000, when: isSim },
   NODE_REFERENCE_BACKEND: { type: 'enum', doc: 'reference engine: kernel backend', values: ['cpu', 'cuda'], default: 'cpu', when: isReference },
   NODE_KV_BLOCKS: { type: 'int', doc: 'device KV blocks (16 tokens) per model; the sim engine models this capacity', default: 1024, min: 1 },
+  NODE_PREFIX_CACHE: {
+    type: 'enum',
+    doc: 'device prefix cache: on (requests of one tenant share cached KV blocks), or off (every request recomputes its prompt; the offload tiers get nothing)',
+    values: ['on', 'off'],
+    default: 'on',
+  },
   NODE_DATA_DIR: { type: 'string', doc: 'where the node keeps its SSD pool files and journals (default .mnemo/nodes/<NODE_ID> under the working directory)' },
   NODE_KV_STORE: { type: 'enum', doc: 'the tiered KV store (host pool + SSD pool behind the device cache): on or off', values: ['on', 'off'], default: 'on' },
   NODE_KV_HOST_POOL: { type: 'string', doc: 'host-memory pool size (512MiB, 2GiB, …), 0 for none, or auto: a quarter of free memory, at most 1GiB', default: 'auto' },
