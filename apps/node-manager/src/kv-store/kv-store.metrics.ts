@@ -9,7 +9,7 @@ const TIERS = [
 ] as const;
 
 /** Blocked-I/O buckets in seconds: most restores hide entirely behind compute. */
-const blockedBuckets = [0, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const blockedBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /**
  * The KV store's metrics on the node's registry. Counters read the store's own tallies at

@@ -1,0 +1,312 @@
+// Multi-round chat sessions through the real node path (NATS → scheduler → node-manager with the
+// reference engine, each a separate process), three ways in one run on the same seeded workload:
+//   mnemo        device prefix cache + host pool + SSD pool, the device and host pool deliberately
+//                too small so turns come back from the SSD pool;
+//   recompute    no prefix cache, no store: every turn prefills its whole history (vLLM-like);
+//   device-only  an unbounded device prefix cache, no store: nothing ever leaves the device (the ideal).
+// Sessions follow ShareGPT-like statistics: a shared system prompt, an optional pasted document
+// (long-tailed), mean ≈5.5 turns (≈75% multi-turn), short user turns (90% under 132 tokens) and
+// replies, think time between turns. TTFT is measured at the client: request sent → first token.
+// Writes bench/results/multiturn.{json,svg}. Run: npm run bench -- multiturn [--quick]
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, createInbox } from '@nats-io/transport-node';
+import { chunkKeys } from '@mnemo/kv-core';
+import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects, TokenEventSchema } from '@mnemo/proto';
+import { freePort, startNats } from '../tools/infra/index.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const MODEL = 'mnemo-medium';
+const USERS = 3;
+const SESSIONS = quick ? 6 : 15;
+const SYSTEM_TOKENS = 192;
+const KV_BLOCKS_SMALL = 128; // 2,048 tokens of device cache: well under the live sessions' histories
+const MAX_HISTORY = 1900; // a session ends once its history would not fit that device cache
+const HOST_POOL = '24MiB'; // 6 chunks of mnemo-medium (4 MiB each)
+
+// ---- seeded workload -------------------------------------------------------------------------
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const lognormal = (r, median, sigma) => {
+  const u = Math.max(1e-9, r());
+  const v = r();
+  return median * Math.exp(sigma * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v));
+};
+const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, Math.round(x)));
+
+function workload(seed) {
+  const r = rng(seed);
+  const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
+  const system = text(SYSTEM_TOKENS, 1);
+  return Array.from({ length: SESSIONS }, (_, s) => {
+    // ≈25% single-turn; the rest geometric with mean ≈7 → overall mean ≈5.5.
+    let turns = 1;
+    if (r() > 0.25) while (turns < 14 && r() > 1 / 7) turns++;
+    const doc = r() < 0.5 ? clamp(lognormal(r, 300, 0.8), 32, 1000) : 0;
+    return {
+      id: s,
+      doc: text(doc, 1000 + s),
+      turns: Array.from({ length: turns }, (_, t) => ({
+        user: text(clamp(lognormal(r, 36, 0.8), 4, 200), s * 100 + t),
+        reply: clamp(lognormal(r, 14, 0.4), 6, 24),
+        thinkMs: clamp(lognormal(r, 400, 0.5), 100, 1500),
+      })),
+    };
+  }).map((s) => ({ ...s, system }));
+}
+
+// ---- the cluster -----------------------------------------------------------------------------
+function launch(app, env) {
+  const child = spawn(process.execPath, [join(root, 'apps', app, 'dist', 'main.js')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+  child.on('exit', (code) => {
+    if (code && !child.stopping) console.error(`${app} exited ${code}: ${err}`);
+  });
+  return child;
+}
+async function ready(port, timeoutMs = 120_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) throw new Error(`service on ${port} not ready`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+async function stop(child) {
+  child.stopping = true;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+}
+async function scrape(port) {
+  return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+}
+
+// ---- one configuration -----------------------------------------------------------------------
+async function runConfig(name, nodeEnv, natsUrl, sessions) {
+  const dataDir = mkdtempSync(join(tmpdir(), `mnemo-multiturn-${name}-`));
+  const schedPort = await freePort();
+  const nodePort = await freePort();
+  const common = { NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
+  const scheduler = launch('scheduler', { ...common, METRICS_PORT: String(schedPort) });
+  const node = launch('node-manager', {
+    ...common,
+    METRICS_PORT: String(nodePort),
+    NODE_ID: `bench-${name}`,
+    NODE_ENGINE: 'reference',
+    NODE_MODELS: MODEL,
+    NODE_MAX_BATCH: '8',
+    NODE_DATA_DIR: dataDir,
+    NODE_KV_SSD_POOLS: `${join(dataDir, 'ssd-0.pool')}=1GiB`,
+    ...nodeEnv,
+  });
+  const nc = await connect({ servers: natsUrl });
+  try {
+    await Promise.all([ready(schedPort), ready(nodePort)]);
+    await warmup(nc);
+    const results = [];
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: USERS }, async () => {
+        for (let s = next++; s < sessions.length; s = next++) results.push(...(await converse(nc, name, sessions[s])));
+      }),
+    );
+    const wallS = (performance.now() - t0) / 1000;
+    const metrics = await scrape(nodePort);
+    return { results, wallS, metrics };
+  } finally {
+    await nc.close();
+    await stop(node);
+    await stop(scheduler);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function warmup(nc) {
+  const s = { id: 'warm', system: [1, 2, 3], doc: [], turns: [{ user: [4, 5, 6], reply: 4, thinkMs: 0 }] };
+  await converse(nc, 'warmup', s);
+}
+
+/** One session: each turn's prompt is the whole history (system, document, every turn and reply) plus the new user turn. */
+async function converse(nc, tenant, session) {
+  const out = [];
+  let history = [...session.system, ...session.doc];
+  for (const [t, turn] of session.turns.entries()) {
+    const prompt = [...history, ...turn.user];
+    if (prompt.length + turn.reply > MAX_HISTORY) break;
+    const r = await infer(nc, `${tenant}-${session.id}-${t}`, tenant, prompt, turn.reply);
+    out.push({ session: session.id, turn: t, promptTokens: prompt.length, ...r });
+    history = [...prompt, ...r.tokens];
+    if (t + 1 < session.turns.length) await new Promise((res) => setTimeout(res, turn.thinkMs));
+  }
+  return out;
+}
+
+async function infer(nc, requestId, tenant, tokens, maxTokens) {
+  const inbox = createInbox();
+  const sub = nc.subscribe(inbox);
+  const generated = [];
+  let ttftMs;
+  let cached = 0;
+  const t0 = performance.now();
+  const done = (async () => {
+    for await (const m of sub) {
+      const ev = decodeMessage(TokenEventSchema, m.data);
+      ttftMs ??= performance.now() - t0;
+      if (ev.usage) cached = ev.usage.cachedTokens;
+      if (ev.error?.code) throw new Error(`${ev.error.code}: ${ev.error.message}`);
+      generated.push(...ev.tokens);
+      if (ev.done) break;
+    }
+  })();
+  const request = {
+    requestId: `${requestId}-${Math.random().toString(36).slice(2, 8)}`,
+    tenant,
+    model: MODEL,
+    tokens,
+    chunkKeys: chunkKeys(MODEL, tenant, tokens),
+    sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n },
+    replySubject: inbox,
+    deadlineUnixMs: Date.now() + 300_000,
+  };
+  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
+  if (reply.result.case !== 'nodeId') throw new Error(`not scheduled: ${JSON.stringify(reply.result.value)}`);
+  await done;
+  sub.unsubscribe();
+  return { ttftMs, cachedTokens: cached, tokens: generated };
+}
+
+// ---- figures ---------------------------------------------------------------------------------
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+};
+const round = (x, d = 2) => (x === null || x === undefined ? null : Math.round(x * 10 ** d) / 10 ** d);
+
+/** A quantile of a Prometheus histogram (linear inside the bucket, like histogram_quantile). */
+function histogramQuantile(text, name, q) {
+  const buckets = [];
+  for (const line of text.split('\n')) {
+    const m = new RegExp(`^${name}_bucket\\{.*le="([^"]+)".*\\} (\\S+)$`).exec(line);
+    if (m) buckets.push([m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])]);
+  }
+  const total = buckets.at(-1)?.[1] ?? 0;
+  if (total === 0) return null;
+  const rank = q * total;
+  let prevLe = 0;
+  let prevCount = 0;
+  for (const [le, count] of buckets) {
+    if (count >= rank) {
+      if (le === Infinity) return prevLe;
+      return prevLe + (le - prevLe) * ((rank - prevCount) / Math.max(1, count - prevCount));
+    }
+    prevLe = le;
+    prevCount = count;
+  }
+  return prevLe;
+}
+function counter(text, sample) {
+  for (const line of text.split('\n')) if (line.startsWith(sample + ' ') || line.startsWith(sample + '{')) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  return 0;
+}
+
+function summarize(r) {
+  const ttft = r.results.map((x) => x.ttftMs);
+  const prompt = r.results.reduce((s, x) => s + x.promptTokens, 0);
+  const cached = r.results.reduce((s, x) => s + x.cachedTokens, 0);
+  return {
+    requests: r.results.length,
+    wall_s: round(r.wallS, 1),
+    ttft_p50_ms: round(pct(ttft, 50)),
+    ttft_p90_ms: round(pct(ttft, 90)),
+    ttft_p99_ms: round(pct(ttft, 99)),
+    prompt_tokens: prompt,
+    cached_tokens: cached,
+    prefix_hit_rate: round(cached / prompt, 3),
+    blocked_io_ms_p50: round((histogramQuantile(r.metrics, 'mnemo_kv_blocked_io_seconds', 0.5) ?? NaN) * 1000, 3),
+    blocked_io_ms_p99: round((histogramQuantile(r.metrics, 'mnemo_kv_blocked_io_seconds', 0.99) ?? NaN) * 1000, 3),
+    restored_tokens: { host: counter(r.metrics, 'mnemo_kv_hit_tokens_total{tier="host"}'), ssd: counter(r.metrics, 'mnemo_kv_hit_tokens_total{tier="ssd"}') },
+    preemptions: counter(r.metrics, 'mnemo_node_preemptions_total'),
+  };
+}
+
+function svg(runs) {
+  const W = 560, H = 320, L = 60, B = 40;
+  const colors = { mnemo: '#1b7837', recompute: '#b2182b', 'device-only': '#2166ac' };
+  const max = Math.max(...Object.values(runs).flatMap((r) => r.results.map((x) => x.ttftMs)));
+  const x = (ms) => L + ((W - L - 20) * Math.log10(1 + ms)) / Math.log10(1 + max);
+  const y = (p) => H - B - (H - B - 20) * p;
+  const parts = [];
+  for (const [name, r] of Object.entries(runs)) {
+    const s = r.results.map((v) => v.ttftMs).sort((a, b) => a - b);
+    const pts = s.map((v, i) => `${x(v).toFixed(1)},${y((i + 1) / s.length).toFixed(1)}`).join(' ');
+    parts.push(`<polyline fill="none" stroke="${colors[name]}" stroke-width="2" points="${pts}"/>`);
+  }
+  Object.keys(runs).forEach((name, i) => parts.push(`<text x="${L + 10}" y="${30 + 16 * i}" font-size="12" fill="${colors[name]}">${name}</text>`));
+  for (const ms of [10, 100, 1000, 10000]) if (ms <= max) parts.push(`<text x="${x(ms)}" y="${H - B + 16}" font-size="10" text-anchor="middle">${ms} ms</text>`);
+  parts.push(`<line x1="${L}" y1="${H - B}" x2="${W - 10}" y2="${H - B}" stroke="#333"/><line x1="${L}" y1="20" x2="${L}" y2="${H - B}" stroke="#333"/>`);
+  parts.push(`<text x="${W / 2}" y="${H - 6}" font-size="12" text-anchor="middle">TTFT (log scale)</text><text x="14" y="${H / 2}" font-size="12" transform="rotate(-90 14 ${H / 2})" text-anchor="middle">CDF</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
+}
+
+// ---- main ------------------------------------------------------------------------------------
+const sessions = workload(20261123);
+const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, stop: async () => undefined } : await startNats();
+try {
+  const configs = {
+    mnemo: { NODE_KV_BLOCKS: String(KV_BLOCKS_SMALL), NODE_KV_HOST_POOL: HOST_POOL },
+    recompute: { NODE_KV_BLOCKS: String(KV_BLOCKS_SMALL), NODE_PREFIX_CACHE: 'off', NODE_KV_STORE: 'off' },
+    'device-only': { NODE_KV_BLOCKS: '4096', NODE_KV_STORE: 'off' },
+  };
+  const runs = {};
+  for (const [name, env] of Object.entries(configs)) {
+    console.log(`running ${name}…`);
+    runs[name] = await runConfig(name, env, nats.url, sessions);
+    console.log(name, JSON.stringify(summarize(runs[name])));
+  }
+  const s = Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, summarize(r)]));
+  const turns = sessions.map((x) => x.turns.length);
+  const result = {
+    model: MODEL,
+    env: { cpu_threads: (await import('node:os')).cpus().length, quick },
+    workload: {
+      users: USERS,
+      sessions: SESSIONS,
+      mean_turns: round(turns.reduce((a, b) => a + b, 0) / turns.length),
+      multi_turn_share: round(turns.filter((t) => t > 1).length / turns.length),
+      system_tokens: SYSTEM_TOKENS,
+      note: 'synthetic ShareGPT-like sessions (seeded); prompts are token ids; greedy replies; the same workload for every configuration',
+    },
+    configs: { mnemo: `NODE_KV_BLOCKS=${KV_BLOCKS_SMALL} (device), host pool ${HOST_POOL}, SSD pool 1GiB`, recompute: 'prefix cache off, store off', 'device-only': 'NODE_KV_BLOCKS=4096, store off' },
+    results: s,
+    ttft_p99_recompute_over_mnemo: round(s.recompute.ttft_p99_ms / s.mnemo.ttft_p99_ms),
+    ttft_p50_recompute_over_mnemo: round(s.recompute.ttft_p50_ms / s.mnemo.ttft_p50_ms),
+    ttft_p50_mnemo_over_device_only: round(s.mnemo.ttft_p50_ms / s['device-only'].ttft_p50_ms),
+    blocked_io_ms_p99: s.mnemo.blocked_io_ms_p99,
+    prefix_hit_rate: s.mnemo.prefix_hit_rate,
+  };
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(join(root, 'bench/results/multiturn.json'), JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(join(root, 'bench/results/multiturn.svg'), svg(runs));
+  console.log(JSON.stringify(result, null, 2));
+} finally {
+  await nats.stop();
+}
