@@ -56,7 +56,7 @@ export class InferUseCase {
         idleTimeoutMs: this.config.idleTimeoutMs,
         stallTimeoutMs: this.config.stallTimeoutMs,
         bufferEvents: this.config.streamBufferEvents,
-      });
+      }, this.metrics.bufferedEvents);
       const placement = await this.scheduler.schedule(
         {
           requestId,

@@ -22,6 +22,8 @@ export interface SimEngineOptions {
   readonly onStep?: (step: SimStep) => void;
   /** Modelled KV capacity in blocks of 16 tokens, for kvUsage (default 1024, the reference engine's). */
   readonly kvBlocks?: number;
+  /** Context length of every served model (default: the catalog's); long multi-turn workloads want more. */
+  readonly maxContext?: number;
 }
 
 interface SimSeq {
@@ -56,8 +58,11 @@ export class SimEngine implements Engine {
     this.modelInfos = (options.models ?? DEFAULT_SIM_MODELS).map((id) => {
       const spec = findSyntheticModel(id);
       if (!spec) throw new RangeError(`sim engine: unknown model ${JSON.stringify(id)} (not in the synthetic catalog)`);
-      return { id, engine: 'sim', vocabSize: spec.config.vocab, maxContext: spec.config.maxContext, eosTokenId: spec.config.eosTokenId };
+      return { id, engine: 'sim', vocabSize: spec.config.vocab, maxContext: options.maxContext ?? spec.config.maxContext, eosTokenId: spec.config.eosTokenId };
     });
+    if (options.maxContext !== undefined && !(Number.isInteger(options.maxContext) && options.maxContext > 1)) {
+      throw new RangeError(`sim engine: maxContext must be an integer > 1, got ${options.maxContext}`);
+    }
     this.cost = validateSimCost({ ...DEFAULT_SIM_COST, ...options.cost });
     const p = options.eosProbability ?? 0;
     if (!(p >= 0 && p <= 1)) throw new RangeError(`sim engine: eosProbability must be in [0, 1], got ${p}`);
@@ -81,7 +86,8 @@ export class SimEngine implements Engine {
     return this.serial(async () => {
       for (const input of batch) this.admit(input);
       const ms = prefillCostMs(this.cost, batch.map((b) => b.tokens.length));
-      await this.sleep(ms);
+      // A zero-cost model does not wait a timer tick per step.
+      if (ms > 0) await this.sleep(ms);
       const ids = batch.map((b) => b.seqId);
       this.options.onStep?.({ kind: 'prefill', seqIds: ids, costMs: ms });
       return this.sample(ids);
@@ -97,7 +103,7 @@ export class SimEngine implements Engine {
         return seq.context;
       });
       const ms = decodeCostMs(this.cost, contexts);
-      await this.sleep(ms);
+      if (ms > 0) await this.sleep(ms);
       this.options.onStep?.({ kind: 'decode', seqIds, costMs: ms });
       return this.sample(seqIds);
     });
