@@ -10,6 +10,8 @@ import { HeartbeatModule } from './heartbeat/heartbeat.module.js';
 import { InferenceModule } from './inference/inference.module.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { NodeMetrics } from './shared/node.metrics.js';
+import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
+import { TokenizersModule } from './tokenizers/tokenizers.module.js';
 
 /**
  * Root module: process-wide singletons (config, logger, metrics, clock, the engine, the NATS connection) are made
@@ -18,11 +20,19 @@ import { NodeMetrics } from './shared/node.metrics.js';
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: NodeManagerConfig, logger: JsonLogger, metrics: ServiceMetrics, engine: Engine, nats: NatsConnection, clock: Clock = systemClock): DynamicModule {
+  static forRoot(
+    config: NodeManagerConfig,
+    logger: JsonLogger,
+    metrics: ServiceMetrics,
+    engine: Engine,
+    tokenizers: ServedTokenizers,
+    nats: NatsConnection,
+    clock: Clock = systemClock,
+  ): DynamicModule {
     return {
       module: AppModule,
       global: true,
-      imports: [NatsModule, BatchingModule, InferenceModule, ChunksModule, HeartbeatModule],
+      imports: [NatsModule, BatchingModule, InferenceModule, ChunksModule, HeartbeatModule, TokenizersModule],
       providers: [
         { provide: NODE_CONFIG, useValue: config },
         { provide: JsonLogger, useValue: logger },
@@ -30,10 +40,11 @@ export class AppModule {
         { provide: NodeMetrics, useValue: new NodeMetrics(metrics) },
         { provide: CLOCK, useValue: clock },
         { provide: ENGINE, useValue: engine },
+        { provide: ServedTokenizers, useValue: tokenizers },
         { provide: NATS_CONNECTION, useValue: nats },
         NodeLifecycle,
       ],
-      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, NATS_CONNECTION, NodeLifecycle],
+      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, NodeLifecycle],
     };
   }
 }

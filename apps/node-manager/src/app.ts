@@ -12,6 +12,7 @@ import { PublishHeartbeatUseCase } from './heartbeat/publish-heartbeat.use-case.
 import { InferenceNatsHandler } from './inference/inference.nats-handler.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { NodeMetrics } from './shared/node.metrics.js';
+import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
 
 export interface NodeManagerHandle {
   readonly nodeId: string;
@@ -36,11 +37,15 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   const logger = new JsonLogger('node-manager', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('node-manager');
   const engine = await createEngine(config);
+  const tokenizers = await ServedTokenizers.load(config.NODE_MODELS!).catch(async (e: unknown) => {
+    await engine.close();
+    throw e;
+  });
   const nats = await connectNats(config.NATS_URL!, `node-manager ${config.NODE_ID}`).catch(async (e: unknown) => {
     await engine.close();
     throw e;
   });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, nats), { logger, abortOnError: false }).catch(
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats), { logger, abortOnError: false }).catch(
     async (e: unknown) => {
       await nats.close();
       await engine.close();

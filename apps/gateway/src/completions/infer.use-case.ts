@@ -4,7 +4,7 @@ import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { JsonLogger } from '@mnemo/service-kit';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway.config.js';
 import { ModelCatalog } from '../models/model.catalog.js';
-import { TokenizerRegistry } from '../models/tokenizer.registry.js';
+import { TokenizerCache } from '../models/tokenizer.cache.js';
 import { NodeClient } from '../nats/node.client.js';
 import { SchedulerClient } from '../nats/scheduler.client.js';
 import type { InferCommand } from './infer.command.js';
@@ -25,7 +25,7 @@ export class InferUseCase {
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(ModelCatalog) private readonly catalog: ModelCatalog,
-    @Inject(TokenizerRegistry) private readonly tokenizers: TokenizerRegistry,
+    @Inject(TokenizerCache) private readonly tokenizers: TokenizerCache,
     @Inject(SchedulerClient) private readonly scheduler: SchedulerClient,
     @Inject(NodeClient) private readonly nodes: NodeClient,
     @Inject(InferMetrics) private readonly metrics: InferMetrics,
@@ -42,7 +42,7 @@ export class InferUseCase {
         throw new MnemoError(ErrorCode.ModelNotFound, `The model '${command.model}' does not exist`, { param: 'model' });
       }
       timer.model = model.id;
-      const tokenizer = this.tokenizers.get(model.id);
+      const tokenizer = await this.tokenizers.get(model);
       const prompt = buildPrompt(command, model, tokenizer, this.config.maxPromptTokens);
       if (signal.aborted) throw cancelled();
 

@@ -123,6 +123,13 @@ describe(ListModelsUseCase.name, () => {
     expect(models.execute().map((m) => m.id)).toEqual(['b-model', 'mnemo-tiny']);
   });
 
+  it('passes on how to get each model’s tokenizer', () => {
+    const { beat, models } = setup();
+    const sha = 'ab'.repeat(32);
+    beat(hb('n1', { models: [{ id: 'qwen', engine: 'reference', maxContext: 32768, vocabSize: 151_936, tokenizer: 'bpe', tokenizerSha256: sha }] }));
+    expect(models.execute()).toEqual([{ id: 'qwen', engine: 'reference', maxContext: 32768, vocabSize: 151_936, tokenizer: 'bpe', tokenizerSha256: sha }]);
+  });
+
   it('is empty without nodes', () => {
     expect(setup().models.execute()).toEqual([]);
   });

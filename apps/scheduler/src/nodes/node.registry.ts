@@ -3,7 +3,7 @@ import type { NodeLoad } from '@mnemo/kv-core';
 
 /** What the scheduler knows about one node, refreshed by every heartbeat. */
 export interface NodeEntry extends NodeLoad {
-  readonly modelInfos: readonly { id: string; engine: string; maxContext: number; vocabSize: number }[];
+  readonly modelInfos: readonly { id: string; engine: string; maxContext: number; vocabSize: number; tokenizer: string; tokenizerSha256: string }[];
   readonly grpcAddress: string;
 }
 
