@@ -4,12 +4,18 @@ import { jest } from '@jest/globals';
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { BpeTokenizer, ByteTokenizer } from '@mnemo/engine';
 import { ModelInfoSchema } from '@mnemo/proto';
-import { tinyBpeTokenizer } from '../../../../libs/engine/test/bpe.fixture.js';
 import type { NodeClient } from '../nats/node.client.js';
 import { RETRY_FAILED_AFTER_MS, TokenizerCache } from './tokenizer.cache.js';
 
 const bundleOf = (tokenizer: object) => new TextEncoder().encode(JSON.stringify({ bos_token: null, eos_token: '<|im_end|>', tokenizer }));
-const GOOD = bundleOf(tinyBpeTokenizer([['h', 'e']], ['<|im_start|>', '<|im_end|>']));
+/** Bytes 'h' (0) and 'e' (1), the merge 'he' (256), two special tokens. */
+const GOOD = bundleOf({
+  added_tokens: [
+    { id: 257, content: '<|im_start|>', special: true },
+    { id: 258, content: '<|im_end|>', special: true },
+  ],
+  model: { type: 'BPE', vocab: { h: 0, e: 1, he: 256 }, merges: ['h e'] },
+});
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** The nodes' side as a port double: serves `bytes` in slices of `slice`, counting requests. */
