@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { JsonLogger } from '@mnemo/service-kit';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway.config.js';
-import { ModelCatalog } from '../models/model.catalog.js';
+import { ClusterModelCache } from '../models/cluster-model.cache.js';
 import { TokenizerCache } from '../models/tokenizer.cache.js';
 import { NodeClient } from '../nats/node.client.js';
 import { SchedulerClient } from '../nats/scheduler.client.js';
@@ -24,7 +24,7 @@ import { buildPrompt } from './prompt.builder.js';
 export class InferUseCase {
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    @Inject(ModelCatalog) private readonly catalog: ModelCatalog,
+    @Inject(ClusterModelCache) private readonly models: ClusterModelCache,
     @Inject(TokenizerCache) private readonly tokenizers: TokenizerCache,
     @Inject(SchedulerClient) private readonly scheduler: SchedulerClient,
     @Inject(NodeClient) private readonly nodes: NodeClient,
@@ -37,7 +37,7 @@ export class InferUseCase {
     const startedAt = Date.now();
     let watch: InferWatch | undefined;
     try {
-      const model = await this.catalog.find(command.model);
+      const model = await this.models.find(command.model);
       if (!model) {
         throw new MnemoError(ErrorCode.ModelNotFound, `The model '${command.model}' does not exist`, { param: 'model' });
       }

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
-import { ListModelsUseCase } from './list-models.use-case.js';
-import { ModelCatalog } from './model.catalog.js';
+import { ListAvailableModelsUseCase } from './list-available-models.use-case.js';
+import { ClusterModelCache } from './cluster-model.cache.js';
 import { ModelsController } from './models.controller.js';
 import { TokenizerCache } from './tokenizer.cache.js';
 
 @Module({
   controllers: [ModelsController],
-  providers: [ModelCatalog, TokenizerCache, ListModelsUseCase],
-  exports: [ModelCatalog, TokenizerCache],
+  providers: [ClusterModelCache, TokenizerCache, ListAvailableModelsUseCase],
+  exports: [ClusterModelCache, TokenizerCache],
 })
 export class ModelsModule {}

@@ -86,8 +86,7 @@ export class SimEngine implements Engine {
     return this.serial(async () => {
       for (const input of batch) this.admit(input);
       const ms = prefillCostMs(this.cost, batch.map((b) => b.tokens.length));
-      // A zero-cost model does not wait a timer tick per step.
-      if (ms > 0) await this.sleep(ms);
+      await this.wait(ms);
       const ids = batch.map((b) => b.seqId);
       this.options.onStep?.({ kind: 'prefill', seqIds: ids, costMs: ms });
       return this.sample(ids);
@@ -103,7 +102,7 @@ export class SimEngine implements Engine {
         return seq.context;
       });
       const ms = decodeCostMs(this.cost, contexts);
-      if (ms > 0) await this.sleep(ms);
+      await this.wait(ms);
       this.options.onStep?.({ kind: 'decode', seqIds, costMs: ms });
       return this.sample(seqIds);
     });
@@ -152,6 +151,11 @@ export class SimEngine implements Engine {
       out.push({ seqId, token: seq.stream.next() });
     }
     return out;
+  }
+
+  /** A zero cost on the real timer costs nothing (setTimeout(0) would add about 1 ms per step); an injected clock port always hears it. */
+  private async wait(ms: number): Promise<void> {
+    if (ms > 0 || this.options.sleep) await this.sleep(ms);
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
