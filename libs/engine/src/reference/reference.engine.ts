@@ -1,6 +1,6 @@
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
-import type { Engine, ModelInfo, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import type { Engine, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
 import { DEFAULT_YIELD_EVERY_MS } from './loop.yielder.js';
@@ -63,7 +63,7 @@ export class ReferenceEngine implements Engine {
     return new ReferenceEngine(backend, opts.models.map(resolveWeights), opts.kvBlocks, opts.yieldEveryMs);
   }
 
-  models(): readonly ModelInfo[] {
+  models(): readonly ServedModel[] {
     return [...this.runtimes.values()].map(({ config: c }) => ({ id: c.id, engine: 'reference', vocabSize: c.vocab, maxContext: c.maxContext, eosTokenId: c.eosTokenId }));
   }
 

@@ -1,5 +1,5 @@
 import { blocksFor, ErrorCode, MnemoError } from '@mnemo/kv-core';
-import type { Engine, ModelInfo, PrefillInput, TokenOutput } from '../engine.interface.js';
+import type { Engine, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
@@ -27,7 +27,7 @@ export interface SimEngineOptions {
 }
 
 interface SimSeq {
-  readonly model: ModelInfo;
+  readonly model: ServedModel;
   context: number;
   readonly stream: SimTokenStream;
 }
@@ -45,7 +45,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  */
 export class SimEngine implements Engine {
   readonly kind = 'sim' as const;
-  private readonly modelInfos: ModelInfo[];
+  private readonly modelInfos: ServedModel[];
   private readonly cost: SimCostModel;
   private readonly eosProbability: number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -73,7 +73,7 @@ export class SimEngine implements Engine {
     this.kvBlocks = kvBlocks;
   }
 
-  models(): readonly ModelInfo[] {
+  models(): readonly ServedModel[] {
     return this.modelInfos;
   }
 
