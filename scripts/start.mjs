@@ -16,7 +16,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { freePort, startNats, startPostgres } from '../tools/infra/index.mjs';
+import { freePort, redactUrl, startNats, startPostgres } from '../tools/infra/index.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -102,7 +102,7 @@ async function startInfra(name, start) {
   say(`starting a private ${name} server…`);
   const server = await start();
   infra.push({ name, stop: server.stop });
-  say(`${name} at ${redact(server.url)}`);
+  say(`${name} at ${redactUrl(server.url)}`);
   return server.url;
 }
 
@@ -286,15 +286,4 @@ function isFree(port, host) {
 function urlHost(host) {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
-}
-
-/** @param {string} url */
-function redact(url) {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url;
-  }
 }

@@ -260,12 +260,15 @@ function sameSample(actual: string, wanted: string): boolean {
   return true;
 }
 
-/** Polls a condition every 25 ms; for state with no event to await (e.g. a node being expired). */
-export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+/**
+ * Polls a condition every `intervalMs` (25 by default); for state with no event to await (e.g. a
+ * node being expired). Scraping /metrics is not free: poll it less often on busy runs.
+ */
+export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string, intervalMs = 25): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await cond()) return;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

@@ -7,7 +7,7 @@
 // advisory lock, so concurrent starts are safe), and its specs start it. That keeps one
 // code path for tests and production, and avoids loading TypeScript migrations from this
 // untransformed .mjs file.
-import { startNats, startPostgres } from '../../tools/infra/index.mjs';
+import { redactUrl, startNats, startPostgres } from '../../tools/infra/index.mjs';
 
 export default async function globalSetup() {
   /** @type {Array<{ stop: () => Promise<void> }>} */
@@ -28,16 +28,6 @@ export default async function globalSetup() {
     for (const s of started.reverse()) await s.stop();
     throw e;
   }
-  process.stderr.write(`\n[integration] NATS ${process.env.NATS_URL}, Postgres ${redact(process.env.DATABASE_URL)}${started.length ? ' (private, started for this run)' : ''}\n`);
+  process.stderr.write(`\n[integration] NATS ${process.env.NATS_URL}, Postgres ${redactUrl(process.env.DATABASE_URL)}${started.length ? ' (private, started for this run)' : ''}\n`);
 }
 
-/** @param {string} url */
-function redact(url) {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '<unparsable DATABASE_URL>';
-  }
-}

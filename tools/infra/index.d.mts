@@ -9,6 +9,9 @@ export interface RunningServer {
   stop: () => Promise<void>;
 }
 
+/** A connection URL fit for a log line: password masked; an unparsable URL is not echoed. */
+export function redactUrl(url: string): string;
+
 /** A TCP port on 127.0.0.1 that was free a moment ago (the kernel picks it). */
 export function freePort(): Promise<number>;
 

@@ -3,3 +3,4 @@
 export { freePort } from './free-port.mjs';
 export { startNats } from './nats.server.mjs';
 export { startPostgres } from './postgres.server.mjs';
+export { redactUrl } from './redact-url.mjs';

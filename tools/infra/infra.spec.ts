@@ -2,9 +2,17 @@ import { existsSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
 // Plain .mjs (no build step): jest loads it natively.
-import { freePort, startNats, startPostgres } from './index.mjs';
+import { freePort, redactUrl, startNats, startPostgres } from './index.mjs';
 
 describe('tools/infra', () => {
+  it.each([
+    ['postgres://u:secret@h:5/db', 'postgres://u:***@h:5/db'],
+    ['nats://127.0.0.1:4222', 'nats://127.0.0.1:4222'],
+    ['not a url with p4ss', '<unparsable URL>'],
+  ])('redactUrl(%j) = %j', (url, expected) => {
+    expect(redactUrl(url)).toBe(expected);
+  });
+
   it('freePort returns a bindable port that is not a shared server port', async () => {
     const port = await freePort();
     expect(port).toBeGreaterThan(0);

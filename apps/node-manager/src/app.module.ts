@@ -11,6 +11,8 @@ import { InferenceModule } from './inference/inference.module.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { NodeMetrics } from './shared/node.metrics.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prompt-store.port.js';
+import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
+import { TokenizersModule } from './tokenizers/tokenizers.module.js';
 
 /**
  * Root module: process-wide singletons (config, logger, metrics, clock, the engine, the NATS connection) are made
@@ -24,6 +26,7 @@ export class AppModule {
     logger: JsonLogger,
     metrics: ServiceMetrics,
     engine: Engine,
+    tokenizers: ServedTokenizers,
     nats: NatsConnection,
     store: PromptStore = NO_PROMPT_STORE,
     clock: Clock = systemClock,
@@ -31,7 +34,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [NatsModule, BatchingModule, InferenceModule, ChunksModule, HeartbeatModule],
+      imports: [NatsModule, BatchingModule, InferenceModule, ChunksModule, HeartbeatModule, TokenizersModule],
       providers: [
         { provide: NODE_CONFIG, useValue: config },
         { provide: JsonLogger, useValue: logger },
@@ -39,11 +42,12 @@ export class AppModule {
         { provide: NodeMetrics, useValue: new NodeMetrics(metrics) },
         { provide: CLOCK, useValue: clock },
         { provide: ENGINE, useValue: engine },
+        { provide: ServedTokenizers, useValue: tokenizers },
         { provide: NATS_CONNECTION, useValue: nats },
         { provide: PROMPT_STORE, useValue: store },
         NodeLifecycle,
       ],
-      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, NATS_CONNECTION, PROMPT_STORE, NodeLifecycle],
+      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, NodeLifecycle],
     };
   }
 }

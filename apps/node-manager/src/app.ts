@@ -15,6 +15,7 @@ import { NodeMetrics } from './shared/node.metrics.js';
 import { KvEventsPublisher } from './kv-store/kv-events.publisher.js';
 import { KvStore } from './kv-store/kv.store.js';
 import { KvStoreMetrics } from './kv-store/kv-store.metrics.js';
+import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
 
 export interface NodeManagerHandle {
   readonly nodeId: string;
@@ -39,6 +40,10 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   const logger = new JsonLogger('node-manager', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('node-manager');
   const engine = await createEngine(config);
+  const tokenizers = await ServedTokenizers.load(config.NODE_MODELS!).catch(async (e: unknown) => {
+    await engine.close();
+    throw e;
+  });
   const nats = await connectNats(config.NATS_URL!, `node-manager ${config.NODE_ID}`).catch(async (e: unknown) => {
     await engine.close();
     throw e;
@@ -56,7 +61,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     const storeMetrics = new KvStoreMetrics(metrics, kvStore, events);
     kvStore.onBlocked = (ms) => storeMetrics.blockedIo.observe(ms / 1000);
   } else logger.emit('info', 'KV store off', { reason: config.kvStore.enabled ? `the ${engine.kind} engine keeps no KV bytes` : 'NODE_KV_STORE=off' });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, nats, kvStore), { logger, abortOnError: false }).catch(
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, kvStore), { logger, abortOnError: false }).catch(
     async (e: unknown) => {
       await kvStore?.close();
       await nats.close();

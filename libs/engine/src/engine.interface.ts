@@ -24,7 +24,7 @@ export interface SamplingParams {
   readonly seed: number;
 }
 
-export interface ModelInfo {
+export interface ServedModel {
   readonly id: string;
   readonly engine: EngineKind;
   readonly vocabSize: number;
@@ -90,7 +90,7 @@ export interface KvBudget {
 
 export interface Engine {
   readonly kind: EngineKind;
-  models(): readonly ModelInfo[];
+  models(): readonly ServedModel[];
   /** Runs the prompt of each input as one batch and returns each sequence's first sampled token. */
   prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]>;
   /** One decode step for each listed (already prefilled) sequence, batched. */

@@ -13,4 +13,5 @@ export * from './weights/hf-config.parser.js';
 export * from './weights/hf-model.loader.js';
 export * from './tokenizer/bpe.tokenizer.js';
 export * from './tokenizer/tokenizer.loader.js';
+export * from './tokenizer/tokenizer.bundle.js';
 export * from './reference/index.js';

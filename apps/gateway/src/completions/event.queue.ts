@@ -22,6 +22,7 @@ export class EventQueue<T> {
       const w = this.waiter;
       this.waiter = undefined;
       w.resolve(item);
+      this.onTake(0);
     } else {
       this.items.push(item);
     }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Gauge } from 'prom-client';
 import { ServiceMetrics } from '@mnemo/service-kit';
 import type { InferOperation } from './infer.command.js';
 
@@ -47,9 +48,24 @@ export class InferTimer {
   }
 }
 
+/** Counts events held for clients that have not read them yet, over all requests. */
+export interface BufferGauge {
+  inc(n?: number): void;
+  dec(n?: number): void;
+}
+
 @Injectable()
 export class InferMetrics {
-  constructor(@Inject(ServiceMetrics) private readonly metrics: ServiceMetrics) {}
+  /** Token events buffered in the gateway for their clients (bounded by GATEWAY_STREAM_BUFFER_EVENTS per request). */
+  readonly bufferedEvents: Gauge;
+
+  constructor(@Inject(ServiceMetrics) private readonly metrics: ServiceMetrics) {
+    this.bufferedEvents = new Gauge({
+      name: 'mnemo_gateway_buffered_events',
+      help: 'Token events the gateway holds for clients that have not read them yet (all requests)',
+      registers: [metrics.registry],
+    });
+  }
 
   start(operation: InferOperation): InferTimer {
     return new InferTimer(this.metrics, operation);

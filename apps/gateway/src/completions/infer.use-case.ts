@@ -3,8 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { JsonLogger } from '@mnemo/service-kit';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway.config.js';
-import { ModelCatalog } from '../models/model.catalog.js';
-import { TokenizerRegistry } from '../models/tokenizer.registry.js';
+import { ClusterModelCache } from '../models/cluster-model.cache.js';
+import { TokenizerCache } from '../models/tokenizer.cache.js';
 import { NodeClient } from '../nats/node.client.js';
 import { SchedulerClient } from '../nats/scheduler.client.js';
 import type { InferCommand } from './infer.command.js';
@@ -24,8 +24,8 @@ import { buildPrompt } from './prompt.builder.js';
 export class InferUseCase {
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    @Inject(ModelCatalog) private readonly catalog: ModelCatalog,
-    @Inject(TokenizerRegistry) private readonly tokenizers: TokenizerRegistry,
+    @Inject(ClusterModelCache) private readonly models: ClusterModelCache,
+    @Inject(TokenizerCache) private readonly tokenizers: TokenizerCache,
     @Inject(SchedulerClient) private readonly scheduler: SchedulerClient,
     @Inject(NodeClient) private readonly nodes: NodeClient,
     @Inject(InferMetrics) private readonly metrics: InferMetrics,
@@ -37,12 +37,12 @@ export class InferUseCase {
     const startedAt = Date.now();
     let watch: InferWatch | undefined;
     try {
-      const model = await this.catalog.find(command.model);
+      const model = await this.models.find(command.model);
       if (!model) {
         throw new MnemoError(ErrorCode.ModelNotFound, `The model '${command.model}' does not exist`, { param: 'model' });
       }
       timer.model = model.id;
-      const tokenizer = this.tokenizers.get(model.id);
+      const tokenizer = await this.tokenizers.get(model);
       const prompt = buildPrompt(command, model, tokenizer, this.config.maxPromptTokens);
       if (signal.aborted) throw cancelled();
 
@@ -56,7 +56,7 @@ export class InferUseCase {
         idleTimeoutMs: this.config.idleTimeoutMs,
         stallTimeoutMs: this.config.stallTimeoutMs,
         bufferEvents: this.config.streamBufferEvents,
-      });
+      }, this.metrics.bufferedEvents);
       const placement = await this.scheduler.schedule(
         {
           requestId,

@@ -67,8 +67,8 @@ describe(InferWatch.name, () => {
     sut.release();
   });
 
-  it('pauses the node when the buffer is half full and resumes it once the client caught up', async () => {
-    const { sut, wire, take } = setup({ bufferEvents: 16 });
+  it('pauses the node when a quarter of the buffer is full and resumes it once the client caught up', async () => {
+    const { sut, wire, take } = setup({ bufferEvents: 32 });
     sut.admitted({ nodeId: 'n', attempt: 1 }, Date.now() + 60_000);
     for (let i = 0; i < 8; i++) wire.deliver(ev('n', 1, i));
     expect(wire.sent).toEqual(['pause n#1']);
@@ -100,7 +100,7 @@ describe(InferWatch.name, () => {
   });
 
   it('flow-controls the attempt that may be placed before the scheduler replies, and keeps it paused until drained', async () => {
-    const { sut, wire, take } = setup({ bufferEvents: 16 });
+    const { sut, wire, take } = setup({ bufferEvents: 32 });
     for (let i = 0; i < 9; i++) wire.deliver(ev('n', 2, i));
     expect(wire.sent).toEqual(['pause n#2']);
     sut.admitted({ nodeId: 'n', attempt: 2 }, Date.now() + 60_000);
@@ -108,6 +108,28 @@ describe(InferWatch.name, () => {
     await take(7);
     expect(wire.sent).toEqual(['pause n#2', 'resume n#2']);
     sut.release();
+  });
+
+  it('counts buffered events in the gauge until they are taken or the request ends', async () => {
+    let gauge = 0;
+    const wire = new Wire();
+    const timer = new InferTimer(new ServiceMetrics('gateway-test'), 'chat.completions');
+    const log = new JsonLogger('test', 'error', () => undefined).child({});
+    const sut = new InferWatch(wire, wire, log, timer, 'r', new AbortController().signal, { idleTimeoutMs: 60_000, stallTimeoutMs: 60_000, bufferEvents: 16 }, {
+      inc: (n = 1) => void (gauge += n),
+      dec: (n = 1) => void (gauge -= n),
+    });
+    sut.admitted({ nodeId: 'n', attempt: 1 }, Date.now() + 60_000);
+    const first = sut.queue.next(); // a waiting consumer takes the first event directly
+    for (let i = 0; i < 5; i++) wire.deliver(ev('n', 1, i));
+    await first;
+    expect(gauge).toBe(4);
+    await sut.queue.next();
+    expect(gauge).toBe(3);
+    sut.release();
+    expect(gauge).toBe(0);
+    await sut.queue.next();
+    expect(gauge).toBe(0);
   });
 
   it('cancels the placed attempt when the client leaves', () => {

@@ -5,7 +5,7 @@ import type { NodeClient } from '../nats/node.client.js';
 import type { Placement, SchedulerClient, TokenInbox } from '../nats/scheduler.client.js';
 import { AttemptGate, same, type Attempt } from './attempt.gate.js';
 import { EventQueue } from './event.queue.js';
-import type { InferTimer } from './infer.metrics.js';
+import type { BufferGauge, InferTimer } from './infer.metrics.js';
 import { StreamBackpressure } from './stream.backpressure.js';
 
 export interface WatchLimits {
@@ -36,6 +36,8 @@ export class InferWatch {
   private idleTimer?: NodeJS.Timeout;
   private stallTimer?: NodeJS.Timeout;
   private released = false;
+  /** Events of this request counted in the buffer gauge. */
+  private counted = 0;
   private readonly stall = new AbortController();
   private readonly onAbort = () => {
     this.queue.fail(new MnemoError(ErrorCode.Cancelled, 'the client closed the request'));
@@ -51,6 +53,7 @@ export class InferWatch {
     private readonly requestId: string,
     private readonly signal: AbortSignal,
     private readonly limits: WatchLimits,
+    private readonly gauge: BufferGauge = { inc: () => undefined, dec: () => undefined },
   ) {
     this.queue = new EventQueue<TokenEvent>((remaining) => this.afterTake(remaining));
     this.gate = new AttemptGate(limits.bufferEvents);
@@ -96,6 +99,8 @@ export class InferWatch {
     clearTimeout(this.deadlineTimer);
     clearTimeout(this.idleTimer);
     clearTimeout(this.stallTimer);
+    this.gauge.dec(this.counted);
+    this.counted = 0;
     this.signal.removeEventListener('abort', this.onAbort);
     if (cancelReason !== undefined && this.placement !== undefined) {
       this.nodes.cancel(this.ref(this.placement), cancelReason);
@@ -131,6 +136,8 @@ export class InferWatch {
 
   private deliver(e: TokenEvent): void {
     if (!this.valve.paused) this.armIdle();
+    this.counted++;
+    this.gauge.inc();
     this.queue.push(e);
     switch (this.valve.afterPush(this.queue.size)) {
       case 'pause':
@@ -147,6 +154,10 @@ export class InferWatch {
   }
 
   private afterTake(remaining: number): void {
+    if (this.counted > 0) {
+      this.counted--;
+      this.gauge.dec();
+    }
     if (this.released || this.valve.afterTake(remaining) !== 'resume') return;
     clearTimeout(this.stallTimer);
     this.nodes.flow(this.ref(this.placement!), false);

@@ -3,10 +3,11 @@ export type FlowAction = 'pause' | 'resume' | 'overflow' | null;
 
 /**
  * Hysteresis over one request's event buffer (between the node's inbox and a slow client):
- * pause the node when the buffer reaches half its capacity, resume once it drained to an
- * eighth, so a client reading at about the generation rate does not flip it every token.
- * Events already in flight when the pause is sent land in the other half; reaching the full
- * capacity means the node ignored the pause, and the request is given up (`overflow`).
+ * pause the node when the buffer reaches a quarter of its capacity, resume once it drained to
+ * a sixteenth, so a client reading at about the generation rate does not flip it every token.
+ * The other three quarters take the events already in flight while the pause travels (a fast
+ * engine makes many per round trip); reaching the full capacity means the node ignored the
+ * pause, and the request is given up (`overflow`).
  */
 export class StreamBackpressure {
   readonly high: number;
@@ -15,8 +16,8 @@ export class StreamBackpressure {
 
   constructor(readonly capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 8) throw new RangeError(`capacity must be an integer ≥ 8, got ${capacity}`);
-    this.high = Math.ceil(capacity / 2);
-    this.low = Math.floor(capacity / 8);
+    this.high = Math.ceil(capacity / 4);
+    this.low = Math.floor(capacity / 16);
   }
 
   afterPush(size: number): FlowAction {

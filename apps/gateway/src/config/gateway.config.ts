@@ -19,7 +19,7 @@ export const gatewaySchema = {
   GATEWAY_MAX_BODY_BYTES: { type: 'int', doc: 'larger request bodies get 413', default: 2 * 1024 * 1024, min: 1024 },
   GATEWAY_STREAM_BUFFER_EVENTS: {
     type: 'int',
-    doc: 'token events buffered per request for a slow client; the node is paused at half, resumed at an eighth, and the request given up when it is full',
+    doc: 'token events buffered per request for a slow client; the node is paused at a quarter, resumed at a sixteenth, and the request given up when it is full',
     default: 256,
     min: 8,
     max: 65_536,

@@ -1,12 +1,12 @@
 import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
-import { ListModelsUseCase, type ModelObject } from './list-models.use-case.js';
+import { ListAvailableModelsUseCase, type ModelObject } from './list-available-models.use-case.js';
 
 @Controller('v1/models')
 @UseGuards(ApiKeyGuard)
 export class ModelsController {
-  constructor(@Inject(ListModelsUseCase) private readonly listModels: ListModelsUseCase) {}
+  constructor(@Inject(ListAvailableModelsUseCase) private readonly listModels: ListAvailableModelsUseCase) {}
 
   @Get()
   list(): Promise<{ object: 'list'; data: ModelObject[] }> {

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
-import { ListModelsUseCase } from './list-models.use-case.js';
-import { ModelCatalog } from './model.catalog.js';
+import { ListAvailableModelsUseCase } from './list-available-models.use-case.js';
+import { ClusterModelCache } from './cluster-model.cache.js';
 import { ModelsController } from './models.controller.js';
-import { TokenizerRegistry } from './tokenizer.registry.js';
+import { TokenizerCache } from './tokenizer.cache.js';
 
 @Module({
   controllers: [ModelsController],
-  providers: [ModelCatalog, TokenizerRegistry, ListModelsUseCase],
-  exports: [ModelCatalog, TokenizerRegistry],
+  providers: [ClusterModelCache, TokenizerCache, ListAvailableModelsUseCase],
+  exports: [ClusterModelCache, TokenizerCache],
 })
 export class ModelsModule {}

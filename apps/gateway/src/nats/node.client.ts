@@ -1,7 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { CancelRequestSchema, encodeMessage, FlowControlSchema, nodeCancelSubject, nodeFlowSubject } from '@mnemo/proto';
+import {
+  CancelRequestSchema,
+  decodeMessage,
+  encodeMessage,
+  FlowControlSchema,
+  nodeCancelSubject,
+  nodeFlowSubject,
+  TokenizerChunkReplySchema,
+  TokenizerChunkRequestSchema,
+  tokenizerSubject,
+} from '@mnemo/proto';
 import { NATS_CONNECTION } from '@mnemo/service-kit';
+import { fromReply, natsRequest } from './nats.request.js';
 
 /** Identifies one attempt of one request on one node. */
 export interface AttemptRef {
@@ -11,9 +22,9 @@ export interface AttemptRef {
 }
 
 /**
- * The gateway's fire-and-forget messages to the node running a request (libs/proto/src/subjects.ts):
- * cancel and flow control. A lost cancel is caught by the request deadline on the node; a lost
- * resume by the gateway's stall timeout.
+ * The gateway's messages to nodes (libs/proto/src/subjects.ts): cancel and flow control for the
+ * node running a request (fire-and-forget: a lost cancel is caught by the request deadline on the
+ * node, a lost resume by the gateway's stall timeout), and tokenizer bundles from any node.
  */
 @Injectable()
 export class NodeClient {
@@ -29,5 +40,13 @@ export class NodeClient {
   flow(to: AttemptRef, pause: boolean): void {
     if (this.nc.isClosed()) return;
     this.nc.publish(nodeFlowSubject(to.nodeId), encodeMessage(FlowControlSchema, { requestId: to.requestId, attempt: to.attempt, pause }));
+  }
+
+  /** One slice of the tokenizer bundle with this hash, from whichever node holds it. */
+  async tokenizerChunk(sha256: string, offset: number, timeoutMs: number): Promise<{ totalBytes: number; data: Uint8Array }> {
+    const msg = await natsRequest(this.nc, tokenizerSubject(sha256), encodeMessage(TokenizerChunkRequestSchema, { offset }), timeoutMs, 'node with this tokenizer');
+    const reply = decodeMessage(TokenizerChunkReplySchema, msg);
+    if (reply.error && reply.error.code !== '') throw fromReply(reply.error);
+    return { totalBytes: reply.totalBytes, data: reply.data };
   }
 }

@@ -1,4 +1,4 @@
-import type { ModelInfo } from '@mnemo/engine';
+import type { ServedModel } from '@mnemo/engine';
 import type { InferenceRequest } from '@mnemo/proto';
 
 /** One request inside the node, from admission to its last TokenEvent. */
@@ -29,7 +29,7 @@ export class Sequence {
 
   constructor(
     readonly request: InferenceRequest,
-    readonly model: ModelInfo,
+    readonly model: ServedModel,
     readonly arrivalSeq: number,
     readonly arrivedMs: number,
   ) {

@@ -33,7 +33,10 @@ export const nodeManagerSchema = {
   },
   NODE_SIM_DECODE_STEP_MS: { type: 'int', doc: 'sim engine: fixed cost of one decode step (ms)', default: 2, min: 0, when: isSim },
   NODE_SIM_PREFILL_TOKEN_US: { type: 'int', doc: 'sim engine: prefill cost per prompt token (µs)', default: 10, min: 0, when: isSim },
+  NODE_SIM_DECODE_SEQ_US: { type: 'int', doc: 'sim engine: decode cost per sequence in the batch (µs)', default: 250, min: 0, when: isSim },
+  NODE_SIM_DECODE_KCONTEXT_US: { type: 'int', doc: 'sim engine: decode cost per 1000 context tokens in the batch (µs)', default: 50, min: 0, when: isSim },
   NODE_SIM_EOS_PER_MILLE: { type: 'int', doc: 'sim engine: chance per token (‰) that EOS is sampled', default: 0, min: 0, max: 1000, when: isSim },
+  NODE_SIM_MAX_CONTEXT: { type: 'int', doc: 'sim engine: context length of every model (default: the catalog’s, 4096)', min: 2, max: 1 << 20, when: isSim },
   NODE_REFERENCE_BACKEND: { type: 'enum', doc: 'reference engine: kernel backend', values: ['cpu', 'cuda'], default: 'cpu', when: isReference },
   NODE_KV_BLOCKS: { type: 'int', doc: 'device KV blocks (16 tokens) per model; the sim engine models this capacity', default: 1024, min: 1 },
   NODE_PREFIX_CACHE: {

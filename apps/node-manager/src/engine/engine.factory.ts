@@ -20,9 +20,15 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
       default:
         return new SimEngine({
           models,
-          cost: { decodeBaseMs: config.NODE_SIM_DECODE_STEP_MS!, prefillPerTokenMs: config.NODE_SIM_PREFILL_TOKEN_US! / 1000 },
+          cost: {
+            decodeBaseMs: config.NODE_SIM_DECODE_STEP_MS!,
+            decodePerSeqMs: config.NODE_SIM_DECODE_SEQ_US! / 1000,
+            decodePerKContextMs: config.NODE_SIM_DECODE_KCONTEXT_US! / 1000,
+            prefillPerTokenMs: config.NODE_SIM_PREFILL_TOKEN_US! / 1000,
+          },
           eosProbability: config.NODE_SIM_EOS_PER_MILLE! / 1000,
           kvBlocks: config.NODE_KV_BLOCKS!,
+          ...(config.NODE_SIM_MAX_CONTEXT !== undefined ? { maxContext: config.NODE_SIM_MAX_CONTEXT } : {}),
         });
     }
   } catch (e) {

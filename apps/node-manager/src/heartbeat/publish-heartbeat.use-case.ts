@@ -9,11 +9,13 @@ import { SequenceStore } from '../batching/sequence.store.js';
 import { ChunkTransferGrpcServer } from '../chunks/chunk-transfer.grpc-server.js';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
+import { ServedTokenizers } from '../tokenizers/served-tokenizers.js';
 
 /**
  * Publishes this node's liveness and load on HEARTBEAT. The first one registers the node;
  * one with `accepting = false` takes it out of routing before it stops. kv_usage is the
- * engine's device KV occupancy, which least-loaded routing weighs against queue length.
+ * engine's device KV occupancy, which least-loaded routing weighs against queue length. Each
+ * model carries its tokenizer kind and bundle hash, which gateways fetch on tokenizerSubject.
  */
 @Injectable()
 export class PublishHeartbeatUseCase {
@@ -25,6 +27,7 @@ export class PublishHeartbeatUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
     @Inject(ChunkTransferGrpcServer) private readonly grpc: ChunkTransferGrpcServer,
+    @Inject(ServedTokenizers) private readonly tokenizers: ServedTokenizers,
   ) {}
 
   execute(): void {
@@ -33,7 +36,7 @@ export class PublishHeartbeatUseCase {
       Subjects.HEARTBEAT,
       encodeMessage(HeartbeatSchema, {
         nodeId: this.config.NODE_ID,
-        models: this.engine.models().map((m) => ({ id: m.id, engine: m.engine, maxContext: m.maxContext, vocabSize: m.vocabSize })),
+        models: this.engine.models().map((m) => ({ id: m.id, engine: m.engine, maxContext: m.maxContext, vocabSize: m.vocabSize, ...this.tokenizers.describe(m.id) })),
         running: this.store.count('running'),
         waiting: this.store.count('waiting'),
         kvUsage: this.engine.kvUsage(),

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ListModelRecordsRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
 import { ProfilerResponder } from '../nats/profiler.responder.js';
-import { ListModelsUseCase } from './list-models.use-case.js';
+import { ListModelRecordsUseCase } from './list-model-records.use-case.js';
 import { toModelRecord } from './model-record.mapper.js';
 import { RegisterModelCommand } from './register-model.command.js';
 import { RegisterModelUseCase } from './register-model.use-case.js';
@@ -12,7 +12,7 @@ export class ModelsNatsHandler implements OnApplicationBootstrap {
   constructor(
     @Inject(ProfilerResponder) private readonly responder: ProfilerResponder,
     @Inject(RegisterModelUseCase) private readonly registerModel: RegisterModelUseCase,
-    @Inject(ListModelsUseCase) private readonly listModels: ListModelsUseCase,
+    @Inject(ListModelRecordsUseCase) private readonly listModels: ListModelRecordsUseCase,
   ) {}
 
   onApplicationBootstrap(): void {

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { NodesModule } from '../nodes/nodes.module.js';
-import { ListModelsUseCase } from './list-models.use-case.js';
+import { ListClusterModelsUseCase } from './list-cluster-models.use-case.js';
 import { ModelsNatsHandler } from './models.nats-handler.js';
 
 /** The cluster's model list, answered from the node registry. */
 @Module({
   imports: [NodesModule],
-  providers: [ListModelsUseCase, ModelsNatsHandler],
+  providers: [ListClusterModelsUseCase, ModelsNatsHandler],
 })
 export class ModelsModule {}

@@ -1,14 +1,14 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { encodeMessage, ListModelsReplySchema, QueueGroups, Subjects } from '@mnemo/proto';
 import { NatsEndpoints, ServiceMetrics } from '@mnemo/service-kit';
-import { ListModelsUseCase } from './list-models.use-case.js';
+import { ListClusterModelsUseCase } from './list-cluster-models.use-case.js';
 
-/** MODELS_LIST (queue group `scheduler`) → ListModelsUseCase → ListModelsReply. The request body is empty. */
+/** MODELS_LIST (queue group `scheduler`) → ListClusterModelsUseCase → ListModelsReply. The request body is empty. */
 @Injectable()
 export class ModelsNatsHandler implements OnApplicationBootstrap {
   constructor(
     @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
-    @Inject(ListModelsUseCase) private readonly useCase: ListModelsUseCase,
+    @Inject(ListClusterModelsUseCase) private readonly useCase: ListClusterModelsUseCase,
     @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
   ) {}
 

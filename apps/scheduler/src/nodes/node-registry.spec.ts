@@ -2,7 +2,7 @@ import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { HeartbeatSchema, type Heartbeat } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics, type Clock } from '@mnemo/service-kit';
 import type { SchedulerConfig } from '../config/scheduler.config.js';
-import { ListModelsUseCase } from '../models/list-models.use-case.js';
+import { ListClusterModelsUseCase } from '../models/list-cluster-models.use-case.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { NodeRegistry } from './node.registry.js';
 import { RecordHeartbeatCommand } from './record-heartbeat.command.js';
@@ -44,7 +44,7 @@ function setup(timeoutMs = 3000) {
   const record = new RecordHeartbeatUseCase(registry, clock, metrics, logger);
   const sweep = new SweepNodesUseCase(registry, clock, { SCHEDULER_NODE_TIMEOUT_MS: timeoutMs } as SchedulerConfig, metrics, logger);
   const beat = (h: Heartbeat) => record.execute(new RecordHeartbeatCommand(h));
-  return { clock, registry, record, sweep, beat, metrics, models: new ListModelsUseCase(registry) };
+  return { clock, registry, record, sweep, beat, metrics, models: new ListClusterModelsUseCase(registry) };
 }
 
 describe(RecordHeartbeatUseCase.name, () => {
@@ -114,13 +114,20 @@ describe(SweepNodesUseCase.name, () => {
   });
 });
 
-describe(ListModelsUseCase.name, () => {
+describe(ListClusterModelsUseCase.name, () => {
   it('lists each served model once, sorted', () => {
     const { beat, models } = setup();
     const info = (id: string) => ({ id, engine: 'sim', maxContext: 4096, vocabSize: 261 });
     beat(hb('n2', { models: [info('mnemo-tiny'), info('b-model')] }));
     beat(hb('n1', { models: [info('mnemo-tiny')] }));
     expect(models.execute().map((m) => m.id)).toEqual(['b-model', 'mnemo-tiny']);
+  });
+
+  it('passes on how to get each model’s tokenizer', () => {
+    const { beat, models } = setup();
+    const sha = 'ab'.repeat(32);
+    beat(hb('n1', { models: [{ id: 'qwen', engine: 'reference', maxContext: 32768, vocabSize: 151_936, tokenizer: 'bpe', tokenizerSha256: sha }] }));
+    expect(models.execute()).toEqual([{ id: 'qwen', engine: 'reference', maxContext: 32768, vocabSize: 151_936, tokenizer: 'bpe', tokenizerSha256: sha }]);
   });
 
   it('is empty without nodes', () => {

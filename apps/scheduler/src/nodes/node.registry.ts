@@ -1,9 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import type { NodeLoad } from '@mnemo/kv-core';
 
+/** A model as a node describes it in its heartbeats (mnemo.v1.ModelInfo). */
+export interface AdvertisedModel {
+  readonly id: string;
+  readonly engine: string;
+  readonly maxContext: number;
+  readonly vocabSize: number;
+  /** "byte", "bpe" (a bundle on tokenizerSubject(tokenizerSha256)) or "" (none). */
+  readonly tokenizer: string;
+  readonly tokenizerSha256: string;
+}
+
 /** What the scheduler knows about one node, refreshed by every heartbeat. */
 export interface NodeEntry extends NodeLoad {
-  readonly modelInfos: readonly { id: string; engine: string; maxContext: number; vocabSize: number }[];
+  readonly modelInfos: readonly AdvertisedModel[];
   readonly grpcAddress: string;
 }
 

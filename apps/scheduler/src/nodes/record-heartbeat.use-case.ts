@@ -34,7 +34,7 @@ export class RecordHeartbeatUseCase {
     const isNew = this.registry.upsert({
       nodeId: hb.nodeId,
       models: hb.models.map((m) => m.id),
-      modelInfos: hb.models.map((m) => ({ id: m.id, engine: m.engine, maxContext: m.maxContext, vocabSize: m.vocabSize })),
+      modelInfos: hb.models.map((m) => ({ id: m.id, engine: m.engine, maxContext: m.maxContext, vocabSize: m.vocabSize, tokenizer: m.tokenizer, tokenizerSha256: m.tokenizerSha256 })),
       running: hb.running,
       waiting: hb.waiting,
       kvUsage: hb.kvUsage,

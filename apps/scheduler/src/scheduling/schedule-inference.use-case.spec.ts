@@ -27,7 +27,7 @@ class ScriptedDispatcher implements NodeDispatcher {
 const node = (nodeId: string, over: Partial<NodeEntry> = {}): NodeEntry => ({
   nodeId,
   models: ['mnemo-tiny'],
-  modelInfos: [{ id: 'mnemo-tiny', engine: 'sim', maxContext: 4096, vocabSize: 261 }],
+  modelInfos: [{ id: 'mnemo-tiny', engine: 'sim', maxContext: 4096, vocabSize: 261, tokenizer: 'byte', tokenizerSha256: '' }],
   running: 0,
   waiting: 0,
   kvUsage: 0,

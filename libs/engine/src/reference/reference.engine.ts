@@ -1,6 +1,6 @@
 import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
-import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ModelInfo, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
 import { ModelRuntime, type SeqStepResult, type StepItem, type StepOptions } from './model.runtime.js';
@@ -68,7 +68,7 @@ export class ReferenceEngine implements Engine {
     return new ReferenceEngine(backend, opts.models.map(resolveWeights), opts.kvBlocks);
   }
 
-  models(): readonly ModelInfo[] {
+  models(): readonly ServedModel[] {
     return [...this.runtimes.values()].map(({ config: c }) => ({ id: c.id, engine: 'reference', vocabSize: c.vocab, maxContext: c.maxContext, eosTokenId: c.eosTokenId }));
   }
 

@@ -73,6 +73,11 @@ describe(SimEngine.name, () => {
     ]);
   });
 
+  it('serves a longer context when told to, and refuses a nonsense one', () => {
+    expect(new SimEngine({ maxContext: 32_768 }).models()[0]?.maxContext).toBe(32_768);
+    expect(() => new SimEngine({ maxContext: 1 })).toThrow(RangeError);
+  });
+
   it('really waits with the default timer', async () => {
     const sut = new SimEngine({ cost: { ...zeroCost, prefillBaseMs: 30 } });
     const t0 = performance.now();

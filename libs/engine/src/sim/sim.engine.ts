@@ -1,5 +1,5 @@
 import { ErrorCode, KvBlockLedger, MnemoError } from '@mnemo/kv-core';
-import type { Engine, EngineChunkEvent, KvBudget, ModelInfo, PrefillInput, TokenOutput } from '../engine.interface.js';
+import type { Engine, EngineChunkEvent, KvBudget, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
@@ -22,10 +22,12 @@ export interface SimEngineOptions {
   readonly onStep?: (step: SimStep) => void;
   /** Modelled device KV capacity per model in blocks of 16 tokens (default 1024, the reference engine's). */
   readonly kvBlocks?: number;
+  /** Context length of every served model (default: the catalog's); long multi-turn workloads want more. */
+  readonly maxContext?: number;
 }
 
 interface SimSeq {
-  readonly model: ModelInfo;
+  readonly model: ServedModel;
   readonly ledger: KvBlockLedger;
   readonly stream: SimTokenStream;
   readonly salt?: string;
@@ -51,7 +53,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  */
 export class SimEngine implements Engine {
   readonly kind = 'sim' as const;
-  private readonly modelInfos: ModelInfo[];
+  private readonly modelInfos: ServedModel[];
   private readonly cost: SimCostModel;
   private readonly eosProbability: number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -65,8 +67,11 @@ export class SimEngine implements Engine {
     this.modelInfos = (options.models ?? DEFAULT_SIM_MODELS).map((id) => {
       const spec = findSyntheticModel(id);
       if (!spec) throw new RangeError(`sim engine: unknown model ${JSON.stringify(id)} (not in the synthetic catalog)`);
-      return { id, engine: 'sim', vocabSize: spec.config.vocab, maxContext: spec.config.maxContext, eosTokenId: spec.config.eosTokenId };
+      return { id, engine: 'sim', vocabSize: spec.config.vocab, maxContext: options.maxContext ?? spec.config.maxContext, eosTokenId: spec.config.eosTokenId };
     });
+    if (options.maxContext !== undefined && !(Number.isInteger(options.maxContext) && options.maxContext > 1)) {
+      throw new RangeError(`sim engine: maxContext must be an integer > 1, got ${options.maxContext}`);
+    }
     this.cost = validateSimCost({ ...DEFAULT_SIM_COST, ...options.cost });
     const p = options.eosProbability ?? 0;
     if (!(p >= 0 && p <= 1)) throw new RangeError(`sim engine: eosProbability must be in [0, 1], got ${p}`);
@@ -84,7 +89,7 @@ export class SimEngine implements Engine {
     }
   }
 
-  models(): readonly ModelInfo[] {
+  models(): readonly ServedModel[] {
     return this.modelInfos;
   }
 
@@ -113,7 +118,7 @@ export class SimEngine implements Engine {
         throw e;
       }
       const ms = prefillCostMs(this.cost, computed);
-      await this.sleep(ms);
+      await this.wait(ms);
       const ids = batch.map((b) => b.seqId);
       this.options.onStep?.({ kind: 'prefill', seqIds: ids, costMs: ms });
       return this.sample(ids).map((o) => ({ ...o, cachedTokens: cached.get(o.seqId)! }));
@@ -131,7 +136,7 @@ export class SimEngine implements Engine {
       });
       this.appendAll(seqIds.map((id) => ({ seqId: id, ids: [this.seqs.get(id)!.pending] })));
       const ms = decodeCostMs(this.cost, contexts);
-      await this.sleep(ms);
+      await this.wait(ms);
       this.options.onStep?.({ kind: 'decode', seqIds, costMs: ms });
       return this.sample(seqIds);
     });
@@ -227,7 +232,7 @@ export class SimEngine implements Engine {
       }
       for (const it of items) this.seqs.get(it.seqId)!.preempted = false;
       const ms = prefillCostMs(this.cost, computed);
-      await this.sleep(ms);
+      await this.wait(ms);
       this.options.onStep?.({ kind: 'prefill', seqIds: items.map((it) => it.seqId), costMs: ms });
     });
   }
@@ -313,6 +318,11 @@ export class SimEngine implements Engine {
     const s = this.seqs.get(seqId);
     if (!s) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${seqId}`);
     return s;
+  }
+
+  /** A zero cost on the real timer costs nothing (setTimeout(0) would add about 1 ms per step); an injected clock port always hears it. */
+  private async wait(ms: number): Promise<void> {
+    if (ms > 0 || this.options.sleep) await this.sleep(ms);
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {

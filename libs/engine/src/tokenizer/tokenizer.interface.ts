@@ -16,29 +16,36 @@ export interface Tokenizer {
 }
 
 /**
- * Turns a token stream into text pieces without splitting multi-byte characters:
- * text is emitted only once the bytes seen so far decode cleanly.
+ * Turns a token stream into text pieces without splitting multi-byte characters: text is
+ * emitted only once the bytes seen so far decode cleanly. Linear in the stream length: each
+ * step decodes only the window since the last clean cut (`prefix`) — decoding the whole stream
+ * every token made a long answer quadratic in gateway CPU. The window starts where an earlier
+ * decode ended on a complete character, so its text is exactly the whole decode's suffix.
  */
 export class IncrementalDetokenizer {
   private readonly tokens: number[] = [];
-  private emitted = 0;
+  /** Start of the decode window: a character boundary. */
+  private prefix = 0;
+  /** End of what was emitted; tokens from here on are not yet text. */
+  private read = 0;
 
   constructor(private readonly tokenizer: Tokenizer) {}
 
   push(token: number): string {
     this.tokens.push(token);
-    const text = this.tokenizer.decode(this.tokens);
+    const emitted = this.tokenizer.decode(this.tokens.slice(this.prefix, this.read));
+    const text = this.tokenizer.decode(this.tokens.slice(this.prefix));
     // A trailing replacement char usually means an unfinished UTF-8 sequence: wait for more.
-    if (text.endsWith('\uFFFD')) return '';
-    const piece = text.slice(this.emitted);
-    this.emitted = text.length;
-    return piece;
+    if (text.length <= emitted.length || text.endsWith('\uFFFD')) return '';
+    this.prefix = this.read;
+    this.read = this.tokens.length;
+    return text.slice(emitted.length);
   }
 
   flush(): string {
-    const text = this.tokenizer.decode(this.tokens);
-    const piece = text.slice(this.emitted);
-    this.emitted = text.length;
-    return piece;
+    const emitted = this.tokenizer.decode(this.tokens.slice(this.prefix, this.read));
+    const text = this.tokenizer.decode(this.tokens.slice(this.prefix));
+    this.prefix = this.read = this.tokens.length;
+    return text.slice(emitted.length);
   }
 }

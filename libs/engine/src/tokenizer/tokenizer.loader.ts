@@ -4,13 +4,7 @@ import { isSyntheticModel } from '../model/model.catalog.js';
 import { BpeTokenizer, type TokenizerJson } from './bpe.tokenizer.js';
 import { ByteTokenizer } from './byte-tokenizer.js';
 import type { Tokenizer } from './tokenizer.interface.js';
-
-type TokenRef = string | { content: string } | null | undefined;
-
-function tokenName(t: TokenRef): string | undefined {
-  if (!t) return undefined;
-  return typeof t === 'string' ? t : t.content;
-}
+import { tokenName, type TokenRef } from './tokenizer.bundle.js';
 
 /** Loads tokenizer.json (+ tokenizer_config.json for bos/eos names) from a model directory. */
 export function loadTokenizerDir(dir: string): BpeTokenizer {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ModelCatalog } from './model.catalog.js';
+import { ClusterModelCache } from './cluster-model.cache.js';
 
 /** One entry of `GET /v1/models`: the OpenAI model object plus where Mnemo serves it. */
 export interface ModelObject {
@@ -12,12 +12,13 @@ export interface ModelObject {
   max_context: number;
 }
 
+/** `GET /v1/models`: the models the cluster serves now, as OpenAI model objects. */
 @Injectable()
-export class ListModelsUseCase {
-  constructor(@Inject(ModelCatalog) private readonly catalog: ModelCatalog) {}
+export class ListAvailableModelsUseCase {
+  constructor(@Inject(ClusterModelCache) private readonly models: ClusterModelCache) {}
 
   async execute(): Promise<{ object: 'list'; data: ModelObject[] }> {
-    const models = await this.catalog.list();
+    const models = await this.models.list();
     return {
       object: 'list',
       data: models.map((m) => ({ id: m.id, object: 'model', created: 0, owned_by: 'mnemo', engine: m.engine, max_context: m.maxContext })),

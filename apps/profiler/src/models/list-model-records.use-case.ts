@@ -5,7 +5,7 @@ import { ModelEntity } from './model.entity.js';
 
 /** Every registered model, oldest first (the registry is small: tens of rows). */
 @Injectable()
-export class ListModelsUseCase {
+export class ListModelRecordsUseCase {
   constructor(@Inject(MODEL_REPOSITORY) private readonly models: Repository<ModelEntity>) {}
 
   execute(): Promise<ModelEntity[]> {

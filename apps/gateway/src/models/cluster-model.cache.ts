@@ -14,7 +14,7 @@ const LIST_TIMEOUT_MS = 5_000;
  * failed request, never a wrong answer.
  */
 @Injectable()
-export class ModelCatalog {
+export class ClusterModelCache {
   private cached?: { at: number; models: readonly ModelInfo[] };
   private inFlight?: Promise<readonly ModelInfo[]>;
 
