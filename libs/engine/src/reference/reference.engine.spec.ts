@@ -257,9 +257,11 @@ describe(ReferenceEngine.name, () => {
       expect(bits(timed.logits)).toEqual(bits(quiet.logits));
     });
 
-    // The same figure for mnemo-medium is `event_loop_lag_p99_ms` of `npm run bench -- engine`
-    // (a plain node process); under jest's module runtime that model takes minutes to build.
-    it('keeps event-loop lag p99 within 10 ms during a 2,048-token prefill', async () => {
+    // The ≤ 10 ms figure for mnemo-medium is `event_loop_lag_p99_ms` of `npm run bench -- engine`
+    // (a plain node process on a quiet machine). This test guards the property, not the number: a
+    // pass that held the loop would show a lag as long as the pass itself (seconds); off the loop
+    // the lag stays a small fraction of it even when the machine is busy.
+    it('keeps the event loop turning during a 2,048-token prefill', async () => {
       const sut = new ReferenceEngine(cpuBackend(), [syntheticWeightsFor('mnemo-small')], 2048 / 16 + 1);
       const lag = monitorEventLoopDelay({ resolution: 1 });
       lag.enable();
@@ -270,7 +272,7 @@ describe(ReferenceEngine.name, () => {
       await sut.close();
       // The pass took far longer than the bound, so a pass holding the loop would show here.
       expect(ms).toBeGreaterThan(200);
-      expect(lag.percentile(99) / 1e6).toBeLessThanOrEqual(10);
+      expect(lag.percentile(99) / 1e6).toBeLessThan(Math.max(50, ms / 20));
     }, 300_000);
   });
 });
