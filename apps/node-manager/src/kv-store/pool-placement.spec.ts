@@ -55,11 +55,11 @@ describe('bandwidth-proportional placement over pool devices', () => {
     const ssd = devices.map((d) => d.device as SsdPoolDevice);
     const before = ssd.map((d) => d.stats().bytesRead);
     const reader = new RestoreReader(tiers, m, m.table.longestPrefix(keys), 0, 8 * 256 - 1);
-    await reader.load(0);
+    for (let l = 0; l < G.layers; l++) await reader.load(l);
     reader.release();
     const read = ssd.map((d, i) => d.stats().bytesRead - before[i]!);
-    expect(read[0]).toBe(6 * m.segBytes);
-    expect(read[1]).toBe(2 * m.segBytes);
+    expect(read[0]).toBe(24 * m.segBytes);
+    expect(read[1]).toBe(8 * m.segBytes);
 
     await tiers.close();
     await closePoolDevices(devices);

@@ -1,5 +1,5 @@
 import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, planOffload, type PinHandle, type PrefixChunk, type SegmentLocation } from '@mnemo/kv-core';
-import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
+import { allocHostBuffer, freeHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 
@@ -11,7 +11,19 @@ interface Source {
   readonly pinned: PinHandle;
   /** Host copy to read from: the pinned one, or the promotion target of an SSD one. */
   host?: { readonly operand: TransferOperand; readonly offset: number; readonly crc32c: number };
+  /** Set when `host` was filled (and its CRC checked) by this restore: no second check needed. */
+  verified?: boolean;
+  /** The scratch buffer `host` lies in, handed back once the layer is copied out. */
+  scratch?: ArrayBuffer;
 }
+
+/**
+ * SSD reads kept in flight ahead of the layer being loaded: a layer-wise restore of a few
+ * chunks reads only a few MiB per layer, far too little to keep an SSD's queue busy on its own.
+ * Layers are read in windows of half this size, one transfer each, the next window in flight
+ * while the current one is used (each transfer fills the device queue with many requests).
+ */
+const READ_AHEAD_BYTES = 32 * 1024 * 1024;
 
 /**
  * Reads one request's cached prefix back from the offload tiers, a layer at a time, in the
@@ -29,6 +41,15 @@ export class RestoreReader {
   private readonly promoted: PinHandle[] = [];
   /** Host slots read into that another restore promoted first: freed when this one ends. */
   private readonly orphans: SegmentLocation[] = [];
+  /** Promotions started, by read-ahead window: awaited by the loads of that window's layers. */
+  private readonly promotions = new Map<number, Promise<void>>();
+  /** Scratch buffers no layer uses any more, reused by the next promotion that needs one. */
+  private readonly spare: ArrayBuffer[] = [];
+  /** Sources still reading from each scratch buffer: it is spare once that reaches 0. */
+  private readonly scratchUsers = new Map<ArrayBuffer, number>();
+  private readonly scratch = new Set<ArrayBuffer>();
+  /** Copy-outs in flight: scratch memory is freed only after they finish. */
+  private readonly copies = new Set<Promise<unknown>>();
   private released = false;
 
   /** Throws DataLoss if some replica is no longer there (evicted since the lookup). */
@@ -63,16 +84,19 @@ export class RestoreReader {
   async load(layer: number): Promise<Float32Array> {
     if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader used after release');
     const first = Math.floor(this.from / CHUNK_TOKENS);
-    const srcs = this.sources.map((s) => s[layer]!);
-    for (const s of srcs) {
-      if (s.host) continue;
-      // Promoted by another restore since this one was planned: read that copy instead.
-      const pin = this.m.table.pin(s.key, s.layer, 'mem');
-      if (!pin) continue;
-      this.promoted.push(pin);
-      s.host = { operand: this.tiers.device(pin.location.deviceIndex).device, offset: pin.location.offset, crc32c: pin.location.crc32c };
+    const window = this.windowLayers();
+    const w = Math.floor(layer / window);
+    this.startPromotion(w);
+    this.startPromotion(w + 1);
+    await this.promotions.get(w);
+    // A layer loaded a second time after its scratch copy was handed back: read it again.
+    if (this.sources.some((s) => !s[layer]!.host)) {
+      this.promotions.delete(w);
+      this.startPromotion(w, layer);
+      await this.promotions.get(w);
     }
-    await this.promote(srcs.filter((s) => !s.host));
+    if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader released during a load');
+    const srcs = this.sources.map((s) => s[layer]!);
     const g = this.m.geometry;
     const dst = new Float32Array(2 * (this.until - this.from) * g.rowElems);
     const operands: TransferOperand[] = [dst];
@@ -87,13 +111,68 @@ export class RestoreReader {
       const h = srcs[p.chunk - first]!.host!;
       ranges.push(op(h.operand), h.offset + (p.src - layer * segElems) * 4, 0, p.dst * 4, p.len * 4);
     }
-    const crcs = srcs.flatMap((s) => [op(s.host!.operand), s.host!.offset, this.m.segBytes]);
-    const r = await transfer(operands, Float64Array.from(ranges), { crcs: Float64Array.from(crcs) });
-    srcs.forEach((s, i) => {
+    // Replicas this restore read in were verified on the way in; the others are checked now.
+    const unverified = srcs.filter((s) => !s.verified);
+    const crcs = unverified.flatMap((s) => [op(s.host!.operand), s.host!.offset, this.m.segBytes]);
+    const copy = transfer(operands, Float64Array.from(ranges), crcs.length ? { crcs: Float64Array.from(crcs) } : undefined);
+    this.copies.add(copy);
+    const r = await copy.finally(() => this.copies.delete(copy));
+    unverified.forEach((s, i) => {
       if (r.crcs[i] !== s.host!.crc32c) this.corrupt(s, s.pinned.location.type);
     });
+    for (const s of srcs) this.dropScratch(s);
     this.tiers.counters.readBytes.mem += srcs.length * this.m.segBytes;
     return dst;
+  }
+
+  /** Layers per read-ahead window: half the read-ahead budget's worth of this restore's segments. */
+  private windowLayers(): number {
+    return Math.max(1, Math.floor(READ_AHEAD_BYTES / 2 / Math.max(1, this.sources.length * this.m.stride)));
+  }
+
+  /** Starts reading window `w`'s SSD-only segments (from layer `from` on) into host memory, once. */
+  private startPromotion(w: number, from = 0): void {
+    const window = this.windowLayers();
+    const start = Math.max(from, w * window);
+    const end = Math.min(this.m.geometry.layers, (w + 1) * window);
+    if (this.promotions.has(w) || start >= end) return;
+    const srcs = this.sources.flatMap((s) => s.slice(start, end));
+    for (const s of srcs) {
+      if (s.host) continue;
+      // Promoted by another restore since this one was planned: read that copy instead.
+      const pin = this.m.table.pin(s.key, s.layer, 'mem');
+      if (!pin) continue;
+      this.promoted.push(pin);
+      s.host = { operand: this.tiers.device(pin.location.deviceIndex).device, offset: pin.location.offset, crc32c: pin.location.crc32c };
+    }
+    const todo = srcs.filter((s) => !s.host).sort((a, b) => a.layer - b.layer);
+    if (todo.length === 0) return;
+    const p = this.promote(todo);
+    // A read-ahead whose layers are never loaded (the reader released early) must not surface as an unhandled rejection.
+    p.catch(() => {});
+    this.promotions.set(w, p);
+  }
+
+  private takeScratch(bytes: number): ArrayBuffer {
+    const i = this.spare.findIndex((b) => b.byteLength >= bytes);
+    if (i >= 0) return this.spare.splice(i, 1)[0]!;
+    const b = allocHostBuffer(bytes);
+    this.scratch.add(b);
+    return b;
+  }
+
+  /** A scratch copy is only good until its layer is copied out: the buffer goes back to the spares. */
+  private dropScratch(s: Source): void {
+    if (!s.scratch) return;
+    const users = (this.scratchUsers.get(s.scratch) ?? 1) - 1;
+    if (users > 0) this.scratchUsers.set(s.scratch, users);
+    else {
+      this.scratchUsers.delete(s.scratch);
+      this.spare.push(s.scratch);
+    }
+    s.scratch = undefined;
+    s.host = undefined;
+    s.verified = false;
   }
 
   /** Restored tokens per tier they come from: host when every layer of their chunk was in host memory. */
@@ -113,6 +192,15 @@ export class RestoreReader {
     this.released = true;
     this.tiers.unpin(this.m, [...this.sources.flat().map((s) => s.pinned), ...this.promoted]);
     for (const loc of this.orphans) this.tiers.free(loc);
+    // Read-aheads and copy-outs still in flight hold their scratch until they settle.
+    const outstanding = [...this.promotions.values(), ...this.copies];
+    const freeScratch = () => {
+      for (const b of this.scratch) freeHostBuffer(b);
+      this.scratch.clear();
+      this.spare.length = 0;
+    };
+    if (outstanding.length === 0) freeScratch();
+    else void Promise.allSettled(outstanding).then(freeScratch);
   }
 
   /** Reads SSD-only segments into host memory in one transfer, verifying each on the way. */
@@ -127,11 +215,16 @@ export class RestoreReader {
     const targets = new Map<Source, { operand: TransferOperand; offset: number; deviceIndex?: number }>();
     for (const w of plan?.writes ?? []) w.segments.forEach(({ s }, i) => targets.set(s, { operand: this.tiers.device(w.deviceIndex).device, offset: w.offsets[i]!, deviceIndex: w.deviceIndex }));
     const rest = srcs.filter((s) => !targets.has(s));
+    let scratch: ArrayBuffer | undefined;
     if (rest.length > 0) {
-      // No host room: a scratch buffer, aligned for O_DIRECT, only for this layer.
-      const scratch = allocHostBuffer(rest.length * m.stride);
-      rest.forEach((s, i) => targets.set(s, { operand: scratch, offset: i * m.stride }));
+      // No host room: a scratch buffer, aligned for O_DIRECT, only until this layer is loaded.
+      scratch = this.takeScratch(rest.length * m.stride);
+      rest.forEach((s, i) => targets.set(s, { operand: scratch!, offset: i * m.stride }));
     }
+    const freePlan = () => {
+      for (const w of plan?.writes ?? []) for (const x of w.extents) this.tiers.device(w.deviceIndex).allocator.free(x.offset, x.length);
+      if (scratch) this.spare.push(scratch);
+    };
     const operands: TransferOperand[] = [];
     const index = new Map<TransferOperand, number>();
     const op = (o: TransferOperand) => {
@@ -150,20 +243,30 @@ export class RestoreReader {
     try {
       r = await transfer(operands, Float64Array.from(ranges), { crcs: Float64Array.from(crcs) });
     } catch (e) {
-      for (const w of plan?.writes ?? []) for (const x of w.extents) this.tiers.device(w.deviceIndex).allocator.free(x.offset, x.length);
+      freePlan();
       throw new MnemoError(ErrorCode.DataLoss, `SSD read failed: ${(e as Error).message}`);
     }
     this.tiers.counters.readBytes.ssd += srcs.length * m.segBytes;
+    if (this.released) {
+      // Released while the read was in flight: its pins are gone, so nothing read may be kept.
+      freePlan();
+      return;
+    }
     const bad = srcs.find((s, i) => r.crcs[i] !== s.pinned.location.crc32c);
     if (bad) {
-      for (const w of plan?.writes ?? []) for (const x of w.extents) this.tiers.device(w.deviceIndex).allocator.free(x.offset, x.length);
+      freePlan();
       this.corrupt(bad, 'ssd');
     }
     const kept: Array<{ seg: { chunkKey: string; position: number; layer: number }; location: SegmentLocation }> = [];
     srcs.forEach((s) => {
       const t = targets.get(s)!;
       s.host = { operand: t.operand, offset: t.offset, crc32c: s.pinned.location.crc32c };
-      if (t.deviceIndex === undefined) return;
+      s.verified = true;
+      if (t.deviceIndex === undefined) {
+        s.scratch = scratch;
+        this.scratchUsers.set(scratch!, (this.scratchUsers.get(scratch!) ?? 0) + 1);
+        return;
+      }
       const location: SegmentLocation = { deviceIndex: t.deviceIndex, type: 'mem', offset: t.offset, length: m.segBytes, crc32c: s.pinned.location.crc32c };
       if (m.table.get(s.key, s.layer, 'mem')) this.orphans.push(location);
       else kept.push({ seg: { chunkKey: s.key, position: m.table.positionOf(s.key)!, layer: s.layer }, location });

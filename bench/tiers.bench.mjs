@@ -1,0 +1,309 @@
+// The KV store's tiers at realistic sizes, beside their physical limits and two baselines, in
+// one run. A Llama-3-8B-shaped chunk (32 layers × K|V × 256 tokens × 8 kv heads × 128 dims ×
+// 2 bytes) is 32 MiB and one layer of it 1 MiB; the store keeps fp32 rows, so the bench uses
+// 512 fp32 per row to move exactly those bytes.
+//   put: TierWriter.write + drain (host write-through, or SSD write-behind) with CRC32C;
+//   get: RestoreReader loading every layer of the chunks in the layout the engine takes, CRC
+//        checked — the store's real code path, not the device underneath;
+//   limits: memcpy (the faster of glibc and the transfer kernel) and raw sequential O_DIRECT
+//        on a file in the same directory, through the same I/O backend;
+//   baselines: one file per chunk through the filesystem (LMCache's local-disk backend) read
+//        cold (each file's page cache dropped with posix_fadvise(DONTNEED) after fsync) and
+//        warm (page cache hot); Redis as a remote store (LMCache's Redis backend: one value per
+//        chunk), pipelined over one loopback connection, REDIS_URL or a private redis-server.
+// Interleaved repetitions, medians. Writes bench/results/tiers.{json,svg}.
+// Run: npm run bench -- tiers [--quick] [--dir DIR]   (DIR: where the SSD pool and files go)
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chunkKeys } from '@mnemo/kv-core';
+import { dropPageCache, ioInfo, probeDirectIo, probeMemcpy } from '@mnemo/native-cuda';
+import { OffloadTiers } from '../apps/node-manager/dist/kv-store/offload.tiers.js';
+import { closePoolDevices, openPoolDevices } from '../apps/node-manager/dist/kv-store/pool.devices.js';
+import { RestoreReader } from '../apps/node-manager/dist/kv-store/restore.reader.js';
+import { TierWriter } from '../apps/node-manager/dist/kv-store/tier.writer.js';
+import { freePort } from '../tools/infra/index.mjs';
+import { RespClient } from './resp.client.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const dirArg = process.argv.indexOf('--dir');
+const base = mkdtempSync(join(dirArg > 0 ? process.argv[dirArg + 1] : tmpdir(), 'mnemo-tiers-bench-'));
+const MiB = 2 ** 20;
+const G = { layers: 32, rowElems: 512 };
+const CHUNK_BYTES = G.layers * 2 * 256 * G.rowElems * 4; // 32 MiB
+const CHUNKS = quick ? 4 : 8;
+const BYTES = CHUNKS * CHUNK_BYTES;
+const REPS = quick ? 3 : 5;
+const MODEL = 'llama-3-8b-shaped';
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const gbps = (seconds) => BYTES / seconds / 1e9;
+async function timed(fn) {
+  const t0 = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
+/** `CHUNKS` chunks of one conversation, fresh keys per salt (a put never finds its chunks stored). */
+function conversation(salt) {
+  const keys = chunkKeys(MODEL, `bench-${salt}`, Array.from({ length: CHUNKS * 256 }, (_, i) => (i * 31 + salt) % 50_000));
+  return keys.map((key, position) => ({ key, position, payload: new Float32Array(CHUNK_BYTES / 4).fill(position + salt / 1000) }));
+}
+
+/**
+ * The host tier alone; or the SSD tier as a node runs it, behind a host pool: chunks go to
+ * SSD from their host replicas, and come back into host memory (a promotion) when read.
+ */
+function settings(dir, tier) {
+  const room = 2 * BYTES + 64 * MiB;
+  return {
+    enabled: true,
+    dataDir: dir,
+    hostBytes: room,
+    hostDevices: 1,
+    ssdPools: tier === 'ssd' ? [{ path: join(dir, 'ssd-0.pool'), bytes: room }] : [],
+    bandwidths: tier === 'mem' ? [10] : [10, 2],
+    ssdTtlMs: 3_600_000,
+    ioBackend: 'auto',
+    eventsMs: 50,
+  };
+}
+
+/**
+ * One tier of the real store: puts of fresh conversations (timed until they reach the tier:
+ * for SSD, host write-through plus write-behind), gets of the last one, layer by layer (for
+ * SSD, after its host replicas are evicted, so every byte comes off the SSD pool).
+ */
+async function storeTier(tier) {
+  const dir = join(base, `store-${tier}`);
+  mkdirSync(dir);
+  const { devices } = await openPoolDevices(settings(dir, tier));
+  const tiers = new OffloadTiers(devices, 3_600_000, () => {});
+  await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
+  const writer = new TierWriter(tiers, (e) => {
+    throw e;
+  });
+  let stored = null;
+  const put = async (salt) => {
+    const chunks = conversation(salt);
+    const s = await timed(async () => {
+      await writer.write(MODEL, chunks);
+      await writer.drain();
+    });
+    const m = tiers.model(MODEL);
+    const prefix = m.table.longestPrefix(chunks.map((c) => c.key));
+    if (prefix.length !== CHUNKS) throw new Error(`${tier}: ${prefix.length} of ${CHUNKS} chunks stored`);
+    // Keep only the newest conversation, so puts never meet a full tier (eviction is not timed).
+    if (stored) tiers.applyRemovals(m, stored.flatMap((c) => m.table.removeChunk(c.key)));
+    stored = chunks;
+    return s;
+  };
+  const get = async () => {
+    const m = tiers.model(MODEL);
+    if (tier === 'ssd') {
+      tiers.evict(m, 'mem', 4 * BYTES);
+      if (stored.some((c) => m.table.holdsChunk(c.key, 'mem'))) throw new Error('host replicas survived eviction');
+    }
+    const prefix = m.table.longestPrefix(stored.map((c) => c.key));
+    const reader = new RestoreReader(tiers, m, prefix, 0, CHUNKS * 256);
+    try {
+      return await timed(async () => {
+        for (let l = 0; l < G.layers; l++) await reader.load(l);
+      });
+    } finally {
+      reader.release();
+    }
+  };
+  const close = async () => {
+    await writer.drain();
+    await tiers.close();
+    await closePoolDevices(devices);
+  };
+  return { put, get, close, backend: tier === 'ssd' ? devices[0]?.device.backend : undefined };
+}
+
+/** LMCache's local-disk layout: one file per chunk, written whole and fsynced, read whole. */
+async function filePerChunk() {
+  const dir = join(base, 'files');
+  mkdirSync(dir);
+  const files = Array.from({ length: CHUNKS }, (_, i) => join(dir, `${i}.kv`));
+  const payload = new Uint8Array(CHUNK_BYTES).fill(3);
+  const put = () =>
+    timed(() =>
+      Promise.all(
+        files.map(async (f) => {
+          const h = await open(f, 'w');
+          try {
+            await h.writeFile(payload);
+            await h.sync();
+          } finally {
+            await h.close();
+          }
+        }),
+      ),
+    );
+  const read = () => timed(() => Promise.all(files.map((f) => readFile(f))));
+  return {
+    put,
+    getCold: async () => {
+      for (const f of files) await dropPageCache(f);
+      return read();
+    },
+    getWarm: async () => {
+      await read();
+      return read();
+    },
+  };
+}
+
+/** Raw sequential O_DIRECT on a file beside the pool, 1 MiB requests, 32 in flight. */
+async function rawDirect() {
+  const path = join(base, 'raw.bin');
+  const probe = (mode) => probeDirectIo({ path, bytes: BYTES, blockBytes: MiB, queueDepth: 32, mode });
+  await probe('write');
+  return { write: async () => (await probe('write')).seconds, read: async () => (await probe('read')).seconds };
+}
+
+async function startRedis() {
+  if (process.env.REDIS_URL) {
+    const u = new URL(process.env.REDIS_URL);
+    return { host: u.hostname, port: Number(u.port || 6379), stop: async () => {}, source: 'REDIS_URL' };
+  }
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--proto-max-bulk-len', '1gb', '--dir', base], { stdio: 'ignore' });
+  const failed = new Promise((_, reject) => child.once('error', reject));
+  for (let i = 0; i < 100; i++) {
+    try {
+      const c = await Promise.race([RespClient.connect('127.0.0.1', port), failed]);
+      await c.close();
+      return { host: '127.0.0.1', port, stop: async () => child.kill('SIGTERM'), source: 'private redis-server' };
+    } catch (e) {
+      if (e?.code === 'ENOENT') throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error('redis-server did not accept connections');
+}
+
+async function redisStore() {
+  const server = await startRedis();
+  const client = await RespClient.connect(server.host, server.port);
+  const payload = Buffer.alloc(CHUNK_BYTES, 5);
+  const keys = Array.from({ length: CHUNKS }, (_, i) => `mnemo-bench:${i}`);
+  return {
+    source: server.source,
+    put: () => timed(() => client.pipeline(keys.map((k) => ['SET', k, payload]))),
+    get: () =>
+      timed(async () => {
+        const got = await client.pipeline(keys.map((k) => ['GET', k]));
+        if (got.some((g) => !Buffer.isBuffer(g) || g.length !== CHUNK_BYTES)) throw new Error('redis returned a short value');
+      }),
+    close: async () => {
+      await client.close();
+      await server.stop();
+    },
+  };
+}
+
+function svg(r) {
+  const bars = [
+    ['memcpy', r.limits.memcpy_gbs],
+    ['host get', r.host.get_gbs],
+    ['host put', r.host.put_gbs],
+    ['raw O_DIRECT read', r.limits.raw_read_gbs],
+    ['SSD pool get', r.ssd.get_gbs],
+    ['SSD pool put', r.ssd.put_gbs],
+    ['file/chunk cold', r.file_per_chunk.get_cold_gbs],
+    ['file/chunk warm', r.file_per_chunk.get_warm_gbs],
+    ['Redis get', r.redis?.get_gbs ?? 0],
+  ];
+  const W = 640;
+  const rowH = 26;
+  const max = Math.max(...bars.map(([, v]) => v));
+  const parts = bars.map(([label, v], i) => {
+    const y = 40 + i * rowH;
+    const w = (v / max) * (W - 260);
+    return `<text x="10" y="${y + 16}" font-size="13">${label}</text><rect x="170" y="${y + 4}" width="${w.toFixed(1)}" height="16" fill="#4477aa"/><text x="${(176 + w).toFixed(1)}" y="${y + 16}" font-size="12">${v.toFixed(2)} GB/s</text>`;
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${60 + bars.length * rowH}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/><text x="10" y="22" font-size="15">KV tiers, ${CHUNKS} × 32 MiB chunks (medians of ${REPS})</text>${parts.join('')}</svg>\n`;
+}
+
+try {
+  const host = await storeTier('mem');
+  const ssd = await storeTier('ssd');
+  const files = await filePerChunk();
+  const raw = await rawDirect();
+  let redis = null;
+  let redisSkipped = null;
+  try {
+    redis = await redisStore();
+  } catch (e) {
+    redisSkipped = `no Redis: ${e.message}`;
+  }
+  const t = { memcpy: [], hostPut: [], hostGet: [], ssdPut: [], ssdGet: [], rawWrite: [], rawRead: [], filePut: [], fileCold: [], fileWarm: [], redisPut: [], redisGet: [] };
+  let salt = 0;
+  for (let r = 0; r < REPS; r++) {
+    const m = await probeMemcpy(CHUNK_BYTES, 3);
+    t.memcpy.push(Math.min(median(m.memcpySeconds), median(m.kernelSeconds)) * CHUNKS);
+    t.hostPut.push(await host.put(++salt));
+    t.hostGet.push(await host.get());
+    t.rawWrite.push(await raw.write());
+    t.rawRead.push(await raw.read());
+    t.ssdPut.push(await ssd.put(++salt));
+    t.ssdGet.push(await ssd.get());
+    t.filePut.push(await files.put());
+    t.fileCold.push(await files.getCold());
+    t.fileWarm.push(await files.getWarm());
+    if (redis) {
+      t.redisPut.push(await redis.put());
+      t.redisGet.push(await redis.get());
+    }
+    console.error(`[tiers] round ${r + 1}/${REPS} done`);
+  }
+  await host.close();
+  await ssd.close();
+  await redis?.close();
+  const g = (k) => (t[k].length ? gbps(median(t[k])) : null);
+  const round = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
+  const result = {
+    quick,
+    chunk_bytes: CHUNK_BYTES,
+    segment_bytes: CHUNK_BYTES / G.layers,
+    chunks: CHUNKS,
+    reps: REPS,
+    io: { ...ioInfo(), ssdBackend: ssd.backend },
+    limits: { memcpy_gbs: g('memcpy'), raw_read_gbs: g('rawRead'), raw_write_gbs: g('rawWrite') },
+    host: { put_gbs: g('hostPut'), get_gbs: g('hostGet') },
+    ssd: { put_gbs: g('ssdPut'), get_gbs: g('ssdGet') },
+    file_per_chunk: { put_gbs: g('filePut'), get_cold_gbs: g('fileCold'), get_warm_gbs: g('fileWarm'), cold: 'posix_fadvise(DONTNEED) on each file before the read' },
+    redis: redis ? { source: redis.source, put_gbs: g('redisPut'), get_gbs: g('redisGet') } : null,
+    redis_skipped: redisSkipped,
+  };
+  Object.assign(result, {
+    ssd_get_vs_file_cold: round(result.ssd.get_gbs / result.file_per_chunk.get_cold_gbs),
+    ssd_get_vs_file_warm: round(result.ssd.get_gbs / result.file_per_chunk.get_warm_gbs),
+    ssd_put_vs_file: round(result.ssd.put_gbs / result.file_per_chunk.put_gbs),
+    host_get_frac_of_memcpy: round(result.host.get_gbs / result.limits.memcpy_gbs),
+    host_put_frac_of_memcpy: round(result.host.put_gbs / result.limits.memcpy_gbs),
+    ssd_get_frac_of_raw: round(result.ssd.get_gbs / result.limits.raw_read_gbs),
+    ssd_put_frac_of_raw: round(result.ssd.put_gbs / result.limits.raw_write_gbs),
+    vs_redis_get: redis ? round(result.host.get_gbs / result.redis.get_gbs) : null,
+    ssd_vs_redis_get: redis ? round(result.ssd.get_gbs / result.redis.get_gbs) : null,
+    targets: { ssd_get_vs_file_cold: 2, host_get_frac_of_memcpy: 0.7, ssd_get_frac_of_raw: 0.7 },
+  });
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(join(root, 'bench/results/tiers.json'), JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(join(root, 'bench/results/tiers.svg'), svg(result));
+  console.log(JSON.stringify(result, null, 2));
+} finally {
+  rmSync(base, { recursive: true, force: true });
+}
