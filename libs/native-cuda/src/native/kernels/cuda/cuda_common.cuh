@@ -54,6 +54,11 @@ inline Status SameDtype(std::initializer_list<const DeviceBuffer*> bufs) {
 // One lock for all ops: they share the scratch below and the default stream's order.
 std::mutex& OpMutex();
 
+// Short-lived device scratch from the same size-class cache as every device buffer (no
+// cudaMalloc/cudaFree, which synchronise the device, on a per-step path).
+Status TakeScratch(std::size_t bytes, void** out);
+void PutScratch(void* ptr);
+
 // Copies a few host int32 arrays into one device scratch area with a single transfer and
 // returns their device addresses. Valid until the next call; callers hold OpMutex().
 // NOTE: cudaMemcpy from pageable memory on the legacy stream waits for earlier kernels, so

@@ -190,9 +190,11 @@ Status Argmax(int32_t* out, const DeviceBuffer& x, std::size_t rows, std::size_t
   MNEMO_RETURN_IF_ERROR(SameDtype({&x}));
   if (rows == 0) return Status::Ok();
   std::lock_guard<std::mutex> lock(OpMutex());
-  int32_t* d_out = nullptr;
-  MNEMO_RETURN_IF_ERROR(FromCuda(cudaMalloc(&d_out, rows * sizeof(int32_t)), "cudaMalloc(argmax)"));
-  struct FreeOut { int32_t* p; ~FreeOut() { cudaFree(p); } } guard{d_out};
+  void* scratch = nullptr;
+  MNEMO_RETURN_IF_ERROR(TakeScratch(rows * sizeof(int32_t), &scratch));
+  int32_t* d_out = static_cast<int32_t*>(scratch);
+  // The synchronous copy below finishes before the buffer goes back.
+  struct FreeOut { void* p; ~FreeOut() { PutScratch(p); } } guard{scratch};
   MNEMO_DISPATCH_DTYPE(x.dtype, ArgmaxKernel<T><<<static_cast<unsigned>(rows), kThreads>>>(
                                     d_out, static_cast<const T*>(x.ptr), n));
   MNEMO_RETURN_IF_ERROR(LaunchStatus("argmax"));

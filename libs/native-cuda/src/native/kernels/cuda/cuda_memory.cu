@@ -1,6 +1,14 @@
 // Device buffers (alloc/free/upload/download) and the integer-argument scratch.
+//
+// Every device buffer, the per-step activations of a forward pass included, comes from a
+// size-class cache: cudaMalloc and cudaFree synchronise the device, and a pass allocates and
+// frees the same shapes every step. MNEMO_CUDA_POOL_BYTES caps what the cache keeps (default
+// 1 GiB; 0 turns caching off); a failed cudaMalloc empties it and tries again.
+#include <cstdlib>
+#include <string>
 #include <vector>
 
+#include "core/size_class_pool.h"
 #include "kernels/cuda/cuda_common.cuh"
 
 namespace mnemo::kernels::cuda {
@@ -22,7 +30,35 @@ IntScratch& Scratch() {
 
 std::size_t ElementSize(DType) { return 2; }  // both storage types are 16-bit
 
+std::size_t PoolCapBytes() {
+  const char* v = std::getenv("MNEMO_CUDA_POOL_BYTES");
+  if (v == nullptr || *v == '\0') return std::size_t{1} << 30;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  return (end != nullptr && *end == '\0') ? static_cast<std::size_t>(n) : std::size_t{1} << 30;
+}
+
+SizeClassPool& DevicePool() {
+  // Leaked on purpose, like the scratch: no cudaFree from static destructors at exit.
+  static SizeClassPool* pool = new SizeClassPool(
+      [](std::size_t bytes, void** out) {
+        cudaError_t err = cudaMalloc(out, bytes);
+        if (err == cudaErrorMemoryAllocation) {
+          cudaGetLastError();  // clear it, so the next launch check does not report it again
+          *out = nullptr;
+          return Status::OutOfMemory("cudaMalloc of " + std::to_string(bytes) + " bytes failed");
+        }
+        return FromCuda(err, "cudaMalloc");
+      },
+      [](void* p) { cudaFree(p); },  // errors ignored: this also runs from finalizers at exit
+      PoolCapBytes());
+  return *pool;
+}
+
 }  // namespace
+
+Status TakeScratch(std::size_t bytes, void** out) { return DevicePool().Take(bytes, out); }
+void PutScratch(void* ptr) { DevicePool().Put(ptr); }
 
 std::mutex& OpMutex() {
   static std::mutex* mu = new std::mutex();
@@ -56,20 +92,17 @@ Status Alloc(DeviceBuffer* out, std::size_t elements, DType dtype) {
   std::lock_guard<std::mutex> lock(OpMutex());
   *out = DeviceBuffer{nullptr, elements, dtype};
   const std::size_t bytes = (elements == 0 ? 1 : elements) * ElementSize(dtype);
-  cudaError_t err = cudaMalloc(&out->ptr, bytes);
-  if (err == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // clear it, so the next launch check does not report it again
-    out->ptr = nullptr;
-    return Status::OutOfMemory("cudaMalloc of " + std::to_string(bytes) + " bytes failed");
-  }
-  MNEMO_RETURN_IF_ERROR(FromCuda(err, "cudaMalloc"));
-  return FromCuda(cudaMemset(out->ptr, 0, bytes), "cudaMemset");
+  MNEMO_RETURN_IF_ERROR(DevicePool().Take(bytes, &out->ptr));
+  // Stream-ordered, no device sync: a reused buffer is zeroed like a fresh one.
+  return FromCuda(cudaMemsetAsync(out->ptr, 0, bytes), "cudaMemsetAsync");
 }
 
 void Free(DeviceBuffer* buf) {
   if (buf->ptr == nullptr) return;
   std::lock_guard<std::mutex> lock(OpMutex());
-  cudaFree(buf->ptr);  // errors ignored: this also runs from finalizers at exit
+  // Work queued on the (single, default) stream that still reads the buffer runs before any
+  // later use of it, so handing it back without a sync is safe.
+  DevicePool().Put(buf->ptr);
   buf->ptr = nullptr;
 }
 
@@ -89,8 +122,17 @@ __global__ void ToFloatKernel(float* dst, const T* src, std::size_t n) {
 
 // fp32 staging on the device so conversion runs there (one fp32 transfer, no host loop).
 Status WithStaging(std::size_t n, float** staging) {
-  return FromCuda(cudaMalloc(staging, (n == 0 ? 1 : n) * sizeof(float)), "cudaMalloc(staging)");
+  void* p = nullptr;
+  MNEMO_RETURN_IF_ERROR(DevicePool().Take((n == 0 ? 1 : n) * sizeof(float), &p));
+  *staging = static_cast<float*>(p);
+  return Status::Ok();
 }
+
+// Staging goes back to the cache; the default stream orders its reuse after the conversion.
+struct FreeStaging {
+  float* p;
+  ~FreeStaging() { DevicePool().Put(p); }
+};
 
 }  // namespace
 
@@ -101,8 +143,7 @@ Status Upload(const DeviceBuffer& dst, const float* src, std::size_t n) {
   std::lock_guard<std::mutex> lock(OpMutex());
   float* staging = nullptr;
   MNEMO_RETURN_IF_ERROR(WithStaging(n, &staging));
-  // cudaFree synchronises, so the staging buffer outlives the conversion kernel.
-  struct FreeStaging { float* p; ~FreeStaging() { cudaFree(p); } } guard{staging};
+  FreeStaging guard{staging};
   MNEMO_RETURN_IF_ERROR(
       FromCuda(cudaMemcpy(staging, src, n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy(upload)"));
   MNEMO_DISPATCH_DTYPE(dst.dtype, FromFloatKernel<T><<<Blocks(n, 256), 256>>>(static_cast<T*>(dst.ptr), staging, n));
@@ -116,7 +157,7 @@ Status Download(float* dst, const DeviceBuffer& src, std::size_t n) {
   std::lock_guard<std::mutex> lock(OpMutex());
   float* staging = nullptr;
   MNEMO_RETURN_IF_ERROR(WithStaging(n, &staging));
-  struct FreeStaging { float* p; ~FreeStaging() { cudaFree(p); } } guard{staging};
+  FreeStaging guard{staging};
   MNEMO_DISPATCH_DTYPE(src.dtype, ToFloatKernel<T><<<Blocks(n, 256), 256>>>(staging, static_cast<const T*>(src.ptr), n));
   MNEMO_RETURN_IF_ERROR(LaunchStatus("download convert"));
   return FromCuda(cudaMemcpy(dst, staging, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy(download)");
