@@ -11,6 +11,7 @@ import { InferenceModule } from './inference/inference.module.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { NodeMetrics } from './shared/node.metrics.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prompt-store.port.js';
+import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from './kv-store/chunk-store.port.js';
 import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
 import { TokenizersModule } from './tokenizers/tokenizers.module.js';
 
@@ -28,7 +29,7 @@ export class AppModule {
     engine: Engine,
     tokenizers: ServedTokenizers,
     nats: NatsConnection,
-    store: PromptStore = NO_PROMPT_STORE,
+    store: PromptStore & ChunkStore = { ...NO_PROMPT_STORE, ...NO_CHUNK_STORE },
     clock: Clock = systemClock,
   ): DynamicModule {
     return {
@@ -45,9 +46,10 @@ export class AppModule {
         { provide: ServedTokenizers, useValue: tokenizers },
         { provide: NATS_CONNECTION, useValue: nats },
         { provide: PROMPT_STORE, useValue: store },
+        { provide: CHUNK_STORE, useValue: store },
         NodeLifecycle,
       ],
-      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, NodeLifecycle],
+      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, NodeLifecycle],
     };
   }
 }

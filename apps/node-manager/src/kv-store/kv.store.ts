@@ -5,6 +5,8 @@ import type { Engine, EngineChunkEvent, KvRestorePlan } from '@mnemo/engine';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
 import { RestoreReader } from './restore.reader.js';
+import { readChunkSlice, type ChunkSlice } from './chunk.reader.js';
+import type { ChunkStore } from './chunk-store.port.js';
 import type { KvStoreSettings } from './kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import type { KvHoldingChange } from './kv-events.publisher.js';
@@ -37,7 +39,9 @@ export type StoreLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: 
  * its journal); a request whose prefix the device lacks gets a restore plan that loads it back
  * layer by layer while the engine computes. Every change of what a tier holds is reported.
  */
-export class KvStore {
+export class KvStore implements ChunkStore {
+  /** Chunks served to peers and imported from them. */
+  readonly peerCounters = { servedChunks: 0, servedBytes: 0, importedChunks: 0 };
   readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
   /** Told the blocked I/O of every restoring prefill (the metrics histogram). */
   onBlocked?: (ms: number) => void;
@@ -126,6 +130,33 @@ export class KvStore {
         this.onBlocked?.(blockedMs ?? 0);
       },
     };
+  }
+
+  async readChunk(key: string, layerStart: number, layerEnd: number): Promise<ChunkSlice | undefined> {
+    const slice = await readChunkSlice(this.tiers, key, layerStart, layerEnd);
+    if (slice) {
+      this.peerCounters.servedChunks++;
+      this.peerCounters.servedBytes += slice.payload.byteLength;
+    }
+    return slice;
+  }
+
+  async importChunks(model: string, chunks: readonly ChunkPayload[]): Promise<void> {
+    if (!this.tiers.has(model) || chunks.length === 0) return;
+    this.peerCounters.importedChunks += chunks.length;
+    await this.writer.write(model, chunks);
+  }
+
+  segmentBytes(model: string): number | undefined {
+    return this.tiers.has(model) ? this.tiers.model(model).segBytes : undefined;
+  }
+
+  layers(model: string): number | undefined {
+    return this.tiers.has(model) ? this.tiers.model(model).geometry.layers : undefined;
+  }
+
+  holdsOnHost(model: string, key: string): boolean {
+    return this.tiers.has(model) && this.tiers.model(model).table.holdsChunk(key, 'mem');
   }
 
   /** Expiry of idle SSD chunks and journal compaction. */

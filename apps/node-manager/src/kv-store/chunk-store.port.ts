@@ -1,0 +1,27 @@
+import type { ChunkSlice } from './chunk.reader.js';
+import type { ChunkPayload } from './tier.writer.js';
+
+/** What node ↔ node transfer asks of the local offload tiers. */
+export interface ChunkStore {
+  /** Layers [layerStart, layerEnd) of a chunk, verified; undefined when not (wholly) held. */
+  readChunk(key: string, layerStart: number, layerEnd: number): Promise<ChunkSlice | undefined>;
+  /** Whole chunks received from a peer into the host pool (then SSD, as any written chunk). */
+  importChunks(model: string, chunks: readonly ChunkPayload[]): Promise<void>;
+  /** Bytes of one layer of one chunk of `model`; undefined when the tiers keep none of its KV. */
+  segmentBytes(model: string): number | undefined;
+  /** Layers of `model`'s KV. */
+  layers(model: string): number | undefined;
+  /** Whether the host pool holds every layer of the chunk. */
+  holdsOnHost(model: string, key: string): boolean;
+}
+
+/** No tiers here (store off, or an engine without KV bytes): every key is a miss and nothing is imported. */
+export const NO_CHUNK_STORE: ChunkStore = {
+  readChunk: async () => undefined,
+  importChunks: async () => undefined,
+  segmentBytes: () => undefined,
+  layers: () => undefined,
+  holdsOnHost: () => false,
+};
+
+export const CHUNK_STORE = Symbol('CHUNK_STORE');
