@@ -12,6 +12,14 @@ import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { NodeMetrics } from './shared/node.metrics.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prompt-store.port.js';
 import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from './kv-store/chunk-store.port.js';
+import { ChunkPeerClient } from './peers/chunk-peer.client.js';
+
+/** The KV side the services use: prompts' restore source, the local tiers for peers, the peer client. */
+export interface NodeStores {
+  readonly prompts: PromptStore;
+  readonly chunks: ChunkStore;
+  readonly peers: ChunkPeerClient;
+}
 import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
 import { TokenizersModule } from './tokenizers/tokenizers.module.js';
 
@@ -29,7 +37,7 @@ export class AppModule {
     engine: Engine,
     tokenizers: ServedTokenizers,
     nats: NatsConnection,
-    store: PromptStore & ChunkStore = { ...NO_PROMPT_STORE, ...NO_CHUNK_STORE },
+    stores: NodeStores = { prompts: NO_PROMPT_STORE, chunks: NO_CHUNK_STORE, peers: new ChunkPeerClient() },
     clock: Clock = systemClock,
   ): DynamicModule {
     return {
@@ -45,11 +53,12 @@ export class AppModule {
         { provide: ENGINE, useValue: engine },
         { provide: ServedTokenizers, useValue: tokenizers },
         { provide: NATS_CONNECTION, useValue: nats },
-        { provide: PROMPT_STORE, useValue: store },
-        { provide: CHUNK_STORE, useValue: store },
+        { provide: PROMPT_STORE, useValue: stores.prompts },
+        { provide: CHUNK_STORE, useValue: stores.chunks },
+        { provide: ChunkPeerClient, useValue: stores.peers },
         NodeLifecycle,
       ],
-      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, NodeLifecycle],
+      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, ChunkPeerClient, NodeLifecycle],
     };
   }
 }

@@ -1,3 +1,4 @@
+import type { KvRowGeometry } from '@mnemo/kv-core';
 import type { ChunkSlice } from './chunk.reader.js';
 import type { ChunkPayload } from './tier.writer.js';
 
@@ -9,8 +10,8 @@ export interface ChunkStore {
   importChunks(model: string, chunks: readonly ChunkPayload[]): Promise<void>;
   /** Bytes of one layer of one chunk of `model`; undefined when the tiers keep none of its KV. */
   segmentBytes(model: string): number | undefined;
-  /** Layers of `model`'s KV. */
-  layers(model: string): number | undefined;
+  /** Layers and row width of `model`'s KV; undefined when the tiers keep none of it. */
+  geometry(model: string): KvRowGeometry | undefined;
   /** Whether the host pool holds every layer of the chunk. */
   holdsOnHost(model: string, key: string): boolean;
 }
@@ -20,7 +21,7 @@ export const NO_CHUNK_STORE: ChunkStore = {
   readChunk: async () => undefined,
   importChunks: async () => undefined,
   segmentBytes: () => undefined,
-  layers: () => undefined,
+  geometry: () => undefined,
   holdsOnHost: () => false,
 };
 

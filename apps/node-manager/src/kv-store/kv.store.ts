@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { CHUNK_TOKENS } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, type KvRowGeometry } from '@mnemo/kv-core';
 import type { Engine, EngineChunkEvent, KvRestorePlan } from '@mnemo/engine';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
@@ -16,6 +16,15 @@ export interface StoredPrompt {
   readonly model: string;
   readonly chunkKeys: readonly string[];
   readonly promptTokens: number;
+  /** Other nodes holding chunks of this prompt (InferenceRequest.kv_sources); the local tiers ignore them. */
+  readonly sources?: readonly PeerSource[];
+}
+
+/** A node that holds some of a prompt's chunks, and where to fetch them. */
+export interface PeerSource {
+  readonly nodeId: string;
+  readonly address: string;
+  readonly chunkKeys: readonly string[];
 }
 
 /** Restore statistics the node exports. */
@@ -151,8 +160,8 @@ export class KvStore implements ChunkStore {
     return this.tiers.has(model) ? this.tiers.model(model).segBytes : undefined;
   }
 
-  layers(model: string): number | undefined {
-    return this.tiers.has(model) ? this.tiers.model(model).geometry.layers : undefined;
+  geometry(model: string): KvRowGeometry | undefined {
+    return this.tiers.has(model) ? this.tiers.model(model).geometry : undefined;
   }
 
   holdsOnHost(model: string, key: string): boolean {

@@ -89,7 +89,14 @@ export class TierWriter {
     // No room in host memory even after eviction (or no host tier): straight to the SSD pool.
     for (const s of unplaced) this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset } });
     if (writes.length > 0) {
-      const locations = await this.copy(m, writes, (s) => ({ operand: s.payload, offset: s.byteOffset }));
+      const copied = await this.copy(m, writes, (s) => ({ operand: s.payload, offset: s.byteOffset }));
+      // Another write of the same chunk (a peer import racing the engine's own export) may have
+      // landed while this one copied: keep the first, give this copy's space back.
+      const locations = copied.filter(({ seg, location }) => {
+        if (!m.table.get(seg.chunkKey, seg.layer, 'mem')) return true;
+        this.tiers.free(location);
+        return false;
+      });
       this.tiers.put(m, locations);
       for (const { seg } of locations) {
         if (this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
@@ -189,7 +196,7 @@ export class TierWriter {
     const { writes, unplaced } = this.place(m, segs, this.tiers.ssd, 'ssd');
     this.ssdSkipped += unplaced.length;
     if (writes.length === 0) return;
-    const locations = await this.copy(m, writes, (s) => {
+    const copied = await this.copy(m, writes, (s) => {
       const src = s.job.source;
       if (src.kind === 'host') return { operand: this.tiers.device(src.pin.location.deviceIndex).device, offset: src.pin.location.offset };
       if (m.segBytes % 4096 === 0) return { operand: src.payload, offset: src.byteOffset };
@@ -197,6 +204,11 @@ export class TierWriter {
       const buf = allocHostBuffer(m.stride);
       new Uint8Array(buf).set(new Uint8Array(src.payload.buffer, src.payload.byteOffset + src.byteOffset, m.segBytes));
       return { operand: buf, offset: 0 };
+    });
+    const locations = copied.filter(({ seg, location }) => {
+      if (!m.table.get(seg.chunkKey, seg.layer, 'ssd')) return true;
+      this.tiers.free(location);
+      return false;
     });
     this.tiers.put(m, locations);
   }
