@@ -2,11 +2,10 @@
 // to node B naming A in kv_sources, and B fetches the prefix over gRPC layer by layer instead of
 // recomputing it. Greedy tokens equal those of a node that computed everything; a bad
 // kv_sources entry is refused with invalid_request. Reference engine (CPU), real pools and NATS.
-import { createInbox } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, type TokenEvent } from '@mnemo/proto';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
-import { Cluster, InferenceRun, scrape } from './cluster.js';
+import { Cluster, scrape } from './cluster.js';
+import { dispatch, type KvSourceInit } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
 const turn1 = Array.from({ length: 600 }, (_, i) => (i * 29 + 11) % 250);
@@ -26,33 +25,7 @@ describe('peer restore (a session moves between nodes)', () => {
     await cluster?.stop();
   });
 
-  /** Sends a request straight to one node (as the scheduler would) and waits for its last event. */
-  async function run(node: NodeManagerHandle, tokens: number[], kvSources: Array<{ nodeId: string; grpcAddress: string; chunkKeys: string[] }> = []): Promise<{ tokens: number[]; done: TokenEvent; error?: string }> {
-    const replySubject = createInbox();
-    const r = new InferenceRun(cluster.nc, replySubject, 30_000);
-    await cluster.nc.flush();
-    const requestId = `peer-${Math.random().toString(36).slice(2)}`;
-    const req = encodeMessage(InferenceRequestSchema, {
-      requestId,
-      tenant: 'itest',
-      model: MODEL,
-      tokens,
-      chunkKeys: chunkKeys(MODEL, 'itest', tokens),
-      sampling: { temperature: 0, topP: 1, maxTokens: 8, seed: 1n },
-      replySubject,
-      attempt: 1,
-      kvSources,
-    });
-    const reply = decodeMessage(ScheduleReplySchema, (await cluster.nc.request(nodeInferSubject(node.nodeId), req, { timeout: 10_000 })).data);
-    if (reply.result.case !== 'nodeId') {
-      r.close();
-      return { tokens: [], done: undefined as never, error: reply.result.case === 'error' ? reply.result.value.code : 'empty' };
-    }
-    r.requestId = requestId;
-    const events = await r.done();
-    r.close();
-    return { tokens: r.tokens(), done: events.find((e) => e.done)! };
-  }
+  const run = (node: NodeManagerHandle, tokens: number[], kvSources: KvSourceInit[] = []) => dispatch(cluster, node.nodeId, tokens, kvSources);
 
   it('turn 2 on another node fetches the prefix from the first and answers exactly as a full recompute', async () => {
     const first = await run(a, turn1);
@@ -61,8 +34,8 @@ describe('peer restore (a session moves between nodes)', () => {
     const keys = chunkKeys(MODEL, 'itest', turn1);
     const moved = await run(b, turn2, [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }]);
     const recomputed = await run(c, turn2);
-    expect(recomputed.done.usage?.cachedTokens).toBe(0);
-    expect(moved.done.usage?.cachedTokens).toBe(512);
+    expect(recomputed.done!.usage?.cachedTokens).toBe(0);
+    expect(moved.done!.usage?.cachedTokens).toBe(512);
     expect(moved.tokens).toEqual(recomputed.tokens);
     expect(await scrape(b.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBe(512);
     expect(await scrape(b.metricsPort, 'mnemo_kv_peer_fetch_bytes_total')).toBeGreaterThan(0);

@@ -9,6 +9,7 @@ import { ENGINE } from './engine/engine.factory.js';
 import { HeartbeatModule } from './heartbeat/heartbeat.module.js';
 import { InferenceModule } from './inference/inference.module.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
+import { PrefetchModule } from './prefetch/prefetch.module.js';
 import { NodeMetrics } from './shared/node.metrics.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prompt-store.port.js';
 import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from './kv-store/chunk-store.port.js';
@@ -43,7 +44,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [NatsModule, BatchingModule, InferenceModule, ChunksModule, HeartbeatModule, TokenizersModule],
+      imports: [NatsModule, BatchingModule, InferenceModule, ChunksModule, PrefetchModule, HeartbeatModule, TokenizersModule],
       providers: [
         { provide: NODE_CONFIG, useValue: config },
         { provide: JsonLogger, useValue: logger },

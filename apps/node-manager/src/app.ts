@@ -66,7 +66,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     const storeMetrics = new KvStoreMetrics(metrics, kvStore, events);
     kvStore.onBlocked = (ms) => storeMetrics.blockedIo.observe(ms / 1000);
   } else logger.emit('info', 'KV store off', { reason: config.kvStore.enabled ? `the ${engine.kind} engine keeps no KV bytes` : 'NODE_KV_STORE=off' });
-  const peers = new ChunkPeerClient();
+  const peers = new ChunkPeerClient(config.NODE_PEER_TIMEOUT_MS);
   const prompts = kvStore ? new PeerAwarePromptStore(kvStore, kvStore, peers) : NO_PROMPT_STORE;
   new PeerMetrics(metrics, peers, prompts instanceof PeerAwarePromptStore ? prompts : undefined, kvStore);
   const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers };

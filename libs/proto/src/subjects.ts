@@ -13,8 +13,8 @@
  * | `nodeCancel(id)` | publish | CancelRequest (attempt, silent) | gateway, scheduler → node |
  * | `nodeFlow(id)` | publish | FlowControl (pause / resume one request) | gateway → node |
  * | `InferenceRequest.reply_subject` | publish | TokenEvent (seq-ordered per attempt, last has done) | node → gateway inbox |
- * | `nodePrefetch(id)` | request | PrefetchRequest → PrefetchReply (ErrorReply with header `Mnemo-Error`) | scheduler → node |
- * | `nodeForget(id)` | request | ForgetRequest → ForgetReply (ErrorReply with header `Mnemo-Error`) | scheduler → node |
+ * | `nodePrefetch(id)` | request | PrefetchRequest → PrefetchReply or ErrorReply (decodeReplyOrError) | scheduler → node |
+ * | `nodeForget(id)` | request | ForgetRequest → ForgetReply or ErrorReply (decodeReplyOrError) | scheduler → node |
  * | `tokenizer(sha256)` | request, queue group `tokenizers` | TokenizerChunkRequest → TokenizerChunkReply | gateway → any node with that bundle |
  * | `PROFILER_*` | request, queue group `profiler` | Register…/List…Request → ProfilerReply | any → profiler |
  */

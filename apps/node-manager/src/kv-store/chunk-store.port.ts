@@ -6,8 +6,13 @@ import type { ChunkPayload } from './tier.writer.js';
 export interface ChunkStore {
   /** Layers [layerStart, layerEnd) of a chunk, verified; undefined when not (wholly) held. */
   readChunk(key: string, layerStart: number, layerEnd: number): Promise<ChunkSlice | undefined>;
-  /** Whole chunks received from a peer into the host pool (then SSD, as any written chunk). */
-  importChunks(model: string, chunks: readonly ChunkPayload[]): Promise<void>;
+  /**
+   * Whole chunks received from a peer into the host pool (then SSD, as any written chunk); with
+   * an advisory, host only and first to go under pressure until a request uses them.
+   */
+  importChunks(model: string, chunks: readonly ChunkPayload[], advisory?: { id: string; expiresAtMs: number }): Promise<void>;
+  /** Drops what an advisory prefetched and no request used; returns the segments dropped. */
+  forget(advisoryId: string): number;
   /** Bytes of one layer of one chunk of `model`; undefined when the tiers keep none of its KV. */
   segmentBytes(model: string): number | undefined;
   /** Layers and row width of `model`'s KV; undefined when the tiers keep none of it. */
@@ -20,6 +25,7 @@ export interface ChunkStore {
 export const NO_CHUNK_STORE: ChunkStore = {
   readChunk: async () => undefined,
   importChunks: async () => undefined,
+  forget: () => 0,
   segmentBytes: () => undefined,
   geometry: () => undefined,
   holdsOnHost: () => false,

@@ -6,6 +6,7 @@ import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tie
 import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
 import { RestoreReader } from './restore.reader.js';
 import { readChunkSlice, type ChunkSlice } from './chunk.reader.js';
+import { PrefetchedChunks, type Drop } from './prefetched.chunks.js';
 import type { ChunkStore } from './chunk-store.port.js';
 import type { KvStoreSettings } from './kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
@@ -50,7 +51,9 @@ export type StoreLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: 
  */
 export class KvStore implements ChunkStore {
   /** Chunks served to peers and imported from them. */
-  readonly peerCounters = { servedChunks: 0, servedBytes: 0, importedChunks: 0 };
+  readonly peerCounters = { servedChunks: 0, servedBytes: 0, importedChunks: 0, prefetchedChunks: 0, prefetchedBytes: 0 };
+  /** Chunks advisories pulled in that no request used yet (cooperative memory). */
+  readonly prefetched = new PrefetchedChunks();
   readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
   /** Told the blocked I/O of every restoring prefill (the metrics histogram). */
   onBlocked?: (ms: number) => void;
@@ -70,6 +73,7 @@ export class KvStore implements ChunkStore {
     housekeepingMs: number,
   ) {
     this.unwatch = engine.watchChunks((e) => this.onDeviceChunk(e));
+    tiers.purgeFirst = (bytes) => this.drop(this.prefetched.purge(bytes));
     this.timer = setInterval(() => void this.housekeeping(), housekeepingMs).unref();
   }
 
@@ -112,6 +116,7 @@ export class KvStore implements ChunkStore {
     if (!this.tiers.has(p.model)) return undefined;
     const m = this.tiers.model(p.model);
     m.table.touch(p.chunkKeys, this.tiers.now());
+    this.prefetched.adopt(p.chunkKeys);
     const first = Math.floor(deviceTokens / CHUNK_TOKENS);
     const chunks = m.table.longestPrefix(p.chunkKeys.slice(first));
     const until = Math.min((first + chunks.length) * CHUNK_TOKENS, p.promptTokens - 1);
@@ -150,10 +155,48 @@ export class KvStore implements ChunkStore {
     return slice;
   }
 
-  async importChunks(model: string, chunks: readonly ChunkPayload[]): Promise<void> {
+  async importChunks(model: string, chunks: readonly ChunkPayload[], advisory?: { id: string; expiresAtMs: number }): Promise<void> {
     if (!this.tiers.has(model) || chunks.length === 0) return;
     this.peerCounters.importedChunks += chunks.length;
-    await this.writer.write(model, chunks);
+    if (!advisory) {
+      await this.writer.write(model, chunks);
+      return;
+    }
+    const m = this.tiers.model(model);
+    // Already here (the node's own KV, or an earlier prefetch): nothing to pull in or to purge later.
+    const fresh = chunks.filter((c) => m.table.layersIn(c.key, 'mem').length === 0);
+    await this.writer.write(model, fresh, true);
+    const now = this.tiers.now();
+    for (const c of fresh) {
+      const layers = m.table.layersIn(c.key, 'mem');
+      if (layers.length === 0) continue;
+      this.peerCounters.prefetchedChunks++;
+      this.peerCounters.prefetchedBytes += layers.length * m.segBytes;
+      this.prefetched.add(advisory.id, advisory.expiresAtMs, { model, key: c.key, position: c.position, layers, bytes: m.stride, stamp: now });
+    }
+    for (const c of chunks) if (!fresh.includes(c) && this.prefetched.has(c.key)) this.prefetched.add(advisory.id, advisory.expiresAtMs, { model, key: c.key, position: c.position, layers: [], bytes: m.stride, stamp: now });
+  }
+
+  /** An advisory is withdrawn: what it prefetched and nobody used leaves the host pool. Returns segments dropped. */
+  forget(advisoryId: string): number {
+    const drops = this.prefetched.forget(advisoryId);
+    this.drop(drops);
+    return drops.length;
+  }
+
+  /** Removes host replicas of prefetched segments (space of pinned ones comes back on unpin); returns bytes freed. */
+  private drop(drops: readonly Drop[]): number {
+    let bytes = 0;
+    const byModel = new Map<string, Drop[]>();
+    for (const d of drops) byModel.set(d.model, [...(byModel.get(d.model) ?? []), d]);
+    for (const [model, ds] of byModel) {
+      if (!this.tiers.has(model)) continue;
+      const m = this.tiers.model(model);
+      const removals = ds.map((d) => m.table.remove(d.key, d.layer, 'mem')).filter((r) => r !== null);
+      bytes += removals.reduce((n, r) => n + (r.deferred ? 0 : r.location.length), 0);
+      this.tiers.applyRemovals(m, removals);
+    }
+    return bytes;
   }
 
   segmentBytes(model: string): number | undefined {
@@ -171,6 +214,7 @@ export class KvStore implements ChunkStore {
   /** Expiry of idle SSD chunks and journal compaction. */
   async housekeeping(): Promise<void> {
     try {
+      this.drop(this.prefetched.expire(this.tiers.now()));
       this.tiers.expire();
       await this.tiers.flushJournals();
       await this.tiers.compactJournals();

@@ -25,6 +25,9 @@ export class PeerMetrics {
     tally('mnemo_kv_peer_restores_total', 'Prefills that fetched their prefix from another node', () => prompts?.counters.plans ?? 0);
     tally('mnemo_kv_peer_restore_failures_total', 'Peer restores that failed and were recomputed', () => prompts?.counters.failures ?? 0);
     tally('mnemo_kv_peer_restored_tokens_total', 'Prompt tokens restored from other nodes instead of recomputed', () => prompts?.counters.restoredTokens ?? 0);
+    tally('mnemo_kv_prefetch_chunks_total', 'Chunks advisories pulled from other nodes into the host pool', () => store?.peerCounters.prefetchedChunks ?? 0);
+    tally('mnemo_kv_prefetch_bytes_total', 'Bytes advisories pulled from other nodes into the host pool', () => store?.peerCounters.prefetchedBytes ?? 0);
+    tally('mnemo_kv_prefetch_purged_segments_total', 'Prefetched segments dropped without copy-back to make room (cooperative memory)', () => store?.prefetched.purgedSegments ?? 0);
     tally('mnemo_kv_peer_served_bytes_total', 'KV bytes this node served to other nodes', () => store?.peerCounters.servedBytes ?? 0);
   }
 }
