@@ -45,7 +45,7 @@ describe('ChunkTransfer (node ↔ node gRPC)', () => {
     expect(hb).toMatchObject({ accepting: true, models: [expect.objectContaining({ id: 'mnemo-tiny', engine: 'sim' })] });
   });
 
-  it('streams one answer per key, in order (missing: this node has no KV store yet)', async () => {
+  it('streams one answer per key, in order (missing: a sim node keeps no KV bytes)', async () => {
     const keys = ['0'.repeat(32), 'f'.repeat(32)];
     const chunks = await collect(client.FetchChunks({ keys, layerStart: 0, layerEnd: 4 }));
     expect(chunks.map((c) => [c.key, c.missing, c.layerStart, c.layerEnd])).toEqual([

@@ -9,8 +9,18 @@ import { ENGINE } from './engine/engine.factory.js';
 import { HeartbeatModule } from './heartbeat/heartbeat.module.js';
 import { InferenceModule } from './inference/inference.module.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
+import { PrefetchModule } from './prefetch/prefetch.module.js';
 import { NodeMetrics } from './shared/node.metrics.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prompt-store.port.js';
+import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from './kv-store/chunk-store.port.js';
+import { ChunkPeerClient } from './peers/chunk-peer.client.js';
+
+/** The KV side the services use: prompts' restore source, the local tiers for peers, the peer client. */
+export interface NodeStores {
+  readonly prompts: PromptStore;
+  readonly chunks: ChunkStore;
+  readonly peers: ChunkPeerClient;
+}
 import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
 import { TokenizersModule } from './tokenizers/tokenizers.module.js';
 
@@ -28,13 +38,13 @@ export class AppModule {
     engine: Engine,
     tokenizers: ServedTokenizers,
     nats: NatsConnection,
-    store: PromptStore = NO_PROMPT_STORE,
+    stores: NodeStores = { prompts: NO_PROMPT_STORE, chunks: NO_CHUNK_STORE, peers: new ChunkPeerClient() },
     clock: Clock = systemClock,
   ): DynamicModule {
     return {
       module: AppModule,
       global: true,
-      imports: [NatsModule, BatchingModule, InferenceModule, ChunksModule, HeartbeatModule, TokenizersModule],
+      imports: [NatsModule, BatchingModule, InferenceModule, ChunksModule, PrefetchModule, HeartbeatModule, TokenizersModule],
       providers: [
         { provide: NODE_CONFIG, useValue: config },
         { provide: JsonLogger, useValue: logger },
@@ -44,10 +54,12 @@ export class AppModule {
         { provide: ENGINE, useValue: engine },
         { provide: ServedTokenizers, useValue: tokenizers },
         { provide: NATS_CONNECTION, useValue: nats },
-        { provide: PROMPT_STORE, useValue: store },
+        { provide: PROMPT_STORE, useValue: stores.prompts },
+        { provide: CHUNK_STORE, useValue: stores.chunks },
+        { provide: ChunkPeerClient, useValue: stores.peers },
         NodeLifecycle,
       ],
-      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, NodeLifecycle],
+      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, ChunkPeerClient, NodeLifecycle],
     };
   }
 }

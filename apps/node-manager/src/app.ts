@@ -16,6 +16,11 @@ import { KvEventsPublisher } from './kv-store/kv-events.publisher.js';
 import { KvStore } from './kv-store/kv.store.js';
 import { KvStoreMetrics } from './kv-store/kv-store.metrics.js';
 import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
+import { NO_CHUNK_STORE } from './kv-store/chunk-store.port.js';
+import { NO_PROMPT_STORE } from './kv-store/prompt-store.port.js';
+import { ChunkPeerClient } from './peers/chunk-peer.client.js';
+import { PeerAwarePromptStore } from './peers/peer-aware.prompt-store.js';
+import { PeerMetrics } from './peers/peer.metrics.js';
 
 export interface NodeManagerHandle {
   readonly nodeId: string;
@@ -61,8 +66,13 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     const storeMetrics = new KvStoreMetrics(metrics, kvStore, events);
     kvStore.onBlocked = (ms) => storeMetrics.blockedIo.observe(ms / 1000);
   } else logger.emit('info', 'KV store off', { reason: config.kvStore.enabled ? `the ${engine.kind} engine keeps no KV bytes` : 'NODE_KV_STORE=off' });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, kvStore), { logger, abortOnError: false }).catch(
+  const peers = new ChunkPeerClient(config.NODE_PEER_TIMEOUT_MS);
+  const prompts = kvStore ? new PeerAwarePromptStore(kvStore, kvStore, peers) : NO_PROMPT_STORE;
+  new PeerMetrics(metrics, peers, prompts instanceof PeerAwarePromptStore ? prompts : undefined, kvStore);
+  const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers };
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, stores), { logger, abortOnError: false }).catch(
     async (e: unknown) => {
+      peers.close();
       await kvStore?.close();
       await nats.close();
       await engine.close();
@@ -97,6 +107,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await scheduler.stop();
     await ops.close();
     await app.close();
+    peers.close();
     if (how === 'graceful') events.flush();
     await (how === 'graceful' ? kvStore?.close() : kvStore?.abort());
     await engine.close();

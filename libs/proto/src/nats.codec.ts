@@ -1,3 +1,4 @@
+import { ErrorReplySchema } from './gen/mnemo/v1/common_pb.js';
 import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 
 /**
@@ -11,4 +12,18 @@ export function encodeMessage<D extends DescMessage>(schema: D, init: MessageIni
 /** Decodes a payload; throws on malformed bytes (callers answer with ErrorReply invalid_request). */
 export function decodeMessage<D extends DescMessage>(schema: D, data: Uint8Array): MessageShape<D> {
   return fromBinary(schema, data);
+}
+
+/**
+ * Replies that are either `schema` or an ErrorReply (nodePrefetch, nodeForget): an ErrorReply
+ * always has a code (field 1, a string), which no such reply's encoding can be read as.
+ */
+export function decodeReplyOrError<D extends DescMessage>(schema: D, data: Uint8Array): { ok: MessageShape<D> } | { error: MessageShape<typeof ErrorReplySchema> } {
+  try {
+    const e = fromBinary(ErrorReplySchema, data);
+    if (e.code) return { error: e };
+  } catch {
+    // Not an ErrorReply.
+  }
+  return { ok: fromBinary(schema, data) };
 }

@@ -4,11 +4,11 @@ const SHA = 'ab'.repeat(32);
 
 describe('subjects', () => {
   it('versions every subject under mnemo.v1', () => {
-    for (const s of [...Object.values(Subjects), nodeInferSubject('n1'), nodeCancelSubject('n1'), nodeFlowSubject('n1'), tokenizerSubject(SHA)]) expect(s).toMatch(/^mnemo\.v1\.[a-z0-9_.-]+$/i);
+    for (const s of [...Object.values(Subjects).map((s) => (typeof s === 'function' ? s('n1') : s)), nodeInferSubject('n1'), nodeCancelSubject('n1'), nodeFlowSubject('n1'), tokenizerSubject(SHA)]) expect(s).toMatch(/^mnemo\.v1\.[a-z0-9_.-]+$/i);
   });
 
   it('keeps subjects distinct', () => {
-    const all = [...Object.values(Subjects), nodeInferSubject('n1'), nodeCancelSubject('n1'), nodeFlowSubject('n1'), tokenizerSubject(SHA)];
+    const all = [...Object.values(Subjects).map((s) => (typeof s === 'function' ? s('n1') : s)), nodeInferSubject('n1'), nodeCancelSubject('n1'), nodeFlowSubject('n1'), tokenizerSubject(SHA)];
     expect(new Set(all).size).toBe(all.length);
   });
 
@@ -28,6 +28,8 @@ describe('subjects', () => {
     expect(() => nodeInferSubject('a.b')).toThrow(RangeError);
     expect(() => assertSubjectToken('x>')).toThrow(RangeError);
     expect(() => nodeFlowSubject('*')).toThrow(RangeError);
+    expect(() => Subjects.nodePrefetch('a.b')).toThrow(RangeError);
+    expect(() => Subjects.nodeForget('>')).toThrow(RangeError);
     expect(() => tokenizerSubject('AB'.repeat(32))).toThrow(RangeError);
     expect(() => tokenizerSubject('>')).toThrow(RangeError);
   });

@@ -13,6 +13,8 @@
  * | `nodeCancel(id)` | publish | CancelRequest (attempt, silent) | gateway, scheduler → node |
  * | `nodeFlow(id)` | publish | FlowControl (pause / resume one request) | gateway → node |
  * | `InferenceRequest.reply_subject` | publish | TokenEvent (seq-ordered per attempt, last has done) | node → gateway inbox |
+ * | `nodePrefetch(id)` | request | PrefetchRequest → PrefetchReply or ErrorReply (decodeReplyOrError) | scheduler → node |
+ * | `nodeForget(id)` | request | ForgetRequest → ForgetReply or ErrorReply (decodeReplyOrError) | scheduler → node |
  * | `tokenizer(sha256)` | request, queue group `tokenizers` | TokenizerChunkRequest → TokenizerChunkReply | gateway → any node with that bundle |
  * | `PROFILER_*` | request, queue group `profiler` | Register…/List…Request → ProfilerReply | any → profiler |
  */
@@ -33,6 +35,10 @@ export const Subjects = {
   PROFILER_PAIRS_REGISTER: 'mnemo.v1.profiler.pairs.register',
   /** Pairs, optionally of one base: ListModelPairsRequest → ProfilerReply.pairs. */
   PROFILER_PAIRS_LIST: 'mnemo.v1.profiler.pairs.list',
+  /** Advisory prefetch on one node: PrefetchRequest → PrefetchReply. */
+  nodePrefetch: (nodeId: string): string => `mnemo.v1.node.${assertSubjectToken(nodeId)}.prefetch`,
+  /** Drop what an advisory prefetched: ForgetRequest → ForgetReply. */
+  nodeForget: (nodeId: string): string => `mnemo.v1.node.${assertSubjectToken(nodeId)}.forget`,
 } as const;
 
 /** Queue groups: each request is handled by exactly one replica of the service. */

@@ -281,9 +281,10 @@ export class BatchScheduler {
   }
 }
 
-/** The request's prompt as the KV store keys it. */
+/** The request's prompt as the KV store keys it, with the other nodes the scheduler says hold some of it. */
 function storedPrompt(s: Sequence): StoredPrompt {
-  return { model: s.request.model, chunkKeys: s.request.chunkKeys, promptTokens: s.request.tokens.length };
+  const sources = s.request.kvSources.map((k) => ({ nodeId: k.nodeId, address: k.grpcAddress, chunkKeys: k.chunkKeys }));
+  return { model: s.request.model, chunkKeys: s.request.chunkKeys, promptTokens: s.request.tokens.length, ...(sources.length > 0 ? { sources } : {}) };
 }
 
 /** What the engine needs to prefill a request; the tenant scopes its prefix-cache sharing. */

@@ -34,7 +34,7 @@ export class ChunkTransferGrpcServer implements OnModuleInit, OnApplicationShutd
   async listen(): Promise<string> {
     const server = new Server();
     server.addService(loadGrpcServices().ChunkTransfer, {
-      FetchChunks: (call: ServerWritableStream<FetchChunksCall, unknown>) => this.onFetch(call),
+      FetchChunks: (call: ServerWritableStream<FetchChunksCall, unknown>) => void this.onFetch(call),
     });
     const host = this.config.NODE_GRPC_HOST!;
     const port = await new Promise<number>((resolve, reject) =>
@@ -62,10 +62,23 @@ export class ChunkTransferGrpcServer implements OnModuleInit, OnApplicationShutd
     });
   }
 
-  private onFetch(call: ServerWritableStream<FetchChunksCall, unknown>): void {
+  private async onFetch(call: ServerWritableStream<FetchChunksCall, unknown>): Promise<void> {
     try {
-      const { keys, layerStart, layerEnd } = call.request;
-      for (const chunk of this.fetchChunks.execute(keys ?? [], layerStart ?? 0, layerEnd ?? 0)) call.write(chunk);
+      const { keys = [], layerStart = 0, layerEnd = 0 } = call.request;
+      this.fetchChunks.validate(keys, layerStart, layerEnd);
+      for await (const chunk of this.fetchChunks.execute(keys, layerStart, layerEnd)) {
+        if (call.cancelled) return;
+        // Flow control: a full HTTP/2 window makes write() return false; wait for the peer to read.
+        if (!call.write(chunk)) await new Promise<void>((resolve) => {
+          const done = () => {
+            call.off('drain', done);
+            call.off('cancelled', done);
+            resolve();
+          };
+          call.on('drain', done);
+          call.on('cancelled', done);
+        });
+      }
       call.end();
     } catch (e) {
       // grpc-js turns an 'error' event with a code into the call's status.

@@ -9,6 +9,7 @@ import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import type { AdmitInferenceCommand } from './admit-inference.command.js';
 import { CancelledAttempts } from './cancelled-attempts.js';
+import { checkKvSources } from './kv-sources.check.js';
 
 /**
  * Checks a dispatched request against what this node can do and queues it for the batch
@@ -42,6 +43,7 @@ export class AdmitInferenceUseCase {
     if (keys.length !== request.chunkKeys.length || keys.some((k, i) => k !== request.chunkKeys[i])) {
       throw new MnemoError(ErrorCode.InvalidRequest, `chunk_keys do not match chunkKeys(model, tenant, tokens): ${request.chunkKeys.length} given, ${keys.length} expected`);
     }
+    checkKvSources(request.kvSources);
     const seq = new Sequence(request, model, this.store.arrivalSeq(), this.clock.monotonicMs());
     // A request whose whole context could not fit the empty device cache would never finish: refuse it now.
     // Its KV holds the prompt and every generated token but the last.

@@ -1,10 +1,13 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { CHUNK_TOKENS } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, type KvRowGeometry } from '@mnemo/kv-core';
 import type { Engine, EngineChunkEvent, KvRestorePlan } from '@mnemo/engine';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
 import { RestoreReader } from './restore.reader.js';
+import { readChunkSlice, type ChunkSlice } from './chunk.reader.js';
+import { PrefetchedChunks, type Drop } from './prefetched.chunks.js';
+import type { ChunkStore } from './chunk-store.port.js';
 import type { KvStoreSettings } from './kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import type { KvHoldingChange } from './kv-events.publisher.js';
@@ -14,6 +17,15 @@ export interface StoredPrompt {
   readonly model: string;
   readonly chunkKeys: readonly string[];
   readonly promptTokens: number;
+  /** Other nodes holding chunks of this prompt (InferenceRequest.kv_sources); the local tiers ignore them. */
+  readonly sources?: readonly PeerSource[];
+}
+
+/** A node that holds some of a prompt's chunks, and where to fetch them. */
+export interface PeerSource {
+  readonly nodeId: string;
+  readonly address: string;
+  readonly chunkKeys: readonly string[];
 }
 
 /** Restore statistics the node exports. */
@@ -37,7 +49,11 @@ export type StoreLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: 
  * its journal); a request whose prefix the device lacks gets a restore plan that loads it back
  * layer by layer while the engine computes. Every change of what a tier holds is reported.
  */
-export class KvStore {
+export class KvStore implements ChunkStore {
+  /** Chunks served to peers and imported from them. */
+  readonly peerCounters = { servedChunks: 0, servedBytes: 0, importedChunks: 0, prefetchedChunks: 0, prefetchedBytes: 0 };
+  /** Chunks advisories pulled in that no request used yet (cooperative memory). */
+  readonly prefetched = new PrefetchedChunks();
   readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
   /** Told the blocked I/O of every restoring prefill (the metrics histogram). */
   onBlocked?: (ms: number) => void;
@@ -57,6 +73,7 @@ export class KvStore {
     housekeepingMs: number,
   ) {
     this.unwatch = engine.watchChunks((e) => this.onDeviceChunk(e));
+    tiers.purgeFirst = (bytes) => this.drop(this.prefetched.purge(bytes));
     this.timer = setInterval(() => void this.housekeeping(), housekeepingMs).unref();
   }
 
@@ -99,6 +116,7 @@ export class KvStore {
     if (!this.tiers.has(p.model)) return undefined;
     const m = this.tiers.model(p.model);
     m.table.touch(p.chunkKeys, this.tiers.now());
+    this.prefetched.adopt(p.chunkKeys);
     const first = Math.floor(deviceTokens / CHUNK_TOKENS);
     const chunks = m.table.longestPrefix(p.chunkKeys.slice(first));
     const until = Math.min((first + chunks.length) * CHUNK_TOKENS, p.promptTokens - 1);
@@ -128,9 +146,75 @@ export class KvStore {
     };
   }
 
+  async readChunk(key: string, layerStart: number, layerEnd: number): Promise<ChunkSlice | undefined> {
+    const slice = await readChunkSlice(this.tiers, key, layerStart, layerEnd);
+    if (slice) {
+      this.peerCounters.servedChunks++;
+      this.peerCounters.servedBytes += slice.payload.byteLength;
+    }
+    return slice;
+  }
+
+  async importChunks(model: string, chunks: readonly ChunkPayload[], advisory?: { id: string; expiresAtMs: number }): Promise<void> {
+    if (!this.tiers.has(model) || chunks.length === 0) return;
+    this.peerCounters.importedChunks += chunks.length;
+    if (!advisory) {
+      await this.writer.write(model, chunks);
+      return;
+    }
+    const m = this.tiers.model(model);
+    // Already here (the node's own KV, or an earlier prefetch): nothing to pull in or to purge later.
+    const fresh = chunks.filter((c) => m.table.layersIn(c.key, 'mem').length === 0);
+    await this.writer.write(model, fresh, true);
+    const now = this.tiers.now();
+    for (const c of fresh) {
+      const layers = m.table.layersIn(c.key, 'mem');
+      if (layers.length === 0) continue;
+      this.peerCounters.prefetchedChunks++;
+      this.peerCounters.prefetchedBytes += layers.length * m.segBytes;
+      this.prefetched.add(advisory.id, advisory.expiresAtMs, { model, key: c.key, position: c.position, layers, bytes: m.stride, stamp: now });
+    }
+    for (const c of chunks) if (!fresh.includes(c) && this.prefetched.has(c.key)) this.prefetched.add(advisory.id, advisory.expiresAtMs, { model, key: c.key, position: c.position, layers: [], bytes: m.stride, stamp: now });
+  }
+
+  /** An advisory is withdrawn: what it prefetched and nobody used leaves the host pool. Returns segments dropped. */
+  forget(advisoryId: string): number {
+    const drops = this.prefetched.forget(advisoryId);
+    this.drop(drops);
+    return drops.length;
+  }
+
+  /** Removes host replicas of prefetched segments (space of pinned ones comes back on unpin); returns bytes freed. */
+  private drop(drops: readonly Drop[]): number {
+    let bytes = 0;
+    const byModel = new Map<string, Drop[]>();
+    for (const d of drops) byModel.set(d.model, [...(byModel.get(d.model) ?? []), d]);
+    for (const [model, ds] of byModel) {
+      if (!this.tiers.has(model)) continue;
+      const m = this.tiers.model(model);
+      const removals = ds.map((d) => m.table.remove(d.key, d.layer, 'mem')).filter((r) => r !== null);
+      bytes += removals.reduce((n, r) => n + (r.deferred ? 0 : r.location.length), 0);
+      this.tiers.applyRemovals(m, removals);
+    }
+    return bytes;
+  }
+
+  segmentBytes(model: string): number | undefined {
+    return this.tiers.has(model) ? this.tiers.model(model).segBytes : undefined;
+  }
+
+  geometry(model: string): KvRowGeometry | undefined {
+    return this.tiers.has(model) ? this.tiers.model(model).geometry : undefined;
+  }
+
+  holdsOnHost(model: string, key: string): boolean {
+    return this.tiers.has(model) && this.tiers.model(model).table.holdsChunk(key, 'mem');
+  }
+
   /** Expiry of idle SSD chunks and journal compaction. */
   async housekeeping(): Promise<void> {
     try {
+      this.drop(this.prefetched.expire(this.tiers.now()));
       this.tiers.expire();
       await this.tiers.flushJournals();
       await this.tiers.compactJournals();

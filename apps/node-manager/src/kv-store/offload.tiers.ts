@@ -153,11 +153,17 @@ export class OffloadTiers {
     }
   }
 
+  /**
+   * Drops segments the host pool may lose before anything else (prefetched copies of another
+   * node's KV: no copy-back); returns the bytes freed. Set by the store.
+   */
+  purgeFirst?: (bytes: number) => number;
+
   /** Evicts from `tier` (least recently used request, later layers first) until `bytes` are free. */
   evict(m: ModelKv, tier: PoolTier, bytes: number): number {
     const lastTier = tier === 'ssd' || this.ssd.length === 0;
+    let freed = tier === 'mem' && this.purgeFirst ? this.purgeFirst(bytes) : 0;
     // This model first, then the others: a full pool is shared.
-    let freed = 0;
     for (const other of [m, ...this.allModels().filter((x) => x !== m)]) {
       if (freed >= bytes) break;
       const removals = other.table.evict(tier, bytes - freed, { lastTier });

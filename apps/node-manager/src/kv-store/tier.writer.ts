@@ -57,9 +57,12 @@ export class TierWriter {
     return this.queue.length;
   }
 
-  /** Writes chunks through: host now (resolves when there), SSD in the background. */
-  write(model: string, chunks: readonly ChunkPayload[]): Promise<void> {
-    const p = this.writeHost(this.tiers.model(model), chunks, ++this.origins).catch((e) => this.onError(e, 'host write'));
+  /**
+   * Writes chunks through: host now (resolves when there), SSD in the background — or, with
+   * `hostOnly`, to the host pool alone (copies another node keeps; nothing if the host has no room).
+   */
+  write(model: string, chunks: readonly ChunkPayload[], hostOnly = false): Promise<void> {
+    const p = this.writeHost(this.tiers.model(model), chunks, ++this.origins, hostOnly).catch((e) => this.onError(e, 'host write'));
     this.writes.add(p);
     void p.finally(() => this.writes.delete(p));
     return p;
@@ -73,7 +76,7 @@ export class TierWriter {
     }
   }
 
-  private async writeHost(m: ModelKv, chunks: readonly ChunkPayload[], origin: number): Promise<void> {
+  private async writeHost(m: ModelKv, chunks: readonly ChunkPayload[], origin: number, hostOnly: boolean): Promise<void> {
     for (const c of chunks) {
       if (c.payload.length !== m.geometry.layers * (m.segBytes / 4)) throw new RangeError(`chunk ${c.key} payload has ${c.payload.length} floats, want ${m.geometry.layers * (m.segBytes / 4)}`);
     }
@@ -87,12 +90,19 @@ export class TierWriter {
     if (segs.length === 0) return;
     const { writes, unplaced } = this.place(m, segs, this.tiers.host, 'mem');
     // No room in host memory even after eviction (or no host tier): straight to the SSD pool.
-    for (const s of unplaced) this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset } });
+    if (!hostOnly) for (const s of unplaced) this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset } });
     if (writes.length > 0) {
-      const locations = await this.copy(m, writes, (s) => ({ operand: s.payload, offset: s.byteOffset }));
+      const copied = await this.copy(m, writes, (s) => ({ operand: s.payload, offset: s.byteOffset }));
+      // Another write of the same chunk (a peer import racing the engine's own export) may have
+      // landed while this one copied: keep the first, give this copy's space back.
+      const locations = copied.filter(({ seg, location }) => {
+        if (!m.table.get(seg.chunkKey, seg.layer, 'mem')) return true;
+        this.tiers.free(location);
+        return false;
+      });
       this.tiers.put(m, locations);
       for (const { seg } of locations) {
-        if (this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
+        if (hostOnly || this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
         const pin = m.table.pin(seg.chunkKey, seg.layer, 'mem');
         if (pin) this.enqueue({ m, seg, origin, source: { kind: 'host', pin } });
       }
@@ -189,7 +199,7 @@ export class TierWriter {
     const { writes, unplaced } = this.place(m, segs, this.tiers.ssd, 'ssd');
     this.ssdSkipped += unplaced.length;
     if (writes.length === 0) return;
-    const locations = await this.copy(m, writes, (s) => {
+    const copied = await this.copy(m, writes, (s) => {
       const src = s.job.source;
       if (src.kind === 'host') return { operand: this.tiers.device(src.pin.location.deviceIndex).device, offset: src.pin.location.offset };
       if (m.segBytes % 4096 === 0) return { operand: src.payload, offset: src.byteOffset };
@@ -197,6 +207,11 @@ export class TierWriter {
       const buf = allocHostBuffer(m.stride);
       new Uint8Array(buf).set(new Uint8Array(src.payload.buffer, src.payload.byteOffset + src.byteOffset, m.segBytes));
       return { operand: buf, offset: 0 };
+    });
+    const locations = copied.filter(({ seg, location }) => {
+      if (!m.table.get(seg.chunkKey, seg.layer, 'ssd')) return true;
+      this.tiers.free(location);
+      return false;
     });
     this.tiers.put(m, locations);
   }

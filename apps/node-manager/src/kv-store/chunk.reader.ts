@@ -1,0 +1,68 @@
+import type { PinHandle } from '@mnemo/kv-core';
+import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
+import type { ModelKv } from './model.kv.js';
+import type { OffloadTiers } from './offload.tiers.js';
+
+/** Layers [layerStart, layerEnd) of one chunk as the tiers hold it, verified. */
+export interface ChunkSlice {
+  readonly model: string;
+  /** `[layer][K|V][256][row]` for the layer range (fp32). */
+  readonly payload: Float32Array;
+}
+
+/**
+ * Reads a layer range of one chunk out of the offload tiers for a peer (ChunkTransfer): every
+ * segment is pinned while it is copied (host replica preferred, else SSD), the whole range
+ * moves in one native transfer, and each segment's CRC32C — taken on the bytes copied — must
+ * match the one recorded when it was written. Undefined when some layer is not held or fails
+ * its check (that replica is dropped): the peer sees a miss and recomputes.
+ *
+ * Keys are salted with their model (chunkKeys), so the first model that knows the key is its owner.
+ */
+export async function readChunkSlice(tiers: OffloadTiers, key: string, layerStart: number, layerEnd: number): Promise<ChunkSlice | undefined> {
+  const m = tiers.allModels().find((x) => x.table.positionOf(key) !== undefined);
+  if (!m || layerEnd > m.geometry.layers) return undefined;
+  const pins: PinHandle[] = [];
+  try {
+    for (let layer = layerStart; layer < layerEnd; layer++) {
+      const pin = m.table.pin(key, layer, 'mem') ?? m.table.pin(key, layer, 'ssd');
+      if (!pin) return undefined;
+      pins.push(pin);
+    }
+    return await copyPinned(tiers, m, key, layerStart, pins);
+  } finally {
+    tiers.unpin(m, pins);
+  }
+}
+
+async function copyPinned(tiers: OffloadTiers, m: ModelKv, key: string, layerStart: number, pins: readonly PinHandle[]): Promise<ChunkSlice | undefined> {
+  // Aligned slots: an SSD read is O_DIRECT and moves whole sectors.
+  const dst = allocHostBuffer(pins.length * m.stride);
+  const operands: TransferOperand[] = [dst];
+  const index = new Map<TransferOperand, number>([[dst, 0]]);
+  const op = (o: TransferOperand) => {
+    if (!index.has(o)) index.set(o, operands.push(o) - 1);
+    return index.get(o)!;
+  };
+  const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
+  const ranges: number[] = [];
+  const crcs: number[] = [];
+  pins.forEach((p, i) => {
+    const loc = p.location;
+    ranges.push(op(tiers.device(loc.deviceIndex).device), loc.offset, 0, i * m.stride, loc.type === 'ssd' ? ioBytes : m.segBytes);
+    crcs.push(0, i * m.stride, m.segBytes);
+  });
+  const r = await transfer(operands, Float64Array.from(ranges), { crcs: Float64Array.from(crcs) });
+  for (const [i, p] of pins.entries()) {
+    tiers.counters.readBytes[p.location.type] += m.segBytes;
+    if (r.crcs[i] !== p.location.crc32c) {
+      tiers.dropCorrupt(m, key, layerStart + i, p.location.type);
+      return undefined;
+    }
+  }
+  const payload = new Float32Array(pins.length * (m.segBytes / 4));
+  const src = new Uint8Array(dst);
+  const out = new Uint8Array(payload.buffer);
+  for (let i = 0; i < pins.length; i++) out.set(src.subarray(i * m.stride, i * m.stride + m.segBytes), i * m.segBytes);
+  return { model: m.model, payload };
+}

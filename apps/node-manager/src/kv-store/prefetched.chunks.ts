@@ -1,0 +1,110 @@
+import { PurgeQueue } from '@mnemo/kv-core';
+
+/** One layer of one prefetched chunk in the host pool: the unit cooperative memory drops. */
+interface PurgeItem {
+  readonly model: string;
+  readonly key: string;
+  readonly layer: number;
+  readonly position: number;
+  readonly stamp: number;
+  readonly bytes: number;
+}
+
+interface Prefetched {
+  readonly model: string;
+  readonly advisories: Set<string>;
+  readonly items: PurgeItem[];
+}
+
+/** A segment to drop from the host pool. */
+export interface Drop {
+  readonly model: string;
+  readonly key: string;
+  readonly layer: number;
+}
+
+/**
+ * Chunks an advisory pulled from a peer into the host pool, before any request used them
+ * (Symphony §3.4, cooperative memory). They are copies of KV another node keeps, so they are
+ * never written to the SSD pool and are dropped without copy-back: first when the host pool
+ * needs room (in kv-core's purge order — least recently prefetched, later layers first, later
+ * chunks first), and when every advisory that asked for them is forgotten or expires. A
+ * request that uses one adopts it: it becomes ordinary cached KV and leaves this set.
+ */
+export class PrefetchedChunks {
+  private readonly chunks = new Map<string, Prefetched>();
+  private readonly queue = new PurgeQueue<PurgeItem>();
+  private readonly advisories = new Map<string, { keys: Set<string>; expiresAtMs: number }>();
+  purgedSegments = 0;
+
+  get size(): number {
+    return this.chunks.size;
+  }
+
+  has(key: string): boolean {
+    return this.chunks.has(key);
+  }
+
+  /** Records a chunk `advisoryId` prefetched; its layers become purge candidates. */
+  add(advisoryId: string, expiresAtMs: number, c: { model: string; key: string; position: number; layers: readonly number[]; bytes: number; stamp: number }): void {
+    const a = this.advisories.get(advisoryId) ?? { keys: new Set<string>(), expiresAtMs };
+    a.keys.add(c.key);
+    this.advisories.set(advisoryId, a);
+    const known = this.chunks.get(c.key);
+    if (known) {
+      known.advisories.add(advisoryId);
+      return;
+    }
+    const items = c.layers.map((layer) => ({ model: c.model, key: c.key, layer, position: c.position, stamp: c.stamp, bytes: c.bytes }));
+    for (const it of items) this.queue.add(it);
+    this.chunks.set(c.key, { model: c.model, advisories: new Set([advisoryId]), items });
+  }
+
+  /** A request used these chunks: from now on they are ordinary cached KV. */
+  adopt(keys: readonly string[]): void {
+    for (const k of keys) this.release(k);
+  }
+
+  /** The advisory is withdrawn: the segments of chunks no other advisory wants, to drop now. */
+  forget(advisoryId: string): Drop[] {
+    const a = this.advisories.get(advisoryId);
+    this.advisories.delete(advisoryId);
+    const out: Drop[] = [];
+    for (const key of a?.keys ?? []) {
+      const p = this.chunks.get(key);
+      if (!p) continue;
+      p.advisories.delete(advisoryId);
+      if (p.advisories.size > 0) continue;
+      out.push(...p.items.map((it) => ({ model: it.model, key: it.key, layer: it.layer })));
+      this.release(key);
+    }
+    return out;
+  }
+
+  /** Advisories whose expiry passed, forgotten: what to drop. */
+  expire(nowMs: number): Drop[] {
+    const out: Drop[] = [];
+    for (const [id, a] of this.advisories) if (a.expiresAtMs <= nowMs) out.push(...this.forget(id));
+    return out;
+  }
+
+  /** The host pool needs `bytes`: the prefetched segments to drop first, in purge order. */
+  purge(bytes: number): Drop[] {
+    const taken = this.queue.take(bytes);
+    this.purgedSegments += taken.length;
+    for (const it of taken) {
+      const p = this.chunks.get(it.key);
+      if (!p) continue;
+      p.items.splice(p.items.indexOf(it), 1);
+      if (p.items.length === 0) this.chunks.delete(it.key);
+    }
+    return taken.map((it) => ({ model: it.model, key: it.key, layer: it.layer }));
+  }
+
+  private release(key: string): void {
+    const p = this.chunks.get(key);
+    if (!p) return;
+    for (const it of p.items) this.queue.remove(it);
+    this.chunks.delete(key);
+  }
+}

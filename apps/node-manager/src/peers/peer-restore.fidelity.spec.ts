@@ -1,0 +1,90 @@
+// Symphony on the node, done-when "a session moving between nodes keeps bit-identical answers":
+// turn 2 on node B, its prefix fetched layer by layer from node A over gRPC, gives the same KV
+// (hence logits) and tokens as turn 2 on A and as a fresh prefill — reference engine, CPU. A
+// corrupting peer makes the prefill fail and the retry recompute: never wrong tokens.
+import { Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
+import { ErrorCode } from '@mnemo/kv-core';
+import { loadGrpcServices } from '@mnemo/proto';
+import { FetchChunksUseCase } from '../chunks/fetch-chunks.use-case.js';
+import { bits, converse, MODEL, startPeerNode, storedPrompt, toks, type PeerNode } from '../../test/peer-node.fixture.js';
+import { ChunkPeerClient } from './chunk-peer.client.js';
+import { PeerAwarePromptStore } from './peer-aware.prompt-store.js';
+import type { StoredPrompt } from '../kv-store/kv.store.js';
+
+describe(PeerAwarePromptStore.name, () => {
+  let a: PeerNode;
+  let b: PeerNode;
+  let client: ChunkPeerClient;
+  const turn1 = toks(600, 1);
+  let turn2: number[];
+  let fresh: Awaited<ReturnType<typeof converse>>;
+
+  beforeAll(async () => {
+    a = await startPeerNode();
+    b = await startPeerNode();
+    client = new ChunkPeerClient(10_000);
+    const first = await converse(a.engine, 't1', turn1, 20, (d) => a.store.restorePlan(storedPrompt(turn1), d));
+    await a.store.settle();
+    turn2 = [...turn1, ...first.out, ...toks(40, 5)];
+    const clean = await startPeerNode();
+    fresh = await converse(clean.engine, 'f', turn2, 12);
+    await clean.close();
+  });
+  afterAll(async () => {
+    client.close();
+    await a.close();
+    await b.close();
+  });
+
+  const withSource = (tokens: number[], address: string): StoredPrompt => ({ ...storedPrompt(tokens), sources: [{ nodeId: 'a', address, chunkKeys: storedPrompt(turn1).chunkKeys }] });
+
+  it('turn 2 on another node, its prefix fetched from the first, equals a fresh prefill and the node that stayed, bit for bit', async () => {
+    const sut = new PeerAwarePromptStore(b.store, b.store, client);
+    const p = withSource(turn2, a.address);
+    expect(sut.restorableUntil(p, 0)).toBe(512);
+    const moved = await converse(b.engine, 'm', turn2, 12, (d) => sut.restorePlan(p, d));
+    expect(moved.restored).toBe(512);
+    expect(sut.counters).toMatchObject({ plans: 1, restoredTokens: 512, failures: 0 });
+    const stayed = await converse(a.engine, 's', turn2, 12, (d) => a.store.restorePlan(storedPrompt(turn2), d));
+    expect(fresh.cached).toBe(0);
+    expect(moved.out).toEqual(fresh.out);
+    expect(stayed.out).toEqual(fresh.out);
+    expect(bits(moved.kv)).toEqual(bits(fresh.kv));
+    expect(bits(stayed.kv)).toEqual(bits(fresh.kv));
+    // The fetched chunks now live on B: turn 3 there needs no peer.
+    await b.store.settle();
+    expect(storedPrompt(turn1).chunkKeys.every((k) => b.store.holdsOnHost(MODEL, k))).toBe(true);
+  });
+
+  it('a corrupting peer fails the prefill (DataLoss); the retry leaves that peer out and recomputes the same tokens', async () => {
+    const useCase = new FetchChunksUseCase(a.store);
+    const server = new Server();
+    server.addService(loadGrpcServices().ChunkTransfer, {
+      FetchChunks: async (call: ServerWritableStream<{ keys: string[]; layerStart: number; layerEnd: number }, unknown>) => {
+        for await (const c of useCase.execute(call.request.keys, call.request.layerStart, call.request.layerEnd)) {
+          // Layer 2 of every chunk arrives with one flipped bit under the original CRC.
+          const payload = c.payload as Uint8Array | undefined;
+          call.write(call.request.layerStart === 2 && payload ? { ...c, payload: Uint8Array.from(payload, (x, i) => (i === 7 ? x ^ 0x10 : x)) } : c);
+        }
+        call.end();
+      },
+    });
+    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    const c = await startPeerNode();
+    try {
+      const sut = new PeerAwarePromptStore(c.store, c.store, client);
+      const p = withSource(turn2, `127.0.0.1:${port}`);
+      await expect(converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d))).rejects.toMatchObject({ code: ErrorCode.DataLoss });
+      c.engine.release('x');
+      expect(sut.counters.failures).toBe(1);
+      expect(sut.restorableUntil(p, 0)).toBe(0);
+      const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
+      expect(retried.restored).toBe(0);
+      expect(retried.out).toEqual(fresh.out);
+      expect(bits(retried.kv)).toEqual(bits(fresh.kv));
+    } finally {
+      server.forceShutdown();
+      await c.close();
+    }
+  });
+});

@@ -1,0 +1,33 @@
+import { Counter } from 'prom-client';
+import type { ServiceMetrics } from '@mnemo/service-kit';
+import type { KvStore } from '../kv-store/kv.store.js';
+import type { ChunkPeerClient } from './chunk-peer.client.js';
+import type { PeerAwarePromptStore } from './peer-aware.prompt-store.js';
+
+/** Node ↔ node KV transfer, read from the tallies at scrape time (no metric objects on the hot path). */
+export class PeerMetrics {
+  constructor(metrics: ServiceMetrics, client: ChunkPeerClient, prompts?: PeerAwarePromptStore, store?: KvStore) {
+    const registers = [metrics.registry];
+    const tally = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    tally('mnemo_kv_peer_fetch_bytes_total', 'Verified KV bytes pulled from other nodes', () => client.counters.bytes);
+    tally('mnemo_kv_peer_fetch_chunks_total', 'Chunk layer ranges pulled from other nodes and verified', () => client.counters.chunks);
+    tally('mnemo_kv_peer_fetch_misses_total', 'Chunks a peer did not give (not held, corrupt, truncated, unreachable)', () => client.counters.misses);
+    tally('mnemo_kv_peer_corrupt_total', 'Chunks from peers that failed their size or CRC32C check (treated as misses)', () => client.counters.corrupt);
+    tally('mnemo_kv_peer_restores_total', 'Prefills that fetched their prefix from another node', () => prompts?.counters.plans ?? 0);
+    tally('mnemo_kv_peer_restore_failures_total', 'Peer restores that failed and were recomputed', () => prompts?.counters.failures ?? 0);
+    tally('mnemo_kv_peer_restored_tokens_total', 'Prompt tokens restored from other nodes instead of recomputed', () => prompts?.counters.restoredTokens ?? 0);
+    tally('mnemo_kv_prefetch_chunks_total', 'Chunks advisories pulled from other nodes into the host pool', () => store?.peerCounters.prefetchedChunks ?? 0);
+    tally('mnemo_kv_prefetch_bytes_total', 'Bytes advisories pulled from other nodes into the host pool', () => store?.peerCounters.prefetchedBytes ?? 0);
+    tally('mnemo_kv_prefetch_purged_segments_total', 'Prefetched segments dropped without copy-back to make room (cooperative memory)', () => store?.prefetched.purgedSegments ?? 0);
+    tally('mnemo_kv_peer_served_bytes_total', 'KV bytes this node served to other nodes', () => store?.peerCounters.servedBytes ?? 0);
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { AdvisoryRegistry } from './advisory.registry.js';
+import { ForgetPrefetchUseCase } from './forget-prefetch.use-case.js';
+import { PrefetchNatsHandler } from './prefetch.nats-handler.js';
+import { PrefetchUseCase } from './prefetch.use-case.js';
+
+/** Advisory prefetch and its withdrawal (Symphony on the node). */
+@Module({
+  providers: [AdvisoryRegistry, PrefetchUseCase, ForgetPrefetchUseCase, PrefetchNatsHandler],
+  exports: [PrefetchUseCase],
+})
+export class PrefetchModule {}

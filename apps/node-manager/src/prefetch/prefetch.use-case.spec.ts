@@ -1,0 +1,128 @@
+// Advisory prefetch on the node: chunks another node holds are pulled into the host pool ahead
+// of the request, a restore then reads them from host memory; forgetting drops them; under host
+// pressure prefetched copies go first (cooperative memory) and the node's own KV stays.
+// Real pools, real gRPC, reference engine on the CPU.
+import { chunkKeys, ErrorCode } from '@mnemo/kv-core';
+import { create } from '@bufbuild/protobuf';
+import { ForgetRequestSchema, PrefetchRequestSchema } from '@mnemo/proto';
+import { systemClock } from '@mnemo/service-kit';
+import type { NodeManagerConfig } from '../config/node-manager.config.js';
+import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
+import { converse, MODEL, startPeerNode, storedPrompt, toks, type PeerNode } from '../../test/peer-node.fixture.js';
+import { AdvisoryRegistry } from './advisory.registry.js';
+import { ForgetPrefetchUseCase } from './forget-prefetch.use-case.js';
+import { ForgetPrefetchCommand, PrefetchCommand } from './prefetch.command.js';
+import { PrefetchUseCase } from './prefetch.use-case.js';
+
+const config = { NODE_ID: 'b', NODE_PREFETCH_TTL_MS: 60_000, NODE_PREFETCH_MAX_ADVISORIES: 2 } as NodeManagerConfig;
+
+describe(PrefetchUseCase.name, () => {
+  let a: PeerNode;
+  let b: PeerNode;
+  let client: ChunkPeerClient;
+  let sut: PrefetchUseCase;
+  let forget: ForgetPrefetchUseCase;
+  const session = toks(800, 3);
+  const keys = chunkKeys(MODEL, 't', session);
+
+  beforeAll(async () => {
+    a = await startPeerNode();
+    await converse(a.engine, 's', session, 1);
+    await a.store.settle();
+  });
+  beforeEach(async () => {
+    // 1 MiB of host memory: room for 3 of mnemo-tiny's 256 KiB chunks (stride-rounded).
+    b = await startPeerNode({ hostBytes: 1024 * 1024 });
+    client = new ChunkPeerClient(10_000);
+    const advisories = new AdvisoryRegistry();
+    sut = new PrefetchUseCase(b.engine, b.store, client, advisories, config, systemClock);
+    forget = new ForgetPrefetchUseCase(b.store, advisories);
+  });
+  afterEach(async () => {
+    await sut.settled();
+    client.close();
+    await b.close();
+  });
+  afterAll(async () => {
+    await a.close();
+  });
+
+  const advise = (id: string, extra: Partial<Parameters<typeof create<typeof PrefetchRequestSchema>>[1]> = {}) =>
+    new PrefetchCommand(create(PrefetchRequestSchema, { advisoryId: id, sessionId: 'sess', model: MODEL, chunkKeys: keys, sources: [{ nodeId: 'a', grpcAddress: a.address, chunkKeys: keys }], ...extra }));
+
+  it('pulls the session\'s chunks into the host pool; the request then restores them from host memory', async () => {
+    expect(sut.execute(advise('adv-1'))).toBe(3);
+    await sut.settled();
+    expect(keys.every((k) => b.store.holdsOnHost(MODEL, k))).toBe(true);
+    expect(b.store.peerCounters.prefetchedChunks).toBe(3);
+    // Prefetched copies are never written to SSD (the peer keeps them).
+    await b.store.settle();
+    expect(keys.some((k) => b.store.tiers.model(MODEL).table.layersIn(k, 'ssd').length > 0)).toBe(false);
+    const next = [...session, ...toks(20, 8)];
+    const turn = await converse(b.engine, 'r', next, 2, (d) => b.store.restorePlan(storedPrompt(next), d));
+    expect(turn.restored).toBe(768);
+    expect(b.store.counters.hitTokens.mem).toBe(768);
+    // Used: no longer a purge candidate.
+    expect(b.store.prefetched.size).toBe(0);
+  });
+
+  it('does not pull what the host already holds, and queues nothing without sources', async () => {
+    sut.execute(advise('adv-1'));
+    await sut.settled();
+    expect(sut.execute(advise('adv-2'))).toBe(0);
+    expect(sut.execute(advise('adv-2', { sources: [], chunkKeys: ['ab'.repeat(16)] }))).toBe(0);
+  });
+
+  it('forget drops what the advisory prefetched and nobody used', async () => {
+    sut.execute(advise('adv-1'));
+    await sut.settled();
+    expect(forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { advisoryId: 'adv-1' })))).toBe(12);
+    expect(keys.some((k) => b.store.holdsOnHost(MODEL, k))).toBe(false);
+    expect(b.store.tiers.usage('mem').used).toBe(0);
+    // Unknown advisory: same reply, nothing changes.
+    expect(forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { advisoryId: 'nope' })))).toBe(0);
+  });
+
+  it('forget by session drops every advisory of that session', async () => {
+    sut.execute(advise('adv-1', { chunkKeys: keys.slice(0, 1) }));
+    sut.execute(advise('adv-2', { chunkKeys: keys.slice(1) }));
+    await sut.settled();
+    expect(forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { sessionId: 'sess' })))).toBe(12);
+  });
+
+  it('under host pressure purges prefetched copies first, later layers first, and keeps the node\'s own KV', async () => {
+    sut.execute(advise('adv-1'));
+    await sut.settled();
+    // The node's own conversation needs 2 chunks of host memory.
+    const own = toks(600, 9);
+    await converse(b.engine, 'own', own, 1);
+    await b.store.settle();
+    const m = b.store.tiers.model(MODEL);
+    expect(chunkKeys(MODEL, 't', own).every((k) => m.table.holdsChunk(k, 'mem'))).toBe(true);
+    expect(b.store.prefetched.purgedSegments).toBeGreaterThanOrEqual(4);
+    // What is left of the prefetch is a prefix of layers (later layers went first).
+    for (const k of keys) {
+      const layers = m.table.layersIn(k, 'mem');
+      expect(layers).toEqual(layers.map((_, i) => i));
+    }
+  });
+
+  it.each<[string, Parameters<typeof advise>[1], ErrorCode]>([
+    ['no advisory id', { advisoryId: '' }, ErrorCode.InvalidRequest],
+    ['a model not served', { model: 'nope' }, ErrorCode.ModelNotFound],
+    ['a malformed key', { chunkKeys: ['xyz'] }, ErrorCode.InvalidRequest],
+    ['a source that is no address', { sources: [{ nodeId: 'a', grpcAddress: 'a b', chunkKeys: [] }] }, ErrorCode.InvalidRequest],
+    ['an expiry in the past', { expiresAtMs: 1n }, ErrorCode.InvalidRequest],
+  ])('refuses %s and changes nothing', (_n, extra, code) => {
+    expect(() => sut.execute(advise('adv-x', extra))).toThrow(expect.objectContaining({ code }));
+    expect(b.store.tiers.usage('mem').used).toBe(0);
+  });
+
+  it('refuses a flood past the advisory limit (overloaded)', () => {
+    sut.execute(advise('f1', { sources: [] }));
+    sut.execute(advise('f2', { sources: [] }));
+    expect(() => sut.execute(advise('f3', { sources: [] }))).toThrow(expect.objectContaining({ code: ErrorCode.Overloaded }));
+    // The same advisory again is a refresh, not a new one.
+    expect(sut.execute(advise('f2', { sources: [] }))).toBe(0);
+  });
+});

@@ -1,0 +1,95 @@
+// Symphony on the node, done-when "an advisory causes a prefetch on the chosen node and the
+// inference lands there and finds its KV on host": a PrefetchRequest over NATS makes node B pull
+// a session's chunks from node A; B's next request for that session restores them from its own
+// host pool (no peer fetch on the critical path). Forget drops them; bad advisories get clear
+// errors. Reference engine (CPU), real pools, NATS and gRPC.
+import { chunkKeys } from '@mnemo/kv-core';
+import {
+  decodeReplyOrError,
+  encodeMessage,
+  ForgetReplySchema,
+  ForgetRequestSchema,
+  PrefetchReplySchema,
+  PrefetchRequestSchema,
+  Subjects,
+} from '@mnemo/proto';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import { Cluster, scrape } from './cluster.js';
+import { dispatch } from './direct-dispatch.js';
+
+const MODEL = 'mnemo-tiny';
+const history = Array.from({ length: 600 }, (_, i) => (i * 23 + 5) % 250);
+
+async function until(pred: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('advisory prefetch on a running node', () => {
+  let cluster: Cluster;
+  let a: NodeManagerHandle;
+  let b: NodeManagerHandle;
+  const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '128', NODE_MODELS: MODEL };
+
+  beforeAll(async () => {
+    cluster = await Cluster.start({ nodes: 2, nodeEnv });
+    [a, b] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle];
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  const prefetch = async (nodeId: string, init: MessageInitShape<typeof PrefetchRequestSchema>) =>
+    decodeReplyOrError(PrefetchReplySchema, (await cluster.nc.request(Subjects.nodePrefetch(nodeId), encodeMessage(PrefetchRequestSchema, init), { timeout: 5000 })).data);
+  const forget = async (nodeId: string, init: MessageInitShape<typeof ForgetRequestSchema>) =>
+    decodeReplyOrError(ForgetReplySchema, (await cluster.nc.request(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, init), { timeout: 5000 })).data);
+
+  it('prefetches a session from another node; the request on the chosen node finds its KV on host', async () => {
+    const first = await dispatch(cluster, a.nodeId, history);
+    const keys = chunkKeys(MODEL, 'itest', history);
+    const reply = await prefetch(b.nodeId, { advisoryId: 'adv-1', sessionId: 's1', model: MODEL, chunkKeys: keys, sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }] });
+    expect(reply).toEqual({ ok: expect.objectContaining({ chunksQueued: 2 }) });
+    await until(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === 2, 'the prefetch to land');
+
+    const next = [...history, ...first.tokens, 1, 2, 3];
+    const turn = await dispatch(cluster, b.nodeId, next);
+    expect(turn.done!.usage?.cachedTokens).toBe(512);
+    expect(await scrape(b.metricsPort, 'mnemo_kv_hit_tokens_total{tier="host"}')).toBe(512);
+    expect(await scrape(b.metricsPort, 'mnemo_kv_peer_restores_total')).toBe(0);
+    // Same answer as the node that computed it all.
+    const there = await dispatch(cluster, a.nodeId, next);
+    expect(turn.tokens).toEqual(there.tokens);
+  });
+
+  it('forget drops an unused prefetch; forgetting an unknown advisory is answered the same', async () => {
+    const t = Array.from({ length: 300 }, (_, i) => (i * 11 + 1) % 250);
+    await dispatch(cluster, a.nodeId, t);
+    const keys = chunkKeys(MODEL, 'itest', t);
+    const before = (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) ?? 0;
+    expect(await prefetch(b.nodeId, { advisoryId: 'adv-2', sessionId: 's2', model: MODEL, chunkKeys: keys, sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }] })).toEqual({
+      ok: expect.objectContaining({ chunksQueued: 1 }),
+    });
+    await until(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === before + 1, 'the prefetch to land');
+    const used = (await scrape(b.metricsPort, 'mnemo_kv_tier_bytes{tier="host",state="used"}'))!;
+    expect(await forget(b.nodeId, { advisoryId: 'adv-2' })).toEqual({ ok: expect.anything() });
+    expect((await scrape(b.metricsPort, 'mnemo_kv_tier_bytes{tier="host",state="used"}'))!).toBeLessThan(used);
+    expect(await forget(b.nodeId, { advisoryId: 'never-was' })).toEqual({ ok: expect.anything() });
+  });
+
+  it.each<[string, MessageInitShape<typeof PrefetchRequestSchema>, string]>([
+    ['no advisory id', { model: MODEL }, 'invalid_request'],
+    ['an unknown model', { advisoryId: 'x', model: 'nope' }, 'model_not_found'],
+    ['a malformed chunk key', { advisoryId: 'x', model: MODEL, chunkKeys: ['nope'] }, 'invalid_request'],
+    ['an expired advisory', { advisoryId: 'x', model: MODEL, expiresAtMs: 1n }, 'invalid_request'],
+  ])('answers %s with %s', async (_n, init, code) => {
+    expect(await prefetch(b.nodeId, init)).toEqual({ error: expect.objectContaining({ code }) });
+  });
+
+  it('answers a forget naming nothing with invalid_request', async () => {
+    expect(await forget(b.nodeId, {})).toEqual({ error: expect.objectContaining({ code: 'invalid_request' }) });
+  });
+});
