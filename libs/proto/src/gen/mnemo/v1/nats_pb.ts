@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/nats.proto.
  */
 export const file_mnemo_v1_nats: GenFile = /*@__PURE__*/
-  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSJuCg5TYW1wbGluZ1BhcmFtcxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARISCgptYXhfdG9rZW5zGAMgASgNEgwKBHNlZWQYBCABKAQSFgoOc3RvcF90b2tlbl9pZHMYBSADKA0i/QEKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNImQKDVNjaGVkdWxlUmVwbHkSEQoHbm9kZV9pZBgBIAEoCUgAEiUKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAEg8KB2F0dGVtcHQYAyABKA1CCAoGcmVzdWx0IuEBCgpUb2tlbkV2ZW50EhIKCnJlcXVlc3RfaWQYASABKAkSCwoDc2VxGAIgASgNEg4KBnRva2VucxgDIAMoDRIMCgRkb25lGAQgASgIEi0KDWZpbmlzaF9yZWFzb24YBSABKA4yFi5tbmVtby52MS5GaW5pc2hSZWFzb24SHgoFdXNhZ2UYBiABKAsyDy5tbmVtby52MS5Vc2FnZRIjCgVlcnJvchgHIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkSDwoHYXR0ZW1wdBgIIAEoDRIPCgdub2RlX2lkGAkgASgJIlQKDUNhbmNlbFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSDwoHYXR0ZW1wdBgDIAEoDRIOCgZzaWxlbnQYBCABKAgiQQoLRmxvd0NvbnRyb2wSEgoKcmVxdWVzdF9pZBgBIAEoCRIPCgdhdHRlbXB0GAIgASgNEg0KBXBhdXNlGAMgASgIIn0KCU1vZGVsSW5mbxIKCgJpZBgBIAEoCRIOCgZlbmdpbmUYAiABKAkSEwoLbWF4X2NvbnRleHQYAyABKA0SEgoKdm9jYWJfc2l6ZRgEIAEoDRIRCgl0b2tlbml6ZXIYBSABKAkSGAoQdG9rZW5pemVyX3NoYTI1NhgGIAEoCSK0AQoJSGVhcnRiZWF0Eg8KB25vZGVfaWQYASABKAkSIwoGbW9kZWxzGAIgAygLMhMubW5lbW8udjEuTW9kZWxJbmZvEg8KB3J1bm5pbmcYAyABKA0SDwoHd2FpdGluZxgEIAEoDRIQCghrdl91c2FnZRgFIAEoARIUCgxncnBjX2FkZHJlc3MYBiABKAkSFAoMc2VudF91bml4X21zGAcgASgBEhEKCWFjY2VwdGluZxgIIAEoCCITChFMaXN0TW9kZWxzUmVxdWVzdCJbCg9MaXN0TW9kZWxzUmVwbHkSIwoGbW9kZWxzGAEgAygLMhMubW5lbW8udjEuTW9kZWxJbmZvEiMKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSInChVUb2tlbml6ZXJDaHVua1JlcXVlc3QSDgoGb2Zmc2V0GAEgASgNIl0KE1Rva2VuaXplckNodW5rUmVwbHkSEwoLdG90YWxfYnl0ZXMYASABKA0SDAoEZGF0YRgCIAEoDBIjCgVlcnJvchgDIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkidgoLTW9kZWxSZWNvcmQSCgoCaWQYASABKAkSFAoMYXJjaGl0ZWN0dXJlGAIgASgJEhUKDWJhc2VfbW9kZWxfaWQYAyABKAkSEgoKbnVtX2xheWVycxgEIAEoDRIaChJjcmVhdGVkX2F0X3VuaXhfbXMYBSABKAEiYwoUUmVnaXN0ZXJNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkSFAoMYXJjaGl0ZWN0dXJlGAIgASgJEhUKDWJhc2VfbW9kZWxfaWQYAyABKAkSEgoKbnVtX2xheWVycxgEIAEoDSI5ChhSZWdpc3Rlck1vZGVsUGFpclJlcXVlc3QSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJIkwKD01vZGVsUGFpclJlY29yZBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkSGgoSY3JlYXRlZF9hdF91bml4X21zGAMgASgBIhkKF0xpc3RNb2RlbFJlY29yZHNSZXF1ZXN0Ij4KFUxpc3RNb2RlbFJlY29yZHNSZXBseRIlCgZtb2RlbHMYASADKAsyFS5tbmVtby52MS5Nb2RlbFJlY29yZCIlChVMaXN0TW9kZWxQYWlyc1JlcXVlc3QSDAoEYmFzZRgBIAEoCSI/ChNMaXN0TW9kZWxQYWlyc1JlcGx5EigKBXBhaXJzGAEgAygLMhkubW5lbW8udjEuTW9kZWxQYWlyUmVjb3JkIvYBCg1Qcm9maWxlclJlcGx5EiYKBW1vZGVsGAEgASgLMhUubW5lbW8udjEuTW9kZWxSZWNvcmRIABIpCgRwYWlyGAIgASgLMhkubW5lbW8udjEuTW9kZWxQYWlyUmVjb3JkSAASMQoGbW9kZWxzGAMgASgLMh8ubW5lbW8udjEuTGlzdE1vZGVsUmVjb3Jkc1JlcGx5SAASLgoFcGFpcnMYBCABKAsyHS5tbmVtby52MS5MaXN0TW9kZWxQYWlyc1JlcGx5SAASJQoFZXJyb3IYBSABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0YgZwcm90bzM", [file_mnemo_v1_common]);
+  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSJuCg5TYW1wbGluZ1BhcmFtcxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARISCgptYXhfdG9rZW5zGAMgASgNEgwKBHNlZWQYBCABKAQSFgoOc3RvcF90b2tlbl9pZHMYBSADKA0ipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJkCg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNQggKBnJlc3VsdCLhAQoKVG9rZW5FdmVudBISCgpyZXF1ZXN0X2lkGAEgASgJEgsKA3NlcRgCIAEoDRIOCgZ0b2tlbnMYAyADKA0SDAoEZG9uZRgEIAEoCBItCg1maW5pc2hfcmVhc29uGAUgASgOMhYubW5lbW8udjEuRmluaXNoUmVhc29uEh4KBXVzYWdlGAYgASgLMg8ubW5lbW8udjEuVXNhZ2USIwoFZXJyb3IYByABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5Eg8KB2F0dGVtcHQYCCABKA0SDwoHbm9kZV9pZBgJIAEoCSJUCg1DYW5jZWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDgoGcmVhc29uGAIgASgJEg8KB2F0dGVtcHQYAyABKA0SDgoGc2lsZW50GAQgASgIIkEKC0Zsb3dDb250cm9sEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRINCgVwYXVzZRgDIAEoCCJFCghLdlNvdXJjZRIPCgdub2RlX2lkGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRISCgpjaHVua19rZXlzGAMgAygJIqsBCg9QcmVmZXRjaFJlcXVlc3QSEwoLYWR2aXNvcnlfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEiMKB3NvdXJjZXMYBSADKAsyEi5tbmVtby52MS5LdlNvdXJjZRIVCg1leHBpcmVzX2F0X21zGAYgASgDEhAKCHByaW9yaXR5GAcgASgFIiYKDVByZWZldGNoUmVwbHkSFQoNY2h1bmtzX3F1ZXVlZBgBIAEoBSI4Cg1Gb3JnZXRSZXF1ZXN0EhMKC2Fkdmlzb3J5X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiDQoLRm9yZ2V0UmVwbHkifQoJTW9kZWxJbmZvEgoKAmlkGAEgASgJEg4KBmVuZ2luZRgCIAEoCRITCgttYXhfY29udGV4dBgDIAEoDRISCgp2b2NhYl9zaXplGAQgASgNEhEKCXRva2VuaXplchgFIAEoCRIYChB0b2tlbml6ZXJfc2hhMjU2GAYgASgJIrQBCglIZWFydGJlYXQSDwoHbm9kZV9pZBgBIAEoCRIjCgZtb2RlbHMYAiADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SDwoHcnVubmluZxgDIAEoDRIPCgd3YWl0aW5nGAQgASgNEhAKCGt2X3VzYWdlGAUgASgBEhQKDGdycGNfYWRkcmVzcxgGIAEoCRIUCgxzZW50X3VuaXhfbXMYByABKAESEQoJYWNjZXB0aW5nGAggASgIIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IlsKD0xpc3RNb2RlbHNSZXBseRIjCgZtb2RlbHMYASADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SIwoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5IicKFVRva2VuaXplckNodW5rUmVxdWVzdBIOCgZvZmZzZXQYASABKA0iXQoTVG9rZW5pemVyQ2h1bmtSZXBseRITCgt0b3RhbF9ieXRlcxgBIAEoDRIMCgRkYXRhGAIgASgMEiMKBWVycm9yGAMgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSJ2CgtNb2RlbFJlY29yZBIKCgJpZBgBIAEoCRIUCgxhcmNoaXRlY3R1cmUYAiABKAkSFQoNYmFzZV9tb2RlbF9pZBgDIAEoCRISCgpudW1fbGF5ZXJzGAQgASgNEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgFIAEoASJjChRSZWdpc3Rlck1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCRIUCgxhcmNoaXRlY3R1cmUYAiABKAkSFQoNYmFzZV9tb2RlbF9pZBgDIAEoCRISCgpudW1fbGF5ZXJzGAQgASgNIjkKGFJlZ2lzdGVyTW9kZWxQYWlyUmVxdWVzdBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkiTAoPTW9kZWxQYWlyUmVjb3JkEgwKBGJhc2UYASABKAkSDwoHZGVyaXZlZBgCIAEoCRIaChJjcmVhdGVkX2F0X3VuaXhfbXMYAyABKAEiGQoXTGlzdE1vZGVsUmVjb3Jkc1JlcXVlc3QiPgoVTGlzdE1vZGVsUmVjb3Jkc1JlcGx5EiUKBm1vZGVscxgBIAMoCzIVLm1uZW1vLnYxLk1vZGVsUmVjb3JkIiUKFUxpc3RNb2RlbFBhaXJzUmVxdWVzdBIMCgRiYXNlGAEgASgJIj8KE0xpc3RNb2RlbFBhaXJzUmVwbHkSKAoFcGFpcnMYASADKAsyGS5tbmVtby52MS5Nb2RlbFBhaXJSZWNvcmQi9gEKDVByb2ZpbGVyUmVwbHkSJgoFbW9kZWwYASABKAsyFS5tbmVtby52MS5Nb2RlbFJlY29yZEgAEikKBHBhaXIYAiABKAsyGS5tbmVtby52MS5Nb2RlbFBhaXJSZWNvcmRIABIxCgZtb2RlbHMYAyABKAsyHy5tbmVtby52MS5MaXN0TW9kZWxSZWNvcmRzUmVwbHlIABIuCgVwYWlycxgEIAEoCzIdLm1uZW1vLnYxLkxpc3RNb2RlbFBhaXJzUmVwbHlIABIlCgVlcnJvchgFIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHRiBnByb3RvMw", [file_mnemo_v1_common]);
 
 /**
  * @generated from message mnemo.v1.SamplingParams
@@ -142,6 +142,15 @@ export type InferenceRequest = Message<"mnemo.v1.InferenceRequest"> & {
    * @generated from field: uint32 attempt = 11;
    */
   attempt: number;
+
+  /**
+   * Stamped by the scheduler: the nodes known to hold this request's chunk keys (the longest cached
+   * prefix first), so the node can fetch a prefix it lacks from a peer instead of recomputing it.
+   * Advisory only: a source that has lost a chunk is a miss, never an error.
+   *
+   * @generated from field: repeated mnemo.v1.KvSource kv_sources = 12;
+   */
+  kvSources: KvSource[];
 };
 
 /**
@@ -338,6 +347,147 @@ export const FlowControlSchema: GenMessage<FlowControl> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_nats, 5);
 
 /**
+ * Where some of a session's chunks live: a node and the keys it holds.
+ *
+ * @generated from message mnemo.v1.KvSource
+ */
+export type KvSource = Message<"mnemo.v1.KvSource"> & {
+  /**
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * host:port of that node's ChunkTransfer gRPC server.
+   *
+   * @generated from field: string grpc_address = 2;
+   */
+  grpcAddress: string;
+
+  /**
+   * @generated from field: repeated string chunk_keys = 3;
+   */
+  chunkKeys: string[];
+};
+
+/**
+ * Describes the message mnemo.v1.KvSource.
+ * Use `create(KvSourceSchema)` to create a new message.
+ */
+export const KvSourceSchema: GenMessage<KvSource> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 6);
+
+/**
+ * Scheduler → node (request on nodePrefetch(nodeId)): a request of this session is expected on
+ * this node; pull its chunks (from `sources`) ahead of it. A node without a handler answers
+ * no-responders, which the scheduler reads as "prefetch unavailable", never as a failed advisory.
+ *
+ * @generated from message mnemo.v1.PrefetchRequest
+ */
+export type PrefetchRequest = Message<"mnemo.v1.PrefetchRequest"> & {
+  /**
+   * @generated from field: string advisory_id = 1;
+   */
+  advisoryId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * The session's chunk keys, in prefix order.
+   *
+   * @generated from field: repeated string chunk_keys = 4;
+   */
+  chunkKeys: string[];
+
+  /**
+   * @generated from field: repeated mnemo.v1.KvSource sources = 5;
+   */
+  sources: KvSource[];
+
+  /**
+   * Unix ms after which the reservation is gone and the prefetched data is first to purge.
+   *
+   * @generated from field: int64 expires_at_ms = 6;
+   */
+  expiresAtMs: bigint;
+
+  /**
+   * @generated from field: int32 priority = 7;
+   */
+  priority: number;
+};
+
+/**
+ * Describes the message mnemo.v1.PrefetchRequest.
+ * Use `create(PrefetchRequestSchema)` to create a new message.
+ */
+export const PrefetchRequestSchema: GenMessage<PrefetchRequest> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 7);
+
+/**
+ * @generated from message mnemo.v1.PrefetchReply
+ */
+export type PrefetchReply = Message<"mnemo.v1.PrefetchReply"> & {
+  /**
+   * @generated from field: int32 chunks_queued = 1;
+   */
+  chunksQueued: number;
+};
+
+/**
+ * Describes the message mnemo.v1.PrefetchReply.
+ * Use `create(PrefetchReplySchema)` to create a new message.
+ */
+export const PrefetchReplySchema: GenMessage<PrefetchReply> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 8);
+
+/**
+ * Scheduler → node (request on nodeForget(nodeId)): the advisory was invalidated or the session
+ * deleted; prefetched data of it is demoted (first to purge).
+ *
+ * @generated from message mnemo.v1.ForgetRequest
+ */
+export type ForgetRequest = Message<"mnemo.v1.ForgetRequest"> & {
+  /**
+   * @generated from field: string advisory_id = 1;
+   */
+  advisoryId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message mnemo.v1.ForgetRequest.
+ * Use `create(ForgetRequestSchema)` to create a new message.
+ */
+export const ForgetRequestSchema: GenMessage<ForgetRequest> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 9);
+
+/**
+ * @generated from message mnemo.v1.ForgetReply
+ */
+export type ForgetReply = Message<"mnemo.v1.ForgetReply"> & {
+};
+
+/**
+ * Describes the message mnemo.v1.ForgetReply.
+ * Use `create(ForgetReplySchema)` to create a new message.
+ */
+export const ForgetReplySchema: GenMessage<ForgetReply> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 10);
+
+/**
  * A model as a node serves it (heartbeats) and as the cluster lists it (MODELS_LIST).
  *
  * @generated from message mnemo.v1.ModelInfo
@@ -387,7 +537,7 @@ export type ModelInfo = Message<"mnemo.v1.ModelInfo"> & {
  * Use `create(ModelInfoSchema)` to create a new message.
  */
 export const ModelInfoSchema: GenMessage<ModelInfo> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 6);
+  messageDesc(file_mnemo_v1_nats, 11);
 
 /**
  * Node → everyone (publish on HEARTBEAT every NODE_HEARTBEAT_MS). A node whose heartbeats stop is
@@ -452,7 +602,7 @@ export type Heartbeat = Message<"mnemo.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 7);
+  messageDesc(file_mnemo_v1_nats, 12);
 
 /**
  * @generated from message mnemo.v1.ListModelsRequest
@@ -465,7 +615,7 @@ export type ListModelsRequest = Message<"mnemo.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 8);
+  messageDesc(file_mnemo_v1_nats, 13);
 
 /**
  * Scheduler → gateway (reply to MODELS_LIST): the models some live node serves, deduplicated by id.
@@ -489,7 +639,7 @@ export type ListModelsReply = Message<"mnemo.v1.ListModelsReply"> & {
  * Use `create(ListModelsReplySchema)` to create a new message.
  */
 export const ListModelsReplySchema: GenMessage<ListModelsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 9);
+  messageDesc(file_mnemo_v1_nats, 14);
 
 /**
  * Request on tokenizerSubject(sha256) (queue group `tokenizers`: any node holding that bundle
@@ -510,7 +660,7 @@ export type TokenizerChunkRequest = Message<"mnemo.v1.TokenizerChunkRequest"> & 
  * Use `create(TokenizerChunkRequestSchema)` to create a new message.
  */
 export const TokenizerChunkRequestSchema: GenMessage<TokenizerChunkRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 10);
+  messageDesc(file_mnemo_v1_nats, 15);
 
 /**
  * @generated from message mnemo.v1.TokenizerChunkReply
@@ -539,7 +689,7 @@ export type TokenizerChunkReply = Message<"mnemo.v1.TokenizerChunkReply"> & {
  * Use `create(TokenizerChunkReplySchema)` to create a new message.
  */
 export const TokenizerChunkReplySchema: GenMessage<TokenizerChunkReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 11);
+  messageDesc(file_mnemo_v1_nats, 16);
 
 /**
  * @generated from message mnemo.v1.ModelRecord
@@ -580,7 +730,7 @@ export type ModelRecord = Message<"mnemo.v1.ModelRecord"> & {
  * Use `create(ModelRecordSchema)` to create a new message.
  */
 export const ModelRecordSchema: GenMessage<ModelRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 12);
+  messageDesc(file_mnemo_v1_nats, 17);
 
 /**
  * Request on PROFILER_MODELS_REGISTER; idempotent for an identical record.
@@ -614,7 +764,7 @@ export type RegisterModelRequest = Message<"mnemo.v1.RegisterModelRequest"> & {
  * Use `create(RegisterModelRequestSchema)` to create a new message.
  */
 export const RegisterModelRequestSchema: GenMessage<RegisterModelRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 13);
+  messageDesc(file_mnemo_v1_nats, 18);
 
 /**
  * Request on PROFILER_PAIRS_REGISTER.
@@ -638,7 +788,7 @@ export type RegisterModelPairRequest = Message<"mnemo.v1.RegisterModelPairReques
  * Use `create(RegisterModelPairRequestSchema)` to create a new message.
  */
 export const RegisterModelPairRequestSchema: GenMessage<RegisterModelPairRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 14);
+  messageDesc(file_mnemo_v1_nats, 19);
 
 /**
  * @generated from message mnemo.v1.ModelPairRecord
@@ -665,7 +815,7 @@ export type ModelPairRecord = Message<"mnemo.v1.ModelPairRecord"> & {
  * Use `create(ModelPairRecordSchema)` to create a new message.
  */
 export const ModelPairRecordSchema: GenMessage<ModelPairRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 15);
+  messageDesc(file_mnemo_v1_nats, 20);
 
 /**
  * Request on PROFILER_MODELS_LIST.
@@ -680,7 +830,7 @@ export type ListModelRecordsRequest = Message<"mnemo.v1.ListModelRecordsRequest"
  * Use `create(ListModelRecordsRequestSchema)` to create a new message.
  */
 export const ListModelRecordsRequestSchema: GenMessage<ListModelRecordsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 16);
+  messageDesc(file_mnemo_v1_nats, 21);
 
 /**
  * @generated from message mnemo.v1.ListModelRecordsReply
@@ -697,7 +847,7 @@ export type ListModelRecordsReply = Message<"mnemo.v1.ListModelRecordsReply"> & 
  * Use `create(ListModelRecordsReplySchema)` to create a new message.
  */
 export const ListModelRecordsReplySchema: GenMessage<ListModelRecordsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 17);
+  messageDesc(file_mnemo_v1_nats, 22);
 
 /**
  * Request on PROFILER_PAIRS_LIST; `base` filters when set.
@@ -716,7 +866,7 @@ export type ListModelPairsRequest = Message<"mnemo.v1.ListModelPairsRequest"> & 
  * Use `create(ListModelPairsRequestSchema)` to create a new message.
  */
 export const ListModelPairsRequestSchema: GenMessage<ListModelPairsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 18);
+  messageDesc(file_mnemo_v1_nats, 23);
 
 /**
  * @generated from message mnemo.v1.ListModelPairsReply
@@ -733,7 +883,7 @@ export type ListModelPairsReply = Message<"mnemo.v1.ListModelPairsReply"> & {
  * Use `create(ListModelPairsReplySchema)` to create a new message.
  */
 export const ListModelPairsReplySchema: GenMessage<ListModelPairsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 19);
+  messageDesc(file_mnemo_v1_nats, 24);
 
 /**
  * The profiler's one reply envelope: the result for the request's subject, or an error.
@@ -782,5 +932,5 @@ export type ProfilerReply = Message<"mnemo.v1.ProfilerReply"> & {
  * Use `create(ProfilerReplySchema)` to create a new message.
  */
 export const ProfilerReplySchema: GenMessage<ProfilerReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 20);
+  messageDesc(file_mnemo_v1_nats, 25);
 
