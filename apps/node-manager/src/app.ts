@@ -61,6 +61,11 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     const storeMetrics = new KvStoreMetrics(metrics, kvStore, events);
     kvStore.onBlocked = (ms) => storeMetrics.blockedIo.observe(ms / 1000);
   } else logger.emit('info', 'KV store off', { reason: config.kvStore.enabled ? `the ${engine.kind} engine keeps no KV bytes` : 'NODE_KV_STORE=off' });
+  // Without a store (the sim engine) the device cache is still what routing wants to know about.
+  const unwatchDevice = kvStore
+    ? () => undefined
+    : engine.watchChunks((e) => events.add({ kind: e.kind === 'evicted' ? 'removed' : 'stored', tier: 'device', model: e.model, keys: [e.key] }));
+  events.answerReports((e) => logger.emit('warn', 'KV report request failed', { err: String(e) }));
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, kvStore), { logger, abortOnError: false }).catch(
     async (e: unknown) => {
       await kvStore?.close();
@@ -97,6 +102,8 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await scheduler.stop();
     await ops.close();
     await app.close();
+    unwatchDevice();
+    events.close();
     if (how === 'graceful') events.flush();
     await (how === 'graceful' ? kvStore?.close() : kvStore?.abort());
     await engine.close();

@@ -12,6 +12,12 @@ export const schedulerSchema = {
     default: 2000,
     min: 50,
   },
+  SCHEDULER_KV_DIRECTORY_MAX_HOLDINGS: {
+    type: 'int',
+    doc: 'bound of the KV directory in (chunk key, node) pairs; the least recently used keys are forgotten past it (~200 B each)',
+    default: 1_000_000,
+    min: 1,
+  },
 } as const satisfies Schema;
 
 export type SchedulerConfig = ConfigOf<typeof schedulerSchema>;
