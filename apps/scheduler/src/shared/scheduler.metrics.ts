@@ -8,6 +8,7 @@ export class SchedulerMetrics {
   readonly dispatches: Counter<'outcome'>;
   readonly nodesDropped: Counter<'reason'>;
   readonly kvEvents: Counter<'kind'>;
+  readonly routingDecisions: Counter<'policy' | 'reason'>;
   readonly kvReportsRequested: Counter<'reason'>;
   readonly directoryKeys: Gauge;
   readonly directoryHoldings: Gauge;
@@ -39,6 +40,12 @@ export class SchedulerMetrics {
       name: 'mnemo_scheduler_nodes_dropped_total',
       help: 'Nodes removed from the registry, by reason (timeout, left, unreachable)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.routingDecisions = new Counter({
+      name: 'mnemo_scheduler_routing_decisions_total',
+      help: 'Nodes picked for a dispatch, by policy and reason (least_loaded, reservation, session_home, longest_prefix, cheapest)',
+      labelNames: ['policy', 'reason'],
       registers,
     });
     this.kvEvents = new Counter({
