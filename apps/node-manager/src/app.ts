@@ -66,6 +66,11 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     const storeMetrics = new KvStoreMetrics(metrics, kvStore, events);
     kvStore.onBlocked = (ms) => storeMetrics.blockedIo.observe(ms / 1000);
   } else logger.emit('info', 'KV store off', { reason: config.kvStore.enabled ? `the ${engine.kind} engine keeps no KV bytes` : 'NODE_KV_STORE=off' });
+  // Without a store (the sim engine) the device cache is still what routing wants to know about.
+  const unwatchDevice = kvStore
+    ? () => undefined
+    : engine.watchChunks((e) => events.add({ kind: e.kind === 'evicted' ? 'removed' : 'stored', tier: 'device', model: e.model, keys: [e.key] }));
+  events.answerReports((e) => logger.emit('warn', 'KV report request failed', { err: String(e) }));
   const peers = new ChunkPeerClient(config.NODE_PEER_TIMEOUT_MS);
   const prompts = kvStore ? new PeerAwarePromptStore(kvStore, kvStore, peers) : NO_PROMPT_STORE;
   new PeerMetrics(metrics, peers, prompts instanceof PeerAwarePromptStore ? prompts : undefined, kvStore);
@@ -108,6 +113,8 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await ops.close();
     await app.close();
     peers.close();
+    unwatchDevice();
+    events.close();
     if (how === 'graceful') events.flush();
     await (how === 'graceful' ? kvStore?.close() : kvStore?.abort());
     await engine.close();

@@ -7,3 +7,5 @@ export * from './reuse/index.js';
 export * from './layout/index.js';
 export * from './pool/index.js';
 export * from './peers/index.js';
+export * from './directory/index.js';
+export * from './sessions/index.js';

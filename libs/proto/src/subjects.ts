@@ -9,6 +9,9 @@
  * | `MODELS_LIST` | request, queue group `scheduler` | ListModelsRequest → ListModelsReply | gateway → scheduler |
  * | `HEARTBEAT` | publish (every replica subscribes) | Heartbeat | node → schedulers |
  * | `KV_EVENTS` | publish (every replica subscribes) | KvEvent (kv.proto) | node → schedulers |
+ * | `KV_REPORT` | publish (every node subscribes) | KvReportRequest → a full KvEvent on KV_EVENTS | scheduler → nodes |
+ * | `Subjects.nodePrefetch(id)` | request | PrefetchRequest → PrefetchReply (or ErrorReply) | scheduler → node |
+ * | `Subjects.nodeForget(id)` | request | ForgetRequest → ForgetReply | scheduler → node |
  * | `nodeInfer(id)` | request | InferenceRequest (with `attempt`) → ScheduleReply (admitted / error) | scheduler → node |
  * | `nodeCancel(id)` | publish | CancelRequest (attempt, silent) | gateway, scheduler → node |
  * | `nodeFlow(id)` | publish | FlowControl (pause / resume one request) | gateway → node |
@@ -27,6 +30,8 @@ export const Subjects = {
   HEARTBEAT: 'mnemo.v1.nodes.heartbeat',
   /** What a node holds, per tier, as it changes (stored, evicted, moved between tiers): KvEvent, batched per node. */
   KV_EVENTS: 'mnemo.v1.nodes.kv-events',
+  /** Ask nodes for a full KV report (a KvEvent with full = true on KV_EVENTS): scheduler start-up, or a seq gap. */
+  KV_REPORT: 'mnemo.v1.nodes.kv-report',
   /** Register (or re-register, idempotently) a model record: RegisterModelRequest → ProfilerReply.model. */
   PROFILER_MODELS_REGISTER: 'mnemo.v1.profiler.models.register',
   /** All model records: ListModelRecordsRequest → ProfilerReply.models. */
@@ -35,9 +40,9 @@ export const Subjects = {
   PROFILER_PAIRS_REGISTER: 'mnemo.v1.profiler.pairs.register',
   /** Pairs, optionally of one base: ListModelPairsRequest → ProfilerReply.pairs. */
   PROFILER_PAIRS_LIST: 'mnemo.v1.profiler.pairs.list',
-  /** Advisory prefetch on one node: PrefetchRequest → PrefetchReply. */
+  /** Advisory prefetch on one node: PrefetchRequest → PrefetchReply (or ErrorReply). */
   nodePrefetch: (nodeId: string): string => `mnemo.v1.node.${assertSubjectToken(nodeId)}.prefetch`,
-  /** Drop what an advisory prefetched: ForgetRequest → ForgetReply. */
+  /** Invalidation on one node (prefetched data demoted): ForgetRequest → ForgetReply. */
   nodeForget: (nodeId: string): string => `mnemo.v1.node.${assertSubjectToken(nodeId)}.forget`,
 } as const;
 

@@ -1,3 +1,4 @@
+import { CHUNK_TOKENS, DEFAULT_ROUTING_COSTS, ROUTING_POLICIES, type RoutingCosts } from '@mnemo/kv-core';
 import { commonSchema, opsSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
 
 /** The scheduler's environment (docs/DEVELOPMENT.md); validated once at boot, every problem listed. */
@@ -12,6 +13,27 @@ export const schedulerSchema = {
     default: 2000,
     min: 50,
   },
+  SCHEDULER_KV_DIRECTORY_MAX_HOLDINGS: {
+    type: 'int',
+    doc: 'bound of the KV directory in (chunk key, node) pairs; the least recently used keys are forgotten past it (~200 B each)',
+    default: 1_000_000,
+    min: 1,
+  },
+  SCHEDULER_POLICY: {
+    type: 'enum',
+    doc: 'routing policy: symphony (load + reservations + cost of moving vs recomputing a prefix), recompute (least loaded, KV ignored), sticky (a session stays on its node), prefix-affinity (longest cached prefix wins)',
+    values: ROUTING_POLICIES,
+    default: 'symphony',
+  },
+  SCHEDULER_PEER_FETCH: {
+    type: 'enum',
+    doc: 'on: nodes can pull a prefix from a peer (symphony weighs that and passes kv_sources); off: a prefix a node lacks is recomputed',
+    values: ['on', 'off'],
+    default: 'on',
+  },
+  SCHEDULER_PREFILL_US_PER_TOKEN: { type: 'int', doc: 'symphony cost model: prefill time per prompt token, µs (recomputing a 256-token chunk costs 256×)', default: 62, min: 1 },
+  SCHEDULER_QUEUE_MS_PER_REQUEST: { type: 'int', doc: 'symphony cost model: what one request ahead in a node queue adds to time to first token, ms', default: 25, min: 1 },
+  SCHEDULER_MAX_SESSIONS: { type: 'int', doc: 'sessions remembered (last node, chunk keys); least recently used forgotten past it', default: 100_000, min: 1 },
 } as const satisfies Schema;
 
 export type SchedulerConfig = ConfigOf<typeof schedulerSchema>;
@@ -21,4 +43,14 @@ export const SCHEDULER_CONFIG = Symbol('SCHEDULER_CONFIG');
 
 export function loadSchedulerConfig(env: Readonly<Record<string, string | undefined>>): SchedulerConfig {
   return loadConfig(schedulerSchema, env);
+}
+
+/** The symphony policy's cost model from the configuration (the tier and network figures are kv-core's defaults). */
+export function routingCosts(config: SchedulerConfig): RoutingCosts {
+  return {
+    ...DEFAULT_ROUTING_COSTS,
+    queueMsPerRequest: config.SCHEDULER_QUEUE_MS_PER_REQUEST!,
+    recomputeMsPerChunk: (config.SCHEDULER_PREFILL_US_PER_TOKEN! * CHUNK_TOKENS) / 1000,
+    peerMsPerChunk: config.SCHEDULER_PEER_FETCH === 'off' ? Infinity : DEFAULT_ROUTING_COSTS.peerMsPerChunk,
+  };
 }

@@ -12,6 +12,12 @@ export interface AdvertisedModel {
   readonly tokenizerSha256: string;
 }
 
+/** A node entering or leaving the registry. */
+export interface MembershipChange {
+  readonly kind: 'joined' | 'left';
+  readonly nodeId: string;
+}
+
 /** What the scheduler knows about one node, refreshed by every heartbeat. */
 export interface NodeEntry extends NodeLoad {
   readonly modelInfos: readonly AdvertisedModel[];
@@ -27,15 +33,29 @@ export interface NodeEntry extends NodeLoad {
 @Injectable()
 export class NodeRegistry {
   private readonly nodes = new Map<string, NodeEntry>();
+  private readonly listeners = new Set<(change: MembershipChange) => void>();
 
   upsert(entry: NodeEntry): boolean {
     const isNew = !this.nodes.has(entry.nodeId);
     this.nodes.set(entry.nodeId, entry);
+    if (isNew) this.emit({ kind: 'joined', nodeId: entry.nodeId });
     return isNew;
   }
 
   remove(nodeId: string): boolean {
-    return this.nodes.delete(nodeId);
+    const removed = this.nodes.delete(nodeId);
+    if (removed) this.emit({ kind: 'left', nodeId });
+    return removed;
+  }
+
+  /** Told of every node that joins or leaves (whatever the reason); returns the unsubscribe. */
+  onMembership(listener: (change: MembershipChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(change: MembershipChange): void {
+    for (const l of this.listeners) l(change);
   }
 
   get(nodeId: string): NodeEntry | undefined {

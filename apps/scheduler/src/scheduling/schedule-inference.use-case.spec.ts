@@ -1,11 +1,13 @@
-import { ErrorCode } from '@mnemo/kv-core';
+import { ErrorCode, KvDirectory, SessionTable, type RoutingPolicyName } from '@mnemo/kv-core';
 import { create } from '@bufbuild/protobuf';
 import { InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
-import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import { JsonLogger, ServiceMetrics, systemClock } from '@mnemo/service-kit';
+import { loadSchedulerConfig } from '../config/scheduler.config.js';
 import { NodeRegistry, type NodeEntry } from '../nodes/node.registry.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
 import { ScheduleInferenceCommand } from './schedule-inference.command.js';
+import { RoutePlanner } from './route.planner.js';
 import { MAX_DISPATCH_ATTEMPTS, ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
 
 /** Port double: answers per node from a table and records every call. */
@@ -13,10 +15,12 @@ class ScriptedDispatcher implements NodeDispatcher {
   readonly calls: string[] = [];
   readonly attempts: number[] = [];
   readonly cancels: string[] = [];
+  readonly requests: InferenceRequest[] = [];
   constructor(private readonly answers: Record<string, DispatchOutcome>) {}
   async dispatch(nodeId: string, request: InferenceRequest): Promise<DispatchOutcome> {
     this.calls.push(nodeId);
     this.attempts.push(request.attempt);
+    this.requests.push(request);
     return this.answers[nodeId] ?? { kind: 'admitted' };
   }
   abandon(nodeId: string, requestId: string, attempt: number): void {
@@ -39,13 +43,17 @@ const node = (nodeId: string, over: Partial<NodeEntry> = {}): NodeEntry => ({
 const request = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> = {}): InferenceRequest =>
   create(InferenceRequestSchema, { requestId: 'r1', model: 'mnemo-tiny', tokens: [72, 105], replySubject: '_INBOX.1', ...over });
 
-function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome> = {}) {
+function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome> = {}, policy: RoutingPolicyName = 'symphony') {
   const registry = new NodeRegistry();
   for (const n of nodes) registry.upsert(n);
   const dispatcher = new ScriptedDispatcher(answers);
   const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
-  const sut = new ScheduleInferenceUseCase(registry, dispatcher, metrics, new JsonLogger('test', 'error', () => undefined));
-  return { sut, registry, dispatcher };
+  const directory = new KvDirectory(1000);
+  const sessions = new SessionTable(100);
+  const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222', SCHEDULER_POLICY: policy });
+  const planner = new RoutePlanner(registry, directory, sessions, metrics, config);
+  const sut = new ScheduleInferenceUseCase(registry, dispatcher, metrics, new JsonLogger('test', 'error', () => undefined), planner, sessions, systemClock);
+  return { sut, registry, dispatcher, directory, sessions };
 }
 
 describe(ScheduleInferenceUseCase.name, () => {
@@ -139,5 +147,32 @@ describe(ScheduleInferenceUseCase.name, () => {
   it('reports no_node_available when every node with the model was unreachable', async () => {
     const { sut } = setup([node('a'), node('b', { models: ['other'] })], { a: { kind: 'unreachable', reason: 'no_responders' } });
     await expect(sut.execute(new ScheduleInferenceCommand(request()))).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable });
+  });
+
+  describe('KV-aware routing', () => {
+    const keys = ['k0', 'k1', 'k2'];
+
+    it('stamps kv_sources: the peers holding the prefix the chosen node lacks, with their addresses', async () => {
+      const { sut, dispatcher, directory } = setup([node('a', { running: 3, grpcAddress: '10.0.0.1:7000' }), node('b')]);
+      directory.apply('a', [{ kind: 'stored', tier: 'host', keys }]);
+      await expect(sut.execute(new ScheduleInferenceCommand(request({ chunkKeys: keys })))).resolves.toMatchObject({ nodeId: 'b' });
+      expect(dispatcher.requests[0]!.kvSources.map((s) => ({ nodeId: s.nodeId, grpcAddress: s.grpcAddress, chunkKeys: s.chunkKeys }))).toEqual([
+        { nodeId: 'a', grpcAddress: '10.0.0.1:7000', chunkKeys: keys },
+      ]);
+    });
+
+    it('remembers the session on the node that admitted it, and sticky sends its next request there', async () => {
+      const { sut, sessions, registry } = setup([node('a'), node('b')], {}, 'sticky');
+      await sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })));
+      expect(sessions.get('t', 's1')).toMatchObject({ nodeId: 'a', requests: 1 });
+      registry.addPending('a', 5);
+      await expect(sut.execute(new ScheduleInferenceCommand(request({ requestId: 'r2', tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: 'a' });
+    });
+
+    it('does not record a session on a refusal', async () => {
+      const { sut, sessions } = setup([node('a')], { a: { kind: 'refused', code: ErrorCode.PromptTooLong, message: 'long' } });
+      await expect(sut.execute(new ScheduleInferenceCommand(request({ sessionId: 's1' })))).rejects.toMatchObject({ code: ErrorCode.PromptTooLong });
+      expect(sessions.size).toBe(0);
+    });
   });
 });

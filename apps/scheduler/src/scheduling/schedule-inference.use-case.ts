@@ -1,9 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, MnemoError, pickLeastLoaded } from '@mnemo/kv-core';
-import { JsonLogger } from '@mnemo/service-kit';
+import { create } from '@bufbuild/protobuf';
+import { ErrorCode, MnemoError, type SessionTable } from '@mnemo/kv-core';
+import { KvSourceSchema } from '@mnemo/proto';
+import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { NodeRegistry } from '../nodes/node.registry.js';
+import { SESSION_TABLE } from '../sessions/session-table.provider.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { NODE_DISPATCHER, type NodeDispatcher } from './node-dispatcher.port.js';
+import { RoutePlanner } from './route.planner.js';
 import type { ScheduleInferenceCommand } from './schedule-inference.command.js';
 
 /** Nodes tried for one request before giving up: enough to step over a node that just died. */
@@ -18,8 +22,9 @@ export interface Placement {
 const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
 
 /**
- * Picks the least-loaded live node serving the model (policy: kv-core `pickLeastLoaded`) and
- * dispatches the request to it; tokens then flow node → gateway inbox without the scheduler.
+ * Picks a live node serving the model (the configured policy, see RoutePlanner and kv-core
+ * `route`), stamps where the request's prefix lives elsewhere (`kv_sources`) and dispatches the
+ * request to it; tokens then flow node → gateway inbox without the scheduler.
  * A node that does not answer is removed (its heartbeats re-add it if it is alive), told to
  * abandon that attempt, and the next one is tried; one that answers `overloaded` is skipped;
  * any other refusal (bad request) is the request's fault and goes back to the gateway as is.
@@ -33,6 +38,9 @@ export class ScheduleInferenceUseCase {
     @Inject(NODE_DISPATCHER) private readonly dispatcher: NodeDispatcher,
     @Inject(SchedulerMetrics) private readonly metrics: SchedulerMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
+    @Inject(RoutePlanner) private readonly planner: RoutePlanner,
+    @Inject(SESSION_TABLE) private readonly sessions: SessionTable,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ request }: ScheduleInferenceCommand): Promise<Placement> {
@@ -44,17 +52,18 @@ export class ScheduleInferenceUseCase {
         if (live.length === 0) throw new MnemoError(ErrorCode.NoNodeAvailable, 'no live node');
         if (skipped.size === 0) throw new MnemoError(ErrorCode.ModelNotFound, `no node serves model ${request.model}`);
       }
-      const node = pickLeastLoaded(
-        live.filter((n) => !skipped.has(n.nodeId)),
-        request.model,
-      );
+      const node = this.planner.plan(request, skipped);
       if (!node) break;
       // Reserved before the await: concurrent requests must see this one when they pick.
       this.registry.addPending(node.nodeId);
-      const outcome = await this.dispatcher.dispatch(node.nodeId, { ...request, attempt });
+      const kvSources = node.kvSources.map((s) => create(KvSourceSchema, { nodeId: s.nodeId, grpcAddress: node.kvSourceAddresses.get(s.nodeId) ?? '', chunkKeys: [...s.chunkKeys] }));
+      const outcome = await this.dispatcher.dispatch(node.nodeId, { ...request, attempt, kvSources });
       this.metrics.dispatches.inc({ outcome: outcome.kind });
       switch (outcome.kind) {
         case 'admitted':
+          if (request.sessionId) {
+            this.sessions.record({ tenant: request.tenant, sessionId: request.sessionId, model: request.model, nodeId: node.nodeId, chunkKeys: request.chunkKeys, lastUsedMs: this.clock.unixMs() });
+          }
           return { nodeId: node.nodeId, attempt };
         case 'unreachable':
           skipped.add(node.nodeId);

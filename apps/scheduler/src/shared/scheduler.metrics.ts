@@ -1,4 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
+import type { KvDirectoryStats } from '@mnemo/kv-core';
 import type { ServiceMetrics } from '@mnemo/service-kit';
 
 /** Scheduler-specific metrics, registered on the service's registry. */
@@ -6,8 +7,15 @@ export class SchedulerMetrics {
   readonly liveNodes: Gauge;
   readonly dispatches: Counter<'outcome'>;
   readonly nodesDropped: Counter<'reason'>;
+  readonly kvEvents: Counter<'kind'>;
+  readonly routingDecisions: Counter<'policy' | 'reason'>;
+  readonly kvReportsRequested: Counter<'reason'>;
+  readonly directoryKeys: Gauge;
+  readonly directoryHoldings: Gauge;
+  readonly directoryEvictions: Counter;
 
   private liveNodesSource: () => number = () => 0;
+  private directorySource: () => KvDirectoryStats = () => ({ keys: 0, holdings: 0, evictions: 0 });
 
   constructor(metrics: ServiceMetrics) {
     const registers = [metrics.registry];
@@ -34,6 +42,54 @@ export class SchedulerMetrics {
       labelNames: ['reason'],
       registers,
     });
+    this.routingDecisions = new Counter({
+      name: 'mnemo_scheduler_routing_decisions_total',
+      help: 'Nodes picked for a dispatch, by policy and reason (least_loaded, reservation, session_home, longest_prefix, cheapest)',
+      labelNames: ['policy', 'reason'],
+      registers,
+    });
+    this.kvEvents = new Counter({
+      name: 'mnemo_scheduler_kv_events_total',
+      help: 'KV events received from nodes, by kind (diff, report)',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.kvReportsRequested = new Counter({
+      name: 'mnemo_scheduler_kv_reports_requested_total',
+      help: 'Full KV reports asked of a node, by reason (joined, unknown, gap)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.directoryKeys = new Gauge({
+      name: 'mnemo_scheduler_kv_directory_keys',
+      help: 'Chunk keys in the KV directory',
+      registers,
+      collect() {
+        this.set(self.directorySource().keys);
+      },
+    });
+    this.directoryHoldings = new Gauge({
+      name: 'mnemo_scheduler_kv_directory_holdings',
+      help: '(chunk key, node) pairs in the KV directory: what SCHEDULER_KV_DIRECTORY_MAX_HOLDINGS bounds',
+      registers,
+      collect() {
+        this.set(self.directorySource().holdings);
+      },
+    });
+    this.directoryEvictions = new Counter({
+      name: 'mnemo_scheduler_kv_directory_evictions_total',
+      help: 'Chunk keys the KV directory forgot to stay within its bound',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(self.directorySource().evictions);
+      },
+    });
+  }
+
+  /** Where the directory's gauges read their values. */
+  observeDirectory(source: () => KvDirectoryStats): void {
+    this.directorySource = source;
   }
 
   /** Where the live-node gauge reads its value. */

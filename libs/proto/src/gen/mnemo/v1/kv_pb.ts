@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/kv.proto.
  */
 export const file_mnemo_v1_kv: GenFile = /*@__PURE__*/
-  fileDesc("ChFtbmVtby92MS9rdi5wcm90bxIIbW5lbW8udjEigwEKCEt2Q2hhbmdlEiQKBGtpbmQYASABKA4yFi5tbmVtby52MS5LdkNoYW5nZUtpbmQSHgoEdGllchgCIAEoDjIQLm1uZW1vLnYxLkt2VGllchINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEg4KBmxheWVycxgFIAEoDSJiCgdLdkV2ZW50Eg8KB25vZGVfaWQYASABKAkSCwoDc2VxGAIgASgEEiMKB2NoYW5nZXMYAyADKAsyEi5tbmVtby52MS5LdkNoYW5nZRIUCgxzZW50X3VuaXhfbXMYBCABKAEqWAoGS3ZUaWVyEhcKE0tWX1RJRVJfVU5TUEVDSUZJRUQQABISCg5LVl9USUVSX0RFVklDRRABEhAKDEtWX1RJRVJfSE9TVBACEg8KC0tWX1RJRVJfU1NEEAMqgwEKDEt2Q2hhbmdlS2luZBIeChpLVl9DSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhkKFUtWX0NIQU5HRV9LSU5EX1NUT1JFRBABEhoKFktWX0NIQU5HRV9LSU5EX1JFTU9WRUQQAhIcChhLVl9DSEFOR0VfS0lORF9UUlVOQ0FURUQQA2IGcHJvdG8z");
+  fileDesc("ChFtbmVtby92MS9rdi5wcm90bxIIbW5lbW8udjEigwEKCEt2Q2hhbmdlEiQKBGtpbmQYASABKA4yFi5tbmVtby52MS5LdkNoYW5nZUtpbmQSHgoEdGllchgCIAEoDjIQLm1uZW1vLnYxLkt2VGllchINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEg4KBmxheWVycxgFIAEoDSJwCgdLdkV2ZW50Eg8KB25vZGVfaWQYASABKAkSCwoDc2VxGAIgASgEEiMKB2NoYW5nZXMYAyADKAsyEi5tbmVtby52MS5LdkNoYW5nZRIUCgxzZW50X3VuaXhfbXMYBCABKAESDAoEZnVsbBgFIAEoCCIjCg9LdlJlcG9ydFJlcXVlc3QSEAoIbm9kZV9pZHMYASADKAkqWAoGS3ZUaWVyEhcKE0tWX1RJRVJfVU5TUEVDSUZJRUQQABISCg5LVl9USUVSX0RFVklDRRABEhAKDEtWX1RJRVJfSE9TVBACEg8KC0tWX1RJRVJfU1NEEAMqgwEKDEt2Q2hhbmdlS2luZBIeChpLVl9DSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhkKFUtWX0NIQU5HRV9LSU5EX1NUT1JFRBABEhoKFktWX0NIQU5HRV9LSU5EX1JFTU9WRUQQAhIcChhLVl9DSEFOR0VfS0lORF9UUlVOQ0FURUQQA2IGcHJvdG8z");
 
 /**
  * One change to a set of chunks of one model in one tier.
@@ -86,6 +86,14 @@ export type KvEvent = Message<"mnemo.v1.KvEvent"> & {
    * @generated from field: double sent_unix_ms = 4;
    */
   sentUnixMs: number;
+
+  /**
+   * A full report (answer to KvReportRequest): `changes` are everything the node holds now
+   * (STORED only); a receiver replaces what it knew about the node instead of applying a diff.
+   *
+   * @generated from field: bool full = 5;
+   */
+  full: boolean;
 };
 
 /**
@@ -94,6 +102,28 @@ export type KvEvent = Message<"mnemo.v1.KvEvent"> & {
  */
 export const KvEventSchema: GenMessage<KvEvent> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_kv, 1);
+
+/**
+ * Scheduler → nodes (publish on KV_REPORT) after a restart or a seq gap: each addressed node
+ * publishes one KvEvent with full = true on KV_EVENTS, so every replica rebuilds from it.
+ *
+ * @generated from message mnemo.v1.KvReportRequest
+ */
+export type KvReportRequest = Message<"mnemo.v1.KvReportRequest"> & {
+  /**
+   * Only these nodes report; empty = every node.
+   *
+   * @generated from field: repeated string node_ids = 1;
+   */
+  nodeIds: string[];
+};
+
+/**
+ * Describes the message mnemo.v1.KvReportRequest.
+ * Use `create(KvReportRequestSchema)` to create a new message.
+ */
+export const KvReportRequestSchema: GenMessage<KvReportRequest> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_kv, 2);
 
 /**
  * Where a node keeps a chunk's KV, fastest first.

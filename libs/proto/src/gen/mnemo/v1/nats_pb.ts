@@ -15,7 +15,11 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/nats.proto.
  */
 export const file_mnemo_v1_nats: GenFile = /*@__PURE__*/
+<<<<<<< HEAD
   fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSJuCg5TYW1wbGluZ1BhcmFtcxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARISCgptYXhfdG9rZW5zGAMgASgNEgwKBHNlZWQYBCABKAQSFgoOc3RvcF90b2tlbl9pZHMYBSADKA0ipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJkCg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNQggKBnJlc3VsdCLhAQoKVG9rZW5FdmVudBISCgpyZXF1ZXN0X2lkGAEgASgJEgsKA3NlcRgCIAEoDRIOCgZ0b2tlbnMYAyADKA0SDAoEZG9uZRgEIAEoCBItCg1maW5pc2hfcmVhc29uGAUgASgOMhYubW5lbW8udjEuRmluaXNoUmVhc29uEh4KBXVzYWdlGAYgASgLMg8ubW5lbW8udjEuVXNhZ2USIwoFZXJyb3IYByABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5Eg8KB2F0dGVtcHQYCCABKA0SDwoHbm9kZV9pZBgJIAEoCSJUCg1DYW5jZWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDgoGcmVhc29uGAIgASgJEg8KB2F0dGVtcHQYAyABKA0SDgoGc2lsZW50GAQgASgIIkEKC0Zsb3dDb250cm9sEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRINCgVwYXVzZRgDIAEoCCJ9CglNb2RlbEluZm8SCgoCaWQYASABKAkSDgoGZW5naW5lGAIgASgJEhMKC21heF9jb250ZXh0GAMgASgNEhIKCnZvY2FiX3NpemUYBCABKA0SEQoJdG9rZW5pemVyGAUgASgJEhgKEHRva2VuaXplcl9zaGEyNTYYBiABKAkitAEKCUhlYXJ0YmVhdBIPCgdub2RlX2lkGAEgASgJEiMKBm1vZGVscxgCIAMoCzITLm1uZW1vLnYxLk1vZGVsSW5mbxIPCgdydW5uaW5nGAMgASgNEg8KB3dhaXRpbmcYBCABKA0SEAoIa3ZfdXNhZ2UYBSABKAESFAoMZ3JwY19hZGRyZXNzGAYgASgJEhQKDHNlbnRfdW5peF9tcxgHIAEoARIRCglhY2NlcHRpbmcYCCABKAgiEwoRTGlzdE1vZGVsc1JlcXVlc3QiWwoPTGlzdE1vZGVsc1JlcGx5EiMKBm1vZGVscxgBIAMoCzITLm1uZW1vLnYxLk1vZGVsSW5mbxIjCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkiJwoVVG9rZW5pemVyQ2h1bmtSZXF1ZXN0Eg4KBm9mZnNldBgBIAEoDSJdChNUb2tlbml6ZXJDaHVua1JlcGx5EhMKC3RvdGFsX2J5dGVzGAEgASgNEgwKBGRhdGEYAiABKAwSIwoFZXJyb3IYAyABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5InYKC01vZGVsUmVjb3JkEgoKAmlkGAEgASgJEhQKDGFyY2hpdGVjdHVyZRgCIAEoCRIVCg1iYXNlX21vZGVsX2lkGAMgASgJEhIKCm51bV9sYXllcnMYBCABKA0SGgoSY3JlYXRlZF9hdF91bml4X21zGAUgASgBImMKFFJlZ2lzdGVyTW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJEhQKDGFyY2hpdGVjdHVyZRgCIAEoCRIVCg1iYXNlX21vZGVsX2lkGAMgASgJEhIKCm51bV9sYXllcnMYBCABKA0iOQoYUmVnaXN0ZXJNb2RlbFBhaXJSZXF1ZXN0EgwKBGJhc2UYASABKAkSDwoHZGVyaXZlZBgCIAEoCSJMCg9Nb2RlbFBhaXJSZWNvcmQSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgDIAEoASIZChdMaXN0TW9kZWxSZWNvcmRzUmVxdWVzdCI+ChVMaXN0TW9kZWxSZWNvcmRzUmVwbHkSJQoGbW9kZWxzGAEgAygLMhUubW5lbW8udjEuTW9kZWxSZWNvcmQiJQoVTGlzdE1vZGVsUGFpcnNSZXF1ZXN0EgwKBGJhc2UYASABKAkiPwoTTGlzdE1vZGVsUGFpcnNSZXBseRIoCgVwYWlycxgBIAMoCzIZLm1uZW1vLnYxLk1vZGVsUGFpclJlY29yZCL2AQoNUHJvZmlsZXJSZXBseRImCgVtb2RlbBgBIAEoCzIVLm1uZW1vLnYxLk1vZGVsUmVjb3JkSAASKQoEcGFpchgCIAEoCzIZLm1uZW1vLnYxLk1vZGVsUGFpclJlY29yZEgAEjEKBm1vZGVscxgDIAEoCzIfLm1uZW1vLnYxLkxpc3RNb2RlbFJlY29yZHNSZXBseUgAEi4KBXBhaXJzGAQgASgLMh0ubW5lbW8udjEuTGlzdE1vZGVsUGFpcnNSZXBseUgAEiUKBWVycm9yGAUgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdCJFCghLdlNvdXJjZRIPCgdub2RlX2lkGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRISCgpjaHVua19rZXlzGAMgAygJIqsBCg9QcmVmZXRjaFJlcXVlc3QSEwoLYWR2aXNvcnlfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEiMKB3NvdXJjZXMYBSADKAsyEi5tbmVtby52MS5LdlNvdXJjZRIVCg1leHBpcmVzX2F0X21zGAYgASgDEhAKCHByaW9yaXR5GAcgASgFIiYKDVByZWZldGNoUmVwbHkSFQoNY2h1bmtzX3F1ZXVlZBgBIAEoBSI4Cg1Gb3JnZXRSZXF1ZXN0EhMKC2Fkdmlzb3J5X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiDQoLRm9yZ2V0UmVwbHliBnByb3RvMw", [file_mnemo_v1_common]);
+=======
+  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSJuCg5TYW1wbGluZ1BhcmFtcxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARISCgptYXhfdG9rZW5zGAMgASgNEgwKBHNlZWQYBCABKAQSFgoOc3RvcF90b2tlbl9pZHMYBSADKA0ipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJkCg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNQggKBnJlc3VsdCLhAQoKVG9rZW5FdmVudBISCgpyZXF1ZXN0X2lkGAEgASgJEgsKA3NlcRgCIAEoDRIOCgZ0b2tlbnMYAyADKA0SDAoEZG9uZRgEIAEoCBItCg1maW5pc2hfcmVhc29uGAUgASgOMhYubW5lbW8udjEuRmluaXNoUmVhc29uEh4KBXVzYWdlGAYgASgLMg8ubW5lbW8udjEuVXNhZ2USIwoFZXJyb3IYByABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5Eg8KB2F0dGVtcHQYCCABKA0SDwoHbm9kZV9pZBgJIAEoCSJUCg1DYW5jZWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDgoGcmVhc29uGAIgASgJEg8KB2F0dGVtcHQYAyABKA0SDgoGc2lsZW50GAQgASgIIkEKC0Zsb3dDb250cm9sEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRINCgVwYXVzZRgDIAEoCCJFCghLdlNvdXJjZRIPCgdub2RlX2lkGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRISCgpjaHVua19rZXlzGAMgAygJIqsBCg9QcmVmZXRjaFJlcXVlc3QSEwoLYWR2aXNvcnlfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEiMKB3NvdXJjZXMYBSADKAsyEi5tbmVtby52MS5LdlNvdXJjZRIVCg1leHBpcmVzX2F0X21zGAYgASgDEhAKCHByaW9yaXR5GAcgASgFIiYKDVByZWZldGNoUmVwbHkSFQoNY2h1bmtzX3F1ZXVlZBgBIAEoBSI4Cg1Gb3JnZXRSZXF1ZXN0EhMKC2Fkdmlzb3J5X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiDQoLRm9yZ2V0UmVwbHkifQoJTW9kZWxJbmZvEgoKAmlkGAEgASgJEg4KBmVuZ2luZRgCIAEoCRITCgttYXhfY29udGV4dBgDIAEoDRISCgp2b2NhYl9zaXplGAQgASgNEhEKCXRva2VuaXplchgFIAEoCRIYChB0b2tlbml6ZXJfc2hhMjU2GAYgASgJIrQBCglIZWFydGJlYXQSDwoHbm9kZV9pZBgBIAEoCRIjCgZtb2RlbHMYAiADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SDwoHcnVubmluZxgDIAEoDRIPCgd3YWl0aW5nGAQgASgNEhAKCGt2X3VzYWdlGAUgASgBEhQKDGdycGNfYWRkcmVzcxgGIAEoCRIUCgxzZW50X3VuaXhfbXMYByABKAESEQoJYWNjZXB0aW5nGAggASgIIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IlsKD0xpc3RNb2RlbHNSZXBseRIjCgZtb2RlbHMYASADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SIwoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5IicKFVRva2VuaXplckNodW5rUmVxdWVzdBIOCgZvZmZzZXQYASABKA0iXQoTVG9rZW5pemVyQ2h1bmtSZXBseRITCgt0b3RhbF9ieXRlcxgBIAEoDRIMCgRkYXRhGAIgASgMEiMKBWVycm9yGAMgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSJ2CgtNb2RlbFJlY29yZBIKCgJpZBgBIAEoCRIUCgxhcmNoaXRlY3R1cmUYAiABKAkSFQoNYmFzZV9tb2RlbF9pZBgDIAEoCRISCgpudW1fbGF5ZXJzGAQgASgNEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgFIAEoASJjChRSZWdpc3Rlck1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCRIUCgxhcmNoaXRlY3R1cmUYAiABKAkSFQoNYmFzZV9tb2RlbF9pZBgDIAEoCRISCgpudW1fbGF5ZXJzGAQgASgNIjkKGFJlZ2lzdGVyTW9kZWxQYWlyUmVxdWVzdBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkiTAoPTW9kZWxQYWlyUmVjb3JkEgwKBGJhc2UYASABKAkSDwoHZGVyaXZlZBgCIAEoCRIaChJjcmVhdGVkX2F0X3VuaXhfbXMYAyABKAEiGQoXTGlzdE1vZGVsUmVjb3Jkc1JlcXVlc3QiPgoVTGlzdE1vZGVsUmVjb3Jkc1JlcGx5EiUKBm1vZGVscxgBIAMoCzIVLm1uZW1vLnYxLk1vZGVsUmVjb3JkIiUKFUxpc3RNb2RlbFBhaXJzUmVxdWVzdBIMCgRiYXNlGAEgASgJIj8KE0xpc3RNb2RlbFBhaXJzUmVwbHkSKAoFcGFpcnMYASADKAsyGS5tbmVtby52MS5Nb2RlbFBhaXJSZWNvcmQi9gEKDVByb2ZpbGVyUmVwbHkSJgoFbW9kZWwYASABKAsyFS5tbmVtby52MS5Nb2RlbFJlY29yZEgAEikKBHBhaXIYAiABKAsyGS5tbmVtby52MS5Nb2RlbFBhaXJSZWNvcmRIABIxCgZtb2RlbHMYAyABKAsyHy5tbmVtby52MS5MaXN0TW9kZWxSZWNvcmRzUmVwbHlIABIuCgVwYWlycxgEIAEoCzIdLm1uZW1vLnYxLkxpc3RNb2RlbFBhaXJzUmVwbHlIABIlCgVlcnJvchgFIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHRiBnByb3RvMw", [file_mnemo_v1_common]);
+>>>>>>> symphony-control
 
 /**
  * @generated from message mnemo.v1.SamplingParams
@@ -144,8 +148,14 @@ export type InferenceRequest = Message<"mnemo.v1.InferenceRequest"> & {
   attempt: number;
 
   /**
+<<<<<<< HEAD
    * Nodes that hold (part of) this prompt's KV chunks, set by the scheduler: the node fetches the
    * prefix from them over ChunkTransfer instead of recomputing it.
+=======
+   * Stamped by the scheduler: the nodes known to hold this request's chunk keys (the longest cached
+   * prefix first), so the node can fetch a prefix it lacks from a peer instead of recomputing it.
+   * Advisory only: a source that has lost a chunk is a miss, never an error.
+>>>>>>> symphony-control
    *
    * @generated from field: repeated mnemo.v1.KvSource kv_sources = 12;
    */
@@ -346,6 +356,147 @@ export const FlowControlSchema: GenMessage<FlowControl> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_nats, 5);
 
 /**
+ * Where some of a session's chunks live: a node and the keys it holds.
+ *
+ * @generated from message mnemo.v1.KvSource
+ */
+export type KvSource = Message<"mnemo.v1.KvSource"> & {
+  /**
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * host:port of that node's ChunkTransfer gRPC server.
+   *
+   * @generated from field: string grpc_address = 2;
+   */
+  grpcAddress: string;
+
+  /**
+   * @generated from field: repeated string chunk_keys = 3;
+   */
+  chunkKeys: string[];
+};
+
+/**
+ * Describes the message mnemo.v1.KvSource.
+ * Use `create(KvSourceSchema)` to create a new message.
+ */
+export const KvSourceSchema: GenMessage<KvSource> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 6);
+
+/**
+ * Scheduler → node (request on nodePrefetch(nodeId)): a request of this session is expected on
+ * this node; pull its chunks (from `sources`) ahead of it. A node without a handler answers
+ * no-responders, which the scheduler reads as "prefetch unavailable", never as a failed advisory.
+ *
+ * @generated from message mnemo.v1.PrefetchRequest
+ */
+export type PrefetchRequest = Message<"mnemo.v1.PrefetchRequest"> & {
+  /**
+   * @generated from field: string advisory_id = 1;
+   */
+  advisoryId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * The session's chunk keys, in prefix order.
+   *
+   * @generated from field: repeated string chunk_keys = 4;
+   */
+  chunkKeys: string[];
+
+  /**
+   * @generated from field: repeated mnemo.v1.KvSource sources = 5;
+   */
+  sources: KvSource[];
+
+  /**
+   * Unix ms after which the reservation is gone and the prefetched data is first to purge.
+   *
+   * @generated from field: int64 expires_at_ms = 6;
+   */
+  expiresAtMs: bigint;
+
+  /**
+   * @generated from field: int32 priority = 7;
+   */
+  priority: number;
+};
+
+/**
+ * Describes the message mnemo.v1.PrefetchRequest.
+ * Use `create(PrefetchRequestSchema)` to create a new message.
+ */
+export const PrefetchRequestSchema: GenMessage<PrefetchRequest> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 7);
+
+/**
+ * @generated from message mnemo.v1.PrefetchReply
+ */
+export type PrefetchReply = Message<"mnemo.v1.PrefetchReply"> & {
+  /**
+   * @generated from field: int32 chunks_queued = 1;
+   */
+  chunksQueued: number;
+};
+
+/**
+ * Describes the message mnemo.v1.PrefetchReply.
+ * Use `create(PrefetchReplySchema)` to create a new message.
+ */
+export const PrefetchReplySchema: GenMessage<PrefetchReply> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 8);
+
+/**
+ * Scheduler → node (request on nodeForget(nodeId)): the advisory was invalidated or the session
+ * deleted; prefetched data of it is demoted (first to purge).
+ *
+ * @generated from message mnemo.v1.ForgetRequest
+ */
+export type ForgetRequest = Message<"mnemo.v1.ForgetRequest"> & {
+  /**
+   * @generated from field: string advisory_id = 1;
+   */
+  advisoryId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message mnemo.v1.ForgetRequest.
+ * Use `create(ForgetRequestSchema)` to create a new message.
+ */
+export const ForgetRequestSchema: GenMessage<ForgetRequest> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 9);
+
+/**
+ * @generated from message mnemo.v1.ForgetReply
+ */
+export type ForgetReply = Message<"mnemo.v1.ForgetReply"> & {
+};
+
+/**
+ * Describes the message mnemo.v1.ForgetReply.
+ * Use `create(ForgetReplySchema)` to create a new message.
+ */
+export const ForgetReplySchema: GenMessage<ForgetReply> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 10);
+
+/**
  * A model as a node serves it (heartbeats) and as the cluster lists it (MODELS_LIST).
  *
  * @generated from message mnemo.v1.ModelInfo
@@ -395,7 +546,7 @@ export type ModelInfo = Message<"mnemo.v1.ModelInfo"> & {
  * Use `create(ModelInfoSchema)` to create a new message.
  */
 export const ModelInfoSchema: GenMessage<ModelInfo> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 6);
+  messageDesc(file_mnemo_v1_nats, 11);
 
 /**
  * Node → everyone (publish on HEARTBEAT every NODE_HEARTBEAT_MS). A node whose heartbeats stop is
@@ -460,7 +611,7 @@ export type Heartbeat = Message<"mnemo.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 7);
+  messageDesc(file_mnemo_v1_nats, 12);
 
 /**
  * @generated from message mnemo.v1.ListModelsRequest
@@ -473,7 +624,7 @@ export type ListModelsRequest = Message<"mnemo.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 8);
+  messageDesc(file_mnemo_v1_nats, 13);
 
 /**
  * Scheduler → gateway (reply to MODELS_LIST): the models some live node serves, deduplicated by id.
@@ -497,7 +648,7 @@ export type ListModelsReply = Message<"mnemo.v1.ListModelsReply"> & {
  * Use `create(ListModelsReplySchema)` to create a new message.
  */
 export const ListModelsReplySchema: GenMessage<ListModelsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 9);
+  messageDesc(file_mnemo_v1_nats, 14);
 
 /**
  * Request on tokenizerSubject(sha256) (queue group `tokenizers`: any node holding that bundle
@@ -518,7 +669,7 @@ export type TokenizerChunkRequest = Message<"mnemo.v1.TokenizerChunkRequest"> & 
  * Use `create(TokenizerChunkRequestSchema)` to create a new message.
  */
 export const TokenizerChunkRequestSchema: GenMessage<TokenizerChunkRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 10);
+  messageDesc(file_mnemo_v1_nats, 15);
 
 /**
  * @generated from message mnemo.v1.TokenizerChunkReply
@@ -547,7 +698,7 @@ export type TokenizerChunkReply = Message<"mnemo.v1.TokenizerChunkReply"> & {
  * Use `create(TokenizerChunkReplySchema)` to create a new message.
  */
 export const TokenizerChunkReplySchema: GenMessage<TokenizerChunkReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 11);
+  messageDesc(file_mnemo_v1_nats, 16);
 
 /**
  * @generated from message mnemo.v1.ModelRecord
@@ -588,7 +739,7 @@ export type ModelRecord = Message<"mnemo.v1.ModelRecord"> & {
  * Use `create(ModelRecordSchema)` to create a new message.
  */
 export const ModelRecordSchema: GenMessage<ModelRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 12);
+  messageDesc(file_mnemo_v1_nats, 17);
 
 /**
  * Request on PROFILER_MODELS_REGISTER; idempotent for an identical record.
@@ -622,7 +773,7 @@ export type RegisterModelRequest = Message<"mnemo.v1.RegisterModelRequest"> & {
  * Use `create(RegisterModelRequestSchema)` to create a new message.
  */
 export const RegisterModelRequestSchema: GenMessage<RegisterModelRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 13);
+  messageDesc(file_mnemo_v1_nats, 18);
 
 /**
  * Request on PROFILER_PAIRS_REGISTER.
@@ -646,7 +797,7 @@ export type RegisterModelPairRequest = Message<"mnemo.v1.RegisterModelPairReques
  * Use `create(RegisterModelPairRequestSchema)` to create a new message.
  */
 export const RegisterModelPairRequestSchema: GenMessage<RegisterModelPairRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 14);
+  messageDesc(file_mnemo_v1_nats, 19);
 
 /**
  * @generated from message mnemo.v1.ModelPairRecord
@@ -673,7 +824,7 @@ export type ModelPairRecord = Message<"mnemo.v1.ModelPairRecord"> & {
  * Use `create(ModelPairRecordSchema)` to create a new message.
  */
 export const ModelPairRecordSchema: GenMessage<ModelPairRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 15);
+  messageDesc(file_mnemo_v1_nats, 20);
 
 /**
  * Request on PROFILER_MODELS_LIST.
@@ -688,7 +839,7 @@ export type ListModelRecordsRequest = Message<"mnemo.v1.ListModelRecordsRequest"
  * Use `create(ListModelRecordsRequestSchema)` to create a new message.
  */
 export const ListModelRecordsRequestSchema: GenMessage<ListModelRecordsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 16);
+  messageDesc(file_mnemo_v1_nats, 21);
 
 /**
  * @generated from message mnemo.v1.ListModelRecordsReply
@@ -705,7 +856,7 @@ export type ListModelRecordsReply = Message<"mnemo.v1.ListModelRecordsReply"> & 
  * Use `create(ListModelRecordsReplySchema)` to create a new message.
  */
 export const ListModelRecordsReplySchema: GenMessage<ListModelRecordsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 17);
+  messageDesc(file_mnemo_v1_nats, 22);
 
 /**
  * Request on PROFILER_PAIRS_LIST; `base` filters when set.
@@ -724,7 +875,7 @@ export type ListModelPairsRequest = Message<"mnemo.v1.ListModelPairsRequest"> & 
  * Use `create(ListModelPairsRequestSchema)` to create a new message.
  */
 export const ListModelPairsRequestSchema: GenMessage<ListModelPairsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 18);
+  messageDesc(file_mnemo_v1_nats, 23);
 
 /**
  * @generated from message mnemo.v1.ListModelPairsReply
@@ -741,7 +892,7 @@ export type ListModelPairsReply = Message<"mnemo.v1.ListModelPairsReply"> & {
  * Use `create(ListModelPairsReplySchema)` to create a new message.
  */
 export const ListModelPairsReplySchema: GenMessage<ListModelPairsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 19);
+  messageDesc(file_mnemo_v1_nats, 24);
 
 /**
  * The profiler's one reply envelope: the result for the request's subject, or an error.
@@ -790,7 +941,7 @@ export type ProfilerReply = Message<"mnemo.v1.ProfilerReply"> & {
  * Use `create(ProfilerReplySchema)` to create a new message.
  */
 export const ProfilerReplySchema: GenMessage<ProfilerReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 20);
+  messageDesc(file_mnemo_v1_nats, 25);
 
 /**
  * A node holding KV chunks, and which of the requested ones it holds.

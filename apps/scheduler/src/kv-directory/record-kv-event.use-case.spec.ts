@@ -1,0 +1,87 @@
+import { create } from '@bufbuild/protobuf';
+import { KvDirectory } from '@mnemo/kv-core';
+import { KvChangeKind, KvEventSchema, KvTier, type KvEvent } from '@mnemo/proto';
+import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import type { KvReportRequester } from './kv-report.port.js';
+import { RecordKvEventCommand } from './record-kv-event.command.js';
+import { RecordKvEventUseCase } from './record-kv-event.use-case.js';
+
+/** Port double: records whom a report was asked of. */
+class RecordingRequester implements KvReportRequester {
+  readonly asked: string[][] = [];
+  request(nodeIds: readonly string[]): void {
+    this.asked.push([...nodeIds]);
+  }
+}
+
+const event = (nodeId: string, seq: number, changes: Array<[KvChangeKind, KvTier, string[]]>, full = false): KvEvent =>
+  create(KvEventSchema, { nodeId, seq: BigInt(seq), full, changes: changes.map(([kind, tier, chunkKeys]) => ({ kind, tier, model: 'm', chunkKeys })) });
+
+function setup() {
+  const directory = new KvDirectory(1000);
+  const requester = new RecordingRequester();
+  const sut = new RecordKvEventUseCase(directory, requester, new SchedulerMetrics(new ServiceMetrics('scheduler-test')), new JsonLogger('test', 'error', () => undefined));
+  const record = (e: KvEvent) => sut.execute(new RecordKvEventCommand(e));
+  return { sut, directory, requester, record };
+}
+
+describe(RecordKvEventUseCase.name, () => {
+  it('applies diffs in sequence and asks one report of a node it has not heard from before', () => {
+    const { directory, requester, record } = setup();
+    record(event('n1', 1, [[KvChangeKind.STORED, KvTier.DEVICE, ['a', 'b']]]));
+    record(event('n1', 2, [[KvChangeKind.REMOVED, KvTier.DEVICE, ['b']]]));
+    expect(directory.holders('a')).toEqual([{ nodeId: 'n1', tier: 'device' }]);
+    expect(directory.holders('b')).toEqual([]);
+    expect(requester.asked).toEqual([['n1']]);
+  });
+
+  it.each<[string, number[], number]>([
+    ['in order', [5, 6, 7], 0],
+    ['a gap', [5, 7], 1],
+    ['a repeat (node restarted its counter)', [5, 1], 1],
+  ])('after the first event, %s → %s more report requests', (_n, seqs, extra) => {
+    const { requester, record } = setup();
+    const [first, ...rest] = seqs;
+    record(event('n1', first!, []));
+    record(event('n1', first!, [], true)); // the report answering the first request
+    requester.asked.length = 0;
+    for (const s of rest) record(event('n1', s, []));
+    expect(requester.asked).toHaveLength(extra);
+  });
+
+  it('a full report replaces what a missed event left stale', () => {
+    const { directory, record } = setup();
+    record(event('n1', 1, [[KvChangeKind.STORED, KvTier.HOST, ['a', 'b']]]));
+    // Event 2 (b removed) was lost; event 3 shows the gap; the report is the truth.
+    record(event('n1', 3, [[KvChangeKind.STORED, KvTier.SSD, ['c']]]));
+    record(event('n1', 4, [[KvChangeKind.STORED, KvTier.HOST, ['a']], [KvChangeKind.STORED, KvTier.SSD, ['c']]], true));
+    expect(directory.holders('b')).toEqual([]);
+    expect(directory.holders('a')).toEqual([{ nodeId: 'n1', tier: 'host' }]);
+    expect(directory.holders('c')).toEqual([{ nodeId: 'n1', tier: 'ssd' }]);
+  });
+
+  it('asks a report of a node that joins, once until it answers', () => {
+    const { requester, sut, record } = setup();
+    sut.nodeJoined('n2');
+    record(event('n2', 9, []));
+    expect(requester.asked).toEqual([['n2']]);
+    record(event('n2', 10, [], true));
+    sut.nodeJoined('n2');
+    expect(requester.asked).toEqual([['n2'], ['n2']]);
+  });
+
+  it('forgets everything of a node that left', () => {
+    const { directory, sut, record } = setup();
+    record(event('n1', 1, [[KvChangeKind.STORED, KvTier.HOST, ['a']]]));
+    sut.nodeLeft('n1');
+    expect(directory.holders('a')).toEqual([]);
+  });
+
+  it('ignores changes with an unknown tier or kind, and node ids that are not subject tokens', () => {
+    const { directory, record } = setup();
+    record(event('n1', 1, [[KvChangeKind.STORED, KvTier.UNSPECIFIED, ['a']], [KvChangeKind.UNSPECIFIED, KvTier.HOST, ['b']]]));
+    record(event('bad.id', 1, [[KvChangeKind.STORED, KvTier.HOST, ['c']]]));
+    expect(directory.stats().keys).toBe(0);
+  });
+});

@@ -1,0 +1,76 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DirectoryChange, DirectoryTier, KvDirectory } from '@mnemo/kv-core';
+import { isSubjectToken, KvChangeKind, KvTier, type KvChange } from '@mnemo/proto';
+import { JsonLogger } from '@mnemo/service-kit';
+import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import { KV_DIRECTORY, KV_REPORT_REQUESTER, type KvReportRequester } from './kv-report.port.js';
+import type { RecordKvEventCommand } from './record-kv-event.command.js';
+
+const TIERS: Partial<Record<KvTier, DirectoryTier>> = { [KvTier.DEVICE]: 'device', [KvTier.HOST]: 'host', [KvTier.SSD]: 'ssd' };
+const KINDS: Partial<Record<KvChangeKind, DirectoryChange['kind']>> = {
+  [KvChangeKind.STORED]: 'stored',
+  [KvChangeKind.REMOVED]: 'removed',
+  [KvChangeKind.TRUNCATED]: 'truncated',
+};
+
+/**
+ * Folds a node's KV event into the directory. Diffs are only trusted in sequence: the first
+ * event seen from a node (a scheduler restart, a node we just met) or a gap in `seq` means our
+ * view may be missing changes, so the diff is applied (better than nothing) and a full report
+ * is asked for; the report then replaces the node's whole entry.
+ */
+@Injectable()
+export class RecordKvEventUseCase {
+  private readonly lastSeq = new Map<string, bigint>();
+  /** Nodes asked for a report and not answered yet: one request per gap, not one per event. */
+  private readonly awaitingReport = new Set<string>();
+
+  constructor(
+    @Inject(KV_DIRECTORY) private readonly directory: KvDirectory,
+    @Inject(KV_REPORT_REQUESTER) private readonly reports: KvReportRequester,
+    @Inject(SchedulerMetrics) private readonly metrics: SchedulerMetrics,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
+  ) {}
+
+  execute({ event }: RecordKvEventCommand): void {
+    if (!isSubjectToken(event.nodeId)) {
+      this.logger.emit('warn', 'KV event with an invalid node id ignored', { nodeId: event.nodeId });
+      return;
+    }
+    const changes = event.changes.flatMap(toDirectoryChange);
+    const last = this.lastSeq.get(event.nodeId);
+    this.lastSeq.set(event.nodeId, event.seq);
+    this.metrics.kvEvents.inc({ kind: event.full ? 'report' : 'diff' });
+    if (event.full) {
+      this.awaitingReport.delete(event.nodeId);
+      this.directory.replaceNode(event.nodeId, changes);
+      return;
+    }
+    this.directory.apply(event.nodeId, changes);
+    if (last === undefined || event.seq !== last + 1n) this.askReport(event.nodeId, last === undefined ? 'unknown' : 'gap');
+  }
+
+  /** A node joined the registry: whatever it holds from before we met it is unknown to us. */
+  nodeJoined(nodeId: string): void {
+    this.askReport(nodeId, 'joined');
+  }
+
+  nodeLeft(nodeId: string): void {
+    this.directory.dropNode(nodeId);
+    this.lastSeq.delete(nodeId);
+    this.awaitingReport.delete(nodeId);
+  }
+
+  private askReport(nodeId: string, reason: 'unknown' | 'gap' | 'joined'): void {
+    if (this.awaitingReport.has(nodeId)) return;
+    this.awaitingReport.add(nodeId);
+    this.metrics.kvReportsRequested.inc({ reason });
+    this.reports.request([nodeId]);
+  }
+}
+
+function toDirectoryChange(c: KvChange): DirectoryChange[] {
+  const kind = KINDS[c.kind];
+  const tier = TIERS[c.tier];
+  return kind && tier ? [{ kind, tier, keys: c.chunkKeys }] : [];
+}

@@ -1,0 +1,169 @@
+import { DIRECTORY_TIERS, type ChunkHolding, type DirectoryChange, type DirectoryTier, type KvDirectoryStats, type NodePrefix } from './kv-directory.types.js';
+
+/** Bit per tier in a holding mask; truncated copies are not counted (they lack later layers). */
+const BIT: Readonly<Record<DirectoryTier, number>> = { device: 1, host: 2, ssd: 4 };
+
+/** Fastest tier of a non-empty mask (an empty one is never stored). */
+function fastest(mask: number): DirectoryTier {
+  for (const t of DIRECTORY_TIERS) if (mask & BIT[t]) return t;
+  throw new Error(`KvDirectory: empty holding mask ${mask} (broken invariant)`);
+}
+
+/**
+ * The scheduler's KV directory (ARCHITECTURE §3): chunk key → the nodes holding it and in which
+ * tiers, built from the nodes' KV events. Soft state: a lost entry only costs a routing hint, so
+ * the memory is bounded by `maxHoldings` (key, node) pairs and the least recently *used* key
+ * (stored or looked up) is forgotten first.
+ *
+ * Invariants: `keys` iterates in recency order, oldest first (a touch re-inserts the key; Map
+ * keeps insertion order, so touch and evict are O(1)); `byNode.get(n)` holds exactly the keys
+ * whose entry names n; `holdingCount` is the sum of entry sizes and never exceeds `maxHoldings`
+ * after a public call returns.
+ */
+export class KvDirectory {
+  /** key → (node → tier mask of complete copies). */
+  private readonly keys = new Map<string, Map<string, number>>();
+  private readonly byNode = new Map<string, Set<string>>();
+  private holdingCount = 0;
+  private evicted = 0;
+
+  constructor(readonly maxHoldings: number) {
+    if (!Number.isInteger(maxHoldings) || maxHoldings < 1) throw new RangeError(`maxHoldings must be a positive integer, got ${maxHoldings}`);
+  }
+
+  /** Applies one node's changes in order (a KvEvent's `changes`). */
+  apply(nodeId: string, changes: readonly DirectoryChange[]): void {
+    for (const c of changes) {
+      for (const key of c.keys) {
+        if (c.kind === 'stored') this.setBit(nodeId, key, BIT[c.tier]);
+        else this.clearBit(nodeId, key, BIT[c.tier]);
+      }
+    }
+    this.enforceBound();
+  }
+
+  /** A full report: what the node holds now replaces everything known about it. */
+  replaceNode(nodeId: string, changes: readonly DirectoryChange[]): void {
+    this.dropNode(nodeId);
+    this.apply(
+      nodeId,
+      changes.filter((c) => c.kind === 'stored'),
+    );
+  }
+
+  /** The node left or died: nothing it held can be fetched from it. */
+  dropNode(nodeId: string): void {
+    const held = this.byNode.get(nodeId);
+    if (!held) return;
+    for (const key of held) {
+      const entry = this.keys.get(key);
+      if (!entry) continue;
+      entry.delete(nodeId);
+      this.holdingCount--;
+      if (entry.size === 0) this.keys.delete(key);
+    }
+    this.byNode.delete(nodeId);
+  }
+
+  /** Holders of one key, fastest tier first then by node id; touches the key. */
+  holders(key: string): ChunkHolding[] {
+    const entry = this.touch(key);
+    if (!entry) return [];
+    return [...entry]
+      .map(([nodeId, mask]) => ({ nodeId, tier: fastest(mask) }))
+      .sort((a, b) => rank(a.tier) - rank(b.tier) || (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
+  }
+
+  /**
+   * For every node holding the first key: how many leading keys of `keys` it holds and in which
+   * tier. Keys are chained (key i covers tokens 0..i), so a node's useful prefix ends at its first
+   * missing key. Touches every key it reads. Nodes holding nothing are left out.
+   */
+  prefixes(keys: readonly string[]): NodePrefix[] {
+    const out = new Map<string, DirectoryTier[]>();
+    let alive: Set<string> | null = null;
+    for (const key of keys) {
+      const entry = this.touch(key);
+      const next = new Set<string>();
+      if (entry) {
+        for (const [nodeId, mask] of entry) {
+          const tier = fastest(mask);
+          if (alive !== null && !alive.has(nodeId)) continue;
+          next.add(nodeId);
+          const tiers = out.get(nodeId) ?? [];
+          tiers.push(tier);
+          out.set(nodeId, tiers);
+        }
+      }
+      if (next.size === 0) break;
+      alive = next;
+    }
+    return [...out].map(([nodeId, tiers]) => ({ nodeId, prefixChunks: tiers.length, tiers })).sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
+  }
+
+  /** Keys one node is known to hold (any tier). */
+  keysOf(nodeId: string): number {
+    return this.byNode.get(nodeId)?.size ?? 0;
+  }
+
+  stats(): KvDirectoryStats {
+    return { keys: this.keys.size, holdings: this.holdingCount, evictions: this.evicted };
+  }
+
+  private touch(key: string): Map<string, number> | undefined {
+    const entry = this.keys.get(key);
+    if (entry) {
+      this.keys.delete(key);
+      this.keys.set(key, entry);
+    }
+    return entry;
+  }
+
+  private setBit(nodeId: string, key: string, bit: number): void {
+    let entry = this.touch(key);
+    if (!entry) {
+      entry = new Map();
+      this.keys.set(key, entry);
+    }
+    const before = entry.get(nodeId);
+    if (before === undefined) {
+      this.holdingCount++;
+      let held = this.byNode.get(nodeId);
+      if (!held) this.byNode.set(nodeId, (held = new Set()));
+      held.add(key);
+    }
+    entry.set(nodeId, (before ?? 0) | bit);
+  }
+
+  /** A removed or truncated tier; the holding goes when no tier is left. */
+  private clearBit(nodeId: string, key: string, bit: number): void {
+    const entry = this.keys.get(key);
+    const before = entry?.get(nodeId);
+    if (!entry || before === undefined) return;
+    const mask = before & ~bit;
+    if (mask !== 0) {
+      entry.set(nodeId, mask);
+      return;
+    }
+    entry.delete(nodeId);
+    this.holdingCount--;
+    this.byNode.get(nodeId)?.delete(key);
+    if (entry.size === 0) this.keys.delete(key);
+  }
+
+  private enforceBound(): void {
+    while (this.holdingCount > this.maxHoldings) {
+      const oldest = this.keys.keys().next();
+      if (oldest.done) throw new Error('KvDirectory: holdings counted but no key left (broken invariant)');
+      const entry = this.keys.get(oldest.value)!;
+      for (const nodeId of entry.keys()) this.byNode.get(nodeId)?.delete(oldest.value);
+      this.holdingCount -= entry.size;
+      this.keys.delete(oldest.value);
+      this.evicted++;
+    }
+  }
+}
+
+function rank(tier: DirectoryTier): number {
+  return DIRECTORY_TIERS.indexOf(tier);
+}

@@ -1,0 +1,119 @@
+import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
+import { KvDirectory } from '../directory/kv.directory.js';
+import { route } from './route.policies.js';
+import { DEFAULT_ROUTING_COSTS, type RouteCandidate, type RouteRequest, type RoutingCosts, type RoutingPolicyName } from './route.types.js';
+
+const node = (nodeId: string, over: Partial<RouteCandidate> = {}): RouteCandidate => ({
+  nodeId,
+  models: ['m'],
+  running: 0,
+  waiting: 0,
+  kvUsage: 0,
+  lastSeenMs: 0,
+  reservations: 0,
+  ...over,
+});
+const held = (nodeId: string, ...tiers: DirectoryTier[]): NodePrefix => ({ nodeId, prefixChunks: tiers.length, tiers });
+const KEYS = ['k0', 'k1', 'k2', 'k3'];
+const req = (over: Partial<RouteRequest> = {}): RouteRequest => ({ model: 'm', chunkKeys: KEYS, prefixes: [], ...over });
+/** Costs with round numbers, so each table row can be checked by hand. */
+const costs: RoutingCosts = { queueMsPerRequest: 20, reservationWeight: 0.5, recomputeMsPerChunk: 16, loadMsPerChunk: { device: 0, host: 2, ssd: 6 }, peerMsPerChunk: 3 };
+
+type Row = [string, RoutingPolicyName, RouteCandidate[], RouteRequest, string | null, string];
+
+describe(route.name, () => {
+  it.each<Row>([
+    ['no node serves the model', 'symphony', [node('a', { models: ['x'] })], req(), null, ''],
+    // recompute: KV is ignored
+    ['recompute: least loaded, although b holds the whole prefix', 'recompute', [node('a'), node('b', { running: 1 })], req({ prefixes: [held('b', 'device', 'device', 'device', 'device')] }), 'a', 'least_loaded'],
+    ['recompute: reservations count as load', 'recompute', [node('a', { reservations: 4 }), node('b', { running: 1 })], req(), 'b', 'least_loaded'],
+    // sticky: the session stays home, whatever the load
+    ['sticky: the session home, however busy', 'sticky', [node('a'), node('b', { running: 9 })], req({ sessionHome: 'b' }), 'b', 'session_home'],
+    ['sticky: home gone → least loaded', 'sticky', [node('a', { running: 2 }), node('b')], req({ sessionHome: 'dead' }), 'b', 'least_loaded'],
+    ['sticky: home does not serve the model → least loaded', 'sticky', [node('a', { models: ['x'] }), node('b')], req({ sessionHome: 'a' }), 'b', 'least_loaded'],
+    // prefix-affinity: the longest prefix wins, load only breaks ties
+    ['prefix-affinity: longest prefix, however busy', 'prefix-affinity', [node('a'), node('b', { running: 9 })], req({ prefixes: [held('a', 'host'), held('b', 'ssd', 'ssd')] }), 'b', 'longest_prefix'],
+    ['prefix-affinity: equal prefixes → less loaded', 'prefix-affinity', [node('a', { running: 3 }), node('b', { running: 1 })], req({ prefixes: [held('a', 'host'), held('b', 'host')] }), 'b', 'longest_prefix'],
+    ['prefix-affinity: nothing cached → least loaded', 'prefix-affinity', [node('a', { running: 1 }), node('b')], req(), 'b', 'least_loaded'],
+    // symphony
+    ['symphony: a reservation is honoured even on a busier node', 'symphony', [node('a'), node('b', { running: 3 })], req({ reservedNode: 'b' }), 'b', 'reservation'],
+    ['symphony: a reservation on a dead node is ignored', 'symphony', [node('a'), node('b', { running: 1 })], req({ reservedNode: 'gone' }), 'a', 'cheapest'],
+    // a: 20·1 + 4·0 = 20; b: 0 + 4·min(16, 0+3) = 12 → b, moving beats queueing
+    ['symphony: an idle node pulling the prefix beats queueing where it lives', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }), 'b', 'cheapest'],
+    // a: 20·1 + 0 = 20; b: 0 + 4·16 = 64 (no peer fetch) → a, recomputing costs more than one request of queue
+    [
+      'symphony: without peer fetch a long prefix keeps the request where it lives',
+      'symphony',
+      [node('a', { running: 1 }), node('b')],
+      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }),
+      'a',
+      'cheapest',
+    ],
+    // a: 20·3 + 0 = 60; b: 0 + 64 = 64 (peer fetch off) → a; at running 4: 80 vs 64 → b
+    ['symphony: queue long enough → recompute elsewhere', 'symphony', [node('a', { running: 4 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }), 'b', 'cheapest'],
+    // a holds on SSD: 4·6 = 24 + 0; b holds on host: 4·2 = 8 + 20·0.5 reservation = 18 → b
+    ['symphony: tier-aware: host beats SSD', 'symphony', [node('a'), node('b', { reservations: 1 })], req({ prefixes: [held('a', 'ssd', 'ssd', 'ssd', 'ssd'), held('b', 'host', 'host', 'host', 'host')] }), 'b', 'cheapest'],
+  ])('%s', (name, policy, nodes, request, expected, reason) => {
+    const noPeer = name.includes('without peer fetch') || name.includes('queue long enough');
+    const d = route(policy, nodes, request, noPeer ? { ...costs, peerMsPerChunk: Infinity } : costs);
+    expect(d?.nodeId ?? null).toBe(expected);
+    if (reason) expect(d?.reason).toBe(reason);
+  });
+
+  it.each<[string, RouteCandidate[], NodePrefix[], RoutingCosts, Array<[string, string[]]>]>([
+    // k0: c's host copy (2 + 3) beats a's SSD one (6 + 3); k1, k2 only on a (9 < 16); k3 nowhere
+    [
+      'peer chunks past the local prefix, fastest holder each',
+      [node('a', { running: 2 }), node('b'), node('c', { running: 1 })],
+      [held('a', 'ssd', 'ssd', 'ssd'), held('c', 'host')],
+      costs,
+      [
+        ['c', ['k0']],
+        ['a', ['k1', 'k2']],
+      ],
+    ],
+    ['no sources when peers cannot be reached', [node('a', { running: 2 }), node('b')], [held('a', 'device', 'device')], { ...costs, peerMsPerChunk: Infinity }, []],
+    ['no source slower than recomputing', [node('a', { running: 9 }), node('b')], [held('a', 'ssd')], { ...costs, peerMsPerChunk: 12 }, []],
+  ])('symphony kv_sources: %s', (_n, nodes, prefixes, c, expected) => {
+    const d = route('symphony', nodes, req({ prefixes }), c)!;
+    expect(d.nodeId).toBe('b');
+    expect(d.kvSources.map((s) => [s.nodeId, [...s.chunkKeys]])).toEqual(expected);
+  });
+
+  it('baselines pass no kv_sources (their nodes recompute what they lack)', () => {
+    for (const p of ['recompute', 'sticky', 'prefix-affinity'] as const) {
+      expect(route(p, [node('a'), node('b', { running: 5 })], req({ prefixes: [held('b', 'host', 'host')] }), costs)!.kvSources).toEqual([]);
+    }
+  });
+
+  /**
+   * One system prompt (chunk 0) shared by every session, each with its own next chunk: every
+   * routed request adds a running request to its node and its chunks to the directory.
+   */
+  function sharedPromptRun(policy: RoutingPolicyName, c: RoutingCosts, requests = 60, nodes = 4): Map<string, number> {
+    const dir = new KvDirectory(10_000);
+    const load = new Map<string, number>(Array.from({ length: nodes }, (_, i) => [`n${i}`, 0]));
+    for (let r = 0; r < requests; r++) {
+      const keys = ['system', `user-${r}`];
+      const cands = [...load].map(([id, running]) => node(id, { running }));
+      const d = route(policy, cands, req({ chunkKeys: keys, prefixes: dir.prefixes(keys) }), c)!;
+      load.set(d.nodeId, load.get(d.nodeId)! + 1);
+      dir.apply(d.nodeId, [{ kind: 'stored', tier: 'device', keys }]);
+    }
+    return load;
+  }
+  const spread = (load: Map<string, number>) => Math.max(...load.values()) - Math.min(...load.values());
+
+  it.each<[string, RoutingCosts]>([
+    ['with peer fetch', DEFAULT_ROUTING_COSTS],
+    ['without peer fetch', { ...DEFAULT_ROUTING_COSTS, peerMsPerChunk: Infinity }],
+  ])('one system prompt shared by everyone does not send all traffic to one node (symphony, %s)', (_n, c) => {
+    const load = sharedPromptRun('symphony', c);
+    expect(spread(load)).toBeLessThanOrEqual(1);
+  });
+
+  it('…which is exactly what prefix-affinity does (the baseline’s known failure)', () => {
+    const load = sharedPromptRun('prefix-affinity', DEFAULT_ROUTING_COSTS);
+    expect(Math.max(...load.values())).toBe(60);
+  });
+});

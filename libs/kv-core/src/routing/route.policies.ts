@@ -1,0 +1,107 @@
+import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
+import { loadScore } from './least-loaded.policy.js';
+import type { KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, RoutingCosts, RoutingPolicyName } from './route.types.js';
+
+/** Load with reservations counted at their weight: what "least loaded" means everywhere here. */
+export function reservedLoad(n: RouteCandidate, costs: RoutingCosts): number {
+  return loadScore(n) + costs.reservationWeight * n.reservations;
+}
+
+/**
+ * Picks the node for one request under a policy; null when no candidate serves the model.
+ * Every policy is deterministic (ties go to the smaller node id), so scheduler replicas agree.
+ *
+ * - `recompute` (vLLM-like): least loaded; KV location ignored.
+ * - `sticky` (InferCept-like): the session's previous node while it lives, else least loaded.
+ * - `prefix-affinity` (llm-d / Dynamo KV-router style): the longest cached prefix wins, load
+ *   only breaks ties; a prompt everyone shares therefore pins traffic to its first holder.
+ * - `symphony`: a live reservation is honoured; otherwise each node's estimated time to first
+ *   token — its queue, plus per chunk the cheapest of a local tier, a peer fetch or recomputing —
+ *   is compared, so KV placement only wins while it saves more than the extra queueing costs.
+ */
+export function route(policy: RoutingPolicyName, nodes: readonly RouteCandidate[], req: RouteRequest, costs: RoutingCosts): RouteDecision | null {
+  const serving = nodes.filter((n) => n.models.includes(req.model));
+  if (serving.length === 0) return null;
+  const least = () => pick(serving, (n) => reservedLoad(n, costs), costs);
+  const decide = (nodeId: string, reason: RouteDecision['reason']): RouteDecision => ({ nodeId, reason, kvSources: [], estimateMs: 0 });
+  switch (policy) {
+    case 'recompute':
+      return decide(least().nodeId, 'least_loaded');
+    case 'sticky': {
+      const home = serving.find((n) => n.nodeId === req.sessionHome);
+      return home ? decide(home.nodeId, 'session_home') : decide(least().nodeId, 'least_loaded');
+    }
+    case 'prefix-affinity': {
+      const depth = new Map(req.prefixes.map((p) => [p.nodeId, p.prefixChunks]));
+      const best = Math.max(0, ...serving.map((n) => depth.get(n.nodeId) ?? 0));
+      if (best === 0) return decide(least().nodeId, 'least_loaded');
+      const holders = serving.filter((n) => depth.get(n.nodeId) === best);
+      return decide(pick(holders, (n) => reservedLoad(n, costs), costs).nodeId, 'longest_prefix');
+    }
+    case 'symphony':
+      return symphony(serving, req, costs);
+  }
+}
+
+function symphony(serving: readonly RouteCandidate[], req: RouteRequest, costs: RoutingCosts): RouteDecision {
+  const reserved = serving.find((n) => n.nodeId === req.reservedNode);
+  const prefixes = new Map(req.prefixes.map((p) => [p.nodeId, p]));
+  if (reserved) return { nodeId: reserved.nodeId, reason: 'reservation', kvSources: sourcesFor(reserved.nodeId, req, prefixes, costs), estimateMs: estimate(reserved, req, prefixes, costs) };
+  const best = pick(serving, (n) => estimate(n, req, prefixes, costs), costs);
+  return { nodeId: best.nodeId, reason: 'cheapest', kvSources: sourcesFor(best.nodeId, req, prefixes, costs), estimateMs: estimate(best, req, prefixes, costs) };
+}
+
+/** Estimated time to first token on `n`: its queue plus, per chunk, the cheapest way to have its KV. */
+export function estimate(n: RouteCandidate, req: RouteRequest, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts): number {
+  let ms = costs.queueMsPerRequest * reservedLoad(n, costs);
+  const local = prefixes.get(n.nodeId);
+  for (let i = 0; i < req.chunkKeys.length; i++) ms += chunkCost(i, n.nodeId, local, prefixes, costs);
+  return ms;
+}
+
+function chunkCost(i: number, nodeId: string, local: NodePrefix | undefined, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts): number {
+  if (local && i < local.prefixChunks) return costs.loadMsPerChunk[local.tiers[i]!];
+  const peer = bestPeer(i, nodeId, prefixes, costs);
+  return Math.min(costs.recomputeMsPerChunk, peer ? peer.ms : Infinity);
+}
+
+/** The peer that can serve chunk i fastest (tier read + network); ties to the smaller id. */
+function bestPeer(i: number, except: string, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts): { nodeId: string; ms: number } | null {
+  if (!Number.isFinite(costs.peerMsPerChunk)) return null;
+  let best: { nodeId: string; ms: number } | null = null;
+  for (const p of prefixes.values()) {
+    if (p.nodeId === except || i >= p.prefixChunks) continue;
+    const ms = costs.loadMsPerChunk[p.tiers[i] as DirectoryTier] + costs.peerMsPerChunk;
+    if (!best || ms < best.ms || (ms === best.ms && p.nodeId < best.nodeId)) best = { nodeId: p.nodeId, ms };
+  }
+  return best;
+}
+
+/** Chunks past the chosen node's own prefix that a peer serves faster than recomputing, grouped by peer. */
+function sourcesFor(nodeId: string, req: RouteRequest, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts): KvSourcePlan[] {
+  const local = prefixes.get(nodeId)?.prefixChunks ?? 0;
+  const byPeer = new Map<string, string[]>();
+  for (let i = local; i < req.chunkKeys.length; i++) {
+    const peer = bestPeer(i, nodeId, prefixes, costs);
+    if (!peer || peer.ms >= costs.recomputeMsPerChunk) continue;
+    const keys = byPeer.get(peer.nodeId) ?? [];
+    keys.push(req.chunkKeys[i]!);
+    byPeer.set(peer.nodeId, keys);
+  }
+  return [...byPeer].map(([peerId, chunkKeys]) => ({ nodeId: peerId, chunkKeys }));
+}
+
+/** Lowest score; ties to the lower load, then the smaller node id (code-unit order). */
+function pick<T extends RouteCandidate>(nodes: readonly T[], score: (n: T) => number, costs: RoutingCosts): T {
+  let best = nodes[0]!;
+  let bestScore = score(best);
+  for (const n of nodes.slice(1)) {
+    const s = score(n);
+    const tie = s === bestScore && (reservedLoad(n, costs) < reservedLoad(best, costs) || (reservedLoad(n, costs) === reservedLoad(best, costs) && n.nodeId < best.nodeId));
+    if (s < bestScore || tie) {
+      best = n;
+      bestScore = s;
+    }
+  }
+  return best;
+}

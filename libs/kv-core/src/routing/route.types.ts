@@ -1,0 +1,69 @@
+import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
+import type { NodeLoad } from './node-load.js';
+
+/** The routing policies SCHEDULER_POLICY names: Symphony's and the three baselines it is measured against. */
+export const ROUTING_POLICIES = ['symphony', 'recompute', 'sticky', 'prefix-affinity'] as const;
+export type RoutingPolicyName = (typeof ROUTING_POLICIES)[number];
+
+/** A live node as routing sees it. */
+export interface RouteCandidate extends NodeLoad {
+  /** Live advisory reservations held on this node (requests announced, not arrived yet). */
+  readonly reservations: number;
+}
+
+/** What routing knows about one request. */
+export interface RouteRequest {
+  readonly model: string;
+  /** The request's chunk keys, in prefix order. */
+  readonly chunkKeys: readonly string[];
+  /** Per node: the leading chunk keys it holds and in which tier (KvDirectory.prefixes). */
+  readonly prefixes: readonly NodePrefix[];
+  /** The node the session's previous request ran on, if known. */
+  readonly sessionHome?: string;
+  /** The node a live advisory reserved for this session, if any. */
+  readonly reservedNode?: string;
+}
+
+/** Why a node was chosen (a metric label). */
+export type RouteReason = 'least_loaded' | 'reservation' | 'session_home' | 'longest_prefix' | 'cheapest';
+
+/** Chunks the chosen node lacks and a peer holds: the node may fetch them instead of recomputing. */
+export interface KvSourcePlan {
+  readonly nodeId: string;
+  readonly chunkKeys: readonly string[];
+}
+
+export interface RouteDecision {
+  readonly nodeId: string;
+  readonly reason: RouteReason;
+  readonly kvSources: readonly KvSourcePlan[];
+  /** Symphony's estimate of the time to first token on the chosen node, ms (0 for the baselines). */
+  readonly estimateMs: number;
+}
+
+/**
+ * The cost model symphony routing compares nodes with: time a request waits behind each queued
+ * request, and per 256-token chunk the time to load it from a local tier, to pull it from a peer,
+ * or to recompute it. Defaults: Llama-3.1-8B (fp16, 128 KiB of KV per token, 32 MiB per chunk) on
+ * one H100 — see docs/symphony.md for the figures and their sources.
+ */
+export interface RoutingCosts {
+  /** Time one request ahead in a node's queue adds to a new request's first token, ms. */
+  readonly queueMsPerRequest: number;
+  /** An advisory reservation counts as this fraction of a queued request (it will arrive soon). */
+  readonly reservationWeight: number;
+  /** Prefill of one chunk on the device, ms. */
+  readonly recomputeMsPerChunk: number;
+  /** Loading one chunk from a local tier onto the device, ms. */
+  readonly loadMsPerChunk: Readonly<Record<DirectoryTier, number>>;
+  /** Pulling one chunk from a peer over the network, on top of the peer's tier read, ms; Infinity = nodes cannot fetch from peers. */
+  readonly peerMsPerChunk: number;
+}
+
+export const DEFAULT_ROUTING_COSTS: RoutingCosts = {
+  queueMsPerRequest: 25,
+  reservationWeight: 0.5,
+  recomputeMsPerChunk: 16,
+  loadMsPerChunk: { device: 0, host: 1.4, ssd: 5.5 },
+  peerMsPerChunk: 2.7,
+};

@@ -1,0 +1,1 @@
+export { SessionTable, type SessionRecord } from './session.table.js';
