@@ -10,7 +10,7 @@ const WINDOW = 1000;
 /** 4 node units each: chat region 8 blocks (128 tokens), code region 12 blocks (192 tokens). */
 function setup() {
   const regions = ElasticCacheCoordinator.splitBudget([chat, code], 8 * UNIT)!;
-  return new ElasticCacheCoordinator([chat, code], regions, WINDOW);
+  return ElasticCacheCoordinator.withRegions([chat, code], regions, WINDOW);
 }
 
 describe(ElasticCacheCoordinator.name, () => {
@@ -114,9 +114,9 @@ describe(ElasticCacheCoordinator.name, () => {
 
   it.each([
     ['unknown model', () => setup().observe('nope', 0, 1)],
-    ['model listed twice', () => new ElasticCacheCoordinator([chat, chat], { chat: 2 }, WINDOW)],
-    ['missing region', () => new ElasticCacheCoordinator([chat, code], { chat: 2 }, WINDOW)],
-    ['no models', () => new ElasticCacheCoordinator([], {}, WINDOW)],
+    ['model listed twice', () => ElasticCacheCoordinator.withRegions([chat, chat], { chat: 2 }, WINDOW)],
+    ['missing region', () => ElasticCacheCoordinator.withRegions([chat, code], { chat: 2 }, WINDOW)],
+    ['no models', () => new ElasticCacheCoordinator([], WINDOW)],
   ])('rejects %s', (_n, f) => {
     expect(f).toThrow(RangeError);
   });

@@ -9,6 +9,11 @@ export interface ElasticModelSpec {
   readonly shape: KvShape;
 }
 
+/** A model and the block manager of its own cache, whose capacity at start is its whole region. */
+export interface ElasticMember extends ElasticModelSpec {
+  readonly blocks: DeviceBlockManager;
+}
+
 /** Per-model figures for metrics, in that model's minimum elastic units towards the current master. */
 export interface ElasticModelState {
   readonly id: string;
@@ -61,20 +66,31 @@ interface Member {
  * hold, `tick` periodically to lend idle units.
  */
 export class ElasticCacheCoordinator {
+  /** A coordinator over fresh managers sized `regionBlocks` (policy tests, benchmarks). */
+  static withRegions(models: readonly ElasticModelSpec[], regionBlocks: Readonly<Record<string, number>>, windowMs: number): ElasticCacheCoordinator {
+    return new ElasticCacheCoordinator(
+      models.map((m) => {
+        const n = regionBlocks[m.id];
+        if (n === undefined || !Number.isSafeInteger(n) || n < 0) throw new RangeError(`region of ${m.id} must be a non-negative block count, got ${n}`);
+        return { ...m, blocks: new DeviceBlockManager(n) };
+      }),
+      windowMs,
+    );
+  }
+
   private readonly members = new Map<string, Member>();
   private masterId: string | null = null;
 
-  constructor(models: readonly ElasticModelSpec[], regionBlocks: Readonly<Record<string, number>>, windowMs: number) {
+  /** The engine's own block managers are resized in place: lending shrinks them, reclaiming grows them. */
+  constructor(models: readonly ElasticMember[], windowMs: number) {
     if (models.length === 0) throw new RangeError('at least one model');
     for (const m of models) {
       if (this.members.has(m.id)) throw new RangeError(`model ${m.id} listed twice`);
-      const blocks = regionBlocks[m.id];
-      if (blocks === undefined || !Number.isSafeInteger(blocks) || blocks < 0) throw new RangeError(`region of ${m.id} must be a non-negative block count, got ${blocks}`);
       this.members.set(m.id, {
-        spec: m,
+        spec: { id: m.id, shape: m.shape },
         blockElems: blockElements(m.shape),
-        regionBlocks: blocks,
-        own: new DeviceBlockManager(blocks),
+        regionBlocks: m.blocks.capacity,
+        own: m.blocks,
         lentToMaster: new DeviceBlockManager(0),
         demand: new DemandWindow(windowMs),
         resizeEvents: 0,
