@@ -5,6 +5,7 @@ export * from './tokenizer/chat-template.js';
 export * from './sim/index.js';
 export * from './model/model-config.js';
 export * from './model/model.catalog.js';
+export * from './model/device-budget.js';
 export * from './weights/model-weights.js';
 export * from './weights/seeded.prng.js';
 export * from './weights/synthetic-weights.generator.js';

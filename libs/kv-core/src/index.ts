@@ -9,3 +9,4 @@ export * from './pool/index.js';
 export * from './peers/index.js';
 export * from './directory/index.js';
 export * from './sessions/index.js';
+export * from './elastic/index.js';

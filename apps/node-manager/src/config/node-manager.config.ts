@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { isSubjectToken, toSubjectToken } from '@mnemo/proto';
 import { commonSchema, opsSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
 import { parseHostPort } from '../chunks/advertised.address.js';
-import { parseKvStoreSettings, type KvStoreSettings } from '../kv-store/kv-store.settings.js';
+import { parseByteSize, parseKvStoreSettings, type KvStoreSettings } from '../kv-store/kv-store.settings.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 // The reference engine (a real transformer) is the default; the sim engine is for cluster-scale runs.
@@ -39,6 +39,10 @@ export const nodeManagerSchema = {
   NODE_SIM_MAX_CONTEXT: { type: 'int', doc: 'sim engine: context length of every model (default: the catalog’s, 4096)', min: 2, max: 1 << 20, when: isSim },
   NODE_REFERENCE_BACKEND: { type: 'enum', doc: 'reference engine: kernel backend', values: ['cpu', 'cuda'], default: 'cpu', when: isReference },
   NODE_KV_BLOCKS: { type: 'int', doc: 'device KV blocks (16 tokens) per model; the sim engine models this capacity', default: 1024, min: 1 },
+  NODE_KV_DEVICE_BYTES: {
+    type: 'string',
+    doc: 'one device KV budget (512MiB, 2GiB, …) shared by all NODE_MODELS, split into elastic regions of whole minimum elastic units; replaces NODE_KV_BLOCKS when set',
+  },
   NODE_PREFIX_CACHE: {
     type: 'enum',
     doc: 'device prefix cache: on (requests of one tenant share cached KV blocks), or off (every request recomputes its prompt; the offload tiers get nothing)',
@@ -59,7 +63,12 @@ export const nodeManagerSchema = {
   NODE_KV_EVENTS_MS: { type: 'int', doc: 'KV events (what the node holds, per tier) are batched and published this often', default: 100, min: 10 },
 } as const satisfies Schema;
 
-export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & { readonly NODE_ID: string; readonly kvStore: KvStoreSettings };
+export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & {
+  readonly NODE_ID: string;
+  readonly kvStore: KvStoreSettings;
+  /** NODE_KV_DEVICE_BYTES parsed; undefined: NODE_KV_BLOCKS per model. */
+  readonly kvDeviceBytes?: number;
+};
 
 /** Injection token of the validated configuration. */
 export const NODE_CONFIG = Symbol('NODE_CONFIG');
@@ -80,7 +89,10 @@ export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
   if (!isSubjectToken(nodeId)) problems.push(`NODE_ID=${JSON.stringify(nodeId)}: must match [A-Za-z0-9_-]+ (it is part of NATS subjects)`);
   const kv = config ? parseKvStoreSettings({ ...config, NODE_ID: nodeId }) : { problems: [] };
   problems.push(...kv.problems);
+  const budgetText = env.NODE_KV_DEVICE_BYTES?.trim();
+  const kvDeviceBytes = budgetText ? parseByteSize(budgetText) : undefined;
+  if (budgetText && !kvDeviceBytes) problems.push(`NODE_KV_DEVICE_BYTES=${JSON.stringify(budgetText)}: must be a positive size such as 256MiB`);
   if (problems.length > 0 || !config || !kv.settings) throw new ConfigError(problems);
-  return { ...config, NODE_ID: nodeId, kvStore: kv.settings };
+  return { ...config, NODE_ID: nodeId, kvStore: kv.settings, ...(kvDeviceBytes ? { kvDeviceBytes } : {}) };
 }
 

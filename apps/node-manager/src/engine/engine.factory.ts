@@ -8,13 +8,15 @@ export const ENGINE = Symbol('ENGINE');
 /** Builds the engine NODE_ENGINE names; a model it cannot serve is a configuration error. */
 export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
   const models = config.NODE_MODELS!;
+  // One budget shared by the models (elastic regions) when NODE_KV_DEVICE_BYTES is set.
+  const kvBlocks = config.kvDeviceBytes !== undefined ? { deviceBytes: config.kvDeviceBytes } : config.NODE_KV_BLOCKS!;
   try {
     switch (config.NODE_ENGINE) {
       case 'reference':
         return await ReferenceEngine.create({
           models,
           backend: config.NODE_REFERENCE_BACKEND as 'cpu' | 'cuda',
-          kvBlocks: config.NODE_KV_BLOCKS!,
+          kvBlocks,
         });
       case 'sim':
       default:
@@ -27,13 +29,14 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
             prefillPerTokenMs: config.NODE_SIM_PREFILL_TOKEN_US! / 1000,
           },
           eosProbability: config.NODE_SIM_EOS_PER_MILLE! / 1000,
-          kvBlocks: config.NODE_KV_BLOCKS!,
+          kvBlocks,
           ...(config.NODE_SIM_MAX_CONTEXT !== undefined ? { maxContext: config.NODE_SIM_MAX_CONTEXT } : {}),
         });
     }
   } catch (e) {
     if (e instanceof RangeError || (e as { code?: unknown })?.code !== undefined) {
-      throw new ConfigError([`NODE_ENGINE=${config.NODE_ENGINE}, NODE_MODELS=${models.join(',')}: ${(e as Error).message}`]);
+      const budget = config.kvDeviceBytes !== undefined ? `, NODE_KV_DEVICE_BYTES=${config.kvDeviceBytes}` : '';
+    throw new ConfigError([`NODE_ENGINE=${config.NODE_ENGINE}, NODE_MODELS=${models.join(',')}${budget}: ${(e as Error).message}`]);
     }
     throw e;
   }

@@ -1,6 +1,17 @@
-import { type AttentionBatch, type KernelBackend, type KernelCall, kernelCall } from '@mnemo/native-cuda';
+import { type AttentionBatch, type KernelBackend, type KernelCall, type KvGeometry, kernelCall } from '@mnemo/native-cuda';
 import type { DeviceModel } from './device-model.js';
-import type { PagedKvCache } from './paged-kv.cache.js';
+
+/**
+ * What a pass needs of a KV cache: its tensor, geometry and block tables, and which plane of the
+ * tensor holds layer l — l itself in a full cache, a slot of the prefetch window in a layer
+ * stream cache (only the active layers are resident there).
+ */
+export interface KvPlanes<T> {
+  readonly tensor: T;
+  readonly geom: KvGeometry;
+  packTables(seqIds: readonly string[]): { blockTables: Int32Array; maxBlocksPerSeq: number };
+  planeOf(layer: number): number;
+}
 
 /** The rows one sequence contributes to a pass. */
 export interface PassSeq {
@@ -43,7 +54,7 @@ export class ForwardPass<T> {
   constructor(
     private readonly backend: KernelBackend<T>,
     private readonly model: DeviceModel<T>,
-    private readonly cache: PagedKvCache<T>,
+    private readonly cache: KvPlanes<T>,
     readonly seqs: readonly PassSeq[],
   ) {
     const c = model.config;
@@ -136,9 +147,9 @@ export class ForwardPass<T> {
       }
       if (w.kNorm) add(kernelCall('rmsnorm', k, k, w.kNorm, R * c.kvHeads, c.headDim, c.rmsEps));
       add(kernelCall('rope', k, this.positions, R, c.kvHeads, c.headDim, c.ropeTheta));
-      add(kernelCall('writeKv', this.cache.tensor, k, v, this.slots, l, this.cache.geom));
+      add(kernelCall('writeKv', this.cache.tensor, k, v, this.slots, this.cache.planeOf(l), this.cache.geom));
     }
-    add(kernelCall('pagedAttention', attn, q, this.cache.tensor, l, c.heads, this.cache.geom, this.batch, 1 / Math.sqrt(c.headDim)));
+    add(kernelCall('pagedAttention', attn, q, this.cache.tensor, this.cache.planeOf(l), c.heads, this.cache.geom, this.batch, 1 / Math.sqrt(c.headDim)));
     add(kernelCall('matmulPacked', o, attn, w.wo, R, d, qDim));
     add(kernelCall('add', x, x, o, R * d));
     add(kernelCall('rmsnorm', h, x, w.postNorm, R, d, c.rmsEps));

@@ -38,6 +38,11 @@ export class PagedKvCache<T> {
     return this.ledger.has(seqId);
   }
 
+  /** Every layer is resident: layer l is plane l. */
+  planeOf(layer: number): number {
+    return layer;
+  }
+
   /** A new empty sequence; with a `salt` it takes part in prefix sharing under that salt. */
   open(seqId: string, salt?: string): void {
     if (this.ledger.has(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} already exists`);

@@ -1,6 +1,7 @@
 import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import { isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
 import { ModelRuntime, type SeqStepResult, type StepItem, type StepOptions } from './model.runtime.js';
@@ -49,7 +50,7 @@ export class ReferenceEngine implements Engine {
   constructor(
     readonly backend: KernelBackend<unknown>,
     weights: readonly ModelWeights[],
-    kvBlocks: ReferenceEngineOptions['kvBlocks'],
+    kvBlocks: number | Readonly<Record<string, number>>,
   ) {
     for (const w of weights) {
       const id = w.config.id;
@@ -65,7 +66,11 @@ export class ReferenceEngine implements Engine {
 
   static async create(opts: ReferenceEngineOptions): Promise<ReferenceEngine> {
     const backend = typeof opts.backend === 'string' ? (createKernelBackend(opts.backend) as KernelBackend<unknown>) : opts.backend;
-    return new ReferenceEngine(backend, opts.models.map(resolveWeights), opts.kvBlocks);
+    const weights = opts.models.map(resolveWeights);
+    // The CPU backend stores KV as fp32; CUDA as fp16/bf16.
+    const bytesPerElement = backend.name === 'cuda' ? 2 : 4;
+    const blocks = isDeviceKvBudget(opts.kvBlocks) ? splitDeviceBudget(weights.map((w) => w.config), opts.kvBlocks, bytesPerElement) : opts.kvBlocks;
+    return new ReferenceEngine(backend, weights, blocks);
   }
 
   models(): readonly ServedModel[] {

@@ -1,6 +1,7 @@
 import { ErrorCode, KvBlockLedger, MnemoError } from '@mnemo/kv-core';
 import type { Engine, EngineChunkEvent, KvBudget, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
+import { isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
 
@@ -20,8 +21,11 @@ export interface SimEngineOptions {
   /** The clock port: waits the modelled time. Default: a real timer. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly onStep?: (step: SimStep) => void;
-  /** Modelled device KV capacity per model in blocks of 16 tokens (default 1024, the reference engine's). */
-  readonly kvBlocks?: number;
+  /**
+   * Modelled device KV capacity per model in blocks of 16 tokens (default 1024, the reference
+   * engine's), or one device budget split between the models (modelled as fp16).
+   */
+  readonly kvBlocks?: number | DeviceKvBudget;
   /** Context length of every served model (default: the catalog's); long multi-turn workloads want more. */
   readonly maxContext?: number;
 }
@@ -77,9 +81,11 @@ export class SimEngine implements Engine {
     if (!(p >= 0 && p <= 1)) throw new RangeError(`sim engine: eosProbability must be in [0, 1], got ${p}`);
     this.eosProbability = p;
     this.sleep = options.sleep ?? realSleep;
-    const kvBlocks = options.kvBlocks ?? DEFAULT_SIM_KV_BLOCKS;
-    if (!Number.isInteger(kvBlocks) || kvBlocks <= 0) throw new RangeError(`sim engine: kvBlocks must be a positive integer, got ${kvBlocks}`);
+    const opt = options.kvBlocks ?? DEFAULT_SIM_KV_BLOCKS;
+    const split = isDeviceKvBudget(opt) ? splitDeviceBudget(this.modelInfos.map((m) => findSyntheticModel(m.id)!.config), opt, 2) : null;
+    if (!split && !(Number.isInteger(opt) && (opt as number) > 0)) throw new RangeError(`sim engine: kvBlocks must be a positive integer, got ${String(opt)}`);
     for (const m of this.modelInfos) {
+      const kvBlocks = split ? split[m.id]! : (opt as number);
       this.ledgers.set(
         m.id,
         new KvBlockLedger(m.id, kvBlocks, (e) => {

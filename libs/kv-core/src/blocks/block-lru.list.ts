@@ -18,17 +18,21 @@ export class BlockLruList {
     return this.count;
   }
 
-  /** Resizes the id space to `capacity` ids; callers remove listed ids beyond it first. */
+  /**
+   * Resizes the id space to `capacity` ids; callers remove listed ids beyond it first (their
+   * `listed` flag is then 0). The arrays only ever grow, doubling, so resizing a cache at its
+   * end costs amortized O(blocks touched), not O(capacity) per resize (elastic caches).
+   */
   grow(capacity: number): void {
-    const keep = Math.min(capacity, this.prev.length);
-    const resize = <A extends Int32Array | Uint8Array>(a: A, make: (n: number) => A): A => {
-      const b = make(capacity);
-      b.set(a.subarray(0, keep));
+    if (capacity <= this.prev.length) return;
+    const size = Math.max(capacity, 2 * this.prev.length);
+    const resize = <A extends Int32Array | Uint8Array>(a: A, b: A): A => {
+      b.set(a);
       return b;
     };
-    this.prev = resize(this.prev, (n) => new Int32Array(n));
-    this.next = resize(this.next, (n) => new Int32Array(n));
-    this.listed = resize(this.listed, (n) => new Uint8Array(n));
+    this.prev = resize(this.prev, new Int32Array(size));
+    this.next = resize(this.next, new Int32Array(size));
+    this.listed = resize(this.listed, new Uint8Array(size));
   }
 
   has(id: number): boolean {

@@ -12,10 +12,16 @@ export class FreeBlockStack {
     return this.stack.length;
   }
 
-  /** Resizes the id space to `capacity` ids; callers remove ids beyond it first. */
+  /**
+   * Resizes the id space to `capacity` ids; callers remove ids beyond it first (so their
+   * positions are already -1). The position array only ever grows, doubling, so an elastic
+   * cache that grows and shrinks by a few blocks at its end pays amortized O(blocks touched),
+   * not O(capacity) per resize.
+   */
   grow(capacity: number): void {
-    const next = new Int32Array(capacity).fill(-1);
-    next.set(this.pos.subarray(0, Math.min(capacity, this.pos.length)));
+    if (capacity <= this.pos.length) return;
+    const next = new Int32Array(Math.max(capacity, 2 * this.pos.length)).fill(-1);
+    next.set(this.pos);
     this.pos = next;
   }
 

@@ -15,11 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/nats.proto.
  */
 export const file_mnemo_v1_nats: GenFile = /*@__PURE__*/
-<<<<<<< HEAD
-  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSJuCg5TYW1wbGluZ1BhcmFtcxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARISCgptYXhfdG9rZW5zGAMgASgNEgwKBHNlZWQYBCABKAQSFgoOc3RvcF90b2tlbl9pZHMYBSADKA0ipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJkCg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNQggKBnJlc3VsdCLhAQoKVG9rZW5FdmVudBISCgpyZXF1ZXN0X2lkGAEgASgJEgsKA3NlcRgCIAEoDRIOCgZ0b2tlbnMYAyADKA0SDAoEZG9uZRgEIAEoCBItCg1maW5pc2hfcmVhc29uGAUgASgOMhYubW5lbW8udjEuRmluaXNoUmVhc29uEh4KBXVzYWdlGAYgASgLMg8ubW5lbW8udjEuVXNhZ2USIwoFZXJyb3IYByABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5Eg8KB2F0dGVtcHQYCCABKA0SDwoHbm9kZV9pZBgJIAEoCSJUCg1DYW5jZWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDgoGcmVhc29uGAIgASgJEg8KB2F0dGVtcHQYAyABKA0SDgoGc2lsZW50GAQgASgIIkEKC0Zsb3dDb250cm9sEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRINCgVwYXVzZRgDIAEoCCJ9CglNb2RlbEluZm8SCgoCaWQYASABKAkSDgoGZW5naW5lGAIgASgJEhMKC21heF9jb250ZXh0GAMgASgNEhIKCnZvY2FiX3NpemUYBCABKA0SEQoJdG9rZW5pemVyGAUgASgJEhgKEHRva2VuaXplcl9zaGEyNTYYBiABKAkitAEKCUhlYXJ0YmVhdBIPCgdub2RlX2lkGAEgASgJEiMKBm1vZGVscxgCIAMoCzITLm1uZW1vLnYxLk1vZGVsSW5mbxIPCgdydW5uaW5nGAMgASgNEg8KB3dhaXRpbmcYBCABKA0SEAoIa3ZfdXNhZ2UYBSABKAESFAoMZ3JwY19hZGRyZXNzGAYgASgJEhQKDHNlbnRfdW5peF9tcxgHIAEoARIRCglhY2NlcHRpbmcYCCABKAgiEwoRTGlzdE1vZGVsc1JlcXVlc3QiWwoPTGlzdE1vZGVsc1JlcGx5EiMKBm1vZGVscxgBIAMoCzITLm1uZW1vLnYxLk1vZGVsSW5mbxIjCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkiJwoVVG9rZW5pemVyQ2h1bmtSZXF1ZXN0Eg4KBm9mZnNldBgBIAEoDSJdChNUb2tlbml6ZXJDaHVua1JlcGx5EhMKC3RvdGFsX2J5dGVzGAEgASgNEgwKBGRhdGEYAiABKAwSIwoFZXJyb3IYAyABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5InYKC01vZGVsUmVjb3JkEgoKAmlkGAEgASgJEhQKDGFyY2hpdGVjdHVyZRgCIAEoCRIVCg1iYXNlX21vZGVsX2lkGAMgASgJEhIKCm51bV9sYXllcnMYBCABKA0SGgoSY3JlYXRlZF9hdF91bml4X21zGAUgASgBImMKFFJlZ2lzdGVyTW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJEhQKDGFyY2hpdGVjdHVyZRgCIAEoCRIVCg1iYXNlX21vZGVsX2lkGAMgASgJEhIKCm51bV9sYXllcnMYBCABKA0iOQoYUmVnaXN0ZXJNb2RlbFBhaXJSZXF1ZXN0EgwKBGJhc2UYASABKAkSDwoHZGVyaXZlZBgCIAEoCSJMCg9Nb2RlbFBhaXJSZWNvcmQSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgDIAEoASIZChdMaXN0TW9kZWxSZWNvcmRzUmVxdWVzdCI+ChVMaXN0TW9kZWxSZWNvcmRzUmVwbHkSJQoGbW9kZWxzGAEgAygLMhUubW5lbW8udjEuTW9kZWxSZWNvcmQiJQoVTGlzdE1vZGVsUGFpcnNSZXF1ZXN0EgwKBGJhc2UYASABKAkiPwoTTGlzdE1vZGVsUGFpcnNSZXBseRIoCgVwYWlycxgBIAMoCzIZLm1uZW1vLnYxLk1vZGVsUGFpclJlY29yZCL2AQoNUHJvZmlsZXJSZXBseRImCgVtb2RlbBgBIAEoCzIVLm1uZW1vLnYxLk1vZGVsUmVjb3JkSAASKQoEcGFpchgCIAEoCzIZLm1uZW1vLnYxLk1vZGVsUGFpclJlY29yZEgAEjEKBm1vZGVscxgDIAEoCzIfLm1uZW1vLnYxLkxpc3RNb2RlbFJlY29yZHNSZXBseUgAEi4KBXBhaXJzGAQgASgLMh0ubW5lbW8udjEuTGlzdE1vZGVsUGFpcnNSZXBseUgAEiUKBWVycm9yGAUgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdCJFCghLdlNvdXJjZRIPCgdub2RlX2lkGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRISCgpjaHVua19rZXlzGAMgAygJIqsBCg9QcmVmZXRjaFJlcXVlc3QSEwoLYWR2aXNvcnlfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEiMKB3NvdXJjZXMYBSADKAsyEi5tbmVtby52MS5LdlNvdXJjZRIVCg1leHBpcmVzX2F0X21zGAYgASgDEhAKCHByaW9yaXR5GAcgASgFIiYKDVByZWZldGNoUmVwbHkSFQoNY2h1bmtzX3F1ZXVlZBgBIAEoBSI4Cg1Gb3JnZXRSZXF1ZXN0EhMKC2Fkdmlzb3J5X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiDQoLRm9yZ2V0UmVwbHliBnByb3RvMw", [file_mnemo_v1_common]);
-=======
   fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSJuCg5TYW1wbGluZ1BhcmFtcxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARISCgptYXhfdG9rZW5zGAMgASgNEgwKBHNlZWQYBCABKAQSFgoOc3RvcF90b2tlbl9pZHMYBSADKA0ipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJkCg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNQggKBnJlc3VsdCLhAQoKVG9rZW5FdmVudBISCgpyZXF1ZXN0X2lkGAEgASgJEgsKA3NlcRgCIAEoDRIOCgZ0b2tlbnMYAyADKA0SDAoEZG9uZRgEIAEoCBItCg1maW5pc2hfcmVhc29uGAUgASgOMhYubW5lbW8udjEuRmluaXNoUmVhc29uEh4KBXVzYWdlGAYgASgLMg8ubW5lbW8udjEuVXNhZ2USIwoFZXJyb3IYByABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5Eg8KB2F0dGVtcHQYCCABKA0SDwoHbm9kZV9pZBgJIAEoCSJUCg1DYW5jZWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDgoGcmVhc29uGAIgASgJEg8KB2F0dGVtcHQYAyABKA0SDgoGc2lsZW50GAQgASgIIkEKC0Zsb3dDb250cm9sEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRINCgVwYXVzZRgDIAEoCCJFCghLdlNvdXJjZRIPCgdub2RlX2lkGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRISCgpjaHVua19rZXlzGAMgAygJIqsBCg9QcmVmZXRjaFJlcXVlc3QSEwoLYWR2aXNvcnlfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEiMKB3NvdXJjZXMYBSADKAsyEi5tbmVtby52MS5LdlNvdXJjZRIVCg1leHBpcmVzX2F0X21zGAYgASgDEhAKCHByaW9yaXR5GAcgASgFIiYKDVByZWZldGNoUmVwbHkSFQoNY2h1bmtzX3F1ZXVlZBgBIAEoBSI4Cg1Gb3JnZXRSZXF1ZXN0EhMKC2Fkdmlzb3J5X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiDQoLRm9yZ2V0UmVwbHkifQoJTW9kZWxJbmZvEgoKAmlkGAEgASgJEg4KBmVuZ2luZRgCIAEoCRITCgttYXhfY29udGV4dBgDIAEoDRISCgp2b2NhYl9zaXplGAQgASgNEhEKCXRva2VuaXplchgFIAEoCRIYChB0b2tlbml6ZXJfc2hhMjU2GAYgASgJIrQBCglIZWFydGJlYXQSDwoHbm9kZV9pZBgBIAEoCRIjCgZtb2RlbHMYAiADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SDwoHcnVubmluZxgDIAEoDRIPCgd3YWl0aW5nGAQgASgNEhAKCGt2X3VzYWdlGAUgASgBEhQKDGdycGNfYWRkcmVzcxgGIAEoCRIUCgxzZW50X3VuaXhfbXMYByABKAESEQoJYWNjZXB0aW5nGAggASgIIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IlsKD0xpc3RNb2RlbHNSZXBseRIjCgZtb2RlbHMYASADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SIwoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5IicKFVRva2VuaXplckNodW5rUmVxdWVzdBIOCgZvZmZzZXQYASABKA0iXQoTVG9rZW5pemVyQ2h1bmtSZXBseRITCgt0b3RhbF9ieXRlcxgBIAEoDRIMCgRkYXRhGAIgASgMEiMKBWVycm9yGAMgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSJ2CgtNb2RlbFJlY29yZBIKCgJpZBgBIAEoCRIUCgxhcmNoaXRlY3R1cmUYAiABKAkSFQoNYmFzZV9tb2RlbF9pZBgDIAEoCRISCgpudW1fbGF5ZXJzGAQgASgNEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgFIAEoASJjChRSZWdpc3Rlck1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCRIUCgxhcmNoaXRlY3R1cmUYAiABKAkSFQoNYmFzZV9tb2RlbF9pZBgDIAEoCRISCgpudW1fbGF5ZXJzGAQgASgNIjkKGFJlZ2lzdGVyTW9kZWxQYWlyUmVxdWVzdBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkiTAoPTW9kZWxQYWlyUmVjb3JkEgwKBGJhc2UYASABKAkSDwoHZGVyaXZlZBgCIAEoCRIaChJjcmVhdGVkX2F0X3VuaXhfbXMYAyABKAEiGQoXTGlzdE1vZGVsUmVjb3Jkc1JlcXVlc3QiPgoVTGlzdE1vZGVsUmVjb3Jkc1JlcGx5EiUKBm1vZGVscxgBIAMoCzIVLm1uZW1vLnYxLk1vZGVsUmVjb3JkIiUKFUxpc3RNb2RlbFBhaXJzUmVxdWVzdBIMCgRiYXNlGAEgASgJIj8KE0xpc3RNb2RlbFBhaXJzUmVwbHkSKAoFcGFpcnMYASADKAsyGS5tbmVtby52MS5Nb2RlbFBhaXJSZWNvcmQi9gEKDVByb2ZpbGVyUmVwbHkSJgoFbW9kZWwYASABKAsyFS5tbmVtby52MS5Nb2RlbFJlY29yZEgAEikKBHBhaXIYAiABKAsyGS5tbmVtby52MS5Nb2RlbFBhaXJSZWNvcmRIABIxCgZtb2RlbHMYAyABKAsyHy5tbmVtby52MS5MaXN0TW9kZWxSZWNvcmRzUmVwbHlIABIuCgVwYWlycxgEIAEoCzIdLm1uZW1vLnYxLkxpc3RNb2RlbFBhaXJzUmVwbHlIABIlCgVlcnJvchgFIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHRiBnByb3RvMw", [file_mnemo_v1_common]);
->>>>>>> symphony-control
 
 /**
  * @generated from message mnemo.v1.SamplingParams
@@ -148,14 +144,9 @@ export type InferenceRequest = Message<"mnemo.v1.InferenceRequest"> & {
   attempt: number;
 
   /**
-<<<<<<< HEAD
-   * Nodes that hold (part of) this prompt's KV chunks, set by the scheduler: the node fetches the
-   * prefix from them over ChunkTransfer instead of recomputing it.
-=======
    * Stamped by the scheduler: the nodes known to hold this request's chunk keys (the longest cached
    * prefix first), so the node can fetch a prefix it lacks from a peer instead of recomputing it.
    * Advisory only: a source that has lost a chunk is a miss, never an error.
->>>>>>> symphony-control
    *
    * @generated from field: repeated mnemo.v1.KvSource kv_sources = 12;
    */
@@ -941,142 +932,5 @@ export type ProfilerReply = Message<"mnemo.v1.ProfilerReply"> & {
  * Use `create(ProfilerReplySchema)` to create a new message.
  */
 export const ProfilerReplySchema: GenMessage<ProfilerReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 25);
-
-/**
- * A node holding KV chunks, and which of the requested ones it holds.
- *
- * @generated from message mnemo.v1.KvSource
- */
-export type KvSource = Message<"mnemo.v1.KvSource"> & {
-  /**
-   * @generated from field: string node_id = 1;
-   */
-  nodeId: string;
-
-  /**
-   * host:port of its ChunkTransfer gRPC server.
-   *
-   * @generated from field: string grpc_address = 2;
-   */
-  grpcAddress: string;
-
-  /**
-   * @generated from field: repeated string chunk_keys = 3;
-   */
-  chunkKeys: string[];
-};
-
-/**
- * Describes the message mnemo.v1.KvSource.
- * Use `create(KvSourceSchema)` to create a new message.
- */
-export const KvSourceSchema: GenMessage<KvSource> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 21);
-
-/**
- * Scheduler → node (request on nodePrefetch(nodeId)): a request for this session is expected;
- * pull these chunks from the sources into the host pool (then the device while it has room).
- *
- * @generated from message mnemo.v1.PrefetchRequest
- */
-export type PrefetchRequest = Message<"mnemo.v1.PrefetchRequest"> & {
-  /**
-   * @generated from field: string advisory_id = 1;
-   */
-  advisoryId: string;
-
-  /**
-   * @generated from field: string session_id = 2;
-   */
-  sessionId: string;
-
-  /**
-   * @generated from field: string model = 3;
-   */
-  model: string;
-
-  /**
-   * @generated from field: repeated string chunk_keys = 4;
-   */
-  chunkKeys: string[];
-
-  /**
-   * @generated from field: repeated mnemo.v1.KvSource sources = 5;
-   */
-  sources: KvSource[];
-
-  /**
-   * After this the prefetched data is no longer held for the advisory. 0 = node default.
-   *
-   * @generated from field: int64 expires_at_ms = 6;
-   */
-  expiresAtMs: bigint;
-
-  /**
-   * @generated from field: int32 priority = 7;
-   */
-  priority: number;
-};
-
-/**
- * Describes the message mnemo.v1.PrefetchRequest.
- * Use `create(PrefetchRequestSchema)` to create a new message.
- */
-export const PrefetchRequestSchema: GenMessage<PrefetchRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 22);
-
-/**
- * @generated from message mnemo.v1.PrefetchReply
- */
-export type PrefetchReply = Message<"mnemo.v1.PrefetchReply"> & {
-  /**
-   * @generated from field: int32 chunks_queued = 1;
-   */
-  chunksQueued: number;
-};
-
-/**
- * Describes the message mnemo.v1.PrefetchReply.
- * Use `create(PrefetchReplySchema)` to create a new message.
- */
-export const PrefetchReplySchema: GenMessage<PrefetchReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 23);
-
-/**
- * Scheduler → node (request on nodeForget(nodeId)): the advisory was withdrawn or the session deleted.
- *
- * @generated from message mnemo.v1.ForgetRequest
- */
-export type ForgetRequest = Message<"mnemo.v1.ForgetRequest"> & {
-  /**
-   * @generated from field: string advisory_id = 1;
-   */
-  advisoryId: string;
-
-  /**
-   * @generated from field: string session_id = 2;
-   */
-  sessionId: string;
-};
-
-/**
- * Describes the message mnemo.v1.ForgetRequest.
- * Use `create(ForgetRequestSchema)` to create a new message.
- */
-export const ForgetRequestSchema: GenMessage<ForgetRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 24);
-
-/**
- * @generated from message mnemo.v1.ForgetReply
- */
-export type ForgetReply = Message<"mnemo.v1.ForgetReply"> & {
-};
-
-/**
- * Describes the message mnemo.v1.ForgetReply.
- * Use `create(ForgetReplySchema)` to create a new message.
- */
-export const ForgetReplySchema: GenMessage<ForgetReply> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_nats, 25);
 

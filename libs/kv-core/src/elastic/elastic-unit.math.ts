@@ -1,0 +1,108 @@
+/**
+ * The arithmetic of SwiftCache's elastic cache (§3.2 Eq. 1–5, §3.4 Eq. 6–9). Pure functions over
+ * model KV shapes; sizes are counted in elements (the caller multiplies by its dtype size).
+ */
+
+/** The KV shape of one model's paged cache. */
+export interface KvShape {
+  readonly layers: number;
+  /** Tokens per block. */
+  readonly blockTokens: number;
+  readonly kvHeads: number;
+  readonly headDim: number;
+}
+
+function positive(name: string, v: number): void {
+  if (!Number.isSafeInteger(v) || v <= 0) throw new RangeError(`${name} must be a positive integer, got ${v}`);
+}
+
+function checkShape(s: KvShape): void {
+  positive('layers', s.layers);
+  positive('blockTokens', s.blockTokens);
+  positive('kvHeads', s.kvHeads);
+  positive('headDim', s.headDim);
+}
+
+/**
+ * Elements of one whole block in block-major layout, K and V of every layer: Eq. 6/7 times 2
+ * (the paper leaves the K|V factor out of BE; keeping it in both models changes no ratio).
+ */
+export function blockElements(s: KvShape): number {
+  checkShape(s);
+  return 2 * s.layers * s.blockTokens * s.kvHeads * s.headDim;
+}
+
+/** Elements of one block of one layer, K and V (Eq. 1 without the dtype factor). */
+export function layerBlockElements(s: KvShape): number {
+  checkShape(s);
+  return 2 * s.blockTokens * s.kvHeads * s.headDim;
+}
+
+export function gcd(a: number, b: number): number {
+  positive('a', a);
+  positive('b', b);
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
+/** Least common multiple; RangeError when it leaves the safe-integer range. */
+export function lcm(a: number, b: number): number {
+  const m = (a / gcd(a, b)) * b;
+  if (!Number.isSafeInteger(m)) throw new RangeError(`lcm(${a}, ${b}) is not a safe integer`);
+  return m;
+}
+
+/** One master ↔ worker pairing's minimum elastic unit (Eq. 8–9). */
+export interface ElasticUnit {
+  /** LCM_elem: elements moved by one unit; a whole number of blocks of both models. */
+  readonly elements: number;
+  /** MEU_m: master blocks per unit. */
+  readonly masterBlocks: number;
+  /** MEU_i: worker blocks per unit. */
+  readonly workerBlocks: number;
+}
+
+export function minimumElasticUnit(master: KvShape, worker: KvShape): ElasticUnit {
+  const bm = blockElements(master);
+  const bw = blockElements(worker);
+  const elements = lcm(bm, bw);
+  return { elements, masterBlocks: elements / bm, workerBlocks: elements / bw };
+}
+
+/** What the master's local memory holds under a layer stream cache (Eq. 2–5). */
+export interface LayerStreamSplit {
+  /** K_i per worker: master full-layer blocks its lent memory stores (Eq. 2). */
+  readonly workerFullBlocks: readonly number[];
+  /** K_master: single-layer blocks the master's local memory stores (Eq. 3). */
+  readonly masterLayerBlocks: number;
+  /** N_LSC: single-layer blocks of the layer stream cache (Eq. 4). */
+  readonly streamBlocks: number;
+  /** N_RC: full-layer blocks of the regular cache (Eq. 5). */
+  readonly regularBlocks: number;
+  /** (N_LSC + N_RC) · B: the longest context the master can hold. */
+  readonly maxContextTokens: number;
+}
+
+/**
+ * Eq. 2–5. `masterElements` is the master's local KV memory and `lentElements` each worker's
+ * memory lent to it, in elements. A context of N_LSC blocks streams through the LSC one layer at a
+ * time (its full-layer copy lives in lent memory), N_RC more stay local with every layer.
+ */
+export function layerStreamSplit(master: KvShape, masterElements: number, lentElements: readonly number[]): LayerStreamSplit {
+  const mBlock = layerBlockElements(master);
+  for (const c of [masterElements, ...lentElements]) {
+    if (!Number.isSafeInteger(c) || c < 0) throw new RangeError(`memory sizes must be non-negative integers, got ${c}`);
+  }
+  const workerFullBlocks = lentElements.map((c) => Math.floor(c / (mBlock * master.layers)));
+  const lent = workerFullBlocks.reduce((a, b) => a + b, 0);
+  const masterLayerBlocks = Math.floor(masterElements / mBlock);
+  const streamBlocks = Math.min(lent, masterLayerBlocks);
+  const regularBlocks = Math.floor((masterLayerBlocks - streamBlocks) / master.layers);
+  return {
+    workerFullBlocks,
+    masterLayerBlocks,
+    streamBlocks,
+    regularBlocks,
+    maxContextTokens: (streamBlocks + regularBlocks) * master.blockTokens,
+  };
+}
