@@ -6,3 +6,4 @@ export * from './batching/index.js';
 export * from './reuse/index.js';
 export * from './layout/index.js';
 export * from './pool/index.js';
+export * from './priority/index.js';
