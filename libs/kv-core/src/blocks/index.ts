@@ -15,3 +15,4 @@ export { DeviceBlockManager, type DeviceBlockCounts, type BlockEvictionListener,
 export { FreeRunIndex } from './free-run.index.js';
 export { KvBlockLedger, type LedgerAppend, type DeviceChunkEvent } from './kv-block.ledger.js';
 export { SequenceBlockTable, type AppendPlan, type BlockSource } from './sequence-block-table.js';
+export { planSwapRanges, type SwapRange, type SwapGranularity } from './swap.ranges.js';
