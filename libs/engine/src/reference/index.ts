@@ -7,3 +7,5 @@ export { planReuse, recomputeAll, validateReusePattern, type ReusePattern, type 
 export { emptyStats, type EngineStats, type LayerHooks } from './layer-hooks.js';
 export { TokenSampler, argmax } from './token.sampler.js';
 export { resolveWeights } from './weights.resolver.js';
+export { KvSwapper, type SwapOptions, type SwapStats } from './kv.swapper.js';
+export { KvSwapSpace, type HostKvCopy } from './kv-swap.space.js';
