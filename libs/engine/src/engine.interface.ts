@@ -88,8 +88,45 @@ export interface KvBudget {
   readonly available: number;
 }
 
+/** What one swap call moved. */
+export interface SwapReport {
+  /** Sequences whose KV moved; a swap-out leaves out those the host swap space had no room for. */
+  readonly seqIds: readonly string[];
+  readonly blocks: number;
+  readonly bytes: number;
+  /** Copies issued (one per range handed to the copy workers). */
+  readonly copies: number;
+  readonly ms: number;
+}
+
+/**
+ * Swap preemption (FastSwitch): a preempted sequence's KV is copied to host memory and back
+ * instead of recomputed. Engines whose KV is not in memory the copy workers can reach leave it out.
+ */
+export interface KvSwap {
+  /** `grouped`: block groups and group-sized copies, host copies reused; `per-block`: vLLM-style copies, nothing reused. */
+  readonly granularity: 'grouped' | 'per-block';
+  /**
+   * Copies running sequences' KV to host memory, then frees their device blocks (held until the
+   * copy completes, so nobody can be handed a block still being read). They are then preempted
+   * and come back by {@link swapIn}; those the host space cannot take are left running.
+   */
+  swapOut(seqIds: readonly string[]): Promise<SwapReport>;
+  /**
+   * Takes device blocks for swapped-out sequences (as many as resumeBlocks says; device
+   * prefix-cache hits are attached, not copied) and copies their KV back; they decode once it
+   * settles. Released meanwhile: its blocks are freed when the copy ends.
+   */
+  swapIn(seqIds: readonly string[]): Promise<SwapReport>;
+  isSwapped(seqId: string): boolean;
+  /** Host bytes the swapped-out (and reusable) copies take. */
+  hostBytes(): number;
+}
+
 export interface Engine {
   readonly kind: EngineKind;
+  /** Present when the engine can preempt by swapping (see {@link KvSwap}). */
+  readonly swap?: KvSwap;
   models(): readonly ServedModel[];
   /** Runs the prompt of each input as one batch and returns each sequence's first sampled token. */
   prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]>;

@@ -10,3 +10,4 @@ export * from './peers/index.js';
 export * from './directory/index.js';
 export * from './sessions/index.js';
 export * from './elastic/index.js';
+export * from './priority/index.js';

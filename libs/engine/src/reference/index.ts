@@ -9,3 +9,5 @@ export { TokenSampler, argmax } from './token.sampler.js';
 export { resolveWeights } from './weights.resolver.js';
 export { DeviceModel } from './device-model.js';
 export { LayerStreamCache, LentRegionBacking, HostBacking, type LayerStreamOptions, type LayerStreamStats, type LayerKvBacking } from './layer-stream/index.js';
+export { KvSwapper, type SwapOptions, type SwapStats } from './kv.swapper.js';
+export { KvSwapSpace, type HostKvCopy } from './kv-swap.space.js';

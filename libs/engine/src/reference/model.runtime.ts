@@ -1,4 +1,4 @@
-import { ErrorCode, MnemoError, type DeviceChunkEvent } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, type BlockGroupOptions, type DeviceChunkEvent } from '@mnemo/kv-core';
 import type { KernelBackend } from '@mnemo/native-cuda';
 import type { ModelConfig } from '../model/model-config.js';
 import type { ModelWeights } from '../weights/model-weights.js';
@@ -43,10 +43,11 @@ export class ModelRuntime<T> {
     kvBlocks: number,
     readonly stats: EngineStats,
     onChunk?: (e: DeviceChunkEvent) => void,
+    grouping?: BlockGroupOptions,
   ) {
     this.config = weights.config;
     this.model = new DeviceModel(backend, weights);
-    this.cache = new PagedKvCache(backend, this.config, kvBlocks, onChunk);
+    this.cache = new PagedKvCache(backend, this.config, kvBlocks, onChunk, grouping);
   }
 
   /**

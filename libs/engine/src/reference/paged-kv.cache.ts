@@ -1,4 +1,4 @@
-import { BLOCK_TOKENS, ErrorCode, KvBlockLedger, MnemoError, type DeviceChunkEvent, type LedgerAppend } from '@mnemo/kv-core';
+import { BLOCK_TOKENS, ErrorCode, KvBlockLedger, MnemoError, type BlockGroupOptions, type DeviceChunkEvent, type LedgerAppend } from '@mnemo/kv-core';
 import type { KernelBackend, KvGeometry } from '@mnemo/native-cuda';
 import { kvDim, type ModelConfig } from '../model/model-config.js';
 
@@ -27,11 +27,12 @@ export class PagedKvCache<T> {
     config: ModelConfig,
     readonly numBlocks: number,
     onChunk?: (e: DeviceChunkEvent) => void,
+    grouping?: BlockGroupOptions,
   ) {
     this.geom = { numLayers: config.layers, numKvHeads: config.kvHeads, headDim: config.headDim, blockSize: BLOCK_TOKENS };
     this.rowDim = kvDim(config);
     this.tensor = backend.alloc(numBlocks * config.layers * 2 * BLOCK_TOKENS * this.rowDim);
-    this.ledger = new KvBlockLedger(config.id, numBlocks, onChunk);
+    this.ledger = new KvBlockLedger(config.id, numBlocks, onChunk, grouping);
   }
 
   has(seqId: string): boolean {

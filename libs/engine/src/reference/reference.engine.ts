@@ -2,6 +2,7 @@ import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent } from '@mne
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import { isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
+import { KvSwapper, type SwapOptions } from './kv.swapper.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
 import { ModelRuntime, type SeqStepResult, type StepItem, type StepOptions } from './model.runtime.js';
@@ -17,6 +18,10 @@ export interface ReferenceEngineOptions {
   readonly backend: 'cpu' | 'cuda' | KernelBackend<unknown>;
   /** Device KV blocks (16 tokens each) per model: one number for all, or per model id. */
   readonly kvBlocks: number | Readonly<Record<string, number>>;
+  /** Block group size (FastSwitch §3.1) of every model's device cache; 0 or absent: no groups. */
+  readonly blockGroups?: number;
+  /** Swap preemption; only on a backend whose KV lives in host memory (CPU), ignored otherwise. */
+  readonly swap?: SwapOptions;
 }
 
 interface SeqState {
@@ -30,6 +35,8 @@ interface SeqState {
   pending: number | null;
   /** Its device KV was dropped by preempt; resume rebuilds it. */
   preempted: boolean;
+  /** Preempted by a swap-out: its KV is in host memory and swapIn brings it back. */
+  swapped: boolean;
 }
 
 /**
@@ -46,11 +53,13 @@ export class ReferenceEngine implements Engine {
   private readonly counters: EngineStats = emptyStats();
   private readonly chunkListeners = new Set<(e: EngineChunkEvent) => void>();
   private closed = false;
+  readonly swap?: KvSwapper;
 
   constructor(
     readonly backend: KernelBackend<unknown>,
     weights: readonly ModelWeights[],
     kvBlocks: number | Readonly<Record<string, number>>,
+    extra: Pick<ReferenceEngineOptions, 'blockGroups' | 'swap'> = {},
   ) {
     for (const w of weights) {
       const id = w.config.id;
@@ -60,7 +69,10 @@ export class ReferenceEngine implements Engine {
       const onChunk = (e: DeviceChunkEvent) => {
         for (const l of this.chunkListeners) l({ ...e, model: id });
       };
-      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, onChunk));
+      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, onChunk, extra.blockGroups ? { groupBlocks: extra.blockGroups } : undefined));
+    }
+    if (extra.swap && hostMemoryBackend(backend)) {
+      this.swap = new KvSwapper(extra.swap, (m) => this.runtime(m) as ModelRuntime<Float32Array>, (id) => this.seqs.get(id));
     }
   }
 
@@ -70,7 +82,7 @@ export class ReferenceEngine implements Engine {
     // The CPU backend stores KV as fp32; CUDA as fp16/bf16.
     const bytesPerElement = backend.name === 'cuda' ? 2 : 4;
     const blocks = isDeviceKvBudget(opts.kvBlocks) ? splitDeviceBudget(weights.map((w) => w.config), opts.kvBlocks, bytesPerElement) : opts.kvBlocks;
-    return new ReferenceEngine(backend, weights, blocks);
+    return new ReferenceEngine(backend, weights, blocks, opts);
   }
 
   models(): readonly ServedModel[] {
@@ -228,7 +240,7 @@ export class ReferenceEngine implements Engine {
       }
       for (const { seqId } of items) {
         const s = this.seqs.get(seqId);
-        if (s) s.preempted = false;
+        if (s) s.preempted = s.swapped = false;
       }
     }
   }
@@ -237,6 +249,7 @@ export class ReferenceEngine implements Engine {
     const s = this.seqs.get(seqId);
     if (!s) return;
     this.runtimes.get(s.model)?.release(seqId);
+    this.swap?.drop(seqId, s.model);
     this.seqs.delete(seqId);
   }
 
@@ -283,7 +296,7 @@ export class ReferenceEngine implements Engine {
     const rt = this.runtime(model);
     const sampler = new TokenSampler(sampling);
     rt.cache.open(seqId, cacheSalt);
-    this.seqs.set(seqId, { model, sampler, salt: cacheSalt, kvTokens: [], pending: null, preempted: false });
+    this.seqs.set(seqId, { model, sampler, salt: cacheSalt, kvTokens: [], pending: null, preempted: false, swapped: false });
   }
 
   /**
@@ -411,5 +424,15 @@ export class ReferenceEngine implements Engine {
       groups.set(m, [...(groups.get(m) ?? []), id]);
     }
     return groups;
+  }
+}
+
+/** Whether the backend's tensors are plain host memory the native copy workers can reach. */
+function hostMemoryBackend(backend: KernelBackend<unknown>): boolean {
+  const probe = backend.alloc(1);
+  try {
+    return probe instanceof Float32Array;
+  } finally {
+    backend.free(probe);
   }
 }

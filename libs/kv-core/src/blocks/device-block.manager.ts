@@ -1,5 +1,7 @@
+import { BlockGroupTable, type BlockGroup as BlockGroupView } from './block-group.table.js';
 import { BlockLruList } from './block-lru.list.js';
 import { FreeBlockStack } from './free-block.stack.js';
+import { FreeRunIndex } from './free-run.index.js';
 
 /** Counts of a device cache's blocks by state; they always sum to `capacity`. */
 export interface DeviceBlockCounts {
@@ -10,6 +12,12 @@ export interface DeviceBlockCounts {
   readonly cached: number;
   /** Held by at least one sequence. */
   readonly active: number;
+}
+
+/** Block groups (FastSwitch §3.1): contiguous runs per sequence, so a swap copies few large ranges. */
+export interface BlockGroupOptions {
+  /** Size of a sequence's first group, in blocks (grown to fit a larger allocation). */
+  readonly groupBlocks: number;
 }
 
 /** Called for every cached block the manager reclaims (its content is gone from the device). */
@@ -43,13 +51,29 @@ export class DeviceBlockManager {
   private readonly byKey = new Map<string, number>();
   private readonly free = new FreeBlockStack();
   private readonly lru = new BlockLruList();
+  /** Grouped mode only: free ids no group reserves, and the groups (their tails are the other free ids). */
+  private readonly runs?: FreeRunIndex;
+  private readonly groups?: BlockGroupTable;
+  private readonly groupBlocks: number;
 
   constructor(
     capacity: number,
     private readonly onEvict?: BlockEvictionListener,
+    grouping?: BlockGroupOptions,
   ) {
     if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
+    this.groupBlocks = grouping?.groupBlocks ?? 0;
+    if (grouping) {
+      if (!Number.isInteger(this.groupBlocks) || this.groupBlocks < 1) throw new RangeError(`groupBlocks must be a positive integer, got ${this.groupBlocks}`);
+      this.runs = new FreeRunIndex();
+      this.groups = new BlockGroupTable();
+    }
     this.grow(capacity);
+  }
+
+  /** Whether allocations come in block groups ({@link allocateFor}). */
+  get grouped(): boolean {
+    return this.groups !== undefined;
   }
 
   get capacity(): number {
@@ -126,6 +150,12 @@ export class DeviceBlockManager {
   allocate(n: number): number[] | null {
     if (!Number.isInteger(n) || n < 0) throw new RangeError(`block count must be a non-negative integer, got ${n}`);
     if (n > this.numAvailable) return null;
+    if (this.groups) {
+      // No owner to reserve a tail for: one contiguous run, its leftover returned at once.
+      const out = this.allocateFor(ANONYMOUS, n);
+      this.closeGroup(ANONYMOUS);
+      return out;
+    }
     const out = new Array<number>(n);
     const evicted: Array<[string, number]> = [];
     for (let i = 0; i < n; i++) {
@@ -139,6 +169,64 @@ export class DeviceBlockManager {
     }
     for (const [key, id] of evicted) this.onEvict?.(key, id);
     return out;
+  }
+
+  /**
+   * As {@link allocate}, for one owner (a sequence): in grouped mode each block is the next id
+   * of the owner's current group; an exhausted group is followed by a new one of
+   * max(groupBlocks, still needed) ids taken from the free runs (the smallest size order that
+   * fits, split), else the back half of the longest unused tail of another owner's group
+   * (stolen), else an evicted cached block. Without groups it is {@link allocate}.
+   */
+  allocateFor(owner: string, n: number): number[] | null {
+    if (!this.groups) return this.allocate(n);
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`block count must be a non-negative integer, got ${n}`);
+    if (n > this.numAvailable) return null;
+    const out: number[] = [];
+    const evicted: Array<[string, number]> = [];
+    while (out.length < n) {
+      const g: BlockGroupView | undefined = this.groups.get(owner);
+      if (g && g.next < g.end) {
+        const id = g.next++;
+        this.free.remove(id);
+        this.refs[id] = 1;
+        out.push(id);
+        continue;
+      }
+      const want = Math.max(n - out.length, this.groupBlocks);
+      const run = this.runs!.take(want) ?? this.stealTail(owner, want);
+      if (run) {
+        this.groups.open(owner, run.start, run.end);
+        continue;
+      }
+      // Every free id is reserved by nobody else and we have no tail: only cached blocks remain.
+      const id = this.lru.popOldest()!;
+      evicted.push([this.dropKey(id), id]);
+      this.refs[id] = 1;
+      out.push(id);
+    }
+    for (const [key, id] of evicted) this.onEvict?.(key, id);
+    return out;
+  }
+
+  /** Returns the unused tail of the owner's group to the free runs (the owner is done or preempted). */
+  closeGroup(owner: string): void {
+    const tail = this.groups?.close(owner);
+    if (tail) this.runs!.addRange(tail.start, tail.end);
+  }
+
+  /** The owner's current group as `[start, next, end)`, if it has one (tests, swap planning). */
+  groupOf(owner: string): { start: number; next: number; end: number } | undefined {
+    const g = this.groups?.get(owner);
+    return g && { start: g.start, next: g.next, end: g.end };
+  }
+
+  private stealTail(owner: string, want: number): { start: number; end: number } | null {
+    const victim = this.groups!.longestTail(owner);
+    if (!victim) return null;
+    const take = Math.min(want, Math.ceil((victim.end - victim.next) / 2));
+    victim.end -= take;
+    return { start: victim.end, end: victim.end + take };
   }
 
   /**
@@ -157,7 +245,7 @@ export class DeviceBlockManager {
       this.refs[id]! -= d;
       if (this.refs[id] !== 0) continue;
       if (this.keys[id] !== undefined) this.lru.pushNewest(id);
-      else this.free.push(id);
+      else this.pushFree(id);
     }
   }
 
@@ -187,7 +275,7 @@ export class DeviceBlockManager {
     for (; done < n && this.lru.size > 0; done++) {
       const id = this.lru.popOldest()!;
       const key = this.dropKey(id);
-      this.free.push(id);
+      this.pushFree(id);
       this.onEvict?.(key, id);
     }
     return done;
@@ -203,6 +291,8 @@ export class DeviceBlockManager {
     this.free.grow(first + n);
     // High ids first so a fresh manager hands out 0, 1, 2, … in order.
     for (let id = first + n - 1; id >= first; id--) this.free.push(id);
+    this.runs?.resize(first + n);
+    this.runs?.addRange(first, first + n);
   }
 
   /**
@@ -213,6 +303,9 @@ export class DeviceBlockManager {
     if (!Number.isInteger(n) || n < 0 || n > this.refs.length) throw new RangeError(`cannot shrink by ${n}`);
     const first = this.refs.length - n;
     for (let id = first; id < this.refs.length; id++) if (this.refs[id] !== 0) return false;
+    this.groups?.clip(first);
+    this.runs?.truncate(first);
+    this.runs?.resize(first);
     const evicted: Array<[string, number]> = [];
     for (let id = first; id < this.refs.length; id++) {
       if (this.keys[id] !== undefined) {
@@ -242,6 +335,22 @@ export class DeviceBlockManager {
       if (key !== undefined && this.byKey.get(key) !== id) throw new Error(`block ${id} key ${key} not indexed`);
     }
     for (const [key, id] of this.byKey) if (this.keys[id] !== key) throw new Error(`key ${key} points at block ${id} holding ${this.keys[id]}`);
+    if (this.runs) {
+      // Grouped: the free ids are exactly the free runs plus the groups' unused tails, disjoint.
+      const seen = new Set<number>();
+      for (const [a, b] of [...this.runs.runs(), ...this.groups!.tails()]) {
+        for (let id = a; id < b; id++) {
+          if (seen.has(id) || !inFree.has(id)) throw new Error(`block ${id} in a free run or group tail is not free, or listed twice`);
+          seen.add(id);
+        }
+      }
+      if (seen.size !== inFree.size) throw new Error(`${inFree.size - seen.size} free blocks are in no free run or group tail`);
+    }
+  }
+
+  private pushFree(id: number): void {
+    this.free.push(id);
+    this.runs?.addRange(id, id + 1);
   }
 
   private dropKey(id: number): string {
@@ -255,3 +364,6 @@ export class DeviceBlockManager {
     if (!Number.isInteger(id) || id < 0 || id >= this.refs.length) throw new RangeError(`unknown block id ${id}`);
   }
 }
+
+/** Owner of a one-off allocation in grouped mode; a NUL cannot appear in a sequence id we issue. */
+const ANONYMOUS = '\0anonymous';

@@ -1,6 +1,6 @@
 import { BlockKeyChain } from '../keys/block-key.chain.js';
 import { BLOCK_TOKENS, BLOCKS_PER_CHUNK } from '../keys/chunk.constants.js';
-import { DeviceBlockManager } from './device-block.manager.js';
+import { DeviceBlockManager, type BlockGroupOptions } from './device-block.manager.js';
 import { SequenceBlockTable } from './sequence-block-table.js';
 
 /** Tokens appended to one sequence; `ids` (the token ids) are required for sequences that share. */
@@ -50,10 +50,15 @@ export class KvBlockLedger {
     readonly modelId: string,
     capacity: number,
     private readonly onChunk?: (e: DeviceChunkEvent) => void,
+    grouping?: BlockGroupOptions,
   ) {
-    this.blocks = new DeviceBlockManager(capacity, (key) => {
-      if (this.chunks.delete(key)) this.onChunk?.({ kind: 'evicted', key });
-    });
+    this.blocks = new DeviceBlockManager(
+      capacity,
+      (key) => {
+        if (this.chunks.delete(key)) this.onChunk?.({ kind: 'evicted', key });
+      },
+      grouping,
+    );
   }
 
   /** Whether the device holds the whole chunk named `key` (its closing block; earlier ones go later). */
@@ -145,7 +150,7 @@ export class KvBlockLedger {
     return items.map((it) => {
       const s = this.seq(it.seqId);
       if (s.chain) for (const t of it.ids!) s.ids.push(t);
-      return s.table.appendFrom(this.blocks, it.tokens)!.slots;
+      return s.table.appendFrom({ allocate: (n) => this.blocks.allocateFor(it.seqId, n) }, it.tokens)!.slots;
     });
   }
 
@@ -174,6 +179,7 @@ export class KvBlockLedger {
     if (!s) return;
     // Tail first, so the tail is the older in the LRU: a prefix is useless without its head.
     this.blocks.release(s.table.clear().reverse());
+    this.blocks.closeGroup(seqId);
     this.seqs.delete(seqId);
   }
 

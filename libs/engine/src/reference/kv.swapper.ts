@@ -1,0 +1,237 @@
+import { BLOCK_TOKENS, ErrorCode, MnemoError, planSwapRanges, type SwapGranularity, type SwapRange } from '@mnemo/kv-core';
+import { batchCopy, RANGE_FIELDS } from '@mnemo/native-cuda';
+import type { KvSwap, SwapReport } from '../engine.interface.js';
+import { KvSwapSpace } from './kv-swap.space.js';
+import type { ModelRuntime } from './model.runtime.js';
+
+/** What the swapper needs of a sequence the engine keeps. */
+export interface SwappableSeq {
+  readonly model: string;
+  readonly salt?: string;
+  readonly kvTokens: readonly number[];
+  preempted: boolean;
+  swapped: boolean;
+}
+
+export interface SwapOptions {
+  readonly granularity: SwapGranularity;
+  /** Host bytes for swapped-out KV, over all models. */
+  readonly hostBytes: number;
+  /** Blocks per host segment (a block group's size is a good value). */
+  readonly segmentBlocks?: number;
+  /** Room kept past each copy for the blocks written before its next swap-out. */
+  readonly incrementBlocks?: number;
+}
+
+/** Cumulative swap counters. */
+export interface SwapStats {
+  swapOuts: number;
+  swapIns: number;
+  bytesOut: number;
+  bytesIn: number;
+  copies: number;
+  /** Blocks a swap-out did not copy because the host copy already held them. */
+  reusedBlocks: number;
+}
+
+type Copy = (buffers: ArrayBuffer[], ranges: Float64Array) => Promise<void>;
+
+/**
+ * Swap preemption over the reference engine's paged caches on a host-memory backend (CPU):
+ * every copy of one call goes to the native copy workers as one batch (`batchCopy`: the
+ * addon's own thread pool, which refuses overlapping ranges as a whole), so a swap is a few
+ * group-sized memcpys in parallel — or, as the baseline, `layers · 2` small ones per block.
+ * Sequences being copied are marked busy at their runtime, so a release meanwhile is deferred
+ * until the copy ends: a block being read or written is never handed to anyone else.
+ */
+export class KvSwapper implements KvSwap {
+  readonly granularity: SwapGranularity;
+  readonly stats: SwapStats = { swapOuts: 0, swapIns: 0, bytesOut: 0, bytesIn: 0, copies: 0, reusedBlocks: 0 };
+  private readonly spaces = new Map<string, KvSwapSpace>();
+
+  constructor(
+    opts: SwapOptions,
+    private readonly runtimeOf: (model: string) => ModelRuntime<Float32Array>,
+    private readonly seqOf: (seqId: string) => SwappableSeq | undefined,
+    private readonly copy: Copy = batchCopy,
+  ) {
+    this.granularity = opts.granularity;
+    const segmentBlocks = opts.segmentBlocks ?? 64;
+    const incrementBlocks = opts.incrementBlocks ?? (opts.granularity === 'grouped' ? 4 : 0);
+    this.spaceFor = (model) => {
+      let sp = this.spaces.get(model);
+      if (!sp) {
+        const c = this.runtimeOf(model).config;
+        // One shared limit would need a shared counter; split evenly, as models are few.
+        this.spaces.set(model, (sp = new KvSwapSpace(c.layers * 2 * BLOCK_TOKENS * c.kvHeads * c.headDim, segmentBlocks, incrementBlocks, opts.hostBytes)));
+      }
+      return sp;
+    };
+  }
+
+  private readonly spaceFor: (model: string) => KvSwapSpace;
+
+  isSwapped(seqId: string): boolean {
+    return this.seqOf(seqId)?.swapped ?? false;
+  }
+
+  hostBytes(): number {
+    let n = 0;
+    for (const sp of this.spaces.values()) n += sp.bytesUsed;
+    return n;
+  }
+
+  drop(seqId: string, model: string): void {
+    this.spaces.get(model)?.drop(seqId);
+  }
+
+  async swapOut(seqIds: readonly string[]): Promise<SwapReport> {
+    const t0 = performance.now();
+    let blocks = 0, bytes = 0, copies = 0;
+    const done: string[] = [];
+    for (const [model, ids] of this.byModel(seqIds)) {
+      const rt = this.runtimeOf(model);
+      const space = this.spaceFor(model);
+      const jobs: Array<{ seqId: string; ranges: SwapRange[]; segments: Float32Array[]; tokens: number }> = [];
+      for (const seqId of ids) {
+        const s = this.seqOf(seqId)!;
+        if (s.preempted || rt.isBusy(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} is not running idle: cannot swap it out`);
+        const physical = rt.cache.ledger.blockIds(seqId);
+        const tokens = rt.cache.length(seqId);
+        const prev = space.get(seqId);
+        // Full blocks of the last copy are unchanged on the device (KV is append-only); its partial tail is not.
+        const from = this.granularity === 'grouped' && prev && prev.tokens <= tokens ? Math.floor(prev.tokens / BLOCK_TOKENS) : 0;
+        if (this.granularity === 'per-block') space.drop(seqId);
+        const copy = space.reserve(seqId, physical.length);
+        if (!copy) continue;
+        this.stats.reusedBlocks += from;
+        const ranges = planSwapRanges(physical, from, space.segmentBlocks, space.blockElems, rt.config.layers, this.granularity);
+        jobs.push({ seqId, ranges, segments: copy.segments, tokens });
+        blocks += physical.length - from;
+      }
+      if (jobs.length === 0) continue;
+      const moved = await this.run(rt, jobs, 'out', space.blockElems);
+      bytes += moved.bytes;
+      copies += moved.copies;
+      for (const j of jobs) {
+        const s = this.seqOf(j.seqId);
+        if (!s) continue;
+        space.get(j.seqId)!.tokens = j.tokens;
+        rt.release(j.seqId);
+        rt.cache.open(j.seqId, s.salt);
+        s.preempted = s.swapped = true;
+        done.push(j.seqId);
+      }
+    }
+    this.stats.swapOuts += done.length;
+    this.stats.bytesOut += bytes;
+    this.stats.copies += copies;
+    return { seqIds: done, blocks, bytes, copies, ms: performance.now() - t0 };
+  }
+
+  async swapIn(seqIds: readonly string[]): Promise<SwapReport> {
+    const t0 = performance.now();
+    let blocks = 0, bytes = 0, copies = 0;
+    const done: string[] = [];
+    for (const [model, ids] of this.byModel(seqIds)) {
+      const rt = this.runtimeOf(model);
+      const space = this.spaceFor(model);
+      const jobs: Array<{ seqId: string; ranges: SwapRange[]; segments: Float32Array[]; tokens: number }> = [];
+      try {
+        for (const seqId of ids) {
+          const s = this.seqOf(seqId)!;
+          const copy = space.get(seqId);
+          if (!s.swapped || !copy) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId} is not swapped out`);
+          // Device prefix-cache hits hold the same KV (same keys): attach them, copy the rest.
+          const hit = s.salt === undefined ? 0 : rt.cache.attachPrefix(seqId, s.kvTokens);
+          const rest = s.kvTokens.slice(hit);
+          rt.cache.appendAll([{ seqId, tokens: rest.length, ids: s.salt === undefined ? undefined : rest }]);
+          const physical = rt.cache.ledger.blockIds(seqId);
+          const ranges = planSwapRanges(physical, hit / BLOCK_TOKENS, space.segmentBlocks, space.blockElems, rt.config.layers, this.granularity);
+          jobs.push({ seqId, ranges, segments: copy.segments, tokens: s.kvTokens.length });
+          blocks += physical.length - hit / BLOCK_TOKENS;
+        }
+      } catch (e) {
+        // Out of blocks (a plan miss) or a bad id: give back what this call attached; all stay swapped.
+        for (const seqId of ids) if (this.seqOf(seqId)?.swapped) this.reopen(rt, seqId);
+        throw e;
+      }
+      const moved = await this.run(rt, jobs, 'in', space.blockElems);
+      bytes += moved.bytes;
+      copies += moved.copies;
+      for (const j of jobs) {
+        const s = this.seqOf(j.seqId);
+        if (!s) continue;
+        rt.cache.commit([j.seqId]);
+        s.preempted = s.swapped = false;
+        if (this.granularity === 'per-block') space.drop(j.seqId);
+        done.push(j.seqId);
+      }
+    }
+    this.stats.swapIns += done.length;
+    this.stats.bytesIn += bytes;
+    this.stats.copies += copies;
+    return { seqIds: done, blocks, bytes, copies, ms: performance.now() - t0 };
+  }
+
+  /** Issues one batch of copies for the jobs, their sequences busy (releases deferred) until it ends. */
+  private async run(
+    rt: ModelRuntime<Float32Array>,
+    jobs: ReadonlyArray<{ seqId: string; ranges: readonly SwapRange[]; segments: readonly Float32Array[] }>,
+    dir: 'in' | 'out',
+    blockElems: number,
+  ): Promise<{ bytes: number; copies: number }> {
+    const tensor = rt.cache.tensor;
+    const buffers: ArrayBuffer[] = [tensor.buffer as ArrayBuffer];
+    const index = new Map<ArrayBuffer, number>([[tensor.buffer as ArrayBuffer, 0]]);
+    const n = jobs.reduce((k, j) => k + j.ranges.length, 0);
+    const packed = new Float64Array(n * RANGE_FIELDS);
+    let i = 0, bytes = 0;
+    for (const j of jobs) {
+      for (const r of j.ranges) {
+        const seg = j.segments[r.segment]!;
+        let h = index.get(seg.buffer as ArrayBuffer);
+        if (h === undefined) index.set(seg.buffer as ArrayBuffer, (h = buffers.push(seg.buffer as ArrayBuffer) - 1));
+        const dev = tensor.byteOffset + (r.deviceBlock * blockElems + r.offset) * 4;
+        const host = seg.byteOffset + (r.segmentBlock * blockElems + r.offset) * 4;
+        packed.set(dir === 'out' ? [0, dev, h, host, r.length * 4] : [h, host, 0, dev, r.length * 4], i);
+        i += RANGE_FIELDS;
+        bytes += r.length * 4;
+      }
+    }
+    const ids = jobs.map((j) => j.seqId);
+    rt.enter(ids);
+    let failed: { e: unknown } | undefined;
+    try {
+      if (n > 0) await this.copy(buffers, packed);
+    } catch (e) {
+      failed = { e };
+    } finally {
+      rt.leave(ids);
+    }
+    if (failed) {
+      // A failed swap-out leaves the device KV as it was (the host bytes are not trusted); a failed swap-in stays swapped out.
+      if (dir === 'out') for (const id of ids) this.spaces.get(rt.config.id)?.drop(id);
+      else for (const id of ids) if (this.seqOf(id)) this.reopen(rt, id);
+      throw failed.e;
+    }
+    return { bytes, copies: n };
+  }
+
+  /** Empties a sequence's device side again (it stays swapped out, its host copy intact). */
+  private reopen(rt: ModelRuntime<Float32Array>, seqId: string): void {
+    if (rt.isBusy(seqId)) return;
+    rt.release(seqId);
+    rt.cache.open(seqId, this.seqOf(seqId)!.salt);
+  }
+
+  private byModel(seqIds: readonly string[]): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const id of seqIds) {
+      const s = this.seqOf(id);
+      if (!s) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${id}`);
+      out.set(s.model, [...(out.get(s.model) ?? []), id]);
+    }
+    return out;
+  }
+}

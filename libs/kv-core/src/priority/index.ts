@@ -1,0 +1,3 @@
+export { FairPriorityRanker, DEFAULT_FAIRNESS, type FairnessOptions } from './fair-priority.ranker.js';
+export { planPriorityIteration } from './priority.planner.js';
+export { SwapInPolicy, DEFAULT_SWAP_IN, type SwapInPolicyOptions } from './swap-in.policy.js';

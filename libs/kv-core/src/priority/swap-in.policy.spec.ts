@@ -1,0 +1,26 @@
+import { SwapInPolicy } from './swap-in.policy.js';
+
+describe(SwapInPolicy.name, () => {
+  it.each<[string, Array<[number, number]>, number[], number, boolean, 'sync' | 'async']>([
+    ['no statistics yet → sync', [], [], 10, true, 'sync'],
+    ['nothing else decodes → sync (nothing to overlap)', [[10, 100]], [10], 10, false, 'sync'],
+    ['a cheap copy → sync', [[10, 1]], [10], 10, true, 'sync'],
+    ['a copy longer than half an iteration → async', [[10, 100]], [10], 10, true, 'async'],
+    ['exactly half an iteration → sync', [[10, 5]], [10], 10, true, 'sync'],
+    ['the window forgets old swaps', [[10, 100], [10, 1], [10, 1]], [10], 10, true, 'sync'],
+  ])('%s', (_name, swaps, iterations, blocks, others, mode) => {
+    const sut = new SwapInPolicy({ window: 2, syncShare: 0.5, maxAsyncIterations: 3 });
+    for (const [b, ms] of swaps) sut.recordSwap(b, ms);
+    for (const ms of iterations) sut.recordIteration(ms);
+    expect(sut.choose(blocks, others)).toBe(mode);
+  });
+
+  it('settles an asynchronous swap-in left pending too long', () => {
+    const sut = new SwapInPolicy({ window: 2, syncShare: 0.5, maxAsyncIterations: 3 });
+    expect([2, 3, 4].map((n) => sut.mustSettle(n))).toEqual([false, false, true]);
+  });
+
+  it.each([[{ window: 0 }], [{ syncShare: -1 }], [{ maxAsyncIterations: 1.5 }]])('rejects %p', (bad) => {
+    expect(() => new SwapInPolicy({ window: 2, syncShare: 0.5, maxAsyncIterations: 3, ...bad })).toThrow(RangeError);
+  });
+});
