@@ -12,6 +12,8 @@ export interface Perturbation {
   /** Noise std relative to the tensor's own init std. */
   readonly scale: number;
   readonly seed: number;
+  /** Also rotate the attention head bases of these layers (see `rotateHeadBases`): KV differs entirely, function barely. */
+  readonly rotateHeads?: boolean;
 }
 
 export interface SyntheticModelSpec {
@@ -22,6 +24,9 @@ export interface SyntheticModelSpec {
 }
 
 const byteTok = new ByteTokenizer();
+
+/** Noise of the `-ds` derived models, relative to each tensor's init std. */
+export const DS_SCALE = 0.01;
 
 type Shape = Pick<ModelConfig, 'layers' | 'dModel' | 'heads' | 'kvHeads' | 'headDim' | 'ffn'> & Partial<ModelConfig>;
 
@@ -52,14 +57,32 @@ function family(id: string, shape: Shape, seed: number, perturbed: readonly numb
 }
 
 /**
+ * A derived model whose layers [a, b) have rotated attention head bases plus a little
+ * seeded noise: reusing the base's KV there ruins outputs, while the hidden states above
+ * b stay close to the base's. Its critical layers are [a, b) by construction, which is
+ * what the DroidSpeak profiler tests and benchmark check a profile against.
+ */
+function perturbedRange(base: SyntheticModelSpec, suffix: string, [a, b]: readonly [number, number], scale: number): SyntheticModelSpec {
+  const layers = Array.from({ length: b - a }, (_, i) => a + i);
+  return { config: { ...base.config, id: `${base.config.id}-${suffix}` }, seed: base.seed, derivedFrom: { base: base.config.id, layers, scale, seed: base.seed + 7, rotateHeads: true } };
+}
+
+const TINY = family('mnemo-tiny', { layers: 4, dModel: 64, heads: 4, kvHeads: 2, headDim: 16, ffn: 176 }, 1001, [2, 3]);
+const SMALL = family('mnemo-small', { layers: 6, dModel: 256, heads: 8, kvHeads: 2, headDim: 32, ffn: 704 }, 2002, [3, 4, 5]);
+const MEDIUM = family('mnemo-medium', { layers: 8, dModel: 512, heads: 8, kvHeads: 4, headDim: 64, ffn: 1408 }, 3003, [4, 5, 6, 7]);
+
+/**
  * Named synthetic models. All use the byte vocabulary of `ByteTokenizer` (261 ids), so
  * any text can be served without a tokenizer file. `-ft` ids are derived variants whose
  * upper layers are perturbed (the DroidSpeak base → fine-tune pair).
  */
 export const SYNTHETIC_MODELS: readonly SyntheticModelSpec[] = [
-  ...family('mnemo-tiny', { layers: 4, dModel: 64, heads: 4, kvHeads: 2, headDim: 16, ffn: 176 }, 1001, [2, 3]),
-  ...family('mnemo-small', { layers: 6, dModel: 256, heads: 8, kvHeads: 2, headDim: 32, ffn: 704 }, 2002, [3, 4, 5]),
-  ...family('mnemo-medium', { layers: 8, dModel: 512, heads: 8, kvHeads: 4, headDim: 64, ffn: 1408 }, 3003, [4, 5, 6, 7]),
+  ...TINY,
+  ...SMALL,
+  ...MEDIUM,
+  // DroidSpeak pairs with known critical layers: `<base>-ds<a><b>` perturbs layers [a, b) of its base.
+  perturbedRange(SMALL[0]!, 'ds24', [2, 4], DS_SCALE),
+  perturbedRange(MEDIUM[0]!, 'ds35', [3, 5], DS_SCALE),
   // Architecture variants, small enough for CPU tests: Qwen2-style q/k/v bias, Qwen3-style q/k norm, tied head.
   { config: byteModel('mnemo-tiny-qwen2', { layers: 2, dModel: 64, heads: 4, kvHeads: 1, headDim: 16, ffn: 128, qkvBias: true, ropeTheta: 1e6 }), seed: 4004 },
   { config: byteModel('mnemo-tiny-qwen3', { layers: 2, dModel: 64, heads: 4, kvHeads: 2, headDim: 32, ffn: 128, qkNorm: true, tieEmbeddings: true, rmsEps: 1e-6 }), seed: 5005 },

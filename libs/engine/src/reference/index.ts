@@ -2,6 +2,7 @@ export { ReferenceEngine, type ReferenceEngineOptions } from './reference.engine
 export type { StepItem, StepOptions, SeqStepResult } from './model.runtime.js';
 export type { KvRange } from './paged-kv.cache.js';
 export type { PartialPrefillRequest } from './partial-prefill.runner.js';
+export { PairEvaluator, syntheticPrompts, type PatternMeasure } from './pair.evaluator.js';
 // Reuse-pattern policy lives in kv-core (ARCHITECTURE.md §2); re-exported for engine users.
 export { planReuse, recomputeAll, validateReusePattern, type ReusePattern, type ReusePlan, type LayerAction } from '@mnemo/kv-core';
 export { emptyStats, type EngineStats, type LayerHooks } from './layer-hooks.js';

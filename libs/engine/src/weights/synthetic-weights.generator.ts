@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../model/model-config.js';
 import { findSyntheticModel, type SyntheticModelSpec } from '../model/model.catalog.js';
 import { expectedTensors, type HostTensor, type ModelWeights, type TensorSpec } from './model-weights.js';
+import { rotateHeadBases } from './head-basis.rotation.js';
 import { SeededPrng, streamSeed } from './seeded.prng.js';
 
 /**
@@ -60,6 +61,7 @@ export function generateSyntheticWeights(spec: SyntheticModelSpec): ModelWeights
     if (d && perturbed.has(t.layer)) perturb(host, t, c, d.seed, d.scale);
     tensors.set(t.name, host);
   }
+  if (d?.rotateHeads) for (const l of d.layers) rotateHeadBases(tensors, c, l, d.seed);
   return { config: c, tensors };
 }
 

@@ -1,1 +1,4 @@
 export * from './reuse.pattern.js';
+export * from './pattern.grid.js';
+export * from './pareto.frontier.js';
+export * from './plan.chooser.js';

@@ -1,0 +1,53 @@
+import type { ProfiledPattern } from './pareto.frontier.js';
+import { patternKey } from './pattern.grid.js';
+import { choosePlan, type PlanRequest } from './plan.chooser.js';
+
+function pt(key: string, quality: number, recomputedLayers: number, prefillMs: number): ProfiledPattern {
+  const [r1, u1, r2] = key.split('-').map(Number) as [number, number, number];
+  return { pattern: { r1, u1, r2 }, quality, meanKl: 1 - quality, recomputedLayers, eCacheBytesPerToken: 0, prefillMs };
+}
+
+// A frontier of a 6-layer pair, cheapest first.
+const FRONTIER = [pt('0-0-0', 0.3, 0, 1), pt('0-2-3', 0.9, 1, 3), pt('0-2-4', 0.995, 2, 4), pt('0-1-4', 0.999, 3, 6), pt('0-0-6', 1, 6, 10)];
+
+describe(choosePlan.name, () => {
+  const cases: Array<[string, PlanRequest, string | null, boolean?]> = [
+    ['no budget: cheapest within 1%', { maxQualityLoss: 0.01, load: 0 }, '0-2-4'],
+    ['no budget, exact floor: only recompute-everything', { maxQualityLoss: 0, load: 0 }, '0-0-6'],
+    ['loose floor: more reuse', { maxQualityLoss: 0.2, load: 0 }, '0-2-3'],
+    ['idle with slack: spend it on accuracy', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0 }, '0-0-6'],
+    ['loaded: slack gone, more reuse', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 2 }, '0-1-4'],
+    ['heavily loaded: the cheapest within the floor', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 4 }, '0-2-4'],
+    ['nothing fits: cheapest within the floor, flagged', { maxQualityLoss: 0.01, latencyBudgetMs: 1, load: 0 }, '0-2-4', false],
+    ['quality 0.99 meets a 1% floor exactly', { maxQualityLoss: 0.01, load: 0 }, '0-2-4'],
+  ];
+  it.each(cases)('%s', (_name, req, key, withinBudget = true) => {
+    const sut = choosePlan(FRONTIER, req);
+    expect(sut && patternKey(sut.point.pattern)).toBe(key);
+    expect(sut?.withinBudget).toBe(withinBudget);
+  });
+
+  it('floor at 0.99 agreement', () => {
+    expect(patternKey(choosePlan([pt('0-2-4', 0.99, 2, 4), pt('0-0-6', 1, 6, 10)], { maxQualityLoss: 0.01, load: 0 })!.point.pattern)).toBe('0-2-4');
+  });
+
+  it('null when nothing meets the floor', () => {
+    expect(choosePlan([pt('0-0-0', 0.3, 0, 1)], { maxQualityLoss: 0.01, load: 0 })).toBeNull();
+    expect(choosePlan([], { maxQualityLoss: 0.01, load: 0 })).toBeNull();
+  });
+
+  it('estimates latency as profiled time stretched by load', () => {
+    expect(choosePlan(FRONTIER, { maxQualityLoss: 0.01, load: 1 })!.estimatedMs).toBe(8);
+  });
+
+  const bad: Array<[string, PlanRequest]> = [
+    ['negative loss', { maxQualityLoss: -0.1, load: 0 }],
+    ['loss above 1', { maxQualityLoss: 2, load: 0 }],
+    ['negative load', { maxQualityLoss: 0.01, load: -1 }],
+    ['infinite load', { maxQualityLoss: 0.01, load: Infinity }],
+    ['zero budget', { maxQualityLoss: 0.01, latencyBudgetMs: 0, load: 0 }],
+  ];
+  it.each(bad)('rejects %s', (_name, req) => {
+    expect(() => choosePlan(FRONTIER, req)).toThrow(RangeError);
+  });
+});
