@@ -1,3 +1,4 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
 // Advisory prefetch on the node: chunks another node holds are pulled into the host pool ahead
 // of the request, a restore then reads them from host memory; forgetting drops them; under host
 // pressure prefetched copies go first (cooperative memory) and the node's own KV stays.
@@ -47,7 +48,8 @@ describe(PrefetchUseCase.name, () => {
     await a.close();
   });
 
-  const advise = (id: string, extra: Partial<Parameters<typeof create<typeof PrefetchRequestSchema>>[1]> = {}) =>
+  type AdviseExtra = Partial<Omit<MessageInitShape<typeof PrefetchRequestSchema>, '$typeName' | '$unknown'>>;
+  const advise = (id: string, extra: AdviseExtra = {}) =>
     new PrefetchCommand(create(PrefetchRequestSchema, { advisoryId: id, sessionId: 'sess', model: MODEL, chunkKeys: keys, sources: [{ nodeId: 'a', grpcAddress: a.address, chunkKeys: keys }], ...extra }));
 
   it('pulls the session\'s chunks into the host pool; the request then restores them from host memory', async () => {

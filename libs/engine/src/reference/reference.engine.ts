@@ -1,7 +1,7 @@
 import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
-import { isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
+import { isDeviceKvBudget, splitDeviceBudget } from '../model/device-budget.js';
 import { KvSwapper, type SwapOptions } from './kv.swapper.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
