@@ -27,6 +27,12 @@ type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: n
 
 /** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
 const SSD_BATCH_SEGMENTS = 64;
+/**
+ * Group commit: the pools and journals are synced once the write-behind queue runs dry, or
+ * after this many batches of a long burst. A sync costs about as much as writing a batch, and
+ * what a crash loses before it is only un-journaled copies of chunks (misses after a restart).
+ */
+const SSD_BATCHES_PER_COMMIT = 8;
 
 const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] => ds.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator }));
 
@@ -166,6 +172,7 @@ export class TierWriter {
   private pump(): void {
     if (this.pumping) return;
     this.pumping = (async () => {
+      let sinceCommit = 0;
       while (this.queue.length > 0) {
         const origin = this.queue[0]!.origin;
         let n = 0;
@@ -182,7 +189,10 @@ export class TierWriter {
             for (const j of jobs) this.release(j);
           }
         }
-        await this.tiers.flushJournals();
+        if (this.queue.length === 0 || ++sinceCommit >= SSD_BATCHES_PER_COMMIT) {
+          await this.tiers.flushJournals();
+          sinceCommit = 0;
+        }
       }
     })().finally(() => {
       this.pumping = undefined;
