@@ -38,6 +38,23 @@ export const nodeManagerSchema = {
   NODE_SIM_EOS_PER_MILLE: { type: 'int', doc: 'sim engine: chance per token (‰) that EOS is sampled', default: 0, min: 0, max: 1000, when: isSim },
   NODE_SIM_MAX_CONTEXT: { type: 'int', doc: 'sim engine: context length of every model (default: the catalog’s, 4096)', min: 2, max: 1 << 20, when: isSim },
   NODE_REFERENCE_BACKEND: { type: 'enum', doc: 'reference engine: kernel backend', values: ['cpu', 'cuda'], default: 'cpu', when: isReference },
+  NODE_SCHEDULING: {
+    type: 'enum',
+    doc: 'iteration planning: fcfs (priority then arrival, preempt only for memory) or priority (FastSwitch: the best-ranked that fit run, others are preempted; ranks age)',
+    values: ['fcfs', 'priority'],
+    default: 'fcfs',
+  },
+  NODE_PRIORITY_UPDATE_EVERY: { type: 'int', doc: 'priority scheduling: iterations between rank updates', default: 4, min: 1, max: 1_000_000 },
+  NODE_FAIRNESS_AGING_ITERATIONS: { type: 'int', doc: 'priority scheduling: iterations a left-out sequence waits per priority level gained (0: no aging)', default: 32, min: 0 },
+  NODE_FAIRNESS_TOKENS_PER_LEVEL: { type: 'int', doc: 'priority scheduling: tokens served per priority level lost (0: no token-count fairness)', default: 0, min: 0 },
+  NODE_PREEMPTION: {
+    type: 'enum',
+    doc: 'how a preempted sequence keeps its KV: swap (copied to host memory and back; reference engine on cpu, else recompute) or recompute',
+    values: ['swap', 'recompute'],
+    default: 'swap',
+  },
+  NODE_SWAP_SPACE_MB: { type: 'int', doc: 'swap preemption: host memory for swapped-out KV per model (MiB)', default: 256, min: 1 },
+  NODE_BLOCK_GROUP_BLOCKS: { type: 'int', doc: 'swap preemption: blocks of a sequence\'s first block group (0: no block groups)', default: 60, min: 0, max: 1 << 20 },
   NODE_KV_BLOCKS: { type: 'int', doc: 'device KV blocks (16 tokens) per model; the sim engine models this capacity', default: 1024, min: 1 },
   NODE_PREFIX_CACHE: {
     type: 'enum',

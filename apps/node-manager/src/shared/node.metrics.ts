@@ -27,6 +27,9 @@ export class NodeMetrics {
   readonly cachedPromptTokens: Counter;
   readonly computedPromptTokens: Counter;
   readonly kvPlanMisses: Counter;
+  readonly swaps: Counter;
+  readonly swapBytes: Counter;
+  readonly swapWait: Counter;
   private sources: GaugeSources = { running: () => 0, waiting: () => 0, paused: () => 0, kvUsage: () => 0 };
 
   constructor(metrics: ServiceMetrics) {
@@ -83,6 +86,18 @@ export class NodeMetrics {
     this.kvPlanMisses = new Counter({
       name: 'mnemo_node_kv_plan_misses_total',
       help: 'Engine calls refused for lack of KV blocks although planned to fit (their sequences were requeued)',
+      registers,
+    });
+    this.swaps = new Counter({
+      name: 'mnemo_node_swaps_total',
+      help: 'Sequences swapped between device and host KV memory, by direction (out, in) and mode of a swap-in (sync, async)',
+      labelNames: ['direction', 'mode'],
+      registers,
+    });
+    this.swapBytes = new Counter({ name: 'mnemo_node_swap_bytes_total', help: 'KV bytes copied by swaps, by direction (out, in)', labelNames: ['direction'], registers });
+    this.swapWait = new Counter({
+      name: 'mnemo_node_swap_wait_seconds_total',
+      help: 'Time the iteration loop stood still waiting on swap copies (swap-outs, synchronous swap-ins, forced settles)',
       registers,
     });
   }
