@@ -30,6 +30,7 @@ export class SwapManager {
   private readonly policy = new SwapInPolicy();
   private readonly pending: PendingSwapIn[] = [];
   private iteration = 0;
+  private readonly adaptive: boolean;
 
   constructor(
     @Inject(ENGINE) engine: Engine,
@@ -40,6 +41,7 @@ export class SwapManager {
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {
     if (config.NODE_PREEMPTION === 'swap') this.swap = engine.swap;
+    this.adaptive = config.NODE_SWAP_IN !== 'sync';
   }
 
   /** Whether this preempted sequence comes back by swap-in (no compute) rather than recompute. */
@@ -71,7 +73,7 @@ export class SwapManager {
    */
   async swapIn(seqs: readonly Sequence[], blocks: number, othersDecode: boolean): Promise<void> {
     if (!this.swap || seqs.length === 0) return;
-    const mode = this.policy.choose(blocks, othersDecode);
+    const mode = this.adaptive ? this.policy.choose(blocks, othersDecode) : 'sync';
     const t0 = this.clock.monotonicMs();
     const started = performance.now();
     for (const s of seqs) s.phase = 'swapping';

@@ -53,6 +53,12 @@ export const nodeManagerSchema = {
     values: ['swap', 'recompute'],
     default: 'swap',
   },
+  NODE_SWAP_IN: {
+    type: 'enum',
+    doc: 'swap preemption: adaptive (asynchronous when a copy would stall an iteration with others to run, FastSwitch Algorithm 1) or sync (always wait)',
+    values: ['adaptive', 'sync'],
+    default: 'adaptive',
+  },
   NODE_SWAP_SPACE_MB: { type: 'int', doc: 'swap preemption: host memory for swapped-out KV per model (MiB)', default: 256, min: 1 },
   NODE_BLOCK_GROUP_BLOCKS: { type: 'int', doc: 'swap preemption: blocks of a sequence\'s first block group (0: no block groups)', default: 60, min: 0, max: 1 << 20 },
   NODE_KV_BLOCKS: { type: 'int', doc: 'device KV blocks (16 tokens) per model; the sim engine models this capacity', default: 1024, min: 1 },

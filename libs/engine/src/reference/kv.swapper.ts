@@ -203,7 +203,12 @@ export class KvSwapper implements KvSwap {
     rt.enter(ids);
     let failed: { e: unknown } | undefined;
     try {
-      if (n > 0) await this.copy(buffers, packed);
+      if (this.granularity === 'grouped') {
+        if (n > 0) await this.copy(buffers, packed);
+      } else {
+        // The baseline as vLLM runs it: one swap call per layer and K/V, each walking every block.
+        for (const part of partsOf(jobs.flatMap((j) => j.ranges), packed)) await this.copy(buffers, part);
+      }
     } catch (e) {
       failed = { e };
     } finally {
@@ -234,4 +239,19 @@ export class KvSwapper implements KvSwap {
     }
     return out;
   }
+}
+
+/** The packed ranges split by their offset inside a block (one layer's K or V each), in range order. */
+function partsOf(ranges: readonly SwapRange[], packed: Float64Array): Float64Array[] {
+  const byOffset = new Map<number, number[]>();
+  ranges.forEach((r, i) => {
+    const list = byOffset.get(r.offset);
+    if (list) list.push(i);
+    else byOffset.set(r.offset, [i]);
+  });
+  return [...byOffset.values()].map((idx) => {
+    const out = new Float64Array(idx.length * RANGE_FIELDS);
+    idx.forEach((i, k) => out.set(packed.subarray(i * RANGE_FIELDS, (i + 1) * RANGE_FIELDS), k * RANGE_FIELDS));
+    return out;
+  });
 }
