@@ -100,8 +100,9 @@ export class KvSwapper implements KvSwap {
         const tokens = rt.cache.length(seqId);
         const prev = space.get(seqId);
         // Full blocks of the last copy are unchanged on the device (KV is append-only); its partial tail is not.
+        // The per-block baseline copies everything again, into the host memory it already holds (vLLM's
+        // preallocated CPU blocks: no allocation cost, no reuse).
         const from = this.granularity === 'grouped' && prev && prev.tokens <= tokens ? Math.floor(prev.tokens / BLOCK_TOKENS) : 0;
-        if (this.granularity === 'per-block') space.drop(seqId);
         const copy = space.reserve(seqId, physical.length);
         if (!copy) continue;
         this.stats.reusedBlocks += from;
@@ -164,7 +165,6 @@ export class KvSwapper implements KvSwap {
         if (!s) continue;
         rt.cache.commit([j.seqId]);
         s.preempted = s.swapped = false;
-        if (this.granularity === 'per-block') space.drop(j.seqId);
         done.push(j.seqId);
       }
     }
