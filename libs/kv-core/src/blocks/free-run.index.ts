@@ -106,7 +106,11 @@ export class FreeRunIndex {
       this.unfile(id, e);
       id = e;
     }
-    for (let id = capacity; id < this.listed.length; id++) if (this.listed[id] === 1) (this.listed[id] = 0), this.count--;
+    for (let id = capacity; id < this.listed.length; id++) {
+      if (this.listed[id] !== 1) continue;
+      this.listed[id] = 0;
+      this.count--;
+    }
     if (s < capacity) this.file(s, capacity);
   }
 
