@@ -194,6 +194,8 @@ function summarize(runs) {
     mean_transfer_bytes: copies === 0 ? 0 : round((sum('bytesOut') + sum('bytesIn')) / copies, 0),
     reused_blocks: sum('reusedBlocks'),
     swap_wait_ms: round(sum('waitMs'), 1),
+    // Loop time stalled per swapped sequence (out and in): the cost of one context switch as the batch sees it.
+    stall_per_switch_ms: sum('swapOuts') === 0 ? 0 : round(sum('waitMs') / sum('swapOuts'), 3),
     wall_ms: round(sum('wallMs'), 0),
   };
 }
@@ -222,6 +224,7 @@ for (const pattern of PATTERNS) {
       swap_out_volume_reduction: pair.baseline.swap_out_bytes === 0 ? null : round(1 - pair.fastswitch.swap_out_bytes / pair.baseline.swap_out_bytes, 3),
       mean_transfer_bytes_ratio: pair.baseline.mean_transfer_bytes === 0 ? null : round(pair.fastswitch.mean_transfer_bytes / pair.baseline.mean_transfer_bytes, 1),
       swap_wait_baseline_over_fastswitch: ratio('swap_wait_ms'),
+      context_switch_stall_ratio: ratio('stall_per_switch_ms'),
     });
     const last = rows.at(-1);
     console.log(
@@ -242,6 +245,8 @@ const result = {
   p999_tbt_baseline_over_fastswitch: headline.p999_tbt_baseline_over_fastswitch,
   swap_out_volume_reduction: headline.swap_out_volume_reduction,
   mean_transfer_bytes_ratio: headline.mean_transfer_bytes_ratio,
+  swap_wait_baseline_over_fastswitch: headline.swap_wait_baseline_over_fastswitch,
+  context_switch_stall_ratio: headline.context_switch_stall_ratio,
   headline: { pattern: 'markov', freq: 0.04, fastswitch: headline.fastswitch, baseline: headline.baseline },
   rows,
 };

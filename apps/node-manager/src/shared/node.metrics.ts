@@ -78,7 +78,7 @@ export class NodeMetrics {
     this.tokens = new Counter({ name: 'mnemo_node_generated_tokens_total', help: 'Tokens generated', registers });
     this.preemptions = new Counter({
       name: 'mnemo_node_preemptions_total',
-      help: 'Running sequences whose device KV was dropped to make room (recomputed when resumed)',
+      help: 'Running sequences preempted: their device KV swapped out to host memory or dropped (recomputed when resumed)',
       registers,
     });
     this.cachedPromptTokens = new Counter({ name: 'mnemo_node_prompt_tokens_cached_total', help: 'Prompt tokens whose KV came from the device prefix cache', registers });
