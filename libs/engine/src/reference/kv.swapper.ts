@@ -15,7 +15,7 @@ export interface SwappableSeq {
 
 export interface SwapOptions {
   readonly granularity: SwapGranularity;
-  /** Host bytes for swapped-out KV, over all models. */
+  /** Host bytes for swapped-out KV, per model. */
   readonly hostBytes: number;
   /** Blocks per host segment (a block group's size is a good value). */
   readonly segmentBlocks?: number;
@@ -56,20 +56,25 @@ export class KvSwapper implements KvSwap {
     private readonly copy: Copy = batchCopy,
   ) {
     this.granularity = opts.granularity;
-    const segmentBlocks = opts.segmentBlocks ?? 64;
-    const incrementBlocks = opts.incrementBlocks ?? (opts.granularity === 'grouped' ? 4 : 0);
-    this.spaceFor = (model) => {
-      let sp = this.spaces.get(model);
-      if (!sp) {
-        const c = this.runtimeOf(model).config;
-        // One shared limit would need a shared counter; split evenly, as models are few.
-        this.spaces.set(model, (sp = new KvSwapSpace(c.layers * 2 * BLOCK_TOKENS * c.kvHeads * c.headDim, segmentBlocks, incrementBlocks, opts.hostBytes)));
-      }
-      return sp;
-    };
+    this.segmentBlocks = opts.segmentBlocks ?? 64;
+    this.incrementBlocks = opts.incrementBlocks ?? (opts.granularity === 'grouped' ? 4 : 0);
+    this.hostLimit = opts.hostBytes;
   }
 
-  private readonly spaceFor: (model: string) => KvSwapSpace;
+  private readonly segmentBlocks: number;
+  private readonly incrementBlocks: number;
+  private readonly hostLimit: number;
+
+  /** The model's swap space (each model gets the whole host limit: models are few). */
+  private spaceFor(model: string): KvSwapSpace {
+    let sp = this.spaces.get(model);
+    if (!sp) {
+      const c = this.runtimeOf(model).config;
+      sp = new KvSwapSpace(c.layers * 2 * BLOCK_TOKENS * c.kvHeads * c.headDim, this.segmentBlocks, this.incrementBlocks, this.hostLimit);
+      this.spaces.set(model, sp);
+    }
+    return sp;
+  }
 
   isSwapped(seqId: string): boolean {
     return this.seqOf(seqId)?.swapped ?? false;
