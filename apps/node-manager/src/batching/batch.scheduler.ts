@@ -1,6 +1,6 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { compareSeqs, ErrorCode, isMnemoError, planIteration, type IterationPlan, type SeqState } from '@mnemo/kv-core';
+import { compareSeqs, ErrorCode, FairPriorityRanker, isMnemoError, planIteration, planPriorityIteration, type IterationPlan, type SeqState } from '@mnemo/kv-core';
 import type { Engine, PrefillInput, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
@@ -13,6 +13,7 @@ import { SequenceStore } from './sequence.store.js';
 import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
+import { SwapManager } from './swap.manager.js';
 
 export type CancelReason = 'client' | 'deadline' | 'shutdown' | 'abandoned';
 
@@ -34,6 +35,8 @@ export class BatchScheduler {
   private running?: Promise<void>;
   private stopped = false;
   private emptyWaiters: Array<() => void> = [];
+  /** Priority scheduling only: effective ranks (API priority tempered by aging and token fairness). */
+  private readonly ranker?: FairPriorityRanker;
 
   constructor(
     @Inject(SequenceStore) private readonly store: SequenceStore,
@@ -45,7 +48,17 @@ export class BatchScheduler {
     @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
     @Inject(PROMPT_STORE) private readonly kvStore: PromptStore = NO_PROMPT_STORE,
-  ) {}
+    @Inject(SwapManager) private readonly swaps: SwapManager = new SwapManager(engine, { ...config, NODE_PREEMPTION: 'recompute' }, store, clock, nodeMetrics, logger),
+  ) {
+    if (config.NODE_SCHEDULING === 'priority') {
+      const off = (n: number | undefined) => (n ? n : Infinity);
+      this.ranker = new FairPriorityRanker({
+        updateEvery: config.NODE_PRIORITY_UPDATE_EVERY ?? 4,
+        agingIterations: off(config.NODE_FAIRNESS_AGING_ITERATIONS ?? 32),
+        tokensPerLevel: off(config.NODE_FAIRNESS_TOKENS_PER_LEVEL),
+      });
+    }
+  }
 
   /** Runs iterations in the background until `stop`. */
   start(): void {
@@ -75,21 +88,36 @@ export class BatchScheduler {
 
   /** One iteration; false when there was nothing to do. */
   async runIteration(): Promise<boolean> {
+    const started = this.clock.monotonicMs();
     this.expireDeadlines();
+    await this.swaps.poll();
     const plan = this.plan();
-    if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) return false;
+    if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) {
+      if (this.swaps.pendingSwapIns === 0) return false;
+      // Only swap-ins are under way: wait for one rather than spin.
+      await this.swaps.settleOne();
+      return true;
+    }
     this.nodeMetrics.iterations.inc();
-    for (const id of plan.preempt) this.preempt(this.store.get(id)!);
+    const victims = plan.preempt.map((id) => this.store.get(id)!);
+    for (const s of await this.swaps.swapOut(victims)) this.engine.preempt(s.id);
+    for (const s of victims) this.markPreempted(s);
     let batched = false;
     const admitted = plan.prefill.map((id) => this.store.get(id)!);
     for (const s of admitted) s.phase = 'running';
+    const swappedIn = admitted.filter((s) => s.preempted && this.swaps.isSwapped(s));
     const fresh = admitted.filter((s) => !s.preempted);
+    const recomputed = admitted.filter((s) => s.preempted && !this.swaps.isSwapped(s));
+    if (swappedIn.length > 0) {
+      const blocks = swappedIn.reduce((n, s) => n + this.engine.resumeBlocks(s.id), 0);
+      await this.swaps.swapIn(swappedIn, blocks, plan.decode.length > 0);
+    }
     if (fresh.length > 0) {
       this.nodeMetrics.batchSize.observe({ phase: 'prefill' }, fresh.length);
       batched ||= fresh.length > 1;
       await this.step(fresh, () => this.engine.prefill(fresh.map((seq) => this.prefillInput(seq))));
     }
-    const resumed = admitted.filter((s) => s.preempted && this.store.get(s.id) === s);
+    const resumed = recomputed.filter((s) => this.store.get(s.id) === s);
     if (resumed.length > 0) {
       await this.step(resumed, async () => {
         await this.engine.resume(resumed.map((s) => s.id));
@@ -106,7 +134,23 @@ export class BatchScheduler {
       await this.step(seqs, () => this.engine.decode(decode));
     }
     if (batched) this.nodeMetrics.batchedIterations.inc();
+    this.rankIteration(plan, fresh);
+    this.swaps.recordIteration(this.clock.monotonicMs() - started);
     return true;
+  }
+
+  /** Priority scheduling: tells the ranker who was served this iteration and who was left out. */
+  private rankIteration(plan: IterationPlan, fresh: readonly Sequence[]): void {
+    if (!this.ranker) return;
+    const served = new Map<string, number>(plan.decode.map((id) => [id, 1]));
+    for (const s of fresh) served.set(s.id, s.request.tokens.length);
+    const bases = new Map<string, number>();
+    const left: string[] = [];
+    for (const s of this.store.all()) {
+      bases.set(s.id, s.request.priority);
+      if (!served.has(s.id) && s.phase !== 'swapping') left.push(s.id);
+    }
+    this.ranker.tick(served, left, bases);
   }
 
   /**
@@ -116,7 +160,8 @@ export class BatchScheduler {
    */
   private plan(): IterationPlan {
     const maxBatch = this.config.NODE_MAX_BATCH!;
-    const running: SeqState[] = this.store.states('running').map((st) => ({
+    const rank = (st: SeqState): SeqState => (this.ranker ? { ...st, priority: this.ranker.rank(st.id, st.priority) } : st);
+    const running: SeqState[] = this.store.states('running').map(rank).map((st) => ({
       ...st,
       pool: this.store.get(st.id)!.request.model,
       blocks: this.engine.decodeBlocks([st.id]),
@@ -124,13 +169,15 @@ export class BatchScheduler {
     }));
     const waiting: SeqState[] = this.store
       .states('waiting')
+      .map(rank)
       .sort(compareSeqs)
       .slice(0, maxBatch)
       .map((st) => {
         const seq = this.store.get(st.id)!;
         if (seq.preempted) {
           const blocks = this.engine.resumeBlocks(seq.id);
-          return { ...st, pool: seq.request.model, blocks, promptTokens: blocks * 16 };
+          // A swap-in copies, it computes nothing: it takes no prefill budget.
+          return { ...st, pool: seq.request.model, blocks, promptTokens: this.swaps.isSwapped(seq) ? 0 : blocks * 16 };
         }
         const input = this.prefillInput(seq);
         // Whatever the device or the offload tiers hold costs blocks but no compute.
@@ -139,7 +186,8 @@ export class BatchScheduler {
       });
     const kvAvailable: Record<string, number> = {};
     for (const m of this.engine.models()) kvAvailable[m.id] = this.engine.kvBudget(m.id).available;
-    return planIteration({ running, waiting, maxBatch, maxPrefillTokens: this.config.NODE_MAX_PREFILL_TOKENS!, kvAvailable });
+    const input = { running, waiting, maxBatch, maxPrefillTokens: this.config.NODE_MAX_PREFILL_TOKENS!, kvAvailable };
+    return this.ranker ? planPriorityIteration(input) : planIteration(input);
   }
 
   /** The engine's input for a new request: device prefix first, then whatever the KV store can restore. */
@@ -148,9 +196,14 @@ export class BatchScheduler {
     return { ...prefillInput(seq), restore: (deviceTokens) => this.kvStore.restorePlan(storedPrompt(seq), deviceTokens) };
   }
 
-  /** Drops a running sequence's device KV; it waits, keeping its place, until admitted again. */
+  /** Drops a running sequence's device KV by recompute preemption; it waits, keeping its place, until admitted again. */
   private preempt(seq: Sequence): void {
     this.engine.preempt(seq.id);
+    this.markPreempted(seq);
+  }
+
+  /** A sequence whose device KV is gone (swapped out or dropped) waits, keeping its place, until admitted again. */
+  private markPreempted(seq: Sequence): void {
     seq.phase = 'waiting';
     seq.preempted = true;
     seq.preemptions++;
@@ -254,6 +307,7 @@ export class BatchScheduler {
   /** The one exit of a sequence: engine release, final event (done), metrics. */
   private finish(seq: Sequence, reason: FinishReason, tokens: number[], outcome: string, error?: { code: string; message: string }): void {
     this.store.remove(seq.id);
+    this.ranker?.forget(seq.id);
     this.engine.release(seq.id);
     this.sink.emit(seq, {
       requestId: seq.id,

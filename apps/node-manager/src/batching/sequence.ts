@@ -3,7 +3,8 @@ import type { InferenceRequest } from '@mnemo/proto';
 
 /** One request inside the node, from admission to its last TokenEvent. */
 export class Sequence {
-  phase: 'waiting' | 'running' = 'waiting';
+  /** `swapping`: an asynchronous swap-in is copying its KV back; it is planned again once that settles. */
+  phase: 'waiting' | 'running' | 'swapping' = 'waiting';
   /** Waiting after its device KV was dropped to make room: admission resumes it instead of prefilling. */
   preempted = false;
   /** Times it was preempted. */

@@ -34,4 +34,29 @@ describe(loadNodeManagerConfig.name, () => {
   it.each(['http://node-a', 'node-a:0', 'node-a:99999', 'a b'])('refuses NODE_GRPC_ADVERTISE=%s', (value) => {
     expect(() => loadNodeManagerConfig({ ...base, NODE_GRPC_ADVERTISE: value })).toThrow(/NODE_GRPC_ADVERTISE/);
   });
+
+  it('schedules first come first served and preempts by swap unless told otherwise', () => {
+    expect(loadNodeManagerConfig(base)).toMatchObject({
+      NODE_SCHEDULING: 'fcfs',
+      NODE_PREEMPTION: 'swap',
+      NODE_SWAP_IN: 'adaptive',
+      NODE_SWAP_SPACE_MB: 256,
+      NODE_BLOCK_GROUP_BLOCKS: 60,
+      NODE_PRIORITY_UPDATE_EVERY: 4,
+      NODE_FAIRNESS_AGING_ITERATIONS: 32,
+      NODE_FAIRNESS_TOKENS_PER_LEVEL: 0,
+    });
+  });
+
+  it('refuses bad scheduling and swap settings, naming each', () => {
+    const bad = { NODE_SCHEDULING: 'lottery', NODE_PREEMPTION: 'kill', NODE_SWAP_IN: 'later', NODE_SWAP_SPACE_MB: '0', NODE_PRIORITY_UPDATE_EVERY: '0', NODE_FAIRNESS_AGING_ITERATIONS: '-1' };
+    try {
+      loadNodeManagerConfig({ ...base, ...bad });
+      throw new Error('expected a ConfigError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const problems = (e as ConfigError).problems.join('\n');
+      for (const name of Object.keys(bad)) expect(problems).toContain(name);
+    }
+  });
 });

@@ -27,6 +27,9 @@ export class NodeMetrics {
   readonly cachedPromptTokens: Counter;
   readonly computedPromptTokens: Counter;
   readonly kvPlanMisses: Counter;
+  readonly swaps: Counter;
+  readonly swapBytes: Counter;
+  readonly swapWait: Counter;
   private sources: GaugeSources = { running: () => 0, waiting: () => 0, paused: () => 0, kvUsage: () => 0 };
 
   constructor(metrics: ServiceMetrics) {
@@ -75,7 +78,7 @@ export class NodeMetrics {
     this.tokens = new Counter({ name: 'mnemo_node_generated_tokens_total', help: 'Tokens generated', registers });
     this.preemptions = new Counter({
       name: 'mnemo_node_preemptions_total',
-      help: 'Running sequences whose device KV was dropped to make room (recomputed when resumed)',
+      help: 'Running sequences preempted: their device KV swapped out to host memory or dropped (recomputed when resumed)',
       registers,
     });
     this.cachedPromptTokens = new Counter({ name: 'mnemo_node_prompt_tokens_cached_total', help: 'Prompt tokens whose KV came from the device prefix cache', registers });
@@ -83,6 +86,18 @@ export class NodeMetrics {
     this.kvPlanMisses = new Counter({
       name: 'mnemo_node_kv_plan_misses_total',
       help: 'Engine calls refused for lack of KV blocks although planned to fit (their sequences were requeued)',
+      registers,
+    });
+    this.swaps = new Counter({
+      name: 'mnemo_node_swaps_total',
+      help: 'Sequences swapped between device and host KV memory, by direction (out, in) and mode of a swap-in (sync, async)',
+      labelNames: ['direction', 'mode'],
+      registers,
+    });
+    this.swapBytes = new Counter({ name: 'mnemo_node_swap_bytes_total', help: 'KV bytes copied by swaps, by direction (out, in)', labelNames: ['direction'], registers });
+    this.swapWait = new Counter({
+      name: 'mnemo_node_swap_wait_seconds_total',
+      help: 'Time the iteration loop stood still waiting on swap copies (swap-outs, synchronous swap-ins, forced settles)',
       registers,
     });
   }

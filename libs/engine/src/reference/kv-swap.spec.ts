@@ -77,6 +77,28 @@ describe('ReferenceEngine swap preemption', () => {
     await sut.close();
   });
 
+  it('an asynchronous swap-in overlapping other sequences\' passes (allocations included) still gives bit-identical logits', async () => {
+    const steps = 12;
+    const want = await reference(prompt, steps);
+    const sut = engine(40, { granularity: 'grouped', hostBytes: HOST }, 8);
+    const pending = new Map<string, number>();
+    const got = [await start(sut, 'x', prompt, undefined, pending)];
+    await start(sut, 'y', toks(30, 3), undefined, pending);
+    let n = 0;
+    for (let i = 0; i < steps; i++) {
+      await sut.swap!.swapOut(['x']);
+      // The copy back runs on the native workers while y's pass runs and new sequences take blocks.
+      const back = sut.swap!.swapIn(['x']);
+      await Promise.all([decode(sut, ['y'], pending), start(sut, `n${n}`, toks(20, n + 5))]);
+      sut.release(`n${n++}`);
+      await back;
+      got.push((await decode(sut, ['x'], pending)).get('x')!);
+    }
+    expect(got).toEqual(want);
+    (sut as unknown as { runtimes: Map<string, { cache: { ledger: { blocks: { checkInvariant(): void } } } }> }).runtimes.get(MODEL)!.cache.ledger.blocks.checkInvariant();
+    await sut.close();
+  });
+
   it('a later swap-out copies only blocks written since the last one (grouped) — per-block copies everything again', async () => {
     const volumes: Record<string, number[]> = {};
     for (const granularity of ['grouped', 'per-block'] as const) {

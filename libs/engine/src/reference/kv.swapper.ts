@@ -15,7 +15,7 @@ export interface SwappableSeq {
 
 export interface SwapOptions {
   readonly granularity: SwapGranularity;
-  /** Host bytes for swapped-out KV, over all models. */
+  /** Host bytes for swapped-out KV, per model. */
   readonly hostBytes: number;
   /** Blocks per host segment (a block group's size is a good value). */
   readonly segmentBlocks?: number;
@@ -56,20 +56,25 @@ export class KvSwapper implements KvSwap {
     private readonly copy: Copy = batchCopy,
   ) {
     this.granularity = opts.granularity;
-    const segmentBlocks = opts.segmentBlocks ?? 64;
-    const incrementBlocks = opts.incrementBlocks ?? (opts.granularity === 'grouped' ? 4 : 0);
-    this.spaceFor = (model) => {
-      let sp = this.spaces.get(model);
-      if (!sp) {
-        const c = this.runtimeOf(model).config;
-        // One shared limit would need a shared counter; split evenly, as models are few.
-        this.spaces.set(model, (sp = new KvSwapSpace(c.layers * 2 * BLOCK_TOKENS * c.kvHeads * c.headDim, segmentBlocks, incrementBlocks, opts.hostBytes)));
-      }
-      return sp;
-    };
+    this.segmentBlocks = opts.segmentBlocks ?? 64;
+    this.incrementBlocks = opts.incrementBlocks ?? (opts.granularity === 'grouped' ? 4 : 0);
+    this.hostLimit = opts.hostBytes;
   }
 
-  private readonly spaceFor: (model: string) => KvSwapSpace;
+  private readonly segmentBlocks: number;
+  private readonly incrementBlocks: number;
+  private readonly hostLimit: number;
+
+  /** The model's swap space (each model gets the whole host limit: models are few). */
+  private spaceFor(model: string): KvSwapSpace {
+    let sp = this.spaces.get(model);
+    if (!sp) {
+      const c = this.runtimeOf(model).config;
+      sp = new KvSwapSpace(c.layers * 2 * BLOCK_TOKENS * c.kvHeads * c.headDim, this.segmentBlocks, this.incrementBlocks, this.hostLimit);
+      this.spaces.set(model, sp);
+    }
+    return sp;
+  }
 
   isSwapped(seqId: string): boolean {
     return this.seqOf(seqId)?.swapped ?? false;
@@ -100,8 +105,9 @@ export class KvSwapper implements KvSwap {
         const tokens = rt.cache.length(seqId);
         const prev = space.get(seqId);
         // Full blocks of the last copy are unchanged on the device (KV is append-only); its partial tail is not.
+        // The per-block baseline copies everything again, into the host memory it already holds (vLLM's
+        // preallocated CPU blocks: no allocation cost, no reuse).
         const from = this.granularity === 'grouped' && prev && prev.tokens <= tokens ? Math.floor(prev.tokens / BLOCK_TOKENS) : 0;
-        if (this.granularity === 'per-block') space.drop(seqId);
         const copy = space.reserve(seqId, physical.length);
         if (!copy) continue;
         this.stats.reusedBlocks += from;
@@ -164,7 +170,6 @@ export class KvSwapper implements KvSwap {
         if (!s) continue;
         rt.cache.commit([j.seqId]);
         s.preempted = s.swapped = false;
-        if (this.granularity === 'per-block') space.drop(j.seqId);
         done.push(j.seqId);
       }
     }
@@ -203,7 +208,12 @@ export class KvSwapper implements KvSwap {
     rt.enter(ids);
     let failed: { e: unknown } | undefined;
     try {
-      if (n > 0) await this.copy(buffers, packed);
+      if (this.granularity === 'grouped') {
+        if (n > 0) await this.copy(buffers, packed);
+      } else {
+        // The baseline as vLLM runs it: one swap call per layer and K/V, each walking every block.
+        for (const part of partsOf(jobs.flatMap((j) => j.ranges), packed)) await this.copy(buffers, part);
+      }
     } catch (e) {
       failed = { e };
     } finally {
@@ -234,4 +244,19 @@ export class KvSwapper implements KvSwap {
     }
     return out;
   }
+}
+
+/** The packed ranges split by their offset inside a block (one layer's K or V each), in range order. */
+function partsOf(ranges: readonly SwapRange[], packed: Float64Array): Float64Array[] {
+  const byOffset = new Map<number, number[]>();
+  ranges.forEach((r, i) => {
+    const list = byOffset.get(r.offset);
+    if (list) list.push(i);
+    else byOffset.set(r.offset, [i]);
+  });
+  return [...byOffset.values()].map((idx) => {
+    const out = new Float64Array(idx.length * RANGE_FIELDS);
+    idx.forEach((i, k) => out.set(packed.subarray(i * RANGE_FIELDS, (i + 1) * RANGE_FIELDS), k * RANGE_FIELDS));
+    return out;
+  });
 }

@@ -39,9 +39,15 @@ export type BlockEvictionListener = (key: string, id: number) => void;
  * free + cached. Every operation is O(1) per block touched (the LRU is an intrusive doubly linked
  * list over ids, the free set a stack with positions), except {@link checkInvariant}.
  *
+ * Grouped mode (constructed with {@link BlockGroupOptions}; FastSwitch §3.1) adds, over the same
+ * states, a partition of the free blocks: each is either in a free run ({@link FreeRunIndex}) or in
+ * the unused tail of exactly one owner's block group, and {@link allocateFor} hands an owner the
+ * next ids of its group. Group paths stay O(1) per block plus O(size orders) per new group and
+ * O(groups) per steal; only {@link shrink} walks the run it cuts.
+ *
  * Everything that uses device KV memory goes through this one manager: prefix sharing (here),
- * elastic growth and shrink at the end of the id space ({@link grow}/{@link shrink}), and — built on
- * the same states — block groups for cheap swaps and purge order for prefetched blocks. "No space"
+ * elastic growth and shrink at the end of the id space ({@link grow}/{@link shrink}), block groups
+ * for cheap swaps, and — built on the same states — purge order for prefetched blocks. "No space"
  * returns null; only a broken invariant (double release, acquiring a free block, unknown id)
  * throws, before anything changes.
  */

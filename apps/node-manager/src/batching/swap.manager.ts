@@ -1,0 +1,139 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCode, isMnemoError, SwapInPolicy } from '@mnemo/kv-core';
+import type { Engine, KvSwap } from '@mnemo/engine';
+import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
+import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
+import { ENGINE } from '../engine/engine.factory.js';
+import { NodeMetrics } from '../shared/node.metrics.js';
+import type { Sequence } from './sequence.js';
+import { SequenceStore } from './sequence.store.js';
+
+interface PendingSwapIn {
+  readonly seqs: readonly Sequence[];
+  readonly iteration: number;
+  readonly done: Promise<void>;
+  settled: boolean;
+}
+
+/**
+ * Swap preemption for the batch scheduler (FastSwitch §3.2): swap-outs of one iteration go to
+ * the engine as one batch of copies and are waited for (their blocks are only free after);
+ * swap-ins are synchronous or asynchronous as the SwapInPolicy says from recent copy and
+ * iteration times. An asynchronous swap-in puts its sequences in phase `swapping` — out of
+ * planning, their blocks held — and {@link poll}, called at the start of every iteration,
+ * hands back those whose copy has settled; one pending too long is waited for there, so the
+ * copy workers are not starved by inference.
+ */
+@Injectable()
+export class SwapManager {
+  private readonly swap?: KvSwap;
+  private readonly policy = new SwapInPolicy();
+  private readonly pending: PendingSwapIn[] = [];
+  private iteration = 0;
+  private readonly adaptive: boolean;
+
+  constructor(
+    @Inject(ENGINE) engine: Engine,
+    @Inject(NODE_CONFIG) config: NodeManagerConfig,
+    @Inject(SequenceStore) private readonly store: SequenceStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(NodeMetrics) private readonly metrics: NodeMetrics,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
+  ) {
+    if (config.NODE_PREEMPTION === 'swap') this.swap = engine.swap;
+    this.adaptive = config.NODE_SWAP_IN !== 'sync';
+  }
+
+  /** Whether this preempted sequence comes back by swap-in (no compute) rather than recompute. */
+  isSwapped(seq: Sequence): boolean {
+    return this.swap?.isSwapped(seq.id) ?? false;
+  }
+
+  get pendingSwapIns(): number {
+    return this.pending.length;
+  }
+
+  /** Swaps the sequences out; returns those it could not take (no swap, no host room): preempt them by recompute. */
+  async swapOut(seqs: readonly Sequence[]): Promise<Sequence[]> {
+    if (!this.swap || seqs.length === 0) return [...seqs];
+    const t0 = this.clock.monotonicMs();
+    const report = await this.swap.swapOut(seqs.map((s) => s.id));
+    this.metrics.swapWait.inc((this.clock.monotonicMs() - t0) / 1000);
+    this.metrics.swapBytes.inc({ direction: 'out' }, report.bytes);
+    this.metrics.swaps.inc({ direction: 'out', mode: 'sync' }, report.seqIds.length);
+    const done = new Set(report.seqIds);
+    return seqs.filter((s) => !done.has(s.id));
+  }
+
+  /**
+   * Swaps admitted sequences back in. Synchronous: they are running when this returns.
+   * Asynchronous (when others decode this iteration and the copy is predicted to take long):
+   * they are `swapping` until the copy settles (then running; {@link poll} forces it when it takes too long). A swap-in the device cannot take
+   * (a plan miss) leaves them waiting, still swapped out.
+   */
+  async swapIn(seqs: readonly Sequence[], blocks: number, othersDecode: boolean): Promise<void> {
+    if (!this.swap || seqs.length === 0) return;
+    const mode = this.adaptive ? this.policy.choose(blocks, othersDecode) : 'sync';
+    const t0 = this.clock.monotonicMs();
+    const started = performance.now();
+    for (const s of seqs) s.phase = 'swapping';
+    const done = this.swap.swapIn(seqs.map((s) => s.id)).then(
+      (report) => {
+        this.policy.recordSwap(report.blocks, performance.now() - started);
+        this.metrics.swapBytes.inc({ direction: 'in' }, report.bytes);
+        this.metrics.swaps.inc({ direction: 'in', mode }, report.seqIds.length);
+        for (const s of seqs) {
+          if (this.store.get(s.id) !== s) continue;
+          s.phase = 'running';
+          s.preempted = false;
+        }
+      },
+      (e: unknown) => {
+        const code = isMnemoError(e) ? e.code : ErrorCode.Internal;
+        if (code === ErrorCode.Overloaded) this.metrics.kvPlanMisses.inc();
+        this.logger.emit(code === ErrorCode.Overloaded ? 'warn' : 'error', 'swap-in failed: sequences wait, still swapped out', { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e : String(e) });
+        for (const s of seqs) if (this.store.get(s.id) === s) s.phase = 'waiting';
+      },
+    );
+    if (mode === 'sync') {
+      await done;
+      this.metrics.swapWait.inc((this.clock.monotonicMs() - t0) / 1000);
+      return;
+    }
+    const entry: PendingSwapIn = { seqs, iteration: this.iteration, done, settled: false };
+    void done.then(() => (entry.settled = true));
+    this.pending.push(entry);
+  }
+
+  /**
+   * Start of an iteration: drops settled swap-ins (their sequences are running again) and waits
+   * for any pending longer than the policy allows. Resolves once that is done.
+   */
+  async poll(): Promise<void> {
+    this.iteration++;
+    const t0 = this.clock.monotonicMs();
+    let waited = false;
+    for (const p of this.pending) {
+      if (!p.settled && this.policy.mustSettle(this.iteration - p.iteration)) {
+        await p.done;
+        waited = true;
+      }
+    }
+    if (waited) this.metrics.swapWait.inc((this.clock.monotonicMs() - t0) / 1000);
+    for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i]!.settled) this.pending.splice(i, 1);
+  }
+
+  /** Nothing else to do this iteration: wait for the oldest pending swap-in. */
+  async settleOne(): Promise<void> {
+    const p = this.pending[0];
+    if (!p) return;
+    const t0 = this.clock.monotonicMs();
+    await p.done;
+    this.metrics.swapWait.inc((this.clock.monotonicMs() - t0) / 1000);
+    await this.poll();
+  }
+
+  recordIteration(ms: number): void {
+    this.policy.recordIteration(ms);
+  }
+}
