@@ -1,6 +1,9 @@
 import type { DeviceBlockManager } from '@mnemo/kv-core';
 import { kernelCall, type KernelBackend, type KvGeometry } from '@mnemo/native-cuda';
 
+/** lent: a worker's region; local: the master's own region (its regular cache); host: the host pool. */
+export type BackingTier = 'lent' | 'local' | 'host';
+
 /**
  * Where a layer-streamed sequence keeps the full-layer KV of its blocks (SwiftCache §3.2): a
  * lender's elastic cache or the host pool. Addressed by *backing slots*: `block · B + offset`,
@@ -8,7 +11,7 @@ import { kernelCall, type KernelBackend, type KvGeometry } from '@mnemo/native-c
  * from there; both are kernel lists (off the JS thread where the backend can).
  */
 export interface LayerKvBacking<T> {
-  readonly tier: 'lent' | 'host';
+  readonly tier: BackingTier;
   /** A block of full-layer storage, or null when this backing is full. */
   allocate(): number | null;
   release(block: number): void;
@@ -17,15 +20,15 @@ export interface LayerKvBacking<T> {
 }
 
 /**
- * Master blocks inside a worker's region: the worker's cache tensor, viewed as a one-layer cache
+ * Master blocks inside a device region — a worker's region lent to the master, or the master's
+ * own region kept as its regular cache: the region's cache tensor, viewed as a one-layer cache
  * of the master's geometry (one "pseudo-block" = one master block of one layer, K and V), so the
  * ordinary gather and writeKv kernels move rows in and out. `offsetOf(block)` is the element
  * offset the coordinator assigned that master block (a multiple of a master block's size).
  * NOTE: the lender's own requests never touch these elements: its block manager no longer has
  * the ids that cover them while they are lent.
  */
-export class LentRegionBacking<T> implements LayerKvBacking<T> {
-  readonly tier = 'lent' as const;
+export class DeviceRegionBacking<T> implements LayerKvBacking<T> {
   private readonly view: KvGeometry;
   private readonly layerBlock: number;
   private readonly rowDim: number;
@@ -36,6 +39,7 @@ export class LentRegionBacking<T> implements LayerKvBacking<T> {
     master: KvGeometry,
     private readonly blocks: DeviceBlockManager,
     private readonly offsetOf: (block: number) => number,
+    readonly tier: 'lent' | 'local' = 'lent',
   ) {
     this.view = { ...master, numLayers: 1 };
     this.rowDim = master.numKvHeads * master.headDim;

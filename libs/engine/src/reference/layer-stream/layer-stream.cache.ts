@@ -3,7 +3,7 @@ import { kernelCall, type KernelBackend, type KvGeometry } from '@mnemo/native-c
 import { kvDim } from '../../model/model-config.js';
 import type { DeviceModel } from '../device-model.js';
 import { ForwardPass, type KvPlanes } from '../forward.pass.js';
-import type { LayerKvBacking } from './layer-kv.backing.js';
+import type { BackingTier, LayerKvBacking } from './layer-kv.backing.js';
 
 export interface LayerStreamOptions {
   /** N_LSC (Eq. 4): single-layer blocks per plane — the longest context is this many blocks. */
@@ -87,8 +87,8 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
   }
 
   /** Blocks of the sequence per tier (tests and metrics). */
-  placement(seqId: string): Record<'lent' | 'host', number> {
-    const out = { lent: 0, host: 0 };
+  placement(seqId: string): Record<BackingTier, number> {
+    const out = { lent: 0, local: 0, host: 0 };
     for (const b of this.seq(seqId).blocks) out[this.backings[b.backing]!.tier]++;
     return out;
   }
