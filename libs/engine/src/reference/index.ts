@@ -8,4 +8,5 @@ export { emptyStats, type EngineStats, type LayerHooks } from './layer-hooks.js'
 export { TokenSampler, argmax } from './token.sampler.js';
 export { resolveWeights } from './weights.resolver.js';
 export { DeviceModel } from './device-model.js';
+export { ModelRuntime } from './model.runtime.js';
 export { LayerStreamCache, DeviceRegionBacking, HostBacking, type LayerStreamOptions, type LayerStreamStats, type LayerKvBacking, type BackingTier } from './layer-stream/index.js';

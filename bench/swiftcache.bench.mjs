@@ -1,0 +1,252 @@
+// SwiftCache on one node budget, all on the CPU reference engine in one run:
+//  1. the longest context the master completes (prompt + 8 decoded tokens) for a fixed device
+//     budget: whole-prompt prefill and chunked prefill with every layer resident (the baselines,
+//     both limited by the KV of all layers) vs the layer stream cache fed by its own regular
+//     blocks and two workers' lent units → max_context_ratio. Each limit is run, not computed:
+//     the figure completes and one block more is refused.
+//  2. master TTFT of follow-up turns on long histories: history streamed from the host pool
+//     (offload) vs from lenders' regions + the regular cache (SwiftCache), same runner, same
+//     requests → master_ttft_p99_offload_over_swiftcache.
+//  3. workers decode their own sequences meanwhile: P99 TPOT while the master streams from their
+//     lent regions vs while it streams from the host pool → worker_interference (and TPOT alone).
+// Caveat printed in the JSON: without a GPU, "device" regions and the host pool are both DRAM;
+// the lent path moves rows with the native gather/scatter kernels, the host path with JS copies
+// and uploads — what it measures is that difference, not NVLink against PCIe.
+// Writes bench/results/swiftcache.{json,svg}. Run: npm run bench -- swiftcache [--quick]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DeviceModel, DeviceRegionBacking, HostBacking, LayerStreamCache, ModelRuntime, argmax, elasticSpec, emptyStats, syntheticWeightsFor } from '@mnemo/engine';
+import { DeviceBlockManager, ElasticCacheCoordinator, blockElements, streamedContextPlan } from '@mnemo/kv-core';
+import { createKernelBackend } from '@mnemo/native-cuda';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const MASTER = 'mnemo-small';
+const WORKERS = ['mnemo-tiny', 'mnemo-tiny-qwen3'];
+const UNITS_PER_MODEL = quick ? 8 : 16; // node units (48 KiB at fp32) per model region
+const WINDOW = 2;
+const CHUNK = 64;
+const DECODE = 8;
+// Workers serve short requests (code-completion-like): WORKER_SEQS at a time, prompt + WORKER_DECODE tokens each.
+const WORKER_SEQS = 2;
+const WORKER_PROMPT = 24;
+const WORKER_DECODE = 24;
+const TTFT_REQUESTS = quick ? 4 : 12;
+const TURN_TOKENS = 32;
+const ALONE_ROUNDS = quick ? 2 : 4;
+
+const backend = createKernelBackend('cpu');
+const W = Object.fromEntries([MASTER, ...WORKERS].map((id) => [id, syntheticWeightsFor(id)]));
+const specs = [MASTER, ...WORKERS].map((id) => elasticSpec(W[id].config));
+const unitElems = ElasticCacheCoordinator.nodeUnitElements(specs);
+const budgetElems = UNITS_PER_MODEL * unitElems * specs.length;
+const regions = ElasticCacheCoordinator.splitBudget(specs, budgetElems);
+const mShape = specs[0].shape;
+const BE = blockElements(mShape);
+const mGeom = { numLayers: mShape.layers, numKvHeads: mShape.kvHeads, headDim: mShape.headDim, blockSize: 16 };
+const toks = (n, salt = 0) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 11 + 5) % 256);
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)];
+};
+
+/** Runs prompt (in chunks of `chunk`, or whole) + DECODE greedy tokens through `step`; true when it completes. */
+async function completes(step, n, chunk) {
+  try {
+    let logits;
+    const p = toks(n, 1);
+    for (let at = 0; at < n; at += chunk) logits = await step(p.slice(at, at + chunk));
+    for (let i = 0; i < DECODE; i++) logits = await step([argmax(logits)]);
+    return true;
+  } catch (e) {
+    if (e?.code === 'overloaded') return false;
+    throw e;
+  }
+}
+
+/** Largest whole-block context (prompt = blocks·16 − DECODE) that completes; `make` builds a fresh runner. */
+async function maxContext(make, chunk, guessBlocks) {
+  const len = (b) => b * 16 - DECODE;
+  const ok = async (b) => {
+    const r = make();
+    try {
+      return await completes(r.step, len(b), chunk);
+    } finally {
+      r.free();
+    }
+  };
+  let b = guessBlocks;
+  while (b > 1 && !(await ok(b))) b--;
+  while (await ok(b + 1)) b++;
+  return { tokens: len(b) + DECODE, blocks: b, refused_at_blocks: b + 1 };
+}
+
+function residentRunner() {
+  const rt = new ModelRuntime(backend, W[MASTER], regions[MASTER], emptyStats());
+  rt.cache.open('m');
+  return { step: async (t) => (await rt.step([{ seqId: 'm', tokens: t }]))[0].logits, free: () => rt.free() };
+}
+
+/** Workers on their regions, each serving WORKER_SEQS sequences, having lent every idle unit to the master. */
+async function lendingNode() {
+  const masterOwn = new DeviceBlockManager(regions[MASTER]);
+  const workers = WORKERS.map((id) => ({ id, rt: new ModelRuntime(backend, W[id], regions[id], emptyStats()) }));
+  const coord = new ElasticCacheCoordinator([{ ...specs[0], blocks: masterOwn }, ...workers.map((w, i) => ({ ...specs[i + 1], blocks: w.rt.cache.ledger.blocks }))], 60_000);
+  // Demand seen in the window: its concurrent requests at their full length.
+  for (const w of workers) coord.observe(w.id, 0, WORKER_SEQS * (WORKER_PROMPT + WORKER_DECODE));
+  coord.observe(MASTER, 0, 1 << 20);
+  coord.tick(1);
+  coord.checkInvariant();
+  const lent = workers.map((w) => new DeviceRegionBacking(backend, w.rt.cache.tensor, mGeom, coord.borrowedBlocks(w.id), (b) => coord.lentBlockOffset(w.id, b)));
+  return { coord, workers, lent, lentBlocks: workers.reduce((a, w) => a + coord.borrowedBlocks(w.id).capacity, 0) };
+}
+
+/** The master's stream over `backings` plus a regular cache in its own region, sized by streamedContextPlan. */
+function streamRunner(plan, lentBackings, host) {
+  const regular = plan.regularBlocks > 0 ? backend.alloc(plan.regularBlocks * BE) : null;
+  const backings = [];
+  if (regular) backings.push(new DeviceRegionBacking(backend, regular, mGeom, new DeviceBlockManager(plan.regularBlocks), (b) => b * BE, 'local'));
+  backings.push(...lentBackings);
+  if (host) backings.push(host);
+  const lsc = new LayerStreamCache(backend, new DeviceModel(backend, W[MASTER]), { blocks: plan.contextBlocks, window: WINDOW, backings });
+  return { lsc, free: () => (lsc.free(), regular && backend.free(regular)) };
+}
+
+// ---- 1. max context ----------------------------------------------------------------------------
+console.log(`budget ${budgetElems * 4} B (fp32), regions ${JSON.stringify(regions)}`);
+const whole = await maxContext(residentRunner, 1 << 20, regions[MASTER]);
+const chunked = await maxContext(residentRunner, CHUNK, regions[MASTER]);
+const node = await lendingNode();
+const plan = streamedContextPlan(mShape, regions[MASTER] * BE, node.lentBlocks, WINDOW);
+if (plan.localElements > regions[MASTER] * BE) throw new Error('stream plan exceeds the master region');
+let seq = 0;
+const swift = await maxContext(
+  () => {
+    const r = streamRunner(plan, node.lent, null);
+    const id = `s${seq++}`;
+    r.lsc.open(id);
+    return { step: (t) => r.lsc.step(id, t), free: () => r.free() };
+  },
+  CHUNK,
+  plan.contextBlocks,
+);
+console.log('max context', { whole, chunked, swift, plan });
+
+// ---- 2 + 3. master TTFT and worker TPOT ---------------------------------------------------------
+/** Rounds of worker requests (prefill, then WORKER_DECODE timed decode steps) until `more()` says stop. */
+async function workerDecode(workers, more) {
+  const tpot = [];
+  for (let round = 0; round === 0 || more(round); round++) {
+    for (const w of workers) {
+      w.last = [];
+      for (let s = 0; s < WORKER_SEQS; s++) {
+        w.rt.cache.open(`w${s}`);
+        w.last.push(argmax((await w.rt.step([{ seqId: `w${s}`, tokens: toks(WORKER_PROMPT, s + 3 + round) }]))[0].logits));
+      }
+    }
+    for (let i = 0; i < WORKER_DECODE; i++) {
+      for (const w of workers) {
+        const t0 = performance.now();
+        const out = await w.rt.step(w.last.map((tok, s) => ({ seqId: `w${s}`, tokens: [tok] })));
+        tpot.push(performance.now() - t0);
+        w.last = out.map((o) => argmax(o.logits));
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    for (const w of workers) for (let s = 0; s < WORKER_SEQS; s++) w.rt.cache.release(`w${s}`);
+  }
+  return tpot;
+}
+
+async function masterTurns(lsc, n) {
+  const ttft = [];
+  const histories = Array.from({ length: n }, (_, i) => Math.min(plan.contextBlocks * 16 - TURN_TOKENS - 16, 128 + ((i * 97) % (plan.contextBlocks * 16 - 128 - TURN_TOKENS - 16))));
+  for (let i = 0; i < n; i++) {
+    const id = `t${i}`;
+    lsc.open(id);
+    const h = toks(histories[i], i);
+    for (let at = 0; at < h.length; at += CHUNK) await lsc.step(id, h.slice(at, at + CHUNK));
+    const t0 = performance.now();
+    await lsc.step(id, toks(TURN_TOKENS, 100 + i));
+    ttft.push(performance.now() - t0);
+    lsc.release(id);
+  }
+  return { ttft, histories };
+}
+
+async function scenario(name, lentBackings, host) {
+  const r = streamRunner(plan, lentBackings, host);
+  const stall0 = r.lsc.stats.stallMs;
+  let done = false;
+  const master = masterTurns(r.lsc, TTFT_REQUESTS).finally(() => (done = true));
+  const [m, tpot] = await Promise.all([master, workerDecode(node.workers, () => !done)]);
+  const out = { name, ttft_ms: m.ttft, tpot_ms: tpot, stall_ms: r.lsc.stats.stallMs - stall0, histories: m.histories };
+  r.free();
+  return out;
+}
+
+const alone = await workerDecode(node.workers, (round) => round < ALONE_ROUNDS);
+const hostBlocks = plan.contextBlocks;
+const offload = await scenario('offload (host pool)', [], new HostBacking(backend, mGeom, hostBlocks));
+const swiftRun = await scenario('swiftcache (lent + regular)', node.lent, null);
+const s = (r) => ({ ttft_p50_ms: round(pct(r.ttft_ms, 0.5)), ttft_p99_ms: round(pct(r.ttft_ms, 0.99)), worker_tpot_p50_ms: round(pct(r.tpot_ms, 0.5)), worker_tpot_p99_ms: round(pct(r.tpot_ms, 0.99)), stream_stall_ms: round(r.stall_ms) });
+
+const result = {
+  env: { cpu_threads: cpus().length, quick, backend: 'cpu (fp32)' },
+  node: {
+    master: MASTER,
+    workers: WORKERS,
+    budget_bytes: budgetElems * 4,
+    node_unit_bytes: unitElems * 4,
+    regions_blocks: regions,
+    meu: Object.fromEntries(WORKERS.map((id) => [id, node.coord.unit(id)])),
+    states: [MASTER, ...WORKERS].map((id) => node.coord.state(id)),
+    stream_plan: { ...plan, window: WINDOW },
+  },
+  max_context: { whole_prefill: whole, chunked_prefill: chunked, swiftcache: swift },
+  max_context_ratio: round(swift.tokens / Math.max(whole.tokens, chunked.tokens)),
+  master: { offload: s(offload), swiftcache: s(swiftRun), requests: TTFT_REQUESTS, turn_tokens: TURN_TOKENS, history_tokens: swiftRun.histories },
+  master_ttft_p99_offload_over_swiftcache: round(pct(offload.ttft_ms, 0.99) / pct(swiftRun.ttft_ms, 0.99)),
+  workers: { tpot_alone_p99_ms: round(pct(alone, 0.99)), tpot_p99_ms_master_on_host: round(pct(offload.tpot_ms, 0.99)), tpot_p99_ms_master_on_lent: round(pct(swiftRun.tpot_ms, 0.99)) },
+  worker_interference: round(pct(swiftRun.tpot_ms, 0.99) / pct(offload.tpot_ms, 0.99) - 1, 3),
+  worker_interference_vs_alone: round(pct(swiftRun.tpot_ms, 0.99) / pct(alone, 0.99) - 1, 3),
+  notes: [
+    'max context: prompt + 8 decoded tokens; whole/chunked prefill keep every layer resident in the master region; swiftcache streams with a 2-layer window from regular blocks (master region) and lent units (two workers).',
+    'worker_interference: worker P99 TPOT while the master streams from their lent regions over while it streams from the host pool (co-location itself is in both); worker_interference_vs_alone includes the CPU contention of running the master at all (2 shared cores).',
+    'no GPU here: lent regions and the host pool are both DRAM; the lent path moves rows with native gather/scatter kernels, the host path with JS copies + uploads.',
+  ],
+};
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+writeFileSync(join(root, 'bench/results/swiftcache.json'), JSON.stringify(result, null, 2) + '\n');
+writeFileSync(join(root, 'bench/results/swiftcache.svg'), svg(result));
+console.log(JSON.stringify({ max_context_ratio: result.max_context_ratio, master_ttft_p99_offload_over_swiftcache: result.master_ttft_p99_offload_over_swiftcache, worker_interference: result.worker_interference, max_context: result.max_context, master: { offload: result.master.offload, swiftcache: result.master.swiftcache }, workers: result.workers }, null, 2));
+console.log('wrote bench/results/swiftcache.json and swiftcache.svg');
+
+function svg(r) {
+  const bars = [
+    ['max context (tokens)', [['whole prefill', r.max_context.whole_prefill.tokens], ['chunked prefill', r.max_context.chunked_prefill.tokens], ['SwiftCache', r.max_context.swiftcache.tokens]]],
+    ['master TTFT p99 (ms)', [['host offload', r.master.offload.ttft_p99_ms], ['SwiftCache', r.master.swiftcache.ttft_p99_ms]]],
+    ['worker TPOT p99 (ms)', [['alone', r.workers.tpot_alone_p99_ms], ['master on host', r.workers.tpot_p99_ms_master_on_host], ['master on lent', r.workers.tpot_p99_ms_master_on_lent]]],
+  ];
+  const colors = ['#999999', '#2166ac', '#1b7837'];
+  const PW = 260, H = 300, top = 40, bottom = 60;
+  const parts = [];
+  bars.forEach(([title, items], p) => {
+    const x0 = 20 + p * PW;
+    const max = Math.max(...items.map(([, v]) => v)) || 1;
+    parts.push(`<text x="${x0 + PW / 2 - 10}" y="24" font-size="13" text-anchor="middle">${title}</text>`);
+    items.forEach(([label, v], i) => {
+      const bw = (PW - 60) / items.length;
+      const h = ((H - top - bottom) * v) / max;
+      const x = x0 + 10 + i * bw;
+      parts.push(`<rect x="${x}" y="${H - bottom - h}" width="${bw - 8}" height="${h}" fill="${colors[i % colors.length]}"/>`);
+      parts.push(`<text x="${x + (bw - 8) / 2}" y="${H - bottom - h - 4}" font-size="10" text-anchor="middle">${v}</text>`);
+      parts.push(`<text x="${x + (bw - 8) / 2}" y="${H - bottom + 14}" font-size="10" text-anchor="middle">${label}</text>`);
+    });
+  });
+  parts.push(`<text x="20" y="${H - 12}" font-size="11">max_context_ratio ${r.max_context_ratio} · master_ttft_p99_offload_over_swiftcache ${r.master_ttft_p99_offload_over_swiftcache} · worker_interference ${r.worker_interference}</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${20 + 3 * PW}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
+}
