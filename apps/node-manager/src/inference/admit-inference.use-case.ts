@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { blocksFor, chunkKeys, ErrorCode, MnemoError } from '@mnemo/kv-core';
 import type { Engine } from '@mnemo/engine';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
@@ -9,6 +9,7 @@ import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import type { AdmitInferenceCommand } from './admit-inference.command.js';
 import { CancelledAttempts } from './cancelled-attempts.js';
+import { ELASTIC_CACHE, NO_ELASTIC_CACHE, type ElasticCachePort } from '../elastic/elastic-cache.port.js';
 
 /**
  * Checks a dispatched request against what this node can do and queues it for the batch
@@ -24,6 +25,7 @@ export class AdmitInferenceUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
     @Inject(CancelledAttempts) private readonly cancelled: CancelledAttempts,
+    @Optional() @Inject(ELASTIC_CACHE) private readonly elastic: ElasticCachePort = NO_ELASTIC_CACHE,
   ) {}
 
   execute({ request }: AdmitInferenceCommand): string {
@@ -46,7 +48,8 @@ export class AdmitInferenceUseCase {
     // A request whose whole context could not fit the empty device cache would never finish: refuse it now.
     // Its KV holds the prompt and every generated token but the last.
     const need = blocksFor(request.tokens.length + seq.maxTokens - 1);
-    const { capacity } = this.engine.kvBudget(model.id);
+    // On a shared budget a request may use up to the whole budget: lent units come back on demand, idle ones are borrowed.
+    const capacity = Math.max(this.elastic.makeRoom(model.id, need), this.engine.kvBudget(model.id).capacity);
     if (need > capacity) {
       throw new MnemoError(
         ErrorCode.PromptTooLong,

@@ -43,10 +43,11 @@ export class ModelRuntime<T> {
     kvBlocks: number,
     readonly stats: EngineStats,
     onChunk?: (e: DeviceChunkEvent) => void,
+    reserveBlocks = kvBlocks,
   ) {
     this.config = weights.config;
     this.model = new DeviceModel(backend, weights);
-    this.cache = new PagedKvCache(backend, this.config, kvBlocks, onChunk);
+    this.cache = new PagedKvCache(backend, this.config, kvBlocks, onChunk, reserveBlocks);
   }
 
   /**

@@ -1,7 +1,7 @@
-import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
-import { isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
+import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
 import { ModelRuntime, type SeqStepResult, type StepItem, type StepOptions } from './model.runtime.js';
@@ -51,6 +51,8 @@ export class ReferenceEngine implements Engine {
     readonly backend: KernelBackend<unknown>,
     weights: readonly ModelWeights[],
     kvBlocks: number | Readonly<Record<string, number>>,
+    /** Per model, blocks its tensor reserves beyond its start (an elastic cache on a node budget). */
+    private readonly reserve?: Readonly<Record<string, number>>,
   ) {
     for (const w of weights) {
       const id = w.config.id;
@@ -60,7 +62,7 @@ export class ReferenceEngine implements Engine {
       const onChunk = (e: DeviceChunkEvent) => {
         for (const l of this.chunkListeners) l({ ...e, model: id });
       };
-      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, onChunk));
+      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, onChunk, Math.max(blocks, reserve?.[id] ?? blocks)));
     }
   }
 
@@ -69,8 +71,18 @@ export class ReferenceEngine implements Engine {
     const weights = opts.models.map(resolveWeights);
     // The CPU backend stores KV as fp32; CUDA as fp16/bf16.
     const bytesPerElement = backend.name === 'cuda' ? 2 : 4;
-    const blocks = isDeviceKvBudget(opts.kvBlocks) ? splitDeviceBudget(weights.map((w) => w.config), opts.kvBlocks, bytesPerElement) : opts.kvBlocks;
-    return new ReferenceEngine(backend, weights, blocks);
+    if (!isDeviceKvBudget(opts.kvBlocks)) return new ReferenceEngine(backend, weights, opts.kvBlocks);
+    const configs = weights.map((w) => w.config);
+    return new ReferenceEngine(backend, weights, splitDeviceBudget(configs, opts.kvBlocks, bytesPerElement), budgetReserve(configs, opts.kvBlocks, bytesPerElement));
+  }
+
+  /**
+   * The models' caches as elastic members (their block managers resize in place), when the
+   * engine was built on one device budget; empty otherwise.
+   */
+  elasticMembers(): ElasticMember[] {
+    if (!this.reserve) return [];
+    return [...this.runtimes.values()].map((rt) => ({ ...elasticSpec(rt.config), blocks: rt.cache.ledger.blocks, maxBlocks: rt.cache.reserveBlocks }));
   }
 
   models(): readonly ServedModel[] {

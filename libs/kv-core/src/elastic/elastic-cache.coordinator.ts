@@ -12,6 +12,8 @@ export interface ElasticModelSpec {
 /** A model and the block manager of its own cache, whose capacity at start is its whole region. */
 export interface ElasticMember extends ElasticModelSpec {
   readonly blocks: DeviceBlockManager;
+  /** Most blocks its cache can grow to (its reserved tensor); unbounded when absent. */
+  readonly maxBlocks?: number;
 }
 
 /** Per-model figures for metrics, in that model's minimum elastic units towards the current master. */
@@ -47,6 +49,7 @@ interface Member {
   /** 'cache' mode: master blocks the master's own cache holds on this model's lent bytes. */
   cacheLoan: number;
   readonly demand: DemandWindow;
+  readonly maxBlocks: number;
   resizeEvents: number;
 }
 
@@ -107,6 +110,7 @@ export class ElasticCacheCoordinator {
         lentToMaster: new DeviceBlockManager(0),
         cacheLoan: 0,
         demand: new DemandWindow(windowMs),
+        maxBlocks: m.maxBlocks ?? Number.MAX_SAFE_INTEGER,
         resizeEvents: 0,
       });
     }
@@ -176,6 +180,8 @@ export class ElasticCacheCoordinator {
       const unit = this.unit(w.spec.id)!;
       const step = scaleDown(w.own.capacity, w.spec.shape.blockTokens, unit, w.demand.max(nowMs));
       let k = Math.min(step.workerBlocks / unit.workerBlocks, Math.ceil(deficit / unit.masterBlocks));
+      // 'cache' mode grows the master's own tensor: never past what it reserved.
+      if (this.lendTo === 'cache') k = Math.min(k, Math.floor((master.maxBlocks - master.own.capacity) / unit.masterBlocks));
       // The worker's tail blocks may still be cached or held: lend only the units that are idle.
       while (k > 0 && !w.own.shrink(k * unit.workerBlocks)) k--;
       if (k === 0) continue;
