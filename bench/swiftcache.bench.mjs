@@ -4,9 +4,12 @@
 //     both limited by the KV of all layers) vs the layer stream cache fed by its own regular
 //     blocks and two workers' lent units → max_context_ratio. Each limit is run, not computed:
 //     the figure completes and one block more is refused.
-//  2. master TTFT of follow-up turns on long histories: history streamed from the host pool
-//     (offload) vs from lenders' regions + the regular cache (SwiftCache), same runner, same
-//     requests → master_ttft_p99_offload_over_swiftcache.
+//  2. master TTFT of multi-turn sessions on the real engine path (prefix cache + layer-wise
+//     restore): without lending its region is too small for the sessions, evicted history comes
+//     back from the host pool (write-through of complete chunks, restored layer by layer);
+//     with lending (coordinator, 'cache' mode) the history stays on the device
+//     → master_ttft_p99_offload_over_swiftcache. Also the stream itself: the same follow-up turns
+//     streamed from the host pool vs from lent + regular blocks → stream_ttft_p99_host_over_lent.
 //  3. workers decode their own sequences meanwhile: P99 TPOT while the master streams from their
 //     lent regions vs while it streams from the host pool → worker_interference (and TPOT alone).
 // Caveat printed in the JSON: without a GPU, "device" regions and the host pool are both DRAM;
@@ -17,8 +20,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DeviceModel, DeviceRegionBacking, HostBacking, LayerStreamCache, ModelRuntime, argmax, elasticSpec, emptyStats, syntheticWeightsFor } from '@mnemo/engine';
-import { DeviceBlockManager, ElasticCacheCoordinator, blockElements, streamedContextPlan } from '@mnemo/kv-core';
+import { DeviceModel, DeviceRegionBacking, HostBacking, LayerStreamCache, ModelRuntime, ReferenceEngine, argmax, elasticSpec, emptyStats, syntheticWeightsFor } from '@mnemo/engine';
+import { CHUNK_TOKENS, DeviceBlockManager, ElasticCacheCoordinator, blockElements, layerPieces, streamedContextPlan } from '@mnemo/kv-core';
 import { createKernelBackend } from '@mnemo/native-cuda';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,6 +38,12 @@ const WORKER_PROMPT = 24;
 const WORKER_DECODE = 24;
 const TTFT_REQUESTS = quick ? 4 : 12;
 const TURN_TOKENS = 32;
+const MT_UNITS = 48; // node units per model for the multi-turn part (master region 48 blocks = 768 tokens)
+const MT_SESSIONS = quick ? 3 : 4;
+const MT_TURNS = quick ? 3 : 4;
+const MT_FIRST = 300;
+const MT_USER = 96;
+const MT_REPLY = 16;
 const ALONE_ROUNDS = quick ? 2 : 4;
 
 const backend = createKernelBackend('cpu');
@@ -188,6 +197,69 @@ async function scenario(name, lentBackings, host) {
   return out;
 }
 
+/**
+ * Interleaved multi-turn sessions of the master through ReferenceEngine.prefill/decode, its
+ * complete chunks written through to a host tier after every turn and restored layer by layer
+ * when the device prefix cache lost them. TTFT = the prefill (first token) of turns ≥ 2.
+ */
+async function multiTurn(lend) {
+  const engine = await ReferenceEngine.create({ models: [MASTER, ...WORKERS], backend: backend, kvBlocks: { deviceBytes: MT_UNITS * unitElems * specs.length * 4 } });
+  if (lend) {
+    const c = new ElasticCacheCoordinator(engine.elasticMembers(), 60_000, 'cache');
+    for (const w of WORKERS) c.observe(w, 0, WORKER_SEQS * (WORKER_PROMPT + WORKER_DECODE));
+    c.observe(MASTER, 0, 1 << 20);
+    c.tick(1);
+    c.checkInvariant();
+  }
+  const cfg = W[MASTER].config;
+  const g = { layers: cfg.layers, rowElems: cfg.kvHeads * cfg.headDim };
+  const host = Array.from({ length: MT_SESSIONS }, () => []);
+  const history = Array.from({ length: MT_SESSIONS }, (_, s) => toks(MT_FIRST, 50 + s));
+  const rows = [];
+  const GREEDY = { temperature: 0, topP: 1, seed: 0 };
+  for (let turn = 0; turn < MT_TURNS; turn++) {
+    for (let s = 0; s < MT_SESSIONS; s++) {
+      const tokens = turn === 0 ? history[s] : [...history[s], ...toks(MT_USER, 200 + turn * 10 + s)];
+      const chunks = host[s];
+      const restore = (hit) => {
+        const until = Math.min(chunks.length * CHUNK_TOKENS, tokens.length - 1);
+        if (until <= hit) return undefined;
+        return {
+          until,
+          async load(layer) {
+            const out = new Float32Array(2 * (until - hit) * g.rowElems);
+            for (const p of layerPieces(g, layer, hit, until)) out.set(chunks[p.chunk].subarray(p.src, p.src + p.len), p.dst);
+            return out;
+          },
+        };
+      };
+      const seqId = `mt-${s}-${turn}`;
+      const t0 = performance.now();
+      const [first] = await engine.prefill([{ seqId, model: MASTER, tokens, sampling: GREEDY, cacheSalt: `s${s}`, restore }]);
+      const ttft = performance.now() - t0;
+      const reply = [first.token];
+      for (let i = 1; i < MT_REPLY; i++) reply.push((await engine.decode([seqId]))[0].token);
+      if (turn > 0) rows.push({ session: s, turn, prompt: tokens.length, cached: first.cachedTokens, restored: first.restoredTokens, ttft_ms: round(ttft) });
+      // Write-through of complete chunks: the host tier holds every turn's history.
+      const kvLen = tokens.length + MT_REPLY - 1;
+      for (let c = chunks.length; (c + 1) * CHUNK_TOKENS <= kvLen; c++) chunks.push(engine.exportChunk(seqId, c));
+      history[s] = [...tokens, ...reply];
+      engine.release(seqId);
+    }
+  }
+  const capacity = engine.kvBudget(MASTER).capacity;
+  await engine.close();
+  return { rows, capacity };
+}
+
+const mtOffload = await multiTurn(false);
+const mtSwift = await multiTurn(true);
+console.log('multi-turn master blocks', { offload: mtOffload.capacity, swift: mtSwift.capacity });
+const mtStats = (r) => {
+  const t = r.rows.map((x) => x.ttft_ms);
+  return { master_blocks: r.capacity, ttft_p50_ms: round(pct(t, 0.5)), ttft_p99_ms: round(pct(t, 0.99)), device_hit_tokens: r.rows.reduce((a, x) => a + x.cached - x.restored, 0), restored_tokens: r.rows.reduce((a, x) => a + x.restored, 0), turns: r.rows };
+};
+
 const alone = await workerDecode(node.workers, (round) => round < ALONE_ROUNDS);
 const hostBlocks = plan.contextBlocks;
 const offload = await scenario('offload (host pool)', [], new HostBacking(backend, mGeom, hostBlocks));
@@ -208,27 +280,56 @@ const result = {
   },
   max_context: { whole_prefill: whole, chunked_prefill: chunked, swiftcache: swift },
   max_context_ratio: round(swift.tokens / Math.max(whole.tokens, chunked.tokens)),
-  master: { offload: s(offload), swiftcache: s(swiftRun), requests: TTFT_REQUESTS, turn_tokens: TURN_TOKENS, history_tokens: swiftRun.histories },
-  master_ttft_p99_offload_over_swiftcache: round(pct(offload.ttft_ms, 0.99) / pct(swiftRun.ttft_ms, 0.99)),
+  master_multiturn: {
+    sessions: MT_SESSIONS,
+    turns: MT_TURNS,
+    first_prompt: MT_FIRST,
+    user_tokens: MT_USER,
+    reply_tokens: MT_REPLY,
+    budget_bytes: MT_UNITS * unitElems * specs.length * 4,
+    offload: mtStats(mtOffload),
+    swiftcache: mtStats(mtSwift),
+  },
+  master_ttft_p99_offload_over_swiftcache: round(pct(mtOffload.rows.map((x) => x.ttft_ms), 0.99) / pct(mtSwift.rows.map((x) => x.ttft_ms), 0.99)),
+  master_ttft_p50_offload_over_swiftcache: round(pct(mtOffload.rows.map((x) => x.ttft_ms), 0.5) / pct(mtSwift.rows.map((x) => x.ttft_ms), 0.5)),
+  stream: { host: s(offload), lent_and_regular: s(swiftRun), requests: TTFT_REQUESTS, turn_tokens: TURN_TOKENS, history_tokens: swiftRun.histories },
+  stream_ttft_p99_host_over_lent: round(pct(offload.ttft_ms, 0.99) / pct(swiftRun.ttft_ms, 0.99)),
   workers: { tpot_alone_p99_ms: round(pct(alone, 0.99)), tpot_p99_ms_master_on_host: round(pct(offload.tpot_ms, 0.99)), tpot_p99_ms_master_on_lent: round(pct(swiftRun.tpot_ms, 0.99)) },
   worker_interference: round(pct(swiftRun.tpot_ms, 0.99) / pct(offload.tpot_ms, 0.99) - 1, 3),
   worker_interference_vs_alone: round(pct(swiftRun.tpot_ms, 0.99) / pct(alone, 0.99) - 1, 3),
   notes: [
     'max context: prompt + 8 decoded tokens; whole/chunked prefill keep every layer resident in the master region; swiftcache streams with a 2-layer window from regular blocks (master region) and lent units (two workers).',
     'worker_interference: worker P99 TPOT while the master streams from their lent regions over while it streams from the host pool (co-location itself is in both); worker_interference_vs_alone includes the CPU contention of running the master at all (2 shared cores).',
+    'master multi-turn: the same node budget and sessions with lending off (history evicted from the master region comes back from the host tier, layer by layer) and on (the master cache grows on idle workers\' units and keeps the history on the device).',
     'no GPU here: lent regions and the host pool are both DRAM; the lent path moves rows with native gather/scatter kernels, the host path with JS copies + uploads.',
   ],
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/swiftcache.json'), JSON.stringify(result, null, 2) + '\n');
 writeFileSync(join(root, 'bench/results/swiftcache.svg'), svg(result));
-console.log(JSON.stringify({ max_context_ratio: result.max_context_ratio, master_ttft_p99_offload_over_swiftcache: result.master_ttft_p99_offload_over_swiftcache, worker_interference: result.worker_interference, max_context: result.max_context, master: { offload: result.master.offload, swiftcache: result.master.swiftcache }, workers: result.workers }, null, 2));
+const brief = (m) => ({ master_blocks: m.master_blocks, ttft_p50_ms: m.ttft_p50_ms, ttft_p99_ms: m.ttft_p99_ms, device_hit_tokens: m.device_hit_tokens, restored_tokens: m.restored_tokens });
+console.log(
+  JSON.stringify(
+    {
+      max_context_ratio: result.max_context_ratio,
+      master_ttft_p99_offload_over_swiftcache: result.master_ttft_p99_offload_over_swiftcache,
+      worker_interference: result.worker_interference,
+      stream_ttft_p99_host_over_lent: result.stream_ttft_p99_host_over_lent,
+      max_context: result.max_context,
+      master_multiturn: { offload: brief(result.master_multiturn.offload), swiftcache: brief(result.master_multiturn.swiftcache) },
+      stream: result.stream,
+      workers: result.workers,
+    },
+    null,
+    2,
+  ),
+);
 console.log('wrote bench/results/swiftcache.json and swiftcache.svg');
 
 function svg(r) {
   const bars = [
     ['max context (tokens)', [['whole prefill', r.max_context.whole_prefill.tokens], ['chunked prefill', r.max_context.chunked_prefill.tokens], ['SwiftCache', r.max_context.swiftcache.tokens]]],
-    ['master TTFT p99 (ms)', [['host offload', r.master.offload.ttft_p99_ms], ['SwiftCache', r.master.swiftcache.ttft_p99_ms]]],
+    ['master multi-turn TTFT p99 (ms)', [['host offload', r.master_multiturn.offload.ttft_p99_ms], ['SwiftCache', r.master_multiturn.swiftcache.ttft_p99_ms]]],
     ['worker TPOT p99 (ms)', [['alone', r.workers.tpot_alone_p99_ms], ['master on host', r.workers.tpot_p99_ms_master_on_host], ['master on lent', r.workers.tpot_p99_ms_master_on_lent]]],
   ];
   const colors = ['#999999', '#2166ac', '#1b7837'];
