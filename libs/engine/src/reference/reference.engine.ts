@@ -15,8 +15,8 @@ export interface ReferenceEngineOptions {
   readonly models: ReadonlyArray<string | ModelWeights>;
   /** 'cpu' | 'cuda' via `createKernelBackend`, or a backend instance. */
   readonly backend: 'cpu' | 'cuda' | KernelBackend<unknown>;
-  /** Device KV blocks (16 tokens each) per model: one number for all, or per model id. */
-  readonly kvBlocks: number | Readonly<Record<string, number>>;
+  /** Device KV blocks (16 tokens each) per model: one number for all, per model id, or split from one device budget. */
+  readonly kvBlocks: number | Readonly<Record<string, number>> | DeviceKvBudget;
 }
 
 interface SeqState {

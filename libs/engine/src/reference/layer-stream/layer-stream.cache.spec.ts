@@ -8,7 +8,7 @@ import { DeviceModel } from '../device-model.js';
 import { emptyStats } from '../layer-hooks.js';
 import { ModelRuntime } from '../model.runtime.js';
 import { argmax } from '../token.sampler.js';
-import { HostBacking, DeviceRegionBacking, type LayerKvBacking, type BackingTier } from './layer-kv.backing.js';
+import { HostBacking, DeviceRegionBacking, type LayerKvBacking } from './layer-kv.backing.js';
 import { LayerStreamCache } from './layer-stream.cache.js';
 
 // Master: mnemo-small (6 layers, 2×32 KV) — worker: mnemo-tiny (4 layers, 2×16 KV). One unit = 1 master block = 3 worker blocks.
