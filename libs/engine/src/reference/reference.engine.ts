@@ -73,7 +73,12 @@ export class ReferenceEngine implements Engine {
     const bytesPerElement = backend.name === 'cuda' ? 2 : 4;
     if (!isDeviceKvBudget(opts.kvBlocks)) return new ReferenceEngine(backend, weights, opts.kvBlocks);
     const configs = weights.map((w) => w.config);
-    return new ReferenceEngine(backend, weights, splitDeviceBudget(configs, opts.kvBlocks, bytesPerElement), budgetReserve(configs, opts.kvBlocks, bytesPerElement));
+    const regions = splitDeviceBudget(configs, opts.kvBlocks, bytesPerElement);
+    // NOTE: a CUDA tensor is committed memory: reserving the whole budget per model would take
+    // models × budget of the GPU. Without VMM page remapping (not built) a CUDA cache keeps its
+    // region: it can lend units but not grow, so the coordinator never moves any.
+    const reserve = backend.name === 'cuda' ? regions : budgetReserve(configs, opts.kvBlocks, bytesPerElement);
+    return new ReferenceEngine(backend, weights, regions, reserve);
   }
 
   /**
