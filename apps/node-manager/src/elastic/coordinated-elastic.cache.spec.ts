@@ -43,7 +43,7 @@ describe(CoordinatedElasticCache.name, () => {
     ['fits the region: nothing moves', true, 60, 20, true, 6, 2],
     ['needs 8 of 6 blocks: the idle model lends one unit (3 blocks)', true, 100, 20, true, 9, 1],
     ['needs 12: every idle unit, up to the reserve', true, 150, 40, true, 12, 0],
-    ['needs 13: more than the whole budget holds', true, 170, 40, false, 12, 0],
+    ['needs 13: more than the whole budget holds — refused, nothing moves', true, 170, 40, false, 6, 2],
     ['without elasticity the region is the limit', false, 100, 20, false, 6, 2],
   ])('a request over its model’s region: %s', (_n, elastic, prompt, maxTokens, admitted, tiny, small) => {
     const { admit, capacity, cache } = setup(elastic);

@@ -41,16 +41,18 @@ export class CoordinatedElasticCache implements ElasticCachePort {
     return this.coordinator.state(model);
   }
 
-  makeRoom(model: string, blocks: number): number {
-    const region = this.regions.get(model);
-    if (region === undefined) return 0;
+  limit(model: string): number {
+    // Whatever fits the whole budget is admitted: it waits for lent units, the window or a reclaim.
+    return this.reserves.get(model) ?? 0;
+  }
+
+  makeRoom(model: string, blocks: number): void {
+    if (!this.regions.has(model)) return;
     const now = this.clock.monotonicMs();
     const tokens = (this.liveBlocks(model) + blocks) * BLOCK_TOKENS;
     this.coordinator.observe(model, now, tokens);
     if (this.coordinator.master === model || this.coordinator.master === null) this.lend(now);
     else this.reclaim(model, tokens);
-    // Whatever fits the whole budget is admitted: it waits for lent units, the window or a reclaim.
-    return this.reserves.get(model)!;
   }
 
   /** Periodic step: record every model's demand, retry reclaims a busy master refused, lend idle units. */

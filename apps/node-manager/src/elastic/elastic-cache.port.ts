@@ -7,12 +7,15 @@ export const ELASTIC_CACHE = Symbol('ELASTIC_CACHE');
  */
 export interface ElasticCachePort {
   /**
-   * A request of `model` that needs `blocks` KV blocks is being admitted: record the demand and
-   * make room now — a worker reclaims units it lent, a master borrows idle ones. Returns the most
-   * blocks one request of the model can ever get (the whole budget in its block size; it may wait
-   * for them), or 0 when the model is not elastic.
+   * The most blocks one request of `model` can ever get: the whole budget in its block size (it
+   * may wait for them), or 0 when the model is not elastic. No side effect.
    */
-  makeRoom(model: string, blocks: number): number;
+  limit(model: string): number;
+  /**
+   * A request of `model` that needs `blocks` KV blocks was admitted: record the demand and make
+   * room now — a worker reclaims units it lent, a master borrows idle ones.
+   */
+  makeRoom(model: string, blocks: number): void;
 }
 
-export const NO_ELASTIC_CACHE: ElasticCachePort = { makeRoom: () => 0 };
+export const NO_ELASTIC_CACHE: ElasticCachePort = { limit: () => 0, makeRoom: () => undefined };

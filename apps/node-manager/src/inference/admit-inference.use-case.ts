@@ -49,7 +49,7 @@ export class AdmitInferenceUseCase {
     // Its KV holds the prompt and every generated token but the last.
     const need = blocksFor(request.tokens.length + seq.maxTokens - 1);
     // On a shared budget a request may use up to the whole budget: lent units come back on demand, idle ones are borrowed.
-    const capacity = Math.max(this.elastic.makeRoom(model.id, need), this.engine.kvBudget(model.id).capacity);
+    const capacity = Math.max(this.elastic.limit(model.id), this.engine.kvBudget(model.id).capacity);
     if (need > capacity) {
       throw new MnemoError(
         ErrorCode.PromptTooLong,
@@ -60,6 +60,7 @@ export class AdmitInferenceUseCase {
     if (this.cancelled.has(request.requestId, request.attempt)) throw new MnemoError(ErrorCode.Cancelled, `request ${request.requestId} (attempt ${request.attempt}) was cancelled before it arrived`);
     if (this.store.has(request.requestId)) throw new MnemoError(ErrorCode.Conflict, `request ${request.requestId} is already running here`);
     if (this.store.count('waiting') >= this.config.NODE_MAX_WAITING!) throw new MnemoError(ErrorCode.Overloaded, 'queue full');
+    this.elastic.makeRoom(model.id, need);
     this.store.add(seq);
     return this.config.NODE_ID;
   }
