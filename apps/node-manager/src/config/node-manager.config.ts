@@ -66,6 +66,14 @@ export const nodeManagerSchema = {
     type: 'string',
     doc: 'one device KV budget (512MiB, 2GiB, …) shared by all NODE_MODELS, split into elastic regions of whole minimum elastic units; replaces NODE_KV_BLOCKS when set',
   },
+  NODE_KV_ELASTIC: {
+    type: 'enum',
+    doc: 'with NODE_KV_DEVICE_BYTES and several models: on — idle models lend whole elastic units of their region to the one whose demand exceeds its own (SwiftCache); off — regions stay as split at start',
+    values: ['on', 'off'],
+    default: 'on',
+  },
+  NODE_KV_ELASTIC_WINDOW_MS: { type: 'int', doc: 'a model keeps room for the largest demand it saw this long ago (Algorithm 1 scale-down window)', default: 60_000, min: 1 },
+  NODE_KV_ELASTIC_TICK_MS: { type: 'int', doc: 'how often idle units are lent and refused reclaims retried', default: 1000, min: 10 },
   NODE_PREFIX_CACHE: {
     type: 'enum',
     doc: 'device prefix cache: on (requests of one tenant share cached KV blocks), or off (every request recomputes its prompt; the offload tiers get nothing)',

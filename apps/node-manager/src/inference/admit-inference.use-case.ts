@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { blocksFor, chunkKeys, ErrorCode, MnemoError } from '@mnemo/kv-core';
 import type { Engine } from '@mnemo/engine';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
@@ -10,6 +10,7 @@ import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import type { AdmitInferenceCommand } from './admit-inference.command.js';
 import { CancelledAttempts } from './cancelled-attempts.js';
 import { checkKvSources } from './kv-sources.check.js';
+import { ELASTIC_CACHE, NO_ELASTIC_CACHE, type ElasticCachePort } from '../elastic/elastic-cache.port.js';
 
 /**
  * Checks a dispatched request against what this node can do and queues it for the batch
@@ -25,6 +26,7 @@ export class AdmitInferenceUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
     @Inject(CancelledAttempts) private readonly cancelled: CancelledAttempts,
+    @Optional() @Inject(ELASTIC_CACHE) private readonly elastic: ElasticCachePort = NO_ELASTIC_CACHE,
   ) {}
 
   execute({ request }: AdmitInferenceCommand): string {
@@ -48,7 +50,8 @@ export class AdmitInferenceUseCase {
     // A request whose whole context could not fit the empty device cache would never finish: refuse it now.
     // Its KV holds the prompt and every generated token but the last.
     const need = blocksFor(request.tokens.length + seq.maxTokens - 1);
-    const { capacity } = this.engine.kvBudget(model.id);
+    // On a shared budget a request may use up to the whole budget: lent units come back on demand, idle ones are borrowed.
+    const capacity = Math.max(this.elastic.limit(model.id), this.engine.kvBudget(model.id).capacity);
     if (need > capacity) {
       throw new MnemoError(
         ErrorCode.PromptTooLong,
@@ -59,6 +62,7 @@ export class AdmitInferenceUseCase {
     if (this.cancelled.has(request.requestId, request.attempt)) throw new MnemoError(ErrorCode.Cancelled, `request ${request.requestId} (attempt ${request.attempt}) was cancelled before it arrived`);
     if (this.store.has(request.requestId)) throw new MnemoError(ErrorCode.Conflict, `request ${request.requestId} is already running here`);
     if (this.store.count('waiting') >= this.config.NODE_MAX_WAITING!) throw new MnemoError(ErrorCode.Overloaded, 'queue full');
+    this.elastic.makeRoom(model.id, need);
     this.store.add(seq);
     return this.config.NODE_ID;
   }

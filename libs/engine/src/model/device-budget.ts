@@ -1,4 +1,4 @@
-import { BLOCK_TOKENS, ElasticCacheCoordinator, type ElasticModelSpec } from '@mnemo/kv-core';
+import { BLOCK_TOKENS, blockElements, ElasticCacheCoordinator, type ElasticModelSpec } from '@mnemo/kv-core';
 import type { ModelConfig } from './model-config.js';
 
 /** One device KV budget shared by the models of a node (SwiftCache §3.4), in bytes. */
@@ -29,4 +29,10 @@ export function splitDeviceBudget(configs: readonly ModelConfig[], budget: Devic
     throw new RangeError(`device KV budget of ${budget.deviceBytes} bytes is below one elastic unit per model: at least ${min} bytes for ${configs.map((c) => c.id).join(', ')}`);
   }
   return split;
+}
+
+/** Blocks each model could hold if it had the whole budget: what its elastic cache reserves. */
+export function budgetReserve(configs: readonly ModelConfig[], budget: DeviceKvBudget, bytesPerElement: number): Record<string, number> {
+  const elements = Math.floor(budget.deviceBytes / bytesPerElement);
+  return Object.fromEntries(configs.map((c) => [c.id, Math.floor(elements / blockElements(elasticSpec(c).shape))]));
 }

@@ -43,11 +43,12 @@ export class ModelRuntime<T> {
     kvBlocks: number,
     readonly stats: EngineStats,
     onChunk?: (e: DeviceChunkEvent) => void,
+    reserveBlocks = kvBlocks,
     grouping?: BlockGroupOptions,
   ) {
     this.config = weights.config;
     this.model = new DeviceModel(backend, weights);
-    this.cache = new PagedKvCache(backend, this.config, kvBlocks, onChunk, grouping);
+    this.cache = new PagedKvCache(backend, this.config, kvBlocks, onChunk, reserveBlocks, grouping);
   }
 
   /**

@@ -27,11 +27,18 @@ export class PagedKvCache<T> {
     config: ModelConfig,
     readonly numBlocks: number,
     onChunk?: (e: DeviceChunkEvent) => void,
+    /**
+     * Blocks the tensor has room for: an elastic cache reserves what it may grow to (untouched
+     * pages cost nothing until written on the CPU backend) and its block manager's capacity
+     * moves below that, at the end, in O(1).
+     */
+    readonly reserveBlocks: number = numBlocks,
     grouping?: BlockGroupOptions,
   ) {
+    if (!Number.isInteger(reserveBlocks) || reserveBlocks < numBlocks) throw new RangeError(`reserve of ${reserveBlocks} blocks is below the ${numBlocks} the cache starts with`);
     this.geom = { numLayers: config.layers, numKvHeads: config.kvHeads, headDim: config.headDim, blockSize: BLOCK_TOKENS };
     this.rowDim = kvDim(config);
-    this.tensor = backend.alloc(numBlocks * config.layers * 2 * BLOCK_TOKENS * this.rowDim);
+    this.tensor = backend.alloc(reserveBlocks * config.layers * 2 * BLOCK_TOKENS * this.rowDim);
     this.ledger = new KvBlockLedger(config.id, numBlocks, onChunk, grouping);
   }
 

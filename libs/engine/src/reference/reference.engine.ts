@@ -1,7 +1,7 @@
-import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
-import { isDeviceKvBudget, splitDeviceBudget } from '../model/device-budget.js';
+import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { KvSwapper, type SwapOptions } from './kv.swapper.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
@@ -16,8 +16,8 @@ export interface ReferenceEngineOptions {
   readonly models: ReadonlyArray<string | ModelWeights>;
   /** 'cpu' | 'cuda' via `createKernelBackend`, or a backend instance. */
   readonly backend: 'cpu' | 'cuda' | KernelBackend<unknown>;
-  /** Device KV blocks (16 tokens each) per model: one number for all, or per model id. */
-  readonly kvBlocks: number | Readonly<Record<string, number>>;
+  /** Device KV blocks (16 tokens each) per model: one number for all, per model id, or split from one device budget. */
+  readonly kvBlocks: number | Readonly<Record<string, number>> | DeviceKvBudget;
   /** Block group size (FastSwitch §3.1) of every model's device cache; 0 or absent: no groups. */
   readonly blockGroups?: number;
   /** Swap preemption; only on a backend whose KV lives in host memory (CPU), ignored otherwise. */
@@ -60,6 +60,8 @@ export class ReferenceEngine implements Engine {
     weights: readonly ModelWeights[],
     kvBlocks: number | Readonly<Record<string, number>>,
     extra: Pick<ReferenceEngineOptions, 'blockGroups' | 'swap'> = {},
+    /** Per model, blocks its tensor reserves beyond its start (an elastic cache on a node budget). */
+    private readonly reserve?: Readonly<Record<string, number>>,
   ) {
     for (const w of weights) {
       const id = w.config.id;
@@ -69,7 +71,7 @@ export class ReferenceEngine implements Engine {
       const onChunk = (e: DeviceChunkEvent) => {
         for (const l of this.chunkListeners) l({ ...e, model: id });
       };
-      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, onChunk, extra.blockGroups ? { groupBlocks: extra.blockGroups } : undefined));
+      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, onChunk, Math.max(blocks, reserve?.[id] ?? blocks), extra.blockGroups ? { groupBlocks: extra.blockGroups } : undefined));
     }
     if (extra.swap && hostMemoryBackend(backend)) {
       this.swap = new KvSwapper(extra.swap, (m) => this.runtime(m) as ModelRuntime<Float32Array>, (id) => this.seqs.get(id));
@@ -81,8 +83,23 @@ export class ReferenceEngine implements Engine {
     const weights = opts.models.map(resolveWeights);
     // The CPU backend stores KV as fp32; CUDA as fp16/bf16.
     const bytesPerElement = backend.name === 'cuda' ? 2 : 4;
-    const blocks = isDeviceKvBudget(opts.kvBlocks) ? splitDeviceBudget(weights.map((w) => w.config), opts.kvBlocks, bytesPerElement) : opts.kvBlocks;
-    return new ReferenceEngine(backend, weights, blocks, opts);
+    if (!isDeviceKvBudget(opts.kvBlocks)) return new ReferenceEngine(backend, weights, opts.kvBlocks, opts);
+    const configs = weights.map((w) => w.config);
+    const regions = splitDeviceBudget(configs, opts.kvBlocks, bytesPerElement);
+    // NOTE: a CUDA tensor is committed memory: reserving the whole budget per model would take
+    // models × budget of the GPU. Without VMM page remapping (not built) a CUDA cache keeps its
+    // region: it can lend units but not grow, so the coordinator never moves any.
+    const reserve = backend.name === 'cuda' ? regions : budgetReserve(configs, opts.kvBlocks, bytesPerElement);
+    return new ReferenceEngine(backend, weights, regions, opts, reserve);
+  }
+
+  /**
+   * The models' caches as elastic members (their block managers resize in place), when the
+   * engine was built on one device budget; empty otherwise.
+   */
+  elasticMembers(): ElasticMember[] {
+    if (!this.reserve) return [];
+    return [...this.runtimes.values()].map((rt) => ({ ...elasticSpec(rt.config), blocks: rt.cache.ledger.blocks, maxBlocks: rt.cache.reserveBlocks }));
   }
 
   models(): readonly ServedModel[] {

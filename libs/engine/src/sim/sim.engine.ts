@@ -1,7 +1,7 @@
-import { ErrorCode, KvBlockLedger, MnemoError } from '@mnemo/kv-core';
+import { ErrorCode, KvBlockLedger, MnemoError, type ElasticMember } from '@mnemo/kv-core';
 import type { Engine, EngineChunkEvent, KvBudget, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
-import { isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
+import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
 
@@ -63,6 +63,8 @@ export class SimEngine implements Engine {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly seqs = new Map<string, SimSeq>();
   private readonly ledgers = new Map<string, KvBlockLedger>();
+  /** Per model, blocks it may grow to on a node budget (the sim has no tensor; this bounds lending). */
+  private reserve?: Readonly<Record<string, number>>;
   private readonly chunkListeners = new Set<(e: EngineChunkEvent) => void>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -82,7 +84,9 @@ export class SimEngine implements Engine {
     this.eosProbability = p;
     this.sleep = options.sleep ?? realSleep;
     const opt = options.kvBlocks ?? DEFAULT_SIM_KV_BLOCKS;
-    const split = isDeviceKvBudget(opt) ? splitDeviceBudget(this.modelInfos.map((m) => findSyntheticModel(m.id)!.config), opt, 2) : null;
+    const configs = this.modelInfos.map((m) => findSyntheticModel(m.id)!.config);
+    const split = isDeviceKvBudget(opt) ? splitDeviceBudget(configs, opt, 2) : null;
+    if (isDeviceKvBudget(opt)) this.reserve = budgetReserve(configs, opt, 2);
     if (!split && !(Number.isInteger(opt) && (opt as number) > 0)) throw new RangeError(`sim engine: kvBlocks must be a positive integer, got ${String(opt)}`);
     for (const m of this.modelInfos) {
       const kvBlocks = split ? split[m.id]! : (opt as number);
@@ -93,6 +97,13 @@ export class SimEngine implements Engine {
         }),
       );
     }
+  }
+
+  /** As the reference engine's: the modelled caches as elastic members on a node budget. */
+  elasticMembers(): ElasticMember[] {
+    const reserve = this.reserve;
+    if (!reserve) return [];
+    return this.modelInfos.map((m) => ({ ...elasticSpec(findSyntheticModel(m.id)!.config), blocks: this.ledgers.get(m.id)!.blocks, maxBlocks: reserve[m.id]! }));
   }
 
   models(): readonly ServedModel[] {

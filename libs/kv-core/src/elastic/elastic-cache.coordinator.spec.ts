@@ -120,4 +120,39 @@ describe(ElasticCacheCoordinator.name, () => {
   ])('rejects %s', (_n, f) => {
     expect(f).toThrow(RangeError);
   });
+
+  describe("lendTo 'cache': the master's own cache grows on lent bytes", () => {
+    const cacheSetup = () => ElasticCacheCoordinator.withRegions([chat, code], { chat: 8, code: 12 }, WINDOW, 'cache');
+
+    it('lending grows the master at its end by the same bytes the worker gives up', () => {
+      const sut = cacheSetup();
+      sut.observe('chat', 0, 16 * 12); // 4 chat blocks over its region → 2 units
+      expect(sut.tick(1)).toBe(4);
+      expect(sut.ownBlocks('chat').capacity).toBe(12);
+      expect(sut.ownBlocks('code').capacity).toBe(6);
+      expect(sut.state('chat')).toMatchObject({ role: 'master', ownedBlocks: 8, borrowedBlocks: 4, borrowedUnits: 2 });
+      expect(sut.state('code')).toMatchObject({ lentBlocks: 6, lentUnits: 2 });
+      sut.checkInvariant();
+    });
+
+    it.each([
+      // name, blocks the master holds at its end, worker demand tokens, expected result, master capacity after
+      ['master tail idle: reclaim shrinks it', 0, 16 * 7, { ok: true, workerBlocks: 3, masterBlocks: 2 }, 10],
+      ['master holds its last blocks: refused, nothing changes', 2, 16 * 7, { ok: false, reason: 'master_blocks_in_use', masterBlocks: 2 }, 12],
+      ['demand fits the worker: nothing to reclaim', 0, 16 * 6, { ok: true, workerBlocks: 0, masterBlocks: 0 }, 12],
+      ['reclaim everything lent', 0, 16 * 12, { ok: true, workerBlocks: 6, masterBlocks: 4 }, 8],
+    ])('reclaim: %s', (_n, held, tokens, expected, masterAfter) => {
+      const sut = cacheSetup();
+      sut.observe('chat', 0, 16 * 12);
+      sut.tick(1);
+      const master = sut.ownBlocks('chat');
+      if (held > 0) {
+        const ids = master.allocate(master.capacity)!;
+        master.release(ids.filter((id) => id < master.capacity - held));
+      }
+      expect(sut.reclaimFor('code', tokens)).toEqual(expected);
+      expect(master.capacity).toBe(masterAfter);
+      sut.checkInvariant();
+    });
+  });
 });

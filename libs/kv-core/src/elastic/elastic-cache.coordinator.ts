@@ -12,6 +12,8 @@ export interface ElasticModelSpec {
 /** A model and the block manager of its own cache, whose capacity at start is its whole region. */
 export interface ElasticMember extends ElasticModelSpec {
   readonly blocks: DeviceBlockManager;
+  /** Most blocks its cache can grow to (its reserved tensor); unbounded when absent. */
+  readonly maxBlocks?: number;
 }
 
 /** Per-model figures for metrics, in that model's minimum elastic units towards the current master. */
@@ -42,9 +44,12 @@ interface Member {
   readonly regionBlocks: number;
   /** The model's own cache; its capacity is `owned` (grow/shrink at the end). */
   readonly own: DeviceBlockManager;
-  /** Master blocks living at the end of this model's region (only while it lends). */
+  /** 'stream' mode: master blocks living at the end of this model's region (only while it lends). */
   readonly lentToMaster: DeviceBlockManager;
+  /** 'cache' mode: master blocks the master's own cache holds on this model's lent bytes. */
+  cacheLoan: number;
   readonly demand: DemandWindow;
+  readonly maxBlocks: number;
   resizeEvents: number;
 }
 
@@ -67,7 +72,7 @@ interface Member {
  */
 export class ElasticCacheCoordinator {
   /** A coordinator over fresh managers sized `regionBlocks` (policy tests, benchmarks). */
-  static withRegions(models: readonly ElasticModelSpec[], regionBlocks: Readonly<Record<string, number>>, windowMs: number): ElasticCacheCoordinator {
+  static withRegions(models: readonly ElasticModelSpec[], regionBlocks: Readonly<Record<string, number>>, windowMs: number, lendTo: 'stream' | 'cache' = 'stream'): ElasticCacheCoordinator {
     return new ElasticCacheCoordinator(
       models.map((m) => {
         const n = regionBlocks[m.id];
@@ -75,14 +80,25 @@ export class ElasticCacheCoordinator {
         return { ...m, blocks: new DeviceBlockManager(n) };
       }),
       windowMs,
+      lendTo,
     );
   }
 
   private readonly members = new Map<string, Member>();
   private masterId: string | null = null;
 
-  /** The engine's own block managers are resized in place: lending shrinks them, reclaiming grows them. */
-  constructor(models: readonly ElasticMember[], windowMs: number) {
+  /**
+   * The engine's own block managers are resized in place: lending shrinks them, reclaiming grows
+   * them. `lendTo` says what the master does with lent bytes: 'stream' — separate master blocks in
+   * the lender's region (a layer stream cache's backing, addressed by {@link lentBlockOffset});
+   * 'cache' — its own cache grows at its end by the same bytes (one device budget whose pages
+   * move between models' reservations), and shrinks at its end when a worker reclaims.
+   */
+  constructor(
+    models: readonly ElasticMember[],
+    windowMs: number,
+    readonly lendTo: 'stream' | 'cache' = 'stream',
+  ) {
     if (models.length === 0) throw new RangeError('at least one model');
     for (const m of models) {
       if (this.members.has(m.id)) throw new RangeError(`model ${m.id} listed twice`);
@@ -92,7 +108,9 @@ export class ElasticCacheCoordinator {
         regionBlocks: m.blocks.capacity,
         own: m.blocks,
         lentToMaster: new DeviceBlockManager(0),
+        cacheLoan: 0,
         demand: new DemandWindow(windowMs),
+        maxBlocks: m.maxBlocks ?? Number.MAX_SAFE_INTEGER,
         resizeEvents: 0,
       });
     }
@@ -154,17 +172,24 @@ export class ElasticCacheCoordinator {
     if (this.totalLentBlocks() === 0) this.masterId = this.electMaster(nowMs);
     if (this.masterId === null) return 0;
     const master = this.member(this.masterId);
-    let deficit = Math.max(0, Math.ceil(master.demand.max(nowMs) / master.spec.shape.blockTokens) - master.own.capacity - this.borrowedTotal());
+    const extra = this.lendTo === 'stream' ? this.borrowedTotal() : 0;
+    let deficit = Math.max(0, Math.ceil(master.demand.max(nowMs) / master.spec.shape.blockTokens) - master.own.capacity - extra);
     let added = 0;
     for (const w of this.members.values()) {
       if (w === master || deficit === 0) continue;
       const unit = this.unit(w.spec.id)!;
       const step = scaleDown(w.own.capacity, w.spec.shape.blockTokens, unit, w.demand.max(nowMs));
       let k = Math.min(step.workerBlocks / unit.workerBlocks, Math.ceil(deficit / unit.masterBlocks));
+      // 'cache' mode grows the master's own tensor: never past what it reserved.
+      if (this.lendTo === 'cache') k = Math.min(k, Math.floor((master.maxBlocks - master.own.capacity) / unit.masterBlocks));
       // The worker's tail blocks may still be cached or held: lend only the units that are idle.
       while (k > 0 && !w.own.shrink(k * unit.workerBlocks)) k--;
       if (k === 0) continue;
-      w.lentToMaster.grow(k * unit.masterBlocks);
+      if (this.lendTo === 'stream') w.lentToMaster.grow(k * unit.masterBlocks);
+      else {
+        master.own.grow(k * unit.masterBlocks);
+        w.cacheLoan += k * unit.masterBlocks;
+      }
       w.resizeEvents++;
       master.resizeEvents++;
       added += k * unit.masterBlocks;
@@ -181,11 +206,13 @@ export class ElasticCacheCoordinator {
   reclaimFor(workerId: string, tokens: number): ReclaimResult {
     const w = this.member(workerId);
     const unit = this.unit(workerId);
-    if (unit === null || w.lentToMaster.capacity === 0) return { ok: true, workerBlocks: 0, masterBlocks: 0 };
+    if (unit === null || this.loaned(w) === 0) return { ok: true, workerBlocks: 0, masterBlocks: 0 };
     const step = scaleUp(w.own.capacity, w.spec.shape.blockTokens, unit, tokens);
-    const k = Math.min(step.workerBlocks / unit.workerBlocks, w.lentToMaster.capacity / unit.masterBlocks);
+    const k = Math.min(step.workerBlocks / unit.workerBlocks, this.loaned(w) / unit.masterBlocks);
     if (k === 0) return { ok: true, workerBlocks: 0, masterBlocks: 0 };
-    if (!w.lentToMaster.shrink(k * unit.masterBlocks)) return { ok: false, reason: 'master_blocks_in_use', masterBlocks: k * unit.masterBlocks };
+    const back = this.lendTo === 'stream' ? w.lentToMaster : this.member(this.masterId!).own;
+    if (!back.shrink(k * unit.masterBlocks)) return { ok: false, reason: 'master_blocks_in_use', masterBlocks: k * unit.masterBlocks };
+    if (this.lendTo === 'cache') w.cacheLoan -= k * unit.masterBlocks;
     w.own.grow(k * unit.workerBlocks);
     w.resizeEvents++;
     this.member(this.masterId!).resizeEvents++;
@@ -195,17 +222,18 @@ export class ElasticCacheCoordinator {
   state(id: string): ElasticModelState {
     const m = this.member(id);
     const role = this.masterId === null ? 'idle' : id === this.masterId ? 'master' : 'worker';
-    const lentBlocks = m.regionBlocks - m.own.capacity;
+    const lentBlocks = Math.max(0, m.regionBlocks - m.own.capacity);
     const borrowedBlocks = role === 'master' ? this.borrowedTotal() : 0;
     const perUnit = role === 'worker' ? this.unit(id)!.workerBlocks : this.nodeUnitBlocks(m);
-    const borrowedUnits = role === 'master' ? [...this.members.values()].reduce((a, w) => a + (w === m ? 0 : w.lentToMaster.capacity / this.unit(w.spec.id)!.masterBlocks), 0) : 0;
+    const ownedBlocks = role === 'master' && this.lendTo === 'cache' ? m.own.capacity - borrowedBlocks : m.own.capacity;
+    const borrowedUnits = role === 'master' ? [...this.members.values()].reduce((a, w) => a + (w === m ? 0 : this.loaned(w) / this.unit(w.spec.id)!.masterBlocks), 0) : 0;
     return {
       id,
       role,
-      ownedBlocks: m.own.capacity,
+      ownedBlocks,
       lentBlocks,
       borrowedBlocks,
-      ownedUnits: Math.floor(m.own.capacity / perUnit),
+      ownedUnits: Math.floor(ownedBlocks / perUnit),
       lentUnits: lentBlocks / perUnit,
       borrowedUnits,
       resizeEvents: m.resizeEvents,
@@ -216,12 +244,16 @@ export class ElasticCacheCoordinator {
   checkInvariant(): void {
     for (const w of this.members.values()) {
       const lent = w.regionBlocks - w.own.capacity;
-      if (lent < 0) throw new Error(`${w.spec.id} owns more than its region`);
-      if (this.masterId === null || w.spec.id === this.masterId) {
-        if (lent !== 0 || w.lentToMaster.capacity !== 0) throw new Error(`${w.spec.id} lends without a master`);
+      if (w.spec.id === this.masterId) {
+        if (lent !== (this.lendTo === 'cache' ? -this.borrowedTotal() : 0)) throw new Error(`master ${w.spec.id} holds ${-lent} blocks beyond its region, ${this.borrowedTotal()} borrowed`);
         continue;
       }
-      if (lent * w.blockElems !== w.lentToMaster.capacity * this.member(this.masterId).blockElems) throw new Error(`${w.spec.id}: lent and borrowed sizes differ`);
+      if (lent < 0) throw new Error(`${w.spec.id} owns more than its region`);
+      if (this.masterId === null) {
+        if (lent !== 0 || this.loaned(w) !== 0) throw new Error(`${w.spec.id} lends without a master`);
+        continue;
+      }
+      if (lent * w.blockElems !== this.loaned(w) * this.member(this.masterId).blockElems) throw new Error(`${w.spec.id}: lent and borrowed sizes differ`);
       w.own.checkInvariant();
       w.lentToMaster.checkInvariant();
     }
@@ -239,13 +271,18 @@ export class ElasticCacheCoordinator {
 
   private borrowedTotal(): number {
     let n = 0;
-    for (const w of this.members.values()) n += w.lentToMaster.capacity;
+    for (const w of this.members.values()) n += this.loaned(w);
     return n;
+  }
+
+  /** Master blocks standing on `w`'s lent bytes. */
+  private loaned(w: Member): number {
+    return this.lendTo === 'stream' ? w.lentToMaster.capacity : w.cacheLoan;
   }
 
   private totalLentBlocks(): number {
     let n = 0;
-    for (const w of this.members.values()) n += w.regionBlocks - w.own.capacity;
+    for (const w of this.members.values()) n += Math.max(0, w.regionBlocks - w.own.capacity);
     return n;
   }
 

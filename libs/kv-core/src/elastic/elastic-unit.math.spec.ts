@@ -1,4 +1,4 @@
-import { blockElements, gcd, layerStreamSplit, lcm, minimumElasticUnit, type KvShape } from './elastic-unit.math.js';
+import { blockElements, gcd, layerStreamSplit, lcm, minimumElasticUnit, streamedContextPlan, type KvShape } from './elastic-unit.math.js';
 
 const shape = (layers: number, kvHeads: number, headDim: number, blockTokens = 16): KvShape => ({ layers, kvHeads, headDim, blockTokens });
 
@@ -44,5 +44,20 @@ describe('elastic unit math', () => {
   ])('layer stream split: %s', (_n, local, lent, lsc, rc, ctx) => {
     const sut = layerStreamSplit(m, local, lent);
     expect([sut.streamBlocks, sut.regularBlocks, sut.maxContextTokens]).toEqual([lsc, rc, ctx]);
+  });
+
+  // L = 6, one single-layer block = 2 elements; K single-layer blocks of local memory.
+  const six = shape(6, 1, 1, 1);
+  it.each([
+    // name, K, lent, window, context, regular, lent used
+    ['no lenders: window + all layers per regular block', 48, 0, 2, 6, 6, 0],
+    ['lenders fill what the planes leave', 48, 16, 2, 18, 2, 16],
+    ['lenders beyond the planes: planes are the limit', 48, 40, 2, 24, 0, 24],
+    ['window 1 (the paper’s single active layer)', 60, 20, 1, 25, 5, 20],
+    ['nothing local: nothing streams', 0, 10, 2, 0, 0, 0],
+  ])('streamed context plan: %s', (_n, K, lent, window, ctx, regular, lentUsed) => {
+    const sut = streamedContextPlan(six, K * 2, lent, window);
+    expect([sut.contextBlocks, sut.regularBlocks, sut.lentBlocks]).toEqual([ctx, regular, lentUsed]);
+    expect(sut.localElements).toBeLessThanOrEqual(K * 2);
   });
 });

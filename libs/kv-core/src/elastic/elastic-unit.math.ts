@@ -106,3 +106,36 @@ export function layerStreamSplit(master: KvShape, masterElements: number, lentEl
     maxContextTokens: (streamBlocks + regularBlocks) * master.blockTokens,
   };
 }
+
+/** How a master's local memory is laid out for one long context streamed with a prefetch window. */
+export interface StreamedContextPlan {
+  /** Blocks of the context (each plane of the stream holds all of them for one layer). */
+  readonly contextBlocks: number;
+  /** Of those, full-layer blocks kept in local memory (the regular cache, Eq. 5's role). */
+  readonly regularBlocks: number;
+  /** Of those, full-layer blocks kept in lenders' memory. */
+  readonly lentBlocks: number;
+  /** Local elements used: `contextBlocks · window` single-layer blocks + `regularBlocks` full blocks. */
+  readonly localElements: number;
+}
+
+/**
+ * Eq. 3–5 for a stream that keeps `window` layers resident (the active one and the prefetched
+ * ones) instead of one: the longest context whose planes and regular blocks fit in
+ * `localElements`, with `lentFullBlocks` master blocks available in lenders. With K single-layer
+ * blocks of local memory, W the window and L the layers: a context of c = lent + r blocks needs
+ * c·W + r·L ≤ K, so r = ⌊(K − W·lent)/(W + L)⌋ when lenders cannot fill the planes alone, else
+ * c = ⌊K/W⌋ entirely from lenders.
+ */
+export function streamedContextPlan(master: KvShape, localElements: number, lentFullBlocks: number, window: number): StreamedContextPlan {
+  const layerBlock = layerBlockElements(master);
+  if (!Number.isSafeInteger(localElements) || localElements < 0) throw new RangeError(`local memory must be a non-negative integer, got ${localElements}`);
+  if (!Number.isSafeInteger(lentFullBlocks) || lentFullBlocks < 0) throw new RangeError(`lent blocks must be a non-negative integer, got ${lentFullBlocks}`);
+  if (!Number.isSafeInteger(window) || window < 1 || window > master.layers) throw new RangeError(`window must be in [1, ${master.layers}], got ${window}`);
+  const K = Math.floor(localElements / layerBlock);
+  const L = master.layers;
+  const regularBlocks = K > window * lentFullBlocks ? Math.floor((K - window * lentFullBlocks) / (window + L)) : 0;
+  const lentBlocks = Math.min(lentFullBlocks, Math.floor(K / window));
+  const contextBlocks = lentBlocks + regularBlocks;
+  return { contextBlocks, regularBlocks, lentBlocks, localElements: (contextBlocks * window + regularBlocks * L) * layerBlock };
+}

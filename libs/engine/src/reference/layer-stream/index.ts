@@ -1,2 +1,2 @@
 export { LayerStreamCache, type LayerStreamOptions, type LayerStreamStats } from './layer-stream.cache.js';
-export { LentRegionBacking, HostBacking, type LayerKvBacking } from './layer-kv.backing.js';
+export { DeviceRegionBacking, HostBacking, type LayerKvBacking, type BackingTier } from './layer-kv.backing.js';

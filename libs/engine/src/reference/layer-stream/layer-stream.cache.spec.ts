@@ -1,4 +1,4 @@
-import { ElasticCacheCoordinator, ErrorCode } from '@mnemo/kv-core';
+import { DeviceBlockManager, ElasticCacheCoordinator, ErrorCode } from '@mnemo/kv-core';
 import type { KernelBackend, KvGeometry } from '@mnemo/native-cuda';
 import { bits } from '../../../test/bits.js';
 import { cpuBackend } from '../../../test/test-backend.js';
@@ -8,7 +8,7 @@ import { DeviceModel } from '../device-model.js';
 import { emptyStats } from '../layer-hooks.js';
 import { ModelRuntime } from '../model.runtime.js';
 import { argmax } from '../token.sampler.js';
-import { HostBacking, LentRegionBacking, type LayerKvBacking } from './layer-kv.backing.js';
+import { HostBacking, DeviceRegionBacking, type LayerKvBacking } from './layer-kv.backing.js';
 import { LayerStreamCache } from './layer-stream.cache.js';
 
 // Master: mnemo-small (6 layers, 2×32 KV) — worker: mnemo-tiny (4 layers, 2×16 KV). One unit = 1 master block = 3 worker blocks.
@@ -47,7 +47,7 @@ async function lendingWorker(backend: KernelBackend<Float32Array>) {
   sut.observe('mnemo-tiny', 0, 48);
   sut.observe('mnemo-small', 0, 100_000);
   sut.tick(1);
-  const lent = new LentRegionBacking(backend, worker.cache.tensor, masterGeom, sut.borrowedBlocks('mnemo-tiny'), (b) => sut.lentBlockOffset('mnemo-tiny', b));
+  const lent = new DeviceRegionBacking(backend, worker.cache.tensor, masterGeom, sut.borrowedBlocks('mnemo-tiny'), (b) => sut.lentBlockOffset('mnemo-tiny', b));
   return { worker, coordinator: sut, lent, ownPrompt, before };
 }
 
@@ -55,16 +55,21 @@ describe(LayerStreamCache.name, () => {
   const prompt = toks(150);
 
   it.each([
-    // name, window, chunk, lender?, host blocks, expected placement
-    ['lent blocks only, window 2', 2, 64, true, 0, 96, { lent: 7, host: 0 }],
-    ['lent blocks then the host pool, window 2', 2, 64, true, 8, 150, { lent: 7, host: 3 }],
-    ['host pool only, window 3, short chunks', 3, 23, false, 16, 150, { lent: 0, host: 10 }],
-  ])('%s: logits bit-identical to a run with every layer resident', async (_n, window, chunk, withLender, hostBlocks, promptLen, placement) => {
+    // name, window, chunk, lender?, host blocks, prompt, expected placement, local regular blocks
+    ['lent blocks only, window 2', 2, 64, true, 0, 96, { lent: 7, local: 0, host: 0 }],
+    ['regular cache, then lent blocks, then the host pool', 2, 50, true, 4, 150, { lent: 7, local: 2, host: 1 }, 2],
+    ['lent blocks then the host pool, window 2', 2, 64, true, 8, 150, { lent: 7, local: 0, host: 3 }],
+    ['host pool only, window 3, short chunks', 3, 23, false, 16, 150, { lent: 0, local: 0, host: 10 }],
+  ] as Array<[string, number, number, boolean, number, number, object, number?]>)('%s: logits bit-identical to a run with every layer resident', async (_n, window, chunk, withLender, hostBlocks, promptLen, placement, regular = 0) => {
     const backend = cpuBackend();
     const p = prompt.slice(0, promptLen);
     const expected = await residentRun(backend, p, chunk, 6);
     const w = withLender ? await lendingWorker(backend) : null;
     const backings: Array<LayerKvBacking<Float32Array>> = [];
+    if (regular > 0) {
+      const BE = 2 * 6 * 16 * 2 * 32;
+      backings.push(new DeviceRegionBacking(backend, backend.alloc(regular * BE), masterGeom, new DeviceBlockManager(regular), (b) => b * BE, 'local'));
+    }
     if (w) backings.push(w.lent);
     if (hostBlocks > 0) backings.push(new HostBacking(backend, masterGeom, hostBlocks));
     const sut = new LayerStreamCache(backend, new DeviceModel(backend, MASTER), { blocks: 12, window, backings });
@@ -84,6 +89,37 @@ describe(LayerStreamCache.name, () => {
     }
     sut.release('long');
     if (w) expect(w.coordinator.borrowedBlocks('mnemo-tiny').numActive).toBe(0);
+  });
+
+  it('the lender decodes its own sequence while the master streams through its lent region: both bit-identical to running alone', async () => {
+    const backend = cpuBackend();
+    const p = prompt.slice(0, 96);
+    const expected = await residentRun(backend, p, 32, 6);
+    const w = await lendingWorker(backend);
+    // The worker alone, from the same state, for the reference.
+    const solo = new ModelRuntime(backend, WORKER, 24, emptyStats());
+    solo.cache.open('own');
+    let soloLast = (await solo.step([{ seqId: 'own', tokens: w.ownPrompt }]))[0]!.logits;
+    const soloOut: Float32Array[] = [];
+    // 40 + 8 tokens: exactly the 3 blocks the worker kept; a 9th token would need a lent block.
+    for (let i = 0; i < 8; i++) soloOut.push((soloLast = (await solo.step([{ seqId: 'own', tokens: [argmax(soloLast)] }]))[0]!.logits));
+    const sut = new LayerStreamCache(backend, new DeviceModel(backend, MASTER), { blocks: 8, window: 2, backings: [w.lent] });
+    sut.open('long');
+    const workerLoop = async () => {
+      const out: Float32Array[] = [];
+      let last = w.before;
+      for (let i = 0; i < 8; i++) {
+        out.push((last = (await w.worker.step([{ seqId: 'own', tokens: [argmax(last)] }]))[0]!.logits));
+        await new Promise((r) => setImmediate(r));
+      }
+      return out;
+    };
+    const [master, worker] = await Promise.all([converse((t) => sut.step('long', t), p, 32, 6), workerLoop()]);
+    expect(master.map(bits)).toEqual(expected.map(bits));
+    expect(worker.map(bits)).toEqual(soloOut.map(bits));
+    // Its next token needs a block it lent: the worker's own cache refuses, nothing is overwritten.
+    await expect(w.worker.step([{ seqId: 'own', tokens: [1] }])).rejects.toMatchObject({ code: ErrorCode.Overloaded });
+    w.coordinator.checkInvariant();
   });
 
   it('refuses a context longer than the stream, changing nothing', async () => {

@@ -1,9 +1,9 @@
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
-import { kernelCall, type KernelBackend, type KvGeometry } from '@mnemo/native-cuda';
+import { kernelCall, type KernelBackend, type KernelCall, type KvGeometry } from '@mnemo/native-cuda';
 import { kvDim } from '../../model/model-config.js';
 import type { DeviceModel } from '../device-model.js';
 import { ForwardPass, type KvPlanes } from '../forward.pass.js';
-import type { LayerKvBacking } from './layer-kv.backing.js';
+import type { BackingTier, LayerKvBacking } from './layer-kv.backing.js';
 
 export interface LayerStreamOptions {
   /** N_LSC (Eq. 4): single-layer blocks per plane — the longest context is this many blocks. */
@@ -87,8 +87,8 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
   }
 
   /** Blocks of the sequence per tier (tests and metrics). */
-  placement(seqId: string): Record<'lent' | 'host', number> {
-    const out = { lent: 0, host: 0 };
+  placement(seqId: string): Record<BackingTier, number> {
+    const out = { lent: 0, local: 0, host: 0 };
     for (const b of this.seq(seqId).blocks) out[this.backings[b.backing]!.tier]++;
     return out;
   }
@@ -119,12 +119,8 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
     const rows = tokens.length;
     const newSlots = Int32Array.from({ length: rows }, (_, i) => n0 + i);
     const pass = new ForwardPass(this.backend, this.model, this, [{ seqId, rows, contextLen: n1, slots: newSlots }]);
-    const kTmp = this.backend.alloc(Math.max(n0, rows, 1) * this.rowDim);
-    const vTmp = this.backend.alloc(Math.max(n0, rows, 1) * this.rowDim);
-    const kLoad = this.backend.alloc(Math.max(n0, 1) * this.rowDim);
-    const vLoad = this.backend.alloc(Math.max(n0, 1) * this.rowDim);
     try {
-      const load = (l: number) => (n0 === 0 ? undefined : this.load(s, l, n0, kLoad, vLoad));
+      const load = (l: number) => (n0 === 0 ? undefined : this.load(s, l, n0));
       let next = load(0);
       pass.embed(Int32Array.from(tokens));
       for (let l = 0; l < c.layers; l++) {
@@ -135,7 +131,7 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
         next?.catch(() => undefined);
         await computing;
         const t0 = performance.now();
-        await this.store(s, l, n0, rows, kTmp, vTmp);
+        await this.store(s, l, n0, rows);
         this.stats.storeWaitMs += performance.now() - t0;
       }
       const rowIds = logits === 'last' ? Int32Array.of(rows - 1) : Int32Array.from({ length: rows }, (_, i) => i);
@@ -144,7 +140,6 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
       s.length = n0;
       throw e;
     } finally {
-      for (const t of [kTmp, vTmp, kLoad, vLoad]) this.backend.free(t);
       pass.dispose();
       this.running = null;
       this.stats.passes++;
@@ -181,25 +176,52 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
     s.blocks.push(...added);
   }
 
-  /** Brings layer l of tokens [0, n) from their backings into the layer's plane. */
-  private async load(s: StreamedSeq, l: number, n: number, k: T, v: T): Promise<void> {
-    for (const [i, group] of this.byBacking(s, 0, n)) {
-      const backing = this.backings[i]!;
-      await backing.read(l, group.remote, k, v);
-      await this.backend.submit([kernelCall('writeKv', this.tensor, k, v, group.local, this.planeOf(l), this.geom)]);
+  /**
+   * Brings layer l of tokens [0, n) from their backings into the layer's plane: one kernel list
+   * for all backings, each group through its own staging rows (a host group's upload happens
+   * while the list is built, so groups must not share them).
+   */
+  private async load(s: StreamedSeq, l: number, n: number): Promise<void> {
+    const calls: Array<KernelCall<T>> = [];
+    const staging: T[] = [];
+    try {
+      for (const [i, group] of this.byBacking(s, 0, n)) {
+        const k = this.backend.alloc(group.local.length * this.rowDim);
+        const v = this.backend.alloc(group.local.length * this.rowDim);
+        staging.push(k, v);
+        calls.push(...this.backings[i]!.readCalls(l, group.remote, k, v));
+        calls.push(kernelCall('writeKv', this.tensor, k, v, group.local, this.planeOf(l), this.geom));
+      }
+      await this.backend.submit(calls);
+    } finally {
+      for (const t of staging) this.backend.free(t);
     }
     this.stats.layerLoads++;
   }
 
-  /** Sends the rows [n0, n0+rows) that layer l just wrote back to their backings. */
-  private async store(s: StreamedSeq, l: number, n0: number, rows: number, k: T, v: T): Promise<void> {
+  /** Sends the rows [n0, n0+rows) that layer l just wrote back to their backings, one kernel list. */
+  private async store(s: StreamedSeq, l: number, n0: number, rows: number): Promise<void> {
     const B = this.geom.blockSize;
     const plane = this.planeOf(l);
-    for (const [i, group] of this.byBacking(s, n0, n0 + rows)) {
-      const ks = group.local.map((t) => ((Math.floor(t / B) * this.opts.window + plane) * 2) * B + (t % B));
-      const vs = group.local.map((t) => ((Math.floor(t / B) * this.opts.window + plane) * 2 + 1) * B + (t % B));
-      await this.backend.submit([kernelCall('embedding', k, this.tensor, ks, this.rowDim), kernelCall('embedding', v, this.tensor, vs, this.rowDim)]);
-      await this.backings[i]!.write(l, group.remote, k, v);
+    const calls: Array<KernelCall<T>> = [];
+    const finish: Array<() => void> = [];
+    const staging: T[] = [];
+    try {
+      for (const [i, group] of this.byBacking(s, n0, n0 + rows)) {
+        const k = this.backend.alloc(group.local.length * this.rowDim);
+        const v = this.backend.alloc(group.local.length * this.rowDim);
+        staging.push(k, v);
+        const ks = group.local.map((t) => (Math.floor(t / B) * this.opts.window + plane) * 2 * B + (t % B));
+        const vs = group.local.map((t) => ((Math.floor(t / B) * this.opts.window + plane) * 2 + 1) * B + (t % B));
+        calls.push(kernelCall('embedding', k, this.tensor, ks, this.rowDim), kernelCall('embedding', v, this.tensor, vs, this.rowDim));
+        const w = this.backings[i]!.writeCalls(l, group.remote, k, v);
+        calls.push(...w.calls);
+        if (w.finish) finish.push(w.finish);
+      }
+      await this.backend.submit(calls);
+      for (const f of finish) f();
+    } finally {
+      for (const t of staging) this.backend.free(t);
     }
     this.stats.layerStores++;
   }
