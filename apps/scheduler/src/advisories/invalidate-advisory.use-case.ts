@@ -19,7 +19,7 @@ export class InvalidateAdvisoryUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ tenant, advisoryId }: InvalidateAdvisoryCommand): Promise<true> {
+  execute({ tenant, advisoryId }: InvalidateAdvisoryCommand): true {
     if (!advisoryId || advisoryId.length > 128) throw new MnemoError(ErrorCode.InvalidRequest, 'advisory_id must be 1–128 characters', { param: 'advisory_id' });
     const found = this.book.lookup(tenant, advisoryId, this.clock.unixMs());
     this.metrics.invalidations.inc({ outcome: found.kind });
@@ -29,8 +29,8 @@ export class InvalidateAdvisoryUseCase {
     }
     const r = found.reservation;
     this.book.release(r.id);
-    const o = await this.nodes.forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId });
-    this.metrics.nodeForgets.inc({ outcome: o.kind });
+    // The client need not wait for the node: demoting prefetched data is the node's background work.
+    void this.nodes.forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId }).then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
     return true;
   }
 }

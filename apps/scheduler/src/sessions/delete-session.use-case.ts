@@ -30,15 +30,15 @@ export class DeleteSessionUseCase {
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
-  async execute({ tenant, sessionId }: SessionCommand): Promise<SessionDeletion> {
+  execute({ tenant, sessionId }: SessionCommand): SessionDeletion {
     validateSessionId(sessionId);
     const reservation = this.book.forSession(tenant, sessionId, this.clock.unixMs());
     const session = this.sessions.delete(tenant, sessionId);
     if (!session && !reservation) throw new MnemoError(ErrorCode.NotFound, `unknown session ${JSON.stringify(sessionId)}`, { param: 'session_id' });
     if (reservation) this.book.release(reservation.id);
     const live = this.registry.all();
-    const outcomes = await Promise.all(live.map((n) => this.nodes.forget(n.nodeId, { sessionId, advisoryId: reservation?.id ?? '' })));
-    for (const o of outcomes) this.metrics.nodeForgets.inc({ outcome: o.kind });
+    // Told, not awaited: freeing is the nodes' background work (and a node without a handler answers nothing useful).
+    for (const n of live) void this.nodes.forget(n.nodeId, { sessionId, advisoryId: reservation?.id ?? '' }).then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
     this.logger.emit('info', 'session deleted', { sessionId, nodes: live.length });
     return { found: true, freedChunks: 0, nodesTold: live.length };
   }
