@@ -123,10 +123,17 @@ describe('gateway (no nodes)', () => {
       expect(scheduled).toBe(before);
     });
 
-    it.each(['Advise', 'Invalidate', 'DeleteSession'])('%s answers UNIMPLEMENTED for now', async (method) => {
-      const err = await new Promise<ServiceError | null>((resolve) => client[method]!({}, auth(), (e: ServiceError | null) => resolve(e)));
-      expect(err?.code).toBe(status.UNIMPLEMENTED);
-      expect(err?.details).toContain('not implemented yet');
+    it.each<[string, object, boolean, number]>([
+      ['Advise', {}, true, status.INVALID_ARGUMENT],
+      ['Advise', { sessionId: 's', model: 'mnemo-tiny' }, false, status.UNAUTHENTICATED],
+      ['Advise', { sessionId: 'never-seen', model: 'mnemo-tiny' }, true, status.NOT_FOUND],
+      ['Invalidate', {}, true, status.INVALID_ARGUMENT],
+      ['Invalidate', { advisoryId: 'adv-unknown' }, true, status.NOT_FOUND],
+      ['DeleteSession', {}, true, status.INVALID_ARGUMENT],
+      ['DeleteSession', { sessionId: 'never-seen' }, true, status.NOT_FOUND],
+    ])('%s(%j) fails cleanly', async (method, req, withKey, code) => {
+      const err = await new Promise<ServiceError | null>((resolve) => client[method]!(req, withKey ? auth() : new Metadata(), (e: ServiceError | null) => resolve(e)));
+      expect(err?.code).toBe(code);
     });
   });
 });

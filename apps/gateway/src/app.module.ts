@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { JsonLogger, NATS_CONNECTION, ServiceMetrics } from '@mnemo/service-kit';
+import { AdvisoriesModule } from './advisories/advisories.module.js';
 import { ApiKeyAuthenticator } from './auth/api-key.authenticator.js';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { CompletionsModule } from './completions/completions.module.js';
@@ -46,7 +47,7 @@ export class AppModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(deps), CompletionsModule, ModelsModule, HealthModule],
+      imports: [CoreModule.forRoot(deps), CompletionsModule, ModelsModule, AdvisoriesModule, HealthModule],
       providers: [{ provide: APP_FILTER, useClass: OpenAiExceptionFilter }],
     };
   }

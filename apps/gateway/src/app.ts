@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { connectNats, JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import { AdvisoriesGrpcController } from './advisories/advisories.grpc.controller.js';
 import { AppModule } from './app.module.js';
 import { InferGrpcController } from './completions/infer.grpc.controller.js';
 import { loadGatewayConfig } from './config/gateway.config.js';
@@ -47,7 +48,7 @@ export async function startGateway(env: Record<string, string | undefined>): Pro
     app.useBodyParser('json', { limit: config.maxBodyBytes, type: () => true });
     await app.listen(config.port, config.host);
     const httpPort = ((app.getHttpServer() as Server).address() as AddressInfo).port;
-    grpc = new GatewayGrpcServer(app.get(InferGrpcController));
+    grpc = new GatewayGrpcServer(app.get(InferGrpcController), app.get(AdvisoriesGrpcController));
     const grpcPort = await grpc.listen(config.host, config.grpcPort);
     logger.emit('info', 'gateway listening', { host: config.host, httpPort, grpcPort, auth: config.apiKeys.length > 0 });
 

@@ -2,9 +2,11 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { CLOCK, JsonLogger, NATS_CONNECTION, NatsModule, ServiceMetrics, systemClock, type Clock } from '@mnemo/service-kit';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from './config/scheduler.config.js';
+import { AdvisoriesModule } from './advisories/advisories.module.js';
 import { KvDirectoryModule } from './kv-directory/kv-directory.module.js';
 import { ModelsModule } from './models/models.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
+import { SessionsModule } from './sessions/sessions.module.js';
 import { SchedulingModule } from './scheduling/scheduling.module.js';
 import { SchedulerMetrics } from './shared/scheduler.metrics.js';
 
@@ -15,7 +17,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [NatsModule, NodesModule, KvDirectoryModule, SchedulingModule, ModelsModule],
+      imports: [NatsModule, NodesModule, KvDirectoryModule, SchedulingModule, ModelsModule, SessionsModule, AdvisoriesModule],
       providers: [
         { provide: SCHEDULER_CONFIG, useValue: config },
         { provide: JsonLogger, useValue: logger },

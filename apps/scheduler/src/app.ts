@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
+import { CLOCK, connectNats, JsonLogger, type Clock, listenOrCleanUp, NatsEndpoints, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { loadSchedulerConfig } from './config/scheduler.config.js';
 import { NodeRegistry } from './nodes/node.registry.js';
 import { SchedulerMetrics } from './shared/scheduler.metrics.js';
+import { RESERVATION_BOOK, SESSION_TABLE } from './sessions/session-table.provider.js';
+import type { ReservationBook, SessionTable } from '@mnemo/kv-core';
 
 export interface SchedulerHandle {
   /** Port of /metrics, /healthz, /readyz (useful with METRICS_PORT=0). */
@@ -31,6 +33,16 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
   const endpoints = app.get(NatsEndpoints);
   const registry = app.get(NodeRegistry);
   app.get(SchedulerMetrics).observeLiveNodes(() => registry.size);
+  const book = app.get<ReservationBook>(RESERVATION_BOOK);
+  const sessions = app.get<SessionTable>(SESSION_TABLE);
+  const clock = app.get<Clock>(CLOCK);
+  app.get(SchedulerMetrics).observeSessions(
+    () => {
+      book.sweep(clock.unixMs());
+      return book.size;
+    },
+    () => sessions.size,
+  );
   const ops = new OpsServer(metrics, () => endpoints.listening);
   const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, () => app.close());
   logger.emit('info', 'scheduler ready', { metricsPort, nodeTimeoutMs: config.SCHEDULER_NODE_TIMEOUT_MS });

@@ -7,6 +7,8 @@
  * |---|---|---|---|
  * | `SCHEDULE` | request, queue group `scheduler` | InferenceRequest → ScheduleReply | gateway → scheduler |
  * | `MODELS_LIST` | request, queue group `scheduler` | ListModelsRequest → ListModelsReply | gateway → scheduler |
+ * | `ADVISE` / `INVALIDATE` | request, queue group `scheduler` | AdvisoryRequest → AdvisoryReply / InvalidateAdvisoryRequest → InvalidateAdvisoryReply | gateway → scheduler |
+ * | `SESSION_GET` / `SESSION_DELETE` | request, queue group `scheduler` | SessionRequest → SessionReply / SessionDeleteReply | gateway → scheduler |
  * | `HEARTBEAT` | publish (every replica subscribes) | Heartbeat | node → schedulers |
  * | `KV_EVENTS` | publish (every replica subscribes) | KvEvent (kv.proto) | node → schedulers |
  * | `KV_REPORT` | publish (every node subscribes) | KvReportRequest → a full KvEvent on KV_EVENTS | scheduler → nodes |
@@ -26,6 +28,14 @@ export const Subjects = {
   SCHEDULE: 'mnemo.v1.scheduler.schedule',
   /** Models some live node serves (the gateway's GET /v1/models). */
   MODELS_LIST: 'mnemo.v1.scheduler.models.list',
+  /** Reserve a node for a session's coming request and prefetch its KV there (Symphony advisory). */
+  ADVISE: 'mnemo.v1.scheduler.advise',
+  /** Drop an advisory reservation. */
+  INVALIDATE: 'mnemo.v1.scheduler.invalidate',
+  /** What the scheduler knows of a session. */
+  SESSION_GET: 'mnemo.v1.scheduler.sessions.get',
+  /** Forget a session everywhere (reservation, routing state, nodes' data). */
+  SESSION_DELETE: 'mnemo.v1.scheduler.sessions.delete',
   /** Node liveness and load, published every NODE_HEARTBEAT_MS. Plain subscription: every scheduler replica keeps the full registry. */
   HEARTBEAT: 'mnemo.v1.nodes.heartbeat',
   /** What a node holds, per tier, as it changes (stored, evicted, moved between tiers): KvEvent, batched per node. */

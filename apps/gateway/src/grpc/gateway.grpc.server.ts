@@ -1,23 +1,18 @@
-import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { loadGrpcServices } from '@mnemo/proto';
+import type { AdvisoriesGrpcController } from '../advisories/advisories.grpc.controller.js';
 import type { InferGrpcController } from '../completions/infer.grpc.controller.js';
-
-/** Operations of gateway.proto that later issues implement; until then they say so instead of hanging. */
-function notYet(name: string, feature: string) {
-  return (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) =>
-    callback({ code: status.UNIMPLEMENTED, details: `${name} is not implemented yet (${feature} are not available in this build)` });
-}
 
 /** The gRPC front door (`mnemo.v1.Gateway`) on GATEWAY_GRPC_PORT. */
 export class GatewayGrpcServer {
   private readonly server = new Server();
 
-  constructor(infer: InferGrpcController) {
+  constructor(infer: InferGrpcController, advisories: AdvisoriesGrpcController) {
     const impl: UntypedServiceImplementation = {
       Infer: (call: Parameters<InferGrpcController['handle']>[0]) => void infer.handle(call),
-      Advise: notYet('Advise', 'advisories'),
-      Invalidate: notYet('Invalidate', 'advisories'),
-      DeleteSession: notYet('DeleteSession', 'session deletions'),
+      Advise: advisories.Advise,
+      Invalidate: advisories.Invalidate,
+      DeleteSession: advisories.DeleteSession,
     };
     this.server.addService(loadGrpcServices().Gateway, impl);
   }

@@ -2,6 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createInbox, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import {
+  AdvisoryReplySchema,
+  AdvisoryRequestSchema,
+  InvalidateAdvisoryReplySchema,
+  InvalidateAdvisoryRequestSchema,
+  SessionDeleteReplySchema,
+  SessionReplySchema,
+  SessionRequestSchema,
+  type AdvisoryInfo,
+  type AdvisoryRequest,
+  type SessionDeleted,
+  type SessionInfo,
   InferenceRequestSchema,
   ListModelsReplySchema,
   ListModelsRequestSchema,
@@ -10,6 +21,7 @@ import {
   TokenEventSchema,
   decodeMessage,
   encodeMessage,
+  type ErrorReply,
   type ModelInfo,
   type TokenEvent,
 } from '@mnemo/proto';
@@ -65,6 +77,29 @@ export class SchedulerClient {
     return { subject, close: () => sub.unsubscribe() };
   }
 
+  async advise(request: Omit<AdvisoryRequest, '$typeName' | '$unknown'>, timeoutMs: number): Promise<AdvisoryInfo> {
+    const reply = decodeMessage(AdvisoryReplySchema, await natsRequest(this.nc, Subjects.ADVISE, encodeMessage(AdvisoryRequestSchema, request), timeoutMs, 'scheduler'));
+    return unwrap(reply.result, 'advisory');
+  }
+
+  async invalidate(tenant: string, advisoryId: string, timeoutMs: number): Promise<boolean> {
+    const payload = encodeMessage(InvalidateAdvisoryRequestSchema, { tenant, advisoryId });
+    const reply = decodeMessage(InvalidateAdvisoryReplySchema, await natsRequest(this.nc, Subjects.INVALIDATE, payload, timeoutMs, 'scheduler'));
+    return unwrap(reply.result, 'found');
+  }
+
+  async getSession(tenant: string, sessionId: string, timeoutMs: number): Promise<SessionInfo> {
+    const payload = encodeMessage(SessionRequestSchema, { tenant, sessionId });
+    const reply = decodeMessage(SessionReplySchema, await natsRequest(this.nc, Subjects.SESSION_GET, payload, timeoutMs, 'scheduler'));
+    return unwrap(reply.result, 'session');
+  }
+
+  async deleteSession(tenant: string, sessionId: string, timeoutMs: number): Promise<SessionDeleted> {
+    const payload = encodeMessage(SessionRequestSchema, { tenant, sessionId });
+    const reply = decodeMessage(SessionDeleteReplySchema, await natsRequest(this.nc, Subjects.SESSION_DELETE, payload, timeoutMs, 'scheduler'));
+    return unwrap(reply.result, 'deleted');
+  }
+
   async schedule(request: InferenceRequestInit, timeoutMs: number): Promise<Placement> {
     const msg = await natsRequest(this.nc, Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), timeoutMs, 'scheduler');
     const reply = decodeMessage(ScheduleReplySchema, msg);
@@ -77,4 +112,11 @@ export class SchedulerClient {
         throw new MnemoError(ErrorCode.Internal, 'scheduler sent an empty schedule reply');
     }
   }
+}
+
+/** The value of a `oneof result { X ok; ErrorReply error }` reply, or its error thrown as a domain error. */
+function unwrap<K extends string, T>(result: { case: K; value: T } | { case: 'error'; value: ErrorReply } | { case: undefined; value?: undefined }, ok: K): T {
+  if (result.case === ok) return result.value as T;
+  if (result.case === 'error') throw fromReply(result.value as ErrorReply);
+  throw new MnemoError(ErrorCode.Internal, `scheduler sent an empty ${ok} reply`);
 }

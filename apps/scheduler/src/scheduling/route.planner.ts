@@ -1,20 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { route, type KvDirectory, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
+import { route, type KvDirectory, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
+import { CLOCK, type Clock } from '@mnemo/service-kit';
 import type { InferenceRequest } from '@mnemo/proto';
 import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import { KV_DIRECTORY } from '../kv-directory/kv-report.port.js';
 import { NodeRegistry } from '../nodes/node.registry.js';
-import { SESSION_TABLE } from '../sessions/session-table.provider.js';
+import { RESERVATION_BOOK, SESSION_TABLE } from '../sessions/session-table.provider.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 
 /** A routing decision with the peers' addresses filled in, ready to stamp on the request. */
 export interface PlannedRoute extends RouteDecision {
   readonly kvSourceAddresses: ReadonlyMap<string, string>;
+  /** The session's live reservation when there was one (honoured or not, by the policy). */
+  readonly reservation?: Reservation;
 }
 
 /**
- * Gathers what the configured policy (kv-core `route`) needs — live nodes, where the request's
- * prefix lives (KV directory), the session's previous node — and asks it for a node.
+ * Gathers what the configured policy (kv-core `route`) needs — live nodes with their advisory
+ * reservations, where the request's prefix lives (KV directory), the session's previous node and
+ * live reservation — and asks it for a node.
  */
 @Injectable()
 export class RoutePlanner {
@@ -25,6 +29,8 @@ export class RoutePlanner {
     @Inject(NodeRegistry) private readonly registry: NodeRegistry,
     @Inject(KV_DIRECTORY) private readonly directory: KvDirectory,
     @Inject(SESSION_TABLE) private readonly sessions: SessionTable,
+    @Inject(RESERVATION_BOOK) private readonly book: ReservationBook,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SchedulerMetrics) private readonly metrics: SchedulerMetrics,
     @Inject(SCHEDULER_CONFIG) config: SchedulerConfig,
   ) {
@@ -37,12 +43,18 @@ export class RoutePlanner {
     const nodes = this.registry
       .all()
       .filter((n) => !exclude.has(n.nodeId))
-      .map((n) => ({ ...n, reservations: 0 }));
+      .map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId) }));
     const session = request.sessionId ? this.sessions.get(request.tenant, request.sessionId) : undefined;
-    const decision = route(this.policy, nodes, { model: request.model, chunkKeys: request.chunkKeys, prefixes: this.directory.prefixes(request.chunkKeys), sessionHome: session?.nodeId }, this.costs);
+    const reservation = request.sessionId ? this.book.forSession(request.tenant, request.sessionId, this.clock.unixMs()) : undefined;
+    const decision = route(
+      this.policy,
+      nodes,
+      { model: request.model, chunkKeys: request.chunkKeys, prefixes: this.directory.prefixes(request.chunkKeys), sessionHome: session?.nodeId, reservedNode: reservation?.nodeId },
+      this.costs,
+    );
     if (!decision) return null;
     this.metrics.routingDecisions.inc({ policy: this.policy, reason: decision.reason });
     const kvSourceAddresses = new Map(decision.kvSources.map((s) => [s.nodeId, this.registry.get(s.nodeId)?.grpcAddress ?? '']));
-    return { ...decision, kvSourceAddresses };
+    return reservation ? { ...decision, kvSourceAddresses, reservation } : { ...decision, kvSourceAddresses };
   }
 }

@@ -1,4 +1,4 @@
-import { ErrorCode, KvDirectory, SessionTable, type RoutingPolicyName } from '@mnemo/kv-core';
+import { ErrorCode, KvDirectory, ReservationBook, SessionTable, type RoutingPolicyName } from '@mnemo/kv-core';
 import { create } from '@bufbuild/protobuf';
 import { InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics, systemClock } from '@mnemo/service-kit';
@@ -7,6 +7,7 @@ import { NodeRegistry, type NodeEntry } from '../nodes/node.registry.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
 import { ScheduleInferenceCommand } from './schedule-inference.command.js';
+import type { ForgetInit, NodePrefetcher, PrefetchOutcome } from '../sessions/node-prefetch.port.js';
 import { RoutePlanner } from './route.planner.js';
 import { MAX_DISPATCH_ATTEMPTS, ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
 
@@ -25,6 +26,18 @@ class ScriptedDispatcher implements NodeDispatcher {
   }
   abandon(nodeId: string, requestId: string, attempt: number): void {
     this.cancels.push(`${nodeId}:${requestId}#${attempt}`);
+  }
+}
+
+/** Port double: records forgets; prefetches are not this use case's. */
+class RecordingPrefetcher implements NodePrefetcher {
+  readonly forgets: string[] = [];
+  async prefetch(): Promise<PrefetchOutcome> {
+    return { kind: 'unavailable' };
+  }
+  async forget(nodeId: string, r: ForgetInit): Promise<PrefetchOutcome> {
+    this.forgets.push(`${nodeId}:${r.advisoryId}`);
+    return { kind: 'queued', chunks: 0 };
   }
 }
 
@@ -51,9 +64,11 @@ function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome> = {}
   const directory = new KvDirectory(1000);
   const sessions = new SessionTable(100);
   const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222', SCHEDULER_POLICY: policy });
-  const planner = new RoutePlanner(registry, directory, sessions, metrics, config);
-  const sut = new ScheduleInferenceUseCase(registry, dispatcher, metrics, new JsonLogger('test', 'error', () => undefined), planner, sessions, systemClock);
-  return { sut, registry, dispatcher, directory, sessions };
+  const book = new ReservationBook({ perTenant: 10, total: 100 });
+  const prefetcher = new RecordingPrefetcher();
+  const planner = new RoutePlanner(registry, directory, sessions, book, systemClock, metrics, config);
+  const sut = new ScheduleInferenceUseCase(registry, dispatcher, metrics, new JsonLogger('test', 'error', () => undefined), planner, sessions, systemClock, book, prefetcher);
+  return { sut, registry, dispatcher, directory, sessions, book, prefetcher };
 }
 
 describe(ScheduleInferenceUseCase.name, () => {
@@ -167,6 +182,24 @@ describe(ScheduleInferenceUseCase.name, () => {
       expect(sessions.get('t', 's1')).toMatchObject({ nodeId: 'a', requests: 1 });
       registry.addPending('a', 5);
       await expect(sut.execute(new ScheduleInferenceCommand(request({ requestId: 'r2', tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: 'a' });
+    });
+
+    it.each<[string, Record<string, DispatchOutcome>, string, string[]]>([
+      ['goes to the reserved node (symphony), however busy, and spends the reservation', {}, 'b', []],
+      ['the reserved node refuses: runs elsewhere, and the reserved node is told to forget', { b: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } }, 'a', ['b:adv-1']],
+    ])('a live reservation: %s', async (_n, answers, expected, forgets) => {
+      const { sut, book, prefetcher } = setup([node('a'), node('b', { running: 4 })], answers);
+      book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'b', expiresAtMs: Date.now() + 60_000, priority: 0 }, Date.now());
+      await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: expected });
+      expect(book.size).toBe(0);
+      await new Promise((r) => setImmediate(r));
+      expect(prefetcher.forgets).toEqual(forgets);
+    });
+
+    it('another policy ignores the reservation (baselines do not take advisories)', async () => {
+      const { sut, book } = setup([node('a'), node('b', { running: 4 })], {}, 'recompute');
+      book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'b', expiresAtMs: Date.now() + 60_000, priority: 0 }, Date.now());
+      await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: 'a' });
     });
 
     it('does not record a session on a refusal', async () => {

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
-import { ErrorCode, MnemoError, type SessionTable } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, type Reservation, type ReservationBook, type SessionTable } from '@mnemo/kv-core';
 import { KvSourceSchema } from '@mnemo/proto';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { NodeRegistry } from '../nodes/node.registry.js';
-import { SESSION_TABLE } from '../sessions/session-table.provider.js';
+import { NODE_PREFETCHER, type NodePrefetcher } from '../sessions/node-prefetch.port.js';
+import { RESERVATION_BOOK, SESSION_TABLE } from '../sessions/session-table.provider.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { NODE_DISPATCHER, type NodeDispatcher } from './node-dispatcher.port.js';
 import { RoutePlanner } from './route.planner.js';
@@ -41,7 +42,16 @@ export class ScheduleInferenceUseCase {
     @Inject(RoutePlanner) private readonly planner: RoutePlanner,
     @Inject(SESSION_TABLE) private readonly sessions: SessionTable,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(RESERVATION_BOOK) private readonly book: ReservationBook,
+    @Inject(NODE_PREFETCHER) private readonly nodes: NodePrefetcher,
   ) {}
+
+  /** The request the advisory announced arrived: the reservation is spent; a node that prefetched in vain is told. */
+  private useReservation(r: Reservation, ranOn: string): void {
+    this.book.release(r.id);
+    this.metrics.reservationsUsed.inc({ outcome: r.nodeId === ranOn ? 'hit' : 'moved' });
+    if (r.nodeId !== ranOn) void this.nodes.forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId }).then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
+  }
 
   async execute({ request }: ScheduleInferenceCommand): Promise<Placement> {
     validate(request);
@@ -64,6 +74,7 @@ export class ScheduleInferenceUseCase {
           if (request.sessionId) {
             this.sessions.record({ tenant: request.tenant, sessionId: request.sessionId, model: request.model, nodeId: node.nodeId, chunkKeys: request.chunkKeys, lastUsedMs: this.clock.unixMs() });
           }
+          if (node.reservation) this.useReservation(node.reservation, node.nodeId);
           return { nodeId: node.nodeId, attempt };
         case 'unreachable':
           skipped.add(node.nodeId);

@@ -9,12 +9,21 @@ export class SchedulerMetrics {
   readonly nodesDropped: Counter<'reason'>;
   readonly kvEvents: Counter<'kind'>;
   readonly routingDecisions: Counter<'policy' | 'reason'>;
+  readonly advisories: Counter<'outcome'>;
+  readonly prefetches: Counter<'outcome'>;
+  readonly nodeForgets: Counter<'outcome'>;
+  readonly invalidations: Counter<'outcome'>;
+  readonly reservationsUsed: Counter<'outcome'>;
+  readonly liveReservations: Gauge;
+  readonly sessions: Gauge;
   readonly kvReportsRequested: Counter<'reason'>;
   readonly directoryKeys: Gauge;
   readonly directoryHoldings: Gauge;
   readonly directoryEvictions: Counter;
 
   private liveNodesSource: () => number = () => 0;
+  private reservationsSource: () => number = () => 0;
+  private sessionsSource: () => number = () => 0;
   private directorySource: () => KvDirectoryStats = () => ({ keys: 0, holdings: 0, evictions: 0 });
 
   constructor(metrics: ServiceMetrics) {
@@ -47,6 +56,52 @@ export class SchedulerMetrics {
       help: 'Nodes picked for a dispatch, by policy and reason (least_loaded, reservation, session_home, longest_prefix, cheapest)',
       labelNames: ['policy', 'reason'],
       registers,
+    });
+    this.advisories = new Counter({
+      name: 'mnemo_scheduler_advisories_total',
+      help: 'Advisories, by outcome (reserved, or the error code: not_found, overloaded, invalid_request, …)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.prefetches = new Counter({
+      name: 'mnemo_scheduler_prefetch_requests_total',
+      help: 'PrefetchRequests sent to reserved nodes, by outcome (queued, unavailable, timeout, refused)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.nodeForgets = new Counter({
+      name: 'mnemo_scheduler_forget_requests_total',
+      help: 'ForgetRequests sent to nodes (invalidations, replaced advisories, deleted sessions), by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.invalidations = new Counter({
+      name: 'mnemo_scheduler_invalidations_total',
+      help: 'Advisory invalidations, by what the id was (live, expired, unknown)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.reservationsUsed = new Counter({
+      name: 'mnemo_scheduler_reservations_used_total',
+      help: 'Reservations met by their request: hit (ran on the reserved node) or moved (the reserved node could not take it)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.liveReservations = new Gauge({
+      name: 'mnemo_scheduler_reservations',
+      help: 'Live advisory reservations',
+      registers,
+      collect() {
+        this.set(self.reservationsSource());
+      },
+    });
+    this.sessions = new Gauge({
+      name: 'mnemo_scheduler_sessions',
+      help: 'Sessions remembered (bounded by SCHEDULER_MAX_SESSIONS)',
+      registers,
+      collect() {
+        this.set(self.sessionsSource());
+      },
     });
     this.kvEvents = new Counter({
       name: 'mnemo_scheduler_kv_events_total',
@@ -85,6 +140,12 @@ export class SchedulerMetrics {
         this.inc(self.directorySource().evictions);
       },
     });
+  }
+
+  /** Where the reservation and session gauges read their values. */
+  observeSessions(reservations: () => number, sessions: () => number): void {
+    this.reservationsSource = reservations;
+    this.sessionsSource = sessions;
   }
 
   /** Where the directory's gauges read their values. */

@@ -1,1 +1,2 @@
 export { SessionTable, type SessionRecord } from './session.table.js';
+export { ReservationBook, type Reservation, type ReservationLimits, type ReserveRefusal, type ReservationLookup } from './reservation.book.js';

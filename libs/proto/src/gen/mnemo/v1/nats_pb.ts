@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/nats.proto.
  */
 export const file_mnemo_v1_nats: GenFile = /*@__PURE__*/
-  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSJuCg5TYW1wbGluZ1BhcmFtcxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARISCgptYXhfdG9rZW5zGAMgASgNEgwKBHNlZWQYBCABKAQSFgoOc3RvcF90b2tlbl9pZHMYBSADKA0ipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJkCg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNQggKBnJlc3VsdCLhAQoKVG9rZW5FdmVudBISCgpyZXF1ZXN0X2lkGAEgASgJEgsKA3NlcRgCIAEoDRIOCgZ0b2tlbnMYAyADKA0SDAoEZG9uZRgEIAEoCBItCg1maW5pc2hfcmVhc29uGAUgASgOMhYubW5lbW8udjEuRmluaXNoUmVhc29uEh4KBXVzYWdlGAYgASgLMg8ubW5lbW8udjEuVXNhZ2USIwoFZXJyb3IYByABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5Eg8KB2F0dGVtcHQYCCABKA0SDwoHbm9kZV9pZBgJIAEoCSJUCg1DYW5jZWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDgoGcmVhc29uGAIgASgJEg8KB2F0dGVtcHQYAyABKA0SDgoGc2lsZW50GAQgASgIIkEKC0Zsb3dDb250cm9sEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRINCgVwYXVzZRgDIAEoCCJFCghLdlNvdXJjZRIPCgdub2RlX2lkGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRISCgpjaHVua19rZXlzGAMgAygJIqsBCg9QcmVmZXRjaFJlcXVlc3QSEwoLYWR2aXNvcnlfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEiMKB3NvdXJjZXMYBSADKAsyEi5tbmVtby52MS5LdlNvdXJjZRIVCg1leHBpcmVzX2F0X21zGAYgASgDEhAKCHByaW9yaXR5GAcgASgFIiYKDVByZWZldGNoUmVwbHkSFQoNY2h1bmtzX3F1ZXVlZBgBIAEoBSI4Cg1Gb3JnZXRSZXF1ZXN0EhMKC2Fkdmlzb3J5X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiDQoLRm9yZ2V0UmVwbHkifQoJTW9kZWxJbmZvEgoKAmlkGAEgASgJEg4KBmVuZ2luZRgCIAEoCRITCgttYXhfY29udGV4dBgDIAEoDRISCgp2b2NhYl9zaXplGAQgASgNEhEKCXRva2VuaXplchgFIAEoCRIYChB0b2tlbml6ZXJfc2hhMjU2GAYgASgJIrQBCglIZWFydGJlYXQSDwoHbm9kZV9pZBgBIAEoCRIjCgZtb2RlbHMYAiADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SDwoHcnVubmluZxgDIAEoDRIPCgd3YWl0aW5nGAQgASgNEhAKCGt2X3VzYWdlGAUgASgBEhQKDGdycGNfYWRkcmVzcxgGIAEoCRIUCgxzZW50X3VuaXhfbXMYByABKAESEQoJYWNjZXB0aW5nGAggASgIIhMKEUxpc3RNb2RlbHNSZXF1ZXN0IlsKD0xpc3RNb2RlbHNSZXBseRIjCgZtb2RlbHMYASADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SIwoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5IicKFVRva2VuaXplckNodW5rUmVxdWVzdBIOCgZvZmZzZXQYASABKA0iXQoTVG9rZW5pemVyQ2h1bmtSZXBseRITCgt0b3RhbF9ieXRlcxgBIAEoDRIMCgRkYXRhGAIgASgMEiMKBWVycm9yGAMgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSJ2CgtNb2RlbFJlY29yZBIKCgJpZBgBIAEoCRIUCgxhcmNoaXRlY3R1cmUYAiABKAkSFQoNYmFzZV9tb2RlbF9pZBgDIAEoCRISCgpudW1fbGF5ZXJzGAQgASgNEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgFIAEoASJjChRSZWdpc3Rlck1vZGVsUmVxdWVzdBIKCgJpZBgBIAEoCRIUCgxhcmNoaXRlY3R1cmUYAiABKAkSFQoNYmFzZV9tb2RlbF9pZBgDIAEoCRISCgpudW1fbGF5ZXJzGAQgASgNIjkKGFJlZ2lzdGVyTW9kZWxQYWlyUmVxdWVzdBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkiTAoPTW9kZWxQYWlyUmVjb3JkEgwKBGJhc2UYASABKAkSDwoHZGVyaXZlZBgCIAEoCRIaChJjcmVhdGVkX2F0X3VuaXhfbXMYAyABKAEiGQoXTGlzdE1vZGVsUmVjb3Jkc1JlcXVlc3QiPgoVTGlzdE1vZGVsUmVjb3Jkc1JlcGx5EiUKBm1vZGVscxgBIAMoCzIVLm1uZW1vLnYxLk1vZGVsUmVjb3JkIiUKFUxpc3RNb2RlbFBhaXJzUmVxdWVzdBIMCgRiYXNlGAEgASgJIj8KE0xpc3RNb2RlbFBhaXJzUmVwbHkSKAoFcGFpcnMYASADKAsyGS5tbmVtby52MS5Nb2RlbFBhaXJSZWNvcmQi9gEKDVByb2ZpbGVyUmVwbHkSJgoFbW9kZWwYASABKAsyFS5tbmVtby52MS5Nb2RlbFJlY29yZEgAEikKBHBhaXIYAiABKAsyGS5tbmVtby52MS5Nb2RlbFBhaXJSZWNvcmRIABIxCgZtb2RlbHMYAyABKAsyHy5tbmVtby52MS5MaXN0TW9kZWxSZWNvcmRzUmVwbHlIABIuCgVwYWlycxgEIAEoCzIdLm1uZW1vLnYxLkxpc3RNb2RlbFBhaXJzUmVwbHlIABIlCgVlcnJvchgFIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHRiBnByb3RvMw", [file_mnemo_v1_common]);
+  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSJuCg5TYW1wbGluZ1BhcmFtcxITCgt0ZW1wZXJhdHVyZRgBIAEoARINCgV0b3BfcBgCIAEoARISCgptYXhfdG9rZW5zGAMgASgNEgwKBHNlZWQYBCABKAQSFgoOc3RvcF90b2tlbl9pZHMYBSADKA0ipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJkCg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNQggKBnJlc3VsdCLhAQoKVG9rZW5FdmVudBISCgpyZXF1ZXN0X2lkGAEgASgJEgsKA3NlcRgCIAEoDRIOCgZ0b2tlbnMYAyADKA0SDAoEZG9uZRgEIAEoCBItCg1maW5pc2hfcmVhc29uGAUgASgOMhYubW5lbW8udjEuRmluaXNoUmVhc29uEh4KBXVzYWdlGAYgASgLMg8ubW5lbW8udjEuVXNhZ2USIwoFZXJyb3IYByABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5Eg8KB2F0dGVtcHQYCCABKA0SDwoHbm9kZV9pZBgJIAEoCSJUCg1DYW5jZWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDgoGcmVhc29uGAIgASgJEg8KB2F0dGVtcHQYAyABKA0SDgoGc2lsZW50GAQgASgIIkEKC0Zsb3dDb250cm9sEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRINCgVwYXVzZRgDIAEoCCJFCghLdlNvdXJjZRIPCgdub2RlX2lkGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRISCgpjaHVua19rZXlzGAMgAygJIqsBCg9QcmVmZXRjaFJlcXVlc3QSEwoLYWR2aXNvcnlfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEiMKB3NvdXJjZXMYBSADKAsyEi5tbmVtby52MS5LdlNvdXJjZRIVCg1leHBpcmVzX2F0X21zGAYgASgDEhAKCHByaW9yaXR5GAcgASgFIiYKDVByZWZldGNoUmVwbHkSFQoNY2h1bmtzX3F1ZXVlZBgBIAEoBSI4Cg1Gb3JnZXRSZXF1ZXN0EhMKC2Fkdmlzb3J5X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiDQoLRm9yZ2V0UmVwbHkiiQEKD0Fkdmlzb3J5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRINCgVtb2RlbBgDIAEoCRIgChhleHBlY3RlZF9hcnJpdmFsX3VuaXhfbXMYBCABKAESDwoHb3JkZXJlZBgFIAEoCBIQCghwcmlvcml0eRgGIAEoBSJhCgxBZHZpc29yeUluZm8SEwoLYWR2aXNvcnlfaWQYASABKAkSDwoHbm9kZV9pZBgCIAEoCRIXCg9leHBpcmVzX3VuaXhfbXMYAyABKAESEgoKc2Vzc2lvbl9pZBgEIAEoCSJsCg1BZHZpc29yeVJlcGx5EioKCGFkdmlzb3J5GAEgASgLMhYubW5lbW8udjEuQWR2aXNvcnlJbmZvSAASJQoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0IkAKGUludmFsaWRhdGVBZHZpc29yeVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEhMKC2Fkdmlzb3J5X2lkGAIgASgJIlsKF0ludmFsaWRhdGVBZHZpc29yeVJlcGx5Eg8KBWZvdW5kGAEgASgISAASJQoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0IjQKDlNlc3Npb25SZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIqgBCgtTZXNzaW9uSW5mbxISCgpzZXNzaW9uX2lkGAEgASgJEg0KBW1vZGVsGAIgASgJEg8KB25vZGVfaWQYAyABKAkSEAoIcmVxdWVzdHMYBCABKA0SGQoRbGFzdF91c2VkX3VuaXhfbXMYBSABKAESDgoGY2h1bmtzGAYgASgNEigKCGFkdmlzb3J5GAcgASgLMhYubW5lbW8udjEuQWR2aXNvcnlJbmZvImkKDFNlc3Npb25SZXBseRIoCgdzZXNzaW9uGAEgASgLMhUubW5lbW8udjEuU2Vzc2lvbkluZm9IABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHQiSQoOU2Vzc2lvbkRlbGV0ZWQSDQoFZm91bmQYASABKAgSFAoMZnJlZWRfY2h1bmtzGAIgASgNEhIKCm5vZGVzX3RvbGQYAyABKA0icgoSU2Vzc2lvbkRlbGV0ZVJlcGx5EisKB2RlbGV0ZWQYASABKAsyGC5tbmVtby52MS5TZXNzaW9uRGVsZXRlZEgAEiUKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdCJ9CglNb2RlbEluZm8SCgoCaWQYASABKAkSDgoGZW5naW5lGAIgASgJEhMKC21heF9jb250ZXh0GAMgASgNEhIKCnZvY2FiX3NpemUYBCABKA0SEQoJdG9rZW5pemVyGAUgASgJEhgKEHRva2VuaXplcl9zaGEyNTYYBiABKAkitAEKCUhlYXJ0YmVhdBIPCgdub2RlX2lkGAEgASgJEiMKBm1vZGVscxgCIAMoCzITLm1uZW1vLnYxLk1vZGVsSW5mbxIPCgdydW5uaW5nGAMgASgNEg8KB3dhaXRpbmcYBCABKA0SEAoIa3ZfdXNhZ2UYBSABKAESFAoMZ3JwY19hZGRyZXNzGAYgASgJEhQKDHNlbnRfdW5peF9tcxgHIAEoARIRCglhY2NlcHRpbmcYCCABKAgiEwoRTGlzdE1vZGVsc1JlcXVlc3QiWwoPTGlzdE1vZGVsc1JlcGx5EiMKBm1vZGVscxgBIAMoCzITLm1uZW1vLnYxLk1vZGVsSW5mbxIjCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkiJwoVVG9rZW5pemVyQ2h1bmtSZXF1ZXN0Eg4KBm9mZnNldBgBIAEoDSJdChNUb2tlbml6ZXJDaHVua1JlcGx5EhMKC3RvdGFsX2J5dGVzGAEgASgNEgwKBGRhdGEYAiABKAwSIwoFZXJyb3IYAyABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5InYKC01vZGVsUmVjb3JkEgoKAmlkGAEgASgJEhQKDGFyY2hpdGVjdHVyZRgCIAEoCRIVCg1iYXNlX21vZGVsX2lkGAMgASgJEhIKCm51bV9sYXllcnMYBCABKA0SGgoSY3JlYXRlZF9hdF91bml4X21zGAUgASgBImMKFFJlZ2lzdGVyTW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJEhQKDGFyY2hpdGVjdHVyZRgCIAEoCRIVCg1iYXNlX21vZGVsX2lkGAMgASgJEhIKCm51bV9sYXllcnMYBCABKA0iOQoYUmVnaXN0ZXJNb2RlbFBhaXJSZXF1ZXN0EgwKBGJhc2UYASABKAkSDwoHZGVyaXZlZBgCIAEoCSJMCg9Nb2RlbFBhaXJSZWNvcmQSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgDIAEoASIZChdMaXN0TW9kZWxSZWNvcmRzUmVxdWVzdCI+ChVMaXN0TW9kZWxSZWNvcmRzUmVwbHkSJQoGbW9kZWxzGAEgAygLMhUubW5lbW8udjEuTW9kZWxSZWNvcmQiJQoVTGlzdE1vZGVsUGFpcnNSZXF1ZXN0EgwKBGJhc2UYASABKAkiPwoTTGlzdE1vZGVsUGFpcnNSZXBseRIoCgVwYWlycxgBIAMoCzIZLm1uZW1vLnYxLk1vZGVsUGFpclJlY29yZCL2AQoNUHJvZmlsZXJSZXBseRImCgVtb2RlbBgBIAEoCzIVLm1uZW1vLnYxLk1vZGVsUmVjb3JkSAASKQoEcGFpchgCIAEoCzIZLm1uZW1vLnYxLk1vZGVsUGFpclJlY29yZEgAEjEKBm1vZGVscxgDIAEoCzIfLm1uZW1vLnYxLkxpc3RNb2RlbFJlY29yZHNSZXBseUgAEi4KBXBhaXJzGAQgASgLMh0ubW5lbW8udjEuTGlzdE1vZGVsUGFpcnNSZXBseUgAEiUKBWVycm9yGAUgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdGIGcHJvdG8z", [file_mnemo_v1_common]);
 
 /**
  * @generated from message mnemo.v1.SamplingParams
@@ -488,6 +488,338 @@ export const ForgetReplySchema: GenMessage<ForgetReply> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_nats, 10);
 
 /**
+ * Request on ADVISE: a request of this session is expected soon.
+ *
+ * @generated from message mnemo.v1.AdvisoryRequest
+ */
+export type AdvisoryRequest = Message<"mnemo.v1.AdvisoryRequest"> & {
+  /**
+   * The authenticated tenant (the gateway's); sessions and advisories never cross tenants.
+   *
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * 0 = "soon".
+   *
+   * @generated from field: double expected_arrival_unix_ms = 4;
+   */
+  expectedArrivalUnixMs: number;
+
+  /**
+   * @generated from field: bool ordered = 5;
+   */
+  ordered: boolean;
+
+  /**
+   * @generated from field: int32 priority = 6;
+   */
+  priority: number;
+};
+
+/**
+ * Describes the message mnemo.v1.AdvisoryRequest.
+ * Use `create(AdvisoryRequestSchema)` to create a new message.
+ */
+export const AdvisoryRequestSchema: GenMessage<AdvisoryRequest> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 11);
+
+/**
+ * @generated from message mnemo.v1.AdvisoryInfo
+ */
+export type AdvisoryInfo = Message<"mnemo.v1.AdvisoryInfo"> & {
+  /**
+   * @generated from field: string advisory_id = 1;
+   */
+  advisoryId: string;
+
+  /**
+   * The node the session's next request is reserved on.
+   *
+   * @generated from field: string node_id = 2;
+   */
+  nodeId: string;
+
+  /**
+   * @generated from field: double expires_unix_ms = 3;
+   */
+  expiresUnixMs: number;
+
+  /**
+   * @generated from field: string session_id = 4;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message mnemo.v1.AdvisoryInfo.
+ * Use `create(AdvisoryInfoSchema)` to create a new message.
+ */
+export const AdvisoryInfoSchema: GenMessage<AdvisoryInfo> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 12);
+
+/**
+ * @generated from message mnemo.v1.AdvisoryReply
+ */
+export type AdvisoryReply = Message<"mnemo.v1.AdvisoryReply"> & {
+  /**
+   * @generated from oneof mnemo.v1.AdvisoryReply.result
+   */
+  result: {
+    /**
+     * @generated from field: mnemo.v1.AdvisoryInfo advisory = 1;
+     */
+    value: AdvisoryInfo;
+    case: "advisory";
+  } | {
+    /**
+     * @generated from field: mnemo.v1.ErrorReply error = 2;
+     */
+    value: ErrorReply;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message mnemo.v1.AdvisoryReply.
+ * Use `create(AdvisoryReplySchema)` to create a new message.
+ */
+export const AdvisoryReplySchema: GenMessage<AdvisoryReply> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 13);
+
+/**
+ * Request on INVALIDATE: drop a reservation (its node demotes what it prefetched).
+ *
+ * @generated from message mnemo.v1.InvalidateAdvisoryRequest
+ */
+export type InvalidateAdvisoryRequest = Message<"mnemo.v1.InvalidateAdvisoryRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+
+  /**
+   * @generated from field: string advisory_id = 2;
+   */
+  advisoryId: string;
+};
+
+/**
+ * Describes the message mnemo.v1.InvalidateAdvisoryRequest.
+ * Use `create(InvalidateAdvisoryRequestSchema)` to create a new message.
+ */
+export const InvalidateAdvisoryRequestSchema: GenMessage<InvalidateAdvisoryRequest> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 14);
+
+/**
+ * @generated from message mnemo.v1.InvalidateAdvisoryReply
+ */
+export type InvalidateAdvisoryReply = Message<"mnemo.v1.InvalidateAdvisoryReply"> & {
+  /**
+   * @generated from oneof mnemo.v1.InvalidateAdvisoryReply.result
+   */
+  result: {
+    /**
+     * Always true: an unknown or expired id is an error (not_found).
+     *
+     * @generated from field: bool found = 1;
+     */
+    value: boolean;
+    case: "found";
+  } | {
+    /**
+     * @generated from field: mnemo.v1.ErrorReply error = 2;
+     */
+    value: ErrorReply;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message mnemo.v1.InvalidateAdvisoryReply.
+ * Use `create(InvalidateAdvisoryReplySchema)` to create a new message.
+ */
+export const InvalidateAdvisoryReplySchema: GenMessage<InvalidateAdvisoryReply> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 15);
+
+/**
+ * Request on SESSION_GET and SESSION_DELETE.
+ *
+ * @generated from message mnemo.v1.SessionRequest
+ */
+export type SessionRequest = Message<"mnemo.v1.SessionRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message mnemo.v1.SessionRequest.
+ * Use `create(SessionRequestSchema)` to create a new message.
+ */
+export const SessionRequestSchema: GenMessage<SessionRequest> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 16);
+
+/**
+ * @generated from message mnemo.v1.SessionInfo
+ */
+export type SessionInfo = Message<"mnemo.v1.SessionInfo"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string model = 2;
+   */
+  model: string;
+
+  /**
+   * Node that ran the session's last request.
+   *
+   * @generated from field: string node_id = 3;
+   */
+  nodeId: string;
+
+  /**
+   * @generated from field: uint32 requests = 4;
+   */
+  requests: number;
+
+  /**
+   * @generated from field: double last_used_unix_ms = 5;
+   */
+  lastUsedUnixMs: number;
+
+  /**
+   * Whole 256-token chunks of the last prompt.
+   *
+   * @generated from field: uint32 chunks = 6;
+   */
+  chunks: number;
+
+  /**
+   * The live advisory of the session, if any.
+   *
+   * @generated from field: mnemo.v1.AdvisoryInfo advisory = 7;
+   */
+  advisory?: AdvisoryInfo | undefined;
+};
+
+/**
+ * Describes the message mnemo.v1.SessionInfo.
+ * Use `create(SessionInfoSchema)` to create a new message.
+ */
+export const SessionInfoSchema: GenMessage<SessionInfo> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 17);
+
+/**
+ * @generated from message mnemo.v1.SessionReply
+ */
+export type SessionReply = Message<"mnemo.v1.SessionReply"> & {
+  /**
+   * @generated from oneof mnemo.v1.SessionReply.result
+   */
+  result: {
+    /**
+     * @generated from field: mnemo.v1.SessionInfo session = 1;
+     */
+    value: SessionInfo;
+    case: "session";
+  } | {
+    /**
+     * @generated from field: mnemo.v1.ErrorReply error = 2;
+     */
+    value: ErrorReply;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message mnemo.v1.SessionReply.
+ * Use `create(SessionReplySchema)` to create a new message.
+ */
+export const SessionReplySchema: GenMessage<SessionReply> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 18);
+
+/**
+ * @generated from message mnemo.v1.SessionDeleted
+ */
+export type SessionDeleted = Message<"mnemo.v1.SessionDeleted"> & {
+  /**
+   * @generated from field: bool found = 1;
+   */
+  found: boolean;
+
+  /**
+   * Chunks the nodes reported freed (0 until nodes answer ForgetRequest with counts).
+   *
+   * @generated from field: uint32 freed_chunks = 2;
+   */
+  freedChunks: number;
+
+  /**
+   * Nodes told to forget the session.
+   *
+   * @generated from field: uint32 nodes_told = 3;
+   */
+  nodesTold: number;
+};
+
+/**
+ * Describes the message mnemo.v1.SessionDeleted.
+ * Use `create(SessionDeletedSchema)` to create a new message.
+ */
+export const SessionDeletedSchema: GenMessage<SessionDeleted> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 19);
+
+/**
+ * @generated from message mnemo.v1.SessionDeleteReply
+ */
+export type SessionDeleteReply = Message<"mnemo.v1.SessionDeleteReply"> & {
+  /**
+   * @generated from oneof mnemo.v1.SessionDeleteReply.result
+   */
+  result: {
+    /**
+     * @generated from field: mnemo.v1.SessionDeleted deleted = 1;
+     */
+    value: SessionDeleted;
+    case: "deleted";
+  } | {
+    /**
+     * @generated from field: mnemo.v1.ErrorReply error = 2;
+     */
+    value: ErrorReply;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message mnemo.v1.SessionDeleteReply.
+ * Use `create(SessionDeleteReplySchema)` to create a new message.
+ */
+export const SessionDeleteReplySchema: GenMessage<SessionDeleteReply> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 20);
+
+/**
  * A model as a node serves it (heartbeats) and as the cluster lists it (MODELS_LIST).
  *
  * @generated from message mnemo.v1.ModelInfo
@@ -537,7 +869,7 @@ export type ModelInfo = Message<"mnemo.v1.ModelInfo"> & {
  * Use `create(ModelInfoSchema)` to create a new message.
  */
 export const ModelInfoSchema: GenMessage<ModelInfo> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 11);
+  messageDesc(file_mnemo_v1_nats, 21);
 
 /**
  * Node → everyone (publish on HEARTBEAT every NODE_HEARTBEAT_MS). A node whose heartbeats stop is
@@ -602,7 +934,7 @@ export type Heartbeat = Message<"mnemo.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 12);
+  messageDesc(file_mnemo_v1_nats, 22);
 
 /**
  * @generated from message mnemo.v1.ListModelsRequest
@@ -615,7 +947,7 @@ export type ListModelsRequest = Message<"mnemo.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 13);
+  messageDesc(file_mnemo_v1_nats, 23);
 
 /**
  * Scheduler → gateway (reply to MODELS_LIST): the models some live node serves, deduplicated by id.
@@ -639,7 +971,7 @@ export type ListModelsReply = Message<"mnemo.v1.ListModelsReply"> & {
  * Use `create(ListModelsReplySchema)` to create a new message.
  */
 export const ListModelsReplySchema: GenMessage<ListModelsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 14);
+  messageDesc(file_mnemo_v1_nats, 24);
 
 /**
  * Request on tokenizerSubject(sha256) (queue group `tokenizers`: any node holding that bundle
@@ -660,7 +992,7 @@ export type TokenizerChunkRequest = Message<"mnemo.v1.TokenizerChunkRequest"> & 
  * Use `create(TokenizerChunkRequestSchema)` to create a new message.
  */
 export const TokenizerChunkRequestSchema: GenMessage<TokenizerChunkRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 15);
+  messageDesc(file_mnemo_v1_nats, 25);
 
 /**
  * @generated from message mnemo.v1.TokenizerChunkReply
@@ -689,7 +1021,7 @@ export type TokenizerChunkReply = Message<"mnemo.v1.TokenizerChunkReply"> & {
  * Use `create(TokenizerChunkReplySchema)` to create a new message.
  */
 export const TokenizerChunkReplySchema: GenMessage<TokenizerChunkReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 16);
+  messageDesc(file_mnemo_v1_nats, 26);
 
 /**
  * @generated from message mnemo.v1.ModelRecord
@@ -730,7 +1062,7 @@ export type ModelRecord = Message<"mnemo.v1.ModelRecord"> & {
  * Use `create(ModelRecordSchema)` to create a new message.
  */
 export const ModelRecordSchema: GenMessage<ModelRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 17);
+  messageDesc(file_mnemo_v1_nats, 27);
 
 /**
  * Request on PROFILER_MODELS_REGISTER; idempotent for an identical record.
@@ -764,7 +1096,7 @@ export type RegisterModelRequest = Message<"mnemo.v1.RegisterModelRequest"> & {
  * Use `create(RegisterModelRequestSchema)` to create a new message.
  */
 export const RegisterModelRequestSchema: GenMessage<RegisterModelRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 18);
+  messageDesc(file_mnemo_v1_nats, 28);
 
 /**
  * Request on PROFILER_PAIRS_REGISTER.
@@ -788,7 +1120,7 @@ export type RegisterModelPairRequest = Message<"mnemo.v1.RegisterModelPairReques
  * Use `create(RegisterModelPairRequestSchema)` to create a new message.
  */
 export const RegisterModelPairRequestSchema: GenMessage<RegisterModelPairRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 19);
+  messageDesc(file_mnemo_v1_nats, 29);
 
 /**
  * @generated from message mnemo.v1.ModelPairRecord
@@ -815,7 +1147,7 @@ export type ModelPairRecord = Message<"mnemo.v1.ModelPairRecord"> & {
  * Use `create(ModelPairRecordSchema)` to create a new message.
  */
 export const ModelPairRecordSchema: GenMessage<ModelPairRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 20);
+  messageDesc(file_mnemo_v1_nats, 30);
 
 /**
  * Request on PROFILER_MODELS_LIST.
@@ -830,7 +1162,7 @@ export type ListModelRecordsRequest = Message<"mnemo.v1.ListModelRecordsRequest"
  * Use `create(ListModelRecordsRequestSchema)` to create a new message.
  */
 export const ListModelRecordsRequestSchema: GenMessage<ListModelRecordsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 21);
+  messageDesc(file_mnemo_v1_nats, 31);
 
 /**
  * @generated from message mnemo.v1.ListModelRecordsReply
@@ -847,7 +1179,7 @@ export type ListModelRecordsReply = Message<"mnemo.v1.ListModelRecordsReply"> & 
  * Use `create(ListModelRecordsReplySchema)` to create a new message.
  */
 export const ListModelRecordsReplySchema: GenMessage<ListModelRecordsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 22);
+  messageDesc(file_mnemo_v1_nats, 32);
 
 /**
  * Request on PROFILER_PAIRS_LIST; `base` filters when set.
@@ -866,7 +1198,7 @@ export type ListModelPairsRequest = Message<"mnemo.v1.ListModelPairsRequest"> & 
  * Use `create(ListModelPairsRequestSchema)` to create a new message.
  */
 export const ListModelPairsRequestSchema: GenMessage<ListModelPairsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 23);
+  messageDesc(file_mnemo_v1_nats, 33);
 
 /**
  * @generated from message mnemo.v1.ListModelPairsReply
@@ -883,7 +1215,7 @@ export type ListModelPairsReply = Message<"mnemo.v1.ListModelPairsReply"> & {
  * Use `create(ListModelPairsReplySchema)` to create a new message.
  */
 export const ListModelPairsReplySchema: GenMessage<ListModelPairsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 24);
+  messageDesc(file_mnemo_v1_nats, 34);
 
 /**
  * The profiler's one reply envelope: the result for the request's subject, or an error.
@@ -932,5 +1264,5 @@ export type ProfilerReply = Message<"mnemo.v1.ProfilerReply"> & {
  * Use `create(ProfilerReplySchema)` to create a new message.
  */
 export const ProfilerReplySchema: GenMessage<ProfilerReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 25);
+  messageDesc(file_mnemo_v1_nats, 35);
 

@@ -1,0 +1,51 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import { decodeMessage, encodeMessage, ErrorReplySchema, ForgetRequestSchema, PrefetchReplySchema, PrefetchRequestSchema, Subjects } from '@mnemo/proto';
+import { NATS_CONNECTION } from '@mnemo/service-kit';
+import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
+import type { ForgetInit, NodePrefetcher, PrefetchInit, PrefetchOutcome } from './node-prefetch.port.js';
+
+/**
+ * NATS requests on Subjects.nodePrefetch / nodeForget. A node without a handler answers
+ * no-responders: "prefetch unavailable", which never fails the advisory. A reply is a
+ * PrefetchReply, or an ErrorReply (told apart by trying the error shape: a PrefetchReply never
+ * has a string field 1).
+ */
+@Injectable()
+export class NatsNodePrefetcher implements NodePrefetcher {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
+  ) {}
+
+  prefetch(nodeId: string, request: PrefetchInit): Promise<PrefetchOutcome> {
+    return this.ask(Subjects.nodePrefetch(nodeId), encodeMessage(PrefetchRequestSchema, request), (data) => ({ kind: 'queued', chunks: decodeMessage(PrefetchReplySchema, data).chunksQueued }));
+  }
+
+  forget(nodeId: string, request: ForgetInit): Promise<PrefetchOutcome> {
+    return this.ask(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, request), () => ({ kind: 'queued', chunks: 0 }));
+  }
+
+  private async ask(subject: string, payload: Uint8Array, ok: (data: Uint8Array) => PrefetchOutcome): Promise<PrefetchOutcome> {
+    if (this.nc.isClosed()) return { kind: 'unavailable' };
+    let data: Uint8Array;
+    try {
+      data = (await this.nc.request(subject, payload, { timeout: this.config.SCHEDULER_PREFETCH_TIMEOUT_MS! })).data;
+    } catch (e) {
+      if (e instanceof RequestError && e.isNoResponders()) return { kind: 'unavailable' };
+      if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) return { kind: 'timeout' };
+      return { kind: 'unavailable' };
+    }
+    try {
+      const err = decodeMessage(ErrorReplySchema, data);
+      if (err.code !== '') return { kind: 'refused', code: err.code };
+    } catch {
+      // Not an ErrorReply: the expected reply.
+    }
+    try {
+      return ok(data);
+    } catch {
+      return { kind: 'refused', code: 'malformed_reply' };
+    }
+  }
+}

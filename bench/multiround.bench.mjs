@@ -1,0 +1,397 @@
+// Multi-round chat sessions on a cluster of node-managers, under the four routing policies in one
+// run (Symphony §4's method, scaled to this machine): the same seeded ShareGPT-like workload,
+// a fixed number of concurrent users, think time from reading and typing speeds, and (symphony
+// only) an advisory when the user starts typing. Two extra symphony runs miss 10% of advisories
+// and add 60% spurious ones. Every process is real (scheduler, node-managers, NATS); the nodes
+// run the sim engine with a cost model for Llama-3.1-8B on one H100 (docs/symphony.md §Benchmark),
+// slowed down 2× so two loaded CPU cores keep up with the timers and messages.
+// Writes bench/results/multiround.{json,svg}. Run: npm run bench -- multiround [--quick]
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, createInbox } from '@nats-io/transport-node';
+import { chunkKeys } from '@mnemo/kv-core';
+import {
+  AdvisoryReplySchema,
+  AdvisoryRequestSchema,
+  decodeMessage,
+  encodeMessage,
+  HeartbeatSchema,
+  InferenceRequestSchema,
+  ScheduleReplySchema,
+  Subjects,
+  TokenEventSchema,
+} from '@mnemo/proto';
+import { freePort, startNats } from '../tools/infra/index.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const MODEL = 'mnemo-medium';
+const NODES = 4;
+const USERS = quick ? 32 : 80;
+const SESSIONS = quick ? 32 : 120;
+const SYSTEM_TOKENS = 300; // one shared system prompt: its first chunk is every session's
+/** Time dilation: every modelled time (compute and think) is this many times the real one. */
+const DILATION = 2;
+/** Llama-3.1-8B (bf16) on one H100 SXM, per docs/symphony.md; × DILATION below. */
+const GPU = { prefillTokenUs: 40, decodeStepMs: 6, decodeSeqUs: 50, decodeKContextUs: 38 };
+/** Humans: reading ≈ 250 words/min ≈ 5.5 tokens/s, typing ≈ 40 words/min ≈ 0.9 tokens/s; think time is compressed 60× (load per user rises, nothing else changes). */
+const READ_TOKENS_PER_S = 5.5;
+const TYPE_TOKENS_PER_S = 0.9;
+const THINK_COMPRESSION = 60;
+
+// ---- seeded workload -------------------------------------------------------------------------
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const lognormal = (r, median, sigma) => median * Math.exp(sigma * Math.sqrt(-2 * Math.log(Math.max(1e-9, r()))) * Math.cos(2 * Math.PI * r()));
+const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, Math.round(x)));
+const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
+
+/** ShareGPT-like: ≈75% multi-turn, mean ≈5.5 turns (long tail), 90% of user turns under 132 tokens, half the sessions paste a document. */
+function workload(seed) {
+  const r = rng(seed);
+  const system = text(SYSTEM_TOKENS, 1);
+  return Array.from({ length: SESSIONS }, (_, s) => {
+    let turns = 1;
+    if (r() > 0.25) while (turns < 16 && r() > 1 / 7) turns++;
+    const doc = r() < 0.5 ? clamp(lognormal(r, 350, 0.9), 32, 2000) : 0;
+    return {
+      id: `s${s}`,
+      system,
+      doc: text(doc, 1000 + s),
+      turns: Array.from({ length: turns }, (_, t) => {
+        const user = clamp(lognormal(r, 40, 0.9), 4, 400);
+        const reply = clamp(lognormal(r, 60, 0.5), 8, 200);
+        return { user: text(user, s * 100 + t), reply, readMs: thinkMs(reply, READ_TOKENS_PER_S), typeMs: thinkMs(user, TYPE_TOKENS_PER_S), r: r() };
+      }),
+    };
+  });
+}
+const thinkMs = (tokens, perS) => Math.round(((tokens / perS) * 1000 * DILATION) / THINK_COMPRESSION);
+
+// ---- the cluster -----------------------------------------------------------------------------
+function launch(app, env) {
+  const child = spawn(process.execPath, [join(root, 'apps', app, 'dist', 'main.js')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+  child.on('exit', (code) => {
+    if (code && !child.stopping) console.error(`${app} exited ${code}: ${err}`);
+  });
+  return child;
+}
+async function ready(port, timeoutMs = 120_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) throw new Error(`service on ${port} not ready`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+async function stop(child) {
+  child.stopping = true;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---- one configuration -----------------------------------------------------------------------
+async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 }, natsUrl, sessions) {
+  const common = { NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
+  const schedPort = await freePort();
+  const scheduler = launch('scheduler', {
+    ...common,
+    METRICS_PORT: String(schedPort),
+    SCHEDULER_POLICY: policy,
+    // The nodes of this branch cannot pull a prefix from a peer (the node half does that): what they lack they recompute.
+    SCHEDULER_PEER_FETCH: 'off',
+    SCHEDULER_PREFILL_US_PER_TOKEN: String(GPU.prefillTokenUs * DILATION),
+    SCHEDULER_QUEUE_MS_PER_REQUEST: String(20 * DILATION),
+    SCHEDULER_NODE_TIMEOUT_MS: '3000',
+  });
+  const nodes = [];
+  for (let i = 0; i < NODES; i++) {
+    const port = await freePort();
+    nodes.push({
+      port,
+      child: launch('node-manager', {
+        ...common,
+        METRICS_PORT: String(port),
+        NODE_ID: `mr-${name}-${i}`,
+        NODE_ENGINE: 'sim',
+        NODE_MODELS: MODEL,
+        NODE_MAX_BATCH: '16',
+        NODE_KV_BLOCKS: '2048',
+        NODE_HEARTBEAT_MS: '200',
+        NODE_SIM_MAX_CONTEXT: '16384',
+        NODE_SIM_PREFILL_TOKEN_US: String(GPU.prefillTokenUs * DILATION),
+        NODE_SIM_DECODE_STEP_MS: String(GPU.decodeStepMs * DILATION),
+        NODE_SIM_DECODE_SEQ_US: String(GPU.decodeSeqUs * DILATION),
+        NODE_SIM_DECODE_KCONTEXT_US: String(GPU.decodeKContextUs * DILATION),
+      }),
+    });
+  }
+  const nc = await connect({ servers: natsUrl });
+  const load = new Map();
+  let sampling = false;
+  const hb = nc.subscribe(Subjects.HEARTBEAT, {
+    callback: (_e, m) => {
+      if (!sampling) return;
+      const h = decodeMessage(HeartbeatSchema, m.data);
+      const s = load.get(h.nodeId) ?? { sum: 0, n: 0 };
+      s.sum += h.running + h.waiting;
+      s.n++;
+      load.set(h.nodeId, s);
+    },
+  });
+  try {
+    await Promise.all([ready(schedPort), ...nodes.map((n) => ready(n.port))]);
+    await sleep(600); // every node heartbeated into the scheduler
+    const tenant = `mr-${name}`;
+    const results = [];
+    const adv = { sent: 0, failed: 0, spurious: 0, missed: 0 };
+    const finished = [];
+    let next = 0;
+    sampling = true;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: USERS }, async () => {
+        for (let s = next++; s < sessions.length; s = next++) {
+          results.push(...(await converse(nc, tenant, sessions[s], { advisories, missed, spurious, adv, finished })));
+          finished.push(sessions[s].id);
+        }
+      }),
+    );
+    const wallS = (performance.now() - t0) / 1000;
+    sampling = false;
+    const schedMetrics = await (await fetch(`http://127.0.0.1:${schedPort}/metrics`)).text();
+    return { results, wallS, load: [...load].map(([id, s]) => [id, s.sum / Math.max(1, s.n)]), adv, schedMetrics };
+  } finally {
+    hb.unsubscribe();
+    await nc.close();
+    await Promise.all([...nodes.map((n) => stop(n.child)), stop(scheduler)]);
+  }
+}
+
+/** One session: each turn's prompt is the whole history; between turns the user reads, then types (the advisory goes out when typing starts). */
+async function converse(nc, tenant, session, o) {
+  const out = [];
+  let history = [...session.system, ...session.doc];
+  for (const [t, turn] of session.turns.entries()) {
+    const prompt = [...history, ...turn.user];
+    if (prompt.length + turn.reply > 15_000) break;
+    if (t > 0) {
+      await sleep(session.turns[t - 1].readMs);
+      if (o.advisories) {
+        // turn.r is drawn once per turn in the workload, so every run misses / adds the same ones.
+        if (turn.r < o.missed) o.adv.missed++;
+        else void advise(nc, tenant, session.id, turn.typeMs, o.adv);
+        if (turn.r >= 1 - o.spurious && o.finished.length > 0) {
+          // A spurious advisory: a session that has ended "starts typing" and never sends.
+          o.adv.spurious++;
+          void advise(nc, tenant, o.finished[Math.floor(turn.r * 7919) % o.finished.length], turn.typeMs, o.adv);
+        }
+      }
+    }
+    await sleep(turn.typeMs);
+    const r = await infer(nc, `${tenant}-${session.id}-${t}`, tenant, session.id, prompt, turn.reply);
+    out.push({ session: session.id, turn: t, promptTokens: prompt.length, ...r });
+    history = [...prompt, ...r.tokens];
+  }
+  return out;
+}
+
+async function advise(nc, tenant, sessionId, typeMs, counts) {
+  counts.sent++;
+  try {
+    const payload = encodeMessage(AdvisoryRequestSchema, { tenant, sessionId, model: MODEL, expectedArrivalUnixMs: Date.now() + typeMs });
+    const reply = decodeMessage(AdvisoryReplySchema, (await nc.request(Subjects.ADVISE, payload, { timeout: 10_000 })).data);
+    if (reply.result.case !== 'advisory') counts.failed++;
+  } catch {
+    counts.failed++;
+  }
+}
+
+async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens) {
+  const inbox = createInbox();
+  const sub = nc.subscribe(inbox);
+  const generated = [];
+  let ttftMs;
+  let cached = 0;
+  const t0 = performance.now();
+  const done = (async () => {
+    for await (const m of sub) {
+      const ev = decodeMessage(TokenEventSchema, m.data);
+      ttftMs ??= performance.now() - t0;
+      if (ev.usage) cached = ev.usage.cachedTokens;
+      if (ev.error?.code) throw new Error(`${ev.error.code}: ${ev.error.message}`);
+      generated.push(...ev.tokens);
+      if (ev.done) break;
+    }
+  })();
+  const request = {
+    requestId: `${requestId}-${Math.random().toString(36).slice(2, 8)}`,
+    tenant,
+    sessionId,
+    model: MODEL,
+    tokens,
+    chunkKeys: chunkKeys(MODEL, tenant, tokens),
+    sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n },
+    replySubject: inbox,
+    deadlineUnixMs: Date.now() + 600_000,
+  };
+  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
+  if (reply.result.case !== 'nodeId') throw new Error(`not scheduled: ${JSON.stringify(reply.result.value)}`);
+  await done;
+  const totalMs = performance.now() - t0;
+  sub.unsubscribe();
+  return { ttftMs, tpotMs: generated.length > 1 ? (totalMs - ttftMs) / (generated.length - 1) : null, cachedTokens: cached, tokens: generated, node: reply.result.value };
+}
+
+// ---- figures ---------------------------------------------------------------------------------
+const pct = (xs, p) => {
+  const s = xs.filter((x) => x !== null).sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+};
+const round = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+/** Sum of a counter's samples whose line contains every label given. */
+function counter(text, name, ...labels) {
+  let sum = 0;
+  for (const line of text.split('\n')) if ((line.startsWith(name + ' ') || line.startsWith(name + '{')) && labels.every((l) => line.includes(l))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return sum;
+}
+
+function summarize(r) {
+  const ttft = r.results.map((x) => x.ttftMs);
+  const tpot = r.results.map((x) => x.tpotMs);
+  const prompt = r.results.reduce((s, x) => s + x.promptTokens, 0);
+  const cached = r.results.reduce((s, x) => s + x.cachedTokens, 0);
+  const out = r.results.reduce((s, x) => s + x.tokens.length, 0);
+  const loads = r.load.map(([, l]) => l);
+  const reasons = ['least_loaded', 'reservation', 'session_home', 'longest_prefix', 'cheapest'];
+  return {
+    requests: r.results.length,
+    wall_s: round(r.wallS, 1),
+    ttft_p50_ms: round(pct(ttft, 50)),
+    ttft_p99_ms: round(pct(ttft, 99)),
+    ttft_mean_ms: round(ttft.reduce((a, b) => a + b, 0) / ttft.length),
+    tpot_p50_ms: round(pct(tpot, 50)),
+    tpot_p99_ms: round(pct(tpot, 99)),
+    throughput_tokens_per_s: round(out / r.wallS, 1),
+    mean_active_per_node: Object.fromEntries(r.load.map(([id, l]) => [id, round(l)])),
+    // Null when the median node was idle the whole run (the ratio is unbounded).
+    imbalance_max_over_median: median(loads) > 0 ? round(Math.max(...loads) / median(loads)) : null,
+    prompt_tokens: prompt,
+    cached_tokens: cached,
+    recomputed_tokens: prompt - cached,
+    prefix_hit_rate: round(cached / prompt, 3),
+    // No node-to-node transfer in this branch (the node half does it): nothing moves between nodes.
+    prefix_bytes_moved: 0,
+    routing: Object.fromEntries(reasons.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_routing_decisions_total', `reason="${k}"`)]).filter(([, v]) => v > 0)),
+    advisories: { ...r.adv, reservations_hit: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', 'outcome="hit"'), reservations_moved: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', 'outcome="moved"') },
+  };
+}
+
+const COLORS = { symphony: '#1b7837', recompute: '#b2182b', sticky: '#2166ac', 'prefix-affinity': '#e08214', 'symphony-missed10': '#7fbc41', 'symphony-spurious60': '#8073ac' };
+function svg(runs, summaries) {
+  const W = 900, H = 340, L = 60, B = 40, PW = 520;
+  const max = Math.max(...Object.values(runs).flatMap((r) => r.results.map((x) => x.ttftMs)));
+  const x = (ms) => L + ((PW - L - 20) * Math.log10(1 + ms)) / Math.log10(1 + max);
+  const y = (p) => H - B - (H - B - 20) * p;
+  const parts = [];
+  for (const [name, r] of Object.entries(runs)) {
+    const s = r.results.map((v) => v.ttftMs).sort((a, b) => a - b);
+    const pts = s.map((v, i) => `${x(v).toFixed(1)},${y((i + 1) / s.length).toFixed(1)}`).join(' ');
+    parts.push(`<polyline fill="none" stroke="${COLORS[name]}" stroke-width="2" points="${pts}"/>`);
+  }
+  Object.keys(runs).forEach((name, i) => parts.push(`<text x="${L + 10}" y="${30 + 15 * i}" font-size="11" fill="${COLORS[name]}">${name}</text>`));
+  for (const ms of [10, 100, 1000, 10000]) if (ms <= max) parts.push(`<text x="${x(ms)}" y="${H - B + 16}" font-size="10" text-anchor="middle">${ms} ms</text>`);
+  parts.push(`<line x1="${L}" y1="${H - B}" x2="${PW - 10}" y2="${H - B}" stroke="#333"/><line x1="${L}" y1="20" x2="${L}" y2="${H - B}" stroke="#333"/>`);
+  parts.push(`<text x="${PW / 2}" y="${H - 6}" font-size="12" text-anchor="middle">TTFT (log scale)</text><text x="14" y="${H / 2}" font-size="12" transform="rotate(-90 14 ${H / 2})" text-anchor="middle">CDF</text>`);
+  // Per-node mean active requests, one group of bars per run.
+  const names = Object.keys(summaries);
+  const maxLoad = Math.max(0.1, ...names.flatMap((n) => Object.values(summaries[n].mean_active_per_node)));
+  const gx = PW + 20, gw = (W - gx - 10) / names.length;
+  names.forEach((n, i) => {
+    const loads = Object.values(summaries[n].mean_active_per_node);
+    const bw = (gw - 8) / Math.max(1, loads.length);
+    loads.forEach((l, j) => {
+      const h = ((H - B - 30) * l) / maxLoad;
+      parts.push(`<rect x="${(gx + i * gw + j * bw).toFixed(1)}" y="${(H - B - h).toFixed(1)}" width="${(bw - 1).toFixed(1)}" height="${h.toFixed(1)}" fill="${COLORS[n]}"/>`);
+    });
+    parts.push(`<text x="${(gx + i * gw + gw / 2 - 4).toFixed(1)}" y="${H - B + 12}" font-size="8" text-anchor="end" transform="rotate(-35 ${(gx + i * gw + gw / 2 - 4).toFixed(1)} ${H - B + 12})">${n}</text>`);
+  });
+  parts.push(`<text x="${(gx + W) / 2}" y="16" font-size="12" text-anchor="middle">mean active requests per node</text><line x1="${gx}" y1="${H - B}" x2="${W - 10}" y2="${H - B}" stroke="#333"/>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
+}
+
+// ---- main ------------------------------------------------------------------------------------
+const sessions = workload(20261123);
+const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, stop: async () => undefined } : await startNats();
+try {
+  const configs = {
+    symphony: { policy: 'symphony', advisories: true },
+    recompute: { policy: 'recompute', advisories: false },
+    sticky: { policy: 'sticky', advisories: false },
+    'prefix-affinity': { policy: 'prefix-affinity', advisories: false },
+    'symphony-missed10': { policy: 'symphony', advisories: true, missed: 0.1 },
+    'symphony-spurious60': { policy: 'symphony', advisories: true, spurious: 0.6 },
+  };
+  const runs = {};
+  for (const [name, c] of Object.entries(configs)) {
+    console.log(`running ${name}…`);
+    runs[name] = await runConfig(name, c, nats.url, sessions);
+    console.log(name, JSON.stringify(summarize(runs[name])));
+  }
+  const s = Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, summarize(r)]));
+  const turns = sessions.map((x) => x.turns.length);
+  const users = sessions.flatMap((x) => x.turns.map((t) => t.user.length));
+  const p99 = (n) => s[n].ttft_p99_ms;
+  const result = {
+    model: `${MODEL} (sim engine; cost model: Llama-3.1-8B bf16 on one H100 SXM, ×${DILATION} time dilation)`,
+    env: { cpu_threads: cpus().length, quick, nodes: NODES, users: USERS },
+    cost_model: { ...Object.fromEntries(Object.entries(GPU).map(([k, v]) => [k, v * DILATION])), dilation: DILATION, undilated: GPU },
+    workload: {
+      sessions: SESSIONS,
+      requests: s.symphony.requests,
+      mean_turns: round(turns.reduce((a, b) => a + b, 0) / turns.length),
+      multi_turn_share: round(turns.filter((t) => t > 1).length / turns.length),
+      user_turn_p90_tokens: pct(users, 90),
+      system_tokens: SYSTEM_TOKENS,
+      think: `reading ${READ_TOKENS_PER_S} tok/s, typing ${TYPE_TOKENS_PER_S} tok/s, ×${DILATION}/${THINK_COMPRESSION}; advisory when typing starts`,
+      note: 'synthetic ShareGPT-like sessions (seeded); prompts are token ids; the same workload for every run; nodes recompute what they lack (no peer fetch in this branch)',
+    },
+    policies: Object.fromEntries(['symphony', 'recompute', 'sticky', 'prefix-affinity'].map((k) => [k, s[k]])),
+    variants: { 'symphony-missed10': s['symphony-missed10'], 'symphony-spurious60': s['symphony-spurious60'] },
+    symphony_vs_recompute_ttft_p99: round(p99('recompute') / p99('symphony')),
+    symphony_vs_sticky_ttft_p99: round(p99('sticky') / p99('symphony')),
+    symphony_vs_prefix_affinity_ttft_p99: round(p99('prefix-affinity') / p99('symphony')),
+    missed10_degradation: round(p99('symphony-missed10') / p99('symphony') - 1, 3),
+    spurious60_degradation: round(p99('symphony-spurious60') / p99('symphony') - 1, 3),
+  };
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(join(root, 'bench/results/multiround.json'), JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(join(root, 'bench/results/multiround.svg'), svg(runs, s));
+  console.log(JSON.stringify(result, null, 2));
+} finally {
+  await nats.stop();
+}
