@@ -184,6 +184,7 @@ async function main() {
       peer_fetch_bytes: peerBytes,
       peer_restored_tokens: await metric(b.port, 'mnemo_kv_peer_restored_tokens_total'),
       peer_restore_failures: await metric(b.port, 'mnemo_kv_peer_restore_failures_total'),
+      peer_blocked_ms_mean: round((1000 * (await metric(b.port, 'mnemo_kv_peer_blocked_seconds_total'))) / SESSIONS),
       token_mismatches: mismatches.length,
       machine_note: 'two shared CPU cores; all three nodes and NATS on one machine',
     };
