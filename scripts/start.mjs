@@ -3,27 +3,32 @@
 // Then: scheduler, two node-managers (node-a, node-b), profiler, gateway — each
 // `node apps/<app>/dist/main.js` (scripts/ensure.mjs built them). Ready once the gateway
 // answers /readyz, every service's /readyz is 200 and GET /v1/models lists a model.
-// Ctrl-C stops the services first, then Postgres and NATS, and exits 0; a service that dies
-// on its own stops everything with exit code 1.
+// Ctrl-C stops the services first, then Postgres and NATS, and exits 0. A node-manager that
+// dies on its own is started again (backoff 0.5 s doubling to 10 s; more than 5 restarts in a
+// minute stops everything with exit code 1) while the rest keep serving — the scheduler routes
+// around it until it re-registers. Any other service that dies stops everything with exit code 1.
 //
 // Knobs (besides the services' own variables, passed through): GATEWAY_HOST/PORT/GRPC_PORT,
 // MNEMO_API_KEYS (the example then uses the first key), MNEMO_START_ONLY=profiler,scheduler
 // (start a subset; names: gateway, scheduler, node-a, node-b, profiler),
-// MNEMO_START_TIMEOUT_MS (default 180000), MNEMO_LOG_FORMAT=json (JSON lines even on a terminal).
-import { spawn } from 'node:child_process';
+// MNEMO_START_TIMEOUT_MS (default 180000), MNEMO_LOG_FORMAT=json (JSON lines even on a terminal),
+// MNEMO_RESTART=node-a,node-b (the services restarted when they die; default the node-managers,
+// `none` for none).
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { freePort, redactUrl, startNats, startPostgres } from '../tools/infra/index.mjs';
+import { SupervisedProcess } from '../tools/supervisor/supervised.process.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const READY_TIMEOUT_MS = Number(env.MNEMO_START_TIMEOUT_MS ?? 180_000);
 const pretty = process.stdout.isTTY && env.MNEMO_LOG_FORMAT !== 'json';
 
-/** @typedef {{ name: string, app: string, env: Record<string, string>, readyUrl: string, child?: import('node:child_process').ChildProcess, exited?: Promise<number> }} Service */
+/** @typedef {{ name: string, app: string, env: Record<string, string>, readyUrl: string, proc?: SupervisedProcess }} Service */
+
+const restartable = new Set((env.MNEMO_RESTART ?? 'node-a,node-b').split(',').map((n) => n.trim()).filter((n) => n && n !== 'none'));
 
 /** @type {Array<{ name: string, stop: () => Promise<void> }>} */
 const infra = [];
@@ -38,7 +43,7 @@ process.on('SIGTERM', () => void shutdown(0, 'SIGTERM'));
 // Last resort if we die without running shutdown(): children run in their own process
 // groups (so Ctrl-C reaches only us and we choose the order), so kill them here.
 process.on('exit', () => {
-  for (const s of services) if (s.child?.exitCode === null) s.child.kill('SIGKILL');
+  for (const s of services) s.proc?.killNow();
 });
 
 try {
@@ -108,32 +113,26 @@ async function startInfra(name, start) {
 
 /** @param {Service} s */
 function launch(s) {
-  const child = spawn(process.execPath, [join(root, 'apps', s.app, 'dist', 'main.js')], {
+  s.proc = new SupervisedProcess({
+    name: s.name,
+    args: [join(root, 'apps', s.app, 'dist', 'main.js')],
     cwd: root,
     env: { ...env, ...s.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  s.child = child;
-  s.exited = new Promise((resolve) => {
-    child.once('exit', (code, signal) => {
-      resolve(code ?? -1);
-      if (!stopping) {
-        process.stderr.write(`[start] ${s.name} exited unexpectedly (${signal ?? `code ${code}`}); stopping the cluster\n`);
-        void shutdown(1, `${s.name} exited`);
+    restart: restartable.has(s.name),
+    onLine: (line) => relay(s.name, line),
+    onExit: ({ code, signal, restartInMs }) => {
+      if (stopping) return;
+      const how = signal ?? `code ${code}`;
+      if (restartInMs !== null) {
+        process.stderr.write(`[start] ${s.name} exited unexpectedly (${how}); restarting in ${restartInMs} ms, the rest keep serving\n`);
+        return;
       }
-    });
-    child.once('error', (e) => {
-      resolve(-1);
-      if (!stopping) {
-        process.stderr.write(`[start] ${s.name} failed to start: ${e.message}\n`);
-        void shutdown(1, `${s.name} failed`);
-      }
-    });
+      const why = restartable.has(s.name) ? 'too many restarts' : 'not restartable';
+      process.stderr.write(`[start] ${s.name} exited unexpectedly (${how}; ${why}); stopping the cluster\n`);
+      void shutdown(1, `${s.name} exited`);
+    },
   });
-  for (const stream of [child.stdout, child.stderr]) {
-    if (stream) createInterface({ input: stream }).on('line', (line) => relay(s.name, line));
-  }
+  s.proc.start();
 }
 
 /**
@@ -264,13 +263,9 @@ async function shutdown(code, why) {
   process.exit(code);
 }
 
-/** SIGTERM (services drain and exit), SIGKILL after 15 s. @param {Service} s */
+/** SIGTERM (services drain and exit), SIGKILL after 15 s; no restart. @param {Service} s */
 async function stopService(s) {
-  if (!s.child || s.child.exitCode !== null || s.child.signalCode !== null) return;
-  s.child.kill('SIGTERM');
-  const force = setTimeout(() => s.child?.kill('SIGKILL'), 15_000);
-  await s.exited;
-  clearTimeout(force);
+  await s.proc?.stop(15_000);
 }
 
 /** @param {number} port @param {string} host @returns {Promise<boolean>} */

@@ -19,4 +19,10 @@ describe('docker-compose.yml', () => {
     const services = compose('config', '--services').trim().split('\n').sort();
     expect(services).toEqual(['gateway', 'nats', 'node-a', 'node-b', 'postgres', 'profiler', 'scheduler']);
   });
+
+  itWithCompose('restarts every service that dies (restart: unless-stopped)', () => {
+    const config = compose('config');
+    const services = compose('config', '--services').trim().split('\n');
+    expect(config.match(/restart: unless-stopped/g)).toHaveLength(services.length);
+  });
 });

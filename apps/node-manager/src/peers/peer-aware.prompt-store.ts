@@ -14,6 +14,8 @@ export interface PeerRestoreCounters {
   plans: number;
   restoredTokens: number;
   failures: number;
+  /** Time prefills waited on peer layers after their compute ran out (blocked I/O), summed. */
+  blockedMs: number;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface PeerRestoreCounters {
  * turn finds them here.
  */
 export class PeerAwarePromptStore implements PromptStore {
-  readonly counters: PeerRestoreCounters = { plans: 0, restoredTokens: 0, failures: 0 };
+  readonly counters: PeerRestoreCounters = { plans: 0, restoredTokens: 0, failures: 0, blockedMs: 0 };
   private readonly failed = new Map<string, number>();
 
   constructor(
@@ -46,6 +48,7 @@ export class PeerAwarePromptStore implements PromptStore {
     const { first, count } = chunksFor(deviceTokens, choice.until);
     this.counters.plans++;
     return new PeerRestorePlan(this.client, source.address, g, p.chunkKeys.slice(first, first + count), first, deviceTokens, choice.until, (o) => {
+      this.counters.blockedMs += o.blockedMs;
       if (!o.ok) {
         this.counters.failures++;
         const now = this.now();

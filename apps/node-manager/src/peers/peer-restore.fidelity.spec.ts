@@ -45,6 +45,7 @@ describe(PeerAwarePromptStore.name, () => {
     const moved = await converse(b.engine, 'm', turn2, 12, (d) => sut.restorePlan(p, d));
     expect(moved.restored).toBe(512);
     expect(sut.counters).toMatchObject({ plans: 1, restoredTokens: 512, failures: 0 });
+    expect(sut.counters.blockedMs).toBeGreaterThanOrEqual(0);
     const stayed = await converse(a.engine, 's', turn2, 12, (d) => a.store.restorePlan(storedPrompt(turn2), d));
     expect(fresh.cached).toBe(0);
     expect(moved.out).toEqual(fresh.out);

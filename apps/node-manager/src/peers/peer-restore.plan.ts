@@ -3,6 +3,9 @@ import type { KvRestorePlan } from '@mnemo/engine';
 import type { ChunkPayload } from '../kv-store/tier.writer.js';
 import type { ChunkPeerClient } from './chunk-peer.client.js';
 
+/** Layer streams a restore keeps open at once. */
+const LAYERS_IN_FLIGHT = 3;
+
 /** What a finished peer restore hands back: the chunks to keep locally, or the failure. */
 export interface PeerRestoreOutcome {
   readonly ok: boolean;
@@ -13,7 +16,7 @@ export interface PeerRestoreOutcome {
 
 /**
  * Restores prompt positions [from, until) from another node, layer by layer, while the engine
- * computes: one FetchChunks stream per layer, issued in layer order as soon as the plan is made,
+ * computes: one FetchChunks stream per layer, a few at a time in layer order from when the plan is made,
  * so layer l is usually on its way or here when the pass reaches it (the engine starts load(l)
  * while layer l-1 runs). Any miss — not held, corrupt, truncated, peer gone — rejects that
  * layer's load with DataLoss: the prefill fails, nothing of it is kept, and the request runs
@@ -34,15 +37,15 @@ export class PeerRestorePlan implements KvRestorePlan {
     readonly until: number,
     private readonly onDone: (o: PeerRestoreOutcome) => void,
   ) {
-    let prev: Promise<unknown> = Promise.resolve();
     this.layers = [];
     for (let l = 0; l < g.layers; l++) {
-      // One layer's stream at a time, in order: the next starts when the last one is in, so
-      // lower layers (needed first) never wait behind higher ones for bandwidth.
-      const p = prev.then(() => this.fetchLayer(l));
+      // A window of LAYERS_IN_FLIGHT streams, started in layer order: layer l starts once layer
+      // l - LAYERS_IN_FLIGHT is in, so lower layers (needed first) never queue behind higher ones,
+      // while a few round trips overlap.
+      const gate = l < LAYERS_IN_FLIGHT ? Promise.resolve() : this.layers[l - LAYERS_IN_FLIGHT]!.catch(() => undefined);
+      const p = gate.then(() => this.fetchLayer(l));
       p.catch(() => undefined);
       this.layers.push(p);
-      prev = p.catch(() => undefined);
     }
   }
 

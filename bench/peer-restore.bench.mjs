@@ -1,0 +1,209 @@
+// A session that moves between nodes (Symphony on the node): turn 1 runs on node A; turn 2 —
+// the whole history plus a new user turn — is sent to another node, three ways in one run:
+//   peer      node B, told (kv_sources) that A holds the prefix: it fetches it over gRPC layer by
+//             layer while computing (Mnemo);
+//   recompute node C, no sources: it prefills the whole history (the baseline at its best: same
+//             engine, an empty batch, nothing else running);
+//   stayed    node A itself, restoring from its own device/host tiers (the ideal placement).
+// Every node is a separate node-manager process with the reference engine on the CPU; requests
+// are dispatched straight to the chosen node (as the scheduler would) and TTFT is measured at the
+// client, request sent → first token. Writes bench/results/peer-restore.{json,svg}.
+// Run: npm run bench -- peer-restore [--quick]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, createInbox } from '@nats-io/transport-node';
+import { chunkKeys } from '@mnemo/kv-core';
+import { decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, Subjects, TokenEventSchema } from '@mnemo/proto';
+import { freePort, startNats } from '../tools/infra/index.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const MODEL = process.env.BENCH_MODEL ?? 'mnemo-medium';
+const SESSIONS = quick ? 3 : 8;
+const HISTORY = quick ? 800 : 1300; // tokens of turn 1 (five chunks at 1300)
+const TENANT = 'bench';
+
+const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
+
+function launch(env) {
+  const child = spawn(process.execPath, [join(root, 'apps/node-manager/dist/main.js')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+  child.on('exit', (code) => {
+    if (code && !child.stopping) console.error(`node-manager exited ${code}: ${err}`);
+  });
+  return child;
+}
+async function ready(port, timeoutMs = 180_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) throw new Error(`node on ${port} not ready`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+async function stop(child) {
+  child.stopping = true;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+}
+async function metric(port, name) {
+  const body = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const line = body.split('\n').find((l) => l.startsWith(name + ' ') || l.startsWith(name + '{'));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
+async function infer(nc, nodeId, tokens, kvSources = []) {
+  const inbox = createInbox();
+  const sub = nc.subscribe(inbox);
+  const generated = [];
+  let ttftMs;
+  let cached = 0;
+  const t0 = performance.now();
+  const done = (async () => {
+    for await (const m of sub) {
+      const ev = decodeMessage(TokenEventSchema, m.data);
+      ttftMs ??= performance.now() - t0;
+      if (ev.usage) cached = ev.usage.cachedTokens;
+      if (ev.error?.code) throw new Error(`${ev.error.code}: ${ev.error.message}`);
+      generated.push(...ev.tokens);
+      if (ev.done) break;
+    }
+  })();
+  const request = {
+    requestId: `pr-${Math.random().toString(36).slice(2, 10)}`,
+    tenant: TENANT,
+    model: MODEL,
+    tokens,
+    chunkKeys: chunkKeys(MODEL, TENANT, tokens),
+    sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n },
+    replySubject: inbox,
+    attempt: 1,
+    kvSources,
+  };
+  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(nodeInferSubject(nodeId), encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
+  if (reply.result.case !== 'nodeId') throw new Error(`not admitted: ${JSON.stringify(reply.result.value)}`);
+  await done;
+  sub.unsubscribe();
+  return { ttftMs, cached, tokens: generated };
+}
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+
+function svg(rows) {
+  const W = 520;
+  const H = 240;
+  const max = Math.max(...rows.map((r) => r.p50));
+  const bw = 110;
+  const bars = rows
+    .map((r, i) => {
+      const h = (r.p50 / max) * 160;
+      const x = 60 + i * (bw + 40);
+      return `<rect x="${x}" y="${200 - h}" width="${bw}" height="${h}" fill="${['#2b6cb0', '#c05621', '#2f855a'][i]}"/><text x="${x + bw / 2}" y="${195 - h}" text-anchor="middle" font-size="12">${round(r.p50)} ms</text><text x="${x + bw / 2}" y="220" text-anchor="middle" font-size="12">${r.name}</text>`;
+    })
+    .join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/><text x="10" y="20" font-size="13">Turn-2 TTFT p50 on another node (${MODEL}, ${HISTORY}-token history, CPU reference engine)</text>${bars}</svg>\n`;
+}
+
+async function main() {
+  const nats = await startNats();
+  const dataDir = mkdtempSync(join(tmpdir(), 'mnemo-peer-bench-'));
+  const nodes = [];
+  try {
+    for (const id of ['a', 'b', 'c']) {
+      const port = await freePort();
+      nodes.push({
+        id: `peer-bench-${id}`,
+        port,
+        child: launch({
+          NATS_URL: nats.url,
+          LOG_LEVEL: 'error',
+          METRICS_PORT: String(port),
+          NODE_ID: `peer-bench-${id}`,
+          NODE_ENGINE: 'reference',
+          NODE_MODELS: MODEL,
+          NODE_KV_BLOCKS: '512',
+          NODE_DATA_DIR: join(dataDir, id),
+          NODE_KV_HOST_POOL: '256MiB',
+          NODE_KV_SSD_POOLS: `${join(dataDir, id, 'ssd-0.pool')}=512MiB`,
+          NODE_KV_BANDWIDTHS: '10,2',
+        }),
+      });
+    }
+    await Promise.all(nodes.map((n) => ready(n.port)));
+    const nc = await connect({ servers: nats.url });
+    // The gRPC address each node advertises comes with its heartbeat.
+    const addresses = new Map();
+    const sub = nc.subscribe(Subjects.HEARTBEAT);
+    for await (const m of sub) {
+      const hb = decodeMessage(HeartbeatSchema, m.data);
+      addresses.set(hb.nodeId, hb.grpcAddress);
+      if (nodes.every((n) => addresses.has(n.id))) break;
+    }
+    const [a, b, c] = nodes;
+    // Warm every node's code paths once.
+    for (const n of nodes) await infer(nc, n.id, text(300, 999));
+    const rows = { peer: [], recompute: [], stayed: [] };
+    const mismatches = [];
+    for (let s = 0; s < SESSIONS; s++) {
+      const turn1 = text(HISTORY, s);
+      const first = await infer(nc, a.id, turn1);
+      const turn2 = [...turn1, ...first.tokens, ...text(40, 500 + s)];
+      const sources = [{ nodeId: a.id, grpcAddress: addresses.get(a.id), chunkKeys: chunkKeys(MODEL, TENANT, turn1) }];
+      const peer = await infer(nc, b.id, turn2, sources);
+      const recompute = await infer(nc, c.id, turn2);
+      const stayed = await infer(nc, a.id, turn2);
+      rows.peer.push(peer.ttftMs);
+      rows.recompute.push(recompute.ttftMs);
+      rows.stayed.push(stayed.ttftMs);
+      if (peer.tokens.join() !== recompute.tokens.join() || stayed.tokens.join() !== recompute.tokens.join()) mismatches.push(s);
+      console.log(`session ${s}: peer ${round(peer.ttftMs)} ms (cached ${peer.cached}), recompute ${round(recompute.ttftMs)} ms, stayed ${round(stayed.ttftMs)} ms`);
+    }
+    const stat = (xs) => ({ p50: round(pct(xs, 50)), p99: round(pct(xs, 99)), mean: round(xs.reduce((x, y) => x + y, 0) / xs.length) });
+    const peerBytes = await metric(b.port, 'mnemo_kv_peer_fetch_bytes_total');
+    const result = {
+      model: MODEL,
+      sessions: SESSIONS,
+      history_tokens: HISTORY,
+      quick,
+      ttft_ms: { peer: stat(rows.peer), recompute: stat(rows.recompute), stayed: stat(rows.stayed) },
+      peer_vs_recompute_ttft_p50: round(pct(rows.recompute, 50) / pct(rows.peer, 50), 2),
+      peer_vs_stayed_ttft_p50: round(pct(rows.peer, 50) / pct(rows.stayed, 50), 2),
+      peer_fetch_bytes: peerBytes,
+      peer_restored_tokens: await metric(b.port, 'mnemo_kv_peer_restored_tokens_total'),
+      peer_restore_failures: await metric(b.port, 'mnemo_kv_peer_restore_failures_total'),
+      peer_blocked_ms_mean: round((1000 * (await metric(b.port, 'mnemo_kv_peer_blocked_seconds_total'))) / SESSIONS),
+      token_mismatches: mismatches.length,
+      machine_note: 'two shared CPU cores; all three nodes and NATS on one machine',
+    };
+    console.log(JSON.stringify(result, null, 2));
+    writeFileSync(join(root, 'bench/results/peer-restore.json'), JSON.stringify(result, null, 2) + '\n');
+    writeFileSync(
+      join(root, 'bench/results/peer-restore.svg'),
+      svg([
+        { name: 'peer (Mnemo)', p50: result.ttft_ms.peer.p50 },
+        { name: 'recompute', p50: result.ttft_ms.recompute.p50 },
+        { name: 'stayed', p50: result.ttft_ms.stayed.p50 },
+      ]),
+    );
+    await nc.close();
+  } finally {
+    await Promise.all(nodes.map((n) => stop(n.child)));
+    await nats.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
