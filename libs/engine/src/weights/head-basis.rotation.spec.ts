@@ -28,7 +28,10 @@ describe(rotateHeadBases.name, () => {
       const relDiff = (x: Float32Array, y: Float32Array) => {
         let num = 0;
         let den = 0;
-        for (let i = 0; i < x.length; i++) (num += (x[i]! - y[i]!) ** 2), (den += x[i]! ** 2);
+        for (let i = 0; i < x.length; i++) {
+          num += (x[i]! - y[i]!) ** 2;
+          den += x[i]! ** 2;
+        }
         return Math.sqrt(num / den);
       };
       expect(relDiff(base.kv(1), rot.kv(1))).toBe(0); // below the rotated band: the same KV
