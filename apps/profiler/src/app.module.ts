@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { JsonLogger, NATS_CONNECTION, NatsModule, ServiceMetrics } from '@mnemo/service-kit';
 import { PROFILER_CONFIG, type ProfilerConfig } from './config/profiler.config.js';
@@ -6,6 +7,9 @@ import { DatabaseModule } from './database/database.module.js';
 import { ModelsModule } from './models/models.module.js';
 import { ProfilerResponder } from './nats/profiler.responder.js';
 import { ModelPairsModule } from './pairs/model-pairs.module.js';
+import { HttpErrorFilter } from './http/http-error.filter.js';
+import { PlansModule } from './plans/plans.module.js';
+import { ProfilingModule } from './profiling/profiling.module.js';
 
 /** Root module: process-wide singletons (config, logger, metrics, the NATS connection made in app.ts) are shared globally. */
 @Module({})
@@ -14,13 +18,14 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [DatabaseModule, NatsModule, ModelsModule, ModelPairsModule],
+      imports: [DatabaseModule, NatsModule, ModelsModule, ModelPairsModule, ProfilingModule, PlansModule],
       providers: [
         { provide: PROFILER_CONFIG, useValue: config },
         { provide: JsonLogger, useValue: logger },
         { provide: ServiceMetrics, useValue: metrics },
         { provide: NATS_CONNECTION, useValue: nats },
         ProfilerResponder,
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],
       exports: [PROFILER_CONFIG, JsonLogger, ServiceMetrics, NATS_CONNECTION, ProfilerResponder],
     };

@@ -1,10 +1,15 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { loadProfilerConfig } from './config/profiler.config.js';
 
 export interface ProfilerHandle {
+  /** Port of the profiling REST API (useful with HTTP_PORT=0). */
+  readonly httpPort: number;
   /** Port of /metrics, /healthz, /readyz (useful with METRICS_PORT=0). */
   readonly metricsPort: number;
   stop(): Promise<void>;
@@ -12,7 +17,8 @@ export interface ProfilerHandle {
 
 /**
  * Boots the profiler: validates the environment, connects to Postgres and applies pending
- * migrations, connects to NATS, answers the PROFILER_* subjects, serves ops endpoints.
+ * migrations, connects to NATS, answers the PROFILER_* subjects, serves the profiling REST API
+ * (HTTP_PORT) and ops endpoints (METRICS_PORT); profiling jobs run in the background.
  * Throws ConfigError on a bad environment.
  */
 export async function startProfiler(env: Readonly<Record<string, string | undefined>> = process.env): Promise<ProfilerHandle> {
@@ -20,17 +26,30 @@ export async function startProfiler(env: Readonly<Record<string, string | undefi
   const logger = new JsonLogger('profiler', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('profiler');
   const nats = await connectNats(config.NATS_URL!, 'profiler');
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), { logger, abortOnError: false }).catch(
-    async (e: unknown) => {
-      await nats.close();
-      throw e;
-    },
-  );
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, metrics, nats), new ExpressAdapter(), {
+    logger,
+    abortOnError: false,
+    bodyParser: false,
+  }).catch(async (e: unknown) => {
+    await nats.close();
+    throw e;
+  });
+  app.getHttpAdapter().getInstance().disable('x-powered-by');
+  // JSONL datasets travel in the body; any content type, so curl -d works as-is.
+  app.useBodyParser('json', { limit: '8mb', type: () => true });
+  try {
+    await app.listen(config.HTTP_PORT!, config.HTTP_HOST!);
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
+  const httpPort = ((app.getHttpServer() as Server).address() as AddressInfo).port;
   const endpoints = app.get(NatsEndpoints);
   const ops = new OpsServer(metrics, () => endpoints.listening);
   const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, () => app.close());
-  logger.emit('info', 'profiler ready', { metricsPort });
+  logger.emit('info', 'profiler ready', { metricsPort, httpPort });
   return {
+    httpPort,
     metricsPort,
     stop: runOnce(async () => {
       await ops.close();

@@ -5,11 +5,11 @@ import { startProfiler, type ProfilerHandle } from '../src/app.js';
 
 /** Env for a profiler under test: the servers global-setup started (or NATS_URL/DATABASE_URL given). */
 export function testEnv(): Record<string, string | undefined> {
-  return { ...process.env, METRICS_PORT: '0', LOG_LEVEL: 'warn' };
+  return { ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn' };
 }
 
-export function bootProfiler(): Promise<ProfilerHandle> {
-  return startProfiler(testEnv());
+export function bootProfiler(extra: Record<string, string> = {}): Promise<ProfilerHandle> {
+  return startProfiler({ ...testEnv(), ...extra });
 }
 
 /** A plain NATS client speaking the profiler's protobuf contract, as other services do. */

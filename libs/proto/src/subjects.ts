@@ -22,6 +22,8 @@
  * | `nodeForget(id)` | request | ForgetRequest → ForgetReply or ErrorReply (decodeReplyOrError) | scheduler → node |
  * | `tokenizer(sha256)` | request, queue group `tokenizers` | TokenizerChunkRequest → TokenizerChunkReply | gateway → any node with that bundle |
  * | `PROFILER_*` | request, queue group `profiler` | Register…/List…Request → ProfilerReply | any → profiler |
+ * | `PROFILER_PLAN` | request, queue group `profiler` | PlanRequest → PlanReply (profiler.proto) | node → profiler |
+ * | `PROFILER_FRONTIER_UPDATED` | publish (every node subscribes) | FrontierUpdated | profiler → nodes |
  */
 export const Subjects = {
   /** Schedule one inference. The scheduler picks a node, dispatches, and replies with the node id or an error. */
@@ -50,6 +52,10 @@ export const Subjects = {
   PROFILER_PAIRS_REGISTER: 'mnemo.v1.profiler.pairs.register',
   /** Pairs, optionally of one base: ListModelPairsRequest → ProfilerReply.pairs. */
   PROFILER_PAIRS_LIST: 'mnemo.v1.profiler.pairs.list',
+  /** DroidSpeak plan for (base, derived) within a quality floor and latency budget: PlanRequest → PlanReply (profiler.proto). */
+  PROFILER_PLAN: 'mnemo.v1.profiler.plan',
+  /** A pair's new frontier was stored: FrontierUpdated, to every node's plan cache. */
+  PROFILER_FRONTIER_UPDATED: 'mnemo.v1.profiler.frontier.updated',
   /** Advisory prefetch on one node: PrefetchRequest → PrefetchReply (or ErrorReply). */
   nodePrefetch: (nodeId: string): string => `mnemo.v1.node.${assertSubjectToken(nodeId)}.prefetch`,
   /** Invalidation on one node (prefetched data demoted): ForgetRequest → ForgetReply. */

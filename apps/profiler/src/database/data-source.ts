@@ -1,13 +1,17 @@
 import { DataSource } from 'typeorm';
 import { ModelEntity } from '../models/model.entity.js';
 import { ModelPairEntity } from '../pairs/model-pair.entity.js';
+import { PairFrontierEntity } from '../profiling/pair-frontier.entity.js';
+import { PatternResultEntity } from '../profiling/pattern-result.entity.js';
+import { ProfilingJobEntity } from '../profiling/profiling-job.entity.js';
 import { ModelRegistry1732300000000 } from './migrations/1732300000000-model-registry.migration.js';
+import { ProfilingJobs1732400000000 } from './migrations/1732400000000-profiling-jobs.migration.js';
 
 /** Injection token of the initialised, migrated DataSource. */
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 
 /** Every migration, oldest first. Add new ones at the end; never edit an applied one. */
-export const migrations = [ModelRegistry1732300000000];
+export const migrations = [ModelRegistry1732300000000, ProfilingJobs1732400000000];
 
 // Arbitrary constant shared by every profiler replica: "the profiler's migration lock".
 const MIGRATION_LOCK_KEY = 0x6d6e656d6f; // "mnemo"
@@ -16,7 +20,7 @@ export function createDataSource(url: string): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
-    entities: [ModelEntity, ModelPairEntity],
+    entities: [ModelEntity, ModelPairEntity, ProfilingJobEntity, PatternResultEntity, PairFrontierEntity],
     migrations,
     migrationsTableName: 'profiler_migrations',
     synchronize: false,

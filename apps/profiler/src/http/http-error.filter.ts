@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import { Catch, HttpException, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import { ErrorCode, errorStatus, isMnemoError } from '@mnemo/kv-core';
+import { JsonLogger } from '@mnemo/service-kit';
+
+/**
+ * The profiler's one translation from a thrown error to an HTTP reply `{ error: { code, message } }`:
+ * domain codes through `errorStatus`, framework 4xx (unknown route, malformed JSON) as they are,
+ * anything else a 500 logged once under `err` with the id the client sees.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  constructor(@Inject(JsonLogger) private readonly logger: JsonLogger) {}
+
+  catch(e: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    if (isMnemoError(e) && errorStatus(e.code).http < 500) {
+      res.status(errorStatus(e.code).http).json({ error: { code: e.code, message: e.message } });
+      return;
+    }
+    if (e instanceof HttpException && e.getStatus() < 500) {
+      const code = e.getStatus() === 404 ? ErrorCode.NotFound : ErrorCode.InvalidRequest;
+      res.status(e.getStatus()).json({ error: { code, message: e.message } });
+      return;
+    }
+    const errorId = randomUUID();
+    this.logger.emit('error', 'request failed', { errorId, err: String((e as Error)?.stack ?? e) });
+    res.status(500).json({ error: { code: ErrorCode.Internal, message: `internal error (error id ${errorId})` } });
+  }
+}

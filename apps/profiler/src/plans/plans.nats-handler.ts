@@ -1,0 +1,38 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { encodeMessage, PlanReplySchema, PlanRequestSchema, QueueGroups, Subjects } from '@mnemo/proto';
+import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
+import { toFrontierPoint } from '../profiling/frontier-point.mapper.js';
+import { ChoosePlanCommand } from './choose-plan.command.js';
+import { ChoosePlanUseCase, type PlanAnswer } from './choose-plan.use-case.js';
+
+/** PROFILER_PLAN: PlanRequest → PlanReply (its own reply message, so nats.proto's envelope stays as it is). */
+@Injectable()
+export class PlansNatsHandler implements OnApplicationBootstrap {
+  constructor(
+    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(ChoosePlanUseCase) private readonly choose: ChoosePlanUseCase,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
+    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const handler = protoResponder<typeof PlanRequestSchema, PlanAnswer>({
+      operation: 'plan',
+      request: PlanRequestSchema,
+      handle: (req) => this.choose.execute(ChoosePlanCommand.from(req)),
+      reply: (o) =>
+        'ok' in o
+          ? encodeMessage(PlanReplySchema, {
+              plan: o.ok.choice ? toFrontierPoint(o.ok.choice.point) : undefined,
+              estimatedMs: o.ok.choice?.estimatedMs ?? 0,
+              withinBudget: o.ok.choice?.withinBudget ?? false,
+              frontierJobId: o.ok.jobId,
+              frontier: o.ok.frontier.map(toFrontierPoint),
+            })
+          : encodeMessage(PlanReplySchema, { error: o.error }),
+      logger: this.logger,
+      metrics: this.metrics,
+    });
+    this.endpoints.listen(Subjects.PROFILER_PLAN, handler, QueueGroups.PROFILER);
+  }
+}

@@ -1,0 +1,78 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
+import { systemClock } from '@mnemo/service-kit';
+import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+import { ReusePlanCache } from '../../apps/node-manager/src/droidspeak/reuse-plan.cache.js';
+
+const BASE = 'mnemo-tiny';
+const DERIVED = 'mnemo-tiny-ft';
+
+/** DroidSpeak plans end to end: a real profiler profiles a pair, a node's cache asks for and refreshes plans over NATS. */
+describe('DroidSpeak plan service', () => {
+  let profiler: ProfilerHandle;
+  let nc: NatsConnection;
+  let sut: ReusePlanCache;
+
+  const runJob = async (seed: number): Promise<string> => {
+    const res = await fetch(`http://127.0.0.1:${profiler.httpPort}/v1/profiler/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ base: BASE, derived: DERIVED, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 3, tokens: 24, seed } }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    for (;;) {
+      const j = (await (await fetch(`http://127.0.0.1:${profiler.httpPort}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
+      if (j.status === 'done') return id;
+      if (j.status === 'failed') throw new Error(j.error ?? 'job failed');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const ask = async (init: Record<string, unknown>) =>
+    decodeMessage(PlanReplySchema, (await nc.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, init), { timeout: 10_000 })).data);
+
+  beforeAll(async () => {
+    profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
+    nc = await connect({ servers: process.env.NATS_URL! });
+    const reg = (init: Record<string, unknown>) => nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
+    await reg({ id: BASE, architecture: 'mnemo-llama', numLayers: 4 });
+    await reg({ id: DERIVED, architecture: 'mnemo-llama', numLayers: 4, baseModelId: BASE });
+    await nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base: BASE, derived: DERIVED }));
+    sut = new ReusePlanCache(nc, systemClock, { requestTimeoutMs: 10_000, missTtlMs: 60_000 });
+    sut.start();
+  });
+  afterAll(async () => {
+    sut?.stop();
+    await nc?.drain();
+    await profiler?.stop();
+  });
+
+  it('answers not_found before a profile exists, and the cache reads that as "full prefill"', async () => {
+    expect((await ask({ base: 'nope', derived: 'nada' })).error).toMatchObject({ code: 'not_found' });
+    expect(await sut.plan('nope', 'nada', { maxQualityLoss: 0.01, load: 0 })).toBeNull();
+  });
+
+  it('refuses bad requests with invalid_request', async () => {
+    expect((await ask({ base: BASE, derived: DERIVED, maxQualityLoss: 2 })).error).toMatchObject({ code: 'invalid_request' });
+    const raw = decodeMessage(PlanReplySchema, (await nc.request(Subjects.PROFILER_PLAN, new Uint8Array([0xff, 0xff, 0xff]), { timeout: 10_000 })).data);
+    expect(raw.error).toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('serves the plan from a stored frontier, then chooses locally, and refreshes when a new frontier is stored', async () => {
+    const first = await runJob(1);
+    const reply = await ask({ base: BASE, derived: DERIVED, maxQualityLoss: 0.01 });
+    expect(reply.frontierJobId).toBe(first);
+    expect(reply.plan!.quality).toBeGreaterThanOrEqual(0.99);
+    expect(reply.frontier.length).toBeGreaterThan(0);
+
+    const plan = await sut.plan(BASE, DERIVED, { maxQualityLoss: 0.01, load: 0 });
+    expect(plan!.point.pattern).toEqual({ r1: reply.plan!.pattern!.r1, u1: reply.plan!.pattern!.u1, r2: reply.plan!.pattern!.r2 });
+    // A looser floor at high load picks a plan recomputing no more layers, from the cached frontier.
+    const loose = await sut.plan(BASE, DERIVED, { maxQualityLoss: 0.5, latencyBudgetMs: 1, load: 10 });
+    expect(loose!.point.recomputedLayers).toBeLessThanOrEqual(plan!.point.recomputedLayers);
+
+    const second = await runJob(2);
+    const deadline = Date.now() + 10_000;
+    while (sut.peek(BASE, DERIVED)?.jobId !== second && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(sut.peek(BASE, DERIVED)?.jobId).toBe(second);
+  }, 180_000);
+});
