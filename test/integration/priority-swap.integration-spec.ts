@@ -22,12 +22,14 @@ async function complete(base: string, prompt: number[], maxTokens: number, prior
 }
 
 const promptOf = (i: number) => Array.from({ length: 40 }, (_, j) => (j * 29 + i * 13 + 3) % 250);
+/** Prompts whose greedy answer on mnemo-tiny runs the full 80 tokens (others sample EOS early). */
+const LONG = [4, 5, 7, 8];
 
 describe('priority scheduling with swap preemption (FastSwitch)', () => {
   let cluster: Cluster;
   let base: string;
   beforeAll(async () => {
-    // 8 blocks = 128 tokens; each request needs 5 blocks alone, four at once need 20.
+    // 8 blocks = 128 tokens; each request needs up to 8 blocks alone (40 + 80 tokens): no two finish side by side.
     cluster = await Cluster.start({
       nodes: 1,
       gateway: true,
@@ -50,10 +52,17 @@ describe('priority scheduling with swap preemption (FastSwitch)', () => {
 
   it('requests of mixed priority under KV pressure complete with the answers they get alone, by swapping', async () => {
     const alone: TextBody[] = [];
-    for (let i = 0; i < 4; i++) alone.push((await complete(base, promptOf(i), 40, 0)).body);
+    for (const p of LONG) alone.push((await complete(base, promptOf(p), 80, 0)).body);
+    // Each answer is long enough that no two requests fit the pool side by side to the end.
+    expect(alone.map((a) => a.usage.completion_tokens)).toEqual([80, 80, 80, 80]);
     const port = cluster.nodes[0]!.metricsPort;
     const swapsBefore = (await scrape(port, 'mnemo_node_swaps_total{direction="out",mode="sync"}')) ?? 0;
-    const together = await Promise.all([0, 1, 2, 3].map((i) => complete(base, promptOf(i), 40, i * 10)));
+    // Two low-priority requests first; the high-priority ones once both run (so they overlap on
+    // the node rather than being served one after another).
+    const low = [0, 1].map((i) => complete(base, promptOf(LONG[i]!), 80, 0));
+    for (let tries = 0; tries < 2000 && ((await scrape(port, 'mnemo_node_running_sequences')) ?? 0) < 2; tries++) await new Promise((r) => setTimeout(r, 5));
+    const high = [2, 3].map((i) => complete(base, promptOf(LONG[i]!), 80, 10 + i));
+    const together = await Promise.all([...low, ...high]);
     for (let i = 0; i < 4; i++) {
       expect(together[i]!.status).toBe(200);
       expect(together[i]!.body.choices).toEqual(alone[i]!.choices);

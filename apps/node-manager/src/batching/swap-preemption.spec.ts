@@ -27,7 +27,7 @@ class Inbox implements TokenSink {
 
 const clock: Clock = { monotonicMs: () => performance.now(), unixMs: () => Date.now() };
 
-async function setup(kvBlocks: number, opts: { preemption: 'swap' | 'recompute'; scheduling: 'fcfs' | 'priority'; maxBatch?: number }) {
+async function setup(kvBlocks: number, opts: { preemption: 'swap' | 'recompute'; scheduling: 'fcfs' | 'priority'; maxBatch?: number; swapIn?: 'adaptive' | 'sync' | 'async' }) {
   const swap = opts.preemption === 'swap';
   const engine = await ReferenceEngine.create({
     models: ['mnemo-tiny'],
@@ -50,6 +50,7 @@ async function setup(kvBlocks: number, opts: { preemption: 'swap' | 'recompute';
     NODE_PRIORITY_UPDATE_EVERY: 1,
     NODE_FAIRNESS_AGING_ITERATIONS: 1000,
     NODE_FAIRNESS_TOKENS_PER_LEVEL: 0,
+    NODE_SWAP_IN: opts.swapIn ?? 'adaptive',
   } as NodeManagerConfig;
   const swaps = new SwapManager(engine, config, store, clock, nodeMetrics, logger);
   const sut = new BatchScheduler(store, engine, sink, config, clock, nodeMetrics, metrics, logger, undefined, swaps);
@@ -69,7 +70,7 @@ async function setup(kvBlocks: number, opts: { preemption: 'swap' | 'recompute';
   };
   const counter = async (c: { get(): Promise<{ values: Array<{ value: number; labels: Record<string, unknown> }> }> }, labels: Record<string, string> = {}) =>
     (await c.get()).values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((n, v) => n + v.value, 0);
-  return { sut, engine, sink, add, runAll, nodeMetrics, counter };
+  return { sut, engine, sink, add, runAll, nodeMetrics, counter, store };
 }
 
 /** Each request alone on a big pool: the tokens it must get however often it is preempted. */
@@ -125,6 +126,38 @@ describe('swap preemption in the batch scheduler', () => {
     expect(sink.tokens('low')).toEqual(want.get('low'));
     expect(await counter(nodeMetrics.swaps, { direction: 'out' })).toBeGreaterThanOrEqual(1);
     expect(engine.stats().preemptions).toBe(0);
+    await engine.close();
+  });
+
+  it('asynchronous swap-ins racing decodes and cancels: survivors get the tokens they get alone, nothing leaks', async () => {
+    const more: Array<[string, string, number]> = [...reqs, ['r3', 'request 3: '.padEnd(40, 'd'), 60]];
+    const want = await alone(more);
+    const { add, sut, sink, engine, counter, nodeMetrics, store } = await setup(12, { preemption: 'swap', scheduling: 'priority', swapIn: 'async' });
+    more.forEach(([id, text, n], i) => add(id, text, n, i % 2));
+    // A client cancel of r1 arriving while its asynchronous swap-in copy is in flight (the engine
+    // call is the real one; the cancel lands right after the copy is issued).
+    let cancelledWhileSwapping = false;
+    const swap = engine.swap!;
+    const swapIn = swap.swapIn.bind(swap);
+    swap.swapIn = (ids) => {
+      const copying = swapIn(ids);
+      if (ids.includes('r1') && store.get('r1')?.phase === 'swapping') cancelledWhileSwapping = sut.cancel('r1', 'client');
+      return copying;
+    };
+    for (let i = 0; i < 10_000; i++) {
+      // Rotate priorities so sequences keep trading places (swapped out, swapped in asynchronously).
+      if (i % 7 === 0) for (const s of store.all()) s.request.priority = (s.request.priority + 1) % 3;
+      if (!(await sut.runIteration())) break;
+    }
+    expect(cancelledWhileSwapping).toBe(true);
+    expect(await counter(nodeMetrics.swaps, { direction: 'in', mode: 'async' })).toBeGreaterThan(0);
+    for (const [id] of more) {
+      if (id === 'r1') continue;
+      expect(sink.tokens(id)).toEqual(want.get(id));
+    }
+    expect(store.size).toBe(0);
+    expect(engine.kvUsage()).toBe(0);
+    expect(engine.swap!.hostBytes()).toBe(0);
     await engine.close();
   });
 

@@ -30,7 +30,7 @@ export class SwapManager {
   private readonly policy = new SwapInPolicy();
   private readonly pending: PendingSwapIn[] = [];
   private iteration = 0;
-  private readonly adaptive: boolean;
+  private readonly mode: 'adaptive' | 'sync' | 'async';
 
   constructor(
     @Inject(ENGINE) engine: Engine,
@@ -41,7 +41,7 @@ export class SwapManager {
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {
     if (config.NODE_PREEMPTION === 'swap') this.swap = engine.swap;
-    this.adaptive = config.NODE_SWAP_IN !== 'sync';
+    this.mode = (config.NODE_SWAP_IN as 'adaptive' | 'sync' | 'async' | undefined) ?? 'adaptive';
   }
 
   /** Whether this preempted sequence comes back by swap-in (no compute) rather than recompute. */
@@ -73,7 +73,7 @@ export class SwapManager {
    */
   async swapIn(seqs: readonly Sequence[], blocks: number, othersDecode: boolean): Promise<void> {
     if (!this.swap || seqs.length === 0) return;
-    const mode = this.adaptive ? this.policy.choose(blocks, othersDecode) : 'sync';
+    const mode = this.mode === 'adaptive' ? this.policy.choose(blocks, othersDecode) : this.mode === 'async' && othersDecode ? 'async' : 'sync';
     const t0 = this.clock.monotonicMs();
     const started = performance.now();
     for (const s of seqs) s.phase = 'swapping';

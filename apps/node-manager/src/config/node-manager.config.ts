@@ -55,8 +55,8 @@ export const nodeManagerSchema = {
   },
   NODE_SWAP_IN: {
     type: 'enum',
-    doc: 'swap preemption: adaptive (asynchronous when a copy would stall an iteration with others to run, FastSwitch Algorithm 1) or sync (always wait)',
-    values: ['adaptive', 'sync'],
+    doc: 'swap preemption: adaptive (asynchronous when a copy would stall an iteration with others to run, FastSwitch Algorithm 1), sync (always wait) or async (never wait while others run; for experiments)',
+    values: ['adaptive', 'sync', 'async'],
     default: 'adaptive',
   },
   NODE_SWAP_SPACE_MB: { type: 'int', doc: 'swap preemption: host memory for swapped-out KV per model (MiB)', default: 256, min: 1 },
