@@ -310,6 +310,7 @@ const result = {
   stream_ttft_p99_host_over_lent: round(pct(offload.ttft_ms, 0.99) / pct(swiftRun.ttft_ms, 0.99)),
   workers: { tpot_alone_p99_ms: round(pct(alone, 0.99)), tpot_p99_ms_master_on_host: round(pct(offload.tpot_ms, 0.99)), tpot_p99_ms_master_on_lent: round(pct(swiftRun.tpot_ms, 0.99)) },
   worker_interference: round(pct(swiftRun.tpot_ms, 0.99) / pct(offload.tpot_ms, 0.99) - 1, 3),
+  worker_interference_p50: round(pct(swiftRun.tpot_ms, 0.5) / pct(offload.tpot_ms, 0.5) - 1, 3),
   worker_interference_vs_alone: round(pct(swiftRun.tpot_ms, 0.99) / pct(alone, 0.99) - 1, 3),
   notes: [
     'max context: prompt + 8 decoded tokens; whole/chunked prefill keep every layer resident in the master region; swiftcache streams with a 2-layer window from regular blocks (master region) and lent units (two workers).',
@@ -328,6 +329,7 @@ console.log(
       max_context_ratio: result.max_context_ratio,
       master_ttft_p99_offload_over_swiftcache: result.master_ttft_p99_offload_over_swiftcache,
       worker_interference: result.worker_interference,
+      worker_interference_p50: result.worker_interference_p50,
       stream_ttft_p99_host_over_lent: result.stream_ttft_p99_host_over_lent,
       max_context: result.max_context,
       master_multiturn: { offload: brief(result.master_multiturn.offload), swiftcache: brief(result.master_multiturn.swiftcache) },

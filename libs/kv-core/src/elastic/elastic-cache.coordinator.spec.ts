@@ -112,6 +112,24 @@ describe(ElasticCacheCoordinator.name, () => {
     sut.checkInvariant();
   });
 
+  it('two workers lend to one master; reclaiming from one leaves the other’s loan and blocks alone', () => {
+    const wide: ElasticModelSpec = { id: 'wide', shape: { layers: 2, kvHeads: 4, headDim: 16, blockTokens: 16 } }; // BE 4096
+    const sut = ElasticCacheCoordinator.withRegions([chat, code, wide], { chat: 4, code: 6, wide: 6 }, WINDOW);
+    sut.observe('chat', 0, 10_000);
+    // Units differ per pair: code lends 2 × (3 code → 2 chat), wide lends 2 × (3 wide → 4 chat).
+    expect(sut.tick(1)).toBe(4 + 8);
+    expect(sut.unit('wide')).toEqual({ elements: 12288, masterBlocks: 4, workerBlocks: 3 });
+    const state = (id: string) => sut.state(id);
+    expect([state('code').lentBlocks, state('wide').lentBlocks, state('chat').borrowedBlocks]).toEqual([6, 6, 12]);
+    expect(state('chat').borrowedUnits).toBe(4);
+    const wideLent = sut.borrowedBlocks('wide');
+    const held = wideLent.allocate(wideLent.capacity)!;
+    expect(sut.reclaimFor('code', 16 * 6)).toMatchObject({ ok: true, workerBlocks: 6 });
+    expect([state('code').lentBlocks, state('wide').lentBlocks, state('chat').borrowedBlocks]).toEqual([0, 6, 8]);
+    expect(wideLent.refCount(held[0]!)).toBe(1);
+    sut.checkInvariant();
+  });
+
   it.each([
     ['unknown model', () => setup().observe('nope', 0, 1)],
     ['model listed twice', () => ElasticCacheCoordinator.withRegions([chat, chat], { chat: 2 }, WINDOW)],
