@@ -5,7 +5,7 @@
 import { chunkKeys } from '@mnemo/kv-core';
 import { AdvisoryReplySchema, AdvisoryRequestSchema, decodeMessage, encodeMessage, Subjects } from '@mnemo/proto';
 import { ReferenceEngine } from '@mnemo/engine';
-import { Cluster, scrape } from './cluster.js';
+import { Cluster, scrape, type InferenceRun } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
 const TENANT = 'itest';
@@ -31,7 +31,7 @@ describe('a session moving between nodes (reference engine)', () => {
     first.close();
 
     // The session's node gets busier than the other: unrelated long requests until it runs more of them.
-    const busy = [];
+    const busy: InferenceRun[] = [];
     const on = (id?: string) => busy.filter((b) => b.nodeId === id).length;
     for (let i = 0; i < 8 && on(first.nodeId) <= busy.length - on(first.nodeId); i++) {
       busy.push(await cluster.infer({ tokens: [5 + i, 6, 7], sampling: { maxTokens: 1500, seed: 1n } }, 60_000));
