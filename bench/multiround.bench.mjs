@@ -28,10 +28,14 @@ import { freePort, startNats } from '../tools/infra/index.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
+/** --peer-fetch: the scheduler may send kv_sources (nodes that can pull a prefix from a peer use them); off by default, see runConfig. */
+const PEER_FETCH = process.argv.includes('--peer-fetch') ? 'on' : 'off';
 const MODEL = 'mnemo-medium';
 const NODES = 4;
 const USERS = quick ? 32 : 80;
-const SESSIONS = quick ? 32 : 120;
+const SESSIONS = quick ? 32 : 100;
+/** Each configuration runs this many times, alternating the order of configurations, and the figures pool every pass: machine noise (other work on two shared cores) spreads over all of them. */
+const PASSES = quick ? 1 : 2;
 const SYSTEM_TOKENS = 300; // one shared system prompt: its first chunk is every session's
 /** Time dilation: every modelled time (compute and think) is this many times the real one. */
 const DILATION = 2;
@@ -62,8 +66,9 @@ function workload(seed) {
   const r = rng(seed);
   const system = text(SYSTEM_TOKENS, 1);
   return Array.from({ length: SESSIONS }, (_, s) => {
+    // 25% single-turn; the rest 2 + geometric (mean 7, capped at 20): overall mean ≈5.5.
     let turns = 1;
-    if (r() > 0.25) while (turns < 16 && r() > 1 / 7) turns++;
+    if (r() > 0.25) for (turns = 2; turns < 20 && r() < 5 / 6; ) turns++;
     const doc = r() < 0.5 ? clamp(lognormal(r, 350, 0.9), 32, 2000) : 0;
     return {
       id: `s${s}`,
@@ -117,8 +122,8 @@ async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 },
     ...common,
     METRICS_PORT: String(schedPort),
     SCHEDULER_POLICY: policy,
-    // The nodes of this branch cannot pull a prefix from a peer (the node half does that): what they lack they recompute.
-    SCHEDULER_PEER_FETCH: 'off',
+    // Sim-engine nodes keep no KV bytes, so they cannot pull a prefix from a peer: what they lack they recompute.
+    SCHEDULER_PEER_FETCH: PEER_FETCH,
     SCHEDULER_PREFILL_US_PER_TOKEN: String(GPU.prefillTokenUs * DILATION),
     SCHEDULER_QUEUE_MS_PER_REQUEST: String(20 * DILATION),
     SCHEDULER_NODE_TIMEOUT_MS: '3000',
@@ -179,7 +184,13 @@ async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 },
     const wallS = (performance.now() - t0) / 1000;
     sampling = false;
     const schedMetrics = await (await fetch(`http://127.0.0.1:${schedPort}/metrics`)).text();
-    return { results, wallS, load: [...load].map(([id, s]) => [id, s.sum / Math.max(1, s.n)]), adv, schedMetrics };
+    // KV bytes pulled between nodes (peer restores and prefetches), where the nodes export those counters.
+    let movedBytes = 0;
+    for (const n of nodes) {
+      const text = await (await fetch(`http://127.0.0.1:${n.port}/metrics`)).text();
+      movedBytes += counter(text, 'mnemo_kv_peer_fetch_bytes_total') + counter(text, 'mnemo_kv_prefetch_bytes_total');
+    }
+    return { results, wallS, load: [...load].map(([id, s]) => [id, s.sum / Math.max(1, s.n)]), adv, schedMetrics, movedBytes };
   } finally {
     hb.unsubscribe();
     await nc.close();
@@ -262,6 +273,14 @@ async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens) {
   return { ttftMs, tpotMs: generated.length > 1 ? (totalMs - ttftMs) / (generated.length - 1) : null, cachedTokens: cached, tokens: generated, node: reply.result.value };
 }
 
+/** Two passes of one configuration as one: requests and counters add up, per-node load averages (node ids repeat per pass). */
+function pool(a, b) {
+  const loads = new Map(a.load.map(([id, l]) => [id, [l]]));
+  for (const [id, l] of b.load) loads.set(id, [...(loads.get(id) ?? []), l]);
+  const adv = Object.fromEntries(Object.keys(a.adv).map((k) => [k, a.adv[k] + b.adv[k]]));
+  return { results: [...a.results, ...b.results], movedBytes: a.movedBytes + b.movedBytes, wallS: a.wallS + b.wallS, load: [...loads].map(([id, ls]) => [id, ls.reduce((x, y) => x + y, 0) / ls.length]), adv, schedMetrics: a.schedMetrics + '\n' + b.schedMetrics };
+}
+
 // ---- figures ---------------------------------------------------------------------------------
 const pct = (xs, p) => {
   const s = xs.filter((x) => x !== null).sort((a, b) => a - b);
@@ -300,12 +319,13 @@ function summarize(r) {
     mean_active_per_node: Object.fromEntries(r.load.map(([id, l]) => [id, round(l)])),
     // Null when the median node was idle the whole run (the ratio is unbounded).
     imbalance_max_over_median: median(loads) > 0 ? round(Math.max(...loads) / median(loads)) : null,
+    // max/median hides a node left idle (prefix-affinity's failure): say so.
+    imbalance_max_over_min: Math.min(...loads) > 0 ? round(Math.max(...loads) / Math.min(...loads)) : null,
     prompt_tokens: prompt,
     cached_tokens: cached,
     recomputed_tokens: prompt - cached,
     prefix_hit_rate: round(cached / prompt, 3),
-    // No node-to-node transfer in this branch (the node half does it): nothing moves between nodes.
-    prefix_bytes_moved: 0,
+    prefix_bytes_moved: r.movedBytes,
     routing: Object.fromEntries(reasons.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_routing_decisions_total', `reason="${k}"`)]).filter(([, v]) => v > 0)),
     advisories: { ...r.adv, reservations_hit: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', 'outcome="hit"'), reservations_moved: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', 'outcome="moved"') },
   };
@@ -357,10 +377,14 @@ try {
     'symphony-spurious60': { policy: 'symphony', advisories: true, spurious: 0.6 },
   };
   const runs = {};
-  for (const [name, c] of Object.entries(configs)) {
-    console.log(`running ${name}…`);
-    runs[name] = await runConfig(name, c, nats.url, sessions);
-    console.log(name, JSON.stringify(summarize(runs[name])));
+  for (let pass = 0; pass < PASSES; pass++) {
+    const order = pass % 2 === 0 ? Object.entries(configs) : Object.entries(configs).reverse();
+    for (const [name, c] of order) {
+      console.log(`pass ${pass + 1}/${PASSES}: running ${name}…`);
+      const r = await runConfig(name, c, nats.url, sessions);
+      console.log(name, JSON.stringify(summarize(r)));
+      runs[name] = runs[name] ? pool(runs[name], r) : r;
+    }
   }
   const s = Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, summarize(r)]));
   const turns = sessions.map((x) => x.turns.length);
@@ -368,7 +392,7 @@ try {
   const p99 = (n) => s[n].ttft_p99_ms;
   const result = {
     model: `${MODEL} (sim engine; cost model: Llama-3.1-8B bf16 on one H100 SXM, ×${DILATION} time dilation)`,
-    env: { cpu_threads: cpus().length, quick, nodes: NODES, users: USERS },
+    env: { cpu_threads: cpus().length, quick, nodes: NODES, users: USERS, passes: PASSES, scheduler_peer_fetch: PEER_FETCH },
     cost_model: { ...Object.fromEntries(Object.entries(GPU).map(([k, v]) => [k, v * DILATION])), dilation: DILATION, undilated: GPU },
     workload: {
       sessions: SESSIONS,
@@ -378,7 +402,7 @@ try {
       user_turn_p90_tokens: pct(users, 90),
       system_tokens: SYSTEM_TOKENS,
       think: `reading ${READ_TOKENS_PER_S} tok/s, typing ${TYPE_TOKENS_PER_S} tok/s, ×${DILATION}/${THINK_COMPRESSION}; advisory when typing starts`,
-      note: 'synthetic ShareGPT-like sessions (seeded); prompts are token ids; the same workload for every run; nodes recompute what they lack (no peer fetch in this branch)',
+      note: 'synthetic ShareGPT-like sessions (seeded); prompts are token ids; the same workload for every run; sim nodes keep no KV bytes, so they recompute what they lack (routing alone is measured)',
     },
     policies: Object.fromEntries(['symphony', 'recompute', 'sticky', 'prefix-affinity'].map((k) => [k, s[k]])),
     variants: { 'symphony-missed10': s['symphony-missed10'], 'symphony-spurious60': s['symphony-spurious60'] },

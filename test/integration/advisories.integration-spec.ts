@@ -34,11 +34,7 @@ class Listener<T> {
   readonly got: T[] = [];
   private readonly sub: Subscription;
   constructor(nc: NatsConnection, subject: string, decode: (d: Uint8Array) => T) {
-    this.sub = nc.subscribe(subject, {
-      callback: (_e, m) => {
-        this.got.push(decode(m.data));
-      },
-    });
+    this.sub = nc.subscribe(subject, { callback: (_e, m) => void this.got.push(decode(m.data)) });
   }
   close(): void {
     this.sub.unsubscribe();

@@ -54,7 +54,7 @@ export class AdviseUseCase {
     if (!session) throw new MnemoError(ErrorCode.NotFound, `unknown session ${JSON.stringify(cmd.sessionId)}: advisories are for sessions that sent a request`, { param: 'session_id' });
     if (session.model !== cmd.model) throw new MnemoError(ErrorCode.InvalidRequest, `session ${JSON.stringify(cmd.sessionId)} uses model ${session.model}, not ${cmd.model}`, { param: 'model' });
     const now = this.clock.unixMs();
-    const candidates = this.registry.all().map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId) }));
+    const candidates = this.registry.all().map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now) }));
     const prefixes = this.directory.prefixes(session.chunkKeys);
     const costs = routingCosts(this.config);
     const choice = route(this.policy, candidates, { model: cmd.model, chunkKeys: session.chunkKeys, prefixes, sessionHome: session.nodeId }, costs);
@@ -66,6 +66,7 @@ export class AdviseUseCase {
       sessionId: cmd.sessionId,
       model: cmd.model,
       nodeId: choice.nodeId,
+      expectedAtMs: arrival,
       expiresAtMs: Math.round(arrival + this.config.SCHEDULER_ADVISORY_TTL_MS!),
       priority: cmd.priority,
     };

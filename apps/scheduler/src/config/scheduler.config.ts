@@ -34,6 +34,12 @@ export const schedulerSchema = {
   SCHEDULER_PREFILL_US_PER_TOKEN: { type: 'int', doc: 'symphony cost model: prefill time per prompt token, µs (recomputing a 256-token chunk costs 256×)', default: 62, min: 1 },
   SCHEDULER_QUEUE_MS_PER_REQUEST: { type: 'int', doc: 'symphony cost model: what one request ahead in a node queue adds to time to first token, ms', default: 25, min: 1 },
   SCHEDULER_ADVISORY_TTL_MS: { type: 'int', doc: 'an advisory reservation lives this long past its expected arrival (or past now when none is given)', default: 30_000, min: 100 },
+  SCHEDULER_ADVISORY_OVERDUE_MS: {
+    type: 'int',
+    doc: 'a reservation stops counting as coming load this long past its expected arrival (a spurious advisory must not steer real requests); it is still honoured until it expires',
+    default: 5000,
+    min: 0,
+  },
   SCHEDULER_ADVISORY_MAX_AHEAD_MS: { type: 'int', doc: 'expected arrivals further ahead than this are clamped to it', default: 300_000, min: 0 },
   SCHEDULER_ADVISORIES_PER_TENANT: { type: 'int', doc: 'live advisories one tenant may hold; more get 429', default: 1000, min: 1 },
   SCHEDULER_ADVISORIES_MAX: { type: 'int', doc: 'live advisories in all; more get 429', default: 100_000, min: 1 },

@@ -40,12 +40,13 @@ export class RoutePlanner {
 
   /** Null when no live node outside `exclude` serves the model. */
   plan(request: InferenceRequest, exclude: ReadonlySet<string>): PlannedRoute | null {
+    const now = this.clock.unixMs();
     const nodes = this.registry
       .all()
       .filter((n) => !exclude.has(n.nodeId))
-      .map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId) }));
+      .map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now) }));
     const session = request.sessionId ? this.sessions.get(request.tenant, request.sessionId) : undefined;
-    const reservation = request.sessionId ? this.book.forSession(request.tenant, request.sessionId, this.clock.unixMs()) : undefined;
+    const reservation = request.sessionId ? this.book.forSession(request.tenant, request.sessionId, now) : undefined;
     const decision = route(
       this.policy,
       nodes,

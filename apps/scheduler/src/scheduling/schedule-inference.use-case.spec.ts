@@ -189,7 +189,7 @@ describe(ScheduleInferenceUseCase.name, () => {
       ['the reserved node refuses: runs elsewhere, and the reserved node is told to forget', { b: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } }, 'a', ['b:adv-1']],
     ])('a live reservation: %s', async (_n, answers, expected, forgets) => {
       const { sut, book, prefetcher } = setup([node('a'), node('b', { running: 4 })], answers);
-      book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'b', expiresAtMs: Date.now() + 60_000, priority: 0 }, Date.now());
+      book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'b', expectedAtMs: Date.now(), expiresAtMs: Date.now() + 60_000, priority: 0 }, Date.now());
       await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: expected });
       expect(book.size).toBe(0);
       await new Promise((r) => setImmediate(r));
@@ -198,7 +198,7 @@ describe(ScheduleInferenceUseCase.name, () => {
 
     it('another policy ignores the reservation (baselines do not take advisories)', async () => {
       const { sut, book } = setup([node('a'), node('b', { running: 4 })], {}, 'recompute');
-      book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'b', expiresAtMs: Date.now() + 60_000, priority: 0 }, Date.now());
+      book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'b', expectedAtMs: Date.now(), expiresAtMs: Date.now() + 60_000, priority: 0 }, Date.now());
       await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: 'a' });
     });
 

@@ -1,6 +1,6 @@
 import { ReservationBook, type Reservation } from './reservation.book.js';
 
-const r = (id: string, over: Partial<Reservation> = {}): Reservation => ({ id, tenant: 't', sessionId: `s-${id}`, model: 'm', nodeId: 'n1', expiresAtMs: 1000, priority: 0, ...over });
+const r = (id: string, over: Partial<Reservation> = {}): Reservation => ({ id, tenant: 't', sessionId: `s-${id}`, model: 'm', nodeId: 'n1', expectedAtMs: 0, expiresAtMs: 1000, priority: 0, ...over });
 
 describe(ReservationBook.name, () => {
   it('takes a reservation and finds it by id and by session', () => {
@@ -8,7 +8,18 @@ describe(ReservationBook.name, () => {
     expect(sut.reserve(r('a'), 0)).toEqual({ ok: true });
     expect(sut.lookup('t', 'a', 0)).toMatchObject({ kind: 'live', reservation: { id: 'a' } });
     expect(sut.forSession('t', 's-a', 0)?.id).toBe('a');
-    expect(sut.onNode('n1')).toBe(1);
+    expect(sut.onNode('n1', 0)).toBe(1);
+  });
+
+  it.each<[string, number, number]>([
+    ['counts as load until overdue', 300, 1],
+    ['at the overdue limit still', 100 + 250, 1],
+    ['overdue: no longer load, though still honoured', 351, 0],
+  ])('a reservation expected at 100 (overdue after 250 ms): %s', (_n, now, load) => {
+    const sut = new ReservationBook({ perTenant: 5, total: 10 }, 250);
+    sut.reserve(r('a', { expectedAtMs: 100 }), 0);
+    expect(sut.onNode('n1', now)).toBe(load);
+    expect(sut.lookup('t', 'a', now).kind).toBe('live');
   });
 
   it.each<[string, number, string]>([
@@ -35,7 +46,7 @@ describe(ReservationBook.name, () => {
     expect(second).toMatchObject({ ok: true, replaced: { id: 'a' } });
     expect(sut.lookup('t', 'a', 0).kind).toBe('unknown');
     expect(sut.size).toBe(1);
-    expect([sut.onNode('n1'), sut.onNode('n2')]).toEqual([0, 1]);
+    expect([sut.onNode('n1', 0), sut.onNode('n2', 0)]).toEqual([0, 1]);
   });
 
   it.each<[string, { perTenant: number; total: number }, Reservation[], Reservation, string]>([
@@ -55,7 +66,7 @@ describe(ReservationBook.name, () => {
     sut.reserve(r('a'), 0);
     expect(sut.release('a')?.id).toBe('a');
     expect(sut.release('a')).toBeUndefined();
-    expect(sut.onNode('n1')).toBe(0);
+    expect(sut.onNode('n1', 0)).toBe(0);
     expect(sut.reserve(r('b'), 0).ok).toBe(true);
   });
 

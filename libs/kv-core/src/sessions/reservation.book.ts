@@ -1,3 +1,5 @@
+import { OrderedSet } from '../pool/ordered.set.js';
+
 /** An advisory's reservation: the session's next request goes to `nodeId` until `expiresAtMs`. */
 export interface Reservation {
   readonly id: string;
@@ -5,6 +7,8 @@ export interface Reservation {
   readonly sessionId: string;
   readonly model: string;
   readonly nodeId: string;
+  /** When the request is expected (the advisory's expected arrival, or when it was made). */
+  readonly expectedAtMs: number;
   readonly expiresAtMs: number;
   readonly priority: number;
 }
@@ -23,7 +27,10 @@ export type ReserveRefusal = 'tenant_limit' | 'full';
 export type ReservationLookup = { readonly kind: 'live'; readonly reservation: Reservation } | { readonly kind: 'expired'; readonly expiredAtMs: number } | { readonly kind: 'unknown' };
 
 /**
- * Advisory reservations with a TTL (Symphony §3.3). At most one per (tenant, session): a new
+ * Advisory reservations with a TTL (Symphony §3.3). A reservation counts as coming load on its
+ * node (`onNode`) only until `overdueMs` past its expected arrival: a request that late is
+ * probably not coming (a spurious advisory, §3.6), and phantom load must not steer real
+ * requests; the reservation itself is still honoured until it expires. At most one per (tenant, session): a new
  * advisory for the session replaces the old one, so re-announcing is never a flood. Limits per
  * tenant and in total bound memory and keep one tenant's spurious advisories from weighing on
  * everyone's routing. Expired ids are remembered (up to `total` of them) so a late invalidation
@@ -37,8 +44,14 @@ export class ReservationBook {
   private readonly perNode = new Map<string, number>();
   /** id → expiry, oldest first, bounded by limits.total. */
   private readonly expired = new Map<string, number>();
+  /** Reservations counted in `perNode`, by expected arrival (then id): the overdue ones leave from the front. */
+  private readonly counting = new OrderedSet<Reservation>((a, b) => a.expectedAtMs - b.expectedAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
-  constructor(readonly limits: ReservationLimits) {
+  constructor(
+    readonly limits: ReservationLimits,
+    readonly overdueMs = 5000,
+  ) {
+    if (!(overdueMs >= 0)) throw new RangeError(`overdueMs must be ≥ 0, got ${overdueMs}`);
     for (const [k, v] of Object.entries(limits)) if (!Number.isInteger(v) || v < 1) throw new RangeError(`reservation limit ${k} must be a positive integer, got ${v}`);
   }
 
@@ -53,7 +66,9 @@ export class ReservationBook {
     this.byId.set(r.id, r);
     this.bySession.set(sessionKey(r.tenant, r.sessionId), r);
     bump(this.perTenant, r.tenant, 1);
+    this.counting.insert(r);
     bump(this.perNode, r.nodeId, 1);
+    this.settle(nowMs);
     return previous ? { ok: true, replaced: previous } : { ok: true };
   }
 
@@ -79,8 +94,9 @@ export class ReservationBook {
     return r;
   }
 
-  /** Live reservations on a node (routing weighs them as coming load). */
-  onNode(nodeId: string): number {
+  /** Live reservations on a node whose request is not overdue (routing weighs them as coming load). */
+  onNode(nodeId: string, nowMs: number): number {
+    this.settle(nowMs);
     return this.perNode.get(nodeId) ?? 0;
   }
 
@@ -104,7 +120,15 @@ export class ReservationBook {
     this.byId.delete(r.id);
     this.bySession.delete(sessionKey(r.tenant, r.sessionId));
     bump(this.perTenant, r.tenant, -1);
-    bump(this.perNode, r.nodeId, -1);
+    if (this.counting.delete(r)) bump(this.perNode, r.nodeId, -1);
+  }
+
+  /** Stops counting reservations whose request is overdue. O(log n) each. */
+  private settle(nowMs: number): void {
+    for (let r = this.counting.first(); r && r.expectedAtMs + this.overdueMs < nowMs; r = this.counting.first()) {
+      this.counting.delete(r);
+      bump(this.perNode, r.nodeId, -1);
+    }
   }
 }
 
