@@ -29,9 +29,9 @@ function pairs() {
     out.push({ base: d.base, derived, perturbed: [Math.min(...d.layers), Math.max(...d.layers) + 1], kind: 'synthetic' });
   }
   const trained = join(root, 'tools/train/models');
-  if (existsSync(join(trained, 'base'))) {
-    for (const dir of readdirSync(trained).filter((n) => n !== 'base' && existsSync(join(trained, n, 'config.json')))) {
-      out.push({ base: join(trained, 'base'), derived: join(trained, dir), perturbed: null, kind: 'trained' });
+  if (!quick && existsSync(join(trained, 'fortune-base', 'config.json'))) {
+    for (const dir of readdirSync(trained).filter((n) => n !== 'fortune-base' && existsSync(join(trained, n, 'config.json')))) {
+      out.push({ base: join(trained, 'fortune-base'), derived: join(trained, dir), perturbed: null, kind: 'trained' });
     }
   }
   return out;
