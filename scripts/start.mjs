@@ -71,7 +71,7 @@ async function main() {
   const base = { NATS_URL: natsUrl };
   /** @param {string} name @param {string} app @param {Record<string, string>} extra @param {string} readyUrl */
   const svc = (name, app, extra, readyUrl) => ({ name, app, env: { ...base, ...extra }, readyUrl });
-  const [schedPort, nodeAPort, nodeBPort, profPort] = [await ops(9402), await ops(9411), await ops(9412), await ops(9404)];
+  const [schedPort, nodeAPort, nodeBPort, profPort, profHttpPort] = [await ops(9402), await ops(9411), await ops(9412), await ops(9404), await ops(8090)];
   // The small models trained on the fortunes corpus (tools/train), when present, beside the synthetic one.
   const trained = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => join(root, 'tools/train/models', m)).filter((d) => existsSync(join(d, 'config.json')));
   const nodeModels = env.NODE_MODELS ? {} : { NODE_MODELS: ['mnemo-tiny', ...trained].join(',') };
@@ -79,7 +79,7 @@ async function main() {
     svc('scheduler', 'scheduler', { METRICS_PORT: String(schedPort) }, `http://127.0.0.1:${schedPort}/readyz`),
     svc('node-a', 'node-manager', { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...nodeModels }, `http://127.0.0.1:${nodeAPort}/readyz`),
     svc('node-b', 'node-manager', { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...nodeModels }, `http://127.0.0.1:${nodeBPort}/readyz`),
-    svc('profiler', 'profiler', { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort) }, `http://127.0.0.1:${profPort}/readyz`),
+    svc('profiler', 'profiler', { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort), HTTP_PORT: String(profHttpPort) }, `http://127.0.0.1:${profPort}/readyz`),
     svc('gateway', 'gateway', { GATEWAY_HOST: host, GATEWAY_PORT: String(gatewayPort), GATEWAY_GRPC_PORT: String(grpcPort) }, `http://${urlHost(host)}:${gatewayPort}/readyz`),
   );
   services.splice(0, services.length, ...services.filter((s) => wanted(s.name)));
