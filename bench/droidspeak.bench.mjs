@@ -80,13 +80,10 @@ async function latency(engine, pair, pattern, prompts, reps) {
 
 async function runPair(pair) {
   const maxTokens = Math.max(PROFILE.tokens, TEST.tokens) + Math.max(PROFILE.continuation, TEST.continuation);
-  const engine = new ReferenceEngine(
-    (await import('@mnemo/native-cuda')).createKernelBackend('cpu'),
-    [resolveWeights(pair.base), resolveWeights(pair.derived)],
-    4 * Math.ceil(maxTokens / 16) + 4,
-  );
-  const baseId = engine.modelConfig(pair.base).id;
-  const derivedId = engine.modelConfig(pair.derived).id;
+  const weights = [resolveWeights(pair.base), resolveWeights(pair.derived)];
+  const engine = new ReferenceEngine((await import('@mnemo/native-cuda')).createKernelBackend('cpu'), weights, 4 * Math.ceil(maxTokens / 16) + 4);
+  // Directory models are served under their directory name.
+  const [baseId, derivedId] = weights.map((w) => w.config.id);
   const ids = { ...pair, base: baseId, derived: derivedId };
   try {
     const L = engine.modelConfig(derivedId).layers;
