@@ -29,9 +29,9 @@ function pairs() {
     out.push({ base: d.base, derived, perturbed: [Math.min(...d.layers), Math.max(...d.layers) + 1], kind: 'synthetic' });
   }
   const trained = join(root, 'tools/train/models');
-  if (existsSync(join(trained, 'base'))) {
-    for (const dir of readdirSync(trained).filter((n) => n !== 'base' && existsSync(join(trained, n, 'config.json')))) {
-      out.push({ base: join(trained, 'base'), derived: join(trained, dir), perturbed: null, kind: 'trained' });
+  if (!quick && existsSync(join(trained, 'fortune-base', 'config.json'))) {
+    for (const dir of readdirSync(trained).filter((n) => n !== 'fortune-base' && existsSync(join(trained, n, 'config.json')))) {
+      out.push({ base: join(trained, 'fortune-base'), derived: join(trained, dir), perturbed: null, kind: 'trained' });
     }
   }
   return out;
@@ -80,13 +80,10 @@ async function latency(engine, pair, pattern, prompts, reps) {
 
 async function runPair(pair) {
   const maxTokens = Math.max(PROFILE.tokens, TEST.tokens) + Math.max(PROFILE.continuation, TEST.continuation);
-  const engine = new ReferenceEngine(
-    (await import('@mnemo/native-cuda')).createKernelBackend('cpu'),
-    [resolveWeights(pair.base), resolveWeights(pair.derived)],
-    4 * Math.ceil(maxTokens / 16) + 4,
-  );
-  const baseId = engine.modelConfig(pair.base).id;
-  const derivedId = engine.modelConfig(pair.derived).id;
+  const weights = [resolveWeights(pair.base), resolveWeights(pair.derived)];
+  const engine = new ReferenceEngine((await import('@mnemo/native-cuda')).createKernelBackend('cpu'), weights, 4 * Math.ceil(maxTokens / 16) + 4);
+  // Directory models are served under their directory name.
+  const [baseId, derivedId] = weights.map((w) => w.config.id);
   const ids = { ...pair, base: baseId, derived: derivedId };
   try {
     const L = engine.modelConfig(derivedId).layers;

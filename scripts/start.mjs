@@ -76,12 +76,15 @@ async function main() {
   const base = { NATS_URL: natsUrl };
   /** @param {string} name @param {string} app @param {Record<string, string>} extra @param {string} readyUrl */
   const svc = (name, app, extra, readyUrl) => ({ name, app, env: { ...base, ...extra }, readyUrl });
-  const [schedPort, nodeAPort, nodeBPort, profPort] = [await ops(9402), await ops(9411), await ops(9412), await ops(9404)];
+  const [schedPort, nodeAPort, nodeBPort, profPort, profHttpPort] = [await ops(9402), await ops(9411), await ops(9412), await ops(9404), await ops(8090)];
+  // The small models trained on the fortunes corpus (tools/train), when present, beside the synthetic one.
+  const trained = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => join(root, 'tools/train/models', m)).filter((d) => existsSync(join(d, 'config.json')));
+  const nodeModels = env.NODE_MODELS ? {} : { NODE_MODELS: ['mnemo-tiny', ...trained].join(',') };
   services.push(
     svc('scheduler', 'scheduler', { METRICS_PORT: String(schedPort) }, `http://127.0.0.1:${schedPort}/readyz`),
-    svc('node-a', 'node-manager', { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort) }, `http://127.0.0.1:${nodeAPort}/readyz`),
-    svc('node-b', 'node-manager', { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort) }, `http://127.0.0.1:${nodeBPort}/readyz`),
-    svc('profiler', 'profiler', { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort) }, `http://127.0.0.1:${profPort}/readyz`),
+    svc('node-a', 'node-manager', { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...nodeModels }, `http://127.0.0.1:${nodeAPort}/readyz`),
+    svc('node-b', 'node-manager', { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...nodeModels }, `http://127.0.0.1:${nodeBPort}/readyz`),
+    svc('profiler', 'profiler', { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort), HTTP_PORT: String(profHttpPort) }, `http://127.0.0.1:${profPort}/readyz`),
     svc('gateway', 'gateway', { GATEWAY_HOST: host, GATEWAY_PORT: String(gatewayPort), GATEWAY_GRPC_PORT: String(grpcPort) }, `http://${urlHost(host)}:${gatewayPort}/readyz`),
   );
   services.splice(0, services.length, ...services.filter((s) => wanted(s.name)));
@@ -170,7 +173,7 @@ function relay(name, line) {
 
 /**
  * Polls every service's /readyz, then the gateway's model list. Returns the model to show
- * in the example (mnemo-tiny when served).
+ * in the example (the trained fortune-base when served, else mnemo-tiny).
  * @param {string} api @param {string | undefined} key @param {boolean} [needModel]
  */
 async function waitUntilReady(api, key, needModel = true) {
@@ -183,7 +186,7 @@ async function waitUntilReady(api, key, needModel = true) {
     if (pending.size === 0 && !needModel) return '';
     if (pending.size === 0) {
       const models = await listModels(api, key);
-      if (models.length > 0) return models.includes('mnemo-tiny') ? 'mnemo-tiny' : models[0];
+      if (models.length > 0) return models.includes('fortune-base') ? 'fortune-base' : models.includes('mnemo-tiny') ? 'mnemo-tiny' : models[0];
     }
     await new Promise((r) => setTimeout(r, 250));
   }

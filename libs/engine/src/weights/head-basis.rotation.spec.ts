@@ -1,7 +1,7 @@
 import { cpuBackend } from '../../test/test-backend.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { ReferenceEngine } from '../reference/reference.engine.js';
-import { generateSyntheticWeights, syntheticWeightsFor } from './synthetic-weights.generator.js';
+import { syntheticWeightsFor } from './synthetic-weights.generator.js';
 import { rotateHeadBases } from './head-basis.rotation.js';
 
 const GREEDY = { temperature: 0, topP: 1, seed: 0 };
@@ -10,9 +10,12 @@ const tokens = Array.from({ length: 23 }, (_, i) => (i * 31 + 5) % 256);
 describe(rotateHeadBases.name, () => {
   it("keeps the model's function while replacing the rotated layers' KV", async () => {
     const spec = findSyntheticModel('mnemo-small-ds24')!;
-    // Rotation only (no noise), under another id so both load side by side.
-    const rotated = generateSyntheticWeights({ ...spec, config: { ...spec.config, id: 'rotated' }, derivedFrom: { ...spec.derivedFrom!, scale: 0 } });
-    const sut = new ReferenceEngine(cpuBackend(), [syntheticWeightsFor('mnemo-small'), rotated], 16);
+    const base = syntheticWeightsFor('mnemo-small');
+    // Rotation only (no noise) of a copy of the base, under another id so both load side by side.
+    const tensors = new Map([...base.tensors].map(([k, t]) => [k, { shape: t.shape, data: t.data.slice() }]));
+    for (const l of spec.derivedFrom!.layers) rotateHeadBases(tensors, base.config, l, spec.derivedFrom!.seed);
+    const rotated = { config: { ...base.config, id: 'rotated' }, tensors };
+    const sut = new ReferenceEngine(cpuBackend(), [base, rotated], 16);
     try {
       const run = async (model: string) => {
         sut.openSequence(model, model, GREEDY);
@@ -40,7 +43,8 @@ describe(rotateHeadBases.name, () => {
     } finally {
       await sut.close();
     }
-  });
+    // Generous: weight generation alone takes tens of seconds under jest on a loaded machine.
+  }, 300_000);
 
   it('refuses models whose q/k norm or bias would not commute with the rotation', () => {
     const w = syntheticWeightsFor('mnemo-tiny-qwen3');
