@@ -1,4 +1,4 @@
-import { ReferenceEngine, SimEngine, type Engine, type ReferenceEngineOptions } from '@mnemo/engine';
+import { ReferenceEngine, SimEngine, type Engine } from '@mnemo/engine';
 import { ConfigError } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 
@@ -7,7 +7,6 @@ export const ENGINE = Symbol('ENGINE');
 
 /** Builds the engine NODE_ENGINE names; a model it cannot serve is a configuration error. */
 export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
-  const swap = swapOptions(config);
   const models = config.NODE_MODELS!;
   // One budget shared by the models (elastic regions) when NODE_KV_DEVICE_BYTES is set.
   const kvBlocks = config.kvDeviceBytes !== undefined ? { deviceBytes: config.kvDeviceBytes } : config.NODE_KV_BLOCKS!;
@@ -15,10 +14,12 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
     switch (config.NODE_ENGINE) {
       case 'reference':
         return await ReferenceEngine.create({
-          ...swap,
           models,
           backend: config.NODE_REFERENCE_BACKEND as 'cpu' | 'cuda',
           kvBlocks,
+          ...(config.NODE_PREEMPTION === 'swap'
+            ? { blockGroups: config.NODE_BLOCK_GROUP_BLOCKS!, swap: { granularity: 'grouped' as const, hostBytes: config.NODE_SWAP_SPACE_MB! * 2 ** 20 } }
+            : {}),
         });
       case 'sim':
       default:
@@ -42,10 +43,4 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
     }
     throw e;
   }
-}
-
-/** Block groups and swap space for swap preemption (the engine swaps only where its KV is in host memory). */
-function swapOptions(config: NodeManagerConfig): Pick<ReferenceEngineOptions, 'blockGroups' | 'swap'> {
-  if (config.NODE_PREEMPTION !== 'swap') return {};
-  return { blockGroups: config.NODE_BLOCK_GROUP_BLOCKS!, swap: { granularity: 'grouped', hostBytes: config.NODE_SWAP_SPACE_MB! * 2 ** 20 } };
 }
