@@ -58,7 +58,11 @@ export interface PrefillInput {
 export interface KvRestorePlan {
   /** End of the restored positions; at most the prompt length - 1 (one row computes the logits). */
   readonly until: number;
-  /** Layer `layer` of the restored positions, chunk payload layout `[K|V][token][kv_head][head_dim]`. */
+  /**
+   * Layer `layer` of the restored positions, chunk payload layout `[K|V][token][kv_head][head_dim]`.
+   * The array may be reused by the plan: it stays valid until the load of layer `layer + 2`
+   * (engines import each layer before they ask for the next).
+   */
   load(layer: number): Promise<Float32Array>;
   /**
    * Called once after the pass, whatever happened, so the plan can let go of what it holds;

@@ -62,7 +62,8 @@ describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
     const reader = new RestoreReader(h.tiers, m, prefix.slice(Math.floor(from / 256), Math.ceil(until / 256)), from, until);
     try {
       const out: Float32Array[] = [];
-      for (let l = 0; l < G.layers; l++) out.push(await reader.load(l));
+      // A layer's array is only valid until the load two layers on (the reader reuses it).
+      for (let l = 0; l < G.layers; l++) out.push((await reader.load(l)).slice());
       return out;
     } finally {
       reader.release();

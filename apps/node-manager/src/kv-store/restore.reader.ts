@@ -26,6 +26,13 @@ interface Source {
 const READ_AHEAD_BYTES = 32 * 1024 * 1024;
 
 /**
+ * Layer payloads are handed out from this many reused buffers (valid until the load two layers
+ * later, as KvRestorePlan allows): a fresh multi-MiB array per layer costs page faults and
+ * zeroing on every byte before a single byte of KV is copied.
+ */
+const OUTPUT_SLOTS = 2;
+
+/**
  * Reads one request's cached prefix back from the offload tiers, a layer at a time, in the
  * layout a layer-wise load hands the engine: `[K|V][until - from][kv_head · head_dim]`.
  *
@@ -48,6 +55,8 @@ export class RestoreReader {
   /** Sources still reading from each scratch buffer: it is spare once that reaches 0. */
   private readonly scratchUsers = new Map<ArrayBuffer, number>();
   private readonly scratch = new Set<ArrayBuffer>();
+  /** Reused layer payloads, by `layer % OUTPUT_SLOTS`. */
+  private readonly outputs: Float32Array[] = [];
   /** Copy-outs in flight: scratch memory is freed only after they finish. */
   private readonly copies = new Set<Promise<unknown>>();
   private released = false;
@@ -98,7 +107,7 @@ export class RestoreReader {
     if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader released during a load');
     const srcs = this.sources.map((s) => s[layer]!);
     const g = this.m.geometry;
-    const dst = new Float32Array(2 * (this.until - this.from) * g.rowElems);
+    const dst = this.output(layer, 2 * (this.until - this.from) * g.rowElems);
     const operands: TransferOperand[] = [dst];
     const index = new Map<TransferOperand, number>([[dst, 0]]);
     const op = (o: TransferOperand) => {
@@ -151,6 +160,17 @@ export class RestoreReader {
     // A read-ahead whose layers are never loaded (the reader released early) must not surface as an unhandled rejection.
     p.catch(() => {});
     this.promotions.set(w, p);
+  }
+
+  private output(layer: number, floats: number): Float32Array {
+    const slot = layer % OUTPUT_SLOTS;
+    let out = this.outputs[slot];
+    if (!out) {
+      const buf = allocHostBuffer(floats * 4);
+      this.scratch.add(buf);
+      out = this.outputs[slot] = new Float32Array(buf, 0, floats);
+    }
+    return out;
   }
 
   private takeScratch(bytes: number): ArrayBuffer {
