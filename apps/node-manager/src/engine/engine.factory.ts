@@ -17,6 +17,7 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
           models,
           backend: config.NODE_REFERENCE_BACKEND as 'cpu' | 'cuda',
           kvBlocks,
+          ...(config.NODE_PREFIX_CACHE_BLOCKS !== undefined ? { prefixCacheBlocks: config.NODE_PREFIX_CACHE_BLOCKS } : {}),
           ...(config.NODE_PREEMPTION === 'swap'
             ? { blockGroups: config.NODE_BLOCK_GROUP_BLOCKS!, swap: { granularity: 'grouped' as const, hostBytes: config.NODE_SWAP_SPACE_MB! * 2 ** 20 } }
             : {}),

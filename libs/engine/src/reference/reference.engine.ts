@@ -22,6 +22,8 @@ export interface ReferenceEngineOptions {
   readonly blockGroups?: number;
   /** Swap preemption; only on a backend whose KV lives in host memory (CPU), ignored otherwise. */
   readonly swap?: SwapOptions;
+  /** Most cached (reusable, unreferenced) blocks each model's device cache keeps; default unbounded. */
+  readonly prefixCacheBlocks?: number;
 }
 
 interface SeqState {
@@ -59,7 +61,7 @@ export class ReferenceEngine implements Engine {
     readonly backend: KernelBackend<unknown>,
     weights: readonly ModelWeights[],
     kvBlocks: number | Readonly<Record<string, number>>,
-    extra: Pick<ReferenceEngineOptions, 'blockGroups' | 'swap'> = {},
+    extra: Pick<ReferenceEngineOptions, 'blockGroups' | 'swap' | 'prefixCacheBlocks'> = {},
     /** Per model, blocks its tensor reserves beyond its start (an elastic cache on a node budget). */
     private readonly reserve?: Readonly<Record<string, number>>,
   ) {
@@ -72,6 +74,7 @@ export class ReferenceEngine implements Engine {
         for (const l of this.chunkListeners) l({ ...e, model: id });
       };
       this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, onChunk, Math.max(blocks, reserve?.[id] ?? blocks), extra.blockGroups ? { groupBlocks: extra.blockGroups } : undefined));
+      if (extra.prefixCacheBlocks !== undefined) this.runtimes.get(id)!.cache.ledger.blocks.setMaxCached(extra.prefixCacheBlocks);
     }
     if (extra.swap && hostMemoryBackend(backend)) {
       this.swap = new KvSwapper(extra.swap, (m) => this.runtime(m) as ModelRuntime<Float32Array>, (id) => this.seqs.get(id));

@@ -93,6 +93,33 @@ describe(DeviceBlockManager.name, () => {
       expect(sut.allocate(3)).toEqual([1, 0, 2]);
     });
 
+    it.each([
+      // [cap, released in order, left cached (oldest first), evicted keys]
+      [Infinity, ['a', 'b', 'c'], 3, []],
+      [2, ['a', 'b', 'c'], 2, ['a']],
+      [0, ['a', 'b', 'c'], 0, ['a', 'b', 'c']],
+    ] as const)('with at most %s cached blocks, releasing %j keeps %s and evicts the oldest %j', (cap, keys, left, gone) => {
+      const evicted: string[] = [];
+      const sut = new DeviceBlockManager(4, (key) => evicted.push(key));
+      sut.setMaxCached(cap);
+      const ids = sut.allocate(keys.length)!;
+      keys.forEach((k, i) => sut.commit(ids[i]!, k));
+      keys.forEach((_, i) => sut.release([ids[i]!]));
+      expect(sut.numCached).toBe(left);
+      expect(evicted).toEqual(gone);
+      expect(sut.numAvailable).toBe(4);
+      sut.checkInvariant();
+    });
+
+    it('lowering the cap evicts at once; held blocks are never evicted', () => {
+      const { sut, evicted } = setup(6, 3, 2);
+      sut.setMaxCached(1);
+      expect(evicted.map(([k]) => k)).toEqual(['k0', 'k1']);
+      expect(sut.numCached).toBe(1);
+      expect(sut.numActive).toBe(2);
+      expect(() => sut.setMaxCached(-1)).toThrow(RangeError);
+    });
+
     it('commit refuses a second block for the same content (first one wins)', () => {
       const { sut } = setup(3, 0, 2);
       expect(sut.commit(0, 'k')).toBe(true);

@@ -62,6 +62,8 @@ export class DeviceBlockManager {
   private readonly groups?: BlockGroupTable;
   private readonly groupBlocks: number;
 
+  private maxCached = Infinity;
+
   constructor(
     capacity: number,
     private readonly onEvict?: BlockEvictionListener,
@@ -239,6 +241,17 @@ export class DeviceBlockManager {
    * Drops one holder from each id (an id may repeat: one holder each). A block left with none
    * is cached, most recently used, when it has a key, and free otherwise.
    */
+  /**
+   * Keeps at most `n` cached (unreferenced, named) blocks: beyond that the oldest are evicted as
+   * they are released. Bounds what the device keeps for reuse without taking memory from running
+   * sequences (Infinity, the default: cached blocks stay until the space is needed).
+   */
+  setMaxCached(n: number): void {
+    if (n !== Infinity && (!Number.isInteger(n) || n < 0)) throw new RangeError(`max cached blocks must be a non-negative integer or Infinity, got ${n}`);
+    this.maxCached = n;
+    if (this.lru.size > n) this.evict(this.lru.size - n);
+  }
+
   release(ids: readonly number[]): void {
     const drops = new Map<number, number>();
     for (const id of ids) {
@@ -253,6 +266,7 @@ export class DeviceBlockManager {
       if (this.keys[id] !== undefined) this.lru.pushNewest(id);
       else this.pushFree(id);
     }
+    if (this.lru.size > this.maxCached) this.evict(this.lru.size - this.maxCached);
   }
 
   /**
