@@ -1,6 +1,6 @@
-import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, ErrorCode, MnemoError, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
-import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import type { CrossModelPlan, Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { KvSwapper, type SwapOptions } from './kv.swapper.js';
 import type { ModelWeights } from '../weights/model-weights.js';
@@ -115,14 +115,24 @@ export class ReferenceEngine implements Engine {
   async prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]> {
     const opened: string[] = [];
     const plans = new Map<string, { plan: KvRestorePlan; from: number }>();
+    const crosses = new Map<string, CrossModelPlan>();
     let ok = false;
     const blockedBefore = this.counters.blockedIoMs;
     try {
       const rest = new Map<string, readonly number[]>();
       const cached = new Map<string, number>();
       for (const input of batch) {
-        this.openSequence(input.seqId, input.model, input.sampling, input.cacheSalt);
+        const cross = this.crossModelPlan(input);
+        // Approximate KV must never be served as this model's own: such a sequence does not share.
+        this.openSequence(input.seqId, input.model, input.sampling, cross ? undefined : input.cacheSalt);
         opened.push(input.seqId);
+        if (cross) {
+          crosses.set(input.seqId, cross);
+          await this.prefillCrossPrefix(input, cross);
+          cached.set(input.seqId, 0);
+          rest.set(input.seqId, input.tokens.slice(cross.until));
+          continue;
+        }
         const hit = this.attachCachedPrefix(input.seqId, input.tokens);
         const plan = input.restore?.(hit);
         let from = hit;
@@ -149,7 +159,9 @@ export class ReferenceEngine implements Engine {
         .filter((b) => outputs.has(b.seqId))
         .map((b) => {
           const restored = plans.has(b.seqId) ? plans.get(b.seqId)!.plan.until - plans.get(b.seqId)!.from : 0;
-          return { seqId: b.seqId, token: outputs.get(b.seqId)!, cachedTokens: cached.get(b.seqId)!, restoredTokens: restored };
+          const cross = crosses.get(b.seqId);
+          const crossModel = cross ? { crossModel: { baseModel: cross.baseModel, pattern: { ...cross.pattern }, reusedTokens: cross.until } } : {};
+          return { seqId: b.seqId, token: outputs.get(b.seqId)!, cachedTokens: cached.get(b.seqId)!, restoredTokens: restored, ...crossModel };
         });
     } catch (e) {
       for (const id of opened) this.release(id);
@@ -157,7 +169,44 @@ export class ReferenceEngine implements Engine {
     } finally {
       const blocked = this.counters.blockedIoMs - blockedBefore;
       for (const { plan } of plans.values()) plan.done?.(ok, blocked);
+      for (const cross of crosses.values()) cross.done?.(ok);
     }
+  }
+
+  /**
+   * The input's cross-model plan when it is one this engine can run: a served base with the
+   * same KV geometry, a valid pattern, a prefix short of the prompt, an E cache when the
+   * pattern restarts at a transition layer. Anything else is declined (ordinary prefill).
+   */
+  private crossModelPlan(input: PrefillInput): CrossModelPlan | undefined {
+    if (!input.crossModel) return undefined;
+    const plan = input.crossModel(this.cachedTokens(input));
+    if (!plan) return undefined;
+    const own = this.runtime(input.model).config;
+    const base = this.runtimes.get(plan.baseModel)?.config;
+    let fits = base !== undefined && base.layers === own.layers && base.kvHeads === own.kvHeads && base.headDim === own.headDim && base.dModel === own.dModel;
+    fits &&= Number.isInteger(plan.until) && plan.until > 0 && plan.until < input.tokens.length;
+    try {
+      fits &&= planReuse(plan.pattern, own.layers).eLayer === null || plan.loadE !== undefined;
+    } catch {
+      fits = false;
+    }
+    if (!fits) plan.done?.(false);
+    return fits ? plan : undefined;
+  }
+
+  /** Partial prefill of the prompt's first `until` positions over the base's KV (DroidSpeak §4.5). */
+  private async prefillCrossPrefix(input: PrefillInput, plan: CrossModelPlan): Promise<void> {
+    const prefix = input.tokens.slice(0, plan.until);
+    const loadE = plan.loadE?.bind(plan);
+    await runPartialPrefill(this.runtime(input.model), {
+      seqId: input.seqId,
+      tokens: prefix,
+      pattern: plan.pattern,
+      fetchKv: (l) => plan.load(l),
+      ...(loadE ? { fetchE: (l: number) => loadE(l) } : {}),
+    });
+    this.seq(input.seqId).kvTokens.push(...prefix);
   }
 
   /** One layer of every restoring sequence's planned KV, imported as soon as it arrives. */
