@@ -136,6 +136,8 @@ describe('DroidSpeak cross-model reuse on a node', () => {
     expect(computed.length).toBeLessThan(4);
     expect(r!.done!.usage!.cachedTokens).toBe(0);
     expect(r!.tokens).toEqual(await expected(prompt, { pattern, until: 256 }));
+    // The reuse is visible: the derived model's own full prefill answers differently here.
+    if (pattern.r1 === 0 && pattern.u1 === 0 && pattern.r2 === 0) expect(r!.tokens).not.toEqual(await expected(prompt));
     expect(await scrape(node.metricsPort, 'mnemo_node_droidspeak_reuse_total{outcome="reused"}')).toBeGreaterThanOrEqual(1);
     expect(await scrape(node.metricsPort, 'mnemo_node_droidspeak_reused_tokens_total')).toBeGreaterThanOrEqual(256);
 
