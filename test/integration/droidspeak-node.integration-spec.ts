@@ -137,7 +137,18 @@ describe('DroidSpeak cross-model reuse on a node', () => {
     expect(r!.done!.usage!.cachedTokens).toBe(0);
     expect(r!.tokens).toEqual(await expected(prompt, { pattern, until: 256 }));
     // The reuse is visible: the derived model's own full prefill answers differently here.
-    if (pattern.r1 === 0 && pattern.u1 === 0 && pattern.r2 === 0) expect(r!.tokens).not.toEqual(await expected(prompt));
+    // A prompt on which this plan and the derived model's own prefill answer differently shows the reuse itself.
+    let telling: number[] | undefined;
+    for (let i = 0; i < 10 && !telling; i++) {
+      const p = freshPrompt();
+      if (JSON.stringify(await expected(p, { pattern, until: 256 })) !== JSON.stringify(await expected(p))) telling = p;
+    }
+    expect(telling).toBeDefined();
+    await cacheOnBase(node.nodeId, telling!);
+    const t = await dispatch(cluster, node.nodeId, telling!, [], DERIVED);
+    expect(t.done?.usage?.kvReuse).toMatchObject({ baseModel: BASE, r1: pattern.r1, u1: pattern.u1, r2: pattern.r2 });
+    expect(t.tokens).toEqual(await expected(telling!, { pattern, until: 256 }));
+    expect(t.tokens).not.toEqual(await expected(telling!));
     expect(await scrape(node.metricsPort, 'mnemo_node_droidspeak_reuse_total{outcome="reused"}')).toBeGreaterThanOrEqual(1);
     expect(await scrape(node.metricsPort, 'mnemo_node_droidspeak_reused_tokens_total')).toBeGreaterThanOrEqual(256);
 
