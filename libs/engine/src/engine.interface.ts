@@ -53,6 +53,11 @@ export interface PrefillInput {
    * (base) model's KV. Engines that cannot do it ignore it (the prefill is then ordinary).
    */
   readonly crossModel?: (deviceTokens: number) => CrossModelPlan | undefined;
+  /**
+   * Layers whose hidden state entering them (the DroidSpeak E cache) to return for every prompt
+   * position, when the whole prompt is computed (nothing came from a cache); engines that cannot ignore it.
+   */
+  readonly captureE?: readonly number[];
 }
 
 /**
@@ -102,6 +107,8 @@ export interface TokenOutput {
   readonly restoredTokens?: number;
   /** Prefill only: the cross-model plan this prefill ran (its `until` positions reused the base's KV). */
   readonly crossModel?: { readonly baseModel: string; readonly pattern: CrossModelPlan['pattern']; readonly reusedTokens: number };
+  /** Prefill only, when `captureE` was asked and the whole prompt computed: layer → `[token][d_model]`. */
+  readonly eCache?: ReadonlyMap<number, Float32Array>;
 }
 
 /** A whole chunk's KV (256 tokens, all layers) appeared on or left an engine's device cache. */

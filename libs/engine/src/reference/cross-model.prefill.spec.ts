@@ -69,6 +69,26 @@ describe('ReferenceEngine cross-model prefill', () => {
     }
   });
 
+  it("returns the E caches a base prefill was asked for, and a plan with a transition layer runs over them", async () => {
+    const [b] = await sut.prefill([{ seqId: 'b', model: BASE, tokens, sampling: GREEDY, cacheSalt: 't', captureE: [1, 2] }]);
+    manual.openSequence('b', BASE, GREEDY);
+    const [ref] = await manual.step([{ seqId: 'b', tokens }], { captureLayers: [1, 2] });
+    expect([...b!.eCache!.keys()].sort()).toEqual([1, 2]);
+    for (const l of [1, 2]) expect(bits(b!.eCache!.get(l)!)).toEqual(bits(ref!.eCache.get(l)!));
+    // A prompt with a cached prefix has no E cache to give.
+    const [again] = await sut.prefill([{ seqId: 'b2', model: BASE, tokens, sampling: GREEDY, cacheSalt: 't', captureE: [1] }]);
+    expect(again!.eCache).toBeUndefined();
+
+    const pattern = { r1: 0, u1: 1, r2: 3 };
+    const kv = (l: number) => kvOf(sut, 'b', l);
+    const e = (l: number) => b!.eCache!.get(l)!.slice(0, UNTIL * sut.modelConfig(BASE).dModel);
+    const [out] = await sut.prefill([input('d', () => ({ ...plan(kv, pattern), loadE: async (l) => e(l) }))]);
+    expect(out!.crossModel).toEqual({ baseModel: BASE, pattern, reusedTokens: UNTIL });
+    await manual.partialPrefill(FT, GREEDY, { seqId: 'd', tokens: tokens.slice(0, UNTIL), pattern, fetchKv: (l) => kvOf(manual, 'b', l), fetchE: e });
+    const [rest] = await manual.step([{ seqId: 'd', tokens: tokens.slice(UNTIL) }]);
+    expect(await decodeN(sut, 'd', out!.token, 6)).toEqual(await decodeN(manual, 'd', manual.sample('d', rest!.logits), 6));
+  });
+
   it('keeps the approximate KV out of the prefix cache: a later request of the model gets no hit from it', async () => {
     const kv = await baseKv(sut);
     await sut.prefill([input('d', () => plan(kv, { r1: 0, u1: 0, r2: 2 }))]);

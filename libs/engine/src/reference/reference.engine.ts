@@ -148,11 +148,21 @@ export class ReferenceEngine implements Engine {
         rest.set(input.seqId, input.tokens.slice(from));
       }
       const outputs = new Map<string, number>();
-      for (const [, group] of this.groupByModel(batch.map((b) => b.seqId))) {
+      const eCaches = new Map<string, Map<number, Float32Array>>();
+      const inputs = new Map(batch.map((b) => [b.seqId, b]));
+      // E caches only of prompts computed from position 0 (a cached prefix has no hidden state here).
+      const wantsE = (id: string) => (inputs.get(id)!.captureE?.length ?? 0) > 0 && cached.get(id) === 0 && !crosses.has(id);
+      for (const [model, group] of this.groupByModel(batch.map((b) => b.seqId))) {
         const restoring = group.filter((id) => plans.has(id));
         const hooks = restoring.length === 0 ? {} : { beforeLayer: (l: number) => this.restoreLayer(restoring, plans, l) };
-        const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })), hooks);
-        for (const r of results) if (this.seqs.has(r.seqId)) outputs.set(r.seqId, this.sample(r.seqId, r.logits));
+        const L = this.runtime(model).config.layers;
+        const capture = [...new Set(group.filter(wantsE).flatMap((id) => inputs.get(id)!.captureE!))].filter((l) => Number.isInteger(l) && l > 0 && l < L);
+        const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })), { ...hooks, ...(capture.length > 0 ? { captureLayers: capture } : {}) });
+        for (const r of results) {
+          if (!this.seqs.has(r.seqId)) continue;
+          outputs.set(r.seqId, this.sample(r.seqId, r.logits));
+          if (wantsE(r.seqId) && r.eCache.size > 0) eCaches.set(r.seqId, new Map([...r.eCache].filter(([l]) => inputs.get(r.seqId)!.captureE!.includes(l))));
+        }
       }
       ok = true;
       return batch
@@ -161,7 +171,8 @@ export class ReferenceEngine implements Engine {
           const restored = plans.has(b.seqId) ? plans.get(b.seqId)!.plan.until - plans.get(b.seqId)!.from : 0;
           const cross = crosses.get(b.seqId);
           const crossModel = cross ? { crossModel: { baseModel: cross.baseModel, pattern: { ...cross.pattern }, reusedTokens: cross.until } } : {};
-          return { seqId: b.seqId, token: outputs.get(b.seqId)!, cachedTokens: cached.get(b.seqId)!, restoredTokens: restored, ...crossModel };
+          const e = eCaches.get(b.seqId);
+          return { seqId: b.seqId, token: outputs.get(b.seqId)!, cachedTokens: cached.get(b.seqId)!, restoredTokens: restored, ...crossModel, ...(e ? { eCache: e } : {}) };
         });
     } catch (e) {
       for (const id of opened) this.release(id);
