@@ -2,9 +2,9 @@
 // the base's KV under the profiler's plan. Real profiler (Postgres), real NATS, a real node with
 // the reference engine (CPU) and KV store; the expected tokens come from the engine's own
 // partial prefill in this process.
-import { chunkKeys, type ReusePattern } from '@mnemo/kv-core';
+import { chunkKeys, planReuse, type ReusePattern } from '@mnemo/kv-core';
 import { ReferenceEngine } from '@mnemo/engine';
-import { decodeMessage, encodeMessage, KvEventSchema, KvTier, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects, type KvEvent } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects, type KvEvent } from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { DEFAULT_TENANT } from '../../apps/gateway/src/auth/api-key.authenticator.js';
@@ -15,6 +15,11 @@ const BASE = 'mnemo-tiny';
 const DERIVED = 'mnemo-tiny-ft';
 const GREEDY = { temperature: 0, topP: 1, seed: 0 };
 const MAX_TOKENS = 8;
+interface Pair {
+  readonly engine: ReferenceEngine;
+  readonly base: string;
+  readonly derived: string;
+}
 let promptSeed = 0;
 /** A fresh 300-token prompt: one whole chunk (256) and a tail. */
 const freshPrompt = () => {
@@ -32,15 +37,18 @@ describe('DroidSpeak cross-model reuse on a node', () => {
   let seqN = 0;
 
   /** What the node must answer: greedy tokens after a partial prefill of [0, until) under `pattern` (or a full prefill). */
-  async function expected(prompt: number[], ran?: { pattern: ReusePattern; until: number }): Promise<number[]> {
+  async function expected(prompt: number[], ran?: { pattern: ReusePattern; until: number }, pair: Pair = { engine, base: BASE, derived: DERIVED }): Promise<number[]> {
+    const { engine, base: BASE, derived: DERIVED } = pair;
+    const L = engine.modelConfig(DERIVED).layers;
     const d = `d${++seqN}`;
     let first: number;
     if (ran) {
       const b = `b${seqN}`;
       engine.openSequence(b, BASE, GREEDY);
-      await engine.step([{ seqId: b, tokens: prompt }]);
+      const [br] = await engine.step([{ seqId: b, tokens: prompt }], { captureLayers: [...Array(L).keys()] });
       const kv = (l: number) => engine.exportKv(b, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: ran.until });
-      await engine.partialPrefill(DERIVED, GREEDY, { seqId: d, tokens: prompt.slice(0, ran.until), pattern: ran.pattern, fetchKv: kv });
+      const e = (l: number) => br!.eCache.get(l)!.slice(0, ran.until * engine.modelConfig(BASE).dModel);
+      await engine.partialPrefill(DERIVED, GREEDY, { seqId: d, tokens: prompt.slice(0, ran.until), pattern: ran.pattern, fetchKv: kv, fetchE: e });
       const [r] = await engine.step([{ seqId: d, tokens: prompt.slice(ran.until) }]);
       first = engine.sample(d, r!.logits);
       engine.release(b);
@@ -60,9 +68,9 @@ describe('DroidSpeak cross-model reuse on a node', () => {
   }
 
   /** Runs the prompt on the base model at `nodeId` and waits until its chunk is in the host pool. */
-  async function cacheOnBase(nodeId: string, prompt: number[]): Promise<void> {
-    expect((await dispatch(cluster, nodeId, prompt, [], BASE)).error).toBeUndefined();
-    await untilInHost(nodeId, chunkKeys(BASE, 'itest', prompt)[0]!);
+  async function cacheOnBase(nodeId: string, prompt: number[], base = BASE): Promise<void> {
+    expect((await dispatch(cluster, nodeId, prompt, [], base)).error).toBeUndefined();
+    await untilInHost(nodeId, chunkKeys(base, 'itest', prompt)[0]!);
   }
 
   async function untilInHost(nodeId: string, key: string): Promise<void> {
@@ -87,24 +95,29 @@ describe('DroidSpeak cross-model reuse on a node', () => {
     node = await cluster.addNode({ NODE_ID: `ds-on-${process.pid}` });
     await cluster.waitForLiveNodes(1);
 
+    await profile(BASE, DERIVED, 4);
+  }, 300_000);
+
+  /** Registers the pair with the real profiler and runs a small profiling job to the end. */
+  async function profile(base: string, derived: string, layers: number): Promise<void> {
     const reg = (init: Record<string, unknown>) => cluster.nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
-    await reg({ id: BASE, architecture: 'mnemo-llama', numLayers: 4 });
-    await reg({ id: DERIVED, architecture: 'mnemo-llama', numLayers: 4, baseModelId: BASE });
-    await cluster.nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base: BASE, derived: DERIVED }));
+    await reg({ id: base, architecture: 'mnemo-llama', numLayers: layers });
+    await reg({ id: derived, architecture: 'mnemo-llama', numLayers: layers, baseModelId: base });
+    await cluster.nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));
     const api = `http://127.0.0.1:${profiler.httpPort}`;
     const res = await fetch(`${api}/v1/profiler/jobs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ base: BASE, derived: DERIVED, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } }),
+      body: JSON.stringify({ base, derived, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } }),
     });
     const { id } = (await res.json()) as { id: string };
     for (;;) {
       const j = (await (await fetch(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
-      if (j.status === 'done') break;
+      if (j.status === 'done') return;
       if (j.status === 'failed') throw new Error(j.error ?? 'profiling job failed');
       await new Promise((r) => setTimeout(r, 100));
     }
-  }, 300_000);
+  }
   afterAll(async () => {
     await cluster?.stop();
     await profiler?.stop();
@@ -175,6 +188,33 @@ describe('DroidSpeak cross-model reuse on a node', () => {
     expect(body.usage.prompt_tokens).toBe(prompt.length);
     expect(body.usage.kv_reuse).toMatchObject({ base_model: BASE, reused_tokens: 256 });
   }, 60_000);
+
+  it("runs a plan with a transition layer over the E cache the base's prefill kept, unwidened", async () => {
+    // mnemo-small-ds24 rotates layers [2, 4) of mnemo-small: full reuse loses much, the band recomputed from the E cache nothing.
+    const pair: Pair = { engine: await ReferenceEngine.create({ models: ['mnemo-small', 'mnemo-small-ds24'], backend: 'cpu', kvBlocks: 64 }), base: 'mnemo-small', derived: 'mnemo-small-ds24' };
+    try {
+      await profile(pair.base, pair.derived, 6);
+      const strict = await cluster.addNode({ NODE_ID: `ds-e-${process.pid}`, NODE_MODELS: `${pair.base},${pair.derived}`, NODE_DROIDSPEAK_MAX_LOSS_BP: '100' });
+      const reply = decodeMessage(PlanReplySchema, (await cluster.nc.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, { base: pair.base, derived: pair.derived, maxQualityLoss: 0.01 }), { timeout: 10_000 })).data);
+      const chosen = { r1: reply.plan!.pattern!.r1, u1: reply.plan!.pattern!.u1, r2: reply.plan!.pattern!.r2 };
+      expect(planReuse(chosen, 6).eLayer).not.toBeNull();
+      // The base keeps E caches once the node holds the pair's frontier (fetched on the base's first request).
+      let prompt: number[] = [];
+      let r: Awaited<ReturnType<typeof dispatch>> | undefined;
+      for (let attempt = 0; attempt < 5; attempt++) {
+        prompt = freshPrompt();
+        await cacheOnBase(strict.nodeId, prompt, pair.base);
+        r = await dispatch(cluster, strict.nodeId, prompt, [], pair.derived);
+        const k = r.done?.usage?.kvReuse;
+        if (k && k.r1 === chosen.r1 && k.u1 === chosen.u1 && k.r2 === chosen.r2) break;
+        await new Promise((res) => setTimeout(res, 200));
+      }
+      expect(r!.done?.usage?.kvReuse).toMatchObject({ baseModel: pair.base, ...chosen, reusedTokens: 256 });
+      expect(r!.tokens).toEqual(await expected(prompt, { pattern: chosen, until: 256 }, pair));
+    } finally {
+      await pair.engine.close();
+    }
+  }, 240_000);
 
   it('with NODE_DROIDSPEAK=off the answer is a full prefill of the derived model', async () => {
     off = await cluster.addNode({ NODE_ID: `ds-off-${process.pid}`, NODE_DROIDSPEAK: 'off' });

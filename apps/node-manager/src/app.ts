@@ -23,6 +23,7 @@ import { PeerAwarePromptStore } from './peers/peer-aware.prompt-store.js';
 import { PeerMetrics } from './peers/peer.metrics.js';
 import { CrossModelReuse } from './droidspeak/cross-model.reuse.js';
 import { DroidSpeakMetrics } from './droidspeak/droidspeak.metrics.js';
+import { ECacheStore } from './droidspeak/e-cache.store.js';
 import { ReusePlanCache } from './droidspeak/reuse-plan.cache.js';
 
 export interface NodeManagerHandle {
@@ -85,8 +86,9 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
       : undefined;
   planCache?.start();
   let waiting = () => 0;
+  const eCaches = planCache && ds.eCacheBytes > 0 ? new ECacheStore(ds.eCacheBytes) : undefined;
   const crossModel = planCache
-    ? new CrossModelReuse(ds, planCache, prompts, (m) => engine.kvLayout(m)?.layers, () => waiting(), new DroidSpeakMetrics(metrics))
+    ? new CrossModelReuse(ds, planCache, prompts, (m) => engine.kvLayout(m)?.layers, () => waiting(), new DroidSpeakMetrics(metrics, () => eCaches?.sizeBytes ?? 0), eCaches)
     : undefined;
   const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers, ...(crossModel ? { crossModel } : {}) };
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, stores), { logger, abortOnError: false }).catch(

@@ -196,7 +196,8 @@ export class BatchScheduler {
   private prefillInput(seq: Sequence): PrefillInput {
     if (this.config.NODE_PREFIX_CACHE === 'off') return { ...prefillInput(seq), cacheSalt: undefined };
     const crossModel = this.crossModel.crossModelFor(seq);
-    return { ...prefillInput(seq), restore: (deviceTokens) => this.kvStore.restorePlan(storedPrompt(seq), deviceTokens), ...(crossModel ? { crossModel } : {}) };
+    const captureE = this.crossModel.captureFor?.(seq);
+    return { ...prefillInput(seq), restore: (deviceTokens) => this.kvStore.restorePlan(storedPrompt(seq), deviceTokens), ...(crossModel ? { crossModel } : {}), ...(captureE ? { captureE } : {}) };
   }
 
   /** Drops a running sequence's device KV by recompute preemption; it waits, keeping its place, until admitted again. */
@@ -259,6 +260,7 @@ export class BatchScheduler {
         continue;
       }
       if (out.crossModel) seq.kvReuse = kvReuseReport(out.crossModel, this.engine.kvLayout(seq.request.model)?.layers ?? 0);
+      if (out.eCache) this.crossModel.storeE?.(seq, out.eCache);
       this.onToken(seq, out.token, out.cachedTokens);
     }
   }

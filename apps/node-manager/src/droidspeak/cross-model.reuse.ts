@@ -1,14 +1,19 @@
-import { chunkKeys, recomputedLayers, reusesNothing, withoutTransition, type PlanChoice, type PlanRequest } from '@mnemo/kv-core';
+import { chunkKeys, planReuse, recomputedLayers, reusesNothing, withoutTransition, type PlanChoice, type PlanRequest, type ReusePattern } from '@mnemo/kv-core';
 import type { CrossModelPlan, PrefillInput, TokenOutput } from '@mnemo/engine';
 import type { Sequence } from '../batching/sequence.js';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
 import type { PromptStore } from '../kv-store/prompt-store.port.js';
 import type { DroidSpeakMetrics, ReuseOutcome } from './droidspeak.metrics.js';
 import type { DroidSpeakSettings } from './droidspeak.settings.js';
+import type { ECacheStore } from './e-cache.store.js';
 
 /** What the batch scheduler asks: the cross-model plan source of a request, if it could have one. */
 export interface CrossModelPort {
   crossModelFor(seq: Sequence): PrefillInput['crossModel'];
+  /** Transition layers whose E caches a base model's prefill should return (for its pairs' plans). */
+  captureFor?(seq: Sequence): readonly number[] | undefined;
+  /** Keeps the E caches a base model's prefill returned. */
+  storeE?(seq: Sequence, eCache: ReadonlyMap<number, Float32Array>): void;
 }
 
 export const CROSS_MODEL_REUSE = Symbol('CROSS_MODEL_REUSE');
@@ -18,6 +23,7 @@ export const NO_CROSS_MODEL: CrossModelPort = { crossModelFor: () => undefined }
 /** The plan source (ReusePlanCache): a plan from a cached frontier, never a round trip. */
 export interface CachedPlans {
   cachedPlan(base: string, derived: string, req: PlanRequest): PlanChoice | null | undefined;
+  peek(base: string, derived: string): { readonly frontier: ReadonlyArray<{ readonly pattern: ReusePattern }> } | undefined;
 }
 
 /** Usage report of a cross-model prefill (proto `KvReuse`). */
@@ -45,8 +51,10 @@ export function kvReuseReport(ran: NonNullable<TokenOutput['crossModel']>, layer
  * prompt on its device stays exact. Every other case — DroidSpeak off, no plan, the plan service
  * not answering, nothing of the base's stored — is an ordinary prefill; this never fails a request.
  *
- * The KV store keeps KV, not E caches, so a plan with a transition layer runs widened to
- * (0, 0, r2) (kv-core `withoutTransition`).
+ * A plan with a transition layer u1 needs the base's E cache there: a base model's wholly
+ * computed prefill returns it at the transition layers of its pairs' frontiers and it is kept in
+ * host memory (`ECacheStore`); where it is missing (evicted, a restart, a peer's or a restored
+ * prompt) the plan runs widened to (0, 0, r2) (kv-core `withoutTransition`).
  */
 export class CrossModelReuse implements CrossModelPort {
   constructor(
@@ -58,7 +66,33 @@ export class CrossModelReuse implements CrossModelPort {
     /** Queued prefill work in prefills (the plan choice's load). */
     private readonly load: () => number,
     private readonly metrics: DroidSpeakMetrics,
+    private readonly eCaches?: ECacheStore,
   ) {}
+
+  captureFor(seq: Sequence): readonly number[] | undefined {
+    if (!this.settings.enabled || !this.eCaches) return undefined;
+    const layers = new Set<number>();
+    for (const [derived, base] of this.settings.bases) {
+      if (base !== seq.request.model) continue;
+      const entry = this.plans.peek(base, derived);
+      // Not here yet: start fetching it, so later prompts of this base keep their E caches.
+      if (!entry) this.plans.cachedPlan(base, derived, { maxQualityLoss: 1, load: 0 });
+      const L = this.layersOf(base);
+      for (const p of entry?.frontier ?? []) {
+        try {
+          const e = L === undefined ? null : planReuse(p.pattern, L).eLayer;
+          if (e !== null) layers.add(e);
+        } catch {
+          // A frontier of another layer count has nothing to capture.
+        }
+      }
+    }
+    return layers.size > 0 ? [...layers].sort((a, b) => a - b) : undefined;
+  }
+
+  storeE(seq: Sequence, eCache: ReadonlyMap<number, Float32Array>): void {
+    for (const [layer, e] of eCache) this.eCaches?.put(seq.request.model, seq.request.chunkKeys, layer, e, seq.request.tokens.length);
+  }
 
   crossModelFor(seq: Sequence): PrefillInput['crossModel'] {
     const base = this.settings.bases.get(seq.request.model);
@@ -84,22 +118,34 @@ export class CrossModelReuse implements CrossModelPort {
     }
     if (choice === undefined) return this.skip('plan_unavailable');
     if (choice === null) return this.skip('no_plan');
-    let pattern;
+    const chosen = choice.point.pattern;
+    let eLayer: number | null;
+    let widened: ReusePattern;
     try {
-      pattern = withoutTransition(choice.point.pattern, layers);
+      eLayer = planReuse(chosen, layers).eLayer;
+      widened = withoutTransition(chosen, layers);
     } catch {
       // A frontier of another layer count (re-registered model): no usable plan.
       return this.skip('no_plan');
     }
-    if (reusesNothing(pattern, layers)) return this.skip('no_plan');
+    const reach = this.prompts.restorableUntil(basePrompt, 0);
+    const eReady = eLayer !== null && this.eCaches?.get(base, baseKeys, eLayer, reach) !== undefined;
+    if (!eReady && reusesNothing(widened, layers)) return this.skip('no_plan');
     const restore = this.prompts.restorePlan(basePrompt, 0);
     if (!restore) return this.skip('no_base_kv');
     const until = restore.until;
+    const e = eLayer === null ? undefined : this.eCaches?.get(base, baseKeys, eLayer, until);
+    const pattern = eLayer === null || e ? chosen : widened;
+    if (reusesNothing(pattern, layers)) {
+      restore.done?.(false);
+      return this.skip('no_plan');
+    }
     return {
       baseModel: base,
       pattern,
       until,
       load: (l) => restore.load(l),
+      ...(e ? { loadE: async () => e } : {}),
       done: (ok) => {
         restore.done?.(ok);
         this.metrics.reuse.inc({ outcome: ok ? 'reused' : 'failed' });
