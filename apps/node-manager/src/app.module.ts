@@ -14,12 +14,15 @@ import { NodeMetrics } from './shared/node.metrics.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prompt-store.port.js';
 import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from './kv-store/chunk-store.port.js';
 import { ChunkPeerClient } from './peers/chunk-peer.client.js';
+import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from './droidspeak/cross-model.reuse.js';
 
 /** The KV side the services use: prompts' restore source, the local tiers for peers, the peer client. */
 export interface NodeStores {
   readonly prompts: PromptStore;
   readonly chunks: ChunkStore;
   readonly peers: ChunkPeerClient;
+  /** DroidSpeak cross-model reuse of a derived model's prompt over its base's KV; absent: none. */
+  readonly crossModel?: CrossModelPort;
 }
 import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
 import { TokenizersModule } from './tokenizers/tokenizers.module.js';
@@ -57,9 +60,10 @@ export class AppModule {
         { provide: PROMPT_STORE, useValue: stores.prompts },
         { provide: CHUNK_STORE, useValue: stores.chunks },
         { provide: ChunkPeerClient, useValue: stores.peers },
+        { provide: CROSS_MODEL_REUSE, useValue: stores.crossModel ?? NO_CROSS_MODEL },
         NodeLifecycle,
       ],
-      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, ChunkPeerClient, NodeLifecycle],
+      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, ChunkPeerClient, CROSS_MODEL_REUSE, NodeLifecycle],
     };
   }
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, ServiceMetrics, type LogLevel, type RepeatingTask } from '@mnemo/service-kit';
+import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, ServiceMetrics, systemClock, type LogLevel, type RepeatingTask } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { BatchScheduler } from './batching/batch.scheduler.js';
 import { SequenceStore } from './batching/sequence.store.js';
@@ -21,6 +21,10 @@ import { NO_PROMPT_STORE } from './kv-store/prompt-store.port.js';
 import { ChunkPeerClient } from './peers/chunk-peer.client.js';
 import { PeerAwarePromptStore } from './peers/peer-aware.prompt-store.js';
 import { PeerMetrics } from './peers/peer.metrics.js';
+import { CrossModelReuse } from './droidspeak/cross-model.reuse.js';
+import { DroidSpeakMetrics } from './droidspeak/droidspeak.metrics.js';
+import { ECacheStore } from './droidspeak/e-cache.store.js';
+import { ReusePlanCache } from './droidspeak/reuse-plan.cache.js';
 
 export interface NodeManagerHandle {
   readonly nodeId: string;
@@ -74,7 +78,19 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   const peers = new ChunkPeerClient(config.NODE_PEER_TIMEOUT_MS);
   const prompts = kvStore ? new PeerAwarePromptStore(kvStore, kvStore, peers) : NO_PROMPT_STORE;
   new PeerMetrics(metrics, peers, prompts instanceof PeerAwarePromptStore ? prompts : undefined, kvStore);
-  const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers };
+  // DroidSpeak: only when this node serves a derived model with its base and keeps KV bytes.
+  const ds = config.droidSpeak;
+  const planCache =
+    ds.enabled && ds.bases.size > 0 && kvStore
+      ? new ReusePlanCache(nats, systemClock, { requestTimeoutMs: ds.planTimeoutMs, missTtlMs: 60_000, onFetchError: (e) => logger.emit('warn', 'DroidSpeak frontier fetch failed', { err: String(e) }) })
+      : undefined;
+  planCache?.start();
+  let waiting = () => 0;
+  const eCaches = planCache && ds.eCacheBytes > 0 ? new ECacheStore(ds.eCacheBytes) : undefined;
+  const crossModel = planCache
+    ? new CrossModelReuse(ds, planCache, prompts, (m) => engine.kvLayout(m)?.layers, () => waiting(), new DroidSpeakMetrics(metrics, () => eCaches?.sizeBytes ?? 0), eCaches)
+    : undefined;
+  const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers, ...(crossModel ? { crossModel } : {}) };
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, stores), { logger, abortOnError: false }).catch(
     async (e: unknown) => {
       peers.close();
@@ -85,6 +101,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     },
   );
   const store = app.get(SequenceStore);
+  waiting = () => store.count('waiting');
   app.get(NodeMetrics).observe({
     running: () => store.count('running'),
     waiting: () => store.count('waiting'),
@@ -110,6 +127,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   const end = (how: () => Promise<void>) => (stopping ??= how());
   const close = async (how: 'graceful' | 'crash') => {
     await scheduler.stop();
+    planCache?.stop();
     await ops.close();
     await app.close();
     peers.close();

@@ -47,6 +47,37 @@ export interface PrefillInput {
    * device-cached prefix is attached, with its length in tokens (a block boundary).
    */
   readonly restore?: (deviceTokens: number) => KvRestorePlan | undefined;
+  /**
+   * DroidSpeak cross-model reuse: asked first, with the device-cached prefix length of this
+   * model under `cacheSalt`; a plan makes the prompt's prefix a partial prefill over another
+   * (base) model's KV. Engines that cannot do it ignore it (the prefill is then ordinary).
+   */
+  readonly crossModel?: (deviceTokens: number) => CrossModelPlan | undefined;
+  /**
+   * Layers whose hidden state entering them (the DroidSpeak E cache) to return for every prompt
+   * position, when the whole prompt is computed (nothing came from a cache); engines that cannot ignore it.
+   */
+  readonly captureE?: readonly number[];
+}
+
+/**
+ * Prompt positions [0, until) prefilled under a reuse pattern (recompute [0, r1) and
+ * [u1, r2), reuse the base's KV elsewhere) with `load(layer)` giving the base model's KV of
+ * those positions; the rest of the prompt is then computed normally. A declared
+ * approximation: the engine keeps such a sequence out of prefix sharing (its KV is not the
+ * model's own), so nothing it computes is ever served as this model's cached KV.
+ */
+export interface CrossModelPlan {
+  readonly baseModel: string;
+  readonly pattern: { readonly r1: number; readonly u1: number; readonly r2: number };
+  /** End of the reused positions; at most the prompt length - 1. */
+  readonly until: number;
+  /** The base's KV of one reused layer for positions [0, until), layout `[K|V][token][kv_head][head_dim]`. */
+  load(layer: number): Promise<Float32Array>;
+  /** The base's hidden state entering `layer` for [0, until) (`[token][d_model]`); needed when the pattern has a transition layer. */
+  loadE?(layer: number): Promise<Float32Array>;
+  /** Called once after the pass, whatever happened. */
+  done?(ok: boolean): void;
 }
 
 /**
@@ -78,6 +109,10 @@ export interface TokenOutput {
   readonly cachedTokens?: number;
   /** Prefill only: the part of cachedTokens restored from another tier. */
   readonly restoredTokens?: number;
+  /** Prefill only: the cross-model plan this prefill ran (its `until` positions reused the base's KV). */
+  readonly crossModel?: { readonly baseModel: string; readonly pattern: CrossModelPlan['pattern']; readonly reusedTokens: number };
+  /** Prefill only, when `captureE` was asked and the whole prompt computed: layer → `[token][d_model]`. */
+  readonly eCache?: ReadonlyMap<number, Float32Array>;
 }
 
 /** A whole chunk's KV (256 tokens, all layers) appeared on or left an engine's device cache. */

@@ -9,6 +9,7 @@ import { parseCompletionRequest } from './completion-request.parser.js';
 import type { InferCommand } from './infer.command.js';
 import { InferMetrics } from './infer.metrics.js';
 import { InferUseCase } from './infer.use-case.js';
+import type { Usage } from './infer.run.js';
 
 /** `mnemo.v1.InferRequest` as @grpc/proto-loader hands it over (PROTO_LOADER_OPTIONS: camelCase, unset optionals undefined). */
 export interface GrpcInferRequest {
@@ -29,7 +30,17 @@ export interface GrpcInferChunk {
   text: string;
   tokenIds: number[];
   finishReason?: FinishReason;
-  usage?: { promptTokens: number; completionTokens: number; cachedTokens: number };
+  usage?: { promptTokens: number; completionTokens: number; cachedTokens: number; kvReuse?: GrpcKvReuse };
+}
+
+/** `mnemo.v1.KvReuse`. */
+interface GrpcKvReuse {
+  baseModel: string;
+  r1: number;
+  u1: number;
+  r2: number;
+  recomputedLayers: number[];
+  reusedTokens: number;
 }
 
 /**
@@ -66,7 +77,7 @@ export class InferGrpcController {
           await write(call, { id: run.requestId, text: ev.text, tokenIds: [...ev.tokenIds] }, run.stalled);
         } else {
           const finishReason = ev.finishReason === 'length' ? FinishReason.LENGTH : FinishReason.STOP;
-          await write(call, { id: run.requestId, text: '', tokenIds: [], finishReason, usage: { ...ev.usage } }, run.stalled);
+          await write(call, { id: run.requestId, text: '', tokenIds: [], finishReason, usage: grpcUsage(ev.usage) }, run.stalled);
         }
       }
       call.end();
@@ -111,4 +122,9 @@ function write(call: ServerWritableStream<GrpcInferRequest, GrpcInferChunk>, chu
     call.on('cancelled', done);
     stalled.addEventListener('abort', done, { once: true });
   });
+}
+
+function grpcUsage({ kvReuse, ...u }: Usage): GrpcInferChunk['usage'] {
+  if (!kvReuse) return { ...u };
+  return { ...u, kvReuse: { baseModel: kvReuse.baseModel, ...kvReuse.pattern, recomputedLayers: [...kvReuse.recomputedLayers], reusedTokens: kvReuse.reusedTokens } };
 }

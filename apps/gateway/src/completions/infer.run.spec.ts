@@ -51,6 +51,18 @@ describe(InferRun.name, () => {
     expect(await outcomes(metrics)).toEqual({ ok: 1 });
   });
 
+  it("carries the node's kv_reuse report (first event) into the final usage", async () => {
+    const { sut, queue } = setup();
+    const kvReuse = { baseModel: 'mnemo-small', r1: 0, u1: 0, r2: 4, recomputedLayers: [0, 1, 2, 3], reusedTokens: 256 };
+    queue.push(ev(0, bytes('a'), false, { usage: { promptTokens: 7, cachedTokens: 0, kvReuse } }));
+    queue.push(ev(1, [tok.eosTokenId], true, { finishReason: FinishReason.STOP, usage: { promptTokens: 7, completionTokens: 2 } }));
+    expect((await drain(sut)).at(-1)).toEqual({
+      kind: 'end',
+      finishReason: 'stop',
+      usage: { promptTokens: 7, completionTokens: 2, cachedTokens: 0, kvReuse: { baseModel: 'mnemo-small', pattern: { r1: 0, u1: 0, r2: 4 }, recomputedLayers: [0, 1, 2, 3], reusedTokens: 256 } },
+    });
+  });
+
   it('never splits a multi-byte character across deltas', async () => {
     const { sut, queue } = setup();
     const euro = bytes('€'); // 3 bytes

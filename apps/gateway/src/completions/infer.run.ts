@@ -1,6 +1,6 @@
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { IncrementalDetokenizer, type Tokenizer } from '@mnemo/engine';
-import { FinishReason, type TokenEvent } from '@mnemo/proto';
+import { FinishReason, type KvReuse, type TokenEvent } from '@mnemo/proto';
 import { fromReply } from '../nats/nats.request.js';
 import type { EventQueue } from './event.queue.js';
 import type { InferTimer } from './infer.metrics.js';
@@ -14,6 +14,15 @@ export interface Usage {
   readonly completionTokens: number;
   /** Prompt tokens whose KV came from a cache (0 when the node found none). */
   readonly cachedTokens: number;
+  /** The cross-model (DroidSpeak) plan the node's prefill ran; absent for an ordinary prefill. */
+  readonly kvReuse?: KvReuseUsage;
+}
+
+export interface KvReuseUsage {
+  readonly baseModel: string;
+  readonly pattern: { readonly r1: number; readonly u1: number; readonly r2: number };
+  readonly recomputedLayers: readonly number[];
+  readonly reusedTokens: number;
 }
 
 /** What a client sees of a generation: text pieces, then one end. */
@@ -61,6 +70,7 @@ export class InferRun {
     let completion = 0;
     // The node reports cached prompt tokens on its first event and again at the end.
     let cachedTokens = 0;
+    let kvReuse: KvReuseUsage | undefined;
     let finished = false;
     let nodeDone = false;
     try {
@@ -70,6 +80,7 @@ export class InferRun {
         nextSeq = ev.seq + 1;
         nodeDone = ev.done;
         if (ev.usage) cachedTokens = ev.usage.cachedTokens;
+        if (ev.usage?.kvReuse) kvReuse = kvReuseOf(ev.usage.kvReuse);
         timer.tokensArrived(ev.tokens.length);
         completion += ev.tokens.length;
         let text = '';
@@ -82,7 +93,7 @@ export class InferRun {
           // The node would keep generating past our stop string: stop it.
           release(ev.done ? undefined : 'stop_sequence');
           timer.end('ok');
-          yield { kind: 'end', finishReason: 'stop', usage: { promptTokens: this.promptTokens, completionTokens: completion, cachedTokens } };
+          yield { kind: 'end', finishReason: 'stop', usage: { promptTokens: this.promptTokens, completionTokens: completion, cachedTokens, ...(kvReuse ? { kvReuse } : {}) } };
           return;
         }
         if (ev.done) {
@@ -99,6 +110,7 @@ export class InferRun {
               promptTokens: ev.usage?.promptTokens || this.promptTokens,
               completionTokens: ev.usage?.completionTokens || completion,
               cachedTokens,
+              ...(kvReuse ? { kvReuse } : {}),
             },
           };
           return;
@@ -143,4 +155,8 @@ function cancelReasonOf(e: unknown): string | undefined {
   if (code === ErrorCode.Timeout) return 'timeout';
   if (code === ErrorCode.Cancelled) return 'client_disconnected';
   return 'gateway_error';
+}
+
+function kvReuseOf(k: KvReuse): KvReuseUsage {
+  return { baseModel: k.baseModel, pattern: { r1: k.r1, u1: k.u1, r2: k.r2 }, recomputedLayers: [...k.recomputedLayers], reusedTokens: k.reusedTokens };
 }

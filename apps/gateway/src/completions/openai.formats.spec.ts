@@ -9,6 +9,18 @@ describe('OpenAI response formats', () => {
     expect(usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 2 } });
   });
 
+  it('adds kv_reuse only when the node reused a base model\'s KV, the OpenAI fields unchanged', () => {
+    const kvReuse = { baseModel: 'mnemo-small', pattern: { r1: 0, u1: 0, r2: 4 }, recomputedLayers: [0, 1, 2, 3], reusedTokens: 256 };
+    expect(toOpenAiUsage({ promptTokens: 5, completionTokens: 3, cachedTokens: 0, kvReuse })).toEqual({
+      prompt_tokens: 5,
+      completion_tokens: 3,
+      total_tokens: 8,
+      prompt_tokens_details: { cached_tokens: 0 },
+      kv_reuse: { base_model: 'mnemo-small', pattern: { r1: 0, u1: 0, r2: 4 }, recomputed_layers: [0, 1, 2, 3], reused_tokens: 256 },
+    });
+    expect(usage).not.toHaveProperty('kv_reuse');
+  });
+
   it('shapes a chat completion', () => {
     expect(chatFormat.complete(h, 'hi', 'stop', usage)).toEqual({
       id: 'chatcmpl-1',

@@ -13,6 +13,11 @@ export interface OpenAiUsage {
   total_tokens: number;
   /** How many prompt tokens came from the KV cache (OpenAI's prompt caching field). */
   prompt_tokens_details: { cached_tokens: number };
+  /**
+   * Mnemo extension, only when the prompt's prefix reused a base model's KV (DroidSpeak): which
+   * model, the reuse pattern and the layers recomputed. The answer is then an approximation.
+   */
+  kv_reuse?: { base_model: string; pattern: { r1: number; u1: number; r2: number }; recomputed_layers: number[]; reused_tokens: number };
 }
 
 /**
@@ -36,6 +41,9 @@ export function toOpenAiUsage(u: Usage): OpenAiUsage {
     completion_tokens: u.completionTokens,
     total_tokens: u.promptTokens + u.completionTokens,
     prompt_tokens_details: { cached_tokens: u.cachedTokens },
+    ...(u.kvReuse
+      ? { kv_reuse: { base_model: u.kvReuse.baseModel, pattern: { ...u.kvReuse.pattern }, recomputed_layers: [...u.kvReuse.recomputedLayers], reused_tokens: u.kvReuse.reusedTokens } }
+      : {}),
   };
 }
 

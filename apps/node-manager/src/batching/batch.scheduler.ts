@@ -1,5 +1,5 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { compareSeqs, ErrorCode, FairPriorityRanker, isMnemoError, planIteration, planPriorityIteration, type IterationPlan, type SeqState } from '@mnemo/kv-core';
 import type { Engine, PrefillInput, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
@@ -14,6 +14,7 @@ import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
 import { SwapManager } from './swap.manager.js';
+import { CROSS_MODEL_REUSE, kvReuseReport, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
 
 export type CancelReason = 'client' | 'deadline' | 'shutdown' | 'abandoned';
 
@@ -49,6 +50,7 @@ export class BatchScheduler {
     @Inject(JsonLogger) private readonly logger: JsonLogger,
     @Inject(PROMPT_STORE) private readonly kvStore: PromptStore = NO_PROMPT_STORE,
     @Inject(SwapManager) private readonly swaps: SwapManager = new SwapManager(engine, { ...config, NODE_PREEMPTION: 'recompute' }, store, clock, nodeMetrics, logger),
+    @Optional() @Inject(CROSS_MODEL_REUSE) private readonly crossModel: CrossModelPort = NO_CROSS_MODEL,
   ) {
     if (config.NODE_SCHEDULING === 'priority') {
       const off = (n: number | undefined) => (n ? n : Infinity);
@@ -193,7 +195,9 @@ export class BatchScheduler {
   /** The engine's input for a new request: device prefix first, then whatever the KV store can restore. */
   private prefillInput(seq: Sequence): PrefillInput {
     if (this.config.NODE_PREFIX_CACHE === 'off') return { ...prefillInput(seq), cacheSalt: undefined };
-    return { ...prefillInput(seq), restore: (deviceTokens) => this.kvStore.restorePlan(storedPrompt(seq), deviceTokens) };
+    const crossModel = this.crossModel.crossModelFor(seq);
+    const captureE = this.crossModel.captureFor?.(seq);
+    return { ...prefillInput(seq), restore: (deviceTokens) => this.kvStore.restorePlan(storedPrompt(seq), deviceTokens), ...(crossModel ? { crossModel } : {}), ...(captureE ? { captureE } : {}) };
   }
 
   /** Drops a running sequence's device KV by recompute preemption; it waits, keeping its place, until admitted again. */
@@ -255,6 +259,8 @@ export class BatchScheduler {
         this.engine.release(out.seqId);
         continue;
       }
+      if (out.crossModel) seq.kvReuse = kvReuseReport(out.crossModel, this.engine.kvLayout(seq.request.model)?.layers ?? 0);
+      if (out.eCache) this.crossModel.storeE?.(seq, out.eCache);
       this.onToken(seq, out.token, out.cachedTokens);
     }
   }
@@ -299,7 +305,7 @@ export class BatchScheduler {
       this.finish(seq, FinishReason.LENGTH, [token], 'ok');
     } else {
       // The first event also tells how much of the prompt came from cache (a stop string may end the stream early).
-      const usage = cachedTokens === undefined ? undefined : { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens };
+      const usage = cachedTokens === undefined ? undefined : { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens, ...kvReuseOf(seq) };
       this.sink.emit(seq, { requestId: seq.id, seq: seq.nextEventSeq++, tokens: [token], ...(usage ? { usage } : {}) });
     }
   }
@@ -315,7 +321,7 @@ export class BatchScheduler {
       tokens,
       done: true,
       finishReason: reason,
-      usage: { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens: seq.cachedTokens },
+      usage: { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens: seq.cachedTokens, ...kvReuseOf(seq) },
       ...(error ? { error } : {}),
     });
     const now = this.clock.monotonicMs();
@@ -339,6 +345,10 @@ export class BatchScheduler {
 function storedPrompt(s: Sequence): StoredPrompt {
   const sources = s.request.kvSources.map((k) => ({ nodeId: k.nodeId, address: k.grpcAddress, chunkKeys: k.chunkKeys }));
   return { model: s.request.model, chunkKeys: s.request.chunkKeys, promptTokens: s.request.tokens.length, ...(sources.length > 0 ? { sources } : {}) };
+}
+
+function kvReuseOf(s: Sequence) {
+  return s.kvReuse ? { kvReuse: { ...s.kvReuse } } : {};
 }
 
 /** What the engine needs to prefill a request; the tenant scopes its prefix-cache sharing. */

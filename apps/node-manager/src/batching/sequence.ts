@@ -1,5 +1,6 @@
 import type { ServedModel } from '@mnemo/engine';
 import type { InferenceRequest } from '@mnemo/proto';
+import type { KvReuseReport } from '../droidspeak/cross-model.reuse.js';
 
 /** One request inside the node, from admission to its last TokenEvent. */
 export class Sequence {
@@ -11,6 +12,8 @@ export class Sequence {
   preemptions = 0;
   /** Prompt tokens whose KV came from the device prefix cache (OpenAI's cached_tokens). */
   cachedTokens = 0;
+  /** Set when its prefill reused a base model's KV (DroidSpeak): reported in usage. */
+  kvReuse?: KvReuseReport;
   /** Completion tokens sampled so far (a final EOS/stop token included). */
   generated = 0;
   /** seq of the next TokenEvent. */

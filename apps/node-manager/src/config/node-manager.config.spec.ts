@@ -21,6 +21,15 @@ describe(loadNodeManagerConfig.name, () => {
     }
   });
 
+  it('parses DroidSpeak settings: catalog pairs served together, a 1% floor by default, bad pairs refused', () => {
+    const sut = loadNodeManagerConfig({ ...base, NODE_MODELS: 'mnemo-small,mnemo-small-ds24' });
+    expect(sut.droidSpeak).toMatchObject({ enabled: true, maxQualityLoss: 0.01 });
+    expect([...sut.droidSpeak.bases]).toEqual([['mnemo-small-ds24', 'mnemo-small']]);
+    expect(loadNodeManagerConfig({ ...base, NODE_DROIDSPEAK: 'off' }).droidSpeak.enabled).toBe(false);
+    expect(() => loadNodeManagerConfig({ ...base, NODE_DROIDSPEAK_BASES: 'just-one' })).toThrow(ConfigError);
+    expect(() => loadNodeManagerConfig({ ...base, NODE_DROIDSPEAK_MAX_LOSS_BP: '20000' })).toThrow(ConfigError);
+  });
+
   it('only reads sim settings for the sim engine', () => {
     expect(loadNodeManagerConfig({ ...base, NODE_ENGINE: 'reference', NODE_SIM_DECODE_STEP_MS: 'x' }).NODE_SIM_DECODE_STEP_MS).toBeUndefined();
     expect(() => loadNodeManagerConfig({ ...base, NODE_ENGINE: 'sim', NODE_SIM_DECODE_STEP_MS: 'x' })).toThrow(ConfigError);

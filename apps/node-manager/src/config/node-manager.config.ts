@@ -3,6 +3,7 @@ import { isSubjectToken, toSubjectToken } from '@mnemo/proto';
 import { commonSchema, opsSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
 import { parseHostPort } from '../chunks/advertised.address.js';
 import { parseByteSize, parseKvStoreSettings, type KvStoreSettings } from '../kv-store/kv-store.settings.js';
+import { parseDroidSpeakSettings, type DroidSpeakSettings } from '../droidspeak/droidspeak.settings.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 // The reference engine (a real transformer) is the default; the sim engine is for cluster-scale runs.
@@ -96,12 +97,24 @@ export const nodeManagerSchema = {
   NODE_PREFETCH_TTL_MS: { type: 'int', doc: 'advisory prefetch: how long prefetched chunks are held for an advisory that names no expiry (and at most 10× this)', default: 60_000, min: 100 },
   NODE_PREFETCH_MAX_ADVISORIES: { type: 'int', doc: 'advisory prefetch: advisories held at once; more are refused as overloaded (a flood cannot starve real work)', default: 1024, min: 1 },
   NODE_PEER_TIMEOUT_MS: { type: 'int', doc: 'node ↔ node chunk fetch: deadline of one FetchChunks stream', default: 30_000, min: 100 },
+  NODE_DROIDSPEAK: {
+    type: 'enum',
+    doc: "cross-model KV reuse (DroidSpeak): on — a derived model's request whose prompt its base model holds more of reuses the base's KV under the profiler's plan (an approximation, reported in usage.kv_reuse); off — ordinary prefill",
+    values: ['on', 'off'],
+    default: 'on',
+  },
+  NODE_DROIDSPEAK_MAX_LOSS_BP: { type: 'int', doc: 'DroidSpeak: quality floor, the largest top-1 loss a plan may have, in basis points (100 = 1%)', default: 100, min: 0, max: 10_000 },
+  NODE_DROIDSPEAK_LATENCY_BUDGET_MS: { type: 'int', doc: 'DroidSpeak: prefill latency budget for the plan choice (0: the cheapest plan within the floor)', default: 0, min: 0 },
+  NODE_DROIDSPEAK_PLAN_TIMEOUT_MS: { type: 'int', doc: 'DroidSpeak: how long a frontier fetch from the profiler may take (never on the request path)', default: 2000, min: 10 },
+  NODE_DROIDSPEAK_E_CACHE_MB: { type: 'int', doc: "DroidSpeak: host memory for base models' E caches at their pairs' transition layers (0: none; plans needing one run widened)", default: 64, min: 0 },
+  NODE_DROIDSPEAK_BASES: { type: 'list', doc: 'DroidSpeak: extra derived=base pairs (model directories); the synthetic catalog\'s derived models know their base' },
   NODE_KV_EVENTS_MS: { type: 'int', doc: 'KV events (what the node holds, per tier) are batched and published this often', default: 100, min: 10 },
 } as const satisfies Schema;
 
 export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & {
   readonly NODE_ID: string;
   readonly kvStore: KvStoreSettings;
+  readonly droidSpeak: DroidSpeakSettings;
   /** NODE_KV_DEVICE_BYTES parsed; undefined: NODE_KV_BLOCKS per model. */
   readonly kvDeviceBytes?: number;
 };
@@ -128,7 +141,9 @@ export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
   const budgetText = env.NODE_KV_DEVICE_BYTES?.trim();
   const kvDeviceBytes = budgetText ? parseByteSize(budgetText) : undefined;
   if (budgetText && !kvDeviceBytes) problems.push(`NODE_KV_DEVICE_BYTES=${JSON.stringify(budgetText)}: must be a positive size such as 256MiB`);
-  if (problems.length > 0 || !config || !kv.settings) throw new ConfigError(problems);
-  return { ...config, NODE_ID: nodeId, kvStore: kv.settings, ...(kvDeviceBytes ? { kvDeviceBytes } : {}) };
+  const ds = config ? parseDroidSpeakSettings(config, config.NODE_MODELS ?? []) : { problems: [] };
+  problems.push(...ds.problems);
+  if (problems.length > 0 || !config || !kv.settings || !ds.settings) throw new ConfigError(problems);
+  return { ...config, NODE_ID: nodeId, kvStore: kv.settings, droidSpeak: ds.settings, ...(kvDeviceBytes ? { kvDeviceBytes } : {}) };
 }
 

@@ -13,6 +13,8 @@ export interface ReusePlanCacheOptions {
   readonly requestTimeoutMs: number;
   /** How long "this pair has no profile" is believed before asking again. */
   readonly missTtlMs: number;
+  /** Told why a background fetch ({@link ReusePlanCache.cachedPlan}) failed. */
+  readonly onFetchError?: (e: unknown) => void;
 }
 
 function fromPoint(p: FrontierPoint): ProfiledPattern {
@@ -29,6 +31,7 @@ function fromPoint(p: FrontierPoint): ProfiledPattern {
  */
 export class ReusePlanCache {
   private readonly entries = new Map<string, CachedFrontier & { readonly atMs: number }>();
+  private readonly fetching = new Set<string>();
   private sub?: Subscription;
 
   constructor(
@@ -68,10 +71,34 @@ export class ReusePlanCache {
     return entry.frontier.length === 0 ? null : choosePlan(entry.frontier, req);
   }
 
+  /**
+   * The plan from the cached frontier, with no round trip (the request path never waits on the
+   * profiler): undefined when the pair's frontier is not here yet, which starts fetching it in
+   * the background for the requests after this one; null: the pair has no plan within the floor.
+   */
+  cachedPlan(base: string, derived: string, req: PlanRequest): PlanChoice | null | undefined {
+    const k = key(base, derived);
+    const hit = this.entries.get(k);
+    if (!hit || !this.fresh(hit)) {
+      if (!this.fetching.has(k)) {
+        this.fetching.add(k);
+        this.frontier(base, derived)
+          .catch((e: unknown) => this.opts.onFetchError?.(e))
+          .finally(() => this.fetching.delete(k));
+      }
+      return undefined;
+    }
+    return hit.frontier.length === 0 ? null : choosePlan(hit.frontier, req);
+  }
+
+  private fresh(e: CachedFrontier & { readonly atMs: number }): boolean {
+    return e.frontier.length > 0 || this.clock.monotonicMs() - e.atMs < this.opts.missTtlMs;
+  }
+
   private async frontier(base: string, derived: string): Promise<CachedFrontier> {
     const k = key(base, derived);
     const hit = this.entries.get(k);
-    if (hit && (hit.frontier.length > 0 || this.clock.monotonicMs() - hit.atMs < this.opts.missTtlMs)) return hit;
+    if (hit && this.fresh(hit)) return hit;
     const msg = await this.nats.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, { base, derived }), { timeout: this.opts.requestTimeoutMs });
     const reply = decodeMessage(PlanReplySchema, msg.data);
     let entry: CachedFrontier & { atMs: number };

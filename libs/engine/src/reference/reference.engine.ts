@@ -1,6 +1,6 @@
-import { CHUNK_TOKENS, ErrorCode, MnemoError, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, ErrorCode, MnemoError, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
-import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import type { CrossModelPlan, Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { KvSwapper, type SwapOptions } from './kv.swapper.js';
 import type { ModelWeights } from '../weights/model-weights.js';
@@ -118,14 +118,24 @@ export class ReferenceEngine implements Engine {
   async prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]> {
     const opened: string[] = [];
     const plans = new Map<string, { plan: KvRestorePlan; from: number }>();
+    const crosses = new Map<string, CrossModelPlan>();
     let ok = false;
     const blockedBefore = this.counters.blockedIoMs;
     try {
       const rest = new Map<string, readonly number[]>();
       const cached = new Map<string, number>();
       for (const input of batch) {
-        this.openSequence(input.seqId, input.model, input.sampling, input.cacheSalt);
+        const cross = this.crossModelPlan(input);
+        // Approximate KV must never be served as this model's own: such a sequence does not share.
+        this.openSequence(input.seqId, input.model, input.sampling, cross ? undefined : input.cacheSalt);
         opened.push(input.seqId);
+        if (cross) {
+          crosses.set(input.seqId, cross);
+          await this.prefillCrossPrefix(input, cross);
+          cached.set(input.seqId, 0);
+          rest.set(input.seqId, input.tokens.slice(cross.until));
+          continue;
+        }
         const hit = this.attachCachedPrefix(input.seqId, input.tokens);
         const plan = input.restore?.(hit);
         let from = hit;
@@ -141,18 +151,31 @@ export class ReferenceEngine implements Engine {
         rest.set(input.seqId, input.tokens.slice(from));
       }
       const outputs = new Map<string, number>();
-      for (const [, group] of this.groupByModel(batch.map((b) => b.seqId))) {
+      const eCaches = new Map<string, Map<number, Float32Array>>();
+      const inputs = new Map(batch.map((b) => [b.seqId, b]));
+      // E caches only of prompts computed from position 0 (a cached prefix has no hidden state here).
+      const wantsE = (id: string) => (inputs.get(id)!.captureE?.length ?? 0) > 0 && cached.get(id) === 0 && !crosses.has(id);
+      for (const [model, group] of this.groupByModel(batch.map((b) => b.seqId))) {
         const restoring = group.filter((id) => plans.has(id));
         const hooks = restoring.length === 0 ? {} : { beforeLayer: (l: number) => this.restoreLayer(restoring, plans, l) };
-        const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })), hooks);
-        for (const r of results) if (this.seqs.has(r.seqId)) outputs.set(r.seqId, this.sample(r.seqId, r.logits));
+        const L = this.runtime(model).config.layers;
+        const capture = [...new Set(group.filter(wantsE).flatMap((id) => inputs.get(id)!.captureE!))].filter((l) => Number.isInteger(l) && l > 0 && l < L);
+        const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })), { ...hooks, ...(capture.length > 0 ? { captureLayers: capture } : {}) });
+        for (const r of results) {
+          if (!this.seqs.has(r.seqId)) continue;
+          outputs.set(r.seqId, this.sample(r.seqId, r.logits));
+          if (wantsE(r.seqId) && r.eCache.size > 0) eCaches.set(r.seqId, new Map([...r.eCache].filter(([l]) => inputs.get(r.seqId)!.captureE!.includes(l))));
+        }
       }
       ok = true;
       return batch
         .filter((b) => outputs.has(b.seqId))
         .map((b) => {
           const restored = plans.has(b.seqId) ? plans.get(b.seqId)!.plan.until - plans.get(b.seqId)!.from : 0;
-          return { seqId: b.seqId, token: outputs.get(b.seqId)!, cachedTokens: cached.get(b.seqId)!, restoredTokens: restored };
+          const cross = crosses.get(b.seqId);
+          const crossModel = cross ? { crossModel: { baseModel: cross.baseModel, pattern: { ...cross.pattern }, reusedTokens: cross.until } } : {};
+          const e = eCaches.get(b.seqId);
+          return { seqId: b.seqId, token: outputs.get(b.seqId)!, cachedTokens: cached.get(b.seqId)!, restoredTokens: restored, ...crossModel, ...(e ? { eCache: e } : {}) };
         });
     } catch (e) {
       for (const id of opened) this.release(id);
@@ -160,7 +183,44 @@ export class ReferenceEngine implements Engine {
     } finally {
       const blocked = this.counters.blockedIoMs - blockedBefore;
       for (const { plan } of plans.values()) plan.done?.(ok, blocked);
+      for (const cross of crosses.values()) cross.done?.(ok);
     }
+  }
+
+  /**
+   * The input's cross-model plan when it is one this engine can run: a served base with the
+   * same KV geometry, a valid pattern, a prefix short of the prompt, an E cache when the
+   * pattern restarts at a transition layer. Anything else is declined (ordinary prefill).
+   */
+  private crossModelPlan(input: PrefillInput): CrossModelPlan | undefined {
+    if (!input.crossModel) return undefined;
+    const plan = input.crossModel(this.cachedTokens(input));
+    if (!plan) return undefined;
+    const own = this.runtime(input.model).config;
+    const base = this.runtimes.get(plan.baseModel)?.config;
+    let fits = base !== undefined && base.layers === own.layers && base.kvHeads === own.kvHeads && base.headDim === own.headDim && base.dModel === own.dModel;
+    fits &&= Number.isInteger(plan.until) && plan.until > 0 && plan.until < input.tokens.length;
+    try {
+      fits &&= planReuse(plan.pattern, own.layers).eLayer === null || plan.loadE !== undefined;
+    } catch {
+      fits = false;
+    }
+    if (!fits) plan.done?.(false);
+    return fits ? plan : undefined;
+  }
+
+  /** Partial prefill of the prompt's first `until` positions over the base's KV (DroidSpeak §4.5). */
+  private async prefillCrossPrefix(input: PrefillInput, plan: CrossModelPlan): Promise<void> {
+    const prefix = input.tokens.slice(0, plan.until);
+    const loadE = plan.loadE?.bind(plan);
+    await runPartialPrefill(this.runtime(input.model), {
+      seqId: input.seqId,
+      tokens: prefix,
+      pattern: plan.pattern,
+      fetchKv: (l) => plan.load(l),
+      ...(loadE ? { fetchE: (l: number) => loadE(l) } : {}),
+    });
+    this.seq(input.seqId).kvTokens.push(...prefix);
   }
 
   /** One layer of every restoring sequence's planned KV, imported as soon as it arrives. */

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/common.proto.
  */
 export const file_mnemo_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChVtbmVtby92MS9jb21tb24ucHJvdG8SCG1uZW1vLnYxIlAKBVVzYWdlEhUKDXByb21wdF90b2tlbnMYASABKA0SGQoRY29tcGxldGlvbl90b2tlbnMYAiABKA0SFQoNY2FjaGVkX3Rva2VucxgDIAEoDSIrCgpFcnJvclJlcGx5EgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCSqVAQoMRmluaXNoUmVhc29uEh0KGUZJTklTSF9SRUFTT05fVU5TUEVDSUZJRUQQABIWChJGSU5JU0hfUkVBU09OX1NUT1AQARIYChRGSU5JU0hfUkVBU09OX0xFTkdUSBACEhsKF0ZJTklTSF9SRUFTT05fQ0FOQ0VMTEVEEAMSFwoTRklOSVNIX1JFQVNPTl9FUlJPUhAEYgZwcm90bzM");
+  fileDesc("ChVtbmVtby92MS9jb21tb24ucHJvdG8SCG1uZW1vLnYxInUKBVVzYWdlEhUKDXByb21wdF90b2tlbnMYASABKA0SGQoRY29tcGxldGlvbl90b2tlbnMYAiABKA0SFQoNY2FjaGVkX3Rva2VucxgDIAEoDRIjCghrdl9yZXVzZRgEIAEoCzIRLm1uZW1vLnYxLkt2UmV1c2UicwoHS3ZSZXVzZRISCgpiYXNlX21vZGVsGAEgASgJEgoKAnIxGAIgASgNEgoKAnUxGAMgASgNEgoKAnIyGAQgASgNEhkKEXJlY29tcHV0ZWRfbGF5ZXJzGAUgAygNEhUKDXJldXNlZF90b2tlbnMYBiABKA0iKwoKRXJyb3JSZXBseRIMCgRjb2RlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkqlQEKDEZpbmlzaFJlYXNvbhIdChlGSU5JU0hfUkVBU09OX1VOU1BFQ0lGSUVEEAASFgoSRklOSVNIX1JFQVNPTl9TVE9QEAESGAoURklOSVNIX1JFQVNPTl9MRU5HVEgQAhIbChdGSU5JU0hfUkVBU09OX0NBTkNFTExFRBADEhcKE0ZJTklTSF9SRUFTT05fRVJST1IQBGIGcHJvdG8z");
 
 /**
  * Token accounting of one request, sent with its last chunk/event.
@@ -37,6 +37,14 @@ export type Usage = Message<"mnemo.v1.Usage"> & {
    * @generated from field: uint32 cached_tokens = 3;
    */
   cachedTokens: number;
+
+  /**
+   * Set when the prompt's prefix reused another model's KV (DroidSpeak cross-model reuse):
+   * a declared approximation of this model's own prefill.
+   *
+   * @generated from field: mnemo.v1.KvReuse kv_reuse = 4;
+   */
+  kvReuse?: KvReuse | undefined;
 };
 
 /**
@@ -45,6 +53,52 @@ export type Usage = Message<"mnemo.v1.Usage"> & {
  */
 export const UsageSchema: GenMessage<Usage> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_common, 0);
+
+/**
+ * Which cross-model plan a prefill ran: the base model whose KV it reused, the reuse pattern
+ * (recompute [0, r1) and [u1, r2), reuse the base's KV elsewhere), the layers it recomputed and
+ * how many prompt positions took the base's KV.
+ *
+ * @generated from message mnemo.v1.KvReuse
+ */
+export type KvReuse = Message<"mnemo.v1.KvReuse"> & {
+  /**
+   * @generated from field: string base_model = 1;
+   */
+  baseModel: string;
+
+  /**
+   * @generated from field: uint32 r1 = 2;
+   */
+  r1: number;
+
+  /**
+   * @generated from field: uint32 u1 = 3;
+   */
+  u1: number;
+
+  /**
+   * @generated from field: uint32 r2 = 4;
+   */
+  r2: number;
+
+  /**
+   * @generated from field: repeated uint32 recomputed_layers = 5;
+   */
+  recomputedLayers: number[];
+
+  /**
+   * @generated from field: uint32 reused_tokens = 6;
+   */
+  reusedTokens: number;
+};
+
+/**
+ * Describes the message mnemo.v1.KvReuse.
+ * Use `create(KvReuseSchema)` to create a new message.
+ */
+export const KvReuseSchema: GenMessage<KvReuse> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_common, 1);
 
 /**
  * A failed request. `code` is one of the ErrorCode strings of @mnemo/kv-core
@@ -70,7 +124,7 @@ export type ErrorReply = Message<"mnemo.v1.ErrorReply"> & {
  * Use `create(ErrorReplySchema)` to create a new message.
  */
 export const ErrorReplySchema: GenMessage<ErrorReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_common, 1);
+  messageDesc(file_mnemo_v1_common, 2);
 
 /**
  * Why a generation ended. Maps to OpenAI's finish_reason at the gateway:

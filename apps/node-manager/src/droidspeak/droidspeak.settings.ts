@@ -1,0 +1,56 @@
+import { findSyntheticModel } from '@mnemo/engine';
+
+/** NODE_DROIDSPEAK_* parsed: whether and how a derived model's request reuses its base's KV. */
+export interface DroidSpeakSettings {
+  readonly enabled: boolean;
+  /** Quality floor of a plan, as the largest acceptable loss (0.01 = 1% top-1 disagreement). */
+  readonly maxQualityLoss: number;
+  /** Prefill latency budget handed to the plan choice; undefined: the cheapest plan within the floor. */
+  readonly latencyBudgetMs?: number;
+  readonly planTimeoutMs: number;
+  /** Host memory for base models' E caches (0: none). */
+  readonly eCacheBytes: number;
+  /** derived model → its base, for the served models only. */
+  readonly bases: ReadonlyMap<string, string>;
+}
+
+export interface DroidSpeakEnv {
+  readonly NODE_DROIDSPEAK?: string;
+  readonly NODE_DROIDSPEAK_MAX_LOSS_BP?: number;
+  readonly NODE_DROIDSPEAK_LATENCY_BUDGET_MS?: number;
+  readonly NODE_DROIDSPEAK_PLAN_TIMEOUT_MS?: number;
+  readonly NODE_DROIDSPEAK_E_CACHE_MB?: number;
+  readonly NODE_DROIDSPEAK_BASES?: readonly string[];
+}
+
+/**
+ * Bases come from NODE_DROIDSPEAK_BASES (`derived=base`, for model directories) and, for the
+ * synthetic catalog's derived models, from the catalog; only pairs the node serves both of count.
+ */
+export function parseDroidSpeakSettings(env: DroidSpeakEnv, served: readonly string[]): { settings?: DroidSpeakSettings; problems: string[] } {
+  const problems: string[] = [];
+  const bases = new Map<string, string>();
+  for (const id of served) {
+    const base = findSyntheticModel(id)?.derivedFrom?.base;
+    if (base && served.includes(base)) bases.set(id, base);
+  }
+  for (const entry of env.NODE_DROIDSPEAK_BASES ?? []) {
+    const [derived, base, ...more] = entry.split('=').map((s) => s.trim());
+    if (!derived || !base || more.length > 0) problems.push(`NODE_DROIDSPEAK_BASES entry ${JSON.stringify(entry)}: must be derived=base`);
+    else if (derived === base) problems.push(`NODE_DROIDSPEAK_BASES entry ${JSON.stringify(entry)}: a model is not its own base`);
+    else if (served.includes(derived) && served.includes(base)) bases.set(derived, base);
+  }
+  if (problems.length > 0) return { problems };
+  const budget = env.NODE_DROIDSPEAK_LATENCY_BUDGET_MS ?? 0;
+  return {
+    problems,
+    settings: {
+      enabled: (env.NODE_DROIDSPEAK ?? 'on') === 'on',
+      maxQualityLoss: (env.NODE_DROIDSPEAK_MAX_LOSS_BP ?? 100) / 10_000,
+      ...(budget > 0 ? { latencyBudgetMs: budget } : {}),
+      planTimeoutMs: env.NODE_DROIDSPEAK_PLAN_TIMEOUT_MS ?? 2000,
+      eCacheBytes: (env.NODE_DROIDSPEAK_E_CACHE_MB ?? 64) * 1024 * 1024,
+      bases,
+    },
+  };
+}

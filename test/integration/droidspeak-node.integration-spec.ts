@@ -1,0 +1,227 @@
+// DroidSpeak on the node: a derived model's request whose prompt its base model cached reuses
+// the base's KV under the profiler's plan. Real profiler (Postgres), real NATS, a real node with
+// the reference engine (CPU) and KV store; the expected tokens come from the engine's own
+// partial prefill in this process.
+import { chunkKeys, planReuse, type ReusePattern } from '@mnemo/kv-core';
+import { ReferenceEngine } from '@mnemo/engine';
+import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects, type KvEvent } from '@mnemo/proto';
+import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import { DEFAULT_TENANT } from '../../apps/gateway/src/auth/api-key.authenticator.js';
+import { Cluster, scrape } from './cluster.js';
+import { dispatch } from './direct-dispatch.js';
+
+const BASE = 'mnemo-tiny';
+const DERIVED = 'mnemo-tiny-ft';
+const GREEDY = { temperature: 0, topP: 1, seed: 0 };
+const MAX_TOKENS = 8;
+interface Pair {
+  readonly engine: ReferenceEngine;
+  readonly base: string;
+  readonly derived: string;
+}
+let promptSeed = 0;
+/** A fresh 300-token prompt: one whole chunk (256) and a tail. */
+const freshPrompt = () => {
+  const s = ++promptSeed;
+  return Array.from({ length: 300 }, (_, i) => (i * 31 + s * 17 + 3) % 250);
+};
+
+describe('DroidSpeak cross-model reuse on a node', () => {
+  let profiler: ProfilerHandle;
+  let cluster: Cluster;
+  let node: NodeManagerHandle;
+  let off: NodeManagerHandle;
+  let engine: ReferenceEngine;
+  const events: KvEvent[] = [];
+  let seqN = 0;
+
+  /** What the node must answer: greedy tokens after a partial prefill of [0, until) under `pattern` (or a full prefill). */
+  async function expected(prompt: number[], ran?: { pattern: ReusePattern; until: number }, pair: Pair = { engine, base: BASE, derived: DERIVED }): Promise<number[]> {
+    const { engine, base: BASE, derived: DERIVED } = pair;
+    const L = engine.modelConfig(DERIVED).layers;
+    const d = `d${++seqN}`;
+    let first: number;
+    if (ran) {
+      const b = `b${seqN}`;
+      engine.openSequence(b, BASE, GREEDY);
+      const [br] = await engine.step([{ seqId: b, tokens: prompt }], { captureLayers: [...Array(L).keys()] });
+      const kv = (l: number) => engine.exportKv(b, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: ran.until });
+      const e = (l: number) => br!.eCache.get(l)!.slice(0, ran.until * engine.modelConfig(BASE).dModel);
+      await engine.partialPrefill(DERIVED, GREEDY, { seqId: d, tokens: prompt.slice(0, ran.until), pattern: ran.pattern, fetchKv: kv, fetchE: e });
+      const [r] = await engine.step([{ seqId: d, tokens: prompt.slice(ran.until) }]);
+      first = engine.sample(d, r!.logits);
+      engine.release(b);
+    } else {
+      engine.openSequence(d, DERIVED, GREEDY);
+      const [r] = await engine.step([{ seqId: d, tokens: prompt }]);
+      first = engine.sample(d, r!.logits);
+    }
+    const eos = engine.modelConfig(DERIVED).eosTokenId;
+    const out: number[] = [];
+    for (let t = first; t !== eos && out.length < MAX_TOKENS; ) {
+      out.push(t);
+      if (out.length < MAX_TOKENS) t = (await engine.decode([d]))[0]!.token;
+    }
+    engine.release(d);
+    return out;
+  }
+
+  /** Runs the prompt on the base model at `nodeId` and waits until its chunk is in the host pool. */
+  async function cacheOnBase(nodeId: string, prompt: number[], base = BASE): Promise<void> {
+    expect((await dispatch(cluster, nodeId, prompt, [], base)).error).toBeUndefined();
+    await untilInHost(nodeId, chunkKeys(base, 'itest', prompt)[0]!);
+  }
+
+  async function untilInHost(nodeId: string, key: string): Promise<void> {
+    const end = Date.now() + 20_000;
+    const inHost = () => events.some((e) => e.nodeId === nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)));
+    while (!inHost()) {
+      if (Date.now() > end) throw new Error('base chunk never reached the host pool');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  beforeAll(async () => {
+    engine = await ReferenceEngine.create({ models: [BASE, DERIVED], backend: 'cpu', kvBlocks: 64 });
+    profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
+    const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: `${BASE},${DERIVED}`, NODE_KV_EVENTS_MS: '20' };
+    // A 100% floor: the cheapest profiled plan, whichever it is; the test checks the mechanism, the profiler test the quality.
+    cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv: { ...nodeEnv, NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' } });
+    const sub = cluster.nc.subscribe(Subjects.KV_EVENTS);
+    void (async () => {
+      for await (const m of sub) events.push(decodeMessage(KvEventSchema, m.data));
+    })();
+    node = await cluster.addNode({ NODE_ID: `ds-on-${process.pid}` });
+    await cluster.waitForLiveNodes(1);
+
+    await profile(BASE, DERIVED, 4);
+  }, 300_000);
+
+  /** Registers the pair with the real profiler and runs a small profiling job to the end. */
+  async function profile(base: string, derived: string, layers: number): Promise<void> {
+    const reg = (init: Record<string, unknown>) => cluster.nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
+    await reg({ id: base, architecture: 'mnemo-llama', numLayers: layers });
+    await reg({ id: derived, architecture: 'mnemo-llama', numLayers: layers, baseModelId: base });
+    await cluster.nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));
+    const api = `http://127.0.0.1:${profiler.httpPort}`;
+    const res = await fetch(`${api}/v1/profiler/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ base, derived, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    for (;;) {
+      const j = (await (await fetch(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
+      if (j.status === 'done') return;
+      if (j.status === 'failed') throw new Error(j.error ?? 'profiling job failed');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  afterAll(async () => {
+    await cluster?.stop();
+    await profiler?.stop();
+    await engine?.close();
+  });
+
+  it('a derived request with nothing of the base cached is an ordinary prefill', async () => {
+    const prompt = freshPrompt();
+    const r = await dispatch(cluster, node.nodeId, prompt, [], DERIVED);
+    expect(r.done?.usage?.kvReuse).toBeUndefined();
+    expect(r.tokens).toEqual(await expected(prompt));
+  });
+
+  it("reuses the base's cached prefix under the plan: usage reports it and tokens equal the engine's partial prefill", async () => {
+    // Until the node holds the pair's frontier (the profiler's notice, or its first fetch) a request runs an ordinary prefill.
+    let prompt: number[] = [];
+    let r: Awaited<ReturnType<typeof dispatch>> | undefined;
+    for (let attempt = 0; attempt < 5 && !r?.done?.usage?.kvReuse; attempt++) {
+      prompt = freshPrompt();
+      await cacheOnBase(node.nodeId, prompt);
+      r = await dispatch(cluster, node.nodeId, prompt, [], DERIVED);
+      if (!r.done?.usage?.kvReuse) await new Promise((res) => setTimeout(res, 200));
+    }
+    const reuse = r!.done!.usage!.kvReuse!;
+    expect(reuse).toMatchObject({ baseModel: BASE, reusedTokens: 256 });
+    const pattern = { r1: reuse.r1, u1: reuse.u1, r2: reuse.r2 };
+    const computed = [...Array(4).keys()].filter((l) => l < pattern.r1 || (l >= pattern.u1 && l < pattern.r2));
+    expect(reuse.recomputedLayers).toEqual(computed);
+    expect(computed.length).toBeLessThan(4);
+    expect(r!.done!.usage!.cachedTokens).toBe(0);
+    expect(r!.tokens).toEqual(await expected(prompt, { pattern, until: 256 }));
+    // The reuse is visible: the derived model's own full prefill answers differently here.
+    // A prompt on which this plan and the derived model's own prefill answer differently shows the reuse itself.
+    let telling: number[] | undefined;
+    for (let i = 0; i < 10 && !telling; i++) {
+      const p = freshPrompt();
+      if (JSON.stringify(await expected(p, { pattern, until: 256 })) !== JSON.stringify(await expected(p))) telling = p;
+    }
+    expect(telling).toBeDefined();
+    await cacheOnBase(node.nodeId, telling!);
+    const t = await dispatch(cluster, node.nodeId, telling!, [], DERIVED);
+    expect(t.done?.usage?.kvReuse).toMatchObject({ baseModel: BASE, r1: pattern.r1, u1: pattern.u1, r2: pattern.r2 });
+    expect(t.tokens).toEqual(await expected(telling!, { pattern, until: 256 }));
+    expect(t.tokens).not.toEqual(await expected(telling!));
+    expect(await scrape(node.metricsPort, 'mnemo_node_droidspeak_reuse_total{outcome="reused"}')).toBeGreaterThanOrEqual(1);
+    expect(await scrape(node.metricsPort, 'mnemo_node_droidspeak_reused_tokens_total')).toBeGreaterThanOrEqual(256);
+
+    // The approximate KV was not stored as the derived model's own: the same request again reuses the base again.
+    const again = await dispatch(cluster, node.nodeId, prompt, [], DERIVED);
+    expect(again.done?.usage?.kvReuse).toMatchObject({ baseModel: BASE });
+    expect(again.tokens).toEqual(r!.tokens);
+  }, 120_000);
+
+  it('reports the plan in the OpenAI usage through the gateway', async () => {
+    const prompt = freshPrompt();
+    const complete = async (model: string) => {
+      const res = await fetch(`http://127.0.0.1:${cluster.gateway!.httpPort}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, prompt, max_tokens: 4, temperature: 0 }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { usage: { prompt_tokens: number; kv_reuse?: { base_model: string; recomputed_layers: number[]; reused_tokens: number } } };
+    };
+    expect((await complete(BASE)).usage.kv_reuse).toBeUndefined();
+    await untilInHost(node.nodeId, chunkKeys(BASE, DEFAULT_TENANT, prompt)[0]!);
+    const body = await complete(DERIVED);
+    expect(body.usage.prompt_tokens).toBe(prompt.length);
+    expect(body.usage.kv_reuse).toMatchObject({ base_model: BASE, reused_tokens: 256 });
+  }, 60_000);
+
+  it("runs a plan with a transition layer over the E cache the base's prefill kept, unwidened", async () => {
+    // mnemo-small-ds24 rotates layers [2, 4) of mnemo-small: full reuse loses much, the band recomputed from the E cache nothing.
+    const pair: Pair = { engine: await ReferenceEngine.create({ models: ['mnemo-small', 'mnemo-small-ds24'], backend: 'cpu', kvBlocks: 64 }), base: 'mnemo-small', derived: 'mnemo-small-ds24' };
+    try {
+      await profile(pair.base, pair.derived, 6);
+      const strict = await cluster.addNode({ NODE_ID: `ds-e-${process.pid}`, NODE_MODELS: `${pair.base},${pair.derived}`, NODE_DROIDSPEAK_MAX_LOSS_BP: '100' });
+      const reply = decodeMessage(PlanReplySchema, (await cluster.nc.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, { base: pair.base, derived: pair.derived, maxQualityLoss: 0.01 }), { timeout: 10_000 })).data);
+      const chosen = { r1: reply.plan!.pattern!.r1, u1: reply.plan!.pattern!.u1, r2: reply.plan!.pattern!.r2 };
+      expect(planReuse(chosen, 6).eLayer).not.toBeNull();
+      // The base keeps E caches once the node holds the pair's frontier (fetched on the base's first request).
+      let prompt: number[] = [];
+      let r: Awaited<ReturnType<typeof dispatch>> | undefined;
+      for (let attempt = 0; attempt < 5; attempt++) {
+        prompt = freshPrompt();
+        await cacheOnBase(strict.nodeId, prompt, pair.base);
+        r = await dispatch(cluster, strict.nodeId, prompt, [], pair.derived);
+        const k = r.done?.usage?.kvReuse;
+        if (k && k.r1 === chosen.r1 && k.u1 === chosen.u1 && k.r2 === chosen.r2) break;
+        await new Promise((res) => setTimeout(res, 200));
+      }
+      expect(r!.done?.usage?.kvReuse).toMatchObject({ baseModel: pair.base, ...chosen, reusedTokens: 256 });
+      expect(r!.tokens).toEqual(await expected(prompt, { pattern: chosen, until: 256 }, pair));
+    } finally {
+      await pair.engine.close();
+    }
+  }, 240_000);
+
+  it('with NODE_DROIDSPEAK=off the answer is a full prefill of the derived model', async () => {
+    off = await cluster.addNode({ NODE_ID: `ds-off-${process.pid}`, NODE_DROIDSPEAK: 'off' });
+    const prompt = freshPrompt();
+    await cacheOnBase(off.nodeId, prompt);
+    const r = await dispatch(cluster, off.nodeId, prompt, [], DERIVED);
+    expect(r.done?.usage?.kvReuse).toBeUndefined();
+    expect(r.tokens).toEqual(await expected(prompt));
+  }, 60_000);
+});
