@@ -134,3 +134,26 @@ MNEMO_TEST(kernels_cpu_gemm, every_row_variant_rounds_as_its_path_declares) {
       for (std::size_t i = 0; i < m; ++i) CHECK_CASE(out[i] == want, Label("isa m i", {(long long)ks->isa, (long long)m, (long long)i}));
     }
 }
+
+// x is packed once per call into A blocks that every lane shares (the first task to need one
+// packs it, a task racing it packs a private copy). Many lanes on few row blocks and small n
+// (the k/v projection shape) race hardest; any torn or stale block would change bits here.
+// Also covers uneven row counts around the row-block size and a second call reusing the buffer
+// with a different m and k (stale blocks from the previous call must never be read).
+MNEMO_TEST(kernels_cpu_gemm, shared_packed_x_is_exact_under_racing_lanes_and_reuse) {
+  Rng rng(11);
+  kc::ParallelForPool one(1), eight(8);
+  for (const kc::GemmKernels* ks : AvailablePaths())
+    for (std::size_t m : {1, 95, 96, 97, 191, 290, 512})
+      for (std::size_t n : {17, 256}) {
+        const std::size_t k = m % 2 ? 300 : 512;
+        auto x = rng.Floats(m * k), w = rng.Floats(n * k);
+        const auto packed = Pack(*ks, w, n, k);
+        const Guarded want = Run(*ks, one, x, packed, m, n, k);
+        for (int rep = 0; rep < 4; ++rep) {
+          const Guarded got = Run(*ks, eight, x, packed, m, n, k);
+          CHECK_CASE(got.Intact() && BitEqual(got.data(), want.data(), m * n),
+                     Label("isa m n rep", {(long long)ks->isa, (long long)m, (long long)n, (long long)rep}));
+        }
+      }
+}
