@@ -70,9 +70,10 @@ void Softmax(float* s, std::size_t n) {
   for (; j < n; ++j) s[j] /= zs;
 }
 
-void Attend(const AttendArgs& a) {
-  const std::size_t hd = a.head_dim, g = a.group, rows = a.rows;
-  if (hd % 8 != 0) return PortableAttend(a);  // one path per geometry: a model never mixes
+// kSingle: a tile of one row (decode), with the row loops folded away at compile time.
+template <bool kSingle>
+void AttendTile(const AttendArgs& a) {
+  const std::size_t hd = a.head_dim, g = a.group, rows = kSingle ? 1 : a.rows;
   const std::size_t stride = a.n_keys + rows - 1;  // keys of the last row
   auto key = [&](std::size_t j) {
     return a.key0 + static_cast<std::size_t>(a.table[j / a.block_size]) * a.block_stride + (j % a.block_size) * a.token_stride;
@@ -106,6 +107,11 @@ void Attend(const AttendArgs& a) {
           _mm256_storeu_ps(o + d, _mm256_fmadd_ps(p, _mm256_loadu_ps(v + d), _mm256_loadu_ps(o + d)));
       }
   }
+}
+
+void Attend(const AttendArgs& a) {
+  if (a.head_dim % 8 != 0) return PortableAttend(a);  // one path per geometry: a model never mixes
+  return a.rows == 1 ? AttendTile<true>(a) : AttendTile<false>(a);
 }
 
 }  // namespace
