@@ -36,7 +36,7 @@ inline __m256 Exp(__m256 x) {
 }
 
 // Softmax of one row and head over its n scores, in place (the order of AttendArgs).
-void Softmax(float* s, std::size_t n) {
+inline void Softmax(float* s, std::size_t n) {
   __m256 vmax = _mm256_set1_ps(-INFINITY);
   std::size_t j = 0;
   for (; j + 8 <= n; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(s + j));
@@ -70,10 +70,37 @@ void Softmax(float* s, std::size_t n) {
   for (; j < n; ++j) s[j] /= zs;
 }
 
-// kSingle: a tile of one row (decode), with the row loops folded away at compile time.
-template <bool kSingle>
+// One row (decode): the same arithmetic as a tile row, in the simplest loop nest (decode is
+// memory-bound and this is what it ran before tiles existed).
+void AttendRow(const AttendArgs& a) {
+  const std::size_t hd = a.head_dim, n = a.n_keys, g = a.group;
+  auto key = [&](std::size_t j) {
+    return a.key0 + static_cast<std::size_t>(a.table[j / a.block_size]) * a.block_stride + (j % a.block_size) * a.token_stride;
+  };
+  for (std::size_t j = 0; j < n; ++j) {
+    const float* k = key(j);
+    for (std::size_t h = 0; h < g; ++h) {
+      const float* q = a.q + h * hd;
+      __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(q), _mm256_loadu_ps(k));
+      for (std::size_t d = 8; d < hd; d += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + d), _mm256_loadu_ps(k + d), acc);
+      a.scores[h * n + j] = Combine(acc) * a.scale;
+    }
+  }
+  for (std::size_t h = 0; h < g; ++h) Softmax(a.scores + h * n, n);
+  for (std::size_t i = 0; i < g * hd; i += 8) _mm256_storeu_ps(a.out + i, _mm256_setzero_ps());
+  for (std::size_t j = 0; j < n; ++j) {
+    const float* v = key(j) + a.value_offset;
+    for (std::size_t h = 0; h < g; ++h) {
+      const __m256 p = _mm256_set1_ps(a.scores[h * n + j]);
+      float* o = a.out + h * hd;
+      for (std::size_t d = 0; d < hd; d += 8)
+        _mm256_storeu_ps(o + d, _mm256_fmadd_ps(p, _mm256_loadu_ps(v + d), _mm256_loadu_ps(o + d)));
+    }
+  }
+}
+
 void AttendTile(const AttendArgs& a) {
-  const std::size_t hd = a.head_dim, g = a.group, rows = kSingle ? 1 : a.rows;
+  const std::size_t hd = a.head_dim, g = a.group, rows = a.rows;
   const std::size_t stride = a.n_keys + rows - 1;  // keys of the last row
   auto key = [&](std::size_t j) {
     return a.key0 + static_cast<std::size_t>(a.table[j / a.block_size]) * a.block_stride + (j % a.block_size) * a.token_stride;
@@ -111,7 +138,7 @@ void AttendTile(const AttendArgs& a) {
 
 void Attend(const AttendArgs& a) {
   if (a.head_dim % 8 != 0) return PortableAttend(a);  // one path per geometry: a model never mixes
-  return a.rows == 1 ? AttendTile<true>(a) : AttendTile<false>(a);
+  return a.rows == 1 ? AttendRow(a) : AttendTile(a);
 }
 
 }  // namespace
