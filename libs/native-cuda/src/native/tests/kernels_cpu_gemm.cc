@@ -157,3 +157,29 @@ MNEMO_TEST(kernels_cpu_gemm, shared_packed_x_is_exact_under_racing_lanes_and_reu
         }
       }
 }
+
+// Products of one x in a single call (q|k|v, gate|up) give every output the bits of its own
+// call, for odd widths (padded panels at each output's end), a zero-width output, and lanes.
+MNEMO_TEST(kernels_cpu_gemm, multi_output_call_equals_separate_calls) {
+  Rng rng(12);
+  kc::ParallelForPool one(1), three(3);
+  for (const kc::GemmKernels* ks : AvailablePaths())
+    for (std::size_t m : {1, 8, 97, 300}) {
+      const std::size_t k = 300;
+      const std::size_t ns[] = {37, 0, 16, 100};
+      auto x = rng.Floats(m * k);
+      std::vector<std::vector<float>> packed;
+      std::vector<Guarded> want, got;
+      std::vector<kc::GemmOut> outs;
+      for (std::size_t n : ns) packed.push_back(Pack(*ks, rng.Floats(n * k), n, k));
+      for (std::size_t o = 0; o < 4; ++o) {
+        want.push_back(Run(*ks, one, x, packed[o], m, ns[o], k));
+        got.emplace_back(m * ns[o], 777.0f);
+      }
+      for (std::size_t o = 0; o < 4; ++o) outs.push_back({got[o].data(), packed[o].data(), ns[o]});
+      kc::GemmPackedMulti(*ks, three, outs.data(), outs.size(), x.data(), m, k);
+      for (std::size_t o = 0; o < 4; ++o)
+        CHECK_CASE(got[o].Intact() && BitEqual(got[o].data(), want[o].data(), m * ns[o]),
+                   Label("isa m out", {(long long)ks->isa, (long long)m, (long long)o}));
+    }
+}

@@ -108,13 +108,24 @@ void PackWeight(float* packed, const float* w, std::size_t n, std::size_t k) {
 
 void GemmPacked(const GemmKernels& ks, ParallelForPool& pool, float* out, const float* x, const float* packed,
                 std::size_t m, std::size_t n, std::size_t k) {
-  if (m == 0 || n == 0) return;
+  const GemmOut one{out, packed, n};
+  GemmPackedMulti(ks, pool, &one, 1, x, m, k);
+}
+
+void GemmPackedMulti(const GemmKernels& ks, ParallelForPool& pool, const GemmOut* outs, std::size_t count,
+                     const float* x, std::size_t m, std::size_t k) {
+  if (m == 0 || count == 0) return;
   if (k == 0) {
-    std::fill(out, out + m * n, 0.0f);
+    for (std::size_t o = 0; o < count; ++o) std::fill(outs[o].out, outs[o].out + m * outs[o].n, 0.0f);
     return;
   }
   const std::size_t mr = ks.mr, nr = ks.nr;
-  const std::size_t panels = CeilDiv(n, nr);
+  // Panels of every output, one after another: output o owns global panels [first[o], first[o + 1]).
+  std::size_t first[kMaxGemmOuts + 1] = {0};
+  MNEMO_KERNEL_CHECK(count <= kMaxGemmOuts);
+  for (std::size_t o = 0; o < count; ++o) first[o + 1] = first[o] + CeilDiv(outs[o].n, nr);
+  const std::size_t panels = first[count];
+  if (panels == 0) return;
   // Even row blocks of whole strips: 512 rows become 5 x 90 + 62 rather than 5 x 96 + 32.
   const std::size_t row_blocks = CeilDiv(m, kMc);
   const std::size_t mc = CeilDiv(CeilDiv(m, row_blocks), mr) * mr;
@@ -152,12 +163,16 @@ void GemmPacked(const GemmKernels& ks, ParallelForPool& pool, float* out, const 
           PackA(a_private.data(), x, k, r0, rows, pc, kc, mr);
           a = a_private.data();
         }
+        std::size_t o = 0;
         for (std::size_t p = p0; p < p1; ++p) {
-          const float* b = packed + p * k * nr + pc * nr;
-          const std::size_t c0 = p * nr, cols = std::min(nr, n - c0);
+          while (p >= first[o + 1]) ++o;
+          const GemmOut& g = outs[o];
+          const std::size_t lp = p - first[o];
+          const float* b = g.packed + lp * k * nr + pc * nr;
+          const std::size_t c0 = lp * nr, cols = std::min(nr, g.n - c0);
           for (std::size_t s2 = 0; s2 * mr < rows; ++s2) {
             const std::size_t r = std::min(mr, rows - s2 * mr);
-            ks.by_rows[r](kc, a + s2 * kc * mr, b, out + (r0 + s2 * mr) * n + c0, n, cols, pc != 0);
+            ks.by_rows[r](kc, a + s2 * kc * mr, b, g.out + (r0 + s2 * mr) * g.n + c0, g.n, cols, pc != 0);
           }
         }
       }
@@ -167,6 +182,10 @@ void GemmPacked(const GemmKernels& ks, ParallelForPool& pool, float* out, const 
 
 void MatmulPacked(float* out, const float* x, const float* packed, std::size_t m, std::size_t n, std::size_t k) {
   GemmPacked(ActiveGemmKernels(), KernelPool(), out, x, packed, m, n, k);
+}
+
+void MatmulPackedMulti(const GemmOut* outs, std::size_t count, const float* x, std::size_t m, std::size_t k) {
+  GemmPackedMulti(ActiveGemmKernels(), KernelPool(), outs, count, x, m, k);
 }
 
 void Matmul(float* out, const float* x, const float* w, std::size_t m, std::size_t n, std::size_t k) {
