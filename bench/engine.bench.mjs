@@ -37,16 +37,6 @@ function stats(xs) {
   return { median: s[Math.floor((s.length - 1) / 2)], min: s[0], max: s[s.length - 1] };
 }
 
-function timeIt(fn, reps) {
-  const ms = [];
-  for (let r = 0; r < reps; r++) {
-    const t0 = performance.now();
-    fn();
-    ms.push(performance.now() - t0);
-  }
-  return stats(ms);
-}
-
 /** FLOPs of a prefill of n tokens into an empty sequence: every linear layer plus causal attention, one head row. */
 function prefillFlops(c, n) {
   const qDim = c.heads * c.headDim;
