@@ -134,13 +134,17 @@ export class ForwardPass<T> {
     const add = (call: KernelCall<T>): void => void calls.push(call);
     if (R === 0) return calls;
     add(kernelCall('rmsnorm', h, x, w.inputNorm, R, d, c.rmsEps));
+    // q, k and v back to back: the CPU backend runs consecutive products of one input as a
+    // single GEMM call (h packed once, one fork-join), with the same bits.
     add(kernelCall('matmulPacked', q, h, w.wq, R, qDim, d));
+    if (this.slots) {
+      add(kernelCall('matmulPacked', k, h, w.wk, R, kvd, d));
+      add(kernelCall('matmulPacked', v, h, w.wv, R, kvd, d));
+    }
     if (w.bias) add(kernelCall('addBias', q, q, w.bias.q, R, qDim));
     if (w.qNorm) add(kernelCall('rmsnorm', q, q, w.qNorm, R * c.heads, c.headDim, c.rmsEps));
     add(kernelCall('rope', q, this.positions, R, c.heads, c.headDim, c.ropeTheta));
     if (this.slots) {
-      add(kernelCall('matmulPacked', k, h, w.wk, R, kvd, d));
-      add(kernelCall('matmulPacked', v, h, w.wv, R, kvd, d));
       if (w.bias) {
         add(kernelCall('addBias', k, k, w.bias.k, R, kvd));
         add(kernelCall('addBias', v, v, w.bias.v, R, kvd));

@@ -97,6 +97,44 @@ describe(CpuKernelBackend.name, () => {
       expect(ticks).toBeGreaterThan(0);
     });
 
+    it('runs back-to-back products of one input (q, k, v) as one call with the bits of direct calls', async () => {
+      const rng = new Rng(43);
+      const m = 97, k = 300, ns = [64, 37, 37];
+      const x = rng.floats(m * k);
+      const ws = ns.map((n) => sut.packWeight(rng.floats(n * k), n, k));
+      const want = ns.map((n, i) => {
+        const out = new Float32Array(m * n);
+        sut.matmulPacked(out, x, ws[i]!, m, n, k);
+        return out;
+      });
+      const got = ns.map((n) => new Guarded(m * n, NaN));
+      await sut.submit(ns.map((n, i) => kernelCall<'matmulPacked', Float32Array>('matmulPacked', got[i]!.view, x, ws[i]!, m, n, k)));
+      got.forEach((g, i) => {
+        expect(g.view).toEqual(want[i]);
+        expect(g.intact()).toBe(true);
+      });
+    });
+
+    it('keeps list order for products of one input whose outputs overlap: the later one wins', async () => {
+      // The second output starts 8 rows into the first: run as one call, the first product's
+      // later row blocks would overwrite rows the second had already written.
+      const rng = new Rng(44);
+      const m = 300, n = 64, k = 256, shift = 8 * n;
+      const x = rng.floats(m * k);
+      const w1 = sut.packWeight(rng.floats(n * k), n, k), w2 = sut.packWeight(rng.floats(n * k), n, k);
+      const want = new Float32Array(m * n + shift);
+      sut.matmulPacked(want, x, w1, m, n, k);
+      sut.matmulPacked(want.subarray(shift), x, w2, m, n, k);
+      for (let rep = 0; rep < 3; rep++) {
+        const out = new Float32Array(m * n + shift);
+        await sut.submit([
+          kernelCall<'matmulPacked', Float32Array>('matmulPacked', out, x, w1, m, n, k),
+          kernelCall<'matmulPacked', Float32Array>('matmulPacked', out.subarray(shift), x, w2, m, n, k),
+        ]);
+        expect(out).toEqual(want);
+      }
+    });
+
     it('validates every entry before running any', async () => {
       const out = new Float32Array(4).fill(7);
       const calls = [

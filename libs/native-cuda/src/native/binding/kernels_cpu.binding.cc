@@ -72,7 +72,13 @@ Bound BindMatmul(const Args& a) {
 }
 
 // w: a weight packed by packWeight for the same n, k (exactly packedElems(n, k) floats).
-Bound BindMatmulPacked(const Args& a) {
+struct PackedProduct {
+  kc::GemmOut out;
+  const float* x;
+  std::size_t x_size, out_size, w_size, m, k;
+};
+
+PackedProduct ParseMatmulPacked(const Args& a) {
   Napi::Env env = a.Env();
   auto out = F32(a, 0, "out");
   auto x = F32(a, 1, "x");
@@ -80,8 +86,52 @@ Bound BindMatmulPacked(const Args& a) {
   const size_t m = Size(a, 3, "m"), n = Size(a, 4, "n"), k = Size(a, 5, "k");
   Need(env, out.size >= Mul(env, m, n) && x.size >= Mul(env, m, k), "matmulPacked: buffer too small");
   Need(env, w.size == kc::PackedWeightElems(n, k), "matmulPacked: w is not a weight packed for this n, k");
-  return [=] { kc::MatmulPacked(out.data, x.data, w.data, m, n, k); };
+  return {{out.data, w.data, n}, x.data, x.size, out.size, w.size, m, k};
 }
+
+Bound BindMatmulPacked(const Args& a) {
+  const PackedProduct p = ParseMatmulPacked(a);
+  return [=] { kc::MatmulPacked(p.out.out, p.x, p.out.packed, p.m, p.out.n, p.k); };
+}
+
+bool Overlap(const float* a, std::size_t na, const float* b, std::size_t nb) { return a < b + nb && b < a + na; }
+
+// Consecutive matmulPacked entries of a list that read the same x (q, k, v of a layer; gate
+// and up) run as one GemmPackedMulti: x packed once, one fork-join. Only when it cannot change
+// what the list computes: same x, m and k, and no output overlaps x or another output.
+class ProductFuser {
+ public:
+  // Adds p to the pending group, or returns false when it cannot join it (flush first).
+  bool TryAdd(const PackedProduct& p) {
+    if (Overlap(p.out.out, p.out_size, p.x, p.x_size)) return group_.empty() ? (group_.push_back(p), true) : false;
+    if (group_.empty()) return group_.push_back(p), true;
+    const PackedProduct& h = group_.front();
+    if (group_.size() == kc::kMaxGemmOuts || p.x != h.x || p.m != h.m || p.k != h.k) return false;
+    for (const PackedProduct& q : group_)
+      if (Overlap(p.out.out, p.out_size, q.out.out, q.out_size) || Overlap(q.out.out, q.out_size, p.x, p.x_size) ||
+          Overlap(q.out.out, q.out_size, p.out.packed, p.w_size) || Overlap(p.out.out, p.out_size, q.out.packed, q.w_size))
+        return false;
+    group_.push_back(p);
+    return true;
+  }
+
+  // The pending group as one bound call (none when empty).
+  void Flush(std::vector<Bound>& ops) {
+    if (group_.empty()) return;
+    std::vector<kc::GemmOut> outs;
+    for (const PackedProduct& p : group_) outs.push_back(p.out);
+    const PackedProduct h = group_.front();
+    group_.clear();
+    if (outs.size() == 1) {
+      ops.push_back([=] { kc::MatmulPacked(h.out.out, h.x, h.out.packed, h.m, h.out.n, h.k); });
+      return;
+    }
+    ops.push_back([outs = std::move(outs), h] { kc::MatmulPackedMulti(outs.data(), outs.size(), h.x, h.m, h.k); });
+  }
+
+ private:
+  std::vector<PackedProduct> group_;
+};
 
 Bound BindPackWeight(const Args& a) {
   Napi::Env env = a.Env();
@@ -236,6 +286,7 @@ Napi::Value Run(const Napi::CallbackInfo& info) {
   Napi::Array list = info[0].As<Napi::Array>();
   std::vector<Bound> ops;
   std::vector<Napi::Object> keep;
+  ProductFuser fuser;
   ops.reserve(list.Length());
   for (uint32_t i = 0; i < list.Length(); ++i) {
     Napi::Value entry = list.Get(i);
@@ -245,12 +296,22 @@ Napi::Value Run(const Napi::CallbackInfo& info) {
     Need(env, name.IsString(), "run: an entry's op must be a string");
     const auto it = Ops().find(name.As<Napi::String>().Utf8Value());
     if (it == Ops().end()) Invalid(env, "run: unknown op " + name.As<Napi::String>().Utf8Value());
-    ops.push_back(it->second(Args(env, call, 1)));
+    if (it->second == BindMatmulPacked) {
+      const PackedProduct p = ParseMatmulPacked(Args(env, call, 1));
+      if (!fuser.TryAdd(p)) {
+        fuser.Flush(ops);
+        fuser.TryAdd(p);
+      }
+    } else {
+      fuser.Flush(ops);
+      ops.push_back(it->second(Args(env, call, 1)));
+    }
     for (uint32_t j = 1; j < call.Length(); ++j) {
       Napi::Value v = call.Get(j);
       if (v.IsTypedArray()) keep.push_back(v.As<Napi::Object>());
     }
   }
+  fuser.Flush(ops);
   TaskQueue* queue = nullptr;
   ThrowIfError(env, State(env).Compute(&queue));
   return SettleOnQueue(env, *queue, "mnemo.kernels.run", std::move(keep), [ops = std::move(ops)] {

@@ -134,3 +134,52 @@ MNEMO_TEST(kernels_cpu_gemm, every_row_variant_rounds_as_its_path_declares) {
       for (std::size_t i = 0; i < m; ++i) CHECK_CASE(out[i] == want, Label("isa m i", {(long long)ks->isa, (long long)m, (long long)i}));
     }
 }
+
+// x is packed once per call into A blocks that every lane shares (the first task to need one
+// packs it, a task racing it packs a private copy). Many lanes on few row blocks and small n
+// (the k/v projection shape) race hardest; any torn or stale block would change bits here.
+// Also covers uneven row counts around the row-block size and a second call reusing the buffer
+// with a different m and k (stale blocks from the previous call must never be read).
+MNEMO_TEST(kernels_cpu_gemm, shared_packed_x_is_exact_under_racing_lanes_and_reuse) {
+  Rng rng(11);
+  kc::ParallelForPool one(1), eight(8);
+  for (const kc::GemmKernels* ks : AvailablePaths())
+    for (std::size_t m : {1, 95, 96, 97, 191, 290, 512})
+      for (std::size_t n : {17, 256}) {
+        const std::size_t k = m % 2 ? 300 : 512;
+        auto x = rng.Floats(m * k), w = rng.Floats(n * k);
+        const auto packed = Pack(*ks, w, n, k);
+        const Guarded want = Run(*ks, one, x, packed, m, n, k);
+        for (int rep = 0; rep < 4; ++rep) {
+          const Guarded got = Run(*ks, eight, x, packed, m, n, k);
+          CHECK_CASE(got.Intact() && BitEqual(got.data(), want.data(), m * n),
+                     Label("isa m n rep", {(long long)ks->isa, (long long)m, (long long)n, (long long)rep}));
+        }
+      }
+}
+
+// Products of one x in a single call (q|k|v, gate|up) give every output the bits of its own
+// call, for odd widths (padded panels at each output's end), a zero-width output, and lanes.
+MNEMO_TEST(kernels_cpu_gemm, multi_output_call_equals_separate_calls) {
+  Rng rng(12);
+  kc::ParallelForPool one(1), three(3);
+  for (const kc::GemmKernels* ks : AvailablePaths())
+    for (std::size_t m : {1, 8, 97, 300}) {
+      const std::size_t k = 300;
+      const std::size_t ns[] = {37, 0, 16, 100};
+      auto x = rng.Floats(m * k);
+      std::vector<std::vector<float>> packed;
+      std::vector<Guarded> want, got;
+      std::vector<kc::GemmOut> outs;
+      for (std::size_t n : ns) packed.push_back(Pack(*ks, rng.Floats(n * k), n, k));
+      for (std::size_t o = 0; o < 4; ++o) {
+        want.push_back(Run(*ks, one, x, packed[o], m, ns[o], k));
+        got.emplace_back(m * ns[o], 777.0f);
+      }
+      for (std::size_t o = 0; o < 4; ++o) outs.push_back({got[o].data(), packed[o].data(), ns[o]});
+      kc::GemmPackedMulti(*ks, three, outs.data(), outs.size(), x.data(), m, k);
+      for (std::size_t o = 0; o < 4; ++o)
+        CHECK_CASE(got[o].Intact() && BitEqual(got[o].data(), want[o].data(), m * ns[o]),
+                   Label("isa m out", {(long long)ks->isa, (long long)m, (long long)o}));
+    }
+}

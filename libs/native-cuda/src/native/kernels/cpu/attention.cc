@@ -37,10 +37,14 @@ void WriteKv(float* cache, std::size_t num_blocks, const float* k, const float* 
 
 namespace {
 
-// Everything one (row, kv head) work item needs to know about its sequence.
-struct RowInfo {
-  int32_t seq;
-  int32_t pos;  // absolute position of the query row; it attends to keys 0..pos
+// Query rows per attention tile: enough to reuse each key/value row from L1 several times,
+// few enough that the tile's outputs ([rows][group][head_dim]) stay in L1 too.
+constexpr std::size_t kTileRows = 8;
+
+// Consecutive query rows of one sequence; row `row` + r is at position pos + r and attends to
+// keys 0..pos + r.
+struct Tile {
+  int32_t seq, row, rows, pos;
 };
 
 // One implementation per machine (never per call): AVX2 + FMA where the GEMM path has it,
@@ -57,36 +61,43 @@ AttendFn ActiveAttend() {
 }  // namespace
 
 void PortableAttend(const AttendArgs& a) {
-  const std::size_t hd = a.head_dim, n_keys = a.n_keys, group = a.group;
+  const std::size_t hd = a.head_dim, group = a.group, rows = a.rows;
+  const std::size_t stride = a.n_keys + rows - 1;  // keys of the last row
   auto key = [&](std::size_t j) {
     return a.key0 + static_cast<std::size_t>(a.table[j / a.block_size]) * a.block_stride + (j % a.block_size) * a.token_stride;
   };
-  float* scores = a.scores;  // [group][n_keys]
-  for (std::size_t j = 0; j < n_keys; ++j) {
+  auto score = [&](std::size_t r, std::size_t h) { return a.scores + (r * group + h) * stride; };
+  for (std::size_t j = 0; j < stride; ++j) {
     const float* k = key(j);
-    for (std::size_t h = 0; h < group; ++h) scores[h * n_keys + j] = Dot(a.q + h * hd, k, hd) * a.scale;
+    for (std::size_t r = j < a.n_keys ? 0 : j - a.n_keys + 1; r < rows; ++r)
+      for (std::size_t h = 0; h < group; ++h) score(r, h)[j] = Dot(a.q + r * a.q_stride + h * hd, k, hd) * a.scale;
   }
-  for (std::size_t h = 0; h < group; ++h) {
-    float* s = scores + h * n_keys;
-    float max_s = -std::numeric_limits<float>::infinity();
-    for (std::size_t j = 0; j < n_keys; ++j) max_s = std::max(max_s, s[j]);
-    float lanes[kLanes] = {};
-    for (std::size_t j = 0; j < n_keys; ++j) {
-      s[j] = std::exp(s[j] - max_s);
-      lanes[j % kLanes] += s[j];
-    }
-    const float denom = CombineLanes(lanes);
-    // Fold the normalisation into the weights: one division per key instead of per output.
-    for (std::size_t j = 0; j < n_keys; ++j) s[j] /= denom;
-    std::fill(a.out + h * hd, a.out + (h + 1) * hd, 0.0f);
-  }
-  for (std::size_t j = 0; j < n_keys; ++j) {
-    const float* val = key(j) + a.value_offset;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t n_keys = a.n_keys + r;
     for (std::size_t h = 0; h < group; ++h) {
-      const float p = scores[h * n_keys + j];
-      float* o = a.out + h * hd;
-      for (std::size_t d = 0; d < hd; ++d) o[d] += p * val[d];
+      float* s = score(r, h);
+      float max_s = -std::numeric_limits<float>::infinity();
+      for (std::size_t j = 0; j < n_keys; ++j) max_s = std::max(max_s, s[j]);
+      float lanes[kLanes] = {};
+      for (std::size_t j = 0; j < n_keys; ++j) {
+        s[j] = std::exp(s[j] - max_s);
+        lanes[j % kLanes] += s[j];
+      }
+      const float denom = CombineLanes(lanes);
+      // Fold the normalisation into the weights: one division per key instead of per output.
+      for (std::size_t j = 0; j < n_keys; ++j) s[j] /= denom;
+      float* o = a.out + r * a.q_stride + h * hd;
+      std::fill(o, o + hd, 0.0f);
     }
+  }
+  for (std::size_t j = 0; j < stride; ++j) {
+    const float* val = key(j) + a.value_offset;
+    for (std::size_t r = j < a.n_keys ? 0 : j - a.n_keys + 1; r < rows; ++r)
+      for (std::size_t h = 0; h < group; ++h) {
+        const float p = score(r, h)[j];
+        float* o = a.out + r * a.q_stride + h * hd;
+        for (std::size_t d = 0; d < hd; ++d) o[d] += p * val[d];
+      }
   }
 }
 
@@ -102,32 +113,38 @@ void PagedAttention(float* out, const float* q, const float* cache, std::size_t 
   const std::size_t row_elems = num_heads * hd;
   const AttendFn attend = ActiveAttend();
 
-  std::vector<RowInfo> info(rows);
+  // Work items are (tile, kv head) pairs: a tile is up to kTileRows consecutive rows of one
+  // sequence (prefill and chunked prefill share each key and value row across the tile;
+  // decode rows are tiles of one). Independent outputs, so any split is exact.
+  std::vector<Tile> tiles;
   for (int32_t s = 0; s < batch.num_seqs; ++s) {
     const int32_t q0 = batch.query_start[s], q1 = batch.query_start[s + 1];
-    for (int32_t r = q0; r < q1; ++r) info[r] = {s, batch.context_len[s] - (q1 - q0) + (r - q0)};
+    for (int32_t r = q0; r < q1; r += static_cast<int32_t>(kTileRows))
+      tiles.push_back({s, r, std::min<int32_t>(q1 - r, static_cast<int32_t>(kTileRows)),
+                       batch.context_len[s] - (q1 - q0) + (r - q0)});
   }
-  // Work items are (row, kv head) pairs: independent outputs, so any split is exact.
-  ParallelFor(rows * kv_heads, 1, [&](std::size_t begin, std::size_t end) {
+  ParallelFor(tiles.size() * kv_heads, 1, [&](std::size_t begin, std::size_t end) {
     thread_local std::vector<float> scratch;
     for (std::size_t item = begin; item < end; ++item) {
-      const std::size_t r = item / kv_heads, kvh = item % kv_heads;
-      const RowInfo ri = info[r];
-      const std::size_t off = r * row_elems + kvh * group * hd;
+      const Tile& t = tiles[item / kv_heads];
+      const std::size_t kvh = item % kv_heads;
+      const std::size_t off = static_cast<std::size_t>(t.row) * row_elems + kvh * group * hd;
       AttendArgs a{};
       a.key0 = cache + geom.PlaneOffset(0, layer, KvPart::kKey) + kvh * hd;
       a.block_stride = geom.BlockElems();
       a.value_offset = geom.PlaneElems();
       a.token_stride = geom.TokenElems();
       a.block_size = static_cast<std::size_t>(geom.block_size);
-      a.table = batch.block_tables + static_cast<std::size_t>(ri.seq) * batch.max_blocks_per_seq;
-      a.n_keys = static_cast<std::size_t>(ri.pos) + 1;
+      a.table = batch.block_tables + static_cast<std::size_t>(t.seq) * batch.max_blocks_per_seq;
+      a.n_keys = static_cast<std::size_t>(t.pos) + 1;
       a.group = group;
       a.head_dim = hd;
       a.scale = scale;
+      a.rows = static_cast<std::size_t>(t.rows);
+      a.q_stride = row_elems;
       a.q = q + off;
       a.out = out + off;
-      scratch.resize(group * a.n_keys);
+      scratch.resize(a.rows * group * (a.n_keys + a.rows - 1));
       a.scores = scratch.data();
       attend(a);
     }

@@ -1,14 +1,21 @@
 // Loop nest of the packed GEMM (the micro-kernels are in isa/).
 //
-// Tasks are (row block of up to kMc rows) x (group of up to kMaxPanelsPerTask panels); a task
-// packs its rows of x once per K block (kKc columns: an A block of kMc x kKc floats stays in
-// L2, a B panel slice of kKc x nr floats in L1) and sweeps its panels, each panel slice once
-// over every strip of the block. Any split is exact (see gemm_kernels.h), so the split only
-// balances load.
+// x is packed once per call: row block rb (a run of whole mr-row strips, at most kMc rows)
+// and K block kb (kKc columns) form one A block of mc x kc floats (L2-sized), packed by the
+// first task that needs it into a buffer every lane shares. Tasks are (row block) x (group of
+// panels), so n can be split finely over the lanes (few row blocks, or a small n such as the
+// k/v projections) without packing x again per task, and row blocks are sized evenly so no
+// small tail block is left for the last lane. A task that finds its A block being packed by
+// another lane packs a private copy instead of waiting (on a loaded machine the other lane
+// may be descheduled). Packing is a copy and every split is exact (see gemm_kernels.h), so
+// none of this changes a bit: the split only balances load.
 #include "kernels/cpu/gemm.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "kernels/cpu/cpu_kernels.h"
@@ -18,8 +25,9 @@ namespace mnemo::kernels::cpu {
 namespace {
 
 constexpr std::size_t kKc = 256;
-constexpr std::size_t kMc = 96;  // a multiple of every path's mr (4, 6, 8, 12)
+constexpr std::size_t kMc = 96;
 constexpr std::size_t kMaxPanelsPerTask = 16;
+constexpr std::size_t kTasksPerLane = 8;
 
 std::size_t CeilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
@@ -36,6 +44,24 @@ void PackA(float* dst, const float* x, std::size_t k, std::size_t r0, std::size_
     }
   }
 }
+
+// x packed once per call, shared by the lanes: A block (rb, kb) at (rb * k_blocks + kb) * mc * kKc.
+// Lives on the calling thread and is reused across calls (no page faults per call).
+struct SharedA {
+  enum : std::uint8_t { kEmpty = 0, kPacking = 1, kReady = 2 };
+  std::vector<float> data;
+  std::unique_ptr<std::atomic<std::uint8_t>[]> state;
+  std::size_t state_cap = 0;
+
+  void Reset(std::size_t floats, std::size_t blocks) {
+    if (data.size() < floats) data.resize(floats);
+    if (state_cap < blocks) {
+      state.reset(new std::atomic<std::uint8_t>[blocks]);
+      state_cap = blocks;
+    }
+    for (std::size_t i = 0; i < blocks; ++i) state[i].store(kEmpty, std::memory_order_relaxed);
+  }
+};
 
 }  // namespace
 
@@ -82,40 +108,71 @@ void PackWeight(float* packed, const float* w, std::size_t n, std::size_t k) {
 
 void GemmPacked(const GemmKernels& ks, ParallelForPool& pool, float* out, const float* x, const float* packed,
                 std::size_t m, std::size_t n, std::size_t k) {
-  if (m == 0 || n == 0) return;
+  const GemmOut one{out, packed, n};
+  GemmPackedMulti(ks, pool, &one, 1, x, m, k);
+}
+
+void GemmPackedMulti(const GemmKernels& ks, ParallelForPool& pool, const GemmOut* outs, std::size_t count,
+                     const float* x, std::size_t m, std::size_t k) {
+  if (m == 0 || count == 0) return;
   if (k == 0) {
-    std::fill(out, out + m * n, 0.0f);
+    for (std::size_t o = 0; o < count; ++o) std::fill(outs[o].out, outs[o].out + m * outs[o].n, 0.0f);
     return;
   }
   const std::size_t mr = ks.mr, nr = ks.nr;
-  const std::size_t panels = CeilDiv(n, nr);
+  // Panels of every output, one after another: output o owns global panels [first[o], first[o + 1]).
+  std::size_t first[kMaxGemmOuts + 1] = {0};
+  MNEMO_KERNEL_CHECK(count <= kMaxGemmOuts);
+  for (std::size_t o = 0; o < count; ++o) first[o + 1] = first[o] + CeilDiv(outs[o].n, nr);
+  const std::size_t panels = first[count];
+  if (panels == 0) return;
+  // Even row blocks of whole strips: 512 rows become 5 x 90 + 62 rather than 5 x 96 + 32.
   const std::size_t row_blocks = CeilDiv(m, kMc);
-  // Aim for ~4 tasks per lane, but keep a task's panels within L2.
-  const std::size_t target = pool.lanes() * 4;
+  const std::size_t mc = CeilDiv(CeilDiv(m, row_blocks), mr) * mr;
+  const std::size_t k_blocks = CeilDiv(k, kKc);
+  const std::size_t target = pool.lanes() * kTasksPerLane;
   const std::size_t per_task =
       std::clamp<std::size_t>(CeilDiv(panels * row_blocks, target), 1, kMaxPanelsPerTask);
   const std::size_t panel_groups = CeilDiv(panels, per_task);
   const std::size_t tasks = row_blocks * panel_groups;
   // Tiny products run on the calling thread: waking workers costs more.
-  const std::size_t task_flops = 2 * std::min(m, kMc) * per_task * nr * k;
+  const std::size_t task_flops = 2 * std::min(m, mc) * per_task * nr * k;
   const std::size_t grain = std::max<std::size_t>(1, (std::size_t{1} << 18) / std::max<std::size_t>(task_flops, 1));
+  thread_local SharedA shared;
+  shared.Reset(row_blocks * k_blocks * mc * kKc, row_blocks * k_blocks);
+  float* const a_all = shared.data.data();
+  std::atomic<std::uint8_t>* const state = shared.state.get();
   pool.Run(tasks, grain, [&](std::size_t begin, std::size_t end) {
-    thread_local std::vector<float> a_block;
-    a_block.resize(kMc * kKc);
+    thread_local std::vector<float> a_private;
     for (std::size_t t = begin; t < end; ++t) {
       // Row-block-major task order: neighbouring tasks share the rows of x.
       const std::size_t rb = t / panel_groups, pg = t % panel_groups;
-      const std::size_t r0 = rb * kMc, rows = std::min(kMc, m - r0);
-      const std::size_t p0 = pg * per_task, p1 = std::min(panels, p0 + per_task);
-      for (std::size_t pc = 0; pc < k; pc += kKc) {
-        const std::size_t kc = std::min(kKc, k - pc);
-        PackA(a_block.data(), x, k, r0, rows, pc, kc, mr);
+      const std::size_t r0 = rb * mc, rows = std::min(mc, m - r0);
+      // Groups differ by at most one panel.
+      const std::size_t p0 = pg * panels / panel_groups, p1 = (pg + 1) * panels / panel_groups;
+      for (std::size_t kb = 0; kb < k_blocks; ++kb) {
+        const std::size_t pc = kb * kKc, kc = std::min(kKc, k - pc);
+        const std::size_t id = rb * k_blocks + kb;
+        const float* a = a_all + id * mc * kKc;
+        std::uint8_t s = state[id].load(std::memory_order_acquire);
+        if (s == SharedA::kEmpty && state[id].compare_exchange_strong(s, SharedA::kPacking, std::memory_order_acq_rel)) {
+          PackA(a_all + id * mc * kKc, x, k, r0, rows, pc, kc, mr);
+          state[id].store(SharedA::kReady, std::memory_order_release);
+        } else if (s != SharedA::kReady) {
+          a_private.resize(mc * kKc);
+          PackA(a_private.data(), x, k, r0, rows, pc, kc, mr);
+          a = a_private.data();
+        }
+        std::size_t o = 0;
         for (std::size_t p = p0; p < p1; ++p) {
-          const float* b = packed + p * k * nr + pc * nr;
-          const std::size_t c0 = p * nr, cols = std::min(nr, n - c0);
-          for (std::size_t s = 0; s * mr < rows; ++s) {
-            const std::size_t r = std::min(mr, rows - s * mr);
-            ks.by_rows[r](kc, a_block.data() + s * kc * mr, b, out + (r0 + s * mr) * n + c0, n, cols, pc != 0);
+          while (p >= first[o + 1]) ++o;
+          const GemmOut& g = outs[o];
+          const std::size_t lp = p - first[o];
+          const float* b = g.packed + lp * k * nr + pc * nr;
+          const std::size_t c0 = lp * nr, cols = std::min(nr, g.n - c0);
+          for (std::size_t s2 = 0; s2 * mr < rows; ++s2) {
+            const std::size_t r = std::min(mr, rows - s2 * mr);
+            ks.by_rows[r](kc, a + s2 * kc * mr, b, g.out + (r0 + s2 * mr) * g.n + c0, g.n, cols, pc != 0);
           }
         }
       }
@@ -125,6 +182,10 @@ void GemmPacked(const GemmKernels& ks, ParallelForPool& pool, float* out, const 
 
 void MatmulPacked(float* out, const float* x, const float* packed, std::size_t m, std::size_t n, std::size_t k) {
   GemmPacked(ActiveGemmKernels(), KernelPool(), out, x, packed, m, n, k);
+}
+
+void MatmulPackedMulti(const GemmOut* outs, std::size_t count, const float* x, std::size_t m, std::size_t k) {
+  GemmPackedMulti(ActiveGemmKernels(), KernelPool(), outs, count, x, m, k);
 }
 
 void Matmul(float* out, const float* x, const float* w, std::size_t m, std::size_t n, std::size_t k) {

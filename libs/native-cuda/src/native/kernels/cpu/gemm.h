@@ -30,7 +30,21 @@ void PackWeight(float* packed, const float* w, std::size_t n, std::size_t k);
 void GemmPacked(const GemmKernels& ks, ParallelForPool& pool, float* out, const float* x, const float* packed,
                 std::size_t m, std::size_t n, std::size_t k);
 
+// Several products of the same x in one call: outs[o].out[m, n_o] = x · outs[o].packedᵀ (q, k
+// and v of a layer; gate and up). x is packed once and the lanes split the panels of all
+// outputs together; every element is bit-identical to its own GemmPacked call. Outputs must
+// not alias x, a weight or each other.
+struct GemmOut {
+  float* out;
+  const float* packed;  // packed for this n, k by PackWeight
+  std::size_t n;
+};
+constexpr std::size_t kMaxGemmOuts = 4;
+void GemmPackedMulti(const GemmKernels& ks, ParallelForPool& pool, const GemmOut* outs, std::size_t count,
+                     const float* x, std::size_t m, std::size_t k);
+
 // The active path on the kernel pool.
+void MatmulPackedMulti(const GemmOut* outs, std::size_t count, const float* x, std::size_t m, std::size_t k);
 void MatmulPacked(float* out, const float* x, const float* packed, std::size_t m, std::size_t n, std::size_t k);
 
 // The active path's kernels (never null: the portable path always exists).

@@ -30,22 +30,27 @@ using MicroKernelFn = void (*)(std::size_t kc, const float* a, const float* b, f
 // runs `iters` rounds, folds the result into *sink, returns the flops done.
 using FmaBurstFn = double (*)(std::size_t iters, float* sink);
 
-// Attention of `group` query heads of one row over keys 0..n_keys-1 of one kv head of the
-// paged cache. Per head, in this order: s_j = dot(q, k_j) * scale for j ascending, m = max s,
-// p_j = exp(s_j - m), z = Σ p_j in 8 lanes (j mod 8) combined by a fixed tree, p_j /= z,
-// out = Σ_j p_j v_j with j ascending. Depends only on the row's own q, its keys and the path.
+// Attention of `group` query heads of a tile of `rows` consecutive query rows of one sequence
+// over one kv head of the paged cache; row r sees keys 0..n_keys+r-1 (causal). Per row and
+// head, in this order: s_j = dot(q, k_j) * scale for j ascending, m = max s, p_j = exp(s_j - m),
+// z = Σ p_j in 8 lanes (j mod 8) combined by a fixed tree, p_j /= z, out = Σ_j p_j v_j with j
+// ascending. The tile only interleaves rows (each key and value row is read once for all rows
+// of the tile, from L1, instead of once per row): a row's result depends only on its own q,
+// its keys and the path, never on the tile it falls in.
 struct AttendArgs {
   const float* key0;        // key row of token 0 of block 0 of this layer and kv head
   std::size_t block_stride;  // floats between consecutive cache blocks
   std::size_t value_offset;  // floats from a key row to its value row (one plane)
   std::size_t token_stride;  // floats between tokens inside a block
   std::size_t block_size;
-  const int32_t* table;  // [ceil(n_keys / block_size)] block ids
+  const int32_t* table;  // [ceil((n_keys + rows - 1) / block_size)] block ids
   std::size_t n_keys, group, head_dim;
   float scale;
-  const float* q;  // [group][head_dim]
-  float* out;      // [group][head_dim]
-  float* scores;   // scratch [group][n_keys]
+  std::size_t rows = 1;    // query rows in the tile
+  std::size_t q_stride = 0;  // floats between consecutive rows of q (and of out)
+  const float* q;  // [rows][q_stride], the row's group heads [group][head_dim] at its start
+  float* out;      // same layout as q
+  float* scores;   // scratch [rows][group][n_keys + rows - 1]
 };
 using AttendFn = void (*)(const AttendArgs& a);
 

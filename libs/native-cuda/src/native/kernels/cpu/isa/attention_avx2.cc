@@ -35,9 +35,45 @@ inline __m256 Exp(__m256 x) {
   return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
 }
 
-void Attend(const AttendArgs& a) {
+// Softmax of one row and head over its n scores, in place (the order of AttendArgs).
+inline void Softmax(float* s, std::size_t n) {
+  __m256 vmax = _mm256_set1_ps(-INFINITY);
+  std::size_t j = 0;
+  for (; j + 8 <= n; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(s + j));
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, vmax);
+  float m = lanes[0];
+  for (int l = 1; l < 8; ++l) m = std::fmax(m, lanes[l]);
+  for (; j < n; ++j) m = std::fmax(m, s[j]);
+  const __m256 vm = _mm256_set1_ps(m);
+  __m256 sum = _mm256_setzero_ps();
+  for (j = 0; j + 8 <= n; j += 8) {
+    const __m256 p = Exp(_mm256_sub_ps(_mm256_loadu_ps(s + j), vm));
+    _mm256_storeu_ps(s + j, p);
+    sum = _mm256_add_ps(sum, p);
+  }
+  if (j < n) {
+    alignas(32) float tail[8] = {};
+    for (std::size_t t = 0; j + t < n; ++t) tail[t] = s[j + t];
+    __m256 p = Exp(_mm256_sub_ps(_mm256_load_ps(tail), vm));
+    // Lanes past the end add exact zeros.
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256 live = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - j)), idx));
+    p = _mm256_and_ps(p, live);
+    _mm256_store_ps(tail, p);
+    for (std::size_t t = 0; j + t < n; ++t) s[j + t] = tail[t];
+    sum = _mm256_add_ps(sum, p);
+  }
+  const __m256 z = _mm256_set1_ps(Combine(sum));
+  for (j = 0; j + 8 <= n; j += 8) _mm256_storeu_ps(s + j, _mm256_div_ps(_mm256_loadu_ps(s + j), z));
+  const float zs = _mm256_cvtss_f32(z);
+  for (; j < n; ++j) s[j] /= zs;
+}
+
+// One row (decode): the same arithmetic as a tile row, in the simplest loop nest (decode is
+// memory-bound and this is what it ran before tiles existed).
+void AttendRow(const AttendArgs& a) {
   const std::size_t hd = a.head_dim, n = a.n_keys, g = a.group;
-  if (hd % 8 != 0) return PortableAttend(a);  // one path per geometry: a model never mixes
   auto key = [&](std::size_t j) {
     return a.key0 + static_cast<std::size_t>(a.table[j / a.block_size]) * a.block_stride + (j % a.block_size) * a.token_stride;
   };
@@ -50,40 +86,7 @@ void Attend(const AttendArgs& a) {
       a.scores[h * n + j] = Combine(acc) * a.scale;
     }
   }
-  for (std::size_t h = 0; h < g; ++h) {
-    float* s = a.scores + h * n;
-    __m256 vmax = _mm256_set1_ps(-INFINITY);
-    std::size_t j = 0;
-    for (; j + 8 <= n; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(s + j));
-    alignas(32) float lanes[8];
-    _mm256_store_ps(lanes, vmax);
-    float m = lanes[0];
-    for (int l = 1; l < 8; ++l) m = std::fmax(m, lanes[l]);
-    for (; j < n; ++j) m = std::fmax(m, s[j]);
-    const __m256 vm = _mm256_set1_ps(m);
-    __m256 sum = _mm256_setzero_ps();
-    for (j = 0; j + 8 <= n; j += 8) {
-      const __m256 p = Exp(_mm256_sub_ps(_mm256_loadu_ps(s + j), vm));
-      _mm256_storeu_ps(s + j, p);
-      sum = _mm256_add_ps(sum, p);
-    }
-    if (j < n) {
-      alignas(32) float tail[8] = {};
-      for (std::size_t t = 0; j + t < n; ++t) tail[t] = s[j + t];
-      __m256 p = Exp(_mm256_sub_ps(_mm256_load_ps(tail), vm));
-      // Lanes past the end add exact zeros.
-      const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-      const __m256 live = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n - j)), idx));
-      p = _mm256_and_ps(p, live);
-      _mm256_store_ps(tail, p);
-      for (std::size_t t = 0; j + t < n; ++t) s[j + t] = tail[t];
-      sum = _mm256_add_ps(sum, p);
-    }
-    const __m256 z = _mm256_set1_ps(Combine(sum));
-    for (j = 0; j + 8 <= n; j += 8) _mm256_storeu_ps(s + j, _mm256_div_ps(_mm256_loadu_ps(s + j), z));
-    const float zs = _mm256_cvtss_f32(z);
-    for (; j < n; ++j) s[j] /= zs;
-  }
+  for (std::size_t h = 0; h < g; ++h) Softmax(a.scores + h * n, n);
   for (std::size_t i = 0; i < g * hd; i += 8) _mm256_storeu_ps(a.out + i, _mm256_setzero_ps());
   for (std::size_t j = 0; j < n; ++j) {
     const float* v = key(j) + a.value_offset;
@@ -94,6 +97,48 @@ void Attend(const AttendArgs& a) {
         _mm256_storeu_ps(o + d, _mm256_fmadd_ps(p, _mm256_loadu_ps(v + d), _mm256_loadu_ps(o + d)));
     }
   }
+}
+
+void AttendTile(const AttendArgs& a) {
+  const std::size_t hd = a.head_dim, g = a.group, rows = a.rows;
+  const std::size_t stride = a.n_keys + rows - 1;  // keys of the last row
+  auto key = [&](std::size_t j) {
+    return a.key0 + static_cast<std::size_t>(a.table[j / a.block_size]) * a.block_stride + (j % a.block_size) * a.token_stride;
+  };
+  auto score = [&](std::size_t r, std::size_t h) { return a.scores + (r * g + h) * stride; };
+  // Key j is read once for every row of the tile that sees it.
+  for (std::size_t j = 0; j < stride; ++j) {
+    const float* k = key(j);
+    for (std::size_t r = j < a.n_keys ? 0 : j - a.n_keys + 1; r < rows; ++r)
+      for (std::size_t h = 0; h < g; ++h) {
+        const float* q = a.q + r * a.q_stride + h * hd;
+        __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(q), _mm256_loadu_ps(k));
+        for (std::size_t d = 8; d < hd; d += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + d), _mm256_loadu_ps(k + d), acc);
+        score(r, h)[j] = Combine(acc) * a.scale;
+      }
+  }
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t h = 0; h < g; ++h) {
+      Softmax(score(r, h), a.n_keys + r);
+      float* o = a.out + r * a.q_stride + h * hd;
+      for (std::size_t d = 0; d < hd; d += 8) _mm256_storeu_ps(o + d, _mm256_setzero_ps());
+    }
+  // Value j likewise; each output still sums its values in ascending j.
+  for (std::size_t j = 0; j < stride; ++j) {
+    const float* v = key(j) + a.value_offset;
+    for (std::size_t r = j < a.n_keys ? 0 : j - a.n_keys + 1; r < rows; ++r)
+      for (std::size_t h = 0; h < g; ++h) {
+        const __m256 p = _mm256_set1_ps(score(r, h)[j]);
+        float* o = a.out + r * a.q_stride + h * hd;
+        for (std::size_t d = 0; d < hd; d += 8)
+          _mm256_storeu_ps(o + d, _mm256_fmadd_ps(p, _mm256_loadu_ps(v + d), _mm256_loadu_ps(o + d)));
+      }
+  }
+}
+
+void Attend(const AttendArgs& a) {
+  if (a.head_dim % 8 != 0) return PortableAttend(a);  // one path per geometry: a model never mixes
+  return a.rows == 1 ? AttendRow(a) : AttendTile(a);
 }
 
 }  // namespace
