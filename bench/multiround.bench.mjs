@@ -6,7 +6,6 @@
 // run the sim engine with a cost model for Llama-3.1-8B on one H100 (docs/symphony.md §Benchmark),
 // slowed down 2× so two loaded CPU cores keep up with the timers and messages.
 // Writes bench/results/multiround.{json,svg}. Run: npm run bench -- multiround [--quick]
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,6 +24,7 @@ import {
   TokenEventSchema,
 } from '@mnemo/proto';
 import { freePort, startNats } from '../tools/infra/index.mjs';
+import { launch, ready, stop } from './lib/services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -85,33 +85,6 @@ function workload(seed) {
 const thinkMs = (tokens, perS) => Math.round(((tokens / perS) * 1000 * DILATION) / THINK_COMPRESSION);
 
 // ---- the cluster -----------------------------------------------------------------------------
-function launch(app, env) {
-  const child = spawn(process.execPath, [join(root, 'apps', app, 'dist', 'main.js')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
-  child.on('exit', (code) => {
-    if (code && !child.stopping) console.error(`${app} exited ${code}: ${err}`);
-  });
-  return child;
-}
-async function ready(port, timeoutMs = 120_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`service on ${port} not ready`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-async function stop(child) {
-  child.stopping = true;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---- one configuration -----------------------------------------------------------------------

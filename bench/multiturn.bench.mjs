@@ -8,7 +8,6 @@
 // (long-tailed), mean ≈5.5 turns (≈75% multi-turn), short user turns (90% under 132 tokens) and
 // replies, think time between turns. TTFT is measured at the client: request sent → first token.
 // Writes bench/results/multiturn.{json,svg}. Run: npm run bench -- multiturn [--quick]
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,6 +16,7 @@ import { connect, createInbox } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects, TokenEventSchema } from '@mnemo/proto';
 import { freePort, startNats } from '../tools/infra/index.mjs';
+import { launch, ready, stop } from './lib/services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -74,33 +74,6 @@ function workload(seed) {
 }
 
 // ---- the cluster -----------------------------------------------------------------------------
-function launch(app, env) {
-  const child = spawn(process.execPath, [join(root, 'apps', app, 'dist', 'main.js')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
-  child.on('exit', (code) => {
-    if (code && !child.stopping) console.error(`${app} exited ${code}: ${err}`);
-  });
-  return child;
-}
-async function ready(port, timeoutMs = 120_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`service on ${port} not ready`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-async function stop(child) {
-  child.stopping = true;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-}
 async function scrape(port) {
   return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
 }

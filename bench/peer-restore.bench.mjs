@@ -9,7 +9,6 @@
 // are dispatched straight to the chosen node (as the scheduler would) and TTFT is measured at the
 // client, request sent → first token. Writes bench/results/peer-restore.{json,svg}.
 // Run: npm run bench -- peer-restore [--quick]
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,6 +17,7 @@ import { connect, createInbox } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, Subjects, TokenEventSchema } from '@mnemo/proto';
 import { freePort, startNats } from '../tools/infra/index.mjs';
+import { launch, ready, stop } from './lib/services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -28,33 +28,7 @@ const TENANT = 'bench';
 
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
 
-function launch(env) {
-  const child = spawn(process.execPath, [join(root, 'apps/node-manager/dist/main.js')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
-  child.on('exit', (code) => {
-    if (code && !child.stopping) console.error(`node-manager exited ${code}: ${err}`);
-  });
-  return child;
-}
-async function ready(port, timeoutMs = 180_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`node on ${port} not ready`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-async function stop(child) {
-  child.stopping = true;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-}
+const launchNode = (env) => launch('node-manager', env);
 async function metric(port, name) {
   const body = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const line = body.split('\n').find((l) => l.startsWith(name + ' ') || l.startsWith(name + '{'));
@@ -127,7 +101,7 @@ async function main() {
       nodes.push({
         id: `peer-bench-${id}`,
         port,
-        child: launch({
+        child: launchNode({
           NATS_URL: nats.url,
           LOG_LEVEL: 'error',
           METRICS_PORT: String(port),
@@ -142,7 +116,7 @@ async function main() {
         }),
       });
     }
-    await Promise.all(nodes.map((n) => ready(n.port)));
+    await Promise.all(nodes.map((n) => ready(n.port, 180_000)));
     const nc = await connect({ servers: nats.url });
     // The gRPC address each node advertises comes with its heartbeat.
     const addresses = new Map();
