@@ -1,7 +1,7 @@
 // Sends an InferenceRequest straight to one node, as the scheduler would (kv_sources included).
 import { createInbox } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, type TokenEvent } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, Subjects, type TokenEvent } from '@mnemo/proto';
 import { InferenceRun, type Cluster } from './cluster.js';
 
 export interface DirectResult {
@@ -39,4 +39,52 @@ export async function dispatch(cluster: Cluster, nodeId: string, tokens: number[
   const events = await r.done();
   r.close();
   return { tokens: r.tokens(), done: events.find((e) => e.done) };
+}
+
+/**
+ * Makes `nodeId` busy with `n` long requests sent straight to it (routing cannot spread them),
+ * and resolves once two heartbeats from it report at least `n` running: the scheduler, which
+ * hears every heartbeat too, has then seen the load. Returns the runs, to cancel afterwards.
+ */
+export async function keepBusy(cluster: Cluster, nodeId: string, n: number, model = 'mnemo-tiny', maxTokens = 1500): Promise<InferenceRun[]> {
+  const seen = cluster.nc.subscribe(Subjects.HEARTBEAT);
+  const runs: InferenceRun[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const replySubject = createInbox();
+      const r = new InferenceRun(cluster.nc, replySubject, 120_000);
+      await cluster.nc.flush();
+      const requestId = `busy-${i}-${Math.random().toString(36).slice(2)}`;
+      const tokens = [5 + i, 6, 7];
+      const req = encodeMessage(InferenceRequestSchema, {
+        requestId,
+        tenant: 'itest',
+        model,
+        tokens,
+        chunkKeys: chunkKeys(model, 'itest', tokens),
+        sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n },
+        replySubject,
+        attempt: 1,
+      });
+      const reply = decodeMessage(ScheduleReplySchema, (await cluster.nc.request(nodeInferSubject(nodeId), req, { timeout: 10_000 })).data);
+      if (reply.result.case !== 'nodeId') throw new Error(`busy request refused: ${reply.result.case === 'error' ? reply.result.value.message : reply.result.case}`);
+      r.requestId = requestId;
+      r.nodeId = nodeId;
+      runs.push(r);
+    }
+    let loaded = 0;
+    for await (const m of seen) {
+      const hb = decodeMessage(HeartbeatSchema, m.data);
+      if (hb.nodeId === nodeId && hb.running >= n && ++loaded === 2) break;
+    }
+    return runs;
+  } catch (e) {
+    for (const r of runs) {
+      cluster.cancel(nodeId, r.requestId);
+      r.close();
+    }
+    throw e;
+  } finally {
+    seen.unsubscribe();
+  }
 }

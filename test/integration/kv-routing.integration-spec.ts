@@ -3,6 +3,7 @@
 // symphony prefers the idle node and tells it where the prefix lives (kv_sources).
 import { chunkKeys, type RoutingPolicyName } from '@mnemo/kv-core';
 import { Cluster, scrape, waitFor } from './cluster.js';
+import { keepBusy } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
 const prefix = Array.from({ length: 600 }, (_, i) => (i * 7) % 250);
@@ -26,18 +27,18 @@ describe.each<[RoutingPolicyName, 'same' | 'other']>([
     const port = cluster.schedulers[0]!.metricsPort;
     await waitFor(async () => ((await scrape(port, 'mnemo_scheduler_kv_directory_holdings')) ?? 0) >= 2, 10_000, 'the prefix in the directory', 100);
 
-    // Keep the prefix's node busy with an unrelated long request (a fresh node would take it otherwise: make sure it lands there).
-    let busy;
-    for (let i = 0; i < 4; i++) {
-      busy = await cluster.infer({ tokens: [1 + i, 2, 3], sampling: { maxTokens: 400, seed: 2n } });
-      if (busy.nodeId === first.nodeId) break;
-    }
-    expect(busy!.nodeId).toBe(first.nodeId);
+    // Keep the prefix's node busy with unrelated long requests sent straight to it, and let the
+    // scheduler hear its load first.
+    const busy = await keepBusy(cluster, first.nodeId!, 2, MODEL);
 
     const extended = [...prefix, ...Array.from({ length: 40 }, (_, i) => (i * 3) % 250)];
     const second = await cluster.infer({ tokens: extended, chunkKeys: chunkKeys(MODEL, 'itest', extended), sampling: { maxTokens: 2, seed: 3n } });
     const events = await second.done();
     second.close();
+    for (const b of busy) {
+      cluster.cancel(b.nodeId!, b.requestId);
+      b.close();
+    }
     if (expected === 'same') {
       expect(second.nodeId).toBe(first.nodeId);
       expect(events.find((e) => e.usage)?.usage?.cachedTokens).toBeGreaterThanOrEqual(512);

@@ -5,7 +5,8 @@
 import { chunkKeys } from '@mnemo/kv-core';
 import { AdvisoryReplySchema, AdvisoryRequestSchema, decodeMessage, encodeMessage, Subjects } from '@mnemo/proto';
 import { ReferenceEngine } from '@mnemo/engine';
-import { Cluster, scrape, type InferenceRun } from './cluster.js';
+import { Cluster, scrape } from './cluster.js';
+import { keepBusy } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
 const TENANT = 'itest';
@@ -30,13 +31,9 @@ describe('a session moving between nodes (reference engine)', () => {
     await first.done();
     first.close();
 
-    // The session's node gets busier than the other: unrelated long requests until it runs more of them.
-    const busy: InferenceRun[] = [];
-    const on = (id?: string) => busy.filter((b) => b.nodeId === id).length;
-    for (let i = 0; i < 8 && on(first.nodeId) <= busy.length - on(first.nodeId); i++) {
-      busy.push(await cluster.infer({ tokens: [5 + i, 6, 7], sampling: { maxTokens: 1500, seed: 1n } }, 60_000));
-    }
-    expect(on(first.nodeId)).toBeGreaterThan(busy.length - on(first.nodeId));
+    // The session's node gets busy with unrelated long requests sent straight to it (a balancing
+    // policy would spread them), and the scheduler has heard its load before the advisory.
+    const busy = await keepBusy(cluster, first.nodeId!, 3);
     const payload = encodeMessage(AdvisoryRequestSchema, { tenant: TENANT, sessionId: 'move', model: MODEL });
     const adv = decodeMessage(AdvisoryReplySchema, (await cluster.nc.request(Subjects.ADVISE, payload, { timeout: 5000 })).data);
     expect(adv.result.case).toBe('advisory');
