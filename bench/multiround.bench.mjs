@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, createInbox } from '@nats-io/transport-node';
+import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import {
   AdvisoryReplySchema,
@@ -21,10 +21,10 @@ import {
   InferenceRequestSchema,
   ScheduleReplySchema,
   Subjects,
-  TokenEventSchema,
-} from '@mnemo/proto';
+  } from '@mnemo/proto';
 import { freePort, startNats } from '../tools/infra/index.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
+import { tokenStream } from './lib/token-stream.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -211,22 +211,7 @@ async function advise(nc, tenant, sessionId, typeMs, counts) {
 }
 
 async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens) {
-  const inbox = createInbox();
-  const sub = nc.subscribe(inbox);
-  const generated = [];
-  let ttftMs;
-  let cached = 0;
-  const t0 = performance.now();
-  const done = (async () => {
-    for await (const m of sub) {
-      const ev = decodeMessage(TokenEventSchema, m.data);
-      ttftMs ??= performance.now() - t0;
-      if (ev.usage) cached = ev.usage.cachedTokens;
-      if (ev.error?.code) throw new Error(`${ev.error.code}: ${ev.error.message}`);
-      generated.push(...ev.tokens);
-      if (ev.done) break;
-    }
-  })();
+  const stream = tokenStream(nc);
   const request = {
     requestId: `${requestId}-${Math.random().toString(36).slice(2, 8)}`,
     tenant,
@@ -235,15 +220,14 @@ async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens) {
     tokens,
     chunkKeys: chunkKeys(MODEL, tenant, tokens),
     sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n },
-    replySubject: inbox,
+    replySubject: stream.inbox,
     deadlineUnixMs: Date.now() + 600_000,
   };
   const reply = decodeMessage(ScheduleReplySchema, (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
   if (reply.result.case !== 'nodeId') throw new Error(`not scheduled: ${JSON.stringify(reply.result.value)}`);
-  await done;
-  const totalMs = performance.now() - t0;
-  sub.unsubscribe();
-  return { ttftMs, tpotMs: generated.length > 1 ? (totalMs - ttftMs) / (generated.length - 1) : null, cachedTokens: cached, tokens: generated, node: reply.result.value };
+  const { ttftMs, cachedTokens, tokens: generated } = await stream.finish();
+  const totalMs = performance.now() - stream.t0;
+  return { ttftMs, tpotMs: generated.length > 1 ? (totalMs - ttftMs) / (generated.length - 1) : null, cachedTokens, tokens: generated, node: reply.result.value };
 }
 
 /** Two passes of one configuration as one: requests and counters add up, per-node load averages (node ids repeat per pass). */

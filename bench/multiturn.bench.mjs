@@ -12,11 +12,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, createInbox } from '@nats-io/transport-node';
+import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects, TokenEventSchema } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
 import { freePort, startNats } from '../tools/infra/index.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
+import { tokenStream } from './lib/token-stream.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -140,22 +141,7 @@ async function converse(nc, tenant, session) {
 }
 
 async function infer(nc, requestId, tenant, tokens, maxTokens) {
-  const inbox = createInbox();
-  const sub = nc.subscribe(inbox);
-  const generated = [];
-  let ttftMs;
-  let cached = 0;
-  const t0 = performance.now();
-  const done = (async () => {
-    for await (const m of sub) {
-      const ev = decodeMessage(TokenEventSchema, m.data);
-      ttftMs ??= performance.now() - t0;
-      if (ev.usage) cached = ev.usage.cachedTokens;
-      if (ev.error?.code) throw new Error(`${ev.error.code}: ${ev.error.message}`);
-      generated.push(...ev.tokens);
-      if (ev.done) break;
-    }
-  })();
+  const stream = tokenStream(nc);
   const request = {
     requestId: `${requestId}-${Math.random().toString(36).slice(2, 8)}`,
     tenant,
@@ -163,14 +149,13 @@ async function infer(nc, requestId, tenant, tokens, maxTokens) {
     tokens,
     chunkKeys: chunkKeys(MODEL, tenant, tokens),
     sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n },
-    replySubject: inbox,
+    replySubject: stream.inbox,
     deadlineUnixMs: Date.now() + 300_000,
   };
   const reply = decodeMessage(ScheduleReplySchema, (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
   if (reply.result.case !== 'nodeId') throw new Error(`not scheduled: ${JSON.stringify(reply.result.value)}`);
-  await done;
-  sub.unsubscribe();
-  return { ttftMs, cachedTokens: cached, tokens: generated };
+  const { ttftMs, cachedTokens, tokens: generated } = await stream.finish();
+  return { ttftMs, cachedTokens, tokens: generated };
 }
 
 // ---- figures ---------------------------------------------------------------------------------

@@ -13,11 +13,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, createInbox } from '@nats-io/transport-node';
+import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, Subjects, TokenEventSchema } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, Subjects } from '@mnemo/proto';
 import { freePort, startNats } from '../tools/infra/index.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
+import { tokenStream } from './lib/token-stream.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -36,22 +37,7 @@ async function metric(port, name) {
 }
 
 async function infer(nc, nodeId, tokens, kvSources = []) {
-  const inbox = createInbox();
-  const sub = nc.subscribe(inbox);
-  const generated = [];
-  let ttftMs;
-  let cached = 0;
-  const t0 = performance.now();
-  const done = (async () => {
-    for await (const m of sub) {
-      const ev = decodeMessage(TokenEventSchema, m.data);
-      ttftMs ??= performance.now() - t0;
-      if (ev.usage) cached = ev.usage.cachedTokens;
-      if (ev.error?.code) throw new Error(`${ev.error.code}: ${ev.error.message}`);
-      generated.push(...ev.tokens);
-      if (ev.done) break;
-    }
-  })();
+  const stream = tokenStream(nc);
   const request = {
     requestId: `pr-${Math.random().toString(36).slice(2, 10)}`,
     tenant: TENANT,
@@ -59,15 +45,14 @@ async function infer(nc, nodeId, tokens, kvSources = []) {
     tokens,
     chunkKeys: chunkKeys(MODEL, TENANT, tokens),
     sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n },
-    replySubject: inbox,
+    replySubject: stream.inbox,
     attempt: 1,
     kvSources,
   };
   const reply = decodeMessage(ScheduleReplySchema, (await nc.request(nodeInferSubject(nodeId), encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
   if (reply.result.case !== 'nodeId') throw new Error(`not admitted: ${JSON.stringify(reply.result.value)}`);
-  await done;
-  sub.unsubscribe();
-  return { ttftMs, cached, tokens: generated };
+  const { ttftMs, cachedTokens, tokens: generated } = await stream.finish();
+  return { ttftMs, cached: cachedTokens, tokens: generated };
 }
 
 const pct = (xs, p) => {
