@@ -4,9 +4,11 @@
 //                too small so turns come back from the SSD pool;
 //   recompute    no prefix cache, no store: every turn prefills its whole history (vLLM-like);
 //   device-only  an unbounded device prefix cache, no store: nothing ever leaves the device (the ideal).
-// Sessions follow ShareGPT-like statistics: a shared system prompt, an optional pasted document
-// (long-tailed), mean ≈5.5 turns (≈75% multi-turn), short user turns (90% under 132 tokens) and
-// replies, think time between turns. TTFT is measured at the client: request sent → first token.
+// Sessions follow ShareGPT-like statistics: a shared system prompt, mean ≈5.5 turns (≈75%
+// multi-turn, geometric tail up to 24 turns), short user turns (90% of prompts under 132 tokens,
+// counting the first turns that paste a document) and replies, think time between turns. History
+// is long-tailed because sessions are: it grows turn by turn. TTFT is measured at the client:
+// request sent → first token.
 // Writes bench/results/multiturn.{json,svg}. Run: npm run bench -- multiturn [--quick]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,15 +25,19 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const MODEL = 'mnemo-medium';
 const USERS = 6;
-const SESSIONS = quick ? 8 : 18;
+const SESSIONS = quick ? 8 : 24;
 const SYSTEM_TOKENS = 192;
 // Every configuration has the same device memory for running requests (4,096 blocks), so the
 // comparison is about where reused KV comes from, not about admission waiting for memory. Mnemo
 // keeps at most 96 reusable blocks (1,536 tokens) on the device — far less than the six live
-// sessions' histories (up to 6 × 1,400 tokens) — so turns come back from host and SSD.
+// sessions' histories (up to 6 × 3,800 tokens) — so turns come back from host and SSD.
 const DEVICE_BLOCKS = 4096;
 const KV_BLOCKS_SMALL = 96;
-const MAX_HISTORY = 1400; // a session ends once its history would not fit that device cache
+// A session ends once its next turn would not fit the model's context (4,096 tokens) with room to spare.
+const MAX_HISTORY = 3800;
+const MAX_TURNS = 24;
+// ShareGPT: about one first prompt in five pastes material (code, an article); the rest are short.
+const DOC_SHARE = 0.2;
 const HOST_POOL = '16MiB'; // 4 chunks of mnemo-medium (4 MiB each): most history lives on SSD
 
 // ---- seeded workload -------------------------------------------------------------------------
@@ -59,14 +65,14 @@ function workload(seed) {
   return Array.from({ length: SESSIONS }, (_, s) => {
     // ≈25% single-turn; the rest geometric with mean ≈7 → overall mean ≈5.5.
     let turns = 1;
-    if (r() > 0.25) while (turns < 14 && r() > 1 / 7) turns++;
-    const doc = r() < 0.5 ? clamp(lognormal(r, 300, 0.8), 32, 1000) : 0;
+    if (r() > 0.25) while (turns < MAX_TURNS && r() > 1 / 7) turns++;
+    const doc = r() < DOC_SHARE ? clamp(lognormal(r, 300, 0.8), 32, 1000) : 0;
     return {
       id: s,
       doc: text(doc, 1000 + s),
       turns: Array.from({ length: turns }, (_, t) => {
         const user = clamp(lognormal(r, 36, 0.8), 4, 200);
-        const reply = clamp(lognormal(r, 14, 0.4), 6, 24);
+        const reply = clamp(lognormal(r, 40, 0.5), 12, 120);
         // Reading the reply and typing the next turn, at 20× human speed to keep the run short.
         return { user: text(user, s * 100 + t), reply, thinkMs: Math.round((reply * 250 + user * 300) / 20) };
       }),
@@ -237,6 +243,18 @@ function svg(runs) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
 }
 
+/** Per request, the prompt tokens its turn added (the user turn; on a first turn, system prompt aside, the pasted document too). */
+function newPromptTokens(results) {
+  const bySession = new Map();
+  for (const x of results) bySession.set(x.session, [...(bySession.get(x.session) ?? []), x]);
+  const out = [];
+  for (const rs of bySession.values()) {
+    rs.sort((a, b) => a.turn - b.turn);
+    rs.forEach((x, i) => out.push(i === 0 ? x.promptTokens - SYSTEM_TOKENS : x.promptTokens - rs[i - 1].promptTokens - rs[i - 1].tokens.length));
+  }
+  return out;
+}
+
 // ---- main ------------------------------------------------------------------------------------
 const sessions = workload(20261123);
 const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, stop: async () => undefined } : await startNats();
@@ -262,6 +280,11 @@ try {
       sessions: SESSIONS,
       mean_turns: round(turns.reduce((a, b) => a + b, 0) / turns.length),
       multi_turn_share: round(turns.filter((t) => t > 1).length / turns.length),
+      // What was served (a session stops early once its history nears the context).
+      mean_turns_served: round(runs.mnemo.results.length / sessions.length),
+      new_prompt_tokens_p90: pct(newPromptTokens(runs.mnemo.results), 90),
+      history_tokens_p50: pct(runs.mnemo.results.map((x) => x.promptTokens), 50),
+      history_tokens_max: Math.max(...runs.mnemo.results.map((x) => x.promptTokens)),
       system_tokens: SYSTEM_TOKENS,
       note: 'synthetic ShareGPT-like sessions (seeded); prompts are token ids; greedy replies; the same workload for every configuration',
     },
