@@ -75,9 +75,10 @@ describe('advisory prefetch on a running node', () => {
     });
     await until(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === before + 1, 'the prefetch to land');
     const used = (await scrape(b.metricsPort, 'mnemo_kv_tier_bytes{tier="host",state="used"}'))!;
-    expect(await forget(b.nodeId, { advisoryId: 'adv-2' })).toEqual({ ok: expect.anything() });
+    expect(await forget(b.nodeId, { advisoryId: 'adv-2' })).toEqual({ ok: expect.objectContaining({ freedChunks: 1 }) });
     expect((await scrape(b.metricsPort, 'mnemo_kv_tier_bytes{tier="host",state="used"}'))!).toBeLessThan(used);
-    expect(await forget(b.nodeId, { advisoryId: 'never-was' })).toEqual({ ok: expect.anything() });
+    expect(await forget(b.nodeId, { advisoryId: 'adv-2' })).toEqual({ ok: expect.objectContaining({ freedChunks: 0 }) });
+    expect(await forget(b.nodeId, { advisoryId: 'never-was' })).toEqual({ ok: expect.objectContaining({ freedChunks: 0 }) });
   });
 
   it.each<[string, MessageInitShape<typeof PrefetchRequestSchema>, string]>([

@@ -178,10 +178,11 @@ export class KvStore implements ChunkStore {
   }
 
   /** An advisory is withdrawn: what it prefetched and nobody used leaves the host pool. Returns segments dropped. */
+  /** Returns the chunks whose prefetched copies left the host pool. */
   forget(advisoryId: string): number {
     const drops = this.prefetched.forget(advisoryId);
     this.drop(drops);
-    return drops.length;
+    return new Set(drops.map((d) => d.key)).size;
   }
 
   /** Removes host replicas of prefetched segments (space of pinned ones comes back on unpin); returns bytes freed. */

@@ -16,7 +16,7 @@ export class ForgetPrefetchUseCase {
     @Inject(AdvisoryRegistry) private readonly advisories: AdvisoryRegistry,
   ) {}
 
-  /** Returns the segments dropped. */
+  /** Returns the chunks dropped. */
   execute({ request }: ForgetPrefetchCommand): number {
     if (!request.advisoryId && !request.sessionId) throw new MnemoError(ErrorCode.InvalidRequest, 'advisory_id or session_id is required');
     let dropped = 0;

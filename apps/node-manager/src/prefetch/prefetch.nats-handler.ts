@@ -41,7 +41,7 @@ export class PrefetchNatsHandler implements OnApplicationBootstrap {
         operation: 'forget',
         request: ForgetRequestSchema,
         handle: (r) => this.forget.execute(new ForgetPrefetchCommand(r)),
-        reply: (o) => ('ok' in o ? encodeMessage(ForgetReplySchema, {}) : encodeMessage(ErrorReplySchema, o.error)),
+        reply: (o) => ('ok' in o ? encodeMessage(ForgetReplySchema, { freedChunks: o.ok }) : encodeMessage(ErrorReplySchema, o.error)),
         logger: this.logger,
         metrics: this.metrics,
       }),

@@ -78,7 +78,7 @@ describe(PrefetchUseCase.name, () => {
   it('forget drops what the advisory prefetched and nobody used', async () => {
     sut.execute(advise('adv-1'));
     await sut.settled();
-    expect(forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { advisoryId: 'adv-1' })))).toBe(12);
+    expect(forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { advisoryId: 'adv-1' })))).toBe(keys.length);
     expect(keys.some((k) => b.store.holdsOnHost(MODEL, k))).toBe(false);
     expect(b.store.tiers.usage('mem').used).toBe(0);
     // Unknown advisory: same reply, nothing changes.
@@ -89,7 +89,7 @@ describe(PrefetchUseCase.name, () => {
     sut.execute(advise('adv-1', { chunkKeys: keys.slice(0, 1) }));
     sut.execute(advise('adv-2', { chunkKeys: keys.slice(1) }));
     await sut.settled();
-    expect(forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { sessionId: 'sess' })))).toBe(12);
+    expect(forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { sessionId: 'sess' })))).toBe(keys.length);
   });
 
   it('under host pressure purges prefetched copies first, later layers first, and keeps the node\'s own KV', async () => {

@@ -15,8 +15,10 @@ export interface SessionDeletion {
 
 /**
  * Forgets a session: its routing state and reservation here, and every live node is told
- * (ForgetRequest with the session id) so prefetched or cached data of it is demoted or freed
- * there — chunks shared with other sessions are the nodes' to keep. Unknown → not_found.
+ * (ForgetRequest with the session id) so what was prefetched for it is freed there — chunks
+ * shared with other sessions are the nodes' to keep. The nodes are asked in parallel and their
+ * counts summed; one that does not answer within the prefetch timeout counts as freeing nothing
+ * (it still forgets). Unknown → not_found.
  */
 @Injectable()
 export class DeleteSessionUseCase {
@@ -30,16 +32,17 @@ export class DeleteSessionUseCase {
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
-  execute({ tenant, sessionId }: SessionCommand): SessionDeletion {
+  async execute({ tenant, sessionId }: SessionCommand): Promise<SessionDeletion> {
     validateSessionId(sessionId);
     const reservation = this.book.forSession(tenant, sessionId, this.clock.unixMs());
     const session = this.sessions.delete(tenant, sessionId);
     if (!session && !reservation) throw new MnemoError(ErrorCode.NotFound, `unknown session ${JSON.stringify(sessionId)}`, { param: 'session_id' });
     if (reservation) this.book.release(reservation.id);
     const live = this.registry.all();
-    // Told, not awaited: freeing is the nodes' background work (and a node without a handler answers nothing useful).
-    for (const n of live) void this.nodes.forget(n.nodeId, { sessionId, advisoryId: reservation?.id ?? '' }).then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
-    this.logger.emit('info', 'session deleted', { sessionId, nodes: live.length });
-    return { found: true, freedChunks: 0, nodesTold: live.length };
+    const outcomes = await Promise.all(live.map((n) => this.nodes.forget(n.nodeId, { sessionId, advisoryId: reservation?.id ?? '' })));
+    for (const o of outcomes) this.metrics.nodeForgets.inc({ outcome: o.kind });
+    const freedChunks = outcomes.reduce((n, o) => n + (o.kind === 'queued' ? o.chunks : 0), 0);
+    this.logger.emit('info', 'session deleted', { sessionId, nodes: live.length, freedChunks });
+    return { found: true, freedChunks, nodesTold: live.length };
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
-import { decodeMessage, encodeMessage, ErrorReplySchema, ForgetRequestSchema, PrefetchReplySchema, PrefetchRequestSchema, Subjects } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, ErrorReplySchema, ForgetReplySchema, ForgetRequestSchema, PrefetchReplySchema, PrefetchRequestSchema, Subjects } from '@mnemo/proto';
 import { NATS_CONNECTION } from '@mnemo/service-kit';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import type { ForgetInit, NodePrefetcher, PrefetchInit, PrefetchOutcome } from './node-prefetch.port.js';
@@ -23,7 +23,7 @@ export class NatsNodePrefetcher implements NodePrefetcher {
   }
 
   forget(nodeId: string, request: ForgetInit): Promise<PrefetchOutcome> {
-    return this.ask(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, request), () => ({ kind: 'queued', chunks: 0 }));
+    return this.ask(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, request), (data) => ({ kind: 'queued', chunks: decodeMessage(ForgetReplySchema, data).freedChunks }));
   }
 
   private async ask(subject: string, payload: Uint8Array, ok: (data: Uint8Array) => PrefetchOutcome): Promise<PrefetchOutcome> {

@@ -15,7 +15,7 @@ export type ForgetInit = Exclude<MessageInitShape<typeof ForgetRequestSchema>, F
 /** Tells nodes about advisories (the node half acts on them). Never throws: a node's trouble is an outcome. */
 export interface NodePrefetcher {
   prefetch(nodeId: string, request: PrefetchInit): Promise<PrefetchOutcome>;
-  /** Best effort; resolves whatever the node does. */
+  /** Best effort; resolves whatever the node does (`queued.chunks`: the chunks it freed). */
   forget(nodeId: string, request: ForgetInit): Promise<PrefetchOutcome>;
 }
 
