@@ -72,7 +72,8 @@ describe('advisories and sessions', () => {
     const listeners = cluster.nodes.map((n) => new Listener<PrefetchRequest>(nc, Subjects.nodePrefetch(n.nodeId), (d) => decodeMessage(PrefetchRequestSchema, d)));
     await nc.flush();
     const before = Date.now();
-    const adv = await a.call('POST', '/v1/advisories', { session_id: 'chat-1', model: MODEL, expected_arrival: Date.now() + 2000, priority: 1 });
+    const arrival = Date.now() + 2000;
+    const adv = await a.call('POST', '/v1/advisories', { session_id: 'chat-1', model: MODEL, expected_arrival: arrival, ordered: true, priority: 1 });
     expect(adv.status).toBe(201);
     const { advisory_id: id, node, expires_at: expires } = adv.json as { advisory_id: string; node: string; expires_at: number };
     expect(cluster.nodes.map((n) => n.nodeId)).toContain(node);
@@ -81,7 +82,7 @@ describe('advisories and sessions', () => {
     // The reserved node, and only it, was asked to prefetch the session's chunks.
     const target = listeners[cluster.nodes.findIndex((n) => n.nodeId === node)]!;
     await waitFor(() => target.got.length === 1, 5000, 'the PrefetchRequest');
-    expect(target.got[0]).toMatchObject({ advisoryId: id, sessionId: 'chat-1', model: MODEL, priority: 1, expiresAtMs: BigInt(expires) });
+    expect(target.got[0]).toMatchObject({ advisoryId: id, sessionId: 'chat-1', model: MODEL, priority: 1, ordered: true, expectedArrivalMs: BigInt(arrival), expiresAtMs: BigInt(expires) });
     expect(target.got[0]!.chunkKeys).toHaveLength(1);
     expect(listeners.reduce((n, l) => n + l.got.length, 0)).toBe(1);
     for (const l of listeners) l.close();

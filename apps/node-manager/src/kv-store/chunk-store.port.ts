@@ -1,6 +1,7 @@
 import type { KvRowGeometry } from '@mnemo/kv-core';
 import type { ChunkSlice } from './chunk.reader.js';
 import type { ChunkPayload } from './tier.writer.js';
+import type { PrefetchAdvisory } from './prefetched.chunks.js';
 
 /** What node ↔ node transfer asks of the local offload tiers. */
 export interface ChunkStore {
@@ -10,7 +11,7 @@ export interface ChunkStore {
    * Whole chunks received from a peer into the host pool (then SSD, as any written chunk); with
    * an advisory, host only and first to go under pressure until a request uses them.
    */
-  importChunks(model: string, chunks: readonly ChunkPayload[], advisory?: { id: string; expiresAtMs: number }): Promise<void>;
+  importChunks(model: string, chunks: readonly ChunkPayload[], advisory?: PrefetchAdvisory): Promise<void>;
   /** Drops what an advisory prefetched and no request used; returns the segments dropped. */
   forget(advisoryId: string): number;
   /** Bytes of one layer of one chunk of `model`; undefined when the tiers keep none of its KV. */

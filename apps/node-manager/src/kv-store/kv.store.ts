@@ -6,7 +6,7 @@ import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tie
 import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
 import { RestoreReader } from './restore.reader.js';
 import { readChunkSlice, type ChunkSlice } from './chunk.reader.js';
-import { PrefetchedChunks, type Drop } from './prefetched.chunks.js';
+import { PrefetchedChunks, type Drop, type PrefetchAdvisory } from './prefetched.chunks.js';
 import type { ChunkStore } from './chunk-store.port.js';
 import type { KvStoreSettings } from './kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
@@ -155,7 +155,7 @@ export class KvStore implements ChunkStore {
     return slice;
   }
 
-  async importChunks(model: string, chunks: readonly ChunkPayload[], advisory?: { id: string; expiresAtMs: number }): Promise<void> {
+  async importChunks(model: string, chunks: readonly ChunkPayload[], advisory?: PrefetchAdvisory): Promise<void> {
     if (!this.tiers.has(model) || chunks.length === 0) return;
     this.peerCounters.importedChunks += chunks.length;
     if (!advisory) {
@@ -172,13 +172,12 @@ export class KvStore implements ChunkStore {
       if (layers.length === 0) continue;
       this.peerCounters.prefetchedChunks++;
       this.peerCounters.prefetchedBytes += layers.length * m.segBytes;
-      this.prefetched.add(advisory.id, advisory.expiresAtMs, { model, key: c.key, position: c.position, layers, bytes: m.stride, stamp: now });
+      this.prefetched.add(advisory, { model, key: c.key, position: c.position, layers, bytes: m.stride, stamp: now });
     }
-    for (const c of chunks) if (!fresh.includes(c) && this.prefetched.has(c.key)) this.prefetched.add(advisory.id, advisory.expiresAtMs, { model, key: c.key, position: c.position, layers: [], bytes: m.stride, stamp: now });
+    for (const c of chunks) if (!fresh.includes(c) && this.prefetched.has(c.key)) this.prefetched.add(advisory, { model, key: c.key, position: c.position, layers: [], bytes: m.stride, stamp: now });
   }
 
-  /** An advisory is withdrawn: what it prefetched and nobody used leaves the host pool. Returns segments dropped. */
-  /** Returns the chunks whose prefetched copies left the host pool. */
+  /** An advisory is withdrawn: what it prefetched and nobody used leaves the host pool. Returns the chunks dropped. */
   forget(advisoryId: string): number {
     const drops = this.prefetched.forget(advisoryId);
     this.drop(drops);

@@ -1,6 +1,7 @@
 import { PrefetchedChunks } from './prefetched.chunks.js';
 
 const chunk = (key: string, position: number, stamp: number, layers = [0, 1, 2]) => ({ model: 'm', key, position, layers, bytes: 100, stamp });
+const adv = (id: string, expiresAtMs: number, priority?: number, dueMs?: number) => ({ id, expiresAtMs, priority, dueMs });
 const keysOf = (ds: Array<{ key: string; layer: number }>) => ds.map((d) => `${d.key}/${d.layer}`);
 
 describe(PrefetchedChunks.name, () => {
@@ -17,24 +18,24 @@ describe(PrefetchedChunks.name, () => {
     ['then the newer one', 7, ['a1/2', 'a0/2', 'a1/1', 'a0/1', 'a1/0', 'a0/0', 'b0/2']],
     ['everything there is, when more is asked', 10_000, ['a1/2', 'a0/2', 'a1/1', 'a0/1', 'a1/0', 'a0/0', 'b0/2', 'b0/1', 'b0/0']],
   ])('purges in cooperative order: %s', (_n, segments, expected) => {
-    sut.add('old', 1e9, chunk('a0', 0, 10));
-    sut.add('old', 1e9, chunk('a1', 1, 10));
-    sut.add('new', 1e9, chunk('b0', 0, 20));
+    sut.add(adv('old', 1e9), chunk('a0', 0, 10));
+    sut.add(adv('old', 1e9), chunk('a1', 1, 10));
+    sut.add(adv('new', 1e9), chunk('b0', 0, 20));
     expect(keysOf(sut.purge(segments * 100))).toEqual(expected);
     expect(sut.purgedSegments).toBe(expected.length);
   });
 
   it('never purges a chunk a request adopted', () => {
-    sut.add('x', 1e9, chunk('a0', 0, 10));
-    sut.add('x', 1e9, chunk('b0', 0, 20));
+    sut.add(adv('x', 1e9), chunk('a0', 0, 10));
+    sut.add(adv('x', 1e9), chunk('b0', 0, 20));
     sut.adopt(['a0']);
     expect(keysOf(sut.purge(10_000))).toEqual(['b0/2', 'b0/1', 'b0/0']);
   });
 
   it('forget drops what only that advisory wanted', () => {
-    sut.add('x', 1e9, chunk('a0', 0, 10, [0, 1]));
-    sut.add('y', 1e9, chunk('a0', 0, 10, [0, 1]));
-    sut.add('x', 1e9, chunk('b0', 1, 10, [0, 1]));
+    sut.add(adv('x', 1e9), chunk('a0', 0, 10, [0, 1]));
+    sut.add(adv('y', 1e9), chunk('a0', 0, 10, [0, 1]));
+    sut.add(adv('x', 1e9), chunk('b0', 1, 10, [0, 1]));
     expect(keysOf(sut.forget('x'))).toEqual(['b0/0', 'b0/1']);
     expect(sut.has('a0')).toBe(true);
     expect(keysOf(sut.forget('y'))).toEqual(['a0/0', 'a0/1']);
@@ -43,17 +44,35 @@ describe(PrefetchedChunks.name, () => {
   });
 
   it('forget skips what was purged or adopted since', () => {
-    sut.add('x', 1e9, chunk('a0', 0, 10, [0, 1]));
-    sut.add('x', 1e9, chunk('b0', 1, 10, [0, 1]));
+    sut.add(adv('x', 1e9), chunk('a0', 0, 10, [0, 1]));
+    sut.add(adv('x', 1e9), chunk('b0', 1, 10, [0, 1]));
     sut.adopt(['a0']);
     sut.purge(100);
     expect(keysOf(sut.forget('x'))).toEqual(['b0/0']);
   });
 
   it('expiry forgets advisories whose time passed', () => {
-    sut.add('soon', 100, chunk('a0', 0, 10, [0]));
-    sut.add('later', 200, chunk('b0', 0, 10, [0]));
+    sut.add(adv('soon', 100), chunk('a0', 0, 10, [0]));
+    sut.add(adv('later', 200), chunk('b0', 0, 10, [0]));
     expect(keysOf(sut.expire(150))).toEqual(['a0/0']);
     expect(sut.has('b0')).toBe(true);
+  });
+
+  it('purges a lower-priority advisory, then the one due last, before the LRU order applies', () => {
+    sut.add(adv('chat', 1e9, 1), chunk('c0', 0, 30, [0]));
+    sut.add(adv('hop2', 1e9, 1, 2000), chunk('h2', 0, 10, [0]));
+    sut.add(adv('hop1', 1e9, 1, 1000), chunk('h1', 0, 5, [0, 1]));
+    sut.add(adv('bulk', 1e9, 0, 500), chunk('b0', 0, 40, [0]));
+    expect(keysOf(sut.purge(10_000))).toEqual(['b0/0', 'c0/0', 'h2/0', 'h1/1', 'h1/0']);
+  });
+
+  it('a chunk a more urgent advisory also wants is requeued under that urgency', () => {
+    sut.add(adv('chat', 1e9), chunk('a0', 0, 10, [0]));
+    sut.add(adv('chat', 1e9), chunk('b0', 0, 20, [0]));
+    sut.add(adv('agent', 1e9, 2, 100), chunk('a0', 0, 30, []));
+    expect(keysOf(sut.purge(100))).toEqual(['b0/0']);
+    // The chat advisory still wants it: forgetting the agent drops nothing.
+    expect(keysOf(sut.forget('agent'))).toEqual([]);
+    expect(keysOf(sut.purge(10_000))).toEqual(['a0/0']);
   });
 });

@@ -1,7 +1,13 @@
-import { PurgeQueue } from '@mnemo/kv-core';
+import { comparePrefetchPurge, mostUrgent, PurgeQueue, type PrefetchUrgency } from '@mnemo/kv-core';
+
+/** The advisory a prefetch is for: its id, when it lapses, and how much its data is wanted. */
+export interface PrefetchAdvisory extends Partial<PrefetchUrgency> {
+  readonly id: string;
+  readonly expiresAtMs: number;
+}
 
 /** One layer of one prefetched chunk in the host pool: the unit cooperative memory drops. */
-interface PurgeItem {
+interface PurgeItem extends PrefetchUrgency {
   readonly model: string;
   readonly key: string;
   readonly layer: number;
@@ -13,8 +19,12 @@ interface PurgeItem {
 interface Prefetched {
   readonly model: string;
   readonly advisories: Set<string>;
-  readonly items: PurgeItem[];
+  items: PurgeItem[];
+  urgency: PrefetchUrgency;
 }
+
+/** An advisory that says nothing of its priority or timing. */
+const UNKNOWN: PrefetchUrgency = { priority: 0, dueMs: Infinity };
 
 /** A segment to drop from the host pool. */
 export interface Drop {
@@ -27,13 +37,15 @@ export interface Drop {
  * Chunks an advisory pulled from a peer into the host pool, before any request used them
  * (Symphony §3.4, cooperative memory). They are copies of KV another node keeps, so they are
  * never written to the SSD pool and are dropped without copy-back: first when the host pool
- * needs room (in kv-core's purge order — least recently prefetched, later layers first, later
- * chunks first), and when every advisory that asked for them is forgotten or expires. A
+ * needs room (in kv-core's purge order — lowest advisory priority, the request due last, then
+ * least recently prefetched, later layers first, later chunks first; a chunk several advisories
+ * want counts as wanted by the most urgent), and when every advisory that asked for them is
+ * forgotten or expires. A
  * request that uses one adopts it: it becomes ordinary cached KV and leaves this set.
  */
 export class PrefetchedChunks {
   private readonly chunks = new Map<string, Prefetched>();
-  private readonly queue = new PurgeQueue<PurgeItem>();
+  private readonly queue = new PurgeQueue<PurgeItem>(comparePrefetchPurge);
   private readonly advisories = new Map<string, { keys: Set<string>; expiresAtMs: number }>();
   purgedSegments = 0;
 
@@ -46,18 +58,33 @@ export class PrefetchedChunks {
   }
 
   /** Records a chunk `advisoryId` prefetched; its layers become purge candidates. */
-  add(advisoryId: string, expiresAtMs: number, c: { model: string; key: string; position: number; layers: readonly number[]; bytes: number; stamp: number }): void {
-    const a = this.advisories.get(advisoryId) ?? { keys: new Set<string>(), expiresAtMs };
+  add(advisory: PrefetchAdvisory, c: { model: string; key: string; position: number; layers: readonly number[]; bytes: number; stamp: number }): void {
+    const a = this.advisories.get(advisory.id) ?? { keys: new Set<string>(), expiresAtMs: advisory.expiresAtMs };
     a.keys.add(c.key);
-    this.advisories.set(advisoryId, a);
+    this.advisories.set(advisory.id, a);
+    const urgency: PrefetchUrgency = { priority: advisory.priority ?? UNKNOWN.priority, dueMs: advisory.dueMs ?? UNKNOWN.dueMs };
     const known = this.chunks.get(c.key);
     if (known) {
-      known.advisories.add(advisoryId);
+      known.advisories.add(advisory.id);
+      const more = mostUrgent(known.urgency, urgency);
+      if (more.priority === known.urgency.priority && more.dueMs === known.urgency.dueMs) return;
+      // Queued keys must not change in place: requeue the chunk's layers under the new urgency.
+      known.urgency = more;
+      known.items = this.requeue(known.items, more);
       return;
     }
-    const items = c.layers.map((layer) => ({ model: c.model, key: c.key, layer, position: c.position, stamp: c.stamp, bytes: c.bytes }));
+    const items = c.layers.map((layer) => ({ model: c.model, key: c.key, layer, position: c.position, stamp: c.stamp, bytes: c.bytes, ...urgency }));
     for (const it of items) this.queue.add(it);
-    this.chunks.set(c.key, { model: c.model, advisories: new Set([advisoryId]), items });
+    this.chunks.set(c.key, { model: c.model, advisories: new Set([advisory.id]), items, urgency });
+  }
+
+  private requeue(items: readonly PurgeItem[], urgency: PrefetchUrgency): PurgeItem[] {
+    return items.map((it) => {
+      this.queue.remove(it);
+      const next = { ...it, ...urgency };
+      this.queue.add(next);
+      return next;
+    });
   }
 
   /** A request used these chunks: from now on they are ordinary cached KV. */

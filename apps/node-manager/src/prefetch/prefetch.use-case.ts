@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, isChunkKey, MnemoError, segmentElems } from '@mnemo/kv-core';
+import { advisoryDueMs, ErrorCode, isChunkKey, MnemoError, segmentElems } from '@mnemo/kv-core';
 import type { Engine } from '@mnemo/engine';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
 import { checkKvSources } from '../inference/kv-sources.check.js';
 import { CHUNK_STORE, type ChunkStore } from '../kv-store/chunk-store.port.js';
+import type { PrefetchAdvisory } from '../kv-store/prefetched.chunks.js';
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
 import { AdvisoryRegistry } from './advisory.registry.js';
 import type { PrefetchCommand } from './prefetch.command.js';
@@ -67,7 +68,8 @@ export class PrefetchUseCase {
     let queued = 0;
     for (const [s, chunks] of bySource) {
       queued += chunks.length;
-      const p = this.pull(r.sources[s]!.grpcAddress, r.model, chunks, g.layers, segmentElems(g) * 4, { id: r.advisoryId, expiresAtMs }).finally(() => this.pulls.delete(p));
+      const advisory = { id: r.advisoryId, expiresAtMs, priority: r.priority, dueMs: advisoryDueMs({ expectedArrivalMs: Number(r.expectedArrivalMs), ordered: r.ordered, receivedMs: now }) };
+      const p = this.pull(r.sources[s]!.grpcAddress, r.model, chunks, g.layers, segmentElems(g) * 4, advisory).finally(() => this.pulls.delete(p));
       this.pulls.add(p);
     }
     return queued;
@@ -78,7 +80,7 @@ export class PrefetchUseCase {
     while (this.pulls.size > 0) await Promise.all([...this.pulls]);
   }
 
-  private async pull(address: string, model: string, chunks: ReadonlyArray<{ key: string; position: number }>, layers: number, segBytes: number, advisory: { id: string; expiresAtMs: number }): Promise<void> {
+  private async pull(address: string, model: string, chunks: ReadonlyArray<{ key: string; position: number }>, layers: number, segBytes: number, advisory: PrefetchAdvisory): Promise<void> {
     const position = new Map(chunks.map((c) => [c.key, c.position]));
     for await (const c of this.client.fetch(address, chunks.map((c) => c.key), 0, layers, layers * segBytes)) {
       // A miss ends nothing: the request will recompute what is not here.

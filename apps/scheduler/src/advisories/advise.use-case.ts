@@ -88,6 +88,8 @@ export class AdviseUseCase {
         sources,
         expiresAtMs: BigInt(reservation.expiresAtMs),
         priority: cmd.priority,
+        ordered: cmd.ordered,
+        expectedArrivalMs: BigInt(cmd.expectedArrivalUnixMs > 0 ? arrival : 0),
       })
       .then((o) => {
         this.metrics.prefetches.inc({ outcome: o.kind });

@@ -1,4 +1,4 @@
-import { compareEvictionOrder, PurgeQueue, type EvictionKey } from './eviction.order.js';
+import { advisoryDueMs, compareEvictionOrder, comparePrefetchPurge, mostUrgent, PurgeQueue, type EvictionKey, type PrefetchUrgency } from './eviction.order.js';
 
 interface Item extends EvictionKey {
   name: string;
@@ -65,5 +65,42 @@ describe(PurgeQueue.name, () => {
     expect(() => sut.add(a)).toThrow(/already queued/);
     expect(() => sut.add(item('b', NaN, 0, 0))).toThrow(RangeError);
     expect(sut.size).toBe(1);
+  });
+});
+
+describe(advisoryDueMs.name, () => {
+  it.each([
+    ['an expected arrival is the due time', { expectedArrivalMs: 5000, ordered: false, receivedMs: 100 }, 5000],
+    ['an expected arrival wins over order', { expectedArrivalMs: 5000, ordered: true, receivedMs: 100 }, 5000],
+    ['ordered without arrival: due in the order received', { expectedArrivalMs: 0, ordered: true, receivedMs: 100 }, 100],
+    ['neither: due at an unknown time, after every other', { expectedArrivalMs: 0, ordered: false, receivedMs: 100 }, Infinity],
+  ])('%s', (_name, a, due) => {
+    expect(advisoryDueMs(a)).toBe(due);
+  });
+
+  it('the most urgent of two wants: higher priority, sooner due', () => {
+    expect(mostUrgent({ priority: 1, dueMs: 900 }, { priority: 3, dueMs: Infinity })).toEqual({ priority: 3, dueMs: 900 });
+  });
+});
+
+describe(comparePrefetchPurge.name, () => {
+  type Pf = Item & PrefetchUrgency;
+  const pf = (name: string, priority: number, dueMs: number, stamp = 1, layer = 0): Pf => ({ ...item(name, stamp, layer, 0), priority, dueMs });
+  it.each([
+    ['lower priority first, whatever its timing', pf('a', 0, 10), pf('b', 1, Infinity)],
+    ['same priority: the request due last first', pf('a', 1, 900), pf('b', 1, 100)],
+    ['unknown timing before a known one', pf('a', 1, Infinity), pf('b', 1, 5000)],
+    ['same priority and due: the LRU rule (later layer first)', pf('a', 1, 100, 5, 3), pf('b', 1, 100, 5, 1)],
+    ['same priority and due: least recently used first', pf('a', 1, Infinity, 1, 0), pf('b', 1, Infinity, 2, 9)],
+  ])('%s', (_name, first, second) => {
+    expect(comparePrefetchPurge(first, second)).toBeLessThan(0);
+    expect(comparePrefetchPurge(second, first)).toBeGreaterThan(0);
+  });
+
+  it('drives a PurgeQueue: ordered agents keep the next hop, the chat advisory goes first', () => {
+    const sut = new PurgeQueue<Pf>(comparePrefetchPurge);
+    // Two ordered agent hops (received at 100 and 200) and a chat advisory with no timing, all priority 1.
+    [pf('hop2-L0', 1, 200), pf('hop1-L0', 1, 100), pf('chat-L0', 1, Infinity), pf('hop1-L1', 1, 100, 1, 1)].forEach((i) => sut.add(i));
+    expect(sut.take(1000).map((i) => i.name)).toEqual(['chat-L0', 'hop2-L0', 'hop1-L1', 'hop1-L0']);
   });
 });

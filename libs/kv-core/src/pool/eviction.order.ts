@@ -26,6 +26,42 @@ export function compareEvictionOrder(a: EvictionKey, b: EvictionKey): number {
 }
 
 /**
+ * How much an advisory's prefetched data is wanted: its `priority` (higher is kept longer) and
+ * `dueMs`, when its request is expected (sooner is kept longer). Symphony advisories carry no
+ * size and often no timing: a chat advisory may say nothing but the session, an agent's may say
+ * its request comes after those advised before it (`ordered`), or when it is expected.
+ */
+export interface PrefetchUrgency {
+  readonly priority: number;
+  readonly dueMs: number;
+}
+
+/**
+ * `dueMs` of an advisory: its expected arrival when it gave one; an ordered one is due in the
+ * order advisories were received (the later advised, the later due); one with neither is due
+ * at an unknown time, after every advisory that said something about its timing.
+ */
+export function advisoryDueMs(a: { readonly expectedArrivalMs: number; readonly ordered: boolean; readonly receivedMs: number }): number {
+  if (a.expectedArrivalMs > 0) return a.expectedArrivalMs;
+  return a.ordered ? a.receivedMs : Infinity;
+}
+
+/** The urgency of data several advisories want: the most urgent of them. */
+export function mostUrgent(a: PrefetchUrgency, b: PrefetchUrgency): PrefetchUrgency {
+  return { priority: Math.max(a.priority, b.priority), dueMs: Math.min(a.dueMs, b.dueMs) };
+}
+
+const order = (x: number, y: number): number => (x < y ? -1 : x > y ? 1 : 0);
+
+/**
+ * Purge order of prefetched data, first victim first: lowest advisory priority, then the
+ * request due last, then {@link compareEvictionOrder} (later layers of the least recently used first).
+ */
+export function comparePrefetchPurge(a: EvictionKey & PrefetchUrgency, b: EvictionKey & PrefetchUrgency): number {
+  return order(a.priority, b.priority) || order(b.dueMs, a.dueMs) || compareEvictionOrder(a, b);
+}
+
+/**
  * Cooperative purge of device-resident prefetched data (Symphony §3.4, ARCHITECTURE
  * "Cooperative memory"): when the engine needs device blocks, prefetched data of requests
  * that are not running is dropped without copy-back — in {@link compareEvictionOrder} order.
@@ -38,7 +74,12 @@ export function compareEvictionOrder(a: EvictionKey, b: EvictionKey): number {
 export class PurgeQueue<T extends EvictionKey & { readonly bytes: number }> {
   private readonly seqOf = new Map<T, number>();
   private next = 0;
-  private readonly order = new OrderedSet<T>((a, b) => compareEvictionOrder(a, b) || this.seqOf.get(a)! - this.seqOf.get(b)!);
+  private readonly order: OrderedSet<T>;
+
+  /** `compare`: the victim order (default {@link compareEvictionOrder}; {@link comparePrefetchPurge} for advisory data). */
+  constructor(compare: (a: T, b: T) => number = compareEvictionOrder) {
+    this.order = new OrderedSet<T>((a, b) => compare(a, b) || this.seqOf.get(a)! - this.seqOf.get(b)!);
+  }
 
   get size(): number {
     return this.seqOf.size;

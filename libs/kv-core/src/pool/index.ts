@@ -3,7 +3,7 @@ export { segmentBytes, chunkBytes, alignUp, segmentStride, segmentsFitting, type
 export { placementRatios, targetCounts, placeCounts, interleave, placeSegments, type PlacementDevice, type SegmentPlacement } from './placement.policy.js';
 export { ExtentAllocator, type ExtentAllocatorStats } from './extent.allocator.js';
 export { planOffload, type OffloadDevice, type DeviceWrite, type OffloadPlan } from './offload.planner.js';
-export { compareEvictionOrder, PurgeQueue, type EvictionKey } from './eviction.order.js';
+export { advisoryDueMs, compareEvictionOrder, comparePrefetchPurge, mostUrgent, PurgeQueue, type EvictionKey, type PrefetchUrgency } from './eviction.order.js';
 export { LookupTable } from './lookup.table.js';
 export type { LookupTableOptions, Removal, Victim, PrefixChunk, PinHandle, EvictionOptions } from './lookup.types.js';
 export { crc32c } from './crc32c.checksum.js';
