@@ -194,6 +194,13 @@ export class BatchScheduler {
     const maxBatch = this.config.NODE_MAX_BATCH!;
     const rank = (st: SeqState): SeqState => (this.ranker ? { ...st, priority: this.ranker.rank(st.id, st.priority) } : st);
     const paged = (st: SeqState) => !this.store.get(st.id)!.streamed;
+    // A streamed sequence waiting for its memory is not overtaken by later requests of its model.
+    const streamHead = new Map<string, number>();
+    for (const st of this.store.states('waiting')) {
+      const seq = this.store.get(st.id)!;
+      if (seq.streamed) streamHead.set(seq.request.model, Math.min(streamHead.get(seq.request.model) ?? Infinity, st.arrivalSeq));
+    }
+    const beforeStream = (st: SeqState) => st.arrivalSeq < (streamHead.get(this.store.get(st.id)!.request.model) ?? Infinity);
     const running: SeqState[] = this.store.states('running').filter(paged).map(rank).map((st) => ({
       ...st,
       pool: this.store.get(st.id)!.request.model,
@@ -202,7 +209,7 @@ export class BatchScheduler {
     }));
     const waiting: SeqState[] = this.store
       .states('waiting')
-      .filter(paged)
+      .filter((st) => paged(st) && beforeStream(st))
       .map(rank)
       .sort(compareSeqs)
       .slice(0, maxBatch)

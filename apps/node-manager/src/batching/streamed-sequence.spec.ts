@@ -86,6 +86,20 @@ describe('a streamed sequence on a node', () => {
     await ample.engine.close();
   });
 
+  it('waits for its memory without being overtaken by later requests of its model', async () => {
+    const n = streaming();
+    // 20 + 60 tokens: 5 of the 6 blocks; the stream's planes need 4, so the long request waits.
+    n.send('first', SHORT, 60);
+    await n.scheduler.runIteration();
+    n.send('long', LONG, 8);
+    n.send('later', SHORT.slice(0, 10), 4);
+    await n.runAll();
+    const order = n.sink.events.filter((e) => e.seq === 0).map((e) => e.requestId);
+    expect(order).toEqual(['first', 'long', 'later']);
+    for (const id of ['first', 'long', 'later']) expect(n.sink.last(id)).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
+    await n.engine.close();
+  });
+
   it('refuses what neither the device nor the stream can hold, naming both limits', async () => {
     const n = streaming();
     // 600 + 100 tokens: 44 blocks; the stream holds at most 18.
