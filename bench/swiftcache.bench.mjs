@@ -1,9 +1,13 @@
 // SwiftCache on one node budget, all on the CPU reference engine in one run:
 //  1. the longest context the master completes (prompt + 8 decoded tokens) for a fixed device
-//     budget: whole-prompt prefill and chunked prefill with every layer resident (the baselines,
-//     both limited by the KV of all layers) vs the layer stream cache fed by its own regular
-//     blocks and two workers' lent units → max_context_ratio. Each limit is run, not computed:
-//     the figure completes and one block more is refused.
+//     budget, through the serving path: a scheduler and a node-manager (three models on
+//     NODE_KV_DEVICE_BYTES, elastic lending on) as processes, requests over NATS. Three nodes:
+//     layer stream off (whole-prompt prefill; the baseline at its best: the master borrows every
+//     idle unit of the budget), chunked prefill alone (stream off, NODE_MAX_PREFILL_TOKENS=64),
+//     layer stream on (window 2, host memory behind it) → max_context_ratio (stream on over the
+//     better of the two). Each limit is run, not computed: the figure completes and one block
+//     more is refused. The same measured on the engine alone (the stream fed by regular blocks
+//     and two workers' lent units, no host) is kept as max_context_engine.
 //  2. master TTFT of multi-turn sessions on the real engine path (prefix cache + layer-wise
 //     restore): without lending its region is too small for the sessions, evicted history comes
 //     back from the host pool (write-through of complete chunks, restored layer by layer);
@@ -21,8 +25,10 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeviceModel, DeviceRegionBacking, HostBacking, LayerStreamCache, ModelRuntime, ReferenceEngine, argmax, elasticSpec, emptyStats, syntheticWeightsFor } from '@mnemo/engine';
-import { CHUNK_TOKENS, DeviceBlockManager, ElasticCacheCoordinator, blockElements, layerPieces, streamedContextPlan } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, DeviceBlockManager, ElasticCacheCoordinator, blockElements, layerPieces, layerStreamLimit, streamedContextPlan } from '@mnemo/kv-core';
 import { createKernelBackend } from '@mnemo/native-cuda';
+import { startNats } from '../tools/infra/index.mjs';
+import { servingMaxContext } from './lib/serving-max-context.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -30,6 +36,7 @@ const MASTER = 'mnemo-small';
 const WORKERS = ['mnemo-tiny', 'mnemo-tiny-qwen3'];
 const UNITS_PER_MODEL = quick ? 8 : 16; // node units (48 KiB at fp32) per model region
 const WINDOW = 2;
+const STREAM_HOST_MB = 64;
 const CHUNK = 64;
 const DECODE = 8;
 // Workers serve short requests (code-completion-like): WORKER_SEQS at a time, prompt + WORKER_DECODE tokens each.
@@ -142,7 +149,32 @@ const swift = await maxContext(
   CHUNK,
   plan.contextBlocks,
 );
-console.log('max context', { whole, chunked, swift, plan });
+console.log('max context (engine)', { whole, chunked, swift, plan });
+
+// ---- 1b. max context through the serving path -------------------------------------------------
+const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, stop: async () => undefined } : await startNats();
+const budgetBlocks = specs.length * regions[MASTER]; // the whole budget in master blocks (all units share one size)
+const streamHostBlocks = Math.floor((STREAM_HOST_MB * 2 ** 20) / (BE * 4));
+const servingNode = {
+  NODE_MODELS: [MASTER, ...WORKERS].join(','),
+  NODE_REFERENCE_BACKEND: 'cpu',
+  NODE_KV_DEVICE_BYTES: `${(budgetElems * 4) / 1024}KiB`,
+  NODE_KV_ELASTIC: 'on',
+  NODE_PREEMPTION: 'recompute',
+};
+const servingMetrics = ['mnemo_kv_stream_stall_seconds_total', 'mnemo_kv_streamed_sequences_total', 'mnemo_kv_streamed_bytes_total'];
+let serving;
+try {
+  const run = (name, env, guess) => servingMaxContext({ natsUrl: nats.url, name, model: MASTER, nodeEnv: { ...servingNode, ...env }, guess, decode: DECODE, metrics: servingMetrics });
+  serving = {
+    stream_off: await run('stream-off', { NODE_KV_LAYER_STREAM: 'off' }, budgetBlocks),
+    chunked_prefill: await run('chunked', { NODE_KV_LAYER_STREAM: 'off', NODE_MAX_PREFILL_TOKENS: String(CHUNK) }, budgetBlocks),
+    stream_on: await run('stream-on', { NODE_KV_LAYER_STREAM: 'on', NODE_KV_STREAM_WINDOW: String(WINDOW), NODE_KV_STREAM_HOST_MB: String(STREAM_HOST_MB) }, layerStreamLimit({ layers: mShape.layers, window: WINDOW }, budgetBlocks, streamHostBlocks)),
+  };
+} finally {
+  await nats.stop();
+}
+console.log('max context (serving path)', serving);
 
 // ---- 2 + 3. master TTFT and worker TPOT ---------------------------------------------------------
 /** Rounds of worker requests (prefill, then WORKER_DECODE timed decode steps) until `more()` says stop. */
@@ -292,8 +324,12 @@ const result = {
     states: [MASTER, ...WORKERS].map((id) => node.coord.state(id)),
     stream_plan: { ...plan, window: WINDOW },
   },
-  max_context: { whole_prefill: whole, chunked_prefill: chunked, swiftcache: swift },
-  max_context_ratio: round(swift.tokens / Math.max(whole.tokens, chunked.tokens)),
+  max_context: { stream_off: serving.stream_off, chunked_prefill: serving.chunked_prefill, stream_on: serving.stream_on, device_budget_blocks: budgetBlocks, stream_host_mb: STREAM_HOST_MB, window: WINDOW },
+  max_context_ratio: round(serving.stream_on.tokens / Math.max(serving.stream_off.tokens, serving.chunked_prefill.tokens)),
+  max_context_stream_over_off: round(serving.stream_on.tokens / serving.stream_off.tokens),
+  max_context_stream_over_chunked: round(serving.stream_on.tokens / serving.chunked_prefill.tokens),
+  max_context_engine: { whole_prefill: whole, chunked_prefill: chunked, swiftcache: swift },
+  max_context_ratio_engine: round(swift.tokens / Math.max(whole.tokens, chunked.tokens)),
   master_multiturn: {
     sessions: MT_SESSIONS,
     turns: MT_TURNS,
@@ -313,7 +349,8 @@ const result = {
   worker_interference_p50: round(pct(swiftRun.tpot_ms, 0.5) / pct(offload.tpot_ms, 0.5) - 1, 3),
   worker_interference_vs_alone: round(pct(swiftRun.tpot_ms, 0.99) / pct(alone, 0.99) - 1, 3),
   notes: [
-    'max context: prompt + 8 decoded tokens; whole/chunked prefill keep every layer resident in the master region; swiftcache streams with a 2-layer window from regular blocks (master region) and lent units (two workers).',
+    'max context (serving path): prompt + 8 decoded tokens through a scheduler and a node over NATS, the three models on one device budget with elastic lending on; stream off and chunked prefill keep every layer resident (the master grows on every idle unit); stream on keeps a 2-layer window on the device and backs the rest with the cache\'s free blocks and 64 MiB of host memory — its limit is the planes: ⌈C·W/L⌉ ≤ the budget.',
+    'max context (engine): whole/chunked prefill keep every layer resident in the master region; swiftcache streams with a 2-layer window from regular blocks (master region) and lent units (two workers), no host memory.',
     'worker_interference: worker P99 TPOT while the master streams from their lent regions over while it streams from the host pool (co-location itself is in both); worker_interference_vs_alone includes the CPU contention of running the master at all (2 shared cores).',
     'master multi-turn: the same node budget and sessions with lending off (history evicted from the master region comes back from the host tier, layer by layer) and on (the master cache grows on idle workers\' units and keeps the history on the device).',
     'no GPU here: lent regions and the host pool are both DRAM; the lent path moves rows with native gather/scatter kernels, the host path with JS copies + uploads.',
@@ -327,6 +364,7 @@ console.log(
   JSON.stringify(
     {
       max_context_ratio: result.max_context_ratio,
+      max_context_ratio_engine: result.max_context_ratio_engine,
       master_ttft_p99_offload_over_swiftcache: result.master_ttft_p99_offload_over_swiftcache,
       worker_interference: result.worker_interference,
       worker_interference_p50: result.worker_interference_p50,
@@ -344,7 +382,7 @@ console.log('wrote bench/results/swiftcache.json and swiftcache.svg');
 
 function svg(r) {
   const bars = [
-    ['max context (tokens)', [['whole prefill', r.max_context.whole_prefill.tokens], ['chunked prefill', r.max_context.chunked_prefill.tokens], ['SwiftCache', r.max_context.swiftcache.tokens]]],
+    ['max context, serving path (tokens)', [['stream off', r.max_context.stream_off.tokens], ['chunked prefill', r.max_context.chunked_prefill.tokens], ['layer stream', r.max_context.stream_on.tokens]]],
     ['master multi-turn TTFT p99 (ms)', [['host offload', r.master_multiturn.offload.ttft_p99_ms], ['SwiftCache', r.master_multiturn.swiftcache.ttft_p99_ms]]],
     ['worker TPOT p99 (ms)', [['alone', r.workers.tpot_alone_p99_ms], ['master on host', r.workers.tpot_p99_ms_master_on_host], ['master on lent', r.workers.tpot_p99_ms_master_on_lent]]],
   ];

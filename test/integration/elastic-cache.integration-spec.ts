@@ -53,7 +53,7 @@ describe('elastic KV cache on one device budget', () => {
   describe('NODE_KV_ELASTIC=off', () => {
     let cluster: Cluster;
     beforeAll(async () => {
-      cluster = await Cluster.start({ nodes: 1, gateway: true, nodeEnv: { ...nodeEnv, NODE_KV_ELASTIC: 'off' } });
+      cluster = await Cluster.start({ nodes: 1, gateway: true, nodeEnv: { ...nodeEnv, NODE_KV_ELASTIC: 'off', NODE_KV_LAYER_STREAM: 'off' } });
     });
     afterAll(async () => {
       await cluster?.stop();

@@ -30,7 +30,7 @@ describe('a full KV pool under concurrent load', () => {
     cluster = await Cluster.start({
       nodes: 1,
       gateway: true,
-      nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '8', NODE_MODELS: MODEL, NODE_MAX_BATCH: '4' },
+      nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '8', NODE_MODELS: MODEL, NODE_MAX_BATCH: '4', NODE_KV_LAYER_STREAM: 'off' },
     });
     base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
   });

@@ -7,6 +7,7 @@ import { SequenceStore } from './batching/sequence.store.js';
 import { loadNodeManagerConfig } from './config/node-manager.config.js';
 import { ChunkTransferGrpcServer } from './chunks/chunk-transfer.grpc-server.js';
 import { createEngine } from './engine/engine.factory.js';
+import { LayerStreamMetrics } from './engine/layer-stream.metrics.js';
 import { HEARTBEAT_TASK } from './heartbeat/heartbeat.module.js';
 import { PublishHeartbeatUseCase } from './heartbeat/publish-heartbeat.use-case.js';
 import { InferenceNatsHandler } from './inference/inference.nats-handler.js';
@@ -57,6 +58,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await engine.close();
     throw e;
   });
+  if (engine.layerStream) new LayerStreamMetrics(metrics, engine.models().map((m) => m.id), engine.layerStream);
   const events = new KvEventsPublisher(nats, config.NODE_ID, config.kvStore.eventsMs);
   const kvStore = await KvStore.open(config.kvStore, engine, (c) => events.add(c), (level, msg, fields) => logger.emit(level, msg, fields)).catch(async (e: unknown) => {
     await nats.close();

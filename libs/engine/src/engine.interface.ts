@@ -58,6 +58,11 @@ export interface PrefillInput {
    * position, when the whole prompt is computed (nothing came from a cache); engines that cannot ignore it.
    */
   readonly captureE?: readonly number[];
+  /**
+   * Serve this sequence through the engine's layer stream cache (see {@link EngineLayerStream}),
+   * with every block of a context of `contextBlocks` taken at once; it then decodes alone.
+   */
+  readonly layerStream?: { readonly contextBlocks: number };
 }
 
 /**
@@ -162,8 +167,33 @@ export interface KvSwap {
   hostBytes(): number;
 }
 
+/** Per model, since start. */
+export interface LayerStreamCounters {
+  /** Time compute waited on a layer's KV that was not resident yet (stream stall time). */
+  stallSeconds: number;
+  sequences: number;
+  /** KV bytes moved between the resident planes and the backings. */
+  bytes: number;
+}
+
+/**
+ * SwiftCache's layer stream cache on the serving path: a context longer than a model's device
+ * cache keeps only a window of layers resident and streams the rest from backing blocks (the
+ * model's own cache, lent units included, then host memory), overlapped with compute. One
+ * streamed sequence per model at a time; it is never preempted.
+ */
+export interface EngineLayerStream {
+  /** Longest context (blocks) a streamed sequence of `model` could hold with `deviceBlocks` of its cache. */
+  limit(model: string, deviceBlocks: number): number;
+  /** Whether a streamed prefill of `contextBlocks` would find its memory now. */
+  canStart(model: string, contextBlocks: number): boolean;
+  stats(model: string): LayerStreamCounters;
+}
+
 export interface Engine {
   readonly kind: EngineKind;
+  /** Present when the engine can serve contexts beyond its device cache by layer streaming. */
+  readonly layerStream?: EngineLayerStream;
   /** Present when the engine can preempt by swapping (see {@link KvSwap}). */
   readonly swap?: KvSwap;
   models(): readonly ServedModel[];

@@ -1,6 +1,6 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { compareSeqs, ErrorCode, FairPriorityRanker, isMnemoError, planIteration, planPriorityIteration, type IterationPlan, type SeqState } from '@mnemo/kv-core';
+import { blocksFor, compareSeqs, ErrorCode, FairPriorityRanker, isMnemoError, planIteration, planPriorityIteration, type IterationPlan, type SeqState } from '@mnemo/kv-core';
 import type { Engine, PrefillInput, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
@@ -95,6 +95,7 @@ export class BatchScheduler {
     await this.swaps.poll();
     const plan = this.plan();
     if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) {
+      if (await this.runStreamed()) return true;
       if (this.swaps.pendingSwapIns === 0) return false;
       // Only swap-ins are under way: wait for one rather than spin.
       await this.swaps.settleOne();
@@ -136,9 +137,38 @@ export class BatchScheduler {
       await this.step(seqs, () => this.engine.decode(decode));
     }
     if (batched) this.nodeMetrics.batchedIterations.inc();
+    await this.runStreamed();
     this.rankIteration(plan, fresh);
     this.swaps.recordIteration(this.clock.monotonicMs() - started);
     return true;
+  }
+
+  /**
+   * Streamed sequences (contexts beyond their model's device cache) run as their own batch, one
+   * per model: a running one decodes alone; a waiting one starts once its model streams nothing
+   * and the memory the stream takes is free — it waits, keeping its place, until then. The batch
+   * planner never sees them, so they are never preempted. False when none ran.
+   */
+  private async runStreamed(): Promise<boolean> {
+    const stream = this.engine.layerStream;
+    if (!stream) return false;
+    let ran = false;
+    for (const seq of [...this.store.all()]) {
+      if (!seq.streamed || seq.paused || this.store.get(seq.id) !== seq) continue;
+      if (seq.phase === 'running') {
+        ran = true;
+        await this.step([seq], () => this.engine.decode([seq.id]));
+        continue;
+      }
+      const contextBlocks = blocksFor(seq.request.tokens.length + seq.maxTokens - 1);
+      if (seq.phase !== 'waiting' || !stream.canStart(seq.request.model, contextBlocks)) continue;
+      ran = true;
+      seq.phase = 'running';
+      this.nodeMetrics.batchSize.observe({ phase: 'prefill' }, 1);
+      // Its KV is in the stream, not the paged cache: it neither reuses nor leaves a shared prefix.
+      await this.step([seq], () => this.engine.prefill([{ ...prefillInput(seq), cacheSalt: undefined, layerStream: { contextBlocks } }]));
+    }
+    return ran;
   }
 
   /** Priority scheduling: tells the ranker who was served this iteration and who was left out. */
@@ -163,7 +193,15 @@ export class BatchScheduler {
   private plan(): IterationPlan {
     const maxBatch = this.config.NODE_MAX_BATCH!;
     const rank = (st: SeqState): SeqState => (this.ranker ? { ...st, priority: this.ranker.rank(st.id, st.priority) } : st);
-    const running: SeqState[] = this.store.states('running').map(rank).map((st) => ({
+    const paged = (st: SeqState) => !this.store.get(st.id)!.streamed;
+    // A streamed sequence waiting for its memory is not overtaken by later requests of its model.
+    const streamHead = new Map<string, number>();
+    for (const st of this.store.states('waiting')) {
+      const seq = this.store.get(st.id)!;
+      if (seq.streamed) streamHead.set(seq.request.model, Math.min(streamHead.get(seq.request.model) ?? Infinity, st.arrivalSeq));
+    }
+    const beforeStream = (st: SeqState) => st.arrivalSeq < (streamHead.get(this.store.get(st.id)!.request.model) ?? Infinity);
+    const running: SeqState[] = this.store.states('running').filter(paged).map(rank).map((st) => ({
       ...st,
       pool: this.store.get(st.id)!.request.model,
       blocks: this.engine.decodeBlocks([st.id]),
@@ -171,6 +209,7 @@ export class BatchScheduler {
     }));
     const waiting: SeqState[] = this.store
       .states('waiting')
+      .filter((st) => paged(st) && beforeStream(st))
       .map(rank)
       .sort(compareSeqs)
       .slice(0, maxBatch)
@@ -280,6 +319,9 @@ export class BatchScheduler {
         this.engine.release(s.id);
         s.phase = 'waiting';
         s.preempted = false;
+      } else if (s.phase === 'running' && s.streamed) {
+        // Everything was taken at its start: running short is a bug, and it cannot be preempted.
+        this.finish(s, FinishReason.ERROR, [], code, { code, message: e instanceof Error ? e.message : String(e) });
       } else if (s.phase === 'running') this.preempt(s);
     }
   }

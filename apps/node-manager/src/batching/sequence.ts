@@ -25,6 +25,11 @@ export class Sequence {
    * Set only through `SequenceStore.setPaused`, which wakes the loop on resume.
    */
   paused = false;
+  /**
+   * Its context does not fit the model's device cache: it runs through the engine's layer stream
+   * cache, alone, with every block taken at its start; it is never preempted.
+   */
+  streamed = false;
   /** Ends without a final TokenEvent: nobody waits for this attempt (CancelRequest.silent). */
   silent = false;
   readonly stopTokenIds: ReadonlySet<number>;

@@ -73,6 +73,15 @@ export const nodeManagerSchema = {
     values: ['on', 'off'],
     default: 'on',
   },
+  NODE_KV_LAYER_STREAM: {
+    type: 'enum',
+    doc: 'reference engine: on — a request whose context does not fit its model\'s device KV cache (after elastic borrowing) is served through the layer stream cache (a window of layers resident, the rest streamed from the cache\'s free blocks and host memory), one per model at a time; off — it is refused with 400',
+    values: ['on', 'off'],
+    default: 'on',
+    when: isReference,
+  },
+  NODE_KV_STREAM_WINDOW: { type: 'int', doc: 'layer stream: resident layer planes (the active layer and those being loaded); at most the layers of every served model', default: 2, min: 2, max: 1024, when: isReference },
+  NODE_KV_STREAM_HOST_MB: { type: 'int', doc: 'layer stream: host memory per model for the KV of a streamed context the device cannot back (MiB; 0: device only)', default: 64, min: 0, max: 1 << 20, when: isReference },
   NODE_KV_ELASTIC_WINDOW_MS: { type: 'int', doc: 'a model keeps room for the largest demand it saw this long ago (Algorithm 1 scale-down window)', default: 60_000, min: 1 },
   NODE_KV_ELASTIC_TICK_MS: { type: 'int', doc: 'how often idle units are lent and refused reclaims retried', default: 1000, min: 10 },
   NODE_PREFIX_CACHE: {

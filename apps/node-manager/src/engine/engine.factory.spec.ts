@@ -31,6 +31,37 @@ describe(createEngine.name, () => {
     await expect(createEngine(loadNodeManagerConfig({ ...base, NODE_KV_DEVICE_BYTES: '40KiB' }))).rejects.toBeInstanceOf(ConfigError);
   });
 
+  describe('layer stream (reference engine)', () => {
+    const reference = { ...base, NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_MODELS: 'mnemo-tiny', NODE_KV_BLOCKS: '4' };
+
+    it('is on by default, with a window of 2 and 64 MiB of host memory per model', async () => {
+      const config = loadNodeManagerConfig(reference);
+      expect([config.NODE_KV_LAYER_STREAM, config.NODE_KV_STREAM_WINDOW, config.NODE_KV_STREAM_HOST_MB]).toEqual(['on', 2, 64]);
+      const sut = await createEngine(config);
+      // mnemo-tiny, 4 layers: planes ⌈C/2⌉ ≤ 4 → 8 blocks.
+      expect(sut.layerStream?.limit('mnemo-tiny', 4)).toBe(8);
+      await sut.close();
+    });
+
+    it('off: the engine has no stream', async () => {
+      const sut = await createEngine(loadNodeManagerConfig({ ...reference, NODE_KV_LAYER_STREAM: 'off' }));
+      expect(sut.layerStream).toBeUndefined();
+      await sut.close();
+    });
+
+    it('refuses a window some served model cannot hold, naming the setting', async () => {
+      await expect(createEngine(loadNodeManagerConfig({ ...reference, NODE_KV_STREAM_WINDOW: '5' }))).rejects.toThrow(/NODE_KV_STREAM_WINDOW=5: layer stream window must be in \[2, 4\] for mnemo-tiny/);
+    });
+
+    it.each([
+      ['NODE_KV_LAYER_STREAM', 'maybe'],
+      ['NODE_KV_STREAM_WINDOW', '1'],
+      ['NODE_KV_STREAM_HOST_MB', '-1'],
+    ])('refuses %s=%s at load', (name, v) => {
+      expect(() => loadNodeManagerConfig({ ...reference, [name]: v })).toThrow(new RegExp(name));
+    });
+  });
+
   it.each(['lots', '0', '-5MiB'])('refuses NODE_KV_DEVICE_BYTES=%s at load', (v) => {
     expect(() => loadNodeManagerConfig({ ...base, NODE_KV_DEVICE_BYTES: v })).toThrow(/NODE_KV_DEVICE_BYTES/);
   });

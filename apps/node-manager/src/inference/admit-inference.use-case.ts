@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { blocksFor, chunkKeys, ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { blocksFor, chunkKeys, ErrorCode, MnemoError, routeContext } from '@mnemo/kv-core';
 import type { Engine } from '@mnemo/engine';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
@@ -52,12 +52,17 @@ export class AdmitInferenceUseCase {
     const need = blocksFor(request.tokens.length + seq.maxTokens - 1);
     // On a shared budget a request may use up to the whole budget: lent units come back on demand, idle ones are borrowed.
     const capacity = Math.max(this.elastic.limit(model.id), this.engine.kvBudget(model.id).capacity);
-    if (need > capacity) {
+    // Beyond that, the layer stream cache holds a longer context with only a window of layers on the device.
+    const streamLimit = this.engine.layerStream?.limit(model.id, capacity) ?? 0;
+    const route = routeContext(need, capacity, streamLimit);
+    if (route === null) {
+      const stream = this.engine.layerStream ? `, ${streamLimit} through the layer stream cache` : '';
       throw new MnemoError(
         ErrorCode.PromptTooLong,
-        `prompt (${request.tokens.length} tokens) plus max_tokens (${seq.maxTokens}) needs ${need} KV blocks of 16 tokens; node ${this.config.NODE_ID} has ${capacity} for ${model.id}`,
+        `prompt (${request.tokens.length} tokens) plus max_tokens (${seq.maxTokens}) needs ${need} KV blocks of 16 tokens; node ${this.config.NODE_ID} has ${capacity} for ${model.id} on the device${stream}`,
       );
     }
+    seq.streamed = route === 'stream';
     if (request.deadlineUnixMs > 0 && this.clock.unixMs() > request.deadlineUnixMs) throw new MnemoError(ErrorCode.Timeout, 'deadline passed before admission');
     if (this.cancelled.has(request.requestId, request.attempt)) throw new MnemoError(ErrorCode.Cancelled, `request ${request.requestId} (attempt ${request.attempt}) was cancelled before it arrived`);
     if (this.store.has(request.requestId)) throw new MnemoError(ErrorCode.Conflict, `request ${request.requestId} is already running here`);

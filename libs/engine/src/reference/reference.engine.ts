@@ -1,6 +1,6 @@
 import { CHUNK_TOKENS, ErrorCode, MnemoError, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
-import type { CrossModelPlan, Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import type { CrossModelPlan, Engine, EngineLayerStream, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { KvSwapper, type SwapOptions } from './kv.swapper.js';
 import type { ModelWeights } from '../weights/model-weights.js';
@@ -9,6 +9,7 @@ import { ModelRuntime, type SeqStepResult, type StepItem, type StepOptions } fro
 import type { KvRange } from './paged-kv.cache.js';
 import { runPartialPrefill, type PartialPrefillRequest } from './partial-prefill.runner.js';
 import { TokenSampler } from './token.sampler.js';
+import { StreamedSequences, type LayerStreamSettings } from './layer-stream/streamed-sequences.js';
 import { resolveWeights } from './weights.resolver.js';
 
 export interface ReferenceEngineOptions {
@@ -24,6 +25,8 @@ export interface ReferenceEngineOptions {
   readonly swap?: SwapOptions;
   /** Most cached (reusable, unreferenced) blocks each model's device cache keeps; default unbounded. */
   readonly prefixCacheBlocks?: number;
+  /** Serve contexts longer than a model's device cache through the layer stream cache; absent: refused. */
+  readonly layerStream?: LayerStreamSettings;
 }
 
 interface SeqState {
@@ -39,6 +42,8 @@ interface SeqState {
   preempted: boolean;
   /** Preempted by a swap-out: its KV is in host memory and swapIn brings it back. */
   swapped: boolean;
+  /** Its KV lives in the layer stream cache, not the paged cache. */
+  streamed?: boolean;
 }
 
 /**
@@ -56,12 +61,14 @@ export class ReferenceEngine implements Engine {
   private readonly chunkListeners = new Set<(e: EngineChunkEvent) => void>();
   private closed = false;
   readonly swap?: KvSwapper;
+  readonly layerStream?: EngineLayerStream;
+  private readonly streams?: StreamedSequences;
 
   constructor(
     readonly backend: KernelBackend<unknown>,
     weights: readonly ModelWeights[],
     kvBlocks: number | Readonly<Record<string, number>>,
-    extra: Pick<ReferenceEngineOptions, 'blockGroups' | 'swap' | 'prefixCacheBlocks'> = {},
+    extra: Pick<ReferenceEngineOptions, 'blockGroups' | 'swap' | 'prefixCacheBlocks' | 'layerStream'> = {},
     /** Per model, blocks its tensor reserves beyond its start (an elastic cache on a node budget). */
     private readonly reserve?: Readonly<Record<string, number>>,
   ) {
@@ -78,6 +85,15 @@ export class ReferenceEngine implements Engine {
     }
     if (extra.swap && hostMemoryBackend(backend)) {
       this.swap = new KvSwapper(extra.swap, (m) => this.runtime(m) as ModelRuntime<Float32Array>, (id) => this.seqs.get(id));
+    }
+    if (extra.layerStream) {
+      const streams = (this.streams = new StreamedSequences(backend, extra.layerStream, backend.name === 'cuda' ? 2 : 4));
+      for (const rt of this.runtimes.values()) streams.check(rt);
+      this.layerStream = {
+        limit: (model, deviceBlocks) => streams.limit(this.runtime(model), deviceBlocks),
+        canStart: (model, contextBlocks) => streams.canStart(this.runtime(model), contextBlocks),
+        stats: (model) => streams.stats(model),
+      };
     }
   }
 
@@ -116,6 +132,11 @@ export class ReferenceEngine implements Engine {
    * out of the outputs.
    */
   async prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]> {
+    const streamed = batch.find((b) => b.layerStream);
+    if (streamed) {
+      if (batch.length > 1) throw new MnemoError(ErrorCode.InvalidRequest, `streamed sequence ${streamed.seqId} must be prefilled alone`);
+      return this.prefillStreamed(streamed);
+    }
     const opened: string[] = [];
     const plans = new Map<string, { plan: KvRestorePlan; from: number }>();
     const crosses = new Map<string, CrossModelPlan>();
@@ -187,6 +208,26 @@ export class ReferenceEngine implements Engine {
     }
   }
 
+  /** A context beyond the device cache: its prompt through the layer stream cache (no prefix sharing, no restore). */
+  private async prefillStreamed(input: PrefillInput): Promise<TokenOutput[]> {
+    if (!this.streams) throw new MnemoError(ErrorCode.InvalidRequest, 'layer streaming is off on this engine');
+    const rt = this.runtime(input.model);
+    rt.checkTokens(input.tokens);
+    const contextBlocks = input.layerStream!.contextBlocks;
+    if (contextBlocks * 16 > rt.config.maxContext + 15) throw new MnemoError(ErrorCode.PromptTooLong, `${contextBlocks} blocks exceed ${rt.config.id}'s context of ${rt.config.maxContext}`);
+    if (this.seqs.has(input.seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${input.seqId} already exists`);
+    this.seqs.set(input.seqId, { model: input.model, sampler: new TokenSampler(input.sampling), kvTokens: [], pending: null, preempted: false, swapped: false, streamed: true });
+    try {
+      const logits = await this.streams.start(rt, input.seqId, input.tokens, contextBlocks);
+      if (!this.seqs.has(input.seqId)) return [];
+      this.seq(input.seqId).kvTokens.push(...input.tokens);
+      return [{ seqId: input.seqId, token: this.sample(input.seqId, logits), cachedTokens: 0 }];
+    } catch (e) {
+      this.release(input.seqId);
+      throw e;
+    }
+  }
+
   /**
    * The input's cross-model plan when it is one this engine can run: a served base with the
    * same KV geometry, a valid pattern, a prefix short of the prompt, an E cache when the
@@ -238,7 +279,17 @@ export class ReferenceEngine implements Engine {
   /** As {@link prefill}: a sequence released mid-step gets no output. */
   async decode(seqIds: readonly string[]): Promise<TokenOutput[]> {
     const outputs = new Map<string, number>();
-    for (const [, group] of this.groupByModel(seqIds)) {
+    const streamed = seqIds.filter((id) => this.seq(id).streamed);
+    const paged = seqIds.filter((id) => !this.seq(id).streamed);
+    for (const seqId of streamed) {
+      const s = this.seq(seqId);
+      if (s.pending === null) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId} has no sampled token to decode from`);
+      const logits = await this.streams!.step(seqId, [s.pending]);
+      if (!this.seqs.has(seqId)) continue;
+      s.kvTokens.push(s.pending);
+      outputs.set(seqId, this.sample(seqId, logits));
+    }
+    for (const [, group] of this.groupByModel(paged)) {
       const items = group.map((seqId) => {
         const s = this.seq(seqId);
         if (s.preempted) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId} is preempted: resume it first`);
@@ -287,6 +338,7 @@ export class ReferenceEngine implements Engine {
   preempt(seqId: string): void {
     const s = this.seq(seqId);
     if (s.preempted) return;
+    if (s.streamed) throw new MnemoError(ErrorCode.Conflict, `streamed sequence ${seqId} is not preemptible`);
     const rt = this.runtime(s.model);
     if (rt.isBusy(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} is inside a forward pass`);
     rt.release(seqId);
@@ -328,7 +380,8 @@ export class ReferenceEngine implements Engine {
   release(seqId: string): void {
     const s = this.seqs.get(seqId);
     if (!s) return;
-    this.runtimes.get(s.model)?.release(seqId);
+    if (s.streamed) this.streams!.release(seqId);
+    else this.runtimes.get(s.model)?.release(seqId);
     this.swap?.drop(seqId, s.model);
     this.seqs.delete(seqId);
   }
@@ -346,6 +399,7 @@ export class ReferenceEngine implements Engine {
     if (this.closed) return;
     this.closed = true;
     for (const id of [...this.seqs.keys()]) this.release(id);
+    this.streams?.close();
     for (const rt of this.runtimes.values()) rt.free();
     this.runtimes.clear();
   }

@@ -21,6 +21,8 @@ export interface LayerStreamStats {
   layerStores: number;
   stallMs: number;
   storeWaitMs: number;
+  /** KV elements moved between the planes and the backings (loads and stores). */
+  elements: number;
 }
 
 interface StreamedSeq {
@@ -42,7 +44,7 @@ interface StreamedSeq {
 export class LayerStreamCache<T> implements KvPlanes<T> {
   readonly tensor: T;
   readonly geom: KvGeometry;
-  readonly stats: LayerStreamStats = { passes: 0, layerLoads: 0, layerStores: 0, stallMs: 0, storeWaitMs: 0 };
+  readonly stats: LayerStreamStats = { passes: 0, layerLoads: 0, layerStores: 0, stallMs: 0, storeWaitMs: 0, elements: 0 };
   private readonly seqs = new Map<string, StreamedSeq>();
   private readonly backings: ReadonlyArray<LayerKvBacking<T>>;
   private readonly rowDim: number;
@@ -73,13 +75,20 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
 
   packTables(seqIds: readonly string[]): { blockTables: Int32Array; maxBlocksPerSeq: number } {
     if (seqIds.length !== 1) throw new Error('a layer stream pass holds one sequence');
-    const n = Math.max(1, this.seq(seqIds[0]!).blocks.length);
+    const n = Math.max(1, Math.ceil(this.seq(seqIds[0]!).length / this.geom.blockSize));
     return { blockTables: Int32Array.from({ length: n }, (_, i) => i), maxBlocksPerSeq: n };
   }
 
-  open(seqId: string): void {
+  /**
+   * Registers an empty sequence. `reserveBlocks` takes its backing blocks now, all or nothing
+   * (Overloaded, nothing kept): a sequence served on a node must not run out of them mid-decode.
+   */
+  open(seqId: string, reserveBlocks = 0): void {
     if (this.seqs.has(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} already exists`);
-    this.seqs.set(seqId, { length: 0, blocks: [] });
+    if (reserveBlocks > this.opts.blocks) throw new MnemoError(ErrorCode.Overloaded, `layer stream cache holds ${this.opts.blocks} blocks, sequence ${seqId} asks for ${reserveBlocks}`);
+    const s: StreamedSeq = { length: 0, blocks: [] };
+    this.reserve(s, reserveBlocks);
+    this.seqs.set(seqId, s);
   }
 
   length(seqId: string): number {
@@ -197,6 +206,7 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
       for (const t of staging) this.backend.free(t);
     }
     this.stats.layerLoads++;
+    this.stats.elements += 2 * n * this.rowDim;
   }
 
   /** Sends the rows [n0, n0+rows) that layer l just wrote back to their backings, one kernel list. */
@@ -224,6 +234,7 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
       for (const t of staging) this.backend.free(t);
     }
     this.stats.layerStores++;
+    this.stats.elements += 2 * rows * this.rowDim;
   }
 
   /** Tokens [from, to) grouped by backing: local slots (= token positions) and backing slots. */

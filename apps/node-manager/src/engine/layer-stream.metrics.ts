@@ -1,0 +1,24 @@
+import { Counter } from 'prom-client';
+import type { EngineLayerStream, LayerStreamCounters } from '@mnemo/engine';
+import type { ServiceMetrics } from '@mnemo/service-kit';
+
+/** Per model, the layer stream cache's totals since start; read from the engine at scrape time. */
+export class LayerStreamMetrics {
+  constructor(metrics: ServiceMetrics, models: readonly string[], stream: EngineLayerStream) {
+    const registers = [metrics.registry];
+    const total = (name: string, help: string, pick: (c: LayerStreamCounters) => number) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['model'],
+        registers,
+        collect() {
+          this.reset();
+          for (const model of models) this.inc({ model }, pick(stream.stats(model)));
+        },
+      });
+    total('mnemo_kv_stream_stall_seconds_total', 'Time compute waited on a layer whose KV the layer stream cache had not brought in yet (stream stall time)', (c) => c.stallSeconds);
+    total('mnemo_kv_streamed_sequences_total', 'Sequences served through the layer stream cache (contexts longer than the device cache)', (c) => c.sequences);
+    total('mnemo_kv_streamed_bytes_total', 'KV bytes the layer stream cache moved between its resident layers and their backing blocks', (c) => c.bytes);
+  }
+}
