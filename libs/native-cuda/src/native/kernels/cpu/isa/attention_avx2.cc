@@ -140,9 +140,21 @@ void AttendRow(const AttendArgs& a) {
   };
   const __m256 scale = _mm256_set1_ps(a.scale);
   std::size_t j = 0;
+  const std::size_t row_bytes = hd * sizeof(float);
   for (; j + 8 <= n; j += 8) {
     const float* k[8];
     for (std::size_t i = 0; i < 8; ++i) k[i] = key(j + i);
+    // NOTE: decode is bound by the latency of scattered cache rows (one 4·head_dim-byte run per
+    // token, blocks anywhere): fetch the next 8 key rows into L1 and their value rows into L2
+    // now, so the value pass below finds them there too.
+    for (std::size_t i = j + 8; i < j + 16 && i < n; ++i) {
+      const char* kr = reinterpret_cast<const char*>(key(i));
+      const char* vr = reinterpret_cast<const char*>(key(i) + a.value_offset);
+      for (std::size_t b = 0; b < row_bytes; b += 64) {
+        _mm_prefetch(kr + b, _MM_HINT_T0);
+        _mm_prefetch(vr + b, _MM_HINT_T1);
+      }
+    }
     for (std::size_t h = 0; h < g; ++h) {
       const float* q = a.q + h * hd;
       __m256 acc[8];
