@@ -95,15 +95,26 @@ constexpr std::size_t kValueBlock = 64;
 // registers: each value row is loaded once for all heads of the group. The running sums go
 // through memory only as exact fp32 stores, so every element is still one FMA chain over j
 // ascending (the order of AttendArgs).
+// The value sum of one query row over keys [j0, j1) for heads [h0, h0 + NH): its scores are
+// at scores + h * score_stride, its output at out + h * head_dim.
+struct ValueRow {
+  const float* scores;
+  std::size_t score_stride;
+  float* out;
+};
+
+// out[h][d0 .. d0 + 8 * NV) += Σ_{j in [j0, j1)} p[h][j] v_j, for NH heads at once, in
+// registers: each value row is loaded once for all heads of the group. The running sums go
+// through memory only as exact fp32 stores, so every element is still one FMA chain over j
+// ascending (the order of AttendArgs).
 template <std::size_t NH, std::size_t NV>
-inline void ValueChunk(const AttendArgs& a, const float* const* v_rows, std::size_t j0, std::size_t j1,
+inline void ValueChunk(const ValueRow& row, std::size_t hd, const float* const* v_rows, std::size_t j0, std::size_t j1,
                        std::size_t h0, std::size_t d0) {
-  const std::size_t n = a.n_keys, hd = a.head_dim;
   __m256 acc[NH][NV];
 #pragma GCC unroll 8
   for (std::size_t h = 0; h < NH; ++h)
 #pragma GCC unroll 8
-    for (std::size_t c = 0; c < NV; ++c) acc[h][c] = _mm256_loadu_ps(a.out + (h0 + h) * hd + d0 + 8 * c);
+    for (std::size_t c = 0; c < NV; ++c) acc[h][c] = _mm256_loadu_ps(row.out + (h0 + h) * hd + d0 + 8 * c);
   for (std::size_t j = j0; j < j1; ++j) {
     const float* v = v_rows[j - j0] + d0;
     __m256 vv[NV];
@@ -111,7 +122,7 @@ inline void ValueChunk(const AttendArgs& a, const float* const* v_rows, std::siz
     for (std::size_t c = 0; c < NV; ++c) vv[c] = _mm256_loadu_ps(v + 8 * c);
 #pragma GCC unroll 8
     for (std::size_t h = 0; h < NH; ++h) {
-      const __m256 p = _mm256_broadcast_ss(a.scores + (h0 + h) * n + j);
+      const __m256 p = _mm256_broadcast_ss(row.scores + (h0 + h) * row.score_stride + j);
 #pragma GCC unroll 8
       for (std::size_t c = 0; c < NV; ++c) acc[h][c] = _mm256_fmadd_ps(p, vv[c], acc[h][c]);
     }
@@ -119,14 +130,49 @@ inline void ValueChunk(const AttendArgs& a, const float* const* v_rows, std::siz
 #pragma GCC unroll 8
   for (std::size_t h = 0; h < NH; ++h)
 #pragma GCC unroll 8
-    for (std::size_t c = 0; c < NV; ++c) _mm256_storeu_ps(a.out + (h0 + h) * hd + d0 + 8 * c, acc[h][c]);
+    for (std::size_t c = 0; c < NV; ++c) _mm256_storeu_ps(row.out + (h0 + h) * hd + d0 + 8 * c, acc[h][c]);
 }
 
 template <std::size_t NH>
-inline void ValueHeads(const AttendArgs& a, const float* const* v_rows, std::size_t j0, std::size_t j1, std::size_t h0) {
+inline void ValueHeads(const ValueRow& row, std::size_t hd, const float* const* v_rows, std::size_t j0, std::size_t j1,
+                       std::size_t h0) {
   std::size_t d = 0;
-  for (; d + 32 <= a.head_dim; d += 32) ValueChunk<NH, 4>(a, v_rows, j0, j1, h0, d);
-  for (; d < a.head_dim; d += 8) ValueChunk<NH, 1>(a, v_rows, j0, j1, h0, d);
+  for (; d + 32 <= hd; d += 32) ValueChunk<NH, 4>(row, hd, v_rows, j0, j1, h0, d);
+  for (; d < hd; d += 8) ValueChunk<NH, 1>(row, hd, v_rows, j0, j1, h0, d);
+}
+
+// Every head of one row over keys [j0, j1), in pairs of heads.
+inline void ValueAllHeads(const ValueRow& row, std::size_t g, std::size_t hd, const float* const* v_rows,
+                          std::size_t j0, std::size_t j1) {
+  std::size_t h = 0;
+  for (; h + 2 <= g; h += 2) ValueHeads<2>(row, hd, v_rows, j0, j1, h);
+  if (h < g) ValueHeads<1>(row, hd, v_rows, j0, j1, h);
+}
+
+// scores[h * score_stride + j .. + 8) for keys j .. j + 7 (rows k[0..8)) of one query row q
+// ([group][head_dim]), one transposing reduction per head.
+inline void Scores8(const float* q, const float* const* k, std::size_t g, std::size_t hd, __m256 scale, float* scores,
+                    std::size_t score_stride) {
+  for (std::size_t h = 0; h < g; ++h) {
+    const float* qh = q + h * hd;
+    __m256 acc[8];
+    const __m256 q0 = _mm256_loadu_ps(qh);
+#pragma GCC unroll 8
+    for (std::size_t i = 0; i < 8; ++i) acc[i] = _mm256_mul_ps(q0, _mm256_loadu_ps(k[i]));
+    for (std::size_t d = 8; d < hd; d += 8) {
+      const __m256 qd = _mm256_loadu_ps(qh + d);
+#pragma GCC unroll 8
+      for (std::size_t i = 0; i < 8; ++i) acc[i] = _mm256_fmadd_ps(qd, _mm256_loadu_ps(k[i] + d), acc[i]);
+    }
+    _mm256_storeu_ps(scores + h * score_stride, _mm256_mul_ps(Combine8(acc), scale));
+  }
+}
+
+// One score the way Scores8 computes each of its eight.
+inline float Score1(const float* q, const float* k, std::size_t hd, float scale) {
+  __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(q), _mm256_loadu_ps(k));
+  for (std::size_t d = 8; d < hd; d += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + d), _mm256_loadu_ps(k + d), acc);
+  return Combine(acc) * scale;
 }
 
 // One row (decode): the arithmetic of a tile row, arranged for a memory-bound step. Each key
@@ -155,69 +201,60 @@ void AttendRow(const AttendArgs& a) {
         _mm_prefetch(vr + b, _MM_HINT_T1);
       }
     }
-    for (std::size_t h = 0; h < g; ++h) {
-      const float* q = a.q + h * hd;
-      __m256 acc[8];
-      const __m256 q0 = _mm256_loadu_ps(q);
-#pragma GCC unroll 8
-      for (std::size_t i = 0; i < 8; ++i) acc[i] = _mm256_mul_ps(q0, _mm256_loadu_ps(k[i]));
-      for (std::size_t d = 8; d < hd; d += 8) {
-        const __m256 qd = _mm256_loadu_ps(q + d);
-#pragma GCC unroll 8
-        for (std::size_t i = 0; i < 8; ++i) acc[i] = _mm256_fmadd_ps(qd, _mm256_loadu_ps(k[i] + d), acc[i]);
-      }
-      _mm256_storeu_ps(a.scores + h * n + j, _mm256_mul_ps(Combine8(acc), scale));
-    }
+    Scores8(a.q, k, g, hd, scale, a.scores + j, n);
   }
-  for (; j < n; ++j) {
-    const float* k = key(j);
-    for (std::size_t h = 0; h < g; ++h) {
-      const float* q = a.q + h * hd;
-      __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(q), _mm256_loadu_ps(k));
-      for (std::size_t d = 8; d < hd; d += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + d), _mm256_loadu_ps(k + d), acc);
-      a.scores[h * n + j] = Combine(acc) * a.scale;
-    }
-  }
+  for (; j < n; ++j)
+    for (std::size_t h = 0; h < g; ++h) a.scores[h * n + j] = Score1(a.q + h * hd, key(j), hd, a.scale);
   for (std::size_t h = 0; h < g; ++h) Softmax(a.scores + h * n, n);
   for (std::size_t i = 0; i < g * hd; i += 8) _mm256_storeu_ps(a.out + i, _mm256_setzero_ps());
   const float* v_rows[kValueBlock];
+  const ValueRow row{a.scores, n, a.out};
   for (std::size_t j0 = 0; j0 < n; j0 += kValueBlock) {
     const std::size_t j1 = n - j0 < kValueBlock ? n : j0 + kValueBlock;
     for (std::size_t jj = j0; jj < j1; ++jj) v_rows[jj - j0] = key(jj) + a.value_offset;
-    std::size_t h = 0;
-    for (; h + 2 <= g; h += 2) ValueHeads<2>(a, v_rows, j0, j1, h);
-    if (h < g) ValueHeads<1>(a, v_rows, j0, j1, h);
+    ValueAllHeads(row, g, hd, v_rows, j0, j1);
   }
 }
 
+// A tile of rows (prefill): keys every row sees (j < n_keys) go through the same blocked
+// loops as decode, shared by all rows of the tile while in L1; the causal tail (keys only the
+// later rows see) one key at a time. Each element keeps its order: scores are independent, and
+// the tail keys come after the shared ones in every value sum.
 void AttendTile(const AttendArgs& a) {
-  const std::size_t hd = a.head_dim, g = a.group, rows = a.rows;
-  const std::size_t stride = a.n_keys + rows - 1;  // keys of the last row
+  const std::size_t hd = a.head_dim, g = a.group, rows = a.rows, n = a.n_keys;
+  const std::size_t stride = n + rows - 1;  // keys of the last row
   auto key = [&](std::size_t j) {
     return a.key0 + static_cast<std::size_t>(a.table[j / a.block_size]) * a.block_stride + (j % a.block_size) * a.token_stride;
   };
   auto score = [&](std::size_t r, std::size_t h) { return a.scores + (r * g + h) * stride; };
-  // Key j is read once for every row of the tile that sees it.
-  for (std::size_t j = 0; j < stride; ++j) {
+  const __m256 scale = _mm256_set1_ps(a.scale);
+  std::size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const float* k[8];
+    for (std::size_t i = 0; i < 8; ++i) k[i] = key(j + i);
+    for (std::size_t r = 0; r < rows; ++r) Scores8(a.q + r * a.q_stride, k, g, hd, scale, score(r, 0) + j, stride);
+  }
+  for (; j < stride; ++j) {
     const float* k = key(j);
-    for (std::size_t r = j < a.n_keys ? 0 : j - a.n_keys + 1; r < rows; ++r)
-      for (std::size_t h = 0; h < g; ++h) {
-        const float* q = a.q + r * a.q_stride + h * hd;
-        __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(q), _mm256_loadu_ps(k));
-        for (std::size_t d = 8; d < hd; d += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + d), _mm256_loadu_ps(k + d), acc);
-        score(r, h)[j] = Combine(acc) * a.scale;
-      }
+    for (std::size_t r = j < n ? 0 : j - n + 1; r < rows; ++r)
+      for (std::size_t h = 0; h < g; ++h) score(r, h)[j] = Score1(a.q + r * a.q_stride + h * hd, k, hd, a.scale);
   }
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t h = 0; h < g; ++h) {
-      Softmax(score(r, h), a.n_keys + r);
+      Softmax(score(r, h), n + r);
       float* o = a.out + r * a.q_stride + h * hd;
       for (std::size_t d = 0; d < hd; d += 8) _mm256_storeu_ps(o + d, _mm256_setzero_ps());
     }
-  // Value j likewise; each output still sums its values in ascending j.
-  for (std::size_t j = 0; j < stride; ++j) {
+  const float* v_rows[kValueBlock];
+  for (std::size_t j0 = 0; j0 < n; j0 += kValueBlock) {
+    const std::size_t j1 = n - j0 < kValueBlock ? n : j0 + kValueBlock;
+    for (std::size_t jj = j0; jj < j1; ++jj) v_rows[jj - j0] = key(jj) + a.value_offset;
+    for (std::size_t r = 0; r < rows; ++r)
+      ValueAllHeads(ValueRow{score(r, 0), stride, a.out + r * a.q_stride}, g, hd, v_rows, j0, j1);
+  }
+  for (j = n; j < stride; ++j) {
     const float* v = key(j) + a.value_offset;
-    for (std::size_t r = j < a.n_keys ? 0 : j - a.n_keys + 1; r < rows; ++r)
+    for (std::size_t r = j - n + 1; r < rows; ++r)
       for (std::size_t h = 0; h < g; ++h) {
         const __m256 p = _mm256_set1_ps(score(r, h)[j]);
         float* o = a.out + r * a.q_stride + h * hd;
