@@ -1,6 +1,8 @@
-// AVX2 + FMA attention of one row (see AttendArgs in gemm_kernels.h for the fixed order):
-// dot products in 8 lanes of head_dim, combined by a fixed tree; a vector exp; the value sum
-// as FMAs in ascending key order. Compiled with -mavx2 -mfma (CMake).
+// AVX2 + FMA attention (see AttendArgs in gemm_kernels.h for the fixed order): dot products
+// in 8 lanes of head_dim, combined by a fixed tree (8 keys at a time by one transposing
+// reduction where the loop allows); a vector exp; the value sum as FMAs in ascending key
+// order, in registers over blocks of keys. Decode rows and prefill tiles share these loops.
+// Compiled with -mavx2 -mfma (CMake).
 #include "kernels/cpu/gemm_kernels.h"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -91,18 +93,18 @@ inline __m256 Combine8(const __m256* acc) {
 // every head and column chunk of the kv head passes over them.
 constexpr std::size_t kValueBlock = 64;
 
-// out[h][d0 .. d0 + 8 * NV) += Σ_{j in [j0, j1)} p[h][j] v_j, for NH heads at once, in
-// registers: each value row is loaded once for all heads of the group. The running sums go
-// through memory only as exact fp32 stores, so every element is still one FMA chain over j
-// ascending (the order of AttendArgs).
-// The value sum of one query row over keys [j0, j1) for heads [h0, h0 + NH): its scores are
-// at scores + h * score_stride, its output at out + h * head_dim.
+// Where one query row's value sum reads and writes: head h's scores at
+// scores + h * score_stride, its output at out + h * head_dim.
 struct ValueRow {
   const float* scores;
   std::size_t score_stride;
   float* out;
 };
 
+// out[h][d0 .. d0 + 8 * NV) += Σ_{j in [j0, j1)} p[h][j] v_j, for NH heads at once, in
+// registers: each value row is loaded once for all heads of the group. The running sums go
+// through memory only as exact fp32 stores, so every element is still one FMA chain over j
+// ascending (the order of AttendArgs).
 // out[h][d0 .. d0 + 8 * NV) += Σ_{j in [j0, j1)} p[h][j] v_j, for NH heads at once, in
 // registers: each value row is loaded once for all heads of the group. The running sums go
 // through memory only as exact fp32 stores, so every element is still one FMA chain over j
