@@ -66,10 +66,12 @@ describe(CpuKernelBackend.name, () => {
     });
 
     it('refuses a weight that was not packed for this n and k', () => {
-      const w = new Float32Array(16 * 8);
-      const packed = sut.packWeight(w, 16, 8);
-      expect(() => sut.matmulPacked(new Float32Array(16), new Float32Array(8), w.subarray(0, 100), 1, 16, 8)).toThrow(RangeError);
-      expect(() => sut.matmulPacked(new Float32Array(17 * 2), new Float32Array(16), packed, 2, 17, 8)).toThrow(RangeError);
+      // n one past a whole panel packs to one more panel on every path (nr is 16 on AVX2, 32 on AVX-512).
+      const nr = sut.isa.nr;
+      const w = new Float32Array(nr * 8);
+      const packed = sut.packWeight(w, nr, 8);
+      expect(() => sut.matmulPacked(new Float32Array(nr), new Float32Array(8), w.subarray(0, 100), 1, nr, 8)).toThrow(RangeError);
+      expect(() => sut.matmulPacked(new Float32Array((nr + 1) * 2), new Float32Array(16), packed, 2, nr + 1, 8)).toThrow(RangeError);
     });
   });
 

@@ -279,3 +279,45 @@ MNEMO_TEST(kernels_cpu, tiled_prefill_over_a_long_prefix_equals_decode_row_by_ro
     }
   }
 }
+
+// Decode rows run a loop nest of their own (8 keys per reduction, all heads of a kv head per
+// value row, column chunks in registers over blocks of keys). A batch of decode steps must
+// equal the tiled prefill rows at the same positions bit for bit, for every group size (pairs
+// of heads and an odd one out), head dims that split into 32- and 8-column chunks, and
+// positions on both sides of the 8-key and 64-key boundaries.
+MNEMO_TEST(kernels_cpu, batched_decode_equals_tiled_prefill_for_every_group_and_head_dim) {
+  Rng rng(21);
+  constexpr int kRows = 9;
+  for (int hd : {8, 24, 40, 64, 128})
+    for (int group : {1, 2, 3, 5}) {
+      const KvGeometry g{1, 2, hd, 16};
+      const int heads = group * g.num_kv_heads;
+      PagedFixture f(g, 0, {{137, kRows}, {70, kRows}, {kRows, kRows}}, rng);
+      const BatchArrays b = MakeBatch(f, {0, 1, 2});
+      const std::size_t row_elems = (std::size_t)heads * hd, rows = b.query_start.back();
+      auto q = rng.Floats(rows * row_elems, -2.0f, 2.0f);
+      const float scale = 1.0f / std::sqrt((float)hd);
+      std::vector<float> prefill(rows * row_elems);
+      kc::PagedAttention(prefill.data(), q.data(), f.cache.data(), f.num_blocks, 0, heads, g, b.View(), scale);
+      PagedFixture view = f;
+      view.seqs.clear();
+      for (const Seq& s : f.seqs)
+        for (int i = 0; i < s.q_len; ++i) {
+          Seq step = s;
+          step.ctx = s.ctx - s.q_len + i + 1;
+          step.q_len = 1;
+          view.seqs.push_back(step);
+        }
+      std::vector<int> all(view.seqs.size());
+      std::iota(all.begin(), all.end(), 0);
+      const BatchArrays d = MakeBatch(view, all);
+      Guarded decode(rows * row_elems, NAN);
+      kc::PagedAttention(decode.data(), q.data(), f.cache.data(), f.num_blocks, 0, heads, g, d.View(), scale);
+      const auto label = Label("hd group", {hd, group});
+      CHECK_CASE(decode.Intact(), label);
+      CHECK_CASE(BitEqual(decode.data(), prefill.data(), prefill.size()), label);
+      std::vector<double> ref(kRows * row_elems);
+      NaiveAttention(ref.data(), q.data(), f.seqs[0], g, heads, scale);
+      CHECK_CASE(MaxAbsDiff(decode.data(), ref.data(), ref.size()) <= 2e-5, label);
+    }
+}

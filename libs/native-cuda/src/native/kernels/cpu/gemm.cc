@@ -31,6 +31,16 @@ constexpr std::size_t kTasksPerLane = 8;
 
 std::size_t CeilDiv(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
+// One strip [kc][MR] from MR rows of x starting at src[0..MR): p outer writes the strip
+// sequentially from MR sequential read streams. A compile-time MR lets the compiler keep
+// the row pointers in registers and unroll the rows.
+template <std::size_t MR>
+void PackStrip(float* strip, const float* const* src, std::size_t kc) {
+  for (std::size_t p = 0; p < kc; ++p, strip += MR)
+#pragma GCC unroll 16
+    for (std::size_t i = 0; i < MR; ++i) strip[i] = src[i][p];
+}
+
 // strips [ceil(rows / mr)][kc][mr] from x[r0 .. r0+rows)[pc .. pc+kc); rows past the end of
 // the last strip are left as they are: the micro-kernel for `r` rows never reads them.
 void PackA(float* dst, const float* x, std::size_t k, std::size_t r0, std::size_t rows, std::size_t pc,
@@ -38,9 +48,15 @@ void PackA(float* dst, const float* x, std::size_t k, std::size_t r0, std::size_
   for (std::size_t s = 0; s * mr < rows; ++s) {
     const std::size_t n_rows = std::min(mr, rows - s * mr);
     float* strip = dst + s * kc * mr;
-    for (std::size_t i = 0; i < n_rows; ++i) {
-      const float* src = x + (r0 + s * mr + i) * k + pc;
-      for (std::size_t p = 0; p < kc; ++p) strip[p * mr + i] = src[p];
+    const float* src[kMaxMr];
+    for (std::size_t i = 0; i < n_rows; ++i) src[i] = x + (r0 + s * mr + i) * k + pc;
+    if (n_rows == 12 && mr == 12) {
+      PackStrip<12>(strip, src, kc);
+    } else if (n_rows == 6 && mr == 6) {
+      PackStrip<6>(strip, src, kc);
+    } else {
+      for (std::size_t p = 0; p < kc; ++p, strip += mr)
+        for (std::size_t i = 0; i < n_rows; ++i) strip[i] = src[i][p];
     }
   }
 }

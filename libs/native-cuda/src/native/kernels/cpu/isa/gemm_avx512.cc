@@ -11,6 +11,7 @@ namespace {
 
 constexpr std::size_t kMr = 12;
 constexpr std::size_t kNr = 32;
+constexpr std::size_t kPrefetch = 8;  // k steps ahead
 
 template <std::size_t R>
 void Kernel(std::size_t kc, const float* a, const float* b, float* c, std::size_t ldc, std::size_t cols,
@@ -30,6 +31,10 @@ void Kernel(std::size_t kc, const float* a, const float* b, float* c, std::size_
     }
   }
   for (std::size_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
+    // The first strip of a row block meets each B row cold (L2 or beyond): ask for it a few
+    // steps ahead (a hint only; loads past the panel's end are never dereferenced).
+    _mm_prefetch(reinterpret_cast<const char*>(b + kPrefetch * kNr), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + kPrefetch * kNr + 16), _MM_HINT_T0);
     const __m512 b0 = _mm512_loadu_ps(b);
     const __m512 b1 = _mm512_loadu_ps(b + 16);
 #pragma GCC unroll 16
