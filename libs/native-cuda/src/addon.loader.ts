@@ -107,7 +107,7 @@ export interface NativeAddon {
   numaNodes(): number[];
   openSsdPool(path: string, bytes: number, blockSize: number, queueDepth: number, maxRequestBytes: number, forcePread: boolean): Promise<RawSsdPool>;
   transfer(operands: readonly RawOperand[], ranges: Float64Array, crcs: Float64Array): Promise<{ crcs: Uint32Array; fusedCrcs: number }>;
-  probeMemcpy(bytes: number, iterations: number): Promise<{ bytes: number; threads: number; memcpySeconds: number[]; kernelSeconds: number[] }>;
+  probeMemcpy(bytes: number, iterations: number): Promise<{ bytes: number; threads: number; memcpySeconds: number[]; kernelSeconds: number[]; crcCopySeconds: number[]; crcStreamsCopySeconds: number[] }>;
   probeDirectIo(
     path: string,
     bytes: number,

@@ -1,5 +1,6 @@
 // Physical-limit probes and I/O facts:
-//   probeMemcpy(bytes, iterations): Promise<{ bytes, threads, memcpySeconds, kernelSeconds }>
+//   probeMemcpy(bytes, iterations): Promise<{ bytes, threads, memcpySeconds, kernelSeconds,
+//     crcCopySeconds, crcStreamsCopySeconds }>
 //   probeDirectIo(path, bytes, blockBytes, queueDepth, write, forcePread):
 //     Promise<{ bytes, seconds, backend, backendReason, queueDepth }>
 //   dropPageCache(path): Promise<void>
@@ -53,6 +54,8 @@ Napi::Value ProbeMemcpyJs(const Napi::CallbackInfo& info) {
       };
       out.Set("memcpySeconds", list(r.memcpy_seconds));
       out.Set("kernelSeconds", list(r.kernel_seconds));
+      out.Set("crcCopySeconds", list(r.crc_copy_seconds));
+      out.Set("crcStreamsCopySeconds", list(r.crc_streams_copy_seconds));
       return out;
     };
     return Status::Ok();
