@@ -11,6 +11,8 @@
 //        cold (each file's page cache dropped with posix_fadvise(DONTNEED) after fsync) and
 //        warm (page cache hot); Redis as a remote store (LMCache's Redis backend: one value per
 //        chunk), pipelined over one loopback connection, REDIS_URL or a private redis-server.
+//   A/B: the gets run once per hardware CRC32C implementation (selectCrc32c, process-wide),
+//        interleaved in the same rounds: the headline figures are the default (the first).
 // Interleaved repetitions, medians. Writes bench/results/tiers.{json,svg}.
 // Run: npm run bench -- tiers [--quick] [--dir DIR]   (DIR: where the SSD pool and files go)
 import { spawn } from 'node:child_process';
@@ -20,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chunkKeys } from '@mnemo/kv-core';
-import { dropPageCache, ioInfo, probeDirectIo, probeMemcpy } from '@mnemo/native-cuda';
+import { crc32cImplementations, dropPageCache, ioInfo, probeDirectIo, probeMemcpy, selectCrc32c } from '@mnemo/native-cuda';
 import { OffloadTiers } from '../apps/node-manager/dist/kv-store/offload.tiers.js';
 import { closePoolDevices, openPoolDevices } from '../apps/node-manager/dist/kv-store/pool.devices.js';
 import { RestoreReader } from '../apps/node-manager/dist/kv-store/restore.reader.js';
@@ -251,19 +253,32 @@ try {
   } catch (e) {
     redisSkipped = `no Redis: ${e.message}`;
   }
-  const t = { memcpy: [], hostPut: [], hostGet: [], ssdPut: [], ssdPutCommitted: [], ssdGet: [], rawWrite: [], rawRead: [], filePut: [], fileCold: [], fileWarm: [], redisPut: [], redisGet: [] };
+  const t = { memcpy: [], crcCopy: [], crcStreamsCopy: [], hostPut: [], hostGet: [], ssdPut: [], ssdPutCommitted: [], ssdGet: [], rawWrite: [], rawRead: [], filePut: [], fileCold: [], fileWarm: [], redisPut: [], redisGet: [] };
+  // The default first; the table-driven one is far too slow to be an alternative anyone would pick.
+  const crcs = crc32cImplementations().filter((name) => name !== 'software');
+  for (const name of crcs) Object.assign(t, { [`hostGet:${name}`]: [], [`ssdGet:${name}`]: [] });
+  /** One get per CRC32C implementation, the default last (it leaves the process as it found it). */
+  const getsByCrc = async (get, key) => {
+    for (const name of [...crcs.slice(1), crcs[0]]) {
+      selectCrc32c(name);
+      t[`${key}:${name}`].push(await get());
+    }
+    t[key].push(t[`${key}:${crcs[0]}`].at(-1));
+  };
   let salt = 0;
   for (let r = 0; r < REPS; r++) {
     const m = await probeMemcpy(CHUNK_BYTES, 3);
     t.memcpy.push(Math.min(median(m.memcpySeconds), median(m.kernelSeconds)) * CHUNKS);
+    t.crcCopy.push(median(m.crcCopySeconds) * CHUNKS);
+    t.crcStreamsCopy.push(median(m.crcStreamsCopySeconds) * CHUNKS);
     t.hostPut.push((await host.put(++salt)).readable);
-    t.hostGet.push(await host.get());
+    await getsByCrc(host.get, 'hostGet');
     t.rawWrite.push(await raw.write());
     t.rawRead.push(await raw.read());
     const sp = await ssd.put(++salt);
     t.ssdPut.push(sp.readable);
     t.ssdPutCommitted.push(sp.committed);
-    t.ssdGet.push(await ssd.get());
+    await getsByCrc(ssd.get, 'ssdGet');
     t.filePut.push(await files.put());
     t.fileCold.push(await files.getCold());
     t.fileWarm.push(await files.getWarm());
@@ -291,6 +306,13 @@ try {
     file_per_chunk: { put_gbs: g('filePut'), get_cold_gbs: g('fileCold'), get_warm_gbs: g('fileWarm'), cold: 'fdatasync + posix_fadvise(DONTNEED) on each file before the read', put: 'into the page cache, no fsync' },
     redis: redis ? { source: redis.source, put_gbs: g('redisPut'), get_gbs: g('redisGet') } : null,
     redis_skipped: redisSkipped,
+    ab_crc32c: {
+      what: 'the same gets in the same rounds with each CRC32C implementation (default first); checksumming copies split over the copy threads as the memcpy limit is',
+      implementations: crcs,
+      host_get_gbs: Object.fromEntries(crcs.map((n) => [n, g(`hostGet:${n}`)])),
+      ssd_get_gbs: Object.fromEntries(crcs.map((n) => [n, g(`ssdGet:${n}`)])),
+      crc_copy_gbs: { selected: g('crcCopy'), crc32_streams: g('crcStreamsCopy') },
+    },
   };
   Object.assign(result, {
     ssd_get_vs_file_cold: round(result.ssd.get_gbs / result.file_per_chunk.get_cold_gbs),

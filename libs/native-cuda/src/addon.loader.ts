@@ -119,6 +119,8 @@ export interface NativeAddon {
   dropPageCache(path: string): Promise<void>;
   ioInfo(): { uringCompiled: boolean; uringAvailable: boolean; uringReason: string | null; crc32c: string; copyKernel: string };
   crc32c(data: ArrayBuffer | ArrayBufferView, seed: number): number;
+  crc32cImplementations(): string[];
+  selectCrc32c(name: string): void;
   /** Bindings added by other files (kernels) register more functions. */
   [name: string]: unknown;
 }

@@ -9,7 +9,7 @@ export interface IoInfo {
   uringAvailable: boolean;
   /** Why not, when it does not; null otherwise. SSD pools then use pread/pwrite. */
   uringReason: string | null;
-  /** The CRC32C implementation picked at load: 'vpclmulqdq', 'sse4.2', 'armv8-crc' or 'software'. */
+  /** The CRC32C implementation in use (picked at load): 'vpclmulqdq', 'sse4.2', 'armv8-crc' or 'software'. */
   crc32c: string;
   /** The copy kernel transfers use: 'avx2' or 'memcpy'. */
   copyKernel: string;

@@ -2,6 +2,7 @@
 
 #include "core/crc32c_fold.h"
 
+#include <atomic>
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -230,23 +231,33 @@ struct Selected {
   const char* name;
 };
 
-Selected Select() {
-  // Folding beats the crc32 instruction streams several times over where it exists.
-  if (Crc32cFoldAvailable()) return {Crc32cFold, Crc32cFoldCopy, "vpclmulqdq"};
+const Selected kFold = {Crc32cFold, Crc32cFoldCopy, "vpclmulqdq"};
 #ifdef MNEMO_CRC_TARGET
-  if (DetectHardware()) {
 #if defined(__x86_64__)
-    return {HardwareImpl, HardwareCopyImpl, "sse4.2"};
+const Selected kStreams = {HardwareImpl, HardwareCopyImpl, "sse4.2"};
 #else
-    return {HardwareImpl, HardwareCopyImpl, "armv8-crc"};
+const Selected kStreams = {HardwareImpl, HardwareCopyImpl, "armv8-crc"};
 #endif
-  }
 #endif
-  return {Crc32cSoftware, SoftwareCopy, "software"};
+const Selected kSoftware = {Crc32cSoftware, SoftwareCopy, "software"};
+
+// Fastest first.
+std::vector<const Selected*> Available() {
+  std::vector<const Selected*> out;
+  // Folding beats the crc32 instruction streams several times over where it exists.
+  if (Crc32cFoldAvailable()) out.push_back(&kFold);
+#ifdef MNEMO_CRC_TARGET
+  if (DetectHardware()) out.push_back(&kStreams);
+#endif
+  out.push_back(&kSoftware);
+  return out;
 }
 
-// Chosen when the library loads (static initialisation), never per call.
-const Selected g_selected = Select();
+// Chosen when the library loads (static initialisation), never per call; Crc32cSelect
+// changes it only for same-process A/B measurements.
+std::atomic<const Selected*> g_selected{Available().front()};
+
+const Selected& Current() { return *g_selected.load(std::memory_order_relaxed); }
 
 }  // namespace
 
@@ -290,11 +301,11 @@ uint32_t Crc32cHardware(uint32_t crc, const void* data, size_t length) {
 }
 
 uint32_t Crc32c(uint32_t crc, const void* data, size_t length) {
-  return g_selected.fn(crc, data, length);
+  return Current().fn(crc, data, length);
 }
 
 uint32_t Crc32cCopy(uint32_t crc, void* dst, const void* src, size_t length) {
-  return g_selected.copy(crc, dst, src, length);
+  return Current().copy(crc, dst, src, length);
 }
 
 uint32_t Crc32cHardwareCopy(uint32_t crc, void* dst, const void* src, size_t length) {
@@ -309,6 +320,22 @@ uint32_t Crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b) {
   return MultModP(T().X2nModP(length_b, 3), crc_a) ^ crc_b;
 }
 
-const char* Crc32cImplementation() { return g_selected.name; }
+const char* Crc32cImplementation() { return Current().name; }
+
+std::vector<std::string> Crc32cImplementations() {
+  std::vector<std::string> out;
+  for (const Selected* s : Available()) out.emplace_back(s->name);
+  return out;
+}
+
+Status Crc32cSelect(const std::string& name) {
+  for (const Selected* s : Available()) {
+    if (name == s->name) {
+      g_selected.store(s, std::memory_order_relaxed);
+      return Status::Ok();
+    }
+  }
+  return Status::InvalidArgument("CRC32C implementation '" + name + "' is not available on this CPU");
+}
 
 }  // namespace mnemo

@@ -13,6 +13,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
 
 namespace mnemo {
 
@@ -31,6 +35,13 @@ uint32_t Crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b);
 
 // "vpclmulqdq", "sse4.2", "armv8-crc" or "software": what Crc32c() runs on this machine.
 const char* Crc32cImplementation();
+
+// The implementations this CPU can run, fastest (the one picked at load) first.
+std::vector<std::string> Crc32cImplementations();
+// Makes `name` (one of Crc32cImplementations()) what Crc32c/Crc32cCopy run from now on, for
+// every thread. Only for same-process A/B measurements and tests: every implementation gives
+// the same answers, so switching mid-transfer is harmless. kInvalidArgument for other names.
+[[nodiscard]] Status Crc32cSelect(const std::string& name);
 
 // The portable table implementation (always available; used by tests to cross-check).
 uint32_t Crc32cSoftware(uint32_t crc, const void* data, size_t length);

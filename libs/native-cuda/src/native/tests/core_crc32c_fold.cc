@@ -90,5 +90,22 @@ MNEMO_TEST(crc32c_fold, selected_when_available) {
   CHECK_EQ(Crc32cCopy(7, out.data(), data.data(), data.size()), Crc32cHardwareCopy(7, out.data(), data.data(), data.size()));
 }
 
+MNEMO_TEST(crc32c_fold, select_switches_implementations_and_refuses_unknown_ones) {
+  const std::vector<std::string> names = Crc32cImplementations();
+  CHECK(!names.empty());
+  CHECK_EQ(names.front(), std::string(Crc32cImplementation()));
+  CHECK_EQ(names.back(), std::string("software"));
+  const std::vector<uint8_t> data = RandomBytes(70000, 67);
+  const uint32_t want = Crc32cSoftware(0, data.data(), data.size());
+  for (const std::string& name : names) {
+    CHECK(Crc32cSelect(name).ok());
+    CHECK_EQ(std::string(Crc32cImplementation()), name);
+    CHECK_EQ(Crc32c(0, data.data(), data.size()), want);
+  }
+  CHECK_EQ(Crc32cSelect("crc64").code(), StatusCode::kInvalidArgument);
+  CHECK_EQ(std::string(Crc32cImplementation()), names.back());
+  CHECK(Crc32cSelect(names.front()).ok());
+}
+
 }  // namespace
 }  // namespace mnemo
