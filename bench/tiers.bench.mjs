@@ -12,7 +12,8 @@
 //        warm (page cache hot); Redis as a remote store (LMCache's Redis backend: one value per
 //        chunk), pipelined over one loopback connection, REDIS_URL or a private redis-server.
 //   A/B: the gets run once per hardware CRC32C implementation (selectCrc32c, process-wide),
-//        interleaved in the same rounds: the headline figures are the default (the first).
+//        interleaved in the same rounds: the headline figures are the default (the first);
+//        and once more with RestoreReader's copy-ahead off (and, for SSD, with twice the read-ahead).
 // Interleaved repetitions, medians. Writes bench/results/tiers.{json,svg}.
 // Run: npm run bench -- tiers [--quick] [--dir DIR]   (DIR: where the SSD pool and files go)
 import { spawn } from 'node:child_process';
@@ -111,14 +112,14 @@ async function storeTier(tier) {
     stored = chunks;
     return { readable, committed };
   };
-  const get = async () => {
+  const get = async (options) => {
     const m = tiers.model(MODEL);
     if (tier === 'ssd') {
       tiers.evict(m, 'mem', 4 * BYTES);
       if (stored.some((c) => m.table.holdsChunk(c.key, 'mem'))) throw new Error('host replicas survived eviction');
     }
     const prefix = m.table.longestPrefix(stored.map((c) => c.key));
-    const reader = new RestoreReader(tiers, m, prefix, 0, CHUNKS * 256);
+    const reader = new RestoreReader(tiers, m, prefix, 0, CHUNKS * 256, options);
     try {
       return await timed(async () => {
         for (let l = 0; l < G.layers; l++) await reader.load(l);
@@ -257,6 +258,7 @@ try {
   // The default first; the table-driven one is far too slow to be an alternative anyone would pick.
   const crcs = crc32cImplementations().filter((name) => name !== 'software');
   for (const name of crcs) Object.assign(t, { [`hostGet:${name}`]: [], [`ssdGet:${name}`]: [] });
+  Object.assign(t, { hostGetNoAhead: [], ssdGetNoAhead: [], ssdGetReadAhead64: [] });
   /** One get per CRC32C implementation, the default last (it leaves the process as it found it). */
   const getsByCrc = async (get, key) => {
     for (const name of [...crcs.slice(1), crcs[0]]) {
@@ -272,13 +274,20 @@ try {
     t.crcCopy.push(median(m.crcCopySeconds) * CHUNKS);
     t.crcStreamsCopy.push(median(m.crcStreamsCopySeconds) * CHUNKS);
     t.hostPut.push((await host.put(++salt)).readable);
+    // Odd rounds run the A/B variant first, so neither side always follows the other.
+    if (r % 2) t.hostGetNoAhead.push(await host.get({ copyAhead: false }));
     await getsByCrc(host.get, 'hostGet');
+    if (r % 2 === 0) t.hostGetNoAhead.push(await host.get({ copyAhead: false }));
     t.rawWrite.push(await raw.write());
     t.rawRead.push(await raw.read());
     const sp = await ssd.put(++salt);
     t.ssdPut.push(sp.readable);
     t.ssdPutCommitted.push(sp.committed);
+    if (r % 2) t.ssdGetNoAhead.push(await ssd.get({ copyAhead: false }));
+    if (r % 2) t.ssdGetReadAhead64.push(await ssd.get({ readAheadBytes: 64 * MiB }));
     await getsByCrc(ssd.get, 'ssdGet');
+    if (r % 2 === 0) t.ssdGetNoAhead.push(await ssd.get({ copyAhead: false }));
+    if (r % 2 === 0) t.ssdGetReadAhead64.push(await ssd.get({ readAheadBytes: 64 * MiB }));
     t.filePut.push(await files.put());
     t.fileCold.push(await files.getCold());
     t.fileWarm.push(await files.getWarm());
@@ -312,6 +321,15 @@ try {
       host_get_gbs: Object.fromEntries(crcs.map((n) => [n, g(`hostGet:${n}`)])),
       ssd_get_gbs: Object.fromEntries(crcs.map((n) => [n, g(`ssdGet:${n}`)])),
       crc_copy_gbs: { selected: g('crcCopy'), crc32_streams: g('crcStreamsCopy') },
+    },
+    ab_copy_ahead: {
+      what: 'the same gets (default CRC32C) in the same rounds with RestoreReader copyAhead off: each layer copied only when loaded',
+      host_get_gbs: { on: g('hostGet'), off: g('hostGetNoAhead') },
+      ssd_get_gbs: { on: g('ssdGet'), off: g('ssdGetNoAhead') },
+    },
+    ab_read_ahead: {
+      what: 'SSD gets (default settings) in the same rounds with 64 MiB of SSD reads in flight ahead instead of the default 32 MiB',
+      ssd_get_gbs: { default_32mib: g('ssdGet'), read_ahead_64mib: g('ssdGetReadAhead64') },
     },
   };
   Object.assign(result, {

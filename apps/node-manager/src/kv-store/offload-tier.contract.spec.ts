@@ -198,16 +198,19 @@ describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
     await h.writer.write(MODEL, chunks);
     await h.writer.drain();
     const m = h.tiers.model(MODEL);
-    const reader = new RestoreReader(h.tiers, m, m.table.longestPrefix(chunks.map((c) => c.key)), 100, 700);
-    try {
-      for (const l of [0, 2, 1, 1, 3, 0, 3, 2]) expect((await reader.load(l)).slice()).toEqual(expected(chunks, l, 100, 700));
-      // The array of the last load stays valid through the next load (and the copy it starts ahead).
-      const kept = await reader.load(0);
-      const copy = kept.slice();
-      await reader.load(1);
-      expect(kept).toEqual(copy);
-    } finally {
-      reader.release();
+    // Copy-ahead off (the A/B setting) must read the same bytes.
+    for (const options of [{}, { copyAhead: false }, { readAheadBytes: 1 }]) {
+      const reader = new RestoreReader(h.tiers, m, m.table.longestPrefix(chunks.map((c) => c.key)), 100, 700, options);
+      try {
+        for (const l of [0, 2, 1, 1, 3, 0, 3, 2]) expect((await reader.load(l)).slice()).toEqual(expected(chunks, l, 100, 700));
+        // The array of the last load stays valid through the next load (and the copy it starts ahead).
+        const kept = await reader.load(0);
+        const copy = kept.slice();
+        await reader.load(1);
+        expect(kept).toEqual(copy);
+      } finally {
+        reader.release();
+      }
     }
     await h.close();
   });

@@ -3,6 +3,16 @@ import { allocHostBuffer, freeHostBuffer, transfer, type TransferOperand } from 
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 
+export interface RestoreOptions {
+  /**
+   * Start copying layer l + 1 when layer l is loaded (default true). Off only for same-process
+   * A/B measurements: the copy then starts when the engine asks for the layer.
+   */
+  readonly copyAhead?: boolean;
+  /** SSD bytes read ahead of the layer loaded (default READ_AHEAD_BYTES); for A/B measurements. */
+  readonly readAheadBytes?: number;
+}
+
 /** Where one (chunk, layer) segment is read from during a restore. */
 interface Source {
   readonly key: string;
@@ -73,6 +83,7 @@ export class RestoreReader {
     private readonly chunks: readonly PrefixChunk[],
     readonly from: number,
     readonly until: number,
+    private readonly options: RestoreOptions = {},
   ) {
     this.sources = [];
     try {
@@ -107,7 +118,7 @@ export class RestoreReader {
     const copy = ahead?.copy ?? this.copyLayer(layer);
     // The next layer's copy queues behind this one, so the copy threads never wait on a
     // round trip through JS between layers; its slot held layer - 2, whose use has ended.
-    if (layer + 1 < this.m.geometry.layers) {
+    if (this.options.copyAhead !== false && layer + 1 < this.m.geometry.layers) {
       const next = { layer: layer + 1, copy: this.copyLayer(layer + 1) };
       // A copy made ahead that is never loaded (released early) must not surface as an unhandled rejection.
       next.copy.catch(() => undefined);
@@ -164,7 +175,8 @@ export class RestoreReader {
 
   /** Layers per read-ahead window: half the read-ahead budget's worth of this restore's segments. */
   private windowLayers(): number {
-    return Math.max(1, Math.floor(READ_AHEAD_BYTES / 2 / Math.max(1, this.sources.length * this.m.stride)));
+    const bytes = this.options.readAheadBytes ?? READ_AHEAD_BYTES;
+    return Math.max(1, Math.floor(bytes / 2 / Math.max(1, this.sources.length * this.m.stride)));
   }
 
   /** Starts reading window `w`'s SSD-only segments (from layer `from` on) into host memory, once. */
