@@ -19,7 +19,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chunkKeys } from '@mnemo/kv-core';
@@ -242,6 +242,8 @@ function svg(r) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${60 + bars.length * rowH}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/><text x="10" y="22" font-size="15">KV tiers, ${CHUNKS} × 32 MiB chunks (medians of ${REPS})</text>${parts.join('')}</svg>\n`;
 }
 
+// The machine is shared: the load average says how far to trust a run.
+const loadAtStart = loadavg();
 try {
   const host = await storeTier('mem');
   const ssd = await storeTier('ssd');
@@ -309,6 +311,7 @@ try {
     chunks: CHUNKS,
     reps: REPS,
     io: { ...ioInfo(), ssdBackend: ssd.backend },
+    load_average: { start: loadAtStart.map((x) => Math.round(x * 100) / 100), end: loadavg().map((x) => Math.round(x * 100) / 100), what: '1, 5 and 15 minute load averages (os.loadavg)' },
     limits: { memcpy_gbs: g('memcpy'), raw_read_gbs: g('rawRead'), raw_write_gbs: g('rawWrite') },
     host: { put_gbs: g('hostPut'), get_gbs: g('hostGet') },
     ssd: { put_gbs: g('ssdPut'), put_committed_gbs: g('ssdPutCommitted'), get_gbs: g('ssdGet'), put: 'host write-through + SSD write-behind until readable from SSD; committed: until the journal and pool sync' },
