@@ -11,16 +11,19 @@
 //        cold (each file's page cache dropped with posix_fadvise(DONTNEED) after fsync) and
 //        warm (page cache hot); Redis as a remote store (LMCache's Redis backend: one value per
 //        chunk), pipelined over one loopback connection, REDIS_URL or a private redis-server.
+//   A/B: the gets run once per hardware CRC32C implementation (selectCrc32c, process-wide),
+//        interleaved in the same rounds: the headline figures are the default (the first);
+//        and once more with RestoreReader's copy-ahead off (and, for SSD, with twice the read-ahead).
 // Interleaved repetitions, medians. Writes bench/results/tiers.{json,svg}.
 // Run: npm run bench -- tiers [--quick] [--dir DIR]   (DIR: where the SSD pool and files go)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chunkKeys } from '@mnemo/kv-core';
-import { dropPageCache, ioInfo, probeDirectIo, probeMemcpy } from '@mnemo/native-cuda';
+import { crc32cImplementations, dropPageCache, ioInfo, probeDirectIo, probeMemcpy, selectCrc32c } from '@mnemo/native-cuda';
 import { OffloadTiers } from '../apps/node-manager/dist/kv-store/offload.tiers.js';
 import { closePoolDevices, openPoolDevices } from '../apps/node-manager/dist/kv-store/pool.devices.js';
 import { RestoreReader } from '../apps/node-manager/dist/kv-store/restore.reader.js';
@@ -109,14 +112,14 @@ async function storeTier(tier) {
     stored = chunks;
     return { readable, committed };
   };
-  const get = async () => {
+  const get = async (options) => {
     const m = tiers.model(MODEL);
     if (tier === 'ssd') {
       tiers.evict(m, 'mem', 4 * BYTES);
       if (stored.some((c) => m.table.holdsChunk(c.key, 'mem'))) throw new Error('host replicas survived eviction');
     }
     const prefix = m.table.longestPrefix(stored.map((c) => c.key));
-    const reader = new RestoreReader(tiers, m, prefix, 0, CHUNKS * 256);
+    const reader = new RestoreReader(tiers, m, prefix, 0, CHUNKS * 256, options);
     try {
       return await timed(async () => {
         for (let l = 0; l < G.layers; l++) await reader.load(l);
@@ -239,6 +242,8 @@ function svg(r) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${60 + bars.length * rowH}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/><text x="10" y="22" font-size="15">KV tiers, ${CHUNKS} × 32 MiB chunks (medians of ${REPS})</text>${parts.join('')}</svg>\n`;
 }
 
+// The machine is shared: the load average says how far to trust a run.
+const loadAtStart = loadavg();
 try {
   const host = await storeTier('mem');
   const ssd = await storeTier('ssd');
@@ -251,19 +256,40 @@ try {
   } catch (e) {
     redisSkipped = `no Redis: ${e.message}`;
   }
-  const t = { memcpy: [], hostPut: [], hostGet: [], ssdPut: [], ssdPutCommitted: [], ssdGet: [], rawWrite: [], rawRead: [], filePut: [], fileCold: [], fileWarm: [], redisPut: [], redisGet: [] };
+  const t = { memcpy: [], crcCopy: [], crcStreamsCopy: [], hostPut: [], hostGet: [], ssdPut: [], ssdPutCommitted: [], ssdGet: [], rawWrite: [], rawRead: [], filePut: [], fileCold: [], fileWarm: [], redisPut: [], redisGet: [] };
+  // The default first; the table-driven one is far too slow to be an alternative anyone would pick.
+  const crcs = crc32cImplementations().filter((name) => name !== 'software');
+  for (const name of crcs) Object.assign(t, { [`hostGet:${name}`]: [], [`ssdGet:${name}`]: [] });
+  Object.assign(t, { hostGetNoAhead: [], ssdGetNoAhead: [], ssdGetReadAhead64: [] });
+  /** One get per CRC32C implementation, the default last (it leaves the process as it found it). */
+  const getsByCrc = async (get, key) => {
+    for (const name of [...crcs.slice(1), crcs[0]]) {
+      selectCrc32c(name);
+      t[`${key}:${name}`].push(await get());
+    }
+    t[key].push(t[`${key}:${crcs[0]}`].at(-1));
+  };
   let salt = 0;
   for (let r = 0; r < REPS; r++) {
     const m = await probeMemcpy(CHUNK_BYTES, 3);
     t.memcpy.push(Math.min(median(m.memcpySeconds), median(m.kernelSeconds)) * CHUNKS);
+    t.crcCopy.push(median(m.crcCopySeconds) * CHUNKS);
+    t.crcStreamsCopy.push(median(m.crcStreamsCopySeconds) * CHUNKS);
     t.hostPut.push((await host.put(++salt)).readable);
-    t.hostGet.push(await host.get());
+    // Odd rounds run the A/B variant first, so neither side always follows the other.
+    if (r % 2) t.hostGetNoAhead.push(await host.get({ copyAhead: false }));
+    await getsByCrc(host.get, 'hostGet');
+    if (r % 2 === 0) t.hostGetNoAhead.push(await host.get({ copyAhead: false }));
     t.rawWrite.push(await raw.write());
     t.rawRead.push(await raw.read());
     const sp = await ssd.put(++salt);
     t.ssdPut.push(sp.readable);
     t.ssdPutCommitted.push(sp.committed);
-    t.ssdGet.push(await ssd.get());
+    if (r % 2) t.ssdGetNoAhead.push(await ssd.get({ copyAhead: false }));
+    if (r % 2) t.ssdGetReadAhead64.push(await ssd.get({ readAheadBytes: 64 * MiB }));
+    await getsByCrc(ssd.get, 'ssdGet');
+    if (r % 2 === 0) t.ssdGetNoAhead.push(await ssd.get({ copyAhead: false }));
+    if (r % 2 === 0) t.ssdGetReadAhead64.push(await ssd.get({ readAheadBytes: 64 * MiB }));
     t.filePut.push(await files.put());
     t.fileCold.push(await files.getCold());
     t.fileWarm.push(await files.getWarm());
@@ -285,12 +311,29 @@ try {
     chunks: CHUNKS,
     reps: REPS,
     io: { ...ioInfo(), ssdBackend: ssd.backend },
+    load_average: { start: loadAtStart.map((x) => Math.round(x * 100) / 100), end: loadavg().map((x) => Math.round(x * 100) / 100), what: '1, 5 and 15 minute load averages (os.loadavg)' },
     limits: { memcpy_gbs: g('memcpy'), raw_read_gbs: g('rawRead'), raw_write_gbs: g('rawWrite') },
     host: { put_gbs: g('hostPut'), get_gbs: g('hostGet') },
     ssd: { put_gbs: g('ssdPut'), put_committed_gbs: g('ssdPutCommitted'), get_gbs: g('ssdGet'), put: 'host write-through + SSD write-behind until readable from SSD; committed: until the journal and pool sync' },
     file_per_chunk: { put_gbs: g('filePut'), get_cold_gbs: g('fileCold'), get_warm_gbs: g('fileWarm'), cold: 'fdatasync + posix_fadvise(DONTNEED) on each file before the read', put: 'into the page cache, no fsync' },
     redis: redis ? { source: redis.source, put_gbs: g('redisPut'), get_gbs: g('redisGet') } : null,
     redis_skipped: redisSkipped,
+    ab_crc32c: {
+      what: 'the same gets in the same rounds with each CRC32C implementation (default first); checksumming copies split over the copy threads as the memcpy limit is',
+      implementations: crcs,
+      host_get_gbs: Object.fromEntries(crcs.map((n) => [n, g(`hostGet:${n}`)])),
+      ssd_get_gbs: Object.fromEntries(crcs.map((n) => [n, g(`ssdGet:${n}`)])),
+      crc_copy_gbs: { selected: g('crcCopy'), crc32_streams: g('crcStreamsCopy') },
+    },
+    ab_copy_ahead: {
+      what: 'the same gets (default CRC32C) in the same rounds with RestoreReader copyAhead off: each layer copied only when loaded',
+      host_get_gbs: { on: g('hostGet'), off: g('hostGetNoAhead') },
+      ssd_get_gbs: { on: g('ssdGet'), off: g('ssdGetNoAhead') },
+    },
+    ab_read_ahead: {
+      what: 'SSD gets (default settings) in the same rounds with 64 MiB of SSD reads in flight ahead instead of the default 32 MiB',
+      ssd_get_gbs: { default_32mib: g('ssdGet'), read_ahead_64mib: g('ssdGetReadAhead64') },
+    },
   };
   Object.assign(result, {
     ssd_get_vs_file_cold: round(result.ssd.get_gbs / result.file_per_chunk.get_cold_gbs),

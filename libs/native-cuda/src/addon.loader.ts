@@ -107,7 +107,7 @@ export interface NativeAddon {
   numaNodes(): number[];
   openSsdPool(path: string, bytes: number, blockSize: number, queueDepth: number, maxRequestBytes: number, forcePread: boolean): Promise<RawSsdPool>;
   transfer(operands: readonly RawOperand[], ranges: Float64Array, crcs: Float64Array): Promise<{ crcs: Uint32Array; fusedCrcs: number }>;
-  probeMemcpy(bytes: number, iterations: number): Promise<{ bytes: number; threads: number; memcpySeconds: number[]; kernelSeconds: number[] }>;
+  probeMemcpy(bytes: number, iterations: number): Promise<{ bytes: number; threads: number; memcpySeconds: number[]; kernelSeconds: number[]; crcCopySeconds: number[]; crcStreamsCopySeconds: number[] }>;
   probeDirectIo(
     path: string,
     bytes: number,
@@ -119,6 +119,8 @@ export interface NativeAddon {
   dropPageCache(path: string): Promise<void>;
   ioInfo(): { uringCompiled: boolean; uringAvailable: boolean; uringReason: string | null; crc32c: string; copyKernel: string };
   crc32c(data: ArrayBuffer | ArrayBufferView, seed: number): number;
+  crc32cImplementations(): string[];
+  selectCrc32c(name: string): void;
   /** Bindings added by other files (kernels) register more functions. */
   [name: string]: unknown;
 }

@@ -1,4 +1,4 @@
-import { crc32c } from './crc32c.js';
+import { crc32c, crc32cImplementations, selectCrc32c, type Crc32cImplementation } from './crc32c.js';
 import { openHostPool } from './host-pool.device.js';
 import { ioInfo } from './io.probes.js';
 import { ValidationCode } from './native.error.js';
@@ -15,9 +15,38 @@ describe(crc32c.name, () => {
     expect(sut(new ArrayBuffer(0))).toBe(0);
   });
 
-  it('uses the CPU instruction where there is one', () => {
-    expect(['sse4.2', 'armv8-crc', 'software']).toContain(ioInfo().crc32c);
-    if (process.arch === 'x64') expect(ioInfo().crc32c).toBe('sse4.2');
+  it('uses the fastest implementation the CPU has', () => {
+    expect(['vpclmulqdq', 'sse4.2', 'armv8-crc', 'software']).toContain(ioInfo().crc32c);
+    expect(ioInfo().crc32c).toBe(crc32cImplementations()[0]);
+    if (process.arch === 'x64') expect(['vpclmulqdq', 'sse4.2']).toContain(ioInfo().crc32c);
+  });
+
+  it('gives the same answers whichever implementation is selected, in transfers too', async () => {
+    const data = pattern(600_077, 4);
+    const first = crc32cImplementations()[0]!;
+    const seen = new Set<number>();
+    try {
+      for (const name of crc32cImplementations()) {
+        selectCrc32c(name);
+        expect(ioInfo().crc32c).toBe(name);
+        expect(sut(new TextEncoder().encode('123456789'))).toBe(0xe3069283);
+        seen.add(sut(data));
+        const out = new Uint8Array(data.length);
+        const r = await transfer([data, out], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: data.length }]), { crcs: packCrcRanges([{ operand: 1, offset: 0, length: data.length }]) });
+        seen.add(r.crcs[0]!);
+        expect(Buffer.compare(out, data)).toBe(0);
+      }
+    } finally {
+      selectCrc32c(first);
+    }
+    expect(seen.size).toBe(1);
+  });
+
+  it('refuses an implementation this CPU cannot run, and keeps the one in use', () => {
+    const before = ioInfo().crc32c;
+    expect(thrown(() => selectCrc32c('no-such-crc' as Crc32cImplementation))).toMatchObject({ code: 'invalid_argument' });
+    expect(thrown(() => selectCrc32c(7 as unknown as Crc32cImplementation))).toBeInstanceOf(TypeError);
+    expect(ioInfo().crc32c).toBe(before);
   });
 
   it('extends a CRC over consecutive pieces and honours view offsets', () => {

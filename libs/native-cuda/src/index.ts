@@ -18,7 +18,8 @@ export { CRC_RANGE_FIELDS, crc32cRanges, packCrcRanges, packTransferRanges, tran
 export type { CrcRange, TransferOperand, TransferOptions, TransferRange, TransferResult } from './pool.transfer.js';
 export { kvChunkRanges, kvSegmentBytes } from './kv-chunk.ranges.js';
 export type { KvChunkRangesArgs, KvSegmentPlace } from './kv-chunk.ranges.js';
-export { crc32c } from './crc32c.js';
+export { crc32c, crc32cImplementations, selectCrc32c } from './crc32c.js';
+export type { Crc32cImplementation } from './crc32c.js';
 export { dropPageCache, ioInfo, probeDirectIo, probeMemcpy } from './io.probes.js';
 export type { DirectIoProbeOptions, DirectIoProbeResult, IoInfo, MemcpyProbeResult } from './io.probes.js';
 export type { HostBufferOptions, HostMemoryKind } from './host-buffer.allocator.js';

@@ -9,7 +9,7 @@ export interface IoInfo {
   uringAvailable: boolean;
   /** Why not, when it does not; null otherwise. SSD pools then use pread/pwrite. */
   uringReason: string | null;
-  /** The CRC32C implementation picked at load: 'sse4.2', 'armv8-crc' or 'software'. */
+  /** The CRC32C implementation in use (picked at load): 'vpclmulqdq', 'sse4.2', 'armv8-crc' or 'software'. */
   crc32c: string;
   /** The copy kernel transfers use: 'avx2' or 'memcpy'. */
   copyKernel: string;
@@ -28,6 +28,10 @@ export interface MemcpyProbeResult {
   memcpySeconds: number[];
   /** The transfers' own copy kernel, interleaved with memcpy. */
   kernelSeconds: number[];
+  /** A CRC32C-checksumming copy with the selected implementation (what a verified get pays). */
+  crcCopySeconds: number[];
+  /** The same with the `crc32`-instruction streams, for a same-process A/B against the selected one. */
+  crcStreamsCopySeconds: number[];
   /** The limit: bytes over the faster kernel's median time. */
   medianBytesPerSecond: number;
 }

@@ -158,6 +158,63 @@ describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
     await h.close();
   });
 
+  it('a replica a restore holds is never evicted from under it: its bytes stay until the restore ends', async () => {
+    // Room for exactly two chunks.
+    const h = await open(2 * G.layers * 16 * 1024);
+    const held = chain(2, 1);
+    await h.writer.write(MODEL, held);
+    await h.writer.drain();
+    const m = h.tiers.model(MODEL);
+    const reader = new RestoreReader(h.tiers, m, m.table.longestPrefix(held.map((c) => c.key)), 0, 512);
+    try {
+      expect((await reader.load(0)).slice()).toEqual(expected(held, 0, 0, 512));
+      // Eviction passes over held replicas ...
+      expect(h.tiers.evict(m, tier, h.tiers.usage(tier).capacity)).toBe(0);
+      expect(held.every((c) => holds(h, c.key))).toBe(true);
+      // ... and a removal takes them out of the table at once but leaves their space in use ...
+      for (const c of held) h.tiers.applyRemovals(m, m.table.removeChunk(c.key));
+      expect(held.some((c) => holds(h, c.key))).toBe(false);
+      expect(h.tiers.usage(tier).used).toBe(h.tiers.usage(tier).capacity);
+      // ... so a write that needs it is refused rather than overwriting the held bytes.
+      const other = chain(2, 2);
+      await h.writer.write(MODEL, other);
+      await h.writer.drain();
+      expect(other.some((c) => holds(h, c.key))).toBe(false);
+      for (let l = 1; l < G.layers; l++) expect((await reader.load(l)).slice()).toEqual(expected(held, l, 0, 512));
+    } finally {
+      reader.release();
+    }
+    expect(h.tiers.usage(tier).used).toBe(0);
+    const other = chain(2, 2);
+    await h.writer.write(MODEL, other);
+    await h.writer.drain();
+    expect(other.every((c) => holds(h, c.key))).toBe(true);
+    await h.close();
+  });
+
+  it('loads layers in any order and twice, bit-exact, though each load copies the next layer ahead', async () => {
+    const h = await open();
+    const chunks = chain(3, 3);
+    await h.writer.write(MODEL, chunks);
+    await h.writer.drain();
+    const m = h.tiers.model(MODEL);
+    // Copy-ahead off (the A/B setting) must read the same bytes.
+    for (const options of [{}, { copyAhead: false }, { readAheadBytes: 1 }]) {
+      const reader = new RestoreReader(h.tiers, m, m.table.longestPrefix(chunks.map((c) => c.key)), 100, 700, options);
+      try {
+        for (const l of [0, 2, 1, 1, 3, 0, 3, 2]) expect((await reader.load(l)).slice()).toEqual(expected(chunks, l, 100, 700));
+        // The array of the last load stays valid through the next load (and the copy it starts ahead).
+        const kept = await reader.load(0);
+        const copy = kept.slice();
+        await reader.load(1);
+        expect(kept).toEqual(copy);
+      } finally {
+        reader.release();
+      }
+    }
+    await h.close();
+  });
+
   if (tier === 'ssd') {
     it('reopened after a restart, finds its chunks again through the journal', async () => {
       const chunks = chain(3);

@@ -1,10 +1,12 @@
 // Physical-limit probes and I/O facts:
-//   probeMemcpy(bytes, iterations): Promise<{ bytes, threads, memcpySeconds, kernelSeconds }>
+//   probeMemcpy(bytes, iterations): Promise<{ bytes, threads, memcpySeconds, kernelSeconds,
+//     crcCopySeconds, crcStreamsCopySeconds }>
 //   probeDirectIo(path, bytes, blockBytes, queueDepth, write, forcePread):
 //     Promise<{ bytes, seconds, backend, backendReason, queueDepth }>
 //   dropPageCache(path): Promise<void>
 //   ioInfo(): { uringCompiled, uringAvailable, uringReason, crc32c }
 //   crc32c(data: ArrayBuffer | ArrayBufferView, seed: number): number   (synchronous)
+//   crc32cImplementations(): string[]   selectCrc32c(name: string): void   (A/B measurements)
 #include <napi.h>
 
 #include <cmath>
@@ -53,6 +55,8 @@ Napi::Value ProbeMemcpyJs(const Napi::CallbackInfo& info) {
       };
       out.Set("memcpySeconds", list(r.memcpy_seconds));
       out.Set("kernelSeconds", list(r.kernel_seconds));
+      out.Set("crcCopySeconds", list(r.crc_copy_seconds));
+      out.Set("crcStreamsCopySeconds", list(r.crc_streams_copy_seconds));
       return out;
     };
     return Status::Ok();
@@ -151,12 +155,28 @@ Napi::Value Crc32cJs(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, length == 0 ? seed : Crc32c(seed, data, length));
 }
 
+Napi::Value Crc32cImplementationsJs(const Napi::CallbackInfo& info) {
+  const std::vector<std::string> names = Crc32cImplementations();
+  Napi::Array out = Napi::Array::New(info.Env(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) out.Set(static_cast<uint32_t>(i), names[i]);
+  return out;
+}
+
+Napi::Value SelectCrc32cJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) ThrowStatus(env, Status::InvalidArgument("selectCrc32c(name)"));
+  ThrowIfError(env, Crc32cSelect(info[0].As<Napi::String>().Utf8Value()));
+  return env.Undefined();
+}
+
 Napi::Object InitProbes(Napi::Env env, Napi::Object exports) {
   exports.Set("probeMemcpy", Napi::Function::New(env, ProbeMemcpyJs, "probeMemcpy"));
   exports.Set("probeDirectIo", Napi::Function::New(env, ProbeDirectIoJs, "probeDirectIo"));
   exports.Set("dropPageCache", Napi::Function::New(env, DropPageCacheJs, "dropPageCache"));
   exports.Set("ioInfo", Napi::Function::New(env, IoInfo, "ioInfo"));
   exports.Set("crc32c", Napi::Function::New(env, Crc32cJs, "crc32c"));
+  exports.Set("crc32cImplementations", Napi::Function::New(env, Crc32cImplementationsJs, "crc32cImplementations"));
+  exports.Set("selectCrc32c", Napi::Function::New(env, SelectCrc32cJs, "selectCrc32c"));
   return exports;
 }
 

@@ -1,5 +1,8 @@
 #include "core/crc32c.h"
 
+#include "core/crc32c_fold.h"
+
+#include <atomic>
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -215,26 +218,46 @@ bool DetectHardware() {
 
 using CrcFn = uint32_t (*)(uint32_t, const void*, size_t);
 
+using CrcCopyFn = uint32_t (*)(uint32_t, void*, const void*, size_t);
+
+uint32_t SoftwareCopy(uint32_t crc, void* dst, const void* src, size_t length) {
+  std::memcpy(dst, src, length);
+  return Crc32cSoftware(crc, dst, length);
+}
+
 struct Selected {
   CrcFn fn;
+  CrcCopyFn copy;
   const char* name;
 };
 
-Selected Select() {
+const Selected kFold = {Crc32cFold, Crc32cFoldCopy, "vpclmulqdq"};
 #ifdef MNEMO_CRC_TARGET
-  if (DetectHardware()) {
 #if defined(__x86_64__)
-    return {HardwareImpl, "sse4.2"};
+const Selected kStreams = {HardwareImpl, HardwareCopyImpl, "sse4.2"};
 #else
-    return {HardwareImpl, "armv8-crc"};
+const Selected kStreams = {HardwareImpl, HardwareCopyImpl, "armv8-crc"};
 #endif
-  }
 #endif
-  return {Crc32cSoftware, "software"};
+const Selected kSoftware = {Crc32cSoftware, SoftwareCopy, "software"};
+
+// Fastest first.
+std::vector<const Selected*> Available() {
+  std::vector<const Selected*> out;
+  // Folding beats the crc32 instruction streams several times over where it exists.
+  if (Crc32cFoldAvailable()) out.push_back(&kFold);
+#ifdef MNEMO_CRC_TARGET
+  if (DetectHardware()) out.push_back(&kStreams);
+#endif
+  out.push_back(&kSoftware);
+  return out;
 }
 
-// Chosen when the library loads (static initialisation), never per call.
-const Selected g_selected = Select();
+// Chosen when the library loads (static initialisation), never per call; Crc32cSelect
+// changes it only for same-process A/B measurements.
+std::atomic<const Selected*> g_selected{Available().front()};
+
+const Selected& Current() { return *g_selected.load(std::memory_order_relaxed); }
 
 }  // namespace
 
@@ -278,21 +301,41 @@ uint32_t Crc32cHardware(uint32_t crc, const void* data, size_t length) {
 }
 
 uint32_t Crc32c(uint32_t crc, const void* data, size_t length) {
-  return g_selected.fn(crc, data, length);
+  return Current().fn(crc, data, length);
 }
 
 uint32_t Crc32cCopy(uint32_t crc, void* dst, const void* src, size_t length) {
+  return Current().copy(crc, dst, src, length);
+}
+
+uint32_t Crc32cHardwareCopy(uint32_t crc, void* dst, const void* src, size_t length) {
 #ifdef MNEMO_CRC_TARGET
-  if (g_selected.fn != Crc32cSoftware) return HardwareCopyImpl(crc, dst, src, length);
+  return HardwareCopyImpl(crc, dst, src, length);
+#else
+  return SoftwareCopy(crc, dst, src, length);
 #endif
-  std::memcpy(dst, src, length);
-  return Crc32cSoftware(crc, dst, length);
 }
 
 uint32_t Crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t length_b) {
   return MultModP(T().X2nModP(length_b, 3), crc_a) ^ crc_b;
 }
 
-const char* Crc32cImplementation() { return g_selected.name; }
+const char* Crc32cImplementation() { return Current().name; }
+
+std::vector<std::string> Crc32cImplementations() {
+  std::vector<std::string> out;
+  for (const Selected* s : Available()) out.emplace_back(s->name);
+  return out;
+}
+
+Status Crc32cSelect(const std::string& name) {
+  for (const Selected* s : Available()) {
+    if (name == s->name) {
+      g_selected.store(s, std::memory_order_relaxed);
+      return Status::Ok();
+    }
+  }
+  return Status::InvalidArgument("CRC32C implementation '" + name + "' is not available on this CPU");
+}
 
 }  // namespace mnemo

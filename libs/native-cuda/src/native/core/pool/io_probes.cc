@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -13,6 +14,7 @@
 
 #include "core/byte_copy.h"
 #include "core/copy_engine.h"
+#include "core/crc32c.h"
 #include "core/host_memory.h"
 #include "core/pool/host_pool.h"
 #include "core/pool/ssd_device.h"
@@ -49,8 +51,10 @@ Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeR
   const uint64_t per = (bytes + shards - 1) / shards;
   out->bytes = bytes;
   out->threads = shards;
+  std::atomic<uint32_t> sink{0};  // keeps the CRCs live
   // One sharded copy with `kernel`, timed from submission to the last shard's end.
-  auto run = [&](bool glibc) -> Status {
+  enum class Kernel { kGlibc, kCopy, kCrcCopy, kCrcStreamsCopy };
+  auto run = [&](Kernel kernel) -> Status {
     std::mutex mu;
     std::condition_variable cv;
     size_t left = shards;
@@ -59,10 +63,13 @@ Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeR
       const uint64_t at = i * per;
       const size_t n = static_cast<size_t>(std::min<uint64_t>(per, bytes - at));
       tasks.emplace_back([&, at, n] {
-        if (glibc) {
-          std::memcpy(dst->data() + at, src->data() + at, n);
-        } else {
-          CopyBytes(dst->data() + at, src->data() + at, n, CopyHint::kStreaming);
+        uint8_t* d = dst->data() + at;
+        const uint8_t* s = src->data() + at;
+        switch (kernel) {
+          case Kernel::kGlibc: std::memcpy(d, s, n); break;
+          case Kernel::kCopy: CopyBytes(d, s, n, CopyHint::kStreaming); break;
+          case Kernel::kCrcCopy: sink.fetch_xor(Crc32cCopy(0, d, s, n), std::memory_order_relaxed); break;
+          case Kernel::kCrcStreamsCopy: sink.fetch_xor(Crc32cHardwareCopy(0, d, s, n), std::memory_order_relaxed); break;
         }
         std::lock_guard<std::mutex> lock(mu);
         if (--left == 0) cv.notify_one();
@@ -73,11 +80,17 @@ Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeR
     cv.wait(lock, [&] { return left == 0; });
     return Status::Ok();
   };
+  const std::pair<Kernel, std::vector<double>*> kernels[] = {
+      {Kernel::kGlibc, &out->memcpy_seconds},
+      {Kernel::kCopy, &out->kernel_seconds},
+      {Kernel::kCrcCopy, &out->crc_copy_seconds},
+      {Kernel::kCrcStreamsCopy, &out->crc_streams_copy_seconds},
+  };
   for (int i = -1; i < iterations; ++i) {  // i == -1: warm-up
-    for (bool glibc : {true, false}) {
+    for (const auto& [kernel, times] : kernels) {
       const auto start = Clock::now();
-      MNEMO_RETURN_IF_ERROR(run(glibc));
-      if (i >= 0) (glibc ? out->memcpy_seconds : out->kernel_seconds).push_back(Since(start));
+      MNEMO_RETURN_IF_ERROR(run(kernel));
+      if (i >= 0) times->push_back(Since(start));
     }
   }
   return Status::Ok();

@@ -19,12 +19,15 @@ struct MemcpyProbeResult {
   size_t threads = 0;                  // shards the copy was split into (the pool's threads)
   std::vector<double> memcpy_seconds;  // glibc memcpy, one per iteration after a warm-up
   std::vector<double> kernel_seconds;  // the transfers' copy kernel (byte_copy.h), streaming
+  // Checksumming copies (not limits: a same-process A/B of the CRC32C kernels a get pays):
+  std::vector<double> crc_copy_seconds;          // Crc32cCopy, the selected implementation
+  std::vector<double> crc_streams_copy_seconds;  // Crc32cHardwareCopy, the crc32-instruction streams
 };
 
 // Copies `bytes` between two committed, huge-page-backed, 2 MiB-aligned buffers (the best
 // case host memory offers) `iterations` times on `pool`, split the way transfers are split,
 // with glibc's memcpy and with the transfers' own kernel (interleaved): the faster of the
-// two is the host tiers' physical limit.
+// two is the host tiers' physical limit. The checksumming copies run interleaved with them.
 Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeResult* out);
 
 struct DirectIoProbeOptions {
