@@ -2,8 +2,8 @@
 // keys (same tokens, same tenant salt) when a node holds the base's KV, and stamps kv_sources, so
 // a node that holds nothing of the prompt fetches the base's KV from the peer and reuses it.
 // Real profiler (Postgres), NATS, scheduler and two reference-engine nodes.
-import { chunkKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, KvEventSchema, KvTier, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects, type KvEvent } from '@mnemo/proto';
+import { chunkKeys, eCacheKeys } from '@mnemo/kv-core';
+import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects, type KvEvent } from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { Cluster, scrape, type InferenceRun } from './cluster.js';
@@ -35,36 +35,41 @@ describe('DroidSpeak routing on the base model’s KV', () => {
     n1 = await cluster.addNode({ NODE_ID: `dsr-1-${process.pid}` });
     n2 = await cluster.addNode({ NODE_ID: `dsr-2-${process.pid}` });
     await cluster.waitForLiveNodes(2);
-    const reg = (init: Record<string, unknown>) => cluster.nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
-    await reg({ id: BASE, architecture: 'mnemo-llama', numLayers: 4 });
-    await reg({ id: DERIVED, architecture: 'mnemo-llama', numLayers: 4, baseModelId: BASE });
-    await cluster.nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base: BASE, derived: DERIVED }));
-    const api = `http://127.0.0.1:${profiler.httpPort}`;
-    const res = await fetch(`${api}/v1/profiler/jobs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ base: BASE, derived: DERIVED, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } }),
-    });
-    const { id } = (await res.json()) as { id: string };
-    for (;;) {
-      const j = (await (await fetch(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
-      if (j.status === 'done') break;
-      if (j.status === 'failed') throw new Error(j.error ?? 'profiling job failed');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await profile(BASE, DERIVED, 4);
   }, 300_000);
   afterAll(async () => {
     await cluster?.stop();
     await profiler?.stop();
   });
 
-  /** The base's chunk of `prompt` on n1's host pool, as the KV events (which the scheduler hears too) report. */
-  async function cacheOnN1(prompt: number[]): Promise<void> {
-    expect((await dispatch(cluster, n1.nodeId, prompt, [], BASE)).error).toBeUndefined();
-    const key = chunkKeys(BASE, 'itest', prompt)[0]!;
+  /** Registers the pair with the real profiler and runs a small job to the end (the scheduler hears its FrontierUpdated). */
+  async function profile(base: string, derived: string, layers: number): Promise<void> {
+    const reg = (init: Record<string, unknown>) => cluster.nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
+    await reg({ id: base, architecture: 'mnemo-llama', numLayers: layers });
+    await reg({ id: derived, architecture: 'mnemo-llama', numLayers: layers, baseModelId: base });
+    await cluster.nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));
+    const api = `http://127.0.0.1:${profiler.httpPort}`;
+    const res = await fetch(`${api}/v1/profiler/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ base, derived, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    for (;;) {
+      const j = (await (await fetch(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
+      if (j.status === 'done') return;
+      if (j.status === 'failed') throw new Error(j.error ?? 'profiling job failed');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** The base's chunk of `prompt` on the node's host pool, as the KV events (which the scheduler hears too) report. */
+  async function cacheOn(node: NodeManagerHandle, prompt: number[], base = BASE): Promise<void> {
+    expect((await dispatch(cluster, node.nodeId, prompt, [], base)).error).toBeUndefined();
+    const key = chunkKeys(base, 'itest', prompt)[0]!;
     const end = Date.now() + 20_000;
-    while (!events.some((e) => e.nodeId === n1.nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)))) {
-      if (Date.now() > end) throw new Error('the base chunk never reached n1’s host pool');
+    while (!events.some((e) => e.nodeId === node.nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)))) {
+      if (Date.now() > end) throw new Error(`the base chunk never reached ${node.nodeId}'s host pool`);
       await new Promise((r) => setTimeout(r, 25));
     }
   }
@@ -77,7 +82,7 @@ describe('DroidSpeak routing on the base model’s KV', () => {
       // n2 learns the pair's frontier on its first derived request (that one is an ordinary prefill): fresh prompts per try.
       for (let attempt = 0; attempt < 6 && !usage?.kvReuse; attempt++) {
         const prompt = freshPrompt();
-        await cacheOnN1(prompt);
+        await cacheOn(n1, prompt);
         run = await cluster.infer({ model: DERIVED, tokens: prompt, chunkKeys: chunkKeys(DERIVED, 'itest', prompt), sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n } }, 60_000);
         expect(run.error).toBeUndefined();
         const evs = await run.done();
@@ -95,4 +100,51 @@ describe('DroidSpeak routing on the base model’s KV', () => {
       }
     }
   }, 180_000);
+
+  it('with a transition-layer plan, the idle node takes the E cache from the peer too and runs the plan unwidened', async () => {
+    // mnemo-small-ds24: the profiled plan at a 1% floor recomputes a band from the base's E cache.
+    await profile('mnemo-small', 'mnemo-small-ds24', 6);
+    const env = { NODE_MODELS: 'mnemo-small,mnemo-small-ds24', NODE_DROIDSPEAK_MAX_LOSS_BP: '100' };
+    const m1 = await cluster.addNode({ NODE_ID: `dsr-m1-${process.pid}`, ...env });
+    const m2 = await cluster.addNode({ NODE_ID: `dsr-m2-${process.pid}`, ...env });
+    await cluster.waitForLiveNodes(4);
+    const reply = decodeMessage(PlanReplySchema, (await cluster.nc.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, { base: 'mnemo-small', derived: 'mnemo-small-ds24', maxQualityLoss: 0.01 }), { timeout: 10_000 })).data);
+    const chosen = { r1: reply.plan!.pattern!.r1, u1: reply.plan!.pattern!.u1, r2: reply.plan!.pattern!.r2 };
+    expect(chosen.r1).toBeLessThan(chosen.u1);
+    // m1 keeps E caches once it holds the frontier (fetched on its first base request).
+    await cacheOn(m1, freshPrompt(), 'mnemo-small');
+    const busy = await keepBusy(cluster, m1.nodeId, 2, 'mnemo-small');
+    try {
+      let usage;
+      let ranOn: string | undefined;
+      for (let attempt = 0; attempt < 6 && usage?.kvReuse?.u1 !== chosen.u1; attempt++) {
+        const prompt = freshPrompt();
+        await cacheOn(m1, prompt, 'mnemo-small');
+        await untilHeld(m1, eCacheKeys(chunkKeys('mnemo-small', 'itest', prompt), chosen.u1)[0]!);
+        const run = await cluster.infer({ model: 'mnemo-small-ds24', tokens: prompt, chunkKeys: chunkKeys('mnemo-small-ds24', 'itest', prompt), sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n } }, 60_000);
+        expect(run.error).toBeUndefined();
+        const evs = await run.done();
+        run.close();
+        ranOn = run.nodeId;
+        usage = evs.find((e) => e.done)?.usage;
+      }
+      expect(ranOn).toBe(m2.nodeId);
+      expect(usage?.kvReuse).toMatchObject({ baseModel: 'mnemo-small', ...chosen, reusedTokens: 256 });
+      expect(await scrape(m2.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBeGreaterThanOrEqual(256);
+    } finally {
+      for (const b of busy) {
+        cluster.cancel(b.nodeId!, b.requestId);
+        b.close();
+      }
+    }
+  }, 300_000);
+
+  /** Until a KV event reports the key on the node's host pool (E-cache chunks are reported like KV). */
+  async function untilHeld(node: NodeManagerHandle, key: string): Promise<void> {
+    const end = Date.now() + 20_000;
+    while (!events.some((e) => e.nodeId === node.nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)))) {
+      if (Date.now() > end) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
 });
