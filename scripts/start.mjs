@@ -85,7 +85,7 @@ async function main() {
     svc('node-a', 'node-manager', { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...nodeModels }, `http://127.0.0.1:${nodeAPort}/readyz`),
     svc('node-b', 'node-manager', { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...nodeModels }, `http://127.0.0.1:${nodeBPort}/readyz`),
     svc('profiler', 'profiler', { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort), HTTP_PORT: String(profHttpPort) }, `http://127.0.0.1:${profPort}/readyz`),
-    svc('gateway', 'gateway', { GATEWAY_HOST: host, GATEWAY_PORT: String(gatewayPort), GATEWAY_GRPC_PORT: String(grpcPort) }, `http://${urlHost(host)}:${gatewayPort}/readyz`),
+    svc('gateway', 'gateway', { GATEWAY_HOST: host, GATEWAY_PORT: String(gatewayPort), GATEWAY_GRPC_PORT: String(grpcPort), GATEWAY_PROFILER_URL: `http://127.0.0.1:${profHttpPort}` }, `http://${urlHost(host)}:${gatewayPort}/readyz`),
   );
   services.splice(0, services.length, ...services.filter((s) => wanted(s.name)));
   for (const s of services) launch(s);

@@ -2,14 +2,14 @@
 // the base's KV under the profiler's plan. Real profiler (Postgres), real NATS, a real node with
 // the reference engine (CPU) and KV store; the expected tokens come from the engine's own
 // partial prefill in this process.
-import { chunkKeys, planReuse, type ReusePattern } from '@mnemo/kv-core';
+import { chunkKeys, eCacheKeys, planReuse, withoutTransition, type ReusePattern } from '@mnemo/kv-core';
 import { ReferenceEngine } from '@mnemo/engine';
-import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects, type KvEvent } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects, type KvEvent, type KvReuse } from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { DEFAULT_TENANT } from '../../apps/gateway/src/auth/api-key.authenticator.js';
 import { Cluster, scrape } from './cluster.js';
-import { dispatch } from './direct-dispatch.js';
+import { dispatch, type DirectResult } from './direct-dispatch.js';
 
 const BASE = 'mnemo-tiny';
 const DERIVED = 'mnemo-tiny-ft';
@@ -21,6 +21,16 @@ interface Pair {
   readonly derived: string;
 }
 let promptSeed = 0;
+/** Repeats a request until its kv_reuse passes `ok` (a node answers ordinary prefills until it holds the pair's frontier). */
+async function until(run: () => Promise<DirectResult>, ok: (k: KvReuse | undefined) => boolean): Promise<DirectResult> {
+  let r: DirectResult | undefined;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    r = await run();
+    if (ok(r.done?.usage?.kvReuse)) break;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  return r!;
+}
 /** A fresh 300-token prompt: one whole chunk (256) and a tail. */
 const freshPrompt = () => {
   const s = ++promptSeed;
@@ -211,6 +221,44 @@ describe('DroidSpeak cross-model reuse on a node', () => {
       }
       expect(r!.done?.usage?.kvReuse).toMatchObject({ baseModel: pair.base, ...chosen, reusedTokens: 256 });
       expect(r!.tokens).toEqual(await expected(prompt, { pattern: chosen, until: 256 }, pair));
+
+      // Node Y (strict) keeps the E cache in its tiers: X, with nothing of the prompt, fetches the base's KV
+      // and the E cache from Y (kv_sources listing both) and runs the plan unwidened.
+      const x = await cluster.addNode({ NODE_ID: `ds-x-${process.pid}`, NODE_MODELS: `${pair.base},${pair.derived}`, NODE_DROIDSPEAK_MAX_LOSS_BP: '100' });
+      const viaPeer = async (p: number[], withE: boolean) => {
+        const baseKeys = chunkKeys(pair.base, 'itest', p);
+        const keys = withE ? [...baseKeys, ...eCacheKeys(baseKeys, chosen.u1)] : baseKeys;
+        return dispatch(cluster, x.nodeId, p, [{ nodeId: strict.nodeId, grpcAddress: strict.grpcAddress, chunkKeys: keys }], pair.derived);
+      };
+      // A node answers ordinary prefills (which cache the derived model's own prompt) until it holds the pair's frontier: fresh prompts per try.
+      let peerPrompt: number[] = [];
+      const fromPeer = await until(async () => {
+        peerPrompt = freshPrompt();
+        await cacheOnBase(strict.nodeId, peerPrompt, pair.base);
+        return viaPeer(peerPrompt, true);
+      }, (k) => k?.u1 === chosen.u1);
+      expect(fromPeer.done?.usage?.kvReuse).toMatchObject({ baseModel: pair.base, ...chosen, reusedTokens: 256 });
+      expect(fromPeer.tokens).toEqual(await expected(peerPrompt, { pattern: chosen, until: 256 }, pair));
+      // A peer that has the base's KV but lists no E cache: the plan runs widened, and answers exactly that.
+      const bare = freshPrompt();
+      await cacheOnBase(strict.nodeId, bare, pair.base);
+      const widened = withoutTransition(chosen, 6);
+      const w = await viaPeer(bare, false);
+      expect(w.done?.usage?.kvReuse).toMatchObject({ baseModel: pair.base, ...widened, reusedTokens: 256 });
+      expect(w.tokens).toEqual(await expected(bare, { pattern: widened, until: 256 }, pair));
+
+      // A restart keeps the E caches (and the base's KV) on SSD: prompts the base prefilled before it run the plan unwidened after it.
+      const before: number[][] = [];
+      for (let i = 0; i < 6; i++) {
+        before.push(freshPrompt());
+        await cacheOnBase(strict.nodeId, before[i]!, pair.base);
+      }
+      await strict.stop();
+      const restarted = await cluster.addNode({ NODE_ID: strict.nodeId, NODE_MODELS: `${pair.base},${pair.derived}`, NODE_DROIDSPEAK_MAX_LOSS_BP: '100' });
+      let i = 0;
+      const after = await until(() => dispatch(cluster, restarted.nodeId, before[i++]!, [], pair.derived), (k) => k !== undefined);
+      expect(after.done?.usage?.kvReuse).toMatchObject({ baseModel: pair.base, ...chosen, reusedTokens: 256 });
+      expect(after.tokens).toEqual(await expected(before[i - 1]!, { pattern: chosen, until: 256 }, pair));
     } finally {
       await pair.engine.close();
     }

@@ -14,6 +14,7 @@ import { ModelsModule } from './models/models.module.js';
 import { NodeClient } from './nats/node.client.js';
 import { SchedulerClient } from './nats/scheduler.client.js';
 import { NatsReadiness } from './health/nats.readiness.js';
+import { ProfilerModule } from './profiler/profiler.module.js';
 
 export interface GatewayDeps {
   readonly config: GatewayConfig;
@@ -47,7 +48,7 @@ export class AppModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(deps), CompletionsModule, ModelsModule, AdvisoriesModule, HealthModule],
+      imports: [CoreModule.forRoot(deps), CompletionsModule, ModelsModule, AdvisoriesModule, ProfilerModule, HealthModule],
       providers: [{ provide: APP_FILTER, useClass: OpenAiExceptionFilter }],
     };
   }

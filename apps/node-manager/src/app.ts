@@ -24,7 +24,7 @@ import { PeerAwarePromptStore } from './peers/peer-aware.prompt-store.js';
 import { PeerMetrics } from './peers/peer.metrics.js';
 import { CrossModelReuse } from './droidspeak/cross-model.reuse.js';
 import { DroidSpeakMetrics } from './droidspeak/droidspeak.metrics.js';
-import { ECacheStore } from './droidspeak/e-cache.store.js';
+import { eCacheModel, ECacheTier } from './droidspeak/e-cache.tier.js';
 import { ReusePlanCache } from './droidspeak/reuse-plan.cache.js';
 
 export interface NodeManagerHandle {
@@ -60,7 +60,14 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   });
   if (engine.layerStream) new LayerStreamMetrics(metrics, engine.models().map((m) => m.id), engine.layerStream);
   const events = new KvEventsPublisher(nats, config.NODE_ID, config.kvStore.eventsMs);
-  const kvStore = await KvStore.open(config.kvStore, engine, (c) => events.add(c), (level, msg, fields) => logger.emit(level, msg, fields)).catch(async (e: unknown) => {
+  // DroidSpeak E caches live in the tiers as one tier-only model per base (registered at open, so a restart replays their journal).
+  const ds = config.droidSpeak;
+  const eBases = ds.enabled && ds.eCaches ? [...new Set(ds.bases.values())] : [];
+  const eModels = new Map(eBases.flatMap((b) => {
+    const m = eCacheModel(b, engine.hiddenSize?.(b));
+    return m ? [[b, m] as const] : [];
+  }));
+  const kvStore = await KvStore.open(config.kvStore, engine, (c) => events.add(c), (level, msg, fields) => logger.emit(level, msg, fields), [...eModels.values()]).catch(async (e: unknown) => {
     await nats.close();
     await engine.close();
     throw e;
@@ -81,16 +88,15 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   const prompts = kvStore ? new PeerAwarePromptStore(kvStore, kvStore, peers) : NO_PROMPT_STORE;
   new PeerMetrics(metrics, peers, prompts instanceof PeerAwarePromptStore ? prompts : undefined, kvStore);
   // DroidSpeak: only when this node serves a derived model with its base and keeps KV bytes.
-  const ds = config.droidSpeak;
   const planCache =
     ds.enabled && ds.bases.size > 0 && kvStore
       ? new ReusePlanCache(nats, systemClock, { requestTimeoutMs: ds.planTimeoutMs, missTtlMs: 60_000, onFetchError: (e) => logger.emit('warn', 'DroidSpeak frontier fetch failed', { err: String(e) }) })
       : undefined;
   planCache?.start();
   let waiting = () => 0;
-  const eCaches = planCache && ds.eCacheBytes > 0 ? new ECacheStore(ds.eCacheBytes) : undefined;
+  const eCaches = planCache && kvStore && eModels.size > 0 ? new ECacheTier(kvStore, peers, (b) => (eModels.has(b) ? engine.hiddenSize?.(b) : undefined)) : undefined;
   const crossModel = planCache
-    ? new CrossModelReuse(ds, planCache, prompts, (m) => engine.kvLayout(m)?.layers, () => waiting(), new DroidSpeakMetrics(metrics, () => eCaches?.sizeBytes ?? 0), eCaches)
+    ? new CrossModelReuse(ds, planCache, prompts, (m) => engine.kvLayout(m)?.layers, () => waiting(), new DroidSpeakMetrics(metrics, () => eCaches?.hostBytes(eModels.keys()) ?? 0), eCaches)
     : undefined;
   const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers, ...(crossModel ? { crossModel } : {}) };
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, stores), { logger, abortOnError: false }).catch(

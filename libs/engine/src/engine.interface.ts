@@ -236,6 +236,8 @@ export interface Engine {
   exportChunk(seqId: string, chunk: number): Float32Array | undefined;
   /** Layers and K/V row width (kv_heads · head_dim) of a model's KV, or undefined when this engine keeps no KV bytes. */
   kvLayout(model: string): { readonly layers: number; readonly rowElems: number } | undefined;
+  /** Width of a model's hidden state (d_model, the row of an E cache); undefined when this engine returns no E caches. */
+  hiddenSize?(model: string): number | undefined;
   /** Frees everything held for the sequence. Idempotent. */
   release(seqId: string): void;
   /** Frees everything the engine holds. */

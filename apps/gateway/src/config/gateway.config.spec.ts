@@ -16,11 +16,18 @@ describe(loadGatewayConfig.name, () => {
       maxBodyBytes: 2 * 1024 * 1024,
       streamBufferEvents: 256,
       stallTimeoutMs: 30_000,
+      profilerUrl: 'http://127.0.0.1:8090',
+      profilerTimeoutMs: 10_000,
     });
   });
 
   it('parses the API key list', () => {
     expect(loadGatewayConfig({ NATS_URL: 'nats://h:1', MNEMO_API_KEYS: 'a, b' }).apiKeys).toEqual(['a', 'b']);
+  });
+
+  it('keeps the profiler URL without a trailing slash and refuses other protocols', () => {
+    expect(loadGatewayConfig({ NATS_URL: 'nats://h:1', GATEWAY_PROFILER_URL: 'http://profiler:8090/' }).profilerUrl).toBe('http://profiler:8090');
+    expect(() => loadGatewayConfig({ NATS_URL: 'nats://h:1', GATEWAY_PROFILER_URL: 'nats://profiler:4222' })).toThrow(ConfigError);
   });
 
   it('lists every problem at once', () => {

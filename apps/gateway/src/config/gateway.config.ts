@@ -30,6 +30,13 @@ export const gatewaySchema = {
     default: 30_000,
     min: 1,
   },
+  GATEWAY_PROFILER_URL: {
+    type: 'url',
+    doc: "base URL of the profiler's REST API, which /v1/profiler/… is proxied to",
+    default: 'http://127.0.0.1:8090',
+    protocols: ['http', 'https'],
+  },
+  GATEWAY_PROFILER_TIMEOUT_MS: { type: 'int', doc: 'longest wait for the profiler to answer a proxied request (504 after)', default: 10_000, min: 1 },
 } as const satisfies Schema;
 
 type Raw = ConfigOf<typeof gatewaySchema>;
@@ -48,6 +55,9 @@ export interface GatewayConfig {
   readonly maxBodyBytes: number;
   readonly streamBufferEvents: number;
   readonly stallTimeoutMs: number;
+  /** Base URL of the profiler's REST API, without a trailing slash. */
+  readonly profilerUrl: string;
+  readonly profilerTimeoutMs: number;
 }
 
 /** Throws `ConfigError` listing every problem (bootOrExit prints them and exits 1). */
@@ -67,6 +77,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     maxBodyBytes: c.GATEWAY_MAX_BODY_BYTES!,
     streamBufferEvents: c.GATEWAY_STREAM_BUFFER_EVENTS!,
     stallTimeoutMs: c.GATEWAY_STALL_TIMEOUT_MS!,
+    profilerUrl: c.GATEWAY_PROFILER_URL!.replace(/\/+$/, ''),
+    profilerTimeoutMs: c.GATEWAY_PROFILER_TIMEOUT_MS!,
   };
 }
 

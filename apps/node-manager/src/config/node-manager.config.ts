@@ -115,7 +115,12 @@ export const nodeManagerSchema = {
   NODE_DROIDSPEAK_MAX_LOSS_BP: { type: 'int', doc: 'DroidSpeak: quality floor, the largest top-1 loss a plan may have, in basis points (100 = 1%)', default: 100, min: 0, max: 10_000 },
   NODE_DROIDSPEAK_LATENCY_BUDGET_MS: { type: 'int', doc: 'DroidSpeak: prefill latency budget for the plan choice (0: the cheapest plan within the floor)', default: 0, min: 0 },
   NODE_DROIDSPEAK_PLAN_TIMEOUT_MS: { type: 'int', doc: 'DroidSpeak: how long a frontier fetch from the profiler may take (never on the request path)', default: 2000, min: 10 },
-  NODE_DROIDSPEAK_E_CACHE_MB: { type: 'int', doc: "DroidSpeak: host memory for base models' E caches at their pairs' transition layers (0: none; plans needing one run widened)", default: 64, min: 0 },
+  NODE_DROIDSPEAK_E_CACHE: {
+    type: 'enum',
+    doc: "DroidSpeak: on — base models' E caches at their pairs' transition layers are kept in the KV tiers (host and SSD pools, shared with the KV) and served to peers; off — none kept (plans needing one run widened)",
+    values: ['on', 'off'],
+    default: 'on',
+  },
   NODE_DROIDSPEAK_BASES: { type: 'list', doc: 'DroidSpeak: extra derived=base pairs (model directories); the synthetic catalog\'s derived models know their base' },
   NODE_KV_EVENTS_MS: { type: 'int', doc: 'KV events (what the node holds, per tier) are batched and published this often', default: 100, min: 10 },
 } as const satisfies Schema;

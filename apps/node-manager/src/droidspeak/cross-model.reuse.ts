@@ -5,7 +5,7 @@ import type { StoredPrompt } from '../kv-store/kv.store.js';
 import type { PromptStore } from '../kv-store/prompt-store.port.js';
 import type { DroidSpeakMetrics, ReuseOutcome } from './droidspeak.metrics.js';
 import type { DroidSpeakSettings } from './droidspeak.settings.js';
-import type { ECacheStore } from './e-cache.store.js';
+import type { ECacheTier } from './e-cache.tier.js';
 
 /** What the batch scheduler asks: the cross-model plan source of a request, if it could have one. */
 export interface CrossModelPort {
@@ -53,8 +53,9 @@ export function kvReuseReport(ran: NonNullable<TokenOutput['crossModel']>, layer
  *
  * A plan with a transition layer u1 needs the base's E cache there: a base model's wholly
  * computed prefill returns it at the transition layers of its pairs' frontiers and it is kept in
- * host memory (`ECacheStore`); where it is missing (evicted, a restart, a peer's or a restored
- * prompt) the plan runs widened to (0, 0, r2) (kv-core `withoutTransition`).
+ * the KV tiers like a chunk (`ECacheTier`: host and SSD pools, journaled, served to peers); it
+ * comes from there or from a `kv_sources` peer listing its keys. Where it is missing (evicted,
+ * corrupt, never captured) the plan runs widened to (0, 0, r2) (kv-core `withoutTransition`).
  */
 export class CrossModelReuse implements CrossModelPort {
   constructor(
@@ -66,7 +67,7 @@ export class CrossModelReuse implements CrossModelPort {
     /** Queued prefill work in prefills (the plan choice's load). */
     private readonly load: () => number,
     private readonly metrics: DroidSpeakMetrics,
-    private readonly eCaches?: ECacheStore,
+    private readonly eCaches?: ECacheTier,
   ) {}
 
   captureFor(seq: Sequence): readonly number[] | undefined {
@@ -129,12 +130,12 @@ export class CrossModelReuse implements CrossModelPort {
       return this.skip('no_plan');
     }
     const reach = this.prompts.restorableUntil(basePrompt, 0);
-    const eReady = eLayer !== null && this.eCaches?.get(base, baseKeys, eLayer, reach) !== undefined;
+    const eReady = eLayer !== null && this.eCaches?.available(base, baseKeys, eLayer, reach, sources) === true;
     if (!eReady && reusesNothing(widened, layers)) return this.skip('no_plan');
     const restore = this.prompts.restorePlan(basePrompt, 0);
     if (!restore) return this.skip('no_base_kv');
     const until = restore.until;
-    const e = eLayer === null ? undefined : this.eCaches?.get(base, baseKeys, eLayer, until);
+    const e = eLayer === null ? undefined : this.eCaches?.source(base, baseKeys, eLayer, until, sources);
     const pattern = eLayer === null || e ? chosen : widened;
     if (reusesNothing(pattern, layers)) {
       restore.done?.(false);
@@ -145,7 +146,7 @@ export class CrossModelReuse implements CrossModelPort {
       pattern,
       until,
       load: (l) => restore.load(l),
-      ...(e ? { loadE: async () => e } : {}),
+      ...(e ? { loadE: () => e.load() } : {}),
       done: (ok) => {
         restore.done?.(ok);
         this.metrics.reuse.inc({ outcome: ok ? 'reused' : 'failed' });

@@ -8,8 +8,8 @@ export interface DroidSpeakSettings {
   /** Prefill latency budget handed to the plan choice; undefined: the cheapest plan within the floor. */
   readonly latencyBudgetMs?: number;
   readonly planTimeoutMs: number;
-  /** Host memory for base models' E caches (0: none). */
-  readonly eCacheBytes: number;
+  /** Whether base models' E caches are kept (in the KV tiers) and fetched from peers. */
+  readonly eCaches: boolean;
   /** derived model → its base, for the served models only. */
   readonly bases: ReadonlyMap<string, string>;
 }
@@ -19,7 +19,7 @@ export interface DroidSpeakEnv {
   readonly NODE_DROIDSPEAK_MAX_LOSS_BP?: number;
   readonly NODE_DROIDSPEAK_LATENCY_BUDGET_MS?: number;
   readonly NODE_DROIDSPEAK_PLAN_TIMEOUT_MS?: number;
-  readonly NODE_DROIDSPEAK_E_CACHE_MB?: number;
+  readonly NODE_DROIDSPEAK_E_CACHE?: string;
   readonly NODE_DROIDSPEAK_BASES?: readonly string[];
 }
 
@@ -49,7 +49,7 @@ export function parseDroidSpeakSettings(env: DroidSpeakEnv, served: readonly str
       maxQualityLoss: (env.NODE_DROIDSPEAK_MAX_LOSS_BP ?? 100) / 10_000,
       ...(budget > 0 ? { latencyBudgetMs: budget } : {}),
       planTimeoutMs: env.NODE_DROIDSPEAK_PLAN_TIMEOUT_MS ?? 2000,
-      eCacheBytes: (env.NODE_DROIDSPEAK_E_CACHE_MB ?? 64) * 1024 * 1024,
+      eCaches: (env.NODE_DROIDSPEAK_E_CACHE ?? 'on') === 'on',
       bases,
     },
   };

@@ -82,7 +82,14 @@ export class KvStore implements ChunkStore {
    * and starts watching the engine. Undefined when the store is off or the engine keeps no KV
    * bytes (the sim engine).
    */
-  static async open(s: KvStoreSettings, engine: Engine, onChange: (c: KvHoldingChange) => void, log: StoreLog): Promise<KvStore | undefined> {
+  static async open(
+    s: KvStoreSettings,
+    engine: Engine,
+    onChange: (c: KvHoldingChange) => void,
+    log: StoreLog,
+    /** Tier-only models the engine does not serve (DroidSpeak E caches), journaled like the rest. */
+    extra: ReadonlyArray<{ readonly id: string; readonly geometry: KvRowGeometry }> = [],
+  ): Promise<KvStore | undefined> {
     const models = engine.models().filter((m) => engine.kvLayout(m.id) !== undefined);
     if (!s.enabled || models.length === 0) return undefined;
     await mkdir(s.dataDir, { recursive: true });
@@ -91,6 +98,7 @@ export class KvStore implements ChunkStore {
     try {
       const replays: JournalReplay[] = [];
       for (const m of models) replays.push(await tiers.addModel(m.id, engine.kvLayout(m.id)!, join(s.dataDir, `journal-${fileSafe(m.id)}.mkvj`)));
+      for (const x of extra) replays.push(await tiers.addModel(x.id, x.geometry, join(s.dataDir, `journal-${fileSafe(x.id)}.mkvj`)));
       const writer = new TierWriter(tiers, (e, what) => log('error', `KV store ${what} failed`, { err: e instanceof Error ? e : String(e) }));
       return new KvStore(tiers, writer, engine, onChange, log, report, replays, Math.min(60_000, Math.max(1000, s.ssdTtlMs / 4)));
     } catch (e) {
@@ -144,6 +152,30 @@ export class KvStore implements ChunkStore {
         this.onBlocked?.(blockedMs ?? 0);
       },
     };
+  }
+
+  /** Layers of a chunk for this node's own use (not counted as served to a peer). */
+  readLocal(key: string, layerStart: number, layerEnd: number): Promise<ChunkSlice | undefined> {
+    return readChunkSlice(this.tiers, key, layerStart, layerEnd);
+  }
+
+  /** Whether host or SSD holds every layer of the chunk. */
+  holds(model: string, key: string): boolean {
+    if (!this.tiers.has(model)) return false;
+    const t = this.tiers.model(model).table;
+    return t.holdsChunk(key, 'mem') || t.holdsChunk(key, 'ssd');
+  }
+
+  /** Whole chunks this node produced outside the engine's device cache (E caches), written through like its own. */
+  async writeChunks(model: string, chunks: readonly ChunkPayload[]): Promise<void> {
+    if (this.tiers.has(model) && chunks.length > 0) await this.writer.write(model, chunks);
+  }
+
+  /** Bytes the host pool holds of a model's chunks. */
+  hostBytes(model: string): number {
+    if (!this.tiers.has(model)) return 0;
+    const m = this.tiers.model(model);
+    return [...m.table.entries('mem')].length * m.segBytes;
   }
 
   async readChunk(key: string, layerStart: number, layerEnd: number): Promise<ChunkSlice | undefined> {

@@ -1,5 +1,6 @@
 import { CHUNK_TOKENS, DEFAULT_ROUTING_COSTS, ROUTING_POLICIES, type RoutingCosts } from '@mnemo/kv-core';
-import { commonSchema, opsSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+import { commonSchema, ConfigError, opsSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+import { parseDerivedBases } from '../droidspeak/derived-pairs.registry.js';
 
 /** The scheduler's environment (docs/DEVELOPMENT.md); validated once at boot, every problem listed. */
 export const schedulerSchema = {
@@ -44,6 +45,10 @@ export const schedulerSchema = {
   SCHEDULER_ADVISORIES_PER_TENANT: { type: 'int', doc: 'live advisories one tenant may hold; more get 429', default: 1000, min: 1 },
   SCHEDULER_ADVISORIES_MAX: { type: 'int', doc: 'live advisories in all; more get 429', default: 100_000, min: 1 },
   SCHEDULER_PREFETCH_TIMEOUT_MS: { type: 'int', doc: 'how long a node may take to accept a prefetch request (it is never waited for by the client)', default: 1000, min: 10 },
+  SCHEDULER_DROIDSPEAK_BASES: {
+    type: 'list',
+    doc: "DroidSpeak: derived=base pairs whose derived requests are routed on the base's KV when it reaches further (pairs the profiler publishes a frontier for are learned anyway)",
+  },
   SCHEDULER_MAX_SESSIONS: { type: 'int', doc: 'sessions remembered (last node, chunk keys); least recently used forgotten past it', default: 100_000, min: 1 },
 } as const satisfies Schema;
 
@@ -53,7 +58,10 @@ export type SchedulerConfig = ConfigOf<typeof schedulerSchema>;
 export const SCHEDULER_CONFIG = Symbol('SCHEDULER_CONFIG');
 
 export function loadSchedulerConfig(env: Readonly<Record<string, string | undefined>>): SchedulerConfig {
-  return loadConfig(schedulerSchema, env);
+  const config = loadConfig(schedulerSchema, env);
+  const { problems } = parseDerivedBases(config.SCHEDULER_DROIDSPEAK_BASES ?? []);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
 }
 
 /** The symphony policy's cost model from the configuration (the tier and network figures are kv-core's defaults). */

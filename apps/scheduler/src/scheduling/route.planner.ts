@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { route, type KvDirectory, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { chunkKeys, route, routeKeysFor, withECacheKeys, type KvDirectory, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import type { InferenceRequest } from '@mnemo/proto';
 import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
+import { DERIVED_PAIRS, DerivedPairsRegistry } from '../droidspeak/derived-pairs.registry.js';
 import { KV_DIRECTORY } from '../kv-directory/kv-report.port.js';
 import { NodeRegistry } from '../nodes/node.registry.js';
 import { RESERVATION_BOOK, SESSION_TABLE } from '../sessions/session-table.provider.js';
@@ -33,6 +34,7 @@ export class RoutePlanner {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SchedulerMetrics) private readonly metrics: SchedulerMetrics,
     @Inject(SCHEDULER_CONFIG) config: SchedulerConfig,
+    @Optional() @Inject(DERIVED_PAIRS) private readonly pairs: DerivedPairsRegistry = new DerivedPairsRegistry(),
   ) {
     this.policy = config.SCHEDULER_POLICY as RoutingPolicyName;
     this.costs = routingCosts(config);
@@ -47,15 +49,34 @@ export class RoutePlanner {
       .map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now) }));
     const session = request.sessionId ? this.sessions.get(request.tenant, request.sessionId) : undefined;
     const reservation = request.sessionId ? this.book.forSession(request.tenant, request.sessionId, now) : undefined;
-    const decision = route(
+    const keys = this.keysFor(request);
+    const routed = route(
       this.policy,
       nodes,
-      { model: request.model, chunkKeys: request.chunkKeys, prefixes: this.directory.prefixes(request.chunkKeys), sessionHome: session?.nodeId, reservedNode: reservation?.nodeId },
+      { model: request.model, chunkKeys: keys.chunkKeys, prefixes: keys.prefixes, sessionHome: session?.nodeId, reservedNode: reservation?.nodeId },
       this.costs,
     );
-    if (!decision) return null;
+    if (!routed) return null;
+    // Routed on the base's chain: the peers holding the base's KV also say which of its E caches they hold.
+    const decision =
+      keys.chain === 'base' ? { ...routed, kvSources: withECacheKeys(routed.kvSources, keys.chunkKeys, this.pairs.eLayers(request.model), (k) => this.directory.prefixes(k)) } : routed;
     this.metrics.routingDecisions.inc({ policy: this.policy, reason: decision.reason });
     const kvSourceAddresses = new Map(decision.kvSources.map((s) => [s.nodeId, this.registry.get(s.nodeId)?.grpcAddress ?? '']));
     return reservation ? { ...decision, kvSourceAddresses, reservation } : { ...decision, kvSourceAddresses };
+  }
+
+  /** A derived model's request is routed on its base's chunks (same tokens and tenant salt) when they reach further (kv-core `routeKeysFor`). */
+  private keysFor(request: InferenceRequest) {
+    const own = { chunkKeys: request.chunkKeys, prefixes: this.directory.prefixes(request.chunkKeys) };
+    const base = this.pairs.baseOf(request.model);
+    if (!base) return routeKeysFor(own);
+    let baseKeys: string[];
+    try {
+      baseKeys = chunkKeys(base, request.tenant, request.tokens);
+    } catch {
+      // Token ids the node would refuse anyway: route on the request's own chain.
+      return routeKeysFor(own);
+    }
+    return routeKeysFor(own, { chunkKeys: baseKeys, prefixes: this.directory.prefixes(baseKeys) });
   }
 }

@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
+import { DERIVED_PAIRS, DerivedPairsRegistry, parseDerivedBases } from '../droidspeak/derived-pairs.registry.js';
+import { FrontierUpdatesNatsHandler } from '../droidspeak/frontier-updates.nats-handler.js';
 import { KvDirectoryModule } from '../kv-directory/kv-directory.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
@@ -11,6 +14,13 @@ import { ScheduleNatsHandler } from './schedule.nats-handler.js';
 /** Routing and dispatch of inference requests. */
 @Module({
   imports: [NodesModule, KvDirectoryModule, SessionsModule],
-  providers: [{ provide: NODE_DISPATCHER, useClass: NatsNodeDispatcher }, RoutePlanner, ScheduleInferenceUseCase, ScheduleNatsHandler],
+  providers: [
+    { provide: NODE_DISPATCHER, useClass: NatsNodeDispatcher },
+    { provide: DERIVED_PAIRS, inject: [SCHEDULER_CONFIG], useFactory: (c: SchedulerConfig) => new DerivedPairsRegistry(parseDerivedBases(c.SCHEDULER_DROIDSPEAK_BASES ?? []).bases) },
+    FrontierUpdatesNatsHandler,
+    RoutePlanner,
+    ScheduleInferenceUseCase,
+    ScheduleNatsHandler,
+  ],
 })
 export class SchedulingModule {}

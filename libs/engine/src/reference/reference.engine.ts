@@ -414,6 +414,10 @@ export class ReferenceEngine implements Engine {
     return { layers: c.layers, rowElems: c.kvHeads * c.headDim };
   }
 
+  hiddenSize(model: string): number {
+    return this.runtime(model).config.dModel;
+  }
+
   exportChunk(seqId: string, chunk: number): Float32Array {
     const L = this.runtime(this.seq(seqId).model).config.layers;
     return this.exportKv(seqId, { layerStart: 0, layerEnd: L, tokenStart: chunk * CHUNK_TOKENS, tokenEnd: (chunk + 1) * CHUNK_TOKENS });

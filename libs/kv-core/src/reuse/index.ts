@@ -3,3 +3,5 @@ export * from './pattern.grid.js';
 export * from './pareto.frontier.js';
 export * from './plan.chooser.js';
 export * from './cross-model.rule.js';
+export * from './e-cache.keys.js';
+export * from './base-prefix.route.js';

@@ -1,0 +1,74 @@
+import { create } from '@bufbuild/protobuf';
+import { chunkKeys, eCacheKeys, KvDirectory, ReservationBook, SessionTable } from '@mnemo/kv-core';
+import { InferenceRequestSchema } from '@mnemo/proto';
+import { ServiceMetrics, systemClock } from '@mnemo/service-kit';
+import { loadSchedulerConfig } from '../config/scheduler.config.js';
+import { DerivedPairsRegistry } from '../droidspeak/derived-pairs.registry.js';
+import { NodeRegistry, type NodeEntry } from '../nodes/node.registry.js';
+import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import { RoutePlanner } from './route.planner.js';
+
+const BASE = 'b-model';
+const DERIVED = 'd-model';
+const tokens = Array.from({ length: 600 }, (_, i) => (i * 5) % 250);
+const baseKeys = chunkKeys(BASE, 't', tokens);
+const ownKeys = chunkKeys(DERIVED, 't', tokens);
+
+const node = (nodeId: string, running: number): NodeEntry => ({
+  nodeId,
+  models: [BASE, DERIVED],
+  modelInfos: [],
+  running,
+  waiting: 0,
+  kvUsage: 0,
+  lastSeenMs: 0,
+  grpcAddress: `${nodeId}:7000`,
+});
+
+function setup(pairs: DerivedPairsRegistry) {
+  const registry = new NodeRegistry();
+  registry.upsert(node('busy', 3));
+  registry.upsert(node('idle', 0));
+  const directory = new KvDirectory(1000);
+  const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222' });
+  const sut = new RoutePlanner(registry, directory, new SessionTable(10), new ReservationBook({ perTenant: 10, total: 10 }), systemClock, new SchedulerMetrics(new ServiceMetrics('planner-test')), config, pairs);
+  return { sut, directory };
+}
+const request = () => create(InferenceRequestSchema, { requestId: 'r', tenant: 't', model: DERIVED, tokens, chunkKeys: ownKeys, replySubject: '_INBOX.x' });
+
+describe(`${RoutePlanner.name} (DroidSpeak)`, () => {
+  it("routes a derived request on its base's chunks and stamps the peer holding them, with its E-cache keys", () => {
+    const pairs = new DerivedPairsRegistry(new Map([[DERIVED, BASE]]));
+    pairs.frontierUpdated(BASE, DERIVED, [{ pattern: { r1: 0, u1: 2, r2: 4 } }]);
+    const { sut, directory } = setup(pairs);
+    const eKeys = eCacheKeys(baseKeys, 2);
+    directory.apply('busy', [{ kind: 'stored', tier: 'host', keys: [...baseKeys, ...eKeys] }]);
+    const plan = sut.plan(request(), new Set())!;
+    expect(plan.nodeId).toBe('idle');
+    expect(plan.kvSources).toEqual([{ nodeId: 'busy', chunkKeys: [...baseKeys, ...eKeys] }]);
+  });
+
+  it('without a known pair the base is not looked up: no kv_sources', () => {
+    const { sut, directory } = setup(new DerivedPairsRegistry());
+    directory.apply('busy', [{ kind: 'stored', tier: 'host', keys: baseKeys }]);
+    expect(sut.plan(request(), new Set())!.kvSources).toEqual([]);
+  });
+
+  it("the derived model's own chunks win when they reach as far", () => {
+    const pairs = new DerivedPairsRegistry(new Map([[DERIVED, BASE]]));
+    const { sut, directory } = setup(pairs);
+    directory.apply('busy', [{ kind: 'stored', tier: 'host', keys: baseKeys }]);
+    directory.apply('idle', [{ kind: 'stored', tier: 'host', keys: ownKeys }]);
+    const plan = sut.plan(request(), new Set())!;
+    expect(plan.nodeId).toBe('idle');
+    expect(plan.kvSources).toEqual([]);
+  });
+
+  it('learns a pair from a FrontierUpdated notice alone', () => {
+    const pairs = new DerivedPairsRegistry();
+    pairs.frontierUpdated(BASE, DERIVED, []);
+    const { sut, directory } = setup(pairs);
+    directory.apply('busy', [{ kind: 'stored', tier: 'host', keys: baseKeys }]);
+    expect(sut.plan(request(), new Set())!.kvSources).toEqual([{ nodeId: 'busy', chunkKeys: baseKeys }]);
+  });
+});

@@ -1,0 +1,181 @@
+// DroidSpeak E caches in the KV tiers: what a derived model's prefill costs on a node that did not
+// capture the base's E cache itself — after a restart (base KV and E cache read back from the SSD
+// pool through the journal) and on a peer (base KV and E cache pulled over ChunkTransfer gRPC from
+// the node that holds them) — with the profiled plan run unwidened over the stored E cache, side by
+// side with what ran before E caches were stored (the plan widened to (0, 0, r2), base KV from the
+// same place) and with the baseline, the derived model's own full prefill of the same prompt. Same
+// engine, same process, interleaved, median of repeats. Real KvStore (host + SSD pools), real
+// ChunkPeerClient and ChunkTransfer server on loopback; reference engine on the CPU.
+// Keys: per pair and scenario (restart, peer) the medians and speedups; top level: the primary
+// pair's restart and peer speedups with the E cache and without. Writes bench/results/droid.json.
+// Run: npm run bench -- droid [--quick]   (after npx tsc -b and npm run bench -- droidspeak)
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ReferenceEngine, syntheticPrompts } from '@mnemo/engine';
+import { chunkKeys, eCacheKeys, planReuse, withoutTransition } from '@mnemo/kv-core';
+import { JsonLogger } from '@mnemo/service-kit';
+import { KvStore } from '../apps/node-manager/dist/kv-store/kv.store.js';
+import { ECacheTier, eCacheModel } from '../apps/node-manager/dist/droidspeak/e-cache.tier.js';
+import { ChunkPeerClient } from '../apps/node-manager/dist/peers/chunk-peer.client.js';
+import { PeerAwarePromptStore } from '../apps/node-manager/dist/peers/peer-aware.prompt-store.js';
+import { ChunkTransferGrpcServer } from '../apps/node-manager/dist/chunks/chunk-transfer.grpc-server.js';
+import { FetchChunksUseCase } from '../apps/node-manager/dist/chunks/fetch-chunks.use-case.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const GREEDY = { temperature: 0, topP: 1, seed: 0 };
+const RUN = quick ? { prompts: 2, tokens: 300, reps: 1 } : { prompts: 4, tokens: 576, reps: 5 };
+const CHUNK = 256;
+const SALT = 'bench';
+
+const source = join(root, 'bench/results/droidspeak.json');
+if (!existsSync(source)) {
+  console.error('needs bench/results/droidspeak.json (the profiler-chosen plans): run `npm run bench -- droidspeak` first');
+  process.exit(2);
+}
+const profiled = JSON.parse(readFileSync(source, 'utf8'));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+let seq = 0;
+
+async function openStore(engine, dir, base) {
+  const settings = { enabled: true, dataDir: dir, hostBytes: 64 * 1024 * 1024, hostDevices: 1, ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 256 * 1024 * 1024 }], bandwidths: [10e9, 2e9], ssdTtlMs: 3_600_000, ioBackend: 'auto', eventsMs: 50 };
+  return KvStore.open(settings, engine, () => undefined, () => undefined, [eCacheModel(base, engine.hiddenSize(base))]);
+}
+
+/** One derived prefill; with a plan built by `plan()`, over the base's KV. Returns ms. */
+async function prefillMs(engine, derived, tokens, plan) {
+  const id = `d${seq++}`;
+  const t0 = performance.now();
+  const [out] = await engine.prefill([{ seqId: id, model: derived, tokens, sampling: GREEDY, ...(plan ? { crossModel: () => plan() } : {}) }]);
+  const ms = performance.now() - t0;
+  engine.release(id);
+  if (plan && !out.crossModel) throw new Error('the engine declined the plan');
+  return ms;
+}
+
+async function runPair(p) {
+  const prompts = syntheticPrompts(RUN.prompts, RUN.tokens, 131);
+  const until = Math.min(Math.floor(RUN.tokens / CHUNK) * CHUNK, RUN.tokens - 1);
+  const engine = await ReferenceEngine.create({ models: [p.base, p.derived], backend: 'cpu', kvBlocks: 4 * Math.ceil(RUN.tokens / 16) + 8 });
+  const dirY = mkdtempSync(join(tmpdir(), 'mnemo-droid-y-'));
+  const dirs = [dirY];
+  const peers = new ChunkPeerClient(30_000);
+  const logger = new JsonLogger('bench', 'error', () => undefined);
+  try {
+    const L = engine.modelConfig(p.derived).layers;
+    const chosen = p.chosen_pattern;
+    const eLayer = planReuse(chosen, L).eLayer;
+    if (eLayer === null) return null;
+    const widened = withoutTransition(chosen, L);
+    const d = engine.hiddenSize(p.base);
+    const dOf = (b) => (b === p.base ? d : undefined);
+    // Node Y: the base prefills each prompt (its KV written through, its E cache captured and kept), then Y restarts.
+    let y = await openStore(engine, dirY, p.base);
+    let yE = new ECacheTier(y, peers, dOf);
+    for (const [i, t] of prompts.entries()) {
+      const [out] = await engine.prefill([{ seqId: `b${i}`, model: p.base, tokens: t, sampling: GREEDY, cacheSalt: SALT, captureE: [eLayer] }]);
+      yE.put(p.base, chunkKeys(p.base, SALT, t), eLayer, out.eCache.get(eLayer), t.length);
+      engine.release(`b${i}`);
+    }
+    await y.settle();
+    await y.close();
+    y = await openStore(engine, dirY, p.base);
+    yE = new ECacheTier(y, peers, dOf);
+    const server = new ChunkTransferGrpcServer(new FetchChunksUseCase(y), { NODE_GRPC_HOST: '127.0.0.1', NODE_GRPC_PORT: 0 }, logger);
+    const address = await server.listen();
+
+    const basePrompt = (t) => ({ model: p.base, chunkKeys: chunkKeys(p.base, SALT, t), promptTokens: t.length });
+    /** A plan as the node builds it: base KV through `prompts`, the E cache through `tier` (or none: widened). */
+    const plan = (promptStore, tier, t, pattern, sources) => () => {
+      const restore = promptStore.restorePlan({ ...basePrompt(t), ...(sources ? { sources } : {}) }, 0);
+      if (!restore || restore.until !== until) throw new Error(`base KV not restorable (until ${restore?.until})`);
+      const e = tier?.source(p.base, basePrompt(t).chunkKeys, eLayer, until, sources ?? []);
+      if (tier && !e) throw new Error('E cache not available');
+      return { baseModel: p.base, pattern, until, load: (l) => restore.load(l), ...(e ? { loadE: () => e.load() } : {}), done: (ok) => restore.done?.(ok) };
+    };
+    const ms = { restart: { full: [], widened: [], with_e: [] }, peer: { full: [], widened: [], with_e: [] } };
+    for (let r = 0; r < RUN.reps + 1; r++) {
+      // A fresh peer X per round: what it pulled from Y (and keeps) must not turn the next round local.
+      const dirX = mkdtempSync(join(tmpdir(), 'mnemo-droid-x-'));
+      dirs.push(dirX);
+      const x = await openStore(engine, dirX, p.base);
+      const xPrompts = new PeerAwarePromptStore(x, x, peers);
+      const dirXw = mkdtempSync(join(tmpdir(), 'mnemo-droid-xw-'));
+      dirs.push(dirXw);
+      const xWidened = await openStore(engine, dirXw, p.base);
+      const xwPrompts = new PeerAwarePromptStore(xWidened, xWidened, peers);
+      try {
+        for (const t of prompts) {
+          const keys = basePrompt(t).chunkKeys;
+          const eKeys = eCacheKeys(keys, eLayer, Math.ceil(until / CHUNK));
+          const src = [{ nodeId: 'y', address, chunkKeys: [...keys, ...eKeys] }];
+          const full = await prefillMs(engine, p.derived, t);
+          const restartWidened = await prefillMs(engine, p.derived, t, plan(y, undefined, t, widened));
+          const restartE = await prefillMs(engine, p.derived, t, plan(y, yE, t, chosen));
+          const peerWidened = await prefillMs(engine, p.derived, t, plan(xwPrompts, undefined, t, widened, src));
+          const peerE = await prefillMs(engine, p.derived, t, plan(xPrompts, new ECacheTier(x, peers, dOf), t, chosen, src));
+          // The first round warms kernels, pools and connections up and is not counted.
+          if (r > 0) {
+            ms.restart.full.push(full);
+            ms.restart.widened.push(restartWidened);
+            ms.restart.with_e.push(restartE);
+            ms.peer.full.push(full);
+            ms.peer.widened.push(peerWidened);
+            ms.peer.with_e.push(peerE);
+          }
+        }
+      } finally {
+        await x.close();
+        await xWidened.close();
+      }
+    }
+    await server.onApplicationShutdown();
+    await y.close();
+    const summary = (m) => {
+      const med = { full_prefill: median(m.full), widened_no_e_cache: median(m.widened), plan_with_stored_e_cache: median(m.with_e) };
+      return {
+        prefill_ms: Object.fromEntries(Object.entries(med).map(([k, v]) => [k, round(v)])),
+        speedup_with_e_cache: round(med.full_prefill / med.plan_with_stored_e_cache),
+        speedup_widened: round(med.full_prefill / med.widened_no_e_cache),
+      };
+    };
+    return { base: p.base, derived: p.derived, layers: L, profiled_pattern: chosen, widened_pattern: widened, prompt_tokens: RUN.tokens, reused_tokens: until, restart: summary(ms.restart), peer: summary(ms.peer) };
+  } finally {
+    peers.close();
+    await engine.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const pairs = (quick ? profiled.pairs.slice(0, 1) : profiled.pairs).filter((p) => p.kind === 'synthetic');
+const rows = [];
+for (const p of pairs) {
+  const r = await runPair(p);
+  if (!r) {
+    console.log(`${p.base} → ${p.derived}: profiled plan ${JSON.stringify(p.chosen_pattern)} needs no E cache; skipped`);
+    continue;
+  }
+  for (const s of ['restart', 'peer']) {
+    const x = r[s];
+    console.log(`${p.base} → ${p.derived} [${s}] own prefill ${x.prefill_ms.full_prefill} ms · plan ${JSON.stringify(r.profiled_pattern)} with stored E cache ${x.prefill_ms.plan_with_stored_e_cache} ms (${x.speedup_with_e_cache}×) · widened ${x.prefill_ms.widened_no_e_cache} ms (${x.speedup_widened}×)`);
+  }
+  rows.push(r);
+}
+const primary = rows.at(-1);
+const result = {
+  benchmark: 'droid',
+  quick,
+  engine: 'reference (CPU backend, fp32)',
+  baseline: "the derived model's own full prefill of the same prompt; and the plan widened to (0, 0, r2) as it ran before E caches were stored",
+  primary_pair: primary && `${primary.base} → ${primary.derived}`,
+  restart_speedup_with_e_cache: primary?.restart.speedup_with_e_cache,
+  restart_speedup_widened: primary?.restart.speedup_widened,
+  peer_speedup_with_e_cache: primary?.peer.speedup_with_e_cache,
+  peer_speedup_widened: primary?.peer.speedup_widened,
+  pairs: rows,
+};
+writeFileSync(join(root, 'bench/results/droid.json'), JSON.stringify(result, null, 2) + '\n');
+console.log('wrote bench/results/droid.json');

@@ -1,0 +1,150 @@
+// DroidSpeak routing: the scheduler routes a derived model's request on its base model's chunk
+// keys (same tokens, same tenant salt) when a node holds the base's KV, and stamps kv_sources, so
+// a node that holds nothing of the prompt fetches the base's KV from the peer and reuses it.
+// Real profiler (Postgres), NATS, scheduler and two reference-engine nodes.
+import { chunkKeys, eCacheKeys } from '@mnemo/kv-core';
+import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects, type KvEvent } from '@mnemo/proto';
+import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import { Cluster, scrape, type InferenceRun } from './cluster.js';
+import { dispatch, keepBusy } from './direct-dispatch.js';
+
+const BASE = 'mnemo-tiny';
+const DERIVED = 'mnemo-tiny-ft';
+let promptSeed = 100;
+const freshPrompt = () => {
+  const s = ++promptSeed;
+  return Array.from({ length: 300 }, (_, i) => (i * 37 + s * 11 + 5) % 250);
+};
+
+describe('DroidSpeak routing on the base model’s KV', () => {
+  let profiler: ProfilerHandle;
+  let cluster: Cluster;
+  let n1: NodeManagerHandle;
+  let n2: NodeManagerHandle;
+  const events: KvEvent[] = [];
+
+  beforeAll(async () => {
+    profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
+    const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '512', NODE_MODELS: `${BASE},${DERIVED}`, NODE_KV_EVENTS_MS: '20', NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' };
+    cluster = await Cluster.start({ nodes: 0, schedulerEnv: { SCHEDULER_DROIDSPEAK_BASES: `${DERIVED}=${BASE}` }, nodeEnv });
+    const sub = cluster.nc.subscribe(Subjects.KV_EVENTS);
+    void (async () => {
+      for await (const m of sub) events.push(decodeMessage(KvEventSchema, m.data));
+    })();
+    n1 = await cluster.addNode({ NODE_ID: `dsr-1-${process.pid}` });
+    n2 = await cluster.addNode({ NODE_ID: `dsr-2-${process.pid}` });
+    await cluster.waitForLiveNodes(2);
+    await profile(BASE, DERIVED, 4);
+  }, 300_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    await profiler?.stop();
+  });
+
+  /** Registers the pair with the real profiler and runs a small job to the end (the scheduler hears its FrontierUpdated). */
+  async function profile(base: string, derived: string, layers: number): Promise<void> {
+    const reg = (init: Record<string, unknown>) => cluster.nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
+    await reg({ id: base, architecture: 'mnemo-llama', numLayers: layers });
+    await reg({ id: derived, architecture: 'mnemo-llama', numLayers: layers, baseModelId: base });
+    await cluster.nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));
+    const api = `http://127.0.0.1:${profiler.httpPort}`;
+    const res = await fetch(`${api}/v1/profiler/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ base, derived, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    for (;;) {
+      const j = (await (await fetch(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
+      if (j.status === 'done') return;
+      if (j.status === 'failed') throw new Error(j.error ?? 'profiling job failed');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** The base's chunk of `prompt` on the node's host pool, as the KV events (which the scheduler hears too) report. */
+  async function cacheOn(node: NodeManagerHandle, prompt: number[], base = BASE): Promise<void> {
+    expect((await dispatch(cluster, node.nodeId, prompt, [], base)).error).toBeUndefined();
+    const key = chunkKeys(base, 'itest', prompt)[0]!;
+    const end = Date.now() + 20_000;
+    while (!events.some((e) => e.nodeId === node.nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)))) {
+      if (Date.now() > end) throw new Error(`the base chunk never reached ${node.nodeId}'s host pool`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  it('a derived request lands on the idle node, which fetches the base’s KV from the busy one and reuses it', async () => {
+    const busy: InferenceRun[] = await keepBusy(cluster, n1.nodeId, 2, BASE);
+    try {
+      let run: InferenceRun | undefined;
+      let usage;
+      // n2 learns the pair's frontier on its first derived request (that one is an ordinary prefill): fresh prompts per try.
+      for (let attempt = 0; attempt < 6 && !usage?.kvReuse; attempt++) {
+        const prompt = freshPrompt();
+        await cacheOn(n1, prompt);
+        run = await cluster.infer({ model: DERIVED, tokens: prompt, chunkKeys: chunkKeys(DERIVED, 'itest', prompt), sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n } }, 60_000);
+        expect(run.error).toBeUndefined();
+        const evs = await run.done();
+        run.close();
+        expect(run.nodeId).toBe(n2.nodeId);
+        usage = evs.find((e) => e.done)?.usage;
+      }
+      expect(usage?.kvReuse).toMatchObject({ baseModel: BASE, reusedTokens: 256 });
+      expect(await scrape(n2.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBeGreaterThanOrEqual(256);
+      expect(await scrape(n2.metricsPort, 'mnemo_node_droidspeak_reuse_total{outcome="reused"}')).toBeGreaterThanOrEqual(1);
+    } finally {
+      for (const b of busy) {
+        cluster.cancel(b.nodeId!, b.requestId);
+        b.close();
+      }
+    }
+  }, 180_000);
+
+  it('with a transition-layer plan, the idle node takes the E cache from the peer too and runs the plan unwidened', async () => {
+    // mnemo-small-ds24: the profiled plan at a 1% floor recomputes a band from the base's E cache.
+    await profile('mnemo-small', 'mnemo-small-ds24', 6);
+    const env = { NODE_MODELS: 'mnemo-small,mnemo-small-ds24', NODE_DROIDSPEAK_MAX_LOSS_BP: '100' };
+    const m1 = await cluster.addNode({ NODE_ID: `dsr-m1-${process.pid}`, ...env });
+    const m2 = await cluster.addNode({ NODE_ID: `dsr-m2-${process.pid}`, ...env });
+    await cluster.waitForLiveNodes(4);
+    const reply = decodeMessage(PlanReplySchema, (await cluster.nc.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, { base: 'mnemo-small', derived: 'mnemo-small-ds24', maxQualityLoss: 0.01 }), { timeout: 10_000 })).data);
+    const chosen = { r1: reply.plan!.pattern!.r1, u1: reply.plan!.pattern!.u1, r2: reply.plan!.pattern!.r2 };
+    expect(chosen.r1).toBeLessThan(chosen.u1);
+    // m1 keeps E caches once it holds the frontier (fetched on its first base request).
+    await cacheOn(m1, freshPrompt(), 'mnemo-small');
+    const busy = await keepBusy(cluster, m1.nodeId, 2, 'mnemo-small');
+    try {
+      let usage;
+      let ranOn: string | undefined;
+      for (let attempt = 0; attempt < 6 && usage?.kvReuse?.u1 !== chosen.u1; attempt++) {
+        const prompt = freshPrompt();
+        await cacheOn(m1, prompt, 'mnemo-small');
+        await untilHeld(m1, eCacheKeys(chunkKeys('mnemo-small', 'itest', prompt), chosen.u1)[0]!);
+        const run = await cluster.infer({ model: 'mnemo-small-ds24', tokens: prompt, chunkKeys: chunkKeys('mnemo-small-ds24', 'itest', prompt), sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n } }, 60_000);
+        expect(run.error).toBeUndefined();
+        const evs = await run.done();
+        run.close();
+        ranOn = run.nodeId;
+        usage = evs.find((e) => e.done)?.usage;
+      }
+      expect(ranOn).toBe(m2.nodeId);
+      expect(usage?.kvReuse).toMatchObject({ baseModel: 'mnemo-small', ...chosen, reusedTokens: 256 });
+      expect(await scrape(m2.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBeGreaterThanOrEqual(256);
+    } finally {
+      for (const b of busy) {
+        cluster.cancel(b.nodeId!, b.requestId);
+        b.close();
+      }
+    }
+  }, 300_000);
+
+  /** Until a KV event reports the key on the node's host pool (E-cache chunks are reported like KV). */
+  async function untilHeld(node: NodeManagerHandle, key: string): Promise<void> {
+    const end = Date.now() + 20_000;
+    while (!events.some((e) => e.nodeId === node.nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)))) {
+      if (Date.now() > end) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+});
