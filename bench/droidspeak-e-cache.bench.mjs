@@ -7,8 +7,8 @@
 // engine, same process, interleaved, median of repeats. Real KvStore (host + SSD pools), real
 // ChunkPeerClient and ChunkTransfer server on loopback; reference engine on the CPU.
 // Keys: per pair and scenario (restart, peer) the medians and speedups; top level: the primary
-// pair's restart and peer speedups with the E cache and without. Writes bench/results/droid.json.
-// Run: npm run bench -- droid [--quick]   (after npx tsc -b and npm run bench -- droidspeak)
+// pair's restart and peer speedups with the E cache and without. Writes bench/results/droidspeak-e-cache.json.
+// Run: npm run bench -- droidspeak-e-cache [--quick]   (after npx tsc -b and npm run bench -- droidspeak)
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -177,5 +177,5 @@ const result = {
   peer_speedup_widened: primary?.peer.speedup_widened,
   pairs: rows,
 };
-writeFileSync(join(root, 'bench/results/droid.json'), JSON.stringify(result, null, 2) + '\n');
-console.log('wrote bench/results/droid.json');
+writeFileSync(join(root, 'bench/results/droidspeak-e-cache.json'), JSON.stringify(result, null, 2) + '\n');
+console.log('wrote bench/results/droidspeak-e-cache.json');
