@@ -7,7 +7,7 @@
 // slowed down 2× so two loaded CPU cores keep up with the timers and messages, and with real KV
 // bytes (NODE_SIM_KV_BYTES, scaled down) that move through the nodes' host/SSD pools, NATS and gRPC.
 // Writes bench/results/multiround.{json,svg}.
-// Run: npm run bench -- multiround [--quick] [--users N] [--sessions N] [--passes N] [--no-peer-fetch]
+// Run: npm run bench -- multiround [--quick] [--users N] [--sessions N] [--passes N] [--no-peer-fetch] [--no-variants]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -37,6 +37,8 @@ const arg = (name, dflt) => {
 };
 /** The scheduler may send kv_sources and weigh peer fetches (sim nodes with KV bytes use them); --no-peer-fetch: routing alone. */
 const PEER_FETCH = process.argv.includes('--no-peer-fetch') ? 'off' : 'on';
+/** --no-variants: only the four policies (no missed/spurious advisory runs), for a shorter run. */
+const NO_VARIANTS = process.argv.includes('--no-variants');
 const MODEL = 'mnemo-medium';
 const NODES = 4;
 const USERS = arg('users', quick ? 32 : 80);
@@ -197,7 +199,8 @@ async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 },
     const kv = { peerRestoredTokens: 0, tierRestoredTokens: 0, restoreFailures: 0, peerBlockedS: 0, prefetchedBytes: 0 };
     for (const n of nodes) {
       const text = await (await fetch(`http://127.0.0.1:${n.port}/metrics`)).text();
-      movedBytes += counter(text, 'mnemo_kv_peer_fetch_bytes_total') + counter(text, 'mnemo_kv_prefetch_bytes_total');
+      // Every verified pull, by a restore or an advisory prefetch (prefetch bytes are a part of it).
+      movedBytes += counter(text, 'mnemo_kv_peer_fetch_bytes_total');
       kv.prefetchedBytes += counter(text, 'mnemo_kv_prefetch_bytes_total');
       kv.peerRestoredTokens += counter(text, 'mnemo_kv_peer_restored_tokens_total');
       kv.tierRestoredTokens += counter(text, 'mnemo_kv_hit_tokens_total');
@@ -328,6 +331,7 @@ function summarize(r) {
     // cached = device prefix cache + restored (from the node's own host/SSD pools, or pulled from a peer).
     restored_tokens: { from_peers: r.kv.peerRestoredTokens, from_local_tiers: r.kv.tierRestoredTokens },
     device_cached_tokens: cached - r.kv.peerRestoredTokens - r.kv.tierRestoredTokens,
+    // The part of prefix_bytes_moved advisory prefetches pulled into host pools (chunks not there already).
     prefetched_bytes: r.kv.prefetchedBytes,
     restore_failures: r.kv.restoreFailures,
     peer_blocked_s: round(r.kv.peerBlockedS),
@@ -385,8 +389,12 @@ try {
     recompute: { policy: 'recompute', advisories: false },
     sticky: { policy: 'sticky', advisories: false },
     'prefix-affinity': { policy: 'prefix-affinity', advisories: false },
-    'symphony-missed10': { policy: 'symphony', advisories: true, missed: 0.1 },
-    'symphony-spurious60': { policy: 'symphony', advisories: true, spurious: 0.6 },
+    ...(NO_VARIANTS
+      ? {}
+      : {
+          'symphony-missed10': { policy: 'symphony', advisories: true, missed: 0.1 },
+          'symphony-spurious60': { policy: 'symphony', advisories: true, spurious: 0.6 },
+        }),
   };
   const runs = {};
   for (let pass = 0; pass < PASSES; pass++) {
@@ -428,12 +436,12 @@ try {
       note: 'synthetic ShareGPT-like sessions (seeded); prompts are token ids; the same workload for every run; sim nodes keep real (scaled) KV bytes: chunks are written through to host/SSD pools and pulled by peers (kv_sources) or advisory prefetch',
     },
     policies: Object.fromEntries(['symphony', 'recompute', 'sticky', 'prefix-affinity'].map((k) => [k, s[k]])),
-    variants: { 'symphony-missed10': s['symphony-missed10'], 'symphony-spurious60': s['symphony-spurious60'] },
+    variants: NO_VARIANTS ? 'not run (--no-variants)' : { 'symphony-missed10': s['symphony-missed10'], 'symphony-spurious60': s['symphony-spurious60'] },
     symphony_vs_recompute_ttft_p99: round(p99('recompute') / p99('symphony')),
     symphony_vs_sticky_ttft_p99: round(p99('sticky') / p99('symphony')),
     symphony_vs_prefix_affinity_ttft_p99: round(p99('prefix-affinity') / p99('symphony')),
-    missed10_degradation: round(p99('symphony-missed10') / p99('symphony') - 1, 3),
-    spurious60_degradation: round(p99('symphony-spurious60') / p99('symphony') - 1, 3),
+    missed10_degradation: NO_VARIANTS ? null : round(p99('symphony-missed10') / p99('symphony') - 1, 3),
+    spurious60_degradation: NO_VARIANTS ? null : round(p99('symphony-spurious60') / p99('symphony') - 1, 3),
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/multiround.json'), JSON.stringify(result, null, 2) + '\n');
