@@ -122,7 +122,9 @@ const kvEnv = (dataDir, nodeId) => ({
   NODE_KV_BANDWIDTHS: '10,2',
 });
 
-async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 }, natsUrl, sessions, costs, dataDir) {
+async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 }, natsUrl, sessions, costs, benchDir) {
+  // A fresh data directory per run: a node would otherwise replay the SSD journal an earlier pass left under its id.
+  const dataDir = mkdtempSync(join(benchDir, `${name}-`));
   const common = { NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
   const schedPort = await freePort();
   const scheduler = launch('scheduler', {
@@ -212,6 +214,7 @@ async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 },
     hb.unsubscribe();
     await nc.close();
     await Promise.all([...nodes.map((n) => stop(n.child)), stop(scheduler)]);
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
