@@ -12,14 +12,13 @@ const prompt = Array.from({ length: 600 }, (_, i) => 32 + ((i * 7) % 90));
 const input = (seqId: string, extra: Partial<PrefillInput> = {}): PrefillInput => ({ seqId, model, tokens: prompt, sampling, cacheSalt: 't', ...extra });
 
 /** A restore plan over whole exported chunks (what the KV store's tiers hand back), layer by layer. */
-function planFrom(chunks: readonly Float32Array[], until: number, opts: { loadMs?: number; tamper?: (layer: number, data: Float32Array) => void } = {}) {
+function planFrom(chunks: readonly Float32Array[], until: number, opts: { tamper?: (layer: number, data: Float32Array) => void } = {}) {
   const calls = { loads: [] as number[], done: [] as Array<[boolean, number | undefined]> };
   const stride = 2 * CHUNK_TOKENS * layout.rowElems;
   const plan: KvRestorePlan = {
     until,
-    async load(layer) {
+    load(layer) {
       calls.loads.push(layer);
-      if (opts.loadMs) await new Promise((r) => setTimeout(r, opts.loadMs));
       const out = new Float32Array(2 * until * layout.rowElems);
       // [K|V][token][row] over the restored positions, from each chunk's [layer][K|V][token][row].
       for (let kv = 0; kv < 2; kv++) {
@@ -30,7 +29,7 @@ function planFrom(chunks: readonly Float32Array[], until: number, opts: { loadMs
         }
       }
       opts.tamper?.(layer, out);
-      return out;
+      return Promise.resolve(out);
     },
     done: (ok, blocked) => void calls.done.push([ok, blocked]),
   };
@@ -131,32 +130,55 @@ describe(`${SimEngine.name} with KV bytes`, () => {
     expect(steps.map((s) => s.costMs)).toEqual([88, 600]);
   });
 
-  describe('overlap of loads with the modelled compute (real timers)', () => {
-    // 4 layers of 40 ms modelled compute each (160 tokens computed at 1 ms per token).
+  describe('overlap of loads with the modelled compute', () => {
+    // 4 layers of 40 ms modelled compute each (160 tokens computed at 1 ms per token), on a virtual clock.
     const cost = { ...zeroCost, prefillPerTokenMs: 1 };
     const tokens = [...prompt.slice(0, 512), ...Array.from({ length: 160 }, (_, i) => 40 + (i % 50))];
 
-    async function blockedWith(loadMs: number): Promise<{ blocked: number; wall: number }> {
+    /** A discrete-event clock: sleeps wake in time order, each once everything runnable before it has run. */
+    function virtualClock() {
+      let t = 0;
+      const timers: Array<{ at: number; wake: () => void }> = [];
+      const sleep = (ms: number) => new Promise<void>((wake) => timers.push({ at: t + ms, wake }));
+      const settle = () => new Promise<void>((r) => setImmediate(r));
+      async function run<T>(p: Promise<T>): Promise<T> {
+        let done = false;
+        void p.finally(() => (done = true)).catch(() => undefined);
+        for (;;) {
+          await settle();
+          if (done) return p;
+          timers.sort((a, b) => a.at - b.at);
+          const next = timers.shift();
+          if (!next) throw new Error('virtual clock: nothing left to wake');
+          t = next.at;
+          next.wake();
+        }
+      }
+      return { now: () => t, sleep, run };
+    }
+
+    async function passWith(loadMs: number): Promise<{ blocked: number; total: number }> {
       const chunks = await exportedChunks();
-      const sut = new SimEngine({ cost, kvBytes: layout });
-      const { plan, calls } = planFrom(chunks, 512, { loadMs });
-      const t0 = performance.now();
-      await sut.prefill([{ ...input('b'), tokens, restore: () => plan }]);
-      return { blocked: calls.done[0]![1]!, wall: performance.now() - t0 };
+      const clock = virtualClock();
+      const sut = new SimEngine({ cost, kvBytes: layout, now: clock.now, sleep: clock.sleep });
+      const { plan, calls } = planFrom(chunks, 512);
+      const load = plan.load.bind(plan);
+      const slow: KvRestorePlan = { ...plan, load: async (l) => (await clock.sleep(loadMs), load(l)) };
+      await clock.run(sut.prefill([{ ...input('b'), tokens, restore: () => slow }]));
+      return { blocked: calls.done[0]![1]!, total: clock.now() };
     }
 
     it('blocks only on the first layer when loads are shorter than a layer of compute', async () => {
-      const { blocked, wall } = await blockedWith(5);
-      expect(blocked).toBeGreaterThanOrEqual(4);
-      expect(blocked).toBeLessThan(30); // layer 0's load, plus timer slop; the other three hide under compute
-      expect(wall).toBeGreaterThanOrEqual(160);
+      expect(await passWith(5)).toEqual({ blocked: 5, total: 5 + 160 });
     });
 
     it('blocks for what loads outlast the compute they overlap', async () => {
-      const { blocked, wall } = await blockedWith(90);
-      // 4 loads of 90 ms, 3 of them overlapping 40 ms of compute: ≈ 90 + 3 × 50 = 240 ms blocked.
-      expect(blocked).toBeGreaterThan(200);
-      expect(wall).toBeGreaterThanOrEqual(4 * 90 + 40 - 5);
+      // 4 loads of 90 ms, the last 3 each overlapping 40 ms of compute: 90 + 3 × 50 blocked, then layer 3's compute.
+      expect(await passWith(90)).toEqual({ blocked: 90 + 3 * 50, total: 4 * 90 + 40 });
+    });
+
+    it('never blocks past the first layer when loads take exactly a layer of compute', async () => {
+      expect(await passWith(40)).toEqual({ blocked: 40, total: 40 + 160 });
     });
   });
 });
