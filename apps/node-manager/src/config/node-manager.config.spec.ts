@@ -36,6 +36,28 @@ describe(loadNodeManagerConfig.name, () => {
     expect(loadNodeManagerConfig({ ...base, NODE_KV_BLOCKS: '64' }).NODE_KV_BLOCKS).toBe(64);
   });
 
+  it.each([
+    ['unset', {}, undefined],
+    ['off', { NODE_SIM_KV_BYTES: 'off' }, undefined],
+    ['one layout for every model', { NODE_SIM_KV_BYTES: '32x16' }, { layers: 32, rowElems: 16 }],
+    ['per model', { NODE_MODELS: 'mnemo-tiny,mnemo-small', NODE_SIM_KV_BYTES: 'mnemo-small=8x4' }, { 'mnemo-small': { layers: 8, rowElems: 4 } }],
+  ])('reads NODE_SIM_KV_BYTES %s', (_n, env, want) => {
+    expect(loadNodeManagerConfig({ ...base, NODE_ENGINE: 'sim', ...env }).simKvBytes).toEqual(want);
+  });
+
+  it.each([
+    ['a malformed layout', '32by16'],
+    ['zero layers', '0x16'],
+    ['a model not served', 'mnemo-huge=4x4'],
+    ['a bare layout among model entries', 'mnemo-tiny=4x4,8x8'],
+  ])('refuses NODE_SIM_KV_BYTES with %s', (_n, value) => {
+    expect(() => loadNodeManagerConfig({ ...base, NODE_ENGINE: 'sim', NODE_SIM_KV_BYTES: value })).toThrow(/NODE_SIM_KV_BYTES/);
+  });
+
+  it('ignores NODE_SIM_KV_BYTES for the reference engine', () => {
+    expect(loadNodeManagerConfig({ ...base, NODE_SIM_KV_BYTES: 'nonsense' }).simKvBytes).toBeUndefined();
+  });
+
   it.each(['node-a', 'node-a:50061', '10.0.0.7:1', '[fd00::1]:50061'])('accepts NODE_GRPC_ADVERTISE=%s', (value) => {
     expect(loadNodeManagerConfig({ ...base, NODE_GRPC_ADVERTISE: value }).NODE_GRPC_ADVERTISE).toBe(value);
   });

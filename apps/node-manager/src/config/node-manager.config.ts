@@ -4,6 +4,7 @@ import { commonSchema, opsSchema, ConfigError, loadConfig, type ConfigOf, type S
 import { parseHostPort } from '../chunks/advertised.address.js';
 import { parseByteSize, parseKvStoreSettings, type KvStoreSettings } from '../kv-store/kv-store.settings.js';
 import { parseDroidSpeakSettings, type DroidSpeakSettings } from '../droidspeak/droidspeak.settings.js';
+import { parseSimKvBytes, type SimKvBytes } from '../engine/sim-kv.settings.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 // The reference engine (a real transformer) is the default; the sim engine is for cluster-scale runs.
@@ -37,6 +38,12 @@ export const nodeManagerSchema = {
   NODE_SIM_DECODE_SEQ_US: { type: 'int', doc: 'sim engine: decode cost per sequence in the batch (µs)', default: 250, min: 0, when: isSim },
   NODE_SIM_DECODE_KCONTEXT_US: { type: 'int', doc: 'sim engine: decode cost per 1000 context tokens in the batch (µs)', default: 50, min: 0, when: isSim },
   NODE_SIM_EOS_PER_MILLE: { type: 'int', doc: 'sim engine: chance per token (‰) that EOS is sampled', default: 0, min: 0, max: 1000, when: isSim },
+  NODE_SIM_KV_BYTES: {
+    type: 'list',
+    doc: 'sim engine: real KV bytes (the node then runs its KV store, serves and pulls chunks like a reference node): off, <layers>x<rowElems> for every model, or model=<layers>x<rowElems> entries (float32 rows of kv_heads·head_dim)',
+    default: ['off'],
+    when: isSim,
+  },
   NODE_SIM_MAX_CONTEXT: { type: 'int', doc: 'sim engine: context length of every model (default: the catalog’s, 4096)', min: 2, max: 1 << 20, when: isSim },
   NODE_REFERENCE_BACKEND: { type: 'enum', doc: 'reference engine: kernel backend', values: ['cpu', 'cuda'], default: 'cpu', when: isReference },
   NODE_SCHEDULING: {
@@ -129,6 +136,8 @@ export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & {
   readonly NODE_ID: string;
   readonly kvStore: KvStoreSettings;
   readonly droidSpeak: DroidSpeakSettings;
+  /** NODE_SIM_KV_BYTES parsed; undefined: the sim keeps no KV bytes (or the engine is not the sim). */
+  readonly simKvBytes?: SimKvBytes;
   /** NODE_KV_DEVICE_BYTES parsed; undefined: NODE_KV_BLOCKS per model. */
   readonly kvDeviceBytes?: number;
 };
@@ -157,7 +166,9 @@ export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
   if (budgetText && !kvDeviceBytes) problems.push(`NODE_KV_DEVICE_BYTES=${JSON.stringify(budgetText)}: must be a positive size such as 256MiB`);
   const ds = config ? parseDroidSpeakSettings(config, config.NODE_MODELS ?? []) : { problems: [] };
   problems.push(...ds.problems);
+  const simKv = config && isSim(env) ? parseSimKvBytes(config.NODE_SIM_KV_BYTES, config.NODE_MODELS ?? []) : { value: undefined, problems: [] };
+  problems.push(...simKv.problems);
   if (problems.length > 0 || !config || !kv.settings || !ds.settings) throw new ConfigError(problems);
-  return { ...config, NODE_ID: nodeId, kvStore: kv.settings, droidSpeak: ds.settings, ...(kvDeviceBytes ? { kvDeviceBytes } : {}) };
+  return { ...config, NODE_ID: nodeId, kvStore: kv.settings, droidSpeak: ds.settings, ...(kvDeviceBytes ? { kvDeviceBytes } : {}), ...(simKv.value ? { simKvBytes: simKv.value } : {}) };
 }
 

@@ -36,6 +36,7 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
           eosProbability: config.NODE_SIM_EOS_PER_MILLE! / 1000,
           kvBlocks,
           ...(config.NODE_SIM_MAX_CONTEXT !== undefined ? { maxContext: config.NODE_SIM_MAX_CONTEXT } : {}),
+          ...(config.simKvBytes ? { kvBytes: config.simKvBytes } : {}),
         });
     }
   } catch (e) {

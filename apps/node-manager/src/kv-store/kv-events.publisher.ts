@@ -57,7 +57,8 @@ export class KvEventsPublisher {
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending.size === 0 || this.nc.isClosed()) return;
+    // A timer may fire while the node shuts down: a draining connection refuses publishes (and would throw from the timer).
+    if (this.pending.size === 0 || this.nc.isClosed() || this.nc.isDraining()) return;
     const changes: KvChange[] = [...this.pending.values()].map(({ change, keys }) =>
       create(KvChangeSchema, { kind: KINDS[change.kind], tier: TIERS[change.tier], model: change.model, chunkKeys: [...keys], layers: change.layers ?? 0 }),
     );
@@ -72,7 +73,7 @@ export class KvEventsPublisher {
    */
   report(): void {
     this.flush();
-    if (this.nc.isClosed()) return;
+    if (this.nc.isClosed() || this.nc.isDraining()) return;
     const changes: KvChange[] = [];
     for (const [model, keys] of this.holdings) {
       for (const [tier, bit] of Object.entries(BIT) as Array<[KvHoldingChange['tier'], number]>) {

@@ -1,14 +1,34 @@
+import { DEFAULT_ROUTING_COSTS } from '@mnemo/kv-core';
 import { ConfigError } from '@mnemo/service-kit';
-import { loadSchedulerConfig } from './scheduler.config.js';
+import { loadSchedulerConfig, routingCosts } from './scheduler.config.js';
+
+const base = { NATS_URL: 'nats://127.0.0.1:4222' };
 
 describe(loadSchedulerConfig.name, () => {
-  const env = { NATS_URL: 'nats://127.0.0.1:4222' };
-
   it('takes derived=base pairs', () => {
-    expect(loadSchedulerConfig({ ...env, SCHEDULER_DROIDSPEAK_BASES: 'd1=b, d2=b' }).SCHEDULER_DROIDSPEAK_BASES).toEqual(['d1=b', 'd2=b']);
+    expect(loadSchedulerConfig({ ...base, SCHEDULER_DROIDSPEAK_BASES: 'd1=b, d2=b' }).SCHEDULER_DROIDSPEAK_BASES).toEqual(['d1=b', 'd2=b']);
   });
 
   it.each([['d1'], ['d1=b=c'], ['b=b'], ['=b']])('refuses the pair entry %j at boot', (entry) => {
-    expect(() => loadSchedulerConfig({ ...env, SCHEDULER_DROIDSPEAK_BASES: entry })).toThrow(ConfigError);
+    expect(() => loadSchedulerConfig({ ...base, SCHEDULER_DROIDSPEAK_BASES: entry })).toThrow(ConfigError);
+  });
+});
+
+describe(routingCosts.name, () => {
+  it('defaults to the kv-core cost model (one H100, 100 Gb/s)', () => {
+    expect(routingCosts(loadSchedulerConfig(base))).toEqual({ ...DEFAULT_ROUTING_COSTS, recomputeMsPerChunk: (62 * 256) / 1000 });
+  });
+
+  it.each([
+    ['measured tier and network costs', { SCHEDULER_HOST_LOAD_US_PER_CHUNK: '900', SCHEDULER_SSD_LOAD_US_PER_CHUNK: '4000', SCHEDULER_PEER_US_PER_CHUNK: '3500' }, { host: 0.9, ssd: 4, peer: 3.5 }],
+    ['peer fetch off', { SCHEDULER_PEER_FETCH: 'off', SCHEDULER_PEER_US_PER_CHUNK: '1' }, { host: 1.4, ssd: 5.5, peer: Infinity }],
+  ])('takes %s', (_n, env, want) => {
+    const sut = routingCosts(loadSchedulerConfig({ ...base, ...env }));
+    expect(sut.loadMsPerChunk).toEqual({ device: 0, host: want.host, ssd: want.ssd });
+    expect(sut.peerMsPerChunk).toBe(want.peer);
+  });
+
+  it('refuses a negative transfer cost', () => {
+    expect(() => loadSchedulerConfig({ ...base, SCHEDULER_PEER_US_PER_CHUNK: '-1' })).toThrow(ConfigError);
   });
 });

@@ -33,6 +33,9 @@ export const schedulerSchema = {
     default: 'on',
   },
   SCHEDULER_PREFILL_US_PER_TOKEN: { type: 'int', doc: 'symphony cost model: prefill time per prompt token, µs (recomputing a 256-token chunk costs 256×)', default: 62, min: 1 },
+  SCHEDULER_HOST_LOAD_US_PER_CHUNK: { type: 'int', doc: 'symphony cost model: loading one 256-token chunk from a node\'s host pool onto its device, µs', default: 1400, min: 0 },
+  SCHEDULER_SSD_LOAD_US_PER_CHUNK: { type: 'int', doc: 'symphony cost model: loading one chunk from a node\'s SSD pool onto its device, µs', default: 5500, min: 0 },
+  SCHEDULER_PEER_US_PER_CHUNK: { type: 'int', doc: 'symphony cost model: pulling one chunk from a peer over the network, on top of the peer\'s tier read, µs', default: 2700, min: 0 },
   SCHEDULER_QUEUE_MS_PER_REQUEST: { type: 'int', doc: 'symphony cost model: what one request ahead in a node queue adds to time to first token, ms', default: 25, min: 1 },
   SCHEDULER_ADVISORY_TTL_MS: { type: 'int', doc: 'an advisory reservation lives this long past its expected arrival (or past now when none is given)', default: 30_000, min: 100 },
   SCHEDULER_ADVISORY_OVERDUE_MS: {
@@ -64,12 +67,13 @@ export function loadSchedulerConfig(env: Readonly<Record<string, string | undefi
   return config;
 }
 
-/** The symphony policy's cost model from the configuration (the tier and network figures are kv-core's defaults). */
+/** The symphony policy's cost model from the configuration (defaults: kv-core's, one H100 and 100 Gb/s). */
 export function routingCosts(config: SchedulerConfig): RoutingCosts {
   return {
     ...DEFAULT_ROUTING_COSTS,
     queueMsPerRequest: config.SCHEDULER_QUEUE_MS_PER_REQUEST!,
     recomputeMsPerChunk: (config.SCHEDULER_PREFILL_US_PER_TOKEN! * CHUNK_TOKENS) / 1000,
-    peerMsPerChunk: config.SCHEDULER_PEER_FETCH === 'off' ? Infinity : DEFAULT_ROUTING_COSTS.peerMsPerChunk,
+    loadMsPerChunk: { device: 0, host: config.SCHEDULER_HOST_LOAD_US_PER_CHUNK! / 1000, ssd: config.SCHEDULER_SSD_LOAD_US_PER_CHUNK! / 1000 },
+    peerMsPerChunk: config.SCHEDULER_PEER_FETCH === 'off' ? Infinity : config.SCHEDULER_PEER_US_PER_CHUNK! / 1000,
   };
 }

@@ -1,9 +1,11 @@
-import { ErrorCode, KvBlockLedger, MnemoError, type ElasticMember } from '@mnemo/kv-core';
-import type { Engine, EngineChunkEvent, KvBudget, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
+import { CHUNK_TOKENS, ErrorCode, KvBlockLedger, MnemoError, type ElasticMember } from '@mnemo/kv-core';
+import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
+import { chunkPayload, modelSeed, positionHashes, simKvLayoutFor, validateSimKvLayout, type SimKvLayout } from './sim-kv.content.js';
+import { runRestoringPass, type SimRestore } from './sim-kv.restore.js';
 
 /** One executed engine step, for metrics and tests that must prove batching happened. */
 export interface SimStep {
@@ -28,6 +30,14 @@ export interface SimEngineOptions {
   readonly kvBlocks?: number | DeviceKvBudget;
   /** Context length of every served model (default: the catalog's); long multi-turn workloads want more. */
   readonly maxContext?: number;
+  /**
+   * KV bytes (off by default): one layout for every served model, or one per model id. A model
+   * with a layout exports whole chunks (`exportChunk`, `kvLayout`) and honours `PrefillInput.restore`;
+   * its KV content is a deterministic function of model, position and token history (sim-kv.content.ts).
+   */
+  readonly kvBytes?: SimKvLayout | Readonly<Record<string, SimKvLayout>>;
+  /** The clock restores read blocked time from (ms). Default: performance.now. */
+  readonly now?: () => number;
 }
 
 interface SimSeq {
@@ -52,7 +62,8 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  * Cost-model engine with the Engine contract: no weights, no math, but real waiting time and
  * reproducible tokens. Calls are serialised like work on one device. Device KV is modelled with
  * the same block ledger as the reference engine — capacity, prefix-cache hits (only uncached
- * prompt tokens cost prefill time), preemption — just without the bytes. A sequence released
+ * prompt tokens cost prefill time), preemption — without device bytes; with `kvBytes` a whole
+ * chunk is regenerated from its tokens when exported, and restored KV is checked against them. A sequence released
  * while its step is in flight is left out of that step's outputs (cancellation wins over the result).
  */
 export class SimEngine implements Engine {
@@ -61,11 +72,13 @@ export class SimEngine implements Engine {
   private readonly cost: SimCostModel;
   private readonly eosProbability: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
   private readonly seqs = new Map<string, SimSeq>();
   private readonly ledgers = new Map<string, KvBlockLedger>();
   /** Per model, blocks it may grow to on a node budget (the sim has no tensor; this bounds lending). */
   private reserve?: Readonly<Record<string, number>>;
   private readonly chunkListeners = new Set<(e: EngineChunkEvent) => void>();
+  private readonly kvLayouts = new Map<string, SimKvLayout>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -83,12 +96,15 @@ export class SimEngine implements Engine {
     if (!(p >= 0 && p <= 1)) throw new RangeError(`sim engine: eosProbability must be in [0, 1], got ${p}`);
     this.eosProbability = p;
     this.sleep = options.sleep ?? realSleep;
+    this.now = options.now ?? (() => performance.now());
     const opt = options.kvBlocks ?? DEFAULT_SIM_KV_BLOCKS;
     const configs = this.modelInfos.map((m) => findSyntheticModel(m.id)!.config);
     const split = isDeviceKvBudget(opt) ? splitDeviceBudget(configs, opt, 2) : null;
     if (isDeviceKvBudget(opt)) this.reserve = budgetReserve(configs, opt, 2);
     if (!split && !(Number.isInteger(opt) && (opt as number) > 0)) throw new RangeError(`sim engine: kvBlocks must be a positive integer, got ${String(opt)}`);
     for (const m of this.modelInfos) {
+      const layout = simKvLayoutFor(options.kvBytes, m.id);
+      if (layout) this.kvLayouts.set(m.id, validateSimKvLayout(layout, `sim engine: kvBytes of ${m.id}`));
       const kvBlocks = split ? split[m.id]! : (opt as number);
       this.ledgers.set(
         m.id,
@@ -119,26 +135,44 @@ export class SimEngine implements Engine {
     return this.serial(async () => {
       const computed: number[] = [];
       const cached = new Map<string, number>();
+      const hits = new Map<string, number>();
       const admitted: string[] = [];
+      const restores: SimRestore[] = [];
+      let ok = false;
+      let blockedMs = 0;
       try {
         for (const input of batch) {
           const seq = this.admit(input);
           admitted.push(input.seqId);
           const hit = seq.salt === undefined ? 0 : seq.ledger.attachPrefix(input.seqId, input.tokens);
           seq.kvTokens.push(...input.tokens.slice(0, hit));
-          cached.set(input.seqId, hit);
-          computed.push(input.tokens.length - hit);
+          const restore = this.restoreOf(input, hit);
+          if (restore) restores.push(restore);
+          const from = restore?.plan.until ?? hit;
+          hits.set(input.seqId, hit);
+          cached.set(input.seqId, from);
+          // Only computed tokens cost prefill time; restored ones arrive over the pass.
+          computed.push(input.tokens.length - from);
         }
-        this.appendAll(batch.map((b) => ({ seqId: b.seqId, ids: b.tokens.slice(cached.get(b.seqId)!) })));
+        // Blocks of restored positions are named only once their bytes arrived and checked.
+        this.appendAll(
+          batch.map((b) => ({ seqId: b.seqId, ids: b.tokens.slice(hits.get(b.seqId)) })),
+          restores.length === 0,
+        );
+        const ms = prefillCostMs(this.cost, computed);
+        if (restores.length === 0) await this.wait(ms);
+        else blockedMs = await runRestoringPass(restores, ms, { now: this.now, sleep: this.sleep }, (id) => this.seqs.has(id));
+        const ids = batch.map((b) => b.seqId);
+        if (restores.length > 0) for (const id of ids) this.seqs.get(id)?.ledger.commit([id]);
+        this.options.onStep?.({ kind: 'prefill', seqIds: ids, costMs: ms });
+        ok = true;
+        return this.sample(ids).map((o) => ({ ...o, cachedTokens: cached.get(o.seqId)!, restoredTokens: cached.get(o.seqId)! - hits.get(o.seqId)! }));
       } catch (e) {
         for (const id of admitted) this.release(id);
         throw e;
+      } finally {
+        for (const r of restores) r.plan.done?.(ok, blockedMs);
       }
-      const ms = prefillCostMs(this.cost, computed);
-      await this.wait(ms);
-      const ids = batch.map((b) => b.seqId);
-      this.options.onStep?.({ kind: 'prefill', seqIds: ids, costMs: ms });
-      return this.sample(ids).map((o) => ({ ...o, cachedTokens: cached.get(o.seqId)! }));
     });
   }
 
@@ -197,13 +231,20 @@ export class SimEngine implements Engine {
     return () => this.chunkListeners.delete(listener);
   }
 
-  /** The sim keeps block accounting, not KV bytes: nothing to export (and `restore` plans are not asked). */
-  exportChunk(): undefined {
-    return undefined;
+  /**
+   * With `kvBytes`, the chunk's KV regenerated from the sequence's tokens (the sim keeps no device
+   * bytes; the copy handed out is real and is what the tiers and peers move). Undefined without
+   * `kvBytes`, or when the sequence's KV does not cover the chunk.
+   */
+  exportChunk(seqId: string, chunk: number): Float32Array | undefined {
+    const seq = this.seqs.get(seqId);
+    const layout = seq && this.kvLayouts.get(seq.model.id);
+    if (!seq || !layout || !Number.isInteger(chunk) || chunk < 0 || (chunk + 1) * CHUNK_TOKENS > seq.kvTokens.length) return undefined;
+    return chunkPayload(modelSeed(seq.model.id), seq.kvTokens, chunk, layout);
   }
 
-  kvLayout(): undefined {
-    return undefined;
+  kvLayout(model: string): SimKvLayout | undefined {
+    return this.kvLayouts.get(model);
   }
 
   /** Not serialised with steps: the node-manager preempts between iterations, never inside one. */
@@ -267,6 +308,18 @@ export class SimEngine implements Engine {
     for (const id of [...this.seqs.keys()]) this.release(id);
   }
 
+  /** The input's restore plan past the device hit, when its model keeps KV bytes; a plan ending out of range is refused. */
+  private restoreOf(input: PrefillInput, hit: number): SimRestore | undefined {
+    const layout = this.kvLayouts.get(input.model);
+    const plan: KvRestorePlan | undefined = layout ? input.restore?.(hit) : undefined;
+    if (!layout || !plan) return undefined;
+    if (!Number.isInteger(plan.until) || plan.until <= hit || plan.until >= input.tokens.length) {
+      plan.done?.(false, 0);
+      throw new MnemoError(ErrorCode.InvalidRequest, `restore of ${input.seqId} must end in (${hit}, ${input.tokens.length}), got ${plan.until}`);
+    }
+    return { seqId: input.seqId, plan, from: hit, layout, hashes: positionHashes(modelSeed(input.model), input.tokens, plan.until) };
+  }
+
   private admit(input: PrefillInput): SimSeq {
     const model = this.modelInfos.find((m) => m.id === input.model);
     if (!model) throw new MnemoError(ErrorCode.ModelNotFound, `model ${input.model} is not served by this engine`);
@@ -295,7 +348,7 @@ export class SimEngine implements Engine {
    * Appends token ids to sequences' modelled KV, all or nothing like the reference engine:
    * Overloaded when the available blocks do not cover the batch.
    */
-  private appendAll(items: ReadonlyArray<{ seqId: string; ids: readonly number[] }>): void {
+  private appendAll(items: ReadonlyArray<{ seqId: string; ids: readonly number[] }>, commit = true): void {
     const byLedger = new Map<KvBlockLedger, Array<{ seqId: string; tokens: number; ids: readonly number[] }>>();
     for (const it of items) {
       const { ledger } = this.seqs.get(it.seqId)!;
@@ -308,8 +361,9 @@ export class SimEngine implements Engine {
     }
     for (const [ledger, group] of byLedger) {
       ledger.append(group);
-      ledger.commit(group.map((g) => g.seqId));
+      // Tokens first: a chunk listener may export the chunk the commit names.
       for (const g of group) this.seqs.get(g.seqId)!.kvTokens.push(...g.ids);
+      if (commit) ledger.commit(group.map((g) => g.seqId));
     }
   }
 

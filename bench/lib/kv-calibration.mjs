@@ -1,0 +1,84 @@
+// Measures what moving one 256-token chunk of a sim node's KV costs on this machine: a pull from a
+// peer (its host-pool read, gRPC, CRC checks, the layer-wise import) and a restore from the local
+// host pool, each as the extra time to first token of a prefill on a node whose compute costs
+// nothing, over a baseline prompt of the same length that restores nothing. The multiround
+// benchmark hands these measured figures to the scheduler's cost model.
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
+import { decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, Subjects } from '@mnemo/proto';
+import { freePort } from '../../tools/infra/index.mjs';
+import { launch, ready, stop } from './services.mjs';
+import { tokenStream } from './token-stream.mjs';
+
+const TENANT = 'calibrate';
+const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+async function infer(nc, model, nodeId, tokens, kvSources = []) {
+  const stream = tokenStream(nc);
+  const request = {
+    requestId: `cal-${Math.random().toString(36).slice(2, 10)}`,
+    tenant: TENANT,
+    model,
+    tokens,
+    chunkKeys: chunkKeys(model, TENANT, tokens),
+    sampling: { temperature: 0, topP: 1, maxTokens: 1, seed: 1n },
+    replySubject: stream.inbox,
+    attempt: 1,
+    kvSources,
+  };
+  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(nodeInferSubject(nodeId), encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
+  if (reply.result.case !== 'nodeId') throw new Error(`calibration request not admitted: ${JSON.stringify(reply.result.value)}`);
+  const { ttftMs, cachedTokens } = await stream.finish();
+  return { ttftMs, cachedTokens };
+}
+
+/**
+ * Per-chunk ms of a peer pull and of a host-pool restore, medians over `reps` prompts of `chunks`
+ * chunks each, with the node environment `nodeEnv` (KV layout, pools) the benchmark's nodes use.
+ */
+export async function calibrateKvMoves({ natsUrl, model, nodeEnv, dataDir, chunks = 8, reps = 5 }) {
+  const length = chunks * CHUNK_TOKENS + 32;
+  // B's device holds one such prompt: the next one evicts it, so a repeat restores from B's host pool.
+  const bBlocks = String((length >> 4) + 8);
+  const zeroCost = { NODE_SIM_PREFILL_TOKEN_US: '0', NODE_SIM_DECODE_STEP_MS: '0', NODE_SIM_DECODE_SEQ_US: '0', NODE_SIM_DECODE_KCONTEXT_US: '0' };
+  const nodes = [];
+  for (const [id, blocks] of [['a', '2048'], ['b', bBlocks]]) {
+    const port = await freePort();
+    const nodeId = `calibrate-${id}`;
+    const env = { ...nodeEnv, ...zeroCost, NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(port), NODE_ID: nodeId, NODE_ENGINE: 'sim', NODE_MODELS: model, NODE_KV_BLOCKS: blocks, NODE_DATA_DIR: join(dataDir, nodeId) };
+    nodes.push({ nodeId, port, child: launch('node-manager', env) });
+  }
+  const nc = await connect({ servers: natsUrl });
+  try {
+    await Promise.all(nodes.map((n) => ready(n.port)));
+    const addresses = new Map();
+    for await (const m of nc.subscribe(Subjects.HEARTBEAT)) {
+      const hb = decodeMessage(HeartbeatSchema, m.data);
+      addresses.set(hb.nodeId, hb.grpcAddress);
+      if (nodes.every((n) => addresses.has(n.nodeId))) break;
+    }
+    const [a, b] = nodes.map((n) => n.nodeId);
+    await infer(nc, model, b, text(length, 999)); // warm-up: first gRPC connection, JIT
+    const peer = [];
+    const host = [];
+    for (let r = 0; r < reps; r++) {
+      const p = text(length, r);
+      await infer(nc, model, a, p);
+      const base = (await infer(nc, model, b, text(length, 100 + r))).ttftMs;
+      const pulled = await infer(nc, model, b, p, [{ nodeId: a, grpcAddress: addresses.get(a), chunkKeys: chunkKeys(model, TENANT, p) }]);
+      const base2 = (await infer(nc, model, b, text(length, 200 + r))).ttftMs; // evicts p from B's device
+      const restored = await infer(nc, model, b, p);
+      if (pulled.cachedTokens < chunks * CHUNK_TOKENS || restored.cachedTokens < (chunks - 1) * CHUNK_TOKENS) {
+        throw new Error(`calibration: expected ${chunks} chunks restored, got ${pulled.cachedTokens} (peer) and ${restored.cachedTokens} (host) tokens`);
+      }
+      peer.push(Math.max(0, pulled.ttftMs - base) / chunks);
+      host.push(Math.max(0, restored.ttftMs - base2) / (restored.cachedTokens / CHUNK_TOKENS));
+    }
+    return { peerPullMsPerChunk: median(peer), hostLoadMsPerChunk: median(host), samples: { peer, host }, chunks, reps };
+  } finally {
+    await nc.close();
+    await Promise.all(nodes.map((n) => stop(n.child)));
+  }
+}

@@ -1,0 +1,184 @@
+import { jest } from '@jest/globals';
+import { CHUNK_TOKENS, ErrorCode } from '@mnemo/kv-core';
+import type { EngineChunkEvent, KvRestorePlan, PrefillInput } from '../engine.interface.js';
+import { SimEngine, type SimStep } from './sim.engine.js';
+import { chunkPayload, modelSeed, type SimKvLayout } from './sim-kv.content.js';
+
+const layout: SimKvLayout = { layers: 4, rowElems: 8 };
+const model = 'mnemo-tiny';
+const sampling = { temperature: 0, topP: 1, seed: 1 };
+const zeroCost = { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0 };
+const prompt = Array.from({ length: 600 }, (_, i) => 32 + ((i * 7) % 90));
+const input = (seqId: string, extra: Partial<PrefillInput> = {}): PrefillInput => ({ seqId, model, tokens: prompt, sampling, cacheSalt: 't', ...extra });
+
+/** A restore plan over whole exported chunks (what the KV store's tiers hand back), layer by layer. */
+function planFrom(chunks: readonly Float32Array[], until: number, opts: { tamper?: (layer: number, data: Float32Array) => void } = {}) {
+  const calls = { loads: [] as number[], done: [] as Array<[boolean, number | undefined]> };
+  const stride = 2 * CHUNK_TOKENS * layout.rowElems;
+  const plan: KvRestorePlan = {
+    until,
+    load(layer) {
+      calls.loads.push(layer);
+      const out = new Float32Array(2 * until * layout.rowElems);
+      // [K|V][token][row] over the restored positions, from each chunk's [layer][K|V][token][row].
+      for (let kv = 0; kv < 2; kv++) {
+        for (let c = 0; c * CHUNK_TOKENS < until; c++) {
+          const n = Math.min(CHUNK_TOKENS, until - c * CHUNK_TOKENS);
+          const src = chunks[c]!.subarray(layer * stride + kv * CHUNK_TOKENS * layout.rowElems, layer * stride + (kv * CHUNK_TOKENS + n) * layout.rowElems);
+          out.set(src, (kv * until + c * CHUNK_TOKENS) * layout.rowElems);
+        }
+      }
+      opts.tamper?.(layer, out);
+      return Promise.resolve(out);
+    },
+    done: (ok, blocked) => void calls.done.push([ok, blocked]),
+  };
+  return { plan, calls };
+}
+
+/** Node A prefills the prompt and exports its two whole chunks, as the KV store does on `written`. */
+async function exportedChunks(): Promise<Float32Array[]> {
+  const a = new SimEngine({ cost: zeroCost, kvBytes: layout });
+  const written: EngineChunkEvent[] = [];
+  const payloads: Float32Array[] = [];
+  a.watchChunks((e) => {
+    written.push(e);
+    if (e.kind === 'written') payloads[e.chunk] = a.exportChunk(e.seqId, e.chunk)!;
+  });
+  await a.prefill([input('a')]);
+  expect(written.map((e) => e.kind === 'written' && e.chunk)).toEqual([0, 1]);
+  return payloads;
+}
+
+describe(`${SimEngine.name} with KV bytes`, () => {
+  it('keeps no KV bytes unless asked (existing sim uses are unchanged)', async () => {
+    const sut = new SimEngine({ cost: zeroCost });
+    const restore = jest.fn(() => undefined);
+    await sut.prefill([input('x', { restore })]);
+    expect(sut.kvLayout(model)).toBeUndefined();
+    expect(sut.exportChunk('x', 0)).toBeUndefined();
+    expect(restore).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['zero layers', { layers: 0, rowElems: 8 }],
+    ['fractional row', { layers: 4, rowElems: 1.5 }],
+  ])('refuses a layout with %s', (_n, bad) => {
+    expect(() => new SimEngine({ kvBytes: bad })).toThrow(RangeError);
+  });
+
+  it('exports chunks whose bytes depend on the whole token history, the position and the model', async () => {
+    const sut = new SimEngine({ cost: zeroCost, kvBytes: layout });
+    await sut.prefill([input('x')]);
+    const c0 = sut.exportChunk('x', 0)!;
+    expect(sut.kvLayout(model)).toEqual(layout);
+    expect(c0).toHaveLength(layout.layers * 2 * CHUNK_TOKENS * layout.rowElems);
+    expect(c0).toEqual(chunkPayload(modelSeed(model), prompt, 0, layout));
+    expect(sut.exportChunk('x', 2)).toBeUndefined(); // 600 tokens: chunk 2 is not whole
+    const otherHistory = [99, ...prompt.slice(1)];
+    expect(chunkPayload(modelSeed(model), otherHistory, 1, layout)).not.toEqual(sut.exportChunk('x', 1));
+    expect(chunkPayload(modelSeed('mnemo-small'), prompt, 0, layout)).not.toEqual(c0);
+  });
+
+  it('restores a prefix exported by another engine: same token, the restored chunks export identically', async () => {
+    const chunks = await exportedChunks();
+    const fresh = await new SimEngine({ cost: zeroCost, kvBytes: layout }).prefill([input('ref')]);
+    const sut = new SimEngine({ cost: zeroCost, kvBytes: layout });
+    const { plan, calls } = planFrom(chunks, 512);
+    const [out] = await sut.prefill([input('b', { restore: (device) => (device === 0 ? plan : undefined) })]);
+    expect(out).toMatchObject({ token: fresh[0]!.token, cachedTokens: 512, restoredTokens: 512 });
+    expect(calls.loads).toEqual([0, 1, 2, 3]);
+    expect(calls.done).toEqual([[true, expect.any(Number)]]);
+    expect(sut.exportChunk('b', 0)).toEqual(chunks[0]);
+    expect(sut.exportChunk('b', 1)).toEqual(chunks[1]);
+    // The restored blocks are device-cached now: the next turn attaches them.
+    expect(sut.cachedTokens(input('c'))).toBe(592);
+  });
+
+  it.each([
+    ['one flipped bit', (layer: number, d: Float32Array) => layer === 2 && (new Uint32Array(d.buffer)[100]! ^= 1)],
+    ['another history', (layer: number, d: Float32Array) => layer === 0 && d.set(chunkPayload(modelSeed(model), [1, ...prompt.slice(1)], 0, layout).subarray(0, 10))],
+  ])('fails the prefill with data_loss on a restore with %s, keeps nothing, and recomputes after', async (_n, tamper) => {
+    const chunks = await exportedChunks();
+    const sut = new SimEngine({ cost: zeroCost, kvBytes: layout });
+    const { plan, calls } = planFrom(chunks, 512, { tamper });
+    await expect(sut.prefill([input('b', { restore: () => plan })])).rejects.toMatchObject({ code: ErrorCode.DataLoss });
+    expect(calls.done).toEqual([[false, expect.any(Number)]]);
+    expect(sut.activeSequences).toBe(0);
+    expect(sut.cachedTokens(input('c'))).toBe(0); // nothing of the failed restore is served as cached
+    const [retry] = await sut.prefill([input('b')]);
+    expect(retry).toMatchObject({ cachedTokens: 0, restoredTokens: 0 });
+  });
+
+  it('refuses a plan that ends outside (device prefix, prompt end) and tells the plan', async () => {
+    const sut = new SimEngine({ cost: zeroCost, kvBytes: layout });
+    const { plan, calls } = planFrom([], 600);
+    await expect(sut.prefill([input('b', { restore: () => plan })])).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
+    expect(calls.done).toEqual([[false, 0]]);
+    expect(sut.activeSequences).toBe(0);
+  });
+
+  it('charges prefill time only for the tokens it computes', async () => {
+    const chunks = await exportedChunks();
+    let t = 0;
+    const steps: SimStep[] = [];
+    const cost = { ...zeroCost, prefillPerTokenMs: 1 };
+    const sut = new SimEngine({ cost, kvBytes: layout, now: () => t, sleep: async (ms) => void (t += ms), onStep: (s) => steps.push(s) });
+    await sut.prefill([input('b', { restore: () => planFrom(chunks, 512).plan })]);
+    expect(t).toBe(600 - 512);
+    await sut.prefill([{ ...input('c'), cacheSalt: 'other' }]);
+    expect(steps.map((s) => s.costMs)).toEqual([88, 600]);
+  });
+
+  describe('overlap of loads with the modelled compute', () => {
+    // 4 layers of 40 ms modelled compute each (160 tokens computed at 1 ms per token), on a virtual clock.
+    const cost = { ...zeroCost, prefillPerTokenMs: 1 };
+    const tokens = [...prompt.slice(0, 512), ...Array.from({ length: 160 }, (_, i) => 40 + (i % 50))];
+
+    /** A discrete-event clock: sleeps wake in time order, each once everything runnable before it has run. */
+    function virtualClock() {
+      let t = 0;
+      const timers: Array<{ at: number; wake: () => void }> = [];
+      const sleep = (ms: number) => new Promise<void>((wake) => timers.push({ at: t + ms, wake }));
+      const settle = () => new Promise<void>((r) => setImmediate(r));
+      async function run<T>(p: Promise<T>): Promise<T> {
+        let done = false;
+        void p.finally(() => (done = true)).catch(() => undefined);
+        for (;;) {
+          await settle();
+          if (done) return p;
+          timers.sort((a, b) => a.at - b.at);
+          const next = timers.shift();
+          if (!next) throw new Error('virtual clock: nothing left to wake');
+          t = next.at;
+          next.wake();
+        }
+      }
+      return { now: () => t, sleep, run };
+    }
+
+    async function passWith(loadMs: number): Promise<{ blocked: number; total: number }> {
+      const chunks = await exportedChunks();
+      const clock = virtualClock();
+      const sut = new SimEngine({ cost, kvBytes: layout, now: clock.now, sleep: clock.sleep });
+      const { plan, calls } = planFrom(chunks, 512);
+      const load = plan.load.bind(plan);
+      const slow: KvRestorePlan = { ...plan, load: async (l) => (await clock.sleep(loadMs), load(l)) };
+      await clock.run(sut.prefill([{ ...input('b'), tokens, restore: () => slow }]));
+      return { blocked: calls.done[0]![1]!, total: clock.now() };
+    }
+
+    it('blocks only on the first layer when loads are shorter than a layer of compute', async () => {
+      expect(await passWith(5)).toEqual({ blocked: 5, total: 5 + 160 });
+    });
+
+    it('blocks for what loads outlast the compute they overlap', async () => {
+      // 4 loads of 90 ms, the last 3 each overlapping 40 ms of compute: 90 + 3 × 50 blocked, then layer 3's compute.
+      expect(await passWith(90)).toEqual({ blocked: 90 + 3 * 50, total: 4 * 90 + 40 });
+    });
+
+    it('never blocks past the first layer when loads take exactly a layer of compute', async () => {
+      expect(await passWith(40)).toEqual({ blocked: 40, total: 40 + 160 });
+    });
+  });
+});
