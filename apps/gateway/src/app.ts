@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { connectNats, JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import { connectNats, JsonLogger, outlastClientKeepAlive, ServiceMetrics } from '@mnemo/service-kit';
 import { AdvisoriesGrpcController } from './advisories/advisories.grpc.controller.js';
 import { AppModule } from './app.module.js';
 import { InferGrpcController } from './completions/infer.grpc.controller.js';
@@ -47,6 +47,7 @@ export async function startGateway(env: Record<string, string | undefined>): Pro
     app.getHttpAdapter().getInstance().disable('x-powered-by');
     app.useBodyParser('json', { limit: config.maxBodyBytes, type: () => true });
     await app.listen(config.port, config.host);
+    outlastClientKeepAlive(app.getHttpServer() as Server);
     const httpPort = ((app.getHttpServer() as Server).address() as AddressInfo).port;
     grpc = new GatewayGrpcServer(app.get(InferGrpcController), app.get(AdvisoriesGrpcController));
     const grpcPort = await grpc.listen(config.host, config.grpcPort);

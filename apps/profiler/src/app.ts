@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
+import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, outlastClientKeepAlive, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { loadProfilerConfig } from './config/profiler.config.js';
 
@@ -43,6 +43,7 @@ export async function startProfiler(env: Readonly<Record<string, string | undefi
     await app.close();
     throw e;
   }
+  outlastClientKeepAlive(app.getHttpServer() as Server);
   const httpPort = ((app.getHttpServer() as Server).address() as AddressInfo).port;
   const endpoints = app.get(NatsEndpoints);
   const ops = new OpsServer(metrics, () => endpoints.listening);

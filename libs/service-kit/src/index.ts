@@ -2,6 +2,7 @@ export * from './config.loader.js';
 export * from './json.logger.js';
 export * from './metrics.registry.js';
 export * from './ops.server.js';
+export * from './http.keep-alive.js';
 export * from './clock.port.js';
 export * from './repeating.task.js';
 export * from './nats/nats.connection.js';

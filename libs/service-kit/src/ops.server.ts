@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { outlastClientKeepAlive } from './http.keep-alive.js';
 import type { AddressInfo } from 'node:net';
 import type { ServiceMetrics } from './metrics.registry.js';
 
@@ -34,6 +35,7 @@ export class OpsServer {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
       }
     });
+    outlastClientKeepAlive(server);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

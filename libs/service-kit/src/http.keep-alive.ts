@@ -1,0 +1,15 @@
+import type { Server } from 'node:http';
+
+/**
+ * How long an idle keep-alive connection stays open on our HTTP servers. Longer than clients
+ * keep theirs (fetch/undici about 4 s, SDKs and proxies up to 60 s), so the client always
+ * closes first: with Node's default of 5 s a client that reuses a pooled socket just as the
+ * server closes it gets ECONNRESET on a request that never arrived.
+ */
+export const SERVER_KEEP_ALIVE_MS = 65_000;
+
+export function outlastClientKeepAlive(server: Server): void {
+  server.keepAliveTimeout = SERVER_KEEP_ALIVE_MS;
+  // Must exceed keepAliveTimeout, or a slow request's headers on a reused socket time out first.
+  server.headersTimeout = SERVER_KEEP_ALIVE_MS + 1000;
+}
