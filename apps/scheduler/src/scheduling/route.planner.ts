@@ -53,7 +53,7 @@ export class RoutePlanner {
     const routed = route(
       this.policy,
       nodes,
-      { model: request.model, chunkKeys: keys.chunkKeys, prefixes: keys.prefixes, sessionHome: session?.nodeId, reservedNode: reservation?.nodeId },
+      { model: request.model, chunkKeys: keys.chunkKeys, prefixes: keys.prefixes, sessionHome: session?.nodeId, reservedNode: reservation?.nodeId, promptTokens: request.tokens.length },
       this.costs,
     );
     if (!routed) return null;

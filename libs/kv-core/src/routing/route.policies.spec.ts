@@ -52,6 +52,11 @@ describe(route.name, () => {
     // a: 20·3 + 0 = 60; b: 0 + 64 = 64 (peer fetch off) → a; at running 4: 80 vs 64 → b
     ['symphony: queue long enough → recompute elsewhere', 'symphony', [node('a', { running: 4 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }), 'b', 'cheapest'],
     // a holds on SSD: 4·6 = 24 + 0; b holds on host: 4·2 = 8 + 20·0.5 reservation = 18 → b
+    // 4 chunks + 128 tail tokens. a (home): 20·1 + 0 = 20; b: 0 + 4·3 (peer) + 0.5·16 (tail only a holds) = 20 → tie → b (less loaded);
+    // with a 192-token tail b pays 12 + 12 = 24 > 20 → a
+    ['symphony: a partial-chunk tail only the home holds tips a close call home', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }), 'a', 'cheapest'],
+    ['symphony: a short tail does not outweigh a clearly shorter queue', 'symphony', [node('a', { running: 2 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }), 'b', 'cheapest'],
+    ['symphony: a dead home charges nobody the tail', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'gone', promptTokens: 4 * 256 + 192 }), 'b', 'cheapest'],
     ['symphony: tier-aware: host beats SSD', 'symphony', [node('a'), node('b', { reservations: 1 })], req({ prefixes: [held('a', 'ssd', 'ssd', 'ssd', 'ssd'), held('b', 'host', 'host', 'host', 'host')] }), 'b', 'cheapest'],
   ])('%s', (name, policy, nodes, request, expected, reason) => {
     const noPeer = name.includes('without peer fetch') || name.includes('queue long enough');

@@ -1,4 +1,5 @@
 import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
+import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
 import { loadScore } from './least-loaded.policy.js';
 import type { KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, RoutingCosts, RoutingPolicyName } from './route.types.js';
 
@@ -16,7 +17,8 @@ export function reservedLoad(n: RouteCandidate, costs: RoutingCosts): number {
  * - `prefix-affinity` (llm-d / Dynamo KV-router style): the longest cached prefix wins, load
  *   only breaks ties; a prompt everyone shares therefore pins traffic to its first holder.
  * - `symphony`: a live reservation is honoured; otherwise each node's estimated time to first
- *   token — its queue, plus per chunk the cheapest of a local tier, a peer fetch or recomputing —
+ *   token — its queue, plus per chunk the cheapest of a local tier, a peer fetch or recomputing,
+ *   plus, away from the session's home, recomputing the partial last chunk only the home holds —
  *   is compared, so KV placement only wins while it saves more than the extra queueing costs.
  */
 export function route(policy: RoutingPolicyName, nodes: readonly RouteCandidate[], req: RouteRequest, costs: RoutingCosts): RouteDecision | null {
@@ -46,17 +48,29 @@ export function route(policy: RoutingPolicyName, nodes: readonly RouteCandidate[
 function symphony(serving: readonly RouteCandidate[], req: RouteRequest, costs: RoutingCosts): RouteDecision {
   const reserved = serving.find((n) => n.nodeId === req.reservedNode);
   const prefixes = new Map(req.prefixes.map((p) => [p.nodeId, p]));
-  if (reserved) return { nodeId: reserved.nodeId, reason: 'reservation', kvSources: sourcesFor(reserved.nodeId, req, prefixes, costs), estimateMs: estimate(reserved, req, prefixes, costs) };
-  const best = pick(serving, (n) => estimate(n, req, prefixes, costs), costs);
-  return { nodeId: best.nodeId, reason: 'cheapest', kvSources: sourcesFor(best.nodeId, req, prefixes, costs), estimateMs: estimate(best, req, prefixes, costs) };
+  const homeAlive = serving.some((n) => n.nodeId === req.sessionHome);
+  const cost = (n: RouteCandidate) => estimate(n, req, prefixes, costs, homeAlive);
+  if (reserved) return { nodeId: reserved.nodeId, reason: 'reservation', kvSources: sourcesFor(reserved.nodeId, req, prefixes, costs), estimateMs: cost(reserved) };
+  const best = pick(serving, cost, costs);
+  return { nodeId: best.nodeId, reason: 'cheapest', kvSources: sourcesFor(best.nodeId, req, prefixes, costs), estimateMs: cost(best) };
 }
 
-/** Estimated time to first token on `n`: its queue plus, per chunk, the cheapest way to have its KV. */
-export function estimate(n: RouteCandidate, req: RouteRequest, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts): number {
+/**
+ * Estimated time to first token on `n`: its queue plus, per chunk, the cheapest way to have its
+ * KV, plus — on any node but a live session home — recomputing the tokens past the last whole
+ * chunk (they move with no chunk, so only the home can have them cached).
+ */
+export function estimate(n: RouteCandidate, req: RouteRequest, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts, homeAlive = true): number {
   let ms = costs.queueMsPerRequest * reservedLoad(n, costs);
   const local = prefixes.get(n.nodeId);
   for (let i = 0; i < req.chunkKeys.length; i++) ms += chunkCost(i, n.nodeId, local, prefixes, costs);
+  if (homeAlive && req.sessionHome !== undefined && n.nodeId !== req.sessionHome) ms += (tailTokens(req) / CHUNK_TOKENS) * costs.recomputeMsPerChunk;
   return ms;
+}
+
+/** Prompt tokens past the last whole chunk (0 when the prompt length is not known). */
+function tailTokens(req: RouteRequest): number {
+  return req.promptTokens === undefined ? 0 : Math.max(0, req.promptTokens - req.chunkKeys.length * CHUNK_TOKENS);
 }
 
 function chunkCost(i: number, nodeId: string, local: NodePrefix | undefined, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts): number {

@@ -20,6 +20,12 @@ export interface RouteRequest {
   readonly prefixes: readonly NodePrefix[];
   /** The node the session's previous request ran on, if known. */
   readonly sessionHome?: string;
+  /**
+   * Prompt length in tokens, when known. The tokens past the last whole chunk have no chunk key,
+   * so no other node can be sent them; only the session's home may still hold them (its device
+   * prefix cache keeps 16-token blocks).
+   */
+  readonly promptTokens?: number;
   /** The node a live advisory reserved for this session, if any. */
   readonly reservedNode?: string;
 }
