@@ -9,7 +9,7 @@
 // Keys: per pair and scenario (restart, peer) the medians and speedups; top level: the primary
 // pair's restart and peer speedups with the E cache and without. Writes bench/results/droidspeak-e-cache.json.
 // Run: npm run bench -- droidspeak-e-cache [--quick]   (after npx tsc -b and npm run bench -- droidspeak)
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,7 @@ import { ChunkPeerClient } from '../apps/node-manager/dist/peers/chunk-peer.clie
 import { PeerAwarePromptStore } from '../apps/node-manager/dist/peers/peer-aware.prompt-store.js';
 import { ChunkTransferGrpcServer } from '../apps/node-manager/dist/chunks/chunk-transfer.grpc-server.js';
 import { FetchChunksUseCase } from '../apps/node-manager/dist/chunks/fetch-chunks.use-case.js';
+import { loadProfiledPlans } from './lib/profiled-plans.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -30,12 +31,7 @@ const RUN = quick ? { prompts: 2, tokens: 300, reps: 1 } : { prompts: 4, tokens:
 const CHUNK = 256;
 const SALT = 'bench';
 
-const source = join(root, 'bench/results/droidspeak.json');
-if (!existsSync(source)) {
-  console.error('needs bench/results/droidspeak.json (the profiler-chosen plans): run `npm run bench -- droidspeak` first');
-  process.exit(2);
-}
-const profiled = JSON.parse(readFileSync(source, 'utf8'));
+const profiled = loadProfiledPlans(root);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 let seq = 0;

@@ -11,11 +11,12 @@
 // Keys: prefill_speedup_at_1pct, quality_loss (with the E cache, primary pair),
 // prefill_speedup_without_e_cache, quality_loss_without_e_cache; per pair under `pairs`. Writes bench/results/droidspeak-node.{json,svg}.
 // Run: npm run bench -- droidspeak-node [--quick]   (after npx tsc -b and npm run bench -- droidspeak)
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PairEvaluator, ReferenceEngine, syntheticPrompts } from '@mnemo/engine';
 import { recomputedLayers, withoutTransition } from '@mnemo/kv-core';
+import { loadProfiledPlans } from './lib/profiled-plans.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -23,12 +24,7 @@ const GREEDY = { temperature: 0, topP: 1, seed: 0 };
 const RUN = quick ? { prompts: 2, tokens: 300, continuation: 8, reps: 1 } : { prompts: 4, tokens: 576, continuation: 16, reps: 5 };
 const CHUNK = 256;
 
-const source = join(root, 'bench/results/droidspeak.json');
-if (!existsSync(source)) {
-  console.error('needs bench/results/droidspeak.json (the profiler-chosen plans): run `npm run bench -- droidspeak` first');
-  process.exit(2);
-}
-const profiled = JSON.parse(readFileSync(source, 'utf8'));
+const profiled = loadProfiledPlans(root);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 let seq = 0;

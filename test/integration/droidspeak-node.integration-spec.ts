@@ -4,10 +4,11 @@
 // partial prefill in this process.
 import { chunkKeys, eCacheKeys, planReuse, withoutTransition, type ReusePattern } from '@mnemo/kv-core';
 import { ReferenceEngine } from '@mnemo/engine';
-import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects, type KvEvent, type KvReuse } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, Subjects, type KvEvent, type KvReuse } from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { DEFAULT_TENANT } from '../../apps/gateway/src/auth/api-key.authenticator.js';
+import { profilePair } from './profiler-job.js';
 import { Cluster, scrape } from './cluster.js';
 import { dispatch, type DirectResult } from './direct-dispatch.js';
 
@@ -108,26 +109,8 @@ describe('DroidSpeak cross-model reuse on a node', () => {
     await profile(BASE, DERIVED, 4);
   }, 300_000);
 
-  /** Registers the pair with the real profiler and runs a small profiling job to the end. */
-  async function profile(base: string, derived: string, layers: number): Promise<void> {
-    const reg = (init: Record<string, unknown>) => cluster.nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
-    await reg({ id: base, architecture: 'mnemo-llama', numLayers: layers });
-    await reg({ id: derived, architecture: 'mnemo-llama', numLayers: layers, baseModelId: base });
-    await cluster.nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));
-    const api = `http://127.0.0.1:${profiler.httpPort}`;
-    const res = await fetch(`${api}/v1/profiler/jobs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ base, derived, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } }),
-    });
-    const { id } = (await res.json()) as { id: string };
-    for (;;) {
-      const j = (await (await fetch(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
-      if (j.status === 'done') return;
-      if (j.status === 'failed') throw new Error(j.error ?? 'profiling job failed');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  /** Registers the pair with the real profiler and runs a small job to the end (the scheduler hears its FrontierUpdated). */
+  const profile = (base: string, derived: string, layers: number) => profilePair(cluster.nc, profiler.httpPort, base, derived, layers);
   afterAll(async () => {
     await cluster?.stop();
     await profiler?.stop();

@@ -3,9 +3,10 @@
 // a node that holds nothing of the prompt fetches the base's KV from the peer and reuses it.
 // Real profiler (Postgres), NATS, scheduler and two reference-engine nodes.
 import { chunkKeys, eCacheKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects, type KvEvent } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, Subjects, type KvEvent } from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import { profilePair } from './profiler-job.js';
 import { Cluster, scrape, type InferenceRun } from './cluster.js';
 import { dispatch, keepBusy } from './direct-dispatch.js';
 
@@ -43,25 +44,7 @@ describe('DroidSpeak routing on the base model’s KV', () => {
   });
 
   /** Registers the pair with the real profiler and runs a small job to the end (the scheduler hears its FrontierUpdated). */
-  async function profile(base: string, derived: string, layers: number): Promise<void> {
-    const reg = (init: Record<string, unknown>) => cluster.nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
-    await reg({ id: base, architecture: 'mnemo-llama', numLayers: layers });
-    await reg({ id: derived, architecture: 'mnemo-llama', numLayers: layers, baseModelId: base });
-    await cluster.nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));
-    const api = `http://127.0.0.1:${profiler.httpPort}`;
-    const res = await fetch(`${api}/v1/profiler/jobs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ base, derived, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } }),
-    });
-    const { id } = (await res.json()) as { id: string };
-    for (;;) {
-      const j = (await (await fetch(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
-      if (j.status === 'done') return;
-      if (j.status === 'failed') throw new Error(j.error ?? 'profiling job failed');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const profile = (base: string, derived: string, layers: number) => profilePair(cluster.nc, profiler.httpPort, base, derived, layers);
 
   /** The base's chunk of `prompt` on the node's host pool, as the KV events (which the scheduler hears too) report. */
   async function cacheOn(node: NodeManagerHandle, prompt: number[], base = BASE): Promise<void> {

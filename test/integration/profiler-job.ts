@@ -1,0 +1,24 @@
+// Profiling a (base → derived) pair end to end for the DroidSpeak specs: register both models and
+// the pair with the real profiler over NATS, run a small job over its REST API, wait for the end.
+import type { NatsConnection } from '@nats-io/transport-node';
+import { encodeMessage, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
+
+export async function profilePair(nc: NatsConnection, profilerHttpPort: number, base: string, derived: string, layers: number): Promise<void> {
+  const reg = (init: Record<string, unknown>) => nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
+  await reg({ id: base, architecture: 'mnemo-llama', numLayers: layers });
+  await reg({ id: derived, architecture: 'mnemo-llama', numLayers: layers, baseModelId: base });
+  await nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));
+  const api = `http://127.0.0.1:${profilerHttpPort}`;
+  const res = await fetch(`${api}/v1/profiler/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ base, derived, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } }),
+  });
+  const { id } = (await res.json()) as { id: string };
+  for (;;) {
+    const j = (await (await fetch(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
+    if (j.status === 'done') return;
+    if (j.status === 'failed') throw new Error(j.error ?? 'profiling job failed');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
