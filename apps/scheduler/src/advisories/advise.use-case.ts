@@ -57,7 +57,7 @@ export class AdviseUseCase {
     const candidates = this.registry.all().map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now) }));
     const prefixes = this.directory.prefixes(session.chunkKeys);
     const costs = routingCosts(this.config);
-    const choice = route(this.policy, candidates, { model: cmd.model, chunkKeys: session.chunkKeys, prefixes, sessionHome: session.nodeId }, costs);
+    const choice = route(this.policy, candidates, { model: cmd.model, chunkKeys: session.chunkKeys, prefixes, sessionHome: session.nodeId, promptTokens: session.promptTokens }, costs);
     if (!choice) throw new MnemoError(candidates.length === 0 ? ErrorCode.NoNodeAvailable : ErrorCode.ModelNotFound, `no live node serves model ${cmd.model}`);
     const arrival = cmd.expectedArrivalUnixMs > 0 ? Math.min(Math.max(cmd.expectedArrivalUnixMs, now), now + this.config.SCHEDULER_ADVISORY_MAX_AHEAD_MS!) : now;
     const reservation: Reservation = {

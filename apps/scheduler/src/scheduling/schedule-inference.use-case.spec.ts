@@ -179,7 +179,7 @@ describe(ScheduleInferenceUseCase.name, () => {
     it('remembers the session on the node that admitted it, and sticky sends its next request there', async () => {
       const { sut, sessions, registry } = setup([node('a'), node('b')], {}, 'sticky');
       await sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })));
-      expect(sessions.get('t', 's1')).toMatchObject({ nodeId: 'a', requests: 1 });
+      expect(sessions.get('t', 's1')).toMatchObject({ nodeId: 'a', requests: 1, promptTokens: 2 });
       registry.addPending('a', 5);
       await expect(sut.execute(new ScheduleInferenceCommand(request({ requestId: 'r2', tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: 'a' });
     });

@@ -72,7 +72,7 @@ export class ScheduleInferenceUseCase {
       switch (outcome.kind) {
         case 'admitted':
           if (request.sessionId) {
-            this.sessions.record({ tenant: request.tenant, sessionId: request.sessionId, model: request.model, nodeId: node.nodeId, chunkKeys: request.chunkKeys, lastUsedMs: this.clock.unixMs() });
+            this.sessions.record({ tenant: request.tenant, sessionId: request.sessionId, model: request.model, nodeId: node.nodeId, chunkKeys: request.chunkKeys, promptTokens: request.tokens.length, lastUsedMs: this.clock.unixMs() });
           }
           if (node.reservation) this.useReservation(node.reservation, node.nodeId);
           return { nodeId: node.nodeId, attempt };

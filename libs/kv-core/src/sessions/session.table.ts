@@ -7,6 +7,8 @@ export interface SessionRecord {
   readonly nodeId: string;
   /** Chunk keys of the last request's prompt: what an advisory asks a node to prefetch. */
   readonly chunkKeys: readonly string[];
+  /** Prompt length of the last request in tokens (routing prices the part past its whole chunks). */
+  readonly promptTokens?: number;
   readonly requests: number;
   readonly lastUsedMs: number;
 }
