@@ -162,7 +162,7 @@ for (const p of pairs) {
 }
 const primary = rows.at(-1);
 const result = {
-  benchmark: 'droid',
+  benchmark: 'droidspeak-e-cache',
   quick,
   engine: 'reference (CPU backend, fp32)',
   baseline: "the derived model's own full prefill of the same prompt; and the plan widened to (0, 0, r2) as it ran before E caches were stored",
