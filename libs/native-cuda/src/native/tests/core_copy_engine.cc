@@ -10,16 +10,12 @@
 #include "core/copy_engine.h"
 #include "core/task_queue.h"
 #include "tests/check.h"
+#include "tests/random_bytes.h"
 
 namespace mnemo {
 namespace {
 
-std::vector<uint8_t> Pattern(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<uint8_t> v(n);
-  for (auto& b : v) b = static_cast<uint8_t>(rng());
-  return v;
-}
+using test::RandomBytes;
 
 CopyBuffer View(std::vector<uint8_t>& v) { return {v.data(), v.size()}; }
 
@@ -71,7 +67,7 @@ struct Latch {
 
 MNEMO_TEST(copy_engine, copies_thousands_of_ranges_synchronously) {
   const size_t blocks = 4096, block = 64;
-  auto src = Pattern(blocks * block, 1);
+  auto src = RandomBytes(blocks * block, 1);
   std::vector<uint8_t> dst(blocks * block, 0xAB);
   Scatter s = MakeScatter(src, dst, blocks, block, 2);
   CHECK(CopyEngine::CopySync(s.batch).ok());
@@ -83,7 +79,7 @@ MNEMO_TEST(copy_engine, copies_thousands_of_ranges_on_the_pool) {
   // A small minimum shard forces the batch across every thread.
   CopyEngine sut(pool, 1024);
   const size_t blocks = 8192, block = 256;
-  auto src = Pattern(blocks * block, 3);
+  auto src = RandomBytes(blocks * block, 3);
   std::vector<uint8_t> dst(blocks * block, 0);
   Scatter s = MakeScatter(src, dst, blocks, block, 4);
   Latch latch;
@@ -101,7 +97,7 @@ MNEMO_TEST(copy_engine, concurrent_batches_all_complete) {
   srcs.reserve(kBatches);
   dsts.reserve(kBatches);
   for (int b = 0; b < kBatches; ++b) {
-    srcs.push_back(Pattern(512 * 128, 100 + b));
+    srcs.push_back(RandomBytes(512 * 128, 100 + b));
     dsts.emplace_back(512 * 128, 0);
     scatters.push_back(MakeScatter(srcs.back(), dsts.back(), 512, 128, 200 + b));
   }
@@ -124,7 +120,7 @@ MNEMO_TEST(copy_engine, empty_batch_completes_on_the_pool) {
 }
 
 MNEMO_TEST(copy_engine, one_huge_range_is_split_across_shards) {
-  std::vector<uint8_t> src = Pattern(1 << 20, 5), dst(1 << 20, 0);
+  std::vector<uint8_t> src = RandomBytes(1 << 20, 5), dst(1 << 20, 0);
   CopyBatch batch{{View(src), View(dst)}, {{0, 0, 1, 0, 1 << 20}}};
   const auto shards = PlanCopyShards(batch, 4, 1024);
   CHECK_EQ(shards.size(), size_t{4});
@@ -242,7 +238,7 @@ MNEMO_TEST(copy_engine, submit_after_pool_shutdown_is_closed) {
 MNEMO_TEST(copy_engine, shutdown_finishes_in_flight_batches) {
   auto pool = std::make_unique<TaskQueue>(2);
   CopyEngine sut(*pool, 1024);
-  std::vector<uint8_t> src = Pattern(1 << 22, 9), dst(1 << 22, 0);
+  std::vector<uint8_t> src = RandomBytes(1 << 22, 9), dst(1 << 22, 0);
   Latch latch;
   CHECK(sut.Submit(CopyBatch{{View(src), View(dst)}, {{0, 0, 1, 0, 1 << 22}}}, latch.Callback()).ok());
   pool->Shutdown();  // drains: the batch must be complete when this returns

@@ -10,16 +10,12 @@
 #include "core/crc32c.h"
 #include "core/crc32c_fold.h"
 #include "tests/check.h"
+#include "tests/random_bytes.h"
 
 namespace mnemo {
 namespace {
 
-std::vector<uint8_t> RandomBytes(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<uint8_t> v(n);
-  for (auto& b : v) b = static_cast<uint8_t>(rng());
-  return v;
-}
+using test::RandomBytes;
 
 MNEMO_TEST(crc32c_fold, known_answers) {
   if (!Crc32cFoldAvailable()) SKIP("no AVX-512 VPCLMULQDQ on this CPU");
