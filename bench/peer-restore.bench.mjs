@@ -15,10 +15,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, Subjects } from '@mnemo/proto';
+import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
 import { freePort, startNats } from '../tools/infra/index.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
-import { tokenStream } from './lib/token-stream.mjs';
+import { inferOnNode } from './lib/node-infer.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -37,21 +37,7 @@ async function metric(port, name) {
 }
 
 async function infer(nc, nodeId, tokens, kvSources = []) {
-  const stream = tokenStream(nc);
-  const request = {
-    requestId: `pr-${Math.random().toString(36).slice(2, 10)}`,
-    tenant: TENANT,
-    model: MODEL,
-    tokens,
-    chunkKeys: chunkKeys(MODEL, TENANT, tokens),
-    sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n },
-    replySubject: stream.inbox,
-    attempt: 1,
-    kvSources,
-  };
-  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(nodeInferSubject(nodeId), encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
-  if (reply.result.case !== 'nodeId') throw new Error(`not admitted: ${JSON.stringify(reply.result.value)}`);
-  const { ttftMs, cachedTokens, tokens: generated } = await stream.finish();
+  const { ttftMs, cachedTokens, tokens: generated } = await inferOnNode(nc, nodeId, { model: MODEL, tenant: TENANT, tokens, maxTokens: 4, kvSources, idPrefix: 'pr' });
   return { ttftMs, cached: cachedTokens, tokens: generated };
 }
 

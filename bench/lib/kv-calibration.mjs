@@ -6,33 +6,16 @@
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, Subjects } from '@mnemo/proto';
+import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
 import { freePort } from '../../tools/infra/index.mjs';
 import { launch, ready, stop } from './services.mjs';
-import { tokenStream } from './token-stream.mjs';
+import { inferOnNode } from './node-infer.mjs';
 
 const TENANT = 'calibrate';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-async function infer(nc, model, nodeId, tokens, kvSources = []) {
-  const stream = tokenStream(nc);
-  const request = {
-    requestId: `cal-${Math.random().toString(36).slice(2, 10)}`,
-    tenant: TENANT,
-    model,
-    tokens,
-    chunkKeys: chunkKeys(model, TENANT, tokens),
-    sampling: { temperature: 0, topP: 1, maxTokens: 1, seed: 1n },
-    replySubject: stream.inbox,
-    attempt: 1,
-    kvSources,
-  };
-  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(nodeInferSubject(nodeId), encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
-  if (reply.result.case !== 'nodeId') throw new Error(`calibration request not admitted: ${JSON.stringify(reply.result.value)}`);
-  const { ttftMs, cachedTokens } = await stream.finish();
-  return { ttftMs, cachedTokens };
-}
+const infer = (nc, model, nodeId, tokens, kvSources = []) => inferOnNode(nc, nodeId, { model, tenant: TENANT, tokens, maxTokens: 1, kvSources, idPrefix: 'calibration' });
 
 /**
  * Per-chunk ms of a peer pull and of a host-pool restore, medians over `reps` prompts of `chunks`
