@@ -13,23 +13,28 @@ export interface DirectResult {
 
 export type KvSourceInit = { nodeId: string; grpcAddress: string; chunkKeys: string[] };
 
+/** A greedy request of tenant `itest`, encoded for a node's inbox. */
+function greedyRequest(r: { requestId: string; model: string; tokens: number[]; maxTokens: number; replySubject: string; kvSources?: KvSourceInit[] }): Uint8Array {
+  return encodeMessage(InferenceRequestSchema, {
+    requestId: r.requestId,
+    tenant: 'itest',
+    model: r.model,
+    tokens: r.tokens,
+    chunkKeys: chunkKeys(r.model, 'itest', r.tokens),
+    sampling: { temperature: 0, topP: 1, maxTokens: r.maxTokens, seed: 1n },
+    replySubject: r.replySubject,
+    attempt: 1,
+    kvSources: r.kvSources ?? [],
+  });
+}
+
 /** Greedy, 8 tokens, tenant `itest`; waits for the last event. */
 export async function dispatch(cluster: Cluster, nodeId: string, tokens: number[], kvSources: KvSourceInit[] = [], model = 'mnemo-tiny'): Promise<DirectResult> {
   const replySubject = createInbox();
   const r = new InferenceRun(cluster.nc, replySubject, 30_000);
   await cluster.nc.flush();
   const requestId = `direct-${Math.random().toString(36).slice(2)}`;
-  const req = encodeMessage(InferenceRequestSchema, {
-    requestId,
-    tenant: 'itest',
-    model,
-    tokens,
-    chunkKeys: chunkKeys(model, 'itest', tokens),
-    sampling: { temperature: 0, topP: 1, maxTokens: 8, seed: 1n },
-    replySubject,
-    attempt: 1,
-    kvSources,
-  });
+  const req = greedyRequest({ requestId, model, tokens, maxTokens: 8, replySubject, kvSources });
   const reply = decodeMessage(ScheduleReplySchema, (await cluster.nc.request(nodeInferSubject(nodeId), req, { timeout: 10_000 })).data);
   if (reply.result.case !== 'nodeId') {
     r.close();
@@ -56,16 +61,7 @@ export async function keepBusy(cluster: Cluster, nodeId: string, n: number, mode
       await cluster.nc.flush();
       const requestId = `busy-${i}-${Math.random().toString(36).slice(2)}`;
       const tokens = [5 + i, 6, 7];
-      const req = encodeMessage(InferenceRequestSchema, {
-        requestId,
-        tenant: 'itest',
-        model,
-        tokens,
-        chunkKeys: chunkKeys(model, 'itest', tokens),
-        sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n },
-        replySubject,
-        attempt: 1,
-      });
+      const req = greedyRequest({ requestId, model, tokens, maxTokens, replySubject });
       const reply = decodeMessage(ScheduleReplySchema, (await cluster.nc.request(nodeInferSubject(nodeId), req, { timeout: 10_000 })).data);
       if (reply.result.case !== 'nodeId') throw new Error(`busy request refused: ${reply.result.case === 'error' ? reply.result.value.message : reply.result.case}`);
       r.requestId = requestId;
