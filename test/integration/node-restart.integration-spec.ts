@@ -111,6 +111,13 @@ describe('a node-manager killed under load', () => {
     // The session's next turn, after the kill: served (by the survivor, recomputing).
     const turn2 = await complete([...turn1, 9, 9, 9]);
     expect(turn2.status).toBe(200);
+    // Fresh clients too: the looping ones may all be waiting on requests the dead node held
+    // (those end only at the gateway's timeout), and what started after the kill must be served.
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, c) => {
+        for (let i = 0; i < 3; i++) outcomes.push(await complete(Array.from({ length: 50 + i }, (_, j) => (j * 5 + c) % 250)));
+      }),
+    );
 
     // The supervisor restarts it; it re-registers with the scheduler and takes requests again.
     await until(async () => proc.running && proc.child!.pid !== oldPid, 'the restart');
