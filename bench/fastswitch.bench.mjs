@@ -6,10 +6,19 @@
 //               reused across preemptions (only new blocks are copied out), adaptive sync/async
 //               swap-in (Algorithm 1);
 //   baseline    no block groups, vLLM-style copies (one call per layer and K/V, one range per
-//               block), every swap-out copies the whole KV, swap-in always synchronous.
+//               block, all issued before one wait), every swap-out copies the whole KV, swap-in
+//               always synchronous.
 // Priority patterns: Markov (each live conversation's priority steps ±1 at an update) and Random
 // (redrawn uniformly). Update frequency f: the chance per iteration that priorities update.
-// TTFT is request added → first token; TBT the gaps between a request's tokens (wall clock).
+//
+// The two systems run in lockstep: one iteration of one, then one of the other, the leader
+// alternating per repetition, so a burst of load from other work on the machine falls on both
+// alike (separate back-to-back runs on a shared machine differ by more than the effect measured).
+// Each system keeps its own clock, the sum of its own iteration times: TTFT (request added →
+// first token), TBT (gaps between a request's tokens) and throughput are on that clock, so one
+// system's iterations never count against the other. An asynchronous swap-in still copying when
+// FastSwitch's iteration ends is waited for inside that iteration (charged to FastSwitch), so its
+// copy never runs for free during the baseline's turn.
 // Writes bench/results/fastswitch.{json,svg}. Run: npm run bench -- fastswitch [--quick]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -28,16 +37,16 @@ import { NodeMetrics } from '../apps/node-manager/dist/shared/node.metrics.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const MODEL = 'mnemo-small';
-const CONVERSATIONS = quick ? 8 : 12;
+const CONVERSATIONS = quick ? 8 : 24;
 const TURNS = 3;
 const USER_TOKENS = 48;
 const REPLY_TOKENS = quick ? 24 : 32;
-const KV_BLOCKS = quick ? 48 : 64; // ≈ a third of the live conversations' histories
+const KV_BLOCKS = quick ? 48 : 64; // far below the live conversations' histories: most wait or sit swapped out
 const MAX_BATCH = 8;
 const LEVELS = 8;
 const FREQS = quick ? [0.04] : [0.01, 0.04, 0.1];
 const PATTERNS = quick ? ['markov'] : ['markov', 'random'];
-const REPS = quick ? 2 : 2;
+const REPS = 2;
 
 function rng(seed) {
   let a = seed >>> 0;
@@ -62,7 +71,8 @@ const SYSTEMS = {
   baseline: { blockGroups: 0, granularity: 'per-block', swapIn: 'sync' },
 };
 
-async function run(system, pattern, freq) {
+/** One system on the trace, advanced one iteration per `step()`; `result()` once the trace is done. */
+async function makeSystem(system, pattern, freq) {
   const sys = SYSTEMS[system];
   const engine = await ReferenceEngine.create({
     models: [MODEL],
@@ -89,17 +99,30 @@ async function run(system, pattern, freq) {
     NODE_PREEMPTION: 'swap',
     NODE_SWAP_IN: sys.swapIn,
   };
-  const times = new Map(); // requestId → { added, tokens: [ms] }
+  // The system's own clock: the time its iterations took so far (plus the current one's).
+  let busyMs = 0;
+  let iterStart;
+  const ownNow = () => busyMs + (iterStart === undefined ? 0 : performance.now() - iterStart);
+  const times = new Map(); // requestId → { added, tokens: [own-clock ms] }
   const done = new Set();
   const sink = {
     emit(seq, ev) {
       const t = times.get(ev.requestId);
-      if (ev.tokens?.length) t.tokens.push(performance.now());
+      if (ev.tokens?.length) t.tokens.push(ownNow());
       if (ev.done) done.add(ev.requestId);
     },
   };
   const swaps = new SwapManager(engine, config, store, clock, nodeMetrics, logger);
   const sut = new BatchScheduler(store, engine, sink, config, clock, nodeMetrics, metrics, logger, undefined, swaps);
+  // Swap-ins in flight (asynchronous ones outlive the call that issued them).
+  const copying = new Set();
+  const swapIn = engine.swap.swapIn.bind(engine.swap);
+  engine.swap.swapIn = (ids) => {
+    const p = swapIn(ids);
+    copying.add(p);
+    p.then(() => copying.delete(p), () => copying.delete(p));
+    return p;
+  };
 
   // Seeded trace, identical for both systems: conversation c starts at iteration 3c; each next
   // turn starts 2 iterations after the previous reply ended and carries the whole history.
@@ -114,9 +137,10 @@ async function run(system, pattern, freq) {
   }));
   const userTurn = (c, t) => Array.from({ length: USER_TOKENS }, (_, i) => (c * 131 + t * 17 + i * 7 + 3) % 250);
   let iteration = 0;
-  const t0 = performance.now();
   let generated = 0;
-  while (convs.some((cv) => cv.turn < TURNS)) {
+  /** One iteration of the trace; false once every conversation has had all its turns. */
+  async function step() {
+    if (!convs.some((cv) => cv.turn < TURNS)) return false;
     for (const cv of convs) {
       if (cv.live && done.has(cv.live.requestId)) {
         const toks = [];
@@ -139,7 +163,7 @@ async function run(system, pattern, freq) {
           sampling: { temperature: 0, topP: 1, maxTokens: REPLY_TOKENS, seed: 1n, stopTokenIds: [] },
         });
         // EOS would end replies at different lengths per system only if KV differed; it cannot.
-        times.set(requestId, { added: performance.now(), tokens: [] });
+        times.set(requestId, { added: ownNow(), tokens: [] });
         store.add(new Sequence(request, model, store.arrivalSeq(), clock.monotonicMs()));
         cv.live = request;
         cv.history = tokens;
@@ -151,22 +175,43 @@ async function run(system, pattern, freq) {
         if (cv.live) cv.live.priority = cv.priority;
       }
     }
+    iterStart = performance.now();
     await sut.runIteration();
+    // Copies still running belong to this system's time, not to the other's turn.
+    if (copying.size > 0) await Promise.allSettled([...copying]);
+    busyMs += performance.now() - iterStart;
+    iterStart = undefined;
     iteration++;
     if (iteration > 200_000) throw new Error('trace did not finish');
+    return true;
   }
-  const wallMs = performance.now() - t0;
-  const ttft = [];
-  const tbt = [];
-  for (const t of times.values()) {
-    if (t.tokens.length > 0) ttft.push(t.tokens[0] - t.added);
-    for (let i = 1; i < t.tokens.length; i++) tbt.push(t.tokens[i] - t.tokens[i - 1]);
+
+  async function result() {
+    const ttft = [];
+    const tbt = [];
+    for (const t of times.values()) {
+      if (t.tokens.length > 0) ttft.push(t.tokens[0] - t.added);
+      for (let i = 1; i < t.tokens.length; i++) tbt.push(t.tokens[i] - t.tokens[i - 1]);
+    }
+    const st = engine.swap.stats;
+    const wait = (await nodeMetrics.swapWait.get()).values.reduce((n, v) => n + v.value, 0);
+    const asyncIns = (await nodeMetrics.swaps.get()).values.filter((v) => v.labels.direction === 'in' && v.labels.mode === 'async').reduce((n, v) => n + v.value, 0);
+    await engine.close();
+    return { ttft, tbt, generated, busyMs, iterations: iteration, requests: times.size, asyncIns, waitMs: wait * 1000, ...st };
   }
-  const st = engine.swap.stats;
-  const wait = (await nodeMetrics.swapWait.get()).values.reduce((n, v) => n + v.value, 0);
-  const asyncIns = (await nodeMetrics.swaps.get()).values.filter((v) => v.labels.direction === 'in' && v.labels.mode === 'async').reduce((n, v) => n + v.value, 0);
-  await engine.close();
-  return { ttft, tbt, generated, wallMs, iterations: iteration, requests: times.size, asyncIns, waitMs: wait * 1000, ...st };
+  return { step, result };
+}
+
+/** Both systems on one trace, one iteration each in turn, `leader` first. */
+async function lockstep(pattern, freq, leader) {
+  const order = leader === 'fastswitch' ? ['fastswitch', 'baseline'] : ['baseline', 'fastswitch'];
+  const sys = {};
+  for (const name of order) sys[name] = await makeSystem(name, pattern, freq);
+  for (let live = true; live; ) {
+    live = false;
+    for (const name of order) live = (await sys[name].step()) || live;
+  }
+  return { fastswitch: await sys.fastswitch.result(), baseline: await sys.baseline.result() };
 }
 
 /** Pools the samples and sums the counters of several runs of one system. */
@@ -184,7 +229,7 @@ function summarize(runs) {
     p999_ttft_ms: round(pct(ttft, 99.9)),
     p99_tbt_ms: round(pct(tbt, 99)),
     p999_tbt_ms: round(pct(tbt, 99.9)),
-    throughput_tok_s: round((sum('generated') / sum('wallMs')) * 1000, 1),
+    throughput_tok_s: round((sum('generated') / sum('busyMs')) * 1000, 1),
     swap_outs: sum('swapOuts'),
     swap_ins: sum('swapIns'),
     async_swap_ins: sum('asyncIns'),
@@ -196,21 +241,24 @@ function summarize(runs) {
     swap_wait_ms: round(sum('waitMs'), 1),
     // Loop time stalled per swapped sequence (out and in): the cost of one context switch as the batch sees it.
     stall_per_switch_ms: sum('swapOuts') === 0 ? 0 : round(sum('waitMs') / sum('swapOuts'), 3),
-    wall_ms: round(sum('wallMs'), 0),
+    // The system's own time (sum of its iterations), the clock every figure here is on.
+    busy_ms: round(sum('busyMs'), 0),
   };
 }
 
 // JIT and weights warm-up, discarded: whichever system ran first would otherwise pay for it.
-await run('fastswitch', 'markov', 0.04);
-await run('baseline', 'markov', 0.04);
+await lockstep('markov', 0.04, 'fastswitch');
+const loadBefore = loadavg()[0];
+const started = performance.now();
 
 const rows = [];
 for (const pattern of PATTERNS) {
   for (const freq of FREQS) {
     const raw = { fastswitch: [], baseline: [] };
-    // Alternate which system goes first, so drift in the machine's load falls on both.
+    // Alternate which system leads each lockstep pair.
     for (let rep = 0; rep < REPS; rep++) {
-      for (const system of rep % 2 === 0 ? ['fastswitch', 'baseline'] : ['baseline', 'fastswitch']) raw[system].push(await run(system, pattern, freq));
+      const pair = await lockstep(pattern, freq, rep % 2 === 0 ? 'fastswitch' : 'baseline');
+      for (const system of ['fastswitch', 'baseline']) raw[system].push(pair[system]);
     }
     const pair = { fastswitch: summarize(raw.fastswitch), baseline: summarize(raw.baseline) };
     for (const system of ['fastswitch', 'baseline']) console.log(pattern, freq, system, JSON.stringify(pair[system]));
@@ -223,6 +271,7 @@ for (const pattern of PATTERNS) {
       p999_tbt_baseline_over_fastswitch: ratio('p999_tbt_ms'),
       swap_out_volume_reduction: pair.baseline.swap_out_bytes === 0 ? null : round(1 - pair.fastswitch.swap_out_bytes / pair.baseline.swap_out_bytes, 3),
       mean_transfer_bytes_ratio: pair.baseline.mean_transfer_bytes === 0 ? null : round(pair.fastswitch.mean_transfer_bytes / pair.baseline.mean_transfer_bytes, 1),
+      throughput_fastswitch_over_baseline: pair.baseline.throughput_tok_s === 0 ? null : round(pair.fastswitch.throughput_tok_s / pair.baseline.throughput_tok_s, 3),
       swap_wait_baseline_over_fastswitch: ratio('swap_wait_ms'),
       context_switch_stall_ratio: ratio('stall_per_switch_ms'),
     });
@@ -239,12 +288,14 @@ const result = {
   bench: 'fastswitch',
   engine: `reference engine, CPU backend, ${MODEL}`,
   quick,
-  machine: { cpus: cpus().length, load1: round(loadavg()[0], 2) },
+  machine: { cpus: cpus().length, load1_start: round(loadBefore, 2), load1_end: round(loadavg()[0], 2), minutes: round((performance.now() - started) / 60000, 1) },
+  method: 'lockstep: the two systems alternate iterations; figures on each system\'s own clock (sum of its iteration times)',
   trace: { conversations: CONVERSATIONS, turns: TURNS, user_tokens: USER_TOKENS, reply_tokens: REPLY_TOKENS, kv_blocks: KV_BLOCKS, max_batch: MAX_BATCH, priority_levels: LEVELS },
   p99_ttft_baseline_over_fastswitch: headline.p99_ttft_baseline_over_fastswitch,
   p999_tbt_baseline_over_fastswitch: headline.p999_tbt_baseline_over_fastswitch,
   swap_out_volume_reduction: headline.swap_out_volume_reduction,
   mean_transfer_bytes_ratio: headline.mean_transfer_bytes_ratio,
+  throughput_fastswitch_over_baseline: headline.throughput_fastswitch_over_baseline,
   swap_wait_baseline_over_fastswitch: headline.swap_wait_baseline_over_fastswitch,
   context_switch_stall_ratio: headline.context_switch_stall_ratio,
   headline: { pattern: 'markov', freq: 0.04, fastswitch: headline.fastswitch, baseline: headline.baseline },

@@ -25,6 +25,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const MODEL = 'mnemo-medium';
 const USERS = 6;
+const USER_STAGGER_MS = 500;
 const SESSIONS = quick ? 8 : 24;
 const SYSTEM_TOKENS = 192;
 // Every configuration has the same device memory for running requests (4,096 blocks), so the
@@ -58,14 +59,27 @@ const lognormal = (r, median, sigma) => {
 };
 const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, Math.round(x)));
 
+/**
+ * Turns per session: 25% single-turn, the rest 2 + a geometric count with mean 5 (overall mean
+ * 5.5), drawn at stratified quantiles in seeded order so that 24 sessions have the stated shares
+ * and mean rather than whatever one small sample gives.
+ */
+function sessionTurns(r) {
+  const u = Array.from({ length: SESSIONS }, (_, i) => (i + 0.5) / SESSIONS);
+  for (let i = u.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [u[i], u[j]] = [u[j], u[i]];
+  }
+  return u.map((q) => (q < 0.25 ? 1 : Math.min(MAX_TURNS, 2 + Math.floor(Math.log(1 - (q - 0.25) / 0.75) / Math.log(5 / 6)))));
+}
+
 function workload(seed) {
   const r = rng(seed);
   const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
   const system = text(SYSTEM_TOKENS, 1);
+  const turnsOf = sessionTurns(r);
   return Array.from({ length: SESSIONS }, (_, s) => {
-    // ≈25% single-turn; the rest geometric with mean ≈7 → overall mean ≈5.5.
-    let turns = 1;
-    if (r() > 0.25) while (turns < MAX_TURNS && r() > 1 / 7) turns++;
+    const turns = turnsOf[s];
     const doc = r() < DOC_SHARE ? clamp(lognormal(r, 300, 0.8), 32, 1000) : 0;
     return {
       id: s,
@@ -111,7 +125,10 @@ async function runConfig(name, nodeEnv, natsUrl, sessions) {
     let next = 0;
     const t0 = performance.now();
     await Promise.all(
-      Array.from({ length: USERS }, async () => {
+      Array.from({ length: USERS }, async (_, u) => {
+        // Users arrive one after another, not in one burst: six cold prompts prefilled together
+        // would be the slowest requests of every configuration and set p99 for all of them.
+        await new Promise((res) => setTimeout(res, u * USER_STAGGER_MS));
         for (let s = next++; s < sessions.length; s = next++) results.push(...(await converse(nc, name, sessions[s])));
       }),
     );

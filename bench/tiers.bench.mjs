@@ -6,15 +6,20 @@
 //   get: RestoreReader loading every layer of the chunks in the layout the engine takes, CRC
 //        checked — the store's real code path, not the device underneath;
 //   limits: memcpy (the fastest of glibc, the transfer kernel and the checksumming copy: a copy
-//        that also checksums is a lower bound on what the machine can copy) and raw sequential O_DIRECT
-//        on a file in the same directory, through the same I/O backend;
+//        that also checksums is a lower bound on what the machine can copy) of as many bytes as a
+//        get moves (a one-chunk copy, 32 MiB, is reported too: it fits this CPU's L3 cache, so it
+//        measures the cache, not memory), and raw sequential O_DIRECT on a file in the same
+//        directory, through the same I/O backend, the faster of 16 and 32 requests in flight
+//        (a pool keeps 64: more did not read faster);
 //   baselines: one file per chunk through the filesystem (LMCache's local-disk backend) read
 //        cold (each file's page cache dropped with posix_fadvise(DONTNEED) after fsync) and
 //        warm (page cache hot); Redis as a remote store (LMCache's Redis backend: one value per
 //        chunk), pipelined over one loopback connection, REDIS_URL or a private redis-server.
 //   A/B: the gets run once per hardware CRC32C implementation (selectCrc32c, process-wide),
 //        interleaved in the same rounds: the headline figures are the default (the first);
-//        and once more with RestoreReader's copy-ahead off (and, for SSD, with twice the read-ahead).
+//        and once more with RestoreReader's copy-ahead off, with host gets taking fresh buffers
+//        (no reuse across restores), and with SSD gets reading windows (the previous design).
+//        `npm run bench -- tiers-ab` runs such A/Bs without the puts and probes in between.
 // Interleaved repetitions, medians. Writes bench/results/tiers.{json,svg}.
 // Run: npm run bench -- tiers [--quick] [--dir DIR]   (DIR: where the SSD pool and files go)
 import { spawn } from 'node:child_process';
@@ -41,7 +46,7 @@ const G = { layers: 32, rowElems: 512 };
 const CHUNK_BYTES = G.layers * 2 * 256 * G.rowElems * 4; // 32 MiB
 const CHUNKS = quick ? 4 : 8;
 const BYTES = CHUNKS * CHUNK_BYTES;
-const REPS = quick ? 3 : 5;
+const REPS = quick ? 3 : 9;
 const MODEL = 'llama-3-8b-shaped';
 
 const median = (xs) => {
@@ -170,12 +175,13 @@ async function filePerChunk() {
   };
 }
 
-/** Raw sequential O_DIRECT on a file beside the pool, 1 MiB requests, 32 in flight. */
+/** Raw sequential O_DIRECT on a file beside the pool, 1 MiB requests, the faster of 16 and 32 in flight. */
 async function rawDirect() {
   const path = join(base, 'raw.bin');
-  const probe = (mode) => probeDirectIo({ path, bytes: BYTES, blockBytes: MiB, queueDepth: 32, mode });
-  await probe('write');
-  return { write: async () => (await probe('write')).seconds, read: async () => (await probe('read')).seconds };
+  const probe = (mode, queueDepth) => probeDirectIo({ path, bytes: BYTES, blockBytes: MiB, queueDepth, mode });
+  await probe('write', 32);
+  const best = async (mode) => Math.min((await probe(mode, 16)).seconds, (await probe(mode, 32)).seconds);
+  return { write: () => best('write'), read: () => best('read') };
 }
 
 async function startRedis() {
@@ -257,11 +263,11 @@ try {
   } catch (e) {
     redisSkipped = `no Redis: ${e.message}`;
   }
-  const t = { memcpy: [], crcCopy: [], crcStreamsCopy: [], hostPut: [], hostGet: [], ssdPut: [], ssdPutCommitted: [], ssdGet: [], rawWrite: [], rawRead: [], filePut: [], fileCold: [], fileWarm: [], redisPut: [], redisGet: [] };
+  const t = { memcpy: [], memcpyOneChunk: [], crcCopy: [], crcStreamsCopy: [], hostPut: [], hostGet: [], ssdPut: [], ssdPutCommitted: [], ssdGet: [], rawWrite: [], rawRead: [], filePut: [], fileCold: [], fileWarm: [], redisPut: [], redisGet: [] };
   // The default first; the table-driven one is far too slow to be an alternative anyone would pick.
   const crcs = crc32cImplementations().filter((name) => name !== 'software');
   for (const name of crcs) Object.assign(t, { [`hostGet:${name}`]: [], [`ssdGet:${name}`]: [] });
-  Object.assign(t, { hostGetNoAhead: [], ssdGetNoAhead: [], ssdGetReadAhead64: [] });
+  Object.assign(t, { hostGetNoAhead: [], ssdGetNoAhead: [], hostGetFreshBuffers: [], ssdGetWindows: [] });
   /** One get per CRC32C implementation, the default last (it leaves the process as it found it). */
   const getsByCrc = async (get, key) => {
     for (const name of [...crcs.slice(1), crcs[0]]) {
@@ -272,25 +278,34 @@ try {
   };
   let salt = 0;
   for (let r = 0; r < REPS; r++) {
-    const m = await probeMemcpy(CHUNK_BYTES, 3);
-    t.memcpy.push(Math.min(median(m.memcpySeconds), median(m.kernelSeconds), median(m.crcCopySeconds)) * CHUNKS);
-    t.crcCopy.push(median(m.crcCopySeconds) * CHUNKS);
-    t.crcStreamsCopy.push(median(m.crcStreamsCopySeconds) * CHUNKS);
+    // As many bytes as a get moves, from memory; and one chunk, which stays in the L3 cache.
+    const m = await probeMemcpy(BYTES, 2);
+    t.memcpy.push(Math.min(median(m.memcpySeconds), median(m.kernelSeconds), median(m.crcCopySeconds)));
+    t.crcCopy.push(median(m.crcCopySeconds));
+    t.crcStreamsCopy.push(median(m.crcStreamsCopySeconds));
+    const one = await probeMemcpy(CHUNK_BYTES, 3);
+    t.memcpyOneChunk.push(Math.min(median(one.memcpySeconds), median(one.kernelSeconds), median(one.crcCopySeconds)) * CHUNKS);
     t.hostPut.push((await host.put(++salt)).readable);
-    // Odd rounds run the A/B variant first, so neither side always follows the other.
-    if (r % 2) t.hostGetNoAhead.push(await host.get({ copyAhead: false }));
+    // Odd rounds run the A/B variants first, so neither side always follows the other.
+    const hostAbs = async () => {
+      t.hostGetNoAhead.push(await host.get({ copyAhead: false }));
+      t.hostGetFreshBuffers.push(await host.get({ reuseBuffers: false }));
+    };
+    if (r % 2) await hostAbs();
     await getsByCrc(host.get, 'hostGet');
-    if (r % 2 === 0) t.hostGetNoAhead.push(await host.get({ copyAhead: false }));
+    if (r % 2 === 0) await hostAbs();
     t.rawWrite.push(await raw.write());
     t.rawRead.push(await raw.read());
     const sp = await ssd.put(++salt);
     t.ssdPut.push(sp.readable);
     t.ssdPutCommitted.push(sp.committed);
-    if (r % 2) t.ssdGetNoAhead.push(await ssd.get({ copyAhead: false }));
-    if (r % 2) t.ssdGetReadAhead64.push(await ssd.get({ readAheadBytes: 64 * MiB }));
+    const ssdAbs = async () => {
+      t.ssdGetNoAhead.push(await ssd.get({ copyAhead: false }));
+      t.ssdGetWindows.push(await ssd.get({ ssdReads: 'windows' }));
+    };
+    if (r % 2) await ssdAbs();
     await getsByCrc(ssd.get, 'ssdGet');
-    if (r % 2 === 0) t.ssdGetNoAhead.push(await ssd.get({ copyAhead: false }));
-    if (r % 2 === 0) t.ssdGetReadAhead64.push(await ssd.get({ readAheadBytes: 64 * MiB }));
+    if (r % 2 === 0) await ssdAbs();
     t.filePut.push(await files.put());
     t.fileCold.push(await files.getCold());
     t.fileWarm.push(await files.getWarm());
@@ -313,7 +328,13 @@ try {
     reps: REPS,
     io: { ...ioInfo(), ssdBackend: ssd.backend },
     load_average: { start: loadAtStart.map((x) => Math.round(x * 100) / 100), end: loadavg().map((x) => Math.round(x * 100) / 100), what: '1, 5 and 15 minute load averages (os.loadavg)' },
-    limits: { memcpy_gbs: g('memcpy'), raw_read_gbs: g('rawRead'), raw_write_gbs: g('rawWrite') },
+    limits: {
+      memcpy_gbs: g('memcpy'),
+      memcpy_one_chunk_gbs: g('memcpyOneChunk'),
+      memcpy: `fastest of glibc memcpy, the AVX2 copy kernel and the folded CRC32C copy of ${BYTES / MiB} MiB (what a get moves), on the copy threads; one_chunk: the same on 32 MiB, which fits the L3 cache (${CHUNKS} times)`,
+      raw_read_gbs: g('rawRead'),
+      raw_write_gbs: g('rawWrite'),
+    },
     host: { put_gbs: g('hostPut'), get_gbs: g('hostGet') },
     ssd: { put_gbs: g('ssdPut'), put_committed_gbs: g('ssdPutCommitted'), get_gbs: g('ssdGet'), put: 'host write-through + SSD write-behind until readable from SSD; committed: until the journal and pool sync' },
     file_per_chunk: { put_gbs: g('filePut'), get_cold_gbs: g('fileCold'), get_warm_gbs: g('fileWarm'), cold: 'fdatasync + posix_fadvise(DONTNEED) on each file before the read', put: 'into the page cache, no fsync' },
@@ -331,9 +352,16 @@ try {
       host_get_gbs: { on: g('hostGet'), off: g('hostGetNoAhead') },
       ssd_get_gbs: { on: g('ssdGet'), off: g('ssdGetNoAhead') },
     },
-    ab_read_ahead: {
-      what: 'SSD gets (default settings) in the same rounds with 64 MiB of SSD reads in flight ahead instead of the default 32 MiB',
-      ssd_get_gbs: { default_32mib: g('ssdGet'), read_ahead_64mib: g('ssdGetReadAhead64') },
+    ab_buffer_reuse: {
+      what: 'host gets in the same rounds with each restore allocating (and zeroing) its own layer payloads instead of taking them from the tiers\' buffer pool',
+      host_get_gbs: { reused: g('hostGet'), fresh: g('hostGetFreshBuffers') },
+      reused_over_fresh: round(median(t.hostGetFreshBuffers.map((x, i) => x / t.hostGet[i]))),
+    },
+    ab_ssd_reads: {
+      what: 'SSD gets in the same rounds, same pool: ring (one transfer per layer, read-ahead budget of layers in flight, CRC32C checked on the copy into the payload, copy-ahead) vs windows (the previous design: two 16 MiB windows, CRC32C on the I/O thread, no copy-ahead of SSD layers)',
+      ssd_get_gbs: { ring: g('ssdGet'), windows: g('ssdGetWindows') },
+      ring_over_windows: round(median(t.ssdGetWindows.map((x, i) => x / t.ssdGet[i]))),
+      ratios: 'median over rounds of the per-round speed ratio',
     },
   };
   Object.assign(result, {
@@ -347,6 +375,8 @@ try {
     vs_redis_get: redis ? round(result.host.get_gbs / result.redis.get_gbs) : null,
     ssd_vs_redis_get: redis ? round(result.ssd.get_gbs / result.redis.get_gbs) : null,
     targets: { ssd_get_vs_file_cold: 2, host_get_frac_of_memcpy: 0.7, ssd_get_frac_of_raw: 0.7 },
+    // Every round's GB/s, in round order: on a shared machine the spread says as much as the median.
+    rounds_gbs: Object.fromEntries(Object.entries(t).filter(([, v]) => v.length).map(([k, v]) => [k, v.map((x) => round(gbps(x)))])),
   });
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/tiers.json'), JSON.stringify(result, null, 2) + '\n');

@@ -101,7 +101,7 @@ export class Cluster {
     const node = await startNodeManager({
       NATS_URL: natsUrl(),
       METRICS_PORT: '0',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.ITEST_NODE_LOG ?? 'warn',
       NODE_ID: nodeId,
       NODE_HEARTBEAT_MS: String(TEST_HEARTBEAT_MS),
       NODE_ENGINE: 'sim',

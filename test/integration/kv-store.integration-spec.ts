@@ -78,9 +78,13 @@ describe('KV store on a running node', () => {
     await cluster.waitForLiveNodes(1);
     expect(await scrape(restarted.metricsPort, 'mnemo_kv_journal_replayed_segments_total')).toBeGreaterThanOrEqual(8);
     const after = await complete(base, nextTurn);
-    // Nothing on the fresh device: the 512 tokens of the two whole chunks came from the SSD pool.
-    expect(after.usage.prompt_tokens_details.cached_tokens).toBe(512);
+    // Nothing on the fresh device: the two whole chunks (512 tokens) came from the SSD pool, and
+    // with them the partial chunk a turn left, as far as the crash let the journal name it: the
+    // first turn's (80 tokens, KV of 605) or the second's (all 128 tokens, one computed), or none
+    // if the kill came between the first's removal and the second's record.
+    const cached = after.usage.prompt_tokens_details.cached_tokens;
+    expect([512, 592, 639]).toContain(cached);
     expect(after.choices[0]!.text).toBe(before.choices[0]!.text);
-    expect(await scrape(restarted.metricsPort, 'mnemo_kv_hit_tokens_total{tier="ssd"}')).toBe(512);
+    expect(await scrape(restarted.metricsPort, 'mnemo_kv_hit_tokens_total{tier="ssd"}')).toBe(cached);
   });
 });

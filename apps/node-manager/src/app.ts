@@ -82,7 +82,10 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   // Without a store (the sim engine) the device cache is still what routing wants to know about.
   const unwatchDevice = kvStore
     ? () => undefined
-    : engine.watchChunks((e) => events.add({ kind: e.kind === 'evicted' ? 'removed' : 'stored', tier: 'device', model: e.model, keys: [e.key] }));
+    : engine.watchChunks((e) => {
+        // A partial chunk leaves the device with its sequence: the device holds whole chunks by name only.
+        if (e.kind !== 'partial') events.add({ kind: e.kind === 'evicted' ? 'removed' : 'stored', tier: 'device', model: e.model, keys: [e.key] });
+      });
   events.answerReports((e) => logger.emit('warn', 'KV report request failed', { err: String(e) }));
   const peers = new ChunkPeerClient(config.NODE_PEER_TIMEOUT_MS);
   const prompts = kvStore ? new PeerAwarePromptStore(kvStore, kvStore, peers) : NO_PROMPT_STORE;

@@ -3,7 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chunkKeys } from '@mnemo/kv-core';
+import { chunkBlockKeys, chunkKeys } from '@mnemo/kv-core';
 import { ReferenceEngine, type PrefillInput } from '@mnemo/engine';
 import { JsonLogger } from '@mnemo/service-kit';
 import { ChunkTransferGrpcServer } from '../src/chunks/chunk-transfer.grpc-server.js';
@@ -62,7 +62,8 @@ export async function startPeerNode(opts: { kvBlocks?: number; hostBytes?: numbe
 }
 
 export function storedPrompt(tokens: readonly number[], tenant = 't'): StoredPrompt {
-  return { model: MODEL, chunkKeys: chunkKeys(MODEL, tenant, tokens), promptTokens: tokens.length };
+  const keys = chunkKeys(MODEL, tenant, tokens);
+  return { model: MODEL, chunkKeys: keys, promptTokens: tokens.length, blockKeys: (c) => chunkBlockKeys(MODEL, tenant, tokens, keys, c) };
 }
 
 /** Prefills (restoring through `restore` when given) and decodes greedily; returns the tokens and the whole KV. */

@@ -120,9 +120,15 @@ export interface TokenOutput {
   readonly eCache?: ReadonlyMap<number, Float32Array>;
 }
 
-/** A whole chunk's KV (256 tokens, all layers) appeared on or left an engine's device cache. */
+/**
+ * A whole chunk's KV (256 tokens, all layers) appeared on or left an engine's device cache, or a
+ * sequence let go of an incomplete last chunk (`partial`: its first `tokens` positions, whole
+ * blocks, named `key`; exportable only while the listener runs). `superseded`: keys of shorter
+ * prefixes of the same chunk that this one covers.
+ */
 export type EngineChunkEvent =
-  | { readonly kind: 'written'; readonly model: string; readonly key: string; readonly seqId: string; readonly chunk: number }
+  | { readonly kind: 'written'; readonly model: string; readonly key: string; readonly seqId: string; readonly chunk: number; readonly superseded: readonly string[] }
+  | { readonly kind: 'partial'; readonly model: string; readonly key: string; readonly seqId: string; readonly chunk: number; readonly tokens: number; readonly superseded: readonly string[] }
   | { readonly kind: 'evicted'; readonly model: string; readonly key: string };
 
 /** One model's device KV memory, in blocks of 16 tokens. */
@@ -150,6 +156,12 @@ export interface SwapReport {
 export interface KvSwap {
   /** `grouped`: block groups and group-sized copies, host copies reused; `per-block`: vLLM-style copies, nothing reused. */
   readonly granularity: 'grouped' | 'per-block';
+  /**
+   * Whether a copy runs beside compute without taking its resources (a GPU's copy engines), so
+   * an asynchronous swap-in hides its copy behind other sequences' compute; false where copies
+   * and compute share the same cores.
+   */
+  readonly overlapsCompute: boolean;
   /**
    * Copies running sequences' KV to host memory, then frees their device blocks (held until the
    * copy completes, so nobody can be handed a block still being read). They are then preempted
@@ -232,8 +244,10 @@ export interface Engine {
   /**
    * KV of chunk `chunk` (tokens [256·chunk, 256·chunk + 256)) of a sequence, in the chunk payload
    * layout `[layer][K|V][token][kv_head][head_dim]`; undefined when this engine keeps no KV bytes.
+   * With `tokens` < 256 (a `partial` chunk event) only the first `tokens` rows are the sequence's;
+   * the payload keeps the whole chunk's layout and the other rows are zero.
    */
-  exportChunk(seqId: string, chunk: number): Float32Array | undefined;
+  exportChunk(seqId: string, chunk: number, tokens?: number): Float32Array | undefined;
   /** Layers and K/V row width (kv_heads · head_dim) of a model's KV, or undefined when this engine keeps no KV bytes. */
   kvLayout(model: string): { readonly layers: number; readonly rowElems: number } | undefined;
   /** Width of a model's hidden state (d_model, the row of an E cache); undefined when this engine returns no E caches. */

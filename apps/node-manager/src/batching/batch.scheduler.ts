@@ -1,6 +1,6 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { blocksFor, compareSeqs, ErrorCode, FairPriorityRanker, isMnemoError, planIteration, planPriorityIteration, type IterationPlan, type SeqState } from '@mnemo/kv-core';
+import { blocksFor, CHUNK_TOKENS, chunkBlockKeys, compareSeqs, ErrorCode, FairPriorityRanker, isMnemoError, planIteration, planPriorityIteration, type IterationPlan, type SeqState } from '@mnemo/kv-core';
 import type { Engine, PrefillInput, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
@@ -386,7 +386,16 @@ export class BatchScheduler {
 /** The request's prompt as the KV store keys it, with the other nodes the scheduler says hold some of it. */
 function storedPrompt(s: Sequence): StoredPrompt {
   const sources = s.request.kvSources.map((k) => ({ nodeId: k.nodeId, address: k.grpcAddress, chunkKeys: k.chunkKeys }));
-  return { model: s.request.model, chunkKeys: s.request.chunkKeys, promptTokens: s.request.tokens.length, ...(sources.length > 0 ? { sources } : {}) };
+  return { model: s.request.model, chunkKeys: s.request.chunkKeys, promptTokens: s.request.tokens.length, blockKeys: (c) => blockKeysOf(s, c), ...(sources.length > 0 ? { sources } : {}) };
+}
+
+/** Block keys of one chunk of the prompt, hashed once per request (none when its chunk keys do not fit its tokens). */
+function blockKeysOf(s: Sequence, chunk: number): readonly string[] {
+  const r = s.request;
+  if (r.chunkKeys.length !== Math.floor(r.tokens.length / CHUNK_TOKENS)) return [];
+  let keys = s.blockKeys.get(chunk);
+  if (!keys) s.blockKeys.set(chunk, (keys = chunkBlockKeys(r.model, r.tenant, r.tokens, r.chunkKeys, chunk)));
+  return keys;
 }
 
 function kvReuseOf(s: Sequence) {

@@ -30,6 +30,8 @@ export class Sequence {
    * cache, alone, with every block taken at its start; it is never preempted.
    */
   streamed = false;
+  /** Block keys of the prompt's chunks, by chunk index, hashed on first use (see StoredPrompt.blockKeys). */
+  readonly blockKeys = new Map<number, readonly string[]>();
   /** Ends without a final TokenEvent: nobody waits for this attempt (CancelRequest.silent). */
   silent = false;
   readonly stopTokenIds: ReadonlySet<number>;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, isMnemoError, SwapInPolicy } from '@mnemo/kv-core';
+import { DEFAULT_SWAP_IN, ErrorCode, isMnemoError, SwapInPolicy } from '@mnemo/kv-core';
 import type { Engine, KvSwap } from '@mnemo/engine';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
@@ -27,7 +27,7 @@ interface PendingSwapIn {
 @Injectable()
 export class SwapManager {
   private readonly swap?: KvSwap;
-  private readonly policy = new SwapInPolicy();
+  private readonly policy: SwapInPolicy;
   private readonly pending: PendingSwapIn[] = [];
   private iteration = 0;
   private readonly mode: 'adaptive' | 'sync' | 'async';
@@ -41,6 +41,8 @@ export class SwapManager {
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {
     if (config.NODE_PREEMPTION === 'swap') this.swap = engine.swap;
+    // Overlap pays only where copies do not take compute's cores (Algorithm 1 assumes a GPU copy engine).
+    this.policy = new SwapInPolicy({ ...DEFAULT_SWAP_IN, overlap: this.swap?.overlapsCompute ?? true });
     this.mode = (config.NODE_SWAP_IN as 'adaptive' | 'sync' | 'async' | undefined) ?? 'adaptive';
   }
 

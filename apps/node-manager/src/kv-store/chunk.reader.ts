@@ -1,7 +1,8 @@
 import type { PinHandle } from '@mnemo/kv-core';
-import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
+import { allocHostBuffer, transfer } from '@mnemo/native-cuda';
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
+import { transferOperands } from './transfer.operands.js';
 
 /** Layers [layerStart, layerEnd) of one chunk as the tiers hold it, verified. */
 export interface ChunkSlice {
@@ -38,12 +39,7 @@ export async function readChunkSlice(tiers: OffloadTiers, key: string, layerStar
 async function copyPinned(tiers: OffloadTiers, m: ModelKv, key: string, layerStart: number, pins: readonly PinHandle[]): Promise<ChunkSlice | undefined> {
   // Aligned slots: an SSD read is O_DIRECT and moves whole sectors.
   const dst = allocHostBuffer(pins.length * m.stride);
-  const operands: TransferOperand[] = [dst];
-  const index = new Map<TransferOperand, number>([[dst, 0]]);
-  const op = (o: TransferOperand) => {
-    if (!index.has(o)) index.set(o, operands.push(o) - 1);
-    return index.get(o)!;
-  };
+  const { operands, op } = transferOperands(dst);
   const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
   const ranges: number[] = [];
   const crcs: number[] = [];

@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chunkKeys } from '@mnemo/kv-core';
+import { chunkBlockKeys, chunkKeys } from '@mnemo/kv-core';
 import { ReferenceEngine, type PrefillInput } from '@mnemo/engine';
 import { KvStore, type StoredPrompt } from './kv.store.js';
 import type { KvHoldingChange } from './kv-events.publisher.js';
@@ -16,7 +16,8 @@ const bits = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.leng
 
 /** Prefills and decodes greedily; returns the tokens and the sequence's whole KV. */
 async function converse(engine: ReferenceEngine, seqId: string, tokens: number[], n: number, store?: KvStore): Promise<{ out: number[]; kv: Float32Array; cached: number; restored: number }> {
-  const prompt: StoredPrompt = { model: MODEL, chunkKeys: chunkKeys(MODEL, 't', tokens), promptTokens: tokens.length };
+  const keys = chunkKeys(MODEL, 't', tokens);
+  const prompt: StoredPrompt = { model: MODEL, chunkKeys: keys, promptTokens: tokens.length, blockKeys: (c) => chunkBlockKeys(MODEL, 't', tokens, keys, c) };
   const input: PrefillInput = { seqId, model: MODEL, tokens, sampling: GREEDY, cacheSalt: 't', restore: store ? (d) => store.restorePlan(prompt, d) : undefined };
   const [first] = await engine.prefill([input]);
   const out = [first!.token];
@@ -35,11 +36,14 @@ describe('KV store fidelity across tiers', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('turn 2 restored from host and SSD equals the device-only run and a fresh prefill, bit for bit', async () => {
+  it.each([
+    ['turn 1 left its last chunk partial, and so does turn 2', 40],
+    ['turn 1 left its last chunk partial, and turn 2 fills it', 200],
+  ])('turn 2 restored from host and SSD equals the device-only run and a fresh prefill, bit for bit: %s', async (_name, added) => {
     const turn1 = toks(600, 1);
-    // 48 device blocks (768 tokens): the filler below pushes turn 1 off the device; 768 KiB of host
+    // 56 device blocks (896 tokens): the filler below pushes turn 1 off the device; 768 KiB of host
     // memory holds 3 of mnemo-tiny's 256 KiB chunks, so part of turn 1 is left only on SSD.
-    const engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 48 });
+    const engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 56 });
     const changes: KvHoldingChange[] = [];
     const store = (await KvStore.open(
       {
@@ -60,21 +64,33 @@ describe('KV store fidelity across tiers', () => {
     try {
       const first = await converse(engine, 't1', turn1, 20, store);
       await store.settle();
-      await converse(engine, 'filler', toks(700, 9), 2, store);
+      await converse(engine, 'filler', toks(760, 9), 2, store);
       await store.settle();
       const m = store.tiers.model(MODEL);
       const keys1 = chunkKeys(MODEL, 't', turn1);
       expect(keys1.every((k) => m.table.holdsChunk(k, 'ssd'))).toBe(true);
       expect(keys1.some((k) => !m.table.holdsChunk(k, 'mem'))).toBe(true);
-      // The filler left only turn 1's first 4 blocks on the device (blocks are reclaimed tail first).
-      expect(engine.cachedTokens({ seqId: 'q', model: MODEL, tokens: turn1, sampling: GREEDY, cacheSalt: 't' })).toBe(64);
+      // The filler left only turn 1's first 8 blocks on the device (blocks are reclaimed tail first).
+      const onDevice = engine.cachedTokens({ seqId: 'q', model: MODEL, tokens: turn1, sampling: GREEDY, cacheSalt: 't' });
+      expect(onDevice).toBe(128);
 
-      const turn2 = [...turn1, ...first.out, ...toks(40, 5)];
+      // Turn 1 left its KV of 619 tokens: two whole chunks and a partial one of 6 blocks (96 tokens).
+      const turn1Partial = chunkBlockKeys(MODEL, 't', [...turn1, ...first.out].slice(0, 608), keys1, 2)[5]!;
+      expect(m.table.holdsChunk(turn1Partial, 'ssd')).toBe(true);
+
+      const turn2 = [...turn1, ...first.out, ...toks(added, 5)];
       const restored = await converse(engine, 't2', turn2, 12, store);
-      expect(restored.cached).toBe(512);
-      expect(restored.restored).toBe(448);
+      // Everything turn 1 computed comes back, its partial last chunk included: as much as the device-only run.
+      expect(restored.cached).toBe(608);
+      expect(restored.restored).toBe(608 - onDevice);
       expect(store.counters.hitTokens.ssd).toBeGreaterThan(0);
       expect(changes).toContainEqual(expect.objectContaining({ kind: 'stored', tier: 'ssd', model: MODEL }));
+      // Turn 2's partial last chunk is kept, and turn 1's, which its KV covers, is dropped.
+      await store.settle();
+      const kv2 = [...turn2, ...restored.out.slice(0, -1)];
+      const keys2 = chunkKeys(MODEL, 't', kv2);
+      expect(m.table.holdsChunk(chunkBlockKeys(MODEL, 't', kv2, keys2, keys2.length).at(-1)!, 'ssd')).toBe(true);
+      expect(m.table.positionOf(turn1Partial)).toBeUndefined();
 
       // Never left the device: a big cache and no store.
       const big = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 256 });

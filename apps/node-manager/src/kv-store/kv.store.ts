@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { CHUNK_TOKENS, type KvRowGeometry } from '@mnemo/kv-core';
+import { BLOCK_TOKENS, BLOCKS_PER_CHUNK, CHUNK_TOKENS, type KvRowGeometry, type PrefixChunk } from '@mnemo/kv-core';
 import type { Engine, EngineChunkEvent, KvRestorePlan } from '@mnemo/engine';
+import type { ModelKv } from './model.kv.js';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
 import { RestoreReader } from './restore.reader.js';
@@ -17,6 +18,12 @@ export interface StoredPrompt {
   readonly model: string;
   readonly chunkKeys: readonly string[];
   readonly promptTokens: number;
+  /**
+   * Keys of one chunk of the prompt, block by block (`chunkBlockKeys`): entry j names the chunk's
+   * first 16(j+1) tokens. The tiers keep the partial chunks sequences leave behind; a restore
+   * that runs out of whole chunks looks for the longest of them in the next chunk.
+   */
+  readonly blockKeys?: (chunk: number) => readonly string[];
   /** Other nodes holding chunks of this prompt (InferenceRequest.kv_sources); the local tiers ignore them. */
   readonly sources?: readonly PeerSource[];
 }
@@ -111,9 +118,30 @@ export class KvStore implements ChunkStore {
   /** Tokens past `deviceTokens` the tiers could restore for this prompt now (planning estimate; takes nothing). */
   restorableUntil(p: StoredPrompt, deviceTokens: number): number {
     if (!this.tiers.has(p.model)) return deviceTokens;
+    return Math.max(deviceTokens, this.reach(this.tiers.model(p.model), p, deviceTokens).until);
+  }
+
+  /**
+   * The chunks the tiers hold from the one `deviceTokens` falls in, and where they end: whole
+   * chunks first, then the longest partial chunk held of the chunk after them.
+   */
+  private reach(m: ModelKv, p: StoredPrompt, deviceTokens: number): { chunks: PrefixChunk[]; until: number } {
     const first = Math.floor(deviceTokens / CHUNK_TOKENS);
-    const held = this.tiers.model(p.model).table.longestPrefix(p.chunkKeys.slice(first)).length;
-    return Math.max(deviceTokens, Math.min((first + held) * CHUNK_TOKENS, p.promptTokens - 1));
+    const chunks = m.table.longestPrefix(p.chunkKeys.slice(first));
+    const next = first + chunks.length;
+    let end = next * CHUNK_TOKENS;
+    if (end < p.promptTokens - 1 && p.blockKeys) {
+      // The whole chunk (the last key, when there are 16) was looked up already.
+      const keys = p.blockKeys(next).slice(0, BLOCKS_PER_CHUNK - 1);
+      for (let j = keys.length - 1; j >= 0 && end + (j + 1) * BLOCK_TOKENS > deviceTokens; j--) {
+        const [partial] = m.table.longestPrefix([keys[j]!]);
+        if (!partial) continue;
+        chunks.push(partial);
+        end += (j + 1) * BLOCK_TOKENS;
+        break;
+      }
+    }
+    return { chunks, until: Math.min(end, p.promptTokens - 1) };
   }
 
   /**
@@ -123,11 +151,10 @@ export class KvStore implements ChunkStore {
   restorePlan(p: StoredPrompt, deviceTokens: number): KvRestorePlan | undefined {
     if (!this.tiers.has(p.model)) return undefined;
     const m = this.tiers.model(p.model);
-    m.table.touch(p.chunkKeys, this.tiers.now());
+    const { chunks, until } = this.reach(m, p, deviceTokens);
+    m.table.touch([...p.chunkKeys, ...chunks.slice(-1).map((c) => c.chunkKey)], this.tiers.now());
     this.prefetched.adopt(p.chunkKeys);
     const first = Math.floor(deviceTokens / CHUNK_TOKENS);
-    const chunks = m.table.longestPrefix(p.chunkKeys.slice(first));
-    const until = Math.min((first + chunks.length) * CHUNK_TOKENS, p.promptTokens - 1);
     if (until <= deviceTokens) return undefined;
     let reader: RestoreReader;
     try {
@@ -277,6 +304,7 @@ export class KvStore implements ChunkStore {
   async abort(): Promise<void> {
     this.unwatch();
     clearInterval(this.timer);
+    this.writer.stop();
     await closePoolDevices(this.tiers.devices);
   }
 
@@ -285,12 +313,22 @@ export class KvStore implements ChunkStore {
       this.onChange({ kind: 'removed', tier: 'device', model: e.model, keys: [e.key] });
       return;
     }
-    this.onChange({ kind: 'stored', tier: 'device', model: e.model, keys: [e.key] });
+    // A partial chunk leaves the device with its sequence; only whole chunks stay there by name.
+    if (e.kind === 'written') this.onChange({ kind: 'stored', tier: 'device', model: e.model, keys: [e.key] });
     if (!this.tiers.has(e.model)) return;
     const m = this.tiers.model(e.model);
+    this.dropSuperseded(m, e.superseded);
     if (m.table.holdsChunk(e.key, 'mem') || (this.tiers.host.length === 0 && m.table.holdsChunk(e.key, 'ssd'))) return;
-    // Exported now, while the sequence holds the blocks (right after the pass that completed them).
-    const payload = this.engine.exportChunk(e.seqId, e.chunk);
+    // Exported now, while the sequence holds the blocks (right after the pass that completed
+    // them, or as it lets go of a partial chunk).
+    let payload: Float32Array | undefined;
+    try {
+      payload = e.kind === 'partial' ? this.engine.exportChunk(e.seqId, e.chunk, e.tokens) : this.engine.exportChunk(e.seqId, e.chunk);
+    } catch (err) {
+      // Inside the engine's release or commit: a chunk not kept is a later recompute, never a failed pass.
+      this.log('warn', 'KV chunk export failed', { model: e.model, chunk: e.chunk, err: err instanceof Error ? err : String(err) });
+      return;
+    }
     if (!payload) return;
     this.exports.push({ model: e.model, chunk: { key: e.key, position: e.chunk, payload } });
     if (!this.exportScheduled) {
@@ -298,6 +336,11 @@ export class KvStore implements ChunkStore {
       // Chunks completed by one pass go to the pool as one batch.
       queueMicrotask(() => this.flushExports());
     }
+  }
+
+  /** Partial chunks that a longer prefix of the same chunk now covers: nobody needs them any more. */
+  private dropSuperseded(m: ModelKv, keys: readonly string[]): void {
+    for (const key of keys) if (m.table.positionOf(key) !== undefined) this.tiers.applyRemovals(m, m.table.removeChunk(key));
   }
 
   private flushExports(): void {

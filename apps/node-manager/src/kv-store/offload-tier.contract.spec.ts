@@ -5,17 +5,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chunkKeys, ErrorCode, type PoolTier } from '@mnemo/kv-core';
+import { ErrorCode, type PoolTier } from '@mnemo/kv-core';
 import { transfer } from '@mnemo/native-cuda';
 import { OffloadTiers, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices } from './pool.devices.js';
 import { RestoreReader } from './restore.reader.js';
 import type { KvStoreSettings } from './kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
+import { chunkChain, layerOf } from '../../test/chunk-chain.fixture.js';
 
 const MODEL = 'm';
 const G = { layers: 4, rowElems: 8 }; // 16 KiB segments, 64 KiB chunks
-const SEG_FLOATS = 2 * 256 * G.rowElems;
 const MiB = 1024 * 1024;
 
 interface Harness {
@@ -25,11 +25,6 @@ interface Harness {
   close(): Promise<void>;
 }
 
-/** A chain of `n` chunks whose payload values say which chunk, layer and element they are. */
-function chain(n: number, salt = 0): ChunkPayload[] {
-  const keys = chunkKeys(MODEL, `t${salt}`, Array.from({ length: n * 256 }, (_, i) => (i * 7 + salt) % 250));
-  return keys.map((key, position) => ({ key, position, payload: Float32Array.from({ length: G.layers * SEG_FLOATS }, (_, i) => salt * 1e6 + position * 1e4 + i / 7) }));
-}
 
 describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
   ['mem', (dir, bytes) => settings(dir, { hostBytes: bytes, ssdPools: [] })],
@@ -68,18 +63,6 @@ describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
     } finally {
       reader.release();
     }
-  };
-  /** What a layer of [from, until) must read: K rows then V rows out of the payloads. */
-  const expected = (chunks: ChunkPayload[], layer: number, from: number, until: number): Float32Array => {
-    const n = until - from;
-    const out = new Float32Array(2 * n * G.rowElems);
-    for (let t = from; t < until; t++) {
-      const p = chunks[Math.floor(t / 256)]!.payload;
-      const base = layer * SEG_FLOATS + (t % 256) * G.rowElems;
-      out.set(p.subarray(base, base + G.rowElems), (t - from) * G.rowElems);
-      out.set(p.subarray(base + 256 * G.rowElems, base + 257 * G.rowElems), (n + t - from) * G.rowElems);
-    }
-    return out;
   };
   const holds = (h: Harness, key: string) => h.tiers.model(MODEL).table.holdsChunk(key, tier);
 
@@ -251,4 +234,12 @@ function settings(dir: string, over: Partial<KvStoreSettings>): KvStoreSettings 
     ...over,
     ...(over.bandwidths ? {} : { bandwidths: [...(over.hostBytes ? [10] : []), ...(over.ssdPools ?? []).map(() => 2)] }),
   };
+}
+
+function chain(n: number, salt = 0): ChunkPayload[] {
+  return chunkChain(MODEL, G, n, salt);
+}
+
+function expected(chunks: ChunkPayload[], layer: number, from: number, until: number): Float32Array {
+  return layerOf(G, chunks, layer, from, until);
 }

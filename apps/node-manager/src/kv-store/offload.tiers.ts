@@ -1,4 +1,5 @@
 import { putRecord, replayJournal, type ExtentAllocator, type KvRowGeometry, type PoolTier, type Removal, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
+import { HostBufferPool } from './host-buffer.pool.js';
 import { ModelKv } from './model.kv.js';
 import type { SsdPoolDevice } from '@mnemo/native-cuda';
 import type { PoolDevice } from './pool.devices.js';
@@ -52,6 +53,8 @@ export class OffloadTiers {
     journalReplays: 0,
     journalReplayedSegments: 0,
   };
+  /** Layer payloads and scratch of restores, reused from one restore to the next. */
+  readonly buffers = new HostBufferPool();
   private readonly models = new Map<string, ModelKv>();
   private readonly byIndex = new Map<number, PoolDevice>();
 
@@ -238,6 +241,7 @@ export class OffloadTiers {
   }
 
   async close(): Promise<void> {
+    this.buffers.close();
     await Promise.all(this.allModels().map((m) => m.journal?.close()));
   }
 }

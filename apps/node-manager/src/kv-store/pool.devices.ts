@@ -32,12 +32,25 @@ export interface PoolReport {
 const PROBE_BYTES = 64 * 1024 * 1024;
 
 /**
+ * Requests (up to 1 MiB each) an SSD pool keeps in flight. NOTE: 16 made a restore's layers land
+ * in order (requests finish about in queue order) but made SSD puts 28% slower (same-process A/B,
+ * 11 rounds) for no measurable gain on gets once reads ran in a ring (`npm run bench -- tiers-ab`:
+ * 1.00), so pools keep 64.
+ */
+export const SSD_QUEUE_DEPTH = 64;
+
+/** For measurements only: another SSD queue depth than SSD_QUEUE_DEPTH. */
+export interface PoolDeviceOptions {
+  readonly ssdQueueDepth?: number;
+}
+
+/**
  * Opens the host-memory and SSD pool devices the settings name (creating SSD pool files,
  * reopening existing ones as they are, so a restarted node finds its data) and measures each
  * device's bandwidth unless configured: memcpy for host memory, O_DIRECT reads of a scratch
  * file beside each SSD pool (never the pool itself, which may hold a previous run's KV).
  */
-export async function openPoolDevices(s: KvStoreSettings): Promise<{ devices: PoolDevice[]; report: PoolReport }> {
+export async function openPoolDevices(s: KvStoreSettings, options: PoolDeviceOptions = {}): Promise<{ devices: PoolDevice[]; report: PoolReport }> {
   const devices: PoolDevice[] = [];
   try {
     const nodes = numaNodes();
@@ -59,7 +72,7 @@ export async function openPoolDevices(s: KvStoreSettings): Promise<{ devices: Po
     }
     for (const [i, pool] of s.ssdPools.entries()) {
       await mkdir(dirname(pool.path), { recursive: true });
-      const device = await openSsdPool({ path: pool.path, bytes: pool.bytes, blockSize: POOL_ALIGNMENT, backend: s.ioBackend });
+      const device = await openSsdPool({ path: pool.path, bytes: pool.bytes, blockSize: POOL_ALIGNMENT, backend: s.ioBackend, queueDepth: options.ssdQueueDepth ?? SSD_QUEUE_DEPTH });
       const bandwidth = s.bandwidths?.[hostCount + i] ?? (await measureSsd(pool.path, s.ioBackend));
       devices.push({ index: i, type: 'ssd', device, bandwidth, allocator: new ExtentAllocator(device.bytes, POOL_ALIGNMENT), name: `ssd${i}` });
     }

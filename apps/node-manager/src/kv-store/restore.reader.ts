@@ -1,7 +1,10 @@
-import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, planOffload, type PinHandle, type PrefixChunk, type SegmentLocation } from '@mnemo/kv-core';
-import { allocHostBuffer, freeHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
+import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, planOffload, type PinHandle, type PrefixChunk, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
+import { transfer, type TransferOperand } from '@mnemo/native-cuda';
+import { HostBufferPool } from './host-buffer.pool.js';
+import { RestoreBuffers } from './restore.buffers.js';
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
+import { transferOperands } from './transfer.operands.js';
 
 export interface RestoreOptions {
   /**
@@ -9,9 +12,23 @@ export interface RestoreOptions {
    * A/B measurements: the copy then starts when the engine asks for the layer.
    */
   readonly copyAhead?: boolean;
+  /** Layers copied ahead (default 1); for A/B measurements. */
+  readonly copyAheadLayers?: number;
   /** SSD bytes read ahead of the layer loaded (default READ_AHEAD_BYTES); for A/B measurements. */
   readonly readAheadBytes?: number;
+  /**
+   * How SSD reads are grouped (default `ring`): `ring` reads each layer in its own transfer and
+   * keeps the read-ahead budget's worth of layers in flight, each handed on as soon as it lands;
+   * `windows` reads windows of half the budget, two at a time, each used once all of it is read
+   * (the earlier design, kept for same-process A/B measurements).
+   */
+  readonly ssdReads?: 'ring' | 'windows';
+  /** Take layer payloads and scratch from the tiers' buffer pool (default true); off for A/B measurements. */
+  readonly reuseBuffers?: boolean;
 }
+
+/** A replica to record in the lookup table. */
+type Replica = { seg: SegmentRef; location: SegmentLocation };
 
 /** Where one (chunk, layer) segment is read from during a restore. */
 interface Source {
@@ -23,6 +40,12 @@ interface Source {
   host?: { readonly operand: TransferOperand; readonly offset: number; readonly crc32c: number };
   /** Set when `host` was filled (and its CRC checked) by this restore: no second check needed. */
   verified?: boolean;
+  /**
+   * A promotion into the host pool not yet checked (ring reads check it on its copy into the
+   * payload): it joins the host tier only once that check passed, so the tier never lists
+   * bytes nobody verified; freed when the restore ends without it.
+   */
+  pending?: SegmentLocation;
   /** The scratch buffer `host` lies in, handed back once the layer is copied out. */
   scratch?: ArrayBuffer;
 }
@@ -30,18 +53,20 @@ interface Source {
 /**
  * SSD reads kept in flight ahead of the layer being loaded: a layer-wise restore of a few
  * chunks reads only a few MiB per layer, far too little to keep an SSD's queue busy on its own.
- * Layers are read in windows of half this size, one transfer each, the next window in flight
- * while the current one is used (each transfer fills the device queue with many requests).
+ * Each layer is one transfer (its segments, many requests in the device queue); every load
+ * tops the ring up to this many bytes of layers from the one loaded on, and a layer is used as
+ * soon as its own reads land — no layer waits for a whole window, and the queue never drains
+ * at a window boundary.
  */
 const READ_AHEAD_BYTES = 32 * 1024 * 1024;
 
 /**
- * Layer payloads are handed out from this many reused buffers: a fresh multi-MiB array per
- * layer costs page faults and zeroing on every byte before a single byte of KV is copied.
- * Three: the layer handed out last (valid until the load two layers later, as KvRestorePlan
- * allows), the one being loaded, and the next one, copied ahead.
+ * Layers copied ahead of the one loaded: each load tops the queue up, so the copy threads find
+ * the next layer queued instead of idling through a round trip through JS per layer. One: two
+ * and three layers ahead measured the same as one (same-process A/B, 15 rounds of 256 MiB host
+ * gets: ratios 1.02 and 1.00) and cost a payload buffer each.
  */
-const OUTPUT_SLOTS = 3;
+const COPY_AHEAD_LAYERS = 1;
 
 /**
  * Reads one request's cached prefix back from the offload tiers, a layer at a time, in the
@@ -60,20 +85,25 @@ export class RestoreReader {
   private readonly promoted: PinHandle[] = [];
   /** Host slots read into that another restore promoted first: freed when this one ends. */
   private readonly orphans: SegmentLocation[] = [];
-  /** Promotions started, by read-ahead window: awaited by the loads of that window's layers. */
+  /** Promotions started, by read group (a layer, or a window of them): awaited by the loads of its layers. */
   private readonly promotions = new Map<number, Promise<void>>();
-  /** Scratch buffers no layer uses any more, reused by the next promotion that needs one. */
-  private readonly spare: ArrayBuffer[] = [];
-  /** Sources still reading from each scratch buffer: it is spare once that reaches 0. */
-  private readonly scratchUsers = new Map<ArrayBuffer, number>();
-  private readonly scratch = new Set<ArrayBuffer>();
-  /** Reused layer payloads, by `layer % OUTPUT_SLOTS`. */
+  /** Payload slots and scratch, given back to the pool when the restore ends. */
+  private readonly buffers: RestoreBuffers;
+  /**
+   * Reused layer payloads, by `layer % slots` (a fresh multi-MiB array per layer costs page
+   * faults and zeroing): the layer handed out last (valid until the load two layers later, as
+   * KvRestorePlan allows), the one being loaded, and those copied ahead.
+   */
   private readonly outputs: Float32Array[] = [];
   /** Copy-outs in flight: scratch memory is freed only after they finish. */
   private readonly copies = new Set<Promise<unknown>>();
-  /** The layer after the last one loaded, copied ahead (the engine loads layers in order). */
-  private ahead?: { readonly layer: number; readonly copy: Promise<Float32Array> };
+  /** Layers after the last one loaded, copied ahead (the engine loads layers in order). */
+  private readonly ahead = new Map<number, Promise<Float32Array>>();
+  /** Layers copied ahead, fixed for the restore (the slot count depends on it). */
+  private readonly depth: number;
+  private readonly slots: number;
   private released = false;
+  private idle: Promise<void> = Promise.resolve();
 
   /** Throws DataLoss if some replica is no longer there (evicted since the lookup). */
   constructor(
@@ -86,6 +116,9 @@ export class RestoreReader {
     private readonly options: RestoreOptions = {},
   ) {
     this.sources = [];
+    this.buffers = new RestoreBuffers(options.reuseBuffers === false ? new HostBufferPool(0) : tiers.buffers);
+    this.depth = options.copyAhead === false ? 0 : (options.copyAheadLayers ?? COPY_AHEAD_LAYERS);
+    this.slots = this.depth + 2;
     try {
       for (const c of chunks) {
         const layers: Source[] = [];
@@ -107,26 +140,34 @@ export class RestoreReader {
   /** Layer `layer` of the restored positions, verified. */
   async load(layer: number): Promise<Float32Array> {
     if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader used after release');
-    let ahead = this.ahead;
-    this.ahead = undefined;
-    if (ahead && ahead.layer !== layer) {
-      // Loads out of order: the copy made ahead may still be writing into the slot this load
-      // needs, so it must land first (its result, and any error, belong to nobody).
-      await ahead.copy.catch(() => undefined);
-      ahead = undefined;
+    // Reads start here, where the engine's progress is known, never from a copy made ahead:
+    // the ring stays the read-ahead budget deep from the layer the engine is at.
+    const first = this.groupOf(layer);
+    for (let g = first; g < first + this.aheadGroups(); g++) this.startPromotion(g);
+    let copy = this.ahead.get(layer);
+    this.ahead.delete(layer);
+    // Loads out of order: a copy made ahead for some other layer may still be writing into a
+    // slot this load or the next copies need, so it must land first (its result, and any
+    // error, belong to nobody).
+    const stale = [...this.ahead.keys()].filter((l) => l <= layer || l > layer + this.depth);
+    if (stale.length > 0) {
+      await Promise.allSettled(stale.map((l) => this.ahead.get(l)));
+      for (const l of stale) this.ahead.delete(l);
     }
-    const copy = ahead?.copy ?? this.copyLayer(layer);
-    // The next layer's copy queues behind this one, so the copy threads never wait on a
-    // round trip through JS between layers; its slot held layer - 2, whose use has ended.
-    // NOTE: only when all of it is in host memory already: a copy ahead that has to wait for
-    // SSD reads would start the next read window early, and windows read side by side finish
-    // together, later than one after the other (SSD gets were 2–38% slower in six same-process A/Bs).
-    const next = layer + 1;
-    if (this.options.copyAhead !== false && next < this.m.geometry.layers && this.sources.every((s) => s[next]!.host)) {
+    copy ??= this.copyLayer(layer);
+    // The next layers' copies queue behind this one; each one's slot held a layer whose use
+    // has ended (layer - 2 or earlier). With the ring their SSD reads are already in flight,
+    // and each copy starts the moment its reads land. NOTE: `windows` copies ahead only
+    // layers all in host memory already: there a copy ahead waiting on SSD reads started the
+    // next window early, and windows read side by side finish together (SSD gets were 2–38%
+    // slower in six same-process A/Bs).
+    const ring = this.options.ssdReads !== 'windows';
+    for (let next = layer + 1; next <= Math.min(layer + this.depth, this.m.geometry.layers - 1); next++) {
+      if (this.ahead.has(next) || !(ring || this.sources.every((s) => s[next]!.host))) continue;
       const copyNext = this.copyLayer(next);
       // A copy made ahead that is never loaded (released early) must not surface as an unhandled rejection.
       copyNext.catch(() => undefined);
-      this.ahead = { layer: next, copy: copyNext };
+      this.ahead.set(next, copyNext);
     }
     return copy;
   }
@@ -134,10 +175,8 @@ export class RestoreReader {
   /** Copies layer `layer` into its output slot, checking the CRC of every replica read unverified. */
   private async copyLayer(layer: number): Promise<Float32Array> {
     const first = Math.floor(this.from / CHUNK_TOKENS);
-    const window = this.windowLayers();
-    const w = Math.floor(layer / window);
+    const w = this.groupOf(layer);
     this.startPromotion(w);
-    this.startPromotion(w + 1);
     await this.promotions.get(w);
     // Released meanwhile (a copy made ahead outlives its prefill): nothing may be pinned or read now.
     if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader released during a load');
@@ -151,12 +190,7 @@ export class RestoreReader {
     const srcs = this.sources.map((s) => s[layer]!);
     const g = this.m.geometry;
     const dst = this.output(layer, 2 * (this.until - this.from) * g.rowElems);
-    const operands: TransferOperand[] = [dst];
-    const index = new Map<TransferOperand, number>([[dst, 0]]);
-    const op = (o: TransferOperand) => {
-      if (!index.has(o)) index.set(o, operands.push(o) - 1);
-      return index.get(o)!;
-    };
+    const { operands, op } = transferOperands(dst);
     const ranges: number[] = [];
     const segElems = this.m.segBytes / 4;
     for (const p of layerPieces(g, layer, this.from, this.until)) {
@@ -169,25 +203,47 @@ export class RestoreReader {
     const copy = transfer(operands, Float64Array.from(ranges), crcs.length ? { crcs: Float64Array.from(crcs) } : undefined);
     this.copies.add(copy);
     const r = await copy.finally(() => this.copies.delete(copy));
+    // Released while copying: pins are gone and pending promotions may be reused already, so a
+    // mismatch now proves nothing about the stored replica.
+    if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader released during a load');
     unverified.forEach((s, i) => {
       if (r.crcs[i] !== s.host!.crc32c) this.corrupt(s, s.pinned.location.type);
     });
+    this.keepPromotions(srcs);
     for (const s of srcs) this.dropScratch(s);
     this.tiers.counters.readBytes.mem += srcs.length * this.m.segBytes;
     return dst;
   }
 
-  /** Layers per read-ahead window: half the read-ahead budget's worth of this restore's segments. */
-  private windowLayers(): number {
-    const bytes = this.options.readAheadBytes ?? READ_AHEAD_BYTES;
-    return Math.max(1, Math.floor(bytes / 2 / Math.max(1, this.sources.length * this.m.stride)));
+  /** Layers read in one transfer: one in the ring; half the read-ahead budget's worth in windows. */
+  private groupLayers(): number {
+    if (this.options.ssdReads !== 'windows') return 1;
+    return Math.max(1, Math.floor(this.readAheadBytes() / 2 / this.layerBytes()));
   }
 
-  /** Starts reading window `w`'s SSD-only segments (from layer `from` on) into host memory, once. */
+  /** Read groups kept started from the loaded layer's on: the budget's worth of layers (at least the next one), or two windows. */
+  private aheadGroups(): number {
+    if (this.options.ssdReads === 'windows') return 2;
+    return Math.max(this.depth + 1, Math.floor(this.readAheadBytes() / this.layerBytes()));
+  }
+
+  private groupOf(layer: number): number {
+    return Math.floor(layer / this.groupLayers());
+  }
+
+  private readAheadBytes(): number {
+    return this.options.readAheadBytes ?? READ_AHEAD_BYTES;
+  }
+
+  private layerBytes(): number {
+    return Math.max(1, this.sources.length * this.m.stride);
+  }
+
+  /** Starts reading group `w`'s SSD-only segments (from layer `from` on) into host memory, once. */
   private startPromotion(w: number, from = 0): void {
-    const window = this.windowLayers();
-    const start = Math.max(from, w * window);
-    const end = Math.min(this.m.geometry.layers, (w + 1) * window);
+    const group = this.groupLayers();
+    const start = Math.max(from, w * group);
+    const end = Math.min(this.m.geometry.layers, (w + 1) * group);
     if (this.promotions.has(w) || start >= end) return;
     const srcs = this.sources.flatMap((s) => s.slice(start, end));
     for (const s of srcs) {
@@ -207,33 +263,18 @@ export class RestoreReader {
   }
 
   private output(layer: number, floats: number): Float32Array {
-    const slot = layer % OUTPUT_SLOTS;
+    const slot = layer % this.slots;
     let out = this.outputs[slot];
     if (!out) {
-      const buf = allocHostBuffer(floats * 4);
-      this.scratch.add(buf);
-      out = this.outputs[slot] = new Float32Array(buf, 0, floats);
+      out = this.outputs[slot] = new Float32Array(this.buffers.take(floats * 4), 0, floats);
     }
     return out;
-  }
-
-  private takeScratch(bytes: number): ArrayBuffer {
-    const i = this.spare.findIndex((b) => b.byteLength >= bytes);
-    if (i >= 0) return this.spare.splice(i, 1)[0]!;
-    const b = allocHostBuffer(bytes);
-    this.scratch.add(b);
-    return b;
   }
 
   /** A scratch copy is only good until its layer is copied out: the buffer goes back to the spares. */
   private dropScratch(s: Source): void {
     if (!s.scratch) return;
-    const users = (this.scratchUsers.get(s.scratch) ?? 1) - 1;
-    if (users > 0) this.scratchUsers.set(s.scratch, users);
-    else {
-      this.scratchUsers.delete(s.scratch);
-      this.spare.push(s.scratch);
-    }
+    this.buffers.done(s.scratch);
     s.scratch = undefined;
     s.host = undefined;
     s.verified = false;
@@ -256,18 +297,30 @@ export class RestoreReader {
     this.released = true;
     this.tiers.unpin(this.m, [...this.sources.flat().map((s) => s.pinned), ...this.promoted]);
     for (const loc of this.orphans) this.tiers.free(loc);
-    // Read-aheads and copy-outs still in flight hold their scratch until they settle.
+    // Read-aheads and copy-outs still in flight hold their buffers until they settle.
     const outstanding = [...this.promotions.values(), ...this.copies];
     const freeScratch = () => {
-      for (const b of this.scratch) freeHostBuffer(b);
-      this.scratch.clear();
-      this.spare.length = 0;
+      for (const s of this.sources.flat()) {
+        if (s.pending) this.tiers.free(s.pending);
+        s.pending = undefined;
+      }
+      this.buffers.giveBack();
     };
     if (outstanding.length === 0) freeScratch();
-    else void Promise.allSettled(outstanding).then(freeScratch);
+    else this.idle = Promise.allSettled(outstanding).then(freeScratch);
   }
 
-  /** Reads SSD-only segments into host memory in one transfer, verifying each on the way. */
+  /** After release: settles once every read and copy it started has ended and its memory went back. */
+  whenIdle(): Promise<void> {
+    return this.idle;
+  }
+
+  /**
+   * Reads SSD-only segments into host memory in one transfer. Ring reads leave the CRC32C check
+   * to the copy into the payload (one fused pass on the copy threads: the device's single I/O
+   * thread then only reaps and resubmits — 11–12% faster SSD gets in same-process A/Bs);
+   * `windows` reads check each segment on the I/O thread as it lands.
+   */
   private async promote(srcs: Source[]): Promise<void> {
     if (srcs.length === 0) return;
     const m = this.m;
@@ -282,19 +335,14 @@ export class RestoreReader {
     let scratch: ArrayBuffer | undefined;
     if (rest.length > 0) {
       // No host room: a scratch buffer, aligned for O_DIRECT, only until this layer is loaded.
-      scratch = this.takeScratch(rest.length * m.stride);
+      scratch = this.buffers.scratch(rest.length * m.stride);
       rest.forEach((s, i) => targets.set(s, { operand: scratch!, offset: i * m.stride }));
     }
     const freePlan = () => {
       for (const w of plan?.writes ?? []) for (const x of w.extents) this.tiers.device(w.deviceIndex).allocator.free(x.offset, x.length);
-      if (scratch) this.spare.push(scratch);
+      if (scratch) this.buffers.unused(scratch);
     };
-    const operands: TransferOperand[] = [];
-    const index = new Map<TransferOperand, number>();
-    const op = (o: TransferOperand) => {
-      if (!index.has(o)) index.set(o, operands.push(o) - 1);
-      return index.get(o)!;
-    };
+    const { operands, op } = transferOperands();
     const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
     const ranges: number[] = [];
     const crcs: number[] = [];
@@ -303,9 +351,10 @@ export class RestoreReader {
       ranges.push(op(this.tiers.device(s.pinned.location.deviceIndex).device), s.pinned.location.offset, op(t.operand), t.offset, ioBytes);
       crcs.push(op(t.operand), t.offset, m.segBytes);
     }
+    const checkNow = this.options.ssdReads === 'windows';
     let r;
     try {
-      r = await transfer(operands, Float64Array.from(ranges), { crcs: Float64Array.from(crcs) });
+      r = await transfer(operands, Float64Array.from(ranges), checkNow ? { crcs: Float64Array.from(crcs) } : undefined);
     } catch (e) {
       freePlan();
       throw new MnemoError(ErrorCode.DataLoss, `SSD read failed: ${(e as Error).message}`);
@@ -316,29 +365,48 @@ export class RestoreReader {
       freePlan();
       return;
     }
-    const bad = srcs.find((s, i) => r.crcs[i] !== s.pinned.location.crc32c);
+    const bad = checkNow ? srcs.find((s, i) => r.crcs[i] !== s.pinned.location.crc32c) : undefined;
     if (bad) {
       freePlan();
       this.corrupt(bad, 'ssd');
     }
-    const kept: Array<{ seg: { chunkKey: string; position: number; layer: number }; location: SegmentLocation }> = [];
+    const kept: Replica[] = [];
     srcs.forEach((s) => {
       const t = targets.get(s)!;
       s.host = { operand: t.operand, offset: t.offset, crc32c: s.pinned.location.crc32c };
-      s.verified = true;
+      s.verified = checkNow;
       if (t.deviceIndex === undefined) {
         s.scratch = scratch;
-        this.scratchUsers.set(scratch!, (this.scratchUsers.get(scratch!) ?? 0) + 1);
+        this.buffers.use(scratch!);
         return;
       }
       const location: SegmentLocation = { deviceIndex: t.deviceIndex, type: 'mem', offset: t.offset, length: m.segBytes, crc32c: s.pinned.location.crc32c };
-      if (m.table.get(s.key, s.layer, 'mem')) this.orphans.push(location);
+      if (!checkNow) s.pending = location;
+      else if (m.table.get(s.key, s.layer, 'mem')) this.orphans.push(location);
       else kept.push({ seg: { chunkKey: s.key, position: m.table.positionOf(s.key)!, layer: s.layer }, location });
     });
-    // Promoted copies join the host tier (pinned until this restore ends).
-    this.tiers.put(m, kept);
+    this.join(kept);
+  }
+
+  /** Promotions the copy just verified join the host tier. */
+  private keepPromotions(srcs: readonly Source[]): void {
+    const kept: Replica[] = [];
+    for (const s of srcs) {
+      if (!s.pending) continue;
+      const position = this.m.table.positionOf(s.key);
+      // Promoted by another restore meanwhile, or the chunk left the table since it was read.
+      if (position === undefined || this.m.table.get(s.key, s.layer, 'mem')) this.orphans.push(s.pending);
+      else kept.push({ seg: { chunkKey: s.key, position, layer: s.layer }, location: s.pending });
+      s.pending = undefined;
+    }
+    this.join(kept);
+  }
+
+  /** Promoted copies join the host tier, pinned until this restore ends. */
+  private join(kept: Replica[]): void {
+    this.tiers.put(this.m, kept);
     for (const k of kept) {
-      const pin = m.table.pin(k.seg.chunkKey, k.seg.layer, 'mem');
+      const pin = this.m.table.pin(k.seg.chunkKey, k.seg.layer, 'mem');
       if (pin) this.promoted.push(pin);
     }
   }

@@ -3,6 +3,7 @@ import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-c
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { PoolDevice } from './pool.devices.js';
+import { transferOperands } from './transfer.operands.js';
 
 /** A whole chunk's KV in the payload layout `[layer][K|V][256][kv_head][head_dim]` (fp32). */
 export interface ChunkPayload {
@@ -50,6 +51,8 @@ export class TierWriter {
   private pumping?: Promise<void>;
   private readonly writes = new Set<Promise<void>>();
   private origins = 0;
+  /** Set by {@link stop}: the devices are going away, nothing more is written or reported. */
+  private stopped = false;
   /** Segments that found no room in the slowest tier (kept only in faster ones). */
   ssdSkipped = 0;
 
@@ -68,10 +71,20 @@ export class TierWriter {
    * `hostOnly`, to the host pool alone (copies another node keeps; nothing if the host has no room).
    */
   write(model: string, chunks: readonly ChunkPayload[], hostOnly = false): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     const p = this.writeHost(this.tiers.model(model), chunks, ++this.origins, hostOnly).catch((e) => this.onError(e, 'host write'));
     this.writes.add(p);
     void p.finally(() => this.writes.delete(p));
     return p;
+  }
+
+  /**
+   * Like a crash (KvStore.abort): queued SSD writes are dropped and writes still running fail
+   * quietly once the devices close; what a restart finds is what the journal already names.
+   */
+  stop(): void {
+    this.stopped = true;
+    for (const j of this.queue.splice(0)) this.release(j);
   }
 
   /** Resolves once every write accepted so far reached its last tier (tests, shutdown). */
@@ -131,12 +144,7 @@ export class TierWriter {
    * the CRC32C of each source segment computed on the way. Space is given back if it fails.
    */
   private async copy<S extends SegmentRef>(m: ModelKv, writes: readonly DeviceWrite<S>[], source: (s: S) => { operand: TransferOperand; offset: number }): Promise<Array<{ seg: SegmentRef; location: SegmentLocation }>> {
-    const operands: TransferOperand[] = [];
-    const index = new Map<TransferOperand, number>();
-    const op = (o: TransferOperand) => {
-      if (!index.has(o)) index.set(o, operands.push(o) - 1);
-      return index.get(o)!;
-    };
+    const { operands, op } = transferOperands();
     const ranges: number[] = [];
     const crcs: number[] = [];
     const out: Array<{ seg: SegmentRef; location: Omit<SegmentLocation, 'crc32c'> }> = [];
@@ -161,7 +169,7 @@ export class TierWriter {
   }
 
   private enqueue(job: SsdJob): void {
-    if (this.tiers.ssd.length === 0) {
+    if (this.tiers.ssd.length === 0 || this.stopped) {
       this.release(job);
       this.ssdSkipped++;
       return;
@@ -173,7 +181,7 @@ export class TierWriter {
     if (this.pumping) return;
     this.pumping = (async () => {
       let sinceCommit = 0;
-      while (this.queue.length > 0) {
+      while (this.queue.length > 0 && !this.stopped) {
         const origin = this.queue[0]!.origin;
         let n = 0;
         while (n < this.queue.length && n < SSD_BATCH_SEGMENTS && this.queue[n]!.origin === origin) n++;
@@ -184,20 +192,25 @@ export class TierWriter {
           try {
             await this.writeSsd(m, jobs);
           } catch (e) {
-            this.onError(e, 'SSD write');
+            if (!this.stopped) this.onError(e, 'SSD write');
           } finally {
             for (const j of jobs) this.release(j);
           }
         }
         if (this.queue.length === 0 || ++sinceCommit >= SSD_BATCHES_PER_COMMIT) {
-          await this.tiers.flushJournals();
+          try {
+            await this.tiers.flushJournals();
+          } catch (e) {
+            // Records stay buffered and go with the next flush; a failed sync is never silent.
+            if (!this.stopped) this.onError(e, 'journal flush');
+          }
           sinceCommit = 0;
         }
       }
     })().finally(() => {
       this.pumping = undefined;
-      // Jobs queued while the last batch was finishing.
-      if (this.queue.length > 0) this.pump();
+      // Jobs queued while the last batch was finishing (none are, once stopped: stop empties the queue).
+      if (this.queue.length > 0 && !this.stopped) this.pump();
     });
   }
 

@@ -47,7 +47,7 @@ export class PeerAwarePromptStore implements PromptStore {
     const source = p.sources![choice.source]!;
     const { first, count } = chunksFor(deviceTokens, choice.until);
     this.counters.plans++;
-    return new PeerRestorePlan(this.client, source.address, g, p.chunkKeys.slice(first, first + count), first, deviceTokens, choice.until, (o) => {
+    return new PeerRestorePlan(this.client, source.address, g, choice.keys.slice(0, count), first, deviceTokens, choice.until, (o) => {
       this.counters.blockedMs += o.blockedMs;
       if (!o.ok) {
         this.counters.failures++;
@@ -64,6 +64,6 @@ export class PeerAwarePromptStore implements PromptStore {
   private choose(p: StoredPrompt, deviceTokens: number, localUntil: number) {
     if (!p.sources?.length || !this.chunks.geometry(p.model)) return null;
     const now = this.now();
-    return choosePeerPrefix(p.chunkKeys, p.promptTokens, deviceTokens, localUntil, p.sources, (i) => (this.failed.get(p.sources![i]!.address) ?? 0) <= now);
+    return choosePeerPrefix(p.chunkKeys, p.promptTokens, deviceTokens, localUntil, p.sources, (i) => (this.failed.get(p.sources![i]!.address) ?? 0) <= now, p.blockKeys);
   }
 }

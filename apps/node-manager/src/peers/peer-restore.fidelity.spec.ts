@@ -36,15 +36,20 @@ describe(PeerAwarePromptStore.name, () => {
     await b.close();
   });
 
-  const withSource = (tokens: number[], address: string): StoredPrompt => ({ ...storedPrompt(tokens), sources: [{ nodeId: 'a', address, chunkKeys: storedPrompt(turn1).chunkKeys }] });
+  // What the scheduler passes on: A's whole chunks of the prompt and the partial chunk turn 1 left
+  // there (its KV of 619 tokens ends 6 blocks into chunk 2).
+  const turn1Partial = () => storedPrompt(turn2).blockKeys!(2)[5]!;
+  const withSource = (tokens: number[], address: string): StoredPrompt => ({ ...storedPrompt(tokens), sources: [{ nodeId: 'a', address, chunkKeys: [...storedPrompt(turn1).chunkKeys, turn1Partial()] }] });
 
   it('turn 2 on another node, its prefix fetched from the first, equals a fresh prefill and the node that stayed, bit for bit', async () => {
+    expect(a.store.holds(MODEL, turn1Partial())).toBe(true);
     const sut = new PeerAwarePromptStore(b.store, b.store, client);
     const p = withSource(turn2, a.address);
-    expect(sut.restorableUntil(p, 0)).toBe(512);
+    // Both whole chunks and the partial one: everything turn 1 computed.
+    expect(sut.restorableUntil(p, 0)).toBe(608);
     const moved = await converse(b.engine, 'm', turn2, 12, (d) => sut.restorePlan(p, d));
-    expect(moved.restored).toBe(512);
-    expect(sut.counters).toMatchObject({ plans: 1, restoredTokens: 512, failures: 0 });
+    expect(moved.restored).toBe(608);
+    expect(sut.counters).toMatchObject({ plans: 1, restoredTokens: 608, failures: 0 });
     expect(sut.counters.blockedMs).toBeGreaterThanOrEqual(0);
     const stayed = await converse(a.engine, 's', turn2, 12, (d) => a.store.restorePlan(storedPrompt(turn2), d));
     expect(fresh.cached).toBe(0);
@@ -55,6 +60,9 @@ describe(PeerAwarePromptStore.name, () => {
     // The fetched chunks now live on B: turn 3 there needs no peer.
     await b.store.settle();
     expect(storedPrompt(turn1).chunkKeys.every((k) => b.store.holdsOnHost(MODEL, k))).toBe(true);
+    // Turn 1's partial chunk came too, and gave way to turn 2's longer one (its KV ends 9 blocks into chunk 2).
+    expect(b.store.holds(MODEL, turn1Partial())).toBe(false);
+    expect(b.store.holdsOnHost(MODEL, storedPrompt([...turn2, ...moved.out]).blockKeys!(2)[8]!)).toBe(true);
   });
 
   it('a corrupting peer fails the prefill (DataLoss); the retry leaves that peer out and recomputes the same tokens', async () => {

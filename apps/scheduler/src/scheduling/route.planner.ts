@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { chunkKeys, route, routeKeysFor, withECacheKeys, type KvDirectory, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
+import { BLOCKS_PER_CHUNK, chunkBlockKeys, chunkKeys, partialSource, route, routeKeysFor, withECacheKeys, withPartialSource, type KvDirectory, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import type { InferenceRequest } from '@mnemo/proto';
 import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
@@ -59,10 +59,31 @@ export class RoutePlanner {
     if (!routed) return null;
     // Routed on the base's chain: the peers holding the base's KV also say which of its E caches they hold.
     const decision =
-      keys.chain === 'base' ? { ...routed, kvSources: withECacheKeys(routed.kvSources, keys.chunkKeys, this.pairs.eLayers(request.model), (k) => this.directory.prefixes(k)) } : routed;
+      keys.chain === 'base'
+        ? { ...routed, kvSources: withECacheKeys(routed.kvSources, keys.chunkKeys, this.pairs.eLayers(request.model), (k) => this.directory.prefixes(k)) }
+        : this.withPartial(routed, request);
     this.metrics.routingDecisions.inc({ policy: this.policy, reason: decision.reason });
     const kvSourceAddresses = new Map(decision.kvSources.map((s) => [s.nodeId, this.registry.get(s.nodeId)?.grpcAddress ?? '']));
     return reservation ? { ...decision, kvSourceAddresses, reservation } : { ...decision, kvSourceAddresses };
+  }
+
+  /**
+   * Symphony passes on where the partial chunk the session left is (its last turn's tokens past a
+   * whole chunk), so a node the session moves to fetches it instead of recomputing it.
+   */
+  private withPartial(routed: RouteDecision, request: InferenceRequest): RouteDecision {
+    if (this.policy !== 'symphony' || !Number.isFinite(this.costs.peerMsPerChunk)) return routed;
+    const { model, tenant, tokens, chunkKeys: keys } = request;
+    let candidates: string[][];
+    try {
+      // The chunk the prompt ends in, then the one before it (a previous turn may have left it partial).
+      candidates = [keys.length, keys.length - 1].filter((c) => c >= 0).map((c) => chunkBlockKeys(model, tenant, tokens, keys, c).slice(0, BLOCKS_PER_CHUNK - 1));
+    } catch {
+      // Chunk keys that do not fit the tokens: the node refuses the request anyway.
+      return routed;
+    }
+    const partial = partialSource(routed.nodeId, candidates, (k) => this.directory.holders(k));
+    return partial ? { ...routed, kvSources: withPartialSource(routed.kvSources, partial) } : routed;
   }
 
   /** A derived model's request is routed on its base's chunks (same tokens and tenant salt) when they reach further (kv-core `routeKeysFor`). */

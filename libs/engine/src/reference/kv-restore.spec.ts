@@ -1,4 +1,4 @@
-import { chunkKeys, ErrorCode, layerPieces, type KvRowGeometry } from '@mnemo/kv-core';
+import { blockKeys, chunkKeys, ErrorCode, layerPieces, padChunkPayload, type KvRowGeometry } from '@mnemo/kv-core';
 import { bits } from '../../test/bits.js';
 import { cpuBackend } from '../../test/test-backend.js';
 import type { EngineChunkEvent, KvRestorePlan } from '../engine.interface.js';
@@ -53,7 +53,8 @@ describe('ReferenceEngine KV restore and chunk events', () => {
 
   it('announces every whole chunk a sharing sequence writes, under its chunk key', async () => {
     const { src, events } = await source();
-    expect(events).toEqual(chunkKeys(MODEL, 't', history).map((key, chunk) => ({ kind: 'written', model: MODEL, key, seqId: 'src', chunk })));
+    const blocks = blockKeys(MODEL, 't', history);
+    expect(events).toEqual(chunkKeys(MODEL, 't', history).map((key, chunk) => ({ kind: 'written', model: MODEL, key, seqId: 'src', chunk, superseded: blocks.slice(16 * chunk, 16 * chunk + 15) })));
     await src.close();
   });
 
@@ -104,6 +105,33 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     await Promise.all([src.close(), fresh.close(), sut.close()]);
   });
 
+  it('a sequence released while its restore runs names nothing the pass wrote, and exports only what it held before', async () => {
+    const { src, chunks, g } = await source();
+    const sut = engine();
+    const exported: Array<{ seqId: string; chunk: number; tokens: number; kv: Float32Array }> = [];
+    sut.watchChunks((e) => {
+      if (e.kind === 'partial') exported.push({ seqId: e.seqId, chunk: e.chunk, tokens: e.tokens, kv: sut.exportChunk(e.seqId, e.chunk, e.tokens) });
+    });
+    await sut.prefill([{ seqId: 'head', model: MODEL, tokens: history.slice(0, 100), sampling: GREEDY, cacheSalt: 't' }]);
+    sut.release('head');
+    const plan = planFrom(chunks, g, 96, 512);
+    const load = plan.load.bind(plan);
+    plan.load = async (layer) => {
+      if (layer === 1) sut.release('r');
+      return load(layer);
+    };
+    await sut.prefill([{ seqId: 'r', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: () => plan }]);
+    expect(sut.hasSequence('r')).toBe(false);
+    // Layers 1.. of the restored rows were never imported: the device must not offer them to anyone.
+    expect(sut.cachedTokens({ seqId: 'x', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't' })).toBe(96);
+    expect(exported.map(({ seqId, chunk, tokens }) => ({ seqId, chunk, tokens }))).toEqual([
+      { seqId: 'head', chunk: 0, tokens: 96 },
+      { seqId: 'r', chunk: 0, tokens: 96 },
+    ]);
+    expect(Buffer.from(exported[1]!.kv.buffer).equals(Buffer.from(exported[0]!.kv.buffer))).toBe(true);
+    await Promise.all([src.close(), sut.close()]);
+  });
+
   it('a failed load fails the prefill and leaves nothing behind: no blocks held, nothing shared', async () => {
     const { src, chunks, g } = await source();
     const sut = engine();
@@ -133,10 +161,30 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     sut.release('a');
     await sut.prefill([{ seqId: 'b', model: MODEL, tokens: toks(600, 3), sampling: GREEDY }]);
     const [key] = chunkKeys(MODEL, 't', toks(300));
+    const blocks = blockKeys(MODEL, 't', toks(300));
     expect(events).toEqual([
-      { kind: 'written', model: MODEL, key, seqId: 'a', chunk: 0 },
+      { kind: 'written', model: MODEL, key, seqId: 'a', chunk: 0, superseded: blocks.slice(0, 15) },
+      // 300 tokens: two whole blocks of chunk 1 left with the sequence.
+      { kind: 'partial', model: MODEL, key: blocks[17], seqId: 'a', chunk: 1, tokens: 32, superseded: [blocks[16]] },
       { kind: 'evicted', model: MODEL, key },
     ]);
+    await sut.close();
+  });
+
+  it('exports a partial chunk, as it is released, in the whole chunk layout', async () => {
+    const sut = engine();
+    const tokens = toks(300);
+    await sut.prefill([{ seqId: 'a', model: MODEL, tokens, sampling: GREEDY, cacheSalt: 't' }]);
+    const c = sut.modelConfig(MODEL);
+    const g = { layers: c.layers, rowElems: c.kvHeads * c.headDim };
+    const rows = sut.exportKv('a', { layerStart: 0, layerEnd: c.layers, tokenStart: 256, tokenEnd: 288 });
+    let exported: Float32Array | undefined;
+    sut.watchChunks((e) => {
+      if (e.kind === 'partial') exported = sut.exportChunk(e.seqId, e.chunk, e.tokens);
+    });
+    sut.release('a');
+    expect(exported).toBeDefined();
+    expect(bits(exported!)).toEqual(bits(padChunkPayload(g, rows, 32)));
     await sut.close();
   });
 });

@@ -46,6 +46,8 @@ type Copy = (buffers: ArrayBuffer[], ranges: Float64Array) => Promise<void>;
  */
 export class KvSwapper implements KvSwap {
   readonly granularity: SwapGranularity;
+  /** The copy workers and the CPU backend's kernels share the cores (compute takes all of them while it runs). */
+  readonly overlapsCompute = false;
   readonly stats: SwapStats = { swapOuts: 0, swapIns: 0, bytesOut: 0, bytesIn: 0, copies: 0, reusedBlocks: 0 };
   private readonly spaces = new Map<string, KvSwapSpace>();
 
@@ -212,7 +214,12 @@ export class KvSwapper implements KvSwap {
         if (n > 0) await this.copy(buffers, packed);
       } else {
         // The baseline as vLLM runs it: one swap call per layer and K/V, each walking every block.
-        for (const part of partsOf(jobs.flatMap((j) => j.ranges), packed)) await this.copy(buffers, part);
+        // vLLM queues every layer's copies on one stream and synchronises once, so the calls are
+        // all issued before any is awaited: awaiting each in turn would add a round trip per layer
+        // that vLLM does not pay. All settle before the sequences leave the busy set.
+        const calls = await Promise.allSettled(partsOf(jobs.flatMap((j) => j.ranges), packed).map((part) => this.copy(buffers, part)));
+        const bad = calls.find((c): c is PromiseRejectedResult => c.status === 'rejected');
+        if (bad) throw bad.reason;
       }
     } catch (e) {
       failed = { e };

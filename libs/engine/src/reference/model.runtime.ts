@@ -88,8 +88,10 @@ export class ModelRuntime<T> {
       }
       const results = await this.collect(pass, items, captured);
       await clock.drainStores();
-      // Every layer's KV of these rows is written now: their full blocks may be shared.
-      this.cache.commit(ids);
+      // Every layer's KV of these rows is written now: their full blocks may be shared. Not those
+      // of a sequence released meanwhile: a restore stops importing into it, so its rows may be
+      // missing layers, and a name would serve them to the next request with that prefix.
+      this.cache.commit(ids.filter((id) => !this.deferred.has(id)));
       return results;
     } finally {
       pass.dispose();

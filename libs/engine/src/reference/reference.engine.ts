@@ -1,4 +1,4 @@
-import { CHUNK_TOKENS, ErrorCode, MnemoError, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, ErrorCode, MnemoError, padChunkPayload, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { CrossModelPlan, Engine, EngineLayerStream, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
@@ -418,9 +418,13 @@ export class ReferenceEngine implements Engine {
     return this.runtime(model).config.dModel;
   }
 
-  exportChunk(seqId: string, chunk: number): Float32Array {
-    const L = this.runtime(this.seq(seqId).model).config.layers;
-    return this.exportKv(seqId, { layerStart: 0, layerEnd: L, tokenStart: chunk * CHUNK_TOKENS, tokenEnd: (chunk + 1) * CHUNK_TOKENS });
+  exportChunk(seqId: string, chunk: number, tokens = CHUNK_TOKENS): Float32Array {
+    // A release deferred past a pass reports its partial chunk after the sequence left `seqs`.
+    const rt = this.seqs.has(seqId) ? this.runtime(this.seq(seqId).model) : [...this.runtimes.values()].find((r) => r.cache.ledger.has(seqId));
+    if (!rt) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${seqId}`);
+    const { layers, kvHeads, headDim } = rt.config;
+    const compact = rt.cache.export(seqId, { layerStart: 0, layerEnd: layers, tokenStart: chunk * CHUNK_TOKENS, tokenEnd: chunk * CHUNK_TOKENS + tokens });
+    return padChunkPayload({ layers, rowElems: kvHeads * headDim }, compact, tokens);
   }
 
   // ---- lower-level surface (node-manager, profiler, tests) ----

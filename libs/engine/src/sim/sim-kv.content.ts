@@ -1,4 +1,4 @@
-import { CHUNK_TOKENS } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, padChunkPayload } from '@mnemo/kv-core';
 
 /** Shape of a sim model's KV bytes: layers, and K/V row width per token (kv_heads · head_dim), float32. */
 export interface SimKvLayout {
@@ -71,15 +71,15 @@ export function fillLayer(out: Float32Array, offset: number, hashes: Uint32Array
   if (o - offset !== 2 * n * rowElems) throw new Error('fillLayer: size invariant broken');
 }
 
-/** Whole-chunk export, payload layout `[layer][K|V][token][row]`, regenerated from the tokens. */
-export function chunkPayload(seed: number, tokens: readonly number[], chunk: number, l: SimKvLayout): Float32Array {
+/** Export of chunk `chunk` (its first `rows` positions, zero-padded), payload layout `[layer][K|V][token][row]`, regenerated from the tokens. */
+export function chunkPayload(seed: number, tokens: readonly number[], chunk: number, l: SimKvLayout, rows = CHUNK_TOKENS): Float32Array {
   const from = chunk * CHUNK_TOKENS;
-  const until = from + CHUNK_TOKENS;
+  const until = from + rows;
   const hashes = positionHashes(seed, tokens, until);
-  const out = new Float32Array(chunkElems(l));
-  const stride = 2 * CHUNK_TOKENS * l.rowElems;
+  const out = new Float32Array(rows === CHUNK_TOKENS ? chunkElems(l) : 2 * l.layers * rows * l.rowElems);
+  const stride = 2 * rows * l.rowElems;
   for (let layer = 0; layer < l.layers; layer++) fillLayer(out, layer * stride, hashes, from, until, layer, l.rowElems);
-  return out;
+  return padChunkPayload(l, out, rows);
 }
 
 /** True when `got` is bit for bit the layer the tokens give (compared as raw 32-bit words). */

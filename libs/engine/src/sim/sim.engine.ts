@@ -236,11 +236,11 @@ export class SimEngine implements Engine {
    * bytes; the copy handed out is real and is what the tiers and peers move). Undefined without
    * `kvBytes`, or when the sequence's KV does not cover the chunk.
    */
-  exportChunk(seqId: string, chunk: number): Float32Array | undefined {
+  exportChunk(seqId: string, chunk: number, tokens = CHUNK_TOKENS): Float32Array | undefined {
     const seq = this.seqs.get(seqId);
     const layout = seq && this.kvLayouts.get(seq.model.id);
-    if (!seq || !layout || !Number.isInteger(chunk) || chunk < 0 || (chunk + 1) * CHUNK_TOKENS > seq.kvTokens.length) return undefined;
-    return chunkPayload(modelSeed(seq.model.id), seq.kvTokens, chunk, layout);
+    if (!seq || !layout || !Number.isInteger(chunk) || chunk < 0 || chunk * CHUNK_TOKENS + tokens > seq.kvTokens.length) return undefined;
+    return chunkPayload(modelSeed(seq.model.id), seq.kvTokens, chunk, layout, tokens);
   }
 
   kvLayout(model: string): SimKvLayout | undefined {

@@ -1,5 +1,6 @@
-import { BLOCK_TOKENS } from '../keys/chunk.constants.js';
-import { KvBlockLedger } from './kv-block.ledger.js';
+import { blockKeys } from '../keys/block-key.chain.js';
+import { BLOCK_TOKENS, CHUNK_TOKENS } from '../keys/chunk.constants.js';
+import { KvBlockLedger, type DeviceChunkEvent } from './kv-block.ledger.js';
 
 const toks = (n: number, seed = 1): number[] => Array.from({ length: n }, (_, i) => (i * 7 + seed) % 200);
 
@@ -15,6 +16,58 @@ function run(sut: KvBlockLedger, seqId: string, tokens: number[], salt = 't', re
 }
 
 describe(KvBlockLedger.name, () => {
+  describe('chunk events', () => {
+    it.each([
+      // tokens written and committed, expected partial: [chunk, tokens] or none
+      ['inside the first chunk', 100, [0, 96]],
+      ['past one whole chunk', CHUNK_TOKENS + 40, [1, 32]],
+      ['less than a block past a whole chunk', CHUNK_TOKENS + 10, null],
+      ['exactly whole chunks', 2 * CHUNK_TOKENS, null],
+      ['less than a block', 10, null],
+    ] as const)('a released sequence reports its partial last chunk: %s', (_name, n, expected) => {
+      const events: DeviceChunkEvent[] = [];
+      const sut = new KvBlockLedger('m', 64, (e) => events.push(e));
+      const tokens = toks(n);
+      run(sut, 'a', tokens);
+      const keys = blockKeys('m', 't', tokens);
+      const partials = events.filter((e) => e.kind === 'partial');
+      if (!expected) return expect(partials).toEqual([]);
+      const [chunk, covered] = expected;
+      const first = chunk * (CHUNK_TOKENS / BLOCK_TOKENS);
+      const last = first + covered / BLOCK_TOKENS - 1;
+      expect(partials).toEqual([{ kind: 'partial', key: keys[last], seqId: 'a', chunk, tokens: covered, superseded: keys.slice(first, last) }]);
+    });
+
+    it('a whole chunk supersedes the keys of its shorter prefixes', () => {
+      const events: DeviceChunkEvent[] = [];
+      const sut = new KvBlockLedger('m', 64, (e) => events.push(e));
+      const tokens = toks(CHUNK_TOKENS + 20);
+      run(sut, 'a', tokens);
+      const keys = blockKeys('m', 't', tokens);
+      expect(events.filter((e) => e.kind === 'written')).toEqual([{ kind: 'written', key: keys[15], seqId: 'a', chunk: 0, superseded: keys.slice(0, 15) }]);
+    });
+
+    it('reports only committed blocks: KV still being computed is never named', () => {
+      const events: DeviceChunkEvent[] = [];
+      const sut = new KvBlockLedger('m', 64, (e) => events.push(e));
+      sut.open('a', 't');
+      const tokens = toks(40);
+      sut.append([{ seqId: 'a', tokens: 40, ids: tokens }]);
+      sut.release('a');
+      expect(events).toEqual([]);
+    });
+
+    it('a sequence that does not share reports nothing', () => {
+      const events: DeviceChunkEvent[] = [];
+      const sut = new KvBlockLedger('m', 64, (e) => events.push(e));
+      sut.open('plain');
+      sut.append([{ seqId: 'plain', tokens: 40 }]);
+      sut.commit(['plain']);
+      sut.release('plain');
+      expect(events).toEqual([]);
+    });
+  });
+
   describe('prefix hits', () => {
     it.each([
       ['same prompt again: all whole blocks but the one holding the last token', toks(40), toks(40), 32],

@@ -14,9 +14,17 @@ export interface LedgerAppend {
  * Whole 256-token chunks entering and leaving the device: `written` when a sharing sequence
  * names the last block of a chunk (its key is the chunk key; its KV is complete on the device),
  * `evicted` when that block is reclaimed. The KV store offloads on the first and reports both.
+ *
+ * `partial` when a sharing sequence lets go of its blocks (it finished, or was preempted) while
+ * its last chunk is incomplete: the first `tokens` positions of chunk `chunk` (whole blocks) are
+ * named `key` — the block key of its last full block — and still readable until the listener
+ * returns. A conversation's next turn repeats them, so the store keeps them too. `superseded`
+ * (on both `written` and `partial`) are the keys of shorter prefixes of the same chunk, which
+ * this one covers.
  */
 export type DeviceChunkEvent =
-  | { readonly kind: 'written'; readonly key: string; readonly seqId: string; readonly chunk: number }
+  | { readonly kind: 'written'; readonly key: string; readonly seqId: string; readonly chunk: number; readonly superseded: readonly string[] }
+  | { readonly kind: 'partial'; readonly key: string; readonly seqId: string; readonly chunk: number; readonly tokens: number; readonly superseded: readonly string[] }
   | { readonly kind: 'evicted'; readonly key: string };
 
 interface LedgerSeq {
@@ -166,7 +174,7 @@ export class KvBlockLedger {
         const named = this.blocks.commit(blocks[b]!, keys[b]!);
         if (named && (b + 1) % BLOCKS_PER_CHUNK === 0 && !this.chunks.has(keys[b]!)) {
           this.chunks.add(keys[b]!);
-          this.onChunk?.({ kind: 'written', key: keys[b]!, seqId, chunk: (b + 1) / BLOCKS_PER_CHUNK - 1 });
+          this.onChunk?.({ kind: 'written', key: keys[b]!, seqId, chunk: (b + 1) / BLOCKS_PER_CHUNK - 1, superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b) });
         }
       }
       s.committed = keys.length;
@@ -177,6 +185,7 @@ export class KvBlockLedger {
   release(seqId: string): void {
     const s = this.seqs.get(seqId);
     if (!s) return;
+    this.reportPartial(seqId, s);
     // Tail first, so the tail is the older in the LRU: a prefix is useless without its head.
     this.blocks.release(s.table.clear().reverse());
     this.blocks.closeGroup(seqId);
@@ -186,6 +195,15 @@ export class KvBlockLedger {
   /** Share of the capacity held by sequences (cached blocks are reclaimable, so they count as free). */
   usage(): number {
     return this.blocks.capacity === 0 ? 0 : this.blocks.numActive / this.blocks.capacity;
+  }
+
+  /** A sharing sequence's named blocks past its last whole chunk, while they are still its own (see DeviceChunkEvent). */
+  private reportPartial(seqId: string, s: LedgerSeq): void {
+    const inChunk = s.committed % BLOCKS_PER_CHUNK;
+    if (!s.chain || inChunk === 0 || !this.onChunk) return;
+    const keys = s.chain.keys.slice(s.committed - inChunk, s.committed);
+    const chunk = (s.committed - inChunk) / BLOCKS_PER_CHUNK;
+    this.onChunk({ kind: 'partial', key: keys[inChunk - 1]!, seqId, chunk, tokens: inChunk * BLOCK_TOKENS, superseded: keys.slice(0, -1) });
   }
 
   private match(chain: BlockKeyChain, tokens: readonly number[]): number[] {

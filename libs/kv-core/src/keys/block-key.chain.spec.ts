@@ -1,6 +1,6 @@
 import { BLOCK_TOKENS, BLOCKS_PER_CHUNK, CHUNK_TOKENS } from './chunk.constants.js';
 import { chunkKeys } from './chunk-key.hasher.js';
-import { BlockKeyChain, blockKeys } from './block-key.chain.js';
+import { BlockKeyChain, blockKeys, chunkBlockKeys } from './block-key.chain.js';
 
 const seqOf = (n: number, seed = 7): number[] => Array.from({ length: n }, (_, i) => (i * 31 + seed) % 261);
 
@@ -48,5 +48,27 @@ describe(BlockKeyChain.name, () => {
     const kb = blockKeys('m', 's', b);
     expect(kb.slice(0, 2)).toEqual(ka.slice(0, 2));
     expect(kb[2]).not.toBe(ka[2]);
+  });
+});
+
+describe(chunkBlockKeys.name, () => {
+  it.each([
+    ['the incomplete chunk inside the first one', 5 * BLOCK_TOKENS + 3, 0, 5],
+    ['the incomplete chunk after two whole ones', 2 * CHUNK_TOKENS + 7 * BLOCK_TOKENS, 2, 7],
+    ['a whole chunk: its last key is its chunk key', 2 * CHUNK_TOKENS + 7 * BLOCK_TOKENS, 1, 16],
+    ['one token short of two chunks', 2 * CHUNK_TOKENS - 1, 1, 15],
+    ['a chunk boundary: nothing after it', 2 * CHUNK_TOKENS, 2, 0],
+    ['less than a block past one', CHUNK_TOKENS + BLOCK_TOKENS - 1, 1, 0],
+    ['a chunk past the tokens', CHUNK_TOKENS, 3, 0],
+  ])('gives the block keys of one chunk: %s', (_name, n, chunk, count) => {
+    const tokens = seqOf(n);
+    const all = blockKeys('m', 's', tokens);
+    const sut = chunkBlockKeys('m', 's', tokens, chunkKeys('m', 's', tokens), chunk);
+    expect(sut).toHaveLength(count);
+    expect(sut).toEqual(all.slice(chunk * BLOCKS_PER_CHUNK, chunk * BLOCKS_PER_CHUNK + count));
+  });
+
+  it('refuses chunk keys that do not match the tokens', () => {
+    expect(() => chunkBlockKeys('m', 's', seqOf(CHUNK_TOKENS + 20), [], 1)).toThrow(RangeError);
   });
 });

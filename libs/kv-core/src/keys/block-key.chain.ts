@@ -52,3 +52,20 @@ export class BlockKeyChain {
 export function blockKeys(modelId: string, salt: string, tokens: readonly number[]): string[] {
   return new BlockKeyChain(modelId, salt).extend(tokens);
 }
+
+/**
+ * Block keys of the full blocks of chunk `chunk` of `tokens`, as {@link BlockKeyChain} would give
+ * them: entry j names the chunk's first 16(j+1) tokens (for a whole chunk the last entry is its
+ * chunk key). `chunkKeys` are the keys of the whole chunks of `tokens` (the gateway's), so only
+ * this chunk is hashed. Empty for a chunk past the tokens.
+ */
+export function chunkBlockKeys(modelId: string, salt: string, tokens: readonly number[], chunkKeys: readonly string[], chunk: number): string[] {
+  const whole = Math.floor(tokens.length / CHUNK_TOKENS);
+  if (chunkKeys.length !== whole) throw new RangeError(`${tokens.length} tokens have ${whole} whole chunks, got ${chunkKeys.length} keys`);
+  if (!Number.isInteger(chunk) || chunk < 0) throw new RangeError(`bad chunk index ${chunk}`);
+  const start = chunk * CHUNK_TOKENS;
+  const prev = chunk === 0 ? null : chunkKeys[chunk - 1]!;
+  const out: string[] = [];
+  for (let end = start + BLOCK_TOKENS; end <= Math.min(tokens.length, start + CHUNK_TOKENS); end += BLOCK_TOKENS) out.push(nextChunkKey(prev, modelId, salt, tokens.slice(start, end)));
+  return out;
+}

@@ -9,4 +9,4 @@ export {
   isChunkKey,
 } from './chunk-key.hasher.js';
 export { validateTokenIds } from './token-ids.validator.js';
-export { BlockKeyChain, blockKeys } from './block-key.chain.js';
+export { BlockKeyChain, blockKeys, chunkBlockKeys } from './block-key.chain.js';

@@ -1,4 +1,4 @@
-import { chunkElems, layerPieces, segmentElems } from './chunk-payload.layout.js';
+import { chunkElems, layerPieces, padChunkPayload, segmentElems } from './chunk-payload.layout.js';
 
 const g = { layers: 3, rowElems: 2 };
 
@@ -51,5 +51,33 @@ describe(layerPieces.name, () => {
     ['reversed range', 0, 5, 4],
   ])('rejects %s', (_n, layer, from, until) => {
     expect(() => layerPieces(g, layer, from, until)).toThrow(RangeError);
+  });
+});
+
+describe(padChunkPayload.name, () => {
+  it('puts each layer\'s K and V rows where the whole chunk keeps them, and zeroes the rest', () => {
+    const tokens = 3;
+    const compact = Float32Array.from({ length: g.layers * 2 * tokens * g.rowElems }, (_, i) => i + 1);
+    const sut = padChunkPayload(g, compact, tokens);
+    expect(sut.length).toBe(chunkElems(g));
+    for (const [layer, kv] of [[0, 0], [0, 1], [2, 1]] as const) {
+      const at = layer * segmentElems(g) + kv * 256 * g.rowElems;
+      const from = (layer * 2 + kv) * tokens * g.rowElems;
+      expect([...sut.subarray(at, at + tokens * g.rowElems)]).toEqual([...compact.subarray(from, from + tokens * g.rowElems)]);
+      expect(sut.subarray(at + tokens * g.rowElems, at + 256 * g.rowElems).every((x) => x === 0)).toBe(true);
+    }
+  });
+
+  it('returns a whole chunk as it is', () => {
+    const whole = new Float32Array(chunkElems(g)).fill(1);
+    expect(padChunkPayload(g, whole, 256)).toBe(whole);
+  });
+
+  it.each([[0], [257], [1.5]])('refuses %p tokens', (tokens) => {
+    expect(() => padChunkPayload(g, new Float32Array(0), tokens)).toThrow(RangeError);
+  });
+
+  it('refuses a payload of the wrong size', () => {
+    expect(() => padChunkPayload(g, new Float32Array(5), 2)).toThrow(/2 tokens need 24/);
   });
 });

@@ -1,1 +1,1 @@
-export { chunkElems, layerPieces, segmentElems, type KvRowGeometry, type PayloadPiece } from './chunk-payload.layout.js';
+export { chunkElems, layerPieces, padChunkPayload, segmentElems, type KvRowGeometry, type PayloadPiece } from './chunk-payload.layout.js';

@@ -15,6 +15,18 @@ describe(SwapInPolicy.name, () => {
     expect(sut.choose(blocks, others)).toBe(mode);
   });
 
+  it.each<[string, boolean | undefined, 'sync' | 'async']>([
+    ['copies beside compute (a GPU copy engine) → async for a long copy', true, 'async'],
+    ['unstated → as beside compute', undefined, 'async'],
+    ['copies on the cores compute uses (CPU) → sync, however long the copy', false, 'sync'],
+  ])('%s', (_name, overlap, mode) => {
+    const sut = new SwapInPolicy({ window: 2, syncShare: 0.5, maxAsyncIterations: 3, ...(overlap === undefined ? {} : { overlap }) });
+    // A copy of 10 ms per block against 10 ms iterations, others decoding: long enough to hide.
+    sut.recordSwap(10, 100);
+    sut.recordIteration(10);
+    expect(sut.choose(10, true)).toBe(mode);
+  });
+
   it('settles an asynchronous swap-in left pending too long', () => {
     const sut = new SwapInPolicy({ window: 2, syncShare: 0.5, maxAsyncIterations: 3 });
     expect([2, 3, 4].map((n) => sut.mustSettle(n))).toEqual([false, false, true]);

@@ -6,6 +6,13 @@ export interface SwapInPolicyOptions {
   readonly syncShare: number;
   /** An asynchronous swap-in still pending after this many iterations is waited for (no starving copies). */
   readonly maxAsyncIterations: number;
+  /**
+   * Whether a copy runs beside compute without taking its resources (a GPU's copy engines);
+   * default true. False where copies and compute share the same cores (the CPU backend, whose
+   * kernels take every core while they run): overlapping hides nothing there, so every swap-in
+   * is synchronous.
+   */
+  readonly overlap?: boolean;
 }
 
 export const DEFAULT_SWAP_IN: SwapInPolicyOptions = { window: 32, syncShare: 0.5, maxAsyncIterations: 8 };
@@ -16,7 +23,9 @@ export const DEFAULT_SWAP_IN: SwapInPolicyOptions = { window: 32, syncShare: 0.5
  * sequence out of this iteration; a synchronous one stalls the iteration for the copy. So:
  * async only when there is compute to overlap (others decode this iteration) and the copy,
  * predicted from the recent per-block swap time, would take more than `syncShare` of a recent
- * iteration; sync otherwise (and before any statistics exist). Pure bookkeeping: the caller
+ * iteration; sync otherwise (and before any statistics exist), and always where copies cannot
+ * overlap compute (`overlap: false`): there an asynchronous copy competes with the iteration for
+ * the same cores and the sequence still sits the iteration out. Pure bookkeeping: the caller
  * measures and reports.
  */
 export class SwapInPolicy {
@@ -38,7 +47,7 @@ export class SwapInPolicy {
   }
 
   choose(blocks: number, othersDecode: boolean): 'sync' | 'async' {
-    if (!othersDecode || this.msPerBlock.length === 0 || this.iterationMs.length === 0) return 'sync';
+    if (this.opts.overlap === false || !othersDecode || this.msPerBlock.length === 0 || this.iterationMs.length === 0) return 'sync';
     return blocks * mean(this.msPerBlock) > this.opts.syncShare * mean(this.iterationMs) ? 'async' : 'sync';
   }
 

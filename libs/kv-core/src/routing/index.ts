@@ -12,3 +12,4 @@ export {
   type KvSourcePlan,
   type RoutingCosts,
 } from './route.types.js';
+export { partialSource, withPartialSource } from './partial-source.policy.js';

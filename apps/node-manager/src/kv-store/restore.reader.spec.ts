@@ -1,0 +1,137 @@
+// RestoreReader on an SSD pool behind a host pool, as a node runs it: every layer comes off the
+// SSD, is promoted into host memory and copied into the layer payload. Ring reads check each
+// segment's CRC32C on that copy, so a promotion may join the host tier only after it passed.
+// Real pool devices, real files, real native I/O — sizes kept small.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ErrorCode } from '@mnemo/kv-core';
+import { transfer } from '@mnemo/native-cuda';
+import { OffloadTiers } from './offload.tiers.js';
+import { closePoolDevices, openPoolDevices } from './pool.devices.js';
+import { RestoreReader, type RestoreOptions } from './restore.reader.js';
+import { TierWriter, type ChunkPayload } from './tier.writer.js';
+import { chunkChain, layerOf } from '../../test/chunk-chain.fixture.js';
+
+const MODEL = 'm';
+const G = { layers: 6, rowElems: 8 }; // 16 KiB segments
+const MiB = 1024 * 1024;
+
+
+
+describe(RestoreReader.name, () => {
+  let dir: string;
+  let tiers: OffloadTiers;
+  let close: () => Promise<void>;
+  const chunks = chain(3, 4);
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mnemo-restore-'));
+    const { devices } = await openPoolDevices({
+      enabled: true,
+      dataDir: dir,
+      hostBytes: 4 * MiB,
+      hostDevices: 1,
+      ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 4 * MiB }],
+      bandwidths: [10, 2],
+      ssdTtlMs: 3_600_000,
+      ioBackend: 'auto',
+      eventsMs: 50,
+    });
+    tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
+    await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
+    const writer = new TierWriter(tiers, (e) => {
+      throw e;
+    });
+    await writer.write(MODEL, chunks);
+    await writer.drain();
+    // Only the SSD pool holds the chunks now.
+    tiers.evict(tiers.model(MODEL), 'mem', 4 * MiB);
+    close = async () => {
+      await tiers.close();
+      await closePoolDevices(devices);
+    };
+  });
+  afterEach(async () => {
+    await close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const reader = (from: number, until: number, options?: RestoreOptions) => {
+    const m = tiers.model(MODEL);
+    return new RestoreReader(tiers, m, m.table.longestPrefix(chunks.map((c) => c.key)).slice(Math.floor(from / 256), Math.ceil(until / 256)), from, until, options);
+  };
+  const inHost = (layer: number) => chunks.filter((c) => tiers.model(MODEL).table.get(c.key, layer, 'mem')).length;
+
+  it.each<[string, RestoreOptions, number[]]>([
+    ['ring, in order', {}, [0, 1, 2, 3, 4, 5]],
+    ['ring, out of order and twice', {}, [0, 2, 1, 1, 5, 0, 3, 4, 3]],
+    ['ring, one layer in flight', { readAheadBytes: 1 }, [0, 1, 2, 3, 4, 5]],
+    ['ring, no copy-ahead', { copyAhead: false }, [0, 1, 2, 3, 4, 5]],
+    ['ring, three layers copied ahead', { copyAheadLayers: 3 }, [0, 1, 2, 4, 3, 5, 5]],
+    ['windows', { ssdReads: 'windows' }, [0, 1, 2, 3, 4, 5]],
+    ['windows, out of order', { ssdReads: 'windows', readAheadBytes: 1 }, [3, 0, 5, 1, 1, 2, 4]],
+    ['private buffers', { reuseBuffers: false }, [0, 1, 2, 3, 4, 5]],
+  ])('%s: every layer bit-exact, promoted into host memory once checked', async (_name, options, order) => {
+    const sut = reader(100, 700, options);
+    try {
+      for (const l of order) expect((await sut.load(l)).slice()).toEqual(expected(chunks, l, 100, 700));
+      // The array of the last load stays valid through the next load and the copies it starts ahead.
+      const kept = await sut.load(0);
+      const copy = kept.slice();
+      await sut.load(1);
+      expect(kept).toEqual(copy);
+    } finally {
+      sut.release();
+    }
+    for (let l = 0; l < G.layers; l++) expect(inHost(l)).toBe(chunks.length);
+  });
+
+  it.each<[string, RestoreOptions]>([
+    ['ring (checked on the copy)', {}],
+    // One-layer windows: a window fails as a whole.
+    ['windows (checked as read)', { ssdReads: 'windows', readAheadBytes: 1 }],
+  ])('%s: a corrupt SSD segment fails its layer, leaves no host copy and no leaked space', async (_name, options) => {
+    const m = tiers.model(MODEL);
+    const loc = m.table.get(chunks[1]!.key, 2, 'ssd')!;
+    const garbage = new Uint8Array(4096).fill(0x5a);
+    await transfer([garbage, tiers.device(loc.deviceIndex).device], Float64Array.of(0, 0, 1, loc.offset, 4096));
+    const sut = reader(0, 767, options);
+    try {
+      for (const l of [0, 1]) expect((await sut.load(l)).slice()).toEqual(expected(chunks, l, 0, 767));
+      await expect(sut.load(2)).rejects.toMatchObject({ code: ErrorCode.DataLoss });
+    } finally {
+      sut.release();
+    }
+    await sut.whenIdle();
+    expect(m.table.get(chunks[1]!.key, 2, 'ssd')).toBeUndefined();
+    expect(m.table.get(chunks[1]!.key, 2, 'mem')).toBeUndefined();
+    expect(inHost(0)).toBe(chunks.length);
+    // Host space in use is exactly what the host tier lists: promotions never kept were freed.
+    expect(tiers.usage('mem').used).toBe(m.table.stats('mem').segments * m.stride);
+  });
+
+  it('hands its buffers back to the pool when released, and the next restore reuses them', async () => {
+    const first = reader(0, 767);
+    for (let l = 0; l < G.layers; l++) await first.load(l);
+    first.release();
+    await first.whenIdle();
+    const idle = tiers.buffers.stats();
+    expect(idle.buffers).toBeGreaterThan(0);
+    const second = reader(0, 767);
+    try {
+      await second.load(0);
+      expect(tiers.buffers.stats().buffers).toBeLessThan(idle.buffers);
+    } finally {
+      second.release();
+    }
+  });
+});
+
+function chain(n: number, salt = 0): ChunkPayload[] {
+  return chunkChain(MODEL, G, n, salt);
+}
+
+function expected(chunks: ChunkPayload[], layer: number, from: number, until: number): Float32Array {
+  return layerOf(G, chunks, layer, from, until);
+}

@@ -1,0 +1,54 @@
+import { create } from '@bufbuild/protobuf';
+import { chunkBlockKeys, chunkKeys, KvDirectory, ReservationBook, SessionTable } from '@mnemo/kv-core';
+import { InferenceRequestSchema } from '@mnemo/proto';
+import { ServiceMetrics, systemClock } from '@mnemo/service-kit';
+import { loadSchedulerConfig } from '../config/scheduler.config.js';
+import { NodeRegistry, type NodeEntry } from '../nodes/node.registry.js';
+import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import { RoutePlanner } from './route.planner.js';
+
+const MODEL = 'm';
+// 600 tokens: two whole chunks, then 88 tokens (5 full blocks) of chunk 2.
+const tokens = Array.from({ length: 600 }, (_, i) => (i * 5) % 250);
+const keys = chunkKeys(MODEL, 't', tokens);
+const partial = (blocks: number) => chunkBlockKeys(MODEL, 't', tokens, keys, 2)[blocks - 1]!;
+
+const node = (nodeId: string, running: number): NodeEntry => ({ nodeId, models: [MODEL], modelInfos: [], running, waiting: 0, kvUsage: 0, lastSeenMs: 0, grpcAddress: `${nodeId}:7000` });
+
+function setup(policy: string, env: Record<string, string> = {}) {
+  const registry = new NodeRegistry();
+  registry.upsert(node('home', 6));
+  registry.upsert(node('idle', 0));
+  const directory = new KvDirectory(1000);
+  const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222', SCHEDULER_POLICY: policy, ...env });
+  const sut = new RoutePlanner(registry, directory, new SessionTable(10), new ReservationBook({ perTenant: 10, total: 10 }), systemClock, new SchedulerMetrics(new ServiceMetrics('planner-partial-test')), config);
+  return { sut, directory };
+}
+const request = () => create(InferenceRequestSchema, { requestId: 'r', tenant: 't', model: MODEL, tokens, chunkKeys: keys, replySubject: '_INBOX.x' });
+
+describe(`${RoutePlanner.name} (partial chunks)`, () => {
+  it('a request moved off a busy node is sent its whole chunks and the longest partial chunk that node holds', () => {
+    const { sut, directory } = setup('symphony');
+    directory.apply('home', [{ kind: 'stored', tier: 'host', keys: [...keys, partial(2), partial(4)] }]);
+    const plan = sut.plan(request(), new Set())!;
+    expect(plan.nodeId).toBe('idle');
+    expect(plan.kvSources).toEqual([{ nodeId: 'home', chunkKeys: [...keys, partial(4)] }]);
+    expect(plan.kvSourceAddresses.get('home')).toBe('home:7000');
+  });
+
+  it('nothing is added when the chosen node holds the partial chunk itself', () => {
+    const { sut, directory } = setup('symphony');
+    directory.apply('home', [{ kind: 'stored', tier: 'host', keys }]);
+    directory.apply('idle', [{ kind: 'stored', tier: 'ssd', keys: [partial(4)] }]);
+    expect(sut.plan(request(), new Set())!.kvSources.flatMap((s) => s.chunkKeys)).not.toContain(partial(4));
+  });
+
+  it.each([
+    ['a baseline policy', 'prefix-affinity', {}],
+    ['symphony without peer fetch', 'symphony', { SCHEDULER_PEER_FETCH: 'off' }],
+  ])('%s sends none', (_name, policy, env) => {
+    const { sut, directory } = setup(policy, env);
+    directory.apply('home', [{ kind: 'stored', tier: 'host', keys: [partial(4)] }]);
+    expect(sut.plan(request(), new Set())!.kvSources).toEqual([]);
+  });
+});
