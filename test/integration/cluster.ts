@@ -235,7 +235,7 @@ export class InferenceRun {
 
 /** Reads the first sample of a Prometheus metric matching `name` or `name{some="labels"}` from an ops server. */
 export async function scrape(port: number, sample: string): Promise<number | undefined> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
   for (const line of text.split('\n')) {
     if (line.startsWith('#')) continue;
     const sp = line.lastIndexOf(' ');

@@ -46,6 +46,8 @@ export async function dispatch(cluster: Cluster, nodeId: string, tokens: number[
   return { tokens: r.tokens(), done: events.find((e) => e.done) };
 }
 
+const BUSY_SEEN_MS = 30_000;
+
 /**
  * Makes `nodeId` busy with `n` long requests sent straight to it (routing cannot spread them),
  * and resolves once two heartbeats from it report at least `n` running: the scheduler, which
@@ -68,12 +70,23 @@ export async function keepBusy(cluster: Cluster, nodeId: string, n: number, mode
       r.nodeId = nodeId;
       runs.push(r);
     }
+    // Bounded: a busy request that ended early (or a node that stopped reporting) must fail
+    // the spec with what was seen, not hang it until jest's timeout says nothing.
     let loaded = 0;
-    for await (const m of seen) {
-      const hb = decodeMessage(HeartbeatSchema, m.data);
-      if (hb.nodeId === nodeId && hb.running >= n && ++loaded === 2) break;
+    const reported: number[] = [];
+    const giveUp = setTimeout(() => seen.unsubscribe(), BUSY_SEEN_MS);
+    try {
+      for await (const m of seen) {
+        const hb = decodeMessage(HeartbeatSchema, m.data);
+        if (hb.nodeId !== nodeId) continue;
+        reported.push(hb.running);
+        if (hb.running >= n && ++loaded === 2) return runs;
+      }
+    } finally {
+      clearTimeout(giveUp);
     }
-    return runs;
+    const states = runs.map((r) => `${r.requestId}: ${r.events.length} events${r.events.some((e) => e.done) ? ', done' : ''}`);
+    throw new Error(`${nodeId} never reported ${n} running twice in ${BUSY_SEEN_MS} ms (running per heartbeat: ${reported.slice(-20).join(',') || 'none'}; ${states.join('; ')})`);
   } catch (e) {
     for (const r of runs) {
       cluster.cancel(nodeId, r.requestId);

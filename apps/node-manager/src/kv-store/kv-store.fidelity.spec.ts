@@ -1,6 +1,7 @@
 // KV store, done-when "fidelity": a conversation whose KV went to the host pool and the SSD pool
 // and came back gives bit-identical KV (hence logits) and the same tokens as one whose KV never
 // left the device, and as a fresh full prefill — reference engine, CPU backend, real pools.
+import { jest } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +80,12 @@ describe('KV store fidelity across tiers', () => {
       expect(m.table.holdsChunk(turn1Partial, 'ssd')).toBe(true);
 
       const turn2 = [...turn1, ...first.out, ...toks(added, 5)];
+      // The whole chunks turn 2 restores are held by the SSD pool already: none is exported again.
+      const exported: number[] = [];
+      const exportChunk = engine.exportChunk.bind(engine);
+      jest.spyOn(engine, 'exportChunk').mockImplementation((seqId, chunk, tokens) => (exported.push(chunk), exportChunk(seqId, chunk, tokens)));
       const restored = await converse(engine, 't2', turn2, 12, store);
+      expect(exported.filter((c) => c < keys1.length)).toEqual([]);
       // Everything turn 1 computed comes back, its partial last chunk included: as much as the device-only run.
       expect(restored.cached).toBe(608);
       expect(restored.restored).toBe(608 - onDevice);

@@ -318,7 +318,10 @@ export class KvStore implements ChunkStore {
     if (!this.tiers.has(e.model)) return;
     const m = this.tiers.model(e.model);
     this.dropSuperseded(m, e.superseded);
-    if (m.table.holdsChunk(e.key, 'mem') || (this.tiers.host.length === 0 && m.table.holdsChunk(e.key, 'ssd'))) return;
+    // A chunk a tier already holds whole (one restored from it, most often) is not exported
+    // again: the slowest tier has its complete copy, and a restore already promoted it to the
+    // host pool where that pool had room. Re-exporting it would cost the pass a copy per chunk.
+    if (m.table.holdsChunk(e.key, 'mem') || m.table.holdsChunk(e.key, 'ssd')) return;
     // Exported now, while the sequence holds the blocks (right after the pass that completed
     // them, or as it lets go of a partial chunk).
     let payload: Float32Array | undefined;

@@ -138,6 +138,14 @@ export class PagedKvCache<T> {
     const slots = new Int32Array(tokens);
     for (let i = 0; i < tokens; i++) slots[i] = this.ledger.slotOf(seqId, r.tokenStart + i);
     const half = tokens * this.rowDim;
+    const view = this.backend.hostView?.bind(this.backend);
+    if (view) {
+      for (let l = r.layerStart; l < r.layerEnd; l++) {
+        const base = (l - r.layerStart) * layerElems;
+        this.backend.writeKv(this.tensor, view(data.subarray(base, base + half)), view(data.subarray(base + half, base + 2 * half)), slots, l, this.geom);
+      }
+      return;
+    }
     const k = this.backend.alloc(half);
     const v = this.backend.alloc(half);
     try {

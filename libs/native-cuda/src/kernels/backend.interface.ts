@@ -21,7 +21,8 @@
  * - `writeKv` skips rows whose slot is negative (padding rows);
  * - the cache tensor must hold a whole number of blocks: numBlocks = elements / blockElems;
  * - `packWeight` + `matmulPacked` (weights stored in the backend's GEMM layout once) and
- *   `submit` (a list of calls run in order off the JS thread where the backend can).
+ *   `submit` (a list of calls run in order off the JS thread where the backend can);
+ * - optional `hostView` (host memory used as a tensor without a copy, host backends only).
  * Argument kinds and checks of every op are declared once in kernel.contract.ts.
  */
 
@@ -54,6 +55,12 @@ export interface KernelBackend<T> {
   upload(dst: T, src: Float32Array): void;
   download(src: T, elements: number): Float32Array;
   free(t: T): void;
+  /**
+   * Host memory as a tensor the kernels read in place, where the backend's tensors are host
+   * memory (cpu: src itself); absent where they are not (cuda: upload into an alloc instead).
+   * Saves a copy of every restored layer. The caller must not write src while it is in use.
+   */
+  hostView?(src: Float32Array): T;
 
   /** out[rows, dim] = table[ids[r], :] — table [vocab, dim] with vocab = elements / dim; rows = ids.length. */
   embedding(out: T, table: T, ids: Int32Array, dim: number): void;

@@ -250,6 +250,26 @@ describe(CpuKernelBackend.name, () => {
       expect(() => sut.writeKv(cache.view, k, v, Int32Array.of(paged.numBlocks * bs), 0, geom)).toThrow(RangeError);
     });
 
+    it('writeKv reads host views in place: k and v as subarrays of one payload at an offset', () => {
+      const rng = new Rng(31);
+      const geom: KvGeometry = { numLayers: 2, numKvHeads: 2, headDim: 32, blockSize: 16 };
+      const paged = new PagedCase(geom, 2, [], rng);
+      const viaViews = paged.cache.slice();
+      const viaCopies = paged.cache.slice();
+      const te = 2 * 32;
+      const slots = Int32Array.of(3, 17, 20);
+      // A restore payload [K|V][token][row] after 5 floats of something else: odd byte offsets.
+      const payload = rng.floats(5 + 2 * slots.length * te);
+      const k = payload.subarray(5, 5 + slots.length * te);
+      const v = payload.subarray(5 + slots.length * te);
+      expect(sut.hostView(k)).toBe(k);
+      sut.writeKv(viaViews, sut.hostView(k), sut.hostView(v), slots, 1, geom);
+      sut.writeKv(viaCopies, k.slice(), v.slice(), slots, 1, geom);
+      expect(viaViews).toEqual(viaCopies);
+      expect(viaViews).not.toEqual(paged.cache);
+      expect(() => sut.hostView(new Float64Array(4) as unknown as Float32Array)).toThrow(TypeError);
+    });
+
     it('copyBlocks copies every layer and applies pairs in order', () => {
       const geom: KvGeometry = { numLayers: 4, numKvHeads: 2, headDim: 32, blockSize: 16 };
       const blockElems = 4 * 2 * 16 * 2 * 32;
