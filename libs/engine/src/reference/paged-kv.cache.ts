@@ -126,17 +126,29 @@ export class PagedKvCache<T> {
     }
   }
 
-  /** Writes a host payload (layout as {@link export}) into the sequence's existing token slots. */
-  import(seqId: string, r: KvRange, data: Float32Array): void {
+  /** Cache slot of each of the sequence's tokens in [tokenStart, tokenEnd). */
+  slots(seqId: string, tokenStart: number, tokenEnd: number): Int32Array {
+    this.checkRange(seqId, { layerStart: 0, layerEnd: 0, tokenStart, tokenEnd });
+    const slots = new Int32Array(tokenEnd - tokenStart);
+    for (let i = 0; i < slots.length; i++) slots[i] = this.ledger.slotOf(seqId, tokenStart + i);
+    return slots;
+  }
+
+  /**
+   * Writes a host payload (layout as {@link export}) into the sequence's existing token slots.
+   * `slots`, from {@link slots} for the same tokens, spares a layer-wise restore looking them up
+   * again for every layer; a sequence's slots stay put while a pass holds it.
+   */
+  import(seqId: string, r: KvRange, data: Float32Array, known?: Int32Array): void {
     const tokens = r.tokenEnd - r.tokenStart;
     const layerElems = 2 * tokens * this.rowDim;
     if (data.length !== (r.layerEnd - r.layerStart) * layerElems) {
       throw new MnemoError(ErrorCode.InvalidRequest, `KV payload has ${data.length} floats, range needs ${(r.layerEnd - r.layerStart) * layerElems}`);
     }
+    if (known && known.length !== tokens) throw new MnemoError(ErrorCode.InvalidRequest, `${known.length} slots for ${tokens} tokens`);
     this.checkRange(seqId, r);
     if (data.length === 0) return;
-    const slots = new Int32Array(tokens);
-    for (let i = 0; i < tokens; i++) slots[i] = this.ledger.slotOf(seqId, r.tokenStart + i);
+    const slots = known ?? this.slots(seqId, r.tokenStart, r.tokenEnd);
     const half = tokens * this.rowDim;
     const view = this.backend.hostView?.bind(this.backend);
     if (view) {

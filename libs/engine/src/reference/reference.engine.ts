@@ -178,7 +178,8 @@ export class ReferenceEngine implements Engine {
       const wantsE = (id: string) => (inputs.get(id)!.captureE?.length ?? 0) > 0 && cached.get(id) === 0 && !crosses.has(id);
       for (const [model, group] of this.groupByModel(batch.map((b) => b.seqId))) {
         const restoring = group.filter((id) => plans.has(id));
-        const hooks = restoring.length === 0 ? {} : { beforeLayer: (l: number) => this.restoreLayer(restoring, plans, l) };
+        const slots = new Map<string, Int32Array>();
+        const hooks = restoring.length === 0 ? {} : { beforeLayer: (l: number) => this.restoreLayer(restoring, plans, slots, l) };
         const L = this.runtime(model).config.layers;
         const capture = [...new Set(group.filter(wantsE).flatMap((id) => inputs.get(id)!.captureE!))].filter((l) => Number.isInteger(l) && l > 0 && l < L);
         const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })), { ...hooks, ...(capture.length > 0 ? { captureLayers: capture } : {}) });
@@ -265,13 +266,18 @@ export class ReferenceEngine implements Engine {
   }
 
   /** One layer of every restoring sequence's planned KV, imported as soon as it arrives. */
-  private async restoreLayer(seqIds: readonly string[], plans: ReadonlyMap<string, { plan: KvRestorePlan; from: number }>, layer: number): Promise<void> {
+  private async restoreLayer(seqIds: readonly string[], plans: ReadonlyMap<string, { plan: KvRestorePlan; from: number }>, slots: Map<string, Int32Array>, layer: number): Promise<void> {
     await Promise.all(
       seqIds.map(async (seqId) => {
         const { plan, from } = plans.get(seqId)!;
         const data = await plan.load(layer);
         // Cancelled meanwhile: its blocks go back once the pass ends; nothing to write.
-        if (this.seqs.has(seqId)) this.importKv(seqId, { layerStart: layer, layerEnd: layer + 1, tokenStart: from, tokenEnd: plan.until }, data);
+        if (!this.seqs.has(seqId)) return;
+        const cache = this.runtime(this.seq(seqId).model).cache;
+        // Looked up once per pass, not once per layer: the pass holds the sequence's blocks.
+        let at = slots.get(seqId);
+        if (!at) slots.set(seqId, (at = cache.slots(seqId, from, plan.until)));
+        cache.import(seqId, { layerStart: layer, layerEnd: layer + 1, tokenStart: from, tokenEnd: plan.until }, data, at);
       }),
     );
   }
