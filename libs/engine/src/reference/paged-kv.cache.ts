@@ -118,6 +118,13 @@ export class PagedKvCache<T> {
     const ids = this.rowIds(seqId, r);
     if (ids.length === 0) return new Float32Array(0);
     const out = this.backend.alloc(ids.length * this.rowDim);
+    // Host tensors (cpu): the gathered rows are already a fresh host array nothing else holds,
+    // so they are handed over as they are; a second multi-MiB copy would sit on the pass's
+    // commit path, where chunks are exported.
+    if (this.backend.hostArray) {
+      this.backend.embedding(out, this.tensor, ids, this.rowDim);
+      return this.backend.hostArray(out);
+    }
     try {
       this.backend.embedding(out, this.tensor, ids, this.rowDim);
       return this.backend.download(out, ids.length * this.rowDim);

@@ -22,7 +22,8 @@
  * - the cache tensor must hold a whole number of blocks: numBlocks = elements / blockElems;
  * - `packWeight` + `matmulPacked` (weights stored in the backend's GEMM layout once) and
  *   `submit` (a list of calls run in order off the JS thread where the backend can);
- * - optional `hostView` (host memory used as a tensor without a copy, host backends only).
+ * - optional `hostView` / `hostArray` (host memory used as a tensor and back without a copy,
+ *   host backends only).
  * Argument kinds and checks of every op are declared once in kernel.contract.ts.
  */
 
@@ -61,6 +62,8 @@ export interface KernelBackend<T> {
    * Saves a copy of every restored layer. The caller must not write src while it is in use.
    */
   hostView?(src: Float32Array): T;
+  /** The host memory a tensor is, where tensors are host memory (cpu: t itself); absent on cuda. */
+  hostArray?(t: T): Float32Array;
 
   /** out[rows, dim] = table[ids[r], :] — table [vocab, dim] with vocab = elements / dim; rows = ids.length. */
   embedding(out: T, table: T, ids: Int32Array, dim: number): void;

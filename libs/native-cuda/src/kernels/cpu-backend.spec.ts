@@ -263,6 +263,7 @@ describe(CpuKernelBackend.name, () => {
       const k = payload.subarray(5, 5 + slots.length * te);
       const v = payload.subarray(5 + slots.length * te);
       expect(sut.hostView(k)).toBe(k);
+      expect(sut.hostArray(k)).toBe(k);
       sut.writeKv(viaViews, sut.hostView(k), sut.hostView(v), slots, 1, geom);
       sut.writeKv(viaCopies, k.slice(), v.slice(), slots, 1, geom);
       expect(viaViews).toEqual(viaCopies);

@@ -54,6 +54,10 @@ export class CpuKernelBackend implements KernelBackend<Float32Array> {
     return f32('src', src);
   }
 
+  hostArray(t: Float32Array): Float32Array {
+    return f32('t', t);
+  }
+
   /** A copy, like the device backend's download, so callers cannot rely on aliasing. */
   download(src: Float32Array, elements: number): Float32Array {
     requireElements('src', f32('src', src).length, requireSize('elements', elements));
