@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { BLOCKS_PER_CHUNK, chunkBlockKeys, chunkKeys, partialSource, route, routeKeysFor, withECacheKeys, withPartialSource, type KvDirectory, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
+import { BLOCKS_PER_CHUNK, chunkBlockKeys, chunkKeys, longestPartial, partialSource, route, routeKeysFor, withECacheKeys, withPartialSource, type ChunkHolding, type KvDirectory, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import type { InferenceRequest } from '@mnemo/proto';
 import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
@@ -50,10 +50,19 @@ export class RoutePlanner {
     const session = request.sessionId ? this.sessions.get(request.tenant, request.sessionId) : undefined;
     const reservation = request.sessionId ? this.book.forSession(request.tenant, request.sessionId, now) : undefined;
     const keys = this.keysFor(request);
+    const partial = keys.chain === 'base' ? null : this.partialOf(request);
     const routed = route(
       this.policy,
       nodes,
-      { model: request.model, chunkKeys: keys.chunkKeys, prefixes: keys.prefixes, sessionHome: session?.nodeId, reservedNode: reservation?.nodeId, promptTokens: request.tokens.length },
+      {
+        model: request.model,
+        chunkKeys: keys.chunkKeys,
+        prefixes: keys.prefixes,
+        sessionHome: session?.nodeId,
+        reservedNode: reservation?.nodeId,
+        promptTokens: request.tokens.length,
+        ...(partial ? { partialHolders: partial.held } : {}),
+      },
       this.costs,
     );
     if (!routed) return null;
@@ -61,18 +70,18 @@ export class RoutePlanner {
     const decision =
       keys.chain === 'base'
         ? { ...routed, kvSources: withECacheKeys(routed.kvSources, keys.chunkKeys, this.pairs.eLayers(request.model), (k) => this.directory.prefixes(k)) }
-        : this.withPartial(routed, request);
+        : this.withPartial(routed, partial);
     this.metrics.routingDecisions.inc({ policy: this.policy, reason: decision.reason });
     const kvSourceAddresses = new Map(decision.kvSources.map((s) => [s.nodeId, this.registry.get(s.nodeId)?.grpcAddress ?? '']));
     return reservation ? { ...decision, kvSourceAddresses, reservation } : { ...decision, kvSourceAddresses };
   }
 
   /**
-   * Symphony passes on where the partial chunk the session left is (its last turn's tokens past a
-   * whole chunk), so a node the session moves to fetches it instead of recomputing it.
+   * The longest partial chunk of the prompt's tail some node holds (symphony with peer fetch
+   * only): symphony prices a move with it and passes on where it is.
    */
-  private withPartial(routed: RouteDecision, request: InferenceRequest): RouteDecision {
-    if (this.policy !== 'symphony' || !Number.isFinite(this.costs.peerMsPerChunk)) return routed;
+  private partialOf(request: InferenceRequest): { key: string; held: readonly ChunkHolding[] } | null {
+    if (this.policy !== 'symphony' || !Number.isFinite(this.costs.peerMsPerChunk)) return null;
     const { model, tenant, tokens, chunkKeys: keys } = request;
     let candidates: string[][];
     try {
@@ -80,10 +89,15 @@ export class RoutePlanner {
       candidates = [keys.length, keys.length - 1].filter((c) => c >= 0).map((c) => chunkBlockKeys(model, tenant, tokens, keys, c).slice(0, BLOCKS_PER_CHUNK - 1));
     } catch {
       // Chunk keys that do not fit the tokens: the node refuses the request anyway.
-      return routed;
+      return null;
     }
-    const partial = partialSource(routed.nodeId, candidates, (k) => this.directory.holders(k));
-    return partial ? { ...routed, kvSources: withPartialSource(routed.kvSources, partial) } : routed;
+    return longestPartial(candidates, (k) => this.directory.holders(k));
+  }
+
+  /** Symphony passes on where the partial chunk the session left is, so a node the session moves to fetches it instead of recomputing it. */
+  private withPartial(routed: RouteDecision, partial: { key: string; held: readonly ChunkHolding[] } | null): RouteDecision {
+    const source = partialSource(routed.nodeId, partial);
+    return source ? { ...routed, kvSources: withPartialSource(routed.kvSources, source) } : routed;
   }
 
   /** A derived model's request is routed on its base's chunks (same tokens and tenant salt) when they reach further (kv-core `routeKeysFor`). */

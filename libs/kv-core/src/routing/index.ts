@@ -12,4 +12,4 @@ export {
   type KvSourcePlan,
   type RoutingCosts,
 } from './route.types.js';
-export { partialSource, withPartialSource } from './partial-source.policy.js';
+export { longestPartial, partialSource, withPartialSource } from './partial-source.policy.js';

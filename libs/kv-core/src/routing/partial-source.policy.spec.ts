@@ -1,5 +1,5 @@
 import type { ChunkHolding } from '../directory/kv-directory.types.js';
-import { partialSource, withPartialSource } from './partial-source.policy.js';
+import { longestPartial, partialSource, withPartialSource } from './partial-source.policy.js';
 
 const held = (table: Record<string, ChunkHolding[]>) => (key: string) => table[key] ?? [];
 
@@ -13,7 +13,15 @@ describe(partialSource.name, () => {
     ['the second list when the first has none', [['a1'], ['b1', 'b2']], { b1: [{ nodeId: 'home', tier: 'ssd' }] }, { nodeId: 'home', key: 'b1' }],
     ['the first list wins over a longer one later', [['a1'], ['b1', 'b2']], { a1: [{ nodeId: 'home', tier: 'ssd' }], b2: [{ nodeId: 'home', tier: 'host' }] }, { nodeId: 'home', key: 'a1' }],
   ] as const)('%s', (_name, candidates, table, expected) => {
-    expect(partialSource('n1', candidates, held(table as Record<string, ChunkHolding[]>))).toEqual(expected);
+    expect(partialSource('n1', longestPartial(candidates, held(table as Record<string, ChunkHolding[]>)))).toEqual(expected);
+  });
+});
+
+describe(longestPartial.name, () => {
+  it('names every node that holds it off the device, fastest first as the directory lists them', () => {
+    const table = { a2: [{ nodeId: 'x', tier: 'host' }, { nodeId: 'y', tier: 'device' }, { nodeId: 'z', tier: 'ssd' }] } as Record<string, ChunkHolding[]>;
+    expect(longestPartial([['a1', 'a2', 'a3']], held(table))).toEqual({ key: 'a2', held: [{ nodeId: 'x', tier: 'host' }, { nodeId: 'z', tier: 'ssd' }] });
+    expect(longestPartial([['a1']], held(table))).toBeNull();
   });
 });
 

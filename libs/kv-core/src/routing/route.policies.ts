@@ -57,15 +57,26 @@ function symphony(serving: readonly RouteCandidate[], req: RouteRequest, costs: 
 
 /**
  * Estimated time to first token on `n`: its queue plus, per chunk, the cheapest way to have its
- * KV, plus — on any node but a live session home — recomputing the tokens past the last whole
- * chunk (they move with no chunk, so only the home can have them cached).
+ * KV, plus — on any node but a live session home — having the tokens past the last whole chunk:
+ * loading the partial chunk the session left from its own tiers or a peer's where one holds it
+ * (the cheapest), else recomputing them (only the home has them cached).
  */
 export function estimate(n: RouteCandidate, req: RouteRequest, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts, homeAlive = true): number {
   let ms = costs.queueMsPerRequest * reservedLoad(n, costs);
   const local = prefixes.get(n.nodeId);
   for (let i = 0; i < req.chunkKeys.length; i++) ms += chunkCost(i, n.nodeId, local, prefixes, costs);
-  if (homeAlive && req.sessionHome !== undefined && n.nodeId !== req.sessionHome) ms += (tailTokens(req) / CHUNK_TOKENS) * costs.recomputeMsPerChunk;
+  if (homeAlive && req.sessionHome !== undefined && n.nodeId !== req.sessionHome) ms += tailCost(n.nodeId, req, costs);
   return ms;
+}
+
+function tailCost(nodeId: string, req: RouteRequest, costs: RoutingCosts): number {
+  const recompute = (tailTokens(req) / CHUNK_TOKENS) * costs.recomputeMsPerChunk;
+  let best = recompute;
+  for (const h of req.partialHolders ?? []) {
+    const ms = costs.loadMsPerChunk[h.tier] + (h.nodeId === nodeId ? 0 : costs.peerMsPerChunk);
+    if (ms < best) best = ms;
+  }
+  return best;
 }
 
 /** Prompt tokens past the last whole chunk (0 when the prompt length is not known). */

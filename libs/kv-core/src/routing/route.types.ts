@@ -1,4 +1,4 @@
-import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
+import type { ChunkHolding, DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
 import type { NodeLoad } from './node-load.js';
 
 /** The routing policies SCHEDULER_POLICY names: Symphony's and the three baselines it is measured against. */
@@ -26,6 +26,12 @@ export interface RouteRequest {
    * prefix cache keeps 16-token blocks).
    */
   readonly promptTokens?: number;
+  /**
+   * Who holds (host or SSD) the longest partial chunk of the prompt's tail — the part of the
+   * session's last turn past a whole chunk — when anyone does: a node other than the home can
+   * fetch it instead of recomputing the tail.
+   */
+  readonly partialHolders?: readonly ChunkHolding[];
   /** The node a live advisory reserved for this session, if any. */
   readonly reservedNode?: string;
 }
