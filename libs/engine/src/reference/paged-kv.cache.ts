@@ -121,15 +121,12 @@ export class PagedKvCache<T> {
     // Host tensors (cpu): the gathered rows are already a fresh host array nothing else holds,
     // so they are handed over as they are; a second multi-MiB copy would sit on the pass's
     // commit path, where chunks are exported.
-    if (this.backend.hostArray) {
-      this.backend.embedding(out, this.tensor, ids, this.rowDim);
-      return this.backend.hostArray(out);
-    }
+    const hostArray = this.backend.hostArray?.bind(this.backend);
     try {
       this.backend.embedding(out, this.tensor, ids, this.rowDim);
-      return this.backend.download(out, ids.length * this.rowDim);
+      return hostArray ? hostArray(out) : this.backend.download(out, ids.length * this.rowDim);
     } finally {
-      this.backend.free(out);
+      if (!hostArray) this.backend.free(out);
     }
   }
 
