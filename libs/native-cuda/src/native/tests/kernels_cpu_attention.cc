@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/gemm_kernels.h"
 #include "tests/kernels_test_util.h"
 
 namespace kc = mnemo::kernels::cpu;
@@ -320,4 +321,56 @@ MNEMO_TEST(kernels_cpu, batched_decode_equals_tiled_prefill_for_every_group_and_
       NaiveAttention(ref.data(), q.data(), f.seqs[0], g, heads, scale);
       CHECK_CASE(MaxAbsDiff(decode.data(), ref.data(), ref.size()) <= 2e-5, label);
     }
+}
+
+// A call over several consecutive kv heads (decode items read whole token rows that way) must
+// give, head by head, the bits of one call per head: for the portable and the vector path, a
+// decode row and a prefill tile, head counts that are and are not the whole of the kv heads,
+// and a context that is not a multiple of 8 keys.
+MNEMO_TEST(kernels_cpu, attend_over_several_kv_heads_equals_one_call_per_head) {
+  Rng rng(31);
+  std::vector<std::pair<const char*, kc::AttendFn>> paths = {{"portable", kc::PortableAttend}};
+  if (kc::Avx2Attend() != nullptr) paths.push_back({"avx2", kc::Avx2Attend()});
+  for (auto [name, attend] : paths)
+    for (int hd : {24, 64})
+      for (int group : {1, 2, 3})
+        for (int rows : {1, 5}) {
+          const KvGeometry g{2, 5, hd, 16};
+          const int ctx = 203;
+          PagedFixture f(g, 1, {{ctx, rows}}, rng);
+          const std::size_t row_elems = (std::size_t)group * g.num_kv_heads * hd;
+          auto q = rng.Floats(rows * row_elems, -2.0f, 2.0f);
+          auto base = [&](float* out, float* scores, std::size_t first, std::size_t count) {
+            kc::AttendArgs a{};
+            a.key0 = f.cache.data() + g.PlaneOffset(0, f.layer, mnemo::kernels::KvPart::kKey) + first * hd;
+            a.block_stride = g.BlockElems();
+            a.value_offset = g.PlaneElems();
+            a.token_stride = g.TokenElems();
+            a.block_size = g.block_size;
+            a.table = f.seqs[0].blocks.data();
+            a.n_keys = ctx - rows + 1;
+            a.group = group;
+            a.head_dim = hd;
+            a.scale = 0.3f;
+            a.rows = rows;
+            a.q_stride = row_elems;
+            a.q = q.data() + first * group * hd;
+            a.out = out + first * group * hd;
+            a.scores = scores;
+            a.kv_heads = count;
+            return a;
+          };
+          const std::size_t per_head = (std::size_t)rows * group * ctx;
+          for (std::size_t first : {0, 1})
+            for (std::size_t count : {2, 4}) {
+              if (first + count > (std::size_t)g.num_kv_heads) continue;
+              Guarded together(rows * row_elems, NAN), apart(rows * row_elems, NAN);
+              std::vector<float> scores(count * per_head);
+              attend(base(together.data(), scores.data(), first, count));
+              for (std::size_t h = first; h < first + count; ++h) attend(base(apart.data(), scores.data(), h, 1));
+              const auto label = std::string(name) + Label(" hd group rows first count", {hd, group, rows, (int)first, (int)count});
+              CHECK_CASE(BitEqual(together.data(), apart.data(), together.size()), label);
+              CHECK_CASE(together.Intact(), label);
+            }
+        }
 }

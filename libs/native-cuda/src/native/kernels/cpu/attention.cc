@@ -60,7 +60,21 @@ AttendFn ActiveAttend() {
 
 }  // namespace
 
-void PortableAttend(const AttendArgs& a) {
+void ForEachKvHead(const AttendArgs& a, AttendFn one) {
+  const std::size_t per_head = a.rows * a.group * (a.n_keys + a.rows - 1);
+  for (std::size_t i = 0; i < a.kv_heads; ++i) {
+    AttendArgs h = a;
+    h.kv_heads = 1;
+    h.key0 = a.key0 + i * a.head_dim;
+    h.q = a.q + i * a.group * a.head_dim;
+    h.out = a.out + i * a.group * a.head_dim;
+    h.scores = a.scores + i * per_head;
+    one(h);
+  }
+}
+
+namespace {
+void PortableAttendHead(const AttendArgs& a) {
   const std::size_t hd = a.head_dim, group = a.group, rows = a.rows;
   const std::size_t stride = a.n_keys + rows - 1;  // keys of the last row
   auto key = [&](std::size_t j) {
@@ -100,6 +114,9 @@ void PortableAttend(const AttendArgs& a) {
       }
   }
 }
+}  // namespace
+
+void PortableAttend(const AttendArgs& a) { ForEachKvHead(a, PortableAttendHead); }
 
 void PagedAttention(float* out, const float* q, const float* cache, std::size_t num_blocks, int32_t layer,
                     std::size_t num_heads, const KvGeometry& geom, const AttentionBatch& batch, float scale) {
@@ -123,11 +140,19 @@ void PagedAttention(float* out, const float* q, const float* cache, std::size_t 
       tiles.push_back({s, r, std::min<int32_t>(q1 - r, static_cast<int32_t>(kTileRows)),
                        batch.context_len[s] - (q1 - q0) + (r - q0)});
   }
-  ParallelFor(tiles.size() * kv_heads, 1, [&](std::size_t begin, std::size_t end) {
+  // Kv heads per item: all of them when there are enough tiles to keep every lane busy, so a
+  // decode row walks its cache blocks once, reading whole token rows (every kv head's slice,
+  // contiguous) instead of one strided slice per item; fewer when tiles are scarce (batch 1).
+  std::size_t heads_per_item = kv_heads;
+  while (heads_per_item > 1 &&
+         (kv_heads % heads_per_item != 0 || tiles.size() * (kv_heads / heads_per_item) < 4 * CpuThreadCount()))
+    --heads_per_item;
+  const std::size_t head_groups = kv_heads / heads_per_item;
+  ParallelFor(tiles.size() * head_groups, 1, [&](std::size_t begin, std::size_t end) {
     thread_local std::vector<float> scratch;
     for (std::size_t item = begin; item < end; ++item) {
-      const Tile& t = tiles[item / kv_heads];
-      const std::size_t kvh = item % kv_heads;
+      const Tile& t = tiles[item / head_groups];
+      const std::size_t kvh = (item % head_groups) * heads_per_item;
       const std::size_t off = static_cast<std::size_t>(t.row) * row_elems + kvh * group * hd;
       AttendArgs a{};
       a.key0 = cache + geom.PlaneOffset(0, layer, KvPart::kKey) + kvh * hd;
@@ -144,7 +169,8 @@ void PagedAttention(float* out, const float* q, const float* cache, std::size_t 
       a.q_stride = row_elems;
       a.q = q + off;
       a.out = out + off;
-      scratch.resize(a.rows * group * (a.n_keys + a.rows - 1));
+      a.kv_heads = heads_per_item;
+      scratch.resize(heads_per_item * a.rows * group * (a.n_keys + a.rows - 1));
       a.scores = scratch.data();
       attend(a);
     }

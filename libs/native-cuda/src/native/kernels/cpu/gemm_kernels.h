@@ -50,7 +50,11 @@ struct AttendArgs {
   std::size_t q_stride = 0;  // floats between consecutive rows of q (and of out)
   const float* q;  // [rows][q_stride], the row's group heads [group][head_dim] at its start
   float* out;      // same layout as q
-  float* scores;   // scratch [rows][group][n_keys + rows - 1]
+  float* scores;   // scratch [kv_heads][rows][group][n_keys + rows - 1]
+  // Consecutive kv heads in one call: head i's keys at key0 + i * head_dim, its group's q and
+  // out at + i * group * head_dim. Each head's results are those of a call for it alone; the
+  // heads only share the walk over the cache (a decode row then reads whole token rows).
+  std::size_t kv_heads = 1;
 };
 using AttendFn = void (*)(const AttendArgs& a);
 
@@ -72,6 +76,8 @@ const GemmKernels* Avx2GemmKernels();
 const GemmKernels* Avx512GemmKernels();
 const GemmKernels* NeonGemmKernels();
 void PortableAttend(const AttendArgs& a);
+// Calls `one` for each kv head of `a` in turn, as a call of one head (kv_heads = 1).
+void ForEachKvHead(const AttendArgs& a, AttendFn one);
 AttendFn Avx2Attend();  // null without AVX2 + FMA in this build
 
 }  // namespace mnemo::kernels::cpu
