@@ -179,3 +179,34 @@ MNEMO_TEST(kernels_cpu, softmax_matches_naive) {
   CHECK(MaxAbsDiff(out.data(), ref.data(), rows * n) <= 1e-6);
   CHECK(out.Intact());
 }
+
+// SwiGLU runs 8 elements at a time with a vector exp where the machine has one: an element's
+// bits must not depend on where the range holding it starts or ends (thread chunks, an odd
+// tail), and the function must hold over the whole float range (exp of large |g| neither
+// overflows nor turns a finite result into NaN).
+MNEMO_TEST(kernels_cpu, silu_mul_is_position_invariant_and_holds_at_extremes) {
+  Rng rng(6);
+  std::vector<float> g = rng.Floats(4099, -12.0f, 12.0f), u = rng.Floats(4099);
+  const std::vector<float> extremes = {0.0f, -0.0f, 1e-30f, -1e-30f, 20.0f, -20.0f, 87.0f, -87.0f, 88.5f, -88.5f,
+                                       100.0f, -100.0f, 1e30f, -1e30f};
+  for (std::size_t i = 0; i < extremes.size(); ++i) g[i * 7] = extremes[i];
+  const std::size_t n = g.size();
+  std::vector<float> whole(n);
+  kc::SiluMul(whole.data(), g.data(), u.data(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double ref = g[i] / (1.0 + std::exp(-(double)g[i])) * u[i];
+    CHECK_CASE(std::isfinite(whole[i]) && std::abs(whole[i] - ref) <= 1e-5 * std::max(1.0, std::abs(ref)),
+               Label("i", {(long long)i}));
+  }
+  for (std::size_t start : {0, 1, 5, 8, 13})
+    for (std::size_t len : {1, 3, 8, 9, 31}) {
+      Guarded part(len);
+      kc::SiluMul(part.data(), g.data() + start, u.data() + start, len);
+      CHECK_CASE(BitEqual(part.data(), whole.data() + start, len), Label("start len", {(long long)start, (long long)len}));
+      CHECK(part.Intact());
+    }
+  // In place (the engine writes the product over gate).
+  std::vector<float> inplace = g;
+  kc::SiluMul(inplace.data(), inplace.data(), u.data(), n);
+  CHECK(BitEqual(inplace.data(), whole.data(), n));
+}

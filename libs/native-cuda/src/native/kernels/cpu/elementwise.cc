@@ -3,7 +3,9 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/gemm_kernels.h"
 #include "kernels/cpu/reduce.h"
 #include "kernels/cpu/parallel_for.h"
 #include "kernels/kernel_assert.h"
@@ -73,13 +75,22 @@ void Rope(float* x, const int32_t* positions, std::size_t rows, std::size_t num_
   });
 }
 
+void PortableSiluMul(float* out, const float* gate, const float* up, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const float g = gate[i];
+    out[i] = g / (1.0f + std::exp(-g)) * up[i];
+  }
+}
+
 void SiluMul(float* out, const float* gate, const float* up, std::size_t n) {
-  ParallelFor(n, kElementGrain, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const float g = gate[i];
-      out[i] = g / (1.0f + std::exp(-g)) * up[i];
-    }
-  });
+  // One implementation per machine, as for attention: the vector one where the GEMM path has
+  // AVX2 + FMA (a scalar exp per element cost ~6% of a prefill).
+  static const SiluMulFn silu_mul = [] {
+    const CpuIsa isa = ActiveCpuIsa();
+    const SiluMulFn avx2 = Avx2SiluMul();
+    return (isa == CpuIsa::kAvx2Fma || isa == CpuIsa::kAvx512) && avx2 != nullptr ? avx2 : PortableSiluMul;
+  }();
+  ParallelFor(n, kElementGrain, [&](std::size_t begin, std::size_t end) { silu_mul(out + begin, gate + begin, up + begin, end - begin); });
 }
 
 void Add(float* out, const float* a, const float* b, std::size_t n) {

@@ -80,4 +80,9 @@ void PortableAttend(const AttendArgs& a);
 void ForEachKvHead(const AttendArgs& a, AttendFn one);
 AttendFn Avx2Attend();  // null without AVX2 + FMA in this build
 
+// out[i] = silu(gate[i]) * up[i] for i < n (out may alias gate or up).
+using SiluMulFn = void (*)(float* out, const float* gate, const float* up, std::size_t n);
+void PortableSiluMul(float* out, const float* gate, const float* up, std::size_t n);
+SiluMulFn Avx2SiluMul();  // null without AVX2 + FMA in this build
+
 }  // namespace mnemo::kernels::cpu
