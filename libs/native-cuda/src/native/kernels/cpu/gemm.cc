@@ -61,7 +61,7 @@ void PackA(float* dst, const float* x, std::size_t k, std::size_t r0, std::size_
   }
 }
 
-// x packed once per call, shared by the lanes: A block (rb, kb) at (rb * k_blocks + kb) * mc * kKc.
+// x packed once per call, shared by the lanes: A block (rb, kb) at (rb * k_blocks + kb) * mc * kc_max.
 // Lives on the calling thread and is reused across calls (no page faults per call).
 struct SharedA {
   enum : std::uint8_t { kEmpty = 0, kPacking = 1, kReady = 2 };
@@ -145,7 +145,10 @@ void GemmPackedMulti(const GemmKernels& ks, ParallelForPool& pool, const GemmOut
   // Even row blocks of whole strips: 512 rows become 5 x 90 + 62 rather than 5 x 96 + 32.
   const std::size_t row_blocks = CeilDiv(m, kMc);
   const std::size_t mc = CeilDiv(CeilDiv(m, row_blocks), mr) * mr;
-  const std::size_t k_blocks = CeilDiv(k, kKc);
+  // One strip of rows (decode): A is tiny, so no K blocking; each panel is then read start to
+  // end in one sweep (blocking only moves where the exact fp32 partial sums are stored).
+  const std::size_t kc_max = m <= mr ? k : kKc;
+  const std::size_t k_blocks = CeilDiv(k, kc_max);
   const std::size_t target = pool.lanes() * kTasksPerLane;
   const std::size_t per_task =
       std::clamp<std::size_t>(CeilDiv(panels * row_blocks, target), 1, kMaxPanelsPerTask);
@@ -155,7 +158,7 @@ void GemmPackedMulti(const GemmKernels& ks, ParallelForPool& pool, const GemmOut
   const std::size_t task_flops = 2 * std::min(m, mc) * per_task * nr * k;
   const std::size_t grain = std::max<std::size_t>(1, (std::size_t{1} << 18) / std::max<std::size_t>(task_flops, 1));
   thread_local SharedA shared;
-  shared.Reset(row_blocks * k_blocks * mc * kKc, row_blocks * k_blocks);
+  shared.Reset(row_blocks * k_blocks * mc * kc_max, row_blocks * k_blocks);
   float* const a_all = shared.data.data();
   std::atomic<std::uint8_t>* const state = shared.state.get();
   pool.Run(tasks, grain, [&](std::size_t begin, std::size_t end) {
@@ -167,15 +170,15 @@ void GemmPackedMulti(const GemmKernels& ks, ParallelForPool& pool, const GemmOut
       // Groups differ by at most one panel.
       const std::size_t p0 = pg * panels / panel_groups, p1 = (pg + 1) * panels / panel_groups;
       for (std::size_t kb = 0; kb < k_blocks; ++kb) {
-        const std::size_t pc = kb * kKc, kc = std::min(kKc, k - pc);
+        const std::size_t pc = kb * kc_max, kc = std::min(kc_max, k - pc);
         const std::size_t id = rb * k_blocks + kb;
-        const float* a = a_all + id * mc * kKc;
+        const float* a = a_all + id * mc * kc_max;
         std::uint8_t s = state[id].load(std::memory_order_acquire);
         if (s == SharedA::kEmpty && state[id].compare_exchange_strong(s, SharedA::kPacking, std::memory_order_acq_rel)) {
-          PackA(a_all + id * mc * kKc, x, k, r0, rows, pc, kc, mr);
+          PackA(a_all + id * mc * kc_max, x, k, r0, rows, pc, kc, mr);
           state[id].store(SharedA::kReady, std::memory_order_release);
         } else if (s != SharedA::kReady) {
-          a_private.resize(mc * kKc);
+          a_private.resize(mc * kc_max);
           PackA(a_private.data(), x, k, r0, rows, pc, kc, mr);
           a = a_private.data();
         }
