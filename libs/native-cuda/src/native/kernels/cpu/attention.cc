@@ -47,12 +47,13 @@ struct Tile {
   int32_t seq, row, rows, pos;
 };
 
-// One implementation per machine (never per call): AVX2 + FMA where the GEMM path has it,
-// else the portable one.
+// One implementation per machine (never per call): AVX-512 tiles where the GEMM path has
+// AVX-512 (the same bits as AVX2, faster), AVX2 + FMA where it has that, else the portable one.
 AttendFn ActiveAttend() {
   static const AttendFn fn = [] {
     const CpuIsa isa = ActiveCpuIsa();
-    const AttendFn avx2 = Avx2Attend();
+    const AttendFn avx2 = Avx2Attend(), avx512 = Avx512Attend();
+    if (isa == CpuIsa::kAvx512 && avx512 != nullptr) return avx512;
     return (isa == CpuIsa::kAvx2Fma || isa == CpuIsa::kAvx512) && avx2 != nullptr ? avx2 : PortableAttend;
   }();
   return fn;

@@ -79,6 +79,7 @@ void PortableAttend(const AttendArgs& a);
 // Calls `one` for each kv head of `a` in turn, as a call of one head (kv_heads = 1).
 void ForEachKvHead(const AttendArgs& a, AttendFn one);
 AttendFn Avx2Attend();  // null without AVX2 + FMA in this build
+AttendFn Avx512Attend();  // null without AVX-512F + FMA (and the AVX2 path) in this build
 
 // out[i] = silu(gate[i]) * up[i] for i < n (out may alias gate or up).
 using SiluMulFn = void (*)(float* out, const float* gate, const float* up, std::size_t n);

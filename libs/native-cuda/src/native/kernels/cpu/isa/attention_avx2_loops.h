@@ -161,6 +161,7 @@ inline float Score1(const float* q, const float* k, std::size_t hd, float scale)
 
 // Every row of a tile on its own (the AVX2 path).
 struct RowByRow {
+  explicit RowByRow(const AttendArgs&) {}
   static void Scores(const AttendArgs& a, const float* const* k, __m256 scale, std::size_t j, std::size_t stride) {
     for (std::size_t r = 0; r < a.rows; ++r)
       Scores8(a.q + r * a.q_stride, k, a.group, a.head_dim, scale, a.scores + r * a.group * stride + j, stride);
@@ -186,11 +187,12 @@ void AttendTileWith(const AttendArgs& a) {
   };
   auto score = [&](std::size_t r, std::size_t h) { return a.scores + (r * g + h) * stride; };
   const __m256 scale = _mm256_set1_ps(a.scale);
+  Rows tile_rows(a);
   std::size_t j = 0;
   for (; j + 8 <= n; j += 8) {
     const float* k[8];
     for (std::size_t i = 0; i < 8; ++i) k[i] = key(j + i);
-    Rows::Scores(a, k, scale, j, stride);
+    tile_rows.Scores(a, k, scale, j, stride);
   }
   for (; j < stride; ++j) {
     const float* k = key(j);
@@ -207,7 +209,7 @@ void AttendTileWith(const AttendArgs& a) {
   for (std::size_t j0 = 0; j0 < n; j0 += kValueBlock) {
     const std::size_t j1 = n - j0 < kValueBlock ? n : j0 + kValueBlock;
     for (std::size_t jj = j0; jj < j1; ++jj) v_rows[jj - j0] = key(jj) + a.value_offset;
-    Rows::Values(a, v_rows, j0, j1, stride);
+    tile_rows.Values(a, v_rows, j0, j1, stride);
   }
   for (j = n; j < stride; ++j) {
     const float* v = key(j) + a.value_offset;
