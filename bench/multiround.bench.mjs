@@ -304,6 +304,33 @@ function counter(text, name, ...labels) {
   return sum;
 }
 
+/** Each request as a session's first turn, a turn served where the previous one was, or a moved one. */
+function moveKinds(results) {
+  const last = new Map();
+  return results.map((x) => {
+    const kind = x.turn === 0 || !last.has(x.session) ? 'first' : last.get(x.session) === x.node ? 'stayed' : 'moved';
+    last.set(x.session, x.node);
+    return kind;
+  });
+}
+
+/** Where the latency comes from: TTFT and recomputation by move kind, and the requests at or past p99. */
+function byMove(results, ttft) {
+  const kinds = moveKinds(results);
+  const group = (k) => {
+    const xs = results.filter((_, i) => kinds[i] === k);
+    if (xs.length === 0) return { requests: 0 };
+    const t = xs.map((x) => x.ttftMs);
+    return { requests: xs.length, ttft_p50_ms: round(pct(t, 50)), ttft_p99_ms: round(pct(t, 99)), recomputed_tokens: xs.reduce((s, x) => s + x.promptTokens - x.cachedTokens, 0) };
+  };
+  const p99 = pct(ttft, 99);
+  const tail = results.map((x, i) => ({ x, kind: kinds[i] })).filter(({ x }) => x.ttftMs >= p99).sort((a, b) => b.x.ttftMs - a.x.ttftMs);
+  return {
+    by_move: { first: group('first'), stayed: group('stayed'), moved: group('moved') },
+    p99_tail: tail.map(({ x, kind }) => ({ ttft_ms: round(x.ttftMs), kind, turn: x.turn, prompt_tokens: x.promptTokens, recomputed_tokens: x.promptTokens - x.cachedTokens })),
+  };
+}
+
 function summarize(r) {
   const ttft = r.results.map((x) => x.ttftMs);
   const tpot = r.results.map((x) => x.tpotMs);
@@ -339,6 +366,7 @@ function summarize(r) {
     restore_failures: r.kv.restoreFailures,
     peer_blocked_s: round(r.kv.peerBlockedS),
     routing: Object.fromEntries(reasons.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_routing_decisions_total', `reason="${k}"`)]).filter(([, v]) => v > 0)),
+    ...byMove(r.results, ttft),
     advisories: { ...r.adv, reservations_hit: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', 'outcome="hit"'), reservations_moved: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', 'outcome="moved"') },
   };
 }

@@ -48,30 +48,62 @@ export async function dispatch(cluster: Cluster, nodeId: string, tokens: number[
 
 const BUSY_SEEN_MS = 30_000;
 
+/** A node kept busy by {@link keepBusy}; `stop` cancels what is in flight and sends no more. */
+export interface BusyNode {
+  stop(): void;
+}
+
 /**
  * Makes `nodeId` busy with `n` long requests sent straight to it (routing cannot spread them),
  * and resolves once two heartbeats from it report at least `n` running: the scheduler, which
- * hears every heartbeat too, has then seen the load. Returns the runs, to cancel afterwards.
+ * hears every heartbeat too, has then seen the load. A busy request that ends early (its greedy
+ * continuation reached EOS, which any kernel change can move) is replaced by a fresh one, so the
+ * load holds until `stop`.
  */
-export async function keepBusy(cluster: Cluster, nodeId: string, n: number, model = 'mnemo-tiny', maxTokens = 1500): Promise<InferenceRun[]> {
+export async function keepBusy(cluster: Cluster, nodeId: string, n: number, model = 'mnemo-tiny', maxTokens = 1500): Promise<BusyNode> {
   const seen = cluster.nc.subscribe(Subjects.HEARTBEAT);
-  const runs: InferenceRun[] = [];
-  try {
-    for (let i = 0; i < n; i++) {
-      const replySubject = createInbox();
-      const r = new InferenceRun(cluster.nc, replySubject, 120_000);
-      await cluster.nc.flush();
-      const requestId = `busy-${i}-${Math.random().toString(36).slice(2)}`;
-      const tokens = [5 + i, 6, 7];
-      const req = greedyRequest({ requestId, model, tokens, maxTokens, replySubject });
-      const reply = decodeMessage(ScheduleReplySchema, (await cluster.nc.request(nodeInferSubject(nodeId), req, { timeout: 10_000 })).data);
-      if (reply.result.case !== 'nodeId') throw new Error(`busy request refused: ${reply.result.case === 'error' ? reply.result.value.message : reply.result.case}`);
-      r.requestId = requestId;
-      r.nodeId = nodeId;
-      runs.push(r);
+  const live = new Set<InferenceRun>();
+  let stopped = false;
+  let sent = 0;
+  let replaced = 0;
+  const stop = (): void => {
+    stopped = true;
+    for (const r of live) {
+      cluster.cancel(nodeId, r.requestId);
+      r.close();
     }
-    // Bounded: a busy request that ended early (or a node that stopped reporting) must fail
-    // the spec with what was seen, not hang it until jest's timeout says nothing.
+    live.clear();
+  };
+  const send = async (): Promise<void> => {
+    const i = sent++;
+    const replySubject = createInbox();
+    const r = new InferenceRun(cluster.nc, replySubject, 120_000);
+    await cluster.nc.flush();
+    const requestId = `busy-${i}-${Math.random().toString(36).slice(2)}`;
+    const tokens = [5 + (i % 200), 6 + Math.floor(i / 200), 7];
+    const req = greedyRequest({ requestId, model, tokens, maxTokens, replySubject });
+    const reply = decodeMessage(ScheduleReplySchema, (await cluster.nc.request(nodeInferSubject(nodeId), req, { timeout: 10_000 })).data);
+    if (reply.result.case !== 'nodeId') {
+      r.close();
+      throw new Error(`busy request refused: ${reply.result.case === 'error' ? reply.result.value.message : reply.result.case}`);
+    }
+    r.requestId = requestId;
+    r.nodeId = nodeId;
+    live.add(r);
+    void r
+      .until((events) => events.some((e) => e.done), 'its end')
+      .catch(() => undefined)
+      .then(() => {
+        if (!live.delete(r)) return; // cancelled by stop
+        r.close();
+        replaced++;
+        if (!stopped) void send().catch(() => undefined); // the heartbeat wait below reports a node that stopped taking them
+      });
+  };
+  try {
+    for (let i = 0; i < n; i++) await send();
+    // Bounded: a node that stopped reporting (or taking requests) must fail the spec with what
+    // was seen, not hang it until jest's timeout says nothing.
     let loaded = 0;
     const reported: number[] = [];
     const giveUp = setTimeout(() => seen.unsubscribe(), BUSY_SEEN_MS);
@@ -80,18 +112,14 @@ export async function keepBusy(cluster: Cluster, nodeId: string, n: number, mode
         const hb = decodeMessage(HeartbeatSchema, m.data);
         if (hb.nodeId !== nodeId) continue;
         reported.push(hb.running);
-        if (hb.running >= n && ++loaded === 2) return runs;
+        if (hb.running >= n && ++loaded === 2) return { stop };
       }
     } finally {
       clearTimeout(giveUp);
     }
-    const states = runs.map((r) => `${r.requestId}: ${r.events.length} events${r.events.some((e) => e.done) ? ', done' : ''}`);
-    throw new Error(`${nodeId} never reported ${n} running twice in ${BUSY_SEEN_MS} ms (running per heartbeat: ${reported.slice(-20).join(',') || 'none'}; ${states.join('; ')})`);
+    throw new Error(`${nodeId} never reported ${n} running twice in ${BUSY_SEEN_MS} ms (running per heartbeat: ${reported.slice(-20).join(',') || 'none'}; ${sent} busy requests sent, ${replaced} ended early and were replaced, ${live.size} in flight)`);
   } catch (e) {
-    for (const r of runs) {
-      cluster.cancel(nodeId, r.requestId);
-      r.close();
-    }
+    stop();
     throw e;
   } finally {
     seen.unsubscribe();

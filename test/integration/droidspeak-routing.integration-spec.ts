@@ -58,7 +58,7 @@ describe('DroidSpeak routing on the base model’s KV', () => {
   }
 
   it('a derived request lands on the idle node, which fetches the base’s KV from the busy one and reuses it', async () => {
-    const busy: InferenceRun[] = await keepBusy(cluster, n1.nodeId, 2, BASE);
+    const busy = await keepBusy(cluster, n1.nodeId, 2, BASE);
     try {
       let run: InferenceRun | undefined;
       let usage;
@@ -77,10 +77,7 @@ describe('DroidSpeak routing on the base model’s KV', () => {
       expect(await scrape(n2.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBeGreaterThanOrEqual(256);
       expect(await scrape(n2.metricsPort, 'mnemo_node_droidspeak_reuse_total{outcome="reused"}')).toBeGreaterThanOrEqual(1);
     } finally {
-      for (const b of busy) {
-        cluster.cancel(b.nodeId!, b.requestId);
-        b.close();
-      }
+      busy.stop();
     }
   }, 180_000);
 
@@ -115,10 +112,7 @@ describe('DroidSpeak routing on the base model’s KV', () => {
       expect(usage?.kvReuse).toMatchObject({ baseModel: 'mnemo-small', ...chosen, reusedTokens: 256 });
       expect(await scrape(m2.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBeGreaterThanOrEqual(256);
     } finally {
-      for (const b of busy) {
-        cluster.cancel(b.nodeId!, b.requestId);
-        b.close();
-      }
+      busy.stop();
     }
   }, 300_000);
 
