@@ -138,6 +138,7 @@ async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 },
     SCHEDULER_SSD_LOAD_US_PER_CHUNK: String(Math.round(costs.ssdMs * 1000)),
     SCHEDULER_PEER_US_PER_CHUNK: String(Math.round(costs.peerMs * 1000)),
     SCHEDULER_QUEUE_MS_PER_REQUEST: String(20 * DILATION),
+    SCHEDULER_MOVE_MARGIN_MS: String(20 * DILATION),
     SCHEDULER_NODE_TIMEOUT_MS: '3000',
   });
   const nodes = [];

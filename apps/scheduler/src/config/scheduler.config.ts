@@ -37,6 +37,7 @@ export const schedulerSchema = {
   SCHEDULER_SSD_LOAD_US_PER_CHUNK: { type: 'int', doc: 'symphony cost model: loading one chunk from a node\'s SSD pool onto its device, µs', default: 5500, min: 0 },
   SCHEDULER_PEER_US_PER_CHUNK: { type: 'int', doc: 'symphony cost model: pulling one chunk from a peer over the network, on top of the peer\'s tier read, µs', default: 2700, min: 0 },
   SCHEDULER_QUEUE_MS_PER_REQUEST: { type: 'int', doc: 'symphony cost model: what one request ahead in a node queue adds to time to first token, ms', default: 25, min: 1 },
+  SCHEDULER_MOVE_MARGIN_MS: { type: 'int', doc: 'symphony: a session leaves its live home only when another node is estimated faster by more than this, ms (about one queued request: load snapshots are noisy, moves are not free)', default: 25, min: 0 },
   SCHEDULER_ADVISORY_TTL_MS: { type: 'int', doc: 'an advisory reservation lives this long past its expected arrival (or past now when none is given)', default: 30_000, min: 100 },
   SCHEDULER_ADVISORY_OVERDUE_MS: {
     type: 'int',
@@ -72,6 +73,7 @@ export function routingCosts(config: SchedulerConfig): RoutingCosts {
   return {
     ...DEFAULT_ROUTING_COSTS,
     queueMsPerRequest: config.SCHEDULER_QUEUE_MS_PER_REQUEST!,
+    moveMarginMs: config.SCHEDULER_MOVE_MARGIN_MS!,
     recomputeMsPerChunk: (config.SCHEDULER_PREFILL_US_PER_TOKEN! * CHUNK_TOKENS) / 1000,
     loadMsPerChunk: { device: 0, host: config.SCHEDULER_HOST_LOAD_US_PER_CHUNK! / 1000, ssd: config.SCHEDULER_SSD_LOAD_US_PER_CHUNK! / 1000 },
     peerMsPerChunk: config.SCHEDULER_PEER_FETCH === 'off' ? Infinity : config.SCHEDULER_PEER_US_PER_CHUNK! / 1000,

@@ -17,11 +17,22 @@ const held = (nodeId: string, ...tiers: DirectoryTier[]): NodePrefix => ({ nodeI
 const KEYS = ['k0', 'k1', 'k2', 'k3'];
 const req = (over: Partial<RouteRequest> = {}): RouteRequest => ({ model: 'm', chunkKeys: KEYS, prefixes: [], ...over });
 /** Costs with round numbers, so each table row can be checked by hand. */
-const costs: RoutingCosts = { queueMsPerRequest: 20, reservationWeight: 0.5, recomputeMsPerChunk: 16, loadMsPerChunk: { device: 0, host: 2, ssd: 6 }, peerMsPerChunk: 3 };
+const costs: RoutingCosts = { queueMsPerRequest: 20, reservationWeight: 0.5, recomputeMsPerChunk: 16, loadMsPerChunk: { device: 0, host: 2, ssd: 6 }, peerMsPerChunk: 3, moveMarginMs: 0 };
 
 type Row = [string, RoutingPolicyName, RouteCandidate[], RouteRequest, string | null, string];
 
 describe(route.name, () => {
+  // With a margin of one queued request (20 ms), a session leaves its home only for a clear gain.
+  it.each<[string, RouteCandidate[], RouteRequest, string, string]>([
+    ['home two requests busier: b (4 chunks from a peer 12 + tail 12 = 24) would save 40 - 24 = 16 ms, inside the margin → stays', [node('a', { running: 2 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }), 'a', 'session_home'],
+    ['home three requests busier: b saves 60 - 24 = 36 ms, past the margin → moves', [node('a', { running: 3 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }), 'b', 'cheapest'],
+    ['no live home: the margin does not apply', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'gone', promptTokens: 4 * 256 + 192 }), 'b', 'cheapest'],
+    ['the home is already the cheapest: nothing to weigh', [node('a'), node('b', { running: 1 })], req({ sessionHome: 'a' }), 'a', 'cheapest'],
+  ])('symphony move margin: %s', (_n, nodes, r, expected, reason) => {
+    const d = route('symphony', nodes, r, { ...costs, moveMarginMs: 20 })!;
+    expect([d.nodeId, d.reason]).toEqual([expected, reason]);
+  });
+
   it.each<Row>([
     ['no node serves the model', 'symphony', [node('a', { models: ['x'] })], req(), null, ''],
     // recompute: KV is ignored

@@ -19,7 +19,8 @@ export function reservedLoad(n: RouteCandidate, costs: RoutingCosts): number {
  * - `symphony`: a live reservation is honoured; otherwise each node's estimated time to first
  *   token — its queue, plus per chunk the cheapest of a local tier, a peer fetch or recomputing,
  *   plus, away from the session's home, recomputing the partial last chunk only the home holds —
- *   is compared, so KV placement only wins while it saves more than the extra queueing costs.
+ *   is compared, so KV placement only wins while it saves more than the extra queueing costs; a
+ *   session leaves its live home only for a gain above `moveMarginMs`.
  */
 export function route(policy: RoutingPolicyName, nodes: readonly RouteCandidate[], req: RouteRequest, costs: RoutingCosts): RouteDecision | null {
   const serving = nodes.filter((n) => n.models.includes(req.model));
@@ -52,6 +53,10 @@ function symphony(serving: readonly RouteCandidate[], req: RouteRequest, costs: 
   const cost = (n: RouteCandidate) => estimate(n, req, prefixes, costs, homeAlive);
   if (reserved) return { nodeId: reserved.nodeId, reason: 'reservation', kvSources: sourcesFor(reserved.nodeId, req, prefixes, costs), estimateMs: cost(reserved) };
   const best = pick(serving, cost, costs);
+  const home = homeAlive ? serving.find((n) => n.nodeId === req.sessionHome) : undefined;
+  if (home && home !== best && cost(best) + costs.moveMarginMs >= cost(home)) {
+    return { nodeId: home.nodeId, reason: 'session_home', kvSources: sourcesFor(home.nodeId, req, prefixes, costs), estimateMs: cost(home) };
+  }
   return { nodeId: best.nodeId, reason: 'cheapest', kvSources: sourcesFor(best.nodeId, req, prefixes, costs), estimateMs: cost(best) };
 }
 

@@ -70,6 +70,14 @@ export interface RoutingCosts {
   readonly loadMsPerChunk: Readonly<Record<DirectoryTier, number>>;
   /** Pulling one chunk from a peer over the network, on top of the peer's tier read, ms; Infinity = nodes cannot fetch from peers. */
   readonly peerMsPerChunk: number;
+  /**
+   * A session leaves its live home only when another node's estimate beats the home's by more
+   * than this, ms. The estimate's queue term is a snapshot of a load that changes by the time the
+   * request runs (an advisory routes seconds ahead), while a move's costs are certain and partly
+   * unseen by it (the home's block-granular cache past its last chunk), so a gain inside the
+   * snapshot's noise is not taken. 0 = move on any predicted gain.
+   */
+  readonly moveMarginMs: number;
 }
 
 export const DEFAULT_ROUTING_COSTS: RoutingCosts = {
@@ -78,4 +86,5 @@ export const DEFAULT_ROUTING_COSTS: RoutingCosts = {
   recomputeMsPerChunk: 16,
   loadMsPerChunk: { device: 0, host: 1.4, ssd: 5.5 },
   peerMsPerChunk: 2.7,
+  moveMarginMs: 25,
 };
