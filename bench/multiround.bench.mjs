@@ -43,6 +43,13 @@ const MODEL = 'mnemo-medium';
 const NODES = 4;
 const USERS = arg('users', quick ? 32 : 80);
 const SESSIONS = arg('sessions', quick ? 32 : 100);
+/**
+ * Users start one after another over this many seconds (default: the mean session's think time,
+ * so the last user starts about when the first one ends a session). All at once, every user's
+ * cold first turn met the others' in one burst at t = 0, and that start-up queue set every
+ * policy's p99 rather than the steady state. `--ramp-s 0` starts them together.
+ */
+const RAMP_S = arg('ramp-s', NaN);
 /** Each configuration runs this many times, alternating the order of configurations, and the figures pool every pass: machine noise (other work on two shared cores) spreads over all of them. */
 const PASSES = arg('passes', quick ? 1 : 2);
 /**
@@ -106,6 +113,9 @@ function workload(seed) {
     };
   });
 }
+/** The ramp over which users start: `--ramp-s`, or the mean session's think time (read + type, every turn). */
+const rampSeconds = (sessions) =>
+  Number.isFinite(RAMP_S) ? Math.max(0, RAMP_S) : sessions.reduce((a, x) => a + x.turns.reduce((b, t) => b + t.readMs + t.typeMs, 0), 0) / sessions.length / 1000;
 const thinkMs = (tokens, perS) => Math.round(((tokens / perS) * 1000 * DILATION) / THINK_COMPRESSION);
 
 // ---- the cluster -----------------------------------------------------------------------------
@@ -186,8 +196,10 @@ async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 },
     let next = 0;
     sampling = true;
     const t0 = performance.now();
+    const rampMs = rampSeconds(sessions) * 1000;
     await Promise.all(
-      Array.from({ length: USERS }, async () => {
+      Array.from({ length: USERS }, async (_, u) => {
+        await sleep((u * rampMs) / USERS);
         for (let s = next++; s < sessions.length; s = next++) {
           results.push(...(await converse(nc, tenant, sessions[s], { advisories, missed, spurious, adv, finished })));
           finished.push(sessions[s].id);
@@ -464,6 +476,7 @@ try {
       multi_turn_share: round(turns.filter((t) => t > 1).length / turns.length),
       user_turn_p90_tokens: pct(users, 90),
       system_tokens: SYSTEM_TOKENS,
+      users_start_over_s: round(rampSeconds(sessions)),
       think: `reading ${READ_TOKENS_PER_S} tok/s, typing ${TYPE_TOKENS_PER_S} tok/s, ×${DILATION}/${THINK_COMPRESSION}; advisory when typing starts`,
       note: 'synthetic ShareGPT-like sessions (seeded); prompts are token ids; the same workload for every run; sim nodes keep real (scaled) KV bytes: chunks are written through to host/SSD pools and pulled by peers (kv_sources) or advisory prefetch',
     },

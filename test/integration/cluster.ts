@@ -233,6 +233,15 @@ export class InferenceRun {
   }
 }
 
+/** Polls `pred` every 50 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function eventually(pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Reads the first sample of a Prometheus metric matching `name` or `name{some="labels"}` from an ops server. */
 export async function scrape(port: number, sample: string): Promise<number | undefined> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();

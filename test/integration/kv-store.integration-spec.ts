@@ -2,7 +2,9 @@
 // from its SSD pool (warm restart); every change to what a node holds is published as a KV
 // event on NATS. Reference engine (CPU), real pools in a temp data dir, real NATS.
 import { decodeMessage, KvChangeKind, KvEventSchema, KvTier, Subjects, type KvEvent } from '@mnemo/proto';
-import { Cluster, scrape } from './cluster.js';
+import { Cluster, scrape, eventually } from './cluster.js';
+
+const until = (pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 10000) => eventually(pred, what, timeoutMs);
 
 const MODEL = 'mnemo-tiny';
 const NODE = `kvstore-${process.pid}`;
@@ -25,13 +27,6 @@ async function complete(base: string, prompt: number[]): Promise<TextBody> {
   return (await res.json()) as TextBody;
 }
 
-async function until(pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('KV store on a running node', () => {
   let cluster: Cluster;

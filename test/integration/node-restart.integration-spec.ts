@@ -10,8 +10,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../tools/infra/index.mjs';
 import { SupervisedProcess } from '../../tools/supervisor/supervised.process.mjs';
-import { Cluster, natsUrl, TEST_HEARTBEAT_MS } from './cluster.js';
+import { Cluster, natsUrl, TEST_HEARTBEAT_MS, eventually } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
+
+const until = (pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 30000) => eventually(pred, what, timeoutMs);
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const main = join(root, 'apps', 'node-manager', 'dist', 'main.js');
@@ -22,13 +24,6 @@ interface Outcome {
   readonly finish?: string;
 }
 
-async function until(pred: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('a node-manager killed under load', () => {
   let cluster: Cluster;

@@ -15,19 +15,12 @@ import {
 } from '@mnemo/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
-import { Cluster, scrape } from './cluster.js';
+import { Cluster, scrape, eventually } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
 const history = Array.from({ length: 600 }, (_, i) => (i * 23 + 5) % 250);
 
-async function until(pred: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('advisory prefetch on a running node', () => {
   let cluster: Cluster;
@@ -53,7 +46,7 @@ describe('advisory prefetch on a running node', () => {
     const keys = chunkKeys(MODEL, 'itest', history);
     const reply = await prefetch(b.nodeId, { advisoryId: 'adv-1', sessionId: 's1', model: MODEL, chunkKeys: keys, sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }] });
     expect(reply).toEqual({ ok: expect.objectContaining({ chunksQueued: 2 }) });
-    await until(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === 2, 'the prefetch to land');
+    await eventually(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === 2, 'the prefetch to land');
 
     const next = [...history, ...first.tokens, 1, 2, 3];
     const turn = await dispatch(cluster, b.nodeId, next);
@@ -73,7 +66,7 @@ describe('advisory prefetch on a running node', () => {
     expect(await prefetch(b.nodeId, { advisoryId: 'adv-2', sessionId: 's2', model: MODEL, chunkKeys: keys, sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }] })).toEqual({
       ok: expect.objectContaining({ chunksQueued: 1 }),
     });
-    await until(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === before + 1, 'the prefetch to land');
+    await eventually(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === before + 1, 'the prefetch to land');
     const used = (await scrape(b.metricsPort, 'mnemo_kv_tier_bytes{tier="host",state="used"}'))!;
     expect(await forget(b.nodeId, { advisoryId: 'adv-2' })).toEqual({ ok: expect.objectContaining({ freedChunks: 1 }) });
     expect((await scrape(b.metricsPort, 'mnemo_kv_tier_bytes{tier="host",state="used"}'))!).toBeLessThan(used);

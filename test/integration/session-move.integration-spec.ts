@@ -1,14 +1,16 @@
 // Symphony control half, on the reference engine (CPU): an advisory taken while the session's node
 // is busy reserves the other node, the session's next turn runs there, and its answer is exactly
-// what a fresh computation of the same prompt gives (the moved session recomputes what the new
-// node lacks; pulling it from the peer instead is the node half's).
+// what a fresh computation of the same prompt gives. The advisory's prefetch pulls what the first
+// turn left on its node — the whole chunk and the partial chunk past it, whose key only that node
+// knew (it reports it when the request ends) — so the moved turn recomputes only its new tokens.
 import { chunkKeys } from '@mnemo/kv-core';
 import { AdvisoryReplySchema, AdvisoryRequestSchema, decodeMessage, encodeMessage, Subjects } from '@mnemo/proto';
 import { ReferenceEngine } from '@mnemo/engine';
-import { Cluster, scrape } from './cluster.js';
+import { Cluster, scrape, eventually } from './cluster.js';
 import { keepBusy } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
+
 const TENANT = 'itest';
 
 describe('a session moving between nodes (reference engine)', () => {
@@ -16,7 +18,7 @@ describe('a session moving between nodes (reference engine)', () => {
   beforeAll(async () => {
     cluster = await Cluster.start({
       nodes: 2,
-      schedulerEnv: { SCHEDULER_POLICY: 'symphony', SCHEDULER_PEER_FETCH: 'off' },
+      schedulerEnv: { SCHEDULER_POLICY: 'symphony', SCHEDULER_PEER_FETCH: 'on' },
       nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '128', NODE_MODELS: MODEL },
     });
   });
@@ -25,11 +27,15 @@ describe('a session moving between nodes (reference engine)', () => {
   });
 
   it('follows its advisory to the other node and answers exactly as a fresh computation', async () => {
-    const history = Array.from({ length: 280 }, (_, i) => (i * 29 + 3) % 250);
-    const sampling = { temperature: 0, topP: 1, maxTokens: 4, seed: 7n };
+    // 300 prompt + 8 reply tokens: the KV of 307 (the last token is never fed) is one whole chunk and three 16-token blocks.
+    const history = Array.from({ length: 300 }, (_, i) => (i * 29 + 3) % 250);
+    const sampling = { temperature: 0, topP: 1, maxTokens: 8, seed: 7n };
     const first = await cluster.infer({ sessionId: 'move', tokens: history, chunkKeys: chunkKeys(MODEL, TENANT, history), sampling });
     await first.done();
     first.close();
+    expect(first.tokens()).toHaveLength(8);
+    // The node's report of what the turn left reached the scheduler's session table.
+    await eventually(async () => (await scrape(cluster.schedulers[0]!.metricsPort, 'mnemo_scheduler_session_tails_total{outcome="applied"}')) === 1, 'the session tail');
 
     // The session's node gets busy with unrelated long requests sent straight to it (a balancing
     // policy would spread them), and the scheduler has heard its load before the advisory.
@@ -39,13 +45,18 @@ describe('a session moving between nodes (reference engine)', () => {
     expect(adv.result.case).toBe('advisory');
     const reserved = adv.result.case === 'advisory' ? adv.result.value.nodeId : '';
     expect(reserved).not.toBe(first.nodeId);
+    const reservedNode = cluster.nodes.find((n) => n.nodeId === reserved)!;
+    await eventually(async () => (await scrape(reservedNode.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === 2, 'the whole and the partial chunk to be prefetched');
 
     const next = [...history, ...first.tokens(), ...Array.from({ length: 20 }, (_, i) => (i * 11 + 5) % 250)];
     const second = await cluster.infer({ sessionId: 'move', tokens: next, chunkKeys: chunkKeys(MODEL, TENANT, next), sampling: { ...sampling, maxTokens: 6 } });
-    await second.done();
+    const events = await second.done();
     second.close();
     busy.stop();
     expect(second.nodeId).toBe(reserved);
+    // Everything the first turn left came from the reserved node's host pool: 256 + 48 tokens.
+    expect(events.find((e) => e.done)?.usage?.cachedTokens).toBe(304);
+    expect(await scrape(reservedNode.metricsPort, 'mnemo_kv_peer_restores_total')).toBe(0);
     expect(await scrape(cluster.schedulers[0]!.metricsPort, 'mnemo_scheduler_reservations_used_total{outcome="hit"}')).toBe(1);
 
     const engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 64 });

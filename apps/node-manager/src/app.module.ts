@@ -15,6 +15,7 @@ import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prom
 import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from './kv-store/chunk-store.port.js';
 import { ChunkPeerClient } from './peers/chunk-peer.client.js';
 import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from './droidspeak/cross-model.reuse.js';
+import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from './kv-store/session.tails.js';
 
 /** The KV side the services use: prompts' restore source, the local tiers for peers, the peer client. */
 export interface NodeStores {
@@ -23,6 +24,8 @@ export interface NodeStores {
   readonly peers: ChunkPeerClient;
   /** DroidSpeak cross-model reuse of a derived model's prompt over its base's KV; absent: none. */
   readonly crossModel?: CrossModelPort;
+  /** Reports what each session's request left here (KV events); absent: none. */
+  readonly sessionTails?: SessionTailsPort;
 }
 import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
 import { TokenizersModule } from './tokenizers/tokenizers.module.js';
@@ -61,9 +64,10 @@ export class AppModule {
         { provide: CHUNK_STORE, useValue: stores.chunks },
         { provide: ChunkPeerClient, useValue: stores.peers },
         { provide: CROSS_MODEL_REUSE, useValue: stores.crossModel ?? NO_CROSS_MODEL },
+        { provide: SESSION_TAILS, useValue: stores.sessionTails ?? NO_SESSION_TAILS },
         NodeLifecycle,
       ],
-      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, ChunkPeerClient, CROSS_MODEL_REUSE, NodeLifecycle],
+      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, ChunkPeerClient, CROSS_MODEL_REUSE, SESSION_TAILS, NodeLifecycle],
     };
   }
 }

@@ -14,6 +14,7 @@ import { InferenceNatsHandler } from './inference/inference.nats-handler.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { NodeMetrics } from './shared/node.metrics.js';
 import { KvEventsPublisher } from './kv-store/kv-events.publisher.js';
+import { SessionTails } from './kv-store/session.tails.js';
 import { KvStore } from './kv-store/kv.store.js';
 import { KvStoreMetrics } from './kv-store/kv-store.metrics.js';
 import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
@@ -87,6 +88,8 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
         if (e.kind !== 'partial') events.add({ kind: e.kind === 'evicted' ? 'removed' : 'stored', tier: 'device', model: e.model, keys: [e.key] });
       });
   events.answerReports((e) => logger.emit('warn', 'KV report request failed', { err: String(e) }));
+  const sessionTails = new SessionTails((t) => events.addSessionTail(t));
+  const unwatchTails = engine.watchChunks((e) => sessionTails.onChunk(e));
   const peers = new ChunkPeerClient(config.NODE_PEER_TIMEOUT_MS);
   const prompts = kvStore ? new PeerAwarePromptStore(kvStore, kvStore, peers) : NO_PROMPT_STORE;
   new PeerMetrics(metrics, peers, prompts instanceof PeerAwarePromptStore ? prompts : undefined, kvStore);
@@ -101,7 +104,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   const crossModel = planCache
     ? new CrossModelReuse(ds, planCache, prompts, (m) => engine.kvLayout(m)?.layers, () => waiting(), new DroidSpeakMetrics(metrics, () => eCaches?.hostBytes(eModels.keys()) ?? 0), eCaches)
     : undefined;
-  const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers, ...(crossModel ? { crossModel } : {}) };
+  const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers, sessionTails, ...(crossModel ? { crossModel } : {}) };
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, stores), { logger, abortOnError: false }).catch(
     async (e: unknown) => {
       peers.close();
@@ -143,6 +146,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await app.close();
     peers.close();
     unwatchDevice();
+    unwatchTails();
     events.close();
     if (how === 'graceful') events.flush();
     await (how === 'graceful' ? kvStore?.close() : kvStore?.abort());

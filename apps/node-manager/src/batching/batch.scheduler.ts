@@ -15,6 +15,7 @@ import type { StoredPrompt } from '../kv-store/kv.store.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
 import { SwapManager } from './swap.manager.js';
 import { CROSS_MODEL_REUSE, kvReuseReport, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
+import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-store/session.tails.js';
 
 export type CancelReason = 'client' | 'deadline' | 'shutdown' | 'abandoned';
 
@@ -51,6 +52,7 @@ export class BatchScheduler {
     @Inject(PROMPT_STORE) private readonly kvStore: PromptStore = NO_PROMPT_STORE,
     @Inject(SwapManager) private readonly swaps: SwapManager = new SwapManager(engine, { ...config, NODE_PREEMPTION: 'recompute' }, store, clock, nodeMetrics, logger),
     @Optional() @Inject(CROSS_MODEL_REUSE) private readonly crossModel: CrossModelPort = NO_CROSS_MODEL,
+    @Optional() @Inject(SESSION_TAILS) private readonly tails: SessionTailsPort = NO_SESSION_TAILS,
   ) {
     if (config.NODE_SCHEDULING === 'priority') {
       const off = (n: number | undefined) => (n ? n : Infinity);
@@ -357,6 +359,8 @@ export class BatchScheduler {
     this.store.remove(seq.id);
     this.ranker?.forget(seq.id);
     this.engine.release(seq.id);
+    // After the release: the partial chunk the sequence leaves is known only from it.
+    this.tails.ended(seq.request);
     this.sink.emit(seq, {
       requestId: seq.id,
       seq: seq.nextEventSeq++,

@@ -1,7 +1,8 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { create } from '@bufbuild/protobuf';
-import { decodeMessage, encodeMessage, KvChangeKind, KvChangeSchema, KvEventSchema, KvReportRequestSchema, KvTier, Subjects, type KvChange } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, KvChangeKind, KvChangeSchema, KvEventSchema, KvReportRequestSchema, KvTier, SessionTailSchema, Subjects, type KvChange } from '@mnemo/proto';
 import type { PoolTier } from '@mnemo/kv-core';
+import type { SessionTailReport } from './session.tails.js';
 
 /** One change to what a tier of this node holds (the device tier included). */
 export interface KvHoldingChange {
@@ -19,6 +20,8 @@ const KINDS: Readonly<Record<KvHoldingChange['kind'], KvChangeKind>> = {
   truncated: KvChangeKind.TRUNCATED,
 };
 const BIT: Readonly<Record<KvHoldingChange['tier'], number>> = { device: 1, mem: 2, ssd: 4 };
+/** Session tails kept for one event at most; past it the oldest go (a tail is a routing hint, not state). */
+const MAX_PENDING_TAILS = 4096;
 
 /**
  * Publishes every change to what this node holds as KvEvents on KV_EVENTS, batched: changes
@@ -31,6 +34,7 @@ const BIT: Readonly<Record<KvHoldingChange['tier'], number>> = { device: 1, mem:
  */
 export class KvEventsPublisher {
   private pending = new Map<string, { change: KvHoldingChange; keys: Set<string> }>();
+  private tails: SessionTailReport[] = [];
   private readonly holdings = new Map<string, Map<string, number>>();
   private seq = 0n;
   private timer?: NodeJS.Timeout;
@@ -53,17 +57,26 @@ export class KvEventsPublisher {
     this.timer ??= setTimeout(() => this.flush(), this.periodMs).unref();
   }
 
+  /** A session's request ended here: goes out with the next event, after that event's changes. */
+  addSessionTail(tail: SessionTailReport): void {
+    this.tails.push(tail);
+    if (this.tails.length > MAX_PENDING_TAILS) this.tails.shift();
+    this.timer ??= setTimeout(() => this.flush(), this.periodMs).unref();
+  }
+
   /** Sends what is pending now (also at shutdown). */
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     // A timer may fire while the node shuts down: a draining connection refuses publishes (and would throw from the timer).
-    if (this.pending.size === 0 || this.nc.isClosed() || this.nc.isDraining()) return;
+    if ((this.pending.size === 0 && this.tails.length === 0) || this.nc.isClosed() || this.nc.isDraining()) return;
     const changes: KvChange[] = [...this.pending.values()].map(({ change, keys }) =>
       create(KvChangeSchema, { kind: KINDS[change.kind], tier: TIERS[change.tier], model: change.model, chunkKeys: [...keys], layers: change.layers ?? 0 }),
     );
+    const sessionTails = this.tails.map((t) => create(SessionTailSchema, { ...t, chunkKeys: [...t.chunkKeys] }));
     this.pending.clear();
-    this.nc.publish(Subjects.KV_EVENTS, encodeMessage(KvEventSchema, { nodeId: this.nodeId, seq: ++this.seq, changes, sentUnixMs: Date.now() }));
+    this.tails = [];
+    this.nc.publish(Subjects.KV_EVENTS, encodeMessage(KvEventSchema, { nodeId: this.nodeId, seq: ++this.seq, changes, sentUnixMs: Date.now(), sessionTails }));
     this.published++;
   }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, MnemoError, route, type KvDirectory, type Reservation, type ReservationBook, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, partialSource, route, withPartialSource, type ChunkHolding, type KvDirectory, type Reservation, type ReservationBook, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import { KV_DIRECTORY } from '../kv-directory/kv-report.port.js';
@@ -57,7 +57,15 @@ export class AdviseUseCase {
     const candidates = this.registry.all().map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now) }));
     const prefixes = this.directory.prefixes(session.chunkKeys);
     const costs = routingCosts(this.config);
-    const choice = route(this.policy, candidates, { model: cmd.model, chunkKeys: session.chunkKeys, prefixes, sessionHome: session.nodeId, promptTokens: session.promptTokens }, costs);
+    // The partial chunk the session's last request left (its node reported it): priced like a
+    // request's tail and prefetched with the whole chunks, so a move costs no recomputed tail.
+    const partial = this.partialOf(session.partialKey);
+    const choice = route(
+      this.policy,
+      candidates,
+      { model: cmd.model, chunkKeys: session.chunkKeys, prefixes, sessionHome: session.nodeId, promptTokens: session.promptTokens, ...(partial ? { partialHolders: partial.held } : {}) },
+      costs,
+    );
     if (!choice) throw new MnemoError(candidates.length === 0 ? ErrorCode.NoNodeAvailable : ErrorCode.ModelNotFound, `no live node serves model ${cmd.model}`);
     const arrival = cmd.expectedArrivalUnixMs > 0 ? Math.min(Math.max(cmd.expectedArrivalUnixMs, now), now + this.config.SCHEDULER_ADVISORY_MAX_AHEAD_MS!) : now;
     const reservation: Reservation = {
@@ -78,13 +86,16 @@ export class AdviseUseCase {
     if (taken.replaced && taken.replaced.nodeId !== reservation.nodeId) void this.forget(taken.replaced.nodeId, taken.replaced.id, cmd.sessionId);
     // Where the chunks live, as symphony would pass them to the reserved node (empty when peers cannot serve them).
     const plan = route('symphony', candidates, { model: cmd.model, chunkKeys: session.chunkKeys, prefixes, reservedNode: choice.nodeId }, costs);
-    const sources = (plan?.kvSources ?? []).map((s) => ({ nodeId: s.nodeId, grpcAddress: this.registry.get(s.nodeId)?.grpcAddress ?? '', chunkKeys: [...s.chunkKeys] }));
+    // The partial chunk is the chunk after the whole ones: its index in chunk_keys is its position.
+    const tail = plan && Number.isFinite(costs.peerMsPerChunk) ? partialSource(choice.nodeId, partial) : null;
+    const planned = plan ? (tail ? withPartialSource(plan.kvSources, tail) : plan.kvSources) : [];
+    const sources = planned.map((s) => ({ nodeId: s.nodeId, grpcAddress: this.registry.get(s.nodeId)?.grpcAddress ?? '', chunkKeys: [...s.chunkKeys] }));
     void this.nodes
       .prefetch(choice.nodeId, {
         advisoryId: reservation.id,
         sessionId: cmd.sessionId,
         model: cmd.model,
-        chunkKeys: [...session.chunkKeys],
+        chunkKeys: tail ? [...session.chunkKeys, tail.key] : [...session.chunkKeys],
         sources,
         expiresAtMs: BigInt(reservation.expiresAtMs),
         priority: cmd.priority,
@@ -96,6 +107,13 @@ export class AdviseUseCase {
         if (o.kind === 'refused' || o.kind === 'timeout') this.logger.emit('warn', 'prefetch not accepted', { nodeId: choice.nodeId, advisoryId: reservation.id, outcome: o });
       });
     return reservation;
+  }
+
+  /** Who holds the session's partial chunk in a host or SSD tier (a device keeps none by name); null when nobody does. */
+  private partialOf(key: string | undefined): { key: string; held: readonly ChunkHolding[] } | null {
+    if (!key) return null;
+    const held = this.directory.holders(key).filter((h) => h.tier !== 'device');
+    return held.length > 0 ? { key, held } : null;
   }
 
   private async forget(nodeId: string, advisoryId: string, sessionId: string): Promise<void> {

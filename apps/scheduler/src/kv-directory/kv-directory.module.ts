@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { KvDirectory } from '@mnemo/kv-core';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import { NodesModule } from '../nodes/nodes.module.js';
+import { SessionsModule } from '../sessions/sessions.module.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { KvEventsNatsHandler } from './kv-events.nats-handler.js';
 import { KV_DIRECTORY, KV_REPORT_REQUESTER } from './kv-report.port.js';
@@ -20,7 +21,7 @@ const directory = {
 
 /** The KV directory: chunk key → nodes and tiers, from the nodes' KV events and reports. */
 @Module({
-  imports: [NodesModule],
+  imports: [NodesModule, SessionsModule],
   providers: [directory, { provide: KV_REPORT_REQUESTER, useClass: NatsKvReportRequester }, RecordKvEventUseCase, KvEventsNatsHandler],
   exports: [KV_DIRECTORY],
 })

@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import { KvDirectory } from '@mnemo/kv-core';
+import { KvDirectory, SessionTable } from '@mnemo/kv-core';
 import { KvChangeKind, KvEventSchema, KvTier, type KvEvent } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
@@ -21,9 +21,11 @@ const event = (nodeId: string, seq: number, changes: Array<[KvChangeKind, KvTier
 function setup() {
   const directory = new KvDirectory(1000);
   const requester = new RecordingRequester();
-  const sut = new RecordKvEventUseCase(directory, requester, new SchedulerMetrics(new ServiceMetrics('scheduler-test')), new JsonLogger('test', 'error', () => undefined));
+  const sessions = new SessionTable(100);
+  const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
+  const sut = new RecordKvEventUseCase(directory, requester, metrics, new JsonLogger('test', 'error', () => undefined), sessions);
   const record = (e: KvEvent) => sut.execute(new RecordKvEventCommand(e));
-  return { sut, directory, requester, record };
+  return { sut, directory, requester, record, sessions, metrics };
 }
 
 describe(RecordKvEventUseCase.name, () => {
@@ -83,5 +85,37 @@ describe(RecordKvEventUseCase.name, () => {
     record(event('n1', 1, [[KvChangeKind.STORED, KvTier.UNSPECIFIED, ['a']], [KvChangeKind.UNSPECIFIED, KvTier.HOST, ['b']]]));
     record(event('bad.id', 1, [[KvChangeKind.STORED, KvTier.HOST, ['c']]]));
     expect(directory.stats().keys).toBe(0);
+  });
+
+  describe('session tails', () => {
+    const k = (c: string) => c.repeat(32);
+    const tail = { tenant: 't', sessionId: 's', model: 'm', chunkKeys: [k('a'), k('b')], partialKey: k('c'), tokens: 2 * 256 + 48 };
+    const withTail = (t: object, nodeId = 'n1') => create(KvEventSchema, { nodeId, seq: 1n, changes: [{ kind: KvChangeKind.STORED, tier: KvTier.HOST, model: 'm', chunkKeys: [k('c')] }], sessionTails: [t] });
+
+    it.each<[string, object, string, boolean]>([
+      ['a whole and partial chain from the node that ran it', {}, 'applied', true],
+      ['no partial chunk, tokens on a chunk boundary', { partialKey: '', tokens: 512 }, 'applied', true],
+      ['a partial key but tokens on a boundary', { tokens: 512 }, 'invalid', false],
+      ['tokens past the partial chunk', { tokens: 3 * 256 }, 'invalid', false],
+      ['fewer tokens than the whole chunks', { tokens: 500 }, 'invalid', false],
+      ['a key that is not a chunk key', { chunkKeys: [k('a'), 'nope'] }, 'invalid', false],
+      ['no tenant', { tenant: '' }, 'invalid', false],
+      ['an unknown session', { sessionId: 'other' }, 'stale', false],
+    ])('%s → %s', async (_n, change, outcome, applied) => {
+      const { record, sessions, metrics } = setup();
+      sessions.record({ tenant: 't', sessionId: 's', model: 'm', nodeId: 'n1', chunkKeys: [k('a')], promptTokens: 400, lastUsedMs: 0 });
+      record(withTail({ ...tail, ...change }));
+      expect((await metrics.sessionTails.get()).values).toEqual([expect.objectContaining({ labels: { outcome }, value: 1 })]);
+      const s = sessions.get('t', 's')!;
+      expect(s.promptTokens).toBe(applied ? ({ ...tail, ...change } as typeof tail).tokens : 400);
+    });
+
+    it('a tail from a node the session has left changes nothing', () => {
+      const { record, sessions, directory } = setup();
+      sessions.record({ tenant: 't', sessionId: 's', model: 'm', nodeId: 'n2', chunkKeys: [k('a')], promptTokens: 400, lastUsedMs: 0 });
+      record(withTail(tail, 'n1'));
+      expect(sessions.get('t', 's')).toMatchObject({ nodeId: 'n2', chunkKeys: [k('a')], promptTokens: 400 });
+      expect(directory.holders(k('c'))).toEqual([{ nodeId: 'n1', tier: 'host' }]);
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DirectoryChange, DirectoryTier, KvDirectory } from '@mnemo/kv-core';
-import { isSubjectToken, KvChangeKind, KvTier, type KvChange } from '@mnemo/proto';
+import { CHUNK_TOKENS, isChunkKey, type DirectoryChange, type DirectoryTier, type KvDirectory, type SessionTable } from '@mnemo/kv-core';
+import { isSubjectToken, KvChangeKind, KvTier, type KvChange, type SessionTail } from '@mnemo/proto';
 import { JsonLogger } from '@mnemo/service-kit';
+import { SESSION_TABLE } from '../sessions/session-table.provider.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { KV_DIRECTORY, KV_REPORT_REQUESTER, type KvReportRequester } from './kv-report.port.js';
 import type { RecordKvEventCommand } from './record-kv-event.command.js';
@@ -30,6 +31,7 @@ export class RecordKvEventUseCase {
     @Inject(KV_REPORT_REQUESTER) private readonly reports: KvReportRequester,
     @Inject(SchedulerMetrics) private readonly metrics: SchedulerMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
+    @Inject(SESSION_TABLE) private readonly sessions: SessionTable,
   ) {}
 
   execute({ event }: RecordKvEventCommand): void {
@@ -48,6 +50,17 @@ export class RecordKvEventUseCase {
     }
     this.directory.apply(event.nodeId, changes);
     if (last === undefined || event.seq !== last + 1n) this.askReport(event.nodeId, last === undefined ? 'unknown' : 'gap');
+    for (const t of event.sessionTails) this.recordTail(event.nodeId, t);
+  }
+
+  /** What a session's request left on the node (after the directory took in the same event's chunks). */
+  private recordTail(nodeId: string, t: SessionTail): void {
+    if (!validTail(t)) {
+      this.metrics.sessionTails.inc({ outcome: 'invalid' });
+      return;
+    }
+    const applied = this.sessions.extend({ tenant: t.tenant, sessionId: t.sessionId, nodeId, model: t.model, chunkKeys: t.chunkKeys, tokens: t.tokens, ...(t.partialKey ? { partialKey: t.partialKey } : {}) });
+    this.metrics.sessionTails.inc({ outcome: applied ? 'applied' : 'stale' });
   }
 
   /** A node joined the registry: whatever it holds from before we met it is unknown to us. */
@@ -73,4 +86,15 @@ function toDirectoryChange(c: KvChange): DirectoryChange[] {
   const kind = KINDS[c.kind];
   const tier = TIERS[c.tier];
   return kind && tier ? [{ kind, tier, keys: c.chunkKeys }] : [];
+}
+
+/** Keys a tail may name: a very long conversation's (the node's own prefetch bound). */
+const MAX_TAIL_KEYS = 4096;
+
+/** A tail whose keys and token count agree: chunk keys, at most MAX_TAIL_KEYS, tokens within the chunk after them (and past it only with a partial key). */
+function validTail(t: SessionTail): boolean {
+  if (!t.tenant || !t.sessionId || !t.model || t.chunkKeys.length > MAX_TAIL_KEYS) return false;
+  if (!t.chunkKeys.every(isChunkKey) || (t.partialKey !== '' && !isChunkKey(t.partialKey))) return false;
+  const past = t.tokens - t.chunkKeys.length * CHUNK_TOKENS;
+  return past >= 0 && past < CHUNK_TOKENS && (past === 0) === (t.partialKey === '');
 }

@@ -8,6 +8,7 @@ export class SchedulerMetrics {
   readonly dispatches: Counter<'outcome'>;
   readonly nodesDropped: Counter<'reason'>;
   readonly kvEvents: Counter<'kind'>;
+  readonly sessionTails: Counter<'outcome'>;
   readonly routingDecisions: Counter<'policy' | 'reason'>;
   readonly advisories: Counter<'outcome'>;
   readonly prefetches: Counter<'outcome'>;
@@ -107,6 +108,12 @@ export class SchedulerMetrics {
       name: 'mnemo_scheduler_kv_events_total',
       help: 'KV events received from nodes, by kind (diff, report)',
       labelNames: ['kind'],
+      registers,
+    });
+    this.sessionTails = new Counter({
+      name: 'mnemo_scheduler_session_tails_total',
+      help: "Nodes' reports of the KV a session's request left, by outcome (applied; stale: the session moved on or is unknown; invalid)",
+      labelNames: ['outcome'],
       registers,
     });
     this.kvReportsRequested = new Counter({

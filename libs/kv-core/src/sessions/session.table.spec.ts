@@ -31,5 +31,45 @@ describe(SessionTable.name, () => {
     expect(sut.get('t', 's0')).toBeUndefined();
   });
 
+  describe('extend (the node reports the KV a request left)', () => {
+    const base = { tenant: 't', sessionId: 's', nodeId: 'n1', model: 'm', chunkKeys: ['a'], promptTokens: 300, lastUsedMs: 0 };
+    const tail = { tenant: 't', sessionId: 's', nodeId: 'n1', model: 'm', chunkKeys: ['a', 'b'], partialKey: 'p', tokens: 544 };
+    it.each([
+      ['extends the record', {}, true],
+      ['no partial chunk', { partialKey: undefined }, true],
+      ['another node ran it', { nodeId: 'n2' }, false],
+      ['another model', { model: 'x' }, false],
+      ['another tenant', { tenant: 'u' }, false],
+      ['fewer tokens than the prompt', { tokens: 299 }, false],
+      ['fewer whole chunks', { chunkKeys: [] }, false],
+      ['not a continuation of the prompt', { chunkKeys: ['z', 'b'] }, false],
+    ])('%s', (_name, change, applies) => {
+      const sut = new SessionTable(10);
+      sut.record(base);
+      const t = { ...tail, ...change } as typeof tail;
+      expect(sut.extend(t)).toBe(applies);
+      const got = sut.get('t', 's')!;
+      if (applies) expect(got).toMatchObject({ chunkKeys: t.chunkKeys, promptTokens: t.tokens, requests: 1 });
+      else expect(got).toMatchObject({ chunkKeys: ['a'], promptTokens: 300 });
+      expect(got.partialKey).toBe(applies ? t.partialKey : undefined);
+    });
+
+    it('is not a use (LRU order stays) and a new request forgets the partial chunk', () => {
+      const sut = new SessionTable(2);
+      sut.record(base);
+      sut.record({ ...base, sessionId: 'other' });
+      expect(sut.extend(tail)).toBe(true);
+      sut.record({ ...base, sessionId: 'third' });
+      expect(sut.get('t', 's')).toBeUndefined();
+      const again = new SessionTable(2);
+      again.record(base);
+      again.extend(tail);
+      again.record({ ...base, chunkKeys: ['a', 'b'], promptTokens: 600 });
+      expect(again.get('t', 's')?.partialKey).toBeUndefined();
+    });
+
+    it('ignores an unknown session', () => expect(new SessionTable(2).extend(tail)).toBe(false));
+  });
+
   it.each([0, 2.5, -3])('refuses a bound of %p', (n) => expect(() => new SessionTable(n)).toThrow(RangeError));
 });

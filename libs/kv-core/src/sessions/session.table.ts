@@ -7,8 +7,14 @@ export interface SessionRecord {
   readonly nodeId: string;
   /** Chunk keys of the last request's prompt: what an advisory asks a node to prefetch. */
   readonly chunkKeys: readonly string[];
-  /** Prompt length of the last request in tokens (routing prices the part past its whole chunks). */
+  /**
+   * Tokens whose KV the last request left: its prompt's length, then, once the node reports
+   * the request's end ({@link SessionTable.extend}), prompt and reply (routing prices the part
+   * past its whole chunks).
+   */
   readonly promptTokens?: number;
+  /** Key of the partial chunk past `chunkKeys` that the node keeps (set by {@link SessionTable.extend}). */
+  readonly partialKey?: string;
   readonly requests: number;
   readonly lastUsedMs: number;
 }
@@ -39,6 +45,25 @@ export class SessionTable {
       this.evicted++;
     }
     return rec;
+  }
+
+  /**
+   * The node that ran the session's last request reports the KV it left: whole chunks of
+   * prompt and reply, and the partial chunk past them. Applied only when it extends what is
+   * known — same node and model, at least the recorded tokens, the recorded keys as its prefix —
+   * so a report that arrives after the session's next request went elsewhere changes nothing.
+   * Keeps the session's place in the LRU order (a report is not a use). Returns whether it applied.
+   */
+  extend(tail: { tenant: string; sessionId: string; nodeId: string; model: string; chunkKeys: readonly string[]; partialKey?: string; tokens: number }): boolean {
+    const k = key(tail.tenant, tail.sessionId);
+    const rec = this.map.get(k);
+    if (!rec || rec.nodeId !== tail.nodeId || rec.model !== tail.model) return false;
+    if (tail.tokens < (rec.promptTokens ?? 0) || tail.chunkKeys.length < rec.chunkKeys.length) return false;
+    if (rec.chunkKeys.some((c, i) => tail.chunkKeys[i] !== c)) return false;
+    const { partialKey: _old, ...kept } = rec;
+    // Map.set on a present key keeps its position.
+    this.map.set(k, { ...kept, chunkKeys: [...tail.chunkKeys], promptTokens: tail.tokens, ...(tail.partialKey ? { partialKey: tail.partialKey } : {}) });
+    return true;
   }
 
   get(tenant: string, sessionId: string): SessionRecord | undefined {

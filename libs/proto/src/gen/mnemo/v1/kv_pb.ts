@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/kv.proto.
  */
 export const file_mnemo_v1_kv: GenFile = /*@__PURE__*/
-  fileDesc("ChFtbmVtby92MS9rdi5wcm90bxIIbW5lbW8udjEigwEKCEt2Q2hhbmdlEiQKBGtpbmQYASABKA4yFi5tbmVtby52MS5LdkNoYW5nZUtpbmQSHgoEdGllchgCIAEoDjIQLm1uZW1vLnYxLkt2VGllchINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEg4KBmxheWVycxgFIAEoDSJwCgdLdkV2ZW50Eg8KB25vZGVfaWQYASABKAkSCwoDc2VxGAIgASgEEiMKB2NoYW5nZXMYAyADKAsyEi5tbmVtby52MS5LdkNoYW5nZRIUCgxzZW50X3VuaXhfbXMYBCABKAESDAoEZnVsbBgFIAEoCCIjCg9LdlJlcG9ydFJlcXVlc3QSEAoIbm9kZV9pZHMYASADKAkqWAoGS3ZUaWVyEhcKE0tWX1RJRVJfVU5TUEVDSUZJRUQQABISCg5LVl9USUVSX0RFVklDRRABEhAKDEtWX1RJRVJfSE9TVBACEg8KC0tWX1RJRVJfU1NEEAMqgwEKDEt2Q2hhbmdlS2luZBIeChpLVl9DSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhkKFUtWX0NIQU5HRV9LSU5EX1NUT1JFRBABEhoKFktWX0NIQU5HRV9LSU5EX1JFTU9WRUQQAhIcChhLVl9DSEFOR0VfS0lORF9UUlVOQ0FURUQQA2IGcHJvdG8z");
+  fileDesc("ChFtbmVtby92MS9rdi5wcm90bxIIbW5lbW8udjEigwEKCEt2Q2hhbmdlEiQKBGtpbmQYASABKA4yFi5tbmVtby52MS5LdkNoYW5nZUtpbmQSHgoEdGllchgCIAEoDjIQLm1uZW1vLnYxLkt2VGllchINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEg4KBmxheWVycxgFIAEoDSKeAQoHS3ZFdmVudBIPCgdub2RlX2lkGAEgASgJEgsKA3NlcRgCIAEoBBIjCgdjaGFuZ2VzGAMgAygLMhIubW5lbW8udjEuS3ZDaGFuZ2USFAoMc2VudF91bml4X21zGAQgASgBEgwKBGZ1bGwYBSABKAgSLAoNc2Vzc2lvbl90YWlscxgGIAMoCzIVLm1uZW1vLnYxLlNlc3Npb25UYWlsInkKC1Nlc3Npb25UYWlsEg4KBnRlbmFudBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg0KBW1vZGVsGAMgASgJEhIKCmNodW5rX2tleXMYBCADKAkSEwoLcGFydGlhbF9rZXkYBSABKAkSDgoGdG9rZW5zGAYgASgNIiMKD0t2UmVwb3J0UmVxdWVzdBIQCghub2RlX2lkcxgBIAMoCSpYCgZLdlRpZXISFwoTS1ZfVElFUl9VTlNQRUNJRklFRBAAEhIKDktWX1RJRVJfREVWSUNFEAESEAoMS1ZfVElFUl9IT1NUEAISDwoLS1ZfVElFUl9TU0QQAyqDAQoMS3ZDaGFuZ2VLaW5kEh4KGktWX0NIQU5HRV9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVS1ZfQ0hBTkdFX0tJTkRfU1RPUkVEEAESGgoWS1ZfQ0hBTkdFX0tJTkRfUkVNT1ZFRBACEhwKGEtWX0NIQU5HRV9LSU5EX1RSVU5DQVRFRBADYgZwcm90bzM");
 
 /**
  * One change to a set of chunks of one model in one tier.
@@ -94,6 +94,13 @@ export type KvEvent = Message<"mnemo.v1.KvEvent"> & {
    * @generated from field: bool full = 5;
    */
   full: boolean;
+
+  /**
+   * Sessions whose request ended on the node since its previous event (diffs only).
+   *
+   * @generated from field: repeated mnemo.v1.SessionTail session_tails = 6;
+   */
+  sessionTails: SessionTail[];
 };
 
 /**
@@ -102,6 +109,58 @@ export type KvEvent = Message<"mnemo.v1.KvEvent"> & {
  */
 export const KvEventSchema: GenMessage<KvEvent> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_kv, 1);
+
+/**
+ * The KV a session's request left on the node that ran it: the keys of its whole chunks, prompt
+ * and reply, from chunk 0, and of the partial chunk past them. The scheduler knows only the
+ * prompt's keys; with these an advisory can have another node prefetch everything the next turn
+ * reuses, the reply's tokens and the partial chunk included.
+ *
+ * @generated from message mnemo.v1.SessionTail
+ */
+export type SessionTail = Message<"mnemo.v1.SessionTail"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * @generated from field: repeated string chunk_keys = 4;
+   */
+  chunkKeys: string[];
+
+  /**
+   * Key of the partial chunk (chunk len(chunk_keys), its first whole 16-token blocks) the node
+   * keeps in a tier; "" when there is none.
+   *
+   * @generated from field: string partial_key = 5;
+   */
+  partialKey: string;
+
+  /**
+   * Tokens whose KV the request left: 256 per whole chunk plus the partial chunk's.
+   *
+   * @generated from field: uint32 tokens = 6;
+   */
+  tokens: number;
+};
+
+/**
+ * Describes the message mnemo.v1.SessionTail.
+ * Use `create(SessionTailSchema)` to create a new message.
+ */
+export const SessionTailSchema: GenMessage<SessionTail> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_kv, 2);
 
 /**
  * Scheduler → nodes (publish on KV_REPORT) after a restart or a seq gap: each addressed node
@@ -123,7 +182,7 @@ export type KvReportRequest = Message<"mnemo.v1.KvReportRequest"> & {
  * Use `create(KvReportRequestSchema)` to create a new message.
  */
 export const KvReportRequestSchema: GenMessage<KvReportRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_kv, 2);
+  messageDesc(file_mnemo_v1_kv, 3);
 
 /**
  * Where a node keeps a chunk's KV, fastest first.
