@@ -41,8 +41,8 @@ const PEER_FETCH = process.argv.includes('--no-peer-fetch') ? 'off' : 'on';
 const NO_VARIANTS = process.argv.includes('--no-variants');
 const MODEL = 'mnemo-medium';
 const NODES = 4;
-const USERS = arg('users', quick ? 32 : 80);
-const SESSIONS = arg('sessions', quick ? 32 : 100);
+const USERS = arg('users', quick ? 32 : 160);
+const SESSIONS = arg('sessions', quick ? 32 : 200);
 /**
  * Users start one after another over this many seconds (default: the mean session's think time,
  * so the last user starts about when the first one ends a session). All at once, every user's
