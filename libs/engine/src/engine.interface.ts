@@ -86,6 +86,18 @@ export interface CrossModelPlan {
 }
 
 /**
+ * Where one layer of a restore goes in an engine's host-resident KV memory: the K row of position
+ * `from + i` at byte `kOffsets[i]` of `buffer`, its V row at `vOffsets[i]`, each `rowBytes` long.
+ * Rows of consecutive positions within a block are adjacent, so a plan can copy runs of them.
+ */
+export interface KvRestoreTarget {
+  readonly buffer: ArrayBuffer;
+  readonly kOffsets: Float64Array;
+  readonly vOffsets: Float64Array;
+  readonly rowBytes: number;
+}
+
+/**
  * KV of prompt positions [deviceTokens, until) brought back from another tier, layer by layer
  * while the pass computes: `load(l)` is started while layer l-1 runs and awaited just before
  * layer l, so only the part compute did not hide is blocked time. A rejected load fails the
@@ -100,6 +112,12 @@ export interface KvRestorePlan {
    * (engines import each layer before they ask for the next).
    */
   load(layer: number): Promise<Float32Array>;
+  /**
+   * Optional: copies layer `layer` of the restored positions straight into the engine's KV memory
+   * where that memory is host memory (the CPU backend), so there is no payload to copy again.
+   * Resolves once every row is written and checked, as {@link load} does.
+   */
+  loadInto?(layer: number, target: KvRestoreTarget): Promise<void>;
   /**
    * Called once after the pass, whatever happened, so the plan can let go of what it holds;
    * `blockedMs` is how long the pass waited on loads after its compute ran out (blocked I/O).

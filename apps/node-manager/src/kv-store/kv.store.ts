@@ -167,6 +167,7 @@ export class KvStore implements ChunkStore {
     return {
       until,
       load: (layer) => reader.load(layer),
+      loadInto: (layer, target) => reader.loadInto(layer, target),
       done: (ok, blockedMs) => {
         const byTier = reader.tokensByTier();
         reader.release();

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode } from '@mnemo/kv-core';
+import type { KvRestoreTarget } from '@mnemo/engine';
 import { transfer } from '@mnemo/native-cuda';
 import { OffloadTiers } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices } from './pool.devices.js';
@@ -16,8 +17,6 @@ import { chunkChain, layerOf } from '../../test/chunk-chain.fixture.js';
 const MODEL = 'm';
 const G = { layers: 6, rowElems: 8 }; // 16 KiB segments
 const MiB = 1024 * 1024;
-
-
 
 describe(RestoreReader.name, () => {
   let dir: string;
@@ -111,6 +110,47 @@ describe(RestoreReader.name, () => {
     expect(tiers.usage('mem').used).toBe(m.table.stats('mem').segments * m.stride);
   });
 
+  it.each<[string, RestoreOptions]>([
+    ['ring', {}],
+    ['windows', { ssdReads: 'windows' }],
+  ])('%s: loadInto writes each row where the target says, bytes equal to load', async (_name, options) => {
+    const n = 700 - 100;
+    const target = scatteredTarget(n);
+    const sut = reader(100, 700, options);
+    try {
+      for (const l of [0, 1, 3, 2, 5, 4]) {
+        await sut.loadInto(l, target);
+        expect(readTarget(target, n)).toEqual(expected(chunks, l, 100, 700));
+      }
+    } finally {
+      sut.release();
+    }
+    // Bytes the target did not name are untouched.
+    const names = new Set<number>();
+    for (let i = 0; i < n; i++) for (let e = 0; e < G.rowElems; e++) names.add(target.kOffsets[i]! / 4 + e).add(target.vOffsets[i]! / 4 + e);
+    const all = new Float32Array(target.buffer);
+    for (let i = 0; i < all.length; i++) if (!names.has(i)) expect(all[i]).toBe(-1);
+  });
+
+  it('loadInto refuses a target of the wrong shape, and a corrupt segment fails its layer', async () => {
+    const m = tiers.model(MODEL);
+    const loc = m.table.get(chunks[2]!.key, 1, 'ssd')!;
+    await transfer([new Uint8Array(4096).fill(0x33), tiers.device(loc.deviceIndex).device], Float64Array.of(0, 0, 1, loc.offset, 4096));
+    const sut = reader(0, 767);
+    try {
+      await expect(sut.loadInto(0, scatteredTarget(766))).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
+      await expect(sut.loadInto(0, { ...scatteredTarget(767), rowBytes: 16 })).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
+      const target = scatteredTarget(767);
+      await sut.loadInto(0, target);
+      expect(readTarget(target, 767)).toEqual(expected(chunks, 0, 0, 767));
+      await expect(sut.loadInto(1, target)).rejects.toMatchObject({ code: ErrorCode.DataLoss });
+    } finally {
+      sut.release();
+    }
+    await sut.whenIdle();
+    expect(m.table.get(chunks[2]!.key, 1, 'ssd')).toBeUndefined();
+  });
+
   it('hands its buffers back to the pool when released, and the next restore reuses them', async () => {
     const first = reader(0, 767);
     for (let l = 0; l < G.layers; l++) await first.load(l);
@@ -134,4 +174,41 @@ function chain(n: number, salt = 0): ChunkPayload[] {
 
 function expected(chunks: ChunkPayload[], layer: number, from: number, until: number): Float32Array {
   return layerOf(G, chunks, layer, from, until);
+}
+
+const BLOCK = 16;
+
+/**
+ * A target laid out as the CPU engine's paged cache is: blocks of 16 positions, each with a K
+ * plane then a V plane, the blocks in a shuffled order with unused blocks between them; every
+ * float starts at -1 so a stray write shows.
+ */
+function scatteredTarget(n: number): KvRestoreTarget {
+  const blocks = Math.ceil(n / BLOCK);
+  const slots = Array.from({ length: 2 * blocks + 1 }, (_, i) => i);
+  for (let i = slots.length - 1; i > 0; i--) {
+    const j = (i * 7919 + 13) % (i + 1);
+    [slots[i], slots[j]] = [slots[j]!, slots[i]!];
+  }
+  const plane = BLOCK * G.rowElems;
+  const buffer = new Float32Array(slots.length * 2 * plane).fill(-1).buffer;
+  const kOffsets = new Float64Array(n);
+  const vOffsets = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = slots[Math.floor(i / BLOCK)]! * 2 * plane + (i % BLOCK) * G.rowElems;
+    kOffsets[i] = k * 4;
+    vOffsets[i] = (k + plane) * 4;
+  }
+  return { buffer, kOffsets, vOffsets, rowBytes: G.rowElems * 4 };
+}
+
+/** The target's rows gathered back into the payload layout `[K|V][n][row]`. */
+function readTarget(t: KvRestoreTarget, n: number): Float32Array {
+  const all = new Float32Array(t.buffer);
+  const out = new Float32Array(2 * n * G.rowElems);
+  for (let i = 0; i < n; i++) {
+    out.set(all.subarray(t.kOffsets[i]! / 4, t.kOffsets[i]! / 4 + G.rowElems), i * G.rowElems);
+    out.set(all.subarray(t.vOffsets[i]! / 4, t.vOffsets[i]! / 4 + G.rowElems), (n + i) * G.rowElems);
+  }
+  return out;
 }

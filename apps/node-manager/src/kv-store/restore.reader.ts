@@ -1,5 +1,6 @@
 import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, planOffload, type PinHandle, type PrefixChunk, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
 import { transfer, type TransferOperand } from '@mnemo/native-cuda';
+import type { KvRestoreTarget } from '@mnemo/engine';
 import { HostBufferPool } from './host-buffer.pool.js';
 import { RestoreBuffers } from './restore.buffers.js';
 import type { ModelKv } from './model.kv.js';
@@ -172,8 +173,28 @@ export class RestoreReader {
     return copy;
   }
 
-  /** Copies layer `layer` into its output slot, checking the CRC of every replica read unverified. */
-  private async copyLayer(layer: number): Promise<Float32Array> {
+  /**
+   * Layer `layer` of the restored positions copied, verified, straight into the engine's KV
+   * memory (`target`: where each position's K and V rows go). One copy fewer than {@link load},
+   * and it runs on the copy threads, not the caller's. Nothing is copied ahead: the target of a
+   * layer is the engine's to give, when it asks. Rows written before a CRC mismatch is found
+   * belong to a pass that then fails; the engine never names them.
+   */
+  async loadInto(layer: number, target: KvRestoreTarget): Promise<void> {
+    if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader used after release');
+    const n = this.until - this.from;
+    if (target.kOffsets.length !== n || target.vOffsets.length !== n || target.rowBytes !== this.m.geometry.rowElems * 4) {
+      throw new MnemoError(ErrorCode.InvalidRequest, `restore target for ${target.kOffsets.length} positions of ${target.rowBytes} B, the restore has ${n} of ${this.m.geometry.rowElems * 4} B`);
+    }
+    const first = this.groupOf(layer);
+    for (let g = first; g < first + this.aheadGroups(); g++) this.startPromotion(g);
+    await this.copyLayer(layer, target);
+  }
+
+  /** Copies layer `layer` into its output slot (or `target`), checking the CRC of every replica read unverified. */
+  private async copyLayer(layer: number): Promise<Float32Array>;
+  private async copyLayer(layer: number, target: KvRestoreTarget): Promise<undefined>;
+  private async copyLayer(layer: number, target?: KvRestoreTarget): Promise<Float32Array | undefined> {
     const first = Math.floor(this.from / CHUNK_TOKENS);
     const w = this.groupOf(layer);
     this.startPromotion(w);
@@ -189,13 +210,15 @@ export class RestoreReader {
     if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader released during a load');
     const srcs = this.sources.map((s) => s[layer]!);
     const g = this.m.geometry;
-    const dst = this.output(layer, 2 * (this.until - this.from) * g.rowElems);
-    const { operands, op } = transferOperands(dst);
+    const dst = target ? undefined : this.output(layer, 2 * (this.until - this.from) * g.rowElems);
+    const { operands, op } = target ? transferOperands(target.buffer) : transferOperands(dst!);
     const ranges: number[] = [];
     const segElems = this.m.segBytes / 4;
     for (const p of layerPieces(g, layer, this.from, this.until)) {
       const h = srcs[p.chunk - first]!.host!;
-      ranges.push(op(h.operand), h.offset + (p.src - layer * segElems) * 4, 0, p.dst * 4, p.len * 4);
+      const src = h.offset + (p.src - layer * segElems) * 4;
+      if (target) pushRows(ranges, op(h.operand), src, p.dst, p.len, this.until - this.from, g.rowElems, target);
+      else ranges.push(op(h.operand), src, 0, p.dst * 4, p.len * 4);
     }
     // Replicas this restore read in were verified on the way in; the others are checked now.
     const unverified = srcs.filter((s) => !s.verified);
@@ -414,5 +437,25 @@ export class RestoreReader {
   private corrupt(s: Source, tier: 'mem' | 'ssd'): never {
     this.tiers.dropCorrupt(this.m, s.key, s.layer, tier);
     throw new MnemoError(ErrorCode.DataLoss, `chunk ${s.key} layer ${s.layer}: CRC32C mismatch in the ${tier} tier (dropped; the request recomputes)`);
+  }
+}
+
+/**
+ * Transfer ranges for one payload piece (`len` floats at payload offset `dst`, layout
+ * `[K|V][n][row]`, read from byte `src` of operand `srcOp`) into the engine's rows at `target`
+ * (operand 0): one range per run of positions whose rows are adjacent there (a block's worth).
+ */
+function pushRows(ranges: number[], srcOp: number, src: number, dst: number, len: number, n: number, row: number, target: KvRestoreTarget): void {
+  const half = n * row;
+  const offsets = dst >= half ? target.vOffsets : target.kOffsets;
+  const start = (dst % half) / row;
+  const count = len / row;
+  const rowBytes = row * 4;
+  let i = 0;
+  while (i < count) {
+    let j = i + 1;
+    while (j < count && offsets[start + j] === offsets[start + i]! + (j - i) * rowBytes) j++;
+    ranges.push(srcOp, src + i * rowBytes, 0, offsets[start + i]!, (j - i) * rowBytes);
+    i = j;
   }
 }

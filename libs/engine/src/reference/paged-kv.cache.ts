@@ -1,6 +1,7 @@
 import { BLOCK_TOKENS, ErrorCode, KvBlockLedger, MnemoError, type BlockGroupOptions, type DeviceChunkEvent, type LedgerAppend } from '@mnemo/kv-core';
 import type { KernelBackend, KvGeometry } from '@mnemo/native-cuda';
 import { kvDim, type ModelConfig } from '../model/model-config.js';
+import type { KvRestoreTarget } from '../engine.interface.js';
 
 /** A half-open range of layers and of token positions inside one sequence. */
 export interface KvRange {
@@ -136,6 +137,28 @@ export class PagedKvCache<T> {
     const slots = new Int32Array(tokenEnd - tokenStart);
     for (let i = 0; i < slots.length; i++) slots[i] = this.ledger.slotOf(seqId, tokenStart + i);
     return slots;
+  }
+
+  /**
+   * Where layer `layer` of the tokens at `slots` lies in the cache, for a restore that writes it
+   * there itself; undefined when the cache is not in host memory (only the CPU backend's is).
+   */
+  hostTarget(slots: Int32Array, layer: number): KvRestoreTarget | undefined {
+    if (!this.backend.hostView || !(this.tensor instanceof Float32Array)) return undefined;
+    const { numLayers: L, blockSize: B } = this.geom;
+    if (!Number.isInteger(layer) || layer < 0 || layer >= L) throw new MnemoError(ErrorCode.InvalidRequest, `layer ${layer} outside [0, ${L})`);
+    const plane = B * this.rowDim;
+    const kOffsets = new Float64Array(slots.length);
+    const vOffsets = new Float64Array(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      if (slot < 0) throw new MnemoError(ErrorCode.InvalidRequest, `restore target for an unallocated token (slot ${slot})`);
+      const block = Math.floor(slot / B);
+      const k = ((block * L + layer) * 2) * plane + (slot % B) * this.rowDim;
+      kOffsets[i] = this.tensor.byteOffset + k * 4;
+      vOffsets[i] = this.tensor.byteOffset + (k + plane) * 4;
+    }
+    return { buffer: this.tensor.buffer as ArrayBuffer, kOffsets, vOffsets, rowBytes: this.rowDim * 4 };
   }
 
   /**

@@ -270,13 +270,20 @@ export class ReferenceEngine implements Engine {
     await Promise.all(
       seqIds.map(async (seqId) => {
         const { plan, from } = plans.get(seqId)!;
+        // Released meanwhile: its blocks go back once the pass ends; nothing to write.
+        if (!this.seqs.has(seqId)) return;
+        const cache = this.runtime(this.seq(seqId).model).cache;
+        // Looked up once per pass, not once per layer: the pass holds the sequence's blocks (a
+        // sequence cancelled meanwhile keeps them until the pass ends, so writing them is harmless).
+        let at = slots.get(seqId);
+        if (!at) slots.set(seqId, (at = cache.slots(seqId, from, plan.until)));
+        // Host-resident cache (CPU): the plan copies the layer's rows into their slots itself,
+        // on its copy threads — no payload, and no second pass over the bytes on this thread.
+        const target = plan.loadInto ? cache.hostTarget(at, layer) : undefined;
+        if (target) return plan.loadInto!(layer, target);
         const data = await plan.load(layer);
         // Cancelled meanwhile: its blocks go back once the pass ends; nothing to write.
         if (!this.seqs.has(seqId)) return;
-        const cache = this.runtime(this.seq(seqId).model).cache;
-        // Looked up once per pass, not once per layer: the pass holds the sequence's blocks.
-        let at = slots.get(seqId);
-        if (!at) slots.set(seqId, (at = cache.slots(seqId, from, plan.until)));
         cache.import(seqId, { layerStart: layer, layerEnd: layer + 1, tokenStart: from, tokenEnd: plan.until }, data, at);
       }),
     );
