@@ -79,6 +79,8 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     logger.emit('info', 'KV store ready', { io: report.io, devices: report.devices, dataDir: config.kvStore.dataDir, journals: replays });
     const storeMetrics = new KvStoreMetrics(metrics, kvStore, events);
     kvStore.onBlocked = (ms) => storeMetrics.blockedIo.observe(ms / 1000);
+    // Swap copies and the host pool are one host copy: a swap-out leaves out what the pool keeps.
+    engine.swap?.useHostCopies?.({ hold: (model, salt, tokens) => kvStore.holdForSwap(model, salt, tokens) });
   } else logger.emit('info', 'KV store off', { reason: config.kvStore.enabled ? `the ${engine.kind} engine keeps no KV bytes` : 'NODE_KV_STORE=off' });
   // Without a store (the sim engine) the device cache is still what routing wants to know about.
   const unwatchDevice = kvStore

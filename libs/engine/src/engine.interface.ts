@@ -89,6 +89,7 @@ export interface CrossModelPlan {
  * Where one layer of a restore goes in an engine's host-resident KV memory: the K row of position
  * `from + i` at byte `kOffsets[i]` of `buffer`, its V row at `vOffsets[i]`, each `rowBytes` long.
  * Rows of consecutive positions within a block are adjacent, so a plan can copy runs of them.
+ * A negative offset leaves that row out (the engine holds it already, in a shared block).
  */
 export interface KvRestoreTarget {
   readonly buffer: ArrayBuffer;
@@ -195,6 +196,35 @@ export interface KvSwap {
   isSwapped(seqId: string): boolean;
   /** Host bytes the swapped-out (and reusable) copies take. */
   hostBytes(): number;
+  /**
+   * Host memory that already keeps whole chunks of KV (the node's KV store host pool): a
+   * swap-out leaves the chunks it holds out of the swap copy and a swap-in copies them back
+   * from there, so one host copy serves both. Absent: every block goes to the swap copy.
+   */
+  useHostCopies?(copies: SwapHostCopies): void;
+}
+
+/** KV kept in host memory outside the swap space, by content (model, tenant salt, token ids). */
+export interface SwapHostCopies {
+  /**
+   * Pins the longest run of whole chunks at the start of `tokens` that host memory holds in
+   * every layer, so nothing evicts them until {@link HeldKv.release}; undefined when it holds
+   * none. Called when a sequence is first swapped out.
+   */
+  hold(model: string, salt: string, tokens: readonly number[]): HeldKv | undefined;
+}
+
+/** KV of positions [0, until) kept pinned in host memory for a swapped-out sequence. */
+export interface HeldKv {
+  /** A whole number of chunks. */
+  readonly until: number;
+  /**
+   * Copies layer `layer` of [0, until) into the engine's KV memory at `target`, each segment's
+   * CRC32C checked; rejects with DataLoss on a mismatch (the sequence then recomputes).
+   */
+  loadInto(layer: number, target: KvRestoreTarget): Promise<void>;
+  /** Lets the pins go; called once. */
+  release(): void;
 }
 
 /** Per model, since start. */

@@ -84,8 +84,14 @@ export class SwapManager {
         this.policy.recordSwap(report.blocks, performance.now() - started);
         this.metrics.swapBytes.inc({ direction: 'in' }, report.bytes);
         this.metrics.swaps.inc({ direction: 'in', mode }, report.seqIds.length);
+        const back = new Set(report.seqIds);
         for (const s of seqs) {
           if (this.store.get(s.id) !== s) continue;
+          // Left out: its host copy could not be used (held KV failed its check); it recomputes.
+          if (!back.has(s.id)) {
+            s.phase = 'waiting';
+            continue;
+          }
           s.phase = 'running';
           s.preempted = false;
         }

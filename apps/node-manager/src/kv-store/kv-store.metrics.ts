@@ -70,6 +70,14 @@ export class KvStoreMetrics {
       },
     });
     new Gauge({
+      name: 'mnemo_kv_swap_held_chunks',
+      help: 'Host pool chunks kept pinned as the host copy of swapped-out sequences (FastSwitch swap copies leave them out)',
+      registers,
+      collect() {
+        this.set(store.swapHolds.chunks);
+      },
+    });
+    new Gauge({
       name: 'mnemo_kv_ssd_queue_depth',
       help: 'SSD I/O requests in flight over all SSD pool devices',
       registers,

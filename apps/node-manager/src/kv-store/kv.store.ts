@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { BLOCK_TOKENS, BLOCKS_PER_CHUNK, CHUNK_TOKENS, type KvRowGeometry, type PrefixChunk } from '@mnemo/kv-core';
-import type { Engine, EngineChunkEvent, KvRestorePlan } from '@mnemo/engine';
+import { BLOCK_TOKENS, BLOCKS_PER_CHUNK, CHUNK_TOKENS, chunkKeys, type KvRowGeometry, type PrefixChunk } from '@mnemo/kv-core';
+import type { Engine, EngineChunkEvent, HeldKv, KvRestorePlan } from '@mnemo/engine';
 import type { ModelKv } from './model.kv.js';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
@@ -62,6 +62,8 @@ export class KvStore implements ChunkStore {
   /** Chunks advisories pulled in that no request used yet (cooperative memory). */
   readonly prefetched = new PrefetchedChunks();
   readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
+  /** Swapped-out sequences whose leading chunks the host pool keeps pinned for them, and those chunks. */
+  readonly swapHolds = { held: 0, chunks: 0 };
   /** Told the blocked I/O of every restoring prefill (the metrics histogram). */
   onBlocked?: (ms: number) => void;
   private readonly unwatch: () => void;
@@ -178,6 +180,41 @@ export class KvStore implements ChunkStore {
         } else this.counters.failures++;
         this.counters.blockedMs += blockedMs ?? 0;
         this.onBlocked?.(blockedMs ?? 0);
+      },
+    };
+  }
+
+  /**
+   * FastSwitch's host copy and this host pool as one (SwapHostCopies): the leading whole chunks
+   * of a sequence's KV that the host pool holds in every layer, pinned until the sequence no
+   * longer needs them, so its swap-out copies only the rest. A pinned replica is not evicted;
+   * the pool fills up to its size with pins at most and then writes fail over to SSD alone.
+   */
+  holdForSwap(model: string, salt: string, tokens: readonly number[]): HeldKv | undefined {
+    if (!this.tiers.has(model)) return undefined;
+    const m = this.tiers.model(model);
+    const chunks: PrefixChunk[] = [];
+    for (const c of m.table.longestPrefix(chunkKeys(model, salt, tokens))) {
+      if (!c.mem.every((loc) => loc !== undefined)) break;
+      chunks.push(c);
+    }
+    if (chunks.length === 0) return undefined;
+    let reader: RestoreReader;
+    try {
+      reader = new RestoreReader(this.tiers, m, chunks, 0, chunks.length * CHUNK_TOKENS);
+    } catch (e) {
+      this.log('warn', 'KV not held for a swap', { model, err: (e as Error).message });
+      return undefined;
+    }
+    this.swapHolds.held++;
+    this.swapHolds.chunks += chunks.length;
+    return {
+      until: reader.until,
+      loadInto: (layer, target) => reader.loadInto(layer, target),
+      release: () => {
+        this.swapHolds.held--;
+        this.swapHolds.chunks -= chunks.length;
+        reader.release();
       },
     };
   }

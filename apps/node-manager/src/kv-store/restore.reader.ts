@@ -453,6 +453,10 @@ function pushRows(ranges: number[], srcOp: number, src: number, dst: number, len
   const rowBytes = row * 4;
   let i = 0;
   while (i < count) {
+    if (offsets[start + i]! < 0) {
+      i++;
+      continue;
+    }
     let j = i + 1;
     while (j < count && offsets[start + j] === offsets[start + i]! + (j - i) * rowBytes) j++;
     ranges.push(srcOp, src + i * rowBytes, 0, offsets[start + i]!, (j - i) * rowBytes);

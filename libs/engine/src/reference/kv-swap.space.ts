@@ -1,12 +1,17 @@
+import type { HeldKv } from '../engine.interface.js';
+
 /**
  * Host copy of one sequence's KV by logical block, in segments of `segmentBlocks` blocks
  * `[block][layer][K|V][token][kv_head][head_dim]` floats each, so it grows without moving
- * what is already copied.
+ * what is already copied. The first `base` blocks are not in it: the KV store's host pool
+ * keeps them (`held`, pinned), and the segments start at block `base`.
  */
 export interface HostKvCopy {
   readonly segments: Float32Array[];
   /** Tokens whose KV the copy held after its last swap-out; the full blocks among them stay valid (KV is append-only). */
   tokens: number;
+  readonly base: number;
+  readonly held?: HeldKv;
 }
 
 /**
@@ -44,11 +49,13 @@ export class KvSwapSpace {
 
   /**
    * The sequence's copy with room for `blocks` blocks plus the increment reserve; null —
-   * and the copy unchanged — when that would pass the limit.
+   * and the copy unchanged — when that would pass the limit. `held` (taken only by a new
+   * copy) names leading blocks kept elsewhere, which the copy then leaves out; the caller
+   * releases it when the copy is not made.
    */
-  reserve(seqId: string, blocks: number): HostKvCopy | null {
-    const copy = this.copies.get(seqId) ?? { segments: [], tokens: 0 };
-    const need = Math.ceil((blocks + this.incrementBlocks) / this.segmentBlocks) - copy.segments.length;
+  reserve(seqId: string, blocks: number, held?: { readonly kv: HeldKv; readonly blocks: number }): HostKvCopy | null {
+    const copy = this.copies.get(seqId) ?? { segments: [], tokens: 0, base: held?.blocks ?? 0, ...(held ? { held: held.kv } : {}) };
+    const need = Math.ceil((Math.max(0, blocks - copy.base) + this.incrementBlocks) / this.segmentBlocks) - copy.segments.length;
     const bytes = Math.max(0, need) * this.segmentBlocks * this.blockElems * 4;
     if (this.used + bytes > this.limitBytes) return null;
     for (let i = 0; i < need; i++) copy.segments.push(new Float32Array(this.segmentBlocks * this.blockElems));
@@ -57,11 +64,12 @@ export class KvSwapSpace {
     return copy;
   }
 
-  /** Forgets the sequence's copy (finished, or its host bytes can no longer be trusted). */
+  /** Forgets the sequence's copy (finished, or its host bytes can no longer be trusted) and lets its held KV go. */
   drop(seqId: string): void {
     const copy = this.copies.get(seqId);
     if (!copy) return;
     this.used -= copy.segments.length * this.segmentBlocks * this.blockElems * 4;
     this.copies.delete(seqId);
+    copy.held?.release();
   }
 }

@@ -1,6 +1,6 @@
-import { BLOCK_TOKENS, ErrorCode, MnemoError, planSwapRanges, type SwapGranularity, type SwapRange } from '@mnemo/kv-core';
+import { BLOCK_TOKENS, ErrorCode, isMnemoError, MnemoError, planSwapRanges, type SwapGranularity, type SwapRange } from '@mnemo/kv-core';
 import { batchCopy, RANGE_FIELDS } from '@mnemo/native-cuda';
-import type { KvSwap, SwapReport } from '../engine.interface.js';
+import type { HeldKv, KvSwap, SwapHostCopies, SwapReport } from '../engine.interface.js';
 import { KvSwapSpace } from './kv-swap.space.js';
 import type { ModelRuntime } from './model.runtime.js';
 
@@ -32,6 +32,10 @@ export interface SwapStats {
   copies: number;
   /** Blocks a swap-out did not copy because the host copy already held them. */
   reusedBlocks: number;
+  /** Blocks a swap-out did not copy because the KV store's host pool keeps them (held). */
+  heldBlocks: number;
+  /** Sequences whose held KV failed its check at swap-in: they recompute. */
+  heldLost: number;
 }
 
 type Copy = (buffers: ArrayBuffer[], ranges: Float64Array) => Promise<void>;
@@ -48,7 +52,8 @@ export class KvSwapper implements KvSwap {
   readonly granularity: SwapGranularity;
   /** The copy workers and the CPU backend's kernels share the cores (compute takes all of them while it runs). */
   readonly overlapsCompute = false;
-  readonly stats: SwapStats = { swapOuts: 0, swapIns: 0, bytesOut: 0, bytesIn: 0, copies: 0, reusedBlocks: 0 };
+  readonly stats: SwapStats = { swapOuts: 0, swapIns: 0, bytesOut: 0, bytesIn: 0, copies: 0, reusedBlocks: 0, heldBlocks: 0, heldLost: 0 };
+  private hostCopies?: SwapHostCopies;
   private readonly spaces = new Map<string, KvSwapSpace>();
 
   constructor(
@@ -76,6 +81,14 @@ export class KvSwapper implements KvSwap {
       this.spaces.set(model, sp);
     }
     return sp;
+  }
+
+  /**
+   * From now on a sequence's first swap-out leaves out the whole chunks `copies` holds (grouped
+   * copies only: the per-block baseline stands for vLLM, whose swap space is all it has).
+   */
+  useHostCopies(copies: SwapHostCopies): void {
+    this.hostCopies = copies;
   }
 
   isSwapped(seqId: string): boolean {
@@ -110,12 +123,18 @@ export class KvSwapper implements KvSwap {
         // The per-block baseline copies everything again, into the host memory it already holds (vLLM's
         // preallocated CPU blocks: no allocation cost, no reuse).
         const from = this.granularity === 'grouped' && prev && prev.tokens <= tokens ? Math.floor(prev.tokens / BLOCK_TOKENS) : 0;
-        const copy = space.reserve(seqId, physical.length);
-        if (!copy) continue;
-        this.stats.reusedBlocks += from;
-        const ranges = planSwapRanges(physical, from, space.segmentBlocks, space.blockElems, rt.config.layers, this.granularity);
+        const held = prev ? undefined : this.hold(s, tokens);
+        const copy = space.reserve(seqId, physical.length, held && { kv: held, blocks: held.until / BLOCK_TOKENS });
+        if (!copy) {
+          held?.release();
+          continue;
+        }
+        const start = Math.max(from, copy.base);
+        this.stats.reusedBlocks += Math.max(0, from - copy.base);
+        this.stats.heldBlocks += copy.base;
+        const ranges = planSwapRanges(physical.slice(copy.base), start - copy.base, space.segmentBlocks, space.blockElems, rt.config.layers, this.granularity);
         jobs.push({ seqId, ranges, segments: copy.segments, tokens });
-        blocks += physical.length - from;
+        blocks += physical.length - start;
       }
       if (jobs.length === 0) continue;
       const moved = await this.run(rt, jobs, 'out', space.blockElems);
@@ -144,7 +163,7 @@ export class KvSwapper implements KvSwap {
     for (const [model, ids] of this.byModel(seqIds)) {
       const rt = this.runtimeOf(model);
       const space = this.spaceFor(model);
-      const jobs: Array<{ seqId: string; ranges: SwapRange[]; segments: Float32Array[]; tokens: number }> = [];
+      const jobs: Array<{ seqId: string; ranges: SwapRange[]; segments: Float32Array[]; tokens: number; held?: HeldLoad }> = [];
       try {
         for (const seqId of ids) {
           const s = this.seqOf(seqId)!;
@@ -155,8 +174,10 @@ export class KvSwapper implements KvSwap {
           const rest = s.kvTokens.slice(hit);
           rt.cache.appendAll([{ seqId, tokens: rest.length, ids: s.salt === undefined ? undefined : rest }]);
           const physical = rt.cache.ledger.blockIds(seqId);
-          const ranges = planSwapRanges(physical, hit / BLOCK_TOKENS, space.segmentBlocks, space.blockElems, rt.config.layers, this.granularity);
-          jobs.push({ seqId, ranges, segments: copy.segments, tokens: s.kvTokens.length });
+          const start = Math.max(hit / BLOCK_TOKENS, copy.base);
+          const ranges = planSwapRanges(physical.slice(copy.base), start - copy.base, space.segmentBlocks, space.blockElems, rt.config.layers, this.granularity);
+          const held = copy.held && hit < copy.held.until ? { kv: copy.held, from: hit } : undefined;
+          jobs.push({ seqId, ranges, segments: copy.segments, tokens: s.kvTokens.length, ...(held ? { held } : {}) });
           blocks += physical.length - hit / BLOCK_TOKENS;
         }
       } catch (e) {
@@ -170,6 +191,14 @@ export class KvSwapper implements KvSwap {
       for (const j of jobs) {
         const s = this.seqOf(j.seqId);
         if (!s) continue;
+        if (moved.lost.has(j.seqId)) {
+          // Its held KV failed its check: never used. It gives its blocks back and recomputes.
+          this.reopen(rt, j.seqId);
+          space.drop(j.seqId);
+          s.swapped = false;
+          this.stats.heldLost++;
+          continue;
+        }
         rt.cache.commit([j.seqId]);
         s.preempted = s.swapped = false;
         done.push(j.seqId);
@@ -181,13 +210,16 @@ export class KvSwapper implements KvSwap {
     return { seqIds: done, blocks, bytes, copies, ms: performance.now() - t0 };
   }
 
-  /** Issues one batch of copies for the jobs, their sequences busy (releases deferred) until it ends. */
+  /**
+   * Issues one batch of copies for the jobs (and the loads of their held KV), their sequences
+   * busy (releases deferred) until it ends. `lost`: sequences whose held KV failed its check.
+   */
   private async run(
     rt: ModelRuntime<Float32Array>,
-    jobs: ReadonlyArray<{ seqId: string; ranges: readonly SwapRange[]; segments: readonly Float32Array[] }>,
+    jobs: ReadonlyArray<{ seqId: string; ranges: readonly SwapRange[]; segments: readonly Float32Array[]; held?: HeldLoad }>,
     dir: 'in' | 'out',
     blockElems: number,
-  ): Promise<{ bytes: number; copies: number }> {
+  ): Promise<{ bytes: number; copies: number; lost: Set<string> }> {
     const tensor = rt.cache.tensor;
     const buffers: ArrayBuffer[] = [tensor.buffer as ArrayBuffer];
     const index = new Map<ArrayBuffer, number>([[tensor.buffer as ArrayBuffer, 0]]);
@@ -207,9 +239,22 @@ export class KvSwapper implements KvSwap {
       }
     }
     const ids = jobs.map((j) => j.seqId);
+    const lost = new Set<string>();
     rt.enter(ids);
     let failed: { e: unknown } | undefined;
     try {
+      const heldLoads = jobs.map(async (j) => {
+        if (!j.held) return;
+        const moved = await this.loadHeld(rt, j.seqId, j.held).catch((e: unknown) => {
+          if (!isMnemoError(e) || e.code !== ErrorCode.DataLoss) throw e;
+          lost.add(j.seqId);
+          return 0;
+        });
+        bytes += moved;
+      });
+      const held = Promise.all(heldLoads);
+      // Settled below whatever the copies do: the sequences stay busy until both are done.
+      held.catch(() => undefined);
       if (this.granularity === 'grouped') {
         if (n > 0) await this.copy(buffers, packed);
       } else {
@@ -221,6 +266,7 @@ export class KvSwapper implements KvSwap {
         const bad = calls.find((c): c is PromiseRejectedResult => c.status === 'rejected');
         if (bad) throw bad.reason;
       }
+      await held;
     } catch (e) {
       failed = { e };
     } finally {
@@ -232,7 +278,40 @@ export class KvSwapper implements KvSwap {
       else for (const id of ids) if (this.seqOf(id)) this.reopen(rt, id);
       throw failed.e;
     }
-    return { bytes, copies: n };
+    return { bytes, copies: n, lost };
+  }
+
+  /** The sequence's held KV past `from` copied into its blocks, layers side by side; returns the bytes copied. */
+  private async loadHeld(rt: ModelRuntime<Float32Array>, seqId: string, held: HeldLoad): Promise<number> {
+    const { kv, from } = held;
+    const slots = rt.cache.slots(seqId, 0, kv.until);
+    // Every layer settles before this returns, failed or not: no copy may still be writing into
+    // blocks the caller then gives back.
+    const loads = await Promise.allSettled(
+      Array.from({ length: rt.config.layers }, async (_, layer) => {
+        const target = rt.cache.hostTarget(slots, layer);
+        if (!target) throw new MnemoError(ErrorCode.Internal, 'held KV needs a cache in host memory');
+        // Rows the device prefix cache attached are shared blocks: left alone.
+        target.kOffsets.fill(-1, 0, from);
+        target.vOffsets.fill(-1, 0, from);
+        return kv.loadInto(layer, target);
+      }),
+    );
+    const failed = loads.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return (kv.until - from) * 2 * rt.config.layers * rt.config.kvHeads * rt.config.headDim * 4;
+  }
+
+  /** The whole chunks host memory keeps of a sequence about to be copied out for the first time. */
+  private hold(s: SwappableSeq, tokens: number): HeldKv | undefined {
+    if (!this.hostCopies || this.granularity !== 'grouped' || s.salt === undefined) return undefined;
+    const held = this.hostCopies.hold(s.model, s.salt, s.kvTokens.slice(0, tokens));
+    if (!held) return undefined;
+    if (held.until <= 0 || held.until > tokens || held.until % BLOCK_TOKENS !== 0) {
+      held.release();
+      throw new MnemoError(ErrorCode.Internal, `held KV of ${held.until} tokens for a sequence of ${tokens}`);
+    }
+    return held;
   }
 
   /** Empties a sequence's device side again (it stays swapped out, its host copy intact). */
@@ -251,6 +330,12 @@ export class KvSwapper implements KvSwap {
     }
     return out;
   }
+}
+
+/** A swap-in's load of held KV: positions [from, held.until) (the device prefix cache attached those before). */
+interface HeldLoad {
+  readonly kv: HeldKv;
+  readonly from: number;
 }
 
 /** The packed ranges split by their offset inside a block (one layer's K or V each), in range order. */
