@@ -9,7 +9,7 @@
 // counting the first turns that paste a document) and replies, think time between turns. History
 // is long-tailed because sessions are: it grows turn by turn. TTFT is measured at the client:
 // request sent → first token.
-// Writes bench/results/multiturn.{json,svg}. Run: npm run bench -- multiturn [--quick]
+// Writes bench/results/multiturn.{json,svg}. Run: npm run bench -- multiturn [--quick] [--cold (adds mnemo with NODE_KV_WARM=off)]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -243,7 +243,7 @@ function summarize(r) {
 
 function svg(runs) {
   const W = 560, H = 320, L = 60, B = 40;
-  const colors = { mnemo: '#1b7837', recompute: '#b2182b', 'device-only': '#2166ac' };
+  const colors = { mnemo: '#1b7837', recompute: '#b2182b', 'device-only': '#2166ac', 'mnemo-cold': '#a6dba0' };
   const max = Math.max(...Object.values(runs).flatMap((r) => r.results.map((x) => x.ttftMs)));
   const x = (ms) => L + ((W - L - 20) * Math.log10(1 + ms)) / Math.log10(1 + max);
   const y = (p) => H - B - (H - B - 20) * p;
@@ -280,6 +280,8 @@ try {
     mnemo: { NODE_KV_BLOCKS: String(DEVICE_BLOCKS), NODE_PREFIX_CACHE_BLOCKS: String(KV_BLOCKS_SMALL), NODE_KV_HOST_POOL: HOST_POOL },
     recompute: { NODE_KV_BLOCKS: String(DEVICE_BLOCKS), NODE_PREFIX_CACHE: 'off', NODE_KV_STORE: 'off' },
     'device-only': { NODE_KV_BLOCKS: String(DEVICE_BLOCKS), NODE_KV_STORE: 'off' },
+    // --cold: Mnemo again with restores that start reading at their pass, not on arrival (A/B of NODE_KV_WARM).
+    ...(process.argv.includes('--cold') ? { 'mnemo-cold': { NODE_KV_BLOCKS: String(DEVICE_BLOCKS), NODE_PREFIX_CACHE_BLOCKS: String(KV_BLOCKS_SMALL), NODE_KV_HOST_POOL: HOST_POOL, NODE_KV_WARM: 'off' } } : {}),
   };
   const runs = {};
   for (const [name, env] of Object.entries(configs)) {
@@ -312,6 +314,7 @@ try {
     ttft_p99_recompute_over_mnemo: round(s.recompute.ttft_p99_ms / s.mnemo.ttft_p99_ms),
     ttft_p50_recompute_over_mnemo: round(s.recompute.ttft_p50_ms / s.mnemo.ttft_p50_ms),
     ttft_p50_mnemo_over_device_only: round(s.mnemo.ttft_p50_ms / s['device-only'].ttft_p50_ms),
+    ...(s['mnemo-cold'] ? { ttft_p50_mnemo_cold_over_device_only: round(s['mnemo-cold'].ttft_p50_ms / s['device-only'].ttft_p50_ms) } : {}),
     blocked_io_ms_p99: s.mnemo.blocked_io_ms_p99,
     prefix_hit_rate: s.mnemo.prefix_hit_rate,
   };

@@ -81,5 +81,7 @@ describe('KV store on a running node', () => {
     expect([512, 592, 639]).toContain(cached);
     expect(after.choices[0]!.text).toBe(before.choices[0]!.text);
     expect(await scrape(restarted.metricsPort, 'mnemo_kv_hit_tokens_total{tier="ssd"}')).toBe(cached);
+    // Its SSD reads started as it arrived, and its pass took them over.
+    expect(await scrape(restarted.metricsPort, 'mnemo_kv_warm_restores_total{outcome="used"}')).toBe(1);
   });
 });

@@ -62,6 +62,7 @@ export class BatchScheduler {
         tokensPerLevel: off(config.NODE_FAIRNESS_TOKENS_PER_LEVEL),
       });
     }
+    if (config.NODE_KV_WARM !== 'off') store.onAdded((seq) => this.warm(seq));
   }
 
   /** Runs iterations in the background until `stop`. */
@@ -121,6 +122,8 @@ export class BatchScheduler {
       this.nodeMetrics.batchSize.observe({ phase: 'prefill' }, fresh.length);
       batched ||= fresh.length > 1;
       await this.step(fresh, () => this.engine.prefill(fresh.map((seq) => this.prefillInput(seq))));
+      // A warm restore the pass did not take (nothing left to restore) goes now, not at its TTL.
+      for (const seq of fresh) this.kvStore.cool?.(seq.id);
     }
     const resumed = recomputed.filter((s) => this.store.get(s.id) === s);
     if (resumed.length > 0) {
@@ -233,12 +236,28 @@ export class BatchScheduler {
     return this.ranker ? planPriorityIteration(input) : planIteration(input);
   }
 
+  /**
+   * A request has arrived: while it waits for its pass, the store starts reading from SSD what
+   * its restore will need (the device prefix as it stands now; a pass that finds it changed
+   * plans afresh). Never fails the admission.
+   */
+  private warm(seq: Sequence): void {
+    if (!this.kvStore.warm || seq.streamed || this.config.NODE_PREFIX_CACHE === 'off') return;
+    try {
+      const input = prefillInput(seq);
+      if (input.cacheSalt === undefined) return;
+      this.kvStore.warm(seq.id, storedPrompt(seq), this.engine.cachedTokens(input));
+    } catch (e) {
+      this.logger.emit('warn', 'KV restore not warmed', { requestId: seq.id, err: e instanceof Error ? e : String(e) });
+    }
+  }
+
   /** The engine's input for a new request: device prefix first, then whatever the KV store can restore. */
   private prefillInput(seq: Sequence): PrefillInput {
     if (this.config.NODE_PREFIX_CACHE === 'off') return { ...prefillInput(seq), cacheSalt: undefined };
     const crossModel = this.crossModel.crossModelFor(seq);
     const captureE = this.crossModel.captureFor?.(seq);
-    return { ...prefillInput(seq), restore: (deviceTokens) => this.kvStore.restorePlan(storedPrompt(seq), deviceTokens), ...(crossModel ? { crossModel } : {}), ...(captureE ? { captureE } : {}) };
+    return { ...prefillInput(seq), restore: (deviceTokens) => this.kvStore.restorePlan(storedPrompt(seq), deviceTokens, seq.id), ...(crossModel ? { crossModel } : {}), ...(captureE ? { captureE } : {}) };
   }
 
   /** Drops a running sequence's device KV by recompute preemption; it waits, keeping its place, until admitted again. */
@@ -357,6 +376,7 @@ export class BatchScheduler {
   /** The one exit of a sequence: engine release, final event (done), metrics. */
   private finish(seq: Sequence, reason: FinishReason, tokens: number[], outcome: string, error?: { code: string; message: string }): void {
     this.store.remove(seq.id);
+    this.kvStore.cool?.(seq.id);
     this.ranker?.forget(seq.id);
     this.engine.release(seq.id);
     // After the release: the partial chunk the sequence leaves is known only from it.

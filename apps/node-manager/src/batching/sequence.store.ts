@@ -14,6 +14,7 @@ export class SequenceStore {
   private readonly seqs = new Map<string, Sequence>();
   private nextArrival = 0;
   private wake?: () => void;
+  private readonly added: Array<(seq: Sequence) => void> = [];
 
   arrivalSeq(): number {
     return this.nextArrival++;
@@ -22,7 +23,13 @@ export class SequenceStore {
   add(seq: Sequence): void {
     if (this.seqs.has(seq.id)) throw new RangeError(`request ${seq.id} is already on this node`);
     this.seqs.set(seq.id, seq);
+    for (const f of this.added) f(seq);
     this.wake?.();
+  }
+
+  /** Calls `f` with each sequence added from now on, once it is in the store. */
+  onAdded(f: (seq: Sequence) => void): void {
+    this.added.push(f);
   }
 
   get(id: string): Sequence | undefined {

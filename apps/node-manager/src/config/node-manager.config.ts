@@ -102,6 +102,12 @@ export const nodeManagerSchema = {
     doc: 'reference engine: most cached (reusable, unreferenced) KV blocks each model keeps on the device; older ones are evicted to the offload tiers as they are released (default: unbounded, kept until the space is needed)',
     min: 0,
   },
+  NODE_KV_WARM: {
+    type: 'enum',
+    doc: 'KV store: on — a request starts reading the SSD part of its cached prefix into the host pool as it arrives, so the reads land while it waits for its pass; off — when its pass starts',
+    values: ['on', 'off'],
+    default: 'on',
+  },
   NODE_DATA_DIR: { type: 'string', doc: 'where the node keeps its SSD pool files and journals (default .mnemo/nodes/<NODE_ID> under the working directory)' },
   NODE_KV_STORE: { type: 'enum', doc: 'the tiered KV store (host pool + SSD pool behind the device cache): on or off', values: ['on', 'off'], default: 'on' },
   NODE_KV_HOST_POOL: { type: 'string', doc: 'host-memory pool size (512MiB, 2GiB, …), 0 for none, or auto: a quarter of free memory, at most 1GiB', default: 'auto' },

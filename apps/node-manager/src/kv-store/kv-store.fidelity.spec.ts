@@ -16,10 +16,12 @@ const toks = (n: number, salt: number) => Array.from({ length: n }, (_, i) => (i
 const bits = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length);
 
 /** Prefills and decodes greedily; returns the tokens and the sequence's whole KV. */
-async function converse(engine: ReferenceEngine, seqId: string, tokens: number[], n: number, store?: KvStore): Promise<{ out: number[]; kv: Float32Array; cached: number; restored: number }> {
+async function converse(engine: ReferenceEngine, seqId: string, tokens: number[], n: number, store?: KvStore, warm = false): Promise<{ out: number[]; kv: Float32Array; cached: number; restored: number }> {
   const keys = chunkKeys(MODEL, 't', tokens);
   const prompt: StoredPrompt = { model: MODEL, chunkKeys: keys, promptTokens: tokens.length, blockKeys: (c) => chunkBlockKeys(MODEL, 't', tokens, keys, c) };
-  const input: PrefillInput = { seqId, model: MODEL, tokens, sampling: GREEDY, cacheSalt: 't', restore: store ? (d) => store.restorePlan(prompt, d) : undefined };
+  const input: PrefillInput = { seqId, model: MODEL, tokens, sampling: GREEDY, cacheSalt: 't', restore: store ? (d) => store.restorePlan(prompt, d, seqId) : undefined };
+  // As a node does when the request arrives: its SSD reads start before its pass.
+  if (store && warm) store.warm(seqId, prompt, engine.cachedTokens(input));
   const [first] = await engine.prefill([input]);
   const out = [first!.token];
   while (out.length < n) out.push((await engine.decode([seqId]))[0]!.token);
@@ -38,9 +40,10 @@ describe('KV store fidelity across tiers', () => {
   });
 
   it.each([
-    ['turn 1 left its last chunk partial, and so does turn 2', 40],
-    ['turn 1 left its last chunk partial, and turn 2 fills it', 200],
-  ])('turn 2 restored from host and SSD equals the device-only run and a fresh prefill, bit for bit: %s', async (_name, added) => {
+    ['turn 1 left its last chunk partial, and so does turn 2', 40, false],
+    ['turn 1 left its last chunk partial, and turn 2 fills it', 200, false],
+    ['as both, its SSD reads started as it arrived (warm)', 40, true],
+  ])('turn 2 restored from host and SSD equals the device-only run and a fresh prefill, bit for bit: %s', async (_name, added, warm) => {
     const turn1 = toks(600, 1);
     // 56 device blocks (896 tokens): the filler below pushes turn 1 off the device; 768 KiB of host
     // memory holds 3 of mnemo-tiny's 256 KiB chunks, so part of turn 1 is left only on SSD.
@@ -84,7 +87,8 @@ describe('KV store fidelity across tiers', () => {
       const exported: number[] = [];
       const exportChunk = engine.exportChunk.bind(engine);
       jest.spyOn(engine, 'exportChunk').mockImplementation((seqId, chunk, tokens) => (exported.push(chunk), exportChunk(seqId, chunk, tokens)));
-      const restored = await converse(engine, 't2', turn2, 12, store);
+      const restored = await converse(engine, 't2', turn2, 12, store, warm);
+      expect(store.warmCounters).toEqual({ started: warm ? 1 : 0, used: warm ? 1 : 0, stale: 0, expired: 0 });
       expect(exported.filter((c) => c < keys1.length)).toEqual([]);
       // Everything turn 1 computed comes back, its partial last chunk included: as much as the device-only run.
       expect(restored.cached).toBe(608);

@@ -69,6 +69,17 @@ export class KvStoreMetrics {
         }
       },
     });
+    new Counter({
+      name: 'mnemo_kv_warm_restores_total',
+      help: 'Restores whose SSD reads started as their request arrived, by outcome: used by its pass, stale (the pass found other positions to restore) or expired (no pass came)',
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        this.reset();
+        const w = store.warmCounters;
+        for (const outcome of ['used', 'stale', 'expired'] as const) this.inc({ outcome }, w[outcome]);
+      },
+    });
     new Gauge({
       name: 'mnemo_kv_swap_held_chunks',
       help: 'Host pool chunks kept pinned as the host copy of swapped-out sequences (FastSwitch swap copies leave them out)',

@@ -13,6 +13,12 @@ import type { KvStoreSettings } from './kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import type { KvHoldingChange } from './kv-events.publisher.js';
 
+/**
+ * How long a warm restore waits for its request's pass before it lets its pins go: far longer
+ * than a queue wait, short enough that a request lost without a cool() holds nothing for long.
+ */
+const WARM_TTL_MS = 5_000;
+
 /** A request's prompt as the store sees it: its model and its chunk keys (one per whole 256-token chunk). */
 export interface StoredPrompt {
   readonly model: string;
@@ -62,6 +68,9 @@ export class KvStore implements ChunkStore {
   /** Chunks advisories pulled in that no request used yet (cooperative memory). */
   readonly prefetched = new PrefetchedChunks();
   readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
+  /** Restores started while their requests waited (warm): used by their pass, stale (positions changed), expired. */
+  readonly warmCounters = { started: 0, used: 0, stale: 0, expired: 0 };
+  private readonly warmed = new Map<string, { reader: RestoreReader; timer: NodeJS.Timeout }>();
   /** Swapped-out sequences whose leading chunks the host pool keeps pinned for them, and those chunks. */
   readonly swapHolds = { held: 0, chunks: 0 };
   /** Told the blocked I/O of every restoring prefill (the metrics histogram). */
@@ -150,21 +159,25 @@ export class KvStore implements ChunkStore {
    * A restore plan for positions [deviceTokens, until) of the prompt, pinning every replica it
    * will read; undefined when the tiers hold nothing past what the device has.
    */
-  restorePlan(p: StoredPrompt, deviceTokens: number): KvRestorePlan | undefined {
+  restorePlan(p: StoredPrompt, deviceTokens: number, requestId?: string): KvRestorePlan | undefined {
+    const warmed = requestId === undefined ? undefined : this.takeWarm(requestId);
     if (!this.tiers.has(p.model)) return undefined;
     const m = this.tiers.model(p.model);
     const { chunks, until } = this.reach(m, p, deviceTokens);
     m.table.touch([...p.chunkKeys, ...chunks.slice(-1).map((c) => c.chunkKey)], this.tiers.now());
     this.prefetched.adopt(p.chunkKeys);
-    const first = Math.floor(deviceTokens / CHUNK_TOKENS);
-    if (until <= deviceTokens) return undefined;
-    let reader: RestoreReader;
-    try {
-      reader = new RestoreReader(this.tiers, m, chunks.slice(0, Math.ceil(until / CHUNK_TOKENS) - first), deviceTokens, until);
-    } catch (e) {
-      this.log('warn', 'KV restore not planned', { model: p.model, err: (e as Error).message });
-      return undefined;
+    let reader: RestoreReader | undefined;
+    if (warmed && warmed.reader.from === deviceTokens && warmed.reader.until === until) {
+      reader = warmed.reader;
+      this.warmCounters.used++;
+    } else if (warmed) {
+      // The device prefix or the tiers changed while it waited: what it read stays in the host pool.
+      warmed.reader.release();
+      this.warmCounters.stale++;
     }
+    if (until <= deviceTokens) return undefined;
+    reader ??= this.reader(p.model, chunks, deviceTokens, until);
+    if (!reader) return undefined;
     this.counters.plans++;
     return {
       until,
@@ -217,6 +230,62 @@ export class KvStore implements ChunkStore {
         reader.release();
       },
     };
+  }
+
+  /**
+   * Starts the SSD reads a restore of this request will need, while it waits for its pass: a
+   * reader is planned (its replicas pinned) and its read-ahead started now; {@link restorePlan}
+   * with the same id takes it over if the positions are unchanged. Only a restore that reads
+   * SSD gains from it. Released by {@link cool}, or after WARM_TTL_MS.
+   */
+  warm(requestId: string, p: StoredPrompt, deviceTokens: number): void {
+    if (this.warmed.has(requestId) || !this.tiers.has(p.model)) return;
+    const m = this.tiers.model(p.model);
+    const { chunks, until } = this.reach(m, p, deviceTokens);
+    if (until <= deviceTokens) return;
+    if (chunks.every((c) => c.mem.every((loc) => loc !== undefined))) return;
+    const reader = this.reader(p.model, chunks, deviceTokens, until);
+    if (!reader) return;
+    reader.prefetch();
+    const timer = setTimeout(() => {
+      const w = this.takeWarm(requestId);
+      if (!w) return;
+      w.reader.release();
+      this.warmCounters.expired++;
+    }, WARM_TTL_MS).unref();
+    this.warmed.set(requestId, { reader, timer });
+    this.warmCounters.started++;
+  }
+
+  cool(requestId: string): void {
+    this.takeWarm(requestId)?.reader.release();
+  }
+
+  /** Every warm restore let go, its reads settled (before the devices close under them). */
+  private async coolAll(): Promise<void> {
+    const readers = [...this.warmed.keys()].map((id) => this.takeWarm(id)!.reader);
+    for (const r of readers) r.release();
+    await Promise.all(readers.map((r) => r.whenIdle()));
+  }
+
+  private takeWarm(requestId: string): { reader: RestoreReader } | undefined {
+    const w = this.warmed.get(requestId);
+    if (!w) return undefined;
+    this.warmed.delete(requestId);
+    clearTimeout(w.timer);
+    return w;
+  }
+
+  /** A reader for [from, until) over `chunks` (those from the one `from` falls in), or undefined when a replica is gone. */
+  private reader(model: string, chunks: readonly PrefixChunk[], from: number, until: number): RestoreReader | undefined {
+    const m = this.tiers.model(model);
+    const first = Math.floor(from / CHUNK_TOKENS);
+    try {
+      return new RestoreReader(this.tiers, m, chunks.slice(0, Math.ceil(until / CHUNK_TOKENS) - first), from, until);
+    } catch (e) {
+      this.log('warn', 'KV restore not planned', { model, err: (e as Error).message });
+      return undefined;
+    }
   }
 
   /** Layers of a chunk for this node's own use (not counted as served to a peer). */
@@ -330,6 +399,7 @@ export class KvStore implements ChunkStore {
   async close(): Promise<void> {
     this.unwatch();
     clearInterval(this.timer);
+    await this.coolAll();
     await this.settle();
     await this.tiers.close();
     await closePoolDevices(this.tiers.devices);
@@ -342,6 +412,7 @@ export class KvStore implements ChunkStore {
   async abort(): Promise<void> {
     this.unwatch();
     clearInterval(this.timer);
+    await this.coolAll();
     this.writer.stop();
     await closePoolDevices(this.tiers.devices);
   }

@@ -138,6 +138,15 @@ export class RestoreReader {
     }
   }
 
+  /**
+   * Starts the reads the first loads will need, as a load of layer 0 would, so they can land
+   * while the request still waits for its pass. Nothing is copied out.
+   */
+  prefetch(): void {
+    if (this.released) return;
+    for (let g = 0; g < this.aheadGroups(); g++) this.startPromotion(g);
+  }
+
   /** Layer `layer` of the restored positions, verified. */
   async load(layer: number): Promise<Float32Array> {
     if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader used after release');

@@ -40,10 +40,19 @@ export class PeerAwarePromptStore implements PromptStore {
     return this.choose(p, deviceTokens, local)?.until ?? local;
   }
 
-  restorePlan(p: StoredPrompt, deviceTokens: number): KvRestorePlan | undefined {
+  warm(requestId: string, p: StoredPrompt, deviceTokens: number): void {
+    this.local.warm?.(requestId, p, deviceTokens);
+  }
+
+  cool(requestId: string): void {
+    this.local.cool?.(requestId);
+  }
+
+  restorePlan(p: StoredPrompt, deviceTokens: number, requestId?: string): KvRestorePlan | undefined {
     const g = this.chunks.geometry(p.model);
     const choice = g && this.choose(p, deviceTokens, this.local.restorableUntil(p, deviceTokens));
-    if (!g || !choice) return this.local.restorePlan(p, deviceTokens);
+    if (!g || !choice) return this.local.restorePlan(p, deviceTokens, requestId);
+    if (requestId !== undefined) this.local.cool?.(requestId);
     const source = p.sources![choice.source]!;
     const { first, count } = chunksFor(deviceTokens, choice.until);
     this.counters.plans++;
