@@ -238,6 +238,7 @@ function summarize(r) {
     blocked_io_ms_p99: round((histogramQuantile(r.metrics, 'mnemo_kv_blocked_io_seconds', 0.99) ?? NaN) * 1000, 3),
     restored_tokens: { host: counter(r.metrics, 'mnemo_kv_hit_tokens_total{tier="host"}'), ssd: counter(r.metrics, 'mnemo_kv_hit_tokens_total{tier="ssd"}') },
     preemptions: counter(r.metrics, 'mnemo_node_preemptions_total'),
+    warm_restores: Object.fromEntries(['used', 'stale', 'expired'].map((o) => [o, counter(r.metrics, `mnemo_kv_warm_restores_total{outcome="${o}"}`)])),
   };
 }
 
