@@ -243,30 +243,31 @@ export class KvSwapper implements KvSwap {
     rt.enter(ids);
     let failed: { e: unknown } | undefined;
     try {
-      const heldLoads = jobs.map(async (j) => {
-        if (!j.held) return;
-        const moved = await this.loadHeld(rt, j.seqId, j.held).catch((e: unknown) => {
-          if (!isMnemoError(e) || e.code !== ErrorCode.DataLoss) throw e;
-          lost.add(j.seqId);
-          return 0;
-        });
-        bytes += moved;
-      });
-      const held = Promise.all(heldLoads);
-      // Settled below whatever the copies do: the sequences stay busy until both are done.
-      held.catch(() => undefined);
+      // Held KV loads beside the copies; both settle before the sequences leave the busy set,
+      // whichever fails.
+      const held = Promise.allSettled(
+        jobs.map(async (j) => {
+          if (!j.held) return;
+          const moved = await this.loadHeld(rt, j.seqId, j.held).catch((e: unknown) => {
+            if (!isMnemoError(e) || e.code !== ErrorCode.DataLoss) throw e;
+            lost.add(j.seqId);
+            return 0;
+          });
+          bytes += moved;
+        }),
+      );
+      let copies: PromiseSettledResult<void>[];
       if (this.granularity === 'grouped') {
-        if (n > 0) await this.copy(buffers, packed);
+        copies = await Promise.allSettled(n > 0 ? [this.copy(buffers, packed)] : []);
       } else {
         // The baseline as vLLM runs it: one swap call per layer and K/V, each walking every block.
         // vLLM queues every layer's copies on one stream and synchronises once, so the calls are
         // all issued before any is awaited: awaiting each in turn would add a round trip per layer
-        // that vLLM does not pay. All settle before the sequences leave the busy set.
-        const calls = await Promise.allSettled(partsOf(jobs.flatMap((j) => j.ranges), packed).map((part) => this.copy(buffers, part)));
-        const bad = calls.find((c): c is PromiseRejectedResult => c.status === 'rejected');
-        if (bad) throw bad.reason;
+        // that vLLM does not pay.
+        copies = await Promise.allSettled(partsOf(jobs.flatMap((j) => j.ranges), packed).map((part) => this.copy(buffers, part)));
       }
-      await held;
+      const bad = [...copies, ...(await held)].find((c): c is PromiseRejectedResult => c.status === 'rejected');
+      if (bad) throw bad.reason;
     } catch (e) {
       failed = { e };
     } finally {
