@@ -51,7 +51,7 @@ MNEMO_TEST(kernels_cpu_gemm, active_path_is_available_and_portable_always_is) {
 MNEMO_TEST(kernels_cpu_gemm, rows_are_bit_identical_for_every_m_up_to_512) {
   kc::ParallelForPool pool(2);
   Rng rng(7);
-  const std::size_t M = 512, n = 37, k = 300;  // odd n: a padded panel; k > one K block
+  const std::size_t M = 512, n = 37, k = 600;  // odd n: a padded panel; k > one K block (256, or 512 on AVX-512)
   auto x = rng.Floats(M * k), w = rng.Floats(n * k);
   for (const kc::GemmKernels* ks : AvailablePaths()) {
     const auto packed = Pack(*ks, w, n, k);
