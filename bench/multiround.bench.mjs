@@ -28,6 +28,7 @@ import { freePort, startNats } from '../tools/infra/index.mjs';
 import { calibrateKvMoves } from './lib/kv-calibration.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
 import { tokenStream } from './lib/token-stream.mjs';
+import { svgDocument, ttftCdfParts } from './lib/ttft-cdf.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -387,19 +388,7 @@ function summarize(r) {
 const COLORS = { symphony: '#1b7837', recompute: '#b2182b', sticky: '#2166ac', 'prefix-affinity': '#e08214', 'symphony-missed10': '#7fbc41', 'symphony-spurious60': '#8073ac' };
 function svg(runs, summaries) {
   const W = 900, H = 340, L = 60, B = 40, PW = 520;
-  const max = Math.max(...Object.values(runs).flatMap((r) => r.results.map((x) => x.ttftMs)));
-  const x = (ms) => L + ((PW - L - 20) * Math.log10(1 + ms)) / Math.log10(1 + max);
-  const y = (p) => H - B - (H - B - 20) * p;
-  const parts = [];
-  for (const [name, r] of Object.entries(runs)) {
-    const s = r.results.map((v) => v.ttftMs).sort((a, b) => a - b);
-    const pts = s.map((v, i) => `${x(v).toFixed(1)},${y((i + 1) / s.length).toFixed(1)}`).join(' ');
-    parts.push(`<polyline fill="none" stroke="${COLORS[name]}" stroke-width="2" points="${pts}"/>`);
-  }
-  Object.keys(runs).forEach((name, i) => parts.push(`<text x="${L + 10}" y="${30 + 15 * i}" font-size="11" fill="${COLORS[name]}">${name}</text>`));
-  for (const ms of [10, 100, 1000, 10000]) if (ms <= max) parts.push(`<text x="${x(ms)}" y="${H - B + 16}" font-size="10" text-anchor="middle">${ms} ms</text>`);
-  parts.push(`<line x1="${L}" y1="${H - B}" x2="${PW - 10}" y2="${H - B}" stroke="#333"/><line x1="${L}" y1="20" x2="${L}" y2="${H - B}" stroke="#333"/>`);
-  parts.push(`<text x="${PW / 2}" y="${H - 6}" font-size="12" text-anchor="middle">TTFT (log scale)</text><text x="14" y="${H / 2}" font-size="12" transform="rotate(-90 14 ${H / 2})" text-anchor="middle">CDF</text>`);
+  const parts = ttftCdfParts(runs, COLORS, { L, B, H, right: PW });
   // Per-node mean active requests, one group of bars per run.
   const names = Object.keys(summaries);
   const maxLoad = Math.max(0.1, ...names.flatMap((n) => Object.values(summaries[n].mean_active_per_node)));
@@ -414,7 +403,7 @@ function svg(runs, summaries) {
     parts.push(`<text x="${(gx + i * gw + gw / 2 - 4).toFixed(1)}" y="${H - B + 12}" font-size="8" text-anchor="end" transform="rotate(-35 ${(gx + i * gw + gw / 2 - 4).toFixed(1)} ${H - B + 12})">${n}</text>`);
   });
   parts.push(`<text x="${(gx + W) / 2}" y="16" font-size="12" text-anchor="middle">mean active requests per node</text><line x1="${gx}" y1="${H - B}" x2="${W - 10}" y2="${H - B}" stroke="#333"/>`);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
+  return svgDocument(W, H, parts);
 }
 
 // ---- main ------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySche
 import { freePort, startNats } from '../tools/infra/index.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
 import { tokenStream } from './lib/token-stream.mjs';
+import { svgDocument, ttftCdfParts } from './lib/ttft-cdf.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -243,22 +244,9 @@ function summarize(r) {
 }
 
 function svg(runs) {
-  const W = 560, H = 320, L = 60, B = 40;
+  const W = 560, H = 320;
   const colors = { mnemo: '#1b7837', recompute: '#b2182b', 'device-only': '#2166ac', 'mnemo-cold': '#a6dba0' };
-  const max = Math.max(...Object.values(runs).flatMap((r) => r.results.map((x) => x.ttftMs)));
-  const x = (ms) => L + ((W - L - 20) * Math.log10(1 + ms)) / Math.log10(1 + max);
-  const y = (p) => H - B - (H - B - 20) * p;
-  const parts = [];
-  for (const [name, r] of Object.entries(runs)) {
-    const s = r.results.map((v) => v.ttftMs).sort((a, b) => a - b);
-    const pts = s.map((v, i) => `${x(v).toFixed(1)},${y((i + 1) / s.length).toFixed(1)}`).join(' ');
-    parts.push(`<polyline fill="none" stroke="${colors[name]}" stroke-width="2" points="${pts}"/>`);
-  }
-  Object.keys(runs).forEach((name, i) => parts.push(`<text x="${L + 10}" y="${30 + 16 * i}" font-size="12" fill="${colors[name]}">${name}</text>`));
-  for (const ms of [10, 100, 1000, 10000]) if (ms <= max) parts.push(`<text x="${x(ms)}" y="${H - B + 16}" font-size="10" text-anchor="middle">${ms} ms</text>`);
-  parts.push(`<line x1="${L}" y1="${H - B}" x2="${W - 10}" y2="${H - B}" stroke="#333"/><line x1="${L}" y1="20" x2="${L}" y2="${H - B}" stroke="#333"/>`);
-  parts.push(`<text x="${W / 2}" y="${H - 6}" font-size="12" text-anchor="middle">TTFT (log scale)</text><text x="14" y="${H / 2}" font-size="12" transform="rotate(-90 14 ${H / 2})" text-anchor="middle">CDF</text>`);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
+  return svgDocument(W, H, ttftCdfParts(runs, colors, { L: 60, B: 40, H, right: W }));
 }
 
 /** Per request, the prompt tokens its turn added (the user turn; on a first turn, system prompt aside, the pasted document too). */
