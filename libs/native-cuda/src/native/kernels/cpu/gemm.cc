@@ -147,9 +147,13 @@ void GemmPackedMulti(const GemmKernels& ks, ParallelForPool& pool, const GemmOut
   for (std::size_t o = 0; o < count; ++o) first[o + 1] = first[o] + CeilDiv(outs[o].n, nr);
   const std::size_t panels = first[count];
   if (panels == 0) return;
-  // Even row blocks of whole strips: 512 rows become 5 x 90 + 62 rather than 5 x 96 + 32.
+  // Even row blocks of whole strips: block rb takes strips [rb * strips / row_blocks, ...), so
+  // 512 rows of 12-row strips become 96 + 5 x 84 (the last strip 8 rows) rather than 5 x 96 + 32.
+  // The lanes take a row block's tasks together (ParallelFor hands out runs of tasks), so an odd
+  // small block left the lanes up to a block apart at the end of a call.
+  const std::size_t strips = CeilDiv(m, mr);
   const std::size_t row_blocks = CeilDiv(m, kMc);
-  const std::size_t mc = CeilDiv(CeilDiv(m, row_blocks), mr) * mr;
+  const std::size_t mc = CeilDiv(strips, row_blocks) * mr;  // the largest block, for the buffer
   // One strip of rows (decode): A is tiny, so no K blocking; each panel is then read start to
   // end in one sweep (blocking only moves where the exact fp32 partial sums are stored).
   const std::size_t kc_max = m <= mr ? k : KBlock(ks);
@@ -171,7 +175,7 @@ void GemmPackedMulti(const GemmKernels& ks, ParallelForPool& pool, const GemmOut
     for (std::size_t t = begin; t < end; ++t) {
       // Row-block-major task order: neighbouring tasks share the rows of x.
       const std::size_t rb = t / panel_groups, pg = t % panel_groups;
-      const std::size_t r0 = rb * mc, rows = std::min(mc, m - r0);
+      const std::size_t r0 = rb * strips / row_blocks * mr, rows = std::min(m, (rb + 1) * strips / row_blocks * mr) - r0;
       // Groups differ by at most one panel.
       const std::size_t p0 = pg * panels / panel_groups, p1 = (pg + 1) * panels / panel_groups;
       for (std::size_t kb = 0; kb < k_blocks; ++kb) {
