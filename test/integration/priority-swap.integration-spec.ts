@@ -78,3 +78,55 @@ describe('priority scheduling with swap preemption (FastSwitch)', () => {
     expect(body.error?.code).toBeDefined();
   });
 });
+
+// FastSwitch's host copy and the KV store's host pool as one, through the whole node: prompts of
+// a whole chunk and more, whose first chunk the store has written through to the host pool, are
+// swapped out without copying that chunk again, and still answer as they do alone.
+describe('swap preemption leaning on the KV store host pool (one host copy)', () => {
+  let cluster: Cluster;
+  let base: string;
+  const longPrompt = (i: number) => Array.from({ length: 272 }, (_, j) => (j * 29 + i * 13 + 3) % 250);
+  /** Prompts whose greedy answer on mnemo-tiny runs the full 100 tokens. */
+  const FULL = [1, 4];
+  beforeAll(async () => {
+    // 40 blocks = 640 tokens: two requests of 272 + 100 tokens (24 blocks each) cannot finish side by side.
+    cluster = await Cluster.start({
+      nodes: 1,
+      gateway: true,
+      nodeEnv: {
+        NODE_ENGINE: 'reference',
+        NODE_REFERENCE_BACKEND: 'cpu',
+        NODE_KV_BLOCKS: '40',
+        NODE_MODELS: MODEL,
+        NODE_MAX_BATCH: '4',
+        NODE_SCHEDULING: 'priority',
+        NODE_PREEMPTION: 'swap',
+        NODE_BLOCK_GROUP_BLOCKS: '4',
+      },
+    });
+    base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('a preempted request swaps out only what the host pool lacks and answers as it does alone', async () => {
+    const alone: TextBody[] = [];
+    for (const p of FULL) alone.push((await complete(base, longPrompt(p), 100, 0)).body);
+    expect(alone.map((a) => a.usage.completion_tokens)).toEqual([100, 100]);
+    const port = cluster.nodes[0]!.metricsPort;
+    const low = complete(base, longPrompt(FULL[0]!), 100, 0);
+    for (let tries = 0; tries < 2000 && ((await scrape(port, 'mnemo_node_running_sequences')) ?? 0) < 1; tries++) await new Promise((r) => setTimeout(r, 5));
+    const high = complete(base, longPrompt(FULL[1]!), 100, 10);
+    const together = await Promise.all([low, high]);
+    together.forEach((t, i) => {
+      expect(t.status).toBe(200);
+      expect(t.body.choices).toEqual(alone[i]!.choices);
+    });
+    expect((await scrape(port, 'mnemo_node_swaps_total{direction="out",mode="sync"}')) ?? 0).toBeGreaterThan(0);
+    // The first chunk (16 blocks) of the swapped-out prompt stayed in the host pool, pinned.
+    expect((await scrape(port, 'mnemo_node_swap_held_blocks_total')) ?? 0).toBeGreaterThanOrEqual(16);
+    // Finished: nothing is pinned for swaps any more.
+    expect(await scrape(port, 'mnemo_kv_swap_held_chunks')).toBe(0);
+  });
+});

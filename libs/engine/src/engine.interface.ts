@@ -166,6 +166,8 @@ export interface SwapReport {
   /** Copies issued (one per range handed to the copy workers). */
   readonly copies: number;
   readonly ms: number;
+  /** Swap-out: blocks left out of the copy because host memory outside the swap space keeps them (SwapHostCopies). */
+  readonly heldBlocks?: number;
 }
 
 /**

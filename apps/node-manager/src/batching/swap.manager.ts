@@ -62,6 +62,7 @@ export class SwapManager {
     const report = await this.swap.swapOut(seqs.map((s) => s.id));
     this.metrics.swapWait.inc((this.clock.monotonicMs() - t0) / 1000);
     this.metrics.swapBytes.inc({ direction: 'out' }, report.bytes);
+    this.metrics.swapHeldBlocks.inc(report.heldBlocks ?? 0);
     this.metrics.swaps.inc({ direction: 'out', mode: 'sync' }, report.seqIds.length);
     const done = new Set(report.seqIds);
     return seqs.filter((s) => !done.has(s.id));

@@ -108,7 +108,7 @@ describe('swap copies and the KV store host pool: one host copy', () => {
 
     const out = await swap.swapOut(['x']);
     // 564 tokens in 36 blocks: the 32 of the two whole chunks stay in the host pool, pinned.
-    expect(out).toMatchObject({ seqIds: ['x'], blocks: 4 });
+    expect(out).toMatchObject({ seqIds: ['x'], blocks: 4, heldBlocks: 32 });
     expect(store.swapHolds).toEqual({ held: 1, chunks: 2 });
     const blockBytes = bytesPerBlock(out);
     // The filler's chunks find the host pool full of pins except one slot: they cannot evict x's.
@@ -121,7 +121,7 @@ describe('swap copies and the KV store host pool: one host copy', () => {
 
     // Again: the swap copy gives its full blocks again, the host pool its chunks; only the new blocks are copied.
     const again = await swap.swapOut(['x']);
-    expect(again.blocks).toBe(1);
+    expect(again).toMatchObject({ blocks: 1, heldBlocks: 32 });
     await crowdOut(760, 0);
     expect((await swap.swapIn(['x'])).seqIds).toEqual(['x']);
     while (got.length < want.length) got.push(await decode(engine, 'x', pending));

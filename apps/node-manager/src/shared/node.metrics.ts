@@ -30,6 +30,7 @@ export class NodeMetrics {
   readonly swaps: Counter;
   readonly swapBytes: Counter;
   readonly swapWait: Counter;
+  readonly swapHeldBlocks: Counter;
   private sources: GaugeSources = { running: () => 0, waiting: () => 0, paused: () => 0, kvUsage: () => 0 };
 
   constructor(metrics: ServiceMetrics) {
@@ -98,6 +99,11 @@ export class NodeMetrics {
     this.swapWait = new Counter({
       name: 'mnemo_node_swap_wait_seconds_total',
       help: 'Time the iteration loop stood still waiting on swap copies (swap-outs, synchronous swap-ins, forced settles)',
+      registers,
+    });
+    this.swapHeldBlocks = new Counter({
+      name: 'mnemo_node_swap_held_blocks_total',
+      help: 'KV blocks swap-outs left out of their copy because the KV store host pool keeps them (one host copy)',
       registers,
     });
   }

@@ -107,7 +107,7 @@ export class KvSwapper implements KvSwap {
 
   async swapOut(seqIds: readonly string[]): Promise<SwapReport> {
     const t0 = performance.now();
-    let blocks = 0, bytes = 0, copies = 0;
+    let blocks = 0, bytes = 0, copies = 0, heldBlocks = 0;
     const done: string[] = [];
     for (const [model, ids] of this.byModel(seqIds)) {
       const rt = this.runtimeOf(model);
@@ -132,6 +132,7 @@ export class KvSwapper implements KvSwap {
         const start = Math.max(from, copy.base);
         this.stats.reusedBlocks += Math.max(0, from - copy.base);
         this.stats.heldBlocks += copy.base;
+        heldBlocks += copy.base;
         const ranges = planSwapRanges(physical.slice(copy.base), start - copy.base, space.segmentBlocks, space.blockElems, rt.config.layers, this.granularity);
         jobs.push({ seqId, ranges, segments: copy.segments, tokens });
         blocks += physical.length - start;
@@ -153,7 +154,7 @@ export class KvSwapper implements KvSwap {
     this.stats.swapOuts += done.length;
     this.stats.bytesOut += bytes;
     this.stats.copies += copies;
-    return { seqIds: done, blocks, bytes, copies, ms: performance.now() - t0 };
+    return { seqIds: done, blocks, bytes, copies, ms: performance.now() - t0, heldBlocks };
   }
 
   async swapIn(seqIds: readonly string[]): Promise<SwapReport> {
