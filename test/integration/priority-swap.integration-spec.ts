@@ -21,6 +21,25 @@ async function complete(base: string, prompt: number[], maxTokens: number, prior
   return { status: res.status, body: (await res.json()) as TextBody };
 }
 
+/** One reference node behind a gateway, scheduling by priority and preempting by swap, with `kvBlocks` device blocks. */
+async function swapCluster(kvBlocks: number): Promise<{ cluster: Cluster; base: string }> {
+  const cluster = await Cluster.start({
+    nodes: 1,
+    gateway: true,
+    nodeEnv: {
+      NODE_ENGINE: 'reference',
+      NODE_REFERENCE_BACKEND: 'cpu',
+      NODE_KV_BLOCKS: String(kvBlocks),
+      NODE_MODELS: MODEL,
+      NODE_MAX_BATCH: '4',
+      NODE_SCHEDULING: 'priority',
+      NODE_PREEMPTION: 'swap',
+      NODE_BLOCK_GROUP_BLOCKS: '4',
+    },
+  });
+  return { cluster, base: `http://127.0.0.1:${cluster.gateway!.httpPort}` };
+}
+
 const promptOf = (i: number) => Array.from({ length: 40 }, (_, j) => (j * 29 + i * 13 + 3) % 250);
 /** Prompts whose greedy answer on mnemo-tiny runs the full 80 tokens (others sample EOS early). */
 const LONG = [4, 5, 7, 8];
@@ -30,21 +49,7 @@ describe('priority scheduling with swap preemption (FastSwitch)', () => {
   let base: string;
   beforeAll(async () => {
     // 8 blocks = 128 tokens; each request needs up to 8 blocks alone (40 + 80 tokens): no two finish side by side.
-    cluster = await Cluster.start({
-      nodes: 1,
-      gateway: true,
-      nodeEnv: {
-        NODE_ENGINE: 'reference',
-        NODE_REFERENCE_BACKEND: 'cpu',
-        NODE_KV_BLOCKS: '8',
-        NODE_MODELS: MODEL,
-        NODE_MAX_BATCH: '4',
-        NODE_SCHEDULING: 'priority',
-        NODE_PREEMPTION: 'swap',
-        NODE_BLOCK_GROUP_BLOCKS: '4',
-      },
-    });
-    base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
+    ({ cluster, base } = await swapCluster(8));
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -90,21 +95,7 @@ describe('swap preemption leaning on the KV store host pool (one host copy)', ()
   const FULL = [1, 4];
   beforeAll(async () => {
     // 40 blocks = 640 tokens: two requests of 272 + 100 tokens (24 blocks each) cannot finish side by side.
-    cluster = await Cluster.start({
-      nodes: 1,
-      gateway: true,
-      nodeEnv: {
-        NODE_ENGINE: 'reference',
-        NODE_REFERENCE_BACKEND: 'cpu',
-        NODE_KV_BLOCKS: '40',
-        NODE_MODELS: MODEL,
-        NODE_MAX_BATCH: '4',
-        NODE_SCHEDULING: 'priority',
-        NODE_PREEMPTION: 'swap',
-        NODE_BLOCK_GROUP_BLOCKS: '4',
-      },
-    });
-    base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
+    ({ cluster, base } = await swapCluster(40));
   });
   afterAll(async () => {
     await cluster?.stop();
