@@ -171,7 +171,8 @@ export class KvStore implements ChunkStore {
       reader = warmed.reader;
       this.warmCounters.used++;
     } else if (warmed) {
-      // The device prefix or the tiers changed while it waited: what it read stays in the host pool.
+      // The device prefix or the tiers changed while it waited: plan afresh. Its reads are freed
+      // (a promotion joins the host pool only once a copy out of it checked its CRC).
       warmed.reader.release();
       this.warmCounters.stale++;
     }
@@ -212,13 +213,8 @@ export class KvStore implements ChunkStore {
       chunks.push(c);
     }
     if (chunks.length === 0) return undefined;
-    let reader: RestoreReader;
-    try {
-      reader = new RestoreReader(this.tiers, m, chunks, 0, chunks.length * CHUNK_TOKENS);
-    } catch (e) {
-      this.log('warn', 'KV not held for a swap', { model, err: (e as Error).message });
-      return undefined;
-    }
+    const reader = this.reader(model, chunks, 0, chunks.length * CHUNK_TOKENS);
+    if (!reader) return undefined;
     this.swapHolds.held++;
     this.swapHolds.chunks += chunks.length;
     return {
@@ -276,7 +272,7 @@ export class KvStore implements ChunkStore {
     return w;
   }
 
-  /** A reader for [from, until) over `chunks` (those from the one `from` falls in), or undefined when a replica is gone. */
+  /** A reader for [from, until) over `chunks` (those from the one `from` falls in), or undefined (logged) when a replica is gone. */
   private reader(model: string, chunks: readonly PrefixChunk[], from: number, until: number): RestoreReader | undefined {
     const m = this.tiers.model(model);
     const first = Math.floor(from / CHUNK_TOKENS);
