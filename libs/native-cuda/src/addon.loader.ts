@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { NativeError } from './native.error.js';
 
 /** ABI the wrapper speaks; must equal `kNativeAbi` in src/native/core/version.h. */
-export const EXPECTED_NATIVE_ABI = 2;
+export const EXPECTED_NATIVE_ABI = 3;
 
 export interface NativeVersion {
   version: string;
@@ -106,7 +106,7 @@ export interface NativeAddon {
   openHostPool(bytes: number, numaNode: number, populate: boolean, hugePages: boolean): Promise<RawHostPool>;
   numaNodes(): number[];
   openSsdPool(path: string, bytes: number, blockSize: number, queueDepth: number, maxRequestBytes: number, forcePread: boolean): Promise<RawSsdPool>;
-  transfer(operands: readonly RawOperand[], ranges: Float64Array, crcs: Float64Array): Promise<{ crcs: Uint32Array; fusedCrcs: number }>;
+  transfer(operands: readonly RawOperand[], ranges: Float64Array, crcs: Float64Array, onCompute?: boolean): Promise<{ crcs: Uint32Array; fusedCrcs: number }>;
   probeMemcpy(bytes: number, iterations: number): Promise<{ bytes: number; threads: number; memcpySeconds: number[]; kernelSeconds: number[]; crcCopySeconds: number[]; crcStreamsCopySeconds: number[] }>;
   probeDirectIo(
     path: string,

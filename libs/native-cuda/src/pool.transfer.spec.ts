@@ -6,6 +6,8 @@ import { crc32cRanges, packCrcRanges, packTransferRanges, transfer } from './poo
 import { openSsdPool, type SsdPoolDevice } from './ssd-pool.device.js';
 import { pattern, rejection, tempDir } from './testing/pool.fixtures.js';
 import { crc32c } from './crc32c.js';
+import { CpuKernelBackend } from './kernels/cpu-backend.js';
+import { kernelCall } from './kernels/kernel.contract.js';
 
 const MiB = 2 ** 20;
 const geometry: KvGeometry = { numLayers: 4, numKvHeads: 2, headDim: 16, blockSize: 16 };
@@ -136,6 +138,45 @@ describe(transfer.name, () => {
     expect(r.fusedCrcs).toBe(0);
     expect([...r.crcs]).toEqual([crc32c(data.subarray(1, MiB + 1)), 0]);
     expect([...(await crc32cRanges([data], packCrcRanges([{ operand: 0, offset: 5, length: 1000 }])))]).toEqual([crc32c(data.subarray(5, 1005))]);
+  });
+
+  it('on the compute lane: the same bytes and CRCs, and it runs after the kernels queued before it', async () => {
+    const cache = deviceCache(40, 2);
+    const blocks = [7, 3, 30, 12, 0, 39, 21, 5, 18, 26, 9, 33, 1, 14, 27, 36];
+    const seg = kvSegmentBytes(geometry, blocks.length * geometry.blockSize);
+    const host = track(await openHostPool({ bytes: 4 * MiB }));
+    const crcs = packCrcRanges(Array.from({ length: geometry.numLayers }, (_, l) => ({ operand: 1, offset: l * seg, length: seg })));
+    const segments = Array.from({ length: geometry.numLayers }, (_, l) => ({ operand: 1, offset: l * seg }));
+    const gather = kvChunkRanges({ geometry, cache: { operand: 0 }, blocks, segments, direction: 'gather' });
+    const put = await transfer([cache, host], gather, { crcs });
+    const scatter = kvChunkRanges({ geometry, cache: { operand: 0 }, blocks, segments, direction: 'scatter' });
+    const viaCopy = new Float32Array(cache.length);
+    const viaCompute = new Float32Array(cache.length);
+    const a = await transfer([viaCopy, host], scatter, { crcs });
+    const b = await transfer([viaCompute, host], scatter, { crcs, lane: 'compute' });
+    expect([...b.crcs]).toEqual([...put.crcs]);
+    expect(b.fusedCrcs).toBe(geometry.numLayers);
+    expect([...a.crcs]).toEqual([...put.crcs]);
+    expect(u32(viaCompute)).toEqual(u32(viaCopy));
+
+    // Queued behind a kernel batch that writes its source: it copies what the kernels wrote.
+    const kernels = new CpuKernelBackend();
+    const n = 1 << 22;
+    const x = new Float32Array(n).fill(1);
+    const out = new Float32Array(n);
+    const calls = Array.from({ length: 8 }, () => kernelCall('add', x, x, x, n));
+    const ran = kernels.submit(calls);
+    const copied = transfer([x, out], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: 4 * n }]), { lane: 'compute' });
+    await Promise.all([ran, copied]);
+    expect(out[0]).toBe(256);
+    expect(out[n - 1]).toBe(256);
+
+    const ssd = track(await openSsdPool({ path: dir.file('c.bin'), bytes: MiB }));
+    const err = await rejection(transfer([ssd, new Uint8Array(4096)], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: 4096 }]), { lane: 'compute' }));
+    expect(err).toBeInstanceOf(RangeError);
+    expect(err.code).toBe(ValidationCode.InvalidArgValue);
+    const lane = await rejection(transfer([new Uint8Array(8)], new Float64Array(0), { lane: 'gpu' as never }));
+    expect(lane).toBeInstanceOf(RangeError);
   });
 
   describe('refuses malformed calls before moving anything', () => {

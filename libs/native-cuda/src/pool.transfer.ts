@@ -29,6 +29,14 @@ export interface CrcRange {
 export interface TransferOptions {
   /** `[operand, offset, length] × m` over memory operands: CRC32C of each after the transfer. */
   crcs?: Float64Array;
+  /**
+   * Where the bytes move (default `copy`): `copy` on the addon's copy threads; `compute` on the
+   * CPU kernels' queue, between two kernel batches, spread over the kernel lanes — memory
+   * operands only. For a copy that feeds the very next kernels on a machine whose cores the
+   * lanes already fill (a restore into the CPU backend's KV cache): a copy thread beside them
+   * would take a core from one lane while the other waits for it at the next barrier.
+   */
+  lane?: 'copy' | 'compute';
 }
 
 export interface TransferResult {
@@ -145,9 +153,14 @@ export function transfer(operands: readonly TransferOperand[], ranges: Float64Ar
     const r = requireFloat64('ranges', ranges, TRANSFER_RANGE_FIELDS);
     const c = options.crcs === undefined ? EMPTY : requireFloat64('options.crcs', options.crcs, CRC_RANGE_FIELDS);
     const ops = validate(operands, r, c);
+    const onCompute = laneOf(options.lane) === 'compute';
+    if (onCompute) {
+      const i = ops.findIndex((o) => o.ssd);
+      if (i >= 0) throw rangeError(`operands[${i}] is an SSD pool: a transfer on the compute lane moves memory only`, ValidationCode.InvalidArgValue);
+    }
     const raw: RawOperand[] = new Array(ops.length);
     for (let i = 0; i < ops.length; i++) raw[i] = ops[i]!.raw;
-    pending = nativeAddon().transfer(raw, r, c);
+    pending = nativeAddon().transfer(raw, r, c, onCompute);
     // Registered before returning, so a close() right after this call waits for it.
     for (const o of ops) o.inFlight?.track(pending);
   } catch (err) {
@@ -156,6 +169,11 @@ export function transfer(operands: readonly TransferOperand[], ranges: Float64Ar
   return pending.then(undefined, (err: unknown) => {
     throw withSite(err, site);
   });
+}
+
+function laneOf(lane: unknown): 'copy' | 'compute' {
+  if (lane === undefined || lane === 'copy' || lane === 'compute') return lane ?? 'copy';
+  throw rangeError(`options.lane must be 'copy' or 'compute', got ${String(lane)}`, ValidationCode.InvalidArgValue);
 }
 
 /** CRC32C of many memory ranges in one call on the copy threads (`[operand, offset, length] × m`). */

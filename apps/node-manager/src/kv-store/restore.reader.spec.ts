@@ -111,7 +111,8 @@ describe(RestoreReader.name, () => {
   });
 
   it.each<[string, RestoreOptions]>([
-    ['ring', {}],
+    ['ring, on the compute lanes', {}],
+    ['ring, on the copy threads', { intoLane: 'copy' }],
     ['windows', { ssdReads: 'windows' }],
   ])('%s: loadInto writes each row where the target says, bytes equal to load', async (_name, options) => {
     const n = 700 - 100;

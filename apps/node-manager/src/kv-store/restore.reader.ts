@@ -28,6 +28,12 @@ export interface RestoreOptions {
   readonly reuseBuffers?: boolean;
   /** Read groups started one at a time before the budget fills (default SLOW_START_GROUPS); for A/B measurements. */
   readonly slowStartGroups?: number;
+  /**
+   * Where {@link RestoreReader.loadInto} copies (default `compute`): on the engine's compute
+   * queue, across its kernel lanes, between the layer before and the layer that needs the rows;
+   * or on the copy threads beside the compute (`copy`, the earlier design, for A/B measurements).
+   */
+  readonly intoLane?: 'copy' | 'compute';
 }
 
 /** A replica to record in the lookup table. */
@@ -197,7 +203,7 @@ export class RestoreReader {
   /**
    * Layer `layer` of the restored positions copied, verified, straight into the engine's KV
    * memory (`target`: where each position's K and V rows go). One copy fewer than {@link load},
-   * and it runs on the copy threads, not the caller's. Nothing is copied ahead: the target of a
+   * and it runs on the engine's kernel lanes (see `intoLane`), not the caller's thread. Nothing is copied ahead: the target of a
    * layer is the engine's to give, when it asks. Rows written before a CRC mismatch is found
    * belong to a pass that then fails; the engine never names them.
    */
@@ -244,7 +250,9 @@ export class RestoreReader {
     // Replicas this restore read in were verified on the way in; the others are checked now.
     const unverified = srcs.filter((s) => !s.verified);
     const crcs = unverified.flatMap((s) => [op(s.host!.operand), s.host!.offset, this.m.segBytes]);
-    const copy = transfer(operands, Float64Array.from(ranges), crcs.length ? { crcs: Float64Array.from(crcs) } : undefined);
+    // Into the engine's cache: on its compute lanes, where the rows are used next (see intoLane).
+    const lane = target ? (this.options.intoLane ?? 'compute') : 'copy';
+    const copy = transfer(operands, Float64Array.from(ranges), { ...(crcs.length ? { crcs: Float64Array.from(crcs) } : {}), lane });
     this.copies.add(copy);
     const r = await copy.finally(() => this.copies.delete(copy));
     // Released while copying: pins are gone and pending promotions may be reused already, so a

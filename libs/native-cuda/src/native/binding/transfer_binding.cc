@@ -1,6 +1,8 @@
-// transfer(operands: Operand[], ranges: Float64Array, crcs: Float64Array):
+// transfer(operands: Operand[], ranges: Float64Array, crcs: Float64Array, onCompute?: boolean):
 //   Promise<{ crcs: Uint32Array, fusedCrcs: number }>
 //
+// onCompute: a memory-only batch runs on the compute queue, between two kernel batches, its
+// copies spread over the CPU kernel lanes (RunTransferInline), instead of on the copy pool.
 // operands: ArrayBuffer | ArrayBufferView (its bytes) | HostPool | SsdPool.
 // ranges: [n, 5] rows of (src, srcOffset, dst, dstOffset, length); crcs: [m, 3] rows of
 // (operand, offset, length). The JS values are converted into a plain TransferBatch (the
@@ -16,6 +18,7 @@
 #include "binding/pool_wraps.h"
 #include "binding/registry.h"
 #include "core/pool/transfer.h"
+#include "kernels/cpu/parallel_for.h"
 
 namespace mnemo::binding {
 namespace {
@@ -115,6 +118,46 @@ Status ToBatch(const Napi::CallbackInfo& info, AsyncCall* call, TransferBatch* b
   return Status::Ok();
 }
 
+Napi::Object ResultObject(Napi::Env e, const TransferResult& result) {
+  Napi::Object out = Napi::Object::New(e);
+  Napi::Uint32Array crcs = Napi::Uint32Array::New(e, result.crcs.size());
+  for (size_t i = 0; i < result.crcs.size(); ++i) crcs[i] = result.crcs[i];
+  out.Set("crcs", crcs);
+  out.Set("fusedCrcs", static_cast<double>(result.fused_crcs));
+  return out;
+}
+
+void Settle(AsyncCall* call, Status s, TransferResult result) {
+  if (!s.ok()) {
+    call->Complete(std::move(s));
+    return;
+  }
+  call->Complete(Status::Ok(), [result = std::move(result)](Napi::Env e) -> Napi::Value { return ResultObject(e, result); });
+}
+
+// The kernel lanes as a ParallelRun: the compute queue's thread is one of them.
+void OnKernelLanes(size_t n, const std::function<void(size_t)>& fn) {
+  kernels::cpu::ParallelFor(n, 1, [&fn](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) fn(i);
+  });
+}
+
+// Validated now (a bad batch rejects without queueing), run when the compute queue gets to it.
+Status SubmitOnCompute(TransferBatch batch, TaskQueue& compute, AsyncCall* call) {
+  MNEMO_RETURN_IF_ERROR(ValidateTransfer(batch));
+  for (size_t i = 0; i < batch.ranges.size(); ++i) {
+    const TransferRange& r = batch.ranges[i];
+    if (batch.operands[r.src].kind != OperandKind::kMemory || batch.operands[r.dst].kind != OperandKind::kMemory) {
+      return Status::InvalidArgument("range " + std::to_string(i) + " touches an SSD pool: a transfer on the compute queue moves memory only");
+    }
+  }
+  return compute.Submit([batch = std::move(batch), call] {
+    TransferResult result;
+    const Status s = RunTransferInline(batch, kernels::cpu::KernelPool().lanes(), OnKernelLanes, &result);
+    Settle(call, s, std::move(result));
+  });
+}
+
 Napi::Value Transfer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   AsyncCall* call = AsyncCall::Start(env, "mnemo.transfer");
@@ -128,22 +171,14 @@ Napi::Value Transfer(const Napi::CallbackInfo& info) {
     // A getter threw while reading the arguments: the call must still be released.
     status = Status::InvalidArgument(e.Message());
   }
-  if (status.ok()) status = State(env).Pool(&pool);
-  if (status.ok()) {
-    status = SubmitTransfer(batch, *pool, [call](Status s, TransferResult result) {
-      if (!s.ok()) {
-        call->Complete(std::move(s));
-        return;
-      }
-      call->Complete(Status::Ok(), [result = std::move(result)](Napi::Env e) -> Napi::Value {
-        Napi::Object out = Napi::Object::New(e);
-        Napi::Uint32Array crcs = Napi::Uint32Array::New(e, result.crcs.size());
-        for (size_t i = 0; i < result.crcs.size(); ++i) crcs[i] = result.crcs[i];
-        out.Set("crcs", crcs);
-        out.Set("fusedCrcs", static_cast<double>(result.fused_crcs));
-        return out;
-      });
-    });
+  const bool on_compute = info.Length() > 3 && info[3].ToBoolean().Value();
+  if (status.ok() && on_compute) {
+    TaskQueue* compute = nullptr;
+    status = State(env).Compute(&compute);
+    if (status.ok()) status = SubmitOnCompute(std::move(batch), *compute, call);
+  } else {
+    if (status.ok()) status = State(env).Pool(&pool);
+    if (status.ok()) status = SubmitTransfer(batch, *pool, [call](Status s, TransferResult result) { Settle(call, std::move(s), std::move(result)); });
   }
   if (!status.ok()) call->Abandon(status);
   return promise;

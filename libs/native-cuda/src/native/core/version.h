@@ -6,6 +6,6 @@ namespace mnemo {
 inline constexpr const char* kNativeVersion = "0.1.0";
 // Bumped whenever the JS ↔ native calling convention changes; the TS wrapper refuses a
 // binary whose ABI it does not know (stale build/Release after a pull).
-inline constexpr int kNativeAbi = 2;
+inline constexpr int kNativeAbi = 3;
 
 }  // namespace mnemo

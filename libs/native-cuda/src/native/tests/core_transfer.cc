@@ -187,6 +187,70 @@ MNEMO_TEST(transfer, crc_ranges_nothing_tiles_run_in_a_second_phase) {
   CHECK_EQ(crc.result.crcs[0], Crc32c(0, a.data() + 3, 12345));
 }
 
+// A ParallelRun over real threads, one per item, so the shards really run side by side.
+void Threaded(size_t n, const std::function<void(size_t)>& fn) {
+  std::vector<std::thread> lanes;
+  for (size_t i = 0; i < n; ++i) lanes.emplace_back([&fn, i] { fn(i); });
+  for (std::thread& t : lanes) t.join();
+}
+
+MNEMO_TEST(transfer, inline_runs_scatter_and_crcs_on_the_callers_lanes_with_the_same_results) {
+  const Geometry g;
+  const size_t num_blocks = 40;
+  std::vector<uint8_t> payload(g.layers * g.LayerSegmentBytes());
+  test::FillRandom(payload.data(), payload.size(), 3);
+  std::vector<size_t> blocks(g.blocks_per_chunk);
+  for (size_t i = 0; i < blocks.size(); ++i) blocks[i] = (i * 7 + 3) % num_blocks;
+  for (size_t lanes : {size_t{1}, size_t{2}, size_t{5}}) {
+    std::vector<uint8_t> cache(num_blocks * g.BlockBytes());
+    TransferBatch scatter;
+    scatter.operands = {Mem(cache.data(), cache.size()), Mem(payload.data(), payload.size())};
+    ChunkRanges(g, blocks, 0, 1, 0, false, &scatter.ranges);
+    for (size_t l = 0; l < g.layers; ++l) scatter.crcs.push_back({1, l * g.LayerSegmentBytes(), g.LayerSegmentBytes()});
+    scatter.crcs.push_back({0, 5, 3 * g.PlaneBytes() + 1});  // tiled by nothing: second phase
+    TransferOptions small;
+    small.min_shard_bytes = 4096;  // several shards even at this size
+    small.crc_piece_bytes = 1000;
+    size_t items = 0;
+    TransferResult r;
+    const Status s = RunTransferInline(scatter, lanes, [&items](size_t n, const std::function<void(size_t)>& fn) {
+      items += n;
+      Threaded(n, fn);
+    }, &r, small);
+    CHECK(s.ok());
+    CHECK(items > lanes);  // copies and CRC pieces both went through the caller's lanes
+    CHECK_EQ(r.fused_crcs, g.layers);
+    for (size_t l = 0; l < g.layers; ++l) CHECK_EQ(r.crcs[l], Crc32c(0, payload.data() + l * g.LayerSegmentBytes(), g.LayerSegmentBytes()));
+    CHECK_EQ(r.crcs[g.layers], Crc32c(0, cache.data() + 5, 3 * g.PlaneBytes() + 1));
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      for (size_t l = 0; l < g.layers; ++l) {
+        for (size_t kv = 0; kv < 2; ++kv) {
+          CHECK(std::memcmp(cache.data() + g.CacheOffset(blocks[i], l, kv), payload.data() + g.PayloadOffset(l, kv, i), g.PlaneBytes()) == 0);
+        }
+      }
+    }
+  }
+}
+
+MNEMO_TEST(transfer, inline_refuses_ssd_ranges_and_bad_batches_before_moving_anything) {
+  test::TempDir dir;
+  auto ssd = OpenDevice(dir.File("p.bin"), 4 * kMiB, true);
+  std::vector<uint8_t> a(64 * 1024, 7), b(64 * 1024, 0);
+  bool ran = false;
+  const ParallelRun never = [&ran](size_t n, const std::function<void(size_t)>&) { ran = ran || n > 0; };
+  TransferResult r;
+  TransferBatch to_ssd;
+  to_ssd.operands = {Mem(a.data(), a.size()), Ssd(ssd.get())};
+  to_ssd.ranges = {{0, 0, 1, 0, 4096}};
+  CHECK(RunTransferInline(to_ssd, 2, never, &r).code() == StatusCode::kInvalidArgument);
+  TransferBatch conflict;
+  conflict.operands = {Mem(a.data(), a.size()), Mem(b.data(), b.size())};
+  conflict.ranges = {{0, 0, 1, 0, 100}, {0, 0, 1, 50, 100}};
+  CHECK(RunTransferInline(conflict, 2, never, &r).code() == StatusCode::kRangeConflict);
+  CHECK(!ran);
+  CHECK(b[60] == 0);
+}
+
 MNEMO_TEST(transfer, one_read_is_served_by_several_devices_in_parallel) {
   TaskQueue threads(2);
   for (bool pread : kBackends) {

@@ -2,6 +2,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include "core/byte_copy.h"
@@ -44,21 +45,26 @@ void CopySegment(const CopySeg& s) {
   *s.crc_out = Crc32cCopy(0, s.dst, s.src, s.length);
 }
 
+// Each CRC range's pieces joined, once every piece has its CRC.
+TransferResult Combined(const TransferPlan& plan) {
+  TransferResult result;
+  result.fused_crcs = plan.fused;
+  result.crcs.reserve(plan.crcs.size());
+  for (const CrcSpan& span : plan.crcs) {
+    uint32_t crc = 0;
+    for (size_t k = span.first; k < span.first + span.count; ++k) {
+      const CrcPiece& p = plan.pieces[k];
+      crc = Crc32cCombine(crc, p.crc, p.length);
+    }
+    result.crcs.push_back(crc);
+  }
+  return result;
+}
+
 void Finish(const std::shared_ptr<Job>& job) {
   Status status = job->Result();
   TransferResult result;
-  if (status.ok()) {
-    result.fused_crcs = job->plan.fused;
-    result.crcs.reserve(job->plan.crcs.size());
-    for (const CrcSpan& span : job->plan.crcs) {
-      uint32_t crc = 0;
-      for (size_t k = span.first; k < span.first + span.count; ++k) {
-        const CrcPiece& p = job->plan.pieces[k];
-        crc = Crc32cCombine(crc, p.crc, p.length);
-      }
-      result.crcs.push_back(crc);
-    }
-  }
+  if (status.ok()) result = Combined(job->plan);
   job->done(std::move(status), std::move(result));
 }
 
@@ -143,6 +149,28 @@ Status SubmitTransfer(const TransferBatch& batch, TaskQueue& pool, TransferDone 
   if (!submitted.ok()) {
     for (size_t i = 0; i < task_count; ++i) ExecutorDone(job, submitted);
   }
+  return Status::Ok();
+}
+
+Status RunTransferInline(const TransferBatch& batch, size_t lanes, const ParallelRun& parallel,
+                         TransferResult* result, const TransferOptions& options) {
+  MNEMO_RETURN_IF_ERROR(ValidateTransfer(batch));
+  for (size_t i = 0; i < batch.ranges.size(); ++i) {
+    const TransferRange& r = batch.ranges[i];
+    if (batch.operands[r.src].kind != OperandKind::kMemory || batch.operands[r.dst].kind != OperandKind::kMemory) {
+      return Status::InvalidArgument("range " + std::to_string(i) + " touches an SSD device: an inline transfer moves memory only");
+    }
+  }
+  TransferPlan plan;
+  PlanTransfer(batch, std::max<size_t>(1, lanes), options, &plan);
+  parallel(plan.shards.size(), [&plan](size_t s) {
+    for (const CopySeg& seg : plan.shards[s]) CopySegment(seg);
+  });
+  parallel(plan.phase2.size(), [&plan](size_t i) {
+    CrcPiece& p = plan.pieces[plan.phase2[i]];
+    p.crc = Crc32c(0, p.data, p.length);
+  });
+  *result = Combined(plan);
   return Status::Ok();
 }
 
