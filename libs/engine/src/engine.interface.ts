@@ -295,9 +295,11 @@ export interface Engine {
    * KV of chunk `chunk` (tokens [256·chunk, 256·chunk + 256)) of a sequence, in the chunk payload
    * layout `[layer][K|V][token][kv_head][head_dim]`; undefined when this engine keeps no KV bytes.
    * With `tokens` < 256 (a `partial` chunk event) only the first `tokens` rows are the sequence's;
-   * the payload keeps the whole chunk's layout and the other rows are zero.
+   * the payload keeps the whole chunk's layout and the other rows are zero. With `into` (exactly
+   * one chunk payload long) the payload is written there and `into` returned: a caller reusing its
+   * buffers spares the pass's commit path a fresh multi-MiB array (page faults and zeroing).
    */
-  exportChunk(seqId: string, chunk: number, tokens?: number): Float32Array | undefined;
+  exportChunk(seqId: string, chunk: number, tokens?: number, into?: Float32Array): Float32Array | undefined;
   /** Layers and K/V row width (kv_heads · head_dim) of a model's KV, or undefined when this engine keeps no KV bytes. */
   kvLayout(model: string): { readonly layers: number; readonly rowElems: number } | undefined;
   /** Width of a model's hidden state (d_model, the row of an E cache); undefined when this engine returns no E caches. */

@@ -429,16 +429,25 @@ export class KvStore implements ChunkStore {
     if (m.table.holdsChunk(e.key, 'mem') || m.table.holdsChunk(e.key, 'ssd')) return;
     // Exported now, while the sequence holds the blocks (right after the pass that completed
     // them, or as it lets go of a partial chunk).
+    // Into a pooled buffer, handed back once the tiers are done with it: a fresh multi-MiB array
+    // would cost this pass's commit (the request's first token waits on it) its page faults.
+    const buffer = this.tiers.buffers.take(m.geometry.layers * m.segBytes);
+    const release = () => this.tiers.buffers.give(buffer);
     let payload: Float32Array | undefined;
     try {
-      payload = e.kind === 'partial' ? this.engine.exportChunk(e.seqId, e.chunk, e.tokens) : this.engine.exportChunk(e.seqId, e.chunk);
+      const into = new Float32Array(buffer, 0, (m.geometry.layers * m.segBytes) / 4);
+      payload = this.engine.exportChunk(e.seqId, e.chunk, e.kind === 'partial' ? e.tokens : undefined, into);
     } catch (err) {
+      release();
       // Inside the engine's release or commit: a chunk not kept is a later recompute, never a failed pass.
       this.log('warn', 'KV chunk export failed', { model: e.model, chunk: e.chunk, err: err instanceof Error ? err : String(err) });
       return;
     }
+    // An engine that keeps no KV bytes, or wrote them elsewhere: the buffer is not needed.
+    const pooled = payload?.buffer === buffer;
+    if (!pooled) release();
     if (!payload) return;
-    this.exports.push({ model: e.model, chunk: { key: e.key, position: e.chunk, payload } });
+    this.exports.push({ model: e.model, chunk: { key: e.key, position: e.chunk, payload, ...(pooled ? { release } : {}) } });
     if (!this.exportScheduled) {
       this.exportScheduled = true;
       // Chunks completed by one pass go to the pool as one batch.

@@ -11,10 +11,33 @@ export interface ChunkPayload {
   /** Index of the chunk in its key chain (position / 256). */
   readonly position: number;
   readonly payload: Float32Array;
+  /**
+   * Called once the tiers no longer read `payload` (its host copy landed, and any SSD write
+   * made straight from it finished or was dropped), so a pooled buffer can be reused.
+   */
+  readonly release?: () => void;
+}
+
+/** Readers of one chunk's payload: the host write, and each SSD write queued straight from it. */
+class PayloadUse {
+  private users = 1;
+
+  constructor(private readonly chunk: ChunkPayload) {}
+
+  add(): this {
+    this.users++;
+    return this;
+  }
+
+  drop(): void {
+    if (--this.users === 0) this.chunk.release?.();
+  }
 }
 
 /** Where an SSD write reads a segment from: its pinned host replica, or the payload itself. */
-type SsdSource = { readonly kind: 'host'; readonly pin: PinHandle } | { readonly kind: 'payload'; readonly payload: Float32Array; readonly byteOffset: number };
+type SsdSource =
+  | { readonly kind: 'host'; readonly pin: PinHandle }
+  | { readonly kind: 'payload'; readonly payload: Float32Array; readonly byteOffset: number; readonly use: PayloadUse };
 
 interface SsdJob {
   readonly m: ModelKv;
@@ -24,7 +47,7 @@ interface SsdJob {
   readonly origin: number;
 }
 
-type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: number };
+type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: number; readonly use: PayloadUse };
 
 /** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
 const SSD_BATCH_SEGMENTS = 64;
@@ -71,8 +94,16 @@ export class TierWriter {
    * `hostOnly`, to the host pool alone (copies another node keeps; nothing if the host has no room).
    */
   write(model: string, chunks: readonly ChunkPayload[], hostOnly = false): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    const p = this.writeHost(this.tiers.model(model), chunks, ++this.origins, hostOnly).catch((e) => this.onError(e, 'host write'));
+    const uses = chunks.map((c) => new PayloadUse(c));
+    if (this.stopped) {
+      for (const u of uses) u.drop();
+      return Promise.resolve();
+    }
+    const p = this.writeHost(this.tiers.model(model), chunks, uses, ++this.origins, hostOnly)
+      .catch((e) => this.onError(e, 'host write'))
+      .finally(() => {
+        for (const u of uses) u.drop();
+      });
     this.writes.add(p);
     void p.finally(() => this.writes.delete(p));
     return p;
@@ -95,21 +126,21 @@ export class TierWriter {
     }
   }
 
-  private async writeHost(m: ModelKv, chunks: readonly ChunkPayload[], origin: number, hostOnly: boolean): Promise<void> {
+  private async writeHost(m: ModelKv, chunks: readonly ChunkPayload[], uses: readonly PayloadUse[], origin: number, hostOnly: boolean): Promise<void> {
     for (const c of chunks) {
       if (c.payload.length !== m.geometry.layers * (m.segBytes / 4)) throw new RangeError(`chunk ${c.key} payload has ${c.payload.length} floats, want ${m.geometry.layers * (m.segBytes / 4)}`);
     }
     // Enumerated layer by layer (Unified pooling §IV-A3), so placement stripes every layer over the devices.
     const segs: Seg[] = [];
     for (let layer = 0; layer < m.geometry.layers; layer++) {
-      for (const c of chunks) {
-        if (!m.table.get(c.key, layer, 'mem')) segs.push({ chunkKey: c.key, position: c.position, layer, payload: c.payload, byteOffset: layer * m.segBytes });
-      }
+      chunks.forEach((c, i) => {
+        if (!m.table.get(c.key, layer, 'mem')) segs.push({ chunkKey: c.key, position: c.position, layer, payload: c.payload, byteOffset: layer * m.segBytes, use: uses[i]! });
+      });
     }
     if (segs.length === 0) return;
     const { writes, unplaced } = this.place(m, segs, this.tiers.host, 'mem');
     // No room in host memory even after eviction (or no host tier): straight to the SSD pool.
-    if (!hostOnly) for (const s of unplaced) this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset } });
+    if (!hostOnly) for (const s of unplaced) this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset, use: s.use.add() } });
     if (writes.length > 0) {
       const copied = await this.copy(m, writes, (s) => ({ operand: s.payload, offset: s.byteOffset }));
       // Another write of the same chunk (a peer import racing the engine's own export) may have
@@ -241,5 +272,6 @@ export class TierWriter {
 
   private release(job: SsdJob): void {
     if (job.source.kind === 'host') this.tiers.unpin(job.m, [job.source.pin]);
+    else job.source.use.drop();
   }
 }

@@ -58,6 +58,18 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     await src.close();
   });
 
+  it('exports a whole or partial chunk into a given buffer, bit for bit as into a fresh one', async () => {
+    const { src, chunks } = await source();
+    const n = chunks[0]!.length;
+    const into = new Float32Array(n).fill(NaN);
+    expect(src.exportChunk('src', 1, undefined, into)).toBe(into);
+    expect(bits(into)).toEqual(bits(chunks[1]!));
+    into.fill(NaN);
+    expect(bits(src.exportChunk('src', 2, 600 - 512, into))).toEqual(bits(src.exportChunk('src', 2, 600 - 512)));
+    expect(() => src.exportChunk('src', 0, undefined, new Float32Array(n - 1))).toThrow(expect.objectContaining({ code: ErrorCode.InvalidRequest }));
+    await src.close();
+  });
+
   it('a prompt restored layer by layer from exported chunks decodes what a fresh prefill decodes, with identical KV', async () => {
     const { src, chunks, g } = await source();
     const fresh = engine();

@@ -113,19 +113,29 @@ export class PagedKvCache<T> {
    * Copies KV of `r` to the host in the chunk payload layout
    * `[layer][K|V][token][kv_head][head_dim]`. The cache is viewed as a table of
    * `[kv_head * head_dim]` rows and gathered with the embedding kernel, so only the
-   * requested rows cross to the host, whatever the backend.
+   * requested rows cross to the host, whatever the backend. With `into` (exactly as long as the
+   * range) the rows land there, and on a host-memory backend they are gathered straight into it.
    */
-  export(seqId: string, r: KvRange): Float32Array {
+  export(seqId: string, r: KvRange, into?: Float32Array): Float32Array {
     const ids = this.rowIds(seqId, r);
-    if (ids.length === 0) return new Float32Array(0);
-    const out = this.backend.alloc(ids.length * this.rowDim);
+    const elems = ids.length * this.rowDim;
+    if (into && into.length !== elems) throw new MnemoError(ErrorCode.InvalidRequest, `KV export target has ${into.length} floats, the range has ${elems}`);
+    if (ids.length === 0) return into ?? new Float32Array(0);
+    if (into && this.backend.hostView) {
+      this.backend.embedding(this.backend.hostView(into), this.tensor, ids, this.rowDim);
+      return into;
+    }
+    const out = this.backend.alloc(elems);
     // Host tensors (cpu): the gathered rows are already a fresh host array nothing else holds,
     // so they are handed over as they are; a second multi-MiB copy would sit on the pass's
     // commit path, where chunks are exported.
     const hostArray = this.backend.hostArray?.bind(this.backend);
     try {
       this.backend.embedding(out, this.tensor, ids, this.rowDim);
-      return hostArray ? hostArray(out) : this.backend.download(out, ids.length * this.rowDim);
+      const host = hostArray ? hostArray(out) : this.backend.download(out, elems);
+      if (!into) return host;
+      into.set(host);
+      return into;
     } finally {
       if (!hostArray) this.backend.free(out);
     }

@@ -1,4 +1,4 @@
-import { CHUNK_TOKENS, ErrorCode, MnemoError, padChunkPayload, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, chunkElems, ErrorCode, MnemoError, padChunkPayload, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { CrossModelPlan, Engine, EngineLayerStream, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
@@ -431,13 +431,17 @@ export class ReferenceEngine implements Engine {
     return this.runtime(model).config.dModel;
   }
 
-  exportChunk(seqId: string, chunk: number, tokens = CHUNK_TOKENS): Float32Array {
+  exportChunk(seqId: string, chunk: number, tokens = CHUNK_TOKENS, into?: Float32Array): Float32Array {
     // A release deferred past a pass reports its partial chunk after the sequence left `seqs`.
     const rt = this.seqs.has(seqId) ? this.runtime(this.seq(seqId).model) : [...this.runtimes.values()].find((r) => r.cache.ledger.has(seqId));
     if (!rt) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${seqId}`);
     const { layers, kvHeads, headDim } = rt.config;
-    const compact = rt.cache.export(seqId, { layerStart: 0, layerEnd: layers, tokenStart: chunk * CHUNK_TOKENS, tokenEnd: chunk * CHUNK_TOKENS + tokens });
-    return padChunkPayload({ layers, rowElems: kvHeads * headDim }, compact, tokens);
+    const g = { layers, rowElems: kvHeads * headDim };
+    if (into && into.length !== chunkElems(g)) throw new MnemoError(ErrorCode.InvalidRequest, `chunk payload target has ${into.length} floats, a chunk needs ${chunkElems(g)}`);
+    const range = { layerStart: 0, layerEnd: layers, tokenStart: chunk * CHUNK_TOKENS, tokenEnd: chunk * CHUNK_TOKENS + tokens };
+    // A whole chunk's rows are the payload's layout already: gathered straight into `into`.
+    if (tokens === CHUNK_TOKENS) return rt.cache.export(seqId, range, into);
+    return padChunkPayload(g, rt.cache.export(seqId, range), tokens, into);
   }
 
   // ---- lower-level surface (node-manager, profiler, tests) ----

@@ -236,11 +236,15 @@ export class SimEngine implements Engine {
    * bytes; the copy handed out is real and is what the tiers and peers move). Undefined without
    * `kvBytes`, or when the sequence's KV does not cover the chunk.
    */
-  exportChunk(seqId: string, chunk: number, tokens = CHUNK_TOKENS): Float32Array | undefined {
+  exportChunk(seqId: string, chunk: number, tokens = CHUNK_TOKENS, into?: Float32Array): Float32Array | undefined {
     const seq = this.seqs.get(seqId);
     const layout = seq && this.kvLayouts.get(seq.model.id);
     if (!seq || !layout || !Number.isInteger(chunk) || chunk < 0 || chunk * CHUNK_TOKENS + tokens > seq.kvTokens.length) return undefined;
-    return chunkPayload(modelSeed(seq.model.id), seq.kvTokens, chunk, layout, tokens);
+    const payload = chunkPayload(modelSeed(seq.model.id), seq.kvTokens, chunk, layout, tokens);
+    if (!into) return payload;
+    if (into.length !== payload.length) throw new MnemoError(ErrorCode.InvalidRequest, `chunk payload target has ${into.length} floats, a chunk needs ${payload.length}`);
+    into.set(payload);
+    return into;
   }
 
   kvLayout(model: string): SimKvLayout | undefined {

@@ -68,6 +68,14 @@ describe(padChunkPayload.name, () => {
     }
   });
 
+  it.each([[3], [256]])('writes %p tokens into a given buffer of any contents, padding zeroed, as a fresh payload', (tokens) => {
+    const compact = Float32Array.from({ length: g.layers * 2 * tokens * g.rowElems }, (_, i) => i + 1);
+    const into = new Float32Array(chunkElems(g)).fill(NaN);
+    expect(padChunkPayload(g, compact, tokens, into)).toBe(into);
+    expect([...into]).toEqual([...padChunkPayload(g, compact.slice(), tokens)]);
+    expect(() => padChunkPayload(g, compact, tokens, new Float32Array(chunkElems(g) - 1))).toThrow(RangeError);
+  });
+
   it('returns a whole chunk as it is', () => {
     const whole = new Float32Array(chunkElems(g)).fill(1);
     expect(padChunkPayload(g, whole, 256)).toBe(whole);

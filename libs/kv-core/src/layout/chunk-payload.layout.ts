@@ -55,15 +55,21 @@ export function layerPieces(g: KvRowGeometry, layer: number, from: number, until
  * A chunk payload for the first `tokens` positions of a chunk, in the whole chunk's layout (the
  * one the offload tiers store and restore): `compact` is `[layer][K|V][tokens][row]`, the
  * result `[layer][K|V][256][row]` with rows past `tokens` zero. Restores of positions below
- * `tokens` then read it like any chunk.
+ * `tokens` then read it like any chunk. With `into` (a whole chunk payload long, any contents)
+ * the result is written there, padding rows zeroed, and `into` returned.
  */
-export function padChunkPayload(g: KvRowGeometry, compact: Float32Array, tokens: number): Float32Array {
+export function padChunkPayload(g: KvRowGeometry, compact: Float32Array, tokens: number, into?: Float32Array): Float32Array {
   if (!Number.isInteger(tokens) || tokens < 1 || tokens > CHUNK_TOKENS) throw new RangeError(`partial chunk of ${tokens} tokens outside [1, ${CHUNK_TOKENS}]`);
   const half = tokens * g.rowElems;
   if (compact.length !== g.layers * 2 * half) throw new RangeError(`partial chunk payload has ${compact.length} elements, ${tokens} tokens need ${g.layers * 2 * half}`);
-  if (tokens === CHUNK_TOKENS) return compact;
-  const out = new Float32Array(chunkElems(g));
+  if (into && into.length !== chunkElems(g)) throw new RangeError(`chunk payload target has ${into.length} elements, a chunk needs ${chunkElems(g)}`);
+  if (tokens === CHUNK_TOKENS && !into) return compact;
+  if (into === compact) return into;
+  const out = into ?? new Float32Array(chunkElems(g));
   const full = CHUNK_TOKENS * g.rowElems;
-  for (let i = 0; i < 2 * g.layers; i++) out.set(compact.subarray(i * half, (i + 1) * half), i * full);
+  for (let i = 0; i < 2 * g.layers; i++) {
+    out.set(compact.subarray(i * half, (i + 1) * half), i * full);
+    if (into) out.fill(0, i * full + half, (i + 1) * full);
+  }
   return out;
 }

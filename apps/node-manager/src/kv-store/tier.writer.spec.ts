@@ -1,0 +1,97 @@
+// TierWriter hands a chunk's payload back (ChunkPayload.release) exactly once, and only when no
+// tier reads it any more: after its host copy, or after the SSD writes made straight from it
+// when host memory had no room. The node exports chunks into pooled buffers on the strength of
+// that; a release too early would let the next export overwrite bytes still being written.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OffloadTiers } from './offload.tiers.js';
+import { closePoolDevices, openPoolDevices } from './pool.devices.js';
+import { TierWriter, type ChunkPayload } from './tier.writer.js';
+import { chunkChain } from '../../test/chunk-chain.fixture.js';
+
+const MODEL = 'm';
+const G = { layers: 6, rowElems: 8 }; // 16 KiB segments, 96 KiB chunks
+const KiB = 1024;
+
+describe(`${TierWriter.name} payload release`, () => {
+  let dir: string;
+  let tiers: OffloadTiers;
+  let close: () => Promise<void>;
+
+  async function open(hostBytes: number): Promise<void> {
+    const { devices } = await openPoolDevices({
+      enabled: true,
+      dataDir: dir,
+      hostBytes,
+      hostDevices: 1,
+      ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 4 * KiB * KiB }],
+      bandwidths: [10, 2],
+      ssdTtlMs: 3_600_000,
+      ioBackend: 'auto',
+      eventsMs: 50,
+    });
+    tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
+    await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
+    close = async () => {
+      await tiers.close();
+      await closePoolDevices(devices);
+    };
+  }
+
+  /** The chain, each payload's release recording which layers some tier held at that moment. */
+  function tracked(n: number): { chunks: ChunkPayload[]; released: Map<string, boolean[][]> } {
+    const released = new Map<string, boolean[][]>();
+    const chunks = chunkChain(MODEL, G, n).map((c) => ({
+      ...c,
+      release: () => {
+        const m = tiers.model(MODEL);
+        const held = Array.from({ length: G.layers }, (_, l) => m.table.get(c.key, l, 'mem') !== undefined || m.table.get(c.key, l, 'ssd') !== undefined);
+        released.set(c.key, [...(released.get(c.key) ?? []), held]);
+      },
+    }));
+    return { chunks, released };
+  }
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mnemo-writer-'));
+  });
+  afterEach(async () => {
+    await close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['host memory takes every chunk', 4 * KiB * KiB, 0],
+    ['host memory takes a few segments, the rest go to SSD straight from the payload', 64 * KiB, 1],
+  ])('releases each payload once, after every layer landed in some tier: %s', async (_name, hostBytes, minSkipped) => {
+    await open(hostBytes);
+    const writer = new TierWriter(tiers, (e) => {
+      throw e;
+    });
+    const { chunks, released } = tracked(3);
+    await writer.write(MODEL, chunks);
+    await writer.drain();
+    const m = tiers.model(MODEL);
+    const notInHost = chunks.flatMap((c) => Array.from({ length: G.layers }, (_, l) => m.table.get(c.key, l, 'mem') === undefined)).filter(Boolean).length;
+    expect(notInHost).toBeGreaterThanOrEqual(minSkipped);
+    for (const c of chunks) expect(released.get(c.key)).toEqual([Array(G.layers).fill(true)]);
+  });
+
+  it('releases at once what a stopped writer will not write, and what a tier already holds', async () => {
+    await open(4 * KiB * KiB);
+    const writer = new TierWriter(tiers, (e) => {
+      throw e;
+    });
+    const first = tracked(2);
+    await writer.write(MODEL, first.chunks);
+    const again = tracked(2);
+    await writer.write(MODEL, again.chunks);
+    await writer.drain();
+    expect([...again.released.values()].map((r) => r.length)).toEqual([1, 1]);
+    writer.stop();
+    const late = tracked(1);
+    await writer.write(MODEL, late.chunks);
+    expect([...late.released.values()].map((r) => r.length)).toEqual([1]);
+  });
+});
