@@ -54,7 +54,7 @@ export class AdviseUseCase {
     if (!session) throw new MnemoError(ErrorCode.NotFound, `unknown session ${JSON.stringify(cmd.sessionId)}: advisories are for sessions that sent a request`, { param: 'session_id' });
     if (session.model !== cmd.model) throw new MnemoError(ErrorCode.InvalidRequest, `session ${JSON.stringify(cmd.sessionId)} uses model ${session.model}, not ${cmd.model}`, { param: 'model' });
     const now = this.clock.unixMs();
-    const candidates = this.registry.all().map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now) }));
+    const candidates = this.registry.all().map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now), backlogMs: this.registry.backlogOf(n.nodeId, now) }));
     const prefixes = this.directory.prefixes(session.chunkKeys);
     const costs = routingCosts(this.config);
     // The partial chunk the session's last request left (its node reported it): priced like a

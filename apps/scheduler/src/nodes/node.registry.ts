@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { NodeLoad } from '@mnemo/kv-core';
+import { PrefillBacklog, type NodeLoad } from '@mnemo/kv-core';
 
 /** A model as a node describes it in its heartbeats (mnemo.v1.ModelInfo). */
 export interface AdvertisedModel {
@@ -34,6 +34,7 @@ export interface NodeEntry extends NodeLoad {
 export class NodeRegistry {
   private readonly nodes = new Map<string, NodeEntry>();
   private readonly listeners = new Set<(change: MembershipChange) => void>();
+  private readonly backlog = new PrefillBacklog();
 
   upsert(entry: NodeEntry): boolean {
     const isNew = !this.nodes.has(entry.nodeId);
@@ -43,6 +44,7 @@ export class NodeRegistry {
   }
 
   remove(nodeId: string): boolean {
+    this.backlog.drop(nodeId);
     const removed = this.nodes.delete(nodeId);
     if (removed) this.emit({ kind: 'left', nodeId });
     return removed;
@@ -69,6 +71,16 @@ export class NodeRegistry {
 
   get size(): number {
     return this.nodes.size;
+  }
+
+  /** Prefill work (ms) sent to the node at `nowMs`: it looks busy for about as long (kv-core PrefillBacklog). */
+  addBacklog(nodeId: string, ms: number, nowMs: number): void {
+    if (this.nodes.has(nodeId)) this.backlog.add(nodeId, ms, nowMs);
+  }
+
+  /** Prefill work sent to the node and not yet worked through at `nowMs`, ms. */
+  backlogOf(nodeId: string, nowMs: number): number {
+    return this.backlog.get(nodeId, nowMs);
   }
 
   /** Counts a request as queued at the node until its next heartbeat reports the real load. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { BLOCKS_PER_CHUNK, chunkBlockKeys, chunkKeys, longestPartial, partialSource, route, routeKeysFor, withECacheKeys, withPartialSource, type ChunkHolding, type KvDirectory, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
+import { BLOCKS_PER_CHUNK, CHUNK_TOKENS, chunkBlockKeys, chunkKeys, longestPartial, partialSource, route, routeKeysFor, withECacheKeys, withPartialSource, type ChunkHolding, type KvDirectory, type NodePrefix, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import type { InferenceRequest } from '@mnemo/proto';
 import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
@@ -14,6 +14,8 @@ export interface PlannedRoute extends RouteDecision {
   readonly kvSourceAddresses: ReadonlyMap<string, string>;
   /** The session's live reservation when there was one (honoured or not, by the policy). */
   readonly reservation?: Reservation;
+  /** Estimated prefill on the chosen node, ms: the prompt past what it holds or is sent to fetch. */
+  readonly prefillMs: number;
 }
 
 /**
@@ -46,7 +48,7 @@ export class RoutePlanner {
     const nodes = this.registry
       .all()
       .filter((n) => !exclude.has(n.nodeId))
-      .map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now) }));
+      .map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now), backlogMs: this.registry.backlogOf(n.nodeId, now) }));
     const session = request.sessionId ? this.sessions.get(request.tenant, request.sessionId) : undefined;
     const reservation = request.sessionId ? this.book.forSession(request.tenant, request.sessionId, now) : undefined;
     const keys = this.keysFor(request);
@@ -73,7 +75,20 @@ export class RoutePlanner {
         : this.withPartial(routed, partial);
     this.metrics.routingDecisions.inc({ policy: this.policy, reason: decision.reason });
     const kvSourceAddresses = new Map(decision.kvSources.map((s) => [s.nodeId, this.registry.get(s.nodeId)?.grpcAddress ?? '']));
-    return reservation ? { ...decision, kvSourceAddresses, reservation } : { ...decision, kvSourceAddresses };
+    const prefillMs = this.prefillMs(request, decision, keys.prefixes);
+    return reservation ? { ...decision, kvSourceAddresses, reservation, prefillMs } : { ...decision, kvSourceAddresses, prefillMs };
+  }
+
+  /**
+   * What the chosen node will prefill, priced like a recompute: the prompt past the chunks it
+   * holds in some tier or is sent to fetch (an estimate: a session's home also holds its partial
+   * chunk on the device, which the directory does not list).
+   */
+  private prefillMs(request: InferenceRequest, decision: RouteDecision, prefixes: readonly NodePrefix[]): number {
+    const local = prefixes.find((p) => p.nodeId === decision.nodeId)?.prefixChunks ?? 0;
+    const fetched = decision.kvSources.reduce((n, s) => n + s.chunkKeys.length, 0);
+    const covered = Math.min(request.tokens.length, (local + fetched) * CHUNK_TOKENS);
+    return ((request.tokens.length - covered) / CHUNK_TOKENS) * this.costs.recomputeMsPerChunk;
   }
 
   /**

@@ -184,16 +184,25 @@ describe(ScheduleInferenceUseCase.name, () => {
       await expect(sut.execute(new ScheduleInferenceCommand(request({ requestId: 'r2', tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: 'a' });
     });
 
-    it.each<[string, Record<string, DispatchOutcome>, string, string[]]>([
-      ['goes to the reserved node (symphony), however busy, and spends the reservation', {}, 'b', []],
-      ['the reserved node refuses: runs elsewhere, and the reserved node is told to forget', { b: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } }, 'a', ['b:adv-1']],
-    ])('a live reservation: %s', async (_n, answers, expected, forgets) => {
-      const { sut, book, prefetcher } = setup([node('a'), node('b', { running: 4 })], answers);
+    it.each<[string, number, Record<string, DispatchOutcome>, string, string[]]>([
+      ['goes to the reserved node (symphony), busier by its own reservation (inside the move margin), and spends it', 0, {}, 'b', []],
+      ['the reserved node is four requests busier (past the move margin): runs elsewhere, and the reserved node is told to forget', 4, {}, 'a', ['b:adv-1']],
+      ['the reserved node refuses: runs elsewhere, and the reserved node is told to forget', 0, { b: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } }, 'a', ['b:adv-1']],
+    ])('a live reservation: %s', async (_n, busy, answers, expected, forgets) => {
+      const { sut, book, prefetcher } = setup([node('a'), node('b', { running: busy })], answers);
       book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'b', expectedAtMs: Date.now(), expiresAtMs: Date.now() + 60_000, priority: 0 }, Date.now());
       await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: expected });
       expect(book.size).toBe(0);
       await new Promise((r) => setImmediate(r));
       expect(prefetcher.forgets).toEqual(forgets);
+    });
+
+    it.each<[RoutingPolicyName]>([['recompute'], ['symphony']])('%s: a long prefill just sent to a node keeps the next request off it until it should be done', async (policy) => {
+      const { sut } = setup([node('a'), node('b', { running: 1 })], {}, policy);
+      // 2,560 uncached tokens: 10 chunks of 15.9 ms by default, about 6 queued requests' worth.
+      await expect(sut.execute(new ScheduleInferenceCommand(request({ tokens: Array.from({ length: 2560 }, (_, i) => i % 200) })))).resolves.toMatchObject({ nodeId: 'a' });
+      // a: 1 pending + the backlog; b: 1 running. Without the backlog the tie would go to a.
+      await expect(sut.execute(new ScheduleInferenceCommand(request({ requestId: 'r2' })))).resolves.toMatchObject({ nodeId: 'b' });
     });
 
     it('another policy ignores the reservation (baselines do not take advisories)', async () => {

@@ -66,6 +66,7 @@ export class ScheduleInferenceUseCase {
       if (!node) break;
       // Reserved before the await: concurrent requests must see this one when they pick.
       this.registry.addPending(node.nodeId);
+      this.registry.addBacklog(node.nodeId, node.prefillMs, this.clock.unixMs());
       const kvSources = node.kvSources.map((s) => create(KvSourceSchema, { nodeId: s.nodeId, grpcAddress: node.kvSourceAddresses.get(s.nodeId) ?? '', chunkKeys: [...s.chunkKeys] }));
       const outcome = await this.dispatcher.dispatch(node.nodeId, { ...request, attempt, kvSources });
       this.metrics.dispatches.inc({ outcome: outcome.kind });

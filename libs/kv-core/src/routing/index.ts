@@ -12,4 +12,5 @@ export {
   type KvSourcePlan,
   type RoutingCosts,
 } from './route.types.js';
+export { PrefillBacklog } from './prefill.backlog.js';
 export { longestPartial, partialSource, withPartialSource } from './partial-source.policy.js';

@@ -28,6 +28,10 @@ describe(route.name, () => {
     ['home three requests busier: b saves 60 - 24 = 36 ms, past the margin → moves', [node('a', { running: 3 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }), 'b', 'cheapest'],
     ['no live home: the margin does not apply', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'gone', promptTokens: 4 * 256 + 192 }), 'b', 'cheapest'],
     ['the home is already the cheapest: nothing to weigh', [node('a'), node('b', { running: 1 })], req({ sessionHome: 'a' }), 'a', 'cheapest'],
+    // A reservation weighs like a home: b prefetched the prefix to host (4·2 = 8); a would pull it from b (4·(2+3) = 20).
+    ['reserved node a request busier: 20 + 8 = 28 against a’s 20, inside the margin → honoured', [node('a'), node('b', { running: 1 })], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'b', 'reservation'],
+    ['reserved node with 150 ms of prefill backlog: 158 against 20 → the request goes where it starts first', [node('a'), node('b', { backlogMs: 150 })], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'a', 'cheapest'],
+    ['reserved node is the cheapest anyway', [node('a', { running: 1 }), node('b')], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'b', 'reservation'],
   ])('symphony move margin: %s', (_n, nodes, r, expected, reason) => {
     const d = route('symphony', nodes, r, { ...costs, moveMarginMs: 20 })!;
     expect([d.nodeId, d.reason]).toEqual([expected, reason]);
@@ -47,7 +51,8 @@ describe(route.name, () => {
     ['prefix-affinity: equal prefixes → less loaded', 'prefix-affinity', [node('a', { running: 3 }), node('b', { running: 1 })], req({ prefixes: [held('a', 'host'), held('b', 'host')] }), 'b', 'longest_prefix'],
     ['prefix-affinity: nothing cached → least loaded', 'prefix-affinity', [node('a', { running: 1 }), node('b')], req(), 'b', 'least_loaded'],
     // symphony
-    ['symphony: a reservation is honoured even on a busier node', 'symphony', [node('a'), node('b', { running: 3 })], req({ reservedNode: 'b' }), 'b', 'reservation'],
+    ['recompute: prefill backlog counts as load (50 ms = 2.5 queued requests)', 'recompute', [node('a', { backlogMs: 50 }), node('b', { running: 2 })], req(), 'b', 'least_loaded'],
+    ['symphony: prefill backlog counts in the estimate', 'symphony', [node('a', { backlogMs: 30 }), node('b', { running: 1 })], req(), 'b', 'cheapest'],
     ['symphony: a reservation on a dead node is ignored', 'symphony', [node('a'), node('b', { running: 1 })], req({ reservedNode: 'gone' }), 'a', 'cheapest'],
     // a: 20·1 + 4·0 = 20; b: 0 + 4·min(16, 0+3) = 12 → b, moving beats queueing
     ['symphony: an idle node pulling the prefix beats queueing where it lives', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }), 'b', 'cheapest'],

@@ -3,9 +3,13 @@ import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
 import { loadScore } from './least-loaded.policy.js';
 import type { KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, RoutingCosts, RoutingPolicyName } from './route.types.js';
 
-/** Load with reservations counted at their weight: what "least loaded" means everywhere here. */
+/**
+ * Load with reservations counted at their weight and the prefill backlog in queued-request units:
+ * what "least loaded" means everywhere here, baselines included.
+ */
 export function reservedLoad(n: RouteCandidate, costs: RoutingCosts): number {
-  return loadScore(n) + costs.reservationWeight * n.reservations;
+  const backlog = costs.queueMsPerRequest > 0 ? (n.backlogMs ?? 0) / costs.queueMsPerRequest : 0;
+  return loadScore(n) + costs.reservationWeight * n.reservations + backlog;
 }
 
 /**
@@ -16,7 +20,8 @@ export function reservedLoad(n: RouteCandidate, costs: RoutingCosts): number {
  * - `sticky` (InferCept-like): the session's previous node while it lives, else least loaded.
  * - `prefix-affinity` (llm-d / Dynamo KV-router style): the longest cached prefix wins, load
  *   only breaks ties; a prompt everyone shares therefore pins traffic to its first holder.
- * - `symphony`: a live reservation is honoured; otherwise each node's estimated time to first
+ * - `symphony`: a live reservation is honoured unless another node's estimate beats the reserved
+ *   node's by more than `moveMarginMs` (the announced request arrived to find it busy); otherwise each node's estimated time to first
  *   token — its queue, plus per chunk the cheapest of a local tier, a peer fetch or recomputing,
  *   plus, away from the session's home, recomputing the partial last chunk only the home holds —
  *   is compared, so KV placement only wins while it saves more than the extra queueing costs; a
@@ -51,8 +56,12 @@ function symphony(serving: readonly RouteCandidate[], req: RouteRequest, costs: 
   const prefixes = new Map(req.prefixes.map((p) => [p.nodeId, p]));
   const homeAlive = serving.some((n) => n.nodeId === req.sessionHome);
   const cost = (n: RouteCandidate) => estimate(n, req, prefixes, costs, homeAlive);
-  if (reserved) return { nodeId: reserved.nodeId, reason: 'reservation', kvSources: sourcesFor(reserved.nodeId, req, prefixes, costs), estimateMs: cost(reserved) };
   const best = pick(serving, cost, costs);
+  // The reservation prefetched this session's KV there, so its estimate already counts that KV
+  // as local: it loses only to a node that is clearly faster now, as a session's home does.
+  if (reserved && (reserved === best || cost(best) + costs.moveMarginMs >= cost(reserved))) {
+    return { nodeId: reserved.nodeId, reason: 'reservation', kvSources: sourcesFor(reserved.nodeId, req, prefixes, costs), estimateMs: cost(reserved) };
+  }
   const home = homeAlive ? serving.find((n) => n.nodeId === req.sessionHome) : undefined;
   if (home && home !== best && cost(best) + costs.moveMarginMs >= cost(home)) {
     return { nodeId: home.nodeId, reason: 'session_home', kvSources: sourcesFor(home.nodeId, req, prefixes, costs), estimateMs: cost(home) };

@@ -9,6 +9,8 @@ export type RoutingPolicyName = (typeof ROUTING_POLICIES)[number];
 export interface RouteCandidate extends NodeLoad {
   /** Live advisory reservations held on this node (requests announced, not arrived yet). */
   readonly reservations: number;
+  /** Prefill work sent to the node and not worked through yet, ms (see PrefillBacklog). */
+  readonly backlogMs?: number;
 }
 
 /** What routing knows about one request. */

@@ -1,0 +1,31 @@
+/**
+ * Prefill work the scheduler sent each node that the node has not worked through yet, in ms of
+ * its prefill time. A node's heartbeat counts its queue in requests, and only once a second; a
+ * request that must prefill 2,000 tokens blocks the node's next passes for the whole of that
+ * prefill, not for one typical request. The scheduler adds each dispatch's estimated prefill
+ * here, and the backlog drains in real time — a node prefills one ms of work per ms — so a node
+ * that just took a long prefill looks busy for about as long as it is, without a report from it.
+ */
+export class PrefillBacklog {
+  private readonly nodes = new Map<string, { ms: number; atMs: number }>();
+
+  /** Adds `ms` of prefill work sent to `nodeId` at `nowMs`. */
+  add(nodeId: string, ms: number, nowMs: number): void {
+    if (!Number.isFinite(ms) || ms <= 0) return;
+    this.nodes.set(nodeId, { ms: this.get(nodeId, nowMs) + ms, atMs: nowMs });
+  }
+
+  /** Work left at `nowMs`, in ms (0 for a node nothing was sent to). */
+  get(nodeId: string, nowMs: number): number {
+    const b = this.nodes.get(nodeId);
+    if (!b) return 0;
+    const left = b.ms - Math.max(0, nowMs - b.atMs);
+    if (left <= 0) this.nodes.delete(nodeId);
+    return Math.max(0, left);
+  }
+
+  /** Forgets a node (it left, or restarted with an empty queue). */
+  drop(nodeId: string): void {
+    this.nodes.delete(nodeId);
+  }
+}
