@@ -13,6 +13,7 @@ import { closePoolDevices, openPoolDevices } from './pool.devices.js';
 import { RestoreReader, type RestoreOptions } from './restore.reader.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { chunkChain, layerOf } from '../../test/chunk-chain.fixture.js';
+import { smallPoolSettings } from '../../test/pool-settings.fixture.js';
 
 const MODEL = 'm';
 const G = { layers: 6, rowElems: 8 }; // 16 KiB segments
@@ -26,17 +27,7 @@ describe(RestoreReader.name, () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'mnemo-restore-'));
-    const { devices } = await openPoolDevices({
-      enabled: true,
-      dataDir: dir,
-      hostBytes: 4 * MiB,
-      hostDevices: 1,
-      ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 4 * MiB }],
-      bandwidths: [10, 2],
-      ssdTtlMs: 3_600_000,
-      ioBackend: 'auto',
-      eventsMs: 50,
-    });
+    const { devices } = await openPoolDevices(smallPoolSettings(dir, { hostBytes: 4 * MiB, ssdBytes: 4 * MiB }));
     tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
     await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
     const writer = new TierWriter(tiers, (e) => {

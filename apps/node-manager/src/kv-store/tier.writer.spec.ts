@@ -9,6 +9,7 @@ import { OffloadTiers } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices } from './pool.devices.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { chunkChain } from '../../test/chunk-chain.fixture.js';
+import { smallPoolSettings } from '../../test/pool-settings.fixture.js';
 
 const MODEL = 'm';
 const G = { layers: 6, rowElems: 8 }; // 16 KiB segments, 96 KiB chunks
@@ -20,17 +21,7 @@ describe(`${TierWriter.name} payload release`, () => {
   let close: () => Promise<void>;
 
   async function open(hostBytes: number): Promise<void> {
-    const { devices } = await openPoolDevices({
-      enabled: true,
-      dataDir: dir,
-      hostBytes,
-      hostDevices: 1,
-      ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 4 * KiB * KiB }],
-      bandwidths: [10, 2],
-      ssdTtlMs: 3_600_000,
-      ioBackend: 'auto',
-      eventsMs: 50,
-    });
+    const { devices } = await openPoolDevices(smallPoolSettings(dir, { hostBytes, ssdBytes: 4 * KiB * KiB }));
     tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
     await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
     close = async () => {

@@ -54,7 +54,10 @@ export class AdviseUseCase {
     if (!session) throw new MnemoError(ErrorCode.NotFound, `unknown session ${JSON.stringify(cmd.sessionId)}: advisories are for sessions that sent a request`, { param: 'session_id' });
     if (session.model !== cmd.model) throw new MnemoError(ErrorCode.InvalidRequest, `session ${JSON.stringify(cmd.sessionId)} uses model ${session.model}, not ${cmd.model}`, { param: 'model' });
     const now = this.clock.unixMs();
-    const candidates = this.registry.all().map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now), backlogMs: this.registry.backlogOf(n.nodeId, now) }));
+    const arrival = cmd.expectedArrivalUnixMs > 0 ? Math.min(Math.max(cmd.expectedArrivalUnixMs, now), now + this.config.SCHEDULER_ADVISORY_MAX_AHEAD_MS!) : now;
+    // The prefill backlog as it will be when the request arrives: a long prefill a node took a
+    // moment ago is no reason to move a session that arrives seconds later.
+    const candidates = this.registry.all().map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now), backlogMs: this.registry.backlogOf(n.nodeId, arrival) }));
     const prefixes = this.directory.prefixes(session.chunkKeys);
     const costs = routingCosts(this.config);
     // The partial chunk the session's last request left (its node reported it): priced like a
@@ -67,7 +70,6 @@ export class AdviseUseCase {
       costs,
     );
     if (!choice) throw new MnemoError(candidates.length === 0 ? ErrorCode.NoNodeAvailable : ErrorCode.ModelNotFound, `no live node serves model ${cmd.model}`);
-    const arrival = cmd.expectedArrivalUnixMs > 0 ? Math.min(Math.max(cmd.expectedArrivalUnixMs, now), now + this.config.SCHEDULER_ADVISORY_MAX_AHEAD_MS!) : now;
     const reservation: Reservation = {
       id: this.ids(),
       tenant: cmd.tenant,
@@ -85,7 +87,9 @@ export class AdviseUseCase {
     }
     if (taken.replaced && taken.replaced.nodeId !== reservation.nodeId) void this.forget(taken.replaced.nodeId, taken.replaced.id, cmd.sessionId);
     // Where the chunks live, as symphony would pass them to the reserved node (empty when peers cannot serve them).
-    const plan = route('symphony', candidates, { model: cmd.model, chunkKeys: session.chunkKeys, prefixes, reservedNode: choice.nodeId }, costs);
+    // Priced for the reserved node alone: with others beside it, a busier reserved node would lose to them.
+    const reserved = candidates.filter((n) => n.nodeId === choice.nodeId);
+    const plan = route('symphony', reserved, { model: cmd.model, chunkKeys: session.chunkKeys, prefixes, reservedNode: choice.nodeId }, costs);
     // The partial chunk is the chunk after the whole ones: its index in chunk_keys is its position.
     const tail = plan && Number.isFinite(costs.peerMsPerChunk) ? partialSource(choice.nodeId, partial) : null;
     const planned = plan ? (tail ? withPartialSource(plan.kvSources, tail) : plan.kvSources) : [];

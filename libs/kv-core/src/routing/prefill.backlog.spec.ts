@@ -16,6 +16,13 @@ describe(PrefillBacklog.name, () => {
     expect(sut.get('a', at)).toBe(left);
   });
 
+  it('looking ahead (a request due later) changes nothing for now', () => {
+    const sut = new PrefillBacklog();
+    sut.add('a', 100, 0);
+    expect(sut.get('a', 5000)).toBe(0);
+    expect(sut.get('a', 10)).toBe(90);
+  });
+
   it('forgets a dropped node', () => {
     const sut = new PrefillBacklog();
     sut.add('a', 100, 0);

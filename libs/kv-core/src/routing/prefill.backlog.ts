@@ -15,13 +15,11 @@ export class PrefillBacklog {
     this.nodes.set(nodeId, { ms: this.get(nodeId, nowMs) + ms, atMs: nowMs });
   }
 
-  /** Work left at `nowMs`, in ms (0 for a node nothing was sent to). */
+  /** Work left at `nowMs` (now, or a time ahead such as a request's expected arrival), in ms; 0 for a node nothing was sent to. */
   get(nodeId: string, nowMs: number): number {
     const b = this.nodes.get(nodeId);
     if (!b) return 0;
-    const left = b.ms - Math.max(0, nowMs - b.atMs);
-    if (left <= 0) this.nodes.delete(nodeId);
-    return Math.max(0, left);
+    return Math.max(0, b.ms - Math.max(0, nowMs - b.atMs));
   }
 
   /** Forgets a node (it left, or restarted with an empty queue). */
