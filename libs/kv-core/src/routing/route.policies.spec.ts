@@ -32,6 +32,8 @@ describe(route.name, () => {
     ['reserved node a request busier: 20 + 8 = 28 against a’s 20, inside the margin → honoured', [node('a'), node('b', { running: 1 })], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'b', 'reservation'],
     ['reserved node with 150 ms of prefill backlog: 158 against 20 → the request goes where it starts first', [node('a'), node('b', { backlogMs: 150 })], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'a', 'cheapest'],
     ['reserved node is the cheapest anyway', [node('a', { running: 1 }), node('b')], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'b', 'reservation'],
+    ['the reservation being used is this request, not load on its node: 20 + 5 + 8 = 33 against 20 → honoured', [node('a'), node('b', { running: 1, reservations: 1, backlogMs: 5 })], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'b', 'reservation'],
+    ['another session’s reservation on it still counts: 20 + 10 + 10 + 8 = 48 against 20 → moved', [node('a'), node('b', { running: 1, reservations: 2, backlogMs: 10 })], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'a', 'cheapest'],
   ])('symphony move margin: %s', (_n, nodes, r, expected, reason) => {
     const d = route('symphony', nodes, r, { ...costs, moveMarginMs: 20 })!;
     expect([d.nodeId, d.reason]).toEqual([expected, reason]);

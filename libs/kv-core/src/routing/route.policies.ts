@@ -55,7 +55,9 @@ function symphony(serving: readonly RouteCandidate[], req: RouteRequest, costs: 
   const reserved = serving.find((n) => n.nodeId === req.reservedNode);
   const prefixes = new Map(req.prefixes.map((p) => [p.nodeId, p]));
   const homeAlive = serving.some((n) => n.nodeId === req.sessionHome);
-  const cost = (n: RouteCandidate) => estimate(n, req, prefixes, costs, homeAlive);
+  // The reserved node's reservation for this session is this request: no load in front of it.
+  const own = (n: RouteCandidate) => (n === reserved && n.reservations > 0 ? { ...n, reservations: n.reservations - 1 } : n);
+  const cost = (n: RouteCandidate) => estimate(own(n), req, prefixes, costs, homeAlive);
   const best = pick(serving, cost, costs);
   // The reservation prefetched this session's KV there, so its estimate already counts that KV
   // as local: it loses only to a node that is clearly faster now, as a session's home does.
