@@ -61,7 +61,7 @@ function symphony(serving: readonly RouteCandidate[], req: RouteRequest, costs: 
   const best = pick(serving, cost, costs);
   // The reservation prefetched this session's KV there, so its estimate already counts that KV
   // as local: it loses only to a node that is clearly faster now, as a session's home does.
-  if (reserved && (reserved === best || cost(best) + costs.moveMarginMs >= cost(reserved))) {
+  if (reserved && cost(best) + costs.moveMarginMs >= cost(reserved)) {
     return { nodeId: reserved.nodeId, reason: 'reservation', kvSources: sourcesFor(reserved.nodeId, req, prefixes, costs), estimateMs: cost(reserved) };
   }
   const home = homeAlive ? serving.find((n) => n.nodeId === req.sessionHome) : undefined;

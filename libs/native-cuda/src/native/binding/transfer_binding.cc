@@ -144,13 +144,7 @@ void OnKernelLanes(size_t n, const std::function<void(size_t)>& fn) {
 
 // Validated now (a bad batch rejects without queueing), run when the compute queue gets to it.
 Status SubmitOnCompute(TransferBatch batch, TaskQueue& compute, AsyncCall* call) {
-  MNEMO_RETURN_IF_ERROR(ValidateTransfer(batch));
-  for (size_t i = 0; i < batch.ranges.size(); ++i) {
-    const TransferRange& r = batch.ranges[i];
-    if (batch.operands[r.src].kind != OperandKind::kMemory || batch.operands[r.dst].kind != OperandKind::kMemory) {
-      return Status::InvalidArgument("range " + std::to_string(i) + " touches an SSD pool: a transfer on the compute queue moves memory only");
-    }
-  }
+  MNEMO_RETURN_IF_ERROR(ValidateInlineTransfer(batch));
   return compute.Submit([batch = std::move(batch), call] {
     TransferResult result;
     const Status s = RunTransferInline(batch, kernels::cpu::KernelPool().lanes(), OnKernelLanes, &result);

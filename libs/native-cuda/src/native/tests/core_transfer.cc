@@ -247,6 +247,9 @@ MNEMO_TEST(transfer, inline_refuses_ssd_ranges_and_bad_batches_before_moving_any
   conflict.operands = {Mem(a.data(), a.size()), Mem(b.data(), b.size())};
   conflict.ranges = {{0, 0, 1, 0, 100}, {0, 0, 1, 50, 100}};
   CHECK(RunTransferInline(conflict, 2, never, &r).code() == StatusCode::kRangeConflict);
+  // What a caller checks before queueing the batch refuses the same batches.
+  CHECK(ValidateInlineTransfer(to_ssd).code() == StatusCode::kInvalidArgument);
+  CHECK(ValidateInlineTransfer(conflict).code() == StatusCode::kRangeConflict);
   CHECK(!ran);
   CHECK(b[60] == 0);
 }

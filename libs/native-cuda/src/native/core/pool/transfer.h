@@ -90,6 +90,10 @@ Status ValidateTransfer(const TransferBatch& batch);
 Status SubmitTransfer(const TransferBatch& batch, TaskQueue& pool, TransferDone done,
                       const TransferOptions& options = {});
 
+// ValidateTransfer, and no range may touch an SSD device (kInvalidArgument): what
+// RunTransferInline accepts, for a caller that refuses a batch before queueing it.
+Status ValidateInlineTransfer(const TransferBatch& batch);
+
 // Runs `fn(i)` for every i in [0, n), spread over the caller's own threads; returns when all ran.
 using ParallelRun = std::function<void(size_t n, const std::function<void(size_t)>& fn)>;
 
@@ -98,8 +102,8 @@ using ParallelRun = std::function<void(size_t n, const std::function<void(size_t
 // cores, such as the CPU kernels' lanes between two kernel batches: on a machine with as
 // many lanes as cores, a copy thread beside them would take a core from one lane and leave
 // the other waiting at its next barrier, costing the pass more than the copy itself.
-// Same validation and results as SubmitTransfer; a range that touches an SSD device is
-// refused (kInvalidArgument) and nothing is moved.
+// Results as SubmitTransfer; a batch ValidateInlineTransfer refuses is refused the same way
+// and nothing is moved.
 Status RunTransferInline(const TransferBatch& batch, size_t lanes, const ParallelRun& parallel,
                          TransferResult* result, const TransferOptions& options = {});
 

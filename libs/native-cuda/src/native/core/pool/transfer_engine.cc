@@ -152,8 +152,7 @@ Status SubmitTransfer(const TransferBatch& batch, TaskQueue& pool, TransferDone 
   return Status::Ok();
 }
 
-Status RunTransferInline(const TransferBatch& batch, size_t lanes, const ParallelRun& parallel,
-                         TransferResult* result, const TransferOptions& options) {
+Status ValidateInlineTransfer(const TransferBatch& batch) {
   MNEMO_RETURN_IF_ERROR(ValidateTransfer(batch));
   for (size_t i = 0; i < batch.ranges.size(); ++i) {
     const TransferRange& r = batch.ranges[i];
@@ -161,6 +160,13 @@ Status RunTransferInline(const TransferBatch& batch, size_t lanes, const Paralle
       return Status::InvalidArgument("range " + std::to_string(i) + " touches an SSD device: an inline transfer moves memory only");
     }
   }
+  return Status::Ok();
+}
+
+Status RunTransferInline(const TransferBatch& batch, size_t lanes, const ParallelRun& parallel,
+                         TransferResult* result, const TransferOptions& options) {
+  // Checked again here (microseconds for a layer's ranges): the batch is borrowed until now.
+  MNEMO_RETURN_IF_ERROR(ValidateInlineTransfer(batch));
   TransferPlan plan;
   PlanTransfer(batch, std::max<size_t>(1, lanes), options, &plan);
   parallel(plan.shards.size(), [&plan](size_t s) {
