@@ -185,12 +185,35 @@ export class PagedKvCache<T> {
     if (known && known.length !== tokens) throw new MnemoError(ErrorCode.InvalidRequest, `${known.length} slots for ${tokens} tokens`);
     this.checkRange(seqId, r);
     if (data.length === 0) return;
-    const slots = known ?? this.slots(seqId, r.tokenStart, r.tokenEnd);
+    this.writeRows(known ?? this.slots(seqId, r.tokenStart, r.tokenEnd), r.layerStart, r.layerEnd, data);
+  }
+
+  /**
+   * Writes a whole chunk payload (every layer, in the {@link export} layout) into blocks `ids`,
+   * which no sequence holds: a prefetched chunk staged ahead of its request. Lower layers first.
+   */
+  writeBlocks(ids: readonly number[], data: Float32Array): void {
+    const B = this.geom.blockSize;
+    const slots = new Int32Array(ids.length * B);
+    ids.forEach((id, i) => {
+      if (!Number.isInteger(id) || id < 0 || id >= this.ledger.blocks.capacity) throw new MnemoError(ErrorCode.InvalidRequest, `no device block ${id}`);
+      for (let t = 0; t < B; t++) slots[i * B + t] = id * B + t;
+    });
+    if (data.length !== this.geom.numLayers * 2 * slots.length * this.rowDim) {
+      throw new MnemoError(ErrorCode.InvalidRequest, `KV payload has ${data.length} floats, ${ids.length} blocks need ${this.geom.numLayers * 2 * slots.length * this.rowDim}`);
+    }
+    this.writeRows(slots, 0, this.geom.numLayers, data);
+  }
+
+  /** Layers [layerStart, layerEnd) of a payload of `slots.length` tokens into those cache slots. */
+  private writeRows(slots: Int32Array, layerStart: number, layerEnd: number, data: Float32Array): void {
+    const tokens = slots.length;
+    const layerElems = 2 * tokens * this.rowDim;
     const half = tokens * this.rowDim;
     const view = this.backend.hostView?.bind(this.backend);
     if (view) {
-      for (let l = r.layerStart; l < r.layerEnd; l++) {
-        const base = (l - r.layerStart) * layerElems;
+      for (let l = layerStart; l < layerEnd; l++) {
+        const base = (l - layerStart) * layerElems;
         this.backend.writeKv(this.tensor, view(data.subarray(base, base + half)), view(data.subarray(base + half, base + 2 * half)), slots, l, this.geom);
       }
       return;
@@ -198,8 +221,8 @@ export class PagedKvCache<T> {
     const k = this.backend.alloc(half);
     const v = this.backend.alloc(half);
     try {
-      for (let l = r.layerStart; l < r.layerEnd; l++) {
-        const base = (l - r.layerStart) * layerElems;
+      for (let l = layerStart; l < layerEnd; l++) {
+        const base = (l - layerStart) * layerElems;
         this.backend.upload(k, data.subarray(base, base + half));
         this.backend.upload(v, data.subarray(base + half, base + 2 * half));
         this.backend.writeKv(this.tensor, k, v, slots, l, this.geom);

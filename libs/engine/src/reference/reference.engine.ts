@@ -1,6 +1,6 @@
 import { CHUNK_TOKENS, chunkElems, ErrorCode, MnemoError, padChunkPayload, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
-import type { CrossModelPlan, Engine, EngineLayerStream, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import type { CrossModelPlan, Engine, EngineLayerStream, EngineChunkEvent, KvBudget, KvStaging, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { KvSwapper, type SwapOptions } from './kv.swapper.js';
 import type { ModelWeights } from '../weights/model-weights.js';
@@ -11,6 +11,7 @@ import { runPartialPrefill, type PartialPrefillRequest } from './partial-prefill
 import { TokenSampler } from './token.sampler.js';
 import { StreamedSequences, type LayerStreamSettings } from './layer-stream/streamed-sequences.js';
 import { resolveWeights } from './weights.resolver.js';
+import { chunkStaging } from '../staging/chunk.staging.js';
 
 export interface ReferenceEngineOptions {
   /** Catalog ids (`mnemo-tiny`, …), Hugging Face model directories, or weights already in memory. */
@@ -62,6 +63,11 @@ export class ReferenceEngine implements Engine {
   private closed = false;
   readonly swap?: KvSwapper;
   readonly layerStream?: EngineLayerStream;
+  readonly staging: KvStaging = chunkStaging({
+    ledger: (model) => this.runtime(model).cache.ledger,
+    payloadElems: (model) => chunkElems(this.kvLayout(model)),
+    write: (model, ids, payload) => this.runtime(model).cache.writeBlocks(ids, payload),
+  });
   private readonly streams?: StreamedSequences;
 
   constructor(

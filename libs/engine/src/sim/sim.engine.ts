@@ -1,11 +1,12 @@
-import { CHUNK_TOKENS, ErrorCode, KvBlockLedger, MnemoError, type ElasticMember } from '@mnemo/kv-core';
-import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
+import { CHUNK_TOKENS, chunkElems, ErrorCode, KvBlockLedger, MnemoError, type ElasticMember } from '@mnemo/kv-core';
+import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, KvStaging, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
 import { chunkPayload, modelSeed, positionHashes, simKvLayoutFor, validateSimKvLayout, type SimKvLayout } from './sim-kv.content.js';
 import { runRestoringPass, type SimRestore } from './sim-kv.restore.js';
+import { chunkStaging } from '../staging/chunk.staging.js';
 
 /** One executed engine step, for metrics and tests that must prove batching happened. */
 export interface SimStep {
@@ -81,6 +82,17 @@ export class SimEngine implements Engine {
   private readonly kvLayouts = new Map<string, SimKvLayout>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /**
+   * Prefetched chunks staged in the modelled device cache: only the ledger's blocks are taken (the
+   * sim keeps no device bytes; a taken-over chunk's content is its key's, as for any prefix hit).
+   */
+  readonly staging: KvStaging = chunkStaging({
+    ledger: (model) => this.ledger(model),
+    payloadElems: (model) => {
+      const layout = this.kvLayouts.get(model);
+      return layout && chunkElems(layout);
+    },
+  });
 
   constructor(private readonly options: SimEngineOptions = {}) {
     this.modelInfos = (options.models ?? DEFAULT_SIM_MODELS).map((id) => {

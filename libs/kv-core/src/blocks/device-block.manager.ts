@@ -2,6 +2,7 @@ import { BlockGroupTable, type BlockGroup as BlockGroupView } from './block-grou
 import { BlockLruList } from './block-lru.list.js';
 import { FreeBlockStack } from './free-block.stack.js';
 import { FreeRunIndex } from './free-run.index.js';
+import { StagedChunkSet, type StageRank } from './staged-chunk.set.js';
 
 /** Counts of a device cache's blocks by state; they always sum to `capacity`. */
 export interface DeviceBlockCounts {
@@ -10,6 +11,8 @@ export interface DeviceBlockCounts {
   readonly free: number;
   /** Content kept for prefix reuse, no holder: reclaimable at once (evicted least recently used first). */
   readonly cached: number;
+  /** Holding prefetched chunks no sequence uses yet: reclaimable at once, before cached ones. */
+  readonly staged: number;
   /** Held by at least one sequence. */
   readonly active: number;
 }
@@ -23,6 +26,9 @@ export interface BlockGroupOptions {
 /** Called for every cached block the manager reclaims (its content is gone from the device). */
 export type BlockEvictionListener = (key: string, id: number) => void;
 
+/** Called for every staged chunk the manager reclaims to hand its blocks to a sequence (cooperative purge). */
+export type StagedPurgeListener = (key: string) => void;
+
 /**
  * The device block manager of one model's paged KV cache: physical block ids
  * `0 … capacity-1`, each in exactly one state —
@@ -30,13 +36,18 @@ export type BlockEvictionListener = (key: string, id: number) => void;
  *   free   refCount 0, no key, in the free stack;
  *   cached refCount 0, a content key, in the LRU list (a finished sequence's block, kept so a
  *          later request with the same prefix finds it: vLLM-style automatic prefix caching);
+ *   staged refCount 0, no key, part of one prefetched chunk placed here before any request
+ *          asked for it (Symphony's promotion to the device; {@link stage}). A sequence whose
+ *          prompt reaches that chunk's key takes it over ({@link takeStaged}); otherwise it is
+ *          the first thing reclaimed when blocks are needed, without copy-back (the host keeps
+ *          or can fetch a copy);
  *   active refCount ≥ 1 (the sequences holding it), with or without a key.
  *
  * Keys name a block's content *and* everything before it (chained hashes, see `blockKeys`), so a
  * key match is a prefix match. Only full blocks whose KV has been written get keys ({@link commit});
- * `byKey` maps each key to its one block. {@link allocate} takes free blocks first and then evicts
- * cached ones oldest first, so cached blocks cost nothing when memory is needed: "available" =
- * free + cached. Every operation is O(1) per block touched (the LRU is an intrusive doubly linked
+ * `byKey` maps each key to its one block. {@link allocate} takes free blocks first, then purges
+ * staged chunks in prefetch purge order, then evicts cached blocks oldest first, so neither costs
+ * anything when memory is needed: "available" = free + staged + cached. Every operation is O(1) per block touched (the LRU is an intrusive doubly linked
  * list over ids, the free set a stack with positions), except {@link checkInvariant}.
  *
  * Grouped mode (constructed with {@link BlockGroupOptions}; FastSwitch §3.1) adds, over the same
@@ -57,6 +68,7 @@ export class DeviceBlockManager {
   private readonly byKey = new Map<string, number>();
   private readonly free = new FreeBlockStack();
   private readonly lru = new BlockLruList();
+  private readonly staged = new StagedChunkSet();
   /** Grouped mode only: free ids no group reserves, and the groups (their tails are the other free ids). */
   private readonly runs?: FreeRunIndex;
   private readonly groups?: BlockGroupTable;
@@ -68,6 +80,7 @@ export class DeviceBlockManager {
     capacity: number,
     private readonly onEvict?: BlockEvictionListener,
     grouping?: BlockGroupOptions,
+    private readonly onPurgeStaged?: StagedPurgeListener,
   ) {
     if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
     this.groupBlocks = grouping?.groupBlocks ?? 0;
@@ -96,17 +109,91 @@ export class DeviceBlockManager {
     return this.lru.size;
   }
 
-  get numActive(): number {
-    return this.refs.length - this.free.size - this.lru.size;
+  get numStaged(): number {
+    return this.staged.blocks;
   }
 
-  /** Blocks {@link allocate} can hand out now: free plus reclaimable cached ones. */
+  /** Prefetched chunks staged on the device. */
+  get stagedChunks(): number {
+    return this.staged.size;
+  }
+
+  get numActive(): number {
+    return this.refs.length - this.free.size - this.lru.size - this.staged.blocks;
+  }
+
+  /** Blocks {@link allocate} can hand out now: free plus reclaimable staged and cached ones. */
   get numAvailable(): number {
-    return this.free.size + this.lru.size;
+    return this.free.size + this.lru.size + this.staged.blocks;
   }
 
   counts(): DeviceBlockCounts {
-    return { capacity: this.capacity, free: this.numFree, cached: this.numCached, active: this.numActive };
+    return { capacity: this.capacity, free: this.numFree, cached: this.numCached, staged: this.numStaged, active: this.numActive };
+  }
+
+  /**
+   * Places a prefetched chunk `key` in `n` free blocks — never cached or staged ones, and in
+   * grouped mode never another owner's group tail: promotion uses memory nobody else would — and
+   * returns them for the caller to write its KV into (before anything else can allocate). Null,
+   * taking nothing, when the key is on the device already (staged, or a block holds it) or fewer
+   * than `n` such blocks are free.
+   */
+  stage(key: string, n: number, rank: StageRank): number[] | null {
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`stage block count must be a positive integer, got ${n}`);
+    if (this.staged.has(key) || this.byKey.has(key)) return null;
+    const ids: number[] = [];
+    if (this.runs) {
+      if (this.runs.size < n) return null;
+      while (ids.length < n) {
+        const run = this.runs.take(n - ids.length)!;
+        for (let id = run.start; id < run.end; id++) {
+          this.free.remove(id);
+          ids.push(id);
+        }
+      }
+    } else {
+      if (this.free.size < n) return null;
+      for (let i = 0; i < n; i++) ids.push(this.free.pop()!);
+    }
+    this.staged.add(key, ids, rank);
+    return ids;
+  }
+
+  /** Blocks of a staged chunk, if it is staged. */
+  stagedIds(key: string): readonly number[] | undefined {
+    return this.staged.ids(key);
+  }
+
+  /** Drops a staged chunk (its advisory was withdrawn): its blocks are free again. False when it was not staged. */
+  unstage(key: string): boolean {
+    const ids = this.staged.remove(key);
+    if (!ids) return false;
+    for (const id of ids) this.pushFree(id);
+    return true;
+  }
+
+  /**
+   * A sequence takes over staged chunk `key` from its block `from` on: those blocks get one
+   * holder each (unnamed, as fresh ones; the caller commits their keys) and are returned; the
+   * chunk's blocks before `from` — the device held that part already — are free again.
+   */
+  takeStaged(key: string, from = 0): number[] {
+    const ids = this.staged.remove(key);
+    if (!ids) throw new Error(`chunk ${key} is not staged`);
+    if (!Number.isInteger(from) || from < 0 || from >= ids.length) throw new RangeError(`staged chunk of ${ids.length} blocks has no block ${from}`);
+    for (const id of ids.slice(0, from)) this.pushFree(id);
+    const out = ids.slice(from);
+    for (const id of out) this.refs[id] = 1;
+    return out;
+  }
+
+  /** Purges the first staged chunk in purge order (its blocks go free); false when none is staged. */
+  private purgeStaged(): boolean {
+    const key = this.staged.victim();
+    if (key === undefined) return false;
+    this.unstage(key);
+    this.onPurgeStaged?.(key);
+    return true;
   }
 
   refCount(id: number): number {
@@ -168,6 +255,8 @@ export class DeviceBlockManager {
     const evicted: Array<[string, number]> = [];
     for (let i = 0; i < n; i++) {
       let id = this.free.pop();
+      // Prefetched chunks go before cached ones (cooperative memory): they are copies kept elsewhere.
+      while (id === undefined && this.purgeStaged()) id = this.free.pop();
       if (id === undefined) {
         id = this.lru.popOldest()!;
         evicted.push([this.dropKey(id), id]);
@@ -207,6 +296,7 @@ export class DeviceBlockManager {
         this.groups.open(owner, run.start, run.end);
         continue;
       }
+      if (this.purgeStaged()) continue;
       // Every free id is reserved by nobody else and we have no tail: only cached blocks remain.
       const id = this.lru.popOldest()!;
       evicted.push([this.dropKey(id), id]);
@@ -323,6 +413,11 @@ export class DeviceBlockManager {
     if (!Number.isInteger(n) || n < 0 || n > this.refs.length) throw new RangeError(`cannot shrink by ${n}`);
     const first = this.refs.length - n;
     for (let id = first; id < this.refs.length; id++) if (this.refs[id] !== 0) return false;
+    // A staged chunk reaching into the cut is dropped whole: a chunk is useful only complete.
+    for (const key of this.staged.keysIn(first, this.refs.length)) {
+      this.unstage(key);
+      this.onPurgeStaged?.(key);
+    }
     this.groups?.clip(first);
     this.runs?.truncate(first);
     this.runs?.resize(first);
@@ -345,15 +440,22 @@ export class DeviceBlockManager {
     const cap = this.refs.length;
     const inFree = this.free.ids(cap);
     const inLru = this.lru.ids(cap);
+    const inStaged = this.staged.allIds();
+    let stagedSeen = 0;
     for (let id = 0; id < cap; id++) {
       const r = this.refs[id]!;
       const key = this.keys[id];
       if (!Number.isInteger(r) || r < 0) throw new Error(`block ${id} has refCount ${r}`);
       if (inFree.has(id) && (r !== 0 || key !== undefined || inLru.has(id))) throw new Error(`free block ${id} inconsistent`);
       if (inLru.has(id) && (r !== 0 || key === undefined)) throw new Error(`cached block ${id} inconsistent`);
-      if (r === 0 && !inFree.has(id) && !inLru.has(id)) throw new Error(`unheld block ${id} is neither free nor cached`);
+      if (inStaged.has(id)) {
+        stagedSeen++;
+        if (r !== 0 || key !== undefined || inFree.has(id) || inLru.has(id)) throw new Error(`staged block ${id} inconsistent`);
+      }
+      if (r === 0 && !inFree.has(id) && !inLru.has(id) && !inStaged.has(id)) throw new Error(`unheld block ${id} is neither free, cached nor staged`);
       if (key !== undefined && this.byKey.get(key) !== id) throw new Error(`block ${id} key ${key} not indexed`);
     }
+    if (stagedSeen !== inStaged.size || inStaged.size !== this.staged.blocks) throw new Error('staged blocks outside the id space, or shared by two chunks');
     for (const [key, id] of this.byKey) if (this.keys[id] !== key) throw new Error(`key ${key} points at block ${id} holding ${this.keys[id]}`);
     if (this.runs) {
       // Grouped: the free ids are exactly the free runs plus the groups' unused tails, disjoint.

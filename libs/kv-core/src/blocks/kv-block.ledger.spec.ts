@@ -132,7 +132,7 @@ describe(KvBlockLedger.name, () => {
       }
       sut.commit(['a', 'b']);
       sut.release('b');
-      expect(sut.blocks.counts()).toEqual({ capacity: 64, free: 62, cached: 0, active: 2 });
+      expect(sut.blocks.counts()).toEqual({ capacity: 64, free: 62, cached: 0, staged: 0, active: 2 });
       sut.release('a');
       expect(sut.blocks.numCached).toBe(2);
       sut.blocks.checkInvariant();

@@ -1,6 +1,7 @@
 import { BlockKeyChain } from '../keys/block-key.chain.js';
 import { BLOCK_TOKENS, BLOCKS_PER_CHUNK } from '../keys/chunk.constants.js';
 import { DeviceBlockManager, type BlockGroupOptions } from './device-block.manager.js';
+import type { StageRank } from './staged-chunk.set.js';
 import { SequenceBlockTable } from './sequence-block-table.js';
 
 /** Tokens appended to one sequence; `ids` (the token ids) are required for sequences that share. */
@@ -26,6 +27,23 @@ export type DeviceChunkEvent =
   | { readonly kind: 'written'; readonly key: string; readonly seqId: string; readonly chunk: number; readonly superseded: readonly string[] }
   | { readonly kind: 'partial'; readonly key: string; readonly seqId: string; readonly chunk: number; readonly tokens: number; readonly superseded: readonly string[] }
   | { readonly kind: 'evicted'; readonly key: string };
+
+/** Prefetched chunks placed on the device ahead of their request, since start. */
+export interface StagingCounters {
+  staged: number;
+  /** Taken over by a sequence whose prompt reached them. */
+  adopted: number;
+  /** Reclaimed for a sequence's blocks before any request used them (cooperative purge). */
+  purged: number;
+  /** Dropped because their advisory was withdrawn. */
+  unstaged: number;
+}
+
+/** A staged chunk a prompt reaches: its key, and its first block the device did not hold already. */
+interface StagedHit {
+  readonly key: string;
+  readonly from: number;
+}
 
 interface LedgerSeq {
   readonly table: SequenceBlockTable;
@@ -53,6 +71,7 @@ export class KvBlockLedger {
   private readonly seqs = new Map<string, LedgerSeq>();
   /** Keys of the chunk-closing blocks on the device (a chunk is resident while its last block is). */
   private readonly chunks = new Set<string>();
+  readonly staging: StagingCounters = { staged: 0, adopted: 0, purged: 0, unstaged: 0 };
 
   constructor(
     readonly modelId: string,
@@ -66,7 +85,32 @@ export class KvBlockLedger {
         if (this.chunks.delete(key)) this.onChunk?.({ kind: 'evicted', key });
       },
       grouping,
+      () => this.staging.purged++,
     );
+  }
+
+  /**
+   * Places prefetched chunk `key` (a chunk key: its last block's key) on the device ahead of the
+   * request that will use it (Symphony: promotion while device memory is free): the blocks to
+   * write its KV into, all layers, before anything else allocates; a sharing sequence whose
+   * prompt reaches that key takes them over in {@link attachPrefix}. Null when the device holds
+   * the chunk already or lacks the free blocks (see {@link DeviceBlockManager.stage}).
+   */
+  stage(key: string, rank: StageRank): number[] | null {
+    const ids = this.blocks.stage(key, BLOCKS_PER_CHUNK, rank);
+    if (ids) this.staging.staged++;
+    return ids;
+  }
+
+  /** Drops a staged chunk nobody took (its advisory was withdrawn); false when it is not staged. */
+  unstage(key: string): boolean {
+    const ok = this.blocks.unstage(key);
+    if (ok) this.staging.unstaged++;
+    return ok;
+  }
+
+  isStaged(key: string): boolean {
+    return this.blocks.stagedIds(key) !== undefined;
   }
 
   /** Whether the device holds the whole chunk named `key` (its closing block; earlier ones go later). */
@@ -116,27 +160,45 @@ export class KvBlockLedger {
    * out of the reclaimable pool). Hits that running sequences hold cost nothing.
    */
   prefixCost(salt: string | undefined, tokens: readonly number[]): { cachedTokens: number; blocks: number } {
-    const hits = salt === undefined ? [] : this.match(new BlockKeyChain(this.modelId, salt), tokens);
+    // Staged hits have no holder either: taking them leaves the reclaimable pool as cached ones do.
+    const hits = salt === undefined ? [] : this.match(new BlockKeyChain(this.modelId, salt), tokens).ids;
     const unheld = hits.filter((id) => this.blocks.refCount(id) === 0).length;
     return { cachedTokens: hits.length * BLOCK_TOKENS, blocks: Math.ceil(tokens.length / BLOCK_TOKENS) - hits.length + unheld };
   }
 
   /**
    * Starts an empty sharing sequence with the longest cached prefix of `tokens` (see
-   * {@link cachedPrefix}), holding its blocks; returns how many tokens it covers.
+   * {@link cachedPrefix}), holding its blocks; returns how many tokens it covers. Staged chunks
+   * the prefix reaches become the sequence's own, named like blocks it wrote.
    */
   attachPrefix(seqId: string, tokens: readonly number[]): number {
     const s = this.seq(seqId);
     if (!s.chain) throw new RangeError(`sequence ${seqId} does not share prefixes`);
     if (s.table.numTokens !== 0) throw new RangeError(`sequence ${seqId} is not empty`);
-    const ids = this.match(s.chain, tokens);
+    const { ids, staged } = this.match(s.chain, tokens);
     if (ids.length === 0) return 0;
-    this.blocks.acquire(ids);
+    const adopted = new Set<number>();
+    for (const hit of staged) for (const id of this.blocks.takeStaged(hit.key, hit.from)) adopted.add(id);
+    this.blocks.acquire(adopted.size === 0 ? ids : ids.filter((id) => !adopted.has(id)));
     const n = ids.length * BLOCK_TOKENS;
     s.table.append(n, ids);
     for (let i = 0; i < n; i++) s.ids.push(tokens[i]!);
     s.committed = ids.length;
+    if (adopted.size > 0) this.nameAdopted(seqId, s.chain.keys, ids, adopted);
+    this.staging.adopted += staged.length;
     return n;
+  }
+
+  /** Names taken-over staged blocks as the sequence's own, and reports each chunk now whole on the device. */
+  private nameAdopted(seqId: string, keys: readonly string[], ids: readonly number[], adopted: ReadonlySet<number>): void {
+    for (let b = 0; b < ids.length; b++) {
+      if (!adopted.has(ids[b]!)) continue;
+      const named = this.blocks.commit(ids[b]!, keys[b]!);
+      if (named && (b + 1) % BLOCKS_PER_CHUNK === 0 && !this.chunks.has(keys[b]!)) {
+        this.chunks.add(keys[b]!);
+        this.onChunk?.({ kind: 'written', key: keys[b]!, seqId, chunk: (b + 1) / BLOCKS_PER_CHUNK - 1, superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b) });
+      }
+    }
   }
 
   /** New blocks that appending `tokens` to each listed sequence takes. */
@@ -206,20 +268,42 @@ export class KvBlockLedger {
     this.onChunk({ kind: 'partial', key: keys[inChunk - 1]!, seqId, chunk, tokens: inChunk * BLOCK_TOKENS, superseded: keys.slice(0, -1) });
   }
 
-  private match(chain: BlockKeyChain, tokens: readonly number[]): number[] {
+  /**
+   * Blocks of the longest prefix of `tokens` the device holds: named blocks, and staged chunks
+   * where the named ones run out (a staged chunk is known by its chunk key alone, so the whole
+   * chunk is hashed and its last key looked up). Leaves `chain` keyed exactly that far.
+   */
+  private match(chain: BlockKeyChain, tokens: readonly number[]): { ids: number[]; staged: StagedHit[] } {
     const limit = Math.floor(Math.max(0, tokens.length - 1) / BLOCK_TOKENS);
     const ids: number[] = [];
-    for (let b = 0; b < limit; b++) {
+    const staged: StagedHit[] = [];
+    for (let b = 0; b < limit; ) {
       // Hash one block at a time and stop at the first miss: a miss costs one hash, not the prompt's.
       chain.extend(tokens, b + 1);
       const id = this.blocks.find(chain.keys[b]!);
-      if (id === undefined) {
+      if (id !== undefined) {
+        ids.push(id);
+        b++;
+        continue;
+      }
+      const end = (Math.floor(b / BLOCKS_PER_CHUNK) + 1) * BLOCKS_PER_CHUNK;
+      const stagedIds = this.blocks.numStaged > 0 && end <= limit ? this.stagedAt(chain, tokens, end) : undefined;
+      if (!stagedIds) {
         chain.truncate(b);
         break;
       }
-      ids.push(id);
+      const from = BLOCKS_PER_CHUNK - (end - b);
+      staged.push({ key: chain.keys[end - 1]!, from });
+      ids.push(...stagedIds.slice(from));
+      b = end;
     }
-    return ids;
+    return { ids, staged };
+  }
+
+  /** The staged chunk ending at block `end` of `tokens`, if any. */
+  private stagedAt(chain: BlockKeyChain, tokens: readonly number[], end: number): readonly number[] | undefined {
+    chain.extend(tokens, end);
+    return this.blocks.stagedIds(chain.keys[end - 1]!);
   }
 
   private seq(seqId: string): LedgerSeq {
