@@ -1,8 +1,9 @@
 // Symphony on the node, done-when "an advisory causes a prefetch on the chosen node and the
-// inference lands there and finds its KV on host": a PrefetchRequest over NATS makes node B pull
-// a session's chunks from node A; B's next request for that session restores them from its own
-// host pool (no peer fetch on the critical path). Forget drops them; bad advisories get clear
-// errors. Reference engine (CPU), real pools, NATS and gRPC.
+// inference lands there and finds its KV on host or device": a PrefetchRequest over NATS makes
+// node B pull a session's chunks from node A into its host pool and promote them to free device
+// blocks; B's next request for that session finds them on its device (no restore, no peer fetch
+// on the critical path). Forget drops them; bad advisories get clear errors. Reference engine
+// (CPU), real pools, NATS and gRPC.
 import { chunkKeys } from '@mnemo/kv-core';
 import {
   decodeReplyOrError,
@@ -41,17 +42,19 @@ describe('advisory prefetch on a running node', () => {
   const forget = async (nodeId: string, init: MessageInitShape<typeof ForgetRequestSchema>) =>
     decodeReplyOrError(ForgetReplySchema, (await cluster.nc.request(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, init), { timeout: 5000 })).data);
 
-  it('prefetches a session from another node; the request on the chosen node finds its KV on host', async () => {
+  it('prefetches a session from another node; the request on the chosen node finds its KV on the device', async () => {
     const first = await dispatch(cluster, a.nodeId, history);
     const keys = chunkKeys(MODEL, 'itest', history);
     const reply = await prefetch(b.nodeId, { advisoryId: 'adv-1', sessionId: 's1', model: MODEL, chunkKeys: keys, sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }] });
     expect(reply).toEqual({ ok: expect.objectContaining({ chunksQueued: 2 }) });
     await eventually(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === 2, 'the prefetch to land');
+    expect(await scrape(b.metricsPort, 'mnemo_kv_prefetch_promoted_chunks_total')).toBe(2);
 
     const next = [...history, ...first.tokens, 1, 2, 3];
     const turn = await dispatch(cluster, b.nodeId, next);
     expect(turn.done!.usage?.cachedTokens).toBe(512);
-    expect(await scrape(b.metricsPort, 'mnemo_kv_hit_tokens_total{tier="host"}')).toBe(512);
+    expect(await scrape(b.metricsPort, 'mnemo_kv_prefetch_promoted_used_total')).toBe(2);
+    expect(await scrape(b.metricsPort, 'mnemo_kv_hit_tokens_total{tier="host"}')).toBe(0);
     expect(await scrape(b.metricsPort, 'mnemo_kv_peer_restores_total')).toBe(0);
     // Same answer as the node that computed it all.
     const there = await dispatch(cluster, a.nodeId, next);

@@ -54,7 +54,8 @@ describe('a session moving between nodes (reference engine)', () => {
     second.close();
     busy.stop();
     expect(second.nodeId).toBe(reserved);
-    // Everything the first turn left came from the reserved node's host pool: 256 + 48 tokens.
+    // Everything the first turn left came from what the reserved node prefetched (a whole and a
+    // partial chunk, promoted to its device): 256 + 48 tokens.
     expect(events.find((e) => e.done)?.usage?.cachedTokens).toBe(304);
     expect(await scrape(reservedNode.metricsPort, 'mnemo_kv_peer_restores_total')).toBe(0);
     expect(await scrape(cluster.schedulers[0]!.metricsPort, 'mnemo_scheduler_reservations_used_total{outcome="hit"}')).toBe(1);

@@ -36,11 +36,11 @@ describe(PrefetchedChunks.name, () => {
     sut.add(adv('x', 1e9), chunk('a0', 0, 10, [0, 1]));
     sut.add(adv('y', 1e9), chunk('a0', 0, 10, [0, 1]));
     sut.add(adv('x', 1e9), chunk('b0', 1, 10, [0, 1]));
-    expect(keysOf(sut.forget('x'))).toEqual(['b0/0', 'b0/1']);
+    expect(keysOf(sut.forget('x').drops)).toEqual(['b0/0', 'b0/1']);
     expect(sut.has('a0')).toBe(true);
-    expect(keysOf(sut.forget('y'))).toEqual(['a0/0', 'a0/1']);
+    expect(keysOf(sut.forget('y').drops)).toEqual(['a0/0', 'a0/1']);
     expect(sut.size).toBe(0);
-    expect(sut.forget('unknown')).toEqual([]);
+    expect(sut.forget('unknown').drops).toEqual([]);
   });
 
   it('forget skips what was purged or adopted since', () => {
@@ -48,13 +48,13 @@ describe(PrefetchedChunks.name, () => {
     sut.add(adv('x', 1e9), chunk('b0', 1, 10, [0, 1]));
     sut.adopt(['a0']);
     sut.purge(100);
-    expect(keysOf(sut.forget('x'))).toEqual(['b0/0']);
+    expect(keysOf(sut.forget('x').drops)).toEqual(['b0/0']);
   });
 
   it('expiry forgets advisories whose time passed', () => {
     sut.add(adv('soon', 100), chunk('a0', 0, 10, [0]));
     sut.add(adv('later', 200), chunk('b0', 0, 10, [0]));
-    expect(keysOf(sut.expire(150))).toEqual(['a0/0']);
+    expect(keysOf(sut.expire(150).drops)).toEqual(['a0/0']);
     expect(sut.has('b0')).toBe(true);
   });
 
@@ -72,7 +72,27 @@ describe(PrefetchedChunks.name, () => {
     sut.add(adv('agent', 1e9, 2, 100), chunk('a0', 0, 30, []));
     expect(keysOf(sut.purge(100))).toEqual(['b0/0']);
     // The chat advisory still wants it: forgetting the agent drops nothing.
-    expect(keysOf(sut.forget('agent'))).toEqual([]);
+    expect(keysOf(sut.forget('agent').drops)).toEqual([]);
     expect(keysOf(sut.purge(10_000))).toEqual(['a0/0']);
+  });
+
+  describe('chunks also staged on the device', () => {
+    it.each<[string, (s: PrefetchedChunks) => void, string[]]>([
+      ['forget unstages them', () => undefined, ['a0']],
+      ['even after their host copy was purged', (s) => void s.purge(10_000), ['a0']],
+      ['not once a request adopted them', (s) => s.adopt(['a0']), []],
+      ['not while another advisory wants them', (s) => s.add(adv('y', 1e9), { ...chunk('a0', 0, 10, []), onDevice: false }), []],
+    ])('%s', (_name, between, unstaged) => {
+      sut.add(adv('x', 1e9), { ...chunk('a0', 0, 10, [0]), onDevice: true });
+      sut.add(adv('x', 1e9), chunk('b0', 1, 10, [0]));
+      between(sut);
+      expect(sut.forget('x').unstage.map((u) => u.key)).toEqual(unstaged);
+    });
+
+    it('expiry unstages them too', () => {
+      sut.add(adv('x', 100), { ...chunk('a0', 0, 10, []), onDevice: true });
+      expect(sut.expire(150)).toEqual({ drops: [], unstage: [{ model: 'm', key: 'a0' }] });
+      expect(sut.size).toBe(0);
+    });
   });
 });

@@ -4,6 +4,12 @@ import { comparePrefetchPurge, mostUrgent, PurgeQueue, type PrefetchUrgency } fr
 export interface PrefetchAdvisory extends Partial<PrefetchUrgency> {
   readonly id: string;
   readonly expiresAtMs: number;
+  /**
+   * When the node took the advisory: the purge stamp of every chunk it pulls. One stamp for all
+   * of them, so under pressure its later chunks go before its earlier ones — stamping each chunk
+   * as it arrived would make the head of the prefix the oldest, and purge it first.
+   */
+  readonly receivedMs?: number;
 }
 
 /** One layer of one prefetched chunk in the host pool: the unit cooperative memory drops. */
@@ -21,6 +27,8 @@ interface Prefetched {
   readonly advisories: Set<string>;
   items: PurgeItem[];
   urgency: PrefetchUrgency;
+  /** Also staged in the engine's device cache (promoted): unstaged when no advisory wants it. */
+  onDevice: boolean;
 }
 
 /** An advisory that says nothing of its priority or timing. */
@@ -33,6 +41,12 @@ export interface Drop {
   readonly layer: number;
 }
 
+/** What withdrawn advisories leave behind: host segments to drop, and device-staged chunks to unstage. */
+export interface Withdrawal {
+  readonly drops: Drop[];
+  readonly unstage: Array<{ readonly model: string; readonly key: string }>;
+}
+
 /**
  * Chunks an advisory pulled from a peer into the host pool, before any request used them
  * (Symphony §3.4, cooperative memory). They are copies of KV another node keeps, so they are
@@ -42,6 +56,9 @@ export interface Drop {
  * want counts as wanted by the most urgent), and when every advisory that asked for them is
  * forgotten or expires. A
  * request that uses one adopts it: it becomes ordinary cached KV and leaves this set.
+ *
+ * A chunk also promoted to the device (staged there) stays known after its host copy is purged,
+ * so forgetting its advisory unstages the device copy too.
  */
 export class PrefetchedChunks {
   private readonly chunks = new Map<string, Prefetched>();
@@ -58,7 +75,7 @@ export class PrefetchedChunks {
   }
 
   /** Records a chunk `advisoryId` prefetched; its layers become purge candidates. */
-  add(advisory: PrefetchAdvisory, c: { model: string; key: string; position: number; layers: readonly number[]; bytes: number; stamp: number }): void {
+  add(advisory: PrefetchAdvisory, c: { model: string; key: string; position: number; layers: readonly number[]; bytes: number; stamp: number; onDevice?: boolean }): void {
     const a = this.advisories.get(advisory.id) ?? { keys: new Set<string>(), expiresAtMs: advisory.expiresAtMs };
     a.keys.add(c.key);
     this.advisories.set(advisory.id, a);
@@ -66,6 +83,7 @@ export class PrefetchedChunks {
     const known = this.chunks.get(c.key);
     if (known) {
       known.advisories.add(advisory.id);
+      known.onDevice ||= c.onDevice === true;
       const more = mostUrgent(known.urgency, urgency);
       if (more.priority === known.urgency.priority && more.dueMs === known.urgency.dueMs) return;
       // Queued keys must not change in place: requeue the chunk's layers under the new urgency.
@@ -75,7 +93,7 @@ export class PrefetchedChunks {
     }
     const items = c.layers.map((layer) => ({ model: c.model, key: c.key, layer, position: c.position, stamp: c.stamp, bytes: c.bytes, ...urgency }));
     for (const it of items) this.queue.add(it);
-    this.chunks.set(c.key, { model: c.model, advisories: new Set([advisory.id]), items, urgency });
+    this.chunks.set(c.key, { model: c.model, advisories: new Set([advisory.id]), items, urgency, onDevice: c.onDevice === true });
   }
 
   private requeue(items: readonly PurgeItem[], urgency: PrefetchUrgency): PurgeItem[] {
@@ -92,26 +110,27 @@ export class PrefetchedChunks {
     for (const k of keys) this.release(k);
   }
 
-  /** The advisory is withdrawn: the segments of chunks no other advisory wants, to drop now. */
-  forget(advisoryId: string): Drop[] {
+  /** The advisory is withdrawn: what of chunks no other advisory wants is to drop now. */
+  forget(advisoryId: string, into: Withdrawal = { drops: [], unstage: [] }): Withdrawal {
     const a = this.advisories.get(advisoryId);
     this.advisories.delete(advisoryId);
-    const out: Drop[] = [];
+    const out = into.drops;
     for (const key of a?.keys ?? []) {
       const p = this.chunks.get(key);
       if (!p) continue;
       p.advisories.delete(advisoryId);
       if (p.advisories.size > 0) continue;
       out.push(...p.items.map((it) => ({ model: it.model, key: it.key, layer: it.layer })));
+      if (p.onDevice) into.unstage.push({ model: p.model, key });
       this.release(key);
     }
-    return out;
+    return into;
   }
 
   /** Advisories whose expiry passed, forgotten: what to drop. */
-  expire(nowMs: number): Drop[] {
-    const out: Drop[] = [];
-    for (const [id, a] of this.advisories) if (a.expiresAtMs <= nowMs) out.push(...this.forget(id));
+  expire(nowMs: number): Withdrawal {
+    const out: Withdrawal = { drops: [], unstage: [] };
+    for (const [id, a] of this.advisories) if (a.expiresAtMs <= nowMs) this.forget(id, out);
     return out;
   }
 
@@ -123,7 +142,7 @@ export class PrefetchedChunks {
       const p = this.chunks.get(it.key);
       if (!p) continue;
       p.items.splice(p.items.indexOf(it), 1);
-      if (p.items.length === 0) this.chunks.delete(it.key);
+      if (p.items.length === 0 && !p.onDevice) this.chunks.delete(it.key);
     }
     return taken.map((it) => ({ model: it.model, key: it.key, layer: it.layer }));
   }

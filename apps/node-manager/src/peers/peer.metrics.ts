@@ -28,6 +28,11 @@ export class PeerMetrics {
     tally('mnemo_kv_prefetch_chunks_total', 'Chunks advisories pulled from other nodes into the host pool', () => store?.peerCounters.prefetchedChunks ?? 0);
     tally('mnemo_kv_prefetch_bytes_total', 'Bytes advisories pulled from other nodes into the host pool', () => store?.peerCounters.prefetchedBytes ?? 0);
     tally('mnemo_kv_prefetch_purged_segments_total', 'Prefetched segments dropped without copy-back to make room (cooperative memory)', () => store?.prefetched.purgedSegments ?? 0);
+    const staged = (k: 'staged' | 'adopted' | 'purged' | 'unstaged') => () => store?.stagingStats()[k] ?? 0;
+    tally('mnemo_kv_prefetch_promoted_chunks_total', 'Prefetched chunks promoted to free device blocks ahead of their request', staged('staged'));
+    tally('mnemo_kv_prefetch_promoted_used_total', 'Promoted chunks a prefill found on the device (no restore on its path)', staged('adopted'));
+    tally('mnemo_kv_prefetch_promoted_purged_total', 'Promoted chunks dropped from the device without copy-back for a running sequence\'s blocks (cooperative memory)', staged('purged'));
+    tally('mnemo_kv_prefetch_promoted_unstaged_total', 'Promoted chunks dropped from the device because their advisory was withdrawn or expired', staged('unstaged'));
     tally('mnemo_kv_peer_blocked_seconds_total', 'Time prefills waited on layers from peers after their compute ran out (blocked I/O)', () => (prompts?.counters.blockedMs ?? 0) / 1000);
     tally('mnemo_kv_peer_served_bytes_total', 'KV bytes this node served to other nodes', () => store?.peerCounters.servedBytes ?? 0);
   }

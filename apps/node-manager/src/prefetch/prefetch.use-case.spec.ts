@@ -1,13 +1,15 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 // Advisory prefetch on the node: chunks another node holds are pulled into the host pool ahead
-// of the request, a restore then reads them from host memory; forgetting drops them; under host
-// pressure prefetched copies go first (cooperative memory) and the node's own KV stays.
+// of the request and promoted to free device blocks; the request then finds them on the device
+// (or, with promotion off or purged, restores them from host memory); forgetting drops them; under
+// host or device pressure prefetched copies go first (cooperative memory) and the node's own KV stays.
 // Real pools, real gRPC, reference engine on the CPU.
 import { chunkKeys, ErrorCode } from '@mnemo/kv-core';
 import { create } from '@bufbuild/protobuf';
 import { ForgetRequestSchema, PrefetchRequestSchema } from '@mnemo/proto';
 import { systemClock } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
+import { ReferenceEngine } from '@mnemo/engine';
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
 import { converse, MODEL, startPeerNode, storedPrompt, toks, type PeerNode } from '../../test/peer-node.fixture.js';
 import { AdvisoryRegistry } from './advisory.registry.js';
@@ -25,19 +27,29 @@ describe(PrefetchUseCase.name, () => {
   let forget: ForgetPrefetchUseCase;
   const session = toks(800, 3);
   const keys = chunkKeys(MODEL, 't', session);
+  const next = [...session, ...toks(20, 8)];
+  /** The next turn as a fresh engine answers it: tokens and KV to compare with, bit for bit. */
+  let expected: Awaited<ReturnType<typeof converse>>;
+  const sameBits = (x: Float32Array, y: Float32Array) => Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength)) === 0;
 
   beforeAll(async () => {
     a = await startPeerNode();
     await converse(a.engine, 's', session, 1);
     await a.store.settle();
+    const fresh = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 256 });
+    expected = await converse(fresh, 'f', next, 2);
+    await fresh.close();
   });
-  beforeEach(async () => {
-    // 1 MiB of host memory: room for 3 of mnemo-tiny's 256 KiB chunks (stride-rounded).
-    b = await startPeerNode({ hostBytes: 1024 * 1024 });
-    client = new ChunkPeerClient(10_000);
+  // 1 MiB of host memory: room for 3 of mnemo-tiny's 256 KiB chunks (stride-rounded).
+  async function startB(kvBlocks = 256, hostBytes = 1024 * 1024): Promise<void> {
+    b = await startPeerNode({ hostBytes, kvBlocks });
     const advisories = new AdvisoryRegistry();
     sut = new PrefetchUseCase(b.engine, b.store, client, advisories, config, systemClock);
     forget = new ForgetPrefetchUseCase(b.store, advisories);
+  }
+  beforeEach(async () => {
+    client = new ChunkPeerClient(10_000);
+    await startB();
   });
   afterEach(async () => {
     await sut.settled();
@@ -52,7 +64,8 @@ describe(PrefetchUseCase.name, () => {
   const advise = (id: string, extra: AdviseExtra = {}) =>
     new PrefetchCommand(create(PrefetchRequestSchema, { advisoryId: id, sessionId: 'sess', model: MODEL, chunkKeys: keys, sources: [{ nodeId: 'a', grpcAddress: a.address, chunkKeys: keys }], ...extra }));
 
-  it('pulls the session\'s chunks into the host pool; the request then restores them from host memory', async () => {
+  it('with promotion off: pulls the session\'s chunks into the host pool; the request then restores them from host memory', async () => {
+    b.store.promoteToDevice = false;
     expect(sut.execute(advise('adv-1'))).toBe(3);
     await sut.settled();
     expect(keys.every((k) => b.store.holdsOnHost(MODEL, k))).toBe(true);
@@ -60,12 +73,41 @@ describe(PrefetchUseCase.name, () => {
     // Prefetched copies are never written to SSD (the peer keeps them).
     await b.store.settle();
     expect(keys.some((k) => b.store.tiers.model(MODEL).table.layersIn(k, 'ssd').length > 0)).toBe(false);
-    const next = [...session, ...toks(20, 8)];
     const turn = await converse(b.engine, 'r', next, 2, (d) => b.store.restorePlan(storedPrompt(next), d));
     expect(turn.restored).toBe(768);
+    expect(b.engine.staging.stats(MODEL).staged).toBe(0);
+    expect(turn.out).toEqual(expected.out);
+    expect(sameBits(turn.kv, expected.kv)).toBe(true);
     expect(b.store.counters.hitTokens.mem).toBe(768);
     // Used: no longer a purge candidate.
     expect(b.store.prefetched.size).toBe(0);
+  });
+
+  it('promotes the pulled chunks to free device blocks: the request finds them there, nothing restored, same answer bit for bit', async () => {
+    sut.execute(advise('adv-1'));
+    await sut.settled();
+    expect(b.engine.staging.stats(MODEL)).toMatchObject({ staged: 3, chunks: 3 });
+    expect(b.store.peerCounters.promotedChunks).toBe(3);
+    const turn = await converse(b.engine, 'r', next, 2, (d) => b.store.restorePlan(storedPrompt(next), d));
+    expect(turn).toMatchObject({ cached: 768, restored: 0 });
+    expect(b.engine.staging.stats(MODEL)).toMatchObject({ adopted: 3, chunks: 0 });
+    expect(turn.out).toEqual(expected.out);
+    expect(sameBits(turn.kv, expected.kv)).toBe(true);
+    expect(b.store.prefetched.size).toBe(0);
+  });
+
+  it('under device pressure the node\'s own sequence purges promoted chunks, later chunks first; the rest comes from host, still exact', async () => {
+    await b.close();
+    // 64 blocks: 3 promoted chunks take 48, the node's own 600-token prompt needs 38. Host room for all.
+    await startB(64, 4 * 1024 * 1024);
+    sut.execute(advise('adv-1'));
+    await sut.settled();
+    await converse(b.engine, 'own', toks(600, 9), 1);
+    expect(b.engine.staging.stats(MODEL)).toMatchObject({ purged: 2, chunks: 1 });
+    const turn = await converse(b.engine, 'r', next, 2, (d) => b.store.restorePlan(storedPrompt(next), d));
+    expect(turn).toMatchObject({ cached: 768, restored: 512 });
+    expect(turn.out).toEqual(expected.out);
+    expect(sameBits(turn.kv, expected.kv)).toBe(true);
   });
 
   it('does not pull what the host already holds, and queues nothing without sources', async () => {
@@ -81,6 +123,7 @@ describe(PrefetchUseCase.name, () => {
     expect(forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { advisoryId: 'adv-1' })))).toBe(keys.length);
     expect(keys.some((k) => b.store.holdsOnHost(MODEL, k))).toBe(false);
     expect(b.store.tiers.usage('mem').used).toBe(0);
+    expect(b.engine.staging.stats(MODEL)).toMatchObject({ unstaged: 3, chunks: 0 });
     // Unknown advisory: same reply, nothing changes.
     expect(forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { advisoryId: 'nope' })))).toBe(0);
   });
@@ -107,6 +150,10 @@ describe(PrefetchUseCase.name, () => {
       const layers = m.table.layersIn(k, 'mem');
       expect(layers).toEqual(layers.map((_, i) => i));
     }
+    // One stamp per advisory: its head chunk is not the oldest, and keeps at least what later ones keep.
+    const held = keys.map((k) => m.table.layersIn(k, 'mem').length);
+    expect(held[0]).toBeGreaterThan(0);
+    expect(held).toEqual([...held].sort((x, y) => y - x));
   });
 
   it.each<[string, Parameters<typeof advise>[1], ErrorCode]>([

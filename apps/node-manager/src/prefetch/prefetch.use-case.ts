@@ -68,7 +68,7 @@ export class PrefetchUseCase {
     let queued = 0;
     for (const [s, chunks] of bySource) {
       queued += chunks.length;
-      const advisory = { id: r.advisoryId, expiresAtMs, priority: r.priority, dueMs: advisoryDueMs({ expectedArrivalMs: Number(r.expectedArrivalMs), ordered: r.ordered, receivedMs: now }) };
+      const advisory = { id: r.advisoryId, expiresAtMs, receivedMs: now, priority: r.priority, dueMs: advisoryDueMs({ expectedArrivalMs: Number(r.expectedArrivalMs), ordered: r.ordered, receivedMs: now }) };
       const p = this.pull(r.sources[s]!.grpcAddress, r.model, chunks, g.layers, segmentElems(g) * 4, advisory).finally(() => this.pulls.delete(p));
       this.pulls.add(p);
     }

@@ -173,16 +173,19 @@ export class DeviceBlockManager {
   }
 
   /**
-   * A sequence takes over staged chunk `key` from its block `from` on: those blocks get one
-   * holder each (unnamed, as fresh ones; the caller commits their keys) and are returned; the
-   * chunk's blocks before `from` — the device held that part already — are free again.
+   * A sequence takes over blocks [from, to) of staged chunk `key`: they get one holder each
+   * (unnamed, as fresh ones; the caller commits their keys) and are returned. The chunk's other
+   * blocks are free again: those before `from` the device held already, those from `to` on hold
+   * nothing (a partial chunk's) or nothing the sequence reaches.
    */
-  takeStaged(key: string, from = 0): number[] {
-    const ids = this.staged.remove(key);
+  takeStaged(key: string, from = 0, to?: number): number[] {
+    const ids = this.staged.ids(key);
     if (!ids) throw new Error(`chunk ${key} is not staged`);
-    if (!Number.isInteger(from) || from < 0 || from >= ids.length) throw new RangeError(`staged chunk of ${ids.length} blocks has no block ${from}`);
-    for (const id of ids.slice(0, from)) this.pushFree(id);
-    const out = ids.slice(from);
+    const end = to ?? ids.length;
+    if (!Number.isInteger(from) || !Number.isInteger(end) || from < 0 || end <= from || end > ids.length) throw new RangeError(`staged chunk of ${ids.length} blocks has no blocks [${from}, ${end})`);
+    this.staged.remove(key);
+    const out = ids.slice(from, end);
+    for (const id of [...ids.slice(0, from), ...ids.slice(end)]) this.pushFree(id);
     for (const id of out) this.refs[id] = 1;
     return out;
   }

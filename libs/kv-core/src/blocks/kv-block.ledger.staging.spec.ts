@@ -38,6 +38,22 @@ describe('KvBlockLedger staged chunks', () => {
     sut.blocks.checkInvariant();
   });
 
+  it.each([
+    // name, chunk 0 staged too, the partial's blocks in chunk 1, prompt tokens, expected hit
+    ['a partial chunk after a staged whole one', true, 5, 2 * CHUNK_TOKENS + 40, CHUNK_TOKENS + 5 * BLOCK_TOKENS],
+    ['a partial chunk the prompt ends inside', true, 5, CHUNK_TOKENS + 5 * BLOCK_TOKENS + 1, CHUNK_TOKENS + 5 * BLOCK_TOKENS],
+    ['a partial chunk past a gap', false, 5, 2 * CHUNK_TOKENS + 40, 0],
+  ] as const)('partial staged chunks: %s', (_name, whole, blocksIn, n, hit) => {
+    const sut = new KvBlockLedger('m', 64);
+    if (whole) sut.stage(chunkKey(prompt, 0), rank);
+    const partialKey = blockKeys('m', 't', prompt)[BLOCKS_PER_CHUNK + blocksIn - 1]!;
+    sut.stage(partialKey, rank);
+    sut.open('req', 't');
+    expect(sut.attachPrefix('req', prompt.slice(0, n))).toBe(hit);
+    if (hit > 0) expect(sut.blocks.counts()).toMatchObject({ staged: 0, active: hit / BLOCK_TOKENS, free: 64 - hit / BLOCK_TOKENS });
+    sut.blocks.checkInvariant();
+  });
+
   it('adopted blocks are named: the chunk is reported whole on the device and shared after release', () => {
     const events: DeviceChunkEvent[] = [];
     const sut = new KvBlockLedger('m', 64, (e) => events.push(e));

@@ -39,10 +39,11 @@ export interface StagingCounters {
   unstaged: number;
 }
 
-/** A staged chunk a prompt reaches: its key, and its first block the device did not hold already. */
+/** A staged chunk a prompt reaches: its key, and the blocks [from, to) of it the prompt takes (the device held those before `from`). */
 interface StagedHit {
   readonly key: string;
   readonly from: number;
+  readonly to: number;
 }
 
 interface LedgerSeq {
@@ -178,7 +179,7 @@ export class KvBlockLedger {
     const { ids, staged } = this.match(s.chain, tokens);
     if (ids.length === 0) return 0;
     const adopted = new Set<number>();
-    for (const hit of staged) for (const id of this.blocks.takeStaged(hit.key, hit.from)) adopted.add(id);
+    for (const hit of staged) for (const id of this.blocks.takeStaged(hit.key, hit.from, hit.to)) adopted.add(id);
     this.blocks.acquire(adopted.size === 0 ? ids : ids.filter((id) => !adopted.has(id)));
     const n = ids.length * BLOCK_TOKENS;
     s.table.append(n, ids);
@@ -270,8 +271,9 @@ export class KvBlockLedger {
 
   /**
    * Blocks of the longest prefix of `tokens` the device holds: named blocks, and staged chunks
-   * where the named ones run out (a staged chunk is known by its chunk key alone, so the whole
-   * chunk is hashed and its last key looked up). Leaves `chain` keyed exactly that far.
+   * where the named ones run out. A staged chunk is known by one key — a whole chunk's, or a
+   * partial chunk's (the key of its last full block) — so the rest of the chunk is hashed and the
+   * longest key of it that is staged wins. Leaves `chain` keyed exactly that far.
    */
   private match(chain: BlockKeyChain, tokens: readonly number[]): { ids: number[]; staged: StagedHit[] } {
     const limit = Math.floor(Math.max(0, tokens.length - 1) / BLOCK_TOKENS);
@@ -286,24 +288,29 @@ export class KvBlockLedger {
         b++;
         continue;
       }
-      const end = (Math.floor(b / BLOCKS_PER_CHUNK) + 1) * BLOCKS_PER_CHUNK;
-      const stagedIds = this.blocks.numStaged > 0 && end <= limit ? this.stagedAt(chain, tokens, end) : undefined;
-      if (!stagedIds) {
+      const start = b - (b % BLOCKS_PER_CHUNK);
+      const hit = this.blocks.numStaged > 0 ? this.stagedIn(chain, tokens, b, Math.min(start + BLOCKS_PER_CHUNK, limit)) : undefined;
+      if (!hit) {
         chain.truncate(b);
         break;
       }
-      const from = BLOCKS_PER_CHUNK - (end - b);
-      staged.push({ key: chain.keys[end - 1]!, from });
-      ids.push(...stagedIds.slice(from));
-      b = end;
+      const from = b - start;
+      const to = hit.last + 1 - start;
+      staged.push({ key: chain.keys[hit.last]!, from, to });
+      ids.push(...hit.ids.slice(from, to));
+      b = hit.last + 1;
     }
     return { ids, staged };
   }
 
-  /** The staged chunk ending at block `end` of `tokens`, if any. */
-  private stagedAt(chain: BlockKeyChain, tokens: readonly number[], end: number): readonly number[] | undefined {
-    chain.extend(tokens, end);
-    return this.blocks.stagedIds(chain.keys[end - 1]!);
+  /** The staged chunk whose key is the latest of blocks [b, top) of `tokens` (all in one chunk), and that block. */
+  private stagedIn(chain: BlockKeyChain, tokens: readonly number[], b: number, top: number): { ids: readonly number[]; last: number } | undefined {
+    chain.extend(tokens, top);
+    for (let j = top - 1; j >= b; j--) {
+      const ids = this.blocks.stagedIds(chain.keys[j]!);
+      if (ids) return { ids, last: j };
+    }
+    return undefined;
   }
 
   private seq(seqId: string): LedgerSeq {

@@ -121,6 +121,23 @@ describe('DeviceBlockManager staged chunks (promotion of prefetched KV)', () => 
       sut.checkInvariant();
     });
 
+    it.each([
+      ['blocks [1, 3): the others go free', 1, 3, null],
+      ['an empty range', 2, 2, RangeError],
+      ['past the chunk', 0, 5, RangeError],
+    ] as const)('takeStaged of %s', (_name, from, to, error) => {
+      const { sut } = setup();
+      const ids = sut.stage('x', 4, rank())!;
+      if (error) {
+        expect(() => sut.takeStaged('x', from, to)).toThrow(error);
+        expect(sut.stagedIds('x')).toEqual(ids);
+      } else {
+        expect(sut.takeStaged('x', from, to)).toEqual(ids.slice(from, to));
+        expect(sut.counts()).toMatchObject({ free: 6, staged: 0, active: 2 });
+      }
+      sut.checkInvariant();
+    });
+
     it('unstage frees the blocks; unknown keys change nothing', () => {
       const { sut, purged } = setup();
       sut.stage('x', 4, rank());
