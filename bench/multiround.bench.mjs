@@ -212,7 +212,7 @@ async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 },
     const schedMetrics = await (await fetch(`http://127.0.0.1:${schedPort}/metrics`)).text();
     // KV bytes pulled between nodes (peer restores and prefetches), where the nodes export those counters.
     let movedBytes = 0;
-    const kv = { peerRestoredTokens: 0, tierRestoredTokens: 0, restoreFailures: 0, peerBlockedS: 0, prefetchedBytes: 0 };
+    const kv = { peerRestoredTokens: 0, tierRestoredTokens: 0, restoreFailures: 0, peerBlockedS: 0, prefetchedBytes: 0, promoted: { staged: 0, used: 0, purged: 0, unstaged: 0 } };
     for (const n of nodes) {
       const text = await (await fetch(`http://127.0.0.1:${n.port}/metrics`)).text();
       // Every verified pull, by a restore or an advisory prefetch (prefetch bytes are a part of it).
@@ -222,6 +222,10 @@ async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 },
       kv.tierRestoredTokens += counter(text, 'mnemo_kv_hit_tokens_total');
       kv.restoreFailures += counter(text, 'mnemo_kv_peer_restore_failures_total') + counter(text, 'mnemo_kv_restore_failures_total');
       kv.peerBlockedS += counter(text, 'mnemo_kv_peer_blocked_seconds_total');
+      kv.promoted.staged += counter(text, 'mnemo_kv_prefetch_promoted_chunks_total');
+      kv.promoted.used += counter(text, 'mnemo_kv_prefetch_promoted_used_total');
+      kv.promoted.purged += counter(text, 'mnemo_kv_prefetch_promoted_purged_total');
+      kv.promoted.unstaged += counter(text, 'mnemo_kv_prefetch_promoted_unstaged_total');
     }
     return { results, wallS, load: [...load].map(([id, s]) => [id, s.sum / Math.max(1, s.n)]), adv, schedMetrics, movedBytes, kv };
   } finally {
@@ -377,6 +381,8 @@ function summarize(r) {
     device_cached_tokens: cached - r.kv.peerRestoredTokens - r.kv.tierRestoredTokens,
     // The part of prefix_bytes_moved advisory prefetches pulled into host pools (chunks not there already).
     prefetched_bytes: r.kv.prefetchedBytes,
+    // Prefetched chunks promoted to free device blocks, and what became of them (used by a prefill, purged for blocks, unstaged with their advisory).
+    promoted_chunks: r.kv.promoted,
     restore_failures: r.kv.restoreFailures,
     peer_blocked_s: round(r.kv.peerBlockedS),
     routing: Object.fromEntries(reasons.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_routing_decisions_total', `reason="${k}"`)]).filter(([, v]) => v > 0)),
