@@ -7,7 +7,7 @@
 // slowed down 2× so two loaded CPU cores keep up with the timers and messages, and with real KV
 // bytes (NODE_SIM_KV_BYTES, scaled down) that move through the nodes' host/SSD pools, NATS and gRPC.
 // Writes bench/results/multiround.{json,svg}.
-// Run: npm run bench -- multiround [--quick] [--users N] [--sessions N] [--passes N] [--no-peer-fetch] [--no-variants]
+// Run: npm run bench -- multiround [--quick] [--users N] [--sessions N] [--passes N] [--no-peer-fetch] [--no-variants] [--promote-ab]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -40,6 +40,8 @@ const arg = (name, dflt) => {
 const PEER_FETCH = process.argv.includes('--no-peer-fetch') ? 'off' : 'on';
 /** --no-variants: only the four policies (no missed/spurious advisory runs), for a shorter run. */
 const NO_VARIANTS = process.argv.includes('--no-variants');
+/** --promote-ab: one more symphony run with prefetched chunks left in the host pool (NODE_PREFETCH_PROMOTE=off), the A/B of promotion to the device. */
+const PROMOTE_AB = process.argv.includes('--promote-ab');
 const MODEL = 'mnemo-medium';
 const NODES = 4;
 const USERS = arg('users', quick ? 32 : 160);
@@ -133,7 +135,7 @@ const kvEnv = (dataDir, nodeId) => ({
   NODE_KV_BANDWIDTHS: '10,2',
 });
 
-async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 }, natsUrl, sessions, costs, benchDir) {
+async function runConfig(name, { policy, advisories, missed = 0, spurious = 0, nodeEnv = {} }, natsUrl, sessions, costs, benchDir) {
   // A fresh data directory per run: a node would otherwise replay the SSD journal an earlier pass left under its id.
   const dataDir = mkdtempSync(join(benchDir, `${name}-`));
   const common = { NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
@@ -171,6 +173,7 @@ async function runConfig(name, { policy, advisories, missed = 0, spurious = 0 },
         NODE_SIM_DECODE_STEP_MS: String(GPU.decodeStepMs * DILATION),
         NODE_SIM_DECODE_SEQ_US: String(GPU.decodeSeqUs * DILATION),
         NODE_SIM_DECODE_KCONTEXT_US: String(GPU.decodeKContextUs * DILATION),
+        ...nodeEnv,
       }),
     });
   }
@@ -391,7 +394,7 @@ function summarize(r) {
   };
 }
 
-const COLORS = { symphony: '#1b7837', recompute: '#b2182b', sticky: '#2166ac', 'prefix-affinity': '#e08214', 'symphony-missed10': '#7fbc41', 'symphony-spurious60': '#8073ac' };
+const COLORS = { symphony: '#1b7837', recompute: '#b2182b', sticky: '#2166ac', 'prefix-affinity': '#e08214', 'symphony-missed10': '#7fbc41', 'symphony-spurious60': '#8073ac', 'symphony-host-only': '#35978f' };
 function svg(runs, summaries) {
   const W = 900, H = 340, L = 60, B = 40, PW = 520;
   const parts = ttftCdfParts(runs, COLORS, { L, B, H, right: PW });
@@ -434,6 +437,7 @@ try {
           'symphony-missed10': { policy: 'symphony', advisories: true, missed: 0.1 },
           'symphony-spurious60': { policy: 'symphony', advisories: true, spurious: 0.6 },
         }),
+    ...(PROMOTE_AB ? { 'symphony-host-only': { policy: 'symphony', advisories: true, nodeEnv: { NODE_PREFETCH_PROMOTE: 'off' } } } : {}),
   };
   const runs = {};
   for (let pass = 0; pass < PASSES; pass++) {
@@ -482,6 +486,16 @@ try {
     symphony_vs_prefix_affinity_ttft_p99: round(p99('prefix-affinity') / p99('symphony')),
     missed10_degradation: NO_VARIANTS ? null : round(p99('symphony-missed10') / p99('symphony') - 1, 3),
     spurious60_degradation: NO_VARIANTS ? null : round(p99('symphony-spurious60') / p99('symphony') - 1, 3),
+    ...(PROMOTE_AB
+      ? {
+          promotion_ab: {
+            'symphony-host-only': s['symphony-host-only'],
+            // Above 1: promotion to the device made symphony faster than leaving prefetched chunks in the host pool.
+            host_only_over_promoted_ttft_p50: round(s['symphony-host-only'].ttft_p50_ms / s.symphony.ttft_p50_ms),
+            host_only_over_promoted_ttft_p99: round(p99('symphony-host-only') / p99('symphony')),
+          },
+        }
+      : {}),
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/multiround.json'), JSON.stringify(result, null, 2) + '\n');
