@@ -303,7 +303,8 @@ function pool(a, b) {
   const loads = new Map(a.load.map(([id, l]) => [id, [l]]));
   for (const [id, l] of b.load) loads.set(id, [...(loads.get(id) ?? []), l]);
   const adv = Object.fromEntries(Object.keys(a.adv).map((k) => [k, a.adv[k] + b.adv[k]]));
-  const kv = Object.fromEntries(Object.keys(a.kv).map((k) => [k, a.kv[k] + b.kv[k]]));
+  const sum = (x, y) => (typeof x === 'object' ? Object.fromEntries(Object.keys(x).map((k) => [k, sum(x[k], y[k])])) : x + y);
+  const kv = sum(a.kv, b.kv);
   return { results: [...a.results, ...b.results], kv, movedBytes: a.movedBytes + b.movedBytes, wallS: a.wallS + b.wallS, load: [...loads].map(([id, ls]) => [id, ls.reduce((x, y) => x + y, 0) / ls.length]), adv, schedMetrics: a.schedMetrics + '\n' + b.schedMetrics };
 }
 
