@@ -74,7 +74,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     throw e;
   });
   if (kvStore) {
-    kvStore.promoteToDevice = config.NODE_PREFETCH_PROMOTE !== 'off';
+    kvStore.promotion.enabled = config.NODE_PREFETCH_PROMOTE !== 'off';
     const { report, replays } = kvStore;
     // The I/O path in use (io_uring or the pread fallback, and why) is said once, here.
     logger.emit('info', 'KV store ready', { io: report.io, devices: report.devices, dataDir: config.kvStore.dataDir, journals: replays });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { BLOCK_TOKENS, BLOCKS_PER_CHUNK, CHUNK_TOKENS, chunkKeys, type KvRowGeometry, type PrefixChunk } from '@mnemo/kv-core';
-import type { Engine, EngineChunkEvent, HeldKv, KvRestorePlan, StagingStats } from '@mnemo/engine';
+import type { Engine, EngineChunkEvent, HeldKv, KvRestorePlan } from '@mnemo/engine';
 import type { ModelKv } from './model.kv.js';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
@@ -11,6 +11,7 @@ import { PrefetchedChunks, type Drop, type PrefetchAdvisory, type Withdrawal } f
 import type { ChunkStore } from './chunk-store.port.js';
 import type { KvStoreSettings } from './kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
+import { DevicePromotion } from './device.promotion.js';
 import type { KvHoldingChange } from './kv-events.publisher.js';
 
 /**
@@ -64,9 +65,9 @@ export type StoreLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: 
  */
 export class KvStore implements ChunkStore {
   /** Chunks served to peers and imported from them. */
-  readonly peerCounters = { servedChunks: 0, servedBytes: 0, importedChunks: 0, prefetchedChunks: 0, prefetchedBytes: 0, promotedChunks: 0 };
-  /** Prefetched chunks are promoted to the device while it has free blocks (NODE_PREFETCH_PROMOTE). */
-  promoteToDevice = true;
+  readonly peerCounters = { servedChunks: 0, servedBytes: 0, importedChunks: 0, prefetchedChunks: 0, prefetchedBytes: 0 };
+  /** Prefetched chunks also go to free device blocks (NODE_PREFETCH_PROMOTE). */
+  readonly promotion: DevicePromotion;
   /** Chunks advisories pulled in that no request used yet (cooperative memory). */
   readonly prefetched = new PrefetchedChunks();
   readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
@@ -92,6 +93,7 @@ export class KvStore implements ChunkStore {
     readonly replays: readonly JournalReplay[],
     housekeepingMs: number,
   ) {
+    this.promotion = new DevicePromotion(engine, log);
     this.unwatch = engine.watchChunks((e) => this.onDeviceChunk(e));
     tiers.purgeFirst = (bytes) => this.drop(this.prefetched.purge(bytes));
     this.timer = setInterval(() => void this.housekeeping(), housekeepingMs).unref();
@@ -331,7 +333,7 @@ export class KvStore implements ChunkStore {
     const fresh = chunks.filter((c) => m.table.layersIn(c.key, 'mem').length === 0);
     const now = advisory.receivedMs ?? this.tiers.now();
     // To the device first: the request may come while the host copy is being written.
-    const staged = new Set(fresh.filter((c) => this.promote(model, c, advisory, now)).map((c) => c.key));
+    const staged = new Set(fresh.filter((c) => this.promotion.promote(model, c, advisory, now)).map((c) => c.key));
     await this.writer.write(model, fresh, true);
     for (const c of fresh) {
       const layers = m.table.layersIn(c.key, 'mem');
@@ -343,35 +345,6 @@ export class KvStore implements ChunkStore {
     for (const c of chunks) if (!fresh.includes(c) && this.prefetched.has(c.key)) this.prefetched.add(advisory, { model, key: c.key, position: c.position, layers: [], bytes: m.stride, stamp: now });
   }
 
-  /**
-   * Symphony's promotion: a prefetched chunk placed on the device ahead of its request while the
-   * device has free blocks (the engine never evicts for it); false when it was not.
-   */
-  private promote(model: string, c: ChunkPayload, advisory: PrefetchAdvisory, now: number): boolean {
-    const staging = this.engine.staging;
-    if (!this.promoteToDevice || !staging) return false;
-    try {
-      const ok = staging.stage(model, c.key, c.payload, { priority: advisory.priority ?? 0, dueMs: advisory.dueMs ?? Infinity, stamp: now, position: c.position });
-      if (ok) this.peerCounters.promotedChunks++;
-      return ok;
-    } catch (e) {
-      this.log('warn', 'prefetched chunk not promoted to the device', { model, key: c.key, err: e instanceof Error ? e : String(e) });
-      return false;
-    }
-  }
-
-  /** Prefetched chunks staged on the device, over every model, since start (and staged now). */
-  stagingStats(): StagingStats {
-    const total = { staged: 0, adopted: 0, purged: 0, unstaged: 0, chunks: 0 };
-    const staging = this.engine.staging;
-    if (!staging) return total;
-    for (const m of this.engine.models()) {
-      const s = staging.stats(m.id);
-      for (const k of Object.keys(total) as Array<keyof StagingStats>) total[k] += s[k];
-    }
-    return total;
-  }
-
   /** An advisory is withdrawn: what it prefetched and nobody used leaves the host pool and the device. Returns the chunks dropped. */
   forget(advisoryId: string): number {
     const w = this.withdraw(this.prefetched.forget(advisoryId));
@@ -381,7 +354,7 @@ export class KvStore implements ChunkStore {
   /** Drops what withdrawn advisories left in the host pool, and unstages their device copies. */
   private withdraw(w: Withdrawal): Withdrawal {
     this.drop(w.drops);
-    for (const u of w.unstage) this.engine.staging?.unstage(u.model, u.key);
+    this.promotion.unstage(w.unstage);
     return w;
   }
 

@@ -28,7 +28,7 @@ export class PeerMetrics {
     tally('mnemo_kv_prefetch_chunks_total', 'Chunks advisories pulled from other nodes into the host pool', () => store?.peerCounters.prefetchedChunks ?? 0);
     tally('mnemo_kv_prefetch_bytes_total', 'Bytes advisories pulled from other nodes into the host pool', () => store?.peerCounters.prefetchedBytes ?? 0);
     tally('mnemo_kv_prefetch_purged_segments_total', 'Prefetched segments dropped without copy-back to make room (cooperative memory)', () => store?.prefetched.purgedSegments ?? 0);
-    const staged = (k: 'staged' | 'adopted' | 'purged' | 'unstaged') => () => store?.stagingStats()[k] ?? 0;
+    const staged = (k: 'staged' | 'adopted' | 'purged' | 'unstaged') => () => store?.promotion.stats()[k] ?? 0;
     tally('mnemo_kv_prefetch_promoted_chunks_total', 'Prefetched chunks promoted to free device blocks ahead of their request', staged('staged'));
     tally('mnemo_kv_prefetch_promoted_used_total', 'Promoted chunks a prefill found on the device (no restore on its path)', staged('adopted'));
     tally('mnemo_kv_prefetch_promoted_purged_total', 'Promoted chunks dropped from the device without copy-back for a running sequence\'s blocks (cooperative memory)', staged('purged'));

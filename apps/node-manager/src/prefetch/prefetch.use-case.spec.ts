@@ -65,7 +65,7 @@ describe(PrefetchUseCase.name, () => {
     new PrefetchCommand(create(PrefetchRequestSchema, { advisoryId: id, sessionId: 'sess', model: MODEL, chunkKeys: keys, sources: [{ nodeId: 'a', grpcAddress: a.address, chunkKeys: keys }], ...extra }));
 
   it('with promotion off: pulls the session\'s chunks into the host pool; the request then restores them from host memory', async () => {
-    b.store.promoteToDevice = false;
+    b.store.promotion.enabled = false;
     expect(sut.execute(advise('adv-1'))).toBe(3);
     await sut.settled();
     expect(keys.every((k) => b.store.holdsOnHost(MODEL, k))).toBe(true);
@@ -87,7 +87,7 @@ describe(PrefetchUseCase.name, () => {
     sut.execute(advise('adv-1'));
     await sut.settled();
     expect(b.engine.staging.stats(MODEL)).toMatchObject({ staged: 3, chunks: 3 });
-    expect(b.store.peerCounters.promotedChunks).toBe(3);
+    expect(b.store.promotion.stats().staged).toBe(3);
     const turn = await converse(b.engine, 'r', next, 2, (d) => b.store.restorePlan(storedPrompt(next), d));
     expect(turn).toMatchObject({ cached: 768, restored: 0 });
     expect(b.engine.staging.stats(MODEL)).toMatchObject({ adopted: 3, chunks: 0 });

@@ -1,5 +1,6 @@
 import { blockKeys, chunkKeys, ErrorCode, layerPieces, padChunkPayload, type KvRowGeometry } from '@mnemo/kv-core';
 import { bits } from '../../test/bits.js';
+import { decodeAll } from '../../test/decode-all.js';
 import { cpuBackend } from '../../test/test-backend.js';
 import type { EngineChunkEvent, KvRestorePlan } from '../engine.interface.js';
 import { syntheticWeightsFor } from '../weights/synthetic-weights.generator.js';
@@ -31,11 +32,6 @@ function planFrom(chunks: Float32Array[], g: KvRowGeometry, from: number, until:
   return plan;
 }
 
-async function decodeAll(sut: ReferenceEngine, seqId: string, first: number, n: number): Promise<number[]> {
-  const out = [first];
-  while (out.length < n) out.push((await sut.decode([seqId]))[0]!.token);
-  return out;
-}
 
 describe('ReferenceEngine KV restore and chunk events', () => {
   const history = toks(600);

@@ -1,5 +1,6 @@
 import { chunkKeys, ErrorCode } from '@mnemo/kv-core';
 import { firstBitDifference } from '../../test/bits.js';
+import { decodeAll } from '../../test/decode-all.js';
 import { cpuBackend } from '../../test/test-backend.js';
 import type { EngineChunkEvent, StagedChunkRank } from '../engine.interface.js';
 import { syntheticWeightsFor } from '../weights/synthetic-weights.generator.js';
@@ -11,11 +12,6 @@ const RANK: StagedChunkRank = { priority: 0, dueMs: Infinity, stamp: 0, position
 const toks = (n: number, salt = 0): number[] => Array.from({ length: n }, (_, i) => (i * 37 + salt * 11 + 5) % 256);
 const engine = (kvBlocks = 96) => new ReferenceEngine(cpuBackend(), [syntheticWeightsFor(MODEL)], kvBlocks);
 
-async function decodeAll(sut: ReferenceEngine, seqId: string, first: number, n: number): Promise<number[]> {
-  const out = [first];
-  while (out.length < n) out.push((await sut.decode([seqId]))[0]!.token);
-  return out;
-}
 
 describe('ReferenceEngine staged chunks (prefetched KV promoted to the device)', () => {
   const history = toks(600);
