@@ -47,8 +47,9 @@ export type StagedPurgeListener = (key: string) => void;
  * key match is a prefix match. Only full blocks whose KV has been written get keys ({@link commit});
  * `byKey` maps each key to its one block. {@link allocate} takes free blocks first, then purges
  * staged chunks in prefetch purge order, then evicts cached blocks oldest first, so neither costs
- * anything when memory is needed: "available" = free + staged + cached. Every operation is O(1) per block touched (the LRU is an intrusive doubly linked
- * list over ids, the free set a stack with positions), except {@link checkInvariant}.
+ * anything when memory is needed: "available" = free + staged + cached. Every operation is O(1)
+ * per block touched (the LRU is an intrusive doubly linked list over ids, the free set a stack
+ * with positions), except {@link checkInvariant}, and {@link shrink} over staged chunks.
  *
  * Grouped mode (constructed with {@link BlockGroupOptions}; FastSwitch §3.1) adds, over the same
  * states, a partition of the free blocks: each is either in a free run ({@link FreeRunIndex}) or in

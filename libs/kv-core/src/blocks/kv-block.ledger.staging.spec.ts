@@ -116,7 +116,7 @@ describe('KvBlockLedger staged chunks', () => {
     sut.open('other', 't');
     expect(sut.append([{ seqId: 'other', tokens: other.length, ids: other }])).not.toBeNull();
     expect(sut.staging.purged).toBe(1);
-    expect(sut.isStaged(chunkKey(prompt, 0))).toBe(false);
+    expect(sut.blocks.stagedIds(chunkKey(prompt, 0))).toBeUndefined();
     expect(sut.unstage(chunkKey(prompt, 1))).toBe(true);
     expect(sut.staging).toMatchObject({ staged: 2, purged: 1, unstaged: 1 });
     sut.blocks.checkInvariant();

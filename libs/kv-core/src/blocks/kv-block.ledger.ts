@@ -110,10 +110,6 @@ export class KvBlockLedger {
     return ok;
   }
 
-  isStaged(key: string): boolean {
-    return this.blocks.stagedIds(key) !== undefined;
-  }
-
   /** Whether the device holds the whole chunk named `key` (its closing block; earlier ones go later). */
   holdsChunk(key: string): boolean {
     return this.chunks.has(key);
