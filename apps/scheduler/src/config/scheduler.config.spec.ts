@@ -9,6 +9,14 @@ describe(loadSchedulerConfig.name, () => {
     expect(loadSchedulerConfig({ ...base, SCHEDULER_DROIDSPEAK_BASES: 'd1=b, d2=b' }).SCHEDULER_DROIDSPEAK_BASES).toEqual(['d1=b', 'd2=b']);
   });
 
+  it.each([['symphony'], ['recompute'], ['sticky'], ['prefix-affinity'], ['llmd']])('takes SCHEDULER_POLICY=%s', (policy) => {
+    expect(loadSchedulerConfig({ ...base, SCHEDULER_POLICY: policy }).SCHEDULER_POLICY).toBe(policy);
+  });
+
+  it.each([['infercept'], ['LLMD']])('refuses SCHEDULER_POLICY=%j at boot', (policy) => {
+    expect(() => loadSchedulerConfig({ ...base, SCHEDULER_POLICY: policy })).toThrow(ConfigError);
+  });
+
   it.each([['d1'], ['d1=b=c'], ['b=b'], ['=b']])('refuses the pair entry %j at boot', (entry) => {
     expect(() => loadSchedulerConfig({ ...base, SCHEDULER_DROIDSPEAK_BASES: entry })).toThrow(ConfigError);
   });

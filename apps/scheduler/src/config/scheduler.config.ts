@@ -22,7 +22,7 @@ export const schedulerSchema = {
   },
   SCHEDULER_POLICY: {
     type: 'enum',
-    doc: 'routing policy: symphony (load + reservations + cost of moving vs recomputing a prefix), recompute (least loaded, KV ignored), sticky (a session stays on its node), prefix-affinity (longest cached prefix wins)',
+    doc: 'routing policy: symphony (load + reservations + cost of moving vs recomputing a prefix), recompute (least loaded, KV ignored), sticky (a session stays on its node), prefix-affinity (longest cached prefix wins, load breaks ties), llmd (llm-d default scorers: prefix cache 3, queue 2, KV utilization 2)',
     values: ROUTING_POLICIES,
     default: 'symphony',
   },

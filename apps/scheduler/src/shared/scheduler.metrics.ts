@@ -54,7 +54,7 @@ export class SchedulerMetrics {
     });
     this.routingDecisions = new Counter({
       name: 'mnemo_scheduler_routing_decisions_total',
-      help: 'Nodes picked for a dispatch, by policy and reason (least_loaded, reservation, session_home, longest_prefix, cheapest)',
+      help: 'Nodes picked for a dispatch, by policy and reason (least_loaded, reservation, session_home, longest_prefix, cheapest, scored)',
       labelNames: ['policy', 'reason'],
       registers,
     });

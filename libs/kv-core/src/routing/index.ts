@@ -1,6 +1,8 @@
 export type { NodeLoad } from './node-load.js';
 export { KV_USAGE_WEIGHT, loadScore, pickLeastLoaded, expiredNodes } from './least-loaded.policy.js';
-export { route, estimate, reservedLoad } from './route.policies.js';
+export { route, estimate } from './route.policies.js';
+export { reservedLoad } from './route.load.js';
+export { LLMD_DEFAULT_WEIGHTS, llmdScores, llmdQueue, pickLlmd, type LlmdScore, type LlmdWeights } from './llmd.policy.js';
 export {
   ROUTING_POLICIES,
   DEFAULT_ROUTING_COSTS,
@@ -14,3 +16,4 @@ export {
 } from './route.types.js';
 export { PrefillBacklog } from './prefill.backlog.js';
 export { longestPartial, partialSource, withPartialSource } from './partial-source.policy.js';
+export { SERVING_SYSTEMS, cachedBlocksBetweenTurns, servingSystemProblems, type ServingSystem, type ServingSystemName, type BetweenTurns } from './serving.systems.js';

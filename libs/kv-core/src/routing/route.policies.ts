@@ -1,25 +1,23 @@
 import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
 import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
-import { loadScore } from './least-loaded.policy.js';
+import { pickLlmd } from './llmd.policy.js';
+import { reservedLoad } from './route.load.js';
 import type { KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, RoutingCosts, RoutingPolicyName } from './route.types.js';
 
-/**
- * Load with reservations counted at their weight and the prefill backlog in queued-request units:
- * what "least loaded" means everywhere here, baselines included.
- */
-export function reservedLoad(n: RouteCandidate, costs: RoutingCosts): number {
-  const backlog = costs.queueMsPerRequest > 0 ? (n.backlogMs ?? 0) / costs.queueMsPerRequest : 0;
-  return loadScore(n) + costs.reservationWeight * n.reservations + backlog;
-}
 
 /**
  * Picks the node for one request under a policy; null when no candidate serves the model.
  * Every policy is deterministic (ties go to the smaller node id), so scheduler replicas agree.
  *
  * - `recompute` (vLLM-like): least loaded; KV location ignored.
- * - `sticky` (InferCept-like): the session's previous node while it lives, else least loaded.
- * - `prefix-affinity` (llm-d / Dynamo KV-router style): the longest cached prefix wins, load
- *   only breaks ties; a prompt everyone shares therefore pins traffic to its first holder.
+ * - `sticky`: the session's previous node while it lives, else least loaded. InferCept routes so;
+ *   whether the node keeps the session's KV on the device between turns or offloads it to host
+ *   memory is the node's (SERVING_SYSTEMS: `infercept` and `sticky-device`).
+ * - `prefix-affinity` (pure prefix routing): the longest cached prefix wins, load only breaks
+ *   ties; a prompt everyone shares therefore pins traffic to its first holder. A labelled extra:
+ *   no production router weighs prefix alone.
+ * - `llmd`: llm-d's default profile — prefix-cache, queue and KV-utilization scores weighed
+ *   3 : 2 : 2, the highest total wins (llmd.policy.ts).
  * - `symphony`: a live reservation is honoured unless another node's estimate beats the reserved
  *   node's by more than `moveMarginMs` (the announced request arrived to find it busy); otherwise each node's estimated time to first
  *   token — its queue, plus per chunk the cheapest of a local tier, a peer fetch or recomputing,
@@ -46,6 +44,8 @@ export function route(policy: RoutingPolicyName, nodes: readonly RouteCandidate[
       const holders = serving.filter((n) => depth.get(n.nodeId) === best);
       return decide(pick(holders, (n) => reservedLoad(n, costs), costs).nodeId, 'longest_prefix');
     }
+    case 'llmd':
+      return decide(pickLlmd(serving, req.chunkKeys.length, req.prefixes, costs)!.nodeId, 'scored');
     case 'symphony':
       return symphony(serving, req, costs);
   }

@@ -1,8 +1,8 @@
 import type { ChunkHolding, DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
 import type { NodeLoad } from './node-load.js';
 
-/** The routing policies SCHEDULER_POLICY names: Symphony's and the three baselines it is measured against. */
-export const ROUTING_POLICIES = ['symphony', 'recompute', 'sticky', 'prefix-affinity'] as const;
+/** The routing policies SCHEDULER_POLICY names: Symphony's and the baselines it is measured against. */
+export const ROUTING_POLICIES = ['symphony', 'recompute', 'sticky', 'prefix-affinity', 'llmd'] as const;
 export type RoutingPolicyName = (typeof ROUTING_POLICIES)[number];
 
 /** A live node as routing sees it. */
@@ -39,7 +39,7 @@ export interface RouteRequest {
 }
 
 /** Why a node was chosen (a metric label). */
-export type RouteReason = 'least_loaded' | 'reservation' | 'session_home' | 'longest_prefix' | 'cheapest';
+export type RouteReason = 'least_loaded' | 'reservation' | 'session_home' | 'longest_prefix' | 'cheapest' | 'scored';
 
 /** Chunks the chosen node lacks and a peer holds: the node may fetch them instead of recomputing. */
 export interface KvSourcePlan {
