@@ -23,6 +23,7 @@ import { PeerAwarePromptStore } from '../apps/node-manager/dist/peers/peer-aware
 import { ChunkTransferGrpcServer } from '../apps/node-manager/dist/chunks/chunk-transfer.grpc-server.js';
 import { FetchChunksUseCase } from '../apps/node-manager/dist/chunks/fetch-chunks.use-case.js';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
+import { median, round } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -32,8 +33,6 @@ const CHUNK = 256;
 const SALT = 'bench';
 
 const profiled = loadProfiledPlans(root);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 let seq = 0;
 
 async function openStore(engine, dir, base) {

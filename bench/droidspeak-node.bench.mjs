@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { PairEvaluator, ReferenceEngine, syntheticPrompts } from '@mnemo/engine';
 import { recomputedLayers, withoutTransition } from '@mnemo/kv-core';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
+import { median, round } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -25,8 +26,6 @@ const RUN = quick ? { prompts: 2, tokens: 300, continuation: 8, reps: 1 } : { pr
 const CHUNK = 256;
 
 const profiled = loadProfiledPlans(root);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 let seq = 0;
 
 /** The base's KV (per layer, positions [0, until)) and E caches of one prompt. */

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findSyntheticModel, PairEvaluator, ReferenceEngine, resolveWeights, syntheticPrompts } from '@mnemo/engine';
 import { choosePlan, paretoFrontier, patternGrid, patternKey } from '@mnemo/kv-core';
+import { median, round } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -37,8 +38,6 @@ function pairs() {
   return out;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 let seq = 0;
 
 /** Base KV per layer and E cache per layer of one prompt, from a full prefill of the base. */
@@ -118,7 +117,7 @@ async function runPair(pair) {
       perturbed_layers: pair.perturbed,
       chosen_pattern: chosen,
       recomputed_layers: q.plan.recomputedLayers,
-      frontier: frontier.map((p) => ({ pattern: patternKey(p.pattern), quality: round(p.quality), recomputed: p.recomputedLayers })),
+      frontier: frontier.map((p) => ({ pattern: patternKey(p.pattern), quality: round(p.quality, 3), recomputed: p.recomputedLayers })),
       found_critical_layers: found,
       prefill_ms: { full_prefill: round(planLat.fullMs, 2), plan: round(planLat.planMs, 2), full_reuse: round(reuseLat.planMs, 2) },
       prefill_speedup_at_1pct: round(planLat.fullMs / planLat.planMs, 2),

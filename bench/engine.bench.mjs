@@ -14,6 +14,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parameterCount, ReferenceEngine, syntheticWeightsFor } from '@mnemo/engine';
 import { createKernelBackend } from '@mnemo/native-cuda';
+import { median, round } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -31,11 +32,9 @@ const GEMM_FLOPS = 6e9; // per sustained timing: ~20 ms at this machine's peak
 const PREFILL_REPS = quick ? 1 : 5;
 
 const prompt = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 7 + 1) % 256);
-const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
 function stats(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return { median: s[Math.floor((s.length - 1) / 2)], min: s[0], max: s[s.length - 1] };
+  return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) };
 }
 
 /** FLOPs of a prefill of n tokens into an empty sequence: every linear layer plus causal attention, one head row. */
@@ -98,9 +97,9 @@ function gemmRows(cpu, c) {
     const single = timed(1);
     const g = sustained.gf;
     return {
-      model: c.id, shape: name, m, n, k, gflops: round(g.median), min_gflops: round(g.min), max_gflops: round(g.max),
+      model: c.id, shape: name, m, n, k, gflops: round(g.median, 1), min_gflops: round(g.min, 1), max_gflops: round(g.max, 1),
       frac_of_peak: round(sustained.frac, 3), frac_of_peak_cpu: round(sustained.fracCpu, 3),
-      single_call_gflops: round(single.gf.median), single_call_frac_of_peak: round(single.frac, 3),
+      single_call_gflops: round(single.gf.median, 1), single_call_frac_of_peak: round(single.frac, 3),
     };
   });
 }
@@ -131,7 +130,7 @@ async function decodeRow(engine, id, c, batch, memGbs) {
   return {
     batch,
     context: CONTEXT,
-    tok_s: round((batch * 1000) / t.median),
+    tok_s: round((batch * 1000) / t.median, 1),
     step_ms: round(t.median, 2),
     step_ms_min: round(t.min, 2),
     step_ms_max: round(t.max, 2),
@@ -167,9 +166,9 @@ async function modelRow(backend, id, peak, memGbs) {
     model: id,
     params: parameterCount(c),
     prefill_tokens: PROMPT,
-    prefill_tok_s: round((PROMPT * 1000) / p.median),
-    prefill_ms: round(p.median), prefill_ms_min: round(p.min), prefill_ms_max: round(p.max),
-    prefill_gflops: round(flops / (p.median * 1e6)),
+    prefill_tok_s: round((PROMPT * 1000) / p.median, 1),
+    prefill_ms: round(p.median, 1), prefill_ms_min: round(p.min, 1), prefill_ms_max: round(p.max, 1),
+    prefill_gflops: round(flops / (p.median * 1e6), 1),
     // Median of (prefill, peak burst right before it) pairs; see pairedPeak.
     prefill_frac_of_peak: round(stats(frac).median, 3),
     prefill_frac_of_session_peak: round(flops / (p.median * 1e6) / peak, 3),
@@ -190,7 +189,7 @@ async function loopLag(backend) {
   h.disable();
   const ms = performance.now() - t0;
   await engine.close();
-  return { tokens: LONG_PREFILL, prefill_ms: round(ms), lag_p50_ms: round(h.percentile(50) / 1e6, 2), lag_p99_ms: round(h.percentile(99) / 1e6, 2), lag_max_ms: round(h.max / 1e6, 2) };
+  return { tokens: LONG_PREFILL, prefill_ms: round(ms, 1), lag_p50_ms: round(h.percentile(50) / 1e6, 2), lag_p99_ms: round(h.percentile(99) / 1e6, 2), lag_max_ms: round(h.max / 1e6, 2) };
 }
 
 async function run(kind, backend, machine) {
@@ -263,8 +262,8 @@ console.log(JSON.stringify({ event_loop: lag }));
 const largest = result.cpu.find((r) => r.model === LARGEST);
 const largestGemm = gemm.filter((g) => g.model === LARGEST && g.m >= 256);
 result.summary = {
-  peak_gflops: round(peak.median),
-  mem_read_gbs: round(mem.median),
+  peak_gflops: round(peak.median, 1),
+  mem_read_gbs: round(mem.median, 1),
   gemm_frac_of_peak: Math.min(...largestGemm.map((g) => g.frac_of_peak)),
   gemm_frac_of_peak_all_models: Math.min(...gemm.filter((g) => g.m >= 256).map((g) => g.frac_of_peak)),
   gemm_frac_of_peak_cpu: Math.min(...largestGemm.map((g) => g.frac_of_peak_cpu)),

@@ -33,6 +33,7 @@ import { Sequence } from '../apps/node-manager/dist/batching/sequence.js';
 import { SequenceStore } from '../apps/node-manager/dist/batching/sequence.store.js';
 import { SwapManager } from '../apps/node-manager/dist/batching/swap.manager.js';
 import { NodeMetrics } from '../apps/node-manager/dist/shared/node.metrics.js';
+import { percentile, rng, round } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -48,23 +49,6 @@ const FREQS = quick ? [0.04] : [0.01, 0.04, 0.1];
 const PATTERNS = quick ? ['markov'] : ['markov', 'random'];
 const REPS = 2;
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const pct = (xs, p) => {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
-const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 const SYSTEMS = {
   fastswitch: { blockGroups: 60, granularity: 'grouped', swapIn: 'adaptive' },
@@ -224,11 +208,11 @@ function summarize(runs) {
     runs: runs.length,
     iterations: sum('iterations'),
     requests: sum('requests'),
-    p95_ttft_ms: round(pct(ttft, 95)),
-    p99_ttft_ms: round(pct(ttft, 99)),
-    p999_ttft_ms: round(pct(ttft, 99.9)),
-    p99_tbt_ms: round(pct(tbt, 99)),
-    p999_tbt_ms: round(pct(tbt, 99.9)),
+    p95_ttft_ms: round(percentile(ttft, 95)),
+    p99_ttft_ms: round(percentile(ttft, 99)),
+    p999_ttft_ms: round(percentile(ttft, 99.9)),
+    p99_tbt_ms: round(percentile(tbt, 99)),
+    p999_tbt_ms: round(percentile(tbt, 99.9)),
     throughput_tok_s: round((sum('generated') / sum('busyMs')) * 1000, 1),
     swap_outs: sum('swapOuts'),
     swap_ins: sum('swapIns'),

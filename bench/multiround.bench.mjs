@@ -29,13 +29,10 @@ import { calibrateKvMoves } from './lib/kv-calibration.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
 import { tokenStream } from './lib/token-stream.mjs';
 import { svgDocument, ttftCdfParts } from './lib/ttft-cdf.mjs';
+import { arg, clamp, counter, lognormal, median, percentile, rng, round } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
 /** The scheduler may send kv_sources and weigh peer fetches (sim nodes with KV bytes use them); --no-peer-fetch: routing alone. */
 const PEER_FETCH = process.argv.includes('--no-peer-fetch') ? 'off' : 'on';
 /** --no-variants: only the four policies (no missed/spurious advisory runs), for a shorter run. */
@@ -44,17 +41,17 @@ const NO_VARIANTS = process.argv.includes('--no-variants');
 const PROMOTE_AB = process.argv.includes('--promote-ab');
 const MODEL = 'mnemo-medium';
 const NODES = 4;
-const USERS = arg('users', quick ? 32 : 160);
-const SESSIONS = arg('sessions', quick ? 32 : 200);
+const USERS = Number(arg('users', quick ? 32 : 160));
+const SESSIONS = Number(arg('sessions', quick ? 32 : 200));
 /**
  * Users start one after another over this many seconds (default: the mean session's think time,
  * so the last user starts about when the first one ends a session). All at once, every user's
  * cold first turn met the others' in one burst at t = 0, and that start-up queue set every
  * policy's p99 rather than the steady state. `--ramp-s 0` starts them together.
  */
-const RAMP_S = arg('ramp-s', NaN);
+const RAMP_S = Number(arg('ramp-s', NaN));
 /** Each configuration runs this many times, alternating the order of configurations, and the figures pool every pass: machine noise (other work on two shared cores) spreads over all of them. */
-const PASSES = arg('passes', quick ? 1 : 2);
+const PASSES = Number(arg('passes', quick ? 1 : 2));
 /**
  * KV bytes of the sim nodes: 8 layers × 2 (K, V) × 4 float32 = 256 B per token (64 KiB per
  * chunk) against Llama-3.1-8B's 32 × 2 × 8 × 128 × 2 B = 128 KiB: 512× fewer bytes and 4× fewer
@@ -81,18 +78,6 @@ const THINK_COMPRESSION = 60;
 const KV_MOVE_TARGET = (1.4 + 2.7) / ((GPU.prefillTokenUs * 256) / 1000);
 
 // ---- seeded workload -------------------------------------------------------------------------
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const lognormal = (r, median, sigma) => median * Math.exp(sigma * Math.sqrt(-2 * Math.log(Math.max(1e-9, r()))) * Math.cos(2 * Math.PI * r()));
-const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, Math.round(x)));
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
 
 /** ShareGPT-like: ≈75% multi-turn, mean ≈5.5 turns (long tail), 90% of user turns under 132 tokens, half the sessions paste a document. */
@@ -309,22 +294,6 @@ function pool(a, b) {
 }
 
 // ---- figures ---------------------------------------------------------------------------------
-const pct = (xs, p) => {
-  const s = xs.filter((x) => x !== null).sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-};
-const round = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-/** Sum of a counter's samples whose line contains every label given. */
-function counter(text, name, ...labels) {
-  let sum = 0;
-  for (const line of text.split('\n')) if ((line.startsWith(name + ' ') || line.startsWith(name + '{')) && labels.every((l) => line.includes(l))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  return sum;
-}
 
 /** Each request as a session's first turn, a turn served where the previous one was, or a moved one. */
 function moveKinds(results) {
@@ -343,9 +312,9 @@ function byMove(results, ttft) {
     const xs = results.filter((_, i) => kinds[i] === k);
     if (xs.length === 0) return { requests: 0 };
     const t = xs.map((x) => x.ttftMs);
-    return { requests: xs.length, ttft_p50_ms: round(pct(t, 50)), ttft_p99_ms: round(pct(t, 99)), recomputed_tokens: xs.reduce((s, x) => s + x.promptTokens - x.cachedTokens, 0) };
+    return { requests: xs.length, ttft_p50_ms: round(percentile(t, 50)), ttft_p99_ms: round(percentile(t, 99)), recomputed_tokens: xs.reduce((s, x) => s + x.promptTokens - x.cachedTokens, 0) };
   };
-  const p99 = pct(ttft, 99);
+  const p99 = percentile(ttft, 99);
   const tail = results.map((x, i) => ({ x, kind: kinds[i] })).filter(({ x }) => x.ttftMs >= p99).sort((a, b) => b.x.ttftMs - a.x.ttftMs);
   return {
     by_move: { first: group('first'), stayed: group('stayed'), moved: group('moved') },
@@ -364,11 +333,11 @@ function summarize(r) {
   return {
     requests: r.results.length,
     wall_s: round(r.wallS, 1),
-    ttft_p50_ms: round(pct(ttft, 50)),
-    ttft_p99_ms: round(pct(ttft, 99)),
+    ttft_p50_ms: round(percentile(ttft, 50)),
+    ttft_p99_ms: round(percentile(ttft, 99)),
     ttft_mean_ms: round(ttft.reduce((a, b) => a + b, 0) / ttft.length),
-    tpot_p50_ms: round(pct(tpot, 50)),
-    tpot_p99_ms: round(pct(tpot, 99)),
+    tpot_p50_ms: round(percentile(tpot, 50)),
+    tpot_p99_ms: round(percentile(tpot, 99)),
     throughput_tokens_per_s: round(out / r.wallS, 1),
     mean_active_per_node: Object.fromEntries(r.load.map(([id, l]) => [id, round(l)])),
     // Null when the median node was idle the whole run (the ratio is unbounded).
@@ -389,9 +358,9 @@ function summarize(r) {
     promoted_chunks: r.kv.promoted,
     restore_failures: r.kv.restoreFailures,
     peer_blocked_s: round(r.kv.peerBlockedS),
-    routing: Object.fromEntries(reasons.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_routing_decisions_total', `reason="${k}"`)]).filter(([, v]) => v > 0)),
+    routing: Object.fromEntries(reasons.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_routing_decisions_total', { reason: k })]).filter(([, v]) => v > 0)),
     ...byMove(r.results, ttft),
-    advisories: { ...r.adv, reservations_hit: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', 'outcome="hit"'), reservations_moved: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', 'outcome="moved"') },
+    advisories: { ...r.adv, reservations_hit: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', { outcome: 'hit' }), reservations_moved: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', { outcome: 'moved' }) },
   };
 }
 
@@ -474,7 +443,7 @@ try {
       requests: s.symphony.requests,
       mean_turns: round(turns.reduce((a, b) => a + b, 0) / turns.length),
       multi_turn_share: round(turns.filter((t) => t > 1).length / turns.length),
-      user_turn_p90_tokens: pct(users, 90),
+      user_turn_p90_tokens: percentile(users, 90),
       system_tokens: SYSTEM_TOKENS,
       users_start_over_s: round(rampSeconds(sessions)),
       think: `reading ${READ_TOKENS_PER_S} tok/s, typing ${TYPE_TOKENS_PER_S} tok/s, ×${DILATION}/${THINK_COMPRESSION}; advisory when typing starts`,

@@ -21,6 +21,7 @@ import { freePort, startNats } from '../tools/infra/index.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
 import { tokenStream } from './lib/token-stream.mjs';
 import { svgDocument, ttftCdfParts } from './lib/ttft-cdf.mjs';
+import { clamp, counter, histogramQuantile, lognormal, percentile, rng, round, scrape } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -43,22 +44,6 @@ const DOC_SHARE = 0.2;
 const HOST_POOL = '16MiB'; // 4 chunks of mnemo-medium (4 MiB each): most history lives on SSD
 
 // ---- seeded workload -------------------------------------------------------------------------
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const lognormal = (r, median, sigma) => {
-  const u = Math.max(1e-9, r());
-  const v = r();
-  return median * Math.exp(sigma * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v));
-};
-const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, Math.round(x)));
 
 /**
  * Turns per session: 25% single-turn, the rest 2 + a geometric count with mean 5 (overall mean
@@ -93,11 +78,6 @@ function workload(seed) {
       }),
     };
   }).map((s) => ({ ...s, system }));
-}
-
-// ---- the cluster -----------------------------------------------------------------------------
-async function scrape(port) {
-  return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
 }
 
 // ---- one configuration -----------------------------------------------------------------------
@@ -183,44 +163,6 @@ async function infer(nc, requestId, tenant, tokens, maxTokens) {
 }
 
 // ---- figures ---------------------------------------------------------------------------------
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-};
-const round = (x, d = 2) => (x === null || x === undefined ? null : Math.round(x * 10 ** d) / 10 ** d);
-
-/** A quantile of a Prometheus histogram (linear inside the bucket, like histogram_quantile). */
-function histogramQuantile(text, name, q) {
-  const buckets = [];
-  for (const line of text.split('\n')) {
-    const m = new RegExp(`^${name}_bucket\\{.*le="([^"]+)".*\\} (\\S+)$`).exec(line);
-    if (m) buckets.push([m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])]);
-  }
-  const total = buckets.at(-1)?.[1] ?? 0;
-  if (total === 0) return null;
-  const rank = q * total;
-  let prevLe = 0;
-  let prevCount = 0;
-  for (const [le, count] of buckets) {
-    if (count >= rank) {
-      if (le === Infinity) return prevLe;
-      return prevLe + (le - prevLe) * ((rank - prevCount) / Math.max(1, count - prevCount));
-    }
-    prevLe = le;
-    prevCount = count;
-  }
-  return prevLe;
-}
-/** A sample's value; `sample` is `name` or `name{label="v"}` and matches whatever other labels the line carries. */
-function counter(text, sample) {
-  const [name, label] = sample.replace('}', '').split('{');
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name + ' ') && !line.startsWith(name + '{')) continue;
-    if (label && !line.includes(label)) continue;
-    return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return 0;
-}
 
 function summarize(r) {
   const ttft = r.results.map((x) => x.ttftMs);
@@ -229,17 +171,17 @@ function summarize(r) {
   return {
     requests: r.results.length,
     wall_s: round(r.wallS, 1),
-    ttft_p50_ms: round(pct(ttft, 50)),
-    ttft_p90_ms: round(pct(ttft, 90)),
-    ttft_p99_ms: round(pct(ttft, 99)),
+    ttft_p50_ms: round(percentile(ttft, 50)),
+    ttft_p90_ms: round(percentile(ttft, 90)),
+    ttft_p99_ms: round(percentile(ttft, 99)),
     prompt_tokens: prompt,
     cached_tokens: cached,
     prefix_hit_rate: round(cached / prompt, 3),
     blocked_io_ms_p50: round((histogramQuantile(r.metrics, 'mnemo_kv_blocked_io_seconds', 0.5) ?? NaN) * 1000, 3),
     blocked_io_ms_p99: round((histogramQuantile(r.metrics, 'mnemo_kv_blocked_io_seconds', 0.99) ?? NaN) * 1000, 3),
-    restored_tokens: { host: counter(r.metrics, 'mnemo_kv_hit_tokens_total{tier="host"}'), ssd: counter(r.metrics, 'mnemo_kv_hit_tokens_total{tier="ssd"}') },
+    restored_tokens: { host: counter(r.metrics, 'mnemo_kv_hit_tokens_total', { tier: 'host' }), ssd: counter(r.metrics, 'mnemo_kv_hit_tokens_total', { tier: 'ssd' }) },
     preemptions: counter(r.metrics, 'mnemo_node_preemptions_total'),
-    warm_restores: Object.fromEntries(['used', 'stale', 'expired'].map((o) => [o, counter(r.metrics, `mnemo_kv_warm_restores_total{outcome="${o}"}`)])),
+    warm_restores: Object.fromEntries(['used', 'stale', 'expired'].map((o) => [o, counter(r.metrics, 'mnemo_kv_warm_restores_total', { outcome: o })])),
   };
 }
 
@@ -290,8 +232,8 @@ try {
       multi_turn_share: round(turns.filter((t) => t > 1).length / turns.length),
       // What was served (a session stops early once its history nears the context).
       mean_turns_served: round(runs.mnemo.results.length / sessions.length),
-      new_prompt_tokens_p90: pct(newPromptTokens(runs.mnemo.results), 90),
-      history_tokens_p50: pct(runs.mnemo.results.map((x) => x.promptTokens), 50),
+      new_prompt_tokens_p90: percentile(newPromptTokens(runs.mnemo.results), 90),
+      history_tokens_p50: percentile(runs.mnemo.results.map((x) => x.promptTokens), 50),
       history_tokens_max: Math.max(...runs.mnemo.results.map((x) => x.promptTokens)),
       system_tokens: SYSTEM_TOKENS,
       note: 'synthetic ShareGPT-like sessions (seeded); prompts are token ids; greedy replies; the same workload for every configuration',

@@ -19,6 +19,7 @@ import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
 import { freePort, startNats } from '../tools/infra/index.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
 import { inferOnNode } from './lib/node-infer.mjs';
+import { counter, mean, percentile, round, scrape } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -30,22 +31,13 @@ const TENANT = 'bench';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
 
 const launchNode = (env) => launch('node-manager', env);
-async function metric(port, name) {
-  const body = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const line = body.split('\n').find((l) => l.startsWith(name + ' ') || l.startsWith(name + '{'));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
-}
+const metric = async (port, name) => counter(await scrape(port), name);
 
 async function infer(nc, nodeId, tokens, kvSources = []) {
   const { ttftMs, cachedTokens, tokens: generated } = await inferOnNode(nc, nodeId, { model: MODEL, tenant: TENANT, tokens, maxTokens: 4, kvSources, idPrefix: 'pr' });
   return { ttftMs, cached: cachedTokens, tokens: generated };
 }
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
 function svg(rows) {
   const W = 520;
@@ -56,7 +48,7 @@ function svg(rows) {
     .map((r, i) => {
       const h = (r.p50 / max) * 160;
       const x = 60 + i * (bw + 40);
-      return `<rect x="${x}" y="${200 - h}" width="${bw}" height="${h}" fill="${['#2b6cb0', '#c05621', '#2f855a'][i]}"/><text x="${x + bw / 2}" y="${195 - h}" text-anchor="middle" font-size="12">${round(r.p50)} ms</text><text x="${x + bw / 2}" y="220" text-anchor="middle" font-size="12">${r.name}</text>`;
+      return `<rect x="${x}" y="${200 - h}" width="${bw}" height="${h}" fill="${['#2b6cb0', '#c05621', '#2f855a'][i]}"/><text x="${x + bw / 2}" y="${195 - h}" text-anchor="middle" font-size="12">${round(r.p50, 1)} ms</text><text x="${x + bw / 2}" y="220" text-anchor="middle" font-size="12">${r.name}</text>`;
     })
     .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/><text x="10" y="20" font-size="13">Turn-2 TTFT p50 on another node (${MODEL}, ${HISTORY}-token history, CPU reference engine)</text>${bars}</svg>\n`;
@@ -114,9 +106,9 @@ async function main() {
       rows.recompute.push(recompute.ttftMs);
       rows.stayed.push(stayed.ttftMs);
       if (peer.tokens.join() !== recompute.tokens.join() || stayed.tokens.join() !== recompute.tokens.join()) mismatches.push(s);
-      console.log(`session ${s}: peer ${round(peer.ttftMs)} ms (cached ${peer.cached}), recompute ${round(recompute.ttftMs)} ms, stayed ${round(stayed.ttftMs)} ms`);
+      console.log(`session ${s}: peer ${round(peer.ttftMs, 1)} ms (cached ${peer.cached}), recompute ${round(recompute.ttftMs, 1)} ms, stayed ${round(stayed.ttftMs, 1)} ms`);
     }
-    const stat = (xs) => ({ p50: round(pct(xs, 50)), p99: round(pct(xs, 99)), mean: round(xs.reduce((x, y) => x + y, 0) / xs.length) });
+    const stat = (xs) => ({ p50: round(percentile(xs, 50), 1), p99: round(percentile(xs, 99), 1), mean: round(mean(xs), 1) });
     const peerBytes = await metric(b.port, 'mnemo_kv_peer_fetch_bytes_total');
     const result = {
       model: MODEL,
@@ -124,12 +116,12 @@ async function main() {
       history_tokens: HISTORY,
       quick,
       ttft_ms: { peer: stat(rows.peer), recompute: stat(rows.recompute), stayed: stat(rows.stayed) },
-      peer_vs_recompute_ttft_p50: round(pct(rows.recompute, 50) / pct(rows.peer, 50), 2),
-      peer_vs_stayed_ttft_p50: round(pct(rows.peer, 50) / pct(rows.stayed, 50), 2),
+      peer_vs_recompute_ttft_p50: round(percentile(rows.recompute, 50) / percentile(rows.peer, 50), 2),
+      peer_vs_stayed_ttft_p50: round(percentile(rows.peer, 50) / percentile(rows.stayed, 50), 2),
       peer_fetch_bytes: peerBytes,
       peer_restored_tokens: await metric(b.port, 'mnemo_kv_peer_restored_tokens_total'),
       peer_restore_failures: await metric(b.port, 'mnemo_kv_peer_restore_failures_total'),
-      peer_blocked_ms_mean: round((1000 * (await metric(b.port, 'mnemo_kv_peer_blocked_seconds_total'))) / SESSIONS),
+      peer_blocked_ms_mean: round((1000 * (await metric(b.port, 'mnemo_kv_peer_blocked_seconds_total'))) / SESSIONS, 1),
       token_mismatches: mismatches.length,
       machine_note: 'two shared CPU cores; all three nodes and NATS on one machine',
     };

@@ -23,6 +23,7 @@ import {
   probeMemcpy,
   transfer,
 } from '@mnemo/native-cuda';
+import { median } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -33,11 +34,6 @@ const MiB = 2 ** 20;
 const SSD_BYTES = (quick ? 64 : 256) * MiB;
 const CHUNK = 2 * MiB; // one chunk of a small model: 256 tokens × 8 layers × K|V × 2 kv heads × 64 × fp32
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const gbps = (bytes, seconds) => bytes / seconds / 1e9;
 const one = (src, srcOffset, dst, dstOffset, length) => packTransferRanges([{ src, srcOffset, dst, dstOffset, length }]);
 

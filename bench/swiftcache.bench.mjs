@@ -29,6 +29,7 @@ import { CHUNK_TOKENS, DeviceBlockManager, ElasticCacheCoordinator, blockElement
 import { createKernelBackend } from '@mnemo/native-cuda';
 import { startNats } from '../tools/infra/index.mjs';
 import { servingMaxContext } from './lib/serving-max-context.mjs';
+import { percentile, round } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -63,11 +64,6 @@ const mShape = specs[0].shape;
 const BE = blockElements(mShape);
 const mGeom = { numLayers: mShape.layers, numKvHeads: mShape.kvHeads, headDim: mShape.headDim, blockSize: 16 };
 const toks = (n, salt = 0) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 11 + 5) % 256);
-const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)];
-};
 
 /** Runs prompt (in chunks of `chunk`, or whole) + DECODE greedy tokens through `step`; true when it completes. */
 async function completes(step, n, chunk) {
@@ -297,7 +293,7 @@ const mtSwift = pool(mtRuns.on);
 console.log('multi-turn master blocks', { offload: mtOffload.capacity, swift: mtSwift.capacity });
 const mtStats = (r) => {
   const t = r.rows.map((x) => x.ttft_ms);
-  return { master_blocks: r.capacity, ttft_p50_ms: round(pct(t, 0.5)), ttft_p99_ms: round(pct(t, 0.99)), device_hit_tokens: r.rows.reduce((a, x) => a + x.cached - x.restored, 0), restored_tokens: r.rows.reduce((a, x) => a + x.restored, 0), turns: r.rows };
+  return { master_blocks: r.capacity, ttft_p50_ms: round(percentile(t, 50)), ttft_p99_ms: round(percentile(t, 99)), device_hit_tokens: r.rows.reduce((a, x) => a + x.cached - x.restored, 0), restored_tokens: r.rows.reduce((a, x) => a + x.restored, 0), turns: r.rows };
 };
 
 const alone = await workerDecode(node.workers, (round) => round < ALONE_ROUNDS);
@@ -310,7 +306,7 @@ for (let r = 0; r < REPS + 1; r++) {
 const merge = (xs) => ({ name: xs[0].name, ttft_ms: xs.flatMap((x) => x.ttft_ms), tpot_ms: xs.flatMap((x) => x.tpot_ms), stall_ms: xs.reduce((a, x) => a + x.stall_ms, 0) / xs.length, histories: xs[0].histories });
 const offload = merge(runs.host);
 const swiftRun = merge(runs.lent);
-const s = (r) => ({ ttft_p50_ms: round(pct(r.ttft_ms, 0.5)), ttft_p99_ms: round(pct(r.ttft_ms, 0.99)), worker_tpot_p50_ms: round(pct(r.tpot_ms, 0.5)), worker_tpot_p99_ms: round(pct(r.tpot_ms, 0.99)), stream_stall_ms: round(r.stall_ms) });
+const s = (r) => ({ ttft_p50_ms: round(percentile(r.ttft_ms, 50)), ttft_p99_ms: round(percentile(r.ttft_ms, 99)), worker_tpot_p50_ms: round(percentile(r.tpot_ms, 50)), worker_tpot_p99_ms: round(percentile(r.tpot_ms, 99)), stream_stall_ms: round(r.stall_ms) });
 
 const result = {
   env: { cpu_threads: cpus().length, quick, backend: 'cpu (fp32)' },
@@ -340,14 +336,14 @@ const result = {
     offload: mtStats(mtOffload),
     swiftcache: mtStats(mtSwift),
   },
-  master_ttft_p99_offload_over_swiftcache: round(pct(mtOffload.rows.map((x) => x.ttft_ms), 0.99) / pct(mtSwift.rows.map((x) => x.ttft_ms), 0.99)),
-  master_ttft_p50_offload_over_swiftcache: round(pct(mtOffload.rows.map((x) => x.ttft_ms), 0.5) / pct(mtSwift.rows.map((x) => x.ttft_ms), 0.5)),
+  master_ttft_p99_offload_over_swiftcache: round(percentile(mtOffload.rows.map((x) => x.ttft_ms), 99) / percentile(mtSwift.rows.map((x) => x.ttft_ms), 99)),
+  master_ttft_p50_offload_over_swiftcache: round(percentile(mtOffload.rows.map((x) => x.ttft_ms), 50) / percentile(mtSwift.rows.map((x) => x.ttft_ms), 50)),
   stream: { host: s(offload), lent_and_regular: s(swiftRun), requests: TTFT_REQUESTS, turn_tokens: TURN_TOKENS, history_tokens: swiftRun.histories },
-  stream_ttft_p99_host_over_lent: round(pct(offload.ttft_ms, 0.99) / pct(swiftRun.ttft_ms, 0.99)),
-  workers: { tpot_alone_p99_ms: round(pct(alone, 0.99)), tpot_p99_ms_master_on_host: round(pct(offload.tpot_ms, 0.99)), tpot_p99_ms_master_on_lent: round(pct(swiftRun.tpot_ms, 0.99)) },
-  worker_interference: round(pct(swiftRun.tpot_ms, 0.99) / pct(offload.tpot_ms, 0.99) - 1, 3),
-  worker_interference_p50: round(pct(swiftRun.tpot_ms, 0.5) / pct(offload.tpot_ms, 0.5) - 1, 3),
-  worker_interference_vs_alone: round(pct(swiftRun.tpot_ms, 0.99) / pct(alone, 0.99) - 1, 3),
+  stream_ttft_p99_host_over_lent: round(percentile(offload.ttft_ms, 99) / percentile(swiftRun.ttft_ms, 99)),
+  workers: { tpot_alone_p99_ms: round(percentile(alone, 99)), tpot_p99_ms_master_on_host: round(percentile(offload.tpot_ms, 99)), tpot_p99_ms_master_on_lent: round(percentile(swiftRun.tpot_ms, 99)) },
+  worker_interference: round(percentile(swiftRun.tpot_ms, 99) / percentile(offload.tpot_ms, 99) - 1, 3),
+  worker_interference_p50: round(percentile(swiftRun.tpot_ms, 50) / percentile(offload.tpot_ms, 50) - 1, 3),
+  worker_interference_vs_alone: round(percentile(swiftRun.tpot_ms, 99) / percentile(alone, 99) - 1, 3),
   notes: [
     'max context (serving path): prompt + 8 decoded tokens through a scheduler and a node over NATS, the three models on one device budget with elastic lending on; stream off and chunked prefill keep every layer resident (the master grows on every idle unit); stream on keeps a 2-layer window on the device and backs the rest with the cache\'s free blocks and 64 MiB of host memory — its limit is the planes: ⌈C·W/L⌉ ≤ the budget.',
     'max context (engine): whole/chunked prefill keep every layer resident in the master region; swiftcache streams with a 2-layer window from regular blocks (master region) and lent units (two workers), no host memory.',

@@ -20,16 +20,13 @@ import { OffloadTiers } from '../apps/node-manager/dist/kv-store/offload.tiers.j
 import { closePoolDevices, openPoolDevices, SSD_QUEUE_DEPTH } from '../apps/node-manager/dist/kv-store/pool.devices.js';
 import { RestoreReader } from '../apps/node-manager/dist/kv-store/restore.reader.js';
 import { TierWriter } from '../apps/node-manager/dist/kv-store/tier.writer.js';
+import { arg, median, round } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
-const ROUNDS = Number(arg('--rounds', 11));
+const ROUNDS = Number(arg('rounds', 11));
 const VARIANTS = JSON.parse(
   arg(
-    '--variants',
+    'variants',
     JSON.stringify({
       ssd: { tier: 'ssd' },
       ssd_windows: { tier: 'ssd', options: { ssdReads: 'windows' } },
@@ -39,19 +36,13 @@ const VARIANTS = JSON.parse(
     }),
   ),
 );
-const base = mkdtempSync(join(arg('--dir', tmpdir()), 'mnemo-tiers-ab-'));
+const base = mkdtempSync(join(arg('dir', tmpdir()), 'mnemo-tiers-ab-'));
 const MiB = 2 ** 20;
 const G = { layers: 32, rowElems: 512 };
 const CHUNK_BYTES = G.layers * 2 * 256 * G.rowElems * 4;
 const CHUNKS = 8;
 const BYTES = CHUNKS * CHUNK_BYTES;
 const MODEL = 'llama-3-8b-shaped';
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const round3 = (x) => Math.round(x * 1000) / 1000;
 
 /** One tier of the real store holding one conversation; `get(options)` restores all of it. */
 async function store(tier, qd) {
@@ -106,7 +97,7 @@ try {
     console.error(`[tiers-ab] round ${r + 1}/${ROUNDS} done`);
   }
   for (const s of stores.values()) await s.close();
-  const gbs = (s) => round3(BYTES / s / 1e9);
+  const gbs = (s) => round(BYTES / s / 1e9, 3);
   const firstOfTier = new Map();
   const variants = {};
   for (const n of names) {
@@ -119,7 +110,7 @@ try {
       options: v.options ?? {},
       get_gbs: gbs(median(seconds[n])),
       rounds_gbs: seconds[n].map(gbs),
-      first_over: first === n ? undefined : { [first]: round3(median(seconds[n].map((s, i) => s / seconds[first][i]))) },
+      first_over: first === n ? undefined : { [first]: round(median(seconds[n].map((s, i) => s / seconds[first][i])), 3) },
     };
   }
   const result = {

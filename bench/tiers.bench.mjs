@@ -36,6 +36,7 @@ import { RestoreReader } from '../apps/node-manager/dist/kv-store/restore.reader
 import { TierWriter } from '../apps/node-manager/dist/kv-store/tier.writer.js';
 import { freePort } from '../tools/infra/index.mjs';
 import { RespClient } from './resp.client.mjs';
+import { median, round } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -49,11 +50,6 @@ const BYTES = CHUNKS * CHUNK_BYTES;
 const REPS = quick ? 3 : 9;
 const MODEL = 'llama-3-8b-shaped';
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const gbps = (seconds) => BYTES / seconds / 1e9;
 async function timed(fn) {
   const t0 = process.hrtime.bigint();
@@ -319,7 +315,6 @@ try {
   await ssd.close();
   await redis?.close();
   const g = (k) => (t[k].length ? gbps(median(t[k])) : null);
-  const round = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
   const result = {
     quick,
     chunk_bytes: CHUNK_BYTES,
@@ -355,28 +350,28 @@ try {
     ab_buffer_reuse: {
       what: 'host gets in the same rounds with each restore allocating (and zeroing) its own layer payloads instead of taking them from the tiers\' buffer pool',
       host_get_gbs: { reused: g('hostGet'), fresh: g('hostGetFreshBuffers') },
-      reused_over_fresh: round(median(t.hostGetFreshBuffers.map((x, i) => x / t.hostGet[i]))),
+      reused_over_fresh: round(median(t.hostGetFreshBuffers.map((x, i) => x / t.hostGet[i])), 3),
     },
     ab_ssd_reads: {
       what: 'SSD gets in the same rounds, same pool: ring (one transfer per layer, read-ahead budget of layers in flight, CRC32C checked on the copy into the payload, copy-ahead) vs windows (the previous design: two 16 MiB windows, CRC32C on the I/O thread, no copy-ahead of SSD layers)',
       ssd_get_gbs: { ring: g('ssdGet'), windows: g('ssdGetWindows') },
-      ring_over_windows: round(median(t.ssdGetWindows.map((x, i) => x / t.ssdGet[i]))),
+      ring_over_windows: round(median(t.ssdGetWindows.map((x, i) => x / t.ssdGet[i])), 3),
       ratios: 'median over rounds of the per-round speed ratio',
     },
   };
   Object.assign(result, {
-    ssd_get_vs_file_cold: round(result.ssd.get_gbs / result.file_per_chunk.get_cold_gbs),
-    ssd_get_vs_file_warm: round(result.ssd.get_gbs / result.file_per_chunk.get_warm_gbs),
-    ssd_put_vs_file: round(result.ssd.put_gbs / result.file_per_chunk.put_gbs),
-    host_get_frac_of_memcpy: round(result.host.get_gbs / result.limits.memcpy_gbs),
-    host_put_frac_of_memcpy: round(result.host.put_gbs / result.limits.memcpy_gbs),
-    ssd_get_frac_of_raw: round(result.ssd.get_gbs / result.limits.raw_read_gbs),
-    ssd_put_frac_of_raw: round(result.ssd.put_gbs / result.limits.raw_write_gbs),
-    vs_redis_get: redis ? round(result.host.get_gbs / result.redis.get_gbs) : null,
-    ssd_vs_redis_get: redis ? round(result.ssd.get_gbs / result.redis.get_gbs) : null,
+    ssd_get_vs_file_cold: round(result.ssd.get_gbs / result.file_per_chunk.get_cold_gbs, 3),
+    ssd_get_vs_file_warm: round(result.ssd.get_gbs / result.file_per_chunk.get_warm_gbs, 3),
+    ssd_put_vs_file: round(result.ssd.put_gbs / result.file_per_chunk.put_gbs, 3),
+    host_get_frac_of_memcpy: round(result.host.get_gbs / result.limits.memcpy_gbs, 3),
+    host_put_frac_of_memcpy: round(result.host.put_gbs / result.limits.memcpy_gbs, 3),
+    ssd_get_frac_of_raw: round(result.ssd.get_gbs / result.limits.raw_read_gbs, 3),
+    ssd_put_frac_of_raw: round(result.ssd.put_gbs / result.limits.raw_write_gbs, 3),
+    vs_redis_get: redis ? round(result.host.get_gbs / result.redis.get_gbs, 3) : null,
+    ssd_vs_redis_get: redis ? round(result.ssd.get_gbs / result.redis.get_gbs, 3) : null,
     targets: { ssd_get_vs_file_cold: 2, host_get_frac_of_memcpy: 0.7, ssd_get_frac_of_raw: 0.7 },
     // Every round's GB/s, in round order: on a shared machine the spread says as much as the median.
-    rounds_gbs: Object.fromEntries(Object.entries(t).filter(([, v]) => v.length).map(([k, v]) => [k, v.map((x) => round(gbps(x)))])),
+    rounds_gbs: Object.fromEntries(Object.entries(t).filter(([, v]) => v.length).map(([k, v]) => [k, v.map((x) => round(gbps(x), 3))])),
   });
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/tiers.json'), JSON.stringify(result, null, 2) + '\n');

@@ -10,10 +10,10 @@ import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
 import { freePort } from '../../tools/infra/index.mjs';
 import { launch, ready, stop } from './services.mjs';
 import { inferOnNode } from './node-infer.mjs';
+import { median } from './figures.mjs';
 
 const TENANT = 'calibrate';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 const infer = (nc, model, nodeId, tokens, kvSources = []) => inferOnNode(nc, nodeId, { model, tenant: TENANT, tokens, maxTokens: 1, kvSources, idPrefix: 'calibration' });
 

@@ -11,6 +11,7 @@ import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySche
 import { freePort } from '../../tools/infra/index.mjs';
 import { launch, ready, stop } from './services.mjs';
 import { tokenStream } from './token-stream.mjs';
+import { counter, scrape } from './figures.mjs';
 
 /** One request of `blocks` context blocks (prompt blocks·16 − decode, then `decode` tokens). */
 async function attempt(nc, model, blocks, decode, deadlineMs) {
@@ -67,8 +68,8 @@ export async function servingMaxContext({ natsUrl, name, model, nodeEnv, guess, 
     let b = guess;
     while (b > 1 && !(await run(b))) b--;
     while (await run(b + 1)) b++;
-    const text = await (await fetch(`http://127.0.0.1:${nodePort}/metrics`)).text();
-    const picked = Object.fromEntries(metrics.map((m) => [m, sample(text, m)]));
+    const text = await scrape(nodePort);
+    const picked = Object.fromEntries(metrics.map((m) => [m, counter(text, m)]));
     return { tokens: b * 16, blocks: b, refused_at_blocks: b + 1, completed_ms: tries.find((t) => t.blocks === b && t.ok)?.ms, refusal: tries.find((t) => t.blocks === b + 1)?.why, metrics: picked };
   } finally {
     await nc.close();
@@ -76,9 +77,4 @@ export async function servingMaxContext({ natsUrl, name, model, nodeEnv, guess, 
     await stop(scheduler);
     rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-function sample(text, name) {
-  for (const line of text.split('\n')) if (line.startsWith(name)) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  return undefined;
 }
