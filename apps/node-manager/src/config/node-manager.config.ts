@@ -37,6 +37,13 @@ export const nodeManagerSchema = {
   NODE_SIM_PREFILL_TOKEN_US: { type: 'int', doc: 'sim engine: prefill cost per prompt token (µs)', default: 10, min: 0, when: isSim },
   NODE_SIM_DECODE_SEQ_US: { type: 'int', doc: 'sim engine: decode cost per sequence in the batch (µs)', default: 250, min: 0, when: isSim },
   NODE_SIM_DECODE_KCONTEXT_US: { type: 'int', doc: 'sim engine: decode cost per 1000 context tokens in the batch (µs)', default: 50, min: 0, when: isSim },
+  NODE_SIM_RESTORE_US_PER_CHUNK: {
+    type: 'int',
+    doc: 'sim engine with KV bytes: modelled host → device (PCIe) copy of one restored 256-token chunk (µs); a restore\'s layers arrive no sooner than this link carries them (0: only the real copy\'s time)',
+    default: 0,
+    min: 0,
+    when: isSim,
+  },
   NODE_SIM_EOS_PER_MILLE: { type: 'int', doc: 'sim engine: chance per token (‰) that EOS is sampled', default: 0, min: 0, max: 1000, when: isSim },
   NODE_SIM_KV_BYTES: {
     type: 'list',
@@ -99,7 +106,7 @@ export const nodeManagerSchema = {
   },
   NODE_PREFIX_CACHE_BLOCKS: {
     type: 'int',
-    doc: 'reference engine: most cached (reusable, unreferenced) KV blocks each model keeps on the device; older ones are evicted to the offload tiers as they are released (default: unbounded, kept until the space is needed)',
+    doc: 'most cached (reusable, unreferenced) KV blocks each model keeps on the device; older ones are evicted to the offload tiers as they are released (0: a finished request keeps nothing on the device — its next turn restores from the tiers, InferCept-style; default: unbounded, kept until the space is needed)',
     min: 0,
   },
   NODE_KV_WARM: {

@@ -16,6 +16,12 @@ export interface SimCostModel {
   readonly decodePerSeqMs: number;
   /** Per 1000 context tokens summed over the decode batch (attention reads the whole KV), ms. */
   readonly decodePerKContextMs: number;
+  /**
+   * Host → device copy of one restored 256-token chunk over the modelled PCIe link, ms: a
+   * restore's layers arrive no sooner than the link carries them (0: only the real copy's time).
+   * Restored KV crosses it whatever tier or peer it came from.
+   */
+  readonly restorePerChunkMs: number;
 }
 
 export const DEFAULT_SIM_COST: SimCostModel = {
@@ -24,6 +30,7 @@ export const DEFAULT_SIM_COST: SimCostModel = {
   decodeBaseMs: 2,
   decodePerSeqMs: 0.25,
   decodePerKContextMs: 0.05,
+  restorePerChunkMs: 0,
 };
 
 /** Time of one prefill call over prompts of the given lengths. */

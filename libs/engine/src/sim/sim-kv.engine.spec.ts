@@ -157,10 +157,10 @@ describe(`${SimEngine.name} with KV bytes`, () => {
       return { now: () => t, sleep, run };
     }
 
-    async function passWith(loadMs: number): Promise<{ blocked: number; total: number }> {
+    async function passWith(loadMs: number, restorePerChunkMs = 0): Promise<{ blocked: number; total: number }> {
       const chunks = await exportedChunks();
       const clock = virtualClock();
-      const sut = new SimEngine({ cost, kvBytes: layout, now: clock.now, sleep: clock.sleep });
+      const sut = new SimEngine({ cost: { ...cost, restorePerChunkMs }, kvBytes: layout, now: clock.now, sleep: clock.sleep });
       const { plan, calls } = planFrom(chunks, 512);
       const load = plan.load.bind(plan);
       const slow: KvRestorePlan = { ...plan, load: async (l) => (await clock.sleep(loadMs), load(l)) };
@@ -180,5 +180,27 @@ describe(`${SimEngine.name} with KV bytes`, () => {
     it('never blocks past the first layer when loads take exactly a layer of compute', async () => {
       expect(await passWith(40)).toEqual({ blocked: 40, total: 40 + 160 });
     });
+
+    // 512 restored tokens are 2 chunks: the priced link carries each layer in 2 × price / 4 layers.
+    it.each<[string, number, number, { blocked: number; total: number }]>([
+      ['a link faster than compute blocks only the first layer (10 ms per layer)', 0, 20, { blocked: 10, total: 10 + 160 }],
+      ['a link slower than compute blocks like slow loads (90 ms per layer)', 0, 180, { blocked: 90 + 3 * 50, total: 4 * 90 + 40 }],
+      ['the later of the real load and the link sets each arrival', 90, 20, { blocked: 90 + 3 * 50, total: 4 * 90 + 40 }],
+      ['instant real loads and a free link: only the first load’s wake-up', 0, 0, { blocked: 0, total: 160 }],
+    ])('priced PCIe link: %s', async (_n, loadMs, price, want) => {
+      expect(await passWith(loadMs, price)).toEqual(want);
+    });
+  });
+
+  it.each<[string, number | undefined, number]>([
+    ['unbounded (default): every full block of the finished request stays cached', undefined, 592],
+    ['0 (InferCept swap-out): nothing stays once the request is released', 0, 0],
+    ['16 blocks: 16 stay, the head of the prompt (a sequence releases its tail first)', 16, 256],
+  ])('prefixCacheBlocks %s', async (_n, prefixCacheBlocks, cached) => {
+    const sut = new SimEngine({ cost: zeroCost, ...(prefixCacheBlocks !== undefined ? { prefixCacheBlocks } : {}) });
+    await sut.prefill([input('a')]);
+    expect(sut.cachedTokens(input('b'))).toBe(592); // shared with the running request either way
+    sut.release('a');
+    expect(sut.cachedTokens(input('b'))).toBe(cached);
   });
 });

@@ -1,4 +1,4 @@
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, ErrorCode, MnemoError } from '@mnemo/kv-core';
 import type { KvRestorePlan } from '../engine.interface.js';
 import { fillLayer, layerMatches, type SimKvLayout } from './sim-kv.content.js';
 
@@ -29,18 +29,25 @@ const MIN_SLEEP_MS = 2;
  * One modelled prefill pass of `computeMs` (the cost of the tokens actually computed), spread
  * evenly over `layers` layers, while the restoring sequences' KV arrives layer by layer as in the
  * reference engine: load(l) starts when layer l-1 starts computing and is awaited before layer l,
- * so only a load that outlasts the compute it overlaps is blocked time. Each arrived layer is
+ * so only a load that outlasts the compute it overlaps is blocked time. With a priced link
+ * (`restorePerChunkMs` > 0) every layer also crosses one modelled host → device link, one layer
+ * after another: layer l arrives no sooner than the link has carried it, after layer l-1, at
+ * `restorePerChunkMs / layers` per restored chunk of each sequence. Each arrived layer is
  * checked bit for bit against what the sequence's tokens give; a mismatch (or a rejected load)
  * throws DataLoss — the prefill fails and the caller keeps nothing of it. Returns blocked ms.
  */
-export async function runRestoringPass(restores: readonly SimRestore[], computeMs: number, clock: PassClock, isHeld: (seqId: string) => boolean): Promise<number> {
+export async function runRestoringPass(restores: readonly SimRestore[], computeMs: number, clock: PassClock, isHeld: (seqId: string) => boolean, restorePerChunkMs = 0): Promise<number> {
   const layers = Math.max(...restores.map((r) => r.layout.layers));
   const perLayerMs = computeMs / layers;
   const scratch = new Map<string, Float32Array>();
-  const startLoads = (layer: number): Promise<Array<[SimRestore, Float32Array]>> => {
-    const p = Promise.all(restores.filter((r) => layer < r.layout.layers).map(async (r) => [r, await r.plan.load(layer)] as [SimRestore, Float32Array]));
-    p.catch(() => undefined); // awaited only after the modelled compute it overlaps
-    return p;
+  let linkFree = clock.now();
+  const startLoads = (layer: number): { loads: Promise<Array<[SimRestore, Float32Array]>>; arriveBy: number } => {
+    const mine = restores.filter((r) => layer < r.layout.layers);
+    const loads = Promise.all(mine.map(async (r) => [r, await r.plan.load(layer)] as [SimRestore, Float32Array]));
+    loads.catch(() => undefined); // awaited only after the modelled compute it overlaps
+    const linkMs = mine.reduce((ms, r) => ms + (((r.plan.until - r.from) / CHUNK_TOKENS) * restorePerChunkMs) / r.layout.layers, 0);
+    linkFree = Math.max(linkFree, clock.now()) + linkMs;
+    return { loads, arriveBy: linkFree };
   };
   const check = (r: SimRestore, layer: number, got: Float32Array) => {
     if (!isHeld(r.seqId)) return; // cancelled meanwhile: nothing is kept, nothing to check
@@ -53,10 +60,10 @@ export async function runRestoringPass(restores: readonly SimRestore[], computeM
   };
   let computeEnd = clock.now(); // modelled end of the last layer started
   let blocked = 0;
-  let pending: Promise<Array<[SimRestore, Float32Array]>> | undefined = startLoads(0);
+  let pending: ReturnType<typeof startLoads> | undefined = startLoads(0);
   for (let layer = 0; layer < layers; layer++) {
-    const loaded = await pending!;
-    const arrived = clock.now();
+    const loaded = await pending!.loads;
+    const arrived = Math.max(clock.now(), pending!.arriveBy);
     if (arrived > computeEnd) {
       blocked += arrived - computeEnd;
       computeEnd = arrived;

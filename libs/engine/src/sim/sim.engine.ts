@@ -39,6 +39,13 @@ export interface SimEngineOptions {
   readonly kvBytes?: SimKvLayout | Readonly<Record<string, SimKvLayout>>;
   /** The clock restores read blocked time from (ms). Default: performance.now. */
   readonly now?: () => number;
+  /**
+   * Most cached (unreferenced, reusable) blocks each model keeps on the device; a finished
+   * sequence's blocks past it are evicted as they are released, and its next turn finds them
+   * in the offload tiers or recomputes (0: nothing is kept between requests, InferCept's swap-out).
+   * Default: unbounded, kept until the space is needed.
+   */
+  readonly prefixCacheBlocks?: number;
 }
 
 interface SimSeq {
@@ -118,12 +125,11 @@ export class SimEngine implements Engine {
       const layout = simKvLayoutFor(options.kvBytes, m.id);
       if (layout) this.kvLayouts.set(m.id, validateSimKvLayout(layout, `sim engine: kvBytes of ${m.id}`));
       const kvBlocks = split ? split[m.id]! : (opt as number);
-      this.ledgers.set(
-        m.id,
-        new KvBlockLedger(m.id, kvBlocks, (e) => {
-          for (const l of this.chunkListeners) l({ ...e, model: m.id });
-        }),
-      );
+      const ledger = new KvBlockLedger(m.id, kvBlocks, (e) => {
+        for (const l of this.chunkListeners) l({ ...e, model: m.id });
+      });
+      if (options.prefixCacheBlocks !== undefined) ledger.blocks.setMaxCached(options.prefixCacheBlocks);
+      this.ledgers.set(m.id, ledger);
     }
   }
 
@@ -173,7 +179,7 @@ export class SimEngine implements Engine {
         );
         const ms = prefillCostMs(this.cost, computed);
         if (restores.length === 0) await this.wait(ms);
-        else blockedMs = await runRestoringPass(restores, ms, { now: this.now, sleep: this.sleep }, (id) => this.seqs.has(id));
+        else blockedMs = await runRestoringPass(restores, ms, { now: this.now, sleep: this.sleep }, (id) => this.seqs.has(id), this.cost.restorePerChunkMs);
         const ids = batch.map((b) => b.seqId);
         if (restores.length > 0) for (const id of ids) this.seqs.get(id)?.ledger.commit([id]);
         this.options.onStep?.({ kind: 'prefill', seqIds: ids, costMs: ms });
