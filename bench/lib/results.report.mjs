@@ -1,0 +1,148 @@
+// docs/results.md, written from bench/results/*.json and nothing else: the one place the docs
+// take benchmark figures from. `npm run bench -- report` writes it (the bench runner does too,
+// after every benchmark), and a unit test regenerates it and fails when the committed page
+// differs. The output depends only on the results files, so it is the same on every machine.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { BENCHMARKS } from './results.targets.mjs';
+
+export const REPORT_PATH = 'docs/results.md';
+export const REPORT_COMMAND = 'npm run bench -- report';
+
+/** Where and when a run happened, stamped into its results file by the bench runner. */
+export function runStamp({ args, loadStart, date = new Date() }) {
+  const cpu = cpus();
+  return {
+    date: date.toISOString().slice(0, 10),
+    command: `npm run bench -- ${args.join(' ')}`.trim(),
+    machine: { cpus: cpu.length, cpu: cpu[0]?.model.trim() ?? 'unknown', memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version },
+    load_average: { start: loadStart.map((x) => Math.round(x * 100) / 100), end: loadavg().map((x) => Math.round(x * 100) / 100) },
+  };
+}
+
+/** `obj` at a dotted path, or undefined. */
+export function at(obj, path) {
+  return path.split('.').reduce((o, k) => (o !== null && typeof o === 'object' ? o[k] : undefined), obj);
+}
+
+const OPS = { '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '<': (a, b) => a < b };
+const SHOW_OP = { '>=': '≥', '<=': '≤', '>': '>', '<': '<' };
+
+/** 'met', 'not met', or why there is no verdict. */
+export function verdict(value, target, label) {
+  if (label) return label;
+  if (!target) return '';
+  if (typeof value !== 'number') return 'no figure';
+  return OPS[target.op](value, target.value) ? 'met' : 'not met';
+}
+
+const cell = (v) => {
+  if (v === undefined) return 'not in this run';
+  if (v === null) return '— (none)';
+  if (typeof v === 'string') return `\`${v.replace(/\|/g, '\\|').replace(/`/g, "'")}\``;
+  if (Array.isArray(v)) return v.map((x) => (x === null ? '—' : String(x))).join(', ');
+  return String(v);
+};
+
+/** Every scalar (and short list of scalars) of a results file, as [dotted path, value]. */
+export function figures(json, maxDepth = 4) {
+  const out = [];
+  const walk = (v, path, depth) => {
+    if (Array.isArray(v)) {
+      if (v.length > 0 && v.length <= 8 && v.every((x) => x === null || ['number', 'boolean'].includes(typeof x))) out.push([path, v]);
+      return;
+    }
+    if (v !== null && typeof v === 'object') {
+      if (depth >= maxDepth) return;
+      for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k, depth + 1);
+      return;
+    }
+    if (typeof v === 'string' && v.length > 80) return;
+    out.push([path, v]);
+  };
+  for (const [k, v] of Object.entries(json)) if (k !== 'run') walk(v, k, 1);
+  return out;
+}
+
+function machine(json) {
+  const m = json.run?.machine;
+  if (m) return `${m.cpus} × ${m.cpu}, ${m.memory_gib} GiB, Node ${m.node}`;
+  return 'not recorded';
+}
+
+function runLine(name, json) {
+  const run = json.run;
+  if (!run) return `Run: not recorded (the file carries no \`run\` stamp; re-run \`npm run bench -- ${name}\`).`;
+  const load = run.load_average ? `, load average ${run.load_average.start[0]} → ${run.load_average.end[0]} (other work shared the machine)` : '';
+  const how = run.command ? ` with \`${run.command}\`` : '';
+  const note = run.note ? ` ${run.note}` : '';
+  return `Run on ${run.date}${how}; machine: ${machine(json)}${load}.${note}`;
+}
+
+function section(name, json, hasPlot) {
+  const spec = BENCHMARKS[name] ?? { what: 'No description registered in bench/lib/results.targets.mjs.', keys: [] };
+  const lines = [`## ${name}`, '', spec.what + '.', '', runLine(name, json), ''];
+  if (spec.keys.length > 0) {
+    lines.push('| key | what | value | target | |', '|---|---|---|---|---|');
+    for (const k of spec.keys) {
+      const v = at(json, k.path);
+      const target = k.target ? `${SHOW_OP[k.target.op]} ${k.target.value}` : '—';
+      lines.push(`| \`${k.path}\` | ${k.what} | ${cell(v)} | ${target} | ${verdict(v, k.target, v === undefined ? undefined : k.label)} |`);
+    }
+    lines.push('');
+  }
+  if (hasPlot) lines.push(`Plot: [${name}.svg](../bench/results/${name}.svg)`, '');
+  const all = figures(json);
+  lines.push(`<details><summary>Every figure in <code>bench/results/${name}.json</code> (${all.length})</summary>`, '', '| key | value |', '|---|---|');
+  for (const [path, v] of all) lines.push(`| \`${path}\` | ${cell(v)} |`);
+  lines.push('', '</details>', '');
+  return lines.join('\n');
+}
+
+/** The page for a set of results: { name: { json, hasPlot } }, in name order. */
+export function renderReport(results) {
+  const names = Object.keys(results).sort();
+  const head = [
+    '# Benchmark results',
+    '',
+    `<!-- Generated by \`${REPORT_COMMAND}\` from bench/results/*.json. Do not edit: re-run the command. -->`,
+    '',
+    `Written by \`${REPORT_COMMAND}\` from the results files in \`bench/results/\` (each benchmark's`,
+    "runner regenerates it too). The other docs quote no figure of their own: they link here. Each section",
+    "gives when and where its benchmark last ran, its headline keys against their targets (the targets",
+    'live in `bench/lib/results.targets.mjs`), then every figure its file holds. A key marked with a',
+    'label (a constructed case, a strawman baseline, host memory on one side) is shown but is not a',
+    'like-for-like headline. Runs share a 2-core machine with other work; each benchmark measures',
+    'Mnemo and its baseline in the same run, so the ratios are what counts.',
+    '',
+    '| benchmark | last run | headline keys met |',
+    '|---|---|---|',
+  ];
+  for (const name of names) {
+    const { json } = results[name];
+    const keys = (BENCHMARKS[name]?.keys ?? []).filter((k) => k.target && !k.label && at(json, k.path) !== undefined);
+    const met = keys.filter((k) => verdict(at(json, k.path), k.target) === 'met').length;
+    head.push(`| [${name}](#${name}) | ${json.run?.date ?? 'not recorded'} | ${keys.length ? `${met} of ${keys.length}` : '—'} |`);
+  }
+  head.push('');
+  return [head.join('\n'), ...names.map((n) => section(n, results[n].json, results[n].hasPlot))].join('\n').trimEnd() + '\n';
+}
+
+/** The results files of a checkout, parsed. */
+export function readResults(root) {
+  const dir = join(root, 'bench/results');
+  const files = readdirSync(dir);
+  return Object.fromEntries(
+    files
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -'.json'.length))
+      .map((name) => [name, { json: JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')), hasPlot: files.includes(`${name}.svg`) }]),
+  );
+}
+
+export function writeReport(root) {
+  const text = renderReport(readResults(root));
+  writeFileSync(join(root, REPORT_PATH), text);
+  return text;
+}

@@ -1,0 +1,7 @@
+export interface HeadlineKey {
+  path: string;
+  what: string;
+  target?: { op: '>=' | '<=' | '>' | '<'; value: number };
+  label?: string;
+}
+export const BENCHMARKS: Record<string, { what: string; keys: HeadlineKey[] }>;
