@@ -1,6 +1,6 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { blocksFor, CHUNK_TOKENS, chunkBlockKeys, compareSeqs, ErrorCode, FairPriorityRanker, isMnemoError, planIteration, planPriorityIteration, type IterationPlan, type SeqState } from '@mnemo/kv-core';
+import { admissionKinds, blocksFor, ErrorCode, FairPriorityRanker, isMnemoError, nodeIterationInput, planNodeIteration, tickRanker, type IterationPlan, type NodeKvView } from '@mnemo/kv-core';
 import type { Engine, PrefillInput, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
@@ -11,9 +11,9 @@ import { NodeMetrics } from '../shared/node.metrics.js';
 import type { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
-import type { StoredPrompt } from '../kv-store/kv.store.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
 import { SwapManager } from './swap.manager.js';
+import { kvReuseOf, nodeSeq, prefillInput, storedPrompt } from './sequence.inputs.js';
 import { CROSS_MODEL_REUSE, kvReuseReport, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
 import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-store/session.tails.js';
 
@@ -111,9 +111,8 @@ export class BatchScheduler {
     let batched = false;
     const admitted = plan.prefill.map((id) => this.store.get(id)!);
     for (const s of admitted) s.phase = 'running';
-    const swappedIn = admitted.filter((s) => s.preempted && this.swaps.isSwapped(s));
-    const fresh = admitted.filter((s) => !s.preempted);
-    const recomputed = admitted.filter((s) => s.preempted && !this.swaps.isSwapped(s));
+    const kinds = admissionKinds(admitted.map((s) => ({ s, preempted: s.preempted, swapped: this.swaps.isSwapped(s) })));
+    const [swappedIn, fresh, recomputed] = [kinds.swappedIn, kinds.fresh, kinds.recomputed].map((xs) => xs.map((x) => x.s));
     if (swappedIn.length > 0) {
       const blocks = swappedIn.reduce((n, s) => n + this.engine.resumeBlocks(s.id), 0);
       await this.swaps.swapIn(swappedIn, blocks, plan.decode.length > 0);
@@ -179,61 +178,31 @@ export class BatchScheduler {
   /** Priority scheduling: tells the ranker who was served this iteration and who was left out. */
   private rankIteration(plan: IterationPlan, fresh: readonly Sequence[]): void {
     if (!this.ranker) return;
-    const served = new Map<string, number>(plan.decode.map((id) => [id, 1]));
-    for (const s of fresh) served.set(s.id, s.request.tokens.length);
-    const bases = new Map<string, number>();
-    const left: string[] = [];
-    for (const s of this.store.all()) {
-      bases.set(s.id, s.request.priority);
-      if (!served.has(s.id) && s.phase !== 'swapping') left.push(s.id);
-    }
-    this.ranker.tick(served, left, bases);
+    tickRanker(this.ranker, plan, fresh.map((s) => ({ id: s.id, promptTokens: s.request.tokens.length })), this.store.all().map((s) => ({ id: s.id, priority: s.request.priority, phase: s.phase })));
   }
 
-  /**
-   * The policy's view of this iteration: running sequences with the blocks their next decode
-   * takes and what preempting each frees; the waiting ones the batch could take (at most
-   * maxBatch, best first) with their prompt after prefix-cache hits; each model's free blocks.
-   */
+  /** The policy's view of this iteration (kv-core `nodeIterationInput`) and its plan. */
   private plan(): IterationPlan {
-    const maxBatch = this.config.NODE_MAX_BATCH!;
-    const rank = (st: SeqState): SeqState => (this.ranker ? { ...st, priority: this.ranker.rank(st.id, st.priority) } : st);
-    const paged = (st: SeqState) => !this.store.get(st.id)!.streamed;
-    // A streamed sequence waiting for its memory is not overtaken by later requests of its model.
-    const streamHead = new Map<string, number>();
-    for (const st of this.store.states('waiting')) {
-      const seq = this.store.get(st.id)!;
-      if (seq.streamed) streamHead.set(seq.request.model, Math.min(streamHead.get(seq.request.model) ?? Infinity, st.arrivalSeq));
-    }
-    const beforeStream = (st: SeqState) => st.arrivalSeq < (streamHead.get(this.store.get(st.id)!.request.model) ?? Infinity);
-    const running: SeqState[] = this.store.states('running').filter(paged).map(rank).map((st) => ({
-      ...st,
-      pool: this.store.get(st.id)!.request.model,
-      blocks: this.engine.decodeBlocks([st.id]),
-      freeable: this.engine.exclusiveBlocks(st.id),
-    }));
-    const waiting: SeqState[] = this.store
-      .states('waiting')
-      .filter((st) => paged(st) && beforeStream(st))
-      .map(rank)
-      .sort(compareSeqs)
-      .slice(0, maxBatch)
-      .map((st) => {
-        const seq = this.store.get(st.id)!;
-        if (seq.preempted) {
-          const blocks = this.engine.resumeBlocks(seq.id);
-          // A swap-in copies, it computes nothing: it takes no prefill budget.
-          return { ...st, pool: seq.request.model, blocks, promptTokens: this.swaps.isSwapped(seq) ? 0 : blocks * 16 };
-        }
-        const input = this.prefillInput(seq);
-        // Whatever the device or the offload tiers hold costs blocks but no compute.
-        const ready = input.cacheSalt === undefined ? 0 : this.kvStore.restorableUntil(storedPrompt(seq), this.engine.cachedTokens(input));
-        return { ...st, pool: seq.request.model, blocks: this.engine.prefillBlocks(input), promptTokens: input.tokens.length - ready };
-      });
     const kvAvailable: Record<string, number> = {};
     for (const m of this.engine.models()) kvAvailable[m.id] = this.engine.kvBudget(m.id).available;
-    const input = { running, waiting, maxBatch, maxPrefillTokens: this.config.NODE_MAX_PREFILL_TOKENS!, kvAvailable };
-    return this.ranker ? planPriorityIteration(input) : planIteration(input);
+    const view: NodeKvView = {
+      decodeBlocks: (id) => this.engine.decodeBlocks([id]),
+      exclusiveBlocks: (id) => this.engine.exclusiveBlocks(id),
+      resumeBlocks: (id) => this.engine.resumeBlocks(id),
+      admission: (id) => {
+        const seq = this.store.get(id)!;
+        const input = this.prefillInput(seq);
+        return {
+          blocks: this.engine.prefillBlocks(input),
+          sharing: input.cacheSalt !== undefined,
+          deviceTokens: input.cacheSalt === undefined ? 0 : this.engine.cachedTokens(input),
+          restorableUntil: (deviceTokens) => this.kvStore.restorableUntil(storedPrompt(seq), deviceTokens),
+        };
+      },
+    };
+    const seqs = this.store.all().map((s) => nodeSeq(s, this.swaps.isSwapped(s)));
+    const input = nodeIterationInput(seqs, view, { maxBatch: this.config.NODE_MAX_BATCH!, maxPrefillTokens: this.config.NODE_MAX_PREFILL_TOKENS!, kvAvailable, ...(this.ranker ? { ranker: this.ranker } : {}) });
+    return planNodeIteration({ ...input, kvAvailable }, this.ranker !== undefined);
   }
 
   /**
@@ -405,38 +374,4 @@ export class BatchScheduler {
       if (s.request.deadlineUnixMs > 0 && now > s.request.deadlineUnixMs) this.cancel(s.id, 'deadline');
     }
   }
-}
-
-/** The request's prompt as the KV store keys it, with the other nodes the scheduler says hold some of it. */
-function storedPrompt(s: Sequence): StoredPrompt {
-  const sources = s.request.kvSources.map((k) => ({ nodeId: k.nodeId, address: k.grpcAddress, chunkKeys: k.chunkKeys }));
-  return { model: s.request.model, chunkKeys: s.request.chunkKeys, promptTokens: s.request.tokens.length, blockKeys: (c) => blockKeysOf(s, c), ...(sources.length > 0 ? { sources } : {}) };
-}
-
-/** Block keys of one chunk of the prompt, hashed once per request (none when its chunk keys do not fit its tokens). */
-function blockKeysOf(s: Sequence, chunk: number): readonly string[] {
-  const r = s.request;
-  if (r.chunkKeys.length !== Math.floor(r.tokens.length / CHUNK_TOKENS)) return [];
-  let keys = s.blockKeys.get(chunk);
-  if (!keys) s.blockKeys.set(chunk, (keys = chunkBlockKeys(r.model, r.tenant, r.tokens, r.chunkKeys, chunk)));
-  return keys;
-}
-
-function kvReuseOf(s: Sequence) {
-  return s.kvReuse ? { kvReuse: { ...s.kvReuse } } : {};
-}
-
-/** What the engine needs to prefill a request; the tenant scopes its prefix-cache sharing. */
-function prefillInput(s: Sequence): PrefillInput {
-  return {
-    seqId: s.id,
-    model: s.request.model,
-    tokens: s.request.tokens,
-    sampling: {
-      temperature: s.request.sampling?.temperature ?? 1,
-      topP: s.request.sampling?.topP || 1,
-      seed: Number(s.request.sampling?.seed ?? 0n),
-    },
-    cacheSalt: s.request.tenant,
-  };
 }

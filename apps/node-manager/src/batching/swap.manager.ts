@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DEFAULT_SWAP_IN, ErrorCode, isMnemoError, SwapInPolicy } from '@mnemo/kv-core';
+import { DEFAULT_SWAP_IN, ErrorCode, isMnemoError, PendingSwapIns, SwapInPolicy, type SwapInMode } from '@mnemo/kv-core';
 import type { Engine, KvSwap } from '@mnemo/engine';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
@@ -8,12 +8,8 @@ import { NodeMetrics } from '../shared/node.metrics.js';
 import type { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';
 
-interface PendingSwapIn {
-  readonly seqs: readonly Sequence[];
-  readonly iteration: number;
-  readonly done: Promise<void>;
-  settled: boolean;
-}
+/** An asynchronous swap-in's copy, settled either way. */
+type PendingCopy = Promise<void>;
 
 /**
  * Swap preemption for the batch scheduler (FastSwitch §3.2): swap-outs of one iteration go to
@@ -28,9 +24,8 @@ interface PendingSwapIn {
 export class SwapManager {
   private readonly swap?: KvSwap;
   private readonly policy: SwapInPolicy;
-  private readonly pending: PendingSwapIn[] = [];
-  private iteration = 0;
-  private readonly mode: 'adaptive' | 'sync' | 'async';
+  private readonly pending: PendingSwapIns<PendingCopy>;
+  private readonly mode: SwapInMode;
 
   constructor(
     @Inject(ENGINE) engine: Engine,
@@ -43,7 +38,8 @@ export class SwapManager {
     if (config.NODE_PREEMPTION === 'swap') this.swap = engine.swap;
     // Overlap pays only where copies do not take compute's cores (Algorithm 1 assumes a GPU copy engine).
     this.policy = new SwapInPolicy({ ...DEFAULT_SWAP_IN, overlap: this.swap?.overlapsCompute ?? true });
-    this.mode = (config.NODE_SWAP_IN as 'adaptive' | 'sync' | 'async' | undefined) ?? 'adaptive';
+    this.pending = new PendingSwapIns(this.policy);
+    this.mode = (config.NODE_SWAP_IN as SwapInMode | undefined) ?? 'adaptive';
   }
 
   /** Whether this preempted sequence comes back by swap-in (no compute) rather than recompute. */
@@ -52,7 +48,7 @@ export class SwapManager {
   }
 
   get pendingSwapIns(): number {
-    return this.pending.length;
+    return this.pending.size;
   }
 
   /** Swaps the sequences out; returns those it could not take (no swap, no host room): preempt them by recompute. */
@@ -76,7 +72,7 @@ export class SwapManager {
    */
   async swapIn(seqs: readonly Sequence[], blocks: number, othersDecode: boolean): Promise<void> {
     if (!this.swap || seqs.length === 0) return;
-    const mode = this.mode === 'adaptive' ? this.policy.choose(blocks, othersDecode) : this.mode === 'async' && othersDecode ? 'async' : 'sync';
+    const mode = this.policy.decide(this.mode, blocks, othersDecode);
     const t0 = this.clock.monotonicMs();
     const started = performance.now();
     for (const s of seqs) s.phase = 'swapping';
@@ -109,9 +105,8 @@ export class SwapManager {
       this.metrics.swapWait.inc((this.clock.monotonicMs() - t0) / 1000);
       return;
     }
-    const entry: PendingSwapIn = { seqs, iteration: this.iteration, done, settled: false };
-    void done.then(() => (entry.settled = true));
-    this.pending.push(entry);
+    this.pending.add(done);
+    void done.then(() => this.pending.settle(done));
   }
 
   /**
@@ -119,25 +114,20 @@ export class SwapManager {
    * for any pending longer than the policy allows. Resolves once that is done.
    */
   async poll(): Promise<void> {
-    this.iteration++;
+    const overdue = this.pending.startIteration();
+    if (overdue.length === 0) return;
     const t0 = this.clock.monotonicMs();
-    let waited = false;
-    for (const p of this.pending) {
-      if (!p.settled && this.policy.mustSettle(this.iteration - p.iteration)) {
-        await p.done;
-        waited = true;
-      }
-    }
-    if (waited) this.metrics.swapWait.inc((this.clock.monotonicMs() - t0) / 1000);
-    for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i]!.settled) this.pending.splice(i, 1);
+    for (const done of overdue) await done;
+    this.metrics.swapWait.inc((this.clock.monotonicMs() - t0) / 1000);
+    this.pending.dropSettled();
   }
 
   /** Nothing else to do this iteration: wait for the oldest pending swap-in. */
   async settleOne(): Promise<void> {
-    const p = this.pending[0];
-    if (!p) return;
+    const done = this.pending.oldest();
+    if (!done) return;
     const t0 = this.clock.monotonicMs();
-    await p.done;
+    await done;
     this.metrics.swapWait.inc((this.clock.monotonicMs() - t0) / 1000);
     await this.poll();
   }

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { SWAP_IN_MODES } from '@mnemo/kv-core';
 import { isSubjectToken, toSubjectToken } from '@mnemo/proto';
 import { commonSchema, opsSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
 import { parseHostPort } from '../chunks/advertised.address.js';
@@ -71,7 +72,7 @@ export const nodeManagerSchema = {
   NODE_SWAP_IN: {
     type: 'enum',
     doc: 'swap preemption: adaptive (asynchronous when a copy would stall an iteration with others to run, FastSwitch Algorithm 1), sync (always wait) or async (never wait while others run; for experiments)',
-    values: ['adaptive', 'sync', 'async'],
+    values: SWAP_IN_MODES,
     default: 'adaptive',
   },
   NODE_SWAP_SPACE_MB: { type: 'int', doc: 'swap preemption: host memory for swapped-out KV per model (MiB)', default: 256, min: 1 },

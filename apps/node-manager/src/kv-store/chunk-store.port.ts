@@ -1,7 +1,7 @@
 import type { KvRowGeometry } from '@mnemo/kv-core';
 import type { ChunkSlice } from './chunk.reader.js';
 import type { ChunkPayload } from './tier.writer.js';
-import type { PrefetchAdvisory } from './prefetched.chunks.js';
+import type { PrefetchAdvisory } from '@mnemo/kv-core';
 
 /** What node ↔ node transfer asks of the local offload tiers. */
 export interface ChunkStore {

@@ -1,5 +1,5 @@
 import type { Engine, StagingStats } from '@mnemo/engine';
-import type { PrefetchAdvisory } from './prefetched.chunks.js';
+import type { PrefetchAdvisory } from '@mnemo/kv-core';
 import type { ChunkPayload } from './tier.writer.js';
 import type { StoreLog } from './kv.store.js';
 

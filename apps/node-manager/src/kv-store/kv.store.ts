@@ -1,36 +1,23 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { BLOCK_TOKENS, BLOCKS_PER_CHUNK, CHUNK_TOKENS, chunkKeys, type KvRowGeometry, type PrefixChunk } from '@mnemo/kv-core';
-import type { Engine, EngineChunkEvent, HeldKv, KvRestorePlan } from '@mnemo/engine';
-import type { ModelKv } from './model.kv.js';
+import { CHUNK_TOKENS, chunkKeys, hostResidentPrefix, PrefetchedChunks, restoreReach, restoreTouchKeys, worthWarming, type Drop, type KvRowGeometry, type PrefetchAdvisory, type PrefixChunk, type RestorePrompt, type Withdrawal } from '@mnemo/kv-core';
+import type { Engine, HeldKv, KvRestorePlan } from '@mnemo/engine';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
 import { RestoreReader } from './restore.reader.js';
 import { readChunkSlice, type ChunkSlice } from './chunk.reader.js';
-import { PrefetchedChunks, type Drop, type PrefetchAdvisory, type Withdrawal } from './prefetched.chunks.js';
+
 import type { ChunkStore } from './chunk-store.port.js';
 import type { KvStoreSettings } from './kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { DevicePromotion } from './device.promotion.js';
+import { WarmRestores } from './warm.restores.js';
+import { ChunkExports } from './chunk.exports.js';
 import type { KvHoldingChange } from './kv-events.publisher.js';
 
-/**
- * How long a warm restore waits for its request's pass before it lets its pins go: far longer
- * than a queue wait, short enough that a request lost without a cool() holds nothing for long.
- */
-const WARM_TTL_MS = 5_000;
-
-/** A request's prompt as the store sees it: its model and its chunk keys (one per whole 256-token chunk). */
-export interface StoredPrompt {
+/** A request's prompt as the store sees it: its model and its chunk keys (one per whole 256-token chunk), kv-core's RestorePrompt. */
+export interface StoredPrompt extends RestorePrompt {
   readonly model: string;
-  readonly chunkKeys: readonly string[];
-  readonly promptTokens: number;
-  /**
-   * Keys of one chunk of the prompt, block by block (`chunkBlockKeys`): entry j names the chunk's
-   * first 16(j+1) tokens. The tiers keep the partial chunks sequences leave behind; a restore
-   * that runs out of whole chunks looks for the longest of them in the next chunk.
-   */
-  readonly blockKeys?: (chunk: number) => readonly string[];
   /** Other nodes holding chunks of this prompt (InferenceRequest.kv_sources); the local tiers ignore them. */
   readonly sources?: readonly PeerSource[];
 }
@@ -72,15 +59,17 @@ export class KvStore implements ChunkStore {
   readonly prefetched = new PrefetchedChunks();
   readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
   /** Restores started while their requests waited (warm): used by their pass, stale (positions changed), expired. */
-  readonly warmCounters = { started: 0, used: 0, stale: 0, expired: 0 };
-  private readonly warmed = new Map<string, { reader: RestoreReader; timer: NodeJS.Timeout }>();
+  get warmCounters(): WarmRestores['counters'] {
+    return this.warmed.counters;
+  }
+  private readonly warmed = new WarmRestores();
   /** Swapped-out sequences whose leading chunks the host pool keeps pinned for them, and those chunks. */
   readonly swapHolds = { held: 0, chunks: 0 };
   /** Told the blocked I/O of every restoring prefill (the metrics histogram). */
   onBlocked?: (ms: number) => void;
   private readonly unwatch: () => void;
-  private readonly exports: Array<{ model: string; chunk: ChunkPayload }> = [];
-  private exportScheduled = false;
+  /** Whole chunks the device completes, exported and written through to the tiers. */
+  private readonly exports: ChunkExports;
   private readonly timer: NodeJS.Timeout;
 
   private constructor(
@@ -94,7 +83,8 @@ export class KvStore implements ChunkStore {
     housekeepingMs: number,
   ) {
     this.promotion = new DevicePromotion(engine, log);
-    this.unwatch = engine.watchChunks((e) => this.onDeviceChunk(e));
+    this.exports = new ChunkExports(tiers, writer, engine, onChange, log);
+    this.unwatch = engine.watchChunks((e) => this.exports.onDeviceChunk(e));
     tiers.purgeFirst = (bytes) => this.drop(this.prefetched.purge(bytes));
     this.timer = setInterval(() => void this.housekeeping(), housekeepingMs).unref();
   }
@@ -133,30 +123,7 @@ export class KvStore implements ChunkStore {
   /** Tokens past `deviceTokens` the tiers could restore for this prompt now (planning estimate; takes nothing). */
   restorableUntil(p: StoredPrompt, deviceTokens: number): number {
     if (!this.tiers.has(p.model)) return deviceTokens;
-    return Math.max(deviceTokens, this.reach(this.tiers.model(p.model), p, deviceTokens).until);
-  }
-
-  /**
-   * The chunks the tiers hold from the one `deviceTokens` falls in, and where they end: whole
-   * chunks first, then the longest partial chunk held of the chunk after them.
-   */
-  private reach(m: ModelKv, p: StoredPrompt, deviceTokens: number): { chunks: PrefixChunk[]; until: number } {
-    const first = Math.floor(deviceTokens / CHUNK_TOKENS);
-    const chunks = m.table.longestPrefix(p.chunkKeys.slice(first));
-    const next = first + chunks.length;
-    let end = next * CHUNK_TOKENS;
-    if (end < p.promptTokens - 1 && p.blockKeys) {
-      // The whole chunk (the last key, when there are 16) was looked up already.
-      const keys = p.blockKeys(next).slice(0, BLOCKS_PER_CHUNK - 1);
-      for (let j = keys.length - 1; j >= 0 && end + (j + 1) * BLOCK_TOKENS > deviceTokens; j--) {
-        const [partial] = m.table.longestPrefix([keys[j]!]);
-        if (!partial) continue;
-        chunks.push(partial);
-        end += (j + 1) * BLOCK_TOKENS;
-        break;
-      }
-    }
-    return { chunks, until: Math.min(end, p.promptTokens - 1) };
+    return Math.max(deviceTokens, restoreReach(this.tiers.model(p.model).table, p, deviceTokens).until);
   }
 
   /**
@@ -164,22 +131,16 @@ export class KvStore implements ChunkStore {
    * will read; undefined when the tiers hold nothing past what the device has.
    */
   restorePlan(p: StoredPrompt, deviceTokens: number, requestId?: string): KvRestorePlan | undefined {
-    const warmed = requestId === undefined ? undefined : this.takeWarm(requestId);
-    if (!this.tiers.has(p.model)) return undefined;
-    const m = this.tiers.model(p.model);
-    const { chunks, until } = this.reach(m, p, deviceTokens);
-    m.table.touch([...p.chunkKeys, ...chunks.slice(-1).map((c) => c.chunkKey)], this.tiers.now());
-    this.prefetched.adopt(p.chunkKeys);
-    let reader: RestoreReader | undefined;
-    if (warmed && warmed.reader.from === deviceTokens && warmed.reader.until === until) {
-      reader = warmed.reader;
-      this.warmCounters.used++;
-    } else if (warmed) {
-      // The device prefix or the tiers changed while it waited: plan afresh. Its reads are freed
-      // (a promotion joins the host pool only once a copy out of it checked its CRC).
-      warmed.reader.release();
-      this.warmCounters.stale++;
+    if (!this.tiers.has(p.model)) {
+      if (requestId !== undefined) this.warmed.cool(requestId);
+      return undefined;
     }
+    const m = this.tiers.model(p.model);
+    const reach = restoreReach(m.table, p, deviceTokens);
+    const { chunks, until } = reach;
+    m.table.touch(restoreTouchKeys(p, reach), this.tiers.now());
+    this.prefetched.adopt(p.chunkKeys);
+    let reader = requestId === undefined ? undefined : this.warmed.takeFor(requestId, deviceTokens, until);
     if (until <= deviceTokens) return undefined;
     reader ??= this.reader(p.model, chunks, deviceTokens, until);
     if (!reader) return undefined;
@@ -211,11 +172,7 @@ export class KvStore implements ChunkStore {
   holdForSwap(model: string, salt: string, tokens: readonly number[]): HeldKv | undefined {
     if (!this.tiers.has(model)) return undefined;
     const m = this.tiers.model(model);
-    const chunks: PrefixChunk[] = [];
-    for (const c of m.table.longestPrefix(chunkKeys(model, salt, tokens))) {
-      if (!c.mem.every((loc) => loc !== undefined)) break;
-      chunks.push(c);
-    }
+    const chunks = hostResidentPrefix(m.table.longestPrefix(chunkKeys(model, salt, tokens)));
     if (chunks.length === 0) return undefined;
     const reader = this.reader(model, chunks, 0, chunks.length * CHUNK_TOKENS);
     if (!reader) return undefined;
@@ -241,39 +198,17 @@ export class KvStore implements ChunkStore {
   warm(requestId: string, p: StoredPrompt, deviceTokens: number): void {
     if (this.warmed.has(requestId) || !this.tiers.has(p.model)) return;
     const m = this.tiers.model(p.model);
-    const { chunks, until } = this.reach(m, p, deviceTokens);
-    if (until <= deviceTokens) return;
-    if (chunks.every((c) => c.mem.every((loc) => loc !== undefined))) return;
+    const reach = restoreReach(m.table, p, deviceTokens);
+    if (!worthWarming(reach, deviceTokens)) return;
+    const { chunks, until } = reach;
     const reader = this.reader(p.model, chunks, deviceTokens, until);
     if (!reader) return;
     reader.prefetch();
-    const timer = setTimeout(() => {
-      const w = this.takeWarm(requestId);
-      if (!w) return;
-      w.reader.release();
-      this.warmCounters.expired++;
-    }, WARM_TTL_MS).unref();
-    this.warmed.set(requestId, { reader, timer });
-    this.warmCounters.started++;
+    this.warmed.add(requestId, reader);
   }
 
   cool(requestId: string): void {
-    this.takeWarm(requestId)?.reader.release();
-  }
-
-  /** Every warm restore let go, its reads settled (before the devices close under them). */
-  private async coolAll(): Promise<void> {
-    const readers = [...this.warmed.keys()].map((id) => this.takeWarm(id)!.reader);
-    for (const r of readers) r.release();
-    await Promise.all(readers.map((r) => r.whenIdle()));
-  }
-
-  private takeWarm(requestId: string): { reader: RestoreReader } | undefined {
-    const w = this.warmed.get(requestId);
-    if (!w) return undefined;
-    this.warmed.delete(requestId);
-    clearTimeout(w.timer);
-    return w;
+    this.warmed.cool(requestId);
   }
 
   /** A reader for [from, until) over `chunks` (those from the one `from` falls in), or undefined (logged) when a replica is gone. */
@@ -399,7 +334,7 @@ export class KvStore implements ChunkStore {
 
   /** Waits for every write accepted so far to reach its last tier and be journaled. */
   async settle(): Promise<void> {
-    this.flushExports();
+    this.exports.flush();
     await this.writer.drain();
     await this.tiers.flushJournals();
   }
@@ -407,7 +342,7 @@ export class KvStore implements ChunkStore {
   async close(): Promise<void> {
     this.unwatch();
     clearInterval(this.timer);
-    await this.coolAll();
+    await this.warmed.coolAll();
     await this.settle();
     await this.tiers.close();
     await closePoolDevices(this.tiers.devices);
@@ -420,63 +355,9 @@ export class KvStore implements ChunkStore {
   async abort(): Promise<void> {
     this.unwatch();
     clearInterval(this.timer);
-    await this.coolAll();
+    await this.warmed.coolAll();
     this.writer.stop();
     await closePoolDevices(this.tiers.devices);
-  }
-
-  private onDeviceChunk(e: EngineChunkEvent): void {
-    if (e.kind === 'evicted') {
-      this.onChange({ kind: 'removed', tier: 'device', model: e.model, keys: [e.key] });
-      return;
-    }
-    // A partial chunk leaves the device with its sequence; only whole chunks stay there by name.
-    if (e.kind === 'written') this.onChange({ kind: 'stored', tier: 'device', model: e.model, keys: [e.key] });
-    if (!this.tiers.has(e.model)) return;
-    const m = this.tiers.model(e.model);
-    this.dropSuperseded(m, e.superseded);
-    // A chunk a tier already holds whole (one restored from it, most often) is not exported
-    // again: the slowest tier has its complete copy, and a restore already promoted it to the
-    // host pool where that pool had room. Re-exporting it would cost the pass a copy per chunk.
-    if (m.table.holdsChunk(e.key, 'mem') || m.table.holdsChunk(e.key, 'ssd')) return;
-    // Exported now, while the sequence holds the blocks (right after the pass that completed
-    // them, or as it lets go of a partial chunk).
-    // Into a pooled buffer, handed back once the tiers are done with it: a fresh multi-MiB array
-    // would cost this pass's commit (the request's first token waits on it) its page faults.
-    const buffer = this.tiers.buffers.take(m.geometry.layers * m.segBytes);
-    const release = () => this.tiers.buffers.give(buffer);
-    let payload: Float32Array | undefined;
-    try {
-      const into = new Float32Array(buffer, 0, (m.geometry.layers * m.segBytes) / 4);
-      payload = this.engine.exportChunk(e.seqId, e.chunk, e.kind === 'partial' ? e.tokens : undefined, into);
-    } catch (err) {
-      release();
-      // Inside the engine's release or commit: a chunk not kept is a later recompute, never a failed pass.
-      this.log('warn', 'KV chunk export failed', { model: e.model, chunk: e.chunk, err: err instanceof Error ? err : String(err) });
-      return;
-    }
-    // An engine that keeps no KV bytes, or wrote them elsewhere: the buffer is not needed.
-    const pooled = payload?.buffer === buffer;
-    if (!pooled) release();
-    if (!payload) return;
-    this.exports.push({ model: e.model, chunk: { key: e.key, position: e.chunk, payload, ...(pooled ? { release } : {}) } });
-    if (!this.exportScheduled) {
-      this.exportScheduled = true;
-      // Chunks completed by one pass go to the pool as one batch.
-      queueMicrotask(() => this.flushExports());
-    }
-  }
-
-  /** Partial chunks that a longer prefix of the same chunk now covers: nobody needs them any more. */
-  private dropSuperseded(m: ModelKv, keys: readonly string[]): void {
-    for (const key of keys) if (m.table.positionOf(key) !== undefined) this.tiers.applyRemovals(m, m.table.removeChunk(key));
-  }
-
-  private flushExports(): void {
-    this.exportScheduled = false;
-    const byModel = new Map<string, ChunkPayload[]>();
-    for (const { model, chunk } of this.exports.splice(0)) byModel.set(model, [...(byModel.get(model) ?? []), chunk]);
-    for (const [model, chunks] of byModel) void this.writer.write(model, chunks);
   }
 }
 

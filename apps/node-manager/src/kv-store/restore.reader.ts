@@ -1,33 +1,17 @@
-import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, planOffload, type PinHandle, type PrefixChunk, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
-import { transfer, type TransferOperand } from '@mnemo/native-cuda';
+import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, restoredTokensByTier, RestoreReadSchedule, restoreTier, type PrefixChunk, type RestoreReadOptions } from '@mnemo/kv-core';
+import { transfer } from '@mnemo/native-cuda';
 import type { KvRestoreTarget } from '@mnemo/engine';
 import { HostBufferPool } from './host-buffer.pool.js';
 import { RestoreBuffers } from './restore.buffers.js';
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import { transferOperands } from './transfer.operands.js';
+import { pushRows } from './restore.rows.js';
+import { HostPromotions, type RestoreSource as Source } from './host.promotions.js';
 
-export interface RestoreOptions {
-  /**
-   * Start copying layer l + 1 when layer l is loaded (default true). Off only for same-process
-   * A/B measurements: the copy then starts when the engine asks for the layer.
-   */
-  readonly copyAhead?: boolean;
-  /** Layers copied ahead (default 1); for A/B measurements. */
-  readonly copyAheadLayers?: number;
-  /** SSD bytes read ahead of the layer loaded (default READ_AHEAD_BYTES); for A/B measurements. */
-  readonly readAheadBytes?: number;
-  /**
-   * How SSD reads are grouped (default `ring`): `ring` reads each layer in its own transfer and
-   * keeps the read-ahead budget's worth of layers in flight, each handed on as soon as it lands;
-   * `windows` reads windows of half the budget, two at a time, each used once all of it is read
-   * (the earlier design, kept for same-process A/B measurements).
-   */
-  readonly ssdReads?: 'ring' | 'windows';
+export interface RestoreOptions extends RestoreReadOptions {
   /** Take layer payloads and scratch from the tiers' buffer pool (default true); off for A/B measurements. */
   readonly reuseBuffers?: boolean;
-  /** Read groups started one at a time before the budget fills (default SLOW_START_GROUPS); for A/B measurements. */
-  readonly slowStartGroups?: number;
   /**
    * Where {@link RestoreReader.loadInto} copies (default `compute`): on the engine's compute
    * queue, across its kernel lanes, between the layer before and the layer that needs the rows;
@@ -35,55 +19,6 @@ export interface RestoreOptions {
    */
   readonly intoLane?: 'copy' | 'compute';
 }
-
-/** A replica to record in the lookup table. */
-type Replica = { seg: SegmentRef; location: SegmentLocation };
-
-/** Where one (chunk, layer) segment is read from during a restore. */
-interface Source {
-  readonly key: string;
-  readonly layer: number;
-  /** The replica pinned for the whole restore (host if the host held it, else SSD). */
-  readonly pinned: PinHandle;
-  /** Host copy to read from: the pinned one, or the promotion target of an SSD one. */
-  host?: { readonly operand: TransferOperand; readonly offset: number; readonly crc32c: number };
-  /** Set when `host` was filled (and its CRC checked) by this restore: no second check needed. */
-  verified?: boolean;
-  /**
-   * A promotion into the host pool not yet checked (ring reads check it on its copy into the
-   * payload): it joins the host tier only once that check passed, so the tier never lists
-   * bytes nobody verified; freed when the restore ends without it.
-   */
-  pending?: SegmentLocation;
-  /** The scratch buffer `host` lies in, handed back once the layer is copied out. */
-  scratch?: ArrayBuffer;
-}
-
-/**
- * SSD reads kept in flight ahead of the layer being loaded: a layer-wise restore of a few
- * chunks reads only a few MiB per layer, far too little to keep an SSD's queue busy on its own.
- * Each layer is one transfer (its segments, many requests in the device queue); every load
- * tops the ring up to this many bytes of layers from the one loaded on, and a layer is used as
- * soon as its own reads land — no layer waits for a whole window, and the queue never drains
- * at a window boundary.
- */
-const READ_AHEAD_BYTES = 32 * 1024 * 1024;
-
-/**
- * Read groups a restore starts one at a time before it fills its read-ahead budget (see
- * startAhead). Two: in-process A/B of a restore beside compute (mnemo-medium, SSD, 12 pairs
- * each, interleaved): TTFT over device-only 15.2 -> 8.1 ms at 896 restored tokens and 6.7 ->
- * 4.4 ms at 288; one group alone helped about half as much, three no more than two.
- */
-const SLOW_START_GROUPS = 2;
-
-/**
- * Layers copied ahead of the one loaded: each load tops the queue up, so the copy threads find
- * the next layer queued instead of idling through a round trip through JS per layer. One: two
- * and three layers ahead measured the same as one (same-process A/B, 15 rounds of 256 MiB host
- * gets: ratios 1.02 and 1.00) and cost a payload buffer each.
- */
-const COPY_AHEAD_LAYERS = 1;
 
 /**
  * Reads one request's cached prefix back from the offload tiers, a layer at a time, in the
@@ -99,9 +34,8 @@ const COPY_AHEAD_LAYERS = 1;
  */
 export class RestoreReader {
   private readonly sources: Source[][];
-  private readonly promoted: PinHandle[] = [];
-  /** Host slots read into that another restore promoted first: freed when this one ends. */
-  private readonly orphans: SegmentLocation[] = [];
+  /** SSD-only segments read into the host pool for this restore (pinned until it ends). */
+  private readonly promoted: HostPromotions;
   /** Promotions started, by read group (a layer, or a window of them): awaited by the loads of its layers. */
   private readonly promotions = new Map<number, Promise<void>>();
   /** Payload slots and scratch, given back to the pool when the restore ends. */
@@ -116,7 +50,8 @@ export class RestoreReader {
   private readonly copies = new Set<Promise<unknown>>();
   /** Layers after the last one loaded, copied ahead (the engine loads layers in order). */
   private readonly ahead = new Map<number, Promise<Float32Array>>();
-  /** Layers copied ahead, fixed for the restore (the slot count depends on it). */
+  /** Read groups, read-ahead and copy-ahead (kv-core), fixed for the restore. */
+  private readonly schedule: RestoreReadSchedule;
   private readonly depth: number;
   private readonly slots: number;
   private released = false;
@@ -136,13 +71,15 @@ export class RestoreReader {
   ) {
     this.sources = [];
     this.buffers = new RestoreBuffers(options.reuseBuffers === false ? new HostBufferPool(0) : tiers.buffers);
-    this.depth = options.copyAhead === false ? 0 : (options.copyAheadLayers ?? COPY_AHEAD_LAYERS);
-    this.slots = this.depth + 2;
+    this.schedule = new RestoreReadSchedule(m.geometry.layers, chunks.length * m.stride, options);
+    this.promoted = new HostPromotions(tiers, m, this.buffers, options.ssdReads === 'windows', () => this.released, (s, tier) => this.corrupt(s, tier));
+    this.depth = this.schedule.copyDepth;
+    this.slots = this.schedule.slots;
     try {
       for (const c of chunks) {
         const layers: Source[] = [];
         for (let layer = 0; layer < m.geometry.layers; layer++) {
-          const tier = c.mem[layer] ? 'mem' : 'ssd';
+          const tier = restoreTier(c, layer);
           const pinned = m.table.pin(c.chunkKey, layer, tier);
           if (!pinned) throw new MnemoError(ErrorCode.DataLoss, `chunk ${c.chunkKey} layer ${layer} left the ${tier} tier before its restore`);
           const host = tier === 'mem' ? { operand: tiers.device(pinned.location.deviceIndex).device, offset: pinned.location.offset, crc32c: pinned.location.crc32c } : undefined;
@@ -170,7 +107,7 @@ export class RestoreReader {
     if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader used after release');
     // Reads start here, where the engine's progress is known, never from a copy made ahead:
     // the ring stays the read-ahead budget deep from the layer the engine is at.
-    const first = this.groupOf(layer);
+    const first = this.schedule.groupOf(layer);
     this.startAhead(first);
     let copy = this.ahead.get(layer);
     this.ahead.delete(layer);
@@ -189,7 +126,7 @@ export class RestoreReader {
     // layers all in host memory already: there a copy ahead waiting on SSD reads started the
     // next window early, and windows read side by side finish together (SSD gets were 2–38%
     // slower in six same-process A/Bs).
-    const ring = this.options.ssdReads !== 'windows';
+    const ring = !this.schedule.copiesAheadOnlyFromHost;
     for (let next = layer + 1; next <= Math.min(layer + this.depth, this.m.geometry.layers - 1); next++) {
       if (this.ahead.has(next) || !(ring || this.sources.every((s) => s[next]!.host))) continue;
       const copyNext = this.copyLayer(next);
@@ -213,8 +150,7 @@ export class RestoreReader {
     if (target.kOffsets.length !== n || target.vOffsets.length !== n || target.rowBytes !== this.m.geometry.rowElems * 4) {
       throw new MnemoError(ErrorCode.InvalidRequest, `restore target for ${target.kOffsets.length} positions of ${target.rowBytes} B, the restore has ${n} of ${this.m.geometry.rowElems * 4} B`);
     }
-    const first = this.groupOf(layer);
-    this.startAhead(first);
+    this.startAhead(this.schedule.groupOf(layer));
     await this.copyLayer(layer, target);
   }
 
@@ -223,7 +159,7 @@ export class RestoreReader {
   private async copyLayer(layer: number, target: KvRestoreTarget): Promise<undefined>;
   private async copyLayer(layer: number, target?: KvRestoreTarget): Promise<Float32Array | undefined> {
     const first = Math.floor(this.from / CHUNK_TOKENS);
-    const w = this.groupOf(layer);
+    const w = this.schedule.groupOf(layer);
     this.startPromotion(w);
     await this.promotions.get(w);
     // Released meanwhile (a copy made ahead outlives its prefill): nothing may be pinned or read now.
@@ -261,16 +197,10 @@ export class RestoreReader {
     unverified.forEach((s, i) => {
       if (r.crcs[i] !== s.host!.crc32c) this.corrupt(s, s.pinned.location.type);
     });
-    this.keepPromotions(srcs);
+    this.promoted.keep(srcs);
     for (const s of srcs) this.dropScratch(s);
     this.tiers.counters.readBytes.mem += srcs.length * this.m.segBytes;
     return dst;
-  }
-
-  /** Layers read in one transfer: one in the ring; half the read-ahead budget's worth in windows. */
-  private groupLayers(): number {
-    if (this.options.ssdReads !== 'windows') return 1;
-    return Math.max(1, Math.floor(this.readAheadBytes() / 2 / this.layerBytes()));
   }
 
   /**
@@ -281,7 +211,7 @@ export class RestoreReader {
    * 2 ms alone); later layers have the compute of the earlier ones to land in.
    */
   private startAhead(first: number): void {
-    const end = first + this.aheadGroups();
+    const end = this.schedule.aheadEnd(first);
     const from = (g: number) => {
       if (this.released) return;
       for (; g < end; g++) this.startPromotion(g);
@@ -297,32 +227,12 @@ export class RestoreReader {
       const next = () => step(g + 1, alone - 1);
       p.then(next, next);
     };
-    step(first, this.options.slowStartGroups ?? SLOW_START_GROUPS);
-  }
-
-  /** Read groups kept started from the loaded layer's on: the budget's worth of layers (at least the next one), or two windows. */
-  private aheadGroups(): number {
-    if (this.options.ssdReads === 'windows') return 2;
-    return Math.max(this.depth + 1, Math.floor(this.readAheadBytes() / this.layerBytes()));
-  }
-
-  private groupOf(layer: number): number {
-    return Math.floor(layer / this.groupLayers());
-  }
-
-  private readAheadBytes(): number {
-    return this.options.readAheadBytes ?? READ_AHEAD_BYTES;
-  }
-
-  private layerBytes(): number {
-    return Math.max(1, this.sources.length * this.m.stride);
+    step(first, this.schedule.slowStartGroups);
   }
 
   /** Starts reading group `w`'s SSD-only segments (from layer `from` on) into host memory, once. */
   private startPromotion(w: number, from = 0): void {
-    const group = this.groupLayers();
-    const start = Math.max(from, w * group);
-    const end = Math.min(this.m.geometry.layers, (w + 1) * group);
+    const { start, end } = this.schedule.groupRange(w, from);
     if (this.promotions.has(w) || start >= end) return;
     const srcs = this.sources.flatMap((s) => s.slice(start, end));
     for (const s of srcs) {
@@ -330,12 +240,12 @@ export class RestoreReader {
       // Promoted by another restore since this one was planned: read that copy instead.
       const pin = this.m.table.pin(s.key, s.layer, 'mem');
       if (!pin) continue;
-      this.promoted.push(pin);
+      this.promoted.pins.push(pin);
       s.host = { operand: this.tiers.device(pin.location.deviceIndex).device, offset: pin.location.offset, crc32c: pin.location.crc32c };
     }
     const todo = srcs.filter((s) => !s.host).sort((a, b) => a.layer - b.layer);
     if (todo.length === 0) return;
-    const p = this.promote(todo);
+    const p = this.promoted.read(todo);
     // A read-ahead whose layers are never loaded (the reader released early) must not surface as an unhandled rejection.
     p.catch(() => {});
     this.promotions.set(w, p);
@@ -361,21 +271,15 @@ export class RestoreReader {
 
   /** Restored tokens per tier they come from: host when every layer of their chunk was in host memory. */
   tokensByTier(): { mem: number; ssd: number } {
-    const out = { mem: 0, ssd: 0 };
-    this.chunks.forEach((c, i) => {
-      const start = Math.max(this.from, c.position * CHUNK_TOKENS);
-      const end = Math.min(this.until, (c.position + 1) * CHUNK_TOKENS);
-      out[this.sources[i]!.every((s) => s.pinned.location.type === 'mem') ? 'mem' : 'ssd'] += Math.max(0, end - start);
-    });
-    return out;
+    return restoredTokensByTier(this.chunks, this.from, this.until, (i) => this.sources[i]!.every((s) => s.pinned.location.type === 'mem'));
   }
 
   /** Lets go of every pin (space freed meanwhile comes back now). Idempotent. */
   release(): void {
     if (this.released) return;
     this.released = true;
-    this.tiers.unpin(this.m, [...this.sources.flat().map((s) => s.pinned), ...this.promoted]);
-    for (const loc of this.orphans) this.tiers.free(loc);
+    this.tiers.unpin(this.m, [...this.sources.flat().map((s) => s.pinned), ...this.promoted.pins]);
+    for (const loc of this.promoted.orphans) this.tiers.free(loc);
     // Read-aheads and copy-outs still in flight hold their buffers until they settle.
     const outstanding = [...this.promotions.values(), ...this.copies];
     const freeScratch = () => {
@@ -394,128 +298,8 @@ export class RestoreReader {
     return this.idle;
   }
 
-  /**
-   * Reads SSD-only segments into host memory in one transfer. Ring reads leave the CRC32C check
-   * to the copy into the payload (one fused pass on the copy threads: the device's single I/O
-   * thread then only reaps and resubmits — 11–12% faster SSD gets in same-process A/Bs);
-   * `windows` reads check each segment on the I/O thread as it lands.
-   */
-  private async promote(srcs: Source[]): Promise<void> {
-    if (srcs.length === 0) return;
-    const m = this.m;
-    const plan = this.tiers.host.length === 0 ? undefined : planOffload(
-      srcs.map((s) => ({ position: 0, s })),
-      this.tiers.host.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator })),
-      m.stride,
-    );
-    const targets = new Map<Source, { operand: TransferOperand; offset: number; deviceIndex?: number }>();
-    for (const w of plan?.writes ?? []) w.segments.forEach(({ s }, i) => targets.set(s, { operand: this.tiers.device(w.deviceIndex).device, offset: w.offsets[i]!, deviceIndex: w.deviceIndex }));
-    const rest = srcs.filter((s) => !targets.has(s));
-    let scratch: ArrayBuffer | undefined;
-    if (rest.length > 0) {
-      // No host room: a scratch buffer, aligned for O_DIRECT, only until this layer is loaded.
-      scratch = this.buffers.scratch(rest.length * m.stride);
-      rest.forEach((s, i) => targets.set(s, { operand: scratch!, offset: i * m.stride }));
-    }
-    const freePlan = () => {
-      for (const w of plan?.writes ?? []) for (const x of w.extents) this.tiers.device(w.deviceIndex).allocator.free(x.offset, x.length);
-      if (scratch) this.buffers.unused(scratch);
-    };
-    const { operands, op } = transferOperands();
-    const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
-    const ranges: number[] = [];
-    const crcs: number[] = [];
-    for (const s of srcs) {
-      const t = targets.get(s)!;
-      ranges.push(op(this.tiers.device(s.pinned.location.deviceIndex).device), s.pinned.location.offset, op(t.operand), t.offset, ioBytes);
-      crcs.push(op(t.operand), t.offset, m.segBytes);
-    }
-    const checkNow = this.options.ssdReads === 'windows';
-    let r;
-    try {
-      r = await transfer(operands, Float64Array.from(ranges), checkNow ? { crcs: Float64Array.from(crcs) } : undefined);
-    } catch (e) {
-      freePlan();
-      throw new MnemoError(ErrorCode.DataLoss, `SSD read failed: ${(e as Error).message}`);
-    }
-    this.tiers.counters.readBytes.ssd += srcs.length * m.segBytes;
-    if (this.released) {
-      // Released while the read was in flight: its pins are gone, so nothing read may be kept.
-      freePlan();
-      return;
-    }
-    const bad = checkNow ? srcs.find((s, i) => r.crcs[i] !== s.pinned.location.crc32c) : undefined;
-    if (bad) {
-      freePlan();
-      this.corrupt(bad, 'ssd');
-    }
-    const kept: Replica[] = [];
-    srcs.forEach((s) => {
-      const t = targets.get(s)!;
-      s.host = { operand: t.operand, offset: t.offset, crc32c: s.pinned.location.crc32c };
-      s.verified = checkNow;
-      if (t.deviceIndex === undefined) {
-        s.scratch = scratch;
-        this.buffers.use(scratch!);
-        return;
-      }
-      const location: SegmentLocation = { deviceIndex: t.deviceIndex, type: 'mem', offset: t.offset, length: m.segBytes, crc32c: s.pinned.location.crc32c };
-      if (!checkNow) s.pending = location;
-      else if (m.table.get(s.key, s.layer, 'mem')) this.orphans.push(location);
-      else kept.push({ seg: { chunkKey: s.key, position: m.table.positionOf(s.key)!, layer: s.layer }, location });
-    });
-    this.join(kept);
-  }
-
-  /** Promotions the copy just verified join the host tier. */
-  private keepPromotions(srcs: readonly Source[]): void {
-    const kept: Replica[] = [];
-    for (const s of srcs) {
-      if (!s.pending) continue;
-      const position = this.m.table.positionOf(s.key);
-      // Promoted by another restore meanwhile, or the chunk left the table since it was read.
-      if (position === undefined || this.m.table.get(s.key, s.layer, 'mem')) this.orphans.push(s.pending);
-      else kept.push({ seg: { chunkKey: s.key, position, layer: s.layer }, location: s.pending });
-      s.pending = undefined;
-    }
-    this.join(kept);
-  }
-
-  /** Promoted copies join the host tier, pinned until this restore ends. */
-  private join(kept: Replica[]): void {
-    this.tiers.put(this.m, kept);
-    for (const k of kept) {
-      const pin = this.m.table.pin(k.seg.chunkKey, k.seg.layer, 'mem');
-      if (pin) this.promoted.push(pin);
-    }
-  }
-
   private corrupt(s: Source, tier: 'mem' | 'ssd'): never {
     this.tiers.dropCorrupt(this.m, s.key, s.layer, tier);
     throw new MnemoError(ErrorCode.DataLoss, `chunk ${s.key} layer ${s.layer}: CRC32C mismatch in the ${tier} tier (dropped; the request recomputes)`);
-  }
-}
-
-/**
- * Transfer ranges for one payload piece (`len` floats at payload offset `dst`, layout
- * `[K|V][n][row]`, read from byte `src` of operand `srcOp`) into the engine's rows at `target`
- * (operand 0): one range per run of positions whose rows are adjacent there (a block's worth).
- */
-function pushRows(ranges: number[], srcOp: number, src: number, dst: number, len: number, n: number, row: number, target: KvRestoreTarget): void {
-  const half = n * row;
-  const offsets = dst >= half ? target.vOffsets : target.kOffsets;
-  const start = (dst % half) / row;
-  const count = len / row;
-  const rowBytes = row * 4;
-  let i = 0;
-  while (i < count) {
-    if (offsets[start + i]! < 0) {
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    while (j < count && offsets[start + j] === offsets[start + i]! + (j - i) * rowBytes) j++;
-    ranges.push(srcOp, src + i * rowBytes, 0, offsets[start + i]!, (j - i) * rowBytes);
-    i = j;
   }
 }

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { advisoryDueMs, ErrorCode, isChunkKey, MnemoError, segmentElems } from '@mnemo/kv-core';
+import { advisoryDueMs, ErrorCode, isChunkKey, MnemoError, planPrefetchPulls, prefetchExpiry, segmentElems } from '@mnemo/kv-core';
 import type { Engine } from '@mnemo/engine';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
 import { checkKvSources } from '../inference/kv-sources.check.js';
 import { CHUNK_STORE, type ChunkStore } from '../kv-store/chunk-store.port.js';
-import type { PrefetchAdvisory } from '../kv-store/prefetched.chunks.js';
+import type { PrefetchAdvisory } from '@mnemo/kv-core';
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
 import { AdvisoryRegistry } from './advisory.registry.js';
 import type { PrefetchCommand } from './prefetch.command.js';
@@ -46,10 +46,8 @@ export class PrefetchUseCase {
     if (bad !== undefined) throw new MnemoError(ErrorCode.InvalidRequest, `not a chunk key: ${JSON.stringify(bad)}`);
     checkKvSources(r.sources);
     const now = this.clock.unixMs();
-    const ttl = this.config.NODE_PREFETCH_TTL_MS!;
-    const expiresAt = Number(r.expiresAtMs);
-    if (expiresAt !== 0 && expiresAt <= now) throw new MnemoError(ErrorCode.InvalidRequest, `advisory ${r.advisoryId} expired before it arrived`);
-    const expiresAtMs = expiresAt === 0 ? now + ttl : Math.min(expiresAt, now + 10 * ttl);
+    const expiresAtMs = prefetchExpiry(Number(r.expiresAtMs), now, this.config.NODE_PREFETCH_TTL_MS!);
+    if (expiresAtMs === null) throw new MnemoError(ErrorCode.InvalidRequest, `advisory ${r.advisoryId} expired before it arrived`);
     this.advisories.expire(now);
     if (!this.advisories.has(r.advisoryId) && this.advisories.size >= this.config.NODE_PREFETCH_MAX_ADVISORIES!) {
       throw new MnemoError(ErrorCode.Overloaded, `node ${this.config.NODE_ID} holds ${this.advisories.size} advisories already`);
@@ -58,18 +56,11 @@ export class PrefetchUseCase {
     // No KV tiers here (store off, or the sim engine): nothing to pull, and nothing held.
     if (!g) return 0;
     this.advisories.add(r.advisoryId, r.sessionId, expiresAtMs);
-    // chunk_keys is the prompt's key chain from chunk 0: the index is the chunk's position.
-    const bySource = new Map<number, Array<{ key: string; position: number }>>();
-    r.chunkKeys.forEach((key, position) => {
-      if (this.store.holdsOnHost(r.model, key)) return;
-      const s = r.sources.findIndex((src) => src.chunkKeys.includes(key));
-      if (s >= 0) bySource.set(s, [...(bySource.get(s) ?? []), { key, position }]);
-    });
+    const advisory = { id: r.advisoryId, expiresAtMs, receivedMs: now, priority: r.priority, dueMs: advisoryDueMs({ expectedArrivalMs: Number(r.expectedArrivalMs), ordered: r.ordered, receivedMs: now }) };
     let queued = 0;
-    for (const [s, chunks] of bySource) {
+    for (const { source, chunks } of planPrefetchPulls(r.chunkKeys, r.sources, (key) => this.store.holdsOnHost(r.model, key))) {
       queued += chunks.length;
-      const advisory = { id: r.advisoryId, expiresAtMs, receivedMs: now, priority: r.priority, dueMs: advisoryDueMs({ expectedArrivalMs: Number(r.expectedArrivalMs), ordered: r.ordered, receivedMs: now }) };
-      const p = this.pull(r.sources[s]!.grpcAddress, r.model, chunks, g.layers, segmentElems(g) * 4, advisory).finally(() => this.pulls.delete(p));
+      const p = this.pull(r.sources[source]!.grpcAddress, r.model, chunks, g.layers, segmentElems(g) * 4, advisory).finally(() => this.pulls.delete(p));
       this.pulls.add(p);
     }
     return queued;

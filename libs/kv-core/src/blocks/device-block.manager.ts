@@ -1,33 +1,11 @@
-import { BlockGroupTable, type BlockGroup as BlockGroupView } from './block-group.table.js';
 import { BlockLruList } from './block-lru.list.js';
+import { checkDeviceBlockState } from './device-block.invariant.js';
 import { FreeBlockStack } from './free-block.stack.js';
-import { FreeRunIndex } from './free-run.index.js';
+import { GroupedFreeIds } from './grouped-free.ids.js';
 import { StagedChunkSet, type StageRank } from './staged-chunk.set.js';
+import type { BlockEvictionListener, BlockGroupOptions, DeviceBlockCounts, StagedPurgeListener } from './device-block.types.js';
 
-/** Counts of a device cache's blocks by state; they always sum to `capacity`. */
-export interface DeviceBlockCounts {
-  readonly capacity: number;
-  /** No content, ready to hand out. */
-  readonly free: number;
-  /** Content kept for prefix reuse, no holder: reclaimable at once (evicted least recently used first). */
-  readonly cached: number;
-  /** Holding prefetched chunks no sequence uses yet: reclaimable at once, before cached ones. */
-  readonly staged: number;
-  /** Held by at least one sequence. */
-  readonly active: number;
-}
-
-/** Block groups (FastSwitch §3.1): contiguous runs per sequence, so a swap copies few large ranges. */
-export interface BlockGroupOptions {
-  /** Size of a sequence's first group, in blocks (grown to fit a larger allocation). */
-  readonly groupBlocks: number;
-}
-
-/** Called for every cached block the manager reclaims (its content is gone from the device). */
-export type BlockEvictionListener = (key: string, id: number) => void;
-
-/** Called for every staged chunk the manager reclaims to hand its blocks to a sequence (cooperative purge). */
-export type StagedPurgeListener = (key: string) => void;
+export type { BlockEvictionListener, BlockGroupOptions, DeviceBlockCounts, StagedPurgeListener } from './device-block.types.js';
 
 /**
  * The device block manager of one model's paged KV cache: physical block ids
@@ -51,11 +29,9 @@ export type StagedPurgeListener = (key: string) => void;
  * per block touched (the LRU is an intrusive doubly linked list over ids, the free set a stack
  * with positions), except {@link checkInvariant}, and {@link shrink} over staged chunks.
  *
- * Grouped mode (constructed with {@link BlockGroupOptions}; FastSwitch §3.1) adds, over the same
- * states, a partition of the free blocks: each is either in a free run ({@link FreeRunIndex}) or in
- * the unused tail of exactly one owner's block group, and {@link allocateFor} hands an owner the
- * next ids of its group. Group paths stay O(1) per block plus O(size orders) per new group and
- * O(groups) per steal; only {@link shrink} walks the run it cuts.
+ * Grouped mode (constructed with {@link BlockGroupOptions}; FastSwitch §3.1) partitions the free
+ * blocks into free runs and owners' group tails ({@link GroupedFreeIds}); {@link allocateFor}
+ * hands an owner the next ids of its group; only {@link shrink} walks the run it cuts.
  *
  * Everything that uses device KV memory goes through this one manager: prefix sharing (here),
  * elastic growth and shrink at the end of the id space ({@link grow}/{@link shrink}), block groups
@@ -71,9 +47,7 @@ export class DeviceBlockManager {
   private readonly lru = new BlockLruList();
   private readonly staged = new StagedChunkSet();
   /** Grouped mode only: free ids no group reserves, and the groups (their tails are the other free ids). */
-  private readonly runs?: FreeRunIndex;
-  private readonly groups?: BlockGroupTable;
-  private readonly groupBlocks: number;
+  private readonly grouping?: GroupedFreeIds;
 
   private maxCached = Infinity;
 
@@ -84,18 +58,13 @@ export class DeviceBlockManager {
     private readonly onPurgeStaged?: StagedPurgeListener,
   ) {
     if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
-    this.groupBlocks = grouping?.groupBlocks ?? 0;
-    if (grouping) {
-      if (!Number.isInteger(this.groupBlocks) || this.groupBlocks < 1) throw new RangeError(`groupBlocks must be a positive integer, got ${this.groupBlocks}`);
-      this.runs = new FreeRunIndex();
-      this.groups = new BlockGroupTable();
-    }
+    if (grouping) this.grouping = new GroupedFreeIds(grouping.groupBlocks);
     this.grow(capacity);
   }
 
   /** Whether allocations come in block groups ({@link allocateFor}). */
   get grouped(): boolean {
-    return this.groups !== undefined;
+    return this.grouping !== undefined;
   }
 
   get capacity(): number {
@@ -142,18 +111,14 @@ export class DeviceBlockManager {
   stage(key: string, n: number, rank: StageRank): number[] | null {
     if (!Number.isInteger(n) || n < 1) throw new RangeError(`stage block count must be a positive integer, got ${n}`);
     if (this.staged.has(key) || this.byKey.has(key)) return null;
-    const ids: number[] = [];
-    if (this.runs) {
-      if (this.runs.size < n) return null;
-      while (ids.length < n) {
-        const run = this.runs.take(n - ids.length)!;
-        for (let id = run.start; id < run.end; id++) {
-          this.free.remove(id);
-          ids.push(id);
-        }
-      }
+    let ids: number[] | null;
+    if (this.grouping) {
+      ids = this.grouping.takeUnreserved(n);
+      if (!ids) return null;
+      for (const id of ids) this.free.remove(id);
     } else {
       if (this.free.size < n) return null;
+      ids = [];
       for (let i = 0; i < n; i++) ids.push(this.free.pop()!);
     }
     this.staged.add(key, ids, rank);
@@ -249,7 +214,7 @@ export class DeviceBlockManager {
   allocate(n: number): number[] | null {
     if (!Number.isInteger(n) || n < 0) throw new RangeError(`block count must be a non-negative integer, got ${n}`);
     if (n > this.numAvailable) return null;
-    if (this.groups) {
+    if (this.grouping) {
       // No owner to reserve a tail for: one contiguous run, its leftover returned at once.
       const out = this.allocateFor(ANONYMOUS, n);
       this.closeGroup(ANONYMOUS);
@@ -274,33 +239,25 @@ export class DeviceBlockManager {
 
   /**
    * As {@link allocate}, for one owner (a sequence): in grouped mode each block is the next id
-   * of the owner's current group; an exhausted group is followed by a new one of
-   * max(groupBlocks, still needed) ids taken from the free runs (the smallest size order that
-   * fits, split), else the back half of the longest unused tail of another owner's group
-   * (stolen), else an evicted cached block. Without groups it is {@link allocate}.
+   * of the owner's group, a used-up group followed by a new one ({@link GroupedFreeIds.open}),
+   * else by purged staged and evicted cached blocks. Without groups it is {@link allocate}.
    */
   allocateFor(owner: string, n: number): number[] | null {
-    if (!this.groups) return this.allocate(n);
+    const grouping = this.grouping;
+    if (!grouping) return this.allocate(n);
     if (!Number.isInteger(n) || n < 0) throw new RangeError(`block count must be a non-negative integer, got ${n}`);
     if (n > this.numAvailable) return null;
     const out: number[] = [];
     const evicted: Array<[string, number]> = [];
     while (out.length < n) {
-      const g: BlockGroupView | undefined = this.groups.get(owner);
-      if (g && g.next < g.end) {
-        const id = g.next++;
-        this.free.remove(id);
-        this.refs[id] = 1;
-        out.push(id);
+      const next = grouping.next(owner);
+      if (next !== undefined) {
+        this.free.remove(next);
+        this.refs[next] = 1;
+        out.push(next);
         continue;
       }
-      const want = Math.max(n - out.length, this.groupBlocks);
-      const run = this.runs!.take(want) ?? this.stealTail(owner, want);
-      if (run) {
-        this.groups.open(owner, run.start, run.end);
-        continue;
-      }
-      if (this.purgeStaged()) continue;
+      if (grouping.open(owner, n - out.length) || this.purgeStaged()) continue;
       // Every free id is reserved by nobody else and we have no tail: only cached blocks remain.
       const id = this.lru.popOldest()!;
       evicted.push([this.dropKey(id), id]);
@@ -313,28 +270,15 @@ export class DeviceBlockManager {
 
   /** Returns the unused tail of the owner's group to the free runs (the owner is done or preempted). */
   closeGroup(owner: string): void {
-    const tail = this.groups?.close(owner);
-    if (tail) this.runs!.addRange(tail.start, tail.end);
+    this.grouping?.close(owner);
   }
 
   /** The owner's current group as `[start, next, end)`, if it has one (tests, swap planning). */
   groupOf(owner: string): { start: number; next: number; end: number } | undefined {
-    const g = this.groups?.get(owner);
+    const g = this.grouping?.groups.get(owner);
     return g && { start: g.start, next: g.next, end: g.end };
   }
 
-  private stealTail(owner: string, want: number): { start: number; end: number } | null {
-    const victim = this.groups!.longestTail(owner);
-    if (!victim) return null;
-    const take = Math.min(want, Math.ceil((victim.end - victim.next) / 2));
-    victim.end -= take;
-    return { start: victim.end, end: victim.end + take };
-  }
-
-  /**
-   * Drops one holder from each id (an id may repeat: one holder each). A block left with none
-   * is cached, most recently used, when it has a key, and free otherwise.
-   */
   /**
    * Keeps at most `n` cached (unreferenced, named) blocks: beyond that the oldest are evicted as
    * they are released. Bounds what the device keeps for reuse without taking memory from running
@@ -346,6 +290,10 @@ export class DeviceBlockManager {
     if (this.lru.size > n) this.evict(this.lru.size - n);
   }
 
+  /**
+   * Drops one holder from each id (an id may repeat: one holder each). A block left with none
+   * is cached, most recently used, when it has a key, and free otherwise.
+   */
   release(ids: readonly number[]): void {
     const drops = new Map<number, number>();
     for (const id of ids) {
@@ -405,8 +353,7 @@ export class DeviceBlockManager {
     this.free.grow(first + n);
     // High ids first so a fresh manager hands out 0, 1, 2, … in order.
     for (let id = first + n - 1; id >= first; id--) this.free.push(id);
-    this.runs?.resize(first + n);
-    this.runs?.addRange(first, first + n);
+    this.grouping?.grow(first, first + n);
   }
 
   /**
@@ -422,9 +369,7 @@ export class DeviceBlockManager {
       this.unstage(key);
       this.onPurgeStaged?.(key);
     }
-    this.groups?.clip(first);
-    this.runs?.truncate(first);
-    this.runs?.resize(first);
+    this.grouping?.shrink(first);
     const evicted: Array<[string, number]> = [];
     for (let id = first; id < this.refs.length; id++) {
       if (this.keys[id] !== undefined) {
@@ -442,41 +387,21 @@ export class DeviceBlockManager {
   /** Verifies every invariant in O(capacity); for tests and debug checks, not the hot path. */
   checkInvariant(): void {
     const cap = this.refs.length;
-    const inFree = this.free.ids(cap);
-    const inLru = this.lru.ids(cap);
-    const inStaged = this.staged.allIds();
-    let stagedSeen = 0;
-    for (let id = 0; id < cap; id++) {
-      const r = this.refs[id]!;
-      const key = this.keys[id];
-      if (!Number.isInteger(r) || r < 0) throw new Error(`block ${id} has refCount ${r}`);
-      if (inFree.has(id) && (r !== 0 || key !== undefined || inLru.has(id))) throw new Error(`free block ${id} inconsistent`);
-      if (inLru.has(id) && (r !== 0 || key === undefined)) throw new Error(`cached block ${id} inconsistent`);
-      if (inStaged.has(id)) {
-        stagedSeen++;
-        if (r !== 0 || key !== undefined || inFree.has(id) || inLru.has(id)) throw new Error(`staged block ${id} inconsistent`);
-      }
-      if (r === 0 && !inFree.has(id) && !inLru.has(id) && !inStaged.has(id)) throw new Error(`unheld block ${id} is neither free, cached nor staged`);
-      if (key !== undefined && this.byKey.get(key) !== id) throw new Error(`block ${id} key ${key} not indexed`);
-    }
-    if (stagedSeen !== inStaged.size || inStaged.size !== this.staged.blocks) throw new Error('staged blocks outside the id space, or shared by two chunks');
-    for (const [key, id] of this.byKey) if (this.keys[id] !== key) throw new Error(`key ${key} points at block ${id} holding ${this.keys[id]}`);
-    if (this.runs) {
-      // Grouped: the free ids are exactly the free runs plus the groups' unused tails, disjoint.
-      const seen = new Set<number>();
-      for (const [a, b] of [...this.runs.runs(), ...this.groups!.tails()]) {
-        for (let id = a; id < b; id++) {
-          if (seen.has(id) || !inFree.has(id)) throw new Error(`block ${id} in a free run or group tail is not free, or listed twice`);
-          seen.add(id);
-        }
-      }
-      if (seen.size !== inFree.size) throw new Error(`${inFree.size - seen.size} free blocks are in no free run or group tail`);
-    }
+    checkDeviceBlockState({
+      refs: this.refs,
+      keys: this.keys,
+      byKey: this.byKey,
+      free: this.free.ids(cap),
+      cached: this.lru.ids(cap),
+      staged: this.staged.allIds(),
+      stagedBlocks: this.staged.blocks,
+      ...(this.grouping ? { freeRanges: this.grouping.ranges() } : {}),
+    });
   }
 
   private pushFree(id: number): void {
     this.free.push(id);
-    this.runs?.addRange(id, id + 1);
+    this.grouping?.free(id, id + 1);
   }
 
   private dropKey(id: number): string {

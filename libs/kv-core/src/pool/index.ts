@@ -24,3 +24,6 @@ export {
 } from './journal.codec.js';
 export { replayJournal, compactJournal, putRecord, type ReplayReport, type ReplayDropReason } from './journal.replay.js';
 export { OrderedSet, type Comparator } from './ordered.set.js';
+export { restoreReach, restoreTouchKeys, restoreTier, inHost, worthWarming, hostResidentPrefix, restoredTokensByTier, type RestorePrompt, type RestoreReach } from './restore.planner.js';
+export { RestoreReadSchedule, READ_AHEAD_BYTES, SLOW_START_GROUPS, COPY_AHEAD_LAYERS, type RestoreReadOptions } from './restore-read.schedule.js';
+export { PrefetchedChunks, type PrefetchAdvisory, type Drop, type Withdrawal } from './prefetched.chunks.js';

@@ -36,3 +36,22 @@ describe(SwapInPolicy.name, () => {
     expect(() => new SwapInPolicy({ window: 2, syncShare: 0.5, maxAsyncIterations: 3, ...bad })).toThrow(RangeError);
   });
 });
+
+describe('SwapInPolicy.decide', () => {
+  const sut = () => {
+    const p = new SwapInPolicy({ window: 2, syncShare: 0.5, maxAsyncIterations: 3 });
+    // A long copy against short iterations: adaptive goes asynchronous when others decode.
+    p.recordSwap(10, 100);
+    p.recordIteration(10);
+    return p;
+  };
+  it.each<[string, 'adaptive' | 'sync' | 'async', boolean, 'sync' | 'async']>([
+    ['adaptive asks the statistics', 'adaptive', true, 'async'],
+    ['adaptive with nothing to overlap', 'adaptive', false, 'sync'],
+    ['sync always waits', 'sync', true, 'sync'],
+    ['async overlaps when others decode', 'async', true, 'async'],
+    ['async with nothing to overlap waits', 'async', false, 'sync'],
+  ])('%s', (_name, mode, others, want) => {
+    expect(sut().decide(mode, 10, others)).toBe(want);
+  });
+});

@@ -17,6 +17,10 @@ export interface SwapInPolicyOptions {
 
 export const DEFAULT_SWAP_IN: SwapInPolicyOptions = { window: 32, syncShare: 0.5, maxAsyncIterations: 8 };
 
+/** NODE_SWAP_IN: `adaptive` (the policy decides), `sync` (always wait), `async` (never wait while others run; experiments). */
+export const SWAP_IN_MODES = ['adaptive', 'sync', 'async'] as const;
+export type SwapInMode = (typeof SWAP_IN_MODES)[number];
+
 /**
  * Synchronous or asynchronous swap-in from recent statistics (FastSwitch Algorithm 1, adapted):
  * an asynchronous swap-in overlaps its copy with other sequences' compute but leaves the
@@ -49,6 +53,15 @@ export class SwapInPolicy {
   choose(blocks: number, othersDecode: boolean): 'sync' | 'async' {
     if (this.opts.overlap === false || !othersDecode || this.msPerBlock.length === 0 || this.iterationMs.length === 0) return 'sync';
     return blocks * mean(this.msPerBlock) > this.opts.syncShare * mean(this.iterationMs) ? 'async' : 'sync';
+  }
+
+  /**
+   * How a swap-in of `blocks` goes under the configured mode: `adaptive` asks {@link choose};
+   * `async` overlaps whenever others decode (there is nothing to overlap otherwise); `sync` waits.
+   */
+  decide(mode: SwapInMode, blocks: number, othersDecode: boolean): 'sync' | 'async' {
+    if (mode === 'adaptive') return this.choose(blocks, othersDecode);
+    return mode === 'async' && othersDecode ? 'async' : 'sync';
   }
 
   /** Whether an asynchronous swap-in pending for `iterations` iterations must now be waited for. */

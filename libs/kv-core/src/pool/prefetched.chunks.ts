@@ -1,4 +1,4 @@
-import { comparePrefetchPurge, mostUrgent, PurgeQueue, type PrefetchUrgency } from '@mnemo/kv-core';
+import { comparePrefetchPurge, mostUrgent, PurgeQueue, type PrefetchUrgency } from './eviction.order.js';
 
 /** The advisory a prefetch is for: its id, when it lapses, and how much its data is wanted. */
 export interface PrefetchAdvisory extends Partial<PrefetchUrgency> {
