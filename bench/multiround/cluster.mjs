@@ -1,0 +1,225 @@
+// One configuration of the multi-round benchmark on a real cluster: a scheduler, sim node-managers
+// and NATS as separate processes, users working through the sessions (think time, advisories when
+// typing starts where the system has them), and what the processes counted. The cluster's
+// hardware model and sizes are in `CLUSTER`; what differs between systems is in kv-core's
+// SERVING_SYSTEMS and becomes node and scheduler environment here.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { cachedBlocksBetweenTurns, chunkKeys } from '@mnemo/kv-core';
+import { AdvisoryReplySchema, AdvisoryRequestSchema, decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
+import { freePort } from '../../tools/infra/index.mjs';
+import { counter, round } from '../lib/figures.mjs';
+import { launch, ready, stop } from '../lib/services.mjs';
+import { tokenStream } from '../lib/token-stream.mjs';
+
+/** Time dilation: every modelled time (compute, PCIe, think) is this many times the real one. */
+export const DILATION = 2;
+/**
+ * Llama-3.1-8B (bf16) on one H100 SXM (docs/symphony.md §2), undilated: prefill per token, the
+ * decode step's parts, and the host → device copy of one 256-token chunk of its KV (32 MiB at
+ * ≈ 24 GB/s over PCIe Gen5 x16: 1.4 ms), which every restore pays whatever tier it came from.
+ */
+export const GPU = { prefillTokenUs: 40, decodeStepMs: 6, decodeSeqUs: 50, decodeKContextUs: 38, restoreChunkUs: 1400 };
+/**
+ * KV bytes of the sim nodes: 8 layers × 2 (K, V) × 4 float32 = 256 B per token (64 KiB per chunk)
+ * against Llama-3.1-8B's 32 × 2 × 8 × 128 × 2 B = 128 KiB: 512× fewer bytes and 4× fewer layers
+ * (each layer is one gRPC stream of a peer restore). On two shared cores a chunk moves through
+ * host pool → gRPC → CRC → import at a few MB/s and each stream costs a round trip of ~10 ms,
+ * against 100 Gb/s in the modelled cluster; at this scale the measured cost of moving a chunk is
+ * near the modelled ratio to recomputing it. The calibration measures it every run.
+ */
+export const KV_LAYOUT = { layers: 8, rowElems: 4 };
+export const KV_BYTES_PER_TOKEN = KV_LAYOUT.layers * 2 * KV_LAYOUT.rowElems * 4;
+export const REAL_KV_BYTES_PER_TOKEN = 32 * 2 * 8 * 128 * 2;
+/** Sizes every system gets alike: nodes, device KV, batch, host pool, SSD pool (where the system has one). */
+export const CLUSTER = { nodes: 4, model: 'mnemo-medium', kvBlocks: 2048, maxBatch: 16, maxContext: 16_384, hostPool: '64MiB', ssdPool: '128MiB', heartbeatMs: 200 };
+
+/** Node environment of a system's KV store: the same host pool for all; an SSD pool where the system has one; fixed bandwidths so start-up measures nothing. */
+export function kvEnv(dataDir, nodeId, system) {
+  const ssd = system.tiers.includes('ssd');
+  const cached = cachedBlocksBetweenTurns(system);
+  return {
+    NODE_SIM_KV_BYTES: `${KV_LAYOUT.layers}x${KV_LAYOUT.rowElems}`,
+    NODE_SIM_MAX_CONTEXT: String(CLUSTER.maxContext),
+    NODE_SIM_RESTORE_US_PER_CHUNK: String(GPU.restoreChunkUs * DILATION),
+    NODE_DATA_DIR: join(dataDir, nodeId),
+    NODE_KV_HOST_POOL: CLUSTER.hostPool,
+    NODE_KV_SSD_POOLS: ssd ? `${join(dataDir, nodeId, 'ssd-0.pool')}=${CLUSTER.ssdPool}` : 'none',
+    NODE_KV_BANDWIDTHS: ssd ? '10,2' : '10',
+    ...(Number.isFinite(cached) ? { NODE_PREFIX_CACHE_BLOCKS: String(cached) } : {}),
+  };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs the sessions on a fresh cluster under one configuration: `system` (a SERVING_SYSTEMS entry)
+ * plus, for advisory variants, the share of advisories `missed` and of `spurious` ones. Users
+ * start over `rampMs` and take sessions in order as they finish them.
+ */
+export async function runConfig(name, { system, missed = 0, spurious = 0, nodeEnv = {} }, { natsUrl, sessions, costs, benchDir, users, rampMs }) {
+  // A fresh data directory per run: a node would otherwise replay the SSD journal an earlier pass left under its id.
+  const dataDir = mkdtempSync(join(benchDir, `${name}-`));
+  const common = { NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
+  const schedPort = await freePort();
+  const scheduler = launch('scheduler', {
+    ...common,
+    METRICS_PORT: String(schedPort),
+    SCHEDULER_POLICY: system.routing,
+    SCHEDULER_PEER_FETCH: system.peerFetch ? 'on' : 'off',
+    SCHEDULER_PREFILL_US_PER_TOKEN: String(GPU.prefillTokenUs * DILATION),
+    // Moving a chunk as measured on this machine by the calibration (host and SSD reads, peer pulls).
+    SCHEDULER_HOST_LOAD_US_PER_CHUNK: String(Math.round(costs.hostMs * 1000)),
+    SCHEDULER_SSD_LOAD_US_PER_CHUNK: String(Math.round(costs.ssdMs * 1000)),
+    SCHEDULER_PEER_US_PER_CHUNK: String(Math.round(costs.peerMs * 1000)),
+    SCHEDULER_QUEUE_MS_PER_REQUEST: String(20 * DILATION),
+    SCHEDULER_MOVE_MARGIN_MS: String(20 * DILATION),
+    SCHEDULER_NODE_TIMEOUT_MS: '3000',
+  });
+  const nodes = [];
+  for (let i = 0; i < CLUSTER.nodes; i++) {
+    const port = await freePort();
+    const nodeId = `mr-${name}-${i}`;
+    nodes.push({
+      port,
+      child: launch('node-manager', {
+        ...common,
+        METRICS_PORT: String(port),
+        NODE_ID: nodeId,
+        ...kvEnv(dataDir, nodeId, system),
+        NODE_ENGINE: 'sim',
+        NODE_MODELS: CLUSTER.model,
+        NODE_MAX_BATCH: String(CLUSTER.maxBatch),
+        NODE_KV_BLOCKS: String(CLUSTER.kvBlocks),
+        NODE_HEARTBEAT_MS: String(CLUSTER.heartbeatMs),
+        NODE_SIM_PREFILL_TOKEN_US: String(GPU.prefillTokenUs * DILATION),
+        NODE_SIM_DECODE_STEP_MS: String(GPU.decodeStepMs * DILATION),
+        NODE_SIM_DECODE_SEQ_US: String(GPU.decodeSeqUs * DILATION),
+        NODE_SIM_DECODE_KCONTEXT_US: String(GPU.decodeKContextUs * DILATION),
+        ...nodeEnv,
+      }),
+    });
+  }
+  const nc = await connect({ servers: natsUrl });
+  const load = new Map();
+  let sampling = false;
+  const hb = nc.subscribe(Subjects.HEARTBEAT, {
+    callback: (_e, m) => {
+      if (!sampling) return;
+      const h = decodeMessage(HeartbeatSchema, m.data);
+      const s = load.get(h.nodeId) ?? { sum: 0, n: 0 };
+      s.sum += h.running + h.waiting;
+      s.n++;
+      load.set(h.nodeId, s);
+    },
+  });
+  try {
+    await Promise.all([ready(schedPort), ...nodes.map((n) => ready(n.port))]);
+    await sleep(600); // every node heartbeated into the scheduler
+    const tenant = `mr-${name}`;
+    const results = [];
+    const adv = { sent: 0, failed: 0, spurious: 0, missed: 0 };
+    const finished = [];
+    let next = 0;
+    const loadBefore = os.loadavg()[0];
+    sampling = true;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: users }, async (_, u) => {
+        await sleep((u * rampMs) / users);
+        for (let s = next++; s < sessions.length; s = next++) {
+          results.push(...(await converse(nc, tenant, sessions[s], { advisories: system.advisories, missed, spurious, adv, finished })));
+          finished.push(sessions[s].id);
+        }
+      }),
+    );
+    const wallS = (performance.now() - t0) / 1000;
+    sampling = false;
+    const schedMetrics = await (await fetch(`http://127.0.0.1:${schedPort}/metrics`)).text();
+    // KV bytes pulled between nodes (peer restores and prefetches), where the nodes export those counters.
+    let movedBytes = 0;
+    const kv = { peerRestoredTokens: 0, tierRestoredTokens: 0, restoreFailures: 0, peerBlockedS: 0, prefetchedBytes: 0, promoted: { staged: 0, used: 0, purged: 0, unstaged: 0 } };
+    for (const n of nodes) {
+      const text = await (await fetch(`http://127.0.0.1:${n.port}/metrics`)).text();
+      // Every verified pull, by a restore or an advisory prefetch (prefetch bytes are a part of it).
+      movedBytes += counter(text, 'mnemo_kv_peer_fetch_bytes_total');
+      kv.prefetchedBytes += counter(text, 'mnemo_kv_prefetch_bytes_total');
+      kv.peerRestoredTokens += counter(text, 'mnemo_kv_peer_restored_tokens_total');
+      kv.tierRestoredTokens += counter(text, 'mnemo_kv_hit_tokens_total');
+      kv.restoreFailures += counter(text, 'mnemo_kv_peer_restore_failures_total') + counter(text, 'mnemo_kv_restore_failures_total');
+      kv.peerBlockedS += counter(text, 'mnemo_kv_peer_blocked_seconds_total');
+      kv.promoted.staged += counter(text, 'mnemo_kv_prefetch_promoted_chunks_total');
+      kv.promoted.used += counter(text, 'mnemo_kv_prefetch_promoted_used_total');
+      kv.promoted.purged += counter(text, 'mnemo_kv_prefetch_promoted_purged_total');
+      kv.promoted.unstaged += counter(text, 'mnemo_kv_prefetch_promoted_unstaged_total');
+    }
+    const loadAverage = { before: round(loadBefore, 1), after: round(os.loadavg()[0], 1) };
+    return { results, wallS, load: [...load].map(([id, s]) => [id, s.sum / Math.max(1, s.n)]), adv, schedMetrics, movedBytes, kv, loadAverage };
+  } finally {
+    hb.unsubscribe();
+    await nc.close();
+    await Promise.all([...nodes.map((n) => stop(n.child)), stop(scheduler)]);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** One session: each turn's prompt is the whole history; between turns the user reads, then types (the advisory goes out when typing starts). */
+async function converse(nc, tenant, session, o) {
+  const out = [];
+  let history = [...session.system, ...session.doc];
+  for (const [t, turn] of session.turns.entries()) {
+    const prompt = [...history, ...turn.user];
+    if (prompt.length + turn.reply >= CLUSTER.maxContext) break;
+    if (t > 0) {
+      await sleep(session.turns[t - 1].readMs);
+      if (o.advisories) {
+        // turn.r is drawn once per turn in the workload, so every run misses / adds the same ones.
+        if (turn.r < o.missed) o.adv.missed++;
+        else void advise(nc, tenant, session.id, turn.typeMs, o.adv);
+        if (turn.r >= 1 - o.spurious && o.finished.length > 0) {
+          // A spurious advisory: a session that has ended "starts typing" and never sends.
+          o.adv.spurious++;
+          void advise(nc, tenant, o.finished[Math.floor(turn.r * 7919) % o.finished.length], turn.typeMs, o.adv);
+        }
+      }
+    }
+    await sleep(turn.typeMs);
+    const r = await infer(nc, `${tenant}-${session.id}-${t}`, tenant, session.id, prompt, turn.reply);
+    out.push({ session: session.id, turn: t, promptTokens: prompt.length, ...r });
+    history = [...prompt, ...r.tokens];
+  }
+  return out;
+}
+
+async function advise(nc, tenant, sessionId, typeMs, counts) {
+  counts.sent++;
+  try {
+    const payload = encodeMessage(AdvisoryRequestSchema, { tenant, sessionId, model: CLUSTER.model, expectedArrivalUnixMs: Date.now() + typeMs });
+    const reply = decodeMessage(AdvisoryReplySchema, (await nc.request(Subjects.ADVISE, payload, { timeout: 10_000 })).data);
+    if (reply.result.case !== 'advisory') counts.failed++;
+  } catch {
+    counts.failed++;
+  }
+}
+
+async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens) {
+  const stream = tokenStream(nc);
+  const request = {
+    requestId: `${requestId}-${Math.random().toString(36).slice(2, 8)}`,
+    tenant,
+    sessionId,
+    model: CLUSTER.model,
+    tokens,
+    chunkKeys: chunkKeys(CLUSTER.model, tenant, tokens),
+    sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n },
+    replySubject: stream.inbox,
+    deadlineUnixMs: Date.now() + 600_000,
+  };
+  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
+  if (reply.result.case !== 'nodeId') throw new Error(`not scheduled: ${JSON.stringify(reply.result.value)}`);
+  const { ttftMs, cachedTokens, tokens: generated } = await stream.finish();
+  const totalMs = performance.now() - stream.t0;
+  return { ttftMs, tpotMs: generated.length > 1 ? (totalMs - ttftMs) / (generated.length - 1) : null, cachedTokens, tokens: generated, node: reply.result.value };
+}
