@@ -20,6 +20,18 @@ export const schedulerSchema = {
     default: 1_000_000,
     min: 1,
   },
+  SCHEDULER_EXPECTED_HOLDINGS_MAX: {
+    type: 'int',
+    doc: 'bound of the expected holdings in (key, node) pairs: what was just routed where, before the node reports it; the oldest are forgotten past it; 0 = off',
+    default: 100_000,
+    min: 0,
+  },
+  SCHEDULER_EXPECTED_HOLDINGS_TTL_MS: {
+    type: 'int',
+    doc: "how long an expected holding counts unless the node's KV events confirm or remove it first, ms",
+    default: 30_000,
+    min: 1,
+  },
   SCHEDULER_POLICY: {
     type: 'enum',
     doc: 'routing policy: symphony (load + reservations + cost of moving vs recomputing a prefix), recompute (least loaded, KV ignored), sticky (a session stays on its node), prefix-affinity (longest cached prefix wins, load breaks ties), llmd (llm-d default scorers: prefix cache 3, queue 2, KV utilization 2)',

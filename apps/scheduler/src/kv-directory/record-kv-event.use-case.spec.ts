@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import { KvDirectory, SessionTable } from '@mnemo/kv-core';
+import { ExpectedHoldings, KvDirectory, SessionTable } from '@mnemo/kv-core';
 import { KvChangeKind, KvEventSchema, KvTier, type KvEvent } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
@@ -23,9 +23,10 @@ function setup() {
   const requester = new RecordingRequester();
   const sessions = new SessionTable(100);
   const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
-  const sut = new RecordKvEventUseCase(directory, requester, metrics, new JsonLogger('test', 'error', () => undefined), sessions);
+  const expected = new ExpectedHoldings(100, 60_000);
+  const sut = new RecordKvEventUseCase(directory, requester, metrics, new JsonLogger('test', 'error', () => undefined), sessions, expected);
   const record = (e: KvEvent) => sut.execute(new RecordKvEventCommand(e));
-  return { sut, directory, requester, record, sessions, metrics };
+  return { sut, directory, requester, record, sessions, metrics, expected };
 }
 
 describe(RecordKvEventUseCase.name, () => {
@@ -50,6 +51,29 @@ describe(RecordKvEventUseCase.name, () => {
     requester.asked.length = 0;
     for (const s of rest) record(event('n1', s, []));
     expect(requester.asked).toHaveLength(extra);
+  });
+
+  it.each<[string, Array<[KvChangeKind, KvTier, string[]]>, boolean, string[], string[]]>([
+    ['stored: confirmed, the directory has it', [[KvChangeKind.STORED, KvTier.DEVICE, ['a']]], false, [], ['n1']],
+    ['removed (evicted before we heard it was stored)', [[KvChangeKind.REMOVED, KvTier.DEVICE, ['a']]], false, [], []],
+    ['truncated', [[KvChangeKind.TRUNCATED, KvTier.HOST, ['a']]], false, [], []],
+    ['a full report listing it', [[KvChangeKind.STORED, KvTier.HOST, ['a']]], true, [], ['n1']],
+    ['a full report without it: still coming (the report may predate the dispatch)', [[KvChangeKind.STORED, KvTier.HOST, ['z']]], true, ['n1'], []],
+    ['another node stores it', [], false, ['n1'], []],
+  ])('a KV event settles what routing expected on the node: %s', (_n, changes, full, stillExpected, inDirectory) => {
+    const { record, expected, directory } = setup();
+    expected.record('n1', { chunkKeys: ['a'] }, Date.now());
+    record(event('n1', 1, changes, full));
+    record(event('n2', 1, [[KvChangeKind.STORED, KvTier.HOST, ['b']]]));
+    expect(expected.holders('a', Date.now())).toEqual(stillExpected);
+    expect(directory.holders('a').map((h) => h.nodeId)).toEqual(inDirectory);
+  });
+
+  it('a node that leaves takes its expected holdings with it', () => {
+    const { sut, expected } = setup();
+    expected.record('n1', { chunkKeys: ['a'] }, Date.now());
+    sut.nodeLeft('n1');
+    expect(expected.stats(Date.now()).holdings).toBe(0);
   });
 
   it('a full report replaces what a missed event left stale', () => {

@@ -1,10 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { CHUNK_TOKENS, isChunkKey, type DirectoryChange, type DirectoryTier, type KvDirectory, type SessionTable } from '@mnemo/kv-core';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CHUNK_TOKENS, isChunkKey, type DirectoryChange, type DirectoryTier, type ExpectedHoldings, type KvDirectory, type SessionTable } from '@mnemo/kv-core';
 import { isSubjectToken, KvChangeKind, KvTier, type KvChange, type SessionTail } from '@mnemo/proto';
 import { JsonLogger } from '@mnemo/service-kit';
 import { SESSION_TABLE } from '../sessions/session-table.provider.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
-import { KV_DIRECTORY, KV_REPORT_REQUESTER, type KvReportRequester } from './kv-report.port.js';
+import { EXPECTED_HOLDINGS, KV_DIRECTORY, KV_REPORT_REQUESTER, type KvReportRequester } from './kv-report.port.js';
 import type { RecordKvEventCommand } from './record-kv-event.command.js';
 
 const TIERS: Partial<Record<KvTier, DirectoryTier>> = { [KvTier.DEVICE]: 'device', [KvTier.HOST]: 'host', [KvTier.SSD]: 'ssd' };
@@ -18,7 +18,8 @@ const KINDS: Partial<Record<KvChangeKind, DirectoryChange['kind']>> = {
  * Folds a node's KV event into the directory. Diffs are only trusted in sequence: the first
  * event seen from a node (a scheduler restart, a node we just met) or a gap in `seq` means our
  * view may be missing changes, so the diff is applied (better than nothing) and a full report
- * is asked for; the report then replaces the node's whole entry.
+ * is asked for; the report then replaces the node's whole entry. What the node stores confirms
+ * what routing expected it to hold, and what it drops takes the expectation with it.
  */
 @Injectable()
 export class RecordKvEventUseCase {
@@ -32,6 +33,7 @@ export class RecordKvEventUseCase {
     @Inject(SchedulerMetrics) private readonly metrics: SchedulerMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
     @Inject(SESSION_TABLE) private readonly sessions: SessionTable,
+    @Optional() @Inject(EXPECTED_HOLDINGS) private readonly expected: ExpectedHoldings | null = null,
   ) {}
 
   execute({ event }: RecordKvEventCommand): void {
@@ -43,6 +45,7 @@ export class RecordKvEventUseCase {
     const last = this.lastSeq.get(event.nodeId);
     this.lastSeq.set(event.nodeId, event.seq);
     this.metrics.kvEvents.inc({ kind: event.full ? 'report' : 'diff' });
+    this.settleExpected(event.nodeId, changes, event.full);
     if (event.full) {
       this.awaitingReport.delete(event.nodeId);
       this.directory.replaceNode(event.nodeId, changes);
@@ -51,6 +54,15 @@ export class RecordKvEventUseCase {
     this.directory.apply(event.nodeId, changes);
     if (last === undefined || event.seq !== last + 1n) this.askReport(event.nodeId, last === undefined ? 'unknown' : 'gap');
     for (const t of event.sessionTails) this.recordTail(event.nodeId, t);
+  }
+
+  /** Stored keys are the directory's now; removed or truncated ones are not coming (a full report only lists what is stored). */
+  private settleExpected(nodeId: string, changes: readonly DirectoryChange[], full: boolean): void {
+    if (!this.expected) return;
+    for (const c of changes) {
+      if (c.kind === 'stored') this.expected.confirm(nodeId, c.keys);
+      else if (!full) this.expected.remove(nodeId, c.keys);
+    }
   }
 
   /** What a session's request left on the node (after the directory took in the same event's chunks). */
@@ -70,6 +82,7 @@ export class RecordKvEventUseCase {
 
   nodeLeft(nodeId: string): void {
     this.directory.dropNode(nodeId);
+    this.expected?.dropNode(nodeId);
     this.lastSeq.delete(nodeId);
     this.awaitingReport.delete(nodeId);
   }

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { BLOCKS_PER_CHUNK, CHUNK_TOKENS, chunkBlockKeys, chunkKeys, longestPartial, partialSource, route, routeKeysFor, withECacheKeys, withPartialSource, type ChunkHolding, type KvDirectory, type NodePrefix, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
+import { BLOCKS_PER_CHUNK, CHUNK_TOKENS, chunkBlockKeys, chunkKeys, longestPartial, type ExpectedHoldings, partialSource, route, routeKeysFor, withECacheKeys, withPartialSource, type ChunkHolding, type KvDirectory, type NodePrefix, type Reservation, type ReservationBook, type RouteDecision, type RoutingCosts, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import type { InferenceRequest } from '@mnemo/proto';
 import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import { DERIVED_PAIRS, DerivedPairsRegistry } from '../droidspeak/derived-pairs.registry.js';
-import { KV_DIRECTORY } from '../kv-directory/kv-report.port.js';
+import { EXPECTED_HOLDINGS, KV_DIRECTORY } from '../kv-directory/kv-report.port.js';
 import { NodeRegistry } from '../nodes/node.registry.js';
 import { RESERVATION_BOOK, SESSION_TABLE } from '../sessions/session-table.provider.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
@@ -20,8 +20,11 @@ export interface PlannedRoute extends RouteDecision {
 
 /**
  * Gathers what the configured policy (kv-core `route`) needs — live nodes with their advisory
- * reservations, where the request's prefix lives (KV directory), the session's previous node and
- * live reservation — and asks it for a node.
+ * reservations, where the request's prefix lives (KV directory, plus what was just routed and
+ * not reported yet: kv-core `ExpectedHoldings`), the session's previous node and live
+ * reservation — and asks it for a node. A request without a known session whose prompt extends
+ * one just routed takes that prompt's node as its session home: a back-to-back turn sent
+ * without a session id stays with its KV unless another node is clearly faster.
  */
 @Injectable()
 export class RoutePlanner {
@@ -37,6 +40,7 @@ export class RoutePlanner {
     @Inject(SchedulerMetrics) private readonly metrics: SchedulerMetrics,
     @Inject(SCHEDULER_CONFIG) config: SchedulerConfig,
     @Optional() @Inject(DERIVED_PAIRS) private readonly pairs: DerivedPairsRegistry = new DerivedPairsRegistry(),
+    @Optional() @Inject(EXPECTED_HOLDINGS) private readonly expected: ExpectedHoldings | null = null,
   ) {
     this.policy = config.SCHEDULER_POLICY as RoutingPolicyName;
     this.costs = routingCosts(config);
@@ -51,8 +55,11 @@ export class RoutePlanner {
       .map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now), backlogMs: this.registry.backlogOf(n.nodeId, now) }));
     const session = request.sessionId ? this.sessions.get(request.tenant, request.sessionId) : undefined;
     const reservation = request.sessionId ? this.book.forSession(request.tenant, request.sessionId, now) : undefined;
-    const keys = this.keysFor(request);
+    const lookup = this.expectedLookup(now);
+    const keys = this.keysFor(request, lookup.holders);
     const partial = keys.chain === 'base' ? null : this.partialOf(request);
+    const recorded = session || !this.expected ? null : this.expected.longestRecordedPrompt(request.model, request.tenant, request.tokens, request.chunkKeys, now);
+    if (this.expected) this.metrics.expectedLookups.inc({ outcome: recorded || lookup.used() ? 'hit' : 'miss' });
     const routed = route(
       this.policy,
       nodes,
@@ -60,7 +67,7 @@ export class RoutePlanner {
         model: request.model,
         chunkKeys: keys.chunkKeys,
         prefixes: keys.prefixes,
-        sessionHome: session?.nodeId,
+        sessionHome: session?.nodeId ?? recorded?.nodeId,
         reservedNode: reservation?.nodeId,
         promptTokens: request.tokens.length,
         ...(partial ? { partialHolders: partial.held } : {}),
@@ -115,9 +122,22 @@ export class RoutePlanner {
     return source ? { ...routed, kvSources: withPartialSource(routed.kvSources, source) } : routed;
   }
 
+  /** The directory's hook for what was just routed (none when expected holdings are off), and whether it found any. */
+  private expectedLookup(now: number): { holders?: (key: string) => readonly string[]; used: () => boolean } {
+    const expected = this.expected;
+    if (!expected) return { used: () => false };
+    let found = false;
+    const holders = (key: string) => {
+      const nodes = expected.holders(key, now);
+      found ||= nodes.length > 0;
+      return nodes;
+    };
+    return { holders, used: () => found };
+  }
+
   /** A derived model's request is routed on its base's chunks (same tokens and tenant salt) when they reach further (kv-core `routeKeysFor`). */
-  private keysFor(request: InferenceRequest) {
-    const own = { chunkKeys: request.chunkKeys, prefixes: this.directory.prefixes(request.chunkKeys) };
+  private keysFor(request: InferenceRequest, expected?: (key: string) => readonly string[]) {
+    const own = { chunkKeys: request.chunkKeys, prefixes: this.directory.prefixes(request.chunkKeys, expected) };
     const base = this.pairs.baseOf(request.model);
     if (!base) return routeKeysFor(own);
     let baseKeys: string[];
@@ -127,6 +147,6 @@ export class RoutePlanner {
       // Token ids the node would refuse anyway: route on the request's own chain.
       return routeKeysFor(own);
     }
-    return routeKeysFor(own, { chunkKeys: baseKeys, prefixes: this.directory.prefixes(baseKeys) });
+    return routeKeysFor(own, { chunkKeys: baseKeys, prefixes: this.directory.prefixes(baseKeys, expected) });
   }
 }

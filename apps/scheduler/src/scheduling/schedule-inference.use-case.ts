@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
-import { ErrorCode, MnemoError, type Reservation, type ReservationBook, type SessionTable } from '@mnemo/kv-core';
+import { ErrorCode, expectedPrompt, MnemoError, type ExpectedHoldings, type Reservation, type ReservationBook, type SessionTable } from '@mnemo/kv-core';
 import { KvSourceSchema } from '@mnemo/proto';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
+import { EXPECTED_HOLDINGS } from '../kv-directory/kv-report.port.js';
 import { NodeRegistry } from '../nodes/node.registry.js';
 import { NODE_PREFETCHER, type NodePrefetcher } from '../sessions/node-prefetch.port.js';
 import { RESERVATION_BOOK, SESSION_TABLE } from '../sessions/session-table.provider.js';
@@ -31,6 +32,9 @@ const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
  * any other refusal (bad request) is the request's fault and goes back to the gateway as is.
  * Each dispatch carries its own attempt number (1, 2, …), so events from a node that admitted
  * after we stopped waiting can be told apart from the placement returned here.
+ * The prompt is recorded as expected on the chosen node before the dispatch (kv-core
+ * `ExpectedHoldings`), so a request routed before that node's KV events arrive — a concurrent
+ * one, or the conversation's next turn — finds it there; a failed dispatch takes it back.
  */
 @Injectable()
 export class ScheduleInferenceUseCase {
@@ -44,6 +48,7 @@ export class ScheduleInferenceUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(RESERVATION_BOOK) private readonly book: ReservationBook,
     @Inject(NODE_PREFETCHER) private readonly nodes: NodePrefetcher,
+    @Optional() @Inject(EXPECTED_HOLDINGS) private readonly expected: ExpectedHoldings | null = null,
   ) {}
 
   /** The request the advisory announced arrived: the reservation is spent; a node that prefetched in vain is told. */
@@ -67,9 +72,11 @@ export class ScheduleInferenceUseCase {
       // Reserved before the await: concurrent requests must see this one when they pick.
       this.registry.addPending(node.nodeId);
       this.registry.addBacklog(node.nodeId, node.prefillMs, this.clock.unixMs());
+      const expected = this.expected?.record(node.nodeId, expectedPrompt(request.model, request.tenant, request.tokens, request.chunkKeys), this.clock.unixMs());
       const kvSources = node.kvSources.map((s) => create(KvSourceSchema, { nodeId: s.nodeId, grpcAddress: node.kvSourceAddresses.get(s.nodeId) ?? '', chunkKeys: [...s.chunkKeys] }));
       const outcome = await this.dispatcher.dispatch(node.nodeId, { ...request, attempt, kvSources });
       this.metrics.dispatches.inc({ outcome: outcome.kind });
+      if (outcome.kind !== 'admitted' && expected) this.expected!.forget(expected);
       switch (outcome.kind) {
         case 'admitted':
           if (request.sessionId) {

@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
-import type { KvDirectoryStats } from '@mnemo/kv-core';
+import type { ExpectedHoldingsStats, KvDirectoryStats } from '@mnemo/kv-core';
 import type { ServiceMetrics } from '@mnemo/service-kit';
 
 /** Scheduler-specific metrics, registered on the service's registry. */
@@ -21,11 +21,15 @@ export class SchedulerMetrics {
   readonly directoryKeys: Gauge;
   readonly directoryHoldings: Gauge;
   readonly directoryEvictions: Counter;
+  readonly expectedHoldings: Gauge;
+  readonly expectedOutcomes: Counter<'outcome'>;
+  readonly expectedLookups: Counter<'outcome'>;
 
   private liveNodesSource: () => number = () => 0;
   private reservationsSource: () => number = () => 0;
   private sessionsSource: () => number = () => 0;
   private directorySource: () => KvDirectoryStats = () => ({ keys: 0, holdings: 0, evictions: 0 });
+  private expectedSource: () => ExpectedHoldingsStats = () => ({ holdings: 0, confirmed: 0, removed: 0, expired: 0, evicted: 0 });
 
   constructor(metrics: ServiceMetrics) {
     const registers = [metrics.registry];
@@ -147,6 +151,36 @@ export class SchedulerMetrics {
         this.inc(self.directorySource().evictions);
       },
     });
+    this.expectedHoldings = new Gauge({
+      name: 'mnemo_scheduler_kv_directory_expected_holdings',
+      help: '(key, node) pairs routed and not yet reported by the node (SCHEDULER_EXPECTED_HOLDINGS_MAX bounds them)',
+      registers,
+      collect() {
+        this.set(self.expectedSource().holdings);
+      },
+    });
+    this.expectedOutcomes = new Counter({
+      name: 'mnemo_scheduler_kv_directory_expected_outcomes_total',
+      help: 'How expected holdings ended: confirmed (a KV event stored the chunk), removed (evicted on the node, or its dispatch failed), expired (TTL), evicted (bound)',
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        const s = self.expectedSource();
+        this.reset();
+        for (const outcome of ['confirmed', 'removed', 'expired', 'evicted'] as const) this.inc({ outcome }, s[outcome]);
+      },
+    });
+    this.expectedLookups = new Counter({
+      name: 'mnemo_scheduler_kv_directory_expected_lookups_total',
+      help: "Routings that consulted the expected holdings: hit (the request's chunks or a prompt it extends were expected on a node), miss (nothing expected)",
+      labelNames: ['outcome'],
+      registers,
+    });
+  }
+
+  /** Where the expected-holdings gauge and outcome counter read their values. */
+  observeExpected(source: () => ExpectedHoldingsStats): void {
+    this.expectedSource = source;
   }
 
   /** Where the reservation and session gauges read their values. */

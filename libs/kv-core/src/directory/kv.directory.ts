@@ -78,23 +78,27 @@ export class KvDirectory {
    * For every node holding the first key: how many leading keys of `keys` it holds and in which
    * tier. Keys are chained (key i covers tokens 0..i), so a node's useful prefix ends at its first
    * missing key. Touches every key it reads. Nodes holding nothing are left out.
+   *
+   * `expected`: nodes a key was just routed to and that have not reported it yet
+   * (`ExpectedHoldings.holders`); they count as holding it on the device, where running the
+   * request puts it.
    */
-  prefixes(keys: readonly string[]): NodePrefix[] {
+  prefixes(keys: readonly string[], expected?: (key: string) => readonly string[]): NodePrefix[] {
     const out = new Map<string, DirectoryTier[]>();
     let alive: Set<string> | null = null;
     for (const key of keys) {
       const entry = this.touch(key);
       const next = new Set<string>();
-      if (entry) {
-        for (const [nodeId, mask] of entry) {
-          const tier = fastest(mask);
-          if (alive !== null && !alive.has(nodeId)) continue;
-          next.add(nodeId);
-          const tiers = out.get(nodeId) ?? [];
-          tiers.push(tier);
-          out.set(nodeId, tiers);
-        }
-      }
+      const held = (nodeId: string, mask: number) => {
+        if (alive !== null && !alive.has(nodeId)) return;
+        next.add(nodeId);
+        const tiers = out.get(nodeId) ?? [];
+        tiers.push(fastest(mask));
+        out.set(nodeId, tiers);
+      };
+      const coming: ReadonlySet<string> = expected ? new Set(expected(key)) : NONE;
+      if (entry) for (const [nodeId, mask] of entry) held(nodeId, coming.has(nodeId) ? mask | BIT.device : mask);
+      for (const nodeId of coming) if (!entry?.has(nodeId)) held(nodeId, BIT.device);
       if (next.size === 0) break;
       alive = next;
     }
@@ -163,6 +167,8 @@ export class KvDirectory {
     }
   }
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 function rank(tier: DirectoryTier): number {
   return DIRECTORY_TIERS.indexOf(tier);
