@@ -12,7 +12,7 @@ export type FinishReasonName = 'stop' | 'length';
 export interface Usage {
   readonly promptTokens: number;
   readonly completionTokens: number;
-  /** Prompt tokens whose KV came from a cache (0 when the node found none). */
+  /** Prompt tokens whose KV the node did not compute, from any tier or peer (0 when it found none). */
   readonly cachedTokens: number;
   /** The cross-model (DroidSpeak) plan the node's prefill ran; absent for an ordinary prefill. */
   readonly kvReuse?: KvReuseUsage;

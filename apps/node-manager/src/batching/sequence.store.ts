@@ -15,6 +15,7 @@ export class SequenceStore {
   private nextArrival = 0;
   private wake?: () => void;
   private readonly added: Array<(seq: Sequence) => void> = [];
+  private readonly removed: Array<(seq: Sequence) => void> = [];
 
   arrivalSeq(): number {
     return this.nextArrival++;
@@ -43,7 +44,13 @@ export class SequenceStore {
   remove(id: string): Sequence | undefined {
     const s = this.seqs.get(id);
     this.seqs.delete(id);
+    if (s) for (const f of this.removed) f(s);
     return s;
+  }
+
+  /** Calls `f` with each sequence removed from now on (finished, cancelled, failed), once it is out of the store. */
+  onRemoved(f: (seq: Sequence) => void): void {
+    this.removed.push(f);
   }
 
   all(): Sequence[] {

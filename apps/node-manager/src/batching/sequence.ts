@@ -10,7 +10,11 @@ export class Sequence {
   preempted = false;
   /** Times it was preempted. */
   preemptions = 0;
-  /** Prompt tokens whose KV came from the device prefix cache (OpenAI's cached_tokens). */
+  /**
+   * Prompt tokens whose KV was not computed (OpenAI's cached_tokens): the device prefix cache, or
+   * restored from the host or SSD pool or a peer. A cross-model (DroidSpeak) prefix recomputes
+   * some layers of every position it reuses, so it counts none (usage.kv_reuse reports it).
+   */
   cachedTokens = 0;
   /** Set when its prefill reused a base model's KV (DroidSpeak): reported in usage. */
   kvReuse?: KvReuseReport;

@@ -24,6 +24,12 @@ export const nodeManagerSchema = {
   NODE_MAX_PREFILL_TOKENS: { type: 'int', doc: 'prompt tokens prefilled per iteration', default: 8192, min: 1 },
   NODE_MAX_WAITING: { type: 'int', doc: 'queued requests before new ones are refused as overloaded', default: 256, min: 1 },
   NODE_HEARTBEAT_MS: { type: 'int', doc: 'heartbeat period', default: 1000, min: 20 },
+  NODE_FINISH_BEAT_MS: {
+    type: 'int',
+    doc: 'a request leaving the node (finished, cancelled) sends a heartbeat at once, then at most one per this period, so schedulers stop counting it as queued; 0 = periodic heartbeats only',
+    default: 50,
+    min: 0,
+  },
   NODE_GRPC_HOST: { type: 'string', doc: 'host the chunk-transfer gRPC server binds (0.0.0.0 in containers)', default: '127.0.0.1' },
   NODE_GRPC_ADVERTISE: { type: 'string', doc: 'host[:port] peers dial, sent in heartbeats (default: NODE_GRPC_HOST and the bound port)' },
   NODE_GRPC_PORT: { type: 'int', doc: 'node ↔ node chunk transfer (gRPC), 0 = any free port', default: 0, min: 0, max: 65535 },

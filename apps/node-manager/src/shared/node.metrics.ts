@@ -82,7 +82,7 @@ export class NodeMetrics {
       help: 'Running sequences preempted: their device KV swapped out to host memory or dropped (recomputed when resumed)',
       registers,
     });
-    this.cachedPromptTokens = new Counter({ name: 'mnemo_node_prompt_tokens_cached_total', help: 'Prompt tokens whose KV came from the device prefix cache', registers });
+    this.cachedPromptTokens = new Counter({ name: 'mnemo_node_prompt_tokens_cached_total', help: 'Prompt tokens whose KV was not computed: the device prefix cache, or restored from the host or SSD pool or a peer (usage cached_tokens)', registers });
     this.computedPromptTokens = new Counter({ name: 'mnemo_node_prompt_tokens_computed_total', help: 'Prompt tokens prefilled by compute', registers });
     this.kvPlanMisses = new Counter({
       name: 'mnemo_node_kv_plan_misses_total',
