@@ -115,11 +115,11 @@ Status WriteKv(const DeviceBuffer& cache, const DeviceBuffer& k, const DeviceBuf
     if (slots[r] >= 0 && static_cast<std::size_t>(slots[r]) >= num_blocks * geom.block_size)
       return Status::OutOfRange("slot out of range");
   if (rows == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
+  std::lock_guard<std::mutex> lock(ComputeLane());
   const int32_t* d_slots;
   MNEMO_RETURN_IF_ERROR(UploadInts({{slots, rows}}, &d_slots));
   const std::size_t work = rows * geom.TokenElems();
-  MNEMO_DISPATCH_DTYPE(cache.dtype, WriteKvKernel<T><<<Blocks(work, 256), 256>>>(
+  MNEMO_DISPATCH_DTYPE(cache.dtype, WriteKvKernel<T><<<Blocks(work, 256), 256, 0, ComputeStream()>>>(
                                         static_cast<T*>(cache.ptr), static_cast<const T*>(k.ptr),
                                         static_cast<const T*>(v.ptr), d_slots, rows, layer, geom));
   return LaunchStatus("writeKv");
@@ -136,7 +136,7 @@ Status PagedAttention(const DeviceBuffer& out, const DeviceBuffer& q, const Devi
   if (const char* why = CheckAttentionBatch(batch, geom, cache.elements / geom.BlockElems(), rows))
     return Status::InvalidArgument(why);
   if (rows == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
+  std::lock_guard<std::mutex> lock(ComputeLane());
   const std::size_t ns = static_cast<std::size_t>(batch.num_seqs);
   const int32_t* d[3];
   MNEMO_RETURN_IF_ERROR(UploadInts({{batch.query_start, ns + 1},
@@ -144,7 +144,7 @@ Status PagedAttention(const DeviceBuffer& out, const DeviceBuffer& q, const Devi
                                     {batch.block_tables, ns * static_cast<std::size_t>(batch.max_blocks_per_seq)}},
                                    d));
   const dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>(num_heads));
-  MNEMO_DISPATCH_DTYPE(out.dtype, PagedAttentionKernel<T><<<grid, kAttnThreads>>>(
+  MNEMO_DISPATCH_DTYPE(out.dtype, PagedAttentionKernel<T><<<grid, kAttnThreads, 0, ComputeStream()>>>(
                                       static_cast<T*>(out.ptr), static_cast<const T*>(q.ptr),
                                       static_cast<const T*>(cache.ptr), layer, static_cast<int>(num_heads), geom, d[0],
                                       d[1], d[2], batch.num_seqs, batch.max_blocks_per_seq, scale));
@@ -166,14 +166,14 @@ Status CopyBlocks(const DeviceBuffer& cache, const int32_t* src, const int32_t* 
   bool independent = true;
   for (std::size_t i = 0; i < count && independent; ++i) independent = written.insert(dst[i]).second;
   for (std::size_t i = 0; i < count && independent; ++i) independent = src[i] == dst[i] || !written.count(src[i]);
-  std::lock_guard<std::mutex> lock(OpMutex());
+  std::lock_guard<std::mutex> lock(ComputeLane());
   const std::size_t be = geom.BlockElems(), bytes = be * 2;
   if (!independent) {
     for (std::size_t i = 0; i < count; ++i) {
       if (src[i] == dst[i]) continue;
       char* base = static_cast<char*>(cache.ptr);
       MNEMO_RETURN_IF_ERROR(FromCuda(cudaMemcpyAsync(base + dst[i] * bytes, base + src[i] * bytes, bytes,
-                                                     cudaMemcpyDeviceToDevice, 0),
+                                                     cudaMemcpyDeviceToDevice, ComputeStream()),
                                      "cudaMemcpyAsync(copyBlocks)"));
     }
     return Status::Ok();
@@ -181,7 +181,7 @@ Status CopyBlocks(const DeviceBuffer& cache, const int32_t* src, const int32_t* 
   const int32_t* d[2];
   MNEMO_RETURN_IF_ERROR(UploadInts({{src, count}, {dst, count}}, d));
   const dim3 grid(static_cast<unsigned>(count), static_cast<unsigned>(std::min<std::size_t>(64, Blocks(be, 256))));
-  MNEMO_DISPATCH_DTYPE(cache.dtype, CopyBlocksKernel<T><<<grid, 256>>>(static_cast<T*>(cache.ptr), d[0], d[1], be));
+  MNEMO_DISPATCH_DTYPE(cache.dtype, CopyBlocksKernel<T><<<grid, 256, 0, ComputeStream()>>>(static_cast<T*>(cache.ptr), d[0], d[1], be));
   return LaunchStatus("copyBlocks");
 }
 

@@ -51,8 +51,15 @@ inline Status SameDtype(std::initializer_list<const DeviceBuffer*> bufs) {
     }                                              \
   } while (0)
 
-// One lock for all ops: they share the scratch below and the default stream's order.
-std::mutex& OpMutex();
+// The compute lane: every kernel and every compute-side copy (uploads, downloads, integer
+// arguments) is enqueued on ComputeStream() under ComputeLane(), so ops run in call order and
+// share one integer scratch. Copies that may overlap compute (swaps, tier copies:
+// cuda_swap.h) run on CopyStream() and never take this lock; they meet the compute lane only
+// through events. Both are non-blocking streams: nothing here uses the legacy default stream,
+// which would serialise them again.
+std::mutex& ComputeLane();
+cudaStream_t ComputeStream();
+cudaStream_t CopyStream();
 
 // Short-lived device scratch from the same size-class cache as every device buffer (no
 // cudaMalloc/cudaFree, which synchronise the device, on a per-step path).
@@ -60,9 +67,10 @@ Status TakeScratch(std::size_t bytes, void** out);
 void PutScratch(void* ptr);
 
 // Copies a few host int32 arrays into one device scratch area with a single transfer and
-// returns their device addresses. Valid until the next call; callers hold OpMutex().
-// NOTE: cudaMemcpy from pageable memory on the legacy stream waits for earlier kernels, so
-// overwriting the scratch never races a kernel still reading the previous call's values.
+// returns their device addresses. Valid until the next call; callers hold ComputeLane().
+// NOTE: the copy is enqueued on ComputeStream() behind earlier kernels, so overwriting the
+// scratch never races a kernel still reading the previous call's values; a pageable source
+// is staged by the driver before the call returns, so the host side may be reused at once.
 Status UploadInts(std::initializer_list<std::pair<const int32_t*, std::size_t>> arrays, const int32_t** device_out);
 
 __device__ __forceinline__ float WarpSum(float v) {

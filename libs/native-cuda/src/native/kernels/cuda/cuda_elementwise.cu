@@ -123,10 +123,10 @@ Status Embedding(const DeviceBuffer& out, const DeviceBuffer& table, const int32
                  std::size_t dim) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&out, &table}));
   if (rows * dim == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
+  std::lock_guard<std::mutex> lock(ComputeLane());
   const int32_t* d_ids;
   MNEMO_RETURN_IF_ERROR(UploadInts({{ids, rows}}, &d_ids));
-  MNEMO_DISPATCH_DTYPE(out.dtype, EmbeddingKernel<T><<<Blocks(rows * dim, kThreads), kThreads>>>(
+  MNEMO_DISPATCH_DTYPE(out.dtype, EmbeddingKernel<T><<<Blocks(rows * dim, kThreads), kThreads, 0, ComputeStream()>>>(
                                       static_cast<T*>(out.ptr), static_cast<const T*>(table.ptr), d_ids, rows, dim));
   return LaunchStatus("embedding");
 }
@@ -135,8 +135,8 @@ Status RmsNorm(const DeviceBuffer& out, const DeviceBuffer& x, const DeviceBuffe
                std::size_t dim, float eps) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&out, &x, &weight}));
   if (rows == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
-  MNEMO_DISPATCH_DTYPE(out.dtype, RmsNormKernel<T><<<static_cast<unsigned>(rows), kThreads>>>(
+  std::lock_guard<std::mutex> lock(ComputeLane());
+  MNEMO_DISPATCH_DTYPE(out.dtype, RmsNormKernel<T><<<static_cast<unsigned>(rows), kThreads, 0, ComputeStream()>>>(
                                       static_cast<T*>(out.ptr), static_cast<const T*>(x.ptr),
                                       static_cast<const T*>(weight.ptr), dim, eps));
   return LaunchStatus("rmsnorm");
@@ -147,10 +147,10 @@ Status Rope(const DeviceBuffer& x, const int32_t* positions, std::size_t rows, s
   MNEMO_RETURN_IF_ERROR(SameDtype({&x}));
   const std::size_t work = rows * num_heads * (head_dim / 2);
   if (work == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
+  std::lock_guard<std::mutex> lock(ComputeLane());
   const int32_t* d_pos;
   MNEMO_RETURN_IF_ERROR(UploadInts({{positions, rows}}, &d_pos));
-  MNEMO_DISPATCH_DTYPE(x.dtype, RopeKernel<T><<<Blocks(work, kThreads), kThreads>>>(static_cast<T*>(x.ptr), d_pos, rows,
+  MNEMO_DISPATCH_DTYPE(x.dtype, RopeKernel<T><<<Blocks(work, kThreads), kThreads, 0, ComputeStream()>>>(static_cast<T*>(x.ptr), d_pos, rows,
                                                                                     num_heads, head_dim, theta));
   return LaunchStatus("rope");
 }
@@ -158,8 +158,8 @@ Status Rope(const DeviceBuffer& x, const int32_t* positions, std::size_t rows, s
 Status SiluMul(const DeviceBuffer& out, const DeviceBuffer& gate, const DeviceBuffer& up, std::size_t n) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&out, &gate, &up}));
   if (n == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
-  MNEMO_DISPATCH_DTYPE(out.dtype, SiluMulKernel<T><<<Blocks(n, kThreads), kThreads>>>(
+  std::lock_guard<std::mutex> lock(ComputeLane());
+  MNEMO_DISPATCH_DTYPE(out.dtype, SiluMulKernel<T><<<Blocks(n, kThreads), kThreads, 0, ComputeStream()>>>(
                                       static_cast<T*>(out.ptr), static_cast<const T*>(gate.ptr),
                                       static_cast<const T*>(up.ptr), n));
   return LaunchStatus("siluMul");
@@ -168,8 +168,8 @@ Status SiluMul(const DeviceBuffer& out, const DeviceBuffer& gate, const DeviceBu
 Status Add(const DeviceBuffer& out, const DeviceBuffer& a, const DeviceBuffer& b, std::size_t n) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&out, &a, &b}));
   if (n == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
-  MNEMO_DISPATCH_DTYPE(out.dtype, AddKernel<T><<<Blocks(n, kThreads), kThreads>>>(
+  std::lock_guard<std::mutex> lock(ComputeLane());
+  MNEMO_DISPATCH_DTYPE(out.dtype, AddKernel<T><<<Blocks(n, kThreads), kThreads, 0, ComputeStream()>>>(
                                       static_cast<T*>(out.ptr), static_cast<const T*>(a.ptr),
                                       static_cast<const T*>(b.ptr), n));
   return LaunchStatus("add");
@@ -179,8 +179,8 @@ Status AddBias(const DeviceBuffer& out, const DeviceBuffer& x, const DeviceBuffe
                std::size_t n) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&out, &x, &bias}));
   if (rows * n == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
-  MNEMO_DISPATCH_DTYPE(out.dtype, AddBiasKernel<T><<<Blocks(rows * n, kThreads), kThreads>>>(
+  std::lock_guard<std::mutex> lock(ComputeLane());
+  MNEMO_DISPATCH_DTYPE(out.dtype, AddBiasKernel<T><<<Blocks(rows * n, kThreads), kThreads, 0, ComputeStream()>>>(
                                       static_cast<T*>(out.ptr), static_cast<const T*>(x.ptr),
                                       static_cast<const T*>(bias.ptr), rows, n));
   return LaunchStatus("addBias");
@@ -189,23 +189,26 @@ Status AddBias(const DeviceBuffer& out, const DeviceBuffer& x, const DeviceBuffe
 Status Argmax(int32_t* out, const DeviceBuffer& x, std::size_t rows, std::size_t n) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&x}));
   if (rows == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
+  std::lock_guard<std::mutex> lock(ComputeLane());
   void* scratch = nullptr;
   MNEMO_RETURN_IF_ERROR(TakeScratch(rows * sizeof(int32_t), &scratch));
   int32_t* d_out = static_cast<int32_t*>(scratch);
-  // The synchronous copy below finishes before the buffer goes back.
+  // The stream is synchronised below before the buffer goes back.
   struct FreeOut { void* p; ~FreeOut() { PutScratch(p); } } guard{scratch};
-  MNEMO_DISPATCH_DTYPE(x.dtype, ArgmaxKernel<T><<<static_cast<unsigned>(rows), kThreads>>>(
+  MNEMO_DISPATCH_DTYPE(x.dtype, ArgmaxKernel<T><<<static_cast<unsigned>(rows), kThreads, 0, ComputeStream()>>>(
                                     d_out, static_cast<const T*>(x.ptr), n));
   MNEMO_RETURN_IF_ERROR(LaunchStatus("argmax"));
-  return FromCuda(cudaMemcpy(out, d_out, rows * sizeof(int32_t), cudaMemcpyDeviceToHost), "cudaMemcpy(argmax)");
+  MNEMO_RETURN_IF_ERROR(FromCuda(
+      cudaMemcpyAsync(out, d_out, rows * sizeof(int32_t), cudaMemcpyDeviceToHost, ComputeStream()), "cudaMemcpyAsync(argmax)"));
+  // `out` may be pinned memory, where the copy above returns before it lands.
+  return FromCuda(cudaStreamSynchronize(ComputeStream()), "cudaStreamSynchronize(argmax)");
 }
 
 Status Softmax(const DeviceBuffer& out, const DeviceBuffer& x, std::size_t rows, std::size_t n, float scale) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&out, &x}));
   if (rows == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
-  MNEMO_DISPATCH_DTYPE(out.dtype, SoftmaxKernel<T><<<static_cast<unsigned>(rows), kThreads>>>(
+  std::lock_guard<std::mutex> lock(ComputeLane());
+  MNEMO_DISPATCH_DTYPE(out.dtype, SoftmaxKernel<T><<<static_cast<unsigned>(rows), kThreads, 0, ComputeStream()>>>(
                                       static_cast<T*>(out.ptr), static_cast<const T*>(x.ptr), n, scale));
   return LaunchStatus("softmax");
 }

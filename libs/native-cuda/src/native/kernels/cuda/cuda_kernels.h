@@ -3,12 +3,17 @@
 // folder, which are compiled only when nvcc was found (MNEMO_WITH_CUDA); callers guard with
 // that macro. Shapes and semantics are those of kernels/cpu/cpu_kernels.h.
 //
-// Execution: every op is enqueued on the legacy default stream, so ops run in call order;
-// Download() synchronises. Integer arguments (ids, positions, slots, batch tables) are host
-// pointers; each call copies them into a device scratch area before launching.
-// Thread safety: calls are serialised by one process-wide mutex (the scratch is shared).
-// Unlike the CPU backend, results are not guaranteed batch invariant (matmul takes a
-// different kernel for m <= 8 than for larger m).
+// Execution: every op is enqueued on the compute stream (a non-blocking stream of its own), so
+// ops run in call order; Download(), Argmax() and Synchronize() wait for it. Copies that
+// should overlap compute (swaps, tier copies) go on a separate copy stream (cuda_copy.h) and
+// meet the compute stream only through events. Integer arguments (ids, positions, slots,
+// batch tables) are host pointers; each call copies them into a device scratch area on the
+// compute stream before launching.
+// Thread safety: compute-lane calls are serialised by the compute lane's mutex (the scratch
+// is shared); copy-lane calls never take it.
+// Batch invariance: only the `tensor-core-invariant` GEMM path promises it (one kernel for
+// every m, a fixed k order per element); cuBLAS and the m <= 8 SIMT kernel of the other
+// paths choose kernels by shape, so a row's result may change with the batch it sits in.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +35,20 @@ struct DeviceBuffer {
 };
 
 Status Alloc(DeviceBuffer* out, std::size_t elements, DType dtype);  // zero-filled
+
+// Waits until every op enqueued on the compute stream so far has finished.
+Status Synchronize();
+
+// How Matmul computes. kAuto: cuBLAS when it could be loaded (cublas_loader.h), else the
+// tensor-core kernel (SIMT below m = 9). The environment variable MNEMO_CUDA_GEMM
+// (auto | cublas | tensor-core | tensor-core-invariant | simt) picks the initial path.
+enum class GemmPath : int { kAuto = 0, kCublas = 1, kTensorCore = 2, kTensorCoreInvariant = 3, kSimt = 4 };
+const char* GemmPathName(GemmPath path);
+// Fails with kCudaUnavailable when `path` is kCublas and cuBLAS could not be loaded.
+Status SetGemmPath(GemmPath path);
+GemmPath RequestedGemmPath();
+// The path a Matmul of m rows takes now (never kAuto).
+GemmPath EffectiveGemmPath(std::size_t m);
 void Free(DeviceBuffer* buf);
 // Converts n floats (round to nearest even) into dst[0, n).
 Status Upload(const DeviceBuffer& dst, const float* src, std::size_t n);

@@ -1,7 +1,15 @@
-// out[m, n] = x[m, k] · w[n, k]ᵀ on the GPU, fp32 accumulation. No cuBLAS: the CUDA home
-// on the build machines ships only cudart, so this is a plain tiled SIMT GEMM plus a
-// warp-per-column kernel for decode-sized m (memory bound on w).
+// out[m, n] = x[m, k] · w[n, k]ᵀ on the GPU, fp32 accumulation, by one of four paths
+// (GemmPath in cuda_kernels.h): cuBLAS when it can be loaded at run time (cublas_loader.h),
+// the tensor-core WMMA kernel (cuda_gemm_tc.cuh), or the SIMT kernels below: a tiled GEMM
+// and a warp-per-column kernel for decode-sized m (memory bound on w).
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/cuda/cublas_loader.h"
 #include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/cuda_gemm_tc.cuh"
 
 namespace mnemo::kernels::cuda {
 namespace {
@@ -72,22 +80,84 @@ __global__ void SkinnyGemm(T* out, const T* x, const T* w, int m, int n, int k) 
   }
 }
 
+constexpr int kPathUnread = -1;
+std::atomic<int> g_path{kPathUnread};
+
+GemmPath PathFromEnv() {
+  const char* v = std::getenv("MNEMO_CUDA_GEMM");
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return GemmPath::kAuto;
+  for (GemmPath p : {GemmPath::kCublas, GemmPath::kTensorCore, GemmPath::kTensorCoreInvariant, GemmPath::kSimt})
+    if (std::strcmp(v, GemmPathName(p)) == 0) return p;
+  std::fprintf(stderr, "mnemo: MNEMO_CUDA_GEMM=%s is not one of auto|cublas|tensor-core|tensor-core-invariant|simt; using auto\n", v);
+  return GemmPath::kAuto;
+}
+
+bool TensorCoreFits(const DeviceBuffer& x, const DeviceBuffer& w, std::size_t k) {
+  return k % 8 == 0 && reinterpret_cast<std::uintptr_t>(x.ptr) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(w.ptr) % 16 == 0;
+}
+
 }  // namespace
+
+const char* GemmPathName(GemmPath path) {
+  switch (path) {
+    case GemmPath::kAuto: return "auto";
+    case GemmPath::kCublas: return "cublas";
+    case GemmPath::kTensorCore: return "tensor-core";
+    case GemmPath::kTensorCoreInvariant: return "tensor-core-invariant";
+    case GemmPath::kSimt: return "simt";
+  }
+  return "unknown";
+}
+
+GemmPath RequestedGemmPath() {
+  int p = g_path.load();
+  if (p == kPathUnread) {
+    int expected = kPathUnread;
+    g_path.compare_exchange_strong(expected, static_cast<int>(PathFromEnv()));
+    p = g_path.load();
+  }
+  return static_cast<GemmPath>(p);
+}
+
+Status SetGemmPath(GemmPath path) {
+  if (path == GemmPath::kCublas && !Cublas().loaded)
+    return Status::CudaUnavailable("cuBLAS not loaded: " + Cublas().error);
+  g_path.store(static_cast<int>(path));
+  return Status::Ok();
+}
+
+GemmPath EffectiveGemmPath(std::size_t m) {
+  GemmPath p = RequestedGemmPath();
+  if (p == GemmPath::kCublas && !Cublas().loaded) p = GemmPath::kAuto;  // set by the environment
+  if (p == GemmPath::kAuto) p = Cublas().loaded ? GemmPath::kCublas : GemmPath::kTensorCore;
+  if (p == GemmPath::kTensorCore && m <= static_cast<std::size_t>(kSkinnyM)) return GemmPath::kSimt;
+  return p;
+}
 
 Status Matmul(const DeviceBuffer& out, const DeviceBuffer& x, const DeviceBuffer& w, std::size_t m, std::size_t n,
               std::size_t k) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&out, &x, &w}));
   if (m == 0 || n == 0) return Status::Ok();
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) return Status::InvalidArgument("matmul dims exceed int32");
-  std::lock_guard<std::mutex> lock(OpMutex());
+  std::lock_guard<std::mutex> lock(ComputeLane());
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  if (m <= kSkinnyM) {
-    MNEMO_DISPATCH_DTYPE(out.dtype, SkinnyGemm<T><<<Blocks(n, kSkinnyWarps), kSkinnyWarps * 32>>>(
+  const GemmPath path = EffectiveGemmPath(m);
+  if (path == GemmPath::kCublas) return CublasGemm(out, x, w, mi, ni, ki, ComputeStream());
+  if ((path == GemmPath::kTensorCore || path == GemmPath::kTensorCoreInvariant) && TensorCoreFits(x, w, k)) {
+    const dim3 grid(Blocks(n, kTcBn), Blocks(m, kTcBm));
+    MNEMO_DISPATCH_DTYPE(out.dtype, TensorCoreGemm<T><<<grid, kTcThreads, 0, ComputeStream()>>>(
+                                        static_cast<T*>(out.ptr), static_cast<const T*>(x.ptr),
+                                        static_cast<const T*>(w.ptr), mi, ni, ki));
+    return LaunchStatus("matmul (tensor cores)");
+  }
+  if (m <= kSkinnyM && path != GemmPath::kTensorCoreInvariant) {
+    MNEMO_DISPATCH_DTYPE(out.dtype, SkinnyGemm<T><<<Blocks(n, kSkinnyWarps), kSkinnyWarps * 32, 0, ComputeStream()>>>(
                                         static_cast<T*>(out.ptr), static_cast<const T*>(x.ptr),
                                         static_cast<const T*>(w.ptr), mi, ni, ki));
   } else {
     const dim3 grid(Blocks(n, kBn), Blocks(m, kBm));
-    MNEMO_DISPATCH_DTYPE(out.dtype, TiledGemm<T><<<grid, 256>>>(static_cast<T*>(out.ptr), static_cast<const T*>(x.ptr),
+    MNEMO_DISPATCH_DTYPE(out.dtype, TiledGemm<T><<<grid, 256, 0, ComputeStream()>>>(static_cast<T*>(out.ptr), static_cast<const T*>(x.ptr),
                                                                 static_cast<const T*>(w.ptr), mi, ni, ki));
   }
   return LaunchStatus("matmul");

@@ -60,9 +60,41 @@ SizeClassPool& DevicePool() {
 Status TakeScratch(std::size_t bytes, void** out) { return DevicePool().Take(bytes, out); }
 void PutScratch(void* ptr) { DevicePool().Put(ptr); }
 
-std::mutex& OpMutex() {
+std::mutex& ComputeLane() {
   static std::mutex* mu = new std::mutex();
   return *mu;
+}
+
+namespace {
+
+// Leaked on purpose, like the pool: destroying streams from static destructors races the
+// runtime's teardown. Creation failures (no device) leave the stream null, the legacy
+// default stream, so the first op reports the runtime's own error instead of crashing here.
+cudaStream_t NewStream(int priority) {
+  cudaStream_t s = nullptr;
+  if (cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority) != cudaSuccess) {
+    cudaGetLastError();
+    s = nullptr;
+  }
+  return s;
+}
+
+}  // namespace
+
+cudaStream_t ComputeStream() {
+  static cudaStream_t s = NewStream(0);
+  return s;
+}
+
+cudaStream_t CopyStream() {
+  // Lower priority than compute (a larger number): a swap's copy engine work never delays a
+  // kernel launch; the copies themselves run on the DMA engines either way.
+  static cudaStream_t s = [] {
+    int least = 0, greatest = 0;
+    if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess) cudaGetLastError();
+    return NewStream(least);
+  }();
+  return s;
 }
 
 Status UploadInts(std::initializer_list<std::pair<const int32_t*, std::size_t>> arrays, const int32_t** device_out) {
@@ -70,6 +102,7 @@ Status UploadInts(std::initializer_list<std::pair<const int32_t*, std::size_t>> 
   std::size_t total = 0;
   for (const auto& a : arrays) total += a.second;
   if (total > s.capacity) {
+    // cudaFree waits for the device, so kernels still reading the old scratch finish first.
     if (s.ptr) cudaFree(s.ptr);
     s.ptr = nullptr;
     s.capacity = 0;
@@ -84,24 +117,28 @@ Status UploadInts(std::initializer_list<std::pair<const int32_t*, std::size_t>> 
     s.host.insert(s.host.end(), a.first, a.first + a.second);
   }
   if (total == 0) return Status::Ok();
-  return FromCuda(cudaMemcpy(s.ptr, s.host.data(), total * sizeof(int32_t), cudaMemcpyHostToDevice),
-                  "cudaMemcpy(int args)");
+  return FromCuda(cudaMemcpyAsync(s.ptr, s.host.data(), total * sizeof(int32_t), cudaMemcpyHostToDevice,
+                                  ComputeStream()),
+                  "cudaMemcpyAsync(int args)");
 }
 
+Status Synchronize() { return FromCuda(cudaStreamSynchronize(ComputeStream()), "cudaStreamSynchronize(compute)"); }
+
 Status Alloc(DeviceBuffer* out, std::size_t elements, DType dtype) {
-  std::lock_guard<std::mutex> lock(OpMutex());
+  std::lock_guard<std::mutex> lock(ComputeLane());
   *out = DeviceBuffer{nullptr, elements, dtype};
   const std::size_t bytes = (elements == 0 ? 1 : elements) * ElementSize(dtype);
   MNEMO_RETURN_IF_ERROR(DevicePool().Take(bytes, &out->ptr));
   // Stream-ordered, no device sync: a reused buffer is zeroed like a fresh one.
-  return FromCuda(cudaMemsetAsync(out->ptr, 0, bytes), "cudaMemsetAsync");
+  return FromCuda(cudaMemsetAsync(out->ptr, 0, bytes, ComputeStream()), "cudaMemsetAsync");
 }
 
 void Free(DeviceBuffer* buf) {
   if (buf->ptr == nullptr) return;
-  std::lock_guard<std::mutex> lock(OpMutex());
-  // Work queued on the (single, default) stream that still reads the buffer runs before any
-  // later use of it, so handing it back without a sync is safe.
+  std::lock_guard<std::mutex> lock(ComputeLane());
+  // Compute work still reading the buffer is queued on ComputeStream() ahead of any later
+  // use of it, so handing it back without a sync is safe. Copy-lane users (swaps) must be
+  // waited for by their owner before the buffer is freed (cuda_swap.h says so).
   DevicePool().Put(buf->ptr);
   buf->ptr = nullptr;
 }
@@ -128,7 +165,7 @@ Status WithStaging(std::size_t n, float** staging) {
   return Status::Ok();
 }
 
-// Staging goes back to the cache; the default stream orders its reuse after the conversion.
+// Staging goes back to the cache; the compute stream orders its reuse after the conversion.
 struct FreeStaging {
   float* p;
   ~FreeStaging() { DevicePool().Put(p); }
@@ -140,13 +177,14 @@ Status Upload(const DeviceBuffer& dst, const float* src, std::size_t n) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&dst}));
   if (n > dst.elements) return Status::OutOfRange("upload larger than the tensor");
   if (n == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
+  std::lock_guard<std::mutex> lock(ComputeLane());
   float* staging = nullptr;
   MNEMO_RETURN_IF_ERROR(WithStaging(n, &staging));
   FreeStaging guard{staging};
   MNEMO_RETURN_IF_ERROR(
-      FromCuda(cudaMemcpy(staging, src, n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy(upload)"));
-  MNEMO_DISPATCH_DTYPE(dst.dtype, FromFloatKernel<T><<<Blocks(n, 256), 256>>>(static_cast<T*>(dst.ptr), staging, n));
+      FromCuda(cudaMemcpyAsync(staging, src, n * sizeof(float), cudaMemcpyHostToDevice, ComputeStream()),
+               "cudaMemcpyAsync(upload)"));
+  MNEMO_DISPATCH_DTYPE(dst.dtype, FromFloatKernel<T><<<Blocks(n, 256), 256, 0, ComputeStream()>>>(static_cast<T*>(dst.ptr), staging, n));
   return LaunchStatus("upload convert");
 }
 
@@ -154,13 +192,17 @@ Status Download(float* dst, const DeviceBuffer& src, std::size_t n) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&src}));
   if (n > src.elements) return Status::OutOfRange("download larger than the tensor");
   if (n == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(OpMutex());
+  std::lock_guard<std::mutex> lock(ComputeLane());
   float* staging = nullptr;
   MNEMO_RETURN_IF_ERROR(WithStaging(n, &staging));
   FreeStaging guard{staging};
-  MNEMO_DISPATCH_DTYPE(src.dtype, ToFloatKernel<T><<<Blocks(n, 256), 256>>>(staging, static_cast<const T*>(src.ptr), n));
+  MNEMO_DISPATCH_DTYPE(src.dtype, ToFloatKernel<T><<<Blocks(n, 256), 256, 0, ComputeStream()>>>(staging, static_cast<const T*>(src.ptr), n));
   MNEMO_RETURN_IF_ERROR(LaunchStatus("download convert"));
-  return FromCuda(cudaMemcpy(dst, staging, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy(download)");
+  MNEMO_RETURN_IF_ERROR(FromCuda(
+      cudaMemcpyAsync(dst, staging, n * sizeof(float), cudaMemcpyDeviceToHost, ComputeStream()),
+      "cudaMemcpyAsync(download)"));
+  // Download() synchronises: `dst` may be pinned, where the copy returns before it lands.
+  return FromCuda(cudaStreamSynchronize(ComputeStream()), "cudaStreamSynchronize(download)");
 }
 
 }  // namespace mnemo::kernels::cuda
