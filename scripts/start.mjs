@@ -13,7 +13,8 @@
 // (start a subset; names: gateway, scheduler, node-a, node-b, profiler),
 // MNEMO_START_TIMEOUT_MS (default 180000), MNEMO_LOG_FORMAT=json (JSON lines even on a terminal),
 // MNEMO_RESTART=node-a,node-b (the services restarted when they die; default the node-managers,
-// `none` for none).
+// `none` for none), MNEMO_DEFAULT_MODEL (default fortune-base: the model every node serves, the
+// gateway lists first and the example names; a tools/train/models name or a synthetic catalog id).
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -77,27 +78,28 @@ async function main() {
   /** @param {string} name @param {string} app @param {Record<string, string>} extra @param {string} readyUrl */
   const svc = (name, app, extra, readyUrl) => ({ name, app, env: { ...base, ...extra }, readyUrl });
   const [schedPort, nodeAPort, nodeBPort, profPort, profHttpPort] = [await ops(9402), await ops(9411), await ops(9412), await ops(9404), await ops(8090)];
-  // The small models trained on the fortunes corpus (tools/train), when present, beside the synthetic one.
+  const defaultModel = await resolveDefaultModel();
+  // Every node serves the default model first, the synthetic mnemo-tiny (tests, benchmarks) and the other trained models.
   const trained = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => join(root, 'tools/train/models', m)).filter((d) => existsSync(join(d, 'config.json')));
-  const nodeModels = env.NODE_MODELS ? {} : { NODE_MODELS: ['mnemo-tiny', ...trained].join(',') };
+  const nodeModels = env.NODE_MODELS ? {} : { NODE_MODELS: [...new Set([defaultModel.served, 'mnemo-tiny', ...trained])].join(',') };
   services.push(
     svc('scheduler', 'scheduler', { METRICS_PORT: String(schedPort) }, `http://127.0.0.1:${schedPort}/readyz`),
     svc('node-a', 'node-manager', { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...nodeModels }, `http://127.0.0.1:${nodeAPort}/readyz`),
     svc('node-b', 'node-manager', { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...nodeModels }, `http://127.0.0.1:${nodeBPort}/readyz`),
     svc('profiler', 'profiler', { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort), HTTP_PORT: String(profHttpPort) }, `http://127.0.0.1:${profPort}/readyz`),
-    svc('gateway', 'gateway', { GATEWAY_HOST: host, GATEWAY_PORT: String(gatewayPort), GATEWAY_GRPC_PORT: String(grpcPort), GATEWAY_PROFILER_URL: `http://127.0.0.1:${profHttpPort}` }, `http://${urlHost(host)}:${gatewayPort}/readyz`),
+    svc('gateway', 'gateway', { MNEMO_DEFAULT_MODEL: defaultModel.id, GATEWAY_HOST: host, GATEWAY_PORT: String(gatewayPort), GATEWAY_GRPC_PORT: String(grpcPort), GATEWAY_PROFILER_URL: `http://127.0.0.1:${profHttpPort}` }, `http://${urlHost(host)}:${gatewayPort}/readyz`),
   );
   services.splice(0, services.length, ...services.filter((s) => wanted(s.name)));
   for (const s of services) launch(s);
 
   if (!wanted('gateway')) {
-    await waitUntilReady('', undefined, false);
+    await waitUntilReady('', undefined, null);
     if (!stopping) say(`ready: ${services.map((s) => s.name).join(', ')} (MNEMO_START_ONLY); Ctrl-C stops everything`);
     return;
   }
   const api = `http://${urlHost(host)}:${gatewayPort}`;
   const key = (env.MNEMO_API_KEYS ?? '').split(',').map((k) => k.trim()).find((k) => k.length > 0);
-  const model = await waitUntilReady(api, key);
+  const model = await waitUntilReady(api, key, defaultModel.id);
   if (stopping) return;
   printWelcome(api, grpcPort, model, key);
 }
@@ -172,21 +174,40 @@ function relay(name, line) {
 }
 
 /**
- * Polls every service's /readyz, then the gateway's model list. Returns the model to show
- * in the example (the trained fortune-base when served, else mnemo-tiny).
- * @param {string} api @param {string | undefined} key @param {boolean} [needModel]
+ * MNEMO_DEFAULT_MODEL (default fortune-base), checked before anything starts: the name of a
+ * model directory in tools/train/models, or a synthetic catalog id. `served` is what goes in
+ * NODE_MODELS (the directory, or the id); when NODE_MODELS is set it must include it.
+ * @returns {Promise<{ id: string, served: string }>}
  */
-async function waitUntilReady(api, key, needModel = true) {
+async function resolveDefaultModel() {
+  const id = env.MNEMO_DEFAULT_MODEL?.trim() || 'fortune-base';
+  const dir = join(root, 'tools/train/models', id);
+  const { isSyntheticModel } = await import('../libs/engine/dist/model/model.catalog.js');
+  const served = /^[\w.-]+$/.test(id) && existsSync(join(dir, 'config.json')) ? dir : isSyntheticModel(id) ? id : null;
+  if (served === null) throw new Error(`MNEMO_DEFAULT_MODEL=${JSON.stringify(id)}: neither a model in tools/train/models nor a synthetic catalog id`);
+  if (env.NODE_MODELS) {
+    const listed = env.NODE_MODELS.split(',').map((m) => m.trim().replace(/\/+$/, ''));
+    if (!listed.some((m) => m === id || m.split('/').pop() === id)) throw new Error(`MNEMO_DEFAULT_MODEL=${id} is not among NODE_MODELS (${env.NODE_MODELS})`);
+  }
+  return { id, served };
+}
+
+/**
+ * Polls every service's /readyz, then the gateway's model list until it lists the default
+ * model (the one the example names). null: no gateway, services only.
+ * @param {string} api @param {string | undefined} key @param {string | null} defaultModel
+ */
+async function waitUntilReady(api, key, defaultModel) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   const pending = new Set(services);
   say('waiting for the services to be ready…');
   while (!stopping) {
-    if (Date.now() > deadline) throw new Error(`not ready after ${READY_TIMEOUT_MS} ms: ${[...pending].map((s) => s.name).join(', ') || 'no model listed by GET /v1/models'}`);
+    if (Date.now() > deadline) throw new Error(`not ready after ${READY_TIMEOUT_MS} ms: ${[...pending].map((s) => s.name).join(', ') || `${defaultModel} not listed by GET /v1/models`}`);
     for (const s of [...pending]) if ((await httpStatus(s.readyUrl)) === 200) pending.delete(s);
-    if (pending.size === 0 && !needModel) return '';
-    if (pending.size === 0) {
+    if (pending.size === 0 && defaultModel === null) return '';
+    if (pending.size === 0 && defaultModel !== null) {
       const models = await listModels(api, key);
-      if (models.length > 0) return models.includes('fortune-base') ? 'fortune-base' : models.includes('mnemo-tiny') ? 'mnemo-tiny' : models[0];
+      if (models.includes(defaultModel)) return defaultModel;
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -219,7 +240,7 @@ async function listModels(api, key) {
 /** @param {string} api @param {number} grpcPort @param {string} model @param {string | undefined} key */
 function printWelcome(api, grpcPort, model, key) {
   const auth = key ? ` \\\n  -H 'authorization: Bearer ${key}'` : '';
-  const body = JSON.stringify({ model, stream: true, max_tokens: 32, messages: [{ role: 'user', content: 'Tell me about KV caches.' }] });
+  const body = JSON.stringify({ model, stream: true, max_tokens: 64, messages: [{ role: 'user', content: 'Tell me something wise.' }] });
   const text = `
 Mnemo is up: REST ${api}  gRPC 127.0.0.1:${grpcPort}  (nodes node-a, node-b; Ctrl-C stops everything)
 
@@ -234,8 +255,8 @@ OpenAI SDK (npm i openai):
   import OpenAI from 'openai';
   const client = new OpenAI({ baseURL: '${api}/v1', apiKey: '${key ?? 'unused'}', maxRetries: 0 });
   const stream = await client.chat.completions.create({
-    model: '${model}', stream: true, max_tokens: 32,
-    messages: [{ role: 'user', content: 'Tell me about KV caches.' }],
+    model: '${model}', stream: true, max_tokens: 64,
+    messages: [{ role: 'user', content: 'Tell me something wise.' }],
   });
   for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta?.content ?? '');
 `;

@@ -18,7 +18,15 @@ describe(loadGatewayConfig.name, () => {
       stallTimeoutMs: 30_000,
       profilerUrl: 'http://127.0.0.1:8090',
       profilerTimeoutMs: 10_000,
+      defaultModel: 'fortune-base',
     });
+  });
+
+  it('takes the default model from MNEMO_DEFAULT_MODEL and refuses what cannot be a model id', () => {
+    expect(loadGatewayConfig({ NATS_URL: 'nats://h:1', MNEMO_DEFAULT_MODEL: 'mnemo-tiny' }).defaultModel).toBe('mnemo-tiny');
+    for (const bad of ['tools/train/models/fortune-base', 'two words', 'x'.repeat(257)]) {
+      expect(() => loadGatewayConfig({ NATS_URL: 'nats://h:1', MNEMO_DEFAULT_MODEL: bad })).toThrow(/MNEMO_DEFAULT_MODEL/);
+    }
   });
 
   it('parses the API key list', () => {

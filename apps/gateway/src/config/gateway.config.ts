@@ -1,4 +1,8 @@
-import { commonSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+import { ConfigError, commonSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+
+/** The model trained in tools/train that a new user talks to; `mnemo-tiny` stays for tests. */
+export const DEFAULT_MODEL = 'fortune-base';
+const MAX_MODEL_ID = 256;
 
 /** The gateway's environment (docs/DEVELOPMENT.md lists the shared table). */
 export const gatewaySchema = {
@@ -37,6 +41,11 @@ export const gatewaySchema = {
     protocols: ['http', 'https'],
   },
   GATEWAY_PROFILER_TIMEOUT_MS: { type: 'int', doc: 'longest wait for the profiler to answer a proxied request (504 after)', default: 10_000, min: 1 },
+  MNEMO_DEFAULT_MODEL: {
+    type: 'string',
+    doc: 'the model GET /v1/models lists first (the one to talk to); `npm start` serves it on every node',
+    default: DEFAULT_MODEL,
+  },
 } as const satisfies Schema;
 
 type Raw = ConfigOf<typeof gatewaySchema>;
@@ -58,11 +67,18 @@ export interface GatewayConfig {
   /** Base URL of the profiler's REST API, without a trailing slash. */
   readonly profilerUrl: string;
   readonly profilerTimeoutMs: number;
+  /** Listed first by GET /v1/models. */
+  readonly defaultModel: string;
 }
 
 /** Throws `ConfigError` listing every problem (bootOrExit prints them and exits 1). */
 export function loadGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
   const c: Raw = loadConfig(gatewaySchema, env);
+  const defaultModel = c.MNEMO_DEFAULT_MODEL!;
+  // A model id is what a node registers: a catalog id or a model directory's name.
+  if (defaultModel.length > MAX_MODEL_ID || /[\s/\\\p{Cc}]/u.test(defaultModel)) {
+    throw new ConfigError([`MNEMO_DEFAULT_MODEL=${JSON.stringify(defaultModel)}: must be a model id (1 to ${MAX_MODEL_ID} characters, no spaces or slashes)`]);
+  }
   // Defaults make every field but the list defined once loadConfig returned.
   return {
     natsUrl: c.NATS_URL!,
@@ -79,6 +95,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     stallTimeoutMs: c.GATEWAY_STALL_TIMEOUT_MS!,
     profilerUrl: c.GATEWAY_PROFILER_URL!.replace(/\/+$/, ''),
     profilerTimeoutMs: c.GATEWAY_PROFILER_TIMEOUT_MS!,
+    defaultModel,
   };
 }
 
