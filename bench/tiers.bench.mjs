@@ -14,34 +14,37 @@
 //   baselines: one file per chunk through the filesystem (LMCache's local-disk backend) read
 //        cold (each file's page cache dropped with posix_fadvise(DONTNEED) after fsync) and
 //        warm (page cache hot); Redis as a remote store (LMCache's Redis backend: one value per
-//        chunk), pipelined over one loopback connection, REDIS_URL or a private redis-server.
+//        chunk) through the official client at its best (lib/redis.baseline.mjs), REDIS_URL or a
+//        private redis-server;
+//   striping: the SSD tier's get on two devices of different bandwidth (loop devices read-capped
+//        by cgroup v1 blkio, root only), each alone and striped by the pool's bandwidth-
+//        proportional placement (lib/striping.measure.mjs): striped_frac_of_sum, against the
+//        sum of the two alone (target ≥ 0.8), and striped_over_fastest. Where the devices cannot
+//        be set up, the JSON's `striping.skipped` and the output say why.
 //   A/B: the gets run once per hardware CRC32C implementation (selectCrc32c, process-wide),
 //        interleaved in the same rounds: the headline figures are the default (the first);
 //        and once more with RestoreReader's copy-ahead off, with host gets taking fresh buffers
 //        (no reuse across restores), and with SSD gets reading windows (the previous design).
 //        `npm run bench -- tiers-ab` runs such A/Bs without the puts and probes in between.
 // Interleaved repetitions, medians. Writes bench/results/tiers.{json,svg}.
-// Run: npm run bench -- tiers [--quick] [--dir DIR]   (DIR: where the SSD pool and files go)
-import { spawn } from 'node:child_process';
+// Run: npm run bench -- tiers [--quick] [--dir DIR] [--stripe-mbps 400,200]   (DIR: where the SSD pool and files go)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chunkKeys } from '@mnemo/kv-core';
 import { crc32cImplementations, dropPageCache, ioInfo, probeDirectIo, probeMemcpy, selectCrc32c } from '@mnemo/native-cuda';
-import { OffloadTiers } from '../apps/node-manager/dist/kv-store/offload.tiers.js';
-import { closePoolDevices, openPoolDevices } from '../apps/node-manager/dist/kv-store/pool.devices.js';
-import { RestoreReader } from '../apps/node-manager/dist/kv-store/restore.reader.js';
-import { TierWriter } from '../apps/node-manager/dist/kv-store/tier.writer.js';
-import { freePort } from '../tools/infra/index.mjs';
-import { RespClient } from './resp.client.mjs';
-import { median, round } from './lib/figures.mjs';
+import { arg, median, round } from './lib/figures.mjs';
+import { openRedisBaseline } from './lib/redis.baseline.mjs';
+import { measureStriping } from './lib/striping.measure.mjs';
+import { openTierStore, timed } from './lib/tier.store.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
-const dirArg = process.argv.indexOf('--dir');
-const base = mkdtempSync(join(dirArg > 0 ? process.argv[dirArg + 1] : tmpdir(), 'mnemo-tiers-bench-'));
+const base = mkdtempSync(join(arg('dir', tmpdir()), 'mnemo-tiers-bench-'));
+/** Read caps of the two throttled devices striping is measured on (MB/s, faster first). */
+const STRIPE_BPS = arg('stripe-mbps', '400,200').split(',').map((x) => Number(x) * 1e6);
+if (STRIPE_BPS.length !== 2 || !STRIPE_BPS.every((b) => b > 0)) throw new RangeError('--stripe-mbps takes two positive figures, e.g. 400,200');
 const MiB = 2 ** 20;
 const G = { layers: 32, rowElems: 512 };
 const CHUNK_BYTES = G.layers * 2 * 256 * G.rowElems * 4; // 32 MiB
@@ -49,95 +52,9 @@ const CHUNKS = quick ? 4 : 8;
 const BYTES = CHUNKS * CHUNK_BYTES;
 const REPS = quick ? 3 : 9;
 const MODEL = 'llama-3-8b-shaped';
+const STORE = { model: MODEL, geometry: G, chunks: CHUNKS };
 
 const gbps = (seconds) => BYTES / seconds / 1e9;
-async function timed(fn) {
-  const t0 = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - t0) / 1e9;
-}
-
-/** `CHUNKS` chunks of one conversation, fresh keys per salt (a put never finds its chunks stored). */
-function conversation(salt) {
-  const keys = chunkKeys(MODEL, `bench-${salt}`, Array.from({ length: CHUNKS * 256 }, (_, i) => (i * 31 + salt) % 50_000));
-  return keys.map((key, position) => ({ key, position, payload: new Float32Array(CHUNK_BYTES / 4).fill(position + salt / 1000) }));
-}
-
-/**
- * The host tier alone; or the SSD tier as a node runs it, behind a host pool: chunks go to
- * SSD from their host replicas, and come back into host memory (a promotion) when read.
- */
-function settings(dir, tier) {
-  const room = 2 * BYTES + 64 * MiB;
-  return {
-    enabled: true,
-    dataDir: dir,
-    hostBytes: room,
-    hostDevices: 1,
-    ssdPools: tier === 'ssd' ? [{ path: join(dir, 'ssd-0.pool'), bytes: room }] : [],
-    bandwidths: tier === 'mem' ? [10] : [10, 2],
-    ssdTtlMs: 3_600_000,
-    ioBackend: 'auto',
-    eventsMs: 50,
-  };
-}
-
-/**
- * One tier of the real store: puts of fresh conversations (timed until they reach the tier:
- * for SSD, host write-through plus write-behind), gets of the last one, layer by layer (for
- * SSD, after its host replicas are evicted, so every byte comes off the SSD pool).
- */
-async function storeTier(tier) {
-  const dir = join(base, `store-${tier}`);
-  mkdirSync(dir);
-  const { devices } = await openPoolDevices(settings(dir, tier));
-  const tiers = new OffloadTiers(devices, 3_600_000, () => {});
-  await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
-  const writer = new TierWriter(tiers, (e) => {
-    throw e;
-  });
-  let stored = null;
-  /** Until every segment is readable from the tier, and until the journal commit that makes it survive a restart. */
-  const put = async (salt) => {
-    const chunks = conversation(salt);
-    const m = tiers.model(MODEL);
-    const t0 = process.hrtime.bigint();
-    await writer.write(MODEL, chunks);
-    while (!chunks.every((c) => m.leadingLayers(c.key, tier) === G.layers)) await new Promise((r) => setImmediate(r));
-    const readable = Number(process.hrtime.bigint() - t0) / 1e9;
-    await writer.drain();
-    const committed = Number(process.hrtime.bigint() - t0) / 1e9;
-    const prefix = m.table.longestPrefix(chunks.map((c) => c.key));
-    if (prefix.length !== CHUNKS) throw new Error(`${tier}: ${prefix.length} of ${CHUNKS} chunks stored`);
-    // Keep only the newest conversation, so puts never meet a full tier (eviction is not timed).
-    if (stored) tiers.applyRemovals(m, stored.flatMap((c) => m.table.removeChunk(c.key)));
-    stored = chunks;
-    return { readable, committed };
-  };
-  const get = async (options) => {
-    const m = tiers.model(MODEL);
-    if (tier === 'ssd') {
-      tiers.evict(m, 'mem', 4 * BYTES);
-      if (stored.some((c) => m.table.holdsChunk(c.key, 'mem'))) throw new Error('host replicas survived eviction');
-    }
-    const prefix = m.table.longestPrefix(stored.map((c) => c.key));
-    const reader = new RestoreReader(tiers, m, prefix, 0, CHUNKS * 256, options);
-    try {
-      return await timed(async () => {
-        for (let l = 0; l < G.layers; l++) await reader.load(l);
-      });
-    } finally {
-      reader.release();
-    }
-  };
-  const close = async () => {
-    await writer.drain();
-    await tiers.close();
-    await closePoolDevices(devices);
-  };
-  return { put, get, close, backend: tier === 'ssd' ? devices[0]?.device.backend : undefined };
-}
-
 /** LMCache's local-disk layout: one file per chunk, written whole (no fsync, as that backend does), read whole. */
 async function filePerChunk() {
   const dir = join(base, 'files');
@@ -180,48 +97,6 @@ async function rawDirect() {
   return { write: () => best('write'), read: () => best('read') };
 }
 
-async function startRedis() {
-  if (process.env.REDIS_URL) {
-    const u = new URL(process.env.REDIS_URL);
-    return { host: u.hostname, port: Number(u.port || 6379), stop: async () => {}, source: 'REDIS_URL' };
-  }
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--proto-max-bulk-len', '1gb', '--dir', base], { stdio: 'ignore' });
-  const failed = new Promise((_, reject) => child.once('error', reject));
-  for (let i = 0; i < 100; i++) {
-    try {
-      const c = await Promise.race([RespClient.connect('127.0.0.1', port), failed]);
-      await c.close();
-      return { host: '127.0.0.1', port, stop: async () => child.kill('SIGTERM'), source: 'private redis-server' };
-    } catch (e) {
-      if (e?.code === 'ENOENT') throw e;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  child.kill('SIGKILL');
-  throw new Error('redis-server did not accept connections');
-}
-
-async function redisStore() {
-  const server = await startRedis();
-  const client = await RespClient.connect(server.host, server.port);
-  const payload = Buffer.alloc(CHUNK_BYTES, 5);
-  const keys = Array.from({ length: CHUNKS }, (_, i) => `mnemo-bench:${i}`);
-  return {
-    source: server.source,
-    put: () => timed(() => client.pipeline(keys.map((k) => ['SET', k, payload]))),
-    get: () =>
-      timed(async () => {
-        const got = await client.pipeline(keys.map((k) => ['GET', k]));
-        if (got.some((g) => !Buffer.isBuffer(g) || g.length !== CHUNK_BYTES)) throw new Error('redis returned a short value');
-      }),
-    close: async () => {
-      await client.close();
-      await server.stop();
-    },
-  };
-}
-
 function svg(r) {
   const bars = [
     ['memcpy', r.limits.memcpy_gbs],
@@ -248,18 +123,19 @@ function svg(r) {
 // The machine is shared: the load average says how far to trust a run.
 const loadAtStart = loadavg();
 try {
-  const host = await storeTier('mem');
-  const ssd = await storeTier('ssd');
+  const host = await openTierStore({ ...STORE, dir: join(base, 'store-mem') });
+  const ssd = await openTierStore({ ...STORE, dir: join(base, 'store-ssd'), ssdPools: [join(base, 'store-ssd', 'ssd-0.pool')] });
   const files = await filePerChunk();
   const raw = await rawDirect();
   let redis = null;
   let redisSkipped = null;
   try {
-    redis = await redisStore();
+    redis = await openRedisBaseline({ dir: base, chunkBytes: CHUNK_BYTES, chunks: CHUNKS });
   } catch (e) {
     redisSkipped = `no Redis: ${e.message}`;
+    console.error(`[tiers] ${redisSkipped}`);
   }
-  const t = { memcpy: [], memcpyOneChunk: [], crcCopy: [], crcStreamsCopy: [], hostPut: [], hostGet: [], ssdPut: [], ssdPutCommitted: [], ssdGet: [], rawWrite: [], rawRead: [], filePut: [], fileCold: [], fileWarm: [], redisPut: [], redisGet: [] };
+  const t = { memcpy: [], memcpyOneChunk: [], crcCopy: [], crcStreamsCopy: [], hostPut: [], hostGet: [], ssdPut: [], ssdPutCommitted: [], ssdGet: [], rawWrite: [], rawRead: [], filePut: [], fileCold: [], fileWarm: [], redisPut: [], redisGet: [], redisGetAuto: [], redisGetPipeline: [] };
   // The default first; the table-driven one is far too slow to be an alternative anyone would pick.
   const crcs = crc32cImplementations().filter((name) => name !== 'software');
   for (const name of crcs) Object.assign(t, { [`hostGet:${name}`]: [], [`ssdGet:${name}`]: [] });
@@ -307,13 +183,25 @@ try {
     t.fileWarm.push(await files.getWarm());
     if (redis) {
       t.redisPut.push(await redis.put());
-      t.redisGet.push(await redis.get());
+      const got = await redis.get();
+      t.redisGetAuto.push(got.auto);
+      t.redisGetPipeline.push(got.pipeline);
     }
     console.error(`[tiers] round ${r + 1}/${REPS} done`);
   }
   await host.close();
   await ssd.close();
   await redis?.close();
+  // The baseline at its best: the faster way of pipelining, by median.
+  if (redis) t.redisGet = median(t.redisGetAuto) <= median(t.redisGetPipeline) ? t.redisGetAuto : t.redisGetPipeline;
+  let striping;
+  try {
+    striping = await measureStriping({ base, ...STORE, reps: quick ? 3 : 5, bps: STRIPE_BPS, log: (l) => console.error(l) });
+  } catch (e) {
+    striping = { failed: `striping measurement failed: ${e.message}` };
+  }
+  if (striping.skipped || striping.failed) console.error(`[tiers] ${striping.skipped ?? striping.failed}`);
+  else console.error(`[tiers] striping: ${striping.get_gbs.striped} GB/s striped, ${striping.get_gbs.fast_alone} + ${striping.get_gbs.slow_alone} alone: ${striping.striped_frac_of_sum} of the sum, ×${striping.striped_over_fastest} the faster`);
   const g = (k) => (t[k].length ? gbps(median(t[k])) : null);
   const result = {
     quick,
@@ -333,7 +221,7 @@ try {
     host: { put_gbs: g('hostPut'), get_gbs: g('hostGet') },
     ssd: { put_gbs: g('ssdPut'), put_committed_gbs: g('ssdPutCommitted'), get_gbs: g('ssdGet'), put: 'host write-through + SSD write-behind until readable from SSD; committed: until the journal and pool sync' },
     file_per_chunk: { put_gbs: g('filePut'), get_cold_gbs: g('fileCold'), get_warm_gbs: g('fileWarm'), cold: 'fdatasync + posix_fadvise(DONTNEED) on each file before the read', put: 'into the page cache, no fsync' },
-    redis: redis ? { source: redis.source, put_gbs: g('redisPut'), get_gbs: g('redisGet') } : null,
+    redis: redis ? { source: redis.source, settings: redis.settings, put_gbs: g('redisPut'), get_gbs: g('redisGet'), get_gbs_auto_pipelining: g('redisGetAuto'), get_gbs_explicit_pipeline: g('redisGetPipeline') } : null,
     redis_skipped: redisSkipped,
     ab_crc32c: {
       what: 'the same gets in the same rounds with each CRC32C implementation (default first); checksumming copies split over the copy threads as the memcpy limit is',
@@ -369,7 +257,9 @@ try {
     ssd_put_frac_of_raw: round(result.ssd.put_gbs / result.limits.raw_write_gbs, 3),
     vs_redis_get: redis ? round(result.host.get_gbs / result.redis.get_gbs, 3) : null,
     ssd_vs_redis_get: redis ? round(result.ssd.get_gbs / result.redis.get_gbs, 3) : null,
-    targets: { ssd_get_vs_file_cold: 2, host_get_frac_of_memcpy: 0.7, ssd_get_frac_of_raw: 0.7 },
+    striping,
+    striped_frac_of_sum: striping.striped_frac_of_sum ?? null,
+    striped_over_fastest: striping.striped_over_fastest ?? null,
     // Every round's GB/s, in round order: on a shared machine the spread says as much as the median.
     rounds_gbs: Object.fromEntries(Object.entries(t).filter(([, v]) => v.length).map(([k, v]) => [k, v.map((x) => round(gbps(x), 3))])),
   });
