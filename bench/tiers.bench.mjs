@@ -182,10 +182,18 @@ try {
     t.fileCold.push(await files.getCold());
     t.fileWarm.push(await files.getWarm());
     if (redis) {
-      t.redisPut.push(await redis.put());
-      const got = await redis.get();
-      t.redisGetAuto.push(got.auto);
-      t.redisGetPipeline.push(got.pipeline);
+      try {
+        t.redisPut.push(await redis.put());
+        const got = await redis.get();
+        t.redisGetAuto.push(got.auto);
+        t.redisGetPipeline.push(got.pipeline);
+      } catch (e) {
+        redisSkipped = `Redis failed in round ${r + 1}: ${e.message || e.name}`;
+        console.error(`[tiers] ${redisSkipped}`);
+        await redis.close().catch(() => {});
+        redis = null;
+        for (const k of ['redisPut', 'redisGetAuto', 'redisGetPipeline']) t[k] = [];
+      }
     }
     console.error(`[tiers] round ${r + 1}/${REPS} done`);
   }

@@ -13,6 +13,9 @@ async function startServer(dir) {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => {}, source: 'REDIS_URL' };
   const port = await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  // A bench that dies must not leave its private server behind.
+  const reap = () => child.kill('SIGKILL');
+  process.once('exit', reap);
   const failed = new Promise((_, reject) => child.once('error', reject));
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
@@ -21,7 +24,14 @@ async function startServer(dir) {
     try {
       await Promise.race([probe.connect(), failed]);
       await probe.close();
-      return { url, stop: async () => child.kill('SIGTERM'), source: 'private redis-server' };
+      return {
+        url,
+        stop: async () => {
+          process.off('exit', reap);
+          child.kill('SIGTERM');
+        },
+        source: 'private redis-server',
+      };
     } catch (e) {
       if (e?.code === 'ENOENT') throw new Error('redis-server not installed (apt-get install redis-server) and REDIS_URL not set');
       await new Promise((r) => setTimeout(r, 50));
@@ -34,7 +44,9 @@ async function startServer(dir) {
 /** @param {{ dir: string, chunkBytes: number, chunks: number }} o */
 export async function openRedisBaseline(o) {
   const server = await startServer(o.dir);
-  const client = createClient({ url: server.url, socket: { noDelay: true, reconnectStrategy: false } }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
+  // The client's default 5 s command timeout is for small values; a restore's GETs of 32 MiB
+  // values can take longer than that on a loaded machine.
+  const client = createClient({ url: server.url, socket: { noDelay: true, reconnectStrategy: false }, commandOptions: { timeout: 300_000 } }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
   client.on('error', () => {}); // surfaced by the command that fails
   try {
     await client.connect();
