@@ -24,12 +24,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DeviceModel, DeviceRegionBacking, HostBacking, LayerStreamCache, ModelRuntime, ReferenceEngine, argmax, elasticSpec, emptyStats, syntheticWeightsFor } from '@mnemo/engine';
-import { CHUNK_TOKENS, DeviceBlockManager, ElasticCacheCoordinator, blockElements, layerPieces, layerStreamLimit, streamedContextPlan } from '@mnemo/kv-core';
+import { HostBacking, ReferenceEngine, argmax, elasticSpec, syntheticWeightsFor } from '@mnemo/engine';
+import { CHUNK_TOKENS, ElasticCacheCoordinator, blockElements, layerPieces, layerStreamLimit, streamedContextPlan } from '@mnemo/kv-core';
 import { createKernelBackend } from '@mnemo/native-cuda';
 import { startNats } from '../tools/infra/index.mjs';
 import { servingMaxContext } from './lib/serving-max-context.mjs';
 import { percentile, round } from './lib/figures.mjs';
+import { PAPER_SETTINGS, UTILIZATION, workerShares } from './lib/swiftcache.settings.mjs';
+import { activationPeak, lendingNode as lendingNodeOf, maxContext as maxContextOf, residentRunner as residentRunnerOf, streamRunner as streamRunnerOf, toks } from './lib/swiftcache.runners.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -63,69 +65,10 @@ const regions = ElasticCacheCoordinator.splitBudget(specs, budgetElems);
 const mShape = specs[0].shape;
 const BE = blockElements(mShape);
 const mGeom = { numLayers: mShape.layers, numKvHeads: mShape.kvHeads, headDim: mShape.headDim, blockSize: 16 };
-const toks = (n, salt = 0) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 11 + 5) % 256);
-
-/** Runs prompt (in chunks of `chunk`, or whole) + DECODE greedy tokens through `step`; true when it completes. */
-async function completes(step, n, chunk) {
-  try {
-    let logits;
-    const p = toks(n, 1);
-    for (let at = 0; at < n; at += chunk) logits = await step(p.slice(at, at + chunk));
-    for (let i = 0; i < DECODE; i++) logits = await step([argmax(logits)]);
-    return true;
-  } catch (e) {
-    if (e?.code === 'overloaded') return false;
-    throw e;
-  }
-}
-
-/** Largest whole-block context (prompt = blocks·16 − DECODE) that completes; `make` builds a fresh runner. */
-async function maxContext(make, chunk, guessBlocks) {
-  const len = (b) => b * 16 - DECODE;
-  const ok = async (b) => {
-    const r = make();
-    try {
-      return await completes(r.step, len(b), chunk);
-    } finally {
-      r.free();
-    }
-  };
-  let b = guessBlocks;
-  while (b > 1 && !(await ok(b))) b--;
-  while (await ok(b + 1)) b++;
-  return { tokens: len(b) + DECODE, blocks: b, refused_at_blocks: b + 1 };
-}
-
-function residentRunner() {
-  const rt = new ModelRuntime(backend, W[MASTER], regions[MASTER], emptyStats());
-  rt.cache.open('m');
-  return { step: async (t) => (await rt.step([{ seqId: 'm', tokens: t }]))[0].logits, free: () => rt.free() };
-}
-
-/** Workers on their regions, each serving WORKER_SEQS sequences, having lent every idle unit to the master. */
-async function lendingNode() {
-  const masterOwn = new DeviceBlockManager(regions[MASTER]);
-  const workers = WORKERS.map((id) => ({ id, rt: new ModelRuntime(backend, W[id], regions[id], emptyStats()) }));
-  const coord = new ElasticCacheCoordinator([{ ...specs[0], blocks: masterOwn }, ...workers.map((w, i) => ({ ...specs[i + 1], blocks: w.rt.cache.ledger.blocks }))], 60_000);
-  // Demand seen in the window: its concurrent requests at their full length.
-  for (const w of workers) coord.observe(w.id, 0, WORKER_SEQS * (WORKER_PROMPT + WORKER_DECODE));
-  coord.observe(MASTER, 0, 1 << 20);
-  coord.tick(1);
-  coord.checkInvariant();
-  const lent = workers.map((w) => new DeviceRegionBacking(backend, w.rt.cache.tensor, mGeom, coord.borrowedBlocks(w.id), (b) => coord.lentBlockOffset(w.id, b)));
-  return { coord, workers, lent, lentBlocks: workers.reduce((a, w) => a + coord.borrowedBlocks(w.id).capacity, 0) };
-}
-
-/** The master's stream over `backings` plus a regular cache in its own region, sized by streamedContextPlan. */
-function streamRunner(plan, lentBackings, host) {
-  const regular = plan.regularBlocks > 0 ? backend.alloc(plan.regularBlocks * BE) : null;
-  const backings = [];
-  if (regular) backings.push(new DeviceRegionBacking(backend, regular, mGeom, new DeviceBlockManager(plan.regularBlocks), (b) => b * BE, 'local'));
-  backings.push(...lentBackings);
-  if (host) backings.push(host);
-  const lsc = new LayerStreamCache(backend, new DeviceModel(backend, W[MASTER]), { blocks: plan.contextBlocks, window: WINDOW, backings });
-  return { lsc, free: () => (lsc.free(), regular && backend.free(regular)) };
-}
+const maxContext = (make, chunk, guessBlocks) => maxContextOf(make, chunk, guessBlocks, DECODE);
+const residentRunner = () => residentRunnerOf(backend, W[MASTER], regions[MASTER]);
+const lendingNode = (regs = regions) => lendingNodeOf(backend, W, specs, regs, WORKER_SEQS * (WORKER_PROMPT + WORKER_DECODE), mGeom);
+const streamRunner = (p, lentBackings, host, window = WINDOW) => streamRunnerOf(backend, W[MASTER], mShape, mGeom, p, window, lentBackings, host);
 
 // ---- 1. max context ----------------------------------------------------------------------------
 console.log(`budget ${budgetElems * 4} B (fp32), regions ${JSON.stringify(regions)}`);
@@ -146,6 +89,43 @@ const swift = await maxContext(
   plan.contextBlocks,
 );
 console.log('max context (engine)', { whole, chunked, swift, plan });
+
+// ---- 1c. max context against the master alone, at the paper's memory ratios ------------------
+// The paper's comparison (§5.3, Fig. 9): the master with its own memory plus what the workers lend
+// against the master alone with vLLM's chunked prefill, neither with host memory, both charged the
+// activation memory a prefill chunk takes. The master's memory is fixed (MA_BLOCKS master blocks for
+// KV and activations); each worker's is the master's times the paper's ratio for a setting.
+const MA_BLOCKS = quick ? 48 : 96;
+const MA_CHUNK = 16;
+const masterMemElems = MA_BLOCKS * BE;
+const actElems = await activationPeak(backend, W[MASTER], MA_CHUNK, MA_BLOCKS * 16);
+const localElems = masterMemElems - actElems;
+if (localElems < BE) throw new Error(`a ${MA_CHUNK}-token chunk's activations (${actElems} elements) leave no KV room in ${MA_BLOCKS} blocks`);
+const aloneBlocks = Math.floor(localElems / BE);
+const masterAlone = await maxContext(() => residentRunnerOf(backend, W[MASTER], aloneBlocks), MA_CHUNK, aloneBlocks);
+console.log('master alone (chunked prefill, activations charged)', { activation_elements: actElems, kv_blocks: aloneBlocks, ...masterAlone });
+const bySetting = [];
+for (const setting of PAPER_SETTINGS) {
+  const shares = workerShares(setting);
+  const regs = { [MASTER]: aloneBlocks, ...Object.fromEntries(WORKERS.map((id, i) => [id, Math.max(1, Math.floor((shares[i] * masterMemElems) / blockElements(specs[i + 1].shape)))])) };
+  const lender = lendingNode(regs);
+  const p = streamedContextPlan(mShape, localElems, lender.lentBlocks, WINDOW);
+  let n = 0;
+  const swift = await maxContext(
+    () => {
+      const r = streamRunner(p, lender.lent, null);
+      const id = `ma${n++}`;
+      r.lsc.open(id);
+      return { step: (t) => r.lsc.step(id, t), free: () => r.free() };
+    },
+    MA_CHUNK,
+    p.contextBlocks,
+  );
+  lender.free();
+  const row = { vram_gb: setting.vramGb, gpu: setting.gpu, paper_workers: setting.workers, worker_memory_over_master: shares.map((x) => round(x, 3)), regions_blocks: regs, lent_master_blocks: lender.lentBlocks, plan: p, swiftcache: swift, ratio: round(swift.tokens / masterAlone.tokens) };
+  console.log(`${setting.vramGb} GB: SwiftCache ${swift.tokens} tokens vs master alone ${masterAlone.tokens}: ×${row.ratio}`);
+  bySetting.push(row);
+}
 
 // ---- 1b. max context through the serving path -------------------------------------------------
 const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, stop: async () => undefined } : await startNats();
@@ -319,6 +299,24 @@ const result = {
     meu: Object.fromEntries(WORKERS.map((id) => [id, node.coord.unit(id)])),
     states: [MASTER, ...WORKERS].map((id) => node.coord.state(id)),
     stream_plan: { ...plan, window: WINDOW },
+  },
+  max_context_vs_master_alone: Math.min(...bySetting.map((r) => r.ratio)),
+  max_context_vs_master_alone_by_vram: Object.fromEntries(bySetting.map((r) => [`${r.vram_gb}gb`, r.ratio])),
+  max_context_master_alone: {
+    method:
+      "the paper's Fig. 9 comparison: SwiftCache (master memory + lent worker units, layer stream over both) against the master alone with chunked prefill, neither with host memory, both charged the measured activation peak of a prefill chunk; worker memory = master memory × the paper's ratio for each GPU size (bench/lib/swiftcache.settings.mjs); the headline is the lowest of the four, as the paper's 1.58× is its lowest",
+    master_memory_blocks: MA_BLOCKS,
+    chunk_tokens: MA_CHUNK,
+    activation_elements: actElems,
+    activation_share_of_master_memory: round(actElems / masterMemElems, 3),
+    utilization: UTILIZATION,
+    window: WINDOW,
+    master_alone: { kv_blocks: aloneBlocks, ...masterAlone },
+    by_setting: bySetting,
+  },
+  labels: {
+    max_context_ratio: 'constructed: layer stream on ÷ off with 64 MiB of host memory behind the stream; equals layers ÷ window (the planes fill the device) when host memory is ample; the baselines had no host memory',
+    max_context_ratio_engine: 'previous engine-level method: the node budget split evenly between the three models (not the paper\'s ratios), no activation memory charged',
   },
   max_context: { stream_off: serving.stream_off, chunked_prefill: serving.chunked_prefill, stream_on: serving.stream_on, device_budget_blocks: budgetBlocks, stream_host_mb: STREAM_HOST_MB, window: WINDOW },
   max_context_ratio: round(serving.stream_on.tokens / Math.max(serving.stream_off.tokens, serving.chunked_prefill.tokens)),
