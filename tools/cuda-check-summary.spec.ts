@@ -42,10 +42,11 @@ describe('cuda_check summarize', () => {
     expect(s.ops_passed).toBe(1);
   });
 
-  it('compares the engine-default GEMM path with torch.matmul (geometric mean)', () => {
+  it('compares the engine-default GEMM path with torch.matmul at compute-bound shapes, small m apart', () => {
     const s = run();
     expect(s.gemm.map((g: { m: number }) => g.m)).toEqual([2048, 1]);
     expect(s.gemm_frac_of_torch).toBeCloseTo(0.8, 3);
+    expect(s.gemm_frac_of_torch_small_m).toBeCloseTo(0.8, 3);
     expect(s.gemm_frac_of_torch_by_path['tensor-core']).toBeCloseTo(0.4, 3);
   });
 

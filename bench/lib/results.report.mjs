@@ -67,6 +67,7 @@ export function figures(json, maxDepth = 4) {
 
 function machine(json) {
   const m = json.run?.machine;
+  if (m?.gpu) return `${m.gpu}${m.host ? `, ${m.host}` : ''}`;
   if (m) return `${m.cpus} × ${m.cpu}, ${m.memory_gib} GiB, Node ${m.node}`;
   return 'not recorded';
 }

@@ -19,6 +19,19 @@ export const BENCHMARKS = {
       { path: 'summary.mem_read_gbs', what: 'read bandwidth (GB/s)' },
     ],
   },
+  'engine-cuda': {
+    what: "The CUDA backend on a lent GPU (mnemo_cuda_check): every kernel-contract op against the CPU kernels, GEMM and paged attention against PyTorch on the same device, copies and swaps against the PCIe link",
+    keys: [
+      { path: 'ops_passed', what: 'kernel-contract ops passing on the device in bf16 and f16 (of ops_total)', target: { op: '>=', value: 14 } },
+      { path: 'gemm_frac_of_torch', what: "GEMM at Llama-3.1-8B's compute-bound shapes (m >= 512), the engine's default path ÷ torch.matmul bf16", target: { op: '>=', value: 0.7 } },
+      { path: 'gemm_frac_of_torch_by_path.tensor-core', what: 'the same, our own WMMA tensor-core kernel (used when cuBLAS is absent)' },
+      { path: 'attention_frac_of_torch', what: 'paged attention ÷ scaled_dot_product_attention, decode and 512-row prefill chunks at 1K-32K context' },
+      { path: 'h2d_frac_of_link', what: 'host → device in 2 MiB batched ranges, of one plain large cudaMemcpyAsync', target: { op: '>=', value: 0.8 } },
+      { path: 'swap_group_vs_block_gbs', what: 'swap GB/s, block groups of 20 ÷ per-block per-layer copies (Llama-3.1-8B KV blocks)' },
+      { path: 'swap_dispatch_us_per_call', what: 'per-call cost of a host ↔ device copy, fitted over sizes (µs)' },
+      { path: 'overlap.overlap_frac', what: 'a 1 GiB copy hidden under compute on the two streams (fraction)' },
+    ],
+  },
   fastswitch: {
     what: "FastSwitch's priority scheduling with grouped, reused, overlapped swaps against a vLLM-style per-block swap baseline, same trace, lockstep",
     keys: [

@@ -52,7 +52,7 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
     const t = tg.get(`${l.shape}/${l.m}`);
     if (!t) continue;
     const frac = t.ms / l.ms;
-    (byPath[l.path] ??= []).push(frac);
+    if (l.m >= 512) (byPath[l.path] ??= []).push(frac);
     if (l.engine_default) {
       gemm.push({ shape: l.shape, m: l.m, n: l.n, k: l.k, path: l.path, ms: round(l.ms, 4), torch_ms: round(t.ms, 4), tflops: round(l.tflops, 1), torch_tflops: round(t.tflops, 1), frac_of_torch: round(frac) });
     }
@@ -83,6 +83,12 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
   return {
     bench: 'engine-cuda',
     date,
+    run: {
+      date,
+      command: 'bash libs/native-cuda/tests/cuda_check/run_device.sh full (on the lent GPU), then summarize.mjs here',
+      machine: { gpu: `${device.name ?? name ?? 'unknown GPU'}, CUDA ${device.runtime ?? '?'}, driver ${device.driver ?? '?'}`, host: 'the device tool\'s GPU machine (16 cores)' },
+      note: 'A GPU is lent to few sessions: the figures stand until the next lent run.',
+    },
     device: device.name ?? name ?? null,
     machine: {
       compute_capability: device.cc ?? null,
@@ -98,7 +104,10 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
     ops_total: opNames.length,
     ops,
     gemm_path: { prefill: device.gemm_path_prefill ?? null, decode: device.gemm_path_decode ?? null },
-    gemm_frac_of_torch: round(geomean(gemm.map((g) => g.frac_of_torch).filter((x) => x > 0))),
+    // Compute-bound shapes only (m >= 512): below that a torch.matmul call from Python costs
+    // more on the host than the product on the GPU, so small-m ratios measure launch paths.
+    gemm_frac_of_torch: round(geomean(gemm.filter((g) => g.m >= 512).map((g) => g.frac_of_torch).filter((x) => x > 0))),
+    gemm_frac_of_torch_small_m: round(geomean(gemm.filter((g) => g.m < 512).map((g) => g.frac_of_torch).filter((x) => x > 0))),
     gemm_frac_of_torch_by_path: gemmByPath,
     gemm,
     batch_invariance: Object.fromEntries(perf.filter((l) => l.kind === 'batch_invariance').map((l) => [l.path, l.identical])),
