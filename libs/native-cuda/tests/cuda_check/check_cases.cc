@@ -53,6 +53,7 @@ class Runner {
   // inputs as the backend under test stores them.
   void Case(const std::string& op, const std::string& label, double rtol,
             const std::function<std::vector<float>(HostOps&)>& body) {
+    if (!opts_.only_op.empty() && op != opts_.only_op) return;
     OpReport& r = reports_[op];
     r.rtol = rtol;
     try {
@@ -76,7 +77,8 @@ class Runner {
 
   std::vector<OpReport> Reports() const {
     std::vector<OpReport> out;
-    for (const std::string& op : ContractOps()) out.push_back(reports_.at(op));
+    for (const std::string& op : ContractOps())
+      if (opts_.only_op.empty() || op == opts_.only_op) out.push_back(reports_.at(op));
     return out;
   }
 
@@ -205,9 +207,9 @@ void CheckModel(Runner& run, const ModelShape& s, Rng& rng) {
   }
   {  // pagedAttention: a decode row, a prefill chunk and a longer prefix, blocks shuffled
     std::vector<int32_t> ctx = {19, 64, 150}, qlen = {1, 5, 16};
-    if (large) {
-      ctx.push_back(2100);
-      qlen.push_back(3);
+    if (large) {  // a long decode context and a prefill chunk crossing several 64-row tiles
+      ctx.insert(ctx.end(), {2100, 700});
+      qlen.insert(qlen.end(), {3, 150});
     }
     const int32_t ns = static_cast<int32_t>(ctx.size());
     int32_t max_blocks = 0;

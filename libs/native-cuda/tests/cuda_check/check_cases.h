@@ -37,6 +37,7 @@ struct OpReport {
 struct CheckOptions {
   double rtol = 1e-4;  // relative tolerance of float results (exact ops always compare equal)
   bool large = false;  // device-sized cases (more rows, longer contexts); off for the CPU half
+  std::string only_op;  // when set, run only this op's cases
 };
 
 // Runs every op over every model; returns one report per op, in contract order.

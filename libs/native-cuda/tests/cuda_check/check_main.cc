@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     if (cpu) {
       auto sut = MakeCpuOps();
       auto ref = MakeNaiveOps();
-      ok = Report(RunChecks(*sut, *ref, models, {kCpuRtol, false}), "cpu", "naive") && ok;
+      ok = Report(RunChecks(*sut, *ref, models, {kCpuRtol, false, ""}), "cpu", "naive") && ok;
     }
     if (device) {
       for (const std::string dtype : {"bf16", "f16"}) {
@@ -85,7 +85,15 @@ int main(int argc, char** argv) {
           break;
         }
         auto ref = MakeCpuOps();
-        ok = Report(RunChecks(*sut, *ref, models, {dtype == "bf16" ? kBf16Rtol : kF16Rtol, true}), "cuda-" + dtype, "cpu") && ok;
+        const double rtol = dtype == "bf16" ? kBf16Rtol : kF16Rtol;
+        ok = Report(RunChecks(*sut, *ref, models, {rtol, true, ""}), "cuda-" + dtype, "cpu") && ok;
+        // Every attention path on its own (auto above picks one per batch).
+        for (const char* path : {"simple", "split", "flash"}) {
+          SetCudaAttentionPath(path);
+          ok = Report(RunChecks(*sut, *ref, models, {rtol, true, "pagedAttention"}),
+                      "cuda-" + dtype + "/attention-" + path, "cpu") && ok;
+        }
+        SetCudaAttentionPath("auto");
       }
     }
     if (perf && !RunDevicePerf({10, quick}) && require_device) ok = false;

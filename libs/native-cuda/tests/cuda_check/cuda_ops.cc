@@ -150,4 +150,18 @@ std::unique_ptr<HostOps> MakeCudaOps(const std::string& dtype, std::string* why)
 #endif
 }
 
+bool SetCudaAttentionPath(const std::string& name) {
+#ifdef MNEMO_WITH_CUDA
+  namespace kc = kernels::cuda;
+  for (kc::AttentionPath p : {kc::AttentionPath::kAuto, kc::AttentionPath::kSimple, kc::AttentionPath::kSplit,
+                              kc::AttentionPath::kFlash})
+    if (name == kc::AttentionPathName(p)) {
+      kc::SetAttentionPath(p);
+      return true;
+    }
+#endif
+  (void)name;
+  return false;
+}
+
 }  // namespace mnemo::check

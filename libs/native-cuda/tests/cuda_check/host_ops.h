@@ -54,5 +54,7 @@ std::unique_ptr<HostOps> MakeCpuOps();
 // nullptr with *why set when CUDA is not compiled in or no device is usable.
 // dtype: "bf16" or "f16".
 std::unique_ptr<HostOps> MakeCudaOps(const std::string& dtype, std::string* why);
+// Forces the CUDA backend's attention path ("auto", "simple", "split", "flash"); false without CUDA.
+bool SetCudaAttentionPath(const std::string& name);
 
 }  // namespace mnemo::check

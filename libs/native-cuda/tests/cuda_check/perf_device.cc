@@ -178,15 +178,23 @@ void AttentionPerf(const PerfOptions& o) {
       Must(kc::Upload(q.b, qh.data(), qh.size()), "upload q");
       const kernels::AttentionBatch b{ns, qs.data(), lens.data(), tables.data(), per_seq};
       const float scale = 1.0f / std::sqrt(128.0f);
-      const double once = PerRep(1, [&] { Must(kc::PagedAttention(out.b, q.b, cache.b, 0, heads, g, b, scale), "attn"); });
-      const int reps = std::max(2, std::min(o.reps * 10, static_cast<int>(0.1 / std::max(once, 1e-6))));
-      const double t = PerRep(reps, [&] { Must(kc::PagedAttention(out.b, q.b, cache.b, 0, heads, g, b, scale), "attn"); });
-      const double kv_bytes = 2.0 * ns * ctx * g.TokenElems() * 2;
-      JsonLine()
-          .Str("kind", "attention").Str("mode", mode).Num("ctx", ctx).Num("seqs", ns).Num("q_rows", qlen)
-          .Num("heads", heads).Num("kv_heads", g.num_kv_heads).Num("head_dim", g.head_dim)
-          .Num("ms", t * 1e3).Num("kv_gbs", kv_bytes / t / 1e9)
-          .Print();
+      const kc::AttentionPath engine_path = qlen >= 32 ? kc::AttentionPath::kFlash : kc::AttentionPath::kSplit;
+      for (kc::AttentionPath p : {kc::AttentionPath::kSimple, kc::AttentionPath::kSplit, kc::AttentionPath::kFlash}) {
+        kc::SetAttentionPath(p);
+        auto run = [&] { Must(kc::PagedAttention(out.b, q.b, cache.b, 0, heads, g, b, scale), "attn"); };
+        const double once = PerRep(1, run);
+        const int reps = std::max(2, std::min(o.reps * 10, static_cast<int>(0.1 / std::max(once, 1e-6))));
+        const double t = PerRep(reps, run);
+        const double kv_bytes = 2.0 * ns * ctx * g.TokenElems() * 2;
+        JsonLine()
+            .Str("kind", "attention").Str("path", kc::AttentionPathName(p)).Bool("engine_default", p == engine_path)
+            .Str("mode", mode).Num("ctx", ctx).Num("seqs", ns).Num("q_rows", qlen)
+            .Num("heads", heads).Num("kv_heads", g.num_kv_heads).Num("head_dim", g.head_dim)
+            .Num("ms", t * 1e3).Num("kv_gbs", kv_bytes / t / 1e9)
+            .Num("tflops", 4.0 * rows * heads * g.head_dim * (ctx - qlen / 2.0) / t / 1e12)
+            .Print();
+      }
+      kc::SetAttentionPath(kc::AttentionPath::kAuto);
     }
   }
 }

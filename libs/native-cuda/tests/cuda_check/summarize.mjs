@@ -34,7 +34,12 @@ export function fitDispatch(points) {
 
 export function summarize({ check, perf, torch, gpuCsv, date }) {
   const ops = {};
-  for (const l of check.filter((l) => l.kind === 'op')) {
+  const attentionPaths = {};
+  for (const l of check.filter((l) => l.kind === 'op' && l.sut.includes('/attention-'))) {
+    const [dtype, path] = l.sut.replace(/^cuda-/, '').split('/attention-');
+    (attentionPaths[path] ??= {})[dtype] = { cases: l.cases, worst: round(l.worst, 4), pass: l.pass };
+  }
+  for (const l of check.filter((l) => l.kind === 'op' && !l.sut.includes('/'))) {
     const dtype = l.sut.replace(/^cuda-/, '');
     ops[l.op] ??= {};
     ops[l.op][dtype] = { cases: l.cases, worst: round(l.worst, 4), rtol: l.rtol, pass: l.pass, worst_case: l.worst_case, ...(l.error ? { error: l.error } : {}) };
@@ -60,10 +65,14 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
   const gemmByPath = Object.fromEntries(Object.entries(byPath).map(([p, f]) => [p, round(geomean(f))]));
 
   const ta = new Map(torch.filter((l) => l.kind === 'torch_attention').map((l) => [`${l.mode}/${l.ctx}`, l]));
-  const attention = perf.filter((l) => l.kind === 'attention').map((l) => {
+  // Lines without a path come from runs before the split and flash kernels: the simple kernel.
+  const attentionAll = perf.filter((l) => l.kind === 'attention').map((l) => {
     const t = ta.get(`${l.mode}/${l.ctx}`);
-    return { mode: l.mode, ctx: l.ctx, seqs: l.seqs, q_rows: l.q_rows, ms: round(l.ms, 3), torch_ms: t ? round(t.ms, 3) : null, frac_of_torch: t ? round(t.ms / l.ms, 4) : null };
+    return { path: l.path ?? 'simple', engine_default: l.engine_default ?? true, mode: l.mode, ctx: l.ctx, seqs: l.seqs, q_rows: l.q_rows, ms: round(l.ms, 3), torch_ms: t ? round(t.ms, 3) : null, frac_of_torch: t ? round(t.ms / l.ms, 4) : null };
   });
+  const attention = attentionAll.filter((a) => a.engine_default);
+  const attentionByPath = {};
+  for (const a of attentionAll) if (a.frac_of_torch > 0) (attentionByPath[a.path] ??= []).push(a.frac_of_torch);
 
   const plain = Object.fromEntries(perf.filter((l) => l.kind === 'copy_plain').map((l) => [l.dir, l.gbs]));
   const ranges = perf.filter((l) => l.kind === 'copy_ranges');
@@ -103,6 +112,7 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
     ops_passed: passed.length,
     ops_total: opNames.length,
     ops,
+    attention_paths_checked: attentionPaths,
     gemm_path: { prefill: device.gemm_path_prefill ?? null, decode: device.gemm_path_decode ?? null },
     // Compute-bound shapes only (m >= 512): below that a torch.matmul call from Python costs
     // more on the host than the product on the GPU, so small-m ratios measure launch paths.
@@ -112,7 +122,9 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
     gemm,
     batch_invariance: Object.fromEntries(perf.filter((l) => l.kind === 'batch_invariance').map((l) => [l.path, l.identical])),
     attention_frac_of_torch: round(geomean(attention.map((a) => a.frac_of_torch).filter((x) => x > 0)), 4),
+    attention_frac_of_torch_by_path: Object.fromEntries(Object.entries(attentionByPath).map(([p, f]) => [p, round(geomean(f), 4)])),
     attention,
+    attention_all_paths: attentionAll,
     h2d_frac_of_link: plain.h2d && bestRanges('h2d') ? round(bestRanges('h2d') / plain.h2d) : null,
     h2d_frac_of_nominal: nominal && bestRanges('h2d') ? round(bestRanges('h2d') / nominal) : null,
     link: {

@@ -1,8 +1,16 @@
 // Paged KV cache kernels on the GPU: writeKv, grouped-query paged attention (tile-wise
 // online softmax, keys in position order), block copies.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <unordered_set>
+#include <vector>
 
 #include "kernels/batch_check.h"
+#include "kernels/cuda/cuda_attention_flash.cuh"
+#include "kernels/cuda/cuda_attention_split.cuh"
 #include "kernels/cuda/cuda_common.cuh"
 
 namespace mnemo::kernels::cuda {
@@ -125,6 +133,140 @@ Status WriteKv(const DeviceBuffer& cache, const DeviceBuffer& k, const DeviceBuf
   return LaunchStatus("writeKv");
 }
 
+namespace {
+
+constexpr int kAttnPathUnread = -1;
+std::atomic<int> g_attn_path{kAttnPathUnread};
+
+AttentionPath AttentionPathFromEnv() {
+  const char* v = std::getenv("MNEMO_CUDA_ATTENTION");
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return AttentionPath::kAuto;
+  for (AttentionPath p : {AttentionPath::kSimple, AttentionPath::kSplit, AttentionPath::kFlash})
+    if (std::strcmp(v, AttentionPathName(p)) == 0) return p;
+  std::fprintf(stderr, "mnemo: MNEMO_CUDA_ATTENTION=%s is not one of auto|simple|split|flash; using auto\n", v);
+  return AttentionPath::kAuto;
+}
+
+int SmCount() {
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+      cudaGetLastError();
+      return 100;
+    }
+    return n;
+  }();
+  return sms;
+}
+
+bool Aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// A launch of the simple kernel: one block per (row, head).
+Status SimpleAttention(const DeviceBuffer& out, const DeviceBuffer& q, const DeviceBuffer& cache, int32_t layer,
+                       std::size_t num_heads, const KvGeometry& geom, const AttentionBatch& batch, float scale,
+                       std::size_t rows, const int32_t* const* d) {
+  const dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>(num_heads));
+  MNEMO_DISPATCH_DTYPE(out.dtype, PagedAttentionKernel<T><<<grid, kAttnThreads, 0, ComputeStream()>>>(
+                                      static_cast<T*>(out.ptr), static_cast<const T*>(q.ptr),
+                                      static_cast<const T*>(cache.ptr), layer, static_cast<int>(num_heads), geom, d[0],
+                                      d[1], d[2], batch.num_seqs, batch.max_blocks_per_seq, scale));
+  return LaunchStatus("pagedAttention (simple)");
+}
+
+Status SplitAttention(const DeviceBuffer& out, const DeviceBuffer& q, const DeviceBuffer& cache, int32_t layer,
+                      std::size_t num_heads, const KvGeometry& geom, const AttentionBatch& batch, float scale,
+                      std::size_t rows, const int32_t* const* d) {
+  const int group = static_cast<int>(num_heads) / geom.num_kv_heads, hd = geom.head_dim;
+  int max_ctx = 1;
+  for (int32_t s = 0; s < batch.num_seqs; ++s) max_ctx = std::max(max_ctx, batch.context_len[s]);
+  // The slice: as long as shared memory allows (scores of the group), halved until the grid
+  // has a few blocks per multiprocessor.
+  int slice = 1024;
+  while (slice > 64 && SplitSmemFloats(group, hd, slice) * 4 > 40 * 1024) slice /= 2;
+  while (slice > 64 && static_cast<long long>(rows) * geom.num_kv_heads * ((max_ctx + slice - 1) / slice) < 4LL * SmCount())
+    slice /= 2;
+  const int max_slices = (max_ctx + slice - 1) / slice;
+  const std::size_t parts = rows * num_heads * static_cast<std::size_t>(max_slices);
+  void* scratch = nullptr;
+  MNEMO_RETURN_IF_ERROR(TakeScratch(parts * (static_cast<std::size_t>(hd) + 2) * sizeof(float), &scratch));
+  // Kernels on the compute stream read it before any later op can take it again.
+  struct Give { void* p; ~Give() { PutScratch(p); } } give{scratch};
+  float* part_out = static_cast<float*>(scratch);
+  float* part_max = part_out + parts * hd;
+  float* part_sum = part_max + parts;
+  const dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>(geom.num_kv_heads), static_cast<unsigned>(max_slices));
+  const std::size_t smem = static_cast<std::size_t>(SplitSmemFloats(group, hd, slice)) * sizeof(float);
+  MNEMO_DISPATCH_DTYPE(out.dtype, SplitAttentionKernel<T><<<grid, kSplitThreads, smem, ComputeStream()>>>(
+                                      part_out, part_max, part_sum, static_cast<const T*>(q.ptr),
+                                      static_cast<const T*>(cache.ptr), layer, static_cast<int>(num_heads), geom, d[0],
+                                      d[1], d[2], batch.num_seqs, batch.max_blocks_per_seq, scale, slice, max_slices));
+  MNEMO_RETURN_IF_ERROR(LaunchStatus("pagedAttention (split)"));
+  const dim3 mgrid(static_cast<unsigned>(rows), static_cast<unsigned>(num_heads));
+  const unsigned threads = static_cast<unsigned>((hd + 31) / 32 * 32);
+  MNEMO_DISPATCH_DTYPE(out.dtype, MergeSlicesKernel<T><<<mgrid, threads, 0, ComputeStream()>>>(
+                                      static_cast<T*>(out.ptr), part_out, part_max, part_sum,
+                                      static_cast<int>(num_heads), hd, max_slices));
+  return LaunchStatus("pagedAttention (merge)");
+}
+
+Status FlashAttention(const DeviceBuffer& out, const DeviceBuffer& q, const DeviceBuffer& cache, int32_t layer,
+                      std::size_t num_heads, const KvGeometry& geom, const AttentionBatch& batch, float scale) {
+  std::vector<int32_t> tile_seq, tile_row0;
+  for (int32_t s = 0; s < batch.num_seqs; ++s)
+    for (int32_t r = batch.query_start[s]; r < batch.query_start[s + 1]; r += kFlashRows) {
+      tile_seq.push_back(s);
+      tile_row0.push_back(r);
+    }
+  if (tile_seq.empty()) return Status::Ok();
+  const std::size_t ns = static_cast<std::size_t>(batch.num_seqs);
+  const int32_t* d[5];
+  MNEMO_RETURN_IF_ERROR(UploadInts({{batch.query_start, ns + 1},
+                                    {batch.context_len, ns},
+                                    {batch.block_tables, ns * static_cast<std::size_t>(batch.max_blocks_per_seq)},
+                                    {tile_seq.data(), tile_seq.size()},
+                                    {tile_row0.data(), tile_row0.size()}},
+                                   d));
+  const FlashLayout lay = MakeFlashLayout(geom.head_dim);
+  const dim3 grid(static_cast<unsigned>(tile_seq.size()), static_cast<unsigned>(num_heads));
+  MNEMO_DISPATCH_DTYPE(out.dtype, {
+    // Per storage type, once: the kernel's shared-memory limit, raised to what the largest
+    // head_dim it takes (128) needs, so a smaller model's first call does not cap a later one.
+    static std::once_flag once;
+    std::call_once(once, [] {
+      cudaFuncSetAttribute(FlashPrefillKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(MakeFlashLayout(128).total));
+    });
+    FlashPrefillKernel<T><<<grid, kFlashThreads, lay.total, ComputeStream()>>>(
+        static_cast<T*>(out.ptr), static_cast<const T*>(q.ptr), static_cast<const T*>(cache.ptr), layer,
+        static_cast<int>(num_heads), geom, d[0], d[1], d[2], batch.max_blocks_per_seq, d[3], d[4], scale);
+  });
+  return LaunchStatus("pagedAttention (flash)");
+}
+
+}  // namespace
+
+const char* AttentionPathName(AttentionPath path) {
+  switch (path) {
+    case AttentionPath::kAuto: return "auto";
+    case AttentionPath::kSimple: return "simple";
+    case AttentionPath::kSplit: return "split";
+    case AttentionPath::kFlash: return "flash";
+  }
+  return "unknown";
+}
+
+AttentionPath RequestedAttentionPath() {
+  int p = g_attn_path.load();
+  if (p == kAttnPathUnread) {
+    int expected = kAttnPathUnread;
+    g_attn_path.compare_exchange_strong(expected, static_cast<int>(AttentionPathFromEnv()));
+    p = g_attn_path.load();
+  }
+  return static_cast<AttentionPath>(p);
+}
+
+void SetAttentionPath(AttentionPath path) { g_attn_path.store(static_cast<int>(path)); }
+
 Status PagedAttention(const DeviceBuffer& out, const DeviceBuffer& q, const DeviceBuffer& cache, int32_t layer,
                       std::size_t num_heads, const KvGeometry& geom, const AttentionBatch& batch, float scale) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&out, &q, &cache}));
@@ -136,19 +278,29 @@ Status PagedAttention(const DeviceBuffer& out, const DeviceBuffer& q, const Devi
   if (const char* why = CheckAttentionBatch(batch, geom, cache.elements / geom.BlockElems(), rows))
     return Status::InvalidArgument(why);
   if (rows == 0) return Status::Ok();
+
+  int longest_run = 0;
+  for (int32_t s = 0; s < batch.num_seqs; ++s)
+    longest_run = std::max(longest_run, batch.query_start[s + 1] - batch.query_start[s]);
+  const int hd = geom.head_dim, group = static_cast<int>(num_heads) / geom.num_kv_heads;
+  const bool aligned = Aligned16(q.ptr) && Aligned16(cache.ptr) && Aligned16(out.ptr);
+  const bool split_fits = aligned && hd % 8 == 0 && group <= kSplitMaxGroup;
+  const bool flash_fits = aligned && hd % 16 == 0 && hd <= 128;
+  AttentionPath path = RequestedAttentionPath();
+  if (path == AttentionPath::kAuto) path = longest_run >= 32 ? AttentionPath::kFlash : AttentionPath::kSplit;
+  if (path == AttentionPath::kFlash && !flash_fits) path = AttentionPath::kSplit;
+  if (path == AttentionPath::kSplit && !split_fits) path = AttentionPath::kSimple;
+
   std::lock_guard<std::mutex> lock(ComputeLane());
+  if (path == AttentionPath::kFlash) return FlashAttention(out, q, cache, layer, num_heads, geom, batch, scale);
   const std::size_t ns = static_cast<std::size_t>(batch.num_seqs);
   const int32_t* d[3];
   MNEMO_RETURN_IF_ERROR(UploadInts({{batch.query_start, ns + 1},
                                     {batch.context_len, ns},
                                     {batch.block_tables, ns * static_cast<std::size_t>(batch.max_blocks_per_seq)}},
                                    d));
-  const dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>(num_heads));
-  MNEMO_DISPATCH_DTYPE(out.dtype, PagedAttentionKernel<T><<<grid, kAttnThreads, 0, ComputeStream()>>>(
-                                      static_cast<T*>(out.ptr), static_cast<const T*>(q.ptr),
-                                      static_cast<const T*>(cache.ptr), layer, static_cast<int>(num_heads), geom, d[0],
-                                      d[1], d[2], batch.num_seqs, batch.max_blocks_per_seq, scale));
-  return LaunchStatus("pagedAttention");
+  if (path == AttentionPath::kSplit) return SplitAttention(out, q, cache, layer, num_heads, geom, batch, scale, rows, d);
+  return SimpleAttention(out, q, cache, layer, num_heads, geom, batch, scale, rows, d);
 }
 
 Status CopyBlocks(const DeviceBuffer& cache, const int32_t* src, const int32_t* dst, std::size_t count,

@@ -70,6 +70,18 @@ Status AddBias(const DeviceBuffer& out, const DeviceBuffer& x, const DeviceBuffe
 // cache [num_blocks, num_layers, 2, block_size, kv_heads, head_dim]; num_blocks derives from its size.
 Status WriteKv(const DeviceBuffer& cache, const DeviceBuffer& k, const DeviceBuffer& v, const int32_t* slots,
                std::size_t rows, int32_t layer, const KvGeometry& geom);
+// How PagedAttention computes (MNEMO_CUDA_ATTENTION picks the initial path: auto | simple |
+// split | flash). kSimple: one block per (query row, head) walking every key. kSplit: the
+// context split into slices, one block per (row, kv head, slice), slices merged after
+// (flash-decoding). kFlash: tensor-core tiles of 64 query rows × 64 keys with an online softmax
+// (prefill chunks). kAuto: flash for batches with a query run of 32 rows or more, split
+// otherwise. A path a shape does not fit (head_dim, alignment, group size) falls back:
+// flash → split → simple. Results agree within the storage type's tolerance, not bit for bit.
+enum class AttentionPath : int { kAuto = 0, kSimple = 1, kSplit = 2, kFlash = 3 };
+const char* AttentionPathName(AttentionPath path);
+void SetAttentionPath(AttentionPath path);
+AttentionPath RequestedAttentionPath();
+
 // head_dim <= 256. The batch's arrays are host memory.
 Status PagedAttention(const DeviceBuffer& out, const DeviceBuffer& q, const DeviceBuffer& cache, int32_t layer,
                       std::size_t num_heads, const KvGeometry& geom, const AttentionBatch& batch, float scale);
