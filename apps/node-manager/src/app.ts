@@ -128,7 +128,9 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   const scheduler = app.get(BatchScheduler);
   scheduler.start();
   const endpoints = app.get(NatsEndpoints);
-  const ops = new OpsServer(metrics, () => endpoints.listening && app.get(NodeLifecycle).accepting);
+  const ops = new OpsServer(metrics, () => endpoints.listening && app.get(NodeLifecycle).accepting, () =>
+    (kvStore?.tiers.journalHealth() ?? []).filter((h) => h.state === 'failing').map((h) => ({ check: `kv_journal:${h.model}`, message: `SSD journal writes fail (${h.lastError}); ${h.pending} records kept and retried` })),
+  );
   const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, async () => {
     await scheduler.stop();
     await app.close();

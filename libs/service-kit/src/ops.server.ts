@@ -3,10 +3,18 @@ import { outlastClientKeepAlive } from './http.keep-alive.js';
 import type { AddressInfo } from 'node:net';
 import type { ServiceMetrics } from './metrics.registry.js';
 
+/** A part of a service that works in a reduced way (a journal that cannot write, a database away): named in /healthz. */
+export interface DegradedCheck {
+  readonly check: string;
+  readonly message: string;
+}
+
 /**
  * `/metrics`, `/healthz` and `/readyz` for services that have no HTTP API of their
- * own (scheduler, node-manager, profiler). Liveness is "the process answers";
- * readiness is whatever the service says (NATS connected, registered, migrated…).
+ * own (scheduler, node-manager, profiler). Liveness is "the process answers" (200 even when
+ * degraded: restarting would not fix a full disk or a database that is away, so the body says
+ * `degraded` and why); readiness is whatever the service says (NATS connected, registered,
+ * migrated…).
  */
 export class OpsServer {
   private server?: Server;
@@ -14,6 +22,7 @@ export class OpsServer {
   constructor(
     private readonly metrics: ServiceMetrics,
     private readonly ready: () => boolean,
+    private readonly degraded: () => readonly DegradedCheck[] = () => [],
   ) {}
 
   async listen(port: number, host = '127.0.0.1'): Promise<number> {
@@ -27,7 +36,8 @@ export class OpsServer {
           () => res.writeHead(500).end(),
         );
       } else if (path === '/healthz') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+        const checks = this.degraded();
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(checks.length > 0 ? { status: 'degraded', checks } : { status: 'ok' }));
       } else if (path === '/readyz') {
         const ok = this.ready();
         res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready' }));

@@ -129,6 +129,12 @@ export const nodeManagerSchema = {
   NODE_KV_SSD_POOLS: { type: 'list', doc: 'SSD pool devices: path[=size] each (a preallocated file or a raw block device), or none (default: <data dir>/ssd-0.pool=1GiB)' },
   NODE_KV_BANDWIDTHS: { type: 'list', doc: 'GB/s of each pool device, host devices first then SSD pools (default: measured at start)' },
   NODE_KV_SSD_TTL_MS: { type: 'int', doc: 'chunks unused this long leave the SSD pool', default: 86_400_000, min: 1000 },
+  NODE_KV_SSD_QUEUE_MB: {
+    type: 'int',
+    doc: 'bound of the SSD write-behind queue (MiB of pinned host segments and payloads waiting for their SSD write); past it a chunk is kept in the faster tiers only, or recomputed later',
+    default: 256,
+    min: 1,
+  },
   NODE_KV_IO_BACKEND: { type: 'enum', doc: 'SSD I/O: auto (io_uring when available, else pread) or pread', values: ['auto', 'pread'], default: 'auto' },
   NODE_PREFETCH_TTL_MS: { type: 'int', doc: 'advisory prefetch: how long prefetched chunks are held for an advisory that names no expiry (and at most 10× this)', default: 60_000, min: 100 },
   NODE_PREFETCH_PROMOTE: {

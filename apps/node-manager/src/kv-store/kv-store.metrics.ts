@@ -52,9 +52,29 @@ export class KvStoreMetrics {
     tally('mnemo_kv_crc_failures_total', 'Stored segments that failed their CRC32C check (dropped; the request recomputed)', () => t.crcFailures);
     tally('mnemo_kv_journal_replays_total', 'SSD journals replayed at start (warm restarts)', () => t.journalReplays);
     tally('mnemo_kv_journal_replayed_segments_total', 'SSD segments found again by journal replay', () => t.journalReplayedSegments);
+    tally('mnemo_kv_journal_write_failures_total', 'SSD journal flushes that failed (records kept, file cut back to the last good record, retried)', () => t.journalWriteFailures);
+    new Gauge({
+      name: 'mnemo_kv_journal_failing',
+      help: '1 while a model\'s SSD journal cannot write (its last flush failed), else 0',
+      labelNames: ['model'],
+      registers,
+      collect() {
+        this.reset();
+        for (const h of store.tiers.journalHealth()) this.set({ model: h.model }, h.state === 'failing' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'mnemo_kv_journal_pending_records',
+      help: 'SSD journal records waiting for a successful flush, over all models',
+      registers,
+      collect() {
+        this.set(store.tiers.journalHealth().reduce((n, h) => n + h.pending, 0));
+      },
+    });
     tally('mnemo_kv_restores_total', 'Prefills that restored a prefix from the offload tiers', () => c.plans);
     tally('mnemo_kv_restore_failures_total', 'Restores that failed (corrupt or missing copy) and were recomputed', () => c.failures);
     tally('mnemo_kv_ssd_skipped_segments_total', 'Segments the SSD pool had no room for (kept in faster tiers only)', () => store.writer.ssdSkipped);
+    tally('mnemo_kv_ssd_dropped_segments_total', 'Segments not queued for their SSD write because the write-behind queue was at NODE_KV_SSD_QUEUE_MB (kept in faster tiers only, or recomputed later)', () => store.writer.ssdDropped);
     tally('mnemo_kv_events_published_total', 'KvEvents published on NATS', () => events.published);
     new Gauge({
       name: 'mnemo_kv_tier_bytes',
@@ -102,6 +122,14 @@ export class KvStoreMetrics {
       registers,
       collect() {
         this.set(store.writer.pendingSsd);
+      },
+    });
+    new Gauge({
+      name: 'mnemo_kv_ssd_write_backlog_bytes',
+      help: 'Bytes the SSD write-behind queue holds (pinned host segments and waiting payloads), bounded by NODE_KV_SSD_QUEUE_MB',
+      registers,
+      collect() {
+        this.set(store.writer.pendingSsdBytes);
       },
     });
     this.blockedIo = new Histogram({

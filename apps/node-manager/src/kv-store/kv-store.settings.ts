@@ -22,6 +22,8 @@ export interface KvStoreSettings {
   readonly ioBackend: 'auto' | 'pread';
   /** How often KV events are batched and published. */
   readonly eventsMs: number;
+  /** Bound of the SSD write-behind queue, bytes (TierWriter; its default when absent). */
+  readonly ssdQueueBytes?: number;
 }
 
 export interface KvStoreEnv {
@@ -35,6 +37,7 @@ export interface KvStoreEnv {
   readonly NODE_KV_SSD_TTL_MS?: number;
   readonly NODE_KV_IO_BACKEND?: string;
   readonly NODE_KV_EVENTS_MS?: number;
+  readonly NODE_KV_SSD_QUEUE_MB?: number;
 }
 
 /** Default host pool: a quarter of the memory free at start, at most 1 GiB. */
@@ -112,6 +115,7 @@ export function parseKvStoreSettings(env: KvStoreEnv, cwd = process.cwd()): { se
       ssdTtlMs: env.NODE_KV_SSD_TTL_MS ?? 24 * 3600 * 1000,
       ioBackend: env.NODE_KV_IO_BACKEND === 'pread' ? 'pread' : 'auto',
       eventsMs: env.NODE_KV_EVENTS_MS ?? 100,
+      ssdQueueBytes: (env.NODE_KV_SSD_QUEUE_MB ?? 256) * 1024 * 1024,
     },
   };
 }

@@ -107,11 +107,12 @@ export class KvStore implements ChunkStore {
     await mkdir(s.dataDir, { recursive: true });
     const { devices, report } = await openPoolDevices(s);
     const tiers = new OffloadTiers(devices, s.ssdTtlMs, (c: TierChange) => onChange(c));
+    tiers.onJournalFailure = (model, e) => log('error', 'SSD journal write failed: records kept, file cut back, retrying', { model, err: e instanceof Error ? e.message : String(e) });
     try {
       const replays: JournalReplay[] = [];
       for (const m of models) replays.push(await tiers.addModel(m.id, engine.kvLayout(m.id)!, join(s.dataDir, `journal-${fileSafe(m.id)}.mkvj`)));
       for (const x of extra) replays.push(await tiers.addModel(x.id, x.geometry, join(s.dataDir, `journal-${fileSafe(x.id)}.mkvj`)));
-      const writer = new TierWriter(tiers, (e, what) => log('error', `KV store ${what} failed`, { err: e instanceof Error ? e : String(e) }));
+      const writer = new TierWriter(tiers, (e, what) => log('error', `KV store ${what} failed`, { err: e instanceof Error ? e : String(e) }), s.ssdQueueBytes);
       return new KvStore(tiers, writer, engine, onChange, log, report, replays, Math.min(60_000, Math.max(1000, s.ssdTtlMs / 4)));
     } catch (e) {
       await tiers.close();

@@ -3,7 +3,7 @@ import { HostBufferPool } from './host-buffer.pool.js';
 import { ModelKv } from './model.kv.js';
 import type { SsdPoolDevice } from '@mnemo/native-cuda';
 import type { PoolDevice } from './pool.devices.js';
-import { SsdJournalFile } from './ssd-journal.file.js';
+import { SsdJournalFile, type JournalHealth } from './ssd-journal.file.js';
 
 /** A change to what a tier holds of some chunks (the KV events the node publishes). */
 export interface TierChange {
@@ -24,6 +24,8 @@ export interface TierCounters {
   crcFailures: number;
   journalReplays: number;
   journalReplayedSegments: number;
+  /** Journal flushes that failed (their records stay queued and are retried). */
+  journalWriteFailures: number;
 }
 
 /** What replaying one model's SSD journal found. */
@@ -52,7 +54,10 @@ export class OffloadTiers {
     crcFailures: 0,
     journalReplays: 0,
     journalReplayedSegments: 0,
+    journalWriteFailures: 0,
   };
+  /** Told of each failed journal flush (logged by the store). */
+  onJournalFailure?: (model: string, e: unknown) => void;
   /** Layer payloads and scratch of restores, reused from one restore to the next. */
   readonly buffers = new HostBufferPool();
   private readonly models = new Map<string, ModelKv>();
@@ -101,6 +106,10 @@ export class OffloadTiers {
     if (this.ssd.length === 0 || journalPath === undefined) return { model, applied: 0, dropped: 0, truncatedBytes: 0 };
     const { journal, found } = await SsdJournalFile.open(journalPath, geometry.layers);
     m.journal = journal;
+    journal.onFailure = (e) => {
+      this.counters.journalWriteFailures++;
+      this.onJournalFailure?.(model, e);
+    };
     const allocators = new Map<number, ExtentAllocator>(this.ssd.map((d) => [d.index, d.allocator]));
     const report = replayJournal(found.decoded, m.table, allocators);
     this.counters.journalReplays++;
@@ -238,6 +247,11 @@ export class OffloadTiers {
       const live = m.table.stats('ssd').segments;
       if (m.journal.recordsSinceCompaction > 4 * live + 10_000) await m.journal.compact(m.table);
     }
+  }
+
+  /** Each journaled model's journal health (the node's /healthz and metrics). */
+  journalHealth(): Array<{ model: string } & JournalHealth> {
+    return this.allModels().flatMap((m) => (m.journal ? [{ model: m.model, ...m.journal.health }] : []));
   }
 
   async close(): Promise<void> {

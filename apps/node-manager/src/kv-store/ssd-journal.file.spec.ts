@@ -1,11 +1,29 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LookupTable, putRecord, type SegmentLocation } from '@mnemo/kv-core';
-import { SsdJournalFile } from './ssd-journal.file.js';
+import { FILE_JOURNAL_IO, SsdJournalFile, type JournalIo } from './ssd-journal.file.js';
 
 const KEY = '0123456789abcdef0123456789abcdef';
 const loc = (offset: number): SegmentLocation => ({ deviceIndex: 0, type: 'ssd', offset, length: 4096, crc32c: 7 });
+const put = (layer: number) => putRecord({ chunkKey: KEY, position: 0, layer }, loc(layer * 4096), layer);
+
+/** A disk that fills up part-way through the next `failures` appends: half the bytes land, then ENOSPC. */
+class FullDisk implements JournalIo {
+  constructor(public failures: number) {}
+  async append(fh: FileHandle, bytes: Uint8Array): Promise<void> {
+    if (this.failures <= 0) return FILE_JOURNAL_IO.append(fh, bytes);
+    this.failures--;
+    await fh.write(bytes, 0, Math.floor(bytes.length / 2));
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  }
+}
+
+const layers = async (path: string) => {
+  const { journal, found } = await SsdJournalFile.open(path, 4);
+  await journal.close();
+  return { end: found.decoded.end, truncated: found.truncatedBytes, layers: found.decoded.records.flatMap((r) => (r.kind === 'put' ? [r.layer] : [])) };
+};
 
 describe(SsdJournalFile.name, () => {
   let dir: string;
@@ -77,5 +95,73 @@ describe(SsdJournalFile.name, () => {
     expect(again.found.decoded.header?.snapshot).toBe(true);
     expect(again.found.decoded.records.filter((r) => r.kind === 'put')).toHaveLength(3);
     await again.journal.close();
+  });
+
+  describe('when a write fails', () => {
+    it('keeps the records, cuts the partial write back to the last good record, says so, and writes them on the retry', async () => {
+      const path = join(dir, 'j');
+      const disk = new FullDisk(0);
+      const { journal } = await SsdJournalFile.open(path, 4, disk);
+      const seen: unknown[] = [];
+      journal.onFailure = (e) => seen.push(e);
+      journal.append([put(0)]);
+      await journal.flush();
+      const good = (await stat(path)).size;
+      disk.failures = 1;
+      journal.append([put(1), put(2)]);
+      await expect(journal.flush()).rejects.toThrow(/ENOSPC/);
+      // Nothing of the failed write is left in the file, and nothing of what it carried is lost.
+      expect((await stat(path)).size).toBe(good);
+      expect(journal.health).toMatchObject({ state: 'failing', failures: 1, pending: 2, lastError: expect.stringMatching(/ENOSPC/) });
+      expect(seen).toHaveLength(1);
+      journal.append([put(3)]);
+      await journal.flush();
+      expect(journal.health).toMatchObject({ state: 'ok', failures: 1, pending: 0 });
+      await journal.close();
+      expect(await layers(path)).toEqual({ end: 'clean', truncated: 0, layers: [0, 1, 2, 3] });
+    });
+
+    it('retries by itself after a backoff, with only the records the failed flush covered', async () => {
+      const path = join(dir, 'j');
+      const { journal } = await SsdJournalFile.open(path, 4, new FullDisk(1));
+      journal.append([put(1)]);
+      await expect(journal.flush()).rejects.toThrow(/ENOSPC/);
+      // Queued after the failure: its data has not been synced yet, so the retry leaves it alone.
+      journal.append([put(2)]);
+      const until = Date.now() + 5_000;
+      while (journal.health.state !== 'ok' && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(journal.health).toMatchObject({ state: 'ok', pending: 1 });
+      expect((await layers(`${path}`)).layers).toEqual([1]);
+      await journal.close();
+      expect((await layers(path)).layers).toEqual([1, 2]);
+    });
+
+    it('still compacts and closes after a failed flush (the flush chain does not stay rejected)', async () => {
+      const path = join(dir, 'j');
+      const { journal } = await SsdJournalFile.open(path, 4, new FullDisk(1));
+      const table = new LookupTable({ numLayers: 4 });
+      table.put({ chunkKey: KEY, position: 0, layer: 0 }, loc(0), 5);
+      journal.append([put(0)]);
+      await expect(journal.flush()).rejects.toThrow(/ENOSPC/);
+      await journal.compact(table);
+      expect(journal.health.state).toBe('ok');
+      await journal.close();
+      const again = await SsdJournalFile.open(path, 4);
+      expect(again.found.decoded.header?.snapshot).toBe(true);
+      expect(again.found.decoded.records.filter((r) => r.kind === 'put')).toHaveLength(1);
+      await again.journal.close();
+    });
+  });
+
+  it('does nothing once closed: a compaction asked for later cannot reopen the file', async () => {
+    const path = join(dir, 'j');
+    const { journal } = await SsdJournalFile.open(path, 4);
+    journal.append([put(0)]);
+    await journal.close();
+    const before = await readFile(path);
+    journal.append([put(1)]);
+    await journal.compact(new LookupTable({ numLayers: 4 }));
+    await journal.flush();
+    expect(await readFile(path)).toEqual(before);
   });
 });

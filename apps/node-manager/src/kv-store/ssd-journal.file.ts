@@ -8,30 +8,77 @@ export interface JournalOpenResult {
   readonly truncatedBytes: number;
 }
 
+/** The journal's writes, a port so a test can fail one part-way the way a full disk does. */
+export interface JournalIo {
+  /** Appends all of `bytes` at the end of the file (or throws, having written any part of it). */
+  append(fh: FileHandle, bytes: Uint8Array): Promise<void>;
+}
+
+export const FILE_JOURNAL_IO: JournalIo = {
+  async append(fh, bytes) {
+    for (let off = 0; off < bytes.length; ) off += (await fh.write(bytes, off, bytes.length - off)).bytesWritten;
+  },
+};
+
+/** Whether the journal keeps up: `failing` from a failed write or sync until a flush succeeds again. */
+export interface JournalHealth {
+  readonly state: 'ok' | 'failing';
+  /** Failed flushes since open. */
+  readonly failures: number;
+  /** Records waiting for a successful flush. */
+  readonly pending: number;
+  readonly lastError?: string;
+}
+
+/** A failed flush is tried again after this long, doubling up to the cap, until one succeeds. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 5_000;
+
 /**
  * The SSD pool's lookup table, journaled to one append-only file per model (format: kv-core
  * `journal.codec.ts`). Appends are buffered and written with one `write` + `fdatasync` per
  * flush (group commit), so a put record is durable a few milliseconds after its data landed on
  * the SSD; a crash in between loses the record, and the space it named is simply free again
  * after replay. A torn or corrupt tail found at open is cut off before anything is appended.
+ *
+ * A failed write or sync loses nothing it was given: the records stay queued, the file is cut
+ * back to the end of the last record that was synced (a partial write must not sit in front of
+ * later records, where replay would stop at it), the journal reports itself `failing`, and the
+ * same records are written again after a backoff (and with every later flush) until it works.
+ * Only records queued when a flush was asked for go with it and its retries: the caller synced
+ * the data they name first, and a record never reaches the disk before its data.
  */
 export class SsdJournalFile {
   private pending: JournalRecord[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private appended = 0;
+  /** File size up to the last synced record: where a failed write is cut back to. */
+  private goodBytes = 0;
+  /** A cut back after a failure did not work either: nothing is appended until it does. */
+  private cutPending = false;
+  /** Leading pending records whose data is known durable (a flush was asked for them). */
+  private covered = 0;
+  private failures = 0;
+  private lastError?: string;
+  private retryMs = RETRY_FIRST_MS;
+  private retryTimer?: NodeJS.Timeout;
+  private closed = false;
+  /** Told of every failed flush (the node logs it once and counts it). */
+  onFailure?: (e: unknown) => void;
 
   private constructor(
     readonly path: string,
     private fh: FileHandle,
+    private readonly io: JournalIo,
   ) {}
 
   /** Opens (creating with a header when missing or unreadable) and decodes what is there. */
-  static async open(path: string, numLayers: number): Promise<{ journal: SsdJournalFile; found: JournalOpenResult }> {
+  static async open(path: string, numLayers: number, io: JournalIo = FILE_JOURNAL_IO): Promise<{ journal: SsdJournalFile; found: JournalOpenResult }> {
     const fh = await open(path, 'a+');
     try {
       const bytes = new Uint8Array(await fh.readFile());
       const decoded = decodeJournal(bytes);
-      const journal = new SsdJournalFile(path, fh);
+      const journal = new SsdJournalFile(path, fh, io);
       const usable = decoded.header !== undefined && decoded.header.numLayers === numLayers && (decoded.end === 'clean' || decoded.end === 'torn' || decoded.end === 'corrupt');
       if (!usable) {
         // Empty, not a journal, another version or another model's geometry: start a fresh log.
@@ -43,6 +90,7 @@ export class SsdJournalFile {
         await fh.truncate(decoded.validBytes);
         await fh.datasync();
       }
+      journal.goodBytes = decoded.validBytes;
       return { journal, found: { decoded, truncatedBytes } };
     } catch (e) {
       await fh.close();
@@ -60,37 +108,97 @@ export class SsdJournalFile {
     return this.pending.length > 0;
   }
 
-  /** Queues records; they reach the disk with the next flush. */
-  append(records: readonly JournalRecord[]): void {
-    this.pending.push(...records);
+  get health(): JournalHealth {
+    return { state: this.lastError !== undefined ? 'failing' : 'ok', failures: this.failures, pending: this.pending.length, ...(this.lastError !== undefined ? { lastError: this.lastError } : {}) };
   }
 
-  /** Writes and syncs everything queued so far; flushes run one after another. */
+  /** Queues records; they reach the disk with the next flush. Ignored once closed. */
+  append(records: readonly JournalRecord[]): void {
+    if (!this.closed) this.pending.push(...records);
+  }
+
+  /**
+   * Writes and syncs everything queued so far; flushes run one after another. Rejects when the
+   * write or sync fails: the records stay queued and are retried (see the class comment).
+   */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      if (this.pending.length === 0) return;
-      const batch = this.pending;
-      this.pending = [];
-      await this.fh.write(encodeRecords(batch));
-      await this.fh.datasync();
-      this.appended += batch.length;
-    });
-    return this.flushing;
+    this.covered = this.pending.length;
+    return this.chain(() => this.writeCovered());
   }
 
   /** Replaces the log by a snapshot of the table's SSD entries (temp file, fsync, rename). */
-  async compact(table: LookupTable): Promise<void> {
-    await this.flush();
-    this.flushing = this.flushing.then(async () => {
+  compact(table: LookupTable): Promise<void> {
+    this.covered = this.pending.length;
+    return this.chain(async () => {
+      await this.writeCovered();
+      if (this.closed) return;
       await this.rewrite(compactJournal(table, Date.now()));
       this.appended = 0;
     });
-    return this.flushing;
   }
 
+  /** Flushes what is queued (a failure is reported, not thrown: the node is going away) and closes the file. */
   async close(): Promise<void> {
-    await this.flush();
+    if (this.closed) return;
+    await this.flush().catch(() => undefined);
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    await this.flushing;
     await this.fh.close();
+  }
+
+  /** Runs `step` after the flushes before it; a failed one leaves the chain usable for the next. */
+  private chain(step: () => Promise<void>): Promise<void> {
+    const run = this.flushing.then(step);
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeCovered(): Promise<void> {
+    if (this.closed) return;
+    if (this.cutPending) await this.cutBack();
+    const n = this.covered;
+    if (n === 0) return;
+    const bytes = encodeRecords(this.pending.slice(0, n));
+    try {
+      await this.io.append(this.fh, bytes);
+      await this.fh.datasync();
+    } catch (e) {
+      this.failed(e);
+      // Best effort now; if the cut fails too, the next attempt cuts before it appends.
+      this.cutPending = true;
+      await this.cutBack().catch(() => undefined);
+      throw e;
+    }
+    this.pending.splice(0, n);
+    this.covered -= n;
+    this.goodBytes += bytes.length;
+    this.appended += n;
+    this.lastError = undefined;
+    this.retryMs = RETRY_FIRST_MS;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  private async cutBack(): Promise<void> {
+    await this.fh.truncate(this.goodBytes);
+    await this.fh.datasync();
+    this.cutPending = false;
+  }
+
+  private failed(e: unknown): void {
+    this.failures++;
+    this.lastError = e instanceof Error ? e.message : String(e);
+    this.onFailure?.(e);
+    if (this.retryTimer || this.closed) return;
+    const ms = this.retryMs;
+    this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      // Only what an earlier flush covered: records queued since then wait for their data's sync.
+      void this.chain(() => this.writeCovered()).catch(() => undefined);
+    }, ms);
+    this.retryTimer.unref();
   }
 
   private async rewrite(bytes: Uint8Array): Promise<void> {
@@ -103,8 +211,13 @@ export class SsdJournalFile {
       await out.close();
     }
     await rename(tmp, this.path);
-    await this.fh.close();
-    this.fh = await open(this.path, 'a+');
+    // The new file is opened before the old handle goes, so a failure leaves a usable handle.
+    const next = await open(this.path, 'a+');
+    const old = this.fh;
+    this.fh = next;
+    this.goodBytes = bytes.length;
+    this.cutPending = false;
+    await old.close();
   }
 }
 

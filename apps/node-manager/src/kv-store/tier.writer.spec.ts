@@ -86,3 +86,57 @@ describe(`${TierWriter.name} payload release`, () => {
     expect([...late.released.values()].map((r) => r.length)).toEqual([1]);
   });
 });
+
+describe(`${TierWriter.name} write-behind bound`, () => {
+  let dir: string;
+  let tiers: OffloadTiers;
+  let close: () => Promise<void>;
+  const SEG = 16 * KiB;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mnemo-writer-'));
+  });
+  afterEach(async () => {
+    await close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function open(hostBytes: number): Promise<void> {
+    const { devices } = await openPoolDevices(smallPoolSettings(dir, { hostBytes, ssdBytes: 4 * KiB * KiB }));
+    tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
+    await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
+    close = async () => {
+      await tiers.close();
+      await closePoolDevices(devices);
+    };
+  }
+
+  it.each([
+    // A burst of 4 chunks (24 segments) the disk cannot take at once: host pins queue up.
+    ['pinned host segments', 4 * KiB * KiB, 3 * SEG, 3 * SEG],
+    // The host pool has no room: whole payloads wait for their SSD writes.
+    ['payloads the host pool had no room for', 0, 6 * SEG, 6 * SEG],
+  ])('holds at most its bound in %s, drops the rest (counted) and never loses what it kept', async (_name, hostBytes, bound, most) => {
+    await open(hostBytes);
+    const errors: unknown[] = [];
+    const sut = new TierWriter(tiers, (e) => errors.push(e), bound);
+    const chunks = chunkChain(MODEL, G, 4);
+    let released = 0;
+    const writes = chunks.map((c) => sut.write(MODEL, [{ ...c, release: () => released++ }]));
+    // Everything the burst queued is queued by now (host copies resolve before the SSD writes do).
+    let peak = sut.pendingSsdBytes;
+    await Promise.all(writes);
+    peak = Math.max(peak, sut.pendingSsdBytes);
+    await sut.drain();
+    expect(errors).toEqual([]);
+    expect(peak).toBeLessThanOrEqual(most);
+    expect(sut.ssdDropped).toBeGreaterThan(0);
+    expect(sut.pendingSsdBytes).toBe(0);
+    expect(released).toBe(chunks.length);
+    const m = tiers.model(MODEL);
+    // Every segment is in some tier or was counted as dropped.
+    const kept = chunks.flatMap((c) => Array.from({ length: G.layers }, (_, l) => m.table.get(c.key, l, 'mem') !== undefined || m.table.get(c.key, l, 'ssd') !== undefined));
+    expect(kept.filter((k) => !k).length).toBeLessThanOrEqual(sut.ssdDropped);
+    if (hostBytes > 0) expect(kept.every(Boolean)).toBe(true);
+  });
+});

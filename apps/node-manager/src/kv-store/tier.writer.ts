@@ -21,8 +21,10 @@ export interface ChunkPayload {
 /** Readers of one chunk's payload: the host write, and each SSD write queued straight from it. */
 class PayloadUse {
   private users = 1;
+  /** SSD jobs of this payload in the write-behind queue (the payload's bytes count against the bound while any is). */
+  queued = 0;
 
-  constructor(private readonly chunk: ChunkPayload) {}
+  constructor(readonly chunk: ChunkPayload) {}
 
   add(): this {
     this.users++;
@@ -51,6 +53,8 @@ type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: n
 
 /** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
 const SSD_BATCH_SEGMENTS = 64;
+/** Default bound of the write-behind queue (NODE_KV_SSD_QUEUE_MB). */
+export const DEFAULT_SSD_QUEUE_BYTES = 256 * 1024 * 1024;
 /**
  * Group commit: the pools and journals are synced once the write-behind queue runs dry, or
  * after this many batches of a long burst. A sync costs about as much as writing a batch, and
@@ -68,6 +72,14 @@ const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] => ds.map((d
  * recently used request first); a chunk no tier has room for is simply not kept — never a
  * stall. The host replica being copied to SSD is pinned, so eviction cannot reuse its space
  * mid-copy.
+ *
+ * The write-behind queue is bounded in bytes (`maxQueueBytes`): what it holds is host pins
+ * (a segment each, which eviction then cannot reclaim) and chunk payloads the host pool had no
+ * room for (the whole payload, until its last queued segment is written). A disk slower than
+ * the chunks coming in would otherwise grow both without limit. Past the bound a segment is
+ * not queued: it stays in the faster tiers only, or — a payload — is not kept at all, and a
+ * later request recomputes it (counted in `ssdDropped`). Dropping never stalls the engine's pass,
+ * which a blocking queue would.
  */
 export class TierWriter {
   private readonly queue: SsdJob[] = [];
@@ -78,15 +90,25 @@ export class TierWriter {
   private stopped = false;
   /** Segments that found no room in the slowest tier (kept only in faster ones). */
   ssdSkipped = 0;
+  /** Segments not queued for SSD because the queue was at its byte bound (kept in faster tiers only, or recomputed later). */
+  ssdDropped = 0;
+  /** Bytes the queue holds now: pinned host segments plus whole payloads with a segment queued. */
+  private queuedBytes = 0;
 
   constructor(
     private readonly tiers: OffloadTiers,
     private readonly onError: (e: unknown, what: string) => void,
+    private readonly maxQueueBytes = DEFAULT_SSD_QUEUE_BYTES,
   ) {}
 
   /** Segments waiting for (or in) an SSD write. */
   get pendingSsd(): number {
     return this.queue.length;
+  }
+
+  /** Bytes the write-behind queue holds (never above its bound, but for one job). */
+  get pendingSsdBytes(): number {
+    return this.queuedBytes;
   }
 
   /**
@@ -115,7 +137,10 @@ export class TierWriter {
    */
   stop(): void {
     this.stopped = true;
-    for (const j of this.queue.splice(0)) this.release(j);
+    for (const j of this.queue.splice(0)) {
+      this.dequeued(j);
+      this.release(j);
+    }
   }
 
   /** Resolves once every write accepted so far reached its last tier (tests, shutdown). */
@@ -205,7 +230,28 @@ export class TierWriter {
       this.ssdSkipped++;
       return;
     }
+    const bytes = this.bytesOf(job);
+    // An empty queue always takes one job, so a payload larger than the bound still gets written.
+    if (this.queuedBytes > 0 && this.queuedBytes + bytes > this.maxQueueBytes) {
+      this.release(job);
+      this.ssdDropped++;
+      return;
+    }
+    this.queuedBytes += bytes;
+    if (job.source.kind === 'payload') job.source.use.queued++;
     this.queue.push(job);
+  }
+
+  /** What queueing `job` adds: its pinned segment, or its payload when none of the payload's segments is queued yet. */
+  private bytesOf(job: SsdJob): number {
+    if (job.source.kind === 'host') return job.m.segBytes;
+    return job.source.use.queued === 0 ? job.source.payload.byteLength : 0;
+  }
+
+  /** `job` left the queue (written, dropped or given up): its bytes no longer count. */
+  private dequeued(job: SsdJob): void {
+    if (job.source.kind === 'host') this.queuedBytes -= job.m.segBytes;
+    else if (--job.source.use.queued === 0) this.queuedBytes -= job.source.payload.byteLength;
   }
 
   private pump(): void {
@@ -225,7 +271,10 @@ export class TierWriter {
           } catch (e) {
             if (!this.stopped) this.onError(e, 'SSD write');
           } finally {
-            for (const j of jobs) this.release(j);
+            for (const j of jobs) {
+              this.dequeued(j);
+              this.release(j);
+            }
           }
         }
         if (this.queue.length === 0 || ++sinceCommit >= SSD_BATCHES_PER_COMMIT) {
