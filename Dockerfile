@@ -1,6 +1,9 @@
 # One image for every Mnemo service; docker-compose.yml picks the entry point per service
 # (`node apps/<app>/dist/main.js`). Build: `docker compose build` (or docker-compose).
-FROM node:20-bookworm
+# BASE_IMAGE: a CUDA image with Node 20 and nvcc builds the GPU variant (the addon compiles CUDA
+# when nvcc is present at build time); the default builds the CPU backend.
+ARG BASE_IMAGE=node:20-bookworm
+FROM ${BASE_IMAGE}
 
 # Native addon toolchain (libs/native-cuda via cmake-js) and liburing for the SSD pool's
 # io_uring path (linked statically: nothing of it is needed at run time).

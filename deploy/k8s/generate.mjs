@@ -1,0 +1,38 @@
+// `node deploy/k8s/generate.mjs` writes deploy/k8s/<overlay>/*.yaml for every overlay;
+// `--check` only compares (exit 1 on a difference), `--image NAME` sets the image (default
+// mnemo:local, the one docker-compose.yml builds), `--out DIR` writes under DIR instead.
+// No cluster, kustomize or helm is needed: the output is plain YAML for `kubectl apply -f`.
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DEFAULT_IMAGE, OVERLAYS, render } from './lib/render.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, image: { type: 'string', default: DEFAULT_IMAGE }, out: { type: 'string', default: here } } });
+
+let stale = 0;
+for (const overlay of Object.keys(OVERLAYS)) {
+  const dir = join(values.out, overlay);
+  const files = render(overlay, values.image);
+  if (values.check) {
+    const present = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.yaml')) : [];
+    for (const f of new Set([...present, ...files.keys()])) {
+      const want = files.get(f);
+      const have = existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : undefined;
+      if (want !== have) {
+        stale++;
+        console.error(`${overlay}/${f}: ${want === undefined ? 'not generated any more' : have === undefined ? 'missing' : 'differs'}`);
+      }
+    }
+    continue;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const [f, text] of files) writeFileSync(join(dir, f), text);
+  console.log(`${overlay}: ${[...files.keys()].join(', ')}`);
+}
+if (stale > 0) {
+  console.error(`${stale} manifest file(s) out of date: run \`node deploy/k8s/generate.mjs\``);
+  process.exit(1);
+}

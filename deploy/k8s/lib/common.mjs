@@ -1,0 +1,53 @@
+// Pieces every Mnemo workload shares: the namespace, labels, the one image, the NATS and
+// Postgres credentials (Secrets the operator creates; never committed) and ops probes.
+
+export const NAMESPACE = 'mnemo';
+/** The image docker-compose.yml builds from the root Dockerfile; override with --image. */
+export const DEFAULT_IMAGE = 'mnemo:local';
+/** Secret with keys `user` and `password`: the NATS account every service and the NATS cluster use. */
+export const NATS_SECRET = 'mnemo-nats';
+/** Secret with key `url`: postgres://… of the external database (the profiler's registry). */
+export const POSTGRES_SECRET = 'mnemo-postgres';
+export const NATS_CLIENT_PORT = 4222;
+
+/** @param {string} component */
+export const labels = (component) => ({ 'app.kubernetes.io/name': 'mnemo', 'app.kubernetes.io/component': component, 'app.kubernetes.io/part-of': 'mnemo' });
+/** @param {string} component */
+export const selector = (component) => ({ 'app.kubernetes.io/name': 'mnemo', 'app.kubernetes.io/component': component });
+/** @param {string} name @param {string} component */
+export const meta = (name, component) => ({ name, namespace: NAMESPACE, labels: labels(component) });
+
+/** @param {Record<string, string>} vars */
+export const plainEnv = (vars) => Object.entries(vars).map(([name, value]) => ({ name, value }));
+
+/**
+ * NATS credentials from the Secret, then NATS_URL built from them by Kubernetes' `$(VAR)`
+ * expansion (variables must come before their use), so the password is never in a manifest.
+ */
+export const natsEnv = () => [
+  { name: 'NATS_USER', valueFrom: { secretKeyRef: { name: NATS_SECRET, key: 'user' } } },
+  { name: 'NATS_PASSWORD', valueFrom: { secretKeyRef: { name: NATS_SECRET, key: 'password' } } },
+  { name: 'NATS_URL', value: `nats://$(NATS_USER):$(NATS_PASSWORD)@nats.${NAMESPACE}.svc:${NATS_CLIENT_PORT}` },
+];
+
+/** Env shared by the services: logs, ops endpoints on every interface (probes come from the kubelet). */
+export const serviceEnv = () => [...natsEnv(), ...plainEnv({ LOG_LEVEL: 'info', METRICS_HOST: '0.0.0.0' })];
+
+/**
+ * /readyz and /healthz of a service's ops endpoints. Readiness is what the service reports
+ * (NATS connected, registered, accepting); liveness only that the process answers.
+ * @param {string} port named container port
+ */
+export const probes = (port) => ({
+  readinessProbe: { httpGet: { path: '/readyz', port }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 3 },
+  livenessProbe: { httpGet: { path: '/healthz', port }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 6 },
+  // Model loading and the SSD journal replay can take a while on a cold start.
+  startupProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 5, failureThreshold: 60 },
+});
+
+/** Services run as the image's unprivileged `node` user (uid 1000 in node:20-bookworm). */
+export const podSecurity = () => ({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 });
+export const containerSecurity = () => ({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+
+/** Prometheus annotations for clusters that scrape by annotation. @param {number} port */
+export const scrapeAnnotations = (port) => ({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });

@@ -1,0 +1,169 @@
+import { Service } from 'kubernetes-models/v1';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { containerSecurity, meta, NAMESPACE, plainEnv, podSecurity, POSTGRES_SECRET, probes, scrapeAnnotations, selector, serviceEnv } from './common.mjs';
+
+/** Ports of docker-compose.yml, so the two deployments read alike. */
+export const PORTS = { gatewayHttp: 8080, gatewayGrpc: 50051, schedulerOps: 9402, profilerOps: 9404, profilerHttp: 8090, nodeOps: 9411, nodeGrpc: 50061 };
+/** The trained models inside the image, the default first (scripts/start.mjs serves the same). */
+export const MODEL_DIRS = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => `/app/tools/train/models/${m}`);
+export const DEFAULT_MODEL = 'fortune-base';
+
+/**
+ * A Deployment of one Mnemo service (`node apps/<app>/dist/main.js` in the one image).
+ * @param {{ name: string, app: string, image: string, replicas: number, env: object[], ports: object[], probePort: string, scrapePort: number,
+ *           resources: object }} s
+ */
+function serviceDeployment(s) {
+  return new Deployment({
+    metadata: meta(s.name, s.name),
+    spec: {
+      replicas: s.replicas,
+      selector: { matchLabels: selector(s.name) },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+      template: {
+        metadata: { labels: meta(s.name, s.name).labels, annotations: scrapeAnnotations(s.scrapePort) },
+        spec: {
+          securityContext: podSecurity(),
+          // SIGTERM runs the service's graceful stop (drain NATS, answer what is in flight); it exits within 10 s.
+          terminationGracePeriodSeconds: 30,
+          containers: [
+            {
+              name: s.name,
+              image: s.image,
+              imagePullPolicy: 'IfNotPresent',
+              command: ['node', `apps/${s.app}/dist/main.js`],
+              env: s.env,
+              ports: s.ports,
+              ...probes(s.probePort),
+              resources: s.resources,
+              securityContext: containerSecurity(),
+            },
+          ],
+        },
+      },
+    },
+  });
+}
+
+const pdb = (name, spec) => new PodDisruptionBudget({ metadata: meta(name, name), spec: { ...spec, selector: { matchLabels: selector(name) } } });
+
+/**
+ * The gateway: OpenAI REST + gRPC, scaled on CPU by an HPA (tokenization and SSE are its work).
+ * Its /metrics, /healthz and /readyz are on the REST port. API keys come from the optional
+ * `mnemo-api-keys` Secret (key `keys`, comma-separated); without it auth is off.
+ * @param {import('./overlays.mjs').Overlay} o @param {string} image
+ */
+export function gateway(o, image) {
+  const env = [
+    ...serviceEnv(),
+    ...plainEnv({
+      GATEWAY_HOST: '0.0.0.0',
+      GATEWAY_PORT: String(PORTS.gatewayHttp),
+      GATEWAY_GRPC_PORT: String(PORTS.gatewayGrpc),
+      MNEMO_DEFAULT_MODEL: DEFAULT_MODEL,
+      GATEWAY_PROFILER_URL: `http://profiler.${NAMESPACE}.svc:${PORTS.profilerHttp}`,
+    }),
+    { name: 'MNEMO_API_KEYS', valueFrom: { secretKeyRef: { name: 'mnemo-api-keys', key: 'keys', optional: true } } },
+  ];
+  return [
+    serviceDeployment({
+      name: 'gateway',
+      app: 'gateway',
+      image,
+      replicas: o.gatewayReplicas,
+      env,
+      ports: [
+        { name: 'http', containerPort: PORTS.gatewayHttp },
+        { name: 'grpc', containerPort: PORTS.gatewayGrpc },
+      ],
+      probePort: 'http',
+      scrapePort: PORTS.gatewayHttp,
+      resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { memory: '2Gi' } },
+    }),
+    new Service({
+      metadata: meta('gateway', 'gateway'),
+      spec: {
+        selector: selector('gateway'),
+        ports: [
+          { name: 'http', port: PORTS.gatewayHttp, targetPort: 'http' },
+          { name: 'grpc', port: PORTS.gatewayGrpc, targetPort: 'grpc', appProtocol: 'grpc' },
+        ],
+      },
+    }),
+    new HorizontalPodAutoscaler({
+      metadata: meta('gateway', 'gateway'),
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'gateway' },
+        minReplicas: o.gatewayReplicas,
+        maxReplicas: o.gatewayMaxReplicas,
+        metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }],
+        // Streams are long: scale down slowly so a replica's open streams are not cut at every dip.
+        behavior: { scaleDown: { stabilizationWindowSeconds: 300, policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }] } },
+      },
+    }),
+    pdb('gateway', { minAvailable: 1 }),
+  ];
+}
+
+/**
+ * Schedulers: replicas share SCHEDULE requests through the `scheduler` NATS queue group, and
+ * each keeps the whole node registry and KV directory from heartbeats and KV events.
+ * @param {import('./overlays.mjs').Overlay} o @param {string} image
+ */
+export function scheduler(o, image) {
+  return [
+    serviceDeployment({
+      name: 'scheduler',
+      app: 'scheduler',
+      image,
+      replicas: o.schedulerReplicas,
+      env: [...serviceEnv(), ...plainEnv({ METRICS_PORT: String(PORTS.schedulerOps), SCHEDULER_NODE_TIMEOUT_MS: '3000' })],
+      ports: [{ name: 'ops', containerPort: PORTS.schedulerOps }],
+      probePort: 'ops',
+      scrapePort: PORTS.schedulerOps,
+      resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } },
+    }),
+    new Service({ metadata: meta('scheduler', 'scheduler'), spec: { selector: selector('scheduler'), ports: [{ name: 'ops', port: PORTS.schedulerOps, targetPort: 'ops' }] } }),
+    pdb('scheduler', { minAvailable: 1 }),
+  ];
+}
+
+/**
+ * The profiler: model registry and DroidSpeak profiling jobs on the external Postgres
+ * (DATABASE_URL from the `mnemo-postgres` Secret). Replicas share jobs through leases.
+ * @param {import('./overlays.mjs').Overlay} _o @param {string} image
+ */
+export function profiler(_o, image) {
+  return [
+    serviceDeployment({
+      name: 'profiler',
+      app: 'profiler',
+      image,
+      replicas: 1,
+      env: [
+        ...serviceEnv(),
+        { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: POSTGRES_SECRET, key: 'url' } } },
+        ...plainEnv({ METRICS_PORT: String(PORTS.profilerOps), HTTP_HOST: '0.0.0.0', HTTP_PORT: String(PORTS.profilerHttp) }),
+      ],
+      ports: [
+        { name: 'ops', containerPort: PORTS.profilerOps },
+        { name: 'http', containerPort: PORTS.profilerHttp },
+      ],
+      probePort: 'ops',
+      scrapePort: PORTS.profilerOps,
+      resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '4Gi' } },
+    }),
+    new Service({
+      metadata: meta('profiler', 'profiler'),
+      spec: {
+        selector: selector('profiler'),
+        ports: [
+          { name: 'http', port: PORTS.profilerHttp, targetPort: 'http' },
+          { name: 'ops', port: PORTS.profilerOps, targetPort: 'ops' },
+        ],
+      },
+    }),
+  ];
+}
