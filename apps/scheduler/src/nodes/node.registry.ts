@@ -78,6 +78,11 @@ export class NodeRegistry {
     if (this.nodes.has(nodeId)) this.backlog.add(nodeId, ms, nowMs);
   }
 
+  /** A dispatch the node did not take: its prefill work is no longer the node's. */
+  takeBacklog(nodeId: string, ms: number, nowMs: number): void {
+    this.backlog.take(nodeId, ms, nowMs);
+  }
+
   /** Prefill work sent to the node and not yet worked through at `nowMs`, ms. */
   backlogOf(nodeId: string, nowMs: number): number {
     return this.backlog.get(nodeId, nowMs);

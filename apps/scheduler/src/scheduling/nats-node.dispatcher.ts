@@ -14,7 +14,11 @@ import { NATS_CONNECTION } from '@mnemo/service-kit';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
 
-/** NATS request to the node's infer subject; the request (with the gateway's inbox) is forwarded unchanged. */
+/**
+ * NATS request to the node's infer subject; the request (with the gateway's inbox) is forwarded
+ * unchanged. Never throws: every way a dispatch can go wrong is an outcome, so the caller takes
+ * back the load it counted for it on every path.
+ */
 @Injectable()
 export class NatsNodeDispatcher implements NodeDispatcher {
   constructor(
@@ -32,9 +36,15 @@ export class NatsNodeDispatcher implements NodeDispatcher {
     } catch (e) {
       if (e instanceof RequestError && e.isNoResponders()) return { kind: 'unreachable', reason: 'no_responders' };
       if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) return { kind: 'unreachable', reason: 'timeout' };
-      throw e;
+      // Connection closed, draining or reconnecting: the scheduler must still take back what it reserved.
+      return { kind: 'failed', reason: e instanceof Error ? e.message : String(e) };
     }
-    const reply = decodeMessage(ScheduleReplySchema, data);
+    let reply;
+    try {
+      reply = decodeMessage(ScheduleReplySchema, data);
+    } catch (e) {
+      return { kind: 'failed', reason: `unreadable reply from node ${nodeId}: ${e instanceof Error ? e.message : String(e)}` };
+    }
     switch (reply.result.case) {
       case 'nodeId':
         return { kind: 'admitted' };

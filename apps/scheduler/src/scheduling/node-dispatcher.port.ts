@@ -6,7 +6,9 @@ export type DispatchOutcome =
   /** The node answered with an error (overloaded, prompt_too_long, …). */
   | { readonly kind: 'refused'; readonly code: string; readonly message: string }
   /** No answer: nobody subscribed (node gone) or it timed out. */
-  | { readonly kind: 'unreachable'; readonly reason: string };
+  | { readonly kind: 'unreachable'; readonly reason: string }
+  /** Not the node's fault: the request could not be sent or its answer read (NATS down or reconnecting, a reply that does not decode). */
+  | { readonly kind: 'failed'; readonly reason: string };
 
 /** Hands an inference to one node; the NATS adapter is the production implementation. */
 export interface NodeDispatcher {

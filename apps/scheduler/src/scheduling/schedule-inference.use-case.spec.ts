@@ -17,12 +17,14 @@ class ScriptedDispatcher implements NodeDispatcher {
   readonly attempts: number[] = [];
   readonly cancels: string[] = [];
   readonly requests: InferenceRequest[] = [];
-  constructor(private readonly answers: Record<string, DispatchOutcome>) {}
+  constructor(private readonly answers: Record<string, DispatchOutcome | Error>) {}
   async dispatch(nodeId: string, request: InferenceRequest): Promise<DispatchOutcome> {
     this.calls.push(nodeId);
     this.attempts.push(request.attempt);
     this.requests.push(request);
-    return this.answers[nodeId] ?? { kind: 'admitted' };
+    const a = this.answers[nodeId] ?? { kind: 'admitted' };
+    if (a instanceof Error) throw a;
+    return a;
   }
   abandon(nodeId: string, requestId: string, attempt: number): void {
     this.cancels.push(`${nodeId}:${requestId}#${attempt}`);
@@ -56,7 +58,7 @@ const node = (nodeId: string, over: Partial<NodeEntry> = {}): NodeEntry => ({
 const request = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> = {}): InferenceRequest =>
   create(InferenceRequestSchema, { requestId: 'r1', model: 'mnemo-tiny', tokens: [72, 105], replySubject: '_INBOX.1', ...over });
 
-function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome> = {}, policy: RoutingPolicyName = 'symphony') {
+function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome | Error> = {}, policy: RoutingPolicyName = 'symphony') {
   const registry = new NodeRegistry();
   for (const n of nodes) registry.upsert(n);
   const dispatcher = new ScriptedDispatcher(answers);
@@ -162,6 +164,42 @@ describe(ScheduleInferenceUseCase.name, () => {
   it('reports no_node_available when every node with the model was unreachable', async () => {
     const { sut } = setup([node('a'), node('b', { models: ['other'] })], { a: { kind: 'unreachable', reason: 'no_responders' } });
     await expect(sut.execute(new ScheduleInferenceCommand(request()))).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable });
+  });
+
+  describe('what a dispatch reserved (pending, prefill backlog, expected KV)', () => {
+    const long = () => request({ tokens: Array.from({ length: 2560 }, (_, i) => i % 200) });
+    it.each<[string, DispatchOutcome | Error, 'resolves' | 'rejects']>([
+      ['refused as overloaded (another node takes it)', { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' }, 'resolves'],
+      ['refused for the request itself', { kind: 'refused', code: ErrorCode.PromptTooLong, message: 'long' }, 'rejects'],
+      ['not sent (NATS reconnecting; another node takes it)', { kind: 'failed', reason: 'CONNECTION_CLOSED' }, 'resolves'],
+      ['a dispatcher that throws', new Error('bug'), 'rejects'],
+    ])('is given back when the node does not take it: %s', async (_n, answer, how) => {
+      const { sut, registry } = setup([node('a'), node('b', { running: 5 })], { a: answer });
+      const outcome = sut.execute(new ScheduleInferenceCommand(long()));
+      if (how === 'resolves') await expect(outcome).resolves.toMatchObject({ nodeId: 'b' });
+      else await expect(outcome).rejects.toBeDefined();
+      expect(registry.get('a')).toMatchObject({ waiting: 0 });
+      expect(registry.backlogOf('a', Date.now())).toBe(0);
+    });
+
+    it('stays with the node that admitted it', async () => {
+      const { sut, registry } = setup([node('a')]);
+      await sut.execute(new ScheduleInferenceCommand(long()));
+      expect(registry.get('a')).toMatchObject({ waiting: 1 });
+      expect(registry.backlogOf('a', Date.now())).toBeGreaterThan(0);
+    });
+
+    it('a failed send keeps the node registered', async () => {
+      const { sut, registry } = setup([node('a')], { a: { kind: 'failed', reason: 'CONNECTION_CLOSED' } });
+      await expect(sut.execute(new ScheduleInferenceCommand(request()))).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable });
+      expect(registry.get('a')).toBeDefined();
+    });
+  });
+
+  it('numbers a failover re-dispatch on from the attempt the gateway names', async () => {
+    const { sut, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'unreachable', reason: 'no_responders' } });
+    await expect(sut.execute(new ScheduleInferenceCommand(request({ attempt: 4 })))).resolves.toEqual({ nodeId: 'b', attempt: 6 });
+    expect(dispatcher.attempts).toEqual([5, 6]);
   });
 
   describe('KV-aware routing', () => {

@@ -8,7 +8,7 @@ import { NodeRegistry } from '../nodes/node.registry.js';
 import { NODE_PREFETCHER, type NodePrefetcher } from '../sessions/node-prefetch.port.js';
 import { RESERVATION_BOOK, SESSION_TABLE } from '../sessions/session-table.provider.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
-import { NODE_DISPATCHER, type NodeDispatcher } from './node-dispatcher.port.js';
+import { NODE_DISPATCHER, type DispatchOutcome, type NodeDispatcher } from './node-dispatcher.port.js';
 import { RoutePlanner } from './route.planner.js';
 import type { ScheduleInferenceCommand } from './schedule-inference.command.js';
 
@@ -61,6 +61,8 @@ export class ScheduleInferenceUseCase {
   async execute({ request }: ScheduleInferenceCommand): Promise<Placement> {
     validate(request);
     const skipped = new Set<string>();
+    // A failover re-dispatch (gateway) names the last attempt it saw: new attempts number on from it.
+    const attemptBase = request.attempt;
     for (let attempt = 1; attempt <= MAX_DISPATCH_ATTEMPTS; attempt++) {
       const live = this.registry.all();
       if (!live.some((n) => n.models.includes(request.model))) {
@@ -73,31 +75,46 @@ export class ScheduleInferenceUseCase {
       this.registry.addPending(node.nodeId);
       this.registry.addBacklog(node.nodeId, node.prefillMs, this.clock.unixMs());
       const expected = this.expected?.record(node.nodeId, expectedPrompt(request.model, request.tenant, request.tokens, request.chunkKeys), this.clock.unixMs());
+      // Every path but an admission gives back what was reserved: a dispatch the node did not take is no load of its.
+      const takeBack = () => {
+        this.registry.addPending(node.nodeId, -1);
+        this.registry.takeBacklog(node.nodeId, node.prefillMs, this.clock.unixMs());
+        if (expected) this.expected!.forget(expected);
+      };
       const kvSources = node.kvSources.map((s) => create(KvSourceSchema, { nodeId: s.nodeId, grpcAddress: node.kvSourceAddresses.get(s.nodeId) ?? '', chunkKeys: [...s.chunkKeys] }));
-      const outcome = await this.dispatcher.dispatch(node.nodeId, { ...request, attempt, kvSources });
+      let outcome: DispatchOutcome;
+      try {
+        outcome = await this.dispatcher.dispatch(node.nodeId, { ...request, attempt: attemptBase + attempt, kvSources });
+      } catch (e) {
+        takeBack();
+        throw e;
+      }
       this.metrics.dispatches.inc({ outcome: outcome.kind });
-      if (outcome.kind !== 'admitted' && expected) this.expected!.forget(expected);
+      if (outcome.kind !== 'admitted') takeBack();
       switch (outcome.kind) {
         case 'admitted':
           if (request.sessionId) {
             this.sessions.record({ tenant: request.tenant, sessionId: request.sessionId, model: request.model, nodeId: node.nodeId, chunkKeys: request.chunkKeys, promptTokens: request.tokens.length, lastUsedMs: this.clock.unixMs() });
           }
           if (node.reservation) this.useReservation(node.reservation, node.nodeId);
-          return { nodeId: node.nodeId, attempt };
+          return { nodeId: node.nodeId, attempt: attemptBase + attempt };
         case 'unreachable':
           skipped.add(node.nodeId);
           if (this.registry.remove(node.nodeId)) this.metrics.nodesDropped.inc({ reason: 'unreachable' });
           // It may admit (or have admitted) this attempt after we stopped waiting: it must not stream into the inbox the next attempt uses.
-          if (outcome.reason === 'timeout') this.dispatcher.abandon(node.nodeId, request.requestId, attempt);
-          this.logger.emit('warn', 'node unreachable, trying another', { nodeId: node.nodeId, attempt, reason: outcome.reason, requestId: request.requestId });
+          if (outcome.reason === 'timeout') this.dispatcher.abandon(node.nodeId, request.requestId, attemptBase + attempt);
+          this.logger.emit('warn', 'node unreachable, trying another', { nodeId: node.nodeId, attempt: attemptBase + attempt, reason: outcome.reason, requestId: request.requestId });
+          break;
+        case 'failed':
+          // The node may be fine (NATS reconnecting): it stays registered, this request tries another.
+          skipped.add(node.nodeId);
+          this.logger.emit('warn', 'dispatch failed, trying another node', { nodeId: node.nodeId, attempt: attemptBase + attempt, reason: outcome.reason, requestId: request.requestId });
           break;
         case 'refused':
           if (outcome.code !== ErrorCode.Overloaded) {
-            this.registry.addPending(node.nodeId, -1);
             const code = KNOWN_CODES.has(outcome.code) ? (outcome.code as ErrorCode) : ErrorCode.Internal;
             throw new MnemoError(code, outcome.message, { nodeId: node.nodeId });
           }
-          this.registry.addPending(node.nodeId, -1);
           skipped.add(node.nodeId);
           break;
       }

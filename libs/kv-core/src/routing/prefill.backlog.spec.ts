@@ -16,6 +16,20 @@ describe(PrefillBacklog.name, () => {
     expect(sut.get('a', at)).toBe(left);
   });
 
+  it.each<[string, Array<[string, number, number]>, [number, number], number, number]>([
+    ['a refused dispatch leaves no work behind', [['a', 120, 0]], [120, 0], 0, 0],
+    ['only the refused one goes; the other still drains', [['a', 100, 0], ['a', 40, 0]], [40, 0], 10, 90],
+    ['taken back after some drained: what is left of the rest', [['a', 100, 0], ['a', 40, 0]], [40, 30], 30, 70],
+    ['never below zero', [['a', 50, 0]], [80, 40], 40, 0],
+    ['nothing to take from a node nothing was sent to', [], [50, 0], 0, 0],
+    ['NaN takes nothing', [['a', 50, 0]], [NaN, 0], 0, 50],
+  ])('take: %s', (_name, adds, [ms, takenAt], at, left) => {
+    const sut = new PrefillBacklog();
+    for (const [node, w, now] of adds) sut.add(node, w, now);
+    sut.take('a', ms, takenAt);
+    expect(sut.get('a', at)).toBe(left);
+  });
+
   it('looking ahead (a request due later) changes nothing for now', () => {
     const sut = new PrefillBacklog();
     sut.add('a', 100, 0);

@@ -22,6 +22,17 @@ export class PrefillBacklog {
     return Math.max(0, b.ms - Math.max(0, nowMs - b.atMs));
   }
 
+  /**
+   * Takes back `ms` added for a dispatch the node did not take (refused, unanswered, failed to
+   * send): the work was never sent, so the node must not look busy with it. Never below 0.
+   */
+  take(nodeId: string, ms: number, nowMs: number): void {
+    if (!Number.isFinite(ms) || ms <= 0 || !this.nodes.has(nodeId)) return;
+    const left = this.get(nodeId, nowMs) - ms;
+    if (left > 0) this.nodes.set(nodeId, { ms: left, atMs: nowMs });
+    else this.nodes.delete(nodeId);
+  }
+
   /** Forgets a node (it left, or restarted with an empty queue). */
   drop(nodeId: string): void {
     this.nodes.delete(nodeId);
