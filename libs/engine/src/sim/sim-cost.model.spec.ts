@@ -1,6 +1,6 @@
 import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 
-const cost: SimCostModel = { prefillBaseMs: 1, prefillPerTokenMs: 0.5, decodeBaseMs: 4, decodePerSeqMs: 1, decodePerKContextMs: 2 };
+const cost: SimCostModel = { prefillBaseMs: 1, prefillPerTokenMs: 0.5, decodeBaseMs: 4, decodePerSeqMs: 1, decodePerKContextMs: 2, restorePerChunkMs: 0 };
 
 describe(prefillCostMs.name, () => {
   it.each<[string, number[], number]>([
