@@ -93,7 +93,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   events.answerReports((e) => logger.emit('warn', 'KV report request failed', { err: String(e) }));
   const sessionTails = new SessionTails((t) => events.addSessionTail(t));
   const unwatchTails = engine.watchChunks((e) => sessionTails.onChunk(e));
-  const peers = new ChunkPeerClient(config.NODE_PEER_TIMEOUT_MS);
+  const peers = new ChunkPeerClient({ timeoutMs: config.NODE_PEER_TIMEOUT_MS, deadlineBaseMs: config.NODE_PEER_DEADLINE_BASE_MS, ...(config.NODE_PEER_TOKEN ? { token: config.NODE_PEER_TOKEN } : {}) });
   const prompts = kvStore ? new PeerAwarePromptStore(kvStore, kvStore, peers) : NO_PROMPT_STORE;
   new PeerMetrics(metrics, peers, prompts instanceof PeerAwarePromptStore ? prompts : undefined, kvStore);
   // DroidSpeak: only when this node serves a derived model with its base and keeps KV bytes.

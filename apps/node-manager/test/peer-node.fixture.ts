@@ -24,8 +24,8 @@ export interface PeerNode {
   close(): Promise<void>;
 }
 
-/** A node's KV side. `hostBytes` small pushes chunks to SSD only. */
-export async function startPeerNode(opts: { kvBlocks?: number; hostBytes?: number } = {}): Promise<PeerNode> {
+/** A node's KV side. `hostBytes` small pushes chunks to SSD only; `peerToken` makes its gRPC server require that token. */
+export async function startPeerNode(opts: { kvBlocks?: number; hostBytes?: number; peerToken?: string } = {}): Promise<PeerNode> {
   const dir = await mkdtemp(join(tmpdir(), 'mnemo-peer-'));
   const engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: opts.kvBlocks ?? 256 });
   const store = (await KvStore.open(
@@ -44,7 +44,7 @@ export async function startPeerNode(opts: { kvBlocks?: number; hostBytes?: numbe
     () => undefined,
     () => undefined,
   ))!;
-  const config = { NODE_GRPC_HOST: '127.0.0.1', NODE_GRPC_PORT: 0 } as NodeManagerConfig;
+  const config = { NODE_GRPC_HOST: '127.0.0.1', NODE_GRPC_PORT: 0, ...(opts.peerToken ? { NODE_PEER_TOKEN: opts.peerToken } : {}) } as NodeManagerConfig;
   const server = new ChunkTransferGrpcServer(new FetchChunksUseCase(store), config, new JsonLogger('test', 'error', () => undefined));
   const address = await server.listen();
   return {

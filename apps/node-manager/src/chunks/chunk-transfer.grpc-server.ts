@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Server, ServerCredentials, status, type ServerWritableStream } from '@grpc/grpc-js';
 import { errorStatus, isMnemoError } from '@mnemo/kv-core';
@@ -13,7 +14,10 @@ interface FetchChunksCall {
   layerEnd: number;
 }
 
-/** gRPC endpoint for node ↔ node chunk transfer on NODE_GRPC_HOST:NODE_GRPC_PORT; maps each call to the use case. */
+/**
+ * gRPC endpoint for node ↔ node chunk transfer on NODE_GRPC_HOST:NODE_GRPC_PORT; maps each call
+ * to the use case. With NODE_PEER_TOKEN set, a call must carry it as a bearer token.
+ */
 @Injectable()
 export class ChunkTransferGrpcServer implements OnModuleInit, OnApplicationShutdown {
   private server?: Server;
@@ -62,7 +66,21 @@ export class ChunkTransferGrpcServer implements OnModuleInit, OnApplicationShutd
     });
   }
 
+  /** With NODE_PEER_TOKEN set, only callers presenting it get KV: the chunks are tenants' data. */
+  private authorized(call: ServerWritableStream<FetchChunksCall, unknown>): boolean {
+    const token = this.config.NODE_PEER_TOKEN;
+    if (!token) return true;
+    const got = Buffer.from(String(call.metadata.get('authorization')[0] ?? ''));
+    const want = Buffer.from(`Bearer ${token}`);
+    return got.length === want.length && timingSafeEqual(got, want);
+  }
+
   private async onFetch(call: ServerWritableStream<FetchChunksCall, unknown>): Promise<void> {
+    if (!this.authorized(call)) {
+      this.logger.emit('warn', 'FetchChunks refused: missing or wrong peer token', { peer: call.getPeer() });
+      call.emit('error', { code: status.UNAUTHENTICATED, details: 'a valid peer token is required (NODE_PEER_TOKEN)' });
+      return;
+    }
     try {
       const { keys = [], layerStart = 0, layerEnd = 0 } = call.request;
       this.fetchChunks.validate(keys, layerStart, layerEnd);

@@ -145,6 +145,13 @@ export const nodeManagerSchema = {
   },
   NODE_PREFETCH_MAX_ADVISORIES: { type: 'int', doc: 'advisory prefetch: advisories held at once; more are refused as overloaded (a flood cannot starve real work)', default: 1024, min: 1 },
   NODE_PEER_TIMEOUT_MS: { type: 'int', doc: 'node ↔ node chunk fetch: deadline of one FetchChunks stream', default: 30_000, min: 100 },
+  NODE_PEER_DEADLINE_BASE_MS: {
+    type: 'int',
+    doc: 'node ↔ node chunk fetch: fixed part of each chunk\'s deadline (the rest is 4 × its size over the link speed measured to that peer); a chunk later than that is a miss and its sequence recomputes',
+    default: 500,
+    min: 10,
+  },
+  NODE_PEER_TOKEN: { type: 'string', doc: 'shared secret of node ↔ node gRPC: sent as a bearer token on every chunk fetch, and required of every caller when set (same value on every node)', secret: true },
   NODE_DROIDSPEAK: {
     type: 'enum',
     doc: "cross-model KV reuse (DroidSpeak): on — a derived model's request whose prompt its base model holds more of reuses the base's KV under the profiler's plan (an approximation, reported in usage.kv_reuse); off — ordinary prefill",

@@ -10,13 +10,20 @@ import { ChunkPeerClient } from './chunk-peer.client.js';
 
 type Tamper = (c: { payload?: Uint8Array; crc32c?: number; key: string }) => Record<string, unknown>;
 
-/** A peer that serves the real chunks of `node`, passed through `tamper` on the way out. */
-async function tamperingPeer(node: PeerNode, tamper: Tamper): Promise<{ address: string; close: () => void }> {
+/**
+ * A peer that serves the real chunks of `node`, passed through `tamper` on the way out; with
+ * `hangAfter`, it sends that many and then neither sends nor ends (a stopped process).
+ */
+async function tamperingPeer(node: PeerNode, tamper: Tamper, hangAfter = Infinity): Promise<{ address: string; close: () => void }> {
   const useCase = new FetchChunksUseCase(node.store);
   const server = new Server();
   server.addService(loadGrpcServices().ChunkTransfer, {
     FetchChunks: async (call: ServerWritableStream<{ keys: string[]; layerStart: number; layerEnd: number }, unknown>) => {
-      for await (const c of useCase.execute(call.request.keys, call.request.layerStart, call.request.layerEnd)) call.write(tamper(c as never));
+      let sent = 0;
+      for await (const c of useCase.execute(call.request.keys, call.request.layerStart, call.request.layerEnd)) {
+        if (sent++ >= hangAfter) return;
+        call.write(tamper(c as never));
+      }
       call.end();
     },
   });
@@ -127,5 +134,90 @@ describe(ChunkPeerClient.name, () => {
     } finally {
       await other.close();
     }
+  });
+
+  describe('bounds', () => {
+    it('cuts off a message larger than the expected chunk at the gRPC layer, before it is buffered and checked', async () => {
+      const huge = await tamperingPeer(node, (c) => ({ ...c, payload: c.payload && Buffer.concat([c.payload, Buffer.alloc(4 * c.payload.length)]) }));
+      try {
+        const got = await pull(huge.address, keys, 0, 4);
+        expect(got.map((c) => c.payload)).toEqual([undefined, undefined, undefined]);
+        // Never reached the size and CRC check: grpc-js refused the message itself.
+        expect(sut.counters).toMatchObject({ misses: 3, corrupt: 0 });
+      } finally {
+        huge.close();
+      }
+    });
+
+    it('gives up on a peer that hangs mid-stream after the next chunk\'s deadline, not the stream\'s timeout', async () => {
+      const hung = await tamperingPeer(node, (c) => c, 1);
+      const client = new ChunkPeerClient({ timeoutMs: 30_000, deadlineBaseMs: 150 });
+      try {
+        const started = Date.now();
+        const got = [];
+        for await (const c of client.fetch(hung.address, keys, 0, 4, 4 * segBytes)) got.push(c.payload !== undefined);
+        expect(got).toEqual([true, false, false]);
+        expect(Date.now() - started).toBeLessThan(3_000);
+        expect(client.counters).toMatchObject({ deadlines: 1, misses: 2 });
+      } finally {
+        client.close();
+        hung.close();
+      }
+    });
+
+    it('closes a channel idle past idleMs, and keeps at most maxChannels', async () => {
+      let now = 0;
+      const client = new ChunkPeerClient({ timeoutMs: 10_000, idleMs: 1000, maxChannels: 2, now: () => now });
+      try {
+        // Three message sizes to one peer: three channels wanted, two kept.
+        for (const le of [1, 2, 3]) for await (const c of client.fetch(node.address, [keys[0]!], 0, le, le * segBytes)) expect(c.payload).toBeDefined();
+        expect(client.openChannels).toBe(2);
+        expect(client.counters.evicted).toBe(1);
+        now += 999;
+        client.evictIdle();
+        expect(client.openChannels).toBe(2);
+        now += 1;
+        client.evictIdle();
+        expect(client.openChannels).toBe(0);
+        // And a closed channel reopens when needed.
+        const [again] = await (async () => {
+          const out = [];
+          for await (const c of client.fetch(node.address, [keys[0]!], 0, 4, 4 * segBytes)) out.push(c);
+          return out;
+        })();
+        expect(again!.payload).toBeDefined();
+      } finally {
+        client.close();
+      }
+    });
+  });
+
+  describe('peer token (NODE_PEER_TOKEN)', () => {
+    let guarded: PeerNode;
+    beforeAll(async () => {
+      guarded = await startPeerNode({ hostBytes: 512 * 1024, peerToken: 'sesame' });
+      const input = { seqId: 's', model: MODEL, tokens: turn, sampling: { temperature: 0, topP: 1, seed: 0 }, cacheSalt: 't' };
+      await guarded.engine.prefill([input]);
+      guarded.engine.release('s');
+      await guarded.store.settle();
+    });
+    afterAll(async () => {
+      await guarded.close();
+    });
+
+    it.each<[string, string | undefined, boolean]>([
+      ['no token', undefined, false],
+      ['the wrong token', 'open', false],
+      ['the shared token', 'sesame', true],
+    ])('a caller with %s (%s) is served: %s', async (_n, token, served) => {
+      const client = new ChunkPeerClient({ timeoutMs: 10_000, ...(token ? { token } : {}) });
+      try {
+        const got = [];
+        for await (const c of client.fetch(guarded.address, keys, 0, 4, 4 * segBytes)) got.push(c.payload !== undefined);
+        expect(got).toEqual([served, served, served]);
+      } finally {
+        client.close();
+      }
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { ServiceMetrics } from '@mnemo/service-kit';
 import type { KvStore } from '../kv-store/kv.store.js';
 import type { ChunkPeerClient } from './chunk-peer.client.js';
@@ -22,6 +22,16 @@ export class PeerMetrics {
     tally('mnemo_kv_peer_fetch_chunks_total', 'Chunk layer ranges pulled from other nodes and verified', () => client.counters.chunks);
     tally('mnemo_kv_peer_fetch_misses_total', 'Chunks a peer did not give (not held, corrupt, truncated, unreachable)', () => client.counters.misses);
     tally('mnemo_kv_peer_corrupt_total', 'Chunks from peers that failed their size or CRC32C check (treated as misses)', () => client.counters.corrupt);
+    tally('mnemo_kv_peer_fetch_deadlines_total', 'Chunk fetches given up because a chunk missed its deadline (size over the measured link speed, plus NODE_PEER_DEADLINE_BASE_MS): a hung or very slow peer', () => client.counters.deadlines);
+    tally('mnemo_kv_peer_channels_evicted_total', 'gRPC channels to peers closed after being idle (or to keep at most 64)', () => client.counters.evicted);
+    new Gauge({
+      name: 'mnemo_kv_peer_channels',
+      help: 'gRPC channels to peers open now',
+      registers,
+      collect() {
+        this.set(client.openChannels);
+      },
+    });
     tally('mnemo_kv_peer_restores_total', 'Prefills that fetched their prefix from another node', () => prompts?.counters.plans ?? 0);
     tally('mnemo_kv_peer_restore_failures_total', 'Peer restores that failed and were recomputed', () => prompts?.counters.failures ?? 0);
     tally('mnemo_kv_peer_restored_tokens_total', 'Prompt tokens restored from other nodes instead of recomputed', () => prompts?.counters.restoredTokens ?? 0);

@@ -1,2 +1,3 @@
 export * from './peer-source.policy.js';
 export { planPrefetchPulls, prefetchExpiry, type PrefetchPull } from './prefetch.planner.js';
+export * from './link.speed.js';
