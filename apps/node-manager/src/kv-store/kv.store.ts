@@ -71,6 +71,9 @@ export class KvStore implements ChunkStore {
   /** Whole chunks the device completes, exported and written through to the tiers. */
   private readonly exports: ChunkExports;
   private readonly timer: NodeJS.Timeout;
+  /** The housekeeping pass running now: one at a time, and close() waits for it. */
+  private housekeepingRun?: Promise<void>;
+  private closing = false;
 
   private constructor(
     readonly tiers: OffloadTiers,
@@ -321,8 +324,17 @@ export class KvStore implements ChunkStore {
     return this.tiers.has(model) && this.tiers.model(model).table.holdsChunk(key, 'mem');
   }
 
-  /** Expiry of idle SSD chunks and journal compaction. */
-  async housekeeping(): Promise<void> {
+  /**
+   * Expiry of idle SSD chunks and journal compaction. A pass still running when the timer fires
+   * again is joined, not doubled (two compactions would rewrite the journal under each other),
+   * and none starts once the store is closing.
+   */
+  housekeeping(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    return (this.housekeepingRun ??= this.housekeepingPass().finally(() => (this.housekeepingRun = undefined)));
+  }
+
+  private async housekeepingPass(): Promise<void> {
     try {
       this.withdraw(this.prefetched.expire(this.tiers.now()));
       this.tiers.expire();
@@ -341,8 +353,10 @@ export class KvStore implements ChunkStore {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.unwatch();
     clearInterval(this.timer);
+    await this.housekeepingRun;
     await this.warmed.coolAll();
     await this.settle();
     await this.tiers.close();
@@ -354,8 +368,10 @@ export class KvStore implements ChunkStore {
    * the journal beyond what already reached the disk; what a restart finds is what survived.
    */
   async abort(): Promise<void> {
+    this.closing = true;
     this.unwatch();
     clearInterval(this.timer);
+    await this.housekeepingRun;
     await this.warmed.coolAll();
     this.writer.stop();
     await closePoolDevices(this.tiers.devices);
