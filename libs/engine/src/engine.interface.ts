@@ -1,3 +1,4 @@
+import type { ChunkContent } from '@mnemo/kv-core';
 /**
  * The contract between the node-manager and any engine (sim, reference, or an
  * external one). The node-manager's iteration-level scheduler decides *which*
@@ -146,8 +147,8 @@ export interface TokenOutput {
  * prefixes of the same chunk that this one covers.
  */
 export type EngineChunkEvent =
-  | { readonly kind: 'written'; readonly model: string; readonly key: string; readonly seqId: string; readonly chunk: number; readonly superseded: readonly string[] }
-  | { readonly kind: 'partial'; readonly model: string; readonly key: string; readonly seqId: string; readonly chunk: number; readonly tokens: number; readonly superseded: readonly string[] }
+  | ({ readonly kind: 'written'; readonly model: string; readonly key: string; readonly seqId: string; readonly chunk: number; readonly superseded: readonly string[] } & ChunkContent)
+  | ({ readonly kind: 'partial'; readonly model: string; readonly key: string; readonly seqId: string; readonly chunk: number; readonly tokens: number; readonly superseded: readonly string[] } & ChunkContent)
   | { readonly kind: 'evicted'; readonly model: string; readonly key: string };
 
 /** One model's device KV memory, in blocks of 16 tokens. */

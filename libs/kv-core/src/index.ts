@@ -11,3 +11,4 @@ export * from './directory/index.js';
 export * from './sessions/index.js';
 export * from './elastic/index.js';
 export * from './priority/index.js';
+export * from './interop/index.js';

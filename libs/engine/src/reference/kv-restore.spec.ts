@@ -50,7 +50,7 @@ describe('ReferenceEngine KV restore and chunk events', () => {
   it('announces every whole chunk a sharing sequence writes, under its chunk key', async () => {
     const { src, events } = await source();
     const blocks = blockKeys(MODEL, 't', history);
-    expect(events).toEqual(chunkKeys(MODEL, 't', history).map((key, chunk) => ({ kind: 'written', model: MODEL, key, seqId: 'src', chunk, superseded: blocks.slice(16 * chunk, 16 * chunk + 15) })));
+    expect(events).toEqual(chunkKeys(MODEL, 't', history).map((key, chunk) => ({ kind: 'written', model: MODEL, key, seqId: 'src', chunk, superseded: blocks.slice(16 * chunk, 16 * chunk + 15), ids: history.slice(256 * chunk, 256 * (chunk + 1)), parentKey: chunk === 0 ? null : blocks[16 * chunk - 1] })));
     await src.close();
   });
 
@@ -171,9 +171,9 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     const [key] = chunkKeys(MODEL, 't', toks(300));
     const blocks = blockKeys(MODEL, 't', toks(300));
     expect(events).toEqual([
-      { kind: 'written', model: MODEL, key, seqId: 'a', chunk: 0, superseded: blocks.slice(0, 15) },
+      { kind: 'written', model: MODEL, key, seqId: 'a', chunk: 0, superseded: blocks.slice(0, 15), ids: toks(300).slice(0, 256), parentKey: null },
       // 300 tokens: two whole blocks of chunk 1 left with the sequence.
-      { kind: 'partial', model: MODEL, key: blocks[17], seqId: 'a', chunk: 1, tokens: 32, superseded: [blocks[16]] },
+      { kind: 'partial', model: MODEL, key: blocks[17], seqId: 'a', chunk: 1, tokens: 32, superseded: [blocks[16]], ids: toks(300).slice(256, 288), parentKey: key },
       { kind: 'evicted', model: MODEL, key },
     ]);
     await sut.close();

@@ -35,7 +35,9 @@ describe(KvBlockLedger.name, () => {
       const [chunk, covered] = expected;
       const first = chunk * (CHUNK_TOKENS / BLOCK_TOKENS);
       const last = first + covered / BLOCK_TOKENS - 1;
-      expect(partials).toEqual([{ kind: 'partial', key: keys[last], seqId: 'a', chunk, tokens: covered, superseded: keys.slice(first, last) }]);
+      // The content names the chunk's tokens and the chunk before it (vLLM-format events describe blocks by them).
+      const ids = tokens.slice(chunk * CHUNK_TOKENS, chunk * CHUNK_TOKENS + covered);
+      expect(partials).toEqual([{ kind: 'partial', key: keys[last], seqId: 'a', chunk, tokens: covered, superseded: keys.slice(first, last), ids, parentKey: chunk === 0 ? null : keys[first - 1] }]);
     });
 
     it('a whole chunk supersedes the keys of its shorter prefixes', () => {
@@ -44,7 +46,7 @@ describe(KvBlockLedger.name, () => {
       const tokens = toks(CHUNK_TOKENS + 20);
       run(sut, 'a', tokens);
       const keys = blockKeys('m', 't', tokens);
-      expect(events.filter((e) => e.kind === 'written')).toEqual([{ kind: 'written', key: keys[15], seqId: 'a', chunk: 0, superseded: keys.slice(0, 15) }]);
+      expect(events.filter((e) => e.kind === 'written')).toEqual([{ kind: 'written', key: keys[15], seqId: 'a', chunk: 0, superseded: keys.slice(0, 15), ids: tokens.slice(0, CHUNK_TOKENS), parentKey: null }]);
     });
 
     it('reports only committed blocks: KV still being computed is never named', () => {

@@ -24,9 +24,19 @@ export interface LedgerAppend {
  * this one covers.
  */
 export type DeviceChunkEvent =
-  | { readonly kind: 'written'; readonly key: string; readonly seqId: string; readonly chunk: number; readonly superseded: readonly string[] }
-  | { readonly kind: 'partial'; readonly key: string; readonly seqId: string; readonly chunk: number; readonly tokens: number; readonly superseded: readonly string[] }
+  | ({ readonly kind: 'written'; readonly key: string; readonly seqId: string; readonly chunk: number; readonly superseded: readonly string[] } & ChunkContent)
+  | ({ readonly kind: 'partial'; readonly key: string; readonly seqId: string; readonly chunk: number; readonly tokens: number; readonly superseded: readonly string[] } & ChunkContent)
   | { readonly kind: 'evicted'; readonly key: string };
+
+/**
+ * What a written or partial chunk holds, for consumers that describe it block by block (vLLM-format
+ * KV events): the token ids of its named blocks (tokens [256·chunk, 256·chunk + 16·n)) and the key
+ * of the chunk before it (null for the first). Its block keys are `[...superseded, key]`.
+ */
+export interface ChunkContent {
+  readonly ids?: readonly number[];
+  readonly parentKey?: string | null;
+}
 
 /** Prefetched chunks placed on the device ahead of their request, since start. */
 export interface StagingCounters {
@@ -193,7 +203,7 @@ export class KvBlockLedger {
       const named = this.blocks.commit(ids[b]!, keys[b]!);
       if (named && (b + 1) % BLOCKS_PER_CHUNK === 0 && !this.chunks.has(keys[b]!)) {
         this.chunks.add(keys[b]!);
-        this.onChunk?.({ kind: 'written', key: keys[b]!, seqId, chunk: (b + 1) / BLOCKS_PER_CHUNK - 1, superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b) });
+        this.onChunk?.({ kind: 'written', key: keys[b]!, seqId, chunk: (b + 1) / BLOCKS_PER_CHUNK - 1, superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b), ...content(this.seqs.get(seqId)?.ids, keys, b) });
       }
     }
   }
@@ -233,7 +243,7 @@ export class KvBlockLedger {
         const named = this.blocks.commit(blocks[b]!, keys[b]!);
         if (named && (b + 1) % BLOCKS_PER_CHUNK === 0 && !this.chunks.has(keys[b]!)) {
           this.chunks.add(keys[b]!);
-          this.onChunk?.({ kind: 'written', key: keys[b]!, seqId, chunk: (b + 1) / BLOCKS_PER_CHUNK - 1, superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b) });
+          this.onChunk?.({ kind: 'written', key: keys[b]!, seqId, chunk: (b + 1) / BLOCKS_PER_CHUNK - 1, superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b), ...content(s.ids, keys, b) });
         }
       }
       s.committed = keys.length;
@@ -262,7 +272,7 @@ export class KvBlockLedger {
     if (!s.chain || inChunk === 0 || !this.onChunk) return;
     const keys = s.chain.keys.slice(s.committed - inChunk, s.committed);
     const chunk = (s.committed - inChunk) / BLOCKS_PER_CHUNK;
-    this.onChunk({ kind: 'partial', key: keys[inChunk - 1]!, seqId, chunk, tokens: inChunk * BLOCK_TOKENS, superseded: keys.slice(0, -1) });
+    this.onChunk({ kind: 'partial', key: keys[inChunk - 1]!, seqId, chunk, tokens: inChunk * BLOCK_TOKENS, superseded: keys.slice(0, -1), ...content(s.ids, s.chain.keys, s.committed - 1) });
   }
 
   /**
@@ -314,4 +324,10 @@ export class KvBlockLedger {
     if (!s) throw new RangeError(`unknown sequence ${seqId}`);
     return s;
   }
+}
+
+/** Content of the chunk whose named blocks end at block `last` (see {@link ChunkContent}). */
+function content(ids: readonly number[] | undefined, keys: readonly string[], last: number): ChunkContent {
+  const first = last - (last % BLOCKS_PER_CHUNK);
+  return { ...(ids ? { ids: ids.slice(first * BLOCK_TOKENS, (last + 1) * BLOCK_TOKENS) } : {}), parentKey: first === 0 ? null : keys[first - 1]! };
 }

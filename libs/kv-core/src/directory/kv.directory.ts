@@ -74,6 +74,15 @@ export class KvDirectory {
       .sort((a, b) => rank(a.tier) - rank(b.tier) || (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
   }
 
+  /** Holders of one key with every tier each holds it in, fastest first (by node id); touches the key. */
+  holdings(key: string): Array<{ nodeId: string; tiers: DirectoryTier[] }> {
+    const entry = this.touch(key);
+    if (!entry) return [];
+    return [...entry]
+      .map(([nodeId, mask]) => ({ nodeId, tiers: DIRECTORY_TIERS.filter((t) => mask & BIT[t]) }))
+      .sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
+  }
+
   /**
    * For every node holding the first key: how many leading keys of `keys` it holds and in which
    * tier. Keys are chained (key i covers tokens 0..i), so a node's useful prefix ends at its first
