@@ -77,13 +77,13 @@ async function main() {
   const base = { NATS_URL: natsUrl };
   /** @param {string} name @param {string} app @param {Record<string, string>} extra @param {string} readyUrl */
   const svc = (name, app, extra, readyUrl) => ({ name, app, env: { ...base, ...extra }, readyUrl });
-  const [schedPort, nodeAPort, nodeBPort, profPort, profHttpPort] = [await ops(9402), await ops(9411), await ops(9412), await ops(9404), await ops(8090)];
+  const [schedPort, nodeAPort, nodeBPort, profPort, profHttpPort, indexerPort] = [await ops(9402), await ops(9411), await ops(9412), await ops(9404), await ops(8090), await ops(9480)];
   const defaultModel = await resolveDefaultModel();
   // Every node serves the default model first, the synthetic mnemo-tiny (tests, benchmarks) and the other trained models.
   const trained = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => join(root, 'tools/train/models', m)).filter((d) => existsSync(join(d, 'config.json')));
   const nodeModels = env.NODE_MODELS ? {} : { NODE_MODELS: [...new Set([defaultModel.served, 'mnemo-tiny', ...trained])].join(',') };
   services.push(
-    svc('scheduler', 'scheduler', { METRICS_PORT: String(schedPort) }, `http://127.0.0.1:${schedPort}/readyz`),
+    svc('scheduler', 'scheduler', { METRICS_PORT: String(schedPort), SCHEDULER_INDEXER: env.SCHEDULER_INDEXER ?? 'on', SCHEDULER_INDEXER_PORT: String(indexerPort) }, `http://127.0.0.1:${schedPort}/readyz`),
     svc('node-a', 'node-manager', { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...nodeModels }, `http://127.0.0.1:${nodeAPort}/readyz`),
     svc('node-b', 'node-manager', { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...nodeModels }, `http://127.0.0.1:${nodeBPort}/readyz`),
     svc('profiler', 'profiler', { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort), HTTP_PORT: String(profHttpPort) }, `http://127.0.0.1:${profPort}/readyz`),

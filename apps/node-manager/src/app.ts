@@ -27,6 +27,8 @@ import { CrossModelReuse } from './droidspeak/cross-model.reuse.js';
 import { DroidSpeakMetrics } from './droidspeak/droidspeak.metrics.js';
 import { eCacheModel, ECacheTier } from './droidspeak/e-cache.tier.js';
 import { ReusePlanCache } from './droidspeak/reuse-plan.cache.js';
+import { startVllmEvents, type VllmEventsHandle } from './interop/vllm-events.wiring.js';
+import type { KvHoldingChange } from './kv-store/kv-events.publisher.js';
 
 export interface NodeManagerHandle {
   readonly nodeId: string;
@@ -34,6 +36,8 @@ export interface NodeManagerHandle {
   readonly grpcAddress: string;
   /** Port of /metrics, /healthz, /readyz (useful with METRICS_PORT=0). */
   readonly metricsPort: number;
+  /** The vLLM-format KV event endpoints, when NODE_VLLM_EVENTS is on. */
+  readonly vllmEvents?: { readonly endpoint: string; readonly replayEndpoint?: string };
   /** Graceful: leave routing, finish running requests (up to NODE_DRAIN_TIMEOUT_MS), drain NATS. */
   stop(): Promise<void>;
   /** Like a crash, for tests: heartbeats stop and the connection drops with no goodbye. */
@@ -61,6 +65,19 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   });
   if (engine.layerStream) new LayerStreamMetrics(metrics, engine.models().map((m) => m.id), engine.layerStream);
   const events = new KvEventsPublisher(nats, config.NODE_ID, config.kvStore.eventsMs);
+  let vllm: VllmEventsHandle | null = null;
+  try {
+    vllm = await startVllmEvents(config, engine, metrics, logger);
+  } catch (e) {
+    await nats.close();
+    await engine.close();
+    throw e;
+  }
+  // Every change goes out on NATS and, when on, in vLLM's format too.
+  const holdingChanged = (c: KvHoldingChange) => {
+    events.add(c);
+    vllm?.bridge.onChange(c);
+  };
   // DroidSpeak E caches live in the tiers as one tier-only model per base (registered at open, so a restart replays their journal).
   const ds = config.droidSpeak;
   const eBases = ds.enabled && ds.eCaches ? [...new Set(ds.bases.values())] : [];
@@ -68,7 +85,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     const m = eCacheModel(b, engine.hiddenSize?.(b));
     return m ? [[b, m] as const] : [];
   }));
-  const kvStore = await KvStore.open(config.kvStore, engine, (c) => events.add(c), (level, msg, fields) => logger.emit(level, msg, fields), [...eModels.values()]).catch(async (e: unknown) => {
+  const kvStore = await KvStore.open(config.kvStore, engine, holdingChanged, (level, msg, fields) => logger.emit(level, msg, fields), [...eModels.values()]).catch(async (e: unknown) => {
     await nats.close();
     await engine.close();
     throw e;
@@ -88,7 +105,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     ? () => undefined
     : engine.watchChunks((e) => {
         // A partial chunk leaves the device with its sequence: the device holds whole chunks by name only.
-        if (e.kind !== 'partial') events.add({ kind: e.kind === 'evicted' ? 'removed' : 'stored', tier: 'device', model: e.model, keys: [e.key] });
+        if (e.kind !== 'partial') holdingChanged({ kind: e.kind === 'evicted' ? 'removed' : 'stored', tier: 'device', model: e.model, keys: [e.key] });
       });
   events.answerReports((e) => logger.emit('warn', 'KV report request failed', { err: String(e) }));
   const sessionTails = new SessionTails((t) => events.addSessionTail(t));
@@ -112,6 +129,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     async (e: unknown) => {
       peers.close();
       await kvStore?.close();
+      await vllm?.close();
       await nats.close();
       await engine.close();
       throw e;
@@ -135,6 +153,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await scheduler.stop();
     await app.close();
     await kvStore?.close();
+    await vllm?.close();
     await engine.close();
   });
   logger.emit('info', 'node-manager ready', { nodeId: config.NODE_ID, engine: engine.kind, models: engine.models().map((m) => m.id), metricsPort });
@@ -154,6 +173,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     unwatchTails();
     events.close();
     if (how === 'graceful') events.flush();
+    await vllm?.close();
     await (how === 'graceful' ? kvStore?.close() : kvStore?.abort());
     await engine.close();
   };
@@ -161,6 +181,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     nodeId: config.NODE_ID,
     grpcAddress: app.get(ChunkTransferGrpcServer).address,
     metricsPort,
+    ...(vllm ? { vllmEvents: { endpoint: vllm.endpoint, ...(vllm.replayEndpoint ? { replayEndpoint: vllm.replayEndpoint } : {}) } } : {}),
     stop: () =>
       end(async () => {
         lifecycle.accepting = false;

@@ -4,6 +4,7 @@ import { CLOCK, JsonLogger, NATS_CONNECTION, NatsModule, ServiceMetrics, systemC
 import { SCHEDULER_CONFIG, type SchedulerConfig } from './config/scheduler.config.js';
 import { AdvisoriesModule } from './advisories/advisories.module.js';
 import { KvDirectoryModule } from './kv-directory/kv-directory.module.js';
+import { InteropModule } from './interop/interop.module.js';
 import { ModelsModule } from './models/models.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
@@ -17,7 +18,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [NatsModule, NodesModule, KvDirectoryModule, SchedulingModule, ModelsModule, SessionsModule, AdvisoriesModule],
+      imports: [NatsModule, NodesModule, KvDirectoryModule, SchedulingModule, ModelsModule, SessionsModule, AdvisoriesModule, InteropModule],
       providers: [
         { provide: SCHEDULER_CONFIG, useValue: config },
         { provide: JsonLogger, useValue: logger },

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { CLOCK, connectNats, JsonLogger, type Clock, listenOrCleanUp, NatsEndpoints, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
+import { IndexerHttpServer } from './indexer/indexer.http-server.js';
+import { QueryIndexerUseCase } from './indexer/query-indexer.use-case.js';
 import { loadSchedulerConfig } from './config/scheduler.config.js';
 import { NodeRegistry } from './nodes/node.registry.js';
 import { SchedulerMetrics } from './shared/scheduler.metrics.js';
@@ -11,6 +13,8 @@ import type { ReservationBook, SessionTable } from '@mnemo/kv-core';
 export interface SchedulerHandle {
   /** Port of /metrics, /healthz, /readyz (useful with METRICS_PORT=0). */
   readonly metricsPort: number;
+  /** Port of the KV indexer API (SCHEDULER_INDEXER=on), else undefined. */
+  readonly indexerPort?: number;
   stop(): Promise<void>;
 }
 
@@ -44,12 +48,19 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
     () => sessions.size,
   );
   const ops = new OpsServer(metrics, () => endpoints.listening);
-  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, () => app.close());
-  logger.emit('info', 'scheduler ready', { metricsPort, nodeTimeoutMs: config.SCHEDULER_NODE_TIMEOUT_MS });
+  const indexer = config.SCHEDULER_INDEXER === 'on' ? new IndexerHttpServer(app.get(QueryIndexerUseCase), config.SCHEDULER_VLLM_TENANT!) : undefined;
+  const indexerPort = indexer ? await listenOrCleanUp(indexer, config.SCHEDULER_INDEXER_PORT!, config.SCHEDULER_INDEXER_HOST!, () => app.close()) : undefined;
+  const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, async () => {
+    await indexer?.close();
+    await app.close();
+  });
+  logger.emit('info', 'scheduler ready', { metricsPort, indexerPort, nodeTimeoutMs: config.SCHEDULER_NODE_TIMEOUT_MS });
   return {
     metricsPort,
+    ...(indexerPort !== undefined ? { indexerPort } : {}),
     stop: runOnce(async () => {
       await ops.close();
+      await indexer?.close();
       // Shutdown hooks: stop the sweep, answer schedule requests in flight, drain NATS.
       await app.close();
       logger.emit('info', 'scheduler stopped');

@@ -5,7 +5,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { containerSecurity, meta, NAMESPACE, plainEnv, podSecurity, POSTGRES_SECRET, probes, scrapeAnnotations, selector, serviceEnv } from './common.mjs';
 
 /** Ports of docker-compose.yml, so the two deployments read alike. */
-export const PORTS = { gatewayHttp: 8080, gatewayGrpc: 50051, schedulerOps: 9402, profilerOps: 9404, profilerHttp: 8090, nodeOps: 9411, nodeGrpc: 50061 };
+export const PORTS = { gatewayHttp: 8080, gatewayGrpc: 50051, schedulerOps: 9402, schedulerIndexer: 9480, profilerOps: 9404, profilerHttp: 8090, nodeOps: 9411, nodeGrpc: 50061 };
 /** The trained models inside the image, the default first (scripts/start.mjs serves the same). */
 export const MODEL_DIRS = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => `/app/tools/train/models/${m}`);
 export const DEFAULT_MODEL = 'fortune-base';
@@ -119,13 +119,26 @@ export function scheduler(o, image) {
       app: 'scheduler',
       image,
       replicas: o.schedulerReplicas,
-      env: [...serviceEnv(), ...plainEnv({ METRICS_PORT: String(PORTS.schedulerOps), SCHEDULER_NODE_TIMEOUT_MS: '3000' })],
-      ports: [{ name: 'ops', containerPort: PORTS.schedulerOps }],
+      // The KV indexer API (docs/interop.md) is an operator API: reachable in the cluster only.
+      env: [...serviceEnv(), ...plainEnv({ METRICS_PORT: String(PORTS.schedulerOps), SCHEDULER_NODE_TIMEOUT_MS: '3000', SCHEDULER_INDEXER: 'on', SCHEDULER_INDEXER_HOST: '0.0.0.0', SCHEDULER_INDEXER_PORT: String(PORTS.schedulerIndexer) })],
+      ports: [
+        { name: 'ops', containerPort: PORTS.schedulerOps },
+        { name: 'indexer', containerPort: PORTS.schedulerIndexer },
+      ],
       probePort: 'ops',
       scrapePort: PORTS.schedulerOps,
       resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } },
     }),
-    new Service({ metadata: meta('scheduler', 'scheduler'), spec: { selector: selector('scheduler'), ports: [{ name: 'ops', port: PORTS.schedulerOps, targetPort: 'ops' }] } }),
+    new Service({
+      metadata: meta('scheduler', 'scheduler'),
+      spec: {
+        selector: selector('scheduler'),
+        ports: [
+          { name: 'ops', port: PORTS.schedulerOps, targetPort: 'ops' },
+          { name: 'indexer', port: PORTS.schedulerIndexer, targetPort: 'indexer' },
+        ],
+      },
+    }),
     pdb('scheduler', { minAvailable: 1 }),
   ];
 }

@@ -11,3 +11,4 @@ export * from './nats/nats.module.js';
 export * from './nats/proto.responder.js';
 export * from './boot.js';
 export * from './run-once.js';
+export * from './vllm/index.js';

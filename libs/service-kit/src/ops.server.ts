@@ -65,7 +65,7 @@ export class OpsServer {
  * Starts the ops endpoints as a service's last boot step; when the port cannot be bound,
  * `cleanUp` releases what the boot already holds before the error propagates.
  */
-export async function listenOrCleanUp(ops: OpsServer, port: number, host: string, cleanUp: () => Promise<void>): Promise<number> {
+export async function listenOrCleanUp(ops: Pick<OpsServer, 'listen'>, port: number, host: string, cleanUp: () => Promise<void>): Promise<number> {
   try {
     return await ops.listen(port, host);
   } catch (e) {

@@ -169,6 +169,14 @@ export const nodeManagerSchema = {
   },
   NODE_DROIDSPEAK_BASES: { type: 'list', doc: 'DroidSpeak: extra derived=base pairs (model directories); the synthetic catalog\'s derived models know their base' },
   NODE_KV_EVENTS_MS: { type: 'int', doc: 'KV events (what the node holds, per tier) are batched and published this often', default: 100, min: 10 },
+  NODE_VLLM_EVENTS: {
+    type: 'string',
+    doc: "vLLM-format KV events (ZMQ PUB, msgpack EventBatch) for routers that speak vLLM's: an endpoint to bind such as tcp://*:5557, or off",
+    default: 'off',
+  },
+  NODE_VLLM_EVENTS_REPLAY: { type: 'string', doc: 'vLLM-format KV events: ROUTER endpoint answering replay requests such as tcp://*:5558, or off', default: 'off' },
+  NODE_VLLM_EVENTS_TOPIC: { type: 'string', doc: 'vLLM-format KV events: first frame of every message (vLLM\'s topic; default empty)' },
+  NODE_VLLM_EVENTS_MAX_CHUNKS: { type: 'int', doc: 'vLLM-format KV events: chunks whose tokens and block hashes are remembered to describe them as vLLM blocks (≈1.2 KiB each)', default: 32768, min: 1 },
 } as const satisfies Schema;
 
 export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & {

@@ -1,6 +1,7 @@
 import { CHUNK_TOKENS, DEFAULT_ROUTING_COSTS, ROUTING_POLICIES, type RoutingCosts } from '@mnemo/kv-core';
 import { commonSchema, ConfigError, opsSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
 import { parseDerivedBases } from '../droidspeak/derived-pairs.registry.js';
+import { parseVllmSources } from '../interop/vllm-sources.parser.js';
 
 /** The scheduler's environment (docs/DEVELOPMENT.md); validated once at boot, every problem listed. */
 export const schedulerSchema = {
@@ -66,6 +67,14 @@ export const schedulerSchema = {
     doc: "DroidSpeak: derived=base pairs whose derived requests are routed on the base's KV when it reaches further (pairs the profiler publishes a frontier for are learned anyway)",
   },
   SCHEDULER_MAX_SESSIONS: { type: 'int', doc: 'sessions remembered (last node, chunk keys); least recently used forgotten past it', default: 100_000, min: 1 },
+  SCHEDULER_INDEXER: { type: 'enum', doc: "KV indexer HTTP API (Mooncake Conductor's POST /query and /query_by_hash) over this scheduler's KV directory", values: ['on', 'off'], default: 'off' },
+  SCHEDULER_INDEXER_HOST: { type: 'string', doc: 'bind address of the indexer API (an operator API: keep it internal)', default: '127.0.0.1' },
+  SCHEDULER_INDEXER_PORT: { type: 'int', doc: 'port of the indexer API (0 = any free port)', default: 9480, min: 0, max: 65535 },
+  SCHEDULER_VLLM_SOURCES: {
+    type: 'string',
+    doc: "external engines whose vLLM-format KV events (ZMQ) feed the KV directory: entries id=model@tcp://host:5557[|tcp://host:5558] separated by ';' (the second endpoint answers replays)",
+  },
+  SCHEDULER_VLLM_TENANT: { type: 'string', doc: "tenant (chunk-key salt) the external engines' KV counts for; the gateway's tenant without API keys is default", default: 'default' },
 } as const satisfies Schema;
 
 export type SchedulerConfig = ConfigOf<typeof schedulerSchema>;
@@ -76,6 +85,7 @@ export const SCHEDULER_CONFIG = Symbol('SCHEDULER_CONFIG');
 export function loadSchedulerConfig(env: Readonly<Record<string, string | undefined>>): SchedulerConfig {
   const config = loadConfig(schedulerSchema, env);
   const { problems } = parseDerivedBases(config.SCHEDULER_DROIDSPEAK_BASES ?? []);
+  problems.push(...parseVllmSources(config.SCHEDULER_VLLM_SOURCES ?? '').problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
