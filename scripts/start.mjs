@@ -15,6 +15,7 @@
 // MNEMO_RESTART=node-a,node-b (the services restarted when they die; default the node-managers,
 // `none` for none), MNEMO_DEFAULT_MODEL (default fortune-base: the model every node serves, the
 // gateway lists first and the example names; a tools/train/models name or a synthetic catalog id).
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -62,7 +63,10 @@ async function main() {
   const missing = apps.filter((a) => !existsSync(join(root, 'apps', a, 'dist', 'main.js')));
   if (missing.length > 0) throw new Error(`not built: ${missing.map((a) => `apps/${a}/dist/main.js`).join(', ')} — run \`npm start\` (it builds first) or \`npx tsc -b\``);
 
-  const natsUrl = env.NATS_URL || (await startInfra('nats', startNats));
+  // A private NATS gets credentials of its own (a random password per run); a given NATS_URL uses
+  // whatever credentials it carries, or NATS_USER / NATS_PASSWORD from the environment.
+  const natsAuth = env.NATS_URL ? {} : { NATS_USER: 'mnemo', NATS_PASSWORD: randomBytes(18).toString('base64url') };
+  const natsUrl = env.NATS_URL || (await startInfra('nats', () => startNats({ user: natsAuth.NATS_USER, password: natsAuth.NATS_PASSWORD })));
   const databaseUrl = env.DATABASE_URL || (await startInfra('postgres', startPostgres));
   if (stopping) return;
 
@@ -74,20 +78,22 @@ async function main() {
   }
   // Ops ports are internal: prefer the documented ones, fall back to free ones.
   const ops = async (/** @type {number} */ preferred) => ((await isFree(preferred, '127.0.0.1')) ? preferred : freePort());
-  const base = { NATS_URL: natsUrl };
+  const base = { NATS_URL: natsUrl, ...natsAuth };
   /** @param {string} name @param {string} app @param {Record<string, string>} extra @param {string} readyUrl */
   const svc = (name, app, extra, readyUrl) => ({ name, app, env: { ...base, ...extra }, readyUrl });
-  const [schedPort, nodeAPort, nodeBPort, profPort, profHttpPort, indexerPort] = [await ops(9402), await ops(9411), await ops(9412), await ops(9404), await ops(8090), await ops(9480)];
+  const [gatewayOpsPort, schedPort, nodeAPort, nodeBPort, profPort, profHttpPort, indexerPort] = [await ops(9401), await ops(9402), await ops(9411), await ops(9412), await ops(9404), await ops(8090), await ops(9480)];
   const defaultModel = await resolveDefaultModel();
   // Every node serves the default model first, the synthetic mnemo-tiny (tests, benchmarks) and the other trained models.
   const trained = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => join(root, 'tools/train/models', m)).filter((d) => existsSync(join(d, 'config.json')));
+  // Nodes give each other KV only with this shared token (node ↔ node gRPC).
+  const peerToken = { NODE_PEER_TOKEN: env.NODE_PEER_TOKEN || randomBytes(18).toString('base64url') };
   const nodeModels = env.NODE_MODELS ? {} : { NODE_MODELS: [...new Set([defaultModel.served, 'mnemo-tiny', ...trained])].join(',') };
   services.push(
     svc('scheduler', 'scheduler', { METRICS_PORT: String(schedPort), SCHEDULER_INDEXER: env.SCHEDULER_INDEXER ?? 'on', SCHEDULER_INDEXER_PORT: String(indexerPort) }, `http://127.0.0.1:${schedPort}/readyz`),
-    svc('node-a', 'node-manager', { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...nodeModels }, `http://127.0.0.1:${nodeAPort}/readyz`),
-    svc('node-b', 'node-manager', { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...nodeModels }, `http://127.0.0.1:${nodeBPort}/readyz`),
+    svc('node-a', 'node-manager', { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...peerToken, ...nodeModels }, `http://127.0.0.1:${nodeAPort}/readyz`),
+    svc('node-b', 'node-manager', { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...peerToken, ...nodeModels }, `http://127.0.0.1:${nodeBPort}/readyz`),
     svc('profiler', 'profiler', { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort), HTTP_PORT: String(profHttpPort) }, `http://127.0.0.1:${profPort}/readyz`),
-    svc('gateway', 'gateway', { MNEMO_DEFAULT_MODEL: defaultModel.id, GATEWAY_HOST: host, GATEWAY_PORT: String(gatewayPort), GATEWAY_GRPC_PORT: String(grpcPort), GATEWAY_PROFILER_URL: `http://127.0.0.1:${profHttpPort}` }, `http://${urlHost(host)}:${gatewayPort}/readyz`),
+    svc('gateway', 'gateway', { MNEMO_DEFAULT_MODEL: defaultModel.id, GATEWAY_HOST: host, GATEWAY_PORT: String(gatewayPort), GATEWAY_GRPC_PORT: String(grpcPort), METRICS_PORT: String(gatewayOpsPort), GATEWAY_PROFILER_URL: `http://127.0.0.1:${profHttpPort}` }, `http://127.0.0.1:${gatewayOpsPort}/readyz`),
   );
   services.splice(0, services.length, ...services.filter((s) => wanted(s.name)));
   for (const s of services) launch(s);
@@ -112,7 +118,7 @@ async function startInfra(name, start) {
   say(`starting a private ${name} server…`);
   const server = await start();
   infra.push({ name, stop: server.stop });
-  say(`${name} at ${redactUrl(server.url)}`);
+  say(`${name} at ${redactUrl(server.url)}${'user' in server && server.user ? ` (user ${server.user}, password passed to the services only)` : ''}`);
   return server.url;
 }
 

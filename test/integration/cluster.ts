@@ -50,6 +50,8 @@ let nodeCounter = 0;
 export interface GatewayLike {
   readonly httpPort: number;
   readonly grpcPort: number;
+  /** Ops port: /metrics, /healthz, /readyz. */
+  readonly metricsPort: number;
   stop(): Promise<void>;
 }
 
@@ -84,7 +86,7 @@ export class Cluster {
       if (options.gateway) {
         // Imported lazily so clusters without a gateway do not load its module graph.
         const { startGateway } = await import('../../apps/gateway/src/app.js');
-        cluster.gateway = await startGateway({ NATS_URL: natsUrl(), GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0', LOG_LEVEL: 'warn', ...options.gatewayEnv });
+        cluster.gateway = await startGateway({ NATS_URL: natsUrl(), GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'warn', ...options.gatewayEnv });
       }
       await cluster.waitForLiveNodes(cluster.nodes.length);
       return cluster;

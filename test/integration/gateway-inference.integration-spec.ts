@@ -247,7 +247,7 @@ describe('gateway inference (scheduler + sim node)', () => {
     ac.abort();
     await cancels.until((c) => c.some((x) => x.requestId === requestId && x.reason === 'client_disconnected'));
     cancels.close();
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${cluster.gateway!.metricsPort}/metrics`)).text();
     expect(metrics).toMatch(/mnemo_requests_total\{[^}]*operation="chat.completions"[^}]*outcome="cancelled"[^}]*\} 1/);
   });
 
@@ -274,7 +274,7 @@ describe('gateway inference (scheduler + sim node)', () => {
   });
 
   it('turns a timeout after the stream started into an SSE error event, then [DONE], and cancels the node', async () => {
-    const impatient = await startGateway({ NATS_URL: natsUrl(), GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0', LOG_LEVEL: 'error', GATEWAY_REQUEST_TIMEOUT_MS: '300' });
+    const impatient = await startGateway({ NATS_URL: natsUrl(), GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'error', GATEWAY_REQUEST_TIMEOUT_MS: '300' });
     const cancels = watchCancels();
     try {
       const url = `http://127.0.0.1:${impatient.httpPort}/v1/chat/completions`;
@@ -315,7 +315,7 @@ describe('gateway inference (scheduler + sim node)', () => {
   });
 
   it('exports request, latency, TTFT and TPOT metrics', async () => {
-    const text = await (await fetch(`${base}/metrics`)).text();
+    const text = await (await fetch(`http://127.0.0.1:${cluster.gateway!.metricsPort}/metrics`)).text();
     expect(text).toMatch(/mnemo_requests_total\{[^}]*operation="chat.completions"[^}]*outcome="ok"[^}]*\} [1-9]/);
     expect(text).toMatch(/mnemo_requests_total\{[^}]*operation="grpc.infer"[^}]*outcome="ok"[^}]*\} 1/);
     expect(text).toMatch(/mnemo_time_to_first_token_seconds_count\{[^}]*model="mnemo-tiny"[^}]*\} [1-9]/);

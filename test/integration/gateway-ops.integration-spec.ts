@@ -32,11 +32,13 @@ describe('gateway (no nodes)', () => {
   const post = (path: string, body: string, headers: Record<string, string> = {}) =>
     fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers }, body });
 
-  it('answers /healthz and /readyz', async () => {
-    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
-    const ready = await fetch(`${base}/readyz`);
+  it('answers /healthz and /readyz on its ops port, and none of the ops endpoints on the public one', async () => {
+    const ops = `http://127.0.0.1:${gateway.metricsPort}`;
+    expect(await (await fetch(`${ops}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${ops}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ready' });
+    for (const path of ['/metrics', '/healthz', '/readyz']) expect((await fetch(`${base}${path}`)).status).toBe(404);
   });
 
   it('requires the API key on /v1 and says so in the OpenAI error shape', async () => {
@@ -83,7 +85,7 @@ describe('gateway (no nodes)', () => {
   });
 
   it('counts rejected requests in /metrics', async () => {
-    const text = await (await fetch(`${base}/metrics`)).text();
+    const text = await (await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).text();
     expect(text).toMatch(/mnemo_requests_total\{[^}]*operation="chat.completions"[^}]*outcome="invalid_request"[^}]*\} [1-9]/);
     expect(text).toMatch(/mnemo_requests_total\{[^}]*operation="chat.completions"[^}]*outcome="model_not_found"[^}]*\} [1-9]/);
     expect(text).toContain('mnemo_time_to_first_token_seconds');

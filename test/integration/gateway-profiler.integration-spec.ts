@@ -20,6 +20,7 @@ describe('gateway /v1/profiler', () => {
       NATS_URL: process.env.NATS_URL,
       GATEWAY_PORT: '0',
       GATEWAY_GRPC_PORT: '0',
+      METRICS_PORT: '0',
       LOG_LEVEL: 'error',
       GATEWAY_PROFILER_URL: `http://127.0.0.1:${profiler.httpPort}`,
     });
@@ -91,6 +92,6 @@ describe('gateway /v1/profiler', () => {
       expect(res.status).toBe(503);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('no_node_available');
     }
-    expect((await fetch(`http://127.0.0.1:${gateway.httpPort}/healthz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${gateway.metricsPort}/healthz`)).status).toBe(200);
   });
 });

@@ -15,11 +15,19 @@ export function redactUrl(url: string): string;
 /** A TCP port on 127.0.0.1 that was free a moment ago (the kernel picks it). */
 export function freePort(): Promise<number>;
 
+/** A private nats-server: with credentials when started with them; `restart(downMs)` kills it and starts it again on the same port. */
+export interface RunningNats extends RunningServer {
+  user?: string;
+  password?: string;
+  restart: (downMs?: number) => Promise<void>;
+  pid: () => number | undefined;
+}
+
 /**
  * Starts a private `nats-server` with JetStream on a free port of 127.0.0.1.
- * `dir`: parent of the private store directory.
+ * `dir`: parent of the private store directory; `user` / `password`: clients must present them.
  */
-export function startNats(opts?: { dir?: string; log?: (line: string) => void }): Promise<RunningServer>;
+export function startNats(opts?: { dir?: string; log?: (line: string) => void; user?: string; password?: string }): Promise<RunningNats>;
 
 /**
  * Starts a private Postgres on a free port of 127.0.0.1 with database `database` (default `mnemo`).

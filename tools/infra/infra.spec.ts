@@ -42,6 +42,29 @@ describe('tools/infra', () => {
     await expect(connect({ servers: sut.url, reconnect: false, timeout: 500 })).rejects.toThrow();
   });
 
+  it('startNats with credentials refuses a client without them, and restart brings it back on the same port', async () => {
+    const sut = await startNats({ user: 'mnemo', password: 'pw' });
+    try {
+      await expect(connect({ servers: sut.url, reconnect: false, timeout: 2000 })).rejects.toThrow(/Authorization/);
+      await expect(connect({ servers: sut.url, user: 'mnemo', pass: 'wrong', reconnect: false, timeout: 2000 })).rejects.toThrow(/Authorization/);
+      const nc = await connect({ servers: sut.url, user: 'mnemo', pass: 'pw', maxReconnectAttempts: -1, reconnectTimeWait: 50 });
+      const reconnected = (async () => {
+        for await (const s of nc.status()) if (s.type === 'reconnect') return;
+      })();
+      const before = sut.pid();
+      await sut.restart(100);
+      expect(sut.pid()).not.toBe(before);
+      await reconnected;
+      const sub = nc.subscribe('echo', { callback: (_e, m) => void m.respond(m.data) });
+      const reply = await nc.request('echo', new TextEncoder().encode('back'), { timeout: 5000 });
+      expect(new TextDecoder().decode(reply.data)).toBe('back');
+      sub.unsubscribe();
+      await nc.close();
+    } finally {
+      await sut.stop();
+    }
+  });
+
   it('startPostgres runs a private server with database mnemo and stop removes it', async () => {
     const sut = await startPostgres();
     try {

@@ -1,18 +1,24 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { freePort } from './free-port.mjs';
 import { onProcessExit, privateDir, spawnServer } from './owned-process.mjs';
 
 /**
- * @typedef {{ url: string, port: number, dir: string, stop: () => Promise<void> }} RunningServer
+ * @typedef {{ url: string, port: number, dir: string, user?: string, password?: string,
+ *   stop: () => Promise<void>, restart: (downMs?: number) => Promise<void>, pid: () => number | undefined }} RunningServer
  */
 
 /**
  * Starts a private `nats-server` with JetStream on a free port of 127.0.0.1 (never the
  * shared 4222) and resolves once it accepts clients. Installs Debian's package when the
  * binary is missing and we may (root + apt); otherwise throws with the one-line fix.
- * @param {{ dir?: string, log?: (line: string) => void }} [opts] `dir`: parent of the private store directory
+ * With `user` and `password` the server refuses clients without them (the URL stays plain:
+ * clients get the credentials separately, as NATS_USER / NATS_PASSWORD).
+ * `restart(downMs)` kills the server (SIGKILL, as a crash), keeps it down `downMs`, and starts
+ * it again on the same port and store: what a NATS restart under load looks like to clients.
+ * @param {{ dir?: string, log?: (line: string) => void, user?: string, password?: string }} [opts] `dir`: parent of the private store directory
  * @returns {Promise<RunningServer>}
  */
 export async function startNats(opts = {}) {
@@ -22,35 +28,53 @@ export async function startNats(opts = {}) {
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const dir = privateDir('nats', opts.dir);
-    const { child, tail, exited } = spawnServer(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { dir });
+    const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir];
+    if (opts.user) {
+      // In a file only we can read, not on the command line, where every local user's `ps` would show it.
+      const conf = join(dir, 'auth.conf');
+      writeFileSync(conf, `authorization {\n  user: ${JSON.stringify(opts.user)}\n  password: ${JSON.stringify(opts.password ?? '')}\n}\n`, { mode: 0o600 });
+      args.push('-c', conf);
+    }
+    let server = spawnServer(bin, args, { dir });
     const unhook = onProcessExit(() => {
-      child.kill('SIGKILL');
+      server.child.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     });
-    const up = await Promise.race([waitForNatsInfo(port, 10_000), exited.then(() => false)]);
+    const up = await Promise.race([waitForNatsInfo(port, 10_000), server.exited.then(() => false)]);
     if (up) {
       let stopped = false;
       return {
         url: `nats://127.0.0.1:${port}`,
         port,
         dir,
+        ...(opts.user ? { user: opts.user, password: opts.password ?? '' } : {}),
+        pid: () => server.child.pid,
+        restart: async (downMs = 0) => {
+          if (stopped) throw new Error('nats-server was stopped');
+          server.child.kill('SIGKILL');
+          await server.exited;
+          if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+          server = spawnServer(bin, args, { dir });
+          const again = await Promise.race([waitForNatsInfo(port, 10_000), server.exited.then(() => false)]);
+          if (!again) throw new Error(`nats-server did not come back on port ${port}:\n${server.tail.join('\n')}`);
+        },
         stop: async () => {
           if (stopped) return;
           stopped = true;
-          child.kill('SIGTERM');
-          const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-          await exited;
+          server.child.kill('SIGTERM');
+          const force = setTimeout(() => server.child.kill('SIGKILL'), 5000);
+          await server.exited;
           clearTimeout(force);
           unhook();
           rmSync(dir, { recursive: true, force: true });
         },
       };
     }
-    child.kill('SIGKILL');
-    await exited;
+    server.child.kill('SIGKILL');
+    await server.exited;
     unhook();
     rmSync(dir, { recursive: true, force: true });
-    lastError = new Error(`nats-server did not start on port ${port}:\n${tail.join('\n')}`);
+    lastError = new Error(`nats-server did not start on port ${port}:\n${server.tail.join('\n')}`);
   }
   throw lastError;
 }

@@ -9,7 +9,6 @@ import { CompletionsModule } from './completions/completions.module.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config/gateway.config.js';
 import { ErrorReporter } from './errors/error.reporter.js';
 import { OpenAiExceptionFilter } from './errors/openai-exception.filter.js';
-import { HealthModule } from './health/health.module.js';
 import { ModelsModule } from './models/models.module.js';
 import { NodeClient } from './nats/node.client.js';
 import { SchedulerClient } from './nats/scheduler.client.js';
@@ -48,7 +47,7 @@ export class AppModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(deps), CompletionsModule, ModelsModule, AdvisoriesModule, ProfilerModule, HealthModule],
+      imports: [CoreModule.forRoot(deps), CompletionsModule, ModelsModule, AdvisoriesModule, ProfilerModule],
       providers: [{ provide: APP_FILTER, useClass: OpenAiExceptionFilter }],
     };
   }

@@ -3,16 +3,19 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { connectNats, JsonLogger, outlastClientKeepAlive, ServiceMetrics } from '@mnemo/service-kit';
+import { connectNats, JsonLogger, listenOrCleanUp, OpsServer, outlastClientKeepAlive, ServiceMetrics } from '@mnemo/service-kit';
 import { AdvisoriesGrpcController } from './advisories/advisories.grpc.controller.js';
 import { AppModule } from './app.module.js';
 import { InferGrpcController } from './completions/infer.grpc.controller.js';
 import { loadGatewayConfig } from './config/gateway.config.js';
 import { GatewayGrpcServer } from './grpc/gateway.grpc.server.js';
+import { NatsReadiness } from './health/nats.readiness.js';
 
 export interface GatewayHandle {
   readonly httpPort: number;
   readonly grpcPort: number;
+  /** The ops port: /metrics, /healthz, /readyz (METRICS_PORT; useful with 0). */
+  readonly metricsPort: number;
   /** Graceful: stops accepting, lets in-flight requests finish briefly, then closes NATS. */
   stop(): Promise<void>;
 }
@@ -34,7 +37,7 @@ export async function startGateway(env: Record<string, string | undefined>): Pro
   const config = loadGatewayConfig(env);
   const logger = new JsonLogger('gateway', config.logLevel);
   const metrics = new ServiceMetrics('gateway');
-  const nats = await connectNats(config.natsUrl, 'mnemo-gateway');
+  const nats = await connectNats(config.natsUrl, 'mnemo-gateway', config.natsCredentials);
   let app: NestExpressApplication | undefined;
   let grpc: GatewayGrpcServer | undefined;
   try {
@@ -51,13 +54,22 @@ export async function startGateway(env: Record<string, string | undefined>): Pro
     const httpPort = ((app.getHttpServer() as Server).address() as AddressInfo).port;
     grpc = new GatewayGrpcServer(app.get(InferGrpcController), app.get(AdvisoriesGrpcController));
     const grpcPort = await grpc.listen(config.host, config.grpcPort);
-    logger.emit('info', 'gateway listening', { host: config.host, httpPort, grpcPort, auth: config.apiKeys.length > 0 });
+    // Ready = NATS connected: without it no request can be scheduled.
+    const readiness = app.get(NatsReadiness);
+    const ops = new OpsServer(metrics, () => readiness.ready);
+    const [a0, g0] = [app, grpc];
+    const metricsPort = await listenOrCleanUp(ops, config.opsPort, config.opsHost, async () => {
+      await g0.close(0);
+      await a0.close();
+    });
+    logger.emit('info', 'gateway listening', { host: config.host, httpPort, grpcPort, metricsPort, auth: config.apiKeys.length > 0 });
 
     const [a, g] = [app, grpc];
     let stopping: Promise<void> | undefined;
     return {
       httpPort,
       grpcPort,
+      metricsPort,
       stop: () =>
         (stopping ??= (async () => {
           // Streams still running after the grace period are cut; their runs then cancel on the nodes.
@@ -65,6 +77,7 @@ export async function startGateway(env: Record<string, string | undefined>): Pro
           const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
           await Promise.all([g.close(SHUTDOWN_GRACE_MS), a.close()]);
           clearTimeout(force);
+          await ops.close();
           await nats.drain();
           logger.emit('info', 'gateway stopped');
         })()),

@@ -59,7 +59,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await engine.close();
     throw e;
   });
-  const nats = await connectNats(config.NATS_URL!, `node-manager ${config.NODE_ID}`).catch(async (e: unknown) => {
+  const nats = await connectNats(config.NATS_URL!, `node-manager ${config.NODE_ID}`, { user: config.NATS_USER, password: config.NATS_PASSWORD }).catch(async (e: unknown) => {
     await engine.close();
     throw e;
   });

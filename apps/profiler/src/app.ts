@@ -25,7 +25,7 @@ export async function startProfiler(env: Readonly<Record<string, string | undefi
   const config = loadProfilerConfig(env);
   const logger = new JsonLogger('profiler', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('profiler');
-  const nats = await connectNats(config.NATS_URL!, 'profiler');
+  const nats = await connectNats(config.NATS_URL!, 'profiler', { user: config.NATS_USER, password: config.NATS_PASSWORD });
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, metrics, nats), new ExpressAdapter(), {
     logger,
     abortOnError: false,

@@ -27,7 +27,7 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
   const config = loadSchedulerConfig(env);
   const logger = new JsonLogger('scheduler', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('scheduler');
-  const nats = await connectNats(config.NATS_URL!, 'scheduler');
+  const nats = await connectNats(config.NATS_URL!, 'scheduler', { user: config.NATS_USER, password: config.NATS_PASSWORD });
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), { logger, abortOnError: false }).catch(
     async (e: unknown) => {
       await nats.close();

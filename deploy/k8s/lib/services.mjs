@@ -5,7 +5,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { containerSecurity, meta, NAMESPACE, plainEnv, podSecurity, POSTGRES_SECRET, probes, scrapeAnnotations, selector, serviceEnv } from './common.mjs';
 
 /** Ports of docker-compose.yml, so the two deployments read alike. */
-export const PORTS = { gatewayHttp: 8080, gatewayGrpc: 50051, schedulerOps: 9402, schedulerIndexer: 9480, profilerOps: 9404, profilerHttp: 8090, nodeOps: 9411, nodeGrpc: 50061 };
+export const PORTS = { gatewayHttp: 8080, gatewayGrpc: 50051, gatewayOps: 9401, schedulerOps: 9402, schedulerIndexer: 9480, profilerOps: 9404, profilerHttp: 8090, nodeOps: 9411, nodeGrpc: 50061 };
 /** The trained models inside the image, the default first (scripts/start.mjs serves the same). */
 export const MODEL_DIRS = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => `/app/tools/train/models/${m}`);
 export const DEFAULT_MODEL = 'fortune-base';
@@ -51,7 +51,7 @@ const pdb = (name, spec) => new PodDisruptionBudget({ metadata: meta(name, name)
 
 /**
  * The gateway: OpenAI REST + gRPC, scaled on CPU by an HPA (tokenization and SSE are its work).
- * Its /metrics, /healthz and /readyz are on the REST port. API keys come from the optional
+ * Its /metrics, /healthz and /readyz are on its ops port (9401), not in the Service. API keys come from the optional
  * `mnemo-api-keys` Secret (key `keys`, comma-separated); without it auth is off.
  * @param {import('./overlays.mjs').Overlay} o @param {string} image
  */
@@ -62,6 +62,7 @@ export function gateway(o, image) {
       GATEWAY_HOST: '0.0.0.0',
       GATEWAY_PORT: String(PORTS.gatewayHttp),
       GATEWAY_GRPC_PORT: String(PORTS.gatewayGrpc),
+      METRICS_PORT: String(PORTS.gatewayOps),
       MNEMO_DEFAULT_MODEL: DEFAULT_MODEL,
       GATEWAY_PROFILER_URL: `http://profiler.${NAMESPACE}.svc:${PORTS.profilerHttp}`,
     }),
@@ -77,9 +78,10 @@ export function gateway(o, image) {
       ports: [
         { name: 'http', containerPort: PORTS.gatewayHttp },
         { name: 'grpc', containerPort: PORTS.gatewayGrpc },
+        { name: 'ops', containerPort: PORTS.gatewayOps },
       ],
-      probePort: 'http',
-      scrapePort: PORTS.gatewayHttp,
+      probePort: 'ops',
+      scrapePort: PORTS.gatewayOps,
       resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { memory: '2Gi' } },
     }),
     new Service({

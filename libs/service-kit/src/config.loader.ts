@@ -82,11 +82,13 @@ function parse(spec: VarSpec, raw: string): unknown {
 
 /** Fields every service shares. */
 export const commonSchema = {
-  NATS_URL: { type: 'url', doc: 'NATS server, e.g. nats://127.0.0.1:4222', required: true, protocols: ['nats', 'tls'] },
+  NATS_URL: { type: 'url', doc: 'NATS server, e.g. nats://127.0.0.1:4222 (credentials may ride in it: nats://user:password@host:4222)', required: true, protocols: ['nats', 'tls'], secret: true },
+  NATS_USER: { type: 'string', doc: 'NATS user (with NATS_PASSWORD); overrides one in NATS_URL' },
+  NATS_PASSWORD: { type: 'string', doc: 'NATS password of NATS_USER', secret: true },
   LOG_LEVEL: { type: 'enum', doc: 'minimum log level', values: ['debug', 'info', 'warn', 'error'], default: 'info' },
 } as const satisfies Schema;
 
-/** Services whose ops endpoints have their own listener (the gateway serves them on its REST port). */
+/** Bind address of a service's ops listener (/metrics, /healthz, /readyz): every service has one, the gateway too. */
 export const opsSchema = {
   METRICS_HOST: { type: 'string', doc: 'bind address of /metrics, /healthz, /readyz (0.0.0.0 in containers)', default: '127.0.0.1' },
 } as const satisfies Schema;

@@ -6,7 +6,7 @@ import { ApiKeyAuthenticator } from './api-key.authenticator.js';
 const TENANT = Symbol('tenant');
 type AuthedRequest = Request & { [TENANT]?: string };
 
-/** Guards the `/v1` routes; ops endpoints (/healthz, /readyz, /metrics) stay open. */
+/** Guards the `/v1` routes. Ops endpoints (/healthz, /readyz, /metrics) are not on this port: the gateway serves them on its ops port (METRICS_PORT). */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(@Inject(ApiKeyAuthenticator) private readonly auth: ApiKeyAuthenticator) {}

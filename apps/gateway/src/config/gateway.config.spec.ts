@@ -5,6 +5,9 @@ describe(loadGatewayConfig.name, () => {
   it('applies the documented defaults', () => {
     expect(loadGatewayConfig({ NATS_URL: 'nats://127.0.0.1:4222' })).toEqual({
       natsUrl: 'nats://127.0.0.1:4222',
+      natsCredentials: {},
+      opsHost: '127.0.0.1',
+      opsPort: 9401,
       logLevel: 'info',
       host: '127.0.0.1',
       port: 8080,

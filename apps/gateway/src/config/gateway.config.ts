@@ -1,4 +1,4 @@
-import { ConfigError, commonSchema, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
+import { ConfigError, commonSchema, loadConfig, opsSchema, type ConfigOf, type NatsCredentials, type Schema } from '@mnemo/service-kit';
 
 /** The model trained in tools/train that a new user talks to; `mnemo-tiny` stays for tests. */
 export const DEFAULT_MODEL = 'fortune-base';
@@ -7,6 +7,9 @@ const MAX_MODEL_ID = 256;
 /** The gateway's environment (docs/DEVELOPMENT.md lists the shared table). */
 export const gatewaySchema = {
   ...commonSchema,
+  ...opsSchema,
+  // The ops port: /metrics, /healthz, /readyz are not on the public REST port (they need no API key, and tell a lot).
+  METRICS_PORT: { type: 'int', doc: 'ops port: HTTP /metrics, /healthz, /readyz, apart from the public REST port (0 = any free port)', default: 9401, min: 0, max: 65535 },
   GATEWAY_HOST: { type: 'string', doc: 'REST bind address', default: '127.0.0.1' },
   // 0 picks a free port: the in-process integration harness relies on it.
   GATEWAY_PORT: { type: 'int', doc: 'REST port (0 = any free port)', default: 8080, min: 0, max: 65535 },
@@ -52,6 +55,10 @@ type Raw = ConfigOf<typeof gatewaySchema>;
 
 export interface GatewayConfig {
   readonly natsUrl: string;
+  readonly natsCredentials: NatsCredentials;
+  /** Ops listener (/metrics, /healthz, /readyz). */
+  readonly opsHost: string;
+  readonly opsPort: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly host: string;
   readonly port: number;
@@ -82,6 +89,9 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   // Defaults make every field but the list defined once loadConfig returned.
   return {
     natsUrl: c.NATS_URL!,
+    natsCredentials: { ...(c.NATS_USER ? { user: c.NATS_USER } : {}), ...(c.NATS_PASSWORD ? { password: c.NATS_PASSWORD } : {}) },
+    opsHost: c.METRICS_HOST!,
+    opsPort: c.METRICS_PORT!,
     logLevel: c.LOG_LEVEL as GatewayConfig['logLevel'],
     host: c.GATEWAY_HOST!,
     port: c.GATEWAY_PORT!,
