@@ -14,6 +14,8 @@ import { NodeClient } from './nats/node.client.js';
 import { SchedulerClient } from './nats/scheduler.client.js';
 import { NatsReadiness } from './health/nats.readiness.js';
 import { ProfilerModule } from './profiler/profiler.module.js';
+import { RequestsModule } from './requests/requests.module.js';
+import { AdminKeyCheck } from './auth/admin-key.check.js';
 
 export interface GatewayDeps {
   readonly config: GatewayConfig;
@@ -33,6 +35,7 @@ class CoreModule {
       { provide: NATS_CONNECTION, useValue: deps.nats },
       { provide: NatsReadiness, useValue: new NatsReadiness(deps.nats) },
       { provide: ApiKeyAuthenticator, useValue: new ApiKeyAuthenticator(deps.config.apiKeys) },
+      { provide: AdminKeyCheck, useValue: new AdminKeyCheck(deps.config.adminKeys) },
       ApiKeyGuard,
       ErrorReporter,
       SchedulerClient,
@@ -47,7 +50,7 @@ export class AppModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(deps), CompletionsModule, ModelsModule, AdvisoriesModule, ProfilerModule],
+      imports: [CoreModule.forRoot(deps), CompletionsModule, ModelsModule, AdvisoriesModule, ProfilerModule, RequestsModule],
       providers: [{ provide: APP_FILTER, useClass: OpenAiExceptionFilter }],
     };
   }

@@ -26,9 +26,13 @@ export interface NodeStores {
   readonly crossModel?: CrossModelPort;
   /** Reports what each session's request left here (KV events); absent: none. */
   readonly sessionTails?: SessionTailsPort;
+  /** Each request's KV record and trace spans (`why`); absent: none kept. */
+  readonly recorder?: KvRecorder;
 }
 import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
 import { TokenizersModule } from './tokenizers/tokenizers.module.js';
+import { KV_RECORDER, NO_KV_RECORDER, type KvRecorder } from './why/kv.recorder.js';
+import { WhyNatsHandler } from './why/why.nats-handler.js';
 
 /**
  * Root module: process-wide singletons (config, logger, metrics, clock, the engine, the NATS connection) are made
@@ -65,9 +69,11 @@ export class AppModule {
         { provide: ChunkPeerClient, useValue: stores.peers },
         { provide: CROSS_MODEL_REUSE, useValue: stores.crossModel ?? NO_CROSS_MODEL },
         { provide: SESSION_TAILS, useValue: stores.sessionTails ?? NO_SESSION_TAILS },
+        { provide: KV_RECORDER, useValue: stores.recorder ?? NO_KV_RECORDER },
+        ...(stores.recorder ? [WhyNatsHandler] : []),
         NodeLifecycle,
       ],
-      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, ChunkPeerClient, CROSS_MODEL_REUSE, SESSION_TAILS, NodeLifecycle],
+      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, ChunkPeerClient, CROSS_MODEL_REUSE, SESSION_TAILS, KV_RECORDER, NodeLifecycle],
     };
   }
 }

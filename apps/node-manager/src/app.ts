@@ -29,6 +29,9 @@ import { eCacheModel, ECacheTier } from './droidspeak/e-cache.tier.js';
 import { ReusePlanCache } from './droidspeak/reuse-plan.cache.js';
 import { startVllmEvents, type VllmEventsHandle } from './interop/vllm-events.wiring.js';
 import type { KvHoldingChange } from './kv-store/kv-events.publisher.js';
+import { BoundedRecords, tracerFor } from '@mnemo/service-kit';
+import { DropLog } from './why/drop.log.js';
+import { KvRecorder } from './why/kv.recorder.js';
 
 export interface NodeManagerHandle {
   readonly nodeId: string;
@@ -73,10 +76,14 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await engine.close();
     throw e;
   }
+  // `why`: each request's KV record, and why chunks left a tier.
+  const recorder = new KvRecorder(new BoundedRecords(config.NODE_WHY_RECORDS!, config.NODE_WHY_TTL_MS!), new DropLog(config.NODE_WHY_DROPS!, config.NODE_WHY_TTL_MS!), tracerFor('node-manager'));
+  const TIER = { device: 'device', mem: 'host', ssd: 'ssd' } as const;
   // Every change goes out on NATS and, when on, in vLLM's format too.
   const holdingChanged = (c: KvHoldingChange) => {
     events.add(c);
     vllm?.bridge.onChange(c);
+    if (c.kind !== 'stored') for (const k of c.keys) recorder.drops.removed(k, TIER[c.tier], c.kind === 'truncated');
   };
   // DroidSpeak E caches live in the tiers as one tier-only model per base (registered at open, so a restart replays their journal).
   const ds = config.droidSpeak;
@@ -91,6 +98,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     throw e;
   });
   if (kvStore) {
+    kvStore.tiers.onDrop = (key, tier, reason) => recorder.drops.because(key, tier === 'mem' ? 'host' : 'ssd', reason);
     kvStore.promotion.enabled = config.NODE_PREFETCH_PROMOTE !== 'off';
     const { report, replays } = kvStore;
     // The I/O path in use (io_uring or the pread fallback, and why) is said once, here.
@@ -124,7 +132,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   const crossModel = planCache
     ? new CrossModelReuse(ds, planCache, prompts, (m) => engine.kvLayout(m)?.layers, () => waiting(), new DroidSpeakMetrics(metrics, () => eCaches?.hostBytes(eModels.keys()) ?? 0), eCaches)
     : undefined;
-  const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers, sessionTails, ...(crossModel ? { crossModel } : {}) };
+  const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers, sessionTails, recorder, ...(crossModel ? { crossModel } : {}) };
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, stores), { logger, abortOnError: false }).catch(
     async (e: unknown) => {
       peers.close();

@@ -125,6 +125,17 @@ export interface KvRestorePlan {
    * `blockedMs` is how long the pass waited on loads after its compute ran out (blocked I/O).
    */
   done?(ok: boolean, blockedMs?: number): void;
+  /** Optional: where the restored positions come from, in tokens (for records and traces; read before `done`). */
+  sources?(): RestoreSources;
+}
+
+/** Tokens of a restore by where they are read: this node's host and SSD pools, or another node. */
+export interface RestoreSources {
+  readonly host: number;
+  readonly ssd: number;
+  readonly peer: number;
+  /** The node (its gRPC address) a peer restore reads from. */
+  readonly peerAddress?: string;
 }
 
 export interface TokenOutput {

@@ -12,3 +12,4 @@ export * from './sessions/index.js';
 export * from './elastic/index.js';
 export * from './priority/index.js';
 export * from './interop/index.js';
+export * from './why/index.js';

@@ -4,6 +4,7 @@ export * from './gen/mnemo/v1/chunk_transfer_pb.js';
 export * from './gen/mnemo/v1/nats_pb.js';
 export * from './gen/mnemo/v1/kv_pb.js';
 export * from './gen/mnemo/v1/profiler_pb.js';
+export * from './gen/mnemo/v1/why_pb.js';
 export * from './subjects.js';
 export * from './nats.codec.js';
 export * from './grpc.loader.js';

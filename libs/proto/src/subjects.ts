@@ -44,6 +44,8 @@ export const Subjects = {
   KV_EVENTS: 'mnemo.v1.nodes.kv-events',
   /** Ask nodes for a full KV report (a KvEvent with full = true on KV_EVENTS): scheduler start-up, or a seq gap. */
   KV_REPORT: 'mnemo.v1.nodes.kv-report',
+  /** Why a request's KV came from where it did: WhyRequest → WhyReply. Plain subscription: only the replica holding the request's record answers. */
+  WHY: 'mnemo.v1.scheduler.why',
   /** Register (or re-register, idempotently) a model record: RegisterModelRequest → ProfilerReply.model. */
   PROFILER_MODELS_REGISTER: 'mnemo.v1.profiler.models.register',
   /** All model records: ListModelRecordsRequest → ProfilerReply.models. */
@@ -77,6 +79,11 @@ export function nodeInferSubject(nodeId: string): string {
 /** Cancel a request on the node running it: CancelRequest, fire-and-forget. */
 export function nodeCancelSubject(nodeId: string): string {
   return `mnemo.v1.node.${assertSubjectToken(nodeId)}.cancel`;
+}
+
+/** A node's record of one request it ran: NodeWhyRequest → NodeKvRecord. */
+export function nodeWhySubject(nodeId: string): string {
+  return `mnemo.v1.node.${assertSubjectToken(nodeId)}.why`;
 }
 
 /** Backpressure for requests running on one node: FlowControl, fire-and-forget. */

@@ -12,3 +12,5 @@ export * from './nats/proto.responder.js';
 export * from './boot.js';
 export * from './run-once.js';
 export * from './vllm/index.js';
+export * from './tracing/index.js';
+export * from './bounded.records.js';

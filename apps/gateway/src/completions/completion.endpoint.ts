@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { requestTenant } from '../auth/api-key.guard.js';
+import { extractTrace, recordGetter } from '@mnemo/service-kit';
 import { clientAbortSignal } from './client-abort.signal.js';
 import { CompletionResponder } from './completion.responder.js';
 import type { InferOperation, ParsedInferRequest } from './infer.command.js';
@@ -38,7 +39,7 @@ export class CompletionEndpoint {
       this.metrics.rejected(route.operation, e);
       throw e;
     }
-    const run = await this.infer.execute(parsed.command, clientAbortSignal(res));
+    const run = await this.infer.execute({ ...parsed.command, trace: extractTrace(req.headers, recordGetter) }, clientAbortSignal(res));
     await this.responder.respond(res, run, { ...parsed, format: route.format, idPrefix: route.idPrefix });
   }
 }

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { ChatMessage } from '@mnemo/engine';
 
 /** What the client asked to continue: chat messages (templated), raw text, or token ids. */
@@ -30,6 +31,8 @@ export interface InferCommand {
   readonly sessionId?: string;
   /** Higher runs first when the node has to choose; 0 is normal. */
   readonly priority: number;
+  /** The client's trace context (W3C traceparent of the HTTP request or gRPC call); root when none came. */
+  readonly trace?: Context;
 }
 
 /** What a REST body parser yields: the command plus how the client wants the answer. */

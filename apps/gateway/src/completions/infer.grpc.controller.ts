@@ -1,3 +1,4 @@
+import { grpcTraceContext } from '@mnemo/service-kit';
 import { Inject, Injectable } from '@nestjs/common';
 import { status, type ServerWritableStream, type StatusObject } from '@grpc/grpc-js';
 import { ErrorCode, MnemoError, errorStatus, isMnemoError } from '@mnemo/kv-core';
@@ -70,7 +71,7 @@ export class InferGrpcController {
         this.metrics.rejected('grpc.infer', e);
         throw e;
       }
-      const run = await this.infer.execute(command, ac.signal);
+      const run = await this.infer.execute({ ...command, trace: grpcTraceContext(call.metadata) }, ac.signal);
       requestId = run.requestId;
       for await (const ev of run.events()) {
         if (ev.kind === 'delta') {

@@ -1,3 +1,4 @@
+import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { ServiceMetrics } from '@mnemo/service-kit';
@@ -20,6 +21,8 @@ export class InferTimer {
   private tokens = 0;
   private ended = false;
   model?: string;
+  /** The request's trace span: marked at the first token, ended with the request. */
+  span?: Span;
 
   constructor(
     private readonly metrics: ServiceMetrics,
@@ -31,6 +34,7 @@ export class InferTimer {
     const now = performance.now();
     if (this.firstTokenAt === undefined) {
       this.firstTokenAt = now;
+      this.span?.addEvent('first_token');
       if (this.model) this.metrics.timeToFirstToken.observe({ model: this.model }, (now - this.startedAt) / 1000);
     }
     this.lastTokenAt = now;
@@ -40,6 +44,11 @@ export class InferTimer {
   end(outcome: string): void {
     if (this.ended) return;
     this.ended = true;
+    if (this.span) {
+      this.span.setAttribute('mnemo.outcome', outcome);
+      if (outcome !== 'ok') this.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+      this.span.end();
+    }
     this.metrics.requests.inc({ operation: this.operation, outcome });
     this.metrics.requestDuration.observe({ operation: this.operation }, (performance.now() - this.startedAt) / 1000);
     if (this.model && this.tokens > 1 && this.firstTokenAt !== undefined && this.lastTokenAt !== undefined) {

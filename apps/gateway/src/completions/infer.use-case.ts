@@ -1,7 +1,8 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
-import { JsonLogger } from '@mnemo/service-kit';
+import { inSpan, JsonLogger, tracerFor } from '@mnemo/service-kit';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway.config.js';
 import { ClusterModelCache } from '../models/cluster-model.cache.js';
 import { TokenizerCache } from '../models/tokenizer.cache.js';
@@ -34,6 +35,9 @@ export class InferUseCase {
 
   async execute(command: InferCommand, signal: AbortSignal): Promise<InferRun> {
     const timer = this.metrics.start(command.operation);
+    const parent = command.trace ?? ROOT_CONTEXT;
+    timer.span = tracerFor('gateway').startSpan('gateway.request', { attributes: { 'mnemo.operation': command.operation, 'mnemo.model': command.model } }, parent);
+    const ctx = trace.setSpan(parent, timer.span);
     const startedAt = Date.now();
     let watch: InferWatch | undefined;
     try {
@@ -47,6 +51,7 @@ export class InferUseCase {
       if (signal.aborted) throw cancelled();
 
       const requestId = randomUUID();
+      timer.span.setAttribute('mnemo.request_id', requestId);
       // Every request gets a seed so any answer can be reproduced from the log line below.
       const seed = command.seed ?? randomInt(0, 2 ** 48 - 1);
       const deadline = startedAt + this.config.requestTimeoutMs;
@@ -57,7 +62,8 @@ export class InferUseCase {
         stallTimeoutMs: this.config.stallTimeoutMs,
         bufferEvents: this.config.streamBufferEvents,
       }, this.metrics.bufferedEvents);
-      const placement = await this.scheduler.schedule(
+      const inbox = watch.inbox.subject;
+      const placement = await inSpan(tracerFor('gateway'), 'gateway.schedule', ctx, (scheduleCtx) => this.scheduler.schedule(
         {
           requestId,
           tenant: command.tenant,
@@ -67,11 +73,12 @@ export class InferUseCase {
           chunkKeys: [...prompt.chunkKeys],
           priority: command.priority,
           sampling: { temperature: command.temperature, topP: command.topP, maxTokens: prompt.maxTokens, seed: BigInt(seed), stopTokenIds: [] },
-          replySubject: watch.inbox.subject,
+          replySubject: inbox,
           deadlineUnixMs: deadline,
         },
         Math.max(1, deadline - Date.now()),
-      );
+        scheduleCtx,
+      ));
       watch.admitted(placement, deadline);
       if (signal.aborted) throw cancelled();
       // With the seed and the prompt size, this line is enough to reproduce the answer.

@@ -13,6 +13,7 @@ describe(loadGatewayConfig.name, () => {
       port: 8080,
       grpcPort: 50051,
       apiKeys: [],
+      adminKeys: [],
       maxPromptTokens: 8192,
       requestTimeoutMs: 120_000,
       idleTimeoutMs: 60_000,

@@ -15,6 +15,7 @@ export const gatewaySchema = {
   GATEWAY_PORT: { type: 'int', doc: 'REST port (0 = any free port)', default: 8080, min: 0, max: 65535 },
   GATEWAY_GRPC_PORT: { type: 'int', doc: 'gRPC Infer port (0 = any free port)', default: 50051, min: 0, max: 65535 },
   MNEMO_API_KEYS: { type: 'list', doc: 'comma-separated API keys; unset = no auth', secret: true },
+  MNEMO_ADMIN_KEYS: { type: 'list', doc: 'comma-separated admin keys (header x-admin-key): GET /v1/requests/{id}/kv then explains misses caused by tenant isolation and answers for any tenant', secret: true },
   GATEWAY_MAX_PROMPT_TOKENS: { type: 'int', doc: 'longer prompts are rejected with 400', default: 8192, min: 1 },
   GATEWAY_REQUEST_TIMEOUT_MS: { type: 'int', doc: 'whole-request timeout', default: 120_000, min: 1 },
   GATEWAY_IDLE_TIMEOUT_MS: {
@@ -65,6 +66,8 @@ export interface GatewayConfig {
   readonly grpcPort: number;
   /** Empty = authentication off (every request is tenant `default`). */
   readonly apiKeys: readonly string[];
+  /** Keys of the `x-admin-key` header (why answers that reveal other tenants). */
+  readonly adminKeys: readonly string[];
   readonly maxPromptTokens: number;
   readonly requestTimeoutMs: number;
   readonly idleTimeoutMs: number;
@@ -97,6 +100,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     port: c.GATEWAY_PORT!,
     grpcPort: c.GATEWAY_GRPC_PORT!,
     apiKeys: c.MNEMO_API_KEYS ?? [],
+    adminKeys: c.MNEMO_ADMIN_KEYS ?? [],
     maxPromptTokens: c.GATEWAY_MAX_PROMPT_TOKENS!,
     requestTimeoutMs: c.GATEWAY_REQUEST_TIMEOUT_MS!,
     idleTimeoutMs: c.GATEWAY_IDLE_TIMEOUT_MS!,

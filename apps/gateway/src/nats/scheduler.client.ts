@@ -1,7 +1,12 @@
+import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
+import { natsTraceHeaders } from '@mnemo/service-kit';
 import { Inject, Injectable } from '@nestjs/common';
 import { createInbox, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { ErrorCode, isMnemoError, MnemoError } from '@mnemo/kv-core';
 import {
+  WhyReplySchema,
+  WhyRequestSchema,
+  type KvExplanation,
   AdvisoryReplySchema,
   AdvisoryRequestSchema,
   InvalidateAdvisoryReplySchema,
@@ -100,8 +105,23 @@ export class SchedulerClient {
     return unwrap(reply.result, 'deleted');
   }
 
-  async schedule(request: InferenceRequestInit, timeoutMs: number): Promise<Placement> {
-    const msg = await natsRequest(this.nc, Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), timeoutMs, 'scheduler');
+  /** A request's KV explanation from the scheduler replica that routed it; null when none answers in time (unknown). */
+  async why(q: { requestId: string; tenant: string; admin: boolean }, timeoutMs: number): Promise<KvExplanation | null> {
+    let data: Uint8Array;
+    try {
+      data = await natsRequest(this.nc, Subjects.WHY, encodeMessage(WhyRequestSchema, q), timeoutMs, 'scheduler');
+    } catch (e) {
+      if (isMnemoError(e) && e.code === ErrorCode.Timeout) return null;
+      throw e;
+    }
+    const reply = decodeMessage(WhyReplySchema, data);
+    if (reply.result.case === 'explanation') return reply.result.value;
+    if (reply.result.case === 'error' && reply.result.value.code === 'not_found') return null;
+    return unwrap(reply.result as { case: 'explanation'; value: KvExplanation } | { case: 'error'; value: ErrorReply } | { case: undefined; value?: undefined }, 'explanation');
+  }
+
+  async schedule(request: InferenceRequestInit, timeoutMs: number, trace: Context = ROOT_CONTEXT): Promise<Placement> {
+    const msg = await natsRequest(this.nc, Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), timeoutMs, 'scheduler', natsTraceHeaders(trace));
     const reply = decodeMessage(ScheduleReplySchema, msg);
     switch (reply.result.case) {
       case 'nodeId':

@@ -13,6 +13,7 @@ import { SequenceStore } from './sequence.store.js';
 import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
 import { SwapManager } from './swap.manager.js';
+import { KV_RECORDER, NO_KV_RECORDER, type KvRecorderPort } from '../why/kv.recorder.js';
 import { kvReuseOf, nodeSeq, prefillInput, storedPrompt } from './sequence.inputs.js';
 import { CROSS_MODEL_REUSE, kvReuseReport, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
 import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-store/session.tails.js';
@@ -53,6 +54,7 @@ export class BatchScheduler {
     @Inject(SwapManager) private readonly swaps: SwapManager = new SwapManager(engine, { ...config, NODE_PREEMPTION: 'recompute' }, store, clock, nodeMetrics, logger),
     @Optional() @Inject(CROSS_MODEL_REUSE) private readonly crossModel: CrossModelPort = NO_CROSS_MODEL,
     @Optional() @Inject(SESSION_TAILS) private readonly tails: SessionTailsPort = NO_SESSION_TAILS,
+    @Optional() @Inject(KV_RECORDER) private readonly recorder: KvRecorderPort = NO_KV_RECORDER,
   ) {
     if (config.NODE_SCHEDULING === 'priority') {
       const off = (n: number | undefined) => (n ? n : Infinity);
@@ -120,6 +122,7 @@ export class BatchScheduler {
     if (fresh.length > 0) {
       this.nodeMetrics.batchSize.observe({ phase: 'prefill' }, fresh.length);
       batched ||= fresh.length > 1;
+      for (const seq of fresh) this.recorder.prefillStarted(seq);
       await this.step(fresh, () => this.engine.prefill(fresh.map((seq) => this.prefillInput(seq))));
       // A warm restore the pass did not take (nothing left to restore) goes now, not at its TTL.
       for (const seq of fresh) this.kvStore.cool?.(seq.id);
@@ -226,7 +229,7 @@ export class BatchScheduler {
     if (this.config.NODE_PREFIX_CACHE === 'off') return { ...prefillInput(seq), cacheSalt: undefined };
     const crossModel = this.crossModel.crossModelFor(seq);
     const captureE = this.crossModel.captureFor?.(seq);
-    return { ...prefillInput(seq), restore: (deviceTokens) => this.kvStore.restorePlan(storedPrompt(seq), deviceTokens, seq.id), ...(crossModel ? { crossModel } : {}), ...(captureE ? { captureE } : {}) };
+    return { ...prefillInput(seq), restore: (deviceTokens) => this.recorder.restore(seq, this.kvStore.restorePlan(storedPrompt(seq), deviceTokens, seq.id), deviceTokens), ...(crossModel ? { crossModel } : {}), ...(captureE ? { captureE } : {}) };
   }
 
   /** Drops a running sequence's device KV by recompute preemption; it waits, keeping its place, until admitted again. */
@@ -328,6 +331,7 @@ export class BatchScheduler {
     if (seq.firstTokenMs === undefined) {
       seq.firstTokenMs = now;
       this.metrics.timeToFirstToken.observe({ model: seq.request.model }, (now - seq.arrivedMs) / 1000);
+      this.recorder.firstToken(seq, seq.cachedTokens);
     }
     seq.lastTokenMs = now;
     if (seq.stopTokenIds.has(token)) {

@@ -1,3 +1,4 @@
+import type { Context, Span } from '@opentelemetry/api';
 import type { ServedModel } from '@mnemo/engine';
 import type { InferenceRequest } from '@mnemo/proto';
 import type { KvReuseReport } from '../droidspeak/cross-model.reuse.js';
@@ -36,6 +37,10 @@ export class Sequence {
   streamed = false;
   /** Block keys of the prompt's chunks, by chunk index, hashed on first use (see StoredPrompt.blockKeys). */
   readonly blockKeys = new Map<number, readonly string[]>();
+  /** Trace context of its admission (the scheduler's dispatch span's child); spans of its prefill hang under it. */
+  trace?: Context;
+  /** Open from the start of its prefill to its first token. */
+  prefillSpan?: Span;
   /** Ends without a final TokenEvent: nobody waits for this attempt (CancelRequest.silent). */
   silent = false;
   readonly stopTokenIds: ReadonlySet<number>;

@@ -169,6 +169,9 @@ export const nodeManagerSchema = {
   },
   NODE_DROIDSPEAK_BASES: { type: 'list', doc: 'DroidSpeak: extra derived=base pairs (model directories); the synthetic catalog\'s derived models know their base' },
   NODE_KV_EVENTS_MS: { type: 'int', doc: 'KV events (what the node holds, per tier) are batched and published this often', default: 100, min: 10 },
+  NODE_WHY_RECORDS: { type: 'int', doc: 'requests whose KV record (where each prompt chunk came from) is kept for `why`; the oldest go first', default: 10_000, min: 1 },
+  NODE_WHY_TTL_MS: { type: 'int', doc: 'how long a request record and a dropped chunk\'s reason are kept for `why`', default: 3_600_000, min: 1000 },
+  NODE_WHY_DROPS: { type: 'int', doc: 'dropped chunk keys whose reason (evicted, expired, corrupt) is kept for `why`', default: 200_000, min: 1 },
   NODE_VLLM_EVENTS: {
     type: 'string',
     doc: "vLLM-format KV events (ZMQ PUB, msgpack EventBatch) for routers that speak vLLM's: an endpoint to bind such as tcp://*:5557, or off",

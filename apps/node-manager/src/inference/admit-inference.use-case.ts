@@ -29,7 +29,7 @@ export class AdmitInferenceUseCase {
     @Optional() @Inject(ELASTIC_CACHE) private readonly elastic: ElasticCachePort = NO_ELASTIC_CACHE,
   ) {}
 
-  execute({ request }: AdmitInferenceCommand): string {
+  execute({ request, trace }: AdmitInferenceCommand): string {
     if (!this.lifecycle.accepting) throw new MnemoError(ErrorCode.Overloaded, 'node is shutting down');
     if (!request.requestId || !request.replySubject) throw new MnemoError(ErrorCode.InvalidRequest, 'request_id and reply_subject are required');
     const model = this.engine.models().find((m) => m.id === request.model);
@@ -47,6 +47,7 @@ export class AdmitInferenceUseCase {
     }
     checkKvSources(request.kvSources);
     const seq = new Sequence(request, model, this.store.arrivalSeq(), this.clock.monotonicMs());
+    if (trace) seq.trace = trace;
     // A request whose whole context could not fit the empty device cache would never finish: refuse it now.
     // Its KV holds the prompt and every generated token but the last.
     const need = blocksFor(request.tokens.length + seq.maxTokens - 1);

@@ -10,7 +10,8 @@ import {
   nodeInferSubject,
   ScheduleReplySchema,
 } from '@mnemo/proto';
-import { decodeRequest, JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
+import { decodeRequest, endWithError, JsonLogger, NatsEndpoints, natsTraceContext, protoResponder, ServiceMetrics, tracerFor } from '@mnemo/service-kit';
+import { trace } from '@opentelemetry/api';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { AdmitInferenceCommand } from './admit-inference.command.js';
 import { AdmitInferenceUseCase } from './admit-inference.use-case.js';
@@ -45,10 +46,18 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
     const admit = protoResponder({
       operation: 'admit',
       request: InferenceRequestSchema,
-      handle: async (request) => {
-        const nodeId = this.admit.execute(new AdmitInferenceCommand(request));
-        if (replyDelayMs > 0) await sleep(replyDelayMs);
-        return { nodeId, attempt: request.attempt };
+      handle: async (request, msg) => {
+        const parent = natsTraceContext(msg);
+        const span = tracerFor('node-manager').startSpan('node.admit', { attributes: { 'mnemo.request_id': request.requestId, 'mnemo.node_id': this.config.NODE_ID, 'mnemo.attempt': request.attempt, 'mnemo.prompt_tokens': request.tokens.length } }, parent);
+        try {
+          const nodeId = this.admit.execute(new AdmitInferenceCommand(request, trace.setSpan(parent, span)));
+          if (replyDelayMs > 0) await sleep(replyDelayMs);
+          span.end();
+          return { nodeId, attempt: request.attempt };
+        } catch (e) {
+          endWithError(span, e);
+          throw e;
+        }
       },
       reply: (o) =>
         encodeMessage(ScheduleReplySchema, 'ok' in o ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt } : { result: { case: 'error', value: o.error } }),

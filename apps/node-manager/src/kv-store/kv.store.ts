@@ -153,6 +153,10 @@ export class KvStore implements ChunkStore {
       until,
       load: (layer) => reader.load(layer),
       loadInto: (layer, target) => reader.loadInto(layer, target),
+      sources: () => {
+        const t = reader.tokensByTier();
+        return { host: t.mem, ssd: t.ssd, peer: 0 };
+      },
       done: (ok, blockedMs) => {
         const byTier = reader.tokensByTier();
         reader.release();

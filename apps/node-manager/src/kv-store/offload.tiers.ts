@@ -194,9 +194,13 @@ export class OffloadTiers {
     }
   }
 
+  /** Told before a removal that is not an eviction is reported (a corrupt or expired copy), for `why`. */
+  onDrop?: (key: string, tier: PoolTier, reason: 'corrupt' | 'expired') => void;
+
   /** A replica that failed its checksum: out of the table (and journal) now, so the next request recomputes. */
   dropCorrupt(m: ModelKv, key: string, layer: number, tier: PoolTier): void {
     this.counters.crcFailures++;
+    this.onDrop?.(key, tier, 'corrupt');
     const r = m.table.remove(key, layer, tier);
     if (r) this.applyRemovals(m, [r]);
   }
@@ -207,6 +211,7 @@ export class OffloadTiers {
     for (const m of this.models.values()) {
       const removals = m.table.expire(this.now());
       n += removals.length;
+      for (const r of removals) this.onDrop?.(r.chunkKey, r.tier, 'expired');
       this.applyRemovals(m, removals);
     }
     this.counters.expiredSegments += n;

@@ -1,5 +1,5 @@
 import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, segmentElems, type KvRowGeometry } from '@mnemo/kv-core';
-import type { KvRestorePlan } from '@mnemo/engine';
+import type { KvRestorePlan, RestoreSources } from '@mnemo/engine';
 import type { ChunkPayload } from '../kv-store/tier.writer.js';
 import type { ChunkPeerClient } from './chunk-peer.client.js';
 
@@ -25,6 +25,7 @@ export interface PeerRestoreOutcome {
 export class PeerRestorePlan implements KvRestorePlan {
   private readonly layers: Array<Promise<Float32Array[]>>;
   private readonly segs: Float32Array[][] = [];
+  readonly sources: () => RestoreSources;
 
   constructor(
     private readonly client: ChunkPeerClient,
@@ -38,6 +39,7 @@ export class PeerRestorePlan implements KvRestorePlan {
     private readonly onDone: (o: PeerRestoreOutcome) => void,
   ) {
     this.layers = [];
+    this.sources = () => ({ host: 0, ssd: 0, peer: until - from, peerAddress: address });
     for (let l = 0; l < g.layers; l++) {
       // A window of LAYERS_IN_FLIGHT streams, started in layer order: layer l starts once layer
       // l - LAYERS_IN_FLIGHT is in, so lower layers (needed first) never queue behind higher ones,

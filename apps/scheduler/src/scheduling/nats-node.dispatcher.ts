@@ -10,7 +10,8 @@ import {
   ScheduleReplySchema,
   type InferenceRequest,
 } from '@mnemo/proto';
-import { NATS_CONNECTION } from '@mnemo/service-kit';
+import { NATS_CONNECTION, natsTraceHeaders } from '@mnemo/service-kit';
+import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
 
@@ -26,11 +27,13 @@ export class NatsNodeDispatcher implements NodeDispatcher {
     @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
   ) {}
 
-  async dispatch(nodeId: string, request: InferenceRequest): Promise<DispatchOutcome> {
+  async dispatch(nodeId: string, request: InferenceRequest, trace: Context = ROOT_CONTEXT): Promise<DispatchOutcome> {
+    const headers = natsTraceHeaders(trace);
     let data: Uint8Array;
     try {
       const msg = await this.nc.request(nodeInferSubject(nodeId), encodeMessage(InferenceRequestSchema, request), {
         timeout: this.config.SCHEDULER_DISPATCH_TIMEOUT_MS!,
+        ...(headers ? { headers } : {}),
       });
       data = msg.data;
     } catch (e) {

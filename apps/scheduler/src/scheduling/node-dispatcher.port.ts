@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { InferenceRequest } from '@mnemo/proto';
 
 /** What happened when a request was handed to a node. */
@@ -13,7 +14,8 @@ export type DispatchOutcome =
 /** Hands an inference to one node; the NATS adapter is the production implementation. */
 export interface NodeDispatcher {
   /** `request.attempt` names this dispatch; the node stamps it on every TokenEvent. */
-  dispatch(nodeId: string, request: InferenceRequest): Promise<DispatchOutcome>;
+  /** `trace`: the dispatch span, carried to the node in the message headers. */
+  dispatch(nodeId: string, request: InferenceRequest, trace?: Context): Promise<DispatchOutcome>;
   /**
    * Best effort, after a dispatch timeout: the node drops that attempt if it admitted it late (or
    * refuses it if it comes later), and sends nothing to the inbox, which the next attempt uses.

@@ -1,9 +1,14 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
-import { ErrorCode, expectedPrompt, MnemoError, type ExpectedHoldings, type Reservation, type ReservationBook, type SessionTable } from '@mnemo/kv-core';
-import { KvSourceSchema } from '@mnemo/proto';
+import { ErrorCode, expectedPrompt, MnemoError, type ExpectedHoldings, type KvDirectory, type Reservation, type ReservationBook, type SessionTable } from '@mnemo/kv-core';
+import { KvSourceSchema, type InferenceRequest } from '@mnemo/proto';
+import type { Context } from '@opentelemetry/api';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
-import { EXPECTED_HOLDINGS } from '../kv-directory/kv-report.port.js';
+import { EXPECTED_HOLDINGS, KV_DIRECTORY } from '../kv-directory/kv-report.port.js';
+import { WHY_RECORDS } from '../why/why.ports.js';
+import type { RoutingRecords } from '../why/routing.records.js';
+import { ROOT_CONTEXT, trace as otel } from '@opentelemetry/api';
+import { endWithError, tracerFor } from '@mnemo/service-kit';
 import { NodeRegistry } from '../nodes/node.registry.js';
 import { NODE_PREFETCHER, type NodePrefetcher } from '../sessions/node-prefetch.port.js';
 import { RESERVATION_BOOK, SESSION_TABLE } from '../sessions/session-table.provider.js';
@@ -49,6 +54,8 @@ export class ScheduleInferenceUseCase {
     @Inject(RESERVATION_BOOK) private readonly book: ReservationBook,
     @Inject(NODE_PREFETCHER) private readonly nodes: NodePrefetcher,
     @Optional() @Inject(EXPECTED_HOLDINGS) private readonly expected: ExpectedHoldings | null = null,
+    @Optional() @Inject(WHY_RECORDS) private readonly why: RoutingRecords | null = null,
+    @Optional() @Inject(KV_DIRECTORY) private readonly directory: KvDirectory | null = null,
   ) {}
 
   /** The request the advisory announced arrived: the reservation is spent; a node that prefetched in vain is told. */
@@ -58,7 +65,21 @@ export class ScheduleInferenceUseCase {
     if (r.nodeId !== ranOn) void this.nodes.forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId }).then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
   }
 
-  async execute({ request }: ScheduleInferenceCommand): Promise<Placement> {
+  async execute({ request, trace }: ScheduleInferenceCommand): Promise<Placement> {
+    const parent = trace ?? ROOT_CONTEXT;
+    const span = tracerFor('scheduler').startSpan('scheduler.schedule', { attributes: { 'mnemo.request_id': request.requestId, 'mnemo.model': request.model, 'mnemo.prompt_tokens': request.tokens.length } }, parent);
+    try {
+      const placement = await this.schedule(request, otel.setSpan(parent, span));
+      span.setAttribute('mnemo.node_id', placement.nodeId);
+      span.end();
+      return placement;
+    } catch (e) {
+      endWithError(span, e);
+      throw e;
+    }
+  }
+
+  private async schedule(request: InferenceRequest, ctx: Context): Promise<Placement> {
     validate(request);
     const skipped = new Set<string>();
     // A failover re-dispatch (gateway) names the last attempt it saw: new attempts number on from it.
@@ -84,7 +105,10 @@ export class ScheduleInferenceUseCase {
       const kvSources = node.kvSources.map((s) => create(KvSourceSchema, { nodeId: s.nodeId, grpcAddress: node.kvSourceAddresses.get(s.nodeId) ?? '', chunkKeys: [...s.chunkKeys] }));
       let outcome: DispatchOutcome;
       try {
-        outcome = await this.dispatcher.dispatch(node.nodeId, { ...request, attempt: attemptBase + attempt, kvSources });
+        const dispatch = tracerFor('scheduler').startSpan('scheduler.dispatch', { attributes: { 'mnemo.node_id': node.nodeId, 'mnemo.attempt': attemptBase + attempt } }, ctx);
+        outcome = await this.dispatcher.dispatch(node.nodeId, { ...request, attempt: attemptBase + attempt, kvSources }, otel.setSpan(ctx, dispatch));
+        dispatch.setAttribute('mnemo.outcome', outcome.kind);
+        dispatch.end();
       } catch (e) {
         takeBack();
         throw e;
@@ -97,6 +121,7 @@ export class ScheduleInferenceUseCase {
             this.sessions.record({ tenant: request.tenant, sessionId: request.sessionId, model: request.model, nodeId: node.nodeId, chunkKeys: request.chunkKeys, promptTokens: request.tokens.length, lastUsedMs: this.clock.unixMs() });
           }
           if (node.reservation) this.useReservation(node.reservation, node.nodeId);
+          if (this.why && this.directory) this.why.routed(request, node.nodeId, attemptBase + attempt, this.directory, [...new Set(live.flatMap((n) => n.models))], this.clock.unixMs());
           return { nodeId: node.nodeId, attempt: attemptBase + attempt };
         case 'unreachable':
           skipped.add(node.nodeId);

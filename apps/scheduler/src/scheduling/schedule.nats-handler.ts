@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { encodeMessage, InferenceRequestSchema, QueueGroups, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
+import { JsonLogger, NatsEndpoints, natsTraceContext, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
 import { ScheduleInferenceCommand } from './schedule-inference.command.js';
 import { ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
 
@@ -18,7 +18,7 @@ export class ScheduleNatsHandler implements OnApplicationBootstrap {
     const handler = protoResponder({
       operation: 'schedule',
       request: InferenceRequestSchema,
-      handle: (request) => this.useCase.execute(new ScheduleInferenceCommand(request)),
+      handle: (request, msg) => this.useCase.execute(new ScheduleInferenceCommand(request, natsTraceContext(msg))),
       reply: (o) =>
         encodeMessage(ScheduleReplySchema, 'ok' in o ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt } : { result: { case: 'error', value: o.error } }),
       logger: this.logger,

@@ -10,10 +10,11 @@ import { NODE_DISPATCHER } from './node-dispatcher.port.js';
 import { RoutePlanner } from './route.planner.js';
 import { ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
 import { ScheduleNatsHandler } from './schedule.nats-handler.js';
+import { WhyModule } from '../why/why.module.js';
 
 /** Routing and dispatch of inference requests. */
 @Module({
-  imports: [NodesModule, KvDirectoryModule, SessionsModule],
+  imports: [NodesModule, KvDirectoryModule, SessionsModule, WhyModule],
   providers: [
     { provide: NODE_DISPATCHER, useClass: NatsNodeDispatcher },
     { provide: DERIVED_PAIRS, inject: [SCHEDULER_CONFIG], useFactory: (c: SchedulerConfig) => new DerivedPairsRegistry(parseDerivedBases(c.SCHEDULER_DROIDSPEAK_BASES ?? []).bases) },

@@ -5,6 +5,8 @@ import type { JsonLogger } from '../json.logger.js';
 import type { ServiceMetrics } from '../metrics.registry.js';
 import type { NatsHandler } from './nats.endpoints.js';
 
+type NatsMsg = Parameters<NatsHandler>[0];
+
 /** The wire shape of mnemo.v1.ErrorReply. */
 export interface ErrorReplyInit {
   code: string;
@@ -35,7 +37,8 @@ export interface ProtoResponderOptions<D extends DescMessage, R> {
   /** Names the operation in metrics and logs. */
   readonly operation: string;
   readonly request: D;
-  readonly handle: (request: MessageShape<D>) => Promise<R> | R;
+  /** `msg`: the NATS message itself (its headers carry the caller's trace context). */
+  readonly handle: (request: MessageShape<D>, msg: NatsMsg) => Promise<R> | R;
   /** Encodes the reply message: the handler's result, or the error it threw. */
   readonly reply: (outcome: { readonly ok: R } | { readonly error: ErrorReplyInit }) => Uint8Array;
   readonly logger: JsonLogger;
@@ -49,10 +52,10 @@ export interface ProtoResponderOptions<D extends DescMessage, R> {
  * returned handler with {@link NatsEndpoints.listen}.
  */
 export function protoResponder<D extends DescMessage, R>(o: ProtoResponderOptions<D, R>): NatsHandler {
-  const run = async (data: Uint8Array): Promise<R> => o.handle(decodeRequest(o.request, data));
+  const run = async (msg: NatsMsg): Promise<R> => o.handle(decodeRequest(o.request, msg.data), msg);
   return async (msg) => {
     try {
-      const ok = o.metrics ? await o.metrics.time(o.operation, () => run(msg.data)) : await run(msg.data);
+      const ok = o.metrics ? await o.metrics.time(o.operation, () => run(msg)) : await run(msg);
       return o.reply({ ok });
     } catch (e) {
       return o.reply({ error: toErrorReply(e, o.logger, o.operation) });

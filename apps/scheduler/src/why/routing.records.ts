@@ -1,0 +1,68 @@
+import { chunkKeys, nextChunkKey, type DirectoryTier, type KvDirectory } from '@mnemo/kv-core';
+import type { InferenceRequest } from '@mnemo/proto';
+import { BoundedRecords } from '@mnemo/service-kit';
+
+/** What routing saw when it placed one request: the scheduler's half of `why`. */
+export interface RoutingRecord {
+  readonly requestId: string;
+  readonly tenant: string;
+  readonly model: string;
+  readonly nodeId: string;
+  readonly attempt: number;
+  readonly promptTokens: number;
+  readonly chunkKeys: readonly string[];
+  readonly atUnixMs: number;
+  /** Per whole chunk: other nodes holding it, other models' copies, another tenant's copy held. */
+  readonly chunks: ReadonlyArray<{ heldBy: Array<{ nodeId: string; tiers: DirectoryTier[] }>; otherModels: string[]; otherTenantHeld: boolean }>;
+}
+
+/** Salt of the tenant-free chain: no tenant id has a NUL byte, so it names no tenant's keys. */
+const CONTENT_SALT = '\u0000content';
+
+/**
+ * Routing records (bounded by count and age) and a content index: for each prompt chunk seen
+ * recently, keyed by a tenant-free chain of the same tokens, which tenants sent it and under
+ * which (salted) key. The index is what lets an admin learn that a miss was tenant isolation —
+ * and why that answer needs an admin key: it says another tenant sent the same prompt.
+ *
+ * Cost on the request path: one more hash pass over the prompt (the tenant-free chain), the
+ * directory lookups of its keys, and for every other model a node serves, one chunk hashed
+ * (the chain under that model stops at its first chunk nobody holds).
+ */
+export class RoutingRecords {
+  readonly records: BoundedRecords<string, RoutingRecord>;
+  private readonly content: BoundedRecords<string, Map<string, string>>;
+
+  constructor(maxRecords: number, ttlMs: number, maxContentKeys: number, now: () => number = Date.now) {
+    this.records = new BoundedRecords(maxRecords, ttlMs, now);
+    this.content = new BoundedRecords(maxContentKeys, ttlMs, now);
+  }
+
+  routed(request: InferenceRequest, nodeId: string, attempt: number, directory: KvDirectory, servedModels: readonly string[], atUnixMs: number): void {
+    const keys = request.chunkKeys;
+    const plain = chunkKeys(request.model, CONTENT_SALT, request.tokens);
+    const others = servedModels.filter((m) => m !== request.model).map((m) => ({ model: m, held: heldPrefix(m, request.tenant, request.tokens, keys.length, directory) }));
+    const chunks = keys.map((key, c) => {
+      const tenants = this.content.get(plain[c]!) ?? new Map<string, string>();
+      const otherTenantHeld = [...tenants].some(([t, k]) => t !== request.tenant && directory.holdings(k).length > 0);
+      tenants.set(request.tenant, key);
+      this.content.set(plain[c]!, tenants);
+      return {
+        heldBy: directory.holdings(key).filter((h) => h.nodeId !== nodeId),
+        otherModels: others.filter((o) => o.held > c).map((o) => o.model),
+        otherTenantHeld,
+      };
+    });
+    this.records.set(request.requestId, { requestId: request.requestId, tenant: request.tenant, model: request.model, nodeId, attempt, promptTokens: request.tokens.length, chunkKeys: [...keys], atUnixMs, chunks });
+  }
+}
+
+/** Whole chunks of `tokens` some node holds under `model` (the chain stops at the first one nobody holds). */
+function heldPrefix(model: string, tenant: string, tokens: readonly number[], chunks: number, directory: KvDirectory): number {
+  let prev: string | null = null;
+  for (let c = 0; c < chunks; c++) {
+    prev = nextChunkKey(prev, model, tenant, tokens.slice(c * 256, (c + 1) * 256));
+    if (directory.holdings(prev).length === 0) return c;
+  }
+  return chunks;
+}

@@ -1,0 +1,31 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { encodeMessage, Subjects, WhyReplySchema, WhyRequestSchema } from '@mnemo/proto';
+import { decodeRequest, JsonLogger, NatsEndpoints, toErrorReply } from '@mnemo/service-kit';
+import { WhyUseCase } from './why.use-case.js';
+
+/**
+ * WHY, on every replica (no queue group: a request's record lives on the replica that routed it).
+ * Replicas without the record stay silent, so the gateway's request gets the one answer there is
+ * (or times out: not found).
+ */
+@Injectable()
+export class WhyNatsHandler implements OnApplicationBootstrap {
+  constructor(
+    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(WhyUseCase) private readonly useCase: WhyUseCase,
+    @Inject(JsonLogger) private readonly logger: JsonLogger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.endpoints.listen(Subjects.WHY, async (msg) => {
+      try {
+        const o = await this.useCase.execute(decodeRequest(WhyRequestSchema, msg.data));
+        if (o.kind === 'not_mine') return undefined;
+        if (o.kind === 'not_found') return encodeMessage(WhyReplySchema, { result: { case: 'error', value: { code: 'not_found', message: 'no such request' } } });
+        return encodeMessage(WhyReplySchema, { result: { case: 'explanation', value: o.explanation } });
+      } catch (e) {
+        return encodeMessage(WhyReplySchema, { result: { case: 'error', value: toErrorReply(e, this.logger, 'why') } });
+      }
+    });
+  }
+}
