@@ -44,6 +44,7 @@ export const nodeManagerSchema = {
   NODE_SIM_PREFILL_TOKEN_US: { type: 'int', doc: 'sim engine: prefill cost per prompt token (µs)', default: 10, min: 0, when: isSim },
   NODE_SIM_DECODE_SEQ_US: { type: 'int', doc: 'sim engine: decode cost per sequence in the batch (µs)', default: 250, min: 0, when: isSim },
   NODE_SIM_DECODE_KCONTEXT_US: { type: 'int', doc: 'sim engine: decode cost per 1000 context tokens in the batch (µs)', default: 50, min: 0, when: isSim },
+  NODE_SIM_PREFILL_KCONTEXT_US: { type: 'int', doc: 'sim engine: prefill attention per computed token per 1000 tokens of context before it (µs; 0: prefill linear in its tokens)', default: 0, min: 0, when: isSim },
   NODE_SIM_RESTORE_US_PER_CHUNK: {
     type: 'int',
     doc: 'sim engine with KV bytes: modelled host → device (PCIe) copy of one restored 256-token chunk (µs); a restore\'s layers arrive no sooner than this link carries them (0: only the real copy\'s time)',

@@ -32,6 +32,7 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
             decodePerSeqMs: config.NODE_SIM_DECODE_SEQ_US! / 1000,
             decodePerKContextMs: config.NODE_SIM_DECODE_KCONTEXT_US! / 1000,
             prefillPerTokenMs: config.NODE_SIM_PREFILL_TOKEN_US! / 1000,
+            prefillPerKContextMs: (config.NODE_SIM_PREFILL_KCONTEXT_US ?? 0) / 1000,
             restorePerChunkMs: config.NODE_SIM_RESTORE_US_PER_CHUNK! / 1000,
           },
           eosProbability: config.NODE_SIM_EOS_PER_MILLE! / 1000,

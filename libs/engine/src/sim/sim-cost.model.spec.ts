@@ -1,4 +1,4 @@
-import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
+import { attendedTokens, DEFAULT_SIM_COST, decodeCostMs, decodeStepMs, prefillCostMs, prefillStepMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 
 const cost: SimCostModel = { prefillBaseMs: 1, prefillPerTokenMs: 0.5, decodeBaseMs: 4, decodePerSeqMs: 1, decodePerKContextMs: 2, restorePerChunkMs: 0 };
 
@@ -35,5 +35,29 @@ describe(validateSimCost.name, () => {
   });
   it('accepts zero costs', () => {
     expect(validateSimCost({ ...cost, decodeBaseMs: 0 })).toBeDefined();
+  });
+});
+
+describe('scalar step costs', () => {
+  const withAttention: SimCostModel = { ...cost, restorePerChunkMs: 0, prefillPerKContextMs: 0.5 };
+  it.each<[string, number, number, number]>([
+    ['no attention term: linear in the tokens', 10, 0, 1 + 5],
+    ['attention: per computed token per 1000 attended', 10, 2000, 1 + 5 + 1],
+  ])('%s', (_n, tokens, attended, expected) => {
+    expect(prefillStepMs(withAttention, tokens, attended)).toBeCloseTo(expected, 9);
+  });
+
+  it.each<[number, number, number]>([
+    [0, 4, 0 + 1 + 2 + 3],
+    [2, 4, 2 + 3],
+    [4, 4, 0],
+  ])('tokens [%i, %i) attend to %i positions', (from, to, want) => {
+    expect(attendedTokens(from, to)).toBe(want);
+  });
+
+  it('prices a batch as the list forms do', () => {
+    expect(decodeStepMs(cost, 2, 2000)).toBeCloseTo(decodeCostMs(cost, [1000, 1000]), 9);
+    expect(prefillStepMs(cost, 40)).toBeCloseTo(prefillCostMs(cost, [10, 30]), 9);
+    expect(decodeStepMs(cost, 0, 0)).toBe(0);
   });
 });

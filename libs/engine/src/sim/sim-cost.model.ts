@@ -10,6 +10,12 @@ export interface SimCostModel {
   readonly prefillBaseMs: number;
   /** Per prompt token of the whole prefill batch, ms. */
   readonly prefillPerTokenMs: number;
+  /**
+   * Attention of a prefill, per computed token per 1000 tokens of context it attends to (the
+   * positions before it), ms: what makes a long prompt's prefill grow faster than its length.
+   * 0 or absent (the default): prefill is linear in the tokens computed.
+   */
+  readonly prefillPerKContextMs?: number;
   /** Fixed cost of one decode step, ms. */
   readonly decodeBaseMs: number;
   /** Per sequence in the decode batch, ms. */
@@ -33,18 +39,35 @@ export const DEFAULT_SIM_COST: SimCostModel = {
   restorePerChunkMs: 0,
 };
 
-/** Time of one prefill call over prompts of the given lengths. */
-export function prefillCostMs(cost: SimCostModel, promptLengths: readonly number[]): number {
+/** Context the computed tokens [from, to) of one sequence attend to in all: each attends to the positions before it. */
+export function attendedTokens(from: number, to: number): number {
+  return to > from ? ((from + to - 1) * (to - from)) / 2 : 0;
+}
+
+/**
+ * Time of one prefill call computing `tokens` prompt tokens in all, which attend to
+ * `attended` context tokens in all (see {@link attendedTokens}). Scalar, so a caller pricing
+ * many batches (the twin) allocates nothing.
+ */
+export function prefillStepMs(cost: SimCostModel, tokens: number, attended = 0): number {
+  return cost.prefillBaseMs + cost.prefillPerTokenMs * tokens + ((cost.prefillPerKContextMs ?? 0) * attended) / 1000;
+}
+
+/** Time of one decode step of `seqs` sequences whose contexts sum to `contextTokens` (0 for none). */
+export function decodeStepMs(cost: SimCostModel, seqs: number, contextTokens: number): number {
+  if (seqs === 0) return 0;
+  return cost.decodeBaseMs + cost.decodePerSeqMs * seqs + (cost.decodePerKContextMs * contextTokens) / 1000;
+}
+
+/** Time of one prefill call over prompts of the given lengths (computed tokens), attending to `attended` context tokens in all. */
+export function prefillCostMs(cost: SimCostModel, promptLengths: readonly number[], attended = 0): number {
   if (promptLengths.length === 0) return 0;
-  const tokens = promptLengths.reduce((a, b) => a + b, 0);
-  return cost.prefillBaseMs + cost.prefillPerTokenMs * tokens;
+  return prefillStepMs(cost, promptLengths.reduce((a, b) => a + b, 0), attended);
 }
 
 /** Time of one decode step over sequences whose contexts have the given lengths. */
 export function decodeCostMs(cost: SimCostModel, contextLengths: readonly number[]): number {
-  if (contextLengths.length === 0) return 0;
-  const context = contextLengths.reduce((a, b) => a + b, 0);
-  return cost.decodeBaseMs + cost.decodePerSeqMs * contextLengths.length + (cost.decodePerKContextMs * context) / 1000;
+  return decodeStepMs(cost, contextLengths.length, contextLengths.reduce((a, b) => a + b, 0));
 }
 
 /** Throws with every problem listed when a cost is negative or not finite. */

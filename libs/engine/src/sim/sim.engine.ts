@@ -2,7 +2,7 @@ import { CHUNK_TOKENS, chunkElems, ErrorCode, KvBlockLedger, MnemoError, type El
 import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, KvStaging, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
-import { DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
+import { attendedTokens, DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
 import { chunkPayload, modelSeed, positionHashes, simKvLayoutFor, validateSimKvLayout, type SimKvLayout } from './sim-kv.content.js';
 import { runRestoringPass, type SimRestore } from './sim-kv.restore.js';
@@ -152,6 +152,7 @@ export class SimEngine implements Engine {
   prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]> {
     return this.serial(async () => {
       const computed: number[] = [];
+      let attended = 0;
       const cached = new Map<string, number>();
       const hits = new Map<string, number>();
       const admitted: string[] = [];
@@ -171,13 +172,14 @@ export class SimEngine implements Engine {
           cached.set(input.seqId, from);
           // Only computed tokens cost prefill time; restored ones arrive over the pass.
           computed.push(input.tokens.length - from);
+          attended += attendedTokens(from, input.tokens.length);
         }
         // Blocks of restored positions are named only once their bytes arrived and checked.
         this.appendAll(
           batch.map((b) => ({ seqId: b.seqId, ids: b.tokens.slice(hits.get(b.seqId)) })),
           restores.length === 0,
         );
-        const ms = prefillCostMs(this.cost, computed);
+        const ms = prefillCostMs(this.cost, computed, attended);
         if (restores.length === 0) await this.wait(ms);
         else blockedMs = await runRestoringPass(restores, ms, { now: this.now, sleep: this.sleep }, (id) => this.seqs.has(id), this.cost.restorePerChunkMs);
         const ids = batch.map((b) => b.seqId);
@@ -288,6 +290,7 @@ export class SimEngine implements Engine {
       const computed: number[] = [];
       const items: Array<{ seqId: string; ids: number[] }> = [];
       const history = new Map<string, number[]>();
+      let attended = 0;
       for (const id of seqIds) {
         const seq = this.seq(id);
         if (!seq.preempted) continue;
@@ -297,6 +300,7 @@ export class SimEngine implements Engine {
         seq.kvTokens.push(...tokens.slice(0, hit));
         items.push({ seqId: id, ids: tokens.slice(hit) });
         computed.push(tokens.length - hit);
+        attended += attendedTokens(hit, tokens.length);
       }
       try {
         this.appendAll(items);
@@ -311,7 +315,7 @@ export class SimEngine implements Engine {
         throw e;
       }
       for (const it of items) this.seqs.get(it.seqId)!.preempted = false;
-      const ms = prefillCostMs(this.cost, computed);
+      const ms = prefillCostMs(this.cost, computed, attended);
       await this.wait(ms);
       this.options.onStep?.({ kind: 'prefill', seqIds: items.map((it) => it.seqId), costMs: ms });
     });

@@ -17,3 +17,4 @@ export {
 export { PrefillBacklog } from './prefill.backlog.js';
 export { longestPartial, partialSource, withPartialSource } from './partial-source.policy.js';
 export { SERVING_SYSTEMS, cachedBlocksBetweenTurns, servingSystemProblems, type ServingSystem, type ServingSystemName, type BetweenTurns } from './serving.systems.js';
+export { planRoute, planAdvisory, routePrefillMs, type RoutingState, type RoutedRequest, type PlannedRoute, type AdvisoryAsk, type AdvisoryPlan } from './request.router.js';
