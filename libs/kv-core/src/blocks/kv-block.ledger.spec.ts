@@ -1,4 +1,4 @@
-import { blockKeys } from '../keys/block-key.chain.js';
+import { BlockKeyChain, blockKeys } from '../keys/block-key.chain.js';
 import { BLOCK_TOKENS, CHUNK_TOKENS } from '../keys/chunk.constants.js';
 import { KvBlockLedger, type DeviceChunkEvent } from './kv-block.ledger.js';
 
@@ -156,6 +156,31 @@ describe(KvBlockLedger.name, () => {
       const sut = new KvBlockLedger('m', 16);
       run(sut, 'a', toks(40));
       expect(sut.prefixCost(undefined, toks(40))).toEqual({ cachedTokens: 0, blocks: 3 });
+    });
+
+    it("reuses the caller's block keys for the same tokens, keyed up to the first miss", () => {
+      const sut = new KvBlockLedger('m', 16);
+      run(sut, 'a', toks(40), 't', false);
+      const keys = new BlockKeyChain('m', 't');
+      expect(sut.prefixCost('t', toks(100), keys)).toEqual(sut.prefixCost('t', toks(100)));
+      expect(keys.keys).toEqual(blockKeys('m', 't', toks(32)));
+      expect(() => sut.prefixCost('other', toks(100), keys)).toThrow(RangeError);
+    });
+
+    it('a sequence opened with keys the caller computed names the same blocks as one that hashes its own', () => {
+      const a = new KvBlockLedger('m', 16);
+      const b = new KvBlockLedger('m', 16);
+      const keys = new BlockKeyChain('m', 't');
+      keys.extend(toks(100));
+      b.open('x', 't', keys);
+      for (const sut of [a, b]) {
+        if (!sut.has('x')) sut.open('x', 't');
+        const rest = toks(40);
+        sut.append([{ seqId: 'x', tokens: rest.length, ids: rest }]);
+        sut.commit(['x']);
+      }
+      expect(b.blockIds('x').map((id) => b.blocks.keyOf(id))).toEqual(a.blockIds('x').map((id) => a.blocks.keyOf(id)));
+      expect(() => b.open('y', 'other', keys)).toThrow(RangeError);
     });
   });
 

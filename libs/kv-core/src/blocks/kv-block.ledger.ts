@@ -129,12 +129,17 @@ export class KvBlockLedger {
     return this.seqs.has(seqId);
   }
 
-  /** Registers an empty sequence; with a `salt` (the tenant's) it shares prefixes under that salt. */
-  open(seqId: string, salt?: string): void {
+  /**
+   * Registers an empty sequence; with a `salt` (the tenant's) it shares prefixes under that salt.
+   * `keys`, block keys the caller already computed over the tokens the sequence will hold (its
+   * prompt), are taken over rather than hashed again; the sequence owns them from now on.
+   */
+  open(seqId: string, salt?: string, keys?: BlockKeyChain): void {
     if (this.seqs.has(seqId)) throw new RangeError(`sequence ${seqId} is already open`);
+    if (keys && (salt === undefined || keys.modelId !== this.modelId || keys.salt !== salt)) throw new RangeError(`block keys of ${keys.modelId}/${keys.salt} given to a sequence of ${this.modelId}/${salt}`);
     this.seqs.set(seqId, {
       table: new SequenceBlockTable(),
-      chain: salt === undefined ? undefined : new BlockKeyChain(this.modelId, salt),
+      chain: salt === undefined ? undefined : (keys ?? new BlockKeyChain(this.modelId, salt)),
       ids: [],
       committed: 0,
     });
@@ -157,18 +162,21 @@ export class KvBlockLedger {
    * Tokens at the start of `tokens` whose KV the device holds under `salt` now: whole blocks,
    * leaving at least one token to compute (a prefill needs one row for its logits). Takes nothing.
    */
-  cachedPrefix(salt: string, tokens: readonly number[]): number {
-    return this.prefixCost(salt, tokens).cachedTokens;
+  cachedPrefix(salt: string, tokens: readonly number[], keys?: BlockKeyChain): number {
+    return this.prefixCost(salt, tokens, keys).cachedTokens;
   }
 
   /**
    * What starting a sequence of `tokens` under `salt` takes from the available blocks: the new
    * blocks for what is not cached, plus the cached hits nobody holds (holding them takes them
-   * out of the reclaimable pool). Hits that running sequences hold cost nothing.
+   * out of the reclaimable pool). Hits that running sequences hold cost nothing. `keys`, a chain
+   * the caller keeps for these same tokens, saves rehashing the prompt each time a waiting
+   * request is planned (it is left keyed up to the first miss).
    */
-  prefixCost(salt: string | undefined, tokens: readonly number[]): { cachedTokens: number; blocks: number } {
+  prefixCost(salt: string | undefined, tokens: readonly number[], keys?: BlockKeyChain): { cachedTokens: number; blocks: number } {
+    if (keys && (keys.modelId !== this.modelId || keys.salt !== salt)) throw new RangeError(`block keys of ${keys.modelId}/${keys.salt} asked of ${this.modelId}/${salt}`);
     // Staged hits have no holder either: taking them leaves the reclaimable pool as cached ones do.
-    const hits = salt === undefined ? [] : this.match(new BlockKeyChain(this.modelId, salt), tokens).ids;
+    const hits = salt === undefined ? [] : this.match(keys ?? new BlockKeyChain(this.modelId, salt), tokens).ids;
     const unheld = hits.filter((id) => this.blocks.refCount(id) === 0).length;
     return { cachedTokens: hits.length * BLOCK_TOKENS, blocks: Math.ceil(tokens.length / BLOCK_TOKENS) - hits.length + unheld };
   }
@@ -236,6 +244,8 @@ export class KvBlockLedger {
     for (const seqId of seqIds) {
       const s = this.seqs.get(seqId);
       if (!s?.chain) continue;
+      // Keys taken over at open may run past what was written: only written blocks are named.
+      s.chain.truncate(Math.floor(s.ids.length / BLOCK_TOKENS));
       s.chain.extend(s.ids);
       const keys = s.chain.keys;
       const blocks = s.table.blocks;
