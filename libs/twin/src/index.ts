@@ -1,0 +1,17 @@
+export { EventQueue, call, type TwinEvent } from './core/event.queue.js';
+export { SeededRng } from './core/seeded.rng.js';
+export { Distribution } from './core/distribution.js';
+export { percentile } from './core/percentile.js';
+export { simCostCompute, type ComputeModel } from './costs/compute.port.js';
+export { transferMs, linkFromTwoPoints, validateLink, type TransferLink } from './costs/transfer.port.js';
+export { NO_OVERHEADS, type ServiceOverheads } from './costs/overhead.port.js';
+export { TwinNode, type TwinNodeConfig, type TwinNodeCosts, type TwinNodeNet } from './node/twin.node.js';
+export { TwinSeq, type TwinRequest, type TwinKvSource } from './node/twin-seq.js';
+export { TwinTiers, type TwinPoolDevice } from './node/twin-tiers.js';
+export { restorePass, MIN_SLEEP_MS, type PassLoad } from './node/restore-pass.js';
+export { TwinScheduler, DEFAULT_TWIN_SCHEDULER, type TwinSchedulerConfig, type TwinDispatch } from './scheduler/twin.scheduler.js';
+export { ClosedLoopUsers, type TwinRequestResult, type UsersOptions } from './client/closed-loop.users.js';
+export { TwinCluster, type TwinClusterConfig } from './scenario/twin.cluster.js';
+export type { TwinSession, TwinTurn } from './workload/session.workload.js';
+export { multiroundCluster, type MultiroundSetup, type MeasuredCosts, type AdvisoryVariant } from './scenario/multiround.scenario.js';
+export { summarizeRun, type RunSummary } from './report/run.summary.js';

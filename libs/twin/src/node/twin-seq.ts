@@ -1,0 +1,88 @@
+import type { BlockKeyChain, NodeSeq } from '@mnemo/kv-core';
+import { SimTokenStream } from '@mnemo/engine';
+
+/** A node holding chunks of a request's prompt, as the scheduler names it (InferenceRequest.kv_sources). */
+export interface TwinKvSource {
+  readonly nodeId: string;
+  readonly chunkKeys: readonly string[];
+}
+
+/** One request as the twin's client sends it and its node runs it. */
+export interface TwinRequest {
+  readonly id: string;
+  readonly tenant: string;
+  readonly sessionId: string;
+  readonly model: string;
+  readonly tokens: readonly number[];
+  readonly chunkKeys: readonly string[];
+  readonly maxTokens: number;
+  readonly priority: number;
+  /** Set by the scheduler: peers holding chunks of the prompt. */
+  kvSources: readonly TwinKvSource[];
+}
+
+/**
+ * A request inside a twin node, from admission to its last token: the iteration policy's view
+ * of it (kv-core NodeSeq) plus what the modelled engine keeps — the token ids whose KV is on the
+ * device and the reply's token source (the sim engine's, so replies are the live ones).
+ */
+export class TwinSeq implements NodeSeq {
+  phase: 'waiting' | 'running' | 'swapping' = 'waiting';
+  readonly paused = false;
+  readonly streamed = false;
+  preempted = false;
+  swapped = false;
+  preemptions = 0;
+  /** Prompt tokens whose KV was not computed (device, tiers or peers). */
+  cachedTokens = 0;
+  /** Of them, restored from a tier or a peer. */
+  restoredTokens = 0;
+  generated = 0;
+  /** The reply so far: every sampled token (a stop token is never sampled: the benchmark's EOS chance is 0). */
+  readonly reply: number[] = [];
+  /** Token ids whose KV the device holds for it, in order (what a resume recomputes). */
+  readonly kvTokens: number[] = [];
+  /** Last sampled token, not in the KV yet: the next decode's input. */
+  pending = 0;
+  /** Open in the device's ledger. */
+  open = false;
+  firstTokenAt?: number;
+  /** The prompt's block keys as far as planning needed them (the device's prefix lookups). */
+  promptKeys?: BlockKeyChain;
+  /** Block keys of the prompt's chunks, hashed once (see restore planning). */
+  readonly blockKeys = new Map<number, readonly string[]>();
+  private readonly stream: SimTokenStream;
+
+  constructor(
+    readonly request: TwinRequest,
+    readonly arrivalSeq: number,
+    readonly arrivedAt: number,
+    eosTokenId: number,
+  ) {
+    // The benchmark's requests are greedy with seed 1: the sim engine's stream for (seed, prompt).
+    this.stream = new SimTokenStream(1, request.tokens, 0, eosTokenId, 0);
+  }
+
+  get id(): string {
+    return this.request.id;
+  }
+
+  get pool(): string {
+    return this.request.model;
+  }
+
+  get priority(): number {
+    return this.request.priority;
+  }
+
+  get promptTokens(): number {
+    return this.request.tokens.length;
+  }
+
+  /** Samples the next token (the input of the next decode). */
+  sample(): number {
+    this.pending = this.stream.next();
+    this.reply.push(this.pending);
+    return this.pending;
+  }
+}

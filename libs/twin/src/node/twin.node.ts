@@ -1,0 +1,362 @@
+import { admissionKinds, blocksFor, CHUNK_TOKENS, nodeIterationInput, planNodeIteration, type IterationPlan } from '@mnemo/kv-core';
+import type { EventQueue, TwinEvent } from '../core/event.queue.js';
+import type { ComputeModel } from '../costs/compute.port.js';
+import type { ServiceOverheads } from '../costs/overhead.port.js';
+import type { SeededRng } from '../core/seeded.rng.js';
+import type { TransferLink } from '../costs/transfer.port.js';
+import { NodeKv, type HoldingChange, type TwinPrefetch, type TwinSessionTail } from './node-kv.js';
+import { restorePass, type PassLoad } from './restore-pass.js';
+import { TwinDevice } from './twin-device.js';
+import { PeerRestore, type RestoreLinks } from './twin-restores.js';
+import { TwinSeq, type TwinRequest } from './twin-seq.js';
+import { TwinTiers, type TwinPoolDevice } from './twin-tiers.js';
+
+/** One node's configuration: what NODE_* sets on a live node, for the one model it serves. */
+export interface TwinNodeConfig {
+  readonly id: string;
+  readonly model: string;
+  readonly eosTokenId: number;
+  readonly maxContext: number;
+  /** Device KV blocks of 16 tokens. */
+  readonly kvBlocks: number;
+  readonly maxBatch: number;
+  readonly maxPrefillTokens: number;
+  readonly maxWaiting: number;
+  readonly prefixCache: boolean;
+  /** Most cached device blocks kept for reuse (0: InferCept's swap-out between turns); Infinity: unbounded. */
+  readonly prefixCacheBlocks: number;
+  readonly heartbeatMs: number;
+  readonly kvEventsMs: number;
+  /** KV layout: layers, and bytes of one token's KV (all layers). */
+  readonly layers: number;
+  readonly kvBytesPerToken: number;
+  /** Offload tiers (none: the store is off). */
+  readonly host: readonly TwinPoolDevice[];
+  readonly ssd: readonly TwinPoolDevice[];
+  readonly ssdTtlMs: number;
+  readonly promote: boolean;
+  readonly prefetchTtlMs: number;
+  readonly maxAdvisories: number;
+  readonly warm: boolean;
+}
+
+/** What a node's calls cost. */
+export interface TwinNodeCosts {
+  readonly compute: ComputeModel;
+  readonly links: RestoreLinks & { readonly hostWrite: TransferLink; readonly ssdWrite: TransferLink };
+  readonly overheads: ServiceOverheads;
+}
+
+/** What the node needs of the cluster around it. */
+export interface TwinNodeNet {
+  readonly events: EventQueue;
+  readonly rng: SeededRng;
+  peerTiers(nodeId: string): TwinTiers | undefined;
+  /** The first token (or an error) of a request leaves the node now. */
+  firstToken(seq: TwinSeq, now: number): void;
+  /** The request's last event leaves the node now. */
+  finished(seq: TwinSeq, now: number): void;
+  publishKv(nodeId: string, changes: readonly HoldingChange[], tails: readonly TwinSessionTail[]): void;
+  heartbeat(nodeId: string, load: { running: number; waiting: number; kvUsage: number }): void;
+}
+
+type Phase = 'prefill' | 'resume' | 'decode' | 'turn';
+
+/**
+ * A node-manager in virtual time: the batch loop of apps/node-manager (BatchScheduler) over the
+ * kv-core policies it uses — nodeIterationInput / planNodeIteration, the block ledger, the KV
+ * store's restore and prefetch planning — with each engine call priced by the compute port and
+ * each modelled wait a timer that fires late by the measured lag. One iteration is a chain of
+ * phases (prefill, resume, decode, a loop turn), each an event; arrivals join at the next plan.
+ * Recompute preemption only (the sim engine's): swap preemption is part 2's.
+ */
+export class TwinNode {
+  readonly device: TwinDevice;
+  readonly kv: NodeKv;
+  readonly tiers?: TwinTiers;
+  private readonly seqs = new Map<string, TwinSeq>();
+  private arrivals = 0;
+  private busy = false;
+  private phase: Phase = 'turn';
+  private plan?: IterationPlan;
+  private fresh: TwinSeq[] = [];
+  private recomputed: TwinSeq[] = [];
+  private loads: PassLoad[] = [];
+  private passOk = true;
+  private readonly step: TwinEvent = { fire: (now) => this.advance(now) };
+  readonly counters = { iterations: 0, prefills: 0, decodes: 0, preemptions: 0, planMisses: 0, cachedTokens: 0, promptTokens: 0, blockedMs: 0, busyMs: 0 };
+
+  constructor(
+    readonly config: TwinNodeConfig,
+    private readonly costs: TwinNodeCosts,
+    private readonly net: TwinNodeNet,
+  ) {
+    const segBytes = (config.kvBytesPerToken / config.layers) * CHUNK_TOKENS;
+    let kv: NodeKv | undefined;
+    this.device = new TwinDevice(config.model, config.kvBlocks, (e) => kv!.onChunk(e), { prefixCache: config.prefixCache, prefixCacheBlocks: config.prefixCacheBlocks });
+    if (config.host.length + config.ssd.length > 0) {
+      this.tiers = new TwinTiers({ layers: config.layers, segBytes, host: config.host, ssd: config.ssd, ssdTtlMs: config.ssdTtlMs, hostWrite: costs.links.hostWrite, ssdWrite: costs.links.ssdWrite }, net.events, (c) => kv!.onTierChange(c));
+    }
+    kv = new NodeKv(config.id, this.tiers, this.device, { events: net.events, peerTiers: (id) => net.peerTiers(id), publish: (c, t) => net.publishKv(config.id, c, t) }, { layers: config.layers, kvEventsMs: config.kvEventsMs, promote: config.promote, prefetchTtlMs: config.prefetchTtlMs, maxAdvisories: config.maxAdvisories, warm: config.warm, links: costs.links, exportMsPerChunk: costs.overheads.exportMsPerChunk });
+    this.kv = kv;
+    this.device.lookup = (id) => this.seqs.get(id);
+    this.device.restorableUntil = (seq, d) => this.kv.restorableUntil(seq, d, net.events.now);
+    const beat: TwinEvent = {
+      fire: () => {
+        net.heartbeat(config.id, { running: this.count('running'), waiting: this.count('waiting'), kvUsage: this.device.usage() });
+        net.events.after(config.heartbeatMs, beat);
+      },
+    };
+    net.events.after(0, beat);
+    const sweep: TwinEvent = {
+      fire: (now) => {
+        this.kv.housekeeping(now);
+        net.events.after(Math.min(60_000, Math.max(1000, config.ssdTtlMs / 4)), sweep);
+      },
+    };
+    net.events.after(1000, sweep);
+  }
+
+  get id(): string {
+    return this.config.id;
+  }
+
+  get held(): number {
+    return this.seqs.size;
+  }
+
+  count(phase: TwinSeq['phase']): number {
+    let n = 0;
+    for (const s of this.seqs.values()) if (s.phase === phase) n++;
+    return n;
+  }
+
+  /** A dispatched request (AdmitInferenceUseCase): refused with a code, or queued and the loop woken. */
+  admit(request: TwinRequest, now: number): 'admitted' | 'overloaded' | 'prompt_too_long' {
+    const c = this.config;
+    if (request.tokens.length >= c.maxContext) return 'prompt_too_long';
+    const maxTokens = Math.min(request.maxTokens > 0 ? request.maxTokens : Infinity, c.maxContext - request.tokens.length);
+    if (blocksFor(request.tokens.length + maxTokens - 1) > this.device.capacity) return 'prompt_too_long';
+    if (this.count('waiting') >= c.maxWaiting) return 'overloaded';
+    const seq = new TwinSeq({ ...request, maxTokens }, this.arrivals++, now, c.eosTokenId);
+    this.seqs.set(seq.id, seq);
+    this.kv.warm(seq, now);
+    if (!this.busy) {
+      this.busy = true;
+      this.phase = 'turn';
+      this.net.events.at(now, this.step);
+    }
+    return 'admitted';
+  }
+
+  prefetch(a: TwinPrefetch, now: number): number {
+    return this.kv.prefetch(a, now);
+  }
+
+  forget(advisoryId: string): void {
+    this.kv.forget(advisoryId);
+  }
+
+  /** The next phase of the running iteration, or a new iteration after a loop turn. */
+  private advance(now: number): void {
+    switch (this.phase) {
+      case 'turn':
+        return this.iterate(now);
+      case 'prefill':
+        return this.afterPrefill(now);
+      case 'resume':
+        return this.afterResume(now);
+      case 'decode':
+        return this.afterDecode(now);
+    }
+  }
+
+  private lag(): number {
+    return this.costs.overheads.timerLagMs.draw(this.net.rng);
+  }
+
+  /** Ends a phase at `end` plus the CPU the node spent meanwhile (exports). */
+  private next(phase: Phase, end: number): void {
+    this.phase = phase;
+    end += this.kv.cpuDebtMs;
+    this.kv.cpuDebtMs = 0;
+    this.net.events.at(end, this.step);
+  }
+
+  private iterate(now: number): void {
+    const kvAvailable = { [this.config.model]: this.device.available };
+    const input = nodeIterationInput(this.seqs.values(), this.device, { maxBatch: this.config.maxBatch, maxPrefillTokens: this.config.maxPrefillTokens, kvAvailable });
+    const plan = planNodeIteration({ ...input, kvAvailable }, false);
+    if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) {
+      this.busy = false;
+      return;
+    }
+    this.counters.iterations++;
+    this.plan = plan;
+    for (const id of plan.preempt) {
+      const s = this.seqs.get(id)!;
+      this.device.preempt(s);
+      s.phase = 'waiting';
+      s.preemptions++;
+      this.counters.preemptions++;
+    }
+    const admitted = plan.prefill.map((id) => this.seqs.get(id)!);
+    for (const s of admitted) s.phase = 'running';
+    const kinds = admissionKinds(admitted);
+    this.fresh = kinds.fresh;
+    this.recomputed = kinds.recomputed;
+    this.loads = [];
+    if (this.fresh.length === 0) return this.afterPrefill(now);
+    this.startPrefill(now);
+  }
+
+  /** engine.prefill: device hits attached, restores planned, prompts appended, the pass priced. */
+  private startPrefill(now: number): void {
+    const fresh = this.fresh;
+    const from: number[] = [];
+    const hits: number[] = [];
+    let tokens = 0;
+    let attended = 0;
+    for (const s of fresh) {
+      const hit = this.device.admit(s);
+      const plan = this.device.salt(s) === undefined ? undefined : this.kv.restorePlan(s, hit, now);
+      if (plan) this.loads.push(plan);
+      const start = plan ? plan.until : hit;
+      hits.push(hit);
+      from.push(start);
+      s.cachedTokens = start;
+      s.restoredTokens = start - hit;
+      const n = s.request.tokens.length - start;
+      tokens += n;
+      attended += ((start + s.request.tokens.length - 1) * n) / 2;
+    }
+    if (!this.device.appendPrompts(fresh, hits, this.loads.length === 0)) {
+      // The plan's estimate missed: everything admitted waits again and recomputes (BatchScheduler.requeue).
+      this.counters.planMisses++;
+      for (const r of this.loads) this.kv.restoreDone(r, false, now);
+      this.requeue(fresh);
+      this.fresh = [];
+      return this.afterPrefill(now);
+    }
+    this.counters.prefills++;
+    const computeMs = this.costs.compute.prefillMs(fresh.length, tokens, attended);
+    let end: number;
+    this.passOk = true;
+    if (this.loads.length === 0) end = now + computeMs + this.lag();
+    else {
+      const pass = restorePass(this.loads, computeMs, this.config.layers, now, this.costs.compute.restorePerChunkMs, () => this.lag());
+      end = pass.end;
+      this.counters.blockedMs += pass.blockedMs;
+      // A peer that no longer holds a layer fails the pass when that layer's stream ends.
+      for (const r of this.loads) {
+        if (r instanceof PeerRestore && r.failsAt() < end) {
+          end = Math.max(now, r.failsAt());
+          this.passOk = false;
+        }
+      }
+    }
+    this.counters.busyMs += end - now;
+    this.next('prefill', end);
+  }
+
+  private afterPrefill(now: number): void {
+    const fresh = this.fresh;
+    if (this.loads.length > 0) {
+      for (const r of this.loads) this.kv.restoreDone(r, this.passOk, now);
+      if (this.passOk) this.device.commit(fresh);
+    }
+    if (!this.passOk) {
+      // A restore failed (a peer lost the chunk): the pass keeps nothing; the requests recompute.
+      this.requeue(fresh);
+    } else {
+      for (const s of fresh) {
+        if (this.seqs.get(s.id) !== s) continue;
+        this.counters.cachedTokens += s.cachedTokens;
+        this.counters.promptTokens += s.request.tokens.length;
+        this.onToken(s, now);
+      }
+    }
+    this.fresh = [];
+    this.loads = [];
+    this.passOk = true;
+    const resumed = this.recomputed.filter((s) => this.seqs.get(s.id) === s);
+    this.recomputed = [];
+    if (resumed.length === 0) return this.afterResume(now);
+    let tokens = 0;
+    for (const s of resumed) {
+      const n = this.device.resume(s);
+      if (n < 0) {
+        this.counters.planMisses++;
+        s.phase = 'waiting';
+        continue;
+      }
+      tokens += n;
+    }
+    const ms = this.costs.compute.prefillMs(resumed.length, tokens, 0);
+    this.counters.busyMs += ms;
+    this.next('resume', now + ms + this.lag());
+  }
+
+  private afterResume(now: number): void {
+    const decode: TwinSeq[] = [];
+    for (const id of this.plan!.decode) {
+      const s = this.seqs.get(id);
+      if (s && s.phase === 'running') decode.push(s);
+    }
+    if (decode.length === 0) return this.afterDecode(now, decode);
+    let context = 0;
+    for (const s of decode) context += s.kvTokens.length + 1;
+    if (!this.device.appendDecode(decode)) {
+      this.counters.planMisses++;
+      for (const s of decode) {
+        this.device.preempt(s);
+        s.phase = 'waiting';
+        s.preemptions++;
+      }
+      return this.afterDecode(now, []);
+    }
+    this.counters.decodes++;
+    this.decoding = decode;
+    const ms = this.costs.compute.decodeMs(decode.length, context);
+    this.counters.busyMs += ms;
+    this.next('decode', now + ms + this.lag());
+  }
+
+  private decoding: TwinSeq[] = [];
+
+  private afterDecode(now: number, decode: TwinSeq[] = this.decoding): void {
+    for (const s of decode) if (this.seqs.get(s.id) === s) this.onToken(s, now);
+    this.decoding = [];
+    this.plan = undefined;
+    this.next('turn', now + this.costs.overheads.loopTurnMs.draw(this.net.rng));
+  }
+
+  private onToken(s: TwinSeq, now: number): void {
+    s.sample();
+    s.generated++;
+    if (s.firstTokenAt === undefined) {
+      s.firstTokenAt = now;
+      this.net.firstToken(s, now);
+    }
+    if (s.generated >= s.request.maxTokens) this.finish(s, now);
+  }
+
+  private finish(s: TwinSeq, now: number): void {
+    this.seqs.delete(s.id);
+    this.kv.cool(s.id);
+    this.device.release(s);
+    this.kv.ended(s);
+    this.net.finished(s, now);
+  }
+
+  private requeue(seqs: readonly TwinSeq[]): void {
+    for (const s of seqs) {
+      if (this.seqs.get(s.id) !== s) continue;
+      this.device.release(s);
+      s.kvTokens.length = 0;
+      s.phase = 'waiting';
+      s.preempted = false;
+      s.firstTokenAt = undefined;
+    }
+  }
+}

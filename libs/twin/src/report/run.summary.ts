@@ -1,0 +1,54 @@
+import { percentile } from '../core/percentile.js';
+import type { TwinCluster } from '../scenario/twin.cluster.js';
+
+const round = (x: number | null, d = 2): number | null => (x === null || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
+
+/** One twin run's figures, named as the benchmark names its per-pass figures. */
+export interface RunSummary {
+  readonly requests: number;
+  readonly failed: number;
+  readonly virtual_s: number;
+  readonly ttft_p50_ms: number | null;
+  readonly ttft_p99_ms: number | null;
+  readonly ttft_mean_ms: number | null;
+  readonly tpot_p50_ms: number | null;
+  readonly tpot_p99_ms: number | null;
+  readonly prefix_hit_rate: number | null;
+  readonly restored_tokens: { readonly from_peers: number; readonly from_local_tiers: number };
+  readonly prefetched_chunks: number;
+  readonly routing: Readonly<Record<string, number>>;
+  readonly reservations: { readonly advisories: number; readonly hit: number; readonly moved: number };
+  readonly node_busy_share: readonly (number | null)[];
+  readonly preemptions: number;
+  readonly blocked_ms: number;
+  readonly events: number;
+}
+
+export function summarizeRun(c: TwinCluster): RunSummary {
+  const rs = c.users.results;
+  const ttft = rs.map((r) => r.ttftMs);
+  const tpot = rs.flatMap((r) => (r.tpotMs === null ? [] : [r.tpotMs]));
+  const prompt = rs.reduce((s, r) => s + r.promptTokens, 0);
+  const cached = rs.reduce((s, r) => s + r.cachedTokens, 0);
+  const sum = (f: (n: (typeof c.nodes)[number]) => number) => c.nodes.reduce((s, n) => s + f(n), 0);
+  const t = c.events.now;
+  return {
+    requests: rs.length,
+    failed: c.failed,
+    virtual_s: round(t / 1000, 1)!,
+    ttft_p50_ms: round(percentile(ttft, 50)),
+    ttft_p99_ms: round(percentile(ttft, 99)),
+    ttft_mean_ms: round(ttft.length ? ttft.reduce((a, b) => a + b, 0) / ttft.length : null),
+    tpot_p50_ms: round(percentile(tpot, 50)),
+    tpot_p99_ms: round(percentile(tpot, 99)),
+    prefix_hit_rate: round(prompt ? cached / prompt : null, 3),
+    restored_tokens: { from_peers: sum((n) => n.kv.counters.peerRestoredTokens), from_local_tiers: sum((n) => n.kv.counters.restoredTokens) },
+    prefetched_chunks: sum((n) => n.kv.counters.prefetchedChunks),
+    routing: { ...c.scheduler.counters.reasons },
+    reservations: { advisories: c.scheduler.counters.advisories, hit: c.scheduler.counters.reservationsHit, moved: c.scheduler.counters.reservationsMoved },
+    node_busy_share: c.nodes.map((n) => round(t > 0 ? n.counters.busyMs / t : null, 3)),
+    preemptions: sum((n) => n.counters.preemptions),
+    blocked_ms: round(sum((n) => n.counters.blockedMs), 1)!,
+    events: c.events.fired,
+  };
+}
