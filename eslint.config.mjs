@@ -26,6 +26,8 @@ export default [
             { sourceTag: 'type:service-kit', onlyDependOnLibsWithTags: ['type:policy'] },
             { sourceTag: 'type:mechanism', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'type:engine', onlyDependOnLibsWithTags: ['type:policy', 'type:mechanism'] },
+            // The twin composes policy and the engine's cost model in virtual time: no framework, no I/O.
+            { sourceTag: 'type:twin', onlyDependOnLibsWithTags: ['type:policy', 'type:engine'], bannedExternalImports: io },
             { sourceTag: 'app:gateway', onlyDependOnLibsWithTags: ['type:policy', 'type:engine', 'type:contract', 'type:service-kit'] },
             { sourceTag: 'app:scheduler', onlyDependOnLibsWithTags: ['type:policy', 'type:contract', 'type:service-kit'] },
             { sourceTag: 'app:node-manager', onlyDependOnLibsWithTags: ['type:policy', 'type:engine', 'type:mechanism', 'type:contract', 'type:service-kit'] },
@@ -36,8 +38,8 @@ export default [
     },
   },
   {
-    // kv-core is pure policy: Node's I/O modules are banned too (the Nx rule only sees packages).
-    files: ['libs/kv-core/**/*.ts'],
+    // kv-core is pure policy and the twin runs in virtual time: Node's I/O modules are banned too (the Nx rule only sees packages).
+    files: ['libs/kv-core/**/*.ts', 'libs/twin/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: io.filter((m) => !m.includes('*')), patterns: ['@nestjs/*', '@nats-io/*', '@grpc/*'] }],
     },

@@ -104,8 +104,19 @@ export class NodeKv {
     if (t.holds(e.key)) return;
     this.cpuDebtMs += this.o.exportMsPerChunk;
     this.counters.exportedChunks++;
-    t.write([{ key: e.key, position: e.chunk }]);
+    // Chunks completed by one engine call go to the tiers as one batch (KvStore's flushExports).
+    this.exports.push({ key: e.key, position: e.chunk });
   };
+
+  private exports: Array<{ key: string; position: number }> = [];
+
+  /** The engine call that wrote chunks returned: they are written through as one batch. */
+  flushWrites(): void {
+    if (this.exports.length === 0 || !this.tiers) return;
+    const chunks = this.exports;
+    this.exports = [];
+    this.tiers.write(chunks);
+  }
 
   /** The tiers' changes (their listener). */
   onTierChange = (c: TierChange): void => this.report({ kind: c.kind, tier: c.tier === 'mem' ? 'host' : 'ssd', keys: c.keys });

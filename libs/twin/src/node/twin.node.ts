@@ -177,6 +177,7 @@ export class TwinNode {
 
   /** Ends a phase at `end` plus the CPU the node spent meanwhile (exports). */
   private next(phase: Phase, end: number): void {
+    this.kv.flushWrites();
     this.phase = phase;
     end += this.kv.cpuDebtMs;
     this.kv.cpuDebtMs = 0;

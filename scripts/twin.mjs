@@ -1,0 +1,52 @@
+// `npm run twin -- <command>`: the discrete-event twin (libs/twin) on this machine.
+//   calibrate   measure service overheads and link costs (bench/results/twin-calibration.json)
+//   validate    run the twin on the multi-round benchmark's workload and compare with the live run
+//               (bench/results/twin-validate.json; calibrates first when no calibration exists)
+//   scale       time one simulated hour of 1,024 users on 8 instances (the `scale` key of the same file)
+// Each results file is stamped like a benchmark's and docs/results.md is regenerated.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const COMMANDS = ['calibrate', 'validate', 'scale'];
+const [cmd, ...args] = process.argv.slice(2);
+if (!COMMANDS.includes(cmd)) {
+  console.error(`usage: npm run twin -- <${COMMANDS.join('|')}>`);
+  process.exit(2);
+}
+const loadStart = loadavg();
+const stamp = () => ({ run: { ...runStamp({ args: [cmd, ...args], loadStart }), command: `npm run twin -- ${[cmd, ...args].join(' ')}` } });
+const path = (name) => join(root, 'bench/results', name);
+const read = (name) => (existsSync(path(name)) ? JSON.parse(readFileSync(path(name), 'utf8')) : undefined);
+const write = (name, json) => {
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(path(name), JSON.stringify(json, null, 2) + '\n');
+  console.log(`wrote bench/results/${name}`);
+};
+
+async function calibration() {
+  const { calibrate } = await import('../tools/twin/calibrate.mjs');
+  const cal = { ...stamp(), ...(await calibrate()) };
+  write('twin-calibration.json', cal);
+  return cal;
+}
+
+if (cmd === 'calibrate') await calibration();
+if (cmd === 'validate') {
+  const mr = read('multiround.json');
+  if (!mr) throw new Error('no bench/results/multiround.json: run `npm run bench -- multiround` first');
+  const cal = read('twin-calibration.json') ?? (await calibration());
+  const { validate } = await import('../tools/twin/validate.mjs');
+  const previous = read('twin-validate.json');
+  write('twin-validate.json', { ...stamp(), ...validate({ mr, cal }), ...(previous?.scale ? { scale: previous.scale } : {}) });
+}
+if (cmd === 'scale') {
+  const { scale } = await import('../tools/twin/scale.mjs');
+  const previous = read('twin-validate.json') ?? {};
+  write('twin-validate.json', { ...previous, scale: { ...stamp().run && { run: stamp().run }, ...scale() } });
+}
+writeReport(root);
+console.log('regenerated docs/results.md: commit it with the results');

@@ -1,0 +1,72 @@
+// The peer link of the twin's calibration: pulls of a prompt's KV from another sim node-manager
+// (gRPC FetchChunks layer streams, CRC checks, the layer-wise import), timed as the extra time to
+// first token over a prompt of the same length that restores nothing, on nodes whose compute and
+// PCIe link cost nothing. Unlike the benchmark's quick calibration it warms the gRPC channel with
+// a pull first, and takes a low quantile (the 25th percentile) of the pulls and of their
+// baselines apiece: delays from other work on a loaded machine only ever add, so the low
+// quantiles are the link's own cost (contention is not part of it: docs/twin.md §Limits).
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { chunkKeys, CHUNK_TOKENS } from '@mnemo/kv-core';
+import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
+import { freePort } from '../infra/index.mjs';
+import { launch, ready, stop } from '../../bench/lib/services.mjs';
+import { inferOnNode } from '../../bench/lib/node-infer.mjs';
+
+const TENANT = 'twin-calibrate';
+const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const x = q * (s.length - 1);
+  const i = Math.floor(x);
+  return i + 1 < s.length ? s[i] * (1 - (x - i)) + s[i + 1] * (x - i) : s[i];
+};
+const LOW = 0.25;
+
+/** Extra ms of a peer pull of `chunks` chunks (low quantiles of pulls and baselines), for each size in `sizes`. */
+export async function measurePeerPulls({ natsUrl, model, nodeEnv, dataDir, sizes = [4, 16], reps = 9 }) {
+  const zero = { NODE_SIM_PREFILL_TOKEN_US: '0', NODE_SIM_DECODE_STEP_MS: '0', NODE_SIM_DECODE_SEQ_US: '0', NODE_SIM_DECODE_KCONTEXT_US: '0', NODE_SIM_RESTORE_US_PER_CHUNK: '0' };
+  const nodes = [];
+  for (const id of ['a', 'b']) {
+    const port = await freePort();
+    const nodeId = `twin-calibrate-${id}`;
+    nodes.push({ nodeId, port, child: launch('node-manager', { ...nodeEnv, ...zero, NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(port), NODE_ID: nodeId, NODE_ENGINE: 'sim', NODE_MODELS: model, NODE_KV_BLOCKS: '4096', NODE_DATA_DIR: join(dataDir, nodeId) }) });
+  }
+  const nc = await connect({ servers: natsUrl });
+  try {
+    await Promise.all(nodes.map((n) => ready(n.port)));
+    const addresses = new Map();
+    for await (const m of nc.subscribe(Subjects.HEARTBEAT)) {
+      const hb = decodeMessage(HeartbeatSchema, m.data);
+      addresses.set(hb.nodeId, hb.grpcAddress);
+      if (nodes.every((n) => addresses.has(n.nodeId))) break;
+    }
+    const [a, b] = nodes.map((n) => n.nodeId);
+    const infer = (nodeId, tokens, kvSources = []) => inferOnNode(nc, nodeId, { model, tenant: TENANT, tokens, maxTokens: 1, kvSources, idPrefix: 'twin-calibration' });
+    const pull = (tokens) => infer(b, tokens, [{ nodeId: a, grpcAddress: addresses.get(a), chunkKeys: chunkKeys(model, TENANT, tokens) }]);
+    // Warm-up: JIT on both nodes and the gRPC channel from b to a.
+    const warm = text(2 * CHUNK_TOKENS + 32, 999);
+    await infer(a, warm);
+    await pull(warm);
+    const out = {};
+    let salt = 0;
+    for (const chunks of sizes) {
+      const length = chunks * CHUNK_TOKENS + 32;
+      const bases = [];
+      const pulls = [];
+      for (let r = 0; r < reps; r++) {
+        const p = text(length, ++salt);
+        await infer(a, p);
+        bases.push((await infer(b, text(length, 10_000 + salt))).ttftMs);
+        const pulled = await pull(p);
+        if (pulled.cachedTokens < chunks * CHUNK_TOKENS) throw new Error(`peer calibration: ${chunks} chunks asked, ${pulled.cachedTokens} tokens restored`);
+        pulls.push(pulled.ttftMs);
+      }
+      out[chunks] = { ms: Math.max(0, quantile(pulls, LOW) - quantile(bases, LOW)), pulls, bases };
+    }
+    return out;
+  } finally {
+    await nc.close();
+    await Promise.all(nodes.map((n) => stop(n.child)));
+  }
+}

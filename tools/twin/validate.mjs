@@ -1,0 +1,107 @@
+// `npm run twin -- validate`: runs the twin on the multi-round benchmark's own workload, cluster
+// and cost model (bench/multiround, bench/results/multiround.json) with the costs this machine's
+// calibration measured, and compares each system's TTFT with the live run's per-pass figures.
+import { SERVING_SYSTEMS } from '@mnemo/kv-core';
+import { multiroundCluster, summarizeRun, TwinCluster } from '@mnemo/twin';
+import { DEFAULT_WORKLOAD, workload } from '../../bench/multiround/workload.mjs';
+import { measuredCosts, multiroundSetup } from './setup.mjs';
+
+const round = (x, d = 3) => (x === null || x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** What the twin leaves out, in words (docs/twin.md §Limits explains each). */
+export const NOT_MODELLED = [
+  'CPU contention between the processes: the live cluster runs 4 node-managers, a scheduler, NATS and the benchmark client on 2 shared cores (with other work beside them); the twin gives every process its own CPU, charging only the measured per-request and per-chunk CPU',
+  'garbage collection pauses and JIT warm-up of the services',
+  'the gateway (the benchmark talks to the scheduler over NATS directly, as the twin does)',
+  'node deaths, dispatch timeouts, retries after a lost message, cancellations and deadlines (none happen in the benchmark)',
+  'the layer stream cache, elastic borrowing between models, DroidSpeak cross-model reuse, swap preemption and priority scheduling (not used by the benchmark; recompute preemption is modelled)',
+  'SSD journal syncs and compaction; SSD reads and writes share one queue per node only for reads',
+  'the bytes themselves: KV content is not generated or verified (the live sim node regenerates and checks it; that CPU is in the calibrated restore and export costs)',
+];
+
+/** The systems and variants the live run has per-pass figures for, with how each is configured. */
+function configurations(mr) {
+  const names = [...new Set(mr.passes.flatMap((p) => Object.keys(p)))];
+  return names.map((name) => {
+    const described = mr.cluster?.systems?.[name];
+    const base = SERVING_SYSTEMS[name] ?? (name.startsWith('symphony') ? SERVING_SYSTEMS.symphony : undefined);
+    if (!base) throw new Error(`validate: the live run names a system the twin does not know: ${name}`);
+    return { name, system: base, variant: { missed: described?.missed ?? 0, spurious: described?.spurious ?? 0 }, nodeEnv: described?.node_env ?? {} };
+  });
+}
+
+/** Live per-pass figures of one configuration. */
+function live(mr, name) {
+  const passes = mr.passes.map((p) => p[name]).filter(Boolean);
+  const p50 = passes.map((p) => p.ttft_p50_ms);
+  const p99 = passes.map((p) => p.ttft_p99_ms);
+  return { passes: passes.map((p) => ({ ttft_p50_ms: p.ttft_p50_ms, ttft_p99_ms: p.ttft_p99_ms })), ttft_p50_mean_ms: round(mean(p50), 2), ttft_p99_mean_ms: round(mean(p99), 2), ttft_p50_range_ms: [Math.min(...p50), Math.max(...p50)], ttft_p99_range_ms: [Math.min(...p99), Math.max(...p99)] };
+}
+
+const order = (entries) => entries.sort((a, b) => a[1] - b[1]).map(([k]) => k);
+
+export function validate({ mr, cal, seeds = [1, 2, 3], log = console.log, now = () => performance.now() }) {
+  if (!Array.isArray(mr.passes) || mr.passes.length === 0) throw new Error('validate: bench/results/multiround.json has no per-pass figures (passes[]): run `npm run bench -- multiround` first');
+  const options = { ...DEFAULT_WORKLOAD, ...(mr.workload?.options ?? {}) };
+  const sessions = workload(options);
+  const rampMs = (mr.workload?.users_start_over_s ?? 0) * 1000;
+  const setup = multiroundSetup(mr, rampMs);
+  const costs = measuredCosts(cal);
+  const systems = {};
+  for (const c of configurations(mr)) {
+    if (c.nodeEnv.NODE_PREFETCH_PROMOTE === 'off') continue; // the promotion A/B is not part of the validation
+    const runs = seeds.map((seed) => {
+      const t0 = now();
+      const cluster = new TwinCluster(multiroundCluster(setup, c.system, costs, { seed, tenant: `twin-${c.name}`, variant: c.variant }), sessions);
+      cluster.run();
+      const s = { seed, ...summarizeRun(cluster), wall_s: round((now() - t0) / 1000, 1) };
+      log(`twin ${c.name} seed ${seed}: p50 ${s.ttft_p50_ms} ms, p99 ${s.ttft_p99_ms} ms (${s.requests} requests, ${s.wall_s} s)`);
+      return s;
+    });
+    const l = live(mr, c.name);
+    const p50 = median(runs.map((r) => r.ttft_p50_ms));
+    const p99 = median(runs.map((r) => r.ttft_p99_ms));
+    systems[c.name] = {
+      live: l,
+      twin: { ttft_p50_ms: round(p50, 2), ttft_p99_ms: round(p99, 2), ttft_p50_range_ms: [Math.min(...runs.map((r) => r.ttft_p50_ms)), Math.max(...runs.map((r) => r.ttft_p50_ms))], ttft_p99_range_ms: [Math.min(...runs.map((r) => r.ttft_p99_ms)), Math.max(...runs.map((r) => r.ttft_p99_ms))], runs },
+      ttft_p50_error: round(Math.abs(p50 - l.ttft_p50_mean_ms) / l.ttft_p50_mean_ms),
+      ttft_p99_error: round(Math.abs(p99 - l.ttft_p99_mean_ms) / l.ttft_p99_mean_ms),
+      ttft_p99_in_live_range: p99 >= l.ttft_p99_range_ms[0] && p99 <= l.ttft_p99_range_ms[1],
+    };
+  }
+  const headline = Object.keys(systems).filter((k) => SERVING_SYSTEMS[k] && !SERVING_SYSTEMS[k].extra);
+  const byLive = (metric) => order(headline.map((k) => [k, systems[k].live[`ttft_${metric}_mean_ms`]]));
+  const byTwin = (metric) => order(headline.map((k) => [k, systems[k].twin[`ttft_${metric}_ms`]]));
+  const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const orders = { live_p50: byLive('p50'), twin_p50: byTwin('p50'), live_p99: byLive('p99'), twin_p99: byTwin('p99') };
+  const pick = (key) => Object.fromEntries(Object.entries(systems).map(([k, v]) => [k, v[key]]));
+  return {
+    inputs: {
+      live: { file: 'bench/results/multiround.json', date: mr.run?.date ?? null, passes: mr.passes.length, users: setup.users, nodes: setup.nodes },
+      calibration: { file: 'bench/results/twin-calibration.json', date: cal.run?.date ?? null },
+      workload: 'bench/multiround/workload.mjs workload(options) with the live run\'s options: the same sessions',
+      seeds,
+    },
+    validation: {
+      ttft_p50_error: pick('ttft_p50_error'),
+      ttft_p50_error_max: round(Math.max(...Object.values(pick('ttft_p50_error')))),
+      ttft_p50_error_target: 0.15,
+      ttft_p99_error: pick('ttft_p99_error'),
+      ttft_p99_live_range_ms: Object.fromEntries(Object.entries(systems).map(([k, v]) => [k, v.live.ttft_p99_range_ms])),
+      ttft_p99_twin_ms: Object.fromEntries(Object.entries(systems).map(([k, v]) => [k, v.twin.ttft_p99_ms])),
+      ttft_p99_in_live_range: pick('ttft_p99_in_live_range'),
+      policy_order_matches: same(orders.live_p50, orders.twin_p50) && same(orders.live_p99, orders.twin_p99),
+      policy_order_p50_matches: same(orders.live_p50, orders.twin_p50),
+      policy_order_p99_matches: same(orders.live_p99, orders.twin_p99),
+      order: orders,
+      headline_systems: headline,
+    },
+    systems,
+    not_modelled: NOT_MODELLED,
+  };
+}
