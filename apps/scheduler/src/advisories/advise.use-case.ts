@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, MnemoError, partialSource, route, withPartialSource, type ChunkHolding, type KvDirectory, type Reservation, type ReservationBook, type RoutingPolicyName, type SessionTable } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, planAdvisory, type KvDirectory, type Reservation, type ReservationBook, type RoutingPolicyName, type RoutingState, type SessionTable } from '@mnemo/kv-core';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import { KV_DIRECTORY } from '../kv-directory/kv-report.port.js';
@@ -54,22 +54,23 @@ export class AdviseUseCase {
     if (!session) throw new MnemoError(ErrorCode.NotFound, `unknown session ${JSON.stringify(cmd.sessionId)}: advisories are for sessions that sent a request`, { param: 'session_id' });
     if (session.model !== cmd.model) throw new MnemoError(ErrorCode.InvalidRequest, `session ${JSON.stringify(cmd.sessionId)} uses model ${session.model}, not ${cmd.model}`, { param: 'model' });
     const now = this.clock.unixMs();
-    const arrival = cmd.expectedArrivalUnixMs > 0 ? Math.min(Math.max(cmd.expectedArrivalUnixMs, now), now + this.config.SCHEDULER_ADVISORY_MAX_AHEAD_MS!) : now;
-    // The prefill backlog as it will be when the request arrives: a long prefill a node took a
-    // moment ago is no reason to move a session that arrives seconds later.
-    const candidates = this.registry.all().map((n) => ({ ...n, reservations: this.book.onNode(n.nodeId, now), backlogMs: this.registry.backlogOf(n.nodeId, arrival) }));
-    const prefixes = this.directory.prefixes(session.chunkKeys);
     const costs = routingCosts(this.config);
-    // The partial chunk the session's last request left (its node reported it): priced like a
-    // request's tail and prefetched with the whole chunks, so a move costs no recomputed tail.
-    const partial = this.partialOf(session.partialKey);
-    const choice = route(
-      this.policy,
-      candidates,
-      { model: cmd.model, chunkKeys: session.chunkKeys, prefixes, sessionHome: session.nodeId, promptTokens: session.promptTokens, ...(partial ? { partialHolders: partial.held } : {}) },
+    const state: RoutingState = {
+      policy: this.policy,
       costs,
-    );
-    if (!choice) throw new MnemoError(candidates.length === 0 ? ErrorCode.NoNodeAvailable : ErrorCode.ModelNotFound, `no live node serves model ${cmd.model}`);
+      prefixes: (keys) => this.directory.prefixes(keys),
+      holders: (key) => this.directory.holders(key),
+      reservationsOn: (id, at) => this.book.onNode(id, at),
+      backlogMs: (id, at) => this.registry.backlogOf(id, at),
+      session: (tenant, id) => this.sessions.get(tenant, id),
+      reservation: (tenant, id, at) => this.book.forSession(tenant, id, at),
+    };
+    // The node (kv-core planAdvisory: the backlog as it will be at the expected arrival, the
+    // session's partial chunk priced like a request's tail), and what it prefetches from whom.
+    const nodes = this.registry.all();
+    const choice = planAdvisory(state, nodes, session, { tenant: cmd.tenant, sessionId: cmd.sessionId, model: cmd.model, expectedArrivalMs: cmd.expectedArrivalUnixMs }, now, this.config.SCHEDULER_ADVISORY_MAX_AHEAD_MS!);
+    if (!choice) throw new MnemoError(nodes.length === 0 ? ErrorCode.NoNodeAvailable : ErrorCode.ModelNotFound, `no live node serves model ${cmd.model}`);
+    const arrival = choice.arrivalMs;
     const reservation: Reservation = {
       id: this.ids(),
       tenant: cmd.tenant,
@@ -86,20 +87,13 @@ export class AdviseUseCase {
       throw new MnemoError(ErrorCode.Overloaded, `too many advisories (limit: ${limit}); invalidate unused ones or wait for them to expire`);
     }
     if (taken.replaced && taken.replaced.nodeId !== reservation.nodeId) void this.forget(taken.replaced.nodeId, taken.replaced.id, cmd.sessionId);
-    // Where the chunks live, as symphony would pass them to the reserved node (empty when peers cannot serve them).
-    // Priced for the reserved node alone: with others beside it, a busier reserved node would lose to them.
-    const reserved = candidates.filter((n) => n.nodeId === choice.nodeId);
-    const plan = route('symphony', reserved, { model: cmd.model, chunkKeys: session.chunkKeys, prefixes, reservedNode: choice.nodeId }, costs);
-    // The partial chunk is the chunk after the whole ones: its index in chunk_keys is its position.
-    const tail = plan && Number.isFinite(costs.peerMsPerChunk) ? partialSource(choice.nodeId, partial) : null;
-    const planned = plan ? (tail ? withPartialSource(plan.kvSources, tail) : plan.kvSources) : [];
-    const sources = planned.map((s) => ({ nodeId: s.nodeId, grpcAddress: this.registry.get(s.nodeId)?.grpcAddress ?? '', chunkKeys: [...s.chunkKeys] }));
+    const sources = choice.sources.map((src) => ({ nodeId: src.nodeId, grpcAddress: this.registry.get(src.nodeId)?.grpcAddress ?? '', chunkKeys: [...src.chunkKeys] }));
     void this.nodes
       .prefetch(choice.nodeId, {
         advisoryId: reservation.id,
         sessionId: cmd.sessionId,
         model: cmd.model,
-        chunkKeys: tail ? [...session.chunkKeys, tail.key] : [...session.chunkKeys],
+        chunkKeys: [...choice.chunkKeys],
         sources,
         expiresAtMs: BigInt(reservation.expiresAtMs),
         priority: cmd.priority,
@@ -111,13 +105,6 @@ export class AdviseUseCase {
         if (o.kind === 'refused' || o.kind === 'timeout') this.logger.emit('warn', 'prefetch not accepted', { nodeId: choice.nodeId, advisoryId: reservation.id, outcome: o });
       });
     return reservation;
-  }
-
-  /** Who holds the session's partial chunk in a host or SSD tier (a device keeps none by name); null when nobody does. */
-  private partialOf(key: string | undefined): { key: string; held: readonly ChunkHolding[] } | null {
-    if (!key) return null;
-    const held = this.directory.holders(key).filter((h) => h.tier !== 'device');
-    return held.length > 0 ? { key, held } : null;
   }
 
   private async forget(nodeId: string, advisoryId: string, sessionId: string): Promise<void> {

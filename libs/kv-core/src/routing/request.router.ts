@@ -14,8 +14,15 @@ import type { KvSourcePlan, RouteCandidate, RouteDecision, RoutingCosts, Routing
 export interface RoutingState {
   readonly policy: RoutingPolicyName;
   readonly costs: RoutingCosts;
-  /** Per node, the leading keys of a chain it holds (KvDirectory.prefixes, expected holdings included where kept). */
+  /** Per node, the leading keys of a chain it holds (KvDirectory.prefixes, with what was just routed there: ExpectedHoldings). */
   prefixes(keys: readonly string[]): NodePrefix[];
+  /** The directory alone (what nodes reported): where E caches are looked for. Default: `prefixes`. */
+  reportedPrefixes?(keys: readonly string[]): NodePrefix[];
+  /**
+   * For a request with no known session: the node a prompt it extends was just routed to
+   * (ExpectedHoldings.longestRecordedPrompt), taken as its session home.
+   */
+  recordedHome?(request: RoutedRequest, nowMs: number): string | undefined;
   /** Holders of one key (KvDirectory.holders). */
   holders(key: string): ChunkHolding[];
   /** Live advisory reservations on a node that still count as coming load (ReservationBook.onNode). */
@@ -61,6 +68,7 @@ export function planRoute(s: RoutingState, nodes: readonly NodeLoad[], request: 
   const reservation = request.sessionId ? s.reservation(request.tenant, request.sessionId, nowMs) : undefined;
   const keys = keysFor(s, request);
   const partial = keys.chain === 'base' ? null : partialOf(s, request);
+  const home = session?.nodeId ?? s.recordedHome?.(request, nowMs);
   const routed = route(
     s.policy,
     candidates,
@@ -68,7 +76,7 @@ export function planRoute(s: RoutingState, nodes: readonly NodeLoad[], request: 
       model: request.model,
       chunkKeys: keys.chunkKeys,
       prefixes: keys.prefixes,
-      sessionHome: session?.nodeId,
+      sessionHome: home,
       reservedNode: reservation?.nodeId,
       promptTokens: request.tokens.length,
       ...(partial ? { partialHolders: partial.held } : {}),
@@ -78,7 +86,7 @@ export function planRoute(s: RoutingState, nodes: readonly NodeLoad[], request: 
   if (!routed) return null;
   // Routed on the base's chain: the peers holding the base's KV also say which of its E caches they hold.
   const decision =
-    keys.chain === 'base' ? { ...routed, kvSources: withECacheKeys(routed.kvSources, keys.chunkKeys, s.eLayers?.(request.model) ?? [], (k) => s.prefixes(k)) } : withPartial(routed, partial);
+    keys.chain === 'base' ? { ...routed, kvSources: withECacheKeys(routed.kvSources, keys.chunkKeys, s.eLayers?.(request.model) ?? [], (k) => (s.reportedPrefixes ?? s.prefixes)(k)) } : withPartial(routed, partial);
   const prefillMs = routePrefillMs(request.tokens.length, decision, keys.prefixes, s.costs);
   return reservation ? { ...decision, reservation, prefillMs } : { ...decision, prefillMs };
 }

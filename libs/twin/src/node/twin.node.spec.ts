@@ -38,6 +38,7 @@ function node(over: Partial<TwinNodeConfig> = {}, lag = 0) {
     prefixCache: true,
     prefixCacheBlocks: Infinity,
     heartbeatMs: 1000,
+    finishBeatMs: 50,
     kvEventsMs: 100,
     layers: 8,
     kvBytesPerToken: 256,

@@ -26,6 +26,8 @@ export interface TwinNodeConfig {
   /** Most cached device blocks kept for reuse (0: InferCept's swap-out between turns); Infinity: unbounded. */
   readonly prefixCacheBlocks: number;
   readonly heartbeatMs: number;
+  /** A request leaving sends a heartbeat at once, then at most one per this period (NODE_FINISH_BEAT_MS; 0: periodic only). */
+  readonly finishBeatMs: number;
   readonly kvEventsMs: number;
   /** KV layout: layers, and bytes of one token's KV (all layers). */
   readonly layers: number;
@@ -103,7 +105,7 @@ export class TwinNode {
     this.device.restorableUntil = (seq, d) => this.kv.restorableUntil(seq, d, net.events.now);
     const beat: TwinEvent = {
       fire: () => {
-        net.heartbeat(config.id, { running: this.count('running'), waiting: this.count('waiting'), kvUsage: this.device.usage() });
+        this.beat();
         net.events.after(config.heartbeatMs, beat);
       },
     };
@@ -119,6 +121,29 @@ export class TwinNode {
 
   get id(): string {
     return this.config.id;
+  }
+
+  private beat(): void {
+    this.net.heartbeat(this.config.id, { running: this.count('running'), waiting: this.count('waiting'), kvUsage: this.device.usage() });
+  }
+
+  private lastFinishBeat = -Infinity;
+  private finishBeatDue = false;
+  private readonly finishBeat: TwinEvent = {
+    fire: (now) => {
+      this.finishBeatDue = false;
+      this.lastFinishBeat = now;
+      this.beat();
+    },
+  };
+
+  /** A request left (FinishBeatTrigger): a heartbeat now, or at the end of the period if one went out within it. */
+  private onRemoved(now: number): void {
+    if (this.config.finishBeatMs <= 0 || this.finishBeatDue) return;
+    const wait = this.lastFinishBeat + this.config.finishBeatMs - now;
+    if (wait <= 0) return this.finishBeat.fire(now);
+    this.finishBeatDue = true;
+    this.net.events.after(wait, this.finishBeat);
   }
 
   get held(): number {
@@ -344,6 +369,7 @@ export class TwinNode {
 
   private finish(s: TwinSeq, now: number): void {
     this.seqs.delete(s.id);
+    this.onRemoved(now);
     this.kv.cool(s.id);
     this.device.release(s);
     this.kv.ended(s);

@@ -1,4 +1,4 @@
-import { KvDirectory, planAdvisory, planRoute, PrefillBacklog, ReservationBook, SessionTable, type DirectoryChange, type NodeLoad, type Reservation, type RoutingCosts, type RoutingPolicyName, type RoutingState } from '@mnemo/kv-core';
+import { ExpectedHoldings, expectedPrompt, KvDirectory, planAdvisory, planRoute, PrefillBacklog, ReservationBook, SessionTable, type DirectoryChange, type ExpectedRecord, type NodeLoad, type Reservation, type RoutingCosts, type RoutingPolicyName, type RoutingState } from '@mnemo/kv-core';
 import type { HoldingChange, TwinSessionTail } from '../node/node-kv.js';
 import type { TwinKvSource, TwinRequest } from '../node/twin-seq.js';
 
@@ -14,6 +14,9 @@ export interface TwinSchedulerConfig {
   readonly advisoryMaxAheadMs: number;
   readonly advisoriesPerTenant: number;
   readonly advisoriesMax: number;
+  /** Expected holdings (SCHEDULER_EXPECTED_HOLDINGS_MAX, 0 = off) and their TTL. */
+  readonly expectedMax: number;
+  readonly expectedTtlMs: number;
 }
 
 export const DEFAULT_TWIN_SCHEDULER: Omit<TwinSchedulerConfig, 'policy' | 'costs'> = {
@@ -24,6 +27,8 @@ export const DEFAULT_TWIN_SCHEDULER: Omit<TwinSchedulerConfig, 'policy' | 'costs
   advisoryMaxAheadMs: 300_000,
   advisoriesPerTenant: 1_000,
   advisoriesMax: 100_000,
+  expectedMax: 100_000,
+  expectedTtlMs: 30_000,
 };
 
 /** The scheduler's answer to one request: where it goes (with its kv_sources), what the node will prefill, and the reservation it arrived on. */
@@ -32,6 +37,8 @@ export interface TwinDispatch {
   readonly kvSources: readonly TwinKvSource[];
   readonly prefillMs: number;
   readonly reservation?: Reservation;
+  /** What routing recorded as expected on the node (taken back if the dispatch fails). */
+  readonly expected?: ExpectedRecord;
 }
 
 /** An advisory's outcome: the reservation, what the reserved node prefetches from whom, and a replaced reservation's node to tell to forget. */
@@ -52,10 +59,13 @@ export class TwinScheduler {
   readonly directory: KvDirectory;
   readonly sessions: SessionTable;
   readonly book: ReservationBook;
+  readonly expected: ExpectedHoldings | null;
   private readonly backlog = new PrefillBacklog();
   private readonly nodes = new Map<string, NodeLoad>();
   private sorted: NodeLoad[] = [];
   private advisoryIds = 0;
+  /** The time of the call being served (the expected-holdings hook reads it). */
+  private now = 0;
   private readonly state: RoutingState;
   readonly counters = { routed: 0, reasons: {} as Record<string, number>, advisories: 0, reservationsHit: 0, reservationsMoved: 0 };
 
@@ -63,10 +73,14 @@ export class TwinScheduler {
     this.directory = new KvDirectory(config.maxHoldings);
     this.sessions = new SessionTable(config.maxSessions);
     this.book = new ReservationBook({ perTenant: config.advisoriesPerTenant, total: config.advisoriesMax }, config.advisoryOverdueMs);
+    this.expected = config.expectedMax > 0 ? new ExpectedHoldings(config.expectedMax, config.expectedTtlMs) : null;
+    const expected = this.expected;
     this.state = {
       policy: config.policy,
       costs: config.costs,
-      prefixes: (keys) => this.directory.prefixes(keys),
+      prefixes: (keys) => this.directory.prefixes(keys, expected ? (key) => expected.holders(key, this.now) : undefined),
+      reportedPrefixes: (keys) => this.directory.prefixes(keys),
+      ...(expected ? { recordedHome: (r, at) => expected.longestRecordedPrompt(r.model, r.tenant, r.tokens, r.chunkKeys, at)?.nodeId } : {}),
       holders: (key) => this.directory.holders(key),
       reservationsOn: (id, now) => this.book.onNode(id, now),
       backlogMs: (id, at) => this.backlog.get(id, at),
@@ -86,24 +100,29 @@ export class TwinScheduler {
   kvEvent(nodeId: string, model: string, changes: readonly HoldingChange[], tails: readonly TwinSessionTail[]): void {
     const dc: DirectoryChange[] = changes.map((c) => ({ kind: c.kind, tier: c.tier, keys: c.keys }));
     this.directory.apply(nodeId, dc);
+    // Stored keys are the directory's now; removed or truncated ones are not coming.
+    if (this.expected) for (const c of dc) c.kind === 'stored' ? this.expected.confirm(nodeId, c.keys) : this.expected.remove(nodeId, c.keys);
     for (const t of tails) this.sessions.extend({ tenant: t.tenant, sessionId: t.sessionId, nodeId, model, chunkKeys: t.chunkKeys, tokens: t.tokens, ...(t.partialKey ? { partialKey: t.partialKey } : {}) });
   }
 
   /** Picks the node for a request (ScheduleInferenceUseCase before the dispatch): pending and backlog counted at once. */
   route(r: TwinRequest, exclude: ReadonlySet<string>, now: number): TwinDispatch | null {
+    this.now = now;
     const plan = planRoute(this.state, this.sorted, r, exclude, now);
     if (!plan) return null;
     this.counters.routed++;
     this.counters.reasons[plan.reason] = (this.counters.reasons[plan.reason] ?? 0) + 1;
     this.addPending(plan.nodeId, 1);
     this.backlog.add(plan.nodeId, plan.prefillMs, now);
-    return { nodeId: plan.nodeId, kvSources: plan.kvSources, prefillMs: plan.prefillMs, ...(plan.reservation ? { reservation: plan.reservation } : {}) };
+    const expected = this.expected?.record(plan.nodeId, expectedPrompt(r.model, r.tenant, r.tokens, r.chunkKeys), now);
+    return { nodeId: plan.nodeId, kvSources: plan.kvSources, prefillMs: plan.prefillMs, ...(plan.reservation ? { reservation: plan.reservation } : {}), ...(expected ? { expected } : {}) };
   }
 
   /** The node answered the dispatch: admitted (the session is recorded, the reservation spent) or refused. Returns the node to tell to forget a reservation that moved. */
   dispatched(r: TwinRequest, d: TwinDispatch, admitted: boolean, now: number): string | undefined {
     if (!admitted) {
       this.addPending(d.nodeId, -1);
+      if (d.expected) this.expected?.forget(d.expected);
       return undefined;
     }
     if (r.sessionId) this.sessions.record({ tenant: r.tenant, sessionId: r.sessionId, model: r.model, nodeId: d.nodeId, chunkKeys: r.chunkKeys, promptTokens: r.tokens.length, lastUsedMs: now });
@@ -119,6 +138,7 @@ export class TwinScheduler {
 
   /** An advisory (AdviseUseCase); null for an unknown session, a refused reservation, or no node. */
   advise(tenant: string, sessionId: string, model: string, expectedArrivalMs: number, now: number): TwinAdvisory | null {
+    this.now = now;
     const session = this.sessions.get(tenant, sessionId);
     if (!session || session.model !== model) return null;
     const plan = planAdvisory(this.state, this.sorted, session, { tenant, sessionId, model, expectedArrivalMs }, now, this.config.advisoryMaxAheadMs);
