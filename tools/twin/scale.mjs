@@ -39,7 +39,7 @@ export function scaleSetup({ users = 1024, nodes = 8 } = {}) {
       maxContext: 16_384,
       hostPoolBytes: 256 * GiB,
       ssdPoolBytes: 1024 * GiB,
-      heartbeatMs: 200,
+      heartbeatMs: 1000,
       bandwidths: { host: 24, ssd: 3 },
       kvLayers: 32,
       kvBytesPerToken: REAL_KV_BYTES_PER_TOKEN,
@@ -74,7 +74,7 @@ export function scale({ log = console.log, now = () => performance.now(), users 
     ttft_p99_ms: s.ttft_p99_ms,
     prefix_hit_rate: s.prefix_hit_rate,
     node_busy_share: s.node_busy_share,
-    setup: 'symphony with advisories; Llama-3.1-8B on H100 at full speed (bench/multiround GPU constants undilated), 16,384 KV blocks and batch 64 per instance, 256 GiB host and 1 TiB SSD pools, full-size KV bytes (128 KiB per token, 32 layers), human think times (no compression), links from published figures (PCIe Gen5, 100 Gb/s, NVMe), no service overheads',
+    setup: 'symphony with advisories; Llama-3.1-8B on H100 at full speed (bench/multiround GPU constants undilated), 16,384 KV blocks and batch 64 per instance, heartbeats every second (the services’ default), 256 GiB host and 1 TiB SSD pools, full-size KV bytes (128 KiB per token, 32 layers), human think times (no compression), links from published figures (PCIe Gen5, 100 Gb/s, NVMe), no service overheads',
     workload: { generator: 'bench/multiround/workload.mjs', sessions: sessions.length, think_compression: options.thinkCompression, dilation: options.dilation },
   };
 }

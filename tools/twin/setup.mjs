@@ -23,6 +23,10 @@ export function measuredCosts(cal) {
       scheduleMs: o.schedule_ms,
       admitMsPerKToken: o.admit_ms_per_ktoken,
       exportMsPerChunk: o.export_ms_per_chunk,
+      prefillCpuMs: o.prefill_cpu_ms ?? 0,
+      prefillCpuMsPerKToken: o.prefill_cpu_ms_per_ktoken ?? 0,
+      decodeCpuMs: o.decode_cpu_ms ?? 0,
+      decodeCpuMsPerSeq: o.decode_cpu_ms_per_seq ?? 0,
     },
   };
 }

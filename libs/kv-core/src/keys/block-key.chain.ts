@@ -1,5 +1,5 @@
 import { BLOCK_TOKENS, BLOCKS_PER_CHUNK, CHUNK_TOKENS } from './chunk.constants.js';
-import { nextChunkKey } from './chunk-key.hasher.js';
+import { chainHeader, chainLink, CHUNK_KEY_BYTES, hexToKey, keyToHex } from './chunk-key.hasher.js';
 
 /**
  * Content keys of a sequence's full 16-token device blocks, consistent with chunk keys: the key
@@ -13,6 +13,9 @@ import { nextChunkKey } from './chunk-key.hasher.js';
  */
 export class BlockKeyChain {
   private readonly chain: string[] = [];
+  /** The (model, salt) header, encoded once; and the bytes of the last chunk key linked from. */
+  private header?: Buffer;
+  private prev: { chunk: number; bytes: Uint8Array } = { chunk: 0, bytes: new Uint8Array(CHUNK_KEY_BYTES) };
 
   constructor(
     readonly modelId: string,
@@ -32,10 +35,11 @@ export class BlockKeyChain {
   extend(tokens: readonly number[], maxBlocks = Infinity): string[] {
     const full = Math.min(maxBlocks, Math.floor(tokens.length / BLOCK_TOKENS));
     const added: string[] = [];
+    if (this.chain.length < full) this.header ??= chainHeader(this.modelId, this.salt);
     for (let b = this.chain.length; b < full; b++) {
       const chunk = Math.floor(b / BLOCKS_PER_CHUNK);
-      const prev = chunk === 0 ? null : this.chain[chunk * BLOCKS_PER_CHUNK - 1]!;
-      const key = nextChunkKey(prev, this.modelId, this.salt, tokens.slice(chunk * CHUNK_TOKENS, (b + 1) * BLOCK_TOKENS));
+      if (this.prev.chunk !== chunk) this.prev = { chunk, bytes: hexToKey(this.chain[chunk * BLOCKS_PER_CHUNK - 1]!) };
+      const key = keyToHex(chainLink(this.prev.bytes, this.header!, tokens, chunk * CHUNK_TOKENS, (b + 1) * BLOCK_TOKENS - chunk * CHUNK_TOKENS));
       this.chain.push(key);
       added.push(key);
     }
@@ -64,8 +68,10 @@ export function chunkBlockKeys(modelId: string, salt: string, tokens: readonly n
   if (chunkKeys.length !== whole) throw new RangeError(`${tokens.length} tokens have ${whole} whole chunks, got ${chunkKeys.length} keys`);
   if (!Number.isInteger(chunk) || chunk < 0) throw new RangeError(`bad chunk index ${chunk}`);
   const start = chunk * CHUNK_TOKENS;
-  const prev = chunk === 0 ? null : chunkKeys[chunk - 1]!;
   const out: string[] = [];
-  for (let end = start + BLOCK_TOKENS; end <= Math.min(tokens.length, start + CHUNK_TOKENS); end += BLOCK_TOKENS) out.push(nextChunkKey(prev, modelId, salt, tokens.slice(start, end)));
+  if (start + BLOCK_TOKENS > tokens.length) return out;
+  const prev = chunk === 0 ? new Uint8Array(CHUNK_KEY_BYTES) : hexToKey(chunkKeys[chunk - 1]!);
+  const header = chainHeader(modelId, salt);
+  for (let end = start + BLOCK_TOKENS; end <= Math.min(tokens.length, start + CHUNK_TOKENS); end += BLOCK_TOKENS) out.push(keyToHex(chainLink(prev, header, tokens, start, end - start)));
   return out;
 }

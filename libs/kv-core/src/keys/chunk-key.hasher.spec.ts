@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ErrorCode } from '../errors/error-code.enum.js';
 import { MnemoError } from '../errors/mnemo.error.js';
 import { CHUNK_TOKENS } from './chunk.constants.js';
-import { chunkKeyBytes, chunkKeys, hexToKey, isChunkKey, keyToHex, nextChunkKey } from './chunk-key.hasher.js';
+import { chainHeader, chainLink, chunkKeyBytes, chunkKeys, hexToKey, isChunkKey, keyToHex, nextChunkKey } from './chunk-key.hasher.js';
 
 function range(n: number): number[];
 function range<T>(n: number, f: (i: number) => T): T[];
@@ -161,5 +161,23 @@ describe(hexToKey.name, () => {
   it('round-trips with keyToHex', () => {
     const hex = '0123456789abcdef0123456789abcdef';
     expect(keyToHex(hexToKey(hex))).toBe(hex);
+  });
+});
+
+describe(chainLink.name, () => {
+  const toks = range(300, (i) => (i * 13) % 1000);
+  it('is nextChunkKey over a range of tokens, with the header encoded once', () => {
+    const prev = hexToKey(chunkKeys('m', 's', toks)[0]!);
+    const header = chainHeader('m', 's');
+    for (const [start, count] of [[0, 16], [256, 44], [10, 1]] as const) {
+      expect(keyToHex(chainLink(prev, header, toks, start, count))).toBe(nextChunkKey(prev, 'm', 's', toks.slice(start, start + count)));
+    }
+  });
+
+  it('rejects a token id outside u32 in the range it reads, and an empty range', () => {
+    const bad = [...toks.slice(0, 16), -1];
+    expect(() => chainLink(new Uint8Array(16), chainHeader('m', 's'), bad, 0, 17)).toThrow(MnemoError);
+    expect(keyToHex(chainLink(new Uint8Array(16), chainHeader('m', 's'), bad, 0, 16))).toHaveLength(32);
+    expect(() => chainLink(new Uint8Array(16), chainHeader('m', 's'), toks, 0, 0)).toThrow(MnemoError);
   });
 });

@@ -108,6 +108,16 @@ function encodeHeader(modelId: string, tenantSalt: string): Buffer {
   return out;
 }
 
+/** Whether this machine stores a u32 little-endian (then a Uint32Array view writes the body's words as the encoding wants). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * The body of one link is built in this buffer, reused across calls: hashing copies what it is
+ * given before returning, and keys are hashed for every prompt a node plans, so a fresh buffer
+ * per link would be garbage on the hot path. Grown to the longest chunk seen.
+ */
+let scratch = new Uint32Array(1 + CHUNK_TOKENS);
+
 function hashLink(
   prev: Uint8Array,
   header: Buffer,
@@ -115,9 +125,40 @@ function hashLink(
   start: number,
   count: number,
 ): Uint8Array {
-  const body = Buffer.alloc(4 + 4 * count);
-  body.writeUInt32LE(count, 0);
-  for (let j = 0; j < count; j++) body.writeUInt32LE(tokens[start + j]!, 4 + 4 * j);
+  let body: Uint8Array;
+  if (LITTLE_ENDIAN) {
+    if (scratch.length < 1 + count) scratch = new Uint32Array(1 + count);
+    scratch[0] = count;
+    for (let j = 0; j < count; j++) scratch[1 + j] = tokens[start + j]!;
+    body = new Uint8Array(scratch.buffer, 0, 4 + 4 * count);
+  } else {
+    const b = Buffer.alloc(4 + 4 * count);
+    b.writeUInt32LE(count, 0);
+    for (let j = 0; j < count; j++) b.writeUInt32LE(tokens[start + j]!, 4 + 4 * j);
+    body = b;
+  }
   const digest = createHash('sha256').update(prev).update(header).update(body).digest();
   return new Uint8Array(digest.buffer, digest.byteOffset, CHUNK_KEY_BYTES).slice();
+}
+
+/**
+ * One link of the chain over `tokens[start, start + count)` after `prev` (bytes), with the
+ * (model, salt) header already encoded ({@link chainHeader}): {@link nextChunkKey} without
+ * re-encoding the header, re-parsing the previous key or copying the tokens, for callers that
+ * extend one chain many times (BlockKeyChain). Validates the tokens it reads.
+ */
+export function chainLink(prev: Uint8Array, header: Buffer, tokens: readonly number[] | Uint32Array, start: number, count: number): Uint8Array {
+  if (count <= 0) throw new MnemoError(ErrorCode.InvalidRequest, 'a chunk has at least one token');
+  if (!(tokens instanceof Uint32Array)) {
+    for (let i = start; i < start + count; i++) {
+      const t = tokens[i];
+      if (typeof t !== 'number' || !Number.isInteger(t) || t < 0 || t >= 2 ** 32) validateTokenIds(tokens.slice(start, start + count));
+    }
+  }
+  return hashLink(prev, header, tokens, start, count);
+}
+
+/** The encoded (model, salt) part of every link ({@link chainLink}). */
+export function chainHeader(modelId: string, tenantSalt: string): Buffer {
+  return encodeHeader(modelId, tenantSalt);
 }

@@ -21,6 +21,12 @@ export interface ServiceOverheads {
   readonly admitMsPerKToken: number;
   /** Node CPU to export one written chunk to the tiers (regenerate or copy out, checksum, queue), ms. */
   readonly exportMsPerChunk: number;
+  /** Node CPU of a prefill iteration outside the engine's modelled time (plan, block keys, sampling, events): per call and per 1000 prompt tokens, ms. */
+  readonly prefillCpuMs: number;
+  readonly prefillCpuMsPerKToken: number;
+  /** Node CPU of a decode iteration outside the engine's modelled time: per call and per sequence, ms. */
+  readonly decodeCpuMs: number;
+  readonly decodeCpuMsPerSeq: number;
 }
 
 /** No overheads: the modelled hardware alone (capacity planning on dedicated machines). */
@@ -32,4 +38,8 @@ export const NO_OVERHEADS: ServiceOverheads = {
   scheduleMs: 0,
   admitMsPerKToken: 0,
   exportMsPerChunk: 0,
+  prefillCpuMs: 0,
+  prefillCpuMsPerKToken: 0,
+  decodeCpuMs: 0,
+  decodeCpuMsPerSeq: 0,
 };

@@ -60,6 +60,8 @@ export interface TwinNodeNet {
   finished(seq: TwinSeq, now: number): void;
   publishKv(nodeId: string, changes: readonly HoldingChange[], tails: readonly TwinSessionTail[]): void;
   heartbeat(nodeId: string, load: { running: number; waiting: number; kvUsage: number }): void;
+  /** Each engine call the node makes (tests and traces): its kind and the sequences in it. */
+  onStep?(nodeId: string, kind: 'prefill' | 'resume' | 'decode', seqIds: readonly string[]): void;
 }
 
 type Phase = 'prefill' | 'resume' | 'decode' | 'turn';
@@ -94,13 +96,12 @@ export class TwinNode {
     private readonly net: TwinNodeNet,
   ) {
     const segBytes = (config.kvBytesPerToken / config.layers) * CHUNK_TOKENS;
-    let kv: NodeKv | undefined;
-    this.device = new TwinDevice(config.model, config.kvBlocks, (e) => kv!.onChunk(e), { prefixCache: config.prefixCache, prefixCacheBlocks: config.prefixCacheBlocks });
+    // The device and tiers report to the KV store made just after them (their listeners fire later).
+    this.device = new TwinDevice(config.model, config.kvBlocks, (e) => this.kv.onChunk(e), { prefixCache: config.prefixCache, prefixCacheBlocks: config.prefixCacheBlocks });
     if (config.host.length + config.ssd.length > 0) {
-      this.tiers = new TwinTiers({ layers: config.layers, segBytes, host: config.host, ssd: config.ssd, ssdTtlMs: config.ssdTtlMs, hostWrite: costs.links.hostWrite, ssdWrite: costs.links.ssdWrite }, net.events, (c) => kv!.onTierChange(c));
+      this.tiers = new TwinTiers({ layers: config.layers, segBytes, host: config.host, ssd: config.ssd, ssdTtlMs: config.ssdTtlMs, hostWrite: costs.links.hostWrite, ssdWrite: costs.links.ssdWrite }, net.events, (c) => this.kv.onTierChange(c));
     }
-    kv = new NodeKv(config.id, this.tiers, this.device, { events: net.events, peerTiers: (id) => net.peerTiers(id), publish: (c, t) => net.publishKv(config.id, c, t) }, { layers: config.layers, kvEventsMs: config.kvEventsMs, promote: config.promote, prefetchTtlMs: config.prefetchTtlMs, maxAdvisories: config.maxAdvisories, warm: config.warm, links: costs.links, exportMsPerChunk: costs.overheads.exportMsPerChunk });
-    this.kv = kv;
+    this.kv = new NodeKv(config.id, this.tiers, this.device, { events: net.events, peerTiers: (id) => net.peerTiers(id), publish: (c, t) => net.publishKv(config.id, c, t) }, { layers: config.layers, kvEventsMs: config.kvEventsMs, promote: config.promote, prefetchTtlMs: config.prefetchTtlMs, maxAdvisories: config.maxAdvisories, warm: config.warm, links: costs.links, exportMsPerChunk: costs.overheads.exportMsPerChunk });
     this.device.lookup = (id) => this.seqs.get(id);
     this.device.restorableUntil = (seq, d) => this.kv.restorableUntil(seq, d, net.events.now);
     const beat: TwinEvent = {
@@ -265,7 +266,13 @@ export class TwinNode {
       return this.afterPrefill(now);
     }
     this.counters.prefills++;
+    this.net.onStep?.(this.config.id, 'prefill', fresh.map((f) => f.id));
     const computeMs = this.costs.compute.prefillMs(fresh.length, tokens, attended);
+    const o = this.costs.overheads;
+    let prompt = 0;
+    for (const s of fresh) prompt += s.request.tokens.length;
+    // The node's own CPU before the engine call (plan, block keys): the pass starts after it.
+    now += o.prefillCpuMs + (o.prefillCpuMsPerKToken * prompt) / 1000;
     let end: number;
     this.passOk = true;
     if (this.loads.length === 0) end = now + computeMs + this.lag();
@@ -318,6 +325,7 @@ export class TwinNode {
       }
       tokens += n;
     }
+    this.net.onStep?.(this.config.id, 'resume', resumed.map((r) => r.id));
     const ms = this.costs.compute.prefillMs(resumed.length, tokens, 0);
     this.counters.busyMs += ms;
     this.next('resume', now + ms + this.lag());
@@ -342,10 +350,12 @@ export class TwinNode {
       return this.afterDecode(now, []);
     }
     this.counters.decodes++;
+    this.net.onStep?.(this.config.id, 'decode', decode.map((d) => d.id));
     this.decoding = decode;
     const ms = this.costs.compute.decodeMs(decode.length, context);
     this.counters.busyMs += ms;
-    this.next('decode', now + ms + this.lag());
+    const o = this.costs.overheads;
+    this.next('decode', now + o.decodeCpuMs + o.decodeCpuMsPerSeq * decode.length + ms + this.lag());
   }
 
   private decoding: TwinSeq[] = [];
@@ -354,7 +364,13 @@ export class TwinNode {
     for (const s of decode) if (this.seqs.get(s.id) === s) this.onToken(s, now);
     this.decoding = [];
     this.plan = undefined;
-    this.next('turn', now + this.costs.overheads.loopTurnMs.draw(this.net.rng));
+    const turn = this.costs.overheads.loopTurnMs.draw(this.net.rng);
+    // A free loop turn with nothing spent meanwhile: the next iteration plans now (one event fewer).
+    if (turn === 0 && this.kv.cpuDebtMs === 0) {
+      this.kv.flushWrites();
+      return this.iterate(now);
+    }
+    this.next('turn', now + turn);
   }
 
   private onToken(s: TwinSeq, now: number): void {

@@ -101,7 +101,12 @@ export class TwinScheduler {
     const dc: DirectoryChange[] = changes.map((c) => ({ kind: c.kind, tier: c.tier, keys: c.keys }));
     this.directory.apply(nodeId, dc);
     // Stored keys are the directory's now; removed or truncated ones are not coming.
-    if (this.expected) for (const c of dc) c.kind === 'stored' ? this.expected.confirm(nodeId, c.keys) : this.expected.remove(nodeId, c.keys);
+    if (this.expected) {
+      for (const c of dc) {
+        if (c.kind === 'stored') this.expected.confirm(nodeId, c.keys);
+        else this.expected.remove(nodeId, c.keys);
+      }
+    }
     for (const t of tails) this.sessions.extend({ tenant: t.tenant, sessionId: t.sessionId, nodeId, model, chunkKeys: t.chunkKeys, tokens: t.tokens, ...(t.partialKey ? { partialKey: t.partialKey } : {}) });
   }
 
