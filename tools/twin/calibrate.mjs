@@ -215,7 +215,7 @@ export async function calibrate({ log = console.log } = {}) {
     log('calibrate: peer pulls through two sim nodes (a minute or two)…');
     const peer = await peerLink(nats.url, dir);
     return {
-      method: 'microbenchmarks on this machine (never fitted to an end-to-end TTFT of the validated workload): NATS publish→delivery across two connections; setTimeout overshoot over 2–20 ms waits; setImmediate turns; CPU of chunk keys + protobuf per request (client, node) and of a symphony route (scheduler); a sim chunk export; the node's batch loop per prefill and decode iteration (BatchScheduler over a zero-cost sim engine, token events encoded); CPU and copies at the 10th percentile of many repetitions; native transfers at 1 and 64 segments (host ↔ buffer, SSD ↔ host); host-pool layer loads with their CRC and row check; peer pulls through two real sim node-managers at 4 and 16 chunks with no priced PCIe link',
+      method: 'microbenchmarks on this machine (never fitted to an end-to-end TTFT of the validated workload): NATS publish→delivery across two connections; setTimeout overshoot over 2–20 ms waits; setImmediate turns; CPU of chunk keys + protobuf per request (client, node) and of a symphony route (scheduler); a sim chunk export; the node’s batch loop per prefill and decode iteration (BatchScheduler over a zero-cost sim engine, token events encoded); CPU and copies at the 10th percentile of many repetitions; native transfers at 1 and 64 segments (host ↔ buffer, SSD ↔ host); host-pool layer loads with their CRC and row check; peer pulls through two real sim node-managers at 4 and 16 chunks with no priced PCIe link',
       overheads: {
         nats_ms: nats_ms.map(r3),
         timer_lag_ms: timer_lag_ms.map(r3),
