@@ -51,6 +51,22 @@ describe(BlockKeyChain.name, () => {
   });
 });
 
+describe('BlockKeyChain truncated and extended again', () => {
+  it.each([
+    ['back into the first chunk', 10],
+    ['back into a later chunk', 20],
+    ['to nothing', 0],
+  ])('%s gives the keys of the new tokens', (_name, keep) => {
+    const a = Array.from({ length: 3 * CHUNK_TOKENS }, (_, i) => i % 250);
+    const b = [...a.slice(0, keep * BLOCK_TOKENS), ...Array.from({ length: 3 * CHUNK_TOKENS - keep * BLOCK_TOKENS }, (_, i) => (i * 3 + 1) % 250)];
+    const sut = new BlockKeyChain('m', 's');
+    sut.extend(a);
+    sut.truncate(keep);
+    sut.extend(b);
+    expect(sut.keys).toEqual(blockKeys('m', 's', b));
+  });
+});
+
 describe(chunkBlockKeys.name, () => {
   it.each([
     ['the incomplete chunk inside the first one', 5 * BLOCK_TOKENS + 3, 0, 5],

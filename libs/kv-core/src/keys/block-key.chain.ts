@@ -38,7 +38,7 @@ export class BlockKeyChain {
     if (this.chain.length < full) this.header ??= chainHeader(this.modelId, this.salt);
     for (let b = this.chain.length; b < full; b++) {
       const chunk = Math.floor(b / BLOCKS_PER_CHUNK);
-      if (this.prev.chunk !== chunk) this.prev = { chunk, bytes: hexToKey(this.chain[chunk * BLOCKS_PER_CHUNK - 1]!) };
+      if (this.prev.chunk !== chunk) this.prev = { chunk, bytes: chunk === 0 ? new Uint8Array(CHUNK_KEY_BYTES) : hexToKey(this.chain[chunk * BLOCKS_PER_CHUNK - 1]!) };
       const key = keyToHex(chainLink(this.prev.bytes, this.header!, tokens, chunk * CHUNK_TOKENS, (b + 1) * BLOCK_TOKENS - chunk * CHUNK_TOKENS));
       this.chain.push(key);
       added.push(key);

@@ -126,7 +126,9 @@ export class TwinScheduler {
   /** The node answered the dispatch: admitted (the session is recorded, the reservation spent) or refused. Returns the node to tell to forget a reservation that moved. */
   dispatched(r: TwinRequest, d: TwinDispatch, admitted: boolean, now: number): string | undefined {
     if (!admitted) {
+      // A dispatch the node did not take is no load of its (ScheduleInferenceUseCase's takeBack).
       this.addPending(d.nodeId, -1);
+      this.backlog.take(d.nodeId, d.prefillMs, now);
       if (d.expected) this.expected?.forget(d.expected);
       return undefined;
     }
