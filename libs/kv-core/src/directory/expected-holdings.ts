@@ -147,15 +147,16 @@ export class ExpectedHoldings {
    * recent one when several were). Looks at the block keys of the chunk the prompt ends in and
    * of up to {@link RECORDED_PROMPT_SCAN_CHUNKS} − 1 chunks before it, from the end: a
    * follow-up adds a reply and a new message, rarely more. Null when none is recorded or the
-   * chunk keys do not fit the tokens (the node refuses such a request anyway).
+   * chunk keys do not fit the tokens (the node refuses such a request anyway). `blockKeys`, the
+   * prompt's block keys by chunk when the caller has them, saves hashing them here.
    */
-  longestRecordedPrompt(model: string, salt: string, tokens: readonly number[], chunkKeys: readonly string[], nowMs: number): RecordedPromptMatch | null {
+  longestRecordedPrompt(model: string, salt: string, tokens: readonly number[], chunkKeys: readonly string[], nowMs: number, blockKeys?: (chunk: number) => readonly string[]): RecordedPromptMatch | null {
     if (this.promptEntries === 0 || tokens.length < BLOCK_TOKENS) return null;
     const last = Math.floor(tokens.length / CHUNK_TOKENS);
     for (let c = last; c >= Math.max(0, last - RECORDED_PROMPT_SCAN_CHUNKS + 1); c--) {
-      let blocks: string[];
+      let blocks: readonly string[];
       try {
-        blocks = chunkBlockKeys(model, salt, tokens, chunkKeys, c);
+        blocks = blockKeys ? blockKeys(c) : chunkBlockKeys(model, salt, tokens, chunkKeys, c);
       } catch {
         return null;
       }

@@ -22,6 +22,17 @@ export class BlockKeyChain {
     readonly salt: string,
   ) {}
 
+  /**
+   * A chain that starts from keys already computed for the first blocks of the tokens it will
+   * be extended with (a conversation's next prompt starts with the KV of its last one): the
+   * caller vouches that `keys` are those blocks' keys under (model, salt). Copies the keys.
+   */
+  static from(modelId: string, salt: string, keys: readonly string[]): BlockKeyChain {
+    const c = new BlockKeyChain(modelId, salt);
+    for (const k of keys) c.chain.push(k);
+    return c;
+  }
+
   /** Keys of the blocks covered so far, in order. */
   get keys(): readonly string[] {
     return this.chain;

@@ -45,6 +45,8 @@ export interface RoutedRequest {
   readonly sessionId: string;
   readonly tokens: readonly number[];
   readonly chunkKeys: readonly string[];
+  /** The prompt's block keys by chunk (chunkBlockKeys), when the caller has them hashed already. */
+  blockKeys?(chunk: number): readonly string[];
 }
 
 /** A routing decision for one request, with what the scheduler does next with it. */
@@ -112,7 +114,7 @@ function partialOf(s: RoutingState, r: RoutedRequest): { key: string; held: read
   let candidates: string[][];
   try {
     // The chunk the prompt ends in, then the one before it (a previous turn may have left it partial).
-    candidates = [r.chunkKeys.length, r.chunkKeys.length - 1].filter((c) => c >= 0).map((c) => chunkBlockKeys(r.model, r.tenant, r.tokens, r.chunkKeys, c).slice(0, BLOCKS_PER_CHUNK - 1));
+    candidates = [r.chunkKeys.length, r.chunkKeys.length - 1].filter((c) => c >= 0).map((c) => (r.blockKeys ? r.blockKeys(c) : chunkBlockKeys(r.model, r.tenant, r.tokens, r.chunkKeys, c)).slice(0, BLOCKS_PER_CHUNK - 1));
   } catch {
     // Chunk keys that do not fit the tokens: the node refuses the request anyway.
     return null;

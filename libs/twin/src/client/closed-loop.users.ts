@@ -19,6 +19,8 @@ export interface UserNet {
   at(time: number, fn: () => void): void;
   infer(sessionId: string, turn: number, prompt: readonly number[], maxTokens: number, done: (r: { ttftMs: number; totalMs: number; reply: readonly number[]; cachedTokens: number; node: string }) => void): void;
   advise(sessionId: string, typeMs: number): void;
+  /** The session's last turn is done (what the cluster keeps per session can go). */
+  endSession?(sessionId: string): void;
 }
 
 export interface UsersOptions {
@@ -79,6 +81,7 @@ export class ClosedLoopUsers {
     const prompt = turn ? [...history, ...turn.user] : [];
     if (!turn || prompt.length + turn.reply >= this.o.maxContext) {
       this.finished.push(session.id);
+      this.net.endSession?.(session.id);
       return this.nextSession();
     }
     const send = () => {

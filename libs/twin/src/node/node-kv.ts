@@ -143,6 +143,7 @@ export class NodeKv {
       chunkKeys: r.chunkKeys,
       promptTokens: r.tokens.length,
       blockKeys: (c) => {
+        if (r.keys) return r.keys.blockKeys(c);
         let keys = seq.blockKeys.get(c);
         if (!keys) seq.blockKeys.set(c, (keys = chunkBlockKeys(r.model, r.tenant, r.tokens, r.chunkKeys, c)));
         return keys;

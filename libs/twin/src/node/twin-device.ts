@@ -45,7 +45,7 @@ export class TwinDevice implements NodeKvView {
 
   resumeBlocks(id: string): number {
     const seq = this.seqs.get(id)!;
-    return seq.preempted ? this.ledger.prefixCost(this.salt(seq), seq.kvTokens).blocks : 0;
+    return seq.preempted ? this.ledger.prefixCost(this.salt(seq), seq.kvTokenIds()).blocks : 0;
   }
 
   /** Set per node: what the tiers and peers can restore past the device's prefix. */
@@ -87,7 +87,7 @@ export class TwinDevice implements NodeKvView {
   /** The prompt's block keys, kept per request so planning it again while it waits hashes nothing new. */
   private keysOf(seq: TwinSeq, salt: string | undefined): BlockKeyChain | undefined {
     if (salt === undefined) return undefined;
-    return (seq.promptKeys ??= new BlockKeyChain(this.model, salt));
+    return (seq.promptKeys ??= seq.request.keys?.chain ?? new BlockKeyChain(this.model, salt));
   }
 
   // ---- engine calls ----------------------------------------------------------------------------
@@ -96,12 +96,12 @@ export class TwinDevice implements NodeKvView {
   admit(seq: TwinSeq): number {
     const salt = this.salt(seq);
     // The prompt's keys hashed while it waited become the sequence's own.
-    this.ledger.open(seq.id, salt, salt === undefined ? undefined : seq.promptKeys);
+    this.ledger.open(seq.id, salt, salt === undefined ? undefined : this.keysOf(seq, salt));
     seq.promptKeys = undefined;
     this.seqs.set(seq.id, seq);
     seq.open = true;
     const hit = salt === undefined ? 0 : this.ledger.attachPrefix(seq.id, seq.request.tokens);
-    for (let i = 0; i < hit; i++) seq.kvTokens.push(seq.request.tokens[i]!);
+    seq.kvLength = hit;
     return hit;
   }
 
@@ -115,7 +115,7 @@ export class TwinDevice implements NodeKvView {
     if (this.ledger.blocksNeeded(items) > this.ledger.blocks.numAvailable) return false;
     this.ledger.append(items);
     seqs.forEach((s, i) => {
-      for (const t of items[i]!.ids) s.kvTokens.push(t);
+      s.kvLength += items[i]!.tokens;
     });
     if (commit) this.ledger.commit(seqs.map((s) => s.id));
     return true;
@@ -132,7 +132,7 @@ export class TwinDevice implements NodeKvView {
     if (need > this.ledger.blocks.numAvailable) return false;
     const items = seqs.map((s) => ({ seqId: s.id, tokens: 1, ids: [s.pending] }));
     this.ledger.append(items);
-    for (const s of seqs) s.kvTokens.push(s.pending);
+    for (const s of seqs) s.kvLength++;
     this.ledger.commit(seqs.map((s) => s.id));
     return true;
   }
@@ -146,18 +146,15 @@ export class TwinDevice implements NodeKvView {
 
   /** Brings a recompute-preempted sequence back; returns the tokens it recomputes, or -1 when the blocks do not fit. */
   resume(seq: TwinSeq): number {
-    const tokens = seq.kvTokens.splice(0);
+    const tokens = seq.kvTokenIds();
     const hit = this.salt(seq) === undefined ? 0 : this.ledger.attachPrefix(seq.id, tokens);
     const rest = tokens.slice(hit);
-    for (let i = 0; i < hit; i++) seq.kvTokens.push(tokens[i]!);
     if (this.ledger.blocksNeeded([{ seqId: seq.id, tokens: rest.length }]) > this.ledger.blocks.numAvailable) {
       this.ledger.release(seq.id);
       this.ledger.open(seq.id, this.salt(seq));
-      seq.kvTokens.splice(0, seq.kvTokens.length, ...tokens);
       return -1;
     }
     this.ledger.append([{ seqId: seq.id, tokens: rest.length, ids: rest }]);
-    for (const t of rest) seq.kvTokens.push(t);
     this.ledger.commit([seq.id]);
     seq.preempted = false;
     return rest.length;

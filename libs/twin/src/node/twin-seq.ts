@@ -1,4 +1,5 @@
 import type { BlockKeyChain, NodeSeq } from '@mnemo/kv-core';
+import type { PromptKeys } from './prompt-keys.js';
 import { SimTokenStream } from '@mnemo/engine';
 
 /** A node holding chunks of a request's prompt, as the scheduler names it (InferenceRequest.kv_sources). */
@@ -19,6 +20,8 @@ export interface TwinRequest {
   readonly priority: number;
   /** Set by the scheduler: peers holding chunks of the prompt. */
   kvSources: readonly TwinKvSource[];
+  /** The prompt's block keys, shared by the scheduler and the node (hashed once). */
+  readonly keys?: PromptKeys;
 }
 
 /**
@@ -40,16 +43,16 @@ export class TwinSeq implements NodeSeq {
   generated = 0;
   /** The reply so far: every sampled token (a stop token is never sampled: the benchmark's EOS chance is 0). */
   readonly reply: number[] = [];
-  /** Token ids whose KV the device holds for it, in order (what a resume recomputes). */
-  readonly kvTokens: number[] = [];
+  /** Tokens whose KV the device holds for it: the prompt, then the reply but its last sampled token. */
+  kvLength = 0;
   /** Last sampled token, not in the KV yet: the next decode's input. */
   pending = 0;
   /** Open in the device's ledger. */
   open = false;
   firstTokenAt?: number;
-  /** The prompt's block keys as far as planning needed them (the device's prefix lookups). */
+  /** The prompt's block keys as far as planning needed them (the device's prefix lookups), when the request brings none. */
   promptKeys?: BlockKeyChain;
-  /** Block keys of the prompt's chunks, hashed once (see restore planning). */
+  /** Block keys of the prompt's chunks, hashed once (see restore planning), when the request brings none. */
   readonly blockKeys = new Map<number, readonly string[]>();
   private readonly stream: SimTokenStream;
 
@@ -77,6 +80,13 @@ export class TwinSeq implements NodeSeq {
 
   get promptTokens(): number {
     return this.request.tokens.length;
+  }
+
+  /** The token ids whose KV the device holds, in order (what a resume recomputes; built on demand). */
+  kvTokenIds(): number[] {
+    const prompt = this.request.tokens;
+    if (this.kvLength <= prompt.length) return prompt.slice(0, this.kvLength);
+    return [...prompt, ...this.reply.slice(0, this.kvLength - prompt.length)];
   }
 
   /** Samples the next token (the input of the next decode). */

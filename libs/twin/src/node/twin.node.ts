@@ -339,7 +339,7 @@ export class TwinNode {
     }
     if (decode.length === 0) return this.afterDecode(now, decode);
     let context = 0;
-    for (const s of decode) context += s.kvTokens.length + 1;
+    for (const s of decode) context += s.kvLength + 1;
     if (!this.device.appendDecode(decode)) {
       this.counters.planMisses++;
       for (const s of decode) {
@@ -396,7 +396,7 @@ export class TwinNode {
     for (const s of seqs) {
       if (this.seqs.get(s.id) !== s) continue;
       this.device.release(s);
-      s.kvTokens.length = 0;
+      s.kvLength = 0;
       s.phase = 'waiting';
       s.preempted = false;
       s.firstTokenAt = undefined;

@@ -5,6 +5,7 @@ import { ClosedLoopUsers, type UsersOptions } from '../client/closed-loop.users.
 import type { HoldingChange, TwinSessionTail } from '../node/node-kv.js';
 import { TwinNode, type TwinNodeConfig, type TwinNodeCosts, type TwinNodeNet } from '../node/twin.node.js';
 import type { TwinRequest, TwinSeq } from '../node/twin-seq.js';
+import { PromptKeys } from '../node/prompt-keys.js';
 import type { TwinTiers } from '../node/twin-tiers.js';
 import { TwinScheduler, type TwinDispatch, type TwinSchedulerConfig } from '../scheduler/twin.scheduler.js';
 import type { TwinSession } from '../workload/session.workload.js';
@@ -48,6 +49,8 @@ export class TwinCluster implements TwinNodeNet {
   private readonly byId = new Map<string, TwinNode>();
   private readonly inFlight = new Map<string, InFlight>();
   private requests = 0;
+  /** Per session, the block keys of its last turn's KV: the next prompt starts with them. */
+  private readonly lastKeys = new Map<string, readonly string[]>();
   /** Requests no node took. */
   failed = 0;
 
@@ -67,6 +70,7 @@ export class TwinCluster implements TwinNodeNet {
       at: (t, fn) => this.events.at(t, call(fn)),
       infer: (sessionId, turn, prompt, maxTokens, done) => this.infer(sessionId, turn, prompt, maxTokens, done),
       advise: (sessionId, typeMs) => this.advise(sessionId, typeMs),
+      endSession: (sessionId) => void this.lastKeys.delete(sessionId),
     });
   }
 
@@ -97,6 +101,7 @@ export class TwinCluster implements TwinNodeNet {
       maxTokens,
       priority: 0,
       kvSources: [],
+      keys: new PromptKeys(this.config.model, this.config.tenant, prompt, this.lastKeys.get(sessionId)),
     };
     const sentAt = this.events.now;
     this.inFlight.set(request.id, { request, sentAt, done });
@@ -172,6 +177,8 @@ export class TwinCluster implements TwinNodeNet {
     const f = this.inFlight.get(seq.id);
     if (!f) return;
     this.inFlight.delete(seq.id);
+    const keys = seq.request.keys?.chain.keys;
+    if (keys) this.lastKeys.set(seq.request.sessionId, keys);
     const at = Math.max(now + this.nats(), f.firstAt ?? 0);
     this.events.at(at, call(() => f.done({ ttftMs: (f.firstAt ?? at) - f.sentAt, totalMs: at - f.sentAt, reply: seq.reply, cachedTokens: seq.cachedTokens, node: f.node ?? seq.id })));
   }

@@ -80,7 +80,7 @@ export class TwinScheduler {
       costs: config.costs,
       prefixes: (keys) => this.directory.prefixes(keys, expected ? (key) => expected.holders(key, this.now) : undefined),
       reportedPrefixes: (keys) => this.directory.prefixes(keys),
-      ...(expected ? { recordedHome: (r, at) => expected.longestRecordedPrompt(r.model, r.tenant, r.tokens, r.chunkKeys, at)?.nodeId } : {}),
+      ...(expected ? { recordedHome: (r, at) => expected.longestRecordedPrompt(r.model, r.tenant, r.tokens, r.chunkKeys, at, r.blockKeys ? (c) => r.blockKeys!(c) : undefined)?.nodeId } : {}),
       holders: (key) => this.directory.holders(key),
       reservationsOn: (id, now) => this.book.onNode(id, now),
       backlogMs: (id, at) => this.backlog.get(id, at),
@@ -113,7 +113,8 @@ export class TwinScheduler {
   /** Picks the node for a request (ScheduleInferenceUseCase before the dispatch): pending and backlog counted at once. */
   route(r: TwinRequest, exclude: ReadonlySet<string>, now: number): TwinDispatch | null {
     this.now = now;
-    const plan = planRoute(this.state, this.sorted, r, exclude, now);
+    const keys = r.keys;
+    const plan = planRoute(this.state, this.sorted, keys ? { ...r, blockKeys: (c: number) => keys.blockKeys(c) } : r, exclude, now);
     if (!plan) return null;
     this.counters.routed++;
     this.counters.reasons[plan.reason] = (this.counters.reasons[plan.reason] ?? 0) + 1;
