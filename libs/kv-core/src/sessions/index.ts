@@ -1,2 +1,3 @@
 export { SessionTable, type SessionRecord } from './session.table.js';
 export { ReservationBook, type Reservation, type ReservationLimits, type ReserveRefusal, type ReservationLookup } from './reservation.book.js';
+export { SessionTailTracker, type SessionTail, type TailChunkEvent } from './session-tail.tracker.js';

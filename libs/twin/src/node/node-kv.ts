@@ -1,4 +1,4 @@
-import { advisoryDueMs, chunkBlockKeys, choosePeerPrefix, CHUNK_TOKENS, planPrefetchPulls, prefetchExpiry, restoreReach, restoreTouchKeys, worthWarming, type DeviceChunkEvent, type RestorePrompt } from '@mnemo/kv-core';
+import { advisoryDueMs, chunkBlockKeys, choosePeerPrefix, CHUNK_TOKENS, planPrefetchPulls, prefetchExpiry, restoreReach, restoreTouchKeys, SessionTailTracker, worthWarming, type DeviceChunkEvent, type RestorePrompt } from '@mnemo/kv-core';
 import type { EventQueue } from '../core/event.queue.js';
 import { transferMs } from '../costs/transfer.port.js';
 import type { PassLoad } from './restore-pass.js';
@@ -78,8 +78,8 @@ export class NodeKv {
   private readonly warmed = new Map<string, { restore: TierRestore; at: number }>();
   private readonly failed = new Map<string, number>();
   private readonly advisories = new Map<string, number>();
-  /** Per sequence: chunks it wrote, and the partial chunk it left (SessionTails). */
-  private readonly written = new Map<string, { chunks: Map<number, string>; partial?: { key: string; chunk: number; tokens: number } }>();
+  /** Per sequence: chunks it wrote, and the partial chunk it left (the node's SessionTails). */
+  private readonly written = new SessionTailTracker();
 
   constructor(
     private readonly nodeId: string,
@@ -92,12 +92,8 @@ export class NodeKv {
   /** The device's chunk events (the ledger's listener). */
   onChunk = (e: DeviceChunkEvent): void => {
     if (e.kind === 'evicted') return this.report({ kind: 'removed', tier: 'device', keys: [e.key] });
-    let w = this.written.get(e.seqId);
-    if (!w) this.written.set(e.seqId, (w = { chunks: new Map() }));
-    if (e.kind === 'written') {
-      this.report({ kind: 'stored', tier: 'device', keys: [e.key] });
-      w.chunks.set(e.chunk, e.key);
-    } else w.partial = { key: e.key, chunk: e.chunk, tokens: e.tokens };
+    this.written.onChunk(e);
+    if (e.kind === 'written') this.report({ kind: 'stored', tier: 'device', keys: [e.key] });
     const t = this.tiers;
     if (!t) return;
     t.dropSuperseded(e.superseded);
@@ -123,14 +119,10 @@ export class NodeKv {
 
   /** A request ended here after its release: what its session's next turn will find (SessionTails). */
   ended(seq: TwinSeq): void {
-    const w = this.written.get(seq.id);
-    this.written.delete(seq.id);
     const r = seq.request;
+    const tail = this.written.ended(seq.id, r.chunkKeys);
     if (!r.sessionId) return;
-    const keys = [...r.chunkKeys];
-    while (w?.chunks.has(keys.length)) keys.push(w.chunks.get(keys.length)!);
-    const partial = w?.partial?.chunk === keys.length ? w.partial : undefined;
-    this.tails.push({ tenant: r.tenant, sessionId: r.sessionId, chunkKeys: keys, partialKey: partial?.key ?? '', tokens: keys.length * CHUNK_TOKENS + (partial?.tokens ?? 0) });
+    this.tails.push({ tenant: r.tenant, sessionId: r.sessionId, ...tail });
     this.schedule();
   }
 
