@@ -10,8 +10,9 @@ export { TwinSeq, type TwinRequest, type TwinKvSource } from './node/twin-seq.js
 export { TwinTiers, type TwinPoolDevice } from './node/twin-tiers.js';
 export { restorePass, MIN_SLEEP_MS, type PassLoad } from './node/restore-pass.js';
 export { TwinScheduler, DEFAULT_TWIN_SCHEDULER, type TwinSchedulerConfig, type TwinDispatch } from './scheduler/twin.scheduler.js';
-export { ClosedLoopUsers, type TwinRequestResult, type UsersOptions } from './client/closed-loop.users.js';
+export { ClosedLoopUsers, type TwinRequestResult, type UsersOptions, type TwinClient, type UserNet, type InferOutcome } from './client/closed-loop.users.js';
 export { TwinCluster, type TwinClusterConfig } from './scenario/twin.cluster.js';
 export type { TwinSession, TwinTurn } from './workload/session.workload.js';
 export { multiroundCluster, type MultiroundSetup, type MeasuredCosts, type AdvisoryVariant } from './scenario/multiround.scenario.js';
 export { summarizeRun, type RunSummary } from './report/run.summary.js';
+export { PromptKeys } from './node/prompt-keys.js';

@@ -13,11 +13,20 @@ export interface TwinRequestResult {
   readonly node: string;
 }
 
+/** What a request's client hears when it ends. */
+export interface InferOutcome {
+  readonly ttftMs: number;
+  readonly totalMs: number;
+  readonly reply: readonly number[];
+  readonly cachedTokens: number;
+  readonly node: string;
+}
+
 /** What a user needs from the cluster: send a request and hear its first token and its end; announce a coming request. */
 export interface UserNet {
   readonly now: number;
   at(time: number, fn: () => void): void;
-  infer(sessionId: string, turn: number, prompt: readonly number[], maxTokens: number, done: (r: { ttftMs: number; totalMs: number; reply: readonly number[]; cachedTokens: number; node: string }) => void): void;
+  infer(sessionId: string, turn: number, prompt: readonly number[], maxTokens: number, done: (r: InferOutcome) => void, priority?: number): void;
   advise(sessionId: string, typeMs: number): void;
   /** The session's last turn is done (what the cluster keeps per session can go). */
   endSession?(sessionId: string): void;
@@ -34,13 +43,21 @@ export interface UsersOptions {
   readonly spurious: number;
 }
 
+/** The cluster's clients: whatever sends requests (closed-loop users here; open-loop arrivals are part 2's). */
+export interface TwinClient {
+  start(): void;
+  /** Every request this client will send has ended. */
+  readonly done: boolean;
+  readonly results: readonly TwinRequestResult[];
+}
+
 /**
  * Closed-loop users working through the sessions in order (the multi-round benchmark's
  * converse): each turn's prompt is the whole history; between turns the user reads the reply,
  * then types, and — where the system has advisories — announces the request when typing
  * starts. Results are kept in the order requests end.
  */
-export class ClosedLoopUsers {
+export class ClosedLoopUsers implements TwinClient {
   readonly results: TwinRequestResult[] = [];
   readonly advisories = { sent: 0, missed: 0, spurious: 0 };
   private next = 0;

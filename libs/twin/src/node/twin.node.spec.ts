@@ -52,7 +52,7 @@ function node(over: Partial<TwinNodeConfig> = {}, lag = 0) {
     ...over,
   };
   const sut = new TwinNode(config, { compute: simCostCompute(cost), links: { hostLoad: free, peer: free, ssdRead: free, hostWrite: free, ssdWrite: free }, overheads: { ...NO_OVERHEADS, timerLagMs: Distribution.constant(lag) } }, net);
-  const request = (id: string, tokens: number[], maxTokens = 3): TwinRequest => ({ id, tenant: 't', sessionId: id, model: MODEL, tokens, chunkKeys: chunkKeys(MODEL, 't', tokens), maxTokens, priority: 0, kvSources: [] });
+  const request = (id: string, tokens: number[], maxTokens = 3, priority = 0): TwinRequest => ({ id, tenant: 't', sessionId: id, model: MODEL, tokens, chunkKeys: chunkKeys(MODEL, 't', tokens), maxTokens, priority, kvSources: [] });
   return { sut, events, first, done, request };
 }
 
@@ -123,6 +123,19 @@ describe(TwinNode.name, () => {
     events.run(60_000);
     expect(done.size).toBe(4);
     expect(sut.counters.preemptions).toBeGreaterThan(0);
+  });
+
+  it.each<['fcfs' | 'priority', boolean]>([
+    ['fcfs', false],
+    ['priority', true],
+  ])('%s scheduling: a later high-priority request overtakes a running one: %s', (scheduling, overtakes) => {
+    const { sut, events, first, done, request } = node({ maxBatch: 1, scheduling });
+    sut.admit(request('lo', text(100, 1), 20), 0);
+    events.run(12);
+    sut.admit(request('hi', text(100, 2), 2, 9), events.now);
+    events.run(60_000);
+    // lo alone would decode its 19 further tokens in 19 × 5 ms after its first.
+    expect(first.get('hi')! < done.get('lo')!.firstTokenAt! + 19 * 5).toBe(overtakes);
   });
 
   it('refuses a request its device could never hold, and one past the queue bound', () => {

@@ -1,4 +1,4 @@
-import { admissionKinds, blocksFor, CHUNK_TOKENS, nodeIterationInput, planNodeIteration, type IterationPlan } from '@mnemo/kv-core';
+import { admissionKinds, blocksFor, CHUNK_TOKENS, DEFAULT_FAIRNESS, FairPriorityRanker, nodeIterationInput, planNodeIteration, tickRanker, type FairnessOptions, type IterationPlan } from '@mnemo/kv-core';
 import type { EventQueue, TwinEvent } from '../core/event.queue.js';
 import type { ComputeModel } from '../costs/compute.port.js';
 import type { ServiceOverheads } from '../costs/overhead.port.js';
@@ -40,6 +40,9 @@ export interface TwinNodeConfig {
   readonly prefetchTtlMs: number;
   readonly maxAdvisories: number;
   readonly warm: boolean;
+  /** NODE_SCHEDULING: FCFS continuous batching, or FastSwitch's preemptive priority scheduling with a fair ranker. Default fcfs. */
+  readonly scheduling?: 'fcfs' | 'priority';
+  readonly fairness?: FairnessOptions;
 }
 
 /** What a node's calls cost. */
@@ -88,6 +91,8 @@ export class TwinNode {
   private loads: PassLoad[] = [];
   private passOk = true;
   private readonly step: TwinEvent = { fire: (now) => this.advance(now) };
+  /** Priority scheduling only: effective ranks (kv-core FairPriorityRanker). */
+  private readonly ranker?: FairPriorityRanker;
   readonly counters = { iterations: 0, prefills: 0, decodes: 0, preemptions: 0, planMisses: 0, cachedTokens: 0, promptTokens: 0, blockedMs: 0, busyMs: 0 };
 
   constructor(
@@ -96,6 +101,7 @@ export class TwinNode {
     private readonly net: TwinNodeNet,
   ) {
     const segBytes = (config.kvBytesPerToken / config.layers) * CHUNK_TOKENS;
+    if (config.scheduling === 'priority') this.ranker = new FairPriorityRanker(config.fairness ?? DEFAULT_FAIRNESS);
     // The device and tiers report to the KV store made just after them (their listeners fire later).
     this.device = new TwinDevice(config.model, config.kvBlocks, (e) => this.kv.onChunk(e), { prefixCache: config.prefixCache, prefixCacheBlocks: config.prefixCacheBlocks });
     if (config.host.length + config.ssd.length > 0) {
@@ -212,8 +218,8 @@ export class TwinNode {
 
   private iterate(now: number): void {
     const kvAvailable = { [this.config.model]: this.device.available };
-    const input = nodeIterationInput(this.seqs.values(), this.device, { maxBatch: this.config.maxBatch, maxPrefillTokens: this.config.maxPrefillTokens, kvAvailable });
-    const plan = planNodeIteration({ ...input, kvAvailable }, false);
+    const input = nodeIterationInput(this.seqs.values(), this.device, { maxBatch: this.config.maxBatch, maxPrefillTokens: this.config.maxPrefillTokens, kvAvailable, ...(this.ranker ? { ranker: this.ranker } : {}) });
+    const plan = planNodeIteration({ ...input, kvAvailable }, this.ranker !== undefined);
     if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) {
       this.busy = false;
       return;
@@ -266,6 +272,7 @@ export class TwinNode {
       return this.afterPrefill(now);
     }
     this.counters.prefills++;
+    if (this.ranker) this.served = fresh.map((f) => ({ id: f.id, promptTokens: f.request.tokens.length }));
     this.net.onStep?.(this.config.id, 'prefill', fresh.map((f) => f.id));
     const computeMs = this.costs.compute.prefillMs(fresh.length, tokens, attended);
     const o = this.costs.overheads;
@@ -359,10 +366,14 @@ export class TwinNode {
   }
 
   private decoding: TwinSeq[] = [];
+  /** Priority scheduling: the fresh prefills of this iteration, for the ranker. */
+  private served: Array<{ id: string; promptTokens: number }> = [];
 
   private afterDecode(now: number, decode: TwinSeq[] = this.decoding): void {
     for (const s of decode) if (this.seqs.get(s.id) === s) this.onToken(s, now);
     this.decoding = [];
+    if (this.ranker && this.plan) tickRanker(this.ranker, this.plan, this.served, this.seqs.values());
+    this.served = [];
     this.plan = undefined;
     const turn = this.costs.overheads.loopTurnMs.draw(this.net.rng);
     // A free loop turn with nothing spent meanwhile: the next iteration plans now (one event fewer).
@@ -385,6 +396,7 @@ export class TwinNode {
 
   private finish(s: TwinSeq, now: number): void {
     this.seqs.delete(s.id);
+    this.ranker?.forget(s.id);
     this.onRemoved(now);
     this.kv.cool(s.id);
     this.device.release(s);

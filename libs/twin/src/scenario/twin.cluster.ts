@@ -1,7 +1,7 @@
 import { chunkKeys } from '@mnemo/kv-core';
 import { call, EventQueue } from '../core/event.queue.js';
 import { SeededRng } from '../core/seeded.rng.js';
-import { ClosedLoopUsers, type UsersOptions } from '../client/closed-loop.users.js';
+import { ClosedLoopUsers, type InferOutcome, type TwinClient, type UserNet, type UsersOptions } from '../client/closed-loop.users.js';
 import type { HoldingChange, TwinSessionTail } from '../node/node-kv.js';
 import { TwinNode, type TwinNodeConfig, type TwinNodeCosts, type TwinNodeNet } from '../node/twin.node.js';
 import type { TwinRequest, TwinSeq } from '../node/twin-seq.js';
@@ -16,6 +16,8 @@ export interface TwinClusterConfig {
   readonly scheduler: TwinSchedulerConfig;
   readonly costs: TwinNodeCosts;
   readonly users: UsersOptions;
+  /** Another client than closed-loop users (open-loop arrivals, priorities): built over the cluster's user side. */
+  readonly client?: (net: UserNet, sessions: readonly TwinSession[]) => TwinClient;
   readonly tenant: string;
   readonly model: string;
   readonly seed: number;
@@ -29,7 +31,7 @@ const MAX_DISPATCH_ATTEMPTS = 3;
 interface InFlight {
   readonly request: TwinRequest;
   readonly sentAt: number;
-  readonly done: (r: { ttftMs: number; totalMs: number; reply: readonly number[]; cachedTokens: number; node: string }) => void;
+  readonly done: (r: InferOutcome) => void;
   firstAt?: number;
   node?: string;
 }
@@ -45,7 +47,7 @@ export class TwinCluster implements TwinNodeNet {
   readonly rng: SeededRng;
   readonly nodes: TwinNode[];
   readonly scheduler: TwinScheduler;
-  readonly users: ClosedLoopUsers;
+  readonly users: TwinClient;
   private readonly byId = new Map<string, TwinNode>();
   private readonly inFlight = new Map<string, InFlight>();
   private requests = 0;
@@ -63,15 +65,16 @@ export class TwinCluster implements TwinNodeNet {
     this.nodes = config.nodes.map((n) => new TwinNode(n, config.costs, this));
     for (const n of this.nodes) this.byId.set(n.id, n);
     const events = this.events;
-    this.users = new ClosedLoopUsers(sessions, config.users, {
+    const net: UserNet = {
       get now() {
         return events.now;
       },
       at: (t, fn) => this.events.at(t, call(fn)),
-      infer: (sessionId, turn, prompt, maxTokens, done) => this.infer(sessionId, turn, prompt, maxTokens, done),
+      infer: (sessionId, turn, prompt, maxTokens, done, priority) => this.infer(sessionId, turn, prompt, maxTokens, done, priority),
       advise: (sessionId, typeMs) => this.advise(sessionId, typeMs),
       endSession: (sessionId) => void this.lastKeys.delete(sessionId),
-    });
+    };
+    this.users = config.client ? config.client(net, sessions) : new ClosedLoopUsers(sessions, config.users, net);
   }
 
   /** Runs until every user is done (or `untilMs`); returns the virtual time it ended at. */
@@ -89,7 +92,7 @@ export class TwinCluster implements TwinNodeNet {
 
   // ---- the client's side --------------------------------------------------------------------
 
-  private infer(sessionId: string, turn: number, prompt: readonly number[], maxTokens: number, done: InFlight['done']): void {
+  private infer(sessionId: string, turn: number, prompt: readonly number[], maxTokens: number, done: InFlight['done'], priority = 0): void {
     const o = this.config.costs.overheads;
     const request: TwinRequest = {
       id: `${sessionId}-${turn}-${++this.requests}`,
@@ -99,7 +102,7 @@ export class TwinCluster implements TwinNodeNet {
       tokens: prompt,
       chunkKeys: chunkKeys(this.config.model, this.config.tenant, prompt),
       maxTokens,
-      priority: 0,
+      priority,
       kvSources: [],
       keys: new PromptKeys(this.config.model, this.config.tenant, prompt, this.lastKeys.get(sessionId)),
     };
