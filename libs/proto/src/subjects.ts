@@ -46,6 +46,8 @@ export const Subjects = {
   KV_REPORT: 'mnemo.v1.nodes.kv-report',
   /** Why a request's KV came from where it did: WhyRequest → WhyReply. Plain subscription: only the replica holding the request's record answers. */
   WHY: 'mnemo.v1.scheduler.why',
+  /** Nodes, their load and KV per tier, routed hit rates: ClusterStatusRequest → ClusterStatusReply (queue group `scheduler`). */
+  STATUS: 'mnemo.v1.scheduler.status',
   /** Register (or re-register, idempotently) a model record: RegisterModelRequest → ProfilerReply.model. */
   PROFILER_MODELS_REGISTER: 'mnemo.v1.profiler.models.register',
   /** All model records: ListModelRecordsRequest → ProfilerReply.models. */

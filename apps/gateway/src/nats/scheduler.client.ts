@@ -4,6 +4,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createInbox, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { ErrorCode, isMnemoError, MnemoError } from '@mnemo/kv-core';
 import {
+  ClusterStatusReplySchema,
+  ClusterStatusRequestSchema,
+  type ClusterStatusReply,
   WhyReplySchema,
   WhyRequestSchema,
   type KvExplanation,
@@ -103,6 +106,11 @@ export class SchedulerClient {
     const payload = encodeMessage(SessionRequestSchema, { tenant, sessionId });
     const reply = decodeMessage(SessionDeleteReplySchema, await natsRequest(this.nc, Subjects.SESSION_DELETE, payload, timeoutMs, 'scheduler'));
     return unwrap(reply.result, 'deleted');
+  }
+
+  /** Nodes, load, KV per tier and routed hit rates (`mnemo status`). */
+  async status(timeoutMs: number): Promise<ClusterStatusReply> {
+    return decodeMessage(ClusterStatusReplySchema, await natsRequest(this.nc, Subjects.STATUS, encodeMessage(ClusterStatusRequestSchema, {}), timeoutMs, 'scheduler'));
   }
 
   /** A request's KV explanation from the scheduler replica that routed it; null when none answers in time (unknown). */

@@ -31,6 +31,8 @@ const CONTENT_SALT = '\u0000content';
  */
 export class RoutingRecords {
   readonly records: BoundedRecords<string, RoutingRecord>;
+  /** Per node: prompt tokens routed there, and how many it held in each tier when routed (since start). */
+  readonly routedTo = new Map<string, { prompt: number; device: number; host: number; ssd: number }>();
   private readonly content: BoundedRecords<string, Map<string, string>>;
 
   constructor(maxRecords: number, ttlMs: number, maxContentKeys: number, now: () => number = Date.now) {
@@ -42,13 +44,18 @@ export class RoutingRecords {
     const keys = request.chunkKeys;
     const plain = chunkKeys(request.model, CONTENT_SALT, request.tokens);
     const others = servedModels.filter((m) => m !== request.model).map((m) => ({ model: m, held: heldPrefix(m, request.tenant, request.tokens, keys.length, directory) }));
+    const stats = this.routedTo.get(nodeId) ?? { prompt: 0, device: 0, host: 0, ssd: 0 };
+    this.routedTo.set(nodeId, stats);
+    stats.prompt += request.tokens.length;
     const chunks = keys.map((key, c) => {
+      const holding = directory.holdings(key);
+      for (const t of holding.find((h) => h.nodeId === nodeId)?.tiers ?? []) stats[t] += 256;
       const tenants = this.content.get(plain[c]!) ?? new Map<string, string>();
       const otherTenantHeld = [...tenants].some(([t, k]) => t !== request.tenant && directory.holdings(k).length > 0);
       tenants.set(request.tenant, key);
       this.content.set(plain[c]!, tenants);
       return {
-        heldBy: directory.holdings(key).filter((h) => h.nodeId !== nodeId),
+        heldBy: holding.filter((h) => h.nodeId !== nodeId),
         otherModels: others.filter((o) => o.held > c).map((o) => o.model),
         otherTenantHeld,
       };

@@ -1,6 +1,10 @@
 import { Module } from '@nestjs/common';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
+import { KvDirectoryModule } from '../kv-directory/kv-directory.module.js';
+import { NodesModule } from '../nodes/nodes.module.js';
+import { ClusterStatusNatsHandler } from './cluster-status.nats-handler.js';
+import { ClusterStatusUseCase } from './cluster-status.use-case.js';
 import { NatsNodeWhyClient } from './nats-node-why.client.js';
 import { RoutingRecords } from './routing.records.js';
 import { WhyNatsHandler } from './why.nats-handler.js';
@@ -15,7 +19,8 @@ const records = {
 
 /** `why`: routing records, the content index, and the WHY answer that combines them with the node's record. */
 @Module({
-  providers: [records, { provide: NODE_WHY_CLIENT, useClass: NatsNodeWhyClient }, WhyUseCase, WhyNatsHandler],
+  imports: [NodesModule, KvDirectoryModule],
+  providers: [ClusterStatusUseCase, ClusterStatusNatsHandler, records, { provide: NODE_WHY_CLIENT, useClass: NatsNodeWhyClient }, WhyUseCase, WhyNatsHandler],
   exports: [WHY_RECORDS],
 })
 export class WhyModule {}

@@ -114,6 +114,16 @@ export class KvDirectory {
     return [...out].map(([nodeId, tiers]) => ({ nodeId, prefixChunks: tiers.length, tiers })).sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
   }
 
+  /** Keys one node holds in each tier (O(keys of the node): for status pages, not routing). */
+  tierCounts(nodeId: string): Record<DirectoryTier, number> {
+    const out: Record<DirectoryTier, number> = { device: 0, host: 0, ssd: 0 };
+    for (const key of this.byNode.get(nodeId) ?? []) {
+      const mask = this.keys.get(key)?.get(nodeId) ?? 0;
+      for (const t of DIRECTORY_TIERS) if (mask & BIT[t]) out[t]++;
+    }
+    return out;
+  }
+
   /** Keys one node is known to hold (any tier). */
   keysOf(nodeId: string): number {
     return this.byNode.get(nodeId)?.size ?? 0;

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/why.proto.
  */
 export const file_mnemo_v1_why: GenFile = /*@__PURE__*/
-  fileDesc("ChJtbmVtby92MS93aHkucHJvdG8SCG1uZW1vLnYxIj8KCldoeVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSDQoFYWRtaW4YAyABKAgiawoIV2h5UmVwbHkSLgoLZXhwbGFuYXRpb24YASABKAsyFy5tbmVtby52MS5LdkV4cGxhbmF0aW9uSAASJQoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0IukBCg1LdkV4cGxhbmF0aW9uEhIKCnJlcXVlc3RfaWQYASABKAkSDQoFbW9kZWwYAiABKAkSDwoHbm9kZV9pZBgDIAEoCRIOCgZwb2xpY3kYBCABKAkSDwoHYXR0ZW1wdBgFIAEoDRIVCg1wcm9tcHRfdG9rZW5zGAYgASgNEhUKDWNhY2hlZF90b2tlbnMYByABKA0SJQoGY2h1bmtzGAggAygLMhUubW5lbW8udjEuQ2h1bmtTb3VyY2USGQoRc2NoZWR1bGVkX3VuaXhfbXMYCSABKAMSEwoLbm9kZV9yZWNvcmQYCiABKAgi0wEKC0NodW5rU291cmNlEg0KBWluZGV4GAEgASgNEg0KBXN0YXJ0GAIgASgNEg4KBnRva2VucxgDIAEoDRILCgNrZXkYBCABKAkSDgoGc291cmNlGAUgASgJEg4KBnJlYXNvbhgGIAEoCRIOCgZkZXRhaWwYByABKAkSDAoEdGllchgIIAEoCRIOCgZwb2xpY3kYCSABKAkSEgoKYXRfdW5peF9tcxgKIAEoAxISCgpvdGhlcl9ub2RlGAsgASgJEhMKC290aGVyX21vZGVsGAwgASgJIjgKDk5vZGVXaHlSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEgoKY2h1bmtfa2V5cxgCIAMoCSLZAgoMTm9kZUt2UmVjb3JkEg0KBWZvdW5kGAEgASgIEhUKDXByb21wdF90b2tlbnMYAiABKA0SFQoNZGV2aWNlX3Rva2VucxgDIAEoDRITCgtob3N0X3Rva2VucxgEIAEoDRISCgpzc2RfdG9rZW5zGAUgASgNEhMKC3BlZXJfdG9rZW5zGAYgASgNEhQKDHBlZXJfYWRkcmVzcxgHIAEoCRISCgpyZXN0b3JlX29rGAggASgIEhkKEWRyb2lkc3BlYWtfdG9rZW5zGAkgASgNEhcKD2Ryb2lkc3BlYWtfYmFzZRgKIAEoCRIVCg1jYWNoZWRfdG9rZW5zGAsgASgNEiIKBWRyb3BzGAwgAygLMhMubW5lbW8udjEuQ2h1bmtEcm9wEhgKEGFkbWl0dGVkX3VuaXhfbXMYDSABKAMSGwoTZmlyc3RfdG9rZW5fdW5peF9tcxgOIAEoAyJaCglDaHVua0Ryb3ASCwoDa2V5GAEgASgJEg4KBnJlYXNvbhgCIAEoCRIMCgR0aWVyGAMgASgJEg4KBnBvbGljeRgEIAEoCRISCgphdF91bml4X21zGAUgASgDYgZwcm90bzM", [file_mnemo_v1_common]);
+  fileDesc("ChJtbmVtby92MS93aHkucHJvdG8SCG1uZW1vLnYxIj8KCldoeVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSDQoFYWRtaW4YAyABKAgiawoIV2h5UmVwbHkSLgoLZXhwbGFuYXRpb24YASABKAsyFy5tbmVtby52MS5LdkV4cGxhbmF0aW9uSAASJQoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0IukBCg1LdkV4cGxhbmF0aW9uEhIKCnJlcXVlc3RfaWQYASABKAkSDQoFbW9kZWwYAiABKAkSDwoHbm9kZV9pZBgDIAEoCRIOCgZwb2xpY3kYBCABKAkSDwoHYXR0ZW1wdBgFIAEoDRIVCg1wcm9tcHRfdG9rZW5zGAYgASgNEhUKDWNhY2hlZF90b2tlbnMYByABKA0SJQoGY2h1bmtzGAggAygLMhUubW5lbW8udjEuQ2h1bmtTb3VyY2USGQoRc2NoZWR1bGVkX3VuaXhfbXMYCSABKAMSEwoLbm9kZV9yZWNvcmQYCiABKAgi0wEKC0NodW5rU291cmNlEg0KBWluZGV4GAEgASgNEg0KBXN0YXJ0GAIgASgNEg4KBnRva2VucxgDIAEoDRILCgNrZXkYBCABKAkSDgoGc291cmNlGAUgASgJEg4KBnJlYXNvbhgGIAEoCRIOCgZkZXRhaWwYByABKAkSDAoEdGllchgIIAEoCRIOCgZwb2xpY3kYCSABKAkSEgoKYXRfdW5peF9tcxgKIAEoAxISCgpvdGhlcl9ub2RlGAsgASgJEhMKC290aGVyX21vZGVsGAwgASgJIjgKDk5vZGVXaHlSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEgoKY2h1bmtfa2V5cxgCIAMoCSLZAgoMTm9kZUt2UmVjb3JkEg0KBWZvdW5kGAEgASgIEhUKDXByb21wdF90b2tlbnMYAiABKA0SFQoNZGV2aWNlX3Rva2VucxgDIAEoDRITCgtob3N0X3Rva2VucxgEIAEoDRISCgpzc2RfdG9rZW5zGAUgASgNEhMKC3BlZXJfdG9rZW5zGAYgASgNEhQKDHBlZXJfYWRkcmVzcxgHIAEoCRISCgpyZXN0b3JlX29rGAggASgIEhkKEWRyb2lkc3BlYWtfdG9rZW5zGAkgASgNEhcKD2Ryb2lkc3BlYWtfYmFzZRgKIAEoCRIVCg1jYWNoZWRfdG9rZW5zGAsgASgNEiIKBWRyb3BzGAwgAygLMhMubW5lbW8udjEuQ2h1bmtEcm9wEhgKEGFkbWl0dGVkX3VuaXhfbXMYDSABKAMSGwoTZmlyc3RfdG9rZW5fdW5peF9tcxgOIAEoAyJaCglDaHVua0Ryb3ASCwoDa2V5GAEgASgJEg4KBnJlYXNvbhgCIAEoCRIMCgR0aWVyGAMgASgJEg4KBnBvbGljeRgEIAEoCRISCgphdF91bml4X21zGAUgASgDIhYKFENsdXN0ZXJTdGF0dXNSZXF1ZXN0ImUKEkNsdXN0ZXJTdGF0dXNSZXBseRIjCgVub2RlcxgBIAMoCzIULm1uZW1vLnYxLk5vZGVTdGF0dXMSGgoSZGlyZWN0b3J5X2hvbGRpbmdzGAIgASgEEg4KBnBvbGljeRgDIAEoCSKhAgoKTm9kZVN0YXR1cxIPCgdub2RlX2lkGAEgASgJEg4KBm1vZGVscxgCIAMoCRIPCgdydW5uaW5nGAMgASgNEg8KB3dhaXRpbmcYBCABKA0SEAoIa3ZfdXNhZ2UYBSABKAESEQoJYWNjZXB0aW5nGAYgASgIEhUKDWRldmljZV9jaHVua3MYByABKAQSEwoLaG9zdF9jaHVua3MYCCABKAQSEgoKc3NkX2NodW5rcxgJIAEoBBIcChRyb3V0ZWRfcHJvbXB0X3Rva2VucxgKIAEoBBIaChJoZWxkX2RldmljZV90b2tlbnMYCyABKAQSGAoQaGVsZF9ob3N0X3Rva2VucxgMIAEoBBIXCg9oZWxkX3NzZF90b2tlbnMYDSABKARiBnByb3RvMw", [file_mnemo_v1_common]);
 
 /**
  * Gateway → every scheduler replica (WHY, no queue group): the replica that routed the request answers; the others stay silent.
@@ -391,4 +391,129 @@ export type ChunkDrop = Message<"mnemo.v1.ChunkDrop"> & {
  */
 export const ChunkDropSchema: GenMessage<ChunkDrop> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_why, 6);
+
+/**
+ * Gateway → scheduler (STATUS, queue group `scheduler`): what `mnemo status` shows.
+ *
+ * @generated from message mnemo.v1.ClusterStatusRequest
+ */
+export type ClusterStatusRequest = Message<"mnemo.v1.ClusterStatusRequest"> & {
+};
+
+/**
+ * Describes the message mnemo.v1.ClusterStatusRequest.
+ * Use `create(ClusterStatusRequestSchema)` to create a new message.
+ */
+export const ClusterStatusRequestSchema: GenMessage<ClusterStatusRequest> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_why, 7);
+
+/**
+ * @generated from message mnemo.v1.ClusterStatusReply
+ */
+export type ClusterStatusReply = Message<"mnemo.v1.ClusterStatusReply"> & {
+  /**
+   * @generated from field: repeated mnemo.v1.NodeStatus nodes = 1;
+   */
+  nodes: NodeStatus[];
+
+  /**
+   * (chunk key, node) pairs in the KV directory.
+   *
+   * @generated from field: uint64 directory_holdings = 2;
+   */
+  directoryHoldings: bigint;
+
+  /**
+   * @generated from field: string policy = 3;
+   */
+  policy: string;
+};
+
+/**
+ * Describes the message mnemo.v1.ClusterStatusReply.
+ * Use `create(ClusterStatusReplySchema)` to create a new message.
+ */
+export const ClusterStatusReplySchema: GenMessage<ClusterStatusReply> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_why, 8);
+
+/**
+ * @generated from message mnemo.v1.NodeStatus
+ */
+export type NodeStatus = Message<"mnemo.v1.NodeStatus"> & {
+  /**
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * @generated from field: repeated string models = 2;
+   */
+  models: string[];
+
+  /**
+   * @generated from field: uint32 running = 3;
+   */
+  running: number;
+
+  /**
+   * @generated from field: uint32 waiting = 4;
+   */
+  waiting: number;
+
+  /**
+   * @generated from field: double kv_usage = 5;
+   */
+  kvUsage: number;
+
+  /**
+   * @generated from field: bool accepting = 6;
+   */
+  accepting: boolean;
+
+  /**
+   * Chunks the node holds per tier (its KV events, as this scheduler's directory has them).
+   *
+   * @generated from field: uint64 device_chunks = 7;
+   */
+  deviceChunks: bigint;
+
+  /**
+   * @generated from field: uint64 host_chunks = 8;
+   */
+  hostChunks: bigint;
+
+  /**
+   * @generated from field: uint64 ssd_chunks = 9;
+   */
+  ssdChunks: bigint;
+
+  /**
+   * Prompt tokens routed here, and how many of them the node held (per tier) when routed.
+   *
+   * @generated from field: uint64 routed_prompt_tokens = 10;
+   */
+  routedPromptTokens: bigint;
+
+  /**
+   * @generated from field: uint64 held_device_tokens = 11;
+   */
+  heldDeviceTokens: bigint;
+
+  /**
+   * @generated from field: uint64 held_host_tokens = 12;
+   */
+  heldHostTokens: bigint;
+
+  /**
+   * @generated from field: uint64 held_ssd_tokens = 13;
+   */
+  heldSsdTokens: bigint;
+};
+
+/**
+ * Describes the message mnemo.v1.NodeStatus.
+ * Use `create(NodeStatusSchema)` to create a new message.
+ */
+export const NodeStatusSchema: GenMessage<NodeStatus> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_why, 9);
 
