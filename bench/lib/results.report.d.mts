@@ -9,7 +9,7 @@ export interface RunStamp {
 }
 export interface Target {
   op: string;
-  value: number;
+  value: number | boolean;
 }
 export function runStamp(o: { args: string[]; loadStart: number[]; date?: Date }): RunStamp;
 export function at(obj: unknown, path: string): unknown;

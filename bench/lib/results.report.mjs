@@ -26,14 +26,15 @@ export function at(obj, path) {
   return path.split('.').reduce((o, k) => (o !== null && typeof o === 'object' ? o[k] : undefined), obj);
 }
 
-const OPS = { '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '<': (a, b) => a < b };
-const SHOW_OP = { '>=': '≥', '<=': '≤', '>': '>', '<': '<' };
+// '=' holds a flag to a value (a boolean target such as an order that must match).
+const OPS = { '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '<': (a, b) => a < b, '=': (a, b) => a === b };
+const SHOW_OP = { '>=': '≥', '<=': '≤', '>': '>', '<': '<', '=': '=' };
 
 /** 'met', 'not met', or why there is no verdict. */
 export function verdict(value, target, label) {
   if (label) return label;
   if (!target) return '';
-  if (typeof value !== 'number') return 'no figure';
+  if (typeof value !== typeof target.value) return 'no figure';
   return OPS[target.op](value, target.value) ? 'met' : 'not met';
 }
 

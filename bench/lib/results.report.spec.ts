@@ -22,7 +22,7 @@ describe('docs/results.md', () => {
 });
 
 describe('results report', () => {
-  it.each<[string, unknown, { op: string; value: number } | undefined, string | undefined, string]>([
+  it.each<[string, unknown, { op: string; value: number | boolean } | undefined, string | undefined, string]>([
     ['≥ met at the bound', 2, { op: '>=', value: 2 }, undefined, 'met'],
     ['≥ not met below', 1.99, { op: '>=', value: 2 }, undefined, 'not met'],
     ['≤ met', 0.05, { op: '<=', value: 0.1 }, undefined, 'met'],
@@ -30,6 +30,9 @@ describe('results report', () => {
     ['a missing figure has no verdict', null, { op: '>=', value: 2 }, undefined, 'no figure'],
     ['a labelled key shows its label, never "met"', 3, { op: '>=', value: 2 }, 'constructed', 'constructed'],
     ['no target, no verdict', 3, undefined, undefined, ''],
+    ['= met by the same flag', true, { op: '=', value: true }, undefined, 'met'],
+    ['= not met by the other flag', false, { op: '=', value: true }, undefined, 'not met'],
+    ['a figure of another type than its target has no verdict', 1, { op: '=', value: true }, undefined, 'no figure'],
   ])('verdict: %s', (_n, value, target, label, expected) => {
     expect(verdict(value, target, label)).toBe(expected);
   });

@@ -3,10 +3,10 @@
 // it meets the target; every other figure the file holds is listed after them.
 //
 // `path` is a dotted path into bench/results/<bench>.json. `target` is { op, value } with op one
-// of '>=', '<=', '>', '<'. `label` marks a figure that is not a like-for-like headline (a
+// of '>=', '<=', '>', '<', or '=' (a flag that must hold a value: `value` is then a boolean). `label` marks a figure that is not a like-for-like headline (a
 // constructed case, a separate method): it is shown, never counted as meeting a target.
 
-/** @type {Record<string, { what: string, keys: Array<{ path: string, what: string, target?: { op: string, value: number }, label?: string }> }>} */
+/** @type {Record<string, { what: string, keys: Array<{ path: string, what: string, target?: { op: string, value: number | boolean }, label?: string }> }>} */
 export const BENCHMARKS = {
   engine: {
     what: 'CPU kernels of the reference engine against what the machine can do (fractions paired with a peak burst measured beside them)',
@@ -124,6 +124,41 @@ export const BENCHMARKS = {
       { path: 'peer_vs_recompute_ttft_p50', what: 'TTFT p50, recompute ÷ peer restore' },
       { path: 'peer_vs_stayed_ttft_p50', what: 'TTFT p50, peer restore ÷ staying on the node' },
       { path: 'token_mismatches', what: 'tokens that differ from recompute', target: { op: '<=', value: 0 } },
+    ],
+  },
+  'twin-validate': {
+    what: "The twin (libs/twin, docs/twin.md): the multi-round benchmark's workload and cluster in virtual time over kv-core's policies, costs from this machine's calibration, against the live run's per-pass TTFTs; and one simulated hour of 1,024 users on 8 instances",
+    keys: [
+      { path: 'validation.ttft_p50_error_max', what: 'TTFT p50, |twin − mean of the live passes| ÷ that mean, the largest over every configuration', target: { op: '<=', value: 0.15 } },
+      { path: 'validation.ttft_p50_error.symphony', what: 'TTFT p50 error, symphony' },
+      { path: 'validation.ttft_p50_error.llmd', what: 'TTFT p50 error, llmd' },
+      { path: 'validation.ttft_p50_error.infercept', what: 'TTFT p50 error, infercept' },
+      { path: 'validation.ttft_p50_error.recompute', what: 'TTFT p50 error, recompute' },
+      { path: 'validation.ttft_p99_error.symphony', what: 'TTFT p99 error, symphony' },
+      { path: 'validation.ttft_p99_twin_ms.symphony', what: 'TTFT p99 in the twin, symphony (ms, median of seeds)' },
+      { path: 'validation.ttft_p99_live_range_ms.symphony', what: 'TTFT p99 of the live passes, symphony: lowest, highest (ms)' },
+      { path: 'validation.ttft_p99_error.llmd', what: 'TTFT p99 error, llmd' },
+      { path: 'validation.ttft_p99_twin_ms.llmd', what: 'TTFT p99 in the twin, llmd (ms, median of seeds)' },
+      { path: 'validation.ttft_p99_live_range_ms.llmd', what: 'TTFT p99 of the live passes, llmd: lowest, highest (ms)' },
+      { path: 'validation.ttft_p99_error.infercept', what: 'TTFT p99 error, infercept' },
+      { path: 'validation.ttft_p99_twin_ms.infercept', what: 'TTFT p99 in the twin, infercept (ms, median of seeds)' },
+      { path: 'validation.ttft_p99_live_range_ms.infercept', what: 'TTFT p99 of the live passes, infercept: lowest, highest (ms)' },
+      { path: 'validation.ttft_p99_error.recompute', what: 'TTFT p99 error, recompute' },
+      { path: 'validation.ttft_p99_twin_ms.recompute', what: 'TTFT p99 in the twin, recompute (ms, median of seeds)' },
+      { path: 'validation.ttft_p99_live_range_ms.recompute', what: 'TTFT p99 of the live passes, recompute: lowest, highest (ms)' },
+      { path: 'validation.policy_order_matches', what: 'the twin orders the headline systems by p50 and by p99 as the live run does', target: { op: '=', value: true } },
+      { path: 'scale.sim_hour_1024_users_s', what: 'wall time of one simulated hour of 1,024 users on 8 instances (s)', target: { op: '<=', value: 600 } },
+      { path: 'scale.events_per_wall_s', what: 'twin events per wall-clock second in that run' },
+    ],
+  },
+  'twin-calibration': {
+    what: "The twin's measured costs (npm run twin -- calibrate): service overheads and links, each from a microbenchmark on this machine, never fitted to an end-to-end TTFT",
+    keys: [
+      { path: 'overheads.schedule_ms', what: "scheduler CPU per request (ms)" },
+      { path: 'overheads.prefill_cpu_ms', what: "node batch-loop CPU per prefill iteration, outside the engine (ms)" },
+      { path: 'overheads.decode_cpu_ms', what: "node batch-loop CPU per decode iteration, outside the engine (ms)" },
+      { path: 'links.peer.dispatch_ms', what: 'peer layer stream, per call (ms)' },
+      { path: 'links.host_load.dispatch_ms', what: 'host-pool layer load, per call (ms)' },
     ],
   },
   'pool-devices': { what: "The native pool devices' copy, gather and O_DIRECT figures", keys: [] },
