@@ -309,7 +309,12 @@ export interface Engine {
   /** Present when the engine can take prefetched chunks onto its device ahead of their request (see {@link KvStaging}). */
   readonly staging?: KvStaging;
   models(): readonly ServedModel[];
-  /** Runs the prompt of each input as one batch and returns each sequence's first sampled token. */
+  /**
+   * Runs the prompt of each input as one batch and returns each sequence's first sampled token.
+   * A sequence whose restore fails with DataLoss (a peer past its chunk deadline, a corrupt
+   * copy) is released, its plan told `done(false)`, and left out of the outputs; the pass goes
+   * on for the others, so one hung source costs the batch at most its deadline, never the pass.
+   */
   prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]>;
   /** One decode step for each listed (already prefilled) sequence, batched. */
   decode(seqIds: readonly string[]): Promise<TokenOutput[]>;

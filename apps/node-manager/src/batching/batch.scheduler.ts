@@ -124,6 +124,7 @@ export class BatchScheduler {
       batched ||= fresh.length > 1;
       for (const seq of fresh) this.recorder.prefillStarted(seq);
       await this.step(fresh, () => this.engine.prefill(fresh.map((seq) => this.prefillInput(seq))));
+      this.rerunDropped(fresh);
       // A warm restore the pass did not take (nothing left to restore) goes now, not at its TTL.
       for (const seq of fresh) this.kvStore.cool?.(seq.id);
     }
@@ -294,6 +295,23 @@ export class BatchScheduler {
       if (out.crossModel) seq.kvReuse = kvReuseReport(out.crossModel, this.engine.kvLayout(seq.request.model)?.layers ?? 0);
       if (out.eCache) this.crossModel.storeE?.(seq, out.eCache);
       this.onToken(seq, out.token, out.cachedTokens);
+    }
+  }
+
+  /**
+   * A fresh sequence the prefill gave no output, though it is still here: its restore failed (a
+   * peer past its chunk deadline, a corrupt copy) and the engine went on without it. It waits
+   * for a later pass and recomputes (the failed source is left out for a while), while the rest
+   * of the batch has its first tokens already.
+   */
+  private rerunDropped(fresh: readonly Sequence[]): void {
+    for (const s of fresh) {
+      if (this.store.get(s.id) !== s || s.phase !== 'running' || s.generated > 0) continue;
+      this.engine.release(s.id);
+      s.phase = 'waiting';
+      s.preempted = false;
+      this.nodeMetrics.restoreFallbacks.inc();
+      this.logger.emit('warn', 'KV restore failed: the sequence recomputes; its batch went on', { requestId: s.id });
     }
   }
 

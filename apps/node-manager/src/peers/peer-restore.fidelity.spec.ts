@@ -3,10 +3,9 @@
 // (hence logits) and tokens as turn 2 on A and as a fresh prefill — reference engine, CPU. A
 // corrupting peer makes the prefill fail and the retry recompute: never wrong tokens.
 import { Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
-import { ErrorCode } from '@mnemo/kv-core';
 import { loadGrpcServices } from '@mnemo/proto';
 import { FetchChunksUseCase } from '../chunks/fetch-chunks.use-case.js';
-import { bits, converse, MODEL, startPeerNode, storedPrompt, toks, type PeerNode } from '../../test/peer-node.fixture.js';
+import { bits, converse, GREEDY, MODEL, startPeerNode, storedPrompt, toks, type PeerNode } from '../../test/peer-node.fixture.js';
 import { ChunkPeerClient } from './chunk-peer.client.js';
 import { PeerAwarePromptStore } from './peer-aware.prompt-store.js';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
@@ -65,7 +64,7 @@ describe(PeerAwarePromptStore.name, () => {
     expect(b.store.holdsOnHost(MODEL, storedPrompt([...turn2, ...moved.out]).blockKeys!(2)[8]!)).toBe(true);
   });
 
-  it('a corrupting peer fails the prefill (DataLoss); the retry leaves that peer out and recomputes the same tokens', async () => {
+  it('a corrupting peer drops its sequence from the pass (no output); the retry leaves that peer out and recomputes the same tokens', async () => {
     const useCase = new FetchChunksUseCase(a.store);
     const server = new Server();
     server.addService(loadGrpcServices().ChunkTransfer, {
@@ -83,8 +82,8 @@ describe(PeerAwarePromptStore.name, () => {
     try {
       const sut = new PeerAwarePromptStore(c.store, c.store, client);
       const p = withSource(turn2, `127.0.0.1:${port}`);
-      await expect(converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d))).rejects.toMatchObject({ code: ErrorCode.DataLoss });
-      c.engine.release('x');
+      await expect(c.engine.prefill([{ seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) }])).resolves.toEqual([]);
+      expect(c.engine.hasSequence('x')).toBe(false);
       expect(sut.counters.failures).toBe(1);
       expect(sut.restorableUntil(p, 0)).toBe(0);
       const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
@@ -92,6 +91,43 @@ describe(PeerAwarePromptStore.name, () => {
       expect(retried.out).toEqual(fresh.out);
       expect(bits(retried.kv)).toEqual(bits(fresh.kv));
     } finally {
+      server.forceShutdown();
+      await c.close();
+    }
+  });
+  it('a peer that accepts the fetch and never answers costs the batch one chunk deadline: the other sequence gets its token, the hung one recomputes', async () => {
+    // A real gRPC server that takes the call and never writes or ends (a stopped process would look the same).
+    const server = new Server();
+    const open: Array<ServerWritableStream<unknown, unknown>> = [];
+    server.addService(loadGrpcServices().ChunkTransfer, { FetchChunks: (call: ServerWritableStream<unknown, unknown>) => void open.push(call) });
+    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    const c = await startPeerNode();
+    const peers = new ChunkPeerClient({ timeoutMs: 30_000, deadlineBaseMs: 300 });
+    try {
+      const sut = new PeerAwarePromptStore(c.store, c.store, peers);
+      const p = withSource(turn2, `127.0.0.1:${port}`);
+      const other = toks(300, 9);
+      const alone = await startPeerNode();
+      const [plainAlone] = await alone.engine.prefill([{ seqId: 'o', model: MODEL, tokens: other, sampling: GREEDY, cacheSalt: 'u' }]);
+      await alone.close();
+      const started = Date.now();
+      const outs = await c.engine.prefill([
+        { seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) },
+        { seqId: 'o', model: MODEL, tokens: other, sampling: GREEDY, cacheSalt: 'u' },
+      ]);
+      const tookMs = Date.now() - started;
+      expect(outs.map((o) => [o.seqId, o.token])).toEqual([['o', plainAlone!.token]]);
+      expect(open.length).toBeGreaterThan(0);
+      // Bounded by the deadline (300 ms plus the chunk's size over the prior link speed), far from the stream's 30 s.
+      expect(tookMs).toBeLessThan(10_000);
+      expect(peers.counters.deadlines).toBeGreaterThan(0);
+      expect(sut.counters.failures).toBe(1);
+      expect(sut.restorableUntil(p, 0)).toBe(0);
+      const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
+      expect(retried.restored).toBe(0);
+      expect(retried.out).toEqual(fresh.out);
+    } finally {
+      peers.close();
       server.forceShutdown();
       await c.close();
     }

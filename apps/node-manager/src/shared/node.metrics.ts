@@ -27,6 +27,7 @@ export class NodeMetrics {
   readonly cachedPromptTokens: Counter;
   readonly computedPromptTokens: Counter;
   readonly kvPlanMisses: Counter;
+  readonly restoreFallbacks: Counter;
   readonly swaps: Counter;
   readonly swapBytes: Counter;
   readonly swapWait: Counter;
@@ -87,6 +88,11 @@ export class NodeMetrics {
     this.kvPlanMisses = new Counter({
       name: 'mnemo_node_kv_plan_misses_total',
       help: 'Engine calls refused for lack of KV blocks although planned to fit (their sequences were requeued)',
+      registers,
+    });
+    this.restoreFallbacks = new Counter({
+      name: 'mnemo_node_restore_fallbacks_total',
+      help: 'Sequences a prefill pass went on without because their KV restore failed (a peer past its chunk deadline, a corrupt copy); each recomputes in a later pass',
       registers,
     });
     this.swaps = new Counter({

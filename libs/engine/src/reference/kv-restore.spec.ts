@@ -1,4 +1,4 @@
-import { blockKeys, chunkKeys, ErrorCode, layerPieces, padChunkPayload, type KvRowGeometry } from '@mnemo/kv-core';
+import { blockKeys, chunkKeys, ErrorCode, layerPieces, MnemoError, padChunkPayload, type KvRowGeometry } from '@mnemo/kv-core';
 import { bits } from '../../test/bits.js';
 import { decodeAll } from '../../test/decode-all.js';
 import { cpuBackend } from '../../test/test-backend.js';
@@ -150,6 +150,30 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     expect(sut.kvBudget(MODEL)).toEqual({ capacity: 96, available: 96 });
     expect(sut.cachedTokens({ seqId: 'x', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't' })).toBe(0);
     await Promise.all([src.close(), sut.close()]);
+  });
+
+  it('a load failing with data_loss drops only its sequence: the batch goes on, nothing of it is kept or shared', async () => {
+    const { src, chunks, g } = await source();
+    const other = toks(300, 3);
+    const alone = engine();
+    const [plainAlone] = await alone.prefill([{ seqId: 'p', model: MODEL, tokens: other, sampling: GREEDY, cacheSalt: 'u' }]);
+    const [restoredAlone] = await alone.prefill([{ seqId: 'g', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: () => planFrom(chunks, g, 0, 512) }]);
+    const sut = engine(160);
+    const bad = planFrom(chunks, g, 0, 512);
+    const load = bad.load.bind(bad);
+    bad.load = async (layer) => (layer === 2 ? Promise.reject(new MnemoError(ErrorCode.DataLoss, 'peer past its deadline')) : load(layer));
+    const outs = await sut.prefill([
+      { seqId: 'r', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: () => bad },
+      { seqId: 'p', model: MODEL, tokens: other, sampling: GREEDY, cacheSalt: 'u' },
+    ]);
+    expect(outs.map((o) => [o.seqId, o.token])).toEqual([['p', plainAlone!.token]]);
+    expect(bad.result).toBe(false);
+    expect(sut.hasSequence('r')).toBe(false);
+    expect(sut.cachedTokens({ seqId: 'x', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't' })).toBe(0);
+    // Run again, recomputing: the token a successful restore gives.
+    const [again] = await sut.prefill([{ seqId: 'r', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't' }]);
+    expect(again).toMatchObject({ token: restoredAlone!.token, cachedTokens: 0 });
+    await Promise.all([src.close(), sut.close(), alone.close()]);
   });
 
   it('refuses a plan that would leave no token to compute', async () => {

@@ -1,4 +1,4 @@
-import { CHUNK_TOKENS, chunkElems, ErrorCode, MnemoError, padChunkPayload, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, chunkElems, ErrorCode, isMnemoError, MnemoError, padChunkPayload, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { CrossModelPlan, Engine, EngineLayerStream, EngineChunkEvent, KvBudget, KvStaging, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
@@ -146,6 +146,7 @@ export class ReferenceEngine implements Engine {
     const opened: string[] = [];
     const plans = new Map<string, { plan: KvRestorePlan; from: number }>();
     const crosses = new Map<string, CrossModelPlan>();
+    const failed = new Set<string>();
     let ok = false;
     const blockedBefore = this.counters.blockedIoMs;
     try {
@@ -185,7 +186,7 @@ export class ReferenceEngine implements Engine {
       for (const [model, group] of this.groupByModel(batch.map((b) => b.seqId))) {
         const restoring = group.filter((id) => plans.has(id));
         const slots = new Map<string, Int32Array>();
-        const hooks = restoring.length === 0 ? {} : { beforeLayer: (l: number) => this.restoreLayer(restoring, plans, slots, l) };
+        const hooks = restoring.length === 0 ? {} : { beforeLayer: (l: number) => this.restoreLayer(restoring, plans, slots, l, failed) };
         const L = this.runtime(model).config.layers;
         const capture = [...new Set(group.filter(wantsE).flatMap((id) => inputs.get(id)!.captureE!))].filter((l) => Number.isInteger(l) && l > 0 && l < L);
         const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })), { ...hooks, ...(capture.length > 0 ? { captureLayers: capture } : {}) });
@@ -210,7 +211,7 @@ export class ReferenceEngine implements Engine {
       throw e;
     } finally {
       const blocked = this.counters.blockedIoMs - blockedBefore;
-      for (const { plan } of plans.values()) plan.done?.(ok, blocked);
+      for (const [id, { plan }] of plans) plan.done?.(ok && !failed.has(id), blocked);
       for (const cross of crosses.values()) cross.done?.(ok);
     }
   }
@@ -271,28 +272,41 @@ export class ReferenceEngine implements Engine {
     this.seq(input.seqId).kvTokens.push(...prefix);
   }
 
-  /** One layer of every restoring sequence's planned KV, imported as soon as it arrives. */
-  private async restoreLayer(seqIds: readonly string[], plans: ReadonlyMap<string, { plan: KvRestorePlan; from: number }>, slots: Map<string, Int32Array>, layer: number): Promise<void> {
-    await Promise.all(
-      seqIds.map(async (seqId) => {
-        const { plan, from } = plans.get(seqId)!;
-        // Released meanwhile: its blocks go back once the pass ends; nothing to write.
-        if (!this.seqs.has(seqId)) return;
-        const cache = this.runtime(this.seq(seqId).model).cache;
-        // Looked up once per pass, not once per layer: the pass holds the sequence's blocks (a
-        // sequence cancelled meanwhile keeps them until the pass ends, so writing them is harmless).
-        let at = slots.get(seqId);
-        if (!at) slots.set(seqId, (at = cache.slots(seqId, from, plan.until)));
-        // Host-resident cache (CPU): the plan copies the layer's rows into their slots itself,
-        // on its copy threads — no payload, and no second pass over the bytes on this thread.
-        const target = plan.loadInto ? cache.hostTarget(at, layer) : undefined;
-        if (target) return plan.loadInto!(layer, target);
-        const data = await plan.load(layer);
-        // Cancelled meanwhile: its blocks go back once the pass ends; nothing to write.
-        if (!this.seqs.has(seqId)) return;
-        cache.import(seqId, { layerStart: layer, layerEnd: layer + 1, tokenStart: from, tokenEnd: plan.until }, data, at);
-      }),
-    );
+  /**
+   * One layer of every restoring sequence's planned KV, imported as soon as it arrives. A load
+   * that fails with DataLoss drops its sequence only (released, in `failed`): the pass goes on for
+   * the others, and the released sequence's rows are never committed (see ModelRuntime.step).
+   */
+  private async restoreLayer(seqIds: readonly string[], plans: ReadonlyMap<string, { plan: KvRestorePlan; from: number }>, slots: Map<string, Int32Array>, layer: number, failed: Set<string>): Promise<void> {
+    const one = async (seqId: string): Promise<void> => {
+      try {
+        await this.restoreOne(seqId, plans, slots, layer);
+      } catch (e) {
+        if (!isMnemoError(e) || e.code !== ErrorCode.DataLoss) throw e;
+        failed.add(seqId);
+        this.release(seqId);
+      }
+    };
+    await Promise.all(seqIds.map(one));
+  }
+
+  private async restoreOne(seqId: string, plans: ReadonlyMap<string, { plan: KvRestorePlan; from: number }>, slots: Map<string, Int32Array>, layer: number): Promise<void> {
+    const { plan, from } = plans.get(seqId)!;
+    // Released meanwhile: its blocks go back once the pass ends; nothing to write.
+    if (!this.seqs.has(seqId)) return;
+    const cache = this.runtime(this.seq(seqId).model).cache;
+    // Looked up once per pass, not once per layer: the pass holds the sequence's blocks (a
+    // sequence cancelled meanwhile keeps them until the pass ends, so writing them is harmless).
+    let at = slots.get(seqId);
+    if (!at) slots.set(seqId, (at = cache.slots(seqId, from, plan.until)));
+    // Host-resident cache (CPU): the plan copies the layer's rows into their slots itself,
+    // on its copy threads — no payload, and no second pass over the bytes on this thread.
+    const target = plan.loadInto ? cache.hostTarget(at, layer) : undefined;
+    if (target) return plan.loadInto!(layer, target);
+    const data = await plan.load(layer);
+    // Cancelled meanwhile: its blocks go back once the pass ends; nothing to write.
+    if (!this.seqs.has(seqId)) return;
+    cache.import(seqId, { layerStart: layer, layerEnd: layer + 1, tokenStart: from, tokenEnd: plan.until }, data, at);
   }
 
   /** As {@link prefill}: a sequence released mid-step gets no output. */

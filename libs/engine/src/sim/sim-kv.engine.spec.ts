@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { CHUNK_TOKENS, ErrorCode } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, ErrorCode, MnemoError } from '@mnemo/kv-core';
 import type { EngineChunkEvent, KvRestorePlan, PrefillInput } from '../engine.interface.js';
 import { SimEngine, type SimStep } from './sim.engine.js';
 import { chunkPayload, modelSeed, type SimKvLayout } from './sim-kv.content.js';
@@ -98,16 +98,48 @@ describe(`${SimEngine.name} with KV bytes`, () => {
   it.each([
     ['one flipped bit', (layer: number, d: Float32Array) => layer === 2 && (new Uint32Array(d.buffer)[100]! ^= 1)],
     ['another history', (layer: number, d: Float32Array) => layer === 0 && d.set(chunkPayload(modelSeed(model), [1, ...prompt.slice(1)], 0, layout).subarray(0, 10))],
-  ])('fails the prefill with data_loss on a restore with %s, keeps nothing, and recomputes after', async (_n, tamper) => {
+  ])('drops the sequence of a restore with %s (no output, plan told), keeps nothing, and recomputes after', async (_n, tamper) => {
     const chunks = await exportedChunks();
     const sut = new SimEngine({ cost: zeroCost, kvBytes: layout });
     const { plan, calls } = planFrom(chunks, 512, { tamper });
-    await expect(sut.prefill([input('b', { restore: () => plan })])).rejects.toMatchObject({ code: ErrorCode.DataLoss });
+    await expect(sut.prefill([input('b', { restore: () => plan })])).resolves.toEqual([]);
     expect(calls.done).toEqual([[false, expect.any(Number)]]);
     expect(sut.activeSequences).toBe(0);
     expect(sut.cachedTokens(input('c'))).toBe(0); // nothing of the failed restore is served as cached
     const [retry] = await sut.prefill([input('b')]);
     expect(retry).toMatchObject({ cachedTokens: 0, restoredTokens: 0 });
+  });
+
+  it.each([
+    ['a load rejected with data_loss (a peer past its deadline)', (): Promise<Float32Array> => Promise.reject(new MnemoError(ErrorCode.DataLoss, 'peer gave no chunk'))],
+    ['a load that arrives late and corrupt', async (): Promise<Float32Array> => new Float32Array(2 * 512 * layout.rowElems).fill(1)],
+  ])('a batch goes on without the one sequence whose restore failed: %s', async (_n, badLoad) => {
+    const chunks = await exportedChunks();
+    const other = Array.from({ length: 300 }, (_, i) => 40 + ((i * 3) % 80));
+    const alone = await new SimEngine({ cost: zeroCost, kvBytes: layout }).prefill([input('ref', { tokens: other })]);
+    const sut = new SimEngine({ cost: zeroCost, kvBytes: layout });
+    const good = planFrom(chunks, 512);
+    const bad = planFrom(chunks, 512);
+    bad.plan.load = (layer) => (layer === 1 ? badLoad() : good.plan.load(layer));
+    const outs = await sut.prefill([input('bad', { restore: () => bad.plan }), input('plain', { tokens: other, cacheSalt: 'u' }), input('good', { restore: () => good.plan })]);
+    expect(outs.map((o) => o.seqId)).toEqual(['plain', 'good']);
+    expect(outs[0]!.token).toBe(alone[0]!.token);
+    expect(outs[1]).toMatchObject({ cachedTokens: 512, restoredTokens: 512 });
+    expect(bad.calls.done).toEqual([[false, expect.any(Number)]]);
+    expect(good.calls.done).toEqual([[true, expect.any(Number)]]);
+    expect(sut.activeSequences).toBe(2);
+    // The dropped sequence runs again, recomputing, with the same first token as its restoring twin.
+    const [again] = await sut.prefill([input('bad', { cacheSalt: 'v' })]);
+    expect(again).toMatchObject({ token: outs[1]!.token, cachedTokens: 0 });
+  });
+
+  it('a restore failing with anything but data_loss still fails the whole pass', async () => {
+    const chunks = await exportedChunks();
+    const sut = new SimEngine({ cost: zeroCost, kvBytes: layout });
+    const { plan } = planFrom(chunks, 512);
+    plan.load = () => Promise.reject(new RangeError('bug'));
+    await expect(sut.prefill([input('b', { restore: () => plan }), input('c', { cacheSalt: 'u' })])).rejects.toThrow(RangeError);
+    expect(sut.activeSequences).toBe(0);
   });
 
   it('refuses a plan that ends outside (device prefix, prompt end) and tells the plan', async () => {

@@ -1,4 +1,4 @@
-import { CHUNK_TOKENS, ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, ErrorCode, isMnemoError, MnemoError } from '@mnemo/kv-core';
 import type { KvRestorePlan } from '../engine.interface.js';
 import { fillLayer, layerMatches, type SimKvLayout } from './sim-kv.content.js';
 
@@ -33,17 +33,36 @@ const MIN_SLEEP_MS = 2;
  * (`restorePerChunkMs` > 0) every layer also crosses one modelled host → device link, one layer
  * after another: layer l arrives no sooner than the link has carried it, after layer l-1, at
  * `restorePerChunkMs / layers` per restored chunk of each sequence. Each arrived layer is
- * checked bit for bit against what the sequence's tokens give; a mismatch (or a rejected load)
- * throws DataLoss — the prefill fails and the caller keeps nothing of it. Returns blocked ms.
+ * checked bit for bit against what the sequence's tokens give. A mismatch, or a load rejected
+ * with DataLoss (a peer past its deadline, a corrupt copy), drops that sequence only: `dropped`
+ * hears it once, its later layers are neither awaited nor checked, and the pass goes on for the
+ * others. Any other rejection fails the pass. Returns blocked ms.
  */
-export async function runRestoringPass(restores: readonly SimRestore[], computeMs: number, clock: PassClock, isHeld: (seqId: string) => boolean, restorePerChunkMs = 0): Promise<number> {
+export async function runRestoringPass(
+  restores: readonly SimRestore[],
+  computeMs: number,
+  clock: PassClock,
+  isHeld: (seqId: string) => boolean,
+  restorePerChunkMs = 0,
+  dropped: (seqId: string, e: MnemoError) => void = (_id, e) => {
+    throw e;
+  },
+): Promise<number> {
   const layers = Math.max(...restores.map((r) => r.layout.layers));
   const perLayerMs = computeMs / layers;
   const scratch = new Map<string, Float32Array>();
   let linkFree = clock.now();
-  const startLoads = (layer: number): { loads: Promise<Array<[SimRestore, Float32Array]>>; arriveBy: number } => {
-    const mine = restores.filter((r) => layer < r.layout.layers);
-    const loads = Promise.all(mine.map(async (r) => [r, await r.plan.load(layer)] as [SimRestore, Float32Array]));
+  const failed = new Set<string>();
+  const drop = (r: SimRestore, e: unknown) => {
+    if (!isMnemoError(e) || e.code !== ErrorCode.DataLoss) throw e;
+    if (failed.has(r.seqId)) return;
+    failed.add(r.seqId);
+    dropped(r.seqId, e);
+  };
+  const startLoads = (layer: number): { loads: Promise<Array<[SimRestore, Float32Array | Error]>>; arriveBy: number } => {
+    const mine = restores.filter((r) => layer < r.layout.layers && !failed.has(r.seqId));
+    // A rejected load is kept as its error: one sequence's failure must not cut the others' wait short.
+    const loads = Promise.all(mine.map(async (r) => [r, await r.plan.load(layer).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))] as [SimRestore, Float32Array | Error]));
     loads.catch(() => undefined); // awaited only after the modelled compute it overlaps
     const linkMs = mine.reduce((ms, r) => ms + (((r.plan.until - r.from) / CHUNK_TOKENS) * restorePerChunkMs) / r.layout.layers, 0);
     linkFree = Math.max(linkFree, clock.now()) + linkMs;
@@ -68,7 +87,15 @@ export async function runRestoringPass(restores: readonly SimRestore[], computeM
       blocked += arrived - computeEnd;
       computeEnd = arrived;
     }
-    for (const [r, got] of loaded) check(r, layer, got);
+    for (const [r, got] of loaded) {
+      if (failed.has(r.seqId)) continue;
+      try {
+        if (got instanceof Error) throw got;
+        check(r, layer, got);
+      } catch (e) {
+        drop(r, e);
+      }
+    }
     // Layer `layer` computes from computeEnd; the next load starts with it, not before.
     const ahead = computeEnd - clock.now();
     if (ahead >= MIN_SLEEP_MS) await clock.sleep(ahead);

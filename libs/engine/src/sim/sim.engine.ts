@@ -157,6 +157,7 @@ export class SimEngine implements Engine {
       const hits = new Map<string, number>();
       const admitted: string[] = [];
       const restores: SimRestore[] = [];
+      const failed = new Set<string>();
       let ok = false;
       let blockedMs = 0;
       try {
@@ -181,7 +182,14 @@ export class SimEngine implements Engine {
         );
         const ms = prefillCostMs(this.cost, computed, attended);
         if (restores.length === 0) await this.wait(ms);
-        else blockedMs = await runRestoringPass(restores, ms, { now: this.now, sleep: this.sleep }, (id) => this.seqs.has(id), this.cost.restorePerChunkMs);
+        else {
+          // A sequence whose restore failed is released now and gets no output; the pass goes on for the rest.
+          const drop = (id: string) => {
+            failed.add(id);
+            this.release(id);
+          };
+          blockedMs = await runRestoringPass(restores, ms, { now: this.now, sleep: this.sleep }, (id) => this.seqs.has(id), this.cost.restorePerChunkMs, drop);
+        }
         const ids = batch.map((b) => b.seqId);
         if (restores.length > 0) for (const id of ids) this.seqs.get(id)?.ledger.commit([id]);
         this.options.onStep?.({ kind: 'prefill', seqIds: ids, costMs: ms });
@@ -191,7 +199,7 @@ export class SimEngine implements Engine {
         for (const id of admitted) this.release(id);
         throw e;
       } finally {
-        for (const r of restores) r.plan.done?.(ok, blockedMs);
+        for (const r of restores) r.plan.done?.(ok && !failed.has(r.seqId), blockedMs);
       }
     });
   }
