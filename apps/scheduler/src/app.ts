@@ -47,6 +47,10 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
     },
     () => sessions.size,
   );
+  app.get(SchedulerMetrics).observeAdvisoryExpiries(() => {
+    book.sweep(clock.unixMs());
+    return book.expiredTotal;
+  });
   const ops = new OpsServer(metrics, () => endpoints.listening);
   const indexer = config.SCHEDULER_INDEXER === 'on' ? new IndexerHttpServer(app.get(QueryIndexerUseCase), config.SCHEDULER_VLLM_TENANT!) : undefined;
   const indexerPort = indexer ? await listenOrCleanUp(indexer, config.SCHEDULER_INDEXER_PORT!, config.SCHEDULER_INDEXER_HOST!, () => app.close()) : undefined;

@@ -11,6 +11,7 @@ import type { AdmitInferenceCommand } from './admit-inference.command.js';
 import { CancelledAttempts } from './cancelled-attempts.js';
 import { checkKvSources } from './kv-sources.check.js';
 import { ELASTIC_CACHE, NO_ELASTIC_CACHE, type ElasticCachePort } from '../elastic/elastic-cache.port.js';
+import { AdvisoryArrivals } from '../prefetch/advisory.arrivals.js';
 
 /**
  * Checks a dispatched request against what this node can do and queues it for the batch
@@ -27,6 +28,7 @@ export class AdmitInferenceUseCase {
     @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
     @Inject(CancelledAttempts) private readonly cancelled: CancelledAttempts,
     @Optional() @Inject(ELASTIC_CACHE) private readonly elastic: ElasticCachePort = NO_ELASTIC_CACHE,
+    @Optional() @Inject(AdvisoryArrivals) private readonly advisories: AdvisoryArrivals | null = null,
   ) {}
 
   execute({ request, trace }: AdmitInferenceCommand): string {
@@ -70,6 +72,8 @@ export class AdmitInferenceUseCase {
     if (this.store.count('waiting') >= this.config.NODE_MAX_WAITING!) throw new MnemoError(ErrorCode.Overloaded, 'queue full');
     this.elastic.makeRoom(model.id, need);
     this.store.add(seq);
+    // Judged once admitted: a request refused here runs elsewhere, which the scheduler judges.
+    this.advisories?.arrived(request.sessionId, model.id);
     return this.config.NODE_ID;
   }
 }

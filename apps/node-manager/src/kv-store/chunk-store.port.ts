@@ -20,6 +20,11 @@ export interface ChunkStore {
   geometry(model: string): KvRowGeometry | undefined;
   /** Whether the host pool holds every layer of the chunk. */
   holdsOnHost(model: string, key: string): boolean;
+  /**
+   * Chunks an advisory pulled that are here now: in the host pool, or staged on the device and
+   * not yet taken by a prefill (the engine may have reclaimed a staged copy since; it counts).
+   */
+  advisoryChunksHeld(model: string, advisoryId: string): number;
 }
 
 /** No tiers here (store off, or an engine without KV bytes): every key is a miss and nothing is imported. */
@@ -30,6 +35,7 @@ export const NO_CHUNK_STORE: ChunkStore = {
   segmentBytes: () => undefined,
   geometry: () => undefined,
   holdsOnHost: () => false,
+  advisoryChunksHeld: () => 0,
 };
 
 export const CHUNK_STORE = Symbol('CHUNK_STORE');

@@ -285,7 +285,11 @@ export class KvStore implements ChunkStore {
       this.peerCounters.prefetchedBytes += layers.length * m.segBytes;
       this.prefetched.add(advisory, { model, key: c.key, position: c.position, layers, bytes: m.stride, stamp: now, onDevice: staged.has(c.key) });
     }
-    for (const c of chunks) if (!fresh.includes(c) && this.prefetched.has(c.key)) this.prefetched.add(advisory, { model, key: c.key, position: c.position, layers: [], bytes: m.stride, stamp: now });
+    for (const c of chunks) {
+      if (fresh.includes(c)) continue;
+      if (this.prefetched.has(c.key)) this.prefetched.add(advisory, { model, key: c.key, position: c.position, layers: [], bytes: m.stride, stamp: now });
+      else this.prefetched.landedFor(advisory, c.key);
+    }
   }
 
   /** An advisory is withdrawn: what it prefetched and nobody used leaves the host pool and the device. Returns the chunks dropped. */
@@ -326,6 +330,12 @@ export class KvStore implements ChunkStore {
 
   holdsOnHost(model: string, key: string): boolean {
     return this.tiers.has(model) && this.tiers.model(model).table.holdsChunk(key, 'mem');
+  }
+
+  advisoryChunksHeld(model: string, advisoryId: string): number {
+    let n = 0;
+    for (const key of this.prefetched.landed(advisoryId)) if (this.holdsOnHost(model, key) || this.prefetched.onDevice(key)) n++;
+    return n;
   }
 
   /**

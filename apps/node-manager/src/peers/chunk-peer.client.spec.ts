@@ -71,6 +71,8 @@ describe(ChunkPeerClient.name, () => {
     expect(got.map((c) => c.key)).toEqual(keys);
     got.forEach((c, i) => expect(bits(c.payload!)).toEqual(bits(expected[i]!)));
     expect(sut.counters).toMatchObject({ chunks: 3, misses: 0, bytes: 3 * 4 * segBytes });
+    // The same bytes, on the link from that peer.
+    expect(sut.bytesByPeer.get(node.address)).toBe(sut.counters.bytes);
   });
 
   it('serves a layer range', async () => {

@@ -74,6 +74,8 @@ interface Channel {
  */
 export class ChunkPeerClient {
   readonly counters: PeerFetchCounters = { bytes: 0, chunks: 0, misses: 0, corrupt: 0, deadlines: 0, evicted: 0 };
+  /** Verified payload bytes received per peer address (the node's inbound links); past 4 × maxChannels peers, under `other`. */
+  readonly bytesByPeer = new Map<string, number>();
   private readonly channels = new Map<string, Channel>();
   private readonly speeds = new Map<string, LinkSpeed>();
   private readonly timeoutMs: number;
@@ -135,6 +137,7 @@ export class ChunkPeerClient {
         const payload = this.verify(d, key, layerStart, layerEnd, expectBytes);
         if (payload) {
           this.counters.bytes += payload.byteLength;
+          this.countLink(address, payload.byteLength);
           this.counters.chunks++;
         } else this.counters.misses++;
         // The consumer's time with a chunk is not the peer's: the next deadline starts when it asks again.
@@ -188,6 +191,11 @@ export class ChunkPeerClient {
     const out = new Float32Array(expectBytes / 4);
     new Uint8Array(out.buffer).set(d.payload);
     return out;
+  }
+
+  private countLink(address: string, bytes: number): void {
+    const peer = this.bytesByPeer.has(address) || this.bytesByPeer.size < 4 * this.maxChannels ? address : 'other';
+    this.bytesByPeer.set(peer, (this.bytesByPeer.get(peer) ?? 0) + bytes);
   }
 
   private speed(address: string): LinkSpeed {

@@ -19,6 +19,16 @@ export class PeerMetrics {
         },
       });
     tally('mnemo_kv_peer_fetch_bytes_total', 'Verified KV bytes pulled from other nodes', () => client.counters.bytes);
+    new Counter({
+      name: 'mnemo_kv_peer_link_bytes_total',
+      help: 'Verified KV bytes pulled from each peer, by its gRPC address (this node\'s inbound links; `other` past 4 × the channel limit)',
+      labelNames: ['peer'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [peer, bytes] of client.bytesByPeer) this.inc({ peer }, bytes);
+      },
+    });
     tally('mnemo_kv_peer_fetch_chunks_total', 'Chunk layer ranges pulled from other nodes and verified', () => client.counters.chunks);
     tally('mnemo_kv_peer_fetch_misses_total', 'Chunks a peer did not give (not held, corrupt, truncated, unreachable)', () => client.counters.misses);
     tally('mnemo_kv_peer_corrupt_total', 'Chunks from peers that failed their size or CRC32C check (treated as misses)', () => client.counters.corrupt);

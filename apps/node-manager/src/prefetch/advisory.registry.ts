@@ -1,9 +1,19 @@
 import { Injectable } from '@nestjs/common';
 
+/** What the node keeps of a live advisory: enough to judge it when its request comes (kv-core judgeAdvisoryArrival). */
+export interface HeldAdvisory {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly model: string;
+  readonly expiresAtMs: number;
+  /** Chunks the advisory had this node pull. */
+  readonly queued: number;
+}
+
 /** The advisories a node holds prefetched KV for, by id and by session (ForgetRequest may name either). */
 @Injectable()
 export class AdvisoryRegistry {
-  private readonly byId = new Map<string, { sessionId: string; expiresAtMs: number }>();
+  private readonly byId = new Map<string, HeldAdvisory>();
   private readonly bySession = new Map<string, Set<string>>();
 
   get size(): number {
@@ -14,10 +24,26 @@ export class AdvisoryRegistry {
     return this.byId.has(id);
   }
 
-  add(id: string, sessionId: string, expiresAtMs: number): void {
-    this.remove(id);
-    this.byId.set(id, { sessionId, expiresAtMs });
-    if (sessionId) this.bySession.set(sessionId, (this.bySession.get(sessionId) ?? new Set()).add(id));
+  add(a: HeldAdvisory): void {
+    this.remove(a.id);
+    this.byId.set(a.id, a);
+    if (a.sessionId) this.bySession.set(a.sessionId, (this.bySession.get(a.sessionId) ?? new Set()).add(a.id));
+  }
+
+  /**
+   * A request of the session arrived: its live advisories for that model, removed here (each is
+   * judged once; what they pulled stays in the store until the request adopts it or they expire).
+   */
+  arrived(sessionId: string, model: string, nowMs: number): HeldAdvisory[] {
+    if (!sessionId) return [];
+    this.expire(nowMs);
+    const out: HeldAdvisory[] = [];
+    for (const id of this.bySession.get(sessionId) ?? []) {
+      const a = this.byId.get(id);
+      if (a && a.model === model) out.push(a);
+    }
+    for (const a of out) this.remove(a.id);
+    return out;
   }
 
   /** Ids to forget for (advisoryId, sessionId): the one named, or all of the session; removed here. */

@@ -7,11 +7,13 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { chunkKeys, ErrorCode } from '@mnemo/kv-core';
 import { create } from '@bufbuild/protobuf';
 import { ForgetRequestSchema, PrefetchRequestSchema } from '@mnemo/proto';
-import { systemClock } from '@mnemo/service-kit';
+import { ServiceMetrics, systemClock } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import { ReferenceEngine } from '@mnemo/engine';
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
 import { converse, MODEL, startPeerNode, storedPrompt, toks, type PeerNode } from '../../test/peer-node.fixture.js';
+import { NodeMetrics } from '../shared/node.metrics.js';
+import { AdvisoryArrivals } from './advisory.arrivals.js';
 import { AdvisoryRegistry } from './advisory.registry.js';
 import { ForgetPrefetchUseCase } from './forget-prefetch.use-case.js';
 import { ForgetPrefetchCommand, PrefetchCommand } from './prefetch.command.js';
@@ -25,6 +27,8 @@ describe(PrefetchUseCase.name, () => {
   let client: ChunkPeerClient;
   let sut: PrefetchUseCase;
   let forget: ForgetPrefetchUseCase;
+  let arrivals: AdvisoryArrivals;
+  let metrics: NodeMetrics;
   const session = toks(800, 3);
   const keys = chunkKeys(MODEL, 't', session);
   const next = [...session, ...toks(20, 8)];
@@ -46,6 +50,8 @@ describe(PrefetchUseCase.name, () => {
     const advisories = new AdvisoryRegistry();
     sut = new PrefetchUseCase(b.engine, b.store, client, advisories, config, systemClock);
     forget = new ForgetPrefetchUseCase(b.store, advisories);
+    metrics = new NodeMetrics(new ServiceMetrics('prefetch-test'));
+    arrivals = new AdvisoryArrivals(advisories, b.store, metrics, systemClock);
   }
   beforeEach(async () => {
     client = new ChunkPeerClient(10_000);
@@ -154,6 +160,57 @@ describe(PrefetchUseCase.name, () => {
     const held = keys.map((k) => m.table.layersIn(k, 'mem').length);
     expect(held[0]).toBeGreaterThan(0);
     expect(held).toEqual([...held].sort((x, y) => y - x));
+  });
+
+  describe('judging an advisory when its session\'s request arrives (kv-core judgeAdvisoryArrival)', () => {
+    const verdicts = async () => (await metrics.advisoryOutcomes.get()).values.map((v) => `${v.labels.outcome}/${v.labels.reason}=${v.value}`).sort();
+    // A key of a prompt node a never saw: its pull is a miss.
+    const unknown = chunkKeys(MODEL, 't', toks(256, 77));
+
+    it('hit: every pulled chunk is here; judged once', async () => {
+      sut.execute(advise('adv-1'));
+      await sut.settled();
+      expect(arrivals.arrived('sess', MODEL)).toEqual([{ outcome: 'hit', reason: 'found' }]);
+      expect(arrivals.arrived('sess', MODEL)).toEqual([]);
+      expect(await verdicts()).toEqual(['hit/found=1']);
+    });
+
+    it('hit: nothing to pull, the node held the prefix already', async () => {
+      sut.execute(advise('adv-1'));
+      await sut.settled();
+      arrivals.arrived('sess', MODEL);
+      expect(sut.execute(advise('adv-2'))).toBe(0);
+      expect(arrivals.arrived('sess', MODEL)).toEqual([{ outcome: 'hit', reason: 'held' }]);
+    });
+
+    it.each<[string, string[], string]>([
+      ['absent: no pulled chunk landed', unknown, 'missed/absent=1'],
+      ['partial: one of four did not land', [...keys, ...unknown], 'missed/partial=1'],
+    ])('missed, %s', async (_n, chunkKeys, verdict) => {
+      sut.execute(advise('adv-1', { chunkKeys, sources: [{ nodeId: 'a', grpcAddress: a.address, chunkKeys }] }));
+      await sut.settled();
+      arrivals.arrived('sess', MODEL);
+      expect(await verdicts()).toEqual([verdict]);
+    });
+
+    it('missed: the host copies were withdrawn before the request came (promotion off)', async () => {
+      b.store.promotion.enabled = false;
+      sut.execute(advise('adv-1'));
+      await sut.settled();
+      b.store.forget('adv-1');
+      expect(arrivals.arrived('sess', MODEL)).toEqual([{ outcome: 'missed', reason: 'absent' }]);
+    });
+
+    it('judges nothing for another session, another model, or an advisory forgotten first', async () => {
+      sut.execute(advise('adv-1'));
+      await sut.settled();
+      expect(arrivals.arrived('other', MODEL)).toEqual([]);
+      expect(arrivals.arrived('sess', 'another-model')).toEqual([]);
+      expect(arrivals.arrived('', MODEL)).toEqual([]);
+      forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { advisoryId: 'adv-1' })));
+      expect(arrivals.arrived('sess', MODEL)).toEqual([]);
+      expect(await verdicts()).toEqual([]);
+    });
   });
 
   it.each<[string, Parameters<typeof advise>[1], ErrorCode]>([

@@ -55,11 +55,11 @@ export class PrefetchUseCase {
     const g = this.store.geometry(r.model);
     // No KV tiers here (store off, or the sim engine): nothing to pull, and nothing held.
     if (!g) return 0;
-    this.advisories.add(r.advisoryId, r.sessionId, expiresAtMs);
     const advisory = { id: r.advisoryId, expiresAtMs, receivedMs: now, priority: r.priority, dueMs: advisoryDueMs({ expectedArrivalMs: Number(r.expectedArrivalMs), ordered: r.ordered, receivedMs: now }) };
-    let queued = 0;
-    for (const { source, chunks } of planPrefetchPulls(r.chunkKeys, r.sources, (key) => this.store.holdsOnHost(r.model, key))) {
-      queued += chunks.length;
+    const pulls = planPrefetchPulls(r.chunkKeys, r.sources, (key) => this.store.holdsOnHost(r.model, key));
+    const queued = pulls.reduce((n, p) => n + p.chunks.length, 0);
+    this.advisories.add({ id: r.advisoryId, sessionId: r.sessionId, model: r.model, expiresAtMs, queued });
+    for (const { source, chunks } of pulls) {
       const p = this.pull(r.sources[source]!.grpcAddress, r.model, chunks, g.layers, segmentElems(g) * 4, advisory).finally(() => this.pulls.delete(p));
       this.pulls.add(p);
     }

@@ -1,6 +1,10 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { ServiceMetrics } from '@mnemo/service-kit';
 
+/** Shared with the scheduler's counter of the same name: each service judges the advisories whose fate it knows. */
+export const ADVISORY_OUTCOMES_HELP =
+  'Advisories judged (kv-core advisory.outcome), by outcome and reason: hit (found, held), missed (partial, absent: on the advised node; moved: ran elsewhere), spurious (expired: no request came). Nodes judge arrivals, the scheduler moves and expiries';
+
 /** Engine-call sizes; dense at the small end where "were these two requests batched?" is asked. */
 const batchBuckets = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256];
 
@@ -32,6 +36,7 @@ export class NodeMetrics {
   readonly swapBytes: Counter;
   readonly swapWait: Counter;
   readonly swapHeldBlocks: Counter;
+  readonly advisoryOutcomes: Counter<'outcome' | 'reason'>;
   private sources: GaugeSources = { running: () => 0, waiting: () => 0, paused: () => 0, kvUsage: () => 0 };
 
   constructor(metrics: ServiceMetrics) {
@@ -110,6 +115,12 @@ export class NodeMetrics {
     this.swapHeldBlocks = new Counter({
       name: 'mnemo_node_swap_held_blocks_total',
       help: 'KV blocks swap-outs left out of their copy because the KV store host pool keeps them (one host copy)',
+      registers,
+    });
+    this.advisoryOutcomes = new Counter({
+      name: 'mnemo_advisory_outcomes_total',
+      help: ADVISORY_OUTCOMES_HELP,
+      labelNames: ['outcome', 'reason'],
       registers,
     });
   }

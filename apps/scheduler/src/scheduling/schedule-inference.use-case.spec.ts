@@ -58,6 +58,12 @@ const node = (nodeId: string, over: Partial<NodeEntry> = {}): NodeEntry => ({
 const request = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> = {}): InferenceRequest =>
   create(InferenceRequestSchema, { requestId: 'r1', model: 'mnemo-tiny', tokens: [72, 105], replySubject: '_INBOX.1', ...over });
 
+/** The advisory outcome counter's samples as `outcome/reason=count`. */
+async function advisoryVerdicts(metrics: SchedulerMetrics): Promise<string[]> {
+  const { values } = await metrics.advisoryOutcomes.get();
+  return values.map((v) => `${v.labels.outcome}/${v.labels.reason}=${v.value}`).sort();
+}
+
 function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome | Error> = {}, policy: RoutingPolicyName = 'symphony') {
   const registry = new NodeRegistry();
   for (const n of nodes) registry.upsert(n);
@@ -70,7 +76,7 @@ function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome | Err
   const prefetcher = new RecordingPrefetcher();
   const planner = new RoutePlanner(registry, directory, sessions, book, systemClock, metrics, config);
   const sut = new ScheduleInferenceUseCase(registry, dispatcher, metrics, new JsonLogger('test', 'error', () => undefined), planner, sessions, systemClock, book, prefetcher);
-  return { sut, registry, dispatcher, directory, sessions, book, prefetcher };
+  return { sut, registry, dispatcher, directory, sessions, book, prefetcher, metrics };
 }
 
 describe(ScheduleInferenceUseCase.name, () => {
@@ -222,17 +228,31 @@ describe(ScheduleInferenceUseCase.name, () => {
       await expect(sut.execute(new ScheduleInferenceCommand(request({ requestId: 'r2', tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: 'a' });
     });
 
-    it.each<[string, number, Record<string, DispatchOutcome>, string, string[]]>([
-      ['goes to the reserved node (symphony), busier by its own reservation (inside the move margin), and spends it', 0, {}, 'b', []],
-      ['the reserved node is four requests busier (past the move margin): runs elsewhere, and the reserved node is told to forget', 4, {}, 'a', ['b:adv-1']],
-      ['the reserved node refuses: runs elsewhere, and the reserved node is told to forget', 0, { b: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } }, 'a', ['b:adv-1']],
-    ])('a live reservation: %s', async (_n, busy, answers, expected, forgets) => {
-      const { sut, book, prefetcher } = setup([node('a'), node('b', { running: busy })], answers);
+    it.each<[string, number, Record<string, DispatchOutcome>, string, string[], string[]]>([
+      ['goes to the reserved node (symphony), busier by its own reservation (inside the move margin), and spends it (the node judges it)', 0, {}, 'b', [], []],
+      ['the reserved node is four requests busier (past the move margin): runs elsewhere, the reserved node is told to forget, and the advisory missed', 4, {}, 'a', ['b:adv-1'], ['missed/moved=1']],
+      ['the reserved node refuses: runs elsewhere, the reserved node is told to forget, and the advisory missed', 0, { b: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } }, 'a', ['b:adv-1'], ['missed/moved=1']],
+    ])('a live reservation: %s', async (_n, busy, answers, expected, forgets, verdicts) => {
+      const { sut, book, prefetcher, metrics } = setup([node('a'), node('b', { running: busy })], answers);
       book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'b', expectedAtMs: Date.now(), expiresAtMs: Date.now() + 60_000, priority: 0 }, Date.now());
       await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: expected });
       expect(book.size).toBe(0);
       await new Promise((r) => setImmediate(r));
       expect(prefetcher.forgets).toEqual(forgets);
+      expect(await advisoryVerdicts(metrics)).toEqual(verdicts);
+    });
+
+    it('a reservation that expires unreleased counts as a spurious advisory, once', async () => {
+      const { book, metrics } = setup([node('a')]);
+      metrics.observeAdvisoryExpiries(() => {
+        book.sweep(Date.now());
+        return book.expiredTotal;
+      });
+      book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'a', expectedAtMs: 0, expiresAtMs: Date.now() + 20, priority: 0 }, Date.now());
+      expect(await advisoryVerdicts(metrics)).toEqual([]);
+      await new Promise((r) => setTimeout(r, 40));
+      expect(await advisoryVerdicts(metrics)).toEqual(['spurious/expired=1']);
+      expect(await advisoryVerdicts(metrics)).toEqual(['spurious/expired=1']);
     });
 
     it.each<[RoutingPolicyName]>([['recompute'], ['symphony']])('%s: a long prefill just sent to a node keeps the next request off it until it should be done', async (policy) => {

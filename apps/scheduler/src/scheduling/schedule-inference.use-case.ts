@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
-import { ErrorCode, expectedPrompt, MnemoError, type ExpectedHoldings, type KvDirectory, type Reservation, type ReservationBook, type SessionTable } from '@mnemo/kv-core';
+import { ErrorCode, expectedPrompt, judgeReservationEnd, MnemoError, type ExpectedHoldings, type KvDirectory, type Reservation, type ReservationBook, type SessionTable } from '@mnemo/kv-core';
 import { KvSourceSchema, type InferenceRequest } from '@mnemo/proto';
 import type { Context } from '@opentelemetry/api';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
@@ -62,6 +62,8 @@ export class ScheduleInferenceUseCase {
   private useReservation(r: Reservation, ranOn: string): void {
     this.book.release(r.id);
     this.metrics.reservationsUsed.inc({ outcome: r.nodeId === ranOn ? 'hit' : 'moved' });
+    // On the reserved node, the node judges the advisory (it knows what it found); elsewhere it missed.
+    if (r.nodeId !== ranOn) this.metrics.judgedAdvisory(judgeReservationEnd('moved'));
     if (r.nodeId !== ranOn) void this.nodes.forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId }).then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
   }
 

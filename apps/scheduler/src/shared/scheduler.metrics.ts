@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
-import type { ExpectedHoldingsStats, KvDirectoryStats } from '@mnemo/kv-core';
+import { judgeReservationEnd, type AdvisoryVerdict, type ExpectedHoldingsStats, type KvDirectoryStats } from '@mnemo/kv-core';
 import type { ServiceMetrics } from '@mnemo/service-kit';
 
 /** Scheduler-specific metrics, registered on the service's registry. */
@@ -24,8 +24,11 @@ export class SchedulerMetrics {
   readonly expectedHoldings: Gauge;
   readonly expectedOutcomes: Counter<'outcome'>;
   readonly expectedLookups: Counter<'outcome'>;
+  readonly advisoryOutcomes: Counter<'outcome' | 'reason'>;
 
   private liveNodesSource: () => number = () => 0;
+  private expiriesSource: () => number = () => 0;
+  private readonly judged = new Map<string, { verdict: AdvisoryVerdict; count: number }>();
   private reservationsSource: () => number = () => 0;
   private sessionsSource: () => number = () => 0;
   private directorySource: () => KvDirectoryStats = () => ({ keys: 0, holdings: 0, evictions: 0 });
@@ -176,6 +179,33 @@ export class SchedulerMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    this.advisoryOutcomes = new Counter({
+      name: 'mnemo_advisory_outcomes_total',
+      help: 'Advisories judged (kv-core advisory.outcome), by outcome and reason: hit (found, held), missed (partial, absent: on the advised node; moved: ran elsewhere), spurious (expired: no request came). Nodes judge arrivals, the scheduler moves and expiries',
+      labelNames: ['outcome', 'reason'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { verdict, count } of self.judged.values()) this.inc({ outcome: verdict.outcome, reason: verdict.reason }, count);
+        const expired = self.expiriesSource();
+        const v = judgeReservationEnd('expired')!;
+        if (expired > 0) this.inc({ outcome: v.outcome, reason: v.reason }, expired);
+      },
+    });
+  }
+
+  /** Counts the scheduler's verdict on an advisory (null: withdrawn, not judged). */
+  judgedAdvisory(v: AdvisoryVerdict | null): void {
+    if (!v) return;
+    const k = `${v.outcome}/${v.reason}`;
+    const e = this.judged.get(k) ?? { verdict: v, count: 0 };
+    e.count++;
+    this.judged.set(k, e);
+  }
+
+  /** Where the advisory outcome counter reads how many reservations expired unreleased (spurious advisories). */
+  observeAdvisoryExpiries(source: () => number): void {
+    this.expiriesSource = source;
   }
 
   /** Where the expected-holdings gauge and outcome counter read their values. */

@@ -31,6 +31,8 @@ interface Prefetched {
   onDevice: boolean;
 }
 
+const EMPTY: ReadonlySet<string> = new Set();
+
 /** An advisory that says nothing of its priority or timing. */
 const UNKNOWN: PrefetchUrgency = { priority: 0, dueMs: Infinity };
 
@@ -76,9 +78,7 @@ export class PrefetchedChunks {
 
   /** Records a chunk `advisoryId` prefetched; its layers become purge candidates. */
   add(advisory: PrefetchAdvisory, c: { model: string; key: string; position: number; layers: readonly number[]; bytes: number; stamp: number; onDevice?: boolean }): void {
-    const a = this.advisories.get(advisory.id) ?? { keys: new Set<string>(), expiresAtMs: advisory.expiresAtMs };
-    a.keys.add(c.key);
-    this.advisories.set(advisory.id, a);
+    this.landedFor(advisory, c.key);
     const urgency: PrefetchUrgency = { priority: advisory.priority ?? UNKNOWN.priority, dueMs: advisory.dueMs ?? UNKNOWN.dueMs };
     const known = this.chunks.get(c.key);
     if (known) {
@@ -96,6 +96,16 @@ export class PrefetchedChunks {
     this.chunks.set(c.key, { model: c.model, advisories: new Set([advisory.id]), items, urgency, onDevice: c.onDevice === true });
   }
 
+  /**
+   * A chunk the advisory pulled arrived but the node held it already (its own KV): counted as
+   * landed for the advisory, and not a purge candidate (it is not a copy the advisory brought).
+   */
+  landedFor(advisory: PrefetchAdvisory, key: string): void {
+    const a = this.advisories.get(advisory.id) ?? { keys: new Set<string>(), expiresAtMs: advisory.expiresAtMs };
+    a.keys.add(key);
+    this.advisories.set(advisory.id, a);
+  }
+
   private requeue(items: readonly PurgeItem[], urgency: PrefetchUrgency): PurgeItem[] {
     return items.map((it) => {
       this.queue.remove(it);
@@ -103,6 +113,19 @@ export class PrefetchedChunks {
       this.queue.add(next);
       return next;
     });
+  }
+
+  /**
+   * The chunks an advisory's pulls have landed so far (held now, or adopted or purged since);
+   * empty for an advisory forgotten, expired or never seen.
+   */
+  landed(advisoryId: string): ReadonlySet<string> {
+    return this.advisories.get(advisoryId)?.keys ?? EMPTY;
+  }
+
+  /** Whether a prefetched chunk is staged on the device, as far as this set knows (until adopted or withdrawn). */
+  onDevice(key: string): boolean {
+    return this.chunks.get(key)?.onDevice === true;
   }
 
   /** A request used these chunks: from now on they are ordinary cached KV. */

@@ -32,6 +32,20 @@ describe(ReservationBook.name, () => {
     expect(sut.lookup('t', 'a', now).kind).toBe(kind);
   });
 
+  it('counts reservations that expired unreleased, once each; released ones never', () => {
+    const sut = new ReservationBook({ perTenant: 5, total: 10 });
+    sut.reserve(r('a'), 0);
+    sut.reserve(r('b'), 0);
+    sut.reserve(r('c', { expiresAtMs: 3000 }), 0);
+    sut.release('b');
+    expect(sut.expiredTotal).toBe(0);
+    sut.sweep(1000);
+    sut.lookup('t', 'a', 1500);
+    expect(sut.expiredTotal).toBe(1);
+    expect(sut.forSession('t', 's-c', 3000)).toBeUndefined();
+    expect(sut.expiredTotal).toBe(2);
+  });
+
   it('another tenant’s id reads as unknown, live or expired', () => {
     const sut = new ReservationBook({ perTenant: 5, total: 10 });
     sut.reserve(r('a'), 0);

@@ -45,6 +45,7 @@ export class ReservationBook {
   /** id → expiry, oldest first, bounded by limits.total. */
   private readonly expired = new Map<string, number>();
   /** Reservations counted in `perNode`, by expected arrival (then id): the overdue ones leave from the front. */
+  private expiries = 0;
   private readonly counting = new OrderedSet<Reservation>((a, b) => a.expectedAtMs - b.expectedAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
   constructor(
@@ -104,10 +105,19 @@ export class ReservationBook {
     return this.byId.size;
   }
 
+  /**
+   * Reservations that expired unreleased since the book was made: no request of their session
+   * came (one that came, wherever it ran, releases its reservation), so each is a spurious advisory.
+   */
+  get expiredTotal(): number {
+    return this.expiries;
+  }
+
   /** Drops every reservation whose time passed; returns them. O(live) — the book is small by its limits. */
   sweep(nowMs: number): Reservation[] {
     const gone: Reservation[] = [];
     for (const r of this.byId.values()) if (r.expiresAtMs <= nowMs) gone.push(r);
+    this.expiries += gone.length;
     for (const r of gone) {
       this.drop(r);
       this.expired.set(`${r.tenant}\u0000${r.id}`, r.expiresAtMs);
