@@ -90,6 +90,19 @@ describe(BatchScheduler.name, () => {
     expect(tokens(b)).toEqual(tokens(a));
   });
 
+  it('observes each request\'s wait in the queue from admission to its first prefill', async () => {
+    const { add, runAll, clock, nodeMetrics } = setup({ maxBatch: 1 });
+    add({ maxTokens: 1 });
+    clock.mono += 250;
+    await runAll();
+    const { values } = await nodeMetrics.queueWait.get();
+    const at = (name: string, le?: number) => values.find((v) => v.metricName === name && (le === undefined || v.labels.le === le))?.value;
+    expect(at('mnemo_node_queue_seconds_count')).toBe(1);
+    expect(at('mnemo_node_queue_seconds_sum')).toBeCloseTo(0.25);
+    expect(at('mnemo_node_queue_seconds_bucket', 0.1)).toBe(0);
+    expect(at('mnemo_node_queue_seconds_bucket', 0.25)).toBe(1);
+  });
+
   it('batches concurrent requests into one prefill and shared decode steps', async () => {
     const { add, runAll, steps, nodeMetrics } = setup();
     add({ maxTokens: 3 });

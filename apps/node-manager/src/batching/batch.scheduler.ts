@@ -115,6 +115,7 @@ export class BatchScheduler {
     for (const s of admitted) s.phase = 'running';
     const kinds = admissionKinds(admitted.map((s) => ({ s, preempted: s.preempted, swapped: this.swaps.isSwapped(s) })));
     const [swappedIn, fresh, recomputed] = [kinds.swappedIn, kinds.fresh, kinds.recomputed].map((xs) => xs.map((x) => x.s));
+    for (const s of fresh) this.nodeMetrics.queueWait.observe((started - s.arrivedMs) / 1000);
     if (swappedIn.length > 0) {
       const blocks = swappedIn.reduce((n, s) => n + this.engine.resumeBlocks(s.id), 0);
       await this.swaps.swapIn(swappedIn, blocks, plan.decode.length > 0);

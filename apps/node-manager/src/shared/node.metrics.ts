@@ -8,6 +8,9 @@ export const ADVISORY_OUTCOMES_HELP =
 /** Engine-call sizes; dense at the small end where "were these two requests batched?" is asked. */
 const batchBuckets = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256];
 
+/** Queue-wait buckets in seconds: from an idle node (a loop turn) to a saturated one. */
+const queueBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
 interface GaugeSources {
   readonly running: () => number;
   readonly waiting: () => number;
@@ -37,6 +40,7 @@ export class NodeMetrics {
   readonly swapWait: Counter;
   readonly swapHeldBlocks: Counter;
   readonly advisoryOutcomes: Counter<'outcome' | 'reason'>;
+  readonly queueWait: Histogram;
   private sources: GaugeSources = { running: () => 0, waiting: () => 0, paused: () => 0, kvUsage: () => 0 };
 
   constructor(metrics: ServiceMetrics) {
@@ -115,6 +119,12 @@ export class NodeMetrics {
     this.swapHeldBlocks = new Counter({
       name: 'mnemo_node_swap_held_blocks_total',
       help: 'KV blocks swap-outs left out of their copy because the KV store host pool keeps them (one host copy)',
+      registers,
+    });
+    this.queueWait = new Histogram({
+      name: 'mnemo_node_queue_seconds',
+      help: 'Time a request waited in the node queue from admission to its first prefill (resumed preempted sequences not counted)',
+      buckets: queueBuckets,
       registers,
     });
     this.advisoryOutcomes = new Counter({
