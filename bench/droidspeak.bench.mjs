@@ -1,135 +1,112 @@
-// DroidSpeak cross-model KV reuse on the reference engine (CPU, exact fp32): for each
-// (base, derived) pair, profile the pattern grid on a training set of prompts, pick the
-// cheapest plan within 1% top-1 loss (kv-core choosePlan), then on held-out prompts compare
-// its prefill latency and quality with the derived model's own full prefill (the baseline:
-// same engine, same kernels, timed the same way, median of repeats) and with full reuse of
-// the base's KV. The base's KV and E cache sit in host memory, as the KV store's host tier
-// would hand them over: fetch cost here is a memcpy per layer, no network.
-// Keys: prefill_speedup_at_1pct, quality_loss, found_critical_layers (primary pair), and the
-// same per pair under `pairs`. Writes bench/results/droidspeak.{json,svg}.
-// Run: npm run bench -- droidspeak [--quick]   (after npx tsc -b)
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+// DroidSpeak cross-model KV reuse on the reference engine (CPU, exact fp32), engine level.
+// Headline: the trained pairs fortune-base → fortune-computers and → fortune-songs (tools/train:
+// full-parameter fine-tunes, 8 layers, one BPE). The whole pattern grid is profiled on sliding
+// windows over the fine-tune's `.profile.txt` split, the cheapest plan within 1% top-1 loss is
+// chosen (kv-core choosePlan), and on windows over the disjoint `.test.txt` split of the same
+// domain (contexts of 2,048 tokens reused from the base, then 128 tokens of the text that follows
+// teacher-forced and scored against the derived model's own top-1, ≥ 2,000 positions) the chosen
+// plan, the profile's best plan per number of recomputed layers (the curve), full reuse and full
+// prefill are measured: top-1 disagreement and mean KL(derived ‖ plan). Prefill speedup is the
+// derived model's own full prefill ÷ the plan's partial prefill, base KV and E cache in host
+// memory, median of interleaved repeats (the node's path, with tiers and peers, is droidspeak-node).
+// `planted.*`: the constructed pairs (mnemo-small-ds24, mnemo-medium-ds35: two layers' attention
+// bases rotated) on random-byte prompts — a test of the profiler, never the headline.
+// Writes bench/results/droidspeak.{json,svg}. Run: npm run bench -- droidspeak [--quick]
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findSyntheticModel, PairEvaluator, ReferenceEngine, resolveWeights, syntheticPrompts } from '@mnemo/engine';
-import { choosePlan, paretoFrontier, patternGrid, patternKey } from '@mnemo/kv-core';
-import { median, round } from './lib/figures.mjs';
+import { findSyntheticModel, ReferenceEngine, syntheticPrompts } from '@mnemo/engine';
+import { patternKey } from '@mnemo/kv-core';
+import { round } from './lib/figures.mjs';
+import { curvePatterns, slidingWindows, splitTokens, trainedPairs } from './lib/droidspeak.pairs.mjs';
+import { bestWithin, curveRows, inMemoryLatency, profilePair, testPatterns } from './lib/droidspeak.profile.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
-const GREEDY = { temperature: 0, topP: 1, seed: 0 };
 const MAX_LOSS = 0.01;
-const PROFILE = quick ? { prompts: 4, tokens: 32, continuation: 8 } : { prompts: 8, tokens: 64, continuation: 16 };
-const TEST = quick ? { prompts: 4, tokens: 128, continuation: 8, reps: 2 } : { prompts: 8, tokens: 384, continuation: 16, reps: 5 };
+const TRAINED = quick
+  ? { derived: ['fortune-computers'], context: 512, tail: 32, profileWindows: 2, testWindows: 4, latencyWindows: 1, reps: 1 }
+  : { derived: ['fortune-computers', 'fortune-songs'], context: 2048, tail: 128, profileWindows: 4, testWindows: 16, latencyWindows: 2, reps: 3 };
+const PLANTED = quick
+  ? { derived: ['mnemo-small-ds24'], profile: { prompts: 4, tokens: 32, continuation: 8 }, test: { prompts: 2, tokens: 128, continuation: 8, reps: 1 } }
+  : { derived: ['mnemo-small-ds24', 'mnemo-medium-ds35'], profile: { prompts: 4, tokens: 64, continuation: 16 }, test: { prompts: 4, tokens: 384, continuation: 16, reps: 3 } };
 
-/** Synthetic pairs whose perturbed layers are known, plus trained pairs from tools/train when present. */
-function pairs() {
-  const out = [];
-  for (const derived of quick ? ['mnemo-small-ds24'] : ['mnemo-small-ds24', 'mnemo-medium-ds35']) {
-    const d = findSyntheticModel(derived).derivedFrom;
-    out.push({ base: d.base, derived, perturbed: [Math.min(...d.layers), Math.max(...d.layers) + 1], kind: 'synthetic' });
-  }
-  const trained = join(root, 'tools/train/models');
-  if (!quick && existsSync(join(trained, 'fortune-base', 'config.json'))) {
-    for (const dir of readdirSync(trained).filter((n) => n !== 'fortune-base' && existsSync(join(trained, n, 'config.json')))) {
-      out.push({ base: join(trained, 'fortune-base'), derived: join(trained, dir), perturbed: null, kind: 'trained' });
-    }
-  }
-  return out;
-}
+const FULL_REUSE = { r1: 0, u1: 0, r2: 0 };
 
-let seq = 0;
-
-/** Base KV per layer and E cache per layer of one prompt, from a full prefill of the base. */
-async function baseCaches(engine, base, tokens) {
-  const L = engine.modelConfig(base).layers;
-  const id = `base-${seq++}`;
-  engine.openSequence(id, base, GREEDY);
+async function runTrained(pair) {
+  const span = TRAINED.context + TRAINED.tail;
+  const engine = await ReferenceEngine.create({ models: [pair.base, pair.derived], backend: 'cpu', kvBlocks: 4 * Math.ceil(span / 16) + 8 });
   try {
-    const [r] = await engine.step([{ seqId: id, tokens, logits: 'none' }], { captureLayers: [...Array(L).keys()] });
-    const kv = Array.from({ length: L }, (_, l) => engine.exportKv(id, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: tokens.length }));
-    return { kv, e: r.eCache };
-  } finally {
-    engine.release(id);
-  }
-}
-
-/** Median wall time of a full prefill and of a partial prefill under `pattern`, interleaved so load hits both alike. */
-async function latency(engine, pair, pattern, prompts, reps) {
-  const full = [];
-  const plan = [];
-  for (const tokens of prompts) {
-    const c = await baseCaches(engine, pair.base, tokens);
-    for (let r = 0; r < reps; r++) {
-      const a = `full-${seq++}`;
-      engine.openSequence(a, pair.derived, GREEDY);
-      let t0 = performance.now();
-      await engine.step([{ seqId: a, tokens }]);
-      full.push(performance.now() - t0);
-      engine.release(a);
-      const b = `plan-${seq++}`;
-      t0 = performance.now();
-      await engine.partialPrefill(pair.derived, GREEDY, { seqId: b, tokens, pattern, fetchKv: (l) => c.kv[l], fetchE: (l) => c.e.get(l) });
-      plan.push(performance.now() - t0);
-      engine.release(b);
-    }
-  }
-  return { fullMs: median(full), planMs: median(plan) };
-}
-
-async function runPair(pair) {
-  const maxTokens = Math.max(PROFILE.tokens, TEST.tokens) + Math.max(PROFILE.continuation, TEST.continuation);
-  const weights = [resolveWeights(pair.base), resolveWeights(pair.derived)];
-  const engine = new ReferenceEngine((await import('@mnemo/native-cuda')).createKernelBackend('cpu'), weights, 4 * Math.ceil(maxTokens / 16) + 4);
-  // Directory models are served under their directory name.
-  const [baseId, derivedId] = weights.map((w) => w.config.id);
-  const ids = { ...pair, base: baseId, derived: derivedId };
-  try {
-    const L = engine.modelConfig(derivedId).layers;
-    // Offline: profile the grid on the training prompts.
-    let t0 = performance.now();
-    const profiler = new PairEvaluator(engine, baseId, derivedId, PROFILE.continuation);
-    await profiler.prepare(syntheticPrompts(PROFILE.prompts, PROFILE.tokens, 11));
-    const measured = [];
-    for (const p of patternGrid(L)) measured.push(await profiler.evaluate(p));
-    profiler.close();
-    const profileSeconds = (performance.now() - t0) / 1000;
-    const frontier = paretoFrontier(measured.map((m) => ({ pattern: m.pattern, quality: m.top1Agreement, meanKl: m.meanKl, recomputedLayers: m.recomputedLayers, eCacheBytesPerToken: m.eCacheBytesPerToken, prefillMs: m.prefillMs })));
-    const chosen = choosePlan(frontier, { maxQualityLoss: MAX_LOSS, load: 0 }).point.pattern;
-
-    // Online: held-out prompts, quality of the chosen plan, full prefill and full reuse.
-    t0 = performance.now();
-    const test = new PairEvaluator(engine, baseId, derivedId, TEST.continuation);
-    await test.prepare(syntheticPrompts(TEST.prompts, TEST.tokens, 97));
-    const q = {};
-    for (const [name, p] of [['plan', chosen], ['full_prefill', { r1: 0, u1: 0, r2: L }], ['full_reuse', { r1: 0, u1: 0, r2: 0 }]]) q[name] = await test.evaluate(p);
-    test.close();
-    const testPrompts = syntheticPrompts(TEST.prompts, TEST.tokens, 97);
-    const planLat = await latency(engine, ids, chosen, testPrompts, TEST.reps);
-    const reuseLat = await latency(engine, ids, { r1: 0, u1: 0, r2: 0 }, testPrompts.slice(0, 2), TEST.reps);
-    const evalSeconds = (performance.now() - t0) / 1000;
-    const found = pair.perturbed ? chosen.u1 <= pair.perturbed[0] && chosen.r2 >= pair.perturbed[1] && (chosen.r1 === 0 || chosen.r1 >= pair.perturbed[1]) : null;
+    const [base, derived] = [pair.base, pair.derived].map((d) => d.split('/').at(-1));
+    const L = engine.modelConfig(derived).layers;
+    const win = { count: 0, context: TRAINED.context, tail: TRAINED.tail };
+    const profileSet = slidingWindows(splitTokens(pair.derived, pair.profileSplit), { ...win, count: TRAINED.profileWindows });
+    const testSet = slidingWindows(splitTokens(pair.derived, pair.testSplit), { ...win, count: TRAINED.testWindows });
+    const profile = await profilePair(engine, base, derived, profileSet, { maxLoss: MAX_LOSS });
+    const t0 = performance.now();
+    const curve = curvePatterns(profile.measured, L).map((c) => c.pattern);
+    const wanted = [...(profile.chosen ? [profile.chosen] : []), ...curve, FULL_REUSE];
+    const test = await testPatterns(engine, base, derived, testSet, wanted);
+    const latency = await inMemoryLatency(engine, base, derived, testSet.prompts.slice(0, TRAINED.latencyWindows), wanted, TRAINED.reps);
+    const rows = curveRows(profile, test, latency, L);
+    const chosenKey = profile.chosen && patternKey(profile.chosen);
+    const best = bestWithin(rows, MAX_LOSS);
     return {
-      base: baseId,
-      derived: derivedId,
-      kind: pair.kind,
+      base,
+      derived,
+      kind: 'trained',
       layers: L,
-      perturbed_layers: pair.perturbed,
+      chosen_pattern: profile.chosen,
+      recomputed_layers: profile.chosen ? test.quality[chosenKey].recomputed : L,
+      prefill_speedup_at_1pct: profile.chosen ? latency.speedup(profile.chosen) : 1,
+      quality_loss: profile.chosen ? test.quality[chosenKey].loss : 0,
+      mean_kl: profile.chosen ? test.quality[chosenKey].kl : 0,
+      profile_quality_loss: profile.chosen ? round(1 - profile.measured.find((m) => patternKey(m.pattern) === chosenKey).top1Agreement, 4) : 0,
+      best_within_1pct_on_test: { pattern: best.pattern, speedup: best.speedup, loss: best.test_loss, kl: best.test_kl },
+      full_reuse_speedup: latency.speedup(FULL_REUSE),
+      full_reuse_quality_loss: test.quality[patternKey(FULL_REUSE)].loss,
+      full_reuse_mean_kl: test.quality[patternKey(FULL_REUSE)].kl,
+      prefill_ms: { full_prefill: latency.fullMs, plan: profile.chosen ? latency.planMs(profile.chosen) : latency.fullMs, full_reuse: latency.planMs(FULL_REUSE) },
+      curve: rows,
+      frontier: profile.frontier.map((p) => ({ pattern: patternKey(p.pattern), quality: round(p.quality, 4), recomputed: p.recomputedLayers })),
+      profile: { split: pair.profileSplit.slice(root.length + 1), windows: TRAINED.profileWindows, context: TRAINED.context, tail: TRAINED.tail, stride: profileSet.stride, scored_positions: profile.positions, patterns: profile.measured.length, seconds: round(profile.seconds, 1) },
+      test: { split: pair.testSplit.slice(root.length + 1), windows: TRAINED.testWindows, context: TRAINED.context, tail: TRAINED.tail, stride: testSet.stride, scored_positions: test.positions, latency_windows: TRAINED.latencyWindows, reps: TRAINED.reps, seconds: round((performance.now() - t0) / 1000, 1) },
+    };
+  } finally {
+    await engine.close();
+  }
+}
+
+async function runPlanted(derived) {
+  const d = findSyntheticModel(derived).derivedFrom;
+  const perturbed = [Math.min(...d.layers), Math.max(...d.layers) + 1];
+  const { profile: P, test: T } = PLANTED;
+  const engine = await ReferenceEngine.create({ models: [d.base, derived], backend: 'cpu', kvBlocks: 4 * Math.ceil((T.tokens + T.continuation) / 16) + 8 });
+  try {
+    const L = engine.modelConfig(derived).layers;
+    const profile = await profilePair(engine, d.base, derived, { prompts: syntheticPrompts(P.prompts, P.tokens, 11) }, { maxLoss: MAX_LOSS, continuation: P.continuation });
+    const chosen = profile.chosen ?? { r1: 0, u1: 0, r2: L };
+    const testSet = { prompts: syntheticPrompts(T.prompts, T.tokens, 97) };
+    const test = await testPatterns(engine, d.base, derived, testSet, [chosen, FULL_REUSE], { continuation: T.continuation });
+    const latency = await inMemoryLatency(engine, d.base, derived, testSet.prompts.slice(0, 2), [chosen, FULL_REUSE], T.reps);
+    const q = test.quality[patternKey(chosen)];
+    return {
+      base: d.base,
+      derived,
+      kind: 'planted',
+      layers: L,
+      perturbed_layers: perturbed,
       chosen_pattern: chosen,
-      recomputed_layers: q.plan.recomputedLayers,
-      frontier: frontier.map((p) => ({ pattern: patternKey(p.pattern), quality: round(p.quality, 3), recomputed: p.recomputedLayers })),
-      found_critical_layers: found,
-      prefill_ms: { full_prefill: round(planLat.fullMs, 2), plan: round(planLat.planMs, 2), full_reuse: round(reuseLat.planMs, 2) },
-      prefill_speedup_at_1pct: round(planLat.fullMs / planLat.planMs, 2),
-      full_reuse_speedup: round(reuseLat.fullMs / reuseLat.planMs, 2),
-      quality_loss: round(1 - q.plan.top1Agreement, 4),
-      mean_kl: round(q.plan.meanKl, 5),
-      full_reuse_quality_loss: round(1 - q.full_reuse.top1Agreement, 4),
-      full_reuse_mean_kl: round(q.full_reuse.meanKl, 5),
-      full_prefill_quality_loss: round(1 - q.full_prefill.top1Agreement, 4),
-      e_cache_bytes_per_token: q.plan.eCacheBytesPerToken,
-      profile: { ...PROFILE, patterns: measured.length, seconds: round(profileSeconds, 1) },
-      test: { ...TEST, seconds: round(evalSeconds, 1) },
+      recomputed_layers: q.recomputed,
+      found_critical_layers: chosen.u1 <= perturbed[0] && chosen.r2 >= perturbed[1] && (chosen.r1 === 0 || chosen.r1 >= perturbed[1]),
+      prefill_ms: { full_prefill: latency.fullMs, plan: latency.planMs(chosen), full_reuse: latency.planMs(FULL_REUSE) },
+      prefill_speedup_at_1pct: latency.speedup(chosen),
+      quality_loss: q.loss,
+      mean_kl: q.kl,
+      full_reuse_speedup: latency.speedup(FULL_REUSE),
+      full_reuse_quality_loss: test.quality[patternKey(FULL_REUSE)].loss,
+      profile: { ...P, patterns: profile.measured.length, seconds: round(profile.seconds, 1) },
+      test: { ...T, scored_positions: test.positions },
     };
   } finally {
     await engine.close();
@@ -137,58 +114,70 @@ async function runPair(pair) {
 }
 
 function svg(rows) {
-  const W = 260;
+  const W = 420;
   const H = 260;
   const parts = [];
   rows.forEach((r, i) => {
-    const x0 = 20 + i * (W + 30);
-    const bars = [
-      ['full prefill', r.prefill_ms.full_prefill, 1 - r.full_prefill_quality_loss, '#888'],
-      ['plan', r.prefill_ms.plan, 1 - r.quality_loss, '#2a7'],
-      ['full reuse', r.prefill_ms.full_reuse, 1 - r.full_reuse_quality_loss, '#c33'],
-    ];
-    const max = Math.max(...bars.map((b) => b[1]));
-    parts.push(`<text x="${x0}" y="20" font-size="12">${r.base} → ${r.derived}</text>`);
-    parts.push(`<text x="${x0}" y="36" font-size="11">plan ${patternKey(r.chosen_pattern)}: ${r.prefill_speedup_at_1pct}× at ${(r.quality_loss * 100).toFixed(1)}% loss</text>`);
-    bars.forEach(([name, ms, q, c], j) => {
-      const h = (ms / max) * (H - 110);
-      const x = x0 + j * 80;
-      parts.push(`<rect x="${x}" y="${H - 40 - h}" width="60" height="${h}" fill="${c}"/>`);
-      parts.push(`<text x="${x + 30}" y="${H - 44 - h}" font-size="10" text-anchor="middle">${ms} ms</text>`);
-      parts.push(`<text x="${x + 30}" y="${H - 26}" font-size="10" text-anchor="middle">${name}</text>`);
-      parts.push(`<text x="${x + 30}" y="${H - 12}" font-size="10" text-anchor="middle">top-1 ${(q * 100).toFixed(1)}%</text>`);
-    });
+    const x0 = 50 + i * (W + 60);
+    const maxLoss = Math.max(0.02, ...r.curve.map((c) => c.test_loss));
+    const maxSp = Math.max(2, ...r.curve.map((c) => c.speedup));
+    const px = (loss) => x0 + (loss / maxLoss) * W;
+    const py = (sp) => H - 40 - ((sp - 1) / (maxSp - 1)) * (H - 90);
+    parts.push(`<text x="${x0}" y="20" font-size="12">${r.base} → ${r.derived}: prefill speedup (y) vs held-out top-1 loss (x), per recomputed layers</text>`);
+    parts.push(`<line x1="${px(0.01)}" y1="30" x2="${px(0.01)}" y2="${H - 40}" stroke="#c33" stroke-dasharray="4"/><text x="${px(0.01) + 3}" y="42" font-size="10" fill="#c33">1% loss</text>`);
+    parts.push(`<line x1="${x0}" y1="${H - 40}" x2="${x0 + W}" y2="${H - 40}" stroke="#000"/><line x1="${x0}" y1="30" x2="${x0}" y2="${H - 40}" stroke="#000"/>`);
+    parts.push(`<text x="${x0}" y="${H - 24}" font-size="10">0</text><text x="${x0 + W - 30}" y="${H - 24}" font-size="10">${(maxLoss * 100).toFixed(1)}%</text><text x="${x0 - 28}" y="${py(maxSp) + 4}" font-size="10">${maxSp.toFixed(1)}×</text><text x="${x0 - 20}" y="${py(1) + 4}" font-size="10">1×</text>`);
+    for (const c of r.curve) {
+      parts.push(`<circle cx="${px(c.test_loss).toFixed(1)}" cy="${py(c.speedup).toFixed(1)}" r="4" fill="#27c"/><text x="${(px(c.test_loss) + 6).toFixed(1)}" y="${(py(c.speedup) + 4).toFixed(1)}" font-size="10">${c.recomputed_layers}</text>`);
+    }
   });
-  const width = 40 + rows.length * (W + 30);
+  const width = 80 + rows.length * (W + 60);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${H}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
 }
 
-const rows = [];
-for (const pair of pairs()) {
-  const r = await runPair(pair);
-  rows.push(r);
+const trained = [];
+for (const pair of trainedPairs(root, TRAINED.derived)) {
+  const r = await runTrained(pair);
+  trained.push(r);
   console.log(
-    `${r.base} → ${r.derived}: plan ${patternKey(r.chosen_pattern)} (${r.recomputed_layers}/${r.layers} layers, perturbed ${JSON.stringify(r.perturbed_layers)}) ` +
-      `prefill ${r.prefill_ms.plan} ms vs full ${r.prefill_ms.full_prefill} ms = ${r.prefill_speedup_at_1pct}×, loss ${(r.quality_loss * 100).toFixed(2)}% ` +
-      `| full reuse ${r.full_reuse_speedup}× at ${(r.full_reuse_quality_loss * 100).toFixed(1)}% loss | found critical layers: ${r.found_critical_layers}`,
+    `${r.base} → ${r.derived} (trained): plan ${r.chosen_pattern ? patternKey(r.chosen_pattern) : 'none within 1% (full prefill)'} ` +
+      `(profile loss ${r.profile_quality_loss}) → ${r.prefill_speedup_at_1pct}× at held-out loss ${r.quality_loss}, KL ${r.mean_kl} over ${r.test.scored_positions} positions ` +
+      `| best within 1% on test: ${r.best_within_1pct_on_test.pattern} ${r.best_within_1pct_on_test.speedup}× | full reuse ${r.full_reuse_speedup}× at ${r.full_reuse_quality_loss}`,
   );
+  for (const c of r.curve) console.log(`   recompute ${c.recomputed_layers}: ${c.pattern} ${c.speedup}× loss ${c.test_loss} (profile ${c.profile_loss}) KL ${c.test_kl}`);
 }
-// The primary figures come from the largest synthetic pair profiled (the most layers to skip).
-const primary = rows.filter((r) => r.kind === 'synthetic').at(-1);
+const planted = [];
+for (const derived of PLANTED.derived) {
+  const r = await runPlanted(derived);
+  planted.push(r);
+  console.log(`[planted] ${r.base} → ${r.derived}: plan ${patternKey(r.chosen_pattern)} ${r.prefill_speedup_at_1pct}× at loss ${r.quality_loss}; perturbed ${JSON.stringify(r.perturbed_layers)} found: ${r.found_critical_layers}`);
+}
+const plantedPrimary = planted.at(-1);
+// Every trained pair must hold the target: the headline is the weaker pair.
+const weakest = trained.reduce((a, b) => (b.prefill_speedup_at_1pct < a.prefill_speedup_at_1pct ? b : a));
 const result = {
   benchmark: 'droidspeak',
   quick,
   engine: 'reference (CPU backend, fp32)',
   max_quality_loss: MAX_LOSS,
-  primary_pair: `${primary.base} → ${primary.derived}`,
-  prefill_speedup_at_1pct: primary.prefill_speedup_at_1pct,
-  quality_loss: primary.quality_loss,
-  found_critical_layers: rows.filter((r) => r.found_critical_layers !== null).every((r) => r.found_critical_layers),
+  headline_pairs: trained.map((r) => `${r.base} → ${r.derived}`),
+  prefill_speedup_at_1pct: weakest.prefill_speedup_at_1pct,
+  quality_loss: Math.max(...trained.map((r) => r.quality_loss)),
+  mean_kl: Math.max(...trained.map((r) => r.mean_kl)),
+  best_speedup_within_1pct_on_test: Math.min(...trained.map((r) => r.best_within_1pct_on_test.speedup)),
   target_speedup: 1.7,
-  pairs: rows,
+  pairs: trained,
+  planted: {
+    note: 'constructed pairs (attention bases of two layers rotated, 1% noise), random-byte prompts: a test of the profiler, not a finding',
+    primary_pair: `${plantedPrimary.base} → ${plantedPrimary.derived}`,
+    prefill_speedup_at_1pct: plantedPrimary.prefill_speedup_at_1pct,
+    quality_loss: plantedPrimary.quality_loss,
+    found_critical_layers: planted.every((r) => r.found_critical_layers),
+    pairs: planted,
+  },
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/droidspeak.json'), JSON.stringify(result, null, 2) + '\n');
-writeFileSync(join(root, 'bench/results/droidspeak.svg'), svg(rows));
-console.log(`prefill_speedup_at_1pct ${result.prefill_speedup_at_1pct}× (target ≥ 1.7×), quality_loss ${result.quality_loss}, found_critical_layers ${result.found_critical_layers}`);
+writeFileSync(join(root, 'bench/results/droidspeak.svg'), svg(trained));
+console.log(`prefill_speedup_at_1pct ${result.prefill_speedup_at_1pct}× (target ≥ 1.7×) at held-out loss ${result.quality_loss}; best within 1% on test ${result.best_speedup_within_1pct_on_test}×; planted: ${result.planted.prefill_speedup_at_1pct}× found ${result.planted.found_critical_layers}`);
 console.log('wrote bench/results/droidspeak.json and droidspeak.svg');

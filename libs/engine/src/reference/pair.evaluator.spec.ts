@@ -50,6 +50,19 @@ describe(PairEvaluator.name, () => {
     expect(m.recomputedLayers).toBe(b - a);
   });
 
+  it("over given text, scores every position against the derived model's own top-1 (recompute everything: exact)", async () => {
+    const text = new PairEvaluator(engine, BASE, DERIVED);
+    const prompts = syntheticPrompts(2, 40, 7);
+    await text.prepare(prompts, syntheticPrompts(2, 12, 8));
+    expect(text.scoredPositions).toBe(24);
+    expect(await text.evaluate({ r1: 0, u1: 0, r2: 6 })).toMatchObject({ top1Agreement: 1, meanKl: 0 });
+    const reuse = await text.evaluate({ r1: 0, u1: 0, r2: 0 });
+    expect(reuse.top1Agreement).toBeLessThan(1);
+    expect(reuse.meanKl).toBeGreaterThan(0);
+    await expect(text.prepare(prompts, [[1]])).rejects.toMatchObject({ code: 'invalid_request' });
+    text.close();
+  });
+
   it('refuses a pair of different shapes, and evaluating before prepare', async () => {
     const other = new ReferenceEngine(cpuBackend(), [syntheticWeightsFor('mnemo-tiny'), syntheticWeightsFor(BASE)], 8);
     expect(() => new PairEvaluator(other, 'mnemo-tiny', BASE)).toThrow(expect.objectContaining({ code: 'invalid_request' }));

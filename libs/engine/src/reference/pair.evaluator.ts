@@ -25,8 +25,11 @@ interface Reference {
   /** Base model's KV per layer (`[K|V][token][kv_head][head_dim]`) and hidden state entering each layer. */
   readonly baseKv: readonly Float32Array[];
   readonly baseE: ReadonlyMap<number, Float32Array>;
-  /** Derived model's greedy continuation and its next-token log-probabilities at each step. */
+  /** Tokens fed after the prompt: the derived model's greedy continuation, or given text. */
   readonly continuation: readonly number[];
+  /** The derived model's own top-1 token at each scored position (the prompt's last, then each fed token but the last). */
+  readonly targets: readonly number[];
+  /** The derived model's next-token log-probabilities at each scored position. */
   readonly logProbs: readonly Float64Array[];
   readonly fullPrefillMs: number;
 }
@@ -81,10 +84,24 @@ export class PairEvaluator {
     return this.engine.modelConfig(this.derived).layers;
   }
 
-  async prepare(prompts: readonly (readonly number[])[]): Promise<void> {
+  /**
+   * Without `continuations`, each prompt is followed by the derived model's own greedy
+   * continuation. With them (one per prompt, e.g. the held-out text that follows the prompt:
+   * sliding windows over real text), that text is teacher-forced instead and each scored
+   * position is judged against the derived model's own top-1 there.
+   */
+  async prepare(prompts: readonly (readonly number[])[], continuations?: readonly (readonly number[])[]): Promise<void> {
     if (prompts.length === 0) throw new MnemoError(ErrorCode.InvalidRequest, 'profiling needs at least one prompt');
+    if (continuations && (continuations.length !== prompts.length || continuations.some((c) => c.length < 1))) {
+      throw new MnemoError(ErrorCode.InvalidRequest, 'one non-empty continuation per prompt');
+    }
     this.refs = [];
-    for (const tokens of prompts) this.refs.push(await this.reference(tokens));
+    for (const [i, tokens] of prompts.entries()) this.refs.push(await this.reference(tokens, continuations?.[i]));
+  }
+
+  /** Scored positions per evaluation: one per continuation token, over every prompt. */
+  get scoredPositions(): number {
+    return this.refs.reduce((s, r) => s + r.targets.length, 0);
   }
 
   async evaluate(pattern: ReusePattern): Promise<PatternMeasure> {
@@ -109,7 +126,7 @@ export class PairEvaluator {
         const rows = [r.logits, ...(await this.teacherForce(seqId, ref.continuation))];
         rows.forEach((row, i) => {
           const lp = logSoftmax(row);
-          if (argmax(row) === ref.continuation[i]) agree++;
+          if (argmax(row) === ref.targets[i]) agree++;
           klSum += kl(ref.logProbs[i]!, lp);
           positions++;
         });
@@ -141,7 +158,7 @@ export class PairEvaluator {
     return Array.from({ length: continuation.length - 1 }, (_, i) => r!.logits.subarray(i * V, (i + 1) * V));
   }
 
-  private async reference(tokens: readonly number[]): Promise<Reference> {
+  private async reference(tokens: readonly number[], given?: readonly number[]): Promise<Reference> {
     const L = this.layers;
     const N = tokens.length;
     const baseSeq = `pair-ref-${this.seq++}`;
@@ -161,14 +178,20 @@ export class PairEvaluator {
       const t0 = performance.now();
       const [first] = await this.engine.step([{ seqId: ownSeq, tokens }]);
       const fullPrefillMs = performance.now() - t0;
+      // Read the first row before the next step can reuse the engine's logits buffer.
       const continuation = [argmax(first!.logits)];
       const logProbs = [logSoftmax(first!.logits)];
+      if (given) {
+        const rows = await this.teacherForce(ownSeq, given);
+        const targets = [continuation[0]!, ...rows.map(argmax)];
+        return { tokens, baseKv, baseE, continuation: given, targets, logProbs: [...logProbs, ...rows.map(logSoftmax)], fullPrefillMs };
+      }
       while (continuation.length < this.continuationTokens) {
         const [r] = await this.engine.step([{ seqId: ownSeq, tokens: [continuation.at(-1)!] }]);
         continuation.push(argmax(r!.logits));
         logProbs.push(logSoftmax(r!.logits));
       }
-      return { tokens, baseKv, baseE, continuation, logProbs, fullPrefillMs };
+      return { tokens, baseKv, baseE, continuation, targets: continuation, logProbs, fullPrefillMs };
     } finally {
       this.engine.release(ownSeq);
     }
