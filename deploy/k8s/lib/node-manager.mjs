@@ -23,7 +23,7 @@ export function nodeManagers(o, image) {
     { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
     ...serviceEnv(),
     // Node ↔ node gRPC carries (and requires) this shared token; without the Secret it is open.
-    { name: 'NODE_PEER_TOKEN', valueFrom: { secretKeyRef: { name: 'mnemo-peer-token', key: 'token', optional: true } } },
+    { name: 'NODE_PEER_TOKEN', valueFrom: { secretKeyRef: { name: 'mnemo-peer-token', key: 'token' } } },
     ...plainEnv({
       NODE_ID: '$(POD_NAME)',
       METRICS_PORT: String(PORTS.nodeOps),

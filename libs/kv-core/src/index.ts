@@ -13,3 +13,4 @@ export * from './elastic/index.js';
 export * from './priority/index.js';
 export * from './interop/index.js';
 export * from './why/index.js';
+export * from './limits/index.js';

@@ -22,8 +22,16 @@ describe(loadGatewayConfig.name, () => {
       stallTimeoutMs: 30_000,
       profilerUrl: 'http://127.0.0.1:8090',
       profilerTimeoutMs: 10_000,
+      advisoryLimit: { ratePerSec: 50, burst: 100 },
       defaultModel: 'fortune-base',
     });
+  });
+
+  it.each<[string, Record<string, string>, RegExp]>([
+    ['a zero advisory rate', { GATEWAY_ADVISORY_RATE: '0' }, /GATEWAY_ADVISORY_RATE="0": must be ≥ 1/],
+    ['a fractional advisory burst', { GATEWAY_ADVISORY_BURST: '1.5' }, /GATEWAY_ADVISORY_BURST="1.5": must be an integer/],
+  ])('refuses %s', (_n, env, problem) => {
+    expect(() => loadGatewayConfig({ NATS_URL: 'nats://h:1', ...env })).toThrow(problem);
   });
 
   it('takes the default model from MNEMO_DEFAULT_MODEL and refuses what cannot be a model id', () => {

@@ -1,3 +1,4 @@
+import type { RateLimit } from '@mnemo/kv-core';
 import { ConfigError, commonSchema, loadConfig, opsSchema, type ConfigOf, type NatsCredentials, type Schema } from '@mnemo/service-kit';
 
 /** The model trained in tools/train that a new user talks to; `mnemo-tiny` stays for tests. */
@@ -45,6 +46,13 @@ export const gatewaySchema = {
     protocols: ['http', 'https'],
   },
   GATEWAY_PROFILER_TIMEOUT_MS: { type: 'int', doc: 'longest wait for the profiler to answer a proxied request (504 after)', default: 10_000, min: 1 },
+  GATEWAY_ADVISORY_RATE: {
+    type: 'int',
+    doc: 'advisories (POST /v1/advisories, gRPC Advise) each tenant may send per second, on average; more get 429 with Retry-After (each advisory makes nodes pull KV, so a flood would cost every tenant)',
+    default: 50,
+    min: 1,
+  },
+  GATEWAY_ADVISORY_BURST: { type: 'int', doc: 'advisories a tenant may send at once above GATEWAY_ADVISORY_RATE (its token bucket size)', default: 100, min: 1 },
   MNEMO_DEFAULT_MODEL: {
     type: 'string',
     doc: 'the model GET /v1/models lists first (the one to talk to); `npm start` serves it on every node',
@@ -79,6 +87,8 @@ export interface GatewayConfig {
   readonly profilerTimeoutMs: number;
   /** Listed first by GET /v1/models. */
   readonly defaultModel: string;
+  /** Per-tenant token bucket of advisories. */
+  readonly advisoryLimit: RateLimit;
 }
 
 /** Throws `ConfigError` listing every problem (bootOrExit prints them and exits 1). */
@@ -109,6 +119,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     stallTimeoutMs: c.GATEWAY_STALL_TIMEOUT_MS!,
     profilerUrl: c.GATEWAY_PROFILER_URL!.replace(/\/+$/, ''),
     profilerTimeoutMs: c.GATEWAY_PROFILER_TIMEOUT_MS!,
+    advisoryLimit: { ratePerSec: c.GATEWAY_ADVISORY_RATE!, burst: c.GATEWAY_ADVISORY_BURST! },
     defaultModel,
   };
 }

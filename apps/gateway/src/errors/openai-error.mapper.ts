@@ -12,6 +12,8 @@ export interface MappedError {
   readonly body: OpenAiErrorBody;
   /** Set for 5xx: the id the client sees and the log line carries. */
   readonly errorId?: string;
+  /** Set when the client should wait before trying again (a rate limit): whole seconds, for Retry-After. */
+  readonly retryAfterS?: number;
 }
 
 /**
@@ -47,7 +49,9 @@ export function openAiCode(code: ErrorCode): string {
 function fromMnemo(e: MnemoError): MappedError {
   const { http, openaiType } = errorStatus(e.code);
   const param = typeof e.details?.param === 'string' ? e.details.param : null;
-  if (http < 500) return { status: http, body: body(e.message, openaiType, param, openAiCode(e.code)) };
+  const retryMs = e.details?.retryAfterMs;
+  const retry = typeof retryMs === 'number' && retryMs >= 0 ? { retryAfterS: Math.max(1, Math.ceil(retryMs / 1000)) } : {};
+  if (http < 500) return { status: http, body: body(e.message, openaiType, param, openAiCode(e.code)), ...retry };
   const errorId = randomUUID();
   return { status: http, errorId, body: body(`${e.message} (error id ${errorId})`, openaiType, param, openAiCode(e.code)) };
 }

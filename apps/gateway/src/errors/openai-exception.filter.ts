@@ -18,6 +18,7 @@ export class OpenAiExceptionFilter implements ExceptionFilter {
       return;
     }
     if (mapped.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+    if (mapped.retryAfterS !== undefined) res.setHeader('Retry-After', String(mapped.retryAfterS));
     res.status(mapped.status).json(mapped.body);
   }
 }

@@ -66,6 +66,25 @@ describe(loadNodeManagerConfig.name, () => {
     expect(() => loadNodeManagerConfig({ ...base, NODE_GRPC_ADVERTISE: value })).toThrow(/NODE_GRPC_ADVERTISE/);
   });
 
+  it.each<[string, Record<string, string>, RegExp | null]>([
+    ['loopback without a token (a single host, npm test)', {}, null],
+    ['localhost without a token', { NODE_GRPC_HOST: 'localhost' }, null],
+    ['every interface without a token', { NODE_GRPC_HOST: '0.0.0.0' }, /NODE_PEER_TOKEN is required when NODE_GRPC_HOST="0\.0\.0\.0"/],
+    ['a LAN address without a token', { NODE_GRPC_HOST: '10.0.0.7' }, /NODE_PEER_TOKEN is required/],
+    ['every interface with a good token', { NODE_GRPC_HOST: '0.0.0.0', NODE_PEER_TOKEN: 'c2VzYW1lLW9wZW4tc2VzYW1l' }, null],
+    ['a short token', { NODE_PEER_TOKEN: 'sesame' }, /at least 16 characters/],
+    ['a token with a space', { NODE_PEER_TOKEN: 'open sesame open sesame' }, /must be a bearer token/],
+    ['a token with a newline', { NODE_PEER_TOKEN: 'open-sesame\nX-Evil: 1' }, /must be a bearer token/],
+  ])('peer token: %s', (_n, env, problem) => {
+    const load = () => loadNodeManagerConfig({ ...base, ...env });
+    if (problem) expect(load).toThrow(problem);
+    else expect(load).not.toThrow();
+  });
+
+  it('never echoes the peer token in a problem', () => {
+    expect(() => loadNodeManagerConfig({ ...base, NODE_PEER_TOKEN: 'short secret' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('short secret') }));
+  });
+
   it('schedules first come first served and preempts by swap unless told otherwise', () => {
     expect(loadNodeManagerConfig(base)).toMatchObject({
       NODE_SCHEDULING: 'fcfs',

@@ -197,6 +197,24 @@ export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & {
 export const NODE_CONFIG = Symbol('NODE_CONFIG');
 
 /** Loads and validates; NODE_ID must be one NATS subject token (it names the node's subjects). */
+/** A bearer token's characters (RFC 6750 token68), at least this many of them. */
+const PEER_TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
+export const PEER_TOKEN_MIN_CHARS = 16;
+
+/**
+ * Node ↔ node gRPC serves tenants' KV: bound beyond loopback, it must require the shared token,
+ * and the token must be one a header can carry and a guess cannot find.
+ */
+export function peerTokenProblems(grpcHost: string, token: string | undefined): string[] {
+  if (token === undefined) {
+    const loopback = grpcHost === 'localhost' || grpcHost === '::1' || /^127\.\d+\.\d+\.\d+$/.test(grpcHost);
+    return loopback ? [] : [`NODE_PEER_TOKEN is required when NODE_GRPC_HOST=${JSON.stringify(grpcHost)} is reachable from other hosts: node ↔ node gRPC serves tenants' KV (set the same secret on every node)`];
+  }
+  if (!PEER_TOKEN.test(token)) return ['NODE_PEER_TOKEN=<secret>: must be a bearer token (letters, digits and . _ ~ + / - , then = padding), no spaces'];
+  if (token.length < PEER_TOKEN_MIN_CHARS) return [`NODE_PEER_TOKEN=<secret>: must be at least ${PEER_TOKEN_MIN_CHARS} characters (e.g. openssl rand -hex 24)`];
+  return [];
+}
+
 export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
   const problems: string[] = [];
   let config: ConfigOf<typeof nodeManagerSchema> | undefined;
@@ -210,6 +228,7 @@ export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
   const advertise = env.NODE_GRPC_ADVERTISE?.trim();
   if (advertise && !parseHostPort(advertise)) problems.push(`NODE_GRPC_ADVERTISE=${JSON.stringify(advertise)}: must be host or host:port (a peer dials it)`);
   if (!isSubjectToken(nodeId)) problems.push(`NODE_ID=${JSON.stringify(nodeId)}: must match [A-Za-z0-9_-]+ (it is part of NATS subjects)`);
+  if (config) problems.push(...peerTokenProblems(config.NODE_GRPC_HOST!, config.NODE_PEER_TOKEN));
   const kv = config ? parseKvStoreSettings({ ...config, NODE_ID: nodeId }) : { problems: [] };
   problems.push(...kv.problems);
   const budgetText = env.NODE_KV_DEVICE_BYTES?.trim();
