@@ -28,6 +28,8 @@ export interface InferCommand {
   readonly seed?: number;
   /** Stop strings, matched on the detokenized text by the gateway. */
   readonly stop: readonly string[];
+  /** The model's EOS does not end the reply (vLLM's `ignore_eos`); undefined = false. */
+  readonly ignoreEos?: boolean;
   readonly sessionId?: string;
   /** Higher runs first when the node has to choose; 0 is normal. */
   readonly priority: number;

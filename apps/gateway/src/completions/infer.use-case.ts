@@ -72,7 +72,7 @@ export class InferUseCase {
           tokens: [...prompt.tokens],
           chunkKeys: [...prompt.chunkKeys],
           priority: command.priority,
-          sampling: { temperature: command.temperature, topP: command.topP, maxTokens: prompt.maxTokens, seed: BigInt(seed), stopTokenIds: [] },
+          sampling: { temperature: command.temperature, topP: command.topP, maxTokens: prompt.maxTokens, seed: BigInt(seed), stopTokenIds: [], ignoreEos: command.ignoreEos ?? false },
           replySubject: inbox,
           deadlineUnixMs: deadline,
         },

@@ -80,6 +80,8 @@ export function commonFields(body: Body) {
     topP: optionalNumber(body, 'top_p', 0, 1, true) ?? 1,
     seed: optionalInt(body, 'seed', 0, Number.MAX_SAFE_INTEGER),
     stop: stopStrings(body),
+    // vLLM's extension, for load tests and clients that need a reply of a given length.
+    ignoreEos: optionalBoolean(body, 'ignore_eos') ?? false,
     sessionId: optionalString(body, 'session_id'),
     priority: optionalInt(body, 'priority', -1000, 1000) ?? 0,
     stream: optionalBoolean(body, 'stream') ?? false,

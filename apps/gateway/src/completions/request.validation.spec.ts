@@ -60,6 +60,7 @@ describe(parseChatRequest.name, () => {
     ['tools requested', { ...chat, tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools'],
     ['logprobs requested', { ...chat, logprobs: true }, 'logprobs'],
     ['json response format', { ...chat, response_format: { type: 'json_object' } }, 'response_format'],
+    ['ignore_eos not a boolean', { ...chat, ignore_eos: 'yes' }, 'ignore_eos'],
   ];
   it.each(bad)('%s → 400 invalid_request', (_name, body, param) => {
     expect(rejection(() => parseChatRequest(body, 't'))).toEqual({ status: 400, code: ErrorCode.InvalidRequest, param });
@@ -79,6 +80,7 @@ describe(parseChatRequest.name, () => {
         temperature: 1,
         topP: 1,
         stop: [],
+        ignoreEos: false,
         priority: 0,
       }),
     });
@@ -103,6 +105,7 @@ describe(parseChatRequest.name, () => {
         stream_options: { include_usage: true },
         session_id: 's-1',
         priority: 3,
+        ignore_eos: true,
         user: 'ignored',
         tools: [],
       },
@@ -119,6 +122,7 @@ describe(parseChatRequest.name, () => {
       stop: ['END'],
       sessionId: 's-1',
       priority: 3,
+      ignoreEos: true,
     });
   });
 });

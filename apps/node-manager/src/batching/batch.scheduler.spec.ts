@@ -213,6 +213,16 @@ describe(BatchScheduler.name, () => {
     ]);
   });
 
+  it('runs past EOS to max_tokens with ignore_eos, EOS streamed as a token', async () => {
+    const eos = new SimEngine().models()[0].eosTokenId;
+    const { sink, add, runAll } = setup({ engine: { eosProbability: 1 } });
+    const long = add({ maxTokens: 6, requestId: 'long', sampling: { temperature: 1, topP: 1, maxTokens: 6, seed: 7n, stopTokenIds: [], ignoreEos: true } });
+    await runAll();
+    const events = sink.of(long);
+    expect(events.flatMap((e) => e.tokens)).toEqual(Array(6).fill(eos));
+    expect(events.at(-1)).toMatchObject({ done: true, finishReason: FinishReason.LENGTH, usage: { completionTokens: 6 } });
+  });
+
   it('stops at a request stop token', async () => {
     const printable = Array.from({ length: 0x7f - 0x20 }, (_, i) => 0x20 + i);
     const { sink, add, runAll } = setup();

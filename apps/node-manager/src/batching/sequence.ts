@@ -53,7 +53,8 @@ export class Sequence {
     readonly arrivalSeq: number,
     readonly arrivedMs: number,
   ) {
-    this.stopTokenIds = new Set([model.eosTokenId, ...(request.sampling?.stopTokenIds ?? [])]);
+    const stops = request.sampling?.stopTokenIds ?? [];
+    this.stopTokenIds = new Set(request.sampling?.ignoreEos ? stops : [model.eosTokenId, ...stops]);
     const room = model.maxContext - request.tokens.length;
     const asked = request.sampling?.maxTokens ?? 0;
     // 0 = not set: generate until EOS or the context is full.
