@@ -59,6 +59,9 @@ describe('a session moving between nodes (reference engine)', () => {
     expect(events.find((e) => e.done)?.usage?.cachedTokens).toBe(304);
     expect(await scrape(reservedNode.metricsPort, 'mnemo_kv_peer_restores_total')).toBe(0);
     expect(await scrape(cluster.schedulers[0]!.metricsPort, 'mnemo_scheduler_reservations_used_total{outcome="hit"}')).toBe(1);
+    // The reserved node judged the advisory when the turn arrived: every chunk it pulled was there.
+    expect(await scrape(reservedNode.metricsPort, 'mnemo_advisory_outcomes_total{outcome="hit",reason="found"}')).toBe(1);
+    expect(await scrape(cluster.schedulers[0]!.metricsPort, 'mnemo_advisory_outcomes_total')).toBeUndefined();
 
     const engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 64 });
     try {
