@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { ErrorCode } from '@mnemo/kv-core';
 import { ByteTokenizer, SimEngine, type SimEngineOptions, type SimStep } from '@mnemo/engine';
-import { FinishReason, InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
+import { FinishReason, InferenceRequestSchema, SamplingParamsSchema, type InferenceRequest } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import type { Clock } from '@mnemo/service-kit';
@@ -216,7 +216,7 @@ describe(BatchScheduler.name, () => {
   it('runs past EOS to max_tokens with ignore_eos, EOS streamed as a token', async () => {
     const eos = new SimEngine().models()[0].eosTokenId;
     const { sink, add, runAll } = setup({ engine: { eosProbability: 1 } });
-    const long = add({ maxTokens: 6, requestId: 'long', sampling: { temperature: 1, topP: 1, maxTokens: 6, seed: 7n, stopTokenIds: [], ignoreEos: true } });
+    const long = add({ maxTokens: 6, requestId: 'long', sampling: create(SamplingParamsSchema, { temperature: 1, topP: 1, maxTokens: 6, seed: 7n, ignoreEos: true }) });
     await runAll();
     const events = sink.of(long);
     expect(events.flatMap((e) => e.tokens)).toEqual(Array(6).fill(eos));
