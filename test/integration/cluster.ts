@@ -37,6 +37,8 @@ export interface ClusterOptions {
   /** Also start the gateway (HTTP + gRPC on free ports). */
   gateway?: boolean;
   gatewayEnv?: Env;
+  /** A NATS of the test's own (one it may restart); default NATS_URL from global-setup. */
+  natsUrl?: string;
 }
 
 /** Fast liveness for tests: nodes beat every 100 ms and are dropped after 1 s of silence. */
@@ -68,13 +70,15 @@ export class Cluster {
   ) {}
 
   static async start(options: ClusterOptions = {}): Promise<Cluster> {
-    const nc = await connect({ servers: natsUrl(), name: 'cluster-harness' });
+    const url = options.natsUrl ?? natsUrl();
+    // The harness outlives a NATS restart too: it keeps reconnecting, never giving up.
+    const nc = await connect({ servers: url, name: 'cluster-harness', maxReconnectAttempts: -1, reconnectTimeWait: 200 });
     const cluster = new Cluster(nc, options);
     try {
       for (let i = 0; i < (options.schedulers ?? 1); i++) {
         cluster.schedulers.push(
           await startScheduler({
-            NATS_URL: natsUrl(),
+            NATS_URL: url,
             METRICS_PORT: '0',
             LOG_LEVEL: 'warn',
             SCHEDULER_NODE_TIMEOUT_MS: String(TEST_NODE_TIMEOUT_MS),
@@ -86,7 +90,7 @@ export class Cluster {
       if (options.gateway) {
         // Imported lazily so clusters without a gateway do not load its module graph.
         const { startGateway } = await import('../../apps/gateway/src/app.js');
-        cluster.gateway = await startGateway({ NATS_URL: natsUrl(), GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'warn', ...options.gatewayEnv });
+        cluster.gateway = await startGateway({ NATS_URL: url, GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'warn', ...options.gatewayEnv });
       }
       await cluster.waitForLiveNodes(cluster.nodes.length);
       return cluster;
@@ -101,7 +105,7 @@ export class Cluster {
     const nodeId = env.NODE_ID ?? `itest-${process.pid}-${++nodeCounter}`;
     const dataDir = join(this.dataDir, nodeId);
     const node = await startNodeManager({
-      NATS_URL: natsUrl(),
+      NATS_URL: this.options.natsUrl ?? natsUrl(),
       METRICS_PORT: '0',
       LOG_LEVEL: process.env.ITEST_NODE_LOG ?? 'warn',
       NODE_ID: nodeId,

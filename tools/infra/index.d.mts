@@ -33,4 +33,10 @@ export function startNats(opts?: { dir?: string; log?: (line: string) => void; u
  * Starts a private Postgres on a free port of 127.0.0.1 with database `database` (default `mnemo`).
  * `dir`: parent of the private data directory.
  */
-export function startPostgres(opts?: { dir?: string; database?: string }): Promise<RunningServer>;
+export function startPostgres(opts?: { dir?: string; database?: string }): Promise<RunningPostgres>;
+
+/** A private Postgres: `down()` shuts it down keeping its data, `up()` starts it again on the same port (an outage). */
+export interface RunningPostgres extends RunningServer {
+  down: () => Promise<void>;
+  up: () => Promise<void>;
+}

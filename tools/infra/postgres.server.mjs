@@ -18,7 +18,9 @@ import { onProcessExit, privateDir, spawnServer } from './owned-process.mjs';
  * `createPostgresUser` option) keeps shutdown order in our hands.
  *
  * @param {{ dir?: string, database?: string }} [opts] `dir`: parent of the private data directory
- * @returns {Promise<{ url: string, port: number, dir: string, stop: () => Promise<void> }>}
+ * `down()` shuts the server down keeping its data, `up()` starts it again on the same port (a
+ * database outage, for tests); `stop()` ends it and removes the data.
+ * @returns {Promise<{ url: string, port: number, dir: string, down: () => Promise<void>, up: () => Promise<void>, stop: () => Promise<void> }>}
  */
 export async function startPostgres(opts = {}) {
   const database = opts.database ?? 'mnemo';
@@ -45,35 +47,51 @@ export async function startPostgres(opts = {}) {
     const port = await freePort();
     // No unix socket (nothing to collide with the shared server's), durability off: test data.
     const args = ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
-    const { child, tail, exited } = spawnServer(bins.postgres, args, { dir, ...(ids ?? {}) });
-    const unhook = onProcessExit(() => child.kill('SIGQUIT'));
+    let server = spawnServer(bins.postgres, args, { dir, ...(ids ?? {}) });
+    let unhook = onProcessExit(() => server.child.kill('SIGQUIT'));
     const url = `postgres://postgres@127.0.0.1:${port}`;
-    const up = await Promise.race([waitForPostgres(url + '/postgres', 30_000), exited.then(() => false)]);
+    const up = await Promise.race([waitForPostgres(url + '/postgres', 30_000), server.exited.then(() => false)]);
     if (up) {
       await query(url + '/postgres', `CREATE DATABASE ${database}`);
       let stopped = false;
+      let running = true;
+      // SIGINT = "fast shutdown": disconnects clients, no waiting for them.
+      const shutDown = async () => {
+        if (!running) return;
+        running = false;
+        server.child.kill('SIGINT');
+        const force = setTimeout(() => server.child.kill('SIGKILL'), 10_000);
+        await server.exited;
+        clearTimeout(force);
+        unhook();
+      };
       return {
         url: `${url}/${database}`,
         port,
         dir,
+        down: shutDown,
+        up: async () => {
+          if (running || stopped) return;
+          server = spawnServer(bins.postgres, args, { dir, ...(ids ?? {}) });
+          unhook = onProcessExit(() => server.child.kill('SIGQUIT'));
+          running = true;
+          if (!(await Promise.race([waitForPostgres(url + '/postgres', 30_000), server.exited.then(() => false)]))) {
+            throw new Error(`postgres did not come back on port ${port}:\n${server.tail.join('\n')}`);
+          }
+        },
         stop: async () => {
           if (stopped) return;
           stopped = true;
-          // SIGINT = "fast shutdown": disconnects clients, no waiting for them.
-          child.kill('SIGINT');
-          const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-          await exited;
-          clearTimeout(force);
-          unhook();
+          await shutDown();
           unhookDir();
           rmSync(dir, { recursive: true, force: true });
         },
       };
     }
-    child.kill('SIGKILL');
-    await exited;
+    server.child.kill('SIGKILL');
+    await server.exited;
     unhook();
-    lastError = new Error(`postgres did not start on port ${port}:\n${tail.join('\n')}`);
+    lastError = new Error(`postgres did not start on port ${port}:\n${server.tail.join('\n')}`);
   }
   rmSync(dir, { recursive: true, force: true });
   unhookDir();

@@ -88,6 +88,21 @@ describe(InferRun.name, () => {
     expect(text).toBe('ab');
   });
 
+  it('fails clearly on a gap (events lost while NATS was interrupted), cancelling the node, rather than skip tokens', async () => {
+    const { sut, queue, released, metrics } = setup();
+    queue.push(ev(0, bytes('He')));
+    queue.push(ev(3, bytes('lo'), true, { finishReason: FinishReason.LENGTH }));
+    const seen: InferEvent[] = [];
+    await expect(
+      (async () => {
+        for await (const e of sut.events()) seen.push(e);
+      })(),
+    ).rejects.toMatchObject({ code: ErrorCode.DataLoss, message: expect.stringMatching(/^2 token event\(s\) of this request were lost in transit/) });
+    expect(seen.map((e) => e.kind)).toEqual(['delta']);
+    expect(released).toEqual(['gateway_error']);
+    expect(await outcomes(metrics)).toEqual({ data_loss: 1 });
+  });
+
   it('ends at a stop string and cancels the node', async () => {
     const { sut, queue, released } = setup(['\n\n']);
     queue.push(ev(0, bytes('one\n')));

@@ -77,6 +77,9 @@ export class InferRun {
       for (;;) {
         const ev = await queue.next();
         if (ev.seq < nextSeq) continue; // a duplicate: NATS delivers in order, so only a redelivery can be older
+        // A gap: events the node published while NATS was interrupted were dropped (core NATS is
+        // at most once). Going on would hand the client a text with a hole in it, as a success.
+        if (ev.seq > nextSeq) throw new MnemoError(ErrorCode.DataLoss, `${ev.seq - nextSeq} token event(s) of this request were lost in transit (the message bus was interrupted); the stream stops rather than skip tokens`);
         nextSeq = ev.seq + 1;
         nodeDone = ev.done;
         if (ev.usage) cachedTokens = ev.usage.cachedTokens;

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import type { ModelInfo } from '@mnemo/proto';
 import { SchedulerClient } from '../nats/scheduler.client.js';
 
@@ -25,11 +26,21 @@ export class ClusterModelCache {
     return this.refresh();
   }
 
+  /**
+   * The model, or undefined when live nodes serve others only (a 404). With no live node at all
+   * (the cluster starting, or recovering from a NATS restart) nobody can say a model does not
+   * exist: that is NoNodeAvailable (503), which a client retries.
+   */
   async find(id: string): Promise<ModelInfo | undefined> {
-    const hit = (await this.list()).find((m) => m.id === id);
-    if (hit || (this.cached && Date.now() - this.cached.at < MISS_REFRESH_MS)) return hit;
-    // A node may have come up since the last list: look once more before saying 404.
-    return (await this.refresh()).find((m) => m.id === id);
+    let models = await this.list();
+    let hit = models.find((m) => m.id === id);
+    if (!hit && !(this.cached && Date.now() - this.cached.at < MISS_REFRESH_MS)) {
+      // A node may have come up since the last list: look once more before saying 404.
+      models = await this.refresh();
+      hit = models.find((m) => m.id === id);
+    }
+    if (!hit && models.length === 0) throw new MnemoError(ErrorCode.NoNodeAvailable, 'no node is serving any model right now (the cluster is starting or recovering): retry shortly');
+    return hit;
   }
 
   private refresh(): Promise<readonly ModelInfo[]> {

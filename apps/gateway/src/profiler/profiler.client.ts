@@ -43,13 +43,15 @@ export class ProfilerClient {
 
 /** `{error: {code, message}}` from the profiler as a domain error; its own 5xx stays a 5xx without its details. */
 function profilerError(a: ProfilerAnswer): MnemoError {
-  if (a.status >= 500) return new MnemoError(a.status === 503 ? ErrorCode.NoNodeAvailable : ErrorCode.Internal, `the profiler failed (HTTP ${a.status})`);
   let parsed: { error?: { code?: unknown; message?: unknown } } = {};
   try {
     parsed = JSON.parse(a.body.toString('utf8')) as typeof parsed;
   } catch {
     // Not JSON: fall back to the status alone.
   }
+  // Its database down: the profiler says so, and the client may retry; that message is meant for it.
+  if (a.status === 503 && parsed.error?.code === ErrorCode.Unavailable && typeof parsed.error.message === 'string') return new MnemoError(ErrorCode.Unavailable, parsed.error.message);
+  if (a.status >= 500) return new MnemoError(a.status === 503 ? ErrorCode.NoNodeAvailable : ErrorCode.Internal, `the profiler failed (HTTP ${a.status})`);
   const code = typeof parsed.error?.code === 'string' && CODES.has(parsed.error.code) ? (parsed.error.code as ErrorCode) : a.status === 404 ? ErrorCode.NotFound : ErrorCode.InvalidRequest;
   const message = typeof parsed.error?.message === 'string' ? parsed.error.message : `the profiler refused the request (HTTP ${a.status})`;
   return new MnemoError(code, message);

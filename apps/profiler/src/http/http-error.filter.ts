@@ -3,10 +3,12 @@ import { Catch, HttpException, Inject, type ArgumentsHost, type ExceptionFilter 
 import type { Response } from 'express';
 import { ErrorCode, errorStatus, isMnemoError } from '@mnemo/kv-core';
 import { JsonLogger } from '@mnemo/service-kit';
+import { DATABASE_UNREACHABLE_MESSAGE, isDatabaseUnreachable } from '../database/pg-error.codes.js';
 
 /**
  * The profiler's one translation from a thrown error to an HTTP reply `{ error: { code, message } }`:
  * domain codes through `errorStatus`, framework 4xx (unknown route, malformed JSON) as they are,
+ * an unreachable database a 503 `unavailable` with Retry-After (the request may succeed later),
  * anything else a 500 logged once under `err` with the id the client sees.
  */
 @Catch()
@@ -17,6 +19,13 @@ export class HttpErrorFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     if (isMnemoError(e) && errorStatus(e.code).http < 500) {
       res.status(errorStatus(e.code).http).json({ error: { code: e.code, message: e.message } });
+      return;
+    }
+    if (isDatabaseUnreachable(e) || (isMnemoError(e) && e.code === ErrorCode.Unavailable)) {
+      // Not a bug to log with a stack each time: the outage is logged as it happens, a warning per request is enough.
+      this.logger.emit('warn', 'request refused: database unreachable', { err: String((e as Error)?.message ?? e) });
+      res.setHeader('Retry-After', '5');
+      res.status(503).json({ error: { code: ErrorCode.Unavailable, message: DATABASE_UNREACHABLE_MESSAGE } });
       return;
     }
     if (e instanceof HttpException && e.getStatus() < 500) {

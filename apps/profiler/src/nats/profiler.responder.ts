@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DescMessage, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { encodeMessage, ProfilerReplySchema, QueueGroups } from '@mnemo/proto';
+import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
+import { DATABASE_UNREACHABLE_MESSAGE, isDatabaseUnreachable } from '../database/pg-error.codes.js';
 
 export type ProfilerResult = MessageInitShape<typeof ProfilerReplySchema>['result'];
 
@@ -22,7 +24,15 @@ export class ProfilerResponder {
     const handler = protoResponder({
       operation: subject.replace(/^mnemo\.v1\.profiler\./, ''),
       request: schema,
-      handle,
+      // An unreachable database is the caller's to retry, not an internal error.
+      handle: async (req) => {
+        try {
+          return await handle(req);
+        } catch (e) {
+          if (isDatabaseUnreachable(e)) throw new MnemoError(ErrorCode.Unavailable, DATABASE_UNREACHABLE_MESSAGE);
+          throw e;
+        }
+      },
       reply: (o) => encodeMessage(ProfilerReplySchema, { result: 'ok' in o ? o.ok : { case: 'error', value: o.error } }),
       logger: this.logger,
       metrics: this.metrics,

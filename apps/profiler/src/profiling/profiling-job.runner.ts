@@ -4,6 +4,7 @@ import { paretoFrontier, patternGrid, patternKey } from '@mnemo/kv-core';
 import { JsonLogger } from '@mnemo/service-kit';
 import { PATTERN_RESULT_REPOSITORY, PROFILING_JOB_REPOSITORY } from '../database/database.module.js';
 import { DATA_SOURCE } from '../database/data-source.js';
+import { isDatabaseUnreachable } from '../database/pg-error.codes.js';
 import { FrontierPublisher } from './frontier.publisher.js';
 import { toProfiledPattern } from './frontier-point.mapper.js';
 import { PAIR_EVALUATOR, type PairEvaluatorPort, type PairSession } from './pair-evaluator.port.js';
@@ -23,6 +24,7 @@ import { RUNNER_OPTIONS, type RunnerOptions } from './profiling.tokens.js';
 export class ProfilingJobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private active: Promise<void> | null = null;
   private stopping = false;
+  private databaseDown = false;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -46,7 +48,16 @@ export class ProfilingJobRunner implements OnApplicationBootstrap, BeforeApplica
   kick(): void {
     if (this.active || this.stopping) return;
     this.active = this.drain()
-      .catch((e: unknown) => this.logger.emit('error', 'profiling runner failed', { err: String((e as Error)?.stack ?? e) }))
+      .then(() => {
+        if (this.databaseDown) this.logger.emit('info', 'database reachable again: profiling jobs resume');
+        this.databaseDown = false;
+      })
+      .catch((e: unknown) => {
+        // An outage is reported once, not at every poll; jobs resume from their saved progress when it ends.
+        if (!isDatabaseUnreachable(e)) this.logger.emit('error', 'profiling runner failed', { err: String((e as Error)?.stack ?? e) });
+        else if (!this.databaseDown) this.logger.emit('warn', 'database unreachable: profiling jobs wait until it is back', { err: String((e as Error)?.message ?? e) });
+        this.databaseDown ||= isDatabaseUnreachable(e);
+      })
       .finally(() => (this.active = null));
   }
 

@@ -8,6 +8,8 @@ export enum ErrorCode {
   PromptTooLong = 'prompt_too_long',
   Conflict = 'conflict',
   NoNodeAvailable = 'no_node_available',
+  /** A dependency the service needs is down (the profiler's database): retry once it is back. */
+  Unavailable = 'unavailable',
   Overloaded = 'overloaded',
   Timeout = 'timeout',
   Cancelled = 'cancelled',

@@ -14,6 +14,7 @@ describe(errorStatus.name, () => {
     [ErrorCode.Cancelled, 499, GrpcStatus.CANCELLED, 'request_cancelled'],
     [ErrorCode.Internal, 500, GrpcStatus.INTERNAL, 'server_error'],
     [ErrorCode.NoNodeAvailable, 503, GrpcStatus.UNAVAILABLE, 'service_unavailable_error'],
+    [ErrorCode.Unavailable, 503, GrpcStatus.UNAVAILABLE, 'service_unavailable_error'],
     [ErrorCode.Timeout, 504, GrpcStatus.DEADLINE_EXCEEDED, 'timeout_error'],
     [ErrorCode.DataLoss, 500, GrpcStatus.DATA_LOSS, 'server_error'],
   ];

@@ -64,6 +64,8 @@ export function errorStatus(code: ErrorCode): ErrorStatus {
       return { http: 500, grpc: GrpcStatus.DATA_LOSS, openaiType: 'server_error' };
     case ErrorCode.NoNodeAvailable:
       return { http: 503, grpc: GrpcStatus.UNAVAILABLE, openaiType: 'service_unavailable_error' };
+    case ErrorCode.Unavailable:
+      return { http: 503, grpc: GrpcStatus.UNAVAILABLE, openaiType: 'service_unavailable_error' };
     case ErrorCode.Timeout:
       return { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, openaiType: 'timeout_error' };
     default:
