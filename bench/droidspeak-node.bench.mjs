@@ -13,7 +13,7 @@
 // measured by the same partial prefill (the node's crossModel prefill equals it: spec'd in
 // cross-model.prefill.spec.ts) over the test split's windows, these prompts among them.
 // `planted.*`: the constructed pairs, labelled, never the headline.
-// Writes bench/results/droidspeak-node.{json,svg}. Run: npm run bench -- droidspeak-node [--quick]
+// Writes bench/results/droidspeak-node.json (figure: bench/figures/droidspeak-node.figure.mjs). Run: npm run bench -- droidspeak-node [--quick]
 // (after npm run bench -- droidspeak).
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -147,28 +147,6 @@ async function runPlanted(p) {
   }
 }
 
-function svg(rows) {
-  const W = 560;
-  const barH = 16;
-  const keys = ['full_prefill', 'plan_host_tier', 'plan_from_peer', 'widened_no_e_cache'];
-  const colours = { full_prefill: '#888', plan_host_tier: '#27c', plan_from_peer: '#c72', widened_no_e_cache: '#2a7' };
-  const groupH = keys.length * barH + 30;
-  const H = 40 + rows.length * groupH;
-  const max = Math.max(...rows.flatMap((r) => Object.values(r.prefill_ms)));
-  const parts = [`<text x="10" y="20" font-size="13">Derived-model prefill on the node (ms, median): own prefill; plan with base KV and E cache from the node's tiers; from a peer; widened</text>`];
-  rows.forEach((r, g) => {
-    const y0 = 40 + g * groupH;
-    const plan = r.profiled_pattern ? keyOf(r.profiled_pattern) : 'none within 1%';
-    parts.push(`<text x="10" y="${y0 + 10}" font-size="12">${r.planted ? '[planted] ' : ''}${r.base} → ${r.derived}, plan ${plan}, held-out loss ${r.quality_loss} (${r.reused_tokens}/${r.prompt_tokens} tokens reused)</text>`);
-    keys.forEach((k, i) => {
-      const v = r.prefill_ms[k];
-      const y = y0 + 16 + i * barH;
-      const w = Math.max(1, (v / max) * (W - 200));
-      parts.push(`<rect x="150" y="${y}" width="${w.toFixed(1)}" height="${barH - 3}" fill="${colours[k]}"/><text x="10" y="${y + 11}" font-size="11">${k}</text><text x="${(155 + w).toFixed(1)}" y="${y + 11}" font-size="11">${v}</text>`);
-    });
-  });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W + 200}" height="${H}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
-}
 
 const rows = [];
 for (const p of profiled.pairs) {
@@ -212,6 +190,5 @@ const result = {
   },
 };
 writeFileSync(join(root, 'bench/results/droidspeak-node.json'), JSON.stringify(result, null, 2) + '\n');
-writeFileSync(join(root, 'bench/results/droidspeak-node.svg'), svg([...rows, ...planted.map((r) => ({ ...r, planted: true }))]));
 console.log(`prefill_speedup_at_1pct ${result.prefill_speedup_at_1pct}× (host tier; peer ${result.peer_prefill_speedup_at_1pct}×) at held-out loss ${result.quality_loss}; best within 1% on test ${result.best_speedup_within_1pct_on_test}×`);
-console.log('wrote bench/results/droidspeak-node.json and droidspeak-node.svg');
+console.log('wrote bench/results/droidspeak-node.json (npm run bench renders its figure)');

@@ -11,7 +11,7 @@
 // memory, median of interleaved repeats (the node's path, with tiers and peers, is droidspeak-node).
 // `planted.*`: the constructed pairs (mnemo-small-ds24, mnemo-medium-ds35: two layers' attention
 // bases rotated) on random-byte prompts — a test of the profiler, never the headline.
-// Writes bench/results/droidspeak.{json,svg}. Run: npm run bench -- droidspeak [--quick]
+// Writes bench/results/droidspeak.json (figure: bench/figures/droidspeak.figure.mjs). Run: npm run bench -- droidspeak [--quick]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,27 +113,6 @@ async function runPlanted(derived) {
   }
 }
 
-function svg(rows) {
-  const W = 420;
-  const H = 260;
-  const parts = [];
-  rows.forEach((r, i) => {
-    const x0 = 50 + i * (W + 60);
-    const maxLoss = Math.max(0.02, ...r.curve.map((c) => c.test_loss));
-    const maxSp = Math.max(2, ...r.curve.map((c) => c.speedup));
-    const px = (loss) => x0 + (loss / maxLoss) * W;
-    const py = (sp) => H - 40 - ((sp - 1) / (maxSp - 1)) * (H - 90);
-    parts.push(`<text x="${x0}" y="20" font-size="12">${r.base} → ${r.derived}: prefill speedup (y) vs held-out top-1 loss (x), per recomputed layers</text>`);
-    parts.push(`<line x1="${px(0.01)}" y1="30" x2="${px(0.01)}" y2="${H - 40}" stroke="#c33" stroke-dasharray="4"/><text x="${px(0.01) + 3}" y="42" font-size="10" fill="#c33">1% loss</text>`);
-    parts.push(`<line x1="${x0}" y1="${H - 40}" x2="${x0 + W}" y2="${H - 40}" stroke="#000"/><line x1="${x0}" y1="30" x2="${x0}" y2="${H - 40}" stroke="#000"/>`);
-    parts.push(`<text x="${x0}" y="${H - 24}" font-size="10">0</text><text x="${x0 + W - 30}" y="${H - 24}" font-size="10">${(maxLoss * 100).toFixed(1)}%</text><text x="${x0 - 28}" y="${py(maxSp) + 4}" font-size="10">${maxSp.toFixed(1)}×</text><text x="${x0 - 20}" y="${py(1) + 4}" font-size="10">1×</text>`);
-    for (const c of r.curve) {
-      parts.push(`<circle cx="${px(c.test_loss).toFixed(1)}" cy="${py(c.speedup).toFixed(1)}" r="4" fill="#27c"/><text x="${(px(c.test_loss) + 6).toFixed(1)}" y="${(py(c.speedup) + 4).toFixed(1)}" font-size="10">${c.recomputed_layers}</text>`);
-    }
-  });
-  const width = 80 + rows.length * (W + 60);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${H}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
-}
 
 const trained = [];
 for (const pair of trainedPairs(root, TRAINED.derived)) {
@@ -178,6 +157,5 @@ const result = {
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/droidspeak.json'), JSON.stringify(result, null, 2) + '\n');
-writeFileSync(join(root, 'bench/results/droidspeak.svg'), svg(trained));
 console.log(`prefill_speedup_at_1pct ${result.prefill_speedup_at_1pct}× (target ≥ 1.7×) at held-out loss ${result.quality_loss}; best within 1% on test ${result.best_speedup_within_1pct_on_test}×; planted: ${result.planted.prefill_speedup_at_1pct}× found ${result.planted.found_critical_layers}`);
-console.log('wrote bench/results/droidspeak.json and droidspeak.svg');
+console.log('wrote bench/results/droidspeak.json (npm run bench renders its figure)');

@@ -5,7 +5,7 @@
 // of the largest model runs. Each figure is repeated: the median is reported with its min and
 // max; fractions of peak pair each timing with a peak burst taken right before it (see
 // pairedPeak). Layers never yield to the loop (they run on the addon's threads), so nothing is
-// measured with artificial pauses. Writes bench/results/engine.{json,svg}.
+// measured with artificial pauses. Writes bench/results/engine.json (figure: bench/figures/engine.figure.mjs).
 // Run: npm run bench -- engine   (or `npx tsc -b && node bench/engine.bench.mjs [--quick]`)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -202,50 +202,6 @@ async function run(kind, backend, machine) {
   return rows;
 }
 
-function svg(result) {
-  const series = [
-    { key: 'cpu', color: '#4e79a7' },
-    { key: 'cuda', color: '#f28e2b' },
-  ].filter((s) => result[s.key].length > 0);
-  const panels = [
-    { title: 'prefill tokens/s', field: 'prefill_tok_s' },
-    { title: 'decode tokens/s (batched)', field: 'decode_tok_s' },
-  ];
-  const W = 360;
-  const H = 260;
-  const models = MODELS;
-  const parts = [];
-  panels.forEach((panel, pi) => {
-    const x0 = pi * W + 50;
-    const values = series.flatMap((s) => result[s.key].map((r) => r[panel.field]));
-    const max = Math.max(...values, 1);
-    // Log scale: sizes differ by orders of magnitude in parameters.
-    const top = Math.ceil(Math.log10(max));
-    const y = (v) => 210 - (Math.log10(Math.max(v, 1)) / top) * 180;
-    parts.push(`<text x="${x0 + 140}" y="20" text-anchor="middle" font-size="13">${panel.title} (log)</text>`);
-    for (let e = 0; e <= top; e++) {
-      parts.push(`<line x1="${x0}" x2="${x0 + 290}" y1="${y(10 ** e)}" y2="${y(10 ** e)}" stroke="#ddd"/>`);
-      parts.push(`<text x="${x0 - 5}" y="${y(10 ** e) + 4}" text-anchor="end" font-size="10">1e${e}</text>`);
-    }
-    const group = 290 / models.length;
-    const bw = (group - 16) / series.length;
-    models.forEach((m, mi) => {
-      series.forEach((s, si) => {
-        const row = result[s.key].find((r) => r.model === m);
-        if (!row) return;
-        const v = row[panel.field];
-        const bx = x0 + mi * group + 8 + si * bw;
-        parts.push(`<rect x="${bx}" y="${y(v)}" width="${bw - 2}" height="${210 - y(v)}" fill="${s.color}"/>`);
-        parts.push(`<text x="${bx + bw / 2}" y="${y(v) - 3}" text-anchor="middle" font-size="9">${Math.round(v)}</text>`);
-      });
-      parts.push(`<text x="${x0 + mi * group + group / 2}" y="228" text-anchor="middle" font-size="10">${m.replace('mnemo-', '')}</text>`);
-    });
-  });
-  series.forEach((s, i) => {
-    parts.push(`<rect x="${60 + i * 90}" y="244" width="10" height="10" fill="${s.color}"/><text x="${74 + i * 90}" y="253" font-size="11">${s.key}</text>`);
-  });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W * 2}" height="${H}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
-}
 
 const cpu = createKernelBackend('cpu');
 const peaks = Array.from({ length: REPS }, () => cpu.measurePeakGflops(1));
@@ -289,5 +245,4 @@ console.log(JSON.stringify({ summary: result.summary }));
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/engine.json'), JSON.stringify(result, null, 2) + '\n');
-writeFileSync(join(root, 'bench/results/engine.svg'), svg(result));
-console.log('wrote bench/results/engine.json and engine.svg');
+console.log('wrote bench/results/engine.json (npm run bench renders its figure)');

@@ -29,7 +29,7 @@
 // throughput (over busy time) are on that clock, so one system's iterations never count against
 // the other. An asynchronous swap-in still copying when an iteration ends is waited for inside
 // that iteration (charged to its system), so its copy never runs for free during another's turn.
-// Writes bench/results/fastswitch.{json,svg}. Run: npm run bench -- fastswitch [--quick] [--load 1]
+// Writes bench/results/fastswitch.json (figure: bench/figures/fastswitch.figure.mjs). Run: npm run bench -- fastswitch [--quick] [--load 1]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -336,29 +336,7 @@ const result = {
   rows,
 };
 
-function svg(res) {
-  const W = 640, H = 300, pad = 50;
-  const metrics = [['p99_ttft_baseline_over_fastswitch', 'P99 TTFT ratio'], ['p999_tbt_baseline_over_fastswitch', 'P99.9 TBT ratio'], ['swap_out_volume_reduction', 'swap-out volume cut']];
-  const max = Math.max(2.5, ...res.rows.flatMap((x) => metrics.map(([k]) => x[k] ?? 0)));
-  const bw = (W - 2 * pad) / (res.rows.length * (metrics.length + 1));
-  const colors = ['#3b6ea8', '#d08a2e', '#4f9a5b'];
-  const parts = [`<text x="${pad}" y="20" font-size="13">FastSwitch vs vLLM-style swap (baseline ÷ FastSwitch; volume cut as a fraction) — ${res.engine}</text>`];
-  res.rows.forEach((row, i) => {
-    metrics.forEach(([k], j) => {
-      const v = row[k] ?? 0;
-      const h = ((H - 2 * pad) * v) / max;
-      const x = pad + (i * (metrics.length + 1) + j) * bw;
-      parts.push(`<rect x="${x}" y="${H - pad - h}" width="${bw - 2}" height="${h}" fill="${colors[j]}"/>`);
-    });
-    parts.push(`<text x="${pad + i * (metrics.length + 1) * bw}" y="${H - pad + 14}" font-size="9">${row.pattern} ${row.freq}</text>`);
-  });
-  const y1 = H - pad - (H - 2 * pad) / max;
-  parts.push(`<line x1="${pad}" x2="${W - pad}" y1="${y1}" y2="${y1}" stroke="#999" stroke-dasharray="4 3"/><text x="${W - pad + 2}" y="${y1 + 3}" font-size="9">1×</text>`);
-  metrics.forEach(([, label], j) => parts.push(`<rect x="${pad + j * 170}" y="${H - 18}" width="10" height="10" fill="${colors[j]}"/><text x="${pad + j * 170 + 14}" y="${H - 9}" font-size="10">${label}</text>`));
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
-}
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/fastswitch.json'), JSON.stringify(result, null, 2) + '\n');
-writeFileSync(join(root, 'bench/results/fastswitch.svg'), svg(result));
-console.log('wrote bench/results/fastswitch.json and fastswitch.svg');
+console.log('wrote bench/results/fastswitch.json (npm run bench renders its figure)');

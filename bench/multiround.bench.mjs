@@ -12,7 +12,7 @@
 // Headline systems run --passes times (default 3), each pass in alternating order; the extras and
 // the advisory variants run --extra-passes times (default 1). Every pass's p50 and p99 per system
 // are kept (`passes`), and the headline figures pool every pass.
-// Writes bench/results/multiround.{json,svg}.
+// Writes bench/results/multiround.json (figure: bench/figures/multiround.figure.mjs).
 // Run: npm run bench -- multiround [--quick] [--users N] [--sessions N] [--passes N] [--extra-passes N] [--ramp-s S] [--no-variants] [--no-extras] [--promote-ab]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { cpus, tmpdir } from 'node:os';
@@ -23,7 +23,6 @@ import { startNats } from '../tools/infra/index.mjs';
 import { arg, ratio, round } from './lib/figures.mjs';
 import { calibrateKvMoves } from './lib/kv-calibration.mjs';
 import { CLUSTER, DILATION, GPU, KV_BYTES_PER_TOKEN, KV_LAYOUT, kvEnv, REAL_KV_BYTES_PER_TOKEN, runConfig } from './multiround/cluster.mjs';
-import { svg } from './multiround/plot.mjs';
 import { passFigures, pool, summarize } from './multiround/summary.mjs';
 import { DEFAULT_WORKLOAD, workload, workloadStats } from './multiround/workload.mjs';
 
@@ -175,7 +174,6 @@ try {
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/multiround.json'), JSON.stringify(result, null, 2) + '\n');
-  writeFileSync(join(root, 'bench/results/multiround.svg'), svg(Object.fromEntries(Object.entries(runs).map(([k, rs]) => [k, pool(rs)])), s));
   console.log(JSON.stringify({ ...result, policies: undefined, extras: undefined, variants: undefined }, null, 2));
 } finally {
   await nats.stop();

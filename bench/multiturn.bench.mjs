@@ -14,7 +14,7 @@
 // counting the first turns that paste a document) and replies, think time between turns. History
 // is long-tailed because sessions are: it grows turn by turn. TTFT is measured at the client:
 // request sent → first token.
-// Writes bench/results/multiturn.{json,svg}. Run: npm run bench -- multiturn [--quick] [--cold (adds mnemo with NODE_KV_WARM=off)]
+// Writes bench/results/multiturn.json (figure: bench/figures/multiturn.figure.mjs). Run: npm run bench -- multiturn [--quick] [--cold (adds mnemo with NODE_KV_WARM=off)]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,7 +25,6 @@ import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySche
 import { freePort, startNats } from '../tools/infra/index.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
 import { tokenStream } from './lib/token-stream.mjs';
-import { svgDocument, ttftCdfParts } from './lib/ttft-cdf.mjs';
 import { clamp, counter, histogramQuantile, lognormal, percentile, rng, round, scrape } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -190,11 +189,6 @@ function summarize(r) {
   };
 }
 
-function svg(runs) {
-  const W = 560, H = 320;
-  const colors = { mnemo: '#1b7837', 'apc-small': '#e08214', recompute: '#b2182b', 'device-only': '#2166ac', 'mnemo-cold': '#a6dba0' };
-  return svgDocument(W, H, ttftCdfParts(runs, colors, { L: 60, B: 40, H, right: W }));
-}
 
 /** Per request, the prompt tokens its turn added (the user turn; on a first turn, system prompt aside, the pasted document too). */
 function newPromptTokens(results) {
@@ -269,7 +263,6 @@ try {
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/multiturn.json'), JSON.stringify(result, null, 2) + '\n');
-  writeFileSync(join(root, 'bench/results/multiturn.svg'), svg(runs));
   console.log(JSON.stringify(result, null, 2));
 } finally {
   await nats.stop();

@@ -7,7 +7,7 @@
 //   stayed    node A itself, restoring from its own device/host tiers (the ideal placement).
 // Every node is a separate node-manager process with the reference engine on the CPU; requests
 // are dispatched straight to the chosen node (as the scheduler would) and TTFT is measured at the
-// client, request sent → first token. Writes bench/results/peer-restore.{json,svg}.
+// client, request sent → first token. Writes bench/results/peer-restore.json (figure: bench/figures/peer-restore.figure.mjs).
 // Run: npm run bench -- peer-restore [--quick]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,20 +39,6 @@ async function infer(nc, nodeId, tokens, kvSources = []) {
 }
 
 
-function svg(rows) {
-  const W = 520;
-  const H = 240;
-  const max = Math.max(...rows.map((r) => r.p50));
-  const bw = 110;
-  const bars = rows
-    .map((r, i) => {
-      const h = (r.p50 / max) * 160;
-      const x = 60 + i * (bw + 40);
-      return `<rect x="${x}" y="${200 - h}" width="${bw}" height="${h}" fill="${['#2b6cb0', '#c05621', '#2f855a'][i]}"/><text x="${x + bw / 2}" y="${195 - h}" text-anchor="middle" font-size="12">${round(r.p50, 1)} ms</text><text x="${x + bw / 2}" y="220" text-anchor="middle" font-size="12">${r.name}</text>`;
-    })
-    .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/><text x="10" y="20" font-size="13">Turn-2 TTFT p50 on another node (${MODEL}, ${HISTORY}-token history, CPU reference engine)</text>${bars}</svg>\n`;
-}
 
 async function main() {
   const nats = await startNats();
@@ -127,14 +113,6 @@ async function main() {
     };
     console.log(JSON.stringify(result, null, 2));
     writeFileSync(join(root, 'bench/results/peer-restore.json'), JSON.stringify(result, null, 2) + '\n');
-    writeFileSync(
-      join(root, 'bench/results/peer-restore.svg'),
-      svg([
-        { name: 'peer (Mnemo)', p50: result.ttft_ms.peer.p50 },
-        { name: 'recompute', p50: result.ttft_ms.recompute.p50 },
-        { name: 'stayed', p50: result.ttft_ms.stayed.p50 },
-      ]),
-    );
     await nc.close();
   } finally {
     await Promise.all(nodes.map((n) => stop(n.child)));

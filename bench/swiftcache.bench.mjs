@@ -19,7 +19,7 @@
 // Caveat printed in the JSON: without a GPU, "device" regions and the host pool are both DRAM;
 // the lent path moves rows with the native gather/scatter kernels, the host path with JS copies
 // and uploads — what it measures is that difference, not NVLink against PCIe.
-// Writes bench/results/swiftcache.{json,svg}. Run: npm run bench -- swiftcache [--quick]
+// Writes bench/results/swiftcache.json (figure: bench/figures/swiftcache.figure.mjs). Run: npm run bench -- swiftcache [--quick]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -352,7 +352,6 @@ const result = {
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/swiftcache.json'), JSON.stringify(result, null, 2) + '\n');
-writeFileSync(join(root, 'bench/results/swiftcache.svg'), svg(result));
 const brief = (m) => ({ master_blocks: m.master_blocks, ttft_p50_ms: m.ttft_p50_ms, ttft_p99_ms: m.ttft_p99_ms, device_hit_tokens: m.device_hit_tokens, restored_tokens: m.restored_tokens });
 console.log(
   JSON.stringify(
@@ -372,30 +371,5 @@ console.log(
     2,
   ),
 );
-console.log('wrote bench/results/swiftcache.json and swiftcache.svg');
+console.log('wrote bench/results/swiftcache.json (npm run bench renders its figure)');
 
-function svg(r) {
-  const bars = [
-    ['max context, serving path (tokens)', [['stream off', r.max_context.stream_off.tokens], ['chunked prefill', r.max_context.chunked_prefill.tokens], ['layer stream', r.max_context.stream_on.tokens]]],
-    ['master multi-turn TTFT p99 (ms)', [['host offload', r.master_multiturn.offload.ttft_p99_ms], ['SwiftCache', r.master_multiturn.swiftcache.ttft_p99_ms]]],
-    ['worker TPOT p99 (ms)', [['alone', r.workers.tpot_alone_p99_ms], ['master on host', r.workers.tpot_p99_ms_master_on_host], ['master on lent', r.workers.tpot_p99_ms_master_on_lent]]],
-  ];
-  const colors = ['#999999', '#2166ac', '#1b7837'];
-  const PW = 260, H = 300, top = 40, bottom = 60;
-  const parts = [];
-  bars.forEach(([title, items], p) => {
-    const x0 = 20 + p * PW;
-    const max = Math.max(...items.map(([, v]) => v)) || 1;
-    parts.push(`<text x="${x0 + PW / 2 - 10}" y="24" font-size="13" text-anchor="middle">${title}</text>`);
-    items.forEach(([label, v], i) => {
-      const bw = (PW - 60) / items.length;
-      const h = ((H - top - bottom) * v) / max;
-      const x = x0 + 10 + i * bw;
-      parts.push(`<rect x="${x}" y="${H - bottom - h}" width="${bw - 8}" height="${h}" fill="${colors[i % colors.length]}"/>`);
-      parts.push(`<text x="${x + (bw - 8) / 2}" y="${H - bottom - h - 4}" font-size="10" text-anchor="middle">${v}</text>`);
-      parts.push(`<text x="${x + (bw - 8) / 2}" y="${H - bottom + 14}" font-size="10" text-anchor="middle">${label}</text>`);
-    });
-  });
-  parts.push(`<text x="20" y="${H - 12}" font-size="11">max_context_ratio ${r.max_context_ratio} · master_ttft_p99_offload_over_swiftcache ${r.master_ttft_p99_offload_over_swiftcache} · worker_interference ${r.worker_interference}</text>`);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${20 + 3 * PW}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>${parts.join('')}</svg>\n`;
-}

@@ -26,7 +26,7 @@
 //        and once more with RestoreReader's copy-ahead off, with host gets taking fresh buffers
 //        (no reuse across restores), and with SSD gets reading windows (the previous design).
 //        `npm run bench -- tiers-ab` runs such A/Bs without the puts and probes in between.
-// Interleaved repetitions, medians. Writes bench/results/tiers.{json,svg}.
+// Interleaved repetitions, medians. Writes bench/results/tiers.json (figure: bench/figures/tiers.figure.mjs).
 // Run: npm run bench -- tiers [--quick] [--dir DIR] [--stripe-mbps 400,200]   (DIR: where the SSD pool and files go)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
@@ -97,28 +97,6 @@ async function rawDirect() {
   return { write: () => best('write'), read: () => best('read') };
 }
 
-function svg(r) {
-  const bars = [
-    ['memcpy', r.limits.memcpy_gbs],
-    ['host get', r.host.get_gbs],
-    ['host put', r.host.put_gbs],
-    ['raw O_DIRECT read', r.limits.raw_read_gbs],
-    ['SSD pool get', r.ssd.get_gbs],
-    ['SSD pool put', r.ssd.put_gbs],
-    ['file/chunk cold', r.file_per_chunk.get_cold_gbs],
-    ['file/chunk warm', r.file_per_chunk.get_warm_gbs],
-    ['Redis get', r.redis?.get_gbs ?? 0],
-  ];
-  const W = 640;
-  const rowH = 26;
-  const max = Math.max(...bars.map(([, v]) => v));
-  const parts = bars.map(([label, v], i) => {
-    const y = 40 + i * rowH;
-    const w = (v / max) * (W - 260);
-    return `<text x="10" y="${y + 16}" font-size="13">${label}</text><rect x="170" y="${y + 4}" width="${w.toFixed(1)}" height="16" fill="#4477aa"/><text x="${(176 + w).toFixed(1)}" y="${y + 16}" font-size="12">${v.toFixed(2)} GB/s</text>`;
-  });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${60 + bars.length * rowH}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/><text x="10" y="22" font-size="15">KV tiers, ${CHUNKS} × 32 MiB chunks (medians of ${REPS})</text>${parts.join('')}</svg>\n`;
-}
 
 // The machine is shared: the load average says how far to trust a run.
 const loadAtStart = loadavg();
@@ -273,7 +251,6 @@ try {
   });
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/tiers.json'), JSON.stringify(result, null, 2) + '\n');
-  writeFileSync(join(root, 'bench/results/tiers.svg'), svg(result));
   console.log(JSON.stringify(result, null, 2));
 } finally {
   rmSync(base, { recursive: true, force: true });

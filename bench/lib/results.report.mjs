@@ -94,7 +94,7 @@ function section(name, json, hasPlot) {
     }
     lines.push('');
   }
-  if (hasPlot) lines.push(`Plot: [${name}.svg](../bench/results/${name}.svg)`, '');
+  if (hasPlot) lines.push(`Plot: [${name}.svg](../bench/results/${name}.svg) (Vega-Lite spec: [${name}.vl.json](../bench/results/${name}.vl.json))`, '');
   const all = figures(json);
   lines.push(`<details><summary>Every figure in <code>bench/results/${name}.json</code> (${all.length})</summary>`, '', '| key | value |', '|---|---|');
   for (const [path, v] of all) lines.push(`| \`${path}\` | ${cell(v)} |`);
@@ -137,7 +137,8 @@ export function readResults(root) {
   const files = readdirSync(dir);
   return Object.fromEntries(
     files
-      .filter((f) => f.endsWith('.json'))
+      // NAME.vl.json beside NAME.svg is the figure's Vega-Lite spec, not a results file.
+      .filter((f) => f.endsWith('.json') && !f.endsWith('.vl.json'))
       .map((f) => f.slice(0, -'.json'.length))
       .map((name) => [name, { json: JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')), hasPlot: files.includes(`${name}.svg`) }]),
   );

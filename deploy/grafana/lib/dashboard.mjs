@@ -93,8 +93,12 @@ function panels() {
     stat('Advisory hit ratio', 'Hits over every judged advisory in the time range.', q('sum(increase(mnemo_advisory_outcomes_total{outcome="hit"}[$__range])) / sum(increase(mnemo_advisory_outcomes_total[$__range]))', 'hit ratio'), { unit: 'percentunit' }),
     timeseries(
       'Advisories taken',
-      'Advisories by outcome at the scheduler (reserved, or the error code), and live reservations.',
-      [q(`sum by (outcome) (${rate('mnemo_scheduler_advisories_total')})`, '{{outcome}}'), q('sum(mnemo_scheduler_reservations)', 'live reservations')],
+      'Advisories by outcome at the scheduler (reserved, or the error code), those the gateway refused with 429 (tenant over its rate), and live reservations.',
+      [
+        q(`sum by (outcome) (${rate('mnemo_scheduler_advisories_total')})`, '{{outcome}}'),
+        q(`sum(${rate('mnemo_gateway_advisories_rate_limited_total')})`, 'rate-limited (429)'),
+        q('sum(mnemo_scheduler_reservations)', 'live reservations'),
+      ],
       { width: 12 },
     ),
 

@@ -1,0 +1,26 @@
+export const VEGA_LITE_SCHEMA: string;
+export const PALETTE: string[];
+export type Spec = Record<string, unknown>;
+export function figureSpec(title: string | string[], body: Spec): Spec;
+export function groupedBars(o: {
+  rows: Array<Record<string, string | number>>;
+  category: string;
+  series?: string;
+  value: string;
+  valueTitle: string;
+  categoryTitle?: string;
+  log?: boolean;
+  horizontal?: boolean;
+  width?: number;
+  height?: number;
+  format?: string;
+  label?: string | false;
+  rule?: number;
+  seriesOrder?: string[];
+  categoryOrder?: string[];
+}): Spec;
+export function cdf(runs: Record<string, number[]>, axis: { title: string; width?: number; height?: number }): Spec;
+export function renderSvg(spec: Spec): Promise<string>;
+export function specText(spec: Spec): string;
+export function figureModule(root: string, name: string): string | undefined;
+export function writeFigure(root: string, name: string): Promise<string[]>;
