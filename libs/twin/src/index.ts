@@ -16,3 +16,5 @@ export type { TwinSession, TwinTurn } from './workload/session.workload.js';
 export { multiroundCluster, type MultiroundSetup, type MeasuredCosts, type AdvisoryVariant } from './scenario/multiround.scenario.js';
 export { summarizeRun, type RunSummary } from './report/run.summary.js';
 export { PromptKeys } from './node/prompt-keys.js';
+export { GPUS, MODELS, kvBytesPerToken, deviceKvBlocks, pcieLink, derivedDispatchMs, dispatchBandMs, DEFAULT_EFFICIENCY, NETWORK_100G, NVME_GEN4, HOST_MEMORY, FASTSWITCH_TABLE1, PCIE_NOMINAL_BYTES_PER_S, PCIE_MEASURED_EFFICIENCY, MEASURED_DISPATCH_MS, type GpuSpec, type ModelSpec, type Efficiency } from './costs/hardware.tables.js';
+export { rooflineCompute, scaleGpu, type RooflineCompute } from './costs/roofline.compute.js';

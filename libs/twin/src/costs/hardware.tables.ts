@@ -1,0 +1,115 @@
+import type { TransferLink } from './transfer.port.js';
+
+/**
+ * The modelled hardware as data: every figure comes from a specification or a microbenchmark,
+ * named beside it (docs/twin-experiments.md §Hardware tables repeats them). None is set from an
+ * end-to-end result an experiment then reproduces.
+ */
+
+const GB = 1e9;
+const GiB = 1024 ** 3;
+
+/** One GPU: dense bf16 tensor throughput, memory bandwidth and size, the host link's generation. */
+export interface GpuSpec {
+  readonly name: string;
+  /** Dense bf16 tensor-core peak, FLOP/s. */
+  readonly bf16Flops: number;
+  /** Device memory bandwidth, bytes/s. */
+  readonly memBytesPerS: number;
+  /** Device memory, bytes. */
+  readonly memBytes: number;
+  readonly pcieGen: 4 | 5;
+}
+
+export const GPUS = {
+  // NVIDIA A10 datasheet: 125 TFLOPS bf16 (250 with sparsity), 600 GB/s GDDR6, 24 GB, PCIe Gen4 x16.
+  A10: { name: 'A10', bf16Flops: 125e12, memBytesPerS: 600 * GB, memBytes: 24 * GB, pcieGen: 4 },
+  // NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOPS bf16 dense, 2,039 GB/s HBM2e, 80 GB, PCIe Gen4 host link.
+  A100: { name: 'A100-80GB', bf16Flops: 312e12, memBytesPerS: 2039 * GB, memBytes: 80 * GB, pcieGen: 4 },
+  // NVIDIA H100 datasheet (SXM5): 989 TFLOPS bf16 dense (1,979 with sparsity), 3.35 TB/s HBM3, 80 GB, PCIe Gen5.
+  H100: { name: 'H100-SXM', bf16Flops: 989e12, memBytesPerS: 3350 * GB, memBytes: 80 * GB, pcieGen: 5 },
+} as const satisfies Record<string, GpuSpec>;
+
+/** One decoder-only model in bf16: what its FLOPs, weight bytes and KV bytes follow from. */
+export interface ModelSpec {
+  readonly name: string;
+  readonly params: number;
+  readonly layers: number;
+  readonly hidden: number;
+  readonly kvHeads: number;
+  readonly headDim: number;
+  /** Bytes per element (bf16: 2). */
+  readonly dtypeBytes: number;
+}
+
+export const MODELS = {
+  // Meta Llama-3.1-8B model card and config.json: 8.03 B parameters, 32 layers, hidden 4096, 8 KV heads of 128 (GQA).
+  'llama-3.1-8b': { name: 'Llama-3.1-8B', params: 8.03e9, layers: 32, hidden: 4096, kvHeads: 8, headDim: 128, dtypeBytes: 2 },
+  // Meta Llama-2-13B config.json: 13.0 B parameters, 40 layers, hidden 5120, 40 KV heads of 128 (no GQA).
+  'llama-2-13b': { name: 'Llama-2-13B', params: 13.0e9, layers: 40, hidden: 5120, kvHeads: 40, headDim: 128, dtypeBytes: 2 },
+} as const satisfies Record<string, ModelSpec>;
+
+/** KV bytes of one token over all layers: K and V of every KV head (Llama-3.1-8B: 128 KiB). */
+export const kvBytesPerToken = (m: ModelSpec): number => 2 * m.layers * m.kvHeads * m.headDim * m.dtypeBytes;
+
+/**
+ * How much of the peaks a serving engine reaches: stated assumptions, not fits. Prefill GEMMs at
+ * thousands of rows run near half the tensor peak in vLLM-class engines; decode streams the
+ * weights and KV at most of the memory bandwidth. Both are swept ±20% by the robustness table.
+ */
+export interface Efficiency {
+  /** Model FLOPs utilisation of prefill. */
+  readonly mfu: number;
+  /** Fraction of the memory bandwidth decode streams at. */
+  readonly memEff: number;
+  /** Fixed per engine call (launches, sampling, the scheduler step), ms. */
+  readonly stepMs: number;
+}
+
+export const DEFAULT_EFFICIENCY: Efficiency = { mfu: 0.5, memEff: 0.8, stepMs: 1 };
+
+/** Device KV blocks of 16 tokens vLLM-style: `utilization` of memory, less weights and an activation reserve. */
+export function deviceKvBlocks(gpu: GpuSpec, model: ModelSpec, o: { utilization?: number; reserveBytes?: number } = {}): number {
+  const free = gpu.memBytes * (o.utilization ?? 0.9) - model.params * model.dtypeBytes - (o.reserveBytes ?? 2 * GiB);
+  return Math.max(0, Math.floor(free / (16 * kvBytesPerToken(model))));
+}
+
+/**
+ * Host ↔ device links. Nominal x16 rates from the PCI-SIG specifications (Gen4 16 GT/s ≈ 31.5 GB/s,
+ * Gen5 32 GT/s ≈ 63 GB/s per direction); the fraction reached is this project's own measurement
+ * (bench/results/engine-cuda.json on an H200, Gen5 x16: 55.3 GB/s plain copies = 0.88 of 63 GB/s).
+ * The per-call dispatch of Mnemo's C++ copy path measured there is 2.8 µs (dispatch_fit.h2d).
+ */
+export const PCIE_NOMINAL_BYTES_PER_S = { 4: 31.5 * GB, 5: 63 * GB } as const;
+export const PCIE_MEASURED_EFFICIENCY = 55.3 / 63;
+export const MEASURED_DISPATCH_MS = 0.0028;
+
+export function pcieLink(gen: 4 | 5, dispatchMs = MEASURED_DISPATCH_MS): TransferLink {
+  return { dispatchMs, bytesPerMs: (PCIE_NOMINAL_BYTES_PER_S[gen] * PCIE_MEASURED_EFFICIENCY) / 1000 };
+}
+
+/**
+ * FastSwitch's reading of vLLM's per-block swap (Table 1: 122,030 block copies of 128 KB in 15.5 s;
+ * §2.2: a copy executes in about 10 µs, dispatch is 90–95% of the total). Per call: 15.5 s / 122,030
+ * = 127 µs, of which 127 − 10 = 117 µs dispatch (92%, inside §2.2's band). §2.2 alone bounds it
+ * to 10·0.90/0.10 = 90 µs … 10·0.95/0.05 = 190 µs.
+ */
+export const FASTSWITCH_TABLE1 = { blocks: 122_030, seconds: 15.5, copyUs: 10 } as const;
+export function derivedDispatchMs(t = FASTSWITCH_TABLE1): number {
+  return ((t.seconds * 1e6) / t.blocks - t.copyUs) / 1000;
+}
+export function dispatchBandMs(copyUs = FASTSWITCH_TABLE1.copyUs, share: readonly [number, number] = [0.9, 0.95]): [number, number] {
+  return [(copyUs * share[0]) / (1 - share[0]) / 1000, (copyUs * share[1]) / (1 - share[1]) / 1000];
+}
+
+/** Between nodes: Symphony §4's testbed link, 100 Gb/s Ethernet (12.5 GB/s), one call per layer stream at a stated 50 µs. */
+export const NETWORK_100G: TransferLink = { dispatchMs: 0.05, bytesPerMs: 12.5e6 };
+
+/**
+ * A PCIe 4.0 datacenter NVMe drive (typical vendor sheets for 3.84 TB parts: ≈ 6.8 GB/s sequential
+ * read, ≈ 4 GB/s write; ≈ 80 µs per read command at queue depth 1).
+ */
+export const NVME_GEN4 = { read: { dispatchMs: 0.08, bytesPerMs: 6.8e6 }, write: { dispatchMs: 0.02, bytesPerMs: 4e6 } } as const satisfies Record<string, TransferLink>;
+
+/** Host memory per node (Symphony §4: 256 GB DRAM for 4 GPUs; FastSwitch §4: 60 GB of swap space per GPU). */
+export const HOST_MEMORY = { symphonyNodeBytes: 256 * GB, gpusPerSymphonyNode: 4, fastswitchSwapBytes: 60 * GB } as const;
