@@ -87,7 +87,10 @@ export class TwinTiers {
   write(chunks: ReadonlyArray<{ readonly key: string; readonly position: number }>, hostOnly = false): void {
     const origin = ++this.origins;
     const segs: SegmentRef[] = [];
-    for (let layer = 0; layer < this.o.layers; layer++) for (const c of chunks) if (!this.table.get(c.key, layer, 'mem')) segs.push({ chunkKey: c.key, position: c.position, layer });
+    // One export may name a chunk twice (two sequences sharing a prefix chunk): write it once.
+    const seen = new Set<string>();
+    const unique = chunks.filter((c) => !seen.has(c.key) && seen.add(c.key));
+    for (let layer = 0; layer < this.o.layers; layer++) for (const c of unique) if (!this.table.get(c.key, layer, 'mem')) segs.push({ chunkKey: c.key, position: c.position, layer });
     if (segs.length === 0) return;
     const { writes, unplaced } = this.place(segs, this.host, 'mem');
     if (!hostOnly) for (const s of unplaced) this.enqueue({ seg: s, origin });
