@@ -29,7 +29,8 @@ const write = (name, json) => {
 
 async function calibration() {
   const { calibrate } = await import('../tools/twin/calibrate.mjs');
-  const cal = { ...stamp(), ...(await calibrate()) };
+  const measured = await calibrate();
+  const cal = { ...stamp(), ...measured };
   write('twin-calibration.json', cal);
   return cal;
 }
@@ -41,12 +42,15 @@ if (cmd === 'validate') {
   const cal = read('twin-calibration.json') ?? (await calibration());
   const { validate } = await import('../tools/twin/validate.mjs');
   const previous = read('twin-validate.json');
-  write('twin-validate.json', { ...stamp(), ...validate({ mr, cal }), ...(previous?.scale ? { scale: previous.scale } : {}) });
+  // Stamped after the run, so the load average at its end is the end's.
+  const result = validate({ mr, cal });
+  write('twin-validate.json', { ...stamp(), ...result, ...(previous?.scale ? { scale: previous.scale } : {}) });
 }
 if (cmd === 'scale') {
   const { scale } = await import('../tools/twin/scale.mjs');
   const previous = read('twin-validate.json') ?? {};
-  write('twin-validate.json', { ...previous, scale: { ...stamp().run && { run: stamp().run }, ...scale() } });
+  const result = scale();
+  write('twin-validate.json', { ...previous, scale: { run: stamp().run, ...result } });
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

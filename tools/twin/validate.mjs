@@ -40,7 +40,31 @@ function live(mr, name) {
   const passes = mr.passes.map((p) => p[name]).filter(Boolean);
   const p50 = passes.map((p) => p.ttft_p50_ms);
   const p99 = passes.map((p) => p.ttft_p99_ms);
-  return { passes: passes.map((p) => ({ ttft_p50_ms: p.ttft_p50_ms, ttft_p99_ms: p.ttft_p99_ms })), ttft_p50_mean_ms: round(mean(p50), 2), ttft_p99_mean_ms: round(mean(p99), 2), ttft_p50_range_ms: [Math.min(...p50), Math.max(...p50)], ttft_p99_range_ms: [Math.min(...p99), Math.max(...p99)] };
+  return { passes: passes.map((p) => ({ ttft_p50_ms: p.ttft_p50_ms, ttft_p99_ms: p.ttft_p99_ms, requests: p.requests, ...(p.load_average ? { load_average: p.load_average } : {}) })), ttft_p50_mean_ms: round(mean(p50), 2), ttft_p99_mean_ms: round(mean(p99), 2), ttft_p50_range_ms: [Math.min(...p50), Math.max(...p50)], ttft_p99_range_ms: [Math.min(...p99), Math.max(...p99)] };
+}
+
+/**
+ * The mechanisms behind the TTFTs, live (every pass pooled) beside the twin (median over seeds):
+ * where the two differ in latency, these say whether the same KV was found in the same places.
+ */
+function mechanisms(mr, name, runs) {
+  const l = mr.policies?.[name] ?? mr.extras?.[name] ?? mr.variants?.[name];
+  // The live summary pools every pass: counts per pass.
+  const n = mr.passes.filter((p) => p[name]).length;
+  const perPass = (x) => (typeof x === 'number' ? round(x / n, 1) : null);
+  const share = (counts) => {
+    const total = Object.values(counts ?? {}).reduce((a, b) => a + b, 0);
+    return total > 0 ? Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, round(v / total)])) : {};
+  };
+  const med = (f) => round(median(runs.map(f)));
+  return {
+    requests: { live: perPass(l?.requests), twin: med((r) => r.requests) },
+    prefix_hit_rate: { live: l?.prefix_hit_rate ?? null, twin: med((r) => r.prefix_hit_rate) },
+    restored_from_peers_tokens: { live: perPass(l?.restored_tokens?.from_peers), twin: med((r) => r.restored_tokens.from_peers) },
+    restored_from_local_tiers_tokens: { live: perPass(l?.restored_tokens?.from_local_tiers), twin: med((r) => r.restored_tokens.from_local_tiers) },
+    tpot_p50_ms: { live: l?.tpot_p50_ms ?? null, twin: med((r) => r.tpot_p50_ms) },
+    routing_share: { live: share(l?.routing), twin: share(runs[0]?.routing) },
+  };
 }
 
 const order = (entries) => entries.sort((a, b) => a[1] - b[1]).map(([k]) => k);
@@ -72,6 +96,7 @@ export function validate({ mr, cal, seeds = [1, 2, 3], log = console.log, now = 
       ttft_p50_error: round(Math.abs(p50 - l.ttft_p50_mean_ms) / l.ttft_p50_mean_ms),
       ttft_p99_error: round(Math.abs(p99 - l.ttft_p99_mean_ms) / l.ttft_p99_mean_ms),
       ttft_p99_in_live_range: p99 >= l.ttft_p99_range_ms[0] && p99 <= l.ttft_p99_range_ms[1],
+      mechanisms: mechanisms(mr, c.name, runs),
     };
   }
   const headline = Object.keys(systems).filter((k) => SERVING_SYSTEMS[k] && !SERVING_SYSTEMS[k].extra);

@@ -1,0 +1,63 @@
+import { DEFAULT_WORKLOAD } from '../../bench/multiround/workload.mjs';
+import { validate } from './validate.mjs';
+
+// validate() against the shape `npm run bench -- multiround --quick` writes: a few short sessions,
+// one pass, the live figures per configuration in `passes`. The twin runs for real; the live
+// figures are inputs, so what is checked is how the two are compared and reported.
+const systems = { symphony: { passes: 2 }, recompute: { passes: 2 }, 'symphony-missed10': { missed: 0.1, passes: 1 }, 'symphony-host-only': { node_env: { NODE_PREFETCH_PROMOTE: 'off' }, passes: 1 } };
+const pass = (p50: number, p99: number, requests = 40) => ({ ttft_p50_ms: p50, ttft_p99_ms: p99, requests, load_average: { before: 1, after: 1 } });
+const live = (passes: object[]) => ({
+  env: { users: 4, quick: true, passes: passes.length },
+  cluster: { nodes: 2, systems },
+  kv_bytes: { scheduler_costs_ms_per_chunk: { host: 1, ssd: 4, peer_network: 3, recompute: 20 } },
+  cost_model: { pcie_restore_chunk_us: 2800 },
+  workload: { options: { ...DEFAULT_WORKLOAD, sessions: 6, maxTurns: 4, thinkCompression: 4 * DEFAULT_WORKLOAD.thinkCompression }, users_start_over_s: 2 },
+  policies: { symphony: { requests: 80, prefix_hit_rate: 0.5, routing: { cheapest: 60, reservation: 20 } } },
+  passes,
+});
+const link = (dispatch_ms: number, bytes_per_ms: number) => ({ dispatch_ms, bytes_per_ms });
+const cal = {
+  overheads: { nats_ms: [0.3, 0.5, 2], timer_lag_ms: [0.1, 0.3, 1], loop_turn_ms: [0.01], client_ms_per_ktoken: 0.04, schedule_ms: 0.1, admit_ms_per_ktoken: 0.03, export_ms_per_chunk: 0.2, prefill_cpu_ms: 0.1, prefill_cpu_ms_per_ktoken: 0.3, decode_cpu_ms: 0.01, decode_cpu_ms_per_seq: 0.004 },
+  links: { host_load: link(0.03, 1e6), peer: link(6, 1e4), ssd_read: link(0.15, 2e7), host_write: link(0.02, 1e7), ssd_write: link(0.15, 2e7) },
+};
+
+describe('validate (twin against the live multi-round run)', () => {
+  const mr = live([
+    { symphony: pass(100, 900), recompute: pass(300, 2000), 'symphony-missed10': pass(110, 950), 'symphony-host-only': pass(100, 900) },
+    { symphony: pass(140, 1100), recompute: pass(260, 2400) },
+  ]);
+  const out = validate({ mr, cal, seeds: [1], log: () => undefined });
+
+  it('compares every configuration with live per-pass figures, but not the promotion A/B', () => {
+    expect(Object.keys(out.systems).sort()).toEqual(['recompute', 'symphony', 'symphony-missed10']);
+    expect(out.validation.headline_systems.sort()).toEqual(['recompute', 'symphony']);
+  });
+
+  it('takes the live figure as the mean of the passes, with their range, and reports the error against it', () => {
+    const s = out.systems.symphony!;
+    expect(s.live.ttft_p50_mean_ms).toBe(120);
+    expect(s.live.ttft_p99_range_ms).toEqual([900, 1100]);
+    expect(s.live.passes).toHaveLength(2);
+    expect(s.ttft_p50_error).toBeCloseTo(Math.abs(s.twin.ttft_p50_ms - 120) / 120, 2);
+    expect(out.validation.ttft_p50_error_max).toBe(Math.max(...Object.values(out.validation.ttft_p50_error)));
+    expect(out.validation.ttft_p99_live_range_ms.recompute).toEqual([2000, 2400]);
+  });
+
+  it('runs the live workload: every session turn is a request in the twin', () => {
+    const requests = out.systems.symphony!.twin.runs[0]!.requests;
+    expect(requests).toBeGreaterThan(6);
+    expect(out.systems.symphony!.mechanisms.requests).toEqual({ live: 40, twin: requests });
+  });
+
+  it('orders the headline systems by the live and the twin figures', () => {
+    expect(out.validation.order.live_p50).toEqual(['symphony', 'recompute']);
+    const twinOrder = [...out.validation.headline_systems].sort((a, b) => out.systems[a]!.twin.ttft_p50_ms - out.systems[b]!.twin.ttft_p50_ms);
+    expect(out.validation.order.twin_p50).toEqual(twinOrder);
+    expect(typeof out.validation.policy_order_matches).toBe('boolean');
+  });
+
+  it('refuses a results file without per-pass figures, and a system it does not know', () => {
+    expect(() => validate({ mr: { ...mr, passes: [] }, cal, seeds: [1], log: () => undefined })).toThrow(/per-pass/);
+    expect(() => validate({ mr: live([{ vllm: pass(1, 2) }]), cal, seeds: [1], log: () => undefined })).toThrow(/does not know: vllm/);
+  });
+});
