@@ -93,25 +93,33 @@ export class KvDirectory {
    * request puts it.
    */
   prefixes(keys: readonly string[], expected?: (key: string) => readonly string[]): NodePrefix[] {
+    // Routing asks this for every request: the nodes still holding the prefix are the keys of
+    // `out` whose tier list is as long as the keys read so far (a handful of nodes), so no set is
+    // built per key.
     const out = new Map<string, DirectoryTier[]>();
-    let alive: Set<string> | null = null;
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const entry = this.touch(key);
-      const next = new Set<string>();
-      const held = (nodeId: string, mask: number) => {
-        if (alive !== null && !alive.has(nodeId)) return;
-        next.add(nodeId);
-        const tiers = out.get(nodeId) ?? [];
-        tiers.push(fastest(mask));
-        out.set(nodeId, tiers);
-      };
-      const coming: ReadonlySet<string> = expected ? new Set(expected(key)) : NONE;
-      if (entry) for (const [nodeId, mask] of entry) held(nodeId, coming.has(nodeId) ? mask | BIT.device : mask);
-      for (const nodeId of coming) if (!entry?.has(nodeId)) held(nodeId, BIT.device);
-      if (next.size === 0) break;
-      alive = next;
+      const coming = expected ? expected(key) : NO_NODES;
+      let held = 0;
+      if (i === 0) {
+        if (entry) for (const [nodeId, mask] of entry) out.set(nodeId, [fastest(coming.includes(nodeId) ? mask | BIT.device : mask)]);
+        for (const nodeId of coming) if (!out.has(nodeId)) out.set(nodeId, [fastest(BIT.device)]);
+        held = out.size;
+      } else {
+        for (const [nodeId, tiers] of out) {
+          if (tiers.length !== i) continue;
+          const mask = (entry?.get(nodeId) ?? 0) | (coming.includes(nodeId) ? BIT.device : 0);
+          if (mask === 0) continue;
+          tiers.push(fastest(mask));
+          held++;
+        }
+      }
+      if (held === 0) break;
     }
-    return [...out].map(([nodeId, tiers]) => ({ nodeId, prefixChunks: tiers.length, tiers })).sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
+    const found: NodePrefix[] = [];
+    for (const [nodeId, tiers] of out) found.push({ nodeId, prefixChunks: tiers.length, tiers });
+    return found.sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
   }
 
   /** Keys one node holds in each tier (O(keys of the node): for status pages, not routing). */
@@ -187,7 +195,7 @@ export class KvDirectory {
   }
 }
 
-const NONE: ReadonlySet<string> = new Set();
+const NO_NODES: readonly string[] = [];
 
 function rank(tier: DirectoryTier): number {
   return DIRECTORY_TIERS.indexOf(tier);

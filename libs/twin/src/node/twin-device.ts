@@ -130,12 +130,25 @@ export class TwinDevice implements NodeKvView {
     let need = 0;
     for (const s of seqs) need += this.decodeBlocks(s.id);
     if (need > this.ledger.blocks.numAvailable) return false;
-    const items = seqs.map((s) => ({ seqId: s.id, tokens: 1, ids: [s.pending] }));
+    // Every decode step of every sequence passes here: the append items and id list are reused.
+    const items = this.decodeItems;
+    const ids = this.decodeIds;
+    items.length = 0;
+    ids.length = 0;
+    for (const s of seqs) {
+      const item = (s.decodeItem ??= { seqId: s.id, tokens: 1, ids: [0] });
+      item.ids[0] = s.pending;
+      items.push(item);
+      ids.push(s.id);
+    }
     this.ledger.append(items);
     for (const s of seqs) s.kvLength++;
-    this.ledger.commit(seqs.map((s) => s.id));
+    this.ledger.commit(ids);
     return true;
   }
+
+  private readonly decodeItems: Array<{ readonly seqId: string; readonly tokens: number; readonly ids: number[] }> = [];
+  private readonly decodeIds: string[] = [];
 
   /** Recompute preemption: the device KV goes, the history stays for the resume. */
   preempt(seq: TwinSeq): void {

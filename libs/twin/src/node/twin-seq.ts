@@ -52,6 +52,8 @@ export class TwinSeq implements NodeSeq {
   firstTokenAt?: number;
   /** The prompt's block keys as far as planning needed them (the device's prefix lookups), when the request brings none. */
   promptKeys?: BlockKeyChain;
+  /** The ledger append of its decode steps, reused step after step (the device sets its token). */
+  decodeItem?: { readonly seqId: string; readonly tokens: number; readonly ids: number[] };
   /** Block keys of the prompt's chunks, hashed once (see restore planning), when the request brings none. */
   readonly blockKeys = new Map<number, readonly string[]>();
   private readonly stream: SimTokenStream;
