@@ -17,6 +17,8 @@ const reference = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu' };
 /** 300 tokens: one whole 256-token chunk the KV store writes to its host pool, and a tail. */
 const HISTORY = Array.from({ length: 300 }, (_, i) => (i * 37 + 11) % 250);
 /** 40-token prompts whose greedy answers on mnemo-tiny run a full 80 tokens (priority-swap spec). */
+/** Waits are generous: the machine may be shared and slow, and a wait that times out fails the spec with its name. */
+const WAIT_MS = 30_000;
 const swapPrompt = (i: number) => Array.from({ length: 40 }, (_, j) => (j * 29 + i * 13 + 3) % 250);
 
 describe('every metric the Grafana dashboard queries is exported, with samples', () => {
@@ -31,10 +33,11 @@ describe('every metric the Grafana dashboard queries is exported, with samples',
     // A DroidSpeak pair (base and derived model) with KV tiers.
     droid = await cluster.addNode({ ...reference, NODE_MODELS: `${MODEL},mnemo-tiny-ft`, NODE_KV_BLOCKS: '128' });
     // Few device blocks, priority scheduling, swap preemption (FastSwitch).
-    swapper = await cluster.addNode({ ...reference, NODE_MODELS: MODEL, NODE_KV_BLOCKS: '8', NODE_MAX_BATCH: '4', NODE_SCHEDULING: 'priority', NODE_PREEMPTION: 'swap', NODE_BLOCK_GROUP_BLOCKS: '4' });
+    // A per-chunk peer deadline for a loaded machine: the prefetch below must not time out.
+    swapper = await cluster.addNode({ ...reference, NODE_PEER_DEADLINE_BASE_MS: '10000', NODE_MODELS: MODEL, NODE_KV_BLOCKS: '8', NODE_MAX_BATCH: '4', NODE_SCHEDULING: 'priority', NODE_PREEMPTION: 'swap', NODE_BLOCK_GROUP_BLOCKS: '4' });
     // Two models on one device budget lending each other elastic units (SwiftCache).
     await cluster.addNode({ ...reference, NODE_MODELS: `${MODEL},mnemo-tiny-qwen3`, NODE_KV_DEVICE_BYTES: '256KiB', NODE_KV_ELASTIC_TICK_MS: '50' });
-    await cluster.waitForLiveNodes(3);
+    await cluster.waitForLiveNodes(3, WAIT_MS);
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -78,30 +81,31 @@ describe('every metric the Grafana dashboard queries is exported, with samples',
     expect((await post('/v1/advisories', { session_id: 's-idle', model: MODEL })).status).toBe(201);
     expect((await complete('s-used', [...HISTORY.slice(0, 40), 9, 9])).status).toBe(200);
     const sched = cluster.schedulers[0]!.metricsPort;
-    await waitFor(async () => ((await scrape(sched, 'mnemo_advisory_outcomes_total{outcome="spurious"}')) ?? 0) >= 1, 5000, 'the idle advisory to expire', 100);
+    await waitFor(async () => ((await scrape(sched, 'mnemo_advisory_outcomes_total{outcome="spurious"}')) ?? 0) >= 1, WAIT_MS, 'the idle advisory to expire', 100);
 
     // The DroidSpeak node caches a base-model prompt; its derived model's request then tries the base KV.
     await dispatch(cluster, droid.nodeId, HISTORY);
-    await waitFor(async () => ((await scrape(droid.metricsPort, 'mnemo_kv_tier_bytes{tier="host",state="used"}')) ?? 0) > 0, 10_000, 'the base chunk in the host pool', 50);
+    // Every layer of the chunk (256 KiB of mnemo-tiny KV): a peer serves only whole chunks.
+    await waitFor(async () => ((await scrape(droid.metricsPort, 'mnemo_kv_tier_bytes{tier="host",state="used"}')) ?? 0) >= 256 * 1024, WAIT_MS, 'the base chunk in the host pool', 50);
     await dispatch(cluster, droid.nodeId, HISTORY, [], 'mnemo-tiny-ft');
 
     // A prefetch from the DroidSpeak node into the swap node's host pool (a peer link).
     const keys = chunkKeys(MODEL, 'itest', HISTORY);
     const prefetch = encodeMessage(PrefetchRequestSchema, { advisoryId: 'dash-1', sessionId: 'dash', model: MODEL, chunkKeys: keys, sources: [{ nodeId: droid.nodeId, grpcAddress: droid.grpcAddress, chunkKeys: keys }] });
     expect(decodeReplyOrError(PrefetchReplySchema, (await cluster.nc.request(Subjects.nodePrefetch(swapper.nodeId), prefetch, { timeout: 5000 })).data)).toEqual({ ok: expect.objectContaining({ chunksQueued: 1 }) });
-    await waitFor(async () => (await scrape(swapper.metricsPort, 'mnemo_kv_peer_link_bytes_total')) !== undefined, 10_000, 'bytes on the link', 50);
+    await waitFor(async () => (await scrape(swapper.metricsPort, 'mnemo_kv_peer_link_bytes_total')) !== undefined, WAIT_MS, 'bytes on the link', 50);
 
     // KV pressure on the swap node: two low-priority requests, then two high-priority ones preempt them by swapping.
     const low = [4, 5].map((i) => direct(swapper.nodeId, swapPrompt(i), 80, 0));
-    await waitFor(async () => ((await scrape(swapper.metricsPort, 'mnemo_node_running_sequences')) ?? 0) >= 2, 10_000, 'two running', 5);
+    await waitFor(async () => ((await scrape(swapper.metricsPort, 'mnemo_node_running_sequences')) ?? 0) >= 2, WAIT_MS, 'two running', 5);
     await Promise.all([...low, ...[7, 8].map((i) => direct(swapper.nodeId, swapPrompt(i), 80, 10))]);
 
     // A node leaves (failover row).
     const leaving = await cluster.addNode();
-    await cluster.waitForLiveNodes(4);
+    await cluster.waitForLiveNodes(4, WAIT_MS);
     await leaving.stop();
     cluster.nodes.splice(cluster.nodes.indexOf(leaving), 1);
-    await waitFor(async () => (await scrape(sched, 'mnemo_scheduler_nodes_dropped_total')) !== undefined, 5000, 'the node dropped', 50);
+    await waitFor(async () => (await scrape(sched, 'mnemo_scheduler_nodes_dropped_total')) !== undefined, WAIT_MS, 'the node dropped', 50);
 
     const { types, sampled } = await exposition();
     const problems: string[] = [];

@@ -73,8 +73,12 @@ function panels() {
     timeseries('Blocked I/O per restoring prefill', 'Time the engine waited on layer loads after its compute ran out.', [0.5, 0.99].map((p) => q(quantile(p, 'mnemo_kv_blocked_io_seconds'), `p${p * 100}`)), { unit: 's' }),
     timeseries(
       'Time blocked, per second',
-      'Seconds per second spent waiting: on peers\' layers during prefill, and the iteration loop on swap copies.',
-      [q(`sum(${rate('mnemo_kv_peer_blocked_seconds_total')})`, 'peer restores'), q(`sum(${rate('mnemo_node_swap_wait_seconds_total')})`, 'swap copies')],
+      'Seconds per second spent waiting: on peers\' layers during prefill, the iteration loop on swap copies, and layer-stream compute on layers not yet resident.',
+      [
+        q(`sum(${rate('mnemo_kv_peer_blocked_seconds_total')})`, 'peer restores'),
+        q(`sum(${rate('mnemo_node_swap_wait_seconds_total')})`, 'swap copies'),
+        q(`sum(${rate('mnemo_kv_stream_stall_seconds_total')})`, 'layer stream stalls'),
+      ],
       { unit: 's' },
     ),
     timeseries('Restores', 'Prefills that restored a prefix from the tiers or from a peer, and those that failed and were recomputed.', [
