@@ -3,6 +3,7 @@ export interface LivePass {
   ttft_p50_ms: number;
   ttft_p99_ms: number;
   requests?: number;
+  tpot_p50_ms?: number;
   load_average?: { before: number; after: number };
 }
 export interface SystemValidation {
@@ -12,6 +13,7 @@ export interface SystemValidation {
   ttft_p99_error: number;
   ttft_p99_in_live_range: boolean;
   mechanisms: Record<string, { live: unknown; twin: unknown }>;
+  if_iterations_waited_as_live?: { wait_per_iteration_ms: number; ttft_p50_ms: number | null; ttft_p99_ms: number | null; tpot_p50_ms: number | null };
 }
 export interface Validation {
   inputs: { live: { passes: number; users: number; nodes: number }; seeds: number[] };
@@ -22,7 +24,10 @@ export interface Validation {
     ttft_p99_live_range_ms: Record<string, [number, number]>;
     ttft_p99_twin_ms: Record<string, number>;
     policy_order_matches: boolean;
+    policy_order_p50_matches: boolean;
+    policy_order_p99_matches: boolean;
     order: { live_p50: string[]; twin_p50: string[]; live_p99: string[]; twin_p99: string[] };
+    order_disagreements: Record<'p50' | 'p99', Array<{ live_faster: string; live_slower: string; live_ranges_overlap: boolean }>>;
     headline_systems: string[];
   };
   systems: Record<string, SystemValidation>;

@@ -53,7 +53,20 @@ describe('validate (twin against the live multi-round run)', () => {
     expect(out.validation.order.live_p50).toEqual(['symphony', 'recompute']);
     const twinOrder = [...out.validation.headline_systems].sort((a, b) => out.systems[a]!.twin.ttft_p50_ms - out.systems[b]!.twin.ttft_p50_ms);
     expect(out.validation.order.twin_p50).toEqual(twinOrder);
-    expect(typeof out.validation.policy_order_matches).toBe('boolean');
+    expect(out.validation.policy_order_matches).toBe(out.validation.policy_order_p50_matches && out.validation.policy_order_p99_matches);
+    expect(out.validation.order_disagreements.p50.length === 0).toBe(out.validation.policy_order_p50_matches);
+  });
+
+  it('checks a slower live run against the twin with each node iteration waiting what the live TPOT says, apart from the validation', () => {
+    expect(out.systems.symphony!.if_iterations_waited_as_live).toBeUndefined();
+    const slow = (p50: number) => ({ ...pass(p50, 10 * p50), tpot_p50_ms: 400 });
+    const waited = validate({ mr: live([{ symphony: slow(3000), recompute: slow(4000) }]), cal, seeds: [1], log: () => undefined });
+    const s = waited.systems.symphony!;
+    expect(s.if_iterations_waited_as_live!.wait_per_iteration_ms).toBeGreaterThan(300);
+    expect(s.if_iterations_waited_as_live!.tpot_p50_ms!).toBeGreaterThan(300);
+    expect(s.if_iterations_waited_as_live!.ttft_p50_ms!).toBeGreaterThan(s.twin.ttft_p50_ms);
+    // The validation's own figures are the twin's, whatever the check found.
+    expect(s.twin.ttft_p50_ms).toBe(out.systems.symphony!.twin.ttft_p50_ms);
   });
 
   it('refuses a results file without per-pass figures, and a system it does not know', () => {
