@@ -5,7 +5,7 @@ import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import type { KvReportRequester } from './kv-report.port.js';
 import { RecordKvEventCommand } from './record-kv-event.command.js';
-import { RecordKvEventUseCase } from './record-kv-event.use-case.js';
+import { RecordKvEventUseCase, REPORT_RETRY_MS } from './record-kv-event.use-case.js';
 
 /** Port double: records whom a report was asked of. */
 class RecordingRequester implements KvReportRequester {
@@ -19,14 +19,15 @@ const event = (nodeId: string, seq: number, changes: Array<[KvChangeKind, KvTier
   create(KvEventSchema, { nodeId, seq: BigInt(seq), full, changes: changes.map(([kind, tier, chunkKeys]) => ({ kind, tier, model: 'm', chunkKeys })) });
 
 function setup() {
+  const clock = { ms: 0, monotonicMs: () => clock.ms, unixMs: () => clock.ms };
   const directory = new KvDirectory(1000);
   const requester = new RecordingRequester();
   const sessions = new SessionTable(100);
   const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
   const expected = new ExpectedHoldings(100, 60_000);
-  const sut = new RecordKvEventUseCase(directory, requester, metrics, new JsonLogger('test', 'error', () => undefined), sessions, expected);
+  const sut = new RecordKvEventUseCase(directory, requester, metrics, new JsonLogger('test', 'error', () => undefined), sessions, expected, clock);
   const record = (e: KvEvent) => sut.execute(new RecordKvEventCommand(e));
-  return { sut, directory, requester, record, sessions, metrics, expected };
+  return { sut, directory, requester, record, sessions, metrics, expected, clock };
 }
 
 describe(RecordKvEventUseCase.name, () => {
@@ -37,6 +38,25 @@ describe(RecordKvEventUseCase.name, () => {
     expect(directory.holders('a')).toEqual([{ nodeId: 'n1', tier: 'device' }]);
     expect(directory.holders('b')).toEqual([]);
     expect(requester.asked).toEqual([['n1']]);
+  });
+
+  it('asks again when a report never came (lost while NATS restarted), but not before REPORT_RETRY_MS', () => {
+    const { requester, record, sut, clock } = setup();
+    record(event('n1', 1, []));
+    expect(requester.asked).toEqual([['n1']]);
+    record(event('n1', 3, []));
+    sut.nodeJoined('n1');
+    expect(requester.asked).toHaveLength(1);
+    // In sequence again, but still unanswered: asked again once the retry time has passed.
+    record(event('n1', 4, []));
+    expect(requester.asked).toHaveLength(1);
+    clock.ms += REPORT_RETRY_MS;
+    record(event('n1', 5, []));
+    expect(requester.asked).toEqual([['n1'], ['n1']]);
+    record(event('n1', 5, [], true));
+    clock.ms += REPORT_RETRY_MS;
+    record(event('n1', 6, []));
+    expect(requester.asked).toHaveLength(2);
   });
 
   it.each<[string, number[], number]>([

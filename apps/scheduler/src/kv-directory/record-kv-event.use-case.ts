@@ -1,11 +1,14 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CHUNK_TOKENS, isChunkKey, type DirectoryChange, type DirectoryTier, type ExpectedHoldings, type KvDirectory, type SessionTable } from '@mnemo/kv-core';
 import { isSubjectToken, KvChangeKind, KvTier, type KvChange, type SessionTail } from '@mnemo/proto';
-import { JsonLogger } from '@mnemo/service-kit';
+import { CLOCK, JsonLogger, systemClock, type Clock } from '@mnemo/service-kit';
 import { SESSION_TABLE } from '../sessions/session-table.provider.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { EXPECTED_HOLDINGS, KV_DIRECTORY, KV_REPORT_REQUESTER, type KvReportRequester } from './kv-report.port.js';
 import type { RecordKvEventCommand } from './record-kv-event.command.js';
+
+/** A report not received this long after it was asked for is asked for again. */
+export const REPORT_RETRY_MS = 5_000;
 
 const TIERS: Partial<Record<KvTier, DirectoryTier>> = { [KvTier.DEVICE]: 'device', [KvTier.HOST]: 'host', [KvTier.SSD]: 'ssd' };
 const KINDS: Partial<Record<KvChangeKind, DirectoryChange['kind']>> = {
@@ -24,8 +27,12 @@ const KINDS: Partial<Record<KvChangeKind, DirectoryChange['kind']>> = {
 @Injectable()
 export class RecordKvEventUseCase {
   private readonly lastSeq = new Map<string, bigint>();
-  /** Nodes asked for a report and not answered yet: one request per gap, not one per event. */
-  private readonly awaitingReport = new Set<string>();
+  /**
+   * Nodes asked for a report and not answered yet, with when they were asked: one request per
+   * gap, not one per event — but a request or its report can be lost (NATS restarting), so a
+   * node still unanswered after REPORT_RETRY_MS is asked again at its next event or rejoin.
+   */
+  private readonly awaitingReport = new Map<string, number>();
 
   constructor(
     @Inject(KV_DIRECTORY) private readonly directory: KvDirectory,
@@ -34,6 +41,7 @@ export class RecordKvEventUseCase {
     @Inject(JsonLogger) private readonly logger: JsonLogger,
     @Inject(SESSION_TABLE) private readonly sessions: SessionTable,
     @Optional() @Inject(EXPECTED_HOLDINGS) private readonly expected: ExpectedHoldings | null = null,
+    @Optional() @Inject(CLOCK) private readonly clock: Clock = systemClock,
   ) {}
 
   execute({ event }: RecordKvEventCommand): void {
@@ -53,6 +61,7 @@ export class RecordKvEventUseCase {
     }
     this.directory.apply(event.nodeId, changes);
     if (last === undefined || event.seq !== last + 1n) this.askReport(event.nodeId, last === undefined ? 'unknown' : 'gap');
+    else if (this.awaitingReport.has(event.nodeId)) this.askReport(event.nodeId, 'retry');
     for (const t of event.sessionTails) this.recordTail(event.nodeId, t);
   }
 
@@ -87,9 +96,11 @@ export class RecordKvEventUseCase {
     this.awaitingReport.delete(nodeId);
   }
 
-  private askReport(nodeId: string, reason: 'unknown' | 'gap' | 'joined'): void {
-    if (this.awaitingReport.has(nodeId)) return;
-    this.awaitingReport.add(nodeId);
+  private askReport(nodeId: string, reason: 'unknown' | 'gap' | 'joined' | 'retry'): void {
+    const now = this.clock.monotonicMs();
+    const asked = this.awaitingReport.get(nodeId);
+    if (asked !== undefined && now - asked < REPORT_RETRY_MS) return;
+    this.awaitingReport.set(nodeId, now);
     this.metrics.kvReportsRequested.inc({ reason });
     this.reports.request([nodeId]);
   }

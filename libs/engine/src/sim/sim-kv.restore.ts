@@ -63,7 +63,6 @@ export async function runRestoringPass(
     const mine = restores.filter((r) => layer < r.layout.layers && !failed.has(r.seqId));
     // A rejected load is kept as its error: one sequence's failure must not cut the others' wait short.
     const loads = Promise.all(mine.map(async (r) => [r, await r.plan.load(layer).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))] as [SimRestore, Float32Array | Error]));
-    loads.catch(() => undefined); // awaited only after the modelled compute it overlaps
     const linkMs = mine.reduce((ms, r) => ms + (((r.plan.until - r.from) / CHUNK_TOKENS) * restorePerChunkMs) / r.layout.layers, 0);
     linkFree = Math.max(linkFree, clock.now()) + linkMs;
     return { loads, arriveBy: linkFree };

@@ -1,0 +1,199 @@
+// `npm run bench -- chaos [--duration-s 240] [--users 4] [--seed 1] [--max-requests 2000]`:
+// issue 29's chaos run on loopback. A private NATS and cluster (bench/lib/chaos.cluster.mjs) serve
+// a seeded mixed workload (multi-turn chat sessions, streams, greedy and seeded sampling,
+// advisories) for a fixed time while, after a 60 s warm-up, node-managers are SIGKILLed and
+// started again at seeded points (three in the run, well inside the supervisor's five a minute),
+// NATS is restarted once, one chunk extent of a node's SSD pool file is corrupted, and one node is
+// SIGSTOPped for longer than the peer deadline. At the end every completed request is run again
+// on a clean cluster and the tokens compared. Writes bench/results/chaos.json.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { percentile, rng, round } from './lib/figures.mjs';
+import { CHAOS_CLUSTER, ChaosCluster } from './lib/chaos.cluster.mjs';
+import { runUsers, streamChat, timeToServe } from './lib/chaos.workload.mjs';
+
+const { values: opt } = parseArgs({ options: { 'duration-s': { type: 'string', default: '240' }, users: { type: 'string', default: '4' }, seed: { type: 'string', default: '1' }, 'max-requests': { type: 'string', default: '2000' } } });
+const DURATION_MS = Number(opt['duration-s']) * 1000;
+const WARMUP_MS = 60_000;
+const USERS = Number(opt.users);
+const SEED = Number(opt.seed);
+const DEADLINE_MS = CHAOS_CLUSTER.gatewayRequestTimeoutMs + 15_000;
+if (!(DURATION_MS >= WARMUP_MS + 60_000)) throw new Error('--duration-s must leave at least 60 s after the 60 s warm-up');
+const log = (m) => console.log(`[chaos +${((Date.now() - t0) / 1000).toFixed(1)} s] ${m}`);
+const sleepUntil = async (at) => {
+  while (Date.now() < at) await new Promise((r) => setTimeout(r, Math.min(500, at - Date.now())));
+};
+
+const dataDir = mkdtempSync(join(tmpdir(), 'mnemo-chaos-'));
+const cluster = await ChaosCluster.start(join(dataDir, 'chaos'));
+// The run, its warm-up and the fault schedule count from when the cluster is up.
+const t0 = Date.now();
+const base = cluster.gateway.base;
+const records = [];
+const advisories = [];
+const events = [];
+const counters = new Map(); // node id#incarnation → last counters seen
+const sampler = setInterval(() => void sampleAll(), 5000);
+
+/** RSS of every process, and the fault counters of every live node incarnation. */
+async function sampleAll() {
+  await cluster.sample();
+  await Promise.all(
+    cluster.nodes.map(async (n) => {
+      try {
+        const text = await (await fetch(`http://127.0.0.1:${n.port}/metrics`, { signal: AbortSignal.timeout(3000) })).text();
+        const sum = (name) => text.split('\n').filter((l) => l.startsWith(name)).reduce((s, l) => s + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+        counters.set(`${n.id}#${n.incarnation}`, {
+          crc: sum('mnemo_kv_crc_failures_total'),
+          fallbacks: sum('mnemo_node_restore_fallbacks_total'),
+          deadlines: sum('mnemo_kv_peer_fetch_deadlines_total'),
+          replayed: sum('mnemo_kv_journal_replayed_segments_total'),
+        });
+      } catch {
+        // stopped, restarting or busy: the last sample stands
+      }
+    }),
+  );
+}
+
+// The faults, at seeded points after the warm-up (fractions of the run, a little jitter).
+const r = rng(SEED);
+const at = (f) => t0 + Math.round(DURATION_MS * (f + (r() - 0.5) * 0.04));
+const pick = () => cluster.nodes[Math.floor(r() * cluster.nodes.length)];
+const chaos = (async () => {
+  const plan = [
+    { atMs: at(0.3), kind: 'kill', node: pick() },
+    { atMs: at(0.38), kind: 'corrupt', node: pick() },
+    { atMs: at(0.5), kind: 'nats' },
+    { atMs: at(0.62), kind: 'sigstop', node: pick() },
+    { atMs: at(0.72), kind: 'kill', node: pick() },
+    { atMs: at(0.85), kind: 'kill', node: pick() },
+  ].map((e) => ({ ...e, atMs: Math.max(e.atMs, t0 + WARMUP_MS) }));
+  for (const e of plan) {
+    await sleepUntil(e.atMs);
+    const ev = { kind: e.kind, node: e.node?.id, startMs: Date.now() };
+    events.push(ev);
+    if (e.kind === 'kill') {
+      await sampleAll();
+      await cluster.killAndRestart(e.node, 2000);
+      log(`killed ${e.node.id} (SIGKILL) and started it again (incarnation ${e.node.incarnation})`);
+    } else if (e.kind === 'corrupt') {
+      ev.offset = cluster.corruptSsdExtent(e.node, Math.floor(r() * 16 * 2 ** 20));
+      log(`corrupted ${e.node.id}'s SSD pool at byte ${ev.offset ?? '(nothing written yet)'}`);
+    } else if (e.kind === 'nats') {
+      const killed = Date.now();
+      const serving = timeToServe(base, killed);
+      await cluster.nats.restart(3000);
+      ev.recoveredS = await serving;
+      log(`NATS restarted (down 3 s); serving again ${ev.recoveredS} s after the kill`);
+    } else {
+      const ms = 4 * Number(CHAOS_CLUSTER.env.NODE_PEER_DEADLINE_BASE_MS) + 2000;
+      await cluster.pause(e.node, ms);
+      log(`${e.node.id} SIGSTOPped for ${ms} ms`);
+    }
+    ev.endMs = Date.now();
+  }
+})();
+
+log(`cluster up (${CHAOS_CLUSTER.nodes} nodes); ${USERS} users for ${DURATION_MS / 1000} s`);
+await runUsers({ base, users: USERS, untilMs: t0 + DURATION_MS, maxRequests: Number(opt['max-requests']), seed: SEED, deadlineMs: DEADLINE_MS, records, advisories });
+await chaos;
+await sampleAll();
+clearInterval(sampler);
+const endMs = Date.now();
+await cluster.stop();
+log(`${records.length} requests; re-running the completed ones on a clean cluster`);
+
+// A clean cluster answers every completed request again: greedy and seeded sampling are both
+// functions of the request alone, so the tokens must be the same.
+const ok = (x) => x.status === 200 && !x.error && !x.lost && x.done && x.finish;
+const completed = records.filter(ok);
+const clean = await ChaosCluster.start(join(dataDir, 'clean'));
+const again = new Array(completed.length);
+let next = 0;
+await Promise.all(
+  Array.from({ length: 4 }, async () => {
+    for (let i = next++; i < completed.length; i = next++) again[i] = await streamChat(clean.gateway.base, completed[i].body, DEADLINE_MS);
+  }),
+);
+await clean.stop();
+rmSync(dataDir, { recursive: true, force: true });
+
+let mismatchedRequests = 0;
+let mismatchedTokens = 0;
+let duplicatedTokens = 0;
+let compared = 0;
+completed.forEach((rec, i) => {
+  const ref = again[i];
+  if (!ok(ref)) return; // the clean run failed: not comparable (counted below)
+  compared++;
+  if (ref.text === rec.text) return;
+  mismatchedRequests++;
+  let common = 0;
+  while (common < ref.text.length && ref.text[common] === rec.text[common]) common++;
+  mismatchedTokens += Math.max(ref.text.length, rec.text.length) - common;
+  duplicatedTokens += Math.max(0, rec.text.length - ref.text.length);
+});
+
+// Streams in flight while a fault struck: the largest gap each saw between two pieces of text.
+const disturbed = records.filter((x) => events.some((e) => x.startedMs < (e.endMs ?? endMs) && x.endedMs > e.startMs) && x.arrivals.length > 1);
+const maxGap = (x) => Math.max(...x.arrivals.slice(1).map((a, i) => a - x.arrivals[i]));
+const gaps = disturbed.filter(ok).map(maxGap);
+
+// RSS growth per process incarnation, from the end of its 60 s warm-up to its last sample, the KV host pool's used bytes excluded.
+const rss = {};
+const rssDetail = {};
+let worstFrac = 0;
+for (const inc of cluster.incarnations) {
+  const warm = inc.samples.find((s) => s.atMs >= Math.max(inc.startedMs, t0) + WARMUP_MS);
+  const last = inc.samples.at(-1);
+  if (!warm || !last || last.atMs - warm.atMs < 30_000) continue;
+  const before = warm.rss - warm.pool;
+  const growth = last.rss - last.pool - before;
+  rss[`${inc.service}#${inc.incarnation}`] = round(growth / 2 ** 20, 1);
+  const mb = (x) => round(x / 2 ** 20, 1);
+  rssDetail[`${inc.service}#${inc.incarnation}`] = { rss_warm_mb: mb(warm.rss), rss_end_mb: mb(last.rss), pool_warm_mb: mb(warm.pool), pool_end_mb: mb(last.pool), span_s: Math.round((last.atMs - warm.atMs) / 1000) };
+  worstFrac = Math.max(worstFrac, growth / before);
+}
+const totals = [...counters.values()].reduce((a, c) => ({ crc: a.crc + c.crc, fallbacks: a.fallbacks + c.fallbacks, deadlines: a.deadlines + c.deadlines, replayed: a.replayed + c.replayed }), { crc: 0, fallbacks: 0, deadlines: 0, replayed: 0 });
+const failedClean = records.filter((x) => !ok(x) && !x.lost && x.error?.code);
+const codes = {};
+for (const x of failedClean) codes[x.error.code] = (codes[x.error.code] ?? 0) + 1;
+
+const result = {
+  what: 'chaos run on loopback: a private NATS, scheduler, gateway and sim node-managers as processes; seeded chat sessions (streams, greedy and seeded sampling, advisories) while nodes are killed and restarted, NATS restarted, an SSD extent corrupted and a node paused; every completed request re-run on a clean cluster',
+  options: { duration_s: DURATION_MS / 1000, warmup_s: WARMUP_MS / 1000, users: USERS, seed: SEED, nodes: CHAOS_CLUSTER.nodes },
+  requests: records.length,
+  completed: completed.length,
+  failed_clean: failedClean.length,
+  failed_by_code: codes,
+  lost: records.filter((x) => x.lost || (!ok(x) && !x.error?.code)).length,
+  compared,
+  not_comparable: completed.length - compared,
+  mismatched_requests: mismatchedRequests,
+  mismatched_tokens: mismatchedTokens,
+  duplicated_tokens: duplicatedTokens,
+  failover_gap_ms_p99: gaps.length ? Math.round(percentile(gaps, 99)) : null,
+  disturbed_streams: disturbed.length,
+  rss_growth_mb: rss,
+  rss_growth_frac_max: round(worstFrac, 3),
+  rss_detail: rssDetail,
+  recovered_after_nats_restart_s: events.find((e) => e.kind === 'nats')?.recoveredS ?? null,
+  advisories: { sent: advisories.length, accepted: advisories.filter((s) => s === 201).length, rate_limited: advisories.filter((s) => s === 429).length },
+  faults: events.map((e) => ({ kind: e.kind, node: e.node ?? null, at_s: round((e.startMs - t0) / 1000, 1), ...(e.offset !== undefined ? { offset: e.offset } : {}) })),
+  fault_counters: { crc_failures: totals.crc, restore_fallbacks: totals.fallbacks, peer_deadlines: totals.deadlines, journal_replayed_segments: totals.replayed },
+  definitions: {
+    lost: 'no answer at all within the gateway deadline + 15 s, or an end without a final event or an error code',
+    failed_clean: 'ended with an error carrying a code (timeout, data_loss, no_node_available, …)',
+    mismatched_tokens: 'over completed requests whose text differs from the clean re-run: characters from the first difference to the longer end (mnemo-tiny is byte-level: a character is a token)',
+    duplicated_tokens: 'over those, characters the chaos text has beyond the clean one',
+    failover_gap_ms_p99: 'p99 over completed streams in flight while a fault struck of the largest gap between two pieces of text (without gateway failover on main these are the streams that survived, not continued ones)',
+    rss_growth_mb: 'per process incarnation, from the end of its 60 s warm-up to its last sample, minus the change in KV host-pool bytes in use; rss_growth_frac_max is the largest growth over the warm figure (0 when none grew)',
+  },
+};
+mkdirSync('bench/results', { recursive: true });
+writeFileSync('bench/results/chaos.json', JSON.stringify(result, null, 2) + '\n');
+log(`requests ${result.requests}, completed ${result.completed}, failed clean ${result.failed_clean} ${JSON.stringify(codes)}, lost ${result.lost}, mismatched ${result.mismatched_tokens}, duplicated ${result.duplicated_tokens}, gap p99 ${result.failover_gap_ms_p99} ms, RSS growth max ${result.rss_growth_frac_max}, NATS recovery ${result.recovered_after_nats_restart_s} s`);
+process.exit(0);

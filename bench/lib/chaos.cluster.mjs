@@ -1,0 +1,201 @@
+// The chaos benchmark's cluster: a private nats-server with credentials, a scheduler, sim
+// node-managers and a gateway, each a child process (`apps/<app>/dist/main.js`), never the shared
+// servers. Nodes can be SIGKILLed and started again under the same id and data directory (their
+// SSD journal replays), SIGSTOPped, and have a chunk extent of their SSD pool corrupted; every
+// process incarnation's RSS is sampled from /proc.
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, startNats } from '../../tools/infra/index.mjs';
+import { launch, ready, stop } from './services.mjs';
+
+/** Sizes of the chaos cluster: small pools so chunks reach the SSD tier, slow enough decode that streams are cut mid-way. */
+export const CHAOS_CLUSTER = {
+  nodes: 3,
+  model: 'mnemo-tiny',
+  env: {
+    NODE_ENGINE: 'sim',
+    NODE_MODELS: 'mnemo-tiny',
+    NODE_KV_BLOCKS: '1024',
+    NODE_SIM_KV_BYTES: '8x16',
+    NODE_SIM_DECODE_STEP_MS: '15',
+    NODE_KV_HOST_POOL: '4MiB',
+    NODE_KV_BANDWIDTHS: '10,2',
+    NODE_PREFIX_CACHE_BLOCKS: '64',
+    NODE_HEARTBEAT_MS: '500',
+    NODE_PEER_DEADLINE_BASE_MS: '500',
+  },
+  ssdPool: '32MiB',
+  schedulerNodeTimeoutMs: 1500,
+  gatewayIdleTimeoutMs: 10_000,
+  gatewayRequestTimeoutMs: 60_000,
+};
+
+/** VmRSS of a process in bytes, or undefined once it is gone. */
+function rssBytes(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Host-pool bytes a node reports in use (excluded from its RSS growth: the KV pool is meant to fill). */
+async function hostPoolUsed(port) {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(3000) })).text();
+    const line = text.split('\n').find((l) => l.startsWith('mnemo_kv_tier_bytes{') && l.includes('tier="host"') && l.includes('state="used"'));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  } catch {
+    return undefined;
+  }
+}
+
+export class ChaosCluster {
+  /** @type {Array<{ service: string, incarnation: number, pid: number, startedMs: number, samples: Array<{ atMs: number, rss: number, pool: number }> }>} */
+  incarnations = [];
+  nodes = [];
+
+  static async start(dataDir) {
+    const c = new ChaosCluster();
+    await c.#start(dataDir);
+    return c;
+  }
+
+  async #start(dataDir) {
+    this.dataDir = dataDir;
+    const user = 'chaos';
+    const password = randomBytes(18).toString('base64url');
+    this.nats = await startNats({ user, password });
+    this.common = { NATS_URL: this.nats.url, NATS_USER: user, NATS_PASSWORD: password, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
+    const peerToken = randomBytes(18).toString('base64url');
+    const schedPort = await freePort();
+    this.scheduler = { port: schedPort, child: launch('scheduler', { ...this.common, METRICS_PORT: String(schedPort), SCHEDULER_NODE_TIMEOUT_MS: String(CHAOS_CLUSTER.schedulerNodeTimeoutMs) }) };
+    this.#track('scheduler', this.scheduler.child, () => undefined);
+    for (let i = 0; i < CHAOS_CLUSTER.nodes; i++) {
+      const id = `chaos-${i}`;
+      const node = { id, port: await freePort(), incarnation: 0, env: {} };
+      node.env = {
+        ...this.common,
+        ...CHAOS_CLUSTER.env,
+        NODE_ID: id,
+        METRICS_PORT: String(node.port),
+        NODE_PEER_TOKEN: peerToken,
+        NODE_DATA_DIR: join(dataDir, id),
+        NODE_KV_SSD_POOLS: `${join(dataDir, id, 'ssd-0.pool')}=${CHAOS_CLUSTER.ssdPool}`,
+      };
+      this.nodes.push(node);
+      this.#launchNode(node);
+    }
+    const [httpPort, grpcPort, opsPort] = [await freePort(), await freePort(), await freePort()];
+    this.gateway = {
+      port: opsPort,
+      base: `http://127.0.0.1:${httpPort}`,
+      child: launch('gateway', {
+        ...this.common,
+        GATEWAY_PORT: String(httpPort),
+        GATEWAY_GRPC_PORT: String(grpcPort),
+        METRICS_PORT: String(opsPort),
+        MNEMO_DEFAULT_MODEL: CHAOS_CLUSTER.model,
+        GATEWAY_IDLE_TIMEOUT_MS: String(CHAOS_CLUSTER.gatewayIdleTimeoutMs),
+        GATEWAY_REQUEST_TIMEOUT_MS: String(CHAOS_CLUSTER.gatewayRequestTimeoutMs),
+      }),
+    };
+    this.#track('gateway', this.gateway.child, () => undefined);
+    await Promise.all([ready(schedPort), ready(opsPort), ...this.nodes.map((n) => ready(n.port))]);
+    await this.waitForNodes(CHAOS_CLUSTER.nodes);
+  }
+
+  #launchNode(node) {
+    node.incarnation++;
+    node.child = launch('node-manager', node.env);
+    this.#track(node.id, node.child, () => hostPoolUsed(node.port));
+  }
+
+  #track(service, child, pool) {
+    this.incarnations.push({ service, incarnation: this.incarnations.filter((i) => i.service === service).length + 1, pid: child.pid, startedMs: Date.now(), samples: [], pool });
+  }
+
+  /** One RSS sample of every live incarnation (the KV host pool's used bytes beside each node's). */
+  async sample() {
+    const now = Date.now();
+    await Promise.all(
+      this.incarnations.map(async (inc) => {
+        const rss = rssBytes(inc.pid);
+        if (rss === undefined) return;
+        const pool = (await inc.pool()) ?? inc.samples.at(-1)?.pool ?? 0;
+        inc.samples.push({ atMs: now, rss, pool });
+      }),
+    );
+  }
+
+  /** Resolves once the scheduler counts `n` live nodes (or throws after `timeoutMs`). */
+  async waitForNodes(n, timeoutMs = 60_000) {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        const text = await (await fetch(`http://127.0.0.1:${this.scheduler.port}/metrics`)).text();
+        const line = text.split('\n').find((l) => l.startsWith('mnemo_scheduler_live_nodes'));
+        if (line && Number(line.slice(line.lastIndexOf(' ') + 1)) >= n) return;
+      } catch {
+        // scheduler busy or reconnecting
+      }
+      if (Date.now() > end) throw new Error(`the scheduler did not see ${n} live nodes in ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** SIGKILL (a crash), then the same node again after `downMs`: same id, same data directory. */
+  async killAndRestart(node, downMs) {
+    const exited = new Promise((r) => node.child.once('exit', r));
+    node.child.stopping = true;
+    node.child.kill('SIGKILL');
+    await exited;
+    await new Promise((r) => setTimeout(r, downMs));
+    this.#launchNode(node);
+    await ready(node.port);
+  }
+
+  /** SIGSTOP for `ms`, then SIGCONT: a node that hangs rather than dies. */
+  async pause(node, ms) {
+    node.child.kill('SIGSTOP');
+    await new Promise((r) => setTimeout(r, ms));
+    node.child.kill('SIGCONT');
+  }
+
+  /**
+   * Flips one byte inside a written chunk extent of `node`'s SSD pool file: the first 4 KiB page
+   * from `fromByte` on (wrapping around) holding data (the pool is sparse zeros elsewhere). Returns the offset, or
+   * undefined when nothing was written yet.
+   */
+  corruptSsdExtent(node, fromByte = 0) {
+    const path = join(this.dataDir, node.id, 'ssd-0.pool');
+    const size = statSync(path).size;
+    const fd = openSync(path, 'r+');
+    try {
+      const page = Buffer.alloc(4096);
+      const pages = Math.floor(size / 4096);
+      const first = Math.floor(Math.min(fromByte, Math.max(0, size - 1)) / 4096);
+      // From `fromByte` to the end, then from the start: the first page holding data.
+      for (let k = 0; k < pages; k++) {
+        const at = ((first + k) % pages) * 4096;
+        const n = readSync(fd, page, 0, page.length, at);
+        const i = page.subarray(0, n).findIndex((b) => b !== 0);
+        if (i < 0) continue;
+        writeSync(fd, Buffer.from([page[i] ^ 0xff]), 0, 1, at + i);
+        return at + i;
+      }
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  async stop() {
+    await stop(this.gateway.child);
+    await Promise.all(this.nodes.map((n) => stop(n.child)));
+    await stop(this.scheduler.child);
+    await this.nats.stop();
+  }
+}
