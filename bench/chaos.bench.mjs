@@ -58,6 +58,25 @@ async function sampleAll() {
   );
 }
 
+/**
+ * What the gateway counted of failovers (mnemo_gateway_failovers_total by outcome) and the p99 of
+ * its failover gap histogram (the upper bound of the bucket holding it), when it has them.
+ */
+async function failoverFigures(port) {
+  try {
+    const lines = (await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5000) })).text()).split('\n');
+    const value = (l) => Number(l.slice(l.lastIndexOf(' ') + 1));
+    const byOutcome = {};
+    for (const l of lines.filter((x) => x.startsWith('mnemo_gateway_failovers_total{'))) byOutcome[/outcome="([^"]*)"/.exec(l)?.[1] ?? 'all'] = value(l);
+    const buckets = lines.filter((x) => x.startsWith('mnemo_gateway_failover_gap_seconds_bucket{')).map((l) => ({ le: /le="\+Inf"/.test(l) ? Infinity : Number(/le="([^"]*)"/.exec(l)?.[1]), n: value(l) }));
+    const total = buckets.find((b) => b.le === Infinity)?.n ?? 0;
+    const p99 = total > 0 ? buckets.find((b) => b.n >= 0.99 * total)?.le : undefined;
+    return { by_outcome: byOutcome, gap_p99_ms_le: p99 === undefined || p99 === Infinity ? null : Math.round(p99 * 1000) };
+  } catch {
+    return { by_outcome: {}, gap_p99_ms_le: null };
+  }
+}
+
 // The faults, at seeded points after the warm-up (fractions of the run, a little jitter).
 const r = rng(SEED);
 const at = (f) => t0 + Math.round(DURATION_MS * (f + (r() - 0.5) * 0.04));
@@ -103,6 +122,7 @@ await chaos;
 await sampleAll();
 clearInterval(sampler);
 const endMs = Date.now();
+const gatewayFailovers = await failoverFigures(cluster.gateway.port);
 await cluster.stop();
 log(`${records.length} requests; re-running the completed ones on a clean cluster`);
 
@@ -177,6 +197,7 @@ const result = {
   duplicated_tokens: duplicatedTokens,
   failover_gap_ms_p99: gaps.length ? Math.round(percentile(gaps, 99)) : null,
   disturbed_streams: disturbed.length,
+  gateway_failovers: gatewayFailovers,
   rss_growth_mb: rss,
   rss_growth_frac_max: round(worstFrac, 3),
   rss_detail: rssDetail,
@@ -189,7 +210,8 @@ const result = {
     failed_clean: 'ended with an error carrying a code (timeout, data_loss, no_node_available, …)',
     mismatched_tokens: 'over completed requests whose text differs from the clean re-run: characters from the first difference to the longer end (mnemo-tiny is byte-level: a character is a token)',
     duplicated_tokens: 'over those, characters the chaos text has beyond the clean one',
-    failover_gap_ms_p99: 'p99 over completed streams in flight while a fault struck of the largest gap between two pieces of text (without gateway failover on main these are the streams that survived, not continued ones)',
+    failover_gap_ms_p99: 'p99 over completed streams in flight while a fault struck of the largest gap between two pieces of text, as their clients saw it (continued streams among them when the gateway fails over)',
+    gateway_failovers: "the gateway's own count of failovers by outcome, and the upper bound of the bucket of its failover-gap histogram holding the p99 (null without failover)",
     rss_growth_mb: 'per process incarnation, from the end of its 60 s warm-up to its last sample, minus the change in KV host-pool bytes in use; rss_growth_frac_max is the largest growth over the warm figure (0 when none grew)',
   },
 };
