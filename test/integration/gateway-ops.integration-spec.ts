@@ -64,7 +64,8 @@ describe('gateway (no nodes)', () => {
     ['messages not an array', '/v1/chat/completions', '{"model": "mnemo-tiny", "messages": {}}', 400, 'invalid_request'],
     ['an invalid role', '/v1/chat/completions', '{"model": "mnemo-tiny", "messages": [{"role": "robot", "content": "x"}]}', 400, 'invalid_request'],
     ['temperature out of range', '/v1/completions', '{"model": "mnemo-tiny", "prompt": "x", "temperature": 3}', 400, 'invalid_request'],
-    ['an unknown model', '/v1/chat/completions', '{"model": "no-such-model", "messages": [{"role": "user", "content": "x"}]}', 404, 'model_not_found'],
+    // With no node registered nobody can say a model does not exist: 503, to retry (with nodes it is a 404: gateway-inference).
+    ['a model while no node serves any', '/v1/chat/completions', '{"model": "no-such-model", "messages": [{"role": "user", "content": "x"}]}', 503, 'no_node_available'],
     ['an oversize body', '/v1/completions', JSON.stringify({ model: 'mnemo-tiny', prompt: 'x'.repeat(10_000) }), 413, 'request_too_large'],
   ];
   it.each(rejected)('rejects %s in the OpenAI error shape without scheduling anything', async (_name, path, body, statusCode, code) => {
@@ -87,7 +88,7 @@ describe('gateway (no nodes)', () => {
   it('counts rejected requests in /metrics', async () => {
     const text = await (await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).text();
     expect(text).toMatch(/mnemo_requests_total\{[^}]*operation="chat.completions"[^}]*outcome="invalid_request"[^}]*\} [1-9]/);
-    expect(text).toMatch(/mnemo_requests_total\{[^}]*operation="chat.completions"[^}]*outcome="model_not_found"[^}]*\} [1-9]/);
+    expect(text).toMatch(/mnemo_requests_total\{[^}]*operation="chat.completions"[^}]*outcome="no_node_available"[^}]*\} [1-9]/);
     expect(text).toContain('mnemo_time_to_first_token_seconds');
   });
 
@@ -114,7 +115,7 @@ describe('gateway (no nodes)', () => {
 
     it.each([
       ['no API key', { model: 'mnemo-tiny', prompt: 'x' }, false, status.UNAUTHENTICATED],
-      ['an unknown model', { model: 'no-such-model', prompt: 'x' }, true, status.NOT_FOUND],
+      ['a model while no node serves any', { model: 'no-such-model', prompt: 'x' }, true, status.UNAVAILABLE],
       ['top_p out of range', { model: 'mnemo-tiny', prompt: 'x', topP: 2 }, true, status.INVALID_ARGUMENT],
       ['prompt and messages both set', { model: 'mnemo-tiny', prompt: 'x', messages: [{ role: 'user', content: 'y' }] }, true, status.INVALID_ARGUMENT],
     ])('Infer fails with %s', async (_name, req, withKey, code) => {
