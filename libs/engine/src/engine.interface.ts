@@ -1,4 +1,4 @@
-import type { ChunkContent } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, seedPromptLength, type ChunkContent } from '@mnemo/kv-core';
 /**
  * The contract between the node-manager and any engine (sim, reference, or an
  * external one). The node-manager's iteration-level scheduler decides *which*
@@ -23,6 +23,21 @@ export interface SamplingParams {
   readonly topP: number;
   /** Seed for this sequence's sampler; the same seed and inputs give the same tokens. */
   readonly seed: number;
+  /**
+   * Failover continuation (kv-core `planContinuation`): draws an earlier run of this sequence
+   * made. The prompt's last `drawOffset` tokens are what those draws gave; the sampler is seeded
+   * as for the prompt before them and skips as many draws, so it samples what that run would
+   * have sampled next. 0 or absent: an ordinary sequence. Must be < the prompt length.
+   */
+  readonly drawOffset?: number;
+}
+
+/** An input's draw offset is a count of its prompt tokens, at least one left (InvalidRequest otherwise). */
+export function checkDrawOffset(input: { readonly seqId: string; readonly tokens: readonly number[]; readonly sampling: SamplingParams }): void {
+  const offset = input.sampling.drawOffset ?? 0;
+  if (seedPromptLength(input.tokens.length, offset) === null) {
+    throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${input.seqId}: drawOffset ${offset} must be an integer in [0, ${input.tokens.length})`);
+  }
 }
 
 export interface ServedModel {

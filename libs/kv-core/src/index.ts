@@ -14,3 +14,4 @@ export * from './priority/index.js';
 export * from './interop/index.js';
 export * from './why/index.js';
 export * from './limits/index.js';
+export * from './failover/index.js';

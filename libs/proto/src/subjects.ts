@@ -10,6 +10,7 @@
  * | `ADVISE` / `INVALIDATE` | request, queue group `scheduler` | AdvisoryRequest → AdvisoryReply / InvalidateAdvisoryRequest → InvalidateAdvisoryReply | gateway → scheduler |
  * | `SESSION_GET` / `SESSION_DELETE` | request, queue group `scheduler` | SessionRequest → SessionReply / SessionDeleteReply | gateway → scheduler |
  * | `HEARTBEAT` | publish (every replica subscribes) | Heartbeat | node → schedulers |
+ * | `NODE_DOWN` | publish (every gateway subscribes; every scheduler replica publishes) | NodeDown | scheduler → gateways |
  * | `KV_EVENTS` | publish (every replica subscribes) | KvEvent (kv.proto) | node → schedulers |
  * | `KV_REPORT` | publish (every node subscribes) | KvReportRequest → a full KvEvent on KV_EVENTS | scheduler → nodes |
  * | `Subjects.nodePrefetch(id)` | request | PrefetchRequest → PrefetchReply (or ErrorReply) | scheduler → node |
@@ -40,6 +41,8 @@ export const Subjects = {
   SESSION_DELETE: 'mnemo.v1.scheduler.sessions.delete',
   /** Node liveness and load, published every NODE_HEARTBEAT_MS. Plain subscription: every scheduler replica keeps the full registry. */
   HEARTBEAT: 'mnemo.v1.nodes.heartbeat',
+  /** A node incarnation is gone (timeout, restart, no responder): gateways move its requests elsewhere. Repeats are normal (one per scheduler replica). */
+  NODE_DOWN: 'mnemo.v1.nodes.down',
   /** What a node holds, per tier, as it changes (stored, evicted, moved between tiers): KvEvent, batched per node. */
   KV_EVENTS: 'mnemo.v1.nodes.kv-events',
   /** Ask nodes for a full KV report (a KvEvent with full = true on KV_EVENTS): scheduler start-up, or a seq gap. */

@@ -32,6 +32,8 @@ export function prefillInput(s: Sequence): PrefillInput {
       temperature: s.request.sampling?.temperature ?? 1,
       topP: s.request.sampling?.topP || 1,
       seed: Number(s.request.sampling?.seed ?? 0n),
+      // A failover continuation: the sampler goes on where the earlier attempt's stopped.
+      drawOffset: s.request.sampling?.drawOffset ?? 0,
     },
     cacheSalt: s.request.tenant,
   };

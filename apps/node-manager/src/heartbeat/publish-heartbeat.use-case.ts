@@ -43,6 +43,7 @@ export class PublishHeartbeatUseCase {
         grpcAddress: this.grpc.address,
         sentUnixMs: this.clock.unixMs(),
         accepting: this.lifecycle.accepting,
+        bootId: this.lifecycle.bootId,
       }),
     );
   }

@@ -47,6 +47,7 @@ describe(AdmitInferenceUseCase.name, () => {
     ['chunk keys missing for a complete chunk', { tokens: LONG }, ErrorCode.InvalidRequest],
     ['chunk keys of another tenant', { tokens: LONG, tenant: 't1', chunkKeys: chunkKeys('mnemo-tiny', 't2', LONG) }, ErrorCode.InvalidRequest],
     ['chunk keys of another model', { tokens: LONG, chunkKeys: chunkKeys('mnemo-small', '', LONG) }, ErrorCode.InvalidRequest],
+    ['a draw offset covering the whole prompt', { sampling: create(SamplingParamsSchema, { drawOffset: 2 }) }, ErrorCode.InvalidRequest],
   ])('refuses %s', (_n, over, code) => {
     const { sut, store } = setup();
     expect(() => sut.execute(new AdmitInferenceCommand(request(over)))).toThrow(expect.objectContaining({ code }));
@@ -63,6 +64,12 @@ describe(AdmitInferenceUseCase.name, () => {
     if (ok) expect(sut.execute(new AdmitInferenceCommand(r))).toBe('n1');
     else expect(() => sut.execute(new AdmitInferenceCommand(r))).toThrow(expect.objectContaining({ code: ErrorCode.PromptTooLong, message: expect.stringMatching(/KV blocks/) }));
     expect(store.size).toBe(ok ? 1 : 0);
+  });
+
+  it('admits a failover continuation: a draw offset short of the prompt', () => {
+    const { sut, store } = setup();
+    sut.execute(new AdmitInferenceCommand(request({ tokens: [104, 105, 106], sampling: create(SamplingParamsSchema, { drawOffset: 2, maxTokens: 4 }) })));
+    expect(store.get('r1')?.request.sampling?.drawOffset).toBe(2);
   });
 
   it('accepts chunk keys computed by kv-core for the model, tenant and prompt', () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { blocksFor, chunkKeys, ErrorCode, MnemoError, routeContext } from '@mnemo/kv-core';
+import { blocksFor, chunkKeys, ErrorCode, MnemoError, routeContext, seedPromptLength } from '@mnemo/kv-core';
 import type { Engine } from '@mnemo/engine';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
@@ -39,6 +39,10 @@ export class AdmitInferenceUseCase {
     if (request.tokens.length === 0) throw new MnemoError(ErrorCode.InvalidRequest, 'empty prompt');
     const bad = request.tokens.find((t) => t >= model.vocabSize);
     if (bad !== undefined) throw new MnemoError(ErrorCode.InvalidRequest, `token id ${bad} is outside the vocabulary of ${model.id} (${model.vocabSize})`);
+    const drawOffset = request.sampling?.drawOffset ?? 0;
+    if (seedPromptLength(request.tokens.length, drawOffset) === null) {
+      throw new MnemoError(ErrorCode.InvalidRequest, `sampling.draw_offset ${drawOffset} must be less than the prompt's ${request.tokens.length} tokens`);
+    }
     if (request.tokens.length >= model.maxContext) {
       throw new MnemoError(ErrorCode.PromptTooLong, `prompt of ${request.tokens.length} tokens leaves no room in the context of ${model.id} (${model.maxContext})`);
     }

@@ -19,6 +19,7 @@ import { CancelInferenceCommand } from './cancel-inference.command.js';
 import { CancelInferenceUseCase } from './cancel-inference.use-case.js';
 import { FlowControlCommand } from './flow-control.command.js';
 import { FlowControlUseCase } from './flow-control.use-case.js';
+import { NodeLifecycle } from '../shared/node.lifecycle.js';
 
 /**
  * nodeInfer(NODE_ID) → AdmitInferenceUseCase → ScheduleReply (node id and attempt, or error);
@@ -33,6 +34,7 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
     @Inject(CancelInferenceUseCase) private readonly cancel: CancelInferenceUseCase,
     @Inject(FlowControlUseCase) private readonly flow: FlowControlUseCase,
     @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
+    @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
     @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
@@ -53,14 +55,14 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
           const nodeId = this.admit.execute(new AdmitInferenceCommand(request, trace.setSpan(parent, span)));
           if (replyDelayMs > 0) await sleep(replyDelayMs);
           span.end();
-          return { nodeId, attempt: request.attempt };
+          return { nodeId, attempt: request.attempt, bootId: this.lifecycle.bootId };
         } catch (e) {
           endWithError(span, e);
           throw e;
         }
       },
       reply: (o) =>
-        encodeMessage(ScheduleReplySchema, 'ok' in o ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt } : { result: { case: 'error', value: o.error } }),
+        encodeMessage(ScheduleReplySchema, 'ok' in o ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt, bootId: o.ok.bootId } : { result: { case: 'error', value: o.error } }),
       logger: this.logger,
       metrics: this.metrics,
     });

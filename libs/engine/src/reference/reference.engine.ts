@@ -1,6 +1,7 @@
 import { CHUNK_TOKENS, chunkElems, ErrorCode, isMnemoError, MnemoError, padChunkPayload, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { CrossModelPlan, Engine, EngineLayerStream, EngineChunkEvent, KvBudget, KvStaging, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import { checkDrawOffset } from '../engine.interface.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { KvSwapper, type SwapOptions } from './kv.swapper.js';
 import type { ModelWeights } from '../weights/model-weights.js';
@@ -138,6 +139,7 @@ export class ReferenceEngine implements Engine {
    * out of the outputs.
    */
   async prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]> {
+    for (const input of batch) checkDrawOffset(input);
     const streamed = batch.find((b) => b.layerStream);
     if (streamed) {
       if (batch.length > 1) throw new MnemoError(ErrorCode.InvalidRequest, `streamed sequence ${streamed.seqId} must be prefilled alone`);

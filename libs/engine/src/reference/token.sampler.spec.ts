@@ -18,6 +18,13 @@ describe(TokenSampler.name, () => {
     expect(draw(7)).not.toEqual(draw(8));
   });
 
+  it.each([0, 1, 7, 39])('continued after %i draws, samples what the uninterrupted sampler samples next', (k) => {
+    const whole = new TokenSampler({ temperature: 1.2, topP: 0.95, seed: 7 });
+    const all = Array.from({ length: 40 }, () => whole.sample(logits));
+    const continued = new TokenSampler({ temperature: 1.2, topP: 0.95, seed: 7, drawOffset: k });
+    expect(Array.from({ length: 40 - k }, () => continued.sample(logits))).toEqual(all.slice(k));
+  });
+
   it('top-p keeps only the nucleus', () => {
     const sharp = Float32Array.of(10, 9.9, 0, 0, 0, 0);
     const sut = new TokenSampler({ temperature: 1, topP: 0.5, seed: 1 });
@@ -39,5 +46,6 @@ describe(TokenSampler.name, () => {
   it('rejects bad parameters', () => {
     expect(() => new TokenSampler({ temperature: -1, topP: 1, seed: 0 })).toThrow(RangeError);
     expect(() => new TokenSampler({ temperature: 1, topP: 0, seed: 0 })).toThrow(RangeError);
+    expect(() => new TokenSampler({ temperature: 1, topP: 1, seed: 0, drawOffset: -1 })).toThrow(RangeError);
   });
 });

@@ -5,7 +5,8 @@ import { SeededPrng } from '../weights/seeded.prng.js';
  * Per-sequence sampler: argmax when temperature is 0, else temperature softmax with
  * nucleus (top-p) truncation, drawing from a PRNG seeded by `params.seed`. The k-th
  * draw depends only on the seed and the logits, so a replayed sequence samples the
- * same tokens.
+ * same tokens, and one continued after `params.drawOffset` draws (a failover) goes on
+ * with the tokens the first run would have drawn next.
  */
 export class TokenSampler {
   private readonly rng: SeededPrng;
@@ -13,7 +14,12 @@ export class TokenSampler {
   constructor(readonly params: SamplingParams) {
     if (!(params.temperature >= 0)) throw new RangeError(`temperature must be >= 0, got ${params.temperature}`);
     if (!(params.topP > 0 && params.topP <= 1)) throw new RangeError(`topP must be in (0, 1], got ${params.topP}`);
+    const skip = params.drawOffset ?? 0;
+    if (!(Number.isInteger(skip) && skip >= 0)) throw new RangeError(`drawOffset must be an integer >= 0, got ${skip}`);
     this.rng = new SeededPrng(params.seed >>> 0);
+    // One draw per sampled token, greedy ones draw nothing (see sample): replaying the draws is
+    // what makes a continued sequence sample the tokens its first run would have.
+    if (params.temperature > 0) for (let i = 0; i < skip; i++) this.rng.nextFloat();
   }
 
   sample(logits: Float32Array): number {

@@ -1,3 +1,4 @@
+import { seedPromptLength } from '@mnemo/kv-core';
 import { SeededPrng } from '../weights/seeded.prng.js';
 
 /** Printable ASCII (space … '~'): every sim token decodes to visible text with the byte tokenizer. */
@@ -8,6 +9,9 @@ export const SIM_LAST_PRINTABLE = 0x7e;
  * One sequence's token source. Seeded from (seed, prompt) so the same request always produces
  * the same tokens on any node; greedy requests (temperature 0) ignore the seed, like a real
  * argmax sampler would. EOS appears with probability `eosProbability` per token (0 = never).
+ * A failover continuation (`drawOffset` > 0: the prompt ends with that many tokens an earlier
+ * run of the stream produced) is seeded from the prompt before them and skips as many steps, so
+ * it goes on with the earlier run's next token instead of reseeding from the longer prompt.
  */
 export class SimTokenStream {
   private readonly prng: SeededPrng;
@@ -18,8 +22,12 @@ export class SimTokenStream {
     temperature: number,
     private readonly eosTokenId: number,
     private readonly eosProbability: number,
+    drawOffset = 0,
   ) {
-    this.prng = new SeededPrng(mixSeed(temperature === 0 ? 0 : seed, prompt));
+    const seedLength = seedPromptLength(prompt.length, drawOffset);
+    if (seedLength === null) throw new RangeError(`sim token stream: drawOffset must be an integer in [0, ${prompt.length}), got ${drawOffset}`);
+    this.prng = new SeededPrng(mixSeed(temperature === 0 ? 0 : seed, seedLength === prompt.length ? prompt : prompt.slice(0, seedLength)));
+    for (let i = 0; i < drawOffset; i++) this.next();
   }
 
   next(): number {

@@ -4,6 +4,7 @@ import { findSyntheticModel } from '../model/model.catalog.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { attendedTokens, DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
+import { checkDrawOffset } from '../engine.interface.js';
 import { chunkPayload, modelSeed, positionHashes, simKvLayoutFor, validateSimKvLayout, type SimKvLayout } from './sim-kv.content.js';
 import { runRestoringPass, type SimRestore } from './sim-kv.restore.js';
 import { chunkStaging } from '../staging/chunk.staging.js';
@@ -363,12 +364,14 @@ export class SimEngine implements Engine {
       throw new MnemoError(ErrorCode.PromptTooLong, `prompt of ${input.tokens.length} tokens leaves no room in context ${model.maxContext}`);
     }
     const { seed, temperature } = input.sampling;
+    checkDrawOffset(input);
+    const stream = new SimTokenStream(seed, input.tokens, temperature, model.eosTokenId, this.eosProbability, input.sampling.drawOffset ?? 0);
     const ledger = this.ledger(model.id);
     ledger.open(input.seqId, input.cacheSalt);
     const seq: SimSeq = {
       model,
       ledger,
-      stream: new SimTokenStream(seed, input.tokens, temperature, model.eosTokenId, this.eosProbability),
+      stream,
       salt: input.cacheSalt,
       kvTokens: [],
       pending: 0,

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/nats.proto.
  */
 export const file_mnemo_v1_nats: GenFile = /*@__PURE__*/
-  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSKCAQoOU2FtcGxpbmdQYXJhbXMSEwoLdGVtcGVyYXR1cmUYASABKAESDQoFdG9wX3AYAiABKAESEgoKbWF4X3Rva2VucxgDIAEoDRIMCgRzZWVkGAQgASgEEhYKDnN0b3BfdG9rZW5faWRzGAUgAygNEhIKCmlnbm9yZV9lb3MYBiABKAgipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJkCg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNQggKBnJlc3VsdCLhAQoKVG9rZW5FdmVudBISCgpyZXF1ZXN0X2lkGAEgASgJEgsKA3NlcRgCIAEoDRIOCgZ0b2tlbnMYAyADKA0SDAoEZG9uZRgEIAEoCBItCg1maW5pc2hfcmVhc29uGAUgASgOMhYubW5lbW8udjEuRmluaXNoUmVhc29uEh4KBXVzYWdlGAYgASgLMg8ubW5lbW8udjEuVXNhZ2USIwoFZXJyb3IYByABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5Eg8KB2F0dGVtcHQYCCABKA0SDwoHbm9kZV9pZBgJIAEoCSJUCg1DYW5jZWxSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDgoGcmVhc29uGAIgASgJEg8KB2F0dGVtcHQYAyABKA0SDgoGc2lsZW50GAQgASgIIkEKC0Zsb3dDb250cm9sEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoDRINCgVwYXVzZRgDIAEoCCJFCghLdlNvdXJjZRIPCgdub2RlX2lkGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRISCgpjaHVua19rZXlzGAMgAygJItkBCg9QcmVmZXRjaFJlcXVlc3QSEwoLYWR2aXNvcnlfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRINCgVtb2RlbBgDIAEoCRISCgpjaHVua19rZXlzGAQgAygJEiMKB3NvdXJjZXMYBSADKAsyEi5tbmVtby52MS5LdlNvdXJjZRIVCg1leHBpcmVzX2F0X21zGAYgASgDEhAKCHByaW9yaXR5GAcgASgFEg8KB29yZGVyZWQYCCABKAgSGwoTZXhwZWN0ZWRfYXJyaXZhbF9tcxgJIAEoAyImCg1QcmVmZXRjaFJlcGx5EhUKDWNodW5rc19xdWV1ZWQYASABKAUiOAoNRm9yZ2V0UmVxdWVzdBITCgthZHZpc29yeV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIiMKC0ZvcmdldFJlcGx5EhQKDGZyZWVkX2NodW5rcxgBIAEoDSKJAQoPQWR2aXNvcnlSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg0KBW1vZGVsGAMgASgJEiAKGGV4cGVjdGVkX2Fycml2YWxfdW5peF9tcxgEIAEoARIPCgdvcmRlcmVkGAUgASgIEhAKCHByaW9yaXR5GAYgASgFImEKDEFkdmlzb3J5SW5mbxITCgthZHZpc29yeV9pZBgBIAEoCRIPCgdub2RlX2lkGAIgASgJEhcKD2V4cGlyZXNfdW5peF9tcxgDIAEoARISCgpzZXNzaW9uX2lkGAQgASgJImwKDUFkdmlzb3J5UmVwbHkSKgoIYWR2aXNvcnkYASABKAsyFi5tbmVtby52MS5BZHZpc29yeUluZm9IABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHQiQAoZSW52YWxpZGF0ZUFkdmlzb3J5UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSEwoLYWR2aXNvcnlfaWQYAiABKAkiWwoXSW52YWxpZGF0ZUFkdmlzb3J5UmVwbHkSDwoFZm91bmQYASABKAhIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHQiNAoOU2Vzc2lvblJlcXVlc3QSDgoGdGVuYW50GAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiqAEKC1Nlc3Npb25JbmZvEhIKCnNlc3Npb25faWQYASABKAkSDQoFbW9kZWwYAiABKAkSDwoHbm9kZV9pZBgDIAEoCRIQCghyZXF1ZXN0cxgEIAEoDRIZChFsYXN0X3VzZWRfdW5peF9tcxgFIAEoARIOCgZjaHVua3MYBiABKA0SKAoIYWR2aXNvcnkYByABKAsyFi5tbmVtby52MS5BZHZpc29yeUluZm8iaQoMU2Vzc2lvblJlcGx5EigKB3Nlc3Npb24YASABKAsyFS5tbmVtby52MS5TZXNzaW9uSW5mb0gAEiUKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdCJJCg5TZXNzaW9uRGVsZXRlZBINCgVmb3VuZBgBIAEoCBIUCgxmcmVlZF9jaHVua3MYAiABKA0SEgoKbm9kZXNfdG9sZBgDIAEoDSJyChJTZXNzaW9uRGVsZXRlUmVwbHkSKwoHZGVsZXRlZBgBIAEoCzIYLm1uZW1vLnYxLlNlc3Npb25EZWxldGVkSAASJQoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0In0KCU1vZGVsSW5mbxIKCgJpZBgBIAEoCRIOCgZlbmdpbmUYAiABKAkSEwoLbWF4X2NvbnRleHQYAyABKA0SEgoKdm9jYWJfc2l6ZRgEIAEoDRIRCgl0b2tlbml6ZXIYBSABKAkSGAoQdG9rZW5pemVyX3NoYTI1NhgGIAEoCSK0AQoJSGVhcnRiZWF0Eg8KB25vZGVfaWQYASABKAkSIwoGbW9kZWxzGAIgAygLMhMubW5lbW8udjEuTW9kZWxJbmZvEg8KB3J1bm5pbmcYAyABKA0SDwoHd2FpdGluZxgEIAEoDRIQCghrdl91c2FnZRgFIAEoARIUCgxncnBjX2FkZHJlc3MYBiABKAkSFAoMc2VudF91bml4X21zGAcgASgBEhEKCWFjY2VwdGluZxgIIAEoCCITChFMaXN0TW9kZWxzUmVxdWVzdCJbCg9MaXN0TW9kZWxzUmVwbHkSIwoGbW9kZWxzGAEgAygLMhMubW5lbW8udjEuTW9kZWxJbmZvEiMKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSInChVUb2tlbml6ZXJDaHVua1JlcXVlc3QSDgoGb2Zmc2V0GAEgASgNIl0KE1Rva2VuaXplckNodW5rUmVwbHkSEwoLdG90YWxfYnl0ZXMYASABKA0SDAoEZGF0YRgCIAEoDBIjCgVlcnJvchgDIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkidgoLTW9kZWxSZWNvcmQSCgoCaWQYASABKAkSFAoMYXJjaGl0ZWN0dXJlGAIgASgJEhUKDWJhc2VfbW9kZWxfaWQYAyABKAkSEgoKbnVtX2xheWVycxgEIAEoDRIaChJjcmVhdGVkX2F0X3VuaXhfbXMYBSABKAEiYwoUUmVnaXN0ZXJNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkSFAoMYXJjaGl0ZWN0dXJlGAIgASgJEhUKDWJhc2VfbW9kZWxfaWQYAyABKAkSEgoKbnVtX2xheWVycxgEIAEoDSI5ChhSZWdpc3Rlck1vZGVsUGFpclJlcXVlc3QSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJIkwKD01vZGVsUGFpclJlY29yZBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkSGgoSY3JlYXRlZF9hdF91bml4X21zGAMgASgBIhkKF0xpc3RNb2RlbFJlY29yZHNSZXF1ZXN0Ij4KFUxpc3RNb2RlbFJlY29yZHNSZXBseRIlCgZtb2RlbHMYASADKAsyFS5tbmVtby52MS5Nb2RlbFJlY29yZCIlChVMaXN0TW9kZWxQYWlyc1JlcXVlc3QSDAoEYmFzZRgBIAEoCSI/ChNMaXN0TW9kZWxQYWlyc1JlcGx5EigKBXBhaXJzGAEgAygLMhkubW5lbW8udjEuTW9kZWxQYWlyUmVjb3JkIvYBCg1Qcm9maWxlclJlcGx5EiYKBW1vZGVsGAEgASgLMhUubW5lbW8udjEuTW9kZWxSZWNvcmRIABIpCgRwYWlyGAIgASgLMhkubW5lbW8udjEuTW9kZWxQYWlyUmVjb3JkSAASMQoGbW9kZWxzGAMgASgLMh8ubW5lbW8udjEuTGlzdE1vZGVsUmVjb3Jkc1JlcGx5SAASLgoFcGFpcnMYBCABKAsyHS5tbmVtby52MS5MaXN0TW9kZWxQYWlyc1JlcGx5SAASJQoFZXJyb3IYBSABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0YgZwcm90bzM", [file_mnemo_v1_common]);
+  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSKXAQoOU2FtcGxpbmdQYXJhbXMSEwoLdGVtcGVyYXR1cmUYASABKAESDQoFdG9wX3AYAiABKAESEgoKbWF4X3Rva2VucxgDIAEoDRIMCgRzZWVkGAQgASgEEhYKDnN0b3BfdG9rZW5faWRzGAUgAygNEhIKCmlnbm9yZV9lb3MYBiABKAgSEwoLZHJhd19vZmZzZXQYByABKA0ipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJ1Cg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNEg8KB2Jvb3RfaWQYBCABKAlCCAoGcmVzdWx0IuEBCgpUb2tlbkV2ZW50EhIKCnJlcXVlc3RfaWQYASABKAkSCwoDc2VxGAIgASgNEg4KBnRva2VucxgDIAMoDRIMCgRkb25lGAQgASgIEi0KDWZpbmlzaF9yZWFzb24YBSABKA4yFi5tbmVtby52MS5GaW5pc2hSZWFzb24SHgoFdXNhZ2UYBiABKAsyDy5tbmVtby52MS5Vc2FnZRIjCgVlcnJvchgHIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkSDwoHYXR0ZW1wdBgIIAEoDRIPCgdub2RlX2lkGAkgASgJIlQKDUNhbmNlbFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSDwoHYXR0ZW1wdBgDIAEoDRIOCgZzaWxlbnQYBCABKAgiQQoLRmxvd0NvbnRyb2wSEgoKcmVxdWVzdF9pZBgBIAEoCRIPCgdhdHRlbXB0GAIgASgNEg0KBXBhdXNlGAMgASgIIkUKCEt2U291cmNlEg8KB25vZGVfaWQYASABKAkSFAoMZ3JwY19hZGRyZXNzGAIgASgJEhIKCmNodW5rX2tleXMYAyADKAki2QEKD1ByZWZldGNoUmVxdWVzdBITCgthZHZpc29yeV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg0KBW1vZGVsGAMgASgJEhIKCmNodW5rX2tleXMYBCADKAkSIwoHc291cmNlcxgFIAMoCzISLm1uZW1vLnYxLkt2U291cmNlEhUKDWV4cGlyZXNfYXRfbXMYBiABKAMSEAoIcHJpb3JpdHkYByABKAUSDwoHb3JkZXJlZBgIIAEoCBIbChNleHBlY3RlZF9hcnJpdmFsX21zGAkgASgDIiYKDVByZWZldGNoUmVwbHkSFQoNY2h1bmtzX3F1ZXVlZBgBIAEoBSI4Cg1Gb3JnZXRSZXF1ZXN0EhMKC2Fkdmlzb3J5X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiIwoLRm9yZ2V0UmVwbHkSFAoMZnJlZWRfY2h1bmtzGAEgASgNIokBCg9BZHZpc29yeVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDQoFbW9kZWwYAyABKAkSIAoYZXhwZWN0ZWRfYXJyaXZhbF91bml4X21zGAQgASgBEg8KB29yZGVyZWQYBSABKAgSEAoIcHJpb3JpdHkYBiABKAUiYQoMQWR2aXNvcnlJbmZvEhMKC2Fkdmlzb3J5X2lkGAEgASgJEg8KB25vZGVfaWQYAiABKAkSFwoPZXhwaXJlc191bml4X21zGAMgASgBEhIKCnNlc3Npb25faWQYBCABKAkibAoNQWR2aXNvcnlSZXBseRIqCghhZHZpc29yeRgBIAEoCzIWLm1uZW1vLnYxLkFkdmlzb3J5SW5mb0gAEiUKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdCJAChlJbnZhbGlkYXRlQWR2aXNvcnlSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRITCgthZHZpc29yeV9pZBgCIAEoCSJbChdJbnZhbGlkYXRlQWR2aXNvcnlSZXBseRIPCgVmb3VuZBgBIAEoCEgAEiUKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdCI0Cg5TZXNzaW9uUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSKoAQoLU2Vzc2lvbkluZm8SEgoKc2Vzc2lvbl9pZBgBIAEoCRINCgVtb2RlbBgCIAEoCRIPCgdub2RlX2lkGAMgASgJEhAKCHJlcXVlc3RzGAQgASgNEhkKEWxhc3RfdXNlZF91bml4X21zGAUgASgBEg4KBmNodW5rcxgGIAEoDRIoCghhZHZpc29yeRgHIAEoCzIWLm1uZW1vLnYxLkFkdmlzb3J5SW5mbyJpCgxTZXNzaW9uUmVwbHkSKAoHc2Vzc2lvbhgBIAEoCzIVLm1uZW1vLnYxLlNlc3Npb25JbmZvSAASJQoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0IkkKDlNlc3Npb25EZWxldGVkEg0KBWZvdW5kGAEgASgIEhQKDGZyZWVkX2NodW5rcxgCIAEoDRISCgpub2Rlc190b2xkGAMgASgNInIKElNlc3Npb25EZWxldGVSZXBseRIrCgdkZWxldGVkGAEgASgLMhgubW5lbW8udjEuU2Vzc2lvbkRlbGV0ZWRIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHQifQoJTW9kZWxJbmZvEgoKAmlkGAEgASgJEg4KBmVuZ2luZRgCIAEoCRITCgttYXhfY29udGV4dBgDIAEoDRISCgp2b2NhYl9zaXplGAQgASgNEhEKCXRva2VuaXplchgFIAEoCRIYChB0b2tlbml6ZXJfc2hhMjU2GAYgASgJIsUBCglIZWFydGJlYXQSDwoHbm9kZV9pZBgBIAEoCRIjCgZtb2RlbHMYAiADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SDwoHcnVubmluZxgDIAEoDRIPCgd3YWl0aW5nGAQgASgNEhAKCGt2X3VzYWdlGAUgASgBEhQKDGdycGNfYWRkcmVzcxgGIAEoCRIUCgxzZW50X3VuaXhfbXMYByABKAESEQoJYWNjZXB0aW5nGAggASgIEg8KB2Jvb3RfaWQYCSABKAkiPAoITm9kZURvd24SDwoHbm9kZV9pZBgBIAEoCRIPCgdib290X2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSITChFMaXN0TW9kZWxzUmVxdWVzdCJbCg9MaXN0TW9kZWxzUmVwbHkSIwoGbW9kZWxzGAEgAygLMhMubW5lbW8udjEuTW9kZWxJbmZvEiMKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSInChVUb2tlbml6ZXJDaHVua1JlcXVlc3QSDgoGb2Zmc2V0GAEgASgNIl0KE1Rva2VuaXplckNodW5rUmVwbHkSEwoLdG90YWxfYnl0ZXMYASABKA0SDAoEZGF0YRgCIAEoDBIjCgVlcnJvchgDIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkidgoLTW9kZWxSZWNvcmQSCgoCaWQYASABKAkSFAoMYXJjaGl0ZWN0dXJlGAIgASgJEhUKDWJhc2VfbW9kZWxfaWQYAyABKAkSEgoKbnVtX2xheWVycxgEIAEoDRIaChJjcmVhdGVkX2F0X3VuaXhfbXMYBSABKAEiYwoUUmVnaXN0ZXJNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkSFAoMYXJjaGl0ZWN0dXJlGAIgASgJEhUKDWJhc2VfbW9kZWxfaWQYAyABKAkSEgoKbnVtX2xheWVycxgEIAEoDSI5ChhSZWdpc3Rlck1vZGVsUGFpclJlcXVlc3QSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJIkwKD01vZGVsUGFpclJlY29yZBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkSGgoSY3JlYXRlZF9hdF91bml4X21zGAMgASgBIhkKF0xpc3RNb2RlbFJlY29yZHNSZXF1ZXN0Ij4KFUxpc3RNb2RlbFJlY29yZHNSZXBseRIlCgZtb2RlbHMYASADKAsyFS5tbmVtby52MS5Nb2RlbFJlY29yZCIlChVMaXN0TW9kZWxQYWlyc1JlcXVlc3QSDAoEYmFzZRgBIAEoCSI/ChNMaXN0TW9kZWxQYWlyc1JlcGx5EigKBXBhaXJzGAEgAygLMhkubW5lbW8udjEuTW9kZWxQYWlyUmVjb3JkIvYBCg1Qcm9maWxlclJlcGx5EiYKBW1vZGVsGAEgASgLMhUubW5lbW8udjEuTW9kZWxSZWNvcmRIABIpCgRwYWlyGAIgASgLMhkubW5lbW8udjEuTW9kZWxQYWlyUmVjb3JkSAASMQoGbW9kZWxzGAMgASgLMh8ubW5lbW8udjEuTGlzdE1vZGVsUmVjb3Jkc1JlcGx5SAASLgoFcGFpcnMYBCABKAsyHS5tbmVtby52MS5MaXN0TW9kZWxQYWlyc1JlcGx5SAASJQoFZXJyb3IYBSABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0YgZwcm90bzM", [file_mnemo_v1_common]);
 
 /**
  * @generated from message mnemo.v1.SamplingParams
@@ -63,6 +63,16 @@ export type SamplingParams = Message<"mnemo.v1.SamplingParams"> & {
    * @generated from field: bool ignore_eos = 6;
    */
   ignoreEos: boolean;
+
+  /**
+   * Failover continuation: sampler draws an earlier attempt already made. The last `draw_offset`
+   * prompt tokens are the completion that attempt streamed (one draw each); the engine seeds its
+   * sampler from the prompt before them and skips as many draws, so the stream goes on exactly as
+   * if the first attempt had never stopped. 0 for an ordinary request; must be < the prompt length.
+   *
+   * @generated from field: uint32 draw_offset = 7;
+   */
+  drawOffset: number;
 };
 
 /**
@@ -200,6 +210,14 @@ export type ScheduleReply = Message<"mnemo.v1.ScheduleReply"> & {
    * @generated from field: uint32 attempt = 3;
    */
   attempt: number;
+
+  /**
+   * With node_id: the admitting node's incarnation (Heartbeat.boot_id), so a NodeDown naming an
+   * older incarnation of the same node id is not taken for this placement's.
+   *
+   * @generated from field: string boot_id = 4;
+   */
+  bootId: string;
 };
 
 /**
@@ -958,6 +976,14 @@ export type Heartbeat = Message<"mnemo.v1.Heartbeat"> & {
    * @generated from field: bool accepting = 8;
    */
   accepting: boolean;
+
+  /**
+   * Random per process start: a new value under a known node_id is a restarted node (its requests
+   * and device KV are gone), which the scheduler treats as a node-down followed by a join.
+   *
+   * @generated from field: string boot_id = 9;
+   */
+  bootId: string;
 };
 
 /**
@@ -966,6 +992,42 @@ export type Heartbeat = Message<"mnemo.v1.Heartbeat"> & {
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_nats, 22);
+
+/**
+ * Scheduler → everyone (publish on NODE_DOWN): a node's incarnation is gone — no heartbeat within
+ * SCHEDULER_NODE_TIMEOUT_MS, a restart under a new boot id, or no responder on its infer subject.
+ * Gateways re-dispatch the requests it was running or queueing. Every scheduler replica publishes
+ * it, so receivers must treat repeats as one.
+ *
+ * @generated from message mnemo.v1.NodeDown
+ */
+export type NodeDown = Message<"mnemo.v1.NodeDown"> & {
+  /**
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * The incarnation that went down ("" when unknown: then any incarnation of node_id).
+   *
+   * @generated from field: string boot_id = 2;
+   */
+  bootId: string;
+
+  /**
+   * "timeout", "restarted" or "unreachable" (for logs and metrics).
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message mnemo.v1.NodeDown.
+ * Use `create(NodeDownSchema)` to create a new message.
+ */
+export const NodeDownSchema: GenMessage<NodeDown> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 23);
 
 /**
  * @generated from message mnemo.v1.ListModelsRequest
@@ -978,7 +1040,7 @@ export type ListModelsRequest = Message<"mnemo.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 23);
+  messageDesc(file_mnemo_v1_nats, 24);
 
 /**
  * Scheduler → gateway (reply to MODELS_LIST): the models some live node serves, deduplicated by id.
@@ -1002,7 +1064,7 @@ export type ListModelsReply = Message<"mnemo.v1.ListModelsReply"> & {
  * Use `create(ListModelsReplySchema)` to create a new message.
  */
 export const ListModelsReplySchema: GenMessage<ListModelsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 24);
+  messageDesc(file_mnemo_v1_nats, 25);
 
 /**
  * Request on tokenizerSubject(sha256) (queue group `tokenizers`: any node holding that bundle
@@ -1023,7 +1085,7 @@ export type TokenizerChunkRequest = Message<"mnemo.v1.TokenizerChunkRequest"> & 
  * Use `create(TokenizerChunkRequestSchema)` to create a new message.
  */
 export const TokenizerChunkRequestSchema: GenMessage<TokenizerChunkRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 25);
+  messageDesc(file_mnemo_v1_nats, 26);
 
 /**
  * @generated from message mnemo.v1.TokenizerChunkReply
@@ -1052,7 +1114,7 @@ export type TokenizerChunkReply = Message<"mnemo.v1.TokenizerChunkReply"> & {
  * Use `create(TokenizerChunkReplySchema)` to create a new message.
  */
 export const TokenizerChunkReplySchema: GenMessage<TokenizerChunkReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 26);
+  messageDesc(file_mnemo_v1_nats, 27);
 
 /**
  * @generated from message mnemo.v1.ModelRecord
@@ -1093,7 +1155,7 @@ export type ModelRecord = Message<"mnemo.v1.ModelRecord"> & {
  * Use `create(ModelRecordSchema)` to create a new message.
  */
 export const ModelRecordSchema: GenMessage<ModelRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 27);
+  messageDesc(file_mnemo_v1_nats, 28);
 
 /**
  * Request on PROFILER_MODELS_REGISTER; idempotent for an identical record.
@@ -1127,7 +1189,7 @@ export type RegisterModelRequest = Message<"mnemo.v1.RegisterModelRequest"> & {
  * Use `create(RegisterModelRequestSchema)` to create a new message.
  */
 export const RegisterModelRequestSchema: GenMessage<RegisterModelRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 28);
+  messageDesc(file_mnemo_v1_nats, 29);
 
 /**
  * Request on PROFILER_PAIRS_REGISTER.
@@ -1151,7 +1213,7 @@ export type RegisterModelPairRequest = Message<"mnemo.v1.RegisterModelPairReques
  * Use `create(RegisterModelPairRequestSchema)` to create a new message.
  */
 export const RegisterModelPairRequestSchema: GenMessage<RegisterModelPairRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 29);
+  messageDesc(file_mnemo_v1_nats, 30);
 
 /**
  * @generated from message mnemo.v1.ModelPairRecord
@@ -1178,7 +1240,7 @@ export type ModelPairRecord = Message<"mnemo.v1.ModelPairRecord"> & {
  * Use `create(ModelPairRecordSchema)` to create a new message.
  */
 export const ModelPairRecordSchema: GenMessage<ModelPairRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 30);
+  messageDesc(file_mnemo_v1_nats, 31);
 
 /**
  * Request on PROFILER_MODELS_LIST.
@@ -1193,7 +1255,7 @@ export type ListModelRecordsRequest = Message<"mnemo.v1.ListModelRecordsRequest"
  * Use `create(ListModelRecordsRequestSchema)` to create a new message.
  */
 export const ListModelRecordsRequestSchema: GenMessage<ListModelRecordsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 31);
+  messageDesc(file_mnemo_v1_nats, 32);
 
 /**
  * @generated from message mnemo.v1.ListModelRecordsReply
@@ -1210,7 +1272,7 @@ export type ListModelRecordsReply = Message<"mnemo.v1.ListModelRecordsReply"> & 
  * Use `create(ListModelRecordsReplySchema)` to create a new message.
  */
 export const ListModelRecordsReplySchema: GenMessage<ListModelRecordsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 32);
+  messageDesc(file_mnemo_v1_nats, 33);
 
 /**
  * Request on PROFILER_PAIRS_LIST; `base` filters when set.
@@ -1229,7 +1291,7 @@ export type ListModelPairsRequest = Message<"mnemo.v1.ListModelPairsRequest"> & 
  * Use `create(ListModelPairsRequestSchema)` to create a new message.
  */
 export const ListModelPairsRequestSchema: GenMessage<ListModelPairsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 33);
+  messageDesc(file_mnemo_v1_nats, 34);
 
 /**
  * @generated from message mnemo.v1.ListModelPairsReply
@@ -1246,7 +1308,7 @@ export type ListModelPairsReply = Message<"mnemo.v1.ListModelPairsReply"> & {
  * Use `create(ListModelPairsReplySchema)` to create a new message.
  */
 export const ListModelPairsReplySchema: GenMessage<ListModelPairsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 34);
+  messageDesc(file_mnemo_v1_nats, 35);
 
 /**
  * The profiler's one reply envelope: the result for the request's subject, or an error.
@@ -1295,5 +1357,5 @@ export type ProfilerReply = Message<"mnemo.v1.ProfilerReply"> & {
  * Use `create(ProfilerReplySchema)` to create a new message.
  */
 export const ProfilerReplySchema: GenMessage<ProfilerReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 35);
+  messageDesc(file_mnemo_v1_nats, 36);
 

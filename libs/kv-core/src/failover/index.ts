@@ -1,0 +1,2 @@
+export * from './stream-continuation.js';
+export * from './node-incarnation.js';
