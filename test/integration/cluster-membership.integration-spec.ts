@@ -1,5 +1,13 @@
 // Node registry and routing over real NATS: heartbeats, expiry, goodbye, failover, replicas.
+import { decodeMessage, NodeDownSchema, Subjects, type NodeDown } from '@mnemo/proto';
 import { Cluster, scrape, TEST_HEARTBEAT_MS, TEST_NODE_TIMEOUT_MS, waitFor } from './cluster.js';
+
+/** NODE_DOWN messages heard on the cluster's connection from now on. */
+function watchNodeDown(cluster: Cluster): NodeDown[] {
+  const heard: NodeDown[] = [];
+  cluster.nc.subscribe(Subjects.NODE_DOWN, { callback: (err, msg) => !err && heard.push(decodeMessage(NodeDownSchema, msg.data)) });
+  return heard;
+}
 
 describe('cluster membership and routing', () => {
   it('drops a node that stops beating within the timeout; new requests go to the survivor', async () => {
@@ -7,10 +15,15 @@ describe('cluster membership and routing', () => {
     try {
       const [dead, alive] = cluster.nodes;
       const port = cluster.schedulers[0].metricsPort;
+      const downs = watchNodeDown(cluster);
+      await cluster.nc.flush();
       await dead.kill();
       const killedAt = Date.now();
       await waitFor(async () => (await scrape(port, 'mnemo_scheduler_live_nodes')) === 1, 5000, 'the dead node to be dropped');
       const tookMs = Date.now() - killedAt;
+      // Gateways hear of it: one NODE_DOWN naming the incarnation that went silent.
+      await waitFor(() => downs.length > 0, 2000, 'NODE_DOWN');
+      expect(downs).toEqual([expect.objectContaining({ nodeId: dead.nodeId, reason: 'timeout', bootId: expect.stringMatching(/^[0-9a-f-]{36}$/) })]);
       // Dropped by the expiry sweep (no request touched it), within timeout + sweep period + a last beat.
       expect(await scrape(port, 'mnemo_scheduler_nodes_dropped_total{reason="timeout"}')).toBe(1);
       expect(tookMs).toBeGreaterThanOrEqual(TEST_NODE_TIMEOUT_MS - 2 * TEST_HEARTBEAT_MS);
@@ -49,9 +62,13 @@ describe('cluster membership and routing', () => {
     const cluster = await Cluster.start({ nodes: 2 });
     try {
       const [leaving, staying] = cluster.nodes;
+      const downs = watchNodeDown(cluster);
+      await cluster.nc.flush();
       await leaving.stop();
       // Far sooner than the expiry timeout: the goodbye is applied on arrival.
       await cluster.waitForLiveNodes(1, TEST_NODE_TIMEOUT_MS / 2);
+      // A goodbye is no death: the node drained its own requests, nobody moves them.
+      expect(downs).toEqual([]);
       const run = await cluster.infer();
       expect(run.nodeId).toBe(staying.nodeId);
       await run.done();

@@ -6,7 +6,7 @@ const base = { NATS_URL: 'nats://127.0.0.1:4222' };
 describe(loadNodeManagerConfig.name, () => {
   it('applies the documented defaults', () => {
     const sut = loadNodeManagerConfig(base);
-    expect(sut).toMatchObject({ NODE_ENGINE: 'reference', NODE_MAX_BATCH: 8, NODE_HEARTBEAT_MS: 1000, NODE_GRPC_PORT: 0, NODE_MODELS: ['mnemo-tiny'] });
+    expect(sut).toMatchObject({ NODE_ENGINE: 'reference', NODE_MAX_BATCH: 8, NODE_HEARTBEAT_MS: 500, NODE_GRPC_PORT: 0, NODE_MODELS: ['mnemo-tiny'] });
     expect(sut.NODE_ID).toMatch(/^[A-Za-z0-9_-]+-\d+$/);
   });
 

@@ -23,7 +23,7 @@ export const nodeManagerSchema = {
   NODE_MAX_BATCH: { type: 'int', doc: 'sequences per iteration (decode + prefill)', default: 8, min: 1, max: 4096 },
   NODE_MAX_PREFILL_TOKENS: { type: 'int', doc: 'prompt tokens prefilled per iteration', default: 8192, min: 1 },
   NODE_MAX_WAITING: { type: 'int', doc: 'queued requests before new ones are refused as overloaded', default: 256, min: 1 },
-  NODE_HEARTBEAT_MS: { type: 'int', doc: 'heartbeat period', default: 1000, min: 20 },
+  NODE_HEARTBEAT_MS: { type: 'int', doc: 'heartbeat period (the scheduler drops a node after SCHEDULER_NODE_TIMEOUT_MS, 1500 by default, without one)', default: 500, min: 20 },
   NODE_FINISH_BEAT_MS: {
     type: 'int',
     doc: 'a request leaving the node (finished, cancelled) sends a heartbeat at once, then at most one per this period, so schedulers stop counting it as queued; 0 = periodic heartbeats only',

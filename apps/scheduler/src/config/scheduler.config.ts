@@ -8,7 +8,7 @@ export const schedulerSchema = {
   ...commonSchema,
   ...opsSchema,
   METRICS_PORT: { type: 'int', doc: 'HTTP port of /metrics, /healthz, /readyz (0 = any free port)', default: 9402, min: 0, max: 65535 },
-  SCHEDULER_NODE_TIMEOUT_MS: { type: 'int', doc: 'a node is dropped after this long without a heartbeat', default: 3000, min: 100 },
+  SCHEDULER_NODE_TIMEOUT_MS: { type: 'int', doc: 'a node is dropped, and announced down to gateways (NODE_DOWN), after this long without a heartbeat (three of the nodes’ default 500 ms beats)', default: 1500, min: 100 },
   SCHEDULER_DISPATCH_TIMEOUT_MS: {
     type: 'int',
     doc: 'how long a node may take to admit a dispatched request before the next node is tried',

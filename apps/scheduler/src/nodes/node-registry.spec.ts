@@ -4,7 +4,7 @@ import { JsonLogger, ServiceMetrics, type Clock } from '@mnemo/service-kit';
 import type { SchedulerConfig } from '../config/scheduler.config.js';
 import { ListClusterModelsUseCase } from '../models/list-cluster-models.use-case.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
-import { NodeRegistry } from './node.registry.js';
+import { NodeRegistry, type MembershipChange } from './node.registry.js';
 import { RecordHeartbeatCommand } from './record-heartbeat.command.js';
 import { RecordHeartbeatUseCase } from './record-heartbeat.use-case.js';
 import { SweepNodesUseCase } from './sweep-nodes.use-case.js';
@@ -70,6 +70,34 @@ describe(RecordHeartbeatUseCase.name, () => {
     expect(registry.get('n1')).toBeUndefined();
   });
 
+  it('reads another boot id as a restart: the old incarnation leaves as down, the new one joins', () => {
+    const { registry, beat, metrics } = setup();
+    const changes: MembershipChange[] = [];
+    registry.onMembership((c) => changes.push(c));
+    beat(hb('n1', { bootId: 'b1' }));
+    beat(hb('n1', { bootId: 'b1', running: 3 }));
+    beat(hb('n1', { bootId: 'b2', running: 0 }));
+    expect(changes).toEqual([
+      { kind: 'joined', nodeId: 'n1' },
+      { kind: 'left', nodeId: 'n1', reason: 'restarted', bootId: 'b1' },
+      { kind: 'joined', nodeId: 'n1' },
+    ]);
+    expect(registry.get('n1')).toMatchObject({ bootId: 'b2', running: 0 });
+    return expect(metrics.nodesDropped.get()).resolves.toMatchObject({ values: [{ labels: { reason: 'restarted' }, value: 1 }] });
+  });
+
+  it.each<[string, Partial<HeartbeatInit>, MembershipChange | undefined]>([
+    ['a goodbye leaves without a down', { bootId: 'b1', accepting: false }, { kind: 'left', nodeId: 'n1', reason: 'goodbye', bootId: 'b1' }],
+    ['a beat of the same incarnation changes nothing', { bootId: 'b1' }, undefined],
+  ])('%s', (_n, over, change) => {
+    const { registry, beat } = setup();
+    beat(hb('n1', { bootId: 'b1' }));
+    const changes: MembershipChange[] = [];
+    registry.onMembership((c) => changes.push(c));
+    beat(hb('n1', over));
+    expect(changes).toEqual(change ? [change] : []);
+  });
+
   it('ignores a node id that cannot be a subject token', () => {
     const { registry, beat } = setup();
     beat(hb('bad.id'));
@@ -88,6 +116,16 @@ describe(SweepNodesUseCase.name, () => {
     clock.t = now;
     expect(sweep.execute()).toEqual(dropped);
     expect(registry.size).toBe(1 - dropped.length);
+  });
+
+  it('drops a silent node as down, naming the incarnation that went silent', () => {
+    const { sweep, beat, clock, registry } = setup(1500);
+    const changes: MembershipChange[] = [];
+    registry.onMembership((c) => changes.push(c));
+    beat(hb('n1', { bootId: 'b1' }));
+    clock.t += 1501;
+    sweep.execute();
+    expect(changes.at(-1)).toEqual({ kind: 'left', nodeId: 'n1', reason: 'timeout', bootId: 'b1' });
   });
 
   it('keeps a node that keeps beating and drops the one that stopped', () => {

@@ -12,16 +12,26 @@ export interface AdvertisedModel {
   readonly tokenizerSha256: string;
 }
 
-/** A node entering or leaving the registry. */
-export interface MembershipChange {
-  readonly kind: 'joined' | 'left';
-  readonly nodeId: string;
-}
+/**
+ * Why a node left routing. Only a node that died — no heartbeat in time, a restart under a new
+ * boot id, nobody on its infer subject — is announced down (NODE_DOWN): a goodbye drains its own
+ * requests, and a dispatch timeout may be a busy node whose streams still flow.
+ */
+export type LeaveReason = 'goodbye' | 'timeout' | 'restarted' | 'unreachable' | 'dispatch_timeout';
+
+export const DOWN_REASONS: ReadonlySet<LeaveReason> = new Set(['timeout', 'restarted', 'unreachable']);
+
+/** A node entering or leaving the registry; a leave names its reason and the incarnation that left. */
+export type MembershipChange =
+  | { readonly kind: 'joined'; readonly nodeId: string }
+  | { readonly kind: 'left'; readonly nodeId: string; readonly reason: LeaveReason; readonly bootId: string };
 
 /** What the scheduler knows about one node, refreshed by every heartbeat. */
 export interface NodeEntry extends NodeLoad {
   readonly modelInfos: readonly AdvertisedModel[];
   readonly grpcAddress: string;
+  /** The incarnation its heartbeats name (Heartbeat.boot_id); "" or absent: a node that sends none. */
+  readonly bootId?: string;
 }
 
 /**
@@ -43,11 +53,13 @@ export class NodeRegistry {
     return isNew;
   }
 
-  remove(nodeId: string): boolean {
+  remove(nodeId: string, reason: LeaveReason): boolean {
     this.backlog.drop(nodeId);
-    const removed = this.nodes.delete(nodeId);
-    if (removed) this.emit({ kind: 'left', nodeId });
-    return removed;
+    const entry = this.nodes.get(nodeId);
+    if (!entry) return false;
+    this.nodes.delete(nodeId);
+    this.emit({ kind: 'left', nodeId, reason, bootId: entry.bootId ?? '' });
+    return true;
   }
 
   /** Told of every node that joins or leaves (whatever the reason); returns the unsubscribe. */

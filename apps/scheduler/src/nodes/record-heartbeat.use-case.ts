@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { classifyBeat } from '@mnemo/kv-core';
 import { isSubjectToken } from '@mnemo/proto';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
@@ -8,7 +9,9 @@ import type { RecordHeartbeatCommand } from './record-heartbeat.command.js';
 /**
  * Registers or refreshes a node. Liveness uses the scheduler's own clock at arrival, never the
  * node's timestamp, so clock skew between machines cannot keep a dead node alive.
- * A heartbeat with `accepting = false` is a goodbye: the node leaves routing at once.
+ * A heartbeat with `accepting = false` is a goodbye: the node leaves routing at once. One under a
+ * new boot id is a restarted node (kv-core `classifyBeat`): the old incarnation leaves as down
+ * (NODE_DOWN, so gateways move its requests) and the new one joins.
  */
 @Injectable()
 export class RecordHeartbeatUseCase {
@@ -24,8 +27,15 @@ export class RecordHeartbeatUseCase {
       this.logger.emit('warn', 'heartbeat with an invalid node id ignored', { nodeId: hb.nodeId });
       return;
     }
-    if (!hb.accepting) {
-      if (this.registry.remove(hb.nodeId)) {
+    const known = this.registry.get(hb.nodeId);
+    const verdict = classifyBeat(known && { bootId: known.bootId ?? '' }, hb);
+    if (verdict.oldDown && this.registry.remove(hb.nodeId, 'restarted')) {
+      this.metrics.nodesDropped.inc({ reason: 'restarted' });
+      this.logger.emit('warn', 'node restarted: its old incarnation is down', { nodeId: hb.nodeId, oldBootId: known!.bootId, bootId: hb.bootId });
+    }
+    if (verdict.membership === 'none') return;
+    if (verdict.membership === 'leave') {
+      if (this.registry.remove(hb.nodeId, 'goodbye')) {
         this.metrics.nodesDropped.inc({ reason: 'left' });
         this.logger.emit('info', 'node left', { nodeId: hb.nodeId });
       }
@@ -39,6 +49,7 @@ export class RecordHeartbeatUseCase {
       waiting: hb.waiting,
       kvUsage: hb.kvUsage,
       grpcAddress: hb.grpcAddress,
+      bootId: hb.bootId,
       lastSeenMs: this.clock.monotonicMs(),
     });
     if (isNew) this.logger.emit('info', 'node joined', { nodeId: hb.nodeId, models: hb.models.map((m) => m.id), grpcAddress: hb.grpcAddress });

@@ -20,7 +20,7 @@ export class SweepNodesUseCase {
     const timeoutMs = this.config.SCHEDULER_NODE_TIMEOUT_MS!;
     const dropped = expiredNodes(this.registry.all(), this.clock.monotonicMs(), timeoutMs);
     for (const nodeId of dropped) {
-      this.registry.remove(nodeId);
+      this.registry.remove(nodeId, 'timeout');
       this.metrics.nodesDropped.inc({ reason: 'timeout' });
       this.logger.emit('warn', 'node dropped: no heartbeat', { nodeId, timeoutMs });
     }

@@ -50,7 +50,7 @@ export class NatsNodeDispatcher implements NodeDispatcher {
     }
     switch (reply.result.case) {
       case 'nodeId':
-        return { kind: 'admitted' };
+        return { kind: 'admitted', bootId: reply.bootId };
       case 'error':
         return { kind: 'refused', code: reply.result.value.code, message: reply.result.value.message };
       default:

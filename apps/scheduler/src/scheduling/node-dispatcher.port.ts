@@ -3,7 +3,8 @@ import type { InferenceRequest } from '@mnemo/proto';
 
 /** What happened when a request was handed to a node. */
 export type DispatchOutcome =
-  | { readonly kind: 'admitted' }
+  /** `bootId`: the admitting node's incarnation, as its reply names it ("" from a node that sends none). */
+  | { readonly kind: 'admitted'; readonly bootId: string }
   /** The node answered with an error (overloaded, prompt_too_long, …). */
   | { readonly kind: 'refused'; readonly code: string; readonly message: string }
   /** No answer: nobody subscribed (node gone) or it timed out. */

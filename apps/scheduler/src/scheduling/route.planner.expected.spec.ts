@@ -20,7 +20,7 @@ class ScriptedDispatcher implements NodeDispatcher {
   constructor(readonly answers: Record<string, DispatchOutcome> = {}) {}
   async dispatch(nodeId: string, request: InferenceRequest): Promise<DispatchOutcome> {
     this.requests.push({ nodeId, request });
-    return this.answers[nodeId] ?? { kind: 'admitted' };
+    return this.answers[nodeId] ?? { kind: 'admitted', bootId: '' };
   }
   abandon(): void {}
 }

@@ -22,7 +22,7 @@ class ScriptedDispatcher implements NodeDispatcher {
     this.calls.push(nodeId);
     this.attempts.push(request.attempt);
     this.requests.push(request);
-    const a = this.answers[nodeId] ?? { kind: 'admitted' };
+    const a = this.answers[nodeId] ?? { kind: 'admitted', bootId: 'boot-' + nodeId };
     if (a instanceof Error) throw a;
     return a;
   }
@@ -131,14 +131,14 @@ describe(ScheduleInferenceUseCase.name, () => {
       a: { kind: 'unreachable', reason: 'no_responders' },
       b: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' },
     });
-    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toEqual({ nodeId: 'c', attempt: 3 });
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toEqual({ nodeId: 'c', attempt: 3, bootId: 'boot-c' });
     expect(dispatcher.calls).toEqual(['a', 'b', 'c']);
     expect(dispatcher.attempts).toEqual([1, 2, 3]);
   });
 
   it('abandons the attempt on a node that timed out, in case it admits late', async () => {
     const { sut, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'unreachable', reason: 'timeout' } });
-    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toEqual({ nodeId: 'b', attempt: 2 });
+    await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toEqual({ nodeId: 'b', attempt: 2, bootId: 'boot-b' });
     expect(dispatcher.cancels).toEqual(['a:r1#1']);
   });
 
@@ -204,7 +204,7 @@ describe(ScheduleInferenceUseCase.name, () => {
 
   it('numbers a failover re-dispatch on from the attempt the gateway names', async () => {
     const { sut, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'unreachable', reason: 'no_responders' } });
-    await expect(sut.execute(new ScheduleInferenceCommand(request({ attempt: 4 })))).resolves.toEqual({ nodeId: 'b', attempt: 6 });
+    await expect(sut.execute(new ScheduleInferenceCommand(request({ attempt: 4 })))).resolves.toEqual({ nodeId: 'b', attempt: 6, bootId: 'boot-b' });
     expect(dispatcher.attempts).toEqual([5, 6]);
   });
 

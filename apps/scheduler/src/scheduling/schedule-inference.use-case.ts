@@ -20,10 +20,11 @@ import type { ScheduleInferenceCommand } from './schedule-inference.command.js';
 /** Nodes tried for one request before giving up: enough to step over a node that just died. */
 export const MAX_DISPATCH_ATTEMPTS = 3;
 
-/** Where a request runs: the node that admitted it and the dispatch attempt it admitted. */
+/** Where a request runs: the node that admitted it, the dispatch attempt it admitted, and that node's incarnation ("" if unknown). */
 export interface Placement {
   readonly nodeId: string;
   readonly attempt: number;
+  readonly bootId: string;
 }
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
@@ -124,10 +125,11 @@ export class ScheduleInferenceUseCase {
           }
           if (node.reservation) this.useReservation(node.reservation, node.nodeId);
           if (this.why && this.directory) this.why.routed(request, node.nodeId, attemptBase + attempt, this.directory, [...new Set(live.flatMap((n) => n.models))], this.clock.unixMs());
-          return { nodeId: node.nodeId, attempt: attemptBase + attempt };
+          return { nodeId: node.nodeId, attempt: attemptBase + attempt, bootId: outcome.bootId };
         case 'unreachable':
           skipped.add(node.nodeId);
-          if (this.registry.remove(node.nodeId)) this.metrics.nodesDropped.inc({ reason: 'unreachable' });
+          // Nobody on its subject: the node is gone (announced down); a timeout may be a busy node (dropped until its next beat).
+          if (this.registry.remove(node.nodeId, outcome.reason === 'no_responders' ? 'unreachable' : 'dispatch_timeout')) this.metrics.nodesDropped.inc({ reason: 'unreachable' });
           // It may admit (or have admitted) this attempt after we stopped waiting: it must not stream into the inbox the next attempt uses.
           if (outcome.reason === 'timeout') this.dispatcher.abandon(node.nodeId, request.requestId, attemptBase + attempt);
           this.logger.emit('warn', 'node unreachable, trying another', { nodeId: node.nodeId, attempt: attemptBase + attempt, reason: outcome.reason, requestId: request.requestId });
