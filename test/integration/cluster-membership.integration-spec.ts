@@ -5,7 +5,11 @@ import { Cluster, scrape, TEST_HEARTBEAT_MS, TEST_NODE_TIMEOUT_MS, waitFor } fro
 /** NODE_DOWN messages heard on the cluster's connection from now on. */
 function watchNodeDown(cluster: Cluster): NodeDown[] {
   const heard: NodeDown[] = [];
-  cluster.nc.subscribe(Subjects.NODE_DOWN, { callback: (err, msg) => !err && heard.push(decodeMessage(NodeDownSchema, msg.data)) });
+  cluster.nc.subscribe(Subjects.NODE_DOWN, {
+    callback: (err, msg) => {
+      if (!err) heard.push(decodeMessage(NodeDownSchema, msg.data));
+    },
+  });
   return heard;
 }
 
