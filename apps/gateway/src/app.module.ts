@@ -11,6 +11,7 @@ import { ErrorReporter } from './errors/error.reporter.js';
 import { OpenAiExceptionFilter } from './errors/openai-exception.filter.js';
 import { ModelsModule } from './models/models.module.js';
 import { NodeClient } from './nats/node.client.js';
+import { NodeDownListener } from './nats/node-down.listener.js';
 import { SchedulerClient } from './nats/scheduler.client.js';
 import { NatsReadiness } from './health/nats.readiness.js';
 import { ProfilerModule } from './profiler/profiler.module.js';
@@ -40,6 +41,7 @@ class CoreModule {
       ErrorReporter,
       SchedulerClient,
       NodeClient,
+      NodeDownListener,
     ];
     return { module: CoreModule, global: true, providers, exports: providers.map((p) => ('provide' in p ? p.provide : p)) };
   }

@@ -52,4 +52,16 @@ describe(AttemptGate.name, () => {
     sut.offer(ev('a', 1, 1));
     expect(sut.offer(ev('a', 1, 2)).kind).toBe('overflow');
   });
+
+  it('after a failover, drops the lost attempt and those before it, and holds the continuation’s until it is placed', () => {
+    const sut = new AttemptGate(16);
+    sut.bind({ nodeId: 'a', attempt: 1 });
+    expect(sut.offer(ev('a', 1, 0))).toMatchObject({ kind: 'deliver' });
+    sut.reopen({ nodeId: 'a', attempt: 1 });
+    // A late event of the lost attempt: dropped, and not reported again (the caller cancelled it).
+    expect(sut.offer(ev('a', 1, 1))).toEqual({ kind: 'stray' });
+    expect(sut.offer(ev('c', 2, 0))).toMatchObject({ kind: 'held', held: 1 });
+    expect(sut.bind({ nodeId: 'c', attempt: 2 })).toEqual({ deliver: [expect.objectContaining({ nodeId: 'c', seq: 0 })], strays: [] });
+    expect(sut.offer(ev('c', 2, 1))).toMatchObject({ kind: 'deliver' });
+  });
 });

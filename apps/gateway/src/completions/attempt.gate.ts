@@ -25,19 +25,23 @@ export type GateDecision =
  * heard every attempt below k is known to be abandoned: only the highest attempt heard is
  * held (at most `maxHeld` events) until `bind`, and every other attempt is dropped and
  * reported once for cancelling. A late attempt can thus neither end the request with its
- * CANCELLED event nor interleave its tokens.
+ * CANCELLED event nor interleave its tokens. After a failover (`reopen`) the gate waits for a
+ * new placement the same way, and every attempt up to the one that went down is a stray.
  */
 export class AttemptGate {
   private bound?: Attempt;
   private candidate?: Attempt;
   private held: TokenEvent[] = [];
   private readonly reported = new Set<string>();
+  /** Attempts up to this one belong to a node that went down (0: none did). */
+  private floor = 0;
 
   constructor(private readonly maxHeld: number) {}
 
   offer(ev: TokenEvent): GateDecision {
     const from: Attempt = { nodeId: ev.nodeId, attempt: ev.attempt };
     if (this.bound) return same(from, this.bound) ? { kind: 'deliver', event: ev } : this.stray(from);
+    if (from.attempt <= this.floor) return this.stray(from);
     let cancel: Attempt | undefined;
     if (this.candidate && !same(from, this.candidate)) {
       if (from.attempt <= this.candidate.attempt) return this.stray(from);
@@ -59,6 +63,19 @@ export class AttemptGate {
     if (!this.candidate || same(this.candidate, placement)) return { deliver: held, strays: [] };
     const s = this.report(this.candidate);
     return { deliver: [], strays: s ? [s] : [] };
+  }
+
+  /**
+   * The bound attempt's node went down and the request is re-dispatched (the caller cancels that
+   * attempt): until the next `bind`, events are held as before a first placement, and every
+   * attempt numbered up to the lost one is dropped — the scheduler numbers the continuation's on.
+   */
+  reopen(lost: Attempt): void {
+    this.report(lost);
+    this.floor = Math.max(this.floor, lost.attempt);
+    this.bound = undefined;
+    this.candidate = undefined;
+    this.held = [];
   }
 
   private stray(from: Attempt): GateDecision {

@@ -1,6 +1,6 @@
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import { Inject, Injectable } from '@nestjs/common';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { ServiceMetrics } from '@mnemo/service-kit';
 import type { InferOperation } from './infer.command.js';
 
@@ -57,6 +57,14 @@ export class InferTimer {
   }
 }
 
+/** Failovers of requests whose node went down, for InferWatch. */
+export interface FailoverMetrics {
+  /** `continued` (re-dispatched), `completed` (nothing was left to generate), `exhausted` (GATEWAY_FAILOVER_RETRIES used), `failed` (no node took it). */
+  counted(outcome: 'continued' | 'completed' | 'exhausted' | 'failed'): void;
+  /** The client's gap: last event before the node died → first event of the continuation. */
+  gap(seconds: number): void;
+}
+
 /** Counts events held for clients that have not read them yet, over all requests. */
 export interface BufferGauge {
   inc(n?: number): void;
@@ -68,12 +76,27 @@ export class InferMetrics {
   /** Token events buffered in the gateway for their clients (bounded by GATEWAY_STREAM_BUFFER_EVENTS per request). */
   readonly bufferedEvents: Gauge;
 
+  readonly failover: FailoverMetrics;
+
   constructor(@Inject(ServiceMetrics) private readonly metrics: ServiceMetrics) {
     this.bufferedEvents = new Gauge({
       name: 'mnemo_gateway_buffered_events',
       help: 'Token events the gateway holds for clients that have not read them yet (all requests)',
       registers: [metrics.registry],
     });
+    const failovers = new Counter({
+      name: 'mnemo_gateway_failovers_total',
+      help: 'Requests whose node went down, by outcome: continued on another node, completed, exhausted (retry limit) or failed',
+      labelNames: ['outcome'],
+      registers: [metrics.registry],
+    });
+    const gap = new Histogram({
+      name: 'mnemo_gateway_failover_gap_seconds',
+      help: 'Silence a failed-over client saw: its last token event before the node died to the first of the continuation',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 30],
+      registers: [metrics.registry],
+    });
+    this.failover = { counted: (outcome) => failovers.inc({ outcome }), gap: (s) => gap.observe(s) };
   }
 
   start(operation: InferOperation): InferTimer {

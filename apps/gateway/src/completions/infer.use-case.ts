@@ -1,17 +1,18 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { chunkKeys, ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { inSpan, JsonLogger, tracerFor } from '@mnemo/service-kit';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway.config.js';
 import { ClusterModelCache } from '../models/cluster-model.cache.js';
 import { TokenizerCache } from '../models/tokenizer.cache.js';
 import { NodeClient } from '../nats/node.client.js';
-import { SchedulerClient } from '../nats/scheduler.client.js';
+import { NodeDownListener } from '../nats/node-down.listener.js';
+import { SchedulerClient, type InferenceRequestInit } from '../nats/scheduler.client.js';
 import type { InferCommand } from './infer.command.js';
 import { InferMetrics, outcomeOf } from './infer.metrics.js';
 import { InferRun } from './infer.run.js';
-import { InferWatch } from './infer.watch.js';
+import { InferWatch, type Continuation, type FailoverDeps } from './infer.watch.js';
 import { buildPrompt } from './prompt.builder.js';
 
 /**
@@ -19,7 +20,8 @@ import { buildPrompt } from './prompt.builder.js';
  * lookup, tokenization and limits, chunk keys, scheduling over NATS, then an `InferRun`
  * streaming the node's tokens. Resolves once a node admitted the request, so scheduling
  * errors still reach the client as a proper status; later errors come out of the run.
- * Aborting `signal` (client gone) cancels the request on the node.
+ * Aborting `signal` (client gone) cancels the request on the node. A node that dies under the
+ * request is stepped over: the watch re-dispatches it as a continuation (see InferWatch).
  */
 @Injectable()
 export class InferUseCase {
@@ -31,6 +33,7 @@ export class InferUseCase {
     @Inject(NodeClient) private readonly nodes: NodeClient,
     @Inject(InferMetrics) private readonly metrics: InferMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
+    @Inject(NodeDownListener) private readonly downs: NodeDownListener,
   ) {}
 
   async execute(command: InferCommand, signal: AbortSignal): Promise<InferRun> {
@@ -56,29 +59,43 @@ export class InferUseCase {
       const seed = command.seed ?? randomInt(0, 2 ** 48 - 1);
       const deadline = startedAt + this.config.requestTimeoutMs;
       const log = this.logger.child({ requestId });
+      const sampling = { temperature: command.temperature, topP: command.topP, maxTokens: prompt.maxTokens, seed: BigInt(seed), stopTokenIds: [], ignoreEos: command.ignoreEos ?? false };
+      const failover: FailoverDeps = {
+        downs: this.downs,
+        prompt: prompt.tokens,
+        maxTokens: prompt.maxTokens,
+        maxFailovers: this.config.failoverRetries,
+        metrics: this.metrics.failover,
+        // The same request (id, inbox, deadline) with the streamed tokens as prompt and the sampler that far in.
+        redispatch: (plan: Continuation, lastAttempt: number) =>
+          this.scheduler.schedule(
+            request(plan.tokens, chunkKeys(model.id, command.tenant, plan.tokens), { ...sampling, maxTokens: plan.maxTokens, drawOffset: plan.drawOffset }, lastAttempt),
+            Math.max(1, deadline - Date.now()),
+          ),
+      };
       // Subscribe before scheduling: the node may publish its first token before the scheduler replies.
       watch = new InferWatch(this.scheduler, this.nodes, log, timer, requestId, signal, {
         idleTimeoutMs: this.config.idleTimeoutMs,
         stallTimeoutMs: this.config.stallTimeoutMs,
         bufferEvents: this.config.streamBufferEvents,
-      }, this.metrics.bufferedEvents);
+      }, this.metrics.bufferedEvents, failover);
       const inbox = watch.inbox.subject;
-      const placement = await inSpan(tracerFor('gateway'), 'gateway.schedule', ctx, (scheduleCtx) => this.scheduler.schedule(
-        {
-          requestId,
-          tenant: command.tenant,
-          sessionId: command.sessionId ?? '',
-          model: model.id,
-          tokens: [...prompt.tokens],
-          chunkKeys: [...prompt.chunkKeys],
-          priority: command.priority,
-          sampling: { temperature: command.temperature, topP: command.topP, maxTokens: prompt.maxTokens, seed: BigInt(seed), stopTokenIds: [], ignoreEos: command.ignoreEos ?? false },
-          replySubject: inbox,
-          deadlineUnixMs: deadline,
-        },
-        Math.max(1, deadline - Date.now()),
-        scheduleCtx,
-      ));
+      const request = (tokens: readonly number[], keys: readonly string[], s: typeof sampling & { drawOffset?: number }, attempt = 0): InferenceRequestInit => ({
+        requestId,
+        tenant: command.tenant,
+        sessionId: command.sessionId ?? '',
+        model: model.id,
+        tokens: [...tokens],
+        chunkKeys: [...keys],
+        priority: command.priority,
+        sampling: s,
+        replySubject: inbox,
+        deadlineUnixMs: deadline,
+        attempt,
+      });
+      const placement = await inSpan(tracerFor('gateway'), 'gateway.schedule', ctx, (scheduleCtx) =>
+        this.scheduler.schedule(request(prompt.tokens, prompt.chunkKeys, sampling), Math.max(1, deadline - Date.now()), scheduleCtx),
+      );
       watch.admitted(placement, deadline);
       if (signal.aborted) throw cancelled();
       // With the seed and the prompt size, this line is enough to reproduce the answer.

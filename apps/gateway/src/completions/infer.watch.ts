@@ -1,12 +1,29 @@
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, planContinuation, type ContinuationPlan } from '@mnemo/kv-core';
 import type { FieldLogger } from '@mnemo/service-kit';
-import type { TokenEvent } from '@mnemo/proto';
+import type { NodeDown, TokenEvent } from '@mnemo/proto';
 import type { NodeClient } from '../nats/node.client.js';
+import type { NodeDownListener } from '../nats/node-down.listener.js';
 import type { Placement, SchedulerClient, TokenInbox } from '../nats/scheduler.client.js';
 import { AttemptGate, same, type Attempt } from './attempt.gate.js';
 import { EventQueue } from './event.queue.js';
-import type { BufferGauge, InferTimer } from './infer.metrics.js';
+import type { BufferGauge, FailoverMetrics, InferTimer } from './infer.metrics.js';
 import { StreamBackpressure } from './stream.backpressure.js';
+import { StreamSplice } from './stream.splice.js';
+
+export type Continuation = Extract<ContinuationPlan, { kind: 'continue' }>;
+
+/** What a watch needs to move its request to another node when the one running it goes down. */
+export interface FailoverDeps {
+  readonly downs: Pick<NodeDownListener, 'watch'>;
+  /** Schedules the continuation (prompt + streamed tokens, draw offset); dispatch attempts number on from `lastAttempt`. */
+  readonly redispatch: (plan: Continuation, lastAttempt: number) => Promise<Placement>;
+  /** The request's prompt and completion budget as first scheduled. */
+  readonly prompt: readonly number[];
+  readonly maxTokens: number;
+  /** GATEWAY_FAILOVER_RETRIES. */
+  readonly maxFailovers: number;
+  readonly metrics: FailoverMetrics;
+}
 
 export interface WatchLimits {
   /** Longest silence from the node (not paused) before the request fails as a timeout. */
@@ -23,6 +40,14 @@ export interface WatchLimits {
  * whole-request, idle and stall timers, the client's abort signal, and the placement.
  * `release` frees all of it exactly once and, given a reason, cancels the request on its
  * node — the one place a client disconnect or a timeout turns into a CancelRequest.
+ *
+ * Failover: while placed, the watch listens for its node's death (NODE_DOWN). Then it cancels
+ * that attempt silently (it may be a false alarm), reopens the gate, and has the request
+ * re-dispatched with the tokens already streamed appended to its prompt and its sampler's draw
+ * offset (kv-core `planContinuation`); `StreamSplice` numbers the continuation's events on and
+ * reports usage as one request. Events of the lost attempt that still arrive are dropped, so the
+ * client sees every token exactly once. The idle timer does not run while the request moves; the
+ * whole-request deadline does.
  */
 export class InferWatch {
   readonly queue: EventQueue<TokenEvent>;
@@ -39,6 +64,16 @@ export class InferWatch {
   /** Events of this request counted in the buffer gauge. */
   private counted = 0;
   private readonly stall = new AbortController();
+  private readonly splice: StreamSplice;
+  private unwatchDown?: () => void;
+  /** Between a node-down and the continuation's placement. */
+  private moving = false;
+  /** When the client last got an event (or the request started): where a failover gap begins. */
+  private lastEventAt = performance.now();
+  /** Set by a failover, cleared by the continuation's first event (which observes the gap). */
+  private gapFrom?: number;
+  /** When the pending placement was asked for: a death of its node announced since then is its own. */
+  private askedAt = performance.now();
   private readonly onAbort = () => {
     this.queue.fail(new MnemoError(ErrorCode.Cancelled, 'the client closed the request'));
     this.timer.end(ErrorCode.Cancelled);
@@ -54,7 +89,9 @@ export class InferWatch {
     private readonly signal: AbortSignal,
     private readonly limits: WatchLimits,
     private readonly gauge: BufferGauge = { inc: () => undefined, dec: () => undefined },
+    private readonly failover?: FailoverDeps,
   ) {
+    this.splice = new StreamSplice(failover?.prompt.length ?? 0);
     this.queue = new EventQueue<TokenEvent>((remaining) => this.afterTake(remaining));
     this.gate = new AttemptGate(limits.bufferEvents);
     this.valve = new StreamBackpressure(limits.bufferEvents);
@@ -72,6 +109,15 @@ export class InferWatch {
 
   /** Called once the scheduler placed the request: from now on only that attempt streams, and a give-up must reach its node. */
   admitted(placement: Placement, deadlineUnixMs: number): void {
+    if (!this.released) {
+      const ms = Math.max(0, deadlineUnixMs - Date.now());
+      this.deadlineTimer = setTimeout(() => this.giveUp(`the request took longer than its timeout`, 'timeout'), ms);
+    }
+    this.bind(placement);
+  }
+
+  /** A placement (the first or a continuation's): stream its attempt and watch its node. */
+  private bind(placement: Placement): void {
     this.placement = placement;
     if (this.released) {
       // The client left while we were scheduling.
@@ -80,8 +126,7 @@ export class InferWatch {
     }
     const { deliver, strays } = this.gate.bind(placement);
     for (const s of strays) this.cancelStray(s);
-    const ms = Math.max(0, deadlineUnixMs - Date.now());
-    this.deadlineTimer = setTimeout(() => this.giveUp(`the request took longer than its timeout`, 'timeout'), ms);
+    if (this.failover) this.unwatchDown = this.failover.downs.watch({ nodeId: placement.nodeId, bootId: placement.bootId ?? '' }, (d) => this.nodeDown(d), this.askedAt);
     if (this.pausedEarly && same(this.pausedEarly, placement)) {
       // Already paused: the consumer resumes it once it has drained the held events.
       this.valve.paused = true;
@@ -95,6 +140,7 @@ export class InferWatch {
   release(cancelReason?: string): void {
     if (this.released) return;
     this.released = true;
+    this.unwatchDown?.();
     this.inbox.close();
     clearTimeout(this.deadlineTimer);
     clearTimeout(this.idleTimer);
@@ -134,8 +180,19 @@ export class InferWatch {
     }
   }
 
+  /** An event of the placed attempt, numbered into the client's stream. */
   private deliver(e: TokenEvent): void {
+    this.push(this.splice.map(e));
+  }
+
+  private push(e: TokenEvent): void {
     if (!this.valve.paused) this.armIdle();
+    const now = performance.now();
+    if (this.gapFrom !== undefined) {
+      this.failover?.metrics.gap((now - this.gapFrom) / 1000);
+      this.gapFrom = undefined;
+    }
+    this.lastEventAt = now;
     this.counted++;
     this.gauge.inc();
     this.queue.push(e);
@@ -162,6 +219,59 @@ export class InferWatch {
     clearTimeout(this.stallTimer);
     this.nodes.flow(this.ref(this.placement!), false);
     this.armIdle();
+  }
+
+  /**
+   * The placed attempt's node went down: move the request (see the class comment). Nothing to do
+   * once released, while already moving, or for an announcement of a node it has left.
+   */
+  private nodeDown(down: NodeDown): void {
+    const lost = this.placement;
+    const f = this.failover;
+    if (this.released || this.moving || !lost || !f || lost.nodeId !== down.nodeId) return;
+    this.unwatchDown = undefined;
+    // A false alarm leaves the attempt running: it must neither stream on nor keep the node busy.
+    this.nodes.cancel(this.ref(lost), 'failover', true);
+    this.gate.reopen(lost);
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.stallTimer);
+    // The continuation starts unpaused on its node; the buffer's level pauses it again if need be.
+    this.valve.paused = false;
+    this.pausedEarly = undefined;
+    const plan = planContinuation({ prompt: f.prompt, streamed: this.splice.streamed, maxTokens: f.maxTokens, failovers: this.splice.failovers }, f.maxFailovers);
+    const context = { nodeId: lost.nodeId, attempt: lost.attempt, reason: down.reason, streamed: this.splice.streamed.length, failovers: this.splice.failovers };
+    switch (plan.kind) {
+      case 'exhausted':
+        f.metrics.counted('exhausted');
+        this.log.warn('node down: no failover left', context);
+        this.queue.fail(new MnemoError(ErrorCode.NoNodeAvailable, `node ${lost.nodeId} went down and this request already moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`));
+        this.release();
+        return;
+      case 'complete':
+        f.metrics.counted('completed');
+        this.push(this.splice.lengthDone(this.requestId));
+        return;
+      case 'continue':
+        break;
+    }
+    f.metrics.counted('continued');
+    this.log.warn('node down: request continues on another node', context);
+    this.moving = true;
+    this.splice.continued();
+    this.gapFrom = this.lastEventAt;
+    this.askedAt = performance.now();
+    f.redispatch(plan, lost.attempt).then(
+      (placement) => {
+        this.moving = false;
+        this.bind(placement);
+      },
+      (e: unknown) => {
+        this.moving = false;
+        f.metrics.counted('failed');
+        this.queue.fail(e);
+        this.release();
+      },
+    );
   }
 
   /** An attempt the scheduler did not place (it admitted after a dispatch timeout): end it without a word to the inbox. */

@@ -20,6 +20,7 @@ describe(loadGatewayConfig.name, () => {
       maxBodyBytes: 2 * 1024 * 1024,
       streamBufferEvents: 256,
       stallTimeoutMs: 30_000,
+      failoverRetries: 2,
       profilerUrl: 'http://127.0.0.1:8090',
       profilerTimeoutMs: 10_000,
       advisoryLimit: { ratePerSec: 50, burst: 100 },
@@ -53,12 +54,12 @@ describe(loadGatewayConfig.name, () => {
   it('lists every problem at once', () => {
     let err: unknown;
     try {
-      loadGatewayConfig({ GATEWAY_PORT: 'http', GATEWAY_MAX_PROMPT_TOKENS: '0', GATEWAY_REQUEST_TIMEOUT_MS: '-5', LOG_LEVEL: 'loud', GATEWAY_STREAM_BUFFER_EVENTS: '4', GATEWAY_STALL_TIMEOUT_MS: 'soon' });
+      loadGatewayConfig({ GATEWAY_PORT: 'http', GATEWAY_MAX_PROMPT_TOKENS: '0', GATEWAY_REQUEST_TIMEOUT_MS: '-5', LOG_LEVEL: 'loud', GATEWAY_STREAM_BUFFER_EVENTS: '4', GATEWAY_STALL_TIMEOUT_MS: 'soon', GATEWAY_FAILOVER_RETRIES: '11' });
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(ConfigError);
     const problems = (err as ConfigError).problems.join('\n');
-    for (const name of ['NATS_URL', 'GATEWAY_PORT', 'GATEWAY_MAX_PROMPT_TOKENS', 'GATEWAY_REQUEST_TIMEOUT_MS', 'LOG_LEVEL', 'GATEWAY_STREAM_BUFFER_EVENTS', 'GATEWAY_STALL_TIMEOUT_MS']) expect(problems).toContain(name);
+    for (const name of ['NATS_URL', 'GATEWAY_PORT', 'GATEWAY_MAX_PROMPT_TOKENS', 'GATEWAY_REQUEST_TIMEOUT_MS', 'LOG_LEVEL', 'GATEWAY_STREAM_BUFFER_EVENTS', 'GATEWAY_STALL_TIMEOUT_MS', 'GATEWAY_FAILOVER_RETRIES']) expect(problems).toContain(name);
   });
 });

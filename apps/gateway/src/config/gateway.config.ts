@@ -39,6 +39,13 @@ export const gatewaySchema = {
     default: 30_000,
     min: 1,
   },
+  GATEWAY_FAILOVER_RETRIES: {
+    type: 'int',
+    doc: 'times one request may move to another node after its node went down (NODE_DOWN), continuing its stream token-exactly; past it the request fails with no_node_available',
+    default: 2,
+    min: 0,
+    max: 10,
+  },
   GATEWAY_PROFILER_URL: {
     type: 'url',
     doc: "base URL of the profiler's REST API, which /v1/profiler/… is proxied to",
@@ -82,6 +89,8 @@ export interface GatewayConfig {
   readonly maxBodyBytes: number;
   readonly streamBufferEvents: number;
   readonly stallTimeoutMs: number;
+  /** Continuations allowed per request after node deaths (kv-core planContinuation). */
+  readonly failoverRetries: number;
   /** Base URL of the profiler's REST API, without a trailing slash. */
   readonly profilerUrl: string;
   readonly profilerTimeoutMs: number;
@@ -117,6 +126,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     maxBodyBytes: c.GATEWAY_MAX_BODY_BYTES!,
     streamBufferEvents: c.GATEWAY_STREAM_BUFFER_EVENTS!,
     stallTimeoutMs: c.GATEWAY_STALL_TIMEOUT_MS!,
+    failoverRetries: c.GATEWAY_FAILOVER_RETRIES!,
     profilerUrl: c.GATEWAY_PROFILER_URL!.replace(/\/+$/, ''),
     profilerTimeoutMs: c.GATEWAY_PROFILER_TIMEOUT_MS!,
     advisoryLimit: { ratePerSec: c.GATEWAY_ADVISORY_RATE!, burst: c.GATEWAY_ADVISORY_BURST! },

@@ -45,10 +45,11 @@ export interface TokenInbox {
   close(): void;
 }
 
-/** Where the scheduler placed a request: the admitting node and the dispatch attempt it admitted. */
+/** Where the scheduler placed a request: the admitting node, the dispatch attempt it admitted, and the node's incarnation ("" or absent: unknown). */
 export interface Placement {
   readonly nodeId: string;
   readonly attempt: number;
+  readonly bootId?: string;
 }
 
 /**
@@ -133,7 +134,7 @@ export class SchedulerClient {
     const reply = decodeMessage(ScheduleReplySchema, msg);
     switch (reply.result.case) {
       case 'nodeId':
-        return { nodeId: reply.result.value, attempt: reply.attempt };
+        return { nodeId: reply.result.value, attempt: reply.attempt, bootId: reply.bootId };
       case 'error':
         throw fromReply(reply.result.value);
       default:

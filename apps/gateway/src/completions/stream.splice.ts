@@ -1,0 +1,59 @@
+import { create } from '@bufbuild/protobuf';
+import { continuedUsage } from '@mnemo/kv-core';
+import { FinishReason, TokenEventSchema, UsageSchema, type TokenEvent } from '@mnemo/proto';
+
+/**
+ * Joins the attempts of one request into the one stream its client sees. Each attempt numbers
+ * its events from 0 and reports usage for its own prompt, which after a failover is the original
+ * prompt plus what was streamed before; the client must instead see one seq sequence and usage of
+ * its own prompt and every completion token (kv-core `continuedUsage`). It also keeps the tokens
+ * streamed so far: the next continuation's prompt and draw offset (kv-core `planContinuation`).
+ */
+export class StreamSplice {
+  private readonly tokens: number[] = [];
+  private nextSeq = 0;
+  private seqBase = 0;
+  private streamedBefore = 0;
+  private firstCached?: number;
+  /** Continuations started. */
+  failovers = 0;
+
+  constructor(private readonly promptTokens: number) {}
+
+  /** Completion tokens handed on so far, over every attempt. */
+  get streamed(): readonly number[] {
+    return this.tokens;
+  }
+
+  /** One event of the placed attempt, as the client's stream carries it. */
+  map(ev: TokenEvent): TokenEvent {
+    const seq = this.seqBase + ev.seq;
+    this.nextSeq = Math.max(this.nextSeq, seq + 1);
+    this.tokens.push(...ev.tokens);
+    if (this.failovers === 0) {
+      if (ev.usage) this.firstCached ??= ev.usage.cachedTokens;
+      return ev;
+    }
+    if (!ev.usage) return { ...ev, seq };
+    return { ...ev, seq, usage: { ...ev.usage, ...continuedUsage(this.promptTokens, this.streamedBefore, ev.usage, this.firstCached) } };
+  }
+
+  /** A new attempt continues the stream: its seq 0 follows the last event handed on. */
+  continued(): void {
+    this.failovers++;
+    this.seqBase = this.nextSeq;
+    this.streamedBefore = this.tokens.length;
+  }
+
+  /** The final event when the node went down after streaming the whole budget but before its done event. */
+  lengthDone(requestId: string): TokenEvent {
+    return create(TokenEventSchema, {
+      requestId,
+      seq: this.nextSeq,
+      tokens: [],
+      done: true,
+      finishReason: FinishReason.LENGTH,
+      usage: create(UsageSchema, { promptTokens: this.promptTokens, completionTokens: this.tokens.length, cachedTokens: this.firstCached ?? 0 }),
+    });
+  }
+}
