@@ -82,6 +82,10 @@ describe('a client that stops reading its stream', () => {
         NODE_KV_BLOCKS: String(Math.ceil((MAX_TOKENS + 1024) / 16)),
       },
       gatewayEnv: { GATEWAY_STREAM_BUFFER_EVENTS: String(BUFFER_EVENTS), GATEWAY_STALL_TIMEOUT_MS: String(STALL_MS), GATEWAY_IDLE_TIMEOUT_MS: '60000' },
+      // The in-process node streams at zero cost on the test's own event loop, which can hold its
+      // heartbeats past the 1 s test timeout on a loaded machine: that would read as a death and
+      // move the stream (failover), which is not what this spec is about.
+      schedulerEnv: { SCHEDULER_NODE_TIMEOUT_MS: '15000' },
     });
     gatewayPort = cluster.gateway!.httpPort;
     nodePort = cluster.nodes[0]!.metricsPort;
