@@ -152,7 +152,7 @@ describe('failover: a node killed under a stream, the stream continues token-exa
   describe.each([
     ['greedy', { temperature: 0 }],
     ['seeded sampling', { temperature: 0.8, seed: 4242 }],
-  ])('%s', (_mode, sampling) => {
+  ])('%s', (mode, sampling) => {
     let reference: Streamed;
     beforeAll(async () => {
       reference = await stream(sampling);
@@ -164,7 +164,7 @@ describe('failover: a node killed under a stream, the stream continues token-exa
       ['before the first token', 0, (k) => k === 0],
       ['mid-stream', 12, (k) => k >= 12 && k < MAX_TOKENS - 4],
       ['near the end', MAX_TOKENS - 4, (k) => k >= MAX_TOKENS - 4 && k < MAX_TOKENS],
-    ])('killed %s: the client’s text equals the uninterrupted run’s', async (_at, killAfter, atPoint) => {
+    ])('killed %s: the client’s text equals the uninterrupted run’s', async (at, killAfter, atPoint) => {
       await cluster.waitForLiveNodes(2, 60_000);
       const before = await failovers();
       let victim: SupervisedProcess | undefined;
@@ -187,6 +187,7 @@ describe('failover: a node killed under a stream, the stream continues token-exa
       expect(continuation[0]!.promptTokens).toBe(PROMPT.length + continuation[0]!.drawOffset);
       expect(await failovers()).toBe(before + 1);
       // Bounded: node timeout (1 s) + re-dispatch + the continuation's prefill, with room for a loaded machine.
+      console.log(`failover ${mode}, killed ${at} (draw offset ${continuation[0]!.drawOffset}): longest gap the client saw ${got.maxGapMs} ms`);
       expect(got.maxGapMs).toBeLessThan(8000);
     }, 60_000);
   });
