@@ -58,7 +58,7 @@ describe('Grafana dashboard (deploy/grafana)', () => {
   });
 
   it.each([
-    'TTFT', 'TPOT', 'queue', 'hit', 'bytes moved per tier', 'per peer link', 'blocked', 'advisory outcomes', 'nodes dropped', 'preemptions', 'elastic', 'cross-model',
+    'TTFT', 'TPOT', 'queue', 'hit', 'bytes moved per tier', 'per peer link', 'blocked', 'advisory outcomes', 'failovers by outcome', 'failover gap', 'nodes dropped', 'preemptions', 'elastic', 'cross-model',
   ])('covers %s', (topic) => {
     const text = d.panels.map((p) => `${p.title} ${(p as { description?: string }).description ?? ''}`).join('\n').toLowerCase();
     const alias: Record<string, string> = { TTFT: 'time to first token', TPOT: 'time per output token' };

@@ -1,7 +1,8 @@
 // The Grafana dashboard against real services: a cluster (gateway, scheduler, and node-managers
 // configured for each feature a row watches) runs a small workload — chat requests, advisories
 // (one used, one left to expire), a prefetch between nodes, a derived-model request over its base
-// model's KV, swap preemption under KV pressure, a node leaving — and then every metric a
+// model's KV, swap preemption under KV pressure, a node killed under a stream (the gateway fails
+// the stream over), a node leaving — and then every metric a
 // dashboard query names must be declared on some service's /metrics (ops port) and have samples.
 import { createInbox } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
@@ -26,6 +27,7 @@ describe('every metric the Grafana dashboard queries is exported, with samples',
   let api: string;
   let droid: NodeManagerHandle;
   let swapper: NodeManagerHandle;
+  const failover: NodeManagerHandle[] = [];
 
   beforeAll(async () => {
     cluster = await Cluster.start({ nodes: 0, gateway: true, schedulerEnv: { SCHEDULER_POLICY: 'symphony', SCHEDULER_ADVISORY_TTL_MS: '500' } });
@@ -37,7 +39,9 @@ describe('every metric the Grafana dashboard queries is exported, with samples',
     swapper = await cluster.addNode({ ...reference, NODE_PEER_DEADLINE_BASE_MS: '10000', NODE_MODELS: MODEL, NODE_KV_BLOCKS: '8', NODE_MAX_BATCH: '4', NODE_SCHEDULING: 'priority', NODE_PREEMPTION: 'swap', NODE_BLOCK_GROUP_BLOCKS: '4' });
     // Two models on one device budget lending each other elastic units (SwiftCache).
     await cluster.addNode({ ...reference, NODE_MODELS: `${MODEL},mnemo-tiny-qwen3`, NODE_KV_DEVICE_BYTES: '256KiB', NODE_KV_ELASTIC_TICK_MS: '50' });
-    await cluster.waitForLiveNodes(3, WAIT_MS);
+    // Two sim nodes that alone serve mnemo-small, slow enough to die under a stream (failover).
+    for (let i = 0; i < 2; i++) failover.push(await cluster.addNode({ NODE_ENGINE: 'sim', NODE_MODELS: 'mnemo-small', NODE_KV_STORE: 'off', NODE_SIM_DECODE_STEP_MS: '50' }));
+    await cluster.waitForLiveNodes(5, WAIT_MS);
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -100,9 +104,33 @@ describe('every metric the Grafana dashboard queries is exported, with samples',
     await waitFor(async () => ((await scrape(swapper.metricsPort, 'mnemo_node_running_sequences')) ?? 0) >= 2, WAIT_MS, 'two running', 5);
     await Promise.all([...low, ...[7, 8].map((i) => direct(swapper.nodeId, swapPrompt(i), 80, 10))]);
 
+    // A node dies under a stream: the scheduler announces it, the gateway continues the stream on the other node.
+    const res = await fetch(`${api}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mnemo-small', prompt: HISTORY.slice(0, 20), max_tokens: 60, temperature: 0, ignore_eos: true, stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let sse = '';
+    let victim: NodeManagerHandle | undefined;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      sse += decoder.decode(r.value, { stream: true });
+      if (victim || !sse.includes('"choices"')) continue;
+      const running = await Promise.all(failover.map(async (n) => (await scrape(n.metricsPort, 'mnemo_node_running_sequences')) ?? 0));
+      victim = failover[running.findIndex((x) => x > 0)];
+      if (!victim) continue;
+      await victim.kill();
+      cluster.nodes.splice(cluster.nodes.indexOf(victim), 1);
+    }
+    expect(victim).toBeDefined();
+    expect(sse).toContain('data: [DONE]');
+    expect(sse).not.toContain('"error"');
+
     // A node leaves (failover row).
     const leaving = await cluster.addNode();
-    await cluster.waitForLiveNodes(4, WAIT_MS);
+    await cluster.waitForLiveNodes(5, WAIT_MS);
     await leaving.stop();
     cluster.nodes.splice(cluster.nodes.indexOf(leaving), 1);
     await waitFor(async () => (await scrape(sched, 'mnemo_scheduler_nodes_dropped_total')) !== undefined, WAIT_MS, 'the node dropped', 50);

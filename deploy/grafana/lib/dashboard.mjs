@@ -107,8 +107,15 @@ function panels() {
     ),
 
     row('Failovers'),
-    timeseries('Nodes dropped', 'Nodes the scheduler removed, by reason (timeout, left, unreachable); requests on them fail over.', [q(`sum by (reason) (${rate('mnemo_scheduler_nodes_dropped_total')})`, '{{reason}}')], { unit: 'ops' }),
-    timeseries('Live nodes', 'Nodes with a recent heartbeat, as each scheduler replica counts them.', [q('max(mnemo_scheduler_live_nodes)', 'live nodes')]),
+    timeseries(
+      'Failovers by outcome',
+      'Requests whose node went down, by outcome at the gateway: continued on another node (token-exactly), completed, exhausted (GATEWAY_FAILOVER_RETRIES) or failed.',
+      [q(`sum by (outcome) (${rate('mnemo_gateway_failovers_total')})`, '{{outcome}}')],
+      { unit: 'ops', width: 6 },
+    ),
+    timeseries('Failover gap', 'Silence a failed-over client saw: its last token before the node died to the first of the continuation.', quantiles('mnemo_gateway_failover_gap_seconds'), { unit: 's', width: 6 }),
+    timeseries('Nodes dropped', 'Nodes the scheduler removed, by reason (timeout, left, unreachable); requests on them fail over.', [q(`sum by (reason) (${rate('mnemo_scheduler_nodes_dropped_total')})`, '{{reason}}')], { unit: 'ops', width: 6 }),
+    timeseries('Live nodes', 'Nodes with a recent heartbeat, as each scheduler replica counts them.', [q('max(mnemo_scheduler_live_nodes)', 'live nodes')], { width: 6 }),
 
     row('Preemptions and swaps'),
     timeseries(
