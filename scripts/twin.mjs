@@ -3,6 +3,7 @@
 //   validate    run the twin on the multi-round benchmark's workload and compare with the live run
 //               (bench/results/twin-validate.json; calibrates first when no calibration exists)
 //   scale       time one simulated hour of 1,024 users on 8 instances (the `scale` key of the same file)
+//   symphony    Symphony's experiment at the paper's scale on modelled A100s (bench/results/twin-symphony.{json,svg})
 // Each results file is stamped like a benchmark's and docs/results.md is regenerated.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const COMMANDS = ['calibrate', 'validate', 'scale'];
+const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony'];
 const [cmd, ...args] = process.argv.slice(2);
 if (!COMMANDS.includes(cmd)) {
   console.error(`usage: npm run twin -- <${COMMANDS.join('|')}>`);
@@ -51,6 +52,13 @@ if (cmd === 'scale') {
   const previous = read('twin-validate.json') ?? {};
   const result = scale();
   write('twin-validate.json', { ...previous, scale: { run: stamp().run, ...result } });
+}
+if (cmd === 'symphony') {
+  const { runSymphony } = await import('../tools/twin/symphony.report.mjs');
+  const { json, svg } = await runSymphony();
+  write('twin-symphony.json', { ...stamp(), ...json });
+  writeFileSync(path('twin-symphony.svg'), svg);
+  console.log('wrote bench/results/twin-symphony.svg');
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

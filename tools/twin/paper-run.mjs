@@ -1,0 +1,86 @@
+// One twin run of a paper experiment, measured the way the papers measure: requests sent after
+// the warm-up only, mean TTFT and TPOT, and each instance's load sampled once a second.
+import { ClosedLoopUsers, TwinCluster } from '@mnemo/twin';
+
+const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const pct = (xs, p) => {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+};
+const round = (x, d = 2) => (x === null || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
+
+/**
+ * Closed-loop users whose requests are recorded with their send time, so the run keeps only
+ * those sent after `warmMs` (the ramp and the first turns, when no KV exists yet, are left out).
+ */
+export function measuredUsers(usersOptions, warmMs, sink) {
+  return (net, sessions) => {
+    const wrapped = {
+      get now() {
+        return net.now;
+      },
+      at: (t, fn) => net.at(t, fn),
+      infer: (sessionId, turn, prompt, maxTokens, done, priority) => {
+        const sentAt = net.now;
+        net.infer(sessionId, turn, prompt, maxTokens, (r) => {
+          if (sentAt >= warmMs) sink.push({ sentAt, prompt: prompt.length, ttftMs: r.ttftMs, tpotMs: r.reply.length > 1 ? (r.totalMs - r.ttftMs) / (r.reply.length - 1) : null, cached: r.cachedTokens, node: r.node });
+          done(r);
+        }, priority);
+      },
+      advise: (sessionId, typeMs) => net.advise(sessionId, typeMs),
+      endSession: (sessionId) => net.endSession?.(sessionId),
+    };
+    return new ClosedLoopUsers(sessions, usersOptions, wrapped);
+  };
+}
+
+/**
+ * Runs `config` (a TwinClusterConfig without its client) over `sessions` until `untilMs`; returns
+ * the paper's figures over requests sent after `warmMs`, and load per instance: requests held
+ * (running and waiting) sampled every second after the warm-up.
+ */
+export function paperRun(config, sessions, { warmMs, untilMs }) {
+  const sink = [];
+  const cluster = new TwinCluster({ ...config, untilMs, client: measuredUsers(config.users, warmMs, sink) }, sessions);
+  const samples = cluster.nodes.map(() => []);
+  const sample = {
+    fire: (now) => {
+      if (now >= warmMs) cluster.nodes.forEach((n, i) => samples[i].push(n.held));
+      cluster.events.at(now + 1000, sample);
+    },
+  };
+  cluster.events.at(0, sample);
+  cluster.run();
+  const ttft = sink.map((r) => r.ttftMs);
+  const tpot = sink.flatMap((r) => (r.tpotMs === null ? [] : [r.tpotMs]));
+  const prompt = sink.reduce((a, r) => a + r.prompt, 0);
+  const cached = sink.reduce((a, r) => a + r.cached, 0);
+  const perNode = samples.map((s) => mean(s) ?? 0);
+  // Instantaneous max / median across instances, over samples where the median instance holds any.
+  const inst = samples[0].map((_, k) => samples.map((s) => s[k])).filter((xs) => median(xs) > 0).map((xs) => Math.max(...xs) / median(xs));
+  return {
+    requests: sink.length,
+    failed: cluster.failed,
+    ttft_mean_ms: round(mean(ttft)),
+    ttft_p50_ms: round(pct(ttft, 50)),
+    ttft_p99_ms: round(pct(ttft, 99)),
+    tpot_mean_ms: round(mean(tpot)),
+    tpot_p99_ms: round(pct(tpot, 99)),
+    prefix_hit_rate: round(prompt ? cached / prompt : null, 3),
+    mean_prompt_tokens: round(sink.length ? prompt / sink.length : null, 0),
+    load_per_instance: perNode.map((x) => round(x, 1)),
+    imbalance_max_over_median: round(median(perNode) > 0 ? Math.max(...perNode) / median(perNode) : null),
+    imbalance_instant_mean: round(mean(inst)),
+    routing: { ...cluster.scheduler.counters.reasons },
+    preemptions: cluster.nodes.reduce((a, n) => a + n.counters.preemptions, 0),
+    node_busy_share: cluster.nodes.map((n) => round(n.counters.busyMs / cluster.events.now, 3)),
+    events: cluster.events.fired,
+  };
+}
+
+export { mean, median, round };

@@ -1,0 +1,95 @@
+// ShareGPT-like sessions at the papers' own scale (no trace can be downloaded here: the
+// generator is fitted to published statistics, printed beside them). The shapes come from the
+// multi-round benchmark's generator (bench/multiround/workload.mjs: turns, the session-length
+// tail, pastes) at full size; reply lengths and typing speed are set to the papers' figures.
+import { DEFAULT_WORKLOAD, fitTail, sessionTokens, workload } from '../../bench/multiround/workload.mjs';
+
+/**
+ * Published statistics the generator is fitted to:
+ * - Symphony §2.2 (Fig. 3): 73.4% of ShareGPT conversations are multi-turn; FastSwitch §2.2: 78%, mean 5.5 turns;
+ * - SwiftCache Fig. 3b: 10% of sessions over 13K tokens, 1% over 56K;
+ * - vLLM (SOSP '23) §6.1: ShareGPT outputs average 338 tokens (inputs 161, pastes included);
+ * - Symphony §1: an advisory (typing starts) precedes its request by 11.3 s on average.
+ */
+export const PAPER_STATS = { multiTurnShare: [0.734, 0.78], meanTurns: 5.5, tail: [{ tokens: 13_000, share: 0.1 }, { tokens: 56_000, share: 0.01 }], meanReplyTokens: 338, meanTypingLeadS: 11.3 };
+
+/**
+ * Full-size sessions: no length scaling, human reading speed, replies log-normal with a mean of
+ * 338 tokens (median 250, σ 0.78), typing speed chosen so the mean typing time is 11.3 s
+ * (typed turns' mean is 60 tokens: 60 / 11.3 s ≈ 5.2 tokens/s), sessions capped at 60K tokens
+ * (under Llama-3.1-8B's 64K context the twin serves). `thinkCompression` shortens reading and
+ * typing alike (1: human speeds).
+ */
+export const PAPER_WORKLOAD = {
+  ...DEFAULT_WORKLOAD,
+  sessions: 1000,
+  lengthScale: 1,
+  maxSessionTokens: 60_000,
+  reply: { median: 250, sigma: 0.78, min: 8, max: 2048 },
+  typeTokensPerS: 5.2,
+  thinkCompression: 1,
+  dilation: 1,
+};
+
+/** A token stream unique to `salt`: sessions re-drawn from the same shape share no KV. */
+function fresh(n, salt) {
+  const out = new Array(n);
+  let x = (salt * 2654435761) >>> 0;
+  for (let i = 0; i < n; i++) {
+    x = (x ^ (x << 13)) >>> 0;
+    x = (x ^ (x >>> 17)) >>> 0;
+    x = (x ^ (x << 5)) >>> 0;
+    out[i] = 1 + (x % 32_000);
+  }
+  return out;
+}
+
+/**
+ * The base sessions (the papers' "1,000 samples") and a lazy list of `count` sessions cycling
+ * through them, each with its own tokens (the system prompt shared), built when a user takes it.
+ * `base` may be passed in: drawing the 1,000 sessions costs seconds, and every run reuses them.
+ */
+export function paperSessions(o = PAPER_WORKLOAD, count = o.sessions, base = workload(o)) {
+  const system = fresh(o.systemTokens, 1);
+  const make = (k) => {
+    const b = base[k % base.length];
+    return {
+      id: `u${k}`,
+      system,
+      doc: fresh(b.doc.length, 1_000_003 + 2 * k),
+      turns: b.turns.map((t, i) => ({ ...t, user: fresh(t.user.length, (k + 1) * 1_000_033 + i) })),
+    };
+  };
+  const list = new Proxy([], {
+    get(target, prop) {
+      if (prop === 'length') return count;
+      if (typeof prop === 'string' && /^\d+$/.test(prop)) return Number(prop) < count ? make(Number(prop)) : undefined;
+      return Reflect.get(target, prop);
+    },
+  });
+  return { base, sessions: list };
+}
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** The generated statistics beside the papers'. */
+export function paperWorkloadStats(base, o = PAPER_WORKLOAD) {
+  const lengths = base.map(sessionTokens);
+  const turns = base.map((s) => s.turns.length);
+  const replies = base.flatMap((s) => s.turns.map((t) => t.reply));
+  const typing = base.flatMap((s) => s.turns.slice(1).map((t) => t.typeMs / 1000));
+  const reading = base.flatMap((s) => s.turns.map((t) => t.readMs / 1000));
+  const over = (n) => lengths.filter((l) => l > n).length / lengths.length;
+  return {
+    sessions: base.length,
+    multi_turn_share: { generated: mean(turns.map((t) => (t > 1 ? 1 : 0))), papers: PAPER_STATS.multiTurnShare },
+    mean_turns: { generated: mean(turns), papers: PAPER_STATS.meanTurns },
+    session_tail: PAPER_STATS.tail.map((p) => ({ tokens: p.tokens, paper_share_over: p.share, generated_share_over: over(p.tokens) })),
+    mean_reply_tokens: { generated: mean(replies), paper: PAPER_STATS.meanReplyTokens },
+    mean_typing_lead_s: { generated: mean(typing), paper: PAPER_STATS.meanTypingLeadS },
+    mean_reading_s: mean(reading),
+    think_compression: o.thinkCompression,
+    fit: fitTail(),
+    source: 'no ShareGPT trace can be downloaded here: sessions are drawn by a seeded generator fitted to the statistics above',
+  };
+}

@@ -1,0 +1,136 @@
+// `npm run twin -- symphony`: Symphony's experiment (§4, Figs. 11, 15, 19, 20) on the twin at the
+// paper's scale: 8 instances of Llama-3.1-8B on A100s in 2 nodes, closed-loop users on
+// ShareGPT-like sessions, four serving systems from kv-core SERVING_SYSTEMS (symphony, vLLM-style
+// recompute, InferCept-style sticky offload, llm-d-style load-aware prefix scoring) and
+// symphony's advisory variants. Every cost comes from the hardware tables; nothing is fitted.
+import { derivedDispatchMs, kvBytesPerToken, rooflineCompute } from '@mnemo/twin';
+import { gpuCluster, hardwareLinks, routingFigures, scaledHardware, SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
+import { paperRun, round } from './paper-run.mjs';
+import { PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
+
+/**
+ * The run's shape. Think times are human (reading 5.5 tokens/s, typing to Symphony's 11.3 s lead)
+ * compressed THINK_COMPRESSION× so sessions reach their later turns within a few simulated
+ * minutes (a run must end in minutes on two shared cores): a user then offers the load of about
+ * that many human users. Requests sent in the first WARM_MS (ramp, first turns) are not measured.
+ */
+export const SYMPHONY_RUN = {
+  users: [64, 128, 256, 512, 1024],
+  systems: ['symphony', 'recompute', 'infercept', 'llmd'],
+  /** Systems run at every user count; the others at `allSystemsUsers` only (each run costs minutes here). */
+  everyCount: ['symphony', 'recompute'],
+  allSystemsUsers: [256, 512],
+  imbalanceUsers: 256,
+  /** Where the InferCept and llm-d ratios and the advisory variants are read: the largest count all systems ran. */
+  compareUsers: 512,
+  variantUsers: 512,
+  thinkCompression: 6,
+  rampMs: 20_000,
+  warmMs: 50_000,
+  untilMs: 130_000,
+  seed: 1,
+  /** TPOT SLO: this multiple of vLLM-style recompute's mean TPOT at the smallest user count (Fig. 11: "a similar TPOT"). */
+  sloOverLightest: 1.5,
+};
+
+/** Symphony's published figures the keys are compared with (drawn over our curves). */
+export const SYMPHONY_PAPER = {
+  ttft_vs_vllm: { value: 2.4, where: '§4.2, Figs. 11b, 12b: up to 2.4×' },
+  tpot_vs_vllm: { value: [1.4, 1.9], where: '§4.2, Fig. 11a: 1.4–1.9× on Llama-3.1-8B' },
+  users_vs_vllm_at_slo: { value: 4, where: 'Fig. 11 caption: 64 users (vLLM, 18.5 ms) vs 256 (Symphony, 20.5 ms); §4.2: up to 8×' },
+  infercept_imbalance_256: { value: 3.1, where: '§4.3, Fig. 15: max/median instance load 3.1× at 256 users' },
+  missed10_degradation_ms: { value: 3.1, where: 'Fig. 19: 10% missed advisories, +3.1 ms normalized latency' },
+  spurious60_degradation: { value: 0.021, where: 'Fig. 20: 60% spurious advisories, 2.1% throughput loss' },
+};
+
+const ratio = (a, b) => (a !== null && b !== null && b > 0 ? round(a / b, 2) : null);
+
+function plan(o) {
+  const runs = [];
+  for (const u of o.users) for (const s of o.systems) if (o.everyCount.includes(s) || o.allSystemsUsers.includes(u)) runs.push({ name: s, system: s, users: u });
+  runs.push({ name: 'symphony-missed10', system: 'symphony', users: o.variantUsers, variant: { missed: 0.1 } });
+  runs.push({ name: 'symphony-spurious60', system: 'symphony', users: o.variantUsers, variant: { spurious: 0.6 } });
+  return runs;
+}
+
+/** Runs the whole experiment; `progress(i, n, label)` is told before each run. */
+export function symphonyExperiment({ o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE, progress = () => {}, now = () => performance.now() } = {}) {
+  const workloadOptions = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
+  const runs = plan(o);
+  const curves = {};
+  const t0 = now();
+  const { base } = paperSessions(workloadOptions, 0);
+  runs.forEach((r, i) => {
+    progress(i, runs.length, `${r.name} @ ${r.users} users`);
+    const { sessions } = paperSessions(workloadOptions, r.users * 40, base);
+    const config = gpuCluster(hw, r.system, { users: r.users, rampMs: o.rampMs, seed: o.seed, tenant: `sym-${r.name}`, variant: r.variant });
+    const started = now();
+    const summary = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
+    (curves[r.name] ??= {})[r.users] = { ...summary, wall_s: round((now() - started) / 1000, 1) };
+  });
+  progress(runs.length, runs.length, 'done');
+  return { curves, keys: symphonyKeys(curves, o), wall_s: round((now() - t0) / 1000, 1) };
+}
+
+/** The experiment's keys from its curves. */
+export function symphonyKeys(curves, o = SYMPHONY_RUN) {
+  const at = (name, users, metric) => curves[name]?.[users]?.[metric] ?? null;
+  const common = (a, b) => Object.keys(curves[a] ?? {}).filter((u) => curves[b]?.[u]).map(Number);
+  const over = (base, metric) => Object.fromEntries(common('symphony', base).map((u) => [u, ratio(at(base, u, metric), at('symphony', u, metric))]));
+  const top = o.users.at(-1);
+  const slo = at('recompute', o.users[0], 'tpot_mean_ms') * o.sloOverLightest;
+  const served = (name) => {
+    const ok = o.users.filter((u) => at(name, u, 'tpot_mean_ms') !== null && at(name, u, 'tpot_mean_ms') <= slo);
+    return ok.length ? Math.max(...ok) : null;
+  };
+  const ttftVsVllm = over('recompute', 'ttft_mean_ms');
+  const tpotVsVllm = over('recompute', 'tpot_mean_ms');
+  const sym = served('symphony');
+  const vllm = served('recompute');
+  const base = curves.symphony?.[o.variantUsers];
+  const change = (v) => (base && v ? round(v.tpot_mean_ms / base.tpot_mean_ms - 1, 3) : null);
+  const max = (m) => {
+    const xs = Object.values(m).filter((x) => x !== null);
+    return xs.length ? Math.max(...xs) : null;
+  };
+  return {
+    ttft_vs_vllm: max(ttftVsVllm),
+    tpot_vs_vllm: max(tpotVsVllm),
+    users_vs_vllm_at_slo: sym && vllm ? round(sym / vllm, 2) : null,
+    users_vs_vllm_at_slo_is_lower_bound: sym === top,
+    ttft_vs_infercept: ratio(at('infercept', o.compareUsers, 'ttft_mean_ms'), at('symphony', o.compareUsers, 'ttft_mean_ms')),
+    ttft_vs_llmd: ratio(at('llmd', o.compareUsers, 'ttft_mean_ms'), at('symphony', o.compareUsers, 'ttft_mean_ms')),
+    infercept_imbalance_256: at('infercept', o.imbalanceUsers, 'imbalance_max_over_median'),
+    missed10_degradation: change(curves['symphony-missed10']?.[o.variantUsers]),
+    spurious60_degradation: change(curves['symphony-spurious60']?.[o.variantUsers]),
+    by_users: { ttft_vs_vllm: ttftVsVllm, tpot_vs_vllm: tpotVsVllm, ttft_vs_infercept: over('infercept', 'ttft_mean_ms'), ttft_vs_llmd: over('llmd', 'ttft_mean_ms') },
+    imbalance_256: Object.fromEntries(o.systems.map((s) => [s, at(s, o.imbalanceUsers, 'imbalance_max_over_median')])),
+    tpot_slo_ms: round(slo, 2),
+    users_within_slo: { symphony: sym, recompute: vllm, infercept: served('infercept'), llmd: served('llmd') },
+    definitions: {
+      ratios: `mean of the baseline ÷ mean of symphony at the same users; ttft_vs_vllm and tpot_vs_vllm are the largest over the sweep (the paper's "up to"); ttft_vs_infercept and ttft_vs_llmd at ${o.compareUsers} users (the largest count every system ran)`,
+      users_vs_vllm_at_slo: `largest swept user count whose mean TPOT is within the SLO (${o.sloOverLightest}× recompute's mean TPOT at ${o.users[0]} users), symphony ÷ recompute; a lower bound when symphony meets the SLO at the top of the sweep`,
+      imbalance: 'requests held per instance (running and waiting), sampled every second after the warm-up and averaged per instance: max ÷ median over the 8 instances',
+      degradation: `symphony's mean TPOT with the variant ÷ without, − 1, at ${o.variantUsers} users`,
+    },
+  };
+}
+
+/** The hardware and routing figures of the run, for the results file. */
+export function symphonyHardware(hw = SYMPHONY_HARDWARE) {
+  const compute = rooflineCompute(hw.gpu, hw.model, hw.efficiency);
+  return {
+    gpu: hw.gpu,
+    model: { ...hw.model, kv_bytes_per_token: kvBytesPerToken(hw.model) },
+    efficiency: hw.efficiency,
+    instances: hw.instances,
+    host_pool_gib: hw.hostPoolBytes / 1024 ** 3,
+    ssd_pool_gib: hw.ssdPoolBytes / 1024 ** 3,
+    links: hardwareLinks(hw),
+    routing_ms_per_chunk: Object.fromEntries(Object.entries(routingFigures(hw, compute)).map(([k, v]) => [k, round(v, 3)])),
+    step_ms: { decode_1x1k: round(compute.decodeMs(1, 1024), 2), decode_32x4k: round(compute.decodeMs(32, 32 * 4096), 2), decode_8x4k: round(compute.decodeMs(8, 8 * 4096), 2), prefill_2k: round(compute.prefillMs(1, 2048, 2048 * 1024), 2) },
+    fastswitch_derived_dispatch_ms: round(derivedDispatchMs(), 4),
+  };
+}
+
+export { paperWorkloadStats, scaledHardware };

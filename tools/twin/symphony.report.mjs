@@ -1,0 +1,34 @@
+// The Symphony experiment's results file and plot, with a progress bar while it runs.
+import cliProgress from 'cli-progress';
+import { paperPanels } from './symphony.plot.mjs';
+import { paperWorkloadStats, SYMPHONY_PAPER, SYMPHONY_RUN, symphonyExperiment, symphonyHardware } from './symphony.mjs';
+import { PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
+import { panelsSvg } from './paper-plot.mjs';
+
+export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
+  // Without a terminal (a log file), the bar prints a line every 30 s instead of redrawing.
+  const bar = new cliProgress.SingleBar({ format: 'symphony |{bar}| {value}/{total} runs · {label} · {duration_formatted}', clearOnComplete: false, noTTYOutput: true, notTTYSchedule: 30_000 }, cliProgress.Presets.shades_classic);
+  let started = false;
+  const progress = (i, n, label) => {
+    if (!started) bar.start(n, 0, { label });
+    started = true;
+    bar.update(i, { label });
+  };
+  const result = symphonyExperiment({ o, progress });
+  bar.stop();
+  const wl = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
+  const json = {
+    symphony: result.keys,
+    paper: SYMPHONY_PAPER,
+    setup: {
+      run: o,
+      hardware: symphonyHardware(),
+      workload: paperWorkloadStats(paperSessions(wl).base, wl),
+      systems: 'kv-core SERVING_SYSTEMS: symphony (routing with advisories, prefetch, peer fetch), recompute (vLLM behind a least-loaded balancer, device prefix cache only by chance), infercept (sticky, KV offloaded to host between turns and restored over PCIe), llmd (prefix + queue + KV-utilisation scorers)',
+      measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`,
+    },
+    curves: result.curves,
+    experiment_wall_s: result.wall_s,
+  };
+  return { json, svg: panelsSvg(paperPanels(result.curves, result.keys, o)) };
+}

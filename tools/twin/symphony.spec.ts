@@ -1,0 +1,58 @@
+import { SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
+import { paperPanels } from './symphony.plot.mjs';
+import { panelsSvg } from './paper-plot.mjs';
+import { PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
+import { SYMPHONY_RUN, symphonyExperiment, symphonyKeys } from './symphony.mjs';
+
+// A small cluster for a few simulated seconds: the experiment's wiring, not its figures.
+const tiny = { ...SYMPHONY_RUN, users: [4, 12], allSystemsUsers: [12], imbalanceUsers: 12, compareUsers: 12, variantUsers: 12, rampMs: 1000, warmMs: 4000, untilMs: 12_000, thinkCompression: 60 };
+const hw = { ...SYMPHONY_HARDWARE, instances: 2 };
+
+describe('the Symphony experiment on the twin', () => {
+  let first: ReturnType<typeof symphonyExperiment>;
+  beforeAll(() => {
+    first = symphonyExperiment({ o: tiny, hw, now: () => 0 });
+  }, 120_000);
+
+  it('runs every system and variant and writes every key', () => {
+    expect(Object.keys(first.curves).sort()).toEqual(['infercept', 'llmd', 'recompute', 'symphony', 'symphony-missed10', 'symphony-spurious60']);
+    expect(first.curves.symphony[4].requests).toBeGreaterThan(0);
+    for (const k of ['ttft_vs_vllm', 'tpot_vs_vllm', 'ttft_vs_infercept', 'ttft_vs_llmd', 'infercept_imbalance_256', 'missed10_degradation', 'spurious60_degradation']) expect(typeof first.keys[k]).toBe('number');
+    expect(first.curves.recompute[12].routing.least_loaded).toBeGreaterThan(0);
+    expect(first.curves.infercept[12].routing.session_home).toBeGreaterThan(0);
+  });
+
+  it('is deterministic for a seed', () => {
+    const o = { ...tiny, users: [12], systems: ['symphony'], everyCount: ['symphony'], allSystemsUsers: [] };
+    const again = symphonyExperiment({ o, hw, now: () => 0 });
+    expect(again.curves.symphony[12]).toEqual(first.curves.symphony[12]);
+  }, 120_000);
+
+  it('derives users at the SLO from the curves: the largest count within it, a lower bound at the top of the sweep', () => {
+    const curve = (tpots: number[]) => Object.fromEntries(tpots.map((t, i) => [[64, 128, 256][i], { tpot_mean_ms: t, ttft_mean_ms: 100 }]));
+    const o = { ...SYMPHONY_RUN, users: [64, 128, 256] };
+    const k = symphonyKeys({ recompute: curve([10, 20, 40]), symphony: curve([10, 11, 12]) }, o);
+    expect(k.tpot_slo_ms).toBe(15);
+    expect(k.users_within_slo).toMatchObject({ symphony: 256, recompute: 64 });
+    expect(k.users_vs_vllm_at_slo).toBe(4);
+    expect(k.users_vs_vllm_at_slo_is_lower_bound).toBe(true);
+    expect(k.tpot_vs_vllm).toBeCloseTo(40 / 12, 2);
+  });
+
+  it('plots our curves with the paper points', () => {
+    const svg = panelsSvg(paperPanels(first.curves, first.keys, tiny));
+    expect(svg).toContain('<svg');
+    expect(svg).toContain('paper Symphony 256');
+  });
+
+  it("fits the workload to the papers' statistics", () => {
+    const s = paperWorkloadStats(paperSessions(PAPER_WORKLOAD).base);
+    expect(s.session_tail[0].generated_share_over).toBeCloseTo(0.1, 2);
+    expect(s.session_tail[1].generated_share_over).toBeCloseTo(0.01, 2);
+    expect(s.mean_reply_tokens.generated).toBeGreaterThan(300);
+    expect(s.mean_reply_tokens.generated).toBeLessThan(380);
+    expect(s.mean_typing_lead_s.generated).toBeGreaterThan(10);
+    expect(s.mean_typing_lead_s.generated).toBeLessThan(12.5);
+    expect(s.multi_turn_share.generated).toBeGreaterThan(0.7);
+  });
+});
