@@ -55,10 +55,10 @@ if (cmd === 'scale') {
 }
 if (cmd === 'symphony') {
   const { runSymphony } = await import('../tools/twin/symphony.report.mjs');
-  const { json, svg } = await runSymphony();
+  const { json } = await runSymphony();
   write('twin-symphony.json', { ...stamp(), ...json });
-  writeFileSync(path('twin-symphony.svg'), svg);
-  console.log('wrote bench/results/twin-symphony.svg');
+  const { writeFigure } = await import('../bench/lib/plot.mjs');
+  console.log(`rendered ${(await writeFigure(root, 'twin-symphony')).join(' and ')}`);
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

@@ -1,9 +1,8 @@
-// The Symphony experiment's results file and plot, with a progress bar while it runs.
+// The Symphony experiment's results file, with a progress bar while it runs (its figure is
+// bench/figures/twin-symphony.figure.mjs, rendered from the file).
 import cliProgress from 'cli-progress';
-import { paperPanels } from './symphony.plot.mjs';
 import { paperWorkloadStats, SYMPHONY_PAPER, SYMPHONY_RUN, symphonyExperiment, symphonyHardware } from './symphony.mjs';
 import { PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
-import { panelsSvg } from './paper-plot.mjs';
 
 export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
   // Without a terminal (a log file), the bar prints a line every 30 s instead of redrawing.
@@ -30,5 +29,5 @@ export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
     curves: result.curves,
     experiment_wall_s: result.wall_s,
   };
-  return { json, svg: panelsSvg(paperPanels(result.curves, result.keys, o)) };
+  return { json };
 }

@@ -1,6 +1,6 @@
 import { SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
-import { paperPanels } from './symphony.plot.mjs';
-import { panelsSvg } from './paper-plot.mjs';
+import * as vl from 'vega-lite';
+import { figure } from '../../bench/figures/twin-symphony.figure.mjs';
 import { PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
 import { SYMPHONY_RUN, symphonyExperiment, symphonyKeys } from './symphony.mjs';
 
@@ -39,10 +39,10 @@ describe('the Symphony experiment on the twin', () => {
     expect(k.tpot_vs_vllm).toBeCloseTo(40 / 12, 2);
   });
 
-  it('plots our curves with the paper points', () => {
-    const svg = panelsSvg(paperPanels(first.curves, first.keys, tiny));
-    expect(svg).toContain('<svg');
-    expect(svg).toContain('paper Symphony 256');
+  it('draws its figure from the results: our curves with the paper points', () => {
+    const spec = figure({ curves: first.curves, symphony: first.keys, setup: { run: tiny } });
+    expect(vl.compile(spec as unknown as vl.TopLevelSpec).spec).toBeDefined();
+    expect(JSON.stringify(spec)).toContain('paper Symphony');
   });
 
   it("fits the workload to the papers' statistics", () => {

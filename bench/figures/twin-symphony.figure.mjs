@@ -1,0 +1,40 @@
+// twin-symphony: mean TPOT and mean TTFT against users for each serving system on the twin, the
+// paper's published points (Fig. 11 caption: vLLM 18.5 ms at 64 users, Symphony 20.5 ms at 256)
+// drawn over them as black rings, and each system's instance-load imbalance at 256 users beside
+// the paper's InferCept 3.1× (Fig. 15).
+import { figureSpec, groupedBars, PALETTE } from '../lib/plot.mjs';
+
+const SYSTEMS = ['symphony', 'recompute', 'infercept', 'llmd'];
+
+function lines(r, metric, title, paper) {
+  const rows = SYSTEMS.flatMap((system) => Object.entries(r.curves[system] ?? {}).map(([users, s]) => ({ system, users: Number(users), value: s[metric] })));
+  const x = { field: 'users', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'concurrent users', axis: { values: r.setup.run.users } };
+  return {
+    width: 300,
+    height: 220,
+    layer: [
+      { data: { values: rows }, mark: { type: 'line', point: true }, encoding: { x, y: { field: 'value', type: 'quantitative', title }, color: { field: 'system', type: 'nominal', title: null, sort: SYSTEMS, scale: { range: PALETTE } } } },
+      ...(paper.length
+        ? [
+            { data: { values: paper }, mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 }, encoding: { x, y: { field: 'value', type: 'quantitative' } } },
+            { data: { values: paper }, mark: { type: 'text', align: 'left', dx: 8, dy: -6, fontSize: 9 }, encoding: { x, y: { field: 'value', type: 'quantitative' }, text: { field: 'label' } } },
+          ]
+        : []),
+    ],
+  };
+}
+
+export function figure(r) {
+  const imbalance = Object.entries(r.symphony.imbalance_256).map(([system, value]) => ({ system, value: value ?? 0 }));
+  return figureSpec(`Symphony on the twin: 8 × Llama-3.1-8B on modelled A100s (rings: the paper's published points)`, {
+    hconcat: [
+      lines(r, 'tpot_mean_ms', 'mean TPOT (ms)', [
+        { users: 64, value: 18.5, label: 'paper vLLM' },
+        { users: 256, value: 20.5, label: 'paper Symphony' },
+      ]),
+      lines(r, 'ttft_mean_ms', 'mean TTFT (ms)', []),
+      groupedBars({ rows: [...imbalance, { system: 'paper InferCept', value: 3.1 }], category: 'system', value: 'value', valueTitle: `instance load max ÷ median, ${r.setup.run.imbalanceUsers} users`, categoryOrder: [...SYSTEMS, 'paper InferCept'], width: 200, rule: 1 }),
+    ],
+    resolve: { scale: { color: 'independent' } },
+  });
+}
