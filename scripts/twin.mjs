@@ -4,6 +4,7 @@
 //               (bench/results/twin-validate.json; calibrates first when no calibration exists)
 //   scale       time one simulated hour of 1,024 users on 8 instances (the `scale` key of the same file)
 //   symphony    Symphony's experiment at the paper's scale on modelled A100s (bench/results/twin-symphony.{json,svg})
+//   symphony-robustness  its ratios against recompute with each hardware figure at ±20% (the `robustness` key of the same file)
 // Each results file is stamped like a benchmark's and docs/results.md is regenerated.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony'];
+const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness'];
 const [cmd, ...args] = process.argv.slice(2);
 if (!COMMANDS.includes(cmd)) {
   console.error(`usage: npm run twin -- <${COMMANDS.join('|')}>`);
@@ -59,6 +60,13 @@ if (cmd === 'symphony') {
   write('twin-symphony.json', { ...stamp(), ...json });
   const { writeFigure } = await import('../bench/lib/plot.mjs');
   console.log(`rendered ${(await writeFigure(root, 'twin-symphony')).join(' and ')}`);
+}
+if (cmd === 'symphony-robustness') {
+  const previous = read('twin-symphony.json');
+  if (!previous) throw new Error('no bench/results/twin-symphony.json: run `npm run twin -- symphony` first');
+  const { symphonyRobustness } = await import('../tools/twin/symphony-robustness.mjs');
+  const progress = (i, n, label) => console.log(`robustness ${i}/${n} ${label}`);
+  write('twin-symphony.json', { ...previous, robustness: { run: stamp().run, ...symphonyRobustness({ progress }) } });
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

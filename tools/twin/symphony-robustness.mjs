@@ -1,0 +1,48 @@
+// `npm run twin -- symphony-robustness`: Symphony's headline ratios against vLLM-style recompute
+// again with each hardware figure at −20% and +20% (GPU FLOPs, GPU memory bandwidth, PCIe, the
+// network), at one operating point of the sweep. A conclusion that flips under one of these
+// hinges on that number. Each run costs minutes here, so this covers one user count, not the sweep.
+import { gpuCluster, scaledHardware, SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
+import { paperRun, round } from './paper-run.mjs';
+import { PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
+import { SYMPHONY_RUN } from './symphony.mjs';
+
+export const ROBUSTNESS = { users: 256, factors: [0.8, 1.2], parameters: ['flops', 'mem', 'pcie', 'network'] };
+
+const WHAT = { flops: 'GPU dense bf16 FLOP/s', mem: 'GPU memory bandwidth', pcie: 'PCIe bandwidth', network: 'network bandwidth between nodes' };
+
+export function symphonyRobustness({ o = SYMPHONY_RUN, r = ROBUSTNESS, progress = () => {} } = {}) {
+  const wl = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
+  const { base } = paperSessions(wl, 0);
+  const cases = [{ parameter: 'none', factor: 1 }, ...r.parameters.flatMap((parameter) => r.factors.map((factor) => ({ parameter, factor })))];
+  const n = cases.length * 2;
+  let i = 0;
+  const rows = cases.map((c) => {
+    const hw = c.parameter === 'none' ? SYMPHONY_HARDWARE : scaledHardware(SYMPHONY_HARDWARE, { [c.parameter]: c.factor });
+    const run = (system) => {
+      progress(i++, n, `${system} · ${c.parameter} × ${c.factor}`);
+      const config = gpuCluster(hw, system, { users: r.users, rampMs: o.rampMs, seed: o.seed, tenant: `rob-${system}` });
+      return paperRun(config, paperSessions(wl, r.users * 40, base).sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
+    };
+    const sym = run('symphony');
+    const rec = run('recompute');
+    return {
+      parameter: c.parameter,
+      what: WHAT[c.parameter] ?? 'the tables as they are',
+      factor: c.factor,
+      ttft_vs_vllm: round(rec.ttft_mean_ms / sym.ttft_mean_ms),
+      tpot_vs_vllm: round(rec.tpot_mean_ms / sym.tpot_mean_ms),
+      symphony: { ttft_mean_ms: sym.ttft_mean_ms, tpot_mean_ms: sym.tpot_mean_ms },
+      recompute: { ttft_mean_ms: rec.ttft_mean_ms, tpot_mean_ms: rec.tpot_mean_ms },
+    };
+  });
+  progress(n, n, 'done');
+  const range = (k) => [Math.min(...rows.map((x) => x[k])), Math.max(...rows.map((x) => x[k]))];
+  return {
+    users: r.users,
+    rows,
+    ttft_vs_vllm_range: range('ttft_vs_vllm'),
+    tpot_vs_vllm_range: range('tpot_vs_vllm'),
+    symphony_ahead_in_every_case: rows.every((x) => x.ttft_vs_vllm > 1 && x.tpot_vs_vllm > 1),
+  };
+}
