@@ -12,6 +12,8 @@
 // Quality (top-1 disagreement with the derived model's own prediction, KL) is droidspeak.json's,
 // measured by the same partial prefill (the node's crossModel prefill equals it: spec'd in
 // cross-model.prefill.spec.ts) over the test split's windows, these prompts among them.
+// kv_relative_drift_per_layer: how far each layer's KV of the fine-tune is from the base's on
+// the same tokens — what decides whether a layer can be reused.
 // `planted.*`: the constructed pairs, labelled, never the headline.
 // Writes bench/results/droidspeak-node.json (figure: bench/figures/droidspeak-node.figure.mjs). Run: npm run bench -- droidspeak-node [--quick]
 // (after npm run bench -- droidspeak).
@@ -23,7 +25,7 @@ import { planReuse, withoutTransition } from '@mnemo/kv-core';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
 import { median, round } from './lib/figures.mjs';
 import { slidingWindows, splitTokens } from './lib/droidspeak.pairs.mjs';
-import { basePrefill, CHUNK, derivedPrefillMs, ECacheTier, freshPeer, nodePlan, openNode, peerClient, peerSource, serveChunks } from './lib/droidspeak.node.mjs';
+import { basePrefill, CHUNK, derivedPrefillMs, ECacheTier, fallbacks, freshPeer, nodePlan, openNode, peerClient, peerSource, serveChunks } from './lib/droidspeak.node.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -36,6 +38,33 @@ const parse = (key) => {
   return { r1, u1, r2 };
 };
 const keyOf = (p) => `${p.r1}-${p.u1}-${p.r2}`;
+
+/** Each model's KV of `tokens`, per layer. */
+async function kvOf(engine, model, tokens) {
+  const L = engine.modelConfig(model).layers;
+  const id = `kv-${model}-${Math.random().toString(36).slice(2)}`;
+  engine.openSequence(id, model, { temperature: 0, topP: 1, seed: 0 });
+  try {
+    await engine.step([{ seqId: id, tokens, logits: 'none' }]);
+    return Array.from({ length: L }, (_, l) => engine.exportKv(id, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: tokens.length }));
+  } finally {
+    engine.release(id);
+  }
+}
+
+/** Why a layer's KV can or cannot be reused: ‖KV_derived − KV_base‖ / ‖KV_derived‖ per layer on the same tokens. */
+async function kvDrift(engine, base, derived, tokens) {
+  const [b, d] = [await kvOf(engine, base, tokens), await kvOf(engine, derived, tokens)];
+  return d.map((dl, l) => {
+    let num = 0;
+    let den = 0;
+    for (let i = 0; i < dl.length; i++) {
+      num += (dl[i] - b[l][i]) ** 2;
+      den += dl[i] ** 2;
+    }
+    return round(Math.sqrt(num / den), 3);
+  });
+}
 
 /**
  * Median ms per variant over rounds × prompts: the derived model's own prefill, each pattern over
@@ -97,6 +126,7 @@ async function runTrained(p) {
     const curve = p.curve.filter((c) => c.recomputed_layers < L);
     const patterns = curve.map((c) => parse(c.pattern));
     const m = await measure(engine, { base: p.base, derived: p.derived, prompts, patterns, chosen: p.chosen_pattern, reps: RUN.reps });
+    const drift = await kvDrift(engine, p.base, p.derived, prompts[0].slice(0, m.until));
     const chosen = p.chosen_pattern && keyOf(p.chosen_pattern);
     const nodeCurve = p.curve.map((c) => ({ recomputed_layers: c.recomputed_layers, pattern: c.pattern, test_loss: c.test_loss, test_kl: c.test_kl, prefill_ms: round(m.med[c.pattern] ?? m.med.full, 2), speedup: m.speedup(c.pattern) }));
     const ok = nodeCurve.filter((c) => c.test_loss <= 0.01 + 1e-9);
@@ -118,6 +148,7 @@ async function runTrained(p) {
       quality_loss: p.quality_loss,
       mean_kl: p.mean_kl,
       best_within_1pct_on_test: { pattern: best.pattern, speedup: best.speedup, loss: best.test_loss, kl: best.test_kl },
+      kv_relative_drift_per_layer: drift,
       curve: nodeCurve,
     };
   } finally {
@@ -147,14 +178,14 @@ async function runPlanted(p) {
   }
 }
 
-
 const rows = [];
-for (const p of profiled.pairs) {
+for (const p of quick ? profiled.pairs.slice(0, 1) : profiled.pairs) {
   const r = await runTrained(p);
   console.log(
     `${r.base} → ${r.derived}: plan ${r.profiled_pattern ? keyOf(r.profiled_pattern) : 'none (full prefill)'} own ${r.prefill_ms.full_prefill} ms · host tier ${r.prefill_ms.plan_host_tier} ms (${r.prefill_speedup_at_1pct}×) · ` +
       `peer ${r.prefill_ms.plan_from_peer} ms (${r.peer_prefill_speedup_at_1pct}×) · widened ${r.prefill_ms.widened_no_e_cache} ms · held-out loss ${r.quality_loss} KL ${r.mean_kl} · best within 1%: ${r.best_within_1pct_on_test.pattern} ${r.best_within_1pct_on_test.speedup}×`,
   );
+  console.log(`   KV drift per layer (‖derived − base‖ / ‖derived‖): ${r.kv_relative_drift_per_layer.join(' ')}`);
   for (const c of r.curve) console.log(`   recompute ${c.recomputed_layers}: ${c.pattern} ${c.speedup}× loss ${c.test_loss}`);
   rows.push(r);
 }
@@ -178,6 +209,10 @@ const result = {
   peer_prefill_speedup_at_1pct: Math.min(...rows.map((r) => r.peer_prefill_speedup_at_1pct)),
   prefill_speedup_without_e_cache: Math.min(...rows.map((r) => r.prefill_speedup_without_e_cache)),
   best_speedup_within_1pct_on_test: Math.min(...rows.map((r) => r.best_within_1pct_on_test.speedup)),
+  peer_misses_recomputed: fallbacks.peer_misses,
+  // The curve on the node path per pair, index = recomputed layers (0 = full reuse); the full prefill is 1× at no loss.
+  curves: Object.fromEntries(rows.map((r) => [r.derived, { test_loss: r.curve.filter((c) => c.recomputed_layers < r.layers).map((c) => c.test_loss), speedup: r.curve.filter((c) => c.recomputed_layers < r.layers).map((c) => c.speedup) }])),
+  kv_relative_drift_per_layer: Object.fromEntries(rows.map((r) => [r.derived, r.kv_relative_drift_per_layer])),
   pairs: rows,
   planted: {
     note: 'constructed pairs (attention bases of two layers rotated, 1% noise), random-byte prompts: a test of the profiler and the plan path, not a finding',

@@ -113,6 +113,11 @@ async function runPlanted(derived) {
   }
 }
 
+function curveSummary(curve, L) {
+  const row = (k) => curve.find((c) => c.recomputed_layers === k);
+  const ks = [...Array(L).keys()];
+  return { test_loss: ks.map((k) => row(k)?.test_loss ?? null), test_kl: ks.map((k) => row(k)?.test_kl ?? null), speedup: ks.map((k) => row(k)?.speedup ?? null) };
+}
 
 const trained = [];
 for (const pair of trainedPairs(root, TRAINED.derived)) {
@@ -145,6 +150,8 @@ const result = {
   mean_kl: Math.max(...trained.map((r) => r.mean_kl)),
   best_speedup_within_1pct_on_test: Math.min(...trained.map((r) => r.best_within_1pct_on_test.speedup)),
   target_speedup: 1.7,
+  // The curve per pair, index = recomputed layers (0 = full reuse; the full prefill, L, is 1× at no loss).
+  curves: Object.fromEntries(trained.map((r) => [r.derived, curveSummary(r.curve, r.layers)])),
   pairs: trained,
   planted: {
     note: 'constructed pairs (attention bases of two layers rotated, 1% noise), random-byte prompts: a test of the profiler, not a finding',

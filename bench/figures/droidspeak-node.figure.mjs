@@ -1,10 +1,18 @@
-// droidspeak-node: the derived model's prefill on a node — its own, over the base model's KV with
-// the E cache, and widened without it — per model pair.
+// droidspeak-node: on the node's path (base KV and E cache fetched from the tiers), the speedup
+// each trained pair's curve plan gives per number of recomputed layers, labelled with its
+// held-out loss; below, the constructed pairs' prefill times (a path test, labelled so).
 import { figureSpec, groupedBars } from '../lib/plot.mjs';
 
 export function figure(r) {
-  // Constructed pairs (planted.pairs) are a test of the plan path, not a finding: labelled so.
-  const pairs = [...r.pairs, ...(r.planted?.pairs ?? []).map((p) => ({ ...p, derived: `${p.derived}, constructed` }))];
-  const rows = pairs.flatMap((p) => Object.entries(p.prefill_ms).map(([variant, ms]) => ({ pair: `${p.derived} (${p.reused_tokens}/${p.prompt_tokens} reused)`, variant, ms })));
-  return figureSpec('DroidSpeak on the node: derived-model prefill (ms, median)', groupedBars({ rows, category: 'pair', series: 'variant', value: 'ms', valueTitle: 'prefill (ms)', seriesOrder: ['full_prefill', 'plan_with_e_cache', 'widened_no_e_cache'], horizontal: true, width: 420, height: 50 * pairs.length, format: '.1f' }));
+  const curve = r.pairs.flatMap((p) =>
+    p.curve.filter((c) => c.recomputed_layers < p.layers).map((c) => ({ pair: p.derived, plan: `recompute ${c.recomputed_layers} of ${p.layers}`, speedup: c.speedup, label: `${c.pattern}: ${c.speedup}×, loss ${(c.test_loss * 100).toFixed(1)}%` })),
+  );
+  const planted = (r.planted?.pairs ?? []).flatMap((p) => Object.entries(p.prefill_ms).map(([variant, ms]) => ({ pair: `${p.derived}, constructed`, variant, ms })));
+  return figureSpec('DroidSpeak on the node: base KV and E cache fetched from the tiers, fetch counted', {
+    vconcat: [
+      { title: "trained pairs: speedup over the derived model's own prefill per recomputed layers (label: held-out top-1 loss)", ...groupedBars({ rows: curve, category: 'plan', series: 'pair', value: 'speedup', valueTitle: 'speedup (×)', label: 'label', horizontal: true, rule: 1, width: 420, height: 26 * curve.length }) },
+      { title: 'constructed pairs (planted critical layers): prefill ms, median', ...groupedBars({ rows: planted, category: 'pair', series: 'variant', value: 'ms', valueTitle: 'prefill (ms)', seriesOrder: ['full_prefill', 'plan_host_tier', 'plan_from_peer', 'widened_no_e_cache'], horizontal: true, width: 420, height: 60 * (r.planted?.pairs.length ?? 0), format: '.1f' }) },
+    ],
+    resolve: { scale: { color: 'independent' } },
+  });
 }
