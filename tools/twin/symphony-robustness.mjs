@@ -11,14 +11,14 @@ export const ROBUSTNESS = { users: 256, factors: [0.8, 1.2], parameters: ['flops
 
 const WHAT = { flops: 'GPU dense bf16 FLOP/s', mem: 'GPU memory bandwidth', pcie: 'PCIe bandwidth', network: 'network bandwidth between nodes' };
 
-export function symphonyRobustness({ o = SYMPHONY_RUN, r = ROBUSTNESS, progress = () => {} } = {}) {
+export function symphonyRobustness({ o = SYMPHONY_RUN, r = ROBUSTNESS, hw: base0 = SYMPHONY_HARDWARE, progress = () => {} } = {}) {
   const wl = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
   const { base } = paperSessions(wl, 0);
   const cases = [{ parameter: 'none', factor: 1 }, ...r.parameters.flatMap((parameter) => r.factors.map((factor) => ({ parameter, factor })))];
   const n = cases.length * 2;
   let i = 0;
   const rows = cases.map((c) => {
-    const hw = c.parameter === 'none' ? SYMPHONY_HARDWARE : scaledHardware(SYMPHONY_HARDWARE, { [c.parameter]: c.factor });
+    const hw = c.parameter === 'none' ? base0 : scaledHardware(base0, { [c.parameter]: c.factor });
     const run = (system) => {
       progress(i++, n, `${system} · ${c.parameter} × ${c.factor}`);
       const config = gpuCluster(hw, system, { users: r.users, rampMs: o.rampMs, seed: o.seed, tenant: `rob-${system}` });

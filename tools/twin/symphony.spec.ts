@@ -3,6 +3,7 @@ import * as vl from 'vega-lite';
 import { figure } from '../../bench/figures/twin-symphony.figure.mjs';
 import { PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
 import { SYMPHONY_RUN, symphonyExperiment, symphonyKeys } from './symphony.mjs';
+import { symphonyRobustness } from './symphony-robustness.mjs';
 
 // A small cluster for a few simulated seconds: the experiment's wiring, not its figures.
 const tiny = { ...SYMPHONY_RUN, users: [4, 12], allSystemsUsers: [12], imbalanceUsers: 12, compareUsers: 12, variantUsers: 12, rampMs: 1000, warmMs: 4000, untilMs: 12_000, thinkCompression: 60 };
@@ -55,4 +56,12 @@ describe('the Symphony experiment on the twin', () => {
     expect(s.mean_typing_lead_s.generated).toBeLessThan(12.5);
     expect(s.multi_turn_share.generated).toBeGreaterThan(0.7);
   });
+
+  it('reruns symphony and recompute with one hardware figure scaled (20% fewer FLOP/s slow recompute’s prefills)', () => {
+    const r = symphonyRobustness({ o: tiny, hw, r: { users: 12, factors: [0.8], parameters: ['flops'] } });
+    expect(r.rows.map((x) => `${x.parameter}×${x.factor}`)).toEqual(['none×1', 'flops×0.8']);
+    // 20% fewer FLOP/s make recompute's prefills, hence its TTFT, slower.
+    expect(r.rows[1]!.recompute.ttft_mean_ms!).toBeGreaterThan(r.rows[0]!.recompute.ttft_mean_ms!);
+    expect(r.rows[0]!.ttft_vs_vllm).toBeCloseTo(r.rows[0]!.recompute.ttft_mean_ms! / r.rows[0]!.symphony.ttft_mean_ms!, 1);
+  }, 120_000);
 });
