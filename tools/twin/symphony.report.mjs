@@ -15,14 +15,15 @@ export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
   };
   const result = symphonyExperiment({ o, progress });
   bar.stop();
-  const wl = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
+  // The workload's statistics at human speeds (as the papers state them); the run's compression beside them.
+  const human = { ...PAPER_WORKLOAD, thinkCompression: 1 };
   const json = {
     symphony: result.keys,
     paper: SYMPHONY_PAPER,
     setup: {
       run: o,
       hardware: symphonyHardware(),
-      workload: paperWorkloadStats(paperSessions(wl).base, wl),
+      workload: { ...paperWorkloadStats(paperSessions(human).base, human), think_compression: o.thinkCompression },
       systems: 'kv-core SERVING_SYSTEMS: symphony (routing with advisories, prefetch, peer fetch), recompute (vLLM behind a least-loaded balancer, device prefix cache only by chance), infercept (sticky, KV offloaded to host between turns and restored over PCIe), llmd (prefix + queue + KV-utilisation scorers)',
       measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`,
     },
