@@ -166,12 +166,15 @@ describe('NATS restarted under load', () => {
         expect(o.error?.message).toEqual(expect.any(String));
       }
     }
-    // NATS is at-most-once: token events a node published while it was cut off may reach the
-    // gateway's inbox before the gateway has resubscribed, and are gone. Such a stream ends with a
-    // clear timeout (GATEWAY_IDLE_TIMEOUT_MS), never with wrong or repeated text; with gateway
-    // failover it continues on another node instead.
+    // NATS is at most once: token events a node published while it was cut off may reach the
+    // gateway's inbox before the gateway has resubscribed, and are gone. The gateway sees the gap
+    // at the attempt's next event and continues the request from what it streamed (failover), so
+    // in-flight streams finish with the undisturbed text; one whose every later event was lost
+    // ends with a clear timeout (GATEWAY_IDLE_TIMEOUT_MS), never with wrong or repeated text.
     const completed = outcomes.filter((o) => o.status === 200 && !o.error).length;
     process.stderr.write(`[nats-restart] ${completed}/${outcomes.length} completed with the undisturbed text; failed: ${JSON.stringify(outcomes.filter((o) => o.status !== 200 || o.error).map((o) => o.error?.code))}\n`);
+    // Most of the streams cut mid-way finish (a loaded machine may delay a continuation past its deadline).
+    expect(completed).toBeGreaterThanOrEqual(prompts.length / 2);
 
     // Services reconnected by themselves: new requests are served.
     const recoveredS = await recovery;

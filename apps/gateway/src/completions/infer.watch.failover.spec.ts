@@ -81,6 +81,37 @@ describe(`${InferWatch.name} failover`, () => {
     sut.release();
   });
 
+  it('continues from the tokens streamed when events of its attempt were lost in transit (a gap), and drops a repeat', async () => {
+    const { sut, wire, outcomes } = setup();
+    sut.admitted({ nodeId: 'a', attempt: 1, bootId: 'a1' }, Date.now() + 60_000);
+    wire.deliver(ev('a', 1, 0, [65]));
+    wire.deliver(ev('a', 1, 0, [65])); // a redelivery
+    wire.deliver(ev('a', 1, 1, [66]));
+    wire.deliver(ev('a', 1, 3, [68])); // seq 2 was lost while NATS restarted
+    expect(wire.sent).toEqual(['cancel a#1 failover silent']);
+    expect(wire.redispatched).toEqual([expect.objectContaining({ plan: { kind: 'continue', tokens: [1, 2, 3, 65, 66], drawOffset: 2, maxTokens: 4 }, lastAttempt: 1 })]);
+    wire.deliver(ev('a', 1, 4, [69])); // the lost attempt, still streaming: dropped
+    wire.redispatched[0].place({ nodeId: 'a', attempt: 2, bootId: 'a1' });
+    await tick();
+    wire.deliver(ev('a', 2, 0, [67]));
+    wire.deliver(ev('a', 2, 1, [68], { done: true, finishReason: FinishReason.STOP }));
+    const got: TokenEvent[] = [];
+    while (sut.queue.size > 0) got.push(await sut.queue.next());
+    expect(got.map((e) => [e.seq, ...e.tokens])).toEqual([[0, 65], [1, 66], [2, 67], [3, 68]]);
+    expect(outcomes).toEqual(['continued']);
+    sut.release();
+  });
+
+  it('fails with data_loss at a gap once the failovers allowed are used', async () => {
+    const { sut, wire, outcomes } = setup(0);
+    sut.admitted({ nodeId: 'a', attempt: 1 }, Date.now() + 60_000);
+    wire.deliver(ev('a', 1, 0, [65]));
+    wire.deliver(ev('a', 1, 2, [67]));
+    await sut.queue.next();
+    await expect(sut.queue.next()).rejects.toMatchObject({ code: ErrorCode.DataLoss });
+    expect(outcomes).toEqual(['exhausted']);
+  });
+
   it('ignores an announcement of another incarnation of its node', () => {
     const { sut, wire, downs } = setup();
     sut.admitted({ nodeId: 'a', attempt: 1, bootId: 'a2' }, Date.now() + 60_000);

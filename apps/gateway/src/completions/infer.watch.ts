@@ -180,8 +180,21 @@ export class InferWatch {
     }
   }
 
-  /** An event of the placed attempt, numbered into the client's stream. */
+  /**
+   * An event of the placed attempt, numbered into the client's stream. A repeat is dropped. Past
+   * a gap (events lost while NATS restarted) the attempt cannot go on without a hole in the text:
+   * with failover the request continues from what was streamed, as after a node-down; without,
+   * the event goes on and InferRun ends the stream with data_loss.
+   */
   private deliver(e: TokenEvent): void {
+    // Held events of an attempt that just moved (a gap among them) belong to the lost attempt.
+    if (this.released || this.moving) return;
+    const order = this.splice.order(e);
+    if (order === 'repeat') return;
+    if (order === 'gap' && this.failover && this.placement) {
+      this.move(this.placement, 'gap');
+      return;
+    }
     this.push(this.splice.map(e));
   }
 
@@ -227,8 +240,20 @@ export class InferWatch {
    */
   private nodeDown(down: NodeDown): void {
     const lost = this.placement;
-    const f = this.failover;
-    if (this.released || this.moving || !lost || !f || lost.nodeId !== down.nodeId) return;
+    if (this.released || this.moving || !lost || !this.failover || lost.nodeId !== down.nodeId) return;
+    this.unwatchDown = undefined;
+    this.move(lost, down.reason);
+  }
+
+  /**
+   * Moves the request off its placed attempt: its node went down (`reason` from NODE_DOWN), or
+   * events of the attempt were lost in transit (`gap`; the node may be fine, the attempt is
+   * cancelled all the same). The continuation resumes from the tokens streamed so far.
+   */
+  private move(lost: Placement, reason: string): void {
+    const f = this.failover!;
+    // A gap leaves the node watched: stop listening for a death that no longer concerns us.
+    this.unwatchDown?.();
     this.unwatchDown = undefined;
     // A false alarm leaves the attempt running: it must neither stream on nor keep the node busy.
     this.nodes.cancel(this.ref(lost), 'failover', true);
@@ -239,12 +264,17 @@ export class InferWatch {
     this.valve.paused = false;
     this.pausedEarly = undefined;
     const plan = planContinuation({ prompt: f.prompt, streamed: this.splice.streamed, maxTokens: f.maxTokens, failovers: this.splice.failovers }, f.maxFailovers);
-    const context = { nodeId: lost.nodeId, attempt: lost.attempt, reason: down.reason, streamed: this.splice.streamed.length, failovers: this.splice.failovers };
+    const context = { nodeId: lost.nodeId, attempt: lost.attempt, reason, streamed: this.splice.streamed.length, failovers: this.splice.failovers };
+    const what = reason === 'gap' ? 'token events lost in transit' : 'node down';
     switch (plan.kind) {
       case 'exhausted':
         f.metrics.counted('exhausted');
-        this.log.warn('node down: no failover left', context);
-        this.queue.fail(new MnemoError(ErrorCode.NoNodeAvailable, `node ${lost.nodeId} went down and this request already moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`));
+        this.log.warn(`${what}: no failover left`, context);
+        this.queue.fail(
+          reason === 'gap'
+            ? new MnemoError(ErrorCode.DataLoss, `token events of this request were lost in transit and it already moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`)
+            : new MnemoError(ErrorCode.NoNodeAvailable, `node ${lost.nodeId} went down and this request already moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`),
+        );
         this.release();
         return;
       case 'complete':
@@ -255,7 +285,7 @@ export class InferWatch {
         break;
     }
     f.metrics.counted('continued');
-    this.log.warn('node down: request continues on another node', context);
+    this.log.warn(`${what}: request continues on another node`, context);
     this.moving = true;
     this.splice.continued();
     this.gapFrom = this.lastEventAt;

@@ -16,6 +16,27 @@ describe(StreamSplice.name, () => {
     expect(sut.streamed).toEqual([65, 66]);
   });
 
+  it.each<[string, number[], number, 'next' | 'repeat' | 'gap']>([
+    ['the first event', [], 0, 'next'],
+    ['the one after the last mapped', [0, 1], 2, 'next'],
+    ['a redelivery', [0, 1], 1, 'repeat'],
+    ['past a lost event', [0, 1], 3, 'gap'],
+    ['a lost first event', [], 1, 'gap'],
+  ])('orders %s', (_n, mapped, seq, want) => {
+    const sut = new StreamSplice(10);
+    for (const m of mapped) sut.map(ev(m, [65]));
+    expect(sut.order(ev(seq, [66]))).toBe(want);
+  });
+
+  it('orders a continuation’s events from its own 0', () => {
+    const sut = new StreamSplice(10);
+    sut.map(ev(0, [65]));
+    sut.map(ev(1, [66]));
+    sut.continued();
+    expect(sut.order(ev(0, [67]))).toBe('next');
+    expect(sut.order(ev(2, [67]))).toBe('gap');
+  });
+
   it('numbers a continuation’s events on and reports usage of the original prompt and every token', () => {
     const sut = new StreamSplice(10);
     sut.map(ev(0, [65], { usage: usage(10, 1, 4) }));

@@ -13,6 +13,8 @@ export class StreamSplice {
   private readonly tokens: number[] = [];
   private nextSeq = 0;
   private seqBase = 0;
+  /** The next seq expected of the placed attempt, in its own numbering (each attempt counts from 0). */
+  private attemptNext = 0;
   private streamedBefore = 0;
   private firstCached?: number;
   /** Continuations started. */
@@ -25,8 +27,19 @@ export class StreamSplice {
     return this.tokens;
   }
 
+  /**
+   * Where an event of the placed attempt falls: the next one, a repeat (already handed on), or
+   * past a gap — events lost in transit (core NATS is at most once: what a node published while
+   * the bus restarted can be gone). Only `next` may be mapped: the streamed tokens must stay the
+   * exact prefix a continuation resumes from.
+   */
+  order(ev: TokenEvent): 'next' | 'repeat' | 'gap' {
+    return ev.seq === this.attemptNext ? 'next' : ev.seq < this.attemptNext ? 'repeat' : 'gap';
+  }
+
   /** One event of the placed attempt, as the client's stream carries it. */
   map(ev: TokenEvent): TokenEvent {
+    this.attemptNext = ev.seq + 1;
     const seq = this.seqBase + ev.seq;
     this.nextSeq = Math.max(this.nextSeq, seq + 1);
     this.tokens.push(...ev.tokens);
@@ -41,6 +54,7 @@ export class StreamSplice {
   /** A new attempt continues the stream: its seq 0 follows the last event handed on. */
   continued(): void {
     this.failovers++;
+    this.attemptNext = 0;
     this.seqBase = this.nextSeq;
     this.streamedBefore = this.tokens.length;
   }
