@@ -5,6 +5,8 @@
 //   scale       time one simulated hour of 1,024 users on 8 instances (the `scale` key of the same file)
 //   symphony    Symphony's experiment at the paper's scale on modelled A100s (bench/results/twin-symphony.{json,svg})
 //   symphony-robustness  its ratios against recompute with each hardware figure at ±20% (the `robustness` key of the same file)
+//   pooling     unified KV pooling's experiment: one Long Doc QA request at a time, 1K–128K tokens, on a modelled H100
+//               with two DDR4 modules and two NVMe drives (bench/results/twin-pooling.{json,svg})
 // Each results file is stamped like a benchmark's and docs/results.md is regenerated.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -13,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness'];
+const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness', 'pooling'];
 const [cmd, ...args] = process.argv.slice(2);
 if (!COMMANDS.includes(cmd)) {
   console.error(`usage: npm run twin -- <${COMMANDS.join('|')}>`);
@@ -67,6 +69,15 @@ if (cmd === 'symphony-robustness') {
   const { symphonyRobustness } = await import('../tools/twin/symphony-robustness.mjs');
   const progress = (i, n, label) => console.log(`robustness ${i}/${n} ${label}`);
   write('twin-symphony.json', { ...previous, robustness: { run: stamp().run, ...symphonyRobustness({ progress }) } });
+}
+if (cmd === 'pooling') {
+  const { poolingExperiment } = await import('../tools/twin/pooling.mjs');
+  const started = performance.now();
+  const result = poolingExperiment();
+  write('twin-pooling.json', { ...stamp(), ...result, wall_s: Math.round(performance.now() - started) / 1000 });
+  const { writeFigure } = await import('../bench/lib/plot.mjs');
+  console.log(`rendered ${(await writeFigure(root, 'twin-pooling')).join(' and ')}`);
+  for (const [k, v] of Object.entries(result.pooling)) console.log(`pooling.${k}: ${JSON.stringify(v)}`);
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

@@ -1,0 +1,59 @@
+import * as vl from 'vega-lite';
+import { figure } from '../../bench/figures/twin-pooling.figure.mjs';
+import { POOLING_SETUP, poolingExperiment, requestTimes, ssdRetrievalMs } from './pooling.mjs';
+
+const K = 131_072;
+// Llama-3.1-8B: 128 KiB of KV per token; LMCache chunks of 256 tokens.
+const kvBytes = K * 128 * 1024;
+const chunks = K / 256;
+
+describe('unified KV pooling on the twin', () => {
+  const run = poolingExperiment();
+
+  it('writes every key and a TTFT and blocked I/O per configuration and length, the same on every run', () => {
+    for (const k of ['ttft_128k_vs_file_store', 'blocked_io_128k_vs_file_store', 'striped_vs_single_device']) expect(typeof run.pooling[k as 'filesystem_factor']).toBe('number');
+    expect(Object.keys(run.pooling.ablation_128k_ttft_vs_full).sort()).toEqual(['orchestrator-only', 'passthrough-only']);
+    for (const config of Object.keys(run.curves))
+      for (const n of POOLING_SETUP.contexts) {
+        const t = run.curves[config][n];
+        expect(t.ttft_ms).toBeGreaterThan(t.blocked_io_ms);
+        expect(t.blocked_io_ms).toBeGreaterThanOrEqual(0);
+        expect(t.kv_bytes).toBe(n * 128 * 1024);
+      }
+    expect(poolingExperiment()).toEqual(run);
+  });
+
+  it('charges the file store the filesystem factor on SSD reads (§III-C: 84% of the time), and the passthrough pool none', () => {
+    const allSsd = { ...POOLING_SETUP, hostPoolBytes: 0 };
+    const noFs = { ...allSsd, filesystemShare: 0 };
+    // At queue depth 1 every chunk file pays the drive's command latency, then the bytes at its bandwidth.
+    const deviceMs = chunks * POOLING_SETUP.nvme.dispatchMs + kvBytes / POOLING_SETUP.nvme.bytesPerMs;
+    const extra = requestTimes('lmcache', K, allSsd).blocked_io_ms - requestTimes('lmcache', K, noFs).blocked_io_ms;
+    expect(extra).toBeCloseTo(deviceMs * (1 / (1 - 0.84) - 1), 0);
+    expect(requestTimes('pool', K, allSsd)).toEqual(requestTimes('pool', K, noFs));
+    expect(run.pooling.filesystem_factor).toBe(6.25);
+  });
+
+  it("reads 128K tokens of KV from two SSDs striped by kv-core's placement in about half the time of one", () => {
+    const one = ssdRetrievalMs(K, 1);
+    const two = ssdRetrievalMs(K, 2);
+    expect(one).toBeCloseTo(kvBytes / POOLING_SETUP.nvme.bytesPerMs + POOLING_SETUP.nvme.dispatchMs, 3);
+    expect(one / two).toBeGreaterThan(1.8);
+    expect(run.pooling.striped_vs_single_device).toBeCloseTo(one / two, 2);
+  });
+
+  it('orders the file stores as the paper does: each optimisation helps, the pool beats them all at 128K', () => {
+    const t = run.pooling.ttft_128k_s;
+    expect(t.lmcache).toBeGreaterThan(t['lmcache-lp']);
+    expect(t['lmcache-lp']).toBeGreaterThan(t['lmcache-lp-async']);
+    expect(t['lmcache-lp-async']).toBeGreaterThan(t.pool);
+    expect(t['orchestrator-only']).toBeGreaterThan(t.pool);
+    expect(t['passthrough-only']).toBeGreaterThan(t.pool);
+  });
+
+  it('compiles to a Vega-Lite spec with the paper points at the top length', () => {
+    const spec = figure(run as never);
+    expect(() => vl.compile(spec as never)).not.toThrow();
+    expect(JSON.stringify(spec)).toContain('paper pool');
+  });
+});
