@@ -6,7 +6,7 @@
 //   symphony    Symphony's experiment at the paper's scale on modelled A100s (bench/results/twin-symphony.{json,svg})
 //   symphony-robustness  its ratios against recompute with each hardware figure at ±20% (the `robustness` key of the same file)
 //   pooling     unified KV pooling's experiment: one Long Doc QA request at a time, 1K–128K tokens, on a modelled H100
-//               with two DDR4 modules and two NVMe drives (bench/results/twin-pooling.{json,svg})
+//               with two DDR4 modules and two NVMe drives, and its ±20% robustness rows (bench/results/twin-pooling.{json,svg})
 // Each results file is stamped like a benchmark's and docs/results.md is regenerated.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -72,8 +72,9 @@ if (cmd === 'symphony-robustness') {
 }
 if (cmd === 'pooling') {
   const { poolingExperiment } = await import('../tools/twin/pooling.mjs');
+  const { poolingRobustness } = await import('../tools/twin/pooling-robustness.mjs');
   const started = performance.now();
-  const result = poolingExperiment();
+  const result = { ...poolingExperiment(), robustness: poolingRobustness() };
   write('twin-pooling.json', { ...stamp(), ...result, wall_s: Math.round(performance.now() - started) / 1000 });
   const { writeFigure } = await import('../bench/lib/plot.mjs');
   console.log(`rendered ${(await writeFigure(root, 'twin-pooling')).join(' and ')}`);

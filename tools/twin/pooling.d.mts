@@ -11,6 +11,8 @@ export interface PoolingSetup {
   documents: number;
   questionTokens: number;
   contexts: number[];
+  flopsScale?: number;
+  pcieScale?: number;
 }
 export interface RequestTimes {
   ttft_ms: number;

@@ -5,7 +5,7 @@
 // (kv-core's Eq. 1–2 placement). Analytic per layer: no queueing, since the paper runs one request
 // at a time (§VI "Multi-turn request serving").
 import { placeSegments } from '@mnemo/kv-core';
-import { DEFAULT_EFFICIENCY, GPUS, kvBytesPerToken, MODELS, NVME_GEN4, pcieLink, rooflineCompute } from '@mnemo/twin';
+import { DEFAULT_EFFICIENCY, GPUS, kvBytesPerToken, MODELS, NVME_GEN4, pcieLink, rooflineCompute, scaleGpu } from '@mnemo/twin';
 
 const GB = 1e9;
 
@@ -36,6 +36,9 @@ export const POOLING_SETUP = {
   // Assumption: the question appended to the cached document, computed at prefill (tokens).
   questionTokens: 128,
   contexts: [1024, 2048, 4096, 8192, 16_384, 32_768, 65_536, 131_072],
+  // The robustness table's knobs (tools/twin/pooling-robustness.mjs): GPU FLOP/s and PCIe bandwidth scaled.
+  flopsScale: 1,
+  pcieScale: 1,
 };
 
 /**
@@ -108,8 +111,9 @@ function layerBytes(s, model, cfg, context) {
 export function requestTimes(cfgName, context, s = POOLING_SETUP) {
   const cfg = CONFIGS[cfgName];
   const model = MODELS[s.model];
-  const compute = rooflineCompute(GPUS[s.gpu], model);
-  const pcie = pcieLink(GPUS[s.gpu].pcieGen);
+  const compute = rooflineCompute(scaleGpu(GPUS[s.gpu], { flops: s.flopsScale ?? 1 }), model);
+  const link = pcieLink(GPUS[s.gpu].pcieGen);
+  const pcie = { ...link, bytesPerMs: link.bytesPerMs * (s.pcieScale ?? 1) };
   const fsFactor = 1 / (1 - s.filesystemShare);
   const { devices, perLayer, chunks, hostChunks } = layerBytes(s, model, cfg, context);
   // The question's prefill attending to the whole context, spread evenly over the layers; the

@@ -1,6 +1,7 @@
 import * as vl from 'vega-lite';
 import { figure } from '../../bench/figures/twin-pooling.figure.mjs';
 import { POOLING_SETUP, poolingExperiment, requestTimes, ssdRetrievalMs } from './pooling.mjs';
+import { poolingRobustness } from './pooling-robustness.mjs';
 
 const K = 131_072;
 // Llama-3.1-8B: 128 KiB of KV per token; LMCache chunks of 256 tokens.
@@ -55,5 +56,15 @@ describe('unified KV pooling on the twin', () => {
     const spec = figure(run as never);
     expect(() => vl.compile(spec as never)).not.toThrow();
     expect(JSON.stringify(spec)).toContain('paper pool');
+  });
+
+  it('reruns the headline keys with each hardware figure at ±20%, and the filesystem share apart', () => {
+    const r = poolingRobustness();
+    expect(r.rows.map((row) => `${row.figure}@${row.scale}`)).toEqual(['gpu_flops', 'pcie', 'ddr4', 'nvme'].flatMap((f) => [`${f}@0.8`, `${f}@1.2`]));
+    // Slower drives leave the file store's filesystem time a larger share: the ratio moves with them.
+    const nvme = r.rows.filter((row) => row.figure === 'nvme');
+    expect(nvme[0]!.ttft_128k_vs_file_store).not.toBe(nvme[1]!.ttft_128k_vs_file_store);
+    expect(r.filesystem_share.rows.map((row) => row.share)).toEqual([0.84 * 0.8, 0.95]);
+    expect(r.filesystem_share.blocked_io_128k_vs_file_store_range[0]).toBeLessThan(run.pooling.blocked_io_128k_vs_file_store);
   });
 });
