@@ -50,7 +50,8 @@ describe('a peer that hangs mid-fetch', () => {
     expect(viaHung.error).toBeUndefined();
     expect(plain.error).toBeUndefined();
     expect(viaHung.done!.usage?.cachedTokens).toBe(0);
-    expect(tookMs).toBeLessThan(PEER_TIMEOUT_MS / 3);
+    // Past the stream timeout the hung request could only have been served by recomputing after it; this is well short of it.
+    expect(tookMs).toBeLessThan(PEER_TIMEOUT_MS / 2);
     const [recomputed, plainElsewhere] = [await dispatch(cluster, clean.nodeId, prompt), await dispatch(cluster, clean.nodeId, other)];
     expect(viaHung.tokens).toEqual(recomputed.tokens);
     expect(plain.tokens).toEqual(plainElsewhere.tokens);
@@ -69,6 +70,6 @@ describe('a peer that hangs mid-fetch', () => {
     // No new fetch went to the hung peer, so no deadline was waited for.
     expect(calls.length).toBe(fetches);
     expect(await scrape(b.metricsPort, 'mnemo_node_restore_fallbacks_total')).toBe(1);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(PEER_TIMEOUT_MS / 2);
   });
 });
