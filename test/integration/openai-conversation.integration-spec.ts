@@ -161,9 +161,11 @@ describe('the OpenAI SDK against npm start (issue 25)', () => {
     expect(whole.text.length).toBeGreaterThan(0);
 
     // The trained model ends most replies within a few dozen tokens, sooner than an abort reaches the
-    // node; ignore_eos (vLLM's extension, passed as the SDK passes extra fields) keeps it going to 512.
+    // node; ignore_eos (vLLM's extension, passed as the SDK passes extra fields) keeps it going. 512
+    // tokens of this small model take well under a second, which a loaded machine's cancel can lose to,
+    // so the aborted stream asks for most of the 4,096-token context.
     const abort = new AbortController();
-    const longBody = { model: defaultModel, messages, max_tokens: 512, stream: true as const, ignore_eos: true };
+    const longBody = { model: defaultModel, messages, max_tokens: 3_500, stream: true as const, ignore_eos: true };
     const first = await client.chat.completions.create(longBody, { signal: abort.signal });
     const cancelled = () => sumOver(['node-a', 'node-b'], 'mnemo_node_cancelled_total{reason="client"}');
     const cancelledBefore = await cancelled();

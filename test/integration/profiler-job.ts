@@ -16,9 +16,25 @@ export async function profilePair(nc: NatsConnection, profilerHttpPort: number, 
   });
   const { id } = (await res.json()) as { id: string };
   for (;;) {
-    const j = (await (await fetch(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
+    const j = (await (await pollOnce(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
     if (j.status === 'done') return;
     if (j.status === 'failed') throw new Error(j.error ?? 'profiling job failed');
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * One status poll. The profiler computes in the test's own process, so its event loop can stall past
+ * the HTTP server's keep-alive timeout; the server then closes the idle socket just as the next poll
+ * reuses it (ECONNRESET). That is the connection, not the job: poll again, a few times.
+ */
+async function pollOnce(url: string): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url);
+    } catch (e) {
+      if (attempt >= 5) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 }
