@@ -1,4 +1,5 @@
 export const NOT_MODELLED: string[];
+export const UNCONTENDED_TPOT_RATIO: number;
 export interface LivePass {
   ttft_p50_ms: number;
   ttft_p99_ms: number;
@@ -8,7 +9,8 @@ export interface LivePass {
 }
 export interface SystemValidation {
   live: { passes: LivePass[]; ttft_p50_mean_ms: number; ttft_p99_mean_ms: number; ttft_p50_range_ms: [number, number]; ttft_p99_range_ms: [number, number] };
-  twin: { ttft_p50_ms: number; ttft_p99_ms: number; runs: Array<{ seed: number; requests: number; ttft_p50_ms: number | null; ttft_p99_ms: number | null }> };
+  twin: { ttft_p50_ms: number; ttft_p99_ms: number; runs: Array<{ seed: number; requests: number; ttft_p50_ms: number | null; ttft_p99_ms: number | null; tpot_p50_ms: number | null }> };
+  per_pass: Array<{ load_average_before: number | null; tpot_over_twin: number | null; uncontended: boolean; ttft_p50_error: number }>;
   ttft_p50_error: number;
   ttft_p99_error: number;
   ttft_p99_in_live_range: boolean;
@@ -21,6 +23,8 @@ export interface Validation {
     ttft_p50_error: Record<string, number>;
     ttft_p50_error_max: number;
     ttft_p99_error: Record<string, number>;
+    ttft_p50_error_uncontended: Record<string, number | null>;
+    uncontended_passes: Record<string, number>;
     ttft_p99_live_range_ms: Record<string, [number, number]>;
     ttft_p99_twin_ms: Record<string, number>;
     policy_order_matches: boolean;

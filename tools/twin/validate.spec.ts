@@ -69,6 +69,19 @@ describe('validate (twin against the live multi-round run)', () => {
     expect(s.twin.ttft_p50_ms).toBe(out.systems.symphony!.twin.ttft_p50_ms);
   });
 
+  it('compares the twin with each pass alone, and apart with the passes whose decode steps ran at the modelled speed', () => {
+    const twin = out.systems.symphony!.twin;
+    const tpot = twin.runs[0]!.tpot_p50_ms!;
+    const passes = [{ symphony: { ...pass(200, 900), tpot_p50_ms: tpot }, recompute: { ...pass(300, 2000), tpot_p50_ms: 5 * tpot } }, { symphony: { ...pass(900, 9000), tpot_p50_ms: 4 * tpot }, recompute: { ...pass(900, 9000), tpot_p50_ms: 4 * tpot } }];
+    const v = validate({ mr: live(passes), cal, seeds: [1], log: () => undefined });
+    const s = v.systems.symphony!;
+    expect(s.per_pass.map((p) => p.uncontended)).toEqual([true, false]);
+    expect(s.per_pass[1]!.tpot_over_twin).toBeCloseTo(4, 1);
+    expect(v.validation.uncontended_passes).toEqual({ symphony: 1, recompute: 0 });
+    expect(v.validation.ttft_p50_error_uncontended.symphony).toBeCloseTo(Math.abs(s.twin.ttft_p50_ms - 200) / 200, 2);
+    expect(v.validation.ttft_p50_error_uncontended.recompute).toBeNull();
+  });
+
   it('refuses a results file without per-pass figures, and a system it does not know', () => {
     expect(() => validate({ mr: { ...mr, passes: [] }, cal, seeds: [1], log: () => undefined })).toThrow(/per-pass/);
     expect(() => validate({ mr: live([{ vllm: pass(1, 2) }]), cal, seeds: [1], log: () => undefined })).toThrow(/does not know: vllm/);
