@@ -5,18 +5,15 @@
 // -9; the supervisor restarts the victim under a new boot id), with the in-process scheduler
 // (node timeout 1 s: it announces the death on NODE_DOWN) and gateway (it re-dispatches with the
 // streamed tokens appended and the sampler's draw offset). Sim engine; real NATS and processes.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Subscription } from '@nats-io/transport-node';
 import { decodeMessage, InferenceRequestSchema } from '@mnemo/proto';
-import { freePort } from '../../tools/infra/index.mjs';
-import { SupervisedProcess } from '../../tools/supervisor/supervised.process.mjs';
-import { Cluster, natsUrl, scrape, TEST_HEARTBEAT_MS } from './cluster.js';
+import type { SupervisedProcess } from '../../tools/supervisor/supervised.process.mjs';
+import { Cluster, scrape } from './cluster.js';
+import { startSupervisedNode } from './supervised-node.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const main = join(root, 'apps', 'node-manager', 'dist', 'main.js');
 
 /** 300 prompt tokens at 3 ms each: the first token comes about 0.9 s after admission; then one every 50 ms. */
 const PROMPT = Array.from({ length: 300 }, (_, i) => 32 + ((i * 7) % 90));
@@ -48,7 +45,6 @@ describe('failover: a node killed under a stream, the stream continues token-exa
   const nodes = new Map<string, SupervisedProcess>();
 
   beforeAll(async () => {
-    if (!existsSync(main)) throw new Error(`${main} is not built: run \`npx tsc -b\` first`);
     dataDir = mkdtempSync(join(tmpdir(), 'mnemo-failover-'));
     cluster = await Cluster.start({ nodes: 0, gateway: true, gatewayEnv: { GATEWAY_FAILOVER_RETRIES: '2' } });
     dispatchSub = cluster.nc.subscribe('mnemo.v1.node.*.infer', {
@@ -59,27 +55,12 @@ describe('failover: a node killed under a stream, the stream continues token-exa
       },
     });
     for (const name of ['fo-a', 'fo-b'].map((n) => `${n}-${process.pid}`)) {
-      const proc = new SupervisedProcess({
+      const { proc } = await startSupervisedNode({
         name,
-        args: [main],
-        cwd: root,
-        env: {
-          ...process.env,
-          NATS_URL: natsUrl(),
-          NODE_ID: name,
-          NODE_ENGINE: 'sim',
-          NODE_HEARTBEAT_MS: String(TEST_HEARTBEAT_MS),
-          METRICS_PORT: String(await freePort()),
-          LOG_LEVEL: 'error',
-          NODE_DATA_DIR: join(dataDir, name),
-          NODE_KV_STORE: 'off',
-          NODE_SIM_PREFILL_TOKEN_US: '3000',
-          NODE_SIM_DECODE_STEP_MS: '50',
-        },
-        restart: true,
+        dataDir,
+        env: { NODE_SIM_PREFILL_TOKEN_US: '3000', NODE_SIM_DECODE_STEP_MS: '50' },
         policy: { baseMs: 100, maxMs: 1000, maxRestarts: 10, windowMs: 60_000 },
       });
-      proc.start();
       nodes.set(name, proc);
     }
     await cluster.waitForLiveNodes(2, 60_000);

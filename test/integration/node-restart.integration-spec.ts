@@ -4,19 +4,16 @@
 // re-dispatched by the scheduler, those the node held continue elsewhere (gateway failover), and
 // the supervisor starts the node again and it re-registers, and a session whose first turn ran
 // on the dead node continues on the other (recomputing its prefix). Sim engine; real NATS, scheduler, gateway and processes.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { freePort } from '../../tools/infra/index.mjs';
-import { SupervisedProcess } from '../../tools/supervisor/supervised.process.mjs';
-import { Cluster, natsUrl, TEST_HEARTBEAT_MS, eventually } from './cluster.js';
+import { join } from 'node:path';
+import type { SupervisedProcess } from '../../tools/supervisor/supervised.process.mjs';
+import { Cluster, eventually } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
+import { startSupervisedNode } from './supervised-node.js';
 
 const until = (pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 30000) => eventually(pred, what, timeoutMs);
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const main = join(root, 'apps', 'node-manager', 'dist', 'main.js');
 
 interface Outcome {
   readonly startedAt: number;
@@ -31,31 +28,11 @@ describe('a node-manager killed under load', () => {
   const nodes = new Map<string, { proc: SupervisedProcess; metricsPort: number }>();
 
   beforeAll(async () => {
-    if (!existsSync(main)) throw new Error(`${main} is not built: run \`npx tsc -b\` first`);
     dataDir = mkdtempSync(join(tmpdir(), 'mnemo-restart-'));
     cluster = await Cluster.start({ nodes: 0, gateway: true });
     const run = `${process.pid}`;
     for (const name of [`heal-a-${run}`, `heal-b-${run}`]) {
-      const metricsPort = await freePort();
-      const proc = new SupervisedProcess({
-        name,
-        args: [main],
-        cwd: root,
-        env: {
-          ...process.env,
-          NATS_URL: natsUrl(),
-          NODE_ID: name,
-          NODE_ENGINE: 'sim',
-          NODE_HEARTBEAT_MS: String(TEST_HEARTBEAT_MS),
-          METRICS_PORT: String(metricsPort),
-          LOG_LEVEL: 'error',
-          NODE_DATA_DIR: join(dataDir, name),
-          NODE_KV_STORE: 'off',
-        },
-        restart: true,
-        policy: { baseMs: 200, maxMs: 2000, maxRestarts: 3, windowMs: 60_000 },
-      });
-      proc.start();
+      const { proc, metricsPort } = await startSupervisedNode({ name, dataDir, policy: { baseMs: 200, maxMs: 2000, maxRestarts: 3, windowMs: 60_000 } });
       nodes.set(name, { proc, metricsPort });
     }
     await cluster.waitForLiveNodes(2, 30_000);
