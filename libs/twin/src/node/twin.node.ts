@@ -1,71 +1,14 @@
-import { admissionKinds, blocksFor, CHUNK_TOKENS, DEFAULT_FAIRNESS, FairPriorityRanker, nodeIterationInput, planNodeIteration, tickRanker, type FairnessOptions, type IterationPlan } from '@mnemo/kv-core';
-import type { EventQueue, TwinEvent } from '../core/event.queue.js';
-import type { ComputeModel } from '../costs/compute.port.js';
-import type { ServiceOverheads } from '../costs/overhead.port.js';
-import type { SeededRng } from '../core/seeded.rng.js';
-import type { TransferLink } from '../costs/transfer.port.js';
-import { NodeKv, type HoldingChange, type TwinPrefetch, type TwinSessionTail } from './node-kv.js';
+import { admissionKinds, blocksFor, CHUNK_TOKENS, DEFAULT_FAIRNESS, FairPriorityRanker, nodeIterationInput, planNodeIteration, tickRanker, type IterationPlan } from '@mnemo/kv-core';
+import type { TwinEvent } from '../core/event.queue.js';
+import { NodeKv, type TwinPrefetch } from './node-kv.js';
 import { restorePass, type PassLoad } from './restore-pass.js';
 import { TwinDevice } from './twin-device.js';
-import { PeerRestore, type RestoreLinks } from './twin-restores.js';
+import { PeerRestore } from './twin-restores.js';
 import { TwinSeq, type TwinRequest } from './twin-seq.js';
-import { TwinTiers, type TwinPoolDevice } from './twin-tiers.js';
+import { TwinTiers } from './twin-tiers.js';
+import type { TwinNodeConfig, TwinNodeCosts, TwinNodeNet } from './twin-node.config.js';
 
-/** One node's configuration: what NODE_* sets on a live node, for the one model it serves. */
-export interface TwinNodeConfig {
-  readonly id: string;
-  readonly model: string;
-  readonly eosTokenId: number;
-  readonly maxContext: number;
-  /** Device KV blocks of 16 tokens. */
-  readonly kvBlocks: number;
-  readonly maxBatch: number;
-  readonly maxPrefillTokens: number;
-  readonly maxWaiting: number;
-  readonly prefixCache: boolean;
-  /** Most cached device blocks kept for reuse (0: InferCept's swap-out between turns); Infinity: unbounded. */
-  readonly prefixCacheBlocks: number;
-  readonly heartbeatMs: number;
-  /** A request leaving sends a heartbeat at once, then at most one per this period (NODE_FINISH_BEAT_MS; 0: periodic only). */
-  readonly finishBeatMs: number;
-  readonly kvEventsMs: number;
-  /** KV layout: layers, and bytes of one token's KV (all layers). */
-  readonly layers: number;
-  readonly kvBytesPerToken: number;
-  /** Offload tiers (none: the store is off). */
-  readonly host: readonly TwinPoolDevice[];
-  readonly ssd: readonly TwinPoolDevice[];
-  readonly ssdTtlMs: number;
-  readonly promote: boolean;
-  readonly prefetchTtlMs: number;
-  readonly maxAdvisories: number;
-  readonly warm: boolean;
-  /** NODE_SCHEDULING: FCFS continuous batching, or FastSwitch's preemptive priority scheduling with a fair ranker. Default fcfs. */
-  readonly scheduling?: 'fcfs' | 'priority';
-  readonly fairness?: FairnessOptions;
-}
-
-/** What a node's calls cost. */
-export interface TwinNodeCosts {
-  readonly compute: ComputeModel;
-  readonly links: RestoreLinks & { readonly hostWrite: TransferLink; readonly ssdWrite: TransferLink };
-  readonly overheads: ServiceOverheads;
-}
-
-/** What the node needs of the cluster around it. */
-export interface TwinNodeNet {
-  readonly events: EventQueue;
-  readonly rng: SeededRng;
-  peerTiers(nodeId: string): TwinTiers | undefined;
-  /** The first token (or an error) of a request leaves the node now. */
-  firstToken(seq: TwinSeq, now: number): void;
-  /** The request's last event leaves the node now. */
-  finished(seq: TwinSeq, now: number): void;
-  publishKv(nodeId: string, changes: readonly HoldingChange[], tails: readonly TwinSessionTail[]): void;
-  heartbeat(nodeId: string, load: { running: number; waiting: number; kvUsage: number }): void;
-  /** Each engine call the node makes (tests and traces): its kind and the sequences in it. */
-  onStep?(nodeId: string, kind: 'prefill' | 'resume' | 'decode', seqIds: readonly string[]): void;
-}
+export type { TwinNodeConfig, TwinNodeCosts, TwinNodeNet } from './twin-node.config.js';
 
 type Phase = 'prefill' | 'resume' | 'decode' | 'turn';
 
