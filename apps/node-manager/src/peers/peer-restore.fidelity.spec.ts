@@ -123,6 +123,12 @@ describe(PeerAwarePromptStore.name, () => {
       expect(peers.counters.deadlines).toBeGreaterThan(0);
       expect(sut.counters.failures).toBe(1);
       expect(sut.restorableUntil(p, 0)).toBe(0);
+      // The failed restore asks the hung peer nothing more: only the first window of layer streams
+      // ever went out, and none follows once their deadlines have passed.
+      const asked = open.length;
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(open.length).toBe(asked);
+      expect(asked).toBeLessThanOrEqual(3);
       const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
       expect(retried.restored).toBe(0);
       expect(retried.out).toEqual(fresh.out);

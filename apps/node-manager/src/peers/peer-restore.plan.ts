@@ -25,6 +25,8 @@ export interface PeerRestoreOutcome {
 export class PeerRestorePlan implements KvRestorePlan {
   private readonly layers: Array<Promise<Float32Array[]>>;
   private readonly segs: Float32Array[][] = [];
+  /** Set once the plan is done or a layer failed: no further layer stream starts. */
+  private stopped = false;
   readonly sources: () => RestoreSources;
 
   constructor(
@@ -43,8 +45,10 @@ export class PeerRestorePlan implements KvRestorePlan {
     for (let l = 0; l < g.layers; l++) {
       // A window of LAYERS_IN_FLIGHT streams, started in layer order: layer l starts once layer
       // l - LAYERS_IN_FLIGHT is in, so lower layers (needed first) never queue behind higher ones,
-      // while a few round trips overlap.
-      const gate = l < LAYERS_IN_FLIGHT ? Promise.resolve() : this.layers[l - LAYERS_IN_FLIGHT]!.catch(() => undefined);
+      // while a few round trips overlap. A failed layer fails the restore, so the layers after it
+      // never start: a hung peer would otherwise be asked again, one deadline per window, long
+      // after the request moved on to recomputing.
+      const gate = l < LAYERS_IN_FLIGHT ? Promise.resolve() : this.layers[l - LAYERS_IN_FLIGHT]!;
       const p = gate.then(() => this.fetchLayer(l));
       p.catch(() => undefined);
       this.layers.push(p);
@@ -63,6 +67,7 @@ export class PeerRestorePlan implements KvRestorePlan {
   }
 
   done(ok: boolean, blockedMs = 0): void {
+    this.stopped = true;
     const chunks: ChunkPayload[] = [];
     if (ok) {
       const se = segmentElems(this.g);
@@ -76,9 +81,13 @@ export class PeerRestorePlan implements KvRestorePlan {
   }
 
   private async fetchLayer(layer: number): Promise<Float32Array[]> {
+    if (this.stopped) throw new MnemoError(ErrorCode.DataLoss, `peer restore from ${this.address} ended before layer ${layer}`);
     const out: Float32Array[] = [];
     for await (const c of this.client.fetch(this.address, this.keys, layer, layer + 1, segmentElems(this.g) * 4)) {
-      if (!c.payload) throw new MnemoError(ErrorCode.DataLoss, `peer ${this.address} could not give chunk ${c.key} layer ${layer} (the request recomputes)`);
+      if (!c.payload) {
+        this.stopped = true;
+        throw new MnemoError(ErrorCode.DataLoss, `peer ${this.address} could not give chunk ${c.key} layer ${layer} (the request recomputes)`);
+      }
       out.push(c.payload);
     }
     this.segs[layer] = out;
