@@ -7,6 +7,9 @@
 //   symphony-robustness  its ratios against recompute with each hardware figure at ±20% (the `robustness` key of the same file)
 //   pooling     unified KV pooling's experiment: one Long Doc QA request at a time, 1K–128K tokens, on a modelled H100
 //               with two DDR4 modules and two NVMe drives, and its ±20% robustness rows (bench/results/twin-pooling.{json,svg})
+//   swiftcache  SwiftCache's experiment: an LWM master and two Qwen3 workers on modelled H20s — max context against vLLM
+//               chunked prefill, P99 TTFT against PCIe CPU offload, worker interference — and its ±20% robustness rows
+//               (bench/results/twin-swiftcache.{json,svg})
 // Each results file is stamped like a benchmark's and docs/results.md is regenerated.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -15,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness', 'pooling'];
+const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness', 'pooling', 'swiftcache'];
 const [cmd, ...args] = process.argv.slice(2);
 if (!COMMANDS.includes(cmd)) {
   console.error(`usage: npm run twin -- <${COMMANDS.join('|')}>`);
@@ -79,6 +82,14 @@ if (cmd === 'pooling') {
   const { writeFigure } = await import('../bench/lib/plot.mjs');
   console.log(`rendered ${(await writeFigure(root, 'twin-pooling')).join(' and ')}`);
   for (const [k, v] of Object.entries(result.pooling)) console.log(`pooling.${k}: ${JSON.stringify(v)}`);
+}
+if (cmd === 'swiftcache') {
+  const { runSwiftcache } = await import('../tools/twin/swiftcache.report.mjs');
+  const json = runSwiftcache();
+  write('twin-swiftcache.json', { ...stamp(), ...json });
+  const { writeFigure } = await import('../bench/lib/plot.mjs');
+  console.log(`rendered ${(await writeFigure(root, 'twin-swiftcache')).join(' and ')}`);
+  for (const [k, v] of Object.entries(json.swiftcache)) console.log(`swiftcache.${k}: ${JSON.stringify(v)}`);
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

@@ -28,6 +28,9 @@ export const GPUS = {
   A100: { name: 'A100-80GB', bf16Flops: 312e12, memBytesPerS: 2039 * GB, memBytes: 80 * GB, pcieGen: 4 },
   // NVIDIA H100 datasheet (SXM5): 989 TFLOPS bf16 dense (1,979 with sparsity), 3.35 TB/s HBM3, 80 GB, PCIe Gen5.
   H100: { name: 'H100-SXM', bf16Flops: 989e12, memBytesPerS: 3350 * GB, memBytes: 80 * GB, pcieGen: 5 },
+  // NVIDIA H20 product brief: 148 TFLOPS bf16 dense, 4.0 TB/s HBM3, 96 GB. Host link: SwiftCache §5's testbed
+  // (PCIe 4.0, 32 GB/s shared by its four GPUs — see PCIE4_SHARED_BY).
+  H20: { name: 'H20-96GB', bf16Flops: 148e12, memBytesPerS: 4000 * GB, memBytes: 96 * GB, pcieGen: 4 },
 } as const satisfies Record<string, GpuSpec>;
 
 /** One decoder-only model in bf16: what its FLOPs, weight bytes and KV bytes follow from. */
@@ -40,6 +43,8 @@ export interface ModelSpec {
   readonly headDim: number;
   /** Bytes per element (bf16: 2). */
   readonly dtypeBytes: number;
+  /** MLP intermediate width (what a prefill's activation peak follows from); absent where no experiment needs it. */
+  readonly intermediate?: number;
 }
 
 export const MODELS = {
@@ -47,6 +52,13 @@ export const MODELS = {
   'llama-3.1-8b': { name: 'Llama-3.1-8B', params: 8.03e9, layers: 32, hidden: 4096, kvHeads: 8, headDim: 128, dtypeBytes: 2 },
   // Meta Llama-2-13B config.json: 13.0 B parameters, 40 layers, hidden 5120, 40 KV heads of 128 (no GQA).
   'llama-2-13b': { name: 'Llama-2-13B', params: 13.0e9, layers: 40, hidden: 5120, kvHeads: 40, headDim: 128, dtypeBytes: 2 },
+  // LWM-Text-1M (SwiftCache §5: Llama-2-7B's architecture, MHA): Llama-2-7B config.json — 6.74 B parameters,
+  // 32 layers, hidden 4096, 32 KV heads of 128, intermediate 11008 (0.5 MB of KV per token, SwiftCache Table 2).
+  'lwm-7b': { name: 'LWM-7B', params: 6.74e9, layers: 32, hidden: 4096, kvHeads: 32, headDim: 128, dtypeBytes: 2, intermediate: 11_008 },
+  // Qwen3-8B model card and config.json: 8.19 B parameters, 36 layers, hidden 4096, 8 KV heads of 128, intermediate 12288.
+  'qwen3-8b': { name: 'Qwen3-8B', params: 8.19e9, layers: 36, hidden: 4096, kvHeads: 8, headDim: 128, dtypeBytes: 2, intermediate: 12_288 },
+  // Qwen3-14B model card and config.json: 14.8 B parameters, 40 layers, hidden 5120, 8 KV heads of 128, intermediate 17408.
+  'qwen3-14b': { name: 'Qwen3-14B', params: 14.8e9, layers: 40, hidden: 5120, kvHeads: 8, headDim: 128, dtypeBytes: 2, intermediate: 17_408 },
 } as const satisfies Record<string, ModelSpec>;
 
 /** KV bytes of one token over all layers: K and V of every KV head (Llama-3.1-8B: 128 KiB). */
@@ -100,6 +112,19 @@ export function derivedDispatchMs(t = FASTSWITCH_TABLE1): number {
 }
 export function dispatchBandMs(copyUs = FASTSWITCH_TABLE1.copyUs, share: readonly [number, number] = [0.9, 0.95]): [number, number] {
   return [(copyUs * share[0]) / (1 - share[0]) / 1000, (copyUs * share[1]) / (1 - share[1]) / 1000];
+}
+
+/** How many GPUs share one PCIe 4.0 host link of 32 GB/s in SwiftCache's testbed (§5). */
+export const PCIE4_SHARED_BY = 4;
+
+/**
+ * GPU ↔ GPU inside one server: SwiftCache §5's testbed, NVLink at 400 GB/s bidirectional, so 200 GB/s
+ * each way. The fraction reached is taken to be PCIe's measured one (0.88, not measured on NVLink here);
+ * one call per layer stream at Mnemo's measured copy dispatch.
+ */
+export const NVLINK_SWIFTCACHE_BYTES_PER_S = 200 * GB;
+export function nvlinkLink(dispatchMs = MEASURED_DISPATCH_MS): TransferLink {
+  return { dispatchMs, bytesPerMs: (NVLINK_SWIFTCACHE_BYTES_PER_S * PCIE_MEASURED_EFFICIENCY) / 1000 };
 }
 
 /** Between nodes: Symphony §4's testbed link, 100 Gb/s Ethernet (12.5 GB/s), one call per layer stream at a stated 50 µs. */

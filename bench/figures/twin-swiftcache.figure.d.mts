@@ -1,0 +1,1 @@
+export function figure(r: Record<string, unknown>): Record<string, unknown>;

@@ -1,0 +1,27 @@
+// The SwiftCache experiment's headline keys with each hardware figure at −20% and +20%: the H20's
+// FLOP/s, its HBM bandwidth and size, NVLink's and the shared PCIe link's bandwidth. A conclusion
+// that held only at the tables' exact values shows here as a key past its target.
+import { SWIFTCACHE_SETUP } from './swiftcache.setup.mjs';
+import { swiftcacheExperiment } from './swiftcache.mjs';
+
+export const SWIFTCACHE_TARGETS = { max_context_vs_chunked8k: { op: '>=', value: 1.58 }, ttft_p99_vs_offload: { op: '>=', value: 2 }, worker_interference: { op: '<=', value: 0.1 } };
+const FIGURES = { gpu_flops: 'flops', hbm_bandwidth: 'hbm', gpu_memory: 'mem', nvlink: 'nvlink', pcie: 'pcie' };
+const meets = (k) => Object.entries(SWIFTCACHE_TARGETS).every(([key, t]) => (t.op === '>=' ? k[key] >= t.value : k[key] <= t.value));
+
+export function swiftcacheRobustness(s = SWIFTCACHE_SETUP, progress = () => {}) {
+  const rows = [];
+  for (const [figure, knob] of Object.entries(FIGURES))
+    for (const f of [0.8, 1.2]) {
+      progress(`robustness ${figure} × ${f}`);
+      const k = swiftcacheExperiment({ ...s, scale: { ...s.scale, [knob]: f } }).swiftcache;
+      rows.push({ figure, scale: f, ...Object.fromEntries(Object.keys(SWIFTCACHE_TARGETS).map((key) => [key, k[key]])), ttft_p99_vs_offload_lend_idle: k.ttft_p99_vs_offload_lend_idle });
+    }
+  const range = (key) => [Math.min(...rows.map((r) => r[key])), Math.max(...rows.map((r) => r[key]))];
+  return {
+    rows,
+    targets: SWIFTCACHE_TARGETS,
+    targets_met_in_every_case: rows.every(meets),
+    ...Object.fromEntries(Object.keys(SWIFTCACHE_TARGETS).map((key) => [`${key}_range`, range(key)])),
+    ttft_p99_vs_offload_lend_idle_range: range('ttft_p99_vs_offload_lend_idle'),
+  };
+}
