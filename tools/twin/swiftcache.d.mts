@@ -23,6 +23,7 @@ export function swiftcacheExperiment(s?: unknown, progress?: (label: string) => 
   setup: Record<string, unknown>;
   paper: Record<string, unknown>;
   max_context: MaxContextPoint[];
+  max_context_qwen3_8b_master: MaxContextPoint[];
   ttft: { sessions_in_rotation: number; rates: TtftRate[] };
   interference: { lengths: InterferenceAtLength[]; ttft_runs: Array<Record<string, number>>; lent_share_at_96gb: number[] };
   swiftcache: SwiftcacheKeys;

@@ -40,6 +40,8 @@ export function interferenceAtLength(tokens, lentShare, s = SWIFTCACHE_SETUP, hw
 export function swiftcacheExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) {
   const hw = swiftcacheHardware(s);
   const context = maxContextExperiment(s, progress);
+  // The issue's other master shape: Qwen3-8B (GQA, 144 KiB per token) with the same workers.
+  const qwenMaster = maxContextExperiment({ ...s, master: 'qwen3-8b' });
   const ttft = ttftExperiment(s, progress);
   const at96 = context.find((c) => c.gb === 96) ?? context[0];
   const lent = Object.values(at96.lent_master_blocks);
@@ -62,6 +64,7 @@ export function swiftcacheExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) 
     worker_interference: Math.max(...lengths.map((l) => l.hbm_share), ...runShares.map((r) => r.hbm_share)),
     max_context_vs_chunked8k_by_gb: Object.fromEntries(context.map((c) => [c.gb, c.vs_chunked8k])),
     max_context_eq5_vs_chunked8k_by_gb: Object.fromEntries(context.map((c) => [c.gb, c.eq5_vs_chunked8k])),
+    max_context_vs_chunked8k_qwen3_8b_master_by_gb: Object.fromEntries(qwenMaster.map((c) => [c.gb, c.vs_chunked8k])),
     max_context_vs_chunked32k_by_gb: Object.fromEntries(context.map((c) => [c.gb, c.vs_chunked32k])),
     max_context_vs_no_chunking_by_gb: Object.fromEntries(context.map((c) => [c.gb, c.vs_no_chunking])),
     ttft_p99_vs_offload_by_rate: Object.fromEntries(ttft.rates.map((r) => [`${r.rate_per_s * 60}/min`, r.p99_ratio])),
@@ -75,6 +78,7 @@ export function swiftcacheExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) 
     setup: { ...s, hardware: { gpu: hw.gpu, master: hw.master, nvlink_bytes_per_ms: hw.nvlink.bytesPerMs, pcie_bytes_per_ms: hw.pcie.bytesPerMs, dispatch_ms: hw.nvlink.dispatchMs } },
     paper: SWIFTCACHE_PAPER,
     max_context: context,
+    max_context_qwen3_8b_master: qwenMaster,
     ttft,
     interference: { lengths, ttft_runs: runShares, lent_share_at_96gb: lentShare.map((f) => round(f, 3)) },
     swiftcache: keys,

@@ -9,7 +9,7 @@ import { swiftcacheRobustness } from './swiftcache-robustness.mjs';
 const steps = (s) => s.memoryPoints.length + s.ratesPerS.length + 1;
 
 export function runSwiftcache(s = SWIFTCACHE_SETUP) {
-  const robustCases = 5 * 2;
+  const robustCases = 5 * 2 + 2;
   const total = steps(s) + robustCases;
   const bar = new cliProgress.SingleBar({ format: 'swiftcache |{bar}| {value}/{total} · {label} · {duration_formatted}', clearOnComplete: false, noTTYOutput: true, notTTYSchedule: 30_000 }, cliProgress.Presets.shades_classic);
   let i = 0;

@@ -4,6 +4,7 @@ import { kvBudgetBytes, kvBytesPerToken, MODELS } from '@mnemo/twin';
 import { figure } from '../../bench/figures/twin-swiftcache.figure.mjs';
 import { maxContextAt } from './swiftcache-context.mjs';
 import { runTtft, ttftWorkload } from './swiftcache-ttft.mjs';
+import { swiftcacheRobustness } from './swiftcache-robustness.mjs';
 import { interferenceAtLength, swiftcacheExperiment } from './swiftcache.mjs';
 import { kvShape, SWIFTCACHE_SETUP } from './swiftcache.setup.mjs';
 
@@ -66,5 +67,14 @@ describe('SwiftCache on the twin', () => {
     const spec = figure(run as never);
     expect(() => vl.compile(spec as never)).not.toThrow();
     expect(JSON.stringify(spec)).toContain('paper max 3.98');
+  });
+
+  it('reruns the headline keys with each hardware figure at ±20%: NVLink moves interference, HBM size the context', () => {
+    const r = swiftcacheRobustness({ ...small, ratesPerS: [1], requests: 100 });
+    expect(r.rows.map((row) => `${row.figure}@${row.scale}`)).toEqual(['gpu_flops', 'hbm_bandwidth', 'gpu_memory', 'nvlink', 'pcie'].flatMap((f) => [`${f}@0.8`, `${f}@1.2`]));
+    const nv = r.rows.filter((row) => row.figure === 'nvlink');
+    expect(nv[1]!.worker_interference).toBeGreaterThan(nv[0]!.worker_interference);
+    const mem = r.rows.filter((row) => row.figure === 'gpu_memory');
+    expect(mem[0]!.max_context_vs_chunked8k).not.toBe(mem[1]!.max_context_vs_chunked8k);
   });
 });
