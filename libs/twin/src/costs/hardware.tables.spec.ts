@@ -1,4 +1,4 @@
-import { deviceKvBlocks, derivedDispatchMs, dispatchBandMs, GPUS, kvBytesPerToken, MODELS, pcieLink } from './hardware.tables.js';
+import { deviceKvBlocks, derivedDispatchMs, dispatchBandMs, GPUS, kvBytesPerToken, MODELS, nvlinkLink, pcieLink } from './hardware.tables.js';
 import { rooflineCompute, scaleGpu } from './roofline.compute.js';
 import { transferMs } from './transfer.port.js';
 
@@ -8,6 +8,10 @@ describe('hardware tables', () => {
   it.each([
     ['llama-3.1-8b', 131_072],
     ['llama-2-13b', 819_200],
+    // SwiftCache Table 2 (fp16): LWM 0.50 MB, Qwen3-8B 0.141 MB, Qwen3-14B 0.156 MB per token.
+    ['lwm-7b', 524_288],
+    ['qwen3-8b', 147_456],
+    ['qwen3-14b', 163_840],
   ] as const)('%s keeps %d KV bytes per token (2 · layers · KV heads · head dim · 2 B)', (name, bytes) => {
     expect(kvBytesPerToken(MODELS[name])).toBe(bytes);
   });
@@ -19,6 +23,11 @@ describe('hardware tables', () => {
     expect(a10).toBeLessThan(4000);
     expect(a100 / a10).toBeGreaterThan(8);
     expect(deviceKvBlocks(GPUS.A10, MODELS['llama-2-13b'])).toBe(0);
+  });
+
+  it("carries SwiftCache's NVLink at 200 GB/s each way, about 6.3× one GPU's whole PCIe 4.0 link", () => {
+    expect(nvlinkLink().bytesPerMs / pcieLink(4).bytesPerMs).toBeCloseTo(200 / 31.5, 6);
+    expect(nvlinkLink().bytesPerMs).toBeCloseTo((200e9 * (55.3 / 63)) / 1000, 0);
   });
 
   it("derives the per-call dispatch from FastSwitch's Table 1 inside §2.2's 90–95% band", () => {
