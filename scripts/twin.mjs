@@ -10,6 +10,9 @@
 //   swiftcache  SwiftCache's experiment: an LWM master and two Qwen3 workers on modelled H20s — max context against vLLM
 //               chunked prefill, P99 TTFT against PCIe CPU offload, worker interference — and its ±20% robustness rows
 //               (bench/results/twin-swiftcache.{json,svg})
+//   droidspeak  DroidSpeak's serving experiment: Llama-3.1-8B on a modelled A100, HotpotQA-like contexts whose base-model KV
+//               and E cache come over InfiniBand, uniform arrivals; full prefill, full reuse and kv-core's plan choice on
+//               the trained pairs' measured profiles, and its ±20% robustness rows (bench/results/twin-droidspeak.{json,svg})
 // Each results file is stamped like a benchmark's and docs/results.md is regenerated.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -18,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness', 'pooling', 'swiftcache'];
+const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness', 'pooling', 'swiftcache', 'droidspeak'];
 const [cmd, ...args] = process.argv.slice(2);
 if (!COMMANDS.includes(cmd)) {
   console.error(`usage: npm run twin -- <${COMMANDS.join('|')}>`);
@@ -90,6 +93,14 @@ if (cmd === 'swiftcache') {
   const { writeFigure } = await import('../bench/lib/plot.mjs');
   console.log(`rendered ${(await writeFigure(root, 'twin-swiftcache')).join(' and ')}`);
   for (const [k, v] of Object.entries(json.swiftcache)) console.log(`swiftcache.${k}: ${JSON.stringify(v)}`);
+}
+if (cmd === 'droidspeak') {
+  const { runDroidspeak } = await import('../tools/twin/droidspeak.report.mjs');
+  const result = await runDroidspeak();
+  write('twin-droidspeak.json', { ...stamp(), ...result });
+  const { writeFigure } = await import('../bench/lib/plot.mjs');
+  console.log(`rendered ${(await writeFigure(root, 'twin-droidspeak')).join(' and ')}`);
+  for (const [k, v] of Object.entries(result.droidspeak)) if (k !== 'by_pair') console.log(`droidspeak.${k}: ${JSON.stringify(v)}`);
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

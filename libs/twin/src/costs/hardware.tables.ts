@@ -131,6 +131,15 @@ export function nvlinkLink(dispatchMs = MEASURED_DISPATCH_MS): TransferLink {
 export const NETWORK_100G: TransferLink = { dispatchMs: 0.05, bytesPerMs: 12.5e6 };
 
 /**
+ * GPU-to-GPU between nodes over InfiniBand, one adapter per GPU. HDR: NVIDIA ConnectX-6 datasheet,
+ * 200 Gb/s per port = 25 GB/s; Azure's ND96amsr_A100_v4 (the VM DroidSpeak §5.1 ran on) has one
+ * 200 Gb/s HDR link per A100 (Azure ND A100 v4-series page: "1.6 Tb/s of interconnect bandwidth per VM").
+ * NDR: ConnectX-7 datasheet, 400 Gb/s = 50 GB/s, the H100 generation's. DroidSpeak §2.4 quotes the
+ * same 25–50 GB/s per GPU pair. One call per layer stream at a stated 50 µs, as NETWORK_100G.
+ */
+export const INFINIBAND = { HDR: { dispatchMs: 0.05, bytesPerMs: 25e6 }, NDR: { dispatchMs: 0.05, bytesPerMs: 50e6 } } as const satisfies Record<string, TransferLink>;
+
+/**
  * A PCIe 4.0 datacenter NVMe drive (typical vendor sheets for 3.84 TB parts: ≈ 6.8 GB/s sequential
  * read, ≈ 4 GB/s write; ≈ 80 µs per read command at queue depth 1).
  */

@@ -1,0 +1,1 @@
+export function figure(r: Record<string, any>): Record<string, unknown>;
