@@ -1,6 +1,7 @@
 // twin-swiftcache: the master's maximum context over vLLM chunked prefill 8K at the paper's memory
 // points (Eq. 1–5 and Mnemo's two-plane stream), the P99 TTFT ratio against PCIe CPU offload per
-// arrival rate (Mnemo's demand rule and the paper's lend-every-idle-unit), and the master's KV
+// arrival rate (Mnemo's demand rule, the paper's lend-every-idle-unit, and a candidate rule that
+// also counts recently reused sessions), and the master's KV
 // traffic's share of a worker's HBM time per history length. Dashed rules: the paper's published
 // figures (Fig. 9: 1.58–3.98×; Fig. 7: −54% and −58%, i.e. 2.17× and 2.38×; Fig. 8: ≤ 9.7%).
 import { figureSpec, PALETTE } from '../lib/plot.mjs';
@@ -27,6 +28,7 @@ export function figure(r) {
   const ttft = r.ttft.rates.flatMap((t) => [
     { rate: t.rate_per_s, series: 'live demand (node-manager)', ratio: t.p99_ratio },
     { rate: t.rate_per_s, series: 'lend every idle unit (Alg. 1)', ratio: t.p99_ratio_lend_idle },
+    ...(t.p99_ratio_reuse_demand === undefined ? [] : [{ rate: t.rate_per_s, series: 'live + recently reused (candidate)', ratio: t.p99_ratio_reuse_demand }]),
   ]);
   const paperTtft = r.paper.ttft_p99_vs_lmcache;
   const inter = [

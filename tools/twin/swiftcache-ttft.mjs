@@ -60,6 +60,9 @@ export function ttftWorkload(ratePerS, s = SWIFTCACHE_SETUP, slots = sessionsInR
  * 'swiftcache' lends on the demand Mnemo's node-manager records at each admission (live requests at
  * full length); 'swiftcache-lend-idle' has the master always short, so the coordinator lends every
  * idle worker unit — the paper's Algorithm 1, whose scale-down looks at the worker's window alone.
+ * 'swiftcache-reuse-demand' adds to the live requests the KV of the sessions the master served
+ * within the elastic window (its prefix cache's recent working set): a candidate demand rule for the
+ * node-manager, measured here, not deployed.
  */
 function systemTiers(system, s, hw) {
   const m = hw.master;
@@ -73,8 +76,9 @@ function systemTiers(system, s, hw) {
   // Behind the lent memory, Mnemo's host pool (the layer stream's, NODE_KV_STREAM_HOST_MB) with the
   // baseline's 96 GB, over the same PCIe link.
   const tiers = new SessionKvTiers([Math.max(0, regions.master - planes) * blockBytes, 0, s.hostOffloadBytes]);
-  const admit = (nowMs, liveTokens) => {
-    coordinator.observe('master', nowMs, system === 'swiftcache-lend-idle' ? Number.MAX_SAFE_INTEGER : liveTokens);
+  const admit = (nowMs, liveTokens, reusedTokens) => {
+    const demand = system === 'swiftcache-lend-idle' ? Number.MAX_SAFE_INTEGER : system === 'swiftcache-reuse-demand' ? liveTokens + reusedTokens : liveTokens;
+    coordinator.observe('master', nowMs, demand);
     for (const w of members.slice(1)) coordinator.observe(w.id, nowMs, s.workerLiveTokens);
     coordinator.tick(nowMs);
     tiers.resize(1, coordinator.state('master').borrowedBlocks * blockBytes);
@@ -102,6 +106,7 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
   let loaded = 0;
   let lentLoaded = 0;
   let admitted = 0;
+  const served = new Map();
   let firstMeasured = null;
   let movedBefore = 0;
   for (let i = 0; i < reqs.length; i++) {
@@ -112,9 +117,19 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
     for (; admit && admitted < reqs.length && reqs[admitted].at <= start; admitted++) {
       const at = reqs[admitted].at;
       let live = 0;
-      for (let j = i - 1; j >= 0 && finish[j] > at; j--) live += need(reqs[j]);
-      for (let j = i; j <= admitted; j++) live += need(reqs[j]);
-      admit(at, live);
+      const liveSessions = new Set();
+      for (let j = i - 1; j >= 0 && finish[j] > at; j--) {
+        live += need(reqs[j]);
+        liveSessions.add(reqs[j].session);
+      }
+      for (let j = i; j <= admitted; j++) {
+        live += need(reqs[j]);
+        liveSessions.add(reqs[j].session);
+      }
+      // The reuse-demand variant adds the KV of sessions served within the window and not live now.
+      let reused = 0;
+      for (const [session, x] of served) if (x.at > at - s.elasticWindowMs && !liveSessions.has(session)) reused += x.tokens;
+      admit(at, live, reused);
     }
     if (r.measured && firstMeasured === null) {
       firstMeasured = r.at;
@@ -131,8 +146,10 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
     free = start + service;
     finish[i] = free;
     tiers.touch(r.session, need(r) * kv, free);
+    served.set(r.session, { at: free, tokens: need(r) });
     if (r.warm) {
       tiers.remove(r.warm.ended);
+      served.delete(r.warm.ended);
       tiers.touch(r.warm.session, r.warm.history * kv, free);
     }
     if (r.measured) {
@@ -177,7 +194,17 @@ export function ttftExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) {
       const offload = runTtft('offload', work, s, hw);
       const swiftcache = runTtft('swiftcache', work, s, hw);
       const lendIdle = runTtft('swiftcache-lend-idle', work, s, hw);
-      return { rate_per_s: rate, offload, swiftcache, swiftcache_lend_idle: lendIdle, p99_ratio: round(offload.ttft_p99_ms / swiftcache.ttft_p99_ms), p99_ratio_lend_idle: round(offload.ttft_p99_ms / lendIdle.ttft_p99_ms) };
+      const reuse = runTtft('swiftcache-reuse-demand', work, s, hw);
+      return {
+        rate_per_s: rate,
+        offload,
+        swiftcache,
+        swiftcache_lend_idle: lendIdle,
+        swiftcache_reuse_demand: reuse,
+        p99_ratio: round(offload.ttft_p99_ms / swiftcache.ttft_p99_ms),
+        p99_ratio_lend_idle: round(offload.ttft_p99_ms / lendIdle.ttft_p99_ms),
+        p99_ratio_reuse_demand: round(offload.ttft_p99_ms / reuse.ttft_p99_ms),
+      };
     }),
   };
 }
