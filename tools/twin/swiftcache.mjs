@@ -77,7 +77,7 @@ export function swiftcacheExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) 
     worker_hbm_share_by_length: Object.fromEntries(lengths.map((l) => [l.tokens, l.hbm_share])),
   };
   return {
-    setup: { ...s, hardware: { gpu: hw.gpu, master: hw.master, nvlink_bytes_per_ms: hw.nvlink.bytesPerMs, pcie_bytes_per_ms: hw.pcie.bytesPerMs, dispatch_ms: hw.nvlink.dispatchMs } },
+    setup: { ...s, hardware: { gpu: hw.gpu, master: hw.master, nvlink_bytes_per_ms: hw.nvlink.bytesPerMs, pcie_bytes_per_ms: hw.pcie.bytesPerMs, pcie_shared_by: hw.pcieSharedBy, dispatch_ms: hw.nvlink.dispatchMs } },
     paper: SWIFTCACHE_PAPER,
     max_context: context,
     max_context_qwen3_8b_master: qwenMaster,

@@ -1,6 +1,6 @@
 // SwiftCache's experiments on the twin (docs/twin-experiments.md §SwiftCache): the paper's server
 // and workload as data, its published figures, and the models' KV shapes for kv-core.
-import { GPUS, MODELS, nvlinkLink, pcieLink } from '@mnemo/twin';
+import { GPUS, MODELS, nvlinkLink, PCIE4_SHARED_BY, pcieLink } from '@mnemo/twin';
 import { UTILIZATION } from '../../bench/lib/swiftcache.settings.mjs';
 
 const GB = 1e9;
@@ -81,7 +81,9 @@ export function swiftcacheHardware(s = SWIFTCACHE_SETUP) {
     gpu,
     master: MODELS[s.master],
     nvlink: { ...nv, bytesPerMs: nv.bytesPerMs * s.scale.nvlink },
-    // At its best the offloading master has the shared link to itself (its workers offload nothing).
+    // At its best the offloading master has the shared link to itself (its workers offload nothing),
+    // not its 1/PCIE4_SHARED_BY share; SwiftCache's host tier gets the same.
     pcie: { ...pcie, bytesPerMs: pcie.bytesPerMs * s.scale.pcie },
+    pcieSharedBy: PCIE4_SHARED_BY,
   };
 }
