@@ -13,5 +13,7 @@ const step = (name, cmd) => {
 step('lint (module boundaries)', 'npx nx show projects > /dev/null && npx eslint .');
 step('type-check tests', 'npx tsc -p tsconfig.spec.json');
 step('native C++ unit tests', 'node scripts/test-native.mjs');
-step('unit', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects unit');
+// Jest's default on two cores is one worker; the unit specs are CPU-bound and independent, so
+// two workers use both cores (the main process only collects results).
+step('unit', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects unit --maxWorkers=2');
 step('integration', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects integration --runInBand');
