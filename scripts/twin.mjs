@@ -13,6 +13,9 @@
 //   droidspeak  DroidSpeak's serving experiment: Llama-3.1-8B on a modelled A100, HotpotQA-like contexts whose base-model KV
 //               and E cache come over InfiniBand, uniform arrivals; full prefill, full reuse and kv-core's plan choice on
 //               the trained pairs' measured profiles, and its ±20% robustness rows (bench/results/twin-droidspeak.{json,svg})
+//   plan        the cheapest configuration (instances, host GB and SSD TB per node) of each serving system meeting
+//               a P99 TTFT (and mean TPOT) SLO for N users: `plan --users N --model M --gpu G --slo-ttft-ms T
+//               [--slo-tpot-ms T] [--policy P] [--out FILE]` (bench/results/twin-plan.json unless --out)
 // Each results file is stamped like a benchmark's and docs/results.md is regenerated.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -21,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness', 'pooling', 'swiftcache', 'droidspeak'];
+const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness', 'pooling', 'swiftcache', 'droidspeak', 'plan'];
 const [cmd, ...args] = process.argv.slice(2);
 if (!COMMANDS.includes(cmd)) {
   console.error(`usage: npm run twin -- <${COMMANDS.join('|')}>`);
@@ -101,6 +104,28 @@ if (cmd === 'droidspeak') {
   const { writeFigure } = await import('../bench/lib/plot.mjs');
   console.log(`rendered ${(await writeFigure(root, 'twin-droidspeak')).join(' and ')}`);
   for (const [k, v] of Object.entries(result.droidspeak)) if (k !== 'by_pair') console.log(`droidspeak.${k}: ${JSON.stringify(v)}`);
+}
+if (cmd === 'plan') {
+  const { runPlan } = await import('../tools/twin/plan.report.mjs');
+  const { parsePlanArgs, PlanArgsError } = await import('../tools/twin/plan.args.mjs');
+  let question;
+  try {
+    question = parsePlanArgs(args);
+  } catch (e) {
+    if (!(e instanceof PlanArgsError)) throw e;
+    console.error(e.message);
+    process.exit(e.code);
+  }
+  const result = await runPlan(question);
+  // From node's start to the file, so it includes loading the modules and drawing the workload.
+  const json = { ...stamp(), ...result, process_wall_s: Math.round(process.uptime() * 10) / 10 };
+  if (question.out) {
+    mkdirSync(dirname(question.out), { recursive: true });
+    writeFileSync(question.out, JSON.stringify(json, null, 2) + '\n');
+    console.log(`wrote ${question.out}`);
+    process.exit(0);
+  }
+  write('twin-plan.json', json);
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

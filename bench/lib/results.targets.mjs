@@ -209,6 +209,17 @@ export const BENCHMARKS = {
       { path: 'robustness.tpot_vs_vllm_range', what: 'mean TPOT, recompute ÷ symphony, lowest and highest over those cases' },
     ],
   },
+  'twin-plan': {
+    what: "Capacity plan on the twin (npm run twin -- plan; the README's example): for N closed-loop users of Symphony's experiment, the cheapest instances, host GB and SSD TB per node at which each serving system meets a P99 TTFT and a mean TPOT SLO, by a bounded search of short twin runs; cost from labelled list prices (docs/twin.md, Capacity planning)",
+    keys: [
+      ...['symphony', 'recompute', 'infercept', 'llmd'].flatMap((p) => [
+        { path: `plans.${p}.best.instances`, what: `${p}: fewest instances (GPUs) meeting the SLO at the cheapest memory point (none: no configuration the search bounds reach)` },
+        { path: `plans.${p}.best.cost_usd_per_hour`, what: `${p}: that configuration's cost, $/hour` },
+      ]),
+      { path: 'search.twin_runs', what: 'twin runs the search made, all policies' },
+      { path: 'process_wall_s', what: 'wall seconds of the whole command on this machine (2 shared cores)', target: { op: '<=', value: 300 } },
+    ],
+  },
   'twin-pooling': {
     what: "Unified KV pooling's experiment on the twin (npm run twin -- pooling): one Long Doc QA request at a time, 1K–128K tokens, Llama-3.1-8B on a modelled H100 with two DDR4 modules and two NVMe drives; LMCache-like file-per-chunk stores (+ layer-wise pipelining, + async loading) against Mnemo's striped passthrough pool with kv-core's Eq. 1–2 placement; costs from the hardware tables and the paper's §III (docs/twin-experiments.md)",
     keys: [

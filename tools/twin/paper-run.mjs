@@ -78,6 +78,8 @@ export function paperRun(config, sessions, { warmMs, untilMs }) {
     imbalance_instant_mean: round(mean(inst)),
     routing: { ...cluster.scheduler.counters.reasons },
     preemptions: cluster.nodes.reduce((a, n) => a + n.counters.preemptions, 0),
+    // Segments evicted from full pools, or not written for want of SSD room: all 0 means larger pools would change nothing.
+    pool_evictions: cluster.nodes.reduce((a, n) => a + (n.tiers ? n.tiers.counters.evictedSegments.mem + n.tiers.counters.evictedSegments.ssd + n.tiers.counters.ssdSkipped : 0), 0),
     node_busy_share: cluster.nodes.map((n) => round(n.counters.busyMs / cluster.events.now, 3)),
     events: cluster.events.fired,
   };

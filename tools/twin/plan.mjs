@@ -1,0 +1,137 @@
+// `npm run twin -- plan`: the cheapest configuration of each serving system that meets an SLO for
+// N users, found on the twin at Symphony's experiment's setup (modelled GPUs, ShareGPT-like
+// sessions, closed-loop users) with the GPU and model asked for. Each candidate is one short twin
+// run; the search (plan.search.mjs) bounds how many run, the cost model (plan.cost.mjs) ranks them.
+import { GPUS, MODELS, rooflineCompute } from '@mnemo/twin';
+import { SERVING_SYSTEMS } from '@mnemo/kv-core';
+import { gpuCluster, SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
+import { paperRun, round } from './paper-run.mjs';
+import { PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
+import { costModel, PLAN_PRICES } from './plan.cost.mjs';
+import { planPolicy } from './plan.search.mjs';
+
+const GiB = 1024 ** 3;
+
+/**
+ * The search's bounds and each run's shape. Runs are the symphony experiment's (same workload,
+ * think-time compression, seed) over a shorter window: 40 s simulated of ramp and warm-up, then
+ * 30 s measured. A cluster of more than `cellInstances` runs as a cell of that many instances
+ * carrying its share of the users (users × cell ÷ instances), grown where that would leave fewer
+ * than `minCellUsers`: the twin's cost grows with the users it runs, and a closed-loop user
+ * population spread evenly over identical nodes loads each the same. Both are limits written in
+ * docs/twin.md.
+ */
+export const PLAN_RUN = {
+  thinkCompression: 6,
+  rampMs: 10_000,
+  warmMs: 40_000,
+  untilMs: 70_000,
+  seed: 1,
+  cellInstances: 4,
+  /** …grown past one node where that would leave fewer users than this: P99 over too few requests is their maximum. */
+  minCellUsers: 128,
+  /** Where the instance search starts: users ÷ this (the symphony experiment's A100s held ~32 users each within its TPOT SLO). */
+  usersPerInstanceStart: 32,
+  maxInstances: 256,
+  /** Doubling the instances must cut P99 TTFT by this much, or the SLO is taken as under the policy's floor. */
+  floorGain: 0.1,
+  base: { hostGb: 256, ssdTb: 4 },
+  hostGbGrid: [64, 256, 1024],
+  ssdTbGrid: [0, 4],
+  /**
+   * Without --slo-tpot-ms, Symphony's TPOT SLO built the same way (§4.2, Fig. 11: 1.5× vLLM's TPOT
+   * at its lightest load, 64 users on 8 instances): 1.5× the roofline decode step of 8 sequences of
+   * 4K tokens on the GPU asked for (A100, Llama-3.1-8B: 20.2 ms; the experiment's own is 19.8 ms).
+   */
+  defaultTpot: { overLight: 1.5, seqs: 8, contextTokens: 4096 },
+};
+
+/** The TPOT SLO used when none is given, from the hardware tables (PLAN_RUN.defaultTpot). */
+export function defaultTpotSloMs({ gpu, model }, o = PLAN_RUN) {
+  const hw = planHardware({ gpu, model, instances: 1, hostGb: 0, ssdTb: 0 });
+  const d = o.defaultTpot;
+  return round(d.overLight * rooflineCompute(hw.gpu, hw.model, hw.efficiency).decodeMs(d.seqs, d.seqs * d.contextTokens), 1);
+}
+
+/** One instance's hardware: Symphony's testbed with the GPU and model asked for, the node's memory split over its GPUs. */
+export function planHardware({ gpu, model, instances, hostGb, ssdTb }) {
+  const perInstance = PLAN_PRICES.gpusPerNode;
+  return {
+    ...SYMPHONY_HARDWARE,
+    gpu: GPUS[gpu],
+    model: MODELS[model],
+    instances,
+    // As SYMPHONY_HARDWARE: a quarter of the node's DRAM is the OS's and the serving processes'.
+    hostPoolBytes: Math.floor(((hostGb * 1e9) / perInstance) * 0.75 / GiB) * GiB,
+    ssdPoolBytes: Math.floor((ssdTb * 1e12) / perInstance / GiB) * GiB,
+  };
+}
+
+/** A cached twin evaluator of one policy: the cache key is what the policy uses (InferCept has no SSD tier). */
+export function twinEvaluator({ policy, users, gpu, model, slo, o = PLAN_RUN, base, now = () => performance.now(), onRun = () => {} }) {
+  const workload = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
+  const tiers = SERVING_SYSTEMS[policy].tiers;
+  const cache = new Map();
+  return ({ instances, hostGb, ssdTb }) => {
+    const cell = Math.min(instances, Math.max(o.cellInstances, Math.ceil((o.minCellUsers * instances) / users)));
+    const cellUsers = Math.max(1, Math.round((users * cell) / instances));
+    const key = [cell, cellUsers, tiers.includes('host') ? hostGb : '-', tiers.includes('ssd') ? ssdTb : '-'].join('|');
+    if (cache.has(key)) return { ...cache.get(key), reused: true };
+    const started = now();
+    const { sessions } = paperSessions(workload, cellUsers * 40, base);
+    const hw = planHardware({ gpu, model, instances: cell, hostGb, ssdTb });
+    const config = gpuCluster(hw, policy, { users: cellUsers, rampMs: o.rampMs, seed: o.seed, tenant: `plan-${policy}` });
+    const s = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
+    const tpotOk = slo.tpotMs === null || (s.tpot_mean_ms !== null && s.tpot_mean_ms <= slo.tpotMs);
+    const meets = s.failed === 0 && s.ttft_p99_ms !== null && s.ttft_p99_ms <= slo.ttftMs && tpotOk;
+    const summary = { simulated: { instances: cell, users: cellUsers }, requests: s.requests, failed: s.failed, ttft_p99_ms: s.ttft_p99_ms, ttft_mean_ms: s.ttft_mean_ms, tpot_mean_ms: s.tpot_mean_ms, prefix_hit_rate: s.prefix_hit_rate, pool_evictions: s.pool_evictions, wall_s: round((now() - started) / 1000, 1) };
+    const r = { meets, p99: s.ttft_p99_ms, tpotOk, summary };
+    cache.set(key, r);
+    onRun({ policy, instances, hostGb, ssdTb, ...r });
+    return r;
+  };
+}
+
+/** The plan for each policy asked for; `onRun` hears each twin run as it ends. */
+export function capacityPlan({ users, model, gpu, sloTtftMs, sloTpotMs, policies }, { o = PLAN_RUN, onRun = () => {}, now = () => performance.now() } = {}) {
+  const t0 = now();
+  const { base } = paperSessions({ ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression }, 0);
+  const tpotDefault = sloTpotMs === null;
+  const slo = { ttftMs: sloTtftMs, tpotMs: tpotDefault ? defaultTpotSloMs({ gpu, model }, o) : sloTpotMs };
+  const grid = o.hostGbGrid.flatMap((hostGb) => o.ssdTbGrid.map((ssdTb) => ({ hostGb, ssdTb })));
+  const start = Math.max(1, Math.ceil(users / o.usersPerInstanceStart));
+  const max = Math.min(o.maxInstances, Math.max(users, 1));
+  const plans = {};
+  for (const policy of policies) {
+    const evaluate = twinEvaluator({ policy, users, gpu, model, slo, o, base, now, onRun });
+    plans[policy] = planPolicy({ gpu, evaluate, grid, base: o.base, start, max, floorGain: o.floorGain });
+  }
+  return {
+    question: { users, model, gpu, slo: { ttft_p99_ms: slo.ttftMs, tpot_mean_ms: slo.tpotMs, tpot_is_default: tpotDefault }, policies },
+    plans,
+    search: {
+      instances: `doubling from ${start} (users ÷ ${o.usersPerInstanceStart}) up to ${max}, then bisecting, at the base memory point; a policy whose P99 TTFT falls less than ${o.floorGain * 100}% when its instances double is reported as unable to meet the SLO`,
+      memory: 'each other grid point, cheapest first, run once at the most instances at which it would still be cheaper than the best so far; bisected down only when it meets there',
+      base: { host_gb_per_node: o.base.hostGb, ssd_tb_per_node: o.base.ssdTb },
+      grid: { host_gb_per_node: o.hostGbGrid, ssd_tb_per_node: o.ssdTbGrid },
+      run: { ...o, measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`, cell: `clusters over ${o.cellInstances} instances run as a cell of ${o.cellInstances} (more where that leaves under ${o.minCellUsers} users) with its share of the users` },
+      twin_runs: Object.values(plans).reduce((a, p) => a + p.tried.filter((t) => t.ran && !t.reused).length, 0),
+    },
+    cost_model: costModel(),
+    wall_s: round((now() - t0) / 1000, 1),
+  };
+}
+
+/** The table an operator reads, one row per policy. */
+export function planTable(result) {
+  const head = ['policy', 'instances', 'nodes', 'host GB/node', 'SSD TB/node', '$/hour', 'P99 TTFT ms', 'mean TPOT ms', 'runs'];
+  const rows = Object.entries(result.plans).map(([policy, p]) => {
+    const b = p.best;
+    const runs = String(p.tried.filter((t) => t.ran && !t.reused).length);
+    return b ? [policy, b.instances, b.nodes, b.host_gb, b.ssd_tb, b.cost_usd_per_hour.toFixed(2), b.ttft_p99_ms, b.tpot_mean_ms, runs].map(String) : [policy, 'none', '', '', '', '', '', '', runs];
+  });
+  const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r) => r.map((c, i) => (i ? c.padStart(width[i]) : c.padEnd(width[i]))).join('  ');
+  const notes = Object.entries(result.plans).filter(([, p]) => !p.best).map(([policy, p]) => `${policy}: ${p.reason}`);
+  return [line(head), ...rows.map(line), ...notes].join('\n');
+}
