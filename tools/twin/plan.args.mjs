@@ -2,6 +2,7 @@
 // once, with the values that would be valid, and the command exits with code 2.
 import { deviceKvBlocks, GPUS, MODELS } from '@mnemo/twin';
 import { PAPER_WORKLOAD } from './paper-workload.mjs';
+import { PLAN_PRICES } from './plan.cost.mjs';
 
 /** The serving systems `npm run twin -- symphony` compares (kv-core SERVING_SYSTEMS), in its order. */
 export const PLAN_POLICIES = ['symphony', 'recompute', 'infercept', 'llmd'];
@@ -25,6 +26,9 @@ export class PlanArgsError extends Error {
 
 const FLAGS = { '--users': 'users', '--model': 'model', '--gpu': 'gpu', '--slo-ttft-ms': 'sloTtftMs', '--slo-tpot-ms': 'sloTpotMs', '--policy': 'policy', '--out': 'out' };
 const REQUIRED = ['--users', '--model', '--gpu', '--slo-ttft-ms'];
+
+/** GPUs of the hardware tables the cost model has a price for. */
+export const PLAN_GPUS = Object.fromEntries(Object.entries(GPUS).filter(([k]) => PLAN_PRICES.gpuHourUsd[k] !== undefined));
 
 /** A key of `table` matching `name` case-insensitively, or undefined. */
 const keyOf = (table, name) => Object.keys(table).find((k) => k.toLowerCase() === String(name).toLowerCase());
@@ -66,8 +70,11 @@ export function parsePlanArgs(argv) {
   const sloTpotMs = raw.sloTpotMs === undefined ? null : positive('--slo-tpot-ms', raw.sloTpotMs, problems, false);
   const model = raw.model === undefined ? undefined : keyOf(MODELS, raw.model);
   if (raw.model !== undefined && !model) problems.push(`unknown model ${JSON.stringify(raw.model)} (valid: ${Object.keys(MODELS).join(', ')})`);
-  const gpu = raw.gpu === undefined ? undefined : keyOf(GPUS, raw.gpu);
-  if (raw.gpu !== undefined && !gpu) problems.push(`unknown gpu ${JSON.stringify(raw.gpu)} (valid: ${Object.keys(GPUS).join(', ')})`);
+  const gpu = raw.gpu === undefined ? undefined : keyOf(PLAN_GPUS, raw.gpu);
+  if (raw.gpu !== undefined && !gpu) {
+    const unpriced = keyOf(GPUS, raw.gpu);
+    problems.push(`${unpriced ? `gpu ${unpriced} has no price in plan.cost.mjs` : `unknown gpu ${JSON.stringify(raw.gpu)}`} (valid: ${Object.keys(PLAN_GPUS).join(', ')})`);
+  }
   const policy = raw.policy === undefined ? undefined : PLAN_POLICIES.find((p) => p === String(raw.policy).toLowerCase());
   if (raw.policy !== undefined && !policy) problems.push(`unknown policy ${JSON.stringify(raw.policy)} (valid: ${PLAN_POLICIES.join(', ')})`);
   if (model && gpu) {

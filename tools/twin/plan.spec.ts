@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { parsePlanArgs, PlanArgsError, PLAN_POLICIES } from './plan.args.mjs';
+import { MODELS } from '@mnemo/twin';
+import { parsePlanArgs, PlanArgsError, PLAN_GPUS, PLAN_POLICIES } from './plan.args.mjs';
 import { hourlyCost, PLAN_PRICES } from './plan.cost.mjs';
 import { capacityPlan, defaultTpotSloMs, PLAN_RUN, planHardware, planTable } from './plan.mjs';
 import { planPolicy, type Candidate, type Evaluation } from './plan.search.mjs';
@@ -25,8 +26,8 @@ describe('npm run twin -- plan: arguments', () => {
   });
 
   it.each([
-    ['an unknown model, listing the valid ones', ['--model', 'gpt-4'], /unknown model "gpt-4" \(valid: llama-3.1-8b, llama-2-13b\)/],
-    ['an unknown gpu, listing the valid ones', ['--gpu', 'V100'], /unknown gpu "V100" \(valid: A10, A100, H100\)/],
+    ['an unknown model, listing the valid ones', ['--model', 'gpt-4'], `unknown model "gpt-4" (valid: ${Object.keys(MODELS).join(', ')})`],
+    ['an unknown gpu, listing the priced ones', ['--gpu', 'V100'], 'unknown gpu "V100" (valid: A10, A100, H100)'],
     ['an unknown policy, listing the valid ones', ['--policy', 'sglang'], /unknown policy "sglang" \(valid: symphony, recompute, infercept, llmd\)/],
     ['users that are not a positive integer', ['--users', '2.5'], /--users must be a positive integer/],
     ['a non-numeric SLO', ['--slo-ttft-ms', 'fast'], /--slo-ttft-ms must be a positive number/],
@@ -40,7 +41,11 @@ describe('npm run twin -- plan: arguments', () => {
       if (at >= 0) argv.splice(at, 2, ...change.slice(i, i + 2));
       else argv.push(...change.slice(i, i + 2));
     }
-    expect(problemsOf(argv).join('\n')).toMatch(message);
+    expect(problemsOf(argv).join('\n')).toEqual(typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message));
+  });
+
+  it('accepts only GPUs the cost model prices', () => {
+    expect(Object.keys(PLAN_GPUS)).toEqual(['A10', 'A100', 'H100']);
   });
 
   it('lists every problem at once, the missing flags among them', () => {
@@ -53,6 +58,9 @@ describe('npm run twin -- plan: arguments', () => {
     const r = spawnSync(process.execPath, [join(process.cwd(), 'scripts/twin.mjs'), 'plan', ...ok, '--gpu', 'TPU'], { encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('unknown gpu "TPU" (valid: A10, A100, H100)');
+    const unpriced = spawnSync(process.execPath, [join(process.cwd(), 'scripts/twin.mjs'), 'plan', ...ok, '--gpu', 'h20'], { encoding: 'utf8' });
+    expect(unpriced.status).toBe(2);
+    expect(unpriced.stderr).toContain('gpu H20 has no price in plan.cost.mjs (valid: A10, A100, H100)');
   });
 });
 
