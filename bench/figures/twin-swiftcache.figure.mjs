@@ -26,9 +26,9 @@ export function figure(r) {
   ]);
   const [lo, hi] = r.paper.max_context_vs_chunked8k_range;
   const ttft = r.ttft.rates.flatMap((t) => [
-    { rate: t.rate_per_s, series: 'live demand (node-manager)', ratio: t.p99_ratio },
+    { rate: t.rate_per_s, series: 'live + recent sessions (node-manager)', ratio: t.p99_ratio },
+    ...(t.p99_ratio_live_only === undefined ? [] : [{ rate: t.rate_per_s, series: 'live requests only (earlier rule)', ratio: t.p99_ratio_live_only }]),
     { rate: t.rate_per_s, series: 'lend every idle unit (Alg. 1)', ratio: t.p99_ratio_lend_idle },
-    ...(t.p99_ratio_reuse_demand === undefined ? [] : [{ rate: t.rate_per_s, series: 'live + recently reused (candidate)', ratio: t.p99_ratio_reuse_demand }]),
   ]);
   const paperTtft = r.paper.ttft_p99_vs_lmcache;
   const inter = [

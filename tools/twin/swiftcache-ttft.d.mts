@@ -13,11 +13,11 @@ export interface TtftRate {
   rate_per_s: number;
   offload: TtftRun;
   swiftcache: TtftRun;
+  swiftcache_live_only: TtftRun;
   swiftcache_lend_idle: TtftRun;
-  swiftcache_reuse_demand: TtftRun;
   p99_ratio: number;
+  p99_ratio_live_only: number;
   p99_ratio_lend_idle: number;
-  p99_ratio_reuse_demand: number;
 }
 export interface TtftWork {
   initial: { session: number; history: number }[];
@@ -25,5 +25,5 @@ export interface TtftWork {
 }
 export function sessionsInRotation(s?: unknown): number;
 export function ttftWorkload(ratePerS: number, s?: unknown, slots?: number): TtftWork;
-export function runTtft(system: 'offload' | 'swiftcache' | 'swiftcache-lend-idle' | 'swiftcache-reuse-demand', work: TtftWork, s?: unknown): TtftRun;
+export function runTtft(system: 'offload' | 'swiftcache' | 'swiftcache-live-only' | 'swiftcache-lend-idle', work: TtftWork, s?: unknown): TtftRun;
 export function ttftExperiment(s?: unknown, progress?: (label: string) => void): { sessions_in_rotation: number; rates: TtftRate[] };

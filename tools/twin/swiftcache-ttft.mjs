@@ -4,8 +4,9 @@
 // (SwiftCache) or host memory over the shared PCIe 4.0 link (vLLM + LMCache CPU offload at its
 // best: asynchronous, layer-wise) — or nowhere (recomputed). Loads overlap the prefill layer by
 // layer (§3.3). SwiftCache's lent tier is what kv-core's coordinator lends, on the demand Mnemo's
-// node-manager records (CoordinatedElasticCache: the live requests at full length).
-import { blocksFor, blockElements, streamPlaneBlocks } from '@mnemo/kv-core';
+// node-manager records (CoordinatedElasticCache: kv-core's SessionDemand — the live requests at
+// full length plus the sessions served within the elastic window).
+import { blocksFor, blockElements, SessionDemand, streamPlaneBlocks } from '@mnemo/kv-core';
 import { kvBudgetBytes, kvBytesPerToken, MODELS, layerwisePrefillMs, percentile, rooflineCompute, SeededRng, SessionKvTiers } from '@mnemo/twin';
 import { elasticLoan } from './swiftcache-context.mjs';
 import { kvShape, SWIFTCACHE_SETUP, swiftcacheHardware } from './swiftcache.setup.mjs';
@@ -57,17 +58,18 @@ export function ttftWorkload(ratePerS, s = SWIFTCACHE_SETUP, slots = sessionsInR
 
 /**
  * The two systems' tiers: the master's own cache first, then the second tier and its link.
- * 'swiftcache' lends on the demand Mnemo's node-manager records at each admission (live requests at
- * full length); 'swiftcache-lend-idle' has the master always short, so the coordinator lends every
- * idle worker unit — the paper's Algorithm 1, whose scale-down looks at the worker's window alone.
- * 'swiftcache-reuse-demand' adds to the live requests the KV of the sessions the master served
- * within the elastic window (its prefix cache's recent working set): a candidate demand rule for the
- * node-manager, measured here, not deployed.
+ * 'swiftcache' lends on the demand Mnemo's node-manager records at each admission: kv-core's
+ * SessionDemand over the elastic window — live requests at full length plus the KV of the sessions
+ * served within the window and not live now (no cap: the node-manager's prefix cache is unbounded by
+ * default). 'swiftcache-live-only' is the node-manager's earlier rule, live requests alone
+ * (SessionDemand with a window of 0). 'swiftcache-lend-idle' has the master always short, so the
+ * coordinator lends every idle worker unit — the paper's Algorithm 1, whose scale-down looks at the
+ * worker's window alone.
  */
 function systemTiers(system, s, hw) {
   const m = hw.master;
   const local = kvBudgetBytes(hw.gpu.memBytes, m, s.chunkTokens, { utilization: s.utilization });
-  if (system === 'offload') return { tiers: new SessionKvTiers([local, s.hostOffloadBytes]), links: [null, hw.pcie], admit: null, lenders: null };
+  if (system === 'offload') return { tiers: new SessionKvTiers([local, s.hostOffloadBytes]), links: [null, hw.pcie], admit: null, lenders: null, sessions: null };
   // The master's own region (whole blocks) less the planes of the longest context it may stream.
   const { regions, coordinator, members } = elasticLoan(hw.gpu.memBytes, s.workers, 0, s.workerLiveTokens, s, 'cache');
   const blockBytes = blockElements(kvShape(m, s.blockTokens)) * m.dtypeBytes;
@@ -76,15 +78,16 @@ function systemTiers(system, s, hw) {
   // Behind the lent memory, Mnemo's host pool (the layer stream's, NODE_KV_STREAM_HOST_MB) with the
   // baseline's 96 GB, over the same PCIe link.
   const tiers = new SessionKvTiers([Math.max(0, regions.master - planes) * blockBytes, 0, s.hostOffloadBytes]);
-  const admit = (nowMs, liveTokens, reusedTokens) => {
-    const demand = system === 'swiftcache-lend-idle' ? Number.MAX_SAFE_INTEGER : system === 'swiftcache-reuse-demand' ? liveTokens + reusedTokens : liveTokens;
+  const sessions = new SessionDemand(system === 'swiftcache-live-only' ? 0 : s.elasticWindowMs);
+  const admit = (nowMs, live) => {
+    const demand = system === 'swiftcache-lend-idle' ? Number.MAX_SAFE_INTEGER : sessions.demand(nowMs, live);
     coordinator.observe('master', nowMs, demand);
     for (const w of members.slice(1)) coordinator.observe(w.id, nowMs, s.workerLiveTokens);
     coordinator.tick(nowMs);
     tiers.resize(1, coordinator.state('master').borrowedBlocks * blockBytes);
   };
   const lenders = () => members.slice(1).map((w) => coordinator.state(w.id).lentBlocks * blockElements(w.shape) * MODELS[w.model].dtypeBytes);
-  return { tiers, links: [null, hw.nvlink, hw.pcie], admit, lenders };
+  return { tiers, links: [null, hw.nvlink, hw.pcie], admit, lenders, sessions };
 }
 
 /** One system at one rate: P99/P50 TTFT of the measured requests, where their histories were, the links' traffic. */
@@ -93,7 +96,7 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
   const kv = kvBytesPerToken(m);
   const compute = rooflineCompute(hw.gpu, m);
   const step = compute.efficiency.stepMs;
-  const { tiers, links, admit, lenders } = systemTiers(system, s, hw);
+  const { tiers, links, admit, lenders, sessions } = systemTiers(system, s, hw);
   // Warm-up (§5.1): every session in rotation was served once before the first arrival.
   work.initial.forEach((x, i) => tiers.touch(x.session, x.history * kv, -work.initial.length + i));
   const reqs = work.requests;
@@ -106,7 +109,6 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
   let loaded = 0;
   let lentLoaded = 0;
   let admitted = 0;
-  const served = new Map();
   let firstMeasured = null;
   let movedBefore = 0;
   for (let i = 0; i < reqs.length; i++) {
@@ -116,20 +118,10 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
     // live requests (those not yet finished, queued ones included) plus the new one.
     for (; admit && admitted < reqs.length && reqs[admitted].at <= start; admitted++) {
       const at = reqs[admitted].at;
-      let live = 0;
-      const liveSessions = new Set();
-      for (let j = i - 1; j >= 0 && finish[j] > at; j--) {
-        live += need(reqs[j]);
-        liveSessions.add(reqs[j].session);
-      }
-      for (let j = i; j <= admitted; j++) {
-        live += need(reqs[j]);
-        liveSessions.add(reqs[j].session);
-      }
-      // The reuse-demand variant adds the KV of sessions served within the window and not live now.
-      let reused = 0;
-      for (const [session, x] of served) if (x.at > at - s.elasticWindowMs && !liveSessions.has(session)) reused += x.tokens;
-      admit(at, live, reused);
+      const live = [];
+      for (let j = i - 1; j >= 0 && finish[j] > at; j--) live.push({ session: String(reqs[j].session), tokens: need(reqs[j]) });
+      for (let j = i; j <= admitted; j++) live.push({ session: String(reqs[j].session), tokens: need(reqs[j]) });
+      admit(at, live);
     }
     if (r.measured && firstMeasured === null) {
       firstMeasured = r.at;
@@ -146,10 +138,11 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
     free = start + service;
     finish[i] = free;
     tiers.touch(r.session, need(r) * kv, free);
-    served.set(r.session, { at: free, tokens: need(r) });
+    // As the node-manager does when a request leaves its store: the session held its whole turn.
+    sessions?.served(String(r.session), free, need(r));
     if (r.warm) {
       tiers.remove(r.warm.ended);
-      served.delete(r.warm.ended);
+      sessions?.ended(String(r.warm.ended));
       tiers.touch(r.warm.session, r.warm.history * kv, free);
     }
     if (r.measured) {
@@ -193,17 +186,17 @@ export function ttftExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) {
       const work = ttftWorkload(rate, s, slots);
       const offload = runTtft('offload', work, s, hw);
       const swiftcache = runTtft('swiftcache', work, s, hw);
+      const liveOnly = runTtft('swiftcache-live-only', work, s, hw);
       const lendIdle = runTtft('swiftcache-lend-idle', work, s, hw);
-      const reuse = runTtft('swiftcache-reuse-demand', work, s, hw);
       return {
         rate_per_s: rate,
         offload,
         swiftcache,
+        swiftcache_live_only: liveOnly,
         swiftcache_lend_idle: lendIdle,
-        swiftcache_reuse_demand: reuse,
         p99_ratio: round(offload.ttft_p99_ms / swiftcache.ttft_p99_ms),
+        p99_ratio_live_only: round(offload.ttft_p99_ms / liveOnly.ttft_p99_ms),
         p99_ratio_lend_idle: round(offload.ttft_p99_ms / lendIdle.ttft_p99_ms),
-        p99_ratio_reuse_demand: round(offload.ttft_p99_ms / reuse.ttft_p99_ms),
       };
     }),
   };

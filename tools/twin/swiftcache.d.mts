@@ -5,7 +5,7 @@ export interface SwiftcacheKeys {
   ttft_p99_vs_offload: number;
   worker_interference: number;
   ttft_p99_vs_offload_lend_idle: number;
-  ttft_p99_vs_offload_reuse_demand: number;
+  ttft_p99_vs_offload_live_only: number;
   max_context_vs_chunked8k_by_gb: Record<string, number>;
   max_context_eq5_vs_chunked8k_by_gb: Record<string, number>;
   ttft_p99_vs_offload_by_rate: Record<string, number>;

@@ -71,8 +71,8 @@ export function swiftcacheExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) 
     ttft_p99_reduction_vs_offload: round(1 - 1 / Math.min(...ratios), 3),
     ttft_p99_vs_offload_lend_idle: Math.min(...headline.map((r) => r.p99_ratio_lend_idle)),
     ttft_p99_vs_offload_lend_idle_by_rate: Object.fromEntries(ttft.rates.map((r) => [`${r.rate_per_s * 60}/min`, r.p99_ratio_lend_idle])),
-    ttft_p99_vs_offload_reuse_demand: Math.min(...headline.map((r) => r.p99_ratio_reuse_demand)),
-    ttft_p99_vs_offload_reuse_demand_by_rate: Object.fromEntries(ttft.rates.map((r) => [`${r.rate_per_s * 60}/min`, r.p99_ratio_reuse_demand])),
+    ttft_p99_vs_offload_live_only: Math.min(...headline.map((r) => r.p99_ratio_live_only)),
+    ttft_p99_vs_offload_live_only_by_rate: Object.fromEntries(ttft.rates.map((r) => [`${r.rate_per_s * 60}/min`, r.p99_ratio_live_only])),
     worker_nvlink_share: Math.max(...lengths.map((l) => l.nvlink_share), ...runShares.map((r) => r.nvlink_share)),
     worker_hbm_share_by_length: Object.fromEntries(lengths.map((l) => [l.tokens, l.hbm_share])),
   };

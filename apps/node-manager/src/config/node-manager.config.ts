@@ -105,6 +105,12 @@ export const nodeManagerSchema = {
   NODE_KV_STREAM_WINDOW: { type: 'int', doc: 'layer stream: resident layer planes (the active layer and those being loaded); at most the layers of every served model', default: 2, min: 2, max: 1024, when: isReference },
   NODE_KV_STREAM_HOST_MB: { type: 'int', doc: 'layer stream: host memory per model for the KV of a streamed context the device cannot back (MiB; 0: device only)', default: 64, min: 0, max: 1 << 20, when: isReference },
   NODE_KV_ELASTIC_WINDOW_MS: { type: 'int', doc: 'a model keeps room for the largest demand it saw this long ago (Algorithm 1 scale-down window)', default: 60_000, min: 1 },
+  NODE_KV_ELASTIC_SESSION_WINDOW_MS: {
+    type: 'int',
+    doc: 'a session served this long ago still counts as its model\'s elastic demand, with the KV it held (capped by NODE_PREFIX_CACHE_BLOCKS; none with NODE_PREFIX_CACHE=off): its next turn will want it on the device; 0 — live requests alone',
+    default: 60_000,
+    min: 0,
+  },
   NODE_KV_ELASTIC_TICK_MS: { type: 'int', doc: 'how often idle units are lent and refused reclaims retried', default: 1000, min: 10 },
   NODE_PREFIX_CACHE: {
     type: 'enum',

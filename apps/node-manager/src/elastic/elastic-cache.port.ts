@@ -12,10 +12,20 @@ export interface ElasticCachePort {
    */
   limit(model: string): number;
   /**
-   * A request of `model` that needs `blocks` KV blocks was admitted: record the demand and make
-   * room now — a worker reclaims units it lent, a master borrows idle ones.
+   * A request of `model` that needs `blocks` KV blocks was admitted for `session` (see
+   * {@link demandSession}): record the demand and make room now — a worker reclaims units it
+   * lent, a master borrows idle ones.
    */
-  makeRoom(model: string, blocks: number): void;
+  makeRoom(model: string, blocks: number, session: string): void;
 }
 
 export const NO_ELASTIC_CACHE: ElasticCachePort = { limit: () => 0, makeRoom: () => undefined };
+
+/**
+ * Whose KV a request's turn leaves behind, for the elastic demand: its tenant's session, or — with
+ * no session id — the request alone (a client resending its history then counts a turn twice
+ * until the window passes: more lent, never less).
+ */
+export function demandSession(request: { readonly tenant: string; readonly sessionId: string; readonly requestId: string }): string {
+  return request.sessionId ? `s\u0000${request.tenant}\u0000${request.sessionId}` : `r\u0000${request.requestId}`;
+}

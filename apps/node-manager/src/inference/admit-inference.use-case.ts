@@ -10,7 +10,7 @@ import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import type { AdmitInferenceCommand } from './admit-inference.command.js';
 import { CancelledAttempts } from './cancelled-attempts.js';
 import { checkKvSources } from './kv-sources.check.js';
-import { ELASTIC_CACHE, NO_ELASTIC_CACHE, type ElasticCachePort } from '../elastic/elastic-cache.port.js';
+import { demandSession, ELASTIC_CACHE, NO_ELASTIC_CACHE, type ElasticCachePort } from '../elastic/elastic-cache.port.js';
 import { AdvisoryArrivals } from '../prefetch/advisory.arrivals.js';
 
 /**
@@ -74,7 +74,7 @@ export class AdmitInferenceUseCase {
     if (this.cancelled.has(request.requestId, request.attempt)) throw new MnemoError(ErrorCode.Cancelled, `request ${request.requestId} (attempt ${request.attempt}) was cancelled before it arrived`);
     if (this.store.has(request.requestId)) throw new MnemoError(ErrorCode.Conflict, `request ${request.requestId} is already running here`);
     if (this.store.count('waiting') >= this.config.NODE_MAX_WAITING!) throw new MnemoError(ErrorCode.Overloaded, 'queue full');
-    this.elastic.makeRoom(model.id, need);
+    this.elastic.makeRoom(model.id, need, demandSession(request));
     this.store.add(seq);
     // Judged once admitted: a request refused here runs elsewhere, which the scheduler judges.
     this.advisories?.arrived(request.sessionId, model.id);
