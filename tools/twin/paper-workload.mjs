@@ -70,6 +70,14 @@ export function paperSessions(o = PAPER_WORKLOAD, count = o.sessions, base = wor
   return { base, sessions: list };
 }
 
+const bases = new Map();
+/** The base sessions of `o`, drawn once per thread and options (seconds each; every run reuses them). */
+export function baseSessions(o = PAPER_WORKLOAD) {
+  const key = JSON.stringify(o);
+  if (!bases.has(key)) bases.set(key, workload(o));
+  return bases.get(key);
+}
+
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** The generated statistics beside the papers'. */

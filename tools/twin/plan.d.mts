@@ -54,5 +54,6 @@ export interface PlanResult {
 export const PLAN_RUN: PlanRunOptions;
 export function defaultTpotSloMs(q: { gpu: string; model: string }, o?: PlanRunOptions): number;
 export function planHardware(c: { gpu: string; model: string; instances: number; hostGb: number; ssdTb: number }): { hostPoolBytes: number; ssdPoolBytes: number; instances: number; [k: string]: unknown };
-export function capacityPlan(q: PlanQuestion, opts?: { o?: PlanRunOptions; onRun?: (r: unknown) => void; now?: () => number }): PlanResult;
+export function capacityPlan(q: PlanQuestion, opts?: { o?: PlanRunOptions; onRun?: (r: unknown) => void; onPolicy?: (policy: string) => void; now?: () => number; workers?: number }): Promise<PlanResult>;
+export function planOnePolicy(t: { q: PlanQuestion; policy: string; o?: PlanRunOptions }, emit?: (r: unknown) => void): PolicyPlan;
 export function planTable(result: PlanResult): string;

@@ -6,9 +6,10 @@ import { GPUS, MODELS, rooflineCompute } from '@mnemo/twin';
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { gpuCluster, SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
 import { paperRun, round } from './paper-run.mjs';
-import { PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
+import { baseSessions, PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
 import { costModel, PLAN_PRICES } from './plan.cost.mjs';
 import { planPolicy } from './plan.search.mjs';
+import { poolWorkers, runPool } from './run-pool.mjs';
 
 const GiB = 1024 ** 3;
 
@@ -92,22 +93,38 @@ export function twinEvaluator({ policy, users, gpu, model, slo, o = PLAN_RUN, ba
   };
 }
 
-/** The plan for each policy asked for; `onRun` hears each twin run as it ends. */
-export function capacityPlan({ users, model, gpu, sloTtftMs, sloTpotMs, policies }, { o = PLAN_RUN, onRun = () => {}, now = () => performance.now() } = {}) {
-  const t0 = now();
-  const { base } = paperSessions({ ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression }, 0);
-  const tpotDefault = sloTpotMs === null;
-  const slo = { ttftMs: sloTtftMs, tpotMs: tpotDefault ? defaultTpotSloMs({ gpu, model }, o) : sloTpotMs };
-  const grid = o.hostGbGrid.flatMap((hostGb) => o.ssdTbGrid.map((ssdTb) => ({ hostGb, ssdTb })));
-  const start = Math.max(1, Math.ceil(users / o.usersPerInstanceStart));
-  const max = Math.min(o.maxInstances, Math.max(users, 1));
-  const plans = {};
-  for (const policy of policies) {
-    const evaluate = twinEvaluator({ policy, users, gpu, model, slo, o, base, now, onRun });
-    plans[policy] = planPolicy({ gpu, evaluate, grid, base: o.base, start, max, floorGain: o.floorGain });
-  }
+/** The search's grid and bounds for a question. */
+function searchShape({ users }, o) {
   return {
-    question: { users, model, gpu, slo: { ttft_p99_ms: slo.ttftMs, tpot_mean_ms: slo.tpotMs, tpot_is_default: tpotDefault }, policies },
+    grid: o.hostGbGrid.flatMap((hostGb) => o.ssdTbGrid.map((ssdTb) => ({ hostGb, ssdTb }))),
+    start: Math.max(1, Math.ceil(users / o.usersPerInstanceStart)),
+    max: Math.min(o.maxInstances, Math.max(users, 1)),
+  };
+}
+
+const sloOf = ({ gpu, model, sloTtftMs, sloTpotMs }, o) => ({ ttftMs: sloTtftMs, tpotMs: sloTpotMs === null ? defaultTpotSloMs({ gpu, model }, o) : sloTpotMs });
+
+/** One policy's plan (a worker thread's task): `emit` hears each twin run as it ends. */
+export function planOnePolicy({ q, policy, o = PLAN_RUN }, emit = () => {}) {
+  const base = baseSessions({ ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression });
+  const evaluate = twinEvaluator({ policy, users: q.users, gpu: q.gpu, model: q.model, slo: sloOf(q, o), o, base, onRun: emit });
+  return planPolicy({ gpu: q.gpu, evaluate, base: o.base, floorGain: o.floorGain, ...searchShape(q, o) });
+}
+
+/**
+ * The plan for each policy asked for, the policies on `workers` threads (run-pool.mjs: each plan
+ * is the same on any thread, only the wall time changes); `onRun` hears each twin run as it ends,
+ * `onPolicy` each policy's plan.
+ */
+export async function capacityPlan(q, { o = PLAN_RUN, onRun = () => {}, onPolicy = () => {}, now = () => performance.now(), workers } = {}) {
+  const t0 = now();
+  const { users, model, gpu, sloTpotMs, policies } = q;
+  const slo = sloOf(q, o);
+  const { start, max } = searchShape(q, o);
+  const results = await runPool({ module: import.meta.url, fn: 'planOnePolicy', tasks: policies.map((policy) => ({ q, policy, o })), onEvent: onRun, onDone: (i) => onPolicy(policies[i]), ...(workers ? { workers } : {}) });
+  const plans = Object.fromEntries(policies.map((p, i) => [p, results[i]]));
+  return {
+    question: { users, model, gpu, slo: { ttft_p99_ms: slo.ttftMs, tpot_mean_ms: slo.tpotMs, tpot_is_default: sloTpotMs === null }, policies },
     plans,
     search: {
       instances: `doubling from ${start} (users ÷ ${o.usersPerInstanceStart}) up to ${max}, then bisecting, at the base memory point; a policy whose P99 TTFT falls less than ${o.floorGain * 100}% when its instances double is reported as unable to meet the SLO`,
@@ -118,6 +135,7 @@ export function capacityPlan({ users, model, gpu, sloTtftMs, sloTpotMs, policies
       twin_runs: Object.values(plans).reduce((a, p) => a + p.tried.filter((t) => t.ran && !t.reused).length, 0),
     },
     cost_model: costModel(),
+    workers: Math.min(workers ?? poolWorkers(), policies.length),
     wall_s: round((now() - t0) / 1000, 1),
   };
 }

@@ -7,17 +7,16 @@ const fmt = (x) => (x === null ? '—' : String(x));
 
 export async function runPlan(question) {
   const bars = new cliProgress.MultiBar({ format: 'plan |{bar}| {value}/{total} policies · {label} · {duration_formatted}', clearOnComplete: false, noTTYOutput: true, notTTYSchedule: 30_000 }, cliProgress.Presets.shades_classic);
-  const bar = bars.create(question.policies.length, 0, { label: question.policies[0] });
+  const bar = bars.create(question.policies.length, 0, { label: 'planning' });
   let done = 0;
-  let current = question.policies[0];
   // Without a terminal the bar does not redraw, so its log buffer would never be printed.
   const log = process.stdout.isTTY ? (line) => bars.log(`${line}\n`) : (line) => console.log(line);
   const onRun = (r) => {
-    if (r.policy !== current) bar.update(++done, { label: (current = r.policy) });
     const s = r.summary;
     log(`  ${r.policy} ${r.instances} instances, ${r.hostGb} GB + ${r.ssdTb} TB a node (ran ${s.simulated.instances} with ${s.simulated.users} users): P99 TTFT ${fmt(s.ttft_p99_ms)} ms, mean TPOT ${fmt(s.tpot_mean_ms)} ms over ${s.requests} requests → ${r.meets ? 'meets' : 'misses'} (${s.wall_s} s)`);
   };
-  const result = capacityPlan(question, { onRun });
+  const onPolicy = (policy) => bar.update(++done, { label: `${policy} planned` });
+  const result = await capacityPlan(question, { onRun, onPolicy });
   bar.update(question.policies.length, { label: 'done' });
   bars.stop();
   console.log(`\nusers ${question.users}, ${question.model} on ${question.gpu}, SLO P99 TTFT ≤ ${result.question.slo.ttft_p99_ms} ms, mean TPOT ≤ ${result.question.slo.tpot_mean_ms} ms${result.question.slo.tpot_is_default ? ' (default)' : ''}:`);

@@ -133,10 +133,10 @@ describe('npm run twin -- plan: cost and search', () => {
     expect(plan.reason).toMatch(/floor/);
   });
 
-  it('runs a tiny plan on the twin in seconds, the best point one that met', () => {
+  it('runs a tiny plan on the twin in seconds, the best point one that met', async () => {
     const o = { ...PLAN_RUN, rampMs: 500, warmMs: 2000, untilMs: 5000, thinkCompression: 60, cellInstances: 2, minCellUsers: 4, usersPerInstanceStart: 3, maxInstances: 4, hostGbGrid: [256], ssdTbGrid: [4] };
     const q = { users: 6, model: 'llama-3.1-8b', gpu: 'H100', sloTtftMs: 60_000, sloTpotMs: 1000, policies: ['symphony'] };
-    const result = capacityPlan(q, { o, now: () => 0 });
+    const result = await capacityPlan(q, { o, now: () => 0, workers: 1 });
     const p = result.plans.symphony!;
     expect(p.best).not.toBeNull();
     const run = p.tried.find((t) => t.ran && t.instances === p.best!.instances);

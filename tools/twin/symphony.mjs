@@ -6,7 +6,8 @@
 import { derivedDispatchMs, kvBytesPerToken, rooflineCompute } from '@mnemo/twin';
 import { gpuCluster, hardwareLinks, routingFigures, scaledHardware, SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
 import { paperRun, round } from './paper-run.mjs';
-import { PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
+import { baseSessions, PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
+import { runPool } from './run-pool.mjs';
 
 /**
  * The run's shape. Think times are human (reading 5.5 tokens/s, typing to Symphony's 11.3 s lead)
@@ -53,23 +54,44 @@ function plan(o) {
   return runs;
 }
 
+/** One run of the experiment (`plan(o)`'s entry `r`): its summary and wall time. A worker thread's task too. */
+export function symphonyRun({ r, o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE }, _emit, now = () => performance.now()) {
+  const workloadOptions = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
+  const { sessions } = paperSessions(workloadOptions, r.users * 40, baseSessions(workloadOptions));
+  const config = gpuCluster(hw, r.system, { users: r.users, rampMs: o.rampMs, seed: o.seed, tenant: `sym-${r.name}`, variant: r.variant });
+  const started = now();
+  const summary = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
+  return { ...summary, wall_s: round((now() - started) / 1000, 1) };
+}
+
 /** Runs the whole experiment; `progress(i, n, label)` is told before each run. */
 export function symphonyExperiment({ o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE, progress = () => {}, now = () => performance.now() } = {}) {
-  const workloadOptions = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
   const runs = plan(o);
   const curves = {};
   const t0 = now();
-  const { base } = paperSessions(workloadOptions, 0);
   runs.forEach((r, i) => {
     progress(i, runs.length, `${r.name} @ ${r.users} users`);
-    const { sessions } = paperSessions(workloadOptions, r.users * 40, base);
-    const config = gpuCluster(hw, r.system, { users: r.users, rampMs: o.rampMs, seed: o.seed, tenant: `sym-${r.name}`, variant: r.variant });
-    const started = now();
-    const summary = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
-    (curves[r.name] ??= {})[r.users] = { ...summary, wall_s: round((now() - started) / 1000, 1) };
+    (curves[r.name] ??= {})[r.users] = symphonyRun({ r, o, hw }, undefined, now);
   });
   progress(runs.length, runs.length, 'done');
   return { curves, keys: symphonyKeys(curves, o), wall_s: round((now() - t0) / 1000, 1) };
+}
+
+/**
+ * The same experiment with its runs on `workers` threads (run-pool.mjs), the largest user counts
+ * first; the curves are the same run for run, only the wall time changes. `progress(i, n, label)`
+ * is told as each run ends.
+ */
+export async function symphonyExperimentInWorkers({ o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE, progress = () => {}, workers } = {}) {
+  const runs = plan(o);
+  const t0 = performance.now();
+  const order = runs.map((_, i) => i).sort((a, b) => runs[b].users - runs[a].users || a - b);
+  let done = 0;
+  progress(0, runs.length, `${workers ?? 'default'} workers`);
+  const results = await runPool({ module: import.meta.url, fn: 'symphonyRun', tasks: runs.map((r) => ({ r, o, hw })), order, ...(workers ? { workers } : {}), onDone: (i) => progress(++done, runs.length, `${runs[i].name} @ ${runs[i].users} users`) });
+  const curves = {};
+  runs.forEach((r, i) => ((curves[r.name] ??= {})[r.users] = results[i]));
+  return { curves, keys: symphonyKeys(curves, o), wall_s: round((performance.now() - t0) / 1000, 1) };
 }
 
 /** The experiment's keys from its curves. */

@@ -1,7 +1,8 @@
 // The Symphony experiment's results file, with a progress bar while it runs (its figure is
 // bench/figures/twin-symphony.figure.mjs, rendered from the file).
 import cliProgress from 'cli-progress';
-import { paperWorkloadStats, SYMPHONY_PAPER, SYMPHONY_RUN, symphonyExperiment, symphonyHardware } from './symphony.mjs';
+import { poolWorkers } from './run-pool.mjs';
+import { paperWorkloadStats, SYMPHONY_PAPER, SYMPHONY_RUN, symphonyExperimentInWorkers, symphonyHardware } from './symphony.mjs';
 import { PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
 
 export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
@@ -13,7 +14,7 @@ export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
     started = true;
     bar.update(i, { label });
   };
-  const result = symphonyExperiment({ o, progress });
+  const result = await symphonyExperimentInWorkers({ o, progress });
   bar.stop();
   // The workload's statistics at human speeds (as the papers state them); the run's compression beside them.
   const human = { ...PAPER_WORKLOAD, thinkCompression: 1 };
@@ -29,6 +30,7 @@ export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
     },
     curves: result.curves,
     experiment_wall_s: result.wall_s,
+    workers: poolWorkers(),
   };
   return { json };
 }

@@ -1,0 +1,14 @@
+import { gpuCluster, SYMPHONY_HARDWARE } from './tools/twin/gpu-cluster.mjs';
+import { paperRun } from './tools/twin/paper-run.mjs';
+import { PAPER_WORKLOAD, paperSessions } from './tools/twin/paper-workload.mjs';
+const [sys='symphony', users='128', inst='4', until='70000'] = process.argv.slice(2);
+const wo = { ...PAPER_WORKLOAD, thinkCompression: 6 };
+let t=performance.now();
+const { base } = paperSessions(wo, 0);
+console.log('base', (performance.now()-t)|0);
+const { sessions } = paperSessions(wo, +users * 40, base);
+const hw = { ...SYMPHONY_HARDWARE, instances: +inst };
+const config = gpuCluster(hw, sys, { users: +users, rampMs: 10000, seed: 1, tenant: 'p' });
+t=performance.now();
+const s = paperRun(config, sessions, { warmMs: 30000, untilMs: +until });
+console.log('run', (performance.now()-t)|0, JSON.stringify({r:s.requests, ttft:s.ttft_p99_ms, tpot:s.tpot_mean_ms, ev:s.events, hit:s.prefix_hit_rate, p:s.mean_prompt_tokens}));
