@@ -1,18 +1,18 @@
-import { CHUNK_TOKENS, chunkElems, ErrorCode, isMnemoError, MnemoError, padChunkPayload, planReuse, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
+import { chunkElems, ErrorCode, MnemoError, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
-import type { CrossModelPlan, Engine, EngineLayerStream, EngineChunkEvent, KvBudget, KvStaging, KvRestorePlan, ServedModel, PrefillInput, SamplingParams, TokenOutput } from '../engine.interface.js';
+import type { CrossModelPlan, Engine, EngineLayerStream, EngineChunkEvent, KvBudget, KvStaging, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { checkDrawOffset } from '../engine.interface.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { KvSwapper, type SwapOptions } from './kv.swapper.js';
 import type { ModelWeights } from '../weights/model-weights.js';
-import { emptyStats, type EngineStats } from './layer-hooks.js';
-import { ModelRuntime, type SeqStepResult, type StepItem, type StepOptions } from './model.runtime.js';
-import type { KvRange } from './paged-kv.cache.js';
-import { runPartialPrefill, type PartialPrefillRequest } from './partial-prefill.runner.js';
+import { ModelRuntime } from './model.runtime.js';
 import { TokenSampler } from './token.sampler.js';
 import { StreamedSequences, type LayerStreamSettings } from './layer-stream/streamed-sequences.js';
 import { resolveWeights } from './weights.resolver.js';
 import { chunkStaging } from '../staging/chunk.staging.js';
+import { crossModelPlan, prefillCrossPrefix, type CrossModelModels } from './cross-model.prefix.js';
+import { restoreLayer, type PlannedRestore, type RestoringSequences } from './paged-kv.restore.js';
+import { ReferenceSequences } from './reference-sequences.base.js';
 
 export interface ReferenceEngineOptions {
   /** Catalog ids (`mnemo-tiny`, …), Hugging Face model directories, or weights already in memory. */
@@ -31,37 +31,16 @@ export interface ReferenceEngineOptions {
   readonly layerStream?: LayerStreamSettings;
 }
 
-interface SeqState {
-  readonly model: string;
-  readonly sampler: TokenSampler;
-  /** Prefix-sharing scope; undefined: the sequence neither reuses nor shares KV. */
-  readonly salt?: string;
-  /** Token ids whose KV the sequence holds (held, while preempted), in order: what resume recomputes. */
-  readonly kvTokens: number[];
-  /** Last sampled token, not yet in the KV cache: the input of the next decode. */
-  pending: number | null;
-  /** Its device KV was dropped by preempt; resume rebuilds it. */
-  preempted: boolean;
-  /** Preempted by a swap-out: its KV is in host memory and swapIn brings it back. */
-  swapped: boolean;
-  /** Its KV lives in the layer stream cache, not the paged cache. */
-  streamed?: boolean;
-}
-
 /**
  * The reference engine: real Llama-family transformers on a KernelBackend, with a
  * paged block-major KV cache per model. Besides the Engine contract it exposes the
  * lower-level surface the node-manager's KV store drives: per-step hooks for
  * layer-wise loads, KV import/export in the chunk payload layout, E-cache capture
- * and DroidSpeak partial prefill.
+ * and DroidSpeak partial prefill (inherited from {@link ReferenceSequences}).
  */
-export class ReferenceEngine implements Engine {
+export class ReferenceEngine extends ReferenceSequences implements Engine {
   readonly kind = 'reference' as const;
-  private readonly runtimes = new Map<string, ModelRuntime<unknown>>();
-  private readonly seqs = new Map<string, SeqState>();
-  private readonly counters: EngineStats = emptyStats();
   private readonly chunkListeners = new Set<(e: EngineChunkEvent) => void>();
-  private closed = false;
   readonly swap?: KvSwapper;
   readonly layerStream?: EngineLayerStream;
   readonly staging: KvStaging = chunkStaging({
@@ -70,6 +49,19 @@ export class ReferenceEngine implements Engine {
     write: (model, ids, payload) => this.runtime(model).cache.writeBlocks(ids, payload),
   });
   private readonly streams?: StreamedSequences;
+  /** What a prefill's layer-wise restore sees of the sequences (paged-kv.restore.ts). */
+  private readonly restoring: RestoringSequences = {
+    has: (seqId) => this.seqs.has(seqId),
+    cache: (seqId) => this.runtime(this.seq(seqId).model).cache,
+    release: (seqId) => this.release(seqId),
+  };
+  /** What a prefill's DroidSpeak prefix sees of the models and sequences (cross-model.prefix.ts). */
+  private readonly crossModels: CrossModelModels = {
+    runtime: (model) => this.runtime(model),
+    servedConfig: (model) => this.runtimes.get(model)?.config,
+    cachedTokens: (input) => this.cachedTokens(input),
+    kvTokens: (seqId) => this.seq(seqId).kvTokens,
+  };
 
   constructor(
     readonly backend: KernelBackend<unknown>,
@@ -79,6 +71,7 @@ export class ReferenceEngine implements Engine {
     /** Per model, blocks its tensor reserves beyond its start (an elastic cache on a node budget). */
     private readonly reserve?: Readonly<Record<string, number>>,
   ) {
+    super();
     for (const w of weights) {
       const id = w.config.id;
       if (this.runtimes.has(id)) throw new MnemoError(ErrorCode.Conflict, `model ${id} listed twice`);
@@ -146,7 +139,7 @@ export class ReferenceEngine implements Engine {
       return this.prefillStreamed(streamed);
     }
     const opened: string[] = [];
-    const plans = new Map<string, { plan: KvRestorePlan; from: number }>();
+    const plans = new Map<string, PlannedRestore>();
     const crosses = new Map<string, CrossModelPlan>();
     const failed = new Set<string>();
     let ok = false;
@@ -155,13 +148,13 @@ export class ReferenceEngine implements Engine {
       const rest = new Map<string, readonly number[]>();
       const cached = new Map<string, number>();
       for (const input of batch) {
-        const cross = this.crossModelPlan(input);
+        const cross = crossModelPlan(this.crossModels, input);
         // Approximate KV must never be served as this model's own: such a sequence does not share.
         this.openSequence(input.seqId, input.model, input.sampling, cross ? undefined : input.cacheSalt);
         opened.push(input.seqId);
         if (cross) {
           crosses.set(input.seqId, cross);
-          await this.prefillCrossPrefix(input, cross);
+          await prefillCrossPrefix(this.crossModels, input, cross);
           cached.set(input.seqId, 0);
           rest.set(input.seqId, input.tokens.slice(cross.until));
           continue;
@@ -188,7 +181,7 @@ export class ReferenceEngine implements Engine {
       for (const [model, group] of this.groupByModel(batch.map((b) => b.seqId))) {
         const restoring = group.filter((id) => plans.has(id));
         const slots = new Map<string, Int32Array>();
-        const hooks = restoring.length === 0 ? {} : { beforeLayer: (l: number) => this.restoreLayer(restoring, plans, slots, l, failed) };
+        const hooks = restoring.length === 0 ? {} : { beforeLayer: (l: number) => restoreLayer(this.restoring, restoring, plans, slots, l, failed) };
         const L = this.runtime(model).config.layers;
         const capture = [...new Set(group.filter(wantsE).flatMap((id) => inputs.get(id)!.captureE!))].filter((l) => Number.isInteger(l) && l > 0 && l < L);
         const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })), { ...hooks, ...(capture.length > 0 ? { captureLayers: capture } : {}) });
@@ -237,80 +230,6 @@ export class ReferenceEngine implements Engine {
       throw e;
     }
   }
-
-  /**
-   * The input's cross-model plan when it is one this engine can run: a served base with the
-   * same KV geometry, a valid pattern, a prefix short of the prompt, an E cache when the
-   * pattern restarts at a transition layer. Anything else is declined (ordinary prefill).
-   */
-  private crossModelPlan(input: PrefillInput): CrossModelPlan | undefined {
-    if (!input.crossModel) return undefined;
-    const plan = input.crossModel(this.cachedTokens(input));
-    if (!plan) return undefined;
-    const own = this.runtime(input.model).config;
-    const base = this.runtimes.get(plan.baseModel)?.config;
-    let fits = base !== undefined && base.layers === own.layers && base.kvHeads === own.kvHeads && base.headDim === own.headDim && base.dModel === own.dModel;
-    fits &&= Number.isInteger(plan.until) && plan.until > 0 && plan.until < input.tokens.length;
-    try {
-      fits &&= planReuse(plan.pattern, own.layers).eLayer === null || plan.loadE !== undefined;
-    } catch {
-      fits = false;
-    }
-    if (!fits) plan.done?.(false);
-    return fits ? plan : undefined;
-  }
-
-  /** Partial prefill of the prompt's first `until` positions over the base's KV (DroidSpeak §4.5). */
-  private async prefillCrossPrefix(input: PrefillInput, plan: CrossModelPlan): Promise<void> {
-    const prefix = input.tokens.slice(0, plan.until);
-    const loadE = plan.loadE?.bind(plan);
-    await runPartialPrefill(this.runtime(input.model), {
-      seqId: input.seqId,
-      tokens: prefix,
-      pattern: plan.pattern,
-      fetchKv: (l) => plan.load(l),
-      ...(loadE ? { fetchE: (l: number) => loadE(l) } : {}),
-    });
-    this.seq(input.seqId).kvTokens.push(...prefix);
-  }
-
-  /**
-   * One layer of every restoring sequence's planned KV, imported as soon as it arrives. A load
-   * that fails with DataLoss drops its sequence only (released, in `failed`): the pass goes on for
-   * the others, and the released sequence's rows are never committed (see ModelRuntime.step).
-   */
-  private async restoreLayer(seqIds: readonly string[], plans: ReadonlyMap<string, { plan: KvRestorePlan; from: number }>, slots: Map<string, Int32Array>, layer: number, failed: Set<string>): Promise<void> {
-    const one = async (seqId: string): Promise<void> => {
-      try {
-        await this.restoreOne(seqId, plans, slots, layer);
-      } catch (e) {
-        if (!isMnemoError(e) || e.code !== ErrorCode.DataLoss) throw e;
-        failed.add(seqId);
-        this.release(seqId);
-      }
-    };
-    await Promise.all(seqIds.map(one));
-  }
-
-  private async restoreOne(seqId: string, plans: ReadonlyMap<string, { plan: KvRestorePlan; from: number }>, slots: Map<string, Int32Array>, layer: number): Promise<void> {
-    const { plan, from } = plans.get(seqId)!;
-    // Released meanwhile: its blocks go back once the pass ends; nothing to write.
-    if (!this.seqs.has(seqId)) return;
-    const cache = this.runtime(this.seq(seqId).model).cache;
-    // Looked up once per pass, not once per layer: the pass holds the sequence's blocks (a
-    // sequence cancelled meanwhile keeps them until the pass ends, so writing them is harmless).
-    let at = slots.get(seqId);
-    if (!at) slots.set(seqId, (at = cache.slots(seqId, from, plan.until)));
-    // Host-resident cache (CPU): the plan copies the layer's rows into their slots itself,
-    // on its copy threads — no payload, and no second pass over the bytes on this thread.
-    const target = plan.loadInto ? cache.hostTarget(at, layer) : undefined;
-    if (target) return plan.loadInto!(layer, target);
-    const data = await plan.load(layer);
-    // Cancelled meanwhile: its blocks go back once the pass ends; nothing to write.
-    if (!this.seqs.has(seqId)) return;
-    cache.import(seqId, { layerStart: layer, layerEnd: layer + 1, tokenStart: from, tokenEnd: plan.until }, data, at);
-  }
-
   /** As {@link prefill}: a sequence released mid-step gets no output. */
   async decode(seqIds: readonly string[]): Promise<TokenOutput[]> {
     const outputs = new Map<string, number>();
@@ -412,7 +331,7 @@ export class ReferenceEngine implements Engine {
     }
   }
 
-  release(seqId: string): void {
+  override release(seqId: string): void {
     const s = this.seqs.get(seqId);
     if (!s) return;
     if (s.streamed) this.streams!.release(seqId);
@@ -444,168 +363,6 @@ export class ReferenceEngine implements Engine {
     return () => this.chunkListeners.delete(listener);
   }
 
-  kvLayout(model: string): { layers: number; rowElems: number } {
-    const c = this.runtime(model).config;
-    return { layers: c.layers, rowElems: c.kvHeads * c.headDim };
-  }
-
-  hiddenSize(model: string): number {
-    return this.runtime(model).config.dModel;
-  }
-
-  exportChunk(seqId: string, chunk: number, tokens = CHUNK_TOKENS, into?: Float32Array): Float32Array {
-    // A release deferred past a pass reports its partial chunk after the sequence left `seqs`.
-    const rt = this.seqs.has(seqId) ? this.runtime(this.seq(seqId).model) : [...this.runtimes.values()].find((r) => r.cache.ledger.has(seqId));
-    if (!rt) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${seqId}`);
-    const { layers, kvHeads, headDim } = rt.config;
-    const g = { layers, rowElems: kvHeads * headDim };
-    if (into && into.length !== chunkElems(g)) throw new MnemoError(ErrorCode.InvalidRequest, `chunk payload target has ${into.length} floats, a chunk needs ${chunkElems(g)}`);
-    const range = { layerStart: 0, layerEnd: layers, tokenStart: chunk * CHUNK_TOKENS, tokenEnd: chunk * CHUNK_TOKENS + tokens };
-    // A whole chunk's rows are the payload's layout already: gathered straight into `into`.
-    if (tokens === CHUNK_TOKENS) return rt.cache.export(seqId, range, into);
-    return padChunkPayload(g, rt.cache.export(seqId, range), tokens, into);
-  }
-
-  // ---- lower-level surface (node-manager, profiler, tests) ----
-
-  /**
-   * Registers an empty sequence; its KV then grows through step / reserveTokens. With a
-   * `cacheSalt` it takes part in prefix sharing under that salt (see {@link PrefillInput}).
-   */
-  openSequence(seqId: string, model: string, sampling: SamplingParams, cacheSalt?: string): void {
-    if (this.seqs.has(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} already exists`);
-    const rt = this.runtime(model);
-    const sampler = new TokenSampler(sampling);
-    rt.cache.open(seqId, cacheSalt);
-    this.seqs.set(seqId, { model, sampler, salt: cacheSalt, kvTokens: [], pending: null, preempted: false, swapped: false });
-  }
-
-  /**
-   * Starts an empty sharing sequence from the longest prefix of `tokens` the device caches
-   * (whole blocks, at least one token left to compute); returns the tokens covered.
-   */
-  attachCachedPrefix(seqId: string, tokens: readonly number[]): number {
-    const s = this.seq(seqId);
-    if (s.salt === undefined) return 0;
-    const hit = this.runtime(s.model).cache.attachPrefix(seqId, tokens);
-    for (let i = 0; i < hit; i++) s.kvTokens.push(tokens[i]!);
-    this.counters.cachedTokens += hit;
-    return hit;
-  }
-
-  /**
-   * One batched forward step over sequences of one model: each item's tokens are
-   * appended (prefill rows and decode rows may be mixed). Hooks run per layer.
-   */
-  async step(items: readonly StepItem[], opts: StepOptions = {}): Promise<SeqStepResult[]> {
-    if (items.length === 0) return [];
-    const groups = this.groupByModel(items.map((i) => i.seqId));
-    if (groups.size > 1) throw new MnemoError(ErrorCode.InvalidRequest, `one step must hold one model, got ${[...groups.keys()].join(', ')}`);
-    const [model] = groups.keys();
-    for (const it of items) if (this.seq(it.seqId).preempted) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${it.seqId} is preempted`);
-    const results = await this.runtime(model).step(items, opts);
-    for (const it of items) this.seqs.get(it.seqId)?.kvTokens.push(...it.tokens);
-    return results;
-  }
-
-  /** Samples from logits with the sequence's sampler and remembers the token as the next decode input. */
-  sample(seqId: string, logits: Float32Array): number {
-    const s = this.seq(seqId);
-    const token = s.sampler.sample(logits.subarray(logits.length - this.runtime(s.model).config.vocab));
-    s.pending = token;
-    return token;
-  }
-
-  /** Sets the next decode input explicitly (a sequence restored from a cache tier). */
-  setPendingToken(seqId: string, token: number): void {
-    const s = this.seq(seqId);
-    this.runtime(s.model).checkTokens([token]);
-    s.pending = token;
-  }
-
-  /**
-   * Extends the sequence by positions whose KV will arrive by importKv (a prefix restored from
-   * another tier): their token ids, or — for a sequence that does not share — just how many.
-   */
-  reserveTokens(seqId: string, tokens: number | readonly number[]): void {
-    const s = this.seq(seqId);
-    const ids = typeof tokens === 'number' ? undefined : tokens;
-    const n = typeof tokens === 'number' ? tokens : tokens.length;
-    if (s.salt !== undefined && ids === undefined) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId} shares its prefix: reserve needs token ids`);
-    if (ids) this.runtime(s.model).checkTokens(ids);
-    this.runtime(s.model).cache.appendAll([{ seqId, tokens: n, ids }]);
-    if (ids) s.kvTokens.push(...ids);
-  }
-
-  /** KV of a layer/token range on the host, chunk payload layout `[layer][K|V][token][kv_head][head_dim]`. */
-  exportKv(seqId: string, range: KvRange): Float32Array {
-    return this.runtime(this.seq(seqId).model).cache.export(seqId, range);
-  }
-
-  /** Writes host KV (layout as exportKv) into already-reserved positions of the sequence. */
-  importKv(seqId: string, range: KvRange, data: Float32Array): void {
-    this.runtime(this.seq(seqId).model).cache.import(seqId, range, data);
-  }
-
-  /** DroidSpeak partial prefill into a new sequence; samples its first token. */
-  async partialPrefill(model: string, sampling: SamplingParams, req: PartialPrefillRequest): Promise<SeqStepResult & { token: number }> {
-    this.openSequence(req.seqId, model, sampling);
-    try {
-      const r = await runPartialPrefill(this.runtime(model), req);
-      return { ...r, token: this.sample(req.seqId, r.logits) };
-    } catch (e) {
-      this.release(req.seqId);
-      throw e;
-    }
-  }
-
-  sequenceLength(seqId: string): number {
-    return this.runtime(this.seq(seqId).model).cache.length(seqId);
-  }
-
-  hasSequence(seqId: string): boolean {
-    return this.seqs.has(seqId);
-  }
-
-  /** Device KV blocks of a model an allocation can take now (free and reclaimable cached ones). */
-  freeBlocks(model: string): number {
-    return this.runtime(model).cache.ledger.blocks.numAvailable;
-  }
-
-  /** Blocks a step appending these token counts would allocate (admission checks). */
-  blocksNeeded(items: ReadonlyArray<{ seqId: string; tokens: number }>): number {
-    return items.reduce((n, it) => n + this.runtime(this.seq(it.seqId).model).cache.blocksNeeded([it]), 0);
-  }
-
-  modelConfig(model: string) {
-    return this.runtime(model).config;
-  }
-
-  stats(): Readonly<EngineStats> {
-    return { ...this.counters };
-  }
-
-  private runtime(model: string): ModelRuntime<unknown> {
-    if (this.closed) throw new MnemoError(ErrorCode.Internal, 'engine is closed');
-    const rt = this.runtimes.get(model);
-    if (!rt) throw new MnemoError(ErrorCode.ModelNotFound, `model ${model} is not loaded`);
-    return rt;
-  }
-
-  private seq(seqId: string): SeqState {
-    const s = this.seqs.get(seqId);
-    if (!s) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${seqId}`);
-    return s;
-  }
-
-  private groupByModel(seqIds: readonly string[]): Map<string, string[]> {
-    const groups = new Map<string, string[]>();
-    for (const id of seqIds) {
-      const m = this.seq(id).model;
-      groups.set(m, [...(groups.get(m) ?? []), id]);
-    }
-    return groups;
-  }
 }
 
 /** Whether the backend's tensors are plain host memory the native copy workers can reach. */

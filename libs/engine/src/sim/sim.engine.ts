@@ -1,13 +1,14 @@
-import { CHUNK_TOKENS, chunkElems, ErrorCode, KvBlockLedger, MnemoError, type ElasticMember } from '@mnemo/kv-core';
-import type { Engine, EngineChunkEvent, KvBudget, KvRestorePlan, KvStaging, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
+import { chunkElems, ErrorCode, KvBlockLedger, MnemoError, type ElasticMember } from '@mnemo/kv-core';
+import type { Engine, KvRestorePlan, KvStaging, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
 import { findSyntheticModel } from '../model/model.catalog.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { attendedTokens, DEFAULT_SIM_COST, decodeCostMs, prefillCostMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
 import { SimTokenStream } from './sim-token.stream.js';
 import { checkDrawOffset } from '../engine.interface.js';
-import { chunkPayload, modelSeed, positionHashes, simKvLayoutFor, validateSimKvLayout, type SimKvLayout } from './sim-kv.content.js';
+import { modelSeed, positionHashes, simKvLayoutFor, validateSimKvLayout, type SimKvLayout } from './sim-kv.content.js';
 import { runRestoringPass, type SimRestore } from './sim-kv.restore.js';
 import { chunkStaging } from '../staging/chunk.staging.js';
+import { SimKvLedgers, type SimSeq } from './sim-kv.ledgers.js';
 
 /** One executed engine step, for metrics and tests that must prove batching happened. */
 export interface SimStep {
@@ -49,18 +50,6 @@ export interface SimEngineOptions {
   readonly prefixCacheBlocks?: number;
 }
 
-interface SimSeq {
-  readonly model: ServedModel;
-  readonly ledger: KvBlockLedger;
-  readonly stream: SimTokenStream;
-  readonly salt?: string;
-  /** Token ids in the modelled KV, in order (what resume recomputes). */
-  readonly kvTokens: number[];
-  /** Last sampled token, not yet in the KV: the next decode's input. */
-  pending: number;
-  preempted: boolean;
-}
-
 export const DEFAULT_SIM_MODELS: readonly string[] = ['mnemo-tiny'];
 
 const DEFAULT_SIM_KV_BLOCKS = 1024;
@@ -71,23 +60,19 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  * Cost-model engine with the Engine contract: no weights, no math, but real waiting time and
  * reproducible tokens. Calls are serialised like work on one device. Device KV is modelled with
  * the same block ledger as the reference engine — capacity, prefix-cache hits (only uncached
- * prompt tokens cost prefill time), preemption — without device bytes; with `kvBytes` a whole
+ * prompt tokens cost prefill time), preemption — without device bytes ({@link SimKvLedgers}); with `kvBytes` a whole
  * chunk is regenerated from its tokens when exported, and restored KV is checked against them. A sequence released
  * while its step is in flight is left out of that step's outputs (cancellation wins over the result).
  */
-export class SimEngine implements Engine {
+export class SimEngine extends SimKvLedgers implements Engine {
   readonly kind = 'sim' as const;
   private readonly modelInfos: ServedModel[];
   private readonly cost: SimCostModel;
   private readonly eosProbability: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
-  private readonly seqs = new Map<string, SimSeq>();
-  private readonly ledgers = new Map<string, KvBlockLedger>();
   /** Per model, blocks it may grow to on a node budget (the sim has no tensor; this bounds lending). */
   private reserve?: Readonly<Record<string, number>>;
-  private readonly chunkListeners = new Set<(e: EngineChunkEvent) => void>();
-  private readonly kvLayouts = new Map<string, SimKvLayout>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   /**
@@ -103,6 +88,7 @@ export class SimEngine implements Engine {
   });
 
   constructor(private readonly options: SimEngineOptions = {}) {
+    super();
     this.modelInfos = (options.models ?? DEFAULT_SIM_MODELS).map((id) => {
       const spec = findSyntheticModel(id);
       if (!spec) throw new RangeError(`sim engine: unknown model ${JSON.stringify(id)} (not in the synthetic catalog)`);
@@ -143,11 +129,6 @@ export class SimEngine implements Engine {
 
   models(): readonly ServedModel[] {
     return this.modelInfos;
-  }
-
-  /** Sequences currently held (prefilled and not released). */
-  get activeSequences(): number {
-    return this.seqs.size;
   }
 
   prefill(batch: readonly PrefillInput[]): Promise<TokenOutput[]> {
@@ -222,77 +203,6 @@ export class SimEngine implements Engine {
     });
   }
 
-  /** Blocks held by live sequences over all models' modelled capacity. */
-  kvUsage(): number {
-    let used = 0;
-    let capacity = 0;
-    for (const l of this.ledgers.values()) {
-      used += l.blocks.numActive;
-      capacity += l.blocks.capacity;
-    }
-    return capacity === 0 ? 0 : used / capacity;
-  }
-
-  kvBudget(model: string): KvBudget {
-    const b = this.ledger(model).blocks;
-    return { capacity: b.capacity, available: b.numAvailable };
-  }
-
-  cachedTokens(input: PrefillInput): number {
-    return input.cacheSalt === undefined ? 0 : this.ledger(input.model).cachedPrefix(input.cacheSalt, input.tokens);
-  }
-
-  prefillBlocks(input: PrefillInput): number {
-    return this.ledger(input.model).prefixCost(input.cacheSalt, input.tokens).blocks;
-  }
-
-  decodeBlocks(seqIds: readonly string[]): number {
-    return seqIds.reduce((n, id) => n + this.seq(id).ledger.blocksNeeded([{ seqId: id, tokens: 1 }]), 0);
-  }
-
-  exclusiveBlocks(seqId: string): number {
-    const { ledger } = this.seq(seqId);
-    return ledger.blockIds(seqId).filter((b) => ledger.blocks.refCount(b) === 1).length;
-  }
-
-  watchChunks(listener: (e: EngineChunkEvent) => void): () => void {
-    this.chunkListeners.add(listener);
-    return () => this.chunkListeners.delete(listener);
-  }
-
-  /**
-   * With `kvBytes`, the chunk's KV regenerated from the sequence's tokens (the sim keeps no device
-   * bytes; the copy handed out is real and is what the tiers and peers move). Undefined without
-   * `kvBytes`, or when the sequence's KV does not cover the chunk.
-   */
-  exportChunk(seqId: string, chunk: number, tokens = CHUNK_TOKENS, into?: Float32Array): Float32Array | undefined {
-    const seq = this.seqs.get(seqId);
-    const layout = seq && this.kvLayouts.get(seq.model.id);
-    if (!seq || !layout || !Number.isInteger(chunk) || chunk < 0 || chunk * CHUNK_TOKENS + tokens > seq.kvTokens.length) return undefined;
-    const payload = chunkPayload(modelSeed(seq.model.id), seq.kvTokens, chunk, layout, tokens);
-    if (!into) return payload;
-    if (into.length !== payload.length) throw new MnemoError(ErrorCode.InvalidRequest, `chunk payload target has ${into.length} floats, a chunk needs ${payload.length}`);
-    into.set(payload);
-    return into;
-  }
-
-  kvLayout(model: string): SimKvLayout | undefined {
-    return this.kvLayouts.get(model);
-  }
-
-  /** Not serialised with steps: the node-manager preempts between iterations, never inside one. */
-  preempt(seqId: string): void {
-    const seq = this.seq(seqId);
-    if (seq.preempted) return;
-    seq.ledger.release(seqId);
-    seq.ledger.open(seqId, seq.salt);
-    seq.preempted = true;
-  }
-
-  resumeBlocks(seqId: string): number {
-    const seq = this.seq(seqId);
-    return seq.preempted ? seq.ledger.prefixCost(seq.salt, seq.kvTokens).blocks : 0;
-  }
 
   resume(seqIds: readonly string[]): Promise<void> {
     return this.serial(async () => {
@@ -330,12 +240,6 @@ export class SimEngine implements Engine {
     });
   }
 
-  release(seqId: string): void {
-    const seq = this.seqs.get(seqId);
-    if (!seq) return;
-    seq.ledger.release(seqId);
-    this.seqs.delete(seqId);
-  }
 
   async close(): Promise<void> {
     this.closed = true;
@@ -381,52 +285,6 @@ export class SimEngine implements Engine {
     return seq;
   }
 
-  /**
-   * Appends token ids to sequences' modelled KV, all or nothing like the reference engine:
-   * Overloaded when the available blocks do not cover the batch.
-   */
-  private appendAll(items: ReadonlyArray<{ seqId: string; ids: readonly number[] }>, commit = true): void {
-    const byLedger = new Map<KvBlockLedger, Array<{ seqId: string; tokens: number; ids: readonly number[] }>>();
-    for (const it of items) {
-      const { ledger } = this.seqs.get(it.seqId)!;
-      byLedger.set(ledger, [...(byLedger.get(ledger) ?? []), { seqId: it.seqId, tokens: it.ids.length, ids: it.ids }]);
-    }
-    for (const [ledger, group] of byLedger) {
-      if (ledger.blocksNeeded(group) > ledger.blocks.numAvailable) {
-        throw new MnemoError(ErrorCode.Overloaded, `KV cache full: need ${ledger.blocksNeeded(group)} blocks, ${ledger.blocks.numAvailable} available`);
-      }
-    }
-    for (const [ledger, group] of byLedger) {
-      ledger.append(group);
-      // Tokens first: a chunk listener may export the chunk the commit names.
-      for (const g of group) this.seqs.get(g.seqId)!.kvTokens.push(...g.ids);
-      if (commit) ledger.commit(group.map((g) => g.seqId));
-    }
-  }
-
-  /** One token per still-held sequence: the input of its next decode. */
-  private sample(ids: readonly string[]): TokenOutput[] {
-    const out: TokenOutput[] = [];
-    for (const seqId of ids) {
-      const seq = this.seqs.get(seqId);
-      if (!seq) continue;
-      seq.pending = seq.stream.next();
-      out.push({ seqId, token: seq.pending });
-    }
-    return out;
-  }
-
-  private ledger(model: string): KvBlockLedger {
-    const l = this.ledgers.get(model);
-    if (!l) throw new MnemoError(ErrorCode.ModelNotFound, `model ${model} is not served by this engine`);
-    return l;
-  }
-
-  private seq(seqId: string): SimSeq {
-    const s = this.seqs.get(seqId);
-    if (!s) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${seqId}`);
-    return s;
-  }
 
   /** A zero cost on the real timer costs nothing (setTimeout(0) would add about 1 ms per step); an injected clock port always hears it. */
   private async wait(ms: number): Promise<void> {
