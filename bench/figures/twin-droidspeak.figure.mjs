@@ -16,7 +16,8 @@ function ttftPanel(r) {
     [trained, 'full-reuse', `full reuse (loss ${pct(r.droidspeak.by_pair[trained].full_reuse.test_loss)})`],
     [trained, `mnemo@${floor * 100}%`, `Mnemo plans, ${pct(floor)} floor`],
     [trained, 'mnemo-cheapest@10%', 'Mnemo cheapest, 10% floor'],
-    [trained, 'mnemo-budget-left@15%', 'Mnemo budget less the wait, 15% floor'],
+    [trained, 'mnemo@15%', 'Mnemo plans, 15% floor'],
+    [trained, 'mnemo-fixed-budget@15%', 'wait not charged, 15% floor'],
     [r.setup.constructed, `mnemo@${floor * 100}%`, `constructed pair, ${pct(floor)} floor`],
   ];
   const rows = lines.flatMap(([pair, config, label]) => (r.runs[pair]?.configs[config]?.curve ?? []).map((c) => ({ config: label, rate: c.rate, ttft: c.ttft_p90_s })));
@@ -39,11 +40,11 @@ function ttftPanel(r) {
 function throughputBars(r) {
   const k = r.droidspeak;
   const rows = [];
-  for (const [floor, v] of Object.entries(k.by_floor)) rows.push({ floor: `${floor.replace('pct', '%')} floor`, series: 'load-following (budget = SLO)', value: v.throughput_vs_full_prefill_at_slo, label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}` });
+  for (const [floor, v] of Object.entries(k.by_floor)) rows.push({ floor: `${floor.replace('pct', '%')} floor`, series: 'Mnemo (SLO less the wait)', value: v.throughput_vs_full_prefill_at_slo, label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}` });
   for (const [floor, v] of Object.entries(k.by_floor_cheapest)) rows.push({ floor: `${floor.replace('pct', '%')} floor`, series: 'cheapest within floor', value: v.throughput_vs_full_prefill_at_slo, label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}` });
-  for (const [floor, v] of Object.entries(k.by_floor_budget_left)) rows.push({ floor: `${floor.replace('pct', '%')} floor`, series: 'budget less the wait', value: v.throughput_vs_full_prefill_at_slo, label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}` });
+  for (const [floor, v] of Object.entries(k.by_floor_fixed_budget)) rows.push({ floor: `${floor.replace('pct', '%')} floor`, series: 'wait not charged (budget = SLO)', value: v.throughput_vs_full_prefill_at_slo, label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}` });
   rows.push({ floor: 'full reuse', series: 'cheapest within floor', value: k.full_reuse_throughput_vs_full_prefill_at_slo, label: `${k.full_reuse_throughput_vs_full_prefill_at_slo}× · ${pct(k.full_reuse_quality_loss)}` });
-  if (k.constructed_throughput_vs_full_prefill_at_slo !== null) rows.push({ floor: 'constructed, 1% floor', series: 'load-following (budget = SLO)', value: k.constructed_throughput_vs_full_prefill_at_slo, label: `${k.constructed_throughput_vs_full_prefill_at_slo}× · ${pct(k.constructed_quality_loss_at_slo)}` });
+  if (k.constructed_throughput_vs_full_prefill_at_slo !== null) rows.push({ floor: 'constructed, 1% floor', series: 'Mnemo (SLO less the wait)', value: k.constructed_throughput_vs_full_prefill_at_slo, label: `${k.constructed_throughput_vs_full_prefill_at_slo}× · ${pct(k.constructed_quality_loss_at_slo)}` });
   return groupedBars({ rows, category: 'floor', series: 'series', value: 'value', valueTitle: 'throughput at the SLO ÷ full prefill (label: × · quality loss)', log: true, label: 'label', rule: 2, width: 300 });
 }
 

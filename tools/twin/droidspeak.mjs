@@ -1,8 +1,9 @@
 // `npm run twin -- droidspeak`: DroidSpeak's serving experiment (§5.3 Fig. 15, §5.4 Fig. 16) on the
 // twin: one modelled A100 serving the derived model of a pair, HotpotQA-like contexts whose base-
 // model KV and E cache sit on another node behind InfiniBand, uniform arrivals at several rates.
-// Full prefill, full reuse and the plans kv-core's choosePlan picks at the node's load from the
-// profiles the reference engine measured on the trained pairs (tools/twin/droidspeak-profiles.mjs).
+// Full prefill, full reuse and the plans kv-core's choosePlan picks at the node's load and each
+// request's wait from the profiles the reference engine measured on the trained pairs
+// (tools/twin/droidspeak-profiles.mjs).
 // Every cost comes from the hardware tables; nothing is fitted.
 import { GPUS, INFINIBAND, MODELS, percentile, planCost, rooflineCompute, scaleGpu, SeededRng, serveReuse } from '@mnemo/twin';
 import { profiledPairs, readProfiles, targetFrontier } from './droidspeak-profiles.mjs';
@@ -133,12 +134,13 @@ export function configurations(pair, frontier, s, sloMs) {
     'full-prefill': { kind: 'fixed', pattern: { r1: 0, u1: 0, r2: L }, qualityLoss: 0 },
     'full-reuse': { kind: 'fixed', pattern: { r1: 0, u1: 0, r2: 0 }, qualityLoss: 1 - reuse.quality },
   };
-  // The budget is the TTFT SLO: slack goes to recomputation, load pushes towards reuse (§4.4). The
-  // live node's default (no budget) takes the cheapest plan within the floor whatever the load.
-  // `budget-left`: the same policy handed what the SLO leaves once the request's wait is taken off.
+  // The budget is the TTFT SLO, counted from arrival as the live node counts it: slack goes to
+  // recomputation, load and the request's wait push towards reuse (§4.4; kv-core choosePlan).
+  // `fixed-budget`: the estimate before the wait was charged (the whole SLO left to the prefill).
+  // `cheapest`: the live node's default without a budget, the cheapest plan within the floor.
   for (const f of s.floors) {
     configs[`mnemo@${f * 100}%`] = { kind: 'chosen', frontier, maxQualityLoss: f, latencyBudgetMs: sloMs };
-    configs[`mnemo-budget-left@${f * 100}%`] = { kind: 'chosen', frontier, maxQualityLoss: f, latencyBudgetMs: sloMs, budgetLeft: true };
+    configs[`mnemo-fixed-budget@${f * 100}%`] = { kind: 'chosen', frontier, maxQualityLoss: f, latencyBudgetMs: sloMs, ignoreWait: true };
     configs[`mnemo-cheapest@${f * 100}%`] = { kind: 'chosen', frontier, maxQualityLoss: f };
   }
   return configs;
@@ -204,7 +206,7 @@ function pairKeys(r, s) {
     full_reuse: row('full-reuse'),
     by_floor: Object.fromEntries(s.floors.map((f) => [floorKey(f), row(`mnemo@${f * 100}%`)])),
     by_floor_cheapest: Object.fromEntries(s.floors.map((f) => [floorKey(f), row(`mnemo-cheapest@${f * 100}%`)])),
-    by_floor_budget_left: Object.fromEntries(s.floors.map((f) => [floorKey(f), row(`mnemo-budget-left@${f * 100}%`)])),
+    by_floor_fixed_budget: Object.fromEntries(s.floors.map((f) => [floorKey(f), row(`mnemo-fixed-budget@${f * 100}%`)])),
     slo_sensitivity: Object.fromEntries(s.sloSensitivity.map((k) => [k, ratio(r.configs[`mnemo@${s.headlineFloor * 100}%`].throughput_at_slo_multiple[k], r.configs['full-prefill'].throughput_at_slo_multiple[k])])),
   };
 }
@@ -230,8 +232,8 @@ export function droidspeakExperiment({ s = DROIDSPEAK_SETUP, results = readProfi
   const floorRows = (k) => Object.fromEntries(s.floors.map(floorKey).map((f) => [f, { throughput_vs_full_prefill_at_slo: avg((n) => keysBy[n][k][f].throughput_vs_full_prefill_at_slo), quality_loss: avg((n) => keysBy[n][k][f].quality_loss), test_loss: trained.every((n) => keysBy[n][k][f].test_loss !== null) ? avg((n) => keysBy[n][k][f].test_loss) : null, recomputed_layers: avg((n) => keysBy[n][k][f].recomputed_layers) }]));
   const byFloor = floorRows('by_floor');
   const byFloorCheapest = floorRows('by_floor_cheapest');
-  const byFloorLeft = floorRows('by_floor_budget_left');
-  const reaching2x = s.floors.filter((f) => Math.max(...[byFloor, byFloorCheapest, byFloorLeft].map((b) => b[floorKey(f)].throughput_vs_full_prefill_at_slo)) >= 2);
+  const byFloorFixed = floorRows('by_floor_fixed_budget');
+  const reaching2x = s.floors.filter((f) => Math.max(...[byFloor, byFloorCheapest, byFloorFixed].map((b) => b[floorKey(f)].throughput_vs_full_prefill_at_slo)) >= 2);
   const constructed = keysBy[s.constructed];
   const keys = {
     throughput_vs_full_prefill_at_slo: avg((n) => head(n).throughput_vs_full_prefill_at_slo),
@@ -243,7 +245,7 @@ export function droidspeakExperiment({ s = DROIDSPEAK_SETUP, results = readProfi
     cheapest_within_floor_throughput_vs_full_prefill_at_slo: avg((n) => keysBy[n].by_floor_cheapest[floorKey(s.headlineFloor)].throughput_vs_full_prefill_at_slo),
     by_floor: byFloor,
     by_floor_cheapest: byFloorCheapest,
-    by_floor_budget_left: byFloorLeft,
+    by_floor_fixed_budget: byFloorFixed,
     loosest_floor_tested: s.floors.at(-1),
     smallest_floor_reaching_2x: reaching2x.length ? reaching2x[0] : null,
     fetch_share_of_prefill_half_plan_max: Math.max(...half.map((h) => h.max_fetch_share)),

@@ -15,7 +15,7 @@ describe('the DroidSpeak experiment on the twin', () => {
   it('runs every trained pair and the constructed one with every configuration, and writes every key, the same on every run', () => {
     const trained = profiledPairs(profiles).filter((p) => p.kind === 'trained').map((p) => p.name);
     expect(Object.keys(run.runs).sort()).toEqual([...trained, small.constructed].sort());
-    for (const r of Object.values(run.runs)) expect(Object.keys(r.configs).sort()).toEqual(['full-prefill', 'full-reuse', 'mnemo-budget-left@1%', 'mnemo-budget-left@15%', 'mnemo-cheapest@1%', 'mnemo-cheapest@15%', 'mnemo@1%', 'mnemo@15%']);
+    for (const r of Object.values(run.runs)) expect(Object.keys(r.configs).sort()).toEqual(['full-prefill', 'full-reuse', 'mnemo-cheapest@1%', 'mnemo-cheapest@15%', 'mnemo-fixed-budget@1%', 'mnemo-fixed-budget@15%', 'mnemo@1%', 'mnemo@15%']);
     for (const k of ['throughput_vs_full_prefill_at_slo', 'quality_loss_at_slo', 'full_reuse_throughput_vs_full_prefill_at_slo', 'fetch_share_of_prefill_half_plan_max'] as const) expect(typeof run.droidspeak[k]).toBe('number');
     expect(Object.keys(run.droidspeak.by_floor)).toEqual(['1pct', '15pct']);
     expect(droidspeakExperiment({ s: small, results: profiles })).toEqual(run);
@@ -38,7 +38,7 @@ describe('the DroidSpeak experiment on the twin', () => {
       for (const f of small.floors) {
         for (const c of r.configs[`mnemo@${f * 100}%`]!.curve) expect(c.quality_loss_mean).toBeLessThanOrEqual(f + 1e-9);
         for (const c of r.configs[`mnemo-cheapest@${f * 100}%`]!.curve) expect(c.quality_loss_mean).toBeLessThanOrEqual(f + 1e-9);
-        for (const c of r.configs[`mnemo-budget-left@${f * 100}%`]!.curve) expect(c.quality_loss_mean).toBeLessThanOrEqual(f + 1e-9);
+        for (const c of r.configs[`mnemo-fixed-budget@${f * 100}%`]!.curve) expect(c.quality_loss_mean).toBeLessThanOrEqual(f + 1e-9);
       }
     const k = run.droidspeak;
     expect(k.by_floor_cheapest[floorKey(0.15)]!.throughput_vs_full_prefill_at_slo).toBeGreaterThanOrEqual(k.by_floor_cheapest[floorKey(0.01)]!.throughput_vs_full_prefill_at_slo);

@@ -130,7 +130,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   let waiting = () => 0;
   const eCaches = planCache && kvStore && eModels.size > 0 ? new ECacheTier(kvStore, peers, (b) => (eModels.has(b) ? engine.hiddenSize?.(b) : undefined)) : undefined;
   const crossModel = planCache
-    ? new CrossModelReuse(ds, planCache, prompts, (m) => engine.kvLayout(m)?.layers, () => waiting(), new DroidSpeakMetrics(metrics, () => eCaches?.hostBytes(eModels.keys()) ?? 0), eCaches)
+    ? new CrossModelReuse(ds, planCache, prompts, (m) => engine.kvLayout(m)?.layers, () => waiting(), systemClock, new DroidSpeakMetrics(metrics, () => eCaches?.hostBytes(eModels.keys()) ?? 0), eCaches)
     : undefined;
   const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers, sessionTails, recorder, ...(crossModel ? { crossModel } : {}) };
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, stores), { logger, abortOnError: false }).catch(

@@ -166,7 +166,7 @@ export const nodeManagerSchema = {
     default: 'on',
   },
   NODE_DROIDSPEAK_MAX_LOSS_BP: { type: 'int', doc: 'DroidSpeak: quality floor, the largest top-1 loss a plan may have, in basis points (100 = 1%)', default: 100, min: 0, max: 10_000 },
-  NODE_DROIDSPEAK_LATENCY_BUDGET_MS: { type: 'int', doc: 'DroidSpeak: prefill latency budget for the plan choice (0: the cheapest plan within the floor)', default: 0, min: 0 },
+  NODE_DROIDSPEAK_LATENCY_BUDGET_MS: { type: 'int', doc: 'DroidSpeak: latency budget from admission (a TTFT SLO) for the plan choice, the wait since admission charged against it (0: the cheapest plan within the floor)', default: 0, min: 0 },
   NODE_DROIDSPEAK_PLAN_TIMEOUT_MS: { type: 'int', doc: 'DroidSpeak: how long a frontier fetch from the profiler may take (never on the request path)', default: 2000, min: 10 },
   NODE_DROIDSPEAK_E_CACHE: {
     type: 'enum',

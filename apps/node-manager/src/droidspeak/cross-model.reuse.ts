@@ -1,5 +1,6 @@
 import { chunkKeys, planReuse, recomputedLayers, reusesNothing, withoutTransition, type PlanChoice, type PlanRequest, type ReusePattern } from '@mnemo/kv-core';
 import type { CrossModelPlan, PrefillInput, TokenOutput } from '@mnemo/engine';
+import type { Clock } from '@mnemo/service-kit';
 import type { Sequence } from '../batching/sequence.js';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
 import type { PromptStore } from '../kv-store/prompt-store.port.js';
@@ -46,7 +47,9 @@ export function kvReuseReport(ran: NonNullable<TokenOutput['crossModel']>, layer
  * DroidSpeak on the node: a derived model's request whose prompt its base model holds more of
  * (the base's chunk keys under the same tenant salt, on this node's tiers or a kv_sources
  * peer) than the derived model itself prefills that prefix over the base's KV, under the plan
- * the profiler's frontier gives within the quality floor. Asked by the engine at prefill time,
+ * the profiler's frontier gives within the quality floor, chosen at the node's load with the time
+ * the request already waited since admission charged against the latency budget (kv-core
+ * `choosePlan`: a request that queued moves to a cheaper plan sooner). Asked by the engine at prefill time,
  * once the derived model's own device prefix is known: a derived model that has any of the
  * prompt on its device stays exact. Every other case — DroidSpeak off, no plan, the plan service
  * not answering, nothing of the base's stored — is an ordinary prefill; this never fails a request.
@@ -66,6 +69,8 @@ export class CrossModelReuse implements CrossModelPort {
     private readonly layersOf: (model: string) => number | undefined,
     /** Queued prefill work in prefills (the plan choice's load). */
     private readonly load: () => number,
+    /** The clock the request's `arrivedMs` was read from (its wait is now − arrivedMs). */
+    private readonly clock: Clock,
     private readonly metrics: DroidSpeakMetrics,
     private readonly eCaches?: ECacheTier,
   ) {}
@@ -113,7 +118,8 @@ export class CrossModelReuse implements CrossModelPort {
     if (this.prompts.restorableUntil(basePrompt, 0) <= this.prompts.restorableUntil(own, 0)) return undefined;
     let choice: PlanChoice | null | undefined;
     try {
-      choice = this.plans.cachedPlan(base, r.model, { maxQualityLoss: this.settings.maxQualityLoss, load: this.load(), ...(this.settings.latencyBudgetMs ? { latencyBudgetMs: this.settings.latencyBudgetMs } : {}) });
+      const waitedMs = Math.max(0, this.clock.monotonicMs() - seq.arrivedMs);
+      choice = this.plans.cachedPlan(base, r.model, { maxQualityLoss: this.settings.maxQualityLoss, load: this.load(), waitedMs, ...(this.settings.latencyBudgetMs ? { latencyBudgetMs: this.settings.latencyBudgetMs } : {}) });
     } catch {
       choice = undefined;
     }

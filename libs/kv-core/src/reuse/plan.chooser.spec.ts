@@ -20,6 +20,13 @@ describe(choosePlan.name, () => {
     ['heavily loaded: the cheapest within the floor', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 4 }, '0-2-4'],
     ['nothing fits: cheapest within the floor, flagged', { maxQualityLoss: 0.01, latencyBudgetMs: 1, load: 0 }, '0-2-4', false],
     ['quality 0.99 meets a 1% floor exactly', { maxQualityLoss: 0.01, load: 0 }, '0-2-4'],
+    ['waited, fresh would recompute everything: the wait is charged, more reuse', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 12 }, '0-1-4'],
+    ['waited most of the budget: the cheapest within the floor', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 15 }, '0-2-4'],
+    ['wait plus estimate exactly the budget: fits', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 10 }, '0-0-6'],
+    ['wait and load together', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 1, waitedMs: 9 }, '0-2-4'],
+    ['waited past the budget: cheapest within the floor, flagged', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 25 }, '0-2-4', false],
+    ['waited without a budget: the cheapest, as ever', { maxQualityLoss: 0.01, load: 0, waitedMs: 1e6 }, '0-2-4'],
+    ['no wait given: the whole budget is the prefill\'s', { maxQualityLoss: 0.01, latencyBudgetMs: 10, load: 0 }, '0-0-6'],
   ];
   it.each(cases)('%s', (_name, req, key, withinBudget = true) => {
     const sut = choosePlan(FRONTIER, req);
@@ -36,8 +43,9 @@ describe(choosePlan.name, () => {
     expect(choosePlan([], { maxQualityLoss: 0.01, load: 0 })).toBeNull();
   });
 
-  it('estimates latency as profiled time stretched by load', () => {
+  it('estimates latency as profiled time stretched by load, the wait not included', () => {
     expect(choosePlan(FRONTIER, { maxQualityLoss: 0.01, load: 1 })!.estimatedMs).toBe(8);
+    expect(choosePlan(FRONTIER, { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 12 })!.estimatedMs).toBe(6);
   });
 
   const bad: Array<[string, PlanRequest]> = [
@@ -46,6 +54,8 @@ describe(choosePlan.name, () => {
     ['negative load', { maxQualityLoss: 0.01, load: -1 }],
     ['infinite load', { maxQualityLoss: 0.01, load: Infinity }],
     ['zero budget', { maxQualityLoss: 0.01, latencyBudgetMs: 0, load: 0 }],
+    ['negative wait', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: -1 }],
+    ['NaN wait', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: NaN }],
   ];
   it.each(bad)('rejects %s', (_name, req) => {
     expect(() => choosePlan(FRONTIER, req)).toThrow(RangeError);

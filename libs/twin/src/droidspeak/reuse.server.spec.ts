@@ -38,23 +38,24 @@ describe(serveReuse.name, () => {
   });
 
   it.each([
-    ['a floor only full prefill meets runs full prefills', 0.01, undefined, [32, 32, 32, 32]],
-    ['no budget: the cheapest plan within the floor for everyone', 0.06, undefined, [8, 8, 8, 8]],
-    ['a budget: a request with two waiting behind it takes the cheaper plan, one alone recomputes everything', 0.06, 1500, [32, 8, 8, 32]],
-    ['a loose floor and no budget: full reuse', 0.25, undefined, [0, 0, 0, 0]],
-  ])('follows kv-core choosePlan: %s', (_, maxQualityLoss, latencyBudgetMs, want) => {
+    ['a floor only full prefill meets runs full prefills', 0.01, undefined, false, [32, 32, 32, 32]],
+    ['no budget: the cheapest plan within the floor for everyone', 0.06, undefined, false, [8, 8, 8, 8]],
+    ['a budget: the wait and the queue behind charged, all but the first take the cheaper plan', 0.06, 1500, false, [32, 8, 8, 8]],
+    ['a budget, the wait ignored: one with nobody waiting behind recomputes everything though late', 0.06, 1500, true, [32, 8, 8, 32]],
+    ['a loose floor and no budget: full reuse', 0.25, undefined, false, [0, 0, 0, 0]],
+  ])('follows kv-core choosePlan: %s', (_, maxQualityLoss, latencyBudgetMs, ignoreWait, want) => {
     // One alone, three while it runs: the first two of those see the others waiting, the last none.
     const reqs = [0, 1, 1, 1].map((arrivalMs) => ({ arrivalMs, context: 8000 }));
-    const run = serveReuse(reqs, cfg({ kind: 'chosen', frontier: FRONTIER, maxQualityLoss, ...(latencyBudgetMs ? { latencyBudgetMs } : {}) }));
+    const run = serveReuse(reqs, cfg({ kind: 'chosen', frontier: FRONTIER, maxQualityLoss, ignoreWait, ...(latencyBudgetMs ? { latencyBudgetMs } : {}) }));
     expect(Array.from(run.recomputed)).toEqual(want);
   });
 
-  it('with budgetLeft, takes the time a request already waited off its budget', () => {
+  it('charges the time a request already waited against its budget, as the live node does', () => {
     // The second request waits a full prefill (~0.94 s) with nobody behind it: of a 1.5 s budget,
-    // a fixed budget still fits another full prefill, what is left does not.
+    // what the wait left does not fit another full prefill; the budget without the wait still does.
     const reqs = [0, 1].map((arrivalMs) => ({ arrivalMs, context: 8000 }));
     const policy = { kind: 'chosen', frontier: FRONTIER, maxQualityLoss: 0.06, latencyBudgetMs: 1500 } as const;
-    expect(Array.from(serveReuse(reqs, cfg(policy)).recomputed)).toEqual([32, 32]);
-    expect(Array.from(serveReuse(reqs, cfg({ ...policy, budgetLeft: true })).recomputed)).toEqual([32, 8]);
+    expect(Array.from(serveReuse(reqs, cfg(policy)).recomputed)).toEqual([32, 8]);
+    expect(Array.from(serveReuse(reqs, cfg({ ...policy, ignoreWait: true })).recomputed)).toEqual([32, 32]);
   });
 });

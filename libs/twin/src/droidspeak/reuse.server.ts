@@ -14,15 +14,15 @@ export interface ReuseRequest {
  * How each request's prefill is planned. `fixed`: every request runs one pattern (full prefill
  * is recompute-everything, full reuse recompute-nothing). `chosen`: kv-core's `choosePlan` on the
  * pair's frontier at the moment the prefill is scheduled, with the node's load as the live node
- * passes it (the requests still waiting: apps/node-manager `CrossModelReuse`), so that a busy
- * GPU moves to cheaper plans (DroidSpeak §4.4). A null choice runs a full prefill, as live. The
- * live node hands the policy a fixed budget; `budgetLeft` hands it what is left of the budget
- * once the time the request already waited is taken off (the smallest positive budget once none is
- * left, so the cheapest plan within the floor), which is what a TTFT SLO leaves the prefill.
+ * passes them (the requests still waiting, and the time this one has waited since it arrived:
+ * apps/node-manager `CrossModelReuse`), so that a busy GPU moves to cheaper plans (DroidSpeak
+ * §4.4) and the wait is charged against the budget, a TTFT SLO counted from arrival. A null
+ * choice runs a full prefill, as live. `ignoreWait`: the estimate before the wait was charged
+ * (the whole budget left to the prefill, however long the request queued), kept for comparison.
  */
 export type ReusePolicy =
   | { readonly kind: 'fixed'; readonly pattern: ReusePattern; readonly qualityLoss: number }
-  | { readonly kind: 'chosen'; readonly frontier: readonly ProfiledPattern[]; readonly maxQualityLoss: number; readonly latencyBudgetMs?: number; readonly budgetLeft?: boolean };
+  | { readonly kind: 'chosen'; readonly frontier: readonly ProfiledPattern[]; readonly maxQualityLoss: number; readonly latencyBudgetMs?: number; readonly ignoreWait?: boolean };
 
 export interface ReuseServerConfig {
   readonly compute: RooflineCompute;
@@ -89,8 +89,7 @@ export function serveReuse(requests: readonly ReuseRequest[], cfg: ReuseServerCo
   const plan = (load: number, waitedMs: number): { pattern: ReusePattern; loss: number } => {
     const p = cfg.policy;
     if (p.kind === 'fixed') return { pattern: p.pattern, loss: p.qualityLoss };
-    const budget = p.latencyBudgetMs === undefined ? undefined : p.budgetLeft ? Math.max(Number.MIN_VALUE, p.latencyBudgetMs - waitedMs) : p.latencyBudgetMs;
-    const choice = choosePlan(p.frontier, { maxQualityLoss: p.maxQualityLoss, load, ...(budget === undefined ? {} : { latencyBudgetMs: budget }) });
+    const choice = choosePlan(p.frontier, { maxQualityLoss: p.maxQualityLoss, load, ...(p.ignoreWait ? {} : { waitedMs }), ...(p.latencyBudgetMs === undefined ? {} : { latencyBudgetMs: p.latencyBudgetMs }) });
     return choice ? { pattern: choice.point.pattern, loss: 1 - choice.point.quality } : { pattern: full, loss: 0 };
   };
 
