@@ -16,6 +16,9 @@
 //   plan        the cheapest configuration (instances, host GB and SSD TB per node) of each serving system meeting
 //               a P99 TTFT (and mean TPOT) SLO for N users: `plan --users N --model M --gpu G --slo-ttft-ms T
 //               [--slo-tpot-ms T] [--policy P] [--out FILE]` (bench/results/twin-plan.json unless --out)
+//   fastswitch  FastSwitch's experiment: Llama-8B on a modelled A10, priority-driven swap preemption, vLLM's per-block swaps
+//               against block groups + async swap-in + host-copy reuse over the per-call dispatch, with its ±20% rows
+//               (bench/results/twin-fastswitch.{json,svg}); `fastswitch --no-robustness` leaves the rows out
 // Each results file is stamped like a benchmark's and docs/results.md is regenerated.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -24,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness', 'pooling', 'swiftcache', 'droidspeak', 'plan'];
+const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness', 'pooling', 'swiftcache', 'droidspeak', 'plan', 'fastswitch'];
 const [cmd, ...args] = process.argv.slice(2);
 if (!COMMANDS.includes(cmd)) {
   console.error(`usage: npm run twin -- <${COMMANDS.join('|')}>`);
@@ -126,6 +129,14 @@ if (cmd === 'plan') {
     process.exit(0);
   }
   write('twin-plan.json', json);
+}
+if (cmd === 'fastswitch') {
+  const { runFastswitch } = await import('../tools/twin/fastswitch.report.mjs');
+  const result = runFastswitch({ robustness: !args.includes('--no-robustness') });
+  write('twin-fastswitch.json', { ...stamp(), ...result });
+  const { writeFigure } = await import('../bench/lib/plot.mjs');
+  console.log(`rendered ${(await writeFigure(root, 'twin-fastswitch')).join(' and ')}`);
+  for (const [k, v] of Object.entries(result.fastswitch)) console.log(`fastswitch.${k}: ${JSON.stringify(v)}`);
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

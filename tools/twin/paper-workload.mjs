@@ -101,3 +101,16 @@ export function paperWorkloadStats(base, o = PAPER_WORKLOAD) {
     source: 'no ShareGPT trace can be downloaded here: sessions are drawn by a seeded generator fitted to the statistics above',
   };
 }
+
+/**
+ * FastSwitch's workload (§4): Multi-Round ShareGPT at its original lengths, no session-length tail
+ * fit (that tail is SwiftCache's trace, not this one): turns as above (mean 5.5, FastSwitch §2.2),
+ * user inputs log-normal with ShareGPT's mean of 161 tokens (vLLM, SOSP '23, §6.1; median 100,
+ * σ 0.98: mean = 100 · e^{σ²/2}), replies with its mean of 338, human reading and typing.
+ * `maxSessionTokens: 0` turns the pasted-material fit off: a session is its turns.
+ */
+export const FASTSWITCH_WORKLOAD = {
+  ...PAPER_WORKLOAD,
+  maxSessionTokens: 0,
+  user: { median: 100, sigma: 0.98, min: 4, max: 2048 },
+};

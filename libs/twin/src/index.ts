@@ -23,3 +23,6 @@ export { layerwisePrefillMs } from './costs/layerwise.load.js';
 export { SessionKvTiers } from './node/session-kv.tiers.js';
 export { mapPattern, planCost, eCacheBytesPerToken, type PlanCost } from './droidspeak/reuse-plan.cost.js';
 export { serveReuse, type ReuseRequest, type ReusePolicy, type ReuseServerConfig, type ReuseRun } from './droidspeak/reuse.server.js';
+export { SwapInstanceSim } from './swap/swap-instance.sim.js';
+export { PriorityTrace, PRIORITY_PATTERNS, type PriorityPattern, type PriorityTraceOptions } from './swap/priority.trace.js';
+export { VLLM_SWAP, FASTSWITCH, type SwapMechanisms, type SwapConversation, type SwapTurn, type SwapInstanceConfig, type SwapRunResult } from './swap/swap-instance.types.js';

@@ -1,4 +1,4 @@
-import { BLOCK_TOKENS, ErrorCode, isMnemoError, MnemoError, planSwapRanges, type SwapGranularity, type SwapRange } from '@mnemo/kv-core';
+import { BLOCK_TOKENS, ErrorCode, isMnemoError, MnemoError, planSwapRanges, reusedSwapBlocks, type SwapGranularity, type SwapRange } from '@mnemo/kv-core';
 import { batchCopy, RANGE_FIELDS } from '@mnemo/native-cuda';
 import type { HeldKv, KvSwap, SwapHostCopies, SwapReport } from '../engine.interface.js';
 import { KvSwapSpace } from './kv-swap.space.js';
@@ -122,7 +122,7 @@ export class KvSwapper implements KvSwap {
         // Full blocks of the last copy are unchanged on the device (KV is append-only); its partial tail is not.
         // The per-block baseline copies everything again, into the host memory it already holds (vLLM's
         // preallocated CPU blocks: no allocation cost, no reuse).
-        const from = this.granularity === 'grouped' && prev && prev.tokens <= tokens ? Math.floor(prev.tokens / BLOCK_TOKENS) : 0;
+        const from = this.granularity === 'grouped' ? reusedSwapBlocks(prev?.tokens, tokens) : 0;
         const held = prev ? undefined : this.hold(s, tokens);
         const copy = space.reserve(seqId, physical.length, held && { kv: held, blocks: held.until / BLOCK_TOKENS });
         if (!copy) {

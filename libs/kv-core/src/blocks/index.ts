@@ -16,4 +16,4 @@ export { StagedChunkSet, type StageRank } from './staged-chunk.set.js';
 export { FreeRunIndex } from './free-run.index.js';
 export { KvBlockLedger, type LedgerAppend, type DeviceChunkEvent, type ChunkContent, type StagingCounters } from './kv-block.ledger.js';
 export { SequenceBlockTable, type AppendPlan, type BlockSource } from './sequence-block-table.js';
-export { planSwapRanges, type SwapRange, type SwapGranularity } from './swap.ranges.js';
+export { planSwapRanges, countSwapRanges, reusedSwapBlocks, type SwapRange, type SwapGranularity } from './swap.ranges.js';

@@ -1,4 +1,4 @@
-import { planSwapRanges } from './swap.ranges.js';
+import { countSwapRanges, planSwapRanges, reusedSwapBlocks } from './swap.ranges.js';
 
 const r = (deviceBlock: number, segment: number, segmentBlock: number, offset: number, length: number) => ({ deviceBlock, segment, segmentBlock, offset, length });
 
@@ -24,5 +24,30 @@ describe(planSwapRanges.name, () => {
     ['a block that does not split into layers', () => planSwapRanges([0], 0, 1, 6, 2, 'grouped')],
   ])('rejects %s', (_name, act) => {
     expect(act).toThrow(RangeError);
+  });
+});
+
+describe(reusedSwapBlocks.name, () => {
+  it.each([
+    ['no host copy', undefined, 40, 0],
+    ['the full blocks of the last copy', 40, 70, 2],
+    ['a copy of whole blocks', 48, 48, 3],
+    ['a copy longer than the sequence: other content', 50, 40, 0],
+  ])('%s', (_name, copied, tokens, blocks) => {
+    expect(reusedSwapBlocks(copied, tokens, 16)).toBe(blocks);
+  });
+});
+
+describe(countSwapRanges.name, () => {
+  it.each([
+    ['one group', [4, 5, 6, 7], 0, 8],
+    ['a gap', [4, 5, 9, 10], 0, 8],
+    ['out of order', [5, 4], 0, 8],
+    ['a segment boundary', [0, 1, 2, 3], 0, 3],
+    ['reuse', [0, 1, 2, 3], 2, 8],
+    ['nothing new', [0, 1], 2, 8],
+    ['a boundary after the reused part', [7, 8, 9, 10, 11], 1, 2],
+  ])('counts what planSwapRanges cuts: %s', (_name, physical, from, segmentBlocks) => {
+    for (const g of ['grouped', 'per-block'] as const) expect(countSwapRanges(physical, from, segmentBlocks, 2, g)).toBe(planSwapRanges(physical, from, segmentBlocks, 8, 2, g).length);
   });
 });

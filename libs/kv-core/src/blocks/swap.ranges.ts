@@ -1,3 +1,5 @@
+import { BLOCK_TOKENS } from '../keys/chunk.constants.js';
+
 /** How swap copies are cut: FastSwitch's group-sized runs, or vLLM's one copy per block, layer and K/V. */
 export type SwapGranularity = 'grouped' | 'per-block';
 
@@ -50,4 +52,28 @@ export function planSwapRanges(
     b = e;
   }
   return out;
+}
+
+/**
+ * Logical blocks a swap-out can leave out because the sequence's host copy still holds them
+ * (FastSwitch §3.3): the full blocks of the last copy, `copiedTokens` long, are unchanged on the
+ * device — KV is append-only — while its partial tail is not. None without a copy, or when the
+ * copy is longer than the sequence (it belongs to other content: start over).
+ */
+export function reusedSwapBlocks(copiedTokens: number | undefined, tokens: number, blockTokens: number = BLOCK_TOKENS): number {
+  if (copiedTokens === undefined || copiedTokens > tokens) return 0;
+  return Math.floor(copiedTokens / blockTokens);
+}
+
+/**
+ * How many copies {@link planSwapRanges} would cut for the same blocks, without building them:
+ * what a caller that only prices the copies (calls × dispatch + bytes / bandwidth) needs.
+ */
+export function countSwapRanges(physical: readonly number[], from: number, segmentBlocks: number, layers: number, granularity: SwapGranularity): number {
+  if (!Number.isInteger(segmentBlocks) || segmentBlocks < 1) throw new RangeError(`segmentBlocks must be a positive integer, got ${segmentBlocks}`);
+  if (from >= physical.length) return 0;
+  if (granularity === 'per-block') return (physical.length - from) * 2 * layers;
+  let n = 1;
+  for (let e = from + 1; e < physical.length; e++) if (physical[e] !== physical[e - 1]! + 1 || e % segmentBlocks === 0) n++;
+  return n;
 }

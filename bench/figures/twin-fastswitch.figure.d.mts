@@ -1,0 +1,1 @@
+export function figure(r: object): Record<string, unknown>;

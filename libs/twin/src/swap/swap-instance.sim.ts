@@ -1,0 +1,365 @@
+import {
+  admissionKinds,
+  blocksFor,
+  DEFAULT_SWAP_IN,
+  DeviceBlockManager,
+  FairPriorityRanker,
+  nodeIterationInput,
+  PendingSwapIns,
+  planNodeIteration,
+  countSwapRanges,
+  reusedSwapBlocks,
+  SwapInPolicy,
+  tickRanker,
+  type NodeKvView,
+  type NodeSeq,
+} from '@mnemo/kv-core';
+import { call, EventQueue } from '../core/event.queue.js';
+import { kvBytesPerToken } from '../costs/hardware.tables.js';
+import { transferMs } from '../costs/transfer.port.js';
+import type { SwapConversation, SwapInstanceConfig, SwapRunResult } from './swap-instance.types.js';
+
+const BLOCK_TOKENS = 16;
+const POOL = 'm';
+
+/** One request (a conversation's turn) as the node holds it: kv-core's NodeSeq plus its timing. */
+interface Seq extends NodeSeq {
+  priority: number;
+  phase: 'waiting' | 'running' | 'swapping';
+  preempted: boolean;
+  swapped: boolean;
+  readonly conv: number;
+  readonly turn: number;
+  /** KV tokens written so far (the prompt once prefilled, plus one per decoded token). */
+  tokens: number;
+  generated: number;
+  readonly reply: number;
+  readonly arrivalMs: number;
+  lastTokenMs: number;
+  blocks: number[];
+  /** An asynchronous swap-in's copy ends at. */
+  doneAt: number;
+}
+
+/**
+ * One GPU serving conversations under preemptive priority scheduling with swap (FastSwitch §3–4),
+ * iteration by iteration in virtual time. Every decision is Mnemo's own kv-core code, the same the
+ * node-manager's batch loop and swap manager call: `nodeIterationInput` / `planNodeIteration` with
+ * the `FairPriorityRanker` (ranks refreshed every `updateEvery` iterations from the trace),
+ * `admissionKinds`, `tickRanker`; the `DeviceBlockManager` with or without block groups; copies cut
+ * by `planSwapRanges` (counted by `countSwapRanges`: one call per run, or vLLM's one per block, layer and K/V);
+ * `reusedSwapBlocks` for host copies; `SwapInPolicy` + `PendingSwapIns` for sync or async
+ * swap-in. What the twin adds is time: compute from the compute port, each copy as
+ * `calls × dispatch + bytes / bandwidth` on its direction of the link, and the bookkeeping of host
+ * memory (copies kept per conversation, least recently used given up first when room runs out).
+ */
+export class SwapInstanceSim {
+  private readonly q = new EventQueue();
+  private readonly mgr: DeviceBlockManager;
+  private readonly ranker: FairPriorityRanker;
+  private readonly policy = new SwapInPolicy(DEFAULT_SWAP_IN);
+  private readonly pending: PendingSwapIns<Seq>;
+  private readonly seqs = new Map<string, Seq>();
+  /** Host copies per conversation: tokens held, in least-recently-used order (Map order). */
+  private readonly copies = new Map<number, number>();
+  private hostBlocks = 0;
+  private readonly hostLimitBlocks: number;
+  private readonly blockBytes: number;
+  private h2dFreeAt = 0;
+  private arrivals = 0;
+  private iteration = 0;
+  private busy = false;
+  private readonly history: number[];
+  private readonly kv: NodeKvView;
+  private readonly out = {
+    ttftMs: [] as number[],
+    tbtMs: [] as number[],
+    swapOuts: 0,
+    swapOutBlocks: 0,
+    swapOutCalls: 0,
+    reusedBlocks: 0,
+    swapIns: 0,
+    swapInBlocks: 0,
+    asyncSwapIns: 0,
+    recomputes: 0,
+    switchStallMs: 0,
+    computeMs: 0,
+    groupedBlocks: 0,
+    groupedCalls: 0,
+  };
+
+  constructor(
+    private readonly c: SwapInstanceConfig,
+    private readonly conversations: readonly SwapConversation[],
+  ) {
+    this.mgr = new DeviceBlockManager(c.deviceBlocks, undefined, c.mechanisms.groups ? { groupBlocks: c.groupBlocks } : undefined);
+    // Ranks are the trace's levels, held still between updates: no aging, no token fairness.
+    this.ranker = new FairPriorityRanker({ updateEvery: c.updateEvery, agingIterations: Infinity, tokensPerLevel: Infinity });
+    this.pending = new PendingSwapIns(this.policy);
+    this.blockBytes = BLOCK_TOKENS * kvBytesPerToken(c.model);
+    this.hostLimitBlocks = Math.floor(c.hostBytes / this.blockBytes);
+    this.history = conversations.map(() => 0);
+    this.kv = {
+      decodeBlocks: (id) => (this.seqs.get(id)!.tokens % BLOCK_TOKENS === 0 ? 1 : 0),
+      exclusiveBlocks: (id) => this.seqs.get(id)!.blocks.length,
+      resumeBlocks: (id) => blocksFor(this.seqs.get(id)!.tokens),
+      admission: (id) => ({ blocks: blocksFor(this.seqs.get(id)!.promptTokens), sharing: false, deviceTokens: 0, restorableUntil: () => 0 }),
+    };
+  }
+
+  run(): SwapRunResult {
+    this.conversations.forEach((conv, i) => this.q.at(conv.arrivalMs, call((now) => this.arrive(i, 0, now))));
+    this.q.run();
+    const o = this.out;
+    return {
+      requests: this.arrivals,
+      ttftMs: o.ttftMs,
+      tbtMs: o.tbtMs,
+      iterations: this.iteration,
+      endMs: this.q.now,
+      swapOuts: o.swapOuts,
+      swapOutBlocks: o.swapOutBlocks,
+      swapOutCalls: o.swapOutCalls,
+      reusedBlocks: o.reusedBlocks,
+      swapIns: o.swapIns,
+      swapInBlocks: o.swapInBlocks,
+      asyncSwapIns: o.asyncSwapIns,
+      recomputes: o.recomputes,
+      switchStallMs: o.switchStallMs,
+      computeMs: o.computeMs,
+      blocksPerCall: o.groupedCalls > 0 ? o.groupedBlocks / o.groupedCalls : 0,
+    };
+  }
+
+  /**
+   * Turn `turn` of conversation `conv` arrives. vLLM 0.3.3, which FastSwitch builds on, has no
+   * prefix cache: the prompt is the whole history, computed again (only swap preemption keeps KV).
+   */
+  private arrive(conv: number, turn: number, now: number): void {
+    const t = this.conversations[conv]!.turns[turn]!;
+    const prompt = this.history[conv]! + t.userTokens;
+    const id = `c${conv}t${turn}`;
+    const base = this.c.trace.level(conv, Math.floor(this.iteration / this.c.updateEvery));
+    this.seqs.set(id, {
+      id, pool: POOL, priority: base, arrivalSeq: this.arrivals++, phase: 'waiting', paused: false, streamed: false, preempted: false, swapped: false,
+      promptTokens: prompt, conv, turn, tokens: 0, generated: 0, reply: t.replyTokens, arrivalMs: now, lastTokenMs: now, blocks: [], doneAt: 0,
+    });
+    this.kick(now);
+  }
+
+  private kick(now: number): void {
+    if (this.busy) return;
+    this.busy = true;
+    this.q.at(now, call((t) => this.step(t)));
+  }
+
+  /** One iteration (Algorithm 1's order): settle copies, plan, swap out, swap in, prefill, decode. */
+  private step(now: number): void {
+    let stall = 0;
+    // Step 1: asynchronous swap-ins whose copy ended are running again; those overdue are waited for.
+    for (const s of this.seqs.values()) if (s.phase === 'swapping' && s.doneAt <= now) this.settle(s);
+    for (const s of this.pending.startIteration()) {
+      stall = Math.max(stall, s.doneAt - now);
+      this.settle(s);
+    }
+    this.pending.dropSettled();
+    const input = nodeIterationInput(this.seqs.values(), this.kv, { maxBatch: this.c.maxBatch, maxPrefillTokens: this.c.maxPrefillTokens, kvAvailable: { [POOL]: this.mgr.numAvailable }, ranker: this.ranker });
+    const plan = planNodeIteration({ ...input, kvAvailable: input.kvAvailable ?? {} }, true);
+    if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) return this.idle(now, stall);
+
+    // Step 3 before 2: a swap-out's blocks are free only once its copy is done (waited for).
+    const outMs = this.swapOut(plan.preempt.map((id) => this.seqs.get(id)!));
+    stall += outMs;
+    const kinds = admissionKinds(plan.prefill.map((id) => this.seqs.get(id)!));
+    stall += this.swapIn(kinds.swappedIn, now + stall, plan.decode.length > 0);
+    let tokens = 0, attended = 0;
+    for (const s of [...kinds.fresh, ...kinds.recomputed]) {
+      const n = s.preempted ? s.tokens : s.promptTokens;
+      s.blocks = this.mgr.allocateFor(s.id, blocksFor(n)) ?? fail(`no blocks to admit ${s.id}`);
+      s.tokens = n;
+      s.phase = 'running';
+      s.preempted = false;
+      tokens += n;
+      attended += (n * (n + 1)) / 2;
+    }
+    let context = 0;
+    for (const id of plan.decode) {
+      const s = this.seqs.get(id)!;
+      if (s.tokens % BLOCK_TOKENS === 0) s.blocks.push(...(this.mgr.allocateFor(s.id, 1) ?? fail(`no block to decode ${s.id}`)));
+      context += s.tokens;
+    }
+    const prefills = kinds.fresh.length + kinds.recomputed.length;
+    const computeMs = this.c.compute.prefillMs(prefills, tokens, attended) + this.c.compute.decodeMs(plan.decode.length, context);
+    const end = now + stall + computeMs;
+    this.out.switchStallMs += stall;
+    this.out.computeMs += computeMs;
+    this.policy.recordIteration(stall + computeMs);
+
+    for (const s of [...kinds.fresh, ...kinds.recomputed]) if (!s.generated) this.emit(s, end);
+    for (const id of plan.decode) {
+      const s = this.seqs.get(id)!;
+      s.tokens++;
+      this.emit(s, end);
+    }
+    this.tick(plan, kinds.fresh);
+    this.q.at(end, call((t) => this.step(t)));
+  }
+
+  /** Nothing to plan: wait for the oldest asynchronous swap-in, else sleep until an arrival. */
+  private idle(now: number, stall: number): void {
+    this.out.switchStallMs += stall;
+    const oldest = this.pending.oldest();
+    if (oldest) {
+      this.out.switchStallMs += Math.max(0, oldest.doneAt - now - stall);
+      this.q.at(Math.max(now + stall, oldest.doneAt), call((t) => this.step(t)));
+      return;
+    }
+    if (stall > 0) {
+      this.q.at(now + stall, call((t) => this.step(t)));
+      return;
+    }
+    this.busy = false;
+  }
+
+  /** A token for `s` at `at`: its first is its TTFT, each later one a TBT; the last finishes it. */
+  private emit(s: Seq, at: number): void {
+    if (s.generated === 0) this.out.ttftMs.push(at - s.arrivalMs);
+    else this.out.tbtMs.push(at - s.lastTokenMs);
+    s.lastTokenMs = at;
+    if (++s.generated < s.reply) return;
+    this.mgr.release(s.blocks);
+    this.mgr.closeGroup(s.id);
+    this.seqs.delete(s.id);
+    this.ranker.forget(s.id);
+    const conv = this.conversations[s.conv]!;
+    this.history[s.conv] = s.promptTokens + s.reply;
+    if (!this.c.mechanisms.reuse) this.dropCopy(s.conv);
+    if (s.turn + 1 < conv.turns.length) this.q.at(at + conv.turns[s.turn]!.thinkMs, call((t) => this.arrive(s.conv, s.turn + 1, t)));
+    else {
+      this.dropCopy(s.conv);
+      this.c.trace.forget(s.conv);
+    }
+  }
+
+  /** Swaps the preempted sequences out in one synchronous batch; those the host has no room for are recomputed later. */
+  private swapOut(seqs: readonly Seq[]): number {
+    let calls = 0, bytes = 0;
+    for (const s of seqs) {
+      const held = this.c.mechanisms.reuse ? this.copies.get(s.conv) : undefined;
+      const from = reusedSwapBlocks(held, s.tokens);
+      if (this.makeRoom(s.conv, s.blocks.length)) {
+        const n = countSwapRanges(s.blocks, from, this.c.segmentBlocks, this.c.model.layers, this.granularity);
+        calls += n;
+        bytes += (s.blocks.length - from) * this.blockBytes;
+        this.out.swapOuts++;
+        this.out.swapOutBlocks += s.blocks.length - from;
+        this.out.reusedBlocks += from;
+        this.count(s.blocks.length - from, n);
+        this.copies.delete(s.conv);
+        this.copies.set(s.conv, s.tokens);
+        s.swapped = true;
+      } else {
+        this.out.recomputes++;
+        s.swapped = false;
+      }
+      this.mgr.release(s.blocks);
+      this.mgr.closeGroup(s.id);
+      s.blocks = [];
+      s.phase = 'waiting';
+      s.preempted = true;
+    }
+    this.out.swapOutCalls += calls;
+    return transferMs(this.c.link, calls, bytes);
+  }
+
+  /** Swaps admitted sequences in: one decision for the batch (as the node's SwapManager makes it); returns the stall. */
+  private swapIn(seqs: readonly Seq[], start: number, othersDecode: boolean): number {
+    if (seqs.length === 0) return 0;
+    let calls = 0, bytes = 0, blocks = 0;
+    for (const s of seqs) {
+      s.blocks = this.mgr.allocateFor(s.id, blocksFor(s.tokens)) ?? fail(`no blocks to swap ${s.id} in`);
+      const n = countSwapRanges(s.blocks, 0, this.c.segmentBlocks, this.c.model.layers, this.granularity);
+      calls += n;
+      bytes += s.blocks.length * this.blockBytes;
+      blocks += s.blocks.length;
+      this.count(s.blocks.length, n);
+      // vLLM frees its CPU blocks on swap-in; with reuse the copy stays valid for the next swap-out.
+      if (!this.c.mechanisms.reuse) this.dropCopy(s.conv);
+    }
+    this.out.swapIns += seqs.length;
+    this.out.swapInBlocks += blocks;
+    const ms = transferMs(this.c.link, calls, bytes);
+    const begin = Math.max(start, this.h2dFreeAt);
+    this.h2dFreeAt = begin + ms;
+    this.policy.recordSwap(blocks, ms);
+    const mode = this.policy.decide(this.c.mechanisms.asyncSwapIn ? 'adaptive' : 'sync', blocks, othersDecode);
+    if (mode === 'sync') {
+      for (const s of seqs) this.settle(s);
+      return this.h2dFreeAt - start;
+    }
+    this.out.asyncSwapIns += seqs.length;
+    for (const s of seqs) {
+      s.phase = 'swapping';
+      s.doneAt = this.h2dFreeAt;
+      this.pending.add(s);
+    }
+    return 0;
+  }
+
+  private settle(s: Seq): void {
+    s.phase = 'running';
+    s.preempted = false;
+    s.swapped = false;
+    this.pending.settle(s);
+  }
+
+  /** Host room for a copy of `blocks` blocks for `conv`: other conversations' idle copies go, least recently used first. */
+  private makeRoom(conv: number, blocks: number): boolean {
+    const need = (b: number) => b - blocksFor(this.copies.get(conv) ?? 0);
+    if (this.hostBlocks + need(blocks) <= this.hostLimitBlocks) return this.resize(conv, blocks);
+    const swappedOut = new Set<number>();
+    for (const s of this.seqs.values()) if (s.swapped || s.phase === 'swapping') swappedOut.add(s.conv);
+    for (const other of [...this.copies.keys()]) {
+      if (this.hostBlocks + need(blocks) <= this.hostLimitBlocks) break;
+      if (other !== conv && !swappedOut.has(other)) this.dropCopy(other);
+    }
+    return this.hostBlocks + need(blocks) <= this.hostLimitBlocks && this.resize(conv, blocks);
+  }
+
+  /** Accounts the copy's new size; the caller records its tokens. */
+  private resize(conv: number, blocks: number): true {
+    this.hostBlocks += blocks - blocksFor(this.copies.get(conv) ?? 0);
+    return true;
+  }
+
+  private dropCopy(conv: number): void {
+    const tokens = this.copies.get(conv);
+    if (tokens === undefined) return;
+    this.hostBlocks -= blocksFor(tokens);
+    this.copies.delete(conv);
+  }
+
+  private count(blocks: number, calls: number): void {
+    if (!this.c.mechanisms.groups || calls === 0) return;
+    this.out.groupedBlocks += blocks;
+    this.out.groupedCalls += calls;
+  }
+
+  private get granularity(): 'grouped' | 'per-block' {
+    return this.c.mechanisms.groups ? 'grouped' : 'per-block';
+  }
+
+  /** The ranker's bookkeeping, with the trace's levels as the API priorities at each update. */
+  private tick(plan: { decode: string[]; prefill: string[]; preempt: string[] }, fresh: readonly Seq[]): void {
+    this.iteration++;
+    if (this.iteration % this.c.updateEvery === 0) {
+      const update = this.iteration / this.c.updateEvery;
+      for (const s of this.seqs.values()) s.priority = this.c.trace.level(s.conv, update);
+    }
+    tickRanker(this.ranker, plan, fresh, this.seqs.values());
+  }
+}
+
+function fail(msg: string): never {
+  throw new Error(`swap twin: ${msg} (the plan promised the blocks)`);
+}

@@ -1,0 +1,64 @@
+import * as vl from 'vega-lite';
+import { figure } from '../../bench/figures/twin-fastswitch.figure.mjs';
+import { FASTSWITCH_SETUP, fastswitchConversations, fastswitchExperiment, runOnce } from './fastswitch.mjs';
+import { fastswitchRobustness } from './fastswitch-robustness.mjs';
+
+// A small configuration (seconds): 40 conversations drawn, the first 24 served, at twice the rate on a quarter of the KV so that they contend; two dispatch points.
+const small = { ...FASTSWITCH_SETUP, conversations: 40, runConversations: 24, requestsPerS: 2, kvScale: 0.25, dispatchMs: [0.0028, 0.117], frequencies: [0.04] };
+
+describe('FastSwitch on the twin', () => {
+  const run = fastswitchExperiment({ s: small });
+
+  it('writes the four headline keys at the derived dispatch, a curve over the dispatch, the other trace, the ablation and the load', () => {
+    for (const k of ['p99_ttft_ratio', 'p999_tbt_ratio', 'swap_out_reduction', 'switch_overhead_ratio'] as const) expect(typeof run.fastswitch[k]).toBe('number');
+    expect(run.curve.map((p) => p.dispatch_us)).toEqual([2.8, 117]);
+    expect(run.curve[1]!.p99_ttft_ratio).toBe(run.fastswitch.p99_ttft_ratio);
+    expect(run.by_trace.map((t) => t.pattern)).toEqual(['random']);
+    expect(Object.keys(run.ablation).sort()).toEqual(['async-only', 'groups-only', 'reuse-only']);
+    expect(run.load.requests_per_s).toBe(2 * small.requestsPerS);
+  });
+
+  it('swaps: vLLM cuts every block into layers × 2 copies, FastSwitch copies group runs and reuses host copies', () => {
+    const v = run.curve[1]!.vllm;
+    const f = run.curve[1]!.fastswitch;
+    expect(v.swap_outs).toBeGreaterThan(0);
+    expect(v.swap_out_calls).toBe(v.swap_out_blocks * 64);
+    expect(v.reused_blocks).toBe(0);
+    expect(f.swap_out_calls).toBeLessThan(f.swap_out_blocks);
+    expect(f.blocks_per_call).toBeGreaterThan(1);
+    expect(run.ablation['reuse-only']!.reused_blocks).toBeGreaterThan(0);
+  });
+
+  it("costs vLLM more switching time the dearer a call's dispatch, and is the same on every run", () => {
+    expect(run.curve[1]!.vllm.switch_stall_s).toBeGreaterThan(run.curve[0]!.vllm.switch_stall_s);
+    const convs = fastswitchConversations(small);
+    const again = runOnce({ system: 'vllm', dispatchMs: 0.117, pattern: 'markov', frequency: 0.04, s: small, convs });
+    expect(again).toEqual(run.curve[1]!.vllm);
+  });
+
+  it('draws conversations at the requested rate, each within the context', () => {
+    const convs = fastswitchConversations({ ...small, runConversations: 40 });
+    for (const c of convs) {
+      let history = 0;
+      for (const t of c.turns) {
+        history += t.userTokens + t.replyTokens;
+        expect(history).toBeLessThanOrEqual(small.contextTokens);
+      }
+    }
+    const requests = convs.reduce((a, c) => a + c.turns.length, 0);
+    expect(requests / (convs.at(-1)!.arrivalMs / 1000)).toBeGreaterThan(small.requestsPerS / 2);
+    expect(requests / (convs.at(-1)!.arrivalMs / 1000)).toBeLessThan(small.requestsPerS * 2);
+  });
+
+  it('compiles to a Vega-Lite spec with the paper points', () => {
+    const spec = figure(run);
+    expect(() => vl.compile(spec as never)).not.toThrow();
+    expect(JSON.stringify(spec)).toContain('paper 3.11');
+  });
+
+  it('reruns the headline keys with each hardware figure at ±20%', () => {
+    const r = fastswitchRobustness({ s: small, r: { conversations: 12, factors: [0.8, 1.2], parameters: ['pcie', 'dispatch'] } });
+    expect(r.rows.map((x) => `${x.parameter}@${x.factor}`)).toEqual(['none@1', 'pcie@0.8', 'pcie@1.2', 'dispatch@0.8', 'dispatch@1.2']);
+    expect(typeof r.targets_met_in_every_case).toBe('boolean');
+  });
+});
