@@ -215,6 +215,8 @@ export const BENCHMARKS = {
       ...['symphony', 'recompute', 'infercept', 'llmd'].flatMap((p) => [
         { path: `plans.${p}.best.instances`, what: `${p}: fewest instances (GPUs) meeting the SLO at the cheapest memory point (none: no configuration the search bounds reach)` },
         { path: `plans.${p}.best.cost_usd_per_hour`, what: `${p}: that configuration's cost, $/hour` },
+        { path: `plans.${p}.full_size_check.meets`, what: `${p}: the whole cluster at that configuration (every instance and user, not a cell) meets the SLO too` },
+        { path: `plans.${p}.full_size_check.ttft_p99_ms`, what: `${p}: the whole cluster's P99 TTFT, ms` },
       ]),
       { path: 'search.twin_runs', what: 'twin runs the search made, all policies' },
       { path: 'process_wall_s', what: 'wall seconds of the whole command on this machine (2 shared cores)', target: { op: '<=', value: 300 } },

@@ -31,6 +31,8 @@ export const PLAN_RUN = {
   cellInstances: 4,
   /** …grown past one node where that would leave fewer users than this: P99 over too few requests is their maximum. */
   minCellUsers: 128,
+  /** The best configuration found on a cell is run whole once, up to this many users (a run's cost grows with them). */
+  fullCheckMaxUsers: 512,
   /** Where the instance search starts: users ÷ this (the symphony experiment's A100s held ~32 users each within its TPOT SLO). */
   usersPerInstanceStart: 32,
   maxInstances: 256,
@@ -68,9 +70,21 @@ export function planHardware({ gpu, model, instances, hostGb, ssdTb }) {
   };
 }
 
-/** A cached twin evaluator of one policy: the cache key is what the policy uses (InferCept has no SSD tier). */
+/** One twin run of `users` on `instances` (no cell): the summary a plan reads, and whether it meets `slo`. */
+function twinRun({ policy, users, instances, gpu, model, hostGb, ssdTb, slo, o, base, now }) {
+  const started = now();
+  const { sessions } = paperSessions({ ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression }, users * 40, base);
+  const hw = planHardware({ gpu, model, instances, hostGb, ssdTb });
+  const config = gpuCluster(hw, policy, { users, rampMs: o.rampMs, seed: o.seed, tenant: `plan-${policy}` });
+  const s = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
+  const tpotOk = slo.tpotMs === null || (s.tpot_mean_ms !== null && s.tpot_mean_ms <= slo.tpotMs);
+  const meets = s.failed === 0 && s.ttft_p99_ms !== null && s.ttft_p99_ms <= slo.ttftMs && tpotOk;
+  const summary = { simulated: { instances, users }, requests: s.requests, failed: s.failed, ttft_p99_ms: s.ttft_p99_ms, ttft_mean_ms: s.ttft_mean_ms, tpot_mean_ms: s.tpot_mean_ms, prefix_hit_rate: s.prefix_hit_rate, pool_evictions: s.pool_evictions, wall_s: round((now() - started) / 1000, 1) };
+  return { meets, p99: s.ttft_p99_ms, tpotOk, summary };
+}
+
+/** A cached twin evaluator of one policy, each candidate run as its cell: the cache key is what the policy uses (InferCept has no SSD tier). */
 export function twinEvaluator({ policy, users, gpu, model, slo, o = PLAN_RUN, base, now = () => performance.now(), onRun = () => {} }) {
-  const workload = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
   const tiers = SERVING_SYSTEMS[policy].tiers;
   const cache = new Map();
   return ({ instances, hostGb, ssdTb }) => {
@@ -78,15 +92,7 @@ export function twinEvaluator({ policy, users, gpu, model, slo, o = PLAN_RUN, ba
     const cellUsers = Math.max(1, Math.round((users * cell) / instances));
     const key = [cell, cellUsers, tiers.includes('host') ? hostGb : '-', tiers.includes('ssd') ? ssdTb : '-'].join('|');
     if (cache.has(key)) return { ...cache.get(key), reused: true };
-    const started = now();
-    const { sessions } = paperSessions(workload, cellUsers * 40, base);
-    const hw = planHardware({ gpu, model, instances: cell, hostGb, ssdTb });
-    const config = gpuCluster(hw, policy, { users: cellUsers, rampMs: o.rampMs, seed: o.seed, tenant: `plan-${policy}` });
-    const s = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
-    const tpotOk = slo.tpotMs === null || (s.tpot_mean_ms !== null && s.tpot_mean_ms <= slo.tpotMs);
-    const meets = s.failed === 0 && s.ttft_p99_ms !== null && s.ttft_p99_ms <= slo.ttftMs && tpotOk;
-    const summary = { simulated: { instances: cell, users: cellUsers }, requests: s.requests, failed: s.failed, ttft_p99_ms: s.ttft_p99_ms, ttft_mean_ms: s.ttft_mean_ms, tpot_mean_ms: s.tpot_mean_ms, prefix_hit_rate: s.prefix_hit_rate, pool_evictions: s.pool_evictions, wall_s: round((now() - started) / 1000, 1) };
-    const r = { meets, p99: s.ttft_p99_ms, tpotOk, summary };
+    const r = twinRun({ policy, users: cellUsers, instances: cell, gpu, model, hostGb, ssdTb, slo, o, base, now });
     cache.set(key, r);
     onRun({ policy, instances, hostGb, ssdTb, ...r });
     return r;
@@ -104,11 +110,23 @@ function searchShape({ users }, o) {
 
 const sloOf = ({ gpu, model, sloTtftMs, sloTpotMs }, o) => ({ ttftMs: sloTtftMs, tpotMs: sloTpotMs === null ? defaultTpotSloMs({ gpu, model }, o) : sloTpotMs });
 
-/** One policy's plan (a worker thread's task): `emit` hears each twin run as it ends. */
+/**
+ * One policy's plan (a worker thread's task): `emit` hears each twin run as it ends. Where the
+ * best configuration was run as a cell, it is run once more whole — every instance, every user,
+ * up to `fullCheckMaxUsers` — and `full_size_check` says whether the whole cluster meets the SLO.
+ */
 export function planOnePolicy({ q, policy, o = PLAN_RUN }, emit = () => {}) {
   const base = baseSessions({ ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression });
-  const evaluate = twinEvaluator({ policy, users: q.users, gpu: q.gpu, model: q.model, slo: sloOf(q, o), o, base, onRun: emit });
-  return planPolicy({ gpu: q.gpu, evaluate, base: o.base, floorGain: o.floorGain, ...searchShape(q, o) });
+  const slo = sloOf(q, o);
+  const now = () => performance.now();
+  const evaluate = twinEvaluator({ policy, users: q.users, gpu: q.gpu, model: q.model, slo, o, base, now, onRun: emit });
+  const plan = planPolicy({ gpu: q.gpu, evaluate, base: o.base, floorGain: o.floorGain, ...searchShape(q, o) });
+  const b = plan.best;
+  if (!b || b.instances <= o.cellInstances) return plan;
+  if (q.users > o.fullCheckMaxUsers) return { ...plan, full_size_check: { skipped: `over ${o.fullCheckMaxUsers} users a whole-cluster run takes minutes here` } };
+  const r = twinRun({ policy, users: q.users, instances: b.instances, gpu: q.gpu, model: q.model, hostGb: b.host_gb, ssdTb: b.ssd_tb, slo, o, base, now });
+  emit({ policy, instances: b.instances, hostGb: b.host_gb, ssdTb: b.ssd_tb, check: true, ...r });
+  return { ...plan, full_size_check: { ...r.summary, meets: r.meets } };
 }
 
 /**
@@ -133,6 +151,7 @@ export async function capacityPlan(q, { o = PLAN_RUN, onRun = () => {}, onPolicy
       grid: { host_gb_per_node: o.hostGbGrid, ssd_tb_per_node: o.ssdTbGrid },
       run: { ...o, measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`, cell: `clusters over ${o.cellInstances} instances run as a cell of ${o.cellInstances} (more where that leaves under ${o.minCellUsers} users) with its share of the users` },
       twin_runs: Object.values(plans).reduce((a, p) => a + p.tried.filter((t) => t.ran && !t.reused).length, 0),
+      whole_cluster_checks: Object.values(plans).filter((p) => p.full_size_check && !p.full_size_check.skipped).length,
     },
     cost_model: costModel(),
     workers: Math.min(workers ?? poolWorkers(), policies.length),
@@ -142,11 +161,12 @@ export async function capacityPlan(q, { o = PLAN_RUN, onRun = () => {}, onPolicy
 
 /** The table an operator reads, one row per policy. */
 export function planTable(result) {
-  const head = ['policy', 'instances', 'nodes', 'host GB/node', 'SSD TB/node', '$/hour', 'P99 TTFT ms', 'mean TPOT ms', 'runs'];
+  const head = ['policy', 'instances', 'nodes', 'host GB/node', 'SSD TB/node', '$/hour', 'P99 TTFT ms', 'mean TPOT ms', 'runs', 'whole cluster'];
+  const whole = (c) => (!c ? 'as run' : c.skipped ? 'not run' : `${c.meets ? 'meets' : 'misses'} (${c.ttft_p99_ms} / ${c.tpot_mean_ms} ms)`);
   const rows = Object.entries(result.plans).map(([policy, p]) => {
     const b = p.best;
     const runs = String(p.tried.filter((t) => t.ran && !t.reused).length);
-    return b ? [policy, b.instances, b.nodes, b.host_gb, b.ssd_tb, b.cost_usd_per_hour.toFixed(2), b.ttft_p99_ms, b.tpot_mean_ms, runs].map(String) : [policy, 'none', '', '', '', '', '', '', runs];
+    return b ? [policy, b.instances, b.nodes, b.host_gb, b.ssd_tb, b.cost_usd_per_hour.toFixed(2), b.ttft_p99_ms, b.tpot_mean_ms, runs, whole(p.full_size_check)].map(String) : [policy, 'none', '', '', '', '', '', '', runs, ''];
   });
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r) => r.map((c, i) => (i ? c.padStart(width[i]) : c.padEnd(width[i]))).join('  ');

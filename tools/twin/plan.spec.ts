@@ -133,6 +133,15 @@ describe('npm run twin -- plan: cost and search', () => {
     expect(plan.reason).toMatch(/floor/);
   });
 
+  it("tells in the table whether the whole cluster met the SLO where the search ran a cell", () => {
+    const best = { instances: 8, nodes: 2, host_gb: 256, ssd_tb: 4, cost_usd_per_hour: 40, ttft_p99_ms: 900, tpot_mean_ms: 19, requests: 300 };
+    const plan = (check?: object) => ({ best, reason: null, tried: [], ...(check ? { full_size_check: check } : {}) });
+    const table = planTable({ plans: { symphony: plan({ meets: false, ttft_p99_ms: 2600, tpot_mean_ms: 21 }), llmd: plan(), recompute: plan({ skipped: 'too many users' }) } } as never);
+    expect(table).toMatch(/symphony .* misses \(2600 \/ 21 ms\)/);
+    expect(table).toMatch(/llmd .* as run/);
+    expect(table).toMatch(/recompute .* not run/);
+  });
+
   it('runs a tiny plan on the twin in seconds, the best point one that met', async () => {
     const o = { ...PLAN_RUN, rampMs: 500, warmMs: 2000, untilMs: 5000, thinkCompression: 60, cellInstances: 2, minCellUsers: 4, usersPerInstanceStart: 3, maxInstances: 4, hostGbGrid: [256], ssdTbGrid: [4] };
     const q = { users: 6, model: 'llama-3.1-8b', gpu: 'H100', sloTtftMs: 60_000, sloTpotMs: 1000, policies: ['symphony'] };
