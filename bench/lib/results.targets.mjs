@@ -213,12 +213,14 @@ export const BENCHMARKS = {
     what: "Capacity plan on the twin (npm run twin -- plan; the README's example): for N closed-loop users of Symphony's experiment, the cheapest instances, host GB and SSD TB per node at which each serving system meets a P99 TTFT and a mean TPOT SLO, by a bounded search of short twin runs; cost from labelled list prices (docs/twin.md, Capacity planning)",
     keys: [
       ...['symphony', 'recompute', 'infercept', 'llmd'].flatMap((p) => [
-        { path: `plans.${p}.best.instances`, what: `${p}: fewest instances (GPUs) meeting the SLO at the cheapest memory point (none: no configuration the search bounds reach)` },
+        { path: `plans.${p}.best.instances`, what: `${p}: fewest instances (GPUs) at which the whole cluster (every instance and user) meets the SLO, at the cells' memory point (none: cannot meet it)` },
         { path: `plans.${p}.best.cost_usd_per_hour`, what: `${p}: that configuration's cost, $/hour` },
-        { path: `plans.${p}.full_size_check.meets`, what: `${p}: the whole cluster at that configuration (every instance and user, not a cell) meets the SLO too` },
-        { path: `plans.${p}.full_size_check.ttft_p99_ms`, what: `${p}: the whole cluster's P99 TTFT, ms` },
+        { path: `plans.${p}.best.ttft_p99_ms`, what: `${p}: the whole cluster's P99 TTFT there, ms` },
+        { path: `plans.${p}.slice_estimate.instances`, what: `${p}: the cells' estimate of the fewest instances, before the whole-cluster runs` },
+        { path: `plans.${p}.ttft_floor_ms`, what: `${p}: P99 TTFT floor, ms: the P99 over the workload's requests of each one's uncached prefill on an idle GPU (no instance count goes under it)` },
       ]),
-      { path: 'search.twin_runs', what: 'twin runs the search made, all policies' },
+      { path: 'search.twin_runs', what: 'cell runs the search made, all policies' },
+      { path: 'search.whole_cluster_runs', what: 'whole-cluster runs verifying and stepping up the answers, all policies' },
       { path: 'process_wall_s', what: 'wall seconds of the whole command on this machine (2 shared cores)', target: { op: '<=', value: 300 } },
     ],
   },

@@ -44,7 +44,10 @@ export interface PolicyPlan {
   best: { instances: number; nodes: number; host_gb: number; ssd_tb: number; cost_usd_per_hour: number; ttft_p99_ms: number | null; tpot_mean_ms: number | null; requests: number } | null;
   reason: string | null;
   tried: Tried[];
-  full_size_check?: { meets?: boolean; skipped?: string; ttft_p99_ms?: number | null; tpot_mean_ms?: number | null; requests?: number };
+  /** The cells' answer, before the whole-cluster verification. */
+  slice_estimate?: PolicyPlan['best'];
+  ttft_floor_ms?: number;
+  verification?: { whole_cluster: boolean; meets?: boolean; why?: string; runs?: ({ instances: number; meets: boolean; ttft_p99_ms?: number | null; tpot_mean_ms?: number | null; requests?: number })[] };
 }
 export interface PlanResult {
   question: { users: number; model: string; gpu: string; slo: { ttft_p99_ms: number; tpot_mean_ms: number; tpot_is_default: boolean }; policies: string[] };

@@ -7,8 +7,9 @@ import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { gpuCluster, SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
 import { paperRun, round } from './paper-run.mjs';
 import { baseSessions, PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
-import { costModel, PLAN_PRICES } from './plan.cost.mjs';
+import { costModel, hourlyCost, nodesFor, PLAN_PRICES } from './plan.cost.mjs';
 import { planPolicy } from './plan.search.mjs';
+import { ttftFloorMs, verifyWhole } from './plan.verify.mjs';
 import { poolWorkers, runPool } from './run-pool.mjs';
 
 const GiB = 1024 ** 3;
@@ -31,7 +32,7 @@ export const PLAN_RUN = {
   cellInstances: 4,
   /** …grown past one node where that would leave fewer users than this: P99 over too few requests is their maximum. */
   minCellUsers: 128,
-  /** The best configuration found on a cell is run whole once, up to this many users (a run's cost grows with them). */
+  /** The best configuration found on a cell is verified on whole-cluster runs up to this many users (a run's cost grows with them). */
   fullCheckMaxUsers: 512,
   /** Where the instance search starts: users ÷ this (the symphony experiment's A100s held ~32 users each within its TPOT SLO). */
   usersPerInstanceStart: 32,
@@ -111,22 +112,33 @@ function searchShape({ users }, o) {
 const sloOf = ({ gpu, model, sloTtftMs, sloTpotMs }, o) => ({ ttftMs: sloTtftMs, tpotMs: sloTpotMs === null ? defaultTpotSloMs({ gpu, model }, o) : sloTpotMs });
 
 /**
- * One policy's plan (a worker thread's task): `emit` hears each twin run as it ends. Where the
- * best configuration was run as a cell, it is run once more whole — every instance, every user,
- * up to `fullCheckMaxUsers` — and `full_size_check` says whether the whole cluster meets the SLO.
+ * One policy's plan (a worker thread's task): `emit` hears each twin run as it ends. The cells'
+ * answer is an estimate (`slice_estimate`): where it was run as a cell, it is run whole — every
+ * instance, every user, up to `fullCheckMaxUsers` — at the memory point chosen and stepped up on
+ * whole runs until it meets (plan.verify.mjs); `best` is the verified answer, `verification` its runs.
  */
 export function planOnePolicy({ q, policy, o = PLAN_RUN }, emit = () => {}) {
   const base = baseSessions({ ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression });
   const slo = sloOf(q, o);
   const now = () => performance.now();
   const evaluate = twinEvaluator({ policy, users: q.users, gpu: q.gpu, model: q.model, slo, o, base, now, onRun: emit });
-  const plan = planPolicy({ gpu: q.gpu, evaluate, base: o.base, floorGain: o.floorGain, ...searchShape(q, o) });
-  const b = plan.best;
-  if (!b || b.instances <= o.cellInstances) return plan;
-  if (q.users > o.fullCheckMaxUsers) return { ...plan, full_size_check: { skipped: `over ${o.fullCheckMaxUsers} users a whole-cluster run takes minutes here` } };
-  const r = twinRun({ policy, users: q.users, instances: b.instances, gpu: q.gpu, model: q.model, hostGb: b.host_gb, ssdTb: b.ssd_tb, slo, o, base, now });
-  emit({ policy, instances: b.instances, hostGb: b.host_gb, ssdTb: b.ssd_tb, check: true, ...r });
-  return { ...plan, full_size_check: { ...r.summary, meets: r.meets } };
+  const shape = searchShape(q, o);
+  const plan = planPolicy({ gpu: q.gpu, evaluate, base: o.base, floorGain: o.floorGain, ...shape });
+  const s = plan.best;
+  const floor = ttftFloorMs(base, planHardware({ gpu: q.gpu, model: q.model, instances: 1, hostGb: 0, ssdTb: 0 }));
+  const out = { ...plan, slice_estimate: s, ttft_floor_ms: floor };
+  if (!s || s.instances <= o.cellInstances) return { ...out, verification: { whole_cluster: false, why: s ? 'the cell was the whole cluster' : 'no cell met the SLO' } };
+  if (q.users > o.fullCheckMaxUsers) return { ...out, best: null, reason: `not verified: over ${o.fullCheckMaxUsers} users a whole-cluster run takes minutes here`, verification: { whole_cluster: false, why: 'too many users to run whole' } };
+  const g = { hostGb: s.host_gb, ssdTb: s.ssd_tb };
+  const run = (instances) => {
+    const r = twinRun({ policy, users: q.users, instances, gpu: q.gpu, model: q.model, ...g, slo, o, base, now });
+    emit({ policy, instances, ...g, check: true, ...r });
+    return r;
+  };
+  const v = verifyWhole(run, { start: s.instances, max: shape.max, floorGain: o.floorGain, floorMs: floor, sloTtftMs: slo.ttftMs });
+  const met = v.runs.find((r) => r.instances === v.instances);
+  const best = met ? { instances: met.instances, host_gb: g.hostGb, ssd_tb: g.ssdTb, cost_usd_per_hour: round(hourlyCost({ gpu: q.gpu, instances: met.instances, ...g })), nodes: nodesFor(met.instances), ttft_p99_ms: met.ttft_p99_ms, tpot_mean_ms: met.tpot_mean_ms, requests: met.requests } : null;
+  return { ...out, best, reason: v.reason, verification: { whole_cluster: true, meets: best !== null, runs: v.runs } };
 }
 
 /**
@@ -151,7 +163,8 @@ export async function capacityPlan(q, { o = PLAN_RUN, onRun = () => {}, onPolicy
       grid: { host_gb_per_node: o.hostGbGrid, ssd_tb_per_node: o.ssdTbGrid },
       run: { ...o, measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`, cell: `clusters over ${o.cellInstances} instances run as a cell of ${o.cellInstances} (more where that leaves under ${o.minCellUsers} users) with its share of the users` },
       twin_runs: Object.values(plans).reduce((a, p) => a + p.tried.filter((t) => t.ran && !t.reused).length, 0),
-      whole_cluster_checks: Object.values(plans).filter((p) => p.full_size_check && !p.full_size_check.skipped).length,
+      verify: `the cells' answer run whole at its memory point; where it misses, instances doubled on whole runs until one meets, then bisected; a policy is reported unable to meet the SLO where the SLO is under its ttft_floor_ms, where doubling cuts whole-cluster P99 TTFT by less than ${o.floorGain * 100}%, or at ${max} instances`,
+      whole_cluster_runs: Object.values(plans).reduce((a, p) => a + (p.verification.runs?.length ?? 0), 0),
     },
     cost_model: costModel(),
     workers: Math.min(workers ?? poolWorkers(), policies.length),
@@ -159,14 +172,16 @@ export async function capacityPlan(q, { o = PLAN_RUN, onRun = () => {}, onPolicy
   };
 }
 
-/** The table an operator reads, one row per policy. */
+/** The table an operator reads, one row per policy: the verified answer beside the cells' estimate. */
 export function planTable(result) {
-  const head = ['policy', 'instances', 'nodes', 'host GB/node', 'SSD TB/node', '$/hour', 'P99 TTFT ms', 'mean TPOT ms', 'runs', 'whole cluster'];
-  const whole = (c) => (!c ? 'as run' : c.skipped ? 'not run' : `${c.meets ? 'meets' : 'misses'} (${c.ttft_p99_ms} / ${c.tpot_mean_ms} ms)`);
+  const head = ['policy', 'instances', 'nodes', 'host GB/node', 'SSD TB/node', '$/hour', 'P99 TTFT ms', 'mean TPOT ms', 'cell estimate', 'floor ms', 'runs'];
   const rows = Object.entries(result.plans).map(([policy, p]) => {
     const b = p.best;
-    const runs = String(p.tried.filter((t) => t.ran && !t.reused).length);
-    return b ? [policy, b.instances, b.nodes, b.host_gb, b.ssd_tb, b.cost_usd_per_hour.toFixed(2), b.ttft_p99_ms, b.tpot_mean_ms, runs, whole(p.full_size_check)].map(String) : [policy, 'none', '', '', '', '', '', '', runs, ''];
+    const e = p.slice_estimate;
+    const runs = `${p.tried.filter((t) => t.ran && !t.reused).length} + ${p.verification?.runs?.length ?? 0} whole`;
+    const est = e ? `${e.instances} (${e.ttft_p99_ms} ms)` : 'none';
+    const floor = String(p.ttft_floor_ms ?? '');
+    return (b ? [policy, b.instances, b.nodes, b.host_gb, b.ssd_tb, b.cost_usd_per_hour.toFixed(2), b.ttft_p99_ms, b.tpot_mean_ms, est, floor, runs] : [policy, 'cannot meet', '', '', '', '', '', '', est, floor, runs]).map(String);
   });
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r) => r.map((c, i) => (i ? c.padStart(width[i]) : c.padEnd(width[i]))).join('  ');

@@ -13,7 +13,7 @@ export async function runPlan(question) {
   const log = process.stdout.isTTY ? (line) => bars.log(`${line}\n`) : (line) => console.log(line);
   const onRun = (r) => {
     const s = r.summary;
-    log(`  ${r.check ? 'whole-cluster check: ' : ''}${r.policy} ${r.instances} instances, ${r.hostGb} GB + ${r.ssdTb} TB a node (ran ${s.simulated.instances} with ${s.simulated.users} users): P99 TTFT ${fmt(s.ttft_p99_ms)} ms, mean TPOT ${fmt(s.tpot_mean_ms)} ms over ${s.requests} requests → ${r.meets ? 'meets' : 'misses'} (${s.wall_s} s)`);
+    log(`  ${r.check ? 'whole cluster: ' : 'cell: '}${r.policy} ${r.instances} instances, ${r.hostGb} GB + ${r.ssdTb} TB a node (ran ${s.simulated.instances} with ${s.simulated.users} users): P99 TTFT ${fmt(s.ttft_p99_ms)} ms, mean TPOT ${fmt(s.tpot_mean_ms)} ms over ${s.requests} requests → ${r.meets ? 'meets' : 'misses'} (${s.wall_s} s)`);
   };
   const onPolicy = (policy) => bar.update(++done, { label: `${policy} planned` });
   const result = await capacityPlan(question, { onRun, onPolicy });
@@ -21,6 +21,6 @@ export async function runPlan(question) {
   bars.stop();
   console.log(`\nusers ${question.users}, ${question.model} on ${question.gpu}, SLO P99 TTFT ≤ ${result.question.slo.ttft_p99_ms} ms, mean TPOT ≤ ${result.question.slo.tpot_mean_ms} ms${result.question.slo.tpot_is_default ? ' (default)' : ''}:`);
   console.log(planTable(result));
-  console.log(`${result.search.twin_runs} twin runs and ${result.search.whole_cluster_checks} whole-cluster checks in ${result.wall_s} s`);
+  console.log(`${result.search.twin_runs} cell runs and ${result.search.whole_cluster_runs} whole-cluster runs in ${result.wall_s} s`);
   return result;
 }

@@ -1,0 +1,75 @@
+// The plan's whole-cluster verification, apart from the twin. A cell (plan.search.mjs) sees too few
+// of the workload's rare very long sessions to set the P99, so the cell's answer is only an
+// estimate: it is run whole, and stepped up on whole runs until it meets the SLO or cannot.
+import { rooflineCompute } from '@mnemo/twin';
+
+/**
+ * Fewest instances, from the cell's answer `start`, at which `run(n)` (a whole-cluster run) meets.
+ * Doubling from `start` until one meets, then bisecting between the last miss and the first meet.
+ * Stops with a reason instead where the SLO is under `floorMs` (no count of instances lowers P99
+ * TTFT below it), where doubling cuts P99 TTFT by less than `floorGain` while TPOT is met (the rule
+ * the cell search applies), or at `max`. Returns { instances (null: cannot meet), reason, runs }.
+ */
+export function verifyWhole(run, { start, max, floorGain, floorMs = 0, sloTtftMs }) {
+  const runs = [];
+  const seen = new Map();
+  const at = (n) => {
+    if (!seen.has(n)) {
+      const r = run(n);
+      seen.set(n, r);
+      runs.push({ instances: n, ...r.summary, meets: r.meets });
+    }
+    return seen.get(n);
+  };
+  let prev = { n: start, r: at(start) };
+  if (prev.r.meets) return { instances: start, reason: null, runs };
+  if (floorMs > sloTtftMs) return { instances: null, reason: `P99 TTFT cannot fall under ${floorMs} ms (the uncached prefill floor, ttft_floor_ms) at any size: the SLO is under it`, runs };
+  let hi = null;
+  while (hi === null) {
+    if (prev.n >= max) return { instances: null, reason: `misses the SLO on the whole cluster at ${max} instances, the search's bound`, runs };
+    const n = Math.min(max, prev.n * 2);
+    const r = at(n);
+    if (r.meets) hi = n;
+    else if (r.tpotOk && r.p99 !== null && prev.r.p99 !== null && r.p99 > prev.r.p99 * (1 - floorGain))
+      return { instances: null, reason: `whole cluster: P99 TTFT ${r.p99} ms at ${n} instances, ${prev.r.p99} ms at ${prev.n}: the SLO is under this policy's floor at this load`, runs };
+    else prev = { n, r };
+  }
+  let lo = prev.n;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (at(mid).meets) hi = mid;
+    else lo = mid;
+  }
+  return { instances: hi, reason: null, runs };
+}
+
+const quantile = (xs, p) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a[Math.max(0, Math.ceil(p * a.length) - 1)];
+};
+
+/**
+ * A lower bound on P99 TTFT at any number of instances: each request's prefill of the tokens no
+ * cache can hold — the first turn's document and message (the system prompt is shared), a later
+ * turn's new message and paste, every earlier turn taken as cached — on an idle GPU of `hw`, then
+ * that time's `p` quantile over the workload's requests (each request's TTFT is at least its own,
+ * so the quantile of TTFTs is at least theirs). Turns the client would not send (past
+ * `maxContext`) are left out, as closed-loop.users.ts leaves them.
+ */
+export function ttftFloorMs(sessions, hw, { p = 0.99, maxContext = hw.maxContext } = {}) {
+  const c = rooflineCompute(hw.gpu, hw.model, hw.efficiency);
+  const times = [];
+  for (const s of sessions) {
+    let history = s.system.length + s.doc.length;
+    for (let t = 0; t < s.turns.length; t++) {
+      const turn = s.turns[t];
+      const prompt = history + turn.user.length;
+      if (prompt + turn.reply >= maxContext) break;
+      const fresh = t === 0 ? prompt - s.system.length : turn.user.length;
+      const before = prompt - fresh;
+      times.push(c.prefillMs(1, fresh, fresh * before + (fresh * (fresh + 1)) / 2));
+      history = prompt + turn.reply;
+    }
+  }
+  return Math.round(quantile(times, p) * 10) / 10;
+}
