@@ -1,4 +1,4 @@
-export const FASTSWITCH_SETUP: Record<string, unknown> & { conversations: number; runConversations: number; contextTokens: number; requestsPerS: number; dispatchMs: number[]; frequencies: number[]; patterns: string[] };
+export const FASTSWITCH_SETUP: Record<string, unknown> & { seed: number; curveSeeds: number; conversations: number; runConversations: number; contextTokens: number; requestsPerS: number; dispatchMs: number[]; frequencies: number[]; patterns: string[] };
 export const SYSTEMS: Record<string, { groups: boolean; asyncSwapIn: boolean; reuse: boolean }>;
 export const PAPER: Record<string, number | number[]>;
 export const TARGETS: Record<string, number>;
@@ -37,7 +37,7 @@ export function round(x: number, d?: number): number;
 export function fastswitchExperiment(o?: { s?: object; progress?: (i: number, n: number, label: string) => void }): {
   setup: Record<string, unknown> & { derived_dispatch_us: number };
   fastswitch: FastswitchRatios & Record<string, unknown>;
-  curve: Array<FastswitchRatios & { dispatch_us: number; vllm: FastswitchRun; fastswitch: FastswitchRun }>;
+  curve: Array<FastswitchRatios & { dispatch_us: number; vllm: FastswitchRun; fastswitch: FastswitchRun; by_seed: Array<FastswitchRatios & { seed: number }> }>;
   by_trace: Array<FastswitchRatios & { pattern: string; frequency: number }>;
   ablation: Record<string, FastswitchRun & FastswitchRatios>;
   load: FastswitchRatios & { requests_per_s: number };

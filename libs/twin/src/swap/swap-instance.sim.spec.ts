@@ -73,6 +73,11 @@ describe(SwapInstanceSim.name, () => {
     expect(reuse.swapOutBlocks).toBe(plain.swapOutBlocks - reuse.reusedBlocks);
   });
 
+  it('refuses a request that could never fit the device alone (it would be swapped out and in for ever)', () => {
+    const sut = new SwapInstanceSim(config(VLLM_SWAP), [{ arrivalMs: 0, turns: [{ userTokens: 12 * 16, replyTokens: 1, thinkMs: 0 }] }]);
+    expect(() => sut.run()).toThrow(RangeError);
+  });
+
   it('is deterministic, and FastSwitch runs with every mechanism on', () => {
     const a = new SwapInstanceSim(config(FASTSWITCH), clash).run();
     expect(new SwapInstanceSim(config(FASTSWITCH), clash).run()).toEqual(a);

@@ -138,6 +138,8 @@ export class SwapInstanceSim {
   private arrive(conv: number, turn: number, now: number): void {
     const t = this.conversations[conv]!.turns[turn]!;
     const prompt = this.history[conv]! + t.userTokens;
+    // One that could never fit alone would be swapped out and in for ever (vLLM refuses it by max_model_len).
+    if (blocksFor(prompt + t.replyTokens) > this.c.deviceBlocks) throw new RangeError(`conversation ${conv} turn ${turn}: ${prompt + t.replyTokens} tokens do not fit ${this.c.deviceBlocks} device blocks`);
     const id = `c${conv}t${turn}`;
     const base = this.c.trace.level(conv, Math.floor(this.iteration / this.c.updateEvery));
     this.seqs.set(id, {
