@@ -215,6 +215,15 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
   const load = { requests_per_s: loadSetup.requestsPerS, conversations: loadConvs.length, arrival_span_s: round(loadConvs[loadConvs.length - 1].arrivalMs / 1000, 1), vllm: lv, fastswitch: lf, ...ratios(lv, lf) };
   progress(total, total, 'done');
   const requests = convs.reduce((a, c) => a + c.turns.length, 0);
+  // Each turn's prompt is the whole history plus what the user adds (no prefix cache in vLLM 0.3.3).
+  const promptTokens = convs.reduce((a, c) => {
+    let history = 0;
+    return a + c.turns.reduce((sum, t) => {
+      const prompt = history + t.userTokens;
+      history = prompt + t.replyTokens;
+      return sum + prompt;
+    }, 0);
+  }, 0);
   return {
     setup: {
       ...s,
@@ -222,8 +231,9 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
       derived_dispatch_us: round(derived * 1000, 1),
       dispatch_band_us: dispatchBandMs().map((d) => round(d * 1000, 1)),
       device_kv_blocks: hardware(s).deviceBlocks,
+      device_kv_tokens: hardware(s).deviceBlocks * 16,
       pcie_gb_per_s: round(hardware(s).pcie.bytesPerMs / 1e6, 2),
-      workload: { conversations: convs.length, requests, mean_turns: round(requests / convs.length, 2), arrival_span_s: round(convs[convs.length - 1].arrivalMs / 1000, 1) },
+      workload: { conversations: convs.length, requests, mean_turns: round(requests / convs.length, 2), mean_prompt_tokens: Math.round(promptTokens / requests), arrival_span_s: round(convs[convs.length - 1].arrivalMs / 1000, 1) },
     },
     fastswitch: {
       p99_ttft_ratio: at.p99_ttft_ratio,
