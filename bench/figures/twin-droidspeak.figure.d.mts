@@ -1,1 +1,1 @@
-export function figure(r: Record<string, any>): Record<string, unknown>;
+export function figure(r: Record<string, unknown>): Record<string, unknown>;
