@@ -15,6 +15,9 @@ const DOWN_MS = TEST_NODE_TIMEOUT_MS + 1500;
 /** ~600 byte-tokens each: two whole chunks per prompt, so the KV directory has something to rebuild. */
 const prompts = Array.from({ length: 6 }, (_, i) => `Request ${i}: ${'the journal keeps what the store acknowledged, and a restart must not lose it. '.repeat(8)}`.slice(0, 600));
 
+/** Aborted in afterAll: no request of this suite outlives its cluster (a failed assertion leaves probes behind). */
+const leftovers = new AbortController();
+
 interface Outcome {
   status: number;
   text: string;
@@ -35,7 +38,7 @@ function streamCompletion(base: string, prompt: string, maxTokens = MAX_TOKENS):
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: MODEL, prompt, max_tokens: maxTokens, temperature: 0, stream: true }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS + 10_000),
+      signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS + 10_000), leftovers.signal]),
     });
     const out: Outcome = { status: res.status, text: '', done: false, ms: 0 };
     if (res.status !== 200) {
@@ -92,6 +95,7 @@ describe('NATS restarted under load', () => {
   let cluster: Cluster;
   let base: string;
   const reference = new Map<string, string>();
+  let recovery: Promise<number> | undefined;
 
   beforeAll(async () => {
     nats = await startNats();
@@ -112,6 +116,8 @@ describe('NATS restarted under load', () => {
     }
   });
   afterAll(async () => {
+    leftovers.abort();
+    await recovery?.catch(() => undefined);
     await cluster?.stop();
     await nats?.stop();
   });
@@ -131,7 +137,7 @@ describe('NATS restarted under load', () => {
     const late = { prompt: prompts[0]!, ...streamCompletion(base, prompts[0]!) };
     // Meanwhile, how soon new requests are served again: a probe every 250 ms (none waits for the
     // one before), until one sent has been served; recovery is when the first such was sent.
-    const recovery = (async () => {
+    recovery = (async () => {
       const probes: Array<Promise<number | undefined>> = [];
       let served = false;
       while (!served && probes.length < 40) {
@@ -143,7 +149,7 @@ describe('NATS restarted under load', () => {
             served ||= ok;
             if (process.env.ITEST_VERBOSE) process.stderr.write(`probe sent at +${sentAt - restarted} ms: ${ok ? 'served' : JSON.stringify(o.error ?? o.status)}\n`);
             return ok ? (sentAt - restarted) / 1000 : undefined;
-          }),
+          }, () => undefined),
         );
         await new Promise((r) => setTimeout(r, 250));
       }
@@ -177,7 +183,7 @@ describe('NATS restarted under load', () => {
     expect(completed).toBeGreaterThanOrEqual(prompts.length / 2);
 
     // Services reconnected by themselves: new requests are served.
-    const recoveredS = await recovery;
+    const recoveredS = await recovery!;
     process.stderr.write(`[nats-restart] serving again ${recoveredS.toFixed(1)} s after the kill (down ${DOWN_MS} ms)\n`);
     expect(recoveredS).toBeLessThan(DOWN_MS / 1000 + 15);
 

@@ -65,6 +65,11 @@ export interface FailoverMetrics {
   gap(seconds: number): void;
 }
 
+/** Continuations that found no scheduler or node yet and waited to try again. */
+export interface RedispatchMetrics {
+  retried(): void;
+}
+
 /** Counts events held for clients that have not read them yet, over all requests. */
 export interface BufferGauge {
   inc(n?: number): void;
@@ -77,6 +82,8 @@ export class InferMetrics {
   readonly bufferedEvents: Gauge;
 
   readonly failover: FailoverMetrics;
+
+  readonly redispatch: RedispatchMetrics;
 
   constructor(@Inject(ServiceMetrics) private readonly metrics: ServiceMetrics) {
     this.bufferedEvents = new Gauge({
@@ -97,6 +104,12 @@ export class InferMetrics {
       registers: [metrics.registry],
     });
     this.failover = { counted: (outcome) => failovers.inc({ outcome }), gap: (s) => gap.observe(s) };
+    const retries = new Counter({
+      name: 'mnemo_gateway_failover_retries_total',
+      help: 'Times a continuation found no scheduler or node to take it (NATS restarting, nodes re-registering) and waited to try again',
+      registers: [metrics.registry],
+    });
+    this.redispatch = { retried: () => retries.inc() };
   }
 
   start(operation: InferOperation): InferTimer {

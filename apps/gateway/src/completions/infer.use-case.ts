@@ -14,6 +14,7 @@ import { InferMetrics, outcomeOf } from './infer.metrics.js';
 import { InferRun } from './infer.run.js';
 import { InferWatch, type Continuation, type FailoverDeps } from './infer.watch.js';
 import { buildPrompt } from './prompt.builder.js';
+import { redispatchUntilPlaced } from './redispatch.retry.js';
 
 /**
  * The inference pipeline, shared by REST chat, REST completions and gRPC Infer: model
@@ -67,10 +68,20 @@ export class InferUseCase {
         maxFailovers: this.config.failoverRetries,
         metrics: this.metrics.failover,
         // The same request (id, inbox, deadline) with the streamed tokens as prompt and the sampler that far in.
+        // A NATS restart can leave no scheduler or node to take it for a few seconds: waited out within the deadline.
         redispatch: (plan: Continuation, lastAttempt: number) =>
-          this.scheduler.schedule(
-            request(plan.tokens, chunkKeys(model.id, command.tenant, plan.tokens), { ...sampling, maxTokens: plan.maxTokens, drawOffset: plan.drawOffset }, lastAttempt),
-            Math.max(1, deadline - Date.now()),
+          redispatchUntilPlaced(
+            () =>
+              this.scheduler.schedule(
+                request(plan.tokens, chunkKeys(model.id, command.tenant, plan.tokens), { ...sampling, maxTokens: plan.maxTokens, drawOffset: plan.drawOffset }, lastAttempt),
+                Math.max(1, deadline - Date.now()),
+              ),
+            deadline,
+            signal,
+            (code, delayMs, retries) => {
+              this.metrics.redispatch.retried();
+              log.warn('continuation not placed yet: retrying', { code, delayMs, retries });
+            },
           ),
       };
       // Subscribe before scheduling: the node may publish its first token before the scheduler replies.

@@ -1,2 +1,3 @@
 export * from './stream-continuation.js';
 export * from './node-incarnation.js';
+export * from './redispatch-backoff.js';
