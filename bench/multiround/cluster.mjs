@@ -141,6 +141,8 @@ export async function runConfig(name, { system, missed = 0, spurious = 0, nodeEn
     // KV bytes pulled between nodes (peer restores and prefetches), where the nodes export those counters.
     let movedBytes = 0;
     const kv = { peerRestoredTokens: 0, tierRestoredTokens: 0, restoreFailures: 0, peerBlockedS: 0, prefetchedBytes: 0, promoted: { staged: 0, used: 0, purged: 0, unstaged: 0 } };
+    // Where a request's time goes on its node (from arrival there): queued, and to its first token. The client's TTFT less these is the path outside the nodes.
+    const onNode = { ttftSumS: 0, ttftCount: 0, queueSumS: 0, queueCount: 0 };
     for (const n of nodes) {
       const text = await (await fetch(`http://127.0.0.1:${n.port}/metrics`)).text();
       // Every verified pull, by a restore or an advisory prefetch (prefetch bytes are a part of it).
@@ -154,9 +156,13 @@ export async function runConfig(name, { system, missed = 0, spurious = 0, nodeEn
       kv.promoted.used += counter(text, 'mnemo_kv_prefetch_promoted_used_total');
       kv.promoted.purged += counter(text, 'mnemo_kv_prefetch_promoted_purged_total');
       kv.promoted.unstaged += counter(text, 'mnemo_kv_prefetch_promoted_unstaged_total');
+      onNode.ttftSumS += counter(text, 'mnemo_time_to_first_token_seconds_sum');
+      onNode.ttftCount += counter(text, 'mnemo_time_to_first_token_seconds_count');
+      onNode.queueSumS += counter(text, 'mnemo_node_queue_seconds_sum');
+      onNode.queueCount += counter(text, 'mnemo_node_queue_seconds_count');
     }
     const loadAverage = { before: round(loadBefore, 1), after: round(os.loadavg()[0], 1) };
-    return { results, wallS, load: [...load].map(([id, s]) => [id, s.sum / Math.max(1, s.n)]), adv, schedMetrics, movedBytes, kv, loadAverage };
+    return { results, wallS, load: [...load].map(([id, s]) => [id, s.sum / Math.max(1, s.n)]), adv, schedMetrics, movedBytes, kv, onNode, loadAverage };
   } finally {
     hb.unsubscribe();
     await nc.close();

@@ -87,8 +87,21 @@ export function passFigures(r) {
     tpot_p50_ms: round(percentile(tpot, 50)),
     tpot_p99_ms: round(percentile(tpot, 99)),
     imbalance_max_over_median: imbalance(r.load).max_over_median,
+    ...(r.onNode ? { time_on_node: onNodeFigures(r.onNode, ttft) } : {}),
     load_average: r.loadAverage,
   };
+}
+
+/**
+ * Mean ms a request spent queued on its node and from arriving there to its first token, and what
+ * the client's mean TTFT adds to the latter: the path outside the nodes (client, NATS, scheduler,
+ * dispatch, the first token's way back). Means, so the split is exact over the same requests.
+ */
+function onNodeFigures(n, ttft) {
+  const mean = (sumS, count) => (count > 0 ? round((sumS * 1000) / count, 2) : null);
+  const nodeTtft = mean(n.ttftSumS, n.ttftCount);
+  const client = ttft.reduce((a, b) => a + b, 0) / ttft.length;
+  return { queue_mean_ms: mean(n.queueSumS, n.queueCount), ttft_mean_ms: nodeTtft, outside_nodes_mean_ms: nodeTtft === null ? null : round(client - nodeTtft, 2) };
 }
 
 export function summarize(r) {

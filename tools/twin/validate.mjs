@@ -64,6 +64,13 @@ function mechanisms(mr, name, runs) {
     restored_from_local_tiers_tokens: { live: perPass(l?.restored_tokens?.from_local_tiers), twin: med((r) => r.restored_tokens.from_local_tiers) },
     tpot_p50_ms: { live: l?.tpot_p50_ms ?? null, twin: med((r) => r.tpot_p50_ms) },
     routing_share: { live: share(l?.routing), twin: share(runs[0]?.routing) },
+    // Where TTFT goes: queued on the node, arrival there to the first token, and the path outside the nodes (live: mean over passes that recorded it).
+    time_on_node: Object.fromEntries(
+      ['queue_mean_ms', 'ttft_mean_ms', 'outside_nodes_mean_ms'].map((k) => {
+        const xs = mr.passes.map((p) => p[name]?.time_on_node?.[k]).filter((x) => typeof x === 'number');
+        return [k, { live: xs.length ? round(mean(xs), 2) : null, twin: med((r) => r.time_on_node?.[k] ?? null) }];
+      }),
+    ),
   };
 }
 

@@ -36,7 +36,7 @@ export class TwinNode {
   private readonly step: TwinEvent = { fire: (now) => this.advance(now) };
   /** Priority scheduling only: effective ranks (kv-core FairPriorityRanker). */
   private readonly ranker?: FairPriorityRanker;
-  readonly counters = { iterations: 0, prefills: 0, decodes: 0, preemptions: 0, planMisses: 0, cachedTokens: 0, promptTokens: 0, blockedMs: 0, busyMs: 0 };
+  readonly counters = { iterations: 0, prefills: 0, decodes: 0, preemptions: 0, planMisses: 0, cachedTokens: 0, promptTokens: 0, blockedMs: 0, busyMs: 0, queuedMs: 0, queued: 0, firstTokenMs: 0, firstTokens: 0 };
 
   constructor(
     readonly config: TwinNodeConfig,
@@ -178,6 +178,11 @@ export class TwinNode {
     }
     const admitted = plan.prefill.map((id) => this.seqs.get(id)!);
     for (const s of admitted) s.phase = 'running';
+    // As the live node's mnemo_node_queue_seconds: arrival to the iteration that admits it (a requeued one again).
+    for (const s of admitted) {
+      this.counters.queuedMs += now - s.arrivedAt;
+      this.counters.queued++;
+    }
     const kinds = admissionKinds(admitted);
     this.fresh = kinds.fresh;
     this.recomputed = kinds.recomputed;
@@ -332,6 +337,9 @@ export class TwinNode {
     s.generated++;
     if (s.firstTokenAt === undefined) {
       s.firstTokenAt = now;
+      // As the live node's mnemo_time_to_first_token_seconds: arrival on the node to the first token.
+      this.counters.firstTokenMs += now - s.arrivedAt;
+      this.counters.firstTokens++;
       this.net.firstToken(s, now);
     }
     if (s.generated >= s.request.maxTokens) this.finish(s, now);

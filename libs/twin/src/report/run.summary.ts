@@ -22,6 +22,8 @@ export interface RunSummary {
   readonly preemptions: number;
   readonly blocked_ms: number;
   readonly events: number;
+  /** Means over every node, ms: queued on the node, arrival there to the first token, and what the client's TTFT adds (the path outside the nodes). */
+  readonly time_on_node: { readonly queue_mean_ms: number | null; readonly ttft_mean_ms: number | null; readonly outside_nodes_mean_ms: number | null };
 }
 
 export function summarizeRun(c: TwinCluster): RunSummary {
@@ -50,5 +52,23 @@ export function summarizeRun(c: TwinCluster): RunSummary {
     preemptions: sum((n) => n.counters.preemptions),
     blocked_ms: round(sum((n) => n.counters.blockedMs), 1)!,
     events: c.events.fired,
+    time_on_node: timeOnNode(c, ttft),
   };
+}
+
+/** The live benchmark's split of TTFT (bench/multiround/summary.mjs onNodeFigures), from the nodes' counters. */
+function timeOnNode(c: TwinCluster, ttft: readonly number[]): RunSummary['time_on_node'] {
+  let queued = 0;
+  let queuedMs = 0;
+  let firsts = 0;
+  let firstMs = 0;
+  for (const n of c.nodes) {
+    queued += n.counters.queued;
+    queuedMs += n.counters.queuedMs;
+    firsts += n.counters.firstTokens;
+    firstMs += n.counters.firstTokenMs;
+  }
+  const onNode = firsts > 0 ? firstMs / firsts : null;
+  const client = ttft.length ? ttft.reduce((a, b) => a + b, 0) / ttft.length : null;
+  return { queue_mean_ms: round(queued > 0 ? queuedMs / queued : null, 2), ttft_mean_ms: round(onNode, 2), outside_nodes_mean_ms: round(onNode !== null && client !== null ? client - onNode : null, 2) };
 }

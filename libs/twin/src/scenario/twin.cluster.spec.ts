@@ -60,6 +60,15 @@ describe(TwinCluster.name, () => {
     expect(run(SERVING_SYSTEMS.symphony, 2).c.users.results).not.toEqual(a.c.users.results);
   });
 
+  it('splits TTFT as the live benchmark does: on the node, and the NATS hops outside it', () => {
+    const t = run(SERVING_SYSTEMS.recompute).s.time_on_node;
+    // Outside the nodes: client → scheduler, scheduler → node, first token → client, each a NATS draw (0.3–2 ms here).
+    expect(t.outside_nodes_mean_ms).toBeGreaterThanOrEqual(3 * 0.3);
+    expect(t.outside_nodes_mean_ms).toBeLessThanOrEqual(3 * 2);
+    expect(t.ttft_mean_ms!).toBeGreaterThan(t.queue_mean_ms!);
+    expect(t.queue_mean_ms).toBeGreaterThanOrEqual(0);
+  });
+
   it('routes by each system\'s policy (kv-core route reasons) and reuses the sessions\' KV', () => {
     const sym = run(SERVING_SYSTEMS.symphony).s;
     expect(Object.keys(sym.routing).sort()).toEqual(expect.arrayContaining(['cheapest']));
