@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { isMnemoError, redispatchDelay, type RedispatchBackoff } from '@mnemo/kv-core';
 import type { Placement } from '../nats/scheduler.client.js';
 
@@ -26,15 +27,11 @@ export async function redispatchUntilPlaced(
 }
 
 /** False when `signal` aborted first. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (slept: boolean) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', aborted);
-      resolve(slept);
-    };
-    const aborted = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal.addEventListener('abort', aborted, { once: true });
-  });
+async function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await delay(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
 }
