@@ -210,7 +210,8 @@ async function advise(nc, tenant, sessionId, typeMs, counts) {
   }
 }
 
-async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens) {
+/** One request as the benchmark's users send it: to the scheduler over NATS, its tokens streamed back to an inbox. */
+export async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens) {
   const stream = tokenStream(nc);
   const request = {
     requestId: `${requestId}-${Math.random().toString(36).slice(2, 8)}`,

@@ -15,6 +15,7 @@ import { linkFromTwoPoints } from '@mnemo/twin';
 import { startNats } from '../infra/index.mjs';
 import { measurePeerPulls } from './peer-link.mjs';
 import { measureNodeCpu } from './node-cpu.mjs';
+import { measureRequestPath, nodeDecodePath, nodePathFit, quantile } from './request-path.mjs';
 import { CLUSTER, kvEnv } from '../../bench/multiround/cluster.mjs';
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 
@@ -214,8 +215,11 @@ export async function calibrate({ log = console.log } = {}) {
     const native = await nativeLinks(dir);
     log('calibrate: peer pulls through two sim nodes (a minute or two)…');
     const peer = await peerLink(nats.url, dir);
+    log('calibrate: the request path through a scheduler and a sim node…');
+    const path = await measureRequestPath({ natsUrl: nats.url, nodeEnv: (id) => kvEnv(dir, id, SERVING_SYSTEMS.symphony), dataDir: dir, log });
+    const nodePath = nodePathFit(path.node, cpu.export_ms_per_chunk);
     return {
-      method: 'microbenchmarks on this machine (never fitted to an end-to-end TTFT of the validated workload): NATS publish→delivery across two connections; setTimeout overshoot over 2–20 ms waits; setImmediate turns; CPU of chunk keys + protobuf per request (client, node) and of a symphony route (scheduler); a sim chunk export; the node’s batch loop per prefill and decode iteration (BatchScheduler over a zero-cost sim engine, token events encoded); CPU and copies at the 10th percentile of many repetitions; native transfers at 1 and 64 segments (host ↔ buffer, SSD ↔ host); host-pool layer loads with their CRC and row check; peer pulls through two real sim node-managers at 4 and 16 chunks with no priced PCIe link',
+      method: 'microbenchmarks on this machine (never fitted to an end-to-end TTFT of the validated workload): NATS publish→delivery across two connections; setTimeout overshoot over 2–20 ms waits; setImmediate turns; CPU of chunk keys + protobuf per request (client, node) and of a symphony route (scheduler); a sim chunk export; the node’s batch loop per prefill and decode iteration (BatchScheduler over a zero-cost sim engine, token events encoded); CPU and copies at the 10th percentile of many repetitions; native transfers at 1 and 64 segments (host ↔ buffer, SSD ↔ host); host-pool layer loads with their CRC and row check; peer pulls through two real sim node-managers at 4 and 16 chunks with no priced PCIe link; the request path timed whole on an idle cluster (a scheduler and one sim node-manager, zero compute, fresh prompts of 16–1,024 tokens sent as the benchmark sends them): outside the node as a distribution, the node’s part as a line through the 25th percentiles less the chunk exports, and its decode step as the 25th percentile of the time per output token less a loop turn',
       overheads: {
         nats_ms: nats_ms.map(r3),
         timer_lag_ms: timer_lag_ms.map(r3),
@@ -229,6 +233,13 @@ export async function calibrate({ log = console.log } = {}) {
         decode_cpu_ms: r3(node.decode_base_ms),
         decode_cpu_ms_per_seq: r3(node.decode_ms_per_seq),
         node_cpu_points_ms: Object.fromEntries(Object.entries(node.points).map(([k, v]) => [k, r3(v)])),
+        request_path_ms: path.outside.map(r3),
+        request_path_p50_ms: r3(quantile(path.outside, 0.5)),
+        node_prefill_path_ms: r3(nodePath.baseMs),
+        node_prefill_path_ms_per_ktoken: r3(nodePath.msPerKToken),
+        node_decode_path_ms: r3(nodeDecodePath(path.tpot, loop_turn_ms)),
+        node_decode_path_tpot_samples_ms: path.tpot.map(r3),
+        node_prefill_path_samples_ms: Object.fromEntries(Object.entries(path.node).map(([k, xs]) => [`${k}_tokens`, xs.map(r3)])),
       },
       links: {
         host_load: { dispatch_ms: r3(native.host_load.dispatchMs), bytes_per_ms: native.host_load.bytesPerMs, points: native.host_load.points, source: 'native transfer host pool → buffer with CRC32C, plus the sim engine\'s check of the rows (one layer load), 1 and 64 segments' },

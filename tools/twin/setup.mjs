@@ -23,10 +23,12 @@ export function measuredCosts(cal) {
       scheduleMs: o.schedule_ms,
       admitMsPerKToken: o.admit_ms_per_ktoken,
       exportMsPerChunk: o.export_ms_per_chunk,
-      prefillCpuMs: o.prefill_cpu_ms ?? 0,
-      prefillCpuMsPerKToken: o.prefill_cpu_ms_per_ktoken ?? 0,
-      decodeCpuMs: o.decode_cpu_ms ?? 0,
+      // The node's time for a prefill and a decode step timed whole where the calibration has them (tools/twin/request-path.mjs), else its batch loop's CPU alone.
+      prefillCpuMs: o.node_prefill_path_ms ?? o.prefill_cpu_ms ?? 0,
+      prefillCpuMsPerKToken: o.node_prefill_path_ms_per_ktoken ?? o.prefill_cpu_ms_per_ktoken ?? 0,
+      decodeCpuMs: o.node_decode_path_ms ?? o.decode_cpu_ms ?? 0,
       decodeCpuMsPerSeq: o.decode_cpu_ms_per_seq ?? 0,
+      ...(Array.isArray(o.request_path_ms) && o.request_path_ms.length > 0 ? { requestPathMs: new Distribution(o.request_path_ms) } : {}),
     },
   };
 }

@@ -27,6 +27,13 @@ export interface ServiceOverheads {
   /** Node CPU of a decode iteration outside the engine's modelled time: per call and per sequence, ms. */
   readonly decodeCpuMs: number;
   readonly decodeCpuMsPerSeq: number;
+  /**
+   * The path of a request outside the node, timed whole (client, hops, scheduler, the dispatch's
+   * decode and admission, the first token event back) on an idle cluster, ms. Where given it
+   * replaces the sum of its parts for a request's first dispatch: the parts were timed apart and
+   * leave out what happens between them.
+   */
+  readonly requestPathMs?: Distribution;
 }
 
 /** No overheads: the modelled hardware alone (capacity planning on dedicated machines). */

@@ -69,6 +69,16 @@ describe(TwinCluster.name, () => {
     expect(t.queue_mean_ms).toBeGreaterThanOrEqual(0);
   });
 
+  it('charges a timed request path whole in place of its parts: the path outside the nodes is what was measured', () => {
+    // A path of 9 ms, longer than anything its parts could add up to here (three hops of at most 2 ms).
+    const timed: MeasuredCosts = { ...measured, overheads: { ...measured.overheads, requestPathMs: Distribution.constant(9) } };
+    const c = new TwinCluster(multiroundCluster(setup, SERVING_SYSTEMS.recompute, timed, { seed: 1, tenant: 'spec' }), sessions);
+    c.run();
+    const t = summarizeRun(c).time_on_node;
+    expect(t.outside_nodes_mean_ms).toBeCloseTo(9, 6);
+    expect(run(SERVING_SYSTEMS.recompute).s.time_on_node.outside_nodes_mean_ms).toBeLessThan(6);
+  });
+
   it('routes by each system\'s policy (kv-core route reasons) and reuses the sessions\' KV', () => {
     const sym = run(SERVING_SYSTEMS.symphony).s;
     expect(Object.keys(sym.routing).sort()).toEqual(expect.arrayContaining(['cheapest']));

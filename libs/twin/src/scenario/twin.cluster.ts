@@ -34,6 +34,10 @@ interface InFlight {
   readonly done: (r: InferOutcome) => void;
   firstAt?: number;
   node?: string;
+  /** The first dispatch reaches its node no sooner than this (the timed request path less the token event's hop). */
+  readonly pathArriveAt?: number;
+  /** The first token event's hop back to the client, drawn with the request path. */
+  readonly tokenHopMs?: number;
 }
 
 /**
@@ -107,7 +111,9 @@ export class TwinCluster implements TwinNodeNet {
       keys: new PromptKeys(this.config.model, this.config.tenant, prompt, this.lastKeys.get(sessionId)),
     };
     const sentAt = this.events.now;
-    this.inFlight.set(request.id, { request, sentAt, done });
+    const path = o.requestPathMs?.draw(this.rng);
+    const tokenHopMs = path === undefined ? undefined : this.nats();
+    this.inFlight.set(request.id, { request, sentAt, done, ...(path === undefined ? {} : { pathArriveAt: sentAt + path - tokenHopMs!, tokenHopMs }) });
     const arrive = sentAt + (o.clientMsPerKToken * prompt.length) / 1000 + this.nats() + o.scheduleMs;
     this.events.at(arrive, call((now) => this.schedule(request, new Set(), 1, now)));
   }
@@ -135,16 +141,21 @@ export class TwinCluster implements TwinNodeNet {
       return;
     }
     request.kvSources = d.kvSources;
-    this.toNode(d.nodeId, (node, at) => {
-      const o = this.config.costs.overheads;
-      const admitAt = at + (o.admitMsPerKToken * request.tokens.length) / 1000;
+    const admit = (node: TwinNode, admitAt: number) =>
       this.events.at(admitAt, call((t) => {
         const outcome = node.admit(request, t);
         const f = this.inFlight.get(request.id);
         if (f && outcome === 'admitted') f.node = node.id;
         this.events.at(t + this.nats(), call((back) => this.answered(request, d, outcome, skipped, attempt, back)));
       }));
-    });
+    const pathArriveAt = attempt === 1 ? this.inFlight.get(request.id)?.pathArriveAt : undefined;
+    if (pathArriveAt !== undefined) {
+      // The timed path already holds the hop to the node and its admission work.
+      const node = this.byId.get(d.nodeId);
+      if (node) admit(node, Math.max(now, pathArriveAt));
+      return;
+    }
+    this.toNode(d.nodeId, (node, at) => admit(node, at + (this.config.costs.overheads.admitMsPerKToken * request.tokens.length) / 1000));
   }
 
   private answered(request: TwinRequest, d: TwinDispatch, outcome: ReturnType<TwinNode['admit']>, skipped: Set<string>, attempt: number, now: number): void {
@@ -173,7 +184,7 @@ export class TwinCluster implements TwinNodeNet {
 
   firstToken(seq: TwinSeq, now: number): void {
     const f = this.inFlight.get(seq.id);
-    if (f) f.firstAt = now + this.nats();
+    if (f) f.firstAt = now + (f.tokenHopMs ?? this.nats());
   }
 
   finished(seq: TwinSeq, now: number): void {
