@@ -243,7 +243,7 @@ export async function calibrate({ log = console.log } = {}) {
       },
       links: {
         host_load: { dispatch_ms: r3(native.host_load.dispatchMs), bytes_per_ms: native.host_load.bytesPerMs, points: native.host_load.points, source: 'native transfer host pool → buffer with CRC32C, plus the sim engine\'s check of the rows (one layer load), 1 and 64 segments' },
-        peer: { dispatch_ms: r3(peer.dispatchMs), bytes_per_ms: peer.bytesPerMs, measured_ms: peer.measured_ms, source: 'peer pull (gRPC layer streams, three in flight) between two sim node-managers at 4 and 16 chunks, zero compute: extra TTFT over prompts that restore nothing, 25th percentiles of 9 each (delays from other work only add)' },
+        peer: { dispatch_ms: r3(peer.dispatchMs), bytes_per_ms: peer.bytesPerMs, measured_ms: peer.measured_ms, source: 'peer pull (gRPC layer streams, three in flight) between two sim node-managers at 4 and 16 chunks, zero compute: extra TTFT over the same request served where its prefix is on the device, 25th percentiles of 9 each (delays from other work only add)' },
         host_write: { dispatch_ms: r3(native.host_write.dispatchMs), bytes_per_ms: native.host_write.bytesPerMs, points: native.host_write.points, source: 'native transfer buffer → host pool' },
         ssd_write: { dispatch_ms: r3(native.ssd_write.dispatchMs), bytes_per_ms: native.ssd_write.bytesPerMs, points: native.ssd_write.points, source: 'native transfer host pool → SSD pool (O_DIRECT)' },
         ssd_read: { dispatch_ms: r3(native.ssd_read.dispatchMs), bytes_per_ms: native.ssd_read.bytesPerMs, points: native.ssd_read.points, source: 'native transfer SSD pool → host pool (O_DIRECT)' },
