@@ -164,6 +164,7 @@ export const BENCHMARKS = {
       { path: 'validation.ttft_p50_error_uncontended.recompute', what: 'TTFT p50 error, recompute, against only the live passes whose TPOT was within 1.1× the twin’s (nodes at the modelled speed; none: —)' },
       { path: 'validation.policy_order_matches', what: 'the twin orders the headline systems by p50 and by p99 as the live run does', target: { op: '=', value: true } },
       { path: 'validation.policy_order_p50_matches', what: 'the same, by p50 alone' },
+      { path: 'validation.policy_order_matches_where_live_separates', what: 'the same, over the pairs whose live per-pass ranges do not overlap (pairs the live run did not tell apart left out; validation.order_disagreements lists each)' },
       { path: 'scale.sim_hour_1024_users_s', what: 'wall time of one simulated hour of 1,024 users on 8 instances (s)', target: { op: '<=', value: 600 } },
       { path: 'scale.cpu_s', what: 'CPU time the twin spent in that run (s): the rest of the wall time it waited for a core' },
       { path: 'scale.events_per_wall_s', what: 'twin events per wall-clock second in that run' },

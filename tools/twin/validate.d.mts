@@ -29,6 +29,7 @@ export interface Validation {
     ttft_p99_twin_ms: Record<string, number>;
     policy_order_matches: boolean;
     policy_order_p50_matches: boolean;
+    policy_order_matches_where_live_separates: boolean;
     policy_order_p99_matches: boolean;
     order: { live_p50: string[]; twin_p50: string[]; live_p99: string[]; twin_p99: string[] };
     order_disagreements: Record<'p50' | 'p99', Array<{ live_faster: string; live_slower: string; live_ranges_overlap: boolean }>>;

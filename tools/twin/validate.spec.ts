@@ -12,7 +12,7 @@ const live = (passes: object[]) => ({
   kv_bytes: { scheduler_costs_ms_per_chunk: { host: 1, ssd: 4, peer_network: 3, recompute: 20 } },
   cost_model: { pcie_restore_chunk_us: 2800 },
   workload: { options: { ...DEFAULT_WORKLOAD, sessions: 6, maxTurns: 4, thinkCompression: 4 * DEFAULT_WORKLOAD.thinkCompression }, users_start_over_s: 2 },
-  policies: { symphony: { requests: 80, prefix_hit_rate: 0.5, routing: { cheapest: 60, reservation: 20 } } },
+  policies: { symphony: { requests: 80, prefix_hit_rate: 0.5, routing: { cheapest: 60, reservation: 20 }, by_move: { first: { requests: 12, ttft_p50_ms: 90 }, stayed: { requests: 40, ttft_p50_ms: 80 }, moved: { requests: 28, ttft_p50_ms: 150 } } } },
   passes,
 });
 const link = (dispatch_ms: number, bytes_per_ms: number) => ({ dispatch_ms, bytes_per_ms });
@@ -49,12 +49,41 @@ describe('validate (twin against the live multi-round run)', () => {
     expect(out.systems.symphony!.mechanisms.requests).toEqual({ live: 40, twin: requests });
   });
 
+  it('sets the live TTFT of first, stayed and moved turns beside the twin\'s', () => {
+    const m = out.systems.symphony!.mechanisms.by_move_ttft_p50_ms as Record<string, { live: number | null; twin: number | null }>;
+    expect(m.moved!.live).toBe(150);
+    expect(m.stayed!.live).toBe(80);
+    expect(typeof m.first!.twin).toBe('number');
+    expect(out.systems.recompute!.mechanisms.by_move_ttft_p50_ms).toBeDefined();
+  });
+
+  it('charges the request path and the node\'s own paths where the calibration timed them whole', () => {
+    const timed = { ...cal, overheads: { ...cal.overheads, request_path_ms: [20], node_prefill_path_ms: 5, node_prefill_path_ms_per_ktoken: 0, node_decode_path_ms: 3 } };
+    const r = validate({ mr, cal: timed, seeds: [1], log: () => undefined });
+    const t = r.systems.recompute!.mechanisms.time_on_node as Record<string, { twin: number }>;
+    expect(t.outside_nodes_mean_ms!.twin).toBeCloseTo(20, 1);
+    expect((out.systems.recompute!.mechanisms.time_on_node as Record<string, { twin: number }>).outside_nodes_mean_ms!.twin).toBeLessThan(7);
+    // Slower steps on the node: every decode step waits 3 ms more than the batch loop's CPU alone.
+    expect(r.systems.recompute!.twin.runs[0]!.tpot_p50_ms!).toBeGreaterThan(out.systems.recompute!.twin.runs[0]!.tpot_p50_ms! + 2);
+  });
+
   it('orders the headline systems by the live and the twin figures', () => {
     expect(out.validation.order.live_p50).toEqual(['symphony', 'recompute']);
     const twinOrder = [...out.validation.headline_systems].sort((a, b) => out.systems[a]!.twin.ttft_p50_ms - out.systems[b]!.twin.ttft_p50_ms);
     expect(out.validation.order.twin_p50).toEqual(twinOrder);
     expect(out.validation.policy_order_matches).toBe(out.validation.policy_order_p50_matches && out.validation.policy_order_p99_matches);
     expect(out.validation.order_disagreements.p50.length === 0).toBe(out.validation.policy_order_p50_matches);
+    const all = [...out.validation.order_disagreements.p50, ...out.validation.order_disagreements.p99];
+    expect(out.validation.policy_order_matches_where_live_separates).toBe(all.every((d) => d.live_ranges_overlap));
+  });
+
+  it('tells an order the live passes settled from one they did not', () => {
+    // Live: recompute slower than symphony in every pass. A twin that had them the other way round must not pass.
+    const swapped = live([{ symphony: pass(300, 2400), recompute: pass(100, 900) }, { symphony: pass(310, 2500), recompute: pass(110, 950) }]);
+    const r = validate({ mr: swapped, cal, seeds: [1], log: () => undefined });
+    const d = r.validation.order_disagreements.p50;
+    expect(d).toEqual([{ live_faster: 'recompute', live_slower: 'symphony', live_ranges_overlap: false }]);
+    expect(r.validation.policy_order_matches_where_live_separates).toBe(false);
   });
 
   it('checks a slower live run against the twin with each node iteration waiting what the live TPOT says, apart from the validation', () => {

@@ -24,7 +24,11 @@ export interface RunSummary {
   readonly events: number;
   /** Means over every node, ms: queued on the node, arrival there to the first token, and what the client's TTFT adds (the path outside the nodes). */
   readonly time_on_node: { readonly queue_mean_ms: number | null; readonly ttft_mean_ms: number | null; readonly outside_nodes_mean_ms: number | null };
+  /** TTFT by where a turn ran against its session's previous turn, as the live benchmark splits it (bench/multiround/summary.mjs byMove). */
+  readonly by_move: Readonly<Record<MoveKind, { readonly requests: number; readonly ttft_p50_ms: number | null }>>;
 }
+
+type MoveKind = 'first' | 'stayed' | 'moved';
 
 export function summarizeRun(c: TwinCluster): RunSummary {
   const rs = c.users.results;
@@ -53,7 +57,21 @@ export function summarizeRun(c: TwinCluster): RunSummary {
     blocked_ms: round(sum((n) => n.counters.blockedMs), 1)!,
     events: c.events.fired,
     time_on_node: timeOnNode(c, ttft),
+    by_move: byMove(rs),
   };
+}
+
+/** A session's first turn, a turn served where its previous one was, or one moved to another node. */
+function byMove(rs: TwinCluster['users']['results']): RunSummary['by_move'] {
+  const last = new Map<string, string>();
+  const ttft: Record<MoveKind, number[]> = { first: [], stayed: [], moved: [] };
+  for (const r of rs) {
+    const previous = last.get(r.session);
+    ttft[r.turn === 0 || previous === undefined ? 'first' : previous === r.node ? 'stayed' : 'moved'].push(r.ttftMs);
+    last.set(r.session, r.node);
+  }
+  const group = (k: MoveKind) => ({ requests: ttft[k].length, ttft_p50_ms: round(percentile(ttft[k], 50)) });
+  return { first: group('first'), stayed: group('stayed'), moved: group('moved') };
 }
 
 /** The live benchmark's split of TTFT (bench/multiround/summary.mjs onNodeFigures), from the nodes' counters. */

@@ -69,6 +69,14 @@ describe(TwinCluster.name, () => {
     expect(t.queue_mean_ms).toBeGreaterThanOrEqual(0);
   });
 
+  it('splits TTFT by where a turn ran against its session\'s previous turn, as the live benchmark does', () => {
+    const m = run(SERVING_SYSTEMS.llmd).s.by_move;
+    expect(m.first.requests).toBe(12);
+    expect(m.first.requests + m.stayed.requests + m.moved.requests).toBe(12 * 3);
+    // InferCept is sticky: no turn leaves its session's node.
+    expect(run(SERVING_SYSTEMS.infercept).s.by_move.moved.requests).toBe(0);
+  });
+
   it('charges a timed request path whole in place of its parts: the path outside the nodes is what was measured', () => {
     // A path of 9 ms, longer than anything its parts could add up to here (three hops of at most 2 ms).
     const timed: MeasuredCosts = { ...measured, overheads: { ...measured.overheads, requestPathMs: Distribution.constant(9) } };
