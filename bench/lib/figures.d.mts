@@ -3,6 +3,7 @@ export function lognormal(r: () => number, median: number, sigma: number): numbe
 export function exponential(r: () => number, mean: number): number;
 export function clamp(x: number, lo: number, hi: number): number;
 export function percentile(xs: ReadonlyArray<number | null | undefined>, p: number): number | null;
+export function quantile(xs: ReadonlyArray<number | null | undefined>, q: number): number | null;
 export function median(xs: ReadonlyArray<number | null | undefined>): number | null;
 export function mean(xs: ReadonlyArray<number | null | undefined>): number | null;
 export function round(x: number | null | undefined, d?: number): number | null;

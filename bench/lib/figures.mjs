@@ -45,6 +45,20 @@ export function percentile(xs, p) {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
+/**
+ * The quantile `q` in [0, 1] by linear interpolation between the two nearest samples (R's type 7),
+ * for calibrations that take a low quantile of few timings. Missing samples are left out; null
+ * when none is left.
+ */
+export function quantile(xs, q) {
+  if (!(q >= 0 && q <= 1)) throw new RangeError(`quantile: q must be in [0, 1], got ${q}`);
+  const s = numbers(xs);
+  if (s.length === 0) return null;
+  const x = q * (s.length - 1);
+  const i = Math.floor(x);
+  return i + 1 < s.length ? s[i] * (1 - (x - i)) + s[i + 1] * (x - i) : s[i];
+}
+
 /** The median; the mean of the two middle samples when the count is even. Null when empty. */
 export function median(xs) {
   const s = numbers(xs);

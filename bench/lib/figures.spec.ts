@@ -1,4 +1,4 @@
-import { arg, clamp, counter, exponential, histogramQuantile, lognormal, median, parseMetrics, percentile, ratio, rng, round } from './figures.mjs';
+import { arg, clamp, counter, exponential, histogramQuantile, lognormal, median, parseMetrics, percentile, quantile, ratio, rng, round } from './figures.mjs';
 
 const PAGE = [
   '# HELP mnemo_kv_hit_tokens_total Restored tokens by tier',
@@ -57,6 +57,22 @@ describe('bench figures', () => {
       expect(() => percentile([1], 0)).toThrow(RangeError);
       expect(() => percentile([1], 101)).toThrow(RangeError);
     });
+  });
+
+  it.each<[string, Array<number | null>, number, number | null]>([
+    ['interpolates between the two nearest', [4, 1, 3, 2], 0.5, 2.5],
+    ['a quarter of the way', [0, 10, 20, 30, 40], 0.3, 12],
+    ['the ends are the smallest and the largest', [5, 9, 7], 1, 9],
+    ['one sample is every quantile', [7], 0.9, 7],
+    ['missing samples are left out', [null, 2, 4], 0.5, 3],
+    ['no samples: null', [], 0.5, null],
+  ])('quantile: %s', (_n, xs, q, expected) => {
+    expect(quantile(xs, q)).toEqual(expected === null ? null : expect.closeTo(expected, 9));
+  });
+
+  it('quantile refuses q outside [0, 1]', () => {
+    expect(() => quantile([1], 1.5)).toThrow(RangeError);
+    expect(() => quantile([1], -0.1)).toThrow(RangeError);
   });
 
   it.each<[string, number[], number | null]>([

@@ -15,7 +15,8 @@ import { linkFromTwoPoints } from '@mnemo/twin';
 import { startNats } from '../infra/index.mjs';
 import { measurePeerPulls } from './peer-link.mjs';
 import { measureNodeCpu } from './node-cpu.mjs';
-import { measureRequestPath, nodeDecodePath, nodePathFit, quantile } from './request-path.mjs';
+import { measureRequestPath, nodeDecodePath, nodePathFit } from './request-path.mjs';
+import { quantile } from '../../bench/lib/figures.mjs';
 import { CLUSTER, kvEnv } from '../../bench/multiround/cluster.mjs';
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 

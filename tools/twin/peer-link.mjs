@@ -12,17 +12,12 @@ import { connect } from '@nats-io/transport-node';
 import { chunkKeys, CHUNK_TOKENS } from '@mnemo/kv-core';
 import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
 import { freePort } from '../infra/index.mjs';
+import { quantile } from '../../bench/lib/figures.mjs';
 import { launch, ready, stop } from '../../bench/lib/services.mjs';
 import { inferOnNode } from '../../bench/lib/node-infer.mjs';
 
 const TENANT = 'twin-calibrate';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const x = q * (s.length - 1);
-  const i = Math.floor(x);
-  return i + 1 < s.length ? s[i] * (1 - (x - i)) + s[i + 1] * (x - i) : s[i];
-};
 const LOW = 0.25;
 
 /** Extra ms of a peer pull of `chunks` chunks (low quantiles of pulls and baselines), for each size in `sizes`. */

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS } from '@mnemo/kv-core';
 import { freePort } from '../infra/index.mjs';
-import { counter } from '../../bench/lib/figures.mjs';
+import { counter, quantile } from '../../bench/lib/figures.mjs';
 import { launch, ready, stop } from '../../bench/lib/services.mjs';
 import { CLUSTER, infer } from '../../bench/multiround/cluster.mjs';
 
@@ -21,13 +21,6 @@ const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 29 + salt * 6
 /** Prompt sizes: under one chunk (nothing exported before the first token) to four chunks. */
 export const PATH_SIZES = [16, 64, 256, 1024];
 const ZERO_COST = { NODE_SIM_PREFILL_TOKEN_US: '0', NODE_SIM_DECODE_STEP_MS: '0', NODE_SIM_DECODE_SEQ_US: '0', NODE_SIM_DECODE_KCONTEXT_US: '0', NODE_SIM_RESTORE_US_PER_CHUNK: '0' };
-
-export const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const x = q * (s.length - 1);
-  const i = Math.floor(x);
-  return i + 1 < s.length ? s[i] * (1 - (x - i)) + s[i + 1] * (x - i) : s[i];
-};
 
 /**
  * The node's own time for a prefill with nothing to compute, as a base and a per-1,000-token term:

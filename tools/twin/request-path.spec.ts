@@ -1,4 +1,4 @@
-import { nodeDecodePath, nodePathFit, quantile } from './request-path.mjs';
+import { nodeDecodePath, nodePathFit } from './request-path.mjs';
 
 interface FitCase {
   name: string;
@@ -27,10 +27,5 @@ describe('the request path calibration', () => {
     { tpot: [0.01, 0.01, 0.02], turns: [0.05], want: 0 },
   ])('takes a loop turn out of the decode step ($want ms)', ({ tpot, turns, want }) => {
     expect(nodeDecodePath(tpot, turns)).toBeCloseTo(want, 6);
-  });
-
-  it('interpolates quantiles', () => {
-    expect(quantile([4, 1, 3, 2], 0.5)).toBe(2.5);
-    expect(quantile([7], 0.9)).toBe(7);
   });
 });
