@@ -4,7 +4,23 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
-const io = ['@nestjs/*', '@nats-io/*', '@grpc/*', 'typeorm', 'pg', 'express', 'fs', 'node:fs', 'node:fs/promises', 'net', 'node:net', 'http', 'node:http', 'child_process', 'node:child_process'];
+const io = [
+  '@nestjs/*',
+  '@nats-io/*',
+  '@grpc/*',
+  'typeorm',
+  'pg',
+  'express',
+  'fs',
+  'node:fs',
+  'node:fs/promises',
+  'net',
+  'node:net',
+  'http',
+  'node:http',
+  'child_process',
+  'node:child_process',
+];
 
 export default [
   { ignores: ['**/dist/**', '**/node_modules/**', '**/build/**', '**/build-*/**', '.nx/**', 'bench/results/**', 'libs/proto/src/gen/**'] },
@@ -30,7 +46,10 @@ export default [
             { sourceTag: 'type:twin', onlyDependOnLibsWithTags: ['type:policy', 'type:engine'], bannedExternalImports: io },
             { sourceTag: 'app:gateway', onlyDependOnLibsWithTags: ['type:policy', 'type:engine', 'type:contract', 'type:service-kit'] },
             { sourceTag: 'app:scheduler', onlyDependOnLibsWithTags: ['type:policy', 'type:contract', 'type:service-kit'] },
-            { sourceTag: 'app:node-manager', onlyDependOnLibsWithTags: ['type:policy', 'type:engine', 'type:mechanism', 'type:contract', 'type:service-kit'] },
+            {
+              sourceTag: 'app:node-manager',
+              onlyDependOnLibsWithTags: ['type:policy', 'type:engine', 'type:mechanism', 'type:contract', 'type:service-kit'],
+            },
             { sourceTag: 'app:profiler', onlyDependOnLibsWithTags: ['type:policy', 'type:engine', 'type:contract', 'type:service-kit'] },
           ],
         },

@@ -14,7 +14,14 @@ import { percentile, rng, round } from './lib/figures.mjs';
 import { CHAOS_CLUSTER, ChaosCluster } from './lib/chaos.cluster.mjs';
 import { runUsers, streamChat, timeToServe } from './lib/chaos.workload.mjs';
 
-const { values: opt } = parseArgs({ options: { 'duration-s': { type: 'string', default: '240' }, users: { type: 'string', default: '4' }, seed: { type: 'string', default: '1' }, 'max-requests': { type: 'string', default: '2000' } } });
+const { values: opt } = parseArgs({
+  options: {
+    'duration-s': { type: 'string', default: '240' },
+    users: { type: 'string', default: '4' },
+    seed: { type: 'string', default: '1' },
+    'max-requests': { type: 'string', default: '2000' },
+  },
+});
 const DURATION_MS = Number(opt['duration-s']) * 1000;
 const WARMUP_MS = 60_000;
 const USERS = Number(opt.users);
@@ -44,7 +51,11 @@ async function sampleAll() {
     cluster.nodes.map(async (n) => {
       try {
         const text = await (await fetch(`http://127.0.0.1:${n.port}/metrics`, { signal: AbortSignal.timeout(3000) })).text();
-        const sum = (name) => text.split('\n').filter((l) => l.startsWith(name)).reduce((s, l) => s + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+        const sum = (name) =>
+          text
+            .split('\n')
+            .filter((l) => l.startsWith(name))
+            .reduce((s, l) => s + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
         counters.set(`${n.id}#${n.incarnation}`, {
           crc: sum('mnemo_kv_crc_failures_total'),
           fallbacks: sum('mnemo_node_restore_fallbacks_total'),
@@ -67,8 +78,11 @@ async function failoverFigures(port) {
     const lines = (await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5000) })).text()).split('\n');
     const value = (l) => Number(l.slice(l.lastIndexOf(' ') + 1));
     const byOutcome = {};
-    for (const l of lines.filter((x) => x.startsWith('mnemo_gateway_failovers_total{'))) byOutcome[/outcome="([^"]*)"/.exec(l)?.[1] ?? 'all'] = value(l);
-    const buckets = lines.filter((x) => x.startsWith('mnemo_gateway_failover_gap_seconds_bucket{')).map((l) => ({ le: /le="\+Inf"/.test(l) ? Infinity : Number(/le="([^"]*)"/.exec(l)?.[1]), n: value(l) }));
+    for (const l of lines.filter((x) => x.startsWith('mnemo_gateway_failovers_total{')))
+      byOutcome[/outcome="([^"]*)"/.exec(l)?.[1] ?? 'all'] = value(l);
+    const buckets = lines
+      .filter((x) => x.startsWith('mnemo_gateway_failover_gap_seconds_bucket{'))
+      .map((l) => ({ le: /le="\+Inf"/.test(l) ? Infinity : Number(/le="([^"]*)"/.exec(l)?.[1]), n: value(l) }));
     const total = buckets.find((b) => b.le === Infinity)?.n ?? 0;
     const p99 = total > 0 ? buckets.find((b) => b.n >= 0.99 * total)?.le : undefined;
     return { by_outcome: byOutcome, gap_p99_ms_le: p99 === undefined || p99 === Infinity ? null : Math.round(p99 * 1000) };
@@ -117,7 +131,16 @@ const chaos = (async () => {
 })();
 
 log(`cluster up (${CHAOS_CLUSTER.nodes} nodes); ${USERS} users for ${DURATION_MS / 1000} s`);
-await runUsers({ base, users: USERS, untilMs: t0 + DURATION_MS, maxRequests: Number(opt['max-requests']), seed: SEED, deadlineMs: DEADLINE_MS, records, advisories });
+await runUsers({
+  base,
+  users: USERS,
+  untilMs: t0 + DURATION_MS,
+  maxRequests: Number(opt['max-requests']),
+  seed: SEED,
+  deadlineMs: DEADLINE_MS,
+  records,
+  advisories,
+});
 await chaos;
 await sampleAll();
 clearInterval(sampler);
@@ -158,7 +181,9 @@ completed.forEach((rec, i) => {
 });
 
 // Streams in flight while a fault struck: the largest gap each saw between two pieces of text.
-const disturbed = records.filter((x) => events.some((e) => x.startedMs < (e.endMs ?? endMs) && x.endedMs > e.startMs) && x.arrivals.length > 1);
+const disturbed = records.filter(
+  (x) => events.some((e) => x.startedMs < (e.endMs ?? endMs) && x.endedMs > e.startMs) && x.arrivals.length > 1,
+);
 const maxGap = (x) => Math.max(...x.arrivals.slice(1).map((a, i) => a - x.arrivals[i]));
 const gaps = disturbed.filter(ok).map(maxGap);
 
@@ -174,10 +199,24 @@ for (const inc of cluster.incarnations) {
   const growth = last.rss - last.pool - before;
   rss[`${inc.service}#${inc.incarnation}`] = round(growth / 2 ** 20, 1);
   const mb = (x) => round(x / 2 ** 20, 1);
-  rssDetail[`${inc.service}#${inc.incarnation}`] = { rss_warm_mb: mb(warm.rss), rss_end_mb: mb(last.rss), pool_warm_mb: mb(warm.pool), pool_end_mb: mb(last.pool), span_s: Math.round((last.atMs - warm.atMs) / 1000) };
+  rssDetail[`${inc.service}#${inc.incarnation}`] = {
+    rss_warm_mb: mb(warm.rss),
+    rss_end_mb: mb(last.rss),
+    pool_warm_mb: mb(warm.pool),
+    pool_end_mb: mb(last.pool),
+    span_s: Math.round((last.atMs - warm.atMs) / 1000),
+  };
   worstFrac = Math.max(worstFrac, growth / before);
 }
-const totals = [...counters.values()].reduce((a, c) => ({ crc: a.crc + c.crc, fallbacks: a.fallbacks + c.fallbacks, deadlines: a.deadlines + c.deadlines, replayed: a.replayed + c.replayed }), { crc: 0, fallbacks: 0, deadlines: 0, replayed: 0 });
+const totals = [...counters.values()].reduce(
+  (a, c) => ({
+    crc: a.crc + c.crc,
+    fallbacks: a.fallbacks + c.fallbacks,
+    deadlines: a.deadlines + c.deadlines,
+    replayed: a.replayed + c.replayed,
+  }),
+  { crc: 0, fallbacks: 0, deadlines: 0, replayed: 0 },
+);
 const failedClean = records.filter((x) => !ok(x) && !x.lost && x.error?.code);
 const codes = {};
 for (const x of failedClean) codes[x.error.code] = (codes[x.error.code] ?? 0) + 1;
@@ -202,20 +241,40 @@ const result = {
   rss_growth_frac_max: round(worstFrac, 3),
   rss_detail: rssDetail,
   recovered_after_nats_restart_s: events.find((e) => e.kind === 'nats')?.recoveredS ?? null,
-  advisories: { sent: advisories.length, accepted: advisories.filter((s) => s === 201).length, rate_limited: advisories.filter((s) => s === 429).length },
-  faults: events.map((e) => ({ kind: e.kind, node: e.node ?? null, at_s: round((e.startMs - t0) / 1000, 1), ...(e.offset !== undefined ? { offset: e.offset } : {}) })),
-  fault_counters: { crc_failures: totals.crc, restore_fallbacks: totals.fallbacks, peer_deadlines: totals.deadlines, journal_replayed_segments: totals.replayed },
+  advisories: {
+    sent: advisories.length,
+    accepted: advisories.filter((s) => s === 201).length,
+    rate_limited: advisories.filter((s) => s === 429).length,
+  },
+  faults: events.map((e) => ({
+    kind: e.kind,
+    node: e.node ?? null,
+    at_s: round((e.startMs - t0) / 1000, 1),
+    ...(e.offset !== undefined ? { offset: e.offset } : {}),
+  })),
+  fault_counters: {
+    crc_failures: totals.crc,
+    restore_fallbacks: totals.fallbacks,
+    peer_deadlines: totals.deadlines,
+    journal_replayed_segments: totals.replayed,
+  },
   definitions: {
     lost: 'no answer at all within the gateway deadline + 15 s, or an end without a final event or an error code',
     failed_clean: 'ended with an error carrying a code (timeout, data_loss, no_node_available, …)',
-    mismatched_tokens: 'over completed requests whose text differs from the clean re-run: characters from the first difference to the longer end (mnemo-tiny is byte-level: a character is a token)',
+    mismatched_tokens:
+      'over completed requests whose text differs from the clean re-run: characters from the first difference to the longer end (mnemo-tiny is byte-level: a character is a token)',
     duplicated_tokens: 'over those, characters the chaos text has beyond the clean one',
-    failover_gap_ms_p99: 'p99 over completed streams in flight while a fault struck of the largest gap between two pieces of text, as their clients saw it (continued streams among them when the gateway fails over)',
-    gateway_failovers: "the gateway's own count of failovers by outcome, and the upper bound of the bucket of its failover-gap histogram holding the p99 (null without failover)",
-    rss_growth_mb: 'per process incarnation, from the end of its 60 s warm-up to its last sample, minus the change in KV host-pool bytes in use; rss_growth_frac_max is the largest growth over the warm figure (0 when none grew)',
+    failover_gap_ms_p99:
+      'p99 over completed streams in flight while a fault struck of the largest gap between two pieces of text, as their clients saw it (continued streams among them when the gateway fails over)',
+    gateway_failovers:
+      "the gateway's own count of failovers by outcome, and the upper bound of the bucket of its failover-gap histogram holding the p99 (null without failover)",
+    rss_growth_mb:
+      'per process incarnation, from the end of its 60 s warm-up to its last sample, minus the change in KV host-pool bytes in use; rss_growth_frac_max is the largest growth over the warm figure (0 when none grew)',
   },
 };
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/chaos.json', JSON.stringify(result, null, 2) + '\n');
-log(`requests ${result.requests}, completed ${result.completed}, failed clean ${result.failed_clean} ${JSON.stringify(codes)}, lost ${result.lost}, mismatched ${result.mismatched_tokens}, duplicated ${result.duplicated_tokens}, gap p99 ${result.failover_gap_ms_p99} ms, RSS growth max ${result.rss_growth_frac_max}, NATS recovery ${result.recovered_after_nats_restart_s} s`);
+log(
+  `requests ${result.requests}, completed ${result.completed}, failed clean ${result.failed_clean} ${JSON.stringify(codes)}, lost ${result.lost}, mismatched ${result.mismatched_tokens}, duplicated ${result.duplicated_tokens}, gap p99 ${result.failover_gap_ms_p99} ms, RSS growth max ${result.rss_growth_frac_max}, NATS recovery ${result.recovered_after_nats_restart_s} s`,
+);
 process.exit(0);

@@ -38,8 +38,24 @@ const SALT = 'bench';
 const profiled = loadProfiledPlans(root);
 
 async function openStore(engine, dir, base) {
-  const settings = { enabled: true, dataDir: dir, hostBytes: 128 * 1024 * 1024, hostDevices: 1, ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 512 * 1024 * 1024 }], bandwidths: [10e9, 2e9], ssdTtlMs: 3_600_000, ioBackend: 'auto', eventsMs: 50 };
-  return KvStore.open(settings, engine, () => undefined, () => undefined, [eCacheModel(base, engine.hiddenSize(base))]);
+  const settings = {
+    enabled: true,
+    dataDir: dir,
+    hostBytes: 128 * 1024 * 1024,
+    hostDevices: 1,
+    ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 512 * 1024 * 1024 }],
+    bandwidths: [10e9, 2e9],
+    ssdTtlMs: 3_600_000,
+    ioBackend: 'auto',
+    eventsMs: 50,
+  };
+  return KvStore.open(
+    settings,
+    engine,
+    () => undefined,
+    () => undefined,
+    [eCacheModel(base, engine.hiddenSize(base))],
+  );
 }
 
 // A peer chunk past its deadline is what the node does then: recompute, both attempts timed.
@@ -49,9 +65,16 @@ const prefillMs = derivedPrefillMs;
 function promptsOf(p) {
   if (!p.test?.split) return { models: [p.base, p.derived], prompts: syntheticPrompts(RUN.prompts, RUN.tokens, 131) };
   const dir = (m) => join(root, 'tools/train/models', m);
-  const w = slidingWindows(splitTokens(dir(p.derived), join(root, p.test.split)), { count: p.test.windows, context: p.test.context, tail: p.test.tail });
+  const w = slidingWindows(splitTokens(dir(p.derived), join(root, p.test.split)), {
+    count: p.test.windows,
+    context: p.test.context,
+    tail: p.test.tail,
+  });
   const step = Math.max(1, Math.floor(p.test.windows / RUN.prompts));
-  return { models: [dir(p.base), dir(p.derived)], prompts: Array.from({ length: RUN.prompts }, (_, i) => [...w.prompts[i * step], ...w.continuations[i * step]]) };
+  return {
+    models: [dir(p.base), dir(p.derived)],
+    prompts: Array.from({ length: RUN.prompts }, (_, i) => [...w.prompts[i * step], ...w.continuations[i * step]]),
+  };
 }
 
 async function runPair(p) {
@@ -75,7 +98,9 @@ async function runPair(p) {
     let y = await openStore(engine, dirY, p.base);
     let yE = new ECacheTier(y, peers, dOf);
     for (const [i, t] of prompts.entries()) {
-      const [out] = await engine.prefill([{ seqId: `b${i}`, model: p.base, tokens: t, sampling: GREEDY, cacheSalt: SALT, captureE: [eLayer] }]);
+      const [out] = await engine.prefill([
+        { seqId: `b${i}`, model: p.base, tokens: t, sampling: GREEDY, cacheSalt: SALT, captureE: [eLayer] },
+      ]);
       yE.put(p.base, chunkKeys(p.base, SALT, t), eLayer, out.eCache.get(eLayer), t.length);
       engine.release(`b${i}`);
     }
@@ -93,7 +118,14 @@ async function runPair(p) {
       if (!restore || restore.until !== until) throw new Error(`base KV not restorable (until ${restore?.until})`);
       const e = tier?.source(p.base, basePrompt(t).chunkKeys, eLayer, until, sources ?? []);
       if (tier && !e) throw new Error('E cache not available');
-      return { baseModel: p.base, pattern, until, load: (l) => restore.load(l), ...(e ? { loadE: () => e.load() } : {}), done: (ok) => restore.done?.(ok) };
+      return {
+        baseModel: p.base,
+        pattern,
+        until,
+        load: (l) => restore.load(l),
+        ...(e ? { loadE: () => e.load() } : {}),
+        done: (ok) => restore.done?.(ok),
+      };
     };
     const ms = { restart: { full: [], widened: [], with_e: [] }, peer: { full: [], widened: [], with_e: [] } };
     for (let r = 0; r < RUN.reps + 1; r++) {
@@ -141,7 +173,18 @@ async function runPair(p) {
         speedup_widened: round(med.full_prefill / med.widened_no_e_cache),
       };
     };
-    return { base: p.base, derived: p.derived, layers: L, profiled_pattern: chosen, widened_pattern: widened, prompt_tokens: tokens, reused_tokens: until, quality_loss: p.quality_loss, restart: summary(ms.restart), peer: summary(ms.peer) };
+    return {
+      base: p.base,
+      derived: p.derived,
+      layers: L,
+      profiled_pattern: chosen,
+      widened_pattern: widened,
+      prompt_tokens: tokens,
+      reused_tokens: until,
+      quality_loss: p.quality_loss,
+      restart: summary(ms.restart),
+      peer: summary(ms.peer),
+    };
   } finally {
     peers.close();
     await engine.close();
@@ -154,12 +197,16 @@ async function runAll(pairs, label) {
   for (const p of pairs) {
     const r = await runPair(p);
     if (!r) {
-      console.log(`${label}${p.base} → ${p.derived}: profiled plan ${p.chosen_pattern ? JSON.stringify(p.chosen_pattern) : 'none (full prefill)'} needs no E cache; skipped`);
+      console.log(
+        `${label}${p.base} → ${p.derived}: profiled plan ${p.chosen_pattern ? JSON.stringify(p.chosen_pattern) : 'none (full prefill)'} needs no E cache; skipped`,
+      );
       continue;
     }
     for (const s of ['restart', 'peer']) {
       const x = r[s];
-      console.log(`${label}${p.base} → ${p.derived} [${s}] own prefill ${x.prefill_ms.full_prefill} ms · plan ${JSON.stringify(r.profiled_pattern)} with stored E cache ${x.prefill_ms.plan_with_stored_e_cache} ms (${x.speedup_with_e_cache}×) · widened ${x.prefill_ms.widened_no_e_cache} ms (${x.speedup_widened}×)`);
+      console.log(
+        `${label}${p.base} → ${p.derived} [${s}] own prefill ${x.prefill_ms.full_prefill} ms · plan ${JSON.stringify(r.profiled_pattern)} with stored E cache ${x.prefill_ms.plan_with_stored_e_cache} ms (${x.speedup_with_e_cache}×) · widened ${x.prefill_ms.widened_no_e_cache} ms (${x.speedup_widened}×)`,
+      );
     }
     rows.push(r);
   }
@@ -178,13 +225,19 @@ const result = {
   benchmark: 'droidspeak-e-cache',
   quick,
   engine: 'reference (CPU backend, fp32)',
-  baseline: "the derived model's own full prefill of the same prompt; and the plan widened to (0, 0, r2) as it ran before E caches were stored",
+  baseline:
+    "the derived model's own full prefill of the same prompt; and the plan widened to (0, 0, r2) as it ran before E caches were stored",
   peer_misses_recomputed: fallbacks.peer_misses,
   pairs_with_e_cache_plans: rows.map((r) => `${r.base} → ${r.derived}`),
   ...keys(rows),
   ...(rows.length ? {} : { note: 'no trained pair was profiled to a plan with a transition layer: nothing here needs an E cache' }),
   pairs: rows,
-  planted: { note: 'constructed pairs (attention bases of two layers rotated), random-byte prompts: a test of the E-cache path, not a finding', primary_pair: planted.length ? `${planted.at(-1).base} → ${planted.at(-1).derived}` : null, ...keys(planted.slice(-1)), pairs: planted },
+  planted: {
+    note: 'constructed pairs (attention bases of two layers rotated), random-byte prompts: a test of the E-cache path, not a finding',
+    primary_pair: planted.length ? `${planted.at(-1).base} → ${planted.at(-1).derived}` : null,
+    ...keys(planted.slice(-1)),
+    pairs: planted,
+  },
 };
 writeFileSync(join(root, 'bench/results/droidspeak-e-cache.json'), JSON.stringify(result, null, 2) + '\n');
 console.log('wrote bench/results/droidspeak-e-cache.json');

@@ -25,7 +25,19 @@ import { planReuse, withoutTransition } from '@mnemo/kv-core';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
 import { median, round } from './lib/figures.mjs';
 import { slidingWindows, splitTokens } from './lib/droidspeak.pairs.mjs';
-import { basePrefill, CHUNK, derivedPrefillMs, ECacheTier, fallbacks, freshPeer, nodePlan, openNode, peerClient, peerSource, serveChunks } from './lib/droidspeak.node.mjs';
+import {
+  basePrefill,
+  CHUNK,
+  derivedPrefillMs,
+  ECacheTier,
+  fallbacks,
+  freshPeer,
+  nodePlan,
+  openNode,
+  peerClient,
+  peerSource,
+  serveChunks,
+} from './lib/droidspeak.node.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -46,7 +58,9 @@ async function kvOf(engine, model, tokens) {
   engine.openSequence(id, model, { temperature: 0, topP: 1, seed: 0 });
   try {
     await engine.step([{ seqId: id, tokens, logits: 'none' }]);
-    return Array.from({ length: L }, (_, l) => engine.exportKv(id, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: tokens.length }));
+    return Array.from({ length: L }, (_, l) =>
+      engine.exportKv(id, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: tokens.length }),
+    );
   } finally {
     engine.release(id);
   }
@@ -90,20 +104,49 @@ async function measure(engine, { base, derived, prompts, patterns, chosen, reps 
         // Round 0 warms kernels, pools and connections up and is not counted.
         const keep = (k, v) => r > 0 && ms[k].push(v);
         keep('full', await derivedPrefillMs(engine, derived, t));
-        for (const p of patterns) keep(keyOf(p), await derivedPrefillMs(engine, derived, t, nodePlan({ base, promptStore: y.store, tier: yTier, tokens: t, pattern: p, eLayer: eLayer(p), until })));
+        for (const p of patterns)
+          keep(
+            keyOf(p),
+            await derivedPrefillMs(
+              engine,
+              derived,
+              t,
+              nodePlan({ base, promptStore: y.store, tier: yTier, tokens: t, pattern: p, eLayer: eLayer(p), until }),
+            ),
+          );
         if (!chosen) continue;
-        keep('widened', await derivedPrefillMs(engine, derived, t, nodePlan({ base, promptStore: y.store, tier: yTier, tokens: t, pattern: widened, eLayer: null, until })));
+        keep(
+          'widened',
+          await derivedPrefillMs(
+            engine,
+            derived,
+            t,
+            nodePlan({ base, promptStore: y.store, tier: yTier, tokens: t, pattern: widened, eLayer: null, until }),
+          ),
+        );
         // A fresh peer per prompt and round: what it pulled must not make the next pull local.
         const x = await freshPeer(engine, base, peers, dOf);
         try {
           const sources = peerSource(base, t, until, eLayer(chosen), server.address);
-          keep('peer', await derivedPrefillMs(engine, derived, t, nodePlan({ base, promptStore: x.prompts, tier: x.tier, tokens: t, pattern: chosen, eLayer: eLayer(chosen), until, sources })));
+          keep(
+            'peer',
+            await derivedPrefillMs(
+              engine,
+              derived,
+              t,
+              nodePlan({ base, promptStore: x.prompts, tier: x.tier, tokens: t, pattern: chosen, eLayer: eLayer(chosen), until, sources }),
+            ),
+          );
         } finally {
           await x.close();
         }
       }
     }
-    const med = Object.fromEntries(Object.entries(ms).filter(([, v]) => v.length).map(([k, v]) => [k, median(v)]));
+    const med = Object.fromEntries(
+      Object.entries(ms)
+        .filter(([, v]) => v.length)
+        .map(([k, v]) => [k, median(v)]),
+    );
     return { med, until, widened, speedup: (k) => (med[k] ? round(med.full / med[k], 2) : 1) };
   } finally {
     await server.stop();
@@ -117,10 +160,18 @@ async function runTrained(p) {
   const dirs = { base: join(root, 'tools/train/models', p.base), derived: join(root, 'tools/train/models', p.derived) };
   const span = p.test.context + p.test.tail;
   // The test split's windows as droidspeak.json measured their quality; this run prefills `RUN.prompts` of them, evenly spaced.
-  const all = slidingWindows(splitTokens(dirs.derived, join(root, p.test.split)), { count: p.test.windows, context: p.test.context, tail: p.test.tail });
+  const all = slidingWindows(splitTokens(dirs.derived, join(root, p.test.split)), {
+    count: p.test.windows,
+    context: p.test.context,
+    tail: p.test.tail,
+  });
   const step = Math.max(1, Math.floor(p.test.windows / RUN.prompts));
   const prompts = Array.from({ length: RUN.prompts }, (_, i) => [...all.prompts[i * step], ...all.continuations[i * step]]);
-  const engine = await ReferenceEngine.create({ models: [dirs.base, dirs.derived], backend: 'cpu', kvBlocks: 4 * Math.ceil(span / 16) + 8 });
+  const engine = await ReferenceEngine.create({
+    models: [dirs.base, dirs.derived],
+    backend: 'cpu',
+    kvBlocks: 4 * Math.ceil(span / 16) + 8,
+  });
   try {
     const L = engine.modelConfig(p.derived).layers;
     const curve = p.curve.filter((c) => c.recomputed_layers < L);
@@ -128,7 +179,14 @@ async function runTrained(p) {
     const m = await measure(engine, { base: p.base, derived: p.derived, prompts, patterns, chosen: p.chosen_pattern, reps: RUN.reps });
     const drift = await kvDrift(engine, p.base, p.derived, prompts[0].slice(0, m.until));
     const chosen = p.chosen_pattern && keyOf(p.chosen_pattern);
-    const nodeCurve = p.curve.map((c) => ({ recomputed_layers: c.recomputed_layers, pattern: c.pattern, test_loss: c.test_loss, test_kl: c.test_kl, prefill_ms: round(m.med[c.pattern] ?? m.med.full, 2), speedup: m.speedup(c.pattern) }));
+    const nodeCurve = p.curve.map((c) => ({
+      recomputed_layers: c.recomputed_layers,
+      pattern: c.pattern,
+      test_loss: c.test_loss,
+      test_kl: c.test_kl,
+      prefill_ms: round(m.med[c.pattern] ?? m.med.full, 2),
+      speedup: m.speedup(c.pattern),
+    }));
     const ok = nodeCurve.filter((c) => c.test_loss <= 0.01 + 1e-9);
     const best = ok.reduce((a, b) => (b.speedup > a.speedup ? b : a));
     return {
@@ -140,7 +198,12 @@ async function runTrained(p) {
       reused_tokens: m.until,
       prompts: RUN.prompts,
       reps: RUN.reps,
-      prefill_ms: { full_prefill: round(m.med.full, 2), plan_host_tier: round(chosen ? m.med[chosen] : m.med.full, 2), plan_from_peer: round(chosen ? m.med.peer : m.med.full, 2), widened_no_e_cache: round(chosen ? m.med.widened : m.med.full, 2) },
+      prefill_ms: {
+        full_prefill: round(m.med.full, 2),
+        plan_host_tier: round(chosen ? m.med[chosen] : m.med.full, 2),
+        plan_from_peer: round(chosen ? m.med.peer : m.med.full, 2),
+        widened_no_e_cache: round(chosen ? m.med.widened : m.med.full, 2),
+      },
       prefill_speedup_at_1pct: chosen ? m.speedup(chosen) : 1,
       peer_prefill_speedup_at_1pct: chosen ? m.speedup('peer') : 1,
       prefill_speedup_without_e_cache: chosen ? m.speedup('widened') : 1,
@@ -158,16 +221,32 @@ async function runTrained(p) {
 
 async function runPlanted(p) {
   const prompts = syntheticPrompts(PLANTED.prompts, PLANTED.tokens, 131);
-  const engine = await ReferenceEngine.create({ models: [p.base, p.derived], backend: 'cpu', kvBlocks: 4 * Math.ceil(PLANTED.tokens / 16) + 8 });
+  const engine = await ReferenceEngine.create({
+    models: [p.base, p.derived],
+    backend: 'cpu',
+    kvBlocks: 4 * Math.ceil(PLANTED.tokens / 16) + 8,
+  });
   try {
-    const m = await measure(engine, { base: p.base, derived: p.derived, prompts, patterns: [p.chosen_pattern], chosen: p.chosen_pattern, reps: PLANTED.reps });
+    const m = await measure(engine, {
+      base: p.base,
+      derived: p.derived,
+      prompts,
+      patterns: [p.chosen_pattern],
+      chosen: p.chosen_pattern,
+      reps: PLANTED.reps,
+    });
     return {
       base: p.base,
       derived: p.derived,
       profiled_pattern: p.chosen_pattern,
       prompt_tokens: PLANTED.tokens,
       reused_tokens: m.until,
-      prefill_ms: { full_prefill: round(m.med.full, 2), plan_host_tier: round(m.med[keyOf(p.chosen_pattern)], 2), plan_from_peer: round(m.med.peer, 2), widened_no_e_cache: round(m.med.widened, 2) },
+      prefill_ms: {
+        full_prefill: round(m.med.full, 2),
+        plan_host_tier: round(m.med[keyOf(p.chosen_pattern)], 2),
+        plan_from_peer: round(m.med.peer, 2),
+        widened_no_e_cache: round(m.med.widened, 2),
+      },
       prefill_speedup_at_1pct: m.speedup(keyOf(p.chosen_pattern)),
       peer_prefill_speedup_at_1pct: m.speedup('peer'),
       prefill_speedup_without_e_cache: m.speedup('widened'),
@@ -192,7 +271,9 @@ for (const p of quick ? profiled.pairs.slice(0, 1) : profiled.pairs) {
 const planted = [];
 for (const p of quick ? profiled.planted.pairs.slice(0, 1) : profiled.planted.pairs) {
   const r = await runPlanted(p);
-  console.log(`[planted] ${r.base} → ${r.derived}: ${r.prefill_speedup_at_1pct}× host tier, ${r.peer_prefill_speedup_at_1pct}× peer, ${r.prefill_speedup_without_e_cache}× widened`);
+  console.log(
+    `[planted] ${r.base} → ${r.derived}: ${r.prefill_speedup_at_1pct}× host tier, ${r.peer_prefill_speedup_at_1pct}× peer, ${r.prefill_speedup_without_e_cache}× widened`,
+  );
   planted.push(r);
 }
 const weakest = rows.reduce((a, b) => (b.prefill_speedup_at_1pct < a.prefill_speedup_at_1pct ? b : a));
@@ -211,7 +292,15 @@ const result = {
   best_speedup_within_1pct_on_test: Math.min(...rows.map((r) => r.best_within_1pct_on_test.speedup)),
   peer_misses_recomputed: fallbacks.peer_misses,
   // The curve on the node path per pair, index = recomputed layers (0 = full reuse); the full prefill is 1× at no loss.
-  curves: Object.fromEntries(rows.map((r) => [r.derived, { test_loss: r.curve.filter((c) => c.recomputed_layers < r.layers).map((c) => c.test_loss), speedup: r.curve.filter((c) => c.recomputed_layers < r.layers).map((c) => c.speedup) }])),
+  curves: Object.fromEntries(
+    rows.map((r) => [
+      r.derived,
+      {
+        test_loss: r.curve.filter((c) => c.recomputed_layers < r.layers).map((c) => c.test_loss),
+        speedup: r.curve.filter((c) => c.recomputed_layers < r.layers).map((c) => c.speedup),
+      },
+    ]),
+  ),
   kv_relative_drift_per_layer: Object.fromEntries(rows.map((r) => [r.derived, r.kv_relative_drift_per_layer])),
   pairs: rows,
   planted: {
@@ -225,5 +314,7 @@ const result = {
   },
 };
 writeFileSync(join(root, 'bench/results/droidspeak-node.json'), JSON.stringify(result, null, 2) + '\n');
-console.log(`prefill_speedup_at_1pct ${result.prefill_speedup_at_1pct}× (host tier; peer ${result.peer_prefill_speedup_at_1pct}×) at held-out loss ${result.quality_loss}; best within 1% on test ${result.best_speedup_within_1pct_on_test}×`);
+console.log(
+  `prefill_speedup_at_1pct ${result.prefill_speedup_at_1pct}× (host tier; peer ${result.peer_prefill_speedup_at_1pct}×) at held-out loss ${result.quality_loss}; best within 1% on test ${result.best_speedup_within_1pct_on_test}×`,
+);
 console.log('wrote bench/results/droidspeak-node.json (npm run bench renders its figure)');

@@ -26,16 +26,36 @@ const quick = process.argv.includes('--quick');
 const MAX_LOSS = 0.01;
 const TRAINED = quick
   ? { derived: ['fortune-computers'], context: 512, tail: 32, profileWindows: 2, testWindows: 4, latencyWindows: 1, reps: 1 }
-  : { derived: ['fortune-computers', 'fortune-songs'], context: 2048, tail: 128, profileWindows: 4, testWindows: 16, latencyWindows: 2, reps: 3 };
+  : {
+      derived: ['fortune-computers', 'fortune-songs'],
+      context: 2048,
+      tail: 128,
+      profileWindows: 4,
+      testWindows: 16,
+      latencyWindows: 2,
+      reps: 3,
+    };
 const PLANTED = quick
-  ? { derived: ['mnemo-small-ds24'], profile: { prompts: 4, tokens: 32, continuation: 8 }, test: { prompts: 2, tokens: 128, continuation: 8, reps: 1 } }
-  : { derived: ['mnemo-small-ds24', 'mnemo-medium-ds35'], profile: { prompts: 4, tokens: 64, continuation: 16 }, test: { prompts: 4, tokens: 384, continuation: 16, reps: 3 } };
+  ? {
+      derived: ['mnemo-small-ds24'],
+      profile: { prompts: 4, tokens: 32, continuation: 8 },
+      test: { prompts: 2, tokens: 128, continuation: 8, reps: 1 },
+    }
+  : {
+      derived: ['mnemo-small-ds24', 'mnemo-medium-ds35'],
+      profile: { prompts: 4, tokens: 64, continuation: 16 },
+      test: { prompts: 4, tokens: 384, continuation: 16, reps: 3 },
+    };
 
 const FULL_REUSE = { r1: 0, u1: 0, r2: 0 };
 
 async function runTrained(pair) {
   const span = TRAINED.context + TRAINED.tail;
-  const engine = await ReferenceEngine.create({ models: [pair.base, pair.derived], backend: 'cpu', kvBlocks: 4 * Math.ceil(span / 16) + 8 });
+  const engine = await ReferenceEngine.create({
+    models: [pair.base, pair.derived],
+    backend: 'cpu',
+    kvBlocks: 4 * Math.ceil(span / 16) + 8,
+  });
   try {
     const [base, derived] = [pair.base, pair.derived].map((d) => d.split('/').at(-1));
     const L = engine.modelConfig(derived).layers;
@@ -61,16 +81,45 @@ async function runTrained(pair) {
       prefill_speedup_at_1pct: profile.chosen ? latency.speedup(profile.chosen) : 1,
       quality_loss: profile.chosen ? test.quality[chosenKey].loss : 0,
       mean_kl: profile.chosen ? test.quality[chosenKey].kl : 0,
-      profile_quality_loss: profile.chosen ? round(1 - profile.measured.find((m) => patternKey(m.pattern) === chosenKey).top1Agreement, 4) : 0,
+      profile_quality_loss: profile.chosen
+        ? round(1 - profile.measured.find((m) => patternKey(m.pattern) === chosenKey).top1Agreement, 4)
+        : 0,
       best_within_1pct_on_test: { pattern: best.pattern, speedup: best.speedup, loss: best.test_loss, kl: best.test_kl },
       full_reuse_speedup: latency.speedup(FULL_REUSE),
       full_reuse_quality_loss: test.quality[patternKey(FULL_REUSE)].loss,
       full_reuse_mean_kl: test.quality[patternKey(FULL_REUSE)].kl,
-      prefill_ms: { full_prefill: latency.fullMs, plan: profile.chosen ? latency.planMs(profile.chosen) : latency.fullMs, full_reuse: latency.planMs(FULL_REUSE) },
+      prefill_ms: {
+        full_prefill: latency.fullMs,
+        plan: profile.chosen ? latency.planMs(profile.chosen) : latency.fullMs,
+        full_reuse: latency.planMs(FULL_REUSE),
+      },
       curve: rows,
-      frontier: profile.frontier.map((p) => ({ pattern: patternKey(p.pattern), quality: round(p.quality, 4), recomputed: p.recomputedLayers })),
-      profile: { split: pair.profileSplit.slice(root.length + 1), windows: TRAINED.profileWindows, context: TRAINED.context, tail: TRAINED.tail, stride: profileSet.stride, scored_positions: profile.positions, patterns: profile.measured.length, seconds: round(profile.seconds, 1) },
-      test: { split: pair.testSplit.slice(root.length + 1), windows: TRAINED.testWindows, context: TRAINED.context, tail: TRAINED.tail, stride: testSet.stride, scored_positions: test.positions, latency_windows: TRAINED.latencyWindows, reps: TRAINED.reps, seconds: round((performance.now() - t0) / 1000, 1) },
+      frontier: profile.frontier.map((p) => ({
+        pattern: patternKey(p.pattern),
+        quality: round(p.quality, 4),
+        recomputed: p.recomputedLayers,
+      })),
+      profile: {
+        split: pair.profileSplit.slice(root.length + 1),
+        windows: TRAINED.profileWindows,
+        context: TRAINED.context,
+        tail: TRAINED.tail,
+        stride: profileSet.stride,
+        scored_positions: profile.positions,
+        patterns: profile.measured.length,
+        seconds: round(profile.seconds, 1),
+      },
+      test: {
+        split: pair.testSplit.slice(root.length + 1),
+        windows: TRAINED.testWindows,
+        context: TRAINED.context,
+        tail: TRAINED.tail,
+        stride: testSet.stride,
+        scored_positions: test.positions,
+        latency_windows: TRAINED.latencyWindows,
+        reps: TRAINED.reps,
+        seconds: round((performance.now() - t0) / 1000, 1),
+      },
     };
   } finally {
     await engine.close();
@@ -81,10 +130,20 @@ async function runPlanted(derived) {
   const d = findSyntheticModel(derived).derivedFrom;
   const perturbed = [Math.min(...d.layers), Math.max(...d.layers) + 1];
   const { profile: P, test: T } = PLANTED;
-  const engine = await ReferenceEngine.create({ models: [d.base, derived], backend: 'cpu', kvBlocks: 4 * Math.ceil((T.tokens + T.continuation) / 16) + 8 });
+  const engine = await ReferenceEngine.create({
+    models: [d.base, derived],
+    backend: 'cpu',
+    kvBlocks: 4 * Math.ceil((T.tokens + T.continuation) / 16) + 8,
+  });
   try {
     const L = engine.modelConfig(derived).layers;
-    const profile = await profilePair(engine, d.base, derived, { prompts: syntheticPrompts(P.prompts, P.tokens, 11) }, { maxLoss: MAX_LOSS, continuation: P.continuation });
+    const profile = await profilePair(
+      engine,
+      d.base,
+      derived,
+      { prompts: syntheticPrompts(P.prompts, P.tokens, 11) },
+      { maxLoss: MAX_LOSS, continuation: P.continuation },
+    );
     const chosen = profile.chosen ?? { r1: 0, u1: 0, r2: L };
     const testSet = { prompts: syntheticPrompts(T.prompts, T.tokens, 97) };
     const test = await testPatterns(engine, d.base, derived, testSet, [chosen, FULL_REUSE], { continuation: T.continuation });
@@ -116,7 +175,11 @@ async function runPlanted(derived) {
 function curveSummary(curve, L) {
   const row = (k) => curve.find((c) => c.recomputed_layers === k);
   const ks = [...Array(L).keys()];
-  return { test_loss: ks.map((k) => row(k)?.test_loss ?? null), test_kl: ks.map((k) => row(k)?.test_kl ?? null), speedup: ks.map((k) => row(k)?.speedup ?? null) };
+  return {
+    test_loss: ks.map((k) => row(k)?.test_loss ?? null),
+    test_kl: ks.map((k) => row(k)?.test_kl ?? null),
+    speedup: ks.map((k) => row(k)?.speedup ?? null),
+  };
 }
 
 const trained = [];
@@ -128,13 +191,18 @@ for (const pair of trainedPairs(root, TRAINED.derived)) {
       `(profile loss ${r.profile_quality_loss}) → ${r.prefill_speedup_at_1pct}× at held-out loss ${r.quality_loss}, KL ${r.mean_kl} over ${r.test.scored_positions} positions ` +
       `| best within 1% on test: ${r.best_within_1pct_on_test.pattern} ${r.best_within_1pct_on_test.speedup}× | full reuse ${r.full_reuse_speedup}× at ${r.full_reuse_quality_loss}`,
   );
-  for (const c of r.curve) console.log(`   recompute ${c.recomputed_layers}: ${c.pattern} ${c.speedup}× loss ${c.test_loss} (profile ${c.profile_loss}) KL ${c.test_kl}`);
+  for (const c of r.curve)
+    console.log(
+      `   recompute ${c.recomputed_layers}: ${c.pattern} ${c.speedup}× loss ${c.test_loss} (profile ${c.profile_loss}) KL ${c.test_kl}`,
+    );
 }
 const planted = [];
 for (const derived of PLANTED.derived) {
   const r = await runPlanted(derived);
   planted.push(r);
-  console.log(`[planted] ${r.base} → ${r.derived}: plan ${patternKey(r.chosen_pattern)} ${r.prefill_speedup_at_1pct}× at loss ${r.quality_loss}; perturbed ${JSON.stringify(r.perturbed_layers)} found: ${r.found_critical_layers}`);
+  console.log(
+    `[planted] ${r.base} → ${r.derived}: plan ${patternKey(r.chosen_pattern)} ${r.prefill_speedup_at_1pct}× at loss ${r.quality_loss}; perturbed ${JSON.stringify(r.perturbed_layers)} found: ${r.found_critical_layers}`,
+  );
 }
 const plantedPrimary = planted.at(-1);
 // Every trained pair must hold the target: the headline is the weaker pair.
@@ -164,5 +232,7 @@ const result = {
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/droidspeak.json'), JSON.stringify(result, null, 2) + '\n');
-console.log(`prefill_speedup_at_1pct ${result.prefill_speedup_at_1pct}× (target ≥ 1.7×) at held-out loss ${result.quality_loss}; best within 1% on test ${result.best_speedup_within_1pct_on_test}×; planted: ${result.planted.prefill_speedup_at_1pct}× found ${result.planted.found_critical_layers}`);
+console.log(
+  `prefill_speedup_at_1pct ${result.prefill_speedup_at_1pct}× (target ≥ 1.7×) at held-out loss ${result.quality_loss}; best within 1% on test ${result.best_speedup_within_1pct_on_test}×; planted: ${result.planted.prefill_speedup_at_1pct}× found ${result.planted.found_critical_layers}`,
+);
 console.log('wrote bench/results/droidspeak.json (npm run bench renders its figure)');

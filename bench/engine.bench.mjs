@@ -64,17 +64,31 @@ function cpuSeconds(fn) {
 
 function pairedPeak(cpu) {
   let g = 0;
-  const t = cpuSeconds(() => { g = cpu.measurePeakGflops(0.1); });
+  const t = cpuSeconds(() => {
+    g = cpu.measurePeakGflops(0.1);
+  });
   return { wall: g, perCoreSecond: (g * t.wall) / t.cpu };
 }
 
 function gemmRows(cpu, c) {
   const m = PROMPT;
-  const d = c.dModel, qDim = c.heads * c.headDim, kvd = c.kvHeads * c.headDim;
-  const shapes = [['q', qDim, d], ['kv', kvd, d], ['o', d, qDim], ['gate_up', c.ffn, d], ['down', d, c.ffn]];
+  const d = c.dModel,
+    qDim = c.heads * c.headDim,
+    kvd = c.kvHeads * c.headDim;
+  const shapes = [
+    ['q', qDim, d],
+    ['kv', kvd, d],
+    ['o', d, qDim],
+    ['gate_up', c.ffn, d],
+    ['down', d, c.ffn],
+  ];
   return shapes.map(([name, n, k]) => {
     const x = new Float32Array(m * k).map((_, i) => ((i * 7919) % 1000) / 1000 - 0.5);
-    const w = cpu.packWeight(new Float32Array(n * k).map((_, i) => ((i * 104729) % 1000) / 1000 - 0.5), n, k);
+    const w = cpu.packWeight(
+      new Float32Array(n * k).map((_, i) => ((i * 104729) % 1000) / 1000 - 0.5),
+      n,
+      k,
+    );
     const out = new Float32Array(m * n);
     cpu.matmulPacked(out, x, w, m, n, k);
     const callFlops = 2 * m * n * k;
@@ -83,10 +97,14 @@ function gemmRows(cpu, c) {
     // this VM's warm-up after idling (first calls 1.5-2x slower than the rest); that figure
     // is kept beside it as single_call.
     const timed = (inner) => {
-      const gf = [], frac = [], fracCpu = [];
+      const gf = [],
+        frac = [],
+        fracCpu = [];
       for (let r = 0; r < GEMM_PAIRS; r++) {
         const peak = pairedPeak(cpu);
-        const t = cpuSeconds(() => { for (let i = 0; i < inner; i++) cpu.matmulPacked(out, x, w, m, n, k); });
+        const t = cpuSeconds(() => {
+          for (let i = 0; i < inner; i++) cpu.matmulPacked(out, x, w, m, n, k);
+        });
         gf.push((callFlops * inner) / t.wall / 1e9);
         frac.push((callFlops * inner) / t.wall / 1e9 / peak.wall);
         fracCpu.push((callFlops * inner) / t.cpu / 1e9 / peak.perCoreSecond);
@@ -97,9 +115,18 @@ function gemmRows(cpu, c) {
     const single = timed(1);
     const g = sustained.gf;
     return {
-      model: c.id, shape: name, m, n, k, gflops: round(g.median, 1), min_gflops: round(g.min, 1), max_gflops: round(g.max, 1),
-      frac_of_peak: round(sustained.frac, 3), frac_of_peak_cpu: round(sustained.fracCpu, 3),
-      single_call_gflops: round(single.gf.median, 1), single_call_frac_of_peak: round(single.frac, 3),
+      model: c.id,
+      shape: name,
+      m,
+      n,
+      k,
+      gflops: round(g.median, 1),
+      min_gflops: round(g.min, 1),
+      max_gflops: round(g.max, 1),
+      frac_of_peak: round(sustained.frac, 3),
+      frac_of_peak_cpu: round(sustained.fracCpu, 3),
+      single_call_gflops: round(single.gf.median, 1),
+      single_call_frac_of_peak: round(single.frac, 3),
     };
   });
 }
@@ -167,7 +194,9 @@ async function modelRow(backend, id, peak, memGbs) {
     params: parameterCount(c),
     prefill_tokens: PROMPT,
     prefill_tok_s: round((PROMPT * 1000) / p.median, 1),
-    prefill_ms: round(p.median, 1), prefill_ms_min: round(p.min, 1), prefill_ms_max: round(p.max, 1),
+    prefill_ms: round(p.median, 1),
+    prefill_ms_min: round(p.min, 1),
+    prefill_ms_max: round(p.max, 1),
     prefill_gflops: round(flops / (p.median * 1e6), 1),
     // Median of (prefill, peak burst right before it) pairs; see pairedPeak.
     prefill_frac_of_peak: round(stats(frac).median, 3),
@@ -189,7 +218,13 @@ async function loopLag(backend) {
   h.disable();
   const ms = performance.now() - t0;
   await engine.close();
-  return { tokens: LONG_PREFILL, prefill_ms: round(ms, 1), lag_p50_ms: round(h.percentile(50) / 1e6, 2), lag_p99_ms: round(h.percentile(99) / 1e6, 2), lag_max_ms: round(h.max / 1e6, 2) };
+  return {
+    tokens: LONG_PREFILL,
+    prefill_ms: round(ms, 1),
+    lag_p50_ms: round(h.percentile(50) / 1e6, 2),
+    lag_p99_ms: round(h.percentile(99) / 1e6, 2),
+    lag_max_ms: round(h.max / 1e6, 2),
+  };
 }
 
 async function run(kind, backend, machine) {
@@ -201,7 +236,6 @@ async function run(kind, backend, machine) {
   }
   return rows;
 }
-
 
 const cpu = createKernelBackend('cpu');
 const peaks = Array.from({ length: REPS }, () => cpu.measurePeakGflops(1));

@@ -65,7 +65,6 @@ if (!(LOAD > 0 && LOAD <= 2)) throw new RangeError(`--load must be in (0, 2], go
 /** A user's think time against the gap between conversation starts (both exponential). */
 const THINK_OVER_GAP = 1;
 
-
 const SYSTEMS = {
   fastswitch: { blockGroups: 60, granularity: 'grouped', swapIn: 'adaptive' },
   'fastswitch-async': { blockGroups: 60, granularity: 'grouped', swapIn: 'async' },
@@ -141,7 +140,10 @@ async function makeSystem(system, pattern, freq, timing) {
   engine.swap.swapIn = (ids) => {
     const p = swapIn(ids);
     copying.add(p);
-    p.then(() => copying.delete(p), () => copying.delete(p));
+    p.then(
+      () => copying.delete(p),
+      () => copying.delete(p),
+    );
     return p;
   };
 
@@ -168,7 +170,9 @@ async function makeSystem(system, pattern, freq, timing) {
       store.add(new Sequence(request, model, store.arrivalSeq(), clock.monotonicMs()));
     }
     if (pr() < freq) {
-      for (let c = 0; c < CONVERSATIONS; c++) priority[c] = pattern === 'markov' ? Math.max(0, Math.min(LEVELS - 1, priority[c] + (pr() < 0.5 ? -1 : 1))) : Math.floor(pr() * LEVELS);
+      for (let c = 0; c < CONVERSATIONS; c++)
+        priority[c] =
+          pattern === 'markov' ? Math.max(0, Math.min(LEVELS - 1, priority[c] + (pr() < 0.5 ? -1 : 1))) : Math.floor(pr() * LEVELS);
       for (const { request, conversation } of requests.values()) request.priority = priority[conversation];
     }
     iterStart = performance.now();
@@ -196,7 +200,9 @@ async function makeSystem(system, pattern, freq, timing) {
     }
     const st = engine.swap.stats;
     const wait = (await nodeMetrics.swapWait.get()).values.reduce((n, v) => n + v.value, 0);
-    const asyncIns = (await nodeMetrics.swaps.get()).values.filter((v) => v.labels.direction === 'in' && v.labels.mode === 'async').reduce((n, v) => n + v.value, 0);
+    const asyncIns = (await nodeMetrics.swaps.get()).values
+      .filter((v) => v.labels.direction === 'in' && v.labels.mode === 'async')
+      .reduce((n, v) => n + v.value, 0);
     await engine.close();
     return { ttft, tbt, generated, busyMs, idleMs, iterations: iteration, requests: times.size, asyncIns, waitMs: wait * 1000, ...st };
   }
@@ -208,7 +214,7 @@ async function lockstep(pattern, freq, leader, timing, names = ['fastswitch', 'b
   const order = [leader, ...names.filter((n) => n !== leader)];
   const sys = {};
   for (const name of order) sys[name] = await makeSystem(name, pattern, freq, timing);
-  for (let live = true; live; ) {
+  for (let live = true; live;) {
     live = false;
     for (const name of order) live = (await sys[name].step()) || live;
   }
@@ -257,14 +263,17 @@ await lockstep(HEADLINE.pattern, HEADLINE.freq, 'fastswitch', { meanStartGapMs: 
 const warm = await lockstep(HEADLINE.pattern, HEADLINE.freq, 'baseline', { meanStartGapMs: 0 });
 const capacityPerMs = warm.baseline.requests / warm.baseline.busyMs;
 const timing = { meanStartGapMs: TURNS / (LOAD * capacityPerMs) };
-console.log(`capacity ${round(capacityPerMs * 1000, 1)} req/s (baseline, closed loop); offered ${LOAD} of it: a conversation every ${round(timing.meanStartGapMs, 1)} ms on average`);
+console.log(
+  `capacity ${round(capacityPerMs * 1000, 1)} req/s (baseline, closed loop); offered ${LOAD} of it: a conversation every ${round(timing.meanStartGapMs, 1)} ms on average`,
+);
 const loadBefore = loadavg()[0];
 const started = performance.now();
 
 const rows = [];
 for (const pattern of PATTERNS) {
   for (const freq of FREQS) {
-    const names = pattern === HEADLINE.pattern && freq === HEADLINE.freq ? ['fastswitch', 'fastswitch-async', 'baseline'] : ['fastswitch', 'baseline'];
+    const names =
+      pattern === HEADLINE.pattern && freq === HEADLINE.freq ? ['fastswitch', 'fastswitch-async', 'baseline'] : ['fastswitch', 'baseline'];
     const raw = Object.fromEntries(names.map((n) => [n, []]));
     // Alternate which system leads each lockstep run.
     for (let rep = 0; rep < REPS; rep++) {
@@ -280,15 +289,22 @@ for (const pattern of PATTERNS) {
       ...pair,
       p99_ttft_baseline_over_fastswitch: ratio('p99_ttft_ms'),
       p999_tbt_baseline_over_fastswitch: ratio('p999_tbt_ms'),
-      swap_out_volume_reduction: pair.baseline.swap_out_bytes === 0 ? null : round(1 - pair.fastswitch.swap_out_bytes / pair.baseline.swap_out_bytes, 3),
-      mean_transfer_bytes_ratio: pair.baseline.mean_transfer_bytes === 0 ? null : round(pair.fastswitch.mean_transfer_bytes / pair.baseline.mean_transfer_bytes, 1),
-      throughput_fastswitch_over_baseline: pair.baseline.throughput_tok_s === 0 ? null : round(pair.fastswitch.throughput_tok_s / pair.baseline.throughput_tok_s, 3),
+      swap_out_volume_reduction:
+        pair.baseline.swap_out_bytes === 0 ? null : round(1 - pair.fastswitch.swap_out_bytes / pair.baseline.swap_out_bytes, 3),
+      mean_transfer_bytes_ratio:
+        pair.baseline.mean_transfer_bytes === 0 ? null : round(pair.fastswitch.mean_transfer_bytes / pair.baseline.mean_transfer_bytes, 1),
+      throughput_fastswitch_over_baseline:
+        pair.baseline.throughput_tok_s === 0 ? null : round(pair.fastswitch.throughput_tok_s / pair.baseline.throughput_tok_s, 3),
       swap_wait_baseline_over_fastswitch: ratio('swap_wait_ms'),
       context_switch_stall_ratio: ratio('stall_per_switch_ms'),
       ...(pair['fastswitch-async']
         ? {
-            p99_ttft_baseline_over_fastswitch_async: pair['fastswitch-async'].p99_ttft_ms ? round(pair.baseline.p99_ttft_ms / pair['fastswitch-async'].p99_ttft_ms, 2) : null,
-            throughput_fastswitch_async_over_baseline: pair.baseline.throughput_tok_s ? round(pair['fastswitch-async'].throughput_tok_s / pair.baseline.throughput_tok_s, 3) : null,
+            p99_ttft_baseline_over_fastswitch_async: pair['fastswitch-async'].p99_ttft_ms
+              ? round(pair.baseline.p99_ttft_ms / pair['fastswitch-async'].p99_ttft_ms, 2)
+              : null,
+            throughput_fastswitch_async_over_baseline: pair.baseline.throughput_tok_s
+              ? round(pair['fastswitch-async'].throughput_tok_s / pair.baseline.throughput_tok_s, 3)
+              : null,
           }
         : {}),
     });
@@ -296,7 +312,9 @@ for (const pattern of PATTERNS) {
     console.log(
       `${pattern} f=${freq}: P99 TTFT ×${last.p99_ttft_baseline_over_fastswitch}, P99.9 TBT ×${last.p999_tbt_baseline_over_fastswitch}, ` +
         `swap-out volume −${round(100 * (last.swap_out_volume_reduction ?? 0), 1)}%, bytes per transfer ×${last.mean_transfer_bytes_ratio}, swap wait ×${last.swap_wait_baseline_over_fastswitch}` +
-        (pair['fastswitch-async'] ? `; forced async: ${pair['fastswitch-async'].async_swap_ins} async swap-ins, P99 TTFT ×${last.p99_ttft_baseline_over_fastswitch_async}` : ''),
+        (pair['fastswitch-async']
+          ? `; forced async: ${pair['fastswitch-async'].async_swap_ins} async swap-ins, P99 TTFT ×${last.p99_ttft_baseline_over_fastswitch_async}`
+          : ''),
     );
   }
 }
@@ -306,8 +324,14 @@ const result = {
   bench: 'fastswitch',
   engine: `reference engine, CPU backend, ${MODEL}`,
   quick,
-  machine: { cpus: cpus().length, load1_start: round(loadBefore, 2), load1_end: round(loadavg()[0], 2), minutes: round((performance.now() - started) / 60000, 1) },
-  method: "lockstep: the systems alternate iterations; figures on each system's own clock (its iteration times plus the idle gaps it skips)",
+  machine: {
+    cpus: cpus().length,
+    load1_start: round(loadBefore, 2),
+    load1_end: round(loadavg()[0], 2),
+    minutes: round((performance.now() - started) / 60000, 1),
+  },
+  method:
+    "lockstep: the systems alternate iterations; figures on each system's own clock (its iteration times plus the idle gaps it skips)",
   trace: {
     conversations: CONVERSATIONS,
     turns: TURNS,
@@ -331,11 +355,15 @@ const result = {
   context_switch_stall_ratio: headline.context_switch_stall_ratio,
   // Asynchronous swap-ins run in the headline row (FastSwitch's adaptive policy keeps them sync on the CPU backend).
   async_swap_ins: rows.reduce((n, x) => n + Object.keys(SYSTEMS).reduce((m, k) => m + (x[k]?.async_swap_ins ?? 0), 0), 0),
-  forced_async: { label: 'extra: NODE_SWAP_IN=async on the CPU backend', async_swap_ins: headline['fastswitch-async'].async_swap_ins, p99_ttft_baseline_over_fastswitch_async: headline.p99_ttft_baseline_over_fastswitch_async, throughput_fastswitch_async_over_baseline: headline.throughput_fastswitch_async_over_baseline },
+  forced_async: {
+    label: 'extra: NODE_SWAP_IN=async on the CPU backend',
+    async_swap_ins: headline['fastswitch-async'].async_swap_ins,
+    p99_ttft_baseline_over_fastswitch_async: headline.p99_ttft_baseline_over_fastswitch_async,
+    throughput_fastswitch_async_over_baseline: headline.throughput_fastswitch_async_over_baseline,
+  },
   headline: { ...HEADLINE, fastswitch: headline.fastswitch, 'fastswitch-async': headline['fastswitch-async'], baseline: headline.baseline },
   rows,
 };
-
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/fastswitch.json'), JSON.stringify(result, null, 2) + '\n');

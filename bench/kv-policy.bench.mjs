@@ -45,7 +45,12 @@ function heapMiB() {
 }
 
 // Load average at the start: on a shared machine the timings scale with it.
-const results = { machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavg1m: +loadavg()[0].toFixed(2) }, quick, segmentBytes: SEG, layers: LAYERS };
+const results = {
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavg1m: +loadavg()[0].toFixed(2) },
+  quick,
+  segmentBytes: SEG,
+  layers: LAYERS,
+};
 
 // --- CRC32C (pure TS; the native one is for payloads) ---
 {
@@ -60,12 +65,20 @@ const table = new LookupTable({ numLayers: LAYERS, ttlMs: 3_600_000 });
 const t0 = performance.now();
 for (let c = 0; c < CHUNKS; c++) {
   for (let l = 0; l < LAYERS; l++) {
-    table.put({ chunkKey: key(c), position: c % PREFIX, layer: l }, { deviceIndex: c & 1, type: 'ssd', offset: (c * LAYERS + l) * SEG, length: SEG, crc32c: 0 }, c);
+    table.put(
+      { chunkKey: key(c), position: c % PREFIX, layer: l },
+      { deviceIndex: c & 1, type: 'ssd', offset: (c * LAYERS + l) * SEG, length: SEG, crc32c: 0 },
+      c,
+    );
   }
 }
 const putMs = performance.now() - t0;
 const segments = CHUNKS * LAYERS;
-results.table = { segments, putNsPerSegment: Math.round((putMs * 1e6) / segments), heapBytesPerSegment: Math.round(((heapMiB() - heap0) * 2 ** 20) / segments) };
+results.table = {
+  segments,
+  putNsPerSegment: Math.round((putMs * 1e6) / segments),
+  heapBytesPerSegment: Math.round(((heapMiB() - heap0) * 2 ** 20) / segments),
+};
 
 // A request: longest prefix over its 128 chunks, touch them, pin every segment it loads, unpin.
 {
@@ -101,7 +114,10 @@ results.table = { segments, putNsPerSegment: Math.round((putMs * 1e6) / segments
   results.eviction = { victims: removed.length, usPerVictim: +((ms * 1000) / removed.length).toFixed(2), includesLazyRefiles: true };
   const t2 = performance.now();
   const expired = table.expire(now + 3_600_000 - CHUNKS / 2);
-  results.expiry = { segments: expired.length, usPerSegment: +(((performance.now() - t2) * 1000) / Math.max(1, expired.length)).toFixed(2) };
+  results.expiry = {
+    segments: expired.length,
+    usPerSegment: +(((performance.now() - t2) * 1000) / Math.max(1, expired.length)).toFixed(2),
+  };
 }
 
 // Journal: compaction of the whole SSD table, then decode it back.
@@ -127,7 +143,12 @@ results.table = { segments, putNsPerSegment: Math.round((putMs * 1e6) / segments
   const devices = [{ bandwidth: 3 }, { bandwidth: 1 }];
   const placeMs = best(20, () => placeSegments(segs, devices));
   const planMs = best(5, () => {
-    const pool = [0, 1].map((d) => ({ deviceIndex: d, type: 'ssd', bandwidth: d === 0 ? 3 : 1, allocator: new ExtentAllocator(2 ** 40, 4096) }));
+    const pool = [0, 1].map((d) => ({
+      deviceIndex: d,
+      type: 'ssd',
+      bandwidth: d === 0 ? 3 : 1,
+      allocator: new ExtentAllocator(2 ** 40, 4096),
+    }));
     planOffload(segs, pool, SEG);
   });
   results.placement = { segments: segs.length, placeSegmentsMs: +placeMs.toFixed(3), planOffloadMs: +planMs.toFixed(3) };
@@ -149,7 +170,11 @@ results.table = { segments, putNsPerSegment: Math.round((putMs * 1e6) / segments
     held[at] = a.allocate(SEG);
   }
   const ms = performance.now() - t;
-  results.allocator = { freeExtents: a.stats().freeExtents, nsPerFreeAndAllocate: Math.round((ms * 1e6) / ops), fragmentation: +a.stats().fragmentation.toFixed(3) };
+  results.allocator = {
+    freeExtents: a.stats().freeExtents,
+    nsPerFreeAndAllocate: Math.round((ms * 1e6) / ops),
+    fragmentation: +a.stats().fragmentation.toFixed(3),
+  };
 }
 
 // --- Modeled layer-wise load: why placement interleaves (bandwidth model, not a measurement) ---
@@ -172,7 +197,13 @@ results.table = { segments, putNsPerSegment: Math.round((putMs * 1e6) / segments
   };
   const a = layerTime(fillFirst);
   const b = layerTime(swrr);
-  results.modeledLayerwiseRead = { bandwidthRatio: '3:1', fillFirst: a, interleaved: b, speedup: +(a / b).toFixed(2), note: 'segment-units / bandwidth-units; ideal = n / Σb' };
+  results.modeledLayerwiseRead = {
+    bandwidthRatio: '3:1',
+    fillFirst: a,
+    interleaved: b,
+    speedup: +(a / b).toFixed(2),
+    note: 'segment-units / bandwidth-units; ideal = n / Σb',
+  };
 }
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });

@@ -45,7 +45,10 @@ const EXTRAS = flag('no-extras') ? [] : ['sticky-device', 'prefix-affinity'];
 /** Modelled cluster: a chunk from a peer's host pool (1.4 ms read + 2.7 ms network) over recomputing it (40 µs × 256): the ratio the scaled bytes aim at. */
 const KV_MOVE_TARGET = (1.4 + 2.7) / ((GPU.prefillTokenUs * 256) / 1000);
 
-const rampSeconds = (sessions) => (Number.isFinite(RAMP_S) ? Math.max(0, RAMP_S) : sessions.reduce((a, x) => a + x.turns.reduce((b, t) => b + t.readMs + t.typeMs, 0), 0) / sessions.length / 1000);
+const rampSeconds = (sessions) =>
+  Number.isFinite(RAMP_S)
+    ? Math.max(0, RAMP_S)
+    : sessions.reduce((a, x) => a + x.turns.reduce((b, t) => b + t.readMs + t.typeMs, 0), 0) / sessions.length / 1000;
 
 /** Configurations: the systems, and the advisory variants and promotion A/B of symphony; each with how many passes it runs. */
 function configurations() {
@@ -57,13 +60,23 @@ function configurations() {
     c['symphony-spurious60'] = { system: SERVING_SYSTEMS.symphony, spurious: 0.6, passes: Math.min(PASSES, EXTRA_PASSES) };
   }
   // --promote-ab: symphony with prefetched chunks left in the host pool (NODE_PREFETCH_PROMOTE=off), the A/B of promotion to the device.
-  if (flag('promote-ab')) c['symphony-host-only'] = { system: SERVING_SYSTEMS.symphony, nodeEnv: { NODE_PREFETCH_PROMOTE: 'off' }, passes: Math.min(PASSES, EXTRA_PASSES) };
+  if (flag('promote-ab'))
+    c['symphony-host-only'] = {
+      system: SERVING_SYSTEMS.symphony,
+      nodeEnv: { NODE_PREFETCH_PROMOTE: 'off' },
+      passes: Math.min(PASSES, EXTRA_PASSES),
+    };
   return c;
 }
 
 // ---- main ------------------------------------------------------------------------------------
 // --quick is a smoke run: fewer, shorter sessions and faster users, every configuration once (a few minutes).
-const workloadOptions = { ...DEFAULT_WORKLOAD, sessions: SESSIONS, dilation: DILATION, ...(quick ? { maxTurns: 8, thinkCompression: 4 * DEFAULT_WORKLOAD.thinkCompression } : {}) };
+const workloadOptions = {
+  ...DEFAULT_WORKLOAD,
+  sessions: SESSIONS,
+  dilation: DILATION,
+  ...(quick ? { maxTurns: 8, thinkCompression: 4 * DEFAULT_WORKLOAD.thinkCompression } : {}),
+};
 const sessions = workload(workloadOptions);
 const stats = workloadStats(sessions, workloadOptions);
 console.log('workload', JSON.stringify(stats));
@@ -72,10 +85,21 @@ const minutes = () => round((performance.now() - started) / 60_000, 1);
 const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, stop: async () => undefined } : await startNats();
 const dataDir = mkdtempSync(join(tmpdir(), 'mnemo-multiround-'));
 try {
-  console.log(`calibrating KV moves (${KV_LAYOUT.layers}x${KV_LAYOUT.rowElems}, ${KV_BYTES_PER_TOKEN} B per token, PCIe ${GPU.restoreChunkUs * DILATION} µs per chunk)…`);
-  const cal = await calibrateKvMoves({ natsUrl: nats.url, model: CLUSTER.model, nodeEnv: kvEnv(dataDir, 'calibrate', SERVING_SYSTEMS.symphony), dataDir });
+  console.log(
+    `calibrating KV moves (${KV_LAYOUT.layers}x${KV_LAYOUT.rowElems}, ${KV_BYTES_PER_TOKEN} B per token, PCIe ${GPU.restoreChunkUs * DILATION} µs per chunk)…`,
+  );
+  const cal = await calibrateKvMoves({
+    natsUrl: nats.url,
+    model: CLUSTER.model,
+    nodeEnv: kvEnv(dataDir, 'calibrate', SERVING_SYSTEMS.symphony),
+    dataDir,
+  });
   // The scheduler's peer figure is on top of the peer's tier read; SSD was not measured: it keeps the modelled SSD/host ratio (5.5 / 1.4).
-  const costs = { hostMs: cal.hostLoadMsPerChunk, peerMs: Math.max(0, cal.peerPullMsPerChunk - cal.hostLoadMsPerChunk), ssdMs: Math.max(cal.hostLoadMsPerChunk, 0.1) * (5.5 / 1.4) };
+  const costs = {
+    hostMs: cal.hostLoadMsPerChunk,
+    peerMs: Math.max(0, cal.peerPullMsPerChunk - cal.hostLoadMsPerChunk),
+    ssdMs: Math.max(cal.hostLoadMsPerChunk, 0.1) * (5.5 / 1.4),
+  };
   const recomputeMs = (GPU.prefillTokenUs * DILATION * 256) / 1000;
   console.log('calibration', JSON.stringify({ ...cal, costs, recomputeMs }));
   const configs = configurations();
@@ -98,14 +122,16 @@ try {
   const s = Object.fromEntries(Object.entries(runs).map(([k, rs]) => [k, summarize(pool(rs))]));
   const p99 = (n) => s[n]?.ttft_p99_ms ?? null;
   const vs = (baseline) => ratio(p99(baseline), p99('symphony'));
-  const perPass = (baseline) => passes.filter((p) => p[baseline] && p.symphony).map((p) => ratio(p[baseline].ttft_p99_ms, p.symphony.ttft_p99_ms));
+  const perPass = (baseline) =>
+    passes.filter((p) => p[baseline] && p.symphony).map((p) => ratio(p[baseline].ttft_p99_ms, p.symphony.ttft_p99_ms));
   const pick = (names) => Object.fromEntries(names.filter((k) => s[k]).map((k) => [k, s[k]]));
   const result = {
     model: `${CLUSTER.model} (sim engine; cost model: Llama-3.1-8B bf16 on one H100 SXM, ×${DILATION} time dilation)`,
     env: {
       cpu_threads: cpus().length,
       load_average_at_end: os.loadavg().map((x) => round(x, 1)),
-      contention: 'measured on a shared 2-core machine while other engineers built and tested and a model trained in the background; each pass records the load average around each run; ratios between systems measured side by side in one run are what counts',
+      contention:
+        'measured on a shared 2-core machine while other engineers built and tested and a model trained in the background; each pass records the load average around each run; ratios between systems measured side by side in one run are what counts',
       wall_minutes: minutes(),
       quick,
       users: USERS,
@@ -115,7 +141,18 @@ try {
     cluster: {
       ...CLUSTER,
       // What each compared system is (kv-core SERVING_SYSTEMS): routing policy, what its nodes do with a session's KV between turns, tiers, peer fetch, advisories.
-      systems: Object.fromEntries(Object.entries(configs).map(([k, c]) => [k, { ...c.system, ...(c.missed ? { missed: c.missed } : {}), ...(c.spurious ? { spurious: c.spurious } : {}), ...(c.nodeEnv ? { node_env: c.nodeEnv } : {}), passes: c.passes }])),
+      systems: Object.fromEntries(
+        Object.entries(configs).map(([k, c]) => [
+          k,
+          {
+            ...c.system,
+            ...(c.missed ? { missed: c.missed } : {}),
+            ...(c.spurious ? { spurious: c.spurious } : {}),
+            ...(c.nodeEnv ? { node_env: c.nodeEnv } : {}),
+            passes: c.passes,
+          },
+        ]),
+      ),
     },
     kv_bytes: {
       layout: `${KV_LAYOUT.layers} layers × ${KV_LAYOUT.rowElems} floats per K/V row (NODE_SIM_KV_BYTES=${KV_LAYOUT.layers}x${KV_LAYOUT.rowElems})`,
@@ -124,8 +161,17 @@ try {
       modelled_bytes_per_token: REAL_KV_BYTES_PER_TOKEN,
       byte_scale: REAL_KV_BYTES_PER_TOKEN / KV_BYTES_PER_TOKEN,
       why: 'this machine moves a chunk through host pool, gRPC, CRC32C and the import at a few MB/s (2 shared cores under load) against 100 Gb/s in the modelled cluster; bytes are scaled so that moving a chunk costs about what the modelled cluster pays relative to recomputing it, and the scheduler is given the measured costs',
-      measured_ms_per_chunk: { peer_pull: round(cal.peerPullMsPerChunk), host_restore: round(cal.hostLoadMsPerChunk), samples: { peer: cal.samples.peer.map((x) => round(x)), host: cal.samples.host.map((x) => round(x)) } },
-      scheduler_costs_ms_per_chunk: { host: round(costs.hostMs), ssd: round(costs.ssdMs), peer_network: round(costs.peerMs), recompute: round(recomputeMs) },
+      measured_ms_per_chunk: {
+        peer_pull: round(cal.peerPullMsPerChunk),
+        host_restore: round(cal.hostLoadMsPerChunk),
+        samples: { peer: cal.samples.peer.map((x) => round(x)), host: cal.samples.host.map((x) => round(x)) },
+      },
+      scheduler_costs_ms_per_chunk: {
+        host: round(costs.hostMs),
+        ssd: round(costs.ssdMs),
+        peer_network: round(costs.peerMs),
+        recompute: round(recomputeMs),
+      },
       move_over_recompute: { measured: round(cal.peerPullMsPerChunk / recomputeMs), modelled_cluster: round(KV_MOVE_TARGET) },
     },
     cost_model: {
@@ -158,7 +204,11 @@ try {
     // Labelled extras: sticky routing with the KV left on the device, and pure prefix routing.
     symphony_vs_sticky_ttft_p99: vs('sticky-device'),
     symphony_vs_prefix_affinity_ttft_p99: vs('prefix-affinity'),
-    per_pass: { symphony_vs_llmd_ttft_p99: perPass('llmd'), symphony_vs_infercept_ttft_p99: perPass('infercept'), symphony_vs_recompute_ttft_p99: perPass('recompute') },
+    per_pass: {
+      symphony_vs_llmd_ttft_p99: perPass('llmd'),
+      symphony_vs_infercept_ttft_p99: perPass('infercept'),
+      symphony_vs_recompute_ttft_p99: perPass('recompute'),
+    },
     missed10_degradation: s['symphony-missed10'] ? round(p99('symphony-missed10') / p99('symphony') - 1, 3) : null,
     spurious60_degradation: s['symphony-spurious60'] ? round(p99('symphony-spurious60') / p99('symphony') - 1, 3) : null,
     ...(s['symphony-host-only']
@@ -179,4 +229,3 @@ try {
   await nats.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
-

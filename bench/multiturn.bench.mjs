@@ -160,7 +160,10 @@ async function infer(nc, requestId, tenant, tokens, maxTokens) {
     replySubject: stream.inbox,
     deadlineUnixMs: Date.now() + 300_000,
   };
-  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
+  const reply = decodeMessage(
+    ScheduleReplySchema,
+    (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data,
+  );
   if (reply.result.case !== 'nodeId') throw new Error(`not scheduled: ${JSON.stringify(reply.result.value)}`);
   const { ttftMs, cachedTokens, tokens: generated } = await stream.finish();
   return { ttftMs, cachedTokens, tokens: generated };
@@ -183,12 +186,16 @@ function summarize(r) {
     prefix_hit_rate: round(cached / prompt, 3),
     blocked_io_ms_p50: round((histogramQuantile(r.metrics, 'mnemo_kv_blocked_io_seconds', 0.5) ?? NaN) * 1000, 3),
     blocked_io_ms_p99: round((histogramQuantile(r.metrics, 'mnemo_kv_blocked_io_seconds', 0.99) ?? NaN) * 1000, 3),
-    restored_tokens: { host: counter(r.metrics, 'mnemo_kv_hit_tokens_total', { tier: 'host' }), ssd: counter(r.metrics, 'mnemo_kv_hit_tokens_total', { tier: 'ssd' }) },
+    restored_tokens: {
+      host: counter(r.metrics, 'mnemo_kv_hit_tokens_total', { tier: 'host' }),
+      ssd: counter(r.metrics, 'mnemo_kv_hit_tokens_total', { tier: 'ssd' }),
+    },
     preemptions: counter(r.metrics, 'mnemo_node_preemptions_total'),
-    warm_restores: Object.fromEntries(['used', 'stale', 'expired'].map((o) => [o, counter(r.metrics, 'mnemo_kv_warm_restores_total', { outcome: o })])),
+    warm_restores: Object.fromEntries(
+      ['used', 'stale', 'expired'].map((o) => [o, counter(r.metrics, 'mnemo_kv_warm_restores_total', { outcome: o })]),
+    ),
   };
 }
-
 
 /** Per request, the prompt tokens its turn added (the user turn; on a first turn, system prompt aside, the pasted document too). */
 function newPromptTokens(results) {
@@ -197,7 +204,9 @@ function newPromptTokens(results) {
   const out = [];
   for (const rs of bySession.values()) {
     rs.sort((a, b) => a.turn - b.turn);
-    rs.forEach((x, i) => out.push(i === 0 ? x.promptTokens - SYSTEM_TOKENS : x.promptTokens - rs[i - 1].promptTokens - rs[i - 1].tokens.length));
+    rs.forEach((x, i) =>
+      out.push(i === 0 ? x.promptTokens - SYSTEM_TOKENS : x.promptTokens - rs[i - 1].promptTokens - rs[i - 1].tokens.length),
+    );
   }
   return out;
 }
@@ -212,7 +221,16 @@ try {
     recompute: { NODE_KV_BLOCKS: String(DEVICE_BLOCKS), NODE_PREFIX_CACHE: 'off', NODE_KV_STORE: 'off' },
     'device-only': { NODE_KV_BLOCKS: String(DEVICE_BLOCKS), NODE_KV_STORE: 'off' },
     // --cold: Mnemo again with restores that start reading at their pass, not on arrival (A/B of NODE_KV_WARM).
-    ...(process.argv.includes('--cold') ? { 'mnemo-cold': { NODE_KV_BLOCKS: String(DEVICE_BLOCKS), NODE_PREFIX_CACHE_BLOCKS: String(KV_BLOCKS_SMALL), NODE_KV_HOST_POOL: HOST_POOL, NODE_KV_WARM: 'off' } } : {}),
+    ...(process.argv.includes('--cold')
+      ? {
+          'mnemo-cold': {
+            NODE_KV_BLOCKS: String(DEVICE_BLOCKS),
+            NODE_PREFIX_CACHE_BLOCKS: String(KV_BLOCKS_SMALL),
+            NODE_KV_HOST_POOL: HOST_POOL,
+            NODE_KV_WARM: 'off',
+          },
+        }
+      : {}),
   };
   const runs = {};
   for (const [name, env] of Object.entries(configs)) {
@@ -227,7 +245,8 @@ try {
     env: {
       cpu_threads: os.cpus().length,
       load_average_at_end: os.loadavg().map((x) => round(x, 1)),
-      contention: 'measured on a shared 2-core machine while other engineers built and tested and a model trained in the background; the configurations run one after another on the same workload, so the ratios between them are what counts',
+      contention:
+        'measured on a shared 2-core machine while other engineers built and tested and a model trained in the background; the configurations run one after another on the same workload, so the ratios between them are what counts',
       quick,
     },
     workload: {
@@ -238,7 +257,10 @@ try {
       // What was served (a session stops early once its history nears the context).
       mean_turns_served: round(runs.mnemo.results.length / sessions.length),
       new_prompt_tokens_p90: percentile(newPromptTokens(runs.mnemo.results), 90),
-      history_tokens_p50: percentile(runs.mnemo.results.map((x) => x.promptTokens), 50),
+      history_tokens_p50: percentile(
+        runs.mnemo.results.map((x) => x.promptTokens),
+        50,
+      ),
       history_tokens_max: Math.max(...runs.mnemo.results.map((x) => x.promptTokens)),
       system_tokens: SYSTEM_TOKENS,
       note: 'synthetic ShareGPT-like sessions (seeded); prompts are token ids; greedy replies; the same workload for every configuration',
@@ -246,10 +268,16 @@ try {
     configs: {
       mnemo: `NODE_KV_BLOCKS=${DEVICE_BLOCKS}, NODE_PREFIX_CACHE_BLOCKS=${KV_BLOCKS_SMALL} (reusable blocks kept on the device), host pool ${HOST_POOL}, SSD pool 1GiB`,
       'apc-small': `NODE_KV_BLOCKS=${DEVICE_BLOCKS}, NODE_PREFIX_CACHE_BLOCKS=${KV_BLOCKS_SMALL} (the device budget Mnemo's own cache gets), store off`,
-      recompute: `NODE_KV_BLOCKS=${DEVICE_BLOCKS}, prefix cache off, store off`, 'device-only': `NODE_KV_BLOCKS=${DEVICE_BLOCKS}, store off`,
+      recompute: `NODE_KV_BLOCKS=${DEVICE_BLOCKS}, prefix cache off, store off`,
+      'device-only': `NODE_KV_BLOCKS=${DEVICE_BLOCKS}, store off`,
     },
     results: s,
-    requests: Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, r.results.map((x) => [x.session, x.turn, x.promptTokens, x.cachedTokens, round(x.ttftMs, 1)])])),
+    requests: Object.fromEntries(
+      Object.entries(runs).map(([k, r]) => [
+        k,
+        r.results.map((x) => [x.session, x.turn, x.promptTokens, x.cachedTokens, round(x.ttftMs, 1)]),
+      ]),
+    ),
     requests_columns: ['session', 'turn', 'prompt_tokens', 'cached_tokens', 'ttft_ms'],
     // The headline: vLLM-style prefix caching on the device budget Mnemo's cache gets, against Mnemo with its tiers.
     ttft_p99_apc_small_over_mnemo: round(s['apc-small'].ttft_p99_ms / s.mnemo.ttft_p99_ms),

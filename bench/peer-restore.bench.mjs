@@ -34,11 +34,13 @@ const launchNode = (env) => launch('node-manager', env);
 const metric = async (port, name) => counter(await scrape(port), name);
 
 async function infer(nc, nodeId, tokens, kvSources = []) {
-  const { ttftMs, cachedTokens, tokens: generated } = await inferOnNode(nc, nodeId, { model: MODEL, tenant: TENANT, tokens, maxTokens: 4, kvSources, idPrefix: 'pr' });
+  const {
+    ttftMs,
+    cachedTokens,
+    tokens: generated,
+  } = await inferOnNode(nc, nodeId, { model: MODEL, tenant: TENANT, tokens, maxTokens: 4, kvSources, idPrefix: 'pr' });
   return { ttftMs, cached: cachedTokens, tokens: generated };
 }
-
-
 
 async function main() {
   const nats = await startNats();
@@ -92,7 +94,9 @@ async function main() {
       rows.recompute.push(recompute.ttftMs);
       rows.stayed.push(stayed.ttftMs);
       if (peer.tokens.join() !== recompute.tokens.join() || stayed.tokens.join() !== recompute.tokens.join()) mismatches.push(s);
-      console.log(`session ${s}: peer ${round(peer.ttftMs, 1)} ms (cached ${peer.cached}), recompute ${round(recompute.ttftMs, 1)} ms, stayed ${round(stayed.ttftMs, 1)} ms`);
+      console.log(
+        `session ${s}: peer ${round(peer.ttftMs, 1)} ms (cached ${peer.cached}), recompute ${round(recompute.ttftMs, 1)} ms, stayed ${round(stayed.ttftMs, 1)} ms`,
+      );
     }
     const stat = (xs) => ({ p50: round(percentile(xs, 50), 1), p99: round(percentile(xs, 99), 1), mean: round(mean(xs), 1) });
     const peerBytes = await metric(b.port, 'mnemo_kv_peer_fetch_bytes_total');

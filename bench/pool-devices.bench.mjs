@@ -115,8 +115,12 @@ async function ssdFigures(pool, backend) {
   const n = SSD_BYTES / CHUNK;
   // Chunks land in a shuffled order on the device: the pool does not need them adjacent.
   const order = Array.from({ length: n }, (_, i) => (i * 7) % n);
-  const write = packTransferRanges(order.map((slot, i) => ({ src: 0, srcOffset: i * CHUNK, dst: 1, dstOffset: slot * CHUNK, length: CHUNK })));
-  const read = packTransferRanges(order.map((slot, i) => ({ src: 1, srcOffset: slot * CHUNK, dst: 0, dstOffset: i * CHUNK, length: CHUNK })));
+  const write = packTransferRanges(
+    order.map((slot, i) => ({ src: 0, srcOffset: i * CHUNK, dst: 1, dstOffset: slot * CHUNK, length: CHUNK })),
+  );
+  const read = packTransferRanges(
+    order.map((slot, i) => ({ src: 1, srcOffset: slot * CHUNK, dst: 0, dstOffset: i * CHUNK, length: CHUNK })),
+  );
   const crcs = packCrcRanges(order.map((_, i) => ({ operand: 0, offset: i * CHUNK, length: CHUNK })));
   const t = { rawWrite: [], rawRead: [], write: [], read: [], readCrc: [] };
   const probe = (mode) => probeDirectIo({ path: probePath, bytes: SSD_BYTES, blockBytes: MiB, queueDepth: 32, mode, backend });
@@ -128,7 +132,14 @@ async function ssdFigures(pool, backend) {
     t.read.push(await timed(() => transfer([pool, ssd], read)));
     t.readCrc.push(await timed(() => transfer([pool, ssd], read, { crcs })));
   }
-  const out = { backend: ssd.backend, backendReason: ssd.backendReason, bytes: SSD_BYTES, segment: CHUNK, queueDepth: ssd.queueDepth, requests: ssd.stats().requests };
+  const out = {
+    backend: ssd.backend,
+    backendReason: ssd.backendReason,
+    bytes: SSD_BYTES,
+    segment: CHUNK,
+    queueDepth: ssd.queueDepth,
+    requests: ssd.stats().requests,
+  };
   for (const [k, v] of Object.entries(t)) out[`${k}GBps`] = gbps(SSD_BYTES, median(v));
   out.writeVsRaw = out.writeGBps / out.rawWriteGBps;
   out.readVsRaw = out.readGBps / out.rawReadGBps;
@@ -146,21 +157,35 @@ async function filePerChunkFigures(pool) {
   const data = new Uint8Array(CHUNK).fill(9);
   for (let i = 0; i < n; i++) await writeFile(join(dir, `${i}.kv`), data);
   const ssd = await openSsdPool({ path: join(base, 'cold.bin'), bytes: SSD_BYTES, queueDepth: 32 });
-  await transfer([pool, ssd], packTransferRanges(Array.from({ length: n }, (_, i) => ({ src: 0, srcOffset: i * CHUNK, dst: 1, dstOffset: i * CHUNK, length: CHUNK }))));
-  const read = packTransferRanges(Array.from({ length: n }, (_, i) => ({ src: 1, srcOffset: i * CHUNK, dst: 0, dstOffset: i * CHUNK, length: CHUNK })));
+  await transfer(
+    [pool, ssd],
+    packTransferRanges(
+      Array.from({ length: n }, (_, i) => ({ src: 0, srcOffset: i * CHUNK, dst: 1, dstOffset: i * CHUNK, length: CHUNK })),
+    ),
+  );
+  const read = packTransferRanges(
+    Array.from({ length: n }, (_, i) => ({ src: 1, srcOffset: i * CHUNK, dst: 0, dstOffset: i * CHUNK, length: CHUNK })),
+  );
   const t = { files: [], pool: [] };
   for (let r = 0; r < Math.max(3, REPS >> 1); r++) {
     for (let i = 0; i < n; i++) await dropPageCache(join(dir, `${i}.kv`));
     // Same concurrency as the pool's queue: 32 chunks in flight.
     t.files.push(
       await timed(async () => {
-        for (let i = 0; i < n; i += 32) await Promise.all(Array.from({ length: Math.min(32, n - i) }, (_, k) => readFile(join(dir, `${i + k}.kv`))));
+        for (let i = 0; i < n; i += 32)
+          await Promise.all(Array.from({ length: Math.min(32, n - i) }, (_, k) => readFile(join(dir, `${i + k}.kv`))));
       }),
     );
     t.pool.push(await timed(() => transfer([pool, ssd], read)));
   }
   await ssd.close();
-  return { bytes: SSD_BYTES, chunk: CHUNK, filesGBps: gbps(SSD_BYTES, median(t.files)), poolGBps: gbps(SSD_BYTES, median(t.pool)), poolVsFiles: median(t.files) / median(t.pool) };
+  return {
+    bytes: SSD_BYTES,
+    chunk: CHUNK,
+    filesGBps: gbps(SSD_BYTES, median(t.files)),
+    poolGBps: gbps(SSD_BYTES, median(t.pool)),
+    poolVsFiles: median(t.files) / median(t.pool),
+  };
 }
 
 try {

@@ -31,7 +31,14 @@ import { startNats } from '../tools/infra/index.mjs';
 import { servingMaxContext } from './lib/serving-max-context.mjs';
 import { percentile, round } from './lib/figures.mjs';
 import { PAPER_SETTINGS, UTILIZATION, workerShares } from './lib/swiftcache.settings.mjs';
-import { activationPeak, lendingNode as lendingNodeOf, maxContext as maxContextOf, residentRunner as residentRunnerOf, streamRunner as streamRunnerOf, toks } from './lib/swiftcache.runners.mjs';
+import {
+  activationPeak,
+  lendingNode as lendingNodeOf,
+  maxContext as maxContextOf,
+  residentRunner as residentRunnerOf,
+  streamRunner as streamRunnerOf,
+  toks,
+} from './lib/swiftcache.runners.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -68,7 +75,8 @@ const mGeom = { numLayers: mShape.layers, numKvHeads: mShape.kvHeads, headDim: m
 const maxContext = (make, chunk, guessBlocks) => maxContextOf(make, chunk, guessBlocks, DECODE);
 const residentRunner = () => residentRunnerOf(backend, W[MASTER], regions[MASTER]);
 const lendingNode = (regs = regions) => lendingNodeOf(backend, W, specs, regs, WORKER_SEQS * (WORKER_PROMPT + WORKER_DECODE), mGeom);
-const streamRunner = (p, lentBackings, host, window = WINDOW) => streamRunnerOf(backend, W[MASTER], mShape, mGeom, p, window, lentBackings, host);
+const streamRunner = (p, lentBackings, host, window = WINDOW) =>
+  streamRunnerOf(backend, W[MASTER], mShape, mGeom, p, window, lentBackings, host);
 
 // ---- 1. max context ----------------------------------------------------------------------------
 console.log(`budget ${budgetElems * 4} B (fp32), regions ${JSON.stringify(regions)}`);
@@ -100,14 +108,24 @@ const MA_CHUNK = 16;
 const masterMemElems = MA_BLOCKS * BE;
 const actElems = await activationPeak(backend, W[MASTER], MA_CHUNK, MA_BLOCKS * 16);
 const localElems = masterMemElems - actElems;
-if (localElems < BE) throw new Error(`a ${MA_CHUNK}-token chunk's activations (${actElems} elements) leave no KV room in ${MA_BLOCKS} blocks`);
+if (localElems < BE)
+  throw new Error(`a ${MA_CHUNK}-token chunk's activations (${actElems} elements) leave no KV room in ${MA_BLOCKS} blocks`);
 const aloneBlocks = Math.floor(localElems / BE);
 const masterAlone = await maxContext(() => residentRunnerOf(backend, W[MASTER], aloneBlocks), MA_CHUNK, aloneBlocks);
-console.log('master alone (chunked prefill, activations charged)', { activation_elements: actElems, kv_blocks: aloneBlocks, ...masterAlone });
+console.log('master alone (chunked prefill, activations charged)', {
+  activation_elements: actElems,
+  kv_blocks: aloneBlocks,
+  ...masterAlone,
+});
 const bySetting = [];
 for (const setting of PAPER_SETTINGS) {
   const shares = workerShares(setting);
-  const regs = { [MASTER]: aloneBlocks, ...Object.fromEntries(WORKERS.map((id, i) => [id, Math.max(1, Math.floor((shares[i] * masterMemElems) / blockElements(specs[i + 1].shape)))])) };
+  const regs = {
+    [MASTER]: aloneBlocks,
+    ...Object.fromEntries(
+      WORKERS.map((id, i) => [id, Math.max(1, Math.floor((shares[i] * masterMemElems) / blockElements(specs[i + 1].shape)))]),
+    ),
+  };
   const lender = lendingNode(regs);
   const p = streamedContextPlan(mShape, localElems, lender.lentBlocks, WINDOW);
   let n = 0;
@@ -122,7 +140,17 @@ for (const setting of PAPER_SETTINGS) {
     p.contextBlocks,
   );
   lender.free();
-  const row = { vram_gb: setting.vramGb, gpu: setting.gpu, paper_workers: setting.workers, worker_memory_over_master: shares.map((x) => round(x, 3)), regions_blocks: regs, lent_master_blocks: lender.lentBlocks, plan: p, swiftcache: swift, ratio: round(swift.tokens / masterAlone.tokens) };
+  const row = {
+    vram_gb: setting.vramGb,
+    gpu: setting.gpu,
+    paper_workers: setting.workers,
+    worker_memory_over_master: shares.map((x) => round(x, 3)),
+    regions_blocks: regs,
+    lent_master_blocks: lender.lentBlocks,
+    plan: p,
+    swiftcache: swift,
+    ratio: round(swift.tokens / masterAlone.tokens),
+  };
   console.log(`${setting.vramGb} GB: SwiftCache ${swift.tokens} tokens vs master alone ${masterAlone.tokens}: ×${row.ratio}`);
   bySetting.push(row);
 }
@@ -141,11 +169,24 @@ const servingNode = {
 const servingMetrics = ['mnemo_kv_stream_stall_seconds_total', 'mnemo_kv_streamed_sequences_total', 'mnemo_kv_streamed_bytes_total'];
 let serving;
 try {
-  const run = (name, env, guess) => servingMaxContext({ natsUrl: nats.url, name, model: MASTER, nodeEnv: { ...servingNode, ...env }, guess, decode: DECODE, metrics: servingMetrics });
+  const run = (name, env, guess) =>
+    servingMaxContext({
+      natsUrl: nats.url,
+      name,
+      model: MASTER,
+      nodeEnv: { ...servingNode, ...env },
+      guess,
+      decode: DECODE,
+      metrics: servingMetrics,
+    });
   serving = {
     stream_off: await run('stream-off', { NODE_KV_LAYER_STREAM: 'off' }, budgetBlocks),
     chunked_prefill: await run('chunked', { NODE_KV_LAYER_STREAM: 'off', NODE_MAX_PREFILL_TOKENS: String(CHUNK) }, budgetBlocks),
-    stream_on: await run('stream-on', { NODE_KV_LAYER_STREAM: 'on', NODE_KV_STREAM_WINDOW: String(WINDOW), NODE_KV_STREAM_HOST_MB: String(STREAM_HOST_MB) }, layerStreamLimit({ layers: mShape.layers, window: WINDOW }, budgetBlocks, streamHostBlocks)),
+    stream_on: await run(
+      'stream-on',
+      { NODE_KV_LAYER_STREAM: 'on', NODE_KV_STREAM_WINDOW: String(WINDOW), NODE_KV_STREAM_HOST_MB: String(STREAM_HOST_MB) },
+      layerStreamLimit({ layers: mShape.layers, window: WINDOW }, budgetBlocks, streamHostBlocks),
+    ),
   };
 } finally {
   await nats.stop();
@@ -180,7 +221,9 @@ async function workerDecode(workers, more) {
 
 async function masterTurns(lsc, n) {
   const ttft = [];
-  const histories = Array.from({ length: n }, (_, i) => Math.min(plan.contextBlocks * 16 - TURN_TOKENS - 16, 128 + ((i * 97) % (plan.contextBlocks * 16 - 128 - TURN_TOKENS - 16))));
+  const histories = Array.from({ length: n }, (_, i) =>
+    Math.min(plan.contextBlocks * 16 - TURN_TOKENS - 16, 128 + ((i * 97) % (plan.contextBlocks * 16 - 128 - TURN_TOKENS - 16))),
+  );
   for (let i = 0; i < n; i++) {
     const id = `t${i}`;
     lsc.open(id);
@@ -211,7 +254,11 @@ async function scenario(name, lentBackings, host) {
  * when the device prefix cache lost them. TTFT = the prefill (first token) of turns ≥ 2.
  */
 async function multiTurn(lend) {
-  const engine = await ReferenceEngine.create({ models: [MASTER, ...WORKERS], backend: backend, kvBlocks: { deviceBytes: MT_UNITS * unitElems * specs.length * 4 } });
+  const engine = await ReferenceEngine.create({
+    models: [MASTER, ...WORKERS],
+    backend: backend,
+    kvBlocks: { deviceBytes: MT_UNITS * unitElems * specs.length * 4 },
+  });
   if (lend) {
     const c = new ElasticCacheCoordinator(engine.elasticMembers(), 60_000, 'cache');
     for (const w of WORKERS) c.observe(w, 0, WORKER_SEQS * (WORKER_PROMPT + WORKER_DECODE));
@@ -247,7 +294,15 @@ async function multiTurn(lend) {
       const ttft = performance.now() - t0;
       const reply = [first.token];
       for (let i = 1; i < MT_REPLY; i++) reply.push((await engine.decode([seqId]))[0].token);
-      if (turn > 0) rows.push({ session: s, turn, prompt: tokens.length, cached: first.cachedTokens, restored: first.restoredTokens, ttft_ms: round(ttft) });
+      if (turn > 0)
+        rows.push({
+          session: s,
+          turn,
+          prompt: tokens.length,
+          cached: first.cachedTokens,
+          restored: first.restoredTokens,
+          ttft_ms: round(ttft),
+        });
       // Write-through of complete chunks: the host tier holds every turn's history.
       const kvLen = tokens.length + MT_REPLY - 1;
       for (let c = chunks.length; (c + 1) * CHUNK_TOKENS <= kvLen; c++) chunks.push(engine.exportChunk(seqId, c));
@@ -273,7 +328,14 @@ const mtSwift = pool(mtRuns.on);
 console.log('multi-turn master blocks', { offload: mtOffload.capacity, swift: mtSwift.capacity });
 const mtStats = (r) => {
   const t = r.rows.map((x) => x.ttft_ms);
-  return { master_blocks: r.capacity, ttft_p50_ms: round(percentile(t, 50)), ttft_p99_ms: round(percentile(t, 99)), device_hit_tokens: r.rows.reduce((a, x) => a + x.cached - x.restored, 0), restored_tokens: r.rows.reduce((a, x) => a + x.restored, 0), turns: r.rows };
+  return {
+    master_blocks: r.capacity,
+    ttft_p50_ms: round(percentile(t, 50)),
+    ttft_p99_ms: round(percentile(t, 99)),
+    device_hit_tokens: r.rows.reduce((a, x) => a + x.cached - x.restored, 0),
+    restored_tokens: r.rows.reduce((a, x) => a + x.restored, 0),
+    turns: r.rows,
+  };
 };
 
 const alone = await workerDecode(node.workers, (round) => round < ALONE_ROUNDS);
@@ -283,10 +345,22 @@ for (let r = 0; r < REPS + 1; r++) {
   runs.host.push(await scenario('offload (host pool)', [], new HostBacking(backend, mGeom, hostBlocks)));
   runs.lent.push(await scenario('swiftcache (lent + regular)', node.lent, null));
 }
-const merge = (xs) => ({ name: xs[0].name, ttft_ms: xs.flatMap((x) => x.ttft_ms), tpot_ms: xs.flatMap((x) => x.tpot_ms), stall_ms: xs.reduce((a, x) => a + x.stall_ms, 0) / xs.length, histories: xs[0].histories });
+const merge = (xs) => ({
+  name: xs[0].name,
+  ttft_ms: xs.flatMap((x) => x.ttft_ms),
+  tpot_ms: xs.flatMap((x) => x.tpot_ms),
+  stall_ms: xs.reduce((a, x) => a + x.stall_ms, 0) / xs.length,
+  histories: xs[0].histories,
+});
 const offload = merge(runs.host);
 const swiftRun = merge(runs.lent);
-const s = (r) => ({ ttft_p50_ms: round(percentile(r.ttft_ms, 50)), ttft_p99_ms: round(percentile(r.ttft_ms, 99)), worker_tpot_p50_ms: round(percentile(r.tpot_ms, 50)), worker_tpot_p99_ms: round(percentile(r.tpot_ms, 99)), stream_stall_ms: round(r.stall_ms) });
+const s = (r) => ({
+  ttft_p50_ms: round(percentile(r.ttft_ms, 50)),
+  ttft_p99_ms: round(percentile(r.ttft_ms, 99)),
+  worker_tpot_p50_ms: round(percentile(r.tpot_ms, 50)),
+  worker_tpot_p99_ms: round(percentile(r.tpot_ms, 99)),
+  stream_stall_ms: round(r.stall_ms),
+});
 
 const result = {
   env: { cpu_threads: cpus().length, quick, backend: 'cpu (fp32)' },
@@ -315,10 +389,19 @@ const result = {
     by_setting: bySetting,
   },
   labels: {
-    max_context_ratio: 'constructed: layer stream on ÷ off with 64 MiB of host memory behind the stream; equals layers ÷ window (the planes fill the device) when host memory is ample; the baselines had no host memory',
-    max_context_ratio_engine: 'previous engine-level method: the node budget split evenly between the three models (not the paper\'s ratios), no activation memory charged',
+    max_context_ratio:
+      'constructed: layer stream on ÷ off with 64 MiB of host memory behind the stream; equals layers ÷ window (the planes fill the device) when host memory is ample; the baselines had no host memory',
+    max_context_ratio_engine:
+      "previous engine-level method: the node budget split evenly between the three models (not the paper's ratios), no activation memory charged",
   },
-  max_context: { stream_off: serving.stream_off, chunked_prefill: serving.chunked_prefill, stream_on: serving.stream_on, device_budget_blocks: budgetBlocks, stream_host_mb: STREAM_HOST_MB, window: WINDOW },
+  max_context: {
+    stream_off: serving.stream_off,
+    chunked_prefill: serving.chunked_prefill,
+    stream_on: serving.stream_on,
+    device_budget_blocks: budgetBlocks,
+    stream_host_mb: STREAM_HOST_MB,
+    window: WINDOW,
+  },
   max_context_ratio: round(serving.stream_on.tokens / Math.max(serving.stream_off.tokens, serving.chunked_prefill.tokens)),
   max_context_stream_over_off: round(serving.stream_on.tokens / serving.stream_off.tokens),
   max_context_stream_over_chunked: round(serving.stream_on.tokens / serving.chunked_prefill.tokens),
@@ -334,25 +417,59 @@ const result = {
     offload: mtStats(mtOffload),
     swiftcache: mtStats(mtSwift),
   },
-  master_ttft_p99_offload_over_swiftcache: round(percentile(mtOffload.rows.map((x) => x.ttft_ms), 99) / percentile(mtSwift.rows.map((x) => x.ttft_ms), 99)),
-  master_ttft_p50_offload_over_swiftcache: round(percentile(mtOffload.rows.map((x) => x.ttft_ms), 50) / percentile(mtSwift.rows.map((x) => x.ttft_ms), 50)),
-  stream: { host: s(offload), lent_and_regular: s(swiftRun), requests: TTFT_REQUESTS, turn_tokens: TURN_TOKENS, history_tokens: swiftRun.histories },
+  master_ttft_p99_offload_over_swiftcache: round(
+    percentile(
+      mtOffload.rows.map((x) => x.ttft_ms),
+      99,
+    ) /
+      percentile(
+        mtSwift.rows.map((x) => x.ttft_ms),
+        99,
+      ),
+  ),
+  master_ttft_p50_offload_over_swiftcache: round(
+    percentile(
+      mtOffload.rows.map((x) => x.ttft_ms),
+      50,
+    ) /
+      percentile(
+        mtSwift.rows.map((x) => x.ttft_ms),
+        50,
+      ),
+  ),
+  stream: {
+    host: s(offload),
+    lent_and_regular: s(swiftRun),
+    requests: TTFT_REQUESTS,
+    turn_tokens: TURN_TOKENS,
+    history_tokens: swiftRun.histories,
+  },
   stream_ttft_p99_host_over_lent: round(percentile(offload.ttft_ms, 99) / percentile(swiftRun.ttft_ms, 99)),
-  workers: { tpot_alone_p99_ms: round(percentile(alone, 99)), tpot_p99_ms_master_on_host: round(percentile(offload.tpot_ms, 99)), tpot_p99_ms_master_on_lent: round(percentile(swiftRun.tpot_ms, 99)) },
+  workers: {
+    tpot_alone_p99_ms: round(percentile(alone, 99)),
+    tpot_p99_ms_master_on_host: round(percentile(offload.tpot_ms, 99)),
+    tpot_p99_ms_master_on_lent: round(percentile(swiftRun.tpot_ms, 99)),
+  },
   worker_interference: round(percentile(swiftRun.tpot_ms, 99) / percentile(offload.tpot_ms, 99) - 1, 3),
   worker_interference_p50: round(percentile(swiftRun.tpot_ms, 50) / percentile(offload.tpot_ms, 50) - 1, 3),
   worker_interference_vs_alone: round(percentile(swiftRun.tpot_ms, 99) / percentile(alone, 99) - 1, 3),
   notes: [
-    'max context (serving path): prompt + 8 decoded tokens through a scheduler and a node over NATS, the three models on one device budget with elastic lending on; stream off and chunked prefill keep every layer resident (the master grows on every idle unit); stream on keeps a 2-layer window on the device and backs the rest with the cache\'s free blocks and 64 MiB of host memory — its limit is the planes: ⌈C·W/L⌉ ≤ the budget.',
+    "max context (serving path): prompt + 8 decoded tokens through a scheduler and a node over NATS, the three models on one device budget with elastic lending on; stream off and chunked prefill keep every layer resident (the master grows on every idle unit); stream on keeps a 2-layer window on the device and backs the rest with the cache's free blocks and 64 MiB of host memory — its limit is the planes: ⌈C·W/L⌉ ≤ the budget.",
     'max context (engine): whole/chunked prefill keep every layer resident in the master region; swiftcache streams with a 2-layer window from regular blocks (master region) and lent units (two workers), no host memory.',
     'worker_interference: worker P99 TPOT while the master streams from their lent regions over while it streams from the host pool (co-location itself is in both); worker_interference_vs_alone includes the CPU contention of running the master at all (2 shared cores).',
-    'master multi-turn: the same node budget and sessions with lending off (history evicted from the master region comes back from the host tier, layer by layer) and on (the master cache grows on idle workers\' units and keeps the history on the device).',
+    "master multi-turn: the same node budget and sessions with lending off (history evicted from the master region comes back from the host tier, layer by layer) and on (the master cache grows on idle workers' units and keeps the history on the device).",
     'no GPU here: lent regions and the host pool are both DRAM; the lent path moves rows with native gather/scatter kernels, the host path with JS copies + uploads.',
   ],
 };
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/swiftcache.json'), JSON.stringify(result, null, 2) + '\n');
-const brief = (m) => ({ master_blocks: m.master_blocks, ttft_p50_ms: m.ttft_p50_ms, ttft_p99_ms: m.ttft_p99_ms, device_hit_tokens: m.device_hit_tokens, restored_tokens: m.restored_tokens });
+const brief = (m) => ({
+  master_blocks: m.master_blocks,
+  ttft_p50_ms: m.ttft_p50_ms,
+  ttft_p99_ms: m.ttft_p99_ms,
+  device_hit_tokens: m.device_hit_tokens,
+  restored_tokens: m.restored_tokens,
+});
 console.log(
   JSON.stringify(
     {
@@ -372,4 +489,3 @@ console.log(
   ),
 );
 console.log('wrote bench/results/swiftcache.json (npm run bench renders its figure)');
-

@@ -50,7 +50,17 @@ async function store(tier, qd) {
   mkdirSync(dir);
   const room = 2 * BYTES + 64 * MiB;
   const { devices } = await openPoolDevices(
-    { enabled: true, dataDir: dir, hostBytes: room, hostDevices: 1, ssdPools: tier === 'ssd' ? [{ path: join(dir, 'ssd-0.pool'), bytes: room }] : [], bandwidths: tier === 'mem' ? [10] : [10, 2], ssdTtlMs: 3_600_000, ioBackend: 'auto', eventsMs: 50 },
+    {
+      enabled: true,
+      dataDir: dir,
+      hostBytes: room,
+      hostDevices: 1,
+      ssdPools: tier === 'ssd' ? [{ path: join(dir, 'ssd-0.pool'), bytes: room }] : [],
+      bandwidths: tier === 'mem' ? [10] : [10, 2],
+      ssdTtlMs: 3_600_000,
+      ioBackend: 'auto',
+      eventsMs: 50,
+    },
     { ssdQueueDepth: qd },
   );
   const tiers = new OffloadTiers(devices, 3_600_000, () => {});
@@ -58,8 +68,15 @@ async function store(tier, qd) {
   const writer = new TierWriter(tiers, (e) => {
     throw e;
   });
-  const keys = chunkKeys(MODEL, 'ab', Array.from({ length: CHUNKS * 256 }, (_, i) => (i * 31) % 50_000));
-  await writer.write(MODEL, keys.map((key, position) => ({ key, position, payload: new Float32Array(CHUNK_BYTES / 4).fill(position) })));
+  const keys = chunkKeys(
+    MODEL,
+    'ab',
+    Array.from({ length: CHUNKS * 256 }, (_, i) => (i * 31) % 50_000),
+  );
+  await writer.write(
+    MODEL,
+    keys.map((key, position) => ({ key, position, payload: new Float32Array(CHUNK_BYTES / 4).fill(position) })),
+  );
   await writer.drain();
   const m = tiers.model(MODEL);
   return {
@@ -114,7 +131,7 @@ try {
     };
   }
   const result = {
-    what: 'RestoreReader gets of 8 × 32 MiB chunks, every variant once per round, order reversed every other round; first_over: median over rounds of the first variant of the tier\'s speed over this one\'s',
+    what: "RestoreReader gets of 8 × 32 MiB chunks, every variant once per round, order reversed every other round; first_over: median over rounds of the first variant of the tier's speed over this one's",
     rounds: ROUNDS,
     load_average: { start: loadAtStart.map((x) => Math.round(x * 100) / 100), end: loadavg().map((x) => Math.round(x * 100) / 100) },
     variants,

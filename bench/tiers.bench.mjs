@@ -43,8 +43,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const base = mkdtempSync(join(arg('dir', tmpdir()), 'mnemo-tiers-bench-'));
 /** Read caps of the two throttled devices striping is measured on (MB/s, faster first). */
-const STRIPE_BPS = arg('stripe-mbps', '400,200').split(',').map((x) => Number(x) * 1e6);
-if (STRIPE_BPS.length !== 2 || !STRIPE_BPS.every((b) => b > 0)) throw new RangeError('--stripe-mbps takes two positive figures, e.g. 400,200');
+const STRIPE_BPS = arg('stripe-mbps', '400,200')
+  .split(',')
+  .map((x) => Number(x) * 1e6);
+if (STRIPE_BPS.length !== 2 || !STRIPE_BPS.every((b) => b > 0))
+  throw new RangeError('--stripe-mbps takes two positive figures, e.g. 400,200');
 const MiB = 2 ** 20;
 const G = { layers: 32, rowElems: 512 };
 const CHUNK_BYTES = G.layers * 2 * 256 * G.rowElems * 4; // 32 MiB
@@ -97,7 +100,6 @@ async function rawDirect() {
   return { write: () => best('write'), read: () => best('read') };
 }
 
-
 // The machine is shared: the load average says how far to trust a run.
 const loadAtStart = loadavg();
 try {
@@ -113,7 +115,26 @@ try {
     redisSkipped = `no Redis: ${e.message}`;
     console.error(`[tiers] ${redisSkipped}`);
   }
-  const t = { memcpy: [], memcpyOneChunk: [], crcCopy: [], crcStreamsCopy: [], hostPut: [], hostGet: [], ssdPut: [], ssdPutCommitted: [], ssdGet: [], rawWrite: [], rawRead: [], filePut: [], fileCold: [], fileWarm: [], redisPut: [], redisGet: [], redisGetAuto: [], redisGetPipeline: [] };
+  const t = {
+    memcpy: [],
+    memcpyOneChunk: [],
+    crcCopy: [],
+    crcStreamsCopy: [],
+    hostPut: [],
+    hostGet: [],
+    ssdPut: [],
+    ssdPutCommitted: [],
+    ssdGet: [],
+    rawWrite: [],
+    rawRead: [],
+    filePut: [],
+    fileCold: [],
+    fileWarm: [],
+    redisPut: [],
+    redisGet: [],
+    redisGetAuto: [],
+    redisGetPipeline: [],
+  };
   // The default first; the table-driven one is far too slow to be an alternative anyone would pick.
   const crcs = crc32cImplementations().filter((name) => name !== 'software');
   for (const name of crcs) Object.assign(t, { [`hostGet:${name}`]: [], [`ssdGet:${name}`]: [] });
@@ -187,7 +208,10 @@ try {
     striping = { failed: `striping measurement failed: ${e.message}` };
   }
   if (striping.skipped || striping.failed) console.error(`[tiers] ${striping.skipped ?? striping.failed}`);
-  else console.error(`[tiers] striping: ${striping.get_gbs.striped} GB/s striped, ${striping.get_gbs.fast_alone} + ${striping.get_gbs.slow_alone} alone: ${striping.striped_frac_of_sum} of the sum, ×${striping.striped_over_fastest} the faster`);
+  else
+    console.error(
+      `[tiers] striping: ${striping.get_gbs.striped} GB/s striped, ${striping.get_gbs.fast_alone} + ${striping.get_gbs.slow_alone} alone: ${striping.striped_frac_of_sum} of the sum, ×${striping.striped_over_fastest} the faster`,
+    );
   const g = (k) => (t[k].length ? gbps(median(t[k])) : null);
   const result = {
     quick,
@@ -196,7 +220,11 @@ try {
     chunks: CHUNKS,
     reps: REPS,
     io: { ...ioInfo(), ssdBackend: ssd.backend },
-    load_average: { start: loadAtStart.map((x) => Math.round(x * 100) / 100), end: loadavg().map((x) => Math.round(x * 100) / 100), what: '1, 5 and 15 minute load averages (os.loadavg)' },
+    load_average: {
+      start: loadAtStart.map((x) => Math.round(x * 100) / 100),
+      end: loadavg().map((x) => Math.round(x * 100) / 100),
+      what: '1, 5 and 15 minute load averages (os.loadavg)',
+    },
     limits: {
       memcpy_gbs: g('memcpy'),
       memcpy_one_chunk_gbs: g('memcpyOneChunk'),
@@ -205,9 +233,29 @@ try {
       raw_write_gbs: g('rawWrite'),
     },
     host: { put_gbs: g('hostPut'), get_gbs: g('hostGet') },
-    ssd: { put_gbs: g('ssdPut'), put_committed_gbs: g('ssdPutCommitted'), get_gbs: g('ssdGet'), put: 'host write-through + SSD write-behind until readable from SSD; committed: until the journal and pool sync' },
-    file_per_chunk: { put_gbs: g('filePut'), get_cold_gbs: g('fileCold'), get_warm_gbs: g('fileWarm'), cold: 'fdatasync + posix_fadvise(DONTNEED) on each file before the read', put: 'into the page cache, no fsync' },
-    redis: redis ? { source: redis.source, settings: redis.settings, put_gbs: g('redisPut'), get_gbs: g('redisGet'), get_gbs_auto_pipelining: g('redisGetAuto'), get_gbs_explicit_pipeline: g('redisGetPipeline') } : null,
+    ssd: {
+      put_gbs: g('ssdPut'),
+      put_committed_gbs: g('ssdPutCommitted'),
+      get_gbs: g('ssdGet'),
+      put: 'host write-through + SSD write-behind until readable from SSD; committed: until the journal and pool sync',
+    },
+    file_per_chunk: {
+      put_gbs: g('filePut'),
+      get_cold_gbs: g('fileCold'),
+      get_warm_gbs: g('fileWarm'),
+      cold: 'fdatasync + posix_fadvise(DONTNEED) on each file before the read',
+      put: 'into the page cache, no fsync',
+    },
+    redis: redis
+      ? {
+          source: redis.source,
+          settings: redis.settings,
+          put_gbs: g('redisPut'),
+          get_gbs: g('redisGet'),
+          get_gbs_auto_pipelining: g('redisGetAuto'),
+          get_gbs_explicit_pipeline: g('redisGetPipeline'),
+        }
+      : null,
     redis_skipped: redisSkipped,
     ab_crc32c: {
       what: 'the same gets in the same rounds with each CRC32C implementation (default first); checksumming copies split over the copy threads as the memcpy limit is',
@@ -222,7 +270,7 @@ try {
       ssd_get_gbs: { on: g('ssdGet'), off: g('ssdGetNoAhead') },
     },
     ab_buffer_reuse: {
-      what: 'host gets in the same rounds with each restore allocating (and zeroing) its own layer payloads instead of taking them from the tiers\' buffer pool',
+      what: "host gets in the same rounds with each restore allocating (and zeroing) its own layer payloads instead of taking them from the tiers' buffer pool",
       host_get_gbs: { reused: g('hostGet'), fresh: g('hostGetFreshBuffers') },
       reused_over_fresh: round(median(t.hostGetFreshBuffers.map((x, i) => x / t.hostGet[i])), 3),
     },
@@ -247,7 +295,11 @@ try {
     striped_frac_of_sum: striping.striped_frac_of_sum ?? null,
     striped_over_fastest: striping.striped_over_fastest ?? null,
     // Every round's GB/s, in round order: on a shared machine the spread says as much as the median.
-    rounds_gbs: Object.fromEntries(Object.entries(t).filter(([, v]) => v.length).map(([k, v]) => [k, v.map((x) => round(gbps(x), 3))])),
+    rounds_gbs: Object.fromEntries(
+      Object.entries(t)
+        .filter(([, v]) => v.length)
+        .map(([k, v]) => [k, v.map((x) => round(gbps(x), 3))]),
+    ),
   });
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/tiers.json'), JSON.stringify(result, null, 2) + '\n');

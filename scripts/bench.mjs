@@ -28,7 +28,9 @@ if (name === 'plots') {
   process.exit(0);
 }
 if (!name || !available.includes(name)) {
-  console.error(`usage: npm run bench -- <name> [options]   (one of: ${available.join(', ') || 'none yet'})\n       npm run bench -- report             (regenerate ${REPORT_PATH} from bench/results/*.json)\n       npm run bench -- plots              (re-render every figure from bench/results/*.json)`);
+  console.error(
+    `usage: npm run bench -- <name> [options]   (one of: ${available.join(', ') || 'none yet'})\n       npm run bench -- report             (regenerate ${REPORT_PATH} from bench/results/*.json)\n       npm run bench -- plots              (re-render every figure from bench/results/*.json)`,
+  );
   process.exit(2);
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true });
@@ -44,6 +46,8 @@ if (r.status === 0 && existsSync(results) && statSync(results).mtimeMs >= starte
   writeFileSync(results, JSON.stringify({ run: runStamp({ args: process.argv.slice(2), loadStart }), ...json }, null, 2) + '\n');
   const figure = await writeFigure(root, name);
   writeReport(root);
-  console.log(`stamped bench/results/${name}.json${figure.length ? `, rendered ${figure.join(' and ')}` : ''} and regenerated ${REPORT_PATH}: commit them`);
+  console.log(
+    `stamped bench/results/${name}.json${figure.length ? `, rendered ${figure.join(' and ')}` : ''} and regenerated ${REPORT_PATH}: commit them`,
+  );
 }
 process.exit(r.status ?? 1);

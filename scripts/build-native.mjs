@@ -41,8 +41,10 @@ function ensureLiburing() {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
   if (process.env.MNEMO_NO_APT === '1' || !isRoot || !hasApt) {
-    console.warn('[native-cuda] liburing-dev is not installed: SSD pool devices will use pread/pwrite instead of io_uring ' +
-      '(install it with `sudo apt-get install -y liburing-dev` and rebuild)');
+    console.warn(
+      '[native-cuda] liburing-dev is not installed: SSD pool devices will use pread/pwrite instead of io_uring ' +
+        '(install it with `sudo apt-get install -y liburing-dev` and rebuild)',
+    );
     return;
   }
   console.log('[native-cuda] liburing-dev missing: installing the Debian package (apt-get install -y liburing-dev)…');

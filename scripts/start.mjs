@@ -30,7 +30,12 @@ const pretty = process.stdout.isTTY && env.MNEMO_LOG_FORMAT !== 'json';
 
 /** @typedef {{ name: string, app: string, env: Record<string, string>, readyUrl: string, proc?: SupervisedProcess }} Service */
 
-const restartable = new Set((env.MNEMO_RESTART ?? 'node-a,node-b').split(',').map((n) => n.trim()).filter((n) => n && n !== 'none'));
+const restartable = new Set(
+  (env.MNEMO_RESTART ?? 'node-a,node-b')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n && n !== 'none'),
+);
 
 /** @type {Array<{ name: string, stop: () => Promise<void> }>} */
 const infra = [];
@@ -38,7 +43,12 @@ const infra = [];
 const services = [];
 let stopping = false;
 
-const say = (/** @type {string} */ msg) => process.stdout.write(pretty ? `\x1b[1mstart\x1b[0m    | ${msg}\n` : JSON.stringify({ level: 'info', time: new Date().toISOString(), service: 'start', msg }) + '\n');
+const say = (/** @type {string} */ msg) =>
+  process.stdout.write(
+    pretty
+      ? `\x1b[1mstart\x1b[0m    | ${msg}\n`
+      : JSON.stringify({ level: 'info', time: new Date().toISOString(), service: 'start', msg }) + '\n',
+  );
 
 process.on('SIGINT', () => void shutdown(0, 'SIGINT'));
 process.on('SIGTERM', () => void shutdown(0, 'SIGTERM'));
@@ -59,21 +69,40 @@ async function main() {
   // MNEMO_START_ONLY=profiler,scheduler starts a subset (debugging one service against real infra).
   const only = env.MNEMO_START_ONLY ? env.MNEMO_START_ONLY.split(',').map((n) => n.trim()) : null;
   const wanted = (/** @type {string} */ name) => only === null || only.includes(name);
-  const apps = [...new Set([['gateway', 'gateway'], ['scheduler', 'scheduler'], ['node-a', 'node-manager'], ['node-b', 'node-manager'], ['profiler', 'profiler']].filter(([n]) => wanted(n)).map(([, a]) => a))];
+  const apps = [
+    ...new Set(
+      [
+        ['gateway', 'gateway'],
+        ['scheduler', 'scheduler'],
+        ['node-a', 'node-manager'],
+        ['node-b', 'node-manager'],
+        ['profiler', 'profiler'],
+      ]
+        .filter(([n]) => wanted(n))
+        .map(([, a]) => a),
+    ),
+  ];
   const missing = apps.filter((a) => !existsSync(join(root, 'apps', a, 'dist', 'main.js')));
-  if (missing.length > 0) throw new Error(`not built: ${missing.map((a) => `apps/${a}/dist/main.js`).join(', ')} — run \`npm start\` (it builds first) or \`npx tsc -b\``);
+  if (missing.length > 0)
+    throw new Error(
+      `not built: ${missing.map((a) => `apps/${a}/dist/main.js`).join(', ')} — run \`npm start\` (it builds first) or \`npx tsc -b\``,
+    );
 
   // A private NATS gets credentials of its own (a random password per run); a given NATS_URL uses
   // whatever credentials it carries, or NATS_USER / NATS_PASSWORD from the environment.
   const natsAuth = env.NATS_URL ? {} : { NATS_USER: 'mnemo', NATS_PASSWORD: randomBytes(18).toString('base64url') };
-  const natsUrl = env.NATS_URL || (await startInfra('nats', () => startNats({ user: natsAuth.NATS_USER, password: natsAuth.NATS_PASSWORD })));
+  const natsUrl =
+    env.NATS_URL || (await startInfra('nats', () => startNats({ user: natsAuth.NATS_USER, password: natsAuth.NATS_PASSWORD })));
   const databaseUrl = env.DATABASE_URL || (await startInfra('postgres', startPostgres));
   if (stopping) return;
 
   const host = env.GATEWAY_HOST || '127.0.0.1';
   const gatewayPort = Number(env.GATEWAY_PORT || 8080);
   const grpcPort = Number(env.GATEWAY_GRPC_PORT || 50051);
-  for (const [what, port] of [['GATEWAY_PORT', gatewayPort], ['GATEWAY_GRPC_PORT', grpcPort]]) {
+  for (const [what, port] of [
+    ['GATEWAY_PORT', gatewayPort],
+    ['GATEWAY_GRPC_PORT', grpcPort],
+  ]) {
     if (!(await isFree(port, host))) throw new Error(`port ${port} (${what}) is in use — set ${what} to another port`);
   }
   // Ops ports are internal: prefer the documented ones, fall back to free ones.
@@ -81,19 +110,61 @@ async function main() {
   const base = { NATS_URL: natsUrl, ...natsAuth };
   /** @param {string} name @param {string} app @param {Record<string, string>} extra @param {string} readyUrl */
   const svc = (name, app, extra, readyUrl) => ({ name, app, env: { ...base, ...extra }, readyUrl });
-  const [gatewayOpsPort, schedPort, nodeAPort, nodeBPort, profPort, profHttpPort, indexerPort] = [await ops(9401), await ops(9402), await ops(9411), await ops(9412), await ops(9404), await ops(8090), await ops(9480)];
+  const [gatewayOpsPort, schedPort, nodeAPort, nodeBPort, profPort, profHttpPort, indexerPort] = [
+    await ops(9401),
+    await ops(9402),
+    await ops(9411),
+    await ops(9412),
+    await ops(9404),
+    await ops(8090),
+    await ops(9480),
+  ];
   const defaultModel = await resolveDefaultModel();
   // Every node serves the default model first, the synthetic mnemo-tiny (tests, benchmarks) and the other trained models.
-  const trained = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => join(root, 'tools/train/models', m)).filter((d) => existsSync(join(d, 'config.json')));
+  const trained = ['fortune-base', 'fortune-computers', 'fortune-songs']
+    .map((m) => join(root, 'tools/train/models', m))
+    .filter((d) => existsSync(join(d, 'config.json')));
   // Nodes give each other KV only with this shared token (node ↔ node gRPC).
   const peerToken = { NODE_PEER_TOKEN: env.NODE_PEER_TOKEN || randomBytes(18).toString('base64url') };
   const nodeModels = env.NODE_MODELS ? {} : { NODE_MODELS: [...new Set([defaultModel.served, 'mnemo-tiny', ...trained])].join(',') };
   services.push(
-    svc('scheduler', 'scheduler', { METRICS_PORT: String(schedPort), SCHEDULER_INDEXER: env.SCHEDULER_INDEXER ?? 'on', SCHEDULER_INDEXER_PORT: String(indexerPort) }, `http://127.0.0.1:${schedPort}/readyz`),
-    svc('node-a', 'node-manager', { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...peerToken, ...nodeModels }, `http://127.0.0.1:${nodeAPort}/readyz`),
-    svc('node-b', 'node-manager', { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...peerToken, ...nodeModels }, `http://127.0.0.1:${nodeBPort}/readyz`),
-    svc('profiler', 'profiler', { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort), HTTP_PORT: String(profHttpPort) }, `http://127.0.0.1:${profPort}/readyz`),
-    svc('gateway', 'gateway', { MNEMO_DEFAULT_MODEL: defaultModel.id, GATEWAY_HOST: host, GATEWAY_PORT: String(gatewayPort), GATEWAY_GRPC_PORT: String(grpcPort), METRICS_PORT: String(gatewayOpsPort), GATEWAY_PROFILER_URL: `http://127.0.0.1:${profHttpPort}` }, `http://127.0.0.1:${gatewayOpsPort}/readyz`),
+    svc(
+      'scheduler',
+      'scheduler',
+      { METRICS_PORT: String(schedPort), SCHEDULER_INDEXER: env.SCHEDULER_INDEXER ?? 'on', SCHEDULER_INDEXER_PORT: String(indexerPort) },
+      `http://127.0.0.1:${schedPort}/readyz`,
+    ),
+    svc(
+      'node-a',
+      'node-manager',
+      { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...peerToken, ...nodeModels },
+      `http://127.0.0.1:${nodeAPort}/readyz`,
+    ),
+    svc(
+      'node-b',
+      'node-manager',
+      { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...peerToken, ...nodeModels },
+      `http://127.0.0.1:${nodeBPort}/readyz`,
+    ),
+    svc(
+      'profiler',
+      'profiler',
+      { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort), HTTP_PORT: String(profHttpPort) },
+      `http://127.0.0.1:${profPort}/readyz`,
+    ),
+    svc(
+      'gateway',
+      'gateway',
+      {
+        MNEMO_DEFAULT_MODEL: defaultModel.id,
+        GATEWAY_HOST: host,
+        GATEWAY_PORT: String(gatewayPort),
+        GATEWAY_GRPC_PORT: String(grpcPort),
+        METRICS_PORT: String(gatewayOpsPort),
+        GATEWAY_PROFILER_URL: `http://127.0.0.1:${profHttpPort}`,
+      },
+      `http://127.0.0.1:${gatewayOpsPort}/readyz`,
+    ),
   );
   services.splice(0, services.length, ...services.filter((s) => wanted(s.name)));
   for (const s of services) launch(s);
@@ -104,7 +175,10 @@ async function main() {
     return;
   }
   const api = `http://${urlHost(host)}:${gatewayPort}`;
-  const key = (env.MNEMO_API_KEYS ?? '').split(',').map((k) => k.trim()).find((k) => k.length > 0);
+  const key = (env.MNEMO_API_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .find((k) => k.length > 0);
   const model = await waitUntilReady(api, key, defaultModel.id);
   if (stopping) return;
   printWelcome(api, grpcPort, model, key);
@@ -118,7 +192,9 @@ async function startInfra(name, start) {
   say(`starting a private ${name} server…`);
   const server = await start();
   infra.push({ name, stop: server.stop });
-  say(`${name} at ${redactUrl(server.url)}${'user' in server && server.user ? ` (user ${server.user}, password passed to the services only)` : ''}`);
+  say(
+    `${name} at ${redactUrl(server.url)}${'user' in server && server.user ? ` (user ${server.user}, password passed to the services only)` : ''}`,
+  );
   return server.url;
 }
 
@@ -190,10 +266,12 @@ async function resolveDefaultModel() {
   const dir = join(root, 'tools/train/models', id);
   const { isSyntheticModel } = await import('../libs/engine/dist/model/model.catalog.js');
   const served = /^[\w.-]+$/.test(id) && existsSync(join(dir, 'config.json')) ? dir : isSyntheticModel(id) ? id : null;
-  if (served === null) throw new Error(`MNEMO_DEFAULT_MODEL=${JSON.stringify(id)}: neither a model in tools/train/models nor a synthetic catalog id`);
+  if (served === null)
+    throw new Error(`MNEMO_DEFAULT_MODEL=${JSON.stringify(id)}: neither a model in tools/train/models nor a synthetic catalog id`);
   if (env.NODE_MODELS) {
     const listed = env.NODE_MODELS.split(',').map((m) => m.trim().replace(/\/+$/, ''));
-    if (!listed.some((m) => m === id || m.split('/').pop() === id)) throw new Error(`MNEMO_DEFAULT_MODEL=${id} is not among NODE_MODELS (${env.NODE_MODELS})`);
+    if (!listed.some((m) => m === id || m.split('/').pop() === id))
+      throw new Error(`MNEMO_DEFAULT_MODEL=${id} is not among NODE_MODELS (${env.NODE_MODELS})`);
   }
   return { id, served };
 }
@@ -208,7 +286,10 @@ async function waitUntilReady(api, key, defaultModel) {
   const pending = new Set(services);
   say('waiting for the services to be ready…');
   while (!stopping) {
-    if (Date.now() > deadline) throw new Error(`not ready after ${READY_TIMEOUT_MS} ms: ${[...pending].map((s) => s.name).join(', ') || `${defaultModel} not listed by GET /v1/models`}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `not ready after ${READY_TIMEOUT_MS} ms: ${[...pending].map((s) => s.name).join(', ') || `${defaultModel} not listed by GET /v1/models`}`,
+      );
     for (const s of [...pending]) if ((await httpStatus(s.readyUrl)) === 200) pending.delete(s);
     if (pending.size === 0 && defaultModel === null) return '';
     if (pending.size === 0 && defaultModel !== null) {
@@ -234,7 +315,10 @@ async function httpStatus(url, headers = {}) {
 /** @param {string} api @param {string | undefined} key @returns {Promise<string[]>} */
 async function listModels(api, key) {
   try {
-    const res = await fetch(`${api}/v1/models`, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${api}/v1/models`, {
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+      signal: AbortSignal.timeout(2000),
+    });
     if (res.status !== 200) return [];
     const body = /** @type {{ data?: Array<{ id: string }> }} */ (await res.json());
     return (body.data ?? []).map((m) => m.id);

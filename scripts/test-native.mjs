@@ -31,7 +31,20 @@ const cuda = process.env.MNEMO_DISABLE_CUDA === '1' ? 'OFF' : 'ON';
 const hasNinja = spawnSync('ninja', ['--version'], { stdio: 'ignore' }).status === 0;
 const generator = hasNinja && !existsSync(join(buildDir, 'CMakeCache.txt')) ? ['-G', 'Ninja'] : [];
 const uring = process.env.MNEMO_DISABLE_URING === '1' ? 'OFF' : 'ON';
-run('cmake', [...generator, '-S', pkgDir, '-B', buildDir, '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DMNEMO_BUILD_TESTS=ON', '-DMNEMO_BUILD_CUDA_CHECK=ON', '-DMNEMO_BUILD_ADDON=OFF', `-DMNEMO_ENABLE_CUDA=${cuda}`, `-DMNEMO_ENABLE_URING=${uring}`]);
+run('cmake', [
+  ...generator,
+  '-S',
+  pkgDir,
+  '-B',
+  buildDir,
+  '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
+  '-DMNEMO_BUILD_TESTS=ON',
+  '-DMNEMO_BUILD_CUDA_CHECK=ON',
+  '-DMNEMO_BUILD_ADDON=OFF',
+  `-DMNEMO_ENABLE_CUDA=${cuda}`,
+  `-DMNEMO_ENABLE_URING=${uring}`,
+]);
 run('cmake', ['--build', buildDir, '--target', 'mnemo_native_tests', 'mnemo_cuda_check', '--parallel', jobs]);
 run(join(buildDir, 'mnemo_native_tests'), process.argv.slice(2));
-if (process.argv.length <= 2) run(join(buildDir, 'mnemo_cuda_check'), ['--cpu', '--device', '--shapes', join(pkgDir, 'tests/cuda_check/shapes.txt')]);
+if (process.argv.length <= 2)
+  run(join(buildDir, 'mnemo_cuda_check'), ['--cpu', '--device', '--shapes', join(pkgDir, 'tests/cuda_check/shapes.txt')]);

@@ -27,7 +27,18 @@ import { fileURLToPath } from 'node:url';
 import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const COMMANDS = ['calibrate', 'validate', 'scale', 'symphony', 'symphony-robustness', 'pooling', 'swiftcache', 'droidspeak', 'plan', 'fastswitch'];
+const COMMANDS = [
+  'calibrate',
+  'validate',
+  'scale',
+  'symphony',
+  'symphony-robustness',
+  'pooling',
+  'swiftcache',
+  'droidspeak',
+  'plan',
+  'fastswitch',
+];
 const [cmd, ...args] = process.argv.slice(2);
 if (!COMMANDS.includes(cmd)) {
   console.error(`usage: npm run twin -- <${COMMANDS.join('|')}>`);

@@ -15,7 +15,8 @@ function declaredMetrics(): Set<string> {
       const p = join(dir, f);
       if (f === 'dist' || f === 'node_modules') continue;
       if (statSync(p).isDirectory()) walk(p);
-      else if (f.endsWith('.ts') && !f.endsWith('.spec.ts')) for (const [, n] of readFileSync(p, 'utf8').matchAll(/'(mnemo_[a-z0-9_]+)'/g)) names.add(n!);
+      else if (f.endsWith('.ts') && !f.endsWith('.spec.ts'))
+        for (const [, n] of readFileSync(p, 'utf8').matchAll(/'(mnemo_[a-z0-9_]+)'/g)) names.add(n!);
     }
   };
   for (const app of readdirSync(join(root, 'apps'))) walk(join(root, 'apps', app, 'src'));
@@ -27,7 +28,8 @@ describe('Grafana dashboard (deploy/grafana)', () => {
   const d = dashboard();
 
   it('the committed mnemo.json is the generated one', () => {
-    if (readFileSync(join(root, 'deploy/grafana/mnemo.json'), 'utf8') !== renderDashboard()) throw new Error('deploy/grafana/mnemo.json is stale: run `node deploy/grafana/generate.mjs`');
+    if (readFileSync(join(root, 'deploy/grafana/mnemo.json'), 'utf8') !== renderDashboard())
+      throw new Error('deploy/grafana/mnemo.json is stale: run `node deploy/grafana/generate.mjs`');
   });
 
   it('imports into Grafana: schema version, a Prometheus datasource variable every query uses, unique ids', () => {
@@ -39,7 +41,12 @@ describe('Grafana dashboard (deploy/grafana)', () => {
     for (const p of d.panels.filter((x) => x.type !== 'row')) {
       expect(p.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });
       expect(p.targets!.length).toBeGreaterThan(0);
-      for (const t of p.targets!) expect(t).toMatchObject({ refId: expect.stringMatching(/^[A-Z]$/), datasource: { uid: '${datasource}' }, expr: expect.any(String) });
+      for (const t of p.targets!)
+        expect(t).toMatchObject({
+          refId: expect.stringMatching(/^[A-Z]$/),
+          datasource: { uid: '${datasource}' },
+          expr: expect.any(String),
+        });
     }
   });
 
@@ -58,9 +65,25 @@ describe('Grafana dashboard (deploy/grafana)', () => {
   });
 
   it.each([
-    'TTFT', 'TPOT', 'queue', 'hit', 'bytes moved per tier', 'per peer link', 'blocked', 'advisory outcomes', 'failovers by outcome', 'failover gap', 'nodes dropped', 'preemptions', 'elastic', 'cross-model',
+    'TTFT',
+    'TPOT',
+    'queue',
+    'hit',
+    'bytes moved per tier',
+    'per peer link',
+    'blocked',
+    'advisory outcomes',
+    'failovers by outcome',
+    'failover gap',
+    'nodes dropped',
+    'preemptions',
+    'elastic',
+    'cross-model',
   ])('covers %s', (topic) => {
-    const text = d.panels.map((p) => `${p.title} ${(p as { description?: string }).description ?? ''}`).join('\n').toLowerCase();
+    const text = d.panels
+      .map((p) => `${p.title} ${(p as { description?: string }).description ?? ''}`)
+      .join('\n')
+      .toLowerCase();
     const alias: Record<string, string> = { TTFT: 'time to first token', TPOT: 'time per output token' };
     expect(text).toContain((alias[topic] ?? topic).toLowerCase());
   });
@@ -68,7 +91,11 @@ describe('Grafana dashboard (deploy/grafana)', () => {
   it('names only metrics the services declare', () => {
     const declared = declaredMetrics();
     const types = new Map([...declared].map((n) => [n, 'histogram']));
-    const unknown = dashboardQueries().flatMap((q) => metricNames(q.expr).filter((n) => !declared.has(familyOf(n, types)) && !declared.has(n)).map((n) => `${q.panel}: ${n}`));
+    const unknown = dashboardQueries().flatMap((q) =>
+      metricNames(q.expr)
+        .filter((n) => !declared.has(familyOf(n, types)) && !declared.has(n))
+        .map((n) => `${q.panel}: ${n}`),
+    );
     expect(unknown).toEqual([]);
   });
 });
@@ -80,8 +107,16 @@ describe(metricNames.name, () => {
     ['rate over a Grafana window', 'rate(mnemo_requests_total{service="gateway"}[$__rate_interval])', ['mnemo_requests_total']],
     ['sum by before the argument', 'sum by (outcome, reason) (rate(x_total[5m]))', ['x_total']],
     ['sum by after the argument', 'sum(rate(x_total[5m])) by (le)', ['x_total']],
-    ['histogram_quantile over buckets', 'histogram_quantile(0.99, sum by (le) (rate(mnemo_ttft_seconds_bucket[1m])))', ['mnemo_ttft_seconds_bucket']],
-    ['binary operators, scalar(), each name once', 'sum(rate(a_total[1m])) / scalar(sum(rate(a_total[1m])) + sum(rate(b_total[1m])))', ['a_total', 'b_total']],
+    [
+      'histogram_quantile over buckets',
+      'histogram_quantile(0.99, sum by (le) (rate(mnemo_ttft_seconds_bucket[1m])))',
+      ['mnemo_ttft_seconds_bucket'],
+    ],
+    [
+      'binary operators, scalar(), each name once',
+      'sum(rate(a_total[1m])) / scalar(sum(rate(a_total[1m])) + sum(rate(b_total[1m])))',
+      ['a_total', 'b_total'],
+    ],
     ['vector matching', 'a / ignoring(tier) group_left sum(b)', ['a', 'b']],
     ['on() with group_right(labels)', 'a * on (instance) group_right (model) b', ['a', 'b']],
     ['keywords, offset and bool', 'a > bool 1 and b offset 5m or c unless d', ['a', 'b', 'c', 'd']],
@@ -117,10 +152,23 @@ describe(parseExposition.name, () => {
     'g 3',
   ].join('\n');
 
-  it('tells declared families from series with samples; a histogram\'s series belong to its family', () => {
+  it("tells declared families from series with samples; a histogram's series belong to its family", () => {
     const { types, sampled } = parseExposition(text);
-    expect(types).toEqual(new Map([['h', 'histogram'], ['c', 'counter'], ['g', 'gauge']]));
+    expect(types).toEqual(
+      new Map([
+        ['h', 'histogram'],
+        ['c', 'counter'],
+        ['g', 'gauge'],
+      ]),
+    );
     expect([...sampled].sort()).toEqual(['g', 'h_bucket', 'h_count', 'h_sum']);
-    expect(['h_bucket', 'h_sum', 'h_count', 'c', 'g', 'g_count'].map((s) => familyOf(s, types))).toEqual(['h', 'h', 'h', 'c', 'g', 'g_count']);
+    expect(['h_bucket', 'h_sum', 'h_count', 'c', 'g', 'g_count'].map((s) => familyOf(s, types))).toEqual([
+      'h',
+      'h',
+      'h',
+      'c',
+      'g',
+      'g_count',
+    ]);
   });
 });

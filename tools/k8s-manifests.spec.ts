@@ -30,10 +30,15 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
   it.each(overlays)('%s: regenerated from the typed objects, every object validates, and the committed YAML is identical', (overlay) => {
     const files = render(overlay); // throws on the first object the schema rejects
     const dir = join(root, 'deploy/k8s', overlay);
-    const present = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort() : [];
+    const present = existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.yaml'))
+          .sort()
+      : [];
     expect(present).toEqual([...files.keys()].sort());
     for (const [file, text] of files) {
-      if (readFileSync(join(dir, file), 'utf8') !== text) throw new Error(`deploy/k8s/${overlay}/${file} is stale: run \`node deploy/k8s/generate.mjs\``);
+      if (readFileSync(join(dir, file), 'utf8') !== text)
+        throw new Error(`deploy/k8s/${overlay}/${file} is stale: run \`node deploy/k8s/generate.mjs\``);
     }
   });
 
@@ -46,7 +51,11 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
 
   it.each(overlays)('%s: the services run the one image docker-compose.yml builds', (overlay) => {
     const image = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'))['x-service'].image;
-    const images = new Set(containers(committed(overlay)).filter((c) => c.name !== 'nats').map((c) => c.image));
+    const images = new Set(
+      containers(committed(overlay))
+        .filter((c) => c.name !== 'nats')
+        .map((c) => c.image),
+    );
     expect([...images]).toEqual([image]);
   });
 
@@ -78,11 +87,18 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
 
   it.each(overlays)('%s: gateway Deployment + Service + HPA, scheduler replicas, profiler on the Postgres Secret', (overlay) => {
     const objs = committed(overlay);
-    expect(find(objs, 'HorizontalPodAutoscaler', 'gateway').spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'gateway' });
+    expect(find(objs, 'HorizontalPodAutoscaler', 'gateway').spec.scaleTargetRef).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'gateway',
+    });
     expect(find(objs, 'Service', 'gateway').spec.ports.map((p: Json) => p.port)).toEqual([8080, 50051]);
     expect(find(objs, 'Deployment', 'scheduler').spec.replicas).toBeGreaterThanOrEqual(2);
     const profiler = find(objs, 'Deployment', 'profiler').spec.template.spec.containers[0];
-    expect(profiler.env.find((e: Json) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({ name: 'mnemo-postgres', key: 'url' });
+    expect(profiler.env.find((e: Json) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({
+      name: 'mnemo-postgres',
+      key: 'url',
+    });
     for (const kind of ['Deployment', 'StatefulSet']) {
       for (const o of objs.filter((x) => x.kind === kind && x.metadata.name !== 'nats')) {
         expect(o.spec.template.spec.containers[0].readinessProbe.httpGet.path).toBe('/readyz');

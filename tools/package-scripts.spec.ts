@@ -24,7 +24,10 @@ const SYSTEM = new Set(['node', 'npm', 'npx', 'bash', 'sh', 'cd', 'echo', 'true'
 function requirementsOf(command: string): { files: string[]; npmScripts: string[]; programs: string[] } {
   const out = { files: [] as string[], npmScripts: [] as string[], programs: [] as string[] };
   for (const segment of command.split(/&&|\|\||;|\|/)) {
-    const words = segment.trim().split(/\s+/).filter((w) => w.length > 0 && !/^[A-Z_]+=/.test(w));
+    const words = segment
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w.length > 0 && !/^[A-Z_]+=/.test(w));
     if (words.length === 0) continue;
     const [program, ...args] = words;
     if (program === 'node' || program === 'bash' || program === 'sh') {
@@ -43,7 +46,9 @@ function requirementsOf(command: string): { files: string[]; npmScripts: string[
 }
 
 describe('package.json scripts', () => {
-  const cases = packages.flatMap(([name, dir]) => Object.entries(readPkg(dir).scripts ?? {}).map(([script, command]): [string, string, string, string] => [name, script, command, dir]));
+  const cases = packages.flatMap(([name, dir]) =>
+    Object.entries(readPkg(dir).scripts ?? {}).map(([script, command]): [string, string, string, string] => [name, script, command, dir]),
+  );
 
   it('there are scripts to check', () => {
     expect(cases.map(([, s]) => s)).toEqual(expect.arrayContaining(['build', 'start', 'test', 'lint', 'bench', 'proto:gen']));
@@ -54,12 +59,21 @@ describe('package.json scripts', () => {
     const scripts = readPkg(dir).scripts ?? {};
     for (const f of needs.files) expect({ file: f, exists: existsSync(join(dir, f)) }).toEqual({ file: f, exists: true });
     for (const s of needs.npmScripts) expect({ script: s, defined: s in scripts }).toEqual({ script: s, defined: true });
-    for (const p of needs.programs) expect({ program: p, installed: existsSync(join(root, 'node_modules/.bin', p)) }).toEqual({ program: p, installed: true });
+    for (const p of needs.programs)
+      expect({ program: p, installed: existsSync(join(root, 'node_modules/.bin', p)) }).toEqual({ program: p, installed: true });
   });
 
   it.each<[string, string, ReturnType<typeof requirementsOf>]>([
-    ['node with flags', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects unit', { files: ['node_modules/jest/bin/jest.js'], npmScripts: [], programs: [] }],
-    ['a chain', 'node scripts/ensure.mjs && node scripts/start.mjs', { files: ['scripts/ensure.mjs', 'scripts/start.mjs'], npmScripts: [], programs: [] }],
+    [
+      'node with flags',
+      'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects unit',
+      { files: ['node_modules/jest/bin/jest.js'], npmScripts: [], programs: [] },
+    ],
+    [
+      'a chain',
+      'node scripts/ensure.mjs && node scripts/start.mjs',
+      { files: ['scripts/ensure.mjs', 'scripts/start.mjs'], npmScripts: [], programs: [] },
+    ],
     ['a tool and an npm script', 'eslint . && npm run build', { files: [], npmScripts: ['build'], programs: ['eslint'] }],
     ['npx with flags, env prefix', 'NX_DAEMON=false npx --yes nx graph', { files: [], npmScripts: [], programs: ['nx'] }],
   ])('reads %s', (_name, command, expected) => {

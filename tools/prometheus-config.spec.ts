@@ -8,7 +8,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 const read = (f: string): Json => parse(readFileSync(join(root, f), 'utf8'));
-const targets = (config: Json): string[] => config.scrape_configs.flatMap((j: Json) => (j.static_configs ?? []).flatMap((s: Json) => s.targets as string[])).sort();
+const targets = (config: Json): string[] =>
+  config.scrape_configs.flatMap((j: Json) => (j.static_configs ?? []).flatMap((s: Json) => s.targets as string[])).sort();
 
 describe('Prometheus scrape configs (deploy/prometheus)', () => {
   /** service → METRICS_PORT in docker-compose.yml. */
@@ -32,7 +33,8 @@ describe('Prometheus scrape configs (deploy/prometheus)', () => {
   it('kubernetes.yml keeps the pods the manifests annotate, on the annotated port and path', () => {
     const config = read('deploy/prometheus/kubernetes.yml');
     const relabel = JSON.stringify(config.scrape_configs[0].relabel_configs);
-    for (const key of ['prometheus_io_scrape', 'prometheus_io_port', 'prometheus_io_path']) expect(relabel).toContain(`__meta_kubernetes_pod_annotation_${key}`);
+    for (const key of ['prometheus_io_scrape', 'prometheus_io_port', 'prometheus_io_path'])
+      expect(relabel).toContain(`__meta_kubernetes_pod_annotation_${key}`);
     for (const overlay of ['local', 'gpu']) {
       const dir = join(root, 'deploy/k8s', overlay);
       const pods = readdirSync(dir)
@@ -41,8 +43,15 @@ describe('Prometheus scrape configs (deploy/prometheus)', () => {
       expect(pods.map((o) => o.metadata.name).sort()).toEqual(['gateway', 'node-manager', 'profiler', 'scheduler']);
       for (const o of pods) {
         const a = o.spec.template.metadata.annotations ?? {};
-        const ports = o.spec.template.spec.containers.flatMap((c: Json) => (c.env ?? []).filter((e: Json) => e.name === 'METRICS_PORT').map((e: Json) => e.value));
-        expect([o.metadata.name, a['prometheus.io/scrape'], a['prometheus.io/path'], [a['prometheus.io/port']]]).toEqual([o.metadata.name, 'true', '/metrics', ports]);
+        const ports = o.spec.template.spec.containers.flatMap((c: Json) =>
+          (c.env ?? []).filter((e: Json) => e.name === 'METRICS_PORT').map((e: Json) => e.value),
+        );
+        expect([o.metadata.name, a['prometheus.io/scrape'], a['prometheus.io/path'], [a['prometheus.io/port']]]).toEqual([
+          o.metadata.name,
+          'true',
+          '/metrics',
+          ports,
+        ]);
       }
     }
   });

@@ -4,14 +4,25 @@
 import { figureSpec, PALETTE } from '../lib/plot.mjs';
 
 export function figure(r) {
-  const rows = r.pairs.flatMap((p) => p.curve.map((c) => ({ pair: `${p.derived} (base ${p.base})`, recomputed: c.recomputed_layers, loss: c.test_loss, speedup: c.speedup, label: `${c.recomputed_layers}` })));
+  const rows = r.pairs.flatMap((p) =>
+    p.curve.map((c) => ({
+      pair: `${p.derived} (base ${p.base})`,
+      recomputed: c.recomputed_layers,
+      loss: c.test_loss,
+      speedup: c.speedup,
+      label: `${c.recomputed_layers}`,
+    })),
+  );
   const enc = {
     x: { field: 'loss', type: 'quantitative', title: 'held-out top-1 loss', axis: { format: '.0%' } },
     y: { field: 'speedup', type: 'quantitative', title: 'prefill speedup (×, log)', scale: { type: 'log' } },
     color: { field: 'pair', type: 'nominal', title: null, scale: { range: PALETTE }, legend: { labelLimit: 300, orient: 'top' } },
   };
   return figureSpec(
-    ['DroidSpeak on the trained pairs: speedup against held-out loss', `one point per number of recomputed layers (label), of ${r.pairs[0]?.layers}; dashed: the ${(r.max_quality_loss * 100).toFixed(0)}% floor`],
+    [
+      'DroidSpeak on the trained pairs: speedup against held-out loss',
+      `one point per number of recomputed layers (label), of ${r.pairs[0]?.layers}; dashed: the ${(r.max_quality_loss * 100).toFixed(0)}% floor`,
+    ],
     {
       data: { values: rows },
       width: 460,

@@ -12,6 +12,16 @@ export function figure(r) {
   const rows = r.rows.flatMap((x) => METRICS.map(([k, metric]) => ({ trace: `${x.pattern} ${x.freq}`, metric, value: x[k] ?? 0 })));
   return figureSpec(
     `FastSwitch vs vLLM-style swap — ${r.engine}`,
-    groupedBars({ rows, category: 'trace', series: 'metric', value: 'value', valueTitle: 'baseline ÷ FastSwitch (volume cut: fraction)', seriesOrder: METRICS.map(([, m]) => m), categoryOrder: [...new Set(rows.map((x) => x.trace))], rule: 1, width: 520 }),
+    groupedBars({
+      rows,
+      category: 'trace',
+      series: 'metric',
+      value: 'value',
+      valueTitle: 'baseline ÷ FastSwitch (volume cut: fraction)',
+      seriesOrder: METRICS.map(([, m]) => m),
+      categoryOrder: [...new Set(rows.map((x) => x.trace))],
+      rule: 1,
+      width: 520,
+    }),
   );
 }

@@ -7,5 +7,16 @@ export function figure(r) {
     ['recompute', r.ttft_ms.recompute.p50],
     ['stayed', r.ttft_ms.stayed.p50],
   ].map(([run, ms]) => ({ run, ms }));
-  return figureSpec(`Turn-2 TTFT p50 on another node (${r.model}, ${r.history_tokens}-token history, CPU reference engine)`, groupedBars({ rows, category: 'run', value: 'ms', valueTitle: 'TTFT p50 (ms)', categoryOrder: rows.map((x) => x.run), width: 300, format: '.1f' }));
+  return figureSpec(
+    `Turn-2 TTFT p50 on another node (${r.model}, ${r.history_tokens}-token history, CPU reference engine)`,
+    groupedBars({
+      rows,
+      category: 'run',
+      value: 'ms',
+      valueTitle: 'TTFT p50 (ms)',
+      categoryOrder: rows.map((x) => x.run),
+      width: 300,
+      format: '.1f',
+    }),
+  );
 }

@@ -13,5 +13,18 @@ export function figure(r) {
     ['file/chunk warm', r.file_per_chunk.get_warm_gbs],
     ...(r.redis?.get_gbs !== undefined ? [['Redis get', r.redis.get_gbs]] : []),
   ].map(([operation, gbs]) => ({ operation, gbs }));
-  return figureSpec(`KV tiers, ${r.chunks} × ${Math.round(r.chunk_bytes / 2 ** 20)} MiB chunks (medians of ${r.reps})`, groupedBars({ rows, category: 'operation', value: 'gbs', valueTitle: 'GB/s', horizontal: true, categoryOrder: rows.map((x) => x.operation), width: 420, height: 22 * rows.length, format: '.2f' }));
+  return figureSpec(
+    `KV tiers, ${r.chunks} × ${Math.round(r.chunk_bytes / 2 ** 20)} MiB chunks (medians of ${r.reps})`,
+    groupedBars({
+      rows,
+      category: 'operation',
+      value: 'gbs',
+      valueTitle: 'GB/s',
+      horizontal: true,
+      categoryOrder: rows.map((x) => x.operation),
+      width: 420,
+      height: 22 * rows.length,
+      format: '.2f',
+    }),
+  );
 }

@@ -20,19 +20,45 @@ function ttftPanel(r) {
     [trained, 'mnemo-fixed-budget@15%', 'wait not charged, 15% floor'],
     [r.setup.constructed, `mnemo@${floor * 100}%`, `constructed pair, ${pct(floor)} floor`],
   ];
-  const rows = lines.flatMap(([pair, config, label]) => (r.runs[pair]?.configs[config]?.curve ?? []).map((c) => ({ config: label, rate: c.rate, ttft: c.ttft_p90_s })));
+  const rows = lines.flatMap(([pair, config, label]) =>
+    (r.runs[pair]?.configs[config]?.curve ?? []).map((c) => ({ config: label, rate: c.rate, ttft: c.ttft_p90_s })),
+  );
   const base = run.configs['full-prefill'].throughput_at_slo;
-  const paper = r.paper.throughput_vs_full_prefill.value.map((k) => ({ rate: base * k, ttft: run.slo_p90_ttft_s, label: `paper Fig. 15: ${k}×` }));
+  const paper = r.paper.throughput_vs_full_prefill.value.map((k) => ({
+    rate: base * k,
+    ttft: run.slo_p90_ttft_s,
+    label: `paper Fig. 15: ${k}×`,
+  }));
   const x = { field: 'rate', type: 'quantitative', scale: { type: 'log' }, title: 'arrival rate (requests/s)' };
   const y = { field: 'ttft', type: 'quantitative', scale: { type: 'log' }, title: `P90 TTFT (s), ${trained}` };
   return {
     width: 340,
     height: 260,
     layer: [
-      { data: { values: rows }, mark: { type: 'line', point: true, clip: true }, encoding: { x, y, color: { field: 'config', type: 'nominal', title: null, sort: lines.map((l) => l[2]), scale: { range: PALETTE } } } },
-      { data: { values: [{ ttft: run.slo_p90_ttft_s }] }, mark: { type: 'rule', strokeDash: [4, 3], color: '#999' }, encoding: { y: { field: 'ttft', type: 'quantitative' } } },
-      { data: { values: paper }, mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 }, encoding: { x, y } },
-      { data: { values: paper }, mark: { type: 'text', align: 'left', dx: 8, dy: -8, fontSize: 9 }, encoding: { x, y, text: { field: 'label' } } },
+      {
+        data: { values: rows },
+        mark: { type: 'line', point: true, clip: true },
+        encoding: {
+          x,
+          y,
+          color: { field: 'config', type: 'nominal', title: null, sort: lines.map((l) => l[2]), scale: { range: PALETTE } },
+        },
+      },
+      {
+        data: { values: [{ ttft: run.slo_p90_ttft_s }] },
+        mark: { type: 'rule', strokeDash: [4, 3], color: '#999' },
+        encoding: { y: { field: 'ttft', type: 'quantitative' } },
+      },
+      {
+        data: { values: paper },
+        mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 },
+        encoding: { x, y },
+      },
+      {
+        data: { values: paper },
+        mark: { type: 'text', align: 'left', dx: 8, dy: -8, fontSize: 9 },
+        encoding: { x, y, text: { field: 'label' } },
+      },
     ],
   };
 }
@@ -40,35 +66,102 @@ function ttftPanel(r) {
 function throughputBars(r) {
   const k = r.droidspeak;
   const rows = [];
-  for (const [floor, v] of Object.entries(k.by_floor)) rows.push({ floor: `${floor.replace('pct', '%')} floor`, series: 'Mnemo (SLO less the wait)', value: v.throughput_vs_full_prefill_at_slo, label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}` });
-  for (const [floor, v] of Object.entries(k.by_floor_cheapest)) rows.push({ floor: `${floor.replace('pct', '%')} floor`, series: 'cheapest within floor', value: v.throughput_vs_full_prefill_at_slo, label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}` });
-  for (const [floor, v] of Object.entries(k.by_floor_fixed_budget)) rows.push({ floor: `${floor.replace('pct', '%')} floor`, series: 'wait not charged (budget = SLO)', value: v.throughput_vs_full_prefill_at_slo, label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}` });
-  rows.push({ floor: 'full reuse', series: 'cheapest within floor', value: k.full_reuse_throughput_vs_full_prefill_at_slo, label: `${k.full_reuse_throughput_vs_full_prefill_at_slo}× · ${pct(k.full_reuse_quality_loss)}` });
-  if (k.constructed_throughput_vs_full_prefill_at_slo !== null) rows.push({ floor: 'constructed, 1% floor', series: 'Mnemo (SLO less the wait)', value: k.constructed_throughput_vs_full_prefill_at_slo, label: `${k.constructed_throughput_vs_full_prefill_at_slo}× · ${pct(k.constructed_quality_loss_at_slo)}` });
-  return groupedBars({ rows, category: 'floor', series: 'series', value: 'value', valueTitle: 'throughput at the SLO ÷ full prefill (label: × · quality loss)', log: true, label: 'label', rule: 2, width: 300 });
+  for (const [floor, v] of Object.entries(k.by_floor))
+    rows.push({
+      floor: `${floor.replace('pct', '%')} floor`,
+      series: 'Mnemo (SLO less the wait)',
+      value: v.throughput_vs_full_prefill_at_slo,
+      label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
+    });
+  for (const [floor, v] of Object.entries(k.by_floor_cheapest))
+    rows.push({
+      floor: `${floor.replace('pct', '%')} floor`,
+      series: 'cheapest within floor',
+      value: v.throughput_vs_full_prefill_at_slo,
+      label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
+    });
+  for (const [floor, v] of Object.entries(k.by_floor_fixed_budget))
+    rows.push({
+      floor: `${floor.replace('pct', '%')} floor`,
+      series: 'wait not charged (budget = SLO)',
+      value: v.throughput_vs_full_prefill_at_slo,
+      label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
+    });
+  rows.push({
+    floor: 'full reuse',
+    series: 'cheapest within floor',
+    value: k.full_reuse_throughput_vs_full_prefill_at_slo,
+    label: `${k.full_reuse_throughput_vs_full_prefill_at_slo}× · ${pct(k.full_reuse_quality_loss)}`,
+  });
+  if (k.constructed_throughput_vs_full_prefill_at_slo !== null)
+    rows.push({
+      floor: 'constructed, 1% floor',
+      series: 'Mnemo (SLO less the wait)',
+      value: k.constructed_throughput_vs_full_prefill_at_slo,
+      label: `${k.constructed_throughput_vs_full_prefill_at_slo}× · ${pct(k.constructed_quality_loss_at_slo)}`,
+    });
+  return groupedBars({
+    rows,
+    category: 'floor',
+    series: 'series',
+    value: 'value',
+    valueTitle: 'throughput at the SLO ÷ full prefill (label: × · quality loss)',
+    log: true,
+    label: 'label',
+    rule: 2,
+    width: 300,
+  });
 }
 
 function fetchPanel(r) {
   const rows = [];
   for (const [pair, plans] of Object.entries(r.fetch_shares)) {
     const pick = pair === r.setup.constructed ? plans : plans.filter((p) => p.pattern === r.droidspeak.half_plans[pair]);
-    for (const p of pick) for (const row of p.rows) rows.push({ plan: `${pair} ${p.pattern} (${p.recomputed}/${r.setup.hardware.layers})`, tokens: row.tokens, share: row.fetch_share });
+    for (const p of pick)
+      for (const row of p.rows)
+        rows.push({
+          plan: `${pair} ${p.pattern} (${p.recomputed}/${r.setup.hardware.layers})`,
+          tokens: row.tokens,
+          share: row.fetch_share,
+        });
   }
-  const x = { field: 'tokens', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'context (tokens)', axis: { values: r.setup.contexts } };
+  const x = {
+    field: 'tokens',
+    type: 'quantitative',
+    scale: { type: 'log', base: 2 },
+    title: 'context (tokens)',
+    axis: { values: r.setup.contexts },
+  };
   const y = { field: 'share', type: 'quantitative', title: 'KV + E cache fetch ÷ prefill', axis: { format: '%' } };
   return {
     width: 300,
     height: 260,
     layer: [
-      { data: { values: rows }, mark: { type: 'line', point: true }, encoding: { x, y, color: { field: 'plan', type: 'nominal', title: null, scale: { range: PALETTE.slice(5) } } } },
-      { data: { values: [{ share: r.paper.fetch_share_of_prefill_max.value, label: 'paper Fig. 16: ≤ 11%' }] }, layer: [{ mark: { type: 'rule', strokeDash: [4, 3], color: 'black' }, encoding: { y: { field: 'share', type: 'quantitative' } } }, { mark: { type: 'text', align: 'left', x: 4, dy: -6, fontSize: 9 }, encoding: { y: { field: 'share', type: 'quantitative' }, text: { field: 'label' } } }] },
+      {
+        data: { values: rows },
+        mark: { type: 'line', point: true },
+        encoding: { x, y, color: { field: 'plan', type: 'nominal', title: null, scale: { range: PALETTE.slice(5) } } },
+      },
+      {
+        data: { values: [{ share: r.paper.fetch_share_of_prefill_max.value, label: 'paper Fig. 16: ≤ 11%' }] },
+        layer: [
+          { mark: { type: 'rule', strokeDash: [4, 3], color: 'black' }, encoding: { y: { field: 'share', type: 'quantitative' } } },
+          {
+            mark: { type: 'text', align: 'left', x: 4, dy: -6, fontSize: 9 },
+            encoding: { y: { field: 'share', type: 'quantitative' }, text: { field: 'label' } },
+          },
+        ],
+      },
     ],
   };
 }
 
 export function figure(r) {
-  return figureSpec(`DroidSpeak on the twin: ${r.setup.hardware.model} on a modelled ${r.setup.hardware.gpu}, base KV and E cache over ${r.setup.hardware.link_gbs} GB/s InfiniBand, the trained pairs' measured profiles (rings and rule: the paper's points)`, {
-    hconcat: [ttftPanel(r), throughputBars(r), fetchPanel(r)],
-    resolve: { scale: { color: 'independent' } },
-  });
+  return figureSpec(
+    `DroidSpeak on the twin: ${r.setup.hardware.model} on a modelled ${r.setup.hardware.gpu}, base KV and E cache over ${r.setup.hardware.link_gbs} GB/s InfiniBand, the trained pairs' measured profiles (rings and rule: the paper's points)`,
+    {
+      hconcat: [ttftPanel(r), throughputBars(r), fetchPanel(r)],
+      resolve: { scale: { color: 'independent' } },
+    },
+  );
 }

@@ -9,7 +9,13 @@ const PANELS = [
   { key: 'p99_ttft_ratio', title: 'P99 TTFT, vLLM ÷ FastSwitch', log: true, paper: (p) => p.p99_ttft_speedup },
   { key: 'p999_tbt_ratio', title: 'P99.9 TBT, vLLM ÷ FastSwitch', log: true, paper: (p) => p.p999_tbt_speedup },
   { key: 'swap_out_reduction', title: 'swap-out blocks, reduction', log: false, paper: (p) => [p.swap_out_reduction] },
-  { key: 'switch_overhead_ratio', title: 'switching overhead, vLLM ÷ FastSwitch', log: true, paper: (p) => [p.groups_switch_overhead_speedup], ablation: 'groups-only' },
+  {
+    key: 'switch_overhead_ratio',
+    title: 'switching overhead, vLLM ÷ FastSwitch',
+    log: true,
+    paper: (p) => [p.groups_switch_overhead_speedup],
+    ablation: 'groups-only',
+  },
 ];
 
 function panel(r, p) {
@@ -18,7 +24,10 @@ function panel(r, p) {
   const rows = r.curve.map((c) => ({ dispatch_us: c.dispatch_us, value: c[p.key] })).filter(ok);
   const seeds = r.curve.flatMap((c) => (c.by_seed ?? []).map((b) => ({ dispatch_us: c.dispatch_us, value: b[p.key] }))).filter(ok);
   const paper = p.paper(r.paper).map((value) => ({ dispatch_us: derived, value, label: `paper ${value}` }));
-  const extra = p.ablation && Number.isFinite(r.ablation[p.ablation]?.[p.key]) ? [{ dispatch_us: derived, value: r.ablation[p.ablation][p.key], label: `twin ${p.ablation}` }] : [];
+  const extra =
+    p.ablation && Number.isFinite(r.ablation[p.ablation]?.[p.key])
+      ? [{ dispatch_us: derived, value: r.ablation[p.ablation][p.key], label: `twin ${p.ablation}` }]
+      : [];
   const x = { field: 'dispatch_us', type: 'quantitative', scale: { type: 'log' }, title: 'per-call dispatch (µs)' };
   const y = { field: 'value', type: 'quantitative', title: p.title, ...(p.log ? { scale: { type: 'log' } } : {}) };
   return {
@@ -28,15 +37,31 @@ function panel(r, p) {
       { data: { values: seeds }, mark: { type: 'point', size: 20, color: PALETTE[5] }, encoding: { x, y } },
       { data: { values: rows }, mark: { type: 'line', point: true, color: PALETTE[0] }, encoding: { x, y } },
       { data: { values: [{ dispatch_us: derived }] }, mark: { type: 'rule', strokeDash: [4, 3], color: '#999' }, encoding: { x } },
-      { data: { values: paper }, mark: { type: 'point', shape: 'circle', size: 110, filled: false, color: 'black', strokeWidth: 1.5 }, encoding: { x, y } },
-      { data: { values: [...paper, ...extra] }, mark: { type: 'text', align: 'left', dx: 8, fontSize: 9 }, encoding: { x, y, text: { field: 'label' } } },
-      ...(extra.length ? [{ data: { values: extra }, mark: { type: 'point', shape: 'square', size: 80, color: PALETTE[1] }, encoding: { x, y } }] : []),
+      {
+        data: { values: paper },
+        mark: { type: 'point', shape: 'circle', size: 110, filled: false, color: 'black', strokeWidth: 1.5 },
+        encoding: { x, y },
+      },
+      {
+        data: { values: [...paper, ...extra] },
+        mark: { type: 'text', align: 'left', dx: 8, fontSize: 9 },
+        encoding: { x, y, text: { field: 'label' } },
+      },
+      ...(extra.length
+        ? [{ data: { values: extra }, mark: { type: 'point', shape: 'square', size: 80, color: PALETTE[1] }, encoding: { x, y } }]
+        : []),
     ],
   };
 }
 
 export function figure(r) {
-  return figureSpec([`FastSwitch on the twin: Llama-8B on a modelled A10, ${r.setup.workload.conversations} conversations, Markov priorities at f = ${r.setup.frequencies[0]}`, `rings: the paper's points at the derived dispatch (${r.setup.derived_dispatch_us} µs, dashed)`], {
-    hconcat: PANELS.map((p) => panel(r, p)),
-  });
+  return figureSpec(
+    [
+      `FastSwitch on the twin: Llama-8B on a modelled A10, ${r.setup.workload.conversations} conversations, Markov priorities at f = ${r.setup.frequencies[0]}`,
+      `rings: the paper's points at the derived dispatch (${r.setup.derived_dispatch_us} µs, dashed)`,
+    ],
+    {
+      hconcat: PANELS.map((p) => panel(r, p)),
+    },
+  );
 }

@@ -7,18 +7,40 @@ import { figureSpec, groupedBars, PALETTE } from '../lib/plot.mjs';
 const CONFIGS = ['lmcache', 'lmcache-lp', 'lmcache-lp-async', 'pool', 'orchestrator-only', 'passthrough-only'];
 
 function lines(r, metric, paperKey, title) {
-  const rows = CONFIGS.flatMap((config) => Object.entries(r.curves[config] ?? {}).filter(([, t]) => t[metric] > 0).map(([tokens, t]) => ({ config, tokens: Number(tokens), value: t[metric] / 1000 })));
+  const rows = CONFIGS.flatMap((config) =>
+    Object.entries(r.curves[config] ?? {})
+      .filter(([, t]) => t[metric] > 0)
+      .map(([tokens, t]) => ({ config, tokens: Number(tokens), value: t[metric] / 1000 })),
+  );
   const top = r.setup.contexts[r.setup.contexts.length - 1];
   const paper = Object.entries(r.paper[paperKey]).map(([config, value]) => ({ tokens: top, value, label: `paper ${config}` }));
-  const x = { field: 'tokens', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'context (tokens)', axis: { values: r.setup.contexts } };
+  const x = {
+    field: 'tokens',
+    type: 'quantitative',
+    scale: { type: 'log', base: 2 },
+    title: 'context (tokens)',
+    axis: { values: r.setup.contexts },
+  };
   const y = { field: 'value', type: 'quantitative', scale: { type: 'log' }, title };
   return {
     width: 320,
     height: 240,
     layer: [
-      { data: { values: rows }, mark: { type: 'line', point: true }, encoding: { x, y, color: { field: 'config', type: 'nominal', title: null, sort: CONFIGS, scale: { range: PALETTE } } } },
-      { data: { values: paper }, mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 }, encoding: { x, y } },
-      { data: { values: paper }, mark: { type: 'text', align: 'right', dx: -10, fontSize: 9 }, encoding: { x, y, text: { field: 'label' } } },
+      {
+        data: { values: rows },
+        mark: { type: 'line', point: true },
+        encoding: { x, y, color: { field: 'config', type: 'nominal', title: null, sort: CONFIGS, scale: { range: PALETTE } } },
+      },
+      {
+        data: { values: paper },
+        mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 },
+        encoding: { x, y },
+      },
+      {
+        data: { values: paper },
+        mark: { type: 'text', align: 'right', dx: -10, fontSize: 9 },
+        encoding: { x, y, text: { field: 'label' } },
+      },
     ],
   };
 }
@@ -28,12 +50,23 @@ export function figure(r) {
     { config, source: 'twin', value },
     { config, source: 'paper §V-C', value: r.paper.ablation_128k[config] },
   ]);
-  return figureSpec(`Unified KV pooling on the twin: one Long Doc QA request at a time, ${r.setup.model} on a modelled ${r.setup.gpu} (rings: the paper's points)`, {
-    hconcat: [
-      lines(r, 'ttft_ms', 'ttft_128k_s', 'TTFT (s)'),
-      lines(r, 'blocked_io_ms', 'blocked_128k_s', 'blocked I/O (s)'),
-      groupedBars({ rows: ablation, category: 'config', series: 'source', value: 'value', valueTitle: 'TTFT at 128K ÷ full pool', width: 160, rule: 1 }),
-    ],
-    resolve: { scale: { color: 'independent' } },
-  });
+  return figureSpec(
+    `Unified KV pooling on the twin: one Long Doc QA request at a time, ${r.setup.model} on a modelled ${r.setup.gpu} (rings: the paper's points)`,
+    {
+      hconcat: [
+        lines(r, 'ttft_ms', 'ttft_128k_s', 'TTFT (s)'),
+        lines(r, 'blocked_io_ms', 'blocked_128k_s', 'blocked I/O (s)'),
+        groupedBars({
+          rows: ablation,
+          category: 'config',
+          series: 'source',
+          value: 'value',
+          valueTitle: 'TTFT at 128K ÷ full pool',
+          width: 160,
+          rule: 1,
+        }),
+      ],
+      resolve: { scale: { color: 'independent' } },
+    },
+  );
 }

@@ -7,17 +7,41 @@ import { figureSpec, groupedBars, PALETTE } from '../lib/plot.mjs';
 const SYSTEMS = ['symphony', 'recompute', 'infercept', 'llmd'];
 
 function lines(r, metric, title, paper) {
-  const rows = SYSTEMS.flatMap((system) => Object.entries(r.curves[system] ?? {}).map(([users, s]) => ({ system, users: Number(users), value: s[metric] })));
-  const x = { field: 'users', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'concurrent users', axis: { values: r.setup.run.users } };
+  const rows = SYSTEMS.flatMap((system) =>
+    Object.entries(r.curves[system] ?? {}).map(([users, s]) => ({ system, users: Number(users), value: s[metric] })),
+  );
+  const x = {
+    field: 'users',
+    type: 'quantitative',
+    scale: { type: 'log', base: 2 },
+    title: 'concurrent users',
+    axis: { values: r.setup.run.users },
+  };
   return {
     width: 300,
     height: 220,
     layer: [
-      { data: { values: rows }, mark: { type: 'line', point: true }, encoding: { x, y: { field: 'value', type: 'quantitative', title }, color: { field: 'system', type: 'nominal', title: null, sort: SYSTEMS, scale: { range: PALETTE } } } },
+      {
+        data: { values: rows },
+        mark: { type: 'line', point: true },
+        encoding: {
+          x,
+          y: { field: 'value', type: 'quantitative', title },
+          color: { field: 'system', type: 'nominal', title: null, sort: SYSTEMS, scale: { range: PALETTE } },
+        },
+      },
       ...(paper.length
         ? [
-            { data: { values: paper }, mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 }, encoding: { x, y: { field: 'value', type: 'quantitative' } } },
-            { data: { values: paper }, mark: { type: 'text', align: 'left', dx: 8, dy: -6, fontSize: 9 }, encoding: { x, y: { field: 'value', type: 'quantitative' }, text: { field: 'label' } } },
+            {
+              data: { values: paper },
+              mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 },
+              encoding: { x, y: { field: 'value', type: 'quantitative' } },
+            },
+            {
+              data: { values: paper },
+              mark: { type: 'text', align: 'left', dx: 8, dy: -6, fontSize: 9 },
+              encoding: { x, y: { field: 'value', type: 'quantitative' }, text: { field: 'label' } },
+            },
           ]
         : []),
     ],
@@ -33,7 +57,15 @@ export function figure(r) {
         { users: 256, value: 20.5, label: 'paper Symphony' },
       ]),
       lines(r, 'ttft_mean_ms', 'mean TTFT (ms)', []),
-      groupedBars({ rows: [...imbalance, { system: 'paper InferCept', value: 3.1 }], category: 'system', value: 'value', valueTitle: `instance load max ÷ median, ${r.setup.run.imbalanceUsers} users`, categoryOrder: [...SYSTEMS, 'paper InferCept'], width: 200, rule: 1 }),
+      groupedBars({
+        rows: [...imbalance, { system: 'paper InferCept', value: 3.1 }],
+        category: 'system',
+        value: 'value',
+        valueTitle: `instance load max ÷ median, ${r.setup.run.imbalanceUsers} users`,
+        categoryOrder: [...SYSTEMS, 'paper InferCept'],
+        width: 200,
+        rule: 1,
+      }),
     ],
     resolve: { scale: { color: 'independent' } },
   });

@@ -45,7 +45,9 @@ function rssBytes(pid) {
 async function hostPoolUsed(port) {
   try {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(3000) })).text();
-    const line = text.split('\n').find((l) => l.startsWith('mnemo_kv_tier_bytes{') && l.includes('tier="host"') && l.includes('state="used"'));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('mnemo_kv_tier_bytes{') && l.includes('tier="host"') && l.includes('state="used"'));
     return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
   } catch {
     return undefined;
@@ -71,7 +73,14 @@ export class ChaosCluster {
     this.common = { NATS_URL: this.nats.url, NATS_USER: user, NATS_PASSWORD: password, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
     const peerToken = randomBytes(18).toString('base64url');
     const schedPort = await freePort();
-    this.scheduler = { port: schedPort, child: launch('scheduler', { ...this.common, METRICS_PORT: String(schedPort), SCHEDULER_NODE_TIMEOUT_MS: String(CHAOS_CLUSTER.schedulerNodeTimeoutMs) }) };
+    this.scheduler = {
+      port: schedPort,
+      child: launch('scheduler', {
+        ...this.common,
+        METRICS_PORT: String(schedPort),
+        SCHEDULER_NODE_TIMEOUT_MS: String(CHAOS_CLUSTER.schedulerNodeTimeoutMs),
+      }),
+    };
     this.#track('scheduler', this.scheduler.child, () => undefined);
     for (let i = 0; i < CHAOS_CLUSTER.nodes; i++) {
       const id = `chaos-${i}`;
@@ -114,7 +123,14 @@ export class ChaosCluster {
   }
 
   #track(service, child, pool) {
-    this.incarnations.push({ service, incarnation: this.incarnations.filter((i) => i.service === service).length + 1, pid: child.pid, startedMs: Date.now(), samples: [], pool });
+    this.incarnations.push({
+      service,
+      incarnation: this.incarnations.filter((i) => i.service === service).length + 1,
+      pid: child.pid,
+      startedMs: Date.now(),
+      samples: [],
+      pool,
+    });
   }
 
   /** One RSS sample of every live incarnation (the KV host pool's used bytes beside each node's). */

@@ -4,13 +4,27 @@
 // each piece of text arrived.
 import { rng } from './figures.mjs';
 
-const TOPICS = ['the journal', 'a hung peer', 'the SSD pool', 'NATS restarts', 'a killed node', 'token streams', 'the KV directory', 'advisories'];
+const TOPICS = [
+  'the journal',
+  'a hung peer',
+  'the SSD pool',
+  'NATS restarts',
+  'a killed node',
+  'token streams',
+  'the KV directory',
+  'advisories',
+];
 
 /** One streamed chat completion; never throws: a harness deadline past the gateway's own makes it `lost`. */
 export async function streamChat(base, body, deadlineMs) {
   const rec = { body, startedMs: Date.now(), arrivals: [], text: '', status: 0, done: false };
   try {
-    const res = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }), signal: AbortSignal.timeout(deadlineMs) });
+    const res = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
+      signal: AbortSignal.timeout(deadlineMs),
+    });
     rec.status = res.status;
     if (res.status !== 200) {
       rec.error = (await res.json().catch(() => ({})))?.error ?? { code: `http_${res.status}` };
@@ -72,8 +86,17 @@ export async function runUsers({ base, users, untilMs, maxRequests, seed, deadli
       const messages = [{ role: 'system', content: `You are chaos user ${u}. ${'Keep every answer. '.repeat(8)}` }];
       for (let t = 0; t < turns && Date.now() < untilMs && sent < maxRequests; t++) {
         if (t > 0 && r() < 0.33) advisories.push(await advise(base, sessionId));
-        messages.push({ role: 'user', content: `Turn ${t} about ${TOPICS[Math.floor(r() * TOPICS.length)]}: ${'tell me more. '.repeat(4 + Math.floor(r() * 12))}` });
-        const body = { model: 'mnemo-tiny', messages: messages.map((m) => ({ ...m })), max_tokens: 20 + Math.floor(r() * 60), session_id: sessionId, ...sampling };
+        messages.push({
+          role: 'user',
+          content: `Turn ${t} about ${TOPICS[Math.floor(r() * TOPICS.length)]}: ${'tell me more. '.repeat(4 + Math.floor(r() * 12))}`,
+        });
+        const body = {
+          model: 'mnemo-tiny',
+          messages: messages.map((m) => ({ ...m })),
+          max_tokens: 20 + Math.floor(r() * 60),
+          session_id: sessionId,
+          ...sampling,
+        };
         sent++;
         const rec = await streamChat(base, body, deadlineMs);
         rec.kind = greedy ? 'greedy' : 'seeded';
@@ -89,7 +112,12 @@ export async function runUsers({ base, users, untilMs, maxRequests, seed, deadli
 
 async function advise(base, sessionId) {
   try {
-    const res = await fetch(`${base}/v1/advisories`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: sessionId, model: 'mnemo-tiny' }), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${base}/v1/advisories`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: sessionId, model: 'mnemo-tiny' }),
+      signal: AbortSignal.timeout(10_000),
+    });
     return res.status;
   } catch {
     return 0;
@@ -103,7 +131,11 @@ export async function timeToServe(base, sinceMs, timeoutMs = 60_000) {
   while (!served && Date.now() - sinceMs < timeoutMs) {
     const sentMs = Date.now();
     probes.push(
-      streamChat(base, { model: 'mnemo-tiny', messages: [{ role: 'user', content: 'Are you there?' }], max_tokens: 2, temperature: 0 }, 20_000).then((rec) => {
+      streamChat(
+        base,
+        { model: 'mnemo-tiny', messages: [{ role: 'user', content: 'Are you there?' }], max_tokens: 2, temperature: 0 },
+        20_000,
+      ).then((rec) => {
         const ok = rec.status === 200 && !rec.error && !rec.lost && rec.finish;
         served ||= Boolean(ok);
         return ok ? (sentMs - sinceMs) / 1000 : undefined;

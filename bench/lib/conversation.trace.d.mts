@@ -6,7 +6,15 @@ export interface DueTurn {
   tokens: number[];
 }
 export class ConversationTrace {
-  constructor(o: { conversations: number; turns: number; userTokens: number; meanStartGapMs: number; meanThinkMs: number; seed: number; vocab?: number });
+  constructor(o: {
+    conversations: number;
+    turns: number;
+    userTokens: number;
+    meanStartGapMs: number;
+    meanThinkMs: number;
+    seed: number;
+    vocab?: number;
+  });
   readonly turns: number;
   userTurn(c: number, t: number): number[];
   due(nowMs: number): DueTurn[];

@@ -12,7 +12,8 @@ export class ConversationTrace {
    *   meanThinkMs: number, seed: number, vocab?: number }} o
    */
   constructor(o) {
-    for (const k of ['conversations', 'turns', 'userTokens']) if (!(Number.isInteger(o[k]) && o[k] > 0)) throw new RangeError(`${k} must be a positive integer, got ${o[k]}`);
+    for (const k of ['conversations', 'turns', 'userTokens'])
+      if (!(Number.isInteger(o[k]) && o[k] > 0)) throw new RangeError(`${k} must be a positive integer, got ${o[k]}`);
     for (const k of ['meanStartGapMs', 'meanThinkMs']) if (!(o[k] >= 0)) throw new RangeError(`${k} must be ≥ 0, got ${o[k]}`);
     this.turns = o.turns;
     this.userTokens = o.userTokens;

@@ -24,8 +24,24 @@ let seq = 0;
 /** A node's KV tiers in a fresh temporary directory (removed by `close`). */
 export async function openNode(engine, base, { hostMiB = 128, ssdMiB = 512, dir } = {}) {
   const dataDir = dir ?? mkdtempSync(join(tmpdir(), 'mnemo-droid-'));
-  const settings = { enabled: true, dataDir, hostBytes: hostMiB << 20, hostDevices: 1, ssdPools: [{ path: join(dataDir, 'ssd-0.pool'), bytes: ssdMiB << 20 }], bandwidths: [10e9, 2e9], ssdTtlMs: 3_600_000, ioBackend: 'auto', eventsMs: 50 };
-  const store = await KvStore.open(settings, engine, () => undefined, () => undefined, [eCacheModel(base, engine.hiddenSize(base))]);
+  const settings = {
+    enabled: true,
+    dataDir,
+    hostBytes: hostMiB << 20,
+    hostDevices: 1,
+    ssdPools: [{ path: join(dataDir, 'ssd-0.pool'), bytes: ssdMiB << 20 }],
+    bandwidths: [10e9, 2e9],
+    ssdTtlMs: 3_600_000,
+    ioBackend: 'auto',
+    eventsMs: 50,
+  };
+  const store = await KvStore.open(
+    settings,
+    engine,
+    () => undefined,
+    () => undefined,
+    [eCacheModel(base, engine.hiddenSize(base))],
+  );
   return { dir: dataDir, store, settings };
 }
 
@@ -36,7 +52,10 @@ export async function openNode(engine, base, { hostMiB = 128, ssdMiB = 512, dir 
  * shows. A fetch that still misses is the node's recompute (see derivedPrefillMs).
  */
 export function peerClient() {
-  return { peers: new ChunkPeerClient({ timeoutMs: 60_000, deadlineBaseMs: 10_000 }), logger: new JsonLogger('bench', 'error', () => undefined) };
+  return {
+    peers: new ChunkPeerClient({ timeoutMs: 60_000, deadlineBaseMs: 10_000 }),
+    logger: new JsonLogger('bench', 'error', () => undefined),
+  };
 }
 
 /** Serves `store`'s chunks to peers over ChunkTransfer gRPC on loopback; returns its address and a stop function. */
@@ -49,7 +68,9 @@ export async function serveChunks(store, logger) {
 /** The base prefills `tokens` on a node: its KV written through to the tiers, its E caches at `eLayers` kept in the tier. */
 export async function basePrefill(engine, base, tier, tokens, eLayers) {
   const id = `ds-node-base-${seq++}`;
-  const [out] = await engine.prefill([{ seqId: id, model: base, tokens, sampling: GREEDY, cacheSalt: SALT, ...(eLayers.length ? { captureE: eLayers } : {}) }]);
+  const [out] = await engine.prefill([
+    { seqId: id, model: base, tokens, sampling: GREEDY, cacheSalt: SALT, ...(eLayers.length ? { captureE: eLayers } : {}) },
+  ]);
   for (const l of eLayers) tier.put(base, chunkKeys(base, SALT, tokens), l, out.eCache.get(l), tokens.length);
   engine.release(id);
 }
@@ -72,7 +93,14 @@ export function nodePlan({ base, promptStore, tier, tokens, pattern, eLayer, unt
     if (!restore || restore.until !== until) throw new Error(`base KV not restorable through ${until} (got ${restore?.until})`);
     const e = eLayer === null ? undefined : tier.source(base, prompt.chunkKeys, eLayer, until, sources ?? []);
     if (eLayer !== null && !e) throw new Error(`E cache at layer ${eLayer} not available`);
-    return { baseModel: base, pattern, until, load: (l) => restore.load(l), ...(e ? { loadE: () => e.load() } : {}), done: (ok) => restore.done?.(ok) };
+    return {
+      baseModel: base,
+      pattern,
+      until,
+      load: (l) => restore.load(l),
+      ...(e ? { loadE: () => e.load() } : {}),
+      done: (ok) => restore.done?.(ok),
+    };
   };
 }
 
@@ -94,7 +122,7 @@ export async function derivedPrefillMs(engine, derived, tokens, plan) {
     fallbacks.peer_misses++;
   }
   engine.release(id);
-  if (!out) return (performance.now() - t0) + (await derivedPrefillMs(engine, derived, tokens));
+  if (!out) return performance.now() - t0 + (await derivedPrefillMs(engine, derived, tokens));
   const ms = performance.now() - t0;
   if (plan && !out.crossModel) throw new Error('the engine declined the plan');
   return ms;

@@ -31,7 +31,10 @@ export function trainedPairs(root, only = TRAINED_DERIVED) {
 export function splitTokens(modelDir, splitPath) {
   const tokenizer = loadTokenizerDir(modelDir);
   const bos = JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8')).bos_token_id;
-  const texts = readFileSync(splitPath, 'utf8').split('\n%\n').map((t) => t.replace(/\n+$/, '')).filter((t) => t.trim());
+  const texts = readFileSync(splitPath, 'utf8')
+    .split('\n%\n')
+    .map((t) => t.replace(/\n+$/, ''))
+    .filter((t) => t.trim());
   return texts.flatMap((t) => [bos, ...tokenizer.encode(t)]);
 }
 
@@ -61,5 +64,7 @@ export function curvePatterns(measured, layers) {
     const cur = best.get(k);
     if (!cur || m.top1Agreement > cur.top1Agreement || (m.top1Agreement === cur.top1Agreement && m.meanKl < cur.meanKl)) best.set(k, m);
   }
-  return [...best.entries()].sort((a, b) => a[0] - b[0]).map(([k, m]) => ({ recomputed: k, pattern: m.pattern, key: patternKey(m.pattern) }));
+  return [...best.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([k, m]) => ({ recomputed: k, pattern: m.pattern, key: patternKey(m.pattern) }));
 }

@@ -20,7 +20,16 @@ export async function profilePair(engine, base, derived, set, { maxLoss, continu
   for (const p of patternGrid(ev.layers)) measured.push(await ev.evaluate(p));
   const positions = ev.scoredPositions;
   ev.close();
-  const frontier = paretoFrontier(measured.map((m) => ({ pattern: m.pattern, quality: m.top1Agreement, meanKl: m.meanKl, recomputedLayers: m.recomputedLayers, eCacheBytesPerToken: m.eCacheBytesPerToken, prefillMs: m.prefillMs })));
+  const frontier = paretoFrontier(
+    measured.map((m) => ({
+      pattern: m.pattern,
+      quality: m.top1Agreement,
+      meanKl: m.meanKl,
+      recomputedLayers: m.recomputedLayers,
+      eCacheBytesPerToken: m.eCacheBytesPerToken,
+      prefillMs: m.prefillMs,
+    })),
+  );
   const choice = choosePlan(frontier, { maxQualityLoss: maxLoss, load: 0 });
   // A chosen plan that recomputes every layer is a full prefill: no plan.
   const chosen = choice && !reusesNothing(choice.point.pattern, ev.layers) ? choice.point.pattern : null;
@@ -50,7 +59,9 @@ async function baseCaches(engine, base, tokens) {
   engine.openSequence(id, base, GREEDY);
   try {
     const [r] = await engine.step([{ seqId: id, tokens, logits: 'none' }], { captureLayers: [...Array(L).keys()] });
-    const kv = Array.from({ length: L }, (_, l) => engine.exportKv(id, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: tokens.length }));
+    const kv = Array.from({ length: L }, (_, l) =>
+      engine.exportKv(id, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: tokens.length }),
+    );
     return { kv, e: r.eCache };
   } finally {
     engine.release(id);
@@ -107,5 +118,8 @@ export function curveRows(profile, test, latency, layers) {
 /** Of the curve's plans, the fastest whose held-out loss is within `maxLoss` (a full prefill, 1×, when none is). */
 export function bestWithin(curve, maxLoss) {
   const ok = curve.filter((c) => c.test_loss <= maxLoss + 1e-9);
-  return ok.reduce((a, b) => (b.speedup > a.speedup ? b : a), ok.at(-1) ?? { pattern: 'full prefill', speedup: 1, test_loss: 0, test_kl: 0 });
+  return ok.reduce(
+    (a, b) => (b.speedup > a.speedup ? b : a),
+    ok.at(-1) ?? { pattern: 'full prefill', speedup: 1, test_loss: 0, test_kl: 0 },
+  );
 }

@@ -16,5 +16,10 @@ export interface MetricSample {
 }
 export function parseMetrics(text: string): MetricSample[];
 export function counter(text: string | readonly MetricSample[], name: string, labels?: Record<string, string | number>): number;
-export function histogramQuantile(text: string | readonly MetricSample[], name: string, q: number, labels?: Record<string, string | number>): number | null;
+export function histogramQuantile(
+  text: string | readonly MetricSample[],
+  name: string,
+  q: number,
+  labels?: Record<string, string | number>,
+): number | null;
 export function scrape(port: number): Promise<string>;

@@ -109,7 +109,8 @@ export function parseMetrics(text) {
     if (m[2]) {
       LABEL.lastIndex = 0;
       let l;
-      while (LABEL.lastIndex < m[2].length && (l = LABEL.exec(m[2]))) labels[l[1]] = l[2].replace(/\\(.)/g, (_, c) => (c === 'n' ? '\n' : c));
+      while (LABEL.lastIndex < m[2].length && (l = LABEL.exec(m[2])))
+        labels[l[1]] = l[2].replace(/\\(.)/g, (_, c) => (c === 'n' ? '\n' : c));
     }
     out.push({ name: m[1], labels, value: m[3] === '+Inf' ? Infinity : m[3] === '-Inf' ? -Infinity : Number(m[3]) });
   }

@@ -1,4 +1,18 @@
-import { arg, clamp, counter, exponential, histogramQuantile, lognormal, median, parseMetrics, percentile, quantile, ratio, rng, round } from './figures.mjs';
+import {
+  arg,
+  clamp,
+  counter,
+  exponential,
+  histogramQuantile,
+  lognormal,
+  median,
+  parseMetrics,
+  percentile,
+  quantile,
+  ratio,
+  rng,
+  round,
+} from './figures.mjs';
 
 const PAGE = [
   '# HELP mnemo_kv_hit_tokens_total Restored tokens by tier',

@@ -15,7 +15,8 @@ import { median } from './figures.mjs';
 const TENANT = 'calibrate';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);
 
-const infer = (nc, model, nodeId, tokens, kvSources = []) => inferOnNode(nc, nodeId, { model, tenant: TENANT, tokens, maxTokens: 1, kvSources, idPrefix: 'calibration' });
+const infer = (nc, model, nodeId, tokens, kvSources = []) =>
+  inferOnNode(nc, nodeId, { model, tenant: TENANT, tokens, maxTokens: 1, kvSources, idPrefix: 'calibration' });
 
 /**
  * Per-chunk ms of a peer pull and of a host-pool restore, medians over `reps` prompts of `chunks`
@@ -25,12 +26,32 @@ export async function calibrateKvMoves({ natsUrl, model, nodeEnv, dataDir, chunk
   const length = chunks * CHUNK_TOKENS + 32;
   // B's device holds one such prompt: the next one evicts it, so a repeat restores from B's host pool.
   const bBlocks = String((length >> 4) + 8);
-  const zeroCost = { NODE_SIM_PREFILL_TOKEN_US: '0', NODE_SIM_DECODE_STEP_MS: '0', NODE_SIM_DECODE_SEQ_US: '0', NODE_SIM_DECODE_KCONTEXT_US: '0' };
+  const zeroCost = {
+    NODE_SIM_PREFILL_TOKEN_US: '0',
+    NODE_SIM_DECODE_STEP_MS: '0',
+    NODE_SIM_DECODE_SEQ_US: '0',
+    NODE_SIM_DECODE_KCONTEXT_US: '0',
+  };
   const nodes = [];
-  for (const [id, blocks] of [['a', '2048'], ['b', bBlocks]]) {
+  for (const [id, blocks] of [
+    ['a', '2048'],
+    ['b', bBlocks],
+  ]) {
     const port = await freePort();
     const nodeId = `calibrate-${id}`;
-    const env = { ...nodeEnv, ...zeroCost, NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(port), NODE_ID: nodeId, NODE_ENGINE: 'sim', NODE_MODELS: model, NODE_KV_BLOCKS: blocks, NODE_DATA_DIR: join(dataDir, nodeId) };
+    const env = {
+      ...nodeEnv,
+      ...zeroCost,
+      NATS_URL: natsUrl,
+      LOG_LEVEL: 'error',
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: String(port),
+      NODE_ID: nodeId,
+      NODE_ENGINE: 'sim',
+      NODE_MODELS: model,
+      NODE_KV_BLOCKS: blocks,
+      NODE_DATA_DIR: join(dataDir, nodeId),
+    };
     nodes.push({ nodeId, port, child: launch('node-manager', env) });
   }
   const nc = await connect({ servers: natsUrl });
@@ -54,7 +75,9 @@ export async function calibrateKvMoves({ natsUrl, model, nodeEnv, dataDir, chunk
       const base2 = (await infer(nc, model, b, text(length, 200 + r))).ttftMs; // evicts p from B's device
       const restored = await infer(nc, model, b, p);
       if (pulled.cachedTokens < chunks * CHUNK_TOKENS || restored.cachedTokens < (chunks - 1) * CHUNK_TOKENS) {
-        throw new Error(`calibration: expected ${chunks} chunks restored, got ${pulled.cachedTokens} (peer) and ${restored.cachedTokens} (host) tokens`);
+        throw new Error(
+          `calibration: expected ${chunks} chunks restored, got ${pulled.cachedTokens} (peer) and ${restored.cachedTokens} (host) tokens`,
+        );
       }
       peer.push(Math.max(0, pulled.ttftMs - base) / chunks);
       host.push(Math.max(0, restored.ttftMs - base2) / (restored.cachedTokens / CHUNK_TOKENS));

@@ -17,7 +17,10 @@ export async function inferOnNode(nc, nodeId, { model, tenant, tokens, maxTokens
     attempt: 1,
     kvSources,
   };
-  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(nodeInferSubject(nodeId), encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
+  const reply = decodeMessage(
+    ScheduleReplySchema,
+    (await nc.request(nodeInferSubject(nodeId), encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data,
+  );
   if (reply.result.case !== 'nodeId') throw new Error(`${idPrefix} request not admitted: ${JSON.stringify(reply.result.value)}`);
   return stream.finish();
 }

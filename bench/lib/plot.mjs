@@ -15,7 +15,14 @@ export const VEGA_LITE_SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json
 /** One palette for every figure: a run's colour says nothing by itself, its legend does. */
 export const PALETTE = ['#2166ac', '#b2182b', '#1b7837', '#e08214', '#762a83', '#92c5de', '#7fbc41', '#8073ac', '#35978f', '#888888'];
 
-const CONFIG = { font: 'sans-serif', background: 'white', view: { stroke: null }, axis: { labelFontSize: 10, titleFontSize: 11 }, legend: { labelFontSize: 10, titleFontSize: 11 }, title: { fontSize: 13, anchor: 'start' } };
+const CONFIG = {
+  font: 'sans-serif',
+  background: 'white',
+  view: { stroke: null },
+  axis: { labelFontSize: 10, titleFontSize: 11 },
+  legend: { labelFontSize: 10, titleFontSize: 11 },
+  title: { fontSize: 13, anchor: 'start' },
+};
 
 /**
  * A full spec: schema, shared config, title. `body` is any Vega-Lite view (single, layered,
@@ -35,21 +42,37 @@ export function figureSpec(title, body) {
  *   label?: string | false, rule?: number, seriesOrder?: string[], categoryOrder?: string[] }} o
  */
 export function groupedBars(o) {
-  const cat = { field: o.category, type: 'nominal', title: o.categoryTitle ?? null, sort: o.categoryOrder ?? null, axis: o.horizontal ? { labelLimit: 320 } : { labelAngle: -30, labelLimit: 160 } };
+  const cat = {
+    field: o.category,
+    type: 'nominal',
+    title: o.categoryTitle ?? null,
+    sort: o.categoryOrder ?? null,
+    axis: o.horizontal ? { labelLimit: 320 } : { labelAngle: -30, labelLimit: 160 },
+  };
   const val = { field: o.value, type: 'quantitative', title: o.valueTitle, ...(o.log ? { scale: { type: 'log', domainMin: 1 } } : {}) };
   const [catCh, valCh, offCh, baseCh] = o.horizontal ? ['y', 'x', 'yOffset', 'x2'] : ['x', 'y', 'xOffset', 'y2'];
   const series = o.series ? { field: o.series, type: 'nominal', title: null, sort: o.seriesOrder ?? null } : undefined;
   const encoding = { [catCh]: cat, [valCh]: val, ...(series ? { [offCh]: series, color: { ...series, scale: { range: PALETTE } } } : {}) };
-  const label = { type: 'text', [o.horizontal ? 'align' : 'baseline']: o.horizontal ? 'left' : 'bottom', [o.horizontal ? 'dx' : 'dy']: o.horizontal ? 3 : -2, fontSize: 9 };
+  const label = {
+    type: 'text',
+    [o.horizontal ? 'align' : 'baseline']: o.horizontal ? 'left' : 'bottom',
+    [o.horizontal ? 'dx' : 'dy']: o.horizontal ? 3 : -2,
+    fontSize: 9,
+  };
   const text = o.label ? { field: o.label, type: 'nominal' } : { field: o.value, type: 'quantitative', format: o.format ?? '.3~r' };
   return {
     data: { values: o.rows },
     width: o.width ?? 360,
     height: o.height ?? 220,
     layer: [
-      { mark: { type: 'bar', ...(series ? {} : { color: PALETTE[0] }) }, encoding: { ...encoding, ...(o.log ? { [baseCh]: { datum: 1 } } : {}) } },
+      {
+        mark: { type: 'bar', ...(series ? {} : { color: PALETTE[0] }) },
+        encoding: { ...encoding, ...(o.log ? { [baseCh]: { datum: 1 } } : {}) },
+      },
       ...(o.label === false ? [] : [{ mark: label, encoding: { ...encoding, text, color: { value: '#333' } } }]),
-      ...(o.rule === undefined ? [] : [{ mark: { type: 'rule', strokeDash: [4, 3], color: '#999' }, encoding: { [valCh]: { datum: o.rule } } }]),
+      ...(o.rule === undefined
+        ? []
+        : [{ mark: { type: 'rule', strokeDash: [4, 3], color: '#999' }, encoding: { [valCh]: { datum: o.rule } } }]),
     ],
   };
 }

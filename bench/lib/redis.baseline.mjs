@@ -12,7 +12,9 @@ import { timed } from './tier.store.mjs';
 async function startServer(dir) {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => {}, source: 'REDIS_URL' };
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
   // A bench that dies must not leave its private server behind.
   const reap = () => child.kill('SIGKILL');
   process.once('exit', reap);
@@ -46,7 +48,11 @@ export async function openRedisBaseline(o) {
   const server = await startServer(o.dir);
   // The client's default 5 s command timeout is for small values; a restore's GETs of 32 MiB
   // values can take longer than that on a loaded machine.
-  const client = createClient({ url: server.url, socket: { noDelay: true, reconnectStrategy: false }, commandOptions: { timeout: 300_000 } }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
+  const client = createClient({
+    url: server.url,
+    socket: { noDelay: true, reconnectStrategy: false },
+    commandOptions: { timeout: 300_000 },
+  }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
   client.on('error', () => {}); // surfaced by the command that fails
   try {
     await client.connect();
@@ -57,11 +63,13 @@ export async function openRedisBaseline(o) {
   const payload = Buffer.alloc(o.chunkBytes, 5);
   const keys = Array.from({ length: o.chunks }, (_, i) => `mnemo-bench:${i}`);
   const check = (got) => {
-    if (got.length !== keys.length || got.some((g) => !Buffer.isBuffer(g) || g.length !== o.chunkBytes)) throw new Error('redis returned a missing or short value');
+    if (got.length !== keys.length || got.some((g) => !Buffer.isBuffer(g) || g.length !== o.chunkBytes))
+      throw new Error('redis returned a missing or short value');
   };
   return {
     source: server.source,
-    settings: 'official node-redis client, one connection, Buffer replies, GETs pipelined (auto-pipelining and multi().execAsPipeline(), the faster per round)',
+    settings:
+      'official node-redis client, one connection, Buffer replies, GETs pipelined (auto-pipelining and multi().execAsPipeline(), the faster per round)',
     put: () => timed(() => Promise.all(keys.map((k) => client.set(k, payload)))),
     /** Seconds for each way of pipelining one restore's GETs. */
     get: async () => {

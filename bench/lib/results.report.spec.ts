@@ -11,12 +11,16 @@ describe('docs/results.md', () => {
     const committed = existsSync(join(root, REPORT_PATH)) ? readFileSync(join(root, REPORT_PATH), 'utf8') : '';
     const fresh = renderReport(readResults(root));
     if (fresh !== committed) {
-      throw new Error(`${REPORT_PATH} is out of date with bench/results/*.json: run \`${REPORT_COMMAND}\` and commit ${REPORT_PATH} with the results.`);
+      throw new Error(
+        `${REPORT_PATH} is out of date with bench/results/*.json: run \`${REPORT_COMMAND}\` and commit ${REPORT_PATH} with the results.`,
+      );
     }
   });
 
   it('every results file has its benchmark described (bench/lib/results.targets.mjs)', () => {
-    const names = readdirSync(join(root, 'bench/results')).filter((f) => f.endsWith('.json') && !f.endsWith('.vl.json')).map((f) => f.slice(0, -5));
+    const names = readdirSync(join(root, 'bench/results'))
+      .filter((f) => f.endsWith('.json') && !f.endsWith('.vl.json'))
+      .map((f) => f.slice(0, -5));
     expect(names.filter((n) => !(n in BENCHMARKS))).toEqual([]);
   });
 });
@@ -43,13 +47,35 @@ describe('results report', () => {
   });
 
   it('lists scalars and short numeric lists, not long text, deep objects or the run stamp', () => {
-    const json = { run: { date: 'x' }, a: 1, b: { c: 'short', d: 'x'.repeat(81) }, e: [1, 2], f: [{ g: 1 }], h: { i: { j: { k: { l: 1 } } } } };
-    expect(figures(json)).toEqual([['a', 1], ['b.c', 'short'], ['e', [1, 2]]]);
+    const json = {
+      run: { date: 'x' },
+      a: 1,
+      b: { c: 'short', d: 'x'.repeat(81) },
+      e: [1, 2],
+      f: [{ g: 1 }],
+      h: { i: { j: { k: { l: 1 } } } },
+    };
+    expect(figures(json)).toEqual([
+      ['a', 1],
+      ['b.c', 'short'],
+      ['e', [1, 2]],
+    ]);
   });
 
   it('renders headline keys with target and verdict, and a run line', () => {
     const text = renderReport({
-      fastswitch: { json: { run: { date: '2026-01-02', command: 'npm run bench -- fastswitch', machine: { cpus: 2, cpu: 'X', memory_gib: 24, node: 'v20' }, load_average: { start: [1], end: [2] } }, p99_ttft_baseline_over_fastswitch: 2.5 }, hasPlot: false },
+      fastswitch: {
+        json: {
+          run: {
+            date: '2026-01-02',
+            command: 'npm run bench -- fastswitch',
+            machine: { cpus: 2, cpu: 'X', memory_gib: 24, node: 'v20' },
+            load_average: { start: [1], end: [2] },
+          },
+          p99_ttft_baseline_over_fastswitch: 2.5,
+        },
+        hasPlot: false,
+      },
     });
     expect(text).toContain('| `p99_ttft_baseline_over_fastswitch` | P99 TTFT, baseline ÷ FastSwitch | 2.5 | ≥ 2 | met |');
     expect(text).toContain('Run on 2026-01-02 with `npm run bench -- fastswitch`; machine: 2 × X, 24 GiB, Node v20, load average 1 → 2');

@@ -11,7 +11,11 @@ export const BENCHMARKS = {
   engine: {
     what: 'CPU kernels of the reference engine against what the machine can do (fractions paired with a peak burst measured beside them)',
     keys: [
-      { path: 'summary.gemm_frac_of_peak', what: "GEMM at the largest model's prefill shapes, of the FMA-loop peak", target: { op: '>=', value: 0.7 } },
+      {
+        path: 'summary.gemm_frac_of_peak',
+        what: "GEMM at the largest model's prefill shapes, of the FMA-loop peak",
+        target: { op: '>=', value: 0.7 },
+      },
       { path: 'summary.prefill_frac_of_peak', what: 'prefill, of the FMA-loop peak', target: { op: '>=', value: 0.5 } },
       { path: 'summary.decode_b8_frac_of_membw', what: 'decode at batch 8, of the read bandwidth', target: { op: '>=', value: 0.6 } },
       { path: 'summary.event_loop_lag_p99_ms', what: 'event-loop lag p99 during a long prefill (ms)', target: { op: '<=', value: 10 } },
@@ -20,13 +24,28 @@ export const BENCHMARKS = {
     ],
   },
   'engine-cuda': {
-    what: "The CUDA backend on a lent GPU (mnemo_cuda_check): every kernel-contract op against the CPU kernels, GEMM and paged attention against PyTorch on the same device, copies and swaps against the PCIe link",
+    what: 'The CUDA backend on a lent GPU (mnemo_cuda_check): every kernel-contract op against the CPU kernels, GEMM and paged attention against PyTorch on the same device, copies and swaps against the PCIe link',
     keys: [
-      { path: 'ops_passed', what: 'kernel-contract ops passing on the device in bf16 and f16 (of ops_total)', target: { op: '>=', value: 14 } },
-      { path: 'gemm_frac_of_torch', what: "GEMM at Llama-3.1-8B's compute-bound shapes (m >= 512), the engine's default path ÷ torch.matmul bf16", target: { op: '>=', value: 0.7 } },
+      {
+        path: 'ops_passed',
+        what: 'kernel-contract ops passing on the device in bf16 and f16 (of ops_total)',
+        target: { op: '>=', value: 14 },
+      },
+      {
+        path: 'gemm_frac_of_torch',
+        what: "GEMM at Llama-3.1-8B's compute-bound shapes (m >= 512), the engine's default path ÷ torch.matmul bf16",
+        target: { op: '>=', value: 0.7 },
+      },
       { path: 'gemm_frac_of_torch_by_path.tensor-core', what: 'the same, our own WMMA tensor-core kernel (used when cuBLAS is absent)' },
-      { path: 'attention_frac_of_torch', what: 'paged attention ÷ scaled_dot_product_attention, decode and 512-row prefill chunks at 1K-32K context' },
-      { path: 'h2d_frac_of_link', what: 'host → device in 2 MiB batched ranges, of one plain large cudaMemcpyAsync', target: { op: '>=', value: 0.8 } },
+      {
+        path: 'attention_frac_of_torch',
+        what: 'paged attention ÷ scaled_dot_product_attention, decode and 512-row prefill chunks at 1K-32K context',
+      },
+      {
+        path: 'h2d_frac_of_link',
+        what: 'host → device in 2 MiB batched ranges, of one plain large cudaMemcpyAsync',
+        target: { op: '>=', value: 0.8 },
+      },
       { path: 'swap_group_vs_block_gbs', what: 'swap GB/s, block groups of 20 ÷ per-block per-layer copies (Llama-3.1-8B KV blocks)' },
       { path: 'swap_dispatch_us_per_call', what: 'per-call cost of a host ↔ device copy, fitted over sizes (µs)' },
       { path: 'overlap.overlap_frac', what: 'a 1 GiB copy hidden under compute on the two streams (fraction)' },
@@ -36,7 +55,11 @@ export const BENCHMARKS = {
     what: "FastSwitch's priority scheduling with grouped, reused, overlapped swaps against a vLLM-style per-block swap baseline, same trace, lockstep",
     keys: [
       { path: 'p99_ttft_baseline_over_fastswitch', what: 'P99 TTFT, baseline ÷ FastSwitch', target: { op: '>=', value: 2 } },
-      { path: 'p999_tbt_baseline_over_fastswitch', what: 'P99.9 time between tokens, baseline ÷ FastSwitch', target: { op: '>=', value: 2 } },
+      {
+        path: 'p999_tbt_baseline_over_fastswitch',
+        what: 'P99.9 time between tokens, baseline ÷ FastSwitch',
+        target: { op: '>=', value: 2 },
+      },
       { path: 'swap_out_volume_reduction', what: 'swap-out bytes saved (fraction)', target: { op: '>=', value: 0.4 } },
       { path: 'mean_transfer_bytes_ratio', what: 'bytes per copy, FastSwitch ÷ baseline' },
       { path: 'throughput_fastswitch_over_baseline', what: 'throughput, FastSwitch ÷ baseline' },
@@ -47,9 +70,21 @@ export const BENCHMARKS = {
     what: 'Symphony routing and advisories on a multi-node cluster of real node-managers, against baseline routing policies on the same seeded workload',
     keys: [
       { path: 'symphony_vs_recompute_ttft_p99', what: 'TTFT p99, recompute ÷ symphony', target: { op: '>=', value: 2 } },
-      { path: 'symphony_vs_sticky_ttft_p99', what: 'TTFT p99, sticky with the KV left on the device ÷ symphony', label: 'extra: sticky-device pays no swap (InferCept is the sticky headline)' },
-      { path: 'symphony_vs_llmd_ttft_p99', what: 'TTFT p99, llm-d-like load-aware prefix scorer ÷ symphony', target: { op: '>', value: 1 } },
-      { path: 'symphony_vs_infercept_ttft_p99', what: 'TTFT p99, InferCept-like (offload to host between turns) ÷ symphony', target: { op: '>', value: 1 } },
+      {
+        path: 'symphony_vs_sticky_ttft_p99',
+        what: 'TTFT p99, sticky with the KV left on the device ÷ symphony',
+        label: 'extra: sticky-device pays no swap (InferCept is the sticky headline)',
+      },
+      {
+        path: 'symphony_vs_llmd_ttft_p99',
+        what: 'TTFT p99, llm-d-like load-aware prefix scorer ÷ symphony',
+        target: { op: '>', value: 1 },
+      },
+      {
+        path: 'symphony_vs_infercept_ttft_p99',
+        what: 'TTFT p99, InferCept-like (offload to host between turns) ÷ symphony',
+        target: { op: '>', value: 1 },
+      },
       { path: 'symphony_vs_prefix_affinity_ttft_p99', what: 'TTFT p99, pure prefix affinity ÷ symphony', label: 'strawman: ignores load' },
       { path: 'missed10_degradation', what: "symphony's p99 with 10% of advisories missed, change", target: { op: '<=', value: 0.1 } },
       { path: 'spurious60_degradation', what: "symphony's p99 with 60% spurious advisories, change", target: { op: '<=', value: 0.05 } },
@@ -59,9 +94,17 @@ export const BENCHMARKS = {
     what: "Mnemo's tiers (device prefix cache + host + SSD) on one node against recompute and device-only prefix caching, multi-turn sessions",
     keys: [
       { path: 'ttft_p99_recompute_over_mnemo', what: 'TTFT p99, recompute ÷ Mnemo', target: { op: '>=', value: 3 } },
-      { path: 'ttft_p99_apc_small_over_mnemo', what: "TTFT p99, vLLM-style prefix cache at Mnemo's device budget ÷ Mnemo", target: { op: '>=', value: 2 } },
+      {
+        path: 'ttft_p99_apc_small_over_mnemo',
+        what: "TTFT p99, vLLM-style prefix cache at Mnemo's device budget ÷ Mnemo",
+        target: { op: '>=', value: 2 },
+      },
       { path: 'ttft_p50_apc_small_over_mnemo', what: "TTFT p50, vLLM-style prefix cache at Mnemo's device budget ÷ Mnemo" },
-      { path: 'ttft_p50_mnemo_over_device_only', what: 'TTFT p50, Mnemo ÷ prefix cache with the whole device', target: { op: '<=', value: 1.25 } },
+      {
+        path: 'ttft_p50_mnemo_over_device_only',
+        what: 'TTFT p50, Mnemo ÷ prefix cache with the whole device',
+        target: { op: '<=', value: 1.25 },
+      },
       { path: 'ttft_p50_recompute_over_mnemo', what: 'TTFT p50, recompute ÷ Mnemo' },
       { path: 'blocked_io_ms_p99', what: 'time a restore blocked compute, p99 (ms)' },
       { path: 'prefix_hit_rate', what: 'prompt tokens served from cache' },
@@ -79,10 +122,26 @@ export const BENCHMARKS = {
       { path: 'max_context_vs_master_alone_by_vram.80gb', what: 'the same at the 80 GB memory ratios' },
       { path: 'max_context_vs_master_alone_by_vram.32gb', what: 'the same at the 32 GB memory ratios' },
       { path: 'max_context_vs_master_alone_by_vram.24gb', what: 'the same at the 24 GB memory ratios' },
-      { path: 'max_context_ratio_engine', what: 'max context at engine level, lent units + stream ÷ whole or chunked prefill in the master region', label: 'previous method: budget split evenly, no activations charged' },
-      { path: 'max_context_ratio', what: 'max context, layer stream on ÷ off (serving path)', label: 'constructed: layers ÷ window, with host memory' },
-      { path: 'master_ttft_p99_offload_over_swiftcache', what: "master's TTFT p99, host offload ÷ lent units", target: { op: '>', value: 1 } },
-      { path: 'worker_interference', what: "workers' TPOT p99 while the master uses their units, change", target: { op: '<=', value: 0.1 } },
+      {
+        path: 'max_context_ratio_engine',
+        what: 'max context at engine level, lent units + stream ÷ whole or chunked prefill in the master region',
+        label: 'previous method: budget split evenly, no activations charged',
+      },
+      {
+        path: 'max_context_ratio',
+        what: 'max context, layer stream on ÷ off (serving path)',
+        label: 'constructed: layers ÷ window, with host memory',
+      },
+      {
+        path: 'master_ttft_p99_offload_over_swiftcache',
+        what: "master's TTFT p99, host offload ÷ lent units",
+        target: { op: '>', value: 1 },
+      },
+      {
+        path: 'worker_interference',
+        what: "workers' TPOT p99 while the master uses their units, change",
+        target: { op: '<=', value: 0.1 },
+      },
     ],
   },
   tiers: {
@@ -91,7 +150,11 @@ export const BENCHMARKS = {
       { path: 'host_get_frac_of_memcpy', what: 'host tier read, of memcpy', target: { op: '>=', value: 0.7 } },
       { path: 'ssd_get_frac_of_raw', what: 'SSD tier read, of raw O_DIRECT read', target: { op: '>=', value: 0.7 } },
       { path: 'ssd_get_vs_file_cold', what: 'SSD tier read ÷ a file per chunk, cold page cache', target: { op: '>=', value: 2 } },
-      { path: 'striped_frac_of_sum', what: 'SSD tier get on two throttled devices striped by bandwidth, of the sum of the same get on each alone', target: { op: '>=', value: 0.8 } },
+      {
+        path: 'striped_frac_of_sum',
+        what: 'SSD tier get on two throttled devices striped by bandwidth, of the sum of the same get on each alone',
+        target: { op: '>=', value: 0.8 },
+      },
       { path: 'striped_over_fastest', what: 'the striped get ÷ the faster device alone' },
       { path: 'vs_redis_get', what: 'host tier read ÷ Redis (official client, pipelined; one server thread over loopback)' },
       { path: 'ssd_vs_redis_get', what: 'SSD tier read ÷ Redis' },
@@ -100,34 +163,90 @@ export const BENCHMARKS = {
   droidspeak: {
     what: 'DroidSpeak cross-model KV reuse at engine level on the trained pairs (fortune-base → fortune-computers, → fortune-songs): plan profiled on the profile split, measured on held-out in-domain text (2,048-token contexts), base KV and E cache in host memory',
     keys: [
-      { path: 'prefill_speedup_at_1pct', what: "prefill speedup of the profiler's plan within 1% (the weaker trained pair; 1 = no plan, full prefill)", target: { op: '>=', value: 1.7 } },
-      { path: 'quality_loss', what: "top-1 disagreement with the derived model's own prediction on the test split (the worse pair)", target: { op: '<=', value: 0.01 } },
+      {
+        path: 'prefill_speedup_at_1pct',
+        what: "prefill speedup of the profiler's plan within 1% (the weaker trained pair; 1 = no plan, full prefill)",
+        target: { op: '>=', value: 1.7 },
+      },
+      {
+        path: 'quality_loss',
+        what: "top-1 disagreement with the derived model's own prediction on the test split (the worse pair)",
+        target: { op: '<=', value: 0.01 },
+      },
       { path: 'mean_kl', what: 'mean per-token KL(derived ‖ plan), nats (the worse pair)' },
-      { path: 'best_speedup_within_1pct_on_test', what: 'fastest plan of the curve (best profiled plan per recomputed layers) within 1% on the test split (the weaker pair)' },
-      { path: 'planted.prefill_speedup_at_1pct', what: 'prefill speedup of the chosen plan, mnemo-medium-ds35', label: 'constructed pair (planted critical layers): a profiler test' },
-      { path: 'planted.quality_loss', what: 'top-1 disagreement, mnemo-medium-ds35', label: 'constructed pair (planted critical layers): a profiler test' },
-      { path: 'planted.found_critical_layers', what: 'the chosen bands cover the planted layers', label: 'constructed pair (planted critical layers): a profiler test' },
+      {
+        path: 'best_speedup_within_1pct_on_test',
+        what: 'fastest plan of the curve (best profiled plan per recomputed layers) within 1% on the test split (the weaker pair)',
+      },
+      {
+        path: 'planted.prefill_speedup_at_1pct',
+        what: 'prefill speedup of the chosen plan, mnemo-medium-ds35',
+        label: 'constructed pair (planted critical layers): a profiler test',
+      },
+      {
+        path: 'planted.quality_loss',
+        what: 'top-1 disagreement, mnemo-medium-ds35',
+        label: 'constructed pair (planted critical layers): a profiler test',
+      },
+      {
+        path: 'planted.found_critical_layers',
+        what: 'the chosen bands cover the planted layers',
+        label: 'constructed pair (planted critical layers): a profiler test',
+      },
     ],
   },
   'droidspeak-node': {
     what: "DroidSpeak on the node's path with the trained pairs: base KV and E cache fetched from the node's KvStore tiers or a peer (gRPC), fetch inside the timed prefill, on held-out in-domain prompts",
     keys: [
-      { path: 'prefill_speedup_at_1pct', what: "prefill speedup of the profiler's plan, base KV and E cache from the node's tiers (the weaker trained pair; 1 = no plan)", target: { op: '>=', value: 1.7 } },
-      { path: 'quality_loss', what: 'top-1 disagreement of that plan on the test split (the worse pair)', target: { op: '<=', value: 0.01 } },
+      {
+        path: 'prefill_speedup_at_1pct',
+        what: "prefill speedup of the profiler's plan, base KV and E cache from the node's tiers (the weaker trained pair; 1 = no plan)",
+        target: { op: '>=', value: 1.7 },
+      },
+      {
+        path: 'quality_loss',
+        what: 'top-1 disagreement of that plan on the test split (the worse pair)',
+        target: { op: '<=', value: 0.01 },
+      },
       { path: 'mean_kl', what: 'mean per-token KL(derived ‖ plan), nats (the worse pair)' },
-      { path: 'peer_prefill_speedup_at_1pct', what: 'the same plan with base KV and E cache pulled from a peer over ChunkTransfer gRPC (loopback, same cores)' },
-      { path: 'best_speedup_within_1pct_on_test', what: 'fastest curve plan within 1% on the test split, on the node path (the weaker pair)' },
-      { path: 'planted.prefill_speedup_at_1pct', what: 'prefill speedup from the tiers, mnemo-medium-ds35', label: 'constructed pair (planted critical layers): a path test' },
-      { path: 'planted.peer_prefill_speedup_at_1pct', what: 'prefill speedup from a peer, mnemo-medium-ds35', label: 'constructed pair (planted critical layers): a path test' },
+      {
+        path: 'peer_prefill_speedup_at_1pct',
+        what: 'the same plan with base KV and E cache pulled from a peer over ChunkTransfer gRPC (loopback, same cores)',
+      },
+      {
+        path: 'best_speedup_within_1pct_on_test',
+        what: 'fastest curve plan within 1% on the test split, on the node path (the weaker pair)',
+      },
+      {
+        path: 'planted.prefill_speedup_at_1pct',
+        what: 'prefill speedup from the tiers, mnemo-medium-ds35',
+        label: 'constructed pair (planted critical layers): a path test',
+      },
+      {
+        path: 'planted.peer_prefill_speedup_at_1pct',
+        what: 'prefill speedup from a peer, mnemo-medium-ds35',
+        label: 'constructed pair (planted critical layers): a path test',
+      },
     ],
   },
   'droidspeak-e-cache': {
     what: 'DroidSpeak E caches read back from the tiers (after a restart) and from a peer: trained pairs whose plan needs an E cache (none: null), and constructed pairs',
     keys: [
-      { path: 'restart_speedup_with_e_cache', what: 'prefill speedup, E cache from the local tier after a restart (trained pairs with an E-cache plan)' },
+      {
+        path: 'restart_speedup_with_e_cache',
+        what: 'prefill speedup, E cache from the local tier after a restart (trained pairs with an E-cache plan)',
+      },
       { path: 'peer_speedup_with_e_cache', what: 'prefill speedup, E cache from a peer (trained pairs with an E-cache plan)' },
-      { path: 'planted.restart_speedup_with_e_cache', what: 'prefill speedup, E cache from the local tier after a restart, mnemo-medium-ds35', label: 'constructed pair (planted critical layers): a path test' },
-      { path: 'planted.peer_speedup_with_e_cache', what: 'prefill speedup, E cache from a peer, mnemo-medium-ds35', label: 'constructed pair (planted critical layers): a path test' },
+      {
+        path: 'planted.restart_speedup_with_e_cache',
+        what: 'prefill speedup, E cache from the local tier after a restart, mnemo-medium-ds35',
+        label: 'constructed pair (planted critical layers): a path test',
+      },
+      {
+        path: 'planted.peer_speedup_with_e_cache',
+        what: 'prefill speedup, E cache from a peer, mnemo-medium-ds35',
+        label: 'constructed pair (planted critical layers): a path test',
+      },
     ],
   },
   'peer-restore': {
@@ -141,7 +260,11 @@ export const BENCHMARKS = {
   'twin-validate': {
     what: "The twin (libs/twin, docs/twin.md): the multi-round benchmark's workload and cluster in virtual time over kv-core's policies, costs from this machine's calibration, against the live run's per-pass TTFTs; and one simulated hour of 1,024 users on 8 instances",
     keys: [
-      { path: 'validation.ttft_p50_error_max', what: 'TTFT p50, the twin against the mean of the live passes (absolute difference ÷ that mean), the largest over every configuration', target: { op: '<=', value: 0.15 } },
+      {
+        path: 'validation.ttft_p50_error_max',
+        what: 'TTFT p50, the twin against the mean of the live passes (absolute difference ÷ that mean), the largest over every configuration',
+        target: { op: '<=', value: 0.15 },
+      },
       { path: 'validation.ttft_p50_error.symphony', what: 'TTFT p50 error, symphony' },
       { path: 'validation.ttft_p50_error.llmd', what: 'TTFT p50 error, llmd' },
       { path: 'validation.ttft_p50_error.infercept', what: 'TTFT p50 error, infercept' },
@@ -158,14 +281,37 @@ export const BENCHMARKS = {
       { path: 'validation.ttft_p99_error.recompute', what: 'TTFT p99 error, recompute' },
       { path: 'validation.ttft_p99_twin_ms.recompute', what: 'TTFT p99 in the twin, recompute (ms, median of seeds)' },
       { path: 'validation.ttft_p99_live_range_ms.recompute', what: 'TTFT p99 of the live passes, recompute: lowest, highest (ms)' },
-      { path: 'validation.ttft_p50_error_uncontended.symphony', what: 'TTFT p50 error, symphony, against only the live passes whose TPOT was within 1.1× the twin’s (nodes at the modelled speed; none: —)' },
-      { path: 'validation.ttft_p50_error_uncontended.llmd', what: 'TTFT p50 error, llmd, against only the live passes whose TPOT was within 1.1× the twin’s (nodes at the modelled speed; none: —)' },
-      { path: 'validation.ttft_p50_error_uncontended.infercept', what: 'TTFT p50 error, infercept, against only the live passes whose TPOT was within 1.1× the twin’s (nodes at the modelled speed; none: —)' },
-      { path: 'validation.ttft_p50_error_uncontended.recompute', what: 'TTFT p50 error, recompute, against only the live passes whose TPOT was within 1.1× the twin’s (nodes at the modelled speed; none: —)' },
-      { path: 'validation.policy_order_matches', what: 'the twin orders the headline systems by p50 and by p99 as the live run does', target: { op: '=', value: true } },
+      {
+        path: 'validation.ttft_p50_error_uncontended.symphony',
+        what: 'TTFT p50 error, symphony, against only the live passes whose TPOT was within 1.1× the twin’s (nodes at the modelled speed; none: —)',
+      },
+      {
+        path: 'validation.ttft_p50_error_uncontended.llmd',
+        what: 'TTFT p50 error, llmd, against only the live passes whose TPOT was within 1.1× the twin’s (nodes at the modelled speed; none: —)',
+      },
+      {
+        path: 'validation.ttft_p50_error_uncontended.infercept',
+        what: 'TTFT p50 error, infercept, against only the live passes whose TPOT was within 1.1× the twin’s (nodes at the modelled speed; none: —)',
+      },
+      {
+        path: 'validation.ttft_p50_error_uncontended.recompute',
+        what: 'TTFT p50 error, recompute, against only the live passes whose TPOT was within 1.1× the twin’s (nodes at the modelled speed; none: —)',
+      },
+      {
+        path: 'validation.policy_order_matches',
+        what: 'the twin orders the headline systems by p50 and by p99 as the live run does',
+        target: { op: '=', value: true },
+      },
       { path: 'validation.policy_order_p50_matches', what: 'the same, by p50 alone' },
-      { path: 'validation.policy_order_matches_where_live_separates', what: 'the same, over the pairs whose live per-pass ranges do not overlap (pairs the live run did not tell apart left out; validation.order_disagreements lists each)' },
-      { path: 'scale.sim_hour_1024_users_s', what: 'wall time of one simulated hour of 1,024 users on 8 instances (s)', target: { op: '<=', value: 600 } },
+      {
+        path: 'validation.policy_order_matches_where_live_separates',
+        what: 'the same, over the pairs whose live per-pass ranges do not overlap (pairs the live run did not tell apart left out; validation.order_disagreements lists each)',
+      },
+      {
+        path: 'scale.sim_hour_1024_users_s',
+        what: 'wall time of one simulated hour of 1,024 users on 8 instances (s)',
+        target: { op: '<=', value: 600 },
+      },
       { path: 'scale.cpu_s', what: 'CPU time the twin spent in that run (s): the rest of the wall time it waited for a core' },
       { path: 'scale.events_per_wall_s', what: 'twin events per wall-clock second in that run' },
     ],
@@ -173,11 +319,17 @@ export const BENCHMARKS = {
   'twin-calibration': {
     what: "The twin's measured costs (npm run twin -- calibrate): service overheads and links, each from a microbenchmark on this machine, never fitted to an end-to-end TTFT",
     keys: [
-      { path: 'overheads.schedule_ms', what: "scheduler CPU per request (ms)" },
-      { path: 'overheads.prefill_cpu_ms', what: "node batch-loop CPU per prefill iteration, outside the engine (ms)" },
-      { path: 'overheads.decode_cpu_ms', what: "node batch-loop CPU per decode iteration, outside the engine (ms)" },
-      { path: 'overheads.request_path_p50_ms', what: "a request's path outside the node (client, NATS hops, scheduler, dispatch, the first token event back), timed whole on an idle cluster with nothing to compute, median (ms; the twin draws it per request from the samples)" },
-      { path: 'overheads.node_prefill_path_ms', what: "the node's own time for a prefill with nothing to compute, timed whole on an idle cluster: base (ms; the twin charges this in place of the batch loop's CPU)" },
+      { path: 'overheads.schedule_ms', what: 'scheduler CPU per request (ms)' },
+      { path: 'overheads.prefill_cpu_ms', what: 'node batch-loop CPU per prefill iteration, outside the engine (ms)' },
+      { path: 'overheads.decode_cpu_ms', what: 'node batch-loop CPU per decode iteration, outside the engine (ms)' },
+      {
+        path: 'overheads.request_path_p50_ms',
+        what: "a request's path outside the node (client, NATS hops, scheduler, dispatch, the first token event back), timed whole on an idle cluster with nothing to compute, median (ms; the twin draws it per request from the samples)",
+      },
+      {
+        path: 'overheads.node_prefill_path_ms',
+        what: "the node's own time for a prefill with nothing to compute, timed whole on an idle cluster: base (ms; the twin charges this in place of the batch loop's CPU)",
+      },
       { path: 'overheads.node_prefill_path_ms_per_ktoken', what: 'the same, per 1,000 prompt tokens (ms)' },
       { path: 'overheads.node_decode_path_ms', what: "the node's own time per decode step of one sequence with nothing to compute (ms)" },
       { path: 'links.peer.dispatch_ms', what: 'peer layer stream, per call (ms)' },
@@ -190,9 +342,17 @@ export const BENCHMARKS = {
       { path: 'lost', what: 'requests with no answer at all', target: { op: '<=', value: 0 } },
       { path: 'mismatched_tokens', what: 'tokens differing from the clean re-run', target: { op: '<=', value: 0 } },
       { path: 'duplicated_tokens', what: 'tokens a client saw twice', target: { op: '<=', value: 0 } },
-      { path: 'failover_gap_ms_p99', what: 'largest gap between two tokens of a stream in flight during a fault (continued ones among them), p99 (ms)', target: { op: '<=', value: 3000 } },
+      {
+        path: 'failover_gap_ms_p99',
+        what: 'largest gap between two tokens of a stream in flight during a fault (continued ones among them), p99 (ms)',
+        target: { op: '<=', value: 3000 },
+      },
       { path: 'gateway_failovers.by_outcome.continued', what: 'streams the gateway continued on another node' },
-      { path: 'rss_growth_frac_max', what: 'RSS growth after warm-up, worst process incarnation (fraction, KV pool excluded)', target: { op: '<=', value: 0.2 } },
+      {
+        path: 'rss_growth_frac_max',
+        what: 'RSS growth after warm-up, worst process incarnation (fraction, KV pool excluded)',
+        target: { op: '<=', value: 0.2 },
+      },
       { path: 'recovered_after_nats_restart_s', what: 'seconds from the NATS kill until a new request is served (3 s down)' },
       { path: 'completed', what: 'requests completed' },
       { path: 'failed_clean', what: 'requests that failed with a clear error' },
@@ -201,15 +361,51 @@ export const BENCHMARKS = {
   'twin-symphony': {
     what: "Symphony's experiment on the discrete-event twin at the paper's scale (8 × Llama-3.1-8B on modelled A100s, closed-loop users on ShareGPT-like sessions): kv-core's symphony policy against vLLM-style recompute, InferCept-style sticky offload and llm-d-style scoring, costs from the hardware tables (docs/twin-experiments.md)",
     keys: [
-      { path: 'symphony.ttft_vs_vllm', what: 'mean TTFT, vLLM-style recompute ÷ symphony, largest over the user sweep (paper: up to 2.4×)', target: { op: '>=', value: 2.4 } },
-      { path: 'symphony.tpot_vs_vllm', what: 'mean TPOT, recompute ÷ symphony, largest over the sweep (paper: 1.4–1.9×)', target: { op: '>=', value: 1.4 } },
-      { path: 'symphony.users_vs_vllm_at_slo', what: 'users served within the TPOT SLO, symphony ÷ recompute (paper: 4×; a lower bound when symphony meets the SLO at the top of the sweep)', target: { op: '>=', value: 4 } },
-      { path: 'symphony.ttft_vs_infercept', what: 'mean TTFT, InferCept-style sticky offload ÷ symphony, at 512 users, the largest count every system ran (paper: up to 2.4×)', target: { op: '>=', value: 2.4 } },
-      { path: 'symphony.ttft_vs_llmd', what: 'mean TTFT, llm-d-style load-aware prefix scorer ÷ symphony, at 512 users', target: { op: '>', value: 1 } },
-      { path: 'symphony.infercept_imbalance_256', what: "InferCept-style instance load, max ÷ median at 256 users (paper Fig. 15: 3.1×)", target: { op: '>=', value: 2.5 } },
-      { path: 'symphony.missed10_degradation', what: "symphony's mean TPOT with 10% of advisories missed, change (paper Fig. 19: +3.1 ms)", target: { op: '<=', value: 0.1 } },
-      { path: 'symphony.spurious60_degradation', what: "symphony's mean TPOT with 60% spurious advisories, change (paper Fig. 20: 2.1%)", target: { op: '<=', value: 0.05 } },
-      { path: 'robustness.symphony_ahead_in_every_case', what: 'symphony ahead of recompute in mean TTFT and TPOT with each hardware figure (GPU FLOP/s, GPU memory bandwidth, PCIe, network) at −20% and +20%, at 256 users', target: { op: '=', value: true } },
+      {
+        path: 'symphony.ttft_vs_vllm',
+        what: 'mean TTFT, vLLM-style recompute ÷ symphony, largest over the user sweep (paper: up to 2.4×)',
+        target: { op: '>=', value: 2.4 },
+      },
+      {
+        path: 'symphony.tpot_vs_vllm',
+        what: 'mean TPOT, recompute ÷ symphony, largest over the sweep (paper: 1.4–1.9×)',
+        target: { op: '>=', value: 1.4 },
+      },
+      {
+        path: 'symphony.users_vs_vllm_at_slo',
+        what: 'users served within the TPOT SLO, symphony ÷ recompute (paper: 4×; a lower bound when symphony meets the SLO at the top of the sweep)',
+        target: { op: '>=', value: 4 },
+      },
+      {
+        path: 'symphony.ttft_vs_infercept',
+        what: 'mean TTFT, InferCept-style sticky offload ÷ symphony, at 512 users, the largest count every system ran (paper: up to 2.4×)',
+        target: { op: '>=', value: 2.4 },
+      },
+      {
+        path: 'symphony.ttft_vs_llmd',
+        what: 'mean TTFT, llm-d-style load-aware prefix scorer ÷ symphony, at 512 users',
+        target: { op: '>', value: 1 },
+      },
+      {
+        path: 'symphony.infercept_imbalance_256',
+        what: 'InferCept-style instance load, max ÷ median at 256 users (paper Fig. 15: 3.1×)',
+        target: { op: '>=', value: 2.5 },
+      },
+      {
+        path: 'symphony.missed10_degradation',
+        what: "symphony's mean TPOT with 10% of advisories missed, change (paper Fig. 19: +3.1 ms)",
+        target: { op: '<=', value: 0.1 },
+      },
+      {
+        path: 'symphony.spurious60_degradation',
+        what: "symphony's mean TPOT with 60% spurious advisories, change (paper Fig. 20: 2.1%)",
+        target: { op: '<=', value: 0.05 },
+      },
+      {
+        path: 'robustness.symphony_ahead_in_every_case',
+        what: 'symphony ahead of recompute in mean TTFT and TPOT with each hardware figure (GPU FLOP/s, GPU memory bandwidth, PCIe, network) at −20% and +20%, at 256 users',
+        target: { op: '=', value: true },
+      },
       { path: 'robustness.ttft_vs_vllm_range', what: 'mean TTFT, recompute ÷ symphony, lowest and highest over those cases' },
       { path: 'robustness.tpot_vs_vllm_range', what: 'mean TPOT, recompute ÷ symphony, lowest and highest over those cases' },
     ],
@@ -218,97 +414,273 @@ export const BENCHMARKS = {
     what: "Capacity plan on the twin (npm run twin -- plan; the README's example): for N closed-loop users of Symphony's experiment, the cheapest instances, host GB and SSD TB per node at which each serving system meets a P99 TTFT and a mean TPOT SLO, by a bounded search of short twin runs; cost from labelled list prices (docs/twin.md, Capacity planning)",
     keys: [
       ...['symphony', 'recompute', 'infercept', 'llmd'].flatMap((p) => [
-        { path: `plans.${p}.best.instances`, what: `${p}: fewest instances (GPUs) at which the whole cluster (every instance and user) meets the SLO, at the cells' memory point (none: cannot meet it)` },
+        {
+          path: `plans.${p}.best.instances`,
+          what: `${p}: fewest instances (GPUs) at which the whole cluster (every instance and user) meets the SLO, at the cells' memory point (none: cannot meet it)`,
+        },
         { path: `plans.${p}.best.cost_usd_per_hour`, what: `${p}: that configuration's cost, $/hour` },
         { path: `plans.${p}.best.ttft_p99_ms`, what: `${p}: the whole cluster's P99 TTFT there, ms` },
-        { path: `plans.${p}.slice_estimate.instances`, what: `${p}: the cells' estimate of the fewest instances, before the whole-cluster runs` },
-        { path: `plans.${p}.ttft_floor_ms`, what: `${p}: P99 TTFT floor, ms: the P99 over the workload's requests of each one's uncached prefill on an idle GPU (no instance count goes under it)` },
+        {
+          path: `plans.${p}.slice_estimate.instances`,
+          what: `${p}: the cells' estimate of the fewest instances, before the whole-cluster runs`,
+        },
+        {
+          path: `plans.${p}.ttft_floor_ms`,
+          what: `${p}: P99 TTFT floor, ms: the P99 over the workload's requests of each one's uncached prefill on an idle GPU (no instance count goes under it)`,
+        },
       ]),
       { path: 'search.twin_runs', what: 'cell runs the search made, all policies' },
       { path: 'search.whole_cluster_runs', what: 'whole-cluster runs verifying and stepping up the answers, all policies' },
-      { path: 'process_wall_s', what: 'wall seconds of the whole command on this machine (2 shared cores)', target: { op: '<=', value: 300 } },
+      {
+        path: 'process_wall_s',
+        what: 'wall seconds of the whole command on this machine (2 shared cores)',
+        target: { op: '<=', value: 300 },
+      },
     ],
   },
   'twin-pooling': {
     what: "Unified KV pooling's experiment on the twin (npm run twin -- pooling): one Long Doc QA request at a time, 1K–128K tokens, Llama-3.1-8B on a modelled H100 with two DDR4 modules and two NVMe drives; LMCache-like file-per-chunk stores (+ layer-wise pipelining, + async loading) against Mnemo's striped passthrough pool with kv-core's Eq. 1–2 placement; costs from the hardware tables and the paper's §III (docs/twin-experiments.md)",
     keys: [
-      { path: 'pooling.ttft_128k_vs_file_store', what: 'TTFT at 128K, the strongest file store (LMCache+LP+AsyncKV-like) ÷ the striped passthrough pool (paper Fig. 8: 2.1–4.1×)', target: { op: '>=', value: 2.1 } },
-      { path: 'pooling.blocked_io_128k_vs_file_store', what: 'blocked I/O at 128K, the strongest file store ÷ the pool (paper Fig. 9: 7.8–23.2× against LMCache)', target: { op: '>=', value: 7.8 } },
-      { path: 'pooling.striped_vs_single_device', what: "128K of KV on SSD through passthrough, read from one drive ÷ striped over two by kv-core's placement (§III: the second SSD sits idle)", target: { op: '>=', value: 1.8 } },
+      {
+        path: 'pooling.ttft_128k_vs_file_store',
+        what: 'TTFT at 128K, the strongest file store (LMCache+LP+AsyncKV-like) ÷ the striped passthrough pool (paper Fig. 8: 2.1–4.1×)',
+        target: { op: '>=', value: 2.1 },
+      },
+      {
+        path: 'pooling.blocked_io_128k_vs_file_store',
+        what: 'blocked I/O at 128K, the strongest file store ÷ the pool (paper Fig. 9: 7.8–23.2× against LMCache)',
+        target: { op: '>=', value: 7.8 },
+      },
+      {
+        path: 'pooling.striped_vs_single_device',
+        what: "128K of KV on SSD through passthrough, read from one drive ÷ striped over two by kv-core's placement (§III: the second SSD sits idle)",
+        target: { op: '>=', value: 1.8 },
+      },
       { path: 'pooling.ttft_128k_vs.lmcache', what: 'TTFT at 128K, LMCache-like file store ÷ the pool (paper, LLaMA-3.1-8B: 2.9×)' },
       { path: 'pooling.ttft_128k_vs.lmcache-lp', what: 'TTFT at 128K, + layer-wise pipelining ÷ the pool (paper: 2.6×)' },
-      { path: 'pooling.blocked_io_128k_vs.lmcache', what: 'blocked I/O at 128K, LMCache-like file store ÷ the pool (paper, LLaMA-3.1-8B: 7.8×)' },
-      { path: 'pooling.ablation_128k_ttft_vs_full.orchestrator-only', what: 'TTFT at 128K, orchestrator only (striped, SSD through the filesystem) ÷ the full pool (paper Fig. 10: 1.8×)' },
-      { path: 'pooling.ablation_128k_ttft_vs_full.passthrough-only', what: 'TTFT at 128K, passthrough only (one module, one SSD, no filesystem) ÷ the full pool (paper Fig. 10: 2.3×)' },
+      {
+        path: 'pooling.blocked_io_128k_vs.lmcache',
+        what: 'blocked I/O at 128K, LMCache-like file store ÷ the pool (paper, LLaMA-3.1-8B: 7.8×)',
+      },
+      {
+        path: 'pooling.ablation_128k_ttft_vs_full.orchestrator-only',
+        what: 'TTFT at 128K, orchestrator only (striped, SSD through the filesystem) ÷ the full pool (paper Fig. 10: 1.8×)',
+      },
+      {
+        path: 'pooling.ablation_128k_ttft_vs_full.passthrough-only',
+        what: 'TTFT at 128K, passthrough only (one module, one SSD, no filesystem) ÷ the full pool (paper Fig. 10: 2.3×)',
+      },
       { path: 'pooling.ttft_128k_s.pool', what: 'TTFT at 128K, the striped passthrough pool (s; paper, LLaMA-3.1-8B: 5.6 s)' },
       { path: 'pooling.ttft_128k_s.lmcache-lp-async', what: 'TTFT at 128K, the strongest file store (s)' },
       { path: 'pooling.blocked_io_128k_s.pool', what: 'blocked I/O at 128K, the pool (s; paper: 0.6 s)' },
-      { path: 'pooling.ttft_128k_vs_file_store_with_paper_gpu_time', what: "the TTFT ratio with the paper's GPU time outside blocked I/O (5.0 s, LLaMA-3.1-8B pooling) added to both sides", label: 'sensitivity: the twin models only retrieval and the question prefill' },
-      { path: 'robustness.targets_met_in_every_case', what: "the three headline keys at their targets with each hardware figure (GPU FLOP/s, PCIe, DDR4 and NVMe bandwidth) at −20% and +20%", target: { op: '=', value: true } },
-      { path: 'robustness.ttft_128k_vs_file_store_range', what: 'TTFT at 128K, the strongest file store ÷ the pool, lowest and highest over those cases' },
-      { path: 'robustness.blocked_io_128k_vs_file_store_range', what: 'blocked I/O at 128K, the strongest file store ÷ the pool, lowest and highest over those cases' },
-      { path: 'robustness.filesystem_share.blocked_io_128k_vs_file_store_range', what: "the same blocked I/O ratio with §III-C's filesystem share (84%) at −20% and +20% of itself (capped at 95%): the paper's measurement, not a hardware figure" },
-      { path: 'pooling.ssd_file_over_host_read', what: 'a chunk read from SSD through the filesystem ÷ from one DDR4 module, per byte (paper §III-C: 11×)' },
+      {
+        path: 'pooling.ttft_128k_vs_file_store_with_paper_gpu_time',
+        what: "the TTFT ratio with the paper's GPU time outside blocked I/O (5.0 s, LLaMA-3.1-8B pooling) added to both sides",
+        label: 'sensitivity: the twin models only retrieval and the question prefill',
+      },
+      {
+        path: 'robustness.targets_met_in_every_case',
+        what: 'the three headline keys at their targets with each hardware figure (GPU FLOP/s, PCIe, DDR4 and NVMe bandwidth) at −20% and +20%',
+        target: { op: '=', value: true },
+      },
+      {
+        path: 'robustness.ttft_128k_vs_file_store_range',
+        what: 'TTFT at 128K, the strongest file store ÷ the pool, lowest and highest over those cases',
+      },
+      {
+        path: 'robustness.blocked_io_128k_vs_file_store_range',
+        what: 'blocked I/O at 128K, the strongest file store ÷ the pool, lowest and highest over those cases',
+      },
+      {
+        path: 'robustness.filesystem_share.blocked_io_128k_vs_file_store_range',
+        what: "the same blocked I/O ratio with §III-C's filesystem share (84%) at −20% and +20% of itself (capped at 95%): the paper's measurement, not a hardware figure",
+      },
+      {
+        path: 'pooling.ssd_file_over_host_read',
+        what: 'a chunk read from SSD through the filesystem ÷ from one DDR4 module, per byte (paper §III-C: 11×)',
+      },
     ],
   },
   'twin-swiftcache': {
     what: "SwiftCache's experiment on the twin (npm run twin -- swiftcache): an LWM-7B master and Qwen3-14B + Qwen3-8B workers on modelled H20s (NVLink 200 GB/s each way, PCIe 4.0 shared by four GPUs); max context from kv-core's elastic-cache coordinator (Algorithm 1, LCM units) and layer-stream plan (Eq. 1–5) against vLLM chunked prefill, P99 TTFT on histories over 20K tokens with Poisson arrivals against vLLM + LMCache-style CPU offload (asynchronous, layer-wise), and the master's KV traffic's share of the workers' HBM time (docs/twin-experiments.md §SwiftCache)",
     keys: [
-      { path: 'swiftcache.max_context_vs_chunked8k', what: "the master's longest context at 96 GB, SwiftCache (Mnemo's two-plane stream over what idle workers lend) ÷ vLLM chunked prefill 8K alone (paper Fig. 9: 1.58–3.98× over 96/80/32/24 GB)", target: { op: '>=', value: 1.58 } },
-      { path: 'swiftcache.ttft_p99_vs_offload', what: "P99 TTFT, PCIe CPU offload ÷ SwiftCache lending on the node-manager's demand rule (kv-core SessionDemand: live requests plus the sessions served within the elastic window), lowest over the rates where offload's GPU is under 80% busy (paper Fig. 7: −54% and −58%, i.e. 2.17× and 2.38×)", target: { op: '>=', value: 2 } },
-      { path: 'swiftcache.worker_interference', what: "the master's KV traffic's share of a worker's HBM time, worst over Fig. 8's lengths back to back and the TTFT runs (paper Fig. 8: worker TTFT up to +9.7%)", target: { op: '<=', value: 0.1 } },
-      { path: 'swiftcache.ttft_p99_vs_offload_lend_idle', what: "the same P99 ratio with every idle worker unit lent (the paper's Algorithm 1, which looks at the worker's window only)" },
-      { path: 'swiftcache.ttft_p99_vs_offload_live_only', what: "the same P99 ratio on the node-manager's earlier demand rule: live requests alone" },
-      ...[96, 80, 32, 24].map((gb) => ({ path: `swiftcache.max_context_vs_chunked8k_by_gb.${gb}`, what: `max context ÷ vLLM chunked 8K at ${gb} GB (Mnemo's two-plane stream; paper Fig. 9: 1.58–3.98× over the four points)` })),
-      ...[96, 24].map((gb) => ({ path: `swiftcache.max_context_eq5_vs_chunked8k_by_gb.${gb}`, what: `the same at ${gb} GB with the paper's Eq. 1–5 (one resident layer)` })),
-      ...['15/min', '30/min', '60/min', '120/min'].map((rate) => ({ path: `swiftcache.ttft_p99_vs_offload_by_rate.${rate}`, what: `P99 TTFT, offload ÷ SwiftCache (live requests + recent sessions) at ${rate} arrivals` })),
-      { path: 'swiftcache.worker_nvlink_share', what: "the master's KV traffic's share of a worker's NVLink time, worst case (the link a worker's own serving does not use)" },
-      { path: 'robustness.targets_met_in_every_case', what: "the three headline keys at their targets with each hardware figure (H20 FLOP/s, HBM bandwidth, HBM size, NVLink, PCIe) at −20% and +20%", target: { op: '=', value: true } },
+      {
+        path: 'swiftcache.max_context_vs_chunked8k',
+        what: "the master's longest context at 96 GB, SwiftCache (Mnemo's two-plane stream over what idle workers lend) ÷ vLLM chunked prefill 8K alone (paper Fig. 9: 1.58–3.98× over 96/80/32/24 GB)",
+        target: { op: '>=', value: 1.58 },
+      },
+      {
+        path: 'swiftcache.ttft_p99_vs_offload',
+        what: "P99 TTFT, PCIe CPU offload ÷ SwiftCache lending on the node-manager's demand rule (kv-core SessionDemand: live requests plus the sessions served within the elastic window), lowest over the rates where offload's GPU is under 80% busy (paper Fig. 7: −54% and −58%, i.e. 2.17× and 2.38×)",
+        target: { op: '>=', value: 2 },
+      },
+      {
+        path: 'swiftcache.worker_interference',
+        what: "the master's KV traffic's share of a worker's HBM time, worst over Fig. 8's lengths back to back and the TTFT runs (paper Fig. 8: worker TTFT up to +9.7%)",
+        target: { op: '<=', value: 0.1 },
+      },
+      {
+        path: 'swiftcache.ttft_p99_vs_offload_lend_idle',
+        what: "the same P99 ratio with every idle worker unit lent (the paper's Algorithm 1, which looks at the worker's window only)",
+      },
+      {
+        path: 'swiftcache.ttft_p99_vs_offload_live_only',
+        what: "the same P99 ratio on the node-manager's earlier demand rule: live requests alone",
+      },
+      ...[96, 80, 32, 24].map((gb) => ({
+        path: `swiftcache.max_context_vs_chunked8k_by_gb.${gb}`,
+        what: `max context ÷ vLLM chunked 8K at ${gb} GB (Mnemo's two-plane stream; paper Fig. 9: 1.58–3.98× over the four points)`,
+      })),
+      ...[96, 24].map((gb) => ({
+        path: `swiftcache.max_context_eq5_vs_chunked8k_by_gb.${gb}`,
+        what: `the same at ${gb} GB with the paper's Eq. 1–5 (one resident layer)`,
+      })),
+      ...['15/min', '30/min', '60/min', '120/min'].map((rate) => ({
+        path: `swiftcache.ttft_p99_vs_offload_by_rate.${rate}`,
+        what: `P99 TTFT, offload ÷ SwiftCache (live requests + recent sessions) at ${rate} arrivals`,
+      })),
+      {
+        path: 'swiftcache.worker_nvlink_share',
+        what: "the master's KV traffic's share of a worker's NVLink time, worst case (the link a worker's own serving does not use)",
+      },
+      {
+        path: 'robustness.targets_met_in_every_case',
+        what: 'the three headline keys at their targets with each hardware figure (H20 FLOP/s, HBM bandwidth, HBM size, NVLink, PCIe) at −20% and +20%',
+        target: { op: '=', value: true },
+      },
       { path: 'robustness.max_context_vs_chunked8k_range', what: 'max context ratio at 96 GB, lowest and highest over those cases' },
-      { path: 'robustness.ttft_p99_vs_offload_range', what: 'P99 TTFT ratio (live requests + recent sessions), lowest and highest over those cases' },
-      { path: 'robustness.ttft_p99_vs_offload_lend_idle_range', what: 'P99 TTFT ratio (every idle unit lent), lowest and highest over those cases' },
-      { path: 'robustness.ttft_p99_vs_offload_live_only_range', what: 'P99 TTFT ratio (earlier live-only rule), lowest and highest over those cases' },
+      {
+        path: 'robustness.ttft_p99_vs_offload_range',
+        what: 'P99 TTFT ratio (live requests + recent sessions), lowest and highest over those cases',
+      },
+      {
+        path: 'robustness.ttft_p99_vs_offload_lend_idle_range',
+        what: 'P99 TTFT ratio (every idle unit lent), lowest and highest over those cases',
+      },
+      {
+        path: 'robustness.ttft_p99_vs_offload_live_only_range',
+        what: 'P99 TTFT ratio (earlier live-only rule), lowest and highest over those cases',
+      },
       { path: 'robustness.worker_interference_range', what: 'worker HBM share, lowest and highest over those cases' },
-      ...[0, 1].map((i) => ({ path: `robustness.worker_live_tokens.rows.${i}.ttft_p99_vs_offload`, what: `P99 TTFT ratio (live requests + recent sessions) with each worker keeping ${i === 0 ? 'half' : 'twice'} its stated 64 × 2K tokens for its own chats (an assumption, not a hardware figure)` })),
-      ...[0, 1].map((i) => ({ path: `robustness.worker_live_tokens.rows.${i}.ttft_p99_vs_offload_lend_idle`, what: `the same with every idle unit lent, workers keeping ${i === 0 ? 'half' : 'twice'} as much` })),
-      { path: 'swiftcache.max_context_vs_chunked8k_qwen3_8b_master_by_gb.96', what: 'max context ÷ vLLM chunked 8K at 96 GB with a Qwen3-8B master (GQA) and the same workers' },
+      ...[0, 1].map((i) => ({
+        path: `robustness.worker_live_tokens.rows.${i}.ttft_p99_vs_offload`,
+        what: `P99 TTFT ratio (live requests + recent sessions) with each worker keeping ${i === 0 ? 'half' : 'twice'} its stated 64 × 2K tokens for its own chats (an assumption, not a hardware figure)`,
+      })),
+      ...[0, 1].map((i) => ({
+        path: `robustness.worker_live_tokens.rows.${i}.ttft_p99_vs_offload_lend_idle`,
+        what: `the same with every idle unit lent, workers keeping ${i === 0 ? 'half' : 'twice'} as much`,
+      })),
+      {
+        path: 'swiftcache.max_context_vs_chunked8k_qwen3_8b_master_by_gb.96',
+        what: 'max context ÷ vLLM chunked 8K at 96 GB with a Qwen3-8B master (GQA) and the same workers',
+      },
       { path: 'swiftcache.max_context_vs_chunked8k_qwen3_8b_master_by_gb.24', what: 'the same at 24 GB (two Qwen3-8B workers)' },
     ],
   },
   'twin-droidspeak': {
     what: "DroidSpeak's serving experiment on the twin (npm run twin -- droidspeak): Llama-3.1-8B on a modelled A100, HotpotQA-like contexts (Table 2) whose base-model KV and E cache come from another node over 25 GB/s HDR InfiniBand, uniform arrivals; full prefill, full reuse and kv-core's choosePlan on the profiles the reference engine measured on the trained pairs (bench/results/droidspeak.json), 8-layer patterns mapped to 32 layers by fraction; SLO: P90 TTFT within 3× full prefill's unloaded TTFT (docs/twin.md §DroidSpeak at scale)",
     keys: [
-      { path: 'droidspeak.throughput_vs_full_prefill_at_slo', what: "throughput at the TTFT SLO, Mnemo's plan choice (the node's load, the SLO as budget with each request's wait charged) within a 1% quality floor ÷ full prefill, mean of the trained pairs (paper Fig. 15: 2–3×)", target: { op: '>=', value: 2 } },
-      { path: 'droidspeak.quality_loss_at_slo', what: 'quality loss of the plans chosen at that rate (1 − top-1 agreement on the profiling split), request mean' },
+      {
+        path: 'droidspeak.throughput_vs_full_prefill_at_slo',
+        what: "throughput at the TTFT SLO, Mnemo's plan choice (the node's load, the SLO as budget with each request's wait charged) within a 1% quality floor ÷ full prefill, mean of the trained pairs (paper Fig. 15: 2–3×)",
+        target: { op: '>=', value: 2 },
+      },
+      {
+        path: 'droidspeak.quality_loss_at_slo',
+        what: 'quality loss of the plans chosen at that rate (1 − top-1 agreement on the profiling split), request mean',
+      },
       { path: 'droidspeak.test_loss_at_slo', what: 'the same on the held-out test split' },
-      { path: 'droidspeak.recomputed_layers_at_slo', what: 'layers of 32 the chosen plans recompute, request mean (32: every request ran a full prefill)' },
-      { path: 'droidspeak.cheapest_within_floor_throughput_vs_full_prefill_at_slo', what: 'the same throughput ratio with no latency budget (the cheapest plan within the 1% floor, the live default)' },
-      { path: 'droidspeak.by_floor_cheapest.10pct.throughput_vs_full_prefill_at_slo', what: 'throughput ratio with the cheapest plan within a 10% floor', label: 'a looser floor than the paper’s 1%' },
-      { path: 'droidspeak.by_floor_cheapest.10pct.quality_loss', what: 'its quality loss on the profiling split', label: 'a looser floor than the paper’s 1%' },
-      { path: 'droidspeak.by_floor.10pct.throughput_vs_full_prefill_at_slo', what: "throughput ratio with Mnemo's plan choice within a 10% floor", label: 'a looser floor than the paper’s 1%' },
-      { path: 'droidspeak.by_floor.10pct.quality_loss', what: 'its quality loss on the profiling split', label: 'a looser floor than the paper’s 1%' },
-      { path: 'droidspeak.by_floor_fixed_budget.10pct.throughput_vs_full_prefill_at_slo', what: 'the same with the wait not charged against the budget (the estimate before)', label: 'comparison: the previous policy' },
-      { path: 'droidspeak.smallest_floor_reaching_2x', what: 'the tightest quality floor tested (1%, 5%, 10%, 15%) at which the trained pairs reach 2×' },
+      {
+        path: 'droidspeak.recomputed_layers_at_slo',
+        what: 'layers of 32 the chosen plans recompute, request mean (32: every request ran a full prefill)',
+      },
+      {
+        path: 'droidspeak.cheapest_within_floor_throughput_vs_full_prefill_at_slo',
+        what: 'the same throughput ratio with no latency budget (the cheapest plan within the 1% floor, the live default)',
+      },
+      {
+        path: 'droidspeak.by_floor_cheapest.10pct.throughput_vs_full_prefill_at_slo',
+        what: 'throughput ratio with the cheapest plan within a 10% floor',
+        label: 'a looser floor than the paper’s 1%',
+      },
+      {
+        path: 'droidspeak.by_floor_cheapest.10pct.quality_loss',
+        what: 'its quality loss on the profiling split',
+        label: 'a looser floor than the paper’s 1%',
+      },
+      {
+        path: 'droidspeak.by_floor.10pct.throughput_vs_full_prefill_at_slo',
+        what: "throughput ratio with Mnemo's plan choice within a 10% floor",
+        label: 'a looser floor than the paper’s 1%',
+      },
+      {
+        path: 'droidspeak.by_floor.10pct.quality_loss',
+        what: 'its quality loss on the profiling split',
+        label: 'a looser floor than the paper’s 1%',
+      },
+      {
+        path: 'droidspeak.by_floor_fixed_budget.10pct.throughput_vs_full_prefill_at_slo',
+        what: 'the same with the wait not charged against the budget (the estimate before)',
+        label: 'comparison: the previous policy',
+      },
+      {
+        path: 'droidspeak.smallest_floor_reaching_2x',
+        what: 'the tightest quality floor tested (1%, 5%, 10%, 15%) at which the trained pairs reach 2×',
+      },
       { path: 'droidspeak.full_reuse_throughput_vs_full_prefill_at_slo', what: "full reuse of the base model's KV ÷ full prefill" },
       { path: 'droidspeak.full_reuse_quality_loss', what: "full reuse's held-out quality loss" },
-      { path: 'droidspeak.fetch_share_of_prefill_half_plan_max', what: "fetching the KV and E cache over InfiniBand ÷ the unloaded prefill, the trained frontiers' plan closest to half the layers recomputed, largest over 1K–32K tokens (paper Fig. 16: ≤ 11%)", target: { op: '<=', value: 0.11 } },
-      { path: 'droidspeak.constructed_throughput_vs_full_prefill_at_slo', what: 'throughput ratio at the 1% floor on the planted pair mnemo-medium-ds35 (2 of 8 layers perturbed)', label: 'constructed pair: a test of the mechanism, not a finding' },
-      { path: 'robustness.target_met_in_every_case', what: 'the headline ratio at ≥ 2× with each hardware figure (GPU FLOP/s, GPU memory bandwidth, InfiniBand) at −20% and +20%', target: { op: '=', value: true } },
+      {
+        path: 'droidspeak.fetch_share_of_prefill_half_plan_max',
+        what: "fetching the KV and E cache over InfiniBand ÷ the unloaded prefill, the trained frontiers' plan closest to half the layers recomputed, largest over 1K–32K tokens (paper Fig. 16: ≤ 11%)",
+        target: { op: '<=', value: 0.11 },
+      },
+      {
+        path: 'droidspeak.constructed_throughput_vs_full_prefill_at_slo',
+        what: 'throughput ratio at the 1% floor on the planted pair mnemo-medium-ds35 (2 of 8 layers perturbed)',
+        label: 'constructed pair: a test of the mechanism, not a finding',
+      },
+      {
+        path: 'robustness.target_met_in_every_case',
+        what: 'the headline ratio at ≥ 2× with each hardware figure (GPU FLOP/s, GPU memory bandwidth, InfiniBand) at −20% and +20%',
+        target: { op: '=', value: true },
+      },
       { path: 'robustness.throughput_vs_full_prefill_at_slo_range', what: 'the headline ratio, lowest and highest over those cases' },
-      { path: 'robustness.fetch_share_of_prefill_half_plan_max_range', what: 'the fetch share of the half plan, lowest and highest over those cases' },
+      {
+        path: 'robustness.fetch_share_of_prefill_half_plan_max_range',
+        what: 'the fetch share of the half plan, lowest and highest over those cases',
+      },
       { path: 'experiment_wall_s', what: 'wall time of the whole command on this machine (s)' },
     ],
   },
   'twin-fastswitch': {
     what: "FastSwitch's experiment on the twin (npm run twin -- fastswitch): Llama-8B on a modelled A10 with 60 GB of host swap space, ShareGPT-like conversations, preemptive priority scheduling under Markov and Random priority traces; vLLM-style per-block, per-layer swaps against block groups, adaptive async swap-in and host-copy reuse, all kv-core code, over the per-call copy dispatch (docs/twin-experiments.md)",
     keys: [
-      { path: 'fastswitch.p99_ttft_ratio', what: 'P99 TTFT, vLLM ÷ FastSwitch, at the derived dispatch (117 µs), Markov f = 0.04 (paper Fig. 8: 3.7–4.1×)', target: { op: '>=', value: 3.7 } },
-      { path: 'fastswitch.p999_tbt_ratio', what: 'P99.9 TBT, vLLM ÷ FastSwitch, the same (paper Fig. 8: 2.0–2.7×)', target: { op: '>=', value: 2 } },
-      { path: 'fastswitch.swap_out_reduction', what: 'swap-out blocks, 1 − FastSwitch ÷ vLLM (paper Table 1: 53%)', target: { op: '>=', value: 0.5 } },
-      { path: 'fastswitch.switch_overhead_ratio', what: 'time iterations stood still for copies, vLLM ÷ FastSwitch (paper Fig. 10: block groups alone up to 3.11×)' },
+      {
+        path: 'fastswitch.p99_ttft_ratio',
+        what: 'P99 TTFT, vLLM ÷ FastSwitch, at the derived dispatch (117 µs), Markov f = 0.04 (paper Fig. 8: 3.7–4.1×)',
+        target: { op: '>=', value: 3.7 },
+      },
+      {
+        path: 'fastswitch.p999_tbt_ratio',
+        what: 'P99.9 TBT, vLLM ÷ FastSwitch, the same (paper Fig. 8: 2.0–2.7×)',
+        target: { op: '>=', value: 2 },
+      },
+      {
+        path: 'fastswitch.swap_out_reduction',
+        what: 'swap-out blocks, 1 − FastSwitch ÷ vLLM (paper Table 1: 53%)',
+        target: { op: '>=', value: 0.5 },
+      },
+      {
+        path: 'fastswitch.switch_overhead_ratio',
+        what: 'time iterations stood still for copies, vLLM ÷ FastSwitch (paper Fig. 10: block groups alone up to 3.11×)',
+      },
       { path: 'fastswitch.groups_only_switch_overhead_ratio', what: 'the same, block groups alone (paper Fig. 10: 3.11×)' },
       { path: 'fastswitch.blocks_per_call', what: "FastSwitch's blocks per copy call (§3.1: about 20 blocks per block group)" },
-      { path: 'robustness.targets_met_in_every_case', what: 'the three targeted keys met with each hardware figure (GPU FLOP/s, memory bandwidth, KV capacity, PCIe bandwidth, per-call dispatch) at −20% and +20%', target: { op: '=', value: true } },
+      {
+        path: 'robustness.targets_met_in_every_case',
+        what: 'the three targeted keys met with each hardware figure (GPU FLOP/s, memory bandwidth, KV capacity, PCIe bandwidth, per-call dispatch) at −20% and +20%',
+        target: { op: '=', value: true },
+      },
       { path: 'robustness.p99_ttft_ratio_range', what: 'P99 TTFT ratio, lowest and highest over those cases' },
       { path: 'robustness.p999_tbt_ratio_range', what: 'P99.9 TBT ratio, lowest and highest over those cases' },
       { path: 'robustness.swap_out_reduction_range', what: 'swap-out reduction, lowest and highest over those cases' },

@@ -8,7 +8,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Starts one service; its stderr tail is printed if it dies on its own. */
 export function launch(app, env) {
-  const child = spawn(process.execPath, [join(root, 'apps', app, 'dist', 'main.js')], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'apps', app, 'dist', 'main.js')], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
   child.on('exit', (code) => {

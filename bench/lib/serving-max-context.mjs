@@ -28,7 +28,10 @@ async function attempt(nc, model, blocks, decode, deadlineMs) {
     deadlineUnixMs: Date.now() + deadlineMs,
   };
   const t0 = performance.now();
-  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
+  const reply = decodeMessage(
+    ScheduleReplySchema,
+    (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data,
+  );
   if (reply.result.case !== 'nodeId') {
     // Nothing will arrive on the inbox; its subscription ends with the connection.
     void stream.finish().catch(() => undefined);
@@ -52,7 +55,16 @@ export async function servingMaxContext({ natsUrl, name, model, nodeEnv, guess, 
   const nodePort = await freePort();
   const common = { NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
   const scheduler = launch('scheduler', { ...common, METRICS_PORT: String(schedPort) });
-  const node = launch('node-manager', { ...common, METRICS_PORT: String(nodePort), NODE_ID: `swift-${name}`, NODE_ENGINE: 'reference', NODE_DATA_DIR: dataDir, NODE_KV_STORE: 'off', NODE_HEARTBEAT_MS: '200', ...nodeEnv });
+  const node = launch('node-manager', {
+    ...common,
+    METRICS_PORT: String(nodePort),
+    NODE_ID: `swift-${name}`,
+    NODE_ENGINE: 'reference',
+    NODE_DATA_DIR: dataDir,
+    NODE_KV_STORE: 'off',
+    NODE_HEARTBEAT_MS: '200',
+    ...nodeEnv,
+  });
   const nc = await connect({ servers: natsUrl });
   const tries = [];
   try {
@@ -62,7 +74,10 @@ export async function servingMaxContext({ natsUrl, name, model, nodeEnv, guess, 
     const run = async (b) => {
       const r = await attempt(nc, model, b, decode, deadlineMs);
       tries.push({ blocks: b, ...r });
-      console.log(`  ${name}: ${b} blocks (${b * 16} tokens) →`, r.ok ? `completed in ${r.ms} ms` : `${r.refused ? 'refused' : 'failed'}: ${r.why}`);
+      console.log(
+        `  ${name}: ${b} blocks (${b * 16} tokens) →`,
+        r.ok ? `completed in ${r.ms} ms` : `${r.refused ? 'refused' : 'failed'}: ${r.why}`,
+      );
       return r.ok;
     };
     let b = guess;
@@ -70,7 +85,14 @@ export async function servingMaxContext({ natsUrl, name, model, nodeEnv, guess, 
     while (await run(b + 1)) b++;
     const text = await scrape(nodePort);
     const picked = Object.fromEntries(metrics.map((m) => [m, counter(text, m)]));
-    return { tokens: b * 16, blocks: b, refused_at_blocks: b + 1, completed_ms: tries.find((t) => t.blocks === b && t.ok)?.ms, refusal: tries.find((t) => t.blocks === b + 1)?.why, metrics: picked };
+    return {
+      tokens: b * 16,
+      blocks: b,
+      refused_at_blocks: b + 1,
+      completed_ms: tries.find((t) => t.blocks === b && t.ok)?.ms,
+      refusal: tries.find((t) => t.blocks === b + 1)?.why,
+      metrics: picked,
+    };
   } finally {
     await nc.close();
     await stop(node);

@@ -50,7 +50,15 @@ export async function measureStriping(o) {
       t.rawSlow.push(await raw(slow.dir));
     }
     const configured = [Math.min(...t.rawFast), Math.min(...t.rawSlow)];
-    const open = (name, dirs, bandwidths) => openTierStore({ dir: join(o.base, `stripe-${name}`), model: o.model, geometry: o.geometry, chunks: o.chunks, ssdPools: dirs.map((d) => join(d, `${name}.pool`)), bandwidths: [10, ...bandwidths] });
+    const open = (name, dirs, bandwidths) =>
+      openTierStore({
+        dir: join(o.base, `stripe-${name}`),
+        model: o.model,
+        geometry: o.geometry,
+        chunks: o.chunks,
+        ssdPools: dirs.map((d) => join(d, `${name}.pool`)),
+        bandwidths: [10, ...bandwidths],
+      });
     stores.fast = await open('fast', [fast.dir], [configured[0]]);
     stores.slow = await open('slow', [slow.dir], [configured[1]]);
     stores.striped = await open('striped', [fast.dir, slow.dir], configured);

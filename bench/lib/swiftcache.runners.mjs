@@ -55,12 +55,20 @@ export function lendingNode(backend, weights, specs, regions, workerDemandTokens
   const [master, ...workerIds] = specs.map((s) => s.id);
   const masterOwn = new DeviceBlockManager(regions[master]);
   const workers = workerIds.map((id) => ({ id, rt: new ModelRuntime(backend, weights[id], regions[id], emptyStats()) }));
-  const coord = new ElasticCacheCoordinator([{ ...specs[0], blocks: masterOwn }, ...workers.map((w, i) => ({ ...specs[i + 1], blocks: w.rt.cache.ledger.blocks }))], 60_000);
+  const coord = new ElasticCacheCoordinator(
+    [{ ...specs[0], blocks: masterOwn }, ...workers.map((w, i) => ({ ...specs[i + 1], blocks: w.rt.cache.ledger.blocks }))],
+    60_000,
+  );
   for (const w of workers) coord.observe(w.id, 0, workerDemandTokens);
   coord.observe(master, 0, 1 << 20);
   coord.tick(1);
   coord.checkInvariant();
-  const lent = workers.map((w) => new DeviceRegionBacking(backend, w.rt.cache.tensor, masterGeometry, coord.borrowedBlocks(w.id), (b) => coord.lentBlockOffset(w.id, b)));
+  const lent = workers.map(
+    (w) =>
+      new DeviceRegionBacking(backend, w.rt.cache.tensor, masterGeometry, coord.borrowedBlocks(w.id), (b) =>
+        coord.lentBlockOffset(w.id, b),
+      ),
+  );
   return {
     coord,
     workers,
@@ -75,7 +83,8 @@ export function streamRunner(backend, weights, shape, geometry, plan, window, le
   const BE = blockElements(shape);
   const regular = plan.regularBlocks > 0 ? backend.alloc(plan.regularBlocks * BE) : null;
   const backings = [];
-  if (regular) backings.push(new DeviceRegionBacking(backend, regular, geometry, new DeviceBlockManager(plan.regularBlocks), (b) => b * BE, 'local'));
+  if (regular)
+    backings.push(new DeviceRegionBacking(backend, regular, geometry, new DeviceBlockManager(plan.regularBlocks), (b) => b * BE, 'local'));
   backings.push(...lentBackings);
   if (host) backings.push(host);
   const lsc = new LayerStreamCache(backend, new DeviceModel(backend, weights), { blocks: plan.contextBlocks, window, backings });

@@ -2,7 +2,9 @@ import { kvMemoryGb, PAPER_SETTINGS, UTILIZATION, workerShares } from './swiftca
 
 describe('SwiftCache paper settings', () => {
   it('every model of every setting fits its GPU at the utilization used', () => {
-    for (const s of PAPER_SETTINGS) for (const m of [s.master, ...s.workers]) expect({ s: s.vramGb, m, fits: kvMemoryGb(s.vramGb, m) > 0 }).toEqual({ s: s.vramGb, m, fits: true });
+    for (const s of PAPER_SETTINGS)
+      for (const m of [s.master, ...s.workers])
+        expect({ s: s.vramGb, m, fits: kvMemoryGb(s.vramGb, m) > 0 }).toEqual({ s: s.vramGb, m, fits: true });
   });
 
   it("at vLLM's default 0.9, Qwen3-14B would not fit 32 GB (why 0.95)", () => {

@@ -15,7 +15,8 @@ const run = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['
 /** Why throttled devices cannot be set up here, or null when the prerequisites are present. */
 export function throttlingUnavailable() {
   if (process.getuid?.() !== 0) return 'not root: loop devices, mounts and cgroups need root';
-  if (!existsSync(join(BLKIO, 'blkio.throttle.read_bps_device'))) return `no cgroup v1 blkio throttling at ${BLKIO} (cgroup v2 io.max is not used here)`;
+  if (!existsSync(join(BLKIO, 'blkio.throttle.read_bps_device')))
+    return `no cgroup v1 blkio throttling at ${BLKIO} (cgroup v2 io.max is not used here)`;
   for (const tool of ['losetup', 'mkfs.ext4', 'mount', 'umount']) {
     try {
       run('sh', ['-c', `command -v ${tool}`]);
@@ -89,7 +90,8 @@ export function openThrottledDevices(o) {
   const home = join(BLKIO, ownCgroup(), 'cgroup.procs');
   step(`cgroup ${group}`, () => mkdirSync(group));
   undo.push(() => rmdirSync(group));
-  for (const d of devices) step(`read cap on ${d.loop} (${d.majMin})`, () => writeFileSync(join(group, 'blkio.throttle.read_bps_device'), `${d.majMin} ${d.bps}`));
+  for (const d of devices)
+    step(`read cap on ${d.loop} (${d.majMin})`, () => writeFileSync(join(group, 'blkio.throttle.read_bps_device'), `${d.majMin} ${d.bps}`));
   step('joining the cgroup', () => writeFileSync(join(group, 'cgroup.procs'), String(process.pid)));
   undo.push(() => writeFileSync(home, String(process.pid)));
   const onSignal = () => {

@@ -24,7 +24,11 @@ export async function timed(fn) {
  */
 export function conversation(o, salt) {
   const chunkBytes = o.geometry.layers * 2 * 256 * o.geometry.rowElems * 4;
-  const keys = chunkKeys(o.model, `bench-${salt}`, Array.from({ length: o.chunks * 256 }, (_, i) => (i * 31 + salt) % 50_000));
+  const keys = chunkKeys(
+    o.model,
+    `bench-${salt}`,
+    Array.from({ length: o.chunks * 256 }, (_, i) => (i * 31 + salt) % 50_000),
+  );
   return keys.map((key, position) => ({ key, position, payload: new Float32Array(chunkBytes / 4).fill(position + salt / 1000) }));
 }
 
@@ -80,7 +84,11 @@ export async function openTierStore(o) {
     const prefix = m.table.longestPrefix(chunks.map((c) => c.key));
     if (prefix.length !== o.chunks) throw new Error(`${tier}: ${prefix.length} of ${o.chunks} chunks stored`);
     // Keep only the newest conversation, so puts never meet a full tier (eviction is not timed).
-    if (stored) tiers.applyRemovals(m, stored.flatMap((c) => m.table.removeChunk(c.key)));
+    if (stored)
+      tiers.applyRemovals(
+        m,
+        stored.flatMap((c) => m.table.removeChunk(c.key)),
+      );
     stored = chunks;
     return { readable, committed };
   };

@@ -8,7 +8,16 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { cachedBlocksBetweenTurns, chunkKeys } from '@mnemo/kv-core';
-import { AdvisoryReplySchema, AdvisoryRequestSchema, decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
+import {
+  AdvisoryReplySchema,
+  AdvisoryRequestSchema,
+  decodeMessage,
+  encodeMessage,
+  HeartbeatSchema,
+  InferenceRequestSchema,
+  ScheduleReplySchema,
+  Subjects,
+} from '@mnemo/proto';
 import { freePort } from '../../tools/infra/index.mjs';
 import { counter, round } from '../lib/figures.mjs';
 import { launch, ready, stop } from '../lib/services.mjs';
@@ -34,7 +43,16 @@ export const KV_LAYOUT = { layers: 8, rowElems: 4 };
 export const KV_BYTES_PER_TOKEN = KV_LAYOUT.layers * 2 * KV_LAYOUT.rowElems * 4;
 export const REAL_KV_BYTES_PER_TOKEN = 32 * 2 * 8 * 128 * 2;
 /** Sizes every system gets alike: nodes, device KV, batch, host pool, SSD pool (where the system has one). */
-export const CLUSTER = { nodes: 4, model: 'mnemo-medium', kvBlocks: 2048, maxBatch: 16, maxContext: 16_384, hostPool: '64MiB', ssdPool: '128MiB', heartbeatMs: 200 };
+export const CLUSTER = {
+  nodes: 4,
+  model: 'mnemo-medium',
+  kvBlocks: 2048,
+  maxBatch: 16,
+  maxContext: 16_384,
+  hostPool: '64MiB',
+  ssdPool: '128MiB',
+  heartbeatMs: 200,
+};
 
 /** Node environment of a system's KV store: the same host pool for all; an SSD pool where the system has one; fixed bandwidths so start-up measures nothing. */
 export function kvEnv(dataDir, nodeId, system) {
@@ -59,7 +77,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * plus, for advisory variants, the share of advisories `missed` and of `spurious` ones. Users
  * start over `rampMs` and take sessions in order as they finish them.
  */
-export async function runConfig(name, { system, missed = 0, spurious = 0, nodeEnv = {} }, { natsUrl, sessions, costs, benchDir, users, rampMs }) {
+export async function runConfig(
+  name,
+  { system, missed = 0, spurious = 0, nodeEnv = {} },
+  { natsUrl, sessions, costs, benchDir, users, rampMs },
+) {
   // A fresh data directory per run: a node would otherwise replay the SSD journal an earlier pass left under its id.
   const dataDir = mkdtempSync(join(benchDir, `${name}-`));
   const common = { NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
@@ -140,7 +162,14 @@ export async function runConfig(name, { system, missed = 0, spurious = 0, nodeEn
     const schedMetrics = await (await fetch(`http://127.0.0.1:${schedPort}/metrics`)).text();
     // KV bytes pulled between nodes (peer restores and prefetches), where the nodes export those counters.
     let movedBytes = 0;
-    const kv = { peerRestoredTokens: 0, tierRestoredTokens: 0, restoreFailures: 0, peerBlockedS: 0, prefetchedBytes: 0, promoted: { staged: 0, used: 0, purged: 0, unstaged: 0 } };
+    const kv = {
+      peerRestoredTokens: 0,
+      tierRestoredTokens: 0,
+      restoreFailures: 0,
+      peerBlockedS: 0,
+      prefetchedBytes: 0,
+      promoted: { staged: 0, used: 0, purged: 0, unstaged: 0 },
+    };
     // Where a request's time goes on its node (from arrival there): queued, and to its first token. The client's TTFT less these is the path outside the nodes.
     const onNode = { ttftSumS: 0, ttftCount: 0, queueSumS: 0, queueCount: 0 };
     for (const n of nodes) {
@@ -162,7 +191,17 @@ export async function runConfig(name, { system, missed = 0, spurious = 0, nodeEn
       onNode.queueCount += counter(text, 'mnemo_node_queue_seconds_count');
     }
     const loadAverage = { before: round(loadBefore, 1), after: round(os.loadavg()[0], 1) };
-    return { results, wallS, load: [...load].map(([id, s]) => [id, s.sum / Math.max(1, s.n)]), adv, schedMetrics, movedBytes, kv, onNode, loadAverage };
+    return {
+      results,
+      wallS,
+      load: [...load].map(([id, s]) => [id, s.sum / Math.max(1, s.n)]),
+      adv,
+      schedMetrics,
+      movedBytes,
+      kv,
+      onNode,
+      loadAverage,
+    };
   } finally {
     hb.unsubscribe();
     await nc.close();
@@ -202,7 +241,12 @@ async function converse(nc, tenant, session, o) {
 async function advise(nc, tenant, sessionId, typeMs, counts) {
   counts.sent++;
   try {
-    const payload = encodeMessage(AdvisoryRequestSchema, { tenant, sessionId, model: CLUSTER.model, expectedArrivalUnixMs: Date.now() + typeMs });
+    const payload = encodeMessage(AdvisoryRequestSchema, {
+      tenant,
+      sessionId,
+      model: CLUSTER.model,
+      expectedArrivalUnixMs: Date.now() + typeMs,
+    });
     const reply = decodeMessage(AdvisoryReplySchema, (await nc.request(Subjects.ADVISE, payload, { timeout: 10_000 })).data);
     if (reply.result.case !== 'advisory') counts.failed++;
   } catch {
@@ -224,9 +268,18 @@ export async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens)
     replySubject: stream.inbox,
     deadlineUnixMs: Date.now() + 600_000,
   };
-  const reply = decodeMessage(ScheduleReplySchema, (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data);
+  const reply = decodeMessage(
+    ScheduleReplySchema,
+    (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data,
+  );
   if (reply.result.case !== 'nodeId') throw new Error(`not scheduled: ${JSON.stringify(reply.result.value)}`);
   const { ttftMs, cachedTokens, tokens: generated } = await stream.finish();
   const totalMs = performance.now() - stream.t0;
-  return { ttftMs, tpotMs: generated.length > 1 ? (totalMs - ttftMs) / (generated.length - 1) : null, cachedTokens, tokens: generated, node: reply.result.value };
+  return {
+    ttftMs,
+    tpotMs: generated.length > 1 ? (totalMs - ttftMs) / (generated.length - 1) : null,
+    cachedTokens,
+    tokens: generated,
+    node: reply.result.value,
+  };
 }

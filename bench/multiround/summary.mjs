@@ -38,13 +38,27 @@ function byMove(results, ttft) {
     const xs = results.filter((_, i) => kinds[i] === k);
     if (xs.length === 0) return { requests: 0 };
     const t = xs.map((x) => x.ttftMs);
-    return { requests: xs.length, ttft_p50_ms: round(percentile(t, 50)), ttft_p99_ms: round(percentile(t, 99)), recomputed_tokens: xs.reduce((s, x) => s + x.promptTokens - x.cachedTokens, 0) };
+    return {
+      requests: xs.length,
+      ttft_p50_ms: round(percentile(t, 50)),
+      ttft_p99_ms: round(percentile(t, 99)),
+      recomputed_tokens: xs.reduce((s, x) => s + x.promptTokens - x.cachedTokens, 0),
+    };
   };
   const p99 = percentile(ttft, 99);
-  const tail = results.map((x, i) => ({ x, kind: kinds[i] })).filter(({ x }) => x.ttftMs >= p99).sort((a, b) => b.x.ttftMs - a.x.ttftMs);
+  const tail = results
+    .map((x, i) => ({ x, kind: kinds[i] }))
+    .filter(({ x }) => x.ttftMs >= p99)
+    .sort((a, b) => b.x.ttftMs - a.x.ttftMs);
   return {
     by_move: { first: group('first'), stayed: group('stayed'), moved: group('moved') },
-    p99_tail: tail.map(({ x, kind }) => ({ ttft_ms: round(x.ttftMs), kind, turn: x.turn, prompt_tokens: x.promptTokens, recomputed_tokens: x.promptTokens - x.cachedTokens })),
+    p99_tail: tail.map(({ x, kind }) => ({
+      ttft_ms: round(x.ttftMs),
+      kind,
+      turn: x.turn,
+      prompt_tokens: x.promptTokens,
+      recomputed_tokens: x.promptTokens - x.cachedTokens,
+    })),
   };
 }
 
@@ -101,7 +115,11 @@ function onNodeFigures(n, ttft) {
   const mean = (sumS, count) => (count > 0 ? round((sumS * 1000) / count, 2) : null);
   const nodeTtft = mean(n.ttftSumS, n.ttftCount);
   const client = ttft.reduce((a, b) => a + b, 0) / ttft.length;
-  return { queue_mean_ms: mean(n.queueSumS, n.queueCount), ttft_mean_ms: nodeTtft, outside_nodes_mean_ms: nodeTtft === null ? null : round(client - nodeTtft, 2) };
+  return {
+    queue_mean_ms: mean(n.queueSumS, n.queueCount),
+    ttft_mean_ms: nodeTtft,
+    outside_nodes_mean_ms: nodeTtft === null ? null : round(client - nodeTtft, 2),
+  };
 }
 
 export function summarize(r) {
@@ -137,9 +155,15 @@ export function summarize(r) {
     promoted_chunks: r.kv.promoted,
     restore_failures: r.kv.restoreFailures,
     peer_blocked_s: round(r.kv.peerBlockedS),
-    routing: Object.fromEntries(REASONS.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_routing_decisions_total', { reason: k })]).filter(([, v]) => v > 0)),
+    routing: Object.fromEntries(
+      REASONS.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_routing_decisions_total', { reason: k })]).filter(([, v]) => v > 0),
+    ),
     by_context: byContext(r.results),
     ...byMove(r.results, ttft),
-    advisories: { ...r.adv, reservations_hit: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', { outcome: 'hit' }), reservations_moved: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', { outcome: 'moved' }) },
+    advisories: {
+      ...r.adv,
+      reservations_hit: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', { outcome: 'hit' }),
+      reservations_moved: counter(r.schedMetrics, 'mnemo_scheduler_reservations_used_total', { outcome: 'moved' }),
+    },
   };
 }

@@ -27,7 +27,10 @@ export function normalQuantile(p) {
   }
   const q = p - 0.5;
   const r = q * q;
-  return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  return (
+    ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) /
+    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+  );
 }
 
 /**
@@ -92,7 +95,10 @@ export function workload(o = DEFAULT_WORKLOAD) {
   const lengthQ = strata(o.sessions, r);
   return Array.from({ length: o.sessions }, (_, s) => {
     const q = turnQ[s];
-    const turns = q < o.singleTurnShare ? 1 : Math.min(o.maxTurns, 2 + Math.floor(Math.log(1 - (q - o.singleTurnShare) / (1 - o.singleTurnShare)) / Math.log(5 / 6)));
+    const turns =
+      q < o.singleTurnShare
+        ? 1
+        : Math.min(o.maxTurns, 2 + Math.floor(Math.log(1 - (q - o.singleTurnShare) / (1 - o.singleTurnShare)) / Math.log(5 / 6)));
     const target = Math.min(o.maxSessionTokens, (fit.median / o.lengthScale) * Math.exp(fit.sigma * normalQuantile(lengthQ[s])));
     const users = Array.from({ length: turns }, () => clamp(lognormal(r, o.user.median, o.user.sigma), o.user.min, o.user.max));
     const replies = Array.from({ length: turns }, () => clamp(lognormal(r, o.reply.median, o.reply.sigma), o.reply.min, o.reply.max));
@@ -144,8 +150,19 @@ export function workloadStats(sessions, o = DEFAULT_WORKLOAD) {
     mean_turns: turns.reduce((a, b) => a + b, 0) / turns.length,
     multi_turn_share: turns.filter((t) => t > 1).length / turns.length,
     typed_user_turn_p90_tokens: percentile(typed, 90),
-    session_tokens: { p50: percentile(lengths, 50), p90: percentile(lengths, 90), p99: percentile(lengths, 99), max: Math.max(...lengths), mean: lengths.reduce((a, b) => a + b, 0) / lengths.length },
-    tail: SHAREGPT_TAIL.map((p) => ({ sharegpt_tokens: p.tokens, scaled_tokens: p.tokens / o.lengthScale, sharegpt_share_over: p.share, share_over: over(p.tokens / o.lengthScale) })),
+    session_tokens: {
+      p50: percentile(lengths, 50),
+      p90: percentile(lengths, 90),
+      p99: percentile(lengths, 99),
+      max: Math.max(...lengths),
+      mean: lengths.reduce((a, b) => a + b, 0) / lengths.length,
+    },
+    tail: SHAREGPT_TAIL.map((p) => ({
+      sharegpt_tokens: p.tokens,
+      scaled_tokens: p.tokens / o.lengthScale,
+      sharegpt_share_over: p.share,
+      share_over: over(p.tokens / o.lengthScale),
+    })),
     fit: { median_tokens: fit.median, sigma: fit.sigma, scaled_median_tokens: fit.median / o.lengthScale },
   };
 }

@@ -9,7 +9,13 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_IMAGE, OVERLAYS, render } from './lib/render.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, image: { type: 'string', default: DEFAULT_IMAGE }, out: { type: 'string', default: here } } });
+const { values } = parseArgs({
+  options: {
+    check: { type: 'boolean', default: false },
+    image: { type: 'string', default: DEFAULT_IMAGE },
+    out: { type: 'string', default: here },
+  },
+});
 
 let stale = 0;
 for (const overlay of Object.keys(OVERLAYS)) {

@@ -5,7 +5,14 @@
 // The node's prefetch handler belongs to the node half (symphony-node); here the test listens
 // on the contract subjects to see what the scheduler sends, without answering.
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { decodeMessage, ForgetRequestSchema, PrefetchRequestSchema, Subjects, type ForgetRequest, type PrefetchRequest } from '@mnemo/proto';
+import {
+  decodeMessage,
+  ForgetRequestSchema,
+  PrefetchRequestSchema,
+  Subjects,
+  type ForgetRequest,
+  type PrefetchRequest,
+} from '@mnemo/proto';
 import { Cluster, natsUrl, scrape, waitFor } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
@@ -20,12 +27,17 @@ interface Json {
 
 function client(base: string, key = KEY) {
   const call = async (method: string, path: string, body?: object): Promise<{ status: number; json: Json }> => {
-    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: res.status, json: (await res.json()) as Json };
   };
   return {
     call,
-    complete: (sessionId: string) => call('POST', '/v1/completions', { model: MODEL, prompt: PROMPT, max_tokens: 2, session_id: sessionId }),
+    complete: (sessionId: string) =>
+      call('POST', '/v1/completions', { model: MODEL, prompt: PROMPT, max_tokens: 2, session_id: sessionId }),
   };
 }
 
@@ -69,11 +81,19 @@ describe('advisories and sessions', () => {
     const session = await a.call('GET', '/v1/sessions/chat-1');
     expect(session).toMatchObject({ status: 200, json: { session_id: 'chat-1', model: MODEL, requests: 1, chunks: 1, advisory: null } });
 
-    const listeners = cluster.nodes.map((n) => new Listener<PrefetchRequest>(nc, Subjects.nodePrefetch(n.nodeId), (d) => decodeMessage(PrefetchRequestSchema, d)));
+    const listeners = cluster.nodes.map(
+      (n) => new Listener<PrefetchRequest>(nc, Subjects.nodePrefetch(n.nodeId), (d) => decodeMessage(PrefetchRequestSchema, d)),
+    );
     await nc.flush();
     const before = Date.now();
     const arrival = Date.now() + 2000;
-    const adv = await a.call('POST', '/v1/advisories', { session_id: 'chat-1', model: MODEL, expected_arrival: arrival, ordered: true, priority: 1 });
+    const adv = await a.call('POST', '/v1/advisories', {
+      session_id: 'chat-1',
+      model: MODEL,
+      expected_arrival: arrival,
+      ordered: true,
+      priority: 1,
+    });
     expect(adv.status).toBe(201);
     const { advisory_id: id, node, expires_at: expires } = adv.json as { advisory_id: string; node: string; expires_at: number };
     expect(cluster.nodes.map((n) => n.nodeId)).toContain(node);
@@ -82,7 +102,15 @@ describe('advisories and sessions', () => {
     // The reserved node, and only it, was asked to prefetch the session's chunks.
     const target = listeners[cluster.nodes.findIndex((n) => n.nodeId === node)]!;
     await waitFor(() => target.got.length === 1, 5000, 'the PrefetchRequest');
-    expect(target.got[0]).toMatchObject({ advisoryId: id, sessionId: 'chat-1', model: MODEL, priority: 1, ordered: true, expectedArrivalMs: BigInt(arrival), expiresAtMs: BigInt(expires) });
+    expect(target.got[0]).toMatchObject({
+      advisoryId: id,
+      sessionId: 'chat-1',
+      model: MODEL,
+      priority: 1,
+      ordered: true,
+      expectedArrivalMs: BigInt(arrival),
+      expiresAtMs: BigInt(expires),
+    });
     expect(target.got[0]!.chunkKeys).toHaveLength(1);
     expect(listeners.reduce((n, l) => n + l.got.length, 0)).toBe(1);
     for (const l of listeners) l.close();
@@ -113,7 +141,14 @@ describe('advisories and sessions', () => {
   it.each<[string, string, string, object | undefined, number, string]>([
     ['an unknown session', 'POST', '/v1/advisories', { session_id: 'nobody', model: MODEL }, 404, 'not_found'],
     ['a missing session_id', 'POST', '/v1/advisories', { model: MODEL }, 400, 'invalid_request'],
-    ['a non-numeric expected_arrival', 'POST', '/v1/advisories', { session_id: 'chat-1', model: MODEL, expected_arrival: 'soon' }, 400, 'invalid_request'],
+    [
+      'a non-numeric expected_arrival',
+      'POST',
+      '/v1/advisories',
+      { session_id: 'chat-1', model: MODEL, expected_arrival: 'soon' },
+      400,
+      'invalid_request',
+    ],
     ['the wrong model for the session', 'POST', '/v1/advisories', { session_id: 'chat-1', model: 'other-model' }, 400, 'invalid_request'],
     ['an unknown advisory id', 'DELETE', '/v1/advisories/adv-nope', undefined, 404, 'not_found'],
     ['an unknown session (GET)', 'GET', '/v1/sessions/nobody', undefined, 404, 'not_found'],
@@ -144,9 +179,14 @@ describe('advisories and sessions', () => {
 
   it('DELETE /v1/sessions/{id} forgets the session everywhere, tells every node, and a second one is a 404', async () => {
     const a = client(base);
-    const forgets = cluster.nodes.map((n) => new Listener<ForgetRequest>(nc, Subjects.nodeForget(n.nodeId), (d) => decodeMessage(ForgetRequestSchema, d)));
+    const forgets = cluster.nodes.map(
+      (n) => new Listener<ForgetRequest>(nc, Subjects.nodeForget(n.nodeId), (d) => decodeMessage(ForgetRequestSchema, d)),
+    );
     await nc.flush();
-    expect(await a.call('DELETE', '/v1/sessions/flood-1')).toEqual({ status: 200, json: { session_id: 'flood-1', deleted: true, freed_chunks: 0, nodes_told: 2 } });
+    expect(await a.call('DELETE', '/v1/sessions/flood-1')).toEqual({
+      status: 200,
+      json: { session_id: 'flood-1', deleted: true, freed_chunks: 0, nodes_told: 2 },
+    });
     await waitFor(() => forgets.every((f) => f.got.length === 1), 5000, 'a ForgetRequest on every node');
     for (const f of forgets) expect(f.got.map((g) => g.sessionId)).toEqual(['flood-1']);
     for (const f of forgets) f.close();
@@ -175,7 +215,10 @@ describe('advisory expiry', () => {
   it('an expired advisory id gets a 404 that says it expired', async () => {
     const a = client(base, 'unused');
     expect((await a.complete('s')).status).toBe(200);
-    const { advisory_id: id, expires_at: expires } = (await a.call('POST', '/v1/advisories', { session_id: 's', model: MODEL })).json as { advisory_id: string; expires_at: number };
+    const { advisory_id: id, expires_at: expires } = (await a.call('POST', '/v1/advisories', { session_id: 's', model: MODEL })).json as {
+      advisory_id: string;
+      expires_at: number;
+    };
     await new Promise((r) => setTimeout(r, Math.max(0, expires - Date.now()) + 50));
     const res = await a.call('DELETE', `/v1/advisories/${id}`);
     expect(res.status).toBe(404);

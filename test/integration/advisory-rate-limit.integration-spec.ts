@@ -12,8 +12,16 @@ describe('advisory rate limit per tenant', () => {
   let cluster: Cluster;
   let base: string;
   const call = async (key: string, method: string, path: string, body?: object) => {
-    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), json: (await res.json()) as { error?: { message: string; type: string; code: string } } };
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      json: (await res.json()) as { error?: { message: string; type: string; code: string } },
+    };
   };
   const advise = (key: string, session: string) => call(key, 'POST', '/v1/advisories', { session_id: session, model: MODEL });
 
@@ -26,7 +34,10 @@ describe('advisory rate limit per tenant', () => {
       nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL },
     });
     base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
-    for (const key of [A, B]) expect((await call(key, 'POST', '/v1/completions', { model: MODEL, prompt: PROMPT, max_tokens: 2, session_id: 'chat' })).status).toBe(200);
+    for (const key of [A, B])
+      expect((await call(key, 'POST', '/v1/completions', { model: MODEL, prompt: PROMPT, max_tokens: 2, session_id: 'chat' })).status).toBe(
+        200,
+      );
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -41,7 +52,9 @@ describe('advisory rate limit per tenant', () => {
     expect(refused.status).toBe(429);
     expect(refused.retryAfter).toBe('1');
     expect(refused.json.error).toMatchObject({ type: 'rate_limit_error', code: 'overloaded' });
-    expect(refused.json.error!.message).toMatch(/advisory rate limit exceeded for this tenant \(1 per second, bursts of 3\): retry in \d+ ms/);
+    expect(refused.json.error!.message).toMatch(
+      /advisory rate limit exceeded for this tenant \(1 per second, bursts of 3\): retry in \d+ ms/,
+    );
     expect((await advise(B, 'chat')).status).toBe(201);
     expect(await scrape(cluster.gateway!.metricsPort, 'mnemo_gateway_advisories_rate_limited_total')).toBe(1);
     await new Promise((r) => setTimeout(r, 1100));

@@ -3,7 +3,9 @@ import { credentials, status, type Client, type ClientReadableStream, type Servi
 import { decodeMessage, HeartbeatSchema, loadGrpcServices, Subjects, type Heartbeat } from '@mnemo/proto';
 import { Cluster } from './cluster.js';
 
-type FetchClient = Client & { FetchChunks(req: object): ClientReadableStream<{ key: string; missing: boolean; layerStart: number; layerEnd: number }> };
+type FetchClient = Client & {
+  FetchChunks(req: object): ClientReadableStream<{ key: string; missing: boolean; layerStart: number; layerEnd: number }>;
+};
 
 function collect<T>(stream: ClientReadableStream<T>): Promise<T[]> {
   return new Promise((resolve, reject) => {

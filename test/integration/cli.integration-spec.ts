@@ -39,7 +39,10 @@ describe('mnemo CLI', () => {
     await until(() => (out.text().match(/\[TTFT/g) ?? []).length >= 2);
     input.end();
     expect(await done).toBe(0);
-    const lines = out.text().split('\n').filter((l) => l.startsWith('[TTFT'));
+    const lines = out
+      .text()
+      .split('\n')
+      .filter((l) => l.startsWith('[TTFT'));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^\[TTFT \d+ ms · cached 0\/\d+ tokens\]$/);
     // The second prompt repeats the first turn: its whole chunk comes from the device.
@@ -59,15 +62,22 @@ describe('mnemo CLI', () => {
   });
 
   it('the installed bin runs: mnemo status', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['apps/cli/bin/mnemo.mjs', '--url', gw.url, 'status'], { timeout: 20_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['apps/cli/bin/mnemo.mjs', '--url', gw.url, 'status'], {
+      timeout: 20_000,
+    });
     expect(stdout).toContain('node');
-    const bad = await promisify(execFile)(process.execPath, ['apps/cli/bin/mnemo.mjs', '--url', 'http://127.0.0.1:1', 'status']).catch((e: { code: number; stderr: string }) => e);
+    const bad = await promisify(execFile)(process.execPath, ['apps/cli/bin/mnemo.mjs', '--url', 'http://127.0.0.1:1', 'status']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(bad).toMatchObject({ code: 1, stderr: expect.stringContaining('cannot reach the gateway') });
   });
 });
 
 /** The id of a fresh request, to ask why about: one more chat turn's id. */
 async function lastRequestId(gw: GatewayClient): Promise<string> {
-  const r = await gw.chatStream({ model: 'mnemo-tiny', messages: [{ role: 'user', content: 'tell me about caches '.repeat(20) }], max_tokens: 1 }, () => undefined);
+  const r = await gw.chatStream(
+    { model: 'mnemo-tiny', messages: [{ role: 'user', content: 'tell me about caches '.repeat(20) }], max_tokens: 1 },
+    () => undefined,
+  );
   return r.id!;
 }

@@ -27,7 +27,9 @@ describe('cluster membership and routing', () => {
       const tookMs = Date.now() - killedAt;
       // Gateways hear of it: one NODE_DOWN naming the incarnation that went silent.
       await waitFor(() => downs.length > 0, 2000, 'NODE_DOWN');
-      expect(downs).toEqual([expect.objectContaining({ nodeId: dead.nodeId, reason: 'timeout', bootId: expect.stringMatching(/^[0-9a-f-]{36}$/) })]);
+      expect(downs).toEqual([
+        expect.objectContaining({ nodeId: dead.nodeId, reason: 'timeout', bootId: expect.stringMatching(/^[0-9a-f-]{36}$/) }),
+      ]);
       // Dropped by the expiry sweep (no request touched it), within timeout + sweep period + a last beat.
       expect(await scrape(port, 'mnemo_scheduler_nodes_dropped_total{reason="timeout"}')).toBe(1);
       expect(tookMs).toBeGreaterThanOrEqual(TEST_NODE_TIMEOUT_MS - 2 * TEST_HEARTBEAT_MS);
@@ -56,7 +58,9 @@ describe('cluster membership and routing', () => {
         await run.done();
         run.close();
       }
-      expect(await scrape(cluster.schedulers[0].metricsPort, 'mnemo_scheduler_dispatches_total{outcome="unreachable"}')).toBeGreaterThanOrEqual(1);
+      expect(
+        await scrape(cluster.schedulers[0].metricsPort, 'mnemo_scheduler_dispatches_total{outcome="unreachable"}'),
+      ).toBeGreaterThanOrEqual(1);
     } finally {
       await cluster.stop();
     }
@@ -85,7 +89,9 @@ describe('cluster membership and routing', () => {
   it('spreads requests over idle nodes (least loaded)', async () => {
     const cluster = await Cluster.start({ nodes: 2, nodeEnv: { NODE_SIM_DECODE_STEP_MS: '5' } });
     try {
-      const runs = await Promise.all([0, 1].map((i) => cluster.infer({ sampling: { temperature: 1, topP: 1, maxTokens: 30, seed: BigInt(i) } })));
+      const runs = await Promise.all(
+        [0, 1].map((i) => cluster.infer({ sampling: { temperature: 1, topP: 1, maxTokens: 30, seed: BigInt(i) } })),
+      );
       expect(new Set(runs.map((r) => r.nodeId)).size).toBe(2);
       await Promise.all(runs.map((r) => r.done()));
       runs.forEach((r) => r.close());
@@ -97,12 +103,15 @@ describe('cluster membership and routing', () => {
   it('runs several scheduler replicas safely: each request is dispatched exactly once', async () => {
     const cluster = await Cluster.start({ nodes: 1, schedulers: 2 });
     try {
-      const runs = await Promise.all([...Array(6).keys()].map(() => cluster.infer({ sampling: { temperature: 1, topP: 1, maxTokens: 3, seed: 1n } })));
+      const runs = await Promise.all(
+        [...Array(6).keys()].map(() => cluster.infer({ sampling: { temperature: 1, topP: 1, maxTokens: 3, seed: 1n } })),
+      );
       const all = await Promise.all(runs.map((r) => r.done()));
       runs.forEach((r) => r.close());
       for (const events of all) expect(events.filter((e) => e.done)).toHaveLength(1);
       let dispatched = 0;
-      for (const s of cluster.schedulers) dispatched += (await scrape(s.metricsPort, 'mnemo_scheduler_dispatches_total{outcome="admitted"}')) ?? 0;
+      for (const s of cluster.schedulers)
+        dispatched += (await scrape(s.metricsPort, 'mnemo_scheduler_dispatches_total{outcome="admitted"}')) ?? 0;
       expect(dispatched).toBe(6);
     } finally {
       await cluster.stop();

@@ -90,7 +90,14 @@ export class Cluster {
       if (options.gateway) {
         // Imported lazily so clusters without a gateway do not load its module graph.
         const { startGateway } = await import('../../apps/gateway/src/app.js');
-        cluster.gateway = await startGateway({ NATS_URL: url, GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'warn', ...options.gatewayEnv });
+        cluster.gateway = await startGateway({
+          NATS_URL: url,
+          GATEWAY_PORT: '0',
+          GATEWAY_GRPC_PORT: '0',
+          METRICS_PORT: '0',
+          LOG_LEVEL: 'warn',
+          ...options.gatewayEnv,
+        });
       }
       await cluster.waitForLiveNodes(cluster.nodes.length);
       return cluster;
@@ -149,7 +156,10 @@ export class Cluster {
       replySubject,
       ...init,
     };
-    const reply = decodeMessage(ScheduleReplySchema, (await this.nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 5000 })).data);
+    const reply = decodeMessage(
+      ScheduleReplySchema,
+      (await this.nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 5000 })).data,
+    );
     run.requestId = request.requestId!;
     if (reply.result.case === 'nodeId') run.nodeId = reply.result.value;
     else {
@@ -215,7 +225,11 @@ export class InferenceRun {
   until(pred: (events: TokenEvent[]) => boolean, what = 'events'): Promise<TokenEvent[]> {
     if (pred(this.events)) return Promise.resolve(this.events);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out after ${this.timeoutMs} ms waiting for ${what} of ${this.requestId} (have ${this.events.length})`)), this.timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`timed out after ${this.timeoutMs} ms waiting for ${what} of ${this.requestId} (have ${this.events.length})`)),
+        this.timeoutMs,
+      );
       this.waiters.push({
         pred,
         resolve: () => {

@@ -1,7 +1,16 @@
 // Sends an InferenceRequest straight to one node, as the scheduler would (kv_sources included).
 import { createInbox } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, HeartbeatSchema, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema, Subjects, type TokenEvent } from '@mnemo/proto';
+import {
+  decodeMessage,
+  encodeMessage,
+  HeartbeatSchema,
+  InferenceRequestSchema,
+  nodeInferSubject,
+  ScheduleReplySchema,
+  Subjects,
+  type TokenEvent,
+} from '@mnemo/proto';
 import { InferenceRun, type Cluster } from './cluster.js';
 
 export interface DirectResult {
@@ -14,7 +23,14 @@ export interface DirectResult {
 export type KvSourceInit = { nodeId: string; grpcAddress: string; chunkKeys: string[] };
 
 /** A greedy request of tenant `itest`, encoded for a node's inbox. */
-function greedyRequest(r: { requestId: string; model: string; tokens: number[]; maxTokens: number; replySubject: string; kvSources?: KvSourceInit[] }): Uint8Array {
+function greedyRequest(r: {
+  requestId: string;
+  model: string;
+  tokens: number[];
+  maxTokens: number;
+  replySubject: string;
+  kvSources?: KvSourceInit[];
+}): Uint8Array {
   return encodeMessage(InferenceRequestSchema, {
     requestId: r.requestId,
     tenant: 'itest',
@@ -29,7 +45,13 @@ function greedyRequest(r: { requestId: string; model: string; tokens: number[]; 
 }
 
 /** Greedy, 8 tokens, tenant `itest`; waits for the last event. */
-export async function dispatch(cluster: Cluster, nodeId: string, tokens: number[], kvSources: KvSourceInit[] = [], model = 'mnemo-tiny'): Promise<DirectResult> {
+export async function dispatch(
+  cluster: Cluster,
+  nodeId: string,
+  tokens: number[],
+  kvSources: KvSourceInit[] = [],
+  model = 'mnemo-tiny',
+): Promise<DirectResult> {
   const replySubject = createInbox();
   const r = new InferenceRun(cluster.nc, replySubject, 30_000);
   await cluster.nc.flush();
@@ -117,7 +139,9 @@ export async function keepBusy(cluster: Cluster, nodeId: string, n: number, mode
     } finally {
       clearTimeout(giveUp);
     }
-    throw new Error(`${nodeId} never reported ${n} running twice in ${BUSY_SEEN_MS} ms (running per heartbeat: ${reported.slice(-20).join(',') || 'none'}; ${sent} busy requests sent, ${replaced} ended early and were replaced, ${live.size} in flight)`);
+    throw new Error(
+      `${nodeId} never reported ${n} running twice in ${BUSY_SEEN_MS} ms (running per heartbeat: ${reported.slice(-20).join(',') || 'none'}; ${sent} busy requests sent, ${replaced} ended early and were replaced, ${live.size} in flight)`,
+    );
   } catch (e) {
     stop();
     throw e;

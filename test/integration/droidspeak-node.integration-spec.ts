@@ -4,7 +4,17 @@
 // partial prefill in this process.
 import { chunkKeys, eCacheKeys, planReuse, withoutTransition, type ReusePattern } from '@mnemo/kv-core';
 import { ReferenceEngine } from '@mnemo/engine';
-import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, Subjects, type KvEvent, type KvReuse } from '@mnemo/proto';
+import {
+  decodeMessage,
+  encodeMessage,
+  KvEventSchema,
+  KvTier,
+  PlanReplySchema,
+  PlanRequestSchema,
+  Subjects,
+  type KvEvent,
+  type KvReuse,
+} from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { DEFAULT_TENANT } from '../../apps/gateway/src/auth/api-key.authenticator.js';
@@ -48,7 +58,11 @@ describe('DroidSpeak cross-model reuse on a node', () => {
   let seqN = 0;
 
   /** What the node must answer: greedy tokens after a partial prefill of [0, until) under `pattern` (or a full prefill). */
-  async function expected(prompt: number[], ran?: { pattern: ReusePattern; until: number }, pair: Pair = { engine, base: BASE, derived: DERIVED }): Promise<number[]> {
+  async function expected(
+    prompt: number[],
+    ran?: { pattern: ReusePattern; until: number },
+    pair: Pair = { engine, base: BASE, derived: DERIVED },
+  ): Promise<number[]> {
     const { engine, base: BASE, derived: DERIVED } = pair;
     const L = engine.modelConfig(DERIVED).layers;
     const d = `d${++seqN}`;
@@ -59,7 +73,13 @@ describe('DroidSpeak cross-model reuse on a node', () => {
       const [br] = await engine.step([{ seqId: b, tokens: prompt }], { captureLayers: [...Array(L).keys()] });
       const kv = (l: number) => engine.exportKv(b, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: ran.until });
       const e = (l: number) => br!.eCache.get(l)!.slice(0, ran.until * engine.modelConfig(BASE).dModel);
-      await engine.partialPrefill(DERIVED, GREEDY, { seqId: d, tokens: prompt.slice(0, ran.until), pattern: ran.pattern, fetchKv: kv, fetchE: e });
+      await engine.partialPrefill(DERIVED, GREEDY, {
+        seqId: d,
+        tokens: prompt.slice(0, ran.until),
+        pattern: ran.pattern,
+        fetchKv: kv,
+        fetchE: e,
+      });
       const [r] = await engine.step([{ seqId: d, tokens: prompt.slice(ran.until) }]);
       first = engine.sample(d, r!.logits);
       engine.release(b);
@@ -70,7 +90,7 @@ describe('DroidSpeak cross-model reuse on a node', () => {
     }
     const eos = engine.modelConfig(DERIVED).eosTokenId;
     const out: number[] = [];
-    for (let t = first; t !== eos && out.length < MAX_TOKENS; ) {
+    for (let t = first; t !== eos && out.length < MAX_TOKENS;) {
       out.push(t);
       if (out.length < MAX_TOKENS) t = (await engine.decode([d]))[0]!.token;
     }
@@ -86,7 +106,8 @@ describe('DroidSpeak cross-model reuse on a node', () => {
 
   async function untilInHost(nodeId: string, key: string): Promise<void> {
     const end = Date.now() + 20_000;
-    const inHost = () => events.some((e) => e.nodeId === nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)));
+    const inHost = () =>
+      events.some((e) => e.nodeId === nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)));
     while (!inHost()) {
       if (Date.now() > end) throw new Error('base chunk never reached the host pool');
       await new Promise((r) => setTimeout(r, 25));
@@ -96,7 +117,13 @@ describe('DroidSpeak cross-model reuse on a node', () => {
   beforeAll(async () => {
     engine = await ReferenceEngine.create({ models: [BASE, DERIVED], backend: 'cpu', kvBlocks: 64 });
     profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
-    const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: `${BASE},${DERIVED}`, NODE_KV_EVENTS_MS: '20' };
+    const nodeEnv = {
+      NODE_ENGINE: 'reference',
+      NODE_REFERENCE_BACKEND: 'cpu',
+      NODE_KV_BLOCKS: '64',
+      NODE_MODELS: `${BASE},${DERIVED}`,
+      NODE_KV_EVENTS_MS: '20',
+    };
     // A 100% floor: the cheapest profiled plan, whichever it is; the test checks the mechanism, the profiler test the quality.
     cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv: { ...nodeEnv, NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' } });
     const sub = cluster.nc.subscribe(Subjects.KV_EVENTS);
@@ -173,7 +200,9 @@ describe('DroidSpeak cross-model reuse on a node', () => {
         body: JSON.stringify({ model, prompt, max_tokens: 4, temperature: 0 }),
       });
       expect(res.status).toBe(200);
-      return (await res.json()) as { usage: { prompt_tokens: number; kv_reuse?: { base_model: string; recomputed_layers: number[]; reused_tokens: number } } };
+      return (await res.json()) as {
+        usage: { prompt_tokens: number; kv_reuse?: { base_model: string; recomputed_layers: number[]; reused_tokens: number } };
+      };
     };
     expect((await complete(BASE)).usage.kv_reuse).toBeUndefined();
     await untilInHost(node.nodeId, chunkKeys(BASE, DEFAULT_TENANT, prompt)[0]!);
@@ -184,11 +213,28 @@ describe('DroidSpeak cross-model reuse on a node', () => {
 
   it("runs a plan with a transition layer over the E cache the base's prefill kept, unwidened", async () => {
     // mnemo-small-ds24 rotates layers [2, 4) of mnemo-small: full reuse loses much, the band recomputed from the E cache nothing.
-    const pair: Pair = { engine: await ReferenceEngine.create({ models: ['mnemo-small', 'mnemo-small-ds24'], backend: 'cpu', kvBlocks: 64 }), base: 'mnemo-small', derived: 'mnemo-small-ds24' };
+    const pair: Pair = {
+      engine: await ReferenceEngine.create({ models: ['mnemo-small', 'mnemo-small-ds24'], backend: 'cpu', kvBlocks: 64 }),
+      base: 'mnemo-small',
+      derived: 'mnemo-small-ds24',
+    };
     try {
       await profile(pair.base, pair.derived, 6);
-      const strict = await cluster.addNode({ NODE_ID: `ds-e-${process.pid}`, NODE_MODELS: `${pair.base},${pair.derived}`, NODE_DROIDSPEAK_MAX_LOSS_BP: '100' });
-      const reply = decodeMessage(PlanReplySchema, (await cluster.nc.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, { base: pair.base, derived: pair.derived, maxQualityLoss: 0.01 }), { timeout: 10_000 })).data);
+      const strict = await cluster.addNode({
+        NODE_ID: `ds-e-${process.pid}`,
+        NODE_MODELS: `${pair.base},${pair.derived}`,
+        NODE_DROIDSPEAK_MAX_LOSS_BP: '100',
+      });
+      const reply = decodeMessage(
+        PlanReplySchema,
+        (
+          await cluster.nc.request(
+            Subjects.PROFILER_PLAN,
+            encodeMessage(PlanRequestSchema, { base: pair.base, derived: pair.derived, maxQualityLoss: 0.01 }),
+            { timeout: 10_000 },
+          )
+        ).data,
+      );
       const chosen = { r1: reply.plan!.pattern!.r1, u1: reply.plan!.pattern!.u1, r2: reply.plan!.pattern!.r2 };
       expect(planReuse(chosen, 6).eLayer).not.toBeNull();
       // The base keeps E caches once the node holds the pair's frontier (fetched on the base's first request).
@@ -207,7 +253,11 @@ describe('DroidSpeak cross-model reuse on a node', () => {
 
       // Node Y (strict) keeps the E cache in its tiers: X, with nothing of the prompt, fetches the base's KV
       // and the E cache from Y (kv_sources listing both) and runs the plan unwidened.
-      const x = await cluster.addNode({ NODE_ID: `ds-x-${process.pid}`, NODE_MODELS: `${pair.base},${pair.derived}`, NODE_DROIDSPEAK_MAX_LOSS_BP: '100' });
+      const x = await cluster.addNode({
+        NODE_ID: `ds-x-${process.pid}`,
+        NODE_MODELS: `${pair.base},${pair.derived}`,
+        NODE_DROIDSPEAK_MAX_LOSS_BP: '100',
+      });
       const viaPeer = async (p: number[], withE: boolean) => {
         const baseKeys = chunkKeys(pair.base, 'itest', p);
         const keys = withE ? [...baseKeys, ...eCacheKeys(baseKeys, chosen.u1)] : baseKeys;
@@ -215,11 +265,14 @@ describe('DroidSpeak cross-model reuse on a node', () => {
       };
       // A node answers ordinary prefills (which cache the derived model's own prompt) until it holds the pair's frontier: fresh prompts per try.
       let peerPrompt: number[] = [];
-      const fromPeer = await until(async () => {
-        peerPrompt = freshPrompt();
-        await cacheOnBase(strict.nodeId, peerPrompt, pair.base);
-        return viaPeer(peerPrompt, true);
-      }, (k) => k?.u1 === chosen.u1);
+      const fromPeer = await until(
+        async () => {
+          peerPrompt = freshPrompt();
+          await cacheOnBase(strict.nodeId, peerPrompt, pair.base);
+          return viaPeer(peerPrompt, true);
+        },
+        (k) => k?.u1 === chosen.u1,
+      );
       expect(fromPeer.done?.usage?.kvReuse).toMatchObject({ baseModel: pair.base, ...chosen, reusedTokens: 256 });
       expect(fromPeer.tokens).toEqual(await expected(peerPrompt, { pattern: chosen, until: 256 }, pair));
       // A peer that has the base's KV but lists no E cache: the plan runs widened, and answers exactly that.
@@ -237,9 +290,16 @@ describe('DroidSpeak cross-model reuse on a node', () => {
         await cacheOnBase(strict.nodeId, before[i]!, pair.base);
       }
       await strict.stop();
-      const restarted = await cluster.addNode({ NODE_ID: strict.nodeId, NODE_MODELS: `${pair.base},${pair.derived}`, NODE_DROIDSPEAK_MAX_LOSS_BP: '100' });
+      const restarted = await cluster.addNode({
+        NODE_ID: strict.nodeId,
+        NODE_MODELS: `${pair.base},${pair.derived}`,
+        NODE_DROIDSPEAK_MAX_LOSS_BP: '100',
+      });
       let i = 0;
-      const after = await until(() => dispatch(cluster, restarted.nodeId, before[i++]!, [], pair.derived), (k) => k !== undefined);
+      const after = await until(
+        () => dispatch(cluster, restarted.nodeId, before[i++]!, [], pair.derived),
+        (k) => k !== undefined,
+      );
       expect(after.done?.usage?.kvReuse).toMatchObject({ baseModel: pair.base, ...chosen, reusedTokens: 256 });
       expect(after.tokens).toEqual(await expected(before[i - 1]!, { pattern: chosen, until: 256 }, pair));
     } finally {

@@ -1,5 +1,13 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
+import {
+  decodeMessage,
+  encodeMessage,
+  PlanReplySchema,
+  PlanRequestSchema,
+  RegisterModelPairRequestSchema,
+  RegisterModelRequestSchema,
+  Subjects,
+} from '@mnemo/proto';
 import { systemClock } from '@mnemo/service-kit';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import { ReusePlanCache } from '../../apps/node-manager/src/droidspeak/reuse-plan.cache.js';
@@ -17,23 +25,35 @@ describe('DroidSpeak plan service', () => {
     const res = await fetch(`http://127.0.0.1:${profiler.httpPort}/v1/profiler/jobs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ base: BASE, derived: DERIVED, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 3, tokens: 24, seed } }),
+      body: JSON.stringify({
+        base: BASE,
+        derived: DERIVED,
+        continuationTokens: 4,
+        dataset: { kind: 'synthetic', prompts: 3, tokens: 24, seed },
+      }),
     });
     const { id } = (await res.json()) as { id: string };
     for (;;) {
-      const j = (await (await fetch(`http://127.0.0.1:${profiler.httpPort}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
+      const j = (await (await fetch(`http://127.0.0.1:${profiler.httpPort}/v1/profiler/jobs/${id}`)).json()) as {
+        status: string;
+        error: string | null;
+      };
       if (j.status === 'done') return id;
       if (j.status === 'failed') throw new Error(j.error ?? 'job failed');
       await new Promise((r) => setTimeout(r, 100));
     }
   };
   const ask = async (init: Record<string, unknown>) =>
-    decodeMessage(PlanReplySchema, (await nc.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, init), { timeout: 10_000 })).data);
+    decodeMessage(
+      PlanReplySchema,
+      (await nc.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, init), { timeout: 10_000 })).data,
+    );
 
   beforeAll(async () => {
     profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
     nc = await connect({ servers: process.env.NATS_URL! });
-    const reg = (init: Record<string, unknown>) => nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
+    const reg = (init: Record<string, unknown>) =>
+      nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
     await reg({ id: BASE, architecture: 'mnemo-llama', numLayers: 4 });
     await reg({ id: DERIVED, architecture: 'mnemo-llama', numLayers: 4, baseModelId: BASE });
     await nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base: BASE, derived: DERIVED }));
@@ -53,7 +73,10 @@ describe('DroidSpeak plan service', () => {
 
   it('refuses bad requests with invalid_request', async () => {
     expect((await ask({ base: BASE, derived: DERIVED, maxQualityLoss: 2 })).error).toMatchObject({ code: 'invalid_request' });
-    const raw = decodeMessage(PlanReplySchema, (await nc.request(Subjects.PROFILER_PLAN, new Uint8Array([0xff, 0xff, 0xff]), { timeout: 10_000 })).data);
+    const raw = decodeMessage(
+      PlanReplySchema,
+      (await nc.request(Subjects.PROFILER_PLAN, new Uint8Array([0xff, 0xff, 0xff]), { timeout: 10_000 })).data,
+    );
     expect(raw.error).toMatchObject({ code: 'invalid_request' });
   });
 
@@ -82,7 +105,8 @@ describe('DroidSpeak plan service', () => {
     expect(fresh.cachedPlan(BASE, DERIVED, req)).toBeUndefined();
     expect(fresh.cachedPlan('nope', 'nada', req)).toBeUndefined();
     const deadline = Date.now() + 10_000;
-    while ((!fresh.peek(BASE, DERIVED) || !fresh.peek('nope', 'nada')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((!fresh.peek(BASE, DERIVED) || !fresh.peek('nope', 'nada')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect(fresh.cachedPlan(BASE, DERIVED, req)!.point.pattern).toEqual((await sut.plan(BASE, DERIVED, req))!.point.pattern);
     expect(fresh.cachedPlan('nope', 'nada', req)).toBeNull();
   });

@@ -3,7 +3,16 @@
 // a node that holds nothing of the prompt fetches the base's KV from the peer and reuses it.
 // Real profiler (Postgres), NATS, scheduler and two reference-engine nodes.
 import { chunkKeys, eCacheKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, KvEventSchema, KvTier, PlanReplySchema, PlanRequestSchema, Subjects, type KvEvent } from '@mnemo/proto';
+import {
+  decodeMessage,
+  encodeMessage,
+  KvEventSchema,
+  KvTier,
+  PlanReplySchema,
+  PlanRequestSchema,
+  Subjects,
+  type KvEvent,
+} from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { profilePair } from './profiler-job.js';
@@ -27,7 +36,14 @@ describe('DroidSpeak routing on the base model’s KV', () => {
 
   beforeAll(async () => {
     profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
-    const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '512', NODE_MODELS: `${BASE},${DERIVED}`, NODE_KV_EVENTS_MS: '20', NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' };
+    const nodeEnv = {
+      NODE_ENGINE: 'reference',
+      NODE_REFERENCE_BACKEND: 'cpu',
+      NODE_KV_BLOCKS: '512',
+      NODE_MODELS: `${BASE},${DERIVED}`,
+      NODE_KV_EVENTS_MS: '20',
+      NODE_DROIDSPEAK_MAX_LOSS_BP: '10000',
+    };
     cluster = await Cluster.start({ nodes: 0, schedulerEnv: { SCHEDULER_DROIDSPEAK_BASES: `${DERIVED}=${BASE}` }, nodeEnv });
     const sub = cluster.nc.subscribe(Subjects.KV_EVENTS);
     void (async () => {
@@ -66,7 +82,15 @@ describe('DroidSpeak routing on the base model’s KV', () => {
       for (let attempt = 0; attempt < 6 && !usage?.kvReuse; attempt++) {
         const prompt = freshPrompt();
         await cacheOn(n1, prompt);
-        run = await cluster.infer({ model: DERIVED, tokens: prompt, chunkKeys: chunkKeys(DERIVED, 'itest', prompt), sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n } }, 60_000);
+        run = await cluster.infer(
+          {
+            model: DERIVED,
+            tokens: prompt,
+            chunkKeys: chunkKeys(DERIVED, 'itest', prompt),
+            sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n },
+          },
+          60_000,
+        );
         expect(run.error).toBeUndefined();
         const evs = await run.done();
         run.close();
@@ -88,7 +112,16 @@ describe('DroidSpeak routing on the base model’s KV', () => {
     const m1 = await cluster.addNode({ NODE_ID: `dsr-m1-${process.pid}`, ...env });
     const m2 = await cluster.addNode({ NODE_ID: `dsr-m2-${process.pid}`, ...env });
     await cluster.waitForLiveNodes(4);
-    const reply = decodeMessage(PlanReplySchema, (await cluster.nc.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, { base: 'mnemo-small', derived: 'mnemo-small-ds24', maxQualityLoss: 0.01 }), { timeout: 10_000 })).data);
+    const reply = decodeMessage(
+      PlanReplySchema,
+      (
+        await cluster.nc.request(
+          Subjects.PROFILER_PLAN,
+          encodeMessage(PlanRequestSchema, { base: 'mnemo-small', derived: 'mnemo-small-ds24', maxQualityLoss: 0.01 }),
+          { timeout: 10_000 },
+        )
+      ).data,
+    );
     const chosen = { r1: reply.plan!.pattern!.r1, u1: reply.plan!.pattern!.u1, r2: reply.plan!.pattern!.r2 };
     expect(chosen.r1).toBeLessThan(chosen.u1);
     // m1 keeps E caches once it holds the frontier (fetched on its first base request).
@@ -101,7 +134,15 @@ describe('DroidSpeak routing on the base model’s KV', () => {
         const prompt = freshPrompt();
         await cacheOn(m1, prompt, 'mnemo-small');
         await untilHeld(m1, eCacheKeys(chunkKeys('mnemo-small', 'itest', prompt), chosen.u1)[0]!);
-        const run = await cluster.infer({ model: 'mnemo-small-ds24', tokens: prompt, chunkKeys: chunkKeys('mnemo-small-ds24', 'itest', prompt), sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n } }, 60_000);
+        const run = await cluster.infer(
+          {
+            model: 'mnemo-small-ds24',
+            tokens: prompt,
+            chunkKeys: chunkKeys('mnemo-small-ds24', 'itest', prompt),
+            sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n },
+          },
+          60_000,
+        );
         expect(run.error).toBeUndefined();
         const evs = await run.done();
         run.close();

@@ -6,7 +6,13 @@ import { Cluster, scrape, waitFor } from './cluster.js';
 
 // mnemo-tiny and mnemo-tiny-qwen3 both have 4096-element blocks (16 KiB at fp32): one unit = one block
 // of each. 256 KiB → 16 units → regions of 8 blocks (128 tokens) each.
-const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_MODELS: 'mnemo-tiny,mnemo-tiny-qwen3', NODE_KV_DEVICE_BYTES: '256KiB', NODE_KV_ELASTIC_TICK_MS: '50' };
+const nodeEnv = {
+  NODE_ENGINE: 'reference',
+  NODE_REFERENCE_BACKEND: 'cpu',
+  NODE_MODELS: 'mnemo-tiny,mnemo-tiny-qwen3',
+  NODE_KV_DEVICE_BYTES: '256KiB',
+  NODE_KV_ELASTIC_TICK_MS: '50',
+};
 const LONG = Array.from({ length: 150 }, (_, j) => (j * 31 + 7) % 250);
 
 async function complete(base: string, model: string, prompt: number[], maxTokens: number) {
@@ -15,7 +21,14 @@ async function complete(base: string, model: string, prompt: number[], maxTokens
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model, prompt, max_tokens: maxTokens, temperature: 0 }),
   });
-  return { status: res.status, body: (await res.json()) as { choices?: Array<{ text: string }>; usage?: { completion_tokens: number }; error?: { code: string; message: string } } };
+  return {
+    status: res.status,
+    body: (await res.json()) as {
+      choices?: Array<{ text: string }>;
+      usage?: { completion_tokens: number };
+      error?: { code: string; message: string };
+    },
+  };
 }
 
 describe('elastic KV cache on one device budget', () => {
@@ -45,7 +58,12 @@ describe('elastic KV cache on one device budget', () => {
       const port = cluster.nodes[0]!.metricsPort;
       const { status } = await complete(base, 'mnemo-tiny-qwen3', LONG.slice(0, 100), 20);
       expect(status).toBe(200);
-      await waitFor(async () => (await scrape(port, 'mnemo_kv_elastic_blocks{model="mnemo-tiny-qwen3",state="owned"}')) === 8, 5000, 'qwen3 owns its region again', 100);
+      await waitFor(
+        async () => (await scrape(port, 'mnemo_kv_elastic_blocks{model="mnemo-tiny-qwen3",state="owned"}')) === 8,
+        5000,
+        'qwen3 owns its region again',
+        100,
+      );
       expect(await scrape(port, 'mnemo_kv_elastic_resize_events_total{model="mnemo-tiny-qwen3"}')).toBeGreaterThanOrEqual(2);
     });
   });
@@ -53,7 +71,11 @@ describe('elastic KV cache on one device budget', () => {
   describe('NODE_KV_ELASTIC=off', () => {
     let cluster: Cluster;
     beforeAll(async () => {
-      cluster = await Cluster.start({ nodes: 1, gateway: true, nodeEnv: { ...nodeEnv, NODE_KV_ELASTIC: 'off', NODE_KV_LAYER_STREAM: 'off' } });
+      cluster = await Cluster.start({
+        nodes: 1,
+        gateway: true,
+        nodeEnv: { ...nodeEnv, NODE_KV_ELASTIC: 'off', NODE_KV_LAYER_STREAM: 'off' },
+      });
     });
     afterAll(async () => {
       await cluster?.stop();

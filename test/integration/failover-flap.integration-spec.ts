@@ -64,7 +64,12 @@ describe('node-down timing at the defaults', () => {
           const res = await fetch(`http://127.0.0.1:${cluster.gateway!.httpPort}/v1/completions`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ model: 'mnemo-tiny', prompt: Array.from({ length: 200 + i }, (_, j) => 32 + ((j * 3 + c) % 90)), max_tokens: 64, temperature: 0 }),
+            body: JSON.stringify({
+              model: 'mnemo-tiny',
+              prompt: Array.from({ length: 200 + i }, (_, j) => 32 + ((j * 3 + c) % 90)),
+              max_tokens: 64,
+              temperature: 0,
+            }),
             signal: AbortSignal.timeout(30_000),
           });
           expect(res.status).toBe(200);
@@ -75,7 +80,9 @@ describe('node-down timing at the defaults', () => {
     );
     load.push(loadavg()[0]);
     sub.unsubscribe();
-    console.log(`node-down timing at the defaults: ${served} requests in ${WINDOW_MS / 1000} s, 1-min load average ${load.map((l) => l.toFixed(1)).join(' → ')} on ${availableParallelism()} cores`);
+    console.log(
+      `node-down timing at the defaults: ${served} requests in ${WINDOW_MS / 1000} s, 1-min load average ${load.map((l) => l.toFixed(1)).join(' → ')} on ${availableParallelism()} cores`,
+    );
     expect(served).toBeGreaterThan(10);
     expect(downs).toBe(0);
     expect((await scrape(cluster.schedulers[0]!.metricsPort, 'mnemo_scheduler_nodes_dropped_total')) ?? 0).toBe(0);

@@ -14,7 +14,6 @@ import type { SupervisedProcess } from '../../tools/supervisor/supervised.proces
 import { Cluster, scrape } from './cluster.js';
 import { startSupervisedNode } from './supervised-node.js';
 
-
 /** 300 prompt tokens at 3 ms each: the first token comes about 0.9 s after admission; then one every 50 ms. */
 const PROMPT = Array.from({ length: 300 }, (_, i) => 32 + ((i * 7) % 90));
 const MAX_TOKENS = 40;
@@ -51,7 +50,13 @@ describe('failover: a node killed under a stream, the stream continues token-exa
       callback: (err, msg) => {
         if (err) return;
         const r = decodeMessage(InferenceRequestSchema, msg.data);
-        dispatches.push({ nodeId: msg.subject.split('.')[3]!, requestId: r.requestId, attempt: r.attempt, drawOffset: r.sampling?.drawOffset ?? 0, promptTokens: r.tokens.length });
+        dispatches.push({
+          nodeId: msg.subject.split('.')[3]!,
+          requestId: r.requestId,
+          attempt: r.attempt,
+          drawOffset: r.sampling?.drawOffset ?? 0,
+          promptTokens: r.tokens.length,
+        });
       },
     });
     for (const name of ['fo-a', 'fo-b'].map((n) => `${n}-${process.pid}`)) {
@@ -83,7 +88,10 @@ describe('failover: a node killed under a stream, the stream continues token-exa
   });
 
   /** Streams one completion; `onText(chars, requestId)` hears the text length after each event (and 0 once admitted). */
-  async function stream(sampling: { temperature: number; seed?: number }, onText: (chars: number, requestId: string) => void = () => undefined): Promise<Streamed> {
+  async function stream(
+    sampling: { temperature: number; seed?: number },
+    onText: (chars: number, requestId: string) => void = () => undefined,
+  ): Promise<Streamed> {
     const res = await fetch(`http://127.0.0.1:${cluster.gateway!.httpPort}/v1/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -113,7 +121,11 @@ describe('failover: a node killed under a stream, the stream continues token-exa
         last = now;
         const data = event.slice('data: '.length);
         if (data === '[DONE]') continue;
-        const chunk = JSON.parse(data) as { error?: unknown; choices: Array<{ text: string; finish_reason: string | null }>; usage?: Streamed['usage'] };
+        const chunk = JSON.parse(data) as {
+          error?: unknown;
+          choices: Array<{ text: string; finish_reason: string | null }>;
+          usage?: Streamed['usage'];
+        };
         if (chunk.error) throw new Error(`stream failed: ${JSON.stringify(chunk.error)}`);
         if (chunk.usage) usage = chunk.usage;
         for (const c of chunk.choices) {
@@ -148,31 +160,41 @@ describe('failover: a node killed under a stream, the stream continues token-exa
       ['as soon as it is admitted', 0, (k) => k < 12],
       ['mid-stream', 12, (k) => k >= 12 && k < MAX_TOKENS - 4],
       ['near the end', MAX_TOKENS - 4, (k) => k >= MAX_TOKENS - 4 && k < MAX_TOKENS],
-    ])('killed %s: the client’s text equals the uninterrupted run’s', async (at, killAfter, atPoint) => {
-      await cluster.waitForLiveNodes(2, 60_000);
-      const before = await failovers();
-      let victim: SupervisedProcess | undefined;
-      const got = await stream(sampling, (chars, requestId) => {
-        if (victim || chars < killAfter) return;
-        const nodeId = placedOn(requestId);
-        if (!nodeId) throw new Error(`no dispatch of ${requestId} heard`);
-        victim = nodes.get(nodeId)!;
-        victim.child!.kill('SIGKILL');
-      });
-      expect(victim).toBeDefined();
-      expect(got.text).toBe(reference.text);
-      expect(got.finish).toBe('length');
-      // Cached tokens depend on what each node's cache held; the counts must be the request's own.
-      expect(got.usage).toMatchObject({ prompt_tokens: PROMPT.length, completion_tokens: MAX_TOKENS, total_tokens: PROMPT.length + MAX_TOKENS });
-      // It really failed over, from the point the case names: the continuation's draw offset is the count streamed.
-      const continuation = dispatches.filter((d) => d.requestId === got.requestId && d.attempt > 1);
-      expect(continuation).toHaveLength(1);
-      expect(atPoint(continuation[0]!.drawOffset)).toBe(true);
-      expect(continuation[0]!.promptTokens).toBe(PROMPT.length + continuation[0]!.drawOffset);
-      expect(await failovers()).toBe(before + 1);
-      // Bounded: node timeout (1 s) + re-dispatch + the continuation's prefill, with room for a loaded machine.
-      console.log(`failover ${mode}, killed ${at} (draw offset ${continuation[0]!.drawOffset}): longest gap the client saw ${got.maxGapMs} ms`);
-      expect(got.maxGapMs).toBeLessThan(8000);
-    }, 60_000);
+    ])(
+      'killed %s: the client’s text equals the uninterrupted run’s',
+      async (at, killAfter, atPoint) => {
+        await cluster.waitForLiveNodes(2, 60_000);
+        const before = await failovers();
+        let victim: SupervisedProcess | undefined;
+        const got = await stream(sampling, (chars, requestId) => {
+          if (victim || chars < killAfter) return;
+          const nodeId = placedOn(requestId);
+          if (!nodeId) throw new Error(`no dispatch of ${requestId} heard`);
+          victim = nodes.get(nodeId)!;
+          victim.child!.kill('SIGKILL');
+        });
+        expect(victim).toBeDefined();
+        expect(got.text).toBe(reference.text);
+        expect(got.finish).toBe('length');
+        // Cached tokens depend on what each node's cache held; the counts must be the request's own.
+        expect(got.usage).toMatchObject({
+          prompt_tokens: PROMPT.length,
+          completion_tokens: MAX_TOKENS,
+          total_tokens: PROMPT.length + MAX_TOKENS,
+        });
+        // It really failed over, from the point the case names: the continuation's draw offset is the count streamed.
+        const continuation = dispatches.filter((d) => d.requestId === got.requestId && d.attempt > 1);
+        expect(continuation).toHaveLength(1);
+        expect(atPoint(continuation[0]!.drawOffset)).toBe(true);
+        expect(continuation[0]!.promptTokens).toBe(PROMPT.length + continuation[0]!.drawOffset);
+        expect(await failovers()).toBe(before + 1);
+        // Bounded: node timeout (1 s) + re-dispatch + the continuation's prefill, with room for a loaded machine.
+        console.log(
+          `failover ${mode}, killed ${at} (draw offset ${continuation[0]!.drawOffset}): longest gap the client saw ${got.maxGapMs} ms`,
+        );
+        expect(got.maxGapMs).toBeLessThan(8000);
+      },
+      60_000,
+    );
   });
 });

@@ -54,7 +54,9 @@ describe('gateway inference (scheduler + sim node)', () => {
     await nc.flush();
     // The scheduler learns the node from its heartbeats; wait until the gateway sees the model.
     for (let i = 0; i < 100; i++) {
-      const list = (await (await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { data: Array<{ id: string }> };
+      const list = (await (await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+        data: Array<{ id: string }>;
+      };
       if (list.data.some((m) => m.id === MODEL)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -99,7 +101,13 @@ describe('gateway inference (scheduler + sim node)', () => {
       body: JSON.stringify(body),
       ...init,
     });
-  const chatBody = (extra: object = {}) => ({ model: MODEL, messages: [{ role: 'user', content: 'Hello there' }], max_tokens: 12, seed: 7, ...extra });
+  const chatBody = (extra: object = {}) => ({
+    model: MODEL,
+    messages: [{ role: 'user', content: 'Hello there' }],
+    max_tokens: 12,
+    seed: 7,
+    ...extra,
+  });
 
   it('lists the model with its engine', async () => {
     const res = await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
@@ -118,7 +126,14 @@ describe('gateway inference (scheduler + sim node)', () => {
       object: 'chat.completion',
       created: expect.any(Number),
       model: MODEL,
-      choices: [{ index: 0, message: { role: 'assistant', content: expect.any(String), refusal: null }, logprobs: null, finish_reason: expect.stringMatching(/^(stop|length)$/) }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: expect.any(String), refusal: null },
+          logprobs: null,
+          finish_reason: expect.stringMatching(/^(stop|length)$/),
+        },
+      ],
       usage: {
         prompt_tokens: expect.any(Number),
         completion_tokens: expect.any(Number),
@@ -139,7 +154,11 @@ describe('gateway inference (scheduler + sim node)', () => {
     const sse = await readSse(res);
     expect(sse.done).toBe(true);
     const [first, ...rest] = sse.chunks;
-    expect(first).toMatchObject({ object: 'chat.completion.chunk', model: MODEL, choices: [{ index: 0, delta: { role: 'assistant' }, finish_reason: null }] });
+    expect(first).toMatchObject({
+      object: 'chat.completion.chunk',
+      model: MODEL,
+      choices: [{ index: 0, delta: { role: 'assistant' }, finish_reason: null }],
+    });
     const last = rest.at(-1)!;
     expect(last.choices[0].finish_reason).toBe(whole.choices[0].finish_reason);
     expect(last.usage).toEqual(whole.usage);
@@ -151,7 +170,13 @@ describe('gateway inference (scheduler + sim node)', () => {
   });
 
   it('streams legacy completions with text_completion chunks', async () => {
-    const res = await post('/v1/completions', { model: MODEL, prompt: 'Once upon', max_tokens: 5, stream: true, stream_options: { include_usage: true } });
+    const res = await post('/v1/completions', {
+      model: MODEL,
+      prompt: 'Once upon',
+      max_tokens: 5,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const sse = await readSse(res);
     expect(sse.done).toBe(true);
     expect(sse.chunks.every((c) => c.object === 'text_completion')).toBe(true);
@@ -165,7 +190,12 @@ describe('gateway inference (scheduler + sim node)', () => {
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toContain(MODEL);
 
-    const whole = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], max_tokens: 6, seed: 3 });
+    const whole = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 6,
+      seed: 3,
+    });
     expect(whole.choices[0]!.message.role).toBe('assistant');
     expect(whole.usage?.completion_tokens).toBeGreaterThan(0);
 
@@ -203,7 +233,9 @@ describe('gateway inference (scheduler + sim node)', () => {
 
   it('streams gRPC Infer through the same pipeline', async () => {
     const Gateway = loadGrpcServices().clients.Gateway;
-    const client = new Gateway(`127.0.0.1:${cluster.gateway!.grpcPort}`, credentials.createInsecure()) as unknown as Client & { Infer: (req: object, md: Metadata) => NodeJS.EventEmitter };
+    const client = new Gateway(`127.0.0.1:${cluster.gateway!.grpcPort}`, credentials.createInsecure()) as unknown as Client & {
+      Infer: (req: object, md: Metadata) => NodeJS.EventEmitter;
+    };
     const md = new Metadata();
     md.set('authorization', `Bearer ${KEY}`);
     const chunks: Array<Json> = [];
@@ -274,7 +306,14 @@ describe('gateway inference (scheduler + sim node)', () => {
   });
 
   it('turns a timeout after the stream started into an SSE error event, then [DONE], and cancels the node', async () => {
-    const impatient = await startGateway({ NATS_URL: natsUrl(), GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'error', GATEWAY_REQUEST_TIMEOUT_MS: '300' });
+    const impatient = await startGateway({
+      NATS_URL: natsUrl(),
+      GATEWAY_PORT: '0',
+      GATEWAY_GRPC_PORT: '0',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'error',
+      GATEWAY_REQUEST_TIMEOUT_MS: '300',
+    });
     const cancels = watchCancels();
     try {
       const url = `http://127.0.0.1:${impatient.httpPort}/v1/chat/completions`;
@@ -297,7 +336,9 @@ describe('gateway inference (scheduler + sim node)', () => {
   it('cancels on the node when a gRPC caller cancels', async () => {
     const cancels = watchCancels();
     const Gateway = loadGrpcServices().clients.Gateway;
-    const client = new Gateway(`127.0.0.1:${cluster.gateway!.grpcPort}`, credentials.createInsecure()) as unknown as Client & { Infer: (req: object, md: Metadata) => NodeJS.EventEmitter & { cancel(): void } };
+    const client = new Gateway(`127.0.0.1:${cluster.gateway!.grpcPort}`, credentials.createInsecure()) as unknown as Client & {
+      Infer: (req: object, md: Metadata) => NodeJS.EventEmitter & { cancel(): void };
+    };
     const md = new Metadata();
     md.set('authorization', `Bearer ${KEY}`);
     const call = client.Infer({ model: MODEL, prompt: 'go on', maxTokens: 3000 }, md);

@@ -15,7 +15,11 @@ describe('gateway (no nodes)', () => {
   let scheduled = 0;
 
   beforeAll(async () => {
-    cluster = await Cluster.start({ nodes: 0, gateway: true, gatewayEnv: { MNEMO_API_KEYS: `${KEY},sk-other`, GATEWAY_MAX_BODY_BYTES: '4096' } });
+    cluster = await Cluster.start({
+      nodes: 0,
+      gateway: true,
+      gatewayEnv: { MNEMO_API_KEYS: `${KEY},sk-other`, GATEWAY_MAX_BODY_BYTES: '4096' },
+    });
     gateway = cluster.gateway!;
     base = `http://127.0.0.1:${gateway.httpPort}`;
     // Watches the schedule subject: no rejected request may get this far.
@@ -30,7 +34,11 @@ describe('gateway (no nodes)', () => {
   });
 
   const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-    fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers }, body });
+    fetch(base + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers },
+      body,
+    });
 
   it('answers /healthz and /readyz on its ops port, and none of the ops endpoints on the public one', async () => {
     const ops = `http://127.0.0.1:${gateway.metricsPort}`;
@@ -46,7 +54,9 @@ describe('gateway (no nodes)', () => {
       const res = await fetch(`${base}/v1/models`, { headers: auth ? { authorization: auth } : {} });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
-      expect(await res.json()).toEqual({ error: { message: expect.any(String), type: 'authentication_error', param: null, code: 'unauthenticated' } });
+      expect(await res.json()).toEqual({
+        error: { message: expect.any(String), type: 'authentication_error', param: null, code: 'unauthenticated' },
+      });
     }
   });
 
@@ -62,10 +72,22 @@ describe('gateway (no nodes)', () => {
     ['an empty body', '/v1/completions', '', 400, 'invalid_request'],
     ['missing messages', '/v1/chat/completions', '{"model": "mnemo-tiny"}', 400, 'invalid_request'],
     ['messages not an array', '/v1/chat/completions', '{"model": "mnemo-tiny", "messages": {}}', 400, 'invalid_request'],
-    ['an invalid role', '/v1/chat/completions', '{"model": "mnemo-tiny", "messages": [{"role": "robot", "content": "x"}]}', 400, 'invalid_request'],
+    [
+      'an invalid role',
+      '/v1/chat/completions',
+      '{"model": "mnemo-tiny", "messages": [{"role": "robot", "content": "x"}]}',
+      400,
+      'invalid_request',
+    ],
     ['temperature out of range', '/v1/completions', '{"model": "mnemo-tiny", "prompt": "x", "temperature": 3}', 400, 'invalid_request'],
     // With no node registered nobody can say a model does not exist: 503, to retry (with nodes it is a 404: gateway-inference).
-    ['a model while no node serves any', '/v1/chat/completions', '{"model": "no-such-model", "messages": [{"role": "user", "content": "x"}]}', 503, 'no_node_available'],
+    [
+      'a model while no node serves any',
+      '/v1/chat/completions',
+      '{"model": "no-such-model", "messages": [{"role": "user", "content": "x"}]}',
+      503,
+      'no_node_available',
+    ],
     ['an oversize body', '/v1/completions', JSON.stringify({ model: 'mnemo-tiny', prompt: 'x'.repeat(10_000) }), 413, 'request_too_large'],
   ];
   it.each(rejected)('rejects %s in the OpenAI error shape without scheduling anything', async (_name, path, body, statusCode, code) => {
@@ -117,7 +139,12 @@ describe('gateway (no nodes)', () => {
       ['no API key', { model: 'mnemo-tiny', prompt: 'x' }, false, status.UNAUTHENTICATED],
       ['a model while no node serves any', { model: 'no-such-model', prompt: 'x' }, true, status.UNAVAILABLE],
       ['top_p out of range', { model: 'mnemo-tiny', prompt: 'x', topP: 2 }, true, status.INVALID_ARGUMENT],
-      ['prompt and messages both set', { model: 'mnemo-tiny', prompt: 'x', messages: [{ role: 'user', content: 'y' }] }, true, status.INVALID_ARGUMENT],
+      [
+        'prompt and messages both set',
+        { model: 'mnemo-tiny', prompt: 'x', messages: [{ role: 'user', content: 'y' }] },
+        true,
+        status.INVALID_ARGUMENT,
+      ],
     ])('Infer fails with %s', async (_name, req, withKey, code) => {
       const before = scheduled;
       const err = await inferError(req, withKey ? auth() : new Metadata());
@@ -135,7 +162,9 @@ describe('gateway (no nodes)', () => {
       ['DeleteSession', {}, true, status.INVALID_ARGUMENT],
       ['DeleteSession', { sessionId: 'never-seen' }, true, status.NOT_FOUND],
     ])('%s(%j) fails cleanly', async (method, req, withKey, code) => {
-      const err = await new Promise<ServiceError | null>((resolve) => client[method]!(req, withKey ? auth() : new Metadata(), (e: ServiceError | null) => resolve(e)));
+      const err = await new Promise<ServiceError | null>((resolve) =>
+        client[method]!(req, withKey ? auth() : new Metadata(), (e: ServiceError | null) => resolve(e)),
+      );
       expect(err?.code).toBe(code);
     });
   });

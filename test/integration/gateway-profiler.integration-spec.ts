@@ -12,7 +12,8 @@ describe('gateway /v1/profiler', () => {
   let gateway: GatewayHandle;
   let nc: NatsConnection;
   const url = (path: string) => `http://127.0.0.1:${gateway.httpPort}/v1/profiler${path}`;
-  const post = (body: unknown) => fetch(url('/jobs'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    fetch(url('/jobs'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
     profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
@@ -25,7 +26,8 @@ describe('gateway /v1/profiler', () => {
       GATEWAY_PROFILER_URL: `http://127.0.0.1:${profiler.httpPort}`,
     });
     nc = await connect({ servers: process.env.NATS_URL! });
-    const reg = (init: Record<string, unknown>) => nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
+    const reg = (init: Record<string, unknown>) =>
+      nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
     await reg({ id: BASE, architecture: 'mnemo-llama', numLayers: 4 });
     await reg({ id: DERIVED, architecture: 'mnemo-llama', numLayers: 4, baseModelId: BASE });
     await nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base: BASE, derived: DERIVED }));
@@ -37,7 +39,12 @@ describe('gateway /v1/profiler', () => {
   });
 
   it('runs a job and serves its frontier and heatmap as the profiler does', async () => {
-    const res = await post({ base: BASE, derived: DERIVED, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 16, seed: 7 } });
+    const res = await post({
+      base: BASE,
+      derived: DERIVED,
+      continuationTokens: 4,
+      dataset: { kind: 'synthetic', prompts: 2, tokens: 16, seed: 7 },
+    });
     expect(res.status).toBe(202);
     const { id } = (await res.json()) as { id: string };
     let job: { status: string; error: string | null; donePatterns: number; totalPatterns: number };
@@ -64,7 +71,12 @@ describe('gateway /v1/profiler', () => {
   }, 180_000);
 
   it('refuses bad input with 400 before asking the profiler', async () => {
-    for (const body of [{ base: BASE }, { base: BASE, derived: DERIVED, continuationTokens: -1 }, { base: BASE, derived: DERIVED, dataset: { kind: 'csv' } }, [1]]) {
+    for (const body of [
+      { base: BASE },
+      { base: BASE, derived: DERIVED, continuationTokens: -1 },
+      { base: BASE, derived: DERIVED, dataset: { kind: 'csv' } },
+      [1],
+    ]) {
       const res = await post(body);
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_request');

@@ -28,6 +28,7 @@ export default async function globalSetup() {
     for (const s of started.reverse()) await s.stop();
     throw e;
   }
-  process.stderr.write(`\n[integration] NATS ${process.env.NATS_URL}, Postgres ${redactUrl(process.env.DATABASE_URL)}${started.length ? ' (private, started for this run)' : ''}\n`);
+  process.stderr.write(
+    `\n[integration] NATS ${process.env.NATS_URL}, Postgres ${redactUrl(process.env.DATABASE_URL)}${started.length ? ' (private, started for this run)' : ''}\n`,
+  );
 }
-

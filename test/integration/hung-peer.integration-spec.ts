@@ -25,12 +25,24 @@ describe('a peer that hangs mid-fetch', () => {
 
   beforeAll(async () => {
     server = new Server();
-    server.addService(loadGrpcServices().ChunkTransfer, { FetchChunks: (call: ServerWritableStream<unknown, unknown>) => void calls.push(call) });
-    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    server.addService(loadGrpcServices().ChunkTransfer, {
+      FetchChunks: (call: ServerWritableStream<unknown, unknown>) => void calls.push(call),
+    });
+    const port = await new Promise<number>((res, rej) =>
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+    );
     hungAddress = `127.0.0.1:${port}`;
     cluster = await Cluster.start({
       nodes: 2,
-      nodeEnv: { NODE_ENGINE: 'sim', NODE_MODELS: MODEL, NODE_KV_BLOCKS: '256', NODE_SIM_KV_BYTES: '8x16', NODE_KV_HOST_POOL: '64MiB', NODE_PEER_TIMEOUT_MS: String(PEER_TIMEOUT_MS), NODE_PEER_DEADLINE_BASE_MS: '500' },
+      nodeEnv: {
+        NODE_ENGINE: 'sim',
+        NODE_MODELS: MODEL,
+        NODE_KV_BLOCKS: '256',
+        NODE_SIM_KV_BYTES: '8x16',
+        NODE_KV_HOST_POOL: '64MiB',
+        NODE_PEER_TIMEOUT_MS: String(PEER_TIMEOUT_MS),
+        NODE_PEER_DEADLINE_BASE_MS: '500',
+      },
     });
     [b, clean] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle];
   });
@@ -64,7 +76,9 @@ describe('a peer that hangs mid-fetch', () => {
     const t = Array.from({ length: 560 }, (_, i) => 35 + ((i * 17 + 2) % 85));
     const fetches = calls.length;
     const started = Date.now();
-    const again = await dispatch(cluster, b.nodeId, t, [{ nodeId: 'hung', grpcAddress: hungAddress, chunkKeys: chunkKeys(MODEL, 'itest', t) }]);
+    const again = await dispatch(cluster, b.nodeId, t, [
+      { nodeId: 'hung', grpcAddress: hungAddress, chunkKeys: chunkKeys(MODEL, 'itest', t) },
+    ]);
     expect(again.error).toBeUndefined();
     expect(again.done!.usage?.cachedTokens).toBe(0);
     // No new fetch went to the hung peer, so no deadline was waited for.

@@ -28,7 +28,11 @@ describe('inference over NATS (scheduler → node → inbox)', () => {
     run.close();
     expect(events.map((e) => e.seq)).toEqual([...Array(12).keys()]);
     expect(events.filter((e) => e.done)).toHaveLength(1);
-    expect(events.at(-1)).toMatchObject({ done: true, finishReason: FinishReason.LENGTH, usage: { promptTokens: 13, completionTokens: 12 } });
+    expect(events.at(-1)).toMatchObject({
+      done: true,
+      finishReason: FinishReason.LENGTH,
+      usage: { promptTokens: 13, completionTokens: 12 },
+    });
     expect(tok.decode(run.tokens())).toMatch(/^[\x20-\x7e]{12}$/);
   });
 

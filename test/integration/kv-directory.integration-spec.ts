@@ -22,12 +22,24 @@ describe('scheduler KV directory', () => {
     expect(run.error).toBeUndefined();
     await run.done();
     run.close();
-    await waitFor(async () => ((await holdings(cluster.schedulers[0]!.metricsPort)) ?? 0) >= 2, 10_000, 'the directory to hold the two chunks', 100);
+    await waitFor(
+      async () => ((await holdings(cluster.schedulers[0]!.metricsPort)) ?? 0) >= 2,
+      10_000,
+      'the directory to hold the two chunks',
+      100,
+    );
 
     await cluster.schedulers[0]!.stop();
     cluster.schedulers.length = 0;
     // The node stays idle: no new KV event will come; only a report can fill the new directory.
-    cluster.schedulers.push(await startScheduler({ NATS_URL: natsUrl(), METRICS_PORT: '0', LOG_LEVEL: 'warn', SCHEDULER_NODE_TIMEOUT_MS: String(TEST_NODE_TIMEOUT_MS) }));
+    cluster.schedulers.push(
+      await startScheduler({
+        NATS_URL: natsUrl(),
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'warn',
+        SCHEDULER_NODE_TIMEOUT_MS: String(TEST_NODE_TIMEOUT_MS),
+      }),
+    );
     const port = cluster.schedulers[0]!.metricsPort;
     await waitFor(async () => ((await holdings(port)) ?? 0) >= 2, 10_000, 'the restarted directory to hold the chunks again', 100);
     expect(await scrape(port, 'mnemo_scheduler_kv_events_total{kind="report"}')).toBeGreaterThanOrEqual(1);

@@ -11,7 +11,11 @@ interface TextBody {
   usage: { completion_tokens: number };
 }
 
-async function complete(base: string, prompt: number[], maxTokens: number): Promise<{ status: number; body: TextBody & { error?: { code: string; message: string } } }> {
+async function complete(
+  base: string,
+  prompt: number[],
+  maxTokens: number,
+): Promise<{ status: number; body: TextBody & { error?: { code: string; message: string } } }> {
   const res = await fetch(`${base}/v1/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -30,7 +34,14 @@ describe('a full KV pool under concurrent load', () => {
     cluster = await Cluster.start({
       nodes: 1,
       gateway: true,
-      nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '8', NODE_MODELS: MODEL, NODE_MAX_BATCH: '4', NODE_KV_LAYER_STREAM: 'off' },
+      nodeEnv: {
+        NODE_ENGINE: 'reference',
+        NODE_REFERENCE_BACKEND: 'cpu',
+        NODE_KV_BLOCKS: '8',
+        NODE_MODELS: MODEL,
+        NODE_MAX_BATCH: '4',
+        NODE_KV_LAYER_STREAM: 'off',
+      },
     });
     base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
   });

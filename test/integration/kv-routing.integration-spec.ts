@@ -14,25 +14,42 @@ describe.each<[RoutingPolicyName, 'same' | 'other']>([
 ])('SCHEDULER_POLICY=%s', (policy, expected) => {
   let cluster: Cluster;
   beforeAll(async () => {
-    cluster = await Cluster.start({ nodes: 2, schedulerEnv: { SCHEDULER_POLICY: policy }, nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL } });
+    cluster = await Cluster.start({
+      nodes: 2,
+      schedulerEnv: { SCHEDULER_POLICY: policy },
+      nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL },
+    });
   });
   afterAll(async () => {
     await cluster?.stop();
   });
 
   it(`sends a request whose prefix lives on a busy node to the ${expected} node`, async () => {
-    const first = await cluster.infer({ tokens: prefix, chunkKeys: chunkKeys(MODEL, 'itest', prefix), sampling: { maxTokens: 2, seed: 1n } });
+    const first = await cluster.infer({
+      tokens: prefix,
+      chunkKeys: chunkKeys(MODEL, 'itest', prefix),
+      sampling: { maxTokens: 2, seed: 1n },
+    });
     await first.done();
     first.close();
     const port = cluster.schedulers[0]!.metricsPort;
-    await waitFor(async () => ((await scrape(port, 'mnemo_scheduler_kv_directory_holdings')) ?? 0) >= 2, 10_000, 'the prefix in the directory', 100);
+    await waitFor(
+      async () => ((await scrape(port, 'mnemo_scheduler_kv_directory_holdings')) ?? 0) >= 2,
+      10_000,
+      'the prefix in the directory',
+      100,
+    );
 
     // Keep the prefix's node busy with unrelated long requests sent straight to it, and let the
     // scheduler hear its load first.
     const busy = await keepBusy(cluster, first.nodeId!, 2, MODEL);
 
     const extended = [...prefix, ...Array.from({ length: 40 }, (_, i) => (i * 3) % 250)];
-    const second = await cluster.infer({ tokens: extended, chunkKeys: chunkKeys(MODEL, 'itest', extended), sampling: { maxTokens: 2, seed: 3n } });
+    const second = await cluster.infer({
+      tokens: extended,
+      chunkKeys: chunkKeys(MODEL, 'itest', extended),
+      sampling: { maxTokens: 2, seed: 3n },
+    });
     const events = await second.done();
     second.close();
     busy.stop();

@@ -27,12 +27,17 @@ async function complete(base: string, prompt: number[]): Promise<TextBody> {
   return (await res.json()) as TextBody;
 }
 
-
 describe('KV store on a running node', () => {
   let cluster: Cluster;
   let base: string;
   const events: KvEvent[] = [];
-  const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: MODEL, NODE_KV_EVENTS_MS: '20' };
+  const nodeEnv = {
+    NODE_ENGINE: 'reference',
+    NODE_REFERENCE_BACKEND: 'cpu',
+    NODE_KV_BLOCKS: '64',
+    NODE_MODELS: MODEL,
+    NODE_KV_EVENTS_MS: '20',
+  };
 
   beforeAll(async () => {
     cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv });
@@ -49,7 +54,11 @@ describe('KV store on a running node', () => {
   });
 
   const held = (tier: KvTier, kind = KvChangeKind.STORED) =>
-    new Set(events.filter((e) => e.nodeId === NODE).flatMap((e) => e.changes.filter((c) => c.tier === tier && c.kind === kind).flatMap((c) => c.chunkKeys)));
+    new Set(
+      events
+        .filter((e) => e.nodeId === NODE)
+        .flatMap((e) => e.changes.filter((c) => c.tier === tier && c.kind === kind).flatMap((c) => c.chunkKeys)),
+    );
 
   it('publishes chunks stored on the device, in host memory and on SSD as KV events', async () => {
     const first = await complete(base, history);

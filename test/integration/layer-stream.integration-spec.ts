@@ -8,7 +8,14 @@ import { Cluster, scrape, waitFor } from './cluster.js';
 const MODEL = 'mnemo-tiny';
 // mnemo-tiny: 4 layers, 16 KiB blocks at fp32. 16 device blocks (256 tokens); window 2 → the stream
 // holds C blocks with ⌈C/2⌉ ≤ 16 planes on the device: 32 blocks (512 tokens), the rest in host memory.
-const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_MODELS: MODEL, NODE_KV_BLOCKS: '16', NODE_KV_LAYER_STREAM: 'on', NODE_KV_STREAM_HOST_MB: '4' };
+const nodeEnv = {
+  NODE_ENGINE: 'reference',
+  NODE_REFERENCE_BACKEND: 'cpu',
+  NODE_MODELS: MODEL,
+  NODE_KV_BLOCKS: '16',
+  NODE_KV_LAYER_STREAM: 'on',
+  NODE_KV_STREAM_HOST_MB: '4',
+};
 const LONG = Array.from({ length: 300 }, (_, j) => (j * 31 + 7) % 250);
 const MAX_TOKENS = 20;
 
@@ -62,7 +69,11 @@ describe('layer stream cache on the serving path', () => {
   });
 
   it('what the stream cannot hold either is a 400 naming both limits', async () => {
-    const res = await complete(base, Array.from({ length: 600 }, (_, j) => j % 250), 100);
+    const res = await complete(
+      base,
+      Array.from({ length: 600 }, (_, j) => j % 250),
+      100,
+    );
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('context_length_exceeded');
@@ -80,7 +91,12 @@ describe('layer stream cache on the serving path', () => {
     let text = '';
     while (!text.includes('"text"')) text += new TextDecoder().decode((await reader.read()).value);
     ac.abort();
-    await waitFor(async () => (await scrape(port, 'mnemo_node_kv_usage_ratio')) === 0 && (await scrape(port, 'mnemo_node_running_sequences')) === 0, 10_000, 'the node holds nothing', 50);
+    await waitFor(
+      async () => (await scrape(port, 'mnemo_node_kv_usage_ratio')) === 0 && (await scrape(port, 'mnemo_node_running_sequences')) === 0,
+      10_000,
+      'the node holds nothing',
+      50,
+    );
     expect(await scrape(port, `mnemo_kv_streamed_sequences_total{model="${MODEL}"}`)).toBe(before + 1);
     // The freed memory takes the next long request at once.
     expect((await complete(base, LONG, 4)).status).toBe(200);

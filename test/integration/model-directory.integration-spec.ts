@@ -23,7 +23,18 @@ function writeModelDir(root: string, id: string, withTokenizer: boolean): string
   // Byte ids 0–255, merges 256–257, then <|endoftext|> 258, <|im_start|> 259, <|im_end|> 260.
   saveHfModel(dir, { ...w, config: { ...w.config, id, bosTokenId: 258, eosTokenId: 260 } });
   if (withTokenizer) {
-    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tinyBpeTokenizer([['h', 'e'], ['l', 'l']], ['<|endoftext|>', '<|im_start|>', '<|im_end|>'])));
+    writeFileSync(
+      join(dir, 'tokenizer.json'),
+      JSON.stringify(
+        tinyBpeTokenizer(
+          [
+            ['h', 'e'],
+            ['l', 'l'],
+          ],
+          ['<|endoftext|>', '<|im_start|>', '<|im_end|>'],
+        ),
+      ),
+    );
     writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ bos_token: '<|endoftext|>', eos_token: '<|im_end|>' }));
   }
   return dir;
@@ -52,7 +63,11 @@ describe('a model served from a directory', () => {
       nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: `${dir},${bare}` },
     });
     base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
-    await waitFor(async () => ((await (await fetch(`${base}/v1/models`)).json()) as Json).data.length === 2, 5000, 'both models at the gateway');
+    await waitFor(
+      async () => ((await (await fetch(`${base}/v1/models`)).json()) as Json).data.length === 2,
+      5000,
+      'both models at the gateway',
+    );
   });
 
   afterAll(async () => {
@@ -105,7 +120,10 @@ describe('a model served from a directory', () => {
     for (let i = 0; i < 2; i++) {
       const res = await chat(WITHOUT_TOKENIZER, 'hi');
       // 5xx messages end with the error id of their log line; the rest must not change.
-      answers.push({ status: res.status, message: (((await res.json()) as Json).error.message as string).replace(/ \(error id [^)]+\)$/, '') });
+      answers.push({
+        status: res.status,
+        message: (((await res.json()) as Json).error.message as string).replace(/ \(error id [^)]+\)$/, ''),
+      });
     }
     expect(answers[0]!.status).toBe(500);
     expect(answers[0]!.message).toContain(`model '${WITHOUT_TOKENIZER}' has no tokenizer`);

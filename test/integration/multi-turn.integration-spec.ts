@@ -18,7 +18,11 @@ interface TextBody {
 }
 
 async function post<T>(base: string, path: string, body: object): Promise<T> {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as T;
 }
@@ -30,7 +34,11 @@ describe('multi-turn conversations hit the device prefix cache', () => {
     let cluster: Cluster;
     let base: string;
     beforeAll(async () => {
-      cluster = await Cluster.start({ nodes: 1, gateway: true, nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL } });
+      cluster = await Cluster.start({
+        nodes: 1,
+        gateway: true,
+        nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL },
+      });
       base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
     });
     afterAll(async () => {

@@ -21,11 +21,32 @@ describe('NATS with credentials', () => {
 
   beforeAll(async () => {
     nats = await startNats({ user: USER, password: PASSWORD });
-    scheduler = await startScheduler({ NATS_URL: nats.url, ...creds, METRICS_PORT: '0', LOG_LEVEL: 'warn', SCHEDULER_NODE_TIMEOUT_MS: '1000' });
+    scheduler = await startScheduler({
+      NATS_URL: nats.url,
+      ...creds,
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      SCHEDULER_NODE_TIMEOUT_MS: '1000',
+    });
     // The other way to give them: inside the URL, as a Kubernetes Secret builds it.
     const inUrl = nats.url.replace('nats://', `nats://${USER}:${encodeURIComponent(PASSWORD)}@`);
-    node = await startNodeManager({ NATS_URL: inUrl, METRICS_PORT: '0', LOG_LEVEL: 'warn', NODE_ID: `creds-${process.pid}`, NODE_ENGINE: 'sim', NODE_HEARTBEAT_MS: '100', NODE_KV_STORE: 'off' });
-    gateway = await startGateway({ NATS_URL: nats.url, ...creds, GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0', METRICS_PORT: '0', LOG_LEVEL: 'warn' });
+    node = await startNodeManager({
+      NATS_URL: inUrl,
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      NODE_ID: `creds-${process.pid}`,
+      NODE_ENGINE: 'sim',
+      NODE_HEARTBEAT_MS: '100',
+      NODE_KV_STORE: 'off',
+    });
+    gateway = await startGateway({
+      NATS_URL: nats.url,
+      ...creds,
+      GATEWAY_PORT: '0',
+      GATEWAY_GRPC_PORT: '0',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+    });
     await waitFor(async () => (await scrape(scheduler.metricsPort, 'mnemo_scheduler_live_nodes')) === 1, 10_000, 'the node registered');
   });
   afterAll(async () => {
@@ -37,7 +58,9 @@ describe('NATS with credentials', () => {
 
   it('refuses a client without the credentials, or with wrong ones', async () => {
     await expect(connect({ servers: nats.url, reconnect: false, timeout: 3000 })).rejects.toThrow(/Authorization/);
-    await expect(connect({ servers: nats.url, user: USER, pass: 'guess', reconnect: false, timeout: 3000 })).rejects.toThrow(/Authorization/);
+    await expect(connect({ servers: nats.url, user: USER, pass: 'guess', reconnect: false, timeout: 3000 })).rejects.toThrow(
+      /Authorization/,
+    );
   });
 
   it('refuses to start a service without them, saying why', async () => {

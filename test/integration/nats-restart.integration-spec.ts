@@ -13,7 +13,9 @@ const MAX_TOKENS = 200;
 const REQUEST_TIMEOUT_MS = 20_000;
 const DOWN_MS = TEST_NODE_TIMEOUT_MS + 1500;
 /** ~600 byte-tokens each: two whole chunks per prompt, so the KV directory has something to rebuild. */
-const prompts = Array.from({ length: 6 }, (_, i) => `Request ${i}: ${'the journal keeps what the store acknowledged, and a restart must not lose it. '.repeat(8)}`.slice(0, 600));
+const prompts = Array.from({ length: 6 }, (_, i) =>
+  `Request ${i}: ${'the journal keeps what the store acknowledged, and a restart must not lose it. '.repeat(8)}`.slice(0, 600),
+);
 
 /** Aborted in afterAll: no request of this suite outlives its cluster (a failed assertion leaves probes behind). */
 const leftovers = new AbortController();
@@ -105,7 +107,14 @@ describe('NATS restarted under load', () => {
       gateway: true,
       gatewayEnv: { GATEWAY_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), GATEWAY_IDLE_TIMEOUT_MS: '6000' },
       // 30 ms a decode step: a 60-token answer takes about 2 s, long enough to be cut by the restart.
-      nodeEnv: { NODE_ENGINE: 'sim', NODE_MODELS: MODEL, NODE_KV_BLOCKS: '512', NODE_SIM_DECODE_STEP_MS: '30', NODE_SIM_KV_BYTES: '8x16', NODE_KV_HOST_POOL: '64MiB' },
+      nodeEnv: {
+        NODE_ENGINE: 'sim',
+        NODE_MODELS: MODEL,
+        NODE_KV_BLOCKS: '512',
+        NODE_SIM_DECODE_STEP_MS: '30',
+        NODE_SIM_KV_BYTES: '8x16',
+        NODE_KV_HOST_POOL: '64MiB',
+      },
     });
     base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
     // Undisturbed answers first (greedy: the text depends on the prompt alone).
@@ -124,7 +133,9 @@ describe('NATS restarted under load', () => {
 
   it('in-flight streams finish with the undisturbed text or fail clearly within their deadline; none runs twice; services reconnect; the directory is rebuilt', async () => {
     const scheduler = cluster.schedulers[0]!;
-    const executedBefore = (await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', 'operation="infer"')))).reduce((a, b) => a + b, 0);
+    const executedBefore = (
+      await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', 'operation="infer"')))
+    ).reduce((a, b) => a + b, 0);
     const holdingsBefore = (await scrape(scheduler.metricsPort, 'mnemo_scheduler_kv_directory_holdings'))!;
     expect(holdingsBefore).toBeGreaterThanOrEqual(2 * prompts.length);
     const reportsBefore = await sum(scheduler.metricsPort, 'mnemo_scheduler_kv_reports_requested_total');
@@ -144,12 +155,21 @@ describe('NATS restarted under load', () => {
         const sentAt = Date.now();
         probes.push(
           // Short probes (greedy: their text starts the undisturbed one), so they never queue behind each other.
-          streamCompletion(base, prompts[1]!, 4).outcome.then((o) => {
-            const ok = o.status === 200 && !o.error && o.finish === 'length' && o.text.length > 0 && reference.get(prompts[1]!)!.startsWith(o.text);
-            served ||= ok;
-            if (process.env.ITEST_VERBOSE) process.stderr.write(`probe sent at +${sentAt - restarted} ms: ${ok ? 'served' : JSON.stringify(o.error ?? o.status)}\n`);
-            return ok ? (sentAt - restarted) / 1000 : undefined;
-          }, () => undefined),
+          streamCompletion(base, prompts[1]!, 4).outcome.then(
+            (o) => {
+              const ok =
+                o.status === 200 &&
+                !o.error &&
+                o.finish === 'length' &&
+                o.text.length > 0 &&
+                reference.get(prompts[1]!)!.startsWith(o.text);
+              served ||= ok;
+              if (process.env.ITEST_VERBOSE)
+                process.stderr.write(`probe sent at +${sentAt - restarted} ms: ${ok ? 'served' : JSON.stringify(o.error ?? o.status)}\n`);
+              return ok ? (sentAt - restarted) / 1000 : undefined;
+            },
+            () => undefined,
+          ),
         );
         await new Promise((r) => setTimeout(r, 250));
       }
@@ -178,7 +198,9 @@ describe('NATS restarted under load', () => {
     // in-flight streams finish with the undisturbed text; one whose every later event was lost
     // ends with a clear timeout (GATEWAY_IDLE_TIMEOUT_MS), never with wrong or repeated text.
     const completed = outcomes.filter((o) => o.status === 200 && !o.error).length;
-    process.stderr.write(`[nats-restart] ${completed}/${outcomes.length} completed with the undisturbed text; failed: ${JSON.stringify(outcomes.filter((o) => o.status !== 200 || o.error).map((o) => o.error?.code))}\n`);
+    process.stderr.write(
+      `[nats-restart] ${completed}/${outcomes.length} completed with the undisturbed text; failed: ${JSON.stringify(outcomes.filter((o) => o.status !== 200 || o.error).map((o) => o.error?.code))}\n`,
+    );
     // Most of the streams cut mid-way finish (a loaded machine may delay a continuation past its deadline).
     expect(completed).toBeGreaterThanOrEqual(prompts.length / 2);
 
@@ -191,7 +213,11 @@ describe('NATS restarted under load', () => {
     // included), and at least every one that was answered.
     await cluster.waitForLiveNodes(2, 10_000);
     const sent = (await sum(cluster.gateway!.metricsPort, 'mnemo_requests_total')) - prompts.length;
-    const executed = (await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', 'operation="infer"')))).reduce((a, b) => a + b, 0) - executedBefore;
+    const executed =
+      (await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', 'operation="infer"')))).reduce(
+        (a, b) => a + b,
+        0,
+      ) - executedBefore;
     // A failed-over request legitimately runs again elsewhere (its first run cancelled).
     const failovers = await sum(cluster.gateway!.metricsPort, 'mnemo_gateway_failovers_total');
     process.stderr.write(`[nats-restart] sent ${sent}, run on nodes ${executed}, failovers ${failovers}\n`);
@@ -200,7 +226,11 @@ describe('NATS restarted under load', () => {
 
     // The scheduler dropped the silent nodes and rebuilt their KV from full reports when they came back.
     expect(await sum(scheduler.metricsPort, 'mnemo_scheduler_nodes_dropped_total')).toBeGreaterThan(0);
-    await waitFor(async () => (await scrape(scheduler.metricsPort, 'mnemo_scheduler_kv_directory_holdings'))! >= holdingsBefore, 10_000, 'the KV directory rebuilt');
+    await waitFor(
+      async () => (await scrape(scheduler.metricsPort, 'mnemo_scheduler_kv_directory_holdings'))! >= holdingsBefore,
+      10_000,
+      'the KV directory rebuilt',
+    );
     expect(await sum(scheduler.metricsPort, 'mnemo_scheduler_kv_reports_requested_total')).toBeGreaterThan(reportsBefore);
   });
 });

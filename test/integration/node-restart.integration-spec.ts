@@ -14,13 +14,11 @@ import { startSupervisedNode } from './supervised-node.js';
 
 const until = (pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 30000) => eventually(pred, what, timeoutMs);
 
-
 interface Outcome {
   readonly startedAt: number;
   readonly status: number;
   readonly finish?: string;
 }
-
 
 describe('a node-manager killed under load', () => {
   let cluster: Cluster;
@@ -32,7 +30,11 @@ describe('a node-manager killed under load', () => {
     cluster = await Cluster.start({ nodes: 0, gateway: true });
     const run = `${process.pid}`;
     for (const name of [`heal-a-${run}`, `heal-b-${run}`]) {
-      const { proc, metricsPort } = await startSupervisedNode({ name, dataDir, policy: { baseMs: 200, maxMs: 2000, maxRestarts: 3, windowMs: 60_000 } });
+      const { proc, metricsPort } = await startSupervisedNode({
+        name,
+        dataDir,
+        policy: { baseMs: 200, maxMs: 2000, maxRestarts: 3, windowMs: 60_000 },
+      });
       nodes.set(name, { proc, metricsPort });
     }
     await cluster.waitForLiveNodes(2, 30_000);
@@ -69,7 +71,8 @@ describe('a node-manager killed under load', () => {
     const outcomes: Outcome[] = [];
     let loading = true;
     const clients = Array.from({ length: 4 }, async (_, c) => {
-      for (let i = 0; loading; i++) outcomes.push(await complete(Array.from({ length: 40 + ((i + c) % 30) }, (_, j) => (j * 3 + c + i) % 250)));
+      for (let i = 0; loading; i++)
+        outcomes.push(await complete(Array.from({ length: 40 + ((i + c) % 30) }, (_, j) => (j * 3 + c + i) % 250)));
     });
     await new Promise((r) => setTimeout(r, 1500));
 

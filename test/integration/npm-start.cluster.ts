@@ -25,7 +25,9 @@ export interface NpmStartCluster {
  * (every service ready and a model listed). `only` limits the services (MNEMO_START_ONLY);
  * the profiler is not needed to serve completions.
  */
-export async function startNpmCluster(opts: { only?: readonly string[]; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<NpmStartCluster> {
+export async function startNpmCluster(
+  opts: { only?: readonly string[]; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<NpmStartCluster> {
   const [httpPort, grpcPort] = [await freePort(), await freePort()];
   const proc = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
     cwd: ROOT,
@@ -45,7 +47,10 @@ export async function startNpmCluster(opts: { only?: readonly string[]; env?: Re
   let out = '';
   const metricsPorts = new Map<string, number>();
   const up = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start not up after ${opts.timeoutMs ?? 120_000} ms:\n${out.slice(-4000)}`)), opts.timeoutMs ?? 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`npm start not up after ${opts.timeoutMs ?? 120_000} ms:\n${out.slice(-4000)}`)),
+      opts.timeoutMs ?? 120_000,
+    );
     let partial = '';
     const onData = (chunk: Buffer) => {
       out += chunk.toString();

@@ -59,7 +59,12 @@ describe('the OpenAI SDK against npm start (issue 25)', () => {
   }, 60_000);
 
   /** Sends `turns` user turns, each as soon as the last answer ended, no session id; odd turns streamed. */
-  async function converse(model: string, turns: number, maxTokens: number, text: (turn: number) => string): Promise<{ turns: Turn[]; messages: ChatCompletionMessageParam[] }> {
+  async function converse(
+    model: string,
+    turns: number,
+    maxTokens: number,
+    text: (turn: number) => string,
+  ): Promise<{ turns: Turn[]; messages: ChatCompletionMessageParam[] }> {
     const messages: ChatCompletionMessageParam[] = [];
     const out: Turn[] = [];
     for (let turn = 1; turn <= turns; turn++) {
@@ -80,7 +85,13 @@ describe('the OpenAI SDK against npm start (issue 25)', () => {
         usage = r.usage;
       }
       expect(usage).toBeDefined();
-      out.push({ turn, streamed, prompt: usage!.prompt_tokens, cached: usage!.prompt_tokens_details?.cached_tokens ?? -1, completion: usage!.completion_tokens });
+      out.push({
+        turn,
+        streamed,
+        prompt: usage!.prompt_tokens,
+        cached: usage!.prompt_tokens_details?.cached_tokens ?? -1,
+        completion: usage!.completion_tokens,
+      });
       messages.push({ role: 'assistant', content: reply });
     }
     return { turns: out, messages };
@@ -109,11 +120,16 @@ describe('the OpenAI SDK against npm start (issue 25)', () => {
 
     // gRPC Infer of the next turn reports the same accounting.
     const Gateway = loadGrpcServices().clients.Gateway;
-    const grpc = new Gateway(`127.0.0.1:${cluster.grpcPort}`, credentials.createInsecure()) as unknown as Client & { Infer: (req: object, md: Metadata) => NodeJS.EventEmitter };
+    const grpc = new Gateway(`127.0.0.1:${cluster.grpcPort}`, credentials.createInsecure()) as unknown as Client & {
+      Infer: (req: object, md: Metadata) => NodeJS.EventEmitter;
+    };
     const chunks: Array<{ usage?: { promptTokens: number; cachedTokens: number } }> = [];
     try {
       await new Promise<void>((resolve, reject) => {
-        const call = grpc.Infer({ model: defaultModel, messages: [...messages, { role: 'user', content: userTurn(11, nonce) }], maxTokens: 8 }, new Metadata());
+        const call = grpc.Infer(
+          { model: defaultModel, messages: [...messages, { role: 'user', content: userTurn(11, nonce) }], maxTokens: 8 },
+          new Metadata(),
+        );
         call.on('data', (c: (typeof chunks)[number]) => chunks.push(c));
         call.on('error', reject);
         call.on('end', resolve);
@@ -139,7 +155,13 @@ describe('the OpenAI SDK against npm start (issue 25)', () => {
 
   /** A streamed call of `model` to its end: the text, the finish reason and the usage. */
   async function streamToEnd(model: string, messages: ChatCompletionMessageParam[], maxTokens: number) {
-    const stream = await client.chat.completions.create({ model, messages, max_tokens: maxTokens, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model,
+      messages,
+      max_tokens: maxTokens,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     let finish: string | null | undefined;

@@ -25,7 +25,8 @@ describe('peer restore (a session moves between nodes)', () => {
     await cluster?.stop();
   });
 
-  const run = (node: NodeManagerHandle, tokens: number[], kvSources: KvSourceInit[] = []) => dispatch(cluster, node.nodeId, tokens, kvSources);
+  const run = (node: NodeManagerHandle, tokens: number[], kvSources: KvSourceInit[] = []) =>
+    dispatch(cluster, node.nodeId, tokens, kvSources);
 
   it('turn 2 on another node fetches the prefix from the first and answers exactly as a full recompute', async () => {
     const first = await run(a, turn1);

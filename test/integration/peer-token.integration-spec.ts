@@ -21,14 +21,24 @@ describe('node ↔ node gRPC with a shared token', () => {
   let b: NodeManagerHandle;
 
   beforeAll(async () => {
-    cluster = await Cluster.start({ nodes: 2, nodeEnv: { NODE_ENGINE: 'sim', NODE_MODELS: MODEL, NODE_KV_BLOCKS: '256', NODE_SIM_KV_BYTES: `${LAYERS}x${ROW}`, NODE_KV_HOST_POOL: '64MiB', NODE_PEER_TOKEN: TOKEN } });
+    cluster = await Cluster.start({
+      nodes: 2,
+      nodeEnv: {
+        NODE_ENGINE: 'sim',
+        NODE_MODELS: MODEL,
+        NODE_KV_BLOCKS: '256',
+        NODE_SIM_KV_BYTES: `${LAYERS}x${ROW}`,
+        NODE_KV_HOST_POOL: '64MiB',
+        NODE_PEER_TOKEN: TOKEN,
+      },
+    });
     [a, b] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle];
   });
   afterAll(async () => {
     await cluster?.stop();
   });
 
-  it('nodes sharing the token pull each other\'s KV; a caller without it, or with another, gets only misses', async () => {
+  it("nodes sharing the token pull each other's KV; a caller without it, or with another, gets only misses", async () => {
     const first = await dispatch(cluster, a.nodeId, turn1);
     const turn2 = [...turn1, ...first.tokens, 40, 41];
     const keys = chunkKeys(MODEL, 'itest', turn1);
@@ -56,10 +66,21 @@ describe('node ↔ node gRPC with a shared token', () => {
   });
 
   it.each<[string, Record<string, string>, RegExp]>([
-    ['bound to every interface without a token', { NODE_GRPC_HOST: '0.0.0.0' }, /NODE_PEER_TOKEN is required when NODE_GRPC_HOST="0\.0\.0\.0"/],
+    [
+      'bound to every interface without a token',
+      { NODE_GRPC_HOST: '0.0.0.0' },
+      /NODE_PEER_TOKEN is required when NODE_GRPC_HOST="0\.0\.0\.0"/,
+    ],
     ['with a short token', { NODE_PEER_TOKEN: 'sesame' }, /NODE_PEER_TOKEN=<secret>: must be at least 16 characters/],
   ])('a node %s refuses to start', async (_n, env, problem) => {
-    const start = startNodeManager({ NATS_URL: natsUrl(), METRICS_PORT: '0', LOG_LEVEL: 'error', NODE_ENGINE: 'sim', NODE_MODELS: MODEL, ...env });
+    const start = startNodeManager({
+      NATS_URL: natsUrl(),
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'error',
+      NODE_ENGINE: 'sim',
+      NODE_MODELS: MODEL,
+      ...env,
+    });
     await expect(start).rejects.toBeInstanceOf(ConfigError);
     await expect(start).rejects.toThrow(problem);
   });

@@ -22,7 +22,6 @@ import { dispatch } from './direct-dispatch.js';
 const MODEL = 'mnemo-tiny';
 const history = Array.from({ length: 600 }, (_, i) => (i * 23 + 5) % 250);
 
-
 describe('advisory prefetch on a running node', () => {
   let cluster: Cluster;
   let a: NodeManagerHandle;
@@ -38,14 +37,26 @@ describe('advisory prefetch on a running node', () => {
   });
 
   const prefetch = async (nodeId: string, init: MessageInitShape<typeof PrefetchRequestSchema>) =>
-    decodeReplyOrError(PrefetchReplySchema, (await cluster.nc.request(Subjects.nodePrefetch(nodeId), encodeMessage(PrefetchRequestSchema, init), { timeout: 5000 })).data);
+    decodeReplyOrError(
+      PrefetchReplySchema,
+      (await cluster.nc.request(Subjects.nodePrefetch(nodeId), encodeMessage(PrefetchRequestSchema, init), { timeout: 5000 })).data,
+    );
   const forget = async (nodeId: string, init: MessageInitShape<typeof ForgetRequestSchema>) =>
-    decodeReplyOrError(ForgetReplySchema, (await cluster.nc.request(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, init), { timeout: 5000 })).data);
+    decodeReplyOrError(
+      ForgetReplySchema,
+      (await cluster.nc.request(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, init), { timeout: 5000 })).data,
+    );
 
   it('prefetches a session from another node; the request on the chosen node finds its KV on the device', async () => {
     const first = await dispatch(cluster, a.nodeId, history);
     const keys = chunkKeys(MODEL, 'itest', history);
-    const reply = await prefetch(b.nodeId, { advisoryId: 'adv-1', sessionId: 's1', model: MODEL, chunkKeys: keys, sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }] });
+    const reply = await prefetch(b.nodeId, {
+      advisoryId: 'adv-1',
+      sessionId: 's1',
+      model: MODEL,
+      chunkKeys: keys,
+      sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }],
+    });
     expect(reply).toEqual({ ok: expect.objectContaining({ chunksQueued: 2 }) });
     await eventually(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === 2, 'the prefetch to land');
     expect(await scrape(b.metricsPort, 'mnemo_kv_prefetch_promoted_chunks_total')).toBe(2);
@@ -66,7 +77,15 @@ describe('advisory prefetch on a running node', () => {
     await dispatch(cluster, a.nodeId, t);
     const keys = chunkKeys(MODEL, 'itest', t);
     const before = (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) ?? 0;
-    expect(await prefetch(b.nodeId, { advisoryId: 'adv-2', sessionId: 's2', model: MODEL, chunkKeys: keys, sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }] })).toEqual({
+    expect(
+      await prefetch(b.nodeId, {
+        advisoryId: 'adv-2',
+        sessionId: 's2',
+        model: MODEL,
+        chunkKeys: keys,
+        sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }],
+      }),
+    ).toEqual({
       ok: expect.objectContaining({ chunksQueued: 1 }),
     });
     await eventually(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === before + 1, 'the prefetch to land');

@@ -65,7 +65,8 @@ describe('priority scheduling with swap preemption (FastSwitch)', () => {
     // Two low-priority requests first; the high-priority ones once both run (so they overlap on
     // the node rather than being served one after another).
     const low = [0, 1].map((i) => complete(base, promptOf(LONG[i]!), 80, 0));
-    for (let tries = 0; tries < 2000 && ((await scrape(port, 'mnemo_node_running_sequences')) ?? 0) < 2; tries++) await new Promise((r) => setTimeout(r, 5));
+    for (let tries = 0; tries < 2000 && ((await scrape(port, 'mnemo_node_running_sequences')) ?? 0) < 2; tries++)
+      await new Promise((r) => setTimeout(r, 5));
     const high = [2, 3].map((i) => complete(base, promptOf(LONG[i]!), 80, 10 + i));
     const together = await Promise.all([...low, ...high]);
     for (let i = 0; i < 4; i++) {
@@ -107,7 +108,8 @@ describe('swap preemption leaning on the KV store host pool (one host copy)', ()
     expect(alone.map((a) => a.usage.completion_tokens)).toEqual([100, 100]);
     const port = cluster.nodes[0]!.metricsPort;
     const low = complete(base, longPrompt(FULL[0]!), 100, 0);
-    for (let tries = 0; tries < 2000 && ((await scrape(port, 'mnemo_node_running_sequences')) ?? 0) < 1; tries++) await new Promise((r) => setTimeout(r, 5));
+    for (let tries = 0; tries < 2000 && ((await scrape(port, 'mnemo_node_running_sequences')) ?? 0) < 1; tries++)
+      await new Promise((r) => setTimeout(r, 5));
     const high = complete(base, longPrompt(FULL[1]!), 100, 10);
     const together = await Promise.all([low, high]);
     together.forEach((t, i) => {

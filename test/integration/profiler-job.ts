@@ -3,8 +3,15 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { encodeMessage, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
 
-export async function profilePair(nc: NatsConnection, profilerHttpPort: number, base: string, derived: string, layers: number): Promise<void> {
-  const reg = (init: Record<string, unknown>) => nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
+export async function profilePair(
+  nc: NatsConnection,
+  profilerHttpPort: number,
+  base: string,
+  derived: string,
+  layers: number,
+): Promise<void> {
+  const reg = (init: Record<string, unknown>) =>
+    nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
   await reg({ id: base, architecture: 'mnemo-llama', numLayers: layers });
   await reg({ id: derived, architecture: 'mnemo-llama', numLayers: layers, baseModelId: base });
   await nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));

@@ -10,7 +10,10 @@ describe('node-manager with NODE_ENGINE=reference', () => {
   let cluster: Cluster;
 
   beforeAll(async () => {
-    cluster = await Cluster.start({ nodes: 1, nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '256' } });
+    cluster = await Cluster.start({
+      nodes: 1,
+      nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '256' },
+    });
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -21,7 +24,11 @@ describe('node-manager with NODE_ENGINE=reference', () => {
     const run = await cluster.infer({ tokens: prompt, sampling: { temperature: 0, topP: 1, maxTokens: 6, seed: 0n } });
     const events = await run.done();
     run.close();
-    expect(events.at(-1)).toMatchObject({ done: true, finishReason: FinishReason.LENGTH, usage: { promptTokens: prompt.length, completionTokens: 6 } });
+    expect(events.at(-1)).toMatchObject({
+      done: true,
+      finishReason: FinishReason.LENGTH,
+      usage: { promptTokens: prompt.length, completionTokens: 6 },
+    });
 
     const engine = await ReferenceEngine.create({ models: ['mnemo-tiny'], backend: 'cpu', kvBlocks: 64 });
     try {
@@ -46,7 +53,10 @@ describe('node-manager with NODE_ENGINE=reference', () => {
     });
     try {
       const maxTokens = 4000;
-      const run = await cluster.infer({ tokens: tok.encode('A long answer, please.'), sampling: { temperature: 0, topP: 1, maxTokens, seed: 0n } }, 30_000);
+      const run = await cluster.infer(
+        { tokens: tok.encode('A long answer, please.'), sampling: { temperature: 0, topP: 1, maxTokens, seed: 0n } },
+        30_000,
+      );
       await run.until((es) => es.length >= 10, 'ten tokens');
       const from = beats.length;
       await new Promise((r) => setTimeout(r, 4 * TEST_HEARTBEAT_MS));

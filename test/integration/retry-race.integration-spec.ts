@@ -31,7 +31,11 @@ describe('retry after a dispatch timeout (late admission)', () => {
     metricsOf = (id) => cluster.nodeById(id).metricsPort;
     await cluster.waitForLiveNodes(2);
     base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
-    await waitFor(async () => ((await (await fetch(`${base}/v1/models`)).json()) as Json).data.some((m: Json) => m.id === MODEL), 5000, 'the model at the gateway');
+    await waitFor(
+      async () => ((await (await fetch(`${base}/v1/models`)).json()) as Json).data.some((m: Json) => m.id === MODEL),
+      5000,
+      'the model at the gateway',
+    );
   });
 
   afterAll(async () => {
@@ -53,7 +57,11 @@ describe('retry after a dispatch timeout (late admission)', () => {
 
     // Node A ran the abandoned attempt: it is stopped (silently), not left generating into a dead inbox.
     const port = metricsOf(lateNode);
-    await waitFor(async () => (await scrape(port, 'mnemo_node_cancelled_total{reason="abandoned"}')) === 1, 2000, 'the late attempt abandoned on A');
+    await waitFor(
+      async () => (await scrape(port, 'mnemo_node_cancelled_total{reason="abandoned"}')) === 1,
+      2000,
+      'the late attempt abandoned on A',
+    );
     expect(await scrape(port, 'mnemo_node_running_sequences')).toBe(0);
     expect(await scrape(port, 'mnemo_node_generated_tokens_total')).toBeLessThan(MAX_TOKENS);
   });

@@ -35,7 +35,10 @@ describe('a session moving between nodes (reference engine)', () => {
     first.close();
     expect(first.tokens()).toHaveLength(8);
     // The node's report of what the turn left reached the scheduler's session table.
-    await eventually(async () => (await scrape(cluster.schedulers[0]!.metricsPort, 'mnemo_scheduler_session_tails_total{outcome="applied"}')) === 1, 'the session tail');
+    await eventually(
+      async () => (await scrape(cluster.schedulers[0]!.metricsPort, 'mnemo_scheduler_session_tails_total{outcome="applied"}')) === 1,
+      'the session tail',
+    );
 
     // The session's node gets busy with unrelated long requests sent straight to it (a balancing
     // policy would spread them), and the scheduler has heard its load before the advisory.
@@ -46,10 +49,18 @@ describe('a session moving between nodes (reference engine)', () => {
     const reserved = adv.result.case === 'advisory' ? adv.result.value.nodeId : '';
     expect(reserved).not.toBe(first.nodeId);
     const reservedNode = cluster.nodes.find((n) => n.nodeId === reserved)!;
-    await eventually(async () => (await scrape(reservedNode.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === 2, 'the whole and the partial chunk to be prefetched');
+    await eventually(
+      async () => (await scrape(reservedNode.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === 2,
+      'the whole and the partial chunk to be prefetched',
+    );
 
     const next = [...history, ...first.tokens(), ...Array.from({ length: 20 }, (_, i) => (i * 11 + 5) % 250)];
-    const second = await cluster.infer({ sessionId: 'move', tokens: next, chunkKeys: chunkKeys(MODEL, TENANT, next), sampling: { ...sampling, maxTokens: 6 } });
+    const second = await cluster.infer({
+      sessionId: 'move',
+      tokens: next,
+      chunkKeys: chunkKeys(MODEL, TENANT, next),
+      sampling: { ...sampling, maxTokens: 6 },
+    });
     const events = await second.done();
     second.close();
     busy.stop();

@@ -19,7 +19,16 @@ describe('sim nodes with KV bytes: a session moves and its prefix is fetched fro
   let c: NodeManagerHandle;
 
   beforeAll(async () => {
-    cluster = await Cluster.start({ nodes: 3, nodeEnv: { NODE_ENGINE: 'sim', NODE_MODELS: MODEL, NODE_KV_BLOCKS: '256', NODE_SIM_KV_BYTES: `${LAYERS}x${ROW}`, NODE_KV_HOST_POOL: '64MiB' } });
+    cluster = await Cluster.start({
+      nodes: 3,
+      nodeEnv: {
+        NODE_ENGINE: 'sim',
+        NODE_MODELS: MODEL,
+        NODE_KV_BLOCKS: '256',
+        NODE_SIM_KV_BYTES: `${LAYERS}x${ROW}`,
+        NODE_KV_HOST_POOL: '64MiB',
+      },
+    });
     [a, b, c] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle, NodeManagerHandle];
   });
   afterAll(async () => {
@@ -45,7 +54,9 @@ describe('sim nodes with KV bytes: a session moves and its prefix is fetched fro
 
   it('a node with KV bytes writes its chunks through to its host pool, and a source that lacks them is a miss', async () => {
     const t = Array.from({ length: 300 }, (_, i) => 32 + ((i * 7 + 3) % 90));
-    const viaEmpty = await dispatch(cluster, b.nodeId, t, [{ nodeId: c.nodeId, grpcAddress: c.grpcAddress, chunkKeys: chunkKeys(MODEL, 'itest', t) }]);
+    const viaEmpty = await dispatch(cluster, b.nodeId, t, [
+      { nodeId: c.nodeId, grpcAddress: c.grpcAddress, chunkKeys: chunkKeys(MODEL, 'itest', t) },
+    ]);
     expect(viaEmpty.error).toBeUndefined();
     expect(viaEmpty.done!.usage?.cachedTokens).toBe(0);
     expect(await scrape(a.metricsPort, 'mnemo_kv_written_bytes_total{tier="host"}')).toBeGreaterThanOrEqual(2 * CHUNK_BYTES);

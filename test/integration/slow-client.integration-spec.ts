@@ -81,7 +81,11 @@ describe('a client that stops reading its stream', () => {
         // The modelled device cache must hold the whole context, or admission refuses the request.
         NODE_KV_BLOCKS: String(Math.ceil((MAX_TOKENS + 1024) / 16)),
       },
-      gatewayEnv: { GATEWAY_STREAM_BUFFER_EVENTS: String(BUFFER_EVENTS), GATEWAY_STALL_TIMEOUT_MS: String(STALL_MS), GATEWAY_IDLE_TIMEOUT_MS: '60000' },
+      gatewayEnv: {
+        GATEWAY_STREAM_BUFFER_EVENTS: String(BUFFER_EVENTS),
+        GATEWAY_STALL_TIMEOUT_MS: String(STALL_MS),
+        GATEWAY_IDLE_TIMEOUT_MS: '60000',
+      },
       // The in-process node streams at zero cost on the test's own event loop, which can hold its
       // heartbeats past the 1 s test timeout on a loaded machine: that would read as a death and
       // move the stream (failover), which is not what this spec is about.
@@ -89,7 +93,12 @@ describe('a client that stops reading its stream', () => {
     });
     gatewayPort = cluster.gateway!.httpPort;
     nodePort = cluster.nodes[0]!.metricsPort;
-    await waitFor(async () => ((await (await fetch(`http://127.0.0.1:${gatewayPort}/v1/models`)).json()) as { data: Array<{ id: string }> }).data.length > 0, 5000, 'the model at the gateway');
+    await waitFor(
+      async () =>
+        ((await (await fetch(`http://127.0.0.1:${gatewayPort}/v1/models`)).json()) as { data: Array<{ id: string }> }).data.length > 0,
+      5000,
+      'the model at the gateway',
+    );
   });
 
   afterAll(async () => {
@@ -125,7 +134,12 @@ describe('a client that stops reading its stream', () => {
     await client.stopReadingAfterHeaders();
     await waitFor(async () => (await nodeMetric('mnemo_node_paused_sequences')) === 1, 60_000, 'the node to pause the request', 500);
     const pausedAt = Date.now();
-    await waitFor(async () => (await nodeMetric('mnemo_node_cancelled_total{reason="client"}')) === cancelledBefore + 1, STALL_MS + 5000, 'the cancel on the node', 500);
+    await waitFor(
+      async () => (await nodeMetric('mnemo_node_cancelled_total{reason="client"}')) === cancelledBefore + 1,
+      STALL_MS + 5000,
+      'the cancel on the node',
+      500,
+    );
     expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(STALL_MS - 500);
     expect(await nodeMetric('mnemo_node_running_sequences')).toBe(0);
     expect(await gatewayMetric('mnemo_gateway_buffered_events')).toBe(0);

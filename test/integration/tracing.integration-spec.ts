@@ -27,14 +27,19 @@ describe('tracing across services', () => {
   it('a gRPC Infer call started in a client trace: spans of three services in one trace, traceparent in NATS headers and gRPC metadata', async () => {
     const node = cluster.nodes[0]!;
     const seen: Record<string, string | undefined> = {};
-    const spy = (subject: string) => cluster.nc.subscribe(subject, { callback: (_e, m) => {
-        seen[subject] ??= m.headers?.get('traceparent');
-      } });
+    const spy = (subject: string) =>
+      cluster.nc.subscribe(subject, {
+        callback: (_e, m) => {
+          seen[subject] ??= m.headers?.get('traceparent');
+        },
+      });
     const subs = [spy(Subjects.SCHEDULE), spy(nodeInferSubject(node.nodeId))];
     await cluster.nc.flush();
 
     const Gateway = loadGrpcServices().clients.Gateway;
-    const client = new Gateway(`127.0.0.1:${cluster.gateway!.grpcPort}`, credentials.createInsecure()) as unknown as Client & { Infer: (req: object, md: Metadata) => NodeJS.EventEmitter };
+    const client = new Gateway(`127.0.0.1:${cluster.gateway!.grpcPort}`, credentials.createInsecure()) as unknown as Client & {
+      Infer: (req: object, md: Metadata) => NodeJS.EventEmitter;
+    };
     const md = new Metadata();
     md.set('traceparent', `00-${TRACE_ID}-${CLIENT_SPAN}-01`);
     await new Promise<void>((resolve, reject) => {
@@ -53,7 +58,15 @@ describe('tracing across services', () => {
       if (!s) throw new Error(`no span ${n} in the trace (have ${spans.map((x) => x.name).join(', ')})`);
       return s;
     };
-    const [request, schedule, scheduler, dispatch, admit, prefill, first] = ['gateway.request', 'gateway.schedule', 'scheduler.schedule', 'scheduler.dispatch', 'node.admit', 'node.prefill', 'node.first_token'].map(byName);
+    const [request, schedule, scheduler, dispatch, admit, prefill, first] = [
+      'gateway.request',
+      'gateway.schedule',
+      'scheduler.schedule',
+      'scheduler.dispatch',
+      'node.admit',
+      'node.prefill',
+      'node.first_token',
+    ].map(byName);
     expect(new Set(spans.map(serviceOf))).toEqual(new Set(['mnemo-gateway', 'mnemo-scheduler', 'mnemo-node-manager']));
     // gRPC metadata → the gateway's request span is the client's child.
     expect(parentOf(request!)).toBe(CLIENT_SPAN);
@@ -72,7 +85,11 @@ describe('tracing across services', () => {
 
   it('a request without a client trace starts its own, and still crosses all three services', async () => {
     exporter.reset();
-    const r = await fetch(`http://127.0.0.1:${cluster.gateway!.httpPort}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mnemo-tiny', prompt: 'hi', max_tokens: 2 }) });
+    const r = await fetch(`http://127.0.0.1:${cluster.gateway!.httpPort}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mnemo-tiny', prompt: 'hi', max_tokens: 2 }),
+    });
     expect(r.status).toBe(200);
     await r.text();
     await flushTracing();

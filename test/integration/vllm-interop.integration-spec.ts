@@ -20,27 +20,49 @@ function vllmStoredBatch(ts: number, hashes: bigint[], parent: bigint | null, to
     return b;
   };
   const uint = (n: number) => (n < 128 ? Buffer.from([n]) : Buffer.from([0xcc, n]));
-  const arr = (items: Buffer[]) => Buffer.concat([items.length < 16 ? Buffer.from([0x90 | items.length]) : Buffer.from([0xdc, items.length >> 8, items.length & 0xff]), ...items]);
+  const arr = (items: Buffer[]) =>
+    Buffer.concat([
+      items.length < 16 ? Buffer.from([0x90 | items.length]) : Buffer.from([0xdc, items.length >> 8, items.length & 0xff]),
+      ...items,
+    ]);
   const f64 = Buffer.alloc(9);
   f64[0] = 0xcb;
   f64.writeDoubleBE(ts, 1);
   const event = Buffer.concat([
     Buffer.from([0x88]),
-    str('type'), str('BlockStored'),
-    str('block_hashes'), arr(hashes.map(u64)),
-    str('parent_block_hash'), parent === null ? Buffer.from([0xc0]) : u64(parent),
-    str('token_ids'), arr(tokens.map(uint)),
-    str('block_size'), Buffer.from([0x10]),
-    str('lora_id'), Buffer.from([0xc0]),
-    str('medium'), str('GPU'),
-    str('lora_name'), Buffer.from([0xc0]),
+    str('type'),
+    str('BlockStored'),
+    str('block_hashes'),
+    arr(hashes.map(u64)),
+    str('parent_block_hash'),
+    parent === null ? Buffer.from([0xc0]) : u64(parent),
+    str('token_ids'),
+    arr(tokens.map(uint)),
+    str('block_size'),
+    Buffer.from([0x10]),
+    str('lora_id'),
+    Buffer.from([0xc0]),
+    str('medium'),
+    str('GPU'),
+    str('lora_name'),
+    Buffer.from([0xc0]),
   ]);
   return Buffer.concat([Buffer.from([0x93]), f64, arr([event]), Buffer.from([0x00])]);
 }
 
 const query = async (port: number, path: string, body: unknown) => {
-  const r = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: r.status, body: (await r.json()) as { data?: Record<string, { longest_matched: number; GPU: number; CPU: number; DISK: number }>; error?: { code: string } } };
+  const r = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: r.status,
+    body: (await r.json()) as {
+      data?: Record<string, { longest_matched: number; GPU: number; CPU: number; DISK: number }>;
+      error?: { code: string };
+    },
+  };
 };
 
 describe('vLLM-format KV events and the indexer API', () => {
@@ -56,9 +78,17 @@ describe('vLLM-format KV events and the indexer API', () => {
     await external.bind('tcp://127.0.0.1:*');
     cluster = await Cluster.start({
       nodes: 0,
-      schedulerEnv: { SCHEDULER_INDEXER: 'on', SCHEDULER_INDEXER_PORT: '0', SCHEDULER_VLLM_SOURCES: `vllm-ext=${MODEL}@${external.lastEndpoint}` },
+      schedulerEnv: {
+        SCHEDULER_INDEXER: 'on',
+        SCHEDULER_INDEXER_PORT: '0',
+        SCHEDULER_VLLM_SOURCES: `vllm-ext=${MODEL}@${external.lastEndpoint}`,
+      },
     });
-    const node = await cluster.addNode({ NODE_VLLM_EVENTS: 'tcp://127.0.0.1:*', NODE_VLLM_EVENTS_REPLAY: 'tcp://127.0.0.1:*', NODE_VLLM_EVENTS_TOPIC: 'kv@mnemo' });
+    const node = await cluster.addNode({
+      NODE_VLLM_EVENTS: 'tcp://127.0.0.1:*',
+      NODE_VLLM_EVENTS_REPLAY: 'tcp://127.0.0.1:*',
+      NODE_VLLM_EVENTS_TOPIC: 'kv@mnemo',
+    });
     await cluster.waitForLiveNodes(1);
     const indexerPort = cluster.schedulers[0]!.indexerPort!;
 
@@ -68,7 +98,11 @@ describe('vLLM-format KV events and the indexer API', () => {
     sub.subscribe('kv@mnemo');
     await new Promise((r) => setTimeout(r, 300));
     const tokens = prompt(300);
-    const run = await cluster.infer({ tokens, chunkKeys: chunkKeys(MODEL, 'itest', tokens), sampling: { maxTokens: 1, temperature: 0, topP: 1, seed: 1n } });
+    const run = await cluster.infer({
+      tokens,
+      chunkKeys: chunkKeys(MODEL, 'itest', tokens),
+      sampling: { maxTokens: 1, temperature: 0, topP: 1, seed: 1n },
+    });
     await run.done();
     run.close();
     const frames = await sub.receive();
@@ -81,7 +115,10 @@ describe('vLLM-format KV events and the indexer API', () => {
     const ours = blockKeys(MODEL, 'itest', tokens);
     expect(events[0]).toEqual({
       type: 'BlockStored',
-      block_hashes: ours.slice(0, 16).map((k) => { const h = vllmBlockHash(k); return h <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(h) : h; }),
+      block_hashes: ours.slice(0, 16).map((k) => {
+        const h = vllmBlockHash(k);
+        return h <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(h) : h;
+      }),
       parent_block_hash: null,
       token_ids: tokens.slice(0, 256),
       block_size: 16,
@@ -91,7 +128,12 @@ describe('vLLM-format KV events and the indexer API', () => {
     });
 
     // The node's chunk is in the directory: /query by its tokens (tenant itest) names the node.
-    await waitFor(async () => (await query(indexerPort, '/query', { model: MODEL, tenant: 'itest', token_ids: tokens })).body.data?.[node.nodeId]?.GPU === 256, 5000, 'the node in /query');
+    await waitFor(
+      async () =>
+        (await query(indexerPort, '/query', { model: MODEL, tenant: 'itest', token_ids: tokens })).body.data?.[node.nodeId]?.GPU === 256,
+      5000,
+      'the node in /query',
+    );
 
     // An external engine: 20 blocks of its own hashes, in two batches chained by parent.
     const ext = prompt(320, 7);

@@ -23,12 +23,18 @@ describe('why a prompt hit or missed (GET /v1/requests/{id}/kv)', () => {
   afterAll(async () => cluster?.stop());
 
   const complete = async (key: string, prompt: number[]): Promise<string> => {
-    const r = await fetch(`${base}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ model: 'mnemo-tiny', prompt, max_tokens: 1, temperature: 0 }) });
+    const r = await fetch(`${base}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: 'mnemo-tiny', prompt, max_tokens: 1, temperature: 0 }),
+    });
     expect(r.status).toBe(200);
     return ((await r.json()) as Json).id as string;
   };
   const why = async (key: string, id: string, admin?: string) => {
-    const r = await fetch(`${base}/v1/requests/${id}/kv`, { headers: { authorization: `Bearer ${key}`, ...(admin ? { 'x-admin-key': admin } : {}) } });
+    const r = await fetch(`${base}/v1/requests/${id}/kv`, {
+      headers: { authorization: `Bearer ${key}`, ...(admin ? { 'x-admin-key': admin } : {}) },
+    });
     return { status: r.status, requestId: r.headers.get('x-request-id'), body: (await r.json()) as Json };
   };
   const chunk = (body: Json, i: number) => body.chunks.find((c: Json) => c.index === i && c.start === i * 256);

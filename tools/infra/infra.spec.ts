@@ -46,7 +46,9 @@ describe('tools/infra', () => {
     const sut = await startNats({ user: 'mnemo', password: 'pw' });
     try {
       await expect(connect({ servers: sut.url, reconnect: false, timeout: 2000 })).rejects.toThrow(/Authorization/);
-      await expect(connect({ servers: sut.url, user: 'mnemo', pass: 'wrong', reconnect: false, timeout: 2000 })).rejects.toThrow(/Authorization/);
+      await expect(connect({ servers: sut.url, user: 'mnemo', pass: 'wrong', reconnect: false, timeout: 2000 })).rejects.toThrow(
+        /Authorization/,
+      );
       const nc = await connect({ servers: sut.url, user: 'mnemo', pass: 'pw', maxReconnectAttempts: -1, reconnectTimeWait: 50 });
       const reconnected = (async () => {
         for await (const s of nc.status()) if (s.type === 'reconnect') return;

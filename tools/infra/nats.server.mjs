@@ -32,7 +32,11 @@ export async function startNats(opts = {}) {
     if (opts.user) {
       // In a file only we can read, not on the command line, where every local user's `ps` would show it.
       const conf = join(dir, 'auth.conf');
-      writeFileSync(conf, `authorization {\n  user: ${JSON.stringify(opts.user)}\n  password: ${JSON.stringify(opts.password ?? '')}\n}\n`, { mode: 0o600 });
+      writeFileSync(
+        conf,
+        `authorization {\n  user: ${JSON.stringify(opts.user)}\n  password: ${JSON.stringify(opts.password ?? '')}\n}\n`,
+        { mode: 0o600 },
+      );
       args.push('-c', conf);
     }
     let server = spawnServer(bin, args, { dir });
@@ -89,11 +93,14 @@ function ensureNatsServer(log) {
   if (found) return found;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !which('apt-get')) {
-    throw new Error('nats-server is not installed: run `sudo apt-get install -y nats-server` (Debian/Ubuntu) or put nats-server on PATH, or set NATS_URL');
+    throw new Error(
+      'nats-server is not installed: run `sudo apt-get install -y nats-server` (Debian/Ubuntu) or put nats-server on PATH, or set NATS_URL',
+    );
   }
   log('[infra] nats-server missing: installing Debian package nats-server…');
   /** @param {string[]} args */
-  const apt = (args) => execFileSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const apt = (args) =>
+    execFileSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   try {
     apt(['install', '-y', 'nats-server']);
   } catch {

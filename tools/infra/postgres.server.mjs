@@ -46,7 +46,22 @@ export async function startPostgres(opts = {}) {
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     // No unix socket (nothing to collide with the shared server's), durability off: test data.
-    const args = ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+    const args = [
+      '-D',
+      dir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ];
     let server = spawnServer(bins.postgres, args, { dir, ...(ids ?? {}) });
     let unhook = onProcessExit(() => server.child.kill('SIGQUIT'));
     const url = `postgres://postgres@127.0.0.1:${port}`;
@@ -105,7 +120,8 @@ export async function startPostgres(opts = {}) {
  */
 function runAsIds() {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
-  const id = (/** @type {string} */ flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+  const id = (/** @type {string} */ flag) =>
+    Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
   try {
     return { uid: id('-u'), gid: id('-g') };
   } catch {

@@ -14,22 +14,53 @@ describe('module boundaries', () => {
 
   const cases: Array<[string, string, string, boolean]> = [
     ['kv-core importing the engine', 'libs/kv-core/src/probe.ts', "import * as e from '@mnemo/engine';\nexport const x = e;\n", false],
-    ['kv-core importing a framework', 'libs/kv-core/src/probe.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n", false],
-    ['kv-core doing file I/O', 'libs/kv-core/src/probe.ts', "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", false],
+    [
+      'kv-core importing a framework',
+      'libs/kv-core/src/probe.ts',
+      "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n",
+      false,
+    ],
+    [
+      'kv-core doing file I/O',
+      'libs/kv-core/src/probe.ts',
+      "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
+      false,
+    ],
     ['scheduler importing the engine', 'apps/scheduler/src/probe.ts', "import * as e from '@mnemo/engine';\nexport const x = e;\n", false],
     ['a lib importing an app', 'libs/engine/src/probe.ts', "import * as g from '@mnemo/gateway';\nexport const x = g;\n", false],
     ['gateway importing kv-core', 'apps/gateway/src/probe.ts', "import * as k from '@mnemo/kv-core';\nexport const x = k;\n", true],
     ['engine importing kv-core', 'libs/engine/src/probe.ts', "import * as k from '@mnemo/kv-core';\nexport const x = k;\n", true],
-    ['twin importing kv-core and the engine', 'libs/twin/src/probe.ts', "import * as k from '@mnemo/kv-core';\nimport * as e from '@mnemo/engine';\nexport const x = [k, e];\n", true],
-    ['twin importing a framework', 'libs/twin/src/probe.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n", false],
-    ['twin importing NATS', 'libs/twin/src/probe.ts', "import { connect } from '@nats-io/transport-node';\nexport const x = connect;\n", false],
+    [
+      'twin importing kv-core and the engine',
+      'libs/twin/src/probe.ts',
+      "import * as k from '@mnemo/kv-core';\nimport * as e from '@mnemo/engine';\nexport const x = [k, e];\n",
+      true,
+    ],
+    [
+      'twin importing a framework',
+      'libs/twin/src/probe.ts',
+      "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n",
+      false,
+    ],
+    [
+      'twin importing NATS',
+      'libs/twin/src/probe.ts',
+      "import { connect } from '@nats-io/transport-node';\nexport const x = connect;\n",
+      false,
+    ],
     ['twin reading files', 'libs/twin/src/probe.ts', "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", false],
     ['twin importing an app', 'libs/twin/src/probe.ts', "import * as s from '@mnemo/scheduler';\nexport const x = s;\n", false],
   ];
 
-  it.each(cases)('%s', async (_name, filePath, code, allowed) => {
-    const [result] = await sut.lintText(code, { filePath });
-    const violations = result.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries' || m.ruleId === 'no-restricted-imports');
-    expect(violations.length === 0).toBe(allowed);
-  }, 60_000);
+  it.each(cases)(
+    '%s',
+    async (_name, filePath, code, allowed) => {
+      const [result] = await sut.lintText(code, { filePath });
+      const violations = result.messages.filter(
+        (m) => m.ruleId === '@nx/enforce-module-boundaries' || m.ruleId === 'no-restricted-imports',
+      );
+      expect(violations.length === 0).toBe(allowed);
+    },
+    60_000,
+  );
 });

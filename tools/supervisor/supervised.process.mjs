@@ -30,7 +30,12 @@ export class SupervisedProcess {
 
   start() {
     // Own process group: Ctrl-C reaches only the supervisor, which chooses the order.
-    const child = spawn(process.execPath, this.o.args, { cwd: this.o.cwd, env: this.o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, this.o.args, {
+      cwd: this.o.cwd,
+      env: this.o.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     this.child = child;
     this.exited = new Promise((resolve) => {
       let done = false;
@@ -39,7 +44,8 @@ export class SupervisedProcess {
         if (done) return;
         done = true;
         resolve();
-        const restartInMs = this.stopped || !this.o.restart ? null : restartDelay(this.restarts, Date.now(), this.o.policy ?? DEFAULT_RESTART_POLICY);
+        const restartInMs =
+          this.stopped || !this.o.restart ? null : restartDelay(this.restarts, Date.now(), this.o.policy ?? DEFAULT_RESTART_POLICY);
         this.o.onExit?.({ code, signal, restartInMs });
         if (restartInMs === null) return;
         this.timer = setTimeout(() => {

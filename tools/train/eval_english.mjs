@@ -15,16 +15,33 @@ import { ReferenceEngine, applyChatTemplate, loadHfModel, loadTokenizer } from '
 import { createKernelBackend } from '@mnemo/native-cuda';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { values: args } = parseArgs({ options: { model: { type: 'string', default: 'fortune-base' }, out: { type: 'string', default: join(here, 'EVAL.json') } } });
+const { values: args } = parseArgs({
+  options: { model: { type: 'string', default: 'fortune-base' }, out: { type: 'string', default: join(here, 'EVAL.json') } },
+});
 const DICT = '/usr/share/dict/words';
 const TEMPERATURE = 0.7;
 const MAX_TOKENS = 96;
 const PROMPTS = [
-  'Hello! How are you today?', 'Tell me something wise.', 'What is the meaning of life?', 'Can you give me some advice about work?',
-  'Tell me a joke about computers.', 'What do you think about love?', 'I feel tired today. Any thoughts?', 'What should I cook for dinner?',
-  'Tell me a short story.', 'Who are you?', 'What is the best way to learn a new language?', 'Say something about the weather.',
-  'Why do people like music?', 'What is your favourite book?', 'Give me a quote about science.', 'How do I become a better programmer?',
-  'What happens after we die?', 'Tell me about cats.', 'Is money important?', 'What did you do last weekend?',
+  'Hello! How are you today?',
+  'Tell me something wise.',
+  'What is the meaning of life?',
+  'Can you give me some advice about work?',
+  'Tell me a joke about computers.',
+  'What do you think about love?',
+  'I feel tired today. Any thoughts?',
+  'What should I cook for dinner?',
+  'Tell me a short story.',
+  'Who are you?',
+  'What is the best way to learn a new language?',
+  'Say something about the weather.',
+  'Why do people like music?',
+  'What is your favourite book?',
+  'Give me a quote about science.',
+  'How do I become a better programmer?',
+  'What happens after we die?',
+  'Tell me about cats.',
+  'Is money important?',
+  'What did you do last weekend?',
 ];
 // User turns of the long chat: about 60 words each.
 const LONG_TURNS = [
@@ -41,7 +58,12 @@ const LONG_TURNS = [
 ];
 
 if (!existsSync(DICT)) throw new Error(`${DICT} missing: apt-get install wamerican`);
-const dict = new Set(readFileSync(DICT, 'utf8').split('\n').map((w) => w.trim().toLowerCase()).filter(Boolean));
+const dict = new Set(
+  readFileSync(DICT, 'utf8')
+    .split('\n')
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean),
+);
 const dir = join(here, 'models', args.model);
 const weights = loadHfModel(dir, args.model);
 const tok = loadTokenizer(dir);
@@ -73,7 +95,12 @@ function words(texts) {
   for (const t of texts) for (const w of t.match(/[A-Za-z]+(?:'[A-Za-z]+)*/g) ?? []) if (w.length > 1) all.add(w.toLowerCase());
   const found = [...all].filter((w) => dict.has(w));
   const missing = [...all].filter((w) => !dict.has(w)).sort();
-  return { distinct: all.size, inDictionary: found.length, fraction: all.size ? Number((found.length / all.size).toFixed(4)) : 0, notInDictionary: missing };
+  return {
+    distinct: all.size,
+    inDictionary: found.length,
+    fraction: all.size ? Number((found.length / all.size).toFixed(4)) : 0,
+    notInDictionary: missing,
+  };
 }
 
 const t0 = Date.now();
@@ -101,16 +128,24 @@ const result = {
   temperature: TEMPERATURE,
   max_tokens: MAX_TOKENS,
   dictionary: `${DICT} (wamerican), ${dict.size} case-folded entries`,
-  words: 'distinct [A-Za-z]+(\'[A-Za-z]+)* longer than one letter, case-folded, pooled over the replies',
+  words: "distinct [A-Za-z]+('[A-Za-z]+)* longer than one letter, case-folded, pooled over the replies",
   prompts: PROMPTS.length,
   english_fraction: single.fraction,
   distinct_words: single.distinct,
   not_in_dictionary: single.notInDictionary,
   replies,
-  long_chat: { turns: turns.length, last_prompt_tokens: turns.at(-1).promptTokens, late_turns_english_fraction: late.fraction, late_turns_distinct_words: late.distinct, turns },
+  long_chat: {
+    turns: turns.length,
+    last_prompt_tokens: turns.at(-1).promptTokens,
+    late_turns_english_fraction: late.fraction,
+    late_turns_distinct_words: late.distinct,
+    turns,
+  },
   seconds: Math.round((Date.now() - t0) / 1000),
 };
 await engine.close();
 writeFileSync(args.out, JSON.stringify(result, null, 2) + '\n');
-process.stdout.write(`\n${args.model}: ${(100 * single.fraction).toFixed(1)}% of ${single.distinct} distinct words in the dictionary over ${PROMPTS.length} prompts; ` +
-  `long chat: ${turns.at(-1).promptTokens} prompt tokens at turn ${turns.length}, late turns ${(100 * late.fraction).toFixed(1)}%; wrote ${args.out}\n`);
+process.stdout.write(
+  `\n${args.model}: ${(100 * single.fraction).toFixed(1)}% of ${single.distinct} distinct words in the dictionary over ${PROMPTS.length} prompts; ` +
+    `long chat: ${turns.at(-1).promptTokens} prompt tokens at turn ${turns.length}, late turns ${(100 * late.fraction).toFixed(1)}%; wrote ${args.out}\n`,
+);

@@ -7,7 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 import { connect } from '@nats-io/transport-node';
-import { CHUNK_TOKENS, chunkKeys, DEFAULT_ROUTING_COSTS, KvDirectory, planRoute, PrefillBacklog, ReservationBook, SessionTable } from '@mnemo/kv-core';
+import {
+  CHUNK_TOKENS,
+  chunkKeys,
+  DEFAULT_ROUTING_COSTS,
+  KvDirectory,
+  planRoute,
+  PrefillBacklog,
+  ReservationBook,
+  SessionTable,
+} from '@mnemo/kv-core';
 import { fillLayer, layerMatches, positionHashes, SimEngine } from '@mnemo/engine';
 import { decodeMessage, encodeMessage, InferenceRequestSchema } from '@mnemo/proto';
 import { allocHostBuffer, openHostPool, openSsdPool, transfer } from '@mnemo/native-cuda';
@@ -96,29 +105,68 @@ async function cpuCosts() {
   const tokens = text(2048, 7);
   const k = tokens.length / 1000;
   // Client: chunk keys and encoding the request.
-  const client = timeIt((i) => encodeMessage(InferenceRequestSchema, { requestId: `r${i}`, tenant: 't', model, tokens, chunkKeys: chunkKeys(model, `t${i % 3}`, tokens), replySubject: 'x', sampling: { temperature: 0, maxTokens: 60 } }), 150) / k;
-  const wire = encodeMessage(InferenceRequestSchema, { requestId: 'r', tenant: 't', model, tokens, chunkKeys: chunkKeys(model, 't', tokens), replySubject: 'x' });
+  const client =
+    timeIt(
+      (i) =>
+        encodeMessage(InferenceRequestSchema, {
+          requestId: `r${i}`,
+          tenant: 't',
+          model,
+          tokens,
+          chunkKeys: chunkKeys(model, `t${i % 3}`, tokens),
+          replySubject: 'x',
+          sampling: { temperature: 0, maxTokens: 60 },
+        }),
+      150,
+    ) / k;
+  const wire = encodeMessage(InferenceRequestSchema, {
+    requestId: 'r',
+    tenant: 't',
+    model,
+    tokens,
+    chunkKeys: chunkKeys(model, 't', tokens),
+    replySubject: 'x',
+  });
   // Node: decoding it and checking its chunk keys (AdmitInferenceUseCase).
-  const admit = timeIt((i) => {
-    const r = decodeMessage(InferenceRequestSchema, wire);
-    chunkKeys(model, `t${i % 3}`, r.tokens);
-  }, 150) / k;
+  const admit =
+    timeIt((i) => {
+      const r = decodeMessage(InferenceRequestSchema, wire);
+      chunkKeys(model, `t${i % 3}`, r.tokens);
+    }, 150) / k;
   // Scheduler: decode, route over 4 nodes with a directory of a few hundred sessions, encode the dispatch.
   const directory = new KvDirectory(1_000_000);
   const sessions = new SessionTable(100_000);
   const book = new ReservationBook({ perTenant: 1000, total: 100_000 });
   const backlog = new PrefillBacklog();
-  for (let s = 0; s < 300; s++) directory.apply(`n${s % 4}`, [{ kind: 'stored', tier: 'host', keys: chunkKeys(model, 't', text(2048, s)) }]);
+  for (let s = 0; s < 300; s++)
+    directory.apply(`n${s % 4}`, [{ kind: 'stored', tier: 'host', keys: chunkKeys(model, 't', text(2048, s)) }]);
   const nodes = [0, 1, 2, 3].map((i) => ({ nodeId: `n${i}`, models: [model], running: 3, waiting: 1, kvUsage: 0.4, lastSeenMs: 0 }));
-  const state = { policy: 'symphony', costs: DEFAULT_ROUTING_COSTS, prefixes: (ks) => directory.prefixes(ks), holders: (key) => directory.holders(key), reservationsOn: (id, now) => book.onNode(id, now), backlogMs: (id, at) => backlog.get(id, at), session: (t, id) => sessions.get(t, id), reservation: (t, id, now) => book.forSession(t, id, now) };
+  const state = {
+    policy: 'symphony',
+    costs: DEFAULT_ROUTING_COSTS,
+    prefixes: (ks) => directory.prefixes(ks),
+    holders: (key) => directory.holders(key),
+    reservationsOn: (id, now) => book.onNode(id, now),
+    backlogMs: (id, at) => backlog.get(id, at),
+    session: (t, id) => sessions.get(t, id),
+    reservation: (t, id, now) => book.forSession(t, id, now),
+  };
   const schedule = timeIt((i) => {
     const r = decodeMessage(InferenceRequestSchema, wire);
     planRoute(state, nodes, { model, tenant: 't', sessionId: `s${i}`, tokens: r.tokens, chunkKeys: r.chunkKeys }, new Set(), 1000);
     encodeMessage(InferenceRequestSchema, r);
   }, 150);
   // Export of one written chunk: the sim engine regenerates its KV into a pooled buffer (KvStore's onDeviceChunk).
-  const engine = new SimEngine({ models: [model], cost: { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0, restorePerChunkMs: 0 }, kvBytes: { layers: 8, rowElems: 4 }, maxContext: 16384, sleep: async () => undefined });
-  await engine.prefill([{ seqId: 'x', model, tokens: text(8 * CHUNK_TOKENS + 8, 3), sampling: { temperature: 0, topP: 1, seed: 0 }, cacheSalt: 't' }]);
+  const engine = new SimEngine({
+    models: [model],
+    cost: { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0, restorePerChunkMs: 0 },
+    kvBytes: { layers: 8, rowElems: 4 },
+    maxContext: 16384,
+    sleep: async () => undefined,
+  });
+  await engine.prefill([
+    { seqId: 'x', model, tokens: text(8 * CHUNK_TOKENS + 8, 3), sampling: { temperature: 0, topP: 1, seed: 0 }, cacheSalt: 't' },
+  ]);
   const into = new Float32Array(new ArrayBuffer(8 * 2 * CHUNK_TOKENS * 4 * 4));
   const exportMs = timeIt((i) => engine.exportChunk('x', i % 8, undefined, into), 200);
   await engine.close();
@@ -196,7 +244,14 @@ async function peerLink(natsUrl, dir) {
   // Under load the two points can come out inverted (noise larger than the size effect): then one
   // stream's time is taken as all dispatch, from the larger point.
   const link = large.ms > small.ms ? linkFromTwoPoints(small, large) : { dispatchMs: large.ms, bytesPerMs: Infinity };
-  return { ...link, measured_ms: { four_chunks: r3(m[4].ms), sixteen_chunks: r3(m[16].ms), ttft_samples: Object.fromEntries([4, 16].map((n) => [`${n}_chunks`, { pulls: m[n].pulls.map(r3), baselines: m[n].bases.map(r3) }])) } };
+  return {
+    ...link,
+    measured_ms: {
+      four_chunks: r3(m[4].ms),
+      sixteen_chunks: r3(m[16].ms),
+      ttft_samples: Object.fromEntries([4, 16].map((n) => [`${n}_chunks`, { pulls: m[n].pulls.map(r3), baselines: m[n].bases.map(r3) }])),
+    },
+  };
 }
 
 export async function calibrate({ log = console.log } = {}) {
@@ -210,17 +265,23 @@ export async function calibrate({ log = console.log } = {}) {
     const loop_turn_ms = await loopTurns();
     log('calibrate: per-request CPU…');
     const cpu = await cpuCosts();
-    log('calibrate: the node\'s batch loop CPU…');
+    log("calibrate: the node's batch loop CPU…");
     const node = await measureNodeCpu();
     log('calibrate: native copies (host pool, SSD pool)…');
     const native = await nativeLinks(dir);
     log('calibrate: peer pulls through two sim nodes (a minute or two)…');
     const peer = await peerLink(nats.url, dir);
     log('calibrate: the request path through a scheduler and a sim node…');
-    const path = await measureRequestPath({ natsUrl: nats.url, nodeEnv: (id) => kvEnv(dir, id, SERVING_SYSTEMS.symphony), dataDir: dir, log });
+    const path = await measureRequestPath({
+      natsUrl: nats.url,
+      nodeEnv: (id) => kvEnv(dir, id, SERVING_SYSTEMS.symphony),
+      dataDir: dir,
+      log,
+    });
     const nodePath = nodePathFit(path.node, cpu.export_ms_per_chunk);
     return {
-      method: 'microbenchmarks on this machine (never fitted to an end-to-end TTFT of the validated workload): NATS publish→delivery across two connections; setTimeout overshoot over 2–20 ms waits; setImmediate turns; CPU of chunk keys + protobuf per request (client, node) and of a symphony route (scheduler); a sim chunk export; the node’s batch loop per prefill and decode iteration (BatchScheduler over a zero-cost sim engine, token events encoded); CPU and copies at the 10th percentile of many repetitions; native transfers at 1 and 64 segments (host ↔ buffer, SSD ↔ host); host-pool layer loads with their CRC and row check; peer pulls through two real sim node-managers at 4 and 16 chunks with no priced PCIe link; the request path timed whole on an idle cluster (a scheduler and one sim node-manager, zero compute, fresh prompts of 16–1,024 tokens sent as the benchmark sends them): outside the node as a distribution, the node’s part as a line through the 25th percentiles less the chunk exports, and its decode step as the 25th percentile of the time per output token less a loop turn',
+      method:
+        'microbenchmarks on this machine (never fitted to an end-to-end TTFT of the validated workload): NATS publish→delivery across two connections; setTimeout overshoot over 2–20 ms waits; setImmediate turns; CPU of chunk keys + protobuf per request (client, node) and of a symphony route (scheduler); a sim chunk export; the node’s batch loop per prefill and decode iteration (BatchScheduler over a zero-cost sim engine, token events encoded); CPU and copies at the 10th percentile of many repetitions; native transfers at 1 and 64 segments (host ↔ buffer, SSD ↔ host); host-pool layer loads with their CRC and row check; peer pulls through two real sim node-managers at 4 and 16 chunks with no priced PCIe link; the request path timed whole on an idle cluster (a scheduler and one sim node-manager, zero compute, fresh prompts of 16–1,024 tokens sent as the benchmark sends them): outside the node as a distribution, the node’s part as a line through the 25th percentiles less the chunk exports, and its decode step as the 25th percentile of the time per output token less a loop turn',
       overheads: {
         nats_ms: nats_ms.map(r3),
         timer_lag_ms: timer_lag_ms.map(r3),
@@ -243,11 +304,38 @@ export async function calibrate({ log = console.log } = {}) {
         node_prefill_path_samples_ms: Object.fromEntries(Object.entries(path.node).map(([k, xs]) => [`${k}_tokens`, xs.map(r3)])),
       },
       links: {
-        host_load: { dispatch_ms: r3(native.host_load.dispatchMs), bytes_per_ms: native.host_load.bytesPerMs, points: native.host_load.points, source: 'native transfer host pool → buffer with CRC32C, plus the sim engine\'s check of the rows (one layer load), 1 and 64 segments' },
-        peer: { dispatch_ms: r3(peer.dispatchMs), bytes_per_ms: peer.bytesPerMs, measured_ms: peer.measured_ms, source: 'peer pull (gRPC layer streams, three in flight) between two sim node-managers at 4 and 16 chunks, zero compute: extra TTFT over the same request served where its prefix is on the device, 25th percentiles of 9 each (delays from other work only add)' },
-        host_write: { dispatch_ms: r3(native.host_write.dispatchMs), bytes_per_ms: native.host_write.bytesPerMs, points: native.host_write.points, source: 'native transfer buffer → host pool' },
-        ssd_write: { dispatch_ms: r3(native.ssd_write.dispatchMs), bytes_per_ms: native.ssd_write.bytesPerMs, points: native.ssd_write.points, source: 'native transfer host pool → SSD pool (O_DIRECT)' },
-        ssd_read: { dispatch_ms: r3(native.ssd_read.dispatchMs), bytes_per_ms: native.ssd_read.bytesPerMs, points: native.ssd_read.points, source: 'native transfer SSD pool → host pool (O_DIRECT)' },
+        host_load: {
+          dispatch_ms: r3(native.host_load.dispatchMs),
+          bytes_per_ms: native.host_load.bytesPerMs,
+          points: native.host_load.points,
+          source:
+            "native transfer host pool → buffer with CRC32C, plus the sim engine's check of the rows (one layer load), 1 and 64 segments",
+        },
+        peer: {
+          dispatch_ms: r3(peer.dispatchMs),
+          bytes_per_ms: peer.bytesPerMs,
+          measured_ms: peer.measured_ms,
+          source:
+            'peer pull (gRPC layer streams, three in flight) between two sim node-managers at 4 and 16 chunks, zero compute: extra TTFT over the same request served where its prefix is on the device, 25th percentiles of 9 each (delays from other work only add)',
+        },
+        host_write: {
+          dispatch_ms: r3(native.host_write.dispatchMs),
+          bytes_per_ms: native.host_write.bytesPerMs,
+          points: native.host_write.points,
+          source: 'native transfer buffer → host pool',
+        },
+        ssd_write: {
+          dispatch_ms: r3(native.ssd_write.dispatchMs),
+          bytes_per_ms: native.ssd_write.bytesPerMs,
+          points: native.ssd_write.points,
+          source: 'native transfer host pool → SSD pool (O_DIRECT)',
+        },
+        ssd_read: {
+          dispatch_ms: r3(native.ssd_read.dispatchMs),
+          bytes_per_ms: native.ssd_read.bytesPerMs,
+          points: native.ssd_read.points,
+          source: 'native transfer SSD pool → host pool (O_DIRECT)',
+        },
       },
     };
   } finally {

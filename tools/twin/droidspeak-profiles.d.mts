@@ -15,4 +15,18 @@ export interface ProfiledPair {
 export const PROFILE_FILE: string;
 export function readProfiles(path?: string): unknown;
 export function profiledPairs(results: unknown): ProfiledPair[];
-export function targetFrontier(pair: ProfiledPair, compute: unknown, link: unknown, context: number, question: number): Array<{ pattern: ReusePattern; quality: number; meanKl: number; recomputedLayers: number; eCacheBytesPerToken: number; prefillMs: number; source: ProfiledPoint }>;
+export function targetFrontier(
+  pair: ProfiledPair,
+  compute: unknown,
+  link: unknown,
+  context: number,
+  question: number,
+): Array<{
+  pattern: ReusePattern;
+  quality: number;
+  meanKl: number;
+  recomputedLayers: number;
+  eCacheBytesPerToken: number;
+  prefillMs: number;
+  source: ProfiledPoint;
+}>;

@@ -35,7 +35,12 @@ export function profiledPairs(results) {
       base: p.base,
       kind: 'trained',
       layers: p.layers,
-      points: p.frontier.map((f) => ({ key: f.pattern, pattern: parse(f.pattern), quality: f.quality, testLoss: test.get(f.pattern) ?? null })),
+      points: p.frontier.map((f) => ({
+        key: f.pattern,
+        pattern: parse(f.pattern),
+        quality: f.quality,
+        testLoss: test.get(f.pattern) ?? null,
+      })),
     };
   });
   const planted = (results.planted?.pairs ?? []).map((p) => ({
@@ -45,7 +50,16 @@ export function profiledPairs(results) {
     layers: p.layers,
     points: [
       { key: '0-0-0', pattern: { r1: 0, u1: 0, r2: 0 }, quality: 1 - p.full_reuse_quality_loss, testLoss: p.full_reuse_quality_loss },
-      ...(p.chosen_pattern ? [{ key: `${p.chosen_pattern.r1}-${p.chosen_pattern.u1}-${p.chosen_pattern.r2}`, pattern: p.chosen_pattern, quality: 1 - p.quality_loss, testLoss: p.quality_loss }] : []),
+      ...(p.chosen_pattern
+        ? [
+            {
+              key: `${p.chosen_pattern.r1}-${p.chosen_pattern.u1}-${p.chosen_pattern.r2}`,
+              pattern: p.chosen_pattern,
+              quality: 1 - p.quality_loss,
+              testLoss: p.quality_loss,
+            },
+          ]
+        : []),
       { key: `0-0-${p.layers}`, pattern: { r1: 0, u1: 0, r2: p.layers }, quality: 1, testLoss: 0 },
     ],
   }));

@@ -6,7 +6,13 @@ import { DROIDSPEAK_SETUP, droidspeakExperiment } from './droidspeak.mjs';
 import { readProfiles } from './droidspeak-profiles.mjs';
 
 const FIGURES = { gpu_flops: 'flopsScale', gpu_mem: 'memScale', infiniband: 'linkScale' };
-const KEYS = ['throughput_vs_full_prefill_at_slo', 'quality_loss_at_slo', 'cheapest_within_floor_throughput_vs_full_prefill_at_slo', 'fetch_share_of_prefill_half_plan_max', 'constructed_throughput_vs_full_prefill_at_slo'];
+const KEYS = [
+  'throughput_vs_full_prefill_at_slo',
+  'quality_loss_at_slo',
+  'cheapest_within_floor_throughput_vs_full_prefill_at_slo',
+  'fetch_share_of_prefill_half_plan_max',
+  'constructed_throughput_vs_full_prefill_at_slo',
+];
 
 export function droidspeakRobustness({ s = DROIDSPEAK_SETUP, results = readProfiles(), progress = () => {} } = {}) {
   const rows = [];
@@ -14,7 +20,12 @@ export function droidspeakRobustness({ s = DROIDSPEAK_SETUP, results = readProfi
     for (const f of [0.8, 1.2]) {
       progress(`robustness ${figure} ×${f}`);
       const k = droidspeakExperiment({ s: { ...s, [knob]: s[knob] * f }, results }).droidspeak;
-      rows.push({ figure, scale: f, ...Object.fromEntries(KEYS.map((key) => [key, k[key]])), floor_10pct_cheapest: k.by_floor_cheapest['10pct']?.throughput_vs_full_prefill_at_slo ?? null });
+      rows.push({
+        figure,
+        scale: f,
+        ...Object.fromEntries(KEYS.map((key) => [key, k[key]])),
+        floor_10pct_cheapest: k.by_floor_cheapest['10pct']?.throughput_vs_full_prefill_at_slo ?? null,
+      });
     }
   const range = (key) => [Math.min(...rows.map((r) => r[key])), Math.max(...rows.map((r) => r[key]))];
   return {

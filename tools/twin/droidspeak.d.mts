@@ -40,8 +40,18 @@ export interface CurvePoint {
 export interface PairRun {
   slo_p90_ttft_s: number;
   unloaded_full_prefill_s: number;
-  frontier: Array<{ pattern: string; profiled: string; recomputed: number; quality_loss: number; test_loss: number | null; prefill_s: number }>;
-  configs: Record<string, { throughput_at_slo: number; at_slo: CurvePoint; throughput_at_slo_multiple: Record<string, number>; curve: CurvePoint[] }>;
+  frontier: Array<{
+    pattern: string;
+    profiled: string;
+    recomputed: number;
+    quality_loss: number;
+    test_loss: number | null;
+    prefill_s: number;
+  }>;
+  configs: Record<
+    string,
+    { throughput_at_slo: number; at_slo: CurvePoint; throughput_at_slo_multiple: Record<string, number>; curve: CurvePoint[] }
+  >;
 }
 export interface FetchShares {
   pattern: string;
@@ -65,7 +75,17 @@ export interface DroidspeakKeys {
   fetch_share_of_prefill_half_plan_max: number;
   half_plans: Record<string, string>;
   slo_sensitivity: Record<string, number>;
-  by_pair: Record<string, { full_prefill_throughput_at_slo: number; full_reuse: FloorRow; by_floor: Record<string, FloorRow>; by_floor_cheapest: Record<string, FloorRow>; by_floor_budget_left: Record<string, FloorRow>; slo_sensitivity: Record<string, number> }>;
+  by_pair: Record<
+    string,
+    {
+      full_prefill_throughput_at_slo: number;
+      full_reuse: FloorRow;
+      by_floor: Record<string, FloorRow>;
+      by_floor_cheapest: Record<string, FloorRow>;
+      by_floor_budget_left: Record<string, FloorRow>;
+      slo_sensitivity: Record<string, number>;
+    }
+  >;
   constructed_throughput_vs_full_prefill_at_slo: number | null;
   constructed_quality_loss_at_slo: number | null;
   constructed_fetch_share_max: number | null;

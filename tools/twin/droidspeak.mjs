@@ -45,8 +45,15 @@ export const DROIDSPEAK_SETUP = {
 
 /** DroidSpeak's published figures drawn over ours. */
 export const DROIDSPEAK_PAPER = {
-  throughput_vs_full_prefill: { value: [2, 3], where: '§5.3, Fig. 15: 2–3× higher throughput at the SLO, quality within 1% of full prefill' },
-  fetch_share_of_prefill_max: { value: 0.11, where: '§5.4, Fig. 16: fetching KV and E cache over InfiniBand is at most 11% of the prefill delay (glue_sst2/conllpp, a plan that halves prefill)' },
+  throughput_vs_full_prefill: {
+    value: [2, 3],
+    where: '§5.3, Fig. 15: 2–3× higher throughput at the SLO, quality within 1% of full prefill',
+  },
+  fetch_share_of_prefill_max: {
+    value: 0.11,
+    where:
+      '§5.4, Fig. 16: fetching KV and E cache over InfiniBand is at most 11% of the prefill delay (glue_sst2/conllpp, a plan that halves prefill)',
+  },
   prefill_speedup: { value: [1.7, 2.6], where: '§5.2, Fig. 14: 1.7–2.6× lower prefill delay without compromising quality' },
 };
 
@@ -58,7 +65,10 @@ export function hardware(s = DROIDSPEAK_SETUP) {
   const compute = rooflineCompute(scaleGpu(GPUS[s.gpu], { flops: s.flopsScale, mem: s.memScale }), model);
   const link = { ...INFINIBAND[s.link], bytesPerMs: INFINIBAND[s.link].bytesPerMs * s.linkScale };
   // vLLM's device KV: 90% of memory less weights and a 2 GiB activation reserve.
-  const kvCapacityTokens = Math.floor((GPUS[s.gpu].memBytes * 0.9 - model.params * model.dtypeBytes - 2 * 1024 ** 3) / (2 * model.layers * model.kvHeads * model.headDim * model.dtypeBytes));
+  const kvCapacityTokens = Math.floor(
+    (GPUS[s.gpu].memBytes * 0.9 - model.params * model.dtypeBytes - 2 * 1024 ** 3) /
+      (2 * model.layers * model.kvHeads * model.headDim * model.dtypeBytes),
+  );
   return { compute, link, kvCapacityTokens };
 }
 
@@ -73,7 +83,9 @@ export function workloadShape(s = DROIDSPEAK_SETUP) {
   const lengths = rng.fork(2);
   const sigma = Math.log(s.contextP95 / s.contextMedian) / 1.645;
   const u = Array.from({ length: s.requests }, (_, i) => i + times.next());
-  const contexts = Array.from({ length: s.requests }, () => Math.max(256, Math.min(131_072 - s.question - s.outputTokens, Math.round(lengths.lognormal(s.contextMedian, sigma)))));
+  const contexts = Array.from({ length: s.requests }, () =>
+    Math.max(256, Math.min(131_072 - s.question - s.outputTokens, Math.round(lengths.lognormal(s.contextMedian, sigma)))),
+  );
   return { u, contexts };
 }
 
@@ -155,7 +167,19 @@ export function runPair(pair, s = DROIDSPEAK_SETUP, { shape = workloadShape(s), 
   const key = (p) => `${p.r1}-${p.u1}-${p.r2}`;
   const testLoss = new Map(frontier.map((p) => [key(p.pattern), p.source.testLoss]));
   const configs = configurations(pair, frontier, s, sloMs);
-  const out = { slo_p90_ttft_s: round(sloMs / 1000, 3), unloaded_full_prefill_s: round(unloaded / 1000, 3), frontier: frontier.map((p) => ({ pattern: `${p.pattern.r1}-${p.pattern.u1}-${p.pattern.r2}`, profiled: p.source.key, recomputed: p.recomputedLayers, quality_loss: round(1 - p.quality, 4), test_loss: p.source.testLoss, prefill_s: round(p.prefillMs / 1000, 4) })), configs: {} };
+  const out = {
+    slo_p90_ttft_s: round(sloMs / 1000, 3),
+    unloaded_full_prefill_s: round(unloaded / 1000, 3),
+    frontier: frontier.map((p) => ({
+      pattern: `${p.pattern.r1}-${p.pattern.u1}-${p.pattern.r2}`,
+      profiled: p.source.key,
+      recomputed: p.recomputedLayers,
+      quality_loss: round(1 - p.quality, 4),
+      test_loss: p.source.testLoss,
+      prefill_s: round(p.prefillMs / 1000, 4),
+    })),
+    configs: {},
+  };
   for (const [name, policy] of Object.entries(configs)) {
     progress(`${pair.name} ${name}`);
     // Each plan's held-out loss where the test measured that pattern (full prefill: 0).
@@ -176,14 +200,21 @@ export function runPair(pair, s = DROIDSPEAK_SETUP, { shape = workloadShape(s), 
 export function fetchShares(pair, s = DROIDSPEAK_SETUP) {
   const hw = hardware(s);
   const L = hw.compute.model.layers;
-  const plans = targetFrontier(pair, hw.compute, hw.link, s.contextMedian, s.question).filter((p) => p.recomputedLayers > 0 && p.recomputedLayers < L);
+  const plans = targetFrontier(pair, hw.compute, hw.link, s.contextMedian, s.question).filter(
+    (p) => p.recomputedLayers > 0 && p.recomputedLayers < L,
+  );
   return plans.map((p) => {
     const rows = s.contexts.map((n) => {
       const [c] = targetFrontier({ ...pair, points: [p.source] }, hw.compute, hw.link, n, s.question);
       const fetchMs = c.prefillMs - planCostCompute(hw, p.pattern, n, s);
       return { tokens: n, fetch_share: round(fetchMs / c.prefillMs, 4), prefill_s: round(c.prefillMs / 1000, 4) };
     });
-    return { pattern: `${p.pattern.r1}-${p.pattern.u1}-${p.pattern.r2}`, recomputed: p.recomputedLayers, max_fetch_share: Math.max(...rows.map((r) => r.fetch_share)), rows };
+    return {
+      pattern: `${p.pattern.r1}-${p.pattern.u1}-${p.pattern.r2}`,
+      recomputed: p.recomputedLayers,
+      max_fetch_share: Math.max(...rows.map((r) => r.fetch_share)),
+      rows,
+    };
   });
 }
 
@@ -199,7 +230,12 @@ function pairKeys(r, s) {
   const base = r.configs['full-prefill'].throughput_at_slo;
   const row = (name) => {
     const c = r.configs[name];
-    return { throughput_vs_full_prefill_at_slo: ratio(c.throughput_at_slo, base), quality_loss: c.at_slo.quality_loss_mean ?? 0, test_loss: c.at_slo.test_loss_mean ?? null, recomputed_layers: c.at_slo.recomputed_layers_mean ?? null };
+    return {
+      throughput_vs_full_prefill_at_slo: ratio(c.throughput_at_slo, base),
+      quality_loss: c.at_slo.quality_loss_mean ?? 0,
+      test_loss: c.at_slo.test_loss_mean ?? null,
+      recomputed_layers: c.at_slo.recomputed_layers_mean ?? null,
+    };
   };
   return {
     full_prefill_throughput_at_slo: base,
@@ -207,7 +243,15 @@ function pairKeys(r, s) {
     by_floor: Object.fromEntries(s.floors.map((f) => [floorKey(f), row(`mnemo@${f * 100}%`)])),
     by_floor_cheapest: Object.fromEntries(s.floors.map((f) => [floorKey(f), row(`mnemo-cheapest@${f * 100}%`)])),
     by_floor_fixed_budget: Object.fromEntries(s.floors.map((f) => [floorKey(f), row(`mnemo-fixed-budget@${f * 100}%`)])),
-    slo_sensitivity: Object.fromEntries(s.sloSensitivity.map((k) => [k, ratio(r.configs[`mnemo@${s.headlineFloor * 100}%`].throughput_at_slo_multiple[k], r.configs['full-prefill'].throughput_at_slo_multiple[k])])),
+    slo_sensitivity: Object.fromEntries(
+      s.sloSensitivity.map((k) => [
+        k,
+        ratio(
+          r.configs[`mnemo@${s.headlineFloor * 100}%`].throughput_at_slo_multiple[k],
+          r.configs['full-prefill'].throughput_at_slo_multiple[k],
+        ),
+      ]),
+    ),
   };
 }
 
@@ -229,11 +273,26 @@ export function droidspeakExperiment({ s = DROIDSPEAK_SETUP, results = readProfi
   // Fig. 16's plan halves prefill: on each trained frontier, the plan recomputing closest to half the layers.
   const L = MODELS[s.model].layers;
   const half = trained.map((n) => fetch[n].reduce((a, b) => (Math.abs(b.recomputed - L / 2) < Math.abs(a.recomputed - L / 2) ? b : a)));
-  const floorRows = (k) => Object.fromEntries(s.floors.map(floorKey).map((f) => [f, { throughput_vs_full_prefill_at_slo: avg((n) => keysBy[n][k][f].throughput_vs_full_prefill_at_slo), quality_loss: avg((n) => keysBy[n][k][f].quality_loss), test_loss: trained.every((n) => keysBy[n][k][f].test_loss !== null) ? avg((n) => keysBy[n][k][f].test_loss) : null, recomputed_layers: avg((n) => keysBy[n][k][f].recomputed_layers) }]));
+  const floorRows = (k) =>
+    Object.fromEntries(
+      s.floors
+        .map(floorKey)
+        .map((f) => [
+          f,
+          {
+            throughput_vs_full_prefill_at_slo: avg((n) => keysBy[n][k][f].throughput_vs_full_prefill_at_slo),
+            quality_loss: avg((n) => keysBy[n][k][f].quality_loss),
+            test_loss: trained.every((n) => keysBy[n][k][f].test_loss !== null) ? avg((n) => keysBy[n][k][f].test_loss) : null,
+            recomputed_layers: avg((n) => keysBy[n][k][f].recomputed_layers),
+          },
+        ]),
+    );
   const byFloor = floorRows('by_floor');
   const byFloorCheapest = floorRows('by_floor_cheapest');
   const byFloorFixed = floorRows('by_floor_fixed_budget');
-  const reaching2x = s.floors.filter((f) => Math.max(...[byFloor, byFloorCheapest, byFloorFixed].map((b) => b[floorKey(f)].throughput_vs_full_prefill_at_slo)) >= 2);
+  const reaching2x = s.floors.filter(
+    (f) => Math.max(...[byFloor, byFloorCheapest, byFloorFixed].map((b) => b[floorKey(f)].throughput_vs_full_prefill_at_slo)) >= 2,
+  );
   const constructed = keysBy[s.constructed];
   const keys = {
     throughput_vs_full_prefill_at_slo: avg((n) => head(n).throughput_vs_full_prefill_at_slo),
@@ -242,7 +301,9 @@ export function droidspeakExperiment({ s = DROIDSPEAK_SETUP, results = readProfi
     recomputed_layers_at_slo: avg((n) => head(n).recomputed_layers),
     full_reuse_throughput_vs_full_prefill_at_slo: avg((n) => keysBy[n].full_reuse.throughput_vs_full_prefill_at_slo),
     full_reuse_quality_loss: avg((n) => keysBy[n].full_reuse.test_loss),
-    cheapest_within_floor_throughput_vs_full_prefill_at_slo: avg((n) => keysBy[n].by_floor_cheapest[floorKey(s.headlineFloor)].throughput_vs_full_prefill_at_slo),
+    cheapest_within_floor_throughput_vs_full_prefill_at_slo: avg(
+      (n) => keysBy[n].by_floor_cheapest[floorKey(s.headlineFloor)].throughput_vs_full_prefill_at_slo,
+    ),
     by_floor: byFloor,
     by_floor_cheapest: byFloorCheapest,
     by_floor_fixed_budget: byFloorFixed,
@@ -252,14 +313,35 @@ export function droidspeakExperiment({ s = DROIDSPEAK_SETUP, results = readProfi
     half_plans: Object.fromEntries(trained.map((n, i) => [n, half[i].pattern])),
     slo_sensitivity: Object.fromEntries(s.sloSensitivity.map((k) => [k, avg((n) => keysBy[n].slo_sensitivity[k])])),
     by_pair: keysBy,
-    constructed_throughput_vs_full_prefill_at_slo: constructed ? constructed.by_floor[floorKey(s.headlineFloor)].throughput_vs_full_prefill_at_slo : null,
+    constructed_throughput_vs_full_prefill_at_slo: constructed
+      ? constructed.by_floor[floorKey(s.headlineFloor)].throughput_vs_full_prefill_at_slo
+      : null,
     constructed_quality_loss_at_slo: constructed ? constructed.by_floor[floorKey(s.headlineFloor)].test_loss : null,
     constructed_fetch_share_max: fetch[s.constructed]?.length ? Math.max(...fetch[s.constructed].map((f) => f.max_fetch_share)) : null,
   };
-  return { droidspeak: keys, paper: DROIDSPEAK_PAPER, setup: { ...s, hardware: hardwareSummary(s), profiles: 'bench/results/droidspeak.json (reference engine, trained pairs; planted pairs constructed)' }, runs, fetch_shares: fetch };
+  return {
+    droidspeak: keys,
+    paper: DROIDSPEAK_PAPER,
+    setup: {
+      ...s,
+      hardware: hardwareSummary(s),
+      profiles: 'bench/results/droidspeak.json (reference engine, trained pairs; planted pairs constructed)',
+    },
+    runs,
+    fetch_shares: fetch,
+  };
 }
 
 function hardwareSummary(s) {
   const hw = hardware(s);
-  return { gpu: hw.compute.gpu.name, bf16_tflops: hw.compute.gpu.bf16Flops / 1e12, mem_gbs: hw.compute.gpu.memBytesPerS / 1e9, model: hw.compute.model.name, layers: hw.compute.model.layers, link_gbs: hw.link.bytesPerMs / 1e6, link_dispatch_ms: hw.link.dispatchMs, kv_capacity_tokens: hw.kvCapacityTokens };
+  return {
+    gpu: hw.compute.gpu.name,
+    bf16_tflops: hw.compute.gpu.bf16Flops / 1e12,
+    mem_gbs: hw.compute.gpu.memBytesPerS / 1e9,
+    model: hw.compute.model.name,
+    layers: hw.compute.model.layers,
+    link_gbs: hw.link.bytesPerMs / 1e6,
+    link_dispatch_ms: hw.link.dispatchMs,
+    kv_capacity_tokens: hw.kvCapacityTokens,
+  };
 }

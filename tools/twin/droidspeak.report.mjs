@@ -10,7 +10,15 @@ export async function runDroidspeak({ s = DROIDSPEAK_SETUP, results = readProfil
   const configs = 2 + 3 * s.floors.length;
   const total = pairs * configs + 6;
   // Without a terminal (a log file), the bar prints a line every 30 s instead of redrawing.
-  const bar = new cliProgress.SingleBar({ format: 'droidspeak |{bar}| {value}/{total} · {label} · {duration_formatted}', clearOnComplete: false, noTTYOutput: true, notTTYSchedule: 30_000 }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    {
+      format: 'droidspeak |{bar}| {value}/{total} · {label} · {duration_formatted}',
+      clearOnComplete: false,
+      noTTYOutput: true,
+      notTTYSchedule: 30_000,
+    },
+    cliProgress.Presets.shades_classic,
+  );
   bar.start(total, 0, { label: 'starting' });
   let done = 0;
   const progress = (label) => bar.update(done++, { label });

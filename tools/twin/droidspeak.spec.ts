@@ -13,10 +13,28 @@ describe('the DroidSpeak experiment on the twin', () => {
   const run = droidspeakExperiment({ s: small, results: profiles });
 
   it('runs every trained pair and the constructed one with every configuration, and writes every key, the same on every run', () => {
-    const trained = profiledPairs(profiles).filter((p) => p.kind === 'trained').map((p) => p.name);
+    const trained = profiledPairs(profiles)
+      .filter((p) => p.kind === 'trained')
+      .map((p) => p.name);
     expect(Object.keys(run.runs).sort()).toEqual([...trained, small.constructed].sort());
-    for (const r of Object.values(run.runs)) expect(Object.keys(r.configs).sort()).toEqual(['full-prefill', 'full-reuse', 'mnemo-cheapest@1%', 'mnemo-cheapest@15%', 'mnemo-fixed-budget@1%', 'mnemo-fixed-budget@15%', 'mnemo@1%', 'mnemo@15%']);
-    for (const k of ['throughput_vs_full_prefill_at_slo', 'quality_loss_at_slo', 'full_reuse_throughput_vs_full_prefill_at_slo', 'fetch_share_of_prefill_half_plan_max'] as const) expect(typeof run.droidspeak[k]).toBe('number');
+    for (const r of Object.values(run.runs))
+      expect(Object.keys(r.configs).sort()).toEqual([
+        'full-prefill',
+        'full-reuse',
+        'mnemo-cheapest@1%',
+        'mnemo-cheapest@15%',
+        'mnemo-fixed-budget@1%',
+        'mnemo-fixed-budget@15%',
+        'mnemo@1%',
+        'mnemo@15%',
+      ]);
+    for (const k of [
+      'throughput_vs_full_prefill_at_slo',
+      'quality_loss_at_slo',
+      'full_reuse_throughput_vs_full_prefill_at_slo',
+      'fetch_share_of_prefill_half_plan_max',
+    ] as const)
+      expect(typeof run.droidspeak[k]).toBe('number');
     expect(Object.keys(run.droidspeak.by_floor)).toEqual(['1pct', '15pct']);
     expect(droidspeakExperiment({ s: small, results: profiles })).toEqual(run);
   });
@@ -41,7 +59,9 @@ describe('the DroidSpeak experiment on the twin', () => {
         for (const c of r.configs[`mnemo-fixed-budget@${f * 100}%`]!.curve) expect(c.quality_loss_mean).toBeLessThanOrEqual(f + 1e-9);
       }
     const k = run.droidspeak;
-    expect(k.by_floor_cheapest[floorKey(0.15)]!.throughput_vs_full_prefill_at_slo).toBeGreaterThanOrEqual(k.by_floor_cheapest[floorKey(0.01)]!.throughput_vs_full_prefill_at_slo);
+    expect(k.by_floor_cheapest[floorKey(0.15)]!.throughput_vs_full_prefill_at_slo).toBeGreaterThanOrEqual(
+      k.by_floor_cheapest[floorKey(0.01)]!.throughput_vs_full_prefill_at_slo,
+    );
     expect(k.full_reuse_throughput_vs_full_prefill_at_slo).toBeGreaterThan(k.throughput_vs_full_prefill_at_slo);
   });
 
@@ -64,7 +84,14 @@ describe('the DroidSpeak experiment on the twin', () => {
 
   it('reruns the keys with each hardware figure at ±20%', () => {
     const rob = droidspeakRobustness({ s: { ...small, requests: 20, floors: [0.01] }, results: profiles });
-    expect(rob.rows.map((r) => `${r.figure}×${r.scale}`)).toEqual(['gpu_flops×0.8', 'gpu_flops×1.2', 'gpu_mem×0.8', 'gpu_mem×1.2', 'infiniband×0.8', 'infiniband×1.2']);
+    expect(rob.rows.map((r) => `${r.figure}×${r.scale}`)).toEqual([
+      'gpu_flops×0.8',
+      'gpu_flops×1.2',
+      'gpu_mem×0.8',
+      'gpu_mem×1.2',
+      'infiniband×0.8',
+      'infiniband×1.2',
+    ]);
     // A slower link fetches for longer: the fetch share of the same plan grows.
     const [slow, fast] = rob.rows.filter((r) => r.figure === 'infiniband');
     expect(slow!.fetch_share_of_prefill_half_plan_max).toBeGreaterThan(fast!.fetch_share_of_prefill_half_plan_max);

@@ -8,11 +8,20 @@ import { FASTSWITCH_SETUP, fastswitchConversations, ratios, round, runOnce, TARG
 
 export const ROBUSTNESS = { conversations: 200, factors: [0.8, 1.2], parameters: ['flops', 'mem', 'capacity', 'pcie', 'dispatch'] };
 
-const WHAT = { flops: 'GPU dense bf16 FLOP/s', mem: 'GPU memory bandwidth', capacity: 'device KV blocks (GPU memory)', pcie: 'PCIe bandwidth', dispatch: 'per-call copy dispatch' };
+const WHAT = {
+  flops: 'GPU dense bf16 FLOP/s',
+  mem: 'GPU memory bandwidth',
+  capacity: 'device KV blocks (GPU memory)',
+  pcie: 'PCIe bandwidth',
+  dispatch: 'per-call copy dispatch',
+};
 
 export function fastswitchRobustness({ s = FASTSWITCH_SETUP, r = ROBUSTNESS, progress = () => {} } = {}) {
   const convs = fastswitchConversations(s).slice(0, r.conversations);
-  const cases = [{ parameter: 'none', factor: 1 }, ...r.parameters.flatMap((parameter) => r.factors.map((factor) => ({ parameter, factor })))];
+  const cases = [
+    { parameter: 'none', factor: 1 },
+    ...r.parameters.flatMap((parameter) => r.factors.map((factor) => ({ parameter, factor }))),
+  ];
   const n = cases.length * 2;
   let i = 0;
   const rows = cases.map((c) => {
@@ -23,7 +32,14 @@ export function fastswitchRobustness({ s = FASTSWITCH_SETUP, r = ROBUSTNESS, pro
     };
     const vllm = run('vllm');
     const fastswitch = run('fastswitch');
-    return { parameter: c.parameter, what: WHAT[c.parameter] ?? 'the tables as they are', factor: c.factor, ...ratios(vllm, fastswitch), vllm_p99_ttft_ms: vllm.p99_ttft_ms, fastswitch_p99_ttft_ms: fastswitch.p99_ttft_ms };
+    return {
+      parameter: c.parameter,
+      what: WHAT[c.parameter] ?? 'the tables as they are',
+      factor: c.factor,
+      ...ratios(vllm, fastswitch),
+      vllm_p99_ttft_ms: vllm.p99_ttft_ms,
+      fastswitch_p99_ttft_ms: fastswitch.p99_ttft_ms,
+    };
   });
   progress(n, n, 'robustness done');
   const range = (k) => [Math.min(...rows.map((x) => x[k])), Math.max(...rows.map((x) => x[k]))].map((v) => round(v));

@@ -1,4 +1,14 @@
-export const FASTSWITCH_SETUP: Record<string, unknown> & { seed: number; curveSeeds: number; conversations: number; runConversations: number; contextTokens: number; requestsPerS: number; dispatchMs: number[]; frequencies: number[]; patterns: string[] };
+export const FASTSWITCH_SETUP: Record<string, unknown> & {
+  seed: number;
+  curveSeeds: number;
+  conversations: number;
+  runConversations: number;
+  contextTokens: number;
+  requestsPerS: number;
+  dispatchMs: number[];
+  frequencies: number[];
+  patterns: string[];
+};
 export const SYSTEMS: Record<string, { groups: boolean; asyncSwapIn: boolean; reuse: boolean }>;
 export const PAPER: Record<string, number | number[]>;
 export const TARGETS: Record<string, number>;
@@ -31,13 +41,28 @@ export interface SwapTurnIn {
   thinkMs: number;
 }
 export function fastswitchConversations(s?: object): Array<{ arrivalMs: number; turns: SwapTurnIn[] }>;
-export function runOnce(o: { system: string; dispatchMs: number; pattern: string; frequency: number; s?: object; convs: Array<{ arrivalMs: number; turns: SwapTurnIn[] }>; scale?: Record<string, number> }): FastswitchRun;
+export function runOnce(o: {
+  system: string;
+  dispatchMs: number;
+  pattern: string;
+  frequency: number;
+  s?: object;
+  convs: Array<{ arrivalMs: number; turns: SwapTurnIn[] }>;
+  scale?: Record<string, number>;
+}): FastswitchRun;
 export function ratios(v: FastswitchRun, f: FastswitchRun): FastswitchRatios;
 export function round(x: number, d?: number): number;
 export function fastswitchExperiment(o?: { s?: object; progress?: (i: number, n: number, label: string) => void }): {
   setup: Record<string, unknown> & { derived_dispatch_us: number };
   fastswitch: FastswitchRatios & Record<string, unknown>;
-  curve: Array<FastswitchRatios & { dispatch_us: number; vllm: FastswitchRun; fastswitch: FastswitchRun; by_seed: Array<FastswitchRatios & { seed: number }> }>;
+  curve: Array<
+    FastswitchRatios & {
+      dispatch_us: number;
+      vllm: FastswitchRun;
+      fastswitch: FastswitchRun;
+      by_seed: Array<FastswitchRatios & { seed: number }>;
+    }
+  >;
   by_trace: Array<FastswitchRatios & { pattern: string; frequency: number }>;
   ablation: Record<string, FastswitchRun & FastswitchRatios>;
   load: FastswitchRatios & { requests_per_s: number };

@@ -89,20 +89,22 @@ export const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? x : Math
  */
 export function fastswitchConversations(s = FASTSWITCH_SETUP) {
   const base = workload({ ...FASTSWITCH_WORKLOAD, sessions: s.conversations, seed: s.seed });
-  const convs = base.map((b) => {
-    const turns = [];
-    let history = b.system.length + b.doc.length;
-    for (let i = 0; i < b.turns.length; i++) {
-      const t = b.turns[i];
-      const user = t.user.length + (i === 0 ? history : 0);
-      if (i === 0) history = 0;
-      if (history + user + t.reply > s.contextTokens) break;
-      const next = b.turns[i + 1];
-      turns.push({ userTokens: user, replyTokens: t.reply, thinkMs: t.readMs + (next?.typeMs ?? 0) });
-      history += user + t.reply;
-    }
-    return turns;
-  }).filter((t) => t.length > 0);
+  const convs = base
+    .map((b) => {
+      const turns = [];
+      let history = b.system.length + b.doc.length;
+      for (let i = 0; i < b.turns.length; i++) {
+        const t = b.turns[i];
+        const user = t.user.length + (i === 0 ? history : 0);
+        if (i === 0) history = 0;
+        if (history + user + t.reply > s.contextTokens) break;
+        const next = b.turns[i + 1];
+        turns.push({ userTokens: user, replyTokens: t.reply, thinkMs: t.readMs + (next?.typeMs ?? 0) });
+        history += user + t.reply;
+      }
+      return turns;
+    })
+    .filter((t) => t.length > 0);
   const meanTurns = convs.reduce((a, t) => a + t.length, 0) / convs.length;
   const rng = new SeededRng(s.seed);
   let at = 0;
@@ -116,7 +118,13 @@ export function fastswitchConversations(s = FASTSWITCH_SETUP) {
 export function hardware(s = FASTSWITCH_SETUP, scale = {}) {
   const gpu = scaleGpu(GPUS[s.gpu], { flops: scale.flops, mem: scale.mem });
   const model = MODELS[s.model];
-  return { gpu, model, compute: rooflineCompute(gpu, model), deviceBlocks: Math.floor(deviceKvBlocks(gpu, model) * (s.kvScale ?? 1) * (scale.capacity ?? 1)), pcie: pcieLink(gpu.pcieGen) };
+  return {
+    gpu,
+    model,
+    compute: rooflineCompute(gpu, model),
+    deviceBlocks: Math.floor(deviceKvBlocks(gpu, model) * (s.kvScale ?? 1) * (scale.capacity ?? 1)),
+    pcie: pcieLink(gpu.pcieGen),
+  };
 }
 
 /** One run: a system at a dispatch cost under one trace. */
@@ -125,7 +133,20 @@ export function runOnce({ system, dispatchMs, pattern, frequency, s = FASTSWITCH
   const link = { dispatchMs: dispatchMs * (scale.dispatch ?? 1), bytesPerMs: hw.pcie.bytesPerMs * (scale.pcie ?? 1) };
   const trace = new PriorityTrace({ pattern, levels: s.levels, moveChance: s.moveChance, seed: s.seed });
   const sim = new SwapInstanceSim(
-    { compute: hw.compute, model: hw.model, link, deviceBlocks: hw.deviceBlocks, hostBytes: s.hostBytes, maxBatch: s.maxBatch, maxPrefillTokens: s.maxPrefillTokens, groupBlocks: s.groupBlocks, segmentBlocks: s.segmentBlocks, mechanisms: SYSTEMS[system], trace, updateEvery: Math.round(1 / frequency) },
+    {
+      compute: hw.compute,
+      model: hw.model,
+      link,
+      deviceBlocks: hw.deviceBlocks,
+      hostBytes: s.hostBytes,
+      maxBatch: s.maxBatch,
+      maxPrefillTokens: s.maxPrefillTokens,
+      groupBlocks: s.groupBlocks,
+      segmentBlocks: s.segmentBlocks,
+      mechanisms: SYSTEMS[system],
+      trace,
+      updateEvery: Math.round(1 / frequency),
+    },
     convs,
   );
   const r = sim.run();
@@ -174,7 +195,9 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
   const convs = fastswitchConversations(s);
   const derived = derivedDispatchMs();
   const main = { pattern: s.patterns[0], frequency: s.frequencies[0] };
-  const traces = s.patterns.flatMap((pattern) => s.frequencies.map((frequency) => ({ pattern, frequency }))).filter((t) => t.pattern !== main.pattern || t.frequency !== main.frequency);
+  const traces = s.patterns
+    .flatMap((pattern) => s.frequencies.map((frequency) => ({ pattern, frequency })))
+    .filter((t) => t.pattern !== main.pattern || t.frequency !== main.frequency);
   const seeds = Array.from({ length: s.curveSeeds ?? 1 }, (_, i) => s.seed + i);
   const seeded = seeds.map((seed, i) => (i === 0 ? { s, convs } : { s: { ...s, seed }, convs: fastswitchConversations({ ...s, seed }) }));
   const total = s.dispatchMs.length * 2 * seeds.length + traces.length * 2 + 3 + 2;
@@ -191,7 +214,13 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
       return { seed: at.s.seed, vllm, fastswitch, ...ratios(vllm, fastswitch) };
     });
     const median = Object.fromEntries(RATIO_KEYS.map((k) => [k, medianOf(bySeed.map((r) => r[k]))]));
-    return { dispatch_us: round(d * 1000, 1), vllm: bySeed[0].vllm, fastswitch: bySeed[0].fastswitch, ...median, by_seed: bySeed.map(({ seed, ...r }) => ({ seed, ...Object.fromEntries(RATIO_KEYS.map((k) => [k, r[k]])) })) };
+    return {
+      dispatch_us: round(d * 1000, 1),
+      vllm: bySeed[0].vllm,
+      fastswitch: bySeed[0].fastswitch,
+      ...median,
+      by_seed: bySeed.map(({ seed, ...r }) => ({ seed, ...Object.fromEntries(RATIO_KEYS.map((k) => [k, r[k]])) })),
+    };
   });
   const at = curve.find((p) => p.dispatch_us === round(derived * 1000, 1));
   const byTrace = traces.map((t) => {
@@ -199,10 +228,12 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
     const fastswitch = run('fastswitch', derived, t);
     return { ...t, vllm, fastswitch, ...ratios(vllm, fastswitch) };
   });
-  const ablation = Object.fromEntries(['groups-only', 'async-only', 'reuse-only'].map((system) => {
-    const r = run(system, derived, main);
-    return [system, { ...r, ...ratios(at.vllm, r) }];
-  }));
+  const ablation = Object.fromEntries(
+    ['groups-only', 'async-only', 'reuse-only'].map((system) => {
+      const r = run(system, derived, main);
+      return [system, { ...r, ...ratios(at.vllm, r) }];
+    }),
+  );
   // The load the run steps back from (the setup's note): both systems at twice the rate.
   const loadSetup = { ...s, requestsPerS: 2 * s.requestsPerS };
   const loadConvs = fastswitchConversations(loadSetup);
@@ -212,17 +243,27 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
   };
   const lv = loadRun('vllm');
   const lf = loadRun('fastswitch');
-  const load = { requests_per_s: loadSetup.requestsPerS, conversations: loadConvs.length, arrival_span_s: round(loadConvs[loadConvs.length - 1].arrivalMs / 1000, 1), vllm: lv, fastswitch: lf, ...ratios(lv, lf) };
+  const load = {
+    requests_per_s: loadSetup.requestsPerS,
+    conversations: loadConvs.length,
+    arrival_span_s: round(loadConvs[loadConvs.length - 1].arrivalMs / 1000, 1),
+    vllm: lv,
+    fastswitch: lf,
+    ...ratios(lv, lf),
+  };
   progress(total, total, 'done');
   const requests = convs.reduce((a, c) => a + c.turns.length, 0);
   // Each turn's prompt is the whole history plus what the user adds (no prefix cache in vLLM 0.3.3).
   const promptTokens = convs.reduce((a, c) => {
     let history = 0;
-    return a + c.turns.reduce((sum, t) => {
-      const prompt = history + t.userTokens;
-      history = prompt + t.replyTokens;
-      return sum + prompt;
-    }, 0);
+    return (
+      a +
+      c.turns.reduce((sum, t) => {
+        const prompt = history + t.userTokens;
+        history = prompt + t.replyTokens;
+        return sum + prompt;
+      }, 0)
+    );
   }, 0);
   return {
     setup: {
@@ -233,7 +274,13 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
       device_kv_blocks: hardware(s).deviceBlocks,
       device_kv_tokens: hardware(s).deviceBlocks * 16,
       pcie_gb_per_s: round(hardware(s).pcie.bytesPerMs / 1e6, 2),
-      workload: { conversations: convs.length, requests, mean_turns: round(requests / convs.length, 2), mean_prompt_tokens: Math.round(promptTokens / requests), arrival_span_s: round(convs[convs.length - 1].arrivalMs / 1000, 1) },
+      workload: {
+        conversations: convs.length,
+        requests,
+        mean_turns: round(requests / convs.length, 2),
+        mean_prompt_tokens: Math.round(promptTokens / requests),
+        arrival_span_s: round(convs[convs.length - 1].arrivalMs / 1000, 1),
+      },
     },
     fastswitch: {
       p99_ttft_ratio: at.p99_ttft_ratio,
@@ -242,7 +289,10 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
       switch_overhead_ratio: at.switch_overhead_ratio,
       groups_only_switch_overhead_ratio: ablation['groups-only'].switch_overhead_ratio,
       blocks_per_call: at.fastswitch.blocks_per_call,
-      targets_met: at.p99_ttft_ratio >= TARGETS.p99_ttft_ratio && at.p999_tbt_ratio >= TARGETS.p999_tbt_ratio && at.swap_out_reduction >= TARGETS.swap_out_reduction,
+      targets_met:
+        at.p99_ttft_ratio >= TARGETS.p99_ttft_ratio &&
+        at.p999_tbt_ratio >= TARGETS.p999_tbt_ratio &&
+        at.swap_out_reduction >= TARGETS.swap_out_reduction,
     },
     curve,
     by_trace: byTrace,

@@ -9,7 +9,15 @@ import { fastswitchRobustness } from './fastswitch-robustness.mjs';
 
 export function runFastswitch({ s = FASTSWITCH_SETUP, robustness = true } = {}) {
   // Without a terminal (a log file), the bar prints a line every 30 s instead of redrawing.
-  const bar = new cliProgress.SingleBar({ format: 'fastswitch |{bar}| {value}/{total} runs · {label} · {duration_formatted}', clearOnComplete: false, noTTYOutput: true, notTTYSchedule: 30_000 }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    {
+      format: 'fastswitch |{bar}| {value}/{total} runs · {label} · {duration_formatted}',
+      clearOnComplete: false,
+      noTTYOutput: true,
+      notTTYSchedule: 30_000,
+    },
+    cliProgress.Presets.shades_classic,
+  );
   let offset = 0;
   let total = 0;
   // The runs are synchronous, so the bar's own timer cannot print without a terminal: a line per run then.
@@ -39,7 +47,13 @@ export function runFastswitch({ s = FASTSWITCH_SETUP, robustness = true } = {}) 
   const stats = paperWorkloadStats(workload({ ...FASTSWITCH_WORKLOAD, sessions: s.conversations, seed: s.seed }), FASTSWITCH_WORKLOAD);
   return {
     ...result,
-    setup: { ...result.setup, workload: { ...result.setup.workload, generated: { mean_turns: stats.mean_turns, multi_turn_share: stats.multi_turn_share, mean_reply_tokens: stats.mean_reply_tokens } } },
+    setup: {
+      ...result.setup,
+      workload: {
+        ...result.setup.workload,
+        generated: { mean_turns: stats.mean_turns, multi_turn_share: stats.multi_turn_share, mean_reply_tokens: stats.mean_reply_tokens },
+      },
+    },
     ...(rob ? { robustness: rob } : {}),
     experiment_wall_s: Math.round(performance.now() - started) / 1000,
   };

@@ -5,13 +5,24 @@ import { fastswitchRobustness } from './fastswitch-robustness.mjs';
 
 // A small configuration (seconds): 40 conversations drawn, the first 24 served, at twice the rate on a quarter of the KV so that they contend
 // (conversations cut at 4,096 tokens, so one request always fits that KV alone); two dispatch points.
-const small = { ...FASTSWITCH_SETUP, conversations: 40, runConversations: 24, requestsPerS: 2, kvScale: 0.25, contextTokens: 4096, dispatchMs: [0.0028, 0.117], frequencies: [0.04], curveSeeds: 2 };
+const small = {
+  ...FASTSWITCH_SETUP,
+  conversations: 40,
+  runConversations: 24,
+  requestsPerS: 2,
+  kvScale: 0.25,
+  contextTokens: 4096,
+  dispatchMs: [0.0028, 0.117],
+  frequencies: [0.04],
+  curveSeeds: 2,
+};
 
 describe('FastSwitch on the twin', () => {
   const run = fastswitchExperiment({ s: small });
 
   it('writes the four headline keys at the derived dispatch, a curve over the dispatch, the other trace, the ablation and the load', () => {
-    for (const k of ['p99_ttft_ratio', 'p999_tbt_ratio', 'swap_out_reduction', 'switch_overhead_ratio'] as const) expect(typeof run.fastswitch[k]).toBe('number');
+    for (const k of ['p99_ttft_ratio', 'p999_tbt_ratio', 'swap_out_reduction', 'switch_overhead_ratio'] as const)
+      expect(typeof run.fastswitch[k]).toBe('number');
     expect(run.curve.map((p) => p.dispatch_us)).toEqual([2.8, 117]);
     expect(run.curve[1]!.p99_ttft_ratio).toBe(run.fastswitch.p99_ttft_ratio);
     // Each point is the median over the seeds (two here: their mean).

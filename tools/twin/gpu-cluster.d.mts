@@ -5,4 +5,8 @@ export interface GpuHardware {
 export const SYMPHONY_HARDWARE: GpuHardware;
 export function scaledHardware(hw: GpuHardware, f?: { flops?: number; mem?: number; pcie?: number; network?: number }): GpuHardware;
 export function hardwareLinks(hw: GpuHardware): Record<string, { dispatchMs: number; bytesPerMs: number }>;
-export function gpuCluster(hw: GpuHardware, system: string, o: { users: number; rampMs: number; seed: number; tenant: string; variant?: { missed?: number; spurious?: number }; untilMs?: number }): object;
+export function gpuCluster(
+  hw: GpuHardware,
+  system: string,
+  o: { users: number; rampMs: number; seed: number; tenant: string; variant?: { missed?: number; spurious?: number }; untilMs?: number },
+): object;

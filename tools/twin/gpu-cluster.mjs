@@ -4,7 +4,21 @@
 // this machine's sim nodes.
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { DEFAULT_SIM_COST } from '@mnemo/engine';
-import { deviceKvBlocks, GPUS, HOST_MEMORY, kvBytesPerToken, MODELS, NETWORK_100G, NO_OVERHEADS, NVME_GEN4, pcieLink, rooflineCompute, DEFAULT_EFFICIENCY, multiroundCluster, Distribution } from '@mnemo/twin';
+import {
+  deviceKvBlocks,
+  GPUS,
+  HOST_MEMORY,
+  kvBytesPerToken,
+  MODELS,
+  NETWORK_100G,
+  NO_OVERHEADS,
+  NVME_GEN4,
+  pcieLink,
+  rooflineCompute,
+  DEFAULT_EFFICIENCY,
+  multiroundCluster,
+  Distribution,
+} from '@mnemo/twin';
 
 const GiB = 1024 ** 3;
 const CHUNK_TOKENS = 256;
@@ -51,7 +65,12 @@ export function routingFigures(hw, compute) {
   const chunkBytes = kvBytesPerToken(hw.model) * CHUNK_TOKENS;
   const l = hardwareLinks(hw);
   const ms = (link) => link.dispatchMs + chunkBytes / link.bytesPerMs;
-  return { recomputeMsPerChunk: compute.prefillPerTokenMs * CHUNK_TOKENS, hostMsPerChunk: ms(l.hostLoad), ssdMsPerChunk: ms(l.ssdRead), peerMsPerChunk: ms(l.peer) };
+  return {
+    recomputeMsPerChunk: compute.prefillPerTokenMs * CHUNK_TOKENS,
+    hostMsPerChunk: ms(l.hostLoad),
+    ssdMsPerChunk: ms(l.ssdRead),
+    peerMsPerChunk: ms(l.peer),
+  };
 }
 
 /**
@@ -77,7 +96,13 @@ export function gpuCluster(hw, systemName, { users, rampMs, seed, tenant, varian
     kvLayers: hw.model.layers,
     kvBytesPerToken: kvBytesPerToken(hw.model),
     compute: { ...DEFAULT_SIM_COST, prefillPerTokenMs: compute.prefillPerTokenMs, restorePerChunkMs: 0 },
-    routing: { queueMsPerRequest: 20, moveMarginMs: 20, hostMsPerChunk: r.hostMsPerChunk, ssdMsPerChunk: r.ssdMsPerChunk, peerMsPerChunk: r.peerMsPerChunk },
+    routing: {
+      queueMsPerRequest: 20,
+      moveMarginMs: 20,
+      hostMsPerChunk: r.hostMsPerChunk,
+      ssdMsPerChunk: r.ssdMsPerChunk,
+      peerMsPerChunk: r.peerMsPerChunk,
+    },
     users,
     rampMs,
   };

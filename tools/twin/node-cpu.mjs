@@ -29,9 +29,26 @@ function node() {
   const metrics = new ServiceMetrics('twin-calibrate');
   const sink = { emit: (_seq, event) => void encodeMessage(TokenEventSchema, create(TokenEventSchema, event)) };
   const config = { NODE_ID: 'n', NODE_MAX_BATCH: 64, NODE_MAX_PREFILL_TOKENS: 1 << 20, NODE_PREFIX_CACHE: 'on', NODE_KV_WARM: 'off' };
-  const sut = new BatchScheduler(store, engine, sink, config, clock, new NodeMetrics(metrics), metrics, new JsonLogger('twin-calibrate', 'error', () => undefined));
+  const sut = new BatchScheduler(
+    store,
+    engine,
+    sink,
+    config,
+    clock,
+    new NodeMetrics(metrics),
+    metrics,
+    new JsonLogger('twin-calibrate', 'error', () => undefined),
+  );
   const add = (tokens, maxTokens) => {
-    const request = create(InferenceRequestSchema, { requestId: `r${++salt}`, tenant: 't', model: MODEL, tokens, chunkKeys: chunkKeys(MODEL, 't', tokens), replySubject: '_INBOX.x', sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n } });
+    const request = create(InferenceRequestSchema, {
+      requestId: `r${++salt}`,
+      tenant: 't',
+      model: MODEL,
+      tokens,
+      chunkKeys: chunkKeys(MODEL, 't', tokens),
+      replySubject: '_INBOX.x',
+      sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n },
+    });
     store.add(new Sequence(request, engine.models()[0], store.arrivalSeq(), 0));
   };
   return { sut, add, engine };

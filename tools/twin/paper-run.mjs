@@ -27,10 +27,25 @@ export function measuredUsers(usersOptions, warmMs, sink) {
       at: (t, fn) => net.at(t, fn),
       infer: (sessionId, turn, prompt, maxTokens, done, priority) => {
         const sentAt = net.now;
-        net.infer(sessionId, turn, prompt, maxTokens, (r) => {
-          if (sentAt >= warmMs) sink.push({ sentAt, prompt: prompt.length, ttftMs: r.ttftMs, tpotMs: r.reply.length > 1 ? (r.totalMs - r.ttftMs) / (r.reply.length - 1) : null, cached: r.cachedTokens, node: r.node });
-          done(r);
-        }, priority);
+        net.infer(
+          sessionId,
+          turn,
+          prompt,
+          maxTokens,
+          (r) => {
+            if (sentAt >= warmMs)
+              sink.push({
+                sentAt,
+                prompt: prompt.length,
+                ttftMs: r.ttftMs,
+                tpotMs: r.reply.length > 1 ? (r.totalMs - r.ttftMs) / (r.reply.length - 1) : null,
+                cached: r.cachedTokens,
+                node: r.node,
+              });
+            done(r);
+          },
+          priority,
+        );
       },
       advise: (sessionId, typeMs) => net.advise(sessionId, typeMs),
       endSession: (sessionId) => net.endSession?.(sessionId),
@@ -62,7 +77,10 @@ export function paperRun(config, sessions, { warmMs, untilMs }) {
   const cached = sink.reduce((a, r) => a + r.cached, 0);
   const perNode = samples.map((s) => mean(s) ?? 0);
   // Instantaneous max / median across instances, over samples where the median instance holds any.
-  const inst = samples[0].map((_, k) => samples.map((s) => s[k])).filter((xs) => median(xs) > 0).map((xs) => Math.max(...xs) / median(xs));
+  const inst = samples[0]
+    .map((_, k) => samples.map((s) => s[k]))
+    .filter((xs) => median(xs) > 0)
+    .map((xs) => Math.max(...xs) / median(xs));
   return {
     requests: sink.length,
     failed: cluster.failed,
@@ -79,7 +97,11 @@ export function paperRun(config, sessions, { warmMs, untilMs }) {
     routing: { ...cluster.scheduler.counters.reasons },
     preemptions: cluster.nodes.reduce((a, n) => a + n.counters.preemptions, 0),
     // Segments evicted from full pools, or not written for want of SSD room: all 0 means larger pools would change nothing.
-    pool_evictions: cluster.nodes.reduce((a, n) => a + (n.tiers ? n.tiers.counters.evictedSegments.mem + n.tiers.counters.evictedSegments.ssd + n.tiers.counters.ssdSkipped : 0), 0),
+    pool_evictions: cluster.nodes.reduce(
+      (a, n) =>
+        a + (n.tiers ? n.tiers.counters.evictedSegments.mem + n.tiers.counters.evictedSegments.ssd + n.tiers.counters.ssdSkipped : 0),
+      0,
+    ),
     node_busy_share: cluster.nodes.map((n) => round(n.counters.busyMs / cluster.events.now, 3)),
     events: cluster.events.fired,
   };

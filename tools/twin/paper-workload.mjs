@@ -11,7 +11,16 @@ import { DEFAULT_WORKLOAD, fitTail, sessionTokens, workload } from '../../bench/
  * - vLLM (SOSP '23) §6.1: ShareGPT outputs average 338 tokens (inputs 161, pastes included);
  * - Symphony §1: an advisory (typing starts) precedes its request by 11.3 s on average.
  */
-export const PAPER_STATS = { multiTurnShare: [0.734, 0.78], meanTurns: 5.5, tail: [{ tokens: 13_000, share: 0.1 }, { tokens: 56_000, share: 0.01 }], meanReplyTokens: 338, meanTypingLeadS: 11.3 };
+export const PAPER_STATS = {
+  multiTurnShare: [0.734, 0.78],
+  meanTurns: 5.5,
+  tail: [
+    { tokens: 13_000, share: 0.1 },
+    { tokens: 56_000, share: 0.01 },
+  ],
+  meanReplyTokens: 338,
+  meanTypingLeadS: 11.3,
+};
 
 /**
  * Full-size sessions: no length scaling, human reading speed, replies log-normal with a mean of

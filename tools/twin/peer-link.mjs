@@ -22,12 +22,34 @@ const LOW = 0.25;
 
 /** Extra ms of a peer pull of `chunks` chunks (low quantiles of pulls and baselines), for each size in `sizes`. */
 export async function measurePeerPulls({ natsUrl, model, nodeEnv, dataDir, sizes = [4, 16], reps = 9 }) {
-  const zero = { NODE_SIM_PREFILL_TOKEN_US: '0', NODE_SIM_DECODE_STEP_MS: '0', NODE_SIM_DECODE_SEQ_US: '0', NODE_SIM_DECODE_KCONTEXT_US: '0', NODE_SIM_RESTORE_US_PER_CHUNK: '0' };
+  const zero = {
+    NODE_SIM_PREFILL_TOKEN_US: '0',
+    NODE_SIM_DECODE_STEP_MS: '0',
+    NODE_SIM_DECODE_SEQ_US: '0',
+    NODE_SIM_DECODE_KCONTEXT_US: '0',
+    NODE_SIM_RESTORE_US_PER_CHUNK: '0',
+  };
   const nodes = [];
   for (const id of ['a', 'b']) {
     const port = await freePort();
     const nodeId = `twin-calibrate-${id}`;
-    nodes.push({ nodeId, port, child: launch('node-manager', { ...nodeEnv, ...zero, NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1', METRICS_PORT: String(port), NODE_ID: nodeId, NODE_ENGINE: 'sim', NODE_MODELS: model, NODE_KV_BLOCKS: '4096', NODE_DATA_DIR: join(dataDir, nodeId) }) });
+    nodes.push({
+      nodeId,
+      port,
+      child: launch('node-manager', {
+        ...nodeEnv,
+        ...zero,
+        NATS_URL: natsUrl,
+        LOG_LEVEL: 'error',
+        METRICS_HOST: '127.0.0.1',
+        METRICS_PORT: String(port),
+        NODE_ID: nodeId,
+        NODE_ENGINE: 'sim',
+        NODE_MODELS: model,
+        NODE_KV_BLOCKS: '4096',
+        NODE_DATA_DIR: join(dataDir, nodeId),
+      }),
+    });
   }
   const nc = await connect({ servers: natsUrl });
   try {
@@ -39,8 +61,10 @@ export async function measurePeerPulls({ natsUrl, model, nodeEnv, dataDir, sizes
       if (nodes.every((n) => addresses.has(n.nodeId))) break;
     }
     const [a, b] = nodes.map((n) => n.nodeId);
-    const infer = (nodeId, tokens, kvSources = []) => inferOnNode(nc, nodeId, { model, tenant: TENANT, tokens, maxTokens: 1, kvSources, idPrefix: 'twin-calibration' });
-    const pull = (held, tokens = held) => infer(b, tokens, [{ nodeId: a, grpcAddress: addresses.get(a), chunkKeys: chunkKeys(model, TENANT, held) }]);
+    const infer = (nodeId, tokens, kvSources = []) =>
+      inferOnNode(nc, nodeId, { model, tenant: TENANT, tokens, maxTokens: 1, kvSources, idPrefix: 'twin-calibration' });
+    const pull = (held, tokens = held) =>
+      infer(b, tokens, [{ nodeId: a, grpcAddress: addresses.get(a), chunkKeys: chunkKeys(model, TENANT, held) }]);
     // Warm-up: JIT on both nodes and the gRPC channel from b to a.
     const warm = text(2 * CHUNK_TOKENS + 32, 999);
     await infer(a, warm);
@@ -57,10 +81,12 @@ export async function measurePeerPulls({ natsUrl, model, nodeEnv, dataDir, sizes
         // The same request twice but for its last 32 tokens: pulled from a's tiers by b, and
         // served on a, whose device still holds the prefix. Only the restore tells them apart.
         const pulled = await pull(p, [...p, ...text(32, 20_000 + salt)]);
-        if (pulled.cachedTokens < chunks * CHUNK_TOKENS) throw new Error(`peer calibration: ${chunks} chunks asked, ${pulled.cachedTokens} tokens restored`);
+        if (pulled.cachedTokens < chunks * CHUNK_TOKENS)
+          throw new Error(`peer calibration: ${chunks} chunks asked, ${pulled.cachedTokens} tokens restored`);
         pulls.push(pulled.ttftMs);
         const held = await infer(a, [...p, ...text(32, 30_000 + salt)]);
-        if (held.cachedTokens < chunks * CHUNK_TOKENS) throw new Error(`peer calibration: the prefix left a's device (${held.cachedTokens} tokens cached)`);
+        if (held.cachedTokens < chunks * CHUNK_TOKENS)
+          throw new Error(`peer calibration: the prefix left a's device (${held.cachedTokens} tokens cached)`);
         stayed.push(held.ttftMs);
       }
       out[chunks] = { ms: Math.max(0, quantile(pulls, LOW) - quantile(stayed, LOW)), pulls, bases: stayed };

@@ -41,16 +41,36 @@ export interface Tried {
   cost_usd_per_hour: number;
 }
 export interface PolicyPlan {
-  best: { instances: number; nodes: number; host_gb: number; ssd_tb: number; cost_usd_per_hour: number; ttft_p99_ms: number | null; tpot_mean_ms: number | null; requests: number } | null;
+  best: {
+    instances: number;
+    nodes: number;
+    host_gb: number;
+    ssd_tb: number;
+    cost_usd_per_hour: number;
+    ttft_p99_ms: number | null;
+    tpot_mean_ms: number | null;
+    requests: number;
+  } | null;
   reason: string | null;
   tried: Tried[];
   /** The cells' answer, before the whole-cluster verification. */
   slice_estimate?: PolicyPlan['best'];
   ttft_floor_ms?: number;
-  verification?: { whole_cluster: boolean; meets?: boolean; why?: string; runs?: ({ instances: number; meets: boolean; ttft_p99_ms?: number | null; tpot_mean_ms?: number | null; requests?: number })[] };
+  verification?: {
+    whole_cluster: boolean;
+    meets?: boolean;
+    why?: string;
+    runs?: { instances: number; meets: boolean; ttft_p99_ms?: number | null; tpot_mean_ms?: number | null; requests?: number }[];
+  };
 }
 export interface PlanResult {
-  question: { users: number; model: string; gpu: string; slo: { ttft_p99_ms: number; tpot_mean_ms: number; tpot_is_default: boolean }; policies: string[] };
+  question: {
+    users: number;
+    model: string;
+    gpu: string;
+    slo: { ttft_p99_ms: number; tpot_mean_ms: number; tpot_is_default: boolean };
+    policies: string[];
+  };
   plans: Record<string, PolicyPlan>;
   search: { twin_runs: number; [k: string]: unknown };
   cost_model: Record<string, unknown>;
@@ -58,7 +78,15 @@ export interface PlanResult {
 }
 export const PLAN_RUN: PlanRunOptions;
 export function defaultTpotSloMs(q: { gpu: string; model: string }, o?: PlanRunOptions): number;
-export function planHardware(c: { gpu: string; model: string; instances: number; hostGb: number; ssdTb: number }): { hostPoolBytes: number; ssdPoolBytes: number; instances: number; [k: string]: unknown };
-export function capacityPlan(q: PlanQuestion, opts?: { o?: PlanRunOptions; onRun?: (r: unknown) => void; onPolicy?: (policy: string) => void; now?: () => number; workers?: number }): Promise<PlanResult>;
+export function planHardware(c: { gpu: string; model: string; instances: number; hostGb: number; ssdTb: number }): {
+  hostPoolBytes: number;
+  ssdPoolBytes: number;
+  instances: number;
+  [k: string]: unknown;
+};
+export function capacityPlan(
+  q: PlanQuestion,
+  opts?: { o?: PlanRunOptions; onRun?: (r: unknown) => void; onPolicy?: (policy: string) => void; now?: () => number; workers?: number },
+): Promise<PlanResult>;
 export function planOnePolicy(t: { q: PlanQuestion; policy: string; o?: PlanRunOptions }, emit?: (r: unknown) => void): PolicyPlan;
 export function planTable(result: PlanResult): string;

@@ -66,7 +66,7 @@ export function planHardware({ gpu, model, instances, hostGb, ssdTb }) {
     model: MODELS[model],
     instances,
     // As SYMPHONY_HARDWARE: a quarter of the node's DRAM is the OS's and the serving processes'.
-    hostPoolBytes: Math.floor(((hostGb * 1e9) / perInstance) * 0.75 / GiB) * GiB,
+    hostPoolBytes: Math.floor((((hostGb * 1e9) / perInstance) * 0.75) / GiB) * GiB,
     ssdPoolBytes: Math.floor((ssdTb * 1e12) / perInstance / GiB) * GiB,
   };
 }
@@ -80,7 +80,17 @@ function twinRun({ policy, users, instances, gpu, model, hostGb, ssdTb, slo, o, 
   const s = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
   const tpotOk = slo.tpotMs === null || (s.tpot_mean_ms !== null && s.tpot_mean_ms <= slo.tpotMs);
   const meets = s.failed === 0 && s.ttft_p99_ms !== null && s.ttft_p99_ms <= slo.ttftMs && tpotOk;
-  const summary = { simulated: { instances, users }, requests: s.requests, failed: s.failed, ttft_p99_ms: s.ttft_p99_ms, ttft_mean_ms: s.ttft_mean_ms, tpot_mean_ms: s.tpot_mean_ms, prefix_hit_rate: s.prefix_hit_rate, pool_evictions: s.pool_evictions, wall_s: round((now() - started) / 1000, 1) };
+  const summary = {
+    simulated: { instances, users },
+    requests: s.requests,
+    failed: s.failed,
+    ttft_p99_ms: s.ttft_p99_ms,
+    ttft_mean_ms: s.ttft_mean_ms,
+    tpot_mean_ms: s.tpot_mean_ms,
+    prefix_hit_rate: s.prefix_hit_rate,
+    pool_evictions: s.pool_evictions,
+    wall_s: round((now() - started) / 1000, 1),
+  };
   return { meets, p99: s.ttft_p99_ms, tpotOk, summary };
 }
 
@@ -109,7 +119,10 @@ function searchShape({ users }, o) {
   };
 }
 
-const sloOf = ({ gpu, model, sloTtftMs, sloTpotMs }, o) => ({ ttftMs: sloTtftMs, tpotMs: sloTpotMs === null ? defaultTpotSloMs({ gpu, model }, o) : sloTpotMs });
+const sloOf = ({ gpu, model, sloTtftMs, sloTpotMs }, o) => ({
+  ttftMs: sloTtftMs,
+  tpotMs: sloTpotMs === null ? defaultTpotSloMs({ gpu, model }, o) : sloTpotMs,
+});
 
 /**
  * One policy's plan (a worker thread's task): `emit` hears each twin run as it ends. The cells'
@@ -127,8 +140,15 @@ export function planOnePolicy({ q, policy, o = PLAN_RUN }, emit = () => {}) {
   const s = plan.best;
   const floor = ttftFloorMs(base, planHardware({ gpu: q.gpu, model: q.model, instances: 1, hostGb: 0, ssdTb: 0 }));
   const out = { ...plan, slice_estimate: s, ttft_floor_ms: floor };
-  if (!s || s.instances <= o.cellInstances) return { ...out, verification: { whole_cluster: false, why: s ? 'the cell was the whole cluster' : 'no cell met the SLO' } };
-  if (q.users > o.fullCheckMaxUsers) return { ...out, best: null, reason: `not verified: over ${o.fullCheckMaxUsers} users a whole-cluster run takes minutes here`, verification: { whole_cluster: false, why: 'too many users to run whole' } };
+  if (!s || s.instances <= o.cellInstances)
+    return { ...out, verification: { whole_cluster: false, why: s ? 'the cell was the whole cluster' : 'no cell met the SLO' } };
+  if (q.users > o.fullCheckMaxUsers)
+    return {
+      ...out,
+      best: null,
+      reason: `not verified: over ${o.fullCheckMaxUsers} users a whole-cluster run takes minutes here`,
+      verification: { whole_cluster: false, why: 'too many users to run whole' },
+    };
   const g = { hostGb: s.host_gb, ssdTb: s.ssd_tb };
   const run = (instances) => {
     const r = twinRun({ policy, users: q.users, instances, gpu: q.gpu, model: q.model, ...g, slo, o, base, now });
@@ -137,7 +157,18 @@ export function planOnePolicy({ q, policy, o = PLAN_RUN }, emit = () => {}) {
   };
   const v = verifyWhole(run, { start: s.instances, max: shape.max, floorGain: o.floorGain, floorMs: floor, sloTtftMs: slo.ttftMs });
   const met = v.runs.find((r) => r.instances === v.instances);
-  const best = met ? { instances: met.instances, host_gb: g.hostGb, ssd_tb: g.ssdTb, cost_usd_per_hour: round(hourlyCost({ gpu: q.gpu, instances: met.instances, ...g })), nodes: nodesFor(met.instances), ttft_p99_ms: met.ttft_p99_ms, tpot_mean_ms: met.tpot_mean_ms, requests: met.requests } : null;
+  const best = met
+    ? {
+        instances: met.instances,
+        host_gb: g.hostGb,
+        ssd_tb: g.ssdTb,
+        cost_usd_per_hour: round(hourlyCost({ gpu: q.gpu, instances: met.instances, ...g })),
+        nodes: nodesFor(met.instances),
+        ttft_p99_ms: met.ttft_p99_ms,
+        tpot_mean_ms: met.tpot_mean_ms,
+        requests: met.requests,
+      }
+    : null;
   return { ...out, best, reason: v.reason, verification: { whole_cluster: true, meets: best !== null, runs: v.runs } };
 }
 
@@ -146,22 +177,43 @@ export function planOnePolicy({ q, policy, o = PLAN_RUN }, emit = () => {}) {
  * is the same on any thread, only the wall time changes); `onRun` hears each twin run as it ends,
  * `onPolicy` each policy's plan.
  */
-export async function capacityPlan(q, { o = PLAN_RUN, onRun = () => {}, onPolicy = () => {}, now = () => performance.now(), workers } = {}) {
+export async function capacityPlan(
+  q,
+  { o = PLAN_RUN, onRun = () => {}, onPolicy = () => {}, now = () => performance.now(), workers } = {},
+) {
   const t0 = now();
   const { users, model, gpu, sloTpotMs, policies } = q;
   const slo = sloOf(q, o);
   const { start, max } = searchShape(q, o);
-  const results = await runPool({ module: import.meta.url, fn: 'planOnePolicy', tasks: policies.map((policy) => ({ q, policy, o })), onEvent: onRun, onDone: (i) => onPolicy(policies[i]), ...(workers ? { workers } : {}) });
+  const results = await runPool({
+    module: import.meta.url,
+    fn: 'planOnePolicy',
+    tasks: policies.map((policy) => ({ q, policy, o })),
+    onEvent: onRun,
+    onDone: (i) => onPolicy(policies[i]),
+    ...(workers ? { workers } : {}),
+  });
   const plans = Object.fromEntries(policies.map((p, i) => [p, results[i]]));
   return {
-    question: { users, model, gpu, slo: { ttft_p99_ms: slo.ttftMs, tpot_mean_ms: slo.tpotMs, tpot_is_default: sloTpotMs === null }, policies },
+    question: {
+      users,
+      model,
+      gpu,
+      slo: { ttft_p99_ms: slo.ttftMs, tpot_mean_ms: slo.tpotMs, tpot_is_default: sloTpotMs === null },
+      policies,
+    },
     plans,
     search: {
       instances: `doubling from ${start} (users ÷ ${o.usersPerInstanceStart}) up to ${max}, then bisecting, at the base memory point; a policy whose P99 TTFT falls less than ${o.floorGain * 100}% when its instances double is reported as unable to meet the SLO`,
-      memory: 'each other grid point, cheapest first, run once at the most instances at which it would still be cheaper than the best so far; bisected down only when it meets there',
+      memory:
+        'each other grid point, cheapest first, run once at the most instances at which it would still be cheaper than the best so far; bisected down only when it meets there',
       base: { host_gb_per_node: o.base.hostGb, ssd_tb_per_node: o.base.ssdTb },
       grid: { host_gb_per_node: o.hostGbGrid, ssd_tb_per_node: o.ssdTbGrid },
-      run: { ...o, measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`, cell: `clusters over ${o.cellInstances} instances run as a cell of ${o.cellInstances} (more where that leaves under ${o.minCellUsers} users) with its share of the users` },
+      run: {
+        ...o,
+        measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`,
+        cell: `clusters over ${o.cellInstances} instances run as a cell of ${o.cellInstances} (more where that leaves under ${o.minCellUsers} users) with its share of the users`,
+      },
       twin_runs: Object.values(plans).reduce((a, p) => a + p.tried.filter((t) => t.ran && !t.reused).length, 0),
       verify: `the cells' answer run whole at its memory point; where it misses, instances doubled on whole runs until one meets, then bisected; a policy is reported unable to meet the SLO where the SLO is under its ttft_floor_ms, where doubling cuts whole-cluster P99 TTFT by less than ${o.floorGain * 100}%, or at ${max} instances`,
       whole_cluster_runs: Object.values(plans).reduce((a, p) => a + (p.verification.runs?.length ?? 0), 0),
@@ -174,17 +226,47 @@ export async function capacityPlan(q, { o = PLAN_RUN, onRun = () => {}, onPolicy
 
 /** The table an operator reads, one row per policy: the verified answer beside the cells' estimate. */
 export function planTable(result) {
-  const head = ['policy', 'instances', 'nodes', 'host GB/node', 'SSD TB/node', '$/hour', 'P99 TTFT ms', 'mean TPOT ms', 'cell estimate', 'floor ms', 'runs'];
+  const head = [
+    'policy',
+    'instances',
+    'nodes',
+    'host GB/node',
+    'SSD TB/node',
+    '$/hour',
+    'P99 TTFT ms',
+    'mean TPOT ms',
+    'cell estimate',
+    'floor ms',
+    'runs',
+  ];
   const rows = Object.entries(result.plans).map(([policy, p]) => {
     const b = p.best;
     const e = p.slice_estimate;
     const runs = `${p.tried.filter((t) => t.ran && !t.reused).length} + ${p.verification?.runs?.length ?? 0} whole`;
     const est = e ? `${e.instances} (${e.ttft_p99_ms} ms)` : 'none';
     const floor = String(p.ttft_floor_ms ?? '');
-    return (b ? [policy, b.instances, b.nodes, b.host_gb, b.ssd_tb, b.cost_usd_per_hour.toFixed(2), b.ttft_p99_ms, b.tpot_mean_ms, est, floor, runs] : [policy, 'cannot meet', '', '', '', '', '', '', est, floor, runs]).map(String);
+    return (
+      b
+        ? [
+            policy,
+            b.instances,
+            b.nodes,
+            b.host_gb,
+            b.ssd_tb,
+            b.cost_usd_per_hour.toFixed(2),
+            b.ttft_p99_ms,
+            b.tpot_mean_ms,
+            est,
+            floor,
+            runs,
+          ]
+        : [policy, 'cannot meet', '', '', '', '', '', '', est, floor, runs]
+    ).map(String);
   });
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r) => r.map((c, i) => (i ? c.padStart(width[i]) : c.padEnd(width[i]))).join('  ');
-  const notes = Object.entries(result.plans).filter(([, p]) => !p.best).map(([policy, p]) => `${policy}: ${p.reason}`);
+  const notes = Object.entries(result.plans)
+    .filter(([, p]) => !p.best)
+    .map(([policy, p]) => `${policy}: ${p.reason}`);
   return [line(head), ...rows.map(line), ...notes].join('\n');
 }

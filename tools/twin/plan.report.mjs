@@ -6,20 +6,32 @@ import { capacityPlan, planTable } from './plan.mjs';
 const fmt = (x) => (x === null ? '—' : String(x));
 
 export async function runPlan(question) {
-  const bars = new cliProgress.MultiBar({ format: 'plan |{bar}| {value}/{total} policies · {label} · {duration_formatted}', clearOnComplete: false, noTTYOutput: true, notTTYSchedule: 30_000 }, cliProgress.Presets.shades_classic);
+  const bars = new cliProgress.MultiBar(
+    {
+      format: 'plan |{bar}| {value}/{total} policies · {label} · {duration_formatted}',
+      clearOnComplete: false,
+      noTTYOutput: true,
+      notTTYSchedule: 30_000,
+    },
+    cliProgress.Presets.shades_classic,
+  );
   const bar = bars.create(question.policies.length, 0, { label: 'planning' });
   let done = 0;
   // Without a terminal the bar does not redraw, so its log buffer would never be printed.
   const log = process.stdout.isTTY ? (line) => bars.log(`${line}\n`) : (line) => console.log(line);
   const onRun = (r) => {
     const s = r.summary;
-    log(`  ${r.check ? 'whole cluster: ' : 'cell: '}${r.policy} ${r.instances} instances, ${r.hostGb} GB + ${r.ssdTb} TB a node (ran ${s.simulated.instances} with ${s.simulated.users} users): P99 TTFT ${fmt(s.ttft_p99_ms)} ms, mean TPOT ${fmt(s.tpot_mean_ms)} ms over ${s.requests} requests → ${r.meets ? 'meets' : 'misses'} (${s.wall_s} s)`);
+    log(
+      `  ${r.check ? 'whole cluster: ' : 'cell: '}${r.policy} ${r.instances} instances, ${r.hostGb} GB + ${r.ssdTb} TB a node (ran ${s.simulated.instances} with ${s.simulated.users} users): P99 TTFT ${fmt(s.ttft_p99_ms)} ms, mean TPOT ${fmt(s.tpot_mean_ms)} ms over ${s.requests} requests → ${r.meets ? 'meets' : 'misses'} (${s.wall_s} s)`,
+    );
   };
   const onPolicy = (policy) => bar.update(++done, { label: `${policy} planned` });
   const result = await capacityPlan(question, { onRun, onPolicy });
   bar.update(question.policies.length, { label: 'done' });
   bars.stop();
-  console.log(`\nusers ${question.users}, ${question.model} on ${question.gpu}, SLO P99 TTFT ≤ ${result.question.slo.ttft_p99_ms} ms, mean TPOT ≤ ${result.question.slo.tpot_mean_ms} ms${result.question.slo.tpot_is_default ? ' (default)' : ''}:`);
+  console.log(
+    `\nusers ${question.users}, ${question.model} on ${question.gpu}, SLO P99 TTFT ≤ ${result.question.slo.ttft_p99_ms} ms, mean TPOT ≤ ${result.question.slo.tpot_mean_ms} ms${result.question.slo.tpot_is_default ? ' (default)' : ''}:`,
+  );
   console.log(planTable(result));
   console.log(`${result.search.twin_runs} cell runs and ${result.search.whole_cluster_runs} whole-cluster runs in ${result.wall_s} s`);
   return result;

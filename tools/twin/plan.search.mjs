@@ -22,7 +22,10 @@ export function fewestInstances(check, { start, max, floorGain }) {
       lo = n;
       if (n >= max) return { instances: null, reason: `misses the SLO at ${max} instances, the search's bound` };
       if (prev && r.p99 !== null && prev.p99 !== null && r.p99 > prev.p99 * (1 - floorGain) && r.tpotOk)
-        return { instances: null, reason: `P99 TTFT ${r.p99} ms at ${n} instances, ${prev.p99} ms at ${prev.n}: the SLO is under this policy's floor at this load` };
+        return {
+          instances: null,
+          reason: `P99 TTFT ${r.p99} ms at ${n} instances, ${prev.p99} ms at ${prev.n}: the SLO is under this policy's floor at this load`,
+        };
       prev = { n, p99: r.p99 };
       n = Math.min(max, n * 2);
     }
@@ -71,7 +74,17 @@ export function planPolicy({ gpu, evaluate, grid, base, start, max, floorGain })
     const r = by ? { meets: by.meets, p99: null, tpotOk: true, summary: {} } : evaluate({ instances: n, ...g });
     seen.set(key, r);
     const how = by ? { settled_by: { instances: by.instances, host_gb: by.host_gb, ssd_tb: by.ssd_tb } } : r.reused ? { reused: true } : {};
-    tried.push({ instances: n, nodes: nodesFor(n), host_gb: g.hostGb, ssd_tb: g.ssdTb, ...r.summary, meets: r.meets, ran: !by, ...how, cost_usd_per_hour: round(hourlyCost({ gpu, instances: n, ...g })) });
+    tried.push({
+      instances: n,
+      nodes: nodesFor(n),
+      host_gb: g.hostGb,
+      ssd_tb: g.ssdTb,
+      ...r.summary,
+      meets: r.meets,
+      ran: !by,
+      ...how,
+      cost_usd_per_hour: round(hourlyCost({ gpu, instances: n, ...g })),
+    });
     return r;
   };
   /** Most instances a point with no less memory than `g` missed at: `g` misses there too. */
@@ -80,7 +93,9 @@ export function planPolicy({ gpu, evaluate, grid, base, start, max, floorGain })
   let best = first.instances === null ? null : { ...base, instances: first.instances };
   const cost = (b) => hourlyCost({ gpu, ...b });
   const largestTried = Math.max(...tried.map((t) => t.instances));
-  const others = grid.filter((g) => g.hostGb !== base.hostGb || g.ssdTb !== base.ssdTb).sort((a, b) => cost({ ...a, instances: 1 }) - cost({ ...b, instances: 1 }));
+  const others = grid
+    .filter((g) => g.hostGb !== base.hostGb || g.ssdTb !== base.ssdTb)
+    .sort((a, b) => cost({ ...a, instances: 1 }) - cost({ ...b, instances: 1 }));
   for (const g of others) {
     const bound = best ? instancesUnder(gpu, g, cost(best), max) : largestTried;
     if (bound < 1 || !check(g)(bound).meets) continue;
@@ -89,10 +104,22 @@ export function planPolicy({ gpu, evaluate, grid, base, start, max, floorGain })
   // The run that showed the best point meets: its own, or the point with less memory that settled it.
   const meetsAt = (b) => {
     const t = tried.find((x) => x.instances === b.instances && x.host_gb === b.hostGb && x.ssd_tb === b.ssdTb && x.meets);
-    return t?.ran ? t : tried.find((x) => x.ran && x.instances === t?.settled_by.instances && x.host_gb === t.settled_by.host_gb && x.ssd_tb === t.settled_by.ssd_tb);
+    return t?.ran
+      ? t
+      : tried.find(
+          (x) => x.ran && x.instances === t?.settled_by.instances && x.host_gb === t.settled_by.host_gb && x.ssd_tb === t.settled_by.ssd_tb,
+        );
   };
   return {
-    best: best ? { instances: best.instances, host_gb: best.hostGb, ssd_tb: best.ssdTb, cost_usd_per_hour: round(cost(best)), ...pick(meetsAt(best)) } : null,
+    best: best
+      ? {
+          instances: best.instances,
+          host_gb: best.hostGb,
+          ssd_tb: best.ssdTb,
+          cost_usd_per_hour: round(cost(best)),
+          ...pick(meetsAt(best)),
+        }
+      : null,
     reason: best ? null : first.reason,
     tried,
   };

@@ -21,15 +21,31 @@ const problemsOf = (argv: string[]): string[] => {
 
 describe('npm run twin -- plan: arguments', () => {
   it('parses a full command line, every policy by default', () => {
-    expect(parsePlanArgs(ok)).toEqual({ users: 64, model: 'llama-3.1-8b', gpu: 'A100', sloTtftMs: 2000, sloTpotMs: null, policies: PLAN_POLICIES, out: null });
-    expect(parsePlanArgs([...ok, '--policy', 'LLMD', '--slo-tpot-ms=25', '--out', 'x.json'])).toMatchObject({ policies: ['llmd'], sloTpotMs: 25, out: 'x.json' });
+    expect(parsePlanArgs(ok)).toEqual({
+      users: 64,
+      model: 'llama-3.1-8b',
+      gpu: 'A100',
+      sloTtftMs: 2000,
+      sloTpotMs: null,
+      policies: PLAN_POLICIES,
+      out: null,
+    });
+    expect(parsePlanArgs([...ok, '--policy', 'LLMD', '--slo-tpot-ms=25', '--out', 'x.json'])).toMatchObject({
+      policies: ['llmd'],
+      sloTpotMs: 25,
+      out: 'x.json',
+    });
     expect(parsePlanArgs([...ok.slice(0, 4), '--gpu', 'h100', ...ok.slice(6)]).gpu).toBe('H100');
   });
 
   it.each([
     ['an unknown model, listing the valid ones', ['--model', 'gpt-4'], `unknown model "gpt-4" (valid: ${Object.keys(MODELS).join(', ')})`],
     ['an unknown gpu, listing the priced ones', ['--gpu', 'V100'], 'unknown gpu "V100" (valid: A10, A100, H100)'],
-    ['an unknown policy, listing the valid ones', ['--policy', 'sglang'], /unknown policy "sglang" \(valid: symphony, recompute, infercept, llmd\)/],
+    [
+      'an unknown policy, listing the valid ones',
+      ['--policy', 'sglang'],
+      /unknown policy "sglang" \(valid: symphony, recompute, infercept, llmd\)/,
+    ],
     ['users that are not a positive integer', ['--users', '2.5'], /--users must be a positive integer/],
     ['a non-numeric SLO', ['--slo-ttft-ms', 'fast'], /--slo-ttft-ms must be a positive number/],
     ['an unknown flag', ['--nodes', '4'], /unknown argument "--nodes"/],
@@ -42,7 +58,9 @@ describe('npm run twin -- plan: arguments', () => {
       if (at >= 0) argv.splice(at, 2, ...change.slice(i, i + 2));
       else argv.push(...change.slice(i, i + 2));
     }
-    expect(problemsOf(argv).join('\n')).toEqual(typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message));
+    expect(problemsOf(argv).join('\n')).toEqual(
+      typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message),
+    );
   });
 
   it('accepts only GPUs the cost model prices', () => {
@@ -59,7 +77,9 @@ describe('npm run twin -- plan: arguments', () => {
     const r = spawnSync(process.execPath, [join(process.cwd(), 'scripts/twin.mjs'), 'plan', ...ok, '--gpu', 'TPU'], { encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('unknown gpu "TPU" (valid: A10, A100, H100)');
-    const unpriced = spawnSync(process.execPath, [join(process.cwd(), 'scripts/twin.mjs'), 'plan', ...ok, '--gpu', 'h20'], { encoding: 'utf8' });
+    const unpriced = spawnSync(process.execPath, [join(process.cwd(), 'scripts/twin.mjs'), 'plan', ...ok, '--gpu', 'h20'], {
+      encoding: 'utf8',
+    });
     expect(unpriced.status).toBe(2);
     expect(unpriced.stderr).toContain('gpu H20 has no price in plan.cost.mjs (valid: A10, A100, H100)');
   });
@@ -70,7 +90,9 @@ describe('npm run twin -- plan: cost and search', () => {
     const perNode = (256 * PLAN_PRICES.dramUsdPerGb + 4 * PLAN_PRICES.ssdUsdPerTb) / (36 * 730);
     expect(hourlyCost({ gpu: 'A100', instances: 5, hostGb: 256, ssdTb: 4 })).toBeCloseTo(5 * 4.99 + 2 * perNode, 9);
     // One GPU more always costs more than the largest memory saving the grid offers on a node.
-    expect(hourlyCost({ gpu: 'A10', instances: 1, hostGb: 0, ssdTb: 0 })).toBeGreaterThan((1024 * PLAN_PRICES.dramUsdPerGb + 4 * PLAN_PRICES.ssdUsdPerTb) / (36 * 730));
+    expect(hourlyCost({ gpu: 'A10', instances: 1, hostGb: 0, ssdTb: 0 })).toBeGreaterThan(
+      (1024 * PLAN_PRICES.dramUsdPerGb + 4 * PLAN_PRICES.ssdUsdPerTb) / (36 * 730),
+    );
   });
 
   it("splits a node's memory over its GPUs as the symphony testbed does", () => {
@@ -87,7 +109,12 @@ describe('npm run twin -- plan: cost and search', () => {
     const evaluate = (c: Candidate): Evaluation => {
       calls.push(c);
       const meets = c.instances >= need(c);
-      return { meets, p99: meets ? 100 : 1000 / c.instances, tpotOk: true, summary: { ttft_p99_ms: meets ? 100 : 1000, tpot_mean_ms: 10, requests: 500 } };
+      return {
+        meets,
+        p99: meets ? 100 : 1000 / c.instances,
+        tpotOk: true,
+        summary: { ttft_p99_ms: meets ? 100 : 1000, tpot_mean_ms: 10, requests: 500 },
+      };
     };
     return { evaluate, calls };
   };
@@ -110,7 +137,12 @@ describe('npm run twin -- plan: cost and search', () => {
     const plan = planPolicy({ ...search, evaluate });
     expect(plan.best).toMatchObject({ instances: 11, host_gb: 64, ssd_tb: 0 });
     // 256 GB without SSD at 10 instances: the base point (more memory) already missed there.
-    expect(plan.tried.find((t) => t.host_gb === 256 && t.ssd_tb === 0)).toMatchObject({ instances: 10, ran: false, meets: false, settled_by: { instances: 10, host_gb: 256, ssd_tb: 4 } });
+    expect(plan.tried.find((t) => t.host_gb === 256 && t.ssd_tb === 0)).toMatchObject({
+      instances: 10,
+      ran: false,
+      meets: false,
+      settled_by: { instances: 10, host_gb: 256, ssd_tb: 4 },
+    });
     expect(calls.some((c) => c.hostGb === 256 && c.ssdTb === 0)).toBe(false);
   });
 
@@ -123,12 +155,22 @@ describe('npm run twin -- plan: cost and search', () => {
     const plan = planPolicy({ ...search, evaluate });
     expect(plan.best).toMatchObject({ instances: 11 });
     // 1,024 GB at 10 instances: the base point's run there evicted nothing, so it would have run the same.
-    expect(plan.tried.find((t) => t.host_gb === 1024 && t.ssd_tb === 4)).toMatchObject({ instances: 10, ran: false, meets: false, settled_by: { host_gb: 256, ssd_tb: 4 } });
+    expect(plan.tried.find((t) => t.host_gb === 1024 && t.ssd_tb === 4)).toMatchObject({
+      instances: 10,
+      ran: false,
+      meets: false,
+      settled_by: { host_gb: 256, ssd_tb: 4 },
+    });
     expect(calls.some((c) => c.hostGb === 1024 && c.ssdTb === 4)).toBe(false);
   });
 
   it('reports no plan, with the reason, when doubling the instances stops helping', () => {
-    const evaluate = (c: Candidate): Evaluation => ({ meets: false, p99: c.instances < 16 ? 5000 / c.instances : 400, tpotOk: true, summary: {} });
+    const evaluate = (c: Candidate): Evaluation => ({
+      meets: false,
+      p99: c.instances < 16 ? 5000 / c.instances : 400,
+      tpotOk: true,
+      summary: {},
+    });
     const plan = planPolicy({ ...search, evaluate });
     expect(plan.best).toBeNull();
     expect(plan.reason).toMatch(/floor/);
@@ -158,7 +200,13 @@ describe('npm run twin -- plan: cost and search', () => {
     expect(v.instances).toBe(11);
     // 7 misses, 14 meets, then 10 misses, 12 meets, 11 meets: every run reported, none twice.
     expect(ran).toEqual([7, 14, 10, 12, 11]);
-    expect(v.runs.map((r) => [r.instances, r.meets])).toEqual([[7, false], [14, true], [10, false], [12, true], [11, true]]);
+    expect(v.runs.map((r) => [r.instances, r.meets])).toEqual([
+      [7, false],
+      [14, true],
+      [10, false],
+      [12, true],
+      [11, true],
+    ]);
   });
 
   it('reports the policy unable to meet the SLO when doubling stops cutting P99 TTFT, or when the SLO is under the floor', () => {
@@ -167,7 +215,10 @@ describe('npm run twin -- plan: cost and search', () => {
     expect(v).toMatchObject({ instances: null, reason: expect.stringMatching(/floor at this load/) });
     expect(flat.ran).toEqual([7, 14]);
     const under = wholeCluster(1e9);
-    expect(verifyWhole(under.run, { ...verify, start: 7, floorMs: 2600 })).toMatchObject({ instances: null, reason: expect.stringMatching(/under it/) });
+    expect(verifyWhole(under.run, { ...verify, start: 7, floorMs: 2600 })).toMatchObject({
+      instances: null,
+      reason: expect.stringMatching(/under it/),
+    });
     expect(under.ran).toEqual([7]);
     const bound = wholeCluster(1e9);
     expect(verifyWhole(bound.run, { ...verify, start: 7, max: 20 }).reason).toMatch(/at 20 instances/);
@@ -190,13 +241,39 @@ describe('npm run twin -- plan: cost and search', () => {
   });
 
   it('tells in the table the verified answer beside the cell estimate, and why a policy cannot meet', () => {
-    const best = { instances: 11, nodes: 3, host_gb: 256, ssd_tb: 4, cost_usd_per_hour: 55, ttft_p99_ms: 2100, tpot_mean_ms: 19, requests: 300 };
+    const best = {
+      instances: 11,
+      nodes: 3,
+      host_gb: 256,
+      ssd_tb: 4,
+      cost_usd_per_hour: 55,
+      ttft_p99_ms: 2100,
+      tpot_mean_ms: 19,
+      requests: 300,
+    };
     const estimate = { ...best, instances: 7, ttft_p99_ms: 1300 };
-    const runs = [{ instances: 7, meets: false }, { instances: 14, meets: true }];
+    const runs = [
+      { instances: 7, meets: false },
+      { instances: 14, meets: true },
+    ];
     const table = planTable({
       plans: {
-        symphony: { best, slice_estimate: estimate, ttft_floor_ms: 1952, reason: null, tried: [], verification: { whole_cluster: true, meets: true, runs } },
-        llmd: { best: null, slice_estimate: estimate, ttft_floor_ms: 1952, reason: 'whole cluster: P99 TTFT 9000 ms', tried: [], verification: { whole_cluster: true, meets: false, runs } },
+        symphony: {
+          best,
+          slice_estimate: estimate,
+          ttft_floor_ms: 1952,
+          reason: null,
+          tried: [],
+          verification: { whole_cluster: true, meets: true, runs },
+        },
+        llmd: {
+          best: null,
+          slice_estimate: estimate,
+          ttft_floor_ms: 1952,
+          reason: 'whole cluster: P99 TTFT 9000 ms',
+          tried: [],
+          verification: { whole_cluster: true, meets: false, runs },
+        },
       },
     } as never);
     expect(table).toMatch(/symphony +11 .* 7 \(1300 ms\) +1952 +0 \+ 2 whole/);
@@ -205,12 +282,26 @@ describe('npm run twin -- plan: cost and search', () => {
   });
 
   it('runs a tiny plan on the twin in seconds, the best point one that met', async () => {
-    const o = { ...PLAN_RUN, rampMs: 500, warmMs: 2000, untilMs: 5000, thinkCompression: 60, cellInstances: 2, minCellUsers: 4, usersPerInstanceStart: 3, maxInstances: 4, hostGbGrid: [256], ssdTbGrid: [4] };
+    const o = {
+      ...PLAN_RUN,
+      rampMs: 500,
+      warmMs: 2000,
+      untilMs: 5000,
+      thinkCompression: 60,
+      cellInstances: 2,
+      minCellUsers: 4,
+      usersPerInstanceStart: 3,
+      maxInstances: 4,
+      hostGbGrid: [256],
+      ssdTbGrid: [4],
+    };
     const q = { users: 6, model: 'llama-3.1-8b', gpu: 'H100', sloTtftMs: 60_000, sloTpotMs: 1000, policies: ['symphony'] };
     const result = await capacityPlan(q, { o, now: () => 0, workers: 1 });
     const p = result.plans.symphony!;
     expect(p.best).not.toBeNull();
-    const run = p.verification?.runs?.find((t) => t.instances === p.best!.instances) ?? p.tried.find((t) => t.ran && t.instances === p.best!.instances);
+    const run =
+      p.verification?.runs?.find((t) => t.instances === p.best!.instances) ??
+      p.tried.find((t) => t.ran && t.instances === p.best!.instances);
     expect(run).toMatchObject({ meets: true });
     expect(run!.requests).toBeGreaterThan(0);
     expect(planTable(result)).toMatch(/^policy +instances/);

@@ -23,15 +23,25 @@ export function verifyWhole(run, { start, max, floorGain, floorMs = 0, sloTtftMs
   };
   let prev = { n: start, r: at(start) };
   if (prev.r.meets) return { instances: start, reason: null, runs };
-  if (floorMs > sloTtftMs) return { instances: null, reason: `P99 TTFT cannot fall under ${floorMs} ms (the uncached prefill floor, ttft_floor_ms) at any size: the SLO is under it`, runs };
+  if (floorMs > sloTtftMs)
+    return {
+      instances: null,
+      reason: `P99 TTFT cannot fall under ${floorMs} ms (the uncached prefill floor, ttft_floor_ms) at any size: the SLO is under it`,
+      runs,
+    };
   let hi = null;
   while (hi === null) {
-    if (prev.n >= max) return { instances: null, reason: `misses the SLO on the whole cluster at ${max} instances, the search's bound`, runs };
+    if (prev.n >= max)
+      return { instances: null, reason: `misses the SLO on the whole cluster at ${max} instances, the search's bound`, runs };
     const n = Math.min(max, prev.n * 2);
     const r = at(n);
     if (r.meets) hi = n;
     else if (r.tpotOk && r.p99 !== null && prev.r.p99 !== null && r.p99 > prev.r.p99 * (1 - floorGain))
-      return { instances: null, reason: `whole cluster: P99 TTFT ${r.p99} ms at ${n} instances, ${prev.r.p99} ms at ${prev.n}: the SLO is under this policy's floor at this load`, runs };
+      return {
+        instances: null,
+        reason: `whole cluster: P99 TTFT ${r.p99} ms at ${n} instances, ${prev.r.p99} ms at ${prev.n}: the SLO is under this policy's floor at this load`,
+        runs,
+      };
     else prev = { n, r };
   }
   let lo = prev.n;

@@ -13,5 +13,9 @@ export function poolingRobustness(s?: PoolingSetup): {
   ttft_128k_vs_file_store_range: [number, number];
   blocked_io_128k_vs_file_store_range: [number, number];
   striped_vs_single_device_range: [number, number];
-  filesystem_share: { rows: RobustnessRow[]; ttft_128k_vs_file_store_range: [number, number]; blocked_io_128k_vs_file_store_range: [number, number] };
+  filesystem_share: {
+    rows: RobustnessRow[];
+    ttft_128k_vs_file_store_range: [number, number];
+    blocked_io_128k_vs_file_store_range: [number, number];
+  };
 };

@@ -25,7 +25,11 @@ export function poolingRobustness(s = POOLING_SETUP) {
   const range = (key, rs = rows) => [Math.min(...rs.map((r) => r[key])), Math.max(...rs.map((r) => r[key]))];
   const fsRows = [0.8, 1.2].map((f) => {
     const k = poolingExperiment(filesystemShare(s, f)).pooling;
-    return { figure: 'filesystem_share', share: filesystemShare(s, f).filesystemShare, ...Object.fromEntries(Object.keys(TARGETS).map((key) => [key, k[key]])) };
+    return {
+      figure: 'filesystem_share',
+      share: filesystemShare(s, f).filesystemShare,
+      ...Object.fromEntries(Object.keys(TARGETS).map((key) => [key, k[key]])),
+    };
   });
   return {
     rows,
@@ -33,6 +37,10 @@ export function poolingRobustness(s = POOLING_SETUP) {
     ttft_128k_vs_file_store_range: range('ttft_128k_vs_file_store'),
     blocked_io_128k_vs_file_store_range: range('blocked_io_128k_vs_file_store'),
     striped_vs_single_device_range: range('striped_vs_single_device'),
-    filesystem_share: { rows: fsRows, ttft_128k_vs_file_store_range: range('ttft_128k_vs_file_store', fsRows), blocked_io_128k_vs_file_store_range: range('blocked_io_128k_vs_file_store', fsRows) },
+    filesystem_share: {
+      rows: fsRows,
+      ttft_128k_vs_file_store_range: range('ttft_128k_vs_file_store', fsRows),
+      blocked_io_128k_vs_file_store_range: range('blocked_io_128k_vs_file_store', fsRows),
+    },
   };
 }

@@ -39,4 +39,9 @@ export const POOLING_PAPER: Record<string, unknown>;
 export const CONFIGS: Record<string, { modules: number; ssds: number; filesystem: boolean; lp: boolean; async: boolean; striped: boolean }>;
 export function requestTimes(cfgName: string, context: number, s?: PoolingSetup): RequestTimes;
 export function ssdRetrievalMs(context: number, ssds: number, s?: PoolingSetup): number;
-export function poolingExperiment(s?: PoolingSetup): { setup: PoolingSetup; paper: Record<string, unknown>; curves: Record<string, Record<number, RequestTimes>>; pooling: PoolingKeys };
+export function poolingExperiment(s?: PoolingSetup): {
+  setup: PoolingSetup;
+  paper: Record<string, unknown>;
+  curves: Record<string, Record<number, RequestTimes>>;
+  pooling: PoolingKeys;
+};

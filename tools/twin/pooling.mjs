@@ -97,8 +97,13 @@ function layerBytes(s, model, cfg, context) {
   for (let layer = 0; layer < model.layers; layer++) for (let chunk = 0; chunk < chunks; chunk++) segments.push({ layer, position: chunk });
   if (cfg.striped) {
     // Host room split evenly over the modules; SSD room unbounded (200 GB).
-    const hostRoom = devices.map((d, i) => (d.kind === 'host' ? Math.floor(hostSegs / cfg.modules) + (i < hostSegs % cfg.modules ? 1 : 0) : undefined));
-    const { sets, unplaced } = placeSegments(segments, devices.map((d, i) => ({ bandwidth: d.bw, room: hostRoom[i] })));
+    const hostRoom = devices.map((d, i) =>
+      d.kind === 'host' ? Math.floor(hostSegs / cfg.modules) + (i < hostSegs % cfg.modules ? 1 : 0) : undefined,
+    );
+    const { sets, unplaced } = placeSegments(
+      segments,
+      devices.map((d, i) => ({ bandwidth: d.bw, room: hostRoom[i] })),
+    );
     if (unplaced.length) throw new Error(`pooling: ${unplaced.length} segments found no device`);
     sets.forEach((set, i) => set.forEach((seg) => (perLayer[seg.layer][i] += segBytes)));
   } else {
@@ -149,7 +154,9 @@ export function requestTimes(cfgName, context, s = POOLING_SETUP) {
     // LMCache's retrieval: chunk files read one after another from the host tier and the SSD into
     // host buffers (§III-B: serialized through one module and one SSD). Every layer of a chunk is in
     // its file, so no layer can start before every chunk is in host memory.
-    const storageMs = devices.reduce((a, d, i) => a + readMs(d, deviceTotals[i], d.kind === 'ssd' ? chunks - hostChunks : hostChunks), 0) - (cfg.async ? DEFAULT_EFFICIENCY.stepMs : 0);
+    const storageMs =
+      devices.reduce((a, d, i) => a + readMs(d, deviceTotals[i], d.kind === 'ssd' ? chunks - hostChunks : hostChunks), 0) -
+      (cfg.async ? DEFAULT_EFFICIENCY.stepMs : 0);
     const copyMs = (cfg.lp ? model.layers : chunks) * pcie.dispatchMs + totalBytes / pcie.bytesPerMs;
     if (cfg.lp) {
       // Layer-wise pipelining overlaps each layer's host→GPU copy with the previous layer's compute.
@@ -164,7 +171,13 @@ export function requestTimes(cfgName, context, s = POOLING_SETUP) {
   }
   // §II-B1: blocked I/O is the time only KV retrieval proceeds, with no GPU computation beside it.
   const blocked = ttft - computeMs - DEFAULT_EFFICIENCY.stepMs;
-  return { ttft_ms: round(ttft, 3), blocked_io_ms: round(blocked, 3), compute_ms: round(computeMs, 3), kv_bytes: totalBytes, ssd_bytes: devices.reduce((a, d, i) => a + (d.kind === 'ssd' ? deviceTotals[i] : 0), 0) };
+  return {
+    ttft_ms: round(ttft, 3),
+    blocked_io_ms: round(blocked, 3),
+    compute_ms: round(computeMs, 3),
+    kv_bytes: totalBytes,
+    ssd_bytes: devices.reduce((a, d, i) => a + (d.kind === 'ssd' ? deviceTotals[i] : 0), 0),
+  };
 }
 
 /**
@@ -181,7 +194,9 @@ export function ssdRetrievalMs(context, ssds, s = POOLING_SETUP) {
 
 /** Every configuration at every context length, and the keys. */
 export function poolingExperiment(s = POOLING_SETUP) {
-  const curves = Object.fromEntries(Object.keys(CONFIGS).map((c) => [c, Object.fromEntries(s.contexts.map((n) => [n, requestTimes(c, n, s)]))]));
+  const curves = Object.fromEntries(
+    Object.keys(CONFIGS).map((c) => [c, Object.fromEntries(s.contexts.map((n) => [n, requestTimes(c, n, s)]))]),
+  );
   const top = s.contexts[s.contexts.length - 1];
   const at = (c, k) => curves[c][top][k];
   const fileStores = ['lmcache', 'lmcache-lp', 'lmcache-lp-async'];
@@ -200,12 +215,18 @@ export function poolingExperiment(s = POOLING_SETUP) {
     ttft_128k_vs: ttftRatios,
     blocked_io_128k_vs: blockedRatios,
     striped_vs_single_device: round(ssdRetrievalMs(top, 1, s) / ssdRetrievalMs(top, 2, s), 3),
-    ablation_128k_ttft_vs_full: { 'orchestrator-only': round(at('orchestrator-only', 'ttft_ms') / at('pool', 'ttft_ms'), 3), 'passthrough-only': round(at('passthrough-only', 'ttft_ms') / at('pool', 'ttft_ms'), 3) },
+    ablation_128k_ttft_vs_full: {
+      'orchestrator-only': round(at('orchestrator-only', 'ttft_ms') / at('pool', 'ttft_ms'), 3),
+      'passthrough-only': round(at('passthrough-only', 'ttft_ms') / at('pool', 'ttft_ms'), 3),
+    },
     ttft_128k_s: Object.fromEntries(Object.keys(CONFIGS).map((c) => [c, round(at(c, 'ttft_ms') / 1000, 3)])),
     blocked_io_128k_s: Object.fromEntries(Object.keys(CONFIGS).map((c) => [c, round(at(c, 'blocked_io_ms') / 1000, 3)])),
     // Not a headline: the paper's TTFT holds GPU time its blocked I/O does not (LLaMA-3.1-8B pooling at
     // 128K: 5.6 s − 0.6 s) that the twin does not model; added to both sides, the TTFT ratio would be this.
-    ttft_128k_vs_file_store_with_paper_gpu_time: round((at('lmcache-lp-async', 'ttft_ms') + paperGpuMs) / (at('pool', 'ttft_ms') + paperGpuMs), 3),
+    ttft_128k_vs_file_store_with_paper_gpu_time: round(
+      (at('lmcache-lp-async', 'ttft_ms') + paperGpuMs) / (at('pool', 'ttft_ms') + paperGpuMs),
+      3,
+    ),
     ssd_file_over_host_read: round(ssdFileMs / (bytes / s.ddr4BytesPerMs), 2),
     filesystem_factor: round(1 / (1 - s.filesystemShare), 3),
   };

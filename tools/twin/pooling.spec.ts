@@ -12,7 +12,8 @@ describe('unified KV pooling on the twin', () => {
   const run = poolingExperiment();
 
   it('writes every key and a TTFT and blocked I/O per configuration and length, the same on every run', () => {
-    for (const k of ['ttft_128k_vs_file_store', 'blocked_io_128k_vs_file_store', 'striped_vs_single_device']) expect(typeof run.pooling[k as 'filesystem_factor']).toBe('number');
+    for (const k of ['ttft_128k_vs_file_store', 'blocked_io_128k_vs_file_store', 'striped_vs_single_device'])
+      expect(typeof run.pooling[k as 'filesystem_factor']).toBe('number');
     expect(Object.keys(run.pooling.ablation_128k_ttft_vs_full).sort()).toEqual(['orchestrator-only', 'passthrough-only']);
     for (const config of Object.keys(run.curves))
       for (const n of POOLING_SETUP.contexts) {
@@ -60,7 +61,9 @@ describe('unified KV pooling on the twin', () => {
 
   it('reruns the headline keys with each hardware figure at ±20%, and the filesystem share apart', () => {
     const r = poolingRobustness();
-    expect(r.rows.map((row) => `${row.figure}@${row.scale}`)).toEqual(['gpu_flops', 'pcie', 'ddr4', 'nvme'].flatMap((f) => [`${f}@0.8`, `${f}@1.2`]));
+    expect(r.rows.map((row) => `${row.figure}@${row.scale}`)).toEqual(
+      ['gpu_flops', 'pcie', 'ddr4', 'nvme'].flatMap((f) => [`${f}@0.8`, `${f}@1.2`]),
+    );
     // Slower drives leave the file store's filesystem time a larger share: the ratio moves with them.
     const nvme = r.rows.filter((row) => row.figure === 'nvme');
     expect(nvme[0]!.ttft_128k_vs_file_store).not.toBe(nvme[1]!.ttft_128k_vs_file_store);

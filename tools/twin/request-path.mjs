@@ -20,7 +20,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 29 + salt * 613 + 5) % 250);
 /** Prompt sizes: under one chunk (nothing exported before the first token) to four chunks. */
 export const PATH_SIZES = [16, 64, 256, 1024];
-const ZERO_COST = { NODE_SIM_PREFILL_TOKEN_US: '0', NODE_SIM_DECODE_STEP_MS: '0', NODE_SIM_DECODE_SEQ_US: '0', NODE_SIM_DECODE_KCONTEXT_US: '0', NODE_SIM_RESTORE_US_PER_CHUNK: '0' };
+const ZERO_COST = {
+  NODE_SIM_PREFILL_TOKEN_US: '0',
+  NODE_SIM_DECODE_STEP_MS: '0',
+  NODE_SIM_DECODE_SEQ_US: '0',
+  NODE_SIM_DECODE_KCONTEXT_US: '0',
+  NODE_SIM_RESTORE_US_PER_CHUNK: '0',
+};
 
 /**
  * The node's own time for a prefill with nothing to compute, as a base and a per-1,000-token term:
@@ -75,9 +81,22 @@ async function onFreshCluster({ natsUrl, nodeEnv, dataDir, id, reps, maxTokens }
   const schedPort = await freePort();
   const scheduler = launch('scheduler', { ...common, METRICS_PORT: String(schedPort), SCHEDULER_POLICY: 'symphony' });
   const nodePort = await freePort();
-  const node = launch('node-manager', { ...nodeEnv(id), ...ZERO_COST, ...common, METRICS_PORT: String(nodePort), NODE_ID: id, NODE_ENGINE: 'sim', NODE_MODELS: CLUSTER.model, NODE_MAX_BATCH: String(CLUSTER.maxBatch), NODE_KV_BLOCKS: String(CLUSTER.kvBlocks), NODE_HEARTBEAT_MS: String(CLUSTER.heartbeatMs), NODE_DATA_DIR: join(dataDir, id) });
+  const node = launch('node-manager', {
+    ...nodeEnv(id),
+    ...ZERO_COST,
+    ...common,
+    METRICS_PORT: String(nodePort),
+    NODE_ID: id,
+    NODE_ENGINE: 'sim',
+    NODE_MODELS: CLUSTER.model,
+    NODE_MAX_BATCH: String(CLUSTER.maxBatch),
+    NODE_KV_BLOCKS: String(CLUSTER.kvBlocks),
+    NODE_HEARTBEAT_MS: String(CLUSTER.heartbeatMs),
+    NODE_DATA_DIR: join(dataDir, id),
+  });
   const nc = await connect({ servers: natsUrl });
-  const onNode = async () => counter(await (await fetch(`http://127.0.0.1:${nodePort}/metrics`)).text(), 'mnemo_time_to_first_token_seconds_sum') * 1000;
+  const onNode = async () =>
+    counter(await (await fetch(`http://127.0.0.1:${nodePort}/metrics`)).text(), 'mnemo_time_to_first_token_seconds_sum') * 1000;
   try {
     await Promise.all([ready(schedPort), ready(nodePort)]);
     await sleep(600); // the node heartbeated into the scheduler

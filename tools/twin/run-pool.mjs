@@ -13,7 +13,15 @@ export const poolWorkers = () => Math.max(1, Math.min(Number(process.env.TWIN_WO
  * `emit(event)` inside a task reaches `onEvent(event)` here; `onDone(i, result)` hears each task end.
  * With one worker everything runs in this thread.
  */
-export async function runPool({ module, fn, tasks, workers = poolWorkers(), order = tasks.map((_, i) => i), onEvent = () => {}, onDone = () => {} }) {
+export async function runPool({
+  module,
+  fn,
+  tasks,
+  workers = poolWorkers(),
+  order = tasks.map((_, i) => i),
+  onEvent = () => {},
+  onDone = () => {},
+}) {
   const results = new Array(tasks.length);
   if (workers <= 1 || tasks.length <= 1) {
     const f = (await import(module))[fn];

@@ -8,7 +8,15 @@ describe('runPool', () => {
   it.each([1, 2])('returns every result in task order on %i thread(s), taking tasks in the order given', async (workers) => {
     const events: unknown[] = [];
     const done: number[] = [];
-    const sut = await runPool<number, number>({ module: fixture, fn: 'square', tasks: [1, 2, 3, 4, 5], workers, order: [4, 3, 2, 1, 0], onEvent: (e) => events.push(e), onDone: (i) => done.push(i) });
+    const sut = await runPool<number, number>({
+      module: fixture,
+      fn: 'square',
+      tasks: [1, 2, 3, 4, 5],
+      workers,
+      order: [4, 3, 2, 1, 0],
+      onEvent: (e) => events.push(e),
+      onDone: (i) => done.push(i),
+    });
     expect(sut).toEqual([1, 4, 9, 16, 25]);
     expect([...events].sort()).toEqual(['start 1', 'start 2', 'start 3', 'start 4', 'start 5']);
     expect([...done].sort()).toEqual([0, 1, 2, 3, 4]);

@@ -43,7 +43,15 @@ export function scaleSetup({ users = 1024, nodes = 8 } = {}) {
       bandwidths: { host: 24, ssd: 3 },
       kvLayers: 32,
       kvBytesPerToken: REAL_KV_BYTES_PER_TOKEN,
-      compute: { ...DEFAULT_SIM_COST, prefillBaseMs: 0.5, prefillPerTokenMs: GPU.prefillTokenUs / 1000, decodeBaseMs: GPU.decodeStepMs, decodePerSeqMs: GPU.decodeSeqUs / 1000, decodePerKContextMs: GPU.decodeKContextUs / 1000, restorePerChunkMs: GPU.restoreChunkUs / 1000 },
+      compute: {
+        ...DEFAULT_SIM_COST,
+        prefillBaseMs: 0.5,
+        prefillPerTokenMs: GPU.prefillTokenUs / 1000,
+        decodeBaseMs: GPU.decodeStepMs,
+        decodePerSeqMs: GPU.decodeSeqUs / 1000,
+        decodePerKContextMs: GPU.decodeKContextUs / 1000,
+        restorePerChunkMs: GPU.restoreChunkUs / 1000,
+      },
       routing: { queueMsPerRequest: 20, moveMarginMs: 20, hostMsPerChunk: 1.4, ssdMsPerChunk: 5.5, peerMsPerChunk: 2.7 },
       users,
       rampMs,
@@ -54,7 +62,10 @@ export function scaleSetup({ users = 1024, nodes = 8 } = {}) {
 export function scale({ log = console.log, now = () => performance.now(), users = 1024, nodes = 8, hours = 1 } = {}) {
   const { sessions, setup, options } = scaleSetup({ users, nodes });
   const overheads = { ...NO_OVERHEADS, natsMs: Distribution.constant(0.1), timerLagMs: Distribution.constant(0) };
-  const cluster = new TwinCluster(multiroundCluster(setup, SERVING_SYSTEMS.symphony, { links: LINKS, overheads }, { seed: 1, tenant: 'scale', untilMs: hours * HOUR_MS }), sessions);
+  const cluster = new TwinCluster(
+    multiroundCluster(setup, SERVING_SYSTEMS.symphony, { links: LINKS, overheads }, { seed: 1, tenant: 'scale', untilMs: hours * HOUR_MS }),
+    sessions,
+  );
   log(`scale: ${users} users on ${nodes} instances, ${hours} simulated hour(s)…`);
   const t0 = now();
   const cpu0 = process.cpuUsage();
@@ -78,7 +89,13 @@ export function scale({ log = console.log, now = () => performance.now(), users 
     ttft_p99_ms: s.ttft_p99_ms,
     prefix_hit_rate: s.prefix_hit_rate,
     node_busy_share: s.node_busy_share,
-    setup: 'symphony with advisories; Llama-3.1-8B on H100 at full speed (bench/multiround GPU constants undilated), 16,384 KV blocks and batch 64 per instance, heartbeats every second (the services’ default), 256 GiB host and 1 TiB SSD pools, full-size KV bytes (128 KiB per token, 32 layers), human think times (no compression), links from published figures (PCIe Gen5, 100 Gb/s, NVMe), no service overheads',
-    workload: { generator: 'bench/multiround/workload.mjs', sessions: sessions.length, think_compression: options.thinkCompression, dilation: options.dilation },
+    setup:
+      'symphony with advisories; Llama-3.1-8B on H100 at full speed (bench/multiround GPU constants undilated), 16,384 KV blocks and batch 64 per instance, heartbeats every second (the services’ default), 256 GiB host and 1 TiB SSD pools, full-size KV bytes (128 KiB per token, 32 layers), human think times (no compression), links from published figures (PCIe Gen5, 100 Gb/s, NVMe), no service overheads',
+    workload: {
+      generator: 'bench/multiround/workload.mjs',
+      sessions: sessions.length,
+      think_compression: options.thinkCompression,
+      dilation: options.dilation,
+    },
   };
 }

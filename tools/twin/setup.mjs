@@ -14,7 +14,13 @@ const link = (l) => ({ dispatchMs: l.dispatch_ms, bytesPerMs: l.bytes_per_ms ?? 
 export function measuredCosts(cal) {
   const o = cal.overheads;
   return {
-    links: { hostLoad: link(cal.links.host_load), peer: link(cal.links.peer), ssdRead: link(cal.links.ssd_read), hostWrite: link(cal.links.host_write), ssdWrite: link(cal.links.ssd_write) },
+    links: {
+      hostLoad: link(cal.links.host_load),
+      peer: link(cal.links.peer),
+      ssdRead: link(cal.links.ssd_read),
+      hostWrite: link(cal.links.host_write),
+      ssdWrite: link(cal.links.ssd_write),
+    },
     overheads: {
       natsMs: new Distribution(o.nats_ms),
       timerLagMs: new Distribution(o.timer_lag_ms),
@@ -73,7 +79,13 @@ export function multiroundSetup(mr, rampMs) {
     kvLayers: KV_LAYOUT.layers,
     kvBytesPerToken: KV_BYTES_PER_TOKEN,
     compute,
-    routing: { queueMsPerRequest: 20 * DILATION, moveMarginMs: 20 * DILATION, hostMsPerChunk: sched.host, ssdMsPerChunk: sched.ssd, peerMsPerChunk: sched.peer_network },
+    routing: {
+      queueMsPerRequest: 20 * DILATION,
+      moveMarginMs: 20 * DILATION,
+      hostMsPerChunk: sched.host,
+      ssdMsPerChunk: sched.ssd,
+      peerMsPerChunk: sched.peer_network,
+    },
     users: mr.env.users,
     rampMs,
   };

@@ -12,6 +12,18 @@ export interface MaxContextPoint {
   vs_chunked32k: number;
   vs_no_chunking: number;
 }
-export function elasticLoan(memBytes: number, workers: string[], masterTokens: number, workerTokens: number, s?: unknown, mode?: 'stream' | 'cache'): { regions: Record<string, number>; lent: Record<string, number>; coordinator: ElasticCacheCoordinator; members: { id: string; model: string }[] };
+export function elasticLoan(
+  memBytes: number,
+  workers: string[],
+  masterTokens: number,
+  workerTokens: number,
+  s?: unknown,
+  mode?: 'stream' | 'cache',
+): {
+  regions: Record<string, number>;
+  lent: Record<string, number>;
+  coordinator: ElasticCacheCoordinator;
+  members: { id: string; model: string }[];
+};
 export function maxContextAt(point: { gb: number; workers: string[] }, s?: unknown): MaxContextPoint;
 export function maxContextExperiment(s?: unknown, progress?: (label: string) => void): MaxContextPoint[];

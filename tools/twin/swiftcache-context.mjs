@@ -15,11 +15,19 @@ const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? null : Math.rou
  * worker lends in master blocks.
  */
 export function elasticLoan(memBytes, workers, masterTokens, workerTokens, s = SWIFTCACHE_SETUP, mode = 'stream') {
-  const members = [{ id: 'master', model: s.master }, ...workers.map((w, i) => ({ id: `worker${i}-${w}`, model: w }))].map((m) => ({ ...m, shape: kvShape(MODELS[m.model], s.blockTokens) }));
+  const members = [{ id: 'master', model: s.master }, ...workers.map((w, i) => ({ id: `worker${i}-${w}`, model: w }))].map((m) => ({
+    ...m,
+    shape: kvShape(MODELS[m.model], s.blockTokens),
+  }));
   const regions = Object.fromEntries(
     members.map((m) => {
       const model = MODELS[m.model];
-      return [m.id, Math.floor(kvBudgetBytes(memBytes, model, s.chunkTokens, { utilization: s.utilization }) / (blockElements(m.shape) * model.dtypeBytes))];
+      return [
+        m.id,
+        Math.floor(
+          kvBudgetBytes(memBytes, model, s.chunkTokens, { utilization: s.utilization }) / (blockElements(m.shape) * model.dtypeBytes),
+        ),
+      ];
     }),
   );
   const coordinator = ElasticCacheCoordinator.withRegions(members, regions, s.elasticWindowMs, mode);
@@ -37,14 +45,27 @@ export function maxContextAt(point, s = SWIFTCACHE_SETUP) {
   const m = MODELS[s.master];
   const shape = kvShape(m, s.blockTokens);
   const opts = { utilization: s.utilization };
-  const vllm = { no_chunking: maxContextAlone(memBytes, m, null, s.blockTokens, opts), chunked_8k: maxContextAlone(memBytes, m, 8192, s.blockTokens, opts), chunked_32k: maxContextAlone(memBytes, m, 32_768, s.blockTokens, opts) };
+  const vllm = {
+    no_chunking: maxContextAlone(memBytes, m, null, s.blockTokens, opts),
+    chunked_8k: maxContextAlone(memBytes, m, 8192, s.blockTokens, opts),
+    chunked_32k: maxContextAlone(memBytes, m, 32_768, s.blockTokens, opts),
+  };
   // Fig. 9 measures the master alone: the workers are idle (their window holds no demand), and the
   // master asks for more than any loan could give.
   const { regions, coordinator, members } = elasticLoan(memBytes, point.workers, Number.MAX_SAFE_INTEGER, 0, s);
   const masterElements = regions.master * blockElements(shape);
   const lentMasterBlocks = members.slice(1).map((w) => coordinator.borrowedBlocks(w.id).capacity);
-  const eq5 = layerStreamSplit(shape, masterElements, lentMasterBlocks.map((b) => b * blockElements(shape)));
-  const mnemo = streamedContextPlan(shape, masterElements, lentMasterBlocks.reduce((a, b) => a + b, 0), s.window);
+  const eq5 = layerStreamSplit(
+    shape,
+    masterElements,
+    lentMasterBlocks.map((b) => b * blockElements(shape)),
+  );
+  const mnemo = streamedContextPlan(
+    shape,
+    masterElements,
+    lentMasterBlocks.reduce((a, b) => a + b, 0),
+    s.window,
+  );
   const swift = mnemo.contextBlocks * s.blockTokens;
   return {
     gb: point.gb,

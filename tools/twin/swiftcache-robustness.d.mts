@@ -8,4 +8,7 @@ export interface SwiftcacheRobustnessRow {
   ttft_p99_vs_offload_lend_idle: number;
   ttft_p99_vs_offload_live_only: number;
 }
-export function swiftcacheRobustness(s?: unknown, progress?: (label: string) => void): { rows: SwiftcacheRobustnessRow[]; targets_met_in_every_case: boolean } & Record<string, unknown>;
+export function swiftcacheRobustness(
+  s?: unknown,
+  progress?: (label: string) => void,
+): { rows: SwiftcacheRobustnessRow[]; targets_met_in_every_case: boolean } & Record<string, unknown>;

@@ -4,7 +4,11 @@
 import { SWIFTCACHE_SETUP } from './swiftcache.setup.mjs';
 import { swiftcacheExperiment } from './swiftcache.mjs';
 
-export const SWIFTCACHE_TARGETS = { max_context_vs_chunked8k: { op: '>=', value: 1.58 }, ttft_p99_vs_offload: { op: '>=', value: 2 }, worker_interference: { op: '<=', value: 0.1 } };
+export const SWIFTCACHE_TARGETS = {
+  max_context_vs_chunked8k: { op: '>=', value: 1.58 },
+  ttft_p99_vs_offload: { op: '>=', value: 2 },
+  worker_interference: { op: '<=', value: 0.1 },
+};
 const FIGURES = { gpu_flops: 'flops', hbm_bandwidth: 'hbm', gpu_memory: 'mem', nvlink: 'nvlink', pcie: 'pcie' };
 const meets = (k) => Object.entries(SWIFTCACHE_TARGETS).every(([key, t]) => (t.op === '>=' ? k[key] >= t.value : k[key] <= t.value));
 
@@ -14,14 +18,26 @@ export function swiftcacheRobustness(s = SWIFTCACHE_SETUP, progress = () => {}) 
     for (const f of [0.8, 1.2]) {
       progress(`robustness ${figure} × ${f}`);
       const k = swiftcacheExperiment({ ...s, scale: { ...s.scale, [knob]: f } }).swiftcache;
-      rows.push({ figure, scale: f, ...Object.fromEntries(Object.keys(SWIFTCACHE_TARGETS).map((key) => [key, k[key]])), ttft_p99_vs_offload_lend_idle: k.ttft_p99_vs_offload_lend_idle, ttft_p99_vs_offload_live_only: k.ttft_p99_vs_offload_live_only });
+      rows.push({
+        figure,
+        scale: f,
+        ...Object.fromEntries(Object.keys(SWIFTCACHE_TARGETS).map((key) => [key, k[key]])),
+        ttft_p99_vs_offload_lend_idle: k.ttft_p99_vs_offload_lend_idle,
+        ttft_p99_vs_offload_live_only: k.ttft_p99_vs_offload_live_only,
+      });
     }
   // Apart from them, the stated assumption of what each worker keeps for its own chats (64 × 2K
   // tokens) halved and doubled: it sets how much the workers can lend.
   const workerRows = [0.5, 2].map((f) => {
     progress(`robustness worker_live_tokens × ${f}`);
     const k = swiftcacheExperiment({ ...s, workerLiveTokens: s.workerLiveTokens * f }).swiftcache;
-    return { figure: 'worker_live_tokens', tokens: s.workerLiveTokens * f, ...Object.fromEntries(Object.keys(SWIFTCACHE_TARGETS).map((key) => [key, k[key]])), ttft_p99_vs_offload_lend_idle: k.ttft_p99_vs_offload_lend_idle, ttft_p99_vs_offload_live_only: k.ttft_p99_vs_offload_live_only };
+    return {
+      figure: 'worker_live_tokens',
+      tokens: s.workerLiveTokens * f,
+      ...Object.fromEntries(Object.keys(SWIFTCACHE_TARGETS).map((key) => [key, k[key]])),
+      ttft_p99_vs_offload_lend_idle: k.ttft_p99_vs_offload_lend_idle,
+      ttft_p99_vs_offload_live_only: k.ttft_p99_vs_offload_live_only,
+    };
   });
   const range = (key) => [Math.min(...rows.map((r) => r[key])), Math.max(...rows.map((r) => r[key]))];
   return {

@@ -21,9 +21,21 @@ export interface TtftRate {
 }
 export interface TtftWork {
   initial: { session: number; history: number }[];
-  requests: { at: number; session: number; history: number; input: number; reply: number; measured: boolean; warm: { session: number; history: number; ended: number } | null }[];
+  requests: {
+    at: number;
+    session: number;
+    history: number;
+    input: number;
+    reply: number;
+    measured: boolean;
+    warm: { session: number; history: number; ended: number } | null;
+  }[];
 }
 export function sessionsInRotation(s?: unknown): number;
 export function ttftWorkload(ratePerS: number, s?: unknown, slots?: number): TtftWork;
-export function runTtft(system: 'offload' | 'swiftcache' | 'swiftcache-live-only' | 'swiftcache-lend-idle', work: TtftWork, s?: unknown): TtftRun;
+export function runTtft(
+  system: 'offload' | 'swiftcache' | 'swiftcache-live-only' | 'swiftcache-lend-idle',
+  work: TtftWork,
+  s?: unknown,
+): TtftRun;
 export function ttftExperiment(s?: unknown, progress?: (label: string) => void): { sessions_in_rotation: number; rates: TtftRate[] };

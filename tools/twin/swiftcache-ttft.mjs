@@ -7,7 +7,16 @@
 // node-manager records (CoordinatedElasticCache: kv-core's SessionDemand — the live requests at
 // full length plus the sessions served within the elastic window).
 import { blocksFor, blockElements, SessionDemand, streamPlaneBlocks } from '@mnemo/kv-core';
-import { kvBudgetBytes, kvBytesPerToken, MODELS, layerwisePrefillMs, percentile, rooflineCompute, SeededRng, SessionKvTiers } from '@mnemo/twin';
+import {
+  kvBudgetBytes,
+  kvBytesPerToken,
+  MODELS,
+  layerwisePrefillMs,
+  percentile,
+  rooflineCompute,
+  SeededRng,
+  SessionKvTiers,
+} from '@mnemo/twin';
 import { elasticLoan } from './swiftcache-context.mjs';
 import { kvShape, SWIFTCACHE_SETUP, swiftcacheHardware } from './swiftcache.setup.mjs';
 
@@ -69,7 +78,8 @@ export function ttftWorkload(ratePerS, s = SWIFTCACHE_SETUP, slots = sessionsInR
 function systemTiers(system, s, hw) {
   const m = hw.master;
   const local = kvBudgetBytes(hw.gpu.memBytes, m, s.chunkTokens, { utilization: s.utilization });
-  if (system === 'offload') return { tiers: new SessionKvTiers([local, s.hostOffloadBytes]), links: [null, hw.pcie], admit: null, lenders: null, sessions: null };
+  if (system === 'offload')
+    return { tiers: new SessionKvTiers([local, s.hostOffloadBytes]), links: [null, hw.pcie], admit: null, lenders: null, sessions: null };
   // The master's own region (whole blocks) less the planes of the longest context it may stream.
   const { regions, coordinator, members } = elasticLoan(hw.gpu.memBytes, s.workers, 0, s.workerLiveTokens, s, 'cache');
   const blockBytes = blockElements(kvShape(m, s.blockTokens)) * m.dtypeBytes;
@@ -86,7 +96,8 @@ function systemTiers(system, s, hw) {
     coordinator.tick(nowMs);
     tiers.resize(1, coordinator.state('master').borrowedBlocks * blockBytes);
   };
-  const lenders = () => members.slice(1).map((w) => coordinator.state(w.id).lentBlocks * blockElements(w.shape) * MODELS[w.model].dtypeBytes);
+  const lenders = () =>
+    members.slice(1).map((w) => coordinator.state(w.id).lentBlocks * blockElements(w.shape) * MODELS[w.model].dtypeBytes);
   return { tiers, links: [null, hw.nvlink, hw.pcie], admit, lenders, sessions };
 }
 

@@ -20,7 +20,10 @@ export interface InterferenceAtLength {
   per_worker: { hbm: number; nvlink: number }[];
 }
 export function interferenceAtLength(tokens: number, lentShare: number[], s?: unknown): InterferenceAtLength;
-export function swiftcacheExperiment(s?: unknown, progress?: (label: string) => void): {
+export function swiftcacheExperiment(
+  s?: unknown,
+  progress?: (label: string) => void,
+): {
   setup: Record<string, unknown>;
   paper: Record<string, unknown>;
   max_context: MaxContextPoint[];

@@ -33,7 +33,13 @@ export function interferenceAtLength(tokens, lentShare, s = SWIFTCACHE_SETUP, hw
   const serviceMs = layerwisePrefillMs(m.layers, loadPerLayer, prefill / m.layers) + step;
   const bytes = (tokens + turn) * kv;
   const perWorker = lentShare.map((f) => shares(bytes * f, serviceMs, hw));
-  return { tokens, service_ms: round(serviceMs, 2), hbm_share: Math.max(...perWorker.map((p) => p.hbm)), nvlink_share: Math.max(...perWorker.map((p) => p.nvlink)), per_worker: perWorker };
+  return {
+    tokens,
+    service_ms: round(serviceMs, 2),
+    hbm_share: Math.max(...perWorker.map((p) => p.hbm)),
+    nvlink_share: Math.max(...perWorker.map((p) => p.nvlink)),
+    per_worker: perWorker,
+  };
 }
 
 /** The whole experiment and its keys. `progress(label)` is told before each step. */
@@ -45,7 +51,14 @@ export function swiftcacheExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) 
   const ttft = ttftExperiment(s, progress);
   const at96 = context.find((c) => c.gb === 96) ?? context[0];
   const lent = Object.values(at96.lent_master_blocks);
-  const lentShare = lent.map((b) => b / Math.max(1, lent.reduce((a, x) => a + x, 0)));
+  const lentShare = lent.map(
+    (b) =>
+      b /
+      Math.max(
+        1,
+        lent.reduce((a, x) => a + x, 0),
+      ),
+  );
   progress('interference');
   const lengths = s.interferenceLengths.map((n) => interferenceAtLength(n, lentShare, s, hw));
   // The TTFT runs' own traffic: each lender's bytes over the measured span.
@@ -77,7 +90,17 @@ export function swiftcacheExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) 
     worker_hbm_share_by_length: Object.fromEntries(lengths.map((l) => [l.tokens, l.hbm_share])),
   };
   return {
-    setup: { ...s, hardware: { gpu: hw.gpu, master: hw.master, nvlink_bytes_per_ms: hw.nvlink.bytesPerMs, pcie_bytes_per_ms: hw.pcie.bytesPerMs, pcie_shared_by: hw.pcieSharedBy, dispatch_ms: hw.nvlink.dispatchMs } },
+    setup: {
+      ...s,
+      hardware: {
+        gpu: hw.gpu,
+        master: hw.master,
+        nvlink_bytes_per_ms: hw.nvlink.bytesPerMs,
+        pcie_bytes_per_ms: hw.pcie.bytesPerMs,
+        pcie_shared_by: hw.pcieSharedBy,
+        dispatch_ms: hw.nvlink.dispatchMs,
+      },
+    },
     paper: SWIFTCACHE_PAPER,
     max_context: context,
     max_context_qwen3_8b_master: qwenMaster,

@@ -11,7 +11,15 @@ const steps = (s) => s.memoryPoints.length + s.ratesPerS.length + 1;
 export function runSwiftcache(s = SWIFTCACHE_SETUP) {
   const robustCases = 5 * 2 + 2;
   const total = steps(s) + robustCases;
-  const bar = new cliProgress.SingleBar({ format: 'swiftcache |{bar}| {value}/{total} · {label} · {duration_formatted}', clearOnComplete: false, noTTYOutput: true, notTTYSchedule: 30_000 }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    {
+      format: 'swiftcache |{bar}| {value}/{total} · {label} · {duration_formatted}',
+      clearOnComplete: false,
+      noTTYOutput: true,
+      notTTYSchedule: 30_000,
+    },
+    cliProgress.Presets.shades_classic,
+  );
   let i = 0;
   bar.start(total, 0, { label: 'start' });
   const tick = (label) => bar.update(i++, { label });

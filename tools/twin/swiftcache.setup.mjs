@@ -69,12 +69,22 @@ export const SWIFTCACHE_PAPER = {
 };
 
 /** A model's paged-KV shape for kv-core. */
-export const kvShape = (m, blockTokens = SWIFTCACHE_SETUP.blockTokens) => ({ layers: m.layers, blockTokens, kvHeads: m.kvHeads, headDim: m.headDim });
+export const kvShape = (m, blockTokens = SWIFTCACHE_SETUP.blockTokens) => ({
+  layers: m.layers,
+  blockTokens,
+  kvHeads: m.kvHeads,
+  headDim: m.headDim,
+});
 
 /** The modelled hardware with the setup's scale applied. */
 export function swiftcacheHardware(s = SWIFTCACHE_SETUP) {
   const base = GPUS[s.gpu];
-  const gpu = { ...base, bf16Flops: base.bf16Flops * s.scale.flops, memBytesPerS: base.memBytesPerS * s.scale.hbm, memBytes: base.memBytes * s.scale.mem };
+  const gpu = {
+    ...base,
+    bf16Flops: base.bf16Flops * s.scale.flops,
+    memBytesPerS: base.memBytesPerS * s.scale.hbm,
+    memBytes: base.memBytes * s.scale.mem,
+  };
   const nv = nvlinkLink();
   const pcie = pcieLink(4);
   return {

@@ -16,7 +16,8 @@ describe('SwiftCache on the twin', () => {
   const run = swiftcacheExperiment(small);
 
   it('writes the three headline keys and is the same on every run', () => {
-    for (const k of ['max_context_vs_chunked8k', 'ttft_p99_vs_offload', 'worker_interference'] as const) expect(typeof run.swiftcache[k]).toBe('number');
+    for (const k of ['max_context_vs_chunked8k', 'ttft_p99_vs_offload', 'worker_interference'] as const)
+      expect(typeof run.swiftcache[k]).toBe('number');
     expect(swiftcacheExperiment(small)).toEqual(run);
   });
 
@@ -73,7 +74,9 @@ describe('SwiftCache on the twin', () => {
 
   it('reruns the headline keys with each hardware figure at ±20%: NVLink moves interference, HBM size the context', () => {
     const r = swiftcacheRobustness({ ...small, memoryPoints: SWIFTCACHE_SETUP.memoryPoints.slice(0, 1), ratesPerS: [1], requests: 40 });
-    expect(r.rows.map((row) => `${row.figure}@${row.scale}`)).toEqual(['gpu_flops', 'hbm_bandwidth', 'gpu_memory', 'nvlink', 'pcie'].flatMap((f) => [`${f}@0.8`, `${f}@1.2`]));
+    expect(r.rows.map((row) => `${row.figure}@${row.scale}`)).toEqual(
+      ['gpu_flops', 'hbm_bandwidth', 'gpu_memory', 'nvlink', 'pcie'].flatMap((f) => [`${f}@0.8`, `${f}@1.2`]),
+    );
     const nv = r.rows.filter((row) => row.figure === 'nvlink');
     expect(nv[1]!.worker_interference).toBeGreaterThan(nv[0]!.worker_interference);
     const mem = r.rows.filter((row) => row.figure === 'gpu_memory');

@@ -9,4 +9,15 @@ export interface RobustnessRow {
   recompute: { ttft_mean_ms: number | null; tpot_mean_ms: number | null };
 }
 export const ROBUSTNESS: { users: number; factors: number[]; parameters: string[] };
-export function symphonyRobustness(o?: { o?: SymphonyRun; r?: { users: number; factors: number[]; parameters: string[] }; hw?: GpuHardware; progress?: (i: number, n: number, label: string) => void }): { users: number; rows: RobustnessRow[]; ttft_vs_vllm_range: number[]; tpot_vs_vllm_range: number[]; symphony_ahead_in_every_case: boolean };
+export function symphonyRobustness(o?: {
+  o?: SymphonyRun;
+  r?: { users: number; factors: number[]; parameters: string[] };
+  hw?: GpuHardware;
+  progress?: (i: number, n: number, label: string) => void;
+}): {
+  users: number;
+  rows: RobustnessRow[];
+  ttft_vs_vllm_range: number[];
+  tpot_vs_vllm_range: number[];
+  symphony_ahead_in_every_case: boolean;
+};

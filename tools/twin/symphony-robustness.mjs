@@ -9,12 +9,20 @@ import { SYMPHONY_RUN } from './symphony.mjs';
 
 export const ROBUSTNESS = { users: 256, factors: [0.8, 1.2], parameters: ['flops', 'mem', 'pcie', 'network'] };
 
-const WHAT = { flops: 'GPU dense bf16 FLOP/s', mem: 'GPU memory bandwidth', pcie: 'PCIe bandwidth', network: 'network bandwidth between nodes' };
+const WHAT = {
+  flops: 'GPU dense bf16 FLOP/s',
+  mem: 'GPU memory bandwidth',
+  pcie: 'PCIe bandwidth',
+  network: 'network bandwidth between nodes',
+};
 
 export function symphonyRobustness({ o = SYMPHONY_RUN, r = ROBUSTNESS, hw: base0 = SYMPHONY_HARDWARE, progress = () => {} } = {}) {
   const wl = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
   const { base } = paperSessions(wl, 0);
-  const cases = [{ parameter: 'none', factor: 1 }, ...r.parameters.flatMap((parameter) => r.factors.map((factor) => ({ parameter, factor })))];
+  const cases = [
+    { parameter: 'none', factor: 1 },
+    ...r.parameters.flatMap((parameter) => r.factors.map((factor) => ({ parameter, factor }))),
+  ];
   const n = cases.length * 2;
   let i = 0;
   const rows = cases.map((c) => {

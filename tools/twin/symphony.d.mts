@@ -35,7 +35,17 @@ export interface SymphonyKeys {
 }
 export const SYMPHONY_RUN: SymphonyRun;
 export const SYMPHONY_PAPER: Record<string, { value: number | number[]; where: string }>;
-export function symphonyExperiment(o?: { o?: SymphonyRun; hw?: object; progress?: (i: number, n: number, label: string) => void; now?: () => number }): { curves: Curves; keys: SymphonyKeys; wall_s: number | null };
-export function symphonyExperimentInWorkers(o?: { o?: SymphonyRun; hw?: object; progress?: (i: number, n: number, label: string) => void; workers?: number }): Promise<{ curves: Curves; keys: SymphonyKeys; wall_s: number | null }>;
+export function symphonyExperiment(o?: {
+  o?: SymphonyRun;
+  hw?: object;
+  progress?: (i: number, n: number, label: string) => void;
+  now?: () => number;
+}): { curves: Curves; keys: SymphonyKeys; wall_s: number | null };
+export function symphonyExperimentInWorkers(o?: {
+  o?: SymphonyRun;
+  hw?: object;
+  progress?: (i: number, n: number, label: string) => void;
+  workers?: number;
+}): Promise<{ curves: Curves; keys: SymphonyKeys; wall_s: number | null }>;
 export function symphonyKeys(curves: Record<string, Record<number, Partial<RunSummary>>>, o?: SymphonyRun): SymphonyKeys;
 export function symphonyHardware(hw?: object): object;

@@ -48,7 +48,8 @@ const ratio = (a, b) => (a !== null && b !== null && b > 0 ? round(a / b, 2) : n
 
 function plan(o) {
   const runs = [];
-  for (const u of o.users) for (const s of o.systems) if (o.everyCount.includes(s) || o.allSystemsUsers.includes(u)) runs.push({ name: s, system: s, users: u });
+  for (const u of o.users)
+    for (const s of o.systems) if (o.everyCount.includes(s) || o.allSystemsUsers.includes(u)) runs.push({ name: s, system: s, users: u });
   runs.push({ name: 'symphony-missed10', system: 'symphony', users: o.variantUsers, variant: { missed: 0.1 } });
   runs.push({ name: 'symphony-spurious60', system: 'symphony', users: o.variantUsers, variant: { spurious: 0.6 } });
   return runs;
@@ -88,7 +89,14 @@ export async function symphonyExperimentInWorkers({ o = SYMPHONY_RUN, hw = SYMPH
   const order = runs.map((_, i) => i).sort((a, b) => runs[b].users - runs[a].users || a - b);
   let done = 0;
   progress(0, runs.length, `${workers ?? 'default'} workers`);
-  const results = await runPool({ module: import.meta.url, fn: 'symphonyRun', tasks: runs.map((r) => ({ r, o, hw })), order, ...(workers ? { workers } : {}), onDone: (i) => progress(++done, runs.length, `${runs[i].name} @ ${runs[i].users} users`) });
+  const results = await runPool({
+    module: import.meta.url,
+    fn: 'symphonyRun',
+    tasks: runs.map((r) => ({ r, o, hw })),
+    order,
+    ...(workers ? { workers } : {}),
+    onDone: (i) => progress(++done, runs.length, `${runs[i].name} @ ${runs[i].users} users`),
+  });
   const curves = {};
   runs.forEach((r, i) => ((curves[r.name] ??= {})[r.users] = results[i]));
   return { curves, keys: symphonyKeys(curves, o), wall_s: round((performance.now() - t0) / 1000, 1) };
@@ -97,8 +105,12 @@ export async function symphonyExperimentInWorkers({ o = SYMPHONY_RUN, hw = SYMPH
 /** The experiment's keys from its curves. */
 export function symphonyKeys(curves, o = SYMPHONY_RUN) {
   const at = (name, users, metric) => curves[name]?.[users]?.[metric] ?? null;
-  const common = (a, b) => Object.keys(curves[a] ?? {}).filter((u) => curves[b]?.[u]).map(Number);
-  const over = (base, metric) => Object.fromEntries(common('symphony', base).map((u) => [u, ratio(at(base, u, metric), at('symphony', u, metric))]));
+  const common = (a, b) =>
+    Object.keys(curves[a] ?? {})
+      .filter((u) => curves[b]?.[u])
+      .map(Number);
+  const over = (base, metric) =>
+    Object.fromEntries(common('symphony', base).map((u) => [u, ratio(at(base, u, metric), at('symphony', u, metric))]));
   const top = o.users.at(-1);
   const slo = at('recompute', o.users[0], 'tpot_mean_ms') * o.sloOverLightest;
   const served = (name) => {
@@ -125,14 +137,20 @@ export function symphonyKeys(curves, o = SYMPHONY_RUN) {
     infercept_imbalance_256: at('infercept', o.imbalanceUsers, 'imbalance_max_over_median'),
     missed10_degradation: change(curves['symphony-missed10']?.[o.variantUsers]),
     spurious60_degradation: change(curves['symphony-spurious60']?.[o.variantUsers]),
-    by_users: { ttft_vs_vllm: ttftVsVllm, tpot_vs_vllm: tpotVsVllm, ttft_vs_infercept: over('infercept', 'ttft_mean_ms'), ttft_vs_llmd: over('llmd', 'ttft_mean_ms') },
+    by_users: {
+      ttft_vs_vllm: ttftVsVllm,
+      tpot_vs_vllm: tpotVsVllm,
+      ttft_vs_infercept: over('infercept', 'ttft_mean_ms'),
+      ttft_vs_llmd: over('llmd', 'ttft_mean_ms'),
+    },
     imbalance_256: Object.fromEntries(o.systems.map((s) => [s, at(s, o.imbalanceUsers, 'imbalance_max_over_median')])),
     tpot_slo_ms: round(slo, 2),
     users_within_slo: { symphony: sym, recompute: vllm, infercept: served('infercept'), llmd: served('llmd') },
     definitions: {
       ratios: `mean of the baseline ÷ mean of symphony at the same users; ttft_vs_vllm and tpot_vs_vllm are the largest over the sweep (the paper's "up to"); ttft_vs_infercept and ttft_vs_llmd at ${o.compareUsers} users (the largest count every system ran)`,
       users_vs_vllm_at_slo: `largest swept user count whose mean TPOT is within the SLO (${o.sloOverLightest}× recompute's mean TPOT at ${o.users[0]} users), symphony ÷ recompute; a lower bound when symphony meets the SLO at the top of the sweep`,
-      imbalance: 'requests held per instance (running and waiting), sampled every second after the warm-up and averaged per instance: max ÷ median over the 8 instances',
+      imbalance:
+        'requests held per instance (running and waiting), sampled every second after the warm-up and averaged per instance: max ÷ median over the 8 instances',
       degradation: `symphony's mean TPOT with the variant ÷ without, − 1, at ${o.variantUsers} users`,
     },
   };
@@ -150,7 +168,12 @@ export function symphonyHardware(hw = SYMPHONY_HARDWARE) {
     ssd_pool_gib: hw.ssdPoolBytes / 1024 ** 3,
     links: hardwareLinks(hw),
     routing_ms_per_chunk: Object.fromEntries(Object.entries(routingFigures(hw, compute)).map(([k, v]) => [k, round(v, 3)])),
-    step_ms: { decode_1x1k: round(compute.decodeMs(1, 1024), 2), decode_32x4k: round(compute.decodeMs(32, 32 * 4096), 2), decode_8x4k: round(compute.decodeMs(8, 8 * 4096), 2), prefill_2k: round(compute.prefillMs(1, 2048, 2048 * 1024), 2) },
+    step_ms: {
+      decode_1x1k: round(compute.decodeMs(1, 1024), 2),
+      decode_32x4k: round(compute.decodeMs(32, 32 * 4096), 2),
+      decode_8x4k: round(compute.decodeMs(8, 8 * 4096), 2),
+      prefill_2k: round(compute.prefillMs(1, 2048, 2048 * 1024), 2),
+    },
     fastswitch_derived_dispatch_ms: round(derivedDispatchMs(), 4),
   };
 }

@@ -7,7 +7,15 @@ import { PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
 
 export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
   // Without a terminal (a log file), the bar prints a line every 30 s instead of redrawing.
-  const bar = new cliProgress.SingleBar({ format: 'symphony |{bar}| {value}/{total} runs · {label} · {duration_formatted}', clearOnComplete: false, noTTYOutput: true, notTTYSchedule: 30_000 }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    {
+      format: 'symphony |{bar}| {value}/{total} runs · {label} · {duration_formatted}',
+      clearOnComplete: false,
+      noTTYOutput: true,
+      notTTYSchedule: 30_000,
+    },
+    cliProgress.Presets.shades_classic,
+  );
   let started = false;
   const progress = (i, n, label) => {
     if (!started) bar.start(n, 0, { label });
@@ -25,7 +33,8 @@ export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
       run: o,
       hardware: symphonyHardware(),
       workload: { ...paperWorkloadStats(paperSessions(human).base, human), think_compression: o.thinkCompression },
-      systems: 'kv-core SERVING_SYSTEMS: symphony (routing with advisories, prefetch, peer fetch), recompute (vLLM behind a least-loaded balancer, device prefix cache only by chance), infercept (sticky, KV offloaded to host between turns and restored over PCIe), llmd (prefix + queue + KV-utilisation scorers)',
+      systems:
+        'kv-core SERVING_SYSTEMS: symphony (routing with advisories, prefetch, peer fetch), recompute (vLLM behind a least-loaded balancer, device prefix cache only by chance), infercept (sticky, KV offloaded to host between turns and restored over PCIe), llmd (prefix + queue + KV-utilisation scorers)',
       measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`,
     },
     curves: result.curves,

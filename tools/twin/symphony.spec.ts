@@ -6,7 +6,18 @@ import { SYMPHONY_RUN, symphonyExperiment, symphonyKeys } from './symphony.mjs';
 import { symphonyRobustness } from './symphony-robustness.mjs';
 
 // A small cluster for a few simulated seconds: the experiment's wiring, not its figures.
-const tiny = { ...SYMPHONY_RUN, users: [4, 12], allSystemsUsers: [12], imbalanceUsers: 12, compareUsers: 12, variantUsers: 12, rampMs: 1000, warmMs: 4000, untilMs: 12_000, thinkCompression: 60 };
+const tiny = {
+  ...SYMPHONY_RUN,
+  users: [4, 12],
+  allSystemsUsers: [12],
+  imbalanceUsers: 12,
+  compareUsers: 12,
+  variantUsers: 12,
+  rampMs: 1000,
+  warmMs: 4000,
+  untilMs: 12_000,
+  thinkCompression: 60,
+};
 const hw = { ...SYMPHONY_HARDWARE, instances: 2 };
 
 describe('the Symphony experiment on the twin', () => {
@@ -16,9 +27,25 @@ describe('the Symphony experiment on the twin', () => {
   }, 120_000);
 
   it('runs every system and variant and writes every key', () => {
-    expect(Object.keys(first.curves).sort()).toEqual(['infercept', 'llmd', 'recompute', 'symphony', 'symphony-missed10', 'symphony-spurious60']);
+    expect(Object.keys(first.curves).sort()).toEqual([
+      'infercept',
+      'llmd',
+      'recompute',
+      'symphony',
+      'symphony-missed10',
+      'symphony-spurious60',
+    ]);
     expect(first.curves.symphony[4].requests).toBeGreaterThan(0);
-    for (const k of ['ttft_vs_vllm', 'tpot_vs_vllm', 'ttft_vs_infercept', 'ttft_vs_llmd', 'infercept_imbalance_256', 'missed10_degradation', 'spurious60_degradation']) expect(typeof first.keys[k]).toBe('number');
+    for (const k of [
+      'ttft_vs_vllm',
+      'tpot_vs_vllm',
+      'ttft_vs_infercept',
+      'ttft_vs_llmd',
+      'infercept_imbalance_256',
+      'missed10_degradation',
+      'spurious60_degradation',
+    ])
+      expect(typeof first.keys[k]).toBe('number');
     expect(first.curves.recompute[12].routing.least_loaded).toBeGreaterThan(0);
     expect(first.curves.infercept[12].routing.session_home).toBeGreaterThan(0);
   });

@@ -8,14 +8,29 @@ export interface LivePass {
   load_average?: { before: number; after: number };
 }
 export interface SystemValidation {
-  live: { passes: LivePass[]; ttft_p50_mean_ms: number; ttft_p99_mean_ms: number; ttft_p50_range_ms: [number, number]; ttft_p99_range_ms: [number, number] };
-  twin: { ttft_p50_ms: number; ttft_p99_ms: number; runs: Array<{ seed: number; requests: number; ttft_p50_ms: number | null; ttft_p99_ms: number | null; tpot_p50_ms: number | null }> };
+  live: {
+    passes: LivePass[];
+    ttft_p50_mean_ms: number;
+    ttft_p99_mean_ms: number;
+    ttft_p50_range_ms: [number, number];
+    ttft_p99_range_ms: [number, number];
+  };
+  twin: {
+    ttft_p50_ms: number;
+    ttft_p99_ms: number;
+    runs: Array<{ seed: number; requests: number; ttft_p50_ms: number | null; ttft_p99_ms: number | null; tpot_p50_ms: number | null }>;
+  };
   per_pass: Array<{ load_average_before: number | null; tpot_over_twin: number | null; uncontended: boolean; ttft_p50_error: number }>;
   ttft_p50_error: number;
   ttft_p99_error: number;
   ttft_p99_in_live_range: boolean;
   mechanisms: Record<string, { live: unknown; twin: unknown }>;
-  if_iterations_waited_as_live?: { wait_per_iteration_ms: number; ttft_p50_ms: number | null; ttft_p99_ms: number | null; tpot_p50_ms: number | null };
+  if_iterations_waited_as_live?: {
+    wait_per_iteration_ms: number;
+    ttft_p50_ms: number | null;
+    ttft_p99_ms: number | null;
+    tpot_p50_ms: number | null;
+  };
 }
 export interface Validation {
   inputs: { live: { passes: number; users: number; nodes: number }; seeds: number[] };

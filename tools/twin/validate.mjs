@@ -31,7 +31,12 @@ function configurations(mr) {
     const described = mr.cluster?.systems?.[name];
     const base = SERVING_SYSTEMS[name] ?? (name.startsWith('symphony') ? SERVING_SYSTEMS.symphony : undefined);
     if (!base) throw new Error(`validate: the live run names a system the twin does not know: ${name}`);
-    return { name, system: base, variant: { missed: described?.missed ?? 0, spurious: described?.spurious ?? 0 }, nodeEnv: described?.node_env ?? {} };
+    return {
+      name,
+      system: base,
+      variant: { missed: described?.missed ?? 0, spurious: described?.spurious ?? 0 },
+      nodeEnv: described?.node_env ?? {},
+    };
   });
 }
 
@@ -40,7 +45,19 @@ function live(mr, name) {
   const passes = mr.passes.map((p) => p[name]).filter(Boolean);
   const p50 = passes.map((p) => p.ttft_p50_ms);
   const p99 = passes.map((p) => p.ttft_p99_ms);
-  return { passes: passes.map((p) => ({ ttft_p50_ms: p.ttft_p50_ms, ttft_p99_ms: p.ttft_p99_ms, requests: p.requests, tpot_p50_ms: p.tpot_p50_ms, ...(p.load_average ? { load_average: p.load_average } : {}) })), ttft_p50_mean_ms: round(mean(p50), 2), ttft_p99_mean_ms: round(mean(p99), 2), ttft_p50_range_ms: [Math.min(...p50), Math.max(...p50)], ttft_p99_range_ms: [Math.min(...p99), Math.max(...p99)] };
+  return {
+    passes: passes.map((p) => ({
+      ttft_p50_ms: p.ttft_p50_ms,
+      ttft_p99_ms: p.ttft_p99_ms,
+      requests: p.requests,
+      tpot_p50_ms: p.tpot_p50_ms,
+      ...(p.load_average ? { load_average: p.load_average } : {}),
+    })),
+    ttft_p50_mean_ms: round(mean(p50), 2),
+    ttft_p99_mean_ms: round(mean(p99), 2),
+    ttft_p50_range_ms: [Math.min(...p50), Math.max(...p50)],
+    ttft_p99_range_ms: [Math.min(...p99), Math.max(...p99)],
+  };
 }
 
 /**
@@ -61,11 +78,19 @@ function mechanisms(mr, name, runs) {
     requests: { live: perPass(l?.requests), twin: med((r) => r.requests) },
     prefix_hit_rate: { live: l?.prefix_hit_rate ?? null, twin: med((r) => r.prefix_hit_rate) },
     restored_from_peers_tokens: { live: perPass(l?.restored_tokens?.from_peers), twin: med((r) => r.restored_tokens.from_peers) },
-    restored_from_local_tiers_tokens: { live: perPass(l?.restored_tokens?.from_local_tiers), twin: med((r) => r.restored_tokens.from_local_tiers) },
+    restored_from_local_tiers_tokens: {
+      live: perPass(l?.restored_tokens?.from_local_tiers),
+      twin: med((r) => r.restored_tokens.from_local_tiers),
+    },
     tpot_p50_ms: { live: l?.tpot_p50_ms ?? null, twin: med((r) => r.tpot_p50_ms) },
     routing_share: { live: share(l?.routing), twin: share(runs[0]?.routing) },
     // TTFT p50 of a session's first turns, of turns served where the previous one was and of turns moved to another node (their KV comes from a peer or a prefetch).
-    by_move_ttft_p50_ms: Object.fromEntries(['first', 'stayed', 'moved'].map((k) => [k, { live: l?.by_move?.[k]?.ttft_p50_ms ?? null, twin: med((r) => r.by_move?.[k]?.ttft_p50_ms ?? null) }])),
+    by_move_ttft_p50_ms: Object.fromEntries(
+      ['first', 'stayed', 'moved'].map((k) => [
+        k,
+        { live: l?.by_move?.[k]?.ttft_p50_ms ?? null, twin: med((r) => r.by_move?.[k]?.ttft_p50_ms ?? null) },
+      ]),
+    ),
     // Where TTFT goes: queued on the node, arrival there to the first token, and the path outside the nodes (live: mean over passes that recorded it).
     time_on_node: Object.fromEntries(
       ['queue_mean_ms', 'ttft_mean_ms', 'outside_nodes_mean_ms'].map((k) => {
@@ -91,11 +116,21 @@ function contentionCheck({ mr, name, setup, c, costs, sessions, twinTpot, log })
   if (!(waitMs > 1)) return null;
   const o = costs.overheads;
   const waiting = { ...costs, overheads: { ...o, prefillCpuMs: o.prefillCpuMs + waitMs, decodeCpuMs: o.decodeCpuMs + waitMs } };
-  const cluster = new TwinCluster(multiroundCluster(setup, c.system, waiting, { seed: 1, tenant: `twin-${name}`, variant: c.variant }), sessions);
+  const cluster = new TwinCluster(
+    multiroundCluster(setup, c.system, waiting, { seed: 1, tenant: `twin-${name}`, variant: c.variant }),
+    sessions,
+  );
   cluster.run();
   const r = summarizeRun(cluster);
   log(`twin ${name} with ${round(waitMs, 1)} ms of waiting per iteration: p50 ${r.ttft_p50_ms} ms, p99 ${r.ttft_p99_ms} ms`);
-  return { label: 'diagnostic, not fitted into the validation: every node iteration waits (live TPOT p50 − twin TPOT p50)', wait_per_iteration_ms: round(waitMs, 1), ttft_p50_ms: r.ttft_p50_ms, ttft_p99_ms: r.ttft_p99_ms, tpot_p50_ms: r.tpot_p50_ms, node_busy_share: r.node_busy_share };
+  return {
+    label: 'diagnostic, not fitted into the validation: every node iteration waits (live TPOT p50 − twin TPOT p50)',
+    wait_per_iteration_ms: round(waitMs, 1),
+    ttft_p50_ms: r.ttft_p50_ms,
+    ttft_p99_ms: r.ttft_p99_ms,
+    tpot_p50_ms: r.tpot_p50_ms,
+    node_busy_share: r.node_busy_share,
+  };
 }
 
 /** A live pass ran at the modelled speed when its TPOT p50 is within this factor of the twin's (no iteration waited for a core). */
@@ -109,14 +144,20 @@ export const UNCONTENDED_TPOT_RATIO = 1.1;
 function perPass(l, twinP50, twinTpot) {
   return l.passes.map((p) => {
     const ratio = typeof p.tpot_p50_ms === 'number' && twinTpot ? p.tpot_p50_ms / twinTpot : null;
-    return { load_average_before: p.load_average?.before ?? null, tpot_over_twin: round(ratio, 2), uncontended: ratio !== null && ratio <= UNCONTENDED_TPOT_RATIO, ttft_p50_error: round(Math.abs(twinP50 - p.ttft_p50_ms) / p.ttft_p50_ms) };
+    return {
+      load_average_before: p.load_average?.before ?? null,
+      tpot_over_twin: round(ratio, 2),
+      uncontended: ratio !== null && ratio <= UNCONTENDED_TPOT_RATIO,
+      ttft_p50_error: round(Math.abs(twinP50 - p.ttft_p50_ms) / p.ttft_p50_ms),
+    };
   });
 }
 
 const order = (entries) => entries.sort((a, b) => a[1] - b[1]).map(([k]) => k);
 
 export function validate({ mr, cal, seeds = [1, 2, 3], log = console.log, now = () => performance.now() }) {
-  if (!Array.isArray(mr.passes) || mr.passes.length === 0) throw new Error('validate: bench/results/multiround.json has no per-pass figures (passes[]): run `npm run bench -- multiround` first');
+  if (!Array.isArray(mr.passes) || mr.passes.length === 0)
+    throw new Error('validate: bench/results/multiround.json has no per-pass figures (passes[]): run `npm run bench -- multiround` first');
   const options = { ...DEFAULT_WORKLOAD, ...(mr.workload?.options ?? {}) };
   const sessions = workload(options);
   const rampMs = (mr.workload?.users_start_over_s ?? 0) * 1000;
@@ -127,7 +168,10 @@ export function validate({ mr, cal, seeds = [1, 2, 3], log = console.log, now = 
     if (c.nodeEnv.NODE_PREFETCH_PROMOTE === 'off') continue; // the promotion A/B is not part of the validation
     const runs = seeds.map((seed) => {
       const t0 = now();
-      const cluster = new TwinCluster(multiroundCluster(setup, c.system, costs, { seed, tenant: `twin-${c.name}`, variant: c.variant }), sessions);
+      const cluster = new TwinCluster(
+        multiroundCluster(setup, c.system, costs, { seed, tenant: `twin-${c.name}`, variant: c.variant }),
+        sessions,
+      );
       cluster.run();
       const s = { seed, ...summarizeRun(cluster), wall_s: round((now() - t0) / 1000, 1) };
       log(`twin ${c.name} seed ${seed}: p50 ${s.ttft_p50_ms} ms, p99 ${s.ttft_p99_ms} ms (${s.requests} requests, ${s.wall_s} s)`);
@@ -138,7 +182,13 @@ export function validate({ mr, cal, seeds = [1, 2, 3], log = console.log, now = 
     const p99 = median(runs.map((r) => r.ttft_p99_ms));
     systems[c.name] = {
       live: l,
-      twin: { ttft_p50_ms: round(p50, 2), ttft_p99_ms: round(p99, 2), ttft_p50_range_ms: [Math.min(...runs.map((r) => r.ttft_p50_ms)), Math.max(...runs.map((r) => r.ttft_p50_ms))], ttft_p99_range_ms: [Math.min(...runs.map((r) => r.ttft_p99_ms)), Math.max(...runs.map((r) => r.ttft_p99_ms))], runs },
+      twin: {
+        ttft_p50_ms: round(p50, 2),
+        ttft_p99_ms: round(p99, 2),
+        ttft_p50_range_ms: [Math.min(...runs.map((r) => r.ttft_p50_ms)), Math.max(...runs.map((r) => r.ttft_p50_ms))],
+        ttft_p99_range_ms: [Math.min(...runs.map((r) => r.ttft_p99_ms)), Math.max(...runs.map((r) => r.ttft_p99_ms))],
+        runs,
+      },
       ttft_p50_error: round(Math.abs(p50 - l.ttft_p50_mean_ms) / l.ttft_p50_mean_ms),
       ttft_p99_error: round(Math.abs(p99 - l.ttft_p99_mean_ms) / l.ttft_p99_mean_ms),
       ttft_p99_in_live_range: p99 >= l.ttft_p99_range_ms[0] && p99 <= l.ttft_p99_range_ms[1],
@@ -173,9 +223,15 @@ export function validate({ mr, cal, seeds = [1, 2, 3], log = console.log, now = 
   const pick = (key) => Object.fromEntries(Object.entries(systems).map(([k, v]) => [k, v[key]]));
   return {
     inputs: {
-      live: { file: 'bench/results/multiround.json', date: mr.run?.date ?? null, passes: mr.passes.length, users: setup.users, nodes: setup.nodes },
+      live: {
+        file: 'bench/results/multiround.json',
+        date: mr.run?.date ?? null,
+        passes: mr.passes.length,
+        users: setup.users,
+        nodes: setup.nodes,
+      },
       calibration: { file: 'bench/results/twin-calibration.json', date: cal.run?.date ?? null },
-      workload: 'bench/multiround/workload.mjs workload(options) with the live run\'s options: the same sessions',
+      workload: "bench/multiround/workload.mjs workload(options) with the live run's options: the same sessions",
       seeds,
     },
     validation: {

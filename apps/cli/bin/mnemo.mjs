@@ -24,8 +24,14 @@ program
   .option('--api-key <key>', 'API key (MNEMO_API_KEY)', process.env.MNEMO_API_KEY)
   .option('--admin-key <key>', 'admin key for answers that reveal other tenants (MNEMO_ADMIN_KEY)', process.env.MNEMO_ADMIN_KEY);
 
-program.command('up').description('start the local cluster (npm start): NATS, Postgres, scheduler, two nodes, profiler, gateway').action(act(() => up()));
-program.command('status').description('nodes, load, KV per tier and routed hit rates').action(act(() => status(gw(), out)));
+program
+  .command('up')
+  .description('start the local cluster (npm start): NATS, Postgres, scheduler, two nodes, profiler, gateway')
+  .action(act(() => up()));
+program
+  .command('status')
+  .description('nodes, load, KV per tier and routed hit rates')
+  .action(act(() => status(gw(), out)));
 program
   .command('chat')
   .description('talk to a model; after each answer: time to first token and cached tokens by source')
@@ -44,7 +50,7 @@ program
   .action((base, derived, o) => act(() => profile(gw(), base, derived, o, out))());
 program
   .command('why <request-id>')
-  .description('where each chunk of a request\'s prompt came from, or why it missed (accepts the chatcmpl-… id)')
+  .description("where each chunk of a request's prompt came from, or why it missed (accepts the chatcmpl-… id)")
   .option('--json', 'the raw answer of GET /v1/requests/{id}/kv')
   .action((id, o) => act(() => why(gw(), id, o, out))());
 

@@ -60,7 +60,13 @@ export async function why(gw, id, o, out) {
 export async function profile(gw, base, derived, o, out) {
   const job = await gw.json('/v1/profiler/jobs', { method: 'POST', body: JSON.stringify({ base, derived }) });
   out(`profiling ${base} → ${derived}: job ${job.id}\n`);
-  const bar = o.progress === false ? null : new cliProgress.SingleBar({ format: ' {bar} {percentage}% | {value}/{total} patterns | ETA {eta_formatted}', hideCursor: true }, cliProgress.Presets.shades_classic);
+  const bar =
+    o.progress === false
+      ? null
+      : new cliProgress.SingleBar(
+          { format: ' {bar} {percentage}% | {value}/{total} patterns | ETA {eta_formatted}', hideCursor: true },
+          cliProgress.Presets.shades_classic,
+        );
   bar?.start(job.totalPatterns ?? 1, job.donePatterns ?? 0);
   let j = job;
   try {
@@ -77,7 +83,9 @@ export async function profile(gw, base, derived, o, out) {
     out(`job ${j.id} failed: ${j.error}\n`);
     return 1;
   }
-  const r = await gw.fetch(`${gw.url}/v1/profiler/pairs/${encodeURIComponent(base)}/${encodeURIComponent(derived)}/heatmap.svg`, { headers: gw.headers() });
+  const r = await gw.fetch(`${gw.url}/v1/profiler/pairs/${encodeURIComponent(base)}/${encodeURIComponent(derived)}/heatmap.svg`, {
+    headers: gw.headers(),
+  });
   if (!r.ok) throw new Error(`the heatmap is not available (HTTP ${r.status})`);
   const path = resolve(o.out ?? `heatmap-${base}-${derived}.svg`);
   await writeFile(path, Buffer.from(await r.arrayBuffer()));
@@ -107,10 +115,13 @@ export async function chat(gw, o) {
       if (line === null || !line.trim()) break;
       messages.push({ role: 'user', content: line });
       let answer = '';
-      const turn = await gw.chatStream({ model, messages, session_id: sessionId, ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}) }, (t) => {
-        answer += t;
-        output.write(t);
-      });
+      const turn = await gw.chatStream(
+        { model, messages, session_id: sessionId, ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}) },
+        (t) => {
+          answer += t;
+          output.write(t);
+        },
+      );
       messages.push({ role: 'assistant', content: answer });
       let kv = null;
       try {

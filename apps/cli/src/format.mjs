@@ -3,16 +3,38 @@
 /** @param {Array<Array<string | number>>} rows */
 export function table(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  return rows.map((r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => String(c).padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const pct = (x) => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(0)}%`);
 
 /** `mnemo status`. @param {any} cluster @param {any} models */
 export function statusText(cluster, models) {
-  const rows = [['node', 'models', 'running', 'waiting', 'kv used', 'device', 'host', 'ssd', 'routed', 'hit device', 'hit host', 'hit ssd']];
+  const rows = [
+    ['node', 'models', 'running', 'waiting', 'kv used', 'device', 'host', 'ssd', 'routed', 'hit device', 'hit host', 'hit ssd'],
+  ];
   for (const n of cluster.nodes) {
-    rows.push([n.node_id, n.models.length, n.running, n.waiting, pct(n.kv_usage), n.chunks.device, n.chunks.host, n.chunks.ssd, n.routed_prompt_tokens, pct(n.routed_hit_rate.device), pct(n.routed_hit_rate.host), pct(n.routed_hit_rate.ssd)]);
+    rows.push([
+      n.node_id,
+      n.models.length,
+      n.running,
+      n.waiting,
+      pct(n.kv_usage),
+      n.chunks.device,
+      n.chunks.host,
+      n.chunks.ssd,
+      n.routed_prompt_tokens,
+      pct(n.routed_hit_rate.device),
+      pct(n.routed_hit_rate.host),
+      pct(n.routed_hit_rate.ssd),
+    ]);
   }
   const ids = (models?.data ?? []).map((m) => m.id).join(', ');
   return [
@@ -30,7 +52,10 @@ export function whyText(w) {
   const by = w.tokens_by_source;
   const head = [
     `request ${w.request_id} · ${w.model} on ${w.node_id} (policy ${w.policy}, attempt ${w.attempt}) at ${w.scheduled_at}`,
-    `prompt ${w.prompt_tokens} tokens, cached ${w.cached_tokens}: ${Object.entries(by).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ')}${w.node_record ? '' : ' (the node no longer has its record)'}`,
+    `prompt ${w.prompt_tokens} tokens, cached ${w.cached_tokens}: ${Object.entries(by)
+      .filter(([, v]) => v > 0)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}${w.node_record ? '' : ' (the node no longer has its record)'}`,
     '',
   ];
   const rows = [['chunk', 'tokens', 'source', 'why']];
@@ -43,6 +68,11 @@ export function turnLine(turn, kv) {
   const ttft = turn.ttftMs === undefined ? '-' : `${turn.ttftMs.toFixed(0)} ms`;
   const prompt = turn.usage?.prompt_tokens ?? kv?.prompt_tokens ?? 0;
   const cached = turn.usage?.prompt_tokens_details?.cached_tokens ?? kv?.cached_tokens ?? 0;
-  const by = kv ? Object.entries(kv.tokens_by_source).filter(([k, v]) => v > 0 && k !== 'computed').map(([k, v]) => `${k} ${v}`).join(', ') : 'sources unknown';
+  const by = kv
+    ? Object.entries(kv.tokens_by_source)
+        .filter(([k, v]) => v > 0 && k !== 'computed')
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')
+    : 'sources unknown';
   return `[TTFT ${ttft} · cached ${cached}/${prompt} tokens${by ? `: ${by}` : ''}]`;
 }

@@ -20,7 +20,11 @@ export class GatewayClient {
 
   /** @param {Record<string, string>} [extra] */
   headers(extra = {}) {
-    return { ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}), ...(this.adminKey ? { 'x-admin-key': this.adminKey } : {}), ...extra };
+    return {
+      ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+      ...(this.adminKey ? { 'x-admin-key': this.adminKey } : {}),
+      ...extra,
+    };
   }
 
   /** @param {string} path @param {RequestInit} [init] */
@@ -29,7 +33,10 @@ export class GatewayClient {
     try {
       r = await this.fetch(this.url + path, { ...init, headers: this.headers(init.body ? { 'content-type': 'application/json' } : {}) });
     } catch (e) {
-      throw new GatewayError(0, `cannot reach the gateway at ${this.url} (${e instanceof Error ? e.message : String(e)}): is \`mnemo up\` running? (MNEMO_URL sets another address)`);
+      throw new GatewayError(
+        0,
+        `cannot reach the gateway at ${this.url} (${e instanceof Error ? e.message : String(e)}): is \`mnemo up\` running? (MNEMO_URL sets another address)`,
+      );
     }
     const text = await r.text();
     let body;
@@ -51,7 +58,11 @@ export class GatewayClient {
     const started = performance.now();
     let r;
     try {
-      r = await this.fetch(`${this.url}/v1/chat/completions`, { method: 'POST', headers: this.headers({ 'content-type': 'application/json' }), body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }) });
+      r = await this.fetch(`${this.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: this.headers({ 'content-type': 'application/json' }),
+        body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
+      });
     } catch (e) {
       throw new GatewayError(0, `cannot reach the gateway at ${this.url} (${e instanceof Error ? e.message : String(e)})`);
     }

@@ -73,7 +73,23 @@ export class AppModule {
         ...(stores.recorder ? [WhyNatsHandler] : []),
         NodeLifecycle,
       ],
-      exports: [NODE_CONFIG, JsonLogger, ServiceMetrics, NodeMetrics, CLOCK, ENGINE, ServedTokenizers, NATS_CONNECTION, PROMPT_STORE, CHUNK_STORE, ChunkPeerClient, CROSS_MODEL_REUSE, SESSION_TAILS, KV_RECORDER, NodeLifecycle],
+      exports: [
+        NODE_CONFIG,
+        JsonLogger,
+        ServiceMetrics,
+        NodeMetrics,
+        CLOCK,
+        ENGINE,
+        ServedTokenizers,
+        NATS_CONNECTION,
+        PROMPT_STORE,
+        CHUNK_STORE,
+        ChunkPeerClient,
+        CROSS_MODEL_REUSE,
+        SESSION_TAILS,
+        KV_RECORDER,
+        NodeLifecycle,
+      ],
     };
   }
 }

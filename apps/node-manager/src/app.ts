@@ -1,6 +1,16 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, ServiceMetrics, systemClock, type LogLevel, type RepeatingTask } from '@mnemo/service-kit';
+import {
+  connectNats,
+  JsonLogger,
+  listenOrCleanUp,
+  NatsEndpoints,
+  OpsServer,
+  ServiceMetrics,
+  systemClock,
+  type LogLevel,
+  type RepeatingTask,
+} from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { BatchScheduler } from './batching/batch.scheduler.js';
 import { SequenceStore } from './batching/sequence.store.js';
@@ -62,11 +72,19 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await engine.close();
     throw e;
   });
-  const nats = await connectNats(config.NATS_URL!, `node-manager ${config.NODE_ID}`, { user: config.NATS_USER, password: config.NATS_PASSWORD }).catch(async (e: unknown) => {
+  const nats = await connectNats(config.NATS_URL!, `node-manager ${config.NODE_ID}`, {
+    user: config.NATS_USER,
+    password: config.NATS_PASSWORD,
+  }).catch(async (e: unknown) => {
     await engine.close();
     throw e;
   });
-  if (engine.layerStream) new LayerStreamMetrics(metrics, engine.models().map((m) => m.id), engine.layerStream);
+  if (engine.layerStream)
+    new LayerStreamMetrics(
+      metrics,
+      engine.models().map((m) => m.id),
+      engine.layerStream,
+    );
   const events = new KvEventsPublisher(nats, config.NODE_ID, config.kvStore.eventsMs);
   let vllm: VllmEventsHandle | null = null;
   try {
@@ -77,7 +95,11 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     throw e;
   }
   // `why`: each request's KV record, and why chunks left a tier.
-  const recorder = new KvRecorder(new BoundedRecords(config.NODE_WHY_RECORDS!, config.NODE_WHY_TTL_MS!), new DropLog(config.NODE_WHY_DROPS!, config.NODE_WHY_TTL_MS!), tracerFor('node-manager'));
+  const recorder = new KvRecorder(
+    new BoundedRecords(config.NODE_WHY_RECORDS!, config.NODE_WHY_TTL_MS!),
+    new DropLog(config.NODE_WHY_DROPS!, config.NODE_WHY_TTL_MS!),
+    tracerFor('node-manager'),
+  );
   const TIER = { device: 'device', mem: 'host', ssd: 'ssd' } as const;
   // Every change goes out on NATS and, when on, in vLLM's format too.
   const holdingChanged = (c: KvHoldingChange) => {
@@ -88,11 +110,15 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   // DroidSpeak E caches live in the tiers as one tier-only model per base (registered at open, so a restart replays their journal).
   const ds = config.droidSpeak;
   const eBases = ds.enabled && ds.eCaches ? [...new Set(ds.bases.values())] : [];
-  const eModels = new Map(eBases.flatMap((b) => {
-    const m = eCacheModel(b, engine.hiddenSize?.(b));
-    return m ? [[b, m] as const] : [];
-  }));
-  const kvStore = await KvStore.open(config.kvStore, engine, holdingChanged, (level, msg, fields) => logger.emit(level, msg, fields), [...eModels.values()]).catch(async (e: unknown) => {
+  const eModels = new Map(
+    eBases.flatMap((b) => {
+      const m = eCacheModel(b, engine.hiddenSize?.(b));
+      return m ? [[b, m] as const] : [];
+    }),
+  );
+  const kvStore = await KvStore.open(config.kvStore, engine, holdingChanged, (level, msg, fields) => logger.emit(level, msg, fields), [
+    ...eModels.values(),
+  ]).catch(async (e: unknown) => {
     await nats.close();
     await engine.close();
     throw e;
@@ -107,42 +133,67 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     kvStore.onBlocked = (ms) => storeMetrics.blockedIo.observe(ms / 1000);
     // Swap copies and the host pool are one host copy: a swap-out leaves out what the pool keeps.
     engine.swap?.useHostCopies?.({ hold: (model, salt, tokens) => kvStore.holdForSwap(model, salt, tokens) });
-  } else logger.emit('info', 'KV store off', { reason: config.kvStore.enabled ? `the ${engine.kind} engine keeps no KV bytes` : 'NODE_KV_STORE=off' });
+  } else
+    logger.emit('info', 'KV store off', {
+      reason: config.kvStore.enabled ? `the ${engine.kind} engine keeps no KV bytes` : 'NODE_KV_STORE=off',
+    });
   // Without a store (the sim engine) the device cache is still what routing wants to know about.
   const unwatchDevice = kvStore
     ? () => undefined
     : engine.watchChunks((e) => {
         // A partial chunk leaves the device with its sequence: the device holds whole chunks by name only.
-        if (e.kind !== 'partial') holdingChanged({ kind: e.kind === 'evicted' ? 'removed' : 'stored', tier: 'device', model: e.model, keys: [e.key] });
+        if (e.kind !== 'partial')
+          holdingChanged({ kind: e.kind === 'evicted' ? 'removed' : 'stored', tier: 'device', model: e.model, keys: [e.key] });
       });
   events.answerReports((e) => logger.emit('warn', 'KV report request failed', { err: String(e) }));
   const sessionTails = new SessionTails((t) => events.addSessionTail(t));
   const unwatchTails = engine.watchChunks((e) => sessionTails.onChunk(e));
-  const peers = new ChunkPeerClient({ timeoutMs: config.NODE_PEER_TIMEOUT_MS, deadlineBaseMs: config.NODE_PEER_DEADLINE_BASE_MS, ...(config.NODE_PEER_TOKEN ? { token: config.NODE_PEER_TOKEN } : {}) });
+  const peers = new ChunkPeerClient({
+    timeoutMs: config.NODE_PEER_TIMEOUT_MS,
+    deadlineBaseMs: config.NODE_PEER_DEADLINE_BASE_MS,
+    ...(config.NODE_PEER_TOKEN ? { token: config.NODE_PEER_TOKEN } : {}),
+  });
   const prompts = kvStore ? new PeerAwarePromptStore(kvStore, kvStore, peers) : NO_PROMPT_STORE;
   new PeerMetrics(metrics, peers, prompts instanceof PeerAwarePromptStore ? prompts : undefined, kvStore);
   // DroidSpeak: only when this node serves a derived model with its base and keeps KV bytes.
   const planCache =
     ds.enabled && ds.bases.size > 0 && kvStore
-      ? new ReusePlanCache(nats, systemClock, { requestTimeoutMs: ds.planTimeoutMs, missTtlMs: 60_000, onFetchError: (e) => logger.emit('warn', 'DroidSpeak frontier fetch failed', { err: String(e) }) })
+      ? new ReusePlanCache(nats, systemClock, {
+          requestTimeoutMs: ds.planTimeoutMs,
+          missTtlMs: 60_000,
+          onFetchError: (e) => logger.emit('warn', 'DroidSpeak frontier fetch failed', { err: String(e) }),
+        })
       : undefined;
   planCache?.start();
   let waiting = () => 0;
-  const eCaches = planCache && kvStore && eModels.size > 0 ? new ECacheTier(kvStore, peers, (b) => (eModels.has(b) ? engine.hiddenSize?.(b) : undefined)) : undefined;
+  const eCaches =
+    planCache && kvStore && eModels.size > 0
+      ? new ECacheTier(kvStore, peers, (b) => (eModels.has(b) ? engine.hiddenSize?.(b) : undefined))
+      : undefined;
   const crossModel = planCache
-    ? new CrossModelReuse(ds, planCache, prompts, (m) => engine.kvLayout(m)?.layers, () => waiting(), systemClock, new DroidSpeakMetrics(metrics, () => eCaches?.hostBytes(eModels.keys()) ?? 0), eCaches)
+    ? new CrossModelReuse(
+        ds,
+        planCache,
+        prompts,
+        (m) => engine.kvLayout(m)?.layers,
+        () => waiting(),
+        systemClock,
+        new DroidSpeakMetrics(metrics, () => eCaches?.hostBytes(eModels.keys()) ?? 0),
+        eCaches,
+      )
     : undefined;
   const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers, sessionTails, recorder, ...(crossModel ? { crossModel } : {}) };
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, stores), { logger, abortOnError: false }).catch(
-    async (e: unknown) => {
-      peers.close();
-      await kvStore?.close();
-      await vllm?.close();
-      await nats.close();
-      await engine.close();
-      throw e;
-    },
-  );
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, stores), {
+    logger,
+    abortOnError: false,
+  }).catch(async (e: unknown) => {
+    peers.close();
+    await kvStore?.close();
+    await vllm?.close();
+    await nats.close();
+    await engine.close();
+    throw e;
+  });
   const store = app.get(SequenceStore);
   waiting = () => store.count('waiting');
   app.get(NodeMetrics).observe({
@@ -154,8 +205,16 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   const scheduler = app.get(BatchScheduler);
   scheduler.start();
   const endpoints = app.get(NatsEndpoints);
-  const ops = new OpsServer(metrics, () => endpoints.listening && app.get(NodeLifecycle).accepting, () =>
-    (kvStore?.tiers.journalHealth() ?? []).filter((h) => h.state === 'failing').map((h) => ({ check: `kv_journal:${h.model}`, message: `SSD journal writes fail (${h.lastError}); ${h.pending} records kept and retried` })),
+  const ops = new OpsServer(
+    metrics,
+    () => endpoints.listening && app.get(NodeLifecycle).accepting,
+    () =>
+      (kvStore?.tiers.journalHealth() ?? [])
+        .filter((h) => h.state === 'failing')
+        .map((h) => ({
+          check: `kv_journal:${h.model}`,
+          message: `SSD journal writes fail (${h.lastError}); ${h.pending} records kept and retried`,
+        })),
   );
   const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, async () => {
     await scheduler.stop();
@@ -164,7 +223,12 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await vllm?.close();
     await engine.close();
   });
-  logger.emit('info', 'node-manager ready', { nodeId: config.NODE_ID, engine: engine.kind, models: engine.models().map((m) => m.id), metricsPort });
+  logger.emit('info', 'node-manager ready', {
+    nodeId: config.NODE_ID,
+    engine: engine.kind,
+    models: engine.models().map((m) => m.id),
+    metricsPort,
+  });
 
   const lifecycle = app.get(NodeLifecycle);
   const heartbeat = app.get<RepeatingTask>(HEARTBEAT_TASK);

@@ -5,8 +5,16 @@ import type { ChunkPayload } from '../src/kv-store/tier.writer.js';
 
 /** A chain of `n` chunks of `model` (tenant salt `t<salt>`). */
 export function chunkChain(model: string, g: KvRowGeometry, n: number, salt = 0): ChunkPayload[] {
-  const keys = chunkKeys(model, `t${salt}`, Array.from({ length: n * 256 }, (_, i) => (i * 7 + salt) % 250));
-  return keys.map((key, position) => ({ key, position, payload: Float32Array.from({ length: g.layers * segmentElems(g) }, (_, i) => salt * 1e6 + position * 1e4 + i / 7) }));
+  const keys = chunkKeys(
+    model,
+    `t${salt}`,
+    Array.from({ length: n * 256 }, (_, i) => (i * 7 + salt) % 250),
+  );
+  return keys.map((key, position) => ({
+    key,
+    position,
+    payload: Float32Array.from({ length: g.layers * segmentElems(g) }, (_, i) => salt * 1e6 + position * 1e4 + i / 7),
+  }));
 }
 
 /** K rows then V rows of positions [from, until) of one layer, out of the payloads. */

@@ -44,7 +44,11 @@ export async function startPeerNode(opts: { kvBlocks?: number; hostBytes?: numbe
     () => undefined,
     () => undefined,
   ))!;
-  const config = { NODE_GRPC_HOST: '127.0.0.1', NODE_GRPC_PORT: 0, ...(opts.peerToken ? { NODE_PEER_TOKEN: opts.peerToken } : {}) } as NodeManagerConfig;
+  const config = {
+    NODE_GRPC_HOST: '127.0.0.1',
+    NODE_GRPC_PORT: 0,
+    ...(opts.peerToken ? { NODE_PEER_TOKEN: opts.peerToken } : {}),
+  } as NodeManagerConfig;
   const server = new ChunkTransferGrpcServer(new FetchChunksUseCase(store), config, new JsonLogger('test', 'error', () => undefined));
   const address = await server.listen();
   return {

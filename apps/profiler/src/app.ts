@@ -3,7 +3,17 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { connectNats, JsonLogger, listenOrCleanUp, NatsEndpoints, OpsServer, outlastClientKeepAlive, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
+import {
+  connectNats,
+  JsonLogger,
+  listenOrCleanUp,
+  NatsEndpoints,
+  OpsServer,
+  outlastClientKeepAlive,
+  runOnce,
+  ServiceMetrics,
+  type LogLevel,
+} from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { loadProfilerConfig } from './config/profiler.config.js';
 

@@ -21,7 +21,8 @@ describe('profiler model pairs over NATS', () => {
     if (r.case !== 'model') throw new Error(`register failed: ${JSON.stringify(r.value)}`);
     return id;
   };
-  const pair = (base: string, derived: string) => client.request(Subjects.PROFILER_PAIRS_REGISTER, RegisterModelPairRequestSchema, { base, derived });
+  const pair = (base: string, derived: string) =>
+    client.request(Subjects.PROFILER_PAIRS_REGISTER, RegisterModelPairRequestSchema, { base, derived });
   const pairsOf = async (base: string) => {
     const r = await client.request(Subjects.PROFILER_PAIRS_LIST, ListModelPairsRequestSchema, { base });
     if (r.case !== 'pairs') throw new Error(`expected pairs, got ${r.case}`);
@@ -42,7 +43,13 @@ describe('profiler model pairs over NATS', () => {
       [base, d2],
     ]);
     const all = await client.request(Subjects.PROFILER_PAIRS_LIST, ListModelPairsRequestSchema, {});
-    expect(all.case === 'pairs' && all.value.pairs.map((p) => [p.base, p.derived])).toEqual(expect.arrayContaining([[base, d1], [base, d2], [other, d1]]));
+    expect(all.case === 'pairs' && all.value.pairs.map((p) => [p.base, p.derived])).toEqual(
+      expect.arrayContaining([
+        [base, d1],
+        [base, d2],
+        [other, d1],
+      ]),
+    );
   });
 
   it('a duplicate pair is a conflict', async () => {

@@ -27,7 +27,8 @@ describe('profiling jobs over REST', () => {
   let client: ProfilerTestClient;
   let nc: NatsConnection;
   const url = (path: string) => `http://127.0.0.1:${sut.httpPort}${path}`;
-  const post = (body: unknown) => fetch(url('/v1/profiler/jobs'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    fetch(url('/v1/profiler/jobs'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const job = async (id: string): Promise<JobView> => {
     try {
       return (await (await fetch(url(`/v1/profiler/jobs/${id}`))).json()) as JobView;
@@ -56,8 +57,17 @@ describe('profiling jobs over REST', () => {
     client = await ProfilerTestClient.connect();
     nc = await connect({ servers: process.env.NATS_URL! });
     // Catalog ids resolve to weights; registration is idempotent for an identical record.
-    await client.request(Subjects.PROFILER_MODELS_REGISTER, RegisterModelRequestSchema, { id: BASE, architecture: 'mnemo-llama', numLayers: LAYERS });
-    await client.request(Subjects.PROFILER_MODELS_REGISTER, RegisterModelRequestSchema, { id: DERIVED, architecture: 'mnemo-llama', numLayers: LAYERS, baseModelId: BASE });
+    await client.request(Subjects.PROFILER_MODELS_REGISTER, RegisterModelRequestSchema, {
+      id: BASE,
+      architecture: 'mnemo-llama',
+      numLayers: LAYERS,
+    });
+    await client.request(Subjects.PROFILER_MODELS_REGISTER, RegisterModelRequestSchema, {
+      id: DERIVED,
+      architecture: 'mnemo-llama',
+      numLayers: LAYERS,
+      baseModelId: BASE,
+    });
     const r = await client.request(Subjects.PROFILER_PAIRS_REGISTER, RegisterModelPairRequestSchema, { base: BASE, derived: DERIVED });
     if (r.case !== 'pair' && !(r.case === 'error' && r.value.code === 'conflict')) throw new Error(`pair: ${JSON.stringify(r)}`);
   });
@@ -78,7 +88,11 @@ describe('profiling jobs over REST', () => {
     await bad({ base: BASE, derived: DERIVED, dataset: { kind: 'jsonl', jsonl: 'not json' } }, 400, 'invalid_request');
     await bad({ base: BASE, derived: DERIVED, continuationTokens: 1e9 }, 400, 'invalid_request');
     await bad({ base: DERIVED, derived: BASE }, 404, 'not_found');
-    const raw = await fetch(url('/v1/profiler/jobs'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"base":' });
+    const raw = await fetch(url('/v1/profiler/jobs'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"base":',
+    });
     expect(raw.status).toBe(400);
     expect((await fetch(url('/v1/profiler/jobs/00000000-0000-4000-8000-000000000000'))).status).toBe(404);
     expect((await fetch(url('/v1/profiler/jobs/nope'))).status).toBe(404);
@@ -87,7 +101,12 @@ describe('profiling jobs over REST', () => {
 
   it('profiles a pair: progress while it runs, results and frontier in Postgres, heatmap with every pattern, a NATS notice', async () => {
     const updates: Subscription = nc.subscribe(Subjects.PROFILER_FRONTIER_UPDATED);
-    const res = await post({ base: BASE, derived: DERIVED, continuationTokens: 16, dataset: { kind: 'synthetic', prompts: 8, tokens: 40, seed: 42 } });
+    const res = await post({
+      base: BASE,
+      derived: DERIVED,
+      continuationTokens: 16,
+      dataset: { kind: 'synthetic', prompts: 8, tokens: 40, seed: 42 },
+    });
     expect(res.status).toBe(202);
     const started = (await res.json()) as JobView;
     expect(started).toMatchObject({ totalPatterns: patternGrid(LAYERS).length, prompts: 8 });
@@ -98,7 +117,11 @@ describe('profiling jobs over REST', () => {
     expect(midway.some((j) => typeof j.etaSeconds === 'number')).toBe(true);
     expect(seen.at(-1)).toMatchObject({ percent: 100, donePatterns: patternGrid(LAYERS).length, etaSeconds: 0 });
 
-    const f = (await (await fetch(url(`/v1/profiler/pairs/${BASE}/${DERIVED}/frontier`))).json()) as { jobId: string; frontier: ProfiledPattern[]; layers: number };
+    const f = (await (await fetch(url(`/v1/profiler/pairs/${BASE}/${DERIVED}/frontier`))).json()) as {
+      jobId: string;
+      frontier: ProfiledPattern[];
+      layers: number;
+    };
     expect(f).toMatchObject({ jobId: started.id, layers: LAYERS });
     const plan = choosePlan(f.frontier, { maxQualityLoss: 0.01, load: 0 })!;
     const { r1, u1, r2 } = plan.point.pattern;
@@ -128,7 +151,12 @@ describe('profiling jobs over REST', () => {
   }, 180_000);
 
   it('resumes a job after a profiler restart, without measuring a pattern twice', async () => {
-    const res = await post({ base: BASE, derived: DERIVED, continuationTokens: 16, dataset: { kind: 'synthetic', prompts: 8, tokens: 48, seed: 7 } });
+    const res = await post({
+      base: BASE,
+      derived: DERIVED,
+      continuationTokens: 16,
+      dataset: { kind: 'synthetic', prompts: 8, tokens: 48, seed: 7 },
+    });
     const started = (await res.json()) as JobView;
     await watch(started.id, (j) => j.donePatterns >= 3);
     await sut.stop();

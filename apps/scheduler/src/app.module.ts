@@ -14,11 +14,26 @@ import { SchedulerMetrics } from './shared/scheduler.metrics.js';
 /** Root module: process-wide singletons (config, logger, metrics, clock, the NATS connection) are made here and shared globally. */
 @Module({})
 export class AppModule {
-  static forRoot(config: SchedulerConfig, logger: JsonLogger, metrics: ServiceMetrics, nats: NatsConnection, clock: Clock = systemClock): DynamicModule {
+  static forRoot(
+    config: SchedulerConfig,
+    logger: JsonLogger,
+    metrics: ServiceMetrics,
+    nats: NatsConnection,
+    clock: Clock = systemClock,
+  ): DynamicModule {
     return {
       module: AppModule,
       global: true,
-      imports: [NatsModule, NodesModule, KvDirectoryModule, SchedulingModule, ModelsModule, SessionsModule, AdvisoriesModule, InteropModule],
+      imports: [
+        NatsModule,
+        NodesModule,
+        KvDirectoryModule,
+        SchedulingModule,
+        ModelsModule,
+        SessionsModule,
+        AdvisoriesModule,
+        InteropModule,
+      ],
       providers: [
         { provide: SCHEDULER_CONFIG, useValue: config },
         { provide: JsonLogger, useValue: logger },

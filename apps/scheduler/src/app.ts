@@ -1,6 +1,17 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { CLOCK, connectNats, JsonLogger, type Clock, listenOrCleanUp, NatsEndpoints, OpsServer, runOnce, ServiceMetrics, type LogLevel } from '@mnemo/service-kit';
+import {
+  CLOCK,
+  connectNats,
+  JsonLogger,
+  type Clock,
+  listenOrCleanUp,
+  NatsEndpoints,
+  OpsServer,
+  runOnce,
+  ServiceMetrics,
+  type LogLevel,
+} from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { IndexerHttpServer } from './indexer/indexer.http-server.js';
 import { QueryIndexerUseCase } from './indexer/query-indexer.use-case.js';
@@ -28,12 +39,13 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
   const logger = new JsonLogger('scheduler', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('scheduler');
   const nats = await connectNats(config.NATS_URL!, 'scheduler', { user: config.NATS_USER, password: config.NATS_PASSWORD });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), { logger, abortOnError: false }).catch(
-    async (e: unknown) => {
-      await nats.close();
-      throw e;
-    },
-  );
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), {
+    logger,
+    abortOnError: false,
+  }).catch(async (e: unknown) => {
+    await nats.close();
+    throw e;
+  });
   const endpoints = app.get(NatsEndpoints);
   const registry = app.get(NodeRegistry);
   app.get(SchedulerMetrics).observeLiveNodes(() => registry.size);
@@ -52,8 +64,11 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
     return book.expiredTotal;
   });
   const ops = new OpsServer(metrics, () => endpoints.listening);
-  const indexer = config.SCHEDULER_INDEXER === 'on' ? new IndexerHttpServer(app.get(QueryIndexerUseCase), config.SCHEDULER_VLLM_TENANT!) : undefined;
-  const indexerPort = indexer ? await listenOrCleanUp(indexer, config.SCHEDULER_INDEXER_PORT!, config.SCHEDULER_INDEXER_HOST!, () => app.close()) : undefined;
+  const indexer =
+    config.SCHEDULER_INDEXER === 'on' ? new IndexerHttpServer(app.get(QueryIndexerUseCase), config.SCHEDULER_VLLM_TENANT!) : undefined;
+  const indexerPort = indexer
+    ? await listenOrCleanUp(indexer, config.SCHEDULER_INDEXER_PORT!, config.SCHEDULER_INDEXER_HOST!, () => app.close())
+    : undefined;
   const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, async () => {
     await indexer?.close();
     await app.close();

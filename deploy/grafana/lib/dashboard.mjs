@@ -14,22 +14,49 @@ const share = (numerator) => `${numerator} / scalar(${PROMPT_TOKENS})`;
 function panels() {
   return [
     row('Latency'),
-    timeseries('Time to first token (gateway)', 'From the request reaching the gateway to its first streamed token: what a client sees.', quantiles('mnemo_time_to_first_token_seconds', GW), { unit: 's' }),
-    timeseries('Time per output token (gateway)', 'Mean gap between output tokens after the first, per request.', quantiles('mnemo_time_per_output_token_seconds', GW), { unit: 's' }),
-    timeseries('Requests by outcome (gateway)', 'Requests per second by operation and outcome (ok, or the error code).', [q(`sum by (operation, outcome) (${rate('mnemo_requests_total', GW)})`, '{{operation}} {{outcome}}')], { unit: 'reqps' }),
+    timeseries(
+      'Time to first token (gateway)',
+      'From the request reaching the gateway to its first streamed token: what a client sees.',
+      quantiles('mnemo_time_to_first_token_seconds', GW),
+      { unit: 's' },
+    ),
+    timeseries(
+      'Time per output token (gateway)',
+      'Mean gap between output tokens after the first, per request.',
+      quantiles('mnemo_time_per_output_token_seconds', GW),
+      { unit: 's' },
+    ),
+    timeseries(
+      'Requests by outcome (gateway)',
+      'Requests per second by operation and outcome (ok, or the error code).',
+      [q(`sum by (operation, outcome) (${rate('mnemo_requests_total', GW)})`, '{{operation}} {{outcome}}')],
+      { unit: 'reqps' },
+    ),
 
     row('Queueing'),
-    timeseries('Node queue wait', 'Time from admission on a node to the request\'s first prefill (mnemo_node_queue_seconds).', quantiles('mnemo_node_queue_seconds'), { unit: 's' }),
+    timeseries(
+      'Node queue wait',
+      "Time from admission on a node to the request's first prefill (mnemo_node_queue_seconds).",
+      quantiles('mnemo_node_queue_seconds'),
+      { unit: 's' },
+    ),
     timeseries(
       'Sequences per state',
       'Waiting for admission to the batch, running (prefill or decode), paused by a slow client.',
-      [q('sum(mnemo_node_waiting_sequences)', 'waiting'), q('sum(mnemo_node_running_sequences)', 'running'), q('sum(mnemo_node_paused_sequences)', 'paused')],
+      [
+        q('sum(mnemo_node_waiting_sequences)', 'waiting'),
+        q('sum(mnemo_node_running_sequences)', 'running'),
+        q('sum(mnemo_node_paused_sequences)', 'paused'),
+      ],
       { unit: 'short' },
     ),
     timeseries(
       'Dispatches and device KV use',
-      'Scheduler dispatches by outcome (admitted, refused, unreachable), and each node\'s device KV use (0–1).',
-      [q(`sum by (outcome) (${rate('mnemo_scheduler_dispatches_total')})`, 'dispatch {{outcome}}'), q('max by (instance) (mnemo_node_kv_usage_ratio)', 'KV use {{instance}}')],
+      "Scheduler dispatches by outcome (admitted, refused, unreachable), and each node's device KV use (0–1).",
+      [
+        q(`sum by (outcome) (${rate('mnemo_scheduler_dispatches_total')})`, 'dispatch {{outcome}}'),
+        q('max by (instance) (mnemo_node_kv_usage_ratio)', 'KV use {{instance}}'),
+      ],
     ),
 
     row('KV tiers'),
@@ -44,8 +71,18 @@ function panels() {
       ],
       { unit: 'percentunit', min: 0, max: 1 },
     ),
-    timeseries('Tier use', 'Bytes used and capacity of each offload tier, over all nodes.', [q('sum by (tier, state) (mnemo_kv_tier_bytes)', '{{tier}} {{state}}')], { unit: 'bytes' }),
-    timeseries('Tier evictions', 'Segments (one layer of one chunk) evicted from each offload tier.', [q(`sum by (tier) (${rate('mnemo_kv_evicted_segments_total')})`, '{{tier}}')], { unit: 'ops' }),
+    timeseries(
+      'Tier use',
+      'Bytes used and capacity of each offload tier, over all nodes.',
+      [q('sum by (tier, state) (mnemo_kv_tier_bytes)', '{{tier}} {{state}}')],
+      { unit: 'bytes' },
+    ),
+    timeseries(
+      'Tier evictions',
+      'Segments (one layer of one chunk) evicted from each offload tier.',
+      [q(`sum by (tier) (${rate('mnemo_kv_evicted_segments_total')})`, '{{tier}}')],
+      { unit: 'ops' },
+    ),
 
     row('Bytes moved'),
     timeseries(
@@ -70,10 +107,15 @@ function panels() {
     ),
 
     row('Blocked I/O'),
-    timeseries('Blocked I/O per restoring prefill', 'Time the engine waited on layer loads after its compute ran out.', [0.5, 0.99].map((p) => q(quantile(p, 'mnemo_kv_blocked_io_seconds'), `p${p * 100}`)), { unit: 's' }),
+    timeseries(
+      'Blocked I/O per restoring prefill',
+      'Time the engine waited on layer loads after its compute ran out.',
+      [0.5, 0.99].map((p) => q(quantile(p, 'mnemo_kv_blocked_io_seconds'), `p${p * 100}`)),
+      { unit: 's' },
+    ),
     timeseries(
       'Time blocked, per second',
-      'Seconds per second spent waiting: on peers\' layers during prefill, the iteration loop on swap copies, and layer-stream compute on layers not yet resident.',
+      "Seconds per second spent waiting: on peers' layers during prefill, the iteration loop on swap copies, and layer-stream compute on layers not yet resident.",
       [
         q(`sum(${rate('mnemo_kv_peer_blocked_seconds_total')})`, 'peer restores'),
         q(`sum(${rate('mnemo_node_swap_wait_seconds_total')})`, 'swap copies'),
@@ -81,11 +123,16 @@ function panels() {
       ],
       { unit: 's' },
     ),
-    timeseries('Restores', 'Prefills that restored a prefix from the tiers or from a peer, and those that failed and were recomputed.', [
-      q(`sum(${rate('mnemo_kv_restores_total')})`, 'tiers'),
-      q(`sum(${rate('mnemo_kv_peer_restores_total')})`, 'peers'),
-      q(`sum(${rate('mnemo_kv_restore_failures_total')}) + sum(${rate('mnemo_kv_peer_restore_failures_total')})`, 'failed'),
-    ], { unit: 'ops' }),
+    timeseries(
+      'Restores',
+      'Prefills that restored a prefix from the tiers or from a peer, and those that failed and were recomputed.',
+      [
+        q(`sum(${rate('mnemo_kv_restores_total')})`, 'tiers'),
+        q(`sum(${rate('mnemo_kv_peer_restores_total')})`, 'peers'),
+        q(`sum(${rate('mnemo_kv_restore_failures_total')}) + sum(${rate('mnemo_kv_peer_restore_failures_total')})`, 'failed'),
+      ],
+      { unit: 'ops' },
+    ),
 
     row('Advisories'),
     timeseries(
@@ -94,7 +141,15 @@ function panels() {
       [q(`sum by (outcome) (${rate('mnemo_advisory_outcomes_total')})`, '{{outcome}}')],
       { unit: 'ops', stack: true },
     ),
-    stat('Advisory hit ratio', 'Hits over every judged advisory in the time range.', q('sum(increase(mnemo_advisory_outcomes_total{outcome="hit"}[$__range])) / sum(increase(mnemo_advisory_outcomes_total[$__range]))', 'hit ratio'), { unit: 'percentunit' }),
+    stat(
+      'Advisory hit ratio',
+      'Hits over every judged advisory in the time range.',
+      q(
+        'sum(increase(mnemo_advisory_outcomes_total{outcome="hit"}[$__range])) / sum(increase(mnemo_advisory_outcomes_total[$__range]))',
+        'hit ratio',
+      ),
+      { unit: 'percentunit' },
+    ),
     timeseries(
       'Advisories taken',
       'Advisories by outcome at the scheduler (reserved, or the error code), those the gateway refused with 429 (tenant over its rate), and live reservations.',
@@ -113,27 +168,55 @@ function panels() {
       [q(`sum by (outcome) (${rate('mnemo_gateway_failovers_total')})`, '{{outcome}}')],
       { unit: 'ops', width: 6 },
     ),
-    timeseries('Failover gap', 'Silence a failed-over client saw: its last token before the node died to the first of the continuation.', quantiles('mnemo_gateway_failover_gap_seconds'), { unit: 's', width: 6 }),
-    timeseries('Nodes dropped', 'Nodes the scheduler removed, by reason (timeout, left, unreachable); requests on them fail over.', [q(`sum by (reason) (${rate('mnemo_scheduler_nodes_dropped_total')})`, '{{reason}}')], { unit: 'ops', width: 6 }),
-    timeseries('Live nodes', 'Nodes with a recent heartbeat, as each scheduler replica counts them.', [q('max(mnemo_scheduler_live_nodes)', 'live nodes')], { width: 6 }),
+    timeseries(
+      'Failover gap',
+      'Silence a failed-over client saw: its last token before the node died to the first of the continuation.',
+      quantiles('mnemo_gateway_failover_gap_seconds'),
+      { unit: 's', width: 6 },
+    ),
+    timeseries(
+      'Nodes dropped',
+      'Nodes the scheduler removed, by reason (timeout, left, unreachable); requests on them fail over.',
+      [q(`sum by (reason) (${rate('mnemo_scheduler_nodes_dropped_total')})`, '{{reason}}')],
+      { unit: 'ops', width: 6 },
+    ),
+    timeseries(
+      'Live nodes',
+      'Nodes with a recent heartbeat, as each scheduler replica counts them.',
+      [q('max(mnemo_scheduler_live_nodes)', 'live nodes')],
+      { width: 6 },
+    ),
 
     row('Preemptions and swaps'),
     timeseries(
       'Preemptions and swaps',
       'Running sequences preempted, and sequences swapped between device and host KV memory by direction.',
-      [q(`sum(${rate('mnemo_node_preemptions_total')})`, 'preemptions'), q(`sum by (direction) (${rate('mnemo_node_swaps_total')})`, 'swap {{direction}}')],
+      [
+        q(`sum(${rate('mnemo_node_preemptions_total')})`, 'preemptions'),
+        q(`sum by (direction) (${rate('mnemo_node_swaps_total')})`, 'swap {{direction}}'),
+      ],
       { unit: 'ops', width: 12 },
     ),
-    timeseries('Swap copies held', 'Host pool chunks kept pinned as the host copy of swapped-out sequences.', [q('sum(mnemo_kv_swap_held_chunks)', 'held chunks')], { width: 12 }),
+    timeseries(
+      'Swap copies held',
+      'Host pool chunks kept pinned as the host copy of swapped-out sequences.',
+      [q('sum(mnemo_kv_swap_held_chunks)', 'held chunks')],
+      { width: 12 },
+    ),
 
     row('Elastic KV'),
     timeseries(
       'Elastic units by state',
-      'Each model\'s device KV in elastic units: lent to the model borrowing (the master), borrowed from the others.',
+      "Each model's device KV in elastic units: lent to the model borrowing (the master), borrowed from the others.",
       [q('sum by (model, state) (mnemo_kv_elastic_units{state=~"lent|borrowed"})', '{{model}} {{state}}')],
       { width: 12 },
     ),
-    timeseries('Elastic resizes', 'Grow and shrink operations of each model\'s elastic cache.', [q(`sum by (model) (${rate('mnemo_kv_elastic_resize_events_total')})`, '{{model}}')], { unit: 'ops', width: 12 }),
+    timeseries(
+      'Elastic resizes',
+      "Grow and shrink operations of each model's elastic cache.",
+      [q(`sum by (model) (${rate('mnemo_kv_elastic_resize_events_total')})`, '{{model}}')],
+      { unit: 'ops', width: 12 },
+    ),
 
     row('DroidSpeak'),
     timeseries(
@@ -142,7 +225,12 @@ function panels() {
       [q(`sum by (outcome) (${rate('mnemo_node_droidspeak_reuse_total')})`, '{{outcome}}')],
       { unit: 'ops', width: 12 },
     ),
-    timeseries('Tokens reused across models', 'Prompt tokens prefilled over a base model\'s KV (partial prefill).', [q(`sum(${rate('mnemo_node_droidspeak_reused_tokens_total')})`, 'reused tokens')], { width: 12 }),
+    timeseries(
+      'Tokens reused across models',
+      "Prompt tokens prefilled over a base model's KV (partial prefill).",
+      [q(`sum(${rate('mnemo_node_droidspeak_reused_tokens_total')})`, 'reused tokens')],
+      { width: 12 },
+    ),
   ];
 }
 
@@ -164,9 +252,35 @@ export function dashboard() {
     fiscalYearStartMonth: 0,
     liveNow: false,
     links: [],
-    annotations: { list: [{ builtIn: 1, datasource: { type: 'grafana', uid: '-- Grafana --' }, enable: true, hide: true, iconColor: 'rgba(0, 211, 255, 1)', name: 'Annotations & Alerts', type: 'dashboard' }] },
+    annotations: {
+      list: [
+        {
+          builtIn: 1,
+          datasource: { type: 'grafana', uid: '-- Grafana --' },
+          enable: true,
+          hide: true,
+          iconColor: 'rgba(0, 211, 255, 1)',
+          name: 'Annotations & Alerts',
+          type: 'dashboard',
+        },
+      ],
+    },
     templating: {
-      list: [{ name: 'datasource', label: 'Prometheus', type: 'datasource', query: 'prometheus', current: {}, hide: 0, refresh: 1, regex: '', options: [], includeAll: false, multi: false }],
+      list: [
+        {
+          name: 'datasource',
+          label: 'Prometheus',
+          type: 'datasource',
+          query: 'prometheus',
+          current: {},
+          hide: 0,
+          refresh: 1,
+          regex: '',
+          options: [],
+          includeAll: false,
+          multi: false,
+        },
+      ],
     },
     panels: layout(panels()),
   };

@@ -19,7 +19,8 @@ export const q = (expr, legend) => ({ expr, legendFormat: legend });
 export const rate = (metric, sel = '') => `rate(${metric}${sel ? `{${sel}}` : ''}[${RATE}])`;
 
 /** p-quantile of a histogram's buckets, summed over everything but `le` (and `by`). */
-export const quantile = (p, histogram, sel = '', by = []) => `histogram_quantile(${p}, sum by (${['le', ...by].join(', ')}) (${rate(`${histogram}_bucket`, sel)}))`;
+export const quantile = (p, histogram, sel = '', by = []) =>
+  `histogram_quantile(${p}, sum by (${['le', ...by].join(', ')}) (${rate(`${histogram}_bucket`, sel)}))`;
 
 /** p50, p95 and p99 of a histogram: three queries. */
 export const quantiles = (histogram, sel = '') => [0.5, 0.95, 0.99].map((p) => q(quantile(p, histogram, sel), `p${Math.round(p * 100)}`));
@@ -41,12 +42,24 @@ export function timeseries(title, description, targets, o = {}) {
         unit: o.unit ?? 'short',
         ...(o.min !== undefined ? { min: o.min } : {}),
         ...(o.max !== undefined ? { max: o.max } : {}),
-        custom: { drawStyle: 'line', lineWidth: 1, fillOpacity: o.stack ? 30 : 10, showPoints: 'never', stacking: { mode: o.stack ? 'normal' : 'none', group: 'A' } },
+        custom: {
+          drawStyle: 'line',
+          lineWidth: 1,
+          fillOpacity: o.stack ? 30 : 10,
+          showPoints: 'never',
+          stacking: { mode: o.stack ? 'normal' : 'none', group: 'A' },
+        },
       },
       overrides: [],
     },
     options: { legend: { displayMode: 'list', placement: 'bottom', showLegend: true }, tooltip: { mode: 'multi', sort: 'desc' } },
-    targets: targets.map((t, i) => ({ refId: String.fromCharCode(65 + i), datasource: DATASOURCE, expr: t.expr, legendFormat: t.legendFormat, range: true })),
+    targets: targets.map((t, i) => ({
+      refId: String.fromCharCode(65 + i),
+      datasource: DATASOURCE,
+      expr: t.expr,
+      legendFormat: t.legendFormat,
+      range: true,
+    })),
   };
 }
 
@@ -63,7 +76,12 @@ export function stat(title, description, target, o = {}) {
     datasource: DATASOURCE,
     width: o.width ?? 4,
     fieldConfig: { defaults: { unit: o.unit ?? 'short', decimals: 2 }, overrides: [] },
-    options: { reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false }, colorMode: 'value', graphMode: 'area', textMode: 'auto' },
+    options: {
+      reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
+      colorMode: 'value',
+      graphMode: 'area',
+      textMode: 'auto',
+    },
     targets: [{ refId: 'A', datasource: DATASOURCE, expr: target.expr, legendFormat: target.legendFormat, instant: true }],
   };
 }

@@ -5,15 +5,81 @@
 // Grafana's variables ($var, ${var}, $__rate_interval) are accepted where PromQL takes a value.
 
 /** PromQL functions and aggregation operators (Prometheus 2.x/3.x query language). */
-const AGGREGATIONS = new Set(['sum', 'min', 'max', 'avg', 'group', 'stddev', 'stdvar', 'count', 'count_values', 'bottomk', 'topk', 'quantile', 'limitk', 'limit_ratio']);
+const AGGREGATIONS = new Set([
+  'sum',
+  'min',
+  'max',
+  'avg',
+  'group',
+  'stddev',
+  'stdvar',
+  'count',
+  'count_values',
+  'bottomk',
+  'topk',
+  'quantile',
+  'limitk',
+  'limit_ratio',
+]);
 const FUNCTIONS = new Set([
   ...AGGREGATIONS,
-  'abs', 'absent', 'absent_over_time', 'ceil', 'changes', 'clamp', 'clamp_max', 'clamp_min', 'day_of_month', 'day_of_week', 'day_of_year',
-  'days_in_month', 'delta', 'deriv', 'exp', 'floor', 'histogram_avg', 'histogram_count', 'histogram_fraction', 'histogram_quantile',
-  'histogram_stddev', 'histogram_stdvar', 'histogram_sum', 'hour', 'idelta', 'increase', 'irate', 'label_join', 'label_replace', 'ln',
-  'log2', 'log10', 'minute', 'month', 'predict_linear', 'rate', 'resets', 'round', 'scalar', 'sgn', 'sort', 'sort_desc', 'sqrt', 'time',
-  'timestamp', 'vector', 'year', 'avg_over_time', 'min_over_time', 'max_over_time', 'sum_over_time', 'count_over_time',
-  'quantile_over_time', 'stddev_over_time', 'stdvar_over_time', 'last_over_time', 'present_over_time',
+  'abs',
+  'absent',
+  'absent_over_time',
+  'ceil',
+  'changes',
+  'clamp',
+  'clamp_max',
+  'clamp_min',
+  'day_of_month',
+  'day_of_week',
+  'day_of_year',
+  'days_in_month',
+  'delta',
+  'deriv',
+  'exp',
+  'floor',
+  'histogram_avg',
+  'histogram_count',
+  'histogram_fraction',
+  'histogram_quantile',
+  'histogram_stddev',
+  'histogram_stdvar',
+  'histogram_sum',
+  'hour',
+  'idelta',
+  'increase',
+  'irate',
+  'label_join',
+  'label_replace',
+  'ln',
+  'log2',
+  'log10',
+  'minute',
+  'month',
+  'predict_linear',
+  'rate',
+  'resets',
+  'round',
+  'scalar',
+  'sgn',
+  'sort',
+  'sort_desc',
+  'sqrt',
+  'time',
+  'timestamp',
+  'vector',
+  'year',
+  'avg_over_time',
+  'min_over_time',
+  'max_over_time',
+  'sum_over_time',
+  'count_over_time',
+  'quantile_over_time',
+  'stddev_over_time',
+  'stdvar_over_time',
+  'last_over_time',
+  'present_over_time',
 ]);
 /** Keywords followed by a parenthesised list of label names. */
 const LABEL_LISTS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
@@ -75,7 +141,8 @@ export function metricNames(expr) {
     const next = tokens[k + 1];
     if (t.kind === 'punct') {
       if (t.text in PAIRS) stack.push(t.text);
-      else if (PAIRS[stack.pop()] !== t.text) throw new SyntaxError(`PromQL: unbalanced ${JSON.stringify(t.text)} in ${JSON.stringify(expr)}`);
+      else if (PAIRS[stack.pop()] !== t.text)
+        throw new SyntaxError(`PromQL: unbalanced ${JSON.stringify(t.text)} in ${JSON.stringify(expr)}`);
       continue;
     }
     // Label matchers and range selectors hold no metric names.
@@ -87,7 +154,8 @@ export function metricNames(expr) {
       }
       const close = tokens.findIndex((x, j) => j > k && x.text === ')');
       if (close < 0) throw new SyntaxError(`PromQL: unclosed ${t.text}( in ${JSON.stringify(expr)}`);
-      if (tokens.slice(k + 2, close).some((x) => x.kind !== 'name' && x.text !== ',')) throw new SyntaxError(`PromQL: ${t.text}(…) takes label names in ${JSON.stringify(expr)}`);
+      if (tokens.slice(k + 2, close).some((x) => x.kind !== 'name' && x.text !== ','))
+        throw new SyntaxError(`PromQL: ${t.text}(…) takes label names in ${JSON.stringify(expr)}`);
       k = close;
       continue;
     }

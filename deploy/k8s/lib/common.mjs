@@ -11,7 +11,11 @@ export const POSTGRES_SECRET = 'mnemo-postgres';
 export const NATS_CLIENT_PORT = 4222;
 
 /** @param {string} component */
-export const labels = (component) => ({ 'app.kubernetes.io/name': 'mnemo', 'app.kubernetes.io/component': component, 'app.kubernetes.io/part-of': 'mnemo' });
+export const labels = (component) => ({
+  'app.kubernetes.io/name': 'mnemo',
+  'app.kubernetes.io/component': component,
+  'app.kubernetes.io/part-of': 'mnemo',
+});
 /** @param {string} component */
 export const selector = (component) => ({ 'app.kubernetes.io/name': 'mnemo', 'app.kubernetes.io/component': component });
 /** @param {string} name @param {string} component */
@@ -40,7 +44,13 @@ export const serviceEnv = () => [...natsEnv(), ...plainEnv({ LOG_LEVEL: 'info', 
  */
 export const probes = (port) => ({
   readinessProbe: { httpGet: { path: '/readyz', port }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 3 },
-  livenessProbe: { httpGet: { path: '/healthz', port }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 6 },
+  livenessProbe: {
+    httpGet: { path: '/healthz', port },
+    initialDelaySeconds: 10,
+    periodSeconds: 10,
+    timeoutSeconds: 3,
+    failureThreshold: 6,
+  },
   // Model loading and the SSD journal replay can take a while on a cold start.
   startupProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 5, failureThreshold: 60 },
 });
@@ -50,4 +60,8 @@ export const podSecurity = () => ({ runAsNonRoot: true, runAsUser: 1000, runAsGr
 export const containerSecurity = () => ({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
 
 /** Prometheus annotations for clusters that scrape by annotation. @param {number} port */
-export const scrapeAnnotations = (port) => ({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
+export const scrapeAnnotations = (port) => ({
+  'prometheus.io/scrape': 'true',
+  'prometheus.io/port': String(port),
+  'prometheus.io/path': '/metrics',
+});

@@ -57,7 +57,9 @@ export function nodeManagers(o, image) {
             storageClassName: SSD_CLASS,
             volumeMode: 'Filesystem',
             local: { path: `${o.ssdPath}/${i}` },
-            nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [host] }] }] } },
+            nodeAffinity: {
+              required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [host] }] }] },
+            },
           },
         }),
     ),
@@ -113,6 +115,9 @@ export function nodeManagers(o, image) {
         ],
       },
     }),
-    new PodDisruptionBudget({ metadata: meta('node-manager', 'node-manager'), spec: { maxUnavailable: 1, selector: { matchLabels: selector('node-manager') } } }),
+    new PodDisruptionBudget({
+      metadata: meta('node-manager', 'node-manager'),
+      spec: { maxUnavailable: 1, selector: { matchLabels: selector('node-manager') } },
+    }),
   ];
 }

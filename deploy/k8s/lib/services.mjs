@@ -2,10 +2,31 @@ import { Service } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { containerSecurity, meta, NAMESPACE, plainEnv, podSecurity, POSTGRES_SECRET, probes, scrapeAnnotations, selector, serviceEnv } from './common.mjs';
+import {
+  containerSecurity,
+  meta,
+  NAMESPACE,
+  plainEnv,
+  podSecurity,
+  POSTGRES_SECRET,
+  probes,
+  scrapeAnnotations,
+  selector,
+  serviceEnv,
+} from './common.mjs';
 
 /** Ports of docker-compose.yml, so the two deployments read alike. */
-export const PORTS = { gatewayHttp: 8080, gatewayGrpc: 50051, gatewayOps: 9401, schedulerOps: 9402, schedulerIndexer: 9480, profilerOps: 9404, profilerHttp: 8090, nodeOps: 9411, nodeGrpc: 50061 };
+export const PORTS = {
+  gatewayHttp: 8080,
+  gatewayGrpc: 50051,
+  gatewayOps: 9401,
+  schedulerOps: 9402,
+  schedulerIndexer: 9480,
+  profilerOps: 9404,
+  profilerHttp: 8090,
+  nodeOps: 9411,
+  nodeGrpc: 50061,
+};
 /** The trained models inside the image, the default first (scripts/start.mjs serves the same). */
 export const MODEL_DIRS = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => `/app/tools/train/models/${m}`);
 export const DEFAULT_MODEL = 'fortune-base';
@@ -47,7 +68,8 @@ function serviceDeployment(s) {
   });
 }
 
-const pdb = (name, spec) => new PodDisruptionBudget({ metadata: meta(name, name), spec: { ...spec, selector: { matchLabels: selector(name) } } });
+const pdb = (name, spec) =>
+  new PodDisruptionBudget({ metadata: meta(name, name), spec: { ...spec, selector: { matchLabels: selector(name) } } });
 
 /**
  * The gateway: OpenAI REST + gRPC, scaled on CPU by an HPA (tokenization and SSE are its work).
@@ -122,7 +144,16 @@ export function scheduler(o, image) {
       image,
       replicas: o.schedulerReplicas,
       // The KV indexer API (docs/interop.md) is an operator API: reachable in the cluster only.
-      env: [...serviceEnv(), ...plainEnv({ METRICS_PORT: String(PORTS.schedulerOps), SCHEDULER_NODE_TIMEOUT_MS: '3000', SCHEDULER_INDEXER: 'on', SCHEDULER_INDEXER_HOST: '0.0.0.0', SCHEDULER_INDEXER_PORT: String(PORTS.schedulerIndexer) })],
+      env: [
+        ...serviceEnv(),
+        ...plainEnv({
+          METRICS_PORT: String(PORTS.schedulerOps),
+          SCHEDULER_NODE_TIMEOUT_MS: '3000',
+          SCHEDULER_INDEXER: 'on',
+          SCHEDULER_INDEXER_HOST: '0.0.0.0',
+          SCHEDULER_INDEXER_PORT: String(PORTS.schedulerIndexer),
+        }),
+      ],
       ports: [
         { name: 'ops', containerPort: PORTS.schedulerOps },
         { name: 'indexer', containerPort: PORTS.schedulerIndexer },

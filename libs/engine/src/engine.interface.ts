@@ -33,10 +33,17 @@ export interface SamplingParams {
 }
 
 /** An input's draw offset is a count of its prompt tokens, at least one left (InvalidRequest otherwise). */
-export function checkDrawOffset(input: { readonly seqId: string; readonly tokens: readonly number[]; readonly sampling: SamplingParams }): void {
+export function checkDrawOffset(input: {
+  readonly seqId: string;
+  readonly tokens: readonly number[];
+  readonly sampling: SamplingParams;
+}): void {
   const offset = input.sampling.drawOffset ?? 0;
   if (seedPromptLength(input.tokens.length, offset) === null) {
-    throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${input.seqId}: drawOffset ${offset} must be an integer in [0, ${input.tokens.length})`);
+    throw new MnemoError(
+      ErrorCode.InvalidRequest,
+      `sequence ${input.seqId}: drawOffset ${offset} must be an integer in [0, ${input.tokens.length})`,
+    );
   }
 }
 
@@ -173,8 +180,23 @@ export interface TokenOutput {
  * prefixes of the same chunk that this one covers.
  */
 export type EngineChunkEvent =
-  | ({ readonly kind: 'written'; readonly model: string; readonly key: string; readonly seqId: string; readonly chunk: number; readonly superseded: readonly string[] } & ChunkContent)
-  | ({ readonly kind: 'partial'; readonly model: string; readonly key: string; readonly seqId: string; readonly chunk: number; readonly tokens: number; readonly superseded: readonly string[] } & ChunkContent)
+  | ({
+      readonly kind: 'written';
+      readonly model: string;
+      readonly key: string;
+      readonly seqId: string;
+      readonly chunk: number;
+      readonly superseded: readonly string[];
+    } & ChunkContent)
+  | ({
+      readonly kind: 'partial';
+      readonly model: string;
+      readonly key: string;
+      readonly seqId: string;
+      readonly chunk: number;
+      readonly tokens: number;
+      readonly superseded: readonly string[];
+    } & ChunkContent)
   | { readonly kind: 'evicted'; readonly model: string; readonly key: string };
 
 /** One model's device KV memory, in blocks of 16 tokens. */

@@ -80,7 +80,9 @@ describe.each(engines)('a stream continued from a draw offset, %s engine', (_nam
     ['negative', -1],
     ['fractional', 1.5],
   ])('refuses a draw offset %s and keeps no sequence', async (_what, drawOffset) => {
-    await expect(sut.prefill([{ seqId: 'bad', model: 'mnemo-tiny', tokens: prompt, sampling: { ...SEEDED, drawOffset } }])).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
+    await expect(
+      sut.prefill([{ seqId: 'bad', model: 'mnemo-tiny', tokens: prompt, sampling: { ...SEEDED, drawOffset } }]),
+    ).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
     expect(sut.kvUsage()).toBe(0);
   });
 });

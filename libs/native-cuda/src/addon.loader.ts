@@ -105,9 +105,31 @@ export interface NativeAddon {
   externalMemory(): number;
   openHostPool(bytes: number, numaNode: number, populate: boolean, hugePages: boolean): Promise<RawHostPool>;
   numaNodes(): number[];
-  openSsdPool(path: string, bytes: number, blockSize: number, queueDepth: number, maxRequestBytes: number, forcePread: boolean): Promise<RawSsdPool>;
-  transfer(operands: readonly RawOperand[], ranges: Float64Array, crcs: Float64Array, onCompute?: boolean): Promise<{ crcs: Uint32Array; fusedCrcs: number }>;
-  probeMemcpy(bytes: number, iterations: number): Promise<{ bytes: number; threads: number; memcpySeconds: number[]; kernelSeconds: number[]; crcCopySeconds: number[]; crcStreamsCopySeconds: number[] }>;
+  openSsdPool(
+    path: string,
+    bytes: number,
+    blockSize: number,
+    queueDepth: number,
+    maxRequestBytes: number,
+    forcePread: boolean,
+  ): Promise<RawSsdPool>;
+  transfer(
+    operands: readonly RawOperand[],
+    ranges: Float64Array,
+    crcs: Float64Array,
+    onCompute?: boolean,
+  ): Promise<{ crcs: Uint32Array; fusedCrcs: number }>;
+  probeMemcpy(
+    bytes: number,
+    iterations: number,
+  ): Promise<{
+    bytes: number;
+    threads: number;
+    memcpySeconds: number[];
+    kernelSeconds: number[];
+    crcCopySeconds: number[];
+    crcStreamsCopySeconds: number[];
+  }>;
   probeDirectIo(
     path: string,
     bytes: number,

@@ -139,15 +139,35 @@ describe(batchCopy.name, () => {
   describe('validation', () => {
     const buf = () => new ArrayBuffer(100);
     it.each([
-      ['buffers is not an array', () => sut('x' as unknown as ArrayBuffer[], new Float64Array(0)), TypeError, ValidationCode.InvalidArgType],
-      ['a buffer is a typed array', () => sut([new Uint8Array(4) as unknown as ArrayBuffer], new Float64Array(0)), TypeError, ValidationCode.InvalidArgType],
+      [
+        'buffers is not an array',
+        () => sut('x' as unknown as ArrayBuffer[], new Float64Array(0)),
+        TypeError,
+        ValidationCode.InvalidArgType,
+      ],
+      [
+        'a buffer is a typed array',
+        () => sut([new Uint8Array(4) as unknown as ArrayBuffer], new Float64Array(0)),
+        TypeError,
+        ValidationCode.InvalidArgType,
+      ],
       ['ranges is a plain array', () => sut([buf()], [0, 0, 0, 0, 0] as unknown as Float64Array), TypeError, ValidationCode.InvalidArgType],
       ['ranges length not a multiple of 5', () => sut([buf()], new Float64Array(4)), RangeError, ValidationCode.InvalidArgValue],
       ['negative offset', () => sut([buf(), buf()], new Float64Array([0, -1, 1, 0, 1])), RangeError, ValidationCode.OutOfRange],
       ['fractional length', () => sut([buf(), buf()], new Float64Array([0, 0, 1, 0, 1.5])), RangeError, ValidationCode.OutOfRange],
       ['NaN field', () => sut([buf(), buf()], new Float64Array([0, 0, 1, NaN, 1])), RangeError, ValidationCode.OutOfRange],
-      ['source buffer index out of range', () => sut([buf(), buf()], new Float64Array([2, 0, 1, 0, 1])), RangeError, ValidationCode.OutOfRange],
-      ['destination buffer index out of range', () => sut([buf(), buf()], new Float64Array([0, 0, 5, 0, 1])), RangeError, ValidationCode.OutOfRange],
+      [
+        'source buffer index out of range',
+        () => sut([buf(), buf()], new Float64Array([2, 0, 1, 0, 1])),
+        RangeError,
+        ValidationCode.OutOfRange,
+      ],
+      [
+        'destination buffer index out of range',
+        () => sut([buf(), buf()], new Float64Array([0, 0, 5, 0, 1])),
+        RangeError,
+        ValidationCode.OutOfRange,
+      ],
       ['source past the end', () => sut([buf(), buf()], new Float64Array([0, 60, 1, 0, 41])), RangeError, ValidationCode.OutOfRange],
       ['destination past the end', () => sut([buf(), buf()], new Float64Array([0, 0, 1, 100, 1])), RangeError, ValidationCode.OutOfRange],
     ])('rejects when %s', async (_name, call, type, code) => {

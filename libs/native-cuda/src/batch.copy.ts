@@ -35,7 +35,11 @@ function validate(buffers: readonly ArrayBuffer[], ranges: Float64Array): void {
   }
   const n = buffers.length;
   for (let i = 0; i < ranges.length; i += RANGE_FIELDS) {
-    const src = ranges[i]!, srcOff = ranges[i + 1]!, dst = ranges[i + 2]!, dstOff = ranges[i + 3]!, len = ranges[i + 4]!;
+    const src = ranges[i]!,
+      srcOff = ranges[i + 1]!,
+      dst = ranges[i + 2]!,
+      dstOff = ranges[i + 3]!,
+      len = ranges[i + 4]!;
     const which = `range ${i / RANGE_FIELDS}`;
     for (let f = 0; f < RANGE_FIELDS; f++) {
       const v = ranges[i + f]!;

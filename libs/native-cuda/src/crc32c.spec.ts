@@ -32,7 +32,9 @@ describe(crc32c.name, () => {
         expect(sut(new TextEncoder().encode('123456789'))).toBe(0xe3069283);
         seen.add(sut(data));
         const out = new Uint8Array(data.length);
-        const r = await transfer([data, out], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: data.length }]), { crcs: packCrcRanges([{ operand: 1, offset: 0, length: data.length }]) });
+        const r = await transfer([data, out], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: data.length }]), {
+          crcs: packCrcRanges([{ operand: 1, offset: 0, length: data.length }]),
+        });
         seen.add(r.crcs[0]!);
         expect(Buffer.compare(out, data)).toBe(0);
       }
@@ -70,10 +72,13 @@ describe(crc32c.name, () => {
     const pool = await openHostPool({ bytes: 1 << 20 });
     const data = pattern(300_001, 3);
     await transfer([data, pool], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 4096, length: data.length }]));
-    const crcs = await crc32cRanges([pool, data], packCrcRanges([
-      { operand: 0, offset: 4096, length: data.length },
-      { operand: 1, offset: 17, length: 99_999 },
-    ]));
+    const crcs = await crc32cRanges(
+      [pool, data],
+      packCrcRanges([
+        { operand: 0, offset: 4096, length: data.length },
+        { operand: 1, offset: 17, length: 99_999 },
+      ]),
+    );
     expect([...crcs]).toEqual([sut(data), sut(data.subarray(17, 100_016))]);
     await pool.close();
   });

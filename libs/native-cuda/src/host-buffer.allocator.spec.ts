@@ -89,6 +89,8 @@ describe(freeHostBuffer.name, () => {
     await copying;
     expect(Buffer.compare(dst, data)).toBe(0);
     // A transfer naming the freed buffer now moves nothing: it has no bytes left.
-    await expect(transfer([src, dst], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: 1 }]))).rejects.toBeInstanceOf(RangeError);
+    await expect(
+      transfer([src, dst], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: 1 }])),
+    ).rejects.toBeInstanceOf(RangeError);
   });
 });

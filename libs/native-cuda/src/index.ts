@@ -9,7 +9,14 @@ export { EXPECTED_NATIVE_ABI } from './addon.loader.js';
 export type { CudaDevice, CudaInfo, NativeAddon, NativeStats, NativeVersion, SsdPoolStats } from './addon.loader.js';
 export { batchCopy, packRanges, RANGE_FIELDS } from './batch.copy.js';
 export type { CopyRange } from './batch.copy.js';
-export { allocHostBuffer, DEFAULT_HOST_ALIGNMENT, freeHostBuffer, hostMemoryKind, MAX_HOST_ALIGNMENT, MAX_HOST_BUFFER_BYTES } from './host-buffer.allocator.js';
+export {
+  allocHostBuffer,
+  DEFAULT_HOST_ALIGNMENT,
+  freeHostBuffer,
+  hostMemoryKind,
+  MAX_HOST_ALIGNMENT,
+  MAX_HOST_BUFFER_BYTES,
+} from './host-buffer.allocator.js';
 export { HostPoolDevice, MAX_HOST_POOL_BYTES, numaNodes, openHostPool } from './host-pool.device.js';
 export type { HostPoolOptions } from './host-pool.device.js';
 export { openSsdPool, SsdPoolDevice } from './ssd-pool.device.js';

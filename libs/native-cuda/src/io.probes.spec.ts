@@ -50,7 +50,12 @@ describe('io probes', () => {
   it.each([
     ['bytes is 0', () => probeMemcpy(0), RangeError, ValidationCode.OutOfRange],
     ['mode is unknown', () => probeDirectIo({ path: 'x', bytes: 4096, mode: 'both' as never }), RangeError, ValidationCode.InvalidArgValue],
-    ['bytes is not whole blocks', () => probeDirectIo({ path: 'x', bytes: 5000, blockBytes: 4096, mode: 'read' }), RangeError, ValidationCode.InvalidArgValue],
+    [
+      'bytes is not whole blocks',
+      () => probeDirectIo({ path: 'x', bytes: 5000, blockBytes: 4096, mode: 'read' }),
+      RangeError,
+      ValidationCode.InvalidArgValue,
+    ],
     ['path is empty', () => dropPageCache(''), TypeError, ValidationCode.InvalidArgType],
   ])('rejects when %s', async (_name, call, type, code) => {
     const err = await rejection(call());

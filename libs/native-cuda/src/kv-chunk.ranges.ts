@@ -51,7 +51,8 @@ export function kvChunkRanges(args: KvChunkRangesArgs): Float64Array {
   const B = int('geometry.blockSize', g.blockSize, 1, 1 << 16);
   const row = int('geometry.numKvHeads', g.numKvHeads, 1, 1 << 16) * int('geometry.headDim', g.headDim, 1, 1 << 16) * elem;
   const blocks = args.blocks;
-  if (typeof blocks !== 'object' || blocks === null || typeof blocks.length !== 'number') throw typeError('blocks must be an array of block ids');
+  if (typeof blocks !== 'object' || blocks === null || typeof blocks.length !== 'number')
+    throw typeError('blocks must be an array of block ids');
   const n = blocks.length;
   const tokens = int('tokens', args.tokens ?? n * B, 0, n * B);
   if (n > 0 && tokens <= (n - 1) * B) {

@@ -68,7 +68,13 @@ describe(transfer.name, () => {
       packCrcRanges(layers.map((l) => ({ operand, offset: at(l), length: seg })));
 
     // Offload: gather into the host pool, then write through to the SSD.
-    const gather = kvChunkRanges({ geometry, cache: { operand: 0 }, blocks, segments: layers.map((l) => ({ operand: 1, offset: hostAt(l) })), direction: 'gather' });
+    const gather = kvChunkRanges({
+      geometry,
+      cache: { operand: 0 },
+      blocks,
+      segments: layers.map((l) => ({ operand: 1, offset: hostAt(l) })),
+      direction: 'gather',
+    });
     const put = await transfer([cache, host], gather, { crcs: layerCrcs(1, hostAt) });
     expect(put.fusedCrcs).toBe(geometry.numLayers);
     const toSsd = packTransferRanges(layers.map((l) => ({ src: 0, srcOffset: hostAt(l), dst: 1, dstOffset: ssdAt(l), length: seg })));
@@ -86,7 +92,13 @@ describe(transfer.name, () => {
     // Restore into other blocks of a fresh cache, verifying the CRCs over the sources.
     const cache2 = new Float32Array(cache.length);
     const blocks2 = blocks.map((b) => (b + 11) % 40);
-    const scatter = kvChunkRanges({ geometry, cache: { operand: 0 }, blocks: blocks2, segments: layers.map((l) => ({ operand: 1, offset: l * seg })), direction: 'scatter' });
+    const scatter = kvChunkRanges({
+      geometry,
+      cache: { operand: 0 },
+      blocks: blocks2,
+      segments: layers.map((l) => ({ operand: 1, offset: l * seg })),
+      direction: 'scatter',
+    });
     const got = await transfer([cache2, staged], scatter, { crcs: layerCrcs(1, (l) => l * seg) });
     expect(got.fusedCrcs).toBe(geometry.numLayers);
     expect(got.crcs).toEqual(put.crcs);
@@ -103,7 +115,18 @@ describe(transfer.name, () => {
     const tokens = 2 * geometry.blockSize + 5;
     const seg = kvSegmentBytes(geometry, tokens);
     const out = new Uint8Array(2 * seg);
-    const ranges = kvChunkRanges({ geometry, cache: { operand: 0 }, blocks, tokens, layers: { start: 1, end: 3 }, segments: [{ operand: 1, offset: 0 }, { operand: 1, offset: seg }], direction: 'gather' });
+    const ranges = kvChunkRanges({
+      geometry,
+      cache: { operand: 0 },
+      blocks,
+      tokens,
+      layers: { start: 1, end: 3 },
+      segments: [
+        { operand: 1, offset: 0 },
+        { operand: 1, offset: seg },
+      ],
+      direction: 'gather',
+    });
     expect(ranges.length / 5).toBe(2 * 2 * blocks.length);
     await transfer([cache, out], ranges);
     expect(u32(out.subarray(0, seg))).toEqual(referenceSegment(cache, blocks, 1, tokens));
@@ -116,13 +139,22 @@ describe(transfer.name, () => {
     const seg = 64 * 1024;
     const data = pattern(16 * seg, 3);
     // Placement is the policy's decision; here every fourth segment goes to the slower device.
-    const place = Array.from({ length: 16 }, (_, i) => (i % 4 === 3 ? { dev: 2, at: Math.floor(i / 4) * seg } : { dev: 1, at: (i - Math.floor(i / 4)) * seg }));
-    await transfer([data, a, b], packTransferRanges(place.map((p, i) => ({ src: 0, srcOffset: i * seg, dst: p.dev, dstOffset: p.at, length: seg }))));
+    const place = Array.from({ length: 16 }, (_, i) =>
+      i % 4 === 3 ? { dev: 2, at: Math.floor(i / 4) * seg } : { dev: 1, at: (i - Math.floor(i / 4)) * seg },
+    );
+    await transfer(
+      [data, a, b],
+      packTransferRanges(place.map((p, i) => ({ src: 0, srcOffset: i * seg, dst: p.dev, dstOffset: p.at, length: seg }))),
+    );
     const back = new Uint8Array(data.length);
     const before = [a.stats().bytesRead, b.stats().bytesRead];
-    const r = await transfer([back, a, b], packTransferRanges(place.map((p, i) => ({ src: p.dev, srcOffset: p.at, dst: 0, dstOffset: i * seg, length: seg }))), {
-      crcs: packCrcRanges([{ operand: 0, offset: 0, length: back.length }]),
-    });
+    const r = await transfer(
+      [back, a, b],
+      packTransferRanges(place.map((p, i) => ({ src: p.dev, srcOffset: p.at, dst: 0, dstOffset: i * seg, length: seg }))),
+      {
+        crcs: packCrcRanges([{ operand: 0, offset: 0, length: back.length }]),
+      },
+    );
     expect(Buffer.compare(back, data)).toBe(0);
     expect([a.stats().bytesRead - before[0]!, b.stats().bytesRead - before[1]!]).toEqual([12 * seg, 4 * seg]);
     expect(r.crcs[0]).toBe(crc32c(data));
@@ -133,11 +165,16 @@ describe(transfer.name, () => {
     const data = pattern(3 * MiB + 7, 4);
     const dst = new Uint8Array(data.length);
     const r = await transfer([data, dst], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: data.length }]), {
-      crcs: packCrcRanges([{ operand: 1, offset: 1, length: MiB }, { operand: 0, offset: 0, length: 0 }]),
+      crcs: packCrcRanges([
+        { operand: 1, offset: 1, length: MiB },
+        { operand: 0, offset: 0, length: 0 },
+      ]),
     });
     expect(r.fusedCrcs).toBe(0);
     expect([...r.crcs]).toEqual([crc32c(data.subarray(1, MiB + 1)), 0]);
-    expect([...(await crc32cRanges([data], packCrcRanges([{ operand: 0, offset: 5, length: 1000 }])))]).toEqual([crc32c(data.subarray(5, 1005))]);
+    expect([...(await crc32cRanges([data], packCrcRanges([{ operand: 0, offset: 5, length: 1000 }])))]).toEqual([
+      crc32c(data.subarray(5, 1005)),
+    ]);
   });
 
   it('on the compute lane: the same bytes and CRCs, and it runs after the kernels queued before it', async () => {
@@ -166,13 +203,19 @@ describe(transfer.name, () => {
     const out = new Float32Array(n);
     const calls = Array.from({ length: 8 }, () => kernelCall('add', x, x, x, n));
     const ran = kernels.submit(calls);
-    const copied = transfer([x, out], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: 4 * n }]), { lane: 'compute' });
+    const copied = transfer([x, out], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: 4 * n }]), {
+      lane: 'compute',
+    });
     await Promise.all([ran, copied]);
     expect(out[0]).toBe(256);
     expect(out[n - 1]).toBe(256);
 
     const ssd = track(await openSsdPool({ path: dir.file('c.bin'), bytes: MiB }));
-    const err = await rejection(transfer([ssd, new Uint8Array(4096)], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: 4096 }]), { lane: 'compute' }));
+    const err = await rejection(
+      transfer([ssd, new Uint8Array(4096)], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: 4096 }]), {
+        lane: 'compute',
+      }),
+    );
     expect(err).toBeInstanceOf(RangeError);
     expect(err.code).toBe(ValidationCode.InvalidArgValue);
     const lane = await rejection(transfer([new Uint8Array(8)], new Float64Array(0), { lane: 'gpu' as never }));
@@ -186,7 +229,12 @@ describe(transfer.name, () => {
     it.each([
       ['operands is not an array', () => transfer('x' as never, new Float64Array(0)), TypeError, ValidationCode.InvalidArgType],
       ['an operand is a number', () => transfer([3 as never], new Float64Array(0)), TypeError, ValidationCode.InvalidArgType],
-      ['an operand views shared memory', () => transfer([new Uint8Array(new SharedArrayBuffer(8))], new Float64Array(0)), TypeError, ValidationCode.InvalidArgType],
+      [
+        'an operand views shared memory',
+        () => transfer([new Uint8Array(new SharedArrayBuffer(8))], new Float64Array(0)),
+        TypeError,
+        ValidationCode.InvalidArgType,
+      ],
       ['ranges is a plain array', () => transfer([mem()], [0, 0, 0, 0, 0] as never), TypeError, ValidationCode.InvalidArgType],
       ['ranges is not rows of 5', () => transfer([mem()], new Float64Array(4)), RangeError, ValidationCode.InvalidArgValue],
       ['a field is negative', () => transfer([mem(), mem()], one(0, -1, 1, 0, 1)), RangeError, ValidationCode.OutOfRange],
@@ -194,8 +242,18 @@ describe(transfer.name, () => {
       ['a field is NaN', () => transfer([mem(), mem()], one(0, NaN, 1, 0, 1)), RangeError, ValidationCode.OutOfRange],
       ['an operand index is out of range', () => transfer([mem()], one(0, 0, 1, 0, 1)), RangeError, ValidationCode.OutOfRange],
       ['a source runs past its end', () => transfer([mem(), mem()], one(0, 8000, 1, 0, 200)), RangeError, ValidationCode.OutOfRange],
-      ['crcs is not a Float64Array', () => transfer([mem()], new Float64Array(0), { crcs: [0, 0, 1] as never }), TypeError, ValidationCode.InvalidArgType],
-      ['a crc runs past its end', () => transfer([mem()], new Float64Array(0), { crcs: packCrcRanges([{ operand: 0, offset: 8000, length: 500 }]) }), RangeError, ValidationCode.OutOfRange],
+      [
+        'crcs is not a Float64Array',
+        () => transfer([mem()], new Float64Array(0), { crcs: [0, 0, 1] as never }),
+        TypeError,
+        ValidationCode.InvalidArgType,
+      ],
+      [
+        'a crc runs past its end',
+        () => transfer([mem()], new Float64Array(0), { crcs: packCrcRanges([{ operand: 0, offset: 8000, length: 500 }]) }),
+        RangeError,
+        ValidationCode.OutOfRange,
+      ],
     ])('%s', async (_name, call, type, code) => {
       const err = await rejection(call());
       expect(err).toBeInstanceOf(type);
@@ -207,7 +265,10 @@ describe(transfer.name, () => {
       const b = track(await openSsdPool({ path: dir.file('b.bin'), bytes: MiB }));
       const cases: Array<[Promise<unknown>, ValidationCode]> = [
         [transfer([a, b], one(0, 0, 1, 0, 4096)), ValidationCode.InvalidArgValue],
-        [transfer([a], new Float64Array(0), { crcs: packCrcRanges([{ operand: 0, offset: 0, length: 4096 }]) }), ValidationCode.InvalidArgValue],
+        [
+          transfer([a], new Float64Array(0), { crcs: packCrcRanges([{ operand: 0, offset: 0, length: 4096 }]) }),
+          ValidationCode.InvalidArgValue,
+        ],
         [transfer([a, mem()], one(0, MiB - 4096, 1, 0, 8192)), ValidationCode.OutOfRange],
       ];
       for (const [call, code] of cases) {
@@ -223,10 +284,15 @@ describe(transfer.name, () => {
       const dst = new Uint8Array(buf);
       const alias = new Uint8Array(buf, 4096);
       const src = pattern(8192, 5);
-      const err = await rejection(transfer([src, dst, alias], packTransferRanges([
-        { src: 0, srcOffset: 0, dst: 1, dstOffset: 4096, length: 100 },
-        { src: 0, srcOffset: 0, dst: 2, dstOffset: 50, length: 100 },
-      ])));
+      const err = await rejection(
+        transfer(
+          [src, dst, alias],
+          packTransferRanges([
+            { src: 0, srcOffset: 0, dst: 1, dstOffset: 4096, length: 100 },
+            { src: 0, srcOffset: 0, dst: 2, dstOffset: 50, length: 100 },
+          ]),
+        ),
+      );
       expect(err).toBeInstanceOf(NativeError);
       expect(err.code).toBe(NativeErrorCode.RangeConflict);
       expect(dst.every((x) => x === 0)).toBe(true);
@@ -244,7 +310,13 @@ describe(transfer.name, () => {
 });
 
 describe(kvChunkRanges.name, () => {
-  const base = { geometry, cache: { operand: 0 }, blocks: [1, 2], segments: [0, 1, 2, 3].map((l) => ({ operand: 1, offset: l * 1000 })), direction: 'gather' as const };
+  const base = {
+    geometry,
+    cache: { operand: 0 },
+    blocks: [1, 2],
+    segments: [0, 1, 2, 3].map((l) => ({ operand: 1, offset: l * 1000 })),
+    direction: 'gather' as const,
+  };
   it.each([
     ['segments do not match the layers', { ...base, segments: [] }, ValidationCode.InvalidArgValue],
     ['tokens leave the last block empty', { ...base, tokens: 16 }, ValidationCode.InvalidArgValue],

@@ -144,7 +144,11 @@ function validate(operands: readonly TransferOperand[], ranges: Float64Array, cr
  * @throws (rejects) TypeError / RangeError for malformed arguments; NativeError
  *   `range_conflict`, `misaligned`, `closed`, `io_error`, `out_of_memory`.
  */
-export function transfer(operands: readonly TransferOperand[], ranges: Float64Array, options: TransferOptions = {}): Promise<TransferResult> {
+export function transfer(
+  operands: readonly TransferOperand[],
+  ranges: Float64Array,
+  options: TransferOptions = {},
+): Promise<TransferResult> {
   // NOTE: no async wrapper: this is the hot path of every put and get, and each extra
   // microtask hop and closure shows at 1 MiB.
   const site = captureCallSite(transfer);
@@ -156,7 +160,8 @@ export function transfer(operands: readonly TransferOperand[], ranges: Float64Ar
     const onCompute = laneOf(options.lane) === 'compute';
     if (onCompute) {
       const i = ops.findIndex((o) => o.ssd);
-      if (i >= 0) throw rangeError(`operands[${i}] is an SSD pool: a transfer on the compute lane moves memory only`, ValidationCode.InvalidArgValue);
+      if (i >= 0)
+        throw rangeError(`operands[${i}] is an SSD pool: a transfer on the compute lane moves memory only`, ValidationCode.InvalidArgValue);
     }
     const raw: RawOperand[] = new Array(ops.length);
     for (let i = 0; i < ops.length; i++) raw[i] = ops[i]!.raw;

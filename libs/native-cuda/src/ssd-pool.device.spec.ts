@@ -51,7 +51,9 @@ describe(SsdPoolDevice.name, () => {
     const mem = new Uint8Array(allocHostBuffer(4 * MiB));
     mem.set(pattern(4 * MiB, 9));
     // 1024 segments of 4 KiB, contiguous on the device: 4 requests of 1 MiB.
-    const ranges = packTransferRanges(Array.from({ length: 1024 }, (_, i) => ({ src: 0, srcOffset: i * 4096, dst: 1, dstOffset: i * 4096, length: 4096 })));
+    const ranges = packTransferRanges(
+      Array.from({ length: 1024 }, (_, i) => ({ src: 0, srcOffset: i * 4096, dst: 1, dstOffset: i * 4096, length: 4096 })),
+    );
     await transfer([mem, sut], ranges);
     const stats = sut.stats();
     expect(stats.requests).toBe(4);
@@ -65,7 +67,10 @@ describe(SsdPoolDevice.name, () => {
   it('refuses misaligned I/O with code misaligned, moving nothing', async () => {
     const sut = await openSsdPool({ path: dir.file('pool.bin'), bytes: MiB, blockSize: 4096 });
     const mem = pattern(8192, 1);
-    for (const [srcOffset, dstOffset, length] of [[0, 512, 4096], [0, 0, 4000]] as const) {
+    for (const [srcOffset, dstOffset, length] of [
+      [0, 512, 4096],
+      [0, 0, 4000],
+    ] as const) {
       const err = await rejection(transfer([mem, sut], packTransferRanges([{ src: 0, srcOffset, dst: 1, dstOffset, length }])));
       expect(err).toBeInstanceOf(NativeError);
       expect(err.code).toBe(NativeErrorCode.Misaligned);
@@ -86,9 +91,13 @@ describe(SsdPoolDevice.name, () => {
     const sut = await openSsdPool({ path: dir.file('pool.bin'), bytes: MiB });
     await sut.close();
     expect((await rejection(sut.flush())).code).toBe(NativeErrorCode.Closed);
-    expect((await rejection(transfer([sut, new Uint8Array(4096)], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: 4096 }])))).code).toBe(
-      NativeErrorCode.Closed,
-    );
+    expect(
+      (
+        await rejection(
+          transfer([sut, new Uint8Array(4096)], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: 0, length: 4096 }])),
+        )
+      ).code,
+    ).toBe(NativeErrorCode.Closed);
   });
 
   it.each([

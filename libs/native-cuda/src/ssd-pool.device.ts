@@ -125,7 +125,8 @@ export function openSsdPool(options: SsdPoolOptions): Promise<SsdPoolDevice> {
     if (typeof options !== 'object' || options === null) throw typeError('options must be an object');
     const { path, backend = 'auto' } = options;
     if (typeof path !== 'string') throw typeError(`path must be a string, got ${typeof path}`);
-    if (path.length === 0 || path.includes('\0')) throw rangeError('path must be a non-empty string without NUL', ValidationCode.InvalidArgValue);
+    if (path.length === 0 || path.includes('\0'))
+      throw rangeError('path must be a non-empty string without NUL', ValidationCode.InvalidArgValue);
     const bytes = optionalInteger('bytes', options.bytes, 1, Number.MAX_SAFE_INTEGER) ?? 0;
     const blockSize = optionalInteger('blockSize', options.blockSize, 512, 2 ** 20) ?? 0;
     if (blockSize !== 0 && (blockSize & (blockSize - 1)) !== 0) {

@@ -22,7 +22,9 @@ describe(loadGrpcServices.name, () => {
     expect(viaEs).toMatchObject({ model: 'm', prompt: 'hi', maxTokens: 5, priority: 1 });
     expect(viaEs.temperature).toBeUndefined();
 
-    const back = sut.Gateway.Infer.requestDeserialize(Buffer.from(toBinary(InferRequestSchema, create(InferRequestSchema, { model: 'm', topP: 0.5 }))));
+    const back = sut.Gateway.Infer.requestDeserialize(
+      Buffer.from(toBinary(InferRequestSchema, create(InferRequestSchema, { model: 'm', topP: 0.5 }))),
+    );
     expect(back).toMatchObject({ model: 'm', topP: 0.5, priority: 0 });
     // Unset optional fields stay undefined, so the gateway can apply its own defaults.
     expect(back.maxTokens).toBeUndefined();

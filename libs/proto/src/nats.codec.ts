@@ -18,7 +18,10 @@ export function decodeMessage<D extends DescMessage>(schema: D, data: Uint8Array
  * Replies that are either `schema` or an ErrorReply (nodePrefetch, nodeForget): an ErrorReply
  * always has a code (field 1, a string), which no such reply's encoding can be read as.
  */
-export function decodeReplyOrError<D extends DescMessage>(schema: D, data: Uint8Array): { ok: MessageShape<D> } | { error: MessageShape<typeof ErrorReplySchema> } {
+export function decodeReplyOrError<D extends DescMessage>(
+  schema: D,
+  data: Uint8Array,
+): { ok: MessageShape<D> } | { error: MessageShape<typeof ErrorReplySchema> } {
   try {
     const e = fromBinary(ErrorReplySchema, data);
     if (e.code) return { error: e };

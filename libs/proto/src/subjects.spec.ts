@@ -1,9 +1,24 @@
-import { Subjects, assertSubjectToken, isSubjectToken, nodeCancelSubject, nodeFlowSubject, nodeInferSubject, tokenizerSubject, toSubjectToken } from './subjects.js';
+import {
+  Subjects,
+  assertSubjectToken,
+  isSubjectToken,
+  nodeCancelSubject,
+  nodeFlowSubject,
+  nodeInferSubject,
+  tokenizerSubject,
+  toSubjectToken,
+} from './subjects.js';
 
 const SHA = 'ab'.repeat(32);
 /** The fixed subjects (the per-node ones are functions of the node id). */
 const fixed = Object.values(Subjects).filter((s): s is Extract<(typeof Subjects)[keyof typeof Subjects], string> => typeof s === 'string');
-const perNode = (id: string) => [nodeInferSubject(id), nodeCancelSubject(id), nodeFlowSubject(id), Subjects.nodePrefetch(id), Subjects.nodeForget(id)];
+const perNode = (id: string) => [
+  nodeInferSubject(id),
+  nodeCancelSubject(id),
+  nodeFlowSubject(id),
+  Subjects.nodePrefetch(id),
+  Subjects.nodeForget(id),
+];
 
 describe('subjects', () => {
   it('versions every subject under mnemo.v1', () => {

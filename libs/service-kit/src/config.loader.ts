@@ -6,7 +6,15 @@ export type VarSpec =
   | { type: 'string'; doc: string; default?: string; required?: boolean; secret?: boolean; when?: (env: Env) => boolean }
   | { type: 'int'; doc: string; default?: number; required?: boolean; min?: number; max?: number; when?: (env: Env) => boolean }
   | { type: 'bool'; doc: string; default?: boolean; when?: (env: Env) => boolean }
-  | { type: 'url'; doc: string; default?: string; required?: boolean; protocols: readonly string[]; secret?: boolean; when?: (env: Env) => boolean }
+  | {
+      type: 'url';
+      doc: string;
+      default?: string;
+      required?: boolean;
+      protocols: readonly string[];
+      secret?: boolean;
+      when?: (env: Env) => boolean;
+    }
   | { type: 'list'; doc: string; default?: readonly string[]; required?: boolean; secret?: boolean; when?: (env: Env) => boolean }
   | { type: 'enum'; doc: string; values: readonly string[]; default?: string; when?: (env: Env) => boolean };
 
@@ -68,13 +76,17 @@ function parse(spec: VarSpec, raw: string): unknown {
     case 'url':
       try {
         const u = new URL(raw);
-        if (!spec.protocols.includes(u.protocol.replace(/:$/, ''))) return { problem: `protocol must be one of ${spec.protocols.join(', ')}` };
+        if (!spec.protocols.includes(u.protocol.replace(/:$/, '')))
+          return { problem: `protocol must be one of ${spec.protocols.join(', ')}` };
         return raw;
       } catch {
         return { problem: 'must be a URL' };
       }
     case 'list':
-      return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
     case 'enum':
       return spec.values.includes(raw) ? raw : { problem: `must be one of ${spec.values.join(', ')}` };
   }
@@ -82,7 +94,13 @@ function parse(spec: VarSpec, raw: string): unknown {
 
 /** Fields every service shares. */
 export const commonSchema = {
-  NATS_URL: { type: 'url', doc: 'NATS server, e.g. nats://127.0.0.1:4222 (credentials may ride in it: nats://user:password@host:4222)', required: true, protocols: ['nats', 'tls'], secret: true },
+  NATS_URL: {
+    type: 'url',
+    doc: 'NATS server, e.g. nats://127.0.0.1:4222 (credentials may ride in it: nats://user:password@host:4222)',
+    required: true,
+    protocols: ['nats', 'tls'],
+    secret: true,
+  },
   NATS_USER: { type: 'string', doc: 'NATS user (with NATS_PASSWORD); overrides one in NATS_URL' },
   NATS_PASSWORD: { type: 'string', doc: 'NATS password of NATS_USER', secret: true },
   LOG_LEVEL: { type: 'enum', doc: 'minimum log level', values: ['debug', 'info', 'warn', 'error'], default: 'info' },

@@ -9,9 +9,17 @@ describe(OpsServer.name, () => {
 
   it.each([
     ['nothing degraded', [], { status: 'ok' }],
-    ['a degraded part, named with why (still live: 200)', [{ check: 'kv_journal:m', message: 'ENOSPC' }], { status: 'degraded', checks: [{ check: 'kv_journal:m', message: 'ENOSPC' }] }],
+    [
+      'a degraded part, named with why (still live: 200)',
+      [{ check: 'kv_journal:m', message: 'ENOSPC' }],
+      { status: 'degraded', checks: [{ check: 'kv_journal:m', message: 'ENOSPC' }] },
+    ],
   ])('/healthz with %s', async (_name, checks, body) => {
-    const sut = new OpsServer(new ServiceMetrics('test'), () => true, () => checks);
+    const sut = new OpsServer(
+      new ServiceMetrics('test'),
+      () => true,
+      () => checks,
+    );
     const port = await sut.listen(0);
     try {
       expect(await get(port, '/healthz')).toEqual({ status: 200, body });

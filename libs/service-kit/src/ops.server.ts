@@ -37,7 +37,9 @@ export class OpsServer {
         );
       } else if (path === '/healthz') {
         const checks = this.degraded();
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(checks.length > 0 ? { status: 'degraded', checks } : { status: 'ok' }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(checks.length > 0 ? { status: 'degraded', checks } : { status: 'ok' }));
       } else if (path === '/readyz') {
         const ok = this.ready();
         res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready' }));
@@ -65,7 +67,12 @@ export class OpsServer {
  * Starts the ops endpoints as a service's last boot step; when the port cannot be bound,
  * `cleanUp` releases what the boot already holds before the error propagates.
  */
-export async function listenOrCleanUp(ops: Pick<OpsServer, 'listen'>, port: number, host: string, cleanUp: () => Promise<void>): Promise<number> {
+export async function listenOrCleanUp(
+  ops: Pick<OpsServer, 'listen'>,
+  port: number,
+  host: string,
+  cleanUp: () => Promise<void>,
+): Promise<number> {
   try {
     return await ops.listen(port, host);
   } catch (e) {

@@ -3,8 +3,17 @@ import { parseAdviseBody } from './advise.command.js';
 
 describe(parseAdviseBody.name, () => {
   it('reads every field, with defaults for the optional ones', () => {
-    expect(parseAdviseBody({ session_id: 's', model: 'm' }, 't')).toEqual({ tenant: 't', sessionId: 's', model: 'm', expectedArrivalUnixMs: 0, ordered: false, priority: 0 });
-    expect(parseAdviseBody({ session_id: 's', model: 'm', expected_arrival: 1_700_000_000_000, ordered: true, priority: 3 }, 't')).toMatchObject({
+    expect(parseAdviseBody({ session_id: 's', model: 'm' }, 't')).toEqual({
+      tenant: 't',
+      sessionId: 's',
+      model: 'm',
+      expectedArrivalUnixMs: 0,
+      ordered: false,
+      priority: 0,
+    });
+    expect(
+      parseAdviseBody({ session_id: 's', model: 'm', expected_arrival: 1_700_000_000_000, ordered: true, priority: 3 }, 't'),
+    ).toMatchObject({
       expectedArrivalUnixMs: 1_700_000_000_000,
       ordered: true,
       priority: 3,
@@ -22,6 +31,8 @@ describe(parseAdviseBody.name, () => {
     ['ordered not a boolean', { session_id: 's', model: 'm', ordered: 'yes' }, 'ordered'],
     ['priority fractional', { session_id: 's', model: 'm', priority: 1.5 }, 'priority'],
   ])('rejects %s as invalid_request naming the field', (_n, body, param) => {
-    expect(() => parseAdviseBody(body as Record<string, unknown>, 't')).toThrow(expect.objectContaining({ code: ErrorCode.InvalidRequest, details: { param } }));
+    expect(() => parseAdviseBody(body as Record<string, unknown>, 't')).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidRequest, details: { param } }),
+    );
   });
 });

@@ -30,7 +30,11 @@ export class AdviseUseCase {
     @Inject(ServiceMetrics) metrics: ServiceMetrics,
   ) {
     this.limiter = new TenantRateLimiter(config.advisoryLimit);
-    this.limited = new Counter({ name: 'mnemo_gateway_advisories_rate_limited_total', help: 'Advisories refused with 429 because their tenant exceeded GATEWAY_ADVISORY_RATE / GATEWAY_ADVISORY_BURST', registers: [metrics.registry] });
+    this.limited = new Counter({
+      name: 'mnemo_gateway_advisories_rate_limited_total',
+      help: 'Advisories refused with 429 because their tenant exceeded GATEWAY_ADVISORY_RATE / GATEWAY_ADVISORY_BURST',
+      registers: [metrics.registry],
+    });
   }
 
   async execute(cmd: AdviseCommand): Promise<AdvisoryView> {
@@ -38,10 +42,21 @@ export class AdviseUseCase {
     if (!d.ok) {
       this.limited.inc();
       const { ratePerSec, burst } = this.config.advisoryLimit;
-      throw new MnemoError(ErrorCode.Overloaded, `advisory rate limit exceeded for this tenant (${ratePerSec} per second, bursts of ${burst}): retry in ${d.retryAfterMs} ms`, { retryAfterMs: d.retryAfterMs });
+      throw new MnemoError(
+        ErrorCode.Overloaded,
+        `advisory rate limit exceeded for this tenant (${ratePerSec} per second, bursts of ${burst}): retry in ${d.retryAfterMs} ms`,
+        { retryAfterMs: d.retryAfterMs },
+      );
     }
     const a = await this.scheduler.advise(
-      { tenant: cmd.tenant, sessionId: cmd.sessionId, model: cmd.model, expectedArrivalUnixMs: cmd.expectedArrivalUnixMs, ordered: cmd.ordered, priority: cmd.priority },
+      {
+        tenant: cmd.tenant,
+        sessionId: cmd.sessionId,
+        model: cmd.model,
+        expectedArrivalUnixMs: cmd.expectedArrivalUnixMs,
+        ordered: cmd.ordered,
+        priority: cmd.priority,
+      },
       this.timeoutMs,
     );
     return { advisory_id: a.advisoryId, node: a.nodeId, expires_at: a.expiresUnixMs };

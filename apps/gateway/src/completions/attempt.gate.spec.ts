@@ -3,7 +3,15 @@ import { FinishReason, TokenEventSchema, type TokenEvent } from '@mnemo/proto';
 import { AttemptGate } from './attempt.gate.js';
 
 const ev = (nodeId: string, attempt: number, seq: number, done = false): TokenEvent =>
-  create(TokenEventSchema, { requestId: 'r', nodeId, attempt, seq, tokens: done ? [] : [65 + seq], done, finishReason: done ? FinishReason.CANCELLED : FinishReason.UNSPECIFIED });
+  create(TokenEventSchema, {
+    requestId: 'r',
+    nodeId,
+    attempt,
+    seq,
+    tokens: done ? [] : [65 + seq],
+    done,
+    finishReason: done ? FinishReason.CANCELLED : FinishReason.UNSPECIFIED,
+  });
 
 describe(AttemptGate.name, () => {
   it('holds the placed attempt’s early events and delivers them in order once it is known', () => {
@@ -19,7 +27,12 @@ describe(AttemptGate.name, () => {
     const sut = new AttemptGate(16);
     sut.offer(ev('a', 1, 0));
     sut.offer(ev('a', 1, 1));
-    expect(sut.offer(ev('b', 2, 0))).toEqual({ kind: 'held', from: { nodeId: 'b', attempt: 2 }, held: 1, cancel: { nodeId: 'a', attempt: 1 } });
+    expect(sut.offer(ev('b', 2, 0))).toEqual({
+      kind: 'held',
+      from: { nodeId: 'b', attempt: 2 },
+      held: 1,
+      cancel: { nodeId: 'a', attempt: 1 },
+    });
     expect(sut.offer(ev('a', 1, 2))).toEqual({ kind: 'stray' });
     expect(sut.bind({ nodeId: 'b', attempt: 2 })).toEqual({ deliver: [expect.objectContaining({ nodeId: 'b', seq: 0 })], strays: [] });
   });

@@ -1,6 +1,14 @@
 import type { ChatMessage } from '@mnemo/engine';
 import type { ParsedInferRequest } from './infer.command.js';
-import { commonFields, invalid, optionalInt, rejectUnsupported, requireObject, requiredString, type Body } from './request-field.validators.js';
+import {
+  commonFields,
+  invalid,
+  optionalInt,
+  rejectUnsupported,
+  requireObject,
+  requiredString,
+  type Body,
+} from './request-field.validators.js';
 
 const ROLES: ReadonlySet<string> = new Set<ChatMessage['role']>(['system', 'user', 'assistant', 'tool', 'developer']);
 const MAX_TOKENS = 1 << 30;
@@ -13,7 +21,7 @@ export function parseChatRequest(raw: unknown, tenant: string): ParsedInferReque
   rejectUnsupported(body, ['tools', 'functions', 'tool_choice', 'function_call', 'logprobs', 'top_logprobs', 'audio']);
   const format = body.response_format;
   if (format !== undefined && format !== null && requireObject(format, 'response_format').type !== 'text') {
-    throw invalid('response_format', "only 'response_format': {\"type\": \"text\"} is supported");
+    throw invalid('response_format', 'only \'response_format\': {"type": "text"} is supported');
   }
   // max_completion_tokens is the newer spelling; max_tokens is deprecated but still common.
   const maxTokens = optionalInt(body, 'max_completion_tokens', 1, MAX_TOKENS) ?? optionalInt(body, 'max_tokens', 1, MAX_TOKENS);

@@ -105,7 +105,10 @@ function toCommand(r: GrpcInferRequest, tenant: string): InferCommand {
   if (r.messages.length > 0 && r.prompt !== '') {
     throw new MnemoError(ErrorCode.InvalidRequest, 'set either prompt or messages, not both', { param: 'prompt' });
   }
-  const parsed = r.messages.length > 0 ? parseChatRequest({ ...common, messages: r.messages }, tenant) : parseCompletionRequest({ ...common, prompt: r.prompt }, tenant);
+  const parsed =
+    r.messages.length > 0
+      ? parseChatRequest({ ...common, messages: r.messages }, tenant)
+      : parseCompletionRequest({ ...common, prompt: r.prompt }, tenant);
   return { ...parsed.command, operation: 'grpc.infer' };
 }
 
@@ -127,5 +130,13 @@ function write(call: ServerWritableStream<GrpcInferRequest, GrpcInferChunk>, chu
 
 function grpcUsage({ kvReuse, ...u }: Usage): GrpcInferChunk['usage'] {
   if (!kvReuse) return { ...u };
-  return { ...u, kvReuse: { baseModel: kvReuse.baseModel, ...kvReuse.pattern, recomputedLayers: [...kvReuse.recomputedLayers], reusedTokens: kvReuse.reusedTokens } };
+  return {
+    ...u,
+    kvReuse: {
+      baseModel: kvReuse.baseModel,
+      ...kvReuse.pattern,
+      recomputedLayers: [...kvReuse.recomputedLayers],
+      reusedTokens: kvReuse.reusedTokens,
+    },
+  };
 }

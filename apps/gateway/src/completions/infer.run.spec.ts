@@ -23,7 +23,14 @@ function setup(stop: string[] = []) {
   const metrics = new ServiceMetrics('gateway-test');
   const timer = new InferTimer(metrics, 'chat.completions');
   timer.model = 'mnemo-tiny';
-  const sut = new InferRun('r', 'mnemo-tiny', 1, 7, { queue, tokenizer: tok, timer, stop, release: (r) => released.push(r), stalled: new AbortController().signal });
+  const sut = new InferRun('r', 'mnemo-tiny', 1, 7, {
+    queue,
+    tokenizer: tok,
+    timer,
+    stop,
+    release: (r) => released.push(r),
+    stalled: new AbortController().signal,
+  });
   return { sut, queue, released, metrics };
 }
 
@@ -45,7 +52,12 @@ describe(InferRun.name, () => {
     queue.push(ev(1, bytes('lo')));
     queue.push(ev(2, [tok.eosTokenId], true, { finishReason: FinishReason.STOP, usage: { promptTokens: 7, completionTokens: 6 } }));
     const events = await drain(sut);
-    expect(events.filter((e) => e.kind === 'delta').map((e) => (e.kind === 'delta' ? e.text : '')).join('')).toBe('Hello');
+    expect(
+      events
+        .filter((e) => e.kind === 'delta')
+        .map((e) => (e.kind === 'delta' ? e.text : ''))
+        .join(''),
+    ).toBe('Hello');
     expect(events.at(-1)).toEqual({ kind: 'end', finishReason: 'stop', usage: { promptTokens: 7, completionTokens: 6, cachedTokens: 0 } });
     expect(released).toEqual([undefined]);
     expect(await outcomes(metrics)).toEqual({ ok: 1 });
@@ -59,7 +71,12 @@ describe(InferRun.name, () => {
     expect((await drain(sut)).at(-1)).toEqual({
       kind: 'end',
       finishReason: 'stop',
-      usage: { promptTokens: 7, completionTokens: 2, cachedTokens: 0, kvReuse: { baseModel: 'mnemo-small', pattern: { r1: 0, u1: 0, r2: 4 }, recomputedLayers: [0, 1, 2, 3], reusedTokens: 256 } },
+      usage: {
+        promptTokens: 7,
+        completionTokens: 2,
+        cachedTokens: 0,
+        kvReuse: { baseModel: 'mnemo-small', pattern: { r1: 0, u1: 0, r2: 4 }, recomputedLayers: [0, 1, 2, 3], reusedTokens: 256 },
+      },
     });
   });
 
@@ -76,7 +93,11 @@ describe(InferRun.name, () => {
   it('reports length and counts tokens itself when the node sends no usage', async () => {
     const { sut, queue } = setup();
     queue.push(ev(0, bytes('ab'), true, { finishReason: FinishReason.LENGTH }));
-    expect((await drain(sut)).at(-1)).toEqual({ kind: 'end', finishReason: 'length', usage: { promptTokens: 7, completionTokens: 2, cachedTokens: 0 } });
+    expect((await drain(sut)).at(-1)).toEqual({
+      kind: 'end',
+      finishReason: 'length',
+      usage: { promptTokens: 7, completionTokens: 2, cachedTokens: 0 },
+    });
   });
 
   it('drops duplicate events', async () => {
@@ -97,7 +118,10 @@ describe(InferRun.name, () => {
       (async () => {
         for await (const e of sut.events()) seen.push(e);
       })(),
-    ).rejects.toMatchObject({ code: ErrorCode.DataLoss, message: expect.stringMatching(/^2 token event\(s\) of this request were lost in transit/) });
+    ).rejects.toMatchObject({
+      code: ErrorCode.DataLoss,
+      message: expect.stringMatching(/^2 token event\(s\) of this request were lost in transit/),
+    });
     expect(seen.map((e) => e.kind)).toEqual(['delta']);
     expect(released).toEqual(['gateway_error']);
     expect(await outcomes(metrics)).toEqual({ data_loss: 1 });
@@ -117,7 +141,11 @@ describe(InferRun.name, () => {
     ['node error with a code', { finishReason: FinishReason.ERROR, error: { code: 'overloaded', message: 'busy' } }, ErrorCode.Overloaded],
     ['node error without a code', { finishReason: FinishReason.ERROR }, ErrorCode.Internal],
     ['node error with an unknown code', { finishReason: FinishReason.ERROR, error: { code: 'weird', message: 'x' } }, ErrorCode.Internal],
-    ['cancelled by the node on deadline', { finishReason: FinishReason.CANCELLED, error: { code: 'timeout', message: 'late' } }, ErrorCode.Timeout],
+    [
+      'cancelled by the node on deadline',
+      { finishReason: FinishReason.CANCELLED, error: { code: 'timeout', message: 'late' } },
+      ErrorCode.Timeout,
+    ],
     ['cancelled without a cause', { finishReason: FinishReason.CANCELLED }, ErrorCode.Cancelled],
   ];
   it.each(failures)('throws for %s and does not cancel a finished node request', async (_name, extra, code) => {

@@ -79,7 +79,11 @@ export class InferRun {
         if (ev.seq < nextSeq) continue; // a duplicate: NATS delivers in order, so only a redelivery can be older
         // A gap: events the node published while NATS was interrupted were dropped (core NATS is
         // at most once). Going on would hand the client a text with a hole in it, as a success.
-        if (ev.seq > nextSeq) throw new MnemoError(ErrorCode.DataLoss, `${ev.seq - nextSeq} token event(s) of this request were lost in transit (the message bus was interrupted); the stream stops rather than skip tokens`);
+        if (ev.seq > nextSeq)
+          throw new MnemoError(
+            ErrorCode.DataLoss,
+            `${ev.seq - nextSeq} token event(s) of this request were lost in transit (the message bus was interrupted); the stream stops rather than skip tokens`,
+          );
         nextSeq = ev.seq + 1;
         nodeDone = ev.done;
         if (ev.usage) cachedTokens = ev.usage.cachedTokens;
@@ -96,7 +100,11 @@ export class InferRun {
           // The node would keep generating past our stop string: stop it.
           release(ev.done ? undefined : 'stop_sequence');
           timer.end('ok');
-          yield { kind: 'end', finishReason: 'stop', usage: { promptTokens: this.promptTokens, completionTokens: completion, cachedTokens, ...(kvReuse ? { kvReuse } : {}) } };
+          yield {
+            kind: 'end',
+            finishReason: 'stop',
+            usage: { promptTokens: this.promptTokens, completionTokens: completion, cachedTokens, ...(kvReuse ? { kvReuse } : {}) },
+          };
           return;
         }
         if (ev.done) {
@@ -161,5 +169,10 @@ function cancelReasonOf(e: unknown): string | undefined {
 }
 
 function kvReuseOf(k: KvReuse): KvReuseUsage {
-  return { baseModel: k.baseModel, pattern: { r1: k.r1, u1: k.u1, r2: k.r2 }, recomputedLayers: [...k.recomputedLayers], reusedTokens: k.reusedTokens };
+  return {
+    baseModel: k.baseModel,
+    pattern: { r1: k.r1, u1: k.u1, r2: k.r2 },
+    recomputedLayers: [...k.recomputedLayers],
+    reusedTokens: k.reusedTokens,
+  };
 }

@@ -40,7 +40,11 @@ export class InferUseCase {
   async execute(command: InferCommand, signal: AbortSignal): Promise<InferRun> {
     const timer = this.metrics.start(command.operation);
     const parent = command.trace ?? ROOT_CONTEXT;
-    timer.span = tracerFor('gateway').startSpan('gateway.request', { attributes: { 'mnemo.operation': command.operation, 'mnemo.model': command.model } }, parent);
+    timer.span = tracerFor('gateway').startSpan(
+      'gateway.request',
+      { attributes: { 'mnemo.operation': command.operation, 'mnemo.model': command.model } },
+      parent,
+    );
     const ctx = trace.setSpan(parent, timer.span);
     const startedAt = Date.now();
     let watch: InferWatch | undefined;
@@ -60,7 +64,14 @@ export class InferUseCase {
       const seed = command.seed ?? randomInt(0, 2 ** 48 - 1);
       const deadline = startedAt + this.config.requestTimeoutMs;
       const log = this.logger.child({ requestId });
-      const sampling = { temperature: command.temperature, topP: command.topP, maxTokens: prompt.maxTokens, seed: BigInt(seed), stopTokenIds: [], ignoreEos: command.ignoreEos ?? false };
+      const sampling = {
+        temperature: command.temperature,
+        topP: command.topP,
+        maxTokens: prompt.maxTokens,
+        seed: BigInt(seed),
+        stopTokenIds: [],
+        ignoreEos: command.ignoreEos ?? false,
+      };
       const failover: FailoverDeps = {
         downs: this.downs,
         prompt: prompt.tokens,
@@ -73,7 +84,12 @@ export class InferUseCase {
           redispatchUntilPlaced(
             () =>
               this.scheduler.schedule(
-                request(plan.tokens, chunkKeys(model.id, command.tenant, plan.tokens), { ...sampling, maxTokens: plan.maxTokens, drawOffset: plan.drawOffset }, lastAttempt),
+                request(
+                  plan.tokens,
+                  chunkKeys(model.id, command.tenant, plan.tokens),
+                  { ...sampling, maxTokens: plan.maxTokens, drawOffset: plan.drawOffset },
+                  lastAttempt,
+                ),
                 Math.max(1, deadline - Date.now()),
               ),
             deadline,
@@ -85,13 +101,28 @@ export class InferUseCase {
           ),
       };
       // Subscribe before scheduling: the node may publish its first token before the scheduler replies.
-      watch = new InferWatch(this.scheduler, this.nodes, log, timer, requestId, signal, {
-        idleTimeoutMs: this.config.idleTimeoutMs,
-        stallTimeoutMs: this.config.stallTimeoutMs,
-        bufferEvents: this.config.streamBufferEvents,
-      }, this.metrics.bufferedEvents, failover);
+      watch = new InferWatch(
+        this.scheduler,
+        this.nodes,
+        log,
+        timer,
+        requestId,
+        signal,
+        {
+          idleTimeoutMs: this.config.idleTimeoutMs,
+          stallTimeoutMs: this.config.stallTimeoutMs,
+          bufferEvents: this.config.streamBufferEvents,
+        },
+        this.metrics.bufferedEvents,
+        failover,
+      );
       const inbox = watch.inbox.subject;
-      const request = (tokens: readonly number[], keys: readonly string[], s: typeof sampling & { drawOffset?: number }, attempt = 0): InferenceRequestInit => ({
+      const request = (
+        tokens: readonly number[],
+        keys: readonly string[],
+        s: typeof sampling & { drawOffset?: number },
+        attempt = 0,
+      ): InferenceRequestInit => ({
         requestId,
         tenant: command.tenant,
         sessionId: command.sessionId ?? '',

@@ -44,14 +44,24 @@ function setup(maxFailovers = 2, maxTokens = 6) {
   const outcomes: string[] = [];
   const gaps: number[] = [];
   const timer = new InferTimer(new ServiceMetrics('gateway-test'), 'completions');
-  const sut = new InferWatch(wire, wire, logger.child({}), timer, 'r', new AbortController().signal, { idleTimeoutMs: 60_000, stallTimeoutMs: 60_000, bufferEvents: 64 }, undefined, {
-    downs,
-    redispatch: wire.redispatch,
-    prompt: PROMPT,
-    maxTokens,
-    maxFailovers,
-    metrics: { counted: (o) => outcomes.push(o), gap: (s) => gaps.push(s) },
-  });
+  const sut = new InferWatch(
+    wire,
+    wire,
+    logger.child({}),
+    timer,
+    'r',
+    new AbortController().signal,
+    { idleTimeoutMs: 60_000, stallTimeoutMs: 60_000, bufferEvents: 64 },
+    undefined,
+    {
+      downs,
+      redispatch: wire.redispatch,
+      prompt: PROMPT,
+      maxTokens,
+      maxFailovers,
+      metrics: { counted: (o) => outcomes.push(o), gap: (s) => gaps.push(s) },
+    },
+  );
   return { sut, wire, downs, outcomes, gaps };
 }
 
@@ -63,7 +73,9 @@ describe(`${InferWatch.name} failover`, () => {
     wire.deliver(ev('a', 1, 1, [66]));
     downs.announced(down('a', 'a1'));
     expect(wire.sent).toEqual(['cancel a#1 failover silent']);
-    expect(wire.redispatched).toEqual([expect.objectContaining({ plan: { kind: 'continue', tokens: [1, 2, 3, 65, 66], drawOffset: 2, maxTokens: 4 }, lastAttempt: 1 })]);
+    expect(wire.redispatched).toEqual([
+      expect.objectContaining({ plan: { kind: 'continue', tokens: [1, 2, 3, 65, 66], drawOffset: 2, maxTokens: 4 }, lastAttempt: 1 }),
+    ]);
     // A repeat from another scheduler replica, and a late token of the lost attempt: neither counts.
     downs.announced(down('a', 'a1'));
     wire.deliver(ev('a', 1, 2, [99]));
@@ -71,7 +83,9 @@ describe(`${InferWatch.name} failover`, () => {
     wire.redispatched[0].place({ nodeId: 'b', attempt: 2, bootId: 'b1' });
     await tick();
     wire.deliver(ev('b', 2, 1, [68]));
-    wire.deliver(ev('b', 2, 2, [], { done: true, finishReason: FinishReason.STOP, usage: { promptTokens: 5, completionTokens: 3, cachedTokens: 4 } }));
+    wire.deliver(
+      ev('b', 2, 2, [], { done: true, finishReason: FinishReason.STOP, usage: { promptTokens: 5, completionTokens: 3, cachedTokens: 4 } }),
+    );
     const got: TokenEvent[] = [];
     while (sut.queue.size > 0) got.push(await sut.queue.next());
     expect(got.map((e) => [e.seq, ...e.tokens])).toEqual([[0, 65], [1, 66], [2, 67], [3, 68], [4]]);
@@ -89,7 +103,9 @@ describe(`${InferWatch.name} failover`, () => {
     wire.deliver(ev('a', 1, 1, [66]));
     wire.deliver(ev('a', 1, 3, [68])); // seq 2 was lost while NATS restarted
     expect(wire.sent).toEqual(['cancel a#1 failover silent']);
-    expect(wire.redispatched).toEqual([expect.objectContaining({ plan: { kind: 'continue', tokens: [1, 2, 3, 65, 66], drawOffset: 2, maxTokens: 4 }, lastAttempt: 1 })]);
+    expect(wire.redispatched).toEqual([
+      expect.objectContaining({ plan: { kind: 'continue', tokens: [1, 2, 3, 65, 66], drawOffset: 2, maxTokens: 4 }, lastAttempt: 1 }),
+    ]);
     wire.deliver(ev('a', 1, 4, [69])); // the lost attempt, still streaming: dropped
     wire.redispatched[0].place({ nodeId: 'a', attempt: 2, bootId: 'a1' });
     await tick();
@@ -97,7 +113,12 @@ describe(`${InferWatch.name} failover`, () => {
     wire.deliver(ev('a', 2, 1, [68], { done: true, finishReason: FinishReason.STOP }));
     const got: TokenEvent[] = [];
     while (sut.queue.size > 0) got.push(await sut.queue.next());
-    expect(got.map((e) => [e.seq, ...e.tokens])).toEqual([[0, 65], [1, 66], [2, 67], [3, 68]]);
+    expect(got.map((e) => [e.seq, ...e.tokens])).toEqual([
+      [0, 65],
+      [1, 66],
+      [2, 67],
+      [3, 68],
+    ]);
     expect(outcomes).toEqual(['continued']);
     sut.release();
   });
@@ -125,7 +146,9 @@ describe(`${InferWatch.name} failover`, () => {
     downs.announced(down('a', 'a1'));
     sut.admitted({ nodeId: 'a', attempt: 1, bootId: 'a1' }, Date.now() + 60_000);
     await tick();
-    expect(wire.redispatched).toEqual([expect.objectContaining({ plan: { kind: 'continue', tokens: PROMPT, drawOffset: 0, maxTokens: 6 } })]);
+    expect(wire.redispatched).toEqual([
+      expect.objectContaining({ plan: { kind: 'continue', tokens: PROMPT, drawOffset: 0, maxTokens: 6 } }),
+    ]);
     sut.release();
   });
 

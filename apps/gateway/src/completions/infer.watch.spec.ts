@@ -34,7 +34,12 @@ function setup(limits: Partial<WatchLimits> = {}) {
   const ac = new AbortController();
   const timer = new InferTimer(new ServiceMetrics('gateway-test'), 'chat.completions');
   const log = new JsonLogger('test', 'error', () => undefined).child({});
-  const sut = new InferWatch(wire, wire, log, timer, 'r', ac.signal, { idleTimeoutMs: 60_000, stallTimeoutMs: 60_000, bufferEvents: 16, ...limits });
+  const sut = new InferWatch(wire, wire, log, timer, 'r', ac.signal, {
+    idleTimeoutMs: 60_000,
+    stallTimeoutMs: 60_000,
+    bufferEvents: 16,
+    ...limits,
+  });
   const taken: TokenEvent[] = [];
   const take = async (n: number) => {
     for (let i = 0; i < n; i++) taken.push(await sut.queue.next());
@@ -115,10 +120,19 @@ describe(InferWatch.name, () => {
     const wire = new Wire();
     const timer = new InferTimer(new ServiceMetrics('gateway-test'), 'chat.completions');
     const log = new JsonLogger('test', 'error', () => undefined).child({});
-    const sut = new InferWatch(wire, wire, log, timer, 'r', new AbortController().signal, { idleTimeoutMs: 60_000, stallTimeoutMs: 60_000, bufferEvents: 16 }, {
-      inc: (n = 1) => void (gauge += n),
-      dec: (n = 1) => void (gauge -= n),
-    });
+    const sut = new InferWatch(
+      wire,
+      wire,
+      log,
+      timer,
+      'r',
+      new AbortController().signal,
+      { idleTimeoutMs: 60_000, stallTimeoutMs: 60_000, bufferEvents: 16 },
+      {
+        inc: (n = 1) => void (gauge += n),
+        dec: (n = 1) => void (gauge -= n),
+      },
+    );
     sut.admitted({ nodeId: 'n', attempt: 1 }, Date.now() + 60_000);
     const first = sut.queue.next(); // a waiting consumer takes the first event directly
     for (let i = 0; i < 5; i++) wire.deliver(ev('n', 1, i));

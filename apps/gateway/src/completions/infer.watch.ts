@@ -126,7 +126,12 @@ export class InferWatch {
     }
     const { deliver, strays } = this.gate.bind(placement);
     for (const s of strays) this.cancelStray(s);
-    if (this.failover) this.unwatchDown = this.failover.downs.watch({ nodeId: placement.nodeId, bootId: placement.bootId ?? '' }, (d) => this.nodeDown(d), this.askedAt);
+    if (this.failover)
+      this.unwatchDown = this.failover.downs.watch(
+        { nodeId: placement.nodeId, bootId: placement.bootId ?? '' },
+        (d) => this.nodeDown(d),
+        this.askedAt,
+      );
     if (this.pausedEarly && same(this.pausedEarly, placement)) {
       // Already paused: the consumer resumes it once it has drained the held events.
       this.valve.paused = true;
@@ -173,7 +178,9 @@ export class InferWatch {
         if (d.cancel) this.cancelStray(d.cancel);
         return;
       case 'overflow':
-        this.queue.fail(new MnemoError(ErrorCode.Internal, `more than ${this.limits.bufferEvents} token events arrived before the scheduler's reply`));
+        this.queue.fail(
+          new MnemoError(ErrorCode.Internal, `more than ${this.limits.bufferEvents} token events arrived before the scheduler's reply`),
+        );
         if (this.pausedEarly) this.nodes.cancel(this.ref(this.pausedEarly), 'gateway_error', true);
         this.release();
         return;
@@ -263,8 +270,17 @@ export class InferWatch {
     // The continuation starts unpaused on its node; the buffer's level pauses it again if need be.
     this.valve.paused = false;
     this.pausedEarly = undefined;
-    const plan = planContinuation({ prompt: f.prompt, streamed: this.splice.streamed, maxTokens: f.maxTokens, failovers: this.splice.failovers }, f.maxFailovers);
-    const context = { nodeId: lost.nodeId, attempt: lost.attempt, reason, streamed: this.splice.streamed.length, failovers: this.splice.failovers };
+    const plan = planContinuation(
+      { prompt: f.prompt, streamed: this.splice.streamed, maxTokens: f.maxTokens, failovers: this.splice.failovers },
+      f.maxFailovers,
+    );
+    const context = {
+      nodeId: lost.nodeId,
+      attempt: lost.attempt,
+      reason,
+      streamed: this.splice.streamed.length,
+      failovers: this.splice.failovers,
+    };
     const what = reason === 'gap' ? 'token events lost in transit' : 'node down';
     switch (plan.kind) {
       case 'exhausted':
@@ -272,8 +288,14 @@ export class InferWatch {
         this.log.warn(`${what}: no failover left`, context);
         this.queue.fail(
           reason === 'gap'
-            ? new MnemoError(ErrorCode.DataLoss, `token events of this request were lost in transit and it already moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`)
-            : new MnemoError(ErrorCode.NoNodeAvailable, `node ${lost.nodeId} went down and this request already moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`),
+            ? new MnemoError(
+                ErrorCode.DataLoss,
+                `token events of this request were lost in transit and it already moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`,
+              )
+            : new MnemoError(
+                ErrorCode.NoNodeAvailable,
+                `node ${lost.nodeId} went down and this request already moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`,
+              ),
         );
         this.release();
         return;
@@ -314,13 +336,19 @@ export class InferWatch {
   private armStall(): void {
     clearTimeout(this.idleTimer);
     clearTimeout(this.stallTimer);
-    this.stallTimer = setTimeout(() => this.stalledOut(`the client did not read its stream for ${this.limits.stallTimeoutMs} ms`), this.limits.stallTimeoutMs);
+    this.stallTimer = setTimeout(
+      () => this.stalledOut(`the client did not read its stream for ${this.limits.stallTimeoutMs} ms`),
+      this.limits.stallTimeoutMs,
+    );
   }
 
   /** Dead node or lost inbox: fail after GATEWAY_IDLE_TIMEOUT_MS without an event. */
   private armIdle(): void {
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.giveUp(`no token from the node for ${this.limits.idleTimeoutMs} ms`, 'timeout'), this.limits.idleTimeoutMs);
+    this.idleTimer = setTimeout(
+      () => this.giveUp(`no token from the node for ${this.limits.idleTimeoutMs} ms`, 'timeout'),
+      this.limits.idleTimeoutMs,
+    );
   }
 
   private giveUp(message: string, cancelReason: string): void {

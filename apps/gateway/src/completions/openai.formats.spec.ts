@@ -9,7 +9,7 @@ describe('OpenAI response formats', () => {
     expect(usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 2 } });
   });
 
-  it('adds kv_reuse only when the node reused a base model\'s KV, the OpenAI fields unchanged', () => {
+  it("adds kv_reuse only when the node reused a base model's KV, the OpenAI fields unchanged", () => {
     const kvReuse = { baseModel: 'mnemo-small', pattern: { r1: 0, u1: 0, r2: 4 }, recomputedLayers: [0, 1, 2, 3], reusedTokens: 256 };
     expect(toOpenAiUsage({ promptTokens: 5, completionTokens: 3, cachedTokens: 0, kvReuse })).toEqual({
       prompt_tokens: 5,
@@ -33,11 +33,21 @@ describe('OpenAI response formats', () => {
   });
 
   it('shapes chat chunks: role first, content deltas, finish with usage, usage-only chunk', () => {
-    expect(chatFormat.opening(h)).toMatchObject({ object: 'chat.completion.chunk', choices: [{ delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+    expect(chatFormat.opening(h)).toMatchObject({
+      object: 'chat.completion.chunk',
+      choices: [{ delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    });
     expect(chatFormat.delta(h, 'x')).toMatchObject({ choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] });
     expect(chatFormat.finish(h, 'length', usage)).toMatchObject({ choices: [{ delta: {}, finish_reason: 'length' }], usage });
     expect(chatFormat.finish(h, 'stop', null)).not.toHaveProperty('usage');
-    expect(chatFormat.usageOnly(h, usage)).toEqual({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1700000000, model: 'mnemo-tiny', choices: [], usage });
+    expect(chatFormat.usageOnly(h, usage)).toEqual({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1700000000,
+      model: 'mnemo-tiny',
+      choices: [],
+      usage,
+    });
   });
 
   it('shapes text completions and their chunks', () => {

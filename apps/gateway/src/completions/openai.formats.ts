@@ -42,7 +42,14 @@ export function toOpenAiUsage(u: Usage): OpenAiUsage {
     total_tokens: u.promptTokens + u.completionTokens,
     prompt_tokens_details: { cached_tokens: u.cachedTokens },
     ...(u.kvReuse
-      ? { kv_reuse: { base_model: u.kvReuse.baseModel, pattern: { ...u.kvReuse.pattern }, recomputed_layers: [...u.kvReuse.recomputedLayers], reused_tokens: u.kvReuse.reusedTokens } }
+      ? {
+          kv_reuse: {
+            base_model: u.kvReuse.baseModel,
+            pattern: { ...u.kvReuse.pattern },
+            recomputed_layers: [...u.kvReuse.recomputedLayers],
+            reused_tokens: u.kvReuse.reusedTokens,
+          },
+        }
       : {}),
   };
 }

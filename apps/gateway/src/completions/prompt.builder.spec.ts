@@ -34,19 +34,42 @@ describe(buildPrompt.name, () => {
 
   const rejected: Array<[string, InferCommand, number, ErrorCode, string]> = [
     ['prompt above the gateway limit', command({ kind: 'text', text: 'x'.repeat(100) }, 1), 50, ErrorCode.PromptTooLong, 'prompt'],
-    ['prompt + max_tokens beyond the context', command({ kind: 'tokens', tokens: Array(1000).fill(1) }, 25), 8192, ErrorCode.PromptTooLong, 'prompt'],
+    [
+      'prompt + max_tokens beyond the context',
+      command({ kind: 'tokens', tokens: Array(1000).fill(1) }, 25),
+      8192,
+      ErrorCode.PromptTooLong,
+      'prompt',
+    ],
     ['prompt filling the whole context', command({ kind: 'tokens', tokens: Array(1024).fill(1) }), 8192, ErrorCode.PromptTooLong, 'prompt'],
-    ['chat prompt beyond the context', command({ kind: 'chat', messages: [{ role: 'user', content: 'x'.repeat(2000) }] }), 8192, ErrorCode.PromptTooLong, 'messages'],
-    ['token id outside the vocabulary', command({ kind: 'tokens', tokens: [1, tok.vocabSize] }, 1), 8192, ErrorCode.InvalidRequest, 'prompt'],
+    [
+      'chat prompt beyond the context',
+      command({ kind: 'chat', messages: [{ role: 'user', content: 'x'.repeat(2000) }] }),
+      8192,
+      ErrorCode.PromptTooLong,
+      'messages',
+    ],
+    [
+      'token id outside the vocabulary',
+      command({ kind: 'tokens', tokens: [1, tok.vocabSize] }, 1),
+      8192,
+      ErrorCode.InvalidRequest,
+      'prompt',
+    ],
   ];
   it.each(rejected)('rejects %s', (_name, cmd, limit, code, param) => {
-    expect(() => buildPrompt(cmd, model, tok, limit)).toThrow(expect.objectContaining({ code, details: expect.objectContaining({ param }) }));
+    expect(() => buildPrompt(cmd, model, tok, limit)).toThrow(
+      expect.objectContaining({ code, details: expect.objectContaining({ param }) }),
+    );
   });
 
   it('refuses a 2 MiB single word before tokenizing it whole', () => {
     const word = 'x'.repeat(2 << 20);
     const t0 = performance.now();
-    for (const input of [{ kind: 'text', text: word }, { kind: 'chat', messages: [{ role: 'user', content: word }] }] as PromptInput[]) {
+    for (const input of [
+      { kind: 'text', text: word },
+      { kind: 'chat', messages: [{ role: 'user', content: word }] },
+    ] as PromptInput[]) {
       expect(() => buildPrompt(command(input, 1), model, tok, 8192)).toThrow(expect.objectContaining({ code: ErrorCode.PromptTooLong }));
     }
     expect(performance.now() - t0).toBeLessThan(500);

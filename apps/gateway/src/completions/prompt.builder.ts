@@ -21,7 +21,11 @@ export function buildPrompt(command: InferCommand, model: ModelInfo, tokenizer: 
   const tokens = tokenize(command, tokenizer, model.vocabSize, maxPromptTokens);
   if (tokens === null || tokens.length > maxPromptTokens) {
     const count = tokens === null ? `more than ${maxPromptTokens}` : String(tokens.length);
-    throw tooLong(param, `the prompt has ${count} tokens; this server accepts at most ${maxPromptTokens}`, tokens?.length ?? maxPromptTokens + 1);
+    throw tooLong(
+      param,
+      `the prompt has ${count} tokens; this server accepts at most ${maxPromptTokens}`,
+      tokens?.length ?? maxPromptTokens + 1,
+    );
   }
   const context = model.maxContext;
   let maxTokens = command.maxTokens;

@@ -36,20 +36,26 @@ describe(redispatchUntilPlaced.name, () => {
 
   it('throws any other error at once', async () => {
     const s = flaky([new MnemoError(ErrorCode.Timeout, 'the scheduler did not answer'), noNode()]);
-    await expect(redispatchUntilPlaced(s.schedule, Date.now() + 10_000, new AbortController().signal, () => undefined, fast)).rejects.toMatchObject({ code: ErrorCode.Timeout });
+    await expect(
+      redispatchUntilPlaced(s.schedule, Date.now() + 10_000, new AbortController().signal, () => undefined, fast),
+    ).rejects.toMatchObject({ code: ErrorCode.Timeout });
     expect(s.calls()).toBe(1);
   });
 
   it('throws a non-domain error at once', async () => {
     const s = flaky([new Error('bug')]);
-    await expect(redispatchUntilPlaced(s.schedule, Date.now() + 10_000, new AbortController().signal, () => undefined, fast)).rejects.toThrow('bug');
+    await expect(
+      redispatchUntilPlaced(s.schedule, Date.now() + 10_000, new AbortController().signal, () => undefined, fast),
+    ).rejects.toThrow('bug');
     expect(s.calls()).toBe(1);
   });
 
   it('gives up with the last "no node" when the deadline leaves no room', async () => {
     const s = flaky(Array.from({ length: 100 }, noNode));
     const t0 = Date.now();
-    await expect(redispatchUntilPlaced(s.schedule, t0 + 120, new AbortController().signal, () => undefined, fast)).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable });
+    await expect(redispatchUntilPlaced(s.schedule, t0 + 120, new AbortController().signal, () => undefined, fast)).rejects.toMatchObject({
+      code: ErrorCode.NoNodeAvailable,
+    });
     expect(Date.now() - t0).toBeLessThan(120);
     expect(s.calls()).toBeGreaterThan(1);
   });
@@ -59,7 +65,9 @@ describe(redispatchUntilPlaced.name, () => {
     const client = new AbortController();
     setTimeout(() => client.abort(), 30);
     const t0 = Date.now();
-    await expect(redispatchUntilPlaced(s.schedule, t0 + 60_000, client.signal, () => undefined, { firstDelayMs: 10_000, maxDelayMs: 10_000 })).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable });
+    await expect(
+      redispatchUntilPlaced(s.schedule, t0 + 60_000, client.signal, () => undefined, { firstDelayMs: 10_000, maxDelayMs: 10_000 }),
+    ).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable });
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(s.calls()).toBe(1);
   });

@@ -31,7 +31,11 @@ describe(parseChatRequest.name, () => {
     ['role missing', { ...chat, messages: [{ content: 'x' }] }, 'messages[0].role'],
     ['content a number', { ...chat, messages: [{ role: 'user', content: 42 }] }, 'messages[0].content'],
     ['content null', { ...chat, messages: [{ role: 'user', content: null }] }, 'messages[0].content'],
-    ['content an image part', { ...chat, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }, 'messages[0].content[0]'],
+    [
+      'content an image part',
+      { ...chat, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] },
+      'messages[0].content[0]',
+    ],
     ['second message broken', { ...chat, messages: [...chat.messages, { role: 'user' }] }, 'messages[1].content'],
     ['max_tokens zero', { ...chat, max_tokens: 0 }, 'max_tokens'],
     ['max_tokens negative', { ...chat, max_tokens: -3 }, 'max_tokens'],
@@ -92,7 +96,13 @@ describe(parseChatRequest.name, () => {
         ...chat,
         messages: [
           { role: 'system', content: 'be brief' },
-          { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'b' },
+            ],
+          },
         ],
         max_tokens: 9,
         max_completion_tokens: 7,
@@ -114,7 +124,13 @@ describe(parseChatRequest.name, () => {
     expect(sut.stream).toBe(true);
     expect(sut.includeUsage).toBe(true);
     expect(sut.command).toMatchObject({
-      input: { kind: 'chat', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'ab' }] },
+      input: {
+        kind: 'chat',
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'ab' },
+        ],
+      },
       maxTokens: 7,
       temperature: 0,
       topP: 0.5,

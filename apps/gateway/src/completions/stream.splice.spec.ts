@@ -3,7 +3,8 @@ import { FinishReason, TokenEventSchema, type TokenEvent } from '@mnemo/proto';
 import { StreamSplice } from './stream.splice.js';
 
 type EventInit = Exclude<MessageInitShape<typeof TokenEventSchema>, TokenEvent>;
-const ev = (seq: number, tokens: number[], extra: EventInit = {}): TokenEvent => create(TokenEventSchema, { requestId: 'r', seq, tokens, ...extra });
+const ev = (seq: number, tokens: number[], extra: EventInit = {}): TokenEvent =>
+  create(TokenEventSchema, { requestId: 'r', seq, tokens, ...extra });
 const usage = (promptTokens: number, completionTokens: number, cachedTokens: number) => ({ promptTokens, completionTokens, cachedTokens });
 
 describe(StreamSplice.name, () => {

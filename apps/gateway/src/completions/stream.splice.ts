@@ -67,7 +67,11 @@ export class StreamSplice {
       tokens: [],
       done: true,
       finishReason: FinishReason.LENGTH,
-      usage: create(UsageSchema, { promptTokens: this.promptTokens, completionTokens: this.tokens.length, cachedTokens: this.firstCached ?? 0 }),
+      usage: create(UsageSchema, {
+        promptTokens: this.promptTokens,
+        completionTokens: this.tokens.length,
+        cachedTokens: this.firstCached ?? 0,
+      }),
     });
   }
 }

@@ -47,19 +47,39 @@ describe(loadGatewayConfig.name, () => {
   });
 
   it('keeps the profiler URL without a trailing slash and refuses other protocols', () => {
-    expect(loadGatewayConfig({ NATS_URL: 'nats://h:1', GATEWAY_PROFILER_URL: 'http://profiler:8090/' }).profilerUrl).toBe('http://profiler:8090');
+    expect(loadGatewayConfig({ NATS_URL: 'nats://h:1', GATEWAY_PROFILER_URL: 'http://profiler:8090/' }).profilerUrl).toBe(
+      'http://profiler:8090',
+    );
     expect(() => loadGatewayConfig({ NATS_URL: 'nats://h:1', GATEWAY_PROFILER_URL: 'nats://profiler:4222' })).toThrow(ConfigError);
   });
 
   it('lists every problem at once', () => {
     let err: unknown;
     try {
-      loadGatewayConfig({ GATEWAY_PORT: 'http', GATEWAY_MAX_PROMPT_TOKENS: '0', GATEWAY_REQUEST_TIMEOUT_MS: '-5', LOG_LEVEL: 'loud', GATEWAY_STREAM_BUFFER_EVENTS: '4', GATEWAY_STALL_TIMEOUT_MS: 'soon', GATEWAY_FAILOVER_RETRIES: '11' });
+      loadGatewayConfig({
+        GATEWAY_PORT: 'http',
+        GATEWAY_MAX_PROMPT_TOKENS: '0',
+        GATEWAY_REQUEST_TIMEOUT_MS: '-5',
+        LOG_LEVEL: 'loud',
+        GATEWAY_STREAM_BUFFER_EVENTS: '4',
+        GATEWAY_STALL_TIMEOUT_MS: 'soon',
+        GATEWAY_FAILOVER_RETRIES: '11',
+      });
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(ConfigError);
     const problems = (err as ConfigError).problems.join('\n');
-    for (const name of ['NATS_URL', 'GATEWAY_PORT', 'GATEWAY_MAX_PROMPT_TOKENS', 'GATEWAY_REQUEST_TIMEOUT_MS', 'LOG_LEVEL', 'GATEWAY_STREAM_BUFFER_EVENTS', 'GATEWAY_STALL_TIMEOUT_MS', 'GATEWAY_FAILOVER_RETRIES']) expect(problems).toContain(name);
+    for (const name of [
+      'NATS_URL',
+      'GATEWAY_PORT',
+      'GATEWAY_MAX_PROMPT_TOKENS',
+      'GATEWAY_REQUEST_TIMEOUT_MS',
+      'LOG_LEVEL',
+      'GATEWAY_STREAM_BUFFER_EVENTS',
+      'GATEWAY_STALL_TIMEOUT_MS',
+      'GATEWAY_FAILOVER_RETRIES',
+    ])
+      expect(problems).toContain(name);
   });
 });

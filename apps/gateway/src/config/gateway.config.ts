@@ -10,13 +10,23 @@ export const gatewaySchema = {
   ...commonSchema,
   ...opsSchema,
   // The ops port: /metrics, /healthz, /readyz are not on the public REST port (they need no API key, and tell a lot).
-  METRICS_PORT: { type: 'int', doc: 'ops port: HTTP /metrics, /healthz, /readyz, apart from the public REST port (0 = any free port)', default: 9401, min: 0, max: 65535 },
+  METRICS_PORT: {
+    type: 'int',
+    doc: 'ops port: HTTP /metrics, /healthz, /readyz, apart from the public REST port (0 = any free port)',
+    default: 9401,
+    min: 0,
+    max: 65535,
+  },
   GATEWAY_HOST: { type: 'string', doc: 'REST bind address', default: '127.0.0.1' },
   // 0 picks a free port: the in-process integration harness relies on it.
   GATEWAY_PORT: { type: 'int', doc: 'REST port (0 = any free port)', default: 8080, min: 0, max: 65535 },
   GATEWAY_GRPC_PORT: { type: 'int', doc: 'gRPC Infer port (0 = any free port)', default: 50051, min: 0, max: 65535 },
   MNEMO_API_KEYS: { type: 'list', doc: 'comma-separated API keys; unset = no auth', secret: true },
-  MNEMO_ADMIN_KEYS: { type: 'list', doc: 'comma-separated admin keys (header x-admin-key): GET /v1/requests/{id}/kv then explains misses caused by tenant isolation and answers for any tenant', secret: true },
+  MNEMO_ADMIN_KEYS: {
+    type: 'list',
+    doc: 'comma-separated admin keys (header x-admin-key): GET /v1/requests/{id}/kv then explains misses caused by tenant isolation and answers for any tenant',
+    secret: true,
+  },
   GATEWAY_MAX_PROMPT_TOKENS: { type: 'int', doc: 'longer prompts are rejected with 400', default: 8192, min: 1 },
   GATEWAY_REQUEST_TIMEOUT_MS: { type: 'int', doc: 'whole-request timeout', default: 120_000, min: 1 },
   GATEWAY_IDLE_TIMEOUT_MS: {
@@ -52,14 +62,24 @@ export const gatewaySchema = {
     default: 'http://127.0.0.1:8090',
     protocols: ['http', 'https'],
   },
-  GATEWAY_PROFILER_TIMEOUT_MS: { type: 'int', doc: 'longest wait for the profiler to answer a proxied request (504 after)', default: 10_000, min: 1 },
+  GATEWAY_PROFILER_TIMEOUT_MS: {
+    type: 'int',
+    doc: 'longest wait for the profiler to answer a proxied request (504 after)',
+    default: 10_000,
+    min: 1,
+  },
   GATEWAY_ADVISORY_RATE: {
     type: 'int',
     doc: 'advisories (POST /v1/advisories, gRPC Advise) each tenant may send per second, on average; more get 429 with Retry-After (each advisory makes nodes pull KV, so a flood would cost every tenant)',
     default: 50,
     min: 1,
   },
-  GATEWAY_ADVISORY_BURST: { type: 'int', doc: 'advisories a tenant may send at once above GATEWAY_ADVISORY_RATE (its token bucket size)', default: 100, min: 1 },
+  GATEWAY_ADVISORY_BURST: {
+    type: 'int',
+    doc: 'advisories a tenant may send at once above GATEWAY_ADVISORY_RATE (its token bucket size)',
+    default: 100,
+    min: 1,
+  },
   MNEMO_DEFAULT_MODEL: {
     type: 'string',
     doc: 'the model GET /v1/models lists first (the one to talk to); `npm start` serves it on every node',
@@ -106,7 +126,9 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   const defaultModel = c.MNEMO_DEFAULT_MODEL!;
   // A model id is what a node registers: a catalog id or a model directory's name.
   if (defaultModel.length > MAX_MODEL_ID || /[\s/\\\p{Cc}]/u.test(defaultModel)) {
-    throw new ConfigError([`MNEMO_DEFAULT_MODEL=${JSON.stringify(defaultModel)}: must be a model id (1 to ${MAX_MODEL_ID} characters, no spaces or slashes)`]);
+    throw new ConfigError([
+      `MNEMO_DEFAULT_MODEL=${JSON.stringify(defaultModel)}: must be a model id (1 to ${MAX_MODEL_ID} characters, no spaces or slashes)`,
+    ]);
   }
   // Defaults make every field but the list defined once loadConfig returned.
   return {

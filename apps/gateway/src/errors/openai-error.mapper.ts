@@ -70,7 +70,10 @@ function bodyParserError(e: unknown): MappedError | undefined {
       };
     default:
       return err.status >= 400 && err.status < 500
-        ? { status: err.status, body: body(`unreadable request body (${err.type})`, 'invalid_request_error', null, ErrorCode.InvalidRequest) }
+        ? {
+            status: err.status,
+            body: body(`unreadable request body (${err.type})`, 'invalid_request_error', null, ErrorCode.InvalidRequest),
+          }
         : undefined;
   }
 }

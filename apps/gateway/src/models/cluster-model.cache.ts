@@ -39,7 +39,11 @@ export class ClusterModelCache {
       models = await this.refresh();
       hit = models.find((m) => m.id === id);
     }
-    if (!hit && models.length === 0) throw new MnemoError(ErrorCode.NoNodeAvailable, 'no node is serving any model right now (the cluster is starting or recovering): retry shortly');
+    if (!hit && models.length === 0)
+      throw new MnemoError(
+        ErrorCode.NoNodeAvailable,
+        'no node is serving any model right now (the cluster is starting or recovering): retry shortly',
+      );
     return hit;
   }
 

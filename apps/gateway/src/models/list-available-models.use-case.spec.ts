@@ -13,18 +13,32 @@ function sut(served: ModelInfo[], defaultModel: string): ListAvailableModelsUseC
 
 describe(ListAvailableModelsUseCase.name, () => {
   it.each([
-    { served: ['mnemo-tiny', 'fortune-base', 'fortune-songs'], def: 'fortune-base', listed: ['fortune-base', 'mnemo-tiny', 'fortune-songs'] },
+    {
+      served: ['mnemo-tiny', 'fortune-base', 'fortune-songs'],
+      def: 'fortune-base',
+      listed: ['fortune-base', 'mnemo-tiny', 'fortune-songs'],
+    },
     { served: ['fortune-base', 'mnemo-tiny'], def: 'fortune-base', listed: ['fortune-base', 'mnemo-tiny'] },
     { served: ['mnemo-tiny', 'fortune-songs'], def: 'fortune-base', listed: ['mnemo-tiny', 'fortune-songs'] },
     { served: ['mnemo-tiny', 'fortune-songs'], def: 'fortune-songs', listed: ['fortune-songs', 'mnemo-tiny'] },
     { served: [], def: 'fortune-base', listed: [] },
   ])('lists $served with the default $def first when served', async ({ served, def, listed }) => {
-    const out = await sut(served.map((id) => info(id)), def).execute();
+    const out = await sut(
+      served.map((id) => info(id)),
+      def,
+    ).execute();
     expect(out.data.map((m) => m.id)).toEqual(listed);
   });
 
   it('says each model’s context and engine', async () => {
     const out = await sut([info('fortune-base', 4096)], 'fortune-base').execute();
-    expect(out.data[0]).toEqual({ id: 'fortune-base', object: 'model', created: 0, owned_by: 'mnemo', engine: 'reference', max_context: 4096 });
+    expect(out.data[0]).toEqual({
+      id: 'fortune-base',
+      object: 'model',
+      created: 0,
+      owned_by: 'mnemo',
+      engine: 'reference',
+      max_context: 4096,
+    });
   });
 });

@@ -32,7 +32,8 @@ class Nodes implements Pick<NodeClient, 'tokenizerChunk'> {
   }
 }
 
-const model = (tokenizer: string, tokenizerSha256 = '') => create(ModelInfoSchema, { id: 'm', engine: 'reference', tokenizer, tokenizerSha256 });
+const model = (tokenizer: string, tokenizerSha256 = '') =>
+  create(ModelInfoSchema, { id: 'm', engine: 'reference', tokenizer, tokenizerSha256 });
 
 describe(TokenizerCache.name, () => {
   afterEach(() => jest.useRealTimers());
@@ -66,7 +67,10 @@ describe(TokenizerCache.name, () => {
     const nodes = new Nodes(new MnemoError(ErrorCode.NoNodeAvailable, 'no node with this tokenizer is running'));
     const sut = new TokenizerCache(nodes);
     const m = model('bpe', sha(GOOD));
-    await expect(sut.get(m)).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable, message: expect.stringContaining("the tokenizer of model 'm'") });
+    await expect(sut.get(m)).rejects.toMatchObject({
+      code: ErrorCode.NoNodeAvailable,
+      message: expect.stringContaining("the tokenizer of model 'm'"),
+    });
     await expect(sut.get(m)).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable });
     expect(nodes.requests).toBe(1);
     jest.setSystemTime(1_000_000 + RETRY_FAILED_AFTER_MS);
@@ -75,6 +79,9 @@ describe(TokenizerCache.name, () => {
   });
 
   it('says plainly when the node has no tokenizer for the model', async () => {
-    await expect(new TokenizerCache(new Nodes(GOOD)).get(model(''))).rejects.toMatchObject({ code: ErrorCode.Internal, message: expect.stringContaining('no tokenizer.json') });
+    await expect(new TokenizerCache(new Nodes(GOOD)).get(model(''))).rejects.toMatchObject({
+      code: ErrorCode.Internal,
+      message: expect.stringContaining('no tokenizer.json'),
+    });
   });
 });

@@ -38,9 +38,13 @@ export class TokenizerCache {
         return this.bundled(model);
       default:
         return Promise.reject(
-          new MnemoError(ErrorCode.Internal, `model '${model.id}' has no tokenizer: the node serving it found no tokenizer.json in the model directory`, {
-            model: model.id,
-          }),
+          new MnemoError(
+            ErrorCode.Internal,
+            `model '${model.id}' has no tokenizer: the node serving it found no tokenizer.json in the model directory`,
+            {
+              model: model.id,
+            },
+          ),
         );
     }
   }
@@ -53,7 +57,11 @@ export class TokenizerCache {
     entry.tokenizer = entry.tokenizer.catch((e: unknown) => {
       entry.failedAt = Date.now();
       const code = isMnemoError(e) ? e.code : ErrorCode.Internal;
-      throw new MnemoError(code, `the tokenizer of model '${model.id}' (sha256 ${sha.slice(0, 12)}…) could not be loaded: ${(e as Error).message}`, { model: model.id });
+      throw new MnemoError(
+        code,
+        `the tokenizer of model '${model.id}' (sha256 ${sha.slice(0, 12)}…) could not be loaded: ${(e as Error).message}`,
+        { model: model.id },
+      );
     });
     this.byHash.set(sha, entry);
     return entry.tokenizer;
@@ -66,7 +74,8 @@ export class TokenizerCache {
     let total: number | undefined;
     do {
       const { totalBytes, data } = await this.nodes.tokenizerChunk(sha, received, SLICE_TIMEOUT_MS);
-      if (totalBytes > MAX_BUNDLE_BYTES) throw new MnemoError(ErrorCode.Internal, `bundle of ${totalBytes} bytes is over the ${MAX_BUNDLE_BYTES}-byte limit`);
+      if (totalBytes > MAX_BUNDLE_BYTES)
+        throw new MnemoError(ErrorCode.Internal, `bundle of ${totalBytes} bytes is over the ${MAX_BUNDLE_BYTES}-byte limit`);
       if (total !== undefined && totalBytes !== total) throw new MnemoError(ErrorCode.Internal, 'bundle size changed while it was read');
       total = totalBytes;
       if (data.length === 0 && received < total) throw new MnemoError(ErrorCode.Internal, `empty slice at ${received} of ${total} bytes`);

@@ -1,4 +1,4 @@
-import { RequestError, TimeoutError, type NatsConnection , type MsgHdrs } from '@nats-io/transport-node';
+import { RequestError, TimeoutError, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';
 import { ErrorCode, MnemoError, isMnemoError } from '@mnemo/kv-core';
 import type { ErrorReply } from '@mnemo/proto';
 
@@ -6,7 +6,14 @@ import type { ErrorReply } from '@mnemo/proto';
  * One NATS request whose transport failures become domain errors, so callers map them like
  * any other: nobody subscribed → no_node_available, no answer in time → timeout.
  */
-export async function natsRequest(nc: NatsConnection, subject: string, payload: Uint8Array, timeoutMs: number, who: string, headers?: MsgHdrs): Promise<Uint8Array> {
+export async function natsRequest(
+  nc: NatsConnection,
+  subject: string,
+  payload: Uint8Array,
+  timeoutMs: number,
+  who: string,
+  headers?: MsgHdrs,
+): Promise<Uint8Array> {
   try {
     return (await nc.request(subject, payload, { timeout: timeoutMs, ...(headers ? { headers } : {}) })).data;
   } catch (e) {

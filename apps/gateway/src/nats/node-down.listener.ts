@@ -101,7 +101,13 @@ export class NodeDownListener implements OnApplicationBootstrap, OnModuleDestroy
     const hit = [...set].filter((w) => announces(down, w.placed));
     for (const w of hit) set.delete(w);
     if (set.size === 0) this.watchers.delete(down.nodeId);
-    if (hit.length > 0) this.logger.emit('warn', 'node down: moving its requests', { nodeId: down.nodeId, bootId: down.bootId, reason: down.reason, requests: hit.length });
+    if (hit.length > 0)
+      this.logger.emit('warn', 'node down: moving its requests', {
+        nodeId: down.nodeId,
+        bootId: down.bootId,
+        reason: down.reason,
+        requests: hit.length,
+      });
     for (const w of hit) w.onDown(down);
   }
 }

@@ -33,7 +33,10 @@ export class NodeClient {
   /** `silent`: the node ends the attempt without a final event (someone else streams into the inbox). */
   cancel(to: AttemptRef, reason: string, silent = false): void {
     if (this.nc.isClosed()) return;
-    this.nc.publish(nodeCancelSubject(to.nodeId), encodeMessage(CancelRequestSchema, { requestId: to.requestId, attempt: to.attempt, reason, silent }));
+    this.nc.publish(
+      nodeCancelSubject(to.nodeId),
+      encodeMessage(CancelRequestSchema, { requestId: to.requestId, attempt: to.attempt, reason, silent }),
+    );
   }
 
   /** Pause (the client reads slowly) or resume one attempt. */
@@ -44,7 +47,13 @@ export class NodeClient {
 
   /** One slice of the tokenizer bundle with this hash, from whichever node holds it. */
   async tokenizerChunk(sha256: string, offset: number, timeoutMs: number): Promise<{ totalBytes: number; data: Uint8Array }> {
-    const msg = await natsRequest(this.nc, tokenizerSubject(sha256), encodeMessage(TokenizerChunkRequestSchema, { offset }), timeoutMs, 'node with this tokenizer');
+    const msg = await natsRequest(
+      this.nc,
+      tokenizerSubject(sha256),
+      encodeMessage(TokenizerChunkRequestSchema, { offset }),
+      timeoutMs,
+      'node with this tokenizer',
+    );
     const reply = decodeMessage(TokenizerChunkReplySchema, msg);
     if (reply.error && reply.error.code !== '') throw fromReply(reply.error);
     return { totalBytes: reply.totalBytes, data: reply.data };

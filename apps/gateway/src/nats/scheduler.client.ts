@@ -87,13 +87,19 @@ export class SchedulerClient {
   }
 
   async advise(request: Omit<AdvisoryRequest, '$typeName' | '$unknown'>, timeoutMs: number): Promise<AdvisoryInfo> {
-    const reply = decodeMessage(AdvisoryReplySchema, await natsRequest(this.nc, Subjects.ADVISE, encodeMessage(AdvisoryRequestSchema, request), timeoutMs, 'scheduler'));
+    const reply = decodeMessage(
+      AdvisoryReplySchema,
+      await natsRequest(this.nc, Subjects.ADVISE, encodeMessage(AdvisoryRequestSchema, request), timeoutMs, 'scheduler'),
+    );
     return unwrap(reply.result, 'advisory');
   }
 
   async invalidate(tenant: string, advisoryId: string, timeoutMs: number): Promise<boolean> {
     const payload = encodeMessage(InvalidateAdvisoryRequestSchema, { tenant, advisoryId });
-    const reply = decodeMessage(InvalidateAdvisoryReplySchema, await natsRequest(this.nc, Subjects.INVALIDATE, payload, timeoutMs, 'scheduler'));
+    const reply = decodeMessage(
+      InvalidateAdvisoryReplySchema,
+      await natsRequest(this.nc, Subjects.INVALIDATE, payload, timeoutMs, 'scheduler'),
+    );
     return unwrap(reply.result, 'found');
   }
 
@@ -105,13 +111,19 @@ export class SchedulerClient {
 
   async deleteSession(tenant: string, sessionId: string, timeoutMs: number): Promise<SessionDeleted> {
     const payload = encodeMessage(SessionRequestSchema, { tenant, sessionId });
-    const reply = decodeMessage(SessionDeleteReplySchema, await natsRequest(this.nc, Subjects.SESSION_DELETE, payload, timeoutMs, 'scheduler'));
+    const reply = decodeMessage(
+      SessionDeleteReplySchema,
+      await natsRequest(this.nc, Subjects.SESSION_DELETE, payload, timeoutMs, 'scheduler'),
+    );
     return unwrap(reply.result, 'deleted');
   }
 
   /** Nodes, load, KV per tier and routed hit rates (`mnemo status`). */
   async status(timeoutMs: number): Promise<ClusterStatusReply> {
-    return decodeMessage(ClusterStatusReplySchema, await natsRequest(this.nc, Subjects.STATUS, encodeMessage(ClusterStatusRequestSchema, {}), timeoutMs, 'scheduler'));
+    return decodeMessage(
+      ClusterStatusReplySchema,
+      await natsRequest(this.nc, Subjects.STATUS, encodeMessage(ClusterStatusRequestSchema, {}), timeoutMs, 'scheduler'),
+    );
   }
 
   /** A request's KV explanation from the scheduler replica that routed it; null when none answers in time (unknown). */
@@ -126,11 +138,22 @@ export class SchedulerClient {
     const reply = decodeMessage(WhyReplySchema, data);
     if (reply.result.case === 'explanation') return reply.result.value;
     if (reply.result.case === 'error' && reply.result.value.code === 'not_found') return null;
-    return unwrap(reply.result as { case: 'explanation'; value: KvExplanation } | { case: 'error'; value: ErrorReply } | { case: undefined; value?: undefined }, 'explanation');
+    return unwrap(
+      reply.result as
+        { case: 'explanation'; value: KvExplanation } | { case: 'error'; value: ErrorReply } | { case: undefined; value?: undefined },
+      'explanation',
+    );
   }
 
   async schedule(request: InferenceRequestInit, timeoutMs: number, trace: Context = ROOT_CONTEXT): Promise<Placement> {
-    const msg = await natsRequest(this.nc, Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), timeoutMs, 'scheduler', natsTraceHeaders(trace));
+    const msg = await natsRequest(
+      this.nc,
+      Subjects.SCHEDULE,
+      encodeMessage(InferenceRequestSchema, request),
+      timeoutMs,
+      'scheduler',
+      natsTraceHeaders(trace),
+    );
     const reply = decodeMessage(ScheduleReplySchema, msg);
     switch (reply.result.case) {
       case 'nodeId':
@@ -144,7 +167,10 @@ export class SchedulerClient {
 }
 
 /** The value of a `oneof result { X ok; ErrorReply error }` reply, or its error thrown as a domain error. */
-function unwrap<K extends string, T>(result: { case: K; value: T } | { case: 'error'; value: ErrorReply } | { case: undefined; value?: undefined }, ok: K): T {
+function unwrap<K extends string, T>(
+  result: { case: K; value: T } | { case: 'error'; value: ErrorReply } | { case: undefined; value?: undefined },
+  ok: K,
+): T {
   if (result.case === ok) return result.value as T;
   if (result.case === 'error') throw fromReply(result.value as ErrorReply);
   throw new MnemoError(ErrorCode.Internal, `scheduler sent an empty ${ok} reply`);

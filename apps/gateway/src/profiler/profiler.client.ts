@@ -32,10 +32,15 @@ export class ProfilerClient {
         signal: AbortSignal.timeout(this.config.profilerTimeoutMs),
       });
     } catch (e) {
-      if ((e as Error)?.name === 'TimeoutError') throw new MnemoError(ErrorCode.Timeout, `the profiler did not answer within ${this.config.profilerTimeoutMs} ms`);
+      if ((e as Error)?.name === 'TimeoutError')
+        throw new MnemoError(ErrorCode.Timeout, `the profiler did not answer within ${this.config.profilerTimeoutMs} ms`);
       throw new MnemoError(ErrorCode.NoNodeAvailable, 'the profiler is not reachable');
     }
-    const answer = { status: res.status, contentType: res.headers.get('content-type') ?? 'application/octet-stream', body: Buffer.from(await res.arrayBuffer()) };
+    const answer = {
+      status: res.status,
+      contentType: res.headers.get('content-type') ?? 'application/octet-stream',
+      body: Buffer.from(await res.arrayBuffer()),
+    };
     if (answer.status >= 400) throw profilerError(answer);
     return answer;
   }
@@ -50,9 +55,16 @@ function profilerError(a: ProfilerAnswer): MnemoError {
     // Not JSON: fall back to the status alone.
   }
   // Its database down: the profiler says so, and the client may retry; that message is meant for it.
-  if (a.status === 503 && parsed.error?.code === ErrorCode.Unavailable && typeof parsed.error.message === 'string') return new MnemoError(ErrorCode.Unavailable, parsed.error.message);
-  if (a.status >= 500) return new MnemoError(a.status === 503 ? ErrorCode.NoNodeAvailable : ErrorCode.Internal, `the profiler failed (HTTP ${a.status})`);
-  const code = typeof parsed.error?.code === 'string' && CODES.has(parsed.error.code) ? (parsed.error.code as ErrorCode) : a.status === 404 ? ErrorCode.NotFound : ErrorCode.InvalidRequest;
+  if (a.status === 503 && parsed.error?.code === ErrorCode.Unavailable && typeof parsed.error.message === 'string')
+    return new MnemoError(ErrorCode.Unavailable, parsed.error.message);
+  if (a.status >= 500)
+    return new MnemoError(a.status === 503 ? ErrorCode.NoNodeAvailable : ErrorCode.Internal, `the profiler failed (HTTP ${a.status})`);
+  const code =
+    typeof parsed.error?.code === 'string' && CODES.has(parsed.error.code)
+      ? (parsed.error.code as ErrorCode)
+      : a.status === 404
+        ? ErrorCode.NotFound
+        : ErrorCode.InvalidRequest;
   const message = typeof parsed.error?.message === 'string' ? parsed.error.message : `the profiler refused the request (HTTP ${a.status})`;
   return new MnemoError(code, message);
 }

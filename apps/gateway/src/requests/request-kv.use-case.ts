@@ -25,7 +25,10 @@ export interface RequestKvView {
 /** The gateway's request id from what a client saw: `chatcmpl-<id>`, `cmpl-<id>`, or the id itself. */
 export function requestIdOf(id: string): string {
   const bare = id.replace(/^(chatcmpl|cmpl)-/, '');
-  if (!ID.test(bare)) throw new MnemoError(ErrorCode.InvalidRequest, 'a request id is a chatcmpl-… or cmpl-… id, or the x-request-id of a response', { param: 'id' });
+  if (!ID.test(bare))
+    throw new MnemoError(ErrorCode.InvalidRequest, 'a request id is a chatcmpl-… or cmpl-… id, or the x-request-id of a response', {
+      param: 'id',
+    });
   return bare;
 }
 
@@ -41,7 +44,8 @@ export class RequestKvUseCase {
   async execute(tenant: string, id: string, admin: boolean): Promise<RequestKvView> {
     const requestId = requestIdOf(id);
     const e = await this.scheduler.why({ requestId, tenant, admin }, 3000);
-    if (!e) throw new MnemoError(ErrorCode.NotFound, `no KV record of request ${requestId}: unknown, older than the records kept, or not yours`);
+    if (!e)
+      throw new MnemoError(ErrorCode.NotFound, `no KV record of request ${requestId}: unknown, older than the records kept, or not yours`);
     return view(e);
   }
 }
@@ -49,7 +53,8 @@ export class RequestKvUseCase {
 function view(e: KvExplanation): RequestKvView {
   const bySource: Record<string, number> = { device: 0, host: 0, ssd: 0, peer: 0, droidspeak: 0, computed: 0 };
   for (const c of e.chunks) {
-    for (const part of c.source.split('+')) bySource[part === 'unknown' ? 'computed' : part] = (bySource[part] ?? 0) + c.tokens / c.source.split('+').length;
+    for (const part of c.source.split('+'))
+      bySource[part === 'unknown' ? 'computed' : part] = (bySource[part] ?? 0) + c.tokens / c.source.split('+').length;
   }
   return {
     request_id: e.requestId,

@@ -44,8 +44,22 @@ function setup(opts: { maxBatch?: number; engine?: SimEngineOptions; prefixCache
   const clock = new ManualClock();
   const metrics = new ServiceMetrics('node-test');
   const nodeMetrics = new NodeMetrics(metrics);
-  const config = { NODE_ID: 'n1', NODE_MAX_BATCH: opts.maxBatch ?? 8, NODE_MAX_PREFILL_TOKENS: 8192, NODE_PREFIX_CACHE: opts.prefixCache ?? 'on' } as NodeManagerConfig;
-  const sut = new BatchScheduler(store, engine, sink, config, clock, nodeMetrics, metrics, new JsonLogger('test', 'error', () => undefined));
+  const config = {
+    NODE_ID: 'n1',
+    NODE_MAX_BATCH: opts.maxBatch ?? 8,
+    NODE_MAX_PREFILL_TOKENS: 8192,
+    NODE_PREFIX_CACHE: opts.prefixCache ?? 'on',
+  } as NodeManagerConfig;
+  const sut = new BatchScheduler(
+    store,
+    engine,
+    sink,
+    config,
+    clock,
+    nodeMetrics,
+    metrics,
+    new JsonLogger('test', 'error', () => undefined),
+  );
   const add = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> & { maxTokens?: number; stop?: number[] } = {}) => {
     const { maxTokens, stop, ...rest } = over;
     const request = create(InferenceRequestSchema, {
@@ -90,7 +104,7 @@ describe(BatchScheduler.name, () => {
     expect(tokens(b)).toEqual(tokens(a));
   });
 
-  it('observes each request\'s wait in the queue from admission to its first prefill', async () => {
+  it("observes each request's wait in the queue from admission to its first prefill", async () => {
     const { add, runAll, clock, nodeMetrics } = setup({ maxBatch: 1 });
     add({ maxTokens: 1 });
     clock.mono += 250;
@@ -144,7 +158,11 @@ describe(BatchScheduler.name, () => {
 
   describe('a full KV pool', () => {
     /** A request that fits the 4-block (64-token) pool alone: 20 prompt + 30 generated tokens. */
-    const fitting = (i: number) => ({ requestId: `f${i}`, tokens: tok.encode(`prompt number ${i} padded.`.padEnd(20, '.')), maxTokens: 30 });
+    const fitting = (i: number) => ({
+      requestId: `f${i}`,
+      tokens: tok.encode(`prompt number ${i} padded.`.padEnd(20, '.')),
+      maxTokens: 30,
+    });
 
     it('preempts and recomputes instead of failing: every request that fits alone completes, with the tokens it gets alone', async () => {
       const alone = await Promise.all(
@@ -209,14 +227,24 @@ describe(BatchScheduler.name, () => {
     const id = add({ maxTokens: 10 });
     await runAll();
     expect(sink.of(id)).toEqual([
-      expect.objectContaining({ seq: 0, tokens: [], done: true, finishReason: FinishReason.STOP, usage: { promptTokens: 5, completionTokens: 1, cachedTokens: 0 } }),
+      expect.objectContaining({
+        seq: 0,
+        tokens: [],
+        done: true,
+        finishReason: FinishReason.STOP,
+        usage: { promptTokens: 5, completionTokens: 1, cachedTokens: 0 },
+      }),
     ]);
   });
 
   it('runs past EOS to max_tokens with ignore_eos, EOS streamed as a token', async () => {
     const eos = new SimEngine().models()[0].eosTokenId;
     const { sink, add, runAll } = setup({ engine: { eosProbability: 1 } });
-    const long = add({ maxTokens: 6, requestId: 'long', sampling: create(SamplingParamsSchema, { temperature: 1, topP: 1, maxTokens: 6, seed: 7n, ignoreEos: true }) });
+    const long = add({
+      maxTokens: 6,
+      requestId: 'long',
+      sampling: create(SamplingParamsSchema, { temperature: 1, topP: 1, maxTokens: 6, seed: 7n, ignoreEos: true }),
+    });
     await runAll();
     const events = sink.of(long);
     expect(events.flatMap((e) => e.tokens)).toEqual(Array(6).fill(eos));

@@ -1,6 +1,17 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { admissionKinds, blocksFor, ErrorCode, FairPriorityRanker, isMnemoError, nodeIterationInput, planNodeIteration, tickRanker, type IterationPlan, type NodeKvView } from '@mnemo/kv-core';
+import {
+  admissionKinds,
+  blocksFor,
+  ErrorCode,
+  FairPriorityRanker,
+  isMnemoError,
+  nodeIterationInput,
+  planNodeIteration,
+  tickRanker,
+  type IterationPlan,
+  type NodeKvView,
+} from '@mnemo/kv-core';
 import type { Engine, PrefillInput, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
@@ -51,7 +62,15 @@ export class BatchScheduler {
     @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
     @Inject(PROMPT_STORE) private readonly kvStore: PromptStore = NO_PROMPT_STORE,
-    @Inject(SwapManager) private readonly swaps: SwapManager = new SwapManager(engine, { ...config, NODE_PREEMPTION: 'recompute' }, store, clock, nodeMetrics, logger),
+    @Inject(SwapManager)
+    private readonly swaps: SwapManager = new SwapManager(
+      engine,
+      { ...config, NODE_PREEMPTION: 'recompute' },
+      store,
+      clock,
+      nodeMetrics,
+      logger,
+    ),
     @Optional() @Inject(CROSS_MODEL_REUSE) private readonly crossModel: CrossModelPort = NO_CROSS_MODEL,
     @Optional() @Inject(SESSION_TAILS) private readonly tails: SessionTailsPort = NO_SESSION_TAILS,
     @Optional() @Inject(KV_RECORDER) private readonly recorder: KvRecorderPort = NO_KV_RECORDER,
@@ -183,7 +202,12 @@ export class BatchScheduler {
   /** Priority scheduling: tells the ranker who was served this iteration and who was left out. */
   private rankIteration(plan: IterationPlan, fresh: readonly Sequence[]): void {
     if (!this.ranker) return;
-    tickRanker(this.ranker, plan, fresh.map((s) => ({ id: s.id, promptTokens: s.request.tokens.length })), this.store.all().map((s) => ({ id: s.id, priority: s.request.priority, phase: s.phase })));
+    tickRanker(
+      this.ranker,
+      plan,
+      fresh.map((s) => ({ id: s.id, promptTokens: s.request.tokens.length })),
+      this.store.all().map((s) => ({ id: s.id, priority: s.request.priority, phase: s.phase })),
+    );
   }
 
   /** The policy's view of this iteration (kv-core `nodeIterationInput`) and its plan. */
@@ -206,7 +230,12 @@ export class BatchScheduler {
       },
     };
     const seqs = this.store.all().map((s) => nodeSeq(s, this.swaps.isSwapped(s)));
-    const input = nodeIterationInput(seqs, view, { maxBatch: this.config.NODE_MAX_BATCH!, maxPrefillTokens: this.config.NODE_MAX_PREFILL_TOKENS!, kvAvailable, ...(this.ranker ? { ranker: this.ranker } : {}) });
+    const input = nodeIterationInput(seqs, view, {
+      maxBatch: this.config.NODE_MAX_BATCH!,
+      maxPrefillTokens: this.config.NODE_MAX_PREFILL_TOKENS!,
+      kvAvailable,
+      ...(this.ranker ? { ranker: this.ranker } : {}),
+    });
     return planNodeIteration({ ...input, kvAvailable }, this.ranker !== undefined);
   }
 
@@ -231,7 +260,13 @@ export class BatchScheduler {
     if (this.config.NODE_PREFIX_CACHE === 'off') return { ...prefillInput(seq), cacheSalt: undefined };
     const crossModel = this.crossModel.crossModelFor(seq);
     const captureE = this.crossModel.captureFor?.(seq);
-    return { ...prefillInput(seq), restore: (deviceTokens) => this.recorder.restore(seq, this.kvStore.restorePlan(storedPrompt(seq), deviceTokens, seq.id), deviceTokens), ...(crossModel ? { crossModel } : {}), ...(captureE ? { captureE } : {}) };
+    return {
+      ...prefillInput(seq),
+      restore: (deviceTokens) =>
+        this.recorder.restore(seq, this.kvStore.restorePlan(storedPrompt(seq), deviceTokens, seq.id), deviceTokens),
+      ...(crossModel ? { crossModel } : {}),
+      ...(captureE ? { captureE } : {}),
+    };
   }
 
   /** Drops a running sequence's device KV by recompute preemption; it waits, keeping its place, until admitted again. */
@@ -255,7 +290,10 @@ export class BatchScheduler {
     if (!seq) return false;
     this.nodeMetrics.cancelled.inc({ reason });
     const code = reason === 'deadline' ? ErrorCode.Timeout : ErrorCode.Cancelled;
-    this.finish(seq, FinishReason.CANCELLED, [], code, { code, message: reason === 'deadline' ? 'deadline passed' : `cancelled (${reason})` });
+    this.finish(seq, FinishReason.CANCELLED, [], code, {
+      code,
+      message: reason === 'deadline' ? 'deadline passed' : `cancelled (${reason})`,
+    });
     return true;
   }
 
@@ -280,7 +318,8 @@ export class BatchScheduler {
       const code = isMnemoError(e) ? e.code : ErrorCode.Internal;
       // Out of blocks, or a stored copy failed its checksum (now dropped): run again, recomputing.
       if (code === ErrorCode.Overloaded || code === ErrorCode.DataLoss) return this.requeue(seqs, e, code);
-      if (code === ErrorCode.Internal) this.logger.emit('error', 'engine call failed', { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e : String(e) });
+      if (code === ErrorCode.Internal)
+        this.logger.emit('error', 'engine call failed', { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e : String(e) });
       for (const s of seqs) {
         if (this.store.get(s.id) === s) this.finish(s, FinishReason.ERROR, [], code, { code, message: (e as Error)?.message ?? String(e) });
       }
@@ -323,7 +362,10 @@ export class BatchScheduler {
   private requeue(seqs: Sequence[], e: unknown, code: ErrorCode): void {
     if (code === ErrorCode.Overloaded) this.nodeMetrics.kvPlanMisses.inc();
     const why = code === ErrorCode.Overloaded ? 'KV plan missed' : 'stored KV unusable';
-    this.logger.emit('warn', `${why}: sequences requeued`, { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e.message : String(e) });
+    this.logger.emit('warn', `${why}: sequences requeued`, {
+      seqs: seqs.map((s) => s.id),
+      err: e instanceof Error ? e.message : String(e),
+    });
     for (const s of seqs) {
       if (this.store.get(s.id) !== s) continue;
       if (s.generated === 0) {
@@ -360,7 +402,10 @@ export class BatchScheduler {
       this.finish(seq, FinishReason.LENGTH, [token], 'ok');
     } else {
       // The first event also tells how much of the prompt came from cache (a stop string may end the stream early).
-      const usage = cachedTokens === undefined ? undefined : { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens, ...kvReuseOf(seq) };
+      const usage =
+        cachedTokens === undefined
+          ? undefined
+          : { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens, ...kvReuseOf(seq) };
       this.sink.emit(seq, { requestId: seq.id, seq: seq.nextEventSeq++, tokens: [token], ...(usage ? { usage } : {}) });
     }
   }
@@ -379,14 +424,22 @@ export class BatchScheduler {
       tokens,
       done: true,
       finishReason: reason,
-      usage: { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens: seq.cachedTokens, ...kvReuseOf(seq) },
+      usage: {
+        promptTokens: seq.request.tokens.length,
+        completionTokens: seq.generated,
+        cachedTokens: seq.cachedTokens,
+        ...kvReuseOf(seq),
+      },
       ...(error ? { error } : {}),
     });
     const now = this.clock.monotonicMs();
     this.metrics.requests.inc({ operation: 'infer', outcome });
     this.metrics.requestDuration.observe({ operation: 'infer' }, (now - seq.arrivedMs) / 1000);
     if (seq.generated > 1 && seq.firstTokenMs !== undefined && seq.lastTokenMs !== undefined) {
-      this.metrics.timePerOutputToken.observe({ model: seq.request.model }, (seq.lastTokenMs - seq.firstTokenMs) / 1000 / (seq.generated - 1));
+      this.metrics.timePerOutputToken.observe(
+        { model: seq.request.model },
+        (seq.lastTokenMs - seq.firstTokenMs) / 1000 / (seq.generated - 1),
+      );
     }
     if (this.store.size === 0) for (const w of this.emptyWaiters.splice(0)) w();
   }

@@ -22,7 +22,13 @@ import type { TokenEventInit, TokenSink } from './token.sink.port.js';
 
 const TENANT = 't';
 const clock: Clock = { monotonicMs: () => performance.now(), unixMs: () => Date.now() };
-const config = { NODE_ID: 'n', NODE_MAX_BATCH: 8, NODE_MAX_PREFILL_TOKENS: 8192, NODE_PREFIX_CACHE: 'on', NODE_KV_WARM: 'off' } as NodeManagerConfig;
+const config = {
+  NODE_ID: 'n',
+  NODE_MAX_BATCH: 8,
+  NODE_MAX_PREFILL_TOKENS: 8192,
+  NODE_PREFIX_CACHE: 'on',
+  NODE_KV_WARM: 'off',
+} as NodeManagerConfig;
 
 class InboxRecorder implements TokenSink {
   readonly events: TokenEventInit[] = [];
@@ -45,7 +51,19 @@ function nodeOver(engine: ReferenceEngine, prompts: PromptStore, crossModel?: Cr
   const store = new SequenceStore();
   const sink = new InboxRecorder();
   const metrics = new ServiceMetrics('cached-tokens-test');
-  const sut = new BatchScheduler(store, engine, sink, config, clock, new NodeMetrics(metrics), metrics, new JsonLogger('test', 'error', () => undefined), prompts, undefined, crossModel);
+  const sut = new BatchScheduler(
+    store,
+    engine,
+    sink,
+    config,
+    clock,
+    new NodeMetrics(metrics),
+    metrics,
+    new JsonLogger('test', 'error', () => undefined),
+    prompts,
+    undefined,
+    crossModel,
+  );
   let n = 0;
   const ask = async (tokens: number[], opts: { model?: string; kvSources?: KvSource[]; maxTokens?: number } = {}): Promise<Answer> => {
     const model = opts.model ?? MODEL;
@@ -60,11 +78,23 @@ function nodeOver(engine: ReferenceEngine, prompts: PromptStore, crossModel?: Cr
       kvSources: opts.kvSources ?? [],
     });
     const before = engine.stats().prefillTokens;
-    store.add(new Sequence(request, engine.models().find((m) => m.id === model)!, store.arrivalSeq(), clock.monotonicMs()));
+    store.add(
+      new Sequence(
+        request,
+        engine.models().find((m) => m.id === model)!,
+        store.arrivalSeq(),
+        clock.monotonicMs(),
+      ),
+    );
     while (await sut.runIteration());
     const events = sink.events.filter((e) => e.requestId === request.requestId);
     expect(events.at(-1)?.done).toBe(true);
-    return { first: events[0]!.usage, last: events.at(-1)!.usage, computed: engine.stats().prefillTokens - before, out: events.flatMap((e) => e.tokens ?? []) };
+    return {
+      first: events[0]!.usage,
+      last: events.at(-1)!.usage,
+      computed: engine.stats().prefillTokens - before,
+      out: events.flatMap((e) => e.tokens ?? []),
+    };
   };
   return { ask };
 }
@@ -139,7 +169,7 @@ describe('cached_tokens at the node', () => {
     expectCached(await b.ask(turn2, { kvSources }), turn2.length, REUSABLE);
   });
 
-  it('DroidSpeak: a derived model over its base model\'s KV recomputes some layers of every reused position, so none counts (kv_reuse says what was reused)', async () => {
+  it("DroidSpeak: a derived model over its base model's KV recomputes some layers of every reused position, so none counts (kv_reuse says what was reused)", async () => {
     const BASE = MODEL;
     const FT = 'mnemo-tiny-ft';
     const engine = await ReferenceEngine.create({ models: [BASE, FT], backend: 'cpu', kvBlocks: 256 });
@@ -148,10 +178,20 @@ describe('cached_tokens at the node', () => {
       const UNTIL = 32;
       // The base model's KV of the prompt, as the node's tiers would hold it.
       await engine.prefill([{ seqId: 'base', model: BASE, tokens: prompt, sampling: GREEDY }]);
-      const baseKv = new Map(Array.from({ length: 4 }, (_, l) => [l, engine.exportKv('base', { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: UNTIL })]));
+      const baseKv = new Map(
+        Array.from({ length: 4 }, (_, l) => [
+          l,
+          engine.exportKv('base', { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: UNTIL }),
+        ]),
+      );
       engine.release('base');
       // Port double for the plan service and the base's stored KV: the plan the profiler's frontier would give.
-      const plan = (): CrossModelPlan => ({ baseModel: BASE, pattern: { r1: 0, u1: 0, r2: 2 }, until: UNTIL, load: async (l) => baseKv.get(l)! });
+      const plan = (): CrossModelPlan => ({
+        baseModel: BASE,
+        pattern: { r1: 0, u1: 0, r2: 2 },
+        until: UNTIL,
+        load: async (l) => baseKv.get(l)!,
+      });
       const crossModel: CrossModelPort = { crossModelFor: () => (deviceTokens) => (deviceTokens > 0 ? undefined : plan()) };
       const { ask } = nodeOver(engine, NO_PROMPT_STORE, crossModel);
       const a = await ask(prompt, { model: FT });

@@ -6,7 +6,13 @@ import type { Sequence } from './sequence.js';
 /** The request's prompt as the KV store keys it, with the other nodes the scheduler says hold some of it. */
 export function storedPrompt(s: Sequence): StoredPrompt {
   const sources = s.request.kvSources.map((k) => ({ nodeId: k.nodeId, address: k.grpcAddress, chunkKeys: k.chunkKeys }));
-  return { model: s.request.model, chunkKeys: s.request.chunkKeys, promptTokens: s.request.tokens.length, blockKeys: (c) => blockKeysOf(s, c), ...(sources.length > 0 ? { sources } : {}) };
+  return {
+    model: s.request.model,
+    chunkKeys: s.request.chunkKeys,
+    promptTokens: s.request.tokens.length,
+    blockKeys: (c) => blockKeysOf(s, c),
+    ...(sources.length > 0 ? { sources } : {}),
+  };
 }
 
 /** Block keys of one chunk of the prompt, hashed once per request (none when its chunk keys do not fit its tokens). */
@@ -41,5 +47,16 @@ export function prefillInput(s: Sequence): PrefillInput {
 
 /** The iteration policy's view of a sequence. */
 export function nodeSeq(s: Sequence, swapped: boolean): NodeSeq {
-  return { id: s.id, pool: s.request.model, priority: s.request.priority, arrivalSeq: s.arrivalSeq, phase: s.phase, paused: s.paused, streamed: s.streamed, preempted: s.preempted, swapped, promptTokens: s.request.tokens.length };
+  return {
+    id: s.id,
+    pool: s.request.model,
+    priority: s.request.priority,
+    arrivalSeq: s.arrivalSeq,
+    phase: s.phase,
+    paused: s.paused,
+    streamed: s.streamed,
+    preempted: s.preempted,
+    swapped,
+    promptTokens: s.request.tokens.length,
+  };
 }

@@ -71,7 +71,8 @@ export class SequenceStore {
   states(phase: Sequence['phase']): SeqState[] {
     const out: SeqState[] = [];
     for (const s of this.seqs.values()) {
-      if (s.phase === phase && !s.paused) out.push({ id: s.id, promptTokens: s.request.tokens.length, priority: s.request.priority, arrivalSeq: s.arrivalSeq });
+      if (s.phase === phase && !s.paused)
+        out.push({ id: s.id, promptTokens: s.request.tokens.length, priority: s.request.priority, arrivalSeq: s.arrivalSeq });
     }
     return out;
   }

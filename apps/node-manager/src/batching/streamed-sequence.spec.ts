@@ -40,8 +40,23 @@ function node(engine: ReferenceEngine) {
   const store = new SequenceStore();
   const sink = new Inboxes();
   const metrics = new ServiceMetrics('node-test');
-  const config = { NODE_ID: 'n1', NODE_MAX_BATCH: 8, NODE_MAX_PREFILL_TOKENS: 8192, NODE_MAX_WAITING: 16, NODE_PREFIX_CACHE: 'on' } as NodeManagerConfig;
-  const scheduler = new BatchScheduler(store, engine as Engine, sink, config, clock, new NodeMetrics(metrics), metrics, new JsonLogger('test', 'error', () => undefined));
+  const config = {
+    NODE_ID: 'n1',
+    NODE_MAX_BATCH: 8,
+    NODE_MAX_PREFILL_TOKENS: 8192,
+    NODE_MAX_WAITING: 16,
+    NODE_PREFIX_CACHE: 'on',
+  } as NodeManagerConfig;
+  const scheduler = new BatchScheduler(
+    store,
+    engine as Engine,
+    sink,
+    config,
+    clock,
+    new NodeMetrics(metrics),
+    metrics,
+    new JsonLogger('test', 'error', () => undefined),
+  );
   const admit = new AdmitInferenceUseCase(store, engine, config, clock, new NodeLifecycle(), new CancelledAttempts(clock));
   const logits = new Map<string, Float32Array[]>();
   const sample = engine.sample.bind(engine);
@@ -52,7 +67,14 @@ function node(engine: ReferenceEngine) {
   const send = (id: string, tokens: number[], maxTokens: number) =>
     admit.execute(
       new AdmitInferenceCommand(
-        create(InferenceRequestSchema, { requestId: id, model: MODEL, tokens, chunkKeys: chunkKeys(MODEL, '', tokens), replySubject: `_INBOX.${id}`, sampling: create(SamplingParamsSchema, { temperature: 0, maxTokens }) }),
+        create(InferenceRequestSchema, {
+          requestId: id,
+          model: MODEL,
+          tokens,
+          chunkKeys: chunkKeys(MODEL, '', tokens),
+          replySubject: `_INBOX.${id}`,
+          sampling: create(SamplingParamsSchema, { temperature: 0, maxTokens }),
+        }),
       ),
     );
   const runAll = async () => {
@@ -62,7 +84,12 @@ function node(engine: ReferenceEngine) {
 }
 
 const bitsOf = (a: Float32Array[] | undefined) => (a ?? []).map((l) => Array.from(new Uint32Array(l.buffer, l.byteOffset, l.length)));
-const streaming = () => node(new ReferenceEngine(createKernelBackend('cpu') as KernelBackend<unknown>, [WEIGHTS], 6, { layerStream: { window: 2, hostBytes: 2 ** 20 } }));
+const streaming = () =>
+  node(
+    new ReferenceEngine(createKernelBackend('cpu') as KernelBackend<unknown>, [WEIGHTS], 6, {
+      layerStream: { window: 2, hostBytes: 2 ** 20 },
+    }),
+  );
 
 describe('a streamed sequence on a node', () => {
   it('a request longer than the device cache completes through the layer stream, bit-identical to a node with ample memory, beside a short one', async () => {
@@ -103,8 +130,17 @@ describe('a streamed sequence on a node', () => {
   it('refuses what neither the device nor the stream can hold, naming both limits', async () => {
     const n = streaming();
     // 600 + 100 tokens: 44 blocks; the stream holds at most 18.
-    expect(() => n.send('huge', Array.from({ length: 600 }, (_, j) => j % 250), 100)).toThrow(
-      expect.objectContaining({ code: ErrorCode.PromptTooLong, message: expect.stringMatching(/has 6 for mnemo-small on the device, 18 through the layer stream cache/) }),
+    expect(() =>
+      n.send(
+        'huge',
+        Array.from({ length: 600 }, (_, j) => j % 250),
+        100,
+      ),
+    ).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.PromptTooLong,
+        message: expect.stringMatching(/has 6 for mnemo-small on the device, 18 through the layer stream cache/),
+      }),
     );
     expect(n.store.size).toBe(0);
     await n.engine.close();

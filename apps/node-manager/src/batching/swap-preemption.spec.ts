@@ -27,7 +27,10 @@ class Inbox implements TokenSink {
 
 const clock: Clock = { monotonicMs: () => performance.now(), unixMs: () => Date.now() };
 
-async function setup(kvBlocks: number, opts: { preemption: 'swap' | 'recompute'; scheduling: 'fcfs' | 'priority'; maxBatch?: number; swapIn?: 'adaptive' | 'sync' | 'async' }) {
+async function setup(
+  kvBlocks: number,
+  opts: { preemption: 'swap' | 'recompute'; scheduling: 'fcfs' | 'priority'; maxBatch?: number; swapIn?: 'adaptive' | 'sync' | 'async' },
+) {
   const swap = opts.preemption === 'swap';
   const engine = await ReferenceEngine.create({
     models: ['mnemo-tiny'],
@@ -68,8 +71,10 @@ async function setup(kvBlocks: number, opts: { preemption: 'swap' | 'recompute';
   const runAll = async () => {
     for (let i = 0; i < 10_000 && (await sut.runIteration()); i++);
   };
-  const counter = async (c: { get(): Promise<{ values: Array<{ value: number; labels: Record<string, unknown> }> }> }, labels: Record<string, string> = {}) =>
-    (await c.get()).values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((n, v) => n + v.value, 0);
+  const counter = async (
+    c: { get(): Promise<{ values: Array<{ value: number; labels: Record<string, unknown> }> }> },
+    labels: Record<string, string> = {},
+  ) => (await c.get()).values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((n, v) => n + v.value, 0);
   return { sut, engine, sink, add, runAll, nodeMetrics, counter, store };
 }
 
@@ -88,31 +93,41 @@ async function alone(reqs: Array<[string, string, number]>): Promise<Map<string,
 
 describe('swap preemption in the batch scheduler', () => {
   /** Three requests that each fit the 8-block pool alone (40 prompt + up to 60 generated tokens = 7 blocks), never two at once (r2 samples EOS at 32). */
-  const reqs: Array<[string, string, number]> = [0, 1, 2].map((i) => [`r${i}`, `request ${i}: `.padEnd(40, String.fromCharCode(97 + i)), 60]);
+  const reqs: Array<[string, string, number]> = [0, 1, 2].map((i) => [
+    `r${i}`,
+    `request ${i}: `.padEnd(40, String.fromCharCode(97 + i)),
+    60,
+  ]);
 
-  it.each(['fcfs', 'priority'] as const)('%s: swapped-out requests complete with exactly the tokens they get alone; nothing is recomputed', async (scheduling) => {
-    const want = await alone(reqs);
-    const { add, runAll, sink, nodeMetrics, counter, engine } = await setup(8, { preemption: 'swap', scheduling });
-    reqs.forEach(([id, text, n], i) => add(id, text, n, i));
-    await runAll();
-    for (const [id] of reqs) {
-      expect(sink.last(id)).toMatchObject({ done: true });
-      expect(sink.last(id)!.error).toBeUndefined();
-      expect(sink.tokens(id)).toEqual(want.get(id));
-    }
-    expect(await counter(nodeMetrics.swaps, { direction: 'out' })).toBeGreaterThan(0);
-    expect(await counter(nodeMetrics.swaps, { direction: 'in' })).toBe(await counter(nodeMetrics.swaps, { direction: 'out' }));
-    expect(await counter(nodeMetrics.swapBytes, { direction: 'out' })).toBeGreaterThan(0);
-    expect(await counter(nodeMetrics.kvPlanMisses)).toBe(0);
-    expect(engine.stats().preemptions).toBe(0);
-    expect(engine.kvUsage()).toBe(0);
-    expect(engine.swap!.hostBytes()).toBe(0);
-    await engine.close();
-  });
+  it.each(['fcfs', 'priority'] as const)(
+    '%s: swapped-out requests complete with exactly the tokens they get alone; nothing is recomputed',
+    async (scheduling) => {
+      const want = await alone(reqs);
+      const { add, runAll, sink, nodeMetrics, counter, engine } = await setup(8, { preemption: 'swap', scheduling });
+      reqs.forEach(([id, text, n], i) => add(id, text, n, i));
+      await runAll();
+      for (const [id] of reqs) {
+        expect(sink.last(id)).toMatchObject({ done: true });
+        expect(sink.last(id)!.error).toBeUndefined();
+        expect(sink.tokens(id)).toEqual(want.get(id));
+      }
+      expect(await counter(nodeMetrics.swaps, { direction: 'out' })).toBeGreaterThan(0);
+      expect(await counter(nodeMetrics.swaps, { direction: 'in' })).toBe(await counter(nodeMetrics.swaps, { direction: 'out' }));
+      expect(await counter(nodeMetrics.swapBytes, { direction: 'out' })).toBeGreaterThan(0);
+      expect(await counter(nodeMetrics.kvPlanMisses)).toBe(0);
+      expect(engine.stats().preemptions).toBe(0);
+      expect(engine.kvUsage()).toBe(0);
+      expect(engine.swap!.hostBytes()).toBe(0);
+      await engine.close();
+    },
+  );
 
   it('priority: a high-priority arrival swaps a running low-priority request out and finishes first; both get the tokens they get alone', async () => {
     const [[, lowText], [, highText]] = reqs;
-    const want = await alone([['low', lowText!, 50], ['high', highText!, 20]]);
+    const want = await alone([
+      ['low', lowText!, 50],
+      ['high', highText!, 20],
+    ]);
     // 6 blocks: low (40 + 50 tokens) fits alone, but not beside high (40 + 20) once it has started.
     const { add, runAll, sink, sut, engine, counter, nodeMetrics } = await setup(6, { preemption: 'swap', scheduling: 'priority' });
     add('low', lowText!, 50, 0);
@@ -132,7 +147,11 @@ describe('swap preemption in the batch scheduler', () => {
   it('asynchronous swap-ins racing decodes and cancels: survivors get the tokens they get alone, nothing leaks', async () => {
     const more: Array<[string, string, number]> = [...reqs, ['r3', 'request 3: '.padEnd(40, 'd'), 60]];
     const want = await alone(more);
-    const { add, sut, sink, engine, counter, nodeMetrics, store } = await setup(12, { preemption: 'swap', scheduling: 'priority', swapIn: 'async' });
+    const { add, sut, sink, engine, counter, nodeMetrics, store } = await setup(12, {
+      preemption: 'swap',
+      scheduling: 'priority',
+      swapIn: 'async',
+    });
     more.forEach(([id, text, n], i) => add(id, text, n, i % 2));
     // A client cancel of r1 arriving while its asynchronous swap-in copy is in flight (the engine
     // call is the real one; the cancel lands right after the copy is issued).

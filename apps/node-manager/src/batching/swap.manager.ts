@@ -96,7 +96,10 @@ export class SwapManager {
       (e: unknown) => {
         const code = isMnemoError(e) ? e.code : ErrorCode.Internal;
         if (code === ErrorCode.Overloaded) this.metrics.kvPlanMisses.inc();
-        this.logger.emit(code === ErrorCode.Overloaded ? 'warn' : 'error', 'swap-in failed: sequences wait, still swapped out', { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e : String(e) });
+        this.logger.emit(code === ErrorCode.Overloaded ? 'warn' : 'error', 'swap-in failed: sequences wait, still swapped out', {
+          seqs: seqs.map((s) => s.id),
+          err: e instanceof Error ? e : String(e),
+        });
         for (const s of seqs) if (this.store.get(s.id) === s) s.phase = 'waiting';
       },
     );

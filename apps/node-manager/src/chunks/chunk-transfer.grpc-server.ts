@@ -87,15 +87,16 @@ export class ChunkTransferGrpcServer implements OnModuleInit, OnApplicationShutd
       for await (const chunk of this.fetchChunks.execute(keys, layerStart, layerEnd)) {
         if (call.cancelled) return;
         // Flow control: a full HTTP/2 window makes write() return false; wait for the peer to read.
-        if (!call.write(chunk)) await new Promise<void>((resolve) => {
-          const done = () => {
-            call.off('drain', done);
-            call.off('cancelled', done);
-            resolve();
-          };
-          call.on('drain', done);
-          call.on('cancelled', done);
-        });
+        if (!call.write(chunk))
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              call.off('drain', done);
+              call.off('cancelled', done);
+              resolve();
+            };
+            call.on('drain', done);
+            call.on('cancelled', done);
+          });
       }
       call.end();
     } catch (e) {

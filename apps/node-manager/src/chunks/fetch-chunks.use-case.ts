@@ -22,7 +22,8 @@ export class FetchChunksUseCase {
 
   validate(keys: readonly string[], layerStart: number, layerEnd: number): void {
     if (!(layerEnd > layerStart)) throw new MnemoError(ErrorCode.InvalidRequest, `empty layer range [${layerStart}, ${layerEnd})`);
-    if (keys.length > MAX_FETCH_KEYS) throw new MnemoError(ErrorCode.InvalidRequest, `at most ${MAX_FETCH_KEYS} keys per call, got ${keys.length}`);
+    if (keys.length > MAX_FETCH_KEYS)
+      throw new MnemoError(ErrorCode.InvalidRequest, `at most ${MAX_FETCH_KEYS} keys per call, got ${keys.length}`);
     const bad = keys.find((k) => !isChunkKey(k));
     if (bad !== undefined) throw new MnemoError(ErrorCode.InvalidRequest, `not a chunk key: ${JSON.stringify(bad)}`);
   }

@@ -6,7 +6,13 @@ const base = { NATS_URL: 'nats://127.0.0.1:4222' };
 describe(loadNodeManagerConfig.name, () => {
   it('applies the documented defaults', () => {
     const sut = loadNodeManagerConfig(base);
-    expect(sut).toMatchObject({ NODE_ENGINE: 'reference', NODE_MAX_BATCH: 8, NODE_HEARTBEAT_MS: 500, NODE_GRPC_PORT: 0, NODE_MODELS: ['mnemo-tiny'] });
+    expect(sut).toMatchObject({
+      NODE_ENGINE: 'reference',
+      NODE_MAX_BATCH: 8,
+      NODE_HEARTBEAT_MS: 500,
+      NODE_GRPC_PORT: 0,
+      NODE_MODELS: ['mnemo-tiny'],
+    });
     expect(sut.NODE_ID).toMatch(/^[A-Za-z0-9_-]+-\d+$/);
   });
 
@@ -31,7 +37,9 @@ describe(loadNodeManagerConfig.name, () => {
   });
 
   it('only reads sim settings for the sim engine', () => {
-    expect(loadNodeManagerConfig({ ...base, NODE_ENGINE: 'reference', NODE_SIM_DECODE_STEP_MS: 'x' }).NODE_SIM_DECODE_STEP_MS).toBeUndefined();
+    expect(
+      loadNodeManagerConfig({ ...base, NODE_ENGINE: 'reference', NODE_SIM_DECODE_STEP_MS: 'x' }).NODE_SIM_DECODE_STEP_MS,
+    ).toBeUndefined();
     expect(() => loadNodeManagerConfig({ ...base, NODE_ENGINE: 'sim', NODE_SIM_DECODE_STEP_MS: 'x' })).toThrow(ConfigError);
     expect(loadNodeManagerConfig({ ...base, NODE_KV_BLOCKS: '64' }).NODE_KV_BLOCKS).toBe(64);
   });
@@ -40,7 +48,11 @@ describe(loadNodeManagerConfig.name, () => {
     ['unset', {}, undefined],
     ['off', { NODE_SIM_KV_BYTES: 'off' }, undefined],
     ['one layout for every model', { NODE_SIM_KV_BYTES: '32x16' }, { layers: 32, rowElems: 16 }],
-    ['per model', { NODE_MODELS: 'mnemo-tiny,mnemo-small', NODE_SIM_KV_BYTES: 'mnemo-small=8x4' }, { 'mnemo-small': { layers: 8, rowElems: 4 } }],
+    [
+      'per model',
+      { NODE_MODELS: 'mnemo-tiny,mnemo-small', NODE_SIM_KV_BYTES: 'mnemo-small=8x4' },
+      { 'mnemo-small': { layers: 8, rowElems: 4 } },
+    ],
   ])('reads NODE_SIM_KV_BYTES %s', (_n, env, want) => {
     expect(loadNodeManagerConfig({ ...base, NODE_ENGINE: 'sim', ...env }).simKvBytes).toEqual(want);
   });
@@ -82,7 +94,9 @@ describe(loadNodeManagerConfig.name, () => {
   });
 
   it('never echoes the peer token in a problem', () => {
-    expect(() => loadNodeManagerConfig({ ...base, NODE_PEER_TOKEN: 'short secret' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('short secret') }));
+    expect(() => loadNodeManagerConfig({ ...base, NODE_PEER_TOKEN: 'short secret' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('short secret') }),
+    );
   });
 
   it('schedules first come first served and preempts by swap unless told otherwise', () => {
@@ -99,7 +113,14 @@ describe(loadNodeManagerConfig.name, () => {
   });
 
   it('refuses bad scheduling and swap settings, naming each', () => {
-    const bad = { NODE_SCHEDULING: 'lottery', NODE_PREEMPTION: 'kill', NODE_SWAP_IN: 'later', NODE_SWAP_SPACE_MB: '0', NODE_PRIORITY_UPDATE_EVERY: '0', NODE_FAIRNESS_AGING_ITERATIONS: '-1' };
+    const bad = {
+      NODE_SCHEDULING: 'lottery',
+      NODE_PREEMPTION: 'kill',
+      NODE_SWAP_IN: 'later',
+      NODE_SWAP_SPACE_MB: '0',
+      NODE_PRIORITY_UPDATE_EVERY: '0',
+      NODE_FAIRNESS_AGING_ITERATIONS: '-1',
+    };
     try {
       loadNodeManagerConfig({ ...base, ...bad });
       throw new Error('expected a ConfigError');

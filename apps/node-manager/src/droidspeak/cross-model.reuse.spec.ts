@@ -46,11 +46,33 @@ function node(opts: { latencyBudgetMs?: number; load?: number } = {}) {
     restorableUntil: (p) => (p.model === BASE ? REACH : 0),
     restorePlan: (p) => (p.model === BASE ? { until: REACH, load: async () => new Float32Array(0) } : undefined),
   };
-  const settings: DroidSpeakSettings = { enabled: true, maxQualityLoss: 0.01, planTimeoutMs: 100, eCaches: false, bases: new Map([[DERIVED, BASE]]), ...(opts.latencyBudgetMs ? { latencyBudgetMs: opts.latencyBudgetMs } : {}) };
-  const sut = new CrossModelReuse(settings, plans, prompts, () => LAYERS, () => opts.load ?? 0, clock, new DroidSpeakMetrics(new ServiceMetrics('cross-model-test')));
+  const settings: DroidSpeakSettings = {
+    enabled: true,
+    maxQualityLoss: 0.01,
+    planTimeoutMs: 100,
+    eCaches: false,
+    bases: new Map([[DERIVED, BASE]]),
+    ...(opts.latencyBudgetMs ? { latencyBudgetMs: opts.latencyBudgetMs } : {}),
+  };
+  const sut = new CrossModelReuse(
+    settings,
+    plans,
+    prompts,
+    () => LAYERS,
+    () => opts.load ?? 0,
+    clock,
+    new DroidSpeakMetrics(new ServiceMetrics('cross-model-test')),
+  );
   const model: ServedModel = { id: DERIVED, engine: 'reference', vocabSize: 256, maxContext: 4096, eosTokenId: 0 };
   const admit = (): Sequence => {
-    const request = create(InferenceRequestSchema, { requestId: 'r1', tenant: 't', model: DERIVED, tokens: TOKENS, chunkKeys: chunkKeys(DERIVED, 't', TOKENS), replySubject: '_INBOX.x' });
+    const request = create(InferenceRequestSchema, {
+      requestId: 'r1',
+      tenant: 't',
+      model: DERIVED,
+      tokens: TOKENS,
+      chunkKeys: chunkKeys(DERIVED, 't', TOKENS),
+      replySubject: '_INBOX.x',
+    });
     return new Sequence(request, model, 0, clock.monotonicMs());
   };
   return { sut, clock, asked, admit };

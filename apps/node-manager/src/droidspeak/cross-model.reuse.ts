@@ -1,4 +1,13 @@
-import { chunkKeys, planReuse, recomputedLayers, reusesNothing, withoutTransition, type PlanChoice, type PlanRequest, type ReusePattern } from '@mnemo/kv-core';
+import {
+  chunkKeys,
+  planReuse,
+  recomputedLayers,
+  reusesNothing,
+  withoutTransition,
+  type PlanChoice,
+  type PlanRequest,
+  type ReusePattern,
+} from '@mnemo/kv-core';
 import type { CrossModelPlan, PrefillInput, TokenOutput } from '@mnemo/engine';
 import type { Clock } from '@mnemo/service-kit';
 import type { Sequence } from '../batching/sequence.js';
@@ -111,7 +120,12 @@ export class CrossModelReuse implements CrossModelPort {
     const layers = this.layersOf(r.model);
     if (layers === undefined || this.layersOf(base) !== layers) return undefined;
     const sources = r.kvSources.map((k) => ({ nodeId: k.nodeId, address: k.grpcAddress, chunkKeys: k.chunkKeys }));
-    const own: StoredPrompt = { model: r.model, chunkKeys: r.chunkKeys, promptTokens: r.tokens.length, ...(sources.length > 0 ? { sources } : {}) };
+    const own: StoredPrompt = {
+      model: r.model,
+      chunkKeys: r.chunkKeys,
+      promptTokens: r.tokens.length,
+      ...(sources.length > 0 ? { sources } : {}),
+    };
     const baseKeys = chunkKeys(base, r.tenant, r.tokens);
     if (baseKeys.length === 0) return undefined;
     const basePrompt: StoredPrompt = { ...own, model: base, chunkKeys: baseKeys };
@@ -119,7 +133,12 @@ export class CrossModelReuse implements CrossModelPort {
     let choice: PlanChoice | null | undefined;
     try {
       const waitedMs = Math.max(0, this.clock.monotonicMs() - seq.arrivedMs);
-      choice = this.plans.cachedPlan(base, r.model, { maxQualityLoss: this.settings.maxQualityLoss, load: this.load(), waitedMs, ...(this.settings.latencyBudgetMs ? { latencyBudgetMs: this.settings.latencyBudgetMs } : {}) });
+      choice = this.plans.cachedPlan(base, r.model, {
+        maxQualityLoss: this.settings.maxQualityLoss,
+        load: this.load(),
+        waitedMs,
+        ...(this.settings.latencyBudgetMs ? { latencyBudgetMs: this.settings.latencyBudgetMs } : {}),
+      });
     } catch {
       choice = undefined;
     }

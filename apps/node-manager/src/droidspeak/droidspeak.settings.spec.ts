@@ -4,7 +4,12 @@ describe(parseDroidSpeakSettings.name, () => {
   it.each<[string, DroidSpeakEnv, readonly string[], Array<[string, string]>]>([
     ['catalog pairs served together', {}, ['mnemo-small', 'mnemo-small-ds24'], [['mnemo-small-ds24', 'mnemo-small']]],
     ['a derived model without its base: no pair', {}, ['mnemo-small-ds24'], []],
-    ['explicit pairs of model directories', { NODE_DROIDSPEAK_BASES: ['models/ft=models/base'] }, ['models/base', 'models/ft'], [['models/ft', 'models/base']]],
+    [
+      'explicit pairs of model directories',
+      { NODE_DROIDSPEAK_BASES: ['models/ft=models/base'] },
+      ['models/base', 'models/ft'],
+      [['models/ft', 'models/base']],
+    ],
     ['explicit pairs not served: ignored', { NODE_DROIDSPEAK_BASES: ['a=b'] }, ['mnemo-tiny'], []],
   ])('%s', (_, env, served, pairs) => {
     expect([...parseDroidSpeakSettings(env, served).settings!.bases]).toEqual(pairs);
@@ -14,7 +19,10 @@ describe(parseDroidSpeakSettings.name, () => {
     const { settings } = parseDroidSpeakSettings({}, []);
     expect(settings).toMatchObject({ enabled: true, maxQualityLoss: 0.01, planTimeoutMs: 2000 });
     expect(settings!.latencyBudgetMs).toBeUndefined();
-    expect(parseDroidSpeakSettings({ NODE_DROIDSPEAK: 'off', NODE_DROIDSPEAK_MAX_LOSS_BP: 50, NODE_DROIDSPEAK_LATENCY_BUDGET_MS: 40 }, []).settings).toMatchObject({
+    expect(
+      parseDroidSpeakSettings({ NODE_DROIDSPEAK: 'off', NODE_DROIDSPEAK_MAX_LOSS_BP: 50, NODE_DROIDSPEAK_LATENCY_BUDGET_MS: 40 }, [])
+        .settings,
+    ).toMatchObject({
       enabled: false,
       maxQualityLoss: 0.005,
       latencyBudgetMs: 40,

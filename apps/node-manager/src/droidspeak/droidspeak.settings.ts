@@ -27,7 +27,10 @@ export interface DroidSpeakEnv {
  * Bases come from NODE_DROIDSPEAK_BASES (`derived=base`, for model directories) and, for the
  * synthetic catalog's derived models, from the catalog; only pairs the node serves both of count.
  */
-export function parseDroidSpeakSettings(env: DroidSpeakEnv, served: readonly string[]): { settings?: DroidSpeakSettings; problems: string[] } {
+export function parseDroidSpeakSettings(
+  env: DroidSpeakEnv,
+  served: readonly string[],
+): { settings?: DroidSpeakSettings; problems: string[] } {
   const problems: string[] = [];
   const bases = new Map<string, string>();
   for (const id of served) {

@@ -39,13 +39,27 @@ describe(ECacheTier.name, () => {
   async function open(dir: string): Promise<Node> {
     const model = eCacheModel(BASE, d)!;
     const store = (await KvStore.open(
-      { enabled: true, dataDir: dir, hostBytes: 8 * 1024 * 1024, hostDevices: 1, ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * 1024 * 1024 }], bandwidths: [10e9, 2e9], ssdTtlMs: 3_600_000, ioBackend: 'auto', eventsMs: 50 },
+      {
+        enabled: true,
+        dataDir: dir,
+        hostBytes: 8 * 1024 * 1024,
+        hostDevices: 1,
+        ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * 1024 * 1024 }],
+        bandwidths: [10e9, 2e9],
+        ssdTtlMs: 3_600_000,
+        ioBackend: 'auto',
+        eventsMs: 50,
+      },
       engine,
       () => undefined,
       () => undefined,
       [model],
     ))!;
-    const server = new ChunkTransferGrpcServer(new FetchChunksUseCase(store), { NODE_GRPC_HOST: '127.0.0.1', NODE_GRPC_PORT: 0 } as NodeManagerConfig, new JsonLogger('test', 'error', () => undefined));
+    const server = new ChunkTransferGrpcServer(
+      new FetchChunksUseCase(store),
+      { NODE_GRPC_HOST: '127.0.0.1', NODE_GRPC_PORT: 0 } as NodeManagerConfig,
+      new JsonLogger('test', 'error', () => undefined),
+    );
     const address = await server.listen();
     return {
       store,
@@ -143,7 +157,10 @@ describe(ECacheTier.name, () => {
       // Garbage over both replicas, through the pools themselves.
       for (const tier of ['mem', 'ssd'] as const) {
         const loc = m.table.get(key, 0, tier)!;
-        await transfer([new Uint8Array(4096).fill(0x5a), a.store.tiers.device(loc.deviceIndex).device], Float64Array.of(0, 0, 1, loc.offset, 4096));
+        await transfer(
+          [new Uint8Array(4096).fill(0x5a), a.store.tiers.device(loc.deviceIndex).device],
+          Float64Array.of(0, 0, 1, loc.offset, 4096),
+        );
       }
       for (let i = 0; i < 2; i++) {
         const src = a.sut.source(BASE, baseKeys, LAYER, 512);

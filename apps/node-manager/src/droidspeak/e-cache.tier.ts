@@ -1,4 +1,13 @@
-import { CHUNK_TOKENS, eCacheChunks, eCacheKeys, eCacheModelId, eCacheRowElems, ErrorCode, MnemoError, type KvRowGeometry } from '@mnemo/kv-core';
+import {
+  CHUNK_TOKENS,
+  eCacheChunks,
+  eCacheKeys,
+  eCacheModelId,
+  eCacheRowElems,
+  ErrorCode,
+  MnemoError,
+  type KvRowGeometry,
+} from '@mnemo/kv-core';
 import type { ChunkSlice } from '../kv-store/chunk.reader.js';
 import type { PeerSource } from '../kv-store/kv.store.js';
 import type { ChunkPayload } from '../kv-store/tier.writer.js';
@@ -67,7 +76,9 @@ export class ECacheTier {
     const model = eCacheModelId(base);
     const keys = eCacheKeys(baseKeys, layer, Math.min(baseKeys.length, Math.floor(promptTokens / CHUNK_TOKENS)));
     const stride = CHUNK_TOKENS * d;
-    const chunks = keys.flatMap((key, c) => (this.store.holds(model, key) ? [] : [{ key, position: c, payload: e.slice(c * stride, (c + 1) * stride) }]));
+    const chunks = keys.flatMap((key, c) =>
+      this.store.holds(model, key) ? [] : [{ key, position: c, payload: e.slice(c * stride, (c + 1) * stride) }],
+    );
     if (chunks.length > 0) void this.store.writeChunks(model, chunks);
   }
 
@@ -77,7 +88,13 @@ export class ECacheTier {
   }
 
   /** Where the E cache at `layer` for positions [0, until) comes from; undefined when nowhere. A peer's fetch starts now. */
-  source(base: string, baseKeys: readonly string[], layer: number, until: number, peers: readonly PeerSource[] = []): ECacheSource | undefined {
+  source(
+    base: string,
+    baseKeys: readonly string[],
+    layer: number,
+    until: number,
+    peers: readonly PeerSource[] = [],
+  ): ECacheSource | undefined {
     const found = this.find(base, baseKeys, layer, until, peers);
     if (!found) return undefined;
     const { d, keys, address } = found;
@@ -88,7 +105,13 @@ export class ECacheTier {
     return { from: 'peer', load: () => fetched };
   }
 
-  private find(base: string, baseKeys: readonly string[], layer: number, until: number, peers: readonly PeerSource[]): { d: number; keys: string[]; address?: string } | undefined {
+  private find(
+    base: string,
+    baseKeys: readonly string[],
+    layer: number,
+    until: number,
+    peers: readonly PeerSource[],
+  ): { d: number; keys: string[]; address?: string } | undefined {
     const d = this.dModelOf(base);
     const n = eCacheChunks(until);
     if (d === undefined || n === 0 || n > baseKeys.length) return undefined;
@@ -104,7 +127,8 @@ export class ECacheTier {
     const parts: Float32Array[] = [];
     for (const k of keys) {
       const slice = await this.store.readLocal(k, 0, 1);
-      if (!slice) throw new MnemoError(ErrorCode.DataLoss, `E-cache chunk ${k} is gone or failed its checksum (the request is planned again)`);
+      if (!slice)
+        throw new MnemoError(ErrorCode.DataLoss, `E-cache chunk ${k} is gone or failed its checksum (the request is planned again)`);
       parts.push(slice.payload);
     }
     return assemble(parts, d, until);
@@ -120,7 +144,10 @@ export class ECacheTier {
       parts.push(c.payload);
     }
     // Kept here too: the next request for this prefix, and a restart, find it locally.
-    void this.store.writeChunks(model, keys.map((key, position) => ({ key, position, payload: parts[position]! })));
+    void this.store.writeChunks(
+      model,
+      keys.map((key, position) => ({ key, position, payload: parts[position]! })),
+    );
     return assemble(parts, d, until);
   }
 }

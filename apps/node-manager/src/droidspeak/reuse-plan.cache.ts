@@ -1,6 +1,14 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { choosePlan, ErrorCode, MnemoError, type PlanChoice, type PlanRequest, type ProfiledPattern } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, FrontierUpdatedSchema, PlanReplySchema, PlanRequestSchema, Subjects, type FrontierPoint } from '@mnemo/proto';
+import {
+  decodeMessage,
+  encodeMessage,
+  FrontierUpdatedSchema,
+  PlanReplySchema,
+  PlanRequestSchema,
+  Subjects,
+  type FrontierPoint,
+} from '@mnemo/proto';
 import type { Clock } from '@mnemo/service-kit';
 
 export interface CachedFrontier {
@@ -19,7 +27,14 @@ export interface ReusePlanCacheOptions {
 
 function fromPoint(p: FrontierPoint): ProfiledPattern {
   const pattern = p.pattern ?? { r1: 0, u1: 0, r2: 0 };
-  return { pattern: { r1: pattern.r1, u1: pattern.u1, r2: pattern.r2 }, quality: p.quality, meanKl: p.meanKl, recomputedLayers: p.recomputedLayers, eCacheBytesPerToken: p.eCacheBytesPerToken, prefillMs: p.prefillMs };
+  return {
+    pattern: { r1: pattern.r1, u1: pattern.u1, r2: pattern.r2 },
+    quality: p.quality,
+    meanKl: p.meanKl,
+    recomputedLayers: p.recomputedLayers,
+    eCacheBytesPerToken: p.eCacheBytesPerToken,
+    prefillMs: p.prefillMs,
+  };
 }
 
 /**
@@ -99,11 +114,14 @@ export class ReusePlanCache {
     const k = key(base, derived);
     const hit = this.entries.get(k);
     if (hit && this.fresh(hit)) return hit;
-    const msg = await this.nats.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, { base, derived }), { timeout: this.opts.requestTimeoutMs });
+    const msg = await this.nats.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, { base, derived }), {
+      timeout: this.opts.requestTimeoutMs,
+    });
     const reply = decodeMessage(PlanReplySchema, msg.data);
     let entry: CachedFrontier & { atMs: number };
     if (reply.error) {
-      if (reply.error.code !== ErrorCode.NotFound) throw new MnemoError(reply.error.code as ErrorCode, `plan for ${base} → ${derived}: ${reply.error.message}`);
+      if (reply.error.code !== ErrorCode.NotFound)
+        throw new MnemoError(reply.error.code as ErrorCode, `plan for ${base} → ${derived}: ${reply.error.message}`);
       entry = { jobId: '', frontier: [], atMs: this.clock.monotonicMs() };
     } else {
       entry = { jobId: reply.frontierJobId, frontier: reply.frontier.map(fromPoint), atMs: this.clock.monotonicMs() };

@@ -30,7 +30,15 @@ function setup(elastic: boolean, recent: RecentSessionsOptions = { windowMs: 100
   const admit = (model: string, prompt: number, maxTokens: number, sessionId = '') =>
     sut.execute(
       new AdmitInferenceCommand(
-        create(InferenceRequestSchema, { requestId: `r${n++}`, tenant: 't', sessionId, model, tokens: new Array(prompt).fill(65), replySubject: '_INBOX.1', sampling: create(SamplingParamsSchema, { temperature: 0, maxTokens }) }),
+        create(InferenceRequestSchema, {
+          requestId: `r${n++}`,
+          tenant: 't',
+          sessionId,
+          model,
+          tokens: new Array(prompt).fill(65),
+          replySubject: '_INBOX.1',
+          sampling: create(SamplingParamsSchema, { temperature: 0, maxTokens }),
+        }),
       ),
     );
   /** Every live request finishes, each having generated `generated` tokens (0: it never ran). */
@@ -107,16 +115,19 @@ describe(CoordinatedElasticCache.name, () => {
     ['a request that never ran held nothing', { windowMs: 1000 }, 0, 0, 'b', 6, 2],
     ['capped by what the prefix cache keeps (2 blocks)', { windowMs: 1000, capTokens: 32 }, 19, 0, 'b', 6, 2],
     ['window 0: live requests alone (the earlier rule)', { windowMs: 0 }, 19, 0, 'b', 6, 2],
-  ] as Array<[string, RecentSessionsOptions, number, number, string, number, number]>)('a recently served session is demand: %s', (_n, recent, generated, gapMs, session, tiny, small) => {
-    const { admit, finishAll, capacity, cache, advance } = setup(true, recent);
-    admit('mnemo-tiny', 60, 20, 'a');
-    finishAll(generated);
-    // The coordinator's own window (1000 ms) would still remember "a"'s live 5 blocks: not enough alone.
-    advance(gapMs);
-    admit('mnemo-tiny', 40, 8, session);
-    expect([capacity('mnemo-tiny'), capacity('mnemo-small')]).toEqual([tiny, small]);
-    cache.coordinator.checkInvariant();
-  });
+  ] as Array<[string, RecentSessionsOptions, number, number, string, number, number]>)(
+    'a recently served session is demand: %s',
+    (_n, recent, generated, gapMs, session, tiny, small) => {
+      const { admit, finishAll, capacity, cache, advance } = setup(true, recent);
+      admit('mnemo-tiny', 60, 20, 'a');
+      finishAll(generated);
+      // The coordinator's own window (1000 ms) would still remember "a"'s live 5 blocks: not enough alone.
+      advance(gapMs);
+      admit('mnemo-tiny', 40, 8, session);
+      expect([capacity('mnemo-tiny'), capacity('mnemo-small')]).toEqual([tiny, small]);
+      cache.coordinator.checkInvariant();
+    },
+  );
 
   // Small needs its whole region at 0 (its window keeps it until 1000); at 500 tiny serves session
   // "a" (5 blocks held), then "b" (2 blocks live; 2 held): never more than 5 blocks live at once.
@@ -125,21 +136,24 @@ describe(CoordinatedElasticCache.name, () => {
     ['once the worker’s window has passed, their 5 + 2 blocks exceed the region: one unit lent', { windowMs: 1000 }, 500, 9, 1],
     ['a window after they were served they are not demand', { windowMs: 1000 }, 1000, 6, 2],
     ['the live-only rule: the largest live demand (5 blocks) fits', { windowMs: 0 }, 500, 6, 2],
-  ] as Array<[string, RecentSessionsOptions, number, number, number]>)('the periodic rebalance counts recent sessions: %s', (_n, recent, gapMs, tiny, small) => {
-    const { admit, finishAll, capacity, cache, advance } = setup(true, recent);
-    admit('mnemo-small', 20, 10);
-    finishAll(0);
-    advance(500);
-    admit('mnemo-tiny', 60, 20, 'a');
-    finishAll(19);
-    admit('mnemo-tiny', 20, 8, 'b');
-    finishAll(7);
-    expect([capacity('mnemo-tiny'), capacity('mnemo-small')]).toEqual([6, 2]);
-    advance(gapMs);
-    cache.rebalance();
-    expect([capacity('mnemo-tiny'), capacity('mnemo-small')]).toEqual([tiny, small]);
-    cache.coordinator.checkInvariant();
-  });
+  ] as Array<[string, RecentSessionsOptions, number, number, number]>)(
+    'the periodic rebalance counts recent sessions: %s',
+    (_n, recent, gapMs, tiny, small) => {
+      const { admit, finishAll, capacity, cache, advance } = setup(true, recent);
+      admit('mnemo-small', 20, 10);
+      finishAll(0);
+      advance(500);
+      admit('mnemo-tiny', 60, 20, 'a');
+      finishAll(19);
+      admit('mnemo-tiny', 20, 8, 'b');
+      finishAll(7);
+      expect([capacity('mnemo-tiny'), capacity('mnemo-small')]).toEqual([6, 2]);
+      advance(gapMs);
+      cache.rebalance();
+      expect([capacity('mnemo-tiny'), capacity('mnemo-small')]).toEqual([tiny, small]);
+      cache.coordinator.checkInvariant();
+    },
+  );
 
   it('exports owned / lent / borrowed blocks and units, the master and resize events', async () => {
     const { admit, cache } = setup(true);
@@ -153,6 +167,7 @@ describe(CoordinatedElasticCache.name, () => {
       'mnemo_kv_elastic_units{model="mnemo-small",state="lent",service="node-manager"} 1',
       'mnemo_kv_elastic_master{model="mnemo-tiny",service="node-manager"} 1',
       'mnemo_kv_elastic_resize_events_total{model="mnemo-small",service="node-manager"} 1',
-    ]) expect(text).toContain(line);
+    ])
+      expect(text).toContain(line);
   });
 });

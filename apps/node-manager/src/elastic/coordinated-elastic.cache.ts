@@ -1,4 +1,12 @@
-import { BLOCK_TOKENS, blocksFor, ElasticCacheCoordinator, SessionDemand, type ElasticMember, type ElasticModelState, type LiveDemand } from '@mnemo/kv-core';
+import {
+  BLOCK_TOKENS,
+  blocksFor,
+  ElasticCacheCoordinator,
+  SessionDemand,
+  type ElasticMember,
+  type ElasticModelState,
+  type LiveDemand,
+} from '@mnemo/kv-core';
 import type { Clock } from '@mnemo/service-kit';
 import type { Sequence } from '../batching/sequence.js';
 import type { SequenceStore } from '../batching/sequence.store.js';
@@ -76,7 +84,12 @@ export class CoordinatedElasticCache implements ElasticCachePort {
     for (const model of this.regions.keys()) {
       const { live, demand } = this.demand(model, now);
       this.coordinator.observe(model, now, demand);
-      if (this.coordinator.master !== null && this.coordinator.master !== model && live > this.coordinator.ownBlocks(model).capacity * BLOCK_TOKENS) this.reclaim(model, live);
+      if (
+        this.coordinator.master !== null &&
+        this.coordinator.master !== model &&
+        live > this.coordinator.ownBlocks(model).capacity * BLOCK_TOKENS
+      )
+        this.reclaim(model, live);
     }
     this.lend(now);
   }
@@ -99,7 +112,9 @@ export class CoordinatedElasticCache implements ElasticCachePort {
    */
   private demand(model: string, now: number, admitted?: LiveDemand): { live: number; demand: number } {
     const requests: LiveDemand[] = admitted ? [admitted] : [];
-    for (const s of this.store.all()) if (s.model.id === model) requests.push({ session: demandSession(s.request), tokens: blocksFor(s.request.tokens.length + s.maxTokens - 1) * BLOCK_TOKENS });
+    for (const s of this.store.all())
+      if (s.model.id === model)
+        requests.push({ session: demandSession(s.request), tokens: blocksFor(s.request.tokens.length + s.maxTokens - 1) * BLOCK_TOKENS });
     const live = requests.reduce((a, r) => a + r.tokens, 0);
     return { live, demand: this.sessions.get(model)!.demand(now, requests) };
   }
@@ -108,6 +123,10 @@ export class CoordinatedElasticCache implements ElasticCachePort {
   private served(seq: Sequence): void {
     const sessions = this.sessions.get(seq.model.id);
     if (!sessions || seq.firstTokenMs === undefined) return;
-    sessions.served(demandSession(seq.request), this.clock.monotonicMs(), blocksFor(seq.request.tokens.length + seq.generated - 1) * BLOCK_TOKENS);
+    sessions.served(
+      demandSession(seq.request),
+      this.clock.monotonicMs(),
+      blocksFor(seq.request.tokens.length + seq.generated - 1) * BLOCK_TOKENS,
+    );
   }
 }

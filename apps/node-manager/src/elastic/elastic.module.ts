@@ -26,12 +26,26 @@ function elasticMembers(engine: Engine): ElasticMember[] {
 const elasticCache = {
   provide: ELASTIC_CACHE,
   inject: [ENGINE, NODE_CONFIG, SequenceStore, CLOCK, ServiceMetrics],
-  useFactory: (engine: Engine, config: NodeManagerConfig, store: SequenceStore, clock: Clock, metrics: ServiceMetrics): ElasticCachePort => {
+  useFactory: (
+    engine: Engine,
+    config: NodeManagerConfig,
+    store: SequenceStore,
+    clock: Clock,
+    metrics: ServiceMetrics,
+  ): ElasticCachePort => {
     const members = elasticMembers(engine);
     if (config.kvDeviceBytes === undefined || config.NODE_KV_ELASTIC !== 'on' || members.length < 2) return NO_ELASTIC_CACHE;
     // A finished turn's KV stays only in the prefix cache: without it nothing is held, and it holds at most its bound.
-    const capTokens = config.NODE_PREFIX_CACHE === 'off' ? 0 : config.NODE_PREFIX_CACHE_BLOCKS === undefined ? undefined : config.NODE_PREFIX_CACHE_BLOCKS * BLOCK_TOKENS;
-    const cache = new CoordinatedElasticCache(members, config.NODE_KV_ELASTIC_WINDOW_MS!, store, clock, { windowMs: config.NODE_KV_ELASTIC_SESSION_WINDOW_MS!, capTokens });
+    const capTokens =
+      config.NODE_PREFIX_CACHE === 'off'
+        ? 0
+        : config.NODE_PREFIX_CACHE_BLOCKS === undefined
+          ? undefined
+          : config.NODE_PREFIX_CACHE_BLOCKS * BLOCK_TOKENS;
+    const cache = new CoordinatedElasticCache(members, config.NODE_KV_ELASTIC_WINDOW_MS!, store, clock, {
+      windowMs: config.NODE_KV_ELASTIC_SESSION_WINDOW_MS!,
+      capTokens,
+    });
     new ElasticCacheMetrics(metrics, cache);
     return cache;
   },

@@ -50,7 +50,9 @@ describe(createEngine.name, () => {
     });
 
     it('refuses a window some served model cannot hold, naming the setting', async () => {
-      await expect(createEngine(loadNodeManagerConfig({ ...reference, NODE_KV_STREAM_WINDOW: '5' }))).rejects.toThrow(/NODE_KV_STREAM_WINDOW=5: layer stream window must be in \[2, 4\] for mnemo-tiny/);
+      await expect(createEngine(loadNodeManagerConfig({ ...reference, NODE_KV_STREAM_WINDOW: '5' }))).rejects.toThrow(
+        /NODE_KV_STREAM_WINDOW=5: layer stream window must be in \[2, 4\] for mnemo-tiny/,
+      );
     });
 
     it.each([

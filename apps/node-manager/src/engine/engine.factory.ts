@@ -17,10 +17,15 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
           models,
           backend: config.NODE_REFERENCE_BACKEND as 'cpu' | 'cuda',
           kvBlocks,
-          ...(config.NODE_KV_LAYER_STREAM === 'on' ? { layerStream: { window: config.NODE_KV_STREAM_WINDOW!, hostBytes: config.NODE_KV_STREAM_HOST_MB! * 2 ** 20 } } : {}),
+          ...(config.NODE_KV_LAYER_STREAM === 'on'
+            ? { layerStream: { window: config.NODE_KV_STREAM_WINDOW!, hostBytes: config.NODE_KV_STREAM_HOST_MB! * 2 ** 20 } }
+            : {}),
           ...(config.NODE_PREFIX_CACHE_BLOCKS !== undefined ? { prefixCacheBlocks: config.NODE_PREFIX_CACHE_BLOCKS } : {}),
           ...(config.NODE_PREEMPTION === 'swap'
-            ? { blockGroups: config.NODE_BLOCK_GROUP_BLOCKS!, swap: { granularity: 'grouped' as const, hostBytes: config.NODE_SWAP_SPACE_MB! * 2 ** 20 } }
+            ? {
+                blockGroups: config.NODE_BLOCK_GROUP_BLOCKS!,
+                swap: { granularity: 'grouped' as const, hostBytes: config.NODE_SWAP_SPACE_MB! * 2 ** 20 },
+              }
             : {}),
         });
       case 'sim':
@@ -45,8 +50,13 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
   } catch (e) {
     if (e instanceof RangeError || (e as { code?: unknown })?.code !== undefined) {
       const budget = config.kvDeviceBytes !== undefined ? `, NODE_KV_DEVICE_BYTES=${config.kvDeviceBytes}` : '';
-      const stream = config.NODE_ENGINE === 'reference' && config.NODE_KV_LAYER_STREAM === 'on' ? `, NODE_KV_STREAM_WINDOW=${config.NODE_KV_STREAM_WINDOW}` : '';
-    throw new ConfigError([`NODE_ENGINE=${config.NODE_ENGINE}, NODE_MODELS=${models.join(',')}${budget}${stream}: ${(e as Error).message}`]);
+      const stream =
+        config.NODE_ENGINE === 'reference' && config.NODE_KV_LAYER_STREAM === 'on'
+          ? `, NODE_KV_STREAM_WINDOW=${config.NODE_KV_STREAM_WINDOW}`
+          : '';
+      throw new ConfigError([
+        `NODE_ENGINE=${config.NODE_ENGINE}, NODE_MODELS=${models.join(',')}${budget}${stream}: ${(e as Error).message}`,
+      ]);
     }
     throw e;
   }

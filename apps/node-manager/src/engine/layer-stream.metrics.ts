@@ -17,8 +17,20 @@ export class LayerStreamMetrics {
           for (const model of models) this.inc({ model }, pick(stream.stats(model)));
         },
       });
-    total('mnemo_kv_stream_stall_seconds_total', 'Time compute waited on a layer whose KV the layer stream cache had not brought in yet (stream stall time)', (c) => c.stallSeconds);
-    total('mnemo_kv_streamed_sequences_total', 'Sequences served through the layer stream cache (contexts longer than the device cache)', (c) => c.sequences);
-    total('mnemo_kv_streamed_bytes_total', 'KV bytes the layer stream cache moved between its resident layers and their backing blocks', (c) => c.bytes);
+    total(
+      'mnemo_kv_stream_stall_seconds_total',
+      'Time compute waited on a layer whose KV the layer stream cache had not brought in yet (stream stall time)',
+      (c) => c.stallSeconds,
+    );
+    total(
+      'mnemo_kv_streamed_sequences_total',
+      'Sequences served through the layer stream cache (contexts longer than the device cache)',
+      (c) => c.sequences,
+    );
+    total(
+      'mnemo_kv_streamed_bytes_total',
+      'KV bytes the layer stream cache moved between its resident layers and their backing blocks',
+      (c) => c.bytes,
+    );
   }
 }

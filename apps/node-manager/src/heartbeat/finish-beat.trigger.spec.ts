@@ -21,7 +21,14 @@ function setup(periodMs: number) {
   let n = 0;
   const add = () => {
     const id = `r${n++}`;
-    store.add(new Sequence(create(InferenceRequestSchema, { requestId: id, model: 'm', tokens: [1, 2], replySubject: '_INBOX.x' }), model, store.arrivalSeq(), 0));
+    store.add(
+      new Sequence(
+        create(InferenceRequestSchema, { requestId: id, model: 'm', tokens: [1, 2], replySubject: '_INBOX.x' }),
+        model,
+        store.arrivalSeq(),
+        0,
+      ),
+    );
     return id;
   };
   return { sut, store, beats, add };

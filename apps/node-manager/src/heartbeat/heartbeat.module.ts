@@ -13,7 +13,8 @@ export const HEARTBEAT_TASK = Symbol('HEARTBEAT_TASK');
 const heartbeatTask = {
   provide: HEARTBEAT_TASK,
   inject: [PublishHeartbeatUseCase, NODE_CONFIG],
-  useFactory: (publish: PublishHeartbeatUseCase, config: NodeManagerConfig) => new RepeatingTask(() => publish.execute(), config.NODE_HEARTBEAT_MS!, true),
+  useFactory: (publish: PublishHeartbeatUseCase, config: NodeManagerConfig) =>
+    new RepeatingTask(() => publish.execute(), config.NODE_HEARTBEAT_MS!, true),
 };
 
 /** Registration and load reports towards the schedulers: every NODE_HEARTBEAT_MS, and soon after a request leaves. */

@@ -36,7 +36,15 @@ export class PublishHeartbeatUseCase {
       Subjects.HEARTBEAT,
       encodeMessage(HeartbeatSchema, {
         nodeId: this.config.NODE_ID,
-        models: this.engine.models().map((m) => ({ id: m.id, engine: m.engine, maxContext: m.maxContext, vocabSize: m.vocabSize, ...this.tokenizers.describe(m.id) })),
+        models: this.engine
+          .models()
+          .map((m) => ({
+            id: m.id,
+            engine: m.engine,
+            maxContext: m.maxContext,
+            vocabSize: m.vocabSize,
+            ...this.tokenizers.describe(m.id),
+          })),
         running: this.store.count('running'),
         waiting: this.store.count('waiting'),
         kvUsage: this.engine.kvUsage(),

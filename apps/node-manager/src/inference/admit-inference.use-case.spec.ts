@@ -45,7 +45,11 @@ describe(AdmitInferenceUseCase.name, () => {
     ['deadline already passed', { deadlineUnixMs: NOW - 1 }, ErrorCode.Timeout],
     ['chunk keys for a prompt without a complete chunk', { chunkKeys: ['0'.repeat(32)] }, ErrorCode.InvalidRequest],
     ['chunk keys missing for a complete chunk', { tokens: LONG }, ErrorCode.InvalidRequest],
-    ['chunk keys of another tenant', { tokens: LONG, tenant: 't1', chunkKeys: chunkKeys('mnemo-tiny', 't2', LONG) }, ErrorCode.InvalidRequest],
+    [
+      'chunk keys of another tenant',
+      { tokens: LONG, tenant: 't1', chunkKeys: chunkKeys('mnemo-tiny', 't2', LONG) },
+      ErrorCode.InvalidRequest,
+    ],
     ['chunk keys of another model', { tokens: LONG, chunkKeys: chunkKeys('mnemo-small', '', LONG) }, ErrorCode.InvalidRequest],
     ['a draw offset covering the whole prompt', { sampling: create(SamplingParamsSchema, { drawOffset: 2 }) }, ErrorCode.InvalidRequest],
   ])('refuses %s', (_n, over, code) => {
@@ -62,13 +66,20 @@ describe(AdmitInferenceUseCase.name, () => {
     const { sut, store } = setup(2, 4);
     const r = request({ tokens: new Array(prompt).fill(65), sampling: create(SamplingParamsSchema, { temperature: 0, maxTokens }) });
     if (ok) expect(sut.execute(new AdmitInferenceCommand(r))).toBe('n1');
-    else expect(() => sut.execute(new AdmitInferenceCommand(r))).toThrow(expect.objectContaining({ code: ErrorCode.PromptTooLong, message: expect.stringMatching(/KV blocks/) }));
+    else
+      expect(() => sut.execute(new AdmitInferenceCommand(r))).toThrow(
+        expect.objectContaining({ code: ErrorCode.PromptTooLong, message: expect.stringMatching(/KV blocks/) }),
+      );
     expect(store.size).toBe(ok ? 1 : 0);
   });
 
   it('admits a failover continuation: a draw offset short of the prompt', () => {
     const { sut, store } = setup();
-    sut.execute(new AdmitInferenceCommand(request({ tokens: [104, 105, 106], sampling: create(SamplingParamsSchema, { drawOffset: 2, maxTokens: 4 }) })));
+    sut.execute(
+      new AdmitInferenceCommand(
+        request({ tokens: [104, 105, 106], sampling: create(SamplingParamsSchema, { drawOffset: 2, maxTokens: 4 }) }),
+      ),
+    );
     expect(store.get('r1')?.request.sampling?.drawOffset).toBe(2);
   });
 
@@ -81,7 +92,9 @@ describe(AdmitInferenceUseCase.name, () => {
   it('refuses an attempt that was cancelled before it arrived, but not another attempt', () => {
     const { sut, store, cancelled } = setup();
     cancelled.remember('r1', 1);
-    expect(() => sut.execute(new AdmitInferenceCommand(request({ attempt: 1 })))).toThrow(expect.objectContaining({ code: ErrorCode.Cancelled }));
+    expect(() => sut.execute(new AdmitInferenceCommand(request({ attempt: 1 })))).toThrow(
+      expect.objectContaining({ code: ErrorCode.Cancelled }),
+    );
     expect(store.size).toBe(0);
     sut.execute(new AdmitInferenceCommand(request({ attempt: 2 })));
     expect(store.get('r1')?.request.attempt).toBe(2);
@@ -96,7 +109,9 @@ describe(AdmitInferenceUseCase.name, () => {
   it('answers overloaded when the queue is full, so the scheduler tries another node', () => {
     const { sut } = setup(1);
     sut.execute(new AdmitInferenceCommand(request({ requestId: 'a' })));
-    expect(() => sut.execute(new AdmitInferenceCommand(request({ requestId: 'b' })))).toThrow(expect.objectContaining({ code: ErrorCode.Overloaded }));
+    expect(() => sut.execute(new AdmitInferenceCommand(request({ requestId: 'b' })))).toThrow(
+      expect.objectContaining({ code: ErrorCode.Overloaded }),
+    );
   });
 
   it('answers overloaded while shutting down', () => {

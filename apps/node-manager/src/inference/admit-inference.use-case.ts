@@ -33,23 +33,34 @@ export class AdmitInferenceUseCase {
 
   execute({ request, trace }: AdmitInferenceCommand): string {
     if (!this.lifecycle.accepting) throw new MnemoError(ErrorCode.Overloaded, 'node is shutting down');
-    if (!request.requestId || !request.replySubject) throw new MnemoError(ErrorCode.InvalidRequest, 'request_id and reply_subject are required');
+    if (!request.requestId || !request.replySubject)
+      throw new MnemoError(ErrorCode.InvalidRequest, 'request_id and reply_subject are required');
     const model = this.engine.models().find((m) => m.id === request.model);
     if (!model) throw new MnemoError(ErrorCode.ModelNotFound, `model ${request.model} is not served by node ${this.config.NODE_ID}`);
     if (request.tokens.length === 0) throw new MnemoError(ErrorCode.InvalidRequest, 'empty prompt');
     const bad = request.tokens.find((t) => t >= model.vocabSize);
-    if (bad !== undefined) throw new MnemoError(ErrorCode.InvalidRequest, `token id ${bad} is outside the vocabulary of ${model.id} (${model.vocabSize})`);
+    if (bad !== undefined)
+      throw new MnemoError(ErrorCode.InvalidRequest, `token id ${bad} is outside the vocabulary of ${model.id} (${model.vocabSize})`);
     const drawOffset = request.sampling?.drawOffset ?? 0;
     if (seedPromptLength(request.tokens.length, drawOffset) === null) {
-      throw new MnemoError(ErrorCode.InvalidRequest, `sampling.draw_offset ${drawOffset} must be less than the prompt's ${request.tokens.length} tokens`);
+      throw new MnemoError(
+        ErrorCode.InvalidRequest,
+        `sampling.draw_offset ${drawOffset} must be less than the prompt's ${request.tokens.length} tokens`,
+      );
     }
     if (request.tokens.length >= model.maxContext) {
-      throw new MnemoError(ErrorCode.PromptTooLong, `prompt of ${request.tokens.length} tokens leaves no room in the context of ${model.id} (${model.maxContext})`);
+      throw new MnemoError(
+        ErrorCode.PromptTooLong,
+        `prompt of ${request.tokens.length} tokens leaves no room in the context of ${model.id} (${model.maxContext})`,
+      );
     }
     // The keys name the prompt's KV in every cache; wrong keys would store or serve the wrong KV.
     const keys = chunkKeys(model.id, request.tenant, request.tokens);
     if (keys.length !== request.chunkKeys.length || keys.some((k, i) => k !== request.chunkKeys[i])) {
-      throw new MnemoError(ErrorCode.InvalidRequest, `chunk_keys do not match chunkKeys(model, tenant, tokens): ${request.chunkKeys.length} given, ${keys.length} expected`);
+      throw new MnemoError(
+        ErrorCode.InvalidRequest,
+        `chunk_keys do not match chunkKeys(model, tenant, tokens): ${request.chunkKeys.length} given, ${keys.length} expected`,
+      );
     }
     checkKvSources(request.kvSources);
     const seq = new Sequence(request, model, this.store.arrivalSeq(), this.clock.monotonicMs());
@@ -70,8 +81,13 @@ export class AdmitInferenceUseCase {
       );
     }
     seq.streamed = route === 'stream';
-    if (request.deadlineUnixMs > 0 && this.clock.unixMs() > request.deadlineUnixMs) throw new MnemoError(ErrorCode.Timeout, 'deadline passed before admission');
-    if (this.cancelled.has(request.requestId, request.attempt)) throw new MnemoError(ErrorCode.Cancelled, `request ${request.requestId} (attempt ${request.attempt}) was cancelled before it arrived`);
+    if (request.deadlineUnixMs > 0 && this.clock.unixMs() > request.deadlineUnixMs)
+      throw new MnemoError(ErrorCode.Timeout, 'deadline passed before admission');
+    if (this.cancelled.has(request.requestId, request.attempt))
+      throw new MnemoError(
+        ErrorCode.Cancelled,
+        `request ${request.requestId} (attempt ${request.attempt}) was cancelled before it arrived`,
+      );
     if (this.store.has(request.requestId)) throw new MnemoError(ErrorCode.Conflict, `request ${request.requestId} is already running here`);
     if (this.store.count('waiting') >= this.config.NODE_MAX_WAITING!) throw new MnemoError(ErrorCode.Overloaded, 'queue full');
     this.elastic.makeRoom(model.id, need, demandSession(request));

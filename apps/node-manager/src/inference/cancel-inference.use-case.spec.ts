@@ -21,8 +21,16 @@ class Inbox implements TokenSink {
 }
 
 function setup() {
-  const clock = { mono: 0, monotonicMs() { return this.mono; }, unixMs: () => 1_700_000_000_000 } satisfies Clock & { mono: number };
-  const engine = new SimEngine({ cost: { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0 } });
+  const clock = {
+    mono: 0,
+    monotonicMs() {
+      return this.mono;
+    },
+    unixMs: () => 1_700_000_000_000,
+  } satisfies Clock & { mono: number };
+  const engine = new SimEngine({
+    cost: { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0 },
+  });
   const store = new SequenceStore();
   const inbox = new Inbox();
   const metrics = new ServiceMetrics('node-test');
@@ -32,7 +40,14 @@ function setup() {
   const cancelled = new CancelledAttempts(clock);
   const sut = new CancelInferenceUseCase(scheduler, store, cancelled, logger);
   const add = (attempt: number) => {
-    const request = create(InferenceRequestSchema, { requestId: 'r1', attempt, model: 'mnemo-tiny', tokens: [104, 105], replySubject: '_INBOX.1', sampling: { maxTokens: 50 } });
+    const request = create(InferenceRequestSchema, {
+      requestId: 'r1',
+      attempt,
+      model: 'mnemo-tiny',
+      tokens: [104, 105],
+      replySubject: '_INBOX.1',
+      sampling: { maxTokens: 50 },
+    });
     store.add(new Sequence(request, engine.models()[0]!, store.arrivalSeq(), 0));
   };
   return { sut, store, inbox, cancelled, clock, add };

@@ -23,16 +23,34 @@ class Inbox implements TokenSink {
 
 function setup() {
   const clock: Clock = { monotonicMs: () => 0, unixMs: () => 1_700_000_000_000 };
-  const engine = new SimEngine({ cost: { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0 } });
+  const engine = new SimEngine({
+    cost: { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0 },
+  });
   const store = new SequenceStore();
   const inbox = new Inbox();
   const metrics = new ServiceMetrics('node-test');
   const nodeMetrics = new NodeMetrics(metrics);
   const config = { NODE_ID: 'n1', NODE_MAX_BATCH: 8, NODE_MAX_PREFILL_TOKENS: 8192 } as NodeManagerConfig;
-  const scheduler = new BatchScheduler(store, engine, inbox, config, clock, nodeMetrics, metrics, new JsonLogger('test', 'error', () => undefined));
+  const scheduler = new BatchScheduler(
+    store,
+    engine,
+    inbox,
+    config,
+    clock,
+    nodeMetrics,
+    metrics,
+    new JsonLogger('test', 'error', () => undefined),
+  );
   const sut = new FlowControlUseCase(store, nodeMetrics);
   const add = (requestId: string, attempt = 1) => {
-    const request = create(InferenceRequestSchema, { requestId, attempt, model: 'mnemo-tiny', tokens: [104, 105], replySubject: `_INBOX.${requestId}`, sampling: { maxTokens: 100 } });
+    const request = create(InferenceRequestSchema, {
+      requestId,
+      attempt,
+      model: 'mnemo-tiny',
+      tokens: [104, 105],
+      replySubject: `_INBOX.${requestId}`,
+      sampling: { maxTokens: 100 },
+    });
     store.add(new Sequence(request, engine.models()[0]!, store.arrivalSeq(), 0));
   };
   return { sut, store, inbox, scheduler, engine, add, metrics };

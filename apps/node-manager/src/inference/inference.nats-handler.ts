@@ -10,7 +10,16 @@ import {
   nodeInferSubject,
   ScheduleReplySchema,
 } from '@mnemo/proto';
-import { decodeRequest, endWithError, JsonLogger, NatsEndpoints, natsTraceContext, protoResponder, ServiceMetrics, tracerFor } from '@mnemo/service-kit';
+import {
+  decodeRequest,
+  endWithError,
+  JsonLogger,
+  NatsEndpoints,
+  natsTraceContext,
+  protoResponder,
+  ServiceMetrics,
+  tracerFor,
+} from '@mnemo/service-kit';
 import { trace } from '@opentelemetry/api';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { AdmitInferenceCommand } from './admit-inference.command.js';
@@ -50,7 +59,18 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
       request: InferenceRequestSchema,
       handle: async (request, msg) => {
         const parent = natsTraceContext(msg);
-        const span = tracerFor('node-manager').startSpan('node.admit', { attributes: { 'mnemo.request_id': request.requestId, 'mnemo.node_id': this.config.NODE_ID, 'mnemo.attempt': request.attempt, 'mnemo.prompt_tokens': request.tokens.length } }, parent);
+        const span = tracerFor('node-manager').startSpan(
+          'node.admit',
+          {
+            attributes: {
+              'mnemo.request_id': request.requestId,
+              'mnemo.node_id': this.config.NODE_ID,
+              'mnemo.attempt': request.attempt,
+              'mnemo.prompt_tokens': request.tokens.length,
+            },
+          },
+          parent,
+        );
         try {
           const nodeId = this.admit.execute(new AdmitInferenceCommand(request, trace.setSpan(parent, span)));
           if (replyDelayMs > 0) await sleep(replyDelayMs);
@@ -62,7 +82,12 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
         }
       },
       reply: (o) =>
-        encodeMessage(ScheduleReplySchema, 'ok' in o ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt, bootId: o.ok.bootId } : { result: { case: 'error', value: o.error } }),
+        encodeMessage(
+          ScheduleReplySchema,
+          'ok' in o
+            ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt, bootId: o.ok.bootId }
+            : { result: { case: 'error', value: o.error } },
+        ),
       logger: this.logger,
       metrics: this.metrics,
     });

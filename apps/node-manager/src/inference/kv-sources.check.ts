@@ -10,10 +10,12 @@ export const MAX_KV_SOURCES = 16;
  * verified): refuse anything that is not a dialable host:port or a well-formed key list.
  */
 export function checkKvSources(sources: readonly KvSource[]): void {
-  if (sources.length > MAX_KV_SOURCES) throw new MnemoError(ErrorCode.InvalidRequest, `at most ${MAX_KV_SOURCES} kv_sources, got ${sources.length}`);
+  if (sources.length > MAX_KV_SOURCES)
+    throw new MnemoError(ErrorCode.InvalidRequest, `at most ${MAX_KV_SOURCES} kv_sources, got ${sources.length}`);
   for (const s of sources) {
     const hp = parseHostPort(s.grpcAddress);
-    if (!hp || hp.port === undefined) throw new MnemoError(ErrorCode.InvalidRequest, `kv_sources grpc_address must be host:port, got ${JSON.stringify(s.grpcAddress)}`);
+    if (!hp || hp.port === undefined)
+      throw new MnemoError(ErrorCode.InvalidRequest, `kv_sources grpc_address must be host:port, got ${JSON.stringify(s.grpcAddress)}`);
     const bad = s.chunkKeys.find((k) => !isChunkKey(k));
     if (bad !== undefined) throw new MnemoError(ErrorCode.InvalidRequest, `kv_sources chunk key is malformed: ${JSON.stringify(bad)}`);
   }

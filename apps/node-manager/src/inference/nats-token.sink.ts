@@ -22,6 +22,9 @@ export class NatsTokenSink implements TokenSink {
     if (seq.silent) return;
     // After a crash-stop the connection is gone; the gateway's own timeout covers the request.
     if (this.nc.isClosed()) return;
-    this.nc.publish(seq.request.replySubject, encodeMessage(TokenEventSchema, { ...event, attempt: seq.request.attempt, nodeId: this.config.NODE_ID }));
+    this.nc.publish(
+      seq.request.replySubject,
+      encodeMessage(TokenEventSchema, { ...event, attempt: seq.request.attempt, nodeId: this.config.NODE_ID }),
+    );
   }
 }

@@ -14,7 +14,11 @@ export interface VllmBridgeCounters {
   unmapped: number;
 }
 
-const MEDIUM: Readonly<Record<KvHoldingChange['tier'], string>> = { device: VLLM_MEDIUM.device, mem: VLLM_MEDIUM.host, ssd: VLLM_MEDIUM.ssd };
+const MEDIUM: Readonly<Record<KvHoldingChange['tier'], string>> = {
+  device: VLLM_MEDIUM.device,
+  mem: VLLM_MEDIUM.host,
+  ssd: VLLM_MEDIUM.ssd,
+};
 
 /**
  * This node's KV events in vLLM's format, beside the NATS ones: every change to what a tier
@@ -68,7 +72,16 @@ export class VllmEventsBridge {
         }
         events.push(
           c.kind === 'stored'
-            ? { type: 'BlockStored', blockHashes: b.blockHashes, parentBlockHash: b.parentBlockHash, tokenIds: b.tokenIds, blockSize: 16, loraId: null, medium: MEDIUM[c.tier], loraName: null }
+            ? {
+                type: 'BlockStored',
+                blockHashes: b.blockHashes,
+                parentBlockHash: b.parentBlockHash,
+                tokenIds: b.tokenIds,
+                blockSize: 16,
+                loraId: null,
+                medium: MEDIUM[c.tier],
+                loraName: null,
+              }
             : { type: 'BlockRemoved', blockHashes: b.blockHashes, medium: MEDIUM[c.tier] },
         );
       }

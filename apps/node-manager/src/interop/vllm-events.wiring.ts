@@ -13,7 +13,12 @@ export interface VllmEventsHandle {
 }
 
 /** Starts the vLLM-format KV event publisher when NODE_VLLM_EVENTS names an endpoint; null when off. */
-export async function startVllmEvents(config: NodeManagerConfig, engine: Engine, metrics: ServiceMetrics, logger: JsonLogger): Promise<VllmEventsHandle | null> {
+export async function startVllmEvents(
+  config: NodeManagerConfig,
+  engine: Engine,
+  metrics: ServiceMetrics,
+  logger: JsonLogger,
+): Promise<VllmEventsHandle | null> {
   const endpoint = config.NODE_VLLM_EVENTS?.trim();
   if (!endpoint || endpoint === 'off') return null;
   const replay = config.NODE_VLLM_EVENTS_REPLAY?.trim();
@@ -23,7 +28,12 @@ export async function startVllmEvents(config: NodeManagerConfig, engine: Engine,
     topic: config.NODE_VLLM_EVENTS_TOPIC ?? '',
     onError: (e) => logger.emit('warn', 'vLLM KV event publish failed', { err: String(e) }),
   });
-  const bridge = new VllmEventsBridge(pub, new Set(engine.models().map((m) => m.id)), config.NODE_VLLM_EVENTS_MAX_CHUNKS!, config.kvStore.eventsMs);
+  const bridge = new VllmEventsBridge(
+    pub,
+    new Set(engine.models().map((m) => m.id)),
+    config.NODE_VLLM_EVENTS_MAX_CHUNKS!,
+    config.kvStore.eventsMs,
+  );
   const unwatch = engine.watchChunks((e) => bridge.onChunk(e));
   const tally = (name: string, help: string, read: () => number) =>
     new Counter({
@@ -35,8 +45,16 @@ export async function startVllmEvents(config: NodeManagerConfig, engine: Engine,
         this.inc(read());
       },
     });
-  tally('mnemo_node_vllm_events_total', 'Block events published in vLLM format (BlockStored / BlockRemoved, one per chunk and tier)', () => bridge.counters.events);
-  tally('mnemo_node_vllm_events_unmapped_total', 'KV changes left out of the vLLM-format stream: chunks whose tokens this node never saw on its device', () => bridge.counters.unmapped);
+  tally(
+    'mnemo_node_vllm_events_total',
+    'Block events published in vLLM format (BlockStored / BlockRemoved, one per chunk and tier)',
+    () => bridge.counters.events,
+  );
+  tally(
+    'mnemo_node_vllm_events_unmapped_total',
+    'KV changes left out of the vLLM-format stream: chunks whose tokens this node never saw on its device',
+    () => bridge.counters.unmapped,
+  );
   logger.emit('info', 'vLLM-format KV events on', { endpoint: pub.endpoint, replayEndpoint: pub.replayEndpoint });
   return {
     bridge,

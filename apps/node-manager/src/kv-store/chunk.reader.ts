@@ -20,7 +20,12 @@ export interface ChunkSlice {
  *
  * Keys are salted with their model (chunkKeys), so the first model that knows the key is its owner.
  */
-export async function readChunkSlice(tiers: OffloadTiers, key: string, layerStart: number, layerEnd: number): Promise<ChunkSlice | undefined> {
+export async function readChunkSlice(
+  tiers: OffloadTiers,
+  key: string,
+  layerStart: number,
+  layerEnd: number,
+): Promise<ChunkSlice | undefined> {
   const m = tiers.allModels().find((x) => x.table.positionOf(key) !== undefined);
   if (!m || layerEnd > m.geometry.layers) return undefined;
   const pins: PinHandle[] = [];
@@ -36,7 +41,13 @@ export async function readChunkSlice(tiers: OffloadTiers, key: string, layerStar
   }
 }
 
-async function copyPinned(tiers: OffloadTiers, m: ModelKv, key: string, layerStart: number, pins: readonly PinHandle[]): Promise<ChunkSlice | undefined> {
+async function copyPinned(
+  tiers: OffloadTiers,
+  m: ModelKv,
+  key: string,
+  layerStart: number,
+  pins: readonly PinHandle[],
+): Promise<ChunkSlice | undefined> {
   // Aligned slots: an SSD read is O_DIRECT and moves whole sectors.
   const dst = allocHostBuffer(pins.length * m.stride);
   const { operands, op } = transferOperands(dst);

@@ -22,7 +22,12 @@ export class DevicePromotion {
     const staging = this.engine.staging;
     if (!this.enabled || !staging) return false;
     try {
-      return staging.stage(model, c.key, c.payload, { priority: advisory.priority ?? 0, dueMs: advisory.dueMs ?? Infinity, stamp, position: c.position });
+      return staging.stage(model, c.key, c.payload, {
+        priority: advisory.priority ?? 0,
+        dueMs: advisory.dueMs ?? Infinity,
+        stamp,
+        position: c.position,
+      });
     } catch (e) {
       this.log('warn', 'prefetched chunk not promoted to the device', { model, key: c.key, err: e instanceof Error ? e : String(e) });
       return false;

@@ -60,13 +60,19 @@ export class HostPromotions {
   async read(srcs: Source[]): Promise<void> {
     if (srcs.length === 0) return;
     const m = this.m;
-    const plan = this.tiers.host.length === 0 ? undefined : planOffload(
-      srcs.map((s) => ({ position: 0, s })),
-      this.tiers.host.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator })),
-      m.stride,
-    );
+    const plan =
+      this.tiers.host.length === 0
+        ? undefined
+        : planOffload(
+            srcs.map((s) => ({ position: 0, s })),
+            this.tiers.host.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator })),
+            m.stride,
+          );
     const targets = new Map<Source, { operand: TransferOperand; offset: number; deviceIndex?: number }>();
-    for (const w of plan?.writes ?? []) w.segments.forEach(({ s }, i) => targets.set(s, { operand: this.tiers.device(w.deviceIndex).device, offset: w.offsets[i]!, deviceIndex: w.deviceIndex }));
+    for (const w of plan?.writes ?? [])
+      w.segments.forEach(({ s }, i) =>
+        targets.set(s, { operand: this.tiers.device(w.deviceIndex).device, offset: w.offsets[i]!, deviceIndex: w.deviceIndex }),
+      );
     const rest = srcs.filter((s) => !targets.has(s));
     let scratch: ArrayBuffer | undefined;
     if (rest.length > 0) {
@@ -116,7 +122,13 @@ export class HostPromotions {
         this.buffers.use(scratch!);
         return;
       }
-      const location: SegmentLocation = { deviceIndex: t.deviceIndex, type: 'mem', offset: t.offset, length: m.segBytes, crc32c: s.pinned.location.crc32c };
+      const location: SegmentLocation = {
+        deviceIndex: t.deviceIndex,
+        type: 'mem',
+        offset: t.offset,
+        length: m.segBytes,
+        crc32c: s.pinned.location.crc32c,
+      };
       if (!checkNow) s.pending = location;
       else if (m.table.get(s.key, s.layer, 'mem')) this.orphans.push(location);
       else kept.push({ seg: { chunkKey: s.key, position: m.table.positionOf(s.key)!, layer: s.layer }, location });

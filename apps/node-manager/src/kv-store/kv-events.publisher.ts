@@ -1,6 +1,17 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { create } from '@bufbuild/protobuf';
-import { decodeMessage, encodeMessage, KvChangeKind, KvChangeSchema, KvEventSchema, KvReportRequestSchema, KvTier, SessionTailSchema, Subjects, type KvChange } from '@mnemo/proto';
+import {
+  decodeMessage,
+  encodeMessage,
+  KvChangeKind,
+  KvChangeSchema,
+  KvEventSchema,
+  KvReportRequestSchema,
+  KvTier,
+  SessionTailSchema,
+  Subjects,
+  type KvChange,
+} from '@mnemo/proto';
 import type { PoolTier } from '@mnemo/kv-core';
 import type { SessionTailReport } from './session.tails.js';
 
@@ -71,12 +82,21 @@ export class KvEventsPublisher {
     // A timer may fire while the node shuts down: a draining connection refuses publishes (and would throw from the timer).
     if ((this.pending.size === 0 && this.tails.length === 0) || this.nc.isClosed() || this.nc.isDraining()) return;
     const changes: KvChange[] = [...this.pending.values()].map(({ change, keys }) =>
-      create(KvChangeSchema, { kind: KINDS[change.kind], tier: TIERS[change.tier], model: change.model, chunkKeys: [...keys], layers: change.layers ?? 0 }),
+      create(KvChangeSchema, {
+        kind: KINDS[change.kind],
+        tier: TIERS[change.tier],
+        model: change.model,
+        chunkKeys: [...keys],
+        layers: change.layers ?? 0,
+      }),
     );
     const sessionTails = this.tails.map((t) => create(SessionTailSchema, { ...t, chunkKeys: [...t.chunkKeys] }));
     this.pending.clear();
     this.tails = [];
-    this.nc.publish(Subjects.KV_EVENTS, encodeMessage(KvEventSchema, { nodeId: this.nodeId, seq: ++this.seq, changes, sentUnixMs: Date.now(), sessionTails }));
+    this.nc.publish(
+      Subjects.KV_EVENTS,
+      encodeMessage(KvEventSchema, { nodeId: this.nodeId, seq: ++this.seq, changes, sentUnixMs: Date.now(), sessionTails }),
+    );
     this.published++;
   }
 
@@ -94,7 +114,10 @@ export class KvEventsPublisher {
         if (chunkKeys.length > 0) changes.push(create(KvChangeSchema, { kind: KvChangeKind.STORED, tier: TIERS[tier], model, chunkKeys }));
       }
     }
-    this.nc.publish(Subjects.KV_EVENTS, encodeMessage(KvEventSchema, { nodeId: this.nodeId, seq: ++this.seq, changes, sentUnixMs: Date.now(), full: true }));
+    this.nc.publish(
+      Subjects.KV_EVENTS,
+      encodeMessage(KvEventSchema, { nodeId: this.nodeId, seq: ++this.seq, changes, sentUnixMs: Date.now(), full: true }),
+    );
     this.published++;
   }
 

@@ -16,10 +16,29 @@ const toks = (n: number, salt: number) => Array.from({ length: n }, (_, i) => (i
 const bits = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length);
 
 /** Prefills and decodes greedily; returns the tokens and the sequence's whole KV. */
-async function converse(engine: ReferenceEngine, seqId: string, tokens: number[], n: number, store?: KvStore, warm = false): Promise<{ out: number[]; kv: Float32Array; cached: number; restored: number }> {
+async function converse(
+  engine: ReferenceEngine,
+  seqId: string,
+  tokens: number[],
+  n: number,
+  store?: KvStore,
+  warm = false,
+): Promise<{ out: number[]; kv: Float32Array; cached: number; restored: number }> {
   const keys = chunkKeys(MODEL, 't', tokens);
-  const prompt: StoredPrompt = { model: MODEL, chunkKeys: keys, promptTokens: tokens.length, blockKeys: (c) => chunkBlockKeys(MODEL, 't', tokens, keys, c) };
-  const input: PrefillInput = { seqId, model: MODEL, tokens, sampling: GREEDY, cacheSalt: 't', restore: store ? (d) => store.restorePlan(prompt, d, seqId) : undefined };
+  const prompt: StoredPrompt = {
+    model: MODEL,
+    chunkKeys: keys,
+    promptTokens: tokens.length,
+    blockKeys: (c) => chunkBlockKeys(MODEL, 't', tokens, keys, c),
+  };
+  const input: PrefillInput = {
+    seqId,
+    model: MODEL,
+    tokens,
+    sampling: GREEDY,
+    cacheSalt: 't',
+    restore: store ? (d) => store.restorePlan(prompt, d, seqId) : undefined,
+  };
   // As a node does when the request arrives: its SSD reads start before its pass.
   if (store && warm) store.warm(seqId, prompt, engine.cachedTokens(input));
   const [first] = await engine.prefill([input]);
@@ -86,7 +105,9 @@ describe('KV store fidelity across tiers', () => {
       // The whole chunks turn 2 restores are held by the SSD pool already: none is exported again.
       const exported: number[] = [];
       const exportChunk = engine.exportChunk.bind(engine);
-      jest.spyOn(engine, 'exportChunk').mockImplementation((seqId, chunk, tokens) => (exported.push(chunk), exportChunk(seqId, chunk, tokens)));
+      jest
+        .spyOn(engine, 'exportChunk')
+        .mockImplementation((seqId, chunk, tokens) => (exported.push(chunk), exportChunk(seqId, chunk, tokens)));
       const restored = await converse(engine, 't2', turn2, 12, store, warm);
       expect(store.warmCounters).toEqual({ started: warm ? 1 : 0, used: warm ? 1 : 0, stale: 0, expired: 0 });
       expect(exported.filter((c) => c < keys1.length)).toEqual([]);

@@ -23,7 +23,17 @@ describe(`${KvStore.name} housekeeping`, () => {
     dir = await mkdtemp(join(tmpdir(), 'mnemo-housekeeping-'));
     engine = await ReferenceEngine.create({ models: ['mnemo-tiny'], backend: 'cpu', kvBlocks: 64 });
     sut = (await KvStore.open(
-      { enabled: true, dataDir: dir, hostBytes: 4 * MiB, hostDevices: 1, ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * MiB }], bandwidths: [10e9, 2e9], ssdTtlMs: 3_600_000, ioBackend: 'auto', eventsMs: 50 },
+      {
+        enabled: true,
+        dataDir: dir,
+        hostBytes: 4 * MiB,
+        hostDevices: 1,
+        ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * MiB }],
+        bandwidths: [10e9, 2e9],
+        ssdTtlMs: 3_600_000,
+        ioBackend: 'auto',
+        eventsMs: 50,
+      },
       engine,
       () => undefined,
       () => undefined,

@@ -46,16 +46,28 @@ export class KvStoreMetrics {
       });
     byTier('mnemo_kv_written_bytes_total', 'Bytes of KV segments written to each offload tier', (tier) => t.writtenBytes[tier]);
     byTier('mnemo_kv_read_bytes_total', 'Bytes of KV segments read back from each offload tier', (tier) => t.readBytes[tier]);
-    byTier('mnemo_kv_evicted_segments_total', 'Segments (one layer of one chunk) evicted from each offload tier', (tier) => t.evictedSegments[tier]);
+    byTier(
+      'mnemo_kv_evicted_segments_total',
+      'Segments (one layer of one chunk) evicted from each offload tier',
+      (tier) => t.evictedSegments[tier],
+    );
     byTier('mnemo_kv_hit_tokens_total', 'Prompt tokens restored from each offload tier instead of recomputed', (tier) => c.hitTokens[tier]);
     tally('mnemo_kv_expired_segments_total', 'SSD segments dropped after their TTL', () => t.expiredSegments);
-    tally('mnemo_kv_crc_failures_total', 'Stored segments that failed their CRC32C check (dropped; the request recomputed)', () => t.crcFailures);
+    tally(
+      'mnemo_kv_crc_failures_total',
+      'Stored segments that failed their CRC32C check (dropped; the request recomputed)',
+      () => t.crcFailures,
+    );
     tally('mnemo_kv_journal_replays_total', 'SSD journals replayed at start (warm restarts)', () => t.journalReplays);
     tally('mnemo_kv_journal_replayed_segments_total', 'SSD segments found again by journal replay', () => t.journalReplayedSegments);
-    tally('mnemo_kv_journal_write_failures_total', 'SSD journal flushes that failed (records kept, file cut back to the last good record, retried)', () => t.journalWriteFailures);
+    tally(
+      'mnemo_kv_journal_write_failures_total',
+      'SSD journal flushes that failed (records kept, file cut back to the last good record, retried)',
+      () => t.journalWriteFailures,
+    );
     new Gauge({
       name: 'mnemo_kv_journal_failing',
-      help: '1 while a model\'s SSD journal cannot write (its last flush failed), else 0',
+      help: "1 while a model's SSD journal cannot write (its last flush failed), else 0",
       labelNames: ['model'],
       registers,
       collect() {
@@ -73,8 +85,16 @@ export class KvStoreMetrics {
     });
     tally('mnemo_kv_restores_total', 'Prefills that restored a prefix from the offload tiers', () => c.plans);
     tally('mnemo_kv_restore_failures_total', 'Restores that failed (corrupt or missing copy) and were recomputed', () => c.failures);
-    tally('mnemo_kv_ssd_skipped_segments_total', 'Segments the SSD pool had no room for (kept in faster tiers only)', () => store.writer.ssdSkipped);
-    tally('mnemo_kv_ssd_dropped_segments_total', 'Segments not queued for their SSD write because the write-behind queue was at NODE_KV_SSD_QUEUE_MB (kept in faster tiers only, or recomputed later)', () => store.writer.ssdDropped);
+    tally(
+      'mnemo_kv_ssd_skipped_segments_total',
+      'Segments the SSD pool had no room for (kept in faster tiers only)',
+      () => store.writer.ssdSkipped,
+    );
+    tally(
+      'mnemo_kv_ssd_dropped_segments_total',
+      'Segments not queued for their SSD write because the write-behind queue was at NODE_KV_SSD_QUEUE_MB (kept in faster tiers only, or recomputed later)',
+      () => store.writer.ssdDropped,
+    );
     tally('mnemo_kv_events_published_total', 'KvEvents published on NATS', () => events.published);
     new Gauge({
       name: 'mnemo_kv_tier_bytes',

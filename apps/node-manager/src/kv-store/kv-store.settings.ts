@@ -46,7 +46,22 @@ export const DEFAULT_HOST_POOL_CAP = 1024 ** 3;
 export const DEFAULT_SSD_POOL_BYTES = 1024 ** 3;
 const MIN_POOL_BYTES = 1024 * 1024;
 
-const UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, k: 1e3, kb: 1e3, kib: 1024, m: 1e6, mb: 1e6, mib: 1024 ** 2, g: 1e9, gb: 1e9, gib: 1024 ** 3, t: 1e12, tb: 1e12, tib: 1024 ** 4 };
+const UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  kib: 1024,
+  m: 1e6,
+  mb: 1e6,
+  mib: 1024 ** 2,
+  g: 1e9,
+  gb: 1e9,
+  gib: 1024 ** 3,
+  t: 1e12,
+  tb: 1e12,
+  tib: 1024 ** 4,
+};
 
 /** "512MiB", "2G", "1048576" → bytes; undefined when it is not a size. */
 export function parseByteSize(text: string): number | undefined {
@@ -71,8 +86,10 @@ export function parseKvStoreSettings(env: KvStoreEnv, cwd = process.cwd()): { se
   const host = env.NODE_KV_HOST_POOL?.trim();
   if (host && host !== 'auto') {
     const n = parseByteSize(host);
-    if (n === undefined) problems.push(`NODE_KV_HOST_POOL=${JSON.stringify(host)}: a size like 512MiB or 2GiB, 0 for no host tier, or auto`);
-    else if (n !== 0 && n < MIN_POOL_BYTES) problems.push(`NODE_KV_HOST_POOL=${JSON.stringify(host)}: at least 1MiB (or 0 for no host tier)`);
+    if (n === undefined)
+      problems.push(`NODE_KV_HOST_POOL=${JSON.stringify(host)}: a size like 512MiB or 2GiB, 0 for no host tier, or auto`);
+    else if (n !== 0 && n < MIN_POOL_BYTES)
+      problems.push(`NODE_KV_HOST_POOL=${JSON.stringify(host)}: at least 1MiB (or 0 for no host tier)`);
     else hostBytes = n;
   }
   const hostDevices = env.NODE_KV_HOST_DEVICES ?? 1;
@@ -88,7 +105,9 @@ export function parseKvStoreSettings(env: KvStoreEnv, cwd = process.cwd()): { se
       const [path, size] = entry.split('=');
       const bytes = size === undefined ? undefined : parseByteSize(size);
       if (!path || (size !== undefined && (bytes === undefined || bytes < MIN_POOL_BYTES))) {
-        problems.push(`NODE_KV_SSD_POOLS entry ${JSON.stringify(entry)}: path[=size] (size ≥ 1MiB, e.g. /data/kv.pool=64GiB or /dev/nvme1n1), or none`);
+        problems.push(
+          `NODE_KV_SSD_POOLS entry ${JSON.stringify(entry)}: path[=size] (size ≥ 1MiB, e.g. /data/kv.pool=64GiB or /dev/nvme1n1), or none`,
+        );
         continue;
       }
       ssdPools.push({ path: isAbsolute(path) ? path : resolve(cwd, path), bytes });
@@ -99,8 +118,10 @@ export function parseKvStoreSettings(env: KvStoreEnv, cwd = process.cwd()): { se
   if (env.NODE_KV_BANDWIDTHS && env.NODE_KV_BANDWIDTHS.length > 0) {
     const devices = (hostBytes > 0 ? hostDevices : 0) + ssdPools.length;
     bandwidths = env.NODE_KV_BANDWIDTHS.map((b) => Number(b) * 1e9);
-    if (bandwidths.some((b) => !Number.isFinite(b) || b <= 0)) problems.push(`NODE_KV_BANDWIDTHS: positive GB/s figures, one per pool device`);
-    else if (bandwidths.length !== devices) problems.push(`NODE_KV_BANDWIDTHS has ${bandwidths.length} figures for ${devices} pool devices (host devices first, then SSD pools)`);
+    if (bandwidths.some((b) => !Number.isFinite(b) || b <= 0))
+      problems.push(`NODE_KV_BANDWIDTHS: positive GB/s figures, one per pool device`);
+    else if (bandwidths.length !== devices)
+      problems.push(`NODE_KV_BANDWIDTHS has ${bandwidths.length} figures for ${devices} pool devices (host devices first, then SSD pools)`);
   }
   if (problems.length > 0) return { problems };
   return {

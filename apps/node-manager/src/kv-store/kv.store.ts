@@ -1,6 +1,20 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { CHUNK_TOKENS, chunkKeys, hostResidentPrefix, PrefetchedChunks, restoreReach, restoreTouchKeys, worthWarming, type Drop, type KvRowGeometry, type PrefetchAdvisory, type PrefixChunk, type RestorePrompt, type Withdrawal } from '@mnemo/kv-core';
+import {
+  CHUNK_TOKENS,
+  chunkKeys,
+  hostResidentPrefix,
+  PrefetchedChunks,
+  restoreReach,
+  restoreTouchKeys,
+  worthWarming,
+  type Drop,
+  type KvRowGeometry,
+  type PrefetchAdvisory,
+  type PrefixChunk,
+  type RestorePrompt,
+  type Withdrawal,
+} from '@mnemo/kv-core';
 import type { Engine, HeldKv, KvRestorePlan } from '@mnemo/engine';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices, type PoolReport } from './pool.devices.js';
@@ -110,12 +124,21 @@ export class KvStore implements ChunkStore {
     await mkdir(s.dataDir, { recursive: true });
     const { devices, report } = await openPoolDevices(s);
     const tiers = new OffloadTiers(devices, s.ssdTtlMs, (c: TierChange) => onChange(c));
-    tiers.onJournalFailure = (model, e) => log('error', 'SSD journal write failed: records kept, file cut back, retrying', { model, err: e instanceof Error ? e.message : String(e) });
+    tiers.onJournalFailure = (model, e) =>
+      log('error', 'SSD journal write failed: records kept, file cut back, retrying', {
+        model,
+        err: e instanceof Error ? e.message : String(e),
+      });
     try {
       const replays: JournalReplay[] = [];
-      for (const m of models) replays.push(await tiers.addModel(m.id, engine.kvLayout(m.id)!, join(s.dataDir, `journal-${fileSafe(m.id)}.mkvj`)));
+      for (const m of models)
+        replays.push(await tiers.addModel(m.id, engine.kvLayout(m.id)!, join(s.dataDir, `journal-${fileSafe(m.id)}.mkvj`)));
       for (const x of extra) replays.push(await tiers.addModel(x.id, x.geometry, join(s.dataDir, `journal-${fileSafe(x.id)}.mkvj`)));
-      const writer = new TierWriter(tiers, (e, what) => log('error', `KV store ${what} failed`, { err: e instanceof Error ? e : String(e) }), s.ssdQueueBytes);
+      const writer = new TierWriter(
+        tiers,
+        (e, what) => log('error', `KV store ${what} failed`, { err: e instanceof Error ? e : String(e) }),
+        s.ssdQueueBytes,
+      );
       return new KvStore(tiers, writer, engine, onChange, log, report, replays, Math.min(60_000, Math.max(1000, s.ssdTtlMs / 4)));
     } catch (e) {
       await tiers.close();
@@ -283,11 +306,20 @@ export class KvStore implements ChunkStore {
       if (layers.length === 0 && !staged.has(c.key)) continue;
       this.peerCounters.prefetchedChunks++;
       this.peerCounters.prefetchedBytes += layers.length * m.segBytes;
-      this.prefetched.add(advisory, { model, key: c.key, position: c.position, layers, bytes: m.stride, stamp: now, onDevice: staged.has(c.key) });
+      this.prefetched.add(advisory, {
+        model,
+        key: c.key,
+        position: c.position,
+        layers,
+        bytes: m.stride,
+        stamp: now,
+        onDevice: staged.has(c.key),
+      });
     }
     for (const c of chunks) {
       if (fresh.includes(c)) continue;
-      if (this.prefetched.has(c.key)) this.prefetched.add(advisory, { model, key: c.key, position: c.position, layers: [], bytes: m.stride, stamp: now });
+      if (this.prefetched.has(c.key))
+        this.prefetched.add(advisory, { model, key: c.key, position: c.position, layers: [], bytes: m.stride, stamp: now });
       else this.prefetched.landedFor(advisory, c.key);
     }
   }

@@ -25,7 +25,6 @@ interface Harness {
   close(): Promise<void>;
 }
 
-
 describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
   ['mem', (dir, bytes) => settings(dir, { hostBytes: bytes, ssdPools: [] })],
   ['ssd', (dir, bytes) => settings(dir, { hostBytes: 0, ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes }] })],
@@ -106,7 +105,8 @@ describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
     expect(requests[3]!.every((c) => holds(h, c.key))).toBe(true);
     expect(requests[0]!.some((c) => holds(h, c.key))).toBe(false);
     // What an evicted request still has is its lower layers, never an upper layer without the ones below.
-    for (const r of requests) for (const c of r) expect(m.table.layersIn(c.key, tier)).toEqual([...Array(m.leadingLayers(c.key, tier)).keys()]);
+    for (const r of requests)
+      for (const c of r) expect(m.table.layersIn(c.key, tier)).toEqual([...Array(m.leadingLayers(c.key, tier)).keys()]);
     expect(h.changes.some((c) => c.kind === 'removed' || c.kind === 'truncated')).toBe(true);
     expect(h.tiers.usage(tier).used).toBeLessThanOrEqual(h.tiers.usage(tier).capacity);
     await h.close();

@@ -1,4 +1,13 @@
-import { putRecord, replayJournal, type ExtentAllocator, type KvRowGeometry, type PoolTier, type Removal, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
+import {
+  putRecord,
+  replayJournal,
+  type ExtentAllocator,
+  type KvRowGeometry,
+  type PoolTier,
+  type Removal,
+  type SegmentLocation,
+  type SegmentRef,
+} from '@mnemo/kv-core';
 import { HostBufferPool } from './host-buffer.pool.js';
 import { ModelKv } from './model.kv.js';
 import type { SsdPoolDevice } from '@mnemo/native-cuda';

@@ -39,7 +39,11 @@ describe('bandwidth-proportional placement over pool devices', () => {
     const writer = new TierWriter(tiers, (e) => {
       throw e;
     });
-    const keys = chunkKeys('m', 't', Array.from({ length: 8 * 256 }, (_, i) => i % 200));
+    const keys = chunkKeys(
+      'm',
+      't',
+      Array.from({ length: 8 * 256 }, (_, i) => i % 200),
+    );
     await writer.write(
       'm',
       keys.map((key, position) => ({ key, position, payload: new Float32Array(G.layers * 2 * 256 * G.rowElems).fill(position) })),
@@ -48,7 +52,9 @@ describe('bandwidth-proportional placement over pool devices', () => {
 
     const m = tiers.model('m');
     const onDevice = (layer?: number) =>
-      [0, 1].map((d) => [...m.table.entries('ssd')].filter((e) => e.location.deviceIndex === d && (layer === undefined || e.layer === layer)).length);
+      [0, 1].map(
+        (d) => [...m.table.entries('ssd')].filter((e) => e.location.deviceIndex === d && (layer === undefined || e.layer === layer)).length,
+      );
     expect(onDevice()).toEqual([24, 8]);
     for (let l = 0; l < G.layers; l++) expect(onDevice(l)).toEqual([6, 2]);
 

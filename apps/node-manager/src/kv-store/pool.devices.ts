@@ -1,7 +1,16 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExtentAllocator, type PoolTier } from '@mnemo/kv-core';
-import { ioInfo, numaNodes, openHostPool, openSsdPool, probeDirectIo, probeMemcpy, type HostPoolDevice, type SsdPoolDevice } from '@mnemo/native-cuda';
+import {
+  ioInfo,
+  numaNodes,
+  openHostPool,
+  openSsdPool,
+  probeDirectIo,
+  probeMemcpy,
+  type HostPoolDevice,
+  type SsdPoolDevice,
+} from '@mnemo/native-cuda';
 import type { KvStoreSettings } from './kv-store.settings.js';
 
 /** Every offset and size in the pools is a multiple of this, so host ↔ SSD copies need no bounce buffer. */
@@ -50,7 +59,10 @@ export interface PoolDeviceOptions {
  * device's bandwidth unless configured: memcpy for host memory, O_DIRECT reads of a scratch
  * file beside each SSD pool (never the pool itself, which may hold a previous run's KV).
  */
-export async function openPoolDevices(s: KvStoreSettings, options: PoolDeviceOptions = {}): Promise<{ devices: PoolDevice[]; report: PoolReport }> {
+export async function openPoolDevices(
+  s: KvStoreSettings,
+  options: PoolDeviceOptions = {},
+): Promise<{ devices: PoolDevice[]; report: PoolReport }> {
   const devices: PoolDevice[] = [];
   try {
     const nodes = numaNodes();
@@ -72,9 +84,22 @@ export async function openPoolDevices(s: KvStoreSettings, options: PoolDeviceOpt
     }
     for (const [i, pool] of s.ssdPools.entries()) {
       await mkdir(dirname(pool.path), { recursive: true });
-      const device = await openSsdPool({ path: pool.path, bytes: pool.bytes, blockSize: POOL_ALIGNMENT, backend: s.ioBackend, queueDepth: options.ssdQueueDepth ?? SSD_QUEUE_DEPTH });
+      const device = await openSsdPool({
+        path: pool.path,
+        bytes: pool.bytes,
+        blockSize: POOL_ALIGNMENT,
+        backend: s.ioBackend,
+        queueDepth: options.ssdQueueDepth ?? SSD_QUEUE_DEPTH,
+      });
       const bandwidth = s.bandwidths?.[hostCount + i] ?? (await measureSsd(pool.path, s.ioBackend));
-      devices.push({ index: i, type: 'ssd', device, bandwidth, allocator: new ExtentAllocator(device.bytes, POOL_ALIGNMENT), name: `ssd${i}` });
+      devices.push({
+        index: i,
+        type: 'ssd',
+        device,
+        bandwidth,
+        allocator: new ExtentAllocator(device.bytes, POOL_ALIGNMENT),
+        name: `ssd${i}`,
+      });
     }
   } catch (e) {
     await closePoolDevices(devices);
@@ -84,13 +109,18 @@ export async function openPoolDevices(s: KvStoreSettings, options: PoolDeviceOpt
   return {
     devices,
     report: {
-      io: io.uringAvailable ? `io_uring (crc32c: ${io.crc32c})` : `pread/pwrite fallback: ${io.uringReason ?? 'io_uring not compiled in'} (crc32c: ${io.crc32c})`,
+      io: io.uringAvailable
+        ? `io_uring (crc32c: ${io.crc32c})`
+        : `pread/pwrite fallback: ${io.uringReason ?? 'io_uring not compiled in'} (crc32c: ${io.crc32c})`,
       devices: devices.map((d) => ({
         name: d.name,
         type: d.type,
         bytes: d.device.bytes,
         bandwidthGBs: Math.round(d.bandwidth / 1e7) / 100,
-        detail: 'path' in d.device ? `${d.device.path} ${d.device.backend}${d.device.backendReason ? ` (${d.device.backendReason})` : ''}` : `${d.device.kind}${d.device.numaNode === null ? '' : ` numa ${d.device.numaNode}`}`,
+        detail:
+          'path' in d.device
+            ? `${d.device.path} ${d.device.backend}${d.device.backendReason ? ` (${d.device.backendReason})` : ''}`
+            : `${d.device.kind}${d.device.numaNode === null ? '' : ` numa ${d.device.numaNode}`}`,
       })),
     },
   };

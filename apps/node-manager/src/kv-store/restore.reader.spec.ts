@@ -49,7 +49,14 @@ describe(RestoreReader.name, () => {
 
   const reader = (from: number, until: number, options?: RestoreOptions) => {
     const m = tiers.model(MODEL);
-    return new RestoreReader(tiers, m, m.table.longestPrefix(chunks.map((c) => c.key)).slice(Math.floor(from / 256), Math.ceil(until / 256)), from, until, options);
+    return new RestoreReader(
+      tiers,
+      m,
+      m.table.longestPrefix(chunks.map((c) => c.key)).slice(Math.floor(from / 256), Math.ceil(until / 256)),
+      from,
+      until,
+      options,
+    );
   };
   const inHost = (layer: number) => chunks.filter((c) => tiers.model(MODEL).table.get(c.key, layer, 'mem')).length;
 
@@ -119,7 +126,8 @@ describe(RestoreReader.name, () => {
     }
     // Bytes the target did not name are untouched.
     const names = new Set<number>();
-    for (let i = 0; i < n; i++) for (let e = 0; e < G.rowElems; e++) names.add(target.kOffsets[i]! / 4 + e).add(target.vOffsets[i]! / 4 + e);
+    for (let i = 0; i < n; i++)
+      for (let e = 0; e < G.rowElems; e++) names.add(target.kOffsets[i]! / 4 + e).add(target.vOffsets[i]! / 4 + e);
     const all = new Float32Array(target.buffer);
     for (let i = 0; i < all.length; i++) if (!names.has(i)) expect(all[i]).toBe(-1);
   });

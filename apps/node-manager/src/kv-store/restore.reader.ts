@@ -1,4 +1,14 @@
-import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, restoredTokensByTier, RestoreReadSchedule, restoreTier, type PrefixChunk, type RestoreReadOptions } from '@mnemo/kv-core';
+import {
+  CHUNK_TOKENS,
+  ErrorCode,
+  layerPieces,
+  MnemoError,
+  restoredTokensByTier,
+  RestoreReadSchedule,
+  restoreTier,
+  type PrefixChunk,
+  type RestoreReadOptions,
+} from '@mnemo/kv-core';
 import { transfer } from '@mnemo/native-cuda';
 import type { KvRestoreTarget } from '@mnemo/engine';
 import { HostBufferPool } from './host-buffer.pool.js';
@@ -72,7 +82,14 @@ export class RestoreReader {
     this.sources = [];
     this.buffers = new RestoreBuffers(options.reuseBuffers === false ? new HostBufferPool(0) : tiers.buffers);
     this.schedule = new RestoreReadSchedule(m.geometry.layers, chunks.length * m.stride, options);
-    this.promoted = new HostPromotions(tiers, m, this.buffers, options.ssdReads === 'windows', () => this.released, (s, tier) => this.corrupt(s, tier));
+    this.promoted = new HostPromotions(
+      tiers,
+      m,
+      this.buffers,
+      options.ssdReads === 'windows',
+      () => this.released,
+      (s, tier) => this.corrupt(s, tier),
+    );
     this.depth = this.schedule.copyDepth;
     this.slots = this.schedule.slots;
     try {
@@ -81,8 +98,16 @@ export class RestoreReader {
         for (let layer = 0; layer < m.geometry.layers; layer++) {
           const tier = restoreTier(c, layer);
           const pinned = m.table.pin(c.chunkKey, layer, tier);
-          if (!pinned) throw new MnemoError(ErrorCode.DataLoss, `chunk ${c.chunkKey} layer ${layer} left the ${tier} tier before its restore`);
-          const host = tier === 'mem' ? { operand: tiers.device(pinned.location.deviceIndex).device, offset: pinned.location.offset, crc32c: pinned.location.crc32c } : undefined;
+          if (!pinned)
+            throw new MnemoError(ErrorCode.DataLoss, `chunk ${c.chunkKey} layer ${layer} left the ${tier} tier before its restore`);
+          const host =
+            tier === 'mem'
+              ? {
+                  operand: tiers.device(pinned.location.deviceIndex).device,
+                  offset: pinned.location.offset,
+                  crc32c: pinned.location.crc32c,
+                }
+              : undefined;
           layers.push({ key: c.chunkKey, layer, pinned, host });
         }
         this.sources.push(layers);
@@ -148,7 +173,10 @@ export class RestoreReader {
     if (this.released) throw new MnemoError(ErrorCode.Internal, 'restore reader used after release');
     const n = this.until - this.from;
     if (target.kOffsets.length !== n || target.vOffsets.length !== n || target.rowBytes !== this.m.geometry.rowElems * 4) {
-      throw new MnemoError(ErrorCode.InvalidRequest, `restore target for ${target.kOffsets.length} positions of ${target.rowBytes} B, the restore has ${n} of ${this.m.geometry.rowElems * 4} B`);
+      throw new MnemoError(
+        ErrorCode.InvalidRequest,
+        `restore target for ${target.kOffsets.length} positions of ${target.rowBytes} B, the restore has ${n} of ${this.m.geometry.rowElems * 4} B`,
+      );
     }
     this.startAhead(this.schedule.groupOf(layer));
     await this.copyLayer(layer, target);
@@ -300,6 +328,9 @@ export class RestoreReader {
 
   private corrupt(s: Source, tier: 'mem' | 'ssd'): never {
     this.tiers.dropCorrupt(this.m, s.key, s.layer, tier);
-    throw new MnemoError(ErrorCode.DataLoss, `chunk ${s.key} layer ${s.layer}: CRC32C mismatch in the ${tier} tier (dropped; the request recomputes)`);
+    throw new MnemoError(
+      ErrorCode.DataLoss,
+      `chunk ${s.key} layer ${s.layer}: CRC32C mismatch in the ${tier} tier (dropped; the request recomputes)`,
+    );
   }
 }

@@ -5,7 +5,16 @@ import type { KvRestoreTarget } from '@mnemo/engine';
  * `[K|V][n][row]`, read from byte `src` of operand `srcOp`) into the engine's rows at `target`
  * (operand 0): one range per run of positions whose rows are adjacent there (a block's worth).
  */
-export function pushRows(ranges: number[], srcOp: number, src: number, dst: number, len: number, n: number, row: number, target: KvRestoreTarget): void {
+export function pushRows(
+  ranges: number[],
+  srcOp: number,
+  src: number,
+  dst: number,
+  len: number,
+  n: number,
+  row: number,
+  target: KvRestoreTarget,
+): void {
   const half = n * row;
   const offsets = dst >= half ? target.vOffsets : target.kOffsets;
   const start = (dst % half) / row;

@@ -22,7 +22,11 @@ class FullDisk implements JournalIo {
 const layers = async (path: string) => {
   const { journal, found } = await SsdJournalFile.open(path, 4);
   await journal.close();
-  return { end: found.decoded.end, truncated: found.truncatedBytes, layers: found.decoded.records.flatMap((r) => (r.kind === 'put' ? [r.layer] : [])) };
+  return {
+    end: found.decoded.end,
+    truncated: found.truncatedBytes,
+    layers: found.decoded.records.flatMap((r) => (r.kind === 'put' ? [r.layer] : [])),
+  };
 };
 
 describe(SsdJournalFile.name, () => {
@@ -38,7 +42,10 @@ describe(SsdJournalFile.name, () => {
     const path = join(dir, 'j');
     const { journal, found } = await SsdJournalFile.open(path, 4);
     expect(found.decoded.records).toEqual([]);
-    journal.append([putRecord({ chunkKey: KEY, position: 0, layer: 1 }, loc(0), 10), putRecord({ chunkKey: KEY, position: 0, layer: 2 }, loc(4096), 11)]);
+    journal.append([
+      putRecord({ chunkKey: KEY, position: 0, layer: 1 }, loc(0), 10),
+      putRecord({ chunkKey: KEY, position: 0, layer: 2 }, loc(4096), 11),
+    ]);
     await journal.flush();
     await journal.close();
     const again = await SsdJournalFile.open(path, 4);

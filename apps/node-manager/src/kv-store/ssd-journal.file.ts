@@ -1,5 +1,13 @@
 import { open, rename, type FileHandle } from 'node:fs/promises';
-import { compactJournal, decodeJournal, encodeRecords, JOURNAL_VERSION, type DecodedJournal, type JournalRecord, type LookupTable } from '@mnemo/kv-core';
+import {
+  compactJournal,
+  decodeJournal,
+  encodeRecords,
+  JOURNAL_VERSION,
+  type DecodedJournal,
+  type JournalRecord,
+  type LookupTable,
+} from '@mnemo/kv-core';
 
 /** What opening a journal found on disk. */
 export interface JournalOpenResult {
@@ -16,7 +24,7 @@ export interface JournalIo {
 
 export const FILE_JOURNAL_IO: JournalIo = {
   async append(fh, bytes) {
-    for (let off = 0; off < bytes.length; ) off += (await fh.write(bytes, off, bytes.length - off)).bytesWritten;
+    for (let off = 0; off < bytes.length;) off += (await fh.write(bytes, off, bytes.length - off)).bytesWritten;
   },
 };
 
@@ -73,13 +81,20 @@ export class SsdJournalFile {
   ) {}
 
   /** Opens (creating with a header when missing or unreadable) and decodes what is there. */
-  static async open(path: string, numLayers: number, io: JournalIo = FILE_JOURNAL_IO): Promise<{ journal: SsdJournalFile; found: JournalOpenResult }> {
+  static async open(
+    path: string,
+    numLayers: number,
+    io: JournalIo = FILE_JOURNAL_IO,
+  ): Promise<{ journal: SsdJournalFile; found: JournalOpenResult }> {
     const fh = await open(path, 'a+');
     try {
       const bytes = new Uint8Array(await fh.readFile());
       const decoded = decodeJournal(bytes);
       const journal = new SsdJournalFile(path, fh, io);
-      const usable = decoded.header !== undefined && decoded.header.numLayers === numLayers && (decoded.end === 'clean' || decoded.end === 'torn' || decoded.end === 'corrupt');
+      const usable =
+        decoded.header !== undefined &&
+        decoded.header.numLayers === numLayers &&
+        (decoded.end === 'clean' || decoded.end === 'torn' || decoded.end === 'corrupt');
       if (!usable) {
         // Empty, not a journal, another version or another model's geometry: start a fresh log.
         await journal.rewrite(encodeRecords([header(numLayers, false, Date.now())]));
@@ -109,7 +124,12 @@ export class SsdJournalFile {
   }
 
   get health(): JournalHealth {
-    return { state: this.lastError !== undefined ? 'failing' : 'ok', failures: this.failures, pending: this.pending.length, ...(this.lastError !== undefined ? { lastError: this.lastError } : {}) };
+    return {
+      state: this.lastError !== undefined ? 'failing' : 'ok',
+      failures: this.failures,
+      pending: this.pending.length,
+      ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
+    };
   }
 
   /** Queues records; they reach the disk with the next flush. Ignored once closed. */

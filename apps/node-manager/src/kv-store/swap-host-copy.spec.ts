@@ -27,7 +27,13 @@ const toks = (n: number, salt: number) => Array.from({ length: n }, (_, i) => (i
 const bitsOf = (a: Float32Array) => Uint32Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length));
 
 /** Prefills `tokens` as a new sequence; its prompt logits' bits, and its first decode input in `pending`. */
-async function start(e: ReferenceEngine, seqId: string, tokens: number[], pending: Map<string, number>, salt: string | undefined = SALT): Promise<Uint32Array> {
+async function start(
+  e: ReferenceEngine,
+  seqId: string,
+  tokens: number[],
+  pending: Map<string, number>,
+  salt: string | undefined = SALT,
+): Promise<Uint32Array> {
   e.openSequence(seqId, MODEL, GREEDY, salt);
   const hit = e.attachCachedPrefix(seqId, tokens);
   const [r] = await e.step([{ seqId, tokens: tokens.slice(hit) }]);
@@ -62,9 +68,24 @@ describe('swap copies and the KV store host pool: one host copy', () => {
     dir = await mkdtemp(join(tmpdir(), 'mnemo-swap-held-'));
     // 48 device blocks: a filler of 700 tokens pushes the swapped-out sequence's blocks off the
     // device. 768 KiB of host pool: three of mnemo-tiny's 256 KiB chunks.
-    engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 48, swap: { granularity: 'grouped', hostBytes: 64 * 1024 * KiB } });
+    engine = await ReferenceEngine.create({
+      models: [MODEL],
+      backend: 'cpu',
+      kvBlocks: 48,
+      swap: { granularity: 'grouped', hostBytes: 64 * 1024 * KiB },
+    });
     const opened = await KvStore.open(
-      { enabled: true, dataDir: dir, hostBytes: 768 * KiB, hostDevices: 1, ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * 1024 * KiB }], bandwidths: [10e9, 2e9], ssdTtlMs: 3_600_000, ioBackend: 'auto', eventsMs: 50 },
+      {
+        enabled: true,
+        dataDir: dir,
+        hostBytes: 768 * KiB,
+        hostDevices: 1,
+        ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * 1024 * KiB }],
+        bandwidths: [10e9, 2e9],
+        ssdTtlMs: 3_600_000,
+        ioBackend: 'auto',
+        eventsMs: 50,
+      },
       engine,
       () => undefined,
       () => undefined,
@@ -140,7 +161,10 @@ describe('swap copies and the KV store host pool: one host copy', () => {
     await crowdOut(760, 0);
     const m = store.tiers.model(MODEL);
     const loc = m.table.get(keys[1]!, 2, 'mem')!;
-    await transfer([new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device], Float64Array.of(0, 0, 1, loc.offset, 4096));
+    await transfer(
+      [new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device],
+      Float64Array.of(0, 0, 1, loc.offset, 4096),
+    );
 
     const into = await swap.swapIn(['x']);
     expect(into.seqIds).toEqual([]);
@@ -156,8 +180,20 @@ describe('swap copies and the KV store host pool: one host copy', () => {
     const seqs = new SequenceStore();
     const clock = { monotonicMs: () => performance.now(), unixMs: () => Date.now() };
     const config = { NODE_PREEMPTION: 'swap', NODE_SWAP_IN: 'sync' } as NodeManagerConfig;
-    const sut = new SwapManager(engine, config, seqs, clock, new NodeMetrics(new ServiceMetrics('swap-held-test')), new JsonLogger('test', 'error', () => undefined));
-    const seq = new Sequence(create(InferenceRequestSchema, { requestId: 'x', model: MODEL, tokens: prompt, tenant: SALT }), engine.models()[0]!, 0, 0);
+    const sut = new SwapManager(
+      engine,
+      config,
+      seqs,
+      clock,
+      new NodeMetrics(new ServiceMetrics('swap-held-test')),
+      new JsonLogger('test', 'error', () => undefined),
+    );
+    const seq = new Sequence(
+      create(InferenceRequestSchema, { requestId: 'x', model: MODEL, tokens: prompt, tenant: SALT }),
+      engine.models()[0]!,
+      0,
+      0,
+    );
     seqs.add(seq);
     await running(new Map(), [], 2);
     seq.phase = 'running';
@@ -173,9 +209,16 @@ describe('swap copies and the KV store host pool: one host copy', () => {
     await crowdOut(760, 0);
     const m = store.tiers.model(MODEL);
     const loc = m.table.get(keys[0]!, 0, 'mem')!;
-    await transfer([new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device], Float64Array.of(0, 0, 1, loc.offset, 4096));
+    await transfer(
+      [new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device],
+      Float64Array.of(0, 0, 1, loc.offset, 4096),
+    );
     await sut.swapIn([seq], engine.resumeBlocks('x'), false);
-    expect({ phase: seq.phase, preempted: seq.preempted, swapped: sut.isSwapped(seq) }).toEqual({ phase: 'waiting', preempted: true, swapped: false });
+    expect({ phase: seq.phase, preempted: seq.preempted, swapped: sut.isSwapped(seq) }).toEqual({
+      phase: 'waiting',
+      preempted: true,
+      swapped: false,
+    });
   });
 
   it('without a host pool copy to lean on (prefix sharing off) the swap copy takes every block', async () => {

@@ -37,7 +37,10 @@ describe(`${TierWriter.name} payload release`, () => {
       ...c,
       release: () => {
         const m = tiers.model(MODEL);
-        const held = Array.from({ length: G.layers }, (_, l) => m.table.get(c.key, l, 'mem') !== undefined || m.table.get(c.key, l, 'ssd') !== undefined);
+        const held = Array.from(
+          { length: G.layers },
+          (_, l) => m.table.get(c.key, l, 'mem') !== undefined || m.table.get(c.key, l, 'ssd') !== undefined,
+        );
         released.set(c.key, [...(released.get(c.key) ?? []), held]);
       },
     }));
@@ -64,7 +67,9 @@ describe(`${TierWriter.name} payload release`, () => {
     await writer.write(MODEL, chunks);
     await writer.drain();
     const m = tiers.model(MODEL);
-    const notInHost = chunks.flatMap((c) => Array.from({ length: G.layers }, (_, l) => m.table.get(c.key, l, 'mem') === undefined)).filter(Boolean).length;
+    const notInHost = chunks
+      .flatMap((c) => Array.from({ length: G.layers }, (_, l) => m.table.get(c.key, l, 'mem') === undefined))
+      .filter(Boolean).length;
     expect(notInHost).toBeGreaterThanOrEqual(minSkipped);
     for (const c of chunks) expect(released.get(c.key)).toEqual([Array(G.layers).fill(true)]);
   });
@@ -135,7 +140,9 @@ describe(`${TierWriter.name} write-behind bound`, () => {
     expect(released).toBe(chunks.length);
     const m = tiers.model(MODEL);
     // Every segment is in some tier or was counted as dropped.
-    const kept = chunks.flatMap((c) => Array.from({ length: G.layers }, (_, l) => m.table.get(c.key, l, 'mem') !== undefined || m.table.get(c.key, l, 'ssd') !== undefined));
+    const kept = chunks.flatMap((c) =>
+      Array.from({ length: G.layers }, (_, l) => m.table.get(c.key, l, 'mem') !== undefined || m.table.get(c.key, l, 'ssd') !== undefined),
+    );
     expect(kept.filter((k) => !k).length).toBeLessThanOrEqual(sut.ssdDropped);
     if (hostBytes > 0) expect(kept.every(Boolean)).toBe(true);
   });

@@ -62,7 +62,8 @@ export const DEFAULT_SSD_QUEUE_BYTES = 256 * 1024 * 1024;
  */
 const SSD_BATCHES_PER_COMMIT = 8;
 
-const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] => ds.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator }));
+const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] =>
+  ds.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator }));
 
 /**
  * Write-through of whole chunks: to the host pool at once (one native transfer per batch,
@@ -151,21 +152,31 @@ export class TierWriter {
     }
   }
 
-  private async writeHost(m: ModelKv, chunks: readonly ChunkPayload[], uses: readonly PayloadUse[], origin: number, hostOnly: boolean): Promise<void> {
+  private async writeHost(
+    m: ModelKv,
+    chunks: readonly ChunkPayload[],
+    uses: readonly PayloadUse[],
+    origin: number,
+    hostOnly: boolean,
+  ): Promise<void> {
     for (const c of chunks) {
-      if (c.payload.length !== m.geometry.layers * (m.segBytes / 4)) throw new RangeError(`chunk ${c.key} payload has ${c.payload.length} floats, want ${m.geometry.layers * (m.segBytes / 4)}`);
+      if (c.payload.length !== m.geometry.layers * (m.segBytes / 4))
+        throw new RangeError(`chunk ${c.key} payload has ${c.payload.length} floats, want ${m.geometry.layers * (m.segBytes / 4)}`);
     }
     // Enumerated layer by layer (Unified pooling §IV-A3), so placement stripes every layer over the devices.
     const segs: Seg[] = [];
     for (let layer = 0; layer < m.geometry.layers; layer++) {
       chunks.forEach((c, i) => {
-        if (!m.table.get(c.key, layer, 'mem')) segs.push({ chunkKey: c.key, position: c.position, layer, payload: c.payload, byteOffset: layer * m.segBytes, use: uses[i]! });
+        if (!m.table.get(c.key, layer, 'mem'))
+          segs.push({ chunkKey: c.key, position: c.position, layer, payload: c.payload, byteOffset: layer * m.segBytes, use: uses[i]! });
       });
     }
     if (segs.length === 0) return;
     const { writes, unplaced } = this.place(m, segs, this.tiers.host, 'mem');
     // No room in host memory even after eviction (or no host tier): straight to the SSD pool.
-    if (!hostOnly) for (const s of unplaced) this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset, use: s.use.add() } });
+    if (!hostOnly)
+      for (const s of unplaced)
+        this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset, use: s.use.add() } });
     if (writes.length > 0) {
       const copied = await this.copy(m, writes, (s) => ({ operand: s.payload, offset: s.byteOffset }));
       // Another write of the same chunk (a peer import racing the engine's own export) may have
@@ -186,7 +197,12 @@ export class TierWriter {
   }
 
   /** Plans segments onto one tier's devices, evicting once when they do not all fit. */
-  private place<S extends SegmentRef>(m: ModelKv, segs: readonly S[], devices: readonly PoolDevice[], tier: 'mem' | 'ssd'): { writes: DeviceWrite<S>[]; unplaced: S[] } {
+  private place<S extends SegmentRef>(
+    m: ModelKv,
+    segs: readonly S[],
+    devices: readonly PoolDevice[],
+    tier: 'mem' | 'ssd',
+  ): { writes: DeviceWrite<S>[]; unplaced: S[] } {
     if (devices.length === 0) return { writes: [], unplaced: [...segs] };
     const first = planOffload(segs, offloadDevices(devices), m.stride);
     if (first.unplaced.length === 0) return first;
@@ -199,7 +215,11 @@ export class TierWriter {
    * One native transfer for a plan: every segment from its source to its planned offset, with
    * the CRC32C of each source segment computed on the way. Space is given back if it fails.
    */
-  private async copy<S extends SegmentRef>(m: ModelKv, writes: readonly DeviceWrite<S>[], source: (s: S) => { operand: TransferOperand; offset: number }): Promise<Array<{ seg: SegmentRef; location: SegmentLocation }>> {
+  private async copy<S extends SegmentRef>(
+    m: ModelKv,
+    writes: readonly DeviceWrite<S>[],
+    source: (s: S) => { operand: TransferOperand; offset: number },
+  ): Promise<Array<{ seg: SegmentRef; location: SegmentLocation }>> {
     const { operands, op } = transferOperands();
     const ranges: number[] = [];
     const crcs: number[] = [];
@@ -212,7 +232,10 @@ export class TierWriter {
         const so = op(src.operand);
         ranges.push(so, src.offset, dst, w.offsets[i]!, w.type === 'ssd' ? ioBytes : m.segBytes);
         crcs.push(so, src.offset, m.segBytes);
-        out.push({ seg: { chunkKey: s.chunkKey, position: s.position, layer: s.layer }, location: { deviceIndex: w.deviceIndex, type: w.type, offset: w.offsets[i]!, length: m.segBytes } });
+        out.push({
+          seg: { chunkKey: s.chunkKey, position: s.position, layer: s.layer },
+          location: { deviceIndex: w.deviceIndex, type: w.type, offset: w.offsets[i]!, length: m.segBytes },
+        });
       });
     }
     try {
@@ -295,7 +318,11 @@ export class TierWriter {
   }
 
   private async writeSsd(m: ModelKv, jobs: readonly SsdJob[]): Promise<void> {
-    const todo = jobs.filter((j) => !m.table.get(j.seg.chunkKey, j.seg.layer, 'ssd') && (j.source.kind === 'payload' || m.table.get(j.seg.chunkKey, j.seg.layer, 'mem')));
+    const todo = jobs.filter(
+      (j) =>
+        !m.table.get(j.seg.chunkKey, j.seg.layer, 'ssd') &&
+        (j.source.kind === 'payload' || m.table.get(j.seg.chunkKey, j.seg.layer, 'mem')),
+    );
     if (todo.length === 0) return;
     // Layer by layer, as placement expects (jobs arrive in host-device order).
     const segs = todo.map((j) => ({ ...j.seg, job: j })).sort((a, b) => a.layer - b.layer || a.position - b.position);

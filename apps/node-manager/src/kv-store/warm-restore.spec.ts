@@ -24,7 +24,17 @@ describe('KvStore warm restores', () => {
     dir = await mkdtemp(join(tmpdir(), 'mnemo-warm-'));
     engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 64 });
     store = (await KvStore.open(
-      { enabled: true, dataDir: dir, hostBytes: 4 * MiB, hostDevices: 1, ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * MiB }], bandwidths: [10e9, 2e9], ssdTtlMs: 3_600_000, ioBackend: 'auto', eventsMs: 50 },
+      {
+        enabled: true,
+        dataDir: dir,
+        hostBytes: 4 * MiB,
+        hostDevices: 1,
+        ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * MiB }],
+        bandwidths: [10e9, 2e9],
+        ssdTtlMs: 3_600_000,
+        ioBackend: 'auto',
+        eventsMs: 50,
+      },
       engine,
       () => undefined,
       () => undefined,

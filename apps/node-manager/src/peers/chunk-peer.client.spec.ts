@@ -27,7 +27,9 @@ async function tamperingPeer(node: PeerNode, tamper: Tamper, hangAfter = Infinit
       call.end();
     },
   });
-  const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+  const port = await new Promise<number>((res, rej) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+  );
   return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
 }
 
@@ -87,10 +89,16 @@ describe(ChunkPeerClient.name, () => {
   });
 
   it.each<[string, Tamper]>([
-    ['a flipped bit (CRC of the original)', (c) => ({ ...c, payload: c.payload && Uint8Array.from(c.payload, (b, i) => (i === 100 ? b ^ 1 : b)) })],
-    ['a truncated payload (CRC of what was sent)', (c) => ({ ...c, payload: c.payload?.subarray(8), crc32c: c.payload && crc32c(c.payload.subarray(8)) })],
+    [
+      'a flipped bit (CRC of the original)',
+      (c) => ({ ...c, payload: c.payload && Uint8Array.from(c.payload, (b, i) => (i === 100 ? b ^ 1 : b)) }),
+    ],
+    [
+      'a truncated payload (CRC of what was sent)',
+      (c) => ({ ...c, payload: c.payload?.subarray(8), crc32c: c.payload && crc32c(c.payload.subarray(8)) }),
+    ],
     ['a wrong CRC', (c) => ({ ...c, crc32c: ((c.crc32c ?? 0) + 1) >>> 0 })],
-    ['another key\'s data', (c) => ({ ...c, key: 'cd'.repeat(16) })],
+    ["another key's data", (c) => ({ ...c, key: 'cd'.repeat(16) })],
   ])('treats %s from a peer as a miss', async (_n, tamper) => {
     const peer = await tamperingPeer(node, tamper);
     try {
@@ -120,11 +128,14 @@ describe(ChunkPeerClient.name, () => {
     expect(got).toHaveLength(60);
   });
 
-  it('restores fidelity: a chunk pulled into another node\'s host pool is the same KV', async () => {
+  it("restores fidelity: a chunk pulled into another node's host pool is the same KV", async () => {
     const other = await startPeerNode();
     try {
       const payloads = await pull(node.address, keys, 0, 4);
-      await other.store.importChunks(MODEL, payloads.map((c, i) => ({ key: c.key, position: i, payload: c.payload! })));
+      await other.store.importChunks(
+        MODEL,
+        payloads.map((c, i) => ({ key: c.key, position: i, payload: c.payload! })),
+      );
       expect(keys.every((k) => other.store.holdsOnHost(MODEL, k))).toBe(true);
       const next = [...turn, ...toks(30, 4)];
       const again = await converse(other.engine, 'x', next, 4, (d) => other.store.restorePlan(storedPrompt(next), d));
@@ -140,7 +151,10 @@ describe(ChunkPeerClient.name, () => {
 
   describe('bounds', () => {
     it('cuts off a message larger than the expected chunk at the gRPC layer, before it is buffered and checked', async () => {
-      const huge = await tamperingPeer(node, (c) => ({ ...c, payload: c.payload && Buffer.concat([c.payload, Buffer.alloc(4 * c.payload.length)]) }));
+      const huge = await tamperingPeer(node, (c) => ({
+        ...c,
+        payload: c.payload && Buffer.concat([c.payload, Buffer.alloc(4 * c.payload.length)]),
+      }));
       try {
         const got = await pull(huge.address, keys, 0, 4);
         expect(got.map((c) => c.payload)).toEqual([undefined, undefined, undefined]);
@@ -151,7 +165,7 @@ describe(ChunkPeerClient.name, () => {
       }
     });
 
-    it('gives up on a peer that hangs mid-stream after the next chunk\'s deadline, not the stream\'s timeout', async () => {
+    it("gives up on a peer that hangs mid-stream after the next chunk's deadline, not the stream's timeout", async () => {
       const hung = await tamperingPeer(node, (c) => c, 1);
       const client = new ChunkPeerClient({ timeoutMs: 30_000, deadlineBaseMs: 150 });
       try {
@@ -172,7 +186,8 @@ describe(ChunkPeerClient.name, () => {
       const client = new ChunkPeerClient({ timeoutMs: 10_000, idleMs: 1000, maxChannels: 2, now: () => now });
       try {
         // Three message sizes to one peer: three channels wanted, two kept.
-        for (const le of [1, 2, 3]) for await (const c of client.fetch(node.address, [keys[0]!], 0, le, le * segBytes)) expect(c.payload).toBeDefined();
+        for (const le of [1, 2, 3])
+          for await (const c of client.fetch(node.address, [keys[0]!], 0, le, le * segBytes)) expect(c.payload).toBeDefined();
         expect(client.openChannels).toBe(2);
         expect(client.counters.evicted).toBe(1);
         now += 999;

@@ -19,7 +19,9 @@ interface ChunkDataWire {
   missing: boolean;
 }
 
-type ChunkTransferClient = Client & { FetchChunks(req: object, metadata: Metadata, options?: { deadline?: number }): ClientReadableStream<ChunkDataWire> };
+type ChunkTransferClient = Client & {
+  FetchChunks(req: object, metadata: Metadata, options?: { deadline?: number }): ClientReadableStream<ChunkDataWire>;
+};
 
 /** What pulling from peers did, for metrics. */
 export interface PeerFetchCounters {
@@ -107,7 +109,13 @@ export class ChunkPeerClient {
    * One answer per key, in order. `expectBytes` is the payload size of one key's layer range.
    * Never throws for a peer's fault: a broken, hung or unreachable peer turns the rest into misses.
    */
-  async *fetch(address: string, keys: readonly string[], layerStart: number, layerEnd: number, expectBytes: number): AsyncGenerator<PeerChunk> {
+  async *fetch(
+    address: string,
+    keys: readonly string[],
+    layerStart: number,
+    layerEnd: number,
+    expectBytes: number,
+  ): AsyncGenerator<PeerChunk> {
     let next = 0;
     const channel = this.channel(address, expectBytes + CHUNK_MESSAGE_OVERHEAD);
     const speed = this.speed(address);
@@ -203,7 +211,10 @@ export class ChunkPeerClient {
     if (!s) {
       // Bounded like the channels: a node talks to a few peers, and a forgotten one just starts from the prior again.
       if (this.speeds.size >= 4 * this.maxChannels) this.speeds.clear();
-      this.speeds.set(address, (s = new LinkSpeed(this.options.deadlineBaseMs === undefined ? {} : { baseMs: this.options.deadlineBaseMs })));
+      this.speeds.set(
+        address,
+        (s = new LinkSpeed(this.options.deadlineBaseMs === undefined ? {} : { baseMs: this.options.deadlineBaseMs })),
+      );
     }
     return s;
   }

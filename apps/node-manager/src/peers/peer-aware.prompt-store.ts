@@ -73,6 +73,14 @@ export class PeerAwarePromptStore implements PromptStore {
   private choose(p: StoredPrompt, deviceTokens: number, localUntil: number) {
     if (!p.sources?.length || !this.chunks.geometry(p.model)) return null;
     const now = this.now();
-    return choosePeerPrefix(p.chunkKeys, p.promptTokens, deviceTokens, localUntil, p.sources, (i) => (this.failed.get(p.sources![i]!.address) ?? 0) <= now, p.blockKeys);
+    return choosePeerPrefix(
+      p.chunkKeys,
+      p.promptTokens,
+      deviceTokens,
+      localUntil,
+      p.sources,
+      (i) => (this.failed.get(p.sources![i]!.address) ?? 0) <= now,
+      p.blockKeys,
+    );
   }
 }

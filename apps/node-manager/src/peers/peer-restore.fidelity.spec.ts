@@ -38,7 +38,10 @@ describe(PeerAwarePromptStore.name, () => {
   // What the scheduler passes on: A's whole chunks of the prompt and the partial chunk turn 1 left
   // there (its KV of 619 tokens ends 6 blocks into chunk 2).
   const turn1Partial = () => storedPrompt(turn2).blockKeys!(2)[5]!;
-  const withSource = (tokens: number[], address: string): StoredPrompt => ({ ...storedPrompt(tokens), sources: [{ nodeId: 'a', address, chunkKeys: [...storedPrompt(turn1).chunkKeys, turn1Partial()] }] });
+  const withSource = (tokens: number[], address: string): StoredPrompt => ({
+    ...storedPrompt(tokens),
+    sources: [{ nodeId: 'a', address, chunkKeys: [...storedPrompt(turn1).chunkKeys, turn1Partial()] }],
+  });
 
   it('turn 2 on another node, its prefix fetched from the first, equals a fresh prefill and the node that stayed, bit for bit', async () => {
     expect(a.store.holds(MODEL, turn1Partial())).toBe(true);
@@ -72,17 +75,25 @@ describe(PeerAwarePromptStore.name, () => {
         for await (const c of useCase.execute(call.request.keys, call.request.layerStart, call.request.layerEnd)) {
           // Layer 2 of every chunk arrives with one flipped bit under the original CRC.
           const payload = c.payload as Uint8Array | undefined;
-          call.write(call.request.layerStart === 2 && payload ? { ...c, payload: Uint8Array.from(payload, (x, i) => (i === 7 ? x ^ 0x10 : x)) } : c);
+          call.write(
+            call.request.layerStart === 2 && payload ? { ...c, payload: Uint8Array.from(payload, (x, i) => (i === 7 ? x ^ 0x10 : x)) } : c,
+          );
         }
         call.end();
       },
     });
-    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    const port = await new Promise<number>((res, rej) =>
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+    );
     const c = await startPeerNode();
     try {
       const sut = new PeerAwarePromptStore(c.store, c.store, client);
       const p = withSource(turn2, `127.0.0.1:${port}`);
-      await expect(c.engine.prefill([{ seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) }])).resolves.toEqual([]);
+      await expect(
+        c.engine.prefill([
+          { seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) },
+        ]),
+      ).resolves.toEqual([]);
       expect(c.engine.hasSequence('x')).toBe(false);
       expect(sut.counters.failures).toBe(1);
       expect(sut.restorableUntil(p, 0)).toBe(0);
@@ -99,8 +110,12 @@ describe(PeerAwarePromptStore.name, () => {
     // A real gRPC server that takes the call and never writes or ends (a stopped process would look the same).
     const server = new Server();
     const open: Array<ServerWritableStream<unknown, unknown>> = [];
-    server.addService(loadGrpcServices().ChunkTransfer, { FetchChunks: (call: ServerWritableStream<unknown, unknown>) => void open.push(call) });
-    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    server.addService(loadGrpcServices().ChunkTransfer, {
+      FetchChunks: (call: ServerWritableStream<unknown, unknown>) => void open.push(call),
+    });
+    const port = await new Promise<number>((res, rej) =>
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+    );
     const c = await startPeerNode();
     const peers = new ChunkPeerClient({ timeoutMs: 30_000, deadlineBaseMs: 300 });
     try {

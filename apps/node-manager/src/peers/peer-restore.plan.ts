@@ -86,7 +86,10 @@ export class PeerRestorePlan implements KvRestorePlan {
     for await (const c of this.client.fetch(this.address, this.keys, layer, layer + 1, segmentElems(this.g) * 4)) {
       if (!c.payload) {
         this.stopped = true;
-        throw new MnemoError(ErrorCode.DataLoss, `peer ${this.address} could not give chunk ${c.key} layer ${layer} (the request recomputes)`);
+        throw new MnemoError(
+          ErrorCode.DataLoss,
+          `peer ${this.address} could not give chunk ${c.key} layer ${layer} (the request recomputes)`,
+        );
       }
       out.push(c.payload);
     }

@@ -1,5 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { encodeMessage, ErrorReplySchema, ForgetReplySchema, ForgetRequestSchema, PrefetchReplySchema, PrefetchRequestSchema, Subjects } from '@mnemo/proto';
+import {
+  encodeMessage,
+  ErrorReplySchema,
+  ForgetReplySchema,
+  ForgetRequestSchema,
+  PrefetchReplySchema,
+  PrefetchRequestSchema,
+  Subjects,
+} from '@mnemo/proto';
 import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ForgetPrefetchCommand, PrefetchCommand } from './prefetch.command.js';

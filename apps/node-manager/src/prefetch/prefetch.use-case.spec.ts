@@ -34,7 +34,8 @@ describe(PrefetchUseCase.name, () => {
   const next = [...session, ...toks(20, 8)];
   /** The next turn as a fresh engine answers it: tokens and KV to compare with, bit for bit. */
   let expected: Awaited<ReturnType<typeof converse>>;
-  const sameBits = (x: Float32Array, y: Float32Array) => Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength)) === 0;
+  const sameBits = (x: Float32Array, y: Float32Array) =>
+    Buffer.compare(Buffer.from(x.buffer, x.byteOffset, x.byteLength), Buffer.from(y.buffer, y.byteOffset, y.byteLength)) === 0;
 
   beforeAll(async () => {
     a = await startPeerNode();
@@ -68,9 +69,18 @@ describe(PrefetchUseCase.name, () => {
 
   type AdviseExtra = Partial<Omit<MessageInitShape<typeof PrefetchRequestSchema>, '$typeName' | '$unknown'>>;
   const advise = (id: string, extra: AdviseExtra = {}) =>
-    new PrefetchCommand(create(PrefetchRequestSchema, { advisoryId: id, sessionId: 'sess', model: MODEL, chunkKeys: keys, sources: [{ nodeId: 'a', grpcAddress: a.address, chunkKeys: keys }], ...extra }));
+    new PrefetchCommand(
+      create(PrefetchRequestSchema, {
+        advisoryId: id,
+        sessionId: 'sess',
+        model: MODEL,
+        chunkKeys: keys,
+        sources: [{ nodeId: 'a', grpcAddress: a.address, chunkKeys: keys }],
+        ...extra,
+      }),
+    );
 
-  it('with promotion off: pulls the session\'s chunks into the host pool; the request then restores them from host memory', async () => {
+  it("with promotion off: pulls the session's chunks into the host pool; the request then restores them from host memory", async () => {
     b.store.promotion.enabled = false;
     expect(sut.execute(advise('adv-1'))).toBe(3);
     await sut.settled();
@@ -102,7 +112,7 @@ describe(PrefetchUseCase.name, () => {
     expect(b.store.prefetched.size).toBe(0);
   });
 
-  it('under device pressure the node\'s own sequence purges promoted chunks, later chunks first; the rest comes from host, still exact', async () => {
+  it("under device pressure the node's own sequence purges promoted chunks, later chunks first; the rest comes from host, still exact", async () => {
     await b.close();
     // 64 blocks: 3 promoted chunks take 48, the node's own 600-token prompt needs 38. Host room for all.
     await startB(64, 4 * 1024 * 1024);
@@ -141,7 +151,7 @@ describe(PrefetchUseCase.name, () => {
     expect(forget.execute(new ForgetPrefetchCommand(create(ForgetRequestSchema, { sessionId: 'sess' })))).toBe(keys.length);
   });
 
-  it('under host pressure purges prefetched copies first, later layers first, and keeps the node\'s own KV', async () => {
+  it("under host pressure purges prefetched copies first, later layers first, and keeps the node's own KV", async () => {
     sut.execute(advise('adv-1'));
     await sut.settled();
     // The node's own conversation needs 2 chunks of host memory.
@@ -162,8 +172,9 @@ describe(PrefetchUseCase.name, () => {
     expect(held).toEqual([...held].sort((x, y) => y - x));
   });
 
-  describe('judging an advisory when its session\'s request arrives (kv-core judgeAdvisoryArrival)', () => {
-    const verdicts = async () => (await metrics.advisoryOutcomes.get()).values.map((v) => `${v.labels.outcome}/${v.labels.reason}=${v.value}`).sort();
+  describe("judging an advisory when its session's request arrives (kv-core judgeAdvisoryArrival)", () => {
+    const verdicts = async () =>
+      (await metrics.advisoryOutcomes.get()).values.map((v) => `${v.labels.outcome}/${v.labels.reason}=${v.value}`).sort();
     // A key of a prompt node a never saw: its pull is a miss.
     const unknown = chunkKeys(MODEL, 't', toks(256, 77));
 

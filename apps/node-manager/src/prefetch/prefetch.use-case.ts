@@ -38,10 +38,14 @@ export class PrefetchUseCase {
   ) {}
 
   execute({ request: r }: PrefetchCommand): number {
-    if (!r.advisoryId || r.advisoryId.length > MAX_ID_CHARS) throw new MnemoError(ErrorCode.InvalidRequest, `advisory_id must be 1–${MAX_ID_CHARS} characters`);
-    if (r.sessionId.length > MAX_ID_CHARS) throw new MnemoError(ErrorCode.InvalidRequest, `session_id must be at most ${MAX_ID_CHARS} characters`);
-    if (!this.engine.models().some((m) => m.id === r.model)) throw new MnemoError(ErrorCode.ModelNotFound, `model ${r.model} is not served by node ${this.config.NODE_ID}`);
-    if (r.chunkKeys.length > MAX_PREFETCH_KEYS) throw new MnemoError(ErrorCode.InvalidRequest, `at most ${MAX_PREFETCH_KEYS} chunk_keys, got ${r.chunkKeys.length}`);
+    if (!r.advisoryId || r.advisoryId.length > MAX_ID_CHARS)
+      throw new MnemoError(ErrorCode.InvalidRequest, `advisory_id must be 1–${MAX_ID_CHARS} characters`);
+    if (r.sessionId.length > MAX_ID_CHARS)
+      throw new MnemoError(ErrorCode.InvalidRequest, `session_id must be at most ${MAX_ID_CHARS} characters`);
+    if (!this.engine.models().some((m) => m.id === r.model))
+      throw new MnemoError(ErrorCode.ModelNotFound, `model ${r.model} is not served by node ${this.config.NODE_ID}`);
+    if (r.chunkKeys.length > MAX_PREFETCH_KEYS)
+      throw new MnemoError(ErrorCode.InvalidRequest, `at most ${MAX_PREFETCH_KEYS} chunk_keys, got ${r.chunkKeys.length}`);
     const bad = r.chunkKeys.find((k) => !isChunkKey(k));
     if (bad !== undefined) throw new MnemoError(ErrorCode.InvalidRequest, `not a chunk key: ${JSON.stringify(bad)}`);
     checkKvSources(r.sources);
@@ -55,12 +59,20 @@ export class PrefetchUseCase {
     const g = this.store.geometry(r.model);
     // No KV tiers here (store off, or the sim engine): nothing to pull, and nothing held.
     if (!g) return 0;
-    const advisory = { id: r.advisoryId, expiresAtMs, receivedMs: now, priority: r.priority, dueMs: advisoryDueMs({ expectedArrivalMs: Number(r.expectedArrivalMs), ordered: r.ordered, receivedMs: now }) };
+    const advisory = {
+      id: r.advisoryId,
+      expiresAtMs,
+      receivedMs: now,
+      priority: r.priority,
+      dueMs: advisoryDueMs({ expectedArrivalMs: Number(r.expectedArrivalMs), ordered: r.ordered, receivedMs: now }),
+    };
     const pulls = planPrefetchPulls(r.chunkKeys, r.sources, (key) => this.store.holdsOnHost(r.model, key));
     const queued = pulls.reduce((n, p) => n + p.chunks.length, 0);
     this.advisories.add({ id: r.advisoryId, sessionId: r.sessionId, model: r.model, expiresAtMs, queued });
     for (const { source, chunks } of pulls) {
-      const p = this.pull(r.sources[source]!.grpcAddress, r.model, chunks, g.layers, segmentElems(g) * 4, advisory).finally(() => this.pulls.delete(p));
+      const p = this.pull(r.sources[source]!.grpcAddress, r.model, chunks, g.layers, segmentElems(g) * 4, advisory).finally(() =>
+        this.pulls.delete(p),
+      );
       this.pulls.add(p);
     }
     return queued;
@@ -71,9 +83,22 @@ export class PrefetchUseCase {
     while (this.pulls.size > 0) await Promise.all([...this.pulls]);
   }
 
-  private async pull(address: string, model: string, chunks: ReadonlyArray<{ key: string; position: number }>, layers: number, segBytes: number, advisory: PrefetchAdvisory): Promise<void> {
+  private async pull(
+    address: string,
+    model: string,
+    chunks: ReadonlyArray<{ key: string; position: number }>,
+    layers: number,
+    segBytes: number,
+    advisory: PrefetchAdvisory,
+  ): Promise<void> {
     const position = new Map(chunks.map((c) => [c.key, c.position]));
-    for await (const c of this.client.fetch(address, chunks.map((c) => c.key), 0, layers, layers * segBytes)) {
+    for await (const c of this.client.fetch(
+      address,
+      chunks.map((c) => c.key),
+      0,
+      layers,
+      layers * segBytes,
+    )) {
       // A miss ends nothing: the request will recompute what is not here.
       if (c.payload) await this.store.importChunks(model, [{ key: c.key, position: position.get(c.key)!, payload: c.payload }], advisory);
     }

@@ -59,14 +59,22 @@ export class NodeMetrics {
     };
     this.running = sourced('mnemo_node_running_sequences', 'Sequences admitted to the batch (prefilled, decoding)', 'running');
     this.waiting = sourced('mnemo_node_waiting_sequences', 'Sequences queued for admission', 'waiting');
-    this.paused = sourced('mnemo_node_paused_sequences', 'Sequences paused by backpressure (their client reads slowly); they keep their KV', 'paused');
+    this.paused = sourced(
+      'mnemo_node_paused_sequences',
+      'Sequences paused by backpressure (their client reads slowly); they keep their KV',
+      'paused',
+    );
     this.flowControl = new Counter({
       name: 'mnemo_node_flow_control_total',
       help: 'Backpressure messages acted on, by action (pause, resume)',
       labelNames: ['action'],
       registers,
     });
-    this.kvUsage = sourced('mnemo_node_kv_usage_ratio', 'Share of the engine KV capacity held by live sequences (0-1), as sent in heartbeats', 'kvUsage');
+    this.kvUsage = sourced(
+      'mnemo_node_kv_usage_ratio',
+      'Share of the engine KV capacity held by live sequences (0-1), as sent in heartbeats',
+      'kvUsage',
+    );
     this.iterations = new Counter({ name: 'mnemo_node_iterations_total', help: 'Iterations of the continuous-batching loop', registers });
     this.batchedIterations = new Counter({
       name: 'mnemo_node_batched_iterations_total',
@@ -92,8 +100,16 @@ export class NodeMetrics {
       help: 'Running sequences preempted: their device KV swapped out to host memory or dropped (recomputed when resumed)',
       registers,
     });
-    this.cachedPromptTokens = new Counter({ name: 'mnemo_node_prompt_tokens_cached_total', help: 'Prompt tokens whose KV was not computed: the device prefix cache, or restored from the host or SSD pool or a peer (usage cached_tokens)', registers });
-    this.computedPromptTokens = new Counter({ name: 'mnemo_node_prompt_tokens_computed_total', help: 'Prompt tokens prefilled by compute', registers });
+    this.cachedPromptTokens = new Counter({
+      name: 'mnemo_node_prompt_tokens_cached_total',
+      help: 'Prompt tokens whose KV was not computed: the device prefix cache, or restored from the host or SSD pool or a peer (usage cached_tokens)',
+      registers,
+    });
+    this.computedPromptTokens = new Counter({
+      name: 'mnemo_node_prompt_tokens_computed_total',
+      help: 'Prompt tokens prefilled by compute',
+      registers,
+    });
     this.kvPlanMisses = new Counter({
       name: 'mnemo_node_kv_plan_misses_total',
       help: 'Engine calls refused for lack of KV blocks although planned to fit (their sequences were requeued)',
@@ -110,7 +126,12 @@ export class NodeMetrics {
       labelNames: ['direction', 'mode'],
       registers,
     });
-    this.swapBytes = new Counter({ name: 'mnemo_node_swap_bytes_total', help: 'KV bytes copied by swaps, by direction (out, in)', labelNames: ['direction'], registers });
+    this.swapBytes = new Counter({
+      name: 'mnemo_node_swap_bytes_total',
+      help: 'KV bytes copied by swaps, by direction (out, in)',
+      labelNames: ['direction'],
+      registers,
+    });
     this.swapWait = new Counter({
       name: 'mnemo_node_swap_wait_seconds_total',
       help: 'Time the iteration loop stood still waiting on swap copies (swap-outs, synchronous swap-ins, forced settles)',

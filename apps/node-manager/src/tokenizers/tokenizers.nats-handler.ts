@@ -39,6 +39,7 @@ export class TokenizersNatsHandler implements OnApplicationBootstrap {
 }
 
 function sliceOf(bundle: TokenizerBundle, offset: number, max: number): { totalBytes: number; data: Uint8Array } {
-  if (offset > bundle.bytes.length) throw new MnemoError(ErrorCode.InvalidRequest, `offset ${offset} is past the end of the bundle (${bundle.bytes.length} bytes)`);
+  if (offset > bundle.bytes.length)
+    throw new MnemoError(ErrorCode.InvalidRequest, `offset ${offset} is past the end of the bundle (${bundle.bytes.length} bytes)`);
   return { totalBytes: bundle.bytes.length, data: bundle.bytes.subarray(offset, offset + max) };
 }

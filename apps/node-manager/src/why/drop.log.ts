@@ -26,7 +26,11 @@ export class DropLog {
   /** Reasons the store gave for removals it is about to report (key@tier → reason). */
   private readonly told = new Map<string, 'expired' | 'corrupt'>();
 
-  constructor(maxKeys: number, ttlMs: number, private readonly now: () => number = Date.now) {
+  constructor(
+    maxKeys: number,
+    ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
     this.records = new BoundedRecords(maxKeys, ttlMs, now);
   }
 
@@ -41,7 +45,14 @@ export class DropLog {
     const told = tier === 'device' ? undefined : this.told.get(`${key}@${tier}`);
     if (told) this.told.delete(`${key}@${tier}`);
     const reason = truncated ? 'truncated' : (told ?? 'evicted');
-    const policy = reason === 'expired' ? 'SSD pool TTL (NODE_KV_SSD_TTL_MS)' : reason === 'corrupt' ? 'CRC32C check failed on read' : reason === 'truncated' ? `${EVICTION_POLICY[tier]}; later layers first` : EVICTION_POLICY[tier];
+    const policy =
+      reason === 'expired'
+        ? 'SSD pool TTL (NODE_KV_SSD_TTL_MS)'
+        : reason === 'corrupt'
+          ? 'CRC32C check failed on read'
+          : reason === 'truncated'
+            ? `${EVICTION_POLICY[tier]}; later layers first`
+            : EVICTION_POLICY[tier];
     const list = (this.records.get(key) ?? []).filter((r) => r.tier !== tier);
     this.records.set(key, [...list, { reason, tier, policy, atUnixMs: this.now() }]);
   }

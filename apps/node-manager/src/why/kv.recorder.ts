@@ -45,7 +45,11 @@ export class KvRecorder implements KvRecorderPort {
   ) {}
 
   prefillStarted(seq: Sequence): void {
-    seq.prefillSpan ??= this.tracer.startSpan('node.prefill', { attributes: { 'mnemo.request_id': seq.id, 'mnemo.model': seq.request.model } }, seq.trace ?? ROOT_CONTEXT);
+    seq.prefillSpan ??= this.tracer.startSpan(
+      'node.prefill',
+      { attributes: { 'mnemo.request_id': seq.id, 'mnemo.model': seq.request.model } },
+      seq.trace ?? ROOT_CONTEXT,
+    );
   }
 
   restore(seq: Sequence, plan: KvRestorePlan | undefined, deviceTokens: number): KvRestorePlan | undefined {
@@ -54,11 +58,24 @@ export class KvRecorder implements KvRecorderPort {
     const parent = seq.prefillSpan ? trace.setSpan(seq.trace ?? ROOT_CONTEXT, seq.prefillSpan) : (seq.trace ?? ROOT_CONTEXT);
     const spans: Span[] = (['host', 'ssd', 'peer'] as const)
       .filter((t) => sources[t] > 0)
-      .map((t) => this.tracer.startSpan(`node.restore.${t}`, { attributes: { 'mnemo.tokens': sources[t], ...(t === 'peer' && sources.peerAddress ? { 'mnemo.peer': sources.peerAddress } : {}) } }, parent));
+      .map((t) =>
+        this.tracer.startSpan(
+          `node.restore.${t}`,
+          {
+            attributes: {
+              'mnemo.tokens': sources[t],
+              ...(t === 'peer' && sources.peerAddress ? { 'mnemo.peer': sources.peerAddress } : {}),
+            },
+          },
+          parent,
+        ),
+      );
     return {
       until: plan.until,
       load: (layer) => plan.load(layer),
-      ...(plan.loadInto ? { loadInto: (layer: number, target: Parameters<NonNullable<KvRestorePlan['loadInto']>>[1]) => plan.loadInto!(layer, target) } : {}),
+      ...(plan.loadInto
+        ? { loadInto: (layer: number, target: Parameters<NonNullable<KvRestorePlan['loadInto']>>[1]) => plan.loadInto!(layer, target) }
+        : {}),
       sources: () => sources,
       done: (ok, blockedMs) => {
         this.restores.set(seq, { deviceTokens, sources, ok });
@@ -88,7 +105,9 @@ export class KvRecorder implements KvRecorderPort {
     const span = seq.prefillSpan;
     if (span) {
       span.setAttribute('mnemo.cached_tokens', cachedTokens);
-      this.tracer.startSpan('node.first_token', { attributes: { 'mnemo.request_id': seq.id } }, trace.setSpan(seq.trace ?? ROOT_CONTEXT, span)).end();
+      this.tracer
+        .startSpan('node.first_token', { attributes: { 'mnemo.request_id': seq.id } }, trace.setSpan(seq.trace ?? ROOT_CONTEXT, span))
+        .end();
       span.end();
       seq.prefillSpan = undefined;
     }

@@ -27,7 +27,13 @@ export class WhyNatsHandler implements OnApplicationBootstrap {
         return encodeMessage(NodeKvRecordSchema, { found: false });
       }
       const r = this.recorder.records.get(req.requestId);
-      const drops = req.chunkKeys.slice(0, MAX_KEYS).flatMap((key) => this.recorder.drops.get(key).map((d) => ({ key, reason: d.reason, tier: d.tier, policy: d.policy, atUnixMs: BigInt(d.atUnixMs) })));
+      const drops = req.chunkKeys
+        .slice(0, MAX_KEYS)
+        .flatMap((key) =>
+          this.recorder.drops
+            .get(key)
+            .map((d) => ({ key, reason: d.reason, tier: d.tier, policy: d.policy, atUnixMs: BigInt(d.atUnixMs) })),
+        );
       if (!r) return encodeMessage(NodeKvRecordSchema, { found: false, drops });
       return encodeMessage(NodeKvRecordSchema, {
         found: true,

@@ -42,7 +42,14 @@ export const PAIR_FRONTIER_REPOSITORY = Symbol('PAIR_FRONTIER_REPOSITORY');
     { provide: PATTERN_RESULT_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => ds.getRepository(PatternResultEntity) },
     { provide: PAIR_FRONTIER_REPOSITORY, inject: [DATA_SOURCE], useFactory: (ds: DataSource) => ds.getRepository(PairFrontierEntity) },
   ],
-  exports: [DATA_SOURCE, MODEL_REPOSITORY, MODEL_PAIR_REPOSITORY, PROFILING_JOB_REPOSITORY, PATTERN_RESULT_REPOSITORY, PAIR_FRONTIER_REPOSITORY],
+  exports: [
+    DATA_SOURCE,
+    MODEL_REPOSITORY,
+    MODEL_PAIR_REPOSITORY,
+    PROFILING_JOB_REPOSITORY,
+    PATTERN_RESULT_REPOSITORY,
+    PAIR_FRONTIER_REPOSITORY,
+  ],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(DATA_SOURCE) private readonly ds: DataSource) {}

@@ -38,7 +38,15 @@ describe(RegisterModelCommand.name, () => {
 
   it('lists every problem at once', () => {
     expect(() => RegisterModelCommand.from({ id: '', architecture: '', numLayers: 0, baseModelId: '' })).toThrow(
-      expect.objectContaining({ details: { problems: expect.arrayContaining([expect.stringMatching(/^id/), expect.stringMatching(/^architecture/), expect.stringMatching(/^num_layers/)]) } }),
+      expect.objectContaining({
+        details: {
+          problems: expect.arrayContaining([
+            expect.stringMatching(/^id/),
+            expect.stringMatching(/^architecture/),
+            expect.stringMatching(/^num_layers/),
+          ]),
+        },
+      }),
     );
   });
 });

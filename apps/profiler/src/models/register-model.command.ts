@@ -19,7 +19,8 @@ export class RegisterModelCommand {
     const problems: string[] = [];
     if (!MODEL_ID.test(req.id)) problems.push(`id ${JSON.stringify(req.id)} must match ${MODEL_ID}`);
     if (!ARCHITECTURE.test(req.architecture)) problems.push(`architecture ${JSON.stringify(req.architecture)} must match ${ARCHITECTURE}`);
-    if (!Number.isInteger(req.numLayers) || req.numLayers < 1 || req.numLayers > MAX_LAYERS) problems.push(`num_layers must be 1..${MAX_LAYERS}`);
+    if (!Number.isInteger(req.numLayers) || req.numLayers < 1 || req.numLayers > MAX_LAYERS)
+      problems.push(`num_layers must be 1..${MAX_LAYERS}`);
     // proto3 has no null: an empty string means "no base".
     const base = req.baseModelId === '' ? null : req.baseModelId;
     if (base !== null && !MODEL_ID.test(base)) problems.push(`base_model_id ${JSON.stringify(base)} must match ${MODEL_ID}`);

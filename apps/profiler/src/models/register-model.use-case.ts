@@ -36,14 +36,16 @@ export class RegisterModelUseCase {
       const state = sqlState(e);
       // A concurrent registration of the same id won the race: judge against what it stored.
       if (state === PgError.UNIQUE_VIOLATION) return this.sameOrConflict(await this.models.findOneByOrFail({ id: cmd.id }), cmd);
-      if (state === PgError.FOREIGN_KEY_VIOLATION) throw new MnemoError(ErrorCode.NotFound, `base model ${cmd.baseModelId} is not registered`, { model: cmd.baseModelId });
+      if (state === PgError.FOREIGN_KEY_VIOLATION)
+        throw new MnemoError(ErrorCode.NotFound, `base model ${cmd.baseModelId} is not registered`, { model: cmd.baseModelId });
       throw e;
     }
     return this.models.findOneByOrFail({ id: cmd.id });
   }
 
   private sameOrConflict(existing: ModelEntity, cmd: RegisterModelCommand): ModelEntity {
-    const same = existing.architecture === cmd.architecture && existing.numLayers === cmd.numLayers && existing.baseModelId === cmd.baseModelId;
+    const same =
+      existing.architecture === cmd.architecture && existing.numLayers === cmd.numLayers && existing.baseModelId === cmd.baseModelId;
     if (same) return existing;
     throw new MnemoError(ErrorCode.Conflict, `model ${cmd.id} is already registered with other attributes`, { model: cmd.id });
   }

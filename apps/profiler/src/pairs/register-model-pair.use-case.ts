@@ -36,9 +36,14 @@ export class RegisterModelPairUseCase {
       await this.pairs.insert({ baseModelId: base.id, derivedModelId: derived.id });
     } catch (e) {
       const state = sqlState(e);
-      if (state === PgError.UNIQUE_VIOLATION) throw new MnemoError(ErrorCode.Conflict, `pair ${base.id} → ${derived.id} is already registered`, { base: base.id, derived: derived.id });
+      if (state === PgError.UNIQUE_VIOLATION)
+        throw new MnemoError(ErrorCode.Conflict, `pair ${base.id} → ${derived.id} is already registered`, {
+          base: base.id,
+          derived: derived.id,
+        });
       // A model was deleted between the check and the insert.
-      if (state === PgError.FOREIGN_KEY_VIOLATION) throw new MnemoError(ErrorCode.NotFound, `model(s) no longer registered: ${base.id}, ${derived.id}`);
+      if (state === PgError.FOREIGN_KEY_VIOLATION)
+        throw new MnemoError(ErrorCode.NotFound, `model(s) no longer registered: ${base.id}, ${derived.id}`);
       throw e;
     }
     return this.pairs.findOneByOrFail({ baseModelId: base.id, derivedModelId: derived.id });

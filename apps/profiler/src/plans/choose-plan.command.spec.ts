@@ -6,7 +6,11 @@ const ok = { base: 'b', derived: 'd', maxQualityLoss: 0, latencyBudgetMs: 0, loa
 describe(ChoosePlanCommand.name, () => {
   it('reads proto zeros as the default floor and no budget', () => {
     expect(ChoosePlanCommand.from(ok).policy).toEqual({ maxQualityLoss: DEFAULT_MAX_QUALITY_LOSS, latencyBudgetMs: undefined, load: 0 });
-    expect(ChoosePlanCommand.from({ ...ok, maxQualityLoss: 0.05, latencyBudgetMs: 30, load: 2 }).policy).toEqual({ maxQualityLoss: 0.05, latencyBudgetMs: 30, load: 2 });
+    expect(ChoosePlanCommand.from({ ...ok, maxQualityLoss: 0.05, latencyBudgetMs: 30, load: 2 }).policy).toEqual({
+      maxQualityLoss: 0.05,
+      latencyBudgetMs: 30,
+      load: 2,
+    });
   });
 
   it.each<[string, Partial<typeof ok>]>([

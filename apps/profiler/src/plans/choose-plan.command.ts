@@ -17,7 +17,8 @@ export class ChoosePlanCommand {
     if (req.base === '') problems.push('base is required');
     if (req.derived === '') problems.push('derived is required');
     if (!(req.maxQualityLoss >= 0 && req.maxQualityLoss <= 1)) problems.push('max_quality_loss must be in [0, 1]');
-    if (!(req.latencyBudgetMs >= 0) || !Number.isFinite(req.latencyBudgetMs)) problems.push('latency_budget_ms must be a finite number ≥ 0');
+    if (!(req.latencyBudgetMs >= 0) || !Number.isFinite(req.latencyBudgetMs))
+      problems.push('latency_budget_ms must be a finite number ≥ 0');
     if (!(req.load >= 0) || !Number.isFinite(req.load)) problems.push('load must be a finite number ≥ 0');
     if (problems.length > 0) throw new MnemoError(ErrorCode.InvalidRequest, problems.join('; '), { problems });
     return new ChoosePlanCommand(req.base, req.derived, {

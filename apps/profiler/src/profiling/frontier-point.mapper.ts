@@ -4,7 +4,14 @@ import type { FrontierPointSchema } from '@mnemo/proto';
 import type { PatternResultEntity } from './pattern-result.entity.js';
 
 export function toFrontierPoint(p: ProfiledPattern): MessageInitShape<typeof FrontierPointSchema> {
-  return { pattern: p.pattern, quality: p.quality, meanKl: p.meanKl, recomputedLayers: p.recomputedLayers, eCacheBytesPerToken: p.eCacheBytesPerToken, prefillMs: p.prefillMs };
+  return {
+    pattern: p.pattern,
+    quality: p.quality,
+    meanKl: p.meanKl,
+    recomputedLayers: p.recomputedLayers,
+    eCacheBytesPerToken: p.eCacheBytesPerToken,
+    prefillMs: p.prefillMs,
+  };
 }
 
 export function toProfiledPattern(r: PatternResultEntity): ProfiledPattern {

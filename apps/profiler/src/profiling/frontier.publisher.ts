@@ -11,6 +11,9 @@ export class FrontierPublisher {
   constructor(@Inject(NATS_CONNECTION) private readonly nats: NatsConnection) {}
 
   publish(base: string, derived: string, jobId: string, frontier: readonly ProfiledPattern[]): void {
-    this.nats.publish(Subjects.PROFILER_FRONTIER_UPDATED, encodeMessage(FrontierUpdatedSchema, { base, derived, jobId, frontier: frontier.map(toFrontierPoint) }));
+    this.nats.publish(
+      Subjects.PROFILER_FRONTIER_UPDATED,
+      encodeMessage(FrontierUpdatedSchema, { base, derived, jobId, frontier: frontier.map(toFrontierPoint) }),
+    );
   }
 }

@@ -27,8 +27,20 @@ export class GetPairProfileUseCase {
 
   async frontier(base: string, derived: string): Promise<PairProfile> {
     const f = await this.frontiers.findOneBy({ baseModelId: base, derivedModelId: derived });
-    if (!f) throw new MnemoError(ErrorCode.NotFound, `no profile stored for ${base} → ${derived}; start a profiling job first`, { base, derived });
-    return { base, derived, jobId: f.jobId, layers: f.numLayers, fullPrefillMs: f.fullPrefillMs, createdAt: f.createdAt.toISOString(), frontier: f.points };
+    if (!f)
+      throw new MnemoError(ErrorCode.NotFound, `no profile stored for ${base} → ${derived}; start a profiling job first`, {
+        base,
+        derived,
+      });
+    return {
+      base,
+      derived,
+      jobId: f.jobId,
+      layers: f.numLayers,
+      fullPrefillMs: f.fullPrefillMs,
+      createdAt: f.createdAt.toISOString(),
+      frontier: f.points,
+    };
   }
 
   async patterns(base: string, derived: string): Promise<{ profile: PairProfile; patterns: ProfiledPattern[] }> {

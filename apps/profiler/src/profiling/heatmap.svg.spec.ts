@@ -2,7 +2,14 @@ import { patternGrid, patternKey, type ProfiledPattern } from '@mnemo/kv-core';
 import { renderHeatmap } from './heatmap.svg.js';
 
 function measured(layers: number): ProfiledPattern[] {
-  return patternGrid(layers).map((pattern, i) => ({ pattern, quality: (i % 10) / 9, meanKl: i / 100, recomputedLayers: pattern.r1 + pattern.r2 - pattern.u1, eCacheBytesPerToken: 0, prefillMs: i }));
+  return patternGrid(layers).map((pattern, i) => ({
+    pattern,
+    quality: (i % 10) / 9,
+    meanKl: i / 100,
+    recomputedLayers: pattern.r1 + pattern.r2 - pattern.u1,
+    eCacheBytesPerToken: 0,
+    prefillMs: i,
+  }));
 }
 
 describe(renderHeatmap.name, () => {

@@ -23,7 +23,12 @@ function color(q: number): string {
  * profiled pattern is one `<rect data-pattern="r1-u1-r2">` coloured by top-1 agreement,
  * labelled with its recomputed layers; frontier points have a black outline.
  */
-export function renderHeatmap(title: string, layers: number, patterns: readonly ProfiledPattern[], frontier: readonly ProfiledPattern[]): string {
+export function renderHeatmap(
+  title: string,
+  layers: number,
+  patterns: readonly ProfiledPattern[],
+  frontier: readonly ProfiledPattern[],
+): string {
   const onFrontier = new Set(frontier.map((p) => patternKey(p.pattern)));
   const panels = [...new Set(patterns.map((p) => p.pattern.r1))].sort((a, b) => a - b);
   const side = (layers + 1) * CELL;

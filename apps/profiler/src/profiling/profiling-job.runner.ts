@@ -55,7 +55,10 @@ export class ProfilingJobRunner implements OnApplicationBootstrap, BeforeApplica
       .catch((e: unknown) => {
         // An outage is reported once, not at every poll; jobs resume from their saved progress when it ends.
         if (!isDatabaseUnreachable(e)) this.logger.emit('error', 'profiling runner failed', { err: String((e as Error)?.stack ?? e) });
-        else if (!this.databaseDown) this.logger.emit('warn', 'database unreachable: profiling jobs wait until it is back', { err: String((e as Error)?.message ?? e) });
+        else if (!this.databaseDown)
+          this.logger.emit('warn', 'database unreachable: profiling jobs wait until it is back', {
+            err: String((e as Error)?.message ?? e),
+          });
         this.databaseDown ||= isDatabaseUnreachable(e);
       })
       .finally(() => (this.active = null));
@@ -98,7 +101,9 @@ export class ProfilingJobRunner implements OnApplicationBootstrap, BeforeApplica
     try {
       const maxPrompt = Math.max(...job.prompts.map((p) => p.length));
       session = await this.evaluator.open(job.baseModelId, job.derivedModelId, job.continuationTokens, maxPrompt);
-      const done = new Set((await this.results.find({ where: { jobId: job.id }, select: { r1: true, u1: true, r2: true } })).map((r) => patternKey(r)));
+      const done = new Set(
+        (await this.results.find({ where: { jobId: job.id }, select: { r1: true, u1: true, r2: true } })).map((r) => patternKey(r)),
+      );
       const todo = patternGrid(session.layers).filter((p) => !done.has(patternKey(p)));
       if (todo.length > 0) await session.prepare(job.prompts);
       for (const pattern of todo) {
@@ -114,16 +119,31 @@ export class ProfilingJobRunner implements OnApplicationBootstrap, BeforeApplica
         await this.results
           .createQueryBuilder()
           .insert()
-          .values({ jobId: job.id, ...pattern, top1Agreement: m.top1Agreement, meanKl: m.meanKl, recomputedLayers: m.recomputedLayers, eCacheBytesPerToken: m.eCacheBytesPerToken, prefillMs: m.prefillMs, fullPrefillMs: m.fullPrefillMs })
+          .values({
+            jobId: job.id,
+            ...pattern,
+            top1Agreement: m.top1Agreement,
+            meanKl: m.meanKl,
+            recomputedLayers: m.recomputedLayers,
+            eCacheBytesPerToken: m.eCacheBytesPerToken,
+            prefillMs: m.prefillMs,
+            fullPrefillMs: m.fullPrefillMs,
+          })
           .orIgnore()
           .execute();
-        await this.ds.query(`UPDATE profiling_jobs SET done_patterns = (SELECT count(*) FROM pattern_results WHERE job_id = $1), lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1`, [job.id, this.opts.leaseMs]);
+        await this.ds.query(
+          `UPDATE profiling_jobs SET done_patterns = (SELECT count(*) FROM pattern_results WHERE job_id = $1), lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1`,
+          [job.id, this.opts.leaseMs],
+        );
         this.metrics.patterns.inc();
       }
       await this.finish(job);
     } catch (e) {
       this.logger.emit('error', 'profiling job failed', { ...log, err: String((e as Error)?.stack ?? e) });
-      await this.jobs.update({ id: job.id }, { status: 'failed', error: String((e as Error)?.message ?? e).slice(0, 2000), leaseUntil: null, finishedAt: new Date() });
+      await this.jobs.update(
+        { id: job.id },
+        { status: 'failed', error: String((e as Error)?.message ?? e).slice(0, 2000), leaseUntil: null, finishedAt: new Date() },
+      );
       this.metrics.jobs.inc({ outcome: 'failed' });
     } finally {
       await session?.close();
@@ -148,10 +168,17 @@ export class ProfilingJobRunner implements OnApplicationBootstrap, BeforeApplica
            SET job_id = EXCLUDED.job_id, points = EXCLUDED.points, num_layers = EXCLUDED.num_layers, full_prefill_ms = EXCLUDED.full_prefill_ms, created_at = now()`,
         [job.baseModelId, job.derivedModelId, job.id, JSON.stringify(frontier), layers, fullPrefillMs],
       );
-      await tx.query(`UPDATE profiling_jobs SET status = 'done', done_patterns = $2, lease_until = NULL, finished_at = now() WHERE id = $1`, [job.id, rows.length]);
+      await tx.query(
+        `UPDATE profiling_jobs SET status = 'done', done_patterns = $2, lease_until = NULL, finished_at = now() WHERE id = $1`,
+        [job.id, rows.length],
+      );
     });
     this.publisher.publish(job.baseModelId, job.derivedModelId, job.id, frontier);
     this.metrics.jobs.inc({ outcome: 'done' });
-    this.logger.emit('info', 'profiling job done', { jobId: job.id, patterns: rows.length, frontier: frontier.map((p) => patternKey(p.pattern)) });
+    this.logger.emit('info', 'profiling job done', {
+      jobId: job.id,
+      patterns: rows.length,
+      frontier: frontier.map((p) => patternKey(p.pattern)),
+    });
   }
 }

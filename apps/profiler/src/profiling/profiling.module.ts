@@ -20,9 +20,17 @@ import { StartProfilingJobUseCase } from './start-profiling-job.use-case.js';
     {
       provide: PROFILING_LIMITS,
       inject: [PROFILER_CONFIG],
-      useFactory: (c: ProfilerConfig) => ({ maxPrompts: c.PROFILER_MAX_PROMPTS!, maxPromptTokens: c.PROFILER_MAX_PROMPT_TOKENS!, maxContinuationTokens: c.PROFILER_MAX_CONTINUATION_TOKENS! }),
+      useFactory: (c: ProfilerConfig) => ({
+        maxPrompts: c.PROFILER_MAX_PROMPTS!,
+        maxPromptTokens: c.PROFILER_MAX_PROMPT_TOKENS!,
+        maxContinuationTokens: c.PROFILER_MAX_CONTINUATION_TOKENS!,
+      }),
     },
-    { provide: RUNNER_OPTIONS, inject: [PROFILER_CONFIG], useFactory: (c: ProfilerConfig) => ({ pollMs: c.PROFILER_JOB_POLL_MS!, leaseMs: c.PROFILER_JOB_LEASE_MS! }) },
+    {
+      provide: RUNNER_OPTIONS,
+      inject: [PROFILER_CONFIG],
+      useFactory: (c: ProfilerConfig) => ({ pollMs: c.PROFILER_JOB_POLL_MS!, leaseMs: c.PROFILER_JOB_LEASE_MS! }),
+    },
     FrontierPublisher,
     ProfilingJobRunner,
     StartProfilingJobUseCase,

@@ -37,7 +37,8 @@ export class StartProfilingJobCommand {
     };
     const int = (o: Record<string, unknown>, k: string, def: number, min: number, max: number, prefix = ''): number => {
       const v = o[k] ?? def;
-      if (!Number.isInteger(v) || (v as number) < min || (v as number) > max) problems.push(`${prefix}${k} must be an integer in [${min}, ${max}]`);
+      if (!Number.isInteger(v) || (v as number) < min || (v as number) > max)
+        problems.push(`${prefix}${k} must be an integer in [${min}, ${max}]`);
       return v as number;
     };
     const base = str('base');

@@ -31,7 +31,11 @@ export class StartProfilingJobUseCase {
 
   async execute(cmd: StartProfilingJobCommand): Promise<ProfilingJobEntity> {
     const pair = await this.pairs.findOneBy({ baseModelId: cmd.base, derivedModelId: cmd.derived });
-    if (!pair) throw new MnemoError(ErrorCode.NotFound, `pair ${cmd.base} → ${cmd.derived} is not registered`, { base: cmd.base, derived: cmd.derived });
+    if (!pair)
+      throw new MnemoError(ErrorCode.NotFound, `pair ${cmd.base} → ${cmd.derived} is not registered`, {
+        base: cmd.base,
+        derived: cmd.derived,
+      });
     const derived = await this.models.findOneByOrFail({ id: cmd.derived });
     const prompts = this.prompts(cmd);
     const id = randomUUID();
@@ -62,7 +66,10 @@ export class StartProfilingJobUseCase {
         throw new MnemoError(ErrorCode.InvalidRequest, `no tokenizer for ${cmd.derived}: ${(e as Error).message}`);
       }
       if (ids.length === 0 || ids.length > this.limits.maxPromptTokens) {
-        throw new MnemoError(ErrorCode.InvalidRequest, `dataset prompt ${i + 1} has ${ids.length} tokens; 1–${this.limits.maxPromptTokens} allowed`);
+        throw new MnemoError(
+          ErrorCode.InvalidRequest,
+          `dataset prompt ${i + 1} has ${ids.length} tokens; 1–${this.limits.maxPromptTokens} allowed`,
+        );
       }
       return ids;
     });

@@ -42,7 +42,18 @@ function setup(nodes: NodeEntry[]) {
   const directory = new KvDirectory(1000);
   const prefetcher = new RecordingPrefetcher();
   const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222', SCHEDULER_POLICY: 'symphony' });
-  const sut = new AdviseUseCase(sessions, new ReservationBook({ perTenant: 10, total: 100 }), directory, registry, prefetcher, () => 'adv-1', config, new SchedulerMetrics(new ServiceMetrics('scheduler-test')), systemClock, new JsonLogger('test', 'error', () => undefined));
+  const sut = new AdviseUseCase(
+    sessions,
+    new ReservationBook({ perTenant: 10, total: 100 }),
+    directory,
+    registry,
+    prefetcher,
+    () => 'adv-1',
+    config,
+    new SchedulerMetrics(new ServiceMetrics('scheduler-test')),
+    systemClock,
+    new JsonLogger('test', 'error', () => undefined),
+  );
   // The session's last request ran on a, which keeps its chunks on host.
   sessions.record({ tenant: 't', sessionId: 's', model: 'm', nodeId: 'a', chunkKeys: KEYS, promptTokens: 3 * 256, lastUsedMs: Date.now() });
   directory.apply('a', [{ kind: 'stored', tier: 'host', keys: KEYS }]);

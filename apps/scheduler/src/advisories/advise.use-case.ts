@@ -1,5 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, MnemoError, planAdvisory, type KvDirectory, type Reservation, type ReservationBook, type RoutingPolicyName, type RoutingState, type SessionTable } from '@mnemo/kv-core';
+import {
+  ErrorCode,
+  MnemoError,
+  planAdvisory,
+  type KvDirectory,
+  type Reservation,
+  type ReservationBook,
+  type RoutingPolicyName,
+  type RoutingState,
+  type SessionTable,
+} from '@mnemo/kv-core';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import { KV_DIRECTORY } from '../kv-directory/kv-report.port.js';
@@ -51,8 +61,18 @@ export class AdviseUseCase {
   private advise(cmd: AdviseCommand): Reservation {
     validate(cmd);
     const session = this.sessions.get(cmd.tenant, cmd.sessionId);
-    if (!session) throw new MnemoError(ErrorCode.NotFound, `unknown session ${JSON.stringify(cmd.sessionId)}: advisories are for sessions that sent a request`, { param: 'session_id' });
-    if (session.model !== cmd.model) throw new MnemoError(ErrorCode.InvalidRequest, `session ${JSON.stringify(cmd.sessionId)} uses model ${session.model}, not ${cmd.model}`, { param: 'model' });
+    if (!session)
+      throw new MnemoError(
+        ErrorCode.NotFound,
+        `unknown session ${JSON.stringify(cmd.sessionId)}: advisories are for sessions that sent a request`,
+        { param: 'session_id' },
+      );
+    if (session.model !== cmd.model)
+      throw new MnemoError(
+        ErrorCode.InvalidRequest,
+        `session ${JSON.stringify(cmd.sessionId)} uses model ${session.model}, not ${cmd.model}`,
+        { param: 'model' },
+      );
     const now = this.clock.unixMs();
     const costs = routingCosts(this.config);
     const state: RoutingState = {
@@ -68,8 +88,19 @@ export class AdviseUseCase {
     // The node (kv-core planAdvisory: the backlog as it will be at the expected arrival, the
     // session's partial chunk priced like a request's tail), and what it prefetches from whom.
     const nodes = this.registry.all();
-    const choice = planAdvisory(state, nodes, session, { tenant: cmd.tenant, sessionId: cmd.sessionId, model: cmd.model, expectedArrivalMs: cmd.expectedArrivalUnixMs }, now, this.config.SCHEDULER_ADVISORY_MAX_AHEAD_MS!);
-    if (!choice) throw new MnemoError(nodes.length === 0 ? ErrorCode.NoNodeAvailable : ErrorCode.ModelNotFound, `no live node serves model ${cmd.model}`);
+    const choice = planAdvisory(
+      state,
+      nodes,
+      session,
+      { tenant: cmd.tenant, sessionId: cmd.sessionId, model: cmd.model, expectedArrivalMs: cmd.expectedArrivalUnixMs },
+      now,
+      this.config.SCHEDULER_ADVISORY_MAX_AHEAD_MS!,
+    );
+    if (!choice)
+      throw new MnemoError(
+        nodes.length === 0 ? ErrorCode.NoNodeAvailable : ErrorCode.ModelNotFound,
+        `no live node serves model ${cmd.model}`,
+      );
     const arrival = choice.arrivalMs;
     const reservation: Reservation = {
       id: this.ids(),
@@ -83,11 +114,22 @@ export class AdviseUseCase {
     };
     const taken = this.book.reserve(reservation, now);
     if (!taken.ok) {
-      const limit = taken.refusal === 'tenant_limit' ? `${this.config.SCHEDULER_ADVISORIES_PER_TENANT} live advisories per tenant` : `${this.config.SCHEDULER_ADVISORIES_MAX} live advisories`;
-      throw new MnemoError(ErrorCode.Overloaded, `too many advisories (limit: ${limit}); invalidate unused ones or wait for them to expire`);
+      const limit =
+        taken.refusal === 'tenant_limit'
+          ? `${this.config.SCHEDULER_ADVISORIES_PER_TENANT} live advisories per tenant`
+          : `${this.config.SCHEDULER_ADVISORIES_MAX} live advisories`;
+      throw new MnemoError(
+        ErrorCode.Overloaded,
+        `too many advisories (limit: ${limit}); invalidate unused ones or wait for them to expire`,
+      );
     }
-    if (taken.replaced && taken.replaced.nodeId !== reservation.nodeId) void this.forget(taken.replaced.nodeId, taken.replaced.id, cmd.sessionId);
-    const sources = choice.sources.map((src) => ({ nodeId: src.nodeId, grpcAddress: this.registry.get(src.nodeId)?.grpcAddress ?? '', chunkKeys: [...src.chunkKeys] }));
+    if (taken.replaced && taken.replaced.nodeId !== reservation.nodeId)
+      void this.forget(taken.replaced.nodeId, taken.replaced.id, cmd.sessionId);
+    const sources = choice.sources.map((src) => ({
+      nodeId: src.nodeId,
+      grpcAddress: this.registry.get(src.nodeId)?.grpcAddress ?? '',
+      chunkKeys: [...src.chunkKeys],
+    }));
     void this.nodes
       .prefetch(choice.nodeId, {
         advisoryId: reservation.id,
@@ -102,7 +144,8 @@ export class AdviseUseCase {
       })
       .then((o) => {
         this.metrics.prefetches.inc({ outcome: o.kind });
-        if (o.kind === 'refused' || o.kind === 'timeout') this.logger.emit('warn', 'prefetch not accepted', { nodeId: choice.nodeId, advisoryId: reservation.id, outcome: o });
+        if (o.kind === 'refused' || o.kind === 'timeout')
+          this.logger.emit('warn', 'prefetch not accepted', { nodeId: choice.nodeId, advisoryId: reservation.id, outcome: o });
       });
     return reservation;
   }
@@ -117,7 +160,9 @@ function validate(cmd: AdviseCommand): void {
   validateSessionId(cmd.sessionId);
   if (!cmd.model) throw new MnemoError(ErrorCode.InvalidRequest, 'model is required', { param: 'model' });
   if (!Number.isFinite(cmd.expectedArrivalUnixMs) || cmd.expectedArrivalUnixMs < 0) {
-    throw new MnemoError(ErrorCode.InvalidRequest, 'expected_arrival must be a time in milliseconds since the epoch', { param: 'expected_arrival' });
+    throw new MnemoError(ErrorCode.InvalidRequest, 'expected_arrival must be a time in milliseconds since the epoch', {
+      param: 'expected_arrival',
+    });
   }
   if (!Number.isInteger(cmd.priority)) throw new MnemoError(ErrorCode.InvalidRequest, 'priority must be an integer', { param: 'priority' });
 }

@@ -1,5 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { AdvisoryReplySchema, AdvisoryRequestSchema, encodeMessage, InvalidateAdvisoryReplySchema, InvalidateAdvisoryRequestSchema, QueueGroups, Subjects } from '@mnemo/proto';
+import {
+  AdvisoryReplySchema,
+  AdvisoryRequestSchema,
+  encodeMessage,
+  InvalidateAdvisoryReplySchema,
+  InvalidateAdvisoryRequestSchema,
+  QueueGroups,
+  Subjects,
+} from '@mnemo/proto';
 import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
 import { AdviseCommand } from './advise.command.js';
 import { AdviseUseCase } from './advise.use-case.js';
@@ -26,8 +34,13 @@ export class AdvisoriesNatsHandler implements OnApplicationBootstrap {
         ...common,
         operation: 'advise',
         request: AdvisoryRequestSchema,
-        handle: (r) => this.advise.execute(new AdviseCommand(r.tenant, r.sessionId, r.model, r.expectedArrivalUnixMs, r.ordered, r.priority)),
-        reply: (o) => encodeMessage(AdvisoryReplySchema, 'ok' in o ? { result: { case: 'advisory', value: advisoryInfo(o.ok) } } : { result: { case: 'error', value: o.error } }),
+        handle: (r) =>
+          this.advise.execute(new AdviseCommand(r.tenant, r.sessionId, r.model, r.expectedArrivalUnixMs, r.ordered, r.priority)),
+        reply: (o) =>
+          encodeMessage(
+            AdvisoryReplySchema,
+            'ok' in o ? { result: { case: 'advisory', value: advisoryInfo(o.ok) } } : { result: { case: 'error', value: o.error } },
+          ),
       }),
       QueueGroups.SCHEDULER,
     );
@@ -38,7 +51,11 @@ export class AdvisoriesNatsHandler implements OnApplicationBootstrap {
         operation: 'invalidate',
         request: InvalidateAdvisoryRequestSchema,
         handle: (r) => this.invalidate.execute(new InvalidateAdvisoryCommand(r.tenant, r.advisoryId)),
-        reply: (o) => encodeMessage(InvalidateAdvisoryReplySchema, 'ok' in o ? { result: { case: 'found', value: true } } : { result: { case: 'error', value: o.error } }),
+        reply: (o) =>
+          encodeMessage(
+            InvalidateAdvisoryReplySchema,
+            'ok' in o ? { result: { case: 'found', value: true } } : { result: { case: 'error', value: o.error } },
+          ),
       }),
       QueueGroups.SCHEDULER,
     );

@@ -20,17 +20,25 @@ export class InvalidateAdvisoryUseCase {
   ) {}
 
   execute({ tenant, advisoryId }: InvalidateAdvisoryCommand): true {
-    if (!advisoryId || advisoryId.length > 128) throw new MnemoError(ErrorCode.InvalidRequest, 'advisory_id must be 1–128 characters', { param: 'advisory_id' });
+    if (!advisoryId || advisoryId.length > 128)
+      throw new MnemoError(ErrorCode.InvalidRequest, 'advisory_id must be 1–128 characters', { param: 'advisory_id' });
     const found = this.book.lookup(tenant, advisoryId, this.clock.unixMs());
     this.metrics.invalidations.inc({ outcome: found.kind });
-    if (found.kind === 'unknown') throw new MnemoError(ErrorCode.NotFound, `unknown advisory ${JSON.stringify(advisoryId)}`, { param: 'advisory_id' });
+    if (found.kind === 'unknown')
+      throw new MnemoError(ErrorCode.NotFound, `unknown advisory ${JSON.stringify(advisoryId)}`, { param: 'advisory_id' });
     if (found.kind === 'expired') {
-      throw new MnemoError(ErrorCode.NotFound, `advisory ${JSON.stringify(advisoryId)} expired at ${new Date(found.expiredAtMs).toISOString()}`, { param: 'advisory_id' });
+      throw new MnemoError(
+        ErrorCode.NotFound,
+        `advisory ${JSON.stringify(advisoryId)} expired at ${new Date(found.expiredAtMs).toISOString()}`,
+        { param: 'advisory_id' },
+      );
     }
     const r = found.reservation;
     this.book.release(r.id);
     // The client need not wait for the node: demoting prefetched data is the node's background work.
-    void this.nodes.forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId }).then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
+    void this.nodes
+      .forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId })
+      .then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
     return true;
   }
 }

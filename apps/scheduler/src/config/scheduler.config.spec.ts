@@ -28,7 +28,11 @@ describe(routingCosts.name, () => {
   });
 
   it.each([
-    ['measured tier and network costs', { SCHEDULER_HOST_LOAD_US_PER_CHUNK: '900', SCHEDULER_SSD_LOAD_US_PER_CHUNK: '4000', SCHEDULER_PEER_US_PER_CHUNK: '3500' }, { host: 0.9, ssd: 4, peer: 3.5 }],
+    [
+      'measured tier and network costs',
+      { SCHEDULER_HOST_LOAD_US_PER_CHUNK: '900', SCHEDULER_SSD_LOAD_US_PER_CHUNK: '4000', SCHEDULER_PEER_US_PER_CHUNK: '3500' },
+      { host: 0.9, ssd: 4, peer: 3.5 },
+    ],
     ['peer fetch off', { SCHEDULER_PEER_FETCH: 'off', SCHEDULER_PEER_US_PER_CHUNK: '1' }, { host: 1.4, ssd: 5.5, peer: Infinity }],
   ])('takes %s', (_n, env, want) => {
     const sut = routingCosts(loadSchedulerConfig({ ...base, ...env }));

@@ -40,7 +40,8 @@ export function parseDerivedBases(entries: readonly string[]): { bases: Map<stri
   const problems: string[] = [];
   for (const entry of entries) {
     const [derived, base, ...more] = entry.split('=').map((s) => s.trim());
-    if (!derived || !base || more.length > 0) problems.push(`SCHEDULER_DROIDSPEAK_BASES entry ${JSON.stringify(entry)}: must be derived=base`);
+    if (!derived || !base || more.length > 0)
+      problems.push(`SCHEDULER_DROIDSPEAK_BASES entry ${JSON.stringify(entry)}: must be derived=base`);
     else if (derived === base) problems.push(`SCHEDULER_DROIDSPEAK_BASES entry ${JSON.stringify(entry)}: a model is not its own base`);
     else bases.set(derived, base);
   }

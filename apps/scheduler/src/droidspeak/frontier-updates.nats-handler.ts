@@ -16,7 +16,11 @@ export class FrontierUpdatesNatsHandler implements OnApplicationBootstrap {
     this.endpoints.listen(Subjects.PROFILER_FRONTIER_UPDATED, (msg) => {
       try {
         const u = decodeMessage(FrontierUpdatedSchema, msg.data);
-        this.pairs.frontierUpdated(u.base, u.derived, u.frontier.flatMap((p) => (p.pattern ? [{ pattern: { r1: p.pattern.r1, u1: p.pattern.u1, r2: p.pattern.r2 } }] : [])));
+        this.pairs.frontierUpdated(
+          u.base,
+          u.derived,
+          u.frontier.flatMap((p) => (p.pattern ? [{ pattern: { r1: p.pattern.r1, u1: p.pattern.u1, r2: p.pattern.r2 } }] : [])),
+        );
       } catch (e) {
         this.logger.emit('warn', 'malformed FrontierUpdated ignored', { err: String(e) });
       }

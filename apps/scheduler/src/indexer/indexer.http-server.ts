@@ -41,7 +41,8 @@ export class IndexerHttpServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     try {
-      if (path !== '/query' && path !== '/query_by_hash') throw new MnemoError(ErrorCode.NotFound, `no route ${path}: POST /query or /query_by_hash`);
+      if (path !== '/query' && path !== '/query_by_hash')
+        throw new MnemoError(ErrorCode.NotFound, `no route ${path}: POST /query or /query_by_hash`);
       if (req.method !== 'POST') throw new MnemoError(ErrorCode.InvalidRequest, `${path} takes POST`);
       const body = await readJson(req);
       send(res, 200, this.useCase.execute(this.parse(path, body)));
@@ -54,7 +55,8 @@ export class IndexerHttpServer {
   private parse(path: string, b: Record<string, unknown>): IndexerQuery {
     const bad = (msg: string, param: string) => new MnemoError(ErrorCode.InvalidRequest, msg, { param });
     if (typeof b.model !== 'string' || b.model.length === 0) throw bad('model: a model name is required', 'model');
-    if (b.lora_name !== undefined && b.lora_name !== null && b.lora_id !== undefined && b.lora_id !== null && b.lora_id !== -1) throw bad('give lora_name or lora_id, not both', 'lora_name');
+    if (b.lora_name !== undefined && b.lora_name !== null && b.lora_id !== undefined && b.lora_id !== null && b.lora_id !== -1)
+      throw bad('give lora_name or lora_id, not both', 'lora_name');
     // No adapters here: any LoRA names KV that cannot exist, so the answer is empty (salted apart).
     const lora = (typeof b.lora_name === 'string' && b.lora_name.length > 0) || (typeof b.lora_id === 'number' && b.lora_id !== -1);
     const model = lora ? `${b.model}\u0000lora` : b.model;
@@ -63,7 +65,8 @@ export class IndexerHttpServer {
       if (b.tenant !== undefined && typeof b.tenant !== 'string') throw bad('tenant: a string', 'tenant');
       return { model, tenant: (b.tenant as string | undefined) ?? this.defaultTenant, tokenIds: b.token_ids as number[] };
     }
-    if (!Array.isArray(b.block_hash) || !b.block_hash.every((h) => typeof h === 'string')) throw bad('block_hash: a list of chunk keys is required', 'block_hash');
+    if (!Array.isArray(b.block_hash) || !b.block_hash.every((h) => typeof h === 'string'))
+      throw bad('block_hash: a list of chunk keys is required', 'block_hash');
     return { model, blockHashes: b.block_hash as string[] };
   }
 }
@@ -86,6 +89,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   } catch {
     throw new MnemoError(ErrorCode.InvalidRequest, 'the body is not JSON');
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new MnemoError(ErrorCode.InvalidRequest, 'the body is a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new MnemoError(ErrorCode.InvalidRequest, 'the body is a JSON object');
   return body as Record<string, unknown>;
 }

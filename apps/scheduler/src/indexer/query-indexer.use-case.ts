@@ -1,5 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { blockKeys, CHUNK_TOKENS, ErrorCode, indexerQuery, isChunkKey, MnemoError, validateTokenIds, type KvDirectory } from '@mnemo/kv-core';
+import {
+  blockKeys,
+  CHUNK_TOKENS,
+  ErrorCode,
+  indexerQuery,
+  isChunkKey,
+  MnemoError,
+  validateTokenIds,
+  type KvDirectory,
+} from '@mnemo/kv-core';
 import { KV_DIRECTORY } from '../kv-directory/kv-report.port.js';
 
 /** A Mooncake-Conductor-style query: a prompt's tokens, or its chunk keys, for one model. */
@@ -28,17 +37,22 @@ export class QueryIndexerUseCase {
   execute(q: IndexerQuery): IndexerAnswer {
     let keys: readonly string[];
     if ('tokenIds' in q) {
-      if (q.tokenIds.length > MAX_QUERY_TOKENS) throw new MnemoError(ErrorCode.InvalidRequest, `token_ids: at most ${MAX_QUERY_TOKENS} tokens`, { param: 'token_ids' });
+      if (q.tokenIds.length > MAX_QUERY_TOKENS)
+        throw new MnemoError(ErrorCode.InvalidRequest, `token_ids: at most ${MAX_QUERY_TOKENS} tokens`, { param: 'token_ids' });
       validateTokenIds(q.tokenIds);
       keys = blockKeys(q.model, q.tenant, [...q.tokenIds]);
     } else {
-      if (!q.blockHashes.every(isChunkKey)) throw new MnemoError(ErrorCode.InvalidRequest, 'block_hash: Mnemo chunk keys (32 lowercase hex characters, one per 256 tokens)', { param: 'block_hash' });
+      if (!q.blockHashes.every(isChunkKey))
+        throw new MnemoError(ErrorCode.InvalidRequest, 'block_hash: Mnemo chunk keys (32 lowercase hex characters, one per 256 tokens)', {
+          param: 'block_hash',
+        });
       // Chunk keys name whole 256-token chunks: place each at its chunk's last 16-token boundary.
       keys = q.blockHashes.flatMap((k) => [...Array<string>(CHUNK_TOKENS / 16 - 1).fill(''), k]);
     }
     const hits = indexerQuery((k) => (k === '' ? [] : this.directory.holdings(k)), keys);
     const data: IndexerAnswer['data'] = {};
-    for (const [engine, h] of hits) data[engine] = { longest_matched: h.longestMatched, GPU: h.tiers.device, CPU: h.tiers.host, DISK: h.tiers.ssd };
+    for (const [engine, h] of hits)
+      data[engine] = { longest_matched: h.longestMatched, GPU: h.tiers.device, CPU: h.tiers.host, DISK: h.tiers.ssd };
     return { data };
   }
 }

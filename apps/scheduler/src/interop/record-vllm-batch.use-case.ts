@@ -42,7 +42,12 @@ export class RecordVllmBatchUseCase {
         continue;
       }
       if (e.type === 'BlockStored') {
-        const r = this.folder.stored({ blockHashes: e.blockHashes.map(blockHashKey), parentBlockHash: e.parentBlockHash === null ? null : blockHashKey(e.parentBlockHash), tokenIds: e.tokenIds, blockSize: e.blockSize });
+        const r = this.folder.stored({
+          blockHashes: e.blockHashes.map(blockHashKey),
+          parentBlockHash: e.parentBlockHash === null ? null : blockHashKey(e.parentBlockHash),
+          tokenIds: e.tokenIds,
+          blockSize: e.blockSize,
+        });
         if (!r.ok) {
           this.count(r.reason);
           continue;

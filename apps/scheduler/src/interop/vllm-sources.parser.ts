@@ -16,7 +16,10 @@ const ENDPOINT = /^(tcp:\/\/[^\s|;@]+:\d+|ipc:\/\/[^\s|;@]+)$/;
 export function parseVllmSources(spec: string): { sources: VllmSource[]; problems: string[] } {
   const sources: VllmSource[] = [];
   const problems: string[] = [];
-  for (const entry of spec.split(';').map((e) => e.trim()).filter((e) => e.length > 0)) {
+  for (const entry of spec
+    .split(';')
+    .map((e) => e.trim())
+    .filter((e) => e.length > 0)) {
     const m = /^([^=]+)=([^@]+)@(.+)$/.exec(entry);
     const [pub, replay, ...extra] = m ? m[3]!.split('|') : [];
     if (!m || !pub || !ENDPOINT.test(pub) || (replay !== undefined && !ENDPOINT.test(replay)) || extra.length > 0) {

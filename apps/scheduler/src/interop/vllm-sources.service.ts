@@ -29,7 +29,9 @@ export class VllmSourcesService implements OnApplicationBootstrap, OnModuleDestr
 
   async onApplicationBootstrap(): Promise<void> {
     for (const source of parseVllmSources(this.config.SCHEDULER_VLLM_SOURCES ?? '').sources) {
-      const record = new RecordVllmBatchUseCase(source, this.config.SCHEDULER_VLLM_TENANT!, this.directory, (outcome) => this.events.inc({ source: source.id, outcome }));
+      const record = new RecordVllmBatchUseCase(source, this.config.SCHEDULER_VLLM_TENANT!, this.directory, (outcome) =>
+        this.events.inc({ source: source.id, outcome }),
+      );
       this.subscribers.push(
         await VllmEventsSubscriber.connect({
           endpoint: source.endpoint,

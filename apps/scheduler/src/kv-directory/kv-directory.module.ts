@@ -37,7 +37,13 @@ const expected = {
  */
 @Module({
   imports: [NodesModule, SessionsModule],
-  providers: [directory, expected, { provide: KV_REPORT_REQUESTER, useClass: NatsKvReportRequester }, RecordKvEventUseCase, KvEventsNatsHandler],
+  providers: [
+    directory,
+    expected,
+    { provide: KV_REPORT_REQUESTER, useClass: NatsKvReportRequester },
+    RecordKvEventUseCase,
+    KvEventsNatsHandler,
+  ],
   exports: [KV_DIRECTORY, EXPECTED_HOLDINGS],
 })
 export class KvDirectoryModule {}

@@ -21,7 +21,9 @@ export class KvEventsNatsHandler implements OnApplicationBootstrap, OnModuleDest
   ) {}
 
   onApplicationBootstrap(): void {
-    this.unwatch = this.registry.onMembership((c) => (c.kind === 'joined' ? this.useCase.nodeJoined(c.nodeId) : this.useCase.nodeLeft(c.nodeId)));
+    this.unwatch = this.registry.onMembership((c) =>
+      c.kind === 'joined' ? this.useCase.nodeJoined(c.nodeId) : this.useCase.nodeLeft(c.nodeId),
+    );
     this.endpoints.listen(Subjects.KV_EVENTS, (msg) => {
       let event;
       try {

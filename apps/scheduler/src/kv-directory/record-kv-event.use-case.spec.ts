@@ -16,7 +16,12 @@ class RecordingRequester implements KvReportRequester {
 }
 
 const event = (nodeId: string, seq: number, changes: Array<[KvChangeKind, KvTier, string[]]>, full = false): KvEvent =>
-  create(KvEventSchema, { nodeId, seq: BigInt(seq), full, changes: changes.map(([kind, tier, chunkKeys]) => ({ kind, tier, model: 'm', chunkKeys })) });
+  create(KvEventSchema, {
+    nodeId,
+    seq: BigInt(seq),
+    full,
+    changes: changes.map(([kind, tier, chunkKeys]) => ({ kind, tier, model: 'm', chunkKeys })),
+  });
 
 function setup() {
   const clock = { ms: 0, monotonicMs: () => clock.ms, unixMs: () => clock.ms };
@@ -25,7 +30,15 @@ function setup() {
   const sessions = new SessionTable(100);
   const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
   const expected = new ExpectedHoldings(100, 60_000);
-  const sut = new RecordKvEventUseCase(directory, requester, metrics, new JsonLogger('test', 'error', () => undefined), sessions, expected, clock);
+  const sut = new RecordKvEventUseCase(
+    directory,
+    requester,
+    metrics,
+    new JsonLogger('test', 'error', () => undefined),
+    sessions,
+    expected,
+    clock,
+  );
   const record = (e: KvEvent) => sut.execute(new RecordKvEventCommand(e));
   return { sut, directory, requester, record, sessions, metrics, expected, clock };
 }
@@ -78,7 +91,13 @@ describe(RecordKvEventUseCase.name, () => {
     ['removed (evicted before we heard it was stored)', [[KvChangeKind.REMOVED, KvTier.DEVICE, ['a']]], false, [], []],
     ['truncated', [[KvChangeKind.TRUNCATED, KvTier.HOST, ['a']]], false, [], []],
     ['a full report listing it', [[KvChangeKind.STORED, KvTier.HOST, ['a']]], true, [], ['n1']],
-    ['a full report without it: still coming (the report may predate the dispatch)', [[KvChangeKind.STORED, KvTier.HOST, ['z']]], true, ['n1'], []],
+    [
+      'a full report without it: still coming (the report may predate the dispatch)',
+      [[KvChangeKind.STORED, KvTier.HOST, ['z']]],
+      true,
+      ['n1'],
+      [],
+    ],
     ['another node stores it', [], false, ['n1'], []],
   ])('a KV event settles what routing expected on the node: %s', (_n, changes, full, stillExpected, inDirectory) => {
     const { record, expected, directory } = setup();
@@ -101,7 +120,17 @@ describe(RecordKvEventUseCase.name, () => {
     record(event('n1', 1, [[KvChangeKind.STORED, KvTier.HOST, ['a', 'b']]]));
     // Event 2 (b removed) was lost; event 3 shows the gap; the report is the truth.
     record(event('n1', 3, [[KvChangeKind.STORED, KvTier.SSD, ['c']]]));
-    record(event('n1', 4, [[KvChangeKind.STORED, KvTier.HOST, ['a']], [KvChangeKind.STORED, KvTier.SSD, ['c']]], true));
+    record(
+      event(
+        'n1',
+        4,
+        [
+          [KvChangeKind.STORED, KvTier.HOST, ['a']],
+          [KvChangeKind.STORED, KvTier.SSD, ['c']],
+        ],
+        true,
+      ),
+    );
     expect(directory.holders('b')).toEqual([]);
     expect(directory.holders('a')).toEqual([{ nodeId: 'n1', tier: 'host' }]);
     expect(directory.holders('c')).toEqual([{ nodeId: 'n1', tier: 'ssd' }]);
@@ -126,7 +155,12 @@ describe(RecordKvEventUseCase.name, () => {
 
   it('ignores changes with an unknown tier or kind, and node ids that are not subject tokens', () => {
     const { directory, record } = setup();
-    record(event('n1', 1, [[KvChangeKind.STORED, KvTier.UNSPECIFIED, ['a']], [KvChangeKind.UNSPECIFIED, KvTier.HOST, ['b']]]));
+    record(
+      event('n1', 1, [
+        [KvChangeKind.STORED, KvTier.UNSPECIFIED, ['a']],
+        [KvChangeKind.UNSPECIFIED, KvTier.HOST, ['b']],
+      ]),
+    );
     record(event('bad.id', 1, [[KvChangeKind.STORED, KvTier.HOST, ['c']]]));
     expect(directory.stats().keys).toBe(0);
   });
@@ -134,7 +168,13 @@ describe(RecordKvEventUseCase.name, () => {
   describe('session tails', () => {
     const k = (c: string) => c.repeat(32);
     const tail = { tenant: 't', sessionId: 's', model: 'm', chunkKeys: [k('a'), k('b')], partialKey: k('c'), tokens: 2 * 256 + 48 };
-    const withTail = (t: object, nodeId = 'n1') => create(KvEventSchema, { nodeId, seq: 1n, changes: [{ kind: KvChangeKind.STORED, tier: KvTier.HOST, model: 'm', chunkKeys: [k('c')] }], sessionTails: [t] });
+    const withTail = (t: object, nodeId = 'n1') =>
+      create(KvEventSchema, {
+        nodeId,
+        seq: 1n,
+        changes: [{ kind: KvChangeKind.STORED, tier: KvTier.HOST, model: 'm', chunkKeys: [k('c')] }],
+        sessionTails: [t],
+      });
 
     it.each<[string, object, string, boolean]>([
       ['a whole and partial chain from the node that ran it', {}, 'applied', true],

@@ -1,5 +1,13 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { CHUNK_TOKENS, isChunkKey, type DirectoryChange, type DirectoryTier, type ExpectedHoldings, type KvDirectory, type SessionTable } from '@mnemo/kv-core';
+import {
+  CHUNK_TOKENS,
+  isChunkKey,
+  type DirectoryChange,
+  type DirectoryTier,
+  type ExpectedHoldings,
+  type KvDirectory,
+  type SessionTable,
+} from '@mnemo/kv-core';
 import { isSubjectToken, KvChangeKind, KvTier, type KvChange, type SessionTail } from '@mnemo/proto';
 import { CLOCK, JsonLogger, systemClock, type Clock } from '@mnemo/service-kit';
 import { SESSION_TABLE } from '../sessions/session-table.provider.js';
@@ -80,7 +88,15 @@ export class RecordKvEventUseCase {
       this.metrics.sessionTails.inc({ outcome: 'invalid' });
       return;
     }
-    const applied = this.sessions.extend({ tenant: t.tenant, sessionId: t.sessionId, nodeId, model: t.model, chunkKeys: t.chunkKeys, tokens: t.tokens, ...(t.partialKey ? { partialKey: t.partialKey } : {}) });
+    const applied = this.sessions.extend({
+      tenant: t.tenant,
+      sessionId: t.sessionId,
+      nodeId,
+      model: t.model,
+      chunkKeys: t.chunkKeys,
+      tokens: t.tokens,
+      ...(t.partialKey ? { partialKey: t.partialKey } : {}),
+    });
     this.metrics.sessionTails.inc({ outcome: applied ? 'applied' : 'stale' });
   }
 

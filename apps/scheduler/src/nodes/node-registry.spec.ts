@@ -51,7 +51,15 @@ describe(RecordHeartbeatUseCase.name, () => {
   it('registers a node with its load, stamped with the scheduler clock', () => {
     const { registry, beat } = setup();
     beat(hb('n1'));
-    expect(registry.get('n1')).toMatchObject({ nodeId: 'n1', models: ['mnemo-tiny'], running: 1, waiting: 2, kvUsage: 0.25, lastSeenMs: 1_000, grpcAddress: '127.0.0.1:7000' });
+    expect(registry.get('n1')).toMatchObject({
+      nodeId: 'n1',
+      models: ['mnemo-tiny'],
+      running: 1,
+      waiting: 2,
+      kvUsage: 0.25,
+      lastSeenMs: 1_000,
+      grpcAddress: '127.0.0.1:7000',
+    });
   });
 
   it('refreshes load and liveness on every beat', () => {
@@ -87,7 +95,11 @@ describe(RecordHeartbeatUseCase.name, () => {
   });
 
   it.each<[string, Partial<HeartbeatInit>, MembershipChange | undefined]>([
-    ['a goodbye leaves without a down', { bootId: 'b1', accepting: false }, { kind: 'left', nodeId: 'n1', reason: 'goodbye', bootId: 'b1' }],
+    [
+      'a goodbye leaves without a down',
+      { bootId: 'b1', accepting: false },
+      { kind: 'left', nodeId: 'n1', reason: 'goodbye', bootId: 'b1' },
+    ],
     ['a beat of the same incarnation changes nothing', { bootId: 'b1' }, undefined],
   ])('%s', (_n, over, change) => {
     const { registry, beat } = setup();
@@ -164,8 +176,14 @@ describe(ListClusterModelsUseCase.name, () => {
   it('passes on how to get each model’s tokenizer', () => {
     const { beat, models } = setup();
     const sha = 'ab'.repeat(32);
-    beat(hb('n1', { models: [{ id: 'qwen', engine: 'reference', maxContext: 32768, vocabSize: 151_936, tokenizer: 'bpe', tokenizerSha256: sha }] }));
-    expect(models.execute()).toEqual([{ id: 'qwen', engine: 'reference', maxContext: 32768, vocabSize: 151_936, tokenizer: 'bpe', tokenizerSha256: sha }]);
+    beat(
+      hb('n1', {
+        models: [{ id: 'qwen', engine: 'reference', maxContext: 32768, vocabSize: 151_936, tokenizer: 'bpe', tokenizerSha256: sha }],
+      }),
+    );
+    expect(models.execute()).toEqual([
+      { id: 'qwen', engine: 'reference', maxContext: 32768, vocabSize: 151_936, tokenizer: 'bpe', tokenizerSha256: sha },
+    ]);
   });
 
   it('is empty without nodes', () => {

@@ -31,7 +31,11 @@ export class RecordHeartbeatUseCase {
     const verdict = classifyBeat(known && { bootId: known.bootId ?? '' }, hb);
     if (verdict.oldDown && this.registry.remove(hb.nodeId, 'restarted')) {
       this.metrics.nodesDropped.inc({ reason: 'restarted' });
-      this.logger.emit('warn', 'node restarted: its old incarnation is down', { nodeId: hb.nodeId, oldBootId: known!.bootId, bootId: hb.bootId });
+      this.logger.emit('warn', 'node restarted: its old incarnation is down', {
+        nodeId: hb.nodeId,
+        oldBootId: known!.bootId,
+        bootId: hb.bootId,
+      });
     }
     if (verdict.membership === 'none') return;
     if (verdict.membership === 'leave') {
@@ -44,7 +48,14 @@ export class RecordHeartbeatUseCase {
     const isNew = this.registry.upsert({
       nodeId: hb.nodeId,
       models: hb.models.map((m) => m.id),
-      modelInfos: hb.models.map((m) => ({ id: m.id, engine: m.engine, maxContext: m.maxContext, vocabSize: m.vocabSize, tokenizer: m.tokenizer, tokenizerSha256: m.tokenizerSha256 })),
+      modelInfos: hb.models.map((m) => ({
+        id: m.id,
+        engine: m.engine,
+        maxContext: m.maxContext,
+        vocabSize: m.vocabSize,
+        tokenizer: m.tokenizer,
+        tokenizerSha256: m.tokenizerSha256,
+      })),
       running: hb.running,
       waiting: hb.waiting,
       kvUsage: hb.kvUsage,
@@ -52,6 +63,7 @@ export class RecordHeartbeatUseCase {
       bootId: hb.bootId,
       lastSeenMs: this.clock.monotonicMs(),
     });
-    if (isNew) this.logger.emit('info', 'node joined', { nodeId: hb.nodeId, models: hb.models.map((m) => m.id), grpcAddress: hb.grpcAddress });
+    if (isNew)
+      this.logger.emit('info', 'node joined', { nodeId: hb.nodeId, models: hb.models.map((m) => m.id), grpcAddress: hb.grpcAddress });
   }
 }

@@ -38,7 +38,8 @@ export class NatsNodeDispatcher implements NodeDispatcher {
       data = msg.data;
     } catch (e) {
       if (e instanceof RequestError && e.isNoResponders()) return { kind: 'unreachable', reason: 'no_responders' };
-      if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) return { kind: 'unreachable', reason: 'timeout' };
+      if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError))
+        return { kind: 'unreachable', reason: 'timeout' };
       // Connection closed, draining or reconnecting: the scheduler must still take back what it reserved.
       return { kind: 'failed', reason: e instanceof Error ? e.message : String(e) };
     }
@@ -60,6 +61,9 @@ export class NatsNodeDispatcher implements NodeDispatcher {
 
   abandon(nodeId: string, requestId: string, attempt: number): void {
     if (this.nc.isClosed()) return;
-    this.nc.publish(nodeCancelSubject(nodeId), encodeMessage(CancelRequestSchema, { requestId, attempt, reason: 'dispatch_timeout', silent: true }));
+    this.nc.publish(
+      nodeCancelSubject(nodeId),
+      encodeMessage(CancelRequestSchema, { requestId, attempt, reason: 'dispatch_timeout', silent: true }),
+    );
   }
 }

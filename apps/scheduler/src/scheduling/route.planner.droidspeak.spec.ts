@@ -31,10 +31,20 @@ function setup(pairs: DerivedPairsRegistry) {
   registry.upsert(node('idle', 0));
   const directory = new KvDirectory(1000);
   const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222' });
-  const sut = new RoutePlanner(registry, directory, new SessionTable(10), new ReservationBook({ perTenant: 10, total: 10 }), systemClock, new SchedulerMetrics(new ServiceMetrics('planner-test')), config, pairs);
+  const sut = new RoutePlanner(
+    registry,
+    directory,
+    new SessionTable(10),
+    new ReservationBook({ perTenant: 10, total: 10 }),
+    systemClock,
+    new SchedulerMetrics(new ServiceMetrics('planner-test')),
+    config,
+    pairs,
+  );
   return { sut, directory };
 }
-const request = () => create(InferenceRequestSchema, { requestId: 'r', tenant: 't', model: DERIVED, tokens, chunkKeys: ownKeys, replySubject: '_INBOX.x' });
+const request = () =>
+  create(InferenceRequestSchema, { requestId: 'r', tenant: 't', model: DERIVED, tokens, chunkKeys: ownKeys, replySubject: '_INBOX.x' });
 
 describe(`${RoutePlanner.name} (DroidSpeak)`, () => {
   it("routes a derived request on its base's chunks and stamps the peer holding them, with its E-cache keys", () => {

@@ -38,7 +38,16 @@ class ManualClock implements Clock {
 
 const noPrefetch: NodePrefetcher = { prefetch: async () => ({ kind: 'unavailable' }), forget: async () => ({ kind: 'unavailable' }) };
 
-const node = (nodeId: string, running = 0): NodeEntry => ({ nodeId, models: [MODEL], modelInfos: [], running, waiting: 0, kvUsage: 0, lastSeenMs: 0, grpcAddress: `${nodeId}:7000` });
+const node = (nodeId: string, running = 0): NodeEntry => ({
+  nodeId,
+  models: [MODEL],
+  modelInfos: [],
+  running,
+  waiting: 0,
+  kvUsage: 0,
+  lastSeenMs: 0,
+  grpcAddress: `${nodeId}:7000`,
+});
 
 function setup(opts: { policy?: RoutingPolicyName; expected?: boolean; running?: Record<string, number> } = {}) {
   const registry = new NodeRegistry();
@@ -54,11 +63,29 @@ function setup(opts: { policy?: RoutingPolicyName; expected?: boolean; running?:
   const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222', SCHEDULER_POLICY: opts.policy ?? 'symphony' });
   const planner = new RoutePlanner(registry, directory, sessions, book, clock, metrics, config, undefined, expected);
   const dispatcher = new ScriptedDispatcher();
-  const sut = new ScheduleInferenceUseCase(registry, dispatcher, metrics, new JsonLogger('test', 'error', () => undefined), planner, sessions, clock, book, noPrefetch, expected);
+  const sut = new ScheduleInferenceUseCase(
+    registry,
+    dispatcher,
+    metrics,
+    new JsonLogger('test', 'error', () => undefined),
+    planner,
+    sessions,
+    clock,
+    book,
+    noPrefetch,
+    expected,
+  );
   let n = 0;
   const send = async (tokens: number[]) => {
     clock.unix += 500;
-    const request = create(InferenceRequestSchema, { requestId: `r${++n}`, tenant: 't', model: MODEL, tokens, chunkKeys: chunkKeys(MODEL, 't', tokens), replySubject: '_INBOX.x' });
+    const request = create(InferenceRequestSchema, {
+      requestId: `r${++n}`,
+      tenant: 't',
+      model: MODEL,
+      tokens,
+      chunkKeys: chunkKeys(MODEL, 't', tokens),
+      replySubject: '_INBOX.x',
+    });
     return (await sut.execute(new ScheduleInferenceCommand(request))).nodeId;
   };
   return { sut, send, registry, directory, expected, dispatcher, service, clock };
@@ -70,7 +97,12 @@ const turn2 = [...turn1, ...toks(150, 2)];
 
 describe(`${RoutePlanner.name} (expected holdings)`, () => {
   it.each<[string, RoutingPolicyName, boolean, string]>([
-    ['symphony: a follow-up of a 100-token first turn (no whole chunk) stays with it, its node busier by the first turn', 'symphony', true, 'a'],
+    [
+      'symphony: a follow-up of a 100-token first turn (no whole chunk) stays with it, its node busier by the first turn',
+      'symphony',
+      true,
+      'a',
+    ],
     ['symphony without expected holdings: nothing says where the first turn is, load decides', 'symphony', false, 'b'],
     ['sticky: the prompt it extends stands for the session', 'sticky', true, 'a'],
     ['recompute ignores KV', 'recompute', true, 'b'],
@@ -97,7 +129,9 @@ describe(`${RoutePlanner.name} (expected holdings)`, () => {
     expect(await send(long2)).toBe('a');
     registry.addPending('a', 4);
     expect(await send([...long2, ...toks(50, 5)])).toBe('b');
-    expect(dispatcher.requests.at(-1)!.request.kvSources.map((s) => ({ nodeId: s.nodeId, chunkKeys: s.chunkKeys }))).toEqual([{ nodeId: 'a', chunkKeys: chunkKeys(MODEL, 't', long2) }]);
+    expect(dispatcher.requests.at(-1)!.request.kvSources.map((s) => ({ nodeId: s.nodeId, chunkKeys: s.chunkKeys }))).toEqual([
+      { nodeId: 'a', chunkKeys: chunkKeys(MODEL, 't', long2) },
+    ]);
   });
 
   it('a refused dispatch takes its expectation back: the prompt is expected only where it ran', async () => {

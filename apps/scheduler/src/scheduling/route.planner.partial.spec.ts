@@ -13,7 +13,16 @@ const tokens = Array.from({ length: 600 }, (_, i) => (i * 5) % 250);
 const keys = chunkKeys(MODEL, 't', tokens);
 const partial = (blocks: number) => chunkBlockKeys(MODEL, 't', tokens, keys, 2)[blocks - 1]!;
 
-const node = (nodeId: string, running: number): NodeEntry => ({ nodeId, models: [MODEL], modelInfos: [], running, waiting: 0, kvUsage: 0, lastSeenMs: 0, grpcAddress: `${nodeId}:7000` });
+const node = (nodeId: string, running: number): NodeEntry => ({
+  nodeId,
+  models: [MODEL],
+  modelInfos: [],
+  running,
+  waiting: 0,
+  kvUsage: 0,
+  lastSeenMs: 0,
+  grpcAddress: `${nodeId}:7000`,
+});
 
 function setup(policy: string, env: Record<string, string> = {}) {
   const registry = new NodeRegistry();
@@ -21,10 +30,19 @@ function setup(policy: string, env: Record<string, string> = {}) {
   registry.upsert(node('idle', 0));
   const directory = new KvDirectory(1000);
   const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222', SCHEDULER_POLICY: policy, ...env });
-  const sut = new RoutePlanner(registry, directory, new SessionTable(10), new ReservationBook({ perTenant: 10, total: 10 }), systemClock, new SchedulerMetrics(new ServiceMetrics('planner-partial-test')), config);
+  const sut = new RoutePlanner(
+    registry,
+    directory,
+    new SessionTable(10),
+    new ReservationBook({ perTenant: 10, total: 10 }),
+    systemClock,
+    new SchedulerMetrics(new ServiceMetrics('planner-partial-test')),
+    config,
+  );
   return { sut, directory };
 }
-const request = () => create(InferenceRequestSchema, { requestId: 'r', tenant: 't', model: MODEL, tokens, chunkKeys: keys, replySubject: '_INBOX.x' });
+const request = () =>
+  create(InferenceRequestSchema, { requestId: 'r', tenant: 't', model: MODEL, tokens, chunkKeys: keys, replySubject: '_INBOX.x' });
 
 describe(`${RoutePlanner.name} (partial chunks)`, () => {
   it('a request moved off a busy node is sent its whole chunks and the longest partial chunk that node holds', () => {

@@ -1,5 +1,16 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { planRoute, type ExpectedHoldings, type KvDirectory, type PlannedRoute as RoutePlan, type ReservationBook, type RoutedRequest, type RoutingCosts, type RoutingPolicyName, type RoutingState, type SessionTable } from '@mnemo/kv-core';
+import {
+  planRoute,
+  type ExpectedHoldings,
+  type KvDirectory,
+  type PlannedRoute as RoutePlan,
+  type ReservationBook,
+  type RoutedRequest,
+  type RoutingCosts,
+  type RoutingPolicyName,
+  type RoutingState,
+  type SessionTable,
+} from '@mnemo/kv-core';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import type { InferenceRequest } from '@mnemo/proto';
 import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';

@@ -75,7 +75,17 @@ function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome | Err
   const book = new ReservationBook({ perTenant: 10, total: 100 });
   const prefetcher = new RecordingPrefetcher();
   const planner = new RoutePlanner(registry, directory, sessions, book, systemClock, metrics, config);
-  const sut = new ScheduleInferenceUseCase(registry, dispatcher, metrics, new JsonLogger('test', 'error', () => undefined), planner, sessions, systemClock, book, prefetcher);
+  const sut = new ScheduleInferenceUseCase(
+    registry,
+    dispatcher,
+    metrics,
+    new JsonLogger('test', 'error', () => undefined),
+    planner,
+    sessions,
+    systemClock,
+    book,
+    prefetcher,
+  );
   return { sut, registry, dispatcher, directory, sessions, book, prefetcher, metrics };
 }
 
@@ -119,7 +129,9 @@ describe(ScheduleInferenceUseCase.name, () => {
   });
 
   it('drops an unreachable node and goes to the next one', async () => {
-    const { sut, registry, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'unreachable', reason: 'no_responders' } });
+    const { sut, registry, dispatcher } = setup([node('a'), node('b', { running: 1 })], {
+      a: { kind: 'unreachable', reason: 'no_responders' },
+    });
     await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toMatchObject({ nodeId: 'b' });
     expect(dispatcher.calls).toEqual(['a', 'b']);
     expect(registry.get('a')).toBeUndefined();
@@ -143,13 +155,17 @@ describe(ScheduleInferenceUseCase.name, () => {
   });
 
   it('skips an overloaded node but keeps it registered', async () => {
-    const { sut, registry } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } });
+    const { sut, registry } = setup([node('a'), node('b', { running: 1 })], {
+      a: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' },
+    });
     await expect(sut.execute(new ScheduleInferenceCommand(request()))).resolves.toMatchObject({ nodeId: 'b' });
     expect(registry.get('a')).toBeDefined();
   });
 
   it('returns a node refusal about the request itself without trying others', async () => {
-    const { sut, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'refused', code: ErrorCode.PromptTooLong, message: 'long' } });
+    const { sut, dispatcher } = setup([node('a'), node('b', { running: 1 })], {
+      a: { kind: 'refused', code: ErrorCode.PromptTooLong, message: 'long' },
+    });
     await expect(sut.execute(new ScheduleInferenceCommand(request()))).rejects.toMatchObject({ code: ErrorCode.PromptTooLong });
     expect(dispatcher.calls).toEqual(['a']);
   });
@@ -162,7 +178,10 @@ describe(ScheduleInferenceUseCase.name, () => {
   it(`gives up with no_node_available after ${MAX_DISPATCH_ATTEMPTS} unreachable nodes`, async () => {
     const ids = ['a', 'b', 'c', 'd'];
     const answers = Object.fromEntries(ids.map((id) => [id, { kind: 'unreachable', reason: 'timeout' } as DispatchOutcome]));
-    const { sut, dispatcher } = setup(ids.map((id) => node(id)), answers);
+    const { sut, dispatcher } = setup(
+      ids.map((id) => node(id)),
+      answers,
+    );
     await expect(sut.execute(new ScheduleInferenceCommand(request()))).rejects.toMatchObject({ code: ErrorCode.NoNodeAvailable });
     expect(dispatcher.calls).toHaveLength(MAX_DISPATCH_ATTEMPTS);
   });
@@ -204,7 +223,11 @@ describe(ScheduleInferenceUseCase.name, () => {
 
   it('numbers a failover re-dispatch on from the attempt the gateway names', async () => {
     const { sut, dispatcher } = setup([node('a'), node('b', { running: 1 })], { a: { kind: 'unreachable', reason: 'no_responders' } });
-    await expect(sut.execute(new ScheduleInferenceCommand(request({ attempt: 4 })))).resolves.toEqual({ nodeId: 'b', attempt: 6, bootId: 'boot-b' });
+    await expect(sut.execute(new ScheduleInferenceCommand(request({ attempt: 4 })))).resolves.toEqual({
+      nodeId: 'b',
+      attempt: 6,
+      bootId: 'boot-b',
+    });
     expect(dispatcher.attempts).toEqual([5, 6]);
   });
 
@@ -215,9 +238,9 @@ describe(ScheduleInferenceUseCase.name, () => {
       const { sut, dispatcher, directory } = setup([node('a', { running: 3, grpcAddress: '10.0.0.1:7000' }), node('b')]);
       directory.apply('a', [{ kind: 'stored', tier: 'host', keys }]);
       await expect(sut.execute(new ScheduleInferenceCommand(request({ chunkKeys: keys })))).resolves.toMatchObject({ nodeId: 'b' });
-      expect(dispatcher.requests[0]!.kvSources.map((s) => ({ nodeId: s.nodeId, grpcAddress: s.grpcAddress, chunkKeys: s.chunkKeys }))).toEqual([
-        { nodeId: 'a', grpcAddress: '10.0.0.1:7000', chunkKeys: keys },
-      ]);
+      expect(
+        dispatcher.requests[0]!.kvSources.map((s) => ({ nodeId: s.nodeId, grpcAddress: s.grpcAddress, chunkKeys: s.chunkKeys })),
+      ).toEqual([{ nodeId: 'a', grpcAddress: '10.0.0.1:7000', chunkKeys: keys }]);
     });
 
     it('remembers the session on the node that admitted it, and sticky sends its next request there', async () => {
@@ -225,17 +248,54 @@ describe(ScheduleInferenceUseCase.name, () => {
       await sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })));
       expect(sessions.get('t', 's1')).toMatchObject({ nodeId: 'a', requests: 1, promptTokens: 2 });
       registry.addPending('a', 5);
-      await expect(sut.execute(new ScheduleInferenceCommand(request({ requestId: 'r2', tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: 'a' });
+      await expect(
+        sut.execute(new ScheduleInferenceCommand(request({ requestId: 'r2', tenant: 't', sessionId: 's1' }))),
+      ).resolves.toMatchObject({ nodeId: 'a' });
     });
 
     it.each<[string, number, Record<string, DispatchOutcome>, string, string[], string[]]>([
-      ['goes to the reserved node (symphony), busier by its own reservation (inside the move margin), and spends it (the node judges it)', 0, {}, 'b', [], []],
-      ['the reserved node is four requests busier (past the move margin): runs elsewhere, the reserved node is told to forget, and the advisory missed', 4, {}, 'a', ['b:adv-1'], ['missed/moved=1']],
-      ['the reserved node refuses: runs elsewhere, the reserved node is told to forget, and the advisory missed', 0, { b: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } }, 'a', ['b:adv-1'], ['missed/moved=1']],
+      [
+        'goes to the reserved node (symphony), busier by its own reservation (inside the move margin), and spends it (the node judges it)',
+        0,
+        {},
+        'b',
+        [],
+        [],
+      ],
+      [
+        'the reserved node is four requests busier (past the move margin): runs elsewhere, the reserved node is told to forget, and the advisory missed',
+        4,
+        {},
+        'a',
+        ['b:adv-1'],
+        ['missed/moved=1'],
+      ],
+      [
+        'the reserved node refuses: runs elsewhere, the reserved node is told to forget, and the advisory missed',
+        0,
+        { b: { kind: 'refused', code: ErrorCode.Overloaded, message: 'full' } },
+        'a',
+        ['b:adv-1'],
+        ['missed/moved=1'],
+      ],
     ])('a live reservation: %s', async (_n, busy, answers, expected, forgets, verdicts) => {
       const { sut, book, prefetcher, metrics } = setup([node('a'), node('b', { running: busy })], answers);
-      book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'b', expectedAtMs: Date.now(), expiresAtMs: Date.now() + 60_000, priority: 0 }, Date.now());
-      await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: expected });
+      book.reserve(
+        {
+          id: 'adv-1',
+          tenant: 't',
+          sessionId: 's1',
+          model: 'mnemo-tiny',
+          nodeId: 'b',
+          expectedAtMs: Date.now(),
+          expiresAtMs: Date.now() + 60_000,
+          priority: 0,
+        },
+        Date.now(),
+      );
+      await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({
+        nodeId: expected,
+      });
       expect(book.size).toBe(0);
       await new Promise((r) => setImmediate(r));
       expect(prefetcher.forgets).toEqual(forgets);
@@ -248,30 +308,63 @@ describe(ScheduleInferenceUseCase.name, () => {
         book.sweep(Date.now());
         return book.expiredTotal;
       });
-      book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'a', expectedAtMs: 0, expiresAtMs: Date.now() + 20, priority: 0 }, Date.now());
+      book.reserve(
+        {
+          id: 'adv-1',
+          tenant: 't',
+          sessionId: 's1',
+          model: 'mnemo-tiny',
+          nodeId: 'a',
+          expectedAtMs: 0,
+          expiresAtMs: Date.now() + 20,
+          priority: 0,
+        },
+        Date.now(),
+      );
       expect(await advisoryVerdicts(metrics)).toEqual([]);
       await new Promise((r) => setTimeout(r, 40));
       expect(await advisoryVerdicts(metrics)).toEqual(['spurious/expired=1']);
       expect(await advisoryVerdicts(metrics)).toEqual(['spurious/expired=1']);
     });
 
-    it.each<[RoutingPolicyName]>([['recompute'], ['symphony']])('%s: a long prefill just sent to a node keeps the next request off it until it should be done', async (policy) => {
-      const { sut } = setup([node('a'), node('b', { running: 1 })], {}, policy);
-      // 2,560 uncached tokens: 10 chunks of 15.9 ms by default, about 6 queued requests' worth.
-      await expect(sut.execute(new ScheduleInferenceCommand(request({ tokens: Array.from({ length: 2560 }, (_, i) => i % 200) })))).resolves.toMatchObject({ nodeId: 'a' });
-      // a: 1 pending + the backlog; b: 1 running. Without the backlog the tie would go to a.
-      await expect(sut.execute(new ScheduleInferenceCommand(request({ requestId: 'r2' })))).resolves.toMatchObject({ nodeId: 'b' });
-    });
+    it.each<[RoutingPolicyName]>([['recompute'], ['symphony']])(
+      '%s: a long prefill just sent to a node keeps the next request off it until it should be done',
+      async (policy) => {
+        const { sut } = setup([node('a'), node('b', { running: 1 })], {}, policy);
+        // 2,560 uncached tokens: 10 chunks of 15.9 ms by default, about 6 queued requests' worth.
+        await expect(
+          sut.execute(new ScheduleInferenceCommand(request({ tokens: Array.from({ length: 2560 }, (_, i) => i % 200) }))),
+        ).resolves.toMatchObject({ nodeId: 'a' });
+        // a: 1 pending + the backlog; b: 1 running. Without the backlog the tie would go to a.
+        await expect(sut.execute(new ScheduleInferenceCommand(request({ requestId: 'r2' })))).resolves.toMatchObject({ nodeId: 'b' });
+      },
+    );
 
     it('another policy ignores the reservation (baselines do not take advisories)', async () => {
       const { sut, book } = setup([node('a'), node('b', { running: 4 })], {}, 'recompute');
-      book.reserve({ id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId: 'b', expectedAtMs: Date.now(), expiresAtMs: Date.now() + 60_000, priority: 0 }, Date.now());
-      await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({ nodeId: 'a' });
+      book.reserve(
+        {
+          id: 'adv-1',
+          tenant: 't',
+          sessionId: 's1',
+          model: 'mnemo-tiny',
+          nodeId: 'b',
+          expectedAtMs: Date.now(),
+          expiresAtMs: Date.now() + 60_000,
+          priority: 0,
+        },
+        Date.now(),
+      );
+      await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({
+        nodeId: 'a',
+      });
     });
 
     it('does not record a session on a refusal', async () => {
       const { sut, sessions } = setup([node('a')], { a: { kind: 'refused', code: ErrorCode.PromptTooLong, message: 'long' } });
-      await expect(sut.execute(new ScheduleInferenceCommand(request({ sessionId: 's1' })))).rejects.toMatchObject({ code: ErrorCode.PromptTooLong });
+      await expect(sut.execute(new ScheduleInferenceCommand(request({ sessionId: 's1' })))).rejects.toMatchObject({
+        code: ErrorCode.PromptTooLong,
+      });
       expect(sessions.size).toBe(0);
     });
   });

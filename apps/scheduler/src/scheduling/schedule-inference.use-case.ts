@@ -1,6 +1,16 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
-import { ErrorCode, expectedPrompt, judgeReservationEnd, MnemoError, type ExpectedHoldings, type KvDirectory, type Reservation, type ReservationBook, type SessionTable } from '@mnemo/kv-core';
+import {
+  ErrorCode,
+  expectedPrompt,
+  judgeReservationEnd,
+  MnemoError,
+  type ExpectedHoldings,
+  type KvDirectory,
+  type Reservation,
+  type ReservationBook,
+  type SessionTable,
+} from '@mnemo/kv-core';
 import { KvSourceSchema, type InferenceRequest } from '@mnemo/proto';
 import type { Context } from '@opentelemetry/api';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
@@ -65,12 +75,19 @@ export class ScheduleInferenceUseCase {
     this.metrics.reservationsUsed.inc({ outcome: r.nodeId === ranOn ? 'hit' : 'moved' });
     // On the reserved node, the node judges the advisory (it knows what it found); elsewhere it missed.
     if (r.nodeId !== ranOn) this.metrics.judgedAdvisory(judgeReservationEnd('moved'));
-    if (r.nodeId !== ranOn) void this.nodes.forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId }).then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
+    if (r.nodeId !== ranOn)
+      void this.nodes
+        .forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId })
+        .then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
   }
 
   async execute({ request, trace }: ScheduleInferenceCommand): Promise<Placement> {
     const parent = trace ?? ROOT_CONTEXT;
-    const span = tracerFor('scheduler').startSpan('scheduler.schedule', { attributes: { 'mnemo.request_id': request.requestId, 'mnemo.model': request.model, 'mnemo.prompt_tokens': request.tokens.length } }, parent);
+    const span = tracerFor('scheduler').startSpan(
+      'scheduler.schedule',
+      { attributes: { 'mnemo.request_id': request.requestId, 'mnemo.model': request.model, 'mnemo.prompt_tokens': request.tokens.length } },
+      parent,
+    );
     try {
       const placement = await this.schedule(request, otel.setSpan(parent, span));
       span.setAttribute('mnemo.node_id', placement.nodeId);
@@ -98,18 +115,32 @@ export class ScheduleInferenceUseCase {
       // Reserved before the await: concurrent requests must see this one when they pick.
       this.registry.addPending(node.nodeId);
       this.registry.addBacklog(node.nodeId, node.prefillMs, this.clock.unixMs());
-      const expected = this.expected?.record(node.nodeId, expectedPrompt(request.model, request.tenant, request.tokens, request.chunkKeys), this.clock.unixMs());
+      const expected = this.expected?.record(
+        node.nodeId,
+        expectedPrompt(request.model, request.tenant, request.tokens, request.chunkKeys),
+        this.clock.unixMs(),
+      );
       // Every path but an admission gives back what was reserved: a dispatch the node did not take is no load of its.
       const takeBack = () => {
         this.registry.addPending(node.nodeId, -1);
         this.registry.takeBacklog(node.nodeId, node.prefillMs, this.clock.unixMs());
         if (expected) this.expected!.forget(expected);
       };
-      const kvSources = node.kvSources.map((s) => create(KvSourceSchema, { nodeId: s.nodeId, grpcAddress: node.kvSourceAddresses.get(s.nodeId) ?? '', chunkKeys: [...s.chunkKeys] }));
+      const kvSources = node.kvSources.map((s) =>
+        create(KvSourceSchema, { nodeId: s.nodeId, grpcAddress: node.kvSourceAddresses.get(s.nodeId) ?? '', chunkKeys: [...s.chunkKeys] }),
+      );
       let outcome: DispatchOutcome;
       try {
-        const dispatch = tracerFor('scheduler').startSpan('scheduler.dispatch', { attributes: { 'mnemo.node_id': node.nodeId, 'mnemo.attempt': attemptBase + attempt } }, ctx);
-        outcome = await this.dispatcher.dispatch(node.nodeId, { ...request, attempt: attemptBase + attempt, kvSources }, otel.setSpan(ctx, dispatch));
+        const dispatch = tracerFor('scheduler').startSpan(
+          'scheduler.dispatch',
+          { attributes: { 'mnemo.node_id': node.nodeId, 'mnemo.attempt': attemptBase + attempt } },
+          ctx,
+        );
+        outcome = await this.dispatcher.dispatch(
+          node.nodeId,
+          { ...request, attempt: attemptBase + attempt, kvSources },
+          otel.setSpan(ctx, dispatch),
+        );
         dispatch.setAttribute('mnemo.outcome', outcome.kind);
         dispatch.end();
       } catch (e) {
@@ -121,23 +152,50 @@ export class ScheduleInferenceUseCase {
       switch (outcome.kind) {
         case 'admitted':
           if (request.sessionId) {
-            this.sessions.record({ tenant: request.tenant, sessionId: request.sessionId, model: request.model, nodeId: node.nodeId, chunkKeys: request.chunkKeys, promptTokens: request.tokens.length, lastUsedMs: this.clock.unixMs() });
+            this.sessions.record({
+              tenant: request.tenant,
+              sessionId: request.sessionId,
+              model: request.model,
+              nodeId: node.nodeId,
+              chunkKeys: request.chunkKeys,
+              promptTokens: request.tokens.length,
+              lastUsedMs: this.clock.unixMs(),
+            });
           }
           if (node.reservation) this.useReservation(node.reservation, node.nodeId);
-          if (this.why && this.directory) this.why.routed(request, node.nodeId, attemptBase + attempt, this.directory, [...new Set(live.flatMap((n) => n.models))], this.clock.unixMs());
+          if (this.why && this.directory)
+            this.why.routed(
+              request,
+              node.nodeId,
+              attemptBase + attempt,
+              this.directory,
+              [...new Set(live.flatMap((n) => n.models))],
+              this.clock.unixMs(),
+            );
           return { nodeId: node.nodeId, attempt: attemptBase + attempt, bootId: outcome.bootId };
         case 'unreachable':
           skipped.add(node.nodeId);
           // Nobody on its subject: the node is gone (announced down); a timeout may be a busy node (dropped until its next beat).
-          if (this.registry.remove(node.nodeId, outcome.reason === 'no_responders' ? 'unreachable' : 'dispatch_timeout')) this.metrics.nodesDropped.inc({ reason: 'unreachable' });
+          if (this.registry.remove(node.nodeId, outcome.reason === 'no_responders' ? 'unreachable' : 'dispatch_timeout'))
+            this.metrics.nodesDropped.inc({ reason: 'unreachable' });
           // It may admit (or have admitted) this attempt after we stopped waiting: it must not stream into the inbox the next attempt uses.
           if (outcome.reason === 'timeout') this.dispatcher.abandon(node.nodeId, request.requestId, attemptBase + attempt);
-          this.logger.emit('warn', 'node unreachable, trying another', { nodeId: node.nodeId, attempt: attemptBase + attempt, reason: outcome.reason, requestId: request.requestId });
+          this.logger.emit('warn', 'node unreachable, trying another', {
+            nodeId: node.nodeId,
+            attempt: attemptBase + attempt,
+            reason: outcome.reason,
+            requestId: request.requestId,
+          });
           break;
         case 'failed':
           // The node may be fine (NATS reconnecting): it stays registered, this request tries another.
           skipped.add(node.nodeId);
-          this.logger.emit('warn', 'dispatch failed, trying another node', { nodeId: node.nodeId, attempt: attemptBase + attempt, reason: outcome.reason, requestId: request.requestId });
+          this.logger.emit('warn', 'dispatch failed, trying another node', {
+            nodeId: node.nodeId,
+            attempt: attemptBase + attempt,
+            reason: outcome.reason,
+            requestId: request.requestId,
+          });
           break;
         case 'refused':
           if (outcome.code !== ErrorCode.Overloaded) {

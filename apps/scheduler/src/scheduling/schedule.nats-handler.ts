@@ -20,7 +20,12 @@ export class ScheduleNatsHandler implements OnApplicationBootstrap {
       request: InferenceRequestSchema,
       handle: (request, msg) => this.useCase.execute(new ScheduleInferenceCommand(request, natsTraceContext(msg))),
       reply: (o) =>
-        encodeMessage(ScheduleReplySchema, 'ok' in o ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt, bootId: o.ok.bootId } : { result: { case: 'error', value: o.error } }),
+        encodeMessage(
+          ScheduleReplySchema,
+          'ok' in o
+            ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt, bootId: o.ok.bootId }
+            : { result: { case: 'error', value: o.error } },
+        ),
       logger: this.logger,
       metrics: this.metrics,
     });

@@ -17,7 +17,11 @@ import { WhyModule } from '../why/why.module.js';
   imports: [NodesModule, KvDirectoryModule, SessionsModule, WhyModule],
   providers: [
     { provide: NODE_DISPATCHER, useClass: NatsNodeDispatcher },
-    { provide: DERIVED_PAIRS, inject: [SCHEDULER_CONFIG], useFactory: (c: SchedulerConfig) => new DerivedPairsRegistry(parseDerivedBases(c.SCHEDULER_DROIDSPEAK_BASES ?? []).bases) },
+    {
+      provide: DERIVED_PAIRS,
+      inject: [SCHEDULER_CONFIG],
+      useFactory: (c: SchedulerConfig) => new DerivedPairsRegistry(parseDerivedBases(c.SCHEDULER_DROIDSPEAK_BASES ?? []).bases),
+    },
     FrontierUpdatesNatsHandler,
     RoutePlanner,
     ScheduleInferenceUseCase,

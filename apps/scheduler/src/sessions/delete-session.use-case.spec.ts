@@ -21,19 +21,36 @@ class ScriptedForgets implements NodePrefetcher {
 
 function setup(answers: Record<string, PrefetchOutcome>) {
   const registry = new NodeRegistry();
-  for (const nodeId of ['a', 'b', 'c']) registry.upsert({ nodeId, models: ['m'], modelInfos: [], running: 0, waiting: 0, kvUsage: 0, lastSeenMs: 0, grpcAddress: '' });
+  for (const nodeId of ['a', 'b', 'c'])
+    registry.upsert({ nodeId, models: ['m'], modelInfos: [], running: 0, waiting: 0, kvUsage: 0, lastSeenMs: 0, grpcAddress: '' });
   const sessions = new SessionTable(10);
   sessions.record({ tenant: 't', sessionId: 's', model: 'm', nodeId: 'a', chunkKeys: [], lastUsedMs: 0 });
   const nodes = new ScriptedForgets(answers);
   const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
-  const sut = new DeleteSessionUseCase(sessions, new ReservationBook({ perTenant: 4, total: 8 }), nodes, registry, metrics, systemClock, new JsonLogger('test', 'error', () => undefined));
+  const sut = new DeleteSessionUseCase(
+    sessions,
+    new ReservationBook({ perTenant: 4, total: 8 }),
+    nodes,
+    registry,
+    metrics,
+    systemClock,
+    new JsonLogger('test', 'error', () => undefined),
+  );
   return { sut, nodes, sessions };
 }
 
 describe(DeleteSessionUseCase.name, () => {
   it.each<[string, Record<string, PrefetchOutcome>, number]>([
-    ['sums what every node freed', { a: { kind: 'queued', chunks: 2 }, b: { kind: 'queued', chunks: 3 }, c: { kind: 'queued', chunks: 0 } }, 5],
-    ['counts nothing for a node that timed out or refused', { a: { kind: 'queued', chunks: 4 }, c: { kind: 'refused', code: 'internal' } }, 4],
+    [
+      'sums what every node freed',
+      { a: { kind: 'queued', chunks: 2 }, b: { kind: 'queued', chunks: 3 }, c: { kind: 'queued', chunks: 0 } },
+      5,
+    ],
+    [
+      'counts nothing for a node that timed out or refused',
+      { a: { kind: 'queued', chunks: 4 }, c: { kind: 'refused', code: 'internal' } },
+      4,
+    ],
     ['reports 0 when no node has a handler', { a: { kind: 'unavailable' }, b: { kind: 'unavailable' }, c: { kind: 'unavailable' } }, 0],
   ])('%s', async (_name, answers, freed) => {
     const { sut, nodes, sessions } = setup(answers);

@@ -36,7 +36,8 @@ export class DeleteSessionUseCase {
     validateSessionId(sessionId);
     const reservation = this.book.forSession(tenant, sessionId, this.clock.unixMs());
     const session = this.sessions.delete(tenant, sessionId);
-    if (!session && !reservation) throw new MnemoError(ErrorCode.NotFound, `unknown session ${JSON.stringify(sessionId)}`, { param: 'session_id' });
+    if (!session && !reservation)
+      throw new MnemoError(ErrorCode.NotFound, `unknown session ${JSON.stringify(sessionId)}`, { param: 'session_id' });
     if (reservation) this.book.release(reservation.id);
     const live = this.registry.all();
     const outcomes = await Promise.all(live.map((n) => this.nodes.forget(n.nodeId, { sessionId, advisoryId: reservation?.id ?? '' })));

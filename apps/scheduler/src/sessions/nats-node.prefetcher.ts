@@ -1,6 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
-import { decodeMessage, encodeMessage, ErrorReplySchema, ForgetReplySchema, ForgetRequestSchema, PrefetchReplySchema, PrefetchRequestSchema, Subjects } from '@mnemo/proto';
+import {
+  decodeMessage,
+  encodeMessage,
+  ErrorReplySchema,
+  ForgetReplySchema,
+  ForgetRequestSchema,
+  PrefetchReplySchema,
+  PrefetchRequestSchema,
+  Subjects,
+} from '@mnemo/proto';
 import { NATS_CONNECTION } from '@mnemo/service-kit';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import type { ForgetInit, NodePrefetcher, PrefetchInit, PrefetchOutcome } from './node-prefetch.port.js';
@@ -19,11 +28,17 @@ export class NatsNodePrefetcher implements NodePrefetcher {
   ) {}
 
   prefetch(nodeId: string, request: PrefetchInit): Promise<PrefetchOutcome> {
-    return this.ask(Subjects.nodePrefetch(nodeId), encodeMessage(PrefetchRequestSchema, request), (data) => ({ kind: 'queued', chunks: decodeMessage(PrefetchReplySchema, data).chunksQueued }));
+    return this.ask(Subjects.nodePrefetch(nodeId), encodeMessage(PrefetchRequestSchema, request), (data) => ({
+      kind: 'queued',
+      chunks: decodeMessage(PrefetchReplySchema, data).chunksQueued,
+    }));
   }
 
   forget(nodeId: string, request: ForgetInit): Promise<PrefetchOutcome> {
-    return this.ask(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, request), (data) => ({ kind: 'queued', chunks: decodeMessage(ForgetReplySchema, data).freedChunks }));
+    return this.ask(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, request), (data) => ({
+      kind: 'queued',
+      chunks: decodeMessage(ForgetReplySchema, data).freedChunks,
+    }));
   }
 
   private async ask(subject: string, payload: Uint8Array, ok: (data: Uint8Array) => PrefetchOutcome): Promise<PrefetchOutcome> {

@@ -19,7 +19,11 @@ export const sessionTableProvider = {
 export const reservationBookProvider = {
   provide: RESERVATION_BOOK,
   inject: [SCHEDULER_CONFIG],
-  useFactory: (config: SchedulerConfig) => new ReservationBook({ perTenant: config.SCHEDULER_ADVISORIES_PER_TENANT!, total: config.SCHEDULER_ADVISORIES_MAX! }, config.SCHEDULER_ADVISORY_OVERDUE_MS!),
+  useFactory: (config: SchedulerConfig) =>
+    new ReservationBook(
+      { perTenant: config.SCHEDULER_ADVISORIES_PER_TENANT!, total: config.SCHEDULER_ADVISORIES_MAX! },
+      config.SCHEDULER_ADVISORY_OVERDUE_MS!,
+    ),
 };
 
 export const advisoryIdsProvider = { provide: ADVISORY_IDS, useValue: (() => `adv-${randomUUID()}`) satisfies AdvisoryIds };

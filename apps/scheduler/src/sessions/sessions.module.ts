@@ -4,7 +4,14 @@ import { DeleteSessionUseCase } from './delete-session.use-case.js';
 import { GetSessionUseCase } from './get-session.use-case.js';
 import { NatsNodePrefetcher } from './nats-node.prefetcher.js';
 import { NODE_PREFETCHER } from './node-prefetch.port.js';
-import { advisoryIdsProvider, ADVISORY_IDS, RESERVATION_BOOK, reservationBookProvider, SESSION_TABLE, sessionTableProvider } from './session-table.provider.js';
+import {
+  advisoryIdsProvider,
+  ADVISORY_IDS,
+  RESERVATION_BOOK,
+  reservationBookProvider,
+  SESSION_TABLE,
+  sessionTableProvider,
+} from './session-table.provider.js';
 import { SessionsNatsHandler } from './sessions.nats-handler.js';
 
 /**

@@ -54,7 +54,11 @@ export class SessionsNatsHandler implements OnApplicationBootstrap {
         ...common,
         operation: 'session.delete',
         handle: (r) => this.del.execute(new SessionCommand(r.tenant, r.sessionId)),
-        reply: (o) => encodeMessage(SessionDeleteReplySchema, 'ok' in o ? { result: { case: 'deleted', value: o.ok } } : { result: { case: 'error', value: o.error } }),
+        reply: (o) =>
+          encodeMessage(
+            SessionDeleteReplySchema,
+            'ok' in o ? { result: { case: 'deleted', value: o.ok } } : { result: { case: 'error', value: o.error } },
+          ),
       }),
       QueueGroups.SCHEDULER,
     );

@@ -12,7 +12,11 @@ export class NatsNodeWhyClient implements NodeWhyClient {
 
   async ask(nodeId: string, requestId: string, chunkKeys: readonly string[]): Promise<NodeKvRecord | null> {
     try {
-      const msg = await this.nc.request(nodeWhySubject(nodeId), encodeMessage(NodeWhyRequestSchema, { requestId, chunkKeys: [...chunkKeys] }), { timeout: NODE_WHY_TIMEOUT_MS });
+      const msg = await this.nc.request(
+        nodeWhySubject(nodeId),
+        encodeMessage(NodeWhyRequestSchema, { requestId, chunkKeys: [...chunkKeys] }),
+        { timeout: NODE_WHY_TIMEOUT_MS },
+      );
       return decodeMessage(NodeKvRecordSchema, msg.data);
     } catch {
       return null; // gone, or too slow: the explanation says the node's record was not had

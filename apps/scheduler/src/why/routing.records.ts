@@ -13,7 +13,11 @@ export interface RoutingRecord {
   readonly chunkKeys: readonly string[];
   readonly atUnixMs: number;
   /** Per whole chunk: other nodes holding it, other models' copies, another tenant's copy held. */
-  readonly chunks: ReadonlyArray<{ heldBy: Array<{ nodeId: string; tiers: DirectoryTier[] }>; otherModels: string[]; otherTenantHeld: boolean }>;
+  readonly chunks: ReadonlyArray<{
+    heldBy: Array<{ nodeId: string; tiers: DirectoryTier[] }>;
+    otherModels: string[];
+    otherTenantHeld: boolean;
+  }>;
 }
 
 /** Salt of the tenant-free chain: no tenant id has a NUL byte, so it names no tenant's keys. */
@@ -40,10 +44,19 @@ export class RoutingRecords {
     this.content = new BoundedRecords(maxContentKeys, ttlMs, now);
   }
 
-  routed(request: InferenceRequest, nodeId: string, attempt: number, directory: KvDirectory, servedModels: readonly string[], atUnixMs: number): void {
+  routed(
+    request: InferenceRequest,
+    nodeId: string,
+    attempt: number,
+    directory: KvDirectory,
+    servedModels: readonly string[],
+    atUnixMs: number,
+  ): void {
     const keys = request.chunkKeys;
     const plain = chunkKeys(request.model, CONTENT_SALT, request.tokens);
-    const others = servedModels.filter((m) => m !== request.model).map((m) => ({ model: m, held: heldPrefix(m, request.tenant, request.tokens, keys.length, directory) }));
+    const others = servedModels
+      .filter((m) => m !== request.model)
+      .map((m) => ({ model: m, held: heldPrefix(m, request.tenant, request.tokens, keys.length, directory) }));
     const stats = this.routedTo.get(nodeId) ?? { prompt: 0, device: 0, host: 0, ssd: 0 };
     this.routedTo.set(nodeId, stats);
     stats.prompt += request.tokens.length;
@@ -60,7 +73,17 @@ export class RoutingRecords {
         otherTenantHeld,
       };
     });
-    this.records.set(request.requestId, { requestId: request.requestId, tenant: request.tenant, model: request.model, nodeId, attempt, promptTokens: request.tokens.length, chunkKeys: [...keys], atUnixMs, chunks });
+    this.records.set(request.requestId, {
+      requestId: request.requestId,
+      tenant: request.tenant,
+      model: request.model,
+      nodeId,
+      attempt,
+      promptTokens: request.tokens.length,
+      chunkKeys: [...keys],
+      atUnixMs,
+      chunks,
+    });
   }
 }
 

@@ -14,13 +14,21 @@ import { WhyUseCase } from './why.use-case.js';
 const records = {
   provide: WHY_RECORDS,
   inject: [SCHEDULER_CONFIG, CLOCK],
-  useFactory: (c: SchedulerConfig, clock: Clock) => new RoutingRecords(c.SCHEDULER_WHY_RECORDS!, c.SCHEDULER_WHY_TTL_MS!, c.SCHEDULER_WHY_CONTENT_KEYS!, () => clock.unixMs()),
+  useFactory: (c: SchedulerConfig, clock: Clock) =>
+    new RoutingRecords(c.SCHEDULER_WHY_RECORDS!, c.SCHEDULER_WHY_TTL_MS!, c.SCHEDULER_WHY_CONTENT_KEYS!, () => clock.unixMs()),
 };
 
 /** `why`: routing records, the content index, and the WHY answer that combines them with the node's record. */
 @Module({
   imports: [NodesModule, KvDirectoryModule],
-  providers: [ClusterStatusUseCase, ClusterStatusNatsHandler, records, { provide: NODE_WHY_CLIENT, useClass: NatsNodeWhyClient }, WhyUseCase, WhyNatsHandler],
+  providers: [
+    ClusterStatusUseCase,
+    ClusterStatusNatsHandler,
+    records,
+    { provide: NODE_WHY_CLIENT, useClass: NatsNodeWhyClient },
+    WhyUseCase,
+    WhyNatsHandler,
+  ],
   exports: [WHY_RECORDS],
 })
 export class WhyModule {}

@@ -21,7 +21,8 @@ export class WhyNatsHandler implements OnApplicationBootstrap {
       try {
         const o = await this.useCase.execute(decodeRequest(WhyRequestSchema, msg.data));
         if (o.kind === 'not_mine') return undefined;
-        if (o.kind === 'not_found') return encodeMessage(WhyReplySchema, { result: { case: 'error', value: { code: 'not_found', message: 'no such request' } } });
+        if (o.kind === 'not_found')
+          return encodeMessage(WhyReplySchema, { result: { case: 'error', value: { code: 'not_found', message: 'no such request' } } });
         return encodeMessage(WhyReplySchema, { result: { case: 'explanation', value: o.explanation } });
       } catch (e) {
         return encodeMessage(WhyReplySchema, { result: { case: 'error', value: toErrorReply(e, this.logger, 'why') } });

@@ -7,7 +7,8 @@ import { WHY_RECORDS, NODE_WHY_CLIENT, type NodeWhyClient } from './why.ports.js
 import type { RoutingRecords } from './routing.records.js';
 
 /** The answer to a why question: an explanation, not this replica's request, or another tenant's. */
-export type WhyOutcome = { readonly kind: 'explained'; readonly explanation: KvExplanation } | { readonly kind: 'not_mine' } | { readonly kind: 'not_found' };
+export type WhyOutcome =
+  { readonly kind: 'explained'; readonly explanation: KvExplanation } | { readonly kind: 'not_mine' } | { readonly kind: 'not_found' };
 
 /**
  * `why` for one request: this replica's routing record, the node's record of what it served
@@ -28,9 +29,20 @@ export class WhyUseCase {
     if (r.tenant !== q.tenant && !q.admin) return { kind: 'not_found' };
     const node: NodeKvRecord | null = await this.nodes.ask(r.nodeId, r.requestId, r.chunkKeys);
     const drops = new Map<string, ChunkDropFact[]>();
-    for (const d of node?.drops ?? []) drops.set(d.key, [...(drops.get(d.key) ?? []), { reason: d.reason as ChunkDropFact['reason'], tier: d.tier, policy: d.policy, atUnixMs: Number(d.atUnixMs) }]);
+    for (const d of node?.drops ?? [])
+      drops.set(d.key, [
+        ...(drops.get(d.key) ?? []),
+        { reason: d.reason as ChunkDropFact['reason'], tier: d.tier, policy: d.policy, atUnixMs: Number(d.atUnixMs) },
+      ]);
     const facts = node?.found
-      ? { deviceTokens: node.deviceTokens, host: node.hostTokens, ssd: node.ssdTokens, peer: node.peerTokens, ...(node.peerAddress ? { peerNode: node.peerAddress } : {}), ...(node.droidspeakBase ? { droidspeak: { base: node.droidspeakBase, tokens: node.droidspeakTokens } } : {}) }
+      ? {
+          deviceTokens: node.deviceTokens,
+          host: node.hostTokens,
+          ssd: node.ssdTokens,
+          peer: node.peerTokens,
+          ...(node.peerAddress ? { peerNode: node.peerAddress } : {}),
+          ...(node.droidspeakBase ? { droidspeak: { base: node.droidspeakBase, tokens: node.droidspeakTokens } } : {}),
+        }
       : null;
     const segments = explainKv({
       promptTokens: r.promptTokens,

@@ -20,13 +20,20 @@ export function elasticSpec(c: ModelConfig): ElasticModelSpec {
  * without splitting a block. RangeError, naming the minimum, when the budget cannot give every
  * model one unit.
  */
-export function splitDeviceBudget(configs: readonly ModelConfig[], budget: DeviceKvBudget, bytesPerElement: number): Record<string, number> {
-  if (!Number.isSafeInteger(budget.deviceBytes) || budget.deviceBytes <= 0) throw new RangeError(`device KV budget must be a positive byte count, got ${budget.deviceBytes}`);
+export function splitDeviceBudget(
+  configs: readonly ModelConfig[],
+  budget: DeviceKvBudget,
+  bytesPerElement: number,
+): Record<string, number> {
+  if (!Number.isSafeInteger(budget.deviceBytes) || budget.deviceBytes <= 0)
+    throw new RangeError(`device KV budget must be a positive byte count, got ${budget.deviceBytes}`);
   const specs = configs.map(elasticSpec);
   const split = ElasticCacheCoordinator.splitBudget(specs, Math.floor(budget.deviceBytes / bytesPerElement));
   if (!split) {
     const min = ElasticCacheCoordinator.nodeUnitElements(specs) * bytesPerElement * specs.length;
-    throw new RangeError(`device KV budget of ${budget.deviceBytes} bytes is below one elastic unit per model: at least ${min} bytes for ${configs.map((c) => c.id).join(', ')}`);
+    throw new RangeError(
+      `device KV budget of ${budget.deviceBytes} bytes is below one elastic unit per model: at least ${min} bytes for ${configs.map((c) => c.id).join(', ')}`,
+    );
   }
   return split;
 }

@@ -26,7 +26,10 @@ export interface ModelConfig {
 }
 
 export class ModelConfigError extends Error {
-  constructor(readonly modelId: string, problems: readonly string[]) {
+  constructor(
+    readonly modelId: string,
+    problems: readonly string[],
+  ) {
     super(`invalid model config ${modelId}: ${problems.join('; ')}`);
     this.name = 'ModelConfigError';
   }

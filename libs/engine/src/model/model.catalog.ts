@@ -64,7 +64,11 @@ function family(id: string, shape: Shape, seed: number, perturbed: readonly numb
  */
 function perturbedRange(base: SyntheticModelSpec, suffix: string, [a, b]: readonly [number, number], scale: number): SyntheticModelSpec {
   const layers = Array.from({ length: b - a }, (_, i) => a + i);
-  return { config: { ...base.config, id: `${base.config.id}-${suffix}` }, seed: base.seed, derivedFrom: { base: base.config.id, layers, scale, seed: base.seed + 7, rotateHeads: true } };
+  return {
+    config: { ...base.config, id: `${base.config.id}-${suffix}` },
+    seed: base.seed,
+    derivedFrom: { base: base.config.id, layers, scale, seed: base.seed + 7, rotateHeads: true },
+  };
 }
 
 const TINY = family('mnemo-tiny', { layers: 4, dModel: 64, heads: 4, kvHeads: 2, headDim: 16, ffn: 176 }, 1001, [2, 3]);
@@ -84,8 +88,33 @@ export const SYNTHETIC_MODELS: readonly SyntheticModelSpec[] = [
   perturbedRange(SMALL[0]!, 'ds24', [2, 4], DS_SCALE),
   perturbedRange(MEDIUM[0]!, 'ds35', [3, 5], DS_SCALE),
   // Architecture variants, small enough for CPU tests: Qwen2-style q/k/v bias, Qwen3-style q/k norm, tied head.
-  { config: byteModel('mnemo-tiny-qwen2', { layers: 2, dModel: 64, heads: 4, kvHeads: 1, headDim: 16, ffn: 128, qkvBias: true, ropeTheta: 1e6 }), seed: 4004 },
-  { config: byteModel('mnemo-tiny-qwen3', { layers: 2, dModel: 64, heads: 4, kvHeads: 2, headDim: 32, ffn: 128, qkNorm: true, tieEmbeddings: true, rmsEps: 1e-6 }), seed: 5005 },
+  {
+    config: byteModel('mnemo-tiny-qwen2', {
+      layers: 2,
+      dModel: 64,
+      heads: 4,
+      kvHeads: 1,
+      headDim: 16,
+      ffn: 128,
+      qkvBias: true,
+      ropeTheta: 1e6,
+    }),
+    seed: 4004,
+  },
+  {
+    config: byteModel('mnemo-tiny-qwen3', {
+      layers: 2,
+      dModel: 64,
+      heads: 4,
+      kvHeads: 2,
+      headDim: 32,
+      ffn: 128,
+      qkNorm: true,
+      tieEmbeddings: true,
+      rmsEps: 1e-6,
+    }),
+    seed: 5005,
+  },
 ];
 
 export function findSyntheticModel(id: string): SyntheticModelSpec | undefined {

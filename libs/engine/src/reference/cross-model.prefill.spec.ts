@@ -11,7 +11,8 @@ const FT = 'mnemo-tiny-ft';
 const L = 4;
 const tokens = Array.from({ length: 45 }, (_, i) => (i * 53 + 7) % 256);
 const UNTIL = 32;
-const kvOf = (sut: ReferenceEngine, seqId: string, l: number, end = UNTIL) => sut.exportKv(seqId, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: end });
+const kvOf = (sut: ReferenceEngine, seqId: string, l: number, end = UNTIL) =>
+  sut.exportKv(seqId, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: end });
 
 /** The base model's KV of the prompt, from a full prefill of it in `sut`. */
 async function baseKv(sut: ReferenceEngine): Promise<(l: number) => Float32Array> {
@@ -24,7 +25,14 @@ function plan(kv: (l: number) => Float32Array, pattern: ReusePattern, log: strin
   return { baseModel: BASE, pattern, until: UNTIL, load: async (l) => (log.push(`kv${l}`), kv(l)), done: (ok) => log.push(`done:${ok}`) };
 }
 
-const input = (seqId: string, crossModel?: PrefillInput['crossModel']): PrefillInput => ({ seqId, model: FT, tokens, sampling: GREEDY, cacheSalt: 't', ...(crossModel ? { crossModel } : {}) });
+const input = (seqId: string, crossModel?: PrefillInput['crossModel']): PrefillInput => ({
+  seqId,
+  model: FT,
+  tokens,
+  sampling: GREEDY,
+  cacheSalt: 't',
+  ...(crossModel ? { crossModel } : {}),
+});
 
 async function decodeN(sut: ReferenceEngine, seqId: string, first: number, n: number): Promise<number[]> {
   const out = [first];
@@ -69,7 +77,7 @@ describe('ReferenceEngine cross-model prefill', () => {
     }
   });
 
-  it("returns the E caches a base prefill was asked for, and a plan with a transition layer runs over them", async () => {
+  it('returns the E caches a base prefill was asked for, and a plan with a transition layer runs over them', async () => {
     const [b] = await sut.prefill([{ seqId: 'b', model: BASE, tokens, sampling: GREEDY, cacheSalt: 't', captureE: [1, 2] }]);
     manual.openSequence('b', BASE, GREEDY);
     const [ref] = await manual.step([{ seqId: 'b', tokens }], { captureLayers: [1, 2] });
@@ -84,7 +92,13 @@ describe('ReferenceEngine cross-model prefill', () => {
     const e = (l: number) => b!.eCache!.get(l)!.slice(0, UNTIL * sut.modelConfig(BASE).dModel);
     const [out] = await sut.prefill([input('d', () => ({ ...plan(kv, pattern), loadE: async (l) => e(l) }))]);
     expect(out!.crossModel).toEqual({ baseModel: BASE, pattern, reusedTokens: UNTIL });
-    await manual.partialPrefill(FT, GREEDY, { seqId: 'd', tokens: tokens.slice(0, UNTIL), pattern, fetchKv: (l) => kvOf(manual, 'b', l), fetchE: e });
+    await manual.partialPrefill(FT, GREEDY, {
+      seqId: 'd',
+      tokens: tokens.slice(0, UNTIL),
+      pattern,
+      fetchKv: (l) => kvOf(manual, 'b', l),
+      fetchE: e,
+    });
     const [rest] = await manual.step([{ seqId: 'd', tokens: tokens.slice(UNTIL) }]);
     expect(await decodeN(sut, 'd', out!.token, 6)).toEqual(await decodeN(manual, 'd', manual.sample('d', rest!.logits), 6));
   });

@@ -31,7 +31,12 @@ export function crossModelPlan(models: CrossModelModels, input: PrefillInput): C
   if (!plan) return undefined;
   const own = models.runtime(input.model).config;
   const base = models.servedConfig(plan.baseModel);
-  let fits = base !== undefined && base.layers === own.layers && base.kvHeads === own.kvHeads && base.headDim === own.headDim && base.dModel === own.dModel;
+  let fits =
+    base !== undefined &&
+    base.layers === own.layers &&
+    base.kvHeads === own.kvHeads &&
+    base.headDim === own.headDim &&
+    base.dModel === own.dModel;
   fits &&= Number.isInteger(plan.until) && plan.until > 0 && plan.until < input.tokens.length;
   try {
     fits &&= planReuse(plan.pattern, own.layers).eLayer === null || plan.loadE !== undefined;

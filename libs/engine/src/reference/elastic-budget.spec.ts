@@ -19,7 +19,10 @@ describe('ReferenceEngine on one device budget', () => {
   it('splits the budget into regions and reserves room to grow', async () => {
     const sut = await ReferenceEngine.create({ models: MODELS, backend: 'cpu', kvBlocks: { deviceBytes: 256 * 1024 } });
     expect(MODELS.map((m) => sut.kvBudget(m).capacity)).toEqual([8, 8]);
-    expect(sut.elasticMembers().map((m) => [m.id, m.maxBlocks])).toEqual([['mnemo-tiny', 16], ['mnemo-tiny-qwen3', 16]]);
+    expect(sut.elasticMembers().map((m) => [m.id, m.maxBlocks])).toEqual([
+      ['mnemo-tiny', 16],
+      ['mnemo-tiny-qwen3', 16],
+    ]);
     await sut.close();
   });
 
@@ -31,7 +34,11 @@ describe('ReferenceEngine on one device budget', () => {
     expect(sut.kvBudget('mnemo-tiny').capacity).toBe(11);
     expect(sut.kvBudget('mnemo-tiny-qwen3').capacity).toBe(5);
     const grown = await run(sut);
-    const ample = new ReferenceEngine(cpuBackend(), MODELS.map((m) => syntheticWeightsFor(m)), 64);
+    const ample = new ReferenceEngine(
+      cpuBackend(),
+      MODELS.map((m) => syntheticWeightsFor(m)),
+      64,
+    );
     const expected = await run(ample);
     expect(grown.tokens).toEqual(expected.tokens);
     expect(bits(grown.kv)).toEqual(bits(expected.kv));

@@ -111,7 +111,8 @@ export class ForwardPass<T> {
   }
 
   writeHidden(hidden: Float32Array): void {
-    if (hidden.length !== this.numRows * this.model.config.dModel) throw new Error(`hidden has ${hidden.length} floats, pass needs ${this.numRows * this.model.config.dModel}`);
+    if (hidden.length !== this.numRows * this.model.config.dModel)
+      throw new Error(`hidden has ${hidden.length} floats, pass needs ${this.numRows * this.model.config.dModel}`);
     this.backend.upload(this.x, hidden);
   }
 
@@ -153,7 +154,19 @@ export class ForwardPass<T> {
       add(kernelCall('rope', k, this.positions, R, c.kvHeads, c.headDim, c.ropeTheta));
       add(kernelCall('writeKv', this.cache.tensor, k, v, this.slots, this.cache.planeOf(l), this.cache.geom));
     }
-    add(kernelCall('pagedAttention', attn, q, this.cache.tensor, this.cache.planeOf(l), c.heads, this.cache.geom, this.batch, 1 / Math.sqrt(c.headDim)));
+    add(
+      kernelCall(
+        'pagedAttention',
+        attn,
+        q,
+        this.cache.tensor,
+        this.cache.planeOf(l),
+        c.heads,
+        this.cache.geom,
+        this.batch,
+        1 / Math.sqrt(c.headDim),
+      ),
+    );
     add(kernelCall('matmulPacked', o, attn, w.wo, R, d, qDim));
     add(kernelCall('add', x, x, o, R * d));
     add(kernelCall('rmsnorm', h, x, w.postNorm, R, d, c.rmsEps));

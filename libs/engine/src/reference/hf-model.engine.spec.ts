@@ -17,19 +17,22 @@ describe('ReferenceEngine on a Hugging Face model directory', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(['mnemo-tiny', 'mnemo-tiny-qwen2', 'mnemo-tiny-qwen3'])('%s loaded from sharded safetensors gives the synthetic model\'s logits bit for bit', async (id) => {
-    const modelDir = join(dir, `${id}-hf`);
-    saveHfModel(modelDir, syntheticWeightsFor(id), { shards: 2 });
-    const sut = await ReferenceEngine.create({ models: [modelDir, id], backend: 'cpu', kvBlocks: 16 });
-    const hfId = basename(modelDir);
-    expect(sut.models().map((m) => m.id)).toEqual([hfId, id]);
-    sut.openSequence('hf', hfId, GREEDY);
-    sut.openSequence('syn', id, GREEDY);
-    const [a] = await sut.step([{ seqId: 'hf', tokens, logits: 'all' }]);
-    const [b] = await sut.step([{ seqId: 'syn', tokens, logits: 'all' }]);
-    expect(bits(a.logits)).toEqual(bits(b.logits));
-    await sut.close();
-  });
+  it.each(['mnemo-tiny', 'mnemo-tiny-qwen2', 'mnemo-tiny-qwen3'])(
+    "%s loaded from sharded safetensors gives the synthetic model's logits bit for bit",
+    async (id) => {
+      const modelDir = join(dir, `${id}-hf`);
+      saveHfModel(modelDir, syntheticWeightsFor(id), { shards: 2 });
+      const sut = await ReferenceEngine.create({ models: [modelDir, id], backend: 'cpu', kvBlocks: 16 });
+      const hfId = basename(modelDir);
+      expect(sut.models().map((m) => m.id)).toEqual([hfId, id]);
+      sut.openSequence('hf', hfId, GREEDY);
+      sut.openSequence('syn', id, GREEDY);
+      const [a] = await sut.step([{ seqId: 'hf', tokens, logits: 'all' }]);
+      const [b] = await sut.step([{ seqId: 'syn', tokens, logits: 'all' }]);
+      expect(bits(a.logits)).toEqual(bits(b.logits));
+      await sut.close();
+    },
+  );
 
   it('captures the E cache: layer 0 is the embedding of each token', async () => {
     const w = syntheticWeightsFor('mnemo-tiny');

@@ -10,6 +10,16 @@ export { TokenSampler, argmax } from './token.sampler.js';
 export { resolveWeights } from './weights.resolver.js';
 export { DeviceModel } from './device-model.js';
 export { ModelRuntime } from './model.runtime.js';
-export { LayerStreamCache, DeviceRegionBacking, HostBacking, StreamedSequences, type LayerStreamSettings, type LayerStreamOptions, type LayerStreamStats, type LayerKvBacking, type BackingTier } from './layer-stream/index.js';
+export {
+  LayerStreamCache,
+  DeviceRegionBacking,
+  HostBacking,
+  StreamedSequences,
+  type LayerStreamSettings,
+  type LayerStreamOptions,
+  type LayerStreamStats,
+  type LayerKvBacking,
+  type BackingTier,
+} from './layer-stream/index.js';
 export { KvSwapper, type SwapOptions, type SwapStats } from './kv.swapper.js';
 export { KvSwapSpace, type HostKvCopy } from './kv-swap.space.js';

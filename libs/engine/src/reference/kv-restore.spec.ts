@@ -12,7 +12,13 @@ const toks = (n: number, salt = 0): number[] => Array.from({ length: n }, (_, i)
 const engine = (kvBlocks = 96) => new ReferenceEngine(cpuBackend(), [syntheticWeightsFor(MODEL)], kvBlocks);
 
 /** A plan that assembles each layer from exported chunk payloads, as the KV store does from its tiers. */
-function planFrom(chunks: Float32Array[], g: KvRowGeometry, from: number, until: number, fail?: number): KvRestorePlan & { loaded: number[]; result?: boolean } {
+function planFrom(
+  chunks: Float32Array[],
+  g: KvRowGeometry,
+  from: number,
+  until: number,
+  fail?: number,
+): KvRestorePlan & { loaded: number[]; result?: boolean } {
   const plan = {
     until,
     loaded: [] as number[],
@@ -32,7 +38,6 @@ function planFrom(chunks: Float32Array[], g: KvRowGeometry, from: number, until:
   return plan;
 }
 
-
 describe('ReferenceEngine KV restore and chunk events', () => {
   const history = toks(600);
   const prompt = [...history, ...toks(40, 7)];
@@ -50,7 +55,18 @@ describe('ReferenceEngine KV restore and chunk events', () => {
   it('announces every whole chunk a sharing sequence writes, under its chunk key', async () => {
     const { src, events } = await source();
     const blocks = blockKeys(MODEL, 't', history);
-    expect(events).toEqual(chunkKeys(MODEL, 't', history).map((key, chunk) => ({ kind: 'written', model: MODEL, key, seqId: 'src', chunk, superseded: blocks.slice(16 * chunk, 16 * chunk + 15), ids: history.slice(256 * chunk, 256 * (chunk + 1)), parentKey: chunk === 0 ? null : blocks[16 * chunk - 1] })));
+    expect(events).toEqual(
+      chunkKeys(MODEL, 't', history).map((key, chunk) => ({
+        kind: 'written',
+        model: MODEL,
+        key,
+        seqId: 'src',
+        chunk,
+        superseded: blocks.slice(16 * chunk, 16 * chunk + 15),
+        ids: history.slice(256 * chunk, 256 * (chunk + 1)),
+        parentKey: chunk === 0 ? null : blocks[16 * chunk - 1],
+      })),
+    );
     await src.close();
   });
 
@@ -62,7 +78,9 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     expect(bits(into)).toEqual(bits(chunks[1]!));
     into.fill(NaN);
     expect(bits(src.exportChunk('src', 2, 600 - 512, into))).toEqual(bits(src.exportChunk('src', 2, 600 - 512)));
-    expect(() => src.exportChunk('src', 0, undefined, new Float32Array(n - 1))).toThrow(expect.objectContaining({ code: ErrorCode.InvalidRequest }));
+    expect(() => src.exportChunk('src', 0, undefined, new Float32Array(n - 1))).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidRequest }),
+    );
     await src.close();
   });
 
@@ -118,7 +136,8 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     const sut = engine();
     const exported: Array<{ seqId: string; chunk: number; tokens: number; kv: Float32Array }> = [];
     sut.watchChunks((e) => {
-      if (e.kind === 'partial') exported.push({ seqId: e.seqId, chunk: e.chunk, tokens: e.tokens, kv: sut.exportChunk(e.seqId, e.chunk, e.tokens) });
+      if (e.kind === 'partial')
+        exported.push({ seqId: e.seqId, chunk: e.chunk, tokens: e.tokens, kv: sut.exportChunk(e.seqId, e.chunk, e.tokens) });
     });
     await sut.prefill([{ seqId: 'head', model: MODEL, tokens: history.slice(0, 100), sampling: GREEDY, cacheSalt: 't' }]);
     sut.release('head');
@@ -144,7 +163,9 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     const { src, chunks, g } = await source();
     const sut = engine();
     const plan = planFrom(chunks, g, 0, 512, 2);
-    await expect(sut.prefill([{ seqId: 'r', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: () => plan }])).rejects.toThrow(/CRC/);
+    await expect(
+      sut.prefill([{ seqId: 'r', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: () => plan }]),
+    ).rejects.toThrow(/CRC/);
     expect(plan.result).toBe(false);
     expect(sut.hasSequence('r')).toBe(false);
     expect(sut.kvBudget(MODEL)).toEqual({ capacity: 96, available: 96 });
@@ -157,7 +178,9 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     const other = toks(300, 3);
     const alone = engine();
     const [plainAlone] = await alone.prefill([{ seqId: 'p', model: MODEL, tokens: other, sampling: GREEDY, cacheSalt: 'u' }]);
-    const [restoredAlone] = await alone.prefill([{ seqId: 'g', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: () => planFrom(chunks, g, 0, 512) }]);
+    const [restoredAlone] = await alone.prefill([
+      { seqId: 'g', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: () => planFrom(chunks, g, 0, 512) },
+    ]);
     const sut = engine(160);
     const bad = planFrom(chunks, g, 0, 512);
     const load = bad.load.bind(bad);
@@ -179,7 +202,14 @@ describe('ReferenceEngine KV restore and chunk events', () => {
   it('refuses a plan that would leave no token to compute', async () => {
     const { src, chunks, g } = await source();
     const sut = engine();
-    const bad = { seqId: 'r', model: MODEL, tokens: history.slice(0, 512), sampling: GREEDY, cacheSalt: 't', restore: () => planFrom(chunks, g, 0, 512) };
+    const bad = {
+      seqId: 'r',
+      model: MODEL,
+      tokens: history.slice(0, 512),
+      sampling: GREEDY,
+      cacheSalt: 't',
+      restore: () => planFrom(chunks, g, 0, 512),
+    };
     await expect(sut.prefill([bad])).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
     expect(sut.kvUsage()).toBe(0);
     await Promise.all([src.close(), sut.close()]);
@@ -195,9 +225,28 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     const [key] = chunkKeys(MODEL, 't', toks(300));
     const blocks = blockKeys(MODEL, 't', toks(300));
     expect(events).toEqual([
-      { kind: 'written', model: MODEL, key, seqId: 'a', chunk: 0, superseded: blocks.slice(0, 15), ids: toks(300).slice(0, 256), parentKey: null },
+      {
+        kind: 'written',
+        model: MODEL,
+        key,
+        seqId: 'a',
+        chunk: 0,
+        superseded: blocks.slice(0, 15),
+        ids: toks(300).slice(0, 256),
+        parentKey: null,
+      },
       // 300 tokens: two whole blocks of chunk 1 left with the sequence.
-      { kind: 'partial', model: MODEL, key: blocks[17], seqId: 'a', chunk: 1, tokens: 32, superseded: [blocks[16]], ids: toks(300).slice(256, 288), parentKey: key },
+      {
+        kind: 'partial',
+        model: MODEL,
+        key: blocks[17],
+        seqId: 'a',
+        chunk: 1,
+        tokens: 32,
+        superseded: [blocks[16]],
+        ids: toks(300).slice(256, 288),
+        parentKey: key,
+      },
       { kind: 'evicted', model: MODEL, key },
     ]);
     await sut.close();

@@ -12,7 +12,6 @@ const RANK: StagedChunkRank = { priority: 0, dueMs: Infinity, stamp: 0, position
 const toks = (n: number, salt = 0): number[] => Array.from({ length: n }, (_, i) => (i * 37 + salt * 11 + 5) % 256);
 const engine = (kvBlocks = 96) => new ReferenceEngine(cpuBackend(), [syntheticWeightsFor(MODEL)], kvBlocks);
 
-
 describe('ReferenceEngine staged chunks (prefetched KV promoted to the device)', () => {
   const history = toks(600);
   const prompt = [...history, ...toks(40, 7)];
@@ -38,7 +37,9 @@ describe('ReferenceEngine staged chunks (prefetched KV promoted to the device)',
     expect(keys.slice(0, 2).map((k, c) => sut.staging.stage(MODEL, k, chunks[c]!, { ...RANK, position: c }))).toEqual([true, true]);
     expect(sut.kvBudget(MODEL).available).toBe(96);
     let restoreAskedAt = -1;
-    const [r0] = await sut.prefill([{ seqId: 'r', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: (d) => ((restoreAskedAt = d), undefined) }]);
+    const [r0] = await sut.prefill([
+      { seqId: 'r', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: 't', restore: (d) => ((restoreAskedAt = d), undefined) },
+    ]);
     expect(r0).toMatchObject({ cachedTokens: 512, restoredTokens: 0 });
     expect(restoreAskedAt).toBe(512);
     expect(await decodeAll(sut, 'r', r0!.token, 6)).toEqual(expected);
@@ -78,7 +79,9 @@ describe('ReferenceEngine staged chunks (prefetched KV promoted to the device)',
   it('stages only into free blocks, refuses a bad payload before taking anything, and unstages', async () => {
     const { src, chunks, fresh } = await fixtures();
     const sut = engine(20);
-    expect(() => sut.staging.stage(MODEL, keys[0]!, chunks[0]!.subarray(1), RANK)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidRequest }));
+    expect(() => sut.staging.stage(MODEL, keys[0]!, chunks[0]!.subarray(1), RANK)).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidRequest }),
+    );
     expect(() => sut.staging.stage('nope', keys[0]!, chunks[0]!, RANK)).toThrow(expect.objectContaining({ code: ErrorCode.ModelNotFound }));
     expect(sut.staging.stage(MODEL, keys[0]!, chunks[0]!, RANK)).toBe(true);
     expect(sut.staging.stage(MODEL, keys[0]!, chunks[0]!, RANK)).toBe(false);

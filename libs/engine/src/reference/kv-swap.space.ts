@@ -30,8 +30,10 @@ export class KvSwapSpace {
     readonly incrementBlocks: number,
     readonly limitBytes: number,
   ) {
-    for (const [k, v] of Object.entries({ blockElems, segmentBlocks })) if (!Number.isInteger(v) || v < 1) throw new RangeError(`${k} must be a positive integer, got ${v}`);
-    if (!Number.isInteger(incrementBlocks) || incrementBlocks < 0) throw new RangeError(`incrementBlocks must be a non-negative integer, got ${incrementBlocks}`);
+    for (const [k, v] of Object.entries({ blockElems, segmentBlocks }))
+      if (!Number.isInteger(v) || v < 1) throw new RangeError(`${k} must be a positive integer, got ${v}`);
+    if (!Number.isInteger(incrementBlocks) || incrementBlocks < 0)
+      throw new RangeError(`incrementBlocks must be a non-negative integer, got ${incrementBlocks}`);
     if (!(limitBytes >= 0)) throw new RangeError(`limitBytes must be ≥ 0, got ${limitBytes}`);
   }
 

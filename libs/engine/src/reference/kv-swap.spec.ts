@@ -15,7 +15,13 @@ function engine(kvBlocks: number, swap?: SwapOptions, blockGroups?: number): Ref
 }
 
 /** Prefills `tokens`; the raw bits of the prompt's logits, and the sampled token (the first decode input) in `pending`. */
-async function start(sut: ReferenceEngine, seqId: string, tokens: number[], salt?: string, pending?: Map<string, number>): Promise<Uint32Array> {
+async function start(
+  sut: ReferenceEngine,
+  seqId: string,
+  tokens: number[],
+  salt?: string,
+  pending?: Map<string, number>,
+): Promise<Uint32Array> {
   sut.openSequence(seqId, MODEL, GREEDY, salt);
   const hit = sut.attachCachedPrefix(seqId, tokens);
   const [r] = await sut.step([{ seqId, tokens: tokens.slice(hit) }]);
@@ -51,33 +57,36 @@ describe('ReferenceEngine swap preemption', () => {
     ['grouped copies with reuse, block groups', { granularity: 'grouped', hostBytes: HOST }, 60, undefined],
     ['grouped copies, prefix-sharing sequences (hits attached on swap-in)', { granularity: 'grouped', hostBytes: HOST }, 60, 't'],
     ['per-block copies, no reuse, no groups', { granularity: 'per-block', hostBytes: HOST }, undefined, undefined],
-  ])('a sequence swapped out and in any number of times, beside others, gives bit-identical logits (%s)', async (_name, swap, groups, salt) => {
-    const steps = 24;
-    const want = await reference(prompt, steps);
-    const sut = engine(48, swap, groups);
-    expect(sut.swap).toBeDefined();
-    const pending = new Map<string, number>();
-    const got = [await start(sut, 'x', prompt, salt, pending)];
-    await start(sut, 'y', toks(70, 3), salt, pending);
-    await start(sut, 'z', [...prompt.slice(0, 48), ...toks(20, 9)], salt, pending);
-    for (let i = 0; i < steps; i++) {
-      // Preempt x on most steps, sometimes with its neighbours; neighbours keep decoding when x is out.
-      if (i % 3 !== 2) {
-        const out = i % 4 === 0 ? ['x', 'z'] : ['x'];
-        expect((await sut.swap!.swapOut(out)).seqIds).toEqual(out);
-        await expect(sut.decode(['x'])).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
-        const others = ['y', 'z'].filter((id) => !out.includes(id));
-        if (others.length > 0) await decode(sut, others, pending);
-        expect((await sut.swap!.swapIn(out)).seqIds).toEqual(out);
+  ])(
+    'a sequence swapped out and in any number of times, beside others, gives bit-identical logits (%s)',
+    async (_name, swap, groups, salt) => {
+      const steps = 24;
+      const want = await reference(prompt, steps);
+      const sut = engine(48, swap, groups);
+      expect(sut.swap).toBeDefined();
+      const pending = new Map<string, number>();
+      const got = [await start(sut, 'x', prompt, salt, pending)];
+      await start(sut, 'y', toks(70, 3), salt, pending);
+      await start(sut, 'z', [...prompt.slice(0, 48), ...toks(20, 9)], salt, pending);
+      for (let i = 0; i < steps; i++) {
+        // Preempt x on most steps, sometimes with its neighbours; neighbours keep decoding when x is out.
+        if (i % 3 !== 2) {
+          const out = i % 4 === 0 ? ['x', 'z'] : ['x'];
+          expect((await sut.swap!.swapOut(out)).seqIds).toEqual(out);
+          await expect(sut.decode(['x'])).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
+          const others = ['y', 'z'].filter((id) => !out.includes(id));
+          if (others.length > 0) await decode(sut, others, pending);
+          expect((await sut.swap!.swapIn(out)).seqIds).toEqual(out);
+        }
+        const logits = await decode(sut, ['x', 'y', 'z'], pending);
+        got.push(logits.get('x')!);
       }
-      const logits = await decode(sut, ['x', 'y', 'z'], pending);
-      got.push(logits.get('x')!);
-    }
-    expect(got).toEqual(want);
-    await sut.close();
-  });
+      expect(got).toEqual(want);
+      await sut.close();
+    },
+  );
 
-  it('an asynchronous swap-in overlapping other sequences\' passes (allocations included) still gives bit-identical logits', async () => {
+  it("an asynchronous swap-in overlapping other sequences' passes (allocations included) still gives bit-identical logits", async () => {
     const steps = 12;
     const want = await reference(prompt, steps);
     const sut = engine(40, { granularity: 'grouped', hostBytes: HOST }, 8);
@@ -95,7 +104,9 @@ describe('ReferenceEngine swap preemption', () => {
       got.push((await decode(sut, ['x'], pending)).get('x')!);
     }
     expect(got).toEqual(want);
-    (sut as unknown as { runtimes: Map<string, { cache: { ledger: { blocks: { checkInvariant(): void } } } }> }).runtimes.get(MODEL)!.cache.ledger.blocks.checkInvariant();
+    (sut as unknown as { runtimes: Map<string, { cache: { ledger: { blocks: { checkInvariant(): void } } } }> }).runtimes
+      .get(MODEL)!
+      .cache.ledger.blocks.checkInvariant();
     await sut.close();
   });
 

@@ -1,4 +1,13 @@
-import { BLOCK_TOKENS, ErrorCode, isMnemoError, MnemoError, planSwapRanges, reusedSwapBlocks, type SwapGranularity, type SwapRange } from '@mnemo/kv-core';
+import {
+  BLOCK_TOKENS,
+  ErrorCode,
+  isMnemoError,
+  MnemoError,
+  planSwapRanges,
+  reusedSwapBlocks,
+  type SwapGranularity,
+  type SwapRange,
+} from '@mnemo/kv-core';
 import { batchCopy, RANGE_FIELDS } from '@mnemo/native-cuda';
 import type { HeldKv, KvSwap, SwapHostCopies, SwapReport } from '../engine.interface.js';
 import { KvSwapSpace } from './kv-swap.space.js';
@@ -107,7 +116,10 @@ export class KvSwapper implements KvSwap {
 
   async swapOut(seqIds: readonly string[]): Promise<SwapReport> {
     const t0 = performance.now();
-    let blocks = 0, bytes = 0, copies = 0, heldBlocks = 0;
+    let blocks = 0,
+      bytes = 0,
+      copies = 0,
+      heldBlocks = 0;
     const done: string[] = [];
     for (const [model, ids] of this.byModel(seqIds)) {
       const rt = this.runtimeOf(model);
@@ -115,7 +127,8 @@ export class KvSwapper implements KvSwap {
       const jobs: Array<{ seqId: string; ranges: SwapRange[]; segments: Float32Array[]; tokens: number }> = [];
       for (const seqId of ids) {
         const s = this.seqOf(seqId)!;
-        if (s.preempted || rt.isBusy(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} is not running idle: cannot swap it out`);
+        if (s.preempted || rt.isBusy(seqId))
+          throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} is not running idle: cannot swap it out`);
         const physical = rt.cache.ledger.blockIds(seqId);
         const tokens = rt.cache.length(seqId);
         const prev = space.get(seqId);
@@ -133,7 +146,14 @@ export class KvSwapper implements KvSwap {
         this.stats.reusedBlocks += Math.max(0, from - copy.base);
         this.stats.heldBlocks += copy.base;
         heldBlocks += copy.base;
-        const ranges = planSwapRanges(physical.slice(copy.base), start - copy.base, space.segmentBlocks, space.blockElems, rt.config.layers, this.granularity);
+        const ranges = planSwapRanges(
+          physical.slice(copy.base),
+          start - copy.base,
+          space.segmentBlocks,
+          space.blockElems,
+          rt.config.layers,
+          this.granularity,
+        );
         jobs.push({ seqId, ranges, segments: copy.segments, tokens });
         blocks += physical.length - start;
       }
@@ -159,7 +179,9 @@ export class KvSwapper implements KvSwap {
 
   async swapIn(seqIds: readonly string[]): Promise<SwapReport> {
     const t0 = performance.now();
-    let blocks = 0, bytes = 0, copies = 0;
+    let blocks = 0,
+      bytes = 0,
+      copies = 0;
     const done: string[] = [];
     for (const [model, ids] of this.byModel(seqIds)) {
       const rt = this.runtimeOf(model);
@@ -176,7 +198,14 @@ export class KvSwapper implements KvSwap {
           rt.cache.appendAll([{ seqId, tokens: rest.length, ids: s.salt === undefined ? undefined : rest }]);
           const physical = rt.cache.ledger.blockIds(seqId);
           const start = Math.max(hit / BLOCK_TOKENS, copy.base);
-          const ranges = planSwapRanges(physical.slice(copy.base), start - copy.base, space.segmentBlocks, space.blockElems, rt.config.layers, this.granularity);
+          const ranges = planSwapRanges(
+            physical.slice(copy.base),
+            start - copy.base,
+            space.segmentBlocks,
+            space.blockElems,
+            rt.config.layers,
+            this.granularity,
+          );
           const held = copy.held && hit < copy.held.until ? { kv: copy.held, from: hit } : undefined;
           jobs.push({ seqId, ranges, segments: copy.segments, tokens: s.kvTokens.length, ...(held ? { held } : {}) });
           blocks += physical.length - hit / BLOCK_TOKENS;
@@ -226,7 +255,8 @@ export class KvSwapper implements KvSwap {
     const index = new Map<ArrayBuffer, number>([[tensor.buffer as ArrayBuffer, 0]]);
     const n = jobs.reduce((k, j) => k + j.ranges.length, 0);
     const packed = new Float64Array(n * RANGE_FIELDS);
-    let i = 0, bytes = 0;
+    let i = 0,
+      bytes = 0;
     for (const j of jobs) {
       for (const r of j.ranges) {
         const seg = j.segments[r.segment]!;
@@ -265,7 +295,12 @@ export class KvSwapper implements KvSwap {
         // vLLM queues every layer's copies on one stream and synchronises once, so the calls are
         // all issued before any is awaited: awaiting each in turn would add a round trip per layer
         // that vLLM does not pay.
-        copies = await Promise.allSettled(partsOf(jobs.flatMap((j) => j.ranges), packed).map((part) => this.copy(buffers, part)));
+        copies = await Promise.allSettled(
+          partsOf(
+            jobs.flatMap((j) => j.ranges),
+            packed,
+          ).map((part) => this.copy(buffers, part)),
+        );
       }
       const bad = [...copies, ...(await held)].find((c): c is PromiseRejectedResult => c.status === 'rejected');
       if (bad) throw bad.reason;

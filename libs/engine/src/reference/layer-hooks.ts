@@ -30,7 +30,17 @@ export interface EngineStats {
 }
 
 export function emptyStats(): EngineStats {
-  return { steps: 0, prefillTokens: 0, decodeTokens: 0, blockedIoMs: 0, storeWaitMs: 0, hookCalls: 0, forwardMs: 0, cachedTokens: 0, preemptions: 0 };
+  return {
+    steps: 0,
+    prefillTokens: 0,
+    decodeTokens: 0,
+    blockedIoMs: 0,
+    storeWaitMs: 0,
+    hookCalls: 0,
+    forwardMs: 0,
+    cachedTokens: 0,
+    preemptions: 0,
+  };
 }
 
 /** Starts hooks and times how long the pass waits on them. */

@@ -171,7 +171,10 @@ export class ModelRuntime<T> {
       this.checkTokens(it.tokens);
       const len = this.cache.length(it.seqId) + it.tokens.length;
       if (len > this.config.maxContext) {
-        throw new MnemoError(ErrorCode.PromptTooLong, `sequence ${it.seqId}: ${len} tokens exceed ${this.config.id}'s context of ${this.config.maxContext}`);
+        throw new MnemoError(
+          ErrorCode.PromptTooLong,
+          `sequence ${it.seqId}: ${len} tokens exceed ${this.config.id}'s context of ${this.config.maxContext}`,
+        );
       }
     }
   }

@@ -1,4 +1,12 @@
-import { BLOCK_TOKENS, ErrorCode, KvBlockLedger, MnemoError, type BlockGroupOptions, type DeviceChunkEvent, type LedgerAppend } from '@mnemo/kv-core';
+import {
+  BLOCK_TOKENS,
+  ErrorCode,
+  KvBlockLedger,
+  MnemoError,
+  type BlockGroupOptions,
+  type DeviceChunkEvent,
+  type LedgerAppend,
+} from '@mnemo/kv-core';
 import type { KernelBackend, KvGeometry } from '@mnemo/native-cuda';
 import { kvDim, type ModelConfig } from '../model/model-config.js';
 import type { KvRestoreTarget } from '../engine.interface.js';
@@ -36,7 +44,8 @@ export class PagedKvCache<T> {
     readonly reserveBlocks: number = numBlocks,
     grouping?: BlockGroupOptions,
   ) {
-    if (!Number.isInteger(reserveBlocks) || reserveBlocks < numBlocks) throw new RangeError(`reserve of ${reserveBlocks} blocks is below the ${numBlocks} the cache starts with`);
+    if (!Number.isInteger(reserveBlocks) || reserveBlocks < numBlocks)
+      throw new RangeError(`reserve of ${reserveBlocks} blocks is below the ${numBlocks} the cache starts with`);
     this.geom = { numLayers: config.layers, numKvHeads: config.kvHeads, headDim: config.headDim, blockSize: BLOCK_TOKENS };
     this.rowDim = kvDim(config);
     this.tensor = backend.alloc(reserveBlocks * config.layers * 2 * BLOCK_TOKENS * this.rowDim);
@@ -83,7 +92,10 @@ export class PagedKvCache<T> {
     for (const it of items) this.known(it.seqId);
     const slots = this.ledger.append(items);
     if (!slots) {
-      throw new MnemoError(ErrorCode.Overloaded, `KV cache full: need ${this.ledger.blocksNeeded(items)} blocks, ${this.ledger.blocks.numAvailable} available`);
+      throw new MnemoError(
+        ErrorCode.Overloaded,
+        `KV cache full: need ${this.ledger.blocksNeeded(items)} blocks, ${this.ledger.blocks.numAvailable} available`,
+      );
     }
     return slots;
   }
@@ -119,7 +131,8 @@ export class PagedKvCache<T> {
   export(seqId: string, r: KvRange, into?: Float32Array): Float32Array {
     const ids = this.rowIds(seqId, r);
     const elems = ids.length * this.rowDim;
-    if (into && into.length !== elems) throw new MnemoError(ErrorCode.InvalidRequest, `KV export target has ${into.length} floats, the range has ${elems}`);
+    if (into && into.length !== elems)
+      throw new MnemoError(ErrorCode.InvalidRequest, `KV export target has ${into.length} floats, the range has ${elems}`);
     if (ids.length === 0) return into ?? new Float32Array(0);
     if (into && this.backend.hostView) {
       this.backend.embedding(this.backend.hostView(into), this.tensor, ids, this.rowDim);
@@ -156,7 +169,8 @@ export class PagedKvCache<T> {
   hostTarget(slots: Int32Array, layer: number): KvRestoreTarget | undefined {
     if (!this.backend.hostView || !(this.tensor instanceof Float32Array)) return undefined;
     const { numLayers: L, blockSize: B } = this.geom;
-    if (!Number.isInteger(layer) || layer < 0 || layer >= L) throw new MnemoError(ErrorCode.InvalidRequest, `layer ${layer} outside [0, ${L})`);
+    if (!Number.isInteger(layer) || layer < 0 || layer >= L)
+      throw new MnemoError(ErrorCode.InvalidRequest, `layer ${layer} outside [0, ${L})`);
     const plane = B * this.rowDim;
     const kOffsets = new Float64Array(slots.length);
     const vOffsets = new Float64Array(slots.length);
@@ -164,7 +178,7 @@ export class PagedKvCache<T> {
       const slot = slots[i]!;
       if (slot < 0) throw new MnemoError(ErrorCode.InvalidRequest, `restore target for an unallocated token (slot ${slot})`);
       const block = Math.floor(slot / B);
-      const k = ((block * L + layer) * 2) * plane + (slot % B) * this.rowDim;
+      const k = (block * L + layer) * 2 * plane + (slot % B) * this.rowDim;
       kOffsets[i] = this.tensor.byteOffset + k * 4;
       vOffsets[i] = this.tensor.byteOffset + (k + plane) * 4;
     }
@@ -180,7 +194,10 @@ export class PagedKvCache<T> {
     const tokens = r.tokenEnd - r.tokenStart;
     const layerElems = 2 * tokens * this.rowDim;
     if (data.length !== (r.layerEnd - r.layerStart) * layerElems) {
-      throw new MnemoError(ErrorCode.InvalidRequest, `KV payload has ${data.length} floats, range needs ${(r.layerEnd - r.layerStart) * layerElems}`);
+      throw new MnemoError(
+        ErrorCode.InvalidRequest,
+        `KV payload has ${data.length} floats, range needs ${(r.layerEnd - r.layerStart) * layerElems}`,
+      );
     }
     if (known && known.length !== tokens) throw new MnemoError(ErrorCode.InvalidRequest, `${known.length} slots for ${tokens} tokens`);
     this.checkRange(seqId, r);
@@ -196,11 +213,15 @@ export class PagedKvCache<T> {
     const B = this.geom.blockSize;
     const slots = new Int32Array(ids.length * B);
     ids.forEach((id, i) => {
-      if (!Number.isInteger(id) || id < 0 || id >= this.ledger.blocks.capacity) throw new MnemoError(ErrorCode.InvalidRequest, `no device block ${id}`);
+      if (!Number.isInteger(id) || id < 0 || id >= this.ledger.blocks.capacity)
+        throw new MnemoError(ErrorCode.InvalidRequest, `no device block ${id}`);
       for (let t = 0; t < B; t++) slots[i * B + t] = id * B + t;
     });
     if (data.length !== this.geom.numLayers * 2 * slots.length * this.rowDim) {
-      throw new MnemoError(ErrorCode.InvalidRequest, `KV payload has ${data.length} floats, ${ids.length} blocks need ${this.geom.numLayers * 2 * slots.length * this.rowDim}`);
+      throw new MnemoError(
+        ErrorCode.InvalidRequest,
+        `KV payload has ${data.length} floats, ${ids.length} blocks need ${this.geom.numLayers * 2 * slots.length * this.rowDim}`,
+      );
     }
     this.writeRows(slots, 0, this.geom.numLayers, data);
   }
@@ -214,7 +235,14 @@ export class PagedKvCache<T> {
     if (view) {
       for (let l = layerStart; l < layerEnd; l++) {
         const base = (l - layerStart) * layerElems;
-        this.backend.writeKv(this.tensor, view(data.subarray(base, base + half)), view(data.subarray(base + half, base + 2 * half)), slots, l, this.geom);
+        this.backend.writeKv(
+          this.tensor,
+          view(data.subarray(base, base + half)),
+          view(data.subarray(base + half, base + 2 * half)),
+          slots,
+          l,
+          this.geom,
+        );
       }
       return;
     }
@@ -244,11 +272,21 @@ export class PagedKvCache<T> {
   private checkRange(seqId: string, r: KvRange): void {
     const len = this.length(seqId);
     const ok =
-      Number.isInteger(r.layerStart) && Number.isInteger(r.layerEnd) && Number.isInteger(r.tokenStart) && Number.isInteger(r.tokenEnd) &&
-      0 <= r.layerStart && r.layerStart <= r.layerEnd && r.layerEnd <= this.geom.numLayers &&
-      0 <= r.tokenStart && r.tokenStart <= r.tokenEnd && r.tokenEnd <= len;
+      Number.isInteger(r.layerStart) &&
+      Number.isInteger(r.layerEnd) &&
+      Number.isInteger(r.tokenStart) &&
+      Number.isInteger(r.tokenEnd) &&
+      0 <= r.layerStart &&
+      r.layerStart <= r.layerEnd &&
+      r.layerEnd <= this.geom.numLayers &&
+      0 <= r.tokenStart &&
+      r.tokenStart <= r.tokenEnd &&
+      r.tokenEnd <= len;
     if (!ok) {
-      throw new MnemoError(ErrorCode.InvalidRequest, `KV range layers [${r.layerStart},${r.layerEnd}) tokens [${r.tokenStart},${r.tokenEnd}) outside sequence ${seqId} (${len} tokens, ${this.geom.numLayers} layers)`);
+      throw new MnemoError(
+        ErrorCode.InvalidRequest,
+        `KV range layers [${r.layerStart},${r.layerEnd}) tokens [${r.tokenStart},${r.tokenEnd}) outside sequence ${seqId} (${len} tokens, ${this.geom.numLayers} layers)`,
+      );
     }
   }
 

@@ -26,7 +26,14 @@ export interface RestoringSequences {
  * that fails with DataLoss drops its sequence only (released, in `failed`): the pass goes on for
  * the others, and the released sequence's rows are never committed (see ModelRuntime.step).
  */
-export async function restoreLayer(seqs: RestoringSequences, seqIds: readonly string[], plans: ReadonlyMap<string, PlannedRestore>, slots: Map<string, Int32Array>, layer: number, failed: Set<string>): Promise<void> {
+export async function restoreLayer(
+  seqs: RestoringSequences,
+  seqIds: readonly string[],
+  plans: ReadonlyMap<string, PlannedRestore>,
+  slots: Map<string, Int32Array>,
+  layer: number,
+  failed: Set<string>,
+): Promise<void> {
   const one = async (seqId: string): Promise<void> => {
     try {
       await restoreOne(seqs, seqId, plans, slots, layer);
@@ -39,7 +46,13 @@ export async function restoreLayer(seqs: RestoringSequences, seqIds: readonly st
   await Promise.all(seqIds.map(one));
 }
 
-async function restoreOne(seqs: RestoringSequences, seqId: string, plans: ReadonlyMap<string, PlannedRestore>, slots: Map<string, Int32Array>, layer: number): Promise<void> {
+async function restoreOne(
+  seqs: RestoringSequences,
+  seqId: string,
+  plans: ReadonlyMap<string, PlannedRestore>,
+  slots: Map<string, Int32Array>,
+  layer: number,
+): Promise<void> {
   const { plan, from } = plans.get(seqId)!;
   // Released meanwhile: its blocks go back once the pass ends; nothing to write.
   if (!seqs.has(seqId)) return;

@@ -9,7 +9,14 @@ const BASE = 'mnemo-small';
 const DERIVED = 'mnemo-small-ds24';
 
 function asProfiled(m: PatternMeasure): ProfiledPattern {
-  return { pattern: m.pattern, quality: m.top1Agreement, meanKl: m.meanKl, recomputedLayers: m.recomputedLayers, eCacheBytesPerToken: m.eCacheBytesPerToken, prefillMs: m.prefillMs };
+  return {
+    pattern: m.pattern,
+    quality: m.top1Agreement,
+    meanKl: m.meanKl,
+    recomputedLayers: m.recomputedLayers,
+    eCacheBytesPerToken: m.eCacheBytesPerToken,
+    prefillMs: m.prefillMs,
+  };
 }
 
 describe(PairEvaluator.name, () => {

@@ -77,7 +77,8 @@ export class PairEvaluator {
     if (b.layers !== d.layers || b.dModel !== d.dModel || b.kvHeads !== d.kvHeads || b.headDim !== d.headDim || b.vocab !== d.vocab) {
       throw new MnemoError(ErrorCode.InvalidRequest, `${base} and ${derived} differ in shape; KV cannot be reused across them`);
     }
-    if (!Number.isInteger(continuationTokens) || continuationTokens < 1) throw new RangeError(`continuationTokens must be ≥ 1, got ${continuationTokens}`);
+    if (!Number.isInteger(continuationTokens) || continuationTokens < 1)
+      throw new RangeError(`continuationTokens must be ≥ 1, got ${continuationTokens}`);
   }
 
   get layers(): number {
@@ -168,7 +169,9 @@ export class PairEvaluator {
     try {
       const [r] = await this.engine.step([{ seqId: baseSeq, tokens, logits: 'none' }], { captureLayers: [...Array(L).keys()] });
       baseE = r!.eCache;
-      baseKv = Array.from({ length: L }, (_, l) => this.engine.exportKv(baseSeq, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: N }));
+      baseKv = Array.from({ length: L }, (_, l) =>
+        this.engine.exportKv(baseSeq, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: N }),
+      );
     } finally {
       this.engine.release(baseSeq);
     }

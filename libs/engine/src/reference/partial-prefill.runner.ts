@@ -32,17 +32,23 @@ export async function runPartialPrefill<T>(rt: ModelRuntime<T>, req: PartialPref
   const N = req.tokens.length;
   const { seqId } = req;
   if (N === 0) throw new MnemoError(ErrorCode.InvalidRequest, 'partial prefill of no tokens');
-  if (rt.cache.length(seqId) !== 0) throw new MnemoError(ErrorCode.Conflict, `partial prefill needs an empty sequence; ${seqId} has ${rt.cache.length(seqId)} tokens`);
+  if (rt.cache.length(seqId) !== 0)
+    throw new MnemoError(ErrorCode.Conflict, `partial prefill needs an empty sequence; ${seqId} has ${rt.cache.length(seqId)} tokens`);
   if (N > rt.config.maxContext) throw new MnemoError(ErrorCode.PromptTooLong, `${N} tokens exceed the context of ${rt.config.maxContext}`);
   rt.checkTokens(req.tokens);
-  if (plan.eLayer !== null && !req.fetchE) throw new MnemoError(ErrorCode.InvalidRequest, `pattern needs the E cache at layer ${plan.eLayer} but no fetchE was given`);
+  if (plan.eLayer !== null && !req.fetchE)
+    throw new MnemoError(ErrorCode.InvalidRequest, `pattern needs the E cache at layer ${plan.eLayer} but no fetchE was given`);
   const tail = plan.actions.indexOf('reuse-query');
-  if (req.logits === 'all' && tail >= 0) throw new MnemoError(ErrorCode.InvalidRequest, `logits for every row need the last layer recomputed; layers from ${tail} are reused`);
+  if (req.logits === 'all' && tail >= 0)
+    throw new MnemoError(ErrorCode.InvalidRequest, `logits for every row need the last layer recomputed; layers from ${tail} are reused`);
   // Hidden state for all rows exists entering layer l iff l is 0, follows a computed layer, or is the transition.
   const hiddenAt = (l: number): boolean => l === 0 || plan.actions[l - 1] === 'compute' || l === plan.eLayer;
   for (const l of req.captureLayers ?? []) {
     if (!Number.isInteger(l) || l < 0 || l > L || !hiddenAt(l)) {
-      throw new MnemoError(ErrorCode.InvalidRequest, `the E cache at layer ${l} is not computed under pattern (${req.pattern.r1}, ${req.pattern.u1}, ${req.pattern.r2})`);
+      throw new MnemoError(
+        ErrorCode.InvalidRequest,
+        `the E cache at layer ${l} is not computed under pattern (${req.pattern.r1}, ${req.pattern.u1}, ${req.pattern.r2})`,
+      );
     }
   }
   const capture = new Set(req.captureLayers ?? []);

@@ -16,7 +16,12 @@ async function source(sut: ReferenceEngine, model: string, seqId: string) {
   sut.openSequence(seqId, model, GREEDY);
   const [r] = await sut.step([{ seqId, tokens, logits: 'all' }], { captureLayers: [...Array(L + 1).keys()] });
   const kv = (l: number) => sut.exportKv(seqId, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: tokens.length });
-  return { logits: r.logits, eCache: r.eCache, kv, all: sut.exportKv(seqId, { layerStart: 0, layerEnd: L, tokenStart: 0, tokenEnd: tokens.length }) };
+  return {
+    logits: r.logits,
+    eCache: r.eCache,
+    kv,
+    all: sut.exportKv(seqId, { layerStart: 0, layerEnd: L, tokenStart: 0, tokenEnd: tokens.length }),
+  };
 }
 
 describe('partial prefill (DroidSpeak)', () => {
@@ -57,12 +62,17 @@ describe('partial prefill (DroidSpeak)', () => {
       fetchE: (l) => (fetched.push(`e${l}`), base.eCache.get(l)!),
       logits: 'all',
     });
-    expect(fetched.sort()).toEqual([...Array(firstPerturbed).keys()].map((l) => `kv${l}`).concat(`e${firstPerturbed}`).sort());
+    expect(fetched.sort()).toEqual(
+      [...Array(firstPerturbed).keys()]
+        .map((l) => `kv${l}`)
+        .concat(`e${firstPerturbed}`)
+        .sort(),
+    );
     expect(bits(r.logits)).toEqual(bits(own.logits));
     expect(bits(sut.exportKv('reuse', { layerStart: 0, layerEnd: L, tokenStart: 0, tokenEnd: tokens.length }))).toEqual(bits(own.all));
     // The sequence decodes on like any other.
     const [next] = await sut.decode(['reuse']);
-    const [ownNext] = (await sut.step([{ seqId: 'ft', tokens: [r.token] }]));
+    const [ownNext] = await sut.step([{ seqId: 'ft', tokens: [r.token] }]);
     expect(next.token).toBe(ownNext.logits.indexOf(Math.max(...ownNext.logits)));
   });
 
@@ -72,7 +82,7 @@ describe('partial prefill (DroidSpeak)', () => {
     ['recompute→reuse (tail carried by the last token)', { r1: 2, u1: 4, r2: 4 }],
     ['reuse everything', { r1: 0, u1: 0, r2: 0 }],
     ['recompute→reuse→recompute', { r1: 1, u1: 3, r2: 4 }],
-  ])('%s with the model\'s own KV and E cache reproduces its own logits exactly', async (_, pattern) => {
+  ])("%s with the model's own KV and E cache reproduces its own logits exactly", async (_, pattern) => {
     const own = await source(sut, FT, 'ft');
     const r = await sut.partialPrefill(FT, GREEDY, { seqId: 'x', tokens, pattern, fetchKv: own.kv, fetchE: (l) => own.eCache.get(l)! });
     expect(bits(r.logits)).toEqual(bits(own.logits.slice((tokens.length - 1) * V)));
@@ -82,7 +92,13 @@ describe('partial prefill (DroidSpeak)', () => {
   it("reusing the base's KV in perturbed layers is an approximation: close, not equal", async () => {
     const base = await source(sut, BASE, 'base');
     const own = await source(sut, FT, 'ft');
-    const r = await sut.partialPrefill(FT, GREEDY, { seqId: 'x', tokens, pattern: { r1: 0, u1: L - 1, r2: L }, fetchKv: base.kv, fetchE: (l) => base.eCache.get(l)! });
+    const r = await sut.partialPrefill(FT, GREEDY, {
+      seqId: 'x',
+      tokens,
+      pattern: { r1: 0, u1: L - 1, r2: L },
+      fetchKv: base.kv,
+      fetchE: (l) => base.eCache.get(l)!,
+    });
     const exact = own.logits.slice((tokens.length - 1) * V);
     expect(r.logits).not.toEqual(exact);
     let diff = 0;
@@ -105,8 +121,16 @@ describe('partial prefill (DroidSpeak)', () => {
   });
 
   it('plans actions per layer', () => {
-    expect(planReuse({ r1: 1, u1: 2, r2: 3 }, 4)).toEqual({ actions: ['compute', 'reuse-skip', 'compute', 'reuse-query'], eLayer: 2, recomputed: 2 });
-    expect(planReuse({ r1: 2, u1: 4, r2: 4 }, 4)).toEqual({ actions: ['compute', 'compute', 'reuse-query', 'reuse-query'], eLayer: null, recomputed: 2 });
+    expect(planReuse({ r1: 1, u1: 2, r2: 3 }, 4)).toEqual({
+      actions: ['compute', 'reuse-skip', 'compute', 'reuse-query'],
+      eLayer: 2,
+      recomputed: 2,
+    });
+    expect(planReuse({ r1: 2, u1: 4, r2: 4 }, 4)).toEqual({
+      actions: ['compute', 'compute', 'reuse-query', 'reuse-query'],
+      eLayer: null,
+      recomputed: 2,
+    });
     expect(planReuse(recomputeAll(3), 3)).toEqual({ actions: ['compute', 'compute', 'compute'], eLayer: null, recomputed: 3 });
   });
 });

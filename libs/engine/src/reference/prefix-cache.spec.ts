@@ -118,7 +118,9 @@ describe('ReferenceEngine preemption', () => {
     await expect(sut.decode(['x'])).rejects.toMatchObject({ code: 'invalid_request' });
     // 40 tokens in 3 blocks: two whole ones are still cached, but holding them takes them from the pool too.
     expect(sut.resumeBlocks('x')).toBe(3);
-    expect(sut.cachedTokens({ seqId: 'q', model: MODEL, tokens: [...toks(30), ...got.slice(0, 10), 0], sampling, cacheSalt: 's' })).toBe(32);
+    expect(sut.cachedTokens({ seqId: 'q', model: MODEL, tokens: [...toks(30), ...got.slice(0, 10), 0], sampling, cacheSalt: 's' })).toBe(
+      32,
+    );
     await sut.resume(['x']);
     got.push(...(await generate(sut, 'x', 10)));
     sut.preempt('x');

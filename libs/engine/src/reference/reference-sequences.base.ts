@@ -50,11 +50,14 @@ export abstract class ReferenceSequences {
 
   exportChunk(seqId: string, chunk: number, tokens = CHUNK_TOKENS, into?: Float32Array): Float32Array {
     // A release deferred past a pass reports its partial chunk after the sequence left `seqs`.
-    const rt = this.seqs.has(seqId) ? this.runtime(this.seq(seqId).model) : [...this.runtimes.values()].find((r) => r.cache.ledger.has(seqId));
+    const rt = this.seqs.has(seqId)
+      ? this.runtime(this.seq(seqId).model)
+      : [...this.runtimes.values()].find((r) => r.cache.ledger.has(seqId));
     if (!rt) throw new MnemoError(ErrorCode.NotFound, `unknown sequence ${seqId}`);
     const { layers, kvHeads, headDim } = rt.config;
     const g = { layers, rowElems: kvHeads * headDim };
-    if (into && into.length !== chunkElems(g)) throw new MnemoError(ErrorCode.InvalidRequest, `chunk payload target has ${into.length} floats, a chunk needs ${chunkElems(g)}`);
+    if (into && into.length !== chunkElems(g))
+      throw new MnemoError(ErrorCode.InvalidRequest, `chunk payload target has ${into.length} floats, a chunk needs ${chunkElems(g)}`);
     const range = { layerStart: 0, layerEnd: layers, tokenStart: chunk * CHUNK_TOKENS, tokenEnd: chunk * CHUNK_TOKENS + tokens };
     // A whole chunk's rows are the payload's layout already: gathered straight into `into`.
     if (tokens === CHUNK_TOKENS) return rt.cache.export(seqId, range, into);
@@ -95,9 +98,11 @@ export abstract class ReferenceSequences {
   async step(items: readonly StepItem[], opts: StepOptions = {}): Promise<SeqStepResult[]> {
     if (items.length === 0) return [];
     const groups = this.groupByModel(items.map((i) => i.seqId));
-    if (groups.size > 1) throw new MnemoError(ErrorCode.InvalidRequest, `one step must hold one model, got ${[...groups.keys()].join(', ')}`);
+    if (groups.size > 1)
+      throw new MnemoError(ErrorCode.InvalidRequest, `one step must hold one model, got ${[...groups.keys()].join(', ')}`);
     const [model] = groups.keys();
-    for (const it of items) if (this.seq(it.seqId).preempted) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${it.seqId} is preempted`);
+    for (const it of items)
+      if (this.seq(it.seqId).preempted) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${it.seqId} is preempted`);
     const results = await this.runtime(model).step(items, opts);
     for (const it of items) this.seqs.get(it.seqId)?.kvTokens.push(...it.tokens);
     return results;
@@ -126,7 +131,8 @@ export abstract class ReferenceSequences {
     const s = this.seq(seqId);
     const ids = typeof tokens === 'number' ? undefined : tokens;
     const n = typeof tokens === 'number' ? tokens : tokens.length;
-    if (s.salt !== undefined && ids === undefined) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId} shares its prefix: reserve needs token ids`);
+    if (s.salt !== undefined && ids === undefined)
+      throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId} shares its prefix: reserve needs token ids`);
     if (ids) this.runtime(s.model).checkTokens(ids);
     this.runtime(s.model).cache.appendAll([{ seqId, tokens: n, ids }]);
     if (ids) s.kvTokens.push(...ids);

@@ -85,7 +85,10 @@ describe(ReferenceEngine.name, () => {
       await sut.step([{ seqId: 'y', tokens: prompt(25) }]);
       const [alone] = await sut.step([{ seqId: 'x', tokens: [42] }]);
       sut.openSequence('z', 'mnemo-tiny', GREEDY);
-      const [, mixed] = await sut.step([{ seqId: 'z', tokens: prompt(19, 3) }, { seqId: 'y', tokens: [42] }]);
+      const [, mixed] = await sut.step([
+        { seqId: 'z', tokens: prompt(19, 3) },
+        { seqId: 'y', tokens: [42] },
+      ]);
       expect(bits(mixed.logits)).toEqual(bits(alone.logits));
       await sut.close();
     });
@@ -117,7 +120,9 @@ describe(ReferenceEngine.name, () => {
       const L = sut.modelConfig('mnemo-tiny').layers;
       sut.openSequence('orig', 'mnemo-tiny', GREEDY);
       await sut.step([{ seqId: 'orig', tokens }]);
-      const layers = Array.from({ length: L }, (_, l) => sut.exportKv('orig', { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: 33 }));
+      const layers = Array.from({ length: L }, (_, l) =>
+        sut.exportKv('orig', { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: 33 }),
+      );
       const [expected] = await sut.step([{ seqId: 'orig', tokens: [1, 2] }]);
 
       sut.openSequence('lw', 'mnemo-tiny', GREEDY);
@@ -144,8 +149,12 @@ describe(ReferenceEngine.name, () => {
       const sut = await engineFor(['mnemo-tiny']);
       sut.openSequence('s', 'mnemo-tiny', GREEDY);
       await sut.step([{ seqId: 's', tokens: prompt(5) }]);
-      expect(() => sut.exportKv('s', { layerStart: 0, layerEnd: 1, tokenStart: 0, tokenEnd: 6 })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidRequest }));
-      expect(() => sut.importKv('s', { layerStart: 0, layerEnd: 1, tokenStart: 0, tokenEnd: 5 }, new Float32Array(3))).toThrow(expect.objectContaining({ code: ErrorCode.InvalidRequest }));
+      expect(() => sut.exportKv('s', { layerStart: 0, layerEnd: 1, tokenStart: 0, tokenEnd: 6 })).toThrow(
+        expect.objectContaining({ code: ErrorCode.InvalidRequest }),
+      );
+      expect(() => sut.importKv('s', { layerStart: 0, layerEnd: 1, tokenStart: 0, tokenEnd: 5 }, new Float32Array(3))).toThrow(
+        expect.objectContaining({ code: ErrorCode.InvalidRequest }),
+      );
       await sut.close();
     });
   });
@@ -183,7 +192,9 @@ describe(ReferenceEngine.name, () => {
         return toks;
       };
       expect(await run('r1')).toEqual(await run('r2'));
-      await expect(sut.prefill([{ seqId: 'big', model: 'mnemo-tiny', tokens: prompt(65), sampling: GREEDY }])).rejects.toMatchObject({ code: ErrorCode.Overloaded });
+      await expect(sut.prefill([{ seqId: 'big', model: 'mnemo-tiny', tokens: prompt(65), sampling: GREEDY }])).rejects.toMatchObject({
+        code: ErrorCode.Overloaded,
+      });
       expect(sut.hasSequence('big')).toBe(false);
       expect(sut.freeBlocks('mnemo-tiny')).toBe(4);
       await sut.close();
@@ -202,13 +213,19 @@ describe(ReferenceEngine.name, () => {
       sut.release('twin');
       const freeBefore = sut.freeBlocks('mnemo-tiny');
       let freeDuring = -1;
-      const [r] = await sut.step([{ seqId: 'keep', tokens: [4] }, { seqId: 'gone', tokens: [4] }], {
-        beforeLayer: (l) => {
-          if (l !== 1) return;
-          sut.release('gone');
-          freeDuring = sut.freeBlocks('mnemo-tiny');
+      const [r] = await sut.step(
+        [
+          { seqId: 'keep', tokens: [4] },
+          { seqId: 'gone', tokens: [4] },
+        ],
+        {
+          beforeLayer: (l) => {
+            if (l !== 1) return;
+            sut.release('gone');
+            freeDuring = sut.freeBlocks('mnemo-tiny');
+          },
         },
-      });
+      );
       expect(freeDuring).toBe(freeBefore);
       expect(sut.freeBlocks('mnemo-tiny')).toBe(freeBefore + 2);
       expect(r.seqId).toBe('keep');
@@ -219,14 +236,21 @@ describe(ReferenceEngine.name, () => {
 
     it('rejects unknown models, out-of-vocab tokens and prompts over the context', async () => {
       const sut = await engineFor(['mnemo-tiny']);
-      await expect(sut.prefill([{ seqId: 'q', model: 'nope', tokens: [1], sampling: GREEDY }])).rejects.toMatchObject({ code: ErrorCode.ModelNotFound });
-      await expect(sut.prefill([{ seqId: 'q', model: 'mnemo-tiny', tokens: [999], sampling: GREEDY }])).rejects.toMatchObject({ code: ErrorCode.InvalidRequest });
+      await expect(sut.prefill([{ seqId: 'q', model: 'nope', tokens: [1], sampling: GREEDY }])).rejects.toMatchObject({
+        code: ErrorCode.ModelNotFound,
+      });
+      await expect(sut.prefill([{ seqId: 'q', model: 'mnemo-tiny', tokens: [999], sampling: GREEDY }])).rejects.toMatchObject({
+        code: ErrorCode.InvalidRequest,
+      });
       await expect(sut.decode(['missing'])).rejects.toMatchObject({ code: ErrorCode.NotFound });
       await sut.close();
     });
 
     it('reports the share of KV blocks live sequences hold, over all its models', async () => {
-      const sut = new ReferenceEngine(cpuBackend(), ['mnemo-tiny', 'mnemo-tiny-qwen2'].map(syntheticWeightsFor), { 'mnemo-tiny': 8, 'mnemo-tiny-qwen2': 8 });
+      const sut = new ReferenceEngine(cpuBackend(), ['mnemo-tiny', 'mnemo-tiny-qwen2'].map(syntheticWeightsFor), {
+        'mnemo-tiny': 8,
+        'mnemo-tiny-qwen2': 8,
+      });
       expect(sut.kvUsage()).toBe(0);
       await sut.prefill([{ seqId: 'a', model: 'mnemo-tiny', tokens: prompt(33), sampling: GREEDY }]); // 3 blocks
       await sut.prefill([{ seqId: 'b', model: 'mnemo-tiny-qwen2', tokens: prompt(16), sampling: GREEDY }]); // 1 block
@@ -276,4 +300,3 @@ describe(ReferenceEngine.name, () => {
     }, 300_000);
   });
 });
-

@@ -1,6 +1,16 @@
 import { chunkElems, ErrorCode, MnemoError, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
-import type { CrossModelPlan, Engine, EngineLayerStream, EngineChunkEvent, KvBudget, KvStaging, ServedModel, PrefillInput, TokenOutput } from '../engine.interface.js';
+import type {
+  CrossModelPlan,
+  Engine,
+  EngineLayerStream,
+  EngineChunkEvent,
+  KvBudget,
+  KvStaging,
+  ServedModel,
+  PrefillInput,
+  TokenOutput,
+} from '../engine.interface.js';
 import { checkDrawOffset } from '../engine.interface.js';
 import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import { KvSwapper, type SwapOptions } from './kv.swapper.js';
@@ -80,11 +90,26 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
       const onChunk = (e: DeviceChunkEvent) => {
         for (const l of this.chunkListeners) l({ ...e, model: id });
       };
-      this.runtimes.set(id, new ModelRuntime(backend, w, blocks, this.counters, onChunk, Math.max(blocks, reserve?.[id] ?? blocks), extra.blockGroups ? { groupBlocks: extra.blockGroups } : undefined));
+      this.runtimes.set(
+        id,
+        new ModelRuntime(
+          backend,
+          w,
+          blocks,
+          this.counters,
+          onChunk,
+          Math.max(blocks, reserve?.[id] ?? blocks),
+          extra.blockGroups ? { groupBlocks: extra.blockGroups } : undefined,
+        ),
+      );
       if (extra.prefixCacheBlocks !== undefined) this.runtimes.get(id)!.cache.ledger.blocks.setMaxCached(extra.prefixCacheBlocks);
     }
     if (extra.swap && hostMemoryBackend(backend)) {
-      this.swap = new KvSwapper(extra.swap, (m) => this.runtime(m) as ModelRuntime<Float32Array>, (id) => this.seqs.get(id));
+      this.swap = new KvSwapper(
+        extra.swap,
+        (m) => this.runtime(m) as ModelRuntime<Float32Array>,
+        (id) => this.seqs.get(id),
+      );
     }
     if (extra.layerStream) {
       const streams = (this.streams = new StreamedSequences(backend, extra.layerStream, backend.name === 'cuda' ? 2 : 4));
@@ -118,11 +143,21 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
    */
   elasticMembers(): ElasticMember[] {
     if (!this.reserve) return [];
-    return [...this.runtimes.values()].map((rt) => ({ ...elasticSpec(rt.config), blocks: rt.cache.ledger.blocks, maxBlocks: rt.cache.reserveBlocks }));
+    return [...this.runtimes.values()].map((rt) => ({
+      ...elasticSpec(rt.config),
+      blocks: rt.cache.ledger.blocks,
+      maxBlocks: rt.cache.reserveBlocks,
+    }));
   }
 
   models(): readonly ServedModel[] {
-    return [...this.runtimes.values()].map(({ config: c }) => ({ id: c.id, engine: 'reference', vocabSize: c.vocab, maxContext: c.maxContext, eosTokenId: c.eosTokenId }));
+    return [...this.runtimes.values()].map(({ config: c }) => ({
+      id: c.id,
+      engine: 'reference',
+      vocabSize: c.vocab,
+      maxContext: c.maxContext,
+      eosTokenId: c.eosTokenId,
+    }));
   }
 
   /**
@@ -165,7 +200,10 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
         if (plan) {
           plans.set(input.seqId, { plan, from: hit });
           if (!Number.isInteger(plan.until) || plan.until <= hit || plan.until >= input.tokens.length) {
-            throw new MnemoError(ErrorCode.InvalidRequest, `restore of ${input.seqId} must end in (${hit}, ${input.tokens.length}), got ${plan.until}`);
+            throw new MnemoError(
+              ErrorCode.InvalidRequest,
+              `restore of ${input.seqId} must end in (${hit}, ${input.tokens.length}), got ${plan.until}`,
+            );
           }
           this.reserveTokens(input.seqId, input.tokens.slice(hit, plan.until));
           from = plan.until;
@@ -181,14 +219,21 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
       for (const [model, group] of this.groupByModel(batch.map((b) => b.seqId))) {
         const restoring = group.filter((id) => plans.has(id));
         const slots = new Map<string, Int32Array>();
-        const hooks = restoring.length === 0 ? {} : { beforeLayer: (l: number) => restoreLayer(this.restoring, restoring, plans, slots, l, failed) };
+        const hooks =
+          restoring.length === 0 ? {} : { beforeLayer: (l: number) => restoreLayer(this.restoring, restoring, plans, slots, l, failed) };
         const L = this.runtime(model).config.layers;
-        const capture = [...new Set(group.filter(wantsE).flatMap((id) => inputs.get(id)!.captureE!))].filter((l) => Number.isInteger(l) && l > 0 && l < L);
-        const results = await this.step(group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })), { ...hooks, ...(capture.length > 0 ? { captureLayers: capture } : {}) });
+        const capture = [...new Set(group.filter(wantsE).flatMap((id) => inputs.get(id)!.captureE!))].filter(
+          (l) => Number.isInteger(l) && l > 0 && l < L,
+        );
+        const results = await this.step(
+          group.map((seqId) => ({ seqId, tokens: rest.get(seqId)! })),
+          { ...hooks, ...(capture.length > 0 ? { captureLayers: capture } : {}) },
+        );
         for (const r of results) {
           if (!this.seqs.has(r.seqId)) continue;
           outputs.set(r.seqId, this.sample(r.seqId, r.logits));
-          if (wantsE(r.seqId) && r.eCache.size > 0) eCaches.set(r.seqId, new Map([...r.eCache].filter(([l]) => inputs.get(r.seqId)!.captureE!.includes(l))));
+          if (wantsE(r.seqId) && r.eCache.size > 0)
+            eCaches.set(r.seqId, new Map([...r.eCache].filter(([l]) => inputs.get(r.seqId)!.captureE!.includes(l))));
         }
       }
       ok = true;
@@ -197,9 +242,18 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
         .map((b) => {
           const restored = plans.has(b.seqId) ? plans.get(b.seqId)!.plan.until - plans.get(b.seqId)!.from : 0;
           const cross = crosses.get(b.seqId);
-          const crossModel = cross ? { crossModel: { baseModel: cross.baseModel, pattern: { ...cross.pattern }, reusedTokens: cross.until } } : {};
+          const crossModel = cross
+            ? { crossModel: { baseModel: cross.baseModel, pattern: { ...cross.pattern }, reusedTokens: cross.until } }
+            : {};
           const e = eCaches.get(b.seqId);
-          return { seqId: b.seqId, token: outputs.get(b.seqId)!, cachedTokens: cached.get(b.seqId)!, restoredTokens: restored, ...crossModel, ...(e ? { eCache: e } : {}) };
+          return {
+            seqId: b.seqId,
+            token: outputs.get(b.seqId)!,
+            cachedTokens: cached.get(b.seqId)!,
+            restoredTokens: restored,
+            ...crossModel,
+            ...(e ? { eCache: e } : {}),
+          };
         });
     } catch (e) {
       for (const id of opened) this.release(id);
@@ -217,9 +271,18 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
     const rt = this.runtime(input.model);
     rt.checkTokens(input.tokens);
     const contextBlocks = input.layerStream!.contextBlocks;
-    if (contextBlocks * 16 > rt.config.maxContext + 15) throw new MnemoError(ErrorCode.PromptTooLong, `${contextBlocks} blocks exceed ${rt.config.id}'s context of ${rt.config.maxContext}`);
+    if (contextBlocks * 16 > rt.config.maxContext + 15)
+      throw new MnemoError(ErrorCode.PromptTooLong, `${contextBlocks} blocks exceed ${rt.config.id}'s context of ${rt.config.maxContext}`);
     if (this.seqs.has(input.seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${input.seqId} already exists`);
-    this.seqs.set(input.seqId, { model: input.model, sampler: new TokenSampler(input.sampling), kvTokens: [], pending: null, preempted: false, swapped: false, streamed: true });
+    this.seqs.set(input.seqId, {
+      model: input.model,
+      sampler: new TokenSampler(input.sampling),
+      kvTokens: [],
+      pending: null,
+      preempted: false,
+      swapped: false,
+      streamed: true,
+    });
     try {
       const logits = await this.streams.start(rt, input.seqId, input.tokens, contextBlocks);
       if (!this.seqs.has(input.seqId)) return [];
@@ -311,12 +374,14 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
   async resume(seqIds: readonly string[]): Promise<void> {
     for (const [model, group] of this.groupByModel(seqIds.filter((id) => this.seq(id).preempted))) {
       // A request cancelled while an earlier group ran is gone by now.
-      const items = group.filter((seqId) => this.seqs.has(seqId)).map((seqId) => {
-        const s = this.seq(seqId);
-        const hit = s.salt === undefined ? 0 : this.runtime(model).cache.attachPrefix(seqId, s.kvTokens);
-        this.counters.cachedTokens += hit;
-        return { seqId, tokens: s.kvTokens.slice(hit), logits: 'none' as const };
-      });
+      const items = group
+        .filter((seqId) => this.seqs.has(seqId))
+        .map((seqId) => {
+          const s = this.seq(seqId);
+          const hit = s.salt === undefined ? 0 : this.runtime(model).cache.attachPrefix(seqId, s.kvTokens);
+          this.counters.cachedTokens += hit;
+          return { seqId, tokens: s.kvTokens.slice(hit), logits: 'none' as const };
+        });
       try {
         await this.runtime(model).step(items);
       } catch (e) {
@@ -362,7 +427,6 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
     this.chunkListeners.add(listener);
     return () => this.chunkListeners.delete(listener);
   }
-
 }
 
 /** Whether the backend's tensors are plain host memory the native copy workers can reach. */

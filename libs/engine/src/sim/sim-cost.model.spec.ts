@@ -1,6 +1,22 @@
-import { attendedTokens, DEFAULT_SIM_COST, decodeCostMs, decodeStepMs, prefillCostMs, prefillStepMs, validateSimCost, type SimCostModel } from './sim-cost.model.js';
+import {
+  attendedTokens,
+  DEFAULT_SIM_COST,
+  decodeCostMs,
+  decodeStepMs,
+  prefillCostMs,
+  prefillStepMs,
+  validateSimCost,
+  type SimCostModel,
+} from './sim-cost.model.js';
 
-const cost: SimCostModel = { prefillBaseMs: 1, prefillPerTokenMs: 0.5, decodeBaseMs: 4, decodePerSeqMs: 1, decodePerKContextMs: 2, restorePerChunkMs: 0 };
+const cost: SimCostModel = {
+  prefillBaseMs: 1,
+  prefillPerTokenMs: 0.5,
+  decodeBaseMs: 4,
+  decodePerSeqMs: 1,
+  decodePerKContextMs: 2,
+  restorePerChunkMs: 0,
+};
 
 describe(prefillCostMs.name, () => {
   it.each<[string, number[], number]>([
@@ -31,7 +47,9 @@ describe(decodeCostMs.name, () => {
 
 describe(validateSimCost.name, () => {
   it('lists every bad field', () => {
-    expect(() => validateSimCost({ ...cost, decodeBaseMs: -1, prefillPerTokenMs: Number.NaN })).toThrow(/prefillPerTokenMs=NaN.*decodeBaseMs=-1|decodeBaseMs=-1.*prefillPerTokenMs=NaN/);
+    expect(() => validateSimCost({ ...cost, decodeBaseMs: -1, prefillPerTokenMs: Number.NaN })).toThrow(
+      /prefillPerTokenMs=NaN.*decodeBaseMs=-1|decodeBaseMs=-1.*prefillPerTokenMs=NaN/,
+    );
   });
   it('accepts zero costs', () => {
     expect(validateSimCost({ ...cost, decodeBaseMs: 0 })).toBeDefined();

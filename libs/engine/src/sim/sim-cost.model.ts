@@ -62,17 +62,26 @@ export function decodeStepMs(cost: SimCostModel, seqs: number, contextTokens: nu
 /** Time of one prefill call over prompts of the given lengths (computed tokens), attending to `attended` context tokens in all. */
 export function prefillCostMs(cost: SimCostModel, promptLengths: readonly number[], attended = 0): number {
   if (promptLengths.length === 0) return 0;
-  return prefillStepMs(cost, promptLengths.reduce((a, b) => a + b, 0), attended);
+  return prefillStepMs(
+    cost,
+    promptLengths.reduce((a, b) => a + b, 0),
+    attended,
+  );
 }
 
 /** Time of one decode step over sequences whose contexts have the given lengths. */
 export function decodeCostMs(cost: SimCostModel, contextLengths: readonly number[]): number {
-  return decodeStepMs(cost, contextLengths.length, contextLengths.reduce((a, b) => a + b, 0));
+  return decodeStepMs(
+    cost,
+    contextLengths.length,
+    contextLengths.reduce((a, b) => a + b, 0),
+  );
 }
 
 /** Throws with every problem listed when a cost is negative or not finite. */
 export function validateSimCost(cost: SimCostModel): SimCostModel {
   const bad = Object.entries(cost).filter(([, v]) => typeof v !== 'number' || !Number.isFinite(v) || v < 0);
-  if (bad.length > 0) throw new RangeError(`invalid sim cost model: ${bad.map(([k, v]) => `${k}=${String(v)}`).join(', ')} (want finite ≥ 0)`);
+  if (bad.length > 0)
+    throw new RangeError(`invalid sim cost model: ${bad.map(([k, v]) => `${k}=${String(v)}`).join(', ')} (want finite ≥ 0)`);
   return cost;
 }

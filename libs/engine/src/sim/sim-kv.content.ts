@@ -7,7 +7,10 @@ export interface SimKvLayout {
 }
 
 /** The layout a `kvBytes` option gives `model`: the one layout, or its entry in a per-model record. */
-export function simKvLayoutFor(kvBytes: SimKvLayout | Readonly<Record<string, SimKvLayout>> | undefined, model: string): SimKvLayout | undefined {
+export function simKvLayoutFor(
+  kvBytes: SimKvLayout | Readonly<Record<string, SimKvLayout>> | undefined,
+  model: string,
+): SimKvLayout | undefined {
   if (!kvBytes) return undefined;
   if (typeof (kvBytes as SimKvLayout).layers === 'number') return kvBytes as SimKvLayout;
   return (kvBytes as Readonly<Record<string, SimKvLayout>>)[model];
@@ -15,8 +18,10 @@ export function simKvLayoutFor(kvBytes: SimKvLayout | Readonly<Record<string, Si
 
 /** Throws RangeError unless both are positive integers (a row under 1 or a huge layer count is a typo). */
 export function validateSimKvLayout(l: SimKvLayout, what: string): SimKvLayout {
-  if (!Number.isInteger(l.layers) || l.layers < 1 || l.layers > 1024) throw new RangeError(`${what}: layers must be an integer in [1, 1024], got ${l.layers}`);
-  if (!Number.isInteger(l.rowElems) || l.rowElems < 1 || l.rowElems > 65_536) throw new RangeError(`${what}: rowElems must be an integer in [1, 65536], got ${l.rowElems}`);
+  if (!Number.isInteger(l.layers) || l.layers < 1 || l.layers > 1024)
+    throw new RangeError(`${what}: layers must be an integer in [1, 1024], got ${l.layers}`);
+  if (!Number.isInteger(l.rowElems) || l.rowElems < 1 || l.rowElems > 65_536)
+    throw new RangeError(`${what}: rowElems must be an integer in [1, 65536], got ${l.rowElems}`);
   return l;
 }
 
@@ -58,7 +63,15 @@ export function positionHashes(seed: number, tokens: readonly number[], until: n
  * Writes layer `layer` of positions [from, until) into `out` at `offset`, layout `[K|V][token][row]`.
  * Values are multiples of 2⁻²⁴ in [-0.5, 0.5): exact in float32, so bytes survive any copy bit for bit.
  */
-export function fillLayer(out: Float32Array, offset: number, hashes: Uint32Array, from: number, until: number, layer: number, rowElems: number): void {
+export function fillLayer(
+  out: Float32Array,
+  offset: number,
+  hashes: Uint32Array,
+  from: number,
+  until: number,
+  layer: number,
+  rowElems: number,
+): void {
   const n = until - from;
   let o = offset;
   for (let kv = 0; kv < 2; kv++) {

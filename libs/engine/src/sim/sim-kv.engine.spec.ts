@@ -9,7 +9,14 @@ const model = 'mnemo-tiny';
 const sampling = { temperature: 0, topP: 1, seed: 1 };
 const zeroCost = { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0 };
 const prompt = Array.from({ length: 600 }, (_, i) => 32 + ((i * 7) % 90));
-const input = (seqId: string, extra: Partial<PrefillInput> = {}): PrefillInput => ({ seqId, model, tokens: prompt, sampling, cacheSalt: 't', ...extra });
+const input = (seqId: string, extra: Partial<PrefillInput> = {}): PrefillInput => ({
+  seqId,
+  model,
+  tokens: prompt,
+  sampling,
+  cacheSalt: 't',
+  ...extra,
+});
 
 /** A restore plan over whole exported chunks (what the KV store's tiers hand back), layer by layer. */
 function planFrom(chunks: readonly Float32Array[], until: number, opts: { tamper?: (layer: number, data: Float32Array) => void } = {}) {
@@ -24,7 +31,10 @@ function planFrom(chunks: readonly Float32Array[], until: number, opts: { tamper
       for (let kv = 0; kv < 2; kv++) {
         for (let c = 0; c * CHUNK_TOKENS < until; c++) {
           const n = Math.min(CHUNK_TOKENS, until - c * CHUNK_TOKENS);
-          const src = chunks[c]!.subarray(layer * stride + kv * CHUNK_TOKENS * layout.rowElems, layer * stride + (kv * CHUNK_TOKENS + n) * layout.rowElems);
+          const src = chunks[c]!.subarray(
+            layer * stride + kv * CHUNK_TOKENS * layout.rowElems,
+            layer * stride + (kv * CHUNK_TOKENS + n) * layout.rowElems,
+          );
           out.set(src, (kv * until + c * CHUNK_TOKENS) * layout.rowElems);
         }
       }
@@ -97,7 +107,11 @@ describe(`${SimEngine.name} with KV bytes`, () => {
 
   it.each([
     ['one flipped bit', (layer: number, d: Float32Array) => layer === 2 && (new Uint32Array(d.buffer)[100]! ^= 1)],
-    ['another history', (layer: number, d: Float32Array) => layer === 0 && d.set(chunkPayload(modelSeed(model), [1, ...prompt.slice(1)], 0, layout).subarray(0, 10))],
+    [
+      'another history',
+      (layer: number, d: Float32Array) =>
+        layer === 0 && d.set(chunkPayload(modelSeed(model), [1, ...prompt.slice(1)], 0, layout).subarray(0, 10)),
+    ],
   ])('drops the sequence of a restore with %s (no output, plan told), keeps nothing, and recomputes after', async (_n, tamper) => {
     const chunks = await exportedChunks();
     const sut = new SimEngine({ cost: zeroCost, kvBytes: layout });
@@ -111,7 +125,10 @@ describe(`${SimEngine.name} with KV bytes`, () => {
   });
 
   it.each([
-    ['a load rejected with data_loss (a peer past its deadline)', (): Promise<Float32Array> => Promise.reject(new MnemoError(ErrorCode.DataLoss, 'peer gave no chunk'))],
+    [
+      'a load rejected with data_loss (a peer past its deadline)',
+      (): Promise<Float32Array> => Promise.reject(new MnemoError(ErrorCode.DataLoss, 'peer gave no chunk')),
+    ],
     ['a load that arrives late and corrupt', async (): Promise<Float32Array> => new Float32Array(2 * 512 * layout.rowElems).fill(1)],
   ])('a batch goes on without the one sequence whose restore failed: %s', async (_n, badLoad) => {
     const chunks = await exportedChunks();
@@ -121,7 +138,11 @@ describe(`${SimEngine.name} with KV bytes`, () => {
     const good = planFrom(chunks, 512);
     const bad = planFrom(chunks, 512);
     bad.plan.load = (layer) => (layer === 1 ? badLoad() : good.plan.load(layer));
-    const outs = await sut.prefill([input('bad', { restore: () => bad.plan }), input('plain', { tokens: other, cacheSalt: 'u' }), input('good', { restore: () => good.plan })]);
+    const outs = await sut.prefill([
+      input('bad', { restore: () => bad.plan }),
+      input('plain', { tokens: other, cacheSalt: 'u' }),
+      input('good', { restore: () => good.plan }),
+    ]);
     expect(outs.map((o) => o.seqId)).toEqual(['plain', 'good']);
     expect(outs[0]!.token).toBe(alone[0]!.token);
     expect(outs[1]).toMatchObject({ cachedTokens: 512, restoredTokens: 512 });

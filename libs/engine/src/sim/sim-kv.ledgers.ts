@@ -81,7 +81,8 @@ export abstract class SimKvLedgers {
     if (!seq || !layout || !Number.isInteger(chunk) || chunk < 0 || chunk * CHUNK_TOKENS + tokens > seq.kvTokens.length) return undefined;
     const payload = chunkPayload(modelSeed(seq.model.id), seq.kvTokens, chunk, layout, tokens);
     if (!into) return payload;
-    if (into.length !== payload.length) throw new MnemoError(ErrorCode.InvalidRequest, `chunk payload target has ${into.length} floats, a chunk needs ${payload.length}`);
+    if (into.length !== payload.length)
+      throw new MnemoError(ErrorCode.InvalidRequest, `chunk payload target has ${into.length} floats, a chunk needs ${payload.length}`);
     into.set(payload);
     return into;
   }
@@ -123,7 +124,10 @@ export abstract class SimKvLedgers {
     }
     for (const [ledger, group] of byLedger) {
       if (ledger.blocksNeeded(group) > ledger.blocks.numAvailable) {
-        throw new MnemoError(ErrorCode.Overloaded, `KV cache full: need ${ledger.blocksNeeded(group)} blocks, ${ledger.blocks.numAvailable} available`);
+        throw new MnemoError(
+          ErrorCode.Overloaded,
+          `KV cache full: need ${ledger.blocksNeeded(group)} blocks, ${ledger.blocks.numAvailable} available`,
+        );
       }
     }
     for (const [ledger, group] of byLedger) {

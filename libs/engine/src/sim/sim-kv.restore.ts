@@ -62,7 +62,15 @@ export async function runRestoringPass(
   const startLoads = (layer: number): { loads: Promise<Array<[SimRestore, Float32Array | Error]>>; arriveBy: number } => {
     const mine = restores.filter((r) => layer < r.layout.layers && !failed.has(r.seqId));
     // A rejected load is kept as its error: one sequence's failure must not cut the others' wait short.
-    const loads = Promise.all(mine.map(async (r) => [r, await r.plan.load(layer).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))] as [SimRestore, Float32Array | Error]));
+    const loads = Promise.all(
+      mine.map(
+        async (r) =>
+          [r, await r.plan.load(layer).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))] as [
+            SimRestore,
+            Float32Array | Error,
+          ],
+      ),
+    );
     const linkMs = mine.reduce((ms, r) => ms + (((r.plan.until - r.from) / CHUNK_TOKENS) * restorePerChunkMs) / r.layout.layers, 0);
     linkFree = Math.max(linkFree, clock.now()) + linkMs;
     return { loads, arriveBy: linkFree };
@@ -73,7 +81,10 @@ export async function runRestoringPass(
     scratch.set(r.seqId, want);
     fillLayer(want, 0, r.hashes, r.from, r.plan.until, layer, r.layout.rowElems);
     if (!layerMatches(got, want)) {
-      throw new MnemoError(ErrorCode.DataLoss, `restored KV of ${r.seqId} layer ${layer} (positions ${r.from}..${r.plan.until}) is not what its tokens give (the request recomputes)`);
+      throw new MnemoError(
+        ErrorCode.DataLoss,
+        `restored KV of ${r.seqId} layer ${layer} (positions ${r.from}..${r.plan.until}) is not what its tokens give (the request recomputes)`,
+      );
     }
   };
   let computeEnd = clock.now(); // modelled end of the last layer started

@@ -27,7 +27,9 @@ describe(`${SimEngine.name} staged chunks`, () => {
   it('stages nothing without KV bytes, and refuses a payload of the wrong size', () => {
     expect(new SimEngine({ cost: zeroCost }).staging.stage(model, keys[0]!, payload(0), RANK)).toBe(false);
     const sut = new SimEngine({ cost: zeroCost, kvBytes: layout });
-    expect(() => sut.staging.stage(model, keys[0]!, payload(0).subarray(8), RANK)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidRequest }));
+    expect(() => sut.staging.stage(model, keys[0]!, payload(0).subarray(8), RANK)).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidRequest }),
+    );
     expect(sut.staging.stats(model).chunks).toBe(0);
   });
 

@@ -25,7 +25,8 @@ export class SimTokenStream {
     drawOffset = 0,
   ) {
     const seedLength = seedPromptLength(prompt.length, drawOffset);
-    if (seedLength === null) throw new RangeError(`sim token stream: drawOffset must be an integer in [0, ${prompt.length}), got ${drawOffset}`);
+    if (seedLength === null)
+      throw new RangeError(`sim token stream: drawOffset must be an integer in [0, ${prompt.length}), got ${drawOffset}`);
     this.prng = new SeededPrng(mixSeed(temperature === 0 ? 0 : seed, seedLength === prompt.length ? prompt : prompt.slice(0, seedLength)));
     for (let i = 0; i < drawOffset; i++) this.next();
   }

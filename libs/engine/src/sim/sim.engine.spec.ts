@@ -7,7 +7,9 @@ const tok = new ByteTokenizer();
 const zeroCost = { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0 };
 
 async function generate(sut: SimEngine, seqId: string, prompt: string, seed: number, n: number, temperature = 0.8): Promise<number[]> {
-  const out = [(await sut.prefill([{ seqId, model: 'mnemo-tiny', tokens: tok.encode(prompt), sampling: { temperature, topP: 1, seed } }]))[0].token];
+  const out = [
+    (await sut.prefill([{ seqId, model: 'mnemo-tiny', tokens: tok.encode(prompt), sampling: { temperature, topP: 1, seed } }]))[0].token,
+  ];
   while (out.length < n) out.push((await sut.decode([seqId]))[0].token);
   sut.release(seqId);
   return out;
@@ -16,7 +18,9 @@ async function generate(sut: SimEngine, seqId: string, prompt: string, seed: num
 describe(SimEngine.name, () => {
   it('serves mnemo-tiny with the byte vocabulary of the synthetic catalog', () => {
     const sut = new SimEngine();
-    expect(sut.models()).toEqual([{ id: 'mnemo-tiny', engine: 'sim', vocabSize: tok.vocabSize, maxContext: 4096, eosTokenId: tok.eosTokenId }]);
+    expect(sut.models()).toEqual([
+      { id: 'mnemo-tiny', engine: 'sim', vocabSize: tok.vocabSize, maxContext: 4096, eosTokenId: tok.eosTokenId },
+    ]);
   });
 
   it('rejects models outside the catalog at construction', () => {
@@ -113,14 +117,18 @@ describe(SimEngine.name, () => {
 
   it('refuses to decode past the context limit', async () => {
     const sut = new SimEngine({ cost: zeroCost });
-    await sut.prefill([{ seqId: 'x', model: 'mnemo-tiny', tokens: new Array(4095).fill(65), sampling: { temperature: 1, topP: 1, seed: 1 } }]);
+    await sut.prefill([
+      { seqId: 'x', model: 'mnemo-tiny', tokens: new Array(4095).fill(65), sampling: { temperature: 1, topP: 1, seed: 1 } },
+    ]);
     await expect(sut.decode(['x'])).rejects.toThrow(/context limit/);
   });
 
   it('models KV usage as the blocks of live contexts over its capacity', async () => {
     const sut = new SimEngine({ cost: zeroCost, kvBlocks: 10, sleep: async () => undefined });
     expect(sut.kvUsage()).toBe(0);
-    await sut.prefill([{ seqId: 'a', model: 'mnemo-tiny', tokens: new Array(15).fill(65), sampling: { temperature: 0, topP: 1, seed: 0 } }]);
+    await sut.prefill([
+      { seqId: 'a', model: 'mnemo-tiny', tokens: new Array(15).fill(65), sampling: { temperature: 0, topP: 1, seed: 0 } },
+    ]);
     expect(sut.kvUsage()).toBe(0.1);
     await sut.decode(['a']); // the first sampled token enters the KV: 16 tokens, still one block
     expect(sut.kvUsage()).toBe(0.1);
@@ -131,4 +139,3 @@ describe(SimEngine.name, () => {
     expect(() => new SimEngine({ kvBlocks: 0 })).toThrow(RangeError);
   });
 });
-

@@ -92,7 +92,13 @@ export class SimEngine extends SimKvLedgers implements Engine {
     this.modelInfos = (options.models ?? DEFAULT_SIM_MODELS).map((id) => {
       const spec = findSyntheticModel(id);
       if (!spec) throw new RangeError(`sim engine: unknown model ${JSON.stringify(id)} (not in the synthetic catalog)`);
-      return { id, engine: 'sim', vocabSize: spec.config.vocab, maxContext: options.maxContext ?? spec.config.maxContext, eosTokenId: spec.config.eosTokenId };
+      return {
+        id,
+        engine: 'sim',
+        vocabSize: spec.config.vocab,
+        maxContext: options.maxContext ?? spec.config.maxContext,
+        eosTokenId: spec.config.eosTokenId,
+      };
     });
     if (options.maxContext !== undefined && !(Number.isInteger(options.maxContext) && options.maxContext > 1)) {
       throw new RangeError(`sim engine: maxContext must be an integer > 1, got ${options.maxContext}`);
@@ -107,7 +113,8 @@ export class SimEngine extends SimKvLedgers implements Engine {
     const configs = this.modelInfos.map((m) => findSyntheticModel(m.id)!.config);
     const split = isDeviceKvBudget(opt) ? splitDeviceBudget(configs, opt, 2) : null;
     if (isDeviceKvBudget(opt)) this.reserve = budgetReserve(configs, opt, 2);
-    if (!split && !(Number.isInteger(opt) && (opt as number) > 0)) throw new RangeError(`sim engine: kvBlocks must be a positive integer, got ${String(opt)}`);
+    if (!split && !(Number.isInteger(opt) && (opt as number) > 0))
+      throw new RangeError(`sim engine: kvBlocks must be a positive integer, got ${String(opt)}`);
     for (const m of this.modelInfos) {
       const layout = simKvLayoutFor(options.kvBytes, m.id);
       if (layout) this.kvLayouts.set(m.id, validateSimKvLayout(layout, `sim engine: kvBytes of ${m.id}`));
@@ -124,7 +131,11 @@ export class SimEngine extends SimKvLedgers implements Engine {
   elasticMembers(): ElasticMember[] {
     const reserve = this.reserve;
     if (!reserve) return [];
-    return this.modelInfos.map((m) => ({ ...elasticSpec(findSyntheticModel(m.id)!.config), blocks: this.ledgers.get(m.id)!.blocks, maxBlocks: reserve[m.id]! }));
+    return this.modelInfos.map((m) => ({
+      ...elasticSpec(findSyntheticModel(m.id)!.config),
+      blocks: this.ledgers.get(m.id)!.blocks,
+      maxBlocks: reserve[m.id]!,
+    }));
   }
 
   models(): readonly ServedModel[] {
@@ -170,13 +181,24 @@ export class SimEngine extends SimKvLedgers implements Engine {
             failed.add(id);
             this.release(id);
           };
-          blockedMs = await runRestoringPass(restores, ms, { now: this.now, sleep: this.sleep }, (id) => this.seqs.has(id), this.cost.restorePerChunkMs, drop);
+          blockedMs = await runRestoringPass(
+            restores,
+            ms,
+            { now: this.now, sleep: this.sleep },
+            (id) => this.seqs.has(id),
+            this.cost.restorePerChunkMs,
+            drop,
+          );
         }
         const ids = batch.map((b) => b.seqId);
         if (restores.length > 0) for (const id of ids) this.seqs.get(id)?.ledger.commit([id]);
         this.options.onStep?.({ kind: 'prefill', seqIds: ids, costMs: ms });
         ok = true;
-        return this.sample(ids).map((o) => ({ ...o, cachedTokens: cached.get(o.seqId)!, restoredTokens: cached.get(o.seqId)! - hits.get(o.seqId)! }));
+        return this.sample(ids).map((o) => ({
+          ...o,
+          cachedTokens: cached.get(o.seqId)!,
+          restoredTokens: cached.get(o.seqId)! - hits.get(o.seqId)!,
+        }));
       } catch (e) {
         for (const id of admitted) this.release(id);
         throw e;
@@ -192,7 +214,8 @@ export class SimEngine extends SimKvLedgers implements Engine {
         const seq = this.seqs.get(id);
         if (!seq) throw new RangeError(`sim engine: decode of unknown sequence ${id}`);
         if (seq.preempted) throw new MnemoError(ErrorCode.InvalidRequest, `sim engine: sequence ${id} is preempted: resume it first`);
-        if (seq.kvTokens.length + 1 >= seq.model.maxContext) throw new RangeError(`sim engine: sequence ${id} is at the context limit ${seq.model.maxContext}`);
+        if (seq.kvTokens.length + 1 >= seq.model.maxContext)
+          throw new RangeError(`sim engine: sequence ${id} is at the context limit ${seq.model.maxContext}`);
         return seq.kvTokens.length + 1;
       });
       this.appendAll(seqIds.map((id) => ({ seqId: id, ids: [this.seqs.get(id)!.pending] })));
@@ -202,7 +225,6 @@ export class SimEngine extends SimKvLedgers implements Engine {
       return this.sample(seqIds);
     });
   }
-
 
   resume(seqIds: readonly string[]): Promise<void> {
     return this.serial(async () => {
@@ -240,7 +262,6 @@ export class SimEngine extends SimKvLedgers implements Engine {
     });
   }
 
-
   async close(): Promise<void> {
     this.closed = true;
     await this.queue.catch(() => undefined);
@@ -254,7 +275,10 @@ export class SimEngine extends SimKvLedgers implements Engine {
     if (!layout || !plan) return undefined;
     if (!Number.isInteger(plan.until) || plan.until <= hit || plan.until >= input.tokens.length) {
       plan.done?.(false, 0);
-      throw new MnemoError(ErrorCode.InvalidRequest, `restore of ${input.seqId} must end in (${hit}, ${input.tokens.length}), got ${plan.until}`);
+      throw new MnemoError(
+        ErrorCode.InvalidRequest,
+        `restore of ${input.seqId} must end in (${hit}, ${input.tokens.length}), got ${plan.until}`,
+      );
     }
     return { seqId: input.seqId, plan, from: hit, layout, hashes: positionHashes(modelSeed(input.model), input.tokens, plan.until) };
   }
@@ -265,11 +289,21 @@ export class SimEngine extends SimKvLedgers implements Engine {
     if (this.seqs.has(input.seqId)) throw new RangeError(`sim engine: sequence ${input.seqId} already prefilled`);
     if (input.tokens.length === 0) throw new MnemoError(ErrorCode.InvalidRequest, 'empty prompt');
     if (input.tokens.length >= model.maxContext) {
-      throw new MnemoError(ErrorCode.PromptTooLong, `prompt of ${input.tokens.length} tokens leaves no room in context ${model.maxContext}`);
+      throw new MnemoError(
+        ErrorCode.PromptTooLong,
+        `prompt of ${input.tokens.length} tokens leaves no room in context ${model.maxContext}`,
+      );
     }
     const { seed, temperature } = input.sampling;
     checkDrawOffset(input);
-    const stream = new SimTokenStream(seed, input.tokens, temperature, model.eosTokenId, this.eosProbability, input.sampling.drawOffset ?? 0);
+    const stream = new SimTokenStream(
+      seed,
+      input.tokens,
+      temperature,
+      model.eosTokenId,
+      this.eosProbability,
+      input.sampling.drawOffset ?? 0,
+    );
     const ledger = this.ledger(model.id);
     ledger.open(input.seqId, input.cacheSalt);
     const seq: SimSeq = {
@@ -284,7 +318,6 @@ export class SimEngine extends SimKvLedgers implements Engine {
     this.seqs.set(input.seqId, seq);
     return seq;
   }
-
 
   /** A zero cost on the real timer costs nothing (setTimeout(0) would add about 1 ms per step); an injected clock port always hears it. */
   private async wait(ms: number): Promise<void> {

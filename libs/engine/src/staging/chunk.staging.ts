@@ -22,7 +22,8 @@ export function chunkStaging(host: StagingHost): KvStaging {
       const ledger = host.ledger(model);
       const elems = host.payloadElems(model);
       if (elems === undefined) return false;
-      if (payload.length !== elems) throw new MnemoError(ErrorCode.InvalidRequest, `staged chunk of ${model} has ${payload.length} floats, a chunk has ${elems}`);
+      if (payload.length !== elems)
+        throw new MnemoError(ErrorCode.InvalidRequest, `staged chunk of ${model} has ${payload.length} floats, a chunk has ${elems}`);
       const ids = ledger.stage(key, rank);
       if (!ids) return false;
       try {

@@ -1,7 +1,11 @@
 import { mergeWord, pairKey, type MergeRule } from './bpe.merger.js';
 
 /** Merge rules over single letters: token id of a string = its index in `tokens`. */
-function rulesFrom(merges: Array<[string, string]>): { rules: Map<number, MergeRule>; ids: (s: string) => number; text: (ids: number[]) => string } {
+function rulesFrom(merges: Array<[string, string]>): {
+  rules: Map<number, MergeRule>;
+  ids: (s: string) => number;
+  text: (ids: number[]) => string;
+} {
   const tokens: string[] = [];
   const idOf = (s: string): number => {
     let i = tokens.indexOf(s);
@@ -66,11 +70,45 @@ describe(mergeWord.name, () => {
   it.each<[string, string, Array<[string, string]>, string]>([
     ['nothing to merge', 'abc', [], 'a|b|c'],
     ['single symbol', 'a', [['a', 'a']], 'a'],
-    ['by rank, not left to right', 'abc', [['b', 'c'], ['a', 'b']], 'a|bc'],
+    [
+      'by rank, not left to right',
+      'abc',
+      [
+        ['b', 'c'],
+        ['a', 'b'],
+      ],
+      'a|bc',
+    ],
     ['left to right within a rank', 'aaa', [['a', 'a']], 'aa|a'],
-    ['every occurrence, then the next rank', 'aaaa', [['a', 'a'], ['aa', 'aa']], 'aaaa'],
-    ['merged symbols merge on', 'hello', [['h', 'e'], ['l', 'l'], ['he', 'll'], ['hell', 'o']], 'hello'],
-    ['a merge needs both neighbours present', 'abab', [['a', 'b'], ['b', 'a']], 'ab|ab'],
+    [
+      'every occurrence, then the next rank',
+      'aaaa',
+      [
+        ['a', 'a'],
+        ['aa', 'aa'],
+      ],
+      'aaaa',
+    ],
+    [
+      'merged symbols merge on',
+      'hello',
+      [
+        ['h', 'e'],
+        ['l', 'l'],
+        ['he', 'll'],
+        ['hell', 'o'],
+      ],
+      'hello',
+    ],
+    [
+      'a merge needs both neighbours present',
+      'abab',
+      [
+        ['a', 'b'],
+        ['b', 'a'],
+      ],
+      'ab|ab',
+    ],
   ])('%s', (_name, word, merges, expected) => {
     const { rules, ids, text } = rulesFrom(merges);
     expect(text(mergeWord([...word].map(ids), rules))).toBe(expected);

@@ -68,9 +68,25 @@ describe(BpeTokenizer.name, () => {
 
   it('merges by rank, not left to right', () => {
     const pre = { type: 'ByteLevel', add_prefix_space: false, use_regex: true };
-    const bcFirst = new BpeTokenizer(fixture([['b', 'c'], ['a', 'b']], pre));
+    const bcFirst = new BpeTokenizer(
+      fixture(
+        [
+          ['b', 'c'],
+          ['a', 'b'],
+        ],
+        pre,
+      ),
+    );
     expect(bcFirst.encode('abc')).toEqual([97, 256]);
-    const abFirst = new BpeTokenizer(fixture([['a', 'b'], ['b', 'c']], pre));
+    const abFirst = new BpeTokenizer(
+      fixture(
+        [
+          ['a', 'b'],
+          ['b', 'c'],
+        ],
+        pre,
+      ),
+    );
     expect(abFirst.encode('abc')).toEqual([256, 99]);
   });
 

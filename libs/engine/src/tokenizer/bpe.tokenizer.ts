@@ -74,7 +74,8 @@ export class BpeTokenizer implements Tokenizer {
       if (left === undefined || right === undefined || merged === undefined) {
         throw new Error(`merge ${JSON.stringify(`${a} ${b}`)} names a token that is not in the vocabulary`);
       }
-      if (left >= MAX_MERGE_TOKEN_ID || right >= MAX_MERGE_TOKEN_ID) throw new Error(`token id ${Math.max(left, right)} is too large for BPE merges`);
+      if (left >= MAX_MERGE_TOKEN_ID || right >= MAX_MERGE_TOKEN_ID)
+        throw new Error(`token id ${Math.max(left, right)} is too large for BPE merges`);
       // A pair listed twice keeps its last rank, as the Hugging Face loader does.
       this.rules.set(pairKey(left, right), { rank, merged });
     });
@@ -168,7 +169,9 @@ export class BpeTokenizer implements Tokenizer {
     const ids = Array.from(bytes, (b) => this.byteIds[b]!);
     const missing = ids.indexOf(-1);
     if (missing >= 0 && this.unkId === undefined) {
-      throw new Error(`byte-level BPE: symbol ${JSON.stringify(bytesToUnicode(bytes.subarray(missing, missing + 1)))} not in vocab and no unk token`);
+      throw new Error(
+        `byte-level BPE: symbol ${JSON.stringify(bytesToUnicode(bytes.subarray(missing, missing + 1)))} not in vocab and no unk token`,
+      );
     }
     // Symbols outside the vocabulary never merge; they become the unk token.
     return mergeWord(ids, this.rules).map((id) => (id < 0 ? this.unkId! : id));

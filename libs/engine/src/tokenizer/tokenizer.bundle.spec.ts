@@ -11,7 +11,18 @@ describe(readTokenizerBundle.name, () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('packs a directory’s tokenizer so the other side tokenizes exactly like the directory', async () => {
-    writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tinyBpeTokenizer([['h', 'e'], ['l', 'l']], ['<|endoftext|>', '<|im_start|>', '<|im_end|>'])));
+    writeFileSync(
+      join(dir, 'tokenizer.json'),
+      JSON.stringify(
+        tinyBpeTokenizer(
+          [
+            ['h', 'e'],
+            ['l', 'l'],
+          ],
+          ['<|endoftext|>', '<|im_start|>', '<|im_end|>'],
+        ),
+      ),
+    );
     writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ bos_token: '<|endoftext|>', eos_token: { content: '<|im_end|>' } }));
     const bundle = (await readTokenizerBundle(dir))!;
     expect(bundle.sha256).toMatch(/^[0-9a-f]{64}$/);

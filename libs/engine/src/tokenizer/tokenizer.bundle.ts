@@ -44,7 +44,12 @@ export async function readTokenizerBundle(dir: string): Promise<TokenizerBundle 
 
 /** Builds the tokenizer a bundle describes; throws on bytes that are not one. */
 export function tokenizerFromBundle(bytes: Uint8Array): BpeTokenizer {
-  const b = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as { bos_token?: string | null; eos_token?: string | null; tokenizer?: TokenizerJson };
-  if (typeof b !== 'object' || b === null || typeof b.tokenizer !== 'object' || b.tokenizer === null) throw new Error('not a tokenizer bundle: no "tokenizer" object');
+  const b = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as {
+    bos_token?: string | null;
+    eos_token?: string | null;
+    tokenizer?: TokenizerJson;
+  };
+  if (typeof b !== 'object' || b === null || typeof b.tokenizer !== 'object' || b.tokenizer === null)
+    throw new Error('not a tokenizer bundle: no "tokenizer" object');
   return new BpeTokenizer(b.tokenizer, { bosToken: b.bos_token ?? undefined, eosToken: b.eos_token ?? undefined });
 }

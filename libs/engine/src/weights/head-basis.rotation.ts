@@ -21,12 +21,19 @@ export function rotateHeadBases(tensors: Map<string, HostTensor>, c: ModelConfig
   const rng = new SeededPrng(streamSeed(seed, `rotate:${layer}`));
   const half = c.headDim / 2;
   const groupSize = c.heads / c.kvHeads;
-  const get = (suffix: 'self_attn.q_proj.weight' | 'self_attn.k_proj.weight' | 'self_attn.v_proj.weight' | 'self_attn.o_proj.weight'): HostTensor => {
+  const get = (
+    suffix: 'self_attn.q_proj.weight' | 'self_attn.k_proj.weight' | 'self_attn.v_proj.weight' | 'self_attn.o_proj.weight',
+  ): HostTensor => {
     const t = tensors.get(TensorNames.layer(layer, suffix));
     if (!t) throw new Error(`model ${c.id}: layer ${layer} has no ${suffix}`);
     return t;
   };
-  const [q, k, v, o] = [get('self_attn.q_proj.weight'), get('self_attn.k_proj.weight'), get('self_attn.v_proj.weight'), get('self_attn.o_proj.weight')];
+  const [q, k, v, o] = [
+    get('self_attn.q_proj.weight'),
+    get('self_attn.k_proj.weight'),
+    get('self_attn.v_proj.weight'),
+    get('self_attn.o_proj.weight'),
+  ];
   const d = c.dModel;
   const heads = c.heads * c.headDim;
   for (let g = 0; g < c.kvHeads; g++) {

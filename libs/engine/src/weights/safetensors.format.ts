@@ -30,7 +30,10 @@ export class SafetensorsFile {
       if (headerLen <= 0 || headerLen > 100 * 1024 * 1024) throw new Error(`${path}: implausible header length ${headerLen}`);
       const header = Buffer.alloc(headerLen);
       if (readSync(fd, header, 0, headerLen, 8) !== headerLen) throw new Error(`${path}: truncated header`);
-      const json = JSON.parse(header.toString('utf8')) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>;
+      const json = JSON.parse(header.toString('utf8')) as Record<
+        string,
+        { dtype: string; shape: number[]; data_offsets: [number, number] }
+      >;
       const entries = new Map<string, SafetensorsEntry>();
       for (const [name, e] of Object.entries(json)) {
         if (name === '__metadata__') continue;
@@ -56,7 +59,8 @@ export class SafetensorsFile {
     const raw = Buffer.alloc(end - begin);
     const fd = openSync(this.path, 'r');
     try {
-      if (readSync(fd, raw, 0, raw.length, this.dataStart + begin) !== raw.length) throw new Error(`${this.path}: tensor ${name} truncated`);
+      if (readSync(fd, raw, 0, raw.length, this.dataStart + begin) !== raw.length)
+        throw new Error(`${this.path}: tensor ${name} truncated`);
     } finally {
       closeSync(fd);
     }

@@ -70,19 +70,22 @@ describe('safetensors + config.json', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(['mnemo-tiny', 'mnemo-tiny-qwen2', 'mnemo-tiny-qwen3'])('%s round-trips bit-exactly through F32 files (single and sharded)', (id) => {
-    const w = syntheticWeightsFor(id);
-    for (const shards of [1, 3]) {
-      const d = join(dir, `${id}-${shards}`);
-      saveHfModel(d, w, { shards });
-      const sut = loadHfModel(d, id);
-      expect(sut.config).toEqual(w.config);
-      for (const [name, t] of w.tensors) {
-        expect(sut.tensors.get(name)!.shape).toEqual(t.shape);
-        expect(sut.tensors.get(name)!.data).toEqual(t.data);
+  it.each(['mnemo-tiny', 'mnemo-tiny-qwen2', 'mnemo-tiny-qwen3'])(
+    '%s round-trips bit-exactly through F32 files (single and sharded)',
+    (id) => {
+      const w = syntheticWeightsFor(id);
+      for (const shards of [1, 3]) {
+        const d = join(dir, `${id}-${shards}`);
+        saveHfModel(d, w, { shards });
+        const sut = loadHfModel(d, id);
+        expect(sut.config).toEqual(w.config);
+        for (const [name, t] of w.tensors) {
+          expect(sut.tensors.get(name)!.shape).toEqual(t.shape);
+          expect(sut.tensors.get(name)!.data).toEqual(t.data);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('F16 and BF16 files convert to the nearest representable fp32 values', () => {
     const w = syntheticWeightsFor('mnemo-tiny');
@@ -94,7 +97,8 @@ describe('safetensors + config.json', () => {
       const src = w.tensors.get(name)!.data;
       const got = sut.tensors.get(name)!.data;
       for (let i = 0; i < 200; i++) {
-        const want = dtype === 'F16' ? halfToFloat(floatToHalf(src[i])) : new Float32Array(new Uint32Array([floatToBf16(src[i]) << 16]).buffer)[0];
+        const want =
+          dtype === 'F16' ? halfToFloat(floatToHalf(src[i])) : new Float32Array(new Uint32Array([floatToBf16(src[i]) << 16]).buffer)[0];
         expect(got[i]).toBe(Math.fround(want));
         expect(Math.abs(got[i] - src[i])).toBeLessThanOrEqual(Math.abs(src[i]) * (dtype === 'F16' ? 1e-3 : 8e-3) + 1e-7);
       }
@@ -111,14 +115,28 @@ describe('safetensors + config.json', () => {
   });
 
   it('parses Llama / Qwen2 / Qwen3 config.json and refuses unsupported features', () => {
-    const base = { num_hidden_layers: 2, hidden_size: 64, num_attention_heads: 4, intermediate_size: 128, vocab_size: 300, eos_token_id: [5, 6] };
+    const base = {
+      num_hidden_layers: 2,
+      hidden_size: 64,
+      num_attention_heads: 4,
+      intermediate_size: 128,
+      vocab_size: 300,
+      eos_token_id: [5, 6],
+    };
     const llama = parseHfConfig('l', { ...base, architectures: ['LlamaForCausalLM'], num_key_value_heads: 2 });
     expect(llama).toMatchObject({ kvHeads: 2, headDim: 16, qkvBias: false, qkNorm: false, eosTokenId: 5, ropeTheta: 10000 });
     expect(parseHfConfig('q2', { ...base, architectures: ['Qwen2ForCausalLM'] })).toMatchObject({ qkvBias: true, kvHeads: 4 });
-    expect(parseHfConfig('q3', { ...base, architectures: ['Qwen3ForCausalLM'], head_dim: 32 })).toMatchObject({ qkNorm: true, headDim: 32 });
+    expect(parseHfConfig('q3', { ...base, architectures: ['Qwen3ForCausalLM'], head_dim: 32 })).toMatchObject({
+      qkNorm: true,
+      headDim: 32,
+    });
     expect(() => parseHfConfig('m', { ...base, architectures: ['MistralForCausalLM'] })).toThrow(/unsupported architecture/);
-    expect(() => parseHfConfig('r', { ...base, architectures: ['LlamaForCausalLM'], rope_scaling: { type: 'llama3' } })).toThrow(/rope_scaling/);
-    expect(() => parseHfConfig('g', { ...base, architectures: ['LlamaForCausalLM'], num_key_value_heads: 3 })).toThrow(/multiple of kvHeads/);
+    expect(() => parseHfConfig('r', { ...base, architectures: ['LlamaForCausalLM'], rope_scaling: { type: 'llama3' } })).toThrow(
+      /rope_scaling/,
+    );
+    expect(() => parseHfConfig('g', { ...base, architectures: ['LlamaForCausalLM'], num_key_value_heads: 3 })).toThrow(
+      /multiple of kvHeads/,
+    );
   });
 
   it('reports a missing tensor and a wrong shape by name', () => {

@@ -44,8 +44,24 @@ describe(planIteration.name, () => {
       ['an iteration that preempts admits nothing: the preempted keep their turn', [kv('r', 1, 5)], [kv('w', 1)], { m: 0 }, [], [], ['r']],
       ['blocks freed by finished work admit waiting work', [kv('a', 0, 1)], [kv('w', 5)], { m: 5 }, ['w'], ['a'], []],
       ['pools are planned separately', [kv('x', 1, 2, 0, 'm1'), kv('y', 1, 2, 0, 'm2')], [], { m1: 1, m2: 0 }, [], ['x'], ['y']],
-      ['running beyond maxBatch are preempted before decoding ones', [kv('a', 1, 2), kv('b', 1, 2), kv('c', 0, 2)], [], { m: 1 }, [], ['a', 'b'], ['c']],
-      ['idle head over the token budget still admitted when its blocks fit', [], [{ ...kv('huge', 3), promptTokens: 10_000 }], { m: 3 }, ['huge'], [], []],
+      [
+        'running beyond maxBatch are preempted before decoding ones',
+        [kv('a', 1, 2), kv('b', 1, 2), kv('c', 0, 2)],
+        [],
+        { m: 1 },
+        [],
+        ['a', 'b'],
+        ['c'],
+      ],
+      [
+        'idle head over the token budget still admitted when its blocks fit',
+        [],
+        [{ ...kv('huge', 3), promptTokens: 10_000 }],
+        { m: 3 },
+        ['huge'],
+        [],
+        [],
+      ],
       ['idle head never beyond its pool', [], [kv('huge', 4)], { m: 3 }, [], [], []],
     ])('%s', (_name, running, waiting, kvAvailable, prefill, decode, preempt) => {
       expect(planIteration({ running, waiting, maxBatch: 2, maxPrefillTokens: 100, kvAvailable })).toEqual({ prefill, decode, preempt });

@@ -1,5 +1,15 @@
 import { FairPriorityRanker } from '../priority/fair-priority.ranker.js';
-import { admissionComputeTokens, admissionKinds, nodeIterationInput, planNodeIteration, resumeComputeTokens, tickRanker, type AdmissionView, type NodeKvView, type NodeSeq } from './node-iteration.planner.js';
+import {
+  admissionComputeTokens,
+  admissionKinds,
+  nodeIterationInput,
+  planNodeIteration,
+  resumeComputeTokens,
+  tickRanker,
+  type AdmissionView,
+  type NodeKvView,
+  type NodeSeq,
+} from './node-iteration.planner.js';
 
 let arrival = 0;
 const seq = (id: string, over: Partial<NodeSeq> = {}): NodeSeq => ({
@@ -61,7 +71,12 @@ describe(nodeIterationInput.name, () => {
     ['paused sequences are left out', [seq('p', { paused: true }), seq('q', { paused: true, phase: 'running' })], [], []],
     ['swapping sequences are left out', [seq('s', { phase: 'swapping' })], [], []],
     ['streamed sequences run beside the plan', [seq('s', { phase: 'running', streamed: true })], [], []],
-    ['a waiting streamed sequence is not overtaken in its model', [seq('early'), seq('stream', { streamed: true }), seq('late'), seq('other', { pool: 'x' })], [], ['early', 'other']],
+    [
+      'a waiting streamed sequence is not overtaken in its model',
+      [seq('early'), seq('stream', { streamed: true }), seq('late'), seq('other', { pool: 'x' })],
+      [],
+      ['early', 'other'],
+    ],
   ])('%s', (_name, seqs, running, waiting) => {
     const sut = nodeIterationInput(seqs, view(), { ...opts, maxBatch: 8 });
     expect(sut.running.map((s) => s.id)).toEqual(running);

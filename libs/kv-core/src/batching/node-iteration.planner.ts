@@ -90,7 +90,15 @@ export function nodeIterationInput(seqs: Iterable<NodeSeq>, kv: NodeKvView, o: N
   for (const s of seqs) {
     if (s.paused) continue;
     if (s.phase === 'running' && !s.streamed) {
-      running.push({ id: s.id, promptTokens: s.promptTokens, priority: rank(s), arrivalSeq: s.arrivalSeq, pool: s.pool, blocks: kv.decodeBlocks(s.id), freeable: kv.exclusiveBlocks(s.id) });
+      running.push({
+        id: s.id,
+        promptTokens: s.promptTokens,
+        priority: rank(s),
+        arrivalSeq: s.arrivalSeq,
+        pool: s.pool,
+        blocks: kv.decodeBlocks(s.id),
+        freeable: kv.exclusiveBlocks(s.id),
+      });
     } else if (s.phase === 'waiting') {
       if (!s.streamed) candidates.push(s);
       else {
@@ -122,7 +130,10 @@ export function nodeIterationInput(seqs: Iterable<NodeSeq>, kv: NodeKvView, o: N
 }
 
 /** The iteration plan: preemptive priority scheduling with a ranker, FCFS continuous batching without. */
-export function planNodeIteration(input: IterationInput & { kvAvailable: Readonly<Record<string, number>> }, priority: boolean): IterationPlan {
+export function planNodeIteration(
+  input: IterationInput & { kvAvailable: Readonly<Record<string, number>> },
+  priority: boolean,
+): IterationPlan {
   return priority ? planPriorityIteration(input) : planIteration(input);
 }
 
@@ -144,7 +155,12 @@ export function admissionKinds<S extends Pick<NodeSeq, 'preempted' | 'swapped'>>
  * prompt) and who was left out (everything else held but swapping sequences, whose copy is
  * their turn).
  */
-export function tickRanker(ranker: FairPriorityRanker, plan: IterationPlan, fresh: ReadonlyArray<{ readonly id: string; readonly promptTokens: number }>, held: Iterable<Pick<NodeSeq, 'id' | 'priority' | 'phase'>>): void {
+export function tickRanker(
+  ranker: FairPriorityRanker,
+  plan: IterationPlan,
+  fresh: ReadonlyArray<{ readonly id: string; readonly promptTokens: number }>,
+  held: Iterable<Pick<NodeSeq, 'id' | 'priority' | 'phase'>>,
+): void {
   const served = new Map<string, number>();
   for (const id of plan.decode) served.set(id, 1);
   for (const s of fresh) served.set(s.id, s.promptTokens);

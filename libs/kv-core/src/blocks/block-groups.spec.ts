@@ -8,10 +8,43 @@ const runsOf = (ids: readonly number[]): number => ids.filter((id, i) => i === 0
 describe('block groups', () => {
   describe(FreeRunIndex.name, () => {
     it.each([
-      ['adjacent ranges merge', [[0, 4], [4, 8]], [[0, 8]]],
-      ['a gap keeps two runs', [[0, 2], [5, 8]], [[0, 2], [5, 8]]],
-      ['a middle range joins both sides', [[0, 2], [5, 8], [2, 5]], [[0, 8]]],
-      ['single ids coalesce', [[3, 4], [1, 2], [2, 3]], [[1, 4]]],
+      [
+        'adjacent ranges merge',
+        [
+          [0, 4],
+          [4, 8],
+        ],
+        [[0, 8]],
+      ],
+      [
+        'a gap keeps two runs',
+        [
+          [0, 2],
+          [5, 8],
+        ],
+        [
+          [0, 2],
+          [5, 8],
+        ],
+      ],
+      [
+        'a middle range joins both sides',
+        [
+          [0, 2],
+          [5, 8],
+          [2, 5],
+        ],
+        [[0, 8]],
+      ],
+      [
+        'single ids coalesce',
+        [
+          [3, 4],
+          [1, 2],
+          [2, 3],
+        ],
+        [[1, 4]],
+      ],
     ])('%s', (_name, adds, runs) => {
       const sut = new FreeRunIndex();
       sut.resize(8);
@@ -21,8 +54,29 @@ describe('block groups', () => {
 
     it.each([
       ['splits a longer run, keeping its rest', [[0, 10]], 4, { start: 0, end: 4 }, [[4, 10]]],
-      ['takes a run that surely fits over a first shorter one', [[0, 3], [4, 12]], 3, { start: 4, end: 7 }, [[0, 3], [7, 12]]],
-      ['none fits: the whole longest run', [[0, 2], [3, 6]], 8, { start: 3, end: 6 }, [[0, 2]]],
+      [
+        'takes a run that surely fits over a first shorter one',
+        [
+          [0, 3],
+          [4, 12],
+        ],
+        3,
+        { start: 4, end: 7 },
+        [
+          [0, 3],
+          [7, 12],
+        ],
+      ],
+      [
+        'none fits: the whole longest run',
+        [
+          [0, 2],
+          [3, 6],
+        ],
+        8,
+        { start: 3, end: 6 },
+        [[0, 2]],
+      ],
       ['empty → null', [], 1, null, []],
     ])('take: %s', (_name, adds, want, got, runs) => {
       const sut = new FreeRunIndex();
@@ -37,10 +91,16 @@ describe('block groups', () => {
       sut.resize(10);
       sut.addRange(0, 10);
       sut.remove(4);
-      expect(sut.runs()).toEqual([[0, 4], [5, 10]]);
+      expect(sut.runs()).toEqual([
+        [0, 4],
+        [5, 10],
+      ]);
       sut.truncate(7);
       sut.resize(7);
-      expect(sut.runs()).toEqual([[0, 4], [5, 7]]);
+      expect(sut.runs()).toEqual([
+        [0, 4],
+        [5, 7],
+      ]);
       expect(sut.size).toBe(6);
     });
   });
@@ -50,12 +110,54 @@ describe('block groups', () => {
 
     it.each([
       ['first group reserves groupBlocks', 200, [['a', 1]], { a: [0, 1, 60] }],
-      ['a second owner starts after the first group', 200, [['a', 1], ['b', 1]], { a: [0, 1, 60], b: [60, 61, 120] }],
-      ['an owner continues its own group', 200, [['a', 1], ['b', 1], ['a', 3]], { a: [0, 4, 60] }],
+      [
+        'a second owner starts after the first group',
+        200,
+        [
+          ['a', 1],
+          ['b', 1],
+        ],
+        { a: [0, 1, 60], b: [60, 61, 120] },
+      ],
+      [
+        'an owner continues its own group',
+        200,
+        [
+          ['a', 1],
+          ['b', 1],
+          ['a', 3],
+        ],
+        { a: [0, 4, 60] },
+      ],
       ['grown to fit a larger allocation', 200, [['a', 100]], { a: [0, 100, 100] }],
-      ['a group past the free runs is smaller', 100, [['a', 1], ['b', 1]], { a: [0, 1, 60], b: [60, 61, 100] }],
-      ['no free run: steals the back half of the longest tail', 100, [['a', 1], ['b', 1], ['c', 1]], { a: [0, 1, 30], b: [60, 61, 100], c: [30, 31, 60] }],
-      ['an exhausted group is followed by a new one', 200, [['a', 60], ['a', 1]], { a: [60, 61, 120] }],
+      [
+        'a group past the free runs is smaller',
+        100,
+        [
+          ['a', 1],
+          ['b', 1],
+        ],
+        { a: [0, 1, 60], b: [60, 61, 100] },
+      ],
+      [
+        'no free run: steals the back half of the longest tail',
+        100,
+        [
+          ['a', 1],
+          ['b', 1],
+          ['c', 1],
+        ],
+        { a: [0, 1, 30], b: [60, 61, 100], c: [30, 31, 60] },
+      ],
+      [
+        'an exhausted group is followed by a new one',
+        200,
+        [
+          ['a', 60],
+          ['a', 1],
+        ],
+        { a: [60, 61, 120] },
+      ],
     ])('%s', (_name, capacity, allocs, groups) => {
       const sut = grouped(capacity);
       for (const [owner, n] of allocs as Array<[string, number]>) expect(sut.allocateFor(owner, n)).toHaveLength(n);
@@ -112,7 +214,7 @@ describe('block groups', () => {
 
     it('stays consistent under a long random mix, prefix sharing included', () => {
       let x = 777;
-      const rnd = (n: number) => ((x = (x * 1103515245 + 12345) >>> 0) % n);
+      const rnd = (n: number) => (x = (x * 1103515245 + 12345) >>> 0) % n;
       const sut = grouped(64, 8);
       const held = new Map<string, number[]>();
       for (let i = 0; i < 6000; i++) {

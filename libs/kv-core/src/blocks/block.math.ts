@@ -58,11 +58,7 @@ export function chunkTokenRange(chunk: number, chunkTokens: number = CHUNK_TOKEN
 }
 
 /** Logical block range of chunk `chunk`; requires a chunk to be a whole number of blocks. */
-export function chunkBlockRange(
-  chunk: number,
-  chunkTokens: number = CHUNK_TOKENS,
-  blockTokens: number = BLOCK_TOKENS,
-): Range {
+export function chunkBlockRange(chunk: number, chunkTokens: number = CHUNK_TOKENS, blockTokens: number = BLOCK_TOKENS): Range {
   assertCount('chunk', chunk);
   assertSize('chunkTokens', chunkTokens);
   assertSize('blockTokens', blockTokens);
@@ -94,12 +90,7 @@ export function slotOf(blockTable: ArrayLike<number>, pos: number, blockTokens: 
 }
 
 /** Slots of tokens `[start, start + count)`, as the Int32Array a kernel takes. */
-export function slotMapping(
-  blockTable: ArrayLike<number>,
-  start: number,
-  count: number,
-  blockTokens: number = BLOCK_TOKENS,
-): Int32Array {
+export function slotMapping(blockTable: ArrayLike<number>, start: number, count: number, blockTokens: number = BLOCK_TOKENS): Int32Array {
   assertCount('start', start);
   assertCount('count', count);
   const out = new Int32Array(count);

@@ -29,10 +29,12 @@ export function checkDeviceBlockState(s: DeviceBlockState): void {
       stagedSeen++;
       if (r !== 0 || key !== undefined || free.has(id) || cached.has(id)) throw new Error(`staged block ${id} inconsistent`);
     }
-    if (r === 0 && !free.has(id) && !cached.has(id) && !staged.has(id)) throw new Error(`unheld block ${id} is neither free, cached nor staged`);
+    if (r === 0 && !free.has(id) && !cached.has(id) && !staged.has(id))
+      throw new Error(`unheld block ${id} is neither free, cached nor staged`);
     if (key !== undefined && s.byKey.get(key) !== id) throw new Error(`block ${id} key ${key} not indexed`);
   }
-  if (stagedSeen !== staged.size || staged.size !== s.stagedBlocks) throw new Error('staged blocks outside the id space, or shared by two chunks');
+  if (stagedSeen !== staged.size || staged.size !== s.stagedBlocks)
+    throw new Error('staged blocks outside the id space, or shared by two chunks');
   for (const [key, id] of s.byKey) if (s.keys[id] !== key) throw new Error(`key ${key} points at block ${id} holding ${s.keys[id]}`);
   if (!s.freeRanges) return;
   // Grouped: the free ids are exactly the free runs plus the groups' unused tails, disjoint.

@@ -195,7 +195,7 @@ describe(DeviceBlockManager.name, () => {
 
   it('stays consistent under a long random mix of operations', () => {
     let x = 12345;
-    const rnd = (n: number) => ((x = (x * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (x = (x * 1103515245 + 12345) >>> 0) % n;
     const sut = new DeviceBlockManager(32);
     const held: number[] = [];
     for (let i = 0; i < 5000; i++) {
@@ -205,8 +205,7 @@ describe(DeviceBlockManager.name, () => {
       else if (op === 2 && held.length > 0) {
         const id = held[rnd(held.length)]!;
         if (sut.keyOf(id) === undefined) sut.commit(id, `k${rnd(40)}`);
-      }
-      else if (op === 3) {
+      } else if (op === 3) {
         const ids = sut.match([`k${rnd(40)}`]);
         sut.acquire(ids);
         held.push(...ids);

@@ -148,7 +148,8 @@ export class DeviceBlockManager {
     const ids = this.staged.ids(key);
     if (!ids) throw new Error(`chunk ${key} is not staged`);
     const end = to ?? ids.length;
-    if (!Number.isInteger(from) || !Number.isInteger(end) || from < 0 || end <= from || end > ids.length) throw new RangeError(`staged chunk of ${ids.length} blocks has no blocks [${from}, ${end})`);
+    if (!Number.isInteger(from) || !Number.isInteger(end) || from < 0 || end <= from || end > ids.length)
+      throw new RangeError(`staged chunk of ${ids.length} blocks has no blocks [${from}, ${end})`);
     this.staged.remove(key);
     const out = ids.slice(from, end);
     for (const id of [...ids.slice(0, from), ...ids.slice(end)]) this.pushFree(id);
@@ -285,7 +286,8 @@ export class DeviceBlockManager {
    * sequences (Infinity, the default: cached blocks stay until the space is needed).
    */
   setMaxCached(n: number): void {
-    if (n !== Infinity && (!Number.isInteger(n) || n < 0)) throw new RangeError(`max cached blocks must be a non-negative integer or Infinity, got ${n}`);
+    if (n !== Infinity && (!Number.isInteger(n) || n < 0))
+      throw new RangeError(`max cached blocks must be a non-negative integer or Infinity, got ${n}`);
     this.maxCached = n;
     if (this.lru.size > n) this.evict(this.lru.size - n);
   }

@@ -97,7 +97,7 @@ export class FreeRunIndex {
     if (capacity >= this.listed.length) return;
     let s = capacity;
     while (s > 0 && this.listed[s - 1] === 1 && this.listed[capacity] === 1) s--;
-    for (let id = s; id < this.listed.length; ) {
+    for (let id = s; id < this.listed.length;) {
       if (this.listed[id] !== 1) {
         id++;
         continue;
@@ -117,7 +117,7 @@ export class FreeRunIndex {
   /** Runs as `[start, end)` pairs in id order (tests and invariant checks). */
   runs(): Array<[number, number]> {
     const out: Array<[number, number]> = [];
-    for (let id = 0; id < this.listed.length; ) {
+    for (let id = 0; id < this.listed.length;) {
       if (this.listed[id] !== 1) {
         id++;
         continue;

@@ -15,7 +15,8 @@ export class GroupedFreeIds {
   readonly groups = new BlockGroupTable();
 
   constructor(readonly groupBlocks: number) {
-    if (!Number.isInteger(groupBlocks) || groupBlocks < 1) throw new RangeError(`groupBlocks must be a positive integer, got ${groupBlocks}`);
+    if (!Number.isInteger(groupBlocks) || groupBlocks < 1)
+      throw new RangeError(`groupBlocks must be a positive integer, got ${groupBlocks}`);
   }
 
   /** The next reserved id of the owner's group, taken; undefined when it has none left. */

@@ -11,7 +11,13 @@ export {
   type Range,
   type BlockPosition,
 } from './block.math.js';
-export { DeviceBlockManager, type DeviceBlockCounts, type BlockEvictionListener, type BlockGroupOptions, type StagedPurgeListener } from './device-block.manager.js';
+export {
+  DeviceBlockManager,
+  type DeviceBlockCounts,
+  type BlockEvictionListener,
+  type BlockGroupOptions,
+  type StagedPurgeListener,
+} from './device-block.manager.js';
 export { StagedChunkSet, type StageRank } from './staged-chunk.set.js';
 export { FreeRunIndex } from './free-run.index.js';
 export { KvBlockLedger, type LedgerAppend, type DeviceChunkEvent, type ChunkContent, type StagingCounters } from './kv-block.ledger.js';

@@ -37,7 +37,18 @@ describe(KvBlockLedger.name, () => {
       const last = first + covered / BLOCK_TOKENS - 1;
       // The content names the chunk's tokens and the chunk before it (vLLM-format events describe blocks by them).
       const ids = tokens.slice(chunk * CHUNK_TOKENS, chunk * CHUNK_TOKENS + covered);
-      expect(partials).toEqual([{ kind: 'partial', key: keys[last], seqId: 'a', chunk, tokens: covered, superseded: keys.slice(first, last), ids, parentKey: chunk === 0 ? null : keys[first - 1] }]);
+      expect(partials).toEqual([
+        {
+          kind: 'partial',
+          key: keys[last],
+          seqId: 'a',
+          chunk,
+          tokens: covered,
+          superseded: keys.slice(first, last),
+          ids,
+          parentKey: chunk === 0 ? null : keys[first - 1],
+        },
+      ]);
     });
 
     it('a whole chunk supersedes the keys of its shorter prefixes', () => {
@@ -46,7 +57,17 @@ describe(KvBlockLedger.name, () => {
       const tokens = toks(CHUNK_TOKENS + 20);
       run(sut, 'a', tokens);
       const keys = blockKeys('m', 't', tokens);
-      expect(events.filter((e) => e.kind === 'written')).toEqual([{ kind: 'written', key: keys[15], seqId: 'a', chunk: 0, superseded: keys.slice(0, 15), ids: tokens.slice(0, CHUNK_TOKENS), parentKey: null }]);
+      expect(events.filter((e) => e.kind === 'written')).toEqual([
+        {
+          kind: 'written',
+          key: keys[15],
+          seqId: 'a',
+          chunk: 0,
+          superseded: keys.slice(0, 15),
+          ids: tokens.slice(0, CHUNK_TOKENS),
+          parentKey: null,
+        },
+      ]);
     });
 
     it('reports only committed blocks: KV still being computed is never named', () => {
@@ -189,9 +210,19 @@ describe(KvBlockLedger.name, () => {
       const sut = new KvBlockLedger('m', 3);
       sut.open('a');
       sut.open('b');
-      expect(sut.append([{ seqId: 'a', tokens: 32 }, { seqId: 'b', tokens: 17 }])).toBeNull();
+      expect(
+        sut.append([
+          { seqId: 'a', tokens: 32 },
+          { seqId: 'b', tokens: 17 },
+        ]),
+      ).toBeNull();
       expect([sut.length('a'), sut.length('b'), sut.blocks.numFree]).toEqual([0, 0, 3]);
-      expect(sut.append([{ seqId: 'a', tokens: 32 }, { seqId: 'b', tokens: 16 }])).not.toBeNull();
+      expect(
+        sut.append([
+          { seqId: 'a', tokens: 32 },
+          { seqId: 'b', tokens: 16 },
+        ]),
+      ).not.toBeNull();
     });
 
     it('cached blocks count as available and are reclaimed tail first', () => {

@@ -63,7 +63,9 @@ describe('KvBlockLedger staged chunks', () => {
     sut.attachPrefix('req', prompt);
     expect(sut.blockIds('req')).toEqual(staged);
     const keys = blockKeys('m', 't', prompt).slice(0, BLOCKS_PER_CHUNK);
-    expect(events).toEqual([{ kind: 'written', key, seqId: 'req', chunk: 0, superseded: keys.slice(0, -1), ids: prompt.slice(0, CHUNK_TOKENS), parentKey: null }]);
+    expect(events).toEqual([
+      { kind: 'written', key, seqId: 'req', chunk: 0, superseded: keys.slice(0, -1), ids: prompt.slice(0, CHUNK_TOKENS), parentKey: null },
+    ]);
     expect(sut.holdsChunk(key)).toBe(true);
     expect(sut.staging).toEqual({ staged: 1, adopted: 1, purged: 0, unstaged: 0 });
     sut.release('req');

@@ -24,8 +24,21 @@ export interface LedgerAppend {
  * this one covers.
  */
 export type DeviceChunkEvent =
-  | ({ readonly kind: 'written'; readonly key: string; readonly seqId: string; readonly chunk: number; readonly superseded: readonly string[] } & ChunkContent)
-  | ({ readonly kind: 'partial'; readonly key: string; readonly seqId: string; readonly chunk: number; readonly tokens: number; readonly superseded: readonly string[] } & ChunkContent)
+  | ({
+      readonly kind: 'written';
+      readonly key: string;
+      readonly seqId: string;
+      readonly chunk: number;
+      readonly superseded: readonly string[];
+    } & ChunkContent)
+  | ({
+      readonly kind: 'partial';
+      readonly key: string;
+      readonly seqId: string;
+      readonly chunk: number;
+      readonly tokens: number;
+      readonly superseded: readonly string[];
+    } & ChunkContent)
   | { readonly kind: 'evicted'; readonly key: string };
 
 /**
@@ -136,7 +149,8 @@ export class KvBlockLedger {
    */
   open(seqId: string, salt?: string, keys?: BlockKeyChain): void {
     if (this.seqs.has(seqId)) throw new RangeError(`sequence ${seqId} is already open`);
-    if (keys && (salt === undefined || keys.modelId !== this.modelId || keys.salt !== salt)) throw new RangeError(`block keys of ${keys.modelId}/${keys.salt} given to a sequence of ${this.modelId}/${salt}`);
+    if (keys && (salt === undefined || keys.modelId !== this.modelId || keys.salt !== salt))
+      throw new RangeError(`block keys of ${keys.modelId}/${keys.salt} given to a sequence of ${this.modelId}/${salt}`);
     this.seqs.set(seqId, {
       table: new SequenceBlockTable(),
       chain: salt === undefined ? undefined : (keys ?? new BlockKeyChain(this.modelId, salt)),
@@ -174,7 +188,8 @@ export class KvBlockLedger {
    * request is planned (it is left keyed up to the first miss).
    */
   prefixCost(salt: string | undefined, tokens: readonly number[], keys?: BlockKeyChain): { cachedTokens: number; blocks: number } {
-    if (keys && (keys.modelId !== this.modelId || keys.salt !== salt)) throw new RangeError(`block keys of ${keys.modelId}/${keys.salt} asked of ${this.modelId}/${salt}`);
+    if (keys && (keys.modelId !== this.modelId || keys.salt !== salt))
+      throw new RangeError(`block keys of ${keys.modelId}/${keys.salt} asked of ${this.modelId}/${salt}`);
     // Staged hits have no holder either: taking them leaves the reclaimable pool as cached ones do.
     const hits = salt === undefined ? [] : this.match(keys ?? new BlockKeyChain(this.modelId, salt), tokens).ids;
     const unheld = hits.filter((id) => this.blocks.refCount(id) === 0).length;
@@ -211,7 +226,14 @@ export class KvBlockLedger {
       const named = this.blocks.commit(ids[b]!, keys[b]!);
       if (named && (b + 1) % BLOCKS_PER_CHUNK === 0 && !this.chunks.has(keys[b]!)) {
         this.chunks.add(keys[b]!);
-        this.onChunk?.({ kind: 'written', key: keys[b]!, seqId, chunk: (b + 1) / BLOCKS_PER_CHUNK - 1, superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b), ...content(this.seqs.get(seqId)?.ids, keys, b) });
+        this.onChunk?.({
+          kind: 'written',
+          key: keys[b]!,
+          seqId,
+          chunk: (b + 1) / BLOCKS_PER_CHUNK - 1,
+          superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b),
+          ...content(this.seqs.get(seqId)?.ids, keys, b),
+        });
       }
     }
   }
@@ -229,7 +251,8 @@ export class KvBlockLedger {
   append(items: readonly LedgerAppend[]): Int32Array[] | null {
     for (const it of items) {
       const s = this.seq(it.seqId);
-      if (s.chain && it.ids?.length !== it.tokens) throw new RangeError(`sequence ${it.seqId} shares prefixes: append needs its ${it.tokens} token ids`);
+      if (s.chain && it.ids?.length !== it.tokens)
+        throw new RangeError(`sequence ${it.seqId} shares prefixes: append needs its ${it.tokens} token ids`);
     }
     if (this.blocksNeeded(items) > this.blocks.numAvailable) return null;
     return items.map((it) => {
@@ -253,7 +276,14 @@ export class KvBlockLedger {
         const named = this.blocks.commit(blocks[b]!, keys[b]!);
         if (named && (b + 1) % BLOCKS_PER_CHUNK === 0 && !this.chunks.has(keys[b]!)) {
           this.chunks.add(keys[b]!);
-          this.onChunk?.({ kind: 'written', key: keys[b]!, seqId, chunk: (b + 1) / BLOCKS_PER_CHUNK - 1, superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b), ...content(s.ids, keys, b) });
+          this.onChunk?.({
+            kind: 'written',
+            key: keys[b]!,
+            seqId,
+            chunk: (b + 1) / BLOCKS_PER_CHUNK - 1,
+            superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b),
+            ...content(s.ids, keys, b),
+          });
         }
       }
       s.committed = keys.length;
@@ -282,7 +312,15 @@ export class KvBlockLedger {
     if (!s.chain || inChunk === 0 || !this.onChunk) return;
     const keys = s.chain.keys.slice(s.committed - inChunk, s.committed);
     const chunk = (s.committed - inChunk) / BLOCKS_PER_CHUNK;
-    this.onChunk({ kind: 'partial', key: keys[inChunk - 1]!, seqId, chunk, tokens: inChunk * BLOCK_TOKENS, superseded: keys.slice(0, -1), ...content(s.ids, s.chain.keys, s.committed - 1) });
+    this.onChunk({
+      kind: 'partial',
+      key: keys[inChunk - 1]!,
+      seqId,
+      chunk,
+      tokens: inChunk * BLOCK_TOKENS,
+      superseded: keys.slice(0, -1),
+      ...content(s.ids, s.chain.keys, s.committed - 1),
+    });
   }
 
   /**
@@ -295,7 +333,7 @@ export class KvBlockLedger {
     const limit = Math.floor(Math.max(0, tokens.length - 1) / BLOCK_TOKENS);
     const ids: number[] = [];
     const staged: StagedHit[] = [];
-    for (let b = 0; b < limit; ) {
+    for (let b = 0; b < limit;) {
       // Hash one block at a time and stop at the first miss: a miss costs one hash, not the prompt's.
       chain.extend(tokens, b + 1);
       const id = this.blocks.find(chain.keys[b]!);
@@ -320,7 +358,12 @@ export class KvBlockLedger {
   }
 
   /** The staged chunk whose key is the latest of blocks [b, top) of `tokens` (all in one chunk), and that block. */
-  private stagedIn(chain: BlockKeyChain, tokens: readonly number[], b: number, top: number): { ids: readonly number[]; last: number } | undefined {
+  private stagedIn(
+    chain: BlockKeyChain,
+    tokens: readonly number[],
+    b: number,
+    top: number,
+  ): { ids: readonly number[]; last: number } | undefined {
     chain.extend(tokens, top);
     for (let j = top - 1; j >= b; j--) {
       const ids = this.blocks.stagedIds(chain.keys[j]!);
@@ -339,5 +382,8 @@ export class KvBlockLedger {
 /** Content of the chunk whose named blocks end at block `last` (see {@link ChunkContent}). */
 function content(ids: readonly number[] | undefined, keys: readonly string[], last: number): ChunkContent {
   const first = last - (last % BLOCKS_PER_CHUNK);
-  return { ...(ids ? { ids: ids.slice(first * BLOCK_TOKENS, (last + 1) * BLOCK_TOKENS) } : {}), parentKey: first === 0 ? null : keys[first - 1]! };
+  return {
+    ...(ids ? { ids: ids.slice(first * BLOCK_TOKENS, (last + 1) * BLOCK_TOKENS) } : {}),
+    parentKey: first === 0 ? null : keys[first - 1]!,
+  };
 }

@@ -7,7 +7,12 @@ const rank = (r: Partial<StageRank> = {}): StageRank => ({ priority: 0, dueMs: I
 function setup(opts: { cached?: number; active?: number; grouped?: boolean } = {}) {
   const purged: string[] = [];
   const evicted: string[] = [];
-  const sut = new DeviceBlockManager(8, (k) => evicted.push(k), opts.grouped ? { groupBlocks: 4 } : undefined, (k) => purged.push(k));
+  const sut = new DeviceBlockManager(
+    8,
+    (k) => evicted.push(k),
+    opts.grouped ? { groupBlocks: 4 } : undefined,
+    (k) => purged.push(k),
+  );
   const ids = sut.allocate((opts.cached ?? 0) + (opts.active ?? 0))!;
   ids.slice(0, opts.cached ?? 0).forEach((id, i) => sut.commit(id, `c${i}`));
   sut.release(ids.slice(0, opts.cached ?? 0));
@@ -51,7 +56,7 @@ describe('DeviceBlockManager staged chunks (promotion of prefetched KV)', () => 
       sut.checkInvariant();
     });
 
-    it('staged blocks cannot be acquired or released as a sequence\'s', () => {
+    it("staged blocks cannot be acquired or released as a sequence's", () => {
       const { sut } = setup();
       const ids = sut.stage('x', 2, rank())!;
       expect(() => sut.acquire([ids[0]!])).toThrow(/free block/);
@@ -80,7 +85,7 @@ describe('DeviceBlockManager staged chunks (promotion of prefetched KV)', () => 
       sut.checkInvariant();
     });
 
-    it('grouped: a sequence\'s group takes a purged chunk\'s blocks', () => {
+    it("grouped: a sequence's group takes a purged chunk's blocks", () => {
       const { sut, purged } = setup({ grouped: true });
       sut.stage('a', 4, rank({ stamp: 1 }));
       sut.stage('b', 4, rank({ stamp: 2 }));

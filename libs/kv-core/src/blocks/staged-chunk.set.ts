@@ -47,7 +47,16 @@ export class StagedChunkSet {
 
   add(key: string, ids: readonly number[], rank: StageRank): void {
     if (this.byKey.has(key)) throw new Error(`chunk ${key} is already staged`);
-    const item: StagedItem = { priority: rank.priority, dueMs: rank.dueMs, stamp: rank.stamp, position: rank.position, key, ids, layer: 0, bytes: ids.length };
+    const item: StagedItem = {
+      priority: rank.priority,
+      dueMs: rank.dueMs,
+      stamp: rank.stamp,
+      position: rank.position,
+      key,
+      ids,
+      layer: 0,
+      bytes: ids.length,
+    };
     this.queue.add(item);
     this.byKey.set(key, item);
     this.blockCount += ids.length;

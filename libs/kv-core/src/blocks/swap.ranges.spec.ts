@@ -1,6 +1,12 @@
 import { countSwapRanges, planSwapRanges, reusedSwapBlocks } from './swap.ranges.js';
 
-const r = (deviceBlock: number, segment: number, segmentBlock: number, offset: number, length: number) => ({ deviceBlock, segment, segmentBlock, offset, length });
+const r = (deviceBlock: number, segment: number, segmentBlock: number, offset: number, length: number) => ({
+  deviceBlock,
+  segment,
+  segmentBlock,
+  offset,
+  length,
+});
 
 describe(planSwapRanges.name, () => {
   it.each([
@@ -48,6 +54,7 @@ describe(countSwapRanges.name, () => {
     ['nothing new', [0, 1], 2, 8],
     ['a boundary after the reused part', [7, 8, 9, 10, 11], 1, 2],
   ])('counts what planSwapRanges cuts: %s', (_name, physical, from, segmentBlocks) => {
-    for (const g of ['grouped', 'per-block'] as const) expect(countSwapRanges(physical, from, segmentBlocks, 2, g)).toBe(planSwapRanges(physical, from, segmentBlocks, 8, 2, g).length);
+    for (const g of ['grouped', 'per-block'] as const)
+      expect(countSwapRanges(physical, from, segmentBlocks, 2, g)).toBe(planSwapRanges(physical, from, segmentBlocks, 8, 2, g).length);
   });
 });

@@ -33,22 +33,36 @@ export function planSwapRanges(
   layers: number,
   granularity: SwapGranularity,
 ): SwapRange[] {
-  if (!Number.isInteger(segmentBlocks) || segmentBlocks < 1) throw new RangeError(`segmentBlocks must be a positive integer, got ${segmentBlocks}`);
-  if (blockElems % (2 * layers) !== 0) throw new RangeError(`a block of ${blockElems} elements does not split into ${layers} layers of K and V`);
+  if (!Number.isInteger(segmentBlocks) || segmentBlocks < 1)
+    throw new RangeError(`segmentBlocks must be a positive integer, got ${segmentBlocks}`);
+  if (blockElems % (2 * layers) !== 0)
+    throw new RangeError(`a block of ${blockElems} elements does not split into ${layers} layers of K and V`);
   const out: SwapRange[] = [];
   if (granularity === 'per-block') {
     const part = blockElems / (2 * layers);
     for (let b = from; b < physical.length; b++) {
       for (let p = 0; p < 2 * layers; p++) {
-        out.push({ deviceBlock: physical[b]!, segment: Math.floor(b / segmentBlocks), segmentBlock: b % segmentBlocks, offset: p * part, length: part });
+        out.push({
+          deviceBlock: physical[b]!,
+          segment: Math.floor(b / segmentBlocks),
+          segmentBlock: b % segmentBlocks,
+          offset: p * part,
+          length: part,
+        });
       }
     }
     return out;
   }
-  for (let b = from; b < physical.length; ) {
+  for (let b = from; b < physical.length;) {
     let e = b + 1;
     while (e < physical.length && physical[e] === physical[e - 1]! + 1 && e % segmentBlocks !== 0) e++;
-    out.push({ deviceBlock: physical[b]!, segment: Math.floor(b / segmentBlocks), segmentBlock: b % segmentBlocks, offset: 0, length: (e - b) * blockElems });
+    out.push({
+      deviceBlock: physical[b]!,
+      segment: Math.floor(b / segmentBlocks),
+      segmentBlock: b % segmentBlocks,
+      offset: 0,
+      length: (e - b) * blockElems,
+    });
     b = e;
   }
   return out;
@@ -69,8 +83,15 @@ export function reusedSwapBlocks(copiedTokens: number | undefined, tokens: numbe
  * How many copies {@link planSwapRanges} would cut for the same blocks, without building them:
  * what a caller that only prices the copies (calls × dispatch + bytes / bandwidth) needs.
  */
-export function countSwapRanges(physical: readonly number[], from: number, segmentBlocks: number, layers: number, granularity: SwapGranularity): number {
-  if (!Number.isInteger(segmentBlocks) || segmentBlocks < 1) throw new RangeError(`segmentBlocks must be a positive integer, got ${segmentBlocks}`);
+export function countSwapRanges(
+  physical: readonly number[],
+  from: number,
+  segmentBlocks: number,
+  layers: number,
+  granularity: SwapGranularity,
+): number {
+  if (!Number.isInteger(segmentBlocks) || segmentBlocks < 1)
+    throw new RangeError(`segmentBlocks must be a positive integer, got ${segmentBlocks}`);
   if (from >= physical.length) return 0;
   if (granularity === 'per-block') return (physical.length - from) * 2 * layers;
   let n = 1;

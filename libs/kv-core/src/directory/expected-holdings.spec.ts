@@ -70,7 +70,10 @@ describe(ExpectedHoldings.name, () => {
       sut.record('b', prompt(turn2), 1);
       sut.record('c', prompt(turn1), 2);
       expect(sut.longestRecordedPrompt(M, S, turn3, chunkKeys(M, S, turn3), 10)).toEqual({ nodeId: 'b', tokens: 240 });
-      expect(sut.longestRecordedPrompt(M, S, [...turn1, 5, 6, 7], chunkKeys(M, S, [...turn1, 5, 6, 7]), 10)).toEqual({ nodeId: 'c', tokens: 96 });
+      expect(sut.longestRecordedPrompt(M, S, [...turn1, 5, 6, 7], chunkKeys(M, S, [...turn1, 5, 6, 7]), 10)).toEqual({
+        nodeId: 'c',
+        tokens: 96,
+      });
     });
 
     it(`looks back at most ${RECORDED_PROMPT_SCAN_CHUNKS} chunks from the end`, () => {
@@ -93,12 +96,34 @@ describe(ExpectedHoldings.name, () => {
       prompt: sut.longestRecordedPrompt(M, S, turn2, chunkKeys(M, S, turn2), now)?.nodeId ?? null,
     });
 
-    it.each<[string, (sut: ExpectedHoldings) => void, { chunk: string[]; prompt: string | null }, Partial<ReturnType<ExpectedHoldings['stats']>>]>([
+    it.each<
+      [string, (sut: ExpectedHoldings) => void, { chunk: string[]; prompt: string | null }, Partial<ReturnType<ExpectedHoldings['stats']>>]
+    >([
       ['recorded', () => undefined, { chunk: ['a'], prompt: 'a' }, { holdings: 2 }],
-      ['confirmed by a KV event: the chunk goes to the directory, the prompt key stays', (s) => s.confirm('a', p.chunkKeys), { chunk: [], prompt: 'a' }, { holdings: 1, confirmed: 1 }],
-      ['confirmed on another node: nothing changes', (s) => s.confirm('b', p.chunkKeys), { chunk: ['a'], prompt: 'a' }, { holdings: 2, confirmed: 0 }],
-      ['evicted on the node', (s) => s.remove('a', [p.chunkKeys[0]!, p.promptKey!]), { chunk: [], prompt: null }, { holdings: 0, removed: 2 }],
-      ['its dispatch failed', (s) => s.forget({ nodeId: 'a', chunkKeys: p.chunkKeys, promptKey: p.promptKey! }), { chunk: [], prompt: null }, { holdings: 0, removed: 2 }],
+      [
+        'confirmed by a KV event: the chunk goes to the directory, the prompt key stays',
+        (s) => s.confirm('a', p.chunkKeys),
+        { chunk: [], prompt: 'a' },
+        { holdings: 1, confirmed: 1 },
+      ],
+      [
+        'confirmed on another node: nothing changes',
+        (s) => s.confirm('b', p.chunkKeys),
+        { chunk: ['a'], prompt: 'a' },
+        { holdings: 2, confirmed: 0 },
+      ],
+      [
+        'evicted on the node',
+        (s) => s.remove('a', [p.chunkKeys[0]!, p.promptKey!]),
+        { chunk: [], prompt: null },
+        { holdings: 0, removed: 2 },
+      ],
+      [
+        'its dispatch failed',
+        (s) => s.forget({ nodeId: 'a', chunkKeys: p.chunkKeys, promptKey: p.promptKey! }),
+        { chunk: [], prompt: null },
+        { holdings: 0, removed: 2 },
+      ],
       ['the node left', (s) => s.dropNode('a'), { chunk: [], prompt: null }, { holdings: 0 }],
     ])('%s', (_name, act, expected, stats) => {
       const sut = new ExpectedHoldings(1000, TTL);

@@ -89,7 +89,8 @@ export class ExpectedHoldings {
     readonly maxHoldings: number,
     readonly ttlMs: number,
   ) {
-    if (!Number.isInteger(maxHoldings) || maxHoldings < 1) throw new RangeError(`maxHoldings must be a positive integer, got ${maxHoldings}`);
+    if (!Number.isInteger(maxHoldings) || maxHoldings < 1)
+      throw new RangeError(`maxHoldings must be a positive integer, got ${maxHoldings}`);
     if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError(`ttlMs must be positive, got ${ttlMs}`);
   }
 
@@ -150,7 +151,14 @@ export class ExpectedHoldings {
    * chunk keys do not fit the tokens (the node refuses such a request anyway). `blockKeys`, the
    * prompt's block keys by chunk when the caller has them, saves hashing them here.
    */
-  longestRecordedPrompt(model: string, salt: string, tokens: readonly number[], chunkKeys: readonly string[], nowMs: number, blockKeys?: (chunk: number) => readonly string[]): RecordedPromptMatch | null {
+  longestRecordedPrompt(
+    model: string,
+    salt: string,
+    tokens: readonly number[],
+    chunkKeys: readonly string[],
+    nowMs: number,
+    blockKeys?: (chunk: number) => readonly string[],
+  ): RecordedPromptMatch | null {
     if (this.promptEntries === 0 || tokens.length < BLOCK_TOKENS) return null;
     const last = Math.floor(tokens.length / CHUNK_TOKENS);
     for (let c = last; c >= Math.max(0, last - RECORDED_PROMPT_SCAN_CHUNKS + 1); c--) {

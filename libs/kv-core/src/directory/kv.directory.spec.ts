@@ -11,9 +11,17 @@ describe(KvDirectory.name, () => {
       ['unknown key', [], []],
       ['one node, one tier', [['n1', [stored('host', 'k')]]], [{ nodeId: 'n1', tier: 'host' }]],
       ['fastest tier of a node wins', [['n1', [stored('ssd', 'k'), stored('device', 'k')]]], [{ nodeId: 'n1', tier: 'device' }]],
-      ['removed from one tier, still on another', [['n1', [stored('device', 'k'), stored('ssd', 'k'), removed('device', 'k')]]], [{ nodeId: 'n1', tier: 'ssd' }]],
+      [
+        'removed from one tier, still on another',
+        [['n1', [stored('device', 'k'), stored('ssd', 'k'), removed('device', 'k')]]],
+        [{ nodeId: 'n1', tier: 'ssd' }],
+      ],
       ['removed from its only tier', [['n1', [stored('host', 'k'), removed('host', 'k')]]], []],
-      ['a truncated copy does not count', [['n1', [stored('device', 'k'), stored('ssd', 'k'), truncated('device', 'k')]]], [{ nodeId: 'n1', tier: 'ssd' }]],
+      [
+        'a truncated copy does not count',
+        [['n1', [stored('device', 'k'), stored('ssd', 'k'), truncated('device', 'k')]]],
+        [{ nodeId: 'n1', tier: 'ssd' }],
+      ],
       ['removing what was never stored is a no-op', [['n1', [removed('host', 'k')]]], []],
       [
         'several nodes: fastest first, then node id',

@@ -1,4 +1,11 @@
-import { DIRECTORY_TIERS, type ChunkHolding, type DirectoryChange, type DirectoryTier, type KvDirectoryStats, type NodePrefix } from './kv-directory.types.js';
+import {
+  DIRECTORY_TIERS,
+  type ChunkHolding,
+  type DirectoryChange,
+  type DirectoryTier,
+  type KvDirectoryStats,
+  type NodePrefix,
+} from './kv-directory.types.js';
 
 /** Bit per tier in a holding mask; truncated copies are not counted (they lack later layers). */
 const BIT: Readonly<Record<DirectoryTier, number>> = { device: 1, host: 2, ssd: 4 };
@@ -28,7 +35,8 @@ export class KvDirectory {
   private evicted = 0;
 
   constructor(readonly maxHoldings: number) {
-    if (!Number.isInteger(maxHoldings) || maxHoldings < 1) throw new RangeError(`maxHoldings must be a positive integer, got ${maxHoldings}`);
+    if (!Number.isInteger(maxHoldings) || maxHoldings < 1)
+      throw new RangeError(`maxHoldings must be a positive integer, got ${maxHoldings}`);
   }
 
   /** Applies one node's changes in order (a KvEvent's `changes`). */

@@ -24,10 +24,24 @@ describe(ElasticCacheCoordinator.name, () => {
 
   it.each([
     ['no demand: no master', [], null],
-    ['demand within every region: no master', [['chat', 128], ['code', 192]], null],
+    [
+      'demand within every region: no master',
+      [
+        ['chat', 128],
+        ['code', 192],
+      ],
+      null,
+    ],
     ['chat over its region', [['chat', 129]], 'chat'],
     ['code over its region', [['code', 300]], 'code'],
-    ['both over: the larger deficit in memory wins', [['chat', 160], ['code', 300]], 'code'],
+    [
+      'both over: the larger deficit in memory wins',
+      [
+        ['chat', 160],
+        ['code', 300],
+      ],
+      'code',
+    ],
   ] as Array<[string, Array<[string, number]>, string | null]>)('elects the master from demand: %s', (_n, demands, master) => {
     const sut = setup();
     for (const [id, tokens] of demands) sut.observe(id, 0, tokens);
@@ -156,7 +170,13 @@ describe(ElasticCacheCoordinator.name, () => {
     it.each([
       // name, blocks the master holds at its end, worker demand tokens, expected result, master capacity after
       ['master tail idle: reclaim shrinks it', 0, 16 * 7, { ok: true, workerBlocks: 3, masterBlocks: 2 }, 10],
-      ['master holds its last blocks: refused, nothing changes', 2, 16 * 7, { ok: false, reason: 'master_blocks_in_use', masterBlocks: 2 }, 12],
+      [
+        'master holds its last blocks: refused, nothing changes',
+        2,
+        16 * 7,
+        { ok: false, reason: 'master_blocks_in_use', masterBlocks: 2 },
+        12,
+      ],
       ['demand fits the worker: nothing to reclaim', 0, 16 * 6, { ok: true, workerBlocks: 0, masterBlocks: 0 }, 12],
       ['reclaim everything lent', 0, 16 * 12, { ok: true, workerBlocks: 6, masterBlocks: 4 }, 8],
     ])('reclaim: %s', (_n, held, tokens, expected, masterAfter) => {

@@ -72,11 +72,17 @@ interface Member {
  */
 export class ElasticCacheCoordinator {
   /** A coordinator over fresh managers sized `regionBlocks` (policy tests, benchmarks). */
-  static withRegions(models: readonly ElasticModelSpec[], regionBlocks: Readonly<Record<string, number>>, windowMs: number, lendTo: 'stream' | 'cache' = 'stream'): ElasticCacheCoordinator {
+  static withRegions(
+    models: readonly ElasticModelSpec[],
+    regionBlocks: Readonly<Record<string, number>>,
+    windowMs: number,
+    lendTo: 'stream' | 'cache' = 'stream',
+  ): ElasticCacheCoordinator {
     return new ElasticCacheCoordinator(
       models.map((m) => {
         const n = regionBlocks[m.id];
-        if (n === undefined || !Number.isSafeInteger(n) || n < 0) throw new RangeError(`region of ${m.id} must be a non-negative block count, got ${n}`);
+        if (n === undefined || !Number.isSafeInteger(n) || n < 0)
+          throw new RangeError(`region of ${m.id} must be a non-negative block count, got ${n}`);
         return { ...m, blocks: new DeviceBlockManager(n) };
       }),
       windowMs,
@@ -155,7 +161,8 @@ export class ElasticCacheCoordinator {
   lentBlockOffset(workerId: string, block: number): number {
     const w = this.member(workerId);
     if (this.masterId === null) throw new Error('no master');
-    if (!Number.isInteger(block) || block < 0 || block >= w.lentToMaster.capacity) throw new RangeError(`${workerId} lends no master block ${block}`);
+    if (!Number.isInteger(block) || block < 0 || block >= w.lentToMaster.capacity)
+      throw new RangeError(`${workerId} lends no master block ${block}`);
     return w.regionBlocks * w.blockElems - (block + 1) * this.member(this.masterId).blockElems;
   }
 
@@ -226,7 +233,10 @@ export class ElasticCacheCoordinator {
     const borrowedBlocks = role === 'master' ? this.borrowedTotal() : 0;
     const perUnit = role === 'worker' ? this.unit(id)!.workerBlocks : this.nodeUnitBlocks(m);
     const ownedBlocks = role === 'master' && this.lendTo === 'cache' ? m.own.capacity - borrowedBlocks : m.own.capacity;
-    const borrowedUnits = role === 'master' ? [...this.members.values()].reduce((a, w) => a + (w === m ? 0 : this.loaned(w) / this.unit(w.spec.id)!.masterBlocks), 0) : 0;
+    const borrowedUnits =
+      role === 'master'
+        ? [...this.members.values()].reduce((a, w) => a + (w === m ? 0 : this.loaned(w) / this.unit(w.spec.id)!.masterBlocks), 0)
+        : 0;
     return {
       id,
       role,
@@ -245,7 +255,8 @@ export class ElasticCacheCoordinator {
     for (const w of this.members.values()) {
       const lent = w.regionBlocks - w.own.capacity;
       if (w.spec.id === this.masterId) {
-        if (lent !== (this.lendTo === 'cache' ? -this.borrowedTotal() : 0)) throw new Error(`master ${w.spec.id} holds ${-lent} blocks beyond its region, ${this.borrowedTotal()} borrowed`);
+        if (lent !== (this.lendTo === 'cache' ? -this.borrowedTotal() : 0))
+          throw new Error(`master ${w.spec.id} holds ${-lent} blocks beyond its region, ${this.borrowedTotal()} borrowed`);
         continue;
       }
       if (lent < 0) throw new Error(`${w.spec.id} owns more than its region`);
@@ -253,7 +264,8 @@ export class ElasticCacheCoordinator {
         if (lent !== 0 || this.loaned(w) !== 0) throw new Error(`${w.spec.id} lends without a master`);
         continue;
       }
-      if (lent * w.blockElems !== this.loaned(w) * this.member(this.masterId).blockElems) throw new Error(`${w.spec.id}: lent and borrowed sizes differ`);
+      if (lent * w.blockElems !== this.loaned(w) * this.member(this.masterId).blockElems)
+        throw new Error(`${w.spec.id}: lent and borrowed sizes differ`);
       w.own.checkInvariant();
       w.lentToMaster.checkInvariant();
     }

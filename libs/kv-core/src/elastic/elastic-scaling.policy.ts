@@ -14,8 +14,10 @@ export interface ScaleStep {
 export const NO_STEP: ScaleStep = { workerBlocks: 0, masterBlocks: 0 };
 
 function check(ownedBlocks: number, blockTokens: number, tokens: number): void {
-  if (!Number.isSafeInteger(ownedBlocks) || ownedBlocks < 0) throw new RangeError(`owned blocks must be a non-negative integer, got ${ownedBlocks}`);
-  if (!Number.isSafeInteger(blockTokens) || blockTokens <= 0) throw new RangeError(`block tokens must be a positive integer, got ${blockTokens}`);
+  if (!Number.isSafeInteger(ownedBlocks) || ownedBlocks < 0)
+    throw new RangeError(`owned blocks must be a non-negative integer, got ${ownedBlocks}`);
+  if (!Number.isSafeInteger(blockTokens) || blockTokens <= 0)
+    throw new RangeError(`block tokens must be a positive integer, got ${blockTokens}`);
   if (!Number.isSafeInteger(tokens) || tokens < 0) throw new RangeError(`token count must be a non-negative integer, got ${tokens}`);
 }
 

@@ -129,9 +129,12 @@ export interface StreamedContextPlan {
  */
 export function streamedContextPlan(master: KvShape, localElements: number, lentFullBlocks: number, window: number): StreamedContextPlan {
   const layerBlock = layerBlockElements(master);
-  if (!Number.isSafeInteger(localElements) || localElements < 0) throw new RangeError(`local memory must be a non-negative integer, got ${localElements}`);
-  if (!Number.isSafeInteger(lentFullBlocks) || lentFullBlocks < 0) throw new RangeError(`lent blocks must be a non-negative integer, got ${lentFullBlocks}`);
-  if (!Number.isSafeInteger(window) || window < 1 || window > master.layers) throw new RangeError(`window must be in [1, ${master.layers}], got ${window}`);
+  if (!Number.isSafeInteger(localElements) || localElements < 0)
+    throw new RangeError(`local memory must be a non-negative integer, got ${localElements}`);
+  if (!Number.isSafeInteger(lentFullBlocks) || lentFullBlocks < 0)
+    throw new RangeError(`lent blocks must be a non-negative integer, got ${lentFullBlocks}`);
+  if (!Number.isSafeInteger(window) || window < 1 || window > master.layers)
+    throw new RangeError(`window must be in [1, ${master.layers}], got ${window}`);
   const K = Math.floor(localElements / layerBlock);
   const L = master.layers;
   const regularBlocks = K > window * lentFullBlocks ? Math.floor((K - window * lentFullBlocks) / (window + L)) : 0;

@@ -58,9 +58,15 @@ export interface StreamStartPlan {
  * model's cache available and `freeHost` blocks of host pool; null when it does not fit yet.
  * Device backing is preferred (a lender's or the model's own memory is faster than the host).
  */
-export function planStreamStart(shape: LayerStreamShape, contextBlocks: number, freeDevice: number, freeHost: number): StreamStartPlan | null {
+export function planStreamStart(
+  shape: LayerStreamShape,
+  contextBlocks: number,
+  freeDevice: number,
+  freeHost: number,
+): StreamStartPlan | null {
   checkShape(shape);
-  if (!Number.isInteger(contextBlocks) || contextBlocks <= 0) throw new RangeError(`a streamed context needs a positive block count, got ${contextBlocks}`);
+  if (!Number.isInteger(contextBlocks) || contextBlocks <= 0)
+    throw new RangeError(`a streamed context needs a positive block count, got ${contextBlocks}`);
   const planeBlocks = streamPlaneBlocks(shape, contextBlocks);
   if (planeBlocks > freeDevice) return null;
   const deviceBacking = Math.min(contextBlocks, freeDevice - planeBlocks);

@@ -10,20 +10,93 @@ describe(SessionDemand.name, () => {
     ['served exactly a window ago: expired', 100, undefined, [['b', 0, 40]], [], 100, [['a', 30]], 30],
     ['served just inside the window', 100, undefined, [['b', 1, 40]], [], 100, [['a', 30]], 70],
     ['a live session is counted once, at its live size', 100, undefined, [['a', 10, 25]], [], 50, [['a', 30]], 30],
-    ['a later turn replaces the earlier one', 100, undefined, [['b', 10, 40], ['b', 20, 60]], [], 50, [], 60],
-    ['re-serving renews the window', 100, undefined, [['b', 0, 40], ['c', 10, 5], ['b', 90, 60]], [], 105, [], 65],
-    ['an ended session no longer counts', 100, undefined, [['b', 10, 40], ['c', 20, 5]], ['b'], 50, [], 5],
-    ['recent sessions capped by what the cache may hold', 100, 50, [['b', 10, 40], ['c', 20, 30]], [], 50, [['a', 30]], 80],
-    ['the cap applies after live sessions are left out', 100, 50, [['b', 10, 40], ['c', 20, 30]], [], 50, [['c', 35]], 75],
+    [
+      'a later turn replaces the earlier one',
+      100,
+      undefined,
+      [
+        ['b', 10, 40],
+        ['b', 20, 60],
+      ],
+      [],
+      50,
+      [],
+      60,
+    ],
+    [
+      're-serving renews the window',
+      100,
+      undefined,
+      [
+        ['b', 0, 40],
+        ['c', 10, 5],
+        ['b', 90, 60],
+      ],
+      [],
+      105,
+      [],
+      65,
+    ],
+    [
+      'an ended session no longer counts',
+      100,
+      undefined,
+      [
+        ['b', 10, 40],
+        ['c', 20, 5],
+      ],
+      ['b'],
+      50,
+      [],
+      5,
+    ],
+    [
+      'recent sessions capped by what the cache may hold',
+      100,
+      50,
+      [
+        ['b', 10, 40],
+        ['c', 20, 30],
+      ],
+      [],
+      50,
+      [['a', 30]],
+      80,
+    ],
+    [
+      'the cap applies after live sessions are left out',
+      100,
+      50,
+      [
+        ['b', 10, 40],
+        ['c', 20, 30],
+      ],
+      [],
+      50,
+      [['c', 35]],
+      75,
+    ],
     ['window 0 is the live-only rule', 0, undefined, [['b', 10, 40]], [], 10, [['a', 30]], 30],
-    ['a turn served after the query time still counts (it finished while this request queued)', 100, undefined, [['b', 60, 40]], [], 50, [['a', 30]], 70],
-  ] as Array<[string, number, number | undefined, Served[], string[], number, Array<[string, number]>, number]>)('%s', (_n, window, cap, served, ended, now, live, expected) => {
-    const sut = new SessionDemand(window, cap);
-    for (const [s, t, tokens] of served) sut.served(s, t, tokens);
-    for (const s of ended) sut.ended(s);
-    const requests: LiveDemand[] = live.map(([session, tokens]) => ({ session, tokens }));
-    expect(sut.demand(now, requests)).toBe(expected);
-  });
+    [
+      'a turn served after the query time still counts (it finished while this request queued)',
+      100,
+      undefined,
+      [['b', 60, 40]],
+      [],
+      50,
+      [['a', 30]],
+      70,
+    ],
+  ] as Array<[string, number, number | undefined, Served[], string[], number, Array<[string, number]>, number]>)(
+    '%s',
+    (_n, window, cap, served, ended, now, live, expected) => {
+      const sut = new SessionDemand(window, cap);
+      for (const [s, t, tokens] of served) sut.served(s, t, tokens);
+      for (const s of ended) sut.ended(s);
+      const requests: LiveDemand[] = live.map(([session, tokens]) => ({ session, tokens }));
+      expect(sut.demand(now, requests)).toBe(expected);
+    },
+  );
 
   it('matches a brute-force sum over a long random trace', () => {
     const window = 50;

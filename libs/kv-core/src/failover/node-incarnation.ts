@@ -17,7 +17,10 @@ export interface BeatVerdict {
   readonly membership: 'join' | 'refresh' | 'leave' | 'none';
 }
 
-export function classifyBeat(known: { readonly bootId: string } | undefined, beat: { readonly bootId: string; readonly accepting: boolean }): BeatVerdict {
+export function classifyBeat(
+  known: { readonly bootId: string } | undefined,
+  beat: { readonly bootId: string; readonly accepting: boolean },
+): BeatVerdict {
   if (!known) return { oldDown: false, membership: beat.accepting ? 'join' : 'none' };
   const restarted = known.bootId !== '' && beat.bootId !== '' && known.bootId !== beat.bootId;
   if (restarted) return { oldDown: true, membership: beat.accepting ? 'join' : 'none' };

@@ -23,9 +23,15 @@ export const DEFAULT_REDISPATCH_BACKOFF: RedispatchBackoff = { firstDelayMs: 100
  * failed with `code`, or null to give up: the error is not transient, or the wait would leave
  * less than the wait itself before the deadline (`remainingMs`), too little to be served.
  */
-export function redispatchDelay(code: string, retries: number, remainingMs: number, b: RedispatchBackoff = DEFAULT_REDISPATCH_BACKOFF): number | null {
+export function redispatchDelay(
+  code: string,
+  retries: number,
+  remainingMs: number,
+  b: RedispatchBackoff = DEFAULT_REDISPATCH_BACKOFF,
+): number | null {
   if (!(Number.isInteger(retries) && retries >= 0)) throw new RangeError(`retries must be an integer >= 0, got ${retries}`);
-  if (!(b.firstDelayMs > 0 && b.maxDelayMs >= b.firstDelayMs)) throw new RangeError(`backoff needs 0 < firstDelayMs <= maxDelayMs, got ${b.firstDelayMs}/${b.maxDelayMs}`);
+  if (!(b.firstDelayMs > 0 && b.maxDelayMs >= b.firstDelayMs))
+    throw new RangeError(`backoff needs 0 < firstDelayMs <= maxDelayMs, got ${b.firstDelayMs}/${b.maxDelayMs}`);
   if (code !== ErrorCode.NoNodeAvailable) return null;
   const delay = Math.min(b.maxDelayMs, b.firstDelayMs * 2 ** Math.min(retries, 30));
   return 2 * delay <= remainingMs ? delay : null;

@@ -30,13 +30,19 @@ export type ContinuationPlan =
 
 /** The next step for a request whose node went down; `maxFailovers` ≥ 0 continuations are allowed per request. */
 export function planContinuation(s: StreamSoFar, maxFailovers: number): ContinuationPlan {
-  if (!(Number.isInteger(maxFailovers) && maxFailovers >= 0)) throw new RangeError(`maxFailovers must be an integer >= 0, got ${maxFailovers}`);
+  if (!(Number.isInteger(maxFailovers) && maxFailovers >= 0))
+    throw new RangeError(`maxFailovers must be an integer >= 0, got ${maxFailovers}`);
   if (!(Number.isInteger(s.maxTokens) && s.maxTokens > 0)) throw new RangeError(`maxTokens must be a positive integer, got ${s.maxTokens}`);
   if (s.prompt.length === 0) throw new RangeError('a continued request needs its prompt');
   if (s.streamed.length > s.maxTokens) throw new RangeError(`streamed ${s.streamed.length} tokens of a budget of ${s.maxTokens}`);
   if (s.streamed.length === s.maxTokens) return { kind: 'complete' };
   if (s.failovers >= maxFailovers) return { kind: 'exhausted', failovers: s.failovers };
-  return { kind: 'continue', tokens: [...s.prompt, ...s.streamed], drawOffset: s.streamed.length, maxTokens: s.maxTokens - s.streamed.length };
+  return {
+    kind: 'continue',
+    tokens: [...s.prompt, ...s.streamed],
+    drawOffset: s.streamed.length,
+    maxTokens: s.maxTokens - s.streamed.length,
+  };
 }
 
 /**

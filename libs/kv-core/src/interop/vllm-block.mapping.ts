@@ -69,7 +69,11 @@ export interface VllmChunkBlocks {
  * event), preceded by the chunk `parentKey` and holding `tokenIds`; null when they disagree
  * (a block key per 16 tokens is the invariant).
  */
-export function vllmChunkBlocks(blockKeys: readonly string[], parentKey: string | null, tokenIds: readonly number[]): VllmChunkBlocks | null {
+export function vllmChunkBlocks(
+  blockKeys: readonly string[],
+  parentKey: string | null,
+  tokenIds: readonly number[],
+): VllmChunkBlocks | null {
   if (blockKeys.length === 0 || tokenIds.length !== blockKeys.length * BLOCK_TOKENS) return null;
   return { blockHashes: blockKeys.map(vllmBlockHash), parentBlockHash: parentKey === null ? null : vllmBlockHash(parentKey), tokenIds };
 }

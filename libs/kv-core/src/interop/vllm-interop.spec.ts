@@ -17,12 +17,27 @@ describe('vLLM block mapping', () => {
   });
 
   it.each<[string | null | undefined, string | null]>([
-    ['GPU', 'device'], [null, 'device'], ['NPU', 'device'], ['CPU', 'host'], ['CPU_PINNED', 'host'], ['DISK', 'ssd'], ['STORAGE', 'ssd'], ['TAPE', null],
+    ['GPU', 'device'],
+    [null, 'device'],
+    ['NPU', 'device'],
+    ['CPU', 'host'],
+    ['CPU_PINNED', 'host'],
+    ['DISK', 'ssd'],
+    ['STORAGE', 'ssd'],
+    ['TAPE', null],
   ])('medium %s → tier %s', (medium, tier) => {
     expect(tierOfMedium(medium)).toBe(tier);
   });
 
-  it.each<[number, boolean]>([[16, true], [32, true], [256, true], [8, false], [48, false], [512, false], [16.5, false]])('block size %d tiles a chunk: %s', (b, ok) => {
+  it.each<[number, boolean]>([
+    [16, true],
+    [32, true],
+    [256, true],
+    [8, false],
+    [48, false],
+    [512, false],
+    [16.5, false],
+  ])('block size %d tiles a chunk: %s', (b, ok) => {
     expect(isTilingBlockSize(b)).toBe(ok);
   });
 
@@ -68,7 +83,10 @@ describe(VllmBlockFolder.name, () => {
     ['tokens that are not whole blocks', { tokenIds: tokens(15) }, 'bad_shape'],
   ])('refuses %s', (_n, change, reason) => {
     const sut = new VllmBlockFolder(M, SALT);
-    expect(sut.stored({ blockHashes: ['1'], parentBlockHash: null, tokenIds: tokens(16), blockSize: 16, ...change })).toEqual({ ok: false, reason });
+    expect(sut.stored({ blockHashes: ['1'], parentBlockHash: null, tokenIds: tokens(16), blockSize: 16, ...change })).toEqual({
+      ok: false,
+      reason,
+    });
   });
 
   it('removals name our keys; a cleared engine forgets every parent; the state is bounded', () => {
@@ -77,7 +95,10 @@ describe(VllmBlockFolder.name, () => {
     expect(sut.size).toBe(4);
     expect(sut.removed(['6', '1'])).toEqual([r.ok ? r.keys[5] : '']);
     sut.cleared();
-    expect(sut.stored({ blockHashes: ['7'], parentBlockHash: '6', tokenIds: tokens(16), blockSize: 16 })).toEqual({ ok: false, reason: 'unknown_parent' });
+    expect(sut.stored({ blockHashes: ['7'], parentBlockHash: '6', tokenIds: tokens(16), blockSize: 16 })).toEqual({
+      ok: false,
+      reason: 'unknown_parent',
+    });
   });
 });
 
@@ -90,7 +111,11 @@ describe('indexerQuery', () => {
     ['nothing held', () => undefined, {}],
     [
       'two whole chunks on the device and host, then a partial on the host',
-      (d) => d.apply('n1', [{ kind: 'stored', tier: 'device', keys: [chunk(0), chunk(1)] }, { kind: 'stored', tier: 'host', keys: [chunk(0), keys[2 * 16 + 2]!] }]),
+      (d) =>
+        d.apply('n1', [
+          { kind: 'stored', tier: 'device', keys: [chunk(0), chunk(1)] },
+          { kind: 'stored', tier: 'host', keys: [chunk(0), keys[2 * 16 + 2]!] },
+        ]),
       { n1: { longestMatched: 512 + 48, tiers: { device: 512, host: 256 + 48, ssd: 0 } } },
     ],
     [
@@ -109,7 +134,10 @@ describe('indexerQuery', () => {
         d.apply('a', [{ kind: 'stored', tier: 'host', keys: [chunk(0), chunk(1)] }]);
         d.apply('b', [{ kind: 'stored', tier: 'device', keys: [chunk(0)] }]);
       },
-      { a: { longestMatched: 512, tiers: { device: 0, host: 512, ssd: 0 } }, b: { longestMatched: 256, tiers: { device: 256, host: 0, ssd: 0 } } },
+      {
+        a: { longestMatched: 512, tiers: { device: 0, host: 512, ssd: 0 } },
+        b: { longestMatched: 256, tiers: { device: 256, host: 0, ssd: 0 } },
+      },
     ],
   ])('%s', (_n, setup, want) => {
     const d = new KvDirectory(1000);

@@ -58,7 +58,10 @@ describe('BlockKeyChain truncated and extended again', () => {
     ['to nothing', 0],
   ])('%s gives the keys of the new tokens', (_name, keep) => {
     const a = Array.from({ length: 3 * CHUNK_TOKENS }, (_, i) => i % 250);
-    const b = [...a.slice(0, keep * BLOCK_TOKENS), ...Array.from({ length: 3 * CHUNK_TOKENS - keep * BLOCK_TOKENS }, (_, i) => (i * 3 + 1) % 250)];
+    const b = [
+      ...a.slice(0, keep * BLOCK_TOKENS),
+      ...Array.from({ length: 3 * CHUNK_TOKENS - keep * BLOCK_TOKENS }, (_, i) => (i * 3 + 1) % 250),
+    ];
     const sut = new BlockKeyChain('m', 's');
     sut.extend(a);
     sut.truncate(keep);

@@ -49,8 +49,11 @@ export class BlockKeyChain {
     if (this.chain.length < full) this.header ??= chainHeader(this.modelId, this.salt);
     for (let b = this.chain.length; b < full; b++) {
       const chunk = Math.floor(b / BLOCKS_PER_CHUNK);
-      if (this.prev.chunk !== chunk) this.prev = { chunk, bytes: chunk === 0 ? new Uint8Array(CHUNK_KEY_BYTES) : hexToKey(this.chain[chunk * BLOCKS_PER_CHUNK - 1]!) };
-      const key = keyToHex(chainLink(this.prev.bytes, this.header!, tokens, chunk * CHUNK_TOKENS, (b + 1) * BLOCK_TOKENS - chunk * CHUNK_TOKENS));
+      if (this.prev.chunk !== chunk)
+        this.prev = { chunk, bytes: chunk === 0 ? new Uint8Array(CHUNK_KEY_BYTES) : hexToKey(this.chain[chunk * BLOCKS_PER_CHUNK - 1]!) };
+      const key = keyToHex(
+        chainLink(this.prev.bytes, this.header!, tokens, chunk * CHUNK_TOKENS, (b + 1) * BLOCK_TOKENS - chunk * CHUNK_TOKENS),
+      );
       this.chain.push(key);
       added.push(key);
     }
@@ -74,7 +77,13 @@ export function blockKeys(modelId: string, salt: string, tokens: readonly number
  * chunk key). `chunkKeys` are the keys of the whole chunks of `tokens` (the gateway's), so only
  * this chunk is hashed. Empty for a chunk past the tokens.
  */
-export function chunkBlockKeys(modelId: string, salt: string, tokens: readonly number[], chunkKeys: readonly string[], chunk: number): string[] {
+export function chunkBlockKeys(
+  modelId: string,
+  salt: string,
+  tokens: readonly number[],
+  chunkKeys: readonly string[],
+  chunk: number,
+): string[] {
   const whole = Math.floor(tokens.length / CHUNK_TOKENS);
   if (chunkKeys.length !== whole) throw new RangeError(`${tokens.length} tokens have ${whole} whole chunks, got ${chunkKeys.length} keys`);
   if (!Number.isInteger(chunk) || chunk < 0) throw new RangeError(`bad chunk index ${chunk}`);
@@ -83,6 +92,7 @@ export function chunkBlockKeys(modelId: string, salt: string, tokens: readonly n
   if (start + BLOCK_TOKENS > tokens.length) return out;
   const prev = chunk === 0 ? new Uint8Array(CHUNK_KEY_BYTES) : hexToKey(chunkKeys[chunk - 1]!);
   const header = chainHeader(modelId, salt);
-  for (let end = start + BLOCK_TOKENS; end <= Math.min(tokens.length, start + CHUNK_TOKENS); end += BLOCK_TOKENS) out.push(keyToHex(chainLink(prev, header, tokens, start, end - start)));
+  for (let end = start + BLOCK_TOKENS; end <= Math.min(tokens.length, start + CHUNK_TOKENS); end += BLOCK_TOKENS)
+    out.push(keyToHex(chainLink(prev, header, tokens, start, end - start)));
   return out;
 }

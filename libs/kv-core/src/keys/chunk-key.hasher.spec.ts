@@ -23,7 +23,10 @@ function referenceChain(model: string, salt: string, chunks: number[][]): string
     const toks = Buffer.alloc(4 + 4 * chunk.length);
     toks.writeUInt32LE(chunk.length, 0);
     chunk.forEach((t, i) => toks.writeUInt32LE(t, 4 + 4 * i));
-    prev = createHash('sha256').update(Buffer.concat([prev, lp(model), lp(salt), toks])).digest().subarray(0, 16);
+    prev = createHash('sha256')
+      .update(Buffer.concat([prev, lp(model), lp(salt), toks]))
+      .digest()
+      .subarray(0, 16);
     return prev.toString('hex');
   });
 }
@@ -169,7 +172,11 @@ describe(chainLink.name, () => {
   it('is nextChunkKey over a range of tokens, with the header encoded once', () => {
     const prev = hexToKey(chunkKeys('m', 's', toks)[0]!);
     const header = chainHeader('m', 's');
-    for (const [start, count] of [[0, 16], [256, 44], [10, 1]] as const) {
+    for (const [start, count] of [
+      [0, 16],
+      [256, 44],
+      [10, 1],
+    ] as const) {
       expect(keyToHex(chainLink(prev, header, toks, start, count))).toBe(nextChunkKey(prev, 'm', 's', toks.slice(start, start + count)));
     }
   });

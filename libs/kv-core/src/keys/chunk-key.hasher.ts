@@ -64,8 +64,7 @@ export function nextChunkKey(
 ): string {
   validateTokenIds(chunk);
   if (chunk.length === 0) throw new MnemoError(ErrorCode.InvalidRequest, 'a chunk has at least one token');
-  const prev =
-    prevKey === null ? new Uint8Array(CHUNK_KEY_BYTES) : typeof prevKey === 'string' ? hexToKey(prevKey) : prevKey;
+  const prev = prevKey === null ? new Uint8Array(CHUNK_KEY_BYTES) : typeof prevKey === 'string' ? hexToKey(prevKey) : prevKey;
   if (prev.length !== CHUNK_KEY_BYTES) {
     throw new MnemoError(ErrorCode.InvalidRequest, `a chunk key has ${CHUNK_KEY_BYTES} bytes`);
   }
@@ -118,13 +117,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
  */
 let scratch = new Uint32Array(1 + CHUNK_TOKENS);
 
-function hashLink(
-  prev: Uint8Array,
-  header: Buffer,
-  tokens: readonly number[] | Uint32Array,
-  start: number,
-  count: number,
-): Uint8Array {
+function hashLink(prev: Uint8Array, header: Buffer, tokens: readonly number[] | Uint32Array, start: number, count: number): Uint8Array {
   let body: Uint8Array;
   if (LITTLE_ENDIAN) {
     if (scratch.length < 1 + count) scratch = new Uint32Array(1 + count);
@@ -147,7 +140,13 @@ function hashLink(
  * re-encoding the header, re-parsing the previous key or copying the tokens, for callers that
  * extend one chain many times (BlockKeyChain). Validates the tokens it reads.
  */
-export function chainLink(prev: Uint8Array, header: Buffer, tokens: readonly number[] | Uint32Array, start: number, count: number): Uint8Array {
+export function chainLink(
+  prev: Uint8Array,
+  header: Buffer,
+  tokens: readonly number[] | Uint32Array,
+  start: number,
+  count: number,
+): Uint8Array {
   if (count <= 0) throw new MnemoError(ErrorCode.InvalidRequest, 'a chunk has at least one token');
   if (!(tokens instanceof Uint32Array)) {
     for (let i = start; i < start + count; i++) {

@@ -9,20 +9,38 @@ describe(layerPieces.name, () => {
   });
 
   it.each([
-    ['one whole chunk, layer 0', 0, 0, 256, [
-      { chunk: 0, src: 0, dst: 0, len: 512 },
-      { chunk: 0, src: 512, dst: 512, len: 512 },
-    ]],
-    ['a chunk cut at both ends, layer 2', 2, 16, 48, [
-      { chunk: 0, src: 2 * 1024 + 32, dst: 0, len: 64 },
-      { chunk: 0, src: 2 * 1024 + 512 + 32, dst: 64, len: 64 },
-    ]],
-    ['across a chunk boundary', 1, 240, 272, [
-      { chunk: 0, src: 1024 + 480, dst: 0, len: 32 },
-      { chunk: 0, src: 1024 + 512 + 480, dst: 64, len: 32 },
-      { chunk: 1, src: 1024, dst: 32, len: 32 },
-      { chunk: 1, src: 1024 + 512, dst: 96, len: 32 },
-    ]],
+    [
+      'one whole chunk, layer 0',
+      0,
+      0,
+      256,
+      [
+        { chunk: 0, src: 0, dst: 0, len: 512 },
+        { chunk: 0, src: 512, dst: 512, len: 512 },
+      ],
+    ],
+    [
+      'a chunk cut at both ends, layer 2',
+      2,
+      16,
+      48,
+      [
+        { chunk: 0, src: 2 * 1024 + 32, dst: 0, len: 64 },
+        { chunk: 0, src: 2 * 1024 + 512 + 32, dst: 64, len: 64 },
+      ],
+    ],
+    [
+      'across a chunk boundary',
+      1,
+      240,
+      272,
+      [
+        { chunk: 0, src: 1024 + 480, dst: 0, len: 32 },
+        { chunk: 0, src: 1024 + 512 + 480, dst: 64, len: 32 },
+        { chunk: 1, src: 1024, dst: 32, len: 32 },
+        { chunk: 1, src: 1024 + 512, dst: 96, len: 32 },
+      ],
+    ],
     ['an empty range', 0, 100, 100, []],
   ])('%s', (_name, layer, from, until, expected) => {
     expect(layerPieces(g, layer, from, until)).toEqual(expected);
@@ -55,12 +73,16 @@ describe(layerPieces.name, () => {
 });
 
 describe(padChunkPayload.name, () => {
-  it('puts each layer\'s K and V rows where the whole chunk keeps them, and zeroes the rest', () => {
+  it("puts each layer's K and V rows where the whole chunk keeps them, and zeroes the rest", () => {
     const tokens = 3;
     const compact = Float32Array.from({ length: g.layers * 2 * tokens * g.rowElems }, (_, i) => i + 1);
     const sut = padChunkPayload(g, compact, tokens);
     expect(sut.length).toBe(chunkElems(g));
-    for (const [layer, kv] of [[0, 0], [0, 1], [2, 1]] as const) {
+    for (const [layer, kv] of [
+      [0, 0],
+      [0, 1],
+      [2, 1],
+    ] as const) {
       const at = layer * segmentElems(g) + kv * 256 * g.rowElems;
       const from = (layer * 2 + kv) * tokens * g.rowElems;
       expect([...sut.subarray(at, at + tokens * g.rowElems)]).toEqual([...compact.subarray(from, from + tokens * g.rowElems)]);

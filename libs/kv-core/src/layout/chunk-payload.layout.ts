@@ -35,7 +35,8 @@ export function chunkElems(g: KvRowGeometry): number {
  */
 export function layerPieces(g: KvRowGeometry, layer: number, from: number, until: number): PayloadPiece[] {
   if (!Number.isInteger(layer) || layer < 0 || layer >= g.layers) throw new RangeError(`layer ${layer} outside [0, ${g.layers})`);
-  if (!Number.isInteger(from) || !Number.isInteger(until) || from < 0 || until < from) throw new RangeError(`bad position range [${from}, ${until})`);
+  if (!Number.isInteger(from) || !Number.isInteger(until) || from < 0 || until < from)
+    throw new RangeError(`bad position range [${from}, ${until})`);
   const row = g.rowElems;
   const n = until - from;
   const pieces: PayloadPiece[] = [];
@@ -59,10 +60,13 @@ export function layerPieces(g: KvRowGeometry, layer: number, from: number, until
  * the result is written there, padding rows zeroed, and `into` returned.
  */
 export function padChunkPayload(g: KvRowGeometry, compact: Float32Array, tokens: number, into?: Float32Array): Float32Array {
-  if (!Number.isInteger(tokens) || tokens < 1 || tokens > CHUNK_TOKENS) throw new RangeError(`partial chunk of ${tokens} tokens outside [1, ${CHUNK_TOKENS}]`);
+  if (!Number.isInteger(tokens) || tokens < 1 || tokens > CHUNK_TOKENS)
+    throw new RangeError(`partial chunk of ${tokens} tokens outside [1, ${CHUNK_TOKENS}]`);
   const half = tokens * g.rowElems;
-  if (compact.length !== g.layers * 2 * half) throw new RangeError(`partial chunk payload has ${compact.length} elements, ${tokens} tokens need ${g.layers * 2 * half}`);
-  if (into && into.length !== chunkElems(g)) throw new RangeError(`chunk payload target has ${into.length} elements, a chunk needs ${chunkElems(g)}`);
+  if (compact.length !== g.layers * 2 * half)
+    throw new RangeError(`partial chunk payload has ${compact.length} elements, ${tokens} tokens need ${g.layers * 2 * half}`);
+  if (into && into.length !== chunkElems(g))
+    throw new RangeError(`chunk payload target has ${into.length} elements, a chunk needs ${chunkElems(g)}`);
   if (tokens === CHUNK_TOKENS && !into) return compact;
   if (into === compact) return into;
   const out = into ?? new Float32Array(chunkElems(g));

@@ -7,20 +7,108 @@ describe(TenantRateLimiter.name, () => {
   const limit: RateLimit = { ratePerSec: 2, burst: 3 };
 
   it.each<[string, RateLimit, readonly Attempt[], ReadonlyArray<'ok' | number>]>([
-    ['a burst is allowed at once, the next waits for one refill (500 ms at 2/s)', limit, [['a', 0], ['a', 0], ['a', 0], ['a', 0]], ['ok', 'ok', 'ok', 500]],
-    ['the wait shrinks as the bucket refills', limit, [['a', 0], ['a', 0], ['a', 0], ['a', 200]], ['ok', 'ok', 'ok', 300]],
-    ['one refill lets exactly one more through', limit, [['a', 0], ['a', 0], ['a', 0], ['a', 500], ['a', 500]], ['ok', 'ok', 'ok', 'ok', 500]],
-    ['a refill never exceeds the burst', limit, [['a', 0], ['a', 60_000], ['a', 60_000], ['a', 60_000], ['a', 60_000]], ['ok', 'ok', 'ok', 'ok', 500]],
-    ['tenants have their own buckets', limit, [['a', 0], ['a', 0], ['a', 0], ['a', 0], ['b', 0]], ['ok', 'ok', 'ok', 500, 'ok']],
-    ['a refused attempt takes nothing', limit, [['a', 0], ['a', 0], ['a', 0], ['a', 0], ['a', 0], ['a', 500]], ['ok', 'ok', 'ok', 500, 500, 'ok']],
-    ['a clock stepping back refills nothing', limit, [['a', 1000], ['a', 1000], ['a', 1000], ['a', 0], ['a', 500]], ['ok', 'ok', 'ok', 500, 500]],
-    ['fractional rates: one per 10 s', { ratePerSec: 0.1, burst: 1 }, [['a', 0], ['a', 0], ['a', 9_999], ['a', 10_000]], ['ok', 10_000, 1, 'ok']],
+    [
+      'a burst is allowed at once, the next waits for one refill (500 ms at 2/s)',
+      limit,
+      [
+        ['a', 0],
+        ['a', 0],
+        ['a', 0],
+        ['a', 0],
+      ],
+      ['ok', 'ok', 'ok', 500],
+    ],
+    [
+      'the wait shrinks as the bucket refills',
+      limit,
+      [
+        ['a', 0],
+        ['a', 0],
+        ['a', 0],
+        ['a', 200],
+      ],
+      ['ok', 'ok', 'ok', 300],
+    ],
+    [
+      'one refill lets exactly one more through',
+      limit,
+      [
+        ['a', 0],
+        ['a', 0],
+        ['a', 0],
+        ['a', 500],
+        ['a', 500],
+      ],
+      ['ok', 'ok', 'ok', 'ok', 500],
+    ],
+    [
+      'a refill never exceeds the burst',
+      limit,
+      [
+        ['a', 0],
+        ['a', 60_000],
+        ['a', 60_000],
+        ['a', 60_000],
+        ['a', 60_000],
+      ],
+      ['ok', 'ok', 'ok', 'ok', 500],
+    ],
+    [
+      'tenants have their own buckets',
+      limit,
+      [
+        ['a', 0],
+        ['a', 0],
+        ['a', 0],
+        ['a', 0],
+        ['b', 0],
+      ],
+      ['ok', 'ok', 'ok', 500, 'ok'],
+    ],
+    [
+      'a refused attempt takes nothing',
+      limit,
+      [
+        ['a', 0],
+        ['a', 0],
+        ['a', 0],
+        ['a', 0],
+        ['a', 0],
+        ['a', 500],
+      ],
+      ['ok', 'ok', 'ok', 500, 500, 'ok'],
+    ],
+    [
+      'a clock stepping back refills nothing',
+      limit,
+      [
+        ['a', 1000],
+        ['a', 1000],
+        ['a', 1000],
+        ['a', 0],
+        ['a', 500],
+      ],
+      ['ok', 'ok', 'ok', 500, 500],
+    ],
+    [
+      'fractional rates: one per 10 s',
+      { ratePerSec: 0.1, burst: 1 },
+      [
+        ['a', 0],
+        ['a', 0],
+        ['a', 9_999],
+        ['a', 10_000],
+      ],
+      ['ok', 10_000, 1, 'ok'],
+    ],
   ])('%s', (_name, l, attempts, want) => {
     const sut = new TenantRateLimiter(l);
-    expect(attempts.map(([t, at]) => {
-      const d = sut.take(t, at);
-      return d.ok ? 'ok' : d.retryAfterMs;
-    })).toEqual(want);
+    expect(
+      attempts.map(([t, at]) => {
+        const d = sut.take(t, at);
+        return d.ok ? 'ok' : d.retryAfterMs;
+      }),
+    ).toEqual(want);
   });
 
   it.each<[string, RateLimit]>([

@@ -30,7 +30,8 @@ export class TenantRateLimiter {
     readonly limit: RateLimit,
     private readonly maxTenants = 10_000,
   ) {
-    if (!(limit.ratePerSec > 0) || !Number.isFinite(limit.ratePerSec)) throw new RangeError(`rate must be a positive number of tokens per second, got ${limit.ratePerSec}`);
+    if (!(limit.ratePerSec > 0) || !Number.isFinite(limit.ratePerSec))
+      throw new RangeError(`rate must be a positive number of tokens per second, got ${limit.ratePerSec}`);
     if (!Number.isInteger(limit.burst) || limit.burst < 1) throw new RangeError(`burst must be an integer ≥ 1, got ${limit.burst}`);
     if (!Number.isInteger(maxTenants) || maxTenants < 1) throw new RangeError(`maxTenants must be an integer ≥ 1, got ${maxTenants}`);
   }

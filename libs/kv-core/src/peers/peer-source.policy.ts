@@ -41,16 +41,19 @@ export function choosePeerPrefix(
     if (!usable(i)) return;
     const held = new Set(s.chunkKeys);
     const keys: string[] = [];
-    while (first + keys.length < promptKeys.length && held.has(promptKeys[first + keys.length]!)) keys.push(promptKeys[first + keys.length]!);
+    while (first + keys.length < promptKeys.length && held.has(promptKeys[first + keys.length]!))
+      keys.push(promptKeys[first + keys.length]!);
     let end = (first + keys.length) * CHUNK_TOKENS;
     // After the whole chunks, the longest partial chunk of the next one the source offers.
-    const partial = blockKeys && end < promptTokens - 1 ? longestHeld(blockKeys(first + keys.length).slice(0, BLOCKS_PER_CHUNK - 1), held) : -1;
+    const partial =
+      blockKeys && end < promptTokens - 1 ? longestHeld(blockKeys(first + keys.length).slice(0, BLOCKS_PER_CHUNK - 1), held) : -1;
     if (partial >= 0) {
       keys.push(blockKeys!(first + keys.length)[partial]!);
       end += (partial + 1) * BLOCK_TOKENS;
     }
     const until = Math.min(end, promptTokens - 1);
-    if (keys.length > 0 && until > Math.max(localUntil, fromTokens) && (!best || until > best.until)) best = { source: i, first, chunks: keys.length, keys, until };
+    if (keys.length > 0 && until > Math.max(localUntil, fromTokens) && (!best || until > best.until))
+      best = { source: i, first, chunks: keys.length, keys, until };
   });
   return best;
 }

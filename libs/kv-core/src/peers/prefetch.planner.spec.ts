@@ -5,7 +5,16 @@ describe(planPrefetchPulls.name, () => {
     ['nothing offered', ['a', 'b'], [], [], []],
     ['one source, in chunk order', ['a', 'b', 'c'], [['c', 'a', 'b']], [], [[0, ['a', 'b', 'c']]]],
     ['held on host: not pulled again', ['a', 'b', 'c'], [['a', 'b', 'c']], ['b'], [[0, ['a', 'c']]]],
-    ['the first source offering a chunk serves it', ['a', 'b', 'c'], [['b'], ['a', 'b', 'c']], [], [[1, ['a', 'c']], [0, ['b']]]],
+    [
+      'the first source offering a chunk serves it',
+      ['a', 'b', 'c'],
+      [['b'], ['a', 'b', 'c']],
+      [],
+      [
+        [1, ['a', 'c']],
+        [0, ['b']],
+      ],
+    ],
     ['a chunk nobody offers is skipped', ['a', 'x', 'c'], [['a', 'c']], [], [[0, ['a', 'c']]]],
   ])('%s', (_name, keys, offers, held, want) => {
     const sut = planPrefetchPulls(

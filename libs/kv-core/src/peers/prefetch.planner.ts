@@ -13,7 +13,11 @@ export interface PrefetchPull {
  * source in chunk order (a prefix is useful only from its start). `chunkKeys` is the prompt's key
  * chain from chunk 0, so a key's index is its position.
  */
-export function planPrefetchPulls(chunkKeys: readonly string[], sources: readonly OfferedChunks[], holdsOnHost: (key: string) => boolean): PrefetchPull[] {
+export function planPrefetchPulls(
+  chunkKeys: readonly string[],
+  sources: readonly OfferedChunks[],
+  holdsOnHost: (key: string) => boolean,
+): PrefetchPull[] {
   const offered = sources.map((s) => new Set(s.chunkKeys));
   const bySource = new Map<number, Array<{ key: string; position: number }>>();
   chunkKeys.forEach((key, position) => {

@@ -25,7 +25,16 @@ const TABLES: Uint32Array[] = (() => {
  * `crc32c(b, crc32c(a)) === crc32c(a ‖ b)`. Known answer: `crc32c("123456789") = 0xE3069283`.
  */
 export function crc32c(bytes: Uint8Array, crc = 0): number {
-  const [t0, t1, t2, t3, t4, t5, t6, t7] = TABLES as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+  const [t0, t1, t2, t3, t4, t5, t6, t7] = TABLES as [
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+    Uint32Array,
+  ];
   let c = ~crc >>> 0;
   let i = 0;
   const n = bytes.length;

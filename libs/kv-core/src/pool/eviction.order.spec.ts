@@ -1,4 +1,12 @@
-import { advisoryDueMs, compareEvictionOrder, comparePrefetchPurge, mostUrgent, PurgeQueue, type EvictionKey, type PrefetchUrgency } from './eviction.order.js';
+import {
+  advisoryDueMs,
+  compareEvictionOrder,
+  comparePrefetchPurge,
+  mostUrgent,
+  PurgeQueue,
+  type EvictionKey,
+  type PrefetchUrgency,
+} from './eviction.order.js';
 
 interface Item extends EvictionKey {
   name: string;
@@ -85,7 +93,11 @@ describe(advisoryDueMs.name, () => {
 
 describe(comparePrefetchPurge.name, () => {
   type Pf = Item & PrefetchUrgency;
-  const pf = (name: string, priority: number, dueMs: number, stamp = 1, layer = 0): Pf => ({ ...item(name, stamp, layer, 0), priority, dueMs });
+  const pf = (name: string, priority: number, dueMs: number, stamp = 1, layer = 0): Pf => ({
+    ...item(name, stamp, layer, 0),
+    priority,
+    dueMs,
+  });
   it.each([
     ['lower priority first, whatever its timing', pf('a', 0, 10), pf('b', 1, Infinity)],
     ['same priority: the request due last first', pf('a', 1, 900), pf('b', 1, 100)],

@@ -19,7 +19,7 @@ function seeded(seed: number): (n: number) => number {
     s = (s + 0x6d2b79f5) >>> 0;
     let t = Math.imul(s ^ (s >>> 15), 1 | s);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return (((t ^ (t >>> 14)) >>> 0) % n);
+    return ((t ^ (t >>> 14)) >>> 0) % n;
   };
 }
 
@@ -110,7 +110,14 @@ describe(ExtentAllocator.name, () => {
 
   describe('reserve', () => {
     it.each([
-      ['the middle of an extent splits it', [3, 5], [[0, 3], [5, 10]]],
+      [
+        'the middle of an extent splits it',
+        [3, 5],
+        [
+          [0, 3],
+          [5, 10],
+        ],
+      ],
       ['the start', [0, 2], [[2, 10]]],
       ['the end', [8, 10], [[0, 8]]],
       ['all of it', [0, 10], []],
@@ -137,9 +144,39 @@ describe(ExtentAllocator.name, () => {
     const cases: Array<[string, Array<[number, number]>, number, Array<[number, number]> | null]> = [
       ['one contiguous extent when one fits', [], 4, [[0, 4]]],
       ['best fit for the whole batch', [[3, 4]], 3, [[0, 3]]],
-      ['fragmented: several extents, largest first', [[3, 4], [6, 7]], 6, [[7, 10], [0, 3]]],
-      ['takes only what it needs from the last extent', [[3, 4], [6, 7]], 5, [[7, 10], [0, 2]]],
-      ['does not fit → null', [[3, 4], [6, 7]], 9, null],
+      [
+        'fragmented: several extents, largest first',
+        [
+          [3, 4],
+          [6, 7],
+        ],
+        6,
+        [
+          [7, 10],
+          [0, 3],
+        ],
+      ],
+      [
+        'takes only what it needs from the last extent',
+        [
+          [3, 4],
+          [6, 7],
+        ],
+        5,
+        [
+          [7, 10],
+          [0, 2],
+        ],
+      ],
+      [
+        'does not fit → null',
+        [
+          [3, 4],
+          [6, 7],
+        ],
+        9,
+        null,
+      ],
       ['zero segments', [], 0, []],
     ];
     it.each(cases)('%s', (_name, used, count, expected) => {
@@ -201,7 +238,7 @@ describe(ExtentAllocator.name, () => {
     const held: Array<[number, number]> = [];
     const bestFit = (n: number): number | null => {
       let best: [number, number] | null = null;
-      for (let s = 0; s < units; ) {
+      for (let s = 0; s < units;) {
         if (used[s]) {
           s++;
           continue;

@@ -107,7 +107,8 @@ export class ExtentAllocator {
     const len = this.checkRange(offset, bytes);
     const end = offset + len;
     const prev = this.offsets.floor({ offset, length: 0 });
-    if (prev && prev.offset + prev.length > offset) throw new Error(`double free: [${offset}, ${end}) overlaps free space at ${prev.offset}`);
+    if (prev && prev.offset + prev.length > offset)
+      throw new Error(`double free: [${offset}, ${end}) overlaps free space at ${prev.offset}`);
     const next = this.offsets.higher({ offset, length: 0 });
     if (next && next.offset < end) throw new Error(`double free: [${offset}, ${end}) overlaps free space at ${next.offset}`);
     const joinPrev = prev !== undefined && prev.offset + prev.length === offset;
@@ -175,7 +176,8 @@ export class ExtentAllocator {
     let sum = 0;
     let prevEnd = -1;
     for (const e of this.offsets) {
-      if (e.length <= 0 || e.offset % this.alignment !== 0 || e.length % this.alignment !== 0) throw new Error(`bad free extent ${e.offset}+${e.length}`);
+      if (e.length <= 0 || e.offset % this.alignment !== 0 || e.length % this.alignment !== 0)
+        throw new Error(`bad free extent ${e.offset}+${e.length}`);
       if (e.offset <= prevEnd) throw new Error(`free extents at ${e.offset} overlap or were not coalesced`);
       if (e.offset + e.length > this.capacity) throw new Error(`free extent ${e.offset}+${e.length} beyond capacity`);
       if (!this.sizes.has(e)) throw new Error(`free extent ${e.offset} missing from the size index`);

@@ -1,9 +1,25 @@
 export { TIERS_FASTEST_FIRST, tierIndex, type PoolTier, type SegmentLocation, type SegmentRef, type Extent } from './pool.types.js';
 export { segmentBytes, chunkBytes, alignUp, segmentStride, segmentsFitting, type KvGeometry } from './segment.sizing.js';
-export { placementRatios, targetCounts, placeCounts, interleave, placeSegments, type PlacementDevice, type SegmentPlacement } from './placement.policy.js';
+export {
+  placementRatios,
+  targetCounts,
+  placeCounts,
+  interleave,
+  placeSegments,
+  type PlacementDevice,
+  type SegmentPlacement,
+} from './placement.policy.js';
 export { ExtentAllocator, type ExtentAllocatorStats } from './extent.allocator.js';
 export { planOffload, type OffloadDevice, type DeviceWrite, type OffloadPlan } from './offload.planner.js';
-export { advisoryDueMs, compareEvictionOrder, comparePrefetchPurge, mostUrgent, PurgeQueue, type EvictionKey, type PrefetchUrgency } from './eviction.order.js';
+export {
+  advisoryDueMs,
+  compareEvictionOrder,
+  comparePrefetchPurge,
+  mostUrgent,
+  PurgeQueue,
+  type EvictionKey,
+  type PrefetchUrgency,
+} from './eviction.order.js';
 export { LookupTable } from './lookup.table.js';
 export type { LookupTableOptions, Removal, Victim, PrefixChunk, PinHandle, EvictionOptions } from './lookup.types.js';
 export { crc32c } from './crc32c.checksum.js';
@@ -24,6 +40,22 @@ export {
 } from './journal.codec.js';
 export { replayJournal, compactJournal, putRecord, type ReplayReport, type ReplayDropReason } from './journal.replay.js';
 export { OrderedSet, type Comparator } from './ordered.set.js';
-export { restoreReach, restoreTouchKeys, restoreTier, inHost, worthWarming, hostResidentPrefix, restoredTokensByTier, type RestorePrompt, type RestoreReach } from './restore.planner.js';
-export { RestoreReadSchedule, READ_AHEAD_BYTES, SLOW_START_GROUPS, COPY_AHEAD_LAYERS, type RestoreReadOptions } from './restore-read.schedule.js';
+export {
+  restoreReach,
+  restoreTouchKeys,
+  restoreTier,
+  inHost,
+  worthWarming,
+  hostResidentPrefix,
+  restoredTokensByTier,
+  type RestorePrompt,
+  type RestoreReach,
+} from './restore.planner.js';
+export {
+  RestoreReadSchedule,
+  READ_AHEAD_BYTES,
+  SLOW_START_GROUPS,
+  COPY_AHEAD_LAYERS,
+  type RestoreReadOptions,
+} from './restore-read.schedule.js';
 export { PrefetchedChunks, type PrefetchAdvisory, type Drop, type Withdrawal } from './prefetched.chunks.js';

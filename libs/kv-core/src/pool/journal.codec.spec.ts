@@ -2,7 +2,14 @@ import { crc32c } from './crc32c.checksum.js';
 import { decodeJournal, encodeRecord, encodeRecords, JOURNAL_VERSION, type JournalHeader, type JournalRecord } from './journal.codec.js';
 
 const key = (i: number): string => i.toString(16).padStart(32, '0');
-const header: JournalHeader = { kind: 'header', version: JOURNAL_VERSION, numLayers: 4, snapshot: false, entries: 0, createdMs: 1_700_000_000_000 };
+const header: JournalHeader = {
+  kind: 'header',
+  version: JOURNAL_VERSION,
+  numLayers: 4,
+  snapshot: false,
+  entries: 0,
+  createdMs: 1_700_000_000_000,
+};
 const put = (i: number, layer = 0, offset = i * 4096): JournalRecord => ({
   kind: 'put',
   chunkKey: key(i),

@@ -194,7 +194,14 @@ function parse(type: number, p: Uint8Array, numLayers: number): JournalRecord | 
       if (layers === 0) return null;
       const snapshot = v.getUint8(8);
       if (snapshot > 1) return null;
-      return { kind: 'header', version: v.getUint16(4, true), numLayers: layers, snapshot: snapshot === 1, entries: v.getUint32(9, true), createdMs: v.getFloat64(13, true) };
+      return {
+        kind: 'header',
+        version: v.getUint16(4, true),
+        numLayers: layers,
+        snapshot: snapshot === 1,
+        entries: v.getUint32(9, true),
+        createdMs: v.getFloat64(13, true),
+      };
     }
     case TYPE.put: {
       if (p.length !== PAYLOAD.put) return null;

@@ -7,7 +7,11 @@ const U = 4096;
 const key = (i: number): string => i.toString(16).padStart(32, '0');
 const header: JournalHeader = { kind: 'header', version: JOURNAL_VERSION, numLayers: 2, snapshot: false, entries: 0, createdMs: 0 };
 const put = (i: number, layer: number, unit: number, device = 0, stampMs = 100): JournalRecord =>
-  putRecord({ chunkKey: key(i), position: i, layer }, { deviceIndex: device, type: 'ssd', offset: unit * U, length: U, crc32c: i }, stampMs);
+  putRecord(
+    { chunkKey: key(i), position: i, layer },
+    { deviceIndex: device, type: 'ssd', offset: unit * U, length: U, crc32c: i },
+    stampMs,
+  );
 
 function fresh(): [LookupTable, Map<number, ExtentAllocator>] {
   return [new LookupTable({ numLayers: 2, ttlMs: 1000 }), new Map([0, 1].map((d) => [d, new ExtentAllocator(16 * U, U)]))];
@@ -18,7 +22,14 @@ const used = (a: ExtentAllocator): number => a.stats().usedBytes / U;
 describe(replayJournal.name, () => {
   it('rebuilds SSD entries and used extents from puts, removes and touches', () => {
     const [table, allocs] = fresh();
-    const records = [put(0, 0, 0), put(0, 1, 1), put(1, 0, 2, 1), { kind: 'remove', chunkKey: key(0), layer: 1 } as JournalRecord, put(0, 1, 5), { kind: 'touch', chunkKeys: [key(1), key(7)], stampMs: 900 } as JournalRecord];
+    const records = [
+      put(0, 0, 0),
+      put(0, 1, 1),
+      put(1, 0, 2, 1),
+      { kind: 'remove', chunkKey: key(0), layer: 1 } as JournalRecord,
+      put(0, 1, 5),
+      { kind: 'touch', chunkKeys: [key(1), key(7)], stampMs: 900 } as JournalRecord,
+    ];
     const report = replayJournal(decodeJournal(encodeRecords([header, ...records])), table, allocs);
     expect(report).toEqual({ applied: 3, dropped: [] });
     expect(table.get(key(0), 1, 'ssd')?.offset).toBe(5 * U);
@@ -53,7 +64,9 @@ describe(replayJournal.name, () => {
   it('drops a replica the table already holds', () => {
     const [table, allocs] = fresh();
     table.put({ chunkKey: key(1), position: 1, layer: 0 }, { deviceIndex: 0, type: 'ssd', offset: 8 * U, length: U, crc32c: 0 }, 1);
-    expect(replayJournal(decodeJournal(encodeRecords([header, put(1, 0, 0)])), table, allocs).dropped).toEqual([{ chunkKey: key(1), layer: 0, reason: 'duplicate' }]);
+    expect(replayJournal(decodeJournal(encodeRecords([header, put(1, 0, 0)])), table, allocs).dropped).toEqual([
+      { chunkKey: key(1), layer: 0, reason: 'duplicate' },
+    ]);
   });
 
   it.each([
@@ -117,11 +130,16 @@ describe(compactJournal.name, () => {
     for (let i = 0; i < 6; i++) {
       for (let layer = 0; layer < 2; layer++) {
         const offset = allocs.get(i % 2)!.allocate(U)!;
-        table.put({ chunkKey: key(i), position: i, layer }, { deviceIndex: i % 2, type: 'ssd', offset, length: U, crc32c: i * 10 + layer }, 50 + i);
+        table.put(
+          { chunkKey: key(i), position: i, layer },
+          { deviceIndex: i % 2, type: 'ssd', offset, length: U, crc32c: i * 10 + layer },
+          50 + i,
+        );
       }
     }
     table.put({ chunkKey: key(0), position: 0, layer: 0 }, { deviceIndex: 0, type: 'mem', offset: 0, length: U, crc32c: 0 }, 60);
-    for (const r of table.evict('ssd', 3 * U, { lastTier: false })) allocs.get(r.location.deviceIndex)!.free(r.location.offset, r.location.length);
+    for (const r of table.evict('ssd', 3 * U, { lastTier: false }))
+      allocs.get(r.location.deviceIndex)!.free(r.location.offset, r.location.length);
     table.touch([key(4)], 500);
 
     const snapshot = decodeJournal(compactJournal(table, 1234));
@@ -129,7 +147,8 @@ describe(compactJournal.name, () => {
 
     const [restored, restoredAllocs] = fresh();
     expect(replayJournal(snapshot, restored, restoredAllocs)).toEqual({ applied: 9, dropped: [] });
-    const view = (t: LookupTable): unknown[] => [...t.entries('ssd')].sort((a, b) => a.chunkKey.localeCompare(b.chunkKey) || a.layer - b.layer);
+    const view = (t: LookupTable): unknown[] =>
+      [...t.entries('ssd')].sort((a, b) => a.chunkKey.localeCompare(b.chunkKey) || a.layer - b.layer);
     expect(view(restored)).toEqual(view(table));
     for (const d of [0, 1]) expect(restoredAllocs.get(d)!.freeExtents()).toEqual(allocs.get(d)!.freeExtents());
     expect(restored.stats('mem').segments).toBe(0);

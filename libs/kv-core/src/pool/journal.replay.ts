@@ -74,7 +74,10 @@ function check(r: JournalPut, table: LookupTable, allocators: ReadonlyMap<number
 export function compactJournal(table: LookupTable, createdMs: number): Uint8Array {
   const puts: JournalRecord[] = [];
   for (const e of table.entries('ssd')) puts.push(putRecord(e, e.location, e.stampMs));
-  return encodeRecords([{ kind: 'header', version: JOURNAL_VERSION, numLayers: table.numLayers, snapshot: true, entries: puts.length, createdMs }, ...puts]);
+  return encodeRecords([
+    { kind: 'header', version: JOURNAL_VERSION, numLayers: table.numLayers, snapshot: true, entries: puts.length, createdMs },
+    ...puts,
+  ]);
 }
 
 /** The record to append after `table.put(seg, location, stampMs)` of an SSD replica. */

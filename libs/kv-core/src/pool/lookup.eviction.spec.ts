@@ -5,7 +5,12 @@ import type { PoolTier } from './pool.types.js';
 const key = (i: number): string => i.toString(16).padStart(32, '0');
 
 function putChunk(sut: LookupTable, i: number, tier: PoolTier, now: number, layers: number[] = [0, 1, 2, 3]): void {
-  for (const layer of layers) sut.put({ chunkKey: key(i), position: i, layer }, { deviceIndex: 0, type: tier, offset: (i * 100 + layer) * 4096, length: 100, crc32c: 0 }, now);
+  for (const layer of layers)
+    sut.put(
+      { chunkKey: key(i), position: i, layer },
+      { deviceIndex: 0, type: tier, offset: (i * 100 + layer) * 4096, length: 100, crc32c: 0 },
+      now,
+    );
 }
 
 const L = 4;
@@ -67,10 +72,16 @@ describe('LookupTable eviction', () => {
       ['chosen when the caller says the tier is not the last', () => undefined, 'mem', false, ['C0L1', 'C0L0', 'C1L0']],
       ['chosen once another tier holds a copy', (s) => putChunk(s, 0, 'ssd', 10, [1]), 'mem', true, ['C0L1', 'C1L0']],
       ['chosen again after the last unref', (s) => s.unref(key(0)), 'mem', true, ['C0L1', 'C0L0', 'C1L0']],
-      ['guarded again when the other copy goes', (s) => {
-        putChunk(s, 0, 'ssd', 10, [1]);
-        s.remove(key(0), 1, 'ssd');
-      }, 'mem', true, ['C1L0']],
+      [
+        'guarded again when the other copy goes',
+        (s) => {
+          putChunk(s, 0, 'ssd', 10, [1]);
+          s.remove(key(0), 1, 'ssd');
+        },
+        'mem',
+        true,
+        ['C1L0'],
+      ],
     ];
     it.each(cases)('%s', (_name, act, tier, lastTier, expected) => {
       const sut = referenced();
@@ -108,19 +119,29 @@ describe('LookupTable expiry', () => {
     ['idle longer than the TTL: every SSD segment', () => undefined, 1001, 4],
     ['a touch restarts the clock', (s) => s.touch([key(0)], 500), 1001, 0],
     ['a referenced chunk never expires', (s) => s.ref(key(0), 0), 1e9, 0],
-    ['after the last unref it expires by its last access', (s) => {
-      s.ref(key(0), 0);
-      s.expire(5000);
-      s.unref(key(0));
-    }, 1001, 4],
+    [
+      'after the last unref it expires by its last access',
+      (s) => {
+        s.ref(key(0), 0);
+        s.expire(5000);
+        s.unref(key(0));
+      },
+      1001,
+      4,
+    ],
     ['a pinned segment stays, the rest go', (s) => s.pin(key(0), 2, 'ssd'), 1001, 3],
-    ['removing the last pinned replica leaves the rest expirable', (s) => {
-      s.ref(key(0), 0);
-      s.expire(5000); // referenced: taken out of the expiry order
-      s.pin(key(0), 2, 'ssd');
-      s.unref(key(0)); // still pinned: not filed again yet
-      s.remove(key(0), 2, 'ssd');
-    }, 1001, 3],
+    [
+      'removing the last pinned replica leaves the rest expirable',
+      (s) => {
+        s.ref(key(0), 0);
+        s.expire(5000); // referenced: taken out of the expiry order
+        s.pin(key(0), 2, 'ssd');
+        s.unref(key(0)); // still pinned: not filed again yet
+        s.remove(key(0), 2, 'ssd');
+      },
+      1001,
+      3,
+    ],
   ];
   it.each(cases)('%s', (_name, act, now, expired) => {
     const sut = ssdChunk();
@@ -144,7 +165,9 @@ describe('LookupTable expiry', () => {
 
   it('expires oldest first and stops at the first chunk still fresh', () => {
     const sut = new LookupTable({ numLayers: 1, ttlMs: 100 });
-    [5, 1, 3].forEach((t, i) => sut.put({ chunkKey: key(i), position: i, layer: 0 }, { deviceIndex: 0, type: 'ssd', offset: i * 4096, length: 4096, crc32c: 0 }, t));
+    [5, 1, 3].forEach((t, i) =>
+      sut.put({ chunkKey: key(i), position: i, layer: 0 }, { deviceIndex: 0, type: 'ssd', offset: i * 4096, length: 4096, crc32c: 0 }, t),
+    );
     expect(sut.expire(104).map((r) => r.chunkKey)).toEqual([key(1), key(2)]);
     expect(sut.chunkCount).toBe(1);
   });
@@ -183,7 +206,12 @@ describe('LookupTable against a brute-force model', () => {
       switch (rand(9)) {
         case 0:
         case 1:
-          if (!sut.get(key(c), layer, tier)) sut.put({ chunkKey: key(c), position: c, layer }, { deviceIndex: 0, type: tier, offset: 0, length: 1 + rand(3), crc32c: 0 }, now);
+          if (!sut.get(key(c), layer, tier))
+            sut.put(
+              { chunkKey: key(c), position: c, layer },
+              { deviceIndex: 0, type: tier, offset: 0, length: 1 + rand(3), crc32c: 0 },
+              now,
+            );
           break;
         case 2:
           sut.touch([key(c), key((c + 1) % chunks)], now);

@@ -3,7 +3,13 @@ import type { PoolTier, SegmentLocation } from './pool.types.js';
 
 const L = 4;
 const key = (i: number): string => i.toString(16).padStart(32, '0');
-const loc = (type: PoolTier, offset: number, length = 100, deviceIndex = 0): SegmentLocation => ({ deviceIndex, type, offset, length, crc32c: 0xdeadbeef });
+const loc = (type: PoolTier, offset: number, length = 100, deviceIndex = 0): SegmentLocation => ({
+  deviceIndex,
+  type,
+  offset,
+  length,
+  crc32c: 0xdeadbeef,
+});
 
 /** Puts layers `layers` of chunk i (position i) into `tier`, offsets i*100+layer. */
 function putChunk(sut: LookupTable, i: number, tier: PoolTier, now: number, layers: number[] = [0, 1, 2, 3]): void {
@@ -34,8 +40,16 @@ describe(LookupTable.name, () => {
       ['a layer past the model', (s) => s.put({ chunkKey: key(2), position: 0, layer: L }, loc('mem', 0), 1), RangeError],
       ['a negative offset', (s) => s.put({ chunkKey: key(2), position: 0, layer: 0 }, loc('mem', -4096), 1), RangeError],
       ['an empty segment', (s) => s.put({ chunkKey: key(2), position: 0, layer: 0 }, loc('mem', 0, 0), 1), RangeError],
-      ['a CRC beyond 32 bits', (s) => s.put({ chunkKey: key(2), position: 0, layer: 0 }, { ...loc('mem', 0), crc32c: 2 ** 32 }, 1), RangeError],
-      ['an unknown tier', (s) => s.put({ chunkKey: key(2), position: 0, layer: 0 }, { ...loc('mem', 0), type: 'tape' as PoolTier }, 1), RangeError],
+      [
+        'a CRC beyond 32 bits',
+        (s) => s.put({ chunkKey: key(2), position: 0, layer: 0 }, { ...loc('mem', 0), crc32c: 2 ** 32 }, 1),
+        RangeError,
+      ],
+      [
+        'an unknown tier',
+        (s) => s.put({ chunkKey: key(2), position: 0, layer: 0 }, { ...loc('mem', 0), type: 'tape' as PoolTier }, 1),
+        RangeError,
+      ],
       ['a NaN stamp', (s) => s.put({ chunkKey: key(2), position: 0, layer: 0 }, loc('mem', 0), NaN), RangeError],
       ['a negative position', (s) => s.put({ chunkKey: key(2), position: -1, layer: 0 }, loc('mem', 0), 1), RangeError],
     ];
@@ -53,7 +67,13 @@ describe(LookupTable.name, () => {
       const sut = new LookupTable({ numLayers: L });
       putChunk(sut, 1, 'mem', 1, [0]);
       putChunk(sut, 1, 'ssd', 1, [0]);
-      expect(sut.remove(key(1), 0, 'mem')).toEqual({ chunkKey: key(1), layer: 0, tier: 'mem', location: loc('mem', 400 * 1024), deferred: false });
+      expect(sut.remove(key(1), 0, 'mem')).toEqual({
+        chunkKey: key(1),
+        layer: 0,
+        tier: 'mem',
+        location: loc('mem', 400 * 1024),
+        deferred: false,
+      });
       expect(sut.remove(key(1), 0, 'mem')).toBeNull();
       expect(sut.find(key(1), 0).map((l) => l.type)).toEqual(['ssd']);
       sut.remove(key(1), 0, 'ssd');
@@ -85,21 +105,36 @@ describe(LookupTable.name, () => {
     type Setup = (s: LookupTable) => void;
     const cases: Array<[string, Setup, number[], number]> = [
       ['every chunk whole in the host pool', (s) => [0, 1, 2].forEach((i) => putChunk(s, i, 'mem', 1)), [0, 1, 2], 3],
-      ['stops at the first chunk with a layer held nowhere', (s) => {
-        [0, 1].forEach((i) => putChunk(s, i, 'mem', 1));
-        putChunk(s, 2, 'ssd', 1, [0, 1, 2]);
-        putChunk(s, 3, 'ssd', 1);
-      }, [0, 1, 2, 3], 2],
-      ['a chunk split across tiers counts as whole', (s) => {
-        putChunk(s, 0, 'mem', 1, [0, 1]);
-        putChunk(s, 0, 'ssd', 1, [2, 3]);
-      }, [0], 1],
+      [
+        'stops at the first chunk with a layer held nowhere',
+        (s) => {
+          [0, 1].forEach((i) => putChunk(s, i, 'mem', 1));
+          putChunk(s, 2, 'ssd', 1, [0, 1, 2]);
+          putChunk(s, 3, 'ssd', 1);
+        },
+        [0, 1, 2, 3],
+        2,
+      ],
+      [
+        'a chunk split across tiers counts as whole',
+        (s) => {
+          putChunk(s, 0, 'mem', 1, [0, 1]);
+          putChunk(s, 0, 'ssd', 1, [2, 3]);
+        },
+        [0],
+        1,
+      ],
       ['an unknown first chunk: nothing', (s) => putChunk(s, 1, 'mem', 1), [0, 1], 0],
-      ['a referenced chunk with no data stops the prefix', (s) => {
-        putChunk(s, 0, 'mem', 1);
-        s.ref(key(1), 1);
-        putChunk(s, 2, 'mem', 1);
-      }, [0, 1, 2], 1],
+      [
+        'a referenced chunk with no data stops the prefix',
+        (s) => {
+          putChunk(s, 0, 'mem', 1);
+          s.ref(key(1), 1);
+          putChunk(s, 2, 'mem', 1);
+        },
+        [0, 1, 2],
+        1,
+      ],
       ['an empty chain', () => undefined, [], 0],
     ];
     it.each(cases)('%s', (_name, setup, chain, expected) => {

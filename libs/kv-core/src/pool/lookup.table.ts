@@ -58,7 +58,8 @@ export class LookupTable {
 
   constructor(options: LookupTableOptions) {
     const { numLayers, ttlMs = Infinity } = options;
-    if (!Number.isInteger(numLayers) || numLayers <= 0 || numLayers > 0xffff) throw new RangeError(`numLayers must be in [1, 65535], got ${numLayers}`);
+    if (!Number.isInteger(numLayers) || numLayers <= 0 || numLayers > 0xffff)
+      throw new RangeError(`numLayers must be in [1, 65535], got ${numLayers}`);
     if (!(ttlMs > 0)) throw new RangeError(`ttlMs must be > 0, got ${ttlMs}`);
     this.numLayers = numLayers;
     this.ttlMs = ttlMs;
@@ -140,10 +141,11 @@ export class LookupTable {
   /** Removes every replica of a chunk in every tier (e.g. a session delete with no other refs). */
   removeChunk(chunkKey: string): Removal[] {
     const out: Removal[] = [];
-    for (const tier of TIERS_FASTEST_FIRST) for (let l = 0; l < this.numLayers; l++) {
-      const r = this.remove(chunkKey, l, tier);
-      if (r) out.push(r);
-    }
+    for (const tier of TIERS_FASTEST_FIRST)
+      for (let l = 0; l < this.numLayers; l++) {
+        const r = this.remove(chunkKey, l, tier);
+        if (r) out.push(r);
+      }
     return out;
   }
 
@@ -376,7 +378,8 @@ export class LookupTable {
 
   private checkSegment(chunkKey: string, layer: number): void {
     if (!isChunkKey(chunkKey)) throw new RangeError(`not a chunk key: ${String(chunkKey)}`);
-    if (!Number.isInteger(layer) || layer < 0 || layer >= this.numLayers) throw new RangeError(`layer must be in [0, ${this.numLayers}), got ${layer}`);
+    if (!Number.isInteger(layer) || layer < 0 || layer >= this.numLayers)
+      throw new RangeError(`layer must be in [0, ${this.numLayers}), got ${layer}`);
   }
 }
 
@@ -384,7 +387,8 @@ const locOf = (e: Entry | undefined): SegmentLocation | undefined => e?.loc;
 
 function checkLocation(l: SegmentLocation): void {
   tierIndex(l.type);
-  if (!Number.isInteger(l.deviceIndex) || l.deviceIndex < 0 || l.deviceIndex > 0xffff) throw new RangeError(`bad device index ${l.deviceIndex}`);
+  if (!Number.isInteger(l.deviceIndex) || l.deviceIndex < 0 || l.deviceIndex > 0xffff)
+    throw new RangeError(`bad device index ${l.deviceIndex}`);
   if (!Number.isSafeInteger(l.offset) || l.offset < 0) throw new RangeError(`bad offset ${l.offset}`);
   if (!Number.isInteger(l.length) || l.length <= 0 || l.length > 0xffffffff) throw new RangeError(`bad length ${l.length}`);
   if (!Number.isInteger(l.crc32c) || l.crc32c < 0 || l.crc32c > 0xffffffff) throw new RangeError(`bad crc32c ${l.crc32c}`);

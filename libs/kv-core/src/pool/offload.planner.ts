@@ -42,11 +42,16 @@ export interface OffloadPlan<S> {
  * allocated: free it if the writes fail. `stride` must be a multiple of every device's
  * alignment (see segmentStride); otherwise RangeError before anything is allocated.
  */
-export function planOffload<S extends { readonly position: number }>(segments: readonly S[], devices: readonly OffloadDevice[], stride: number): OffloadPlan<S> {
+export function planOffload<S extends { readonly position: number }>(
+  segments: readonly S[],
+  devices: readonly OffloadDevice[],
+  stride: number,
+): OffloadPlan<S> {
   if (!Number.isSafeInteger(stride) || stride <= 0) throw new RangeError(`stride must be a positive integer, got ${stride}`);
   const seen = new Set<number>();
   for (const d of devices) {
-    if (stride % d.allocator.alignment !== 0) throw new RangeError(`stride ${stride} is not a multiple of device ${d.deviceIndex}'s alignment ${d.allocator.alignment}`);
+    if (stride % d.allocator.alignment !== 0)
+      throw new RangeError(`stride ${stride} is not a multiple of device ${d.deviceIndex}'s alignment ${d.allocator.alignment}`);
     if (seen.has(d.deviceIndex)) throw new RangeError(`device ${d.deviceIndex} listed twice`);
     seen.add(d.deviceIndex);
   }

@@ -63,12 +63,45 @@ describe(targetCounts.name, () => {
 describe(placeCounts.name, () => {
   const cases: Array<[string, PlacementDevice[], number, number[], number]> = [
     ['unbounded devices follow Eq. 2', [{ bandwidth: 3 }, { bandwidth: 1 }], 8, [6, 2], 0],
-    ['a full device is skipped and the rest re-normalise', [{ bandwidth: 3, room: 0 }, { bandwidth: 1 }, { bandwidth: 1 }], 4, [0, 2, 2], 0],
+    [
+      'a full device is skipped and the rest re-normalise',
+      [{ bandwidth: 3, room: 0 }, { bandwidth: 1 }, { bandwidth: 1 }],
+      4,
+      [0, 2, 2],
+      0,
+    ],
     ['a device short of its share gets its room, the overflow moves', [{ bandwidth: 3, room: 2 }, { bandwidth: 1 }], 8, [2, 6], 0],
     ['overflow re-spreads in ratio over the others', [{ bandwidth: 2, room: 1 }, { bandwidth: 3 }, { bandwidth: 1 }], 9, [1, 6, 2], 0],
-    ['more than all rooms: the rest is unplaced', [{ bandwidth: 3, room: 2 }, { bandwidth: 1, room: 1 }], 8, [2, 1], 5],
-    ['every device full', [{ bandwidth: 1, room: 0 }, { bandwidth: 1, room: 0 }], 3, [0, 0], 3],
-    ['zero bandwidth with room still gets nothing', [{ bandwidth: 0, room: 10 }, { bandwidth: 1, room: 2 }], 4, [0, 2], 2],
+    [
+      'more than all rooms: the rest is unplaced',
+      [
+        { bandwidth: 3, room: 2 },
+        { bandwidth: 1, room: 1 },
+      ],
+      8,
+      [2, 1],
+      5,
+    ],
+    [
+      'every device full',
+      [
+        { bandwidth: 1, room: 0 },
+        { bandwidth: 1, room: 0 },
+      ],
+      3,
+      [0, 0],
+      3,
+    ],
+    [
+      'zero bandwidth with room still gets nothing',
+      [
+        { bandwidth: 0, room: 10 },
+        { bandwidth: 1, room: 2 },
+      ],
+      4,
+      [0, 2],
+      2,
+    ],
     ['no devices', [], 2, [], 2],
   ];
   it.each(cases)('%s', (_name, devices, n, counts, unplaced) => {
@@ -96,12 +129,7 @@ describe(interleave.name, () => {
     expect([...interleave(counts, rotation)]).toEqual(expected);
   });
 
-  it.each([
-    [[5, 3, 2]],
-    [[7, 1]],
-    [[1, 1, 1, 1, 13]],
-    [[24, 8]],
-  ])('deals each device exactly its count: %p', (counts) => {
+  it.each([[[5, 3, 2]], [[7, 1]], [[1, 1, 1, 1, 13]], [[24, 8]]])('deals each device exactly its count: %p', (counts) => {
     const seq = interleave(counts);
     expect(counts.map((_, d) => seq.filter((x) => x === d).length)).toEqual(counts);
   });
@@ -151,7 +179,11 @@ describe(placeSegments.name, () => {
         .flat()
         .map((s) => `${s.layer}:${s.position}`)
         .sort(),
-    ).toEqual(layerWise(0, 4, 2).map((s) => `${s.layer}:${s.position}`).sort());
+    ).toEqual(
+      layerWise(0, 4, 2)
+        .map((s) => `${s.layer}:${s.position}`)
+        .sort(),
+    );
   });
 
   it('skips a full device and a device without bandwidth', () => {

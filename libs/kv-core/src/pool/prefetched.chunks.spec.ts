@@ -1,6 +1,13 @@
 import { PrefetchedChunks } from './prefetched.chunks.js';
 
-const chunk = (key: string, position: number, stamp: number, layers = [0, 1, 2]) => ({ model: 'm', key, position, layers, bytes: 100, stamp });
+const chunk = (key: string, position: number, stamp: number, layers = [0, 1, 2]) => ({
+  model: 'm',
+  key,
+  position,
+  layers,
+  bytes: 100,
+  stamp,
+});
 const adv = (id: string, expiresAtMs: number, priority?: number, dueMs?: number) => ({ id, expiresAtMs, priority, dueMs });
 const keysOf = (ds: Array<{ key: string; layer: number }>) => ds.map((d) => `${d.key}/${d.layer}`);
 

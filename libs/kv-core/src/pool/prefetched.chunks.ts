@@ -77,7 +77,10 @@ export class PrefetchedChunks {
   }
 
   /** Records a chunk `advisoryId` prefetched; its layers become purge candidates. */
-  add(advisory: PrefetchAdvisory, c: { model: string; key: string; position: number; layers: readonly number[]; bytes: number; stamp: number; onDevice?: boolean }): void {
+  add(
+    advisory: PrefetchAdvisory,
+    c: { model: string; key: string; position: number; layers: readonly number[]; bytes: number; stamp: number; onDevice?: boolean },
+  ): void {
     this.landedFor(advisory, c.key);
     const urgency: PrefetchUrgency = { priority: advisory.priority ?? UNKNOWN.priority, dueMs: advisory.dueMs ?? UNKNOWN.dueMs };
     const known = this.chunks.get(c.key);
@@ -91,7 +94,15 @@ export class PrefetchedChunks {
       known.items = this.requeue(known.items, more);
       return;
     }
-    const items = c.layers.map((layer) => ({ model: c.model, key: c.key, layer, position: c.position, stamp: c.stamp, bytes: c.bytes, ...urgency }));
+    const items = c.layers.map((layer) => ({
+      model: c.model,
+      key: c.key,
+      layer,
+      position: c.position,
+      stamp: c.stamp,
+      bytes: c.bytes,
+      ...urgency,
+    }));
     for (const it of items) this.queue.add(it);
     this.chunks.set(c.key, { model: c.model, advisories: new Set([advisory.id]), items, urgency, onDevice: c.onDevice === true });
   }

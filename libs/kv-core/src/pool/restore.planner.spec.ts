@@ -23,7 +23,11 @@ function table(): LookupTable {
   return t;
 }
 
-const prompt = (promptTokens: number, blockKeys?: (c: number) => string[]) => ({ chunkKeys: ['a', 'b', 'c', 'd'].map(key).slice(0, Math.floor(promptTokens / 256)), promptTokens, ...(blockKeys ? { blockKeys } : {}) });
+const prompt = (promptTokens: number, blockKeys?: (c: number) => string[]) => ({
+  chunkKeys: ['a', 'b', 'c', 'd'].map(key).slice(0, Math.floor(promptTokens / 256)),
+  promptTokens,
+  ...(blockKeys ? { blockKeys } : {}),
+});
 
 describe(restoreReach.name, () => {
   it.each<[string, number, number, string[], number]>([
@@ -39,7 +43,11 @@ describe(restoreReach.name, () => {
 
   it('adds the longest partial chunk held of the chunk after the whole ones', () => {
     // Chunk 3's block keys: p1 (16 tokens), p2 (32 tokens, held), p3 (48 tokens).
-    const sut = restoreReach(table(), prompt(1000, (c) => (c === 3 ? ['p1', 'p2', 'p3'].map(key) : [])), 0);
+    const sut = restoreReach(
+      table(),
+      prompt(1000, (c) => (c === 3 ? ['p1', 'p2', 'p3'].map(key) : [])),
+      0,
+    );
     expect(sut.chunks.map((c) => c.chunkKey)).toEqual(['a', 'b', 'c', 'p2'].map(key));
     expect(sut.until).toBe(768 + 32);
     expect(restoreTouchKeys(prompt(1000), sut)).toEqual([...['a', 'b', 'c'].map(key), key('p2')]);

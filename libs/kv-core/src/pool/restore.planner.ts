@@ -82,7 +82,12 @@ export function hostResidentPrefix(chunks: readonly PrefixChunk[]): PrefixChunk[
 }
 
 /** Restored tokens of [from, until) by the tier they come from: host when every layer of their chunk was read from host memory. */
-export function restoredTokensByTier(chunks: readonly PrefixChunk[], from: number, until: number, allHost: (chunk: number) => boolean): Record<PoolTier, number> {
+export function restoredTokensByTier(
+  chunks: readonly PrefixChunk[],
+  from: number,
+  until: number,
+  allHost: (chunk: number) => boolean,
+): Record<PoolTier, number> {
   const out: Record<PoolTier, number> = { mem: 0, ssd: 0 };
   chunks.forEach((c, i) => {
     const start = Math.max(from, c.position * CHUNK_TOKENS);

@@ -34,7 +34,8 @@ export class FairPriorityRanker {
   private iteration = 0;
 
   constructor(private readonly opts: FairnessOptions = DEFAULT_FAIRNESS) {
-    if (!Number.isInteger(opts.updateEvery) || opts.updateEvery < 1) throw new RangeError(`updateEvery must be a positive integer, got ${opts.updateEvery}`);
+    if (!Number.isInteger(opts.updateEvery) || opts.updateEvery < 1)
+      throw new RangeError(`updateEvery must be a positive integer, got ${opts.updateEvery}`);
     for (const k of ['agingIterations', 'tokensPerLevel'] as const) {
       if (!(opts[k] > 0)) throw new RangeError(`${k} must be positive (Infinity turns it off), got ${opts[k]}`);
     }

@@ -4,24 +4,53 @@ import { planPriorityIteration } from './priority.planner.js';
 
 let arrival = 0;
 /** A sequence of pool `m`: priority, next-step blocks, blocks preempting it frees, prompt tokens. */
-const s = (id: string, priority: number, blocks = 1, freeable = 0, promptTokens = 10): SeqState => ({ id, priority, blocks, freeable, promptTokens, arrivalSeq: arrival++, pool: 'm' });
+const s = (id: string, priority: number, blocks = 1, freeable = 0, promptTokens = 10): SeqState => ({
+  id,
+  priority,
+  blocks,
+  freeable,
+  promptTokens,
+  arrivalSeq: arrival++,
+  pool: 'm',
+});
 
 describe(planPriorityIteration.name, () => {
   it.each<[string, SeqState[], SeqState[], number, number, { prefill: string[]; decode: string[]; preempt: string[] }]>([
     ['all fit: everyone runs', [s('r', 0, 1, 2)], [s('w', 0, 2)], 4, 10, { prefill: ['w'], decode: ['r'], preempt: [] }],
-    ['a higher-priority waiter preempts the lowest runner for memory', [s('lo', 0, 1, 4), s('mid', 1, 1, 4)], [s('hi', 5, 4)], 1, 4, { prefill: ['hi'], decode: ['mid'], preempt: ['lo'] }],
-    ['a higher-priority waiter takes a batch slot: the displaced runner stays resident', [s('lo', 0, 1, 1)], [s('hi', 5, 1)], 10, 1, { prefill: ['hi'], decode: [], preempt: [] }],
+    [
+      'a higher-priority waiter preempts the lowest runner for memory',
+      [s('lo', 0, 1, 4), s('mid', 1, 1, 4)],
+      [s('hi', 5, 4)],
+      1,
+      4,
+      { prefill: ['hi'], decode: ['mid'], preempt: ['lo'] },
+    ],
+    [
+      'a higher-priority waiter takes a batch slot: the displaced runner stays resident',
+      [s('lo', 0, 1, 1)],
+      [s('hi', 5, 1)],
+      10,
+      1,
+      { prefill: ['hi'], decode: [], preempt: [] },
+    ],
     ['a lower-priority waiter never preempts', [s('r', 5, 1, 4)], [s('w', 0, 4)], 1, 4, { prefill: [], decode: ['r'], preempt: [] }],
     ['equal priority: the runner keeps its place', [s('r', 1, 1, 4)], [s('w', 1, 4)], 1, 4, { prefill: [], decode: ['r'], preempt: [] }],
     ['no overtaking within a pool', [], [s('big', 3, 9), s('small', 1, 1)], 4, 4, { prefill: [], decode: [], preempt: [] }],
-    ['a runner whose decode cannot fit is preempted, worst first', [s('a', 2, 1, 1), s('b', 1, 1, 1)], [], 0, 4, { prefill: [], decode: ['a'], preempt: ['b'] }],
+    [
+      'a runner whose decode cannot fit is preempted, worst first',
+      [s('a', 2, 1, 1), s('b', 1, 1, 1)],
+      [],
+      0,
+      4,
+      { prefill: [], decode: ['a'], preempt: ['b'] },
+    ],
   ])('%s', (_name, running, waiting, available, maxBatch, plan) => {
     expect(planPriorityIteration({ running, waiting, maxBatch, maxPrefillTokens: 100, kvAvailable: { m: available } })).toEqual(plan);
   });
 
   it('never plans more blocks than the pool can free', () => {
     let x = 9;
-    const rnd = (n: number) => ((x = (x * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (x = (x * 1103515245 + 12345) >>> 0) % n;
     for (let t = 0; t < 500; t++) {
       const running = Array.from({ length: rnd(5) }, (_, i) => s(`r${i}`, rnd(4), rnd(2), rnd(6)));
       const waiting = Array.from({ length: rnd(5) }, (_, i) => s(`w${i}`, rnd(4), rnd(8)));
@@ -68,7 +97,11 @@ describe(FairPriorityRanker.name, () => {
       const ranked = live.map((q) => ({ ...q, priority: sut.rank(q.id, bases.get(q.id)!) }));
       const plan = planPriorityIteration({ running: [], waiting: ranked, maxBatch: 1, maxPrefillTokens: 100, kvAvailable: { m: 1 } });
       if (plan.prefill.includes('low')) return it;
-      sut.tick(new Map(plan.prefill.map((r) => [r, 1])), live.filter((q) => !plan.prefill.includes(q.id)).map((q) => q.id), bases);
+      sut.tick(
+        new Map(plan.prefill.map((r) => [r, 1])),
+        live.filter((q) => !plan.prefill.includes(q.id)).map((q) => q.id),
+        bases,
+      );
       for (const id of plan.prefill) sut.forget(id);
       live = live.filter((q) => !plan.prefill.includes(q.id));
     }

@@ -18,7 +18,8 @@ import type { IterationInput, IterationPlan, SeqState } from '../batching/seq-st
 export function planPriorityIteration(input: IterationInput & { kvAvailable: Readonly<Record<string, number>> }): IterationPlan {
   const { maxBatch, maxPrefillTokens, kvAvailable } = input;
   if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new RangeError(`maxBatch must be a positive integer, got ${maxBatch}`);
-  if (!Number.isInteger(maxPrefillTokens) || maxPrefillTokens < 0) throw new RangeError(`maxPrefillTokens must be a non-negative integer, got ${maxPrefillTokens}`);
+  if (!Number.isInteger(maxPrefillTokens) || maxPrefillTokens < 0)
+    throw new RangeError(`maxPrefillTokens must be a non-negative integer, got ${maxPrefillTokens}`);
   const budget: Record<string, number> = { ...kvAvailable };
   for (const r of input.running) budget[poolOf(r)] = (budget[poolOf(r)] ?? 0) + freeableOf(r);
 
@@ -58,7 +59,10 @@ export function planPriorityIteration(input: IterationInput & { kvAvailable: Rea
     tokens = Math.max(0, tokens - s.promptTokens);
     budget[pool] = (budget[pool] ?? 0) - blocksOf(s);
   }
-  const preempt = order.filter((s) => running.has(s.id) && !kept.has(s.id)).reverse().map((s) => s.id);
+  const preempt = order
+    .filter((s) => running.has(s.id) && !kept.has(s.id))
+    .reverse()
+    .map((s) => s.id);
   return { prefill, decode, preempt };
 }
 

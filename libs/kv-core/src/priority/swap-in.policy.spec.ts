@@ -7,7 +7,18 @@ describe(SwapInPolicy.name, () => {
     ['a cheap copy → sync', [[10, 1]], [10], 10, true, 'sync'],
     ['a copy longer than half an iteration → async', [[10, 100]], [10], 10, true, 'async'],
     ['exactly half an iteration → sync', [[10, 5]], [10], 10, true, 'sync'],
-    ['the window forgets old swaps', [[10, 100], [10, 1], [10, 1]], [10], 10, true, 'sync'],
+    [
+      'the window forgets old swaps',
+      [
+        [10, 100],
+        [10, 1],
+        [10, 1],
+      ],
+      [10],
+      10,
+      true,
+      'sync',
+    ],
   ])('%s', (_name, swaps, iterations, blocks, others, mode) => {
     const sut = new SwapInPolicy({ window: 2, syncShare: 0.5, maxAsyncIterations: 3 });
     for (const [b, ms] of swaps) sut.recordSwap(b, ms);

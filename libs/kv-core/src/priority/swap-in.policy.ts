@@ -39,7 +39,8 @@ export class SwapInPolicy {
   constructor(private readonly opts: SwapInPolicyOptions = DEFAULT_SWAP_IN) {
     if (!Number.isInteger(opts.window) || opts.window < 1) throw new RangeError(`window must be a positive integer, got ${opts.window}`);
     if (!(opts.syncShare >= 0)) throw new RangeError(`syncShare must be ≥ 0, got ${opts.syncShare}`);
-    if (!Number.isInteger(opts.maxAsyncIterations) || opts.maxAsyncIterations < 0) throw new RangeError(`maxAsyncIterations must be a non-negative integer, got ${opts.maxAsyncIterations}`);
+    if (!Number.isInteger(opts.maxAsyncIterations) || opts.maxAsyncIterations < 0)
+      throw new RangeError(`maxAsyncIterations must be a non-negative integer, got ${opts.maxAsyncIterations}`);
   }
 
   recordSwap(blocks: number, ms: number): void {

@@ -17,7 +17,10 @@ export interface RoutedKeys {
  * `kv_sources`. Otherwise, or without a base, on D's own chain (D's own KV is exact).
  * Ties go to D's own chain.
  */
-export function routeKeysFor(own: { chunkKeys: readonly string[]; prefixes: readonly NodePrefix[] }, base?: { chunkKeys: readonly string[]; prefixes: readonly NodePrefix[] }): RoutedKeys {
+export function routeKeysFor(
+  own: { chunkKeys: readonly string[]; prefixes: readonly NodePrefix[] },
+  base?: { chunkKeys: readonly string[]; prefixes: readonly NodePrefix[] },
+): RoutedKeys {
   const reach = (ps: readonly NodePrefix[]) => ps.reduce((m, p) => Math.max(m, p.prefixChunks), 0);
   if (base && base.chunkKeys.length > 0 && reach(base.prefixes) > reach(own.prefixes)) return { chain: 'base', ...base };
   return { chain: 'own', ...own };
@@ -38,12 +41,18 @@ export function transitionLayers(frontier: ReadonlyArray<{ readonly pattern: Reu
  * 0, at each transition layer), so the node can take the E cache from the peer the base's KV comes
  * from. `held` answers the KV directory's leading-prefix lookup for a key chain.
  */
-export function withECacheKeys(sources: readonly KvSourcePlan[], baseKeys: readonly string[], layers: readonly number[], held: (keys: readonly string[]) => readonly NodePrefix[]): KvSourcePlan[] {
+export function withECacheKeys(
+  sources: readonly KvSourcePlan[],
+  baseKeys: readonly string[],
+  layers: readonly number[],
+  held: (keys: readonly string[]) => readonly NodePrefix[],
+): KvSourcePlan[] {
   if (sources.length === 0 || layers.length === 0 || baseKeys.length === 0) return [...sources];
   const extra = new Map<string, string[]>();
   for (const layer of layers) {
     const keys = eCacheKeys(baseKeys, layer);
-    for (const p of held(keys)) if (p.prefixChunks > 0) extra.set(p.nodeId, [...(extra.get(p.nodeId) ?? []), ...keys.slice(0, p.prefixChunks)]);
+    for (const p of held(keys))
+      if (p.prefixChunks > 0) extra.set(p.nodeId, [...(extra.get(p.nodeId) ?? []), ...keys.slice(0, p.prefixChunks)]);
   }
   return sources.map((s) => (extra.has(s.nodeId) ? { nodeId: s.nodeId, chunkKeys: [...s.chunkKeys, ...extra.get(s.nodeId)!] } : s));
 }

@@ -3,7 +3,15 @@ import { patternKey } from './pattern.grid.js';
 
 function pt(key: string, quality: number, recomputedLayers: number, extra: Partial<ProfiledPattern> = {}): ProfiledPattern {
   const [r1, u1, r2] = key.split('-').map(Number) as [number, number, number];
-  return { pattern: { r1, u1, r2 }, quality, meanKl: 1 - quality, recomputedLayers, eCacheBytesPerToken: 0, prefillMs: recomputedLayers, ...extra };
+  return {
+    pattern: { r1, u1, r2 },
+    quality,
+    meanKl: 1 - quality,
+    recomputedLayers,
+    eCacheBytesPerToken: 0,
+    prefillMs: recomputedLayers,
+    ...extra,
+  };
 }
 
 describe(paretoFrontier.name, () => {

@@ -8,7 +8,13 @@ function pt(key: string, quality: number, recomputedLayers: number, prefillMs: n
 }
 
 // A frontier of a 6-layer pair, cheapest first.
-const FRONTIER = [pt('0-0-0', 0.3, 0, 1), pt('0-2-3', 0.9, 1, 3), pt('0-2-4', 0.995, 2, 4), pt('0-1-4', 0.999, 3, 6), pt('0-0-6', 1, 6, 10)];
+const FRONTIER = [
+  pt('0-0-0', 0.3, 0, 1),
+  pt('0-2-3', 0.9, 1, 3),
+  pt('0-2-4', 0.995, 2, 4),
+  pt('0-1-4', 0.999, 3, 6),
+  pt('0-0-6', 1, 6, 10),
+];
 
 describe(choosePlan.name, () => {
   const cases: Array<[string, PlanRequest, string | null, boolean?]> = [
@@ -20,13 +26,26 @@ describe(choosePlan.name, () => {
     ['heavily loaded: the cheapest within the floor', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 4 }, '0-2-4'],
     ['nothing fits: cheapest within the floor, flagged', { maxQualityLoss: 0.01, latencyBudgetMs: 1, load: 0 }, '0-2-4', false],
     ['quality 0.99 meets a 1% floor exactly', { maxQualityLoss: 0.01, load: 0 }, '0-2-4'],
-    ['waited, fresh would recompute everything: the wait is charged, more reuse', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 12 }, '0-1-4'],
-    ['waited most of the budget: the cheapest within the floor', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 15 }, '0-2-4'],
+    [
+      'waited, fresh would recompute everything: the wait is charged, more reuse',
+      { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 12 },
+      '0-1-4',
+    ],
+    [
+      'waited most of the budget: the cheapest within the floor',
+      { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 15 },
+      '0-2-4',
+    ],
     ['wait plus estimate exactly the budget: fits', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 10 }, '0-0-6'],
     ['wait and load together', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 1, waitedMs: 9 }, '0-2-4'],
-    ['waited past the budget: cheapest within the floor, flagged', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 25 }, '0-2-4', false],
+    [
+      'waited past the budget: cheapest within the floor, flagged',
+      { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: 25 },
+      '0-2-4',
+      false,
+    ],
     ['waited without a budget: the cheapest, as ever', { maxQualityLoss: 0.01, load: 0, waitedMs: 1e6 }, '0-2-4'],
-    ['no wait given: the whole budget is the prefill\'s', { maxQualityLoss: 0.01, latencyBudgetMs: 10, load: 0 }, '0-0-6'],
+    ["no wait given: the whole budget is the prefill's", { maxQualityLoss: 0.01, latencyBudgetMs: 10, load: 0 }, '0-0-6'],
   ];
   it.each(cases)('%s', (_name, req, key, withinBudget = true) => {
     const sut = choosePlan(FRONTIER, req);
@@ -35,7 +54,9 @@ describe(choosePlan.name, () => {
   });
 
   it('floor at 0.99 agreement', () => {
-    expect(patternKey(choosePlan([pt('0-2-4', 0.99, 2, 4), pt('0-0-6', 1, 6, 10)], { maxQualityLoss: 0.01, load: 0 })!.point.pattern)).toBe('0-2-4');
+    expect(patternKey(choosePlan([pt('0-2-4', 0.99, 2, 4), pt('0-0-6', 1, 6, 10)], { maxQualityLoss: 0.01, load: 0 })!.point.pattern)).toBe(
+      '0-2-4',
+    );
   });
 
   it('null when nothing meets the floor', () => {

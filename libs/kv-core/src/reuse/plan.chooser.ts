@@ -35,9 +35,11 @@ export interface PlanChoice {
  * recompute-everything pattern) — the caller then runs a full prefill.
  */
 export function choosePlan(frontier: readonly ProfiledPattern[], req: PlanRequest): PlanChoice | null {
-  if (!(req.maxQualityLoss >= 0 && req.maxQualityLoss <= 1)) throw new RangeError(`maxQualityLoss must be in [0, 1], got ${req.maxQualityLoss}`);
+  if (!(req.maxQualityLoss >= 0 && req.maxQualityLoss <= 1))
+    throw new RangeError(`maxQualityLoss must be in [0, 1], got ${req.maxQualityLoss}`);
   if (!(req.load >= 0) || !Number.isFinite(req.load)) throw new RangeError(`load must be a finite number ≥ 0, got ${req.load}`);
-  if (req.latencyBudgetMs !== undefined && !(req.latencyBudgetMs > 0)) throw new RangeError(`latencyBudgetMs must be > 0, got ${req.latencyBudgetMs}`);
+  if (req.latencyBudgetMs !== undefined && !(req.latencyBudgetMs > 0))
+    throw new RangeError(`latencyBudgetMs must be > 0, got ${req.latencyBudgetMs}`);
   const waited = req.waitedMs ?? 0;
   if (!(waited >= 0) || !Number.isFinite(waited)) throw new RangeError(`waitedMs must be a finite number ≥ 0, got ${req.waitedMs}`);
   // A hair of tolerance so 0.99 agreement meets a 1% floor despite 1 − 0.99 ≠ 0.01 in floating point.

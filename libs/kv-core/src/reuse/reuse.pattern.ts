@@ -34,7 +34,12 @@ export function validateReusePattern(p: ReusePattern, layers: number): void {
     throw new MnemoError(ErrorCode.InvalidRequest, `reuse pattern (${r1}, ${u1}, ${r2}) must be integers`);
   }
   if (!(0 <= r1 && r1 <= u1 && u1 <= r2 && r2 <= layers)) {
-    throw new MnemoError(ErrorCode.InvalidRequest, `reuse pattern (${r1}, ${u1}, ${r2}) must satisfy 0 ≤ r1 ≤ u1 ≤ r2 ≤ ${layers}`, { r1, u1, r2, layers });
+    throw new MnemoError(ErrorCode.InvalidRequest, `reuse pattern (${r1}, ${u1}, ${r2}) must satisfy 0 ≤ r1 ≤ u1 ≤ r2 ≤ ${layers}`, {
+      r1,
+      u1,
+      r2,
+      layers,
+    });
   }
 }
 

@@ -16,5 +16,21 @@ export {
 } from './route.types.js';
 export { PrefillBacklog } from './prefill.backlog.js';
 export { longestPartial, partialSource, withPartialSource } from './partial-source.policy.js';
-export { SERVING_SYSTEMS, cachedBlocksBetweenTurns, servingSystemProblems, type ServingSystem, type ServingSystemName, type BetweenTurns } from './serving.systems.js';
-export { planRoute, planAdvisory, routePrefillMs, type RoutingState, type RoutedRequest, type PlannedRoute, type AdvisoryAsk, type AdvisoryPlan } from './request.router.js';
+export {
+  SERVING_SYSTEMS,
+  cachedBlocksBetweenTurns,
+  servingSystemProblems,
+  type ServingSystem,
+  type ServingSystemName,
+  type BetweenTurns,
+} from './serving.systems.js';
+export {
+  planRoute,
+  planAdvisory,
+  routePrefillMs,
+  type RoutingState,
+  type RoutedRequest,
+  type PlannedRoute,
+  type AdvisoryAsk,
+  type AdvisoryPlan,
+} from './request.router.js';

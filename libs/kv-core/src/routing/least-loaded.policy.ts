@@ -20,11 +20,7 @@ export function loadScore(node: NodeLoad, kvWeight: number = KV_USAGE_WEIGHT): n
  * (code-unit order, not locale order) so every scheduler replica picks the same node.
  * Returns null when no node serves the model.
  */
-export function pickLeastLoaded(
-  nodes: readonly NodeLoad[],
-  model: string,
-  kvWeight: number = KV_USAGE_WEIGHT,
-): NodeLoad | null {
+export function pickLeastLoaded(nodes: readonly NodeLoad[], model: string, kvWeight: number = KV_USAGE_WEIGHT): NodeLoad | null {
   let best: NodeLoad | null = null;
   let bestScore = Infinity;
   for (const node of nodes) {

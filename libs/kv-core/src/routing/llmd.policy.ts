@@ -42,7 +42,13 @@ export function llmdQueue(n: RouteCandidate, costs: RoutingCosts): number {
  * The request's tokens past its last whole chunk have no key and are not scored (as llm-d
  * ignores a partial block).
  */
-export function llmdScores(nodes: readonly RouteCandidate[], chunks: number, prefixes: readonly NodePrefix[], costs: RoutingCosts, weights: LlmdWeights = LLMD_DEFAULT_WEIGHTS): LlmdScore[] {
+export function llmdScores(
+  nodes: readonly RouteCandidate[],
+  chunks: number,
+  prefixes: readonly NodePrefix[],
+  costs: RoutingCosts,
+  weights: LlmdWeights = LLMD_DEFAULT_WEIGHTS,
+): LlmdScore[] {
   const depth = new Map(prefixes.map((p) => [p.nodeId, p.prefixChunks]));
   const queues = nodes.map((n) => llmdQueue(n, costs));
   const min = Math.min(...queues);
@@ -61,7 +67,13 @@ export function llmdScores(nodes: readonly RouteCandidate[], chunks: number, pre
  * random; here they go to the lower load, then the smaller node id, so scheduler replicas agree.
  * Null for no candidates.
  */
-export function pickLlmd(nodes: readonly RouteCandidate[], chunks: number, prefixes: readonly NodePrefix[], costs: RoutingCosts, weights: LlmdWeights = LLMD_DEFAULT_WEIGHTS): RouteCandidate | null {
+export function pickLlmd(
+  nodes: readonly RouteCandidate[],
+  chunks: number,
+  prefixes: readonly NodePrefix[],
+  costs: RoutingCosts,
+  weights: LlmdWeights = LLMD_DEFAULT_WEIGHTS,
+): RouteCandidate | null {
   const scores = llmdScores(nodes, chunks, prefixes, costs, weights);
   let best = -1;
   for (let i = 0; i < nodes.length; i++) {

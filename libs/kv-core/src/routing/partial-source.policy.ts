@@ -7,7 +7,10 @@ import type { KvSourcePlan } from './route.types.js';
  * order to try (the chunk the prompt ends in, then the one before it, which a previous turn may
  * have left partial). Null when nobody holds one.
  */
-export function longestPartial(candidates: ReadonlyArray<readonly string[]>, holders: (key: string) => readonly ChunkHolding[]): { key: string; held: readonly ChunkHolding[] } | null {
+export function longestPartial(
+  candidates: ReadonlyArray<readonly string[]>,
+  holders: (key: string) => readonly ChunkHolding[],
+): { key: string; held: readonly ChunkHolding[] } | null {
   for (const keys of candidates) {
     for (let j = keys.length - 1; j >= 0; j--) {
       const held = holders(keys[j]!).filter((h) => h.tier !== 'device');
@@ -24,7 +27,10 @@ export function longestPartial(candidates: ReadonlyArray<readonly string[]>, hol
  * else does. The node uses it only after every whole chunk before it, so it never restores a
  * partial chunk without its prefix.
  */
-export function partialSource(chosen: string, partial: { key: string; held: readonly ChunkHolding[] } | null): { nodeId: string; key: string } | null {
+export function partialSource(
+  chosen: string,
+  partial: { key: string; held: readonly ChunkHolding[] } | null,
+): { nodeId: string; key: string } | null {
   if (!partial || partial.held.some((h) => h.nodeId === chosen)) return null;
   return { nodeId: partial.held[0]!.nodeId, key: partial.key };
 }

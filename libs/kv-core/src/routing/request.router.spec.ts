@@ -39,7 +39,8 @@ describe(planRoute.name, () => {
   ])('%s', (_name, policy, withSession, want) => {
     const { s, directory, sessions } = state(policy);
     directory.apply('b', [{ kind: 'stored', tier: 'host', keys }]);
-    if (withSession) sessions.record({ tenant: 't', sessionId: 's1', model: M, nodeId: 'b', chunkKeys: keys, promptTokens: tokens.length, lastUsedMs: 0 });
+    if (withSession)
+      sessions.record({ tenant: 't', sessionId: 's1', model: M, nodeId: 'b', chunkKeys: keys, promptTokens: tokens.length, lastUsedMs: 0 });
     expect(planRoute(s, nodes, request, new Set(), 0)?.nodeId).toBe(want);
   });
 
@@ -54,7 +55,7 @@ describe(planRoute.name, () => {
     expect(planRoute(s, nodes, { ...request, sessionId: '' }, new Set(), 0)?.nodeId).toBe('c');
   });
 
-  it('returns the session\'s live reservation and prices the prefill past what the node holds', () => {
+  it("returns the session's live reservation and prices the prefill past what the node holds", () => {
     const { s, directory, book } = state('symphony');
     directory.apply('a', [{ kind: 'stored', tier: 'device', keys: keys.slice(0, 2) }]);
     book.reserve({ id: 'r1', tenant: 't', sessionId: 's1', model: M, nodeId: 'a', expectedAtMs: 0, expiresAtMs: 10_000, priority: 0 }, 0);
@@ -68,12 +69,26 @@ describe(planRoute.name, () => {
 describe(routePrefillMs.name, () => {
   it('counts the local prefix and the chunks fetched from peers as covered', () => {
     const d = { nodeId: 'a', reason: 'cheapest' as const, kvSources: [{ nodeId: 'b', chunkKeys: ['k'] }], estimateMs: 0 };
-    expect(routePrefillMs(1024, d, [{ nodeId: 'a', prefixChunks: 2, tiers: ['host', 'host'] }], { ...DEFAULT_ROUTING_COSTS, recomputeMsPerChunk: 10 })).toBe(10);
+    expect(
+      routePrefillMs(1024, d, [{ nodeId: 'a', prefixChunks: 2, tiers: ['host', 'host'] }], {
+        ...DEFAULT_ROUTING_COSTS,
+        recomputeMsPerChunk: 10,
+      }),
+    ).toBe(10);
   });
 });
 
 describe(planAdvisory.name, () => {
-  const session = { tenant: 't', sessionId: 's1', model: M, nodeId: 'b', chunkKeys: keys, promptTokens: tokens.length, requests: 1, lastUsedMs: 0 };
+  const session = {
+    tenant: 't',
+    sessionId: 's1',
+    model: M,
+    nodeId: 'b',
+    chunkKeys: keys,
+    promptTokens: tokens.length,
+    requests: 1,
+    lastUsedMs: 0,
+  };
 
   it.each<[string, number, number]>([
     ['an expected arrival ahead is kept', 5_000, 5_000],
@@ -82,10 +97,12 @@ describe(planAdvisory.name, () => {
     ['none given is now', 0, 1_000],
   ])('%s', (_name, expected, arrival) => {
     const { s } = state('symphony');
-    expect(planAdvisory(s, nodes, session, { tenant: 't', sessionId: 's1', model: M, expectedArrivalMs: expected }, 1_000, 60_000)?.arrivalMs).toBe(arrival);
+    expect(
+      planAdvisory(s, nodes, session, { tenant: 't', sessionId: 's1', model: M, expectedArrivalMs: expected }, 1_000, 60_000)?.arrivalMs,
+    ).toBe(arrival);
   });
 
-  it('reserves by the policy and names the peers holding the session\'s chunks', () => {
+  it("reserves by the policy and names the peers holding the session's chunks", () => {
     const { s, directory } = state('recompute');
     directory.apply('b', [{ kind: 'stored', tier: 'host', keys }]);
     const plan = planAdvisory(s, nodes, session, { tenant: 't', sessionId: 's1', model: M, expectedArrivalMs: 0 }, 0, 60_000)!;
@@ -95,6 +112,8 @@ describe(planAdvisory.name, () => {
   });
 
   it('no node: null', () => {
-    expect(planAdvisory(state('symphony').s, [], session, { tenant: 't', sessionId: 's1', model: M, expectedArrivalMs: 0 }, 0, 1)).toBeNull();
+    expect(
+      planAdvisory(state('symphony').s, [], session, { tenant: 't', sessionId: 's1', model: M, expectedArrivalMs: 0 }, 0, 1),
+    ).toBeNull();
   });
 });

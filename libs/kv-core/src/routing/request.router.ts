@@ -64,8 +64,16 @@ export interface PlannedRoute extends RouteDecision {
  * symphony with peer fetch — who holds the partial chunk of its tail. Null when no candidate
  * serves the model.
  */
-export function planRoute(s: RoutingState, nodes: readonly NodeLoad[], request: RoutedRequest, exclude: ReadonlySet<string>, nowMs: number): PlannedRoute | null {
-  const candidates: RouteCandidate[] = nodes.filter((n) => !exclude.has(n.nodeId)).map((n) => ({ ...n, reservations: s.reservationsOn(n.nodeId, nowMs), backlogMs: s.backlogMs(n.nodeId, nowMs) }));
+export function planRoute(
+  s: RoutingState,
+  nodes: readonly NodeLoad[],
+  request: RoutedRequest,
+  exclude: ReadonlySet<string>,
+  nowMs: number,
+): PlannedRoute | null {
+  const candidates: RouteCandidate[] = nodes
+    .filter((n) => !exclude.has(n.nodeId))
+    .map((n) => ({ ...n, reservations: s.reservationsOn(n.nodeId, nowMs), backlogMs: s.backlogMs(n.nodeId, nowMs) }));
   const session = request.sessionId ? s.session(request.tenant, request.sessionId) : undefined;
   const reservation = request.sessionId ? s.reservation(request.tenant, request.sessionId, nowMs) : undefined;
   const keys = keysFor(s, request);
@@ -88,7 +96,14 @@ export function planRoute(s: RoutingState, nodes: readonly NodeLoad[], request: 
   if (!routed) return null;
   // Routed on the base's chain: the peers holding the base's KV also say which of its E caches they hold.
   const decision =
-    keys.chain === 'base' ? { ...routed, kvSources: withECacheKeys(routed.kvSources, keys.chunkKeys, s.eLayers?.(request.model) ?? [], (k) => (s.reportedPrefixes ?? s.prefixes)(k)) } : withPartial(routed, partial);
+    keys.chain === 'base'
+      ? {
+          ...routed,
+          kvSources: withECacheKeys(routed.kvSources, keys.chunkKeys, s.eLayers?.(request.model) ?? [], (k) =>
+            (s.reportedPrefixes ?? s.prefixes)(k),
+          ),
+        }
+      : withPartial(routed, partial);
   const prefillMs = routePrefillMs(request.tokens.length, decision, keys.prefixes, s.costs);
   return reservation ? { ...decision, reservation, prefillMs } : { ...decision, prefillMs };
 }
@@ -98,7 +113,12 @@ export function planRoute(s: RoutingState, nodes: readonly NodeLoad[], request: 
  * holds in some tier or is sent to fetch (an estimate: a session's home also holds its partial
  * chunk on the device, which the directory does not list).
  */
-export function routePrefillMs(promptTokens: number, decision: RouteDecision, prefixes: readonly NodePrefix[], costs: RoutingCosts): number {
+export function routePrefillMs(
+  promptTokens: number,
+  decision: RouteDecision,
+  prefixes: readonly NodePrefix[],
+  costs: RoutingCosts,
+): number {
   const local = prefixes.find((p) => p.nodeId === decision.nodeId)?.prefixChunks ?? 0;
   const fetched = decision.kvSources.reduce((n, src) => n + src.chunkKeys.length, 0);
   const covered = Math.min(promptTokens, (local + fetched) * CHUNK_TOKENS);
@@ -114,7 +134,11 @@ function partialOf(s: RoutingState, r: RoutedRequest): { key: string; held: read
   let candidates: string[][];
   try {
     // The chunk the prompt ends in, then the one before it (a previous turn may have left it partial).
-    candidates = [r.chunkKeys.length, r.chunkKeys.length - 1].filter((c) => c >= 0).map((c) => (r.blockKeys ? r.blockKeys(c) : chunkBlockKeys(r.model, r.tenant, r.tokens, r.chunkKeys, c)).slice(0, BLOCKS_PER_CHUNK - 1));
+    candidates = [r.chunkKeys.length, r.chunkKeys.length - 1]
+      .filter((c) => c >= 0)
+      .map((c) =>
+        (r.blockKeys ? r.blockKeys(c) : chunkBlockKeys(r.model, r.tenant, r.tokens, r.chunkKeys, c)).slice(0, BLOCKS_PER_CHUNK - 1),
+      );
   } catch {
     // Chunk keys that do not fit the tokens: the node refuses the request anyway.
     return null;
@@ -169,23 +193,46 @@ export interface AdvisoryPlan {
  * the reserved node is then told where the session's chunks live, priced for it alone. Null when
  * no candidate serves the model.
  */
-export function planAdvisory(s: RoutingState, nodes: readonly NodeLoad[], session: SessionRecord, ask: AdvisoryAsk, nowMs: number, maxAheadMs: number): AdvisoryPlan | null {
+export function planAdvisory(
+  s: RoutingState,
+  nodes: readonly NodeLoad[],
+  session: SessionRecord,
+  ask: AdvisoryAsk,
+  nowMs: number,
+  maxAheadMs: number,
+): AdvisoryPlan | null {
   const arrivalMs = ask.expectedArrivalMs > 0 ? Math.min(Math.max(ask.expectedArrivalMs, nowMs), nowMs + maxAheadMs) : nowMs;
   // The backlog as it will be when the request arrives: a long prefill a node took a moment ago
   // is no reason to move a session that arrives seconds later.
-  const candidates: RouteCandidate[] = nodes.map((n) => ({ ...n, reservations: s.reservationsOn(n.nodeId, nowMs), backlogMs: s.backlogMs(n.nodeId, arrivalMs) }));
+  const candidates: RouteCandidate[] = nodes.map((n) => ({
+    ...n,
+    reservations: s.reservationsOn(n.nodeId, nowMs),
+    backlogMs: s.backlogMs(n.nodeId, arrivalMs),
+  }));
   const prefixes = s.prefixes(session.chunkKeys);
   const partial = sessionPartial(s, session.partialKey);
   const choice = route(
     s.policy,
     candidates,
-    { model: ask.model, chunkKeys: session.chunkKeys, prefixes, sessionHome: session.nodeId, promptTokens: session.promptTokens, ...(partial ? { partialHolders: partial.held } : {}) },
+    {
+      model: ask.model,
+      chunkKeys: session.chunkKeys,
+      prefixes,
+      sessionHome: session.nodeId,
+      promptTokens: session.promptTokens,
+      ...(partial ? { partialHolders: partial.held } : {}),
+    },
     s.costs,
   );
   if (!choice) return null;
   // Priced for the reserved node alone: with others beside it, a busier reserved node would lose to them.
   const reserved = candidates.filter((n) => n.nodeId === choice.nodeId);
-  const plan = route('symphony', reserved, { model: ask.model, chunkKeys: session.chunkKeys, prefixes, reservedNode: choice.nodeId }, s.costs);
+  const plan = route(
+    'symphony',
+    reserved,
+    { model: ask.model, chunkKeys: session.chunkKeys, prefixes, reservedNode: choice.nodeId },
+    s.costs,
+  );
   // The partial chunk is the chunk after the whole ones: its index in chunk_keys is its position.
   const tail = plan && Number.isFinite(s.costs.peerMsPerChunk) ? partialSource(choice.nodeId, partial) : null;
   const sources = plan ? (tail ? withPartialSource(plan.kvSources, tail) : plan.kvSources) : [];

@@ -17,23 +17,84 @@ const held = (nodeId: string, ...tiers: DirectoryTier[]): NodePrefix => ({ nodeI
 const KEYS = ['k0', 'k1', 'k2', 'k3'];
 const req = (over: Partial<RouteRequest> = {}): RouteRequest => ({ model: 'm', chunkKeys: KEYS, prefixes: [], ...over });
 /** Costs with round numbers, so each table row can be checked by hand. */
-const costs: RoutingCosts = { queueMsPerRequest: 20, reservationWeight: 0.5, recomputeMsPerChunk: 16, loadMsPerChunk: { device: 0, host: 2, ssd: 6 }, peerMsPerChunk: 3, moveMarginMs: 0 };
+const costs: RoutingCosts = {
+  queueMsPerRequest: 20,
+  reservationWeight: 0.5,
+  recomputeMsPerChunk: 16,
+  loadMsPerChunk: { device: 0, host: 2, ssd: 6 },
+  peerMsPerChunk: 3,
+  moveMarginMs: 0,
+};
 
 type Row = [string, RoutingPolicyName, RouteCandidate[], RouteRequest, string | null, string];
 
 describe(route.name, () => {
   // With a margin of one queued request (20 ms), a session leaves its home only for a clear gain.
   it.each<[string, RouteCandidate[], RouteRequest, string, string]>([
-    ['home two requests busier: b (4 chunks from a peer 12 + tail 12 = 24) would save 40 - 24 = 16 ms, inside the margin → stays', [node('a', { running: 2 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }), 'a', 'session_home'],
-    ['home three requests busier: b saves 60 - 24 = 36 ms, past the margin → moves', [node('a', { running: 3 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }), 'b', 'cheapest'],
-    ['no live home: the margin does not apply', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'gone', promptTokens: 4 * 256 + 192 }), 'b', 'cheapest'],
-    ['the home is already the cheapest: nothing to weigh', [node('a'), node('b', { running: 1 })], req({ sessionHome: 'a' }), 'a', 'cheapest'],
+    [
+      'home two requests busier: b (4 chunks from a peer 12 + tail 12 = 24) would save 40 - 24 = 16 ms, inside the margin → stays',
+      [node('a', { running: 2 }), node('b')],
+      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
+      'a',
+      'session_home',
+    ],
+    [
+      'home three requests busier: b saves 60 - 24 = 36 ms, past the margin → moves',
+      [node('a', { running: 3 }), node('b')],
+      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
+      'b',
+      'cheapest',
+    ],
+    [
+      'no live home: the margin does not apply',
+      [node('a', { running: 1 }), node('b')],
+      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'gone', promptTokens: 4 * 256 + 192 }),
+      'b',
+      'cheapest',
+    ],
+    [
+      'the home is already the cheapest: nothing to weigh',
+      [node('a'), node('b', { running: 1 })],
+      req({ sessionHome: 'a' }),
+      'a',
+      'cheapest',
+    ],
     // A reservation weighs like a home: b prefetched the prefix to host (4·2 = 8); a would pull it from b (4·(2+3) = 20).
-    ['reserved node a request busier: 20 + 8 = 28 against a’s 20, inside the margin → honoured', [node('a'), node('b', { running: 1 })], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'b', 'reservation'],
-    ['reserved node with 150 ms of prefill backlog: 158 against 20 → the request goes where it starts first', [node('a'), node('b', { backlogMs: 150 })], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'a', 'cheapest'],
-    ['reserved node is the cheapest anyway', [node('a', { running: 1 }), node('b')], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'b', 'reservation'],
-    ['the reservation being used is this request, not load on its node: 20 + 5 + 8 = 33 against 20 → honoured', [node('a'), node('b', { running: 1, reservations: 1, backlogMs: 5 })], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'b', 'reservation'],
-    ['another session’s reservation on it still counts: 20 + 10 + 10 + 8 = 48 against 20 → moved', [node('a'), node('b', { running: 1, reservations: 2, backlogMs: 10 })], req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }), 'a', 'cheapest'],
+    [
+      'reserved node a request busier: 20 + 8 = 28 against a’s 20, inside the margin → honoured',
+      [node('a'), node('b', { running: 1 })],
+      req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
+      'b',
+      'reservation',
+    ],
+    [
+      'reserved node with 150 ms of prefill backlog: 158 against 20 → the request goes where it starts first',
+      [node('a'), node('b', { backlogMs: 150 })],
+      req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
+      'a',
+      'cheapest',
+    ],
+    [
+      'reserved node is the cheapest anyway',
+      [node('a', { running: 1 }), node('b')],
+      req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
+      'b',
+      'reservation',
+    ],
+    [
+      'the reservation being used is this request, not load on its node: 20 + 5 + 8 = 33 against 20 → honoured',
+      [node('a'), node('b', { running: 1, reservations: 1, backlogMs: 5 })],
+      req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
+      'b',
+      'reservation',
+    ],
+    [
+      'another session’s reservation on it still counts: 20 + 10 + 10 + 8 = 48 against 20 → moved',
+      [node('a'), node('b', { running: 1, reservations: 2, backlogMs: 10 })],
+      req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
+      'a',
+      'cheapest',
+    ],
   ])('symphony move margin: %s', (_n, nodes, r, expected, reason) => {
     const d = route('symphony', nodes, r, { ...costs, moveMarginMs: 20 })!;
     expect([d.nodeId, d.reason]).toEqual([expected, reason]);
@@ -42,22 +103,106 @@ describe(route.name, () => {
   it.each<Row>([
     ['no node serves the model', 'symphony', [node('a', { models: ['x'] })], req(), null, ''],
     // recompute: KV is ignored
-    ['recompute: least loaded, although b holds the whole prefix', 'recompute', [node('a'), node('b', { running: 1 })], req({ prefixes: [held('b', 'device', 'device', 'device', 'device')] }), 'a', 'least_loaded'],
-    ['recompute: reservations count as load', 'recompute', [node('a', { reservations: 4 }), node('b', { running: 1 })], req(), 'b', 'least_loaded'],
+    [
+      'recompute: least loaded, although b holds the whole prefix',
+      'recompute',
+      [node('a'), node('b', { running: 1 })],
+      req({ prefixes: [held('b', 'device', 'device', 'device', 'device')] }),
+      'a',
+      'least_loaded',
+    ],
+    [
+      'recompute: reservations count as load',
+      'recompute',
+      [node('a', { reservations: 4 }), node('b', { running: 1 })],
+      req(),
+      'b',
+      'least_loaded',
+    ],
     // sticky: the session stays home, whatever the load
-    ['sticky: the session home, however busy', 'sticky', [node('a'), node('b', { running: 9 })], req({ sessionHome: 'b' }), 'b', 'session_home'],
-    ['sticky: home gone → least loaded', 'sticky', [node('a', { running: 2 }), node('b')], req({ sessionHome: 'dead' }), 'b', 'least_loaded'],
-    ['sticky: home does not serve the model → least loaded', 'sticky', [node('a', { models: ['x'] }), node('b')], req({ sessionHome: 'a' }), 'b', 'least_loaded'],
+    [
+      'sticky: the session home, however busy',
+      'sticky',
+      [node('a'), node('b', { running: 9 })],
+      req({ sessionHome: 'b' }),
+      'b',
+      'session_home',
+    ],
+    [
+      'sticky: home gone → least loaded',
+      'sticky',
+      [node('a', { running: 2 }), node('b')],
+      req({ sessionHome: 'dead' }),
+      'b',
+      'least_loaded',
+    ],
+    [
+      'sticky: home does not serve the model → least loaded',
+      'sticky',
+      [node('a', { models: ['x'] }), node('b')],
+      req({ sessionHome: 'a' }),
+      'b',
+      'least_loaded',
+    ],
     // prefix-affinity: the longest prefix wins, load only breaks ties
-    ['prefix-affinity: longest prefix, however busy', 'prefix-affinity', [node('a'), node('b', { running: 9 })], req({ prefixes: [held('a', 'host'), held('b', 'ssd', 'ssd')] }), 'b', 'longest_prefix'],
-    ['prefix-affinity: equal prefixes → less loaded', 'prefix-affinity', [node('a', { running: 3 }), node('b', { running: 1 })], req({ prefixes: [held('a', 'host'), held('b', 'host')] }), 'b', 'longest_prefix'],
-    ['prefix-affinity: nothing cached → least loaded', 'prefix-affinity', [node('a', { running: 1 }), node('b')], req(), 'b', 'least_loaded'],
+    [
+      'prefix-affinity: longest prefix, however busy',
+      'prefix-affinity',
+      [node('a'), node('b', { running: 9 })],
+      req({ prefixes: [held('a', 'host'), held('b', 'ssd', 'ssd')] }),
+      'b',
+      'longest_prefix',
+    ],
+    [
+      'prefix-affinity: equal prefixes → less loaded',
+      'prefix-affinity',
+      [node('a', { running: 3 }), node('b', { running: 1 })],
+      req({ prefixes: [held('a', 'host'), held('b', 'host')] }),
+      'b',
+      'longest_prefix',
+    ],
+    [
+      'prefix-affinity: nothing cached → least loaded',
+      'prefix-affinity',
+      [node('a', { running: 1 }), node('b')],
+      req(),
+      'b',
+      'least_loaded',
+    ],
     // symphony
-    ['recompute: prefill backlog counts as load (50 ms = 2.5 queued requests)', 'recompute', [node('a', { backlogMs: 50 }), node('b', { running: 2 })], req(), 'b', 'least_loaded'],
-    ['symphony: prefill backlog counts in the estimate', 'symphony', [node('a', { backlogMs: 30 }), node('b', { running: 1 })], req(), 'b', 'cheapest'],
-    ['symphony: a reservation on a dead node is ignored', 'symphony', [node('a'), node('b', { running: 1 })], req({ reservedNode: 'gone' }), 'a', 'cheapest'],
+    [
+      'recompute: prefill backlog counts as load (50 ms = 2.5 queued requests)',
+      'recompute',
+      [node('a', { backlogMs: 50 }), node('b', { running: 2 })],
+      req(),
+      'b',
+      'least_loaded',
+    ],
+    [
+      'symphony: prefill backlog counts in the estimate',
+      'symphony',
+      [node('a', { backlogMs: 30 }), node('b', { running: 1 })],
+      req(),
+      'b',
+      'cheapest',
+    ],
+    [
+      'symphony: a reservation on a dead node is ignored',
+      'symphony',
+      [node('a'), node('b', { running: 1 })],
+      req({ reservedNode: 'gone' }),
+      'a',
+      'cheapest',
+    ],
     // a: 20·1 + 4·0 = 20; b: 0 + 4·min(16, 0+3) = 12 → b, moving beats queueing
-    ['symphony: an idle node pulling the prefix beats queueing where it lives', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }), 'b', 'cheapest'],
+    [
+      'symphony: an idle node pulling the prefix beats queueing where it lives',
+      'symphony',
+      [node('a', { running: 1 }), node('b')],
+      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }),
+      'b',
+      'cheapest',
+    ],
     // a: 20·1 + 0 = 20; b: 0 + 4·16 = 64 (no peer fetch) → a, recomputing costs more than one request of queue
     [
       'symphony: without peer fetch a long prefix keeps the request where it lives',
@@ -68,19 +213,105 @@ describe(route.name, () => {
       'cheapest',
     ],
     // a: 20·3 + 0 = 60; b: 0 + 64 = 64 (peer fetch off) → a; at running 4: 80 vs 64 → b
-    ['symphony: queue long enough → recompute elsewhere', 'symphony', [node('a', { running: 4 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }), 'b', 'cheapest'],
+    [
+      'symphony: queue long enough → recompute elsewhere',
+      'symphony',
+      [node('a', { running: 4 }), node('b')],
+      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }),
+      'b',
+      'cheapest',
+    ],
     // a holds on SSD: 4·6 = 24 + 0; b holds on host: 4·2 = 8 + 20·0.5 reservation = 18 → b
     // 4 chunks + 128 tail tokens. a (home): 20·1 + 0 = 20; b: 0 + 4·3 (peer) + 0.5·16 (tail only a holds) = 20 → tie → b (less loaded);
     // with a 192-token tail b pays 12 + 12 = 24 > 20 → a
-    ['symphony: a partial-chunk tail only the home holds tips a close call home', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }), 'a', 'cheapest'],
-    ['symphony: a short tail does not outweigh a clearly shorter queue', 'symphony', [node('a', { running: 2 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }), 'b', 'cheapest'],
+    [
+      'symphony: a partial-chunk tail only the home holds tips a close call home',
+      'symphony',
+      [node('a', { running: 1 }), node('b')],
+      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
+      'a',
+      'cheapest',
+    ],
+    [
+      'symphony: a short tail does not outweigh a clearly shorter queue',
+      'symphony',
+      [node('a', { running: 2 }), node('b')],
+      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
+      'b',
+      'cheapest',
+    ],
     // Same 192-token tail, now as a partial chunk the home keeps: b fetches it instead, min(12, load + 3).
-    ['symphony: the home’s partial chunk on host moves with the session: b pays 12 + (2 + 3) = 17 < 20', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192, partialHolders: [{ nodeId: 'a', tier: 'host' }] }), 'b', 'cheapest'],
-    ['symphony: a partial only on the home’s SSD saves too little: b pays 12 + (6 + 3) = 21 > 20', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192, partialHolders: [{ nodeId: 'a', tier: 'ssd' }] }), 'a', 'cheapest'],
-    ['symphony: a partial b keeps itself is a local load: 12 + 6 = 18 < 20', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192, partialHolders: [{ nodeId: 'a', tier: 'ssd' }, { nodeId: 'b', tier: 'ssd' }] }), 'b', 'cheapest'],
-    ['symphony: a short tail costs its recompute even when a partial is held: 12 + min(4, 5) = 16 < 20', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 64, partialHolders: [{ nodeId: 'a', tier: 'host' }] }), 'b', 'cheapest'],
-    ['symphony: a dead home charges nobody the tail', 'symphony', [node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'gone', promptTokens: 4 * 256 + 192 }), 'b', 'cheapest'],
-    ['symphony: tier-aware: host beats SSD', 'symphony', [node('a'), node('b', { reservations: 1 })], req({ prefixes: [held('a', 'ssd', 'ssd', 'ssd', 'ssd'), held('b', 'host', 'host', 'host', 'host')] }), 'b', 'cheapest'],
+    [
+      'symphony: the home’s partial chunk on host moves with the session: b pays 12 + (2 + 3) = 17 < 20',
+      'symphony',
+      [node('a', { running: 1 }), node('b')],
+      req({
+        prefixes: [held('a', 'device', 'device', 'device', 'device')],
+        sessionHome: 'a',
+        promptTokens: 4 * 256 + 192,
+        partialHolders: [{ nodeId: 'a', tier: 'host' }],
+      }),
+      'b',
+      'cheapest',
+    ],
+    [
+      'symphony: a partial only on the home’s SSD saves too little: b pays 12 + (6 + 3) = 21 > 20',
+      'symphony',
+      [node('a', { running: 1 }), node('b')],
+      req({
+        prefixes: [held('a', 'device', 'device', 'device', 'device')],
+        sessionHome: 'a',
+        promptTokens: 4 * 256 + 192,
+        partialHolders: [{ nodeId: 'a', tier: 'ssd' }],
+      }),
+      'a',
+      'cheapest',
+    ],
+    [
+      'symphony: a partial b keeps itself is a local load: 12 + 6 = 18 < 20',
+      'symphony',
+      [node('a', { running: 1 }), node('b')],
+      req({
+        prefixes: [held('a', 'device', 'device', 'device', 'device')],
+        sessionHome: 'a',
+        promptTokens: 4 * 256 + 192,
+        partialHolders: [
+          { nodeId: 'a', tier: 'ssd' },
+          { nodeId: 'b', tier: 'ssd' },
+        ],
+      }),
+      'b',
+      'cheapest',
+    ],
+    [
+      'symphony: a short tail costs its recompute even when a partial is held: 12 + min(4, 5) = 16 < 20',
+      'symphony',
+      [node('a', { running: 1 }), node('b')],
+      req({
+        prefixes: [held('a', 'device', 'device', 'device', 'device')],
+        sessionHome: 'a',
+        promptTokens: 4 * 256 + 64,
+        partialHolders: [{ nodeId: 'a', tier: 'host' }],
+      }),
+      'b',
+      'cheapest',
+    ],
+    [
+      'symphony: a dead home charges nobody the tail',
+      'symphony',
+      [node('a', { running: 1 }), node('b')],
+      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'gone', promptTokens: 4 * 256 + 192 }),
+      'b',
+      'cheapest',
+    ],
+    [
+      'symphony: tier-aware: host beats SSD',
+      'symphony',
+      [node('a'), node('b', { reservations: 1 })],
+      req({ prefixes: [held('a', 'ssd', 'ssd', 'ssd', 'ssd'), held('b', 'host', 'host', 'host', 'host')] }),
+      'b',
+      'cheapest',
+    ],
   ])('%s', (name, policy, nodes, request, expected, reason) => {
     const noPeer = name.includes('without peer fetch') || name.includes('queue long enough');
     const d = route(policy, nodes, request, noPeer ? { ...costs, peerMsPerChunk: Infinity } : costs);
@@ -100,7 +331,13 @@ describe(route.name, () => {
         ['a', ['k1', 'k2']],
       ],
     ],
-    ['no sources when peers cannot be reached', [node('a', { running: 2 }), node('b')], [held('a', 'device', 'device')], { ...costs, peerMsPerChunk: Infinity }, []],
+    [
+      'no sources when peers cannot be reached',
+      [node('a', { running: 2 }), node('b')],
+      [held('a', 'device', 'device')],
+      { ...costs, peerMsPerChunk: Infinity },
+      [],
+    ],
     ['no source slower than recomputing', [node('a', { running: 9 }), node('b')], [held('a', 'ssd')], { ...costs, peerMsPerChunk: 12 }, []],
   ])('symphony kv_sources: %s', (_n, nodes, prefixes, c, expected) => {
     const d = route('symphony', nodes, req({ prefixes }), c)!;
@@ -110,7 +347,9 @@ describe(route.name, () => {
 
   it('baselines pass no kv_sources (their nodes recompute what they lack)', () => {
     for (const p of ['recompute', 'sticky', 'prefix-affinity'] as const) {
-      expect(route(p, [node('a'), node('b', { running: 5 })], req({ prefixes: [held('b', 'host', 'host')] }), costs)!.kvSources).toEqual([]);
+      expect(route(p, [node('a'), node('b', { running: 5 })], req({ prefixes: [held('b', 'host', 'host')] }), costs)!.kvSources).toEqual(
+        [],
+      );
     }
   });
 

@@ -4,7 +4,6 @@ import { pickLlmd } from './llmd.policy.js';
 import { reservedLoad } from './route.load.js';
 import type { KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, RoutingCosts, RoutingPolicyName } from './route.types.js';
 
-
 /**
  * Picks the node for one request under a policy; null when no candidate serves the model.
  * Every policy is deterministic (ties go to the smaller node id), so scheduler replicas agree.
@@ -25,7 +24,12 @@ import type { KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, Routing
  *   is compared, so KV placement only wins while it saves more than the extra queueing costs; a
  *   session leaves its live home only for a gain above `moveMarginMs`.
  */
-export function route(policy: RoutingPolicyName, nodes: readonly RouteCandidate[], req: RouteRequest, costs: RoutingCosts): RouteDecision | null {
+export function route(
+  policy: RoutingPolicyName,
+  nodes: readonly RouteCandidate[],
+  req: RouteRequest,
+  costs: RoutingCosts,
+): RouteDecision | null {
   const serving = nodes.filter((n) => n.models.includes(req.model));
   if (serving.length === 0) return null;
   const least = () => pick(serving, (n) => reservedLoad(n, costs), costs);
@@ -62,11 +66,21 @@ function symphony(serving: readonly RouteCandidate[], req: RouteRequest, costs: 
   // The reservation prefetched this session's KV there, so its estimate already counts that KV
   // as local: it loses only to a node that is clearly faster now, as a session's home does.
   if (reserved && cost(best) + costs.moveMarginMs >= cost(reserved)) {
-    return { nodeId: reserved.nodeId, reason: 'reservation', kvSources: sourcesFor(reserved.nodeId, req, prefixes, costs), estimateMs: cost(reserved) };
+    return {
+      nodeId: reserved.nodeId,
+      reason: 'reservation',
+      kvSources: sourcesFor(reserved.nodeId, req, prefixes, costs),
+      estimateMs: cost(reserved),
+    };
   }
   const home = homeAlive ? serving.find((n) => n.nodeId === req.sessionHome) : undefined;
   if (home && home !== best && cost(best) + costs.moveMarginMs >= cost(home)) {
-    return { nodeId: home.nodeId, reason: 'session_home', kvSources: sourcesFor(home.nodeId, req, prefixes, costs), estimateMs: cost(home) };
+    return {
+      nodeId: home.nodeId,
+      reason: 'session_home',
+      kvSources: sourcesFor(home.nodeId, req, prefixes, costs),
+      estimateMs: cost(home),
+    };
   }
   return { nodeId: best.nodeId, reason: 'cheapest', kvSources: sourcesFor(best.nodeId, req, prefixes, costs), estimateMs: cost(best) };
 }
@@ -77,7 +91,13 @@ function symphony(serving: readonly RouteCandidate[], req: RouteRequest, costs: 
  * loading the partial chunk the session left from its own tiers or a peer's where one holds it
  * (the cheapest), else recomputing them (only the home has them cached).
  */
-export function estimate(n: RouteCandidate, req: RouteRequest, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts, homeAlive = true): number {
+export function estimate(
+  n: RouteCandidate,
+  req: RouteRequest,
+  prefixes: ReadonlyMap<string, NodePrefix>,
+  costs: RoutingCosts,
+  homeAlive = true,
+): number {
   let ms = costs.queueMsPerRequest * reservedLoad(n, costs);
   const local = prefixes.get(n.nodeId);
   for (let i = 0; i < req.chunkKeys.length; i++) ms += chunkCost(i, n.nodeId, local, prefixes, costs);
@@ -100,14 +120,25 @@ function tailTokens(req: RouteRequest): number {
   return req.promptTokens === undefined ? 0 : Math.max(0, req.promptTokens - req.chunkKeys.length * CHUNK_TOKENS);
 }
 
-function chunkCost(i: number, nodeId: string, local: NodePrefix | undefined, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts): number {
+function chunkCost(
+  i: number,
+  nodeId: string,
+  local: NodePrefix | undefined,
+  prefixes: ReadonlyMap<string, NodePrefix>,
+  costs: RoutingCosts,
+): number {
   if (local && i < local.prefixChunks) return costs.loadMsPerChunk[local.tiers[i]!];
   const peer = bestPeer(i, nodeId, prefixes, costs);
   return Math.min(costs.recomputeMsPerChunk, peer ? peer.ms : Infinity);
 }
 
 /** The peer that can serve chunk i fastest (tier read + network); ties to the smaller id. */
-function bestPeer(i: number, except: string, prefixes: ReadonlyMap<string, NodePrefix>, costs: RoutingCosts): { nodeId: string; ms: number } | null {
+function bestPeer(
+  i: number,
+  except: string,
+  prefixes: ReadonlyMap<string, NodePrefix>,
+  costs: RoutingCosts,
+): { nodeId: string; ms: number } | null {
   if (!Number.isFinite(costs.peerMsPerChunk)) return null;
   let best: { nodeId: string; ms: number } | null = null;
   for (const p of prefixes.values()) {
@@ -138,7 +169,10 @@ function pick<T extends RouteCandidate>(nodes: readonly T[], score: (n: T) => nu
   let bestScore = score(best);
   for (const n of nodes.slice(1)) {
     const s = score(n);
-    const tie = s === bestScore && (reservedLoad(n, costs) < reservedLoad(best, costs) || (reservedLoad(n, costs) === reservedLoad(best, costs) && n.nodeId < best.nodeId));
+    const tie =
+      s === bestScore &&
+      (reservedLoad(n, costs) < reservedLoad(best, costs) ||
+        (reservedLoad(n, costs) === reservedLoad(best, costs) && n.nodeId < best.nodeId));
     if (s < bestScore || tie) {
       best = n;
       bestScore = s;

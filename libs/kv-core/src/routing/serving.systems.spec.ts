@@ -6,7 +6,9 @@ describe('SERVING_SYSTEMS', () => {
   });
 
   it('the headline baselines are not extras; the old pure-prefix and device-resident sticky are', () => {
-    const extras = Object.entries(SERVING_SYSTEMS).filter(([, s]) => s.extra).map(([n]) => n);
+    const extras = Object.entries(SERVING_SYSTEMS)
+      .filter(([, s]) => s.extra)
+      .map(([n]) => n);
     expect(extras.sort()).toEqual(['prefix-affinity', 'sticky-device']);
   });
 
@@ -16,7 +18,15 @@ describe('SERVING_SYSTEMS', () => {
 });
 
 describe(servingSystemProblems.name, () => {
-  const base: ServingSystem = { routing: 'sticky', betweenTurns: 'device-cache', tiers: ['host'], peerFetch: false, advisories: false, extra: false, models: '' };
+  const base: ServingSystem = {
+    routing: 'sticky',
+    betweenTurns: 'device-cache',
+    tiers: ['host'],
+    peerFetch: false,
+    advisories: false,
+    extra: false,
+    models: '',
+  };
   it.each<[string, Partial<ServingSystem>, string]>([
     ['unknown routing', { routing: 'nope' as ServingSystem['routing'] }, 'x: unknown routing policy nope'],
     ['offload without a host tier', { betweenTurns: 'offload', tiers: [] }, 'x: offloads between turns but has no host tier'],

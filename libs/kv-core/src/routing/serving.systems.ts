@@ -29,12 +29,60 @@ export interface ServingSystem {
  * Symphony moves KV between nodes and hears advisories, because only it can.
  */
 export const SERVING_SYSTEMS = {
-  symphony: { routing: 'symphony', betweenTurns: 'device-cache', tiers: ['host', 'ssd'], peerFetch: true, advisories: true, extra: false, models: 'Mnemo: Symphony routing with advisories, prefetch and peer fetch' },
-  llmd: { routing: 'llmd', betweenTurns: 'device-cache', tiers: ['host', 'ssd'], peerFetch: false, advisories: false, extra: false, models: 'llm-d: default prefix + queue + KV-utilization scorers over vLLM with tiered prefix caching' },
-  infercept: { routing: 'sticky', betweenTurns: 'offload', tiers: ['host'], peerFetch: false, advisories: false, extra: false, models: 'InferCept: a session stays on its node; its KV is swapped to host memory between turns and back over PCIe' },
-  recompute: { routing: 'recompute', betweenTurns: 'device-cache', tiers: ['host', 'ssd'], peerFetch: false, advisories: false, extra: false, models: 'vLLM behind a least-loaded balancer: KV location ignored' },
-  'sticky-device': { routing: 'sticky', betweenTurns: 'device-cache', tiers: ['host', 'ssd'], peerFetch: false, advisories: false, extra: true, models: 'session affinity with the KV left in the device prefix cache (no swap cost)' },
-  'prefix-affinity': { routing: 'prefix-affinity', betweenTurns: 'device-cache', tiers: ['host', 'ssd'], peerFetch: false, advisories: false, extra: true, models: 'the longest cached prefix wins, load only breaks ties (herds onto a shared prompt’s holder)' },
+  symphony: {
+    routing: 'symphony',
+    betweenTurns: 'device-cache',
+    tiers: ['host', 'ssd'],
+    peerFetch: true,
+    advisories: true,
+    extra: false,
+    models: 'Mnemo: Symphony routing with advisories, prefetch and peer fetch',
+  },
+  llmd: {
+    routing: 'llmd',
+    betweenTurns: 'device-cache',
+    tiers: ['host', 'ssd'],
+    peerFetch: false,
+    advisories: false,
+    extra: false,
+    models: 'llm-d: default prefix + queue + KV-utilization scorers over vLLM with tiered prefix caching',
+  },
+  infercept: {
+    routing: 'sticky',
+    betweenTurns: 'offload',
+    tiers: ['host'],
+    peerFetch: false,
+    advisories: false,
+    extra: false,
+    models: 'InferCept: a session stays on its node; its KV is swapped to host memory between turns and back over PCIe',
+  },
+  recompute: {
+    routing: 'recompute',
+    betweenTurns: 'device-cache',
+    tiers: ['host', 'ssd'],
+    peerFetch: false,
+    advisories: false,
+    extra: false,
+    models: 'vLLM behind a least-loaded balancer: KV location ignored',
+  },
+  'sticky-device': {
+    routing: 'sticky',
+    betweenTurns: 'device-cache',
+    tiers: ['host', 'ssd'],
+    peerFetch: false,
+    advisories: false,
+    extra: true,
+    models: 'session affinity with the KV left in the device prefix cache (no swap cost)',
+  },
+  'prefix-affinity': {
+    routing: 'prefix-affinity',
+    betweenTurns: 'device-cache',
+    tiers: ['host', 'ssd'],
+    peerFetch: false,
+    advisories: false,
+    extra: true,
+    models: 'the longest cached prefix wins, load only breaks ties (herds onto a shared prompt’s holder)',
+  },
 } as const satisfies Record<string, ServingSystem>;
 
 export type ServingSystemName = keyof typeof SERVING_SYSTEMS;
@@ -53,6 +101,7 @@ export function servingSystemProblems(name: string, s: ServingSystem): string[] 
   const out: string[] = [];
   if (!(ROUTING_POLICIES as readonly string[]).includes(s.routing)) out.push(`${name}: unknown routing policy ${s.routing}`);
   if (s.betweenTurns === 'offload' && !s.tiers.includes('host')) out.push(`${name}: offloads between turns but has no host tier`);
-  if ((s.peerFetch || s.advisories) && s.routing !== 'symphony') out.push(`${name}: only symphony routing weighs peer fetches and reservations`);
+  if ((s.peerFetch || s.advisories) && s.routing !== 'symphony')
+    out.push(`${name}: only symphony routing weighs peer fetches and reservations`);
   return out;
 }

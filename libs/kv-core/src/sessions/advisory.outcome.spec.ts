@@ -1,4 +1,10 @@
-import { ADVISORY_VERDICTS, judgeAdvisoryArrival, judgeReservationEnd, type AdvisoryVerdict, type ReservationEnd } from './advisory.outcome.js';
+import {
+  ADVISORY_VERDICTS,
+  judgeAdvisoryArrival,
+  judgeReservationEnd,
+  type AdvisoryVerdict,
+  type ReservationEnd,
+} from './advisory.outcome.js';
 
 describe(judgeAdvisoryArrival.name, () => {
   it.each<[string, number, number, AdvisoryVerdict]>([
@@ -36,7 +42,13 @@ describe(judgeReservationEnd.name, () => {
 describe('ADVISORY_VERDICTS', () => {
   it('lists every verdict either judge can give, once', () => {
     const given = new Set<string>();
-    for (const [q, p] of [[0, 0], [2, 2], [2, 1], [2, 0]]) given.add(JSON.stringify(judgeAdvisoryArrival(q!, p!)));
+    for (const [q, p] of [
+      [0, 0],
+      [2, 2],
+      [2, 1],
+      [2, 0],
+    ])
+      given.add(JSON.stringify(judgeAdvisoryArrival(q!, p!)));
     for (const end of ['moved', 'expired'] as const) given.add(JSON.stringify(judgeReservationEnd(end)));
     expect(new Set(ADVISORY_VERDICTS.map((v) => JSON.stringify(v)))).toEqual(given);
     expect(ADVISORY_VERDICTS).toHaveLength(given.size);

@@ -1,4 +1,18 @@
 export { SessionTable, type SessionRecord } from './session.table.js';
-export { ReservationBook, type Reservation, type ReservationLimits, type ReserveRefusal, type ReservationLookup } from './reservation.book.js';
+export {
+  ReservationBook,
+  type Reservation,
+  type ReservationLimits,
+  type ReserveRefusal,
+  type ReservationLookup,
+} from './reservation.book.js';
 export { SessionTailTracker, type SessionTail, type TailChunkEvent } from './session-tail.tracker.js';
-export { ADVISORY_VERDICTS, judgeAdvisoryArrival, judgeReservationEnd, type AdvisoryOutcome, type AdvisoryOutcomeReason, type AdvisoryVerdict, type ReservationEnd } from './advisory.outcome.js';
+export {
+  ADVISORY_VERDICTS,
+  judgeAdvisoryArrival,
+  judgeReservationEnd,
+  type AdvisoryOutcome,
+  type AdvisoryOutcomeReason,
+  type AdvisoryVerdict,
+  type ReservationEnd,
+} from './advisory.outcome.js';

@@ -1,6 +1,16 @@
 import { ReservationBook, type Reservation } from './reservation.book.js';
 
-const r = (id: string, over: Partial<Reservation> = {}): Reservation => ({ id, tenant: 't', sessionId: `s-${id}`, model: 'm', nodeId: 'n1', expectedAtMs: 0, expiresAtMs: 1000, priority: 0, ...over });
+const r = (id: string, over: Partial<Reservation> = {}): Reservation => ({
+  id,
+  tenant: 't',
+  sessionId: `s-${id}`,
+  model: 'm',
+  nodeId: 'n1',
+  expectedAtMs: 0,
+  expiresAtMs: 1000,
+  priority: 0,
+  ...over,
+});
 
 describe(ReservationBook.name, () => {
   it('takes a reservation and finds it by id and by session', () => {

@@ -24,7 +24,10 @@ export interface ReservationLimits {
 export type ReserveRefusal = 'tenant_limit' | 'full';
 
 /** What a lookup by id found. */
-export type ReservationLookup = { readonly kind: 'live'; readonly reservation: Reservation } | { readonly kind: 'expired'; readonly expiredAtMs: number } | { readonly kind: 'unknown' };
+export type ReservationLookup =
+  | { readonly kind: 'live'; readonly reservation: Reservation }
+  | { readonly kind: 'expired'; readonly expiredAtMs: number }
+  | { readonly kind: 'unknown' };
 
 /**
  * Advisory reservations with a TTL (Symphony §3.3). A reservation counts as coming load on its
@@ -46,14 +49,17 @@ export class ReservationBook {
   private readonly expired = new Map<string, number>();
   /** Reservations counted in `perNode`, by expected arrival (then id): the overdue ones leave from the front. */
   private expiries = 0;
-  private readonly counting = new OrderedSet<Reservation>((a, b) => a.expectedAtMs - b.expectedAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  private readonly counting = new OrderedSet<Reservation>(
+    (a, b) => a.expectedAtMs - b.expectedAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 
   constructor(
     readonly limits: ReservationLimits,
     readonly overdueMs = 5000,
   ) {
     if (!(overdueMs >= 0)) throw new RangeError(`overdueMs must be ≥ 0, got ${overdueMs}`);
-    for (const [k, v] of Object.entries(limits)) if (!Number.isInteger(v) || v < 1) throw new RangeError(`reservation limit ${k} must be a positive integer, got ${v}`);
+    for (const [k, v] of Object.entries(limits))
+      if (!Number.isInteger(v) || v < 1) throw new RangeError(`reservation limit ${k} must be a positive integer, got ${v}`);
   }
 
   /** Takes the reservation (replacing the session's previous one, which is returned) or says why not. */

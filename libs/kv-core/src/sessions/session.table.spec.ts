@@ -1,6 +1,13 @@
 import { SessionTable } from './session.table.js';
 
-const rec = (sessionId: string, nodeId = 'n1', tenant = 't') => ({ tenant, sessionId, model: 'm', nodeId, chunkKeys: ['k'], lastUsedMs: 0 });
+const rec = (sessionId: string, nodeId = 'n1', tenant = 't') => ({
+  tenant,
+  sessionId,
+  model: 'm',
+  nodeId,
+  chunkKeys: ['k'],
+  lastUsedMs: 0,
+});
 
 describe(SessionTable.name, () => {
   it('remembers the last node and counts requests', () => {

@@ -30,7 +30,8 @@ export class SessionTable {
   private evicted = 0;
 
   constructor(readonly maxSessions: number) {
-    if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a positive integer, got ${maxSessions}`);
+    if (!Number.isInteger(maxSessions) || maxSessions < 1)
+      throw new RangeError(`maxSessions must be a positive integer, got ${maxSessions}`);
   }
 
   /** A request of the session ran on `nodeId`. */
@@ -54,7 +55,15 @@ export class SessionTable {
    * so a report that arrives after the session's next request went elsewhere changes nothing.
    * Keeps the session's place in the LRU order (a report is not a use). Returns whether it applied.
    */
-  extend(tail: { tenant: string; sessionId: string; nodeId: string; model: string; chunkKeys: readonly string[]; partialKey?: string; tokens: number }): boolean {
+  extend(tail: {
+    tenant: string;
+    sessionId: string;
+    nodeId: string;
+    model: string;
+    chunkKeys: readonly string[];
+    partialKey?: string;
+    tokens: number;
+  }): boolean {
     const k = key(tail.tenant, tail.sessionId);
     const rec = this.map.get(k);
     if (!rec || rec.nodeId !== tail.nodeId || rec.model !== tail.model) return false;
@@ -62,7 +71,12 @@ export class SessionTable {
     if (rec.chunkKeys.some((c, i) => tail.chunkKeys[i] !== c)) return false;
     const { partialKey: _old, ...kept } = rec;
     // Map.set on a present key keeps its position.
-    this.map.set(k, { ...kept, chunkKeys: [...tail.chunkKeys], promptTokens: tail.tokens, ...(tail.partialKey ? { partialKey: tail.partialKey } : {}) });
+    this.map.set(k, {
+      ...kept,
+      chunkKeys: [...tail.chunkKeys],
+      promptTokens: tail.tokens,
+      ...(tail.partialKey ? { partialKey: tail.partialKey } : {}),
+    });
     return true;
   }
 

@@ -5,7 +5,17 @@ import type { DirectoryTier } from '../directory/kv-directory.types.js';
 export type KvSourceKind = 'device' | 'host' | 'ssd' | 'host+ssd' | 'peer' | 'droidspeak' | 'computed' | 'unknown';
 
 /** Why a run of prompt tokens was computed. */
-export type KvMissReason = 'never_stored' | 'evicted' | 'expired' | 'corrupt' | 'truncated' | 'model_mismatch' | 'tenant_isolated' | 'held_elsewhere' | 'partial' | 'node_record_missing';
+export type KvMissReason =
+  | 'never_stored'
+  | 'evicted'
+  | 'expired'
+  | 'corrupt'
+  | 'truncated'
+  | 'model_mismatch'
+  | 'tenant_isolated'
+  | 'held_elsewhere'
+  | 'partial'
+  | 'node_record_missing';
 
 /** The node's record of one request (its half of the answer). */
 export interface NodeKvFacts {
@@ -80,7 +90,15 @@ export function explainKv(i: ExplainInput): KvSegment[] {
   const out: KvSegment[] = [];
   const n = i.node;
   const restoredUntil = n ? n.deviceTokens + n.host + n.ssd + n.peer : 0;
-  const restoredKind: KvSourceKind = !n ? 'computed' : n.peer > 0 ? 'peer' : n.host > 0 && n.ssd > 0 ? 'host+ssd' : n.host > 0 ? 'host' : 'ssd';
+  const restoredKind: KvSourceKind = !n
+    ? 'computed'
+    : n.peer > 0
+      ? 'peer'
+      : n.host > 0 && n.ssd > 0
+        ? 'host+ssd'
+        : n.host > 0
+          ? 'host'
+          : 'ssd';
   const dsUntil = n?.droidspeak ? Math.min(i.promptTokens, n.droidspeak.tokens) : 0;
   const sourceAt = (t: number): KvSourceKind => {
     if (!n) return 'unknown';
@@ -95,7 +113,11 @@ export function explainKv(i: ExplainInput): KvSegment[] {
     const end = Math.min(i.promptTokens, start + CHUNK_TOKENS);
     const key = i.chunkKeys[c] ?? '';
     // Runs of one source inside the chunk (a device prefix ends on a 16-token block, a restore on a chunk).
-    const cuts = [start, ...[n?.deviceTokens, restoredUntil, dsUntil].filter((x): x is number => x !== undefined && x > start && x < end), end].sort((a, b) => a - b);
+    const cuts = [
+      start,
+      ...[n?.deviceTokens, restoredUntil, dsUntil].filter((x): x is number => x !== undefined && x > start && x < end),
+      end,
+    ].sort((a, b) => a - b);
     for (let k = 0; k + 1 < cuts.length; k++) {
       const [s, e] = [cuts[k]!, cuts[k + 1]!];
       if (e <= s) continue;
@@ -121,19 +143,39 @@ function served(source: KvSourceKind, n: NodeKvFacts): Omit<KvSegment, 'chunk' |
     case 'peer':
       return { detail: `fetched from peer ${n.peerNode ?? 'node'} over gRPC`, ...(n.peerNode ? { otherNode: n.peerNode } : {}) };
     default:
-      return { detail: `reused from base model ${n.droidspeak?.base} under a DroidSpeak plan (some layers recomputed; not counted as cached)`, otherModel: n.droidspeak?.base ?? '' };
+      return {
+        detail: `reused from base model ${n.droidspeak?.base} under a DroidSpeak plan (some layers recomputed; not counted as cached)`,
+        otherModel: n.droidspeak?.base ?? '',
+      };
   }
 }
 
 function missed(i: ExplainInput, c: number, key: string, tail: boolean): Omit<KvSegment, 'chunk' | 'start' | 'tokens' | 'key' | 'source'> {
-  if (tail) return { reason: 'partial', detail: 'the prompt ends inside this chunk: only whole chunks are kept and routed by key (a conversation tail is kept for its session when it ends)' };
+  if (tail)
+    return {
+      reason: 'partial',
+      detail:
+        'the prompt ends inside this chunk: only whole chunks are kept and routed by key (a conversation tail is kept for its session when it ends)',
+    };
   const r = i.routing[c];
   const drop = r?.drops.at(-1);
   if (drop) {
-    const what = { evicted: `evicted from the ${drop.tier} tier`, expired: `expired from the ${drop.tier} tier`, corrupt: `a ${drop.tier} copy failed its checksum and was dropped`, truncated: `truncated in the ${drop.tier} tier` }[drop.reason];
-    return { reason: drop.reason, detail: `${what} by ${drop.policy} at ${when(drop.atUnixMs)}`, tier: drop.tier, policy: drop.policy, atUnixMs: drop.atUnixMs };
+    const what = {
+      evicted: `evicted from the ${drop.tier} tier`,
+      expired: `expired from the ${drop.tier} tier`,
+      corrupt: `a ${drop.tier} copy failed its checksum and was dropped`,
+      truncated: `truncated in the ${drop.tier} tier`,
+    }[drop.reason];
+    return {
+      reason: drop.reason,
+      detail: `${what} by ${drop.policy} at ${when(drop.atUnixMs)}`,
+      tier: drop.tier,
+      policy: drop.policy,
+      atUnixMs: drop.atUnixMs,
+    };
   }
-  if (!i.node) return { reason: 'node_record_missing', detail: `node ${i.nodeId} no longer has this request's record (it left or forgot it)` };
+  if (!i.node)
+    return { reason: 'node_record_missing', detail: `node ${i.nodeId} no longer has this request's record (it left or forgot it)` };
   const other = r?.heldBy.find((h) => h.nodeId !== i.nodeId);
   if (other) {
     return {
@@ -145,7 +187,17 @@ function missed(i: ExplainInput, c: number, key: string, tail: boolean): Omit<Kv
     };
   }
   const model = r?.otherModels[0];
-  if (model) return { reason: 'model_mismatch', detail: `the same tokens are cached under model ${model}; KV is per model (no DroidSpeak plan applied)`, otherModel: model };
-  if (r?.otherTenantHeld && i.admin) return { reason: 'tenant_isolated', detail: "another tenant's copy of these tokens is cached; chunk keys are salted per tenant so tenants never share (or probe) each other's KV" };
+  if (model)
+    return {
+      reason: 'model_mismatch',
+      detail: `the same tokens are cached under model ${model}; KV is per model (no DroidSpeak plan applied)`,
+      otherModel: model,
+    };
+  if (r?.otherTenantHeld && i.admin)
+    return {
+      reason: 'tenant_isolated',
+      detail:
+        "another tenant's copy of these tokens is cached; chunk keys are salted per tenant so tenants never share (or probe) each other's KV",
+    };
   return { reason: 'never_stored', detail: 'no node held this chunk for this tenant and model when the request was routed' };
 }

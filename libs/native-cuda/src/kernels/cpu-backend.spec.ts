@@ -6,16 +6,36 @@ import { Guarded, maxAbsDiff, naiveAttention, naiveMatmul, naiveRmsnorm, naiveRo
 const sut = new CpuKernelBackend();
 
 // (context length, query rows): one token, prefill, decode, chunked prefill, exact block, decode.
-const SEQS: Array<[number, number]> = [[1, 1], [37, 37], [50, 1], [20, 5], [16, 16], [9, 1]];
+const SEQS: Array<[number, number]> = [
+  [1, 1],
+  [37, 37],
+  [50, 1],
+  [20, 5],
+  [16, 16],
+  [9, 1],
+];
 const ATTENTION_CASES = [32, 64, 128].flatMap((headDim) =>
   [16, 8].flatMap((blockSize) =>
-    [[4, 4], [8, 2], [6, 1]].map(([heads, kvHeads]) => ({ headDim, blockSize, heads: heads!, kvHeads: kvHeads! }))));
+    [
+      [4, 4],
+      [8, 2],
+      [6, 1],
+    ].map(([heads, kvHeads]) => ({ headDim, blockSize, heads: heads!, kvHeads: kvHeads! })),
+  ),
+);
 
 describe(CpuKernelBackend.name, () => {
   describe('matmul', () => {
-    it.each([[1, 1, 1], [3, 5, 7], [7, 33, 64], [17, 50, 129], [2, 300, 31]])('m=%i n=%i k=%i matches the naive product', (m, n, k) => {
+    it.each([
+      [1, 1, 1],
+      [3, 5, 7],
+      [7, 33, 64],
+      [17, 50, 129],
+      [2, 300, 31],
+    ])('m=%i n=%i k=%i matches the naive product', (m, n, k) => {
       const rng = new Rng(m * 1000 + n);
-      const x = rng.floats(m * k), w = rng.floats(n * k);
+      const x = rng.floats(m * k),
+        w = rng.floats(n * k);
       const out = new Guarded(m * n, NaN);
       sut.matmul(out.view, x, w, m, n, k);
       expect(maxAbsDiff(out.view, naiveMatmul(x, w, m, n, k))).toBeLessThan(1e-5 * Math.sqrt(k) * 4);
@@ -24,8 +44,11 @@ describe(CpuKernelBackend.name, () => {
 
     it('gives a row the same bits alone, in a batch of 7 and in a batch of 40', () => {
       const rng = new Rng(2);
-      const m = 40, n = 70, k = 1000;
-      const x = rng.floats(m * k), w = rng.floats(n * k);
+      const m = 40,
+        n = 70,
+        k = 1000;
+      const x = rng.floats(m * k),
+        w = rng.floats(n * k);
       const all = new Float32Array(m * n);
       sut.matmul(all, x, w, m, n, k);
       for (const r of [0, 6, 33, 39]) {
@@ -43,7 +66,8 @@ describe(CpuKernelBackend.name, () => {
       const buf = new Float32Array(64);
       expect(() => sut.matmul(buf.subarray(0, 4), buf.subarray(2, 10), new Float32Array(8), 2, 2, 4)).toThrow(RangeError);
       expect(() => sut.matmul(new Float32Array(3), new Float32Array(8), new Float32Array(8), 2, 2, 4)).toThrow(
-        expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' }));
+        expect.objectContaining({ code: 'ERR_OUT_OF_RANGE' }),
+      );
       expect(() => sut.matmul(new Float32Array(4), new Float32Array(8), new Float32Array(8), 2, 2, 4.5)).toThrow(RangeError);
       expect(() => sut.matmul([] as unknown as Float32Array, new Float32Array(8), new Float32Array(8), 2, 2, 4)).toThrow(TypeError);
     });
@@ -52,8 +76,11 @@ describe(CpuKernelBackend.name, () => {
   describe('packWeight / matmulPacked', () => {
     it('gives the bits of matmul on the unpacked weight, for every row count up to 64', () => {
       const rng = new Rng(31);
-      const M = 64, n = 45, k = 300;
-      const x = rng.floats(M * k), w = rng.floats(n * k);
+      const M = 64,
+        n = 45,
+        k = 300;
+      const x = rng.floats(M * k),
+        w = rng.floats(n * k);
       const packed = sut.packWeight(w, n, k);
       const all = new Float32Array(M * n);
       sut.matmul(all, x, w, M, n, k);
@@ -78,9 +105,14 @@ describe(CpuKernelBackend.name, () => {
   describe('submit', () => {
     it('runs a list in order off the JS thread, with the bits of direct calls', async () => {
       const rng = new Rng(41);
-      const m = 256, n = 512, k = 512;
-      const x = rng.floats(m * k), w = rng.floats(n * k), w2 = rng.floats(n * n);
-      const h = new Float32Array(m * n), y = new Float32Array(m * n);
+      const m = 256,
+        n = 512,
+        k = 512;
+      const x = rng.floats(m * k),
+        w = rng.floats(n * k),
+        w2 = rng.floats(n * n);
+      const h = new Float32Array(m * n),
+        y = new Float32Array(m * n);
       const packed = sut.packWeight(w2, n, n);
       const want = new Float32Array(m * n);
       sut.matmul(h, x, w, m, n, k);
@@ -101,7 +133,9 @@ describe(CpuKernelBackend.name, () => {
 
     it('runs back-to-back products of one input (q, k, v) as one call with the bits of direct calls', async () => {
       const rng = new Rng(43);
-      const m = 97, k = 300, ns = [64, 37, 37];
+      const m = 97,
+        k = 300,
+        ns = [64, 37, 37];
       const x = rng.floats(m * k);
       const ws = ns.map((n) => sut.packWeight(rng.floats(n * k), n, k));
       const want = ns.map((n, i) => {
@@ -121,9 +155,13 @@ describe(CpuKernelBackend.name, () => {
       // The second output starts 8 rows into the first: run as one call, the first product's
       // later row blocks would overwrite rows the second had already written.
       const rng = new Rng(44);
-      const m = 300, n = 64, k = 256, shift = 8 * n;
+      const m = 300,
+        n = 64,
+        k = 256,
+        shift = 8 * n;
       const x = rng.floats(m * k);
-      const w1 = sut.packWeight(rng.floats(n * k), n, k), w2 = sut.packWeight(rng.floats(n * k), n, k);
+      const w1 = sut.packWeight(rng.floats(n * k), n, k),
+        w2 = sut.packWeight(rng.floats(n * k), n, k);
       const want = new Float32Array(m * n + shift);
       sut.matmulPacked(want, x, w1, m, n, k);
       sut.matmulPacked(want.subarray(shift), x, w2, m, n, k);
@@ -153,7 +191,8 @@ describe(CpuKernelBackend.name, () => {
     it.each([32, 64, 128, 4096])('dim=%i matches the naive norm, also in place', (dim) => {
       const rng = new Rng(dim);
       const rows = 5;
-      const x = rng.floats(rows * dim, -3, 3), w = rng.floats(dim, 0.5, 1.5);
+      const x = rng.floats(rows * dim, -3, 3),
+        w = rng.floats(dim, 0.5, 1.5);
       const out = new Guarded(rows * dim);
       sut.rmsnorm(out.view, x, w, rows, dim, 1e-6);
       expect(maxAbsDiff(out.view, naiveRmsnorm(x, w, rows, dim, 1e-6))).toBeLessThan(1e-5);
@@ -167,7 +206,8 @@ describe(CpuKernelBackend.name, () => {
   describe('rope', () => {
     it.each([32, 64, 128])('headDim=%i matches rotate_half and leaves position 0 unchanged', (hd) => {
       const rng = new Rng(hd + 7);
-      const rows = 6, heads = 3;
+      const rows = 6,
+        heads = 3;
       const x = rng.floats(rows * heads * hd);
       const positions = Int32Array.from({ length: rows }, (_, i) => (i === 0 ? 0 : rng.int(1, 8192)));
       const y = new Guarded(x.length);
@@ -186,12 +226,18 @@ describe(CpuKernelBackend.name, () => {
   describe('element-wise ops', () => {
     const rng = new Rng(5);
     const n = 20001;
-    const a = rng.floats(n, -8, 8), b = rng.floats(n);
+    const a = rng.floats(n, -8, 8),
+      b = rng.floats(n);
 
     it('siluMul, add and addBias match their definitions', () => {
       const silu = new Guarded(n);
       sut.siluMul(silu.view, a, b, n);
-      expect(maxAbsDiff(silu.view, Array.from(a, (g, i) => (g / (1 + Math.exp(-g))) * b[i]!))).toBeLessThan(1e-5);
+      expect(
+        maxAbsDiff(
+          silu.view,
+          Array.from(a, (g, i) => (g / (1 + Math.exp(-g))) * b[i]!),
+        ),
+      ).toBeLessThan(1e-5);
       const sum = new Guarded(n);
       sut.add(sum.view, a, b, n);
       expect(sum.view).toEqual(Float32Array.from(a, (v, i) => v + b[i]!));
@@ -221,14 +267,23 @@ describe(CpuKernelBackend.name, () => {
         const mx = Math.max(...row) * 0.5;
         const e = Array.from(row, (v) => Math.exp(v * 0.5 - mx));
         const s = e.reduce((u, v) => u + v, 0);
-        expect(maxAbsDiff(p.view.subarray(r * 100, (r + 1) * 100), e.map((v) => v / s))).toBeLessThan(1e-6);
+        expect(
+          maxAbsDiff(
+            p.view.subarray(r * 100, (r + 1) * 100),
+            e.map((v) => v / s),
+          ),
+        ).toBeLessThan(1e-6);
       }
       expect(p.intact()).toBe(true);
     });
   });
 
   describe('KV cache', () => {
-    it.each([[32, 16], [64, 8], [128, 16]])('writeKv places rows at their slots (headDim=%i blockSize=%i) and skips -1', (hd, bs) => {
+    it.each([
+      [32, 16],
+      [64, 8],
+      [128, 16],
+    ])('writeKv places rows at their slots (headDim=%i blockSize=%i) and skips -1', (hd, bs) => {
       const rng = new Rng(hd + bs);
       const geom: KvGeometry = { numLayers: 3, numKvHeads: 2, headDim: hd, blockSize: bs };
       const paged = new PagedCase(geom, 2, [], rng); // empty case: just a random cache and the layout
@@ -237,7 +292,8 @@ describe(CpuKernelBackend.name, () => {
       const before = cache.view.slice();
       const te = 2 * hd;
       const slots = Int32Array.of(0, bs * 2 + bs - 1, -1, bs + 3);
-      const k = rng.floats(slots.length * te), v = rng.floats(slots.length * te);
+      const k = rng.floats(slots.length * te),
+        v = rng.floats(slots.length * te);
       sut.writeKv(cache.view, k, v, slots, 2, geom);
       const expected = before.slice();
       slots.forEach((slot, r) => {
@@ -302,7 +358,8 @@ describe(CpuKernelBackend.name, () => {
       const out = new Guarded(rows * rowElems, NaN);
       sut.pagedAttention(out.view, q, paged.cache, 1, c.heads, geom, batch, scale);
       paged.seqs.forEach((seq, s) => {
-        const r0 = batch.queryStart[s]! * rowElems, r1 = batch.queryStart[s + 1]! * rowElems;
+        const r0 = batch.queryStart[s]! * rowElems,
+          r1 = batch.queryStart[s + 1]! * rowElems;
         expect(maxAbsDiff(out.view.subarray(r0, r1), naiveAttention(q.subarray(r0, r1), seq, geom, c.heads, scale))).toBeLessThan(2e-5);
       });
       expect(out.intact()).toBe(true);
@@ -311,7 +368,8 @@ describe(CpuKernelBackend.name, () => {
     it('gives a sequence the same bits alone and inside a batch, and a prefill row the bits of a decode step', () => {
       const rng = new Rng(99);
       const geom: KvGeometry = { numLayers: 2, numKvHeads: 2, headDim: 64, blockSize: 16 };
-      const heads = 8, rowElems = heads * 64;
+      const heads = 8,
+        rowElems = heads * 64;
       const paged = new PagedCase(geom, 0, SEQS, rng);
       const batch = paged.batch(SEQS.map((_, i) => i));
       const rows = batch.queryStart[batch.numSeqs]!;
@@ -319,7 +377,8 @@ describe(CpuKernelBackend.name, () => {
       const all = new Float32Array(rows * rowElems);
       sut.pagedAttention(all, q, paged.cache, 0, heads, geom, batch, 0.125);
       paged.seqs.forEach((seq, s) => {
-        const r0 = batch.queryStart[s]! * rowElems, r1 = batch.queryStart[s + 1]! * rowElems;
+        const r0 = batch.queryStart[s]! * rowElems,
+          r1 = batch.queryStart[s + 1]! * rowElems;
         const alone = new Float32Array(r1 - r0);
         sut.pagedAttention(alone, q.subarray(r0, r1), paged.cache, 0, heads, geom, paged.batch([s], 0), 0.125);
         expect(alone).toEqual(all.subarray(r0, r1));
@@ -328,8 +387,13 @@ describe(CpuKernelBackend.name, () => {
       for (const i of [0, 16, 36]) {
         const row = batch.queryStart[1]! + i;
         const step = new Float32Array(rowElems);
-        const decode = { numSeqs: 1, queryStart: Int32Array.of(0, 1), contextLen: Int32Array.of(i + 1),
-          blockTables: Int32Array.from(prefill.blocks), maxBlocksPerSeq: prefill.blocks.length };
+        const decode = {
+          numSeqs: 1,
+          queryStart: Int32Array.of(0, 1),
+          contextLen: Int32Array.of(i + 1),
+          blockTables: Int32Array.from(prefill.blocks),
+          maxBlocksPerSeq: prefill.blocks.length,
+        };
         sut.pagedAttention(step, q.subarray(row * rowElems, (row + 1) * rowElems), paged.cache, 0, heads, geom, decode, 0.125);
         expect(step).toEqual(all.subarray(row * rowElems, (row + 1) * rowElems));
       }
@@ -339,8 +403,12 @@ describe(CpuKernelBackend.name, () => {
       const geom: KvGeometry = { numLayers: 1, numKvHeads: 1, headDim: 32, blockSize: 16 };
       const paged = new PagedCase(geom, 0, [[20, 4]], new Rng(3));
       const good = paged.batch([0]);
-      const out = new Float32Array(4 * 32), q = new Float32Array(4 * 32);
-      const call = (b: typeof good, cache = paged.cache) => () => sut.pagedAttention(out, q, cache, 0, 1, geom, b, 1);
+      const out = new Float32Array(4 * 32),
+        q = new Float32Array(4 * 32);
+      const call =
+        (b: typeof good, cache = paged.cache) =>
+        () =>
+          sut.pagedAttention(out, q, cache, 0, 1, geom, b, 1);
       expect(call(good)).not.toThrow();
       expect(call({ ...good, contextLen: Int32Array.of(3) })).toThrow(RangeError);
       expect(call({ ...good, blockTables: Int32Array.of(paged.numBlocks, 0, -1, -1) })).toThrow(RangeError);

@@ -110,8 +110,16 @@ export class CpuKernelBackend implements KernelBackend<Float32Array> {
     this.direct('writeKv', [cache, k, v, slots, layer, geom]);
   }
 
-  pagedAttention(out: Float32Array, q: Float32Array, cache: Float32Array, layer: number, numHeads: number,
-    geom: KvGeometry, batch: AttentionBatch, scale: number): void {
+  pagedAttention(
+    out: Float32Array,
+    q: Float32Array,
+    cache: Float32Array,
+    layer: number,
+    numHeads: number,
+    geom: KvGeometry,
+    batch: AttentionBatch,
+    scale: number,
+  ): void {
     this.direct('pagedAttention', [out, q, cache, layer, numHeads, geom, batch, scale]);
   }
 
@@ -143,10 +151,15 @@ export class CpuKernelBackend implements KernelBackend<Float32Array> {
 
   private checked(op: KernelOp, args: readonly unknown[]): unknown[] {
     validateCall(op, args, elements);
-    if (op === 'matmul' || op === 'matmulPacked') requireDisjoint(args[0] as Float32Array, args[1] as Float32Array, args[2] as Float32Array);
+    if (op === 'matmul' || op === 'matmulPacked')
+      requireDisjoint(args[0] as Float32Array, args[1] as Float32Array, args[2] as Float32Array);
     if (op === 'matmulPacked') {
       const [, , w, , n, k] = args as [Float32Array, Float32Array, Float32Array, number, number, number];
-      if (w.length !== this.k.packedElems(n, k)) throw rangeError(`matmulPacked: w holds ${w.length} floats, not a weight packed for n=${n}, k=${k}`, ValidationCode.InvalidArgValue);
+      if (w.length !== this.k.packedElems(n, k))
+        throw rangeError(
+          `matmulPacked: w holds ${w.length} floats, not a weight packed for n=${n}, k=${k}`,
+          ValidationCode.InvalidArgValue,
+        );
     }
     return encodeCall(op, args, wire);
   }

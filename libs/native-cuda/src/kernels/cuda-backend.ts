@@ -16,7 +16,11 @@ export class DeviceTensor {
   private handleOrNull: RawDeviceHandle | null;
 
   /** @internal created by CudaKernelBackend.alloc */
-  constructor(handle: RawDeviceHandle, readonly elements: number, readonly dtype: DeviceDtype) {
+  constructor(
+    handle: RawDeviceHandle,
+    readonly elements: number,
+    readonly dtype: DeviceDtype,
+  ) {
     this.handleOrNull = handle;
   }
 
@@ -138,8 +142,16 @@ export class CudaKernelBackend implements KernelBackend<DeviceTensor> {
     this.direct('writeKv', [cache, k, v, slots, layer, geom]);
   }
 
-  pagedAttention(out: DeviceTensor, q: DeviceTensor, cache: DeviceTensor, layer: number, numHeads: number,
-    geom: KvGeometry, batch: AttentionBatch, scale: number): void {
+  pagedAttention(
+    out: DeviceTensor,
+    q: DeviceTensor,
+    cache: DeviceTensor,
+    layer: number,
+    numHeads: number,
+    geom: KvGeometry,
+    batch: AttentionBatch,
+    scale: number,
+  ): void {
     validateCall('pagedAttention', [out, q, cache, layer, numHeads, geom, batch, scale], tensor);
     if (geom.headDim > 256) throw typeError('cuda pagedAttention supports headDim <= 256');
     this.direct('pagedAttention', [out, q, cache, layer, numHeads, geom, batch, scale]);

@@ -144,8 +144,16 @@ export const checkArgs = {
     requireElements('v', v, slots.length * rowElems);
     requireIndices('slots', slots, numBlocks * geom.blockSize, true);
   },
-  pagedAttention(out: number, q: number, cache: number, layer: number, numHeads: number, geom: KvGeometry,
-    batch: AttentionBatch, scale: number): void {
+  pagedAttention(
+    out: number,
+    q: number,
+    cache: number,
+    layer: number,
+    numHeads: number,
+    geom: KvGeometry,
+    batch: AttentionBatch,
+    scale: number,
+  ): void {
     const numBlocks = cacheBlocks(cache, geom);
     requireSize('layer', layer);
     if (layer >= geom.numLayers) throw rangeError(`layer ${layer} is outside [0, ${geom.numLayers})`);

@@ -8,8 +8,14 @@ import { type CudaBackendOptions, CudaKernelBackend, type DeviceTensor } from '.
  */
 export function createKernelBackend(kind: 'cpu'): KernelBackend<Float32Array>;
 export function createKernelBackend(kind: 'cuda', options?: CudaBackendOptions): KernelBackend<DeviceTensor>;
-export function createKernelBackend(kind: 'cpu' | 'cuda', options?: CudaBackendOptions): KernelBackend<Float32Array> | KernelBackend<DeviceTensor>;
-export function createKernelBackend(kind: 'cpu' | 'cuda', options: CudaBackendOptions = {}): KernelBackend<Float32Array> | KernelBackend<DeviceTensor> {
+export function createKernelBackend(
+  kind: 'cpu' | 'cuda',
+  options?: CudaBackendOptions,
+): KernelBackend<Float32Array> | KernelBackend<DeviceTensor>;
+export function createKernelBackend(
+  kind: 'cpu' | 'cuda',
+  options: CudaBackendOptions = {},
+): KernelBackend<Float32Array> | KernelBackend<DeviceTensor> {
   switch (kind) {
     case 'cpu':
       return new CpuKernelBackend();

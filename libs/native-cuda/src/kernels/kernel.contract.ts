@@ -38,7 +38,15 @@ export const KERNEL_CONTRACT = {
 export type KernelOp = keyof typeof KERNEL_CONTRACT;
 type Kinds<Op extends KernelOp> = (typeof KERNEL_CONTRACT)[Op]['args'];
 type KindOf<S> = S extends `${string}:${infer K}` ? K : never;
-type ArgType<K, T> = K extends 'tensor' ? T : K extends 'int32' ? Int32Array : K extends 'geom' ? KvGeometry : K extends 'batch' ? AttentionBatch : number;
+type ArgType<K, T> = K extends 'tensor'
+  ? T
+  : K extends 'int32'
+    ? Int32Array
+    : K extends 'geom'
+      ? KvGeometry
+      : K extends 'batch'
+        ? AttentionBatch
+        : number;
 
 type Geom4 = [numLayers: number, numKvHeads: number, headDim: number, blockSize: number];
 type Batch5 = [numSeqs: number, queryStart: Int32Array, contextLen: Int32Array, blockTables: Int32Array, maxBlocksPerSeq: number];

@@ -18,9 +18,13 @@ export interface TierUnderTest {
 const UNIT = 4096;
 
 async function put(device: TierUnderTest['device'], offset: number, data: Uint8Array): Promise<number> {
-  const r = await transfer([data, device], packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: offset, length: data.byteLength }]), {
-    crcs: packCrcRanges([{ operand: 0, offset: 0, length: data.byteLength }]),
-  });
+  const r = await transfer(
+    [data, device],
+    packTransferRanges([{ src: 0, srcOffset: 0, dst: 1, dstOffset: offset, length: data.byteLength }]),
+    {
+      crcs: packCrcRanges([{ operand: 0, offset: 0, length: data.byteLength }]),
+    },
+  );
   return r.crcs[0]!;
 }
 
@@ -87,7 +91,9 @@ export function describePoolDeviceContract(name: string, open: () => Promise<Tie
       if (tail > 0) ranges.push({ offset: pieces * size, length: tail });
       await Promise.all(ranges.map((r) => put(tier.device, r.offset, all.subarray(r.offset, r.offset + r.length))));
       const back = await Promise.all(ranges.map((r) => get(tier.device, r.offset, r.length)));
-      back.forEach((b, i) => expect(Buffer.compare(b.data, all.subarray(ranges[i]!.offset, ranges[i]!.offset + ranges[i]!.length))).toBe(0));
+      back.forEach((b, i) =>
+        expect(Buffer.compare(b.data, all.subarray(ranges[i]!.offset, ranges[i]!.offset + ranges[i]!.length))).toBe(0),
+      );
       const err = await rejection(put(tier.device, bytes - UNIT, pattern(2 * UNIT, 5)));
       expect(err).toBeInstanceOf(RangeError);
       expect(err.code).toBe(ValidationCode.OutOfRange);

@@ -21,9 +21,12 @@ export function pcieNominalGbs(gen, width) {
 export function fitDispatch(points) {
   const n = points.length;
   if (n < 2) return null;
-  const xs = points.map((p) => p.bytes), ys = points.map((p) => p.us_per_call);
-  const mx = xs.reduce((a, b) => a + b, 0) / n, my = ys.reduce((a, b) => a + b, 0) / n;
-  let sxy = 0, sxx = 0;
+  const xs = points.map((p) => p.bytes),
+    ys = points.map((p) => p.us_per_call);
+  const mx = xs.reduce((a, b) => a + b, 0) / n,
+    my = ys.reduce((a, b) => a + b, 0) / n;
+  let sxy = 0,
+    sxx = 0;
   for (let i = 0; i < n; i++) {
     sxy += (xs[i] - mx) * (ys[i] - my);
     sxx += (xs[i] - mx) ** 2;
@@ -42,7 +45,14 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
   for (const l of check.filter((l) => l.kind === 'op' && !l.sut.includes('/'))) {
     const dtype = l.sut.replace(/^cuda-/, '');
     ops[l.op] ??= {};
-    ops[l.op][dtype] = { cases: l.cases, worst: round(l.worst, 4), rtol: l.rtol, pass: l.pass, worst_case: l.worst_case, ...(l.error ? { error: l.error } : {}) };
+    ops[l.op][dtype] = {
+      cases: l.cases,
+      worst: round(l.worst, 4),
+      rtol: l.rtol,
+      pass: l.pass,
+      worst_case: l.worst_case,
+      ...(l.error ? { error: l.error } : {}),
+    };
   }
   const opNames = Object.keys(ops);
   const passed = opNames.filter((op) => Object.values(ops[op]).length > 0 && Object.values(ops[op]).every((r) => r.pass));
@@ -59,17 +69,40 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
     const frac = t.ms / l.ms;
     if (l.m >= 512) (byPath[l.path] ??= []).push(frac);
     if (l.engine_default) {
-      gemm.push({ shape: l.shape, m: l.m, n: l.n, k: l.k, path: l.path, ms: round(l.ms, 4), torch_ms: round(t.ms, 4), tflops: round(l.tflops, 1), torch_tflops: round(t.tflops, 1), frac_of_torch: round(frac) });
+      gemm.push({
+        shape: l.shape,
+        m: l.m,
+        n: l.n,
+        k: l.k,
+        path: l.path,
+        ms: round(l.ms, 4),
+        torch_ms: round(t.ms, 4),
+        tflops: round(l.tflops, 1),
+        torch_tflops: round(t.tflops, 1),
+        frac_of_torch: round(frac),
+      });
     }
   }
   const gemmByPath = Object.fromEntries(Object.entries(byPath).map(([p, f]) => [p, round(geomean(f))]));
 
   const ta = new Map(torch.filter((l) => l.kind === 'torch_attention').map((l) => [`${l.mode}/${l.ctx}`, l]));
   // Lines without a path come from runs before the split and flash kernels: the simple kernel.
-  const attentionAll = perf.filter((l) => l.kind === 'attention').map((l) => {
-    const t = ta.get(`${l.mode}/${l.ctx}`);
-    return { path: l.path ?? 'simple', engine_default: l.engine_default ?? true, mode: l.mode, ctx: l.ctx, seqs: l.seqs, q_rows: l.q_rows, ms: round(l.ms, 3), torch_ms: t ? round(t.ms, 3) : null, frac_of_torch: t ? round(t.ms / l.ms, 4) : null };
-  });
+  const attentionAll = perf
+    .filter((l) => l.kind === 'attention')
+    .map((l) => {
+      const t = ta.get(`${l.mode}/${l.ctx}`);
+      return {
+        path: l.path ?? 'simple',
+        engine_default: l.engine_default ?? true,
+        mode: l.mode,
+        ctx: l.ctx,
+        seqs: l.seqs,
+        q_rows: l.q_rows,
+        ms: round(l.ms, 3),
+        torch_ms: t ? round(t.ms, 3) : null,
+        frac_of_torch: t ? round(t.ms / l.ms, 4) : null,
+      };
+    });
   const attention = attentionAll.filter((a) => a.engine_default);
   const attentionByPath = {};
   for (const a of attentionAll) if (a.frac_of_torch > 0) (attentionByPath[a.path] ??= []).push(a.frac_of_torch);
@@ -84,7 +117,8 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
   const swaps = perf.filter((l) => l.kind === 'swap');
   const swapGbs = (dir, scheme) => swaps.find((l) => l.dir === dir && l.scheme === scheme)?.gbs ?? null;
   const groupVsLayer = ['out', 'in'].map((d) => {
-    const g = swapGbs(d, 'block-group-20'), b = swapGbs(d, 'per-block-per-layer');
+    const g = swapGbs(d, 'block-group-20'),
+      b = swapGbs(d, 'per-block-per-layer');
     return g && b ? g / b : null;
   });
   const dispatchUs = [fit.h2d?.us, fit.d2h?.us].filter((x) => Number.isFinite(x));
@@ -95,7 +129,10 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
     run: {
       date,
       command: 'bash libs/native-cuda/tests/cuda_check/run_device.sh full (on the lent GPU), then summarize.mjs here',
-      machine: { gpu: `${device.name ?? name ?? 'unknown GPU'}, CUDA ${device.runtime ?? '?'}, driver ${device.driver ?? '?'}`, host: 'the device tool\'s GPU machine (16 cores)' },
+      machine: {
+        gpu: `${device.name ?? name ?? 'unknown GPU'}, CUDA ${device.runtime ?? '?'}, driver ${device.driver ?? '?'}`,
+        host: "the device tool's GPU machine (16 cores)",
+      },
       note: 'A GPU is lent to few sessions: the figures stand until the next lent run.',
     },
     device: device.name ?? name ?? null,
@@ -105,7 +142,9 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
       memory_gb: round(device.memory_gb, 1),
       cuda_runtime: device.runtime ?? null,
       driver: device.driver ?? null,
-      pcie: genMax ? { gen_max: Number(genMax), width_max: Number(widthMax), gen_current: Number(genCur), width_current: Number(widthCur) } : null,
+      pcie: genMax
+        ? { gen_max: Number(genMax), width_max: Number(widthMax), gen_current: Number(genCur), width_current: Number(widthCur) }
+        : null,
       cublas: device.cublas ? { library: device.cublas_library, version: device.cublas_version } : { error: device.cublas_error ?? null },
       torch: torch.find((l) => l.kind === 'torch_device') ?? null,
     },
@@ -116,8 +155,22 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
     gemm_path: { prefill: device.gemm_path_prefill ?? null, decode: device.gemm_path_decode ?? null },
     // Compute-bound shapes only (m >= 512): below that a torch.matmul call from Python costs
     // more on the host than the product on the GPU, so small-m ratios measure launch paths.
-    gemm_frac_of_torch: round(geomean(gemm.filter((g) => g.m >= 512).map((g) => g.frac_of_torch).filter((x) => x > 0))),
-    gemm_frac_of_torch_small_m: round(geomean(gemm.filter((g) => g.m < 512).map((g) => g.frac_of_torch).filter((x) => x > 0))),
+    gemm_frac_of_torch: round(
+      geomean(
+        gemm
+          .filter((g) => g.m >= 512)
+          .map((g) => g.frac_of_torch)
+          .filter((x) => x > 0),
+      ),
+    ),
+    gemm_frac_of_torch_small_m: round(
+      geomean(
+        gemm
+          .filter((g) => g.m < 512)
+          .map((g) => g.frac_of_torch)
+          .filter((x) => x > 0),
+      ),
+    ),
     gemm_frac_of_torch_by_path: gemmByPath,
     gemm,
     batch_invariance: Object.fromEntries(perf.filter((l) => l.kind === 'batch_invariance').map((l) => [l.path, l.identical])),
@@ -139,7 +192,15 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
     swap_dispatch_us_per_call: dispatchUs.length ? round(dispatchUs.reduce((a, b) => a + b, 0) / dispatchUs.length, 2) : null,
     dispatch_fit: fit,
     copy_sizes: sizes.map((l) => ({ dir: l.dir, bytes: l.bytes, us_per_call: round(l.us_per_call, 2), gbs: round(l.gbs, 2) })),
-    swaps: swaps.map((l) => ({ dir: l.dir, scheme: l.scheme, calls: l.calls, ms: round(l.ms, 2), gbs: round(l.gbs, 2), us_per_call: round(l.us_per_call, 2), ...(l.error ? { error: l.error } : {}) })),
+    swaps: swaps.map((l) => ({
+      dir: l.dir,
+      scheme: l.scheme,
+      calls: l.calls,
+      ms: round(l.ms, 2),
+      gbs: round(l.gbs, 2),
+      us_per_call: round(l.us_per_call, 2),
+      ...(l.error ? { error: l.error } : {}),
+    })),
     overlap: perf.find((l) => l.kind === 'overlap') ?? null,
     errors: [...perf, ...torch, ...check].filter((l) => /error|skipped/.test(l.kind)),
     targets: { gemm_frac_of_torch: '>= 0.7', h2d_frac_of_link: '>= 0.8', ops_passed: '== ops_total' },
@@ -148,7 +209,10 @@ export function summarize({ check, perf, torch, gpuCsv, date }) {
 
 function readLines(path) {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -36,8 +36,22 @@ describe(protoResponder.name, () => {
 
   it.each<[string, Uint8Array, (id: string) => string, string]>([
     ['malformed bytes', Uint8Array.of(0xff, 0xff, 0xff), () => 'unused', ErrorCode.InvalidRequest],
-    ['a domain error', valid, () => { throw new MnemoError(ErrorCode.Overloaded, 'busy'); }, ErrorCode.Overloaded],
-    ['a bug', valid, () => { throw new TypeError('oops'); }, ErrorCode.Internal],
+    [
+      'a domain error',
+      valid,
+      () => {
+        throw new MnemoError(ErrorCode.Overloaded, 'busy');
+      },
+      ErrorCode.Overloaded,
+    ],
+    [
+      'a bug',
+      valid,
+      () => {
+        throw new TypeError('oops');
+      },
+      ErrorCode.Internal,
+    ],
   ])('answers %s with an error code, never throwing', async (_name, data, handle, code) => {
     const { call, outcomes } = setup(handle);
     await call(data);

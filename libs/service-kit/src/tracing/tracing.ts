@@ -1,4 +1,13 @@
-import { ROOT_CONTEXT, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type TextMapSetter, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+  type Tracer,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
@@ -28,7 +37,8 @@ export function tracerFor(service: string): Tracer {
   let provider = providers.get(service);
   if (!provider) {
     const processors = [...testProcessors];
-    if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) processors.push(new BatchSpanProcessor({ exporter: new LazyOtlpExporter() }));
+    if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+      processors.push(new BatchSpanProcessor({ exporter: new LazyOtlpExporter() }));
     provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': `mnemo-${service}` }), spanProcessors: processors });
     providers.set(service, provider);
   }
@@ -85,10 +95,15 @@ export async function inSpan<T>(tracer: Tracer, name: string, parent: Context, f
 class LazyOtlpExporter {
   private inner?: Promise<import('@opentelemetry/sdk-trace').SpanExporter>;
   private get(): Promise<import('@opentelemetry/sdk-trace').SpanExporter> {
-    this.inner ??= import('@opentelemetry/exporter-trace-otlp-http').then((m) => new m.OTLPTraceExporter() as unknown as import('@opentelemetry/sdk-trace').SpanExporter);
+    this.inner ??= import('@opentelemetry/exporter-trace-otlp-http').then(
+      (m) => new m.OTLPTraceExporter() as unknown as import('@opentelemetry/sdk-trace').SpanExporter,
+    );
     return this.inner;
   }
-  export(spans: Parameters<import('@opentelemetry/sdk-trace').SpanExporter['export']>[0], done: Parameters<import('@opentelemetry/sdk-trace').SpanExporter['export']>[1]): void {
+  export(
+    spans: Parameters<import('@opentelemetry/sdk-trace').SpanExporter['export']>[0],
+    done: Parameters<import('@opentelemetry/sdk-trace').SpanExporter['export']>[1],
+  ): void {
     this.get().then(
       (e) => e.export(spans, done),
       (err: unknown) => done({ code: 1, error: err instanceof Error ? err : new Error(String(err)) }),

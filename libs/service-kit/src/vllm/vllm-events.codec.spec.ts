@@ -4,7 +4,9 @@ import { encodeMsgpack, Float64, MsgMap } from './msgpack.writer.js';
 
 // Byte-exact samples assembled by hand from the MessagePack spec and vLLM's schema, as msgspec
 // writes them: fixarray 0x9N, fixmap 0x8N, fixstr 0xaN, str8 0xd9, float64 0xcb, uint64 0xcf, nil 0xc0.
-const str = (s: string) => (s.length < 32 ? [0xa0 | s.length] : [0xd9, s.length]).map((b) => b.toString(16).padStart(2, '0')).join('') + Buffer.from(s).toString('hex');
+const str = (s: string) =>
+  (s.length < 32 ? [0xa0 | s.length] : [0xd9, s.length]).map((b) => b.toString(16).padStart(2, '0')).join('') +
+  Buffer.from(s).toString('hex');
 const f64 = (x: number) => {
   const b = Buffer.alloc(8);
   b.writeDoubleBE(x);
@@ -12,7 +14,14 @@ const f64 = (x: number) => {
 };
 const hex = (...parts: string[]) => Buffer.from(parts.join('').replace(/\s+/g, ''), 'hex');
 const tokens16 = [151644, 872, 198, 9064, 374, 279, 6722, 315, 5616, 30, 151645, 198, 151644, 77091, 198, 151667];
-const uint = (n: number) => (n < 128 ? n.toString(16).padStart(2, '0') : n < 256 ? 'cc' + n.toString(16).padStart(2, '0') : n < 65536 ? 'cd' + n.toString(16).padStart(4, '0') : 'ce' + n.toString(16).padStart(8, '0'));
+const uint = (n: number) =>
+  n < 128
+    ? n.toString(16).padStart(2, '0')
+    : n < 256
+      ? 'cc' + n.toString(16).padStart(2, '0')
+      : n < 65536
+        ? 'cd' + n.toString(16).padStart(4, '0')
+        : 'ce' + n.toString(16).padStart(8, '0');
 
 // A BlockStored as vLLM 0.26 sends it (map layout, vllm-project/vllm#42892), with the defaulted
 // fields a newer engine sets (extra_keys, group_idx, kv_cache_spec_kind), inside an EventBatch
@@ -22,17 +31,32 @@ const VLLM_MAP_SAMPLE = hex(
   f64(1789095808.8378847),
   '91',
   '8b',
-  str('type'), str('BlockStored'),
-  str('block_hashes'), '91', 'cf', 'dab89baa7b5857c0',
-  str('parent_block_hash'), 'c0',
-  str('token_ids'), 'dc0010', tokens16.map(uint).join(''),
-  str('block_size'), '10',
-  str('lora_id'), 'c0',
-  str('medium'), str('GPU'),
-  str('lora_name'), 'c0',
-  str('extra_keys'), '91', 'c0',
-  str('group_idx'), '00',
-  str('kv_cache_spec_kind'), str('full_attention'),
+  str('type'),
+  str('BlockStored'),
+  str('block_hashes'),
+  '91',
+  'cf',
+  'dab89baa7b5857c0',
+  str('parent_block_hash'),
+  'c0',
+  str('token_ids'),
+  'dc0010',
+  tokens16.map(uint).join(''),
+  str('block_size'),
+  '10',
+  str('lora_id'),
+  'c0',
+  str('medium'),
+  str('GPU'),
+  str('lora_name'),
+  'c0',
+  str('extra_keys'),
+  '91',
+  'c0',
+  str('group_idx'),
+  '00',
+  str('kv_cache_spec_kind'),
+  str('full_attention'),
   '00',
 );
 
@@ -43,9 +67,24 @@ const VLLM_ARRAY_SAMPLE = hex(
   '92',
   f64(1700000000.25),
   '93',
-  '97', str('BlockStored'), '92', '01', 'cf', 'ffffffffffffffff', '2a', '90', '10', 'c0', str('CPU'),
-  '93', str('BlockRemoved'), '91', '01', str('GPU'),
-  '91', str('AllBlocksCleared'),
+  '97',
+  str('BlockStored'),
+  '92',
+  '01',
+  'cf',
+  'ffffffffffffffff',
+  '2a',
+  '90',
+  '10',
+  'c0',
+  str('CPU'),
+  '93',
+  str('BlockRemoved'),
+  '91',
+  '01',
+  str('GPU'),
+  '91',
+  str('AllBlocksCleared'),
 );
 
 describe('vLLM KV event codec', () => {
@@ -54,7 +93,16 @@ describe('vLLM KV event codec', () => {
     expect(batch.ts).toBe(1789095808.8378847);
     expect(batch.dataParallelRank).toBe(0);
     expect(batch.events).toEqual([
-      { type: 'BlockStored', blockHashes: [15760518052499183552n], parentBlockHash: null, tokenIds: tokens16, blockSize: 16, loraId: null, medium: 'GPU', loraName: null },
+      {
+        type: 'BlockStored',
+        blockHashes: [15760518052499183552n],
+        parentBlockHash: null,
+        tokenIds: tokens16,
+        blockSize: 16,
+        loraId: null,
+        medium: 'GPU',
+        loraName: null,
+      },
     ]);
   });
 
@@ -62,7 +110,16 @@ describe('vLLM KV event codec', () => {
     const batch = decodeVllmEventBatch(VLLM_ARRAY_SAMPLE);
     expect(batch.dataParallelRank).toBeNull();
     expect(batch.events).toEqual([
-      { type: 'BlockStored', blockHashes: [1, 0xffffffffffffffffn], parentBlockHash: 42, tokenIds: [], blockSize: 16, loraId: null, medium: 'CPU', loraName: null },
+      {
+        type: 'BlockStored',
+        blockHashes: [1, 0xffffffffffffffffn],
+        parentBlockHash: 42,
+        tokenIds: [],
+        blockSize: 16,
+        loraId: null,
+        medium: 'CPU',
+        loraName: null,
+      },
       { type: 'BlockRemoved', blockHashes: [1], medium: 'GPU' },
       { type: 'AllBlocksCleared' },
     ]);
@@ -71,19 +128,44 @@ describe('vLLM KV event codec', () => {
   it('writes the map layout byte for byte as msgspec does', () => {
     const ours = encodeVllmEventBatch({
       ts: 1789095808.8378847,
-      events: [{ type: 'BlockStored', blockHashes: [15760518052499183552n], parentBlockHash: null, tokenIds: tokens16, blockSize: 16, loraId: null, medium: 'GPU', loraName: null }],
+      events: [
+        {
+          type: 'BlockStored',
+          blockHashes: [15760518052499183552n],
+          parentBlockHash: null,
+          tokenIds: tokens16,
+          blockSize: 16,
+          loraId: null,
+          medium: 'GPU',
+          loraName: null,
+        },
+      ],
       dataParallelRank: 0,
     });
     const expected = hex(
-      '93', f64(1789095808.8378847), '91', '88',
-      str('type'), str('BlockStored'),
-      str('block_hashes'), '91', 'cf', 'dab89baa7b5857c0',
-      str('parent_block_hash'), 'c0',
-      str('token_ids'), 'dc0010', tokens16.map(uint).join(''),
-      str('block_size'), '10',
-      str('lora_id'), 'c0',
-      str('medium'), str('GPU'),
-      str('lora_name'), 'c0',
+      '93',
+      f64(1789095808.8378847),
+      '91',
+      '88',
+      str('type'),
+      str('BlockStored'),
+      str('block_hashes'),
+      '91',
+      'cf',
+      'dab89baa7b5857c0',
+      str('parent_block_hash'),
+      'c0',
+      str('token_ids'),
+      'dc0010',
+      tokens16.map(uint).join(''),
+      str('block_size'),
+      '10',
+      str('lora_id'),
+      'c0',
+      str('medium'),
+      str('GPU'),
+      str('lora_name'),
+      'c0',
       '00',
     );
     expect(Buffer.from(ours).toString('hex')).toBe(expected.toString('hex'));
@@ -93,7 +175,16 @@ describe('vLLM KV event codec', () => {
     const payload = encodeVllmEventBatch({
       ts: 2,
       events: [
-        { type: 'BlockStored', blockHashes: [7n, 2n ** 63n], parentBlockHash: 5n, tokenIds: [1, 2], blockSize: 16, loraId: null, medium: 'CPU', loraName: null },
+        {
+          type: 'BlockStored',
+          blockHashes: [7n, 2n ** 63n],
+          parentBlockHash: 5n,
+          tokenIds: [1, 2],
+          blockSize: 16,
+          loraId: null,
+          medium: 'CPU',
+          loraName: null,
+        },
         { type: 'BlockRemoved', blockHashes: [7n], medium: 'DISK' },
         { type: 'AllBlocksCleared' },
       ],
@@ -107,21 +198,64 @@ describe('vLLM KV event codec', () => {
       ['type', 'block_hashes', 'medium'],
       ['type'],
     ]);
-    expect(raw[1][0]).toMatchObject({ type: 'BlockStored', block_hashes: [7, 2n ** 63n], parent_block_hash: 5, token_ids: [1, 2], block_size: 16, medium: 'CPU' });
+    expect(raw[1][0]).toMatchObject({
+      type: 'BlockStored',
+      block_hashes: [7, 2n ** 63n],
+      parent_block_hash: 5,
+      token_ids: [1, 2],
+      block_size: 16,
+      medium: 'CPU',
+    });
   });
 
   it.each<[string, Buffer]>([
     ['not msgpack', Buffer.from([0xc1])],
     ['not an array', Buffer.from(encodeMsgpack(new MsgMap([['ts', 1]])))],
     ['events not a list', Buffer.from(encodeMsgpack([new Float64(1), 3]))],
-    ['token ids not ints', Buffer.from(encodeMsgpack([new Float64(1), [new MsgMap([['type', 'BlockStored'], ['block_hashes', [1]], ['token_ids', ['a']], ['block_size', 16]])]]))],
-    ['a hash that is a string', Buffer.from(encodeMsgpack([new Float64(1), [new MsgMap([['type', 'BlockRemoved'], ['block_hashes', ['x']]])]]))],
+    [
+      'token ids not ints',
+      Buffer.from(
+        encodeMsgpack([
+          new Float64(1),
+          [
+            new MsgMap([
+              ['type', 'BlockStored'],
+              ['block_hashes', [1]],
+              ['token_ids', ['a']],
+              ['block_size', 16],
+            ]),
+          ],
+        ]),
+      ),
+    ],
+    [
+      'a hash that is a string',
+      Buffer.from(
+        encodeMsgpack([
+          new Float64(1),
+          [
+            new MsgMap([
+              ['type', 'BlockRemoved'],
+              ['block_hashes', ['x']],
+            ]),
+          ],
+        ]),
+      ),
+    ],
   ])('refuses %s with a format error', (_n, payload) => {
     expect(() => decodeVllmEventBatch(payload)).toThrow(VllmEventsFormatError);
   });
 
   it('skips event types it does not know (a newer engine)', () => {
-    const payload = encodeMsgpack([new Float64(1), [new MsgMap([['type', 'TierBlocksCleared'], ['medium', 'CPU']])]]);
+    const payload = encodeMsgpack([
+      new Float64(1),
+      [
+        new MsgMap([
+          ['type', 'TierBlocksCleared'],
+          ['medium', 'CPU'],
+        ]),
+      ],
+    ]);
     expect(decodeVllmEventBatch(payload).events).toEqual([]);
   });
 

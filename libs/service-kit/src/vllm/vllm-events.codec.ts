@@ -121,8 +121,10 @@ function decodeEvent(raw: unknown, i: number): VllmKvEvent[] {
   switch (f.type) {
     case 'BlockStored': {
       const tokenIds = f.token_ids;
-      if (!Array.isArray(tokenIds) || !tokenIds.every((t) => typeof t === 'number' && Number.isInteger(t) && t >= 0)) throw bad('token_ids is not a list of token ids');
-      if (typeof f.block_size !== 'number' || !Number.isInteger(f.block_size) || f.block_size <= 0) throw bad('block_size is not a positive int');
+      if (!Array.isArray(tokenIds) || !tokenIds.every((t) => typeof t === 'number' && Number.isInteger(t) && t >= 0))
+        throw bad('token_ids is not a list of token ids');
+      if (typeof f.block_size !== 'number' || !Number.isInteger(f.block_size) || f.block_size <= 0)
+        throw bad('block_size is not a positive int');
       return [
         {
           type: 'BlockStored',

@@ -62,7 +62,15 @@ export class VllmEventsPublisher {
       router?.close();
       throw e;
     }
-    const sut = new VllmEventsPublisher(pub, router, Buffer.from(o.topic ?? '', 'utf8'), o.bufferSteps ?? 10_000, o.onError ?? (() => undefined), pub.lastEndpoint!, router?.lastEndpoint ?? undefined);
+    const sut = new VllmEventsPublisher(
+      pub,
+      router,
+      Buffer.from(o.topic ?? '', 'utf8'),
+      o.bufferSteps ?? 10_000,
+      o.onError ?? (() => undefined),
+      pub.lastEndpoint!,
+      router?.lastEndpoint ?? undefined,
+    );
     if (router) void sut.serveReplays(router);
     return sut;
   }

@@ -4,7 +4,21 @@ import type { VllmEventBatch } from './vllm-events.codec.js';
 import { VllmEventsPublisher } from './vllm-events.publisher.js';
 import { VllmEventsSubscriber } from './vllm-events.subscriber.js';
 
-const stored = (h: bigint): VllmEventBatch => ({ ts: 1.5, events: [{ type: 'BlockStored', blockHashes: [h], parentBlockHash: null, tokenIds: Array(16).fill(1), blockSize: 16, loraId: null, medium: 'GPU', loraName: null }] });
+const stored = (h: bigint): VllmEventBatch => ({
+  ts: 1.5,
+  events: [
+    {
+      type: 'BlockStored',
+      blockHashes: [h],
+      parentBlockHash: null,
+      tokenIds: Array(16).fill(1),
+      blockSize: 16,
+      loraId: null,
+      medium: 'GPU',
+      loraName: null,
+    },
+  ],
+});
 const until = async (cond: () => boolean, what: string, ms = 5000) => {
   const end = Date.now() + ms;
   while (!cond()) {
@@ -31,7 +45,9 @@ describe('vLLM KV events over ZeroMQ (loopback)', () => {
     expect(frames).toHaveLength(3);
     expect(frames[0]!.toString()).toBe('kv-events');
     expect(frames[1]!.toString('hex')).toBe('0000000000000000');
-    expect((decode(frames[2]!, { useBigInt64: true }) as unknown[])[1]).toEqual([expect.objectContaining({ type: 'BlockStored', block_hashes: [9] })]);
+    expect((decode(frames[2]!, { useBigInt64: true }) as unknown[])[1]).toEqual([
+      expect.objectContaining({ type: 'BlockStored', block_hashes: [9] }),
+    ]);
   });
 
   it('a subscriber that joins late starts at the first live batch: it does not replay history it never saw begin', async () => {
@@ -62,13 +78,21 @@ describe('vLLM KV events over ZeroMQ (loopback)', () => {
 
   it('fills a gap from the replay buffer before applying the batch that showed it', async () => {
     const got: bigint[] = [];
-    const sub = await VllmEventsSubscriber.connect({ endpoint: pub.endpoint, replayEndpoint: pub.replayEndpoint, onBatch: (_b, seq) => got.push(seq), onError: () => undefined });
+    const sub = await VllmEventsSubscriber.connect({
+      endpoint: pub.endpoint,
+      replayEndpoint: pub.replayEndpoint,
+      onBatch: (_b, seq) => got.push(seq),
+      onError: () => undefined,
+    });
     try {
       await new Promise((r) => setTimeout(r, 200));
       pub.publish(stored(1n)); // seq 0, seen
       await until(() => got.length === 1, 'seq 0');
       // Simulate a lost message: seq 1 goes only into the replay buffer (not on the wire).
-      (pub as unknown as { buffer: Array<{ seq: bigint; payload: Buffer }>; seq: bigint }).buffer.push({ seq: 1n, payload: Buffer.from((await import('./vllm-events.codec.js')).encodeVllmEventBatch(stored(2n))) });
+      (pub as unknown as { buffer: Array<{ seq: bigint; payload: Buffer }>; seq: bigint }).buffer.push({
+        seq: 1n,
+        payload: Buffer.from((await import('./vllm-events.codec.js')).encodeVllmEventBatch(stored(2n))),
+      });
       (pub as unknown as { seq: bigint }).seq = 2n;
       pub.publish(stored(3n)); // seq 2 shows the gap
       await until(() => got.length === 3, 'the replayed batch and the live one');

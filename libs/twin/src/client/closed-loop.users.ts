@@ -26,7 +26,14 @@ export interface InferOutcome {
 export interface UserNet {
   readonly now: number;
   at(time: number, fn: () => void): void;
-  infer(sessionId: string, turn: number, prompt: readonly number[], maxTokens: number, done: (r: InferOutcome) => void, priority?: number): void;
+  infer(
+    sessionId: string,
+    turn: number,
+    prompt: readonly number[],
+    maxTokens: number,
+    done: (r: InferOutcome) => void,
+    priority?: number,
+  ): void;
   advise(sessionId: string, typeMs: number): void;
   /** The session's last turn is done (what the cluster keeps per session can go). */
   endSession?(sessionId: string): void;

@@ -38,7 +38,7 @@ describe(Distribution.name, () => {
 });
 
 describe(SeededRng.name, () => {
-  it('is the benchmarks\' mulberry32: the same first draws for a seed', () => {
+  it("is the benchmarks' mulberry32: the same first draws for a seed", () => {
     const r = new SeededRng(20261123);
     // bench/lib/figures.mjs rng(20261123)'s first three draws: the workload generator's stream.
     expect(Array.from({ length: 3 }, () => r.next())).toEqual([0.9007212214637548, 0.843700616620481, 0.4729218122083694]);

@@ -10,7 +10,8 @@ export class Distribution {
 
   constructor(samples: readonly number[]) {
     if (samples.length === 0) throw new RangeError('a distribution needs at least one sample');
-    for (const s of samples) if (!Number.isFinite(s) || s < 0) throw new RangeError(`distribution samples must be finite and ≥ 0, got ${s}`);
+    for (const s of samples)
+      if (!Number.isFinite(s) || s < 0) throw new RangeError(`distribution samples must be finite and ≥ 0, got ${s}`);
     this.sorted = Float64Array.from(samples).sort();
   }
 

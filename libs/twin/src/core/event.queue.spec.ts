@@ -4,7 +4,17 @@ describe(EventQueue.name, () => {
   it('fires events in time order, ties in the order they were scheduled', () => {
     const sut = new EventQueue();
     const fired: string[] = [];
-    for (const [t, name] of [[5, 'c'], [1, 'a'], [5, 'd'], [3, 'b'], [5, 'e']] as const) sut.at(t, call(() => fired.push(name)));
+    for (const [t, name] of [
+      [5, 'c'],
+      [1, 'a'],
+      [5, 'd'],
+      [3, 'b'],
+      [5, 'e'],
+    ] as const)
+      sut.at(
+        t,
+        call(() => fired.push(name)),
+      );
     sut.run();
     expect(fired).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(sut.now).toBe(5);
@@ -13,11 +23,20 @@ describe(EventQueue.name, () => {
   it('runs events scheduled while it runs, and never goes back in time', () => {
     const sut = new EventQueue();
     const fired: Array<[string, number]> = [];
-    sut.at(10, call((now) => {
-      fired.push(['first', now]);
-      sut.after(5, call((t) => fired.push(['later', t])));
-      sut.at(2, call((t) => fired.push(['past', t])));
-    }));
+    sut.at(
+      10,
+      call((now) => {
+        fired.push(['first', now]);
+        sut.after(
+          5,
+          call((t) => fired.push(['later', t])),
+        );
+        sut.at(
+          2,
+          call((t) => fired.push(['past', t])),
+        );
+      }),
+    );
     sut.run();
     expect(fired).toEqual([
       ['first', 10],
@@ -29,7 +48,11 @@ describe(EventQueue.name, () => {
   it('stops at a time limit with the clock there, leaving later events queued', () => {
     const sut = new EventQueue();
     let n = 0;
-    for (let t = 0; t < 100; t += 10) sut.at(t, call(() => n++));
+    for (let t = 0; t < 100; t += 10)
+      sut.at(
+        t,
+        call(() => n++),
+      );
     sut.run(45);
     expect([n, sut.now, sut.pending]).toEqual([5, 45, 5]);
   });
@@ -37,7 +60,11 @@ describe(EventQueue.name, () => {
   it('stops when told', () => {
     const sut = new EventQueue();
     let n = 0;
-    for (let t = 0; t < 10; t++) sut.at(t, call(() => n++));
+    for (let t = 0; t < 10; t++)
+      sut.at(
+        t,
+        call(() => n++),
+      );
     sut.run(Infinity, () => n === 3);
     expect(n).toBe(3);
   });
@@ -48,7 +75,10 @@ describe(EventQueue.name, () => {
     let x = 7;
     for (let i = 0; i < 5000; i++) {
       x = (x * 48271) % 2147483647;
-      sut.at(x % 1000, call((now) => times.push(now)));
+      sut.at(
+        x % 1000,
+        call((now) => times.push(now)),
+      );
     }
     sut.run();
     expect(times).toEqual([...times].sort((a, b) => a - b));
@@ -56,6 +86,11 @@ describe(EventQueue.name, () => {
   });
 
   it('refuses a NaN time', () => {
-    expect(() => new EventQueue().at(NaN, call(() => undefined))).toThrow(RangeError);
+    expect(() =>
+      new EventQueue().at(
+        NaN,
+        call(() => undefined),
+      ),
+    ).toThrow(RangeError);
   });
 });

@@ -1,4 +1,13 @@
-import { deviceKvBlocks, derivedDispatchMs, dispatchBandMs, GPUS, kvBytesPerToken, MODELS, nvlinkLink, pcieLink } from './hardware.tables.js';
+import {
+  deviceKvBlocks,
+  derivedDispatchMs,
+  dispatchBandMs,
+  GPUS,
+  kvBytesPerToken,
+  MODELS,
+  nvlinkLink,
+  pcieLink,
+} from './hardware.tables.js';
 import { rooflineCompute, scaleGpu } from './roofline.compute.js';
 import { transferMs } from './transfer.port.js';
 
@@ -70,7 +79,7 @@ describe('rooflineCompute', () => {
     const t4 = a100.prefillMs(1, 4000, 0);
     expect((t4 - 1) / (t1 - 1)).toBeCloseTo(4, 5);
     expect(a100.prefillMs(1, 4000, 8e6)).toBeGreaterThan(t4);
-    expect(a100.prefillPerTokenMs).toBeCloseTo((2 * llama8.params) / (312e12 * 0.5 / 1000), 9);
+    expect(a100.prefillPerTokenMs).toBeCloseTo((2 * llama8.params) / ((312e12 * 0.5) / 1000), 9);
     expect(a100.prefillMs(0, 0, 0)).toBe(0);
   });
 

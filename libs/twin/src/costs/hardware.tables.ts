@@ -58,7 +58,16 @@ export const MODELS = {
   // Qwen3-8B model card and config.json: 8.19 B parameters, 36 layers, hidden 4096, 8 KV heads of 128, intermediate 12288.
   'qwen3-8b': { name: 'Qwen3-8B', params: 8.19e9, layers: 36, hidden: 4096, kvHeads: 8, headDim: 128, dtypeBytes: 2, intermediate: 12_288 },
   // Qwen3-14B model card and config.json: 14.8 B parameters, 40 layers, hidden 5120, 8 KV heads of 128, intermediate 17408.
-  'qwen3-14b': { name: 'Qwen3-14B', params: 14.8e9, layers: 40, hidden: 5120, kvHeads: 8, headDim: 128, dtypeBytes: 2, intermediate: 17_408 },
+  'qwen3-14b': {
+    name: 'Qwen3-14B',
+    params: 14.8e9,
+    layers: 40,
+    hidden: 5120,
+    kvHeads: 8,
+    headDim: 128,
+    dtypeBytes: 2,
+    intermediate: 17_408,
+  },
 } as const satisfies Record<string, ModelSpec>;
 
 /** KV bytes of one token over all layers: K and V of every KV head (Llama-3.1-8B: 128 KiB). */
@@ -137,13 +146,19 @@ export const NETWORK_100G: TransferLink = { dispatchMs: 0.05, bytesPerMs: 12.5e6
  * NDR: ConnectX-7 datasheet, 400 Gb/s = 50 GB/s, the H100 generation's. DroidSpeak §2.4 quotes the
  * same 25–50 GB/s per GPU pair. One call per layer stream at a stated 50 µs, as NETWORK_100G.
  */
-export const INFINIBAND = { HDR: { dispatchMs: 0.05, bytesPerMs: 25e6 }, NDR: { dispatchMs: 0.05, bytesPerMs: 50e6 } } as const satisfies Record<string, TransferLink>;
+export const INFINIBAND = {
+  HDR: { dispatchMs: 0.05, bytesPerMs: 25e6 },
+  NDR: { dispatchMs: 0.05, bytesPerMs: 50e6 },
+} as const satisfies Record<string, TransferLink>;
 
 /**
  * A PCIe 4.0 datacenter NVMe drive (typical vendor sheets for 3.84 TB parts: ≈ 6.8 GB/s sequential
  * read, ≈ 4 GB/s write; ≈ 80 µs per read command at queue depth 1).
  */
-export const NVME_GEN4 = { read: { dispatchMs: 0.08, bytesPerMs: 6.8e6 }, write: { dispatchMs: 0.02, bytesPerMs: 4e6 } } as const satisfies Record<string, TransferLink>;
+export const NVME_GEN4 = {
+  read: { dispatchMs: 0.08, bytesPerMs: 6.8e6 },
+  write: { dispatchMs: 0.02, bytesPerMs: 4e6 },
+} as const satisfies Record<string, TransferLink>;
 
 /** Host memory per node (Symphony §4: 256 GB DRAM for 4 GPUs; FastSwitch §4: 60 GB of swap space per GPU). */
 export const HOST_MEMORY = { symphonyNodeBytes: 256 * GB, gpusPerSymphonyNode: 4, fastswitchSwapBytes: 60 * GB } as const;

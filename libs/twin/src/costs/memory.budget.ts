@@ -26,7 +26,8 @@ export function activationBytesPerToken(m: ModelSpec): number {
 
 /** Bytes left for KV with a forward pass of `prefillTokens` tokens; 0 when the weights and activations take it all. */
 export function kvBudgetBytes(memBytes: number, m: ModelSpec, prefillTokens: number, o: MemoryBudgetOptions = {}): number {
-  const free = memBytes * (o.utilization ?? VLLM_GPU_MEMORY_UTILIZATION) - m.params * m.dtypeBytes - prefillTokens * activationBytesPerToken(m);
+  const free =
+    memBytes * (o.utilization ?? VLLM_GPU_MEMORY_UTILIZATION) - m.params * m.dtypeBytes - prefillTokens * activationBytesPerToken(m);
   return Math.max(0, Math.floor(free));
 }
 
@@ -36,7 +37,13 @@ export function kvBudgetBytes(memBytes: number, m: ModelSpec, prefillTokens: num
  * whole prompt's, so N·(KV + activation per token) must fit. vLLM reserves the chunk's activation
  * whatever the context, so a budget the chunk's activation exhausts serves nothing (0).
  */
-export function maxContextAlone(memBytes: number, m: ModelSpec, chunkTokens: number | null, blockTokens = 16, o: MemoryBudgetOptions = {}): number {
+export function maxContextAlone(
+  memBytes: number,
+  m: ModelSpec,
+  chunkTokens: number | null,
+  blockTokens = 16,
+  o: MemoryBudgetOptions = {},
+): number {
   const kv = kvBytesPerToken(m);
   const tokens =
     chunkTokens === null

@@ -32,7 +32,8 @@ export function rooflineCompute(gpu: GpuSpec, model: ModelSpec, efficiency: Effi
     model,
     efficiency,
     prefillPerTokenMs: linearFlops / flopsPerMs,
-    prefillMs: (seqs, tokens, attended) => (seqs === 0 || tokens <= 0 ? 0 : call(linearFlops * tokens + attnFlops * attended, weightBytes + kvBytes * tokens)),
+    prefillMs: (seqs, tokens, attended) =>
+      seqs === 0 || tokens <= 0 ? 0 : call(linearFlops * tokens + attnFlops * attended, weightBytes + kvBytes * tokens),
     decodeMs: (seqs, context) => (seqs === 0 ? 0 : call(linearFlops * seqs + attnFlops * context, weightBytes + kvBytes * context)),
     restorePerChunkMs: 0,
   };

@@ -25,7 +25,8 @@ export function linkFromTwoPoints(small: { bytes: number; ms: number }, large: {
 }
 
 export function validateLink(name: string, l: TransferLink): TransferLink {
-  if (!(l.dispatchMs >= 0) || !Number.isFinite(l.dispatchMs)) throw new RangeError(`${name}: dispatchMs must be finite and ≥ 0, got ${l.dispatchMs}`);
+  if (!(l.dispatchMs >= 0) || !Number.isFinite(l.dispatchMs))
+    throw new RangeError(`${name}: dispatchMs must be finite and ≥ 0, got ${l.dispatchMs}`);
   if (!(l.bytesPerMs > 0)) throw new RangeError(`${name}: bytesPerMs must be > 0 (Infinity for free), got ${l.bytesPerMs}`);
   return l;
 }

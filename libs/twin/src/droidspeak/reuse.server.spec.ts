@@ -7,10 +7,25 @@ import { serveReuse, type ReusePolicy, type ReuseServerConfig } from './reuse.se
 const compute = rooflineCompute(GPUS.A100, MODELS['llama-3.1-8b']);
 const link = INFINIBAND.HDR;
 const FULL = { kind: 'fixed', pattern: recomputeAll(32), qualityLoss: 0 } as const;
-const cfg = (policy: ReusePolicy, o: Partial<ReuseServerConfig> = {}): ReuseServerConfig => ({ compute, link, question: 64, outputTokens: 8, kvCapacityTokens: 1e9, policy, ...o });
+const cfg = (policy: ReusePolicy, o: Partial<ReuseServerConfig> = {}): ReuseServerConfig => ({
+  compute,
+  link,
+  question: 64,
+  outputTokens: 8,
+  kvCapacityTokens: 1e9,
+  policy,
+  ...o,
+});
 const profiled = (r2: number, u1: number, quality: number): ProfiledPattern => {
   const pattern = { r1: 0, u1, r2 };
-  return { pattern, quality, meanKl: 0, recomputedLayers: r2 - u1, eCacheBytesPerToken: u1 > 0 ? 8192 : 0, prefillMs: planCost(compute, link, pattern, 8000, 64).computeMs };
+  return {
+    pattern,
+    quality,
+    meanKl: 0,
+    recomputedLayers: r2 - u1,
+    eCacheBytesPerToken: u1 > 0 ? 8192 : 0,
+    prefillMs: planCost(compute, link, pattern, 8000, 64).computeMs,
+  };
 };
 const FRONTIER = [profiled(0, 0, 0.8), profiled(32, 24, 0.95), profiled(32, 0, 1)];
 
@@ -30,7 +45,10 @@ describe(serveReuse.name, () => {
   });
 
   it("holds a prefill back while the running sequences' KV would overflow the device", () => {
-    const two = [{ arrivalMs: 0, context: 8000 }, { arrivalMs: 0, context: 8000 }];
+    const two = [
+      { arrivalMs: 0, context: 8000 },
+      { arrivalMs: 0, context: 8000 },
+    ];
     const roomy = serveReuse(two, cfg(FULL));
     const tight = serveReuse(two, cfg(FULL, { kvCapacityTokens: 9000 }));
     expect(tight.ttftMs[1]).toBeGreaterThan(roomy.ttftMs[1]!);
@@ -46,7 +64,10 @@ describe(serveReuse.name, () => {
   ])('follows kv-core choosePlan: %s', (_, maxQualityLoss, latencyBudgetMs, ignoreWait, want) => {
     // One alone, three while it runs: the first two of those see the others waiting, the last none.
     const reqs = [0, 1, 1, 1].map((arrivalMs) => ({ arrivalMs, context: 8000 }));
-    const run = serveReuse(reqs, cfg({ kind: 'chosen', frontier: FRONTIER, maxQualityLoss, ignoreWait, ...(latencyBudgetMs ? { latencyBudgetMs } : {}) }));
+    const run = serveReuse(
+      reqs,
+      cfg({ kind: 'chosen', frontier: FRONTIER, maxQualityLoss, ignoreWait, ...(latencyBudgetMs ? { latencyBudgetMs } : {}) }),
+    );
     expect(Array.from(run.recomputed)).toEqual(want);
   });
 

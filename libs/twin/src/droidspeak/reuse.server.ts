@@ -22,7 +22,13 @@ export interface ReuseRequest {
  */
 export type ReusePolicy =
   | { readonly kind: 'fixed'; readonly pattern: ReusePattern; readonly qualityLoss: number }
-  | { readonly kind: 'chosen'; readonly frontier: readonly ProfiledPattern[]; readonly maxQualityLoss: number; readonly latencyBudgetMs?: number; readonly ignoreWait?: boolean };
+  | {
+      readonly kind: 'chosen';
+      readonly frontier: readonly ProfiledPattern[];
+      readonly maxQualityLoss: number;
+      readonly latencyBudgetMs?: number;
+      readonly ignoreWait?: boolean;
+    };
 
 export interface ReuseServerConfig {
   readonly compute: RooflineCompute;
@@ -89,7 +95,12 @@ export function serveReuse(requests: readonly ReuseRequest[], cfg: ReuseServerCo
   const plan = (load: number, waitedMs: number): { pattern: ReusePattern; loss: number } => {
     const p = cfg.policy;
     if (p.kind === 'fixed') return { pattern: p.pattern, loss: p.qualityLoss };
-    const choice = choosePlan(p.frontier, { maxQualityLoss: p.maxQualityLoss, load, ...(p.ignoreWait ? {} : { waitedMs }), ...(p.latencyBudgetMs === undefined ? {} : { latencyBudgetMs: p.latencyBudgetMs }) });
+    const choice = choosePlan(p.frontier, {
+      maxQualityLoss: p.maxQualityLoss,
+      load,
+      ...(p.ignoreWait ? {} : { waitedMs }),
+      ...(p.latencyBudgetMs === undefined ? {} : { latencyBudgetMs: p.latencyBudgetMs }),
+    });
     return choice ? { pattern: choice.point.pattern, loss: 1 - choice.point.quality } : { pattern: full, loss: 0 };
   };
 
@@ -107,26 +118,32 @@ export function serveReuse(requests: readonly ReuseRequest[], cfg: ReuseServerCo
       out.computeMs[next] = c.computeMs;
       kvUsed += footprint(next);
       busy = true;
-      q.after(c.fetchMs + c.computeMs, call((t) => {
-        out.ttftMs[next] = t - requests[next]!.arrivalMs;
-        running.push({ i: next, context: requests[next]!.context + cfg.question, left: cfg.outputTokens - 1 });
-        finish(t);
-        step(t);
-      }));
+      q.after(
+        c.fetchMs + c.computeMs,
+        call((t) => {
+          out.ttftMs[next] = t - requests[next]!.arrivalMs;
+          running.push({ i: next, context: requests[next]!.context + cfg.question, left: cfg.outputTokens - 1 });
+          finish(t);
+          step(t);
+        }),
+      );
       return;
     }
     if (running.length === 0) return;
     let ctx = 0;
     for (const r of running) ctx += r.context;
     busy = true;
-    q.after(cfg.compute.decodeMs(running.length, ctx), call((t) => {
-      for (const r of running) {
-        r.context++;
-        r.left--;
-      }
-      finish(t);
-      step(t);
-    }));
+    q.after(
+      cfg.compute.decodeMs(running.length, ctx),
+      call((t) => {
+        for (const r of running) {
+          r.context++;
+          r.left--;
+        }
+        finish(t);
+        step(t);
+      }),
+    );
   };
 
   // Sequences with every token out leave and free their KV.
@@ -142,10 +159,13 @@ export function serveReuse(requests: readonly ReuseRequest[], cfg: ReuseServerCo
   };
 
   requests.forEach((r, i) =>
-    q.at(r.arrivalMs, call((t) => {
-      waiting.push(i);
-      if (!busy) step(t);
-    })),
+    q.at(
+      r.arrivalMs,
+      call((t) => {
+        waiting.push(i);
+        if (!busy) step(t);
+      }),
+    ),
   );
   q.run();
   return { ...out, endMs };

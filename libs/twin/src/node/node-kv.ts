@@ -1,4 +1,17 @@
-import { advisoryDueMs, chunkBlockKeys, choosePeerPrefix, CHUNK_TOKENS, planPrefetchPulls, prefetchExpiry, restoreReach, restoreTouchKeys, SessionTailTracker, worthWarming, type DeviceChunkEvent, type RestorePrompt } from '@mnemo/kv-core';
+import {
+  advisoryDueMs,
+  chunkBlockKeys,
+  choosePeerPrefix,
+  CHUNK_TOKENS,
+  planPrefetchPulls,
+  prefetchExpiry,
+  restoreReach,
+  restoreTouchKeys,
+  SessionTailTracker,
+  worthWarming,
+  type DeviceChunkEvent,
+  type RestorePrompt,
+} from '@mnemo/kv-core';
 import type { EventQueue } from '../core/event.queue.js';
 import { transferMs } from '../costs/transfer.port.js';
 import type { PassLoad } from './restore-pass.js';
@@ -70,7 +83,14 @@ const FAILED_SOURCE_MS = 30_000;
 export class NodeKv {
   /** CPU spent on exports since the node last charged it. */
   cpuDebtMs = 0;
-  readonly counters = { restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, peerRestoredTokens: 0, peerFailures: 0, prefetchedChunks: 0, exportedChunks: 0 };
+  readonly counters = {
+    restoredTokens: 0,
+    hitTokens: { mem: 0, ssd: 0 },
+    peerRestoredTokens: 0,
+    peerFailures: 0,
+    prefetchedChunks: 0,
+    exportedChunks: 0,
+  };
   readonly ssd: SsdQueue = { busyUntil: 0 };
   private pending: HoldingChange[] = [];
   private tails: TwinSessionTail[] = [];
@@ -157,7 +177,15 @@ export class NodeKv {
     const deviceTokens = this.device.cachedTokens(seq);
     const reach = restoreReach(this.tiers.table, this.prompt(seq), deviceTokens);
     if (!worthWarming(reach, deviceTokens)) return;
-    const restore = new TierRestore(this.tiers, this.o.links, this.ssd, reach.chunks.slice(0, Math.ceil(reach.until / CHUNK_TOKENS) - Math.floor(deviceTokens / CHUNK_TOKENS)), deviceTokens, reach.until, now);
+    const restore = new TierRestore(
+      this.tiers,
+      this.o.links,
+      this.ssd,
+      reach.chunks.slice(0, Math.ceil(reach.until / CHUNK_TOKENS) - Math.floor(deviceTokens / CHUNK_TOKENS)),
+      deviceTokens,
+      reach.until,
+      now,
+    );
     this.warmed.set(seq.id, { restore, at: now });
     this.net.events.after(WARM_TTL_MS, { fire: () => this.cool(seq.id) });
   }
@@ -183,7 +211,11 @@ export class NodeKv {
       const peer = this.net.peerTiers(source.nodeId);
       const first = Math.floor(deviceTokens / CHUNK_TOKENS);
       const count = Math.ceil(choice.until / CHUNK_TOKENS) - first;
-      if (peer) return Object.assign(new PeerRestore(this.o.links, peer, choice.keys.slice(0, count), deviceTokens, choice.until, this.o.layers, now), { sourceNode: source.nodeId });
+      if (peer)
+        return Object.assign(
+          new PeerRestore(this.o.links, peer, choice.keys.slice(0, count), deviceTokens, choice.until, this.o.layers, now),
+          { sourceNode: source.nodeId },
+        );
     }
     t.table.touch(restoreTouchKeys(p, reach), now);
     t.prefetched.adopt(p.chunkKeys);
@@ -193,7 +225,15 @@ export class NodeKv {
     w?.restore.release(false);
     if (reach.until <= deviceTokens) return undefined;
     const first = Math.floor(deviceTokens / CHUNK_TOKENS);
-    return new TierRestore(t, this.o.links, this.ssd, reach.chunks.slice(0, Math.ceil(reach.until / CHUNK_TOKENS) - first), deviceTokens, reach.until, now);
+    return new TierRestore(
+      t,
+      this.o.links,
+      this.ssd,
+      reach.chunks.slice(0, Math.ceil(reach.until / CHUNK_TOKENS) - first),
+      deviceTokens,
+      reach.until,
+      now,
+    );
   }
 
   /** A pass with this restore ended (ok or not): counters, pins, and a peer's chunks kept here. */
@@ -220,7 +260,15 @@ export class NodeKv {
   private peerChoice(seq: TwinSeq, p: RestorePrompt, deviceTokens: number, localUntil: number, now: number) {
     const sources = seq.request.kvSources;
     if (sources.length === 0) return null;
-    return choosePeerPrefix(p.chunkKeys, p.promptTokens, deviceTokens, localUntil, sources, (i) => (this.failed.get(sources[i]!.nodeId) ?? 0) <= now, p.blockKeys);
+    return choosePeerPrefix(
+      p.chunkKeys,
+      p.promptTokens,
+      deviceTokens,
+      localUntil,
+      sources,
+      (i) => (this.failed.get(sources[i]!.nodeId) ?? 0) <= now,
+      p.blockKeys,
+    );
   }
 
   // ---- advisories --------------------------------------------------------------------------
@@ -233,7 +281,13 @@ export class NodeKv {
     for (const [id, exp] of this.advisories) if (exp <= now) this.advisories.delete(id);
     if (!this.advisories.has(a.advisoryId) && this.advisories.size >= this.o.maxAdvisories) return 0;
     this.advisories.set(a.advisoryId, expiresAtMs);
-    const advisory = { id: a.advisoryId, expiresAtMs, receivedMs: now, priority: a.priority, dueMs: advisoryDueMs({ expectedArrivalMs: a.expectedArrivalMs, ordered: false, receivedMs: now }) };
+    const advisory = {
+      id: a.advisoryId,
+      expiresAtMs,
+      receivedMs: now,
+      priority: a.priority,
+      dueMs: advisoryDueMs({ expectedArrivalMs: a.expectedArrivalMs, ordered: false, receivedMs: now }),
+    };
     let queued = 0;
     for (const pull of planPrefetchPulls(a.chunkKeys, a.sources, (k) => t.holdsOnHost(k))) {
       const peer = this.net.peerTiers(a.sources[pull.source]!.nodeId);

@@ -7,7 +7,7 @@ describe(PromptKeys.name, () => {
   const prompt = toks(2 * CHUNK_TOKENS + 100);
   const keys = chunkKeys('m', 't', prompt);
 
-  it.each([0, 1, 2, 3])('gives chunk %i\'s block keys as chunkBlockKeys does', (c) => {
+  it.each([0, 1, 2, 3])("gives chunk %i's block keys as chunkBlockKeys does", (c) => {
     expect(new PromptKeys('m', 't', prompt).blockKeys(c)).toEqual(chunkBlockKeys('m', 't', prompt, keys, c));
   });
 

@@ -17,7 +17,11 @@ export class PromptKeys {
     /** Keys of blocks the prompt starts with (the previous turn's KV), if known. */
     seed: readonly string[] = [],
   ) {
-    this.chain = BlockKeyChain.from(model, salt, seed.length * BLOCK_TOKENS <= tokens.length ? seed : seed.slice(0, Math.floor(tokens.length / BLOCK_TOKENS)));
+    this.chain = BlockKeyChain.from(
+      model,
+      salt,
+      seed.length * BLOCK_TOKENS <= tokens.length ? seed : seed.slice(0, Math.floor(tokens.length / BLOCK_TOKENS)),
+    );
   }
 
   /** Block keys of chunk `chunk` of the prompt, as chunkBlockKeys gives them. */

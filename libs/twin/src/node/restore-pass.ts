@@ -22,7 +22,14 @@ export const MIN_SLEEP_MS = 2;
  * chunk) carries the layers one after another; every modelled wait is a timer that fires
  * `timerLag()` late. Returns when the pass ends and the time compute waited on loads.
  */
-export function restorePass(loads: readonly PassLoad[], computeMs: number, layers: number, start: number, restorePerChunkMs: number, timerLag: () => number): { end: number; blockedMs: number } {
+export function restorePass(
+  loads: readonly PassLoad[],
+  computeMs: number,
+  layers: number,
+  start: number,
+  restorePerChunkMs: number,
+  timerLag: () => number,
+): { end: number; blockedMs: number } {
   const perLayer = computeMs / layers;
   let t = start;
   let computeEnd = start;

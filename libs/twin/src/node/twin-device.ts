@@ -19,7 +19,8 @@ export class TwinDevice implements NodeKvView {
     options: { readonly prefixCacheBlocks?: number; readonly groupBlocks?: number; readonly prefixCache: boolean } = { prefixCache: true },
   ) {
     this.ledger = new KvBlockLedger(model, blocks, onChunk, options.groupBlocks ? { groupBlocks: options.groupBlocks } : undefined);
-    if (options.prefixCacheBlocks !== undefined && Number.isFinite(options.prefixCacheBlocks)) this.ledger.blocks.setMaxCached(options.prefixCacheBlocks);
+    if (options.prefixCacheBlocks !== undefined && Number.isFinite(options.prefixCacheBlocks))
+      this.ledger.blocks.setMaxCached(options.prefixCacheBlocks);
     this.sharing = options.prefixCache;
   }
 

@@ -1,4 +1,17 @@
-import { ExtentAllocator, LookupTable, planOffload, PrefetchedChunks, type DeviceWrite, type OffloadDevice, type PinHandle, type PoolTier, type PrefetchAdvisory, type Removal, type SegmentRef, type Withdrawal } from '@mnemo/kv-core';
+import {
+  ExtentAllocator,
+  LookupTable,
+  planOffload,
+  PrefetchedChunks,
+  type DeviceWrite,
+  type OffloadDevice,
+  type PinHandle,
+  type PoolTier,
+  type PrefetchAdvisory,
+  type Removal,
+  type SegmentRef,
+  type Withdrawal,
+} from '@mnemo/kv-core';
 import type { EventQueue } from '../core/event.queue.js';
 import { transferMs, type TransferLink } from '../costs/transfer.port.js';
 
@@ -63,7 +76,12 @@ export class TwinTiers {
     this.table = new LookupTable({ numLayers: o.layers, ttlMs: o.ssdTtlMs });
     this.stride = Math.ceil(o.segBytes / POOL_ALIGNMENT) * POOL_ALIGNMENT;
     let index = 0;
-    const device = (type: PoolTier) => (d: TwinPoolDevice) => ({ deviceIndex: index++, type, bandwidth: d.bandwidth, allocator: new ExtentAllocator(d.bytes, POOL_ALIGNMENT) });
+    const device = (type: PoolTier) => (d: TwinPoolDevice) => ({
+      deviceIndex: index++,
+      type,
+      bandwidth: d.bandwidth,
+      allocator: new ExtentAllocator(d.bytes, POOL_ALIGNMENT),
+    });
     this.ssd = o.ssd.map(device('ssd'));
     this.host = o.host.map(device('mem'));
   }
@@ -90,7 +108,8 @@ export class TwinTiers {
     // One export may name a chunk twice (two sequences sharing a prefix chunk): write it once.
     const seen = new Set<string>();
     const unique = chunks.filter((c) => !seen.has(c.key) && seen.add(c.key));
-    for (let layer = 0; layer < this.o.layers; layer++) for (const c of unique) if (!this.table.get(c.key, layer, 'mem')) segs.push({ chunkKey: c.key, position: c.position, layer });
+    for (let layer = 0; layer < this.o.layers; layer++)
+      for (const c of unique) if (!this.table.get(c.key, layer, 'mem')) segs.push({ chunkKey: c.key, position: c.position, layer });
     if (segs.length === 0) return;
     const { writes, unplaced } = this.place(segs, this.host, 'mem');
     if (!hostOnly) for (const s of unplaced) this.enqueue({ seg: s, origin });
@@ -165,12 +184,26 @@ export class TwinTiers {
   }
 
   /** Another node's chunks arrived for an advisory: host only (no SSD copy of KV another node keeps), recorded for cooperative purge. */
-  importPrefetched(chunks: ReadonlyArray<{ readonly key: string; readonly position: number }>, advisory: PrefetchAdvisory, onDevice: (key: string) => boolean, now: number): void {
+  importPrefetched(
+    chunks: ReadonlyArray<{ readonly key: string; readonly position: number }>,
+    advisory: PrefetchAdvisory,
+    onDevice: (key: string) => boolean,
+    now: number,
+  ): void {
     const fresh = chunks.filter((c) => this.table.layersIn(c.key, 'mem').length === 0);
     const staged = new Set(fresh.filter((c) => onDevice(c.key)).map((c) => c.key));
     this.write(fresh, true);
     const layers = Array.from({ length: this.o.layers }, (_, l) => l);
-    for (const c of fresh) this.prefetched.add(advisory, { model: '', key: c.key, position: c.position, layers, bytes: this.stride, stamp: now, onDevice: staged.has(c.key) });
+    for (const c of fresh)
+      this.prefetched.add(advisory, {
+        model: '',
+        key: c.key,
+        position: c.position,
+        layers,
+        bytes: this.stride,
+        stamp: now,
+        onDevice: staged.has(c.key),
+      });
   }
 
   /** SSD replicas idle past the TTL leave; prefetches past their advisory's expiry are withdrawn (returns device chunks to unstage). */
@@ -198,7 +231,11 @@ export class TwinTiers {
     return used;
   }
 
-  private place(segs: readonly SegmentRef[], devices: readonly OffloadDevice[], tier: PoolTier): { writes: Array<DeviceWrite<SegmentRef>>; unplaced: SegmentRef[] } {
+  private place(
+    segs: readonly SegmentRef[],
+    devices: readonly OffloadDevice[],
+    tier: PoolTier,
+  ): { writes: Array<DeviceWrite<SegmentRef>>; unplaced: SegmentRef[] } {
     if (devices.length === 0) return { writes: [], unplaced: [...segs] };
     const first = planOffload(segs, devices, this.stride);
     if (first.unplaced.length === 0) return first;
@@ -223,7 +260,9 @@ export class TwinTiers {
     let n = 0;
     while (n < this.queue.length && n < SSD_BATCH_SEGMENTS && this.queue[n]!.origin === origin) n++;
     const batch = this.queue.splice(0, n);
-    const todo = batch.filter((j) => !this.table.get(j.seg.chunkKey, j.seg.layer, 'ssd') && (!j.pin || this.table.get(j.seg.chunkKey, j.seg.layer, 'mem')));
+    const todo = batch.filter(
+      (j) => !this.table.get(j.seg.chunkKey, j.seg.layer, 'ssd') && (!j.pin || this.table.get(j.seg.chunkKey, j.seg.layer, 'mem')),
+    );
     const segs = todo.map((j) => j.seg).sort((a, b) => a.layer - b.layer || a.position - b.position);
     const { writes, unplaced } = this.place(segs, this.ssd, 'ssd');
     this.counters.ssdSkipped += unplaced.length;

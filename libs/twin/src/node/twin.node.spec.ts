@@ -11,7 +11,15 @@ import type { TwinRequest, TwinSeq } from './twin-seq.js';
 const MODEL = 'mnemo-medium';
 const text = (n: number, salt: number) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
 const free = { dispatchMs: 0, bytesPerMs: Infinity };
-const cost = { ...DEFAULT_SIM_COST, prefillBaseMs: 1, prefillPerTokenMs: 0.1, decodeBaseMs: 5, decodePerSeqMs: 0, decodePerKContextMs: 0, restorePerChunkMs: 0 };
+const cost = {
+  ...DEFAULT_SIM_COST,
+  prefillBaseMs: 1,
+  prefillPerTokenMs: 0.1,
+  decodeBaseMs: 5,
+  decodePerSeqMs: 0,
+  decodePerKContextMs: 0,
+  restorePerChunkMs: 0,
+};
 
 function node(over: Partial<TwinNodeConfig> = {}, lag = 0) {
   const events = new EventQueue();
@@ -51,8 +59,26 @@ function node(over: Partial<TwinNodeConfig> = {}, lag = 0) {
     warm: true,
     ...over,
   };
-  const sut = new TwinNode(config, { compute: simCostCompute(cost), links: { hostLoad: free, peer: free, ssdRead: free, hostWrite: free, ssdWrite: free }, overheads: { ...NO_OVERHEADS, timerLagMs: Distribution.constant(lag) } }, net);
-  const request = (id: string, tokens: number[], maxTokens = 3, priority = 0): TwinRequest => ({ id, tenant: 't', sessionId: id, model: MODEL, tokens, chunkKeys: chunkKeys(MODEL, 't', tokens), maxTokens, priority, kvSources: [] });
+  const sut = new TwinNode(
+    config,
+    {
+      compute: simCostCompute(cost),
+      links: { hostLoad: free, peer: free, ssdRead: free, hostWrite: free, ssdWrite: free },
+      overheads: { ...NO_OVERHEADS, timerLagMs: Distribution.constant(lag) },
+    },
+    net,
+  );
+  const request = (id: string, tokens: number[], maxTokens = 3, priority = 0): TwinRequest => ({
+    id,
+    tenant: 't',
+    sessionId: id,
+    model: MODEL,
+    tokens,
+    chunkKeys: chunkKeys(MODEL, 't', tokens),
+    maxTokens,
+    priority,
+    kvSources: [],
+  });
   return { sut, events, first, done, request };
 }
 
@@ -93,7 +119,7 @@ describe(TwinNode.name, () => {
     expect(first.get('b')).toBeCloseTo(11 + 1 + 0.1 * 50, 9);
   });
 
-  it('computes only what the device prefix cache lacks on a session\'s next turn', () => {
+  it("computes only what the device prefix cache lacks on a session's next turn", () => {
     const { sut, events, first, done, request } = node();
     const t1 = text(2 * CHUNK_TOKENS + 40, 1);
     sut.admit(request('a', t1), 0);

@@ -1,4 +1,14 @@
-import { admissionKinds, blocksFor, CHUNK_TOKENS, DEFAULT_FAIRNESS, FairPriorityRanker, nodeIterationInput, planNodeIteration, tickRanker, type IterationPlan } from '@mnemo/kv-core';
+import {
+  admissionKinds,
+  blocksFor,
+  CHUNK_TOKENS,
+  DEFAULT_FAIRNESS,
+  FairPriorityRanker,
+  nodeIterationInput,
+  planNodeIteration,
+  tickRanker,
+  type IterationPlan,
+} from '@mnemo/kv-core';
 import type { TwinEvent } from '../core/event.queue.js';
 import { NodeKv, type TwinPrefetch } from './node-kv.js';
 import { restorePass, type PassLoad } from './restore-pass.js';
@@ -36,7 +46,21 @@ export class TwinNode {
   private readonly step: TwinEvent = { fire: (now) => this.advance(now) };
   /** Priority scheduling only: effective ranks (kv-core FairPriorityRanker). */
   private readonly ranker?: FairPriorityRanker;
-  readonly counters = { iterations: 0, prefills: 0, decodes: 0, preemptions: 0, planMisses: 0, cachedTokens: 0, promptTokens: 0, blockedMs: 0, busyMs: 0, queuedMs: 0, queued: 0, firstTokenMs: 0, firstTokens: 0 };
+  readonly counters = {
+    iterations: 0,
+    prefills: 0,
+    decodes: 0,
+    preemptions: 0,
+    planMisses: 0,
+    cachedTokens: 0,
+    promptTokens: 0,
+    blockedMs: 0,
+    busyMs: 0,
+    queuedMs: 0,
+    queued: 0,
+    firstTokenMs: 0,
+    firstTokens: 0,
+  };
 
   constructor(
     readonly config: TwinNodeConfig,
@@ -46,11 +70,41 @@ export class TwinNode {
     const segBytes = (config.kvBytesPerToken / config.layers) * CHUNK_TOKENS;
     if (config.scheduling === 'priority') this.ranker = new FairPriorityRanker(config.fairness ?? DEFAULT_FAIRNESS);
     // The device and tiers report to the KV store made just after them (their listeners fire later).
-    this.device = new TwinDevice(config.model, config.kvBlocks, (e) => this.kv.onChunk(e), { prefixCache: config.prefixCache, prefixCacheBlocks: config.prefixCacheBlocks });
+    this.device = new TwinDevice(config.model, config.kvBlocks, (e) => this.kv.onChunk(e), {
+      prefixCache: config.prefixCache,
+      prefixCacheBlocks: config.prefixCacheBlocks,
+    });
     if (config.host.length + config.ssd.length > 0) {
-      this.tiers = new TwinTiers({ layers: config.layers, segBytes, host: config.host, ssd: config.ssd, ssdTtlMs: config.ssdTtlMs, hostWrite: costs.links.hostWrite, ssdWrite: costs.links.ssdWrite }, net.events, (c) => this.kv.onTierChange(c));
+      this.tiers = new TwinTiers(
+        {
+          layers: config.layers,
+          segBytes,
+          host: config.host,
+          ssd: config.ssd,
+          ssdTtlMs: config.ssdTtlMs,
+          hostWrite: costs.links.hostWrite,
+          ssdWrite: costs.links.ssdWrite,
+        },
+        net.events,
+        (c) => this.kv.onTierChange(c),
+      );
     }
-    this.kv = new NodeKv(config.id, this.tiers, this.device, { events: net.events, peerTiers: (id) => net.peerTiers(id), publish: (c, t) => net.publishKv(config.id, c, t) }, { layers: config.layers, kvEventsMs: config.kvEventsMs, promote: config.promote, prefetchTtlMs: config.prefetchTtlMs, maxAdvisories: config.maxAdvisories, warm: config.warm, links: costs.links, exportMsPerChunk: costs.overheads.exportMsPerChunk });
+    this.kv = new NodeKv(
+      config.id,
+      this.tiers,
+      this.device,
+      { events: net.events, peerTiers: (id) => net.peerTiers(id), publish: (c, t) => net.publishKv(config.id, c, t) },
+      {
+        layers: config.layers,
+        kvEventsMs: config.kvEventsMs,
+        promote: config.promote,
+        prefetchTtlMs: config.prefetchTtlMs,
+        maxAdvisories: config.maxAdvisories,
+        warm: config.warm,
+        links: costs.links,
+        exportMsPerChunk: costs.overheads.exportMsPerChunk,
+      },
+    );
     this.device.lookup = (id) => this.seqs.get(id);
     this.device.restorableUntil = (seq, d) => this.kv.restorableUntil(seq, d, net.events.now);
     const beat: TwinEvent = {
@@ -161,7 +215,12 @@ export class TwinNode {
 
   private iterate(now: number): void {
     const kvAvailable = { [this.config.model]: this.device.available };
-    const input = nodeIterationInput(this.seqs.values(), this.device, { maxBatch: this.config.maxBatch, maxPrefillTokens: this.config.maxPrefillTokens, kvAvailable, ...(this.ranker ? { ranker: this.ranker } : {}) });
+    const input = nodeIterationInput(this.seqs.values(), this.device, {
+      maxBatch: this.config.maxBatch,
+      maxPrefillTokens: this.config.maxPrefillTokens,
+      kvAvailable,
+      ...(this.ranker ? { ranker: this.ranker } : {}),
+    });
     const plan = planNodeIteration({ ...input, kvAvailable }, this.ranker !== undefined);
     if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) {
       this.busy = false;
@@ -221,7 +280,11 @@ export class TwinNode {
     }
     this.counters.prefills++;
     if (this.ranker) this.served = fresh.map((f) => ({ id: f.id, promptTokens: f.request.tokens.length }));
-    this.net.onStep?.(this.config.id, 'prefill', fresh.map((f) => f.id));
+    this.net.onStep?.(
+      this.config.id,
+      'prefill',
+      fresh.map((f) => f.id),
+    );
     const computeMs = this.costs.compute.prefillMs(fresh.length, tokens, attended);
     const o = this.costs.overheads;
     let prompt = 0;
@@ -280,7 +343,11 @@ export class TwinNode {
       }
       tokens += n;
     }
-    this.net.onStep?.(this.config.id, 'resume', resumed.map((r) => r.id));
+    this.net.onStep?.(
+      this.config.id,
+      'resume',
+      resumed.map((r) => r.id),
+    );
     const ms = this.costs.compute.prefillMs(resumed.length, tokens, 0);
     this.counters.busyMs += ms;
     this.next('resume', now + ms + this.lag());
@@ -305,7 +372,11 @@ export class TwinNode {
       return this.afterDecode(now, []);
     }
     this.counters.decodes++;
-    this.net.onStep?.(this.config.id, 'decode', decode.map((d) => d.id));
+    this.net.onStep?.(
+      this.config.id,
+      'decode',
+      decode.map((d) => d.id),
+    );
     this.decoding = decode;
     const ms = this.costs.compute.decodeMs(decode.length, context);
     this.counters.busyMs += ms;

@@ -23,7 +23,11 @@ export interface RunSummary {
   readonly blocked_ms: number;
   readonly events: number;
   /** Means over every node, ms: queued on the node, arrival there to the first token, and what the client's TTFT adds (the path outside the nodes). */
-  readonly time_on_node: { readonly queue_mean_ms: number | null; readonly ttft_mean_ms: number | null; readonly outside_nodes_mean_ms: number | null };
+  readonly time_on_node: {
+    readonly queue_mean_ms: number | null;
+    readonly ttft_mean_ms: number | null;
+    readonly outside_nodes_mean_ms: number | null;
+  };
   /** TTFT by where a turn ran against its session's previous turn, as the live benchmark splits it (bench/multiround/summary.mjs byMove). */
   readonly by_move: Readonly<Record<MoveKind, { readonly requests: number; readonly ttft_p50_ms: number | null }>>;
 }
@@ -48,13 +52,23 @@ export function summarizeRun(c: TwinCluster): RunSummary {
     tpot_p50_ms: round(percentile(tpot, 50)),
     tpot_p99_ms: round(percentile(tpot, 99)),
     prefix_hit_rate: round(prompt ? cached / prompt : null, 3),
-    restored_tokens: { from_peers: sum((n) => n.kv.counters.peerRestoredTokens), from_local_tiers: sum((n) => n.kv.counters.restoredTokens) },
+    restored_tokens: {
+      from_peers: sum((n) => n.kv.counters.peerRestoredTokens),
+      from_local_tiers: sum((n) => n.kv.counters.restoredTokens),
+    },
     prefetched_chunks: sum((n) => n.kv.counters.prefetchedChunks),
     routing: { ...c.scheduler.counters.reasons },
-    reservations: { advisories: c.scheduler.counters.advisories, hit: c.scheduler.counters.reservationsHit, moved: c.scheduler.counters.reservationsMoved },
+    reservations: {
+      advisories: c.scheduler.counters.advisories,
+      hit: c.scheduler.counters.reservationsHit,
+      moved: c.scheduler.counters.reservationsMoved,
+    },
     node_busy_share: c.nodes.map((n) => round(t > 0 ? n.counters.busyMs / t : null, 3)),
     preemptions: sum((n) => n.counters.preemptions),
-    blocked_ms: round(sum((n) => n.counters.blockedMs), 1)!,
+    blocked_ms: round(
+      sum((n) => n.counters.blockedMs),
+      1,
+    )!,
     events: c.events.fired,
     time_on_node: timeOnNode(c, ttft),
     by_move: byMove(rs),
@@ -88,5 +102,9 @@ function timeOnNode(c: TwinCluster, ttft: readonly number[]): RunSummary['time_o
   }
   const onNode = firsts > 0 ? firstMs / firsts : null;
   const client = ttft.length ? ttft.reduce((a, b) => a + b, 0) / ttft.length : null;
-  return { queue_mean_ms: round(queued > 0 ? queuedMs / queued : null, 2), ttft_mean_ms: round(onNode, 2), outside_nodes_mean_ms: round(onNode !== null && client !== null ? client - onNode : null, 2) };
+  return {
+    queue_mean_ms: round(queued > 0 ? queuedMs / queued : null, 2),
+    ttft_mean_ms: round(onNode, 2),
+    outside_nodes_mean_ms: round(onNode !== null && client !== null ? client - onNode : null, 2),
+  };
 }

@@ -24,14 +24,26 @@ export interface MultiroundSetup {
   /** The nodes' sim cost model as they ran it (dilated), the PCIe link price included. */
   readonly compute: SimCostModel;
   /** What the scheduler was told (SCHEDULER_*), ms. */
-  readonly routing: { readonly queueMsPerRequest: number; readonly moveMarginMs: number; readonly hostMsPerChunk: number; readonly ssdMsPerChunk: number; readonly peerMsPerChunk: number };
+  readonly routing: {
+    readonly queueMsPerRequest: number;
+    readonly moveMarginMs: number;
+    readonly hostMsPerChunk: number;
+    readonly ssdMsPerChunk: number;
+    readonly peerMsPerChunk: number;
+  };
   readonly users: number;
   readonly rampMs: number;
 }
 
 /** What the calibration measured on this machine. */
 export interface MeasuredCosts {
-  readonly links: { readonly hostLoad: TransferLink; readonly peer: TransferLink; readonly ssdRead: TransferLink; readonly hostWrite: TransferLink; readonly ssdWrite: TransferLink };
+  readonly links: {
+    readonly hostLoad: TransferLink;
+    readonly peer: TransferLink;
+    readonly ssdRead: TransferLink;
+    readonly hostWrite: TransferLink;
+    readonly ssdWrite: TransferLink;
+  };
   readonly overheads: ServiceOverheads;
 }
 
@@ -47,7 +59,12 @@ export interface AdvisoryVariant {
  * SERVING_SYSTEMS: routing, what a node does with a turn's KV between turns, tiers, peer fetch,
  * advisories), the same users and ramp, and the costs this machine's calibration measured.
  */
-export function multiroundCluster(setup: MultiroundSetup, system: ServingSystem, measured: MeasuredCosts, o: { seed: number; tenant: string; variant?: AdvisoryVariant; untilMs?: number }): TwinClusterConfig {
+export function multiroundCluster(
+  setup: MultiroundSetup,
+  system: ServingSystem,
+  measured: MeasuredCosts,
+  o: { seed: number; tenant: string; variant?: AdvisoryVariant; untilMs?: number },
+): TwinClusterConfig {
   const ssd = system.tiers.includes('ssd');
   const node = (i: number): TwinNodeConfig => ({
     id: `${o.tenant}-${i}`,
@@ -89,7 +106,14 @@ export function multiroundCluster(setup: MultiroundSetup, system: ServingSystem,
       },
     },
     costs: { compute: simCostCompute(setup.compute), links: measured.links, overheads: measured.overheads },
-    users: { users: setup.users, rampMs: setup.rampMs, maxContext: setup.maxContext, advisories: system.advisories, missed: o.variant?.missed ?? 0, spurious: o.variant?.spurious ?? 0 },
+    users: {
+      users: setup.users,
+      rampMs: setup.rampMs,
+      maxContext: setup.maxContext,
+      advisories: system.advisories,
+      missed: o.variant?.missed ?? 0,
+      spurious: o.variant?.spurious ?? 0,
+    },
     tenant: o.tenant,
     model: setup.model,
     seed: o.seed,

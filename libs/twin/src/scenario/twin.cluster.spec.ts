@@ -12,7 +12,13 @@ const sessions: TwinSession[] = Array.from({ length: 12 }, (_, s) => ({
   id: `s${s}`,
   system: text(300, 1),
   doc: text(s % 3 === 0 ? 900 : 0, 1000 + s),
-  turns: Array.from({ length: 3 }, (_, t) => ({ user: text(30 + ((s * 7 + t) % 40), s * 100 + t), reply: 20, readMs: 150, typeMs: 300, r: ((s * 13 + t * 7) % 100) / 100 })),
+  turns: Array.from({ length: 3 }, (_, t) => ({
+    user: text(30 + ((s * 7 + t) % 40), s * 100 + t),
+    reply: 20,
+    readMs: 150,
+    typeMs: 300,
+    r: ((s * 13 + t * 7) % 100) / 100,
+  })),
 }));
 
 const setup: MultiroundSetup = {
@@ -27,7 +33,14 @@ const setup: MultiroundSetup = {
   bandwidths: { host: 10, ssd: 2 },
   kvLayers: 8,
   kvBytesPerToken: 256,
-  compute: { ...DEFAULT_SIM_COST, prefillPerTokenMs: 0.08, decodeBaseMs: 12, decodePerSeqMs: 0.1, decodePerKContextMs: 0.076, restorePerChunkMs: 2.8 },
+  compute: {
+    ...DEFAULT_SIM_COST,
+    prefillPerTokenMs: 0.08,
+    decodeBaseMs: 12,
+    decodePerSeqMs: 0.1,
+    decodePerKContextMs: 0.076,
+    restorePerChunkMs: 2.8,
+  },
   routing: { queueMsPerRequest: 40, moveMarginMs: 40, hostMsPerChunk: 1.4, ssdMsPerChunk: 5.5, peerMsPerChunk: 2.7 },
   users: 6,
   rampMs: 500,
@@ -69,7 +82,7 @@ describe(TwinCluster.name, () => {
     expect(t.queue_mean_ms).toBeGreaterThanOrEqual(0);
   });
 
-  it('splits TTFT by where a turn ran against its session\'s previous turn, as the live benchmark does', () => {
+  it("splits TTFT by where a turn ran against its session's previous turn, as the live benchmark does", () => {
     const m = run(SERVING_SYSTEMS.llmd).s.by_move;
     expect(m.first.requests).toBe(12);
     expect(m.first.requests + m.stayed.requests + m.moved.requests).toBe(12 * 3);
@@ -87,7 +100,7 @@ describe(TwinCluster.name, () => {
     expect(run(SERVING_SYSTEMS.recompute).s.time_on_node.outside_nodes_mean_ms).toBeLessThan(6);
   });
 
-  it('routes by each system\'s policy (kv-core route reasons) and reuses the sessions\' KV', () => {
+  it("routes by each system's policy (kv-core route reasons) and reuses the sessions' KV", () => {
     const sym = run(SERVING_SYSTEMS.symphony).s;
     expect(Object.keys(sym.routing).sort()).toEqual(expect.arrayContaining(['cheapest']));
     expect(sym.reservations.advisories).toBeGreaterThan(0);

@@ -113,22 +113,44 @@ export class TwinCluster implements TwinNodeNet {
     const sentAt = this.events.now;
     const path = o.requestPathMs?.draw(this.rng);
     const tokenHopMs = path === undefined ? undefined : this.nats();
-    this.inFlight.set(request.id, { request, sentAt, done, ...(path === undefined ? {} : { pathArriveAt: sentAt + path - tokenHopMs!, tokenHopMs }) });
+    this.inFlight.set(request.id, {
+      request,
+      sentAt,
+      done,
+      ...(path === undefined ? {} : { pathArriveAt: sentAt + path - tokenHopMs!, tokenHopMs }),
+    });
     const arrive = sentAt + (o.clientMsPerKToken * prompt.length) / 1000 + this.nats() + o.scheduleMs;
-    this.events.at(arrive, call((now) => this.schedule(request, new Set(), 1, now)));
+    this.events.at(
+      arrive,
+      call((now) => this.schedule(request, new Set(), 1, now)),
+    );
   }
 
   private advise(sessionId: string, typeMs: number): void {
     const sentAt = this.events.now;
-    this.events.at(sentAt + this.nats() + this.config.costs.overheads.scheduleMs, call((now) => {
-      const a = this.scheduler.advise(this.config.tenant, sessionId, this.config.model, sentAt + typeMs, now);
-      if (!a) return;
-      if (a.forget) this.toNode(a.forget.nodeId, (n) => n.forget(a.forget!.advisoryId));
-      const r = a.reservation;
-      this.toNode(r.nodeId, (n, at) =>
-        n.prefetch({ advisoryId: r.id, sessionId, chunkKeys: a.chunkKeys, sources: a.sources, expiresAtMs: r.expiresAtMs, priority: r.priority, expectedArrivalMs: r.expectedAtMs }, at),
-      );
-    }));
+    this.events.at(
+      sentAt + this.nats() + this.config.costs.overheads.scheduleMs,
+      call((now) => {
+        const a = this.scheduler.advise(this.config.tenant, sessionId, this.config.model, sentAt + typeMs, now);
+        if (!a) return;
+        if (a.forget) this.toNode(a.forget.nodeId, (n) => n.forget(a.forget!.advisoryId));
+        const r = a.reservation;
+        this.toNode(r.nodeId, (n, at) =>
+          n.prefetch(
+            {
+              advisoryId: r.id,
+              sessionId,
+              chunkKeys: a.chunkKeys,
+              sources: a.sources,
+              expiresAtMs: r.expiresAtMs,
+              priority: r.priority,
+              expectedArrivalMs: r.expectedAtMs,
+            },
+            at,
+          ),
+        );
+      }),
+    );
   }
 
   // ---- the scheduler's side -------------------------------------------------------------------
@@ -142,12 +164,18 @@ export class TwinCluster implements TwinNodeNet {
     }
     request.kvSources = d.kvSources;
     const admit = (node: TwinNode, admitAt: number) =>
-      this.events.at(admitAt, call((t) => {
-        const outcome = node.admit(request, t);
-        const f = this.inFlight.get(request.id);
-        if (f && outcome === 'admitted') f.node = node.id;
-        this.events.at(t + this.nats(), call((back) => this.answered(request, d, outcome, skipped, attempt, back)));
-      }));
+      this.events.at(
+        admitAt,
+        call((t) => {
+          const outcome = node.admit(request, t);
+          const f = this.inFlight.get(request.id);
+          if (f && outcome === 'admitted') f.node = node.id;
+          this.events.at(
+            t + this.nats(),
+            call((back) => this.answered(request, d, outcome, skipped, attempt, back)),
+          );
+        }),
+      );
     const pathArriveAt = attempt === 1 ? this.inFlight.get(request.id)?.pathArriveAt : undefined;
     if (pathArriveAt !== undefined) {
       // The timed path already holds the hop to the node and its admission work.
@@ -158,7 +186,14 @@ export class TwinCluster implements TwinNodeNet {
     this.toNode(d.nodeId, (node, at) => admit(node, at + (this.config.costs.overheads.admitMsPerKToken * request.tokens.length) / 1000));
   }
 
-  private answered(request: TwinRequest, d: TwinDispatch, outcome: ReturnType<TwinNode['admit']>, skipped: Set<string>, attempt: number, now: number): void {
+  private answered(
+    request: TwinRequest,
+    d: TwinDispatch,
+    outcome: ReturnType<TwinNode['admit']>,
+    skipped: Set<string>,
+    attempt: number,
+    now: number,
+  ): void {
     const forget = this.scheduler.dispatched(request, d, outcome === 'admitted', now);
     if (forget && d.reservation) this.toNode(forget, (n) => n.forget(d.reservation!.id));
     if (outcome === 'admitted') return;
@@ -173,7 +208,11 @@ export class TwinCluster implements TwinNodeNet {
 
   private toNode(nodeId: string, fn: (n: TwinNode, at: number) => void): void {
     const n = this.byId.get(nodeId);
-    if (n) this.events.after(this.nats(), call((at) => fn(n, at)));
+    if (n)
+      this.events.after(
+        this.nats(),
+        call((at) => fn(n, at)),
+      );
   }
 
   // ---- the nodes' side (TwinNodeNet) ----------------------------------------------------------
@@ -194,14 +233,31 @@ export class TwinCluster implements TwinNodeNet {
     const keys = seq.request.keys?.chain.keys;
     if (keys) this.lastKeys.set(seq.request.sessionId, keys);
     const at = Math.max(now + this.nats(), f.firstAt ?? 0);
-    this.events.at(at, call(() => f.done({ ttftMs: (f.firstAt ?? at) - f.sentAt, totalMs: at - f.sentAt, reply: seq.reply, cachedTokens: seq.cachedTokens, node: f.node ?? seq.id })));
+    this.events.at(
+      at,
+      call(() =>
+        f.done({
+          ttftMs: (f.firstAt ?? at) - f.sentAt,
+          totalMs: at - f.sentAt,
+          reply: seq.reply,
+          cachedTokens: seq.cachedTokens,
+          node: f.node ?? seq.id,
+        }),
+      ),
+    );
   }
 
   publishKv(nodeId: string, changes: readonly HoldingChange[], tails: readonly TwinSessionTail[]): void {
-    this.events.after(this.nats(), call(() => this.scheduler.kvEvent(nodeId, this.config.model, changes, tails)));
+    this.events.after(
+      this.nats(),
+      call(() => this.scheduler.kvEvent(nodeId, this.config.model, changes, tails)),
+    );
   }
 
   heartbeat(nodeId: string, load: { running: number; waiting: number; kvUsage: number }): void {
-    this.events.after(this.nats(), call((now) => this.scheduler.heartbeat(nodeId, this.config.model, load, now)));
+    this.events.after(
+      this.nats(),
+      call((now) => this.scheduler.heartbeat(nodeId, this.config.model, load, now)),
+    );
   }
 }

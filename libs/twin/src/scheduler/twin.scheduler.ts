@@ -1,4 +1,20 @@
-import { ExpectedHoldings, expectedPrompt, KvDirectory, planAdvisory, planRoute, PrefillBacklog, ReservationBook, SessionTable, type DirectoryChange, type ExpectedRecord, type NodeLoad, type Reservation, type RoutingCosts, type RoutingPolicyName, type RoutingState } from '@mnemo/kv-core';
+import {
+  ExpectedHoldings,
+  expectedPrompt,
+  KvDirectory,
+  planAdvisory,
+  planRoute,
+  PrefillBacklog,
+  ReservationBook,
+  SessionTable,
+  type DirectoryChange,
+  type ExpectedRecord,
+  type NodeLoad,
+  type Reservation,
+  type RoutingCosts,
+  type RoutingPolicyName,
+  type RoutingState,
+} from '@mnemo/kv-core';
 import type { HoldingChange, TwinSessionTail } from '../node/node-kv.js';
 import type { TwinKvSource, TwinRequest } from '../node/twin-seq.js';
 
@@ -80,7 +96,13 @@ export class TwinScheduler {
       costs: config.costs,
       prefixes: (keys) => this.directory.prefixes(keys, expected ? (key) => expected.holders(key, this.now) : undefined),
       reportedPrefixes: (keys) => this.directory.prefixes(keys),
-      ...(expected ? { recordedHome: (r, at) => expected.longestRecordedPrompt(r.model, r.tenant, r.tokens, r.chunkKeys, at, r.blockKeys ? (c) => r.blockKeys!(c) : undefined)?.nodeId } : {}),
+      ...(expected
+        ? {
+            recordedHome: (r, at) =>
+              expected.longestRecordedPrompt(r.model, r.tenant, r.tokens, r.chunkKeys, at, r.blockKeys ? (c) => r.blockKeys!(c) : undefined)
+                ?.nodeId,
+          }
+        : {}),
       holders: (key) => this.directory.holders(key),
       reservationsOn: (id, now) => this.book.onNode(id, now),
       backlogMs: (id, at) => this.backlog.get(id, at),
@@ -107,7 +129,16 @@ export class TwinScheduler {
         else this.expected.remove(nodeId, c.keys);
       }
     }
-    for (const t of tails) this.sessions.extend({ tenant: t.tenant, sessionId: t.sessionId, nodeId, model, chunkKeys: t.chunkKeys, tokens: t.tokens, ...(t.partialKey ? { partialKey: t.partialKey } : {}) });
+    for (const t of tails)
+      this.sessions.extend({
+        tenant: t.tenant,
+        sessionId: t.sessionId,
+        nodeId,
+        model,
+        chunkKeys: t.chunkKeys,
+        tokens: t.tokens,
+        ...(t.partialKey ? { partialKey: t.partialKey } : {}),
+      });
   }
 
   /** Picks the node for a request (ScheduleInferenceUseCase before the dispatch): pending and backlog counted at once. */
@@ -121,7 +152,13 @@ export class TwinScheduler {
     this.addPending(plan.nodeId, 1);
     this.backlog.add(plan.nodeId, plan.prefillMs, now);
     const expected = this.expected?.record(plan.nodeId, expectedPrompt(r.model, r.tenant, r.tokens, r.chunkKeys), now);
-    return { nodeId: plan.nodeId, kvSources: plan.kvSources, prefillMs: plan.prefillMs, ...(plan.reservation ? { reservation: plan.reservation } : {}), ...(expected ? { expected } : {}) };
+    return {
+      nodeId: plan.nodeId,
+      kvSources: plan.kvSources,
+      prefillMs: plan.prefillMs,
+      ...(plan.reservation ? { reservation: plan.reservation } : {}),
+      ...(expected ? { expected } : {}),
+    };
   }
 
   /** The node answered the dispatch: admitted (the session is recorded, the reservation spent) or refused. Returns the node to tell to forget a reservation that moved. */
@@ -133,7 +170,16 @@ export class TwinScheduler {
       if (d.expected) this.expected?.forget(d.expected);
       return undefined;
     }
-    if (r.sessionId) this.sessions.record({ tenant: r.tenant, sessionId: r.sessionId, model: r.model, nodeId: d.nodeId, chunkKeys: r.chunkKeys, promptTokens: r.tokens.length, lastUsedMs: now });
+    if (r.sessionId)
+      this.sessions.record({
+        tenant: r.tenant,
+        sessionId: r.sessionId,
+        model: r.model,
+        nodeId: d.nodeId,
+        chunkKeys: r.chunkKeys,
+        promptTokens: r.tokens.length,
+        lastUsedMs: now,
+      });
     if (!d.reservation) return undefined;
     this.book.release(d.reservation.id);
     if (d.reservation.nodeId === d.nodeId) {
@@ -149,13 +195,32 @@ export class TwinScheduler {
     this.now = now;
     const session = this.sessions.get(tenant, sessionId);
     if (!session || session.model !== model) return null;
-    const plan = planAdvisory(this.state, this.sorted, session, { tenant, sessionId, model, expectedArrivalMs }, now, this.config.advisoryMaxAheadMs);
+    const plan = planAdvisory(
+      this.state,
+      this.sorted,
+      session,
+      { tenant, sessionId, model, expectedArrivalMs },
+      now,
+      this.config.advisoryMaxAheadMs,
+    );
     if (!plan) return null;
-    const reservation: Reservation = { id: `adv-${++this.advisoryIds}`, tenant, sessionId, model, nodeId: plan.nodeId, expectedAtMs: plan.arrivalMs, expiresAtMs: Math.round(plan.arrivalMs + this.config.advisoryTtlMs), priority: 0 };
+    const reservation: Reservation = {
+      id: `adv-${++this.advisoryIds}`,
+      tenant,
+      sessionId,
+      model,
+      nodeId: plan.nodeId,
+      expectedAtMs: plan.arrivalMs,
+      expiresAtMs: Math.round(plan.arrivalMs + this.config.advisoryTtlMs),
+      priority: 0,
+    };
     const taken = this.book.reserve(reservation, now);
     if (!taken.ok) return null;
     this.counters.advisories++;
-    const forget = taken.replaced && taken.replaced.nodeId !== reservation.nodeId ? { nodeId: taken.replaced.nodeId, advisoryId: taken.replaced.id } : undefined;
+    const forget =
+      taken.replaced && taken.replaced.nodeId !== reservation.nodeId
+        ? { nodeId: taken.replaced.nodeId, advisoryId: taken.replaced.id }
+        : undefined;
     return { reservation, chunkKeys: plan.chunkKeys, sources: plan.sources, ...(forget ? { forget } : {}) };
   }
 

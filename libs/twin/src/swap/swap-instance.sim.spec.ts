@@ -33,7 +33,9 @@ const clash: SwapConversation[] = [
 
 describe(SwapInstanceSim.name, () => {
   it('serves a lone request at the compute costs: TTFT one prefill, every TBT one decode step, nothing swapped', () => {
-    const sut = new SwapInstanceSim(config(VLLM_SWAP, { deviceBlocks: 100 }), [{ arrivalMs: 0, turns: [{ userTokens: 100, replyTokens: 5, thinkMs: 0 }] }]).run();
+    const sut = new SwapInstanceSim(config(VLLM_SWAP, { deviceBlocks: 100 }), [
+      { arrivalMs: 0, turns: [{ userTokens: 100, replyTokens: 5, thinkMs: 0 }] },
+    ]).run();
     expect(sut.ttftMs).toEqual([10]);
     expect(sut.tbtMs).toEqual([5, 5, 5, 5]);
     expect(sut.swapOuts + sut.swapIns + sut.switchStallMs).toBe(0);

@@ -103,12 +103,22 @@ export class SwapInstanceSim {
       decodeBlocks: (id) => (this.seqs.get(id)!.tokens % BLOCK_TOKENS === 0 ? 1 : 0),
       exclusiveBlocks: (id) => this.seqs.get(id)!.blocks.length,
       resumeBlocks: (id) => blocksFor(this.seqs.get(id)!.tokens),
-      admission: (id) => ({ blocks: blocksFor(this.seqs.get(id)!.promptTokens), sharing: false, deviceTokens: 0, restorableUntil: () => 0 }),
+      admission: (id) => ({
+        blocks: blocksFor(this.seqs.get(id)!.promptTokens),
+        sharing: false,
+        deviceTokens: 0,
+        restorableUntil: () => 0,
+      }),
     };
   }
 
   run(): SwapRunResult {
-    this.conversations.forEach((conv, i) => this.q.at(conv.arrivalMs, call((now) => this.arrive(i, 0, now))));
+    this.conversations.forEach((conv, i) =>
+      this.q.at(
+        conv.arrivalMs,
+        call((now) => this.arrive(i, 0, now)),
+      ),
+    );
     this.q.run();
     const o = this.out;
     return {
@@ -139,12 +149,32 @@ export class SwapInstanceSim {
     const t = this.conversations[conv]!.turns[turn]!;
     const prompt = this.history[conv]! + t.userTokens;
     // One that could never fit alone would be swapped out and in for ever (vLLM refuses it by max_model_len).
-    if (blocksFor(prompt + t.replyTokens) > this.c.deviceBlocks) throw new RangeError(`conversation ${conv} turn ${turn}: ${prompt + t.replyTokens} tokens do not fit ${this.c.deviceBlocks} device blocks`);
+    if (blocksFor(prompt + t.replyTokens) > this.c.deviceBlocks)
+      throw new RangeError(
+        `conversation ${conv} turn ${turn}: ${prompt + t.replyTokens} tokens do not fit ${this.c.deviceBlocks} device blocks`,
+      );
     const id = `c${conv}t${turn}`;
     const base = this.c.trace.level(conv, Math.floor(this.iteration / this.c.updateEvery));
     this.seqs.set(id, {
-      id, pool: POOL, priority: base, arrivalSeq: this.arrivals++, phase: 'waiting', paused: false, streamed: false, preempted: false, swapped: false,
-      promptTokens: prompt, conv, turn, tokens: 0, generated: 0, reply: t.replyTokens, arrivalMs: now, lastTokenMs: now, blocks: [], doneAt: 0,
+      id,
+      pool: POOL,
+      priority: base,
+      arrivalSeq: this.arrivals++,
+      phase: 'waiting',
+      paused: false,
+      streamed: false,
+      preempted: false,
+      swapped: false,
+      promptTokens: prompt,
+      conv,
+      turn,
+      tokens: 0,
+      generated: 0,
+      reply: t.replyTokens,
+      arrivalMs: now,
+      lastTokenMs: now,
+      blocks: [],
+      doneAt: 0,
     });
     this.kick(now);
   }
@@ -152,7 +182,10 @@ export class SwapInstanceSim {
   private kick(now: number): void {
     if (this.busy) return;
     this.busy = true;
-    this.q.at(now, call((t) => this.step(t)));
+    this.q.at(
+      now,
+      call((t) => this.step(t)),
+    );
   }
 
   /** One iteration (Algorithm 1's order): settle copies, plan, swap out, swap in, prefill, decode. */
@@ -165,7 +198,12 @@ export class SwapInstanceSim {
       this.settle(s);
     }
     this.pending.dropSettled();
-    const input = nodeIterationInput(this.seqs.values(), this.kv, { maxBatch: this.c.maxBatch, maxPrefillTokens: this.c.maxPrefillTokens, kvAvailable: { [POOL]: this.mgr.numAvailable }, ranker: this.ranker });
+    const input = nodeIterationInput(this.seqs.values(), this.kv, {
+      maxBatch: this.c.maxBatch,
+      maxPrefillTokens: this.c.maxPrefillTokens,
+      kvAvailable: { [POOL]: this.mgr.numAvailable },
+      ranker: this.ranker,
+    });
     const plan = planNodeIteration({ ...input, kvAvailable: input.kvAvailable ?? {} }, true);
     if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) return this.idle(now, stall);
 
@@ -174,7 +212,8 @@ export class SwapInstanceSim {
     stall += outMs;
     const kinds = admissionKinds(plan.prefill.map((id) => this.seqs.get(id)!));
     stall += this.swapIn(kinds.swappedIn, now + stall, plan.decode.length > 0);
-    let tokens = 0, attended = 0;
+    let tokens = 0,
+      attended = 0;
     for (const s of [...kinds.fresh, ...kinds.recomputed]) {
       const n = s.preempted ? s.tokens : s.promptTokens;
       s.blocks = this.mgr.allocateFor(s.id, blocksFor(n)) ?? fail(`no blocks to admit ${s.id}`);
@@ -204,7 +243,10 @@ export class SwapInstanceSim {
       this.emit(s, end);
     }
     this.tick(plan, kinds.fresh);
-    this.q.at(end, call((t) => this.step(t)));
+    this.q.at(
+      end,
+      call((t) => this.step(t)),
+    );
   }
 
   /** Nothing to plan: wait for the oldest asynchronous swap-in, else sleep until an arrival. */
@@ -213,11 +255,17 @@ export class SwapInstanceSim {
     const oldest = this.pending.oldest();
     if (oldest) {
       this.out.switchStallMs += Math.max(0, oldest.doneAt - now - stall);
-      this.q.at(Math.max(now + stall, oldest.doneAt), call((t) => this.step(t)));
+      this.q.at(
+        Math.max(now + stall, oldest.doneAt),
+        call((t) => this.step(t)),
+      );
       return;
     }
     if (stall > 0) {
-      this.q.at(now + stall, call((t) => this.step(t)));
+      this.q.at(
+        now + stall,
+        call((t) => this.step(t)),
+      );
       return;
     }
     this.busy = false;
@@ -236,7 +284,11 @@ export class SwapInstanceSim {
     const conv = this.conversations[s.conv]!;
     this.history[s.conv] = s.promptTokens + s.reply;
     if (!this.c.mechanisms.reuse) this.dropCopy(s.conv);
-    if (s.turn + 1 < conv.turns.length) this.q.at(at + conv.turns[s.turn]!.thinkMs, call((t) => this.arrive(s.conv, s.turn + 1, t)));
+    if (s.turn + 1 < conv.turns.length)
+      this.q.at(
+        at + conv.turns[s.turn]!.thinkMs,
+        call((t) => this.arrive(s.conv, s.turn + 1, t)),
+      );
     else {
       this.dropCopy(s.conv);
       this.c.trace.forget(s.conv);
@@ -245,7 +297,8 @@ export class SwapInstanceSim {
 
   /** Swaps the preempted sequences out in one synchronous batch; those the host has no room for are recomputed later. */
   private swapOut(seqs: readonly Seq[]): number {
-    let calls = 0, bytes = 0;
+    let calls = 0,
+      bytes = 0;
     for (const s of seqs) {
       const held = this.c.mechanisms.reuse ? this.copies.get(s.conv) : undefined;
       const from = reusedSwapBlocks(held, s.tokens);
@@ -277,7 +330,9 @@ export class SwapInstanceSim {
   /** Swaps admitted sequences in: one decision for the batch (as the node's SwapManager makes it); returns the stall. */
   private swapIn(seqs: readonly Seq[], start: number, othersDecode: boolean): number {
     if (seqs.length === 0) return 0;
-    let calls = 0, bytes = 0, blocks = 0;
+    let calls = 0,
+      bytes = 0,
+      blocks = 0;
     for (const s of seqs) {
       s.blocks = this.mgr.allocateFor(s.id, blocksFor(s.tokens)) ?? fail(`no blocks to swap ${s.id} in`);
       const n = countSwapRanges(s.blocks, 0, this.c.segmentBlocks, this.c.model.layers, this.granularity);

@@ -18,7 +18,12 @@ const toks = (n: number, salt = 0): number[] => Array.from({ length: n }, (_, i)
 const masterGeom: KvGeometry = { numLayers: 6, numKvHeads: 2, headDim: 32, blockSize: 16 };
 
 /** The steps a conversation takes: prompt chunks (chunked prefill), then greedy decode. */
-async function converse(step: (tokens: number[]) => Promise<Float32Array>, prompt: number[], chunk: number, decode: number): Promise<Float32Array[]> {
+async function converse(
+  step: (tokens: number[]) => Promise<Float32Array>,
+  prompt: number[],
+  chunk: number,
+  decode: number,
+): Promise<Float32Array[]> {
   const out: Float32Array[] = [];
   for (let at = 0; at < prompt.length; at += chunk) out.push(await step(prompt.slice(at, at + chunk)));
   for (let i = 0; i < decode; i++) out.push(await step([argmax(out[out.length - 1]!)]));
@@ -40,14 +45,22 @@ async function residentRun(backend: KernelBackend<Float32Array>, prompt: number[
 async function lendingWorker(backend: KernelBackend<Float32Array>) {
   const worker = new ModelRuntime(backend, WORKER, 24, emptyStats());
   const master = elasticSpec(MASTER.config);
-  const sut = new ElasticCacheCoordinator([{ ...master, blocks: new ModelRuntime(backend, MASTER, 1, emptyStats()).cache.ledger.blocks }, { ...elasticSpec(WORKER.config), blocks: worker.cache.ledger.blocks }], 60_000);
+  const sut = new ElasticCacheCoordinator(
+    [
+      { ...master, blocks: new ModelRuntime(backend, MASTER, 1, emptyStats()).cache.ledger.blocks },
+      { ...elasticSpec(WORKER.config), blocks: worker.cache.ledger.blocks },
+    ],
+    60_000,
+  );
   worker.cache.open('own');
   const ownPrompt = toks(40, 3);
   const before = (await worker.step([{ seqId: 'own', tokens: ownPrompt }]))[0]!.logits;
   sut.observe('mnemo-tiny', 0, 48);
   sut.observe('mnemo-small', 0, 100_000);
   sut.tick(1);
-  const lent = new DeviceRegionBacking(backend, worker.cache.tensor, masterGeom, sut.borrowedBlocks('mnemo-tiny'), (b) => sut.lentBlockOffset('mnemo-tiny', b));
+  const lent = new DeviceRegionBacking(backend, worker.cache.tensor, masterGeom, sut.borrowedBlocks('mnemo-tiny'), (b) =>
+    sut.lentBlockOffset('mnemo-tiny', b),
+  );
   return { worker, coordinator: sut, lent, ownPrompt, before };
 }
 
@@ -60,36 +73,48 @@ describe(LayerStreamCache.name, () => {
     ['regular cache, then lent blocks, then the host pool', 2, 50, true, 4, 150, { lent: 7, local: 2, host: 1 }, 2],
     ['lent blocks then the host pool, window 2', 2, 64, true, 8, 150, { lent: 7, local: 0, host: 3 }],
     ['host pool only, window 3, short chunks', 3, 23, false, 16, 150, { lent: 0, local: 0, host: 10 }],
-  ] as Array<[string, number, number, boolean, number, number, object, number?]>)('%s: logits bit-identical to a run with every layer resident', async (_n, window, chunk, withLender, hostBlocks, promptLen, placement, regular = 0) => {
-    const backend = cpuBackend();
-    const p = prompt.slice(0, promptLen);
-    const expected = await residentRun(backend, p, chunk, 6);
-    const w = withLender ? await lendingWorker(backend) : null;
-    const backings: Array<LayerKvBacking<Float32Array>> = [];
-    if (regular > 0) {
-      const BE = 2 * 6 * 16 * 2 * 32;
-      backings.push(new DeviceRegionBacking(backend, backend.alloc(regular * BE), masterGeom, new DeviceBlockManager(regular), (b) => b * BE, 'local'));
-    }
-    if (w) backings.push(w.lent);
-    if (hostBlocks > 0) backings.push(new HostBacking(backend, masterGeom, hostBlocks));
-    const sut = new LayerStreamCache(backend, new DeviceModel(backend, MASTER), { blocks: 12, window, backings });
-    sut.open('long');
-    const got = await converse((t) => sut.step('long', t), p, chunk, 6);
-    expect(got.map(bits)).toEqual(expected.map(bits));
-    expect(sut.placement('long')).toEqual(placement);
-    expect(sut.stats.layerLoads).toBeGreaterThan(0);
-    if (w) {
-      // The lender's own sequence is untouched by the master's writes into its lent region.
-      w.coordinator.checkInvariant();
-      const after = (await w.worker.step([{ seqId: 'own', tokens: [7] }]))[0]!.logits;
-      const fresh = new ModelRuntime(backend, WORKER, 24, emptyStats());
-      fresh.cache.open('own');
-      await fresh.step([{ seqId: 'own', tokens: w.ownPrompt }]);
-      expect(bits(after)).toEqual(bits((await fresh.step([{ seqId: 'own', tokens: [7] }]))[0]!.logits));
-    }
-    sut.release('long');
-    if (w) expect(w.coordinator.borrowedBlocks('mnemo-tiny').numActive).toBe(0);
-  });
+  ] as Array<[string, number, number, boolean, number, number, object, number?]>)(
+    '%s: logits bit-identical to a run with every layer resident',
+    async (_n, window, chunk, withLender, hostBlocks, promptLen, placement, regular = 0) => {
+      const backend = cpuBackend();
+      const p = prompt.slice(0, promptLen);
+      const expected = await residentRun(backend, p, chunk, 6);
+      const w = withLender ? await lendingWorker(backend) : null;
+      const backings: Array<LayerKvBacking<Float32Array>> = [];
+      if (regular > 0) {
+        const BE = 2 * 6 * 16 * 2 * 32;
+        backings.push(
+          new DeviceRegionBacking(
+            backend,
+            backend.alloc(regular * BE),
+            masterGeom,
+            new DeviceBlockManager(regular),
+            (b) => b * BE,
+            'local',
+          ),
+        );
+      }
+      if (w) backings.push(w.lent);
+      if (hostBlocks > 0) backings.push(new HostBacking(backend, masterGeom, hostBlocks));
+      const sut = new LayerStreamCache(backend, new DeviceModel(backend, MASTER), { blocks: 12, window, backings });
+      sut.open('long');
+      const got = await converse((t) => sut.step('long', t), p, chunk, 6);
+      expect(got.map(bits)).toEqual(expected.map(bits));
+      expect(sut.placement('long')).toEqual(placement);
+      expect(sut.stats.layerLoads).toBeGreaterThan(0);
+      if (w) {
+        // The lender's own sequence is untouched by the master's writes into its lent region.
+        w.coordinator.checkInvariant();
+        const after = (await w.worker.step([{ seqId: 'own', tokens: [7] }]))[0]!.logits;
+        const fresh = new ModelRuntime(backend, WORKER, 24, emptyStats());
+        fresh.cache.open('own');
+        await fresh.step([{ seqId: 'own', tokens: w.ownPrompt }]);
+        expect(bits(after)).toEqual(bits((await fresh.step([{ seqId: 'own', tokens: [7] }]))[0]!.logits));
+      }
+      sut.release('long');
+      if (w) expect(w.coordinator.borrowedBlocks('mnemo-tiny').numActive).toBe(0);
+    },
+  );
 
   it('the lender decodes its own sequence while the master streams through its lent region: both bit-identical to running alone', async () => {
     const backend = cpuBackend();
@@ -124,7 +149,11 @@ describe(LayerStreamCache.name, () => {
 
   it('refuses a context longer than the stream, changing nothing', async () => {
     const backend = cpuBackend();
-    const sut = new LayerStreamCache(backend, new DeviceModel(backend, MASTER), { blocks: 2, window: 2, backings: [new HostBacking(backend, masterGeom, 8)] });
+    const sut = new LayerStreamCache(backend, new DeviceModel(backend, MASTER), {
+      blocks: 2,
+      window: 2,
+      backings: [new HostBacking(backend, masterGeom, 8)],
+    });
     sut.open('s');
     await sut.step('s', toks(20));
     await expect(sut.step('s', toks(13))).rejects.toMatchObject({ code: ErrorCode.Overloaded });

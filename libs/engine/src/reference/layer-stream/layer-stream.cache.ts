@@ -56,8 +56,10 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
     private readonly opts: LayerStreamOptions,
   ) {
     const c = model.config;
-    if (!Number.isInteger(opts.blocks) || opts.blocks <= 0) throw new RangeError(`layer stream cache needs a positive block count, got ${opts.blocks}`);
-    if (!Number.isInteger(opts.window) || opts.window < 2 || opts.window > c.layers) throw new RangeError(`window must be in [2, ${c.layers}], got ${opts.window}`);
+    if (!Number.isInteger(opts.blocks) || opts.blocks <= 0)
+      throw new RangeError(`layer stream cache needs a positive block count, got ${opts.blocks}`);
+    if (!Number.isInteger(opts.window) || opts.window < 2 || opts.window > c.layers)
+      throw new RangeError(`window must be in [2, ${c.layers}], got ${opts.window}`);
     this.geom = { numLayers: opts.window, numKvHeads: c.kvHeads, headDim: c.headDim, blockSize: 16 };
     this.rowDim = kvDim(c);
     this.tensor = backend.alloc(opts.blocks * opts.window * 2 * this.geom.blockSize * this.rowDim);
@@ -85,7 +87,11 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
    */
   open(seqId: string, reserveBlocks = 0): void {
     if (this.seqs.has(seqId)) throw new MnemoError(ErrorCode.Conflict, `sequence ${seqId} already exists`);
-    if (reserveBlocks > this.opts.blocks) throw new MnemoError(ErrorCode.Overloaded, `layer stream cache holds ${this.opts.blocks} blocks, sequence ${seqId} asks for ${reserveBlocks}`);
+    if (reserveBlocks > this.opts.blocks)
+      throw new MnemoError(
+        ErrorCode.Overloaded,
+        `layer stream cache holds ${this.opts.blocks} blocks, sequence ${seqId} asks for ${reserveBlocks}`,
+      );
     const s: StreamedSeq = { length: 0, blocks: [] };
     this.reserve(s, reserveBlocks);
     this.seqs.set(seqId, s);
@@ -118,10 +124,13 @@ export class LayerStreamCache<T> implements KvPlanes<T> {
     if (this.running !== null) throw new MnemoError(ErrorCode.Conflict, 'the layer stream cache runs one pass at a time');
     if (tokens.length === 0) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${seqId}: no tokens`);
     const c = this.model.config;
-    for (const t of tokens) if (!Number.isInteger(t) || t < 0 || t >= c.vocab) throw new MnemoError(ErrorCode.InvalidRequest, `token id ${t} outside ${c.id}'s vocabulary`);
+    for (const t of tokens)
+      if (!Number.isInteger(t) || t < 0 || t >= c.vocab)
+        throw new MnemoError(ErrorCode.InvalidRequest, `token id ${t} outside ${c.id}'s vocabulary`);
     const n0 = s.length;
     const n1 = n0 + tokens.length;
-    if (n1 > this.maxTokens) throw new MnemoError(ErrorCode.Overloaded, `layer stream cache holds ${this.maxTokens} tokens, sequence ${seqId} needs ${n1}`);
+    if (n1 > this.maxTokens)
+      throw new MnemoError(ErrorCode.Overloaded, `layer stream cache holds ${this.maxTokens} tokens, sequence ${seqId} needs ${n1}`);
     this.reserve(s, Math.ceil(n1 / this.geom.blockSize));
     s.length = n1;
     this.running = seqId;

@@ -27,7 +27,9 @@ function recordLogits(engine: ReferenceEngine): Float32Array[] {
 }
 
 async function converse(engine: ReferenceEngine, stream: boolean, sampling = GREEDY): Promise<number[]> {
-  const first = await engine.prefill([{ seqId: 's', model: MODEL, tokens: PROMPT, sampling, ...(stream ? { layerStream: { contextBlocks: CONTEXT_BLOCKS } } : {}) }]);
+  const first = await engine.prefill([
+    { seqId: 's', model: MODEL, tokens: PROMPT, sampling, ...(stream ? { layerStream: { contextBlocks: CONTEXT_BLOCKS } } : {}) },
+  ]);
   const out = [first[0]!.token];
   for (let i = 1; i < DECODE; i++) out.push((await engine.decode(['s']))[0]!.token);
   return out;
@@ -39,25 +41,28 @@ describe(StreamedSequences.name, () => {
   it.each([
     ['greedy', GREEDY],
     ['sampled (temperature 0.8, seeded)', { temperature: 0.8, topP: 0.95, seed: 7 }],
-  ])('a context longer than the device cache, streamed, gives the tokens and logits of ample device memory bit for bit: %s', async (_n, sampling) => {
-    const sut = streaming();
-    const ample = new ReferenceEngine(cpuBackend(), [WEIGHTS], 64);
-    const got = recordLogits(sut);
-    const expected = recordLogits(ample);
-    const tokens = await converse(sut, true, sampling);
-    expect(tokens).toEqual(await converse(ample, false, sampling));
-    expect(got.map(bits)).toEqual(expected.map(bits));
-    const stats = sut.layerStream!.stats(MODEL);
-    expect(stats.sequences).toBe(1);
-    expect(stats.bytes).toBeGreaterThan(0);
-    expect(stats.stallSeconds).toBeGreaterThanOrEqual(0);
-    // The device cache is full of the stream's planes and backing blocks while it lives.
-    expect(sut.freeBlocks(MODEL)).toBe(0);
-    sut.release('s');
-    expect(sut.freeBlocks(MODEL)).toBe(6);
-    await sut.close();
-    await ample.close();
-  });
+  ])(
+    'a context longer than the device cache, streamed, gives the tokens and logits of ample device memory bit for bit: %s',
+    async (_n, sampling) => {
+      const sut = streaming();
+      const ample = new ReferenceEngine(cpuBackend(), [WEIGHTS], 64);
+      const got = recordLogits(sut);
+      const expected = recordLogits(ample);
+      const tokens = await converse(sut, true, sampling);
+      expect(tokens).toEqual(await converse(ample, false, sampling));
+      expect(got.map(bits)).toEqual(expected.map(bits));
+      const stats = sut.layerStream!.stats(MODEL);
+      expect(stats.sequences).toBe(1);
+      expect(stats.bytes).toBeGreaterThan(0);
+      expect(stats.stallSeconds).toBeGreaterThanOrEqual(0);
+      // The device cache is full of the stream's planes and backing blocks while it lives.
+      expect(sut.freeBlocks(MODEL)).toBe(0);
+      sut.release('s');
+      expect(sut.freeBlocks(MODEL)).toBe(6);
+      await sut.close();
+      await ample.close();
+    },
+  );
 
   it('knows its limits: the longest streamed context, and one stream per model at a time', async () => {
     const sut = streaming();
@@ -67,7 +72,9 @@ describe(StreamedSequences.name, () => {
     expect(sut.layerStream!.canStart(MODEL, 19)).toBe(false);
     await sut.prefill([{ seqId: 'a', model: MODEL, tokens: PROMPT.slice(0, 40), sampling: GREEDY, layerStream: { contextBlocks: 3 } }]);
     expect(sut.layerStream!.canStart(MODEL, 3)).toBe(false);
-    await expect(sut.prefill([{ seqId: 'b', model: MODEL, tokens: PROMPT.slice(0, 40), sampling: GREEDY, layerStream: { contextBlocks: 3 } }])).rejects.toMatchObject({ code: ErrorCode.Overloaded });
+    await expect(
+      sut.prefill([{ seqId: 'b', model: MODEL, tokens: PROMPT.slice(0, 40), sampling: GREEDY, layerStream: { contextBlocks: 3 } }]),
+    ).rejects.toMatchObject({ code: ErrorCode.Overloaded });
     expect(sut.hasSequence('b')).toBe(false);
     expect(() => sut.preempt('a')).toThrow(expect.objectContaining({ code: ErrorCode.Conflict }));
     sut.release('a');
@@ -77,7 +84,9 @@ describe(StreamedSequences.name, () => {
 
   it('a context the stream cannot hold is refused, taking nothing', async () => {
     const sut = streaming();
-    await expect(sut.prefill([{ seqId: 'x', model: MODEL, tokens: PROMPT, sampling: GREEDY, layerStream: { contextBlocks: 19 } }])).rejects.toMatchObject({ code: ErrorCode.Overloaded });
+    await expect(
+      sut.prefill([{ seqId: 'x', model: MODEL, tokens: PROMPT, sampling: GREEDY, layerStream: { contextBlocks: 19 } }]),
+    ).rejects.toMatchObject({ code: ErrorCode.Overloaded });
     expect(sut.freeBlocks(MODEL)).toBe(6);
     expect(sut.hasSequence('x')).toBe(false);
     await sut.close();
@@ -88,7 +97,9 @@ describe(StreamedSequences.name, () => {
     ['during a decode pass', 3],
   ])('a release %s frees everything once the pass ends; the output is dropped', async (_n, decodes) => {
     const sut = streaming();
-    const first = sut.prefill([{ seqId: 's', model: MODEL, tokens: PROMPT, sampling: GREEDY, layerStream: { contextBlocks: CONTEXT_BLOCKS } }]);
+    const first = sut.prefill([
+      { seqId: 's', model: MODEL, tokens: PROMPT, sampling: GREEDY, layerStream: { contextBlocks: CONTEXT_BLOCKS } },
+    ]);
     let pending: Promise<unknown> = first;
     if (decodes > 0) {
       await first;
@@ -107,6 +118,8 @@ describe(StreamedSequences.name, () => {
   });
 
   it('rejects a window some model cannot hold', () => {
-    expect(() => new ReferenceEngine(cpuBackend(), [syntheticWeightsFor('mnemo-tiny')], 6, { layerStream: { window: 5, hostBytes: 2 ** 20 } })).toThrow(RangeError);
+    expect(
+      () => new ReferenceEngine(cpuBackend(), [syntheticWeightsFor('mnemo-tiny')], 6, { layerStream: { window: 5, hostBytes: 2 ** 20 } }),
+    ).toThrow(RangeError);
   });
 });

@@ -63,7 +63,10 @@ export class StreamedSequences {
 
   /** Whether a streamed sequence of `contextBlocks` can start now. */
   canStart(rt: ModelRuntime<unknown>, contextBlocks: number): boolean {
-    return !this.byModel.has(rt.config.id) && planStreamStart(this.shape(rt), contextBlocks, rt.cache.ledger.blocks.numAvailable, this.hostBlocks(rt)) !== null;
+    return (
+      !this.byModel.has(rt.config.id) &&
+      planStreamStart(this.shape(rt), contextBlocks, rt.cache.ledger.blocks.numAvailable, this.hostBlocks(rt)) !== null
+    );
   }
 
   has(seqId: string): boolean {
@@ -79,7 +82,8 @@ export class StreamedSequences {
     const model = rt.config.id;
     if (this.byModel.has(model)) throw new MnemoError(ErrorCode.Overloaded, `${model} already streams a sequence`);
     const plan = planStreamStart(this.shape(rt), contextBlocks, rt.cache.ledger.blocks.numAvailable, this.hostBlocks(rt));
-    if (!plan) throw new MnemoError(ErrorCode.Overloaded, `not enough device or host memory to stream ${contextBlocks} blocks of ${model} now`);
+    if (!plan)
+      throw new MnemoError(ErrorCode.Overloaded, `not enough device or host memory to stream ${contextBlocks} blocks of ${model} now`);
     const blocks = rt.cache.ledger.blocks;
     const planeBlocks = blocks.allocate(plan.planeBlocks);
     if (!planeBlocks) throw new MnemoError(ErrorCode.Overloaded, `no device blocks for the planes of ${seqId}`);
@@ -89,7 +93,9 @@ export class StreamedSequences {
       const geom: KvGeometry = { numLayers: c.layers, numKvHeads: c.kvHeads, headDim: c.headDim, blockSize: 16 };
       const fullBlock = c.layers * 2 * 16 * c.kvHeads * c.headDim;
       // Full block b of the cache is [layer][K|V][token][…]: one pseudo-block per layer, in order.
-      const backings: Array<LayerKvBacking<unknown>> = [new DeviceRegionBacking(this.backend, rt.cache.tensor, geom, blocks, (b) => b * fullBlock, 'local')];
+      const backings: Array<LayerKvBacking<unknown>> = [
+        new DeviceRegionBacking(this.backend, rt.cache.tensor, geom, blocks, (b) => b * fullBlock, 'local'),
+      ];
       if (plan.hostBacking > 0) backings.push(new HostBacking(this.backend, geom, plan.hostBacking));
       cache = new LayerStreamCache(this.backend, rt.model, { blocks: contextBlocks, window: this.settings.window, backings });
       cache.open(seqId, contextBlocks);

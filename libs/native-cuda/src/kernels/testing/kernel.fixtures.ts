@@ -111,7 +111,12 @@ export class PagedCase {
   readonly cache: Float32Array;
   readonly seqs: PagedSeq[] = [];
 
-  constructor(readonly geom: KvGeometry, readonly layer: number, shape: ReadonlyArray<[ctx: number, qLen: number]>, rng: Rng) {
+  constructor(
+    readonly geom: KvGeometry,
+    readonly layer: number,
+    shape: ReadonlyArray<[ctx: number, qLen: number]>,
+    rng: Rng,
+  ) {
     const bs = geom.blockSize;
     const te = geom.numKvHeads * geom.headDim;
     this.numBlocks = shape.reduce((n, [ctx]) => n + Math.ceil(ctx / bs), 0) + 3;
