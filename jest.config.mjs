@@ -19,7 +19,7 @@ const common = {
   transform: { '^.+\\.ts$': swc },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json', 'node'],
   moduleNameMapper: {
-    '^@mnemo/(kv-core|proto|engine|native-cuda|service-kit|twin)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@mnemo/(kv-core|proto|engine|native-cuda|service-kit|twin|testkit)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.mnemo/'],

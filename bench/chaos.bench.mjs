@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { bucketUpperBound, counter, samplesOf, scrapeMetrics } from '@mnemo/testkit';
 import { percentile, rng, round } from './lib/figures.mjs';
 import { CHAOS_CLUSTER, ChaosCluster } from './lib/chaos.cluster.mjs';
 import { runUsers, streamChat, timeToServe } from './lib/chaos.workload.mjs';
@@ -50,12 +51,8 @@ async function sampleAll() {
   await Promise.all(
     cluster.nodes.map(async (n) => {
       try {
-        const text = await (await fetch(`http://127.0.0.1:${n.port}/metrics`, { signal: AbortSignal.timeout(3000) })).text();
-        const sum = (name) =>
-          text
-            .split('\n')
-            .filter((l) => l.startsWith(name))
-            .reduce((s, l) => s + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+        const families = await scrapeMetrics(n.port, 3000);
+        const sum = (name) => counter(families, name);
         counters.set(`${n.id}#${n.incarnation}`, {
           crc: sum('mnemo_kv_crc_failures_total'),
           fallbacks: sum('mnemo_node_restore_fallbacks_total'),
@@ -75,16 +72,10 @@ async function sampleAll() {
  */
 async function failoverFigures(port) {
   try {
-    const lines = (await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5000) })).text()).split('\n');
-    const value = (l) => Number(l.slice(l.lastIndexOf(' ') + 1));
+    const families = await scrapeMetrics(port, 5000);
     const byOutcome = {};
-    for (const l of lines.filter((x) => x.startsWith('mnemo_gateway_failovers_total{')))
-      byOutcome[/outcome="([^"]*)"/.exec(l)?.[1] ?? 'all'] = value(l);
-    const buckets = lines
-      .filter((x) => x.startsWith('mnemo_gateway_failover_gap_seconds_bucket{'))
-      .map((l) => ({ le: /le="\+Inf"/.test(l) ? Infinity : Number(/le="([^"]*)"/.exec(l)?.[1]), n: value(l) }));
-    const total = buckets.find((b) => b.le === Infinity)?.n ?? 0;
-    const p99 = total > 0 ? buckets.find((b) => b.n >= 0.99 * total)?.le : undefined;
+    for (const m of samplesOf(families, 'mnemo_gateway_failovers_total')) byOutcome[m.labels.outcome ?? 'all'] = m.value;
+    const p99 = bucketUpperBound(samplesOf(families, 'mnemo_gateway_failover_gap_seconds')[0], 0.99);
     return { by_outcome: byOutcome, gap_p99_ms_le: p99 === undefined || p99 === Infinity ? null : Math.round(p99 * 1000) };
   } catch {
     return { by_outcome: {}, gap_p99_ms_le: null };

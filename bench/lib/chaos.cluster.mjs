@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startNats } from '../../tools/infra/index.mjs';
+import { metricValue, scrapeMetrics } from '@mnemo/testkit';
 import { launch, ready, stop } from './services.mjs';
 
 /** Sizes of the chaos cluster: small pools so chunks reach the SSD tier, slow enough decode that streams are cut mid-way. */
@@ -44,11 +45,7 @@ function rssBytes(pid) {
 /** Host-pool bytes a node reports in use (excluded from its RSS growth: the KV pool is meant to fill). */
 async function hostPoolUsed(port) {
   try {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(3000) })).text();
-    const line = text
-      .split('\n')
-      .find((l) => l.startsWith('mnemo_kv_tier_bytes{') && l.includes('tier="host"') && l.includes('state="used"'));
-    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    return metricValue(await scrapeMetrics(port, 3000), 'mnemo_kv_tier_bytes', { tier: 'host', state: 'used' }) ?? 0;
   } catch {
     return undefined;
   }
@@ -151,9 +148,7 @@ export class ChaosCluster {
     const end = Date.now() + timeoutMs;
     for (;;) {
       try {
-        const text = await (await fetch(`http://127.0.0.1:${this.scheduler.port}/metrics`)).text();
-        const line = text.split('\n').find((l) => l.startsWith('mnemo_scheduler_live_nodes'));
-        if (line && Number(line.slice(line.lastIndexOf(' ') + 1)) >= n) return;
+        if ((metricValue(await scrapeMetrics(this.scheduler.port), 'mnemo_scheduler_live_nodes') ?? 0) >= n) return;
       } catch {
         // scheduler busy or reconnecting
       }

@@ -18,6 +18,7 @@ import {
   type InferenceRequest,
 } from '@mnemo/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import { scrapeMetrics, selectValue } from '@mnemo/testkit';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -262,31 +263,13 @@ export async function eventually(pred: () => boolean | Promise<boolean>, what: s
   }
 }
 
-/** Reads the first sample of a Prometheus metric matching `name` or `name{some="labels"}` from an ops server. */
+/**
+ * Reads one sample of an ops server's /metrics by a selector, `name` or `name{some="labels"}`
+ * (labels not named, e.g. service=…, are ignored; a histogram's `_count`, `_sum` and `_bucket{le}`
+ * read its parts).
+ */
 export async function scrape(port: number, sample: string): Promise<number | undefined> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const sp = line.lastIndexOf(' ');
-    if (sp > 0 && sameSample(line.slice(0, sp), sample)) return Number(line.slice(sp + 1));
-  }
-  return undefined;
-}
-
-/** Compares `name{a="1",b="2"}` ignoring label order and extra default labels (service=…). */
-function sameSample(actual: string, wanted: string): boolean {
-  const parse = (s: string) => {
-    const m = /^([^{]+)\{(.*)\}$/.exec(s);
-    if (!m) return { name: s, labels: new Map<string, string>() };
-    const labels = new Map<string, string>();
-    for (const [, k, v] of m[2].matchAll(/(\w+)="([^"]*)"/g)) labels.set(k, v);
-    return { name: m[1], labels };
-  };
-  const a = parse(actual);
-  const w = parse(wanted);
-  if (a.name !== w.name) return false;
-  for (const [k, v] of w.labels) if (a.labels.get(k) !== v) return false;
-  return true;
+  return selectValue(await scrapeMetrics(port, 10_000), sample);
 }
 
 /**

@@ -7,6 +7,7 @@
 // its KV directory from the nodes' reports.
 import { startNats } from '../../tools/infra/index.mjs';
 import { Cluster, scrape, TEST_NODE_TIMEOUT_MS, waitFor } from './cluster.js';
+import { counter, scrapeMetrics } from '@mnemo/testkit';
 
 const MODEL = 'mnemo-tiny';
 const MAX_TOKENS = 200;
@@ -83,13 +84,9 @@ function streamCompletion(base: string, prompt: string, maxTokens = MAX_TOKENS):
   return { started, outcome };
 }
 
-/** Sum of every sample of `name` (all label sets, or those containing `label`) on an ops port. */
-async function sum(port: number, name: string, label = ''): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(label))
-    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+/** Sum of every sample of `name` (all label sets, or those with `labels`) on an ops port. */
+async function sum(port: number, name: string, labels: Record<string, string> = {}): Promise<number> {
+  return counter(await scrapeMetrics(port, 10_000), name, labels);
 }
 
 describe('NATS restarted under load', () => {
@@ -134,7 +131,7 @@ describe('NATS restarted under load', () => {
   it('in-flight streams finish with the undisturbed text or fail clearly within their deadline; none runs twice; services reconnect; the directory is rebuilt', async () => {
     const scheduler = cluster.schedulers[0]!;
     const executedBefore = (
-      await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', 'operation="infer"')))
+      await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', { operation: 'infer' })))
     ).reduce((a, b) => a + b, 0);
     const holdingsBefore = (await scrape(scheduler.metricsPort, 'mnemo_scheduler_kv_directory_holdings'))!;
     expect(holdingsBefore).toBeGreaterThanOrEqual(2 * prompts.length);
@@ -214,7 +211,7 @@ describe('NATS restarted under load', () => {
     await cluster.waitForLiveNodes(2, 10_000);
     const sent = (await sum(cluster.gateway!.metricsPort, 'mnemo_requests_total')) - prompts.length;
     const executed =
-      (await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', 'operation="infer"')))).reduce(
+      (await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', { operation: 'infer' })))).reduce(
         (a, b) => a + b,
         0,
       ) - executedBefore;

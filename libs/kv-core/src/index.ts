@@ -15,3 +15,4 @@ export * from './interop/index.js';
 export * from './why/index.js';
 export * from './limits/index.js';
 export * from './failover/index.js';
+export * from './stats/index.js';

@@ -1,7 +1,7 @@
 export { EventQueue, call, type TwinEvent } from './core/event.queue.js';
 export { SeededRng } from './core/seeded.rng.js';
 export { Distribution } from './core/distribution.js';
-export { percentile } from './core/percentile.js';
+export { percentile } from '@mnemo/kv-core';
 export { simCostCompute, type ComputeModel } from './costs/compute.port.js';
 export { transferMs, linkFromTwoPoints, validateLink, type TransferLink } from './costs/transfer.port.js';
 export { NO_OVERHEADS, type ServiceOverheads } from './costs/overhead.port.js';

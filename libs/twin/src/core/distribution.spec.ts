@@ -1,6 +1,5 @@
 import { Distribution } from './distribution.js';
 import { SeededRng } from './seeded.rng.js';
-import { percentile } from './percentile.js';
 
 describe(Distribution.name, () => {
   it.each<[number, number]>([
@@ -40,19 +39,7 @@ describe(Distribution.name, () => {
 describe(SeededRng.name, () => {
   it("is the benchmarks' mulberry32: the same first draws for a seed", () => {
     const r = new SeededRng(20261123);
-    // bench/lib/figures.mjs rng(20261123)'s first three draws: the workload generator's stream.
+    // @mnemo/testkit rng(20261123)'s first three draws: the workload generator's stream.
     expect(Array.from({ length: 3 }, () => r.next())).toEqual([0.9007212214637548, 0.843700616620481, 0.4729218122083694]);
-  });
-});
-
-describe(percentile.name, () => {
-  it.each<[number[], number, number | null]>([
-    [[], 50, null],
-    [[3, 1, 2], 50, 2],
-    [[1, 2, 3, 4], 50, 2],
-    [[1, 2, 3, 4], 99, 4],
-    [[5], 1, 5],
-  ])('%p at %p', (xs, p, want) => {
-    expect(percentile(xs, p)).toBe(want);
   });
 });

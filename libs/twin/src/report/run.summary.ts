@@ -1,4 +1,4 @@
-import { percentile } from '../core/percentile.js';
+import { percentile } from '@mnemo/kv-core';
 import type { TwinCluster } from '../scenario/twin.cluster.js';
 
 const round = (x: number | null, d = 2): number | null => (x === null || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
