@@ -1,4 +1,4 @@
-import { chunkKeys, nextChunkKey, type DirectoryTier, type KvDirectory } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, chunkKeys, heldChunkPrefix, type DirectoryTier, type KvDirectory } from '@mnemo/kv-core';
 import type { InferenceRequest } from '@mnemo/proto';
 import { BoundedRecords } from '@mnemo/service-kit';
 
@@ -56,13 +56,16 @@ export class RoutingRecords {
     const plain = chunkKeys(request.model, CONTENT_SALT, request.tokens);
     const others = servedModels
       .filter((m) => m !== request.model)
-      .map((m) => ({ model: m, held: heldPrefix(m, request.tenant, request.tokens, keys.length, directory) }));
+      .map((m) => ({
+        model: m,
+        held: heldChunkPrefix(m, request.tenant, request.tokens, (k) => directory.holdings(k).length > 0, keys.length),
+      }));
     const stats = this.routedTo.get(nodeId) ?? { prompt: 0, device: 0, host: 0, ssd: 0 };
     this.routedTo.set(nodeId, stats);
     stats.prompt += request.tokens.length;
     const chunks = keys.map((key, c) => {
       const holding = directory.holdings(key);
-      for (const t of holding.find((h) => h.nodeId === nodeId)?.tiers ?? []) stats[t] += 256;
+      for (const t of holding.find((h) => h.nodeId === nodeId)?.tiers ?? []) stats[t] += CHUNK_TOKENS;
       const tenants = this.content.get(plain[c]!) ?? new Map<string, string>();
       const otherTenantHeld = [...tenants].some(([t, k]) => t !== request.tenant && directory.holdings(k).length > 0);
       tenants.set(request.tenant, key);
@@ -85,14 +88,4 @@ export class RoutingRecords {
       chunks,
     });
   }
-}
-
-/** Whole chunks of `tokens` some node holds under `model` (the chain stops at the first one nobody holds). */
-function heldPrefix(model: string, tenant: string, tokens: readonly number[], chunks: number, directory: KvDirectory): number {
-  let prev: string | null = null;
-  for (let c = 0; c < chunks; c++) {
-    prev = nextChunkKey(prev, model, tenant, tokens.slice(c * 256, (c + 1) * 256));
-    if (directory.holdings(prev).length === 0) return c;
-  }
-  return chunks;
 }
