@@ -26,7 +26,8 @@ import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/pro
 import { SwapManager } from './swap.manager.js';
 import { KV_RECORDER, NO_KV_RECORDER, type KvRecorderPort } from '../why/kv.recorder.js';
 import { kvReuseOf, nodeSeq, prefillInput, storedPrompt } from './sequence.inputs.js';
-import { CROSS_MODEL_REUSE, kvReuseReport, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
+import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
+import { kvReuseReport } from '../droidspeak/kv-reuse.report.js';
 import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-store/session.tails.js';
 
 export type CancelReason = 'client' | 'deadline' | 'shutdown' | 'abandoned';

@@ -1,14 +1,13 @@
 import {
   chunkKeys,
   planReuse,
-  recomputedLayers,
   reusesNothing,
   withoutTransition,
   type PlanChoice,
   type PlanRequest,
   type ReusePattern,
 } from '@mnemo/kv-core';
-import type { CrossModelPlan, PrefillInput, TokenOutput } from '@mnemo/engine';
+import type { CrossModelPlan, PrefillInput } from '@mnemo/engine';
 import type { Clock } from '@mnemo/service-kit';
 import type { Sequence } from '../batching/sequence.js';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
@@ -34,22 +33,6 @@ export const NO_CROSS_MODEL: CrossModelPort = { crossModelFor: () => undefined }
 export interface CachedPlans {
   cachedPlan(base: string, derived: string, req: PlanRequest): PlanChoice | null | undefined;
   peek(base: string, derived: string): { readonly frontier: ReadonlyArray<{ readonly pattern: ReusePattern }> } | undefined;
-}
-
-/** Usage report of a cross-model prefill (proto `KvReuse`). */
-export interface KvReuseReport {
-  readonly baseModel: string;
-  readonly r1: number;
-  readonly u1: number;
-  readonly r2: number;
-  readonly recomputedLayers: number[];
-  readonly reusedTokens: number;
-}
-
-/** The usage report of a prefill the engine ran under a cross-model plan. */
-export function kvReuseReport(ran: NonNullable<TokenOutput['crossModel']>, layers: number): KvReuseReport {
-  const { r1, u1, r2 } = ran.pattern;
-  return { baseModel: ran.baseModel, r1, u1, r2, recomputedLayers: recomputedLayers(ran.pattern, layers), reusedTokens: ran.reusedTokens };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Engine, EngineChunkEvent } from '@mnemo/engine';
 import type { KvHoldingChange } from './kv-events.publisher.js';
-import type { StoreLog } from './kv.store.js';
+import type { StoreLog } from './store.log.js';
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { ChunkPayload, TierWriter } from './tier.writer.js';

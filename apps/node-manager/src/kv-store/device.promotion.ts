@@ -1,7 +1,7 @@
 import type { Engine, StagingStats } from '@mnemo/engine';
 import type { PrefetchAdvisory } from '@mnemo/kv-core';
 import type { ChunkPayload } from './tier.writer.js';
-import type { StoreLog } from './kv.store.js';
+import type { StoreLog } from './store.log.js';
 
 /**
  * Symphony's promotion of prefetched chunks to the device (docs/symphony-node.md §5): each chunk

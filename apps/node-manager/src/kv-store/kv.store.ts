@@ -27,6 +27,7 @@ import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { DevicePromotion } from './device.promotion.js';
 import { WarmRestores } from './warm.restores.js';
 import { ChunkExports } from './chunk.exports.js';
+import type { StoreLog } from './store.log.js';
 import type { KvHoldingChange } from './kv-events.publisher.js';
 
 /** A request's prompt as the store sees it: its model and its chunk keys (one per whole 256-token chunk), kv-core's RestorePrompt. */
@@ -53,9 +54,6 @@ export interface RestoreCounters {
   /** Time the engine waited on loads after compute ran out (blocked I/O), summed over prefills. */
   blockedMs: number;
 }
-
-/** What a store operation can report without depending on a logger implementation. */
-export type StoreLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
 /**
  * The node's tiered KV store behind the engine's device cache (ARCHITECTURE §4): every whole

@@ -28,27 +28,9 @@
  */
 
 import type { KernelCall } from './kernel.contract.js';
+import type { AttentionBatch, KvGeometry } from './kv-geometry.js';
 
-/** Geometry of the block-major device KV cache `[block][layer][K|V][token][kv_head][head_dim]`. */
-export interface KvGeometry {
-  readonly numLayers: number;
-  readonly numKvHeads: number;
-  readonly headDim: number;
-  /** Tokens per block (16 in Mnemo). */
-  readonly blockSize: number;
-}
-
-/** Describes which rows of a packed batch belong to which sequence, for paged attention. */
-export interface AttentionBatch {
-  readonly numSeqs: number;
-  /** [numSeqs + 1]: rows queryStart[s]..queryStart[s+1] of q/out belong to sequence s. */
-  readonly queryStart: Int32Array;
-  /** [numSeqs]: tokens of sequence s in the cache *including* this batch's new rows. */
-  readonly contextLen: Int32Array;
-  /** [numSeqs, maxBlocksPerSeq]: physical block ids of each sequence, in token order. */
-  readonly blockTables: Int32Array;
-  readonly maxBlocksPerSeq: number;
-}
+export { kvBlockElements, type AttentionBatch, type KvGeometry } from './kv-geometry.js';
 
 export interface KernelBackend<T> {
   readonly name: 'cpu' | 'cuda';
@@ -116,9 +98,4 @@ export interface KernelBackend<T> {
   argmax(x: T, rows: number, n: number): Int32Array;
   /** out[rows, n] = softmax(x * scale) per row (scale = 1 / temperature). out may alias x. */
   softmax(out: T, x: T, rows: number, n: number, scale: number): void;
-}
-
-/** Elements of one whole block (all layers, K and V) of the cache. */
-export function kvBlockElements(geom: KvGeometry): number {
-  return geom.numLayers * 2 * geom.blockSize * geom.numKvHeads * geom.headDim;
 }

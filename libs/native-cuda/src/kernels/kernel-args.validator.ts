@@ -1,5 +1,5 @@
 import { rangeError, typeError, ValidationCode } from '../native.error.js';
-import { type AttentionBatch, type KvGeometry, kvBlockElements } from './backend.interface.js';
+import { type AttentionBatch, type KvGeometry, kvBlockElements } from './kv-geometry.js';
 
 /**
  * Argument checks shared by both kernel backends. They see tensors only as element counts,

@@ -1,4 +1,4 @@
-import type { AttentionBatch, KvGeometry } from './backend.interface.js';
+import type { AttentionBatch, KvGeometry } from './kv-geometry.js';
 import { checkArgs } from './kernel-args.validator.js';
 
 /**
