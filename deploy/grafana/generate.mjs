@@ -1,11 +1,11 @@
-// `node deploy/grafana/generate.mjs` writes deploy/grafana/mnemo.json from lib/dashboard.mjs;
+// `node deploy/grafana/generate.mjs` writes deploy/grafana/mnemo.json from lib/dashboard.ts (compiled by `npx tsc -b` into dist/);
 // `--check` only compares (exit 1 on a difference). Import the JSON in Grafana (Dashboards →
 // New → Import) or provision the folder; pick the Prometheus datasource on import.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { renderDashboard } from './lib/render.mjs';
+import { renderDashboard } from './dist/render.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });

@@ -18,8 +18,9 @@ import {
   Subjects,
 } from '@mnemo/proto';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
-import { dashboardQueries } from '../../deploy/grafana/lib/dashboard.mjs';
-import { familyOf, metricNames, parseExposition } from '../../deploy/grafana/lib/promql.mjs';
+import { dashboardQueries } from '../../deploy/grafana/lib/dashboard.js';
+import { exposedSeries, scrapeMetrics } from '@mnemo/testkit';
+import { familyOf, metricNames } from '../../deploy/grafana/lib/promql.js';
 import { Cluster, InferenceRun, scrape, waitFor } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 
@@ -116,7 +117,7 @@ describe('every metric the Grafana dashboard queries is exported, with samples',
       ...cluster.schedulers.map((s) => s.metricsPort),
       ...cluster.nodes.map((n) => n.metricsPort),
     ];
-    const pages = await Promise.all(ports.map(async (p) => parseExposition(await (await fetch(`http://127.0.0.1:${p}/metrics`)).text())));
+    const pages = await Promise.all(ports.map(async (p) => exposedSeries(await scrapeMetrics(p, 10_000))));
     return { types: new Map(pages.flatMap((p) => [...p.types])), sampled: new Set(pages.flatMap((p) => [...p.sampled])) };
   }
 

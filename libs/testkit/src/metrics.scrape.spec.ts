@@ -1,5 +1,14 @@
 import { Registry, Counter, Histogram, Gauge } from 'prom-client';
-import { bucketUpperBound, counter, histogramQuantile, metricValue, parseMetrics, samplesOf, selectValue } from './metrics.scrape.js';
+import {
+  exposedSeries,
+  bucketUpperBound,
+  counter,
+  histogramQuantile,
+  metricValue,
+  parseMetrics,
+  samplesOf,
+  selectValue,
+} from './metrics.scrape.js';
 
 const PAGE = [
   '# HELP mnemo_kv_hit_tokens_total Restored tokens by tier',
@@ -109,5 +118,30 @@ describe('a page written by hand (no TYPE lines)', () => {
     it('no observations: null', () => {
       expect(histogramQuantile(PAGE, 'mnemo_other_seconds', 0.5)).toBeNull();
     });
+  });
+});
+
+describe(exposedSeries.name, () => {
+  const text = [
+    '# HELP h a histogram',
+    '# TYPE h histogram',
+    'h_bucket{le="0.1",service="node-manager"} 1',
+    'h_sum{service="node-manager"} 0.05',
+    'h_count{service="node-manager"} 1',
+    '# TYPE c counter',
+    '# TYPE g gauge',
+    'g 3',
+  ].join('\n');
+
+  it('tells declared families from series with samples, a histogram by its three series', () => {
+    const { types, sampled } = exposedSeries(text);
+    expect(types).toEqual(
+      new Map([
+        ['h', 'histogram'],
+        ['c', 'counter'],
+        ['g', 'gauge'],
+      ]),
+    );
+    expect([...sampled].sort()).toEqual(['g', 'h_bucket', 'h_count', 'h_sum']);
   });
 });

@@ -30,7 +30,9 @@ const labelKey = (labels: Record<string, string>): string =>
 export function parseMetrics(text: string): MetricFamilies {
   const histograms = new Set([...text.matchAll(HISTOGRAM_TYPE)].map((m) => m[1]!));
   const plain = new Map<string, { type: string; samples: MetricSample[] }>();
-  for (const f of parsePrometheusTextFormat(text.replace(HISTOGRAM_TYPE, ''))) {
+  // The package drops the sample on a last line with no newline after it: end the text with one.
+  const body = text.replace(HISTOGRAM_TYPE, '');
+  for (const f of parsePrometheusTextFormat(body.endsWith('\n') ? body : `${body}\n`)) {
     const samples = f.metrics.map((m): MetricSample => ({ labels: m.labels ?? {}, value: num(m.value) }));
     const had = plain.get(f.name);
     plain.set(f.name, { type: had?.type ?? f.type, samples: [...(had?.samples ?? []), ...samples] });
@@ -163,4 +165,21 @@ export function selectValue(source: MetricSource, selector: string): number | un
   const labels: Record<string, string> = {};
   for (const [, k, v] of (m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)) labels[k!] = v!;
   return metricValue(source, m[1]!, labels);
+}
+
+/**
+ * What a page declares and what it has samples of: family → kind (lower case, as `# TYPE` writes
+ * it), and the series names with at least one sample (a histogram's `_bucket`, `_sum`, `_count`).
+ */
+export function exposedSeries(source: MetricSource): { types: Map<string, string>; sampled: Set<string> } {
+  const types = new Map<string, string>();
+  const sampled = new Set<string>();
+  for (const [name, f] of familiesOf(source)) {
+    types.set(name, f.type.toLowerCase());
+    if (f.samples.length === 0) continue;
+    if (f.type === 'HISTOGRAM') for (const s of ['_bucket', '_sum', '_count']) sampled.add(name + s);
+    else if (f.type === 'SUMMARY') for (const s of ['', '_sum', '_count']) sampled.add(name + s);
+    else sampled.add(name);
+  }
+  return { types, sampled };
 }

@@ -2,16 +2,16 @@
 // metrics the services export on their ops port (METRICS_PORT, /metrics); the integration spec
 // test/integration/dashboard-metrics.integration-spec.ts runs a cluster and fails if a metric
 // named here is not exported or has no samples.
-import { layout, q, quantile, quantiles, rate, row, stat, timeseries } from './panels.mjs';
+import { layout, q, quantile, quantiles, rate, row, stat, timeseries, type Panel, type PanelDraft } from './panels.js';
 
 export const DASHBOARD_UID = 'mnemo-overview';
 
 const GW = 'service="gateway"';
 /** Prompt tokens a node prefilled or found cached (the denominator of every hit rate). */
 const PROMPT_TOKENS = `(sum(${rate('mnemo_node_prompt_tokens_cached_total')}) + sum(${rate('mnemo_node_prompt_tokens_computed_total')}))`;
-const share = (numerator) => `${numerator} / scalar(${PROMPT_TOKENS})`;
+const share = (numerator: string): string => `${numerator} / scalar(${PROMPT_TOKENS})`;
 
-function panels() {
+function panels(): PanelDraft[] {
   return [
     row('Latency'),
     timeseries(
@@ -235,7 +235,16 @@ function panels() {
 }
 
 /** The whole dashboard, ready for Grafana's import (or file provisioning). */
-export function dashboard() {
+export interface GrafanaDashboard {
+  readonly uid: string;
+  readonly title: string;
+  readonly schemaVersion: number;
+  readonly templating: { list: Array<{ name: string; type: string; query: string; readonly [k: string]: unknown }> };
+  readonly panels: Panel[];
+  readonly [k: string]: unknown;
+}
+
+export function dashboard(): GrafanaDashboard {
   return {
     uid: DASHBOARD_UID,
     title: 'Mnemo',
@@ -287,6 +296,6 @@ export function dashboard() {
 }
 
 /** Every metric series the dashboard's queries read (with the PromQL tokenizer). */
-export function dashboardQueries() {
+export function dashboardQueries(): Array<{ panel: string; expr: string }> {
   return dashboard().panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr })));
 }

@@ -8,29 +8,60 @@ export const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 /** Rate window: Grafana's, at least four scrape intervals. */
 export const RATE = '$__rate_interval';
 
-/**
- * A query.
- * @param {string} expr PromQL @param {string} legend legendFormat
- * @returns {{ expr: string, legendFormat: string }}
- */
-export const q = (expr, legend) => ({ expr, legendFormat: legend });
+/** A query: PromQL and its legendFormat. */
+export interface Query {
+  readonly expr: string;
+  readonly legendFormat: string;
+}
+
+export interface PanelOptions {
+  readonly unit?: string;
+  readonly width?: number;
+  readonly stack?: boolean;
+  readonly min?: number;
+  readonly max?: number;
+}
+
+/** A panel as the builders make it: Grafana's JSON, plus the width `layout` places it by. */
+export interface PanelDraft {
+  readonly type: string;
+  readonly title: string;
+  readonly width?: number;
+  readonly targets?: ReadonlyArray<Target>;
+  readonly [k: string]: unknown;
+}
+
+export interface Target {
+  readonly refId: string;
+  readonly expr: string;
+  readonly [k: string]: unknown;
+}
+
+/** A placed panel: its id and grid position. */
+export interface Panel {
+  readonly id: number;
+  readonly type: string;
+  readonly title: string;
+  readonly gridPos: { h: number; w: number; x: number; y: number };
+  readonly targets?: ReadonlyArray<Target>;
+  readonly [k: string]: unknown;
+}
+
+export const q = (expr: string, legend: string): Query => ({ expr, legendFormat: legend });
 
 /** `rate(metric{sel}[window])`. */
-export const rate = (metric, sel = '') => `rate(${metric}${sel ? `{${sel}}` : ''}[${RATE}])`;
+export const rate = (metric: string, sel = ''): string => `rate(${metric}${sel ? `{${sel}}` : ''}[${RATE}])`;
 
 /** p-quantile of a histogram's buckets, summed over everything but `le` (and `by`). */
-export const quantile = (p, histogram, sel = '', by = []) =>
+export const quantile = (p: number, histogram: string, sel = '', by: readonly string[] = []): string =>
   `histogram_quantile(${p}, sum by (${['le', ...by].join(', ')}) (${rate(`${histogram}_bucket`, sel)}))`;
 
 /** p50, p95 and p99 of a histogram: three queries. */
-export const quantiles = (histogram, sel = '') => [0.5, 0.95, 0.99].map((p) => q(quantile(p, histogram, sel), `p${Math.round(p * 100)}`));
+export const quantiles = (histogram: string, sel = ''): Query[] =>
+  [0.5, 0.95, 0.99].map((p) => q(quantile(p, histogram, sel), `p${Math.round(p * 100)}`));
 
-/**
- * A time series panel.
- * @param {string} title @param {string} description @param {Array<{expr: string, legendFormat: string}>} targets
- * @param {{ unit?: string, width?: number, stack?: boolean, min?: number, max?: number }} [o]
- */
-export function timeseries(title, description, targets, o = {}) {
+/** A time series panel. */
+export function timeseries(title: string, description: string, targets: readonly Query[], o: PanelOptions = {}): PanelDraft {
   return {
     type: 'timeseries',
     title,
@@ -63,12 +94,8 @@ export function timeseries(title, description, targets, o = {}) {
   };
 }
 
-/**
- * A single-value panel.
- * @param {string} title @param {string} description @param {{expr: string, legendFormat: string}} target
- * @param {{ unit?: string, width?: number }} [o]
- */
-export function stat(title, description, target, o = {}) {
+/** A single-value panel. */
+export function stat(title: string, description: string, target: Query, o: PanelOptions = {}): PanelDraft {
   return {
     type: 'stat',
     title,
@@ -87,18 +114,15 @@ export function stat(title, description, target, o = {}) {
 }
 
 /** A collapsible row header. */
-export const row = (title) => ({ type: 'row', title, collapsed: false, panels: [] });
+export const row = (title: string): PanelDraft => ({ type: 'row', title, collapsed: false, panels: [] });
 
-/**
- * Ids and grid positions: panels flow left to right (8 units tall), a row takes a line of its own.
- * @param {Array<object>} items
- */
-export function layout(items) {
+/** Ids and grid positions: panels flow left to right (8 units tall), a row takes a line of its own. */
+export function layout(items: readonly PanelDraft[]): Panel[] {
   const H = 8;
   let x = 0;
   let y = 0;
   return items.map((p, i) => {
-    const { width, ...panel } = p;
+    const { width = 24, ...panel } = p;
     if (panel.type === 'row') {
       if (x > 0) y += H;
       x = 0;

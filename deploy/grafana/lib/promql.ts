@@ -84,23 +84,27 @@ const FUNCTIONS = new Set([
 /** Keywords followed by a parenthesised list of label names. */
 const LABEL_LISTS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
 const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
-const PAIRS = { '(': ')', '{': '}', '[': ']' };
+const PAIRS: Record<string, string> = { '(': ')', '{': '}', '[': ']' };
+
+export interface PromqlToken {
+  readonly kind: 'name' | 'number' | 'string' | 'variable' | 'punct' | 'op';
+  readonly text: string;
+}
 
 /**
  * Tokens of a PromQL expression: { kind, text } with kind one of name, number, string,
  * variable, punct, op. Throws a SyntaxError naming the position of anything else.
- * @param {string} expr
  */
-export function tokenize(expr) {
-  const out = [];
+export function tokenize(expr: string): PromqlToken[] {
+  const out: PromqlToken[] = [];
   let i = 0;
-  const at = (re) => {
+  const at = (re: RegExp): string | null => {
     re.lastIndex = i;
     const m = re.exec(expr);
     return m && m.index === i ? m[0] : null;
   };
   while (i < expr.length) {
-    const c = expr[i];
+    const c = expr[i]!;
     if (/\s/.test(c)) {
       i++;
       continue;
@@ -109,7 +113,7 @@ export function tokenize(expr) {
       while (i < expr.length && expr[i] !== '\n') i++;
       continue;
     }
-    let t;
+    let t: string | null;
     if ((t = at(/\$\{[A-Za-z_][A-Za-z0-9_]*(?::[a-z]+)?\}|\$[A-Za-z_][A-Za-z0-9_]*/y))) out.push({ kind: 'variable', text: t });
     else if ((t = at(/[A-Za-z_:][A-Za-z0-9_:]*/y))) out.push({ kind: 'name', text: t });
     else if ((t = at(/(?:\d+(?:ms|s|m|h|d|w|y))+|0x[0-9a-fA-F]+|\d*\.?\d+(?:[eE][+-]?\d+)?/y))) out.push({ kind: 'number', text: t });
@@ -129,19 +133,17 @@ export function tokenize(expr) {
  * The metric names an expression reads, in order of first use, each once (a histogram's
  * `_bucket`, `_sum` or `_count` series as written). Throws a SyntaxError on unbalanced
  * brackets, an unknown function, or a label list that is not one.
- * @param {string} expr
- * @returns {string[]}
  */
-export function metricNames(expr) {
+export function metricNames(expr: string): string[] {
   const tokens = tokenize(expr);
-  const names = [];
-  const stack = [];
+  const names: string[] = [];
+  const stack: string[] = [];
   for (let k = 0; k < tokens.length; k++) {
-    const t = tokens[k];
+    const t = tokens[k]!;
     const next = tokens[k + 1];
     if (t.kind === 'punct') {
       if (t.text in PAIRS) stack.push(t.text);
-      else if (PAIRS[stack.pop()] !== t.text)
+      else if (PAIRS[stack.pop() ?? ''] !== t.text)
         throw new SyntaxError(`PromQL: unbalanced ${JSON.stringify(t.text)} in ${JSON.stringify(expr)}`);
       continue;
     }
@@ -174,28 +176,12 @@ export function metricNames(expr) {
 
 /**
  * The metric family a series name belongs to, given the families a /metrics page declares
- * (`# TYPE name kind`): `x_bucket`, `x_sum`, `x_count` of histogram (or summary) `x` → `x`.
- * @param {string} series @param {ReadonlyMap<string, string>} types family → kind
+ * (`# TYPE name kind`, family → kind): `x_bucket`, `x_sum`, `x_count` of histogram (or summary)
+ * `x` → `x`.
  */
-export function familyOf(series, types) {
+export function familyOf(series: string, types: ReadonlyMap<string, string>): string {
   if (types.has(series)) return series;
   const m = /^(.*)_(bucket|sum|count)$/.exec(series);
-  if (m && (types.get(m[1]) === 'histogram' || (types.get(m[1]) === 'summary' && m[2] !== 'bucket'))) return m[1];
+  if (m && (types.get(m[1]!) === 'histogram' || (types.get(m[1]!) === 'summary' && m[2] !== 'bucket'))) return m[1]!;
   return series;
-}
-
-/**
- * A Prometheus text exposition: declared families (name → kind) and the series names that
- * have at least one sample.
- * @param {string} text
- */
-export function parseExposition(text) {
-  const types = new Map();
-  const sampled = new Set();
-  for (const line of text.split('\n')) {
-    const type = /^# TYPE (\S+) (\S+)/.exec(line);
-    if (type) types.set(type[1], type[2]);
-    else if (line && !line.startsWith('#')) sampled.add(/^[^{\s]+/.exec(line)[0]);
-  }
-  return { types, sampled };
 }
