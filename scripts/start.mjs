@@ -126,12 +126,20 @@ async function main() {
     .filter((d) => existsSync(join(d, 'config.json')));
   // Nodes give each other KV only with this shared token (node ↔ node gRPC).
   const peerToken = { NODE_PEER_TOKEN: env.NODE_PEER_TOKEN || randomBytes(18).toString('base64url') };
+  // The indexer API answers only to a key: an admin one generated per run unless given.
+  const indexerOn = (env.SCHEDULER_INDEXER ?? 'on') === 'on';
+  const indexerKey = env.SCHEDULER_INDEXER_ADMIN_KEYS || randomBytes(18).toString('base64url');
   const nodeModels = env.NODE_MODELS ? {} : { NODE_MODELS: [...new Set([defaultModel.served, 'mnemo-tiny', ...trained])].join(',') };
   services.push(
     svc(
       'scheduler',
       'scheduler',
-      { METRICS_PORT: String(schedPort), SCHEDULER_INDEXER: env.SCHEDULER_INDEXER ?? 'on', SCHEDULER_INDEXER_PORT: String(indexerPort) },
+      {
+        METRICS_PORT: String(schedPort),
+        SCHEDULER_INDEXER: indexerOn ? 'on' : 'off',
+        SCHEDULER_INDEXER_PORT: String(indexerPort),
+        SCHEDULER_INDEXER_ADMIN_KEYS: indexerKey,
+      },
       `http://127.0.0.1:${schedPort}/readyz`,
     ),
     svc(
@@ -182,6 +190,8 @@ async function main() {
   const model = await waitUntilReady(api, key, defaultModel.id);
   if (stopping) return;
   printWelcome(api, grpcPort, model, key);
+  if (indexerOn && wanted('scheduler') && !env.SCHEDULER_INDEXER_ADMIN_KEYS)
+    say(`KV indexer API on http://127.0.0.1:${indexerPort} (header "authorization: Bearer ${indexerKey}", this run's admin key)`);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type LogLevel,
 } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
+import { IndexerAccess } from './indexer/indexer.access.js';
 import { IndexerHttpServer } from './indexer/indexer.http-server.js';
 import { QueryIndexerUseCase } from './indexer/query-indexer.use-case.js';
 import { loadSchedulerConfig } from './config/scheduler.config.js';
@@ -65,7 +66,13 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
   });
   const ops = new OpsServer(metrics, () => endpoints.listening);
   const indexer =
-    config.SCHEDULER_INDEXER === 'on' ? new IndexerHttpServer(app.get(QueryIndexerUseCase), config.SCHEDULER_VLLM_TENANT!) : undefined;
+    config.SCHEDULER_INDEXER === 'on'
+      ? new IndexerHttpServer(
+          app.get(QueryIndexerUseCase),
+          config.SCHEDULER_VLLM_TENANT!,
+          new IndexerAccess(config.SCHEDULER_INDEXER_ADMIN_KEYS ?? [], config.MNEMO_API_KEYS ?? []),
+        )
+      : undefined;
   const indexerPort = indexer
     ? await listenOrCleanUp(indexer, config.SCHEDULER_INDEXER_PORT!, config.SCHEDULER_INDEXER_HOST!, () => app.close())
     : undefined;

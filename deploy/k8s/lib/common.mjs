@@ -8,6 +8,8 @@ export const DEFAULT_IMAGE = 'mnemo:local';
 export const NATS_SECRET = 'mnemo-nats';
 /** Secret with key `url`: postgres://… of the external database (the profiler's registry). */
 export const POSTGRES_SECRET = 'mnemo-postgres';
+/** Admin keys of the scheduler's KV indexer API (key `keys`, comma-separated). */
+export const INDEXER_SECRET = 'mnemo-indexer-admin';
 export const NATS_CLIENT_PORT = 4222;
 
 /** @param {string} component */

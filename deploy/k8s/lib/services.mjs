@@ -8,6 +8,7 @@ import {
   NAMESPACE,
   plainEnv,
   podSecurity,
+  INDEXER_SECRET,
   POSTGRES_SECRET,
   probes,
   scrapeAnnotations,
@@ -153,6 +154,9 @@ export function scheduler(o, image) {
           SCHEDULER_INDEXER_HOST: '0.0.0.0',
           SCHEDULER_INDEXER_PORT: String(PORTS.schedulerIndexer),
         }),
+        // The indexer answers only to these keys (an operator's); a tenant's gateway key may query its own tenant.
+        { name: 'SCHEDULER_INDEXER_ADMIN_KEYS', valueFrom: { secretKeyRef: { name: INDEXER_SECRET, key: 'keys' } } },
+        { name: 'MNEMO_API_KEYS', valueFrom: { secretKeyRef: { name: 'mnemo-api-keys', key: 'keys', optional: true } } },
       ],
       ports: [
         { name: 'ops', containerPort: PORTS.schedulerOps },

@@ -364,6 +364,12 @@ export const nodeManagerSchema = {
     doc: 'vLLM-format KV events: ROUTER endpoint answering replay requests such as tcp://*:5558, or off',
     default: 'off',
   },
+  NODE_VLLM_EVENTS_TOKEN_IDS: {
+    type: 'enum',
+    doc: "vLLM-format KV events: on sends each block's token_ids (every tenant's prompt tokens, in clear, to every subscriber); off sends token_ids: [] and only salted block hashes",
+    values: ['on', 'off'],
+    default: 'on',
+  },
   NODE_VLLM_EVENTS_TOPIC: { type: 'string', doc: "vLLM-format KV events: first frame of every message (vLLM's topic; default empty)" },
   NODE_VLLM_EVENTS_MAX_CHUNKS: {
     type: 'int',
