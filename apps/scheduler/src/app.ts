@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import {
   CLOCK,
   connectNats,
+  natsInboxPrefix,
   JsonLogger,
   type Clock,
   listenOrCleanUp,
@@ -39,7 +40,12 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
   const config = loadSchedulerConfig(env);
   const logger = new JsonLogger('scheduler', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('scheduler');
-  const nats = await connectNats(config.NATS_URL!, 'scheduler', { user: config.NATS_USER, password: config.NATS_PASSWORD });
+  const nats = await connectNats(
+    config.NATS_URL!,
+    'scheduler',
+    { user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCa: config.NATS_TLS_CA },
+    natsInboxPrefix('scheduler'),
+  );
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), {
     logger,
     abortOnError: false,

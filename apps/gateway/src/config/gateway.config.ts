@@ -142,7 +142,11 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   // Defaults make every field but the list defined once loadConfig returned.
   return {
     natsUrl: c.NATS_URL!,
-    natsCredentials: { ...(c.NATS_USER ? { user: c.NATS_USER } : {}), ...(c.NATS_PASSWORD ? { password: c.NATS_PASSWORD } : {}) },
+    natsCredentials: {
+      ...(c.NATS_USER ? { user: c.NATS_USER } : {}),
+      ...(c.NATS_PASSWORD ? { password: c.NATS_PASSWORD } : {}),
+      ...(c.NATS_TLS_CA ? { tlsCa: c.NATS_TLS_CA } : {}),
+    },
     opsHost: c.METRICS_HOST!,
     opsPort: c.METRICS_PORT!,
     logLevel: c.LOG_LEVEL as GatewayConfig['logLevel'],
