@@ -73,3 +73,12 @@ export interface RunningPostgres extends RunningServer {
   down: () => Promise<void>;
   up: () => Promise<void>;
 }
+
+/** Per-run NATS users (one per service and node) and, with openssl, a private CA for NATS and node ↔ node TLS. */
+export function makeLocalSecrets(opts: { nodes: string[]; log?: (line: string) => void }): {
+  dir: string;
+  tls: boolean;
+  nats: { authorization: string; tls?: { cert: string; key: string } };
+  envFor(role: NatsRole, nodeId?: string): Record<string, string>;
+  remove(): void;
+};

@@ -6,3 +6,4 @@ export { startPostgres } from './postgres.server.mjs';
 export { redactUrl } from './redact-url.mjs';
 export { inboxPrefix, natsUsers, natsUsersFromEnv, nodeUser, rolePermissions } from './nats-auth.mjs';
 export { hasOpenssl, makePrivateCa } from './tls.mjs';
+export { makeLocalSecrets } from './local-secrets.mjs';
