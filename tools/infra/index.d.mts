@@ -39,7 +39,7 @@ export function startNats(opts?: {
 }): Promise<RunningNats>;
 
 export type NatsRole = 'scheduler' | 'gateway' | 'profiler' | 'node';
-/** The inbox prefix of a role (`_INBOX_<role>`, `_INBOX_node_<id>`), as services use it. */
+/** The inbox prefix of a role (`_INBOX_<role>`, `_INBOX_node.<id>`), as services use it. */
 export function inboxPrefix(role: NatsRole, nodeId?: string): string;
 /** Subjects a role may publish and subscribe (least privilege). */
 export function rolePermissions(role: NatsRole, nodeId?: string): { publish: string[]; subscribe: string[] };

@@ -12,7 +12,7 @@ const V = 'mnemo.v1';
 
 /** The inbox prefix of a role (what libs/service-kit natsInboxPrefix gives the same service). */
 export const inboxPrefix = (/** @type {string} */ role, /** @type {string} */ nodeId = '') =>
-  role === 'node' ? `_INBOX_node_${nodeId}` : `_INBOX_${role}`;
+  role === 'node' ? `_INBOX_node.${nodeId}` : `_INBOX_${role}`;
 
 /**
  * Subjects a role may publish and subscribe.

@@ -77,7 +77,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     config.NATS_URL!,
     `node-manager ${config.NODE_ID}`,
     { user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCa: config.NATS_TLS_CA },
-    natsInboxPrefix(`node_${config.NODE_ID}`),
+    natsInboxPrefix(`node.${config.NODE_ID}`),
   ).catch(async (e: unknown) => {
     await engine.close();
     throw e;

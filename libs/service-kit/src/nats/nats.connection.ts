@@ -14,7 +14,7 @@ export interface NatsCredentials {
 /**
  * Where a service reads its request replies (and the gateway its token streams): `_INBOX_<role>`,
  * a prefix of its own, so that least-privilege NATS users (docs/security.md) can let each read
- * only its own inboxes. `role` is scheduler, gateway, profiler, or `node_<id>`.
+ * only its own inboxes. `role` is scheduler, gateway, profiler, or `node.<id>`.
  */
 export function natsInboxPrefix(role: string): string {
   return `_INBOX_${role}`;
