@@ -64,8 +64,9 @@ export function rolePermissions(role, nodeId = '') {
         subscribe: [`${V}.profiler.models.>`, `${V}.profiler.pairs.>`, `${V}.profiler.plan`, `${inboxPrefix('profiler')}.>`],
       };
     case 'node':
-      if (!/^[A-Za-z0-9_-]+$/.test(nodeId))
-        throw new RangeError(`a node user needs a node id ([A-Za-z0-9_-]+), got ${JSON.stringify(nodeId)}`);
+      // `*`: one user for every node — what a Kubernetes StatefulSet can give, since its pods share one template.
+      if (nodeId !== '*' && !/^[A-Za-z0-9_-]+$/.test(nodeId))
+        throw new RangeError(`a node user needs a node id ([A-Za-z0-9_-]+) or *, got ${JSON.stringify(nodeId)}`);
       return {
         // Token events go to the gateway's inbox named in the request (not a NATS reply subject).
         publish: [`${V}.nodes.heartbeat`, `${V}.nodes.kv-events`, `${V}.profiler.plan`, `${inboxPrefix('gateway')}.>`],

@@ -14,6 +14,8 @@ import {
   scrapeAnnotations,
   selector,
   serviceEnv,
+  tlsMount,
+  tlsVolume,
 } from './common.mjs';
 
 /** Ports of docker-compose.yml, so the two deployments read alike. */
@@ -61,8 +63,10 @@ function serviceDeployment(s) {
               ...probes(s.probePort),
               resources: s.resources,
               securityContext: containerSecurity(),
+              volumeMounts: [tlsMount()],
             },
           ],
+          volumes: [tlsVolume(['ca.pem'])],
         },
       },
     },
@@ -80,7 +84,7 @@ const pdb = (name, spec) =>
  */
 export function gateway(o, image) {
   const env = [
-    ...serviceEnv(),
+    ...serviceEnv('gateway'),
     ...plainEnv({
       GATEWAY_HOST: '0.0.0.0',
       GATEWAY_PORT: String(PORTS.gatewayHttp),
@@ -146,7 +150,7 @@ export function scheduler(o, image) {
       replicas: o.schedulerReplicas,
       // The KV indexer API (docs/interop.md) is an operator API: reachable in the cluster only.
       env: [
-        ...serviceEnv(),
+        ...serviceEnv('scheduler'),
         ...plainEnv({
           METRICS_PORT: String(PORTS.schedulerOps),
           SCHEDULER_NODE_TIMEOUT_MS: '3000',
@@ -193,7 +197,7 @@ export function profiler(_o, image) {
       image,
       replicas: 1,
       env: [
-        ...serviceEnv(),
+        ...serviceEnv('profiler'),
         { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: POSTGRES_SECRET, key: 'url' } } },
         ...plainEnv({ METRICS_PORT: String(PORTS.profilerOps), HTTP_HOST: '0.0.0.0', HTTP_PORT: String(PORTS.profilerHttp) }),
       ],
