@@ -8,12 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { chunkKeys, CHUNK_TOKENS } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, NodeDownSchema, Subjects, nodeInferSubject } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, NodeDownSchema, PlanReplySchema, PlanRequestSchema, Subjects, nodeInferSubject } from '@mnemo/proto';
 import { startGateway, type GatewayHandle } from '../../apps/gateway/src/app.js';
 import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import { ChunkPeerClient } from '../../apps/node-manager/src/peers/chunk-peer.client.js';
 import { startScheduler, type SchedulerHandle } from '../../apps/scheduler/src/app.js';
-import { makePrivateCa, natsUsers, startNats } from '../../tools/infra/index.mjs';
+import { inboxPrefix, makePrivateCa, natsUsers, startNats, type NatsRole } from '../../tools/infra/index.mjs';
 import { scrape, waitFor } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
@@ -36,6 +37,7 @@ describe('least-privilege NATS and TLS', () => {
   let scheduler: SchedulerHandle;
   const nodes: NodeManagerHandle[] = [];
   let gateway: GatewayHandle;
+  let profiler: ProfilerHandle;
   const open: NatsConnection[] = [];
   const as = (key: string, extra: Record<string, string> = {}) => ({
     NATS_URL: nats.url,
@@ -47,7 +49,15 @@ describe('least-privilege NATS and TLS', () => {
     ...extra,
   });
   const client = async (key: string) => {
-    const nc = await connect({ servers: nats.url, user: users[key]!.user, pass: users[key]!.password, tls: { caFile: pki.ca } });
+    // Each role reads replies on its own inbox prefix only, as the services do.
+    const [role, nodeId] = key.split(':') as [NatsRole, string | undefined];
+    const nc = await connect({
+      servers: nats.url,
+      user: users[key]!.user,
+      pass: users[key]!.password,
+      tls: { caFile: pki.ca },
+      inboxPrefix: inboxPrefix(role, nodeId),
+    });
     open.push(nc);
     return nc;
   };
@@ -88,11 +98,13 @@ describe('least-privilege NATS and TLS', () => {
       );
     }
     gateway = await startGateway(as('gateway', { GATEWAY_PORT: '0', GATEWAY_GRPC_PORT: '0' }));
+    profiler = await startProfiler(as('profiler', { DATABASE_URL: process.env.DATABASE_URL ?? '', HTTP_PORT: '0' }));
     await waitFor(async () => (await scrape(scheduler.metricsPort, 'mnemo_scheduler_live_nodes')) === 2, 10_000, 'both nodes registered');
   });
   afterAll(async () => {
     for (const nc of open) await nc.close().catch(() => undefined);
     await gateway?.stop();
+    await profiler?.stop();
     for (const n of nodes) await n.stop();
     await scheduler?.stop();
     await nats?.stop();
@@ -107,6 +119,15 @@ describe('least-privilege NATS and TLS', () => {
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { usage: { completion_tokens: number } }).usage.completion_tokens).toBe(8);
+  });
+
+  it("answers a node's plan request from the profiler, each on its own user", async () => {
+    const node = await client('node:lp-a');
+    const msg = await node.request(Subjects.PROFILER_PLAN, encodeMessage(PlanRequestSchema, { base: 'no-base', derived: 'no-derived' }), {
+      timeout: 5000,
+    });
+    // No such pair: an answer (not_found), which is what the profiler's user may send back.
+    expect(decodeMessage(PlanReplySchema, msg.data).error?.code).toBe('not_found');
   });
 
   it('refuses a client without credentials, with wrong ones, or without TLS trust', async () => {
