@@ -35,10 +35,16 @@ if (cmd === 'kubectl') {
   const f = args.indexOf('-f');
   if (args.includes('apply') && f >= 0) {
     const p = args[f + 1];
-    const files = fs.statSync(p).isDirectory() ? fs.readdirSync(p).filter((x) => x.endsWith('.yaml')).sort().map((x) => path.join(p, x)) : [p];
+    const files = fs.statSync(p).isDirectory()
+      ? fs.readdirSync(p).filter((x) => x.endsWith('.yaml')).sort().map((x) => path.join(p, x))
+      : [p];
     rec.applied = files.map((x) => fs.readFileSync(x, 'utf8'));
   }
-  for (const a of args) if (a.startsWith('--from-file=') && !fs.existsSync(a.slice(12))) { console.error('no such file ' + a); process.exit(1); }
+  for (const a of args)
+    if (a.startsWith('--from-file=') && !fs.existsSync(a.slice(12))) {
+      console.error('no such file ' + a);
+      process.exit(1);
+    }
 }
 fs.appendFileSync(process.env.FAKE_LOG, JSON.stringify(rec) + '\\n');
 `;

@@ -298,7 +298,9 @@ export const nodeManagerSchema = {
   },
   NODE_GRPC_TLS_CA: {
     type: 'string',
-    doc: 'node ↔ node gRPC TLS: PEM file of the private CA; with NODE_GRPC_TLS_CERT and _KEY every chunk fetch is mutual TLS (peers without a certificate of this CA are refused)',
+    doc:
+      'node ↔ node gRPC TLS: PEM file of the private CA; with NODE_GRPC_TLS_CERT and _KEY every chunk fetch is mutual TLS ' +
+      '(peers without a certificate of this CA are refused)',
   },
   NODE_GRPC_TLS_CERT: { type: 'string', doc: "node ↔ node gRPC TLS: PEM file of this node's certificate (signed by NODE_GRPC_TLS_CA)" },
   NODE_GRPC_TLS_KEY: { type: 'string', doc: "node ↔ node gRPC TLS: PEM file of this node's private key", secret: true },
@@ -373,7 +375,9 @@ export const nodeManagerSchema = {
   },
   NODE_VLLM_EVENTS_TOKEN_IDS: {
     type: 'enum',
-    doc: "vLLM-format KV events: on sends each block's token_ids (every tenant's prompt tokens, in clear, to every subscriber); off sends token_ids: [] and only salted block hashes",
+    doc:
+      "vLLM-format KV events: on sends each block's token_ids (every tenant's prompt tokens, in clear, to every subscriber); " +
+      'off sends token_ids: [] and only salted block hashes',
     values: ['on', 'off'],
     default: 'on',
   },

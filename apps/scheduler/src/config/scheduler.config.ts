@@ -154,12 +154,16 @@ export const schedulerSchema = {
   SCHEDULER_INDEXER_PORT: { type: 'int', doc: 'port of the indexer API (0 = any free port)', default: 9480, min: 0, max: 65535 },
   SCHEDULER_INDEXER_ADMIN_KEYS: {
     type: 'list',
-    doc: 'comma-separated admin keys of the indexer API (Authorization: Bearer <key>), required with SCHEDULER_INDEXER=on: an admin may query any tenant and /query_by_hash',
+    doc:
+      'comma-separated admin keys of the indexer API (Authorization: Bearer <key>), required with SCHEDULER_INDEXER=on: ' +
+      'an admin may query any tenant and /query_by_hash',
     secret: true,
   },
   MNEMO_API_KEYS: {
     type: 'list',
-    doc: "the gateway's API keys: with one, the indexer's POST /query answers for that key's tenant only (the tenant comes from the key, never the body)",
+    doc:
+      "the gateway's API keys: with one, the indexer's POST /query answers for that key's tenant only " +
+      '(the tenant comes from the key, never the body)',
     secret: true,
   },
   SCHEDULER_VLLM_SOURCES: {
