@@ -29,7 +29,13 @@ export class WhyRecordShare implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     this.records.onRecord = (record) => {
-      if (!this.nc.isClosed()) this.nc.publish(Subjects.WHY_RECORD, JSON.stringify({ from: this.replica, record }));
+      if (this.nc.isClosed() || this.nc.isDraining()) return;
+      // Sharing is best effort: a record that does not get out leaves `why` to this replica's copy, never fails the routing.
+      try {
+        this.nc.publish(Subjects.WHY_RECORD, JSON.stringify({ from: this.replica, record }));
+      } catch (e) {
+        this.logger.emit('warn', 'routing record not shared', { err: String(e) });
+      }
     };
     this.endpoints.listen(Subjects.WHY_RECORD, (msg) => {
       if (msg.data.length > MAX_RECORD_BYTES) return;
