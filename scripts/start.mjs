@@ -20,7 +20,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, redactUrl, startNats, startPostgres } from '../tools/infra/index.mjs';
+import { freePort, makeLocalSecrets, redactUrl, startNats, startPostgres } from '../tools/infra/index.mjs';
 import { SupervisedProcess } from '../tools/supervisor/supervised.process.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,11 +88,15 @@ async function main() {
       `not built: ${missing.map((a) => `apps/${a}/dist/main.js`).join(', ')} — run \`npm start\` (it builds first) or \`npx tsc -b\``,
     );
 
-  // A private NATS gets credentials of its own (a random password per run); a given NATS_URL uses
-  // whatever credentials it carries, or NATS_USER / NATS_PASSWORD from the environment.
-  const natsAuth = env.NATS_URL ? {} : { NATS_USER: 'mnemo', NATS_PASSWORD: randomBytes(18).toString('base64url') };
-  const natsUrl =
-    env.NATS_URL || (await startInfra('nats', () => startNats({ user: natsAuth.NATS_USER, password: natsAuth.NATS_PASSWORD })));
+  // A private NATS lets no one in: a user per service and per node (random passwords, least-privilege
+  // subject permissions) and, with openssl, TLS from a private CA made for this run, which node ↔
+  // node gRPC uses too (docs/security.md). A given NATS_URL uses whatever credentials it carries,
+  // or NATS_USER / NATS_PASSWORD / NATS_TLS_CA from the environment.
+  const secrets = env.NATS_URL ? null : makeLocalSecrets({ nodes: ['node-a', 'node-b'], log: say });
+  if (secrets) infra.push({ name: 'secrets', stop: async () => secrets.remove() });
+  /** @type {(role: 'scheduler' | 'gateway' | 'profiler' | 'node', nodeId?: string) => Record<string, string>} */
+  const natsAuth = (role, nodeId) => (secrets ? secrets.envFor(role, nodeId) : {});
+  const natsUrl = env.NATS_URL || (await startInfra('nats', () => startNats(/** @type {NonNullable<typeof secrets>} */ (secrets).nats)));
   const databaseUrl = env.DATABASE_URL || (await startInfra('postgres', startPostgres));
   if (stopping) return;
 
@@ -107,7 +111,7 @@ async function main() {
   }
   // Ops ports are internal: prefer the documented ones, fall back to free ones.
   const ops = async (/** @type {number} */ preferred) => ((await isFree(preferred, '127.0.0.1')) ? preferred : freePort());
-  const base = { NATS_URL: natsUrl, ...natsAuth };
+  const base = { NATS_URL: natsUrl };
   /** @param {string} name @param {string} app @param {Record<string, string>} extra @param {string} readyUrl */
   const svc = (name, app, extra, readyUrl) => ({ name, app, env: { ...base, ...extra }, readyUrl });
   const [gatewayOpsPort, schedPort, nodeAPort, nodeBPort, profPort, profHttpPort, indexerPort] = [
@@ -126,30 +130,39 @@ async function main() {
     .filter((d) => existsSync(join(d, 'config.json')));
   // Nodes give each other KV only with this shared token (node ↔ node gRPC).
   const peerToken = { NODE_PEER_TOKEN: env.NODE_PEER_TOKEN || randomBytes(18).toString('base64url') };
+  // The indexer API answers only to a key: an admin one generated per run unless given.
+  const indexerOn = (env.SCHEDULER_INDEXER ?? 'on') === 'on';
+  const indexerKey = env.SCHEDULER_INDEXER_ADMIN_KEYS || randomBytes(18).toString('base64url');
   const nodeModels = env.NODE_MODELS ? {} : { NODE_MODELS: [...new Set([defaultModel.served, 'mnemo-tiny', ...trained])].join(',') };
   services.push(
     svc(
       'scheduler',
       'scheduler',
-      { METRICS_PORT: String(schedPort), SCHEDULER_INDEXER: env.SCHEDULER_INDEXER ?? 'on', SCHEDULER_INDEXER_PORT: String(indexerPort) },
+      {
+        METRICS_PORT: String(schedPort),
+        SCHEDULER_INDEXER: indexerOn ? 'on' : 'off',
+        SCHEDULER_INDEXER_PORT: String(indexerPort),
+        SCHEDULER_INDEXER_ADMIN_KEYS: indexerKey,
+        ...natsAuth('scheduler'),
+      },
       `http://127.0.0.1:${schedPort}/readyz`,
     ),
     svc(
       'node-a',
       'node-manager',
-      { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...peerToken, ...nodeModels },
+      { NODE_ID: 'node-a', METRICS_PORT: String(nodeAPort), ...peerToken, ...nodeModels, ...natsAuth('node', 'node-a') },
       `http://127.0.0.1:${nodeAPort}/readyz`,
     ),
     svc(
       'node-b',
       'node-manager',
-      { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...peerToken, ...nodeModels },
+      { NODE_ID: 'node-b', METRICS_PORT: String(nodeBPort), ...peerToken, ...nodeModels, ...natsAuth('node', 'node-b') },
       `http://127.0.0.1:${nodeBPort}/readyz`,
     ),
     svc(
       'profiler',
       'profiler',
-      { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort), HTTP_PORT: String(profHttpPort) },
+      { DATABASE_URL: databaseUrl, METRICS_PORT: String(profPort), HTTP_PORT: String(profHttpPort), ...natsAuth('profiler') },
       `http://127.0.0.1:${profPort}/readyz`,
     ),
     svc(
@@ -162,6 +175,7 @@ async function main() {
         GATEWAY_GRPC_PORT: String(grpcPort),
         METRICS_PORT: String(gatewayOpsPort),
         GATEWAY_PROFILER_URL: `http://127.0.0.1:${profHttpPort}`,
+        ...natsAuth('gateway'),
       },
       `http://127.0.0.1:${gatewayOpsPort}/readyz`,
     ),
@@ -182,6 +196,8 @@ async function main() {
   const model = await waitUntilReady(api, key, defaultModel.id);
   if (stopping) return;
   printWelcome(api, grpcPort, model, key);
+  if (indexerOn && wanted('scheduler') && !env.SCHEDULER_INDEXER_ADMIN_KEYS)
+    say(`KV indexer API on http://127.0.0.1:${indexerPort} (header "authorization: Bearer ${indexerKey}", this run's admin key)`);
 }
 
 /**
@@ -193,7 +209,7 @@ async function startInfra(name, start) {
   const server = await start();
   infra.push({ name, stop: server.stop });
   say(
-    `${name} at ${redactUrl(server.url)}${'user' in server && server.user ? ` (user ${server.user}, password passed to the services only)` : ''}`,
+    `${name} at ${redactUrl(server.url)}${name === 'nats' ? ' (a user per service and node, passwords passed to the services only)' : ''}`,
   );
   return server.url;
 }

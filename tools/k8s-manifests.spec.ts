@@ -59,23 +59,64 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     expect([...images]).toEqual([image]);
   });
 
-  it.each(overlays)('%s: NATS is a 3-server cluster with credentials from a Secret and no volumes', (overlay) => {
-    const objs = committed(overlay);
-    const nats = find(objs, 'StatefulSet', 'nats');
-    expect(nats.spec.replicas).toBe(3);
-    expect(nats.spec.volumeClaimTemplates).toBeUndefined();
-    const [c] = nats.spec.template.spec.containers;
-    expect(c.args).toEqual(expect.arrayContaining(['--user', '$(NATS_USER)', '--pass', '$(NATS_PASSWORD)', '--cluster_name', 'mnemo']));
-    expect(c.args.join(' ')).not.toMatch(/-js|jetstream/);
-    const routes = c.args[c.args.indexOf('--routes') + 1].split(',');
-    expect(routes).toHaveLength(3);
-    // Every service reaches NATS with the Secret's credentials, expanded by the kubelet.
-    for (const s of containers(objs).filter((x) => x.name !== 'nats')) {
-      const env = Object.fromEntries(s.env.map((e: Json) => [e.name, e]));
-      expect(env.NATS_PASSWORD.valueFrom.secretKeyRef).toEqual({ name: 'mnemo-nats', key: 'password' });
-      expect(env.NATS_URL.value).toMatch(/^nats:\/\/\$\(NATS_USER\):\$\(NATS_PASSWORD\)@nats\./);
-      expect(s.env.findIndex((e: Json) => e.name === 'NATS_PASSWORD')).toBeLessThan(s.env.findIndex((e: Json) => e.name === 'NATS_URL'));
-    }
+  it.each(overlays)(
+    '%s: NATS is a 3-server TLS cluster with a least-privilege user per role, passwords from a Secret, no volumes',
+    (overlay) => {
+      const objs = committed(overlay);
+      const nats = find(objs, 'StatefulSet', 'nats');
+      expect(nats.spec.replicas).toBe(3);
+      expect(nats.spec.volumeClaimTemplates).toBeUndefined();
+      const [c] = nats.spec.template.spec.containers;
+      expect(c.args).toEqual(expect.arrayContaining(['--config', '/etc/nats/mnemo.conf', '--cluster_name', 'mnemo']));
+      expect(c.args.join(' ')).not.toMatch(/-js|jetstream|--user|--pass/);
+      const routes = c.args[c.args.indexOf('--routes') + 1].split(',');
+      expect(routes).toHaveLength(3);
+      const conf: string = find(objs, 'ConfigMap', 'mnemo-nats-config').data['mnemo.conf'];
+      expect(conf).toMatch(/tls \{\n\s+cert_file: "\/etc\/mnemo-tls\/nats\.pem"/);
+      for (const role of ['scheduler', 'gateway', 'profiler', 'node'])
+        expect(conf).toContain(`{ user: "${role}", password: $NATS_${role.toUpperCase()}_PASSWORD,`);
+      // Every service logs in as its role, with that role's password from the Secret, and verifies the server against the CA.
+      const role: Record<string, string> = { scheduler: 'scheduler', gateway: 'gateway', profiler: 'profiler', 'node-manager': 'node' };
+      for (const o of objs.filter((x) => x.spec?.template?.spec && x.metadata.name !== 'nats')) {
+        const s = o.spec.template.spec.containers[0];
+        const env = Object.fromEntries(s.env.map((e: Json) => [e.name, e]));
+        expect(env.NATS_USER.value).toBe(role[o.metadata.name]);
+        expect(env.NATS_PASSWORD.valueFrom.secretKeyRef).toEqual({ name: 'mnemo-nats', key: role[o.metadata.name] });
+        expect(env.NATS_URL.value).toBe('nats://nats.mnemo.svc:4222');
+        expect(env.NATS_TLS_CA.value).toBe('/etc/mnemo-tls/ca.pem');
+        const tls = o.spec.template.spec.volumes.find((v: Json) => v.name === 'tls').secret;
+        expect(tls.secretName).toBe('mnemo-tls');
+        // A service gets the CA only; a node its own certificate too; never the NATS server's key.
+        expect(tls.items.map((i: Json) => i.key)).toEqual(
+          o.metadata.name === 'node-manager' ? ['ca.pem', 'node.pem', 'node.key'] : ['ca.pem'],
+        );
+      }
+    },
+  );
+
+  it.each(overlays)('%s: NetworkPolicies deny ingress but along the flows the system uses', (overlay) => {
+    const objs = committed(overlay).filter((o) => o.kind === 'NetworkPolicy');
+    expect(find(objs, 'NetworkPolicy', 'default-deny-ingress').spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
+    const ingress = (name: string) => find(objs, 'NetworkPolicy', name).spec.ingress as Json[];
+    const peers = (name: string, port: number) =>
+      ingress(name)
+        .filter((r) => r.ports.some((p: Json) => p.port === port))
+        .flatMap((r) =>
+          (r.from ?? [{ anywhere: true }]).map((f: Json) => f.podSelector?.matchLabels?.['app.kubernetes.io/component'] ?? f),
+        );
+    expect(peers('nats', 4222).sort()).toEqual(['gateway', 'node-manager', 'profiler', 'scheduler']);
+    expect(peers('nats', 6222)).toEqual(['nats']);
+    expect(peers('node-manager', 50061)).toEqual(['node-manager']);
+    expect(peers('profiler', 8090)).toEqual(['gateway']);
+    expect(peers('scheduler', 9480)).toEqual([{ podSelector: { matchLabels: { 'mnemo.io/indexer-client': 'true' } } }]);
+    expect(peers('gateway', 8080)).toEqual([{ anywhere: true }]);
+    for (const [name, port] of [
+      ['scheduler', 9402],
+      ['node-manager', 9411],
+      ['gateway', 9401],
+      ['profiler', 9404],
+    ] as const)
+      expect(peers(name, port)).toEqual([{ namespaceSelector: { matchLabels: { 'mnemo.io/monitoring': 'true' } } }]);
   });
 
   it.each(overlays)('%s: no secret value is written into a manifest', (overlay) => {
@@ -114,7 +155,11 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     expect(env.NODE_ID).toBe('$(POD_NAME)');
     expect(env.NODE_GRPC_ADVERTISE).toBe('$(POD_NAME).node-manager.mnemo.svc:50061');
     expect(env.NODE_KV_SSD_POOLS).toMatch(/^\/data\/kv\/ssd-0\.pool=/);
-    expect(c.volumeMounts).toEqual([{ name: 'kv', mountPath: '/data/kv' }]);
+    expect(c.volumeMounts).toEqual([
+      { name: 'kv', mountPath: '/data/kv' },
+      { name: 'tls', mountPath: '/etc/mnemo-tls', readOnly: true },
+    ]);
+    expect(env.NODE_GRPC_TLS_CERT).toBe('/etc/mnemo-tls/node.pem');
     expect(nm.spec.volumeClaimTemplates[0].spec.storageClassName).toBe('mnemo-local-ssd');
     // The node's graceful stop (goodbye heartbeat, drain) finishes within bootOrExit's 10 s.
     expect(nm.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(10);

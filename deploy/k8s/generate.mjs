@@ -1,6 +1,8 @@
 // `node deploy/k8s/generate.mjs` writes deploy/k8s/<overlay>/*.yaml for every overlay;
 // `--check` only compares (exit 1 on a difference), `--image NAME` sets the image (default
-// mnemo:local, the one docker-compose.yml builds), `--out DIR` writes under DIR instead.
+// mnemo:local, the one docker-compose.yml builds), `--out DIR` writes under DIR instead,
+// `--overlay NAME` only that overlay, `--ssd-hosts a,b` pins the local SSD volumes to those
+// Kubernetes nodes (`kubectl get nodes`) instead of the overlay's (render.mjs overlayFor).
 // No cluster, kustomize or helm is needed: the output is plain YAML for `kubectl apply -f`.
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,13 +16,19 @@ const { values } = parseArgs({
     check: { type: 'boolean', default: false },
     image: { type: 'string', default: DEFAULT_IMAGE },
     out: { type: 'string', default: here },
+    overlay: { type: 'string' },
+    'ssd-hosts': { type: 'string' },
   },
 });
 
 let stale = 0;
-for (const overlay of Object.keys(OVERLAYS)) {
+const ssdHosts = values['ssd-hosts']
+  ?.split(',')
+  .map((h) => h.trim())
+  .filter(Boolean);
+for (const overlay of values.overlay ? [values.overlay] : Object.keys(OVERLAYS)) {
   const dir = join(values.out, overlay);
-  const files = render(overlay, values.image);
+  const files = render(overlay, values.image, ssdHosts);
   if (values.check) {
     const present = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.yaml')) : [];
     for (const f of new Set([...present, ...files.keys()])) {

@@ -4,7 +4,7 @@
 // directory and shows in the indexer API's /query answers, beside the node's own holdings.
 import { decode } from '@msgpack/msgpack';
 import { Publisher, Subscriber } from 'zeromq';
-import { blockKeys, chunkKeys, vllmBlockHash } from '@mnemo/kv-core';
+import { blockKeys, chunkKeys, tenantOf, vllmBlockHash } from '@mnemo/kv-core';
 import { Cluster, waitFor } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
@@ -50,10 +50,13 @@ function vllmStoredBatch(ts: number, hashes: bigint[], parent: bigint | null, to
   return Buffer.concat([Buffer.from([0x93]), f64, arr([event]), Buffer.from([0x00])]);
 }
 
-const query = async (port: number, path: string, body: unknown) => {
+const ADMIN_KEY = 'itest-indexer-admin';
+const TENANT_KEY = 'sk-itest-tenant';
+
+const query = async (port: number, path: string, body: unknown, key: string | null = ADMIN_KEY) => {
   const r = await fetch(`http://127.0.0.1:${port}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
     body: JSON.stringify(body),
   });
   return {
@@ -81,6 +84,8 @@ describe('vLLM-format KV events and the indexer API', () => {
       schedulerEnv: {
         SCHEDULER_INDEXER: 'on',
         SCHEDULER_INDEXER_PORT: '0',
+        SCHEDULER_INDEXER_ADMIN_KEYS: ADMIN_KEY,
+        MNEMO_API_KEYS: TENANT_KEY,
         SCHEDULER_VLLM_SOURCES: `vllm-ext=${MODEL}@${external.lastEndpoint}`,
       },
     });
@@ -164,5 +169,27 @@ describe('vLLM-format KV events and the indexer API', () => {
     expect((await query(indexerPort, '/query', { model: 'other', token_ids: ext })).body).toEqual({ data: {} });
     expect((await query(indexerPort, '/query', { model: MODEL, token_ids: 'x' })).status).toBe(400);
     expect((await query(indexerPort, '/query_by_hash', { model: MODEL, block_hash: ['nothex'] })).body.error?.code).toBe('invalid_request');
+
+    // Access: no key, or a wrong one, is a 401 before anything is read.
+    const itest = { model: MODEL, tenant: 'itest', token_ids: tokens };
+    expect((await query(indexerPort, '/query', itest, null)).status).toBe(401);
+    expect((await query(indexerPort, '/query', itest, 'guess')).body.error?.code).toBe('unauthenticated');
+    // A tenant's key asking about another tenant's salt: 403, and no answer.
+    const other = await query(indexerPort, '/query', itest, TENANT_KEY);
+    expect([other.status, other.body.error?.code, other.body.data]).toEqual([403, 'permission_denied', undefined]);
+    expect(
+      (await query(indexerPort, '/query_by_hash', { model: MODEL, block_hash: [blockKeys(MODEL, 'default', ext)[15]] }, TENANT_KEY)).status,
+    ).toBe(403);
+    // Without `tenant` the key's own tenant is the scope: the same tokens match nothing held for itest.
+    expect((await query(indexerPort, '/query', { model: MODEL, token_ids: tokens }, TENANT_KEY)).body).toEqual({ data: {} });
+    expect((await query(indexerPort, '/query', { model: MODEL, tenant: tenantOf(TENANT_KEY), token_ids: tokens }, TENANT_KEY)).status).toBe(
+      200,
+    );
+  });
+
+  it('refuses to start the indexer without an admin key', async () => {
+    await expect(Cluster.start({ nodes: 0, schedulerEnv: { SCHEDULER_INDEXER: 'on', SCHEDULER_INDEXER_PORT: '0' } })).rejects.toThrow(
+      /SCHEDULER_INDEXER_ADMIN_KEYS/,
+    );
   });
 });

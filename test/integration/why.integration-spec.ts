@@ -76,9 +76,9 @@ describe('why a prompt hit or missed (GET /v1/requests/{id}/kv)', () => {
     expect(evicted.policy).toMatch(/LRU/);
     expect(Date.parse(evicted.at)).toBeGreaterThan(Date.now() - 60_000);
 
-    // Bob cannot read Alice's request; a bad id is a 400; an unknown one a 404.
+    // Bob cannot read Alice's request; a bad id (any shape) is a 400; an unknown one a 404.
     expect((await why(KEYS.bob, hit)).status).toBe(404);
-    expect((await why(KEYS.alice, 'not a/valid id')).status).toBe(404);
+    expect((await why(KEYS.alice, 'not a/valid id')).status).toBe(400);
     expect((await why(KEYS.alice, 'chatcmpl-%20bad')).status).toBe(400);
     expect((await why(KEYS.alice, 'chatcmpl-00000000-0000-0000-0000-000000000000')).status).toBe(404);
   });

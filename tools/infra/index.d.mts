@@ -27,7 +27,40 @@ export interface RunningNats extends RunningServer {
  * Starts a private `nats-server` with JetStream on a free port of 127.0.0.1.
  * `dir`: parent of the private store directory; `user` / `password`: clients must present them.
  */
-export function startNats(opts?: { dir?: string; log?: (line: string) => void; user?: string; password?: string }): Promise<RunningNats>;
+export function startNats(opts?: {
+  dir?: string;
+  log?: (line: string) => void;
+  user?: string;
+  password?: string;
+  /** A nats-server authorization block (natsUsers().conf) instead of one user. */
+  authorization?: string;
+  /** Server certificate and key (PEM files): clients must speak TLS. */
+  tls?: { cert: string; key: string };
+}): Promise<RunningNats>;
+
+export type NatsRole = 'scheduler' | 'gateway' | 'profiler' | 'node';
+/** The inbox prefix of a role (`_INBOX_<role>`, `_INBOX_node.<id>`), as services use it. */
+export function inboxPrefix(role: NatsRole, nodeId?: string): string;
+/** Subjects a role may publish and subscribe (least privilege). */
+export function rolePermissions(role: NatsRole, nodeId?: string): { publish: string[]; subscribe: string[] };
+/** A node's NATS user name. */
+export function nodeUser(nodeId: string): string;
+/** Users with random passwords (keys scheduler, gateway, profiler, node:<id>) and the nats-server authorization block. */
+export function natsUsers(opts: { nodes: string[]; password?: () => string }): {
+  users: Record<string, { user: string; password: string }>;
+  conf: string;
+};
+/** The authorization block with `$ENV` password references (docker-compose, Kubernetes). */
+export function natsUsersFromEnv(list: Array<{ role: NatsRole; nodeId?: string; user: string; passwordEnv: string }>): string;
+
+/** True when the `openssl` command runs. */
+export function hasOpenssl(): boolean;
+/** A private CA (`ca`: its PEM file) and, per name, a certificate and key for the given DNS names / IPs. */
+export function makePrivateCa(
+  dir: string,
+  certs: Record<string, string[]>,
+  opts?: { days?: number },
+): { ca: string; certs: Record<string, { cert: string; key: string }> };
 
 /**
  * Starts a private Postgres on a free port of 127.0.0.1 with database `database` (default `mnemo`).
@@ -40,3 +73,12 @@ export interface RunningPostgres extends RunningServer {
   down: () => Promise<void>;
   up: () => Promise<void>;
 }
+
+/** Per-run NATS users (one per service and node) and, with openssl, a private CA for NATS and node ↔ node TLS. */
+export function makeLocalSecrets(opts: { nodes: string[]; log?: (line: string) => void }): {
+  dir: string;
+  tls: boolean;
+  nats: { authorization: string; tls?: { cert: string; key: string } };
+  envFor(role: NatsRole, nodeId?: string): Record<string, string>;
+  remove(): void;
+};

@@ -4,3 +4,6 @@ export { freePort } from './free-port.mjs';
 export { startNats } from './nats.server.mjs';
 export { startPostgres } from './postgres.server.mjs';
 export { redactUrl } from './redact-url.mjs';
+export { inboxPrefix, natsUsers, natsUsersFromEnv, nodeUser, rolePermissions } from './nats-auth.mjs';
+export { hasOpenssl, makePrivateCa } from './tls.mjs';
+export { makeLocalSecrets } from './local-secrets.mjs';

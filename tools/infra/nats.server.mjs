@@ -18,7 +18,11 @@ import { onProcessExit, privateDir, spawnServer } from './owned-process.mjs';
  * clients get the credentials separately, as NATS_USER / NATS_PASSWORD).
  * `restart(downMs)` kills the server (SIGKILL, as a crash), keeps it down `downMs`, and starts
  * it again on the same port and store: what a NATS restart under load looks like to clients.
- * @param {{ dir?: string, log?: (line: string) => void, user?: string, password?: string }} [opts] `dir`: parent of the private store directory
+ * `authorization`: a nats-server authorization block instead (per-service users and permissions,
+ * nats-auth.mjs natsUsers); `tls`: the server's certificate and key (PEM files): clients must then
+ * speak TLS (tls.mjs makes a private CA and certificates).
+ * @param {{ dir?: string, log?: (line: string) => void, user?: string, password?: string, authorization?: string,
+ *   tls?: { cert: string, key: string } }} [opts] `dir`: parent of the private store directory
  * @returns {Promise<RunningServer>}
  */
 export async function startNats(opts = {}) {
@@ -29,14 +33,16 @@ export async function startNats(opts = {}) {
     const port = await freePort();
     const dir = privateDir('nats', opts.dir);
     const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir];
-    if (opts.user) {
+    const auth = opts.authorization
+      ? opts.authorization
+      : opts.user
+        ? `authorization {\n  user: ${JSON.stringify(opts.user)}\n  password: ${JSON.stringify(opts.password ?? '')}\n}\n`
+        : '';
+    const tls = opts.tls ? `tls {\n  cert_file: ${JSON.stringify(opts.tls.cert)}\n  key_file: ${JSON.stringify(opts.tls.key)}\n}\n` : '';
+    if (auth || tls) {
       // In a file only we can read, not on the command line, where every local user's `ps` would show it.
       const conf = join(dir, 'auth.conf');
-      writeFileSync(
-        conf,
-        `authorization {\n  user: ${JSON.stringify(opts.user)}\n  password: ${JSON.stringify(opts.password ?? '')}\n}\n`,
-        { mode: 0o600 },
-      );
+      writeFileSync(conf, auth + tls, { mode: 0o600 });
       args.push('-c', conf);
     }
     let server = spawnServer(bin, args, { dir });

@@ -3,7 +3,15 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import { connectNats, JsonLogger, listenOrCleanUp, OpsServer, outlastClientKeepAlive, ServiceMetrics } from '@mnemo/service-kit';
+import {
+  connectNats,
+  natsInboxPrefix,
+  JsonLogger,
+  listenOrCleanUp,
+  OpsServer,
+  outlastClientKeepAlive,
+  ServiceMetrics,
+} from '@mnemo/service-kit';
 import { AdvisoriesGrpcController } from './advisories/advisories.grpc.controller.js';
 import { AppModule } from './app.module.js';
 import { InferGrpcController } from './completions/infer.grpc.controller.js';
@@ -37,7 +45,7 @@ export async function startGateway(env: Record<string, string | undefined>): Pro
   const config = loadGatewayConfig(env);
   const logger = new JsonLogger('gateway', config.logLevel);
   const metrics = new ServiceMetrics('gateway');
-  const nats = await connectNats(config.natsUrl, 'mnemo-gateway', config.natsCredentials);
+  const nats = await connectNats(config.natsUrl, 'mnemo-gateway', config.natsCredentials, natsInboxPrefix('gateway'));
   let app: NestExpressApplication | undefined;
   let grpc: GatewayGrpcServer | undefined;
   try {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import {
   connectNats,
+  natsInboxPrefix,
   JsonLogger,
   listenOrCleanUp,
   NatsEndpoints,
@@ -72,10 +73,12 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await engine.close();
     throw e;
   });
-  const nats = await connectNats(config.NATS_URL!, `node-manager ${config.NODE_ID}`, {
-    user: config.NATS_USER,
-    password: config.NATS_PASSWORD,
-  }).catch(async (e: unknown) => {
+  const nats = await connectNats(
+    config.NATS_URL!,
+    `node-manager ${config.NODE_ID}`,
+    { user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCa: config.NATS_TLS_CA },
+    natsInboxPrefix(`node.${config.NODE_ID}`),
+  ).catch(async (e: unknown) => {
     await engine.close();
     throw e;
   });
@@ -152,6 +155,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     timeoutMs: config.NODE_PEER_TIMEOUT_MS,
     deadlineBaseMs: config.NODE_PEER_DEADLINE_BASE_MS,
     ...(config.NODE_PEER_TOKEN ? { token: config.NODE_PEER_TOKEN } : {}),
+    ...(config.peerTls ? { tls: config.peerTls } : {}),
   });
   const prompts = kvStore ? new PeerAwarePromptStore(kvStore, kvStore, peers) : NO_PROMPT_STORE;
   new PeerMetrics(metrics, peers, prompts instanceof PeerAwarePromptStore ? prompts : undefined, kvStore);

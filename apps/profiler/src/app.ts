@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import {
   connectNats,
+  natsInboxPrefix,
   JsonLogger,
   listenOrCleanUp,
   NatsEndpoints,
@@ -35,7 +36,12 @@ export async function startProfiler(env: Readonly<Record<string, string | undefi
   const config = loadProfilerConfig(env);
   const logger = new JsonLogger('profiler', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('profiler');
-  const nats = await connectNats(config.NATS_URL!, 'profiler', { user: config.NATS_USER, password: config.NATS_PASSWORD });
+  const nats = await connectNats(
+    config.NATS_URL!,
+    'profiler',
+    { user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCa: config.NATS_TLS_CA },
+    natsInboxPrefix('profiler'),
+  );
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, metrics, nats), new ExpressAdapter(), {
     logger,
     abortOnError: false,

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import {
   CLOCK,
   connectNats,
+  natsInboxPrefix,
   JsonLogger,
   type Clock,
   listenOrCleanUp,
@@ -13,6 +14,7 @@ import {
   type LogLevel,
 } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
+import { IndexerAccess } from './indexer/indexer.access.js';
 import { IndexerHttpServer } from './indexer/indexer.http-server.js';
 import { QueryIndexerUseCase } from './indexer/query-indexer.use-case.js';
 import { loadSchedulerConfig } from './config/scheduler.config.js';
@@ -38,7 +40,12 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
   const config = loadSchedulerConfig(env);
   const logger = new JsonLogger('scheduler', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('scheduler');
-  const nats = await connectNats(config.NATS_URL!, 'scheduler', { user: config.NATS_USER, password: config.NATS_PASSWORD });
+  const nats = await connectNats(
+    config.NATS_URL!,
+    'scheduler',
+    { user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCa: config.NATS_TLS_CA },
+    natsInboxPrefix('scheduler'),
+  );
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), {
     logger,
     abortOnError: false,
@@ -65,7 +72,13 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
   });
   const ops = new OpsServer(metrics, () => endpoints.listening);
   const indexer =
-    config.SCHEDULER_INDEXER === 'on' ? new IndexerHttpServer(app.get(QueryIndexerUseCase), config.SCHEDULER_VLLM_TENANT!) : undefined;
+    config.SCHEDULER_INDEXER === 'on'
+      ? new IndexerHttpServer(
+          app.get(QueryIndexerUseCase),
+          config.SCHEDULER_VLLM_TENANT!,
+          new IndexerAccess(config.SCHEDULER_INDEXER_ADMIN_KEYS ?? [], config.MNEMO_API_KEYS ?? []),
+        )
+      : undefined;
   const indexerPort = indexer
     ? await listenOrCleanUp(indexer, config.SCHEDULER_INDEXER_PORT!, config.SCHEDULER_INDEXER_HOST!, () => app.close())
     : undefined;

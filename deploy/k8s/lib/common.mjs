@@ -8,6 +8,8 @@ export const DEFAULT_IMAGE = 'mnemo:local';
 export const NATS_SECRET = 'mnemo-nats';
 /** Secret with key `url`: postgres://… of the external database (the profiler's registry). */
 export const POSTGRES_SECRET = 'mnemo-postgres';
+/** Admin keys of the scheduler's KV indexer API (key `keys`, comma-separated). */
+export const INDEXER_SECRET = 'mnemo-indexer-admin';
 export const NATS_CLIENT_PORT = 4222;
 
 /** @param {string} component */
@@ -24,18 +26,39 @@ export const meta = (name, component) => ({ name, namespace: NAMESPACE, labels: 
 /** @param {Record<string, string>} vars */
 export const plainEnv = (vars) => Object.entries(vars).map(([name, value]) => ({ name, value }));
 
+/** Secret of the private CA's files (ca.pem; nats.pem/.key for the NATS servers; node.pem/.key for node ↔ node gRPC). */
+export const TLS_SECRET = 'mnemo-tls';
+/** Where a pod finds the files of TLS_SECRET it is given. */
+export const TLS_DIR = '/etc/mnemo-tls';
+
 /**
- * NATS credentials from the Secret, then NATS_URL built from them by Kubernetes' `$(VAR)`
- * expansion (variables must come before their use), so the password is never in a manifest.
+ * A service's NATS user: its role's name (one user per role, least-privilege subjects: see
+ * deploy/k8s/lib/nats.mjs and docs/security.md), its password from the `mnemo-nats` Secret's key
+ * of that role, and TLS verified against the private CA. No password is in a manifest.
+ * @param {'scheduler' | 'gateway' | 'profiler' | 'node'} role
  */
-export const natsEnv = () => [
-  { name: 'NATS_USER', valueFrom: { secretKeyRef: { name: NATS_SECRET, key: 'user' } } },
-  { name: 'NATS_PASSWORD', valueFrom: { secretKeyRef: { name: NATS_SECRET, key: 'password' } } },
-  { name: 'NATS_URL', value: `nats://$(NATS_USER):$(NATS_PASSWORD)@nats.${NAMESPACE}.svc:${NATS_CLIENT_PORT}` },
+export const natsEnv = (role) => [
+  { name: 'NATS_USER', value: role },
+  { name: 'NATS_PASSWORD', valueFrom: { secretKeyRef: { name: NATS_SECRET, key: role } } },
+  { name: 'NATS_URL', value: `nats://nats.${NAMESPACE}.svc:${NATS_CLIENT_PORT}` },
+  { name: 'NATS_TLS_CA', value: `${TLS_DIR}/ca.pem` },
 ];
 
-/** Env shared by the services: logs, ops endpoints on every interface (probes come from the kubelet). */
-export const serviceEnv = () => [...natsEnv(), ...plainEnv({ LOG_LEVEL: 'info', METRICS_HOST: '0.0.0.0' })];
+/**
+ * The TLS_SECRET volume with only `files` of it (a service gets the CA, a node its certificate too).
+ * @param {string[]} files
+ */
+export const tlsVolume = (files) => ({
+  name: 'tls',
+  secret: { secretName: TLS_SECRET, defaultMode: 0o440, items: files.map((f) => ({ key: f, path: f })) },
+});
+export const tlsMount = () => ({ name: 'tls', mountPath: TLS_DIR, readOnly: true });
+
+/** Env shared by the services: their NATS user, logs, ops endpoints on every interface (probes come from the kubelet). */
+export const serviceEnv = (/** @type {'scheduler' | 'gateway' | 'profiler' | 'node'} */ role) => [
+  ...natsEnv(role),
+  ...plainEnv({ LOG_LEVEL: 'info', METRICS_HOST: '0.0.0.0' }),
+];
 
 /**
  * /readyz and /healthz of a service's ops endpoints. Readiness is what the service reports

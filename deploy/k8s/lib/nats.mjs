@@ -1,7 +1,8 @@
-import { Service } from 'kubernetes-models/v1';
+import { ConfigMap, Service } from 'kubernetes-models/v1';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { containerSecurity, meta, NAMESPACE, NATS_CLIENT_PORT, natsEnv, selector } from './common.mjs';
+import { natsUsersFromEnv } from '../../../tools/infra/nats-auth.mjs';
+import { containerSecurity, meta, NAMESPACE, NATS_CLIENT_PORT, NATS_SECRET, selector, TLS_DIR, tlsMount, tlsVolume } from './common.mjs';
 
 const REPLICAS = 3;
 const CLUSTER_PORT = 6222;
@@ -9,18 +10,39 @@ const MONITOR_PORT = 8222;
 /** The image docker-compose.yml runs. */
 const NATS_IMAGE = 'nats:2.10-alpine';
 
+/** The NATS users of the cluster: one per role; the node-managers share one (a StatefulSet's pods share one template). */
+const ROLES = /** @type {const} */ (['scheduler', 'gateway', 'profiler', 'node']);
+const passwordEnv = (/** @type {string} */ role) => `NATS_${role.toUpperCase()}_PASSWORD`;
+
+/** nats-server's configuration: client TLS from the private CA, and the least-privilege users. */
+export function natsConf() {
+  return (
+    `# Mnemo's NATS (generated from deploy/k8s/lib/nats.mjs; docs/security.md). Passwords are read from the environment.\n` +
+    `tls {\n  cert_file: "${TLS_DIR}/nats.pem"\n  key_file: "${TLS_DIR}/nats.key"\n  timeout: 2\n}\n` +
+    natsUsersFromEnv(
+      ROLES.map((role) => ({ role, ...(role === 'node' ? { nodeId: '*' } : {}), user: role, passwordEnv: passwordEnv(role) })),
+    )
+  );
+}
+
 /**
- * NATS as a 3-server cluster with one account for clients and routes. Mnemo uses core NATS
- * only (request-reply, queue groups, plain subjects; no JetStream), so the servers keep no
- * state: no volumes, and a restarted server rejoins through its routes. Credentials come from
- * the `mnemo-nats` Secret through `$(VAR)` expansion of the arguments, so no password is in a
- * manifest; routes carry them in their URLs (the only place nats-server reads route credentials).
+ * NATS as a 3-server cluster. Mnemo uses core NATS only (request-reply, queue groups, plain
+ * subjects; no JetStream), so the servers keep no state: no volumes, and a restarted server
+ * rejoins through its routes. Clients speak TLS (the `mnemo-tls` Secret's nats certificate) and
+ * log in as their role's user with its subject permissions (the ConfigMap's mnemo.conf); the
+ * passwords come from the `mnemo-nats` Secret (a key per role, and `route` for the routes between
+ * servers, which carry it in their URLs — the only place nats-server reads route credentials),
+ * by environment, so no password is in a manifest.
  */
 export function natsCluster() {
-  const peer = (i) => `nats://$(NATS_USER):$(NATS_PASSWORD)@nats-${i}.nats-headless.${NAMESPACE}.svc:${CLUSTER_PORT}`;
+  const peer = (i) => `nats://route:$(NATS_ROUTE_PASSWORD)@nats-${i}.nats-headless.${NAMESPACE}.svc:${CLUSTER_PORT}`;
   const routes = Array.from({ length: REPLICAS }, (_, i) => peer(i)).join(',');
-  const env = natsEnv().filter((e) => e.name !== 'NATS_URL');
+  const env = ['route', ...ROLES].map((role) => ({
+    name: passwordEnv(role),
+    valueFrom: { secretKeyRef: { name: NATS_SECRET, key: role } },
+  }));
   return [
+    new ConfigMap({ metadata: meta('mnemo-nats-config', 'nats'), data: { 'mnemo.conf': natsConf() } }),
     new Service({
       metadata: meta('nats-headless', 'nats'),
       spec: {
@@ -73,14 +95,12 @@ export function natsCluster() {
                   String(NATS_CLIENT_PORT),
                   '--http_port',
                   String(MONITOR_PORT),
-                  '--user',
-                  '$(NATS_USER)',
-                  '--pass',
-                  '$(NATS_PASSWORD)',
+                  '--config',
+                  '/etc/nats/mnemo.conf',
                   '--cluster_name',
                   'mnemo',
                   '--cluster',
-                  `nats://$(NATS_USER):$(NATS_PASSWORD)@0.0.0.0:${CLUSTER_PORT}`,
+                  `nats://route:$(NATS_ROUTE_PASSWORD)@0.0.0.0:${CLUSTER_PORT}`,
                   '--routes',
                   routes,
                 ],
@@ -99,8 +119,12 @@ export function natsCluster() {
                 },
                 resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
                 securityContext: { ...containerSecurity(), runAsNonRoot: true, runAsUser: 1000 },
+                volumeMounts: [{ name: 'config', mountPath: '/etc/nats', readOnly: true }, tlsMount()],
               },
             ],
+            // The secret's files readable by the server's group.
+            securityContext: { fsGroup: 1000 },
+            volumes: [{ name: 'config', configMap: { name: 'mnemo-nats-config' } }, tlsVolume(['nats.pem', 'nats.key'])],
           },
         },
       },

@@ -2,7 +2,20 @@ import { PersistentVolume, Service } from 'kubernetes-models/v1';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { StorageClass } from 'kubernetes-models/storage.k8s.io/v1';
-import { containerSecurity, meta, NAMESPACE, plainEnv, podSecurity, probes, scrapeAnnotations, selector, serviceEnv } from './common.mjs';
+import {
+  containerSecurity,
+  meta,
+  NAMESPACE,
+  plainEnv,
+  podSecurity,
+  probes,
+  scrapeAnnotations,
+  selector,
+  serviceEnv,
+  TLS_DIR,
+  tlsMount,
+  tlsVolume,
+} from './common.mjs';
 import { MODEL_DIRS, PORTS } from './services.mjs';
 
 export const SSD_CLASS = 'mnemo-local-ssd';
@@ -21,8 +34,8 @@ export function nodeManagers(o, image) {
   if (o.ssdHosts.length < o.nodeReplicas) throw new RangeError(`overlay ${o.name}: ${o.nodeReplicas} node-managers need as many ssdHosts`);
   const env = [
     { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-    ...serviceEnv(),
-    // Node ↔ node gRPC carries (and requires) this shared token; without the Secret it is open.
+    ...serviceEnv('node'),
+    // Node ↔ node gRPC carries (and requires) this shared token, over mutual TLS with the private CA's node certificate.
     { name: 'NODE_PEER_TOKEN', valueFrom: { secretKeyRef: { name: 'mnemo-peer-token', key: 'token' } } },
     ...plainEnv({
       NODE_ID: '$(POD_NAME)',
@@ -35,6 +48,9 @@ export function nodeManagers(o, image) {
       NODE_KV_HOST_POOL: o.hostPool,
       NODE_KV_SSD_POOLS: `/data/kv/ssd-0.pool=${o.ssdPoolSize}`,
       NODE_HEARTBEAT_MS: '1000',
+      NODE_GRPC_TLS_CA: `${TLS_DIR}/ca.pem`,
+      NODE_GRPC_TLS_CERT: `${TLS_DIR}/node.pem`,
+      NODE_GRPC_TLS_KEY: `${TLS_DIR}/node.key`,
       ...o.nodeEnv,
     }),
   ];
@@ -102,9 +118,10 @@ export function nodeManagers(o, image) {
                 ...probes('ops'),
                 resources: o.nodeResources,
                 securityContext: containerSecurity(),
-                volumeMounts: [{ name: 'kv', mountPath: '/data/kv' }],
+                volumeMounts: [{ name: 'kv', mountPath: '/data/kv' }, tlsMount()],
               },
             ],
+            volumes: [tlsVolume(['ca.pem', 'node.pem', 'node.key'])],
           },
         },
         volumeClaimTemplates: [

@@ -3,5 +3,6 @@ export const OVERLAYS: Readonly<Record<string, { name: string; summary: string; 
 export function manifests(
   overlay: string,
   image?: string,
+  ssdHosts?: string[],
 ): Array<{ file: string; objects: Array<{ validate(): void; toJSON(): Record<string, unknown> }> }>;
-export function render(overlay: string, image?: string): Map<string, string>;
+export function render(overlay: string, image?: string, ssdHosts?: string[]): Map<string, string>;

@@ -5,6 +5,7 @@ import { Namespace } from 'kubernetes-models/v1';
 import { stringify } from 'yaml';
 import { DEFAULT_IMAGE, NAMESPACE, labels } from './common.mjs';
 import { natsCluster } from './nats.mjs';
+import { networkPolicies } from './network-policies.mjs';
 import { nodeManagers } from './node-manager.mjs';
 import { OVERLAYS } from './overlays.mjs';
 import { gateway, profiler, scheduler } from './services.mjs';
@@ -12,13 +13,27 @@ import { gateway, profiler, scheduler } from './services.mjs';
 export { OVERLAYS, DEFAULT_IMAGE };
 
 /**
- * The files of one overlay, in apply order (kubectl applies a folder's files by name).
- * @param {string} overlay @param {string} [image]
- * @returns {Array<{ file: string, objects: Array<{ validate(): void, toJSON(): object }> }>}
+ * The overlay with the machines of its local SSD volumes replaced by `ssdHosts` (the cluster's own
+ * `kubectl get nodes` names: kind-control-plane, minikube, k3d-<name>-server-0, …); fewer names
+ * than node-managers put the rest on the last one (a one-machine laptop cluster gives one).
+ * @param {string} overlay @param {string[]} [ssdHosts]
  */
-export function manifests(overlay, image = DEFAULT_IMAGE) {
+export function overlayFor(overlay, ssdHosts) {
   const o = OVERLAYS[overlay];
   if (!o) throw new RangeError(`unknown overlay ${overlay}: ${Object.keys(OVERLAYS).join(', ')}`);
+  if (!ssdHosts || ssdHosts.length === 0) return o;
+  if (!ssdHosts.every((h) => /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(h)))
+    throw new RangeError(`--ssd-hosts: Kubernetes node names (lowercase DNS names), got ${ssdHosts.join(',')}`);
+  return { ...o, ssdHosts: Array.from({ length: o.nodeReplicas }, (_, i) => ssdHosts[Math.min(i, ssdHosts.length - 1)]) };
+}
+
+/**
+ * The files of one overlay, in apply order (kubectl applies a folder's files by name).
+ * @param {string} overlay @param {string} [image] @param {string[]} [ssdHosts] see overlayFor
+ * @returns {Array<{ file: string, objects: Array<{ validate(): void, toJSON(): object }> }>}
+ */
+export function manifests(overlay, image = DEFAULT_IMAGE, ssdHosts = undefined) {
+  const o = overlayFor(overlay, ssdHosts);
   return [
     { file: '00-namespace.yaml', objects: [new Namespace({ metadata: { name: NAMESPACE, labels: labels('namespace') } })] },
     { file: '10-nats.yaml', objects: natsCluster() },
@@ -26,19 +41,20 @@ export function manifests(overlay, image = DEFAULT_IMAGE) {
     { file: '30-node-manager.yaml', objects: nodeManagers(o, image) },
     { file: '40-profiler.yaml', objects: profiler(o, image) },
     { file: '50-gateway.yaml', objects: gateway(o, image) },
+    { file: '60-network-policies.yaml', objects: networkPolicies() },
   ];
 }
 
 /**
  * Validates and renders an overlay: file name → YAML text. Throws on the first object the
  * schema rejects, naming the file, kind and name.
- * @param {string} overlay @param {string} [image]
+ * @param {string} overlay @param {string} [image] @param {string[]} [ssdHosts] see overlayFor
  * @returns {Map<string, string>}
  */
-export function render(overlay, image = DEFAULT_IMAGE) {
+export function render(overlay, image = DEFAULT_IMAGE, ssdHosts = undefined) {
   const out = new Map();
-  const o = OVERLAYS[overlay];
-  for (const { file, objects } of manifests(overlay, image)) {
+  const o = overlayFor(overlay, ssdHosts);
+  for (const { file, objects } of manifests(overlay, image, ssdHosts)) {
     const docs = objects.map((obj) => {
       const json = obj.toJSON();
       try {

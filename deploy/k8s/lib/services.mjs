@@ -8,11 +8,14 @@ import {
   NAMESPACE,
   plainEnv,
   podSecurity,
+  INDEXER_SECRET,
   POSTGRES_SECRET,
   probes,
   scrapeAnnotations,
   selector,
   serviceEnv,
+  tlsMount,
+  tlsVolume,
 } from './common.mjs';
 
 /** Ports of docker-compose.yml, so the two deployments read alike. */
@@ -60,8 +63,10 @@ function serviceDeployment(s) {
               ...probes(s.probePort),
               resources: s.resources,
               securityContext: containerSecurity(),
+              volumeMounts: [tlsMount()],
             },
           ],
+          volumes: [tlsVolume(['ca.pem'])],
         },
       },
     },
@@ -79,7 +84,7 @@ const pdb = (name, spec) =>
  */
 export function gateway(o, image) {
   const env = [
-    ...serviceEnv(),
+    ...serviceEnv('gateway'),
     ...plainEnv({
       GATEWAY_HOST: '0.0.0.0',
       GATEWAY_PORT: String(PORTS.gatewayHttp),
@@ -145,7 +150,7 @@ export function scheduler(o, image) {
       replicas: o.schedulerReplicas,
       // The KV indexer API (docs/interop.md) is an operator API: reachable in the cluster only.
       env: [
-        ...serviceEnv(),
+        ...serviceEnv('scheduler'),
         ...plainEnv({
           METRICS_PORT: String(PORTS.schedulerOps),
           SCHEDULER_NODE_TIMEOUT_MS: '3000',
@@ -153,6 +158,9 @@ export function scheduler(o, image) {
           SCHEDULER_INDEXER_HOST: '0.0.0.0',
           SCHEDULER_INDEXER_PORT: String(PORTS.schedulerIndexer),
         }),
+        // The indexer answers only to these keys (an operator's); a tenant's gateway key may query its own tenant.
+        { name: 'SCHEDULER_INDEXER_ADMIN_KEYS', valueFrom: { secretKeyRef: { name: INDEXER_SECRET, key: 'keys' } } },
+        { name: 'MNEMO_API_KEYS', valueFrom: { secretKeyRef: { name: 'mnemo-api-keys', key: 'keys', optional: true } } },
       ],
       ports: [
         { name: 'ops', containerPort: PORTS.schedulerOps },
@@ -189,7 +197,7 @@ export function profiler(_o, image) {
       image,
       replicas: 1,
       env: [
-        ...serviceEnv(),
+        ...serviceEnv('profiler'),
         { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: POSTGRES_SECRET, key: 'url' } } },
         ...plainEnv({ METRICS_PORT: String(PORTS.profilerOps), HTTP_HOST: '0.0.0.0', HTTP_PORT: String(PORTS.profilerHttp) }),
       ],

@@ -47,8 +47,13 @@ export const Subjects = {
   KV_EVENTS: 'mnemo.v1.nodes.kv-events',
   /** Ask nodes for a full KV report (a KvEvent with full = true on KV_EVENTS): scheduler start-up, or a seq gap. */
   KV_REPORT: 'mnemo.v1.nodes.kv-report',
-  /** Why a request's KV came from where it did: WhyRequest → WhyReply. Plain subscription: only the replica holding the request's record answers. */
+  /**
+   * Why a request's KV came from where it did: WhyRequest → WhyReply, queue group `scheduler`: every replica holds
+   * every record (WHY_RECORD), so one replica answers, the same whichever; an unknown id is a prompt not_found.
+   */
   WHY: 'mnemo.v1.scheduler.why',
+  /** A routing record (JSON), from the replica that routed a request attempt to every replica: the newest attempt wins. */
+  WHY_RECORD: 'mnemo.v1.scheduler.why-record',
   /** Nodes, their load and KV per tier, routed hit rates: ClusterStatusRequest → ClusterStatusReply (queue group `scheduler`). */
   STATUS: 'mnemo.v1.scheduler.status',
   /** Register (or re-register, idempotently) a model record: RegisterModelRequest → ProfilerReply.model. */

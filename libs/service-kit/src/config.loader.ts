@@ -103,6 +103,10 @@ export const commonSchema = {
   },
   NATS_USER: { type: 'string', doc: 'NATS user (with NATS_PASSWORD); overrides one in NATS_URL' },
   NATS_PASSWORD: { type: 'string', doc: 'NATS password of NATS_USER', secret: true },
+  NATS_TLS_CA: {
+    type: 'string',
+    doc: "PEM file of the CA that signed the NATS server's certificate: set, the connection requires TLS and verifies the server",
+  },
   LOG_LEVEL: { type: 'enum', doc: 'minimum log level', values: ['debug', 'info', 'warn', 'error'], default: 'info' },
 } as const satisfies Schema;
 

@@ -1,9 +1,16 @@
 import type { LoggerService } from '@nestjs/common';
+import { tenantLogId } from '@mnemo/kv-core';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-/** Structured JSON lines on stdout: {"level","time","service","msg",...fields}. */
+/** Fields whose values are tenant ids: the chunk-key salt, so a log line shows only tenantLogId(id). */
+const TENANT_FIELDS = new Set(['tenant', 'tenantId']);
+
+/**
+ * Structured JSON lines on stdout: {"level","time","service","msg",...fields}. A `tenant` field is
+ * written hashed (kv-core tenantLogId), whoever logs it: log readers need not be tenants' peers.
+ */
 export class JsonLogger implements LoggerService {
   constructor(
     private readonly service: string,
@@ -18,7 +25,10 @@ export class JsonLogger implements LoggerService {
   emit(level: LogLevel, msg: string, fields: Record<string, unknown> = {}): void {
     if (rank[level] < rank[this.minLevel]) return;
     const line: Record<string, unknown> = { level, time: new Date().toISOString(), service: this.service, msg, ...fields };
-    for (const [k, v] of Object.entries(line)) if (v instanceof Error) line[k] = { name: v.name, message: v.message, stack: v.stack };
+    for (const [k, v] of Object.entries(line)) {
+      if (v instanceof Error) line[k] = { name: v.name, message: v.message, stack: v.stack };
+      else if (TENANT_FIELDS.has(k) && typeof v === 'string') line[k] = tenantLogId(v);
+    }
     this.write(JSON.stringify(line));
   }
 

@@ -1,5 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, tenantOf } from '@mnemo/kv-core';
+
+export { tenantOf };
 
 /** Tenant of every request when authentication is off. */
 export const DEFAULT_TENANT = 'default';
@@ -33,10 +35,6 @@ export class ApiKeyAuthenticator {
     if (!match) throw new MnemoError(ErrorCode.Unauthenticated, 'invalid API key');
     return tenantOf(m[1]!);
   }
-}
-
-export function tenantOf(key: string): string {
-  return 't-' + createHash('sha256').update('mnemo-tenant\0').update(key).digest('hex').slice(0, 32);
 }
 
 function digest(key: string): Buffer {

@@ -24,6 +24,7 @@ describe(loadGatewayConfig.name, () => {
       profilerUrl: 'http://127.0.0.1:8090',
       profilerTimeoutMs: 10_000,
       advisoryLimit: { ratePerSec: 50, burst: 100 },
+      whyLimit: { ratePerSec: 10, burst: 20 },
       defaultModel: 'fortune-base',
     });
   });

@@ -80,6 +80,13 @@ export const gatewaySchema = {
     default: 100,
     min: 1,
   },
+  GATEWAY_WHY_RATE: {
+    type: 'int',
+    doc: '`why` lookups (GET /v1/requests/{id}/kv) each tenant may make per second, on average; more get 429 with Retry-After',
+    default: 10,
+    min: 1,
+  },
+  GATEWAY_WHY_BURST: { type: 'int', doc: '`why` lookups a tenant may make at once above GATEWAY_WHY_RATE', default: 20, min: 1 },
   MNEMO_DEFAULT_MODEL: {
     type: 'string',
     doc: 'the model GET /v1/models lists first (the one to talk to); `npm start` serves it on every node',
@@ -118,6 +125,8 @@ export interface GatewayConfig {
   readonly defaultModel: string;
   /** Per-tenant token bucket of advisories. */
   readonly advisoryLimit: RateLimit;
+  /** Per-tenant token bucket of `why` lookups. */
+  readonly whyLimit: RateLimit;
 }
 
 /** Throws `ConfigError` listing every problem (bootOrExit prints them and exits 1). */
@@ -133,7 +142,11 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   // Defaults make every field but the list defined once loadConfig returned.
   return {
     natsUrl: c.NATS_URL!,
-    natsCredentials: { ...(c.NATS_USER ? { user: c.NATS_USER } : {}), ...(c.NATS_PASSWORD ? { password: c.NATS_PASSWORD } : {}) },
+    natsCredentials: {
+      ...(c.NATS_USER ? { user: c.NATS_USER } : {}),
+      ...(c.NATS_PASSWORD ? { password: c.NATS_PASSWORD } : {}),
+      ...(c.NATS_TLS_CA ? { tlsCa: c.NATS_TLS_CA } : {}),
+    },
     opsHost: c.METRICS_HOST!,
     opsPort: c.METRICS_PORT!,
     logLevel: c.LOG_LEVEL as GatewayConfig['logLevel'],
@@ -152,6 +165,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     profilerUrl: c.GATEWAY_PROFILER_URL!.replace(/\/+$/, ''),
     profilerTimeoutMs: c.GATEWAY_PROFILER_TIMEOUT_MS!,
     advisoryLimit: { ratePerSec: c.GATEWAY_ADVISORY_RATE!, burst: c.GATEWAY_ADVISORY_BURST! },
+    whyLimit: { ratePerSec: c.GATEWAY_WHY_RATE!, burst: c.GATEWAY_WHY_BURST! },
     defaultModel,
   };
 }

@@ -34,7 +34,7 @@ import {
   type TokenEvent,
 } from '@mnemo/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { NATS_CONNECTION } from '@mnemo/service-kit';
+import { NATS_CONNECTION, natsInboxPrefix } from '@mnemo/service-kit';
 import { fromReply, natsRequest } from './nats.request.js';
 
 export type InferenceRequestInit = MessageInitShape<typeof InferenceRequestSchema>;
@@ -72,7 +72,7 @@ export class SchedulerClient {
    * its first token before the scheduler's reply reaches us.
    */
   openInbox(onEvent: (e: TokenEvent) => void, onBadPayload: (err: unknown) => void): TokenInbox {
-    const subject = createInbox();
+    const subject = createInbox(natsInboxPrefix('gateway'));
     const sub: Subscription = this.nc.subscribe(subject, {
       callback: (err, msg) => {
         if (err) return onBadPayload(err);

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, TenantRateLimiter } from '@mnemo/kv-core';
 import type { KvExplanation } from '@mnemo/proto';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway.config.js';
 import { SchedulerClient } from '../nats/scheduler.client.js';
 
 /** How long the records answer for (SCHEDULER_WHY_TTL_MS by default); said in a 404. */
@@ -22,27 +23,48 @@ export interface RequestKvView {
   readonly chunks: Array<Record<string, string | number>>;
 }
 
+/** The one answer to any malformed id, whatever its shape (400 invalid_request, docs/observability.md). */
+export function malformedRequestId(): MnemoError {
+  return new MnemoError(ErrorCode.InvalidRequest, 'a request id is a chatcmpl-… or cmpl-… id, or the x-request-id of a response', {
+    param: 'id',
+  });
+}
+
 /** The gateway's request id from what a client saw: `chatcmpl-<id>`, `cmpl-<id>`, or the id itself. */
 export function requestIdOf(id: string): string {
   const bare = id.replace(/^(chatcmpl|cmpl)-/, '');
-  if (!ID.test(bare))
-    throw new MnemoError(ErrorCode.InvalidRequest, 'a request id is a chatcmpl-… or cmpl-… id, or the x-request-id of a response', {
-      param: 'id',
-    });
+  if (!ID.test(bare)) throw malformedRequestId();
   return bare;
 }
 
 /**
  * `why` for one request (GET /v1/requests/{id}/kv, `mnemo why`): asks the schedulers over NATS;
- * the replica that routed it answers with the node's record folded in. An unknown id, one whose
- * record has aged out and another tenant's request are the same 404.
+ * one replica answers from the shared routing record, with the node's record folded in. An unknown
+ * id, one whose record has aged out and another tenant's request are the same 404. Lookups are
+ * rate-limited per tenant (429), so guessing ids costs the guesser, not the schedulers.
  */
 @Injectable()
 export class RequestKvUseCase {
-  constructor(@Inject(SchedulerClient) private readonly scheduler: SchedulerClient) {}
+  private readonly limiter: TenantRateLimiter;
+
+  constructor(
+    @Inject(SchedulerClient) private readonly scheduler: SchedulerClient,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {
+    this.limiter = new TenantRateLimiter(config.whyLimit);
+  }
 
   async execute(tenant: string, id: string, admin: boolean): Promise<RequestKvView> {
     const requestId = requestIdOf(id);
+    const d = this.limiter.take(tenant, Date.now());
+    if (!d.ok) {
+      const { ratePerSec, burst } = this.config.whyLimit;
+      throw new MnemoError(
+        ErrorCode.Overloaded,
+        `why rate limit exceeded for this tenant (${ratePerSec} per second, bursts of ${burst}): retry in ${d.retryAfterMs} ms`,
+        { retryAfterMs: d.retryAfterMs },
+      );
+    }
     const e = await this.scheduler.why({ requestId, tenant, admin }, 3000);
     if (!e)
       throw new MnemoError(ErrorCode.NotFound, `no KV record of request ${requestId}: unknown, older than the records kept, or not yours`);

@@ -1,12 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Server, ServerCredentials, status, type ServerWritableStream } from '@grpc/grpc-js';
+import { Server, status, type ServerWritableStream } from '@grpc/grpc-js';
 import { errorStatus, isMnemoError } from '@mnemo/kv-core';
 import { loadGrpcServices } from '@mnemo/proto';
 import { JsonLogger } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { advertisedAddress } from './advertised.address.js';
 import { FetchChunksUseCase } from './fetch-chunks.use-case.js';
+import { peerServerCredentials } from './peer.tls.js';
 
 interface FetchChunksCall {
   keys: string[];
@@ -16,7 +17,8 @@ interface FetchChunksCall {
 
 /**
  * gRPC endpoint for node ↔ node chunk transfer on NODE_GRPC_HOST:NODE_GRPC_PORT; maps each call
- * to the use case. With NODE_PEER_TOKEN set, a call must carry it as a bearer token.
+ * to the use case. With NODE_PEER_TOKEN set, a call must carry it as a bearer token; with
+ * NODE_GRPC_TLS_* set, the connection is mutual TLS (a peer without a certificate of the CA is refused).
  */
 @Injectable()
 export class ChunkTransferGrpcServer implements OnModuleInit, OnApplicationShutdown {
@@ -42,7 +44,9 @@ export class ChunkTransferGrpcServer implements OnModuleInit, OnApplicationShutd
     });
     const host = this.config.NODE_GRPC_HOST!;
     const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`${host}:${this.config.NODE_GRPC_PORT}`, ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+      server.bindAsync(`${host}:${this.config.NODE_GRPC_PORT}`, peerServerCredentials(this.config.peerTls), (e, p) =>
+        e ? reject(e) : resolve(p),
+      ),
     );
     this.server = server;
     this.address = advertisedAddress(this.config.NODE_GRPC_ADVERTISE, host, port);

@@ -3,6 +3,7 @@ import { SWAP_IN_MODES } from '@mnemo/kv-core';
 import { isSubjectToken, toSubjectToken } from '@mnemo/proto';
 import { commonSchema, opsSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
 import { parseHostPort } from '../chunks/advertised.address.js';
+import { loadPeerTls, type PeerTls } from '../chunks/peer.tls.js';
 import { parseByteSize, parseKvStoreSettings, type KvStoreSettings } from '../kv-store/kv-store.settings.js';
 import { parseDroidSpeakSettings, type DroidSpeakSettings } from '../droidspeak/droidspeak.settings.js';
 import { parseSimKvBytes, type SimKvBytes } from '../engine/sim-kv.settings.js';
@@ -295,6 +296,14 @@ export const nodeManagerSchema = {
     doc: 'shared secret of node ↔ node gRPC: sent as a bearer token on every chunk fetch, and required of every caller when set (same value on every node)',
     secret: true,
   },
+  NODE_GRPC_TLS_CA: {
+    type: 'string',
+    doc:
+      'node ↔ node gRPC TLS: PEM file of the private CA; with NODE_GRPC_TLS_CERT and _KEY every chunk fetch is mutual TLS ' +
+      '(peers without a certificate of this CA are refused)',
+  },
+  NODE_GRPC_TLS_CERT: { type: 'string', doc: "node ↔ node gRPC TLS: PEM file of this node's certificate (signed by NODE_GRPC_TLS_CA)" },
+  NODE_GRPC_TLS_KEY: { type: 'string', doc: "node ↔ node gRPC TLS: PEM file of this node's private key", secret: true },
   NODE_DROIDSPEAK: {
     type: 'enum',
     doc: "cross-model KV reuse (DroidSpeak): on — a derived model's request whose prompt its base model holds more of reuses the base's KV under the profiler's plan (an approximation, reported in usage.kv_reuse); off — ordinary prefill",
@@ -364,6 +373,14 @@ export const nodeManagerSchema = {
     doc: 'vLLM-format KV events: ROUTER endpoint answering replay requests such as tcp://*:5558, or off',
     default: 'off',
   },
+  NODE_VLLM_EVENTS_TOKEN_IDS: {
+    type: 'enum',
+    doc:
+      "vLLM-format KV events: on sends each block's token_ids (every tenant's prompt tokens, in clear, to every subscriber); " +
+      'off sends token_ids: [] and only salted block hashes',
+    values: ['on', 'off'],
+    default: 'on',
+  },
   NODE_VLLM_EVENTS_TOPIC: { type: 'string', doc: "vLLM-format KV events: first frame of every message (vLLM's topic; default empty)" },
   NODE_VLLM_EVENTS_MAX_CHUNKS: {
     type: 'int',
@@ -381,6 +398,8 @@ export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & {
   readonly simKvBytes?: SimKvBytes;
   /** NODE_KV_DEVICE_BYTES parsed; undefined: NODE_KV_BLOCKS per model. */
   readonly kvDeviceBytes?: number;
+  /** NODE_GRPC_TLS_* read: node ↔ node gRPC is mutual TLS; undefined: plaintext (the peer token still applies). */
+  readonly peerTls?: PeerTls;
 };
 
 /** Injection token of the validated configuration. */
@@ -426,6 +445,8 @@ export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
     problems.push(`NODE_GRPC_ADVERTISE=${JSON.stringify(advertise)}: must be host or host:port (a peer dials it)`);
   if (!isSubjectToken(nodeId)) problems.push(`NODE_ID=${JSON.stringify(nodeId)}: must match [A-Za-z0-9_-]+ (it is part of NATS subjects)`);
   if (config) problems.push(...peerTokenProblems(config.NODE_GRPC_HOST!, config.NODE_PEER_TOKEN));
+  const peerTls = config ? loadPeerTls(config) : { problems: [] };
+  problems.push(...peerTls.problems);
   const kv = config ? parseKvStoreSettings({ ...config, NODE_ID: nodeId }) : { problems: [] };
   problems.push(...kv.problems);
   const budgetText = env.NODE_KV_DEVICE_BYTES?.trim();
@@ -445,5 +466,6 @@ export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
     droidSpeak: ds.settings,
     ...(kvDeviceBytes ? { kvDeviceBytes } : {}),
     ...(simKv.value ? { simKvBytes: simKv.value } : {}),
+    ...(peerTls.tls ? { peerTls: peerTls.tls } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
 import type { Engine } from '@mnemo/engine';
-import { VllmEventsPublisher, type JsonLogger, type ServiceMetrics } from '@mnemo/service-kit';
+import { VllmEventsPublisher, type JsonLogger, type ServiceMetrics, type VllmEventBatch } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import { VllmEventsBridge } from './vllm-events.bridge.js';
 
@@ -28,8 +28,11 @@ export async function startVllmEvents(
     topic: config.NODE_VLLM_EVENTS_TOPIC ?? '',
     onError: (e) => logger.emit('warn', 'vLLM KV event publish failed', { err: String(e) }),
   });
+  // token_ids are tenants' prompts in clear; without them a subscriber sees only block hashes, which
+  // are salted per tenant. The field stays (as []) because vLLM's BlockStored declares it required.
+  const sink = config.NODE_VLLM_EVENTS_TOKEN_IDS === 'off' ? { publish: (b: VllmEventBatch) => pub.publish(withoutTokenIds(b)) } : pub;
   const bridge = new VllmEventsBridge(
-    pub,
+    sink,
     new Set(engine.models().map((m) => m.id)),
     config.NODE_VLLM_EVENTS_MAX_CHUNKS!,
     config.kvStore.eventsMs,
@@ -55,7 +58,11 @@ export async function startVllmEvents(
     'KV changes left out of the vLLM-format stream: chunks whose tokens this node never saw on its device',
     () => bridge.counters.unmapped,
   );
-  logger.emit('info', 'vLLM-format KV events on', { endpoint: pub.endpoint, replayEndpoint: pub.replayEndpoint });
+  logger.emit('info', 'vLLM-format KV events on', {
+    endpoint: pub.endpoint,
+    replayEndpoint: pub.replayEndpoint,
+    tokenIds: config.NODE_VLLM_EVENTS_TOKEN_IDS,
+  });
   return {
     bridge,
     endpoint: pub.endpoint,
@@ -67,4 +74,9 @@ export async function startVllmEvents(
       await pub.close();
     },
   };
+}
+
+/** The batch with every BlockStored's token_ids emptied (replays serve it the same way). */
+export function withoutTokenIds(b: VllmEventBatch): VllmEventBatch {
+  return { ...b, events: b.events.map((e) => (e.type === 'BlockStored' ? { ...e, tokenIds: [] } : e)) };
 }

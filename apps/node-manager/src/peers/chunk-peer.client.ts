@@ -1,7 +1,8 @@
-import { credentials, Metadata, type Client, type ClientReadableStream } from '@grpc/grpc-js';
+import { Metadata, type Client, type ClientReadableStream } from '@grpc/grpc-js';
 import { crc32c } from '@mnemo/native-cuda';
 import { LinkSpeed } from '@mnemo/kv-core';
 import { loadGrpcServices } from '@mnemo/proto';
+import { peerChannelCredentials, type PeerTls } from '../chunks/peer.tls.js';
 
 /** One key's answer from a peer: its verified payload, or a miss (not held, corrupt, truncated, or the stream broke). */
 export interface PeerChunk {
@@ -42,6 +43,8 @@ export interface ChunkPeerOptions {
   readonly timeoutMs?: number;
   /** Sent as `authorization: Bearer <token>` on every call (NODE_PEER_TOKEN); the peer refuses calls without it. */
   readonly token?: string;
+  /** Node ↔ node mutual TLS (NODE_GRPC_TLS_*): the peer is verified against the CA, and this node's certificate presented. */
+  readonly tls?: PeerTls;
   /** Per-chunk deadline (see LinkSpeed): fixed part, ms. */
   readonly deadlineBaseMs?: number;
   /** A channel unused this long is closed. */
@@ -230,7 +233,7 @@ export class ChunkPeerClient {
         if (lru) this.evict(lru[0], lru[1]);
       }
       const { clients } = loadGrpcServices();
-      const client = new clients.ChunkTransfer(address, credentials.createInsecure(), {
+      const client = new clients.ChunkTransfer(address, peerChannelCredentials(this.options.tls), {
         'grpc.max_receive_message_length': maxMessageBytes,
         // Channels to the same peer with different limits must not share one subchannel's settings.
         'grpc.use_local_subchannel_pool': 1,

@@ -152,6 +152,20 @@ export const schedulerSchema = {
     default: '127.0.0.1',
   },
   SCHEDULER_INDEXER_PORT: { type: 'int', doc: 'port of the indexer API (0 = any free port)', default: 9480, min: 0, max: 65535 },
+  SCHEDULER_INDEXER_ADMIN_KEYS: {
+    type: 'list',
+    doc:
+      'comma-separated admin keys of the indexer API (Authorization: Bearer <key>), required with SCHEDULER_INDEXER=on: ' +
+      'an admin may query any tenant and /query_by_hash',
+    secret: true,
+  },
+  MNEMO_API_KEYS: {
+    type: 'list',
+    doc:
+      "the gateway's API keys: with one, the indexer's POST /query answers for that key's tenant only " +
+      '(the tenant comes from the key, never the body)',
+    secret: true,
+  },
   SCHEDULER_VLLM_SOURCES: {
     type: 'string',
     doc: "external engines whose vLLM-format KV events (ZMQ) feed the KV directory: entries id=model@tcp://host:5557[|tcp://host:5558] separated by ';' (the second endpoint answers replays)",
@@ -172,6 +186,10 @@ export function loadSchedulerConfig(env: Readonly<Record<string, string | undefi
   const config = loadConfig(schedulerSchema, env);
   const { problems } = parseDerivedBases(config.SCHEDULER_DROIDSPEAK_BASES ?? []);
   problems.push(...parseVllmSources(config.SCHEDULER_VLLM_SOURCES ?? '').problems);
+  if (config.SCHEDULER_INDEXER === 'on' && (config.SCHEDULER_INDEXER_ADMIN_KEYS ?? []).length === 0)
+    problems.push(
+      'SCHEDULER_INDEXER=on needs SCHEDULER_INDEXER_ADMIN_KEYS: the indexer API shows which prompts are cached, so it is never open',
+    );
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -35,6 +35,8 @@ const CONTENT_SALT = '\u0000content';
  */
 export class RoutingRecords {
   readonly records: BoundedRecords<string, RoutingRecord>;
+  /** Told of every record this replica makes (WhyRecordShare sends it to the other replicas). */
+  onRecord: (r: RoutingRecord) => void = () => undefined;
   /** Per node: prompt tokens routed there, and how many it held in each tier when routed (since start). */
   readonly routedTo = new Map<string, { prompt: number; device: number; host: number; ssd: number }>();
   private readonly content: BoundedRecords<string, Map<string, string>>;
@@ -76,7 +78,7 @@ export class RoutingRecords {
         otherTenantHeld,
       };
     });
-    this.records.set(request.requestId, {
+    const record: RoutingRecord = {
       requestId: request.requestId,
       tenant: request.tenant,
       model: request.model,
@@ -86,6 +88,27 @@ export class RoutingRecords {
       chunkKeys: [...keys],
       atUnixMs,
       chunks,
-    });
+    };
+    this.adopt(record);
+    this.onRecord(record);
   }
+
+  /**
+   * Keeps `r` unless a newer record of its request is held: the later attempt (a failover routes
+   * again, maybe on another replica), then the later routing. Every replica adopts every record,
+   * so all keep the same one whatever order they arrive in.
+   */
+  adopt(r: RoutingRecord): boolean {
+    const had = this.records.get(r.requestId);
+    if (had && newer(had, r)) return false;
+    this.records.set(r.requestId, r);
+    return true;
+  }
+}
+
+/** `a` wins over `b`: a later attempt, then a later routing, then (a tie, for one order everywhere) the greater node id. */
+function newer(a: RoutingRecord, b: RoutingRecord): boolean {
+  if (a.attempt !== b.attempt) return a.attempt > b.attempt;
+  if (a.atUnixMs !== b.atUnixMs) return a.atUnixMs > b.atUnixMs;
+  return a.nodeId > b.nodeId;
 }

@@ -7,6 +7,7 @@ import { ClusterStatusNatsHandler } from './cluster-status.nats-handler.js';
 import { ClusterStatusUseCase } from './cluster-status.use-case.js';
 import { NatsNodeWhyClient } from './nats-node-why.client.js';
 import { RoutingRecords } from './routing.records.js';
+import { WhyRecordShare } from './why-record.share.js';
 import { WhyNatsHandler } from './why.nats-handler.js';
 import { NODE_WHY_CLIENT, WHY_RECORDS } from './why.ports.js';
 import { WhyUseCase } from './why.use-case.js';
@@ -28,6 +29,7 @@ const records = {
     { provide: NODE_WHY_CLIENT, useClass: NatsNodeWhyClient },
     WhyUseCase,
     WhyNatsHandler,
+    WhyRecordShare,
   ],
   exports: [WHY_RECORDS],
 })

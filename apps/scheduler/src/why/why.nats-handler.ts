@@ -4,9 +4,9 @@ import { decodeRequest, JsonLogger, NatsEndpoints, toErrorReply } from '@mnemo/s
 import { WhyUseCase } from './why.use-case.js';
 
 /**
- * WHY, on every replica (no queue group: a request's record lives on the replica that routed it).
- * Replicas without the record stay silent, so the gateway's request gets the one answer there is
- * (or times out: not found).
+ * WHY, in the `scheduler` queue group: one replica answers, and since every replica keeps every
+ * routing record (WhyRecordShare) the answer is the same whichever. An id nobody routed, or one
+ * whose record aged out, is answered not_found at once (no fan-out, no wait for a timeout).
  */
 @Injectable()
 export class WhyNatsHandler implements OnApplicationBootstrap {
@@ -17,16 +17,19 @@ export class WhyNatsHandler implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.endpoints.listen(Subjects.WHY, async (msg) => {
-      try {
-        const o = await this.useCase.execute(decodeRequest(WhyRequestSchema, msg.data));
-        if (o.kind === 'not_mine') return undefined;
-        if (o.kind === 'not_found')
-          return encodeMessage(WhyReplySchema, { result: { case: 'error', value: { code: 'not_found', message: 'no such request' } } });
-        return encodeMessage(WhyReplySchema, { result: { case: 'explanation', value: o.explanation } });
-      } catch (e) {
-        return encodeMessage(WhyReplySchema, { result: { case: 'error', value: toErrorReply(e, this.logger, 'why') } });
-      }
-    });
+    this.endpoints.listen(
+      Subjects.WHY,
+      async (msg) => {
+        try {
+          const o = await this.useCase.execute(decodeRequest(WhyRequestSchema, msg.data));
+          if (o.kind === 'not_found')
+            return encodeMessage(WhyReplySchema, { result: { case: 'error', value: { code: 'not_found', message: 'no such request' } } });
+          return encodeMessage(WhyReplySchema, { result: { case: 'explanation', value: o.explanation } });
+        } catch (e) {
+          return encodeMessage(WhyReplySchema, { result: { case: 'error', value: toErrorReply(e, this.logger, 'why') } });
+        }
+      },
+      'scheduler',
+    );
   }
 }

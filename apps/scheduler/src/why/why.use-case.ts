@@ -6,12 +6,11 @@ import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.conf
 import { WHY_RECORDS, NODE_WHY_CLIENT, type NodeWhyClient } from './why.ports.js';
 import type { RoutingRecords } from './routing.records.js';
 
-/** The answer to a why question: an explanation, not this replica's request, or another tenant's. */
-export type WhyOutcome =
-  { readonly kind: 'explained'; readonly explanation: KvExplanation } | { readonly kind: 'not_mine' } | { readonly kind: 'not_found' };
+/** The answer to a why question: an explanation, or not found (unknown, aged out, or another tenant's: one answer). */
+export type WhyOutcome = { readonly kind: 'explained'; readonly explanation: KvExplanation } | { readonly kind: 'not_found' };
 
 /**
- * `why` for one request: this replica's routing record, the node's record of what it served
+ * `why` for one request: the routing record (every replica holds the newest of each request), the node's record of what it served
  * (asked over NATS; a node that is gone leaves the sources unknown), combined by kv-core
  * `explainKv`. A request of another tenant is `not_found`, the same answer as an unknown one.
  */
@@ -25,8 +24,7 @@ export class WhyUseCase {
 
   async execute(q: WhyRequest): Promise<WhyOutcome> {
     const r = this.records.records.get(q.requestId);
-    if (!r) return { kind: 'not_mine' };
-    if (r.tenant !== q.tenant && !q.admin) return { kind: 'not_found' };
+    if (!r || (r.tenant !== q.tenant && !q.admin)) return { kind: 'not_found' };
     const node: NodeKvRecord | null = await this.nodes.ask(r.nodeId, r.requestId, r.chunkKeys);
     const drops = new Map<string, ChunkDropFact[]>();
     for (const d of node?.drops ?? [])

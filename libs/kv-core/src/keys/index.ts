@@ -3,3 +3,4 @@ export { CHUNK_KEY_BYTES, chunkKeys, chunkKeyBytes, nextChunkKey, keyToHex, hexT
 export { validateTokenIds } from './token-ids.validator.js';
 export { BlockKeyChain, blockKeys, chunkBlockKeys } from './block-key.chain.js';
 export { heldChunkPrefix } from './held-prefix.js';
+export { tenantOf, tenantLogId } from './tenant.id.js';

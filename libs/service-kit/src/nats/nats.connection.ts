@@ -3,10 +3,21 @@ import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/t
 /** Injection token for the service's one NATS connection. */
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 
-/** NATS credentials from configuration (NATS_USER / NATS_PASSWORD). */
+/** NATS credentials from configuration (NATS_USER / NATS_PASSWORD, NATS_TLS_CA). */
 export interface NatsCredentials {
   readonly user?: string;
   readonly password?: string;
+  /** PEM file of the CA that signed the server's certificate: the connection then requires TLS and verifies the server. */
+  readonly tlsCa?: string;
+}
+
+/**
+ * Where a service reads its request replies (and the gateway its token streams): `_INBOX_<role>`,
+ * a prefix of its own, so that least-privilege NATS users (docs/security.md) can let each read
+ * only its own inboxes. `role` is scheduler, gateway, profiler, or `node.<id>`.
+ */
+export function natsInboxPrefix(role: string): string {
+  return `_INBOX_${role}`;
 }
 
 /**
@@ -28,6 +39,14 @@ export function natsConnectOptions(url: string, creds: NatsCredentials = {}): Pi
  * Connects with unlimited reconnects: a NATS restart must not take a service down.
  * The first connect still fails fast so a wrong URL (or wrong credentials) is reported at boot.
  */
-export async function connectNats(url: string, name: string, creds: NatsCredentials = {}): Promise<NatsConnection> {
-  return connect({ ...natsConnectOptions(url, creds), name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5000 });
+export async function connectNats(url: string, name: string, creds: NatsCredentials = {}, inboxPrefix?: string): Promise<NatsConnection> {
+  return connect({
+    ...natsConnectOptions(url, creds),
+    ...(creds.tlsCa ? { tls: { caFile: creds.tlsCa } } : {}),
+    ...(inboxPrefix ? { inboxPrefix } : {}),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    timeout: 5000,
+  });
 }
