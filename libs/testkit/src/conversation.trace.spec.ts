@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { InferenceRequestSchema } from '@mnemo/proto';
-import { ConversationTrace } from './conversation.trace.mjs';
+import { ConversationTrace } from './conversation.trace.js';
 
 const opts = { conversations: 3, turns: 3, userTokens: 4, meanStartGapMs: 10, meanThinkMs: 5, seed: 7 };
 const reply = (requestId: string) => [900, 901, requestId.length];

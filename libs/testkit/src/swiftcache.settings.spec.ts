@@ -1,4 +1,4 @@
-import { kvMemoryGb, PAPER_SETTINGS, UTILIZATION, workerShares } from './swiftcache.settings.mjs';
+import { kvMemoryGb, PAPER_SETTINGS, UTILIZATION, workerShares } from './swiftcache.settings.js';
 
 describe('SwiftCache paper settings', () => {
   it('every model of every setting fits its GPU at the utilization used', () => {

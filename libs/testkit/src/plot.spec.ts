@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as vl from 'vega-lite';
-import { cdf, figureSpec, groupedBars, renderSvg, specText } from './plot.mjs';
+import { cdf, figureSpec, groupedBars, renderSvg, specText } from './plot.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const figures = readdirSync(join(root, 'bench/figures'))
   .filter((f) => f.endsWith('.figure.mjs'))
   .map((f) => f.slice(0, -'.figure.mjs'.length));
