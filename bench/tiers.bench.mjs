@@ -27,6 +27,7 @@
 //        interleaved in the same rounds (the headline is the paired get, default CRC32C);
 //        and once more with RestoreReader's copy-ahead off, with host gets taking fresh buffers
 //        (no reuse across restores), and with SSD gets reading windows (the previous design).
+//        SSD puts also run on a second pool with the write-behind as it was (ab_ssd_put).
 //        `npm run bench -- tiers-ab` runs such A/Bs without the puts and probes in between.
 //   backend: `io.ssdBackend` says which I/O backend the SSD pool ran. A pread/pwrite fallback run
 //        keeps its SSD fractions out of the headline (under `pread_fallback`) and says how to get
@@ -103,6 +104,13 @@ const loadAtStart = loadavg();
 try {
   const host = await openTierStore({ ...STORE, dir: join(base, 'store-mem') });
   const ssd = await openTierStore({ ...STORE, dir: join(base, 'store-ssd'), ssdPools: [join(base, 'store-ssd', 'ssd-0.pool')] });
+  // The SSD write-behind as it was (one batch at a time, host replicas checksummed again): an A/B of the put.
+  const ssdPrevious = await openTierStore({
+    ...STORE,
+    dir: join(base, 'store-ssd-previous'),
+    ssdPools: [join(base, 'store-ssd-previous', 'ssd-0.pool')],
+    writer: { ssdBatchesInFlight: 1, recomputeSsdCrc: true },
+  });
   const files = await filePerChunk();
   const limits = await tierLimits({
     bytes: BYTES,
@@ -128,6 +136,7 @@ try {
     hostGet: [],
     ssdPut: [],
     ssdPutCommitted: [],
+    ssdPutPrevious: [],
     ssdGet: [],
     rawWrite: [],
     rawRead: [],
@@ -169,7 +178,10 @@ try {
     if (r % 2) await hostAbs();
     await getsByCrc(host.get, 'hostGet');
     if (r % 2 === 0) await hostAbs();
+    const previousPut = async () => t.ssdPutPrevious.push((await ssdPrevious.put(++salt)).readable);
+    if (r % 2) await previousPut();
     const sp = await paired(r, limits.rawWrite, () => ssd.put(++salt));
+    if (r % 2 === 0) await previousPut();
     t.rawWrite.push(sp.limit);
     t.ssdPut.push(sp.tier.readable);
     t.ssdPutCommitted.push(sp.tier.committed);
@@ -204,6 +216,7 @@ try {
   }
   await host.close();
   await ssd.close();
+  await ssdPrevious.close();
   await redis?.close();
   // The baseline at its best: the faster way of pipelining, by median.
   if (redis) t.redisGet = median(t.redisGetAuto) <= median(t.redisGetPipeline) ? t.redisGetAuto : t.redisGetPipeline;
@@ -281,6 +294,12 @@ try {
       what: "host gets in the same rounds with each restore allocating (and zeroing) its own layer payloads instead of taking them from the tiers' buffer pool",
       host_get_gbs: { reused: g('hostGet'), fresh: g('hostGetFreshBuffers') },
       reused_over_fresh: round(median(t.hostGetFreshBuffers.map((x, i) => x / t.hostGet[i])), 3),
+    },
+    ab_ssd_put: {
+      what: 'SSD puts in the same rounds (order alternating): now (two write-behind batches in flight, SSD copies of host replicas under their recorded CRC32C) vs previous (one batch at a time, each host replica checksummed again on the SSD worker)',
+      put_gbs: { now: g('ssdPut'), previous: g('ssdPutPrevious') },
+      now_over_previous: round(median(t.ssdPutPrevious.map((x, i) => x / t.ssdPut[i])), 3),
+      ratios: 'median over rounds of the per-round speed ratio',
     },
     ab_ssd_reads: {
       what: 'SSD gets in the same rounds, same pool: ring (one transfer per layer, read-ahead budget of layers in flight, CRC32C checked on the copy into the payload, copy-ahead) vs windows (the previous design: two 16 MiB windows, CRC32C on the I/O thread, no copy-ahead of SSD layers)',

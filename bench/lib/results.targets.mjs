@@ -699,4 +699,12 @@ export const BENCHMARKS = {
   'pool-devices': { what: "The native pool devices' copy, gather and O_DIRECT figures", keys: [] },
   'kv-policy': { what: 'kv-core policy structures: per-operation costs', keys: [] },
   'tiers-ab': { what: 'A/B rounds of tier read variants on the same pool', keys: [] },
+  'tiers-profile': {
+    what: "Where a tier get and put spend their time: the store's paths under perf, CPU samples sorted into data-path parts",
+    keys: [
+      { path: 'ssd_get.cpu_per_wall', what: 'SSD get: CPU seconds (all threads) per wall second' },
+      { path: 'ssd_put.cpu_per_wall', what: 'SSD put: CPU seconds (all threads) per wall second' },
+      { path: 'ssd_get.ssd_peak_in_flight', what: 'SSD get: most requests in flight on the device' },
+    ],
+  },
 };

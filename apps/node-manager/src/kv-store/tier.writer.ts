@@ -51,6 +51,14 @@ interface SsdJob {
 
 type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: number; readonly use: PayloadUse };
 
+/** For same-process A/Bs only (the tiers bench): the previous behaviour of the SSD write-behind. */
+export interface TierWriterTuning {
+  /** SSD batches written at once (default SSD_BATCHES_IN_FLIGHT). */
+  readonly ssdBatchesInFlight?: number;
+  /** Checksum SSD copies of host replicas again instead of taking the recorded CRC32C. */
+  readonly recomputeSsdCrc?: boolean;
+}
+
 /** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
 const SSD_BATCH_SEGMENTS = 64;
 /** Default bound of the write-behind queue (NODE_KV_SSD_QUEUE_MB). */
@@ -105,6 +113,7 @@ export class TierWriter {
     private readonly tiers: OffloadTiers,
     private readonly onError: (e: unknown, what: string) => void,
     private readonly maxQueueBytes = DEFAULT_SSD_QUEUE_BYTES,
+    private readonly tuning: TierWriterTuning = {},
   ) {}
 
   /** Segments waiting for (or in) an SSD write. */
@@ -312,7 +321,7 @@ export class TierWriter {
             if (!this.stopped) this.onError(e, 'journal flush');
           }
           sinceCommit = 0;
-        } else if (running.size >= SSD_BATCHES_IN_FLIGHT) await Promise.race(running);
+        } else if (running.size >= (this.tuning.ssdBatchesInFlight ?? SSD_BATCHES_IN_FLIGHT)) await Promise.race(running);
       }
       await Promise.all(running);
     })().finally(() => {
@@ -358,7 +367,7 @@ export class TierWriter {
         return {
           operand: this.tiers.device(src.pin.location.deviceIndex).device,
           offset: src.pin.location.offset,
-          crc32c: src.pin.location.crc32c,
+          ...(this.tuning.recomputeSsdCrc ? {} : { crc32c: src.pin.location.crc32c }),
         };
       if (m.segBytes % 4096 === 0) return { operand: src.payload, offset: src.byteOffset };
       // O_DIRECT moves whole sectors: pad an odd-sized segment into an aligned buffer first.
