@@ -33,7 +33,7 @@
 //        keeps its SSD fractions out of the headline (under `pread_fallback`) and says how to get
 //        io_uring.
 // Interleaved repetitions, medians. Writes bench/results/tiers.json (figure: bench/figures/tiers.figure.mjs).
-// Run: npm run bench -- tiers [--quick] [--dir DIR] [--stripe-mbps 400,200]   (DIR: where the SSD pool and files go)
+// Run: npm run bench -- tiers [--quick] [--dir DIR] [--stripe-mbps 400,200] [--io pread]   (DIR: where the SSD pool and files go)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -56,6 +56,9 @@ const STRIPE_BPS = arg('stripe-mbps', '400,200')
   .map((x) => Number(x) * 1e6);
 if (STRIPE_BPS.length !== 2 || !STRIPE_BPS.every((b) => b > 0))
   throw new RangeError('--stripe-mbps takes two positive figures, e.g. 400,200');
+/** SSD I/O backend of the pools and the raw probes: 'auto' (io_uring where it works), or 'pread' to see a fallback run. */
+const IO = arg('io', 'auto');
+if (IO !== 'auto' && IO !== 'pread') throw new RangeError("--io takes 'auto' or 'pread'");
 const MiB = 2 ** 20;
 const G = { layers: 32, rowElems: 512 };
 const CHUNK_BYTES = G.layers * 2 * 256 * G.rowElems * 4; // 32 MiB
@@ -63,7 +66,7 @@ const CHUNKS = quick ? 4 : 8;
 const BYTES = CHUNKS * CHUNK_BYTES;
 const REPS = quick ? 3 : 9;
 const MODEL = 'llama-3-8b-shaped';
-const STORE = { model: MODEL, geometry: G, chunks: CHUNKS };
+const STORE = { model: MODEL, geometry: G, chunks: CHUNKS, ioBackend: IO };
 
 const gbps = (seconds) => BYTES / seconds / 1e9;
 /** LMCache's local-disk layout: one file per chunk, written whole (no fsync, as that backend does), read whole. */
@@ -118,6 +121,7 @@ try {
     segmentBytes: CHUNK_BYTES / G.layers,
     queueDepth: SSD_QUEUE_DEPTH,
     rawPath: join(base, 'raw.bin'),
+    backend: IO,
   });
   let redis = null;
   let redisSkipped = null;
@@ -320,7 +324,7 @@ try {
   if (uring) Object.assign(result, { ssd_get_frac_of_raw, ssd_put_frac_of_raw });
   else
     result.pread_fallback = {
-      what: `the SSD pool ran the pread/pwrite fallback (${ioInfo().uringReason ?? 'io_uring not compiled in'}), not io_uring: its figures are kept out of the headline`,
+      what: `the SSD pool ran the pread/pwrite fallback (${ssd.backendReason ?? ioInfo().uringReason ?? 'io_uring not compiled in'}), not io_uring: its figures are kept out of the headline`,
       how_to_get_io_uring:
         'apt-get install -y liburing-dev, then node scripts/build-native.mjs (and check that io_uring is not disabled by seccomp or sysctl)',
       ssd_get_frac_of_raw,

@@ -20,10 +20,11 @@ const fastest = (m) => Math.min(m.memcpySeconds[0], m.kernelSeconds[0], m.crcCop
 
 /**
  * Limit probes shaped like the tiers' own traffic.
- * @param {{ bytes: number, layerBytes: number, segmentBytes: number, queueDepth: number, rawPath: string }} o
+ * @param {{ bytes: number, layerBytes: number, segmentBytes: number, queueDepth: number, rawPath: string, backend?: 'auto' | 'pread' }} o
  */
 export async function tierLimits(o) {
-  const raw = (mode) => probeDirectIo({ path: o.rawPath, bytes: o.bytes, blockBytes: o.segmentBytes, queueDepth: o.queueDepth, mode });
+  const raw = (mode) =>
+    probeDirectIo({ path: o.rawPath, bytes: o.bytes, blockBytes: o.segmentBytes, queueDepth: o.queueDepth, mode, backend: o.backend });
   await raw('write'); // a read probe needs written blocks
   return {
     /** Seconds for a host get's copies; also the checksumming copies' own times (an A/B). */

@@ -42,7 +42,7 @@ export function conversation(o, salt) {
  *
  * @param {{ dir: string, model: string, geometry: { layers: number, rowElems: number }, chunks: number,
  *   ssdPools?: string[], bandwidths?: Array<number | undefined>, ssdQueueDepth?: number,
- *   writer?: import('../../apps/node-manager/dist/kv-store/tier.writer.js').TierWriterTuning }} o
+ *   writer?: import('../../apps/node-manager/dist/kv-store/tier.writer.js').TierWriterTuning, ioBackend?: 'auto' | 'pread' }} o
  */
 export async function openTierStore(o) {
   const chunkBytes = o.geometry.layers * 2 * 256 * o.geometry.rowElems * 4;
@@ -61,7 +61,7 @@ export async function openTierStore(o) {
       ssdPools: ssdPools.map((path) => ({ path, bytes: room })),
       bandwidths: o.bandwidths ?? (tier === 'mem' ? [10] : [10, ...ssdPools.map(() => 2)]),
       ssdTtlMs: 3_600_000,
-      ioBackend: 'auto',
+      ioBackend: o.ioBackend ?? 'auto',
       eventsMs: 50,
     },
     o.ssdQueueDepth ? { ssdQueueDepth: o.ssdQueueDepth } : {},
@@ -135,6 +135,8 @@ export async function openTierStore(o) {
     get,
     close,
     backend: tier === 'ssd' ? devices.find((d) => d.type === 'ssd')?.device.backend : undefined,
+    /** Why the SSD pool runs pread (not compiled in, refused, forced); null for io_uring. */
+    backendReason: tier === 'ssd' ? devices.find((d) => d.type === 'ssd')?.device.backendReason : undefined,
     /** The SSD pool devices (their live counters: `stats()`). */
     ssdDevices: devices.filter((d) => d.type === 'ssd').map((d) => d.device),
     /** Each SSD device's bandwidth as placement saw it (bytes/s). */
