@@ -107,12 +107,12 @@ const loadAtStart = loadavg();
 try {
   const host = await openTierStore({ ...STORE, dir: join(base, 'store-mem') });
   const ssd = await openTierStore({ ...STORE, dir: join(base, 'store-ssd'), ssdPools: [join(base, 'store-ssd', 'ssd-0.pool')] });
-  // The SSD write-behind as it was (one batch at a time, host replicas checksummed again): an A/B of the put.
+  // The SSD put as it was (one write-through, then one batch at a time, host replicas checksummed again): an A/B of the put.
   const ssdPrevious = await openTierStore({
     ...STORE,
     dir: join(base, 'store-ssd-previous'),
     ssdPools: [join(base, 'store-ssd-previous', 'ssd-0.pool')],
-    writer: { ssdBatchesInFlight: 1, recomputeSsdCrc: true },
+    writer: { ssdBatchesInFlight: 1, recomputeSsdCrc: true, hostPartSegments: 0 },
   });
   const files = await filePerChunk();
   const limits = await tierLimits({
@@ -300,7 +300,7 @@ try {
       reused_over_fresh: round(median(t.hostGetFreshBuffers.map((x, i) => x / t.hostGet[i])), 3),
     },
     ab_ssd_put: {
-      what: 'SSD puts in the same rounds (order alternating): now (two write-behind batches in flight, SSD copies of host replicas under their recorded CRC32C) vs previous (one batch at a time, each host replica checksummed again on the SSD worker)',
+      what: 'SSD puts in the same rounds (order alternating): now (write-through in parts whose SSD writes start as each lands, two write-behind batches in flight, SSD copies of host replicas under their recorded CRC32C) vs previous (one write-through, then one batch at a time, each host replica checksummed again on the SSD worker)',
       put_gbs: { now: g('ssdPut'), previous: g('ssdPutPrevious') },
       now_over_previous: round(median(t.ssdPutPrevious.map((x, i) => x / t.ssdPut[i])), 3),
       ratios: 'median over rounds of the per-round speed ratio',
@@ -326,7 +326,7 @@ try {
     result.pread_fallback = {
       what: `the SSD pool ran the pread/pwrite fallback (${ssd.backendReason ?? ioInfo().uringReason ?? 'io_uring not compiled in'}), not io_uring: its figures are kept out of the headline`,
       how_to_get_io_uring:
-        'apt-get install -y liburing-dev, then node scripts/build-native.mjs (and check that io_uring is not disabled by seccomp or sysctl)',
+        'run without --io pread, on an addon built with liburing (apt-get install -y liburing-dev, then node scripts/build-native.mjs) where seccomp and sysctl allow io_uring',
       ssd_get_frac_of_raw,
       ssd_put_frac_of_raw,
     };

@@ -158,17 +158,22 @@ describe(`${TierWriter.name} SSD write-behind`, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('writes a burst of several batches (two in flight) to SSD bit-exact, each copy under its host replica CRC32C, all journaled', async () => {
+  it('writes a burst through in parts and to SSD in several batches (two in flight) bit-exact, each copy under its host replica CRC32C, all journaled', async () => {
     const settings = smallPoolSettings(dir, { hostBytes: 4 * KiB * KiB, ssdBytes: 4 * KiB * KiB });
     let { devices } = await openPoolDevices(settings);
-    let tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
+    const stored: string[] = [];
+    let tiers = new OffloadTiers(devices, 3_600_000, (c) => {
+      if (c.kind === 'stored' && c.tier === 'mem') stored.push(...c.keys);
+    });
     await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
     const writer = new TierWriter(tiers, (e) => {
       throw e;
     });
-    const chunks = chunkChain(MODEL, G, 30); // 180 segments: three batches of at most 64
+    const chunks = chunkChain(MODEL, G, 30); // 180 segments: three host parts and three SSD batches of at most 64
     await writer.write(MODEL, chunks);
     await writer.drain();
+    // Written through in parts, each chunk is reported stored in host memory once, when whole.
+    expect([...stored].sort()).toEqual(chunks.map((c) => c.key).sort());
     const m = tiers.model(MODEL);
     const bytes = new Uint8Array(m.segBytes);
     for (const c of chunks) {

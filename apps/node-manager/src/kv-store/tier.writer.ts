@@ -3,6 +3,7 @@ import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-c
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { PoolDevice } from './pool.devices.js';
+import { HOST_PART_SEGMENTS, splitWrites } from './write.parts.js';
 import { transferOperands } from './transfer.operands.js';
 
 /** A whole chunk's KV in the payload layout `[layer][K|V][256][kv_head][head_dim]` (fp32). */
@@ -57,6 +58,8 @@ export interface TierWriterTuning {
   readonly ssdBatchesInFlight?: number;
   /** Checksum SSD copies of host replicas again instead of taking the recorded CRC32C. */
   readonly recomputeSsdCrc?: boolean;
+  /** Segments per part of a host write-through (default HOST_PART_SEGMENTS; 0: one part). */
+  readonly hostPartSegments?: number;
 }
 
 /** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
@@ -192,20 +195,31 @@ export class TierWriter {
       for (const s of unplaced)
         this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset, use: s.use.add() } });
     if (writes.length > 0) {
-      const copied = await this.copy(m, writes, (s) => ({ operand: s.payload, offset: s.byteOffset }));
-      // Another write of the same chunk (a peer import racing the engine's own export) may have
-      // landed while this one copied: keep the first, give this copy's space back.
-      const locations = copied.filter(({ seg, location }) => {
-        if (!m.table.get(seg.chunkKey, seg.layer, 'mem')) return true;
-        this.tiers.free(location);
-        return false;
-      });
-      this.tiers.put(m, locations);
-      for (const { seg } of locations) {
-        if (hostOnly || this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
-        const pin = m.table.pin(seg.chunkKey, seg.layer, 'mem');
-        if (pin) this.enqueue({ m, seg, origin, source: { kind: 'host', pin } });
-      }
+      // In parts, copied at once: each part's SSD writes start as soon as it lands in host
+      // memory, while the copy threads work on the next (the SSD has every segment sooner).
+      const parts = splitWrites(writes, this.tuning.hostPartSegments ?? HOST_PART_SEGMENTS, m.stride);
+      const done = await Promise.allSettled(
+        parts.map(async (part) => {
+          const copied = await this.copy(m, part, (s) => ({ operand: s.payload, offset: s.byteOffset }));
+          // Another write of the same chunk (a peer import racing the engine's own export) may have
+          // landed while this one copied: keep the first, give this copy's space back.
+          const locations = copied.filter(({ seg, location }) => {
+            if (!m.table.get(seg.chunkKey, seg.layer, 'mem')) return true;
+            this.tiers.free(location);
+            return false;
+          });
+          this.tiers.put(m, locations);
+          for (const { seg } of locations) {
+            if (hostOnly || this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
+            const pin = m.table.pin(seg.chunkKey, seg.layer, 'mem');
+            if (pin) this.enqueue({ m, seg, origin, source: { kind: 'host', pin } });
+          }
+          this.pump();
+        }),
+      );
+      // Every part settled before the payloads may be released (write()'s finally).
+      const failed = done.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     }
     this.pump();
   }
