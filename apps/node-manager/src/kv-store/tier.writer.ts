@@ -197,7 +197,9 @@ export class TierWriter {
     if (writes.length > 0) {
       // In parts, copied at once: each part's SSD writes start as soon as it lands in host
       // memory, while the copy threads work on the next (the SSD has every segment sooner).
-      const parts = splitWrites(writes, this.tuning.hostPartSegments ?? HOST_PART_SEGMENTS, m.stride);
+      // (Host-only writes gain nothing from parts.)
+      const toSsd = !hostOnly && this.tiers.ssd.length > 0;
+      const parts = splitWrites(writes, toSsd ? (this.tuning.hostPartSegments ?? HOST_PART_SEGMENTS) : 0, m.stride);
       const done = await Promise.allSettled(
         parts.map(async (part) => {
           const copied = await this.copy(m, part, (s) => ({ operand: s.payload, offset: s.byteOffset }));
