@@ -11,7 +11,7 @@
 // never touches apt.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -79,17 +79,21 @@ function ensureLiburing() {
 
 if (process.env.MNEMO_DISABLE_URING !== '1') ensureLiburing();
 const jobs = process.env.MNEMO_BUILD_JOBS ?? '2';
-const args = [cmakeJs, 'build', '--directory', pkgDir, '--out', join(pkgDir, 'build'), '--parallel', jobs];
+const out = join(pkgDir, 'build/Release/mnemo_native.node');
+const BACKEND_MARKER = join(pkgDir, 'build/Release/io-backend.json');
+// A build configured without liburing is configured afresh once liburing is there (CMake decides
+// io_uring at configure time, and an incremental build would not configure again).
+const fallbackBuilt = existsSync(BACKEND_MARKER) && JSON.parse(readFileSync(BACKEND_MARKER, 'utf8')).uringCompiled === false;
+const verb = fallbackBuilt && process.env.MNEMO_DISABLE_URING !== '1' && hasLiburing() ? 'rebuild' : 'build';
+const args = [cmakeJs, verb, '--directory', pkgDir, '--out', join(pkgDir, 'build'), '--parallel', jobs];
 if (process.env.MNEMO_DISABLE_CUDA === '1') args.push('--CDMNEMO_ENABLE_CUDA=OFF');
 if (process.env.MNEMO_DISABLE_URING === '1') args.push('--CDMNEMO_ENABLE_URING=OFF');
-console.log(`[native-cuda] cmake-js build (-j${jobs})`);
+console.log(`[native-cuda] cmake-js ${verb} (-j${jobs})`);
 const res = spawnSync(process.execPath, args, { cwd: pkgDir, stdio: 'inherit', env: { ...process.env } });
 if (res.status !== 0) {
   console.error(`[native-cuda] build failed (exit ${res.status ?? res.signal})`);
   process.exit(res.status || 1);
 }
-const out = join(pkgDir, 'build/Release/mnemo_native.node');
-const BACKEND_MARKER = join(pkgDir, 'build/Release/io-backend.json');
 if (!existsSync(out)) {
   console.error(`[native-cuda] build finished but ${out} is missing`);
   process.exit(1);
