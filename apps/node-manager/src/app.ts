@@ -138,7 +138,9 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     if (report.ssdBackend.includes('pread'))
       logger.emit('warn', 'SSD pools run the pread/pwrite fallback, one request at a time', {
         io: report.io,
-        fix: 'NODE_KV_IO_BACKEND=auto, and an addon built with liburing: apt-get install -y liburing-dev, then node scripts/build-native.mjs',
+        fix:
+          'NODE_KV_IO_BACKEND=auto, and an addon built with liburing: ' +
+          'apt-get install -y liburing-dev, then node scripts/build-native.mjs',
       });
     const storeMetrics = new KvStoreMetrics(metrics, kvStore, events);
     kvStore.onBlocked = (ms) => storeMetrics.blockedIo.observe(ms / 1000);

@@ -117,13 +117,14 @@ export async function openPoolDevices(
   }
   const io = ioInfo();
   const ssdBackend = ssdBackendOf(devices);
+  const uringNote = io.uringAvailable ? '' : ` (io_uring unavailable: ${io.uringReason ?? 'not compiled in'})`;
   const fallbackReason = devices.flatMap((d) => ('backendReason' in d.device && d.device.backendReason ? [d.device.backendReason] : []))[0];
   return {
     devices,
     report: {
       ssdBackend,
       io: !ssdBackend.includes('pread')
-        ? `${ssdBackend || 'no SSD pool'}${io.uringAvailable ? '' : ` (io_uring unavailable: ${io.uringReason ?? 'not compiled in'})`} (crc32c: ${io.crc32c})`
+        ? `${ssdBackend || 'no SSD pool'}${uringNote} (crc32c: ${io.crc32c})`
         : `pread/pwrite fallback: ${fallbackReason ?? io.uringReason ?? 'io_uring not compiled in'} (crc32c: ${io.crc32c})`,
       devices: devices.map((d) => ({
         name: d.name,

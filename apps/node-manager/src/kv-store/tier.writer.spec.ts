@@ -158,7 +158,7 @@ describe(`${TierWriter.name} SSD write-behind`, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('writes a burst through in parts and to SSD in several batches (two in flight) bit-exact, each copy under its host replica CRC32C, all journaled', async () => {
+  it('writes a burst through in parts, then to SSD in batches (two in flight) bit-exact under the host CRC32C, all journaled', async () => {
     const settings = smallPoolSettings(dir, { hostBytes: 4 * KiB * KiB, ssdBytes: 4 * KiB * KiB });
     let { devices } = await openPoolDevices(settings);
     const stored: string[] = [];
