@@ -5,12 +5,14 @@
 //   put: TierWriter.write + drain (host write-through, or SSD write-behind) with CRC32C;
 //   get: RestoreReader loading every layer of the chunks in the layout the engine takes, CRC
 //        checked — the store's real code path, not the device underneath;
-//   limits: memcpy (the fastest of glibc, the transfer kernel and the checksumming copy: a copy
-//        that also checksums is a lower bound on what the machine can copy) of as many bytes as a
-//        get moves (a one-chunk copy, 32 MiB, is reported too: it fits this CPU's L3 cache, so it
-//        measures the cache, not memory), and raw sequential O_DIRECT on a file in the same
-//        directory, through the same I/O backend, the faster of 16 and 32 requests in flight
-//        (a pool keeps 64: more did not read faster);
+//   limits (lib/tier.limits.mjs), each measured like the thing it bounds and back to back with it
+//        in every round (the order alternating): memcpy of the same bytes on the copy threads in
+//        the same pieces (a get: one 8 MiB transfer per layer into a ring of three payloads; a
+//        put: one copy of everything), and raw O_DIRECT reads and writes of a file beside the
+//        pool through the same backend at the pool's request size (one 1 MiB segment) and queue
+//        depth (SSD_QUEUE_DEPTH). Each fraction is the median of the per-round ratios, every
+//        round's kept in `fraction_rounds`; a fraction above 1.05 is a measurement error and
+//        fails the run (the results file is still written, with `measurement_errors`);
 //   baselines: one file per chunk through the filesystem (LMCache's local-disk backend) read
 //        cold (each file's page cache dropped with posix_fadvise(DONTNEED) after fsync) and
 //        warm (page cache hot); Redis as a remote store (LMCache's Redis backend: one value per
@@ -21,23 +23,29 @@
 //        proportional placement (lib/striping.measure.mjs): striped_frac_of_sum, against the
 //        sum of the two alone (target ≥ 0.8), and striped_over_fastest. Where the devices cannot
 //        be set up, the JSON's `striping.skipped` and the output say why.
-//   A/B: the gets run once per hardware CRC32C implementation (selectCrc32c, process-wide),
-//        interleaved in the same rounds: the headline figures are the default (the first);
+//   A/B: the gets run once more per hardware CRC32C implementation (selectCrc32c, process-wide),
+//        interleaved in the same rounds (the headline is the paired get, default CRC32C);
 //        and once more with RestoreReader's copy-ahead off, with host gets taking fresh buffers
 //        (no reuse across restores), and with SSD gets reading windows (the previous design).
+//        SSD puts also run on a second pool with the write-behind as it was (ab_ssd_put).
 //        `npm run bench -- tiers-ab` runs such A/Bs without the puts and probes in between.
+//   backend: `io.ssdBackend` says which I/O backend the SSD pool ran. A pread/pwrite fallback run
+//        keeps its SSD fractions out of the headline (under `pread_fallback`) and says how to get
+//        io_uring.
 // Interleaved repetitions, medians. Writes bench/results/tiers.json (figure: bench/figures/tiers.figure.mjs).
-// Run: npm run bench -- tiers [--quick] [--dir DIR] [--stripe-mbps 400,200]   (DIR: where the SSD pool and files go)
+// Run: npm run bench -- tiers [--quick] [--dir DIR] [--stripe-mbps 400,200] [--io pread]   (DIR: where the SSD pool and files go)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crc32cImplementations, dropPageCache, ioInfo, probeDirectIo, probeMemcpy, selectCrc32c } from '@mnemo/native-cuda';
+import { crc32cImplementations, dropPageCache, ioInfo, selectCrc32c } from '@mnemo/native-cuda';
+import { SSD_QUEUE_DEPTH } from '../apps/node-manager/dist/kv-store/pool.devices.js';
 import { arg, median, round } from './lib/figures.mjs';
 import { openRedisBaseline } from './lib/redis.baseline.mjs';
 import { measureStriping } from './lib/striping.measure.mjs';
 import { openTierStore, timed } from './lib/tier.store.mjs';
+import { pairedFractions, paired, tierLimits } from './lib/tier.limits.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -48,6 +56,9 @@ const STRIPE_BPS = arg('stripe-mbps', '400,200')
   .map((x) => Number(x) * 1e6);
 if (STRIPE_BPS.length !== 2 || !STRIPE_BPS.every((b) => b > 0))
   throw new RangeError('--stripe-mbps takes two positive figures, e.g. 400,200');
+/** SSD I/O backend of the pools and the raw probes: 'auto' (io_uring where it works), or 'pread' to see a fallback run. */
+const IO = arg('io', 'auto');
+if (IO !== 'auto' && IO !== 'pread') throw new RangeError("--io takes 'auto' or 'pread'");
 const MiB = 2 ** 20;
 const G = { layers: 32, rowElems: 512 };
 const CHUNK_BYTES = G.layers * 2 * 256 * G.rowElems * 4; // 32 MiB
@@ -55,7 +66,7 @@ const CHUNKS = quick ? 4 : 8;
 const BYTES = CHUNKS * CHUNK_BYTES;
 const REPS = quick ? 3 : 9;
 const MODEL = 'llama-3-8b-shaped';
-const STORE = { model: MODEL, geometry: G, chunks: CHUNKS };
+const STORE = { model: MODEL, geometry: G, chunks: CHUNKS, ioBackend: IO };
 
 const gbps = (seconds) => BYTES / seconds / 1e9;
 /** LMCache's local-disk layout: one file per chunk, written whole (no fsync, as that backend does), read whole. */
@@ -91,22 +102,27 @@ async function filePerChunk() {
   };
 }
 
-/** Raw sequential O_DIRECT on a file beside the pool, 1 MiB requests, the faster of 16 and 32 in flight. */
-async function rawDirect() {
-  const path = join(base, 'raw.bin');
-  const probe = (mode, queueDepth) => probeDirectIo({ path, bytes: BYTES, blockBytes: MiB, queueDepth, mode });
-  await probe('write', 32);
-  const best = async (mode) => Math.min((await probe(mode, 16)).seconds, (await probe(mode, 32)).seconds);
-  return { write: () => best('write'), read: () => best('read') };
-}
-
 // The machine is shared: the load average says how far to trust a run.
 const loadAtStart = loadavg();
 try {
   const host = await openTierStore({ ...STORE, dir: join(base, 'store-mem') });
   const ssd = await openTierStore({ ...STORE, dir: join(base, 'store-ssd'), ssdPools: [join(base, 'store-ssd', 'ssd-0.pool')] });
+  // The SSD put as it was (one write-through, then one batch at a time, host replicas checksummed again): an A/B of the put.
+  const ssdPrevious = await openTierStore({
+    ...STORE,
+    dir: join(base, 'store-ssd-previous'),
+    ssdPools: [join(base, 'store-ssd-previous', 'ssd-0.pool')],
+    writer: { ssdBatchesInFlight: 1, recomputeSsdCrc: true, hostPartSegments: 0 },
+  });
   const files = await filePerChunk();
-  const raw = await rawDirect();
+  const limits = await tierLimits({
+    bytes: BYTES,
+    layerBytes: BYTES / G.layers,
+    segmentBytes: CHUNK_BYTES / G.layers,
+    queueDepth: SSD_QUEUE_DEPTH,
+    rawPath: join(base, 'raw.bin'),
+    backend: IO,
+  });
   let redis = null;
   let redisSkipped = null;
   try {
@@ -116,14 +132,15 @@ try {
     console.error(`[tiers] ${redisSkipped}`);
   }
   const t = {
-    memcpy: [],
-    memcpyOneChunk: [],
+    memcpyGet: [],
+    memcpyPut: [],
     crcCopy: [],
     crcStreamsCopy: [],
     hostPut: [],
     hostGet: [],
     ssdPut: [],
     ssdPutCommitted: [],
+    ssdPutPrevious: [],
     ssdGet: [],
     rawWrite: [],
     rawRead: [],
@@ -139,24 +156,24 @@ try {
   const crcs = crc32cImplementations().filter((name) => name !== 'software');
   for (const name of crcs) Object.assign(t, { [`hostGet:${name}`]: [], [`ssdGet:${name}`]: [] });
   Object.assign(t, { hostGetNoAhead: [], ssdGetNoAhead: [], hostGetFreshBuffers: [], ssdGetWindows: [] });
-  /** One get per CRC32C implementation, the default last (it leaves the process as it found it). */
+  /** One get per CRC32C implementation (an A/B beside the paired get), the default last (it leaves the process as it found it). */
   const getsByCrc = async (get, key) => {
     for (const name of [...crcs.slice(1), crcs[0]]) {
       selectCrc32c(name);
       t[`${key}:${name}`].push(await get());
     }
-    t[key].push(t[`${key}:${crcs[0]}`].at(-1));
   };
   let salt = 0;
   for (let r = 0; r < REPS; r++) {
-    // As many bytes as a get moves, from memory; and one chunk, which stays in the L3 cache.
-    const m = await probeMemcpy(BYTES, 2);
-    t.memcpy.push(Math.min(median(m.memcpySeconds), median(m.kernelSeconds), median(m.crcCopySeconds)));
-    t.crcCopy.push(median(m.crcCopySeconds));
-    t.crcStreamsCopy.push(median(m.crcStreamsCopySeconds));
-    const one = await probeMemcpy(CHUNK_BYTES, 3);
-    t.memcpyOneChunk.push(Math.min(median(one.memcpySeconds), median(one.kernelSeconds), median(one.crcCopySeconds)) * CHUNKS);
-    t.hostPut.push((await host.put(++salt)).readable);
+    // Each tier back to back with its limit, the order alternating between rounds.
+    const hp = await paired(r, limits.memcpyPut, () => host.put(++salt));
+    t.memcpyPut.push(hp.limit);
+    t.hostPut.push(hp.tier.readable);
+    const hg = await paired(r, limits.memcpyGet, () => host.get());
+    t.memcpyGet.push(hg.limit.seconds);
+    t.crcCopy.push(hg.limit.crcCopy);
+    t.crcStreamsCopy.push(hg.limit.crcStreamsCopy);
+    t.hostGet.push(hg.tier);
     // Odd rounds run the A/B variants first, so neither side always follows the other.
     const hostAbs = async () => {
       t.hostGetNoAhead.push(await host.get({ copyAhead: false }));
@@ -165,11 +182,16 @@ try {
     if (r % 2) await hostAbs();
     await getsByCrc(host.get, 'hostGet');
     if (r % 2 === 0) await hostAbs();
-    t.rawWrite.push(await raw.write());
-    t.rawRead.push(await raw.read());
-    const sp = await ssd.put(++salt);
-    t.ssdPut.push(sp.readable);
-    t.ssdPutCommitted.push(sp.committed);
+    const previousPut = async () => t.ssdPutPrevious.push((await ssdPrevious.put(++salt)).readable);
+    if (r % 2) await previousPut();
+    const sp = await paired(r, limits.rawWrite, () => ssd.put(++salt));
+    if (r % 2 === 0) await previousPut();
+    t.rawWrite.push(sp.limit);
+    t.ssdPut.push(sp.tier.readable);
+    t.ssdPutCommitted.push(sp.tier.committed);
+    const sg = await paired(r, limits.rawRead, () => ssd.get());
+    t.rawRead.push(sg.limit);
+    t.ssdGet.push(sg.tier);
     const ssdAbs = async () => {
       t.ssdGetNoAhead.push(await ssd.get({ copyAhead: false }));
       t.ssdGetWindows.push(await ssd.get({ ssdReads: 'windows' }));
@@ -198,6 +220,7 @@ try {
   }
   await host.close();
   await ssd.close();
+  await ssdPrevious.close();
   await redis?.close();
   // The baseline at its best: the faster way of pipelining, by median.
   if (redis) t.redisGet = median(t.redisGetAuto) <= median(t.redisGetPipeline) ? t.redisGetAuto : t.redisGetPipeline;
@@ -226,11 +249,13 @@ try {
       what: '1, 5 and 15 minute load averages (os.loadavg)',
     },
     limits: {
-      memcpy_gbs: g('memcpy'),
-      memcpy_one_chunk_gbs: g('memcpyOneChunk'),
-      memcpy: `fastest of glibc memcpy, the AVX2 copy kernel and the folded CRC32C copy of ${BYTES / MiB} MiB (what a get moves), on the copy threads; one_chunk: the same on 32 MiB, which fits the L3 cache (${CHUNKS} times)`,
+      memcpy_get_gbs: g('memcpyGet'),
+      memcpy_put_gbs: g('memcpyPut'),
+      memcpy: `fastest of glibc memcpy, the AVX2 copy kernel and the folded CRC32C copy of ${BYTES / MiB} MiB on the copy threads; get: in ${G.layers} pieces of ${BYTES / G.layers / MiB} MiB (one per layer) into a ring of three, as a restore copies; put: one copy into distinct memory, as the write-through`,
       raw_read_gbs: g('rawRead'),
       raw_write_gbs: g('rawWrite'),
+      raw: `O_DIRECT on a file beside the pool, ${CHUNK_BYTES / G.layers / MiB} MiB requests, ${SSD_QUEUE_DEPTH} in flight (the pool's), the pool's backend`,
+      pairing: 'each tier and its limit back to back in every round, the order alternating; fractions are medians of per-round ratios',
     },
     host: { put_gbs: g('hostPut'), get_gbs: g('hostGet') },
     ssd: {
@@ -274,6 +299,12 @@ try {
       host_get_gbs: { reused: g('hostGet'), fresh: g('hostGetFreshBuffers') },
       reused_over_fresh: round(median(t.hostGetFreshBuffers.map((x, i) => x / t.hostGet[i])), 3),
     },
+    ab_ssd_put: {
+      what: 'SSD puts in the same rounds (order alternating): now (write-through in parts whose SSD writes start as each lands, two write-behind batches in flight, SSD copies of host replicas under their recorded CRC32C) vs previous (one write-through, then one batch at a time, each host replica checksummed again on the SSD worker)',
+      put_gbs: { now: g('ssdPut'), previous: g('ssdPutPrevious') },
+      now_over_previous: round(median(t.ssdPutPrevious.map((x, i) => x / t.ssdPut[i])), 3),
+      ratios: 'median over rounds of the per-round speed ratio',
+    },
     ab_ssd_reads: {
       what: 'SSD gets in the same rounds, same pool: ring (one transfer per layer, read-ahead budget of layers in flight, CRC32C checked on the copy into the payload, copy-ahead) vs windows (the previous design: two 16 MiB windows, CRC32C on the I/O thread, no copy-ahead of SSD layers)',
       ssd_get_gbs: { ring: g('ssdGet'), windows: g('ssdGetWindows') },
@@ -281,14 +312,32 @@ try {
       ratios: 'median over rounds of the per-round speed ratio',
     },
   };
+  const fr = pairedFractions({
+    host_get_frac_of_memcpy: [t.memcpyGet, t.hostGet],
+    host_put_frac_of_memcpy: [t.memcpyPut, t.hostPut],
+    ssd_get_frac_of_raw: [t.rawRead, t.ssdGet],
+    ssd_put_frac_of_raw: [t.rawWrite, t.ssdPut],
+  });
+  const { ssd_get_frac_of_raw, ssd_put_frac_of_raw, ...hostFractions } = fr.fractions;
+  const uring = ssd.backend === 'io_uring';
+  Object.assign(result, hostFractions);
+  if (uring) Object.assign(result, { ssd_get_frac_of_raw, ssd_put_frac_of_raw });
+  else
+    result.pread_fallback = {
+      what: `the SSD pool ran the pread/pwrite fallback (${ssd.backendReason ?? ioInfo().uringReason ?? 'io_uring not compiled in'}), not io_uring: its figures are kept out of the headline`,
+      how_to_get_io_uring:
+        'run without --io pread, on an addon built with liburing (apt-get install -y liburing-dev, then node scripts/build-native.mjs) where seccomp and sysctl allow io_uring',
+      ssd_get_frac_of_raw,
+      ssd_put_frac_of_raw,
+    };
+  Object.assign(result, {
+    fraction_rounds: fr.perRound,
+    measurement_errors: fr.errors,
+  });
   Object.assign(result, {
     ssd_get_vs_file_cold: round(result.ssd.get_gbs / result.file_per_chunk.get_cold_gbs, 3),
     ssd_get_vs_file_warm: round(result.ssd.get_gbs / result.file_per_chunk.get_warm_gbs, 3),
     ssd_put_vs_file: round(result.ssd.put_gbs / result.file_per_chunk.put_gbs, 3),
-    host_get_frac_of_memcpy: round(result.host.get_gbs / result.limits.memcpy_gbs, 3),
-    host_put_frac_of_memcpy: round(result.host.put_gbs / result.limits.memcpy_gbs, 3),
-    ssd_get_frac_of_raw: round(result.ssd.get_gbs / result.limits.raw_read_gbs, 3),
-    ssd_put_frac_of_raw: round(result.ssd.put_gbs / result.limits.raw_write_gbs, 3),
     vs_redis_get: redis ? round(result.host.get_gbs / result.redis.get_gbs, 3) : null,
     ssd_vs_redis_get: redis ? round(result.ssd.get_gbs / result.redis.get_gbs, 3) : null,
     striping,
@@ -304,6 +353,14 @@ try {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/tiers.json'), JSON.stringify(result, null, 2) + '\n');
   console.log(JSON.stringify(result, null, 2));
+  if (!uring)
+    console.error(
+      `[tiers] SSD figures from the pread/pwrite fallback, kept out of the headline: ${result.pread_fallback.how_to_get_io_uring}`,
+    );
+  if (fr.errors.length > 0) {
+    for (const e of fr.errors) console.error(`[tiers] measurement error: ${e}`);
+    process.exitCode = 1;
+  }
 } finally {
   rmSync(base, { recursive: true, force: true });
 }

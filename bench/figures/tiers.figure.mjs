@@ -3,11 +3,14 @@ import { figureSpec, groupedBars } from '../lib/plot.mjs';
 
 export function figure(r) {
   const rows = [
-    ['memcpy', r.limits.memcpy_gbs],
+    // Files written before the limits were measured per operation have one memcpy figure.
+    ['memcpy (get-shaped)', r.limits.memcpy_get_gbs ?? r.limits.memcpy_gbs],
     ['host get', r.host.get_gbs],
+    ['memcpy (put-shaped)', r.limits.memcpy_put_gbs ?? r.limits.memcpy_gbs],
     ['host put', r.host.put_gbs],
     ['raw O_DIRECT read', r.limits.raw_read_gbs],
     ['SSD pool get', r.ssd.get_gbs],
+    ['raw O_DIRECT write', r.limits.raw_write_gbs],
     ['SSD pool put', r.ssd.put_gbs],
     ['file/chunk cold', r.file_per_chunk.get_cold_gbs],
     ['file/chunk warm', r.file_per_chunk.get_warm_gbs],

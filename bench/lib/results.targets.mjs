@@ -147,8 +147,18 @@ export const BENCHMARKS = {
   tiers: {
     what: 'The KV store tiers (host pool, SSD pool) against the machine limits, file-per-chunk storage and Redis',
     keys: [
-      { path: 'host_get_frac_of_memcpy', what: 'host tier read, of memcpy', target: { op: '>=', value: 0.7 } },
-      { path: 'ssd_get_frac_of_raw', what: 'SSD tier read, of raw O_DIRECT read', target: { op: '>=', value: 0.7 } },
+      { path: 'host_get_frac_of_memcpy', what: 'host tier read, of memcpy (paired per round)', target: { op: '>=', value: 0.85 } },
+      { path: 'host_put_frac_of_memcpy', what: 'host tier write, of memcpy (paired per round)', target: { op: '>=', value: 0.7 } },
+      {
+        path: 'ssd_get_frac_of_raw',
+        what: 'SSD tier read, of raw O_DIRECT read (io_uring; paired per round)',
+        target: { op: '>=', value: 0.85 },
+      },
+      {
+        path: 'ssd_put_frac_of_raw',
+        what: 'SSD tier write, of raw O_DIRECT write (io_uring; paired per round)',
+        target: { op: '>=', value: 0.7 },
+      },
       { path: 'ssd_get_vs_file_cold', what: 'SSD tier read ÷ a file per chunk, cold page cache', target: { op: '>=', value: 2 } },
       {
         path: 'striped_frac_of_sum',
@@ -689,4 +699,12 @@ export const BENCHMARKS = {
   'pool-devices': { what: "The native pool devices' copy, gather and O_DIRECT figures", keys: [] },
   'kv-policy': { what: 'kv-core policy structures: per-operation costs', keys: [] },
   'tiers-ab': { what: 'A/B rounds of tier read variants on the same pool', keys: [] },
+  'tiers-profile': {
+    what: "Where a tier get and put spend their time: the store's paths under perf, CPU samples sorted into data-path parts",
+    keys: [
+      { path: 'ssd_get.cpu_per_wall', what: 'SSD get: CPU seconds (all threads) per wall second' },
+      { path: 'ssd_put.cpu_per_wall', what: 'SSD put: CPU seconds (all threads) per wall second' },
+      { path: 'ssd_get.ssd_peak_in_flight', what: 'SSD get: most requests in flight on the device' },
+    ],
+  },
 };

@@ -41,7 +41,8 @@ export function conversation(o, salt) {
  * pool's own: kv-core's bandwidth-proportional placement (Unified KV pooling Eq. 1–2).
  *
  * @param {{ dir: string, model: string, geometry: { layers: number, rowElems: number }, chunks: number,
- *   ssdPools?: string[], bandwidths?: Array<number | undefined>, ssdQueueDepth?: number }} o
+ *   ssdPools?: string[], bandwidths?: Array<number | undefined>, ssdQueueDepth?: number,
+ *   writer?: import('../../apps/node-manager/dist/kv-store/tier.writer.js').TierWriterTuning, ioBackend?: 'auto' | 'pread' }} o
  */
 export async function openTierStore(o) {
   const chunkBytes = o.geometry.layers * 2 * 256 * o.geometry.rowElems * 4;
@@ -60,23 +61,32 @@ export async function openTierStore(o) {
       ssdPools: ssdPools.map((path) => ({ path, bytes: room })),
       bandwidths: o.bandwidths ?? (tier === 'mem' ? [10] : [10, ...ssdPools.map(() => 2)]),
       ssdTtlMs: 3_600_000,
-      ioBackend: 'auto',
+      ioBackend: o.ioBackend ?? 'auto',
       eventsMs: 50,
     },
     o.ssdQueueDepth ? { ssdQueueDepth: o.ssdQueueDepth } : {},
   );
   const tiers = new OffloadTiers(devices, 3_600_000, () => {});
   await tiers.addModel(o.model, o.geometry, join(o.dir, 'journal.mkvj'));
-  const writer = new TierWriter(tiers, (e) => {
-    throw e;
-  });
+  const writer = new TierWriter(
+    tiers,
+    (e) => {
+      throw e;
+    },
+    undefined,
+    o.writer ?? {},
+  );
   let stored = null;
-  /** Until every segment is readable from the tier, and until the journal commit that makes it survive a restart. */
-  const put = async (salt) => {
-    const chunks = conversation(o, salt);
+  /**
+   * Until every segment is readable from the tier, and until the journal commit that makes it
+   * survive a restart; `host`: until the write-through to host memory resolved. `chunks`: made
+   * beforehand (a profile keeps filling them out of its window).
+   */
+  const put = async (salt, chunks = conversation(o, salt)) => {
     const m = tiers.model(o.model);
     const t0 = process.hrtime.bigint();
     await writer.write(o.model, chunks);
+    const host = Number(process.hrtime.bigint() - t0) / 1e9;
     while (!chunks.every((c) => m.leadingLayers(c.key, tier) === o.geometry.layers)) await new Promise((r) => setImmediate(r));
     const readable = Number(process.hrtime.bigint() - t0) / 1e9;
     await writer.drain();
@@ -90,10 +100,13 @@ export async function openTierStore(o) {
         stored.flatMap((c) => m.table.removeChunk(c.key)),
       );
     stored = chunks;
-    return { readable, committed };
+    return { readable, committed, host };
   };
-  /** Seconds to restore every layer of the stored conversation; for SSD, after its host replicas are evicted. */
-  const get = async (options) => {
+  /**
+   * Seconds to restore every layer of the stored conversation; for SSD, after its host replicas
+   * are evicted. `layerSeconds`, when given, receives how long each layer's load waited.
+   */
+  const get = async (options, layerSeconds) => {
     const m = tiers.model(o.model);
     if (tier === 'ssd') {
       tiers.evict(m, 'mem', 4 * bytes);
@@ -103,7 +116,10 @@ export async function openTierStore(o) {
     const reader = new RestoreReader(tiers, m, prefix, 0, o.chunks * 256, options);
     try {
       return await timed(async () => {
-        for (let l = 0; l < o.geometry.layers; l++) await reader.load(l);
+        for (let l = 0; l < o.geometry.layers; l++) {
+          if (!layerSeconds) await reader.load(l);
+          else layerSeconds.push(await timed(() => reader.load(l)));
+        }
       });
     } finally {
       reader.release();
@@ -119,6 +135,10 @@ export async function openTierStore(o) {
     get,
     close,
     backend: tier === 'ssd' ? devices.find((d) => d.type === 'ssd')?.device.backend : undefined,
+    /** Why the SSD pool runs pread (not compiled in, refused, forced); null for io_uring. */
+    backendReason: tier === 'ssd' ? devices.find((d) => d.type === 'ssd')?.device.backendReason : undefined,
+    /** The SSD pool devices (their live counters: `stats()`). */
+    ssdDevices: devices.filter((d) => d.type === 'ssd').map((d) => d.device),
     /** Each SSD device's bandwidth as placement saw it (bytes/s). */
     ssdBandwidths: devices.filter((d) => d.type === 'ssd').map((d) => d.bandwidth),
   };

@@ -2,6 +2,9 @@
 // from its SSD pool (warm restart); every change to what a node holds is published as a KV
 // event on NATS. Reference engine (CPU), real pools in a temp data dir, real NATS.
 import { decodeMessage, KvChangeKind, KvEventSchema, KvTier, Subjects, type KvEvent } from '@mnemo/proto';
+import { ioInfo } from '@mnemo/native-cuda';
+import { status as mnemoStatus } from '../../apps/cli/src/commands.mjs';
+import { GatewayClient } from '../../apps/cli/src/gateway.client.mjs';
 import { Cluster, scrape, eventually } from './cluster.js';
 
 const until = (pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 10000) => eventually(pred, what, timeoutMs);
@@ -68,6 +71,18 @@ describe('KV store on a running node', () => {
     expect(held(KvTier.HOST).size).toBeGreaterThanOrEqual(2);
     const seqs = events.filter((e) => e.nodeId === NODE).map((e) => Number(e.seq));
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  });
+
+  it('says which I/O backend its SSD pool runs: a /metrics label, its heartbeat, mnemo status', async () => {
+    const backend = ioInfo().uringAvailable ? 'io_uring' : 'pread';
+    const node = cluster.nodes.find((n) => n.nodeId === NODE)!;
+    expect(await scrape(node.metricsPort, `mnemo_kv_ssd_backend{backend="${backend}"}`)).toBe(1);
+    const status = (await (await fetch(`${base}/v1/cluster`)).json()) as { nodes: Array<{ node_id: string; ssd_backend: string | null }> };
+    expect(status.nodes.find((n) => n.node_id === NODE)?.ssd_backend).toBe(backend);
+    let text = '';
+    await mnemoStatus(new GatewayClient({ url: base }), (x) => (text += x));
+    expect(text).toMatch(new RegExp(`${NODE}\\s.*\\s${backend}\\s`));
+    expect(text.includes('WARNING')).toBe(backend === 'pread');
   });
 
   it('a killed and restarted node serves the next turn from its SSD pool', async () => {

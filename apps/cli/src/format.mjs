@@ -18,7 +18,7 @@ const pct = (x) => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(0
 /** `mnemo status`. @param {any} cluster @param {any} models */
 export function statusText(cluster, models) {
   const rows = [
-    ['node', 'models', 'running', 'waiting', 'kv used', 'device', 'host', 'ssd', 'routed', 'hit device', 'hit host', 'hit ssd'],
+    ['node', 'models', 'running', 'waiting', 'kv used', 'device', 'host', 'ssd', 'ssd io', 'routed', 'hit device', 'hit host', 'hit ssd'],
   ];
   for (const n of cluster.nodes) {
     rows.push([
@@ -30,6 +30,7 @@ export function statusText(cluster, models) {
       n.chunks.device,
       n.chunks.host,
       n.chunks.ssd,
+      n.ssd_backend ?? '-',
       n.routed_prompt_tokens,
       pct(n.routed_hit_rate.device),
       pct(n.routed_hit_rate.host),
@@ -43,8 +44,18 @@ export function statusText(cluster, models) {
     '',
     table(rows),
     '',
-    'device/host/ssd: chunks held per tier; hit: share of the prompt tokens routed to the node that it held there when routed.',
+    "device/host/ssd: chunks held per tier; ssd io: the SSD pools' I/O backend (pread: the slow fallback, see docs/kv-store.md);",
+    'hit: share of the prompt tokens routed to the node that it held there when routed.',
+    ...fallbackNotes(cluster.nodes),
   ].join('\n');
+}
+
+/** A line for each node whose SSD pools run the pread/pwrite fallback. @param {any[]} nodes */
+function fallbackNotes(nodes) {
+  const slow = nodes.filter((n) => (n.ssd_backend ?? '').includes('pread')).map((n) => n.node_id);
+  return slow.length
+    ? ['', `WARNING: ${slow.join(', ')}: SSD pools on the pread/pwrite fallback (install liburing-dev and rebuild the native addon)`]
+    : [];
 }
 
 /** `mnemo why`. @param {any} w */

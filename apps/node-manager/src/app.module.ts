@@ -12,6 +12,7 @@ import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { PrefetchModule } from './prefetch/prefetch.module.js';
 import { NodeMetrics } from './shared/node.metrics.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prompt-store.port.js';
+import { SSD_BACKEND } from './kv-store/pool.devices.js';
 import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from './kv-store/chunk-store.port.js';
 import { ChunkPeerClient } from './peers/chunk-peer.client.js';
 import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from './droidspeak/cross-model.reuse.js';
@@ -28,6 +29,8 @@ export interface NodeStores {
   readonly sessionTails?: SessionTailsPort;
   /** Each request's KV record and trace spans (`why`); absent: none kept. */
   readonly recorder?: KvRecorder;
+  /** The SSD pools' I/O backend the heartbeat reports (PoolReport.ssdBackend); absent or '': no SSD pool. */
+  readonly ssdBackend?: string;
 }
 import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
 import { TokenizersModule } from './tokenizers/tokenizers.module.js';
@@ -70,6 +73,7 @@ export class AppModule {
         { provide: CROSS_MODEL_REUSE, useValue: stores.crossModel ?? NO_CROSS_MODEL },
         { provide: SESSION_TAILS, useValue: stores.sessionTails ?? NO_SESSION_TAILS },
         { provide: KV_RECORDER, useValue: stores.recorder ?? NO_KV_RECORDER },
+        { provide: SSD_BACKEND, useValue: stores.ssdBackend ?? '' },
         ...(stores.recorder ? [WhyNatsHandler] : []),
         NodeLifecycle,
       ],
@@ -88,6 +92,7 @@ export class AppModule {
         CROSS_MODEL_REUSE,
         SESSION_TAILS,
         KV_RECORDER,
+        SSD_BACKEND,
         NodeLifecycle,
       ],
     };

@@ -131,7 +131,20 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     kvStore.promotion.enabled = config.NODE_PREFETCH_PROMOTE !== 'off';
     const { report, replays } = kvStore;
     // The I/O path in use (io_uring or the pread fallback, and why) is said once, here.
-    logger.emit('info', 'KV store ready', { io: report.io, devices: report.devices, dataDir: config.kvStore.dataDir, journals: replays });
+    logger.emit('info', 'KV store ready', {
+      io: report.io,
+      ssdBackend: report.ssdBackend || 'none',
+      devices: report.devices,
+      dataDir: config.kvStore.dataDir,
+      journals: replays,
+    });
+    if (report.ssdBackend.includes('pread'))
+      logger.emit('warn', 'SSD pools run the pread/pwrite fallback, one request at a time', {
+        io: report.io,
+        fix:
+          'NODE_KV_IO_BACKEND=auto, and an addon built with liburing: ' +
+          'apt-get install -y liburing-dev, then node scripts/build-native.mjs',
+      });
     const storeMetrics = new KvStoreMetrics(metrics, kvStore, events);
     kvStore.onBlocked = (ms) => storeMetrics.blockedIo.observe(ms / 1000);
     // Swap copies and the host pool are one host copy: a swap-out leaves out what the pool keeps.
@@ -186,7 +199,15 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
         eCaches,
       )
     : undefined;
-  const stores = { prompts, chunks: kvStore ?? NO_CHUNK_STORE, peers, sessionTails, recorder, ...(crossModel ? { crossModel } : {}) };
+  const stores = {
+    prompts,
+    chunks: kvStore ?? NO_CHUNK_STORE,
+    peers,
+    sessionTails,
+    recorder,
+    ssdBackend: kvStore?.report.ssdBackend ?? '',
+    ...(crossModel ? { crossModel } : {}),
+  };
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, engine, tokenizers, nats, stores), {
     logger,
     abortOnError: false,

@@ -122,6 +122,8 @@ export interface NativeAddon {
   probeMemcpy(
     bytes: number,
     iterations: number,
+    pieceBytes?: number,
+    dstRingPieces?: number,
   ): Promise<{
     bytes: number;
     threads: number;

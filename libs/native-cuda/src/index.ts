@@ -28,7 +28,7 @@ export type { KvChunkRangesArgs, KvSegmentPlace } from './kv-chunk.ranges.js';
 export { crc32c, crc32cImplementations, selectCrc32c } from './crc32c.js';
 export type { Crc32cImplementation } from './crc32c.js';
 export { dropPageCache, ioInfo, probeDirectIo, probeMemcpy } from './io.probes.js';
-export type { DirectIoProbeOptions, DirectIoProbeResult, IoInfo, MemcpyProbeResult } from './io.probes.js';
+export type { DirectIoProbeOptions, DirectIoProbeResult, IoInfo, MemcpyProbeResult, MemcpyProbeShape } from './io.probes.js';
 export type { HostBufferOptions, HostMemoryKind } from './host-buffer.allocator.js';
 export { NativeError, NativeErrorCode, ValidationCode } from './native.error.js';
 export { closeNative, cudaInfo, externalMemory, nativeStats, nativeVersion } from './native.info.js';

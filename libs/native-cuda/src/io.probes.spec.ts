@@ -19,6 +19,13 @@ describe('io probes', () => {
     expect(r.medianBytesPerSecond).toBeGreaterThan(100e6);
   });
 
+  it('copies in pieces into a ring of destination buffers, as a restore does', async () => {
+    const r = await probeMemcpy(8 << 20, 2, { pieceBytes: 2 << 20, dstRingPieces: 3 });
+    expect(r.bytes).toBe(8 << 20);
+    expect(r.memcpySeconds).toHaveLength(2);
+    expect(r.medianBytesPerSecond).toBeGreaterThan(100e6);
+  });
+
   it('measures O_DIRECT writes then reads through the pool device path', async () => {
     const path = dir.file('probe.bin');
     for (const backend of ['auto', 'pread'] as const) {
@@ -49,6 +56,13 @@ describe('io probes', () => {
 
   it.each([
     ['bytes is 0', () => probeMemcpy(0), RangeError, ValidationCode.OutOfRange],
+    ['pieces do not divide bytes', () => probeMemcpy(8 << 20, 1, { pieceBytes: 3 << 20 }), RangeError, ValidationCode.InvalidArgValue],
+    [
+      'the ring outgrows the copy',
+      () => probeMemcpy(8 << 20, 1, { pieceBytes: 4 << 20, dstRingPieces: 3 }),
+      RangeError,
+      ValidationCode.InvalidArgValue,
+    ],
     ['mode is unknown', () => probeDirectIo({ path: 'x', bytes: 4096, mode: 'both' as never }), RangeError, ValidationCode.InvalidArgValue],
     [
       'bytes is not whole blocks',

@@ -69,16 +69,32 @@ function integer(name: string, v: unknown, lo: number, hi: number): number {
   return v;
 }
 
+/** How a memcpy probe copies, to match the tier it bounds (default: one copy of all the bytes). */
+export interface MemcpyProbeShape {
+  /**
+   * Copy the bytes as consecutive pieces of this size, each split over the copy threads and
+   * finished before the next starts (a restore's one transfer per layer). Must divide `bytes`.
+   */
+  pieceBytes?: number;
+  /** Land the pieces in this many piece-sized buffers in turn (a restore's reused layer payloads). */
+  dstRingPieces?: number;
+}
+
 /**
  * Copy bandwidth between two committed, huge-page-backed host buffers of `bytes`, split
  * across the copy threads the way transfers are, with glibc memcpy and with the transfers'
  * own kernel: the faster median is the host tiers' physical limit.
  */
-export function probeMemcpy(bytes: number, iterations = 5): Promise<MemcpyProbeResult> {
+export function probeMemcpy(bytes: number, iterations = 5, shape: MemcpyProbeShape = {}): Promise<MemcpyProbeResult> {
   return withCallerStack(async () => {
     integer('bytes', bytes, 1, 2 ** 40);
     integer('iterations', iterations, 1, 1000);
-    const r = await nativeAddon().probeMemcpy(bytes, iterations);
+    const pieceBytes = integer('pieceBytes', shape.pieceBytes ?? 0, 0, bytes);
+    const ring = integer('dstRingPieces', shape.dstRingPieces ?? 0, 0, 2 ** 20);
+    if (pieceBytes > 0 && bytes % pieceBytes !== 0) throw rangeError('pieceBytes must divide bytes', ValidationCode.InvalidArgValue);
+    if (ring > (pieceBytes > 0 ? bytes / pieceBytes : 1))
+      throw rangeError('dstRingPieces exceeds the pieces copied', ValidationCode.InvalidArgValue);
+    const r = await nativeAddon().probeMemcpy(bytes, iterations, pieceBytes, ring);
     return { ...r, medianBytesPerSecond: r.bytes / Math.min(median(r.memcpySeconds), median(r.kernelSeconds)) };
   });
 }

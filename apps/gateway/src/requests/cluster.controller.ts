@@ -22,6 +22,8 @@ export class ClusterController {
         waiting: n.waiting,
         kv_usage: n.kvUsage,
         chunks: { device: Number(n.deviceChunks), host: Number(n.hostChunks), ssd: Number(n.ssdChunks) },
+        // "io_uring", "pread" (the fallback, one request at a time), or null: no SSD pool (or a node too old to say).
+        ssd_backend: n.ssdBackend || null,
         routed_prompt_tokens: Number(n.routedPromptTokens),
         // Of the prompt tokens routed here, the share the node held in each tier when routed (by the replica that answered).
         routed_hit_rate: {

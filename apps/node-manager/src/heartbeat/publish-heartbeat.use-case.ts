@@ -10,12 +10,14 @@ import { ChunkTransferGrpcServer } from '../chunks/chunk-transfer.grpc-server.js
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import { ServedTokenizers } from '../tokenizers/served-tokenizers.js';
+import { SSD_BACKEND } from '../kv-store/pool.devices.js';
 
 /**
  * Publishes this node's liveness and load on HEARTBEAT. The first one registers the node;
  * one with `accepting = false` takes it out of routing before it stops. kv_usage is the
  * engine's device KV occupancy, which least-loaded routing weighs against queue length. Each
  * model carries its tokenizer kind and bundle hash, which gateways fetch on tokenizerSubject.
+ * ssd_backend says whether the SSD pools run io_uring or the pread fallback (`mnemo status`).
  */
 @Injectable()
 export class PublishHeartbeatUseCase {
@@ -28,6 +30,7 @@ export class PublishHeartbeatUseCase {
     @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
     @Inject(ChunkTransferGrpcServer) private readonly grpc: ChunkTransferGrpcServer,
     @Inject(ServedTokenizers) private readonly tokenizers: ServedTokenizers,
+    @Inject(SSD_BACKEND) private readonly ssdBackend: string,
   ) {}
 
   execute(): void {
@@ -36,15 +39,13 @@ export class PublishHeartbeatUseCase {
       Subjects.HEARTBEAT,
       encodeMessage(HeartbeatSchema, {
         nodeId: this.config.NODE_ID,
-        models: this.engine
-          .models()
-          .map((m) => ({
-            id: m.id,
-            engine: m.engine,
-            maxContext: m.maxContext,
-            vocabSize: m.vocabSize,
-            ...this.tokenizers.describe(m.id),
-          })),
+        models: this.engine.models().map((m) => ({
+          id: m.id,
+          engine: m.engine,
+          maxContext: m.maxContext,
+          vocabSize: m.vocabSize,
+          ...this.tokenizers.describe(m.id),
+        })),
         running: this.store.count('running'),
         waiting: this.store.count('waiting'),
         kvUsage: this.engine.kvUsage(),
@@ -52,6 +53,7 @@ export class PublishHeartbeatUseCase {
         sentUnixMs: this.clock.unixMs(),
         accepting: this.lifecycle.accepting,
         bootId: this.lifecycle.bootId,
+        ssdBackend: this.ssdBackend,
       }),
     );
   }

@@ -137,6 +137,16 @@ export class KvStoreMetrics {
       },
     });
     new Gauge({
+      name: 'mnemo_kv_ssd_backend',
+      help: 'SSD pool devices per I/O backend (io_uring, or pread: the pread/pwrite fallback, one request at a time)',
+      labelNames: ['backend'],
+      registers,
+      collect() {
+        this.reset();
+        for (const d of store.tiers.ssd) if ('backend' in d.device) this.inc({ backend: d.device.backend });
+      },
+    });
+    new Gauge({
       name: 'mnemo_kv_ssd_write_backlog_segments',
       help: 'Segments waiting for their background write to the SSD pool',
       registers,

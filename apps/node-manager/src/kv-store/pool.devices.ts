@@ -36,6 +36,16 @@ export interface PoolDevice {
 export interface PoolReport {
   readonly devices: ReadonlyArray<{ name: string; type: PoolTier; bytes: number; bandwidthGBs: number; detail: string }>;
   readonly io: string;
+  /** The SSD pools' I/O backend ('io_uring', 'pread'; several joined by '+'), '' without SSD pools: the heartbeat's and /metrics' label. */
+  readonly ssdBackend: string;
+}
+
+/** Nest token of the node's SSD backend (PoolReport.ssdBackend; '' when the node keeps no SSD pool). */
+export const SSD_BACKEND = Symbol('SSD_BACKEND');
+
+/** The backends the SSD pools actually run (a pool may fall back even where io_uring is compiled in). */
+export function ssdBackendOf(devices: readonly PoolDevice[]): string {
+  return [...new Set(devices.flatMap((d) => ('backend' in d.device ? [d.device.backend] : [])))].sort().join('+');
 }
 
 const PROBE_BYTES = 64 * 1024 * 1024;
@@ -106,12 +116,16 @@ export async function openPoolDevices(
     throw e;
   }
   const io = ioInfo();
+  const ssdBackend = ssdBackendOf(devices);
+  const uringNote = io.uringAvailable ? '' : ` (io_uring unavailable: ${io.uringReason ?? 'not compiled in'})`;
+  const fallbackReason = devices.flatMap((d) => ('backendReason' in d.device && d.device.backendReason ? [d.device.backendReason] : []))[0];
   return {
     devices,
     report: {
-      io: io.uringAvailable
-        ? `io_uring (crc32c: ${io.crc32c})`
-        : `pread/pwrite fallback: ${io.uringReason ?? 'io_uring not compiled in'} (crc32c: ${io.crc32c})`,
+      ssdBackend,
+      io: !ssdBackend.includes('pread')
+        ? `${ssdBackend || 'no SSD pool'}${uringNote} (crc32c: ${io.crc32c})`
+        : `pread/pwrite fallback: ${fallbackReason ?? io.uringReason ?? 'io_uring not compiled in'} (crc32c: ${io.crc32c})`,
       devices: devices.map((d) => ({
         name: d.name,
         type: d.type,

@@ -3,6 +3,7 @@ import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-c
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { PoolDevice } from './pool.devices.js';
+import { HOST_PART_SEGMENTS, splitWrites } from './write.parts.js';
 import { transferOperands } from './transfer.operands.js';
 
 /** A whole chunk's KV in the payload layout `[layer][K|V][256][kv_head][head_dim]` (fp32). */
@@ -51,6 +52,16 @@ interface SsdJob {
 
 type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: number; readonly use: PayloadUse };
 
+/** For same-process A/Bs only (the tiers bench): the previous behaviour of the SSD write-behind. */
+export interface TierWriterTuning {
+  /** SSD batches written at once (default SSD_BATCHES_IN_FLIGHT). */
+  readonly ssdBatchesInFlight?: number;
+  /** Checksum SSD copies of host replicas again instead of taking the recorded CRC32C. */
+  readonly recomputeSsdCrc?: boolean;
+  /** Segments per part of a host write-through (default HOST_PART_SEGMENTS; 0: one part). */
+  readonly hostPartSegments?: number;
+}
+
 /** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
 const SSD_BATCH_SEGMENTS = 64;
 /** Default bound of the write-behind queue (NODE_KV_SSD_QUEUE_MB). */
@@ -61,6 +72,11 @@ export const DEFAULT_SSD_QUEUE_BYTES = 256 * 1024 * 1024;
  * what a crash loses before it is only un-journaled copies of chunks (misses after a restart).
  */
 const SSD_BATCHES_PER_COMMIT = 8;
+/**
+ * SSD batches written at once: the next batch is planned and submitted while one finishes, so
+ * the device's queue does not drain at every batch boundary while JS records the last one.
+ */
+const SSD_BATCHES_IN_FLIGHT = 2;
 
 const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] =>
   ds.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator }));
@@ -100,6 +116,7 @@ export class TierWriter {
     private readonly tiers: OffloadTiers,
     private readonly onError: (e: unknown, what: string) => void,
     private readonly maxQueueBytes = DEFAULT_SSD_QUEUE_BYTES,
+    private readonly tuning: TierWriterTuning = {},
   ) {}
 
   /** Segments waiting for (or in) an SSD write. */
@@ -178,20 +195,33 @@ export class TierWriter {
       for (const s of unplaced)
         this.enqueue({ m, seg: s, origin, source: { kind: 'payload', payload: s.payload, byteOffset: s.byteOffset, use: s.use.add() } });
     if (writes.length > 0) {
-      const copied = await this.copy(m, writes, (s) => ({ operand: s.payload, offset: s.byteOffset }));
-      // Another write of the same chunk (a peer import racing the engine's own export) may have
-      // landed while this one copied: keep the first, give this copy's space back.
-      const locations = copied.filter(({ seg, location }) => {
-        if (!m.table.get(seg.chunkKey, seg.layer, 'mem')) return true;
-        this.tiers.free(location);
-        return false;
-      });
-      this.tiers.put(m, locations);
-      for (const { seg } of locations) {
-        if (hostOnly || this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
-        const pin = m.table.pin(seg.chunkKey, seg.layer, 'mem');
-        if (pin) this.enqueue({ m, seg, origin, source: { kind: 'host', pin } });
-      }
+      // In parts, copied at once: each part's SSD writes start as soon as it lands in host
+      // memory, while the copy threads work on the next (the SSD has every segment sooner).
+      // (Host-only writes gain nothing from parts.)
+      const toSsd = !hostOnly && this.tiers.ssd.length > 0;
+      const parts = splitWrites(writes, toSsd ? (this.tuning.hostPartSegments ?? HOST_PART_SEGMENTS) : 0, m.stride);
+      const done = await Promise.allSettled(
+        parts.map(async (part) => {
+          const copied = await this.copy(m, part, (s) => ({ operand: s.payload, offset: s.byteOffset }));
+          // Another write of the same chunk (a peer import racing the engine's own export) may have
+          // landed while this one copied: keep the first, give this copy's space back.
+          const locations = copied.filter(({ seg, location }) => {
+            if (!m.table.get(seg.chunkKey, seg.layer, 'mem')) return true;
+            this.tiers.free(location);
+            return false;
+          });
+          this.tiers.put(m, locations);
+          for (const { seg } of locations) {
+            if (hostOnly || this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
+            const pin = m.table.pin(seg.chunkKey, seg.layer, 'mem');
+            if (pin) this.enqueue({ m, seg, origin, source: { kind: 'host', pin } });
+          }
+          this.pump();
+        }),
+      );
+      // Every part settled before the payloads may be released (write()'s finally).
+      const failed = done.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
     }
     this.pump();
   }
@@ -213,16 +243,22 @@ export class TierWriter {
 
   /**
    * One native transfer for a plan: every segment from its source to its planned offset, with
-   * the CRC32C of each source segment computed on the way. Space is given back if it fails.
+   * the CRC32C of each source segment computed on the way — unless `source` gives the CRC32C
+   * already recorded for those bytes (a pinned host replica's): an SSD write then makes no CPU
+   * pass over the data, and the copy keeps the checksum taken when the bytes entered the tiers
+   * (a host replica corrupted since then is caught on read, not blessed with a fresh CRC).
+   * Space is given back if it fails.
    */
   private async copy<S extends SegmentRef>(
     m: ModelKv,
     writes: readonly DeviceWrite<S>[],
-    source: (s: S) => { operand: TransferOperand; offset: number },
+    source: (s: S) => { operand: TransferOperand; offset: number; crc32c?: number },
   ): Promise<Array<{ seg: SegmentRef; location: SegmentLocation }>> {
     const { operands, op } = transferOperands();
     const ranges: number[] = [];
     const crcs: number[] = [];
+    /** Per segment: its known CRC32C, or undefined when the transfer computes it (in order). */
+    const known: Array<number | undefined> = [];
     const out: Array<{ seg: SegmentRef; location: Omit<SegmentLocation, 'crc32c'> }> = [];
     const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
     for (const w of writes) {
@@ -231,7 +267,8 @@ export class TierWriter {
         const src = source(s);
         const so = op(src.operand);
         ranges.push(so, src.offset, dst, w.offsets[i]!, w.type === 'ssd' ? ioBytes : m.segBytes);
-        crcs.push(so, src.offset, m.segBytes);
+        known.push(src.crc32c);
+        if (src.crc32c === undefined) crcs.push(so, src.offset, m.segBytes);
         out.push({
           seg: { chunkKey: s.chunkKey, position: s.position, layer: s.layer },
           location: { deviceIndex: w.deviceIndex, type: w.type, offset: w.offsets[i]!, length: m.segBytes },
@@ -239,8 +276,9 @@ export class TierWriter {
       });
     }
     try {
-      const r = await transfer(operands, Float64Array.from(ranges), { crcs: Float64Array.from(crcs) });
-      return out.map((o, i) => ({ seg: o.seg, location: { ...o.location, crc32c: r.crcs[i]! } }));
+      const r = await transfer(operands, Float64Array.from(ranges), crcs.length ? { crcs: Float64Array.from(crcs) } : {});
+      let next = 0;
+      return out.map((o, i) => ({ seg: o.seg, location: { ...o.location, crc32c: known[i] ?? r.crcs[next++]! } }));
     } catch (e) {
       for (const w of writes) for (const x of w.extents) this.tiers.device(w.deviceIndex).allocator.free(x.offset, x.length);
       throw e;
@@ -281,26 +319,17 @@ export class TierWriter {
     if (this.pumping) return;
     this.pumping = (async () => {
       let sinceCommit = 0;
+      const running = new Set<Promise<void>>();
       while (this.queue.length > 0 && !this.stopped) {
         const origin = this.queue[0]!.origin;
         let n = 0;
         while (n < this.queue.length && n < SSD_BATCH_SEGMENTS && this.queue[n]!.origin === origin) n++;
-        const batch = this.queue.splice(0, n);
-        const byModel = new Map<ModelKv, SsdJob[]>();
-        for (const j of batch) byModel.set(j.m, [...(byModel.get(j.m) ?? []), j]);
-        for (const [m, jobs] of byModel) {
-          try {
-            await this.writeSsd(m, jobs);
-          } catch (e) {
-            if (!this.stopped) this.onError(e, 'SSD write');
-          } finally {
-            for (const j of jobs) {
-              this.dequeued(j);
-              this.release(j);
-            }
-          }
-        }
+        const p = this.writeBatch(this.queue.splice(0, n));
+        running.add(p);
+        void p.finally(() => running.delete(p));
         if (this.queue.length === 0 || ++sinceCommit >= SSD_BATCHES_PER_COMMIT) {
+          // A commit names only what landed: the tiers record a batch's replicas once its writes finished.
+          await Promise.all(running);
           try {
             await this.tiers.flushJournals();
           } catch (e) {
@@ -308,13 +337,32 @@ export class TierWriter {
             if (!this.stopped) this.onError(e, 'journal flush');
           }
           sinceCommit = 0;
-        }
+        } else if (running.size >= (this.tuning.ssdBatchesInFlight ?? SSD_BATCHES_IN_FLIGHT)) await Promise.race(running);
       }
+      await Promise.all(running);
     })().finally(() => {
       this.pumping = undefined;
       // Jobs queued while the last batch was finishing (none are, once stopped: stop empties the queue).
       if (this.queue.length > 0 && !this.stopped) this.pump();
     });
+  }
+
+  /** One batch of the write-behind queue, per model; never rejects (a failure is reported, its jobs released). */
+  private async writeBatch(batch: readonly SsdJob[]): Promise<void> {
+    const byModel = new Map<ModelKv, SsdJob[]>();
+    for (const j of batch) byModel.set(j.m, [...(byModel.get(j.m) ?? []), j]);
+    for (const [m, jobs] of byModel) {
+      try {
+        await this.writeSsd(m, jobs);
+      } catch (e) {
+        if (!this.stopped) this.onError(e, 'SSD write');
+      } finally {
+        for (const j of jobs) {
+          this.dequeued(j);
+          this.release(j);
+        }
+      }
+    }
   }
 
   private async writeSsd(m: ModelKv, jobs: readonly SsdJob[]): Promise<void> {
@@ -331,7 +379,12 @@ export class TierWriter {
     if (writes.length === 0) return;
     const copied = await this.copy(m, writes, (s) => {
       const src = s.job.source;
-      if (src.kind === 'host') return { operand: this.tiers.device(src.pin.location.deviceIndex).device, offset: src.pin.location.offset };
+      if (src.kind === 'host')
+        return {
+          operand: this.tiers.device(src.pin.location.deviceIndex).device,
+          offset: src.pin.location.offset,
+          ...(this.tuning.recomputeSsdCrc ? {} : { crc32c: src.pin.location.crc32c }),
+        };
       if (m.segBytes % 4096 === 0) return { operand: src.payload, offset: src.byteOffset };
       // O_DIRECT moves whole sectors: pad an odd-sized segment into an aligned buffer first.
       const buf = allocHostBuffer(m.stride);

@@ -32,6 +32,8 @@ export interface NodeEntry extends NodeLoad {
   readonly grpcAddress: string;
   /** The incarnation its heartbeats name (Heartbeat.boot_id); "" or absent: a node that sends none. */
   readonly bootId?: string;
+  /** Its SSD pools' I/O backend (Heartbeat.ssd_backend: "io_uring", "pread"); "" or absent: none reported. */
+  readonly ssdBackend?: string;
 }
 
 /**

@@ -61,6 +61,7 @@ export class RecordHeartbeatUseCase {
       kvUsage: hb.kvUsage,
       grpcAddress: hb.grpcAddress,
       bootId: hb.bootId,
+      ssdBackend: hb.ssdBackend,
       lastSeenMs: this.clock.monotonicMs(),
     });
     if (isNew)

@@ -46,6 +46,7 @@ export class ClusterStatusUseCase {
             heldDeviceTokens: BigInt(r.device),
             heldHostTokens: BigInt(r.host),
             heldSsdTokens: BigInt(r.ssd),
+            ssdBackend: n.ssdBackend ?? '',
           };
         }),
     });

@@ -4,7 +4,7 @@ namespace mnemo::binding {
 
 Status AddonState::Pool(TaskQueue** out) {
   if (closed_) return Status::Closed("the native addon was closed");
-  if (!pool_) pool_ = std::make_unique<TaskQueue>(thread_count_);
+  if (!pool_) pool_ = std::make_unique<TaskQueue>(thread_count_, "mnemo-copy");
   *out = pool_.get();
   return Status::Ok();
 }
@@ -19,7 +19,7 @@ Status AddonState::Copy(CopyEngine** out) {
 
 Status AddonState::Compute(TaskQueue** out) {
   if (closed_) return Status::Closed("the native addon was closed");
-  if (!compute_) compute_ = std::make_unique<TaskQueue>(1);
+  if (!compute_) compute_ = std::make_unique<TaskQueue>(1, "mnemo-compute");
   *out = compute_.get();
   return Status::Ok();
 }

@@ -1,5 +1,5 @@
 // Physical-limit probes and I/O facts:
-//   probeMemcpy(bytes, iterations): Promise<{ bytes, threads, memcpySeconds, kernelSeconds,
+//   probeMemcpy(bytes, iterations, pieceBytes = 0, dstRingPieces = 0): Promise<{ bytes, threads, memcpySeconds, kernelSeconds,
 //     crcCopySeconds, crcStreamsCopySeconds }>
 //   probeDirectIo(path, bytes, blockBytes, queueDepth, write, forcePread):
 //     Promise<{ bytes, seconds, backend, backendReason, queueDepth }>
@@ -36,14 +36,22 @@ Napi::Value ProbeMemcpyJs(const Napi::CallbackInfo& info) {
   }
   const auto bytes = static_cast<uint64_t>(info[0].As<Napi::Number>().DoubleValue());
   const int iterations = info[1].As<Napi::Number>().Int32Value();
+  MemcpyProbeShape shape;
+  if (info.Length() >= 4) {
+    if (!IsInteger(info[2], 0, 1ull << 40) || !IsInteger(info[3], 0, 1u << 20)) {
+      ThrowStatus(env, Status::InvalidArgument("probeMemcpy pieceBytes and dstRingPieces must be integers >= 0"));
+    }
+    shape.piece_bytes = static_cast<uint64_t>(info[2].As<Napi::Number>().DoubleValue());
+    shape.dst_ring_pieces = info[3].As<Napi::Number>().Uint32Value();
+  }
   TaskQueue* pool = nullptr;
   ThrowIfError(env, State(env).Pool(&pool));
   AsyncCall* call = AsyncCall::Start(env, "mnemo.probeMemcpy");
   Napi::Promise promise = call->promise();
   // A thread of its own drives the measurement; the copies run on the copy pool.
-  RunDetached(call, [pool, bytes, iterations](AsyncCall::Resolver* resolver) {
+  RunDetached(call, [pool, bytes, iterations, shape](AsyncCall::Resolver* resolver) {
     MemcpyProbeResult r;
-    MNEMO_RETURN_IF_ERROR(ProbeMemcpy(*pool, bytes, iterations, &r));
+    MNEMO_RETURN_IF_ERROR(ProbeMemcpy(*pool, bytes, iterations, &r, shape));
     *resolver = [r](Napi::Env e) -> Napi::Value {
       Napi::Object out = Napi::Object::New(e);
       out.Set("bytes", static_cast<double>(r.bytes));

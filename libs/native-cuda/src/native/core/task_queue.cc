@@ -2,17 +2,26 @@
 
 #include "core/cpu_budget.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <string>
 #include <utility>
 
 namespace mnemo {
 
 size_t TaskQueue::DefaultThreadCount() { return ThreadBudgetFor(UsableCores()).task_threads; }
 
-TaskQueue::TaskQueue(size_t threads) {
+TaskQueue::TaskQueue(size_t threads, const char* name) {
   const size_t n = threads == 0 ? DefaultThreadCount() : threads;
   threads_.reserve(n);
-  for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+  const std::string thread_name = std::string(name).substr(0, 15);
+  for (size_t i = 0; i < n; ++i) {
+    threads_.emplace_back([this, thread_name] {
+      pthread_setname_np(pthread_self(), thread_name.c_str());
+      WorkerLoop();
+    });
+  }
 }
 
 TaskQueue::~TaskQueue() { Shutdown(); }

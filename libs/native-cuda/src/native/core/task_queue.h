@@ -25,8 +25,9 @@ class TaskQueue {
  public:
   using Task = std::function<void()>;
 
-  // `threads` == 0 picks DefaultThreadCount().
-  explicit TaskQueue(size_t threads = 0);
+  // `threads` == 0 picks DefaultThreadCount(). `name` (at most 15 characters) names its threads,
+  // so profiles and `top -H` tell the copy threads from the rest.
+  explicit TaskQueue(size_t threads = 0, const char* name = "mnemo-tasks");
   ~TaskQueue();
 
   TaskQueue(const TaskQueue&) = delete;

@@ -24,6 +24,24 @@ MNEMO_TEST(io_probes, memcpy_probe_times_every_iteration) {
   CHECK_EQ(ProbeMemcpy(threads, 0, 1, &r).code(), StatusCode::kInvalidArgument);
 }
 
+MNEMO_TEST(io_probes, memcpy_probe_copies_in_pieces_into_a_ring) {
+  TaskQueue threads(2);
+  MemcpyProbeResult r;
+  MemcpyProbeShape shape;
+  shape.piece_bytes = 2 << 20;
+  shape.dst_ring_pieces = 3;
+  CHECK(ProbeMemcpy(threads, 8 << 20, 2, &r, shape).ok());
+  CHECK_EQ(r.memcpy_seconds.size(), size_t{2});
+  CHECK_EQ(r.crc_copy_seconds.size(), size_t{2});
+  CHECK_EQ(r.bytes, uint64_t{8 << 20});
+  for (double s : r.memcpy_seconds) CHECK(s > 0 && s < 10);
+  shape.piece_bytes = 3 << 20;  // does not divide 8 MiB
+  CHECK_EQ(ProbeMemcpy(threads, 8 << 20, 1, &r, shape).code(), StatusCode::kInvalidArgument);
+  shape.piece_bytes = 4 << 20;
+  shape.dst_ring_pieces = 3;  // more buffers than pieces
+  CHECK_EQ(ProbeMemcpy(threads, 8 << 20, 1, &r, shape).code(), StatusCode::kInvalidArgument);
+}
+
 MNEMO_TEST(io_probes, direct_io_probe_writes_then_reads_through_the_device_path) {
   for (bool pread : {false, true}) {
     test::TempDir dir;

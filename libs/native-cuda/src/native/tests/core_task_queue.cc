@@ -1,5 +1,9 @@
 // TaskQueue: runs everything submitted, on its own threads, and shuts down cleanly.
+#include <pthread.h>
+
 #include <atomic>
+#include <cstring>
+#include <future>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -32,6 +36,17 @@ MNEMO_TEST(task_queue, runs_every_task_on_pool_threads) {
   CHECK_EQ(done.load(), 1000);
   CHECK(ids.count(caller) == 0);
   CHECK(ids.size() >= 1 && ids.size() <= 4);
+}
+
+MNEMO_TEST(task_queue, names_its_threads_for_profiles) {
+  TaskQueue pool(1, "mnemo-copy-with-a-long-name");  // cut to the kernel's 15 characters
+  std::promise<std::string> name;
+  CHECK(pool.Submit([&name] {
+          char buf[32] = {};
+          pthread_getname_np(pthread_self(), buf, sizeof buf);
+          name.set_value(buf);
+        }).ok());
+  CHECK(name.get_future().get() == std::string("mnemo-copy-with"));
 }
 
 MNEMO_TEST(task_queue, shutdown_drains_queued_tasks_then_refuses_new_ones) {

@@ -34,37 +34,54 @@ struct HostBuffer {
 
 }  // namespace
 
-Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeResult* out) {
+Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeResult* out, const MemcpyProbeShape& shape) {
   *out = MemcpyProbeResult{};
   if (bytes == 0 || iterations < 1 || iterations > 1000) {
     return Status::InvalidArgument("memcpy probe needs bytes > 0 and iterations in [1, 1000]");
+  }
+  const uint64_t piece = shape.piece_bytes == 0 ? bytes : shape.piece_bytes;
+  if (piece > bytes || bytes % piece != 0) {
+    return Status::InvalidArgument("memcpy probe pieces must divide bytes");
+  }
+  const uint64_t pieces = bytes / piece;
+  if (shape.dst_ring_pieces > pieces) {
+    return Status::InvalidArgument("memcpy probe destination ring is larger than the copy");
   }
   HostPoolOptions o;
   o.bytes = bytes;
   std::shared_ptr<HostPool> src;
   std::shared_ptr<HostPool> dst;
   MNEMO_RETURN_IF_ERROR(HostPool::Open(o, &src));
-  MNEMO_RETURN_IF_ERROR(HostPool::Open(o, &dst));
+  HostPoolOptions od;
+  od.bytes = shape.dst_ring_pieces == 0 ? bytes : std::max<uint64_t>(piece * shape.dst_ring_pieces, HostPool::kAlignment);
+  MNEMO_RETURN_IF_ERROR(HostPool::Open(od, &dst));
   std::memset(src->data(), 0x5A, bytes);
   const uint64_t min_shard = CopyEngine::kDefaultMinShardBytes;
-  const size_t shards = static_cast<size_t>(std::max<uint64_t>(1, std::min<uint64_t>(pool.size(), (bytes + min_shard - 1) / min_shard)));
-  const uint64_t per = (bytes + shards - 1) / shards;
+  const size_t shards = static_cast<size_t>(std::max<uint64_t>(1, std::min<uint64_t>(pool.size(), (piece + min_shard - 1) / min_shard)));
+  const uint64_t per = (piece + shards - 1) / shards;
   out->bytes = bytes;
   out->threads = shards;
   std::atomic<uint32_t> sink{0};  // keeps the CRCs live
-  // One sharded copy with `kernel`, timed from submission to the last shard's end.
+  // One sharded copy of piece `k` with `kernel`, waited for.
   enum class Kernel { kGlibc, kCopy, kCrcCopy, kCrcStreamsCopy };
-  auto run = [&](Kernel kernel) -> Status {
+  auto run_piece = [&](Kernel kernel, uint64_t k) -> Status {
     std::mutex mu;
     std::condition_variable cv;
     size_t left = shards;
+    const uint64_t src_at = k * piece;
+    const uint64_t dst_at = shape.dst_ring_pieces == 0 ? src_at : (k % shape.dst_ring_pieces) * piece;
     std::vector<TaskQueue::Task> tasks;
     for (size_t i = 0; i < shards; ++i) {
       const uint64_t at = i * per;
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(per, bytes - at));
+      if (at >= piece) {
+        std::lock_guard<std::mutex> lock(mu);
+        --left;
+        continue;
+      }
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(per, piece - at));
       tasks.emplace_back([&, at, n] {
-        uint8_t* d = dst->data() + at;
-        const uint8_t* s = src->data() + at;
+        uint8_t* d = dst->data() + dst_at + at;
+        const uint8_t* s = src->data() + src_at + at;
         switch (kernel) {
           case Kernel::kGlibc: std::memcpy(d, s, n); break;
           case Kernel::kCopy: CopyBytes(d, s, n, CopyHint::kStreaming); break;
@@ -78,6 +95,10 @@ Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeR
     MNEMO_RETURN_IF_ERROR(pool.SubmitAll(std::move(tasks)));
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return left == 0; });
+    return Status::Ok();
+  };
+  auto run = [&](Kernel kernel) -> Status {
+    for (uint64_t k = 0; k < pieces; ++k) MNEMO_RETURN_IF_ERROR(run_piece(kernel, k));
     return Status::Ok();
   };
   const std::pair<Kernel, std::vector<double>*> kernels[] = {

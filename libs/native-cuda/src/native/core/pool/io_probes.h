@@ -28,7 +28,18 @@ struct MemcpyProbeResult {
 // case host memory offers) `iterations` times on `pool`, split the way transfers are split,
 // with glibc's memcpy and with the transfers' own kernel (interleaved): the faster of the
 // two is the host tiers' physical limit. The checksumming copies run interleaved with them.
-Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeResult* out);
+//
+// Shaped like a tier's copies (so a tier's fraction of the limit compares like with like):
+// `piece_bytes` > 0 copies the `bytes` as consecutive pieces of that size, each split over the
+// threads and finished before the next starts (a get's one transfer per layer); `dst_ring_pieces`
+// > 0 lands the pieces in that many piece-sized destination buffers in turn (a get's reused
+// layer payloads) instead of a destination as large as the source. 0, 0: one copy of `bytes`.
+struct MemcpyProbeShape {
+  uint64_t piece_bytes = 0;
+  uint32_t dst_ring_pieces = 0;
+};
+Status ProbeMemcpy(TaskQueue& pool, uint64_t bytes, int iterations, MemcpyProbeResult* out,
+                   const MemcpyProbeShape& shape = {});
 
 struct DirectIoProbeOptions {
   std::string path;
