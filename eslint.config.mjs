@@ -41,8 +41,8 @@ export default [
             { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'type:service-kit', onlyDependOnLibsWithTags: ['type:policy'] },
             { sourceTag: 'type:mechanism', onlyDependOnLibsWithTags: [] },
-            // Benchmarks' and tests' shared arithmetic and /metrics reader: policy's statistics only, never in a service.
-            { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:policy'] },
+            // Benchmarks' and tests' shared library: policy's statistics and the wire contract, never in a service.
+            { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:policy', 'type:contract'] },
             { sourceTag: 'type:engine', onlyDependOnLibsWithTags: ['type:policy', 'type:mechanism'] },
             // The twin composes policy and the engine's cost model in virtual time: no framework, no I/O.
             { sourceTag: 'type:twin', onlyDependOnLibsWithTags: ['type:policy', 'type:engine'], bannedExternalImports: io },
