@@ -3,22 +3,30 @@
 // for `kubectl apply -f deploy/k8s/<overlay>/`. Pure: generate.mjs writes, the spec compares.
 import { Namespace } from 'kubernetes-models/v1';
 import { stringify } from 'yaml';
-import { DEFAULT_IMAGE, NAMESPACE, labels } from './common.mjs';
-import { natsCluster } from './nats.mjs';
-import { networkPolicies } from './network-policies.mjs';
-import { nodeManagers } from './node-manager.mjs';
-import { OVERLAYS } from './overlays.mjs';
-import { gateway, profiler, scheduler } from './services.mjs';
+import { DEFAULT_IMAGE, NAMESPACE, labels } from './common.js';
+import { natsCluster } from './nats.js';
+import { networkPolicies } from './network-policies.js';
+import { nodeManagers } from './node-manager.js';
+import { OVERLAYS, type Overlay } from './overlays.js';
+import { gateway, profiler, scheduler } from './services.js';
 
 export { OVERLAYS, DEFAULT_IMAGE };
+export type { Overlay };
+
+/** A kubernetes-models object: it checks itself against the Kubernetes schema and gives its manifest. */
+export interface K8sObject {
+  readonly kind: string;
+  readonly metadata?: { readonly name?: string };
+  validate(): void;
+  toJSON(): unknown;
+}
 
 /**
  * The overlay with the machines of its local SSD volumes replaced by `ssdHosts` (the cluster's own
  * `kubectl get nodes` names: kind-control-plane, minikube, k3d-<name>-server-0, …); fewer names
  * than node-managers put the rest on the last one (a one-machine laptop cluster gives one).
- * @param {string} overlay @param {string[]} [ssdHosts]
  */
-export function overlayFor(overlay, ssdHosts) {
+export function overlayFor(overlay: string, ssdHosts?: readonly string[]): Overlay {
   const o = OVERLAYS[overlay];
   if (!o) throw new RangeError(`unknown overlay ${overlay}: ${Object.keys(OVERLAYS).join(', ')}`);
   if (!ssdHosts || ssdHosts.length === 0) return o;
@@ -28,11 +36,13 @@ export function overlayFor(overlay, ssdHosts) {
 }
 
 /**
- * The files of one overlay, in apply order (kubectl applies a folder's files by name).
- * @param {string} overlay @param {string} [image] @param {string[]} [ssdHosts] see overlayFor
- * @returns {Array<{ file: string, objects: Array<{ validate(): void, toJSON(): object }> }>}
+ * The files of one overlay, in apply order (kubectl applies a folder's files by name); `ssdHosts`: see overlayFor.
  */
-export function manifests(overlay, image = DEFAULT_IMAGE, ssdHosts = undefined) {
+export function manifests(
+  overlay: string,
+  image: string = DEFAULT_IMAGE,
+  ssdHosts?: readonly string[],
+): Array<{ file: string; objects: K8sObject[] }> {
   const o = overlayFor(overlay, ssdHosts);
   return [
     { file: '00-namespace.yaml', objects: [new Namespace({ metadata: { name: NAMESPACE, labels: labels('namespace') } })] },
@@ -47,12 +57,10 @@ export function manifests(overlay, image = DEFAULT_IMAGE, ssdHosts = undefined) 
 
 /**
  * Validates and renders an overlay: file name → YAML text. Throws on the first object the
- * schema rejects, naming the file, kind and name.
- * @param {string} overlay @param {string} [image] @param {string[]} [ssdHosts] see overlayFor
- * @returns {Map<string, string>}
+ * schema rejects, naming the file, kind and name; `ssdHosts`: see overlayFor.
  */
-export function render(overlay, image = DEFAULT_IMAGE, ssdHosts = undefined) {
-  const out = new Map();
+export function render(overlay: string, image: string = DEFAULT_IMAGE, ssdHosts?: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
   const o = overlayFor(overlay, ssdHosts);
   for (const { file, objects } of manifests(overlay, image, ssdHosts)) {
     const docs = objects.map((obj) => {
@@ -60,7 +68,7 @@ export function render(overlay, image = DEFAULT_IMAGE, ssdHosts = undefined) {
       try {
         obj.validate();
       } catch (e) {
-        throw new Error(`${overlay}/${file}: ${json.kind} ${json.metadata?.name}: ${e instanceof Error ? e.message : String(e)}`);
+        throw new Error(`${overlay}/${file}: ${obj.kind} ${obj.metadata?.name}: ${e instanceof Error ? e.message : String(e)}`);
       }
       return stringify(json, { lineWidth: 0 });
     });
