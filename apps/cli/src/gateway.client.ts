@@ -45,9 +45,10 @@ export class GatewayClient {
     try {
       r = await this.fetch(this.url + path, { ...init, headers: this.headers(init.body ? { 'content-type': 'application/json' } : {}) });
     } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
       throw new GatewayError(
         0,
-        `cannot reach the gateway at ${this.url} (${e instanceof Error ? e.message : String(e)}): is \`mnemo up\` running? (MNEMO_URL sets another address)`,
+        `cannot reach the gateway at ${this.url} (${why}): is \`mnemo up\` running? (MNEMO_URL sets another address)`,
       );
     }
     const text = await r.text();
