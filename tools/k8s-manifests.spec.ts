@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
-import { manifests, OVERLAYS, render } from '../deploy/k8s/lib/render.mjs';
+import { manifests, OVERLAYS, render } from '../deploy/k8s/lib/render.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Parsed YAML: shapes are checked by the assertions themselves.

@@ -2,13 +2,17 @@
 // `--check` only compares (exit 1 on a difference), `--image NAME` sets the image (default
 // mnemo:local, the one docker-compose.yml builds), `--out DIR` writes under DIR instead,
 // `--overlay NAME` only that overlay, `--ssd-hosts a,b` pins the local SSD volumes to those
-// Kubernetes nodes (`kubectl get nodes`) instead of the overlay's (render.mjs overlayFor).
+// Kubernetes nodes (`kubectl get nodes`) instead of the overlay's (render.ts overlayFor).
 // No cluster, kustomize or helm is needed: the output is plain YAML for `kubectl apply -f`.
+// lib/*.ts is compiled into dist/ first (tsc -b, a no-op when current), so edits to lib/ count and a fresh clone runs it.
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DEFAULT_IMAGE, OVERLAYS, render } from './lib/render.mjs';
+import { compileProject } from '../../scripts/tsc-project.mjs';
+
+compileProject(new URL('./tsconfig.json', import.meta.url));
+const { DEFAULT_IMAGE, OVERLAYS, render } = await import('./dist/render.js');
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({

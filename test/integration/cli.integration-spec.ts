@@ -5,8 +5,8 @@
 import { execFile } from 'node:child_process';
 import { PassThrough, Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import { chat, status, why } from '../../apps/cli/src/commands.mjs';
-import { GatewayClient } from '../../apps/cli/src/gateway.client.mjs';
+import { chat, status, why } from '../../apps/cli/src/commands.js';
+import { GatewayClient } from '../../apps/cli/src/gateway.client.js';
 import { Cluster } from './cluster.js';
 
 const sink = () => {

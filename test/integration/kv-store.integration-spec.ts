@@ -3,8 +3,8 @@
 // event on NATS. Reference engine (CPU), real pools in a temp data dir, real NATS.
 import { decodeMessage, KvChangeKind, KvEventSchema, KvTier, Subjects, type KvEvent } from '@mnemo/proto';
 import { ioInfo } from '@mnemo/native-cuda';
-import { status as mnemoStatus } from '../../apps/cli/src/commands.mjs';
-import { GatewayClient } from '../../apps/cli/src/gateway.client.mjs';
+import { status as mnemoStatus } from '../../apps/cli/src/commands.js';
+import { GatewayClient } from '../../apps/cli/src/gateway.client.js';
 import { Cluster, scrape, eventually } from './cluster.js';
 
 const until = (pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 10000) => eventually(pred, what, timeoutMs);

@@ -1,57 +1,12 @@
 #!/usr/bin/env node
-// mnemo — the operator's command line: run the local cluster, look at it, talk to it, ask why.
-import { Command } from 'commander';
-import { bench, chat, profile, status, up, why } from '../src/commands.mjs';
-import { GatewayClient } from '../src/gateway.client.mjs';
+// The installed `mnemo` command: src/main.ts, compiled into dist/ by `npx tsc -b` (npm start and npm test build it).
+// On a fresh clone (`npm install` only), the first run compiles this project, so `npx mnemo up` works there too.
+import { existsSync } from 'node:fs';
+import { compileProject } from '../../../scripts/tsc-project.mjs';
 
-const program = new Command();
-const gw = () => new GatewayClient({ url: program.opts().url, apiKey: program.opts().apiKey, adminKey: program.opts().adminKey });
-const out = (s) => process.stdout.write(s);
-/** @param {() => Promise<number>} fn */
-const act = (fn) => async () => {
-  try {
-    process.exitCode = await fn();
-  } catch (e) {
-    process.stderr.write(`mnemo: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 1;
-  }
-};
-
-program
-  .name('mnemo')
-  .description('Mnemo, a KV-cache-centric LLM serving layer: run it, watch it, talk to it, ask why.')
-  .option('--url <url>', 'gateway address (MNEMO_URL)', process.env.MNEMO_URL)
-  .option('--api-key <key>', 'API key (MNEMO_API_KEY)', process.env.MNEMO_API_KEY)
-  .option('--admin-key <key>', 'admin key for answers that reveal other tenants (MNEMO_ADMIN_KEY)', process.env.MNEMO_ADMIN_KEY);
-
-program
-  .command('up')
-  .description('start the local cluster (npm start): NATS, Postgres, scheduler, two nodes, profiler, gateway')
-  .action(act(() => up()));
-program
-  .command('status')
-  .description('nodes, load, KV per tier and routed hit rates')
-  .action(act(() => status(gw(), out)));
-program
-  .command('chat')
-  .description('talk to a model; after each answer: time to first token and cached tokens by source')
-  .option('-m, --model <id>', 'model (default: the first /v1/models lists)')
-  .option('-s, --system <text>', 'system prompt')
-  .option('--max-tokens <n>', 'longest answer', (v) => Number(v))
-  .action((o) => act(() => chat(gw(), o))());
-program
-  .command('bench <name> [args...]')
-  .description('run a benchmark (npm run bench -- NAME): writes bench/results/NAME.json and its plot')
-  .action((name, args) => act(() => bench(name, args ?? []))());
-program
-  .command('profile <base> <derived>')
-  .description('profile a (base → derived) pair for DroidSpeak: job progress, then the heatmap path')
-  .option('-o, --out <file>', 'where to save the heatmap (default heatmap-BASE-DERIVED.svg)')
-  .action((base, derived, o) => act(() => profile(gw(), base, derived, o, out))());
-program
-  .command('why <request-id>')
-  .description("where each chunk of a request's prompt came from, or why it missed (accepts the chatcmpl-… id)")
-  .option('--json', 'the raw answer of GET /v1/requests/{id}/kv')
-  .action((id, o) => act(() => why(gw(), id, o, out))());
-
-await program.parseAsync();
+const main = new URL('../dist/main.js', import.meta.url);
+if (!existsSync(main)) {
+  process.stderr.write('mnemo: compiling the command (npx tsc -b apps/cli)…\n');
+  compileProject(new URL('../tsconfig.json', import.meta.url));
+}
+await import(main.href);

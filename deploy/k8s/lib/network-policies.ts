@@ -1,21 +1,24 @@
-import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
-import { meta, NATS_CLIENT_PORT, selector } from './common.mjs';
-import { PORTS } from './services.mjs';
+import {
+  NetworkPolicy,
+  type INetworkPolicyIngressRule,
+  type INetworkPolicyPeer,
+  type INetworkPolicyPort,
+} from 'kubernetes-models/networking.k8s.io/v1';
+import { meta, NATS_CLIENT_PORT, selector } from './common.js';
+import type { K8sObject } from './render.js';
+import { PORTS } from './services.js';
 
 /** Namespaces whose pods may scrape /metrics (Prometheus): label them so. */
 export const MONITORING_LABEL = { 'mnemo.io/monitoring': 'true' };
 /** Pods of the mnemo namespace that may ask the KV indexer API (an operator's tool): label them so. */
 export const INDEXER_CLIENT_LABEL = { 'mnemo.io/indexer-client': 'true' };
 
-const from = (/** @type {string[]} */ components) => components.map((c) => ({ podSelector: { matchLabels: selector(c) } }));
-const monitoring = () => [{ namespaceSelector: { matchLabels: MONITORING_LABEL } }];
-const tcp = (/** @type {number} */ port) => [{ protocol: 'TCP', port }];
+const from = (components: string[]): INetworkPolicyPeer[] => components.map((c) => ({ podSelector: { matchLabels: selector(c) } }));
+const monitoring = (): INetworkPolicyPeer[] => [{ namespaceSelector: { matchLabels: MONITORING_LABEL } }];
+const tcp = (port: number): INetworkPolicyPort[] => [{ protocol: 'TCP', port }];
 
-/**
- * @param {string} name @param {string} component
- * @param {Array<{ from?: object[], ports: object[] }>} ingress
- */
-const allow = (name, component, ingress) =>
+/** A policy admitting only `ingress` to the pods of `component`. */
+const allow = (name: string, component: string, ingress: INetworkPolicyIngressRule[]) =>
   new NetworkPolicy({
     metadata: meta(name, component),
     spec: { podSelector: { matchLabels: selector(component) }, policyTypes: ['Ingress'], ingress },
@@ -29,7 +32,7 @@ const allow = (name, component, ingress) =>
  * mnemo.io/monitoring; the gateway's REST and gRPC from anywhere (it is the front door).
  * Kubelet probes come from the node itself, which CNIs admit whatever a policy says.
  */
-export function networkPolicies() {
+export function networkPolicies(): K8sObject[] {
   const clients = ['scheduler', 'node-manager', 'gateway', 'profiler'];
   return [
     new NetworkPolicy({

@@ -1,5 +1,7 @@
 // Pieces every Mnemo workload shares: the namespace, labels, the one image, the NATS and
 // Postgres credentials (Secrets the operator creates; never committed) and ops probes.
+import type { NatsRole } from '../../../tools/infra/index.mjs';
+import type { IEnvVar, IPodSecurityContext, IProbe, ISecurityContext, IVolume, IVolumeMount } from 'kubernetes-models/v1';
 
 export const NAMESPACE = 'mnemo';
 /** The image docker-compose.yml builds from the root Dockerfile; override with --image. */
@@ -12,19 +14,18 @@ export const POSTGRES_SECRET = 'mnemo-postgres';
 export const INDEXER_SECRET = 'mnemo-indexer-admin';
 export const NATS_CLIENT_PORT = 4222;
 
-/** @param {string} component */
-export const labels = (component) => ({
+export const labels = (component: string): Record<string, string> => ({
   'app.kubernetes.io/name': 'mnemo',
   'app.kubernetes.io/component': component,
   'app.kubernetes.io/part-of': 'mnemo',
 });
-/** @param {string} component */
-export const selector = (component) => ({ 'app.kubernetes.io/name': 'mnemo', 'app.kubernetes.io/component': component });
-/** @param {string} name @param {string} component */
-export const meta = (name, component) => ({ name, namespace: NAMESPACE, labels: labels(component) });
+export const selector = (component: string): Record<string, string> => ({
+  'app.kubernetes.io/name': 'mnemo',
+  'app.kubernetes.io/component': component,
+});
+export const meta = (name: string, component: string) => ({ name, namespace: NAMESPACE, labels: labels(component) });
 
-/** @param {Record<string, string>} vars */
-export const plainEnv = (vars) => Object.entries(vars).map(([name, value]) => ({ name, value }));
+export const plainEnv = (vars: Record<string, string>): IEnvVar[] => Object.entries(vars).map(([name, value]) => ({ name, value }));
 
 /** Secret of the private CA's files (ca.pem; nats.pem/.key for the NATS servers; node.pem/.key for node ↔ node gRPC). */
 export const TLS_SECRET = 'mnemo-tls';
@@ -33,11 +34,10 @@ export const TLS_DIR = '/etc/mnemo-tls';
 
 /**
  * A service's NATS user: its role's name (one user per role, least-privilege subjects: see
- * deploy/k8s/lib/nats.mjs and docs/security.md), its password from the `mnemo-nats` Secret's key
+ * deploy/k8s/lib/nats.ts and docs/security.md), its password from the `mnemo-nats` Secret's key
  * of that role, and TLS verified against the private CA. No password is in a manifest.
- * @param {'scheduler' | 'gateway' | 'profiler' | 'node'} role
  */
-export const natsEnv = (role) => [
+export const natsEnv = (role: NatsRole): IEnvVar[] => [
   { name: 'NATS_USER', value: role },
   { name: 'NATS_PASSWORD', valueFrom: { secretKeyRef: { name: NATS_SECRET, key: role } } },
   { name: 'NATS_URL', value: `nats://nats.${NAMESPACE}.svc:${NATS_CLIENT_PORT}` },
@@ -46,26 +46,22 @@ export const natsEnv = (role) => [
 
 /**
  * The TLS_SECRET volume with only `files` of it (a service gets the CA, a node its certificate too).
- * @param {string[]} files
  */
-export const tlsVolume = (files) => ({
+export const tlsVolume = (files: string[]): IVolume => ({
   name: 'tls',
   secret: { secretName: TLS_SECRET, defaultMode: 0o440, items: files.map((f) => ({ key: f, path: f })) },
 });
-export const tlsMount = () => ({ name: 'tls', mountPath: TLS_DIR, readOnly: true });
+export const tlsMount = (): IVolumeMount => ({ name: 'tls', mountPath: TLS_DIR, readOnly: true });
 
 /** Env shared by the services: their NATS user, logs, ops endpoints on every interface (probes come from the kubelet). */
-export const serviceEnv = (/** @type {'scheduler' | 'gateway' | 'profiler' | 'node'} */ role) => [
-  ...natsEnv(role),
-  ...plainEnv({ LOG_LEVEL: 'info', METRICS_HOST: '0.0.0.0' }),
-];
+export const serviceEnv = (role: NatsRole): IEnvVar[] => [...natsEnv(role), ...plainEnv({ LOG_LEVEL: 'info', METRICS_HOST: '0.0.0.0' })];
 
 /**
  * /readyz and /healthz of a service's ops endpoints. Readiness is what the service reports
  * (NATS connected, registered, accepting); liveness only that the process answers.
- * @param {string} port named container port
+ * `port`: the named container port.
  */
-export const probes = (port) => ({
+export const probes = (port: string): { readinessProbe: IProbe; livenessProbe: IProbe; startupProbe: IProbe } => ({
   readinessProbe: { httpGet: { path: '/readyz', port }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 3 },
   livenessProbe: {
     httpGet: { path: '/healthz', port },
@@ -79,11 +75,11 @@ export const probes = (port) => ({
 });
 
 /** Services run as the image's unprivileged `node` user (uid 1000 in node:20-bookworm). */
-export const podSecurity = () => ({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 });
-export const containerSecurity = () => ({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+export const podSecurity = (): IPodSecurityContext => ({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 });
+export const containerSecurity = (): ISecurityContext => ({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
 
-/** Prometheus annotations for clusters that scrape by annotation. @param {number} port */
-export const scrapeAnnotations = (port) => ({
+/** Prometheus annotations for clusters that scrape by annotation. */
+export const scrapeAnnotations = (port: number): Record<string, string> => ({
   'prometheus.io/scrape': 'true',
   'prometheus.io/port': String(port),
   'prometheus.io/path': '/metrics',

@@ -2,27 +2,38 @@
 // cluster (kind, minikube, k3d) and a GPU cluster is here; the builders in this folder read
 // only these settings, so an overlay is one object, not a patch over YAML.
 
-/**
- * @typedef {object} Overlay
- * @property {string} name                 folder under deploy/k8s/
- * @property {string} summary              first line of every file of the overlay
- * @property {number} gatewayReplicas      gateway minimum (the HPA grows it to gatewayMaxReplicas)
- * @property {number} gatewayMaxReplicas
- * @property {number} schedulerReplicas    replicas in the `scheduler` queue group
- * @property {number} nodeReplicas         node-managers (one StatefulSet pod each)
- * @property {string[]} ssdHosts           kubernetes.io/hostname of the node holding each node-manager's local SSD volume
- * @property {string} ssdPath              directory on that host backing the volume (one sub-directory per volume)
- * @property {string} ssdSize              capacity of each local volume (the SSD pool file takes most of it)
- * @property {string} ssdPoolSize          NODE_KV_SSD_POOLS size of the pool file on it
- * @property {string} hostPool             NODE_KV_HOST_POOL
- * @property {Record<string, string>} nodeEnv   extra node-manager environment (engine, backend)
- * @property {{ requests: Record<string, string>, limits: Record<string, string> }} nodeResources
- * @property {Record<string, string>} [nodeSelector]
- * @property {Array<Record<string, string>>} [tolerations]
- */
+import type { IToleration } from 'kubernetes-models/v1';
 
-/** @type {Readonly<Record<string, Overlay>>} */
-export const OVERLAYS = {
+export interface Overlay {
+  /** Folder under deploy/k8s/. */
+  readonly name: string;
+  /** First line of every file of the overlay. */
+  readonly summary: string;
+  /** Gateway minimum (the HPA grows it to gatewayMaxReplicas). */
+  readonly gatewayReplicas: number;
+  readonly gatewayMaxReplicas: number;
+  /** Replicas in the `scheduler` queue group. */
+  readonly schedulerReplicas: number;
+  /** Node-managers (one StatefulSet pod each). */
+  readonly nodeReplicas: number;
+  /** kubernetes.io/hostname of the node holding each node-manager's local SSD volume. */
+  readonly ssdHosts: readonly string[];
+  /** Directory on that host backing the volume (one sub-directory per volume). */
+  readonly ssdPath: string;
+  /** Capacity of each local volume (the SSD pool file takes most of it). */
+  readonly ssdSize: string;
+  /** NODE_KV_SSD_POOLS size of the pool file on it. */
+  readonly ssdPoolSize: string;
+  /** NODE_KV_HOST_POOL. */
+  readonly hostPool: string;
+  /** Extra node-manager environment (engine, backend). */
+  readonly nodeEnv: Readonly<Record<string, string>>;
+  readonly nodeResources: { readonly requests: Record<string, string>; readonly limits: Record<string, string> };
+  readonly nodeSelector?: Record<string, string>;
+  readonly tolerations?: IToleration[];
+}
+
+export const OVERLAYS: Readonly<Record<string, Overlay>> = {
   local: {
     name: 'local',
     summary: 'Mnemo on a laptop cluster (kind, minikube, k3d): CPU engines, one host path for the SSD pools.',

@@ -1,8 +1,9 @@
 import { ConfigMap, Service } from 'kubernetes-models/v1';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { natsUsersFromEnv } from '../../../tools/infra/nats-auth.mjs';
-import { containerSecurity, meta, NAMESPACE, NATS_CLIENT_PORT, NATS_SECRET, selector, TLS_DIR, tlsMount, tlsVolume } from './common.mjs';
+import { natsUsersFromEnv, type NatsRole } from '../../../tools/infra/index.mjs';
+import { containerSecurity, meta, NAMESPACE, NATS_CLIENT_PORT, NATS_SECRET, selector, TLS_DIR, tlsMount, tlsVolume } from './common.js';
+import type { K8sObject } from './render.js';
 
 const REPLICAS = 3;
 const CLUSTER_PORT = 6222;
@@ -11,13 +12,13 @@ const MONITOR_PORT = 8222;
 const NATS_IMAGE = 'nats:2.10-alpine';
 
 /** The NATS users of the cluster: one per role; the node-managers share one (a StatefulSet's pods share one template). */
-const ROLES = /** @type {const} */ (['scheduler', 'gateway', 'profiler', 'node']);
-const passwordEnv = (/** @type {string} */ role) => `NATS_${role.toUpperCase()}_PASSWORD`;
+const ROLES: readonly NatsRole[] = ['scheduler', 'gateway', 'profiler', 'node'];
+const passwordEnv = (role: string) => `NATS_${role.toUpperCase()}_PASSWORD`;
 
 /** nats-server's configuration: client TLS from the private CA, and the least-privilege users. */
-export function natsConf() {
+export function natsConf(): string {
   return (
-    `# Mnemo's NATS (generated from deploy/k8s/lib/nats.mjs; docs/security.md). Passwords are read from the environment.\n` +
+    `# Mnemo's NATS (generated from deploy/k8s/lib/nats.ts; docs/security.md). Passwords are read from the environment.\n` +
     `tls {\n  cert_file: "${TLS_DIR}/nats.pem"\n  key_file: "${TLS_DIR}/nats.key"\n  timeout: 2\n}\n` +
     natsUsersFromEnv(
       ROLES.map((role) => ({ role, ...(role === 'node' ? { nodeId: '*' } : {}), user: role, passwordEnv: passwordEnv(role) })),
@@ -34,8 +35,8 @@ export function natsConf() {
  * servers, which carry it in their URLs — the only place nats-server reads route credentials),
  * by environment, so no password is in a manifest.
  */
-export function natsCluster() {
-  const peer = (i) => `nats://route:$(NATS_ROUTE_PASSWORD)@nats-${i}.nats-headless.${NAMESPACE}.svc:${CLUSTER_PORT}`;
+export function natsCluster(): K8sObject[] {
+  const peer = (i: number) => `nats://route:$(NATS_ROUTE_PASSWORD)@nats-${i}.nats-headless.${NAMESPACE}.svc:${CLUSTER_PORT}`;
   const routes = Array.from({ length: REPLICAS }, (_, i) => peer(i)).join(',');
   const env = ['route', ...ROLES].map((role) => ({
     name: passwordEnv(role),

@@ -1,7 +1,7 @@
-import { Service } from 'kubernetes-models/v1';
+import { Service, type IContainerPort, type IEnvVar, type IResourceRequirements } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
-import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { PodDisruptionBudget, type IPodDisruptionBudgetSpec } from 'kubernetes-models/policy/v1';
 import {
   containerSecurity,
   meta,
@@ -16,7 +16,9 @@ import {
   serviceEnv,
   tlsMount,
   tlsVolume,
-} from './common.mjs';
+} from './common.js';
+import type { Overlay } from './overlays.js';
+import type { K8sObject } from './render.js';
 
 /** Ports of docker-compose.yml, so the two deployments read alike. */
 export const PORTS = {
@@ -34,12 +36,23 @@ export const PORTS = {
 export const MODEL_DIRS = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => `/app/tools/train/models/${m}`);
 export const DEFAULT_MODEL = 'fortune-base';
 
-/**
- * A Deployment of one Mnemo service (`node apps/<app>/dist/main.js` in the one image).
- * @param {{ name: string, app: string, image: string, replicas: number, env: object[], ports: object[], probePort: string, scrapePort: number,
- *           resources: object }} s
- */
-function serviceDeployment(s) {
+/** What sets one Mnemo service's Deployment apart. */
+interface ServiceSpec {
+  name: string;
+  /** The folder under apps/ whose dist/main.js the container runs. */
+  app: string;
+  image: string;
+  replicas: number;
+  env: IEnvVar[];
+  ports: IContainerPort[];
+  /** The named container port of its ops endpoints (probes). */
+  probePort: string;
+  scrapePort: number;
+  resources: IResourceRequirements;
+}
+
+/** A Deployment of one Mnemo service (`node apps/<app>/dist/main.js` in the one image). */
+function serviceDeployment(s: ServiceSpec): Deployment {
   return new Deployment({
     metadata: meta(s.name, s.name),
     spec: {
@@ -73,16 +86,15 @@ function serviceDeployment(s) {
   });
 }
 
-const pdb = (name, spec) =>
+const pdb = (name: string, spec: Omit<IPodDisruptionBudgetSpec, 'selector'>) =>
   new PodDisruptionBudget({ metadata: meta(name, name), spec: { ...spec, selector: { matchLabels: selector(name) } } });
 
 /**
  * The gateway: OpenAI REST + gRPC, scaled on CPU by an HPA (tokenization and SSE are its work).
  * Its /metrics, /healthz and /readyz are on its ops port (9401), not in the Service. API keys come from the optional
  * `mnemo-api-keys` Secret (key `keys`, comma-separated); without it auth is off.
- * @param {import('./overlays.mjs').Overlay} o @param {string} image
  */
-export function gateway(o, image) {
+export function gateway(o: Overlay, image: string): K8sObject[] {
   const env = [
     ...serviceEnv('gateway'),
     ...plainEnv({
@@ -139,9 +151,8 @@ export function gateway(o, image) {
 /**
  * Schedulers: replicas share SCHEDULE requests through the `scheduler` NATS queue group, and
  * each keeps the whole node registry and KV directory from heartbeats and KV events.
- * @param {import('./overlays.mjs').Overlay} o @param {string} image
  */
-export function scheduler(o, image) {
+export function scheduler(o: Overlay, image: string): K8sObject[] {
   return [
     serviceDeployment({
       name: 'scheduler',
@@ -187,9 +198,8 @@ export function scheduler(o, image) {
 /**
  * The profiler: model registry and DroidSpeak profiling jobs on the external Postgres
  * (DATABASE_URL from the `mnemo-postgres` Secret). Replicas share jobs through leases.
- * @param {import('./overlays.mjs').Overlay} _o @param {string} image
  */
-export function profiler(_o, image) {
+export function profiler(_o: Overlay, image: string): K8sObject[] {
   return [
     serviceDeployment({
       name: 'profiler',

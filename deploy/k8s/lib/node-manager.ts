@@ -15,8 +15,10 @@ import {
   TLS_DIR,
   tlsMount,
   tlsVolume,
-} from './common.mjs';
-import { MODEL_DIRS, PORTS } from './services.mjs';
+} from './common.js';
+import type { Overlay } from './overlays.js';
+import type { K8sObject } from './render.js';
+import { MODEL_DIRS, PORTS } from './services.js';
 
 export const SSD_CLASS = 'mnemo-local-ssd';
 
@@ -28,9 +30,8 @@ export const SSD_CLASS = 'mnemo-local-ssd';
  * SIGTERM runs the node's drain: a goodbye heartbeat, then running requests finish (up to
  * NODE_DRAIN_TIMEOUT_MS) before NATS is drained; a PodDisruptionBudget keeps voluntary
  * evictions to one node at a time.
- * @param {import('./overlays.mjs').Overlay} o @param {string} image
  */
-export function nodeManagers(o, image) {
+export function nodeManagers(o: Overlay, image: string): K8sObject[] {
   if (o.ssdHosts.length < o.nodeReplicas) throw new RangeError(`overlay ${o.name}: ${o.nodeReplicas} node-managers need as many ssdHosts`);
   const env = [
     { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },

@@ -1,7 +1,7 @@
 // Plain-text rendering of the gateway's answers (no colours: output is often piped).
+import type { ChatTurn, ClusterNode, ClusterStatus, ModelList, RequestKv } from './gateway.types.js';
 
-/** @param {Array<Array<string | number>>} rows */
-export function table(rows) {
+export function table(rows: ReadonlyArray<ReadonlyArray<string | number>>): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   return rows
     .map((r) =>
@@ -13,11 +13,11 @@ export function table(rows) {
     .join('\n');
 }
 
-const pct = (x) => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(0)}%`);
+const pct = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : `${(100 * x).toFixed(0)}%`);
 
-/** `mnemo status`. @param {any} cluster @param {any} models */
-export function statusText(cluster, models) {
-  const rows = [
+/** `mnemo status`. */
+export function statusText(cluster: ClusterStatus, models: ModelList | null): string {
+  const rows: Array<Array<string | number>> = [
     ['node', 'models', 'running', 'waiting', 'kv used', 'device', 'host', 'ssd', 'ssd io', 'routed', 'hit device', 'hit host', 'hit ssd'],
   ];
   for (const n of cluster.nodes) {
@@ -50,16 +50,16 @@ export function statusText(cluster, models) {
   ].join('\n');
 }
 
-/** A line for each node whose SSD pools run the pread/pwrite fallback. @param {any[]} nodes */
-function fallbackNotes(nodes) {
+/** A line for each node whose SSD pools run the pread/pwrite fallback. */
+function fallbackNotes(nodes: readonly ClusterNode[]): string[] {
   const slow = nodes.filter((n) => (n.ssd_backend ?? '').includes('pread')).map((n) => n.node_id);
   return slow.length
     ? ['', `WARNING: ${slow.join(', ')}: SSD pools on the pread/pwrite fallback (install liburing-dev and rebuild the native addon)`]
     : [];
 }
 
-/** `mnemo why`. @param {any} w */
-export function whyText(w) {
+/** `mnemo why`. */
+export function whyText(w: RequestKv): string {
   const by = w.tokens_by_source;
   const head = [
     `request ${w.request_id} · ${w.model} on ${w.node_id} (policy ${w.policy}, attempt ${w.attempt}) at ${w.scheduled_at}`,
@@ -69,13 +69,13 @@ export function whyText(w) {
       .join(', ')}${w.node_record ? '' : ' (the node no longer has its record)'}`,
     '',
   ];
-  const rows = [['chunk', 'tokens', 'source', 'why']];
+  const rows: Array<Array<string | number>> = [['chunk', 'tokens', 'source', 'why']];
   for (const c of w.chunks) rows.push([c.index, `${c.start}+${c.tokens}`, c.source, c.reason ? `${c.reason}: ${c.detail}` : c.detail]);
   return head.join('\n') + table(rows);
 }
 
-/** The line after each chat answer. @param {{ ttftMs?: number, usage?: any }} turn @param {any} kv */
-export function turnLine(turn, kv) {
+/** The line after each chat answer; `kv` null when the request's record is unknown. */
+export function turnLine(turn: Pick<ChatTurn, 'ttftMs' | 'usage'>, kv: RequestKv | null): string {
   const ttft = turn.ttftMs === undefined ? '-' : `${turn.ttftMs.toFixed(0)} ms`;
   const prompt = turn.usage?.prompt_tokens ?? kv?.prompt_tokens ?? 0;
   const cached = turn.usage?.prompt_tokens_details?.cached_tokens ?? kv?.cached_tokens ?? 0;

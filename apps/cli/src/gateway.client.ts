@@ -1,25 +1,37 @@
 // The CLI's one door into a cluster: the gateway's REST API (MNEMO_URL, default
 // http://127.0.0.1:8080), with MNEMO_API_KEY as the bearer and MNEMO_ADMIN_KEY as x-admin-key.
+import type { ChatCompletionChunk, ChatTurn, ErrorBody } from './gateway.types.js';
 
 export class GatewayError extends Error {
-  /** @param {number} status @param {string} message */
-  constructor(status, message) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
-    this.status = status;
   }
 }
 
+export interface GatewayClientOptions {
+  url?: string;
+  apiKey?: string;
+  adminKey?: string;
+  fetch?: typeof fetch;
+}
+
 export class GatewayClient {
-  /** @param {{ url?: string, apiKey?: string, adminKey?: string, fetch?: typeof fetch }} o */
-  constructor(o = {}) {
+  readonly url: string;
+  readonly apiKey: string | undefined;
+  readonly adminKey: string | undefined;
+  readonly fetch: typeof fetch;
+
+  constructor(o: GatewayClientOptions = {}) {
     this.url = (o.url ?? process.env.MNEMO_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
     this.apiKey = o.apiKey ?? process.env.MNEMO_API_KEY;
     this.adminKey = o.adminKey ?? process.env.MNEMO_ADMIN_KEY;
     this.fetch = o.fetch ?? fetch;
   }
 
-  /** @param {Record<string, string>} [extra] */
-  headers(extra = {}) {
+  headers(extra: Record<string, string> = {}): Record<string, string> {
     return {
       ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
       ...(this.adminKey ? { 'x-admin-key': this.adminKey } : {}),
@@ -27,36 +39,36 @@ export class GatewayClient {
     };
   }
 
-  /** @param {string} path @param {RequestInit} [init] */
-  async json(path, init = {}) {
-    let r;
+  /** The JSON answer of `path`, typed by the caller (the gateway's shapes are in gateway.types.ts); a non-2xx throws GatewayError. */
+  async json<T>(path: string, init: RequestInit = {}): Promise<T> {
+    let r: Response;
     try {
       r = await this.fetch(this.url + path, { ...init, headers: this.headers(init.body ? { 'content-type': 'application/json' } : {}) });
     } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
       throw new GatewayError(
         0,
-        `cannot reach the gateway at ${this.url} (${e instanceof Error ? e.message : String(e)}): is \`mnemo up\` running? (MNEMO_URL sets another address)`,
+        `cannot reach the gateway at ${this.url} (${why}): is \`mnemo up\` running? (MNEMO_URL sets another address)`,
       );
     }
     const text = await r.text();
-    let body;
+    let body: unknown;
     try {
       body = text ? JSON.parse(text) : null;
     } catch {
       body = { error: { message: text } };
     }
-    if (!r.ok) throw new GatewayError(r.status, body?.error?.message ?? `HTTP ${r.status}`);
-    return body;
+    if (!r.ok) throw new GatewayError(r.status, (body as ErrorBody | null)?.error?.message ?? `HTTP ${r.status}`);
+    return body as T;
   }
 
   /**
    * Streams a chat completion: `onDelta(text)` per piece; resolves with the id, usage and the
    * time to the first piece of text (ms, as this client saw it).
-   * @param {object} body @param {(text: string) => void} onDelta
    */
-  async chatStream(body, onDelta) {
+  async chatStream(body: object, onDelta: (text: string) => void): Promise<ChatTurn> {
     const started = performance.now();
-    let r;
+    let r: Response;
     try {
       r = await this.fetch(`${this.url}/v1/chat/completions`, {
         method: 'POST',
@@ -70,14 +82,13 @@ export class GatewayClient {
       const t = await r.text();
       let msg = `HTTP ${r.status}`;
       try {
-        msg = JSON.parse(t).error?.message ?? msg;
+        msg = (JSON.parse(t) as ErrorBody).error?.message ?? msg;
       } catch {
         /* not JSON */
       }
       throw new GatewayError(r.status, msg);
     }
-    /** @type {{ id?: string, usage?: any, ttftMs?: number, finishReason?: string }} */
-    const out = {};
+    const out: ChatTurn = {};
     const decoder = new TextDecoder();
     let buf = '';
     for await (const bytes of r.body) {
@@ -89,7 +100,7 @@ export class GatewayClient {
         if (!line.startsWith('data:')) continue;
         const data = line.slice(5).trim();
         if (data === '[DONE]') return out;
-        const chunk = JSON.parse(data);
+        const chunk = JSON.parse(data) as ChatCompletionChunk;
         if (chunk.error) throw new GatewayError(500, chunk.error.message ?? 'stream failed');
         out.id ??= chunk.id;
         if (chunk.usage) out.usage = chunk.usage;

@@ -7,15 +7,20 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
-import { statusText, turnLine, whyText } from './format.mjs';
+import { statusText, turnLine, whyText } from './format.js';
+import type { GatewayClient } from './gateway.client.js';
+import type { ClusterStatus, ModelList, ProfilingJob, RequestKv } from './gateway.types.js';
+
+/** Where a command writes its report. */
+export type Out = (s: string) => void;
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** Runs a script of the repository with the terminal attached; resolves with its exit code. @param {string[]} args */
-function run(args) {
+/** Runs a script of the repository with the terminal attached; resolves with its exit code. */
+function run(args: string[]): Promise<number> {
   return new Promise((res) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
-    const forward = (sig) => child.kill(sig);
+    const forward = (sig: NodeJS.Signals) => child.kill(sig);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
     child.on('exit', (code, signal) => {
@@ -27,26 +32,26 @@ function run(args) {
 }
 
 /** `mnemo up`: `npm start` (installs and builds what is missing, then the local cluster). */
-export async function up() {
+export async function up(): Promise<number> {
   const ensured = await run([join(ROOT, 'scripts/ensure.mjs')]);
   return ensured !== 0 ? ensured : run([join(ROOT, 'scripts/start.mjs')]);
 }
 
-/** `mnemo bench NAME [args…]`: `npm run bench -- NAME`. @param {string} name @param {string[]} rest */
-export async function bench(name, rest) {
+/** `mnemo bench NAME [args…]`: `npm run bench -- NAME`. */
+export async function bench(name: string, rest: string[]): Promise<number> {
   return run([join(ROOT, 'scripts/bench.mjs'), name, ...rest]);
 }
 
-/** @param {import('./gateway.client.mjs').GatewayClient} gw @param {(s: string) => void} out */
-export async function status(gw, out) {
-  const [cluster, models] = await Promise.all([gw.json('/v1/cluster'), gw.json('/v1/models')]);
+/** `mnemo status`: nodes, load, KV per tier and routed hit rates. */
+export async function status(gw: GatewayClient, out: Out): Promise<number> {
+  const [cluster, models] = await Promise.all([gw.json<ClusterStatus>('/v1/cluster'), gw.json<ModelList>('/v1/models')]);
   out(statusText(cluster, models) + '\n');
   return 0;
 }
 
-/** @param {import('./gateway.client.mjs').GatewayClient} gw @param {string} id @param {{ json?: boolean }} o @param {(s: string) => void} out */
-export async function why(gw, id, o, out) {
-  const w = await gw.json(`/v1/requests/${encodeURIComponent(id)}/kv`);
+/** `mnemo why ID`: where each chunk of a request's prompt came from (`--json`: the raw answer). */
+export async function why(gw: GatewayClient, id: string, o: { json?: boolean }, out: Out): Promise<number> {
+  const w = await gw.json<RequestKv>(`/v1/requests/${encodeURIComponent(id)}/kv`);
   out((o.json ? JSON.stringify(w, null, 2) : whyText(w)) + '\n');
   return 0;
 }
@@ -54,11 +59,15 @@ export async function why(gw, id, o, out) {
 /**
  * `mnemo profile BASE DERIVED`: starts a DroidSpeak profiling job, shows its progress, then
  * saves the pair's heatmap and prints its path.
- * @param {import('./gateway.client.mjs').GatewayClient} gw @param {string} base @param {string} derived
- * @param {{ out?: string, pollMs?: number, progress?: boolean }} o @param {(s: string) => void} out
  */
-export async function profile(gw, base, derived, o, out) {
-  const job = await gw.json('/v1/profiler/jobs', { method: 'POST', body: JSON.stringify({ base, derived }) });
+export async function profile(
+  gw: GatewayClient,
+  base: string,
+  derived: string,
+  o: { out?: string; pollMs?: number; progress?: boolean },
+  out: Out,
+): Promise<number> {
+  const job = await gw.json<ProfilingJob>('/v1/profiler/jobs', { method: 'POST', body: JSON.stringify({ base, derived }) });
   out(`profiling ${base} → ${derived}: job ${job.id}\n`);
   const bar =
     o.progress === false
@@ -72,7 +81,7 @@ export async function profile(gw, base, derived, o, out) {
   try {
     while (j.status !== 'done' && j.status !== 'failed') {
       await new Promise((r) => setTimeout(r, o.pollMs ?? 1000));
-      j = await gw.json(`/v1/profiler/jobs/${j.id}`);
+      j = await gw.json<ProfilingJob>(`/v1/profiler/jobs/${j.id}`);
       bar?.setTotal(j.totalPatterns);
       bar?.update(j.donePatterns);
     }
@@ -93,22 +102,29 @@ export async function profile(gw, base, derived, o, out) {
   return 0;
 }
 
+/** What `mnemo chat` reads and writes (a test pipes both). */
+export interface ChatOptions {
+  model?: string;
+  system?: string;
+  maxTokens?: number;
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+}
+
 /**
  * `mnemo chat`: a conversation on one model; after each answer, the time to first token and
  * the prompt tokens that were cached, by source (the request's `why` record).
- * @param {import('./gateway.client.mjs').GatewayClient} gw
- * @param {{ model?: string, system?: string, maxTokens?: number, input?: NodeJS.ReadableStream, output?: NodeJS.WritableStream }} o
  */
-export async function chat(gw, o) {
+export async function chat(gw: GatewayClient, o: ChatOptions): Promise<number> {
   const output = o.output ?? process.stdout;
-  const model = o.model ?? (await gw.json('/v1/models')).data?.[0]?.id;
+  const model = o.model ?? (await gw.json<ModelList>('/v1/models')).data?.[0]?.id;
   if (!model) throw new Error('the cluster serves no model yet');
-  const messages = o.system ? [{ role: 'system', content: o.system }] : [];
+  const messages: Array<{ role: string; content: string }> = o.system ? [{ role: 'system', content: o.system }] : [];
   const sessionId = `chat-${randomUUID()}`;
-  const rl = createInterface({ input: o.input ?? process.stdin, output, terminal: Boolean(output.isTTY) });
+  const rl = createInterface({ input: o.input ?? process.stdin, output, terminal: Boolean((output as { isTTY?: boolean }).isTTY) });
   output.write(`chatting with ${model} (session ${sessionId}); an empty line or Ctrl-D ends\n`);
   // readline's question() never settles once its input ends (Ctrl-D, a pipe's end): race it.
-  const closed = new Promise((res) => rl.once('close', () => res(null)));
+  const closed = new Promise<null>((res) => rl.once('close', () => res(null)));
   try {
     for (;;) {
       const line = await Promise.race([rl.question('> '), closed]).catch(() => null);
@@ -123,9 +139,9 @@ export async function chat(gw, o) {
         },
       );
       messages.push({ role: 'assistant', content: answer });
-      let kv = null;
+      let kv: RequestKv | null = null;
       try {
-        kv = turn.id ? await gw.json(`/v1/requests/${turn.id}/kv`) : null;
+        kv = turn.id ? await gw.json<RequestKv>(`/v1/requests/${turn.id}/kv`) : null;
       } catch {
         kv = null; // an older cluster, or the record is gone: the line says sources are unknown
       }
