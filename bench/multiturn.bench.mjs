@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { freePort, startNats } from '../tools/infra/index.mjs';
+import { freePort, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
 import { tokenStream } from './lib/token-stream.mjs';
 import { clamp, counter, histogramQuantile, lognormal, percentile, rng, round, scrape } from './lib/figures.mjs';

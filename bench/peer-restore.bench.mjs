@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
-import { freePort, startNats } from '../tools/infra/index.mjs';
+import { freePort, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
 import { inferOnNode } from './lib/node-infer.mjs';
 import { counter, mean, percentile, round, scrape } from './lib/figures.mjs';

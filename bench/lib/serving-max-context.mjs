@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { freePort } from '../../tools/infra/index.mjs';
+import { freePort } from '@mnemo/testkit';
 import { launch, ready, stop } from './services.mjs';
 import { tokenStream } from './token-stream.mjs';
 import { counter, scrape } from './figures.mjs';

@@ -8,7 +8,11 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DEFAULT_IMAGE, OVERLAYS, render } from './lib/render.mjs';
+import { loadTestkit } from '../../scripts/testkit.mjs';
+
+// lib/nats.mjs reads the NATS users' permissions from @mnemo/testkit: compile it before loading lib/.
+await loadTestkit();
+const { DEFAULT_IMAGE, OVERLAYS, render } = await import('./lib/render.mjs');
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
