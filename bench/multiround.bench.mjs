@@ -19,7 +19,7 @@ import os, { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
-import { startNats } from '../tools/infra/index.mjs';
+import { startNats } from '@mnemo/testkit';
 import { arg, ratio, round } from './lib/figures.mjs';
 import { calibrateKvMoves } from './lib/kv-calibration.mjs';
 import { CLUSTER, DILATION, GPU, KV_BYTES_PER_TOKEN, KV_LAYOUT, kvEnv, REAL_KV_BYTES_PER_TOKEN, runConfig } from './multiround/cluster.mjs';

@@ -22,10 +22,10 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { freePort, startNats } from '../tools/infra/index.mjs';
+import { freePort, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
 import { tokenStream } from './lib/token-stream.mjs';
-import { clamp, counter, histogramQuantile, lognormal, percentile, rng, round, scrape } from './lib/figures.mjs';
+import { clamp, counter, histogramQuantile, lognormal, percentile, rng, round, scrapeMetrics } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -118,7 +118,7 @@ async function runConfig(name, nodeEnv, natsUrl, sessions) {
       }),
     );
     const wallS = (performance.now() - t0) / 1000;
-    const metrics = await scrape(nodePort);
+    const metrics = await scrapeMetrics(nodePort);
     return { results, wallS, metrics };
   } finally {
     await nc.close();

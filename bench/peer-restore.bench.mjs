@@ -16,10 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
-import { freePort, startNats } from '../tools/infra/index.mjs';
+import { freePort, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
 import { inferOnNode } from './lib/node-infer.mjs';
-import { counter, mean, percentile, round, scrape } from './lib/figures.mjs';
+import { counter, mean, percentile, round, scrapeMetrics } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -31,7 +31,7 @@ const TENANT = 'bench';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
 
 const launchNode = (env) => launch('node-manager', env);
-const metric = async (port, name) => counter(await scrape(port), name);
+const metric = async (port, name) => counter(await scrapeMetrics(port), name);
 
 async function infer(nc, nodeId, tokens, kvSources = []) {
   const {

@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { HostBacking, ReferenceEngine, argmax, elasticSpec, syntheticWeightsFor } from '@mnemo/engine';
 import { CHUNK_TOKENS, ElasticCacheCoordinator, blockElements, layerPieces, layerStreamLimit, streamedContextPlan } from '@mnemo/kv-core';
 import { createKernelBackend } from '@mnemo/native-cuda';
-import { startNats } from '../tools/infra/index.mjs';
+import { startNats } from '@mnemo/testkit';
 import { servingMaxContext } from './lib/serving-max-context.mjs';
 import { percentile, round } from './lib/figures.mjs';
 import { PAPER_SETTINGS, UTILIZATION, workerShares } from './lib/swiftcache.settings.mjs';

@@ -5,7 +5,7 @@
 // package.json makes it use the bundled Node-API headers instead of downloading Node's.
 // CUDA is compiled in when CMake finds nvcc and is never required; so is io_uring (liburing):
 // when its headers are missing and this is a Debian-like machine where we are root, the
-// Debian package liburing-dev is installed first (as tools/infra does for nats-server), waiting
+// Debian package liburing-dev is installed first (as @mnemo/testkit startNats does for nats-server), waiting
 // for the dpkg lock (MNEMO_APT_LOCK_WAIT_S, default 300) and retrying; otherwise, or when that
 // fails, the addon is built with the pread/pwrite fallback and says so loudly. MNEMO_NO_APT=1
 // never touches apt.

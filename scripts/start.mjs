@@ -1,5 +1,5 @@
 // `npm start`: a whole local Mnemo cluster in one terminal. NATS and Postgres come from
-// NATS_URL / DATABASE_URL when set, else private servers on free ports (tools/infra).
+// NATS_URL / DATABASE_URL when set, else private servers on free ports (@mnemo/testkit).
 // Then: scheduler, two node-managers (node-a, node-b), profiler, gateway — each
 // `node apps/<app>/dist/main.js` (scripts/ensure.mjs built them). Ready once the gateway
 // answers /readyz, every service's /readyz is 200 and GET /v1/models lists a model.
@@ -20,7 +20,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, makeLocalSecrets, redactUrl, startNats, startPostgres } from '../tools/infra/index.mjs';
+import { freePort, makeLocalSecrets, redactUrl, startNats, startPostgres } from '@mnemo/testkit';
 import { SupervisedProcess } from '../tools/supervisor/supervised.process.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

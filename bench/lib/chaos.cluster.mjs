@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, startNats } from '../../tools/infra/index.mjs';
-import { metricValue, scrapeMetrics } from '@mnemo/testkit';
+import { freePort, metricValue, scrapeMetrics, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './services.mjs';
 
 /** Sizes of the chaos cluster: small pools so chunks reach the SSD tier, slow enough decode that streams are cut mid-way. */

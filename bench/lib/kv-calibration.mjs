@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
-import { freePort } from '../../tools/infra/index.mjs';
+import { freePort } from '@mnemo/testkit';
 import { launch, ready, stop } from './services.mjs';
 import { inferOnNode } from './node-infer.mjs';
 import { median } from './figures.mjs';

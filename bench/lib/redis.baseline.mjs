@@ -6,7 +6,7 @@
 // private `redis-server` on a free loopback port with persistence off.
 import { spawn } from 'node:child_process';
 import { createClient, RESP_TYPES } from 'redis';
-import { freePort } from '../../tools/infra/index.mjs';
+import { freePort } from '@mnemo/testkit';
 import { timed } from './tier.store.mjs';
 
 async function startServer(dir) {

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { freePort } from '../../tools/infra/index.mjs';
+import { freePort } from '@mnemo/testkit';
 import { launch, ready, stop } from './services.mjs';
 import { tokenStream } from './token-stream.mjs';
-import { counter, scrape } from './figures.mjs';
+import { counter, scrapeMetrics } from './figures.mjs';
 
 /** One request of `blocks` context blocks (prompt blocks·16 − decode, then `decode` tokens). */
 async function attempt(nc, model, blocks, decode, deadlineMs) {
@@ -83,7 +83,7 @@ export async function servingMaxContext({ natsUrl, name, model, nodeEnv, guess, 
     let b = guess;
     while (b > 1 && !(await run(b))) b--;
     while (await run(b + 1)) b++;
-    const text = await scrape(nodePort);
+    const text = await scrapeMetrics(nodePort);
     const picked = Object.fromEntries(metrics.map((m) => [m, counter(text, m)]));
     return {
       tokens: b * 16,

@@ -18,7 +18,7 @@ import {
   ScheduleReplySchema,
   Subjects,
 } from '@mnemo/proto';
-import { freePort } from '../../tools/infra/index.mjs';
+import { freePort } from '@mnemo/testkit';
 import { counter, round } from '../lib/figures.mjs';
 import { launch, ready, stop } from '../lib/services.mjs';
 import { tokenStream } from '../lib/token-stream.mjs';

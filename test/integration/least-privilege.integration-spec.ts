@@ -14,7 +14,7 @@ import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manage
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import { ChunkPeerClient } from '../../apps/node-manager/src/peers/chunk-peer.client.js';
 import { startScheduler, type SchedulerHandle } from '../../apps/scheduler/src/app.js';
-import { inboxPrefix, makePrivateCa, natsUsers, startNats, type NatsRole } from '../../tools/infra/index.mjs';
+import { inboxPrefix, makePrivateCa, natsUsers, startNats, type NatsRole } from '@mnemo/testkit';
 import { scrape, waitFor } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';

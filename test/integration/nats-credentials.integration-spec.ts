@@ -6,7 +6,7 @@ import { connect } from '@nats-io/transport-node';
 import { startGateway, type GatewayHandle } from '../../apps/gateway/src/app.js';
 import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { startScheduler, type SchedulerHandle } from '../../apps/scheduler/src/app.js';
-import { startNats } from '../../tools/infra/index.mjs';
+import { startNats } from '@mnemo/testkit';
 import { scrape, waitFor } from './cluster.js';
 
 const USER = 'mnemo';

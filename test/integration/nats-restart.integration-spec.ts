@@ -5,9 +5,8 @@
 // an undisturbed run (no token lost or repeated) or with a clear error — no request may run twice
 // on the nodes (but for failovers), services reconnect by themselves, and the scheduler rebuilds
 // its KV directory from the nodes' reports.
-import { startNats } from '../../tools/infra/index.mjs';
 import { Cluster, scrape, TEST_NODE_TIMEOUT_MS, waitFor } from './cluster.js';
-import { counter, scrapeMetrics } from '@mnemo/testkit';
+import { counter, scrapeMetrics, startNats } from '@mnemo/testkit';
 
 const MODEL = 'mnemo-tiny';
 const MAX_TOKENS = 200;

@@ -13,7 +13,7 @@ import {
   Subjects,
 } from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
-import { startPostgres } from '../../tools/infra/index.mjs';
+import { startPostgres } from '@mnemo/testkit';
 import { Cluster, natsUrl, waitFor } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';

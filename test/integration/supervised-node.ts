@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../tools/infra/index.mjs';
+import { freePort } from '@mnemo/testkit';
 import { SupervisedProcess } from '../../tools/supervisor/supervised.process.mjs';
 import { natsUrl, TEST_HEARTBEAT_MS } from './cluster.js';
 

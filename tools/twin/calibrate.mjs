@@ -21,7 +21,7 @@ import { fillLayer, layerMatches, positionHashes, SimEngine } from '@mnemo/engin
 import { decodeMessage, encodeMessage, InferenceRequestSchema } from '@mnemo/proto';
 import { allocHostBuffer, openHostPool, openSsdPool, transfer } from '@mnemo/native-cuda';
 import { linkFromTwoPoints } from '@mnemo/twin';
-import { startNats } from '../infra/index.mjs';
+import { startNats } from '@mnemo/testkit';
 import { measurePeerPulls } from './peer-link.mjs';
 import { measureNodeCpu } from './node-cpu.mjs';
 import { measureRequestPath, nodeDecodePath, nodePathFit } from './request-path.mjs';

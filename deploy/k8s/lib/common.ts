@@ -1,6 +1,6 @@
 // Pieces every Mnemo workload shares: the namespace, labels, the one image, the NATS and
 // Postgres credentials (Secrets the operator creates; never committed) and ops probes.
-import type { NatsRole } from '../../../tools/infra/index.mjs';
+import type { NatsRole } from '@mnemo/testkit';
 import type { IEnvVar, IPodSecurityContext, IProbe, ISecurityContext, IVolume, IVolumeMount } from 'kubernetes-models/v1';
 
 export const NAMESPACE = 'mnemo';

@@ -5,3 +5,13 @@ export * from './plot.js';
 export * from './swiftcache.settings.js';
 export * from './house/house.map.js';
 export * from './house/house.files.js';
+// Private NATS and Postgres servers, least-privilege NATS users and TLS material (infra/, README.md).
+export { freePort } from './infra/free-port.js';
+export { redactUrl } from './infra/redact-url.js';
+export type { RunningServer } from './infra/server.process.js';
+export { startNats, type NatsServerOptions, type RunningNats } from './infra/nats.server.js';
+export { startPostgres, type RunningPostgres } from './infra/postgres.server.js';
+export { inboxPrefix, natsUsers, natsUsersFromEnv, nodeUser, rolePermissions, type EnvNatsUser, type NatsRole } from './infra/nats.auth.js';
+export { hasOpenssl, makePrivateCa } from './infra/tls.ca.js';
+export { makeLocalSecrets, type LocalSecrets } from './infra/local.secrets.js';
+export { COMPOSE_NATS_CONF, COMPOSE_NATS_USERS, composeNatsConf, composeNatsEnv } from './infra/nats.compose.js';

@@ -1,8 +1,22 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { natsUsers } from './nats-auth.mjs';
-import { hasOpenssl, makePrivateCa } from './tls.mjs';
+import { natsUsers, type NatsRole } from './nats.auth.js';
+import { hasOpenssl, makePrivateCa } from './tls.ca.js';
+
+/** Per-run secrets of a local cluster (makeLocalSecrets). */
+export interface LocalSecrets {
+  /** The 0700 directory of the CA, certificates and keys. */
+  dir: string;
+  /** Whether openssl was there to make the CA: NATS and node ↔ node gRPC speak TLS. */
+  tls: boolean;
+  /** Arguments of startNats: the authorization block and the server certificate. */
+  nats: { authorization: string; tls?: { cert: string; key: string } };
+  /** A service's environment: NATS_USER / NATS_PASSWORD / NATS_TLS_CA and, for a node, NODE_GRPC_TLS_*. */
+  envFor(role: NatsRole, nodeId?: string): Record<string, string>;
+  /** Deletes `dir`. */
+  remove(): void;
+}
 
 /**
  * Everything a private local cluster needs to let no one in (what `npm start` makes per run):
@@ -10,9 +24,8 @@ import { hasOpenssl, makePrivateCa } from './tls.mjs';
  * private CA with a certificate for NATS and one per node (node ↔ node mutual TLS). Files live in
  * a 0700 temporary directory that `remove()` deletes. `envFor(role, nodeId)` is a service's
  * environment: NATS_USER / NATS_PASSWORD / NATS_TLS_CA and, for a node, NODE_GRPC_TLS_*.
- * @param {{ nodes: string[], log?: (line: string) => void }} opts
  */
-export function makeLocalSecrets(opts) {
+export function makeLocalSecrets(opts: { nodes: string[]; log?: (line: string) => void }): LocalSecrets {
   const dir = mkdtempSync(join(tmpdir(), 'mnemo-secrets-'));
   const { users, conf } = natsUsers({ nodes: opts.nodes });
   const tlsOn = hasOpenssl();
@@ -22,16 +35,11 @@ export function makeLocalSecrets(opts) {
   return {
     dir,
     tls: Boolean(pki),
-    /** Arguments of startNats: the authorization block and the server certificate. */
     nats: { authorization: conf, ...(pki ? { tls: pki.certs.nats } : {}) },
-    /**
-     * @param {'scheduler' | 'gateway' | 'profiler' | 'node'} role @param {string} [nodeId]
-     * @returns {Record<string, string>}
-     */
     envFor(role, nodeId) {
       const u = users[role === 'node' ? `node:${nodeId}` : role];
       if (!u) throw new RangeError(`no NATS user for ${role}${nodeId ? ` ${nodeId}` : ''}`);
-      const peer = role === 'node' && pki ? pki.certs[/** @type {string} */ (nodeId)] : undefined;
+      const peer = role === 'node' && pki ? pki.certs[nodeId ?? ''] : undefined;
       return {
         NATS_USER: u.user,
         NATS_PASSWORD: u.password,

@@ -6,15 +6,14 @@ import { join } from 'node:path';
  * A private certificate authority and the certificates it signs, made with the `openssl` command
  * (Node cannot issue certificates itself). `npm start` makes one per run for NATS TLS and node ↔
  * node gRPC TLS; integration tests make their own; in Kubernetes the operator brings a CA (or
- * runs this, `node tools/infra/tls.mjs DIR`, and stores the files as Secrets).
+ * runs this, `node scripts/tls.mjs DIR`, and stores the files as Secrets).
  */
 
-/** @param {string[]} args @param {string} [cwd] */
-function openssl(args, cwd) {
+function openssl(args: string[], cwd?: string): string {
   try {
     return execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
   } catch (e) {
-    const err = /** @type {NodeJS.ErrnoException & { stderr?: Buffer }} */ (e);
+    const err = e as NodeJS.ErrnoException & { stderr?: Buffer };
     if (err.code === 'ENOENT')
       throw new Error('openssl is not installed: `sudo apt-get install -y openssl` (it makes the private CA for TLS)');
     throw new Error(`openssl ${args[0]} failed: ${err.stderr?.toString().trim() ?? err.message}`);
@@ -22,7 +21,7 @@ function openssl(args, cwd) {
 }
 
 /** True when the `openssl` command runs. */
-export function hasOpenssl() {
+export function hasOpenssl(): boolean {
   try {
     openssl(['version']);
     return true;
@@ -35,13 +34,14 @@ export function hasOpenssl() {
  * Makes `dir/ca.pem` + `dir/ca.key` (an EC P-256 CA valid `days`), then per entry of `certs`
  * `dir/<name>.pem` + `dir/<name>.key`, signed by it, for the DNS names and IPs given (the first
  * is the common name). Each certificate serves as server and client (mutual TLS between nodes).
- * Keys are written 0600.
- * @param {string} dir
- * @param {Record<string, string[]>} certs name → subject alternative names ('127.0.0.1', 'localhost', 'nats.mnemo.svc', …)
- * @param {{ days?: number }} [opts]
- * @returns {{ ca: string, certs: Record<string, { cert: string, key: string }> }}
+ * Keys are written 0600. `certs`: name → subject alternative names ('127.0.0.1', 'localhost',
+ * 'nats.mnemo.svc', …).
  */
-export function makePrivateCa(dir, certs, opts = {}) {
+export function makePrivateCa(
+  dir: string,
+  certs: Record<string, string[]>,
+  opts: { days?: number } = {},
+): { ca: string; certs: Record<string, { cert: string; key: string }> } {
   const days = String(opts.days ?? 825);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const ca = join(dir, 'ca.pem');
@@ -49,8 +49,7 @@ export function makePrivateCa(dir, certs, opts = {}) {
   openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', caKey]);
   chmodSync(caKey, 0o600);
   openssl(['req', '-x509', '-new', '-key', caKey, '-sha256', '-days', days, '-subj', '/CN=mnemo private CA', '-out', ca]);
-  /** @type {Record<string, { cert: string, key: string }>} */
-  const out = {};
+  const out: Record<string, { cert: string; key: string }> = {};
   for (const [name, sans] of Object.entries(certs)) {
     if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new RangeError(`certificate name ${JSON.stringify(name)}: [A-Za-z0-9_.-]+`);
     const key = join(dir, `${name}.key`);
@@ -85,18 +84,4 @@ export function makePrivateCa(dir, certs, opts = {}) {
     out[name] = { cert, key };
   }
   return { ca, certs: out };
-}
-
-// `node tools/infra/tls.mjs DIR [name=san1,san2 …]`: a CA and certificates for an operator.
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const [dir, ...specs] = process.argv.slice(2);
-  if (!dir) {
-    console.error('usage: node tools/infra/tls.mjs DIR [name=dns-or-ip,… …]');
-    process.exit(2);
-  }
-  const made = makePrivateCa(
-    dir,
-    Object.fromEntries(specs.map((s) => [s.split('=')[0], (s.split('=')[1] ?? '').split(',').filter(Boolean)])),
-  );
-  console.log(JSON.stringify(made, null, 2));
 }

@@ -2,13 +2,29 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:net';
-import { freePort } from './free-port.mjs';
-import { onProcessExit, privateDir, spawnServer } from './owned-process.mjs';
+import { freePort } from './free-port.js';
+import { onProcessExit, privateDir, spawnServer, type RunningServer } from './server.process.js';
 
-/**
- * @typedef {{ url: string, port: number, dir: string, user?: string, password?: string,
- *   stop: () => Promise<void>, restart: (downMs?: number) => Promise<void>, pid: () => number | undefined }} RunningServer
- */
+/** A private nats-server: with credentials when started with them; `restart(downMs)` kills it and starts it again on the same port. */
+export interface RunningNats extends RunningServer {
+  user?: string;
+  password?: string;
+  restart: (downMs?: number) => Promise<void>;
+  pid: () => number | undefined;
+}
+
+export interface NatsServerOptions {
+  /** Parent of the private store directory. */
+  dir?: string;
+  log?: (line: string) => void;
+  /** Clients must present this user and `password`. */
+  user?: string;
+  password?: string;
+  /** A nats-server authorization block (natsUsers().conf) instead of one user. */
+  authorization?: string;
+  /** Server certificate and key (PEM files): clients must speak TLS. */
+  tls?: { cert: string; key: string };
+}
 
 /**
  * Starts a private `nats-server` with JetStream on a free port of 127.0.0.1 (never the
@@ -19,15 +35,12 @@ import { onProcessExit, privateDir, spawnServer } from './owned-process.mjs';
  * `restart(downMs)` kills the server (SIGKILL, as a crash), keeps it down `downMs`, and starts
  * it again on the same port and store: what a NATS restart under load looks like to clients.
  * `authorization`: a nats-server authorization block instead (per-service users and permissions,
- * nats-auth.mjs natsUsers); `tls`: the server's certificate and key (PEM files): clients must then
- * speak TLS (tls.mjs makes a private CA and certificates).
- * @param {{ dir?: string, log?: (line: string) => void, user?: string, password?: string, authorization?: string,
- *   tls?: { cert: string, key: string } }} [opts] `dir`: parent of the private store directory
- * @returns {Promise<RunningServer>}
+ * nats.auth.ts natsUsers); `tls`: the server's certificate and key (PEM files): clients must then
+ * speak TLS (tls.ca.ts makes a private CA and certificates).
  */
-export async function startNats(opts = {}) {
+export async function startNats(opts: NatsServerOptions = {}): Promise<RunningNats> {
   const bin = ensureNatsServer(opts.log ?? ((l) => process.stderr.write(l + '\n')));
-  let lastError;
+  let lastError: Error | undefined;
   // A port picked by freePort() can be taken before nats binds it; a new port fixes that.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
@@ -89,12 +102,8 @@ export async function startNats(opts = {}) {
   throw lastError;
 }
 
-/**
- * Path of nats-server, installing it with apt when possible.
- * @param {(line: string) => void} log
- * @returns {string}
- */
-function ensureNatsServer(log) {
+/** Path of nats-server, installing it with apt when possible. */
+function ensureNatsServer(log: (line: string) => void): string {
   const found = which('nats-server');
   if (found) return found;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -104,8 +113,7 @@ function ensureNatsServer(log) {
     );
   }
   log('[infra] nats-server missing: installing Debian package nats-server…');
-  /** @param {string[]} args */
-  const apt = (args) =>
+  const apt = (args: string[]) =>
     execFileSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   try {
     apt(['install', '-y', 'nats-server']);
@@ -119,8 +127,7 @@ function ensureNatsServer(log) {
   return installed;
 }
 
-/** @param {string} name @returns {string | null} */
-function which(name) {
+function which(name: string): string | null {
   for (const d of (process.env.PATH ?? '').split(':').concat(['/usr/sbin', '/usr/bin', '/usr/local/bin'])) {
     const p = `${d}/${name}`;
     if (d && existsSync(p)) return p;
@@ -128,18 +135,13 @@ function which(name) {
   return null;
 }
 
-/**
- * True once a TCP client on `port` receives nats-server's `INFO {...}` greeting.
- * @param {number} port
- * @param {number} timeoutMs
- * @returns {Promise<boolean>}
- */
-async function waitForNatsInfo(port, timeoutMs) {
+/** True once a TCP client on `port` receives nats-server's `INFO {...}` greeting. */
+async function waitForNatsInfo(port: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const ok = await new Promise((resolve) => {
+    const ok = await new Promise<boolean>((resolve) => {
       const s = connect({ host: '127.0.0.1', port });
-      const done = (/** @type {boolean} */ v) => {
+      const done = (v: boolean) => {
         s.destroy();
         resolve(v);
       };

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { COMPOSE_NATS_CONF, COMPOSE_NATS_USERS, composeNatsConf } from './compose-nats.mjs';
-import { rolePermissions } from './index.mjs';
+import { rolePermissions } from './nats.auth.js';
+import { COMPOSE_NATS_CONF, COMPOSE_NATS_USERS, composeNatsConf, composeNatsEnv } from './nats.compose.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 
-describe('least-privilege NATS users (tools/infra/nats-auth.mjs)', () => {
+describe('least-privilege NATS users (nats.auth.ts)', () => {
   const roles = ['scheduler', 'gateway', 'profiler', 'node'] as const;
   const perms = (r: (typeof roles)[number]) => rolePermissions(r, r === 'node' ? 'n1' : undefined);
 
@@ -37,5 +37,12 @@ describe('least-privilege NATS users (tools/infra/nats-auth.mjs)', () => {
       // The service and the nats container read the same variable.
       expect(compose.split(`\${${u.passwordEnv}:-`).length - 1).toBe(2);
     }
+  });
+
+  it('composeNatsEnv gives every compose NATS user a fresh password, and the peer token', () => {
+    const [a, b] = [composeNatsEnv(), composeNatsEnv()];
+    expect(a.map((l) => l.split('=')[0])).toEqual([...COMPOSE_NATS_USERS.map((u) => u.passwordEnv), 'NODE_PEER_TOKEN']);
+    for (const line of a) expect(line).toMatch(/^[A-Z_]+=[A-Za-z0-9_-]{24,}$/);
+    expect(a.filter((l, i) => l === b[i])).toEqual([]);
   });
 });

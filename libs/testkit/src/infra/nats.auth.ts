@@ -10,16 +10,23 @@ import { randomBytes } from 'node:crypto';
 
 const V = 'mnemo.v1';
 
-/** The inbox prefix of a role (what libs/service-kit natsInboxPrefix gives the same service). */
-export const inboxPrefix = (/** @type {string} */ role, /** @type {string} */ nodeId = '') =>
-  role === 'node' ? `_INBOX_node.${nodeId}` : `_INBOX_${role}`;
+export type NatsRole = 'scheduler' | 'gateway' | 'profiler' | 'node';
 
-/**
- * Subjects a role may publish and subscribe.
- * @param {'scheduler' | 'gateway' | 'profiler' | 'node'} role @param {string} [nodeId]
- * @returns {{ publish: string[], subscribe: string[] }}
- */
-export function rolePermissions(role, nodeId = '') {
+/** A user name and its password (or a `$ENV` reference to it). */
+interface UserEntry {
+  user: string;
+  password: string;
+}
+interface Permissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+/** The inbox prefix of a role (what libs/service-kit natsInboxPrefix gives the same service). */
+export const inboxPrefix = (role: NatsRole | string, nodeId = ''): string => (role === 'node' ? `_INBOX_node.${nodeId}` : `_INBOX_${role}`);
+
+/** Subjects a role may publish and subscribe. */
+export function rolePermissions(role: NatsRole, nodeId = ''): Permissions {
   switch (role) {
     case 'scheduler':
       return {
@@ -83,27 +90,33 @@ export function rolePermissions(role, nodeId = '') {
   }
 }
 
+/** A user whose password nats-server reads from the environment variable `passwordEnv`. */
+export interface EnvNatsUser {
+  role: NatsRole;
+  nodeId?: string;
+  user: string;
+  passwordEnv: string;
+}
+
 /** A node's NATS user name. */
-export const nodeUser = (/** @type {string} */ nodeId) => `node-${nodeId}`;
+export const nodeUser = (nodeId: string): string => `node-${nodeId}`;
 
 /**
  * Users (random passwords) for the scheduler, gateway and profiler and one per node id, and the
- * nats-server `authorization` block that admits them, each with its permissions.
- * @param {{ nodes: string[], password?: () => string }} opts
- * @returns {{ users: Record<string, { user: string, password: string }>, conf: string }}
+ * nats-server `authorization` block that admits them, each with its permissions. `users` keys:
+ * scheduler, gateway, profiler and `node:<id>`.
  */
-export function natsUsers(opts) {
+export function natsUsers(opts: { nodes: string[]; password?: () => string }): { users: Record<string, UserEntry>; conf: string } {
   const password = opts.password ?? (() => randomBytes(18).toString('base64url'));
-  /** @type {Record<string, { user: string, password: string }>} */
-  const users = {};
-  const entries = [];
-  for (const role of /** @type {const} */ (['scheduler', 'gateway', 'profiler'])) {
-    users[role] = { user: role, password: password() };
-    entries.push(userEntry(users[role], rolePermissions(role)));
+  const users: Record<string, UserEntry> = {};
+  const entries: string[] = [];
+  for (const role of ['scheduler', 'gateway', 'profiler'] as const) {
+    const u = (users[role] = { user: role, password: password() });
+    entries.push(userEntry(u, rolePermissions(role)));
   }
   for (const id of opts.nodes) {
-    users[`node:${id}`] = { user: nodeUser(id), password: password() };
-    entries.push(userEntry(users[`node:${id}`], rolePermissions('node', id)));
+    const u = (users[`node:${id}`] = { user: nodeUser(id), password: password() });
+    entries.push(userEntry(u, rolePermissions('node', id)));
   }
   return { users, conf: authorizationBlock(entries) };
 }
@@ -111,15 +124,13 @@ export function natsUsers(opts) {
 /**
  * The `authorization` block with password references to environment variables instead of values
  * (nats-server expands `$NAME`): for a config file that lives in the repo (docker-compose, k8s).
- * @param {Array<{ role: 'scheduler' | 'gateway' | 'profiler' | 'node', nodeId?: string, user: string, passwordEnv: string }>} list
  */
-export function natsUsersFromEnv(list) {
+export function natsUsersFromEnv(list: ReadonlyArray<EnvNatsUser>): string {
   return authorizationBlock(list.map((u) => userEntry({ user: u.user, password: `$${u.passwordEnv}` }, rolePermissions(u.role, u.nodeId))));
 }
 
-/** @param {{ user: string, password: string }} u @param {{ publish: string[], subscribe: string[] }} p */
-function userEntry(u, p) {
-  const list = (/** @type {string[]} */ xs) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
+function userEntry(u: UserEntry, p: Permissions): string {
+  const list = (xs: string[]) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
   const pass = u.password.startsWith('$') ? u.password : JSON.stringify(u.password);
   return (
     `    { user: ${JSON.stringify(u.user)}, password: ${pass},\n` +
@@ -128,7 +139,6 @@ function userEntry(u, p) {
   );
 }
 
-/** @param {string[]} entries */
-function authorizationBlock(entries) {
+function authorizationBlock(entries: string[]): string {
   return `authorization {\n  users: [\n${entries.join(',\n')}\n  ]\n}\n`;
 }
