@@ -70,3 +70,17 @@ export {
   type SwapInstanceConfig,
   type SwapRunResult,
 } from './swap/swap-instance.types.js';
+export {
+  loadTrace,
+  loadTraceFile,
+  readTraceText,
+  parseTraceLine,
+  TRACE_BLOCK_TOKENS,
+  DEFAULT_TRACE_OPTIONS,
+  type TraceLine,
+  type TraceRequest,
+  type TraceOptions,
+  type LoadedTrace,
+} from './trace/mooncake.trace.js';
+export { TraceBlockBook, type BlockBookOptions } from './trace/trace.blocks.js';
+export { traceStats, formatTraceStats, reusableChunks, MOONCAKE_TABLE2_CONVERSATION, type TraceStats } from './trace/trace.stats.js';
