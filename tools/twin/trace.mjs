@@ -1,0 +1,37 @@
+// `npm run twin -- trace --trace FILE …`: Mooncake's experiments on a trace (libs/twin trace/), with a
+// progress bar; the results and the statistics beside Table 2 are the library's.
+import cliProgress from 'cli-progress';
+import { formatTraceStats, loadTraceFile, MOONCAKE_TABLE2_CONVERSATION, traceExperiment, traceStats } from '@mnemo/twin';
+
+export function runTrace(cmd) {
+  const t0 = performance.now();
+  const trace = loadTraceFile(cmd.file, cmd.load);
+  const loadS = Math.round(performance.now() - t0) / 1000;
+  const stats = traceStats(trace);
+  const table2 = cmd.paper.fig10.hitGlobalOverLocal !== null ? MOONCAKE_TABLE2_CONVERSATION : null;
+  for (const line of formatTraceStats(stats, table2)) console.log(line);
+  console.log(`loaded in ${loadS} s: ${stats.chunk_keys_built} chunk keys built for ${stats.unique_blocks} unique blocks`);
+  // Without a terminal (a log file), the bar prints a line every 30 s instead of redrawing.
+  const bar = new cliProgress.SingleBar(
+    {
+      format: 'trace |{bar}| {value}/{total} runs · {label} · {duration_formatted}',
+      clearOnComplete: false,
+      noTTYOutput: true,
+      notTTYSchedule: 30_000,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  const progress = (i, n, label) => {
+    if (!started) bar.start(n, 0, { label });
+    started = true;
+    bar.update(i, { label });
+  };
+  const result = traceExperiment(trace, cmd.paper, cmd.experiment, progress);
+  bar.stop();
+  return {
+    trace: { file: cmd.file, ...result.trace, table2, load_s: loadS, options: { ...trace.options, limit: cmd.load.limit ?? null } },
+    ...result,
+    trace_wall_s: Math.round(performance.now() - t0) / 1000,
+  };
+}
