@@ -168,7 +168,7 @@ if (cmd === 'trace') {
   const name = `twin-trace-${trace.name}`;
   write(`${name}.json`, { ...stamp(), ...runTrace(trace) });
   const { renderSvg, specText } = await import('../bench/lib/plot.mjs');
-  const { figure } = await import('../bench/figures/twin-trace.figure.mjs');
+  const { figure } = await import('../bench/lib/trace.figure.mjs');
   const spec = figure(read(`${name}.json`));
   writeFileSync(path(`${name}.vl.json`), specText(spec));
   writeFileSync(path(`${name}.svg`), await renderSvg(spec));

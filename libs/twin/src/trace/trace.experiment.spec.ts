@@ -32,7 +32,7 @@ describe(traceExperiment.name, () => {
     const r = traceExperiment(trace, unknownPaper(null), { ...o, policies: ['local'], timeScale: 2 });
     expect(r.setup.fitted).toBeNull();
     expect(r.setup.time_scale).toBe(2);
-    expect(r.paper_check.fig5_random_over_local).toEqual({ paper: null, twin: null, error: null });
+    expect(r.paper_check.fig5_random_over_local).toEqual({ paper: null, twin: null, error: null, within_25pct: null });
     expect(r.paper_check.fig10_global_over_local_hit.paper).toBeNull();
   });
 });

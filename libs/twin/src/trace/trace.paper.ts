@@ -45,9 +45,11 @@ export interface PaperCheck {
   readonly twin: number | null;
   /** (twin − paper) ÷ paper; null without both. */
   readonly error: number | null;
+  /** |error| ≤ 0.25, the tolerance; null without both. */
+  readonly within_25pct: boolean | null;
 }
 
 export function check(paper: number | null, twin: number | null): PaperCheck {
   const error = paper !== null && twin !== null && paper !== 0 ? Math.round(((twin - paper) / paper) * 1000) / 1000 : null;
-  return { paper, twin, error };
+  return { paper, twin, error, within_25pct: error === null ? null : Math.abs(error) <= 0.25 };
 }
