@@ -1,11 +1,12 @@
 // `npm run twin -- trace --trace FILE …`: Mooncake's experiments on a trace (libs/twin trace/), with a
 // progress bar; the results and the statistics beside Table 2 are the library's.
 import cliProgress from 'cli-progress';
-import { formatTraceStats, loadTraceFile, MOONCAKE_TABLE2_CONVERSATION, traceExperiment, traceStats } from '@mnemo/twin';
+import { readFileSync } from 'node:fs';
+import { formatTraceStats, loadTrace, MOONCAKE_TABLE2_CONVERSATION, traceExperiment, traceStats, traceText } from '@mnemo/twin';
 
 export function runTrace(cmd) {
   const t0 = performance.now();
-  const trace = loadTraceFile(cmd.file, cmd.load);
+  const trace = loadTrace(traceText(readFileSync(cmd.file)), cmd.load);
   const loadS = Math.round(performance.now() - t0) / 1000;
   const stats = traceStats(trace);
   const table2 = cmd.paper.fig10.hitGlobalOverLocal !== null ? MOONCAKE_TABLE2_CONVERSATION : null;

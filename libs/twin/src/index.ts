@@ -72,8 +72,7 @@ export {
 } from './swap/swap-instance.types.js';
 export {
   loadTrace,
-  loadTraceFile,
-  readTraceText,
+  traceText,
   parseTraceLine,
   TRACE_BLOCK_TOKENS,
   DEFAULT_TRACE_OPTIONS,

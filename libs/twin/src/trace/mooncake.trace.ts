@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { TraceBlockBook } from './trace.blocks.js';
 
@@ -66,10 +65,9 @@ export const DEFAULT_TRACE_OPTIONS: Required<TraceOptions> = {
   vocab: 128_000,
 };
 
-/** The file's text, gunzipped when it starts with gzip's magic bytes. */
-export function readTraceText(path: string): string {
-  const raw = readFileSync(path);
-  return (raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw).toString('utf8');
+/** A trace file's bytes as text, gunzipped when they start with gzip's magic bytes (the caller reads the file). */
+export function traceText(raw: Uint8Array): string {
+  return Buffer.from(raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw).toString('utf8');
 }
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
@@ -123,9 +121,4 @@ export function loadTrace(text: string, options: TraceOptions = {}): LoadedTrace
   }
   if (requests.length === 0) throw new RangeError(`no requests in the trace from line ${o.from}`);
   return { requests, blocks, options: o };
-}
-
-/** loadTrace over a file, gzipped or not. */
-export function loadTraceFile(path: string, options: TraceOptions = {}): LoadedTrace {
-  return loadTrace(readTraceText(path), options);
 }

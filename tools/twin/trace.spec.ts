@@ -1,10 +1,32 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadTraceFile } from './mooncake.trace.js';
-import { DEFAULT_TRACE_EXPERIMENT, traceExperiment } from './trace.experiment.js';
-import { MOONCAKE_CONVERSATION_PAPER, unknownPaper } from './trace.paper.js';
+import {
+  DEFAULT_TRACE_EXPERIMENT,
+  loadTrace,
+  MOONCAKE_CONVERSATION_PAPER,
+  MOONCAKE_TABLE2_CONVERSATION,
+  TRACE_BLOCK_TOKENS,
+  traceExperiment,
+  traceStats,
+  traceText,
+  unknownPaper,
+} from '@mnemo/twin';
 
-// The first 150 requests of the published trace (a few seconds of traffic), on 4 nodes.
-const trace = loadTraceFile(join(process.cwd(), 'bench/traces/mooncake-conversation_trace.jsonl.gz'), { limit: 150 });
+// The first requests of the published trace (a few seconds of traffic): the whole trace is the twin command's.
+const text = traceText(readFileSync(join(process.cwd(), 'bench/traces/mooncake-conversation_trace.jsonl.gz')));
+const trace = loadTrace(text, { limit: 150 });
+
+describe('the published trace', () => {
+  it('loads gzipped, with its lengths and sharing', () => {
+    const s = traceStats(loadTrace(text, { limit: 200 }));
+    expect(s.requests).toBe(200);
+    expect(trace.requests[0]!.blockIds.length).toBe(Math.ceil(trace.requests[0]!.inputTokens / TRACE_BLOCK_TOKENS));
+    // The first minute already shares system prompts and earlier turns; lengths are Table 2's order.
+    expect(s.max_hit_rate).toBeGreaterThan(0.05);
+    expect(s.input_mean).toBeGreaterThan(MOONCAKE_TABLE2_CONVERSATION.input_mean / 3);
+  });
+});
+// On 4 nodes.
 const o = { ...DEFAULT_TRACE_EXPERIMENT, nodes: 4, fitSteps: 6, thresholds: [1.5, 4], fig10: { nodes: 3, hostTokens: 3_000_000 } };
 
 describe(traceExperiment.name, () => {
