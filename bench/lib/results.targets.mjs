@@ -689,6 +689,25 @@ export const BENCHMARKS = {
   'pool-devices': { what: "The native pool devices' copy, gather and O_DIRECT figures", keys: [] },
   'kv-policy': { what: 'kv-core policy structures: per-operation costs', keys: [] },
   'tiers-ab': { what: 'A/B rounds of tier read variants on the same pool', keys: [] },
+  trace: {
+    what: "A slice of Mooncake's conversation trace replayed open-loop through a real cluster (NATS, scheduler, four sim node-managers) once per scheduler policy, the twin's prefill pool on the same slice beside each pass (docs/traces.md §4)",
+    keys: [
+      { path: 'keys.hit_rate_gap_max', what: 'largest |live − twin| hit rate over the policies', target: { op: '<=', value: 0.05 } },
+      {
+        path: 'keys.order_agrees',
+        what: 'live and twin order the policies alike by mean TTFT on every pair the live passes separate (means > 10% apart)',
+        target: { op: '=', value: true },
+      },
+      { path: 'keys.separated_pairs', what: 'policy pairs the live passes separate' },
+      ...['least-loaded', 'local', 'conductor', 'llmd', 'symphony'].flatMap((p) => [
+        { path: `policies.${p}.live.ttft_mean_ms`, what: `${p}: live mean TTFT, ms` },
+        { path: `policies.${p}.live.hit_rate`, what: `${p}: live share of prompt tokens served from cache` },
+        { path: `policies.${p}.twin.hit_rate`, what: `${p}: the twin's on the same slice` },
+      ]),
+      { path: 'keys.failed', what: 'requests that failed, all passes', target: { op: '=', value: 0 } },
+      { path: 'wall_s', what: 'wall seconds of every live pass (2 shared cores)', target: { op: '<=', value: 900 } },
+    ],
+  },
   'twin-trace-mooncake-conversation_trace': {
     what: "Mooncake's published FAST'25 conversation trace (12,031 requests, one hour) through the twin's prefill pool: LLaMA3-70B on modelled 8 × A800 instances, Figs. 5, 9 and 10 against the paper, the load fitted once (docs/traces.md)",
     keys: [
