@@ -17,7 +17,7 @@ import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS, SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { loadTrace, runPrefillPool, traceStats, traceText } from '@mnemo/twin';
 import { freePort, startNats } from '../tools/infra/index.mjs';
-import { arg, round } from './lib/figures.mjs';
+import { arg, counter, round } from './lib/figures.mjs';
 import { launch, ready, stop } from './lib/services.mjs';
 import { CLUSTER, DILATION, GPU, infer, kvEnv, KV_BYTES_PER_TOKEN } from './multiround/cluster.mjs';
 
@@ -120,6 +120,29 @@ async function livePass(p, natsUrl) {
         }
       }),
     );
+    const wallS = (performance.now() - t0) / 1000;
+    // Where the nodes' time went: their own TTFT and queue (from arrival there), and the KV pulled from peers.
+    const node = {
+      ttft_s: 0,
+      ttft_n: 0,
+      queue_s: 0,
+      queue_n: 0,
+      peer_restored_tokens: 0,
+      peer_bytes: 0,
+      peer_blocked_s: 0,
+      restore_failures: 0,
+    };
+    for (const n of nodes) {
+      const text = await (await fetch(`http://127.0.0.1:${n.port}/metrics`)).text();
+      node.ttft_s += counter(text, 'mnemo_time_to_first_token_seconds_sum');
+      node.ttft_n += counter(text, 'mnemo_time_to_first_token_seconds_count');
+      node.queue_s += counter(text, 'mnemo_node_queue_seconds_sum');
+      node.queue_n += counter(text, 'mnemo_node_queue_seconds_count');
+      node.peer_restored_tokens += counter(text, 'mnemo_kv_peer_restored_tokens_total');
+      node.peer_bytes += counter(text, 'mnemo_kv_peer_fetch_bytes_total');
+      node.peer_blocked_s += counter(text, 'mnemo_kv_peer_blocked_seconds_total');
+      node.restore_failures += counter(text, 'mnemo_kv_peer_restore_failures_total') + counter(text, 'mnemo_kv_restore_failures_total');
+    }
     const ok = done.filter((d) => d.ok);
     const ttft = ok.map((d) => d.ttftMs);
     return {
@@ -128,7 +151,15 @@ async function livePass(p, natsUrl) {
       ttft_mean_ms: ok.length ? round(ttft.reduce((a, b) => a + b, 0) / ttft.length, 1) : null,
       ttft_p99_ms: ok.length ? round(percentile(ttft, 99), 1) : null,
       hit_rate: ok.length ? round(ok.reduce((a, d) => a + d.cached, 0) / ok.reduce((a, d) => a + d.prompt, 0), 4) : null,
-      wall_s: round((performance.now() - t0) / 1000, 1),
+      wall_s: round(wallS, 1),
+      on_nodes: {
+        ttft_mean_ms: node.ttft_n ? round((node.ttft_s / node.ttft_n) * 1000, 1) : null,
+        queue_mean_ms: node.queue_n ? round((node.queue_s / node.queue_n) * 1000, 1) : null,
+        peer_restored_tokens: node.peer_restored_tokens,
+        peer_bytes: node.peer_bytes,
+        peer_blocked_s: round(node.peer_blocked_s, 2),
+        restore_failures: node.restore_failures,
+      },
       ...(done.length > ok.length ? { first_error: done.find((d) => !d.ok).error } : {}),
     };
   } finally {
