@@ -8,7 +8,8 @@
 // twin's figures for the same slice; then whether the hit rates agree within 0.05 and the live and
 // twin orders by mean TTFT where the live passes separate the policies.
 // Writes bench/results/trace.json.
-// Run: npm run bench -- trace [--trace FILE] [--from N] [--limit N] [--length-scale T] [--time-scale X] [--max-output N]
+// Every policy runs --passes times (default 3), each pass in a rotated order; a policy's figures pool its passes.
+// Run: npm run bench -- trace [--trace FILE] [--from N] [--limit N] [--length-scale T] [--time-scale X] [--max-output N] [--passes N]
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -28,6 +29,7 @@ const LIMIT = Number(arg('limit', 200));
 const TOKENS_PER_BLOCK = Number(arg('length-scale', 256));
 const TIME_SCALE = Number(arg('time-scale', 0.5));
 const MAX_OUTPUT = Number(arg('max-output', 16));
+const PASSES = Number(arg('passes', 3));
 const THRESHOLD = 2;
 /** The scheduler's policies, each with the twin policy it is (local cache-aware = conductor that may not fetch). */
 const POLICIES = [
@@ -59,6 +61,20 @@ console.log(
 );
 
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
+
+/** Requests, failures, mean and p99 TTFT and hit rate of replayed requests (one pass or several pooled). */
+function summarize(done) {
+  const ok = done.filter((d) => d.ok);
+  const ttft = ok.map((d) => d.ttftMs);
+  return {
+    requests: done.length,
+    failed: done.length - ok.length,
+    ttft_mean_ms: ok.length ? round(ttft.reduce((a, b) => a + b, 0) / ttft.length, 1) : null,
+    ttft_p99_ms: ok.length ? round(percentile(ttft, 99), 1) : null,
+    hit_rate: ok.length ? round(ok.reduce((a, d) => a + d.cached, 0) / ok.reduce((a, d) => a + d.prompt, 0), 4) : null,
+    ...(done.length > ok.length ? { first_error: done.find((d) => !d.ok).error } : {}),
+  };
+}
 
 async function livePass(p, natsUrl) {
   const dataDir = mkdtempSync(join(tmpdir(), `mnemo-trace-${p.name}-`));
@@ -143,14 +159,9 @@ async function livePass(p, natsUrl) {
       node.peer_blocked_s += counter(text, 'mnemo_kv_peer_blocked_seconds_total');
       node.restore_failures += counter(text, 'mnemo_kv_peer_restore_failures_total') + counter(text, 'mnemo_kv_restore_failures_total');
     }
-    const ok = done.filter((d) => d.ok);
-    const ttft = ok.map((d) => d.ttftMs);
     return {
-      requests: done.length,
-      failed: done.length - ok.length,
-      ttft_mean_ms: ok.length ? round(ttft.reduce((a, b) => a + b, 0) / ttft.length, 1) : null,
-      ttft_p99_ms: ok.length ? round(percentile(ttft, 99), 1) : null,
-      hit_rate: ok.length ? round(ok.reduce((a, d) => a + d.cached, 0) / ok.reduce((a, d) => a + d.prompt, 0), 4) : null,
+      done,
+      ...summarize(done),
       wall_s: round(wallS, 1),
       on_nodes: {
         ttft_mean_ms: node.ttft_n ? round((node.ttft_s / node.ttft_n) * 1000, 1) : null,
@@ -160,7 +171,6 @@ async function livePass(p, natsUrl) {
         peer_blocked_s: round(node.peer_blocked_s, 2),
         restore_failures: node.restore_failures,
       },
-      ...(done.length > ok.length ? { first_error: done.find((d) => !d.ok).error } : {}),
     };
   } finally {
     await nc.close();
@@ -196,12 +206,21 @@ const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, stop: async () 
 const policies = {};
 const started = performance.now();
 try {
+  // Each pass runs every policy, starting one further along the list, so no policy always runs first or last.
+  const runs = Object.fromEntries(POLICIES.map((p) => [p.name, []]));
+  for (let pass = 0; pass < PASSES; pass++)
+    for (let k = 0; k < POLICIES.length; k++) {
+      const p = POLICIES[(pass + k) % POLICIES.length];
+      console.log(`pass ${pass + 1}/${PASSES} ${p.name}: live…`);
+      const { done, ...summary } = await livePass(p, nats.url);
+      runs[p.name].push({ done, summary });
+      console.log(`pass ${pass + 1}/${PASSES} ${p.name}: ${JSON.stringify(summary)}`);
+    }
   for (const p of POLICIES) {
-    console.log(`${p.name}: live pass…`);
-    const live = await livePass(p, nats.url);
+    const live = { ...summarize(runs[p.name].flatMap((r) => r.done)), passes: runs[p.name].map((r) => r.summary) };
     const twin = twinPass(p);
     policies[p.name] = { live, twin, hit_rate_gap: live.hit_rate === null ? null : round(Math.abs(live.hit_rate - twin.hit_rate), 4) };
-    console.log(`${p.name}: live ${JSON.stringify(live)}\n${p.name}: twin ${JSON.stringify(twin)}`);
+    console.log(`${p.name}: live ${JSON.stringify({ ...live, passes: undefined })}\n${p.name}: twin ${JSON.stringify(twin)}`);
   }
 } finally {
   await nats.stop();
@@ -229,6 +248,7 @@ const json = {
     tokens_per_block: TOKENS_PER_BLOCK,
     time_scale: TIME_SCALE,
     max_output: MAX_OUTPUT,
+    passes: PASSES,
     conductor_threshold: THRESHOLD,
     cluster: CLUSTER,
     dilation: DILATION,
