@@ -62,6 +62,11 @@ describe(runPrefillPool.name, () => {
     expect(a.requests).toBe(3);
   });
 
+  it('offers the pool its prefill GPU time over the arrivals span', () => {
+    // local: 290 ms of prefill on 2 nodes over the 110 ms the arrivals span.
+    expect(runPrefillPool(TRACE.requests, config('local')).offered_load).toBeCloseTo(290 / (2 * 110), 3);
+  });
+
   it('counts reused tokens out of the prefill GPU time', () => {
     expect(runPrefillPool(TRACE.requests, config('conductor')).prefill_gpu_mean_ms).toBeCloseTo((40 + 200 + 10) / 3, 1);
     expect(runPrefillPool(TRACE.requests, config('local')).prefill_gpu_mean_ms).toBeCloseTo((40 + 200 + 50) / 3, 1);

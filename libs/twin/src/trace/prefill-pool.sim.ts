@@ -48,6 +48,11 @@ export interface PrefillPoolResult {
   readonly prefill_gpu_mean_ms: number;
   /** Busiest instance's prefill GPU time ÷ the mean instance's. */
   readonly busy_max_over_mean: number;
+  /**
+   * Prefill GPU time asked of the pool ÷ the pool's GPU time over the arrivals' span: above 1 the
+   * policy's work outruns the pool and its queues grow for as long as the trace lasts.
+   */
+  readonly offered_load: number;
 }
 
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
@@ -142,6 +147,7 @@ export function runPrefillPool(requests: readonly TraceRequest[], c: PrefillPool
   for (const r of requests) q.at(r.arrivalMs * c.timeScale, { fire: (now) => arrive(r, now) });
   q.run();
   const meanBusy = busyMs.reduce((s, x) => s + x, 0) / c.nodes;
+  const span = (Math.max(...requests.map((r) => r.arrivalMs)) - Math.min(...requests.map((r) => r.arrivalMs))) * c.timeScale;
   return {
     requests: requests.length,
     ttft_mean_ms: round(ttft.reduce((s, x) => s + x, 0) / ttft.length, 1),
@@ -151,5 +157,6 @@ export function runPrefillPool(requests: readonly TraceRequest[], c: PrefillPool
     transferred_chunks: moved,
     prefill_gpu_mean_ms: round(gpuMs / requests.length, 1),
     busy_max_over_mean: round(Math.max(...busyMs) / meanBusy, 3),
+    offered_load: span > 0 ? round(gpuMs / (c.nodes * span), 3) : 0,
   };
 }
