@@ -19,6 +19,8 @@
 //   fastswitch  FastSwitch's experiment: Llama-8B on a modelled A10, priority-driven swap preemption, vLLM's per-block swaps
 //               against block groups + async swap-in + host-copy reuse over the per-call dispatch, with its ±20% rows
 //               (bench/results/twin-fastswitch.{json,svg}); `fastswitch --no-robustness` leaves the rows out
+//   trace       Mooncake's FAST'25 experiments on a request trace in its format: `trace --trace FILE [--nodes N]
+//               [--cache-tokens T] [--policy P]` (bench/results/twin-trace-<file's base name>.{json,svg}; docs/traces.md)
 // Each results file is stamped like a benchmark's and docs/results.md is regenerated.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -38,6 +40,7 @@ const COMMANDS = [
   'droidspeak',
   'plan',
   'fastswitch',
+  'trace',
 ];
 const [cmd, ...args] = process.argv.slice(2);
 if (!COMMANDS.includes(cmd)) {
@@ -150,6 +153,27 @@ if (cmd === 'fastswitch') {
   const { writeFigure } = await import('../bench/lib/plot.mjs');
   console.log(`rendered ${(await writeFigure(root, 'twin-fastswitch')).join(' and ')}`);
   for (const [k, v] of Object.entries(result.fastswitch)) console.log(`fastswitch.${k}: ${JSON.stringify(v)}`);
+}
+if (cmd === 'trace') {
+  const { parseTraceArgs, TraceArgsError } = await import('@mnemo/twin');
+  let trace;
+  try {
+    trace = parseTraceArgs(args);
+  } catch (e) {
+    if (!(e instanceof TraceArgsError)) throw e;
+    console.error(e.message);
+    process.exit(e.code);
+  }
+  const { runTrace } = await import('../tools/twin/trace.mjs');
+  const name = `twin-trace-${trace.name}`;
+  write(`${name}.json`, { ...stamp(), ...runTrace(trace) });
+  const { renderSvg, specText } = await import('../bench/lib/plot.mjs');
+  const { figure } = await import('../bench/lib/trace.figure.mjs');
+  const spec = figure(read(`${name}.json`));
+  writeFileSync(path(`${name}.vl.json`), specText(spec));
+  writeFileSync(path(`${name}.svg`), await renderSvg(spec));
+  console.log(`rendered bench/results/${name}.vl.json and bench/results/${name}.svg`);
+  for (const [k, v] of Object.entries(read(`${name}.json`).paper_check)) console.log(`paper_check.${k}: ${JSON.stringify(v)}`);
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

@@ -70,3 +70,57 @@ export {
   type SwapInstanceConfig,
   type SwapRunResult,
 } from './swap/swap-instance.types.js';
+export {
+  loadTrace,
+  traceText,
+  parseTraceLine,
+  TRACE_BLOCK_TOKENS,
+  DEFAULT_TRACE_OPTIONS,
+  type TraceLine,
+  type TraceRequest,
+  type TraceOptions,
+  type LoadedTrace,
+} from './trace/mooncake.trace.js';
+export { TraceBlockBook, type BlockBookOptions } from './trace/trace.blocks.js';
+export { traceStats, formatTraceStats, reusableChunks, MOONCAKE_TABLE2_CONVERSATION, type TraceStats } from './trace/trace.stats.js';
+export { ChunkCache, type CacheTier } from './trace/chunk.cache.js';
+export {
+  LLAMA3_70B,
+  A800,
+  A800_NVLINK_BYTES_PER_S,
+  MOONCAKE_NODE_RDMA_BYTES_PER_S,
+  MOONCAKE_INSTANCE,
+  prefillCosts,
+  type PrefillCosts,
+  type PrefillInstanceSpec,
+} from './trace/mooncake.hardware.js';
+export {
+  runPrefillPool,
+  TRACE_POLICIES,
+  type TracePolicy,
+  type PrefillPoolConfig,
+  type PrefillPoolResult,
+} from './trace/prefill-pool.sim.js';
+export {
+  MOONCAKE_CONVERSATION_PAPER,
+  unknownPaper,
+  FIG9_CAPACITIES,
+  check,
+  type TracePaper,
+  type PaperCheck,
+} from './trace/trace.paper.js';
+export {
+  traceExperiment,
+  capacityCurve,
+  DEFAULT_TRACE_EXPERIMENT,
+  type TraceExperimentOptions,
+  type Progress,
+} from './trace/trace.experiment.js';
+export {
+  parseTraceArgs,
+  traceName,
+  TraceArgsError,
+  TRACE_USAGE,
+  MOONCAKE_CONVERSATION_NAME,
+  type TraceCommand,
+} from './trace/trace.args.js';

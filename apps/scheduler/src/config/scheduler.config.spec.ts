@@ -9,9 +9,12 @@ describe(loadSchedulerConfig.name, () => {
     expect(loadSchedulerConfig({ ...base, SCHEDULER_DROIDSPEAK_BASES: 'd1=b, d2=b' }).SCHEDULER_DROIDSPEAK_BASES).toEqual(['d1=b', 'd2=b']);
   });
 
-  it.each([['symphony'], ['recompute'], ['sticky'], ['prefix-affinity'], ['llmd']])('takes SCHEDULER_POLICY=%s', (policy) => {
-    expect(loadSchedulerConfig({ ...base, SCHEDULER_POLICY: policy }).SCHEDULER_POLICY).toBe(policy);
-  });
+  it.each([['symphony'], ['recompute'], ['sticky'], ['prefix-affinity'], ['llmd'], ['conductor']])(
+    'takes SCHEDULER_POLICY=%s',
+    (policy) => {
+      expect(loadSchedulerConfig({ ...base, SCHEDULER_POLICY: policy }).SCHEDULER_POLICY).toBe(policy);
+    },
+  );
 
   it.each([['infercept'], ['LLMD']])('refuses SCHEDULER_POLICY=%j at boot', (policy) => {
     expect(() => loadSchedulerConfig({ ...base, SCHEDULER_POLICY: policy })).toThrow(ConfigError);
@@ -24,7 +27,22 @@ describe(loadSchedulerConfig.name, () => {
 
 describe(routingCosts.name, () => {
   it('defaults to the kv-core cost model (one H100, 100 Gb/s)', () => {
-    expect(routingCosts(loadSchedulerConfig(base))).toEqual({ ...DEFAULT_ROUTING_COSTS, recomputeMsPerChunk: (62 * 256) / 1000 });
+    expect(routingCosts(loadSchedulerConfig(base))).toEqual({
+      ...DEFAULT_ROUTING_COSTS,
+      recomputeMsPerChunk: (62 * 256) / 1000,
+      conductorThreshold: 2,
+    });
+  });
+
+  it.each([
+    ['150', 1.5],
+    ['400', 4],
+  ])('takes SCHEDULER_CONDUCTOR_THRESHOLD_PCT=%s as a ratio of %s', (pct, ratio) => {
+    expect(routingCosts(loadSchedulerConfig({ ...base, SCHEDULER_CONDUCTOR_THRESHOLD_PCT: pct })).conductorThreshold).toBe(ratio);
+  });
+
+  it('refuses a conductor threshold under 100% (a shorter prefix is never worth fetching)', () => {
+    expect(() => loadSchedulerConfig({ ...base, SCHEDULER_CONDUCTOR_THRESHOLD_PCT: '99' })).toThrow(ConfigError);
   });
 
   it.each([

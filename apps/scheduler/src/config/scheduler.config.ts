@@ -40,7 +40,7 @@ export const schedulerSchema = {
   },
   SCHEDULER_POLICY: {
     type: 'enum',
-    doc: 'routing policy: symphony (load + reservations + cost of moving vs recomputing a prefix), recompute (least loaded, KV ignored), sticky (a session stays on its node), prefix-affinity (longest cached prefix wins, load breaks ties), llmd (llm-d default scorers: prefix cache 3, queue 2, KV utilization 2)',
+    doc: 'routing policy: symphony (load + reservations + cost of moving vs recomputing a prefix), recompute (least loaded, KV ignored), sticky (a session stays on its node), prefix-affinity (longest cached prefix wins, load breaks ties), llmd (llm-d default scorers: prefix cache 3, queue 2, KV utilization 2), conductor (Mooncake Algorithm 1: least queue + transfer + prefill)',
     values: ROUTING_POLICIES,
     default: 'symphony',
   },
@@ -85,6 +85,12 @@ export const schedulerSchema = {
     doc: 'symphony: a session leaves its live home only when another node is estimated faster by more than this, ms (about one queued request: load snapshots are noisy, moves are not free)',
     default: 25,
     min: 0,
+  },
+  SCHEDULER_CONDUCTOR_THRESHOLD_PCT: {
+    type: 'int',
+    doc: "conductor: fetch a peer's longer prefix when it is more than this % of the node's own (200 = twice as long)",
+    default: 200,
+    min: 100,
   },
   SCHEDULER_ADVISORY_TTL_MS: {
     type: 'int',
@@ -200,6 +206,7 @@ export function routingCosts(config: SchedulerConfig): RoutingCosts {
     ...DEFAULT_ROUTING_COSTS,
     queueMsPerRequest: config.SCHEDULER_QUEUE_MS_PER_REQUEST!,
     moveMarginMs: config.SCHEDULER_MOVE_MARGIN_MS!,
+    conductorThreshold: config.SCHEDULER_CONDUCTOR_THRESHOLD_PCT! / 100,
     recomputeMsPerChunk: (config.SCHEDULER_PREFILL_US_PER_TOKEN! * CHUNK_TOKENS) / 1000,
     loadMsPerChunk: {
       device: 0,

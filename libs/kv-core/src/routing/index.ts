@@ -15,6 +15,14 @@ export {
   type RoutingCosts,
 } from './route.types.js';
 export { PrefillBacklog } from './prefill.backlog.js';
+export {
+  conductorEstimates,
+  pickConductor,
+  DEFAULT_CONDUCTOR_THRESHOLD,
+  type ConductorOptions,
+  type ConductorEstimate,
+  type ConductorChoice,
+} from './conductor.policy.js';
 export { longestPartial, partialSource, withPartialSource } from './partial-source.policy.js';
 export {
   SERVING_SYSTEMS,

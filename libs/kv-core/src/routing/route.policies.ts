@@ -1,5 +1,6 @@
 import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
 import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
+import { DEFAULT_CONDUCTOR_THRESHOLD, pickConductor } from './conductor.policy.js';
 import { pickLlmd } from './llmd.policy.js';
 import { reservedLoad } from './route.load.js';
 import type { KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, RoutingCosts, RoutingPolicyName } from './route.types.js';
@@ -23,6 +24,8 @@ import type { KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, Routing
  *   plus, away from the session's home, recomputing the partial last chunk only the home holds —
  *   is compared, so KV placement only wins while it saves more than the extra queueing costs; a
  *   session leaves its live home only for a gain above `moveMarginMs`.
+ * - `conductor`: Mooncake's Algorithm 1 — the smallest queue + transfer + prefill, a peer's longer
+ *   prefix fetched past `conductorThreshold` times the node's own (conductor.policy.ts).
  */
 export function route(
   policy: RoutingPolicyName,
@@ -52,6 +55,8 @@ export function route(
       return decide(pickLlmd(serving, req.chunkKeys.length, req.prefixes, costs)!.nodeId, 'scored');
     case 'symphony':
       return symphony(serving, req, costs);
+    case 'conductor':
+      return pickConductor(serving, req, costs, { threshold: costs.conductorThreshold ?? DEFAULT_CONDUCTOR_THRESHOLD })!.decision;
   }
 }
 

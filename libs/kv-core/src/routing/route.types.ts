@@ -2,7 +2,7 @@ import type { ChunkHolding, DirectoryTier, NodePrefix } from '../directory/kv-di
 import type { NodeLoad } from './node-load.js';
 
 /** The routing policies SCHEDULER_POLICY names: Symphony's and the baselines it is measured against. */
-export const ROUTING_POLICIES = ['symphony', 'recompute', 'sticky', 'prefix-affinity', 'llmd'] as const;
+export const ROUTING_POLICIES = ['symphony', 'recompute', 'sticky', 'prefix-affinity', 'llmd', 'conductor'] as const;
 export type RoutingPolicyName = (typeof ROUTING_POLICIES)[number];
 
 /** A live node as routing sees it. */
@@ -80,6 +80,8 @@ export interface RoutingCosts {
    * snapshot's noise is not taken. 0 = move on any predicted gain.
    */
   readonly moveMarginMs: number;
+  /** `conductor`: fetch a peer's prefix when it is more than this many times the node's own (conductor.policy.ts). */
+  readonly conductorThreshold?: number;
 }
 
 export const DEFAULT_ROUTING_COSTS: RoutingCosts = {

@@ -30,7 +30,9 @@ describe(servingSystemProblems.name, () => {
   it.each<[string, Partial<ServingSystem>, string]>([
     ['unknown routing', { routing: 'nope' as ServingSystem['routing'] }, 'x: unknown routing policy nope'],
     ['offload without a host tier', { betweenTurns: 'offload', tiers: [] }, 'x: offloads between turns but has no host tier'],
-    ['advisories without symphony routing', { advisories: true }, 'x: only symphony routing weighs peer fetches and reservations'],
+    ['advisories without symphony routing', { advisories: true }, 'x: only symphony routing weighs reservations'],
+    ['peer fetch under sticky routing', { peerFetch: true }, 'x: only symphony and conductor routing weigh peer fetches'],
+    ['advisories under conductor routing', { routing: 'conductor', advisories: true }, 'x: only symphony routing weighs reservations'],
   ])('%s', (_n, over, problem) => {
     expect(servingSystemProblems('x', { ...base, ...over })).toEqual([problem]);
   });

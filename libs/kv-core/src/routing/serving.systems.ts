@@ -101,7 +101,8 @@ export function servingSystemProblems(name: string, s: ServingSystem): string[] 
   const out: string[] = [];
   if (!(ROUTING_POLICIES as readonly string[]).includes(s.routing)) out.push(`${name}: unknown routing policy ${s.routing}`);
   if (s.betweenTurns === 'offload' && !s.tiers.includes('host')) out.push(`${name}: offloads between turns but has no host tier`);
-  if ((s.peerFetch || s.advisories) && s.routing !== 'symphony')
-    out.push(`${name}: only symphony routing weighs peer fetches and reservations`);
+  if (s.advisories && s.routing !== 'symphony') out.push(`${name}: only symphony routing weighs reservations`);
+  if (s.peerFetch && s.routing !== 'symphony' && s.routing !== 'conductor')
+    out.push(`${name}: only symphony and conductor routing weigh peer fetches`);
   return out;
 }
