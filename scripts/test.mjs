@@ -10,10 +10,13 @@ const step = (name, cmd) => {
   execSync(cmd, { cwd: root, stdio: 'inherit', env });
 };
 
-step('lint (module boundaries)', 'npx nx show projects > /dev/null && npx eslint .');
+step('lint (module boundaries, TS line width)', 'npx nx show projects > /dev/null && npx eslint .');
+step('format (prettier, printWidth 140)', 'npx prettier --check --log-level warn "**/*.{ts,mts,mjs,js,cjs}"');
 step('type-check tests', 'npx tsc -p tsconfig.spec.json');
 step('native C++ unit tests', 'node scripts/test-native.mjs');
 // Jest's default on two cores is one worker; the unit specs are CPU-bound and independent, so
 // two workers use both cores (the main process only collects results).
 step('unit', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects unit --maxWorkers=2');
-step('integration', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects integration --runInBand');
+// --forceExit: the in-process services' sockets and timers can outlive the last spec by many
+// seconds (jest then waits for them and says so); every spec stops its own cluster in afterAll.
+step('integration', 'node --experimental-vm-modules node_modules/jest/bin/jest.js --selectProjects integration --runInBand --forceExit');

@@ -63,4 +63,15 @@ describe('module boundaries', () => {
     },
     60_000,
   );
+
+  // Prettier never breaks a string or a comment; the lint catches a TS line past its width.
+  it.each([
+    ['a 140-character line', 140, true],
+    ['a 141-character line', 141, false],
+  ])('%s', async (_name, width, allowed) => {
+    const code = `export const x = '${'a'.repeat(width - 20)}';\n`;
+    expect(code.length - 1).toBe(width);
+    const [result] = await sut.lintText(code, { filePath: 'libs/kv-core/src/probe.ts' });
+    expect(result.messages.some((m) => m.ruleId === 'max-len')).toBe(!allowed);
+  });
 });
