@@ -140,7 +140,9 @@ export async function keepBusy(cluster: Cluster, nodeId: string, n: number, mode
       clearTimeout(giveUp);
     }
     throw new Error(
-      `${nodeId} never reported ${n} running twice in ${BUSY_SEEN_MS} ms (running per heartbeat: ${reported.slice(-20).join(',') || 'none'}; ${sent} busy requests sent, ${replaced} ended early and were replaced, ${live.size} in flight)`,
+      `${nodeId} never reported ${n} running twice in ${BUSY_SEEN_MS} ms ` +
+        `(running per heartbeat: ${reported.slice(-20).join(',') || 'none'}; ` +
+        `${sent} busy requests sent, ${replaced} ended early and were replaced, ${live.size} in flight)`,
     );
   } catch (e) {
     stop();

@@ -263,7 +263,8 @@ describe('DroidSpeak cross-model reuse on a node', () => {
         const keys = withE ? [...baseKeys, ...eCacheKeys(baseKeys, chosen.u1)] : baseKeys;
         return dispatch(cluster, x.nodeId, p, [{ nodeId: strict.nodeId, grpcAddress: strict.grpcAddress, chunkKeys: keys }], pair.derived);
       };
-      // A node answers ordinary prefills (which cache the derived model's own prompt) until it holds the pair's frontier: fresh prompts per try.
+      // A node answers ordinary prefills (which cache the derived model's own prompt) until it holds the pair's frontier: fresh prompts per
+      // try.
       let peerPrompt: number[] = [];
       const fromPeer = await until(
         async () => {

@@ -81,7 +81,8 @@ describe('node-down timing at the defaults', () => {
     load.push(loadavg()[0]);
     sub.unsubscribe();
     console.log(
-      `node-down timing at the defaults: ${served} requests in ${WINDOW_MS / 1000} s, 1-min load average ${load.map((l) => l.toFixed(1)).join(' → ')} on ${availableParallelism()} cores`,
+      `node-down timing at the defaults: ${served} requests in ${WINDOW_MS / 1000} s, 1-min load ` +
+        `average ${load.map((l) => l.toFixed(1)).join(' → ')} on ${availableParallelism()} cores`,
     );
     expect(served).toBeGreaterThan(10);
     expect(downs).toBe(0);

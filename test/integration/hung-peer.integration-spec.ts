@@ -51,26 +51,29 @@ describe('a peer that hangs mid-fetch', () => {
     await cluster?.stop();
   });
 
-  it('costs one chunk deadline, not the stream timeout: the batched request is served, the hung one recomputes the same tokens', async () => {
-    const started = Date.now();
-    const [viaHung, plain] = await Promise.all([
-      dispatch(cluster, b.nodeId, prompt, [{ nodeId: 'hung', grpcAddress: hungAddress, chunkKeys: chunkKeys(MODEL, 'itest', prompt) }]),
-      dispatch(cluster, b.nodeId, other),
-    ]);
-    const tookMs = Date.now() - started;
-    expect(calls.length).toBeGreaterThan(0);
-    expect(viaHung.error).toBeUndefined();
-    expect(plain.error).toBeUndefined();
-    expect(viaHung.done!.usage?.cachedTokens).toBe(0);
-    // Past the stream timeout the hung request could only have been served by recomputing after it; this is well short of it.
-    expect(tookMs).toBeLessThan(PEER_TIMEOUT_MS / 2);
-    const [recomputed, plainElsewhere] = [await dispatch(cluster, clean.nodeId, prompt), await dispatch(cluster, clean.nodeId, other)];
-    expect(viaHung.tokens).toEqual(recomputed.tokens);
-    expect(plain.tokens).toEqual(plainElsewhere.tokens);
-    expect(await scrape(b.metricsPort, 'mnemo_kv_peer_fetch_deadlines_total')).toBeGreaterThanOrEqual(1);
-    expect(await scrape(b.metricsPort, 'mnemo_kv_peer_restore_failures_total')).toBe(1);
-    expect(await scrape(b.metricsPort, 'mnemo_node_restore_fallbacks_total')).toBe(1);
-  });
+  it(
+    'costs one chunk deadline, not the stream timeout: the batched ' + 'request is served, the hung one recomputes the same tokens',
+    async () => {
+      const started = Date.now();
+      const [viaHung, plain] = await Promise.all([
+        dispatch(cluster, b.nodeId, prompt, [{ nodeId: 'hung', grpcAddress: hungAddress, chunkKeys: chunkKeys(MODEL, 'itest', prompt) }]),
+        dispatch(cluster, b.nodeId, other),
+      ]);
+      const tookMs = Date.now() - started;
+      expect(calls.length).toBeGreaterThan(0);
+      expect(viaHung.error).toBeUndefined();
+      expect(plain.error).toBeUndefined();
+      expect(viaHung.done!.usage?.cachedTokens).toBe(0);
+      // Past the stream timeout the hung request could only have been served by recomputing after it; this is well short of it.
+      expect(tookMs).toBeLessThan(PEER_TIMEOUT_MS / 2);
+      const [recomputed, plainElsewhere] = [await dispatch(cluster, clean.nodeId, prompt), await dispatch(cluster, clean.nodeId, other)];
+      expect(viaHung.tokens).toEqual(recomputed.tokens);
+      expect(plain.tokens).toEqual(plainElsewhere.tokens);
+      expect(await scrape(b.metricsPort, 'mnemo_kv_peer_fetch_deadlines_total')).toBeGreaterThanOrEqual(1);
+      expect(await scrape(b.metricsPort, 'mnemo_kv_peer_restore_failures_total')).toBe(1);
+      expect(await scrape(b.metricsPort, 'mnemo_node_restore_fallbacks_total')).toBe(1);
+    },
+  );
 
   it('leaves the hung source out afterwards: the next request naming it recomputes at once', async () => {
     const t = Array.from({ length: 560 }, (_, i) => 35 + ((i * 17 + 2) % 85));

@@ -127,106 +127,111 @@ describe('NATS restarted under load', () => {
     await nats?.stop();
   });
 
-  it('in-flight streams finish with the undisturbed text or fail clearly within their deadline; none runs twice; services reconnect; the directory is rebuilt', async () => {
-    const scheduler = cluster.schedulers[0]!;
-    const executedBefore = (
-      await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', { operation: 'infer' })))
-    ).reduce((a, b) => a + b, 0);
-    const holdingsBefore = (await scrape(scheduler.metricsPort, 'mnemo_scheduler_kv_directory_holdings'))!;
-    expect(holdingsBefore).toBeGreaterThanOrEqual(2 * prompts.length);
-    const reportsBefore = await sum(scheduler.metricsPort, 'mnemo_scheduler_kv_reports_requested_total');
+  it(
+    'in-flight streams finish with the undisturbed text or fail clearly within ' +
+      'their deadline; none runs twice; services reconnect; the directory is rebuilt',
+    async () => {
+      const scheduler = cluster.schedulers[0]!;
+      const executedBefore = (
+        await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', { operation: 'infer' })))
+      ).reduce((a, b) => a + b, 0);
+      const holdingsBefore = (await scrape(scheduler.metricsPort, 'mnemo_scheduler_kv_directory_holdings'))!;
+      expect(holdingsBefore).toBeGreaterThanOrEqual(2 * prompts.length);
+      const reportsBefore = await sum(scheduler.metricsPort, 'mnemo_scheduler_kv_reports_requested_total');
 
-    const runs = prompts.map((p) => ({ prompt: p, ...streamCompletion(base, p) }));
-    await Promise.all(runs.map((r) => r.started));
-    const restarted = Date.now();
-    await nats.restart(DOWN_MS);
-    // A request sent just after NATS is back, while services are still reconnecting.
-    const late = { prompt: prompts[0]!, ...streamCompletion(base, prompts[0]!) };
-    // Meanwhile, how soon new requests are served again: a probe every 250 ms (none waits for the
-    // one before), until one sent has been served; recovery is when the first such was sent.
-    recovery = (async () => {
-      const probes: Array<Promise<number | undefined>> = [];
-      let served = false;
-      while (!served && probes.length < 40) {
-        const sentAt = Date.now();
-        probes.push(
-          // Short probes (greedy: their text starts the undisturbed one), so they never queue behind each other.
-          streamCompletion(base, prompts[1]!, 4).outcome.then(
-            (o) => {
-              const ok =
-                o.status === 200 &&
-                !o.error &&
-                o.finish === 'length' &&
-                o.text.length > 0 &&
-                reference.get(prompts[1]!)!.startsWith(o.text);
-              served ||= ok;
-              if (process.env.ITEST_VERBOSE)
-                process.stderr.write(`probe sent at +${sentAt - restarted} ms: ${ok ? 'served' : JSON.stringify(o.error ?? o.status)}\n`);
-              return ok ? (sentAt - restarted) / 1000 : undefined;
-            },
-            () => undefined,
-          ),
-        );
-        await new Promise((r) => setTimeout(r, 250));
+      const runs = prompts.map((p) => ({ prompt: p, ...streamCompletion(base, p) }));
+      await Promise.all(runs.map((r) => r.started));
+      const restarted = Date.now();
+      await nats.restart(DOWN_MS);
+      // A request sent just after NATS is back, while services are still reconnecting.
+      const late = { prompt: prompts[0]!, ...streamCompletion(base, prompts[0]!) };
+      // Meanwhile, how soon new requests are served again: a probe every 250 ms (none waits for the
+      // one before), until one sent has been served; recovery is when the first such was sent.
+      recovery = (async () => {
+        const probes: Array<Promise<number | undefined>> = [];
+        let served = false;
+        while (!served && probes.length < 40) {
+          const sentAt = Date.now();
+          probes.push(
+            // Short probes (greedy: their text starts the undisturbed one), so they never queue behind each other.
+            streamCompletion(base, prompts[1]!, 4).outcome.then(
+              (o) => {
+                const ok =
+                  o.status === 200 &&
+                  !o.error &&
+                  o.finish === 'length' &&
+                  o.text.length > 0 &&
+                  reference.get(prompts[1]!)!.startsWith(o.text);
+                served ||= ok;
+                if (process.env.ITEST_VERBOSE)
+                  process.stderr.write(`probe sent at +${sentAt - restarted} ms: ${ok ? 'served' : JSON.stringify(o.error ?? o.status)}\n`);
+                return ok ? (sentAt - restarted) / 1000 : undefined;
+              },
+              () => undefined,
+            ),
+          );
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        const times = (await Promise.all(probes)).filter((t): t is number => t !== undefined);
+        if (times.length === 0) throw new Error('not serving 30 s after the restart');
+        return Math.min(...times);
+      })();
+      const outcomes = await Promise.all([...runs, late].map(async (r) => ({ prompt: r.prompt, ...(await r.outcome) })));
+
+      for (const o of outcomes) {
+        // Within its deadline, whichever way it ended.
+        expect(o.ms).toBeLessThan(REQUEST_TIMEOUT_MS + 5_000);
+        if (o.status === 200 && !o.error) {
+          expect(o).toMatchObject({ done: true, finish: 'length' });
+          expect(o.text).toBe(reference.get(o.prompt));
+        } else {
+          // A clear error that says what happened, never a hang, a cut stream or a wrong answer
+          // (while no node is registered yet the model is not "unknown": that is a 503 to retry).
+          expect(['data_loss', 'timeout', 'no_node_available']).toContain(o.error?.code);
+          expect(o.error?.message).toEqual(expect.any(String));
+        }
       }
-      const times = (await Promise.all(probes)).filter((t): t is number => t !== undefined);
-      if (times.length === 0) throw new Error('not serving 30 s after the restart');
-      return Math.min(...times);
-    })();
-    const outcomes = await Promise.all([...runs, late].map(async (r) => ({ prompt: r.prompt, ...(await r.outcome) })));
+      // NATS is at most once: token events a node published while it was cut off may reach the
+      // gateway's inbox before the gateway has resubscribed, and are gone. The gateway sees the gap
+      // at the attempt's next event and continues the request from what it streamed (failover), so
+      // in-flight streams finish with the undisturbed text; one whose every later event was lost
+      // ends with a clear timeout (GATEWAY_IDLE_TIMEOUT_MS), never with wrong or repeated text.
+      const completed = outcomes.filter((o) => o.status === 200 && !o.error).length;
+      process.stderr.write(
+        `[nats-restart] ${completed}/${outcomes.length} completed with the undisturbed text; failed: ` +
+          `${JSON.stringify(outcomes.filter((o) => o.status !== 200 || o.error).map((o) => o.error?.code))}\n`,
+      );
+      // Most of the streams cut mid-way finish (a loaded machine may delay a continuation past its deadline).
+      expect(completed).toBeGreaterThanOrEqual(prompts.length / 2);
 
-    for (const o of outcomes) {
-      // Within its deadline, whichever way it ended.
-      expect(o.ms).toBeLessThan(REQUEST_TIMEOUT_MS + 5_000);
-      if (o.status === 200 && !o.error) {
-        expect(o).toMatchObject({ done: true, finish: 'length' });
-        expect(o.text).toBe(reference.get(o.prompt));
-      } else {
-        // A clear error that says what happened, never a hang, a cut stream or a wrong answer
-        // (while no node is registered yet the model is not "unknown": that is a 503 to retry).
-        expect(['data_loss', 'timeout', 'no_node_available']).toContain(o.error?.code);
-        expect(o.error?.message).toEqual(expect.any(String));
-      }
-    }
-    // NATS is at most once: token events a node published while it was cut off may reach the
-    // gateway's inbox before the gateway has resubscribed, and are gone. The gateway sees the gap
-    // at the attempt's next event and continues the request from what it streamed (failover), so
-    // in-flight streams finish with the undisturbed text; one whose every later event was lost
-    // ends with a clear timeout (GATEWAY_IDLE_TIMEOUT_MS), never with wrong or repeated text.
-    const completed = outcomes.filter((o) => o.status === 200 && !o.error).length;
-    process.stderr.write(
-      `[nats-restart] ${completed}/${outcomes.length} completed with the undisturbed text; failed: ${JSON.stringify(outcomes.filter((o) => o.status !== 200 || o.error).map((o) => o.error?.code))}\n`,
-    );
-    // Most of the streams cut mid-way finish (a loaded machine may delay a continuation past its deadline).
-    expect(completed).toBeGreaterThanOrEqual(prompts.length / 2);
+      // Services reconnected by themselves: new requests are served.
+      const recoveredS = await recovery!;
+      process.stderr.write(`[nats-restart] serving again ${recoveredS.toFixed(1)} s after the kill (down ${DOWN_MS} ms)\n`);
+      expect(recoveredS).toBeLessThan(DOWN_MS / 1000 + 15);
 
-    // Services reconnected by themselves: new requests are served.
-    const recoveredS = await recovery!;
-    process.stderr.write(`[nats-restart] serving again ${recoveredS.toFixed(1)} s after the kill (down ${DOWN_MS} ms)\n`);
-    expect(recoveredS).toBeLessThan(DOWN_MS / 1000 + 15);
+      // No request ran twice: the nodes ran no more requests than were sent since (recovery probes
+      // included), and at least every one that was answered.
+      await cluster.waitForLiveNodes(2, 10_000);
+      const sent = (await sum(cluster.gateway!.metricsPort, 'mnemo_requests_total')) - prompts.length;
+      const executed =
+        (await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', { operation: 'infer' })))).reduce(
+          (a, b) => a + b,
+          0,
+        ) - executedBefore;
+      // A failed-over request legitimately runs again elsewhere (its first run cancelled).
+      const failovers = await sum(cluster.gateway!.metricsPort, 'mnemo_gateway_failovers_total');
+      process.stderr.write(`[nats-restart] sent ${sent}, run on nodes ${executed}, failovers ${failovers}\n`);
+      expect(executed).toBeLessThanOrEqual(sent + failovers);
+      expect(executed).toBeGreaterThanOrEqual(completed + 1);
 
-    // No request ran twice: the nodes ran no more requests than were sent since (recovery probes
-    // included), and at least every one that was answered.
-    await cluster.waitForLiveNodes(2, 10_000);
-    const sent = (await sum(cluster.gateway!.metricsPort, 'mnemo_requests_total')) - prompts.length;
-    const executed =
-      (await Promise.all(cluster.nodes.map((n) => sum(n.metricsPort, 'mnemo_requests_total', { operation: 'infer' })))).reduce(
-        (a, b) => a + b,
-        0,
-      ) - executedBefore;
-    // A failed-over request legitimately runs again elsewhere (its first run cancelled).
-    const failovers = await sum(cluster.gateway!.metricsPort, 'mnemo_gateway_failovers_total');
-    process.stderr.write(`[nats-restart] sent ${sent}, run on nodes ${executed}, failovers ${failovers}\n`);
-    expect(executed).toBeLessThanOrEqual(sent + failovers);
-    expect(executed).toBeGreaterThanOrEqual(completed + 1);
-
-    // The scheduler dropped the silent nodes and rebuilt their KV from full reports when they came back.
-    expect(await sum(scheduler.metricsPort, 'mnemo_scheduler_nodes_dropped_total')).toBeGreaterThan(0);
-    await waitFor(
-      async () => (await scrape(scheduler.metricsPort, 'mnemo_scheduler_kv_directory_holdings'))! >= holdingsBefore,
-      10_000,
-      'the KV directory rebuilt',
-    );
-    expect(await sum(scheduler.metricsPort, 'mnemo_scheduler_kv_reports_requested_total')).toBeGreaterThan(reportsBefore);
-  });
+      // The scheduler dropped the silent nodes and rebuilt their KV from full reports when they came back.
+      expect(await sum(scheduler.metricsPort, 'mnemo_scheduler_nodes_dropped_total')).toBeGreaterThan(0);
+      await waitFor(
+        async () => (await scrape(scheduler.metricsPort, 'mnemo_scheduler_kv_directory_holdings'))! >= holdingsBefore,
+        10_000,
+        'the KV directory rebuilt',
+      );
+      expect(await sum(scheduler.metricsPort, 'mnemo_scheduler_kv_reports_requested_total')).toBeGreaterThan(reportsBefore);
+    },
+  );
 });

@@ -110,40 +110,48 @@ describe('the OpenAI SDK against npm start (issue 25)', () => {
   /** Cached tokens come in whole 16-token blocks, and the last prompt token is always computed. */
   const inexact = (turns: readonly Turn[]) => turns.filter((t) => t.cached % 16 !== 0 || t.cached > t.prompt - 1 || t.cached < 0);
 
-  it('a 10-turn conversation of about 60 words a turn on the default model, back to back without a session id, reuses each previous turn', async () => {
-    const nonce = randomUUID().slice(0, 8);
-    expect(userTurn(3, nonce).split(/\s+/).length).toBeGreaterThanOrEqual(55);
-    const { turns, messages } = await converse(defaultModel, 10, 32, (t) => userTurn(t, nonce));
-    expect(turns.map((t) => t.completion > 0)).toEqual(Array(10).fill(true));
-    expect(inexact(turns)).toEqual([]);
-    expect(shortOfReuse(turns)).toEqual([]);
+  it(
+    'a 10-turn conversation of about 60 words a turn on the default ' +
+      'model, back to back without a session id, reuses each previous turn',
+    async () => {
+      const nonce = randomUUID().slice(0, 8);
+      expect(userTurn(3, nonce).split(/\s+/).length).toBeGreaterThanOrEqual(55);
+      const { turns, messages } = await converse(defaultModel, 10, 32, (t) => userTurn(t, nonce));
+      expect(turns.map((t) => t.completion > 0)).toEqual(Array(10).fill(true));
+      expect(inexact(turns)).toEqual([]);
+      expect(shortOfReuse(turns)).toEqual([]);
 
-    // gRPC Infer of the next turn reports the same accounting.
-    const Gateway = loadGrpcServices().clients.Gateway;
-    const grpc = new Gateway(`127.0.0.1:${cluster.grpcPort}`, credentials.createInsecure()) as unknown as Client & {
-      Infer: (req: object, md: Metadata) => NodeJS.EventEmitter;
-    };
-    const chunks: Array<{ usage?: { promptTokens: number; cachedTokens: number } }> = [];
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const call = grpc.Infer(
-          { model: defaultModel, messages: [...messages, { role: 'user', content: userTurn(11, nonce) }], maxTokens: 8 },
-          new Metadata(),
-        );
-        call.on('data', (c: (typeof chunks)[number]) => chunks.push(c));
-        call.on('error', reject);
-        call.on('end', resolve);
-      });
-    } finally {
-      grpc.close();
-    }
-    const usage = chunks.at(-1)!.usage!;
-    expect(usage.cachedTokens).toBeGreaterThanOrEqual(0.9 * turns.at(-1)!.prompt);
+      // gRPC Infer of the next turn reports the same accounting.
+      const Gateway = loadGrpcServices().clients.Gateway;
+      const grpc = new Gateway(`127.0.0.1:${cluster.grpcPort}`, credentials.createInsecure()) as unknown as Client & {
+        Infer: (req: object, md: Metadata) => NodeJS.EventEmitter;
+      };
+      const chunks: Array<{ usage?: { promptTokens: number; cachedTokens: number } }> = [];
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const call = grpc.Infer(
+            { model: defaultModel, messages: [...messages, { role: 'user', content: userTurn(11, nonce) }], maxTokens: 8 },
+            new Metadata(),
+          );
+          call.on('data', (c: (typeof chunks)[number]) => chunks.push(c));
+          call.on('error', reject);
+          call.on('end', resolve);
+        });
+      } finally {
+        grpc.close();
+      }
+      const usage = chunks.at(-1)!.usage!;
+      expect(usage.cachedTokens).toBeGreaterThanOrEqual(0.9 * turns.at(-1)!.prompt);
 
-    // The scheduler found each follow-up through what it had just routed.
-    const hits = await scrape(cluster.metricsPorts.get('scheduler')!, 'mnemo_scheduler_kv_directory_expected_lookups_total{outcome="hit"}');
-    expect(hits).toBeGreaterThanOrEqual(10);
-  }, 180_000);
+      // The scheduler found each follow-up through what it had just routed.
+      const hits = await scrape(
+        cluster.metricsPorts.get('scheduler')!,
+        'mnemo_scheduler_kv_directory_expected_lookups_total{outcome="hit"}',
+      );
+      expect(hits).toBeGreaterThanOrEqual(10);
+    },
+    180_000,
+  );
 
   it('mnemo-tiny, the reported case: four turns back to back, the first with no whole chunk reused by the second', async () => {
     const nonce = randomUUID().slice(0, 8);

@@ -23,7 +23,8 @@ class SlowClient {
     this.socket.on('data', (c: Buffer) => this.chunks.push(c));
     this.closed = new Promise((resolve) => this.socket.on('close', () => resolve()));
     this.socket.write(
-      `POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\nContent-Type: ` +
+        `application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
     );
   }
 

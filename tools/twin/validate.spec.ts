@@ -144,17 +144,20 @@ describe('validate (twin against the live multi-round run)', () => {
     expect(r.validation.policy_order_matches_where_live_separates).toBe(false);
   });
 
-  it('checks a slower live run against the twin with each node iteration waiting what the live TPOT says, apart from the validation', () => {
-    expect(out.systems.symphony!.if_iterations_waited_as_live).toBeUndefined();
-    const slow = (p50: number) => ({ ...pass(p50, 10 * p50), tpot_p50_ms: 400 });
-    const waited = validate({ mr: live([{ symphony: slow(3000), recompute: slow(4000) }]), cal, seeds: [1], log: () => undefined });
-    const s = waited.systems.symphony!;
-    expect(s.if_iterations_waited_as_live!.wait_per_iteration_ms).toBeGreaterThan(300);
-    expect(s.if_iterations_waited_as_live!.tpot_p50_ms!).toBeGreaterThan(300);
-    expect(s.if_iterations_waited_as_live!.ttft_p50_ms!).toBeGreaterThan(s.twin.ttft_p50_ms);
-    // The validation's own figures are the twin's, whatever the check found.
-    expect(s.twin.ttft_p50_ms).toBe(out.systems.symphony!.twin.ttft_p50_ms);
-  });
+  it(
+    'checks a slower live run against the twin with each node iteration ' + 'waiting what the live TPOT says, apart from the validation',
+    () => {
+      expect(out.systems.symphony!.if_iterations_waited_as_live).toBeUndefined();
+      const slow = (p50: number) => ({ ...pass(p50, 10 * p50), tpot_p50_ms: 400 });
+      const waited = validate({ mr: live([{ symphony: slow(3000), recompute: slow(4000) }]), cal, seeds: [1], log: () => undefined });
+      const s = waited.systems.symphony!;
+      expect(s.if_iterations_waited_as_live!.wait_per_iteration_ms).toBeGreaterThan(300);
+      expect(s.if_iterations_waited_as_live!.tpot_p50_ms!).toBeGreaterThan(300);
+      expect(s.if_iterations_waited_as_live!.ttft_p50_ms!).toBeGreaterThan(s.twin.ttft_p50_ms);
+      // The validation's own figures are the twin's, whatever the check found.
+      expect(s.twin.ttft_p50_ms).toBe(out.systems.symphony!.twin.ttft_p50_ms);
+    },
+  );
 
   it('compares the twin with each pass alone, and apart with the passes whose decode steps ran at the modelled speed', () => {
     const twin = out.systems.symphony!.twin;

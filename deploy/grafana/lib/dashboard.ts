@@ -62,7 +62,8 @@ function panels(): PanelDraft[] {
     row('KV tiers'),
     timeseries(
       'Prompt tokens served from cache, by tier',
-      'Share of prompt tokens not computed: all cached (device prefix cache and every tier), restored from the host and SSD pools, fetched from a peer, reused across models (DroidSpeak).',
+      'Share of prompt tokens not computed: all cached (device prefix cache and every tier), ' +
+        'restored from the host and SSD pools, fetched from a peer, reused across models (DroidSpeak).',
       [
         q(share(`sum(${rate('mnemo_node_prompt_tokens_cached_total')})`), 'cached (all)'),
         q(share(`sum by (tier) (${rate('mnemo_kv_hit_tokens_total')})`), '{{tier}}'),
@@ -115,7 +116,8 @@ function panels(): PanelDraft[] {
     ),
     timeseries(
       'Time blocked, per second',
-      "Seconds per second spent waiting: on peers' layers during prefill, the iteration loop on swap copies, and layer-stream compute on layers not yet resident.",
+      "Seconds per second spent waiting: on peers' layers during prefill, the iteration " +
+        'loop on swap copies, and layer-stream compute on layers not yet resident.',
       [
         q(`sum(${rate('mnemo_kv_peer_blocked_seconds_total')})`, 'peer restores'),
         q(`sum(${rate('mnemo_node_swap_wait_seconds_total')})`, 'swap copies'),
@@ -137,7 +139,8 @@ function panels(): PanelDraft[] {
     row('Advisories'),
     timeseries(
       'Advisory outcomes',
-      'hit: the request found the KV its advisory pulled; missed: it came but the KV was not there (or it ran elsewhere); spurious: no request came before the advisory expired (kv-core advisory.outcome).',
+      'hit: the request found the KV its advisory pulled; missed: it came but the KV was not there (or it ' +
+        'ran elsewhere); spurious: no request came before the advisory expired (kv-core advisory.outcome).',
       [q(`sum by (outcome) (${rate('mnemo_advisory_outcomes_total')})`, '{{outcome}}')],
       { unit: 'ops', stack: true },
     ),
@@ -152,7 +155,8 @@ function panels(): PanelDraft[] {
     ),
     timeseries(
       'Advisories taken',
-      'Advisories by outcome at the scheduler (reserved, or the error code), those the gateway refused with 429 (tenant over its rate), and live reservations.',
+      'Advisories by outcome at the scheduler (reserved, or the error code), those ' +
+        'the gateway refused with 429 (tenant over its rate), and live reservations.',
       [
         q(`sum by (outcome) (${rate('mnemo_scheduler_advisories_total')})`, '{{outcome}}'),
         q(`sum(${rate('mnemo_gateway_advisories_rate_limited_total')})`, 'rate-limited (429)'),
@@ -164,7 +168,8 @@ function panels(): PanelDraft[] {
     row('Failovers'),
     timeseries(
       'Failovers by outcome',
-      'Requests whose node went down, by outcome at the gateway: continued on another node (token-exactly), completed, exhausted (GATEWAY_FAILOVER_RETRIES) or failed.',
+      'Requests whose node went down, by outcome at the gateway: continued on another ' +
+        'node (token-exactly), completed, exhausted (GATEWAY_FAILOVER_RETRIES) or failed.',
       [q(`sum by (outcome) (${rate('mnemo_gateway_failovers_total')})`, '{{outcome}}')],
       { unit: 'ops', width: 6 },
     ),
@@ -221,7 +226,8 @@ function panels(): PanelDraft[] {
     row('DroidSpeak'),
     timeseries(
       'Cross-model plans',
-      'Derived-model prefills whose prefix the base model held, by outcome: reused (a plan was used), no_plan, plan_unavailable, no_base_kv, failed.',
+      'Derived-model prefills whose prefix the base model held, by outcome: ' +
+        'reused (a plan was used), no_plan, plan_unavailable, no_base_kv, failed.',
       [q(`sum by (outcome) (${rate('mnemo_node_droidspeak_reuse_total')})`, '{{outcome}}')],
       { unit: 'ops', width: 12 },
     ),

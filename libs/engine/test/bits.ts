@@ -3,7 +3,10 @@ export function bits(a: Float32Array): Uint32Array {
   return new Uint32Array(a.buffer, a.byteOffset, a.length);
 }
 
-/** Index of the first element whose bits differ (or the shorter length when only the lengths do); -1 when bit-identical. Cheap to report on multi-MiB arrays, where a toEqual diff is not. */
+/**
+ * Index of the first element whose bits differ (or the shorter length when only the lengths do); -1 when bit-identical. Cheap to report on
+ * multi-MiB arrays, where a toEqual diff is not.
+ */
 export function firstBitDifference(a: Float32Array, b: Float32Array): number {
   const x = bits(a);
   const y = bits(b);

@@ -7,8 +7,10 @@
  * |---|---|---|---|
  * | `SCHEDULE` | request, queue group `scheduler` | InferenceRequest → ScheduleReply | gateway → scheduler |
  * | `MODELS_LIST` | request, queue group `scheduler` | ListModelsRequest → ListModelsReply | gateway → scheduler |
- * | `ADVISE` / `INVALIDATE` | request, queue group `scheduler` | AdvisoryRequest → AdvisoryReply / InvalidateAdvisoryRequest → InvalidateAdvisoryReply | gateway → scheduler |
- * | `SESSION_GET` / `SESSION_DELETE` | request, queue group `scheduler` | SessionRequest → SessionReply / SessionDeleteReply | gateway → scheduler |
+ * | `ADVISE` | request, queue group `scheduler` | AdvisoryRequest → AdvisoryReply | gateway → scheduler |
+ * | `INVALIDATE` | request, queue group `scheduler` | InvalidateAdvisoryRequest → InvalidateAdvisoryReply | gateway → scheduler |
+ * | `SESSION_GET` | request, queue group `scheduler` | SessionRequest → SessionReply | gateway → scheduler |
+ * | `SESSION_DELETE` | request, queue group `scheduler` | SessionRequest → SessionDeleteReply | gateway → scheduler |
  * | `HEARTBEAT` | publish (every replica subscribes) | Heartbeat | node → schedulers |
  * | `NODE_DOWN` | publish (every gateway subscribes; every scheduler replica publishes) | NodeDown | scheduler → gateways |
  * | `KV_EVENTS` | publish (every replica subscribes) | KvEvent (kv.proto) | node → schedulers |
@@ -21,7 +23,7 @@
  * | `InferenceRequest.reply_subject` | publish | TokenEvent (seq-ordered per attempt, last has done) | node → gateway inbox |
  * | `nodePrefetch(id)` | request | PrefetchRequest → PrefetchReply or ErrorReply (decodeReplyOrError) | scheduler → node |
  * | `nodeForget(id)` | request | ForgetRequest → ForgetReply or ErrorReply (decodeReplyOrError) | scheduler → node |
- * | `tokenizer(sha256)` | request, queue group `tokenizers` | TokenizerChunkRequest → TokenizerChunkReply | gateway → any node with that bundle |
+ * | `tokenizer(sha256)` | request, queue group `tokenizers` | TokenizerChunkRequest → TokenizerChunkReply | gateway → a node with it |
  * | `PROFILER_*` | request, queue group `profiler` | Register…/List…Request → ProfilerReply | any → profiler |
  * | `PROFILER_PLAN` | request, queue group `profiler` | PlanRequest → PlanReply (profiler.proto) | node → profiler |
  * | `PROFILER_FRONTIER_UPDATED` | publish (every node subscribes) | FrontierUpdated | profiler → nodes |
@@ -41,7 +43,10 @@ export const Subjects = {
   SESSION_DELETE: 'mnemo.v1.scheduler.sessions.delete',
   /** Node liveness and load, published every NODE_HEARTBEAT_MS. Plain subscription: every scheduler replica keeps the full registry. */
   HEARTBEAT: 'mnemo.v1.nodes.heartbeat',
-  /** A node incarnation is gone (timeout, restart, no responder): gateways move its requests elsewhere. Repeats are normal (one per scheduler replica). */
+  /**
+   * A node incarnation is gone (timeout, restart, no responder): gateways move its requests elsewhere. Repeats are normal (one per
+   * scheduler replica).
+   */
   NODE_DOWN: 'mnemo.v1.nodes.down',
   /** What a node holds, per tier, as it changes (stored, evicted, moved between tiers): KvEvent, batched per node. */
   KV_EVENTS: 'mnemo.v1.nodes.kv-events',

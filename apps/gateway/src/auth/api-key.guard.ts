@@ -6,7 +6,10 @@ import { ApiKeyAuthenticator } from './api-key.authenticator.js';
 const TENANT = Symbol('tenant');
 type AuthedRequest = Request & { [TENANT]?: string };
 
-/** Guards the `/v1` routes. Ops endpoints (/healthz, /readyz, /metrics) are not on this port: the gateway serves them on its ops port (METRICS_PORT). */
+/**
+ * Guards the `/v1` routes. Ops endpoints (/healthz, /readyz, /metrics) are not on this port: the gateway serves them on its ops port
+ * (METRICS_PORT).
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(@Inject(ApiKeyAuthenticator) private readonly auth: ApiKeyAuthenticator) {}

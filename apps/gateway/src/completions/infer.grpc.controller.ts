@@ -112,7 +112,9 @@ function toCommand(r: GrpcInferRequest, tenant: string): InferCommand {
   return { ...parsed.command, operation: 'grpc.infer' };
 }
 
-/** Writes a chunk; waits for the stream to drain (a slow client slows the reader), for cancellation, or until the run gives the client up. */
+/**
+ * Writes a chunk; waits for the stream to drain (a slow client slows the reader), for cancellation, or until the run gives the client up.
+ */
 function write(call: ServerWritableStream<GrpcInferRequest, GrpcInferChunk>, chunk: GrpcInferChunk, stalled: AbortSignal): Promise<void> {
   if (call.cancelled || stalled.aborted || call.write(chunk)) return Promise.resolve();
   return new Promise((resolve) => {

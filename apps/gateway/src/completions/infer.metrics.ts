@@ -59,7 +59,10 @@ export class InferTimer {
 
 /** Failovers of requests whose node went down, for InferWatch. */
 export interface FailoverMetrics {
-  /** `continued` (re-dispatched), `completed` (nothing was left to generate), `exhausted` (GATEWAY_FAILOVER_RETRIES used), `failed` (no node took it). */
+  /**
+   * `continued` (re-dispatched), `completed` (nothing was left to generate), `exhausted` (GATEWAY_FAILOVER_RETRIES used), `failed` (no node
+   * took it).
+   */
   counted(outcome: 'continued' | 'completed' | 'exhausted' | 'failed'): void;
   /** The client's gap: last event before the node died → first event of the continuation. */
   gap(seconds: number): void;

@@ -82,7 +82,8 @@ export class InferRun {
         if (ev.seq > nextSeq)
           throw new MnemoError(
             ErrorCode.DataLoss,
-            `${ev.seq - nextSeq} token event(s) of this request were lost in transit (the message bus was interrupted); the stream stops rather than skip tokens`,
+            `${ev.seq - nextSeq} token event(s) of this request were lost in transit ` +
+              `(the message bus was interrupted); the stream stops rather than skip tokens`,
           );
         nextSeq = ev.seq + 1;
         nodeDone = ev.done;

@@ -290,11 +290,13 @@ export class InferWatch {
           reason === 'gap'
             ? new MnemoError(
                 ErrorCode.DataLoss,
-                `token events of this request were lost in transit and it already moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`,
+                `token events of this request were lost in transit and it already ` +
+                  `moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`,
               )
             : new MnemoError(
                 ErrorCode.NoNodeAvailable,
-                `node ${lost.nodeId} went down and this request already moved ${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`,
+                `node ${lost.nodeId} went down and this request already moved ` +
+                  `${plan.failovers} time(s), the limit (GATEWAY_FAILOVER_RETRIES)`,
               ),
         );
         this.release();

@@ -35,7 +35,8 @@ export function buildPrompt(command: InferCommand, model: ModelInfo, tokenizer: 
       throw tooLong(
         param,
         `This model's maximum context length is ${context} tokens. However, you requested ` +
-          `${tokens.length + Math.max(maxTokens, 0)} tokens (${tokens.length} in the prompt, ${Math.max(maxTokens, 0)} for the completion). ` +
+          `${tokens.length + Math.max(maxTokens, 0)} tokens (${tokens.length} ` +
+          `in the prompt, ${Math.max(maxTokens, 0)} for the completion). ` +
           `Please reduce the length of the prompt or the completion.`,
         tokens.length,
       );

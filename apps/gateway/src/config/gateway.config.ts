@@ -24,7 +24,9 @@ export const gatewaySchema = {
   MNEMO_API_KEYS: { type: 'list', doc: 'comma-separated API keys; unset = no auth', secret: true },
   MNEMO_ADMIN_KEYS: {
     type: 'list',
-    doc: 'comma-separated admin keys (header x-admin-key): GET /v1/requests/{id}/kv then explains misses caused by tenant isolation and answers for any tenant',
+    doc:
+      'comma-separated admin keys (header x-admin-key): GET /v1/requests/{id}/kv ' +
+      'then explains misses caused by tenant isolation and answers for any tenant',
     secret: true,
   },
   GATEWAY_MAX_PROMPT_TOKENS: { type: 'int', doc: 'longer prompts are rejected with 400', default: 8192, min: 1 },
@@ -38,7 +40,9 @@ export const gatewaySchema = {
   GATEWAY_MAX_BODY_BYTES: { type: 'int', doc: 'larger request bodies get 413', default: 2 * 1024 * 1024, min: 1024 },
   GATEWAY_STREAM_BUFFER_EVENTS: {
     type: 'int',
-    doc: 'token events buffered per request for a slow client; the node is paused at a quarter, resumed at a sixteenth, and the request given up when it is full',
+    doc:
+      'token events buffered per request for a slow client; the node is paused at ' +
+      'a quarter, resumed at a sixteenth, and the request given up when it is full',
     default: 256,
     min: 8,
     max: 65_536,
@@ -51,7 +55,9 @@ export const gatewaySchema = {
   },
   GATEWAY_FAILOVER_RETRIES: {
     type: 'int',
-    doc: 'times one request may move to another node after its node went down (NODE_DOWN), continuing its stream token-exactly; past it the request fails with no_node_available',
+    doc:
+      'times one request may move to another node after its node went down (NODE_DOWN), ' +
+      'continuing its stream token-exactly; past it the request fails with no_node_available',
     default: 2,
     min: 0,
     max: 10,
@@ -70,7 +76,9 @@ export const gatewaySchema = {
   },
   GATEWAY_ADVISORY_RATE: {
     type: 'int',
-    doc: 'advisories (POST /v1/advisories, gRPC Advise) each tenant may send per second, on average; more get 429 with Retry-After (each advisory makes nodes pull KV, so a flood would cost every tenant)',
+    doc:
+      'advisories (POST /v1/advisories, gRPC Advise) each tenant may send per second, on average; more ' +
+      'get 429 with Retry-After (each advisory makes nodes pull KV, so a flood would cost every tenant)',
     default: 50,
     min: 1,
   },

@@ -45,7 +45,10 @@ export interface TokenInbox {
   close(): void;
 }
 
-/** Where the scheduler placed a request: the admitting node, the dispatch attempt it admitted, and the node's incarnation ("" or absent: unknown). */
+/**
+ * Where the scheduler placed a request: the admitting node, the dispatch attempt it admitted, and the node's incarnation ("" or absent:
+ * unknown).
+ */
 export interface Placement {
   readonly nodeId: string;
   readonly attempt: number;

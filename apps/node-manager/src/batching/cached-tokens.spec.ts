@@ -169,36 +169,40 @@ describe('cached_tokens at the node', () => {
     expectCached(await b.ask(turn2, { kvSources }), turn2.length, REUSABLE);
   });
 
-  it("DroidSpeak: a derived model over its base model's KV recomputes some layers of every reused position, so none counts (kv_reuse says what was reused)", async () => {
-    const BASE = MODEL;
-    const FT = 'mnemo-tiny-ft';
-    const engine = await ReferenceEngine.create({ models: [BASE, FT], backend: 'cpu', kvBlocks: 256 });
-    try {
-      const prompt = toks(45, 3);
-      const UNTIL = 32;
-      // The base model's KV of the prompt, as the node's tiers would hold it.
-      await engine.prefill([{ seqId: 'base', model: BASE, tokens: prompt, sampling: GREEDY }]);
-      const baseKv = new Map(
-        Array.from({ length: 4 }, (_, l) => [
-          l,
-          engine.exportKv('base', { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: UNTIL }),
-        ]),
-      );
-      engine.release('base');
-      // Port double for the plan service and the base's stored KV: the plan the profiler's frontier would give.
-      const plan = (): CrossModelPlan => ({
-        baseModel: BASE,
-        pattern: { r1: 0, u1: 0, r2: 2 },
-        until: UNTIL,
-        load: async (l) => baseKv.get(l)!,
-      });
-      const crossModel: CrossModelPort = { crossModelFor: () => (deviceTokens) => (deviceTokens > 0 ? undefined : plan()) };
-      const { ask } = nodeOver(engine, NO_PROMPT_STORE, crossModel);
-      const a = await ask(prompt, { model: FT });
-      expectCached(a, prompt.length, 0);
-      expect(a.last?.kvReuse).toMatchObject({ baseModel: BASE, reusedTokens: UNTIL, recomputedLayers: [0, 1] });
-    } finally {
-      await engine.close();
-    }
-  });
+  it(
+    "DroidSpeak: a derived model over its base model's KV recomputes some layers " +
+      'of every reused position, so none counts (kv_reuse says what was reused)',
+    async () => {
+      const BASE = MODEL;
+      const FT = 'mnemo-tiny-ft';
+      const engine = await ReferenceEngine.create({ models: [BASE, FT], backend: 'cpu', kvBlocks: 256 });
+      try {
+        const prompt = toks(45, 3);
+        const UNTIL = 32;
+        // The base model's KV of the prompt, as the node's tiers would hold it.
+        await engine.prefill([{ seqId: 'base', model: BASE, tokens: prompt, sampling: GREEDY }]);
+        const baseKv = new Map(
+          Array.from({ length: 4 }, (_, l) => [
+            l,
+            engine.exportKv('base', { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: UNTIL }),
+          ]),
+        );
+        engine.release('base');
+        // Port double for the plan service and the base's stored KV: the plan the profiler's frontier would give.
+        const plan = (): CrossModelPlan => ({
+          baseModel: BASE,
+          pattern: { r1: 0, u1: 0, r2: 2 },
+          until: UNTIL,
+          load: async (l) => baseKv.get(l)!,
+        });
+        const crossModel: CrossModelPort = { crossModelFor: () => (deviceTokens) => (deviceTokens > 0 ? undefined : plan()) };
+        const { ask } = nodeOver(engine, NO_PROMPT_STORE, crossModel);
+        const a = await ask(prompt, { model: FT });
+        expectCached(a, prompt.length, 0);
+        expect(a.last?.kvReuse).toMatchObject({ baseModel: BASE, reusedTokens: UNTIL, recomputedLayers: [0, 1] });
+      } finally {
+        await engine.close();
+      }
+    },
+  );
 });

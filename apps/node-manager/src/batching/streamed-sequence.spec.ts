@@ -92,26 +92,30 @@ const streaming = () =>
   );
 
 describe('a streamed sequence on a node', () => {
-  it('a request longer than the device cache completes through the layer stream, bit-identical to a node with ample memory, beside a short one', async () => {
-    const small = streaming();
-    const ample = node(new ReferenceEngine(createKernelBackend('cpu') as KernelBackend<unknown>, [WEIGHTS], 64));
-    for (const n of [small, ample]) {
-      n.send('short', SHORT, 6);
-      n.send('long', LONG, 8);
-    }
-    expect(small.seq('long')?.streamed).toBe(true);
-    expect(ample.seq('long')?.streamed).toBe(false);
-    await Promise.all([small.runAll(), ample.runAll()]);
-    for (const id of ['short', 'long']) {
-      expect(small.sink.last(id)).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
-      expect(small.sink.tokens(id)).toEqual(ample.sink.tokens(id));
-      expect(bitsOf(small.logits.get(id))).toEqual(bitsOf(ample.logits.get(id)));
-    }
-    expect(small.engine.layerStream!.stats(MODEL).sequences).toBe(1);
-    expect(small.engine.freeBlocks(MODEL)).toBe(6);
-    await small.engine.close();
-    await ample.engine.close();
-  });
+  it(
+    'a request longer than the device cache completes through the layer ' +
+      'stream, bit-identical to a node with ample memory, beside a short one',
+    async () => {
+      const small = streaming();
+      const ample = node(new ReferenceEngine(createKernelBackend('cpu') as KernelBackend<unknown>, [WEIGHTS], 64));
+      for (const n of [small, ample]) {
+        n.send('short', SHORT, 6);
+        n.send('long', LONG, 8);
+      }
+      expect(small.seq('long')?.streamed).toBe(true);
+      expect(ample.seq('long')?.streamed).toBe(false);
+      await Promise.all([small.runAll(), ample.runAll()]);
+      for (const id of ['short', 'long']) {
+        expect(small.sink.last(id)).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
+        expect(small.sink.tokens(id)).toEqual(ample.sink.tokens(id));
+        expect(bitsOf(small.logits.get(id))).toEqual(bitsOf(ample.logits.get(id)));
+      }
+      expect(small.engine.layerStream!.stats(MODEL).sequences).toBe(1);
+      expect(small.engine.freeBlocks(MODEL)).toBe(6);
+      await small.engine.close();
+      await ample.engine.close();
+    },
+  );
 
   it('waits for its memory without being overtaken by later requests of its model', async () => {
     const n = streaming();

@@ -92,7 +92,10 @@ async function alone(reqs: Array<[string, string, number]>): Promise<Map<string,
 }
 
 describe('swap preemption in the batch scheduler', () => {
-  /** Three requests that each fit the 8-block pool alone (40 prompt + up to 60 generated tokens = 7 blocks), never two at once (r2 samples EOS at 32). */
+  /**
+   * Three requests that each fit the 8-block pool alone (40 prompt + up to 60 generated tokens = 7 blocks), never two at once (r2 samples
+   * EOS at 32).
+   */
   const reqs: Array<[string, string, number]> = [0, 1, 2].map((i) => [
     `r${i}`,
     `request ${i}: `.padEnd(40, String.fromCharCode(97 + i)),
@@ -122,27 +125,31 @@ describe('swap preemption in the batch scheduler', () => {
     },
   );
 
-  it('priority: a high-priority arrival swaps a running low-priority request out and finishes first; both get the tokens they get alone', async () => {
-    const [[, lowText], [, highText]] = reqs;
-    const want = await alone([
-      ['low', lowText!, 50],
-      ['high', highText!, 20],
-    ]);
-    // 6 blocks: low (40 + 50 tokens) fits alone, but not beside high (40 + 20) once it has started.
-    const { add, runAll, sink, sut, engine, counter, nodeMetrics } = await setup(6, { preemption: 'swap', scheduling: 'priority' });
-    add('low', lowText!, 50, 0);
-    for (let i = 0; i < 5; i++) await sut.runIteration();
-    add('high', highText!, 20, 10);
-    await runAll();
-    expect(sink.last('high')).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
-    expect(sink.last('low')).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
-    expect(sink.last('low')!.at).toBeGreaterThan(sink.last('high')!.at);
-    expect(sink.tokens('high')).toEqual(want.get('high'));
-    expect(sink.tokens('low')).toEqual(want.get('low'));
-    expect(await counter(nodeMetrics.swaps, { direction: 'out' })).toBeGreaterThanOrEqual(1);
-    expect(engine.stats().preemptions).toBe(0);
-    await engine.close();
-  });
+  it(
+    'priority: a high-priority arrival swaps a running low-priority ' +
+      'request out and finishes first; both get the tokens they get alone',
+    async () => {
+      const [[, lowText], [, highText]] = reqs;
+      const want = await alone([
+        ['low', lowText!, 50],
+        ['high', highText!, 20],
+      ]);
+      // 6 blocks: low (40 + 50 tokens) fits alone, but not beside high (40 + 20) once it has started.
+      const { add, runAll, sink, sut, engine, counter, nodeMetrics } = await setup(6, { preemption: 'swap', scheduling: 'priority' });
+      add('low', lowText!, 50, 0);
+      for (let i = 0; i < 5; i++) await sut.runIteration();
+      add('high', highText!, 20, 10);
+      await runAll();
+      expect(sink.last('high')).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
+      expect(sink.last('low')).toMatchObject({ done: true, finishReason: FinishReason.LENGTH });
+      expect(sink.last('low')!.at).toBeGreaterThan(sink.last('high')!.at);
+      expect(sink.tokens('high')).toEqual(want.get('high'));
+      expect(sink.tokens('low')).toEqual(want.get('low'));
+      expect(await counter(nodeMetrics.swaps, { direction: 'out' })).toBeGreaterThanOrEqual(1);
+      expect(engine.stats().preemptions).toBe(0);
+      await engine.close();
+    },
+  );
 
   it('asynchronous swap-ins racing decodes and cancels: survivors get the tokens they get alone, nothing leaks', async () => {
     const more: Array<[string, string, number]> = [...reqs, ['r3', 'request 3: '.padEnd(40, 'd'), 60]];

@@ -67,8 +67,8 @@ export class SwapManager {
   /**
    * Swaps admitted sequences back in. Synchronous: they are running when this returns.
    * Asynchronous (when others decode this iteration and the copy is predicted to take long):
-   * they are `swapping` until the copy settles (then running; {@link poll} forces it when it takes too long). A swap-in the device cannot take
-   * (a plan miss) leaves them waiting, still swapped out.
+   * they are `swapping` until the copy settles (then running; {@link poll} forces it when it takes too long). A swap-in the device cannot
+   * take (a plan miss) leaves them waiting, still swapped out.
    */
   async swapIn(seqs: readonly Sequence[], blocks: number, othersDecode: boolean): Promise<void> {
     if (!this.swap || seqs.length === 0) return;

@@ -14,7 +14,9 @@ export class DroidSpeakMetrics {
     const registers = [metrics.registry];
     this.reuse = new Counter({
       name: 'mnemo_node_droidspeak_reuse_total',
-      help: 'Derived-model prefills whose prompt prefix the base model held more of than the derived one, by outcome (reused, no_plan, plan_unavailable, no_base_kv, failed)',
+      help:
+        'Derived-model prefills whose prompt prefix the base model held more of than the ' +
+        'derived one, by outcome (reused, no_plan, plan_unavailable, no_base_kv, failed)',
       labelNames: ['outcome'],
       registers,
     });

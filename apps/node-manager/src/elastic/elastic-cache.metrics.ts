@@ -9,7 +9,9 @@ export class ElasticCacheMetrics {
     const states = () => cache.models.map((m) => cache.state(m));
     new Gauge({
       name: 'mnemo_kv_elastic_blocks',
-      help: 'Device KV blocks per model on the node budget: owned (its own requests may use), lent (to the master), borrowed (from workers)',
+      help:
+        'Device KV blocks per model on the node budget: owned (its own ' +
+        'requests may use), lent (to the master), borrowed (from workers)',
       labelNames: ['model', 'state'],
       registers,
       collect() {

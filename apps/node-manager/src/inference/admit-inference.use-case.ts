@@ -77,7 +77,8 @@ export class AdmitInferenceUseCase {
       const stream = this.engine.layerStream ? `, ${streamLimit} through the layer stream cache` : '';
       throw new MnemoError(
         ErrorCode.PromptTooLong,
-        `prompt (${request.tokens.length} tokens) plus max_tokens (${seq.maxTokens}) needs ${need} KV blocks of 16 tokens; node ${this.config.NODE_ID} has ${capacity} for ${model.id} on the device${stream}`,
+        `prompt (${request.tokens.length} tokens) plus max_tokens (${seq.maxTokens}) needs ${need} KV blocks ` +
+          `of 16 tokens; node ${this.config.NODE_ID} has ${capacity} for ${model.id} on the device${stream}`,
       );
     }
     seq.streamed = route === 'stream';

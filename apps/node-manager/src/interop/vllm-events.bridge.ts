@@ -10,7 +10,10 @@ export interface VllmBatchSink {
 
 export interface VllmBridgeCounters {
   events: number;
-  /** Changes to chunks whose tokens this node never saw on its device (a journal replayed after a restart, a chunk pulled from a peer): not describable as vLLM blocks. */
+  /**
+   * Changes to chunks whose tokens this node never saw on its device (a journal replayed after a restart, a chunk pulled from a peer): not
+   * describable as vLLM blocks.
+   */
   unmapped: number;
 }
 

@@ -92,7 +92,8 @@ export class KvStoreMetrics {
     );
     tally(
       'mnemo_kv_ssd_dropped_segments_total',
-      'Segments not queued for their SSD write because the write-behind queue was at NODE_KV_SSD_QUEUE_MB (kept in faster tiers only, or recomputed later)',
+      'Segments not queued for their SSD write because the write-behind queue was ' +
+        'at NODE_KV_SSD_QUEUE_MB (kept in faster tiers only, or recomputed later)',
       () => store.writer.ssdDropped,
     );
     tally('mnemo_kv_events_published_total', 'KvEvents published on NATS', () => events.published);
@@ -111,7 +112,9 @@ export class KvStoreMetrics {
     });
     new Counter({
       name: 'mnemo_kv_warm_restores_total',
-      help: 'Restores whose SSD reads started as their request arrived, by outcome: used by its pass, stale (the pass found other positions to restore) or expired (no pass came)',
+      help:
+        'Restores whose SSD reads started as their request arrived, by outcome: used by its ' +
+        'pass, stale (the pass found other positions to restore) or expired (no pass came)',
       labelNames: ['outcome'],
       registers,
       collect() {

@@ -152,74 +152,80 @@ describe('swap copies and the KV store host pool: one host copy', () => {
     expect(store.swapHolds).toEqual({ held: 0, chunks: 0 });
   });
 
-  it('a held chunk corrupted in the host pool is never used: the swap-in leaves the sequence out, it recomputes bit-identically', async () => {
-    const pending = new Map<string, number>();
-    const got: Uint32Array[] = [];
-    await running(pending, got, 4);
-    const swap = engine.swap!;
-    await swap.swapOut(['x']);
-    await crowdOut(760, 0);
-    const m = store.tiers.model(MODEL);
-    const loc = m.table.get(keys[1]!, 2, 'mem')!;
-    await transfer(
-      [new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device],
-      Float64Array.of(0, 0, 1, loc.offset, 4096),
-    );
+  it(
+    'a held chunk corrupted in the host pool is never used: the ' + 'swap-in leaves the sequence out, it recomputes bit-identically',
+    async () => {
+      const pending = new Map<string, number>();
+      const got: Uint32Array[] = [];
+      await running(pending, got, 4);
+      const swap = engine.swap!;
+      await swap.swapOut(['x']);
+      await crowdOut(760, 0);
+      const m = store.tiers.model(MODEL);
+      const loc = m.table.get(keys[1]!, 2, 'mem')!;
+      await transfer(
+        [new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device],
+        Float64Array.of(0, 0, 1, loc.offset, 4096),
+      );
 
-    const into = await swap.swapIn(['x']);
-    expect(into.seqIds).toEqual([]);
-    expect(swap.isSwapped('x')).toBe(false);
-    expect(store.swapHolds).toEqual({ held: 0, chunks: 0 });
-    expect(m.table.get(keys[1]!, 2, 'mem')).toBeUndefined();
-    await engine.resume(['x']);
-    while (got.length < want.length) got.push(await decode(engine, 'x', pending));
-    got.forEach((g, i) => expect(g).toEqual(want[i]));
-  });
+      const into = await swap.swapIn(['x']);
+      expect(into.seqIds).toEqual([]);
+      expect(swap.isSwapped('x')).toBe(false);
+      expect(store.swapHolds).toEqual({ held: 0, chunks: 0 });
+      expect(m.table.get(keys[1]!, 2, 'mem')).toBeUndefined();
+      await engine.resume(['x']);
+      while (got.length < want.length) got.push(await decode(engine, 'x', pending));
+      got.forEach((g, i) => expect(g).toEqual(want[i]));
+    },
+  );
 
-  it("the node's swap manager puts a sequence whose held KV failed back to waiting, for recompute, and one that came back to running", async () => {
-    const seqs = new SequenceStore();
-    const clock = { monotonicMs: () => performance.now(), unixMs: () => Date.now() };
-    const config = { NODE_PREEMPTION: 'swap', NODE_SWAP_IN: 'sync' } as NodeManagerConfig;
-    const sut = new SwapManager(
-      engine,
-      config,
-      seqs,
-      clock,
-      new NodeMetrics(new ServiceMetrics('swap-held-test')),
-      new JsonLogger('test', 'error', () => undefined),
-    );
-    const seq = new Sequence(
-      create(InferenceRequestSchema, { requestId: 'x', model: MODEL, tokens: prompt, tenant: SALT }),
-      engine.models()[0]!,
-      0,
-      0,
-    );
-    seqs.add(seq);
-    await running(new Map(), [], 2);
-    seq.phase = 'running';
-    expect(await sut.swapOut([seq])).toEqual([]);
-    seq.preempted = true;
-    seq.phase = 'waiting';
-    await sut.swapIn([seq], engine.resumeBlocks('x'), false);
-    expect({ phase: seq.phase, preempted: seq.preempted }).toEqual({ phase: 'running', preempted: false });
+  it(
+    "the node's swap manager puts a sequence whose held KV failed back " + 'to waiting, for recompute, and one that came back to running',
+    async () => {
+      const seqs = new SequenceStore();
+      const clock = { monotonicMs: () => performance.now(), unixMs: () => Date.now() };
+      const config = { NODE_PREEMPTION: 'swap', NODE_SWAP_IN: 'sync' } as NodeManagerConfig;
+      const sut = new SwapManager(
+        engine,
+        config,
+        seqs,
+        clock,
+        new NodeMetrics(new ServiceMetrics('swap-held-test')),
+        new JsonLogger('test', 'error', () => undefined),
+      );
+      const seq = new Sequence(
+        create(InferenceRequestSchema, { requestId: 'x', model: MODEL, tokens: prompt, tenant: SALT }),
+        engine.models()[0]!,
+        0,
+        0,
+      );
+      seqs.add(seq);
+      await running(new Map(), [], 2);
+      seq.phase = 'running';
+      expect(await sut.swapOut([seq])).toEqual([]);
+      seq.preempted = true;
+      seq.phase = 'waiting';
+      await sut.swapIn([seq], engine.resumeBlocks('x'), false);
+      expect({ phase: seq.phase, preempted: seq.preempted }).toEqual({ phase: 'running', preempted: false });
 
-    expect(await sut.swapOut([seq])).toEqual([]);
-    seq.preempted = true;
-    seq.phase = 'waiting';
-    await crowdOut(760, 0);
-    const m = store.tiers.model(MODEL);
-    const loc = m.table.get(keys[0]!, 0, 'mem')!;
-    await transfer(
-      [new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device],
-      Float64Array.of(0, 0, 1, loc.offset, 4096),
-    );
-    await sut.swapIn([seq], engine.resumeBlocks('x'), false);
-    expect({ phase: seq.phase, preempted: seq.preempted, swapped: sut.isSwapped(seq) }).toEqual({
-      phase: 'waiting',
-      preempted: true,
-      swapped: false,
-    });
-  });
+      expect(await sut.swapOut([seq])).toEqual([]);
+      seq.preempted = true;
+      seq.phase = 'waiting';
+      await crowdOut(760, 0);
+      const m = store.tiers.model(MODEL);
+      const loc = m.table.get(keys[0]!, 0, 'mem')!;
+      await transfer(
+        [new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device],
+        Float64Array.of(0, 0, 1, loc.offset, 4096),
+      );
+      await sut.swapIn([seq], engine.resumeBlocks('x'), false);
+      expect({ phase: seq.phase, preempted: seq.preempted, swapped: sut.isSwapped(seq) }).toEqual({
+        phase: 'waiting',
+        preempted: true,
+        swapped: false,
+      });
+    },
+  );
 
   it('without a host pool copy to lean on (prefix sharing off) the swap copy takes every block', async () => {
     const pending = new Map<string, number>();

@@ -43,114 +43,126 @@ describe(PeerAwarePromptStore.name, () => {
     sources: [{ nodeId: 'a', address, chunkKeys: [...storedPrompt(turn1).chunkKeys, turn1Partial()] }],
   });
 
-  it('turn 2 on another node, its prefix fetched from the first, equals a fresh prefill and the node that stayed, bit for bit', async () => {
-    expect(a.store.holds(MODEL, turn1Partial())).toBe(true);
-    const sut = new PeerAwarePromptStore(b.store, b.store, client);
-    const p = withSource(turn2, a.address);
-    // Both whole chunks and the partial one: everything turn 1 computed.
-    expect(sut.restorableUntil(p, 0)).toBe(608);
-    const moved = await converse(b.engine, 'm', turn2, 12, (d) => sut.restorePlan(p, d));
-    expect(moved.restored).toBe(608);
-    expect(sut.counters).toMatchObject({ plans: 1, restoredTokens: 608, failures: 0 });
-    expect(sut.counters.blockedMs).toBeGreaterThanOrEqual(0);
-    const stayed = await converse(a.engine, 's', turn2, 12, (d) => a.store.restorePlan(storedPrompt(turn2), d));
-    expect(fresh.cached).toBe(0);
-    expect(moved.out).toEqual(fresh.out);
-    expect(stayed.out).toEqual(fresh.out);
-    expect(bits(moved.kv)).toEqual(bits(fresh.kv));
-    expect(bits(stayed.kv)).toEqual(bits(fresh.kv));
-    // The fetched chunks now live on B: turn 3 there needs no peer.
-    await b.store.settle();
-    expect(storedPrompt(turn1).chunkKeys.every((k) => b.store.holdsOnHost(MODEL, k))).toBe(true);
-    // Turn 1's partial chunk came too, and gave way to turn 2's longer one (its KV ends 9 blocks into chunk 2).
-    expect(b.store.holds(MODEL, turn1Partial())).toBe(false);
-    expect(b.store.holdsOnHost(MODEL, storedPrompt([...turn2, ...moved.out]).blockKeys!(2)[8]!)).toBe(true);
-  });
+  it(
+    'turn 2 on another node, its prefix fetched from the first, ' + 'equals a fresh prefill and the node that stayed, bit for bit',
+    async () => {
+      expect(a.store.holds(MODEL, turn1Partial())).toBe(true);
+      const sut = new PeerAwarePromptStore(b.store, b.store, client);
+      const p = withSource(turn2, a.address);
+      // Both whole chunks and the partial one: everything turn 1 computed.
+      expect(sut.restorableUntil(p, 0)).toBe(608);
+      const moved = await converse(b.engine, 'm', turn2, 12, (d) => sut.restorePlan(p, d));
+      expect(moved.restored).toBe(608);
+      expect(sut.counters).toMatchObject({ plans: 1, restoredTokens: 608, failures: 0 });
+      expect(sut.counters.blockedMs).toBeGreaterThanOrEqual(0);
+      const stayed = await converse(a.engine, 's', turn2, 12, (d) => a.store.restorePlan(storedPrompt(turn2), d));
+      expect(fresh.cached).toBe(0);
+      expect(moved.out).toEqual(fresh.out);
+      expect(stayed.out).toEqual(fresh.out);
+      expect(bits(moved.kv)).toEqual(bits(fresh.kv));
+      expect(bits(stayed.kv)).toEqual(bits(fresh.kv));
+      // The fetched chunks now live on B: turn 3 there needs no peer.
+      await b.store.settle();
+      expect(storedPrompt(turn1).chunkKeys.every((k) => b.store.holdsOnHost(MODEL, k))).toBe(true);
+      // Turn 1's partial chunk came too, and gave way to turn 2's longer one (its KV ends 9 blocks into chunk 2).
+      expect(b.store.holds(MODEL, turn1Partial())).toBe(false);
+      expect(b.store.holdsOnHost(MODEL, storedPrompt([...turn2, ...moved.out]).blockKeys!(2)[8]!)).toBe(true);
+    },
+  );
 
-  it('a corrupting peer drops its sequence from the pass (no output); the retry leaves that peer out and recomputes the same tokens', async () => {
-    const useCase = new FetchChunksUseCase(a.store);
-    const server = new Server();
-    server.addService(loadGrpcServices().ChunkTransfer, {
-      FetchChunks: async (call: ServerWritableStream<{ keys: string[]; layerStart: number; layerEnd: number }, unknown>) => {
-        for await (const c of useCase.execute(call.request.keys, call.request.layerStart, call.request.layerEnd)) {
-          // Layer 2 of every chunk arrives with one flipped bit under the original CRC.
-          const payload = c.payload as Uint8Array | undefined;
-          call.write(
-            call.request.layerStart === 2 && payload ? { ...c, payload: Uint8Array.from(payload, (x, i) => (i === 7 ? x ^ 0x10 : x)) } : c,
-          );
-        }
-        call.end();
-      },
-    });
-    const port = await new Promise<number>((res, rej) =>
-      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
-    );
-    const c = await startPeerNode();
-    try {
-      const sut = new PeerAwarePromptStore(c.store, c.store, client);
-      const p = withSource(turn2, `127.0.0.1:${port}`);
-      await expect(
-        c.engine.prefill([
+  it(
+    'a corrupting peer drops its sequence from the pass (no output); ' + 'the retry leaves that peer out and recomputes the same tokens',
+    async () => {
+      const useCase = new FetchChunksUseCase(a.store);
+      const server = new Server();
+      server.addService(loadGrpcServices().ChunkTransfer, {
+        FetchChunks: async (call: ServerWritableStream<{ keys: string[]; layerStart: number; layerEnd: number }, unknown>) => {
+          for await (const c of useCase.execute(call.request.keys, call.request.layerStart, call.request.layerEnd)) {
+            // Layer 2 of every chunk arrives with one flipped bit under the original CRC.
+            const payload = c.payload as Uint8Array | undefined;
+            call.write(
+              call.request.layerStart === 2 && payload
+                ? { ...c, payload: Uint8Array.from(payload, (x, i) => (i === 7 ? x ^ 0x10 : x)) }
+                : c,
+            );
+          }
+          call.end();
+        },
+      });
+      const port = await new Promise<number>((res, rej) =>
+        server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+      );
+      const c = await startPeerNode();
+      try {
+        const sut = new PeerAwarePromptStore(c.store, c.store, client);
+        const p = withSource(turn2, `127.0.0.1:${port}`);
+        await expect(
+          c.engine.prefill([
+            { seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) },
+          ]),
+        ).resolves.toEqual([]);
+        expect(c.engine.hasSequence('x')).toBe(false);
+        expect(sut.counters.failures).toBe(1);
+        expect(sut.restorableUntil(p, 0)).toBe(0);
+        const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
+        expect(retried.restored).toBe(0);
+        expect(retried.out).toEqual(fresh.out);
+        expect(bits(retried.kv)).toEqual(bits(fresh.kv));
+      } finally {
+        server.forceShutdown();
+        await c.close();
+      }
+    },
+  );
+  it(
+    'a peer that accepts the fetch and never answers costs the batch one chunk ' +
+      'deadline: the other sequence gets its token, the hung one recomputes',
+    async () => {
+      // A real gRPC server that takes the call and never writes or ends (a stopped process would look the same).
+      const server = new Server();
+      const open: Array<ServerWritableStream<unknown, unknown>> = [];
+      server.addService(loadGrpcServices().ChunkTransfer, {
+        FetchChunks: (call: ServerWritableStream<unknown, unknown>) => void open.push(call),
+      });
+      const port = await new Promise<number>((res, rej) =>
+        server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+      );
+      const c = await startPeerNode();
+      const peers = new ChunkPeerClient({ timeoutMs: 30_000, deadlineBaseMs: 300 });
+      try {
+        const sut = new PeerAwarePromptStore(c.store, c.store, peers);
+        const p = withSource(turn2, `127.0.0.1:${port}`);
+        const other = toks(300, 9);
+        const alone = await startPeerNode();
+        const [plainAlone] = await alone.engine.prefill([{ seqId: 'o', model: MODEL, tokens: other, sampling: GREEDY, cacheSalt: 'u' }]);
+        await alone.close();
+        const started = Date.now();
+        const outs = await c.engine.prefill([
           { seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) },
-        ]),
-      ).resolves.toEqual([]);
-      expect(c.engine.hasSequence('x')).toBe(false);
-      expect(sut.counters.failures).toBe(1);
-      expect(sut.restorableUntil(p, 0)).toBe(0);
-      const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
-      expect(retried.restored).toBe(0);
-      expect(retried.out).toEqual(fresh.out);
-      expect(bits(retried.kv)).toEqual(bits(fresh.kv));
-    } finally {
-      server.forceShutdown();
-      await c.close();
-    }
-  });
-  it('a peer that accepts the fetch and never answers costs the batch one chunk deadline: the other sequence gets its token, the hung one recomputes', async () => {
-    // A real gRPC server that takes the call and never writes or ends (a stopped process would look the same).
-    const server = new Server();
-    const open: Array<ServerWritableStream<unknown, unknown>> = [];
-    server.addService(loadGrpcServices().ChunkTransfer, {
-      FetchChunks: (call: ServerWritableStream<unknown, unknown>) => void open.push(call),
-    });
-    const port = await new Promise<number>((res, rej) =>
-      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
-    );
-    const c = await startPeerNode();
-    const peers = new ChunkPeerClient({ timeoutMs: 30_000, deadlineBaseMs: 300 });
-    try {
-      const sut = new PeerAwarePromptStore(c.store, c.store, peers);
-      const p = withSource(turn2, `127.0.0.1:${port}`);
-      const other = toks(300, 9);
-      const alone = await startPeerNode();
-      const [plainAlone] = await alone.engine.prefill([{ seqId: 'o', model: MODEL, tokens: other, sampling: GREEDY, cacheSalt: 'u' }]);
-      await alone.close();
-      const started = Date.now();
-      const outs = await c.engine.prefill([
-        { seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) },
-        { seqId: 'o', model: MODEL, tokens: other, sampling: GREEDY, cacheSalt: 'u' },
-      ]);
-      const tookMs = Date.now() - started;
-      expect(outs.map((o) => [o.seqId, o.token])).toEqual([['o', plainAlone!.token]]);
-      expect(open.length).toBeGreaterThan(0);
-      // Bounded by the deadline (300 ms plus the chunk's size over the prior link speed), far from the stream's 30 s.
-      expect(tookMs).toBeLessThan(10_000);
-      expect(peers.counters.deadlines).toBeGreaterThan(0);
-      expect(sut.counters.failures).toBe(1);
-      expect(sut.restorableUntil(p, 0)).toBe(0);
-      // The failed restore asks the hung peer nothing more: only the first window of layer streams
-      // ever went out, and none follows once their deadlines have passed.
-      const asked = open.length;
-      await new Promise((r) => setTimeout(r, 1500));
-      expect(open.length).toBe(asked);
-      expect(asked).toBeLessThanOrEqual(3);
-      const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
-      expect(retried.restored).toBe(0);
-      expect(retried.out).toEqual(fresh.out);
-    } finally {
-      peers.close();
-      server.forceShutdown();
-      await c.close();
-    }
-  });
+          { seqId: 'o', model: MODEL, tokens: other, sampling: GREEDY, cacheSalt: 'u' },
+        ]);
+        const tookMs = Date.now() - started;
+        expect(outs.map((o) => [o.seqId, o.token])).toEqual([['o', plainAlone!.token]]);
+        expect(open.length).toBeGreaterThan(0);
+        // Bounded by the deadline (300 ms plus the chunk's size over the prior link speed), far from the stream's 30 s.
+        expect(tookMs).toBeLessThan(10_000);
+        expect(peers.counters.deadlines).toBeGreaterThan(0);
+        expect(sut.counters.failures).toBe(1);
+        expect(sut.restorableUntil(p, 0)).toBe(0);
+        // The failed restore asks the hung peer nothing more: only the first window of layer streams
+        // ever went out, and none follows once their deadlines have passed.
+        const asked = open.length;
+        await new Promise((r) => setTimeout(r, 1500));
+        expect(open.length).toBe(asked);
+        expect(asked).toBeLessThanOrEqual(3);
+        const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
+        expect(retried.restored).toBe(0);
+        expect(retried.out).toEqual(fresh.out);
+      } finally {
+        peers.close();
+        server.forceShutdown();
+        await c.close();
+      }
+    },
+  );
 });

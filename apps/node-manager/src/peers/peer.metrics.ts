@@ -42,7 +42,8 @@ export class PeerMetrics {
     );
     tally(
       'mnemo_kv_peer_fetch_deadlines_total',
-      'Chunk fetches given up because a chunk missed its deadline (size over the measured link speed, plus NODE_PEER_DEADLINE_BASE_MS): a hung or very slow peer',
+      'Chunk fetches given up because a chunk missed its deadline (size over the ' +
+        'measured link speed, plus NODE_PEER_DEADLINE_BASE_MS): a hung or very slow peer',
       () => client.counters.deadlines,
     );
     tally(

@@ -99,32 +99,38 @@ describe(PrefetchUseCase.name, () => {
     expect(b.store.prefetched.size).toBe(0);
   });
 
-  it('promotes the pulled chunks to free device blocks: the request finds them there, nothing restored, same answer bit for bit', async () => {
-    sut.execute(advise('adv-1'));
-    await sut.settled();
-    expect(b.engine.staging.stats(MODEL)).toMatchObject({ staged: 3, chunks: 3 });
-    expect(b.store.promotion.stats().staged).toBe(3);
-    const turn = await converse(b.engine, 'r', next, 2, (d) => b.store.restorePlan(storedPrompt(next), d));
-    expect(turn).toMatchObject({ cached: 768, restored: 0 });
-    expect(b.engine.staging.stats(MODEL)).toMatchObject({ adopted: 3, chunks: 0 });
-    expect(turn.out).toEqual(expected.out);
-    expect(sameBits(turn.kv, expected.kv)).toBe(true);
-    expect(b.store.prefetched.size).toBe(0);
-  });
+  it(
+    'promotes the pulled chunks to free device blocks: the request ' + 'finds them there, nothing restored, same answer bit for bit',
+    async () => {
+      sut.execute(advise('adv-1'));
+      await sut.settled();
+      expect(b.engine.staging.stats(MODEL)).toMatchObject({ staged: 3, chunks: 3 });
+      expect(b.store.promotion.stats().staged).toBe(3);
+      const turn = await converse(b.engine, 'r', next, 2, (d) => b.store.restorePlan(storedPrompt(next), d));
+      expect(turn).toMatchObject({ cached: 768, restored: 0 });
+      expect(b.engine.staging.stats(MODEL)).toMatchObject({ adopted: 3, chunks: 0 });
+      expect(turn.out).toEqual(expected.out);
+      expect(sameBits(turn.kv, expected.kv)).toBe(true);
+      expect(b.store.prefetched.size).toBe(0);
+    },
+  );
 
-  it("under device pressure the node's own sequence purges promoted chunks, later chunks first; the rest comes from host, still exact", async () => {
-    await b.close();
-    // 64 blocks: 3 promoted chunks take 48, the node's own 600-token prompt needs 38. Host room for all.
-    await startB(64, 4 * 1024 * 1024);
-    sut.execute(advise('adv-1'));
-    await sut.settled();
-    await converse(b.engine, 'own', toks(600, 9), 1);
-    expect(b.engine.staging.stats(MODEL)).toMatchObject({ purged: 2, chunks: 1 });
-    const turn = await converse(b.engine, 'r', next, 2, (d) => b.store.restorePlan(storedPrompt(next), d));
-    expect(turn).toMatchObject({ cached: 768, restored: 512 });
-    expect(turn.out).toEqual(expected.out);
-    expect(sameBits(turn.kv, expected.kv)).toBe(true);
-  });
+  it(
+    "under device pressure the node's own sequence purges promoted " + 'chunks, later chunks first; the rest comes from host, still exact',
+    async () => {
+      await b.close();
+      // 64 blocks: 3 promoted chunks take 48, the node's own 600-token prompt needs 38. Host room for all.
+      await startB(64, 4 * 1024 * 1024);
+      sut.execute(advise('adv-1'));
+      await sut.settled();
+      await converse(b.engine, 'own', toks(600, 9), 1);
+      expect(b.engine.staging.stats(MODEL)).toMatchObject({ purged: 2, chunks: 1 });
+      const turn = await converse(b.engine, 'r', next, 2, (d) => b.store.restorePlan(storedPrompt(next), d));
+      expect(turn).toMatchObject({ cached: 768, restored: 512 });
+      expect(turn.out).toEqual(expected.out);
+      expect(sameBits(turn.kv, expected.kv)).toBe(true);
+    },
+  );
 
   it('does not pull what the host already holds, and queues nothing without sources', async () => {
     sut.execute(advise('adv-1'));

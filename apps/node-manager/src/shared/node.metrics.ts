@@ -3,7 +3,8 @@ import type { ServiceMetrics } from '@mnemo/service-kit';
 
 /** Shared with the scheduler's counter of the same name: each service judges the advisories whose fate it knows. */
 export const ADVISORY_OUTCOMES_HELP =
-  'Advisories judged (kv-core advisory.outcome), by outcome and reason: hit (found, held), missed (partial, absent: on the advised node; moved: ran elsewhere), spurious (expired: no request came). Nodes judge arrivals, the scheduler moves and expiries';
+  'Advisories judged (kv-core advisory.outcome), by outcome and reason: hit (found, held), missed (partial, absent: on the advised ' +
+  'node; moved: ran elsewhere), spurious (expired: no request came). Nodes judge arrivals, the scheduler moves and expiries';
 
 /** Engine-call sizes; dense at the small end where "were these two requests batched?" is asked. */
 const batchBuckets = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256];
@@ -102,7 +103,9 @@ export class NodeMetrics {
     });
     this.cachedPromptTokens = new Counter({
       name: 'mnemo_node_prompt_tokens_cached_total',
-      help: 'Prompt tokens whose KV was not computed: the device prefix cache, or restored from the host or SSD pool or a peer (usage cached_tokens)',
+      help:
+        'Prompt tokens whose KV was not computed: the device prefix cache, or ' +
+        'restored from the host or SSD pool or a peer (usage cached_tokens)',
       registers,
     });
     this.computedPromptTokens = new Counter({
@@ -117,7 +120,9 @@ export class NodeMetrics {
     });
     this.restoreFallbacks = new Counter({
       name: 'mnemo_node_restore_fallbacks_total',
-      help: 'Sequences a prefill pass went on without because their KV restore failed (a peer past its chunk deadline, a corrupt copy); each recomputes in a later pass',
+      help:
+        'Sequences a prefill pass went on without because their KV restore failed (a ' +
+        'peer past its chunk deadline, a corrupt copy); each recomputes in a later pass',
       registers,
     });
     this.swaps = new Counter({

@@ -34,4 +34,5 @@ export function isDatabaseUnreachable(e: unknown): boolean {
 
 /** What a client is told while the database is unreachable. */
 export const DATABASE_UNREACHABLE_MESSAGE =
-  "the profiler's database is unreachable: profiles, plans and jobs are unavailable until it is back (serving is unaffected); retry shortly";
+  "the profiler's database is unreachable: profiles, plans and jobs are " +
+  'unavailable until it is back (serving is unaffected); retry shortly';

@@ -25,7 +25,8 @@ export class RegisterModelUseCase {
       if (base.architecture !== cmd.architecture || base.numLayers !== cmd.numLayers) {
         throw new MnemoError(
           ErrorCode.InvalidRequest,
-          `model ${cmd.id} (${cmd.architecture}, ${cmd.numLayers} layers) cannot derive from ${base.id} (${base.architecture}, ${base.numLayers} layers)`,
+          `model ${cmd.id} (${cmd.architecture}, ${cmd.numLayers} layers) cannot ` +
+            `derive from ${base.id} (${base.architecture}, ${base.numLayers} layers)`,
           { base: base.id },
         );
       }

@@ -28,7 +28,8 @@ export class RegisterModelPairUseCase {
     if (base.architecture !== derived.architecture || base.numLayers !== derived.numLayers) {
       throw new MnemoError(
         ErrorCode.InvalidRequest,
-        `models of one pair must share architecture and depth: ${base.id} is ${base.architecture}/${base.numLayers}, ${derived.id} is ${derived.architecture}/${derived.numLayers}`,
+        `models of one pair must share architecture and depth: ${base.id} is ` +
+          `${base.architecture}/${base.numLayers}, ${derived.id} is ${derived.architecture}/${derived.numLayers}`,
         { base: base.id, derived: derived.id },
       );
     }

@@ -35,9 +35,11 @@ export function renderHeatmap(
   const width = MARGIN + panels.length * (side + GAP) + MARGIN;
   const height = MARGIN + 30 + side + MARGIN;
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
+      `viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${MARGIN}" y="24" font-size="14">${esc(title)} — top-1 agreement per pattern (label: layers recomputed; outline: Pareto frontier)</text>`,
+    `<text x="${MARGIN}" y="24" font-size="14">${esc(title)} — top-1 agreement ` +
+      `per pattern (label: layers recomputed; outline: Pareto frontier)</text>`,
   ];
   panels.forEach((r1, i) => {
     const x0 = MARGIN + i * (side + GAP);
@@ -54,8 +56,10 @@ export function renderHeatmap(
       const y = y0 + p.pattern.u1 * CELL;
       const stroke = onFrontier.has(key) ? ' stroke="black" stroke-width="2"' : ' stroke="white"';
       out.push(
-        `<rect class="cell" data-pattern="${key}" data-quality="${p.quality}" x="${x}" y="${y}" width="${CELL}" height="${CELL}" fill="${color(p.quality)}"${stroke}>` +
-          `<title>(${p.pattern.r1}, ${p.pattern.u1}, ${p.pattern.r2}): top-1 ${(p.quality * 100).toFixed(1)}%, KL ${p.meanKl.toFixed(4)}, ${p.recomputedLayers} recomputed, ${p.prefillMs.toFixed(2)} ms</title></rect>`,
+        `<rect class="cell" data-pattern="${key}" data-quality="${p.quality}" x="${x}" ` +
+          `y="${y}" width="${CELL}" height="${CELL}" fill="${color(p.quality)}"${stroke}>` +
+          `<title>(${p.pattern.r1}, ${p.pattern.u1}, ${p.pattern.r2}): top-1 ${(p.quality * 100).toFixed(1)}%, KL ` +
+          `${p.meanKl.toFixed(4)}, ${p.recomputedLayers} recomputed, ${p.prefillMs.toFixed(2)} ms</title></rect>`,
       );
       out.push(`<text x="${x + CELL / 2}" y="${y + CELL / 2 + 4}" text-anchor="middle">${p.recomputedLayers}</text>`);
     }

@@ -10,7 +10,9 @@ export const schedulerSchema = {
   METRICS_PORT: { type: 'int', doc: 'HTTP port of /metrics, /healthz, /readyz (0 = any free port)', default: 9402, min: 0, max: 65535 },
   SCHEDULER_NODE_TIMEOUT_MS: {
     type: 'int',
-    doc: 'a node is dropped, and announced down to gateways (NODE_DOWN), after this long without a heartbeat (three of the nodes’ default 500 ms beats)',
+    doc:
+      'a node is dropped, and announced down to gateways (NODE_DOWN), after ' +
+      'this long without a heartbeat (three of the nodes’ default 500 ms beats)',
     default: 1500,
     min: 100,
   },
@@ -28,7 +30,9 @@ export const schedulerSchema = {
   },
   SCHEDULER_EXPECTED_HOLDINGS_MAX: {
     type: 'int',
-    doc: 'bound of the expected holdings in (key, node) pairs: what was just routed where, before the node reports it; the oldest are forgotten past it; 0 = off',
+    doc:
+      'bound of the expected holdings in (key, node) pairs: what was just routed ' +
+      'where, before the node reports it; the oldest are forgotten past it; 0 = off',
     default: 100_000,
     min: 0,
   },
@@ -40,7 +44,11 @@ export const schedulerSchema = {
   },
   SCHEDULER_POLICY: {
     type: 'enum',
-    doc: 'routing policy: symphony (load + reservations + cost of moving vs recomputing a prefix), recompute (least loaded, KV ignored), sticky (a session stays on its node), prefix-affinity (longest cached prefix wins, load breaks ties), llmd (llm-d default scorers: prefix cache 3, queue 2, KV utilization 2), conductor (Mooncake Algorithm 1: least queue + transfer + prefill)',
+    doc:
+      'routing policy: symphony (load + reservations + cost of moving vs recomputing a prefix), ' +
+      'recompute (least loaded, KV ignored), sticky (a session stays on its node), prefix-affinity ' +
+      '(longest cached prefix wins, load breaks ties), llmd (llm-d default scorers: prefix cache 3, ' +
+      'queue 2, KV utilization 2), conductor (Mooncake Algorithm 1: least queue + transfer + prefill)',
     values: ROUTING_POLICIES,
     default: 'symphony',
   },
@@ -82,7 +90,9 @@ export const schedulerSchema = {
   },
   SCHEDULER_MOVE_MARGIN_MS: {
     type: 'int',
-    doc: 'symphony: a session leaves its live home only when another node is estimated faster by more than this, ms (about one queued request: load snapshots are noisy, moves are not free)',
+    doc:
+      'symphony: a session leaves its live home only when another node is estimated faster by more ' +
+      'than this, ms (about one queued request: load snapshots are noisy, moves are not free)',
     default: 25,
     min: 0,
   },
@@ -100,7 +110,9 @@ export const schedulerSchema = {
   },
   SCHEDULER_ADVISORY_OVERDUE_MS: {
     type: 'int',
-    doc: 'a reservation stops counting as coming load this long past its expected arrival (a spurious advisory must not steer real requests); it is still honoured until it expires',
+    doc:
+      'a reservation stops counting as coming load this long past its expected arrival (a ' +
+      'spurious advisory must not steer real requests); it is still honoured until it expires',
     default: 5000,
     min: 0,
   },
@@ -120,7 +132,9 @@ export const schedulerSchema = {
   },
   SCHEDULER_DROIDSPEAK_BASES: {
     type: 'list',
-    doc: "DroidSpeak: derived=base pairs whose derived requests are routed on the base's KV when it reaches further (pairs the profiler publishes a frontier for are learned anyway)",
+    doc:
+      "DroidSpeak: derived=base pairs whose derived requests are routed on the base's KV when " +
+      'it reaches further (pairs the profiler publishes a frontier for are learned anyway)',
   },
   SCHEDULER_MAX_SESSIONS: {
     type: 'int',
@@ -174,7 +188,9 @@ export const schedulerSchema = {
   },
   SCHEDULER_VLLM_SOURCES: {
     type: 'string',
-    doc: "external engines whose vLLM-format KV events (ZMQ) feed the KV directory: entries id=model@tcp://host:5557[|tcp://host:5558] separated by ';' (the second endpoint answers replays)",
+    doc:
+      'external engines whose vLLM-format KV events (ZMQ) feed the KV directory: entries ' +
+      "id=model@tcp://host:5557[|tcp://host:5558] separated by ';' (the second endpoint answers replays)",
   },
   SCHEDULER_VLLM_TENANT: {
     type: 'string',

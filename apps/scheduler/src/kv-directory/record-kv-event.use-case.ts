@@ -131,7 +131,10 @@ function toDirectoryChange(c: KvChange): DirectoryChange[] {
 /** Keys a tail may name: a very long conversation's (the node's own prefetch bound). */
 const MAX_TAIL_KEYS = 4096;
 
-/** A tail whose keys and token count agree: chunk keys, at most MAX_TAIL_KEYS, tokens within the chunk after them (and past it only with a partial key). */
+/**
+ * A tail whose keys and token count agree: chunk keys, at most MAX_TAIL_KEYS, tokens within the chunk after them (and past it only with a
+ * partial key).
+ */
 function validTail(t: SessionTail): boolean {
   if (!t.tenant || !t.sessionId || !t.model || t.chunkKeys.length > MAX_TAIL_KEYS) return false;
   if (!t.chunkKeys.every(isChunkKey) || (t.partialKey !== '' && !isChunkKey(t.partialKey))) return false;

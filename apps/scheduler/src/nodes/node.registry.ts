@@ -40,7 +40,8 @@ export interface NodeEntry extends NodeLoad {
  * Soft state: the live nodes as last reported. Rebuilt from heartbeats within one period after
  * a restart, so nothing here is persisted. Each replica keeps its own copy (heartbeats are not
  * queue-grouped). Between heartbeats, dispatches bump the node's `waiting` (from the moment
- * the node is picked, not when it answers) so a burst of concurrent requests spreads out instead of piling onto the node that looked idle a second ago.
+ * the node is picked, not when it answers) so a burst of concurrent requests spreads out instead of piling onto the node that looked idle a
+ * second ago.
  */
 @Injectable()
 export class NodeRegistry {

@@ -263,7 +263,8 @@ describe(ScheduleInferenceUseCase.name, () => {
         [],
       ],
       [
-        'the reserved node is four requests busier (past the move margin): runs elsewhere, the reserved node is told to forget, and the advisory missed',
+        'the reserved node is four requests busier (past the move margin): runs ' +
+          'elsewhere, the reserved node is told to forget, and the advisory missed',
         4,
         {},
         'a',

@@ -164,7 +164,9 @@ export class SchedulerMetrics {
     });
     this.expectedOutcomes = new Counter({
       name: 'mnemo_scheduler_kv_directory_expected_outcomes_total',
-      help: 'How expected holdings ended: confirmed (a KV event stored the chunk), removed (evicted on the node, or its dispatch failed), expired (TTL), evicted (bound)',
+      help:
+        'How expected holdings ended: confirmed (a KV event stored the chunk), removed ' +
+        '(evicted on the node, or its dispatch failed), expired (TTL), evicted (bound)',
       labelNames: ['outcome'],
       registers,
       collect() {
@@ -175,13 +177,17 @@ export class SchedulerMetrics {
     });
     this.expectedLookups = new Counter({
       name: 'mnemo_scheduler_kv_directory_expected_lookups_total',
-      help: "Routings that consulted the expected holdings: hit (the request's chunks or a prompt it extends were expected on a node), miss (nothing expected)",
+      help:
+        "Routings that consulted the expected holdings: hit (the request's chunks " +
+        'or a prompt it extends were expected on a node), miss (nothing expected)',
       labelNames: ['outcome'],
       registers,
     });
     this.advisoryOutcomes = new Counter({
       name: 'mnemo_advisory_outcomes_total',
-      help: 'Advisories judged (kv-core advisory.outcome), by outcome and reason: hit (found, held), missed (partial, absent: on the advised node; moved: ran elsewhere), spurious (expired: no request came). Nodes judge arrivals, the scheduler moves and expiries',
+      help:
+        'Advisories judged (kv-core advisory.outcome), by outcome and reason: hit (found, held), missed (partial, absent: on the advised ' +
+        'node; moved: ran elsewhere), spurious (expired: no request came). Nodes judge arrivals, the scheduler moves and expiries',
       labelNames: ['outcome', 'reason'],
       registers,
       collect() {

@@ -32,7 +32,8 @@ export function splitDeviceBudget(
   if (!split) {
     const min = ElasticCacheCoordinator.nodeUnitElements(specs) * bytesPerElement * specs.length;
     throw new RangeError(
-      `device KV budget of ${budget.deviceBytes} bytes is below one elastic unit per model: at least ${min} bytes for ${configs.map((c) => c.id).join(', ')}`,
+      `device KV budget of ${budget.deviceBytes} bytes is below one elastic unit ` +
+        `per model: at least ${min} bytes for ${configs.map((c) => c.id).join(', ')}`,
     );
   }
   return split;

@@ -122,7 +122,9 @@ export class ForwardPass<T> {
     this.backend.embedding(into.x, this.x, rowIds, this.model.config.dModel);
   }
 
-  /** The kernel calls of decoder layer `l`: attention (writing this pass's K/V first when it writes KV) and the SwiGLU MLP, both residual. */
+  /**
+   * The kernel calls of decoder layer `l`: attention (writing this pass's K/V first when it writes KV) and the SwiGLU MLP, both residual.
+   */
   layerCalls(l: number): KernelCall<T>[] {
     const c = this.model.config;
     const w = this.model.layers[l];

@@ -285,7 +285,8 @@ export class PagedKvCache<T> {
     if (!ok) {
       throw new MnemoError(
         ErrorCode.InvalidRequest,
-        `KV range layers [${r.layerStart},${r.layerEnd}) tokens [${r.tokenStart},${r.tokenEnd}) outside sequence ${seqId} (${len} tokens, ${this.geom.numLayers} layers)`,
+        `KV range layers [${r.layerStart},${r.layerEnd}) tokens [${r.tokenStart},${r.tokenEnd}) ` +
+          `outside sequence ${seqId} (${len} tokens, ${this.geom.numLayers} layers)`,
       );
     }
   }

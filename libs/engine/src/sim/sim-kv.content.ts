@@ -84,7 +84,10 @@ export function fillLayer(
   if (o - offset !== 2 * n * rowElems) throw new Error('fillLayer: size invariant broken');
 }
 
-/** Export of chunk `chunk` (its first `rows` positions, zero-padded), payload layout `[layer][K|V][token][row]`, regenerated from the tokens. */
+/**
+ * Export of chunk `chunk` (its first `rows` positions, zero-padded), payload layout `[layer][K|V][token][row]`, regenerated from the
+ * tokens.
+ */
 export function chunkPayload(seed: number, tokens: readonly number[], chunk: number, l: SimKvLayout, rows = CHUNK_TOKENS): Float32Array {
   const from = chunk * CHUNK_TOKENS;
   const until = from + rows;

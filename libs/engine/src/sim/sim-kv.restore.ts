@@ -83,7 +83,8 @@ export async function runRestoringPass(
     if (!layerMatches(got, want)) {
       throw new MnemoError(
         ErrorCode.DataLoss,
-        `restored KV of ${r.seqId} layer ${layer} (positions ${r.from}..${r.plan.until}) is not what its tokens give (the request recomputes)`,
+        `restored KV of ${r.seqId} layer ${layer} (positions ${r.from}..${r.plan.until}) ` +
+          `is not what its tokens give (the request recomputes)`,
       );
     }
   };

@@ -9,7 +9,8 @@ import { splitByRegex, toJsRegex } from './pretokenizer.regex.js';
 import { loadTokenizer } from './tokenizer.loader.js';
 
 /** Qwen2's split regex, verbatim from its tokenizer.json. */
-const QWEN2_PATTERN = String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+const QWEN2_PATTERN =
+  String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ` + String.raw`?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
 
 function fixture(merges: Array<string | [string, string]>, preTokenizer: TokenizerJson['pre_tokenizer']): TokenizerJson {
   const vocab: Record<string, number> = {};

@@ -37,7 +37,9 @@ export async function readTokenizerBundle(dir: string): Promise<TokenizerBundle 
   });
   const cfg = JSON.parse(cfgText) as { bos_token?: TokenRef; eos_token?: TokenRef };
   // tokenizer.json is spliced in as text: a large vocabulary is not parsed and re-serialised here.
-  const text = `{"bos_token":${JSON.stringify(tokenName(cfg.bos_token) ?? null)},"eos_token":${JSON.stringify(tokenName(cfg.eos_token) ?? null)},"tokenizer":${json}}`;
+  const bos = JSON.stringify(tokenName(cfg.bos_token) ?? null);
+  const eos = JSON.stringify(tokenName(cfg.eos_token) ?? null);
+  const text = `{"bos_token":${bos},"eos_token":${eos},"tokenizer":${json}}`;
   const bytes = new TextEncoder().encode(text);
   return { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
 }

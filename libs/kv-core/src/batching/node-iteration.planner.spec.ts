@@ -26,7 +26,10 @@ const seq = (id: string, over: Partial<NodeSeq> = {}): NodeSeq => ({
   ...over,
 });
 
-/** Every running sequence decodes into 1 block and frees 4; a resume takes 3; a fresh prompt takes 7 blocks, 32 of its tokens on the device, restorable up to 64. */
+/**
+ * Every running sequence decodes into 1 block and frees 4; a resume takes 3; a fresh prompt takes 7 blocks, 32 of its tokens on the device,
+ * restorable up to 64.
+ */
 function view(over: Partial<AdmissionView> = {}): NodeKvView & { asked: string[] } {
   const asked: string[] = [];
   return {

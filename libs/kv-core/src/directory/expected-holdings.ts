@@ -232,7 +232,10 @@ export class ExpectedHoldings {
   }
 }
 
-/** What routing `tokens` (with their whole-chunk keys) to a node leads it to hold: the chunk keys and the key of the prompt's last full block. */
+/**
+ * What routing `tokens` (with their whole-chunk keys) to a node leads it to hold: the chunk keys and the key of the prompt's last full
+ * block.
+ */
 export function expectedPrompt(model: string, salt: string, tokens: readonly number[], chunkKeys: readonly string[]): ExpectedPrompt {
   const fullBlocks = Math.floor(tokens.length / BLOCK_TOKENS);
   if (fullBlocks === 0) return { chunkKeys };

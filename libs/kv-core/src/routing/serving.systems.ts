@@ -4,7 +4,10 @@ import { ROUTING_POLICIES, type RoutingPolicyName } from './route.types.js';
 export type BetweenTurns =
   /** Its blocks stay in the device prefix cache until the space is needed (vLLM's automatic prefix caching); the tiers keep a copy. */
   | 'device-cache'
-  /** They leave the device as the turn ends; the next turn restores them from host memory over PCIe (InferCept swaps an intercepted request's KV out so). */
+  /**
+   * They leave the device as the turn ends; the next turn restores them from host memory over PCIe (InferCept swaps an intercepted
+   * request's KV out so).
+   */
   | 'offload';
 
 /** One system the multi-round benchmark (and the twin) compares, as routing plus node behaviour. */

@@ -155,7 +155,8 @@ function missed(i: ExplainInput, c: number, key: string, tail: boolean): Omit<Kv
     return {
       reason: 'partial',
       detail:
-        'the prompt ends inside this chunk: only whole chunks are kept and routed by key (a conversation tail is kept for its session when it ends)',
+        'the prompt ends inside this chunk: only whole chunks are kept and routed ' +
+        'by key (a conversation tail is kept for its session when it ends)',
     };
   const r = i.routing[c];
   const drop = r?.drops.at(-1);
@@ -180,7 +181,9 @@ function missed(i: ExplainInput, c: number, key: string, tail: boolean): Omit<Kv
   if (other) {
     return {
       reason: 'held_elsewhere',
-      detail: `held on ${other.nodeId} (${other.tiers.join(', ')}), but the ${i.policy} policy ran it on ${i.nodeId} without fetching it (load, or moving it cost more than recomputing)`,
+      detail:
+        `held on ${other.nodeId} (${other.tiers.join(', ')}), but the ${i.policy} policy ran ` +
+        `it on ${i.nodeId} without fetching it (load, or moving it cost more than recomputing)`,
       otherNode: other.nodeId,
       tier: other.tiers[0] ?? '',
       policy: i.policy,
@@ -197,7 +200,8 @@ function missed(i: ExplainInput, c: number, key: string, tail: boolean): Omit<Kv
     return {
       reason: 'tenant_isolated',
       detail:
-        "another tenant's copy of these tokens is cached; chunk keys are salted per tenant so tenants never share (or probe) each other's KV",
+        "another tenant's copy of these tokens is cached; chunk keys are " +
+        "salted per tenant so tenants never share (or probe) each other's KV",
     };
   return { reason: 'never_stored', detail: 'no node held this chunk for this tenant and model when the request was routed' };
 }

@@ -13,8 +13,15 @@ export interface HouseMap {
 }
 
 const WORKSPACE_APPS = new Set(['gateway', 'scheduler', 'node-manager', 'profiler', 'cli']);
-const IMPORT =
-  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s(;])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
+/** `… from 'x'` (import or re-export), `import('x')` and a bare `import 'x'`: one capture each. */
+const IMPORT = new RegExp(
+  [
+    String.raw`(?:^|[\s;])(?:import|export)\s[^'"\x60;]*?from\s*['"]([^'"]+)['"]`,
+    String.raw`(?:^|[\s(;])import\s*\(\s*['"]([^'"]+)['"]\s*\)`,
+    String.raw`^import\s+['"]([^'"]+)['"]`,
+  ].join('|'),
+  'gm',
+);
 
 /** The unit a repository path belongs to, or null for what the map leaves out. */
 export function unitOf(path: string): string | null {

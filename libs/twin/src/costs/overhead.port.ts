@@ -21,7 +21,10 @@ export interface ServiceOverheads {
   readonly admitMsPerKToken: number;
   /** Node CPU to export one written chunk to the tiers (regenerate or copy out, checksum, queue), ms. */
   readonly exportMsPerChunk: number;
-  /** Node CPU of a prefill iteration outside the engine's modelled time (plan, block keys, sampling, events): per call and per 1000 prompt tokens, ms. */
+  /**
+   * Node CPU of a prefill iteration outside the engine's modelled time (plan, block keys, sampling, events): per call and per 1000 prompt
+   * tokens, ms.
+   */
   readonly prefillCpuMs: number;
   readonly prefillCpuMsPerKToken: number;
   /** Node CPU of a decode iteration outside the engine's modelled time: per call and per sequence, ms. */

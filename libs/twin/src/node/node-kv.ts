@@ -273,7 +273,10 @@ export class NodeKv {
 
   // ---- advisories --------------------------------------------------------------------------
 
-  /** An advisory's prefetch (PrefetchUseCase): chunks this node lacks pulled from their holders, into host memory and free device blocks. Returns chunks queued. */
+  /**
+   * An advisory's prefetch (PrefetchUseCase): chunks this node lacks pulled from their holders, into host memory and free device blocks.
+   * Returns chunks queued.
+   */
   prefetch(a: TwinPrefetch, now: number): number {
     const t = this.tiers;
     const expiresAtMs = prefetchExpiry(a.expiresAtMs, now, this.o.prefetchTtlMs);

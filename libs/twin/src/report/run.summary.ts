@@ -22,13 +22,18 @@ export interface RunSummary {
   readonly preemptions: number;
   readonly blocked_ms: number;
   readonly events: number;
-  /** Means over every node, ms: queued on the node, arrival there to the first token, and what the client's TTFT adds (the path outside the nodes). */
+  /**
+   * Means over every node, ms: queued on the node, arrival there to the first token, and what the client's TTFT adds (the path outside the
+   * nodes).
+   */
   readonly time_on_node: {
     readonly queue_mean_ms: number | null;
     readonly ttft_mean_ms: number | null;
     readonly outside_nodes_mean_ms: number | null;
   };
-  /** TTFT by where a turn ran against its session's previous turn, as the live benchmark splits it (bench/multiround/summary.mjs byMove). */
+  /**
+   * TTFT by where a turn ran against its session's previous turn, as the live benchmark splits it (bench/multiround/summary.mjs byMove).
+   */
   readonly by_move: Readonly<Record<MoveKind, { readonly requests: number; readonly ttft_p50_ms: number | null }>>;
 }
 

@@ -47,7 +47,10 @@ export const DEFAULT_TWIN_SCHEDULER: Omit<TwinSchedulerConfig, 'policy' | 'costs
   expectedTtlMs: 30_000,
 };
 
-/** The scheduler's answer to one request: where it goes (with its kv_sources), what the node will prefill, and the reservation it arrived on. */
+/**
+ * The scheduler's answer to one request: where it goes (with its kv_sources), what the node will prefill, and the reservation it arrived
+ * on.
+ */
 export interface TwinDispatch {
   readonly nodeId: string;
   readonly kvSources: readonly TwinKvSource[];
@@ -57,7 +60,9 @@ export interface TwinDispatch {
   readonly expected?: ExpectedRecord;
 }
 
-/** An advisory's outcome: the reservation, what the reserved node prefetches from whom, and a replaced reservation's node to tell to forget. */
+/**
+ * An advisory's outcome: the reservation, what the reserved node prefetches from whom, and a replaced reservation's node to tell to forget.
+ */
 export interface TwinAdvisory {
   readonly reservation: Reservation;
   readonly chunkKeys: readonly string[];
@@ -161,7 +166,10 @@ export class TwinScheduler {
     };
   }
 
-  /** The node answered the dispatch: admitted (the session is recorded, the reservation spent) or refused. Returns the node to tell to forget a reservation that moved. */
+  /**
+   * The node answered the dispatch: admitted (the session is recorded, the reservation spent) or refused. Returns the node to tell to
+   * forget a reservation that moved.
+   */
   dispatched(r: TwinRequest, d: TwinDispatch, admitted: boolean, now: number): string | undefined {
     if (!admitted) {
       // A dispatch the node did not take is no load of its (ScheduleInferenceUseCase's takeBack).

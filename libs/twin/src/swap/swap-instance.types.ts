@@ -68,7 +68,10 @@ export interface SwapRunResult {
   readonly asyncSwapIns: number;
   /** Preempted by recompute because the host had no room. */
   readonly recomputes: number;
-  /** Time iterations stood still for copies: swap-outs, synchronous swap-ins, overdue asynchronous ones (context-switching overhead, Fig. 10). */
+  /**
+   * Time iterations stood still for copies: swap-outs, synchronous swap-ins, overdue asynchronous ones (context-switching overhead, Fig.
+   * 10).
+   */
   readonly switchStallMs: number;
   /** Time spent computing (prefill and decode). */
   readonly computeMs: number;

@@ -116,36 +116,39 @@ describe(LayerStreamCache.name, () => {
     },
   );
 
-  it('the lender decodes its own sequence while the master streams through its lent region: both bit-identical to running alone', async () => {
-    const backend = cpuBackend();
-    const p = prompt.slice(0, 96);
-    const expected = await residentRun(backend, p, 32, 6);
-    const w = await lendingWorker(backend);
-    // The worker alone, from the same state, for the reference.
-    const solo = new ModelRuntime(backend, WORKER, 24, emptyStats());
-    solo.cache.open('own');
-    let soloLast = (await solo.step([{ seqId: 'own', tokens: w.ownPrompt }]))[0]!.logits;
-    const soloOut: Float32Array[] = [];
-    // 40 + 8 tokens: exactly the 3 blocks the worker kept; a 9th token would need a lent block.
-    for (let i = 0; i < 8; i++) soloOut.push((soloLast = (await solo.step([{ seqId: 'own', tokens: [argmax(soloLast)] }]))[0]!.logits));
-    const sut = new LayerStreamCache(backend, new DeviceModel(backend, MASTER), { blocks: 8, window: 2, backings: [w.lent] });
-    sut.open('long');
-    const workerLoop = async () => {
-      const out: Float32Array[] = [];
-      let last = w.before;
-      for (let i = 0; i < 8; i++) {
-        out.push((last = (await w.worker.step([{ seqId: 'own', tokens: [argmax(last)] }]))[0]!.logits));
-        await new Promise((r) => setImmediate(r));
-      }
-      return out;
-    };
-    const [master, worker] = await Promise.all([converse((t) => sut.step('long', t), p, 32, 6), workerLoop()]);
-    expect(master.map(bits)).toEqual(expected.map(bits));
-    expect(worker.map(bits)).toEqual(soloOut.map(bits));
-    // Its next token needs a block it lent: the worker's own cache refuses, nothing is overwritten.
-    await expect(w.worker.step([{ seqId: 'own', tokens: [1] }])).rejects.toMatchObject({ code: ErrorCode.Overloaded });
-    w.coordinator.checkInvariant();
-  });
+  it(
+    'the lender decodes its own sequence while the master streams ' + 'through its lent region: both bit-identical to running alone',
+    async () => {
+      const backend = cpuBackend();
+      const p = prompt.slice(0, 96);
+      const expected = await residentRun(backend, p, 32, 6);
+      const w = await lendingWorker(backend);
+      // The worker alone, from the same state, for the reference.
+      const solo = new ModelRuntime(backend, WORKER, 24, emptyStats());
+      solo.cache.open('own');
+      let soloLast = (await solo.step([{ seqId: 'own', tokens: w.ownPrompt }]))[0]!.logits;
+      const soloOut: Float32Array[] = [];
+      // 40 + 8 tokens: exactly the 3 blocks the worker kept; a 9th token would need a lent block.
+      for (let i = 0; i < 8; i++) soloOut.push((soloLast = (await solo.step([{ seqId: 'own', tokens: [argmax(soloLast)] }]))[0]!.logits));
+      const sut = new LayerStreamCache(backend, new DeviceModel(backend, MASTER), { blocks: 8, window: 2, backings: [w.lent] });
+      sut.open('long');
+      const workerLoop = async () => {
+        const out: Float32Array[] = [];
+        let last = w.before;
+        for (let i = 0; i < 8; i++) {
+          out.push((last = (await w.worker.step([{ seqId: 'own', tokens: [argmax(last)] }]))[0]!.logits));
+          await new Promise((r) => setImmediate(r));
+        }
+        return out;
+      };
+      const [master, worker] = await Promise.all([converse((t) => sut.step('long', t), p, 32, 6), workerLoop()]);
+      expect(master.map(bits)).toEqual(expected.map(bits));
+      expect(worker.map(bits)).toEqual(soloOut.map(bits));
+      // Its next token needs a block it lent: the worker's own cache refuses, nothing is overwritten.
+      await expect(w.worker.step([{ seqId: 'own', tokens: [1] }])).rejects.toMatchObject({ code: ErrorCode.Overloaded });
+      w.coordinator.checkInvariant();
+    },
+  );
 
   it('refuses a context longer than the stream, changing nothing', async () => {
     const backend = cpuBackend();
