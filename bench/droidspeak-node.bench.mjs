@@ -25,6 +25,7 @@ import { planReuse, withoutTransition } from '@mnemo/kv-core';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
 import { median, round } from './lib/figures.mjs';
 import { slidingWindows, splitTokens } from './lib/droidspeak.pairs.mjs';
+import { kvDrift } from './lib/droidspeak.profile.mjs';
 import {
   basePrefill,
   CHUNK,
@@ -50,35 +51,6 @@ const parse = (key) => {
   return { r1, u1, r2 };
 };
 const keyOf = (p) => `${p.r1}-${p.u1}-${p.r2}`;
-
-/** Each model's KV of `tokens`, per layer. */
-async function kvOf(engine, model, tokens) {
-  const L = engine.modelConfig(model).layers;
-  const id = `kv-${model}-${Math.random().toString(36).slice(2)}`;
-  engine.openSequence(id, model, { temperature: 0, topP: 1, seed: 0 });
-  try {
-    await engine.step([{ seqId: id, tokens, logits: 'none' }]);
-    return Array.from({ length: L }, (_, l) =>
-      engine.exportKv(id, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: tokens.length }),
-    );
-  } finally {
-    engine.release(id);
-  }
-}
-
-/** Why a layer's KV can or cannot be reused: ‖KV_derived − KV_base‖ / ‖KV_derived‖ per layer on the same tokens. */
-async function kvDrift(engine, base, derived, tokens) {
-  const [b, d] = [await kvOf(engine, base, tokens), await kvOf(engine, derived, tokens)];
-  return d.map((dl, l) => {
-    let num = 0;
-    let den = 0;
-    for (let i = 0; i < dl.length; i++) {
-      num += (dl[i] - b[l][i]) ** 2;
-      den += dl[i] ** 2;
-    }
-    return round(Math.sqrt(num / den), 3);
-  });
-}
 
 /**
  * Median ms per variant over rounds × prompts: the derived model's own prefill, each pattern over

@@ -28,12 +28,14 @@ const parse = (key) => {
  * prefill — each at its held-out quality; they are kept, labelled, as a test of the mechanism.
  */
 export function profiledPairs(results) {
-  const trained = results.pairs.map((p) => {
+  const all = Array.isArray(results.pairs) ? results.pairs : Object.values(results.pairs);
+  const trained = all.map((p) => {
     const test = new Map((p.curve ?? []).map((c) => [c.pattern, c.test_loss]));
     return {
-      name: p.derived,
+      name: p.name ?? p.derived,
       base: p.base,
       kind: 'trained',
+      pairKind: p.kind === 'trained' ? 'base_full_ft' : p.kind,
       layers: p.layers,
       points: p.frontier.map((f) => ({
         key: f.pattern,
