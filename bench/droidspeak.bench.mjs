@@ -48,12 +48,14 @@ const TRAINED = quick
     }
   : {
       pairs: PAIRS.map((p) => p.name),
-      context: 2048,
+      // `--context N`: a shorter reused context where the machine has no time for 2,048 (the results record it).
+      context: Number(argOf('--context') ?? 2048),
       tail: 128,
       profileWindows: 4,
       testWindows: 16,
       latencyWindows: 2,
-      reps: 3,
+      // `--reps N`: more interleaved latency rounds where load makes the median noisy (the results record it).
+      reps: Number(argOf('--reps') ?? 3),
     };
 const PLANTED = quick
   ? {
@@ -232,7 +234,9 @@ function bestWithinTask(rows) {
 function previousPairs() {
   try {
     const prev = JSON.parse(readFileSync(join(root, 'bench/results/droidspeak.json'), 'utf8'));
-    return prev.quick || Array.isArray(prev.pairs) ? {} : prev.pairs;
+    if (prev.quick || Array.isArray(prev.pairs)) return {};
+    // Only pairs measured under this run's protocol (the same context length) are kept beside it.
+    return Object.fromEntries(Object.entries(prev.pairs).filter(([, p]) => p.profile?.context === TRAINED.context));
   } catch {
     return {};
   }
@@ -247,7 +251,8 @@ async function runPairs(names) {
     while (next < names.length) {
       const i = next++;
       const file = join(dir, `${i}.json`);
-      const args = [fileURLToPath(import.meta.url), '--pair-worker', names[i], '--out', file, ...(quick ? ['--quick'] : [])];
+      const pass = ['--context', '--reps'].flatMap((f) => (argOf(f) ? [f, argOf(f)] : []));
+      const args = [fileURLToPath(import.meta.url), '--pair-worker', names[i], '--out', file, ...(quick ? ['--quick'] : []), ...pass];
       const code = await new Promise((res) => spawn(process.execPath, args, { stdio: 'inherit' }).on('exit', res));
       if (code !== 0) throw new Error(`pair ${names[i]}: worker exited with ${code}`);
       out[i] = JSON.parse(readFileSync(file, 'utf8'));
@@ -284,8 +289,9 @@ if (worker) {
   process.exit(0);
 }
 // `--pairs a,b` measures only those and keeps the other pairs as the last full-protocol run measured them (each pair has its date).
-const kept = ONLY && !quick ? previousPairs() : {};
 const fresh = await runPairs(TRAINED.pairs.filter((n) => !ONLY || ONLY.includes(n)));
+// Read after the run, so two partial runs at once each keep what the other wrote when it finished first.
+const kept = ONLY && !quick ? previousPairs() : {};
 const trained = TRAINED.pairs.map((n) => fresh.find((r) => r.name === n) ?? kept[n]).filter(Boolean);
 for (const r of trained) {
   console.log(
