@@ -161,7 +161,7 @@ export const BENCHMARKS = {
     ],
   },
   droidspeak: {
-    what: "DroidSpeak cross-model KV reuse at engine level on pairs of the paper's four kinds (base → full fine-tune, full fine-tune ↔ full fine-tune, base → LoRA, LoRA ↔ LoRA; tools/train): plan profiled on the profile split, measured on held-out in-domain text (2,048-token contexts), base KV and E cache in host memory",
+    what: "DroidSpeak cross-model KV reuse at engine level on pairs of the paper's four kinds (base → full fine-tune, full fine-tune ↔ full fine-tune, base → LoRA, LoRA ↔ LoRA; tools/train): plan profiled on the profile split, measured on held-out in-domain text (each pair's context length in pairs.<name>.profile.context; 2,048 by default), base KV and E cache in host memory",
     keys: [
       {
         path: 'best_kind_speedup_at_1pct_top1',
