@@ -229,9 +229,12 @@ async function runPlanted(p) {
   }
 }
 
+const only = process.argv.includes('--pairs') ? process.argv[process.argv.indexOf('--pairs') + 1].split(',') : null;
 const rows = [];
-for (const p of quick ? profiled.pairs.slice(0, 1) : profiled.pairs) {
-  const r = await runTrained(p);
+// `--pairs a,b`: only those of droidspeak.json's pairs (by name), where the machine has no time for all.
+const chosen = profiled.pairs.filter((p) => !only || only.includes(p.name ?? p.derived));
+for (const p of quick ? chosen.slice(0, 1) : chosen) {
+  const r = { name: p.name ?? p.derived, kind: p.kind, ...(await runTrained(p)) };
   console.log(
     `${r.base} → ${r.derived}: plan ${r.profiled_pattern ? keyOf(r.profiled_pattern) : 'none (full prefill)'} own ${r.prefill_ms.full_prefill} ms · host tier ${r.prefill_ms.plan_host_tier} ms (${r.prefill_speedup_at_1pct}×) · ` +
       `peer ${r.prefill_ms.plan_from_peer} ms (${r.peer_prefill_speedup_at_1pct}×) · widened ${r.prefill_ms.widened_no_e_cache} ms · held-out loss ${r.quality_loss} KL ${r.mean_kl} · best within 1%: ${r.best_within_1pct_on_test.pattern} ${r.best_within_1pct_on_test.speedup}×`,
@@ -255,7 +258,7 @@ const result = {
   quick,
   engine: 'reference (CPU backend, fp32); KvStore host + SSD pools; ChunkTransfer gRPC on loopback',
   baseline: "the derived model's own ordinary prefill of the same prompt",
-  headline_pairs: rows.map((r) => `${r.base} → ${r.derived}`),
+  headline_pairs: rows.map((r) => r.name),
   prefill_speedup_at_1pct: weakest.prefill_speedup_at_1pct,
   quality_loss: Math.max(...rows.map((r) => r.quality_loss)),
   mean_kl: Math.max(...rows.map((r) => r.mean_kl)),
@@ -266,14 +269,14 @@ const result = {
   // The curve on the node path per pair, index = recomputed layers (0 = full reuse); the full prefill is 1× at no loss.
   curves: Object.fromEntries(
     rows.map((r) => [
-      r.derived,
+      r.name,
       {
         test_loss: r.curve.filter((c) => c.recomputed_layers < r.layers).map((c) => c.test_loss),
         speedup: r.curve.filter((c) => c.recomputed_layers < r.layers).map((c) => c.speedup),
       },
     ]),
   ),
-  kv_relative_drift_per_layer: Object.fromEntries(rows.map((r) => [r.derived, r.kv_relative_drift_per_layer])),
+  kv_relative_drift_per_layer: Object.fromEntries(rows.map((r) => [r.name, r.kv_relative_drift_per_layer])),
   pairs: rows,
   planted: {
     note: 'constructed pairs (attention bases of two layers rotated, 1% noise), random-byte prompts: a test of the profiler and the plan path, not a finding',

@@ -11,6 +11,7 @@ export function resolveWeights(m: string | ModelWeights): ModelWeights {
   if (isHfModelDir(m)) return loadHfModel(m);
   if (isLoraAdapterDir(m)) return loadLoraMerged(m);
   throw new Error(
-    `model ${m}: not a catalog id and not a model directory (config.json + safetensors) nor a LoRA adapter (adapter_config.json + adapter_model.safetensors)`,
+    `model ${m}: not a catalog id, a model directory (config.json + safetensors) ` +
+      'or a LoRA adapter directory (adapter_config.json + adapter_model.safetensors)',
   );
 }
