@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chunkKeys } from '@mnemo/kv-core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuBackend } from '../../test/test-backend.js';
@@ -101,6 +102,15 @@ describe('LoRA adapters (PEFT layout), merged into their base', () => {
     } finally {
       await engine.close();
     }
+  });
+
+  it("keys its KV apart from its base's: the merged model's own id names every chunk", () => {
+    const sut = loadLoraMerged(adapter('keyed', qvAdapter(13)));
+    const tokens = Array.from({ length: 600 }, (_, i) => i % 200);
+    const mine = chunkKeys(sut.config.id, 't', tokens);
+    const base = chunkKeys('base', 't', tokens);
+    expect(mine.length).toBe(base.length);
+    for (let i = 0; i < mine.length; i++) expect(Buffer.from(mine[i]!).equals(Buffer.from(base[i]!))).toBe(false);
   });
 
   it('a zero B (a freshly initialised adapter) is the base exactly', () => {
