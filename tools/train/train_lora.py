@@ -210,6 +210,39 @@ def merged_model(base_path, enc, tensors, r):
     return model
 
 
+def read_adapter(models_dir, name):
+    """An exported adapter's tensors (F32) and its config, as the engine reads them."""
+    d = os.path.join(models_dir, name)
+    with open(os.path.join(d, 'adapter_model.safetensors'), 'rb') as f:
+        n = struct.unpack('<Q', f.read(8))[0]
+        header = json.loads(f.read(n))
+        blob = f.read()
+    t = {}
+    for k, e in header.items():
+        if k != '__metadata__':
+            b, end = e['data_offsets']
+            t[k] = torch.frombuffer(bytearray(blob[b:end]), dtype=torch.float32).reshape(e['shape']).clone()
+    with open(os.path.join(d, 'adapter_config.json')) as f:
+        return t, json.load(f)
+
+
+@torch.no_grad()
+def reference_logits(a, models_dir, enc, name):
+    """A fixture the engine spec replays: the base's reference chat through the adapter merged
+    as the trainer merges it, last-position logits (reference-logits-lora.json)."""
+    with open(os.path.join(a.out, 'reference-logits.json')) as f:
+        ref = json.load(f)
+    tensors, cfg = read_adapter(models_dir, name)
+    assert cfg['lora_alpha'] == 2 * cfg['r']
+    model = merged_model(os.path.join(models_dir, 'fortune-base', 'model.safetensors'), enc, tensors, cfg['r'])
+    model.eval()
+    logits = model(torch.tensor([ref['tokens']]))[0, -1]
+    out = {**ref, 'model': name, 'last_logits': [round(float(v), 6) for v in logits]}
+    with open(os.path.join(a.out, 'reference-logits-lora.json'), 'w') as f:
+        json.dump(out, f)
+    log(f'{name}: wrote reference-logits-lora.json')
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--out', default=HERE)
@@ -219,6 +252,7 @@ def main():
     ap.add_argument('--point', help='run only this search point, rank:lr (e.g. 4:0.003), and checkpoint it')
     ap.add_argument('--ckpt', default='/work/ckpt/lora')
     ap.add_argument('--threads', type=int, default=2)
+    ap.add_argument('--reference-logits', metavar='NAME', help='only write reference-logits-lora.json for the exported adapter NAME')
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     os.makedirs(a.ckpt, exist_ok=True)
@@ -228,6 +262,8 @@ def main():
     models_dir = os.path.join(a.out, 'models')
     base_path = os.path.join(models_dir, 'fortune-base', 'model.safetensors')
     enc = Encoder(Bpe.from_tokenizer_json(os.path.join(models_dir, 'fortune-base', 'tokenizer.json')))
+    if a.reference_logits:
+        return reference_logits(a, models_dir, enc, a.reference_logits)
     splits = build_splits(a.seed)
     cats = {**ADAPTERS, f'fortune-lora-{EXTRA_CATEGORY}': EXTRA_CATEGORY}
     base_model = load_base(base_path, enc.bpe.vocab_size)

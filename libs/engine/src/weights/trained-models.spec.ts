@@ -117,6 +117,24 @@ describe('trained fortune models', () => {
       }
     });
 
+    const fixture = join(TRAIN, 'reference-logits-lora.json');
+    const ref = JSON.parse(readFileSync(fixture, 'utf8')) as ReferenceLogits;
+    // The fixture holds one adapter's logits (tools/train/train_lora.py --reference-logits NAME).
+    if (ref.model === name)
+      it("reproduces the trainer's logits with the adapter merged (fp32 merge, within 1e-4)", async () => {
+        const sut = new ReferenceEngine(cpuBackend(), [merged], 16);
+        try {
+          sut.openSequence('s', name, { temperature: 0, topP: 1, seed: 0 });
+          const [r] = await sut.step([{ seqId: 's', tokens: ref.tokens }]);
+          let worst = 0;
+          for (let i = 0; i < ref.last_logits.length; i++) worst = Math.max(worst, Math.abs(r!.logits[i]! - ref.last_logits[i]!));
+          expect(r!.logits.length).toBe(ref.last_logits.length);
+          expect(worst).toBeLessThan(1e-4);
+        } finally {
+          await sut.close();
+        }
+      });
+
     it('answers a chat prompt differently from its base', async () => {
       const sut = new ReferenceEngine(cpuBackend(), [base, merged], 16);
       try {
