@@ -25,6 +25,7 @@ import { planReuse, withoutTransition } from '@mnemo/kv-core';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
 import { median, round } from './lib/figures.mjs';
 import { slidingWindows, splitTokens } from './lib/droidspeak.pairs.mjs';
+import { kvDrift } from './lib/droidspeak.profile.mjs';
 import {
   basePrefill,
   CHUNK,
@@ -50,35 +51,6 @@ const parse = (key) => {
   return { r1, u1, r2 };
 };
 const keyOf = (p) => `${p.r1}-${p.u1}-${p.r2}`;
-
-/** Each model's KV of `tokens`, per layer. */
-async function kvOf(engine, model, tokens) {
-  const L = engine.modelConfig(model).layers;
-  const id = `kv-${model}-${Math.random().toString(36).slice(2)}`;
-  engine.openSequence(id, model, { temperature: 0, topP: 1, seed: 0 });
-  try {
-    await engine.step([{ seqId: id, tokens, logits: 'none' }]);
-    return Array.from({ length: L }, (_, l) =>
-      engine.exportKv(id, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: tokens.length }),
-    );
-  } finally {
-    engine.release(id);
-  }
-}
-
-/** Why a layer's KV can or cannot be reused: ‖KV_derived − KV_base‖ / ‖KV_derived‖ per layer on the same tokens. */
-async function kvDrift(engine, base, derived, tokens) {
-  const [b, d] = [await kvOf(engine, base, tokens), await kvOf(engine, derived, tokens)];
-  return d.map((dl, l) => {
-    let num = 0;
-    let den = 0;
-    for (let i = 0; i < dl.length; i++) {
-      num += (dl[i] - b[l][i]) ** 2;
-      den += dl[i] ** 2;
-    }
-    return round(Math.sqrt(num / den), 3);
-  });
-}
 
 /**
  * Median ms per variant over rounds × prompts: the derived model's own prefill, each pattern over
@@ -257,9 +229,12 @@ async function runPlanted(p) {
   }
 }
 
+const only = process.argv.includes('--pairs') ? process.argv[process.argv.indexOf('--pairs') + 1].split(',') : null;
 const rows = [];
-for (const p of quick ? profiled.pairs.slice(0, 1) : profiled.pairs) {
-  const r = await runTrained(p);
+// `--pairs a,b`: only those of droidspeak.json's pairs (by name), where the machine has no time for all.
+const chosen = profiled.pairs.filter((p) => !only || only.includes(p.name ?? p.derived));
+for (const p of quick ? chosen.slice(0, 1) : chosen) {
+  const r = { name: p.name ?? p.derived, kind: p.kind, ...(await runTrained(p)) };
   console.log(
     `${r.base} → ${r.derived}: plan ${r.profiled_pattern ? keyOf(r.profiled_pattern) : 'none (full prefill)'} own ${r.prefill_ms.full_prefill} ms · host tier ${r.prefill_ms.plan_host_tier} ms (${r.prefill_speedup_at_1pct}×) · ` +
       `peer ${r.prefill_ms.plan_from_peer} ms (${r.peer_prefill_speedup_at_1pct}×) · widened ${r.prefill_ms.widened_no_e_cache} ms · held-out loss ${r.quality_loss} KL ${r.mean_kl} · best within 1%: ${r.best_within_1pct_on_test.pattern} ${r.best_within_1pct_on_test.speedup}×`,
@@ -283,7 +258,7 @@ const result = {
   quick,
   engine: 'reference (CPU backend, fp32); KvStore host + SSD pools; ChunkTransfer gRPC on loopback',
   baseline: "the derived model's own ordinary prefill of the same prompt",
-  headline_pairs: rows.map((r) => `${r.base} → ${r.derived}`),
+  headline_pairs: rows.map((r) => r.name),
   prefill_speedup_at_1pct: weakest.prefill_speedup_at_1pct,
   quality_loss: Math.max(...rows.map((r) => r.quality_loss)),
   mean_kl: Math.max(...rows.map((r) => r.mean_kl)),
@@ -294,14 +269,14 @@ const result = {
   // The curve on the node path per pair, index = recomputed layers (0 = full reuse); the full prefill is 1× at no loss.
   curves: Object.fromEntries(
     rows.map((r) => [
-      r.derived,
+      r.name,
       {
         test_loss: r.curve.filter((c) => c.recomputed_layers < r.layers).map((c) => c.test_loss),
         speedup: r.curve.filter((c) => c.recomputed_layers < r.layers).map((c) => c.speedup),
       },
     ]),
   ),
-  kv_relative_drift_per_layer: Object.fromEntries(rows.map((r) => [r.derived, r.kv_relative_drift_per_layer])),
+  kv_relative_drift_per_layer: Object.fromEntries(rows.map((r) => [r.name, r.kv_relative_drift_per_layer])),
   pairs: rows,
   planted: {
     note: 'constructed pairs (attention bases of two layers rotated, 1% noise), random-byte prompts: a test of the profiler and the plan path, not a finding',

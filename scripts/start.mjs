@@ -124,10 +124,9 @@ async function main() {
     await ops(9480),
   ];
   const defaultModel = await resolveDefaultModel();
-  // Every node serves the default model first, the synthetic mnemo-tiny (tests, benchmarks) and the other trained models.
-  const trained = ['fortune-base', 'fortune-computers', 'fortune-songs']
-    .map((m) => join(root, 'tools/train/models', m))
-    .filter((d) => existsSync(join(d, 'config.json')));
+  // Every node serves the default model first, the synthetic mnemo-tiny (tests, benchmarks) and the other trained models
+  // (the LoRA adapters merged into fortune-base as they load).
+  const trained = TRAINED_MODELS.map((m) => join(root, 'tools/train/models', m)).filter(isModelDir);
   // Nodes give each other KV only with this shared token (node ↔ node gRPC).
   const peerToken = { NODE_PEER_TOKEN: env.NODE_PEER_TOKEN || randomBytes(18).toString('base64url') };
   // The indexer API answers only to a key: an admin one generated per run unless given.
@@ -271,6 +270,21 @@ function relay(name, line) {
   process.stdout.write(`${tag}| ${color}${String(level ?? '').padEnd(5)}\x1b[0m ${String(msg ?? '')}${fields ? ' ' + fields : ''}\n`);
 }
 
+/** The models tools/train trained: full models, then LoRA adapters of fortune-base. */
+const TRAINED_MODELS = [
+  'fortune-base',
+  'fortune-computers',
+  'fortune-songs',
+  'fortune-lora-computers',
+  'fortune-lora-songs',
+  'fortune-lora-definitions',
+];
+
+/** A model directory (config.json) or a LoRA adapter directory (adapter_config.json), as the engine loads them. */
+function isModelDir(dir) {
+  return existsSync(join(dir, 'config.json')) || existsSync(join(dir, 'adapter_config.json'));
+}
+
 /**
  * MNEMO_DEFAULT_MODEL (default fortune-base), checked before anything starts: the name of a
  * model directory in tools/train/models, or a synthetic catalog id. `served` is what goes in
@@ -281,7 +295,7 @@ async function resolveDefaultModel() {
   const id = env.MNEMO_DEFAULT_MODEL?.trim() || 'fortune-base';
   const dir = join(root, 'tools/train/models', id);
   const { isSyntheticModel } = await import('../libs/engine/dist/model/model.catalog.js');
-  const served = /^[\w.-]+$/.test(id) && existsSync(join(dir, 'config.json')) ? dir : isSyntheticModel(id) ? id : null;
+  const served = /^[\w.-]+$/.test(id) && isModelDir(dir) ? dir : isSyntheticModel(id) ? id : null;
   if (served === null)
     throw new Error(`MNEMO_DEFAULT_MODEL=${JSON.stringify(id)}: neither a model in tools/train/models nor a synthetic catalog id`);
   if (env.NODE_MODELS) {

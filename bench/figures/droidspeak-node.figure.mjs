@@ -8,7 +8,7 @@ export function figure(r) {
     p.curve
       .filter((c) => c.recomputed_layers < p.layers)
       .map((c) => ({
-        pair: p.derived,
+        pair: p.name ?? p.derived,
         plan: `recompute ${c.recomputed_layers} of ${p.layers}`,
         speedup: c.speedup,
         label: `${c.pattern}: ${c.speedup}×, loss ${(c.test_loss * 100).toFixed(1)}%`,

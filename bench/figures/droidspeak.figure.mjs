@@ -4,9 +4,10 @@
 import { figureSpec, PALETTE } from '../lib/plot.mjs';
 
 export function figure(r) {
-  const rows = r.pairs.flatMap((p) =>
+  const pairs = Array.isArray(r.pairs) ? r.pairs : Object.values(r.pairs);
+  const rows = pairs.flatMap((p) =>
     p.curve.map((c) => ({
-      pair: `${p.derived} (base ${p.base})`,
+      pair: p.name ? `${p.name} (${p.kind})` : `${p.derived} (base ${p.base})`,
       recomputed: c.recomputed_layers,
       loss: c.test_loss,
       speedup: c.speedup,
@@ -20,8 +21,8 @@ export function figure(r) {
   };
   return figureSpec(
     [
-      'DroidSpeak on the trained pairs: speedup against held-out loss',
-      `one point per number of recomputed layers (label), of ${r.pairs[0]?.layers}; dashed: the ${(r.max_quality_loss * 100).toFixed(0)}% floor`,
+      'DroidSpeak on the trained pairs: speedup against held-out top-1 loss',
+      `one point per number of recomputed layers (label), of ${pairs[0]?.layers}; dashed: the ${(r.max_quality_loss * 100).toFixed(0)}% floor`,
     ],
     {
       data: { values: rows },

@@ -4,13 +4,57 @@
 // the text that comes next (scored, teacher-forced, against the derived model's own top-1).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadTokenizerDir } from '@mnemo/engine';
+import { adapterBaseDir, loadTokenizerDir } from '@mnemo/engine';
 import { patternKey, recomputedLayers } from '@mnemo/kv-core';
 
 const MODELS = 'tools/train/models';
 const SPLITS = 'tools/train/splits';
 export const TRAINED_BASE = 'fortune-base';
 export const TRAINED_DERIVED = ['fortune-computers', 'fortune-songs'];
+
+/**
+ * The pair kinds of the DroidSpeak paper's Table 1, on the models tools/train trained. `base` is
+ * the model whose KV is reused, `derived` the one that serves the request; `split` names the
+ * held-out text of the derived model's own domain (a LoRA of a category shares the full
+ * fine-tune's splits of that category). Nothing here was chosen for the reuse it allows: every
+ * model's hyper-parameters come from its own validation loss (tools/train/TRAINING.json).
+ */
+export const PAIRS = [
+  { name: 'base→computers', kind: 'base_full_ft', base: 'fortune-base', derived: 'fortune-computers', split: 'fortune-computers' },
+  { name: 'base→songs', kind: 'base_full_ft', base: 'fortune-base', derived: 'fortune-songs', split: 'fortune-songs' },
+  { name: 'computers→songs', kind: 'full_ft_pair', base: 'fortune-computers', derived: 'fortune-songs', split: 'fortune-songs' },
+  { name: 'base→lora-computers', kind: 'base_lora', base: 'fortune-base', derived: 'fortune-lora-computers', split: 'fortune-computers' },
+  { name: 'base→lora-songs', kind: 'base_lora', base: 'fortune-base', derived: 'fortune-lora-songs', split: 'fortune-songs' },
+  {
+    name: 'base→lora-definitions',
+    kind: 'base_lora',
+    base: 'fortune-base',
+    derived: 'fortune-lora-definitions',
+    split: 'fortune-lora-definitions',
+  },
+  {
+    name: 'lora-computers→lora-songs',
+    kind: 'lora_pair',
+    base: 'fortune-lora-computers',
+    derived: 'fortune-lora-songs',
+    split: 'fortune-songs',
+  },
+];
+export const PAIR_KINDS = ['base_full_ft', 'full_ft_pair', 'base_lora', 'lora_pair'];
+
+/** A pair of PAIRS as model directories and the paths of its derived model's profile and test splits. */
+export function pairPaths(root, pair) {
+  const dir = (m) => join(root, MODELS, m);
+  for (const m of [pair.base, pair.derived])
+    if (!existsSync(join(dir(m), 'tokenizer.json'))) throw new Error(`${dir(m)}: no trained model (see tools/train/README.md)`);
+  return {
+    ...pair,
+    base: dir(pair.base),
+    derived: dir(pair.derived),
+    profileSplit: join(root, SPLITS, `${pair.split}.profile.txt`),
+    testSplit: join(root, SPLITS, `${pair.split}.test.txt`),
+  };
+}
 
 /** The trained pairs: model directories and the paths of each fine-tune's profile and test splits. */
 export function trainedPairs(root, only = TRAINED_DERIVED) {
@@ -30,7 +74,9 @@ export function trainedPairs(root, only = TRAINED_DERIVED) {
  */
 export function splitTokens(modelDir, splitPath) {
   const tokenizer = loadTokenizerDir(modelDir);
-  const bos = JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8')).bos_token_id;
+  // An adapter directory has no config.json: the bos id is its base's.
+  const configDir = existsSync(join(modelDir, 'config.json')) ? modelDir : adapterBaseDir(modelDir);
+  const bos = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).bos_token_id;
   const texts = readFileSync(splitPath, 'utf8')
     .split('\n%\n')
     .map((t) => t.replace(/\n+$/, ''))

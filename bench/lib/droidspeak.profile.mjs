@@ -4,14 +4,18 @@
 // dataset the chosen plan, the best profiled plan per number of recomputed layers (the
 // speed/quality curve), full reuse and full prefill. Base KV and E caches sit in host memory.
 import { PairEvaluator } from '@mnemo/engine';
-import { choosePlan, paretoFrontier, patternGrid, patternKey, reusesNothing } from '@mnemo/kv-core';
+import { choosePlan, paretoFrontier, patternGrid, patternKey, QUALITY_METRICS, reusesNothing } from '@mnemo/kv-core';
 import { median, round } from './figures.mjs';
 import { curvePatterns } from './droidspeak.pairs.mjs';
 
 const GREEDY = { temperature: 0, topP: 1, seed: 0 };
 let seq = 0;
 
-/** Profiles the grid on `set` ({prompts, continuations?}); returns every measure, the frontier and the chosen plan (null: none within the floor). */
+/**
+ * Profiles the grid on `set` ({prompts, continuations?}); returns every measure, the top-1
+ * frontier and the chosen plan (null: none within the floor), and per quality metric (`top1`,
+ * `task`) its frontier and chosen plan under `byMetric`.
+ */
 export async function profilePair(engine, base, derived, set, { maxLoss, continuation = 16 }) {
   const t0 = performance.now();
   const ev = new PairEvaluator(engine, base, derived, continuation);
@@ -20,23 +24,27 @@ export async function profilePair(engine, base, derived, set, { maxLoss, continu
   for (const p of patternGrid(ev.layers)) measured.push(await ev.evaluate(p));
   const positions = ev.scoredPositions;
   ev.close();
-  const frontier = paretoFrontier(
-    measured.map((m) => ({
-      pattern: m.pattern,
-      quality: m.top1Agreement,
-      meanKl: m.meanKl,
-      recomputedLayers: m.recomputedLayers,
-      eCacheBytesPerToken: m.eCacheBytesPerToken,
-      prefillMs: m.prefillMs,
-    })),
-  );
-  const choice = choosePlan(frontier, { maxQualityLoss: maxLoss, load: 0 });
-  // A chosen plan that recomputes every layer is a full prefill: no plan.
-  const chosen = choice && !reusesNothing(choice.point.pattern, ev.layers) ? choice.point.pattern : null;
-  return { measured, frontier, chosen, positions, seconds: (performance.now() - t0) / 1000 };
+  const points = measured.map((m) => ({
+    pattern: m.pattern,
+    quality: m.top1Agreement,
+    meanKl: m.meanKl,
+    taskLoss: m.taskLoss,
+    recomputedLayers: m.recomputedLayers,
+    eCacheBytesPerToken: m.eCacheBytesPerToken,
+    prefillMs: m.prefillMs,
+  }));
+  const byMetric = {};
+  for (const metric of QUALITY_METRICS) {
+    const frontier = paretoFrontier(points, metric);
+    const choice = choosePlan(frontier, { maxQualityLoss: maxLoss, load: 0, qualityMetric: metric });
+    // A chosen plan that recomputes every layer is a full prefill: no plan.
+    byMetric[metric] = { frontier, chosen: choice && !reusesNothing(choice.point.pattern, ev.layers) ? choice.point.pattern : null };
+  }
+  const { frontier, chosen } = byMetric.top1;
+  return { measured, frontier, chosen, byMetric, positions, seconds: (performance.now() - t0) / 1000 };
 }
 
-/** Quality of each pattern on the held-out `set`: {key → {loss, kl, recomputed}} and the scored positions. */
+/** Quality of each pattern on the held-out `set`: {key → {loss (1 − top-1), kl, task (task loss), recomputed}} and the scored positions. */
 export async function testPatterns(engine, base, derived, set, patterns, { continuation = 16 } = {}) {
   const ev = new PairEvaluator(engine, base, derived, continuation);
   await ev.prepare(set.prompts, set.continuations);
@@ -45,7 +53,7 @@ export async function testPatterns(engine, base, derived, set, patterns, { conti
     const key = patternKey(p);
     if (out[key]) continue;
     const m = await ev.evaluate(p);
-    out[key] = { loss: round(1 - m.top1Agreement, 4), kl: round(m.meanKl, 5), recomputed: m.recomputedLayers };
+    out[key] = { loss: round(1 - m.top1Agreement, 4), kl: round(m.meanKl, 5), task: round(m.taskLoss, 5), recomputed: m.recomputedLayers };
   }
   const positions = ev.scoredPositions;
   ev.close();
@@ -108,7 +116,9 @@ export function curveRows(profile, test, latency, layers) {
     recomputed_layers: recomputed,
     pattern: key,
     profile_loss: round(1 - byKey.get(key).top1Agreement, 4),
+    profile_task_loss: round(byKey.get(key).taskLoss, 5),
     test_loss: test.quality[key].loss,
+    test_task_loss: test.quality[key].task,
     test_kl: test.quality[key].kl,
     prefill_ms: latency?.planMs(pattern),
     speedup: latency?.speedup(pattern),
@@ -122,4 +132,33 @@ export function bestWithin(curve, maxLoss) {
     (a, b) => (b.speedup > a.speedup ? b : a),
     ok.at(-1) ?? { pattern: 'full prefill', speedup: 1, test_loss: 0, test_kl: 0 },
   );
+}
+
+/** Each model's KV of `tokens`, per layer. */
+export async function kvOf(engine, model, tokens) {
+  const L = engine.modelConfig(model).layers;
+  const id = `kv-${seq++}`;
+  engine.openSequence(id, model, GREEDY);
+  try {
+    await engine.step([{ seqId: id, tokens, logits: 'none' }]);
+    return Array.from({ length: L }, (_, l) =>
+      engine.exportKv(id, { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: tokens.length }),
+    );
+  } finally {
+    engine.release(id);
+  }
+}
+
+/** Why a layer's KV can or cannot be reused: ‖KV_derived − KV_base‖ / ‖KV_derived‖ per layer on the same tokens. */
+export async function kvDrift(engine, base, derived, tokens) {
+  const [b, d] = [await kvOf(engine, base, tokens), await kvOf(engine, derived, tokens)];
+  return d.map((dl, l) => {
+    let num = 0;
+    let den = 0;
+    for (let i = 0; i < dl.length; i++) {
+      num += (dl[i] - b[l][i]) ** 2;
+      den += dl[i] ** 2;
+    }
+    return round(Math.sqrt(num / den), 3);
+  });
 }

@@ -9,5 +9,7 @@ export function loadProfiledPlans(root) {
     console.error('needs bench/results/droidspeak.json (the profiler-chosen plans): run `npm run bench -- droidspeak` first');
     process.exit(2);
   }
-  return JSON.parse(readFileSync(source, 'utf8'));
+  const json = JSON.parse(readFileSync(source, 'utf8'));
+  // `pairs` is keyed by pair name; the node benches walk them in order (older results: an array).
+  return { ...json, pairs: Array.isArray(json.pairs) ? json.pairs : Object.values(json.pairs) };
 }

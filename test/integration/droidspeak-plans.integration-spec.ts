@@ -8,6 +8,7 @@ import {
   RegisterModelRequestSchema,
   Subjects,
 } from '@mnemo/proto';
+import { choosePlan } from '@mnemo/kv-core';
 import { systemClock } from '@mnemo/service-kit';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import { ReusePlanCache } from '../../apps/node-manager/src/droidspeak/reuse-plan.cache.js';
@@ -98,6 +99,23 @@ describe('DroidSpeak plan service', () => {
     while (sut.peek(BASE, DERIVED)?.jobId !== second && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(sut.peek(BASE, DERIVED)?.jobId).toBe(second);
   }, 180_000);
+
+  it("stores every pattern's task loss and answers under the metric the request names (top1 by default)", async () => {
+    const reply = await ask({ base: BASE, derived: DERIVED, maxQualityLoss: 0.01 });
+    // Every stored point carries a task loss; the frontier holds both metrics' frontiers.
+    expect(reply.frontier.every((p) => typeof p.taskLoss === 'number')).toBe(true);
+    const task = await ask({ base: BASE, derived: DERIVED, maxQualityLoss: 0.01, qualityMetric: 'task' });
+    expect(task.error).toBeUndefined();
+    expect(task.plan!.taskLoss!).toBeLessThanOrEqual(0.01 + 1e-9);
+    const plain = (p: { r1: number; u1: number; r2: number }) => ({ r1: p.r1, u1: p.u1, r2: p.r2 });
+    const frontier = reply.frontier.map((p) => ({ ...p, pattern: plain(p.pattern!), taskLoss: p.taskLoss! }));
+    const want = choosePlan(frontier, { maxQualityLoss: 0.01, load: 0, qualityMetric: 'task' });
+    expect(plain(task.plan!.pattern!)).toEqual(want!.point.pattern);
+    const cached = await sut.plan(BASE, DERIVED, { maxQualityLoss: 0.01, load: 0, qualityMetric: 'task' });
+    expect(cached!.point.pattern).toEqual(want!.point.pattern);
+    const bad = await ask({ base: BASE, derived: DERIVED, qualityMetric: 'bleu' });
+    expect(bad.error?.code).toBe('invalid_request');
+  }, 60_000);
 
   it('cachedPlan never waits on the profiler: undefined until the frontier is here, then the plan; null for a pair with no profile', async () => {
     const fresh = new ReusePlanCache(nc, systemClock, { requestTimeoutMs: 10_000, missTtlMs: 60_000 });

@@ -28,17 +28,22 @@ const parse = (key) => {
  * prefill — each at its held-out quality; they are kept, labelled, as a test of the mechanism.
  */
 export function profiledPairs(results) {
-  const trained = results.pairs.map((p) => {
+  const all = Array.isArray(results.pairs) ? results.pairs : Object.values(results.pairs);
+  const trained = all.map((p) => {
     const test = new Map((p.curve ?? []).map((c) => [c.pattern, c.test_loss]));
+    // Both metrics' frontiers (older results: the top-1 frontier alone), each point once.
+    const points = new Map([...p.frontier, ...(p.task_frontier ?? [])].map((f) => [f.pattern, f]));
     return {
-      name: p.derived,
+      name: p.name ?? p.derived,
       base: p.base,
       kind: 'trained',
+      pairKind: p.kind === 'trained' ? 'base_full_ft' : p.kind,
       layers: p.layers,
-      points: p.frontier.map((f) => ({
+      points: [...points.values()].map((f) => ({
         key: f.pattern,
         pattern: parse(f.pattern),
         quality: f.quality,
+        ...(f.task_loss !== undefined ? { taskLoss: f.task_loss } : {}),
         testLoss: test.get(f.pattern) ?? null,
       })),
     };
@@ -79,6 +84,7 @@ export function targetFrontier(pair, compute, link, context, question) {
     return {
       pattern,
       quality: pt.quality,
+      ...(pt.taskLoss !== undefined ? { taskLoss: pt.taskLoss } : {}),
       meanKl: 0,
       recomputedLayers: c.recomputed,
       eCacheBytesPerToken: pattern.r1 < pattern.u1 && pattern.u1 < L ? eCacheBytesPerToken(compute.model) : 0,

@@ -75,11 +75,25 @@ export interface DroidspeakKeys {
   fetch_share_of_prefill_half_plan_max: number;
   half_plans: Record<string, string>;
   slo_sensitivity: Record<string, number>;
+  /** Per pair kind of the paper's Table 1 (base_full_ft, full_ft_pair, base_lora, lora_pair). */
+  by_kind: Record<
+    string,
+    {
+      pairs: string[];
+      throughput_vs_full_prefill_at_slo: number;
+      best_throughput_vs_full_prefill_at_slo: number;
+      test_loss_at_slo: number;
+      task_floor_throughput_vs_full_prefill_at_slo: number | null;
+      task_floor_best_throughput_vs_full_prefill_at_slo: number | null;
+    }
+  >;
+  best_kind_throughput_vs_full_prefill_at_slo: number;
   by_pair: Record<
     string,
     {
       full_prefill_throughput_at_slo: number;
       full_reuse: FloorRow;
+      at_task_floor: FloorRow | null;
       by_floor: Record<string, FloorRow>;
       by_floor_cheapest: Record<string, FloorRow>;
       by_floor_budget_left: Record<string, FloorRow>;

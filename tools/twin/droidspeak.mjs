@@ -155,6 +155,15 @@ export function configurations(pair, frontier, s, sloMs) {
     configs[`mnemo-fixed-budget@${f * 100}%`] = { kind: 'chosen', frontier, maxQualityLoss: f, latencyBudgetMs: sloMs, ignoreWait: true };
     configs[`mnemo-cheapest@${f * 100}%`] = { kind: 'chosen', frontier, maxQualityLoss: f };
   }
+  // The paper's kind of quality: the floor held on task loss (the profile's relative increase of the derived model's held-out loss).
+  if (frontier.some((p) => p.taskLoss !== undefined))
+    configs[`mnemo-task@${s.headlineFloor * 100}%`] = {
+      kind: 'chosen',
+      frontier,
+      maxQualityLoss: s.headlineFloor,
+      latencyBudgetMs: sloMs,
+      qualityMetric: 'task',
+    };
   return configs;
 }
 
@@ -237,9 +246,11 @@ function pairKeys(r, s) {
       recomputed_layers: c.at_slo.recomputed_layers_mean ?? null,
     };
   };
+  const task = `mnemo-task@${s.headlineFloor * 100}%`;
   return {
     full_prefill_throughput_at_slo: base,
     full_reuse: row('full-reuse'),
+    at_task_floor: r.configs[task] ? row(task) : null,
     by_floor: Object.fromEntries(s.floors.map((f) => [floorKey(f), row(`mnemo@${f * 100}%`)])),
     by_floor_cheapest: Object.fromEntries(s.floors.map((f) => [floorKey(f), row(`mnemo-cheapest@${f * 100}%`)])),
     by_floor_fixed_budget: Object.fromEntries(s.floors.map((f) => [floorKey(f), row(`mnemo-fixed-budget@${f * 100}%`)])),
@@ -275,17 +286,15 @@ export function droidspeakExperiment({ s = DROIDSPEAK_SETUP, results = readProfi
   const half = trained.map((n) => fetch[n].reduce((a, b) => (Math.abs(b.recomputed - L / 2) < Math.abs(a.recomputed - L / 2) ? b : a)));
   const floorRows = (k) =>
     Object.fromEntries(
-      s.floors
-        .map(floorKey)
-        .map((f) => [
-          f,
-          {
-            throughput_vs_full_prefill_at_slo: avg((n) => keysBy[n][k][f].throughput_vs_full_prefill_at_slo),
-            quality_loss: avg((n) => keysBy[n][k][f].quality_loss),
-            test_loss: trained.every((n) => keysBy[n][k][f].test_loss !== null) ? avg((n) => keysBy[n][k][f].test_loss) : null,
-            recomputed_layers: avg((n) => keysBy[n][k][f].recomputed_layers),
-          },
-        ]),
+      s.floors.map(floorKey).map((f) => [
+        f,
+        {
+          throughput_vs_full_prefill_at_slo: avg((n) => keysBy[n][k][f].throughput_vs_full_prefill_at_slo),
+          quality_loss: avg((n) => keysBy[n][k][f].quality_loss),
+          test_loss: trained.every((n) => keysBy[n][k][f].test_loss !== null) ? avg((n) => keysBy[n][k][f].test_loss) : null,
+          recomputed_layers: avg((n) => keysBy[n][k][f].recomputed_layers),
+        },
+      ]),
     );
   const byFloor = floorRows('by_floor');
   const byFloorCheapest = floorRows('by_floor_cheapest');
@@ -312,6 +321,10 @@ export function droidspeakExperiment({ s = DROIDSPEAK_SETUP, results = readProfi
     fetch_share_of_prefill_half_plan_max: Math.max(...half.map((h) => h.max_fetch_share)),
     half_plans: Object.fromEntries(trained.map((n, i) => [n, half[i].pattern])),
     slo_sensitivity: Object.fromEntries(s.sloSensitivity.map((k) => [k, avg((n) => keysBy[n].slo_sensitivity[k])])),
+    by_kind: byKind(pairs, keysBy, head),
+    best_kind_throughput_vs_full_prefill_at_slo: Math.max(
+      ...Object.values(byKind(pairs, keysBy, head)).map((k) => k.best_throughput_vs_full_prefill_at_slo),
+    ),
     by_pair: keysBy,
     constructed_throughput_vs_full_prefill_at_slo: constructed
       ? constructed.by_floor[floorKey(s.headlineFloor)].throughput_vs_full_prefill_at_slo
@@ -330,6 +343,29 @@ export function droidspeakExperiment({ s = DROIDSPEAK_SETUP, results = readProfi
     runs,
     fetch_shares: fetch,
   };
+}
+
+/** Per pair kind of the paper's Table 1: its pairs' mean and best throughput at the headline floor, top-1 and task metric. */
+function byKind(pairs, keysBy, head) {
+  const kinds = [...new Set(pairs.filter((p) => p.kind === 'trained').map((p) => p.pairKind))];
+  return Object.fromEntries(
+    kinds.map((k) => {
+      const names = pairs.filter((p) => p.kind === 'trained' && p.pairKind === k).map((p) => p.name);
+      const tput = names.map((n) => head(n).throughput_vs_full_prefill_at_slo);
+      const task = names.map((n) => keysBy[n].at_task_floor?.throughput_vs_full_prefill_at_slo ?? null);
+      return [
+        k,
+        {
+          pairs: names,
+          throughput_vs_full_prefill_at_slo: round(mean(tput), 3),
+          best_throughput_vs_full_prefill_at_slo: Math.max(...tput),
+          test_loss_at_slo: round(mean(names.map((n) => head(n).test_loss ?? 0)), 4),
+          task_floor_throughput_vs_full_prefill_at_slo: task.every((t) => t !== null) ? round(mean(task), 3) : null,
+          task_floor_best_throughput_vs_full_prefill_at_slo: task.every((t) => t !== null) ? Math.max(...task) : null,
+        },
+      ];
+    }),
+  );
 }
 
 function hardwareSummary(s) {

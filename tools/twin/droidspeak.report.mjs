@@ -7,7 +7,7 @@ import { profiledPairs, readProfiles } from './droidspeak-profiles.mjs';
 
 export async function runDroidspeak({ s = DROIDSPEAK_SETUP, results = readProfiles() } = {}) {
   const pairs = profiledPairs(results).filter((p) => p.kind === 'trained' || p.name === s.constructed).length;
-  const configs = 2 + 3 * s.floors.length;
+  const configs = 3 + 3 * s.floors.length;
   const total = pairs * configs + 6;
   // Without a terminal (a log file), the bar prints a line every 30 s instead of redrawing.
   const bar = new cliProgress.SingleBar(

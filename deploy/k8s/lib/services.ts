@@ -32,8 +32,15 @@ export const PORTS = {
   nodeOps: 9411,
   nodeGrpc: 50061,
 };
-/** The trained models inside the image, the default first (scripts/start.mjs serves the same). */
-export const MODEL_DIRS = ['fortune-base', 'fortune-computers', 'fortune-songs'].map((m) => `/app/tools/train/models/${m}`);
+/** The trained models inside the image, the default first (scripts/start.mjs serves the same; the LoRA adapters load merged into fortune-base). */
+export const MODEL_DIRS = [
+  'fortune-base',
+  'fortune-computers',
+  'fortune-songs',
+  'fortune-lora-computers',
+  'fortune-lora-songs',
+  'fortune-lora-definitions',
+].map((m) => `/app/tools/train/models/${m}`);
 export const DEFAULT_MODEL = 'fortune-base';
 
 /** What sets one Mnemo service's Deployment apart. */

@@ -12,6 +12,7 @@ export * from './weights/synthetic-weights.generator.js';
 export * from './weights/safetensors.format.js';
 export * from './weights/hf-config.parser.js';
 export * from './weights/hf-model.loader.js';
+export * from './weights/lora-adapter.loader.js';
 export * from './tokenizer/bpe.tokenizer.js';
 export * from './tokenizer/tokenizer.loader.js';
 export * from './tokenizer/tokenizer.bundle.js';

@@ -339,6 +339,10 @@ export const nodeManagerSchema = {
     type: 'list',
     doc: "DroidSpeak: extra derived=base pairs (model directories); the synthetic catalog's derived models know their base",
   },
+  NODE_DROIDSPEAK_QUALITY_METRICS: {
+    type: 'list',
+    doc: "DroidSpeak: per pair, derived=top1|task, the metric the floor holds on: top1 (default) — 1 − top-1 agreement with the derived model's own prediction; task — the relative increase of its held-out loss on its own domain (docs/droidspeak.md)",
+  },
   NODE_KV_EVENTS_MS: {
     type: 'int',
     doc: 'KV events (what the node holds, per tier) are batched and published this often',

@@ -18,11 +18,12 @@ const LAYERS = 8;
 const TOKENS = Array.from({ length: 600 }, (_, i) => (i * 7 + 3) % 200);
 const REACH = 512;
 
-function pt(r2: number, quality: number, prefillMs: number): ProfiledPattern {
-  return { pattern: { r1: 0, u1: 0, r2 }, quality, meanKl: 1 - quality, recomputedLayers: r2, eCacheBytesPerToken: 0, prefillMs };
+function pt(r2: number, quality: number, prefillMs: number, taskLoss: number): ProfiledPattern {
+  return { pattern: { r1: 0, u1: 0, r2 }, quality, meanKl: 1 - quality, recomputedLayers: r2, eCacheBytesPerToken: 0, prefillMs, taskLoss };
 }
 // Cheapest first; within a 1% floor a fresh idle request with a 9 ms budget fits 0-0-6 (8 ms).
-const FRONTIER = [pt(2, 0.99, 3), pt(6, 0.999, 8), pt(LAYERS, 1, 10)];
+// Full reuse is far off on top-1 but within 1% on task loss.
+const FRONTIER = [pt(0, 0.8, 1, 0.004), pt(2, 0.99, 3, 0.002), pt(6, 0.999, 8, 0.001), pt(LAYERS, 1, 10, 0)];
 
 class ManualClock implements Clock {
   mono = 1_000;
@@ -34,7 +35,7 @@ class ManualClock implements Clock {
   }
 }
 
-function node(opts: { latencyBudgetMs?: number; load?: number } = {}) {
+function node(opts: { latencyBudgetMs?: number; load?: number; task?: boolean } = {}) {
   const clock = new ManualClock();
   const asked: PlanRequest[] = [];
   const plans: CachedPlans = {
@@ -52,6 +53,7 @@ function node(opts: { latencyBudgetMs?: number; load?: number } = {}) {
     planTimeoutMs: 100,
     eCaches: false,
     bases: new Map([[DERIVED, BASE]]),
+    qualityMetrics: new Map(opts.task ? [[DERIVED, 'task' as const]] : []),
     ...(opts.latencyBudgetMs ? { latencyBudgetMs: opts.latencyBudgetMs } : {}),
   };
   const sut = new CrossModelReuse(
@@ -95,6 +97,15 @@ describe(CrossModelReuse.name, () => {
     expect(plan?.pattern).toEqual({ r1: 0, u1: 0, r2: recomputed });
     expect(plan?.until).toBe(REACH);
     expect(asked.at(-1)?.waitedMs).toBe(waitMs);
+  });
+
+  it('a pair set to the task metric gets plans held to it; the others keep top-1', () => {
+    const task = node({ task: true });
+    expect(task.sut.crossModelFor(task.admit())!(0)?.pattern.r2).toBe(0);
+    expect(task.asked.at(-1)?.qualityMetric).toBe('task');
+    const top1 = node();
+    expect(top1.sut.crossModelFor(top1.admit())!(0)?.pattern.r2).toBe(2);
+    expect(top1.asked.at(-1)?.qualityMetric).toBe('top1');
   });
 
   it('a request that waited gets the cheaper plan where a fresh one, asked at the same moment, does not', () => {

@@ -118,6 +118,7 @@ export class CrossModelReuse implements CrossModelPort {
       const waitedMs = Math.max(0, this.clock.monotonicMs() - seq.arrivedMs);
       choice = this.plans.cachedPlan(base, r.model, {
         maxQualityLoss: this.settings.maxQualityLoss,
+        qualityMetric: this.settings.qualityMetrics.get(r.model) ?? 'top1',
         load: this.load(),
         waitedMs,
         ...(this.settings.latencyBudgetMs ? { latencyBudgetMs: this.settings.latencyBudgetMs } : {}),

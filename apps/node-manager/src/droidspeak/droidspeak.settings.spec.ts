@@ -29,6 +29,21 @@ describe(parseDroidSpeakSettings.name, () => {
     });
   });
 
+  it('quality metric per pair: top1 unless set', () => {
+    const { settings } = parseDroidSpeakSettings({ NODE_DROIDSPEAK_QUALITY_METRICS: ['models/lora=task', 'models/ft=top1'] }, []);
+    expect([...settings!.qualityMetrics]).toEqual([
+      ['models/lora', 'task'],
+      ['models/ft', 'top1'],
+    ]);
+    expect(parseDroidSpeakSettings({}, []).settings!.qualityMetrics.size).toBe(0);
+  });
+
+  it.each([['a'], ['a=bleu'], ['=task'], ['a=task=top1']])('refuses the quality metric entry %j', (entry) => {
+    const r = parseDroidSpeakSettings({ NODE_DROIDSPEAK_QUALITY_METRICS: [entry] }, ['a']);
+    expect(r.settings).toBeUndefined();
+    expect(r.problems).toEqual([expect.stringContaining('NODE_DROIDSPEAK_QUALITY_METRICS')]);
+  });
+
   it.each([['nobase'], ['a=b=c'], ['=b'], ['a=a']])('refuses the pair %j', (entry) => {
     const r = parseDroidSpeakSettings({ NODE_DROIDSPEAK_BASES: [entry] }, ['a', 'b']);
     expect(r.settings).toBeUndefined();

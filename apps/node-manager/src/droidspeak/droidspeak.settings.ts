@@ -1,4 +1,5 @@
 import { findSyntheticModel } from '@mnemo/engine';
+import { QUALITY_METRICS, type QualityMetric } from '@mnemo/kv-core';
 
 /** NODE_DROIDSPEAK_* parsed: whether and how a derived model's request reuses its base's KV. */
 export interface DroidSpeakSettings {
@@ -12,6 +13,8 @@ export interface DroidSpeakSettings {
   readonly eCaches: boolean;
   /** derived model → its base, for the served models only. */
   readonly bases: ReadonlyMap<string, string>;
+  /** derived model → the metric its pair's floor holds on, where an operator chose one (default `top1`). */
+  readonly qualityMetrics: ReadonlyMap<string, QualityMetric>;
 }
 
 export interface DroidSpeakEnv {
@@ -21,6 +24,7 @@ export interface DroidSpeakEnv {
   readonly NODE_DROIDSPEAK_PLAN_TIMEOUT_MS?: number;
   readonly NODE_DROIDSPEAK_E_CACHE?: string;
   readonly NODE_DROIDSPEAK_BASES?: readonly string[];
+  readonly NODE_DROIDSPEAK_QUALITY_METRICS?: readonly string[];
 }
 
 /**
@@ -43,6 +47,13 @@ export function parseDroidSpeakSettings(
     else if (derived === base) problems.push(`NODE_DROIDSPEAK_BASES entry ${JSON.stringify(entry)}: a model is not its own base`);
     else if (served.includes(derived) && served.includes(base)) bases.set(derived, base);
   }
+  const qualityMetrics = new Map<string, QualityMetric>();
+  for (const entry of env.NODE_DROIDSPEAK_QUALITY_METRICS ?? []) {
+    const [derived, metric, ...more] = entry.split('=').map((s) => s.trim());
+    if (!derived || !metric || more.length > 0 || !QUALITY_METRICS.includes(metric as QualityMetric))
+      problems.push(`NODE_DROIDSPEAK_QUALITY_METRICS entry ${JSON.stringify(entry)}: must be derived=top1 or derived=task`);
+    else qualityMetrics.set(derived, metric as QualityMetric);
+  }
   if (problems.length > 0) return { problems };
   const budget = env.NODE_DROIDSPEAK_LATENCY_BUDGET_MS ?? 0;
   return {
@@ -54,6 +65,7 @@ export function parseDroidSpeakSettings(
       planTimeoutMs: env.NODE_DROIDSPEAK_PLAN_TIMEOUT_MS ?? 2000,
       eCaches: (env.NODE_DROIDSPEAK_E_CACHE ?? 'on') === 'on',
       bases,
+      qualityMetrics,
     },
   };
 }

@@ -34,6 +34,7 @@ function fromPoint(p: FrontierPoint): ProfiledPattern {
     recomputedLayers: p.recomputedLayers,
     eCacheBytesPerToken: p.eCacheBytesPerToken,
     prefillMs: p.prefillMs,
+    ...(p.taskLoss !== undefined ? { taskLoss: p.taskLoss } : {}),
   };
 }
 

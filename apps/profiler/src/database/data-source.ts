@@ -6,12 +6,13 @@ import { PatternResultEntity } from '../profiling/pattern-result.entity.js';
 import { ProfilingJobEntity } from '../profiling/profiling-job.entity.js';
 import { ModelRegistry1732300000000 } from './migrations/1732300000000-model-registry.migration.js';
 import { ProfilingJobs1732400000000 } from './migrations/1732400000000-profiling-jobs.migration.js';
+import { PatternTaskLoss1764400000000 } from './migrations/1764400000000-pattern-task-loss.migration.js';
 
 /** Injection token of the initialised, migrated DataSource. */
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 
 /** Every migration, oldest first. Add new ones at the end; never edit an applied one. */
-export const migrations = [ModelRegistry1732300000000, ProfilingJobs1732400000000];
+export const migrations = [ModelRegistry1732300000000, ProfilingJobs1732400000000, PatternTaskLoss1764400000000];
 
 // Arbitrary constant shared by every profiler replica: "the profiler's migration lock".
 const MIGRATION_LOCK_KEY = 0x6d6e656d6f; // "mnemo"

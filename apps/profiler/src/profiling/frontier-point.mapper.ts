@@ -11,6 +11,7 @@ export function toFrontierPoint(p: ProfiledPattern): MessageInitShape<typeof Fro
     recomputedLayers: p.recomputedLayers,
     eCacheBytesPerToken: p.eCacheBytesPerToken,
     prefillMs: p.prefillMs,
+    ...(p.taskLoss !== undefined ? { taskLoss: p.taskLoss } : {}),
   };
 }
 
@@ -22,5 +23,6 @@ export function toProfiledPattern(r: PatternResultEntity): ProfiledPattern {
     recomputedLayers: r.recomputedLayers,
     eCacheBytesPerToken: r.eCacheBytesPerToken,
     prefillMs: r.prefillMs,
+    ...(r.taskLoss !== null && r.taskLoss !== undefined ? { taskLoss: r.taskLoss } : {}),
   };
 }

@@ -21,6 +21,10 @@ export class PatternResultEntity {
   @Column({ name: 'mean_kl', type: 'double precision' })
   meanKl!: number;
 
+  /** Relative increase of the derived model's held-out loss under the pattern; null for rows measured before it was. */
+  @Column({ name: 'task_loss', type: 'double precision', nullable: true })
+  taskLoss!: number | null;
+
   @Column({ name: 'recomputed_layers', type: 'integer' })
   recomputedLayers!: number;
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource, Repository } from 'typeorm';
-import { paretoFrontier, patternGrid, patternKey } from '@mnemo/kv-core';
+import { bothFrontiers, patternGrid, patternKey } from '@mnemo/kv-core';
 import { JsonLogger } from '@mnemo/service-kit';
 import { PATTERN_RESULT_REPOSITORY, PROFILING_JOB_REPOSITORY } from '../database/database.module.js';
 import { DATA_SOURCE } from '../database/data-source.js';
@@ -124,6 +124,7 @@ export class ProfilingJobRunner implements OnApplicationBootstrap, BeforeApplica
             ...pattern,
             top1Agreement: m.top1Agreement,
             meanKl: m.meanKl,
+            taskLoss: m.taskLoss,
             recomputedLayers: m.recomputedLayers,
             eCacheBytesPerToken: m.eCacheBytesPerToken,
             prefillMs: m.prefillMs,
@@ -157,7 +158,8 @@ export class ProfilingJobRunner implements OnApplicationBootstrap, BeforeApplica
   /** Frontier of every stored result, upserted as the pair's latest, then announced. */
   private async finish(job: ProfilingJobEntity): Promise<void> {
     const rows = await this.results.findBy({ jobId: job.id });
-    const frontier = paretoFrontier(rows.map(toProfiledPattern));
+    // Both metrics' frontiers: a plan can then be chosen under whichever quality metric the pair is set to.
+    const frontier = bothFrontiers(rows.map(toProfiledPattern));
     const fullPrefillMs = rows.reduce((s, r) => s + r.fullPrefillMs, 0) / rows.length;
     const layers = Math.max(...rows.map((r) => r.r2));
     await this.ds.transaction(async (tx) => {

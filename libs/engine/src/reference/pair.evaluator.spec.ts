@@ -62,10 +62,15 @@ describe(PairEvaluator.name, () => {
     const prompts = syntheticPrompts(2, 40, 7);
     await text.prepare(prompts, syntheticPrompts(2, 12, 8));
     expect(text.scoredPositions).toBe(24);
-    expect(await text.evaluate({ r1: 0, u1: 0, r2: 6 })).toMatchObject({ top1Agreement: 1, meanKl: 0 });
+    const full = await text.evaluate({ r1: 0, u1: 0, r2: 6 });
+    expect(full).toMatchObject({ top1Agreement: 1, meanKl: 0, taskLoss: 0 });
+    expect(full.meanNll).toBeGreaterThan(0);
     const reuse = await text.evaluate({ r1: 0, u1: 0, r2: 0 });
     expect(reuse.top1Agreement).toBeLessThan(1);
     expect(reuse.meanKl).toBeGreaterThan(0);
+    // Task loss: the relative change of the given text's NLL from the derived model's own.
+    expect(reuse.taskLoss).toBeCloseTo((reuse.meanNll - full.meanNll) / full.meanNll, 12);
+    expect(reuse.taskLoss).not.toBe(0);
     await expect(text.prepare(prompts, [[1]])).rejects.toMatchObject({ code: 'invalid_request' });
     text.close();
   });

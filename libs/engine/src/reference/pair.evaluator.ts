@@ -12,6 +12,18 @@ export interface PatternMeasure {
   readonly top1Agreement: number;
   /** Mean KL(derived's own ‖ pattern) of next-token distributions over the continuation, in nats. */
   readonly meanKl: number;
+  /**
+   * Mean negative log-likelihood (nats) of the token that actually comes next at each scored
+   * position (the given text; without it, the derived model's own greedy continuation).
+   */
+  readonly meanNll: number;
+  /**
+   * Task quality loss: the relative increase of that NLL over the derived model's own full
+   * prefill, (pattern − own) / own. On held-out text it is the relative increase of the derived
+   * model's bits per byte on those positions (the bytes cancel), the closest analogue here of a
+   * task metric; negative when the pattern happens to predict the text better.
+   */
+  readonly taskLoss: number;
   readonly recomputedLayers: number;
   /** Bytes of the base's E cache shipped per prompt token (fp32 hidden state at the transition layer). */
   readonly eCacheBytesPerToken: number;
@@ -31,6 +43,8 @@ interface Reference {
   readonly targets: readonly number[];
   /** The derived model's next-token log-probabilities at each scored position. */
   readonly logProbs: readonly Float64Array[];
+  /** The derived model's own mean NLL of the token that comes next at each scored position. */
+  readonly ownNll: number;
   readonly fullPrefillMs: number;
 }
 
@@ -47,6 +61,11 @@ function logSoftmax(row: Float32Array): Float64Array {
   for (const x of row) sum += Math.exp(x - max);
   const lse = max + Math.log(sum);
   return Float64Array.from(row, (x) => x - lse);
+}
+
+/** Mean −log p(next) over positions, row i scoring `next[i]`. */
+function meanNll(rows: readonly Float64Array[], next: readonly number[]): number {
+  return rows.reduce((s, lp, i) => s - lp[next[i]!]!, 0) / rows.length;
 }
 
 function kl(p: Float64Array, q: Float64Array): number {
@@ -110,6 +129,8 @@ export class PairEvaluator {
     const plan = planReuse(pattern, this.layers);
     let agree = 0;
     let klSum = 0;
+    let nllSum = 0;
+    let ownNllSum = 0;
     let positions = 0;
     let prefillMs = 0;
     for (const ref of this.refs) {
@@ -129,8 +150,10 @@ export class PairEvaluator {
           const lp = logSoftmax(row);
           if (argmax(row) === ref.targets[i]) agree++;
           klSum += kl(ref.logProbs[i]!, lp);
+          nllSum -= lp[ref.continuation[i]!]!;
           positions++;
         });
+        ownNllSum += ref.ownNll * rows.length;
       } finally {
         this.engine.release(seqId);
       }
@@ -140,6 +163,8 @@ export class PairEvaluator {
       pattern,
       top1Agreement: agree / positions,
       meanKl: klSum / positions,
+      meanNll: nllSum / positions,
+      taskLoss: ownNllSum > 0 ? (nllSum - ownNllSum) / ownNllSum : 0,
       recomputedLayers: plan.recomputed,
       eCacheBytesPerToken: plan.eLayer === null ? 0 : this.engine.modelConfig(this.derived).dModel * 4,
       prefillMs: prefillMs / n,
@@ -187,14 +212,24 @@ export class PairEvaluator {
       if (given) {
         const rows = await this.teacherForce(ownSeq, given);
         const targets = [continuation[0]!, ...rows.map(argmax)];
-        return { tokens, baseKv, baseE, continuation: given, targets, logProbs: [...logProbs, ...rows.map(logSoftmax)], fullPrefillMs };
+        const all = [...logProbs, ...rows.map(logSoftmax)];
+        return { tokens, baseKv, baseE, continuation: given, targets, logProbs: all, ownNll: meanNll(all, given), fullPrefillMs };
       }
       while (continuation.length < this.continuationTokens) {
         const [r] = await this.engine.step([{ seqId: ownSeq, tokens: [continuation.at(-1)!] }]);
         continuation.push(argmax(r!.logits));
         logProbs.push(logSoftmax(r!.logits));
       }
-      return { tokens, baseKv, baseE, continuation, targets: continuation, logProbs, fullPrefillMs };
+      return {
+        tokens,
+        baseKv,
+        baseE,
+        continuation,
+        targets: continuation,
+        logProbs,
+        ownNll: meanNll(logProbs, continuation),
+        fullPrefillMs,
+      };
     } finally {
       this.engine.release(ownSeq);
     }

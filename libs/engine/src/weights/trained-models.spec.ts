@@ -5,11 +5,15 @@ import { ReferenceEngine } from '../reference/reference.engine.js';
 import { applyChatTemplate, type ChatMessage } from '../tokenizer/chat-template.js';
 import { loadTokenizer } from '../tokenizer/tokenizer.loader.js';
 import { loadHfModel } from './hf-model.loader.js';
+import { loadLoraMerged } from './lora-adapter.loader.js';
 
 // The models tools/train/train_fortunes.py trained and the repo ships (npm start serves them).
 const TRAIN = join(process.cwd(), 'tools/train');
 const ROOT = join(TRAIN, 'models');
 const MODELS = ['fortune-base', 'fortune-computers', 'fortune-songs'];
+/** LoRA adapters of fortune-base (tools/train/train_lora.py), served merged. */
+const ADAPTERS = ['fortune-lora-computers', 'fortune-lora-songs', 'fortune-lora-definitions'];
+const ATTENTION = /^model\.layers\.\d+\.self_attn\.(q|k|v|o)_proj\.weight$/;
 /** Every committed model file together must travel to a GPU machine (64 MiB working tree). */
 const BUDGET_BYTES = 32 * 1024 * 1024;
 
@@ -93,5 +97,59 @@ describe('trained fortune models', () => {
     } finally {
       await sut.close();
     }
+  });
+
+  describe.each(ADAPTERS)('LoRA adapter %s', (name) => {
+    const merged = loadLoraMerged(join(ROOT, name), name);
+    const base = weights[0]!;
+
+    it('is small, and merged it has the base architecture and tokenizer under its own id', () => {
+      expect(statSync(join(ROOT, name, 'adapter_model.safetensors')).size).toBeLessThan(1024 * 1024);
+      expect({ ...merged.config, id: '' }).toEqual({ ...base.config, id: '' });
+      expect(merged.config.id).toBe(name);
+      expect(readFileSync(join(ROOT, name, 'tokenizer.json')).equals(readFileSync(join(ROOT, MODELS[0]!, 'tokenizer.json')))).toBe(true);
+    });
+
+    it('changes the attention projections of every layer and nothing else', () => {
+      for (const [t, w] of base.tensors) {
+        const same = Buffer.from(merged.tensors.get(t)!.data.buffer).equals(Buffer.from(w.data.buffer));
+        expect([t, same]).toEqual([t, !ATTENTION.test(t)]);
+      }
+    });
+
+    const fixture = join(TRAIN, 'reference-logits-lora.json');
+    const ref = JSON.parse(readFileSync(fixture, 'utf8')) as ReferenceLogits;
+    // The fixture holds one adapter's logits (tools/train/train_lora.py --reference-logits NAME).
+    if (ref.model === name)
+      it("reproduces the trainer's logits with the adapter merged (fp32 merge, within 1e-4)", async () => {
+        const sut = new ReferenceEngine(cpuBackend(), [merged], 16);
+        try {
+          sut.openSequence('s', name, { temperature: 0, topP: 1, seed: 0 });
+          const [r] = await sut.step([{ seqId: 's', tokens: ref.tokens }]);
+          let worst = 0;
+          for (let i = 0; i < ref.last_logits.length; i++) worst = Math.max(worst, Math.abs(r!.logits[i]! - ref.last_logits[i]!));
+          expect(r!.logits.length).toBe(ref.last_logits.length);
+          expect(worst).toBeLessThan(1e-4);
+        } finally {
+          await sut.close();
+        }
+      });
+
+    it('answers a chat prompt differently from its base', async () => {
+      const sut = new ReferenceEngine(cpuBackend(), [base, merged], 16);
+      try {
+        const tok = loadTokenizer(join(ROOT, name));
+        const tokens = applyChatTemplate(tok, [{ role: 'user', content: 'Tell me a fortune.' }]);
+        const logits: Float32Array[] = [];
+        for (const m of [MODELS[0]!, name]) {
+          sut.openSequence(m, m, { temperature: 0, topP: 1, seed: 0 });
+          const [r] = await sut.step([{ seqId: m, tokens }]);
+          logits.push(Float32Array.from(r!.logits));
+        }
+        expect(logits[1]).not.toEqual(logits[0]);
+      } finally {
+        await sut.close();
+      }
+    });
   });
 });

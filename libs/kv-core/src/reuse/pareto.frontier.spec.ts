@@ -1,4 +1,4 @@
-import { paretoFrontier, type ProfiledPattern } from './pareto.frontier.js';
+import { bothFrontiers, paretoFrontier, qualityLoss, type ProfiledPattern } from './pareto.frontier.js';
 import { patternKey } from './pattern.grid.js';
 
 function pt(key: string, quality: number, recomputedLayers: number, extra: Partial<ProfiledPattern> = {}): ProfiledPattern {
@@ -37,5 +37,43 @@ describe(paretoFrontier.name, () => {
       expect(sut[i]!.quality).toBeGreaterThan(sut[i - 1]!.quality);
       expect(sut[i]!.recomputedLayers).toBeGreaterThanOrEqual(sut[i - 1]!.recomputedLayers);
     }
+  });
+
+  const task: Array<[string, ProfiledPattern[], string[]]> = [
+    [
+      'task metric: a plan worse on top-1 but better on task loss is on the task frontier',
+      [pt('0-0-0', 0.3, 0, { taskLoss: 0.2 }), pt('0-1-2', 0.2, 1, { taskLoss: 0.01 }), pt('0-0-4', 1, 4, { taskLoss: 0 })],
+      ['0-0-0', '0-1-2', '0-0-4'],
+    ],
+    [
+      'task metric: unmeasured points drop behind measured ones',
+      [pt('0-0-0', 0.9, 0), pt('0-0-4', 1, 4, { taskLoss: 0 })],
+      ['0-0-0', '0-0-4'],
+    ],
+    [
+      'task metric: equal task loss, the cheaper',
+      [pt('0-0-4', 1, 4, { taskLoss: 0, meanKl: 0 }), pt('0-2-4', 0.7, 2, { taskLoss: 0, meanKl: 0 })],
+      ['0-2-4'],
+    ],
+  ];
+  it.each(task)('%s', (_name, points, keys) => {
+    expect(paretoFrontier(points, 'task').map((p) => patternKey(p.pattern))).toEqual(keys);
+  });
+
+  it("both frontiers: the union of each metric's, cheapest first", () => {
+    const points = [
+      pt('0-0-0', 0.3, 0, { taskLoss: 0.2 }),
+      pt('0-1-2', 0.2, 1, { taskLoss: 0.01 }),
+      pt('0-1-3', 0.9, 2, { taskLoss: 0.05 }),
+    ];
+    points.push(pt('0-0-4', 1, 4, { taskLoss: 0 }));
+    expect(bothFrontiers(points).map((p) => patternKey(p.pattern))).toEqual(['0-0-0', '0-1-2', '0-1-3', '0-0-4']);
+    expect(paretoFrontier(points).map((p) => patternKey(p.pattern))).toEqual(['0-0-0', '0-1-3', '0-0-4']);
+  });
+
+  it('quality loss per metric', () => {
+    expect(qualityLoss(pt('0-0-0', 0.75, 0, { taskLoss: 0.1 }))).toBe(0.25);
+    expect(qualityLoss(pt('0-0-0', 0.75, 0, { taskLoss: 0.1 }), 'task')).toBe(0.1);
+    expect(qualityLoss(pt('0-0-0', 0.75, 0), 'task')).toBe(Infinity);
   });
 });

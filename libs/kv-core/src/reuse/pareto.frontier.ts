@@ -12,6 +12,25 @@ export interface ProfiledPattern {
   readonly eCacheBytesPerToken: number;
   /** Measured mean prefill time of the pattern while profiling. */
   readonly prefillMs: number;
+  /**
+   * Task quality loss: relative increase of the derived model's held-out loss (bits per byte) on
+   * its own domain under the pattern, (pattern − own) / own; absent when the profile did not measure it.
+   */
+  readonly taskLoss?: number;
+}
+
+/**
+ * Which quality a pair's floor is held on: `top1` (default) is 1 − top-1 agreement with the derived
+ * model's own prediction at every scored position, the strict guard; `task` is `taskLoss`, the
+ * closest analogue here of the DroidSpeak paper's per-task accuracy. An operator sets it per pair.
+ */
+export type QualityMetric = 'top1' | 'task';
+export const QUALITY_METRICS: readonly QualityMetric[] = ['top1', 'task'];
+
+/** A point's loss under `metric`; Infinity for `task` when the profile did not measure it (never within a floor). */
+export function qualityLoss(p: ProfiledPattern, metric: QualityMetric = 'top1'): number {
+  if (metric === 'top1') return 1 - p.quality;
+  return p.taskLoss ?? Infinity;
 }
 
 /** Cost order: fewer recomputed layers, then no E cache to ship, then faster measured. */
@@ -19,22 +38,34 @@ function cheaper(a: ProfiledPattern, b: ProfiledPattern): number {
   return a.recomputedLayers - b.recomputedLayers || a.eCacheBytesPerToken - b.eCacheBytesPerToken || a.prefillMs - b.prefillMs;
 }
 
-/** Quality order: higher top-1 agreement, then lower KL. */
-function better(a: ProfiledPattern, b: ProfiledPattern): boolean {
-  return a.quality > b.quality || (a.quality === b.quality && a.meanKl < b.meanKl);
+/** Quality order under `metric`: lower loss, then lower KL. */
+function better(a: ProfiledPattern, b: ProfiledPattern, metric: QualityMetric): boolean {
+  const la = qualityLoss(a, metric);
+  const lb = qualityLoss(b, metric);
+  return la < lb || (la === lb && a.meanKl < b.meanKl);
 }
 
 /**
  * The quality/cost Pareto frontier (DroidSpeak §4.4): patterns no other pattern beats on
- * quality at equal or lower cost. Returned cheapest first, so quality strictly rises
- * along it; recomputing everything (quality 1, KL 0) always ends it when profiled.
+ * quality (under `metric`) at equal or lower cost. Returned cheapest first, so the loss strictly
+ * falls along it; recomputing everything (loss 0, KL 0) always ends it when profiled.
  */
-export function paretoFrontier(points: readonly ProfiledPattern[]): ProfiledPattern[] {
-  const sorted = [...points].sort((a, b) => cheaper(a, b) || b.quality - a.quality || a.meanKl - b.meanKl);
+export function paretoFrontier(points: readonly ProfiledPattern[], metric: QualityMetric = 'top1'): ProfiledPattern[] {
+  const sorted = [...points].sort((a, b) => cheaper(a, b) || qualityLoss(a, metric) - qualityLoss(b, metric) || a.meanKl - b.meanKl);
   const out: ProfiledPattern[] = [];
   for (const p of sorted) {
     const last = out.at(-1);
-    if (!last || better(p, last)) out.push(p);
+    if (!last || better(p, last, metric)) out.push(p);
   }
   return out;
+}
+
+/**
+ * The frontiers of both metrics in one list, cheapest first: what a profiler stores for a pair,
+ * so a plan can be chosen under either metric from it (each metric's own frontier is a subset).
+ */
+export function bothFrontiers(points: readonly ProfiledPattern[]): ProfiledPattern[] {
+  const seen = new Set<ProfiledPattern>();
+  for (const m of QUALITY_METRICS) for (const p of paretoFrontier(points, m)) seen.add(p);
+  return [...seen].sort((a, b) => cheaper(a, b) || b.quality - a.quality || a.meanKl - b.meanKl);
 }

@@ -53,6 +53,34 @@ describe(choosePlan.name, () => {
     expect(sut?.withinBudget).toBe(withinBudget);
   });
 
+  // The same frontier with task losses: reuse costs little of the held-out loss even where top-1 flips.
+  const TASK = [
+    { ...pt('0-0-0', 0.3, 0, 1), taskLoss: 0.2 },
+    { ...pt('0-2-3', 0.9, 1, 3), taskLoss: 0.008 },
+    { ...pt('0-2-4', 0.995, 2, 4), taskLoss: 0.003 },
+    { ...pt('0-1-4', 0.999, 3, 6) },
+    { ...pt('0-0-6', 1, 6, 10), taskLoss: 0 },
+  ];
+  const byMetric: Array<[string, PlanRequest, string | null]> = [
+    ['default metric is top-1', { maxQualityLoss: 0.01, load: 0 }, '0-2-4'],
+    ['top1 named', { maxQualityLoss: 0.01, load: 0, qualityMetric: 'top1' }, '0-2-4'],
+    ['task: cheaper plan within 1% task loss', { maxQualityLoss: 0.01, load: 0, qualityMetric: 'task' }, '0-2-3'],
+    ['task, tighter floor', { maxQualityLoss: 0.005, load: 0, qualityMetric: 'task' }, '0-2-4'],
+    [
+      'task, with slack: lowest task loss that fits; unmeasured never qualifies',
+      { maxQualityLoss: 0.01, latencyBudgetMs: 9, load: 0, qualityMetric: 'task' },
+      '0-2-4',
+    ],
+    ['task, exact floor: only recompute-everything', { maxQualityLoss: 0, load: 0, qualityMetric: 'task' }, '0-0-6'],
+  ];
+  it.each(byMetric)('quality metric: %s', (_name, req, key) => {
+    expect(patternKey(choosePlan(TASK, req)!.point.pattern)).toBe(key);
+  });
+
+  it('task metric on a frontier without task losses: no plan (full prefill)', () => {
+    expect(choosePlan(FRONTIER, { maxQualityLoss: 0.5, load: 0, qualityMetric: 'task' })).toBeNull();
+  });
+
   it('floor at 0.99 agreement', () => {
     expect(patternKey(choosePlan([pt('0-2-4', 0.99, 2, 4), pt('0-0-6', 1, 6, 10)], { maxQualityLoss: 0.01, load: 0 })!.point.pattern)).toBe(
       '0-2-4',
@@ -77,6 +105,7 @@ describe(choosePlan.name, () => {
     ['zero budget', { maxQualityLoss: 0.01, latencyBudgetMs: 0, load: 0 }],
     ['negative wait', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: -1 }],
     ['NaN wait', { maxQualityLoss: 0.01, latencyBudgetMs: 20, load: 0, waitedMs: NaN }],
+    ['unknown metric', { maxQualityLoss: 0.01, load: 0, qualityMetric: 'bleu' as never }],
   ];
   it.each(bad)('rejects %s', (_name, req) => {
     expect(() => choosePlan(FRONTIER, req)).toThrow(RangeError);

@@ -1,8 +1,14 @@
-import type { ProfiledPattern } from './pareto.frontier.js';
+import { qualityLoss, type ProfiledPattern, type QualityMetric } from './pareto.frontier.js';
 
 export interface PlanRequest {
-  /** Largest acceptable quality loss, 1 − top-1 agreement (0.01 = 1%). */
+  /** Largest acceptable quality loss under `qualityMetric` (0.01 = 1%). */
   readonly maxQualityLoss: number;
+  /**
+   * The metric the floor holds on (default `top1`: 1 − top-1 agreement); `task`: the relative
+   * increase of the derived model's held-out loss, for pairs an operator configured so. A point
+   * without a measured task loss never meets a `task` floor.
+   */
+  readonly qualityMetric?: QualityMetric;
   /** Latency budget in ms from the request's arrival (its TTFT SLO); undefined: no budget, take the cheapest plan within the floor. */
   readonly latencyBudgetMs?: number;
   /**
@@ -42,14 +48,17 @@ export function choosePlan(frontier: readonly ProfiledPattern[], req: PlanReques
     throw new RangeError(`latencyBudgetMs must be > 0, got ${req.latencyBudgetMs}`);
   const waited = req.waitedMs ?? 0;
   if (!(waited >= 0) || !Number.isFinite(waited)) throw new RangeError(`waitedMs must be a finite number ≥ 0, got ${req.waitedMs}`);
+  const metric = req.qualityMetric ?? 'top1';
+  if (metric !== 'top1' && metric !== 'task') throw new RangeError(`qualityMetric must be top1 or task, got ${String(metric)}`);
+  const loss = (p: ProfiledPattern): number => qualityLoss(p, metric);
   // A hair of tolerance so 0.99 agreement meets a 1% floor despite 1 − 0.99 ≠ 0.01 in floating point.
-  const ok = frontier.filter((p) => 1 - p.quality <= req.maxQualityLoss + 1e-9);
+  const ok = frontier.filter((p) => loss(p) <= req.maxQualityLoss + 1e-9);
   if (ok.length === 0) return null;
   const estimate = (p: ProfiledPattern): number => p.prefillMs * (1 + req.load);
   const cheapest = ok.reduce((a, b) => (b.recomputedLayers < a.recomputedLayers ? b : a));
   if (req.latencyBudgetMs === undefined) return { point: cheapest, estimatedMs: estimate(cheapest), withinBudget: true };
   const fits = ok.filter((p) => waited + estimate(p) <= req.latencyBudgetMs!);
   if (fits.length === 0) return { point: cheapest, estimatedMs: estimate(cheapest), withinBudget: false };
-  const best = fits.reduce((a, b) => (b.quality > a.quality || (b.quality === a.quality && b.meanKl < a.meanKl) ? b : a));
+  const best = fits.reduce((a, b) => (loss(b) < loss(a) || (loss(b) === loss(a) && b.meanKl < a.meanKl) ? b : a));
   return { point: best, estimatedMs: estimate(best), withinBudget: true };
 }

@@ -1,4 +1,4 @@
-import { choosePlan, type ProfiledPattern, type ReusePattern } from '@mnemo/kv-core';
+import { choosePlan, qualityLoss, type ProfiledPattern, type QualityMetric, type ReusePattern } from '@mnemo/kv-core';
 import { call, EventQueue } from '../core/event.queue.js';
 import type { RooflineCompute } from '../costs/roofline.compute.js';
 import type { TransferLink } from '../costs/transfer.port.js';
@@ -26,6 +26,8 @@ export type ReusePolicy =
       readonly kind: 'chosen';
       readonly frontier: readonly ProfiledPattern[];
       readonly maxQualityLoss: number;
+      /** The metric the floor holds on (kv-core's; default top1). */
+      readonly qualityMetric?: QualityMetric;
       readonly latencyBudgetMs?: number;
       readonly ignoreWait?: boolean;
     };
@@ -97,11 +99,12 @@ export function serveReuse(requests: readonly ReuseRequest[], cfg: ReuseServerCo
     if (p.kind === 'fixed') return { pattern: p.pattern, loss: p.qualityLoss };
     const choice = choosePlan(p.frontier, {
       maxQualityLoss: p.maxQualityLoss,
+      ...(p.qualityMetric ? { qualityMetric: p.qualityMetric } : {}),
       load,
       ...(p.ignoreWait ? {} : { waitedMs }),
       ...(p.latencyBudgetMs === undefined ? {} : { latencyBudgetMs: p.latencyBudgetMs }),
     });
-    return choice ? { pattern: choice.point.pattern, loss: 1 - choice.point.quality } : { pattern: full, loss: 0 };
+    return choice ? { pattern: choice.point.pattern, loss: qualityLoss(choice.point, p.qualityMetric) } : { pattern: full, loss: 0 };
   };
 
   const step = (now: number): void => {

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/profiler.proto.
  */
 export const file_mnemo_v1_profiler: GenFile = /*@__PURE__*/
-  fileDesc("ChdtbmVtby92MS9wcm9maWxlci5wcm90bxIIbW5lbW8udjEiNQoPUmV1c2VQYXR0ZXJuTXNnEgoKAnIxGAEgASgNEgoKAnUxGAIgASgNEgoKAnIyGAMgASgNIq0BCg1Gcm9udGllclBvaW50EioKB3BhdHRlcm4YASABKAsyGS5tbmVtby52MS5SZXVzZVBhdHRlcm5Nc2cSDwoHcXVhbGl0eRgCIAEoARIPCgdtZWFuX2tsGAMgASgBEhkKEXJlY29tcHV0ZWRfbGF5ZXJzGAQgASgNEh8KF2VfY2FjaGVfYnl0ZXNfcGVyX3Rva2VuGAUgASgNEhIKCnByZWZpbGxfbXMYBiABKAEibwoLUGxhblJlcXVlc3QSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJEhgKEG1heF9xdWFsaXR5X2xvc3MYAyABKAESGQoRbGF0ZW5jeV9idWRnZXRfbXMYBCABKAESDAoEbG9hZBgFIAEoASLIAQoJUGxhblJlcGx5EiUKBHBsYW4YASABKAsyFy5tbmVtby52MS5Gcm9udGllclBvaW50EhQKDGVzdGltYXRlZF9tcxgCIAEoARIVCg13aXRoaW5fYnVkZ2V0GAMgASgIEhcKD2Zyb250aWVyX2pvYl9pZBgEIAEoCRIpCghmcm9udGllchgFIAMoCzIXLm1uZW1vLnYxLkZyb250aWVyUG9pbnQSIwoFZXJyb3IYBiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5ImsKD0Zyb250aWVyVXBkYXRlZBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkSDgoGam9iX2lkGAMgASgJEikKCGZyb250aWVyGAQgAygLMhcubW5lbW8udjEuRnJvbnRpZXJQb2ludGIGcHJvdG8z", [file_mnemo_v1_common]);
+  fileDesc("ChdtbmVtby92MS9wcm9maWxlci5wcm90bxIIbW5lbW8udjEiNQoPUmV1c2VQYXR0ZXJuTXNnEgoKAnIxGAEgASgNEgoKAnUxGAIgASgNEgoKAnIyGAMgASgNItMBCg1Gcm9udGllclBvaW50EioKB3BhdHRlcm4YASABKAsyGS5tbmVtby52MS5SZXVzZVBhdHRlcm5Nc2cSDwoHcXVhbGl0eRgCIAEoARIPCgdtZWFuX2tsGAMgASgBEhkKEXJlY29tcHV0ZWRfbGF5ZXJzGAQgASgNEh8KF2VfY2FjaGVfYnl0ZXNfcGVyX3Rva2VuGAUgASgNEhIKCnByZWZpbGxfbXMYBiABKAESFgoJdGFza19sb3NzGAcgASgBSACIAQFCDAoKX3Rhc2tfbG9zcyKHAQoLUGxhblJlcXVlc3QSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJEhgKEG1heF9xdWFsaXR5X2xvc3MYAyABKAESGQoRbGF0ZW5jeV9idWRnZXRfbXMYBCABKAESDAoEbG9hZBgFIAEoARIWCg5xdWFsaXR5X21ldHJpYxgGIAEoCSLIAQoJUGxhblJlcGx5EiUKBHBsYW4YASABKAsyFy5tbmVtby52MS5Gcm9udGllclBvaW50EhQKDGVzdGltYXRlZF9tcxgCIAEoARIVCg13aXRoaW5fYnVkZ2V0GAMgASgIEhcKD2Zyb250aWVyX2pvYl9pZBgEIAEoCRIpCghmcm9udGllchgFIAMoCzIXLm1uZW1vLnYxLkZyb250aWVyUG9pbnQSIwoFZXJyb3IYBiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5ImsKD0Zyb250aWVyVXBkYXRlZBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkSDgoGam9iX2lkGAMgASgJEikKCGZyb250aWVyGAQgAygLMhcubW5lbW8udjEuRnJvbnRpZXJQb2ludGIGcHJvdG8z", [file_mnemo_v1_common]);
 
 /**
  * recompute [0, r1) → reuse the base's KV [r1, u1) → recompute [u1, r2) from the base's E cache at u1 → reuse [r2, L).
@@ -83,6 +83,14 @@ export type FrontierPoint = Message<"mnemo.v1.FrontierPoint"> & {
    * @generated from field: double prefill_ms = 6;
    */
   prefillMs: number;
+
+  /**
+   * Task quality loss: relative increase of the derived model's held-out loss (bits per byte) on
+   * its own domain under the pattern; unset when the profile did not measure it.
+   *
+   * @generated from field: optional double task_loss = 7;
+   */
+  taskLoss?: number | undefined;
 };
 
 /**
@@ -128,6 +136,14 @@ export type PlanRequest = Message<"mnemo.v1.PlanRequest"> & {
    * @generated from field: double load = 5;
    */
   load: number;
+
+  /**
+   * The metric max_quality_loss holds on: "" or "top1" (1 − top-1 agreement, the default), or
+   * "task" (task_loss): the pair's quality_metric setting on the asking node.
+   *
+   * @generated from field: string quality_metric = 6;
+   */
+  qualityMetric: string;
 };
 
 /**
