@@ -24,7 +24,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
+import { headlinesInBand, runStamp, writeReport } from '../bench/lib/results.report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const COMMANDS = [
@@ -50,7 +50,10 @@ const path = (name) => join(root, 'bench/results', name);
 const read = (name) => (existsSync(path(name)) ? JSON.parse(readFileSync(path(name), 'utf8')) : undefined);
 const write = (name, json) => {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
-  writeFileSync(path(name), JSON.stringify(json, null, 2) + '\n');
+  // Every paper-band headline of the file, judged where it is written (bench/lib/results.targets.mjs).
+  const bands = headlinesInBand(name.replace(/\.json$/, ''), json);
+  const out = bands.total > 0 ? { ...json, twin_headlines_in_band: bands } : json;
+  writeFileSync(path(name), JSON.stringify(out, null, 2) + '\n');
   console.log(`wrote bench/results/${name}`);
 };
 

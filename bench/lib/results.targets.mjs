@@ -5,6 +5,24 @@
 // `path` is a dotted path into bench/results/<bench>.json. `target` is { op, value } with op one
 // of '>=', '<=', '>', '<', or '=' (a flag that must hold a value: `value` is then a boolean). `label` marks a figure that is not a like-for-like headline (a
 // constructed case, a separate method): it is shown, never counted as meeting a target.
+//
+// A twin headline that reproduces a paper's ratio has a two-sided target, { op: 'band', value: [lo, hi],
+// paper: [plo, phi], cause? }: the paper's reported range widened ×/÷ 1.5 (`paperBand`). A figure
+// outside it on either side is `disagrees_with_paper`, never met; `cause` is the traced reason shown
+// when the figure is outside (an experiment may give a fresher one in its file's `disagreement_causes`).
+
+/** The band a twin ratio is held to: the paper's range [lo, hi] (a single figure: lo = hi) widened ×/÷ 1.5. */
+export function paperBand(lo, hi = lo, cause) {
+  const r = (x) => Math.round(x * 1000) / 1000;
+  return { op: 'band', value: [r(lo / 1.5), r(hi * 1.5)], paper: [lo, hi], ...(cause ? { cause } : {}) };
+}
+
+/** The target registered for a headline key (the robustness rows hold their ±20% cases to the same one). */
+export function targetOf(bench, path) {
+  const t = BENCHMARKS[bench]?.keys.find((k) => k.path === path)?.target;
+  if (!t) throw new Error(`no target registered for ${bench} ${path}`);
+  return t;
+}
 
 /** @type {Record<string, { what: string, keys: Array<{ path: string, what: string, target?: { op: string, value: number | boolean }, label?: string }> }>} */
 export const BENCHMARKS = {
@@ -364,22 +382,26 @@ export const BENCHMARKS = {
       {
         path: 'symphony.ttft_vs_vllm',
         what: 'mean TTFT, vLLM-style recompute ÷ symphony, largest over the user sweep (paper: up to 2.4×)',
-        target: { op: '>=', value: 2.4 },
+        target: paperBand(2.4),
       },
       {
         path: 'symphony.tpot_vs_vllm',
         what: 'mean TPOT, recompute ÷ symphony, largest over the sweep (paper: 1.4–1.9×)',
-        target: { op: '>=', value: 1.4 },
+        target: paperBand(1.4, 1.9),
       },
       {
         path: 'symphony.users_vs_vllm_at_slo',
         what: 'users served within the TPOT SLO, symphony ÷ recompute (paper: 4×; a lower bound when symphony meets the SLO at the top of the sweep)',
-        target: { op: '>=', value: 4 },
+        target: paperBand(
+          4,
+          4,
+          "the twin's vLLM keeps a prefix cache, so it meets the SLO at more users than the paper's, which recomputes every turn",
+        ),
       },
       {
         path: 'symphony.ttft_vs_infercept',
         what: 'mean TTFT, InferCept-style sticky offload ÷ symphony, at 512 users, the largest count every system ran (paper: up to 2.4×)',
-        target: { op: '>=', value: 2.4 },
+        target: paperBand(2.4),
       },
       {
         path: 'symphony.ttft_vs_llmd',
@@ -389,7 +411,7 @@ export const BENCHMARKS = {
       {
         path: 'symphony.infercept_imbalance_256',
         what: 'InferCept-style instance load, max ÷ median at 256 users (paper Fig. 15: 3.1×)',
-        target: { op: '>=', value: 2.5 },
+        target: paperBand(3.1, 3.1, 'averaged over 80 s windows, where Fig. 15 counts the users each instance holds'),
       },
       {
         path: 'symphony.missed10_degradation',
@@ -444,23 +466,36 @@ export const BENCHMARKS = {
       {
         path: 'pooling.ttft_128k_vs_file_store',
         what: 'TTFT at 128K, the strongest file store (LMCache+LP+AsyncKV-like) ÷ the striped passthrough pool (paper Fig. 8: 2.1–4.1×)',
-        target: { op: '>=', value: 2.1 },
+        target: paperBand(
+          2.1,
+          4.1,
+          "the LMCache-like stores let no layer start before every chunk is in host memory, so pipelining hides almost none of the paper's blocked I/O",
+        ),
       },
       {
         path: 'pooling.blocked_io_128k_vs_file_store',
-        what: 'blocked I/O at 128K, the strongest file store ÷ the pool (paper Fig. 9: 7.8–23.2× against LMCache)',
-        target: { op: '>=', value: 7.8 },
+        what: 'blocked I/O at 128K, the strongest file store ÷ the pool (paper §V-B, LLaMA-3.1-8B: 1.7× for LMCache+LP+AsyncKV)',
+        target: paperBand(1.7, 1.7, 'the LMCache-like stores do not overlap their loads with compute as LMCache does'),
       },
       {
         path: 'pooling.striped_vs_single_device',
         what: "128K of KV on SSD through passthrough, read from one drive ÷ striped over two by kv-core's placement (§III: the second SSD sits idle)",
         target: { op: '>=', value: 1.8 },
       },
-      { path: 'pooling.ttft_128k_vs.lmcache', what: 'TTFT at 128K, LMCache-like file store ÷ the pool (paper, LLaMA-3.1-8B: 2.9×)' },
-      { path: 'pooling.ttft_128k_vs.lmcache-lp', what: 'TTFT at 128K, + layer-wise pipelining ÷ the pool (paper: 2.6×)' },
+      {
+        path: 'pooling.ttft_128k_vs.lmcache',
+        what: 'TTFT at 128K, LMCache-like file store ÷ the pool (paper, LLaMA-3.1-8B: 2.9×)',
+        target: paperBand(2.9),
+      },
+      {
+        path: 'pooling.ttft_128k_vs.lmcache-lp',
+        what: 'TTFT at 128K, + layer-wise pipelining ÷ the pool (paper: 2.6×)',
+        target: paperBand(2.6, 2.6, "the LMCache-like store's layer-wise pipelining does not overlap loads with compute"),
+      },
       {
         path: 'pooling.blocked_io_128k_vs.lmcache',
         what: 'blocked I/O at 128K, LMCache-like file store ÷ the pool (paper, LLaMA-3.1-8B: 7.8×)',
+        target: paperBand(7.8),
       },
       {
         path: 'pooling.ablation_128k_ttft_vs_full.orchestrator-only',
@@ -507,12 +542,12 @@ export const BENCHMARKS = {
       {
         path: 'swiftcache.max_context_vs_chunked8k',
         what: "the master's longest context at 96 GB, SwiftCache (Mnemo's two-plane stream over what idle workers lend) ÷ vLLM chunked prefill 8K alone (paper Fig. 9: 1.58–3.98× over 96/80/32/24 GB)",
-        target: { op: '>=', value: 1.58 },
+        target: paperBand(1.58, 3.98),
       },
       {
         path: 'swiftcache.ttft_p99_vs_offload',
         what: "P99 TTFT, PCIe CPU offload ÷ SwiftCache lending on the node-manager's demand rule (kv-core SessionDemand: live requests plus the sessions served within the elastic window), lowest over the rates where offload's GPU is under 80% busy (paper Fig. 7: −54% and −58%, i.e. 2.17× and 2.38×)",
-        target: { op: '>=', value: 2 },
+        target: paperBand(2.17, 2.38),
       },
       {
         path: 'swiftcache.worker_interference',
@@ -583,7 +618,12 @@ export const BENCHMARKS = {
       {
         path: 'droidspeak.throughput_vs_full_prefill_at_slo',
         what: "throughput at the TTFT SLO, Mnemo's plan choice (the node's load, the SLO as budget with each request's wait charged) within a 1% quality floor ÷ full prefill, mean of the trained pairs (paper Fig. 15: 2–3×)",
-        target: { op: '>=', value: 2 },
+        target: paperBand(
+          2,
+          3,
+          "the reference engine's small trained pairs lose more than 1% top-1 agreement once more than a few layers are reused, " +
+            'so the plan choice falls back to full prefill',
+        ),
       },
       {
         path: 'droidspeak.quality_loss_at_slo',
@@ -658,17 +698,26 @@ export const BENCHMARKS = {
       {
         path: 'fastswitch.p99_ttft_ratio',
         what: 'P99 TTFT, vLLM ÷ FastSwitch, at the derived dispatch (117 µs), Markov f = 0.04 (paper Fig. 8: 3.7–4.1×)',
-        target: { op: '>=', value: 3.7 },
+        target: paperBand(
+          3.7,
+          4.1,
+          "117 µs per copy call is a reading of Table 1, not a measurement: the twin's vLLM stalls for copies half the run " +
+            'and its queue grows without bound',
+        ),
       },
       {
         path: 'fastswitch.p999_tbt_ratio',
         what: 'P99.9 TBT, vLLM ÷ FastSwitch, the same (paper Fig. 8: 2.0–2.7×)',
-        target: { op: '>=', value: 2 },
+        target: paperBand(2.0, 2.7, 'the same per-call dispatch reading of Table 1 stalls the baseline'),
       },
       {
         path: 'fastswitch.swap_out_reduction',
         what: 'swap-out blocks, 1 − FastSwitch ÷ vLLM (paper Table 1: 53%)',
-        target: { op: '>=', value: 0.5 },
+        target: paperBand(
+          0.53,
+          0.53,
+          "Table 1 is §5.3.3's microbenchmark of host-copy reuse alone; the twin's figure adds the swaps that priority scheduling saves",
+        ),
       },
       {
         path: 'fastswitch.switch_overhead_ratio',

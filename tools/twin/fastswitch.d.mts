@@ -11,7 +11,8 @@ export const FASTSWITCH_SETUP: Record<string, unknown> & {
 };
 export const SYSTEMS: Record<string, { groups: boolean; asyncSwapIn: boolean; reuse: boolean }>;
 export const PAPER: Record<string, number | number[]>;
-export const TARGETS: Record<string, number>;
+export const TARGETS: Record<string, import('../../bench/lib/results.targets.mjs').HeadlineTarget>;
+export function inBands(x: Record<string, unknown>): boolean;
 export interface FastswitchRun {
   requests: number;
   p99_ttft_ms: number;
