@@ -15,8 +15,8 @@ export const POOLING_SETUP = {
   gpu: 'H100',
   // §V-A evaluates LLaMA-3.1-8B, GPT-OSS-20B and Qwen3-30B-A3B; the hardware tables hold the first.
   model: 'llama-3.1-8b',
-  // §III-A (and issue 28): two DDR4 modules at 21.3 GB/s each.
-  ddr4BytesPerMs: 21.3e6,
+  // §III-A: "two 64 GB DDR4 host-memory modules with a combined peak bandwidth of 21.3 GB/s": 10.65 GB/s each.
+  ddr4BytesPerMs: 21.3e6 / 2,
   ddr4Modules: 2,
   // §III-A: two NVMe SSDs; the drive is the hardware tables' PCIe 4.0 datacenter part (6.8 GB/s read,
   // 80 µs per command at queue depth 1) — the paper names no drive model.

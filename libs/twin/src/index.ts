@@ -32,6 +32,10 @@ export {
   derivedDispatchMs,
   dispatchBandMs,
   DEFAULT_EFFICIENCY,
+  H200_MEASURED_EFFICIENCY,
+  GPU_EFFICIENCY,
+  efficiencyOf,
+  PCIE_EFFICIENCY,
   NETWORK_100G,
   INFINIBAND,
   NVME_GEN4,
@@ -70,3 +74,4 @@ export {
   type SwapInstanceConfig,
   type SwapRunResult,
 } from './swap/swap-instance.types.js';
+export { baselineCheck, baselineSummary, BASELINE_ERROR_TARGET, type BaselineCheck } from './report/baseline.check.js';
