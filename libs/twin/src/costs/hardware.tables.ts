@@ -48,6 +48,8 @@ export interface ModelSpec {
   readonly dtypeBytes: number;
   /** MLP intermediate width (what a prefill's activation peak follows from); absent where no experiment needs it. */
   readonly intermediate?: number;
+  /** A mixture-of-experts model's parameters active per token (what its FLOPs follow from); absent: all of them. */
+  readonly activeParams?: number;
 }
 
 export const MODELS = {
@@ -70,6 +72,18 @@ export const MODELS = {
     headDim: 128,
     dtypeBytes: 2,
     intermediate: 17_408,
+  },
+  // Qwen3-30B-A3B model card and config.json (mixture of experts): 30.5 B parameters, 3.3 B active per token,
+  // 48 layers, hidden 2048, 4 KV heads of 128. Every weight is read per step; FLOPs follow the active ones.
+  'qwen3-30b-a3b': {
+    name: 'Qwen3-30B-A3B',
+    params: 30.5e9,
+    activeParams: 3.3e9,
+    layers: 48,
+    hidden: 2048,
+    kvHeads: 4,
+    headDim: 128,
+    dtypeBytes: 2,
   },
 } as const satisfies Record<string, ModelSpec>;
 

@@ -12,7 +12,7 @@ export interface RooflineCompute extends ComputeModel {
 
 /**
  * The roofline of a decoder-only transformer on one GPU:
- * - FLOPs: 2 · params per computed token (the linear layers), plus attention's 4 · layers · hidden
+ * - FLOPs: 2 · params (active ones for a mixture of experts) per computed token (the linear layers), plus attention's 4 · layers · hidden
  *   per attended (query, key) pair (QKᵀ and AV);
  * - bytes: the weights once per call, plus every context token's KV that decode reads;
  * - a call takes max(FLOPs / (peak · mfu), bytes / (bandwidth · memEff)) + stepMs, at the GPU row's
@@ -23,7 +23,8 @@ export function rooflineCompute(gpu: GpuSpec, model: ModelSpec, efficiency: Effi
   const flopsPerMs = (gpu.bf16Flops * efficiency.mfu) / 1000;
   const bytesPerMs = (gpu.memBytesPerS * efficiency.memEff) / 1000;
   const weightBytes = model.params * model.dtypeBytes;
-  const linearFlops = 2 * model.params;
+  // A mixture of experts computes with its active parameters and still streams all of its weights.
+  const linearFlops = 2 * (model.activeParams ?? model.params);
   const attnFlops = 4 * model.layers * model.hidden;
   const kvBytes = kvBytesPerToken(model);
   // Decode's FLOPs run at the tensor peak's utilisation too: at small batches the bytes dominate anyway.
