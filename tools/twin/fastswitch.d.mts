@@ -51,11 +51,14 @@ export function runOnce(o: {
   convs: Array<{ arrivalMs: number; turns: SwapTurnIn[] }>;
   scale?: Record<string, number>;
 }): FastswitchRun;
+export function paperDispatchMs(): number;
 export function ratios(v: FastswitchRun, f: FastswitchRun): FastswitchRatios;
 export function round(x: number, d?: number): number;
 export function fastswitchExperiment(o?: { s?: object; progress?: (i: number, n: number, label: string) => void }): {
   setup: Record<string, unknown> & { derived_dispatch_us: number };
-  fastswitch: FastswitchRatios & Record<string, unknown>;
+  fastswitch: FastswitchRatios &
+    Record<string, unknown> & { dispatch_us: number; measured_dispatch: FastswitchRatios & Record<string, number> };
+  baseline_check: Record<string, import('@mnemo/twin').BaselineCheck>;
   curve: Array<
     FastswitchRatios & {
       dispatch_us: number;
