@@ -458,7 +458,7 @@ export const BENCHMARKS = {
         },
         {
           path: `plans.${p}.ttft_floor_ms`,
-          what: `${p}: P99 TTFT floor, ms: the P99 over the workload's requests of each one's uncached prefill on an idle GPU (no instance count goes under it)`,
+          what: `${p}: P99 TTFT floor, ms: the lowest over the plan's runs of each run's P99 of its measured requests' prefill of what they found uncached, on an idle GPU (a true lower bound: no run it made goes under it)`,
         },
       ]),
       { path: 'search.twin_runs', what: 'cell runs the search made, all policies' },
