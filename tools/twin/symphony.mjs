@@ -171,7 +171,7 @@ export function symphonyKeys(curves, o = SYMPHONY_RUN) {
       ttft_vs_infercept: over('infercept', 'ttft_mean_ms'),
       ttft_vs_llmd: over('llmd', 'ttft_mean_ms'),
     },
-    imbalance_256: Object.fromEntries(o.systems.map((s) => [s, at(s, o.imbalanceUsers, 'imbalance_max_over_median')])),
+    imbalance_256: Object.fromEntries(o.systems.map((s) => [s, at(s, o.imbalanceUsers, 'imbalance_users_max_over_median')])),
     tpot_slo_ms: round(slo, 2),
     users_within_slo: {
       symphony: sym,
