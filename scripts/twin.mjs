@@ -158,9 +158,12 @@ if (cmd === 'fastswitch') {
   for (const [k, v] of Object.entries(result.fastswitch)) console.log(`fastswitch.${k}: ${JSON.stringify(v)}`);
 }
 if (cmd === 'bands') {
+  // Causes an experiment traces from its own results file's figures, recomputed with them (no run).
+  const causes = { 'twin-symphony.json': async (json) => (await import('../tools/twin/symphony.mjs')).symphonyCauses(json) };
   for (const f of readdirSync(join(root, 'bench/results')).filter((n) => /^twin-.*\.json$/.test(n) && !n.endsWith('.vl.json'))) {
     const json = read(f);
     const { twin_headlines_in_band: _old, ...rest } = json;
+    if (causes[f]) rest.disagreement_causes = await causes[f](rest);
     write(f, rest);
   }
 }

@@ -7,6 +7,7 @@ import {
   SYMPHONY_PAPER,
   SYMPHONY_RUN,
   symphonyBaselineChecks,
+  symphonyCauses,
   symphonyExperimentInWorkers,
   symphonyHardware,
 } from './symphony.mjs';
@@ -36,6 +37,7 @@ export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
   const json = {
     symphony: result.keys,
     baseline_check: symphonyBaselineChecks(result.curves, o),
+    disagreement_causes: symphonyCauses({ symphony: result.keys, curves: result.curves, setup: { run: o } }),
     paper: SYMPHONY_PAPER,
     setup: {
       run: o,
