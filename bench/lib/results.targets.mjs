@@ -470,6 +470,15 @@ export const BENCHMARKS = {
       },
     ],
   },
+  'twin-plan-h100-512': {
+    what: "twin plan asked as a new user would (not the README's example): 512 users of Symphony's experiment on Llama-3.1-8B and H100s within a 500 ms P99 TTFT, each policy answered with a verified size or with the whole-cluster runs that show it cannot meet (npm run twin -- plan --users 512 --model llama-3.1-8b --gpu H100 --slo-ttft-ms 500 --out bench/results/twin-plan-h100-512.json)",
+    keys: ['symphony', 'recompute', 'infercept', 'llmd'].flatMap((p) => [
+      { path: `plans.${p}.best.instances`, what: `${p}: fewest instances at which the whole cluster meets the SLO (none: cannot meet)` },
+      { path: `plans.${p}.best.ttft_p99_ms`, what: `${p}: the whole cluster's P99 TTFT there, ms` },
+      { path: `plans.${p}.ttft_floor_ms`, what: `${p}: the lowest of its runs' own lower bounds on P99 TTFT, ms` },
+      { path: `plans.${p}.reason`, what: `${p}: why it cannot meet, from whole-cluster runs` },
+    ]),
+  },
   'twin-pooling': {
     what: "Unified KV pooling's experiment on the twin (npm run twin -- pooling): one Long Doc QA request at a time, 1K–128K tokens, Llama-3.1-8B on a modelled H100 with two DDR4 modules and two NVMe drives; LMCache-like file-per-chunk stores (+ layer-wise pipelining, + async loading) against Mnemo's striped passthrough pool with kv-core's Eq. 1–2 placement; costs from the hardware tables and the paper's §III (docs/twin-experiments.md)",
     keys: [
