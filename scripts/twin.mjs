@@ -159,7 +159,10 @@ if (cmd === 'fastswitch') {
 }
 if (cmd === 'bands') {
   // Causes an experiment traces from its own results file's figures, recomputed with them (no run).
-  const causes = { 'twin-symphony.json': async (json) => (await import('../tools/twin/symphony.mjs')).symphonyCauses(json) };
+  const causes = {
+    'twin-symphony.json': async (json) => (await import('../tools/twin/symphony.mjs')).symphonyCauses(json),
+    'twin-fastswitch.json': async (json) => (await import('../tools/twin/fastswitch.mjs')).fastswitchCausesOf(json),
+  };
   for (const f of readdirSync(join(root, 'bench/results')).filter((n) => /^twin-.*\.json$/.test(n) && !n.endsWith('.vl.json'))) {
     const json = read(f);
     const { twin_headlines_in_band: _old, ...rest } = json;

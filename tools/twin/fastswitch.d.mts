@@ -52,6 +52,7 @@ export function runOnce(o: {
   scale?: Record<string, number>;
 }): FastswitchRun;
 export function paperDispatchMs(): number;
+export function fastswitchCausesOf(json: object): Record<string, string>;
 export function ratios(v: FastswitchRun, f: FastswitchRun): FastswitchRatios;
 export function round(x: number, d?: number): number;
 export function fastswitchExperiment(o?: { s?: object; progress?: (i: number, n: number, label: string) => void }): {

@@ -231,14 +231,23 @@ export function fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, s }) {
 }
 
 /** Why the paper-regime headlines land where they do, traced from the runs' own figures. */
-function fastswitchCauses(at, ours, convs) {
-  const span = round(convs[convs.length - 1].arrivalMs / 1000, 0);
+/** The same from a results file's own figures (`npm run twin -- bands` recomputes them). */
+export function fastswitchCausesOf(json) {
+  const at = json.curve.find((p) => p.dispatch_us === json.fastswitch.dispatch_us);
+  const ours = json.curve.find((p) => p.dispatch_us === json.fastswitch.measured_dispatch.dispatch_us);
+  return fastswitchCauses(at, ours, json.setup.workload.arrival_span_s);
+}
+
+function fastswitchCauses(at, ours, spanS) {
+  const span = round(spanS, 0);
   const v = at.vllm;
   const stall =
     `at ${at.dispatch_us} µs per call the twin's vLLM makes ${v.swap_out_calls} swap-out calls (64 per block: K and V of ` +
     `every layer) in ${v.swap_outs} preemptions and stands still for copies ${round(v.switch_share * 100, 1)}% of the run ` +
     `(${v.simulated_s} s simulated for ${span} s of arrivals); at the measured ${ours.dispatch_us} µs the same ratio is ` +
-    `${ours.p99_ttft_ratio}, so the paper's vLLM must issue fewer or cheaper calls than §2.2's reading implies`;
+    `${ours.p99_ttft_ratio}, so the paper's vLLM must issue fewer or cheaper calls than §2.2's reading implies. Both of the ` +
+    "paper's systems also prefill each turn with its prefix kept (§4, Implementation), where the twin's recompute the " +
+    'whole history each turn (vLLM 0.3.3 as released): more prefill work, so more preemptions and swaps for vLLM';
   return {
     'fastswitch.p99_ttft_ratio': stall,
     'fastswitch.p999_tbt_ratio': stall,
@@ -380,7 +389,7 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
     },
     baseline_check: fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, s }),
     // Shown only for a headline outside its band (bench/lib/results.report.mjs headlinesInBand).
-    disagreement_causes: fastswitchCauses(at, ours, convs),
+    disagreement_causes: fastswitchCauses(at, ours, convs[convs.length - 1].arrivalMs / 1000),
     curve,
     by_trace: byTrace,
     ablation,
