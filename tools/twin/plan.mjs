@@ -151,27 +151,34 @@ export function planOnePolicy({ q, policy, o = PLAN_RUN }, emitRun = () => {}) {
   // in their window, with whatever their prefixes found cached, so it bounds none of them and decides nothing.
   const reference = ttftFloorMs(base, planHardware({ gpu: q.gpu, model: q.model, instances: 1, hostGb: 0, ssdTb: 0 }));
   const out = { ...plan, slice_estimate: s, uncached_prefill_p99_ms: reference };
-  if (!s || s.instances <= o.cellInstances)
+  // Where no cell met, "cannot meet" must rest on whole-cluster runs too: the cells' largest count at the
+  // base memory point is run whole and stepped up as any answer is (unless the cells were the whole cluster).
+  const largest = Math.max(
+    0,
+    ...plan.tried.filter((t) => t.ran && t.host_gb === o.base.hostGb && t.ssd_tb === o.base.ssdTb).map((t) => t.instances),
+  );
+  const start = s ? s.instances : largest;
+  if (start <= o.cellInstances)
     return {
       ...out,
       ttft_floor_ms: floorOf(),
-      verification: { whole_cluster: false, why: s ? 'the cell was the whole cluster' : 'no cell met the SLO' },
+      verification: { whole_cluster: false, why: s ? 'the cell was the whole cluster' : 'the cells were the whole cluster' },
     };
   if (q.users > o.fullCheckMaxUsers)
     return {
       ...out,
       ttft_floor_ms: floorOf(),
       best: null,
-      reason: `not verified: over ${o.fullCheckMaxUsers} users a whole-cluster run takes minutes here`,
+      reason: s ? `not verified: over ${o.fullCheckMaxUsers} users a whole-cluster run takes minutes here` : `cells: ${plan.reason}`,
       verification: { whole_cluster: false, why: 'too many users to run whole' },
     };
-  const g = { hostGb: s.host_gb, ssdTb: s.ssd_tb };
+  const g = s ? { hostGb: s.host_gb, ssdTb: s.ssd_tb } : { ...o.base };
   const run = (instances) => {
     const r = twinRun({ policy, users: q.users, instances, gpu: q.gpu, model: q.model, ...g, slo, o, base, now });
     emit({ policy, instances, ...g, check: true, ...r });
     return r;
   };
-  const v = verifyWhole(run, { start: s.instances, max: shape.max, floorGain: o.floorGain, sloTtftMs: slo.ttftMs });
+  const v = verifyWhole(run, { start, max: shape.max, floorGain: o.floorGain, sloTtftMs: slo.ttftMs });
   const met = v.runs.find((r) => r.instances === v.instances);
   const best = met
     ? {

@@ -306,4 +306,29 @@ describe('npm run twin -- plan: cost and search', () => {
     expect(result.search.twin_runs).toBe(p.tried.filter((t) => t.ran && !t.reused).length);
     expect(p.ttft_floor_ms).toBeGreaterThan(0);
   }, 60_000);
+
+  it('declares a policy unable to meet an SLO only after running the whole cluster, never from the cells alone', async () => {
+    const o = {
+      ...PLAN_RUN,
+      rampMs: 500,
+      warmMs: 2000,
+      untilMs: 5000,
+      thinkCompression: 60,
+      cellInstances: 2,
+      minCellUsers: 4,
+      usersPerInstanceStart: 3,
+      maxInstances: 4,
+      hostGbGrid: [256],
+      ssdTbGrid: [4],
+    };
+    // 1 ms of P99 TTFT: no cell can meet it.
+    const q = { users: 6, model: 'llama-3.1-8b', gpu: 'H100', sloTtftMs: 1, sloTpotMs: 1000, policies: ['symphony'] };
+    const p = (await capacityPlan(q, { o, now: () => 0, workers: 1 })).plans.symphony!;
+    expect(p.slice_estimate).toBeNull();
+    expect(p.best).toBeNull();
+    const v = p.verification as { whole_cluster: boolean; runs: Array<{ instances: number; meets: boolean }> };
+    expect(v.whole_cluster).toBe(true);
+    expect(v.runs.length).toBeGreaterThan(0);
+    expect(v.runs.every((r) => !r.meets)).toBe(true);
+  }, 60_000);
 });
