@@ -3,7 +3,8 @@ import { figure } from '../../bench/figures/twin-fastswitch.figure.mjs';
 import { FASTSWITCH_SETUP, fastswitchConversations, fastswitchExperiment, runOnce } from './fastswitch.mjs';
 import { fastswitchRobustness } from './fastswitch-robustness.mjs';
 
-// A small configuration (seconds): 40 conversations drawn, the first 24 served, at twice the rate on a quarter of the KV so that they contend
+// A small configuration (seconds): 40 conversations drawn, the first 24 served, at twice the rate on a quarter of the KV
+// so that they contend
 // (conversations cut at 4,096 tokens, so one request always fits that KV alone); two dispatch points.
 const small = {
   ...FASTSWITCH_SETUP,
