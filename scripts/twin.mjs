@@ -16,17 +16,19 @@
 //   plan        the cheapest configuration (instances, host GB and SSD TB per node) of each serving system meeting
 //               a P99 TTFT (and mean TPOT) SLO for N users: `plan --users N --model M --gpu G --slo-ttft-ms T
 //               [--slo-tpot-ms T] [--policy P] [--out FILE]` (bench/results/twin-plan.json unless --out)
+//   bands       re-judge every twin results file's paper-band headlines (twin_headlines_in_band) against the targets
+//               in bench/lib/results.targets.mjs as they are now, without re-running anything
 //   fastswitch  FastSwitch's experiment: Llama-8B on a modelled A10, priority-driven swap preemption, vLLM's per-block swaps
 //               against block groups + async swap-in + host-copy reuse over the per-call dispatch, with its ±20% rows
 //               (bench/results/twin-fastswitch.{json,svg}); `fastswitch --no-robustness` leaves the rows out
 //   trace       Mooncake's FAST'25 experiments on a request trace in its format: `trace --trace FILE [--nodes N]
 //               [--cache-tokens T] [--policy P]` (bench/results/twin-trace-<file's base name>.{json,svg}; docs/traces.md)
 // Each results file is stamped like a benchmark's and docs/results.md is regenerated.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runStamp, writeReport } from '../bench/lib/results.report.mjs';
+import { headlinesInBand, runStamp, writeReport } from '../bench/lib/results.report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const COMMANDS = [
@@ -41,6 +43,7 @@ const COMMANDS = [
   'plan',
   'fastswitch',
   'trace',
+  'bands',
 ];
 const [cmd, ...args] = process.argv.slice(2);
 if (!COMMANDS.includes(cmd)) {
@@ -53,7 +56,10 @@ const path = (name) => join(root, 'bench/results', name);
 const read = (name) => (existsSync(path(name)) ? JSON.parse(readFileSync(path(name), 'utf8')) : undefined);
 const write = (name, json) => {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
-  writeFileSync(path(name), JSON.stringify(json, null, 2) + '\n');
+  // Every paper-band headline of the file, judged where it is written (bench/lib/results.targets.mjs).
+  const bands = headlinesInBand(name.replace(/\.json$/, ''), json);
+  const out = bands.total > 0 ? { ...json, twin_headlines_in_band: bands } : json;
+  writeFileSync(path(name), JSON.stringify(out, null, 2) + '\n');
   console.log(`wrote bench/results/${name}`);
 };
 
@@ -174,6 +180,19 @@ if (cmd === 'trace') {
   writeFileSync(path(`${name}.svg`), await renderSvg(spec));
   console.log(`rendered bench/results/${name}.vl.json and bench/results/${name}.svg`);
   for (const [k, v] of Object.entries(read(`${name}.json`).paper_check)) console.log(`paper_check.${k}: ${JSON.stringify(v)}`);
+}
+if (cmd === 'bands') {
+  // Causes an experiment traces from its own results file's figures, recomputed with them (no run).
+  const causes = {
+    'twin-symphony.json': async (json) => (await import('../tools/twin/symphony.mjs')).symphonyCauses(json),
+    'twin-fastswitch.json': async (json) => (await import('../tools/twin/fastswitch.mjs')).fastswitchCausesOf(json),
+  };
+  for (const f of readdirSync(join(root, 'bench/results')).filter((n) => /^twin-.*\.json$/.test(n) && !n.endsWith('.vl.json'))) {
+    const json = read(f);
+    const { twin_headlines_in_band: _old, ...rest } = json;
+    if (causes[f]) rest.disagreement_causes = await causes[f](rest);
+    write(f, rest);
+  }
 }
 writeReport(root);
 console.log('regenerated docs/results.md: commit it with the results');

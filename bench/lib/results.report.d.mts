@@ -9,8 +9,19 @@ export interface RunStamp {
 }
 export interface Target {
   op: string;
-  value: number | boolean;
+  value: number | boolean | [number, number];
+  paper?: [number, number];
+  cause?: string;
 }
+export const DISAGREES: 'disagrees_with_paper';
+export interface HeadlinesInBand {
+  in_band: number;
+  total: number;
+  disagrees: Array<{ key: string; value: unknown; band: [number, number]; cause: string }>;
+}
+export function showTarget(target?: Target): string;
+export function holds(value: unknown, target: Target): boolean;
+export function headlinesInBand(name: string, json: Record<string, unknown>): HeadlinesInBand;
 export function runStamp(o: { args: string[]; loadStart: number[]; date?: Date }): RunStamp;
 export function at(obj: unknown, path: string): unknown;
 export function verdict(value: unknown, target?: Target, label?: string): string;

@@ -34,13 +34,51 @@ export function at(obj, path) {
 // '=' holds a flag to a value (a boolean target such as an order that must match).
 const OPS = { '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '<': (a, b) => a < b, '=': (a, b) => a === b };
 const SHOW_OP = { '>=': '≥', '<=': '≤', '>': '>', '<': '<', '=': '=' };
+export const DISAGREES = 'disagrees_with_paper';
 
-/** 'met', 'not met', or why there is no verdict. */
+const fmt = (x) => String(Math.round(x * 1000) / 1000);
+/** A target as the page shows it: a band names the paper's range it was widened from. */
+export function showTarget(target) {
+  if (!target) return '—';
+  if (target.op !== 'band') return `${SHOW_OP[target.op]} ${target.value}`;
+  const [plo, phi] = target.paper;
+  return `${fmt(target.value[0])}–${fmt(target.value[1])} (paper ${plo === phi ? fmt(plo) : `${fmt(plo)}–${fmt(phi)}`})`;
+}
+
+/** Whether a value holds its target: a band holds both of its ends (an overshoot fails as a shortfall does). */
+export function holds(value, target) {
+  if (target.op === 'band') return typeof value === 'number' && value >= target.value[0] && value <= target.value[1];
+  return OPS[target.op](value, target.value);
+}
+
+/** 'met', 'not met', 'disagrees_with_paper' (a band missed on either side), or why there is no verdict. */
 export function verdict(value, target, label) {
   if (label) return label;
   if (!target) return '';
+  if (target.op === 'band') {
+    if (typeof value !== 'number') return 'no figure';
+    return holds(value, target) ? 'met' : DISAGREES;
+  }
   if (typeof value !== typeof target.value) return 'no figure';
-  return OPS[target.op](value, target.value) ? 'met' : 'not met';
+  return holds(value, target) ? 'met' : 'not met';
+}
+
+/**
+ * A results file's paper-band headlines: how many hold their band, and for each that does not,
+ * its value, band and cause (the file's own `disagreement_causes[path]` where the experiment traced
+ * one, else the cause registered beside the target, else said to be untraced).
+ */
+export function headlinesInBand(name, json) {
+  const keys = (BENCHMARKS[name]?.keys ?? []).filter((k) => k.target?.op === 'band' && !k.label && at(json, k.path) !== undefined);
+  const disagrees = keys
+    .filter((k) => !holds(at(json, k.path), k.target))
+    .map((k) => ({
+      key: k.path,
+      value: at(json, k.path),
+      band: k.target.value,
+      cause: json.disagreement_causes?.[k.path] ?? k.target.cause ?? 'not traced yet',
+    }));
+  return { in_band: keys.length - disagrees.length, total: keys.length, disagrees };
 }
 
 const cell = (v) => {
@@ -96,7 +134,7 @@ function section(name, json, hasPlot) {
     lines.push('| key | what | value | target | |', '|---|---|---|---|---|');
     for (const k of spec.keys) {
       const v = at(json, k.path);
-      const target = k.target ? `${SHOW_OP[k.target.op]} ${k.target.value}` : '—';
+      const target = showTarget(k.target);
       lines.push(`| \`${k.path}\` | ${k.what} | ${cell(v)} | ${target} | ${verdict(v, k.target, v === undefined ? undefined : k.label)} |`);
     }
     lines.push('');
@@ -106,6 +144,12 @@ function section(name, json, hasPlot) {
       `Plot: [${name}.svg](../bench/results/${name}.svg) (Vega-Lite spec: [${name}.vl.json](../bench/results/${name}.vl.json))`,
       '',
     );
+  const band = json.twin_headlines_in_band;
+  if (band?.disagrees?.length) {
+    lines.push('Headlines outside their paper band, each with its cause:', '');
+    for (const d of band.disagrees) lines.push(`- \`${d.key}\` = ${cell(d.value)}, band ${fmt(d.band[0])}–${fmt(d.band[1])}: ${d.cause}`);
+    lines.push('');
+  }
   const all = figures(json);
   lines.push(
     `<details><summary>Every figure in <code>bench/results/${name}.json</code> (${all.length})</summary>`,
@@ -133,6 +177,9 @@ export function renderReport(results) {
     'label (a constructed case, a strawman baseline, host memory on one side) is shown but is not a',
     'like-for-like headline. Runs share a 2-core machine with other work; each benchmark measures',
     'Mnemo and its baseline in the same run, so the ratios are what counts.',
+    '',
+    "A band target is the paper's reported range for that ratio widened ×/÷ 1.5: a figure outside it on either side",
+    `is \`${DISAGREES}\` (an overshoot means a baseline or model is off), never met.`,
     '',
     '| benchmark | last run | headline keys met |',
     '|---|---|---|',

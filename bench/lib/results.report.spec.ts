@@ -1,8 +1,18 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { at, figures, readResults, renderReport, REPORT_COMMAND, REPORT_PATH, verdict } from './results.report.mjs';
-import { BENCHMARKS } from './results.targets.mjs';
+import {
+  at,
+  DISAGREES,
+  figures,
+  headlinesInBand,
+  readResults,
+  renderReport,
+  REPORT_COMMAND,
+  REPORT_PATH,
+  verdict,
+} from './results.report.mjs';
+import { BENCHMARKS, paperBand, targetOf } from './results.targets.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -39,6 +49,41 @@ describe('results report', () => {
     ['a figure of another type than its target has no verdict', 1, { op: '=', value: true }, undefined, 'no figure'],
   ])('verdict: %s', (_n, value, target, label, expected) => {
     expect(verdict(value, target, label)).toBe(expected);
+  });
+
+  describe('paper bands (two-sided)', () => {
+    const fs = paperBand(3.7, 4.1);
+    it('widens the paper range ×/÷ 1.5', () => {
+      expect(fs.value).toEqual([2.467, 6.15]);
+      expect(paperBand(2.4).value).toEqual([1.6, 3.6]);
+    });
+    it.each<[string, number, string]>([
+      ['inside the band is met', 4, 'met'],
+      ['at the widened low end is met', 2.467, 'met'],
+      ['an overshoot disagrees, never met', 98.94, DISAGREES],
+      ['just past the high end disagrees', 6.16, DISAGREES],
+      ['a shortfall disagrees too', 0.8, DISAGREES],
+    ])('%s', (_n, value, expected) => {
+      expect(verdict(value, fs)).toBe(expected);
+    });
+    it('a missing figure has no verdict', () => expect(verdict(undefined, fs)).toBe('no figure'));
+    it('every twin paper headline key is a band (FastSwitch P99 TTFT among them)', () => {
+      expect(targetOf('twin-fastswitch', 'fastswitch.p99_ttft_ratio')).toMatchObject({ op: 'band', value: [2.467, 6.15] });
+    });
+    it('counts a results file’s headlines in band, listing each overshoot with its cause', () => {
+      const r = headlinesInBand('twin-fastswitch', {
+        fastswitch: { p99_ttft_ratio: 98.94, p999_tbt_ratio: 2.4, swap_out_reduction: 0.5 },
+        disagreement_causes: { 'fastswitch.p99_ttft_ratio': 'the baseline stalls' },
+      });
+      expect(r.total).toBe(3);
+      expect(r.in_band).toBe(2);
+      expect(r.disagrees).toEqual([{ key: 'fastswitch.p99_ttft_ratio', value: 98.94, band: [2.467, 6.15], cause: 'the baseline stalls' }]);
+    });
+    it('the page shows the band and the paper range, and does not count an overshoot as met', () => {
+      const text = renderReport({ 'twin-fastswitch': { json: { fastswitch: { p99_ttft_ratio: 98.94 } }, hasPlot: false } });
+      expect(text).toContain(`| 98.94 | 2.467–6.15 (paper 3.7–4.1) | ${DISAGREES} |`);
+      expect(text).toContain('| [twin-fastswitch](#twin-fastswitch) | not recorded | 0 of 1 |');
+    });
   });
 
   it('reads dotted paths', () => {

@@ -5,6 +5,28 @@
 // `path` is a dotted path into bench/results/<bench>.json. `target` is { op, value } with op one
 // of '>=', '<=', '>', '<', or '=' (a flag that must hold a value: `value` is then a boolean). `label` marks a figure that is not a like-for-like headline (a
 // constructed case, a separate method): it is shown, never counted as meeting a target.
+//
+// A twin headline that reproduces a paper's ratio has a two-sided target, { op: 'band', value: [lo, hi],
+// paper: [plo, phi], cause? }: the paper's reported range widened ×/÷ 1.5 (`paperBand`). A figure
+// outside it on either side is `disagrees_with_paper`, never met; `cause` is the traced reason shown
+// when the figure is outside (an experiment may give a fresher one in its file's `disagreement_causes`).
+
+/** The band a twin ratio is held to: the paper's range [lo, hi] (a single figure: lo = hi) widened ×/÷ 1.5. */
+export function paperBand(lo, hi = lo, cause) {
+  const r = (x) => Math.round(x * 1000) / 1000;
+  return { op: 'band', value: [r(lo / 1.5), r(hi * 1.5)], paper: [lo, hi], ...(cause ? { cause } : {}) };
+}
+
+const POOLING_CAUSE =
+  "the twin's TTFT holds no GPU time beside the question's prefill, so nothing hides the file stores' serialized retrieval; " +
+  "the paper's ~5 s of GPU time (5.6 s TTFT, 0.6 s blocked I/O for the pool) hides most of it (baseline_check.v_b_*)";
+
+/** The target registered for a headline key (the robustness rows hold their ±20% cases to the same one). */
+export function targetOf(bench, path) {
+  const t = BENCHMARKS[bench]?.keys.find((k) => k.path === path)?.target;
+  if (!t) throw new Error(`no target registered for ${bench} ${path}`);
+  return t;
+}
 
 /** @type {Record<string, { what: string, keys: Array<{ path: string, what: string, target?: { op: string, value: number | boolean }, label?: string }> }>} */
 export const BENCHMARKS = {
@@ -388,23 +410,23 @@ export const BENCHMARKS = {
     keys: [
       {
         path: 'symphony.ttft_vs_vllm',
-        what: 'mean TTFT, vLLM-style recompute ÷ symphony, largest over the user sweep (paper: up to 2.4×)',
-        target: { op: '>=', value: 2.4 },
+        what: 'mean TTFT, vLLM as the paper ran it (no prefix cache) ÷ symphony, largest over the user sweep (paper: up to 2.4×)',
+        target: paperBand(2.4),
       },
       {
         path: 'symphony.tpot_vs_vllm',
-        what: 'mean TPOT, recompute ÷ symphony, largest over the sweep (paper: 1.4–1.9×)',
-        target: { op: '>=', value: 1.4 },
+        what: 'mean TPOT, vLLM as the paper ran it ÷ symphony, largest over the sweep (paper: 1.4–1.9×)',
+        target: paperBand(1.4, 1.9),
       },
       {
         path: 'symphony.users_vs_vllm_at_slo',
-        what: 'users served within the TPOT SLO, symphony ÷ recompute (paper: 4×; a lower bound when symphony meets the SLO at the top of the sweep)',
-        target: { op: '>=', value: 4 },
+        what: 'users served within the TPOT SLO, symphony ÷ vLLM as the paper ran it (paper: 4×; a lower bound when symphony meets the SLO at the top of the sweep)',
+        target: paperBand(4),
       },
       {
         path: 'symphony.ttft_vs_infercept',
         what: 'mean TTFT, InferCept-style sticky offload ÷ symphony, at 512 users, the largest count every system ran (paper: up to 2.4×)',
-        target: { op: '>=', value: 2.4 },
+        target: paperBand(2.4),
       },
       {
         path: 'symphony.ttft_vs_llmd',
@@ -413,8 +435,8 @@ export const BENCHMARKS = {
       },
       {
         path: 'symphony.infercept_imbalance_256',
-        what: 'InferCept-style instance load, max ÷ median at 256 users (paper Fig. 15: 3.1×)',
-        target: { op: '>=', value: 2.5 },
+        what: 'InferCept-style users held per instance (distinct sessions served in the measured window), max ÷ median at 256 users (paper Fig. 15: 3.1×)',
+        target: paperBand(3.1),
       },
       {
         path: 'symphony.missed10_degradation',
@@ -428,11 +450,21 @@ export const BENCHMARKS = {
       },
       {
         path: 'robustness.symphony_ahead_in_every_case',
-        what: 'symphony ahead of recompute in mean TTFT and TPOT with each hardware figure (GPU FLOP/s, GPU memory bandwidth, PCIe, network) at −20% and +20%, at 256 users',
+        what: 'symphony ahead of vLLM as the paper ran it (no prefix cache) in mean TTFT and TPOT with each hardware figure (GPU FLOP/s, GPU memory bandwidth, PCIe, network) at −20% and +20%, at 256 users',
         target: { op: '=', value: true },
       },
-      { path: 'robustness.ttft_vs_vllm_range', what: 'mean TTFT, recompute ÷ symphony, lowest and highest over those cases' },
-      { path: 'robustness.tpot_vs_vllm_range', what: 'mean TPOT, recompute ÷ symphony, lowest and highest over those cases' },
+      {
+        path: 'robustness.in_paper_bands_in_every_case',
+        what: "the TTFT and TPOT ratios at 256 users inside the headlines' paper bands in every one of those cases",
+      },
+      { path: 'robustness.ttft_vs_vllm_range', what: 'mean TTFT, vLLM-as-paper ÷ symphony, lowest and highest over those cases' },
+      { path: 'robustness.tpot_vs_vllm_range', what: 'mean TPOT, vLLM-as-paper ÷ symphony, lowest and highest over those cases' },
+      {
+        path: 'symphony.vs_best_vllm.ttft_vs_vllm',
+        what: "mean TTFT, vLLM at its best (its prefix cache on) ÷ symphony, largest over the sweep: Mnemo's own claim, no paper band",
+      },
+      { path: 'symphony.vs_best_vllm.tpot_vs_vllm', what: 'mean TPOT, the same' },
+      { path: 'symphony.vs_best_vllm.users_vs_vllm_at_slo', what: 'users within the TPOT SLO, symphony ÷ vLLM at its best' },
     ],
   },
   'twin-plan': {
@@ -451,7 +483,7 @@ export const BENCHMARKS = {
         },
         {
           path: `plans.${p}.ttft_floor_ms`,
-          what: `${p}: P99 TTFT floor, ms: the P99 over the workload's requests of each one's uncached prefill on an idle GPU (no instance count goes under it)`,
+          what: `${p}: P99 TTFT floor, ms: the lowest over the plan's runs of each run's P99 of its measured requests' prefill of what they found uncached, on an idle GPU (a true lower bound: no run it made goes under it)`,
         },
       ]),
       { path: 'search.twin_runs', what: 'cell runs the search made, all policies' },
@@ -463,29 +495,47 @@ export const BENCHMARKS = {
       },
     ],
   },
+  'twin-plan-h100-512': {
+    what: "twin plan asked as a new user would (not the README's example): 512 users of Symphony's experiment on Llama-3.1-8B and H100s within a 500 ms P99 TTFT, each policy answered with a verified size or with the whole-cluster runs that show it cannot meet (npm run twin -- plan --users 512 --model llama-3.1-8b --gpu H100 --slo-ttft-ms 500 --out bench/results/twin-plan-h100-512.json)",
+    keys: ['symphony', 'recompute', 'infercept', 'llmd'].flatMap((p) => [
+      { path: `plans.${p}.best.instances`, what: `${p}: fewest instances at which the whole cluster meets the SLO (none: cannot meet)` },
+      { path: `plans.${p}.best.ttft_p99_ms`, what: `${p}: the whole cluster's P99 TTFT there, ms` },
+      { path: `plans.${p}.ttft_floor_ms`, what: `${p}: the lowest of its runs' own lower bounds on P99 TTFT, ms` },
+      { path: `plans.${p}.reason`, what: `${p}: why it cannot meet, from whole-cluster runs` },
+    ]),
+  },
   'twin-pooling': {
     what: "Unified KV pooling's experiment on the twin (npm run twin -- pooling): one Long Doc QA request at a time, 1K–128K tokens, Llama-3.1-8B on a modelled H100 with two DDR4 modules and two NVMe drives; LMCache-like file-per-chunk stores (+ layer-wise pipelining, + async loading) against Mnemo's striped passthrough pool with kv-core's Eq. 1–2 placement; costs from the hardware tables and the paper's §III (docs/twin-experiments.md)",
     keys: [
       {
         path: 'pooling.ttft_128k_vs_file_store',
         what: 'TTFT at 128K, the strongest file store (LMCache+LP+AsyncKV-like) ÷ the striped passthrough pool (paper Fig. 8: 2.1–4.1×)',
-        target: { op: '>=', value: 2.1 },
+        target: paperBand(2.1, 4.1, POOLING_CAUSE),
       },
       {
         path: 'pooling.blocked_io_128k_vs_file_store',
-        what: 'blocked I/O at 128K, the strongest file store ÷ the pool (paper Fig. 9: 7.8–23.2× against LMCache)',
-        target: { op: '>=', value: 7.8 },
+        what: 'blocked I/O at 128K, the strongest file store ÷ the pool (paper §V-B, LLaMA-3.1-8B: 1.7× for LMCache+LP+AsyncKV)',
+        target: paperBand(1.7, 1.7, POOLING_CAUSE),
       },
       {
         path: 'pooling.striped_vs_single_device',
         what: "128K of KV on SSD through passthrough, read from one drive ÷ striped over two by kv-core's placement (§III: the second SSD sits idle)",
         target: { op: '>=', value: 1.8 },
       },
-      { path: 'pooling.ttft_128k_vs.lmcache', what: 'TTFT at 128K, LMCache-like file store ÷ the pool (paper, LLaMA-3.1-8B: 2.9×)' },
-      { path: 'pooling.ttft_128k_vs.lmcache-lp', what: 'TTFT at 128K, + layer-wise pipelining ÷ the pool (paper: 2.6×)' },
+      {
+        path: 'pooling.ttft_128k_vs.lmcache',
+        what: 'TTFT at 128K, LMCache-like file store ÷ the pool (paper, LLaMA-3.1-8B: 2.9×)',
+        target: paperBand(2.9, 2.9, POOLING_CAUSE),
+      },
+      {
+        path: 'pooling.ttft_128k_vs.lmcache-lp',
+        what: 'TTFT at 128K, + layer-wise pipelining ÷ the pool (paper: 2.6×)',
+        target: paperBand(2.6, 2.6, POOLING_CAUSE),
+      },
       {
         path: 'pooling.blocked_io_128k_vs.lmcache',
         what: 'blocked I/O at 128K, LMCache-like file store ÷ the pool (paper, LLaMA-3.1-8B: 7.8×)',
+        target: paperBand(7.8, 7.8, POOLING_CAUSE),
       },
       {
         path: 'pooling.ablation_128k_ttft_vs_full.orchestrator-only',
@@ -532,12 +582,12 @@ export const BENCHMARKS = {
       {
         path: 'swiftcache.max_context_vs_chunked8k',
         what: "the master's longest context at 96 GB, SwiftCache (Mnemo's two-plane stream over what idle workers lend) ÷ vLLM chunked prefill 8K alone (paper Fig. 9: 1.58–3.98× over 96/80/32/24 GB)",
-        target: { op: '>=', value: 1.58 },
+        target: paperBand(1.58, 3.98),
       },
       {
         path: 'swiftcache.ttft_p99_vs_offload',
         what: "P99 TTFT, PCIe CPU offload ÷ SwiftCache lending on the node-manager's demand rule (kv-core SessionDemand: live requests plus the sessions served within the elastic window), lowest over the rates where offload's GPU is under 80% busy (paper Fig. 7: −54% and −58%, i.e. 2.17× and 2.38×)",
-        target: { op: '>=', value: 2 },
+        target: paperBand(2.17, 2.38),
       },
       {
         path: 'swiftcache.worker_interference',
@@ -608,7 +658,12 @@ export const BENCHMARKS = {
       {
         path: 'droidspeak.throughput_vs_full_prefill_at_slo',
         what: "throughput at the TTFT SLO, Mnemo's plan choice (the node's load, the SLO as budget with each request's wait charged) within a 1% quality floor ÷ full prefill, mean of the trained pairs (paper Fig. 15: 2–3×)",
-        target: { op: '>=', value: 2 },
+        target: paperBand(
+          2,
+          3,
+          "the reference engine's small trained pairs lose more than 1% top-1 agreement once more than a few layers are reused, " +
+            'so the plan choice falls back to full prefill',
+        ),
       },
       {
         path: 'droidspeak.quality_loss_at_slo',
@@ -692,18 +747,27 @@ export const BENCHMARKS = {
     keys: [
       {
         path: 'fastswitch.p99_ttft_ratio',
-        what: 'P99 TTFT, vLLM ÷ FastSwitch, at the derived dispatch (117 µs), Markov f = 0.04 (paper Fig. 8: 3.7–4.1×)',
-        target: { op: '>=', value: 3.7 },
+        what: "P99 TTFT, vLLM ÷ FastSwitch, at the paper's dispatch (§2.2's lowest: 90 µs per call), Markov f = 0.04 (paper Fig. 8: 3.7–4.1×)",
+        target: paperBand(
+          3.7,
+          4.1,
+          "117 µs per copy call is a reading of Table 1, not a measurement: the twin's vLLM stalls for copies half the run " +
+            'and its queue grows without bound',
+        ),
       },
       {
         path: 'fastswitch.p999_tbt_ratio',
         what: 'P99.9 TBT, vLLM ÷ FastSwitch, the same (paper Fig. 8: 2.0–2.7×)',
-        target: { op: '>=', value: 2 },
+        target: paperBand(2.0, 2.7, 'the same per-call dispatch reading of Table 1 stalls the baseline'),
       },
       {
         path: 'fastswitch.swap_out_reduction',
         what: 'swap-out blocks, 1 − FastSwitch ÷ vLLM (paper Table 1: 53%)',
-        target: { op: '>=', value: 0.5 },
+        target: paperBand(
+          0.53,
+          0.53,
+          "Table 1 is §5.3.3's microbenchmark of host-copy reuse alone; the twin's figure adds the swaps that priority scheduling saves",
+        ),
       },
       {
         path: 'fastswitch.switch_overhead_ratio',
@@ -711,6 +775,15 @@ export const BENCHMARKS = {
       },
       { path: 'fastswitch.groups_only_switch_overhead_ratio', what: 'the same, block groups alone (paper Fig. 10: 3.11×)' },
       { path: 'fastswitch.blocks_per_call', what: "FastSwitch's blocks per copy call (§3.1: about 20 blocks per block group)" },
+      {
+        path: 'fastswitch.measured_dispatch.p99_ttft_ratio',
+        what: 'P99 TTFT, vLLM ÷ FastSwitch, at the per-call dispatch measured on the H200 (2.47 µs): our hardware, no paper band',
+      },
+      { path: 'fastswitch.measured_dispatch.p999_tbt_ratio', what: 'P99.9 TBT, the same at 2.47 µs' },
+      {
+        path: 'fastswitch.measured_dispatch.groups_only_switch_overhead_ratio',
+        what: 'switching overhead, vLLM ÷ block groups alone at 2.47 µs: what grouping buys on H200-class dispatch',
+      },
       {
         path: 'robustness.targets_met_in_every_case',
         what: 'the three targeted keys met with each hardware figure (GPU FLOP/s, memory bandwidth, KV capacity, PCIe bandwidth, per-call dispatch) at −20% and +20%',

@@ -2,7 +2,11 @@
 // memory bandwidth (decode) and the InfiniBand link the KV and E cache come over. The workload,
 // the profiles and the SLO rule stay; the SLO moves with full prefill's unloaded TTFT, as it is
 // defined from it. A conclusion that held only at the tables' exact values shows here.
+import { holds } from '../../bench/lib/results.report.mjs';
+import { targetOf } from '../../bench/lib/results.targets.mjs';
 import { DROIDSPEAK_SETUP, droidspeakExperiment } from './droidspeak.mjs';
+
+const HEADLINE = targetOf('twin-droidspeak', 'droidspeak.throughput_vs_full_prefill_at_slo');
 import { readProfiles } from './droidspeak-profiles.mjs';
 
 const FIGURES = { gpu_flops: 'flopsScale', gpu_mem: 'memScale', infiniband: 'linkScale' };
@@ -34,7 +38,7 @@ export function droidspeakRobustness({ s = DROIDSPEAK_SETUP, results = readProfi
     cheapest_within_floor_range: range('cheapest_within_floor_throughput_vs_full_prefill_at_slo'),
     fetch_share_of_prefill_half_plan_max_range: range('fetch_share_of_prefill_half_plan_max'),
     constructed_throughput_range: range('constructed_throughput_vs_full_prefill_at_slo'),
-    target_met_in_every_case: rows.every((r) => r.throughput_vs_full_prefill_at_slo >= 2),
+    target_met_in_every_case: rows.every((r) => holds(r.throughput_vs_full_prefill_at_slo, HEADLINE)),
     fetch_share_within_paper_in_every_case: rows.every((r) => r.fetch_share_of_prefill_half_plan_max <= 0.11),
   };
 }

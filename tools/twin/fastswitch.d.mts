@@ -11,7 +11,8 @@ export const FASTSWITCH_SETUP: Record<string, unknown> & {
 };
 export const SYSTEMS: Record<string, { groups: boolean; asyncSwapIn: boolean; reuse: boolean }>;
 export const PAPER: Record<string, number | number[]>;
-export const TARGETS: Record<string, number>;
+export const TARGETS: Record<string, import('../../bench/lib/results.targets.mjs').HeadlineTarget>;
+export function inBands(x: Record<string, unknown>): boolean;
 export interface FastswitchRun {
   requests: number;
   p99_ttft_ms: number;
@@ -50,11 +51,15 @@ export function runOnce(o: {
   convs: Array<{ arrivalMs: number; turns: SwapTurnIn[] }>;
   scale?: Record<string, number>;
 }): FastswitchRun;
+export function paperDispatchMs(): number;
+export function fastswitchCausesOf(json: object): Record<string, string>;
 export function ratios(v: FastswitchRun, f: FastswitchRun): FastswitchRatios;
 export function round(x: number, d?: number): number;
 export function fastswitchExperiment(o?: { s?: object; progress?: (i: number, n: number, label: string) => void }): {
   setup: Record<string, unknown> & { derived_dispatch_us: number };
-  fastswitch: FastswitchRatios & Record<string, unknown>;
+  fastswitch: FastswitchRatios &
+    Record<string, unknown> & { dispatch_us: number; measured_dispatch: FastswitchRatios & Record<string, number> };
+  baseline_check: Record<string, import('@mnemo/twin').BaselineCheck>;
   curve: Array<
     FastswitchRatios & {
       dispatch_us: number;

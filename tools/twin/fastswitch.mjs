@@ -5,6 +5,7 @@
 // host-copy reuse — all of them Mnemo's kv-core code (libs/twin/src/swap) — with the per-call
 // dispatch of a copy swept, since it decides how much grouping pays.
 import {
+  baselineCheck,
   derivedDispatchMs,
   deviceKvBlocks,
   dispatchBandMs,
@@ -23,6 +24,8 @@ import {
   VLLM_SWAP,
 } from '@mnemo/twin';
 import { workload } from '../../bench/multiround/workload.mjs';
+import { holds } from '../../bench/lib/results.report.mjs';
+import { targetOf } from '../../bench/lib/results.targets.mjs';
 import { FASTSWITCH_WORKLOAD } from './paper-workload.mjs';
 
 /** Every input, with its source. */
@@ -52,8 +55,10 @@ export const FASTSWITCH_SETUP = {
   // Trace shape (stated assumptions; §4 gives none): 8 levels; Markov moves a level with probability 0.5 per update.
   levels: 8,
   moveChance: 0.5,
-  // Per-call dispatch swept (ms): Mnemo's C++ path measured (2.8 µs) up to §2.2's upper bound; the derived 117 µs is the headline.
-  dispatchMs: [MEASURED_DISPATCH_MS, 0.01, 0.03, derivedDispatchMs(), dispatchBandMs()[1]],
+  // Per-call dispatch swept (ms): Mnemo's C++ path measured on the H200 (2.47 µs) up to §2.2's upper bound. Two regimes
+  // are headlines: the paper's (§2.2: dispatch is 90–95% of a copy that executes in 10 µs, so ≥ 90 µs; its lowest, the
+  // baseline at its cheapest the paper allows) and ours (the measured 2.47 µs). Table 1's reading (117 µs) stays on the curve.
+  dispatchMs: [MEASURED_DISPATCH_MS, 0.01, 0.03, dispatchBandMs()[0], derivedDispatchMs(), dispatchBandMs()[1]],
   seed: 20261127,
   // The curve runs each point on this many seeds (workload and trace drawn anew) and keeps the median ratio: a P99 of
   // ~1,500 requests moves with which requests happen to be preempted when, whatever the mechanism costs.
@@ -77,7 +82,11 @@ export const PAPER = {
   blocks_per_group: 20, // §3.1: about 20 blocks per block group
 };
 
-export const TARGETS = { p99_ttft_ratio: 3.7, p999_tbt_ratio: 2, swap_out_reduction: 0.5 };
+/** The headline keys' paper bands (bench/lib/results.targets.mjs): an overshoot misses as a shortfall does. */
+export const TARGETS = Object.fromEntries(
+  ['p99_ttft_ratio', 'p999_tbt_ratio', 'swap_out_reduction'].map((k) => [k, targetOf('twin-fastswitch', `fastswitch.${k}`)]),
+);
+export const inBands = (x) => Object.entries(TARGETS).every(([k, t]) => holds(x[k], t));
 
 export const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? x : Math.round(x * 10 ** d) / 10 ** d);
 
@@ -177,6 +186,83 @@ const medianOf = (xs) => {
   return v.length % 2 ? v[(v.length - 1) / 2] : round((v[v.length / 2 - 1] + v[v.length / 2]) / 2);
 };
 
+/** The paper's regime: the lowest per-call dispatch §2.2 allows (90% of a copy that executes in 10 µs: 90 µs). */
+export const paperDispatchMs = () => dispatchBandMs()[0];
+
+/**
+ * The paper's published baseline figures beside the twin's (error = twin ÷ paper − 1). Table 1 is
+ * §5.3.3's KV-reuse microbenchmark (its model and trace not stated): its ratios are compared with the
+ * twin's reuse-only run against vLLM. §2.2's dispatch share holds by construction in the paper's regime.
+ */
+export function fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, groupsOurs, s }) {
+  const reuse = ablation['reuse-only'];
+  const v = at.vllm;
+  const copy = 128 * 1024; // §2.2's 128 KB copy
+  const share = (d) => d / (d + copy / hardware(s).pcie.bytesPerMs);
+  const why = {
+    blocks:
+      "the twin's run re-swaps the same conversations many times under priority churn, so reuse saves more blocks than " +
+      "Table 1's microbenchmark of one swap-out each",
+    groups:
+      "at the paper's dispatch the twin's vLLM pays one call per block per layer for K and V (64 per block), so grouping saves nearly all of its stall",
+  };
+  return {
+    table1_blocks_reuse_over_traditional: baselineCheck(0.48, reuse.swap_out_blocks / v.swap_out_blocks, 'Table 1 (§5.3.3)', why.blocks),
+    table1_operations_reuse_over_traditional: baselineCheck(0.82, reuse.swap_outs / v.swap_outs, 'Table 1 (§5.3.3)', why.blocks),
+    table1_latency_reuse_over_traditional: baselineCheck(0.43, reuse.switch_stall_s / v.switch_stall_s, 'Table 1 (§5.3.3)', why.blocks),
+    table1_latency_reuse_over_traditional_measured_dispatch: baselineCheck(
+      0.43,
+      reuseOurs.switch_stall_s / ours.vllm.switch_stall_s,
+      'Table 1 (§5.3.3), the twin at the measured 2.47 µs dispatch',
+      why.blocks,
+    ),
+    fig10_groups_switch_overhead: baselineCheck(
+      3.11,
+      ablation['groups-only'].switch_overhead_ratio,
+      'Fig. 10 (block groups alone, up to 3.11×)',
+      why.groups,
+    ),
+    fig10_groups_switch_overhead_measured_dispatch: baselineCheck(
+      3.11,
+      ratios(ours.vllm, groupsOurs).switch_overhead_ratio,
+      'Fig. 10 (block groups alone), the twin at the measured 2.47 µs dispatch',
+      why.groups,
+    ),
+    s22_dispatch_share_of_128kb_copy: baselineCheck(
+      0.925,
+      share(paperDispatchMs()),
+      '§2.2 (dispatch 90–95% of a 128 KB copy on the A10; mid-point)',
+    ),
+  };
+}
+
+/** Why the paper-regime headlines land where they do, traced from the runs' own figures. */
+/** The same from a results file's own figures (`npm run twin -- bands` recomputes them). */
+export function fastswitchCausesOf(json) {
+  const at = json.curve.find((p) => p.dispatch_us === json.fastswitch.dispatch_us);
+  const ours = json.curve.find((p) => p.dispatch_us === json.fastswitch.measured_dispatch.dispatch_us);
+  return fastswitchCauses(at, ours, json.setup.workload.arrival_span_s);
+}
+
+function fastswitchCauses(at, ours, spanS) {
+  const span = round(spanS, 0);
+  const v = at.vllm;
+  const stall =
+    `at ${at.dispatch_us} µs per call the twin's vLLM makes ${v.swap_out_calls} swap-out calls (64 per block: K and V of ` +
+    `every layer) in ${v.swap_outs} preemptions and stands still for copies ${round(v.switch_share * 100, 1)}% of the run ` +
+    `(${v.simulated_s} s simulated for ${span} s of arrivals); at the measured ${ours.dispatch_us} µs the same ratio is ` +
+    `${ours.p99_ttft_ratio}, so the paper's vLLM must issue fewer or cheaper calls than §2.2's reading implies. Both of the ` +
+    "paper's systems also prefill each turn with its prefix kept (§4, Implementation), where the twin's recompute the " +
+    'whole history each turn (vLLM 0.3.3 as released): more prefill work, so more preemptions and swaps for vLLM';
+  return {
+    'fastswitch.p99_ttft_ratio': stall,
+    'fastswitch.p999_tbt_ratio': stall,
+    'fastswitch.swap_out_reduction':
+      "Table 1 is §5.3.3's microbenchmark of host-copy reuse alone; the twin's figure adds the swaps that priority scheduling " +
+      `and grouping save in a run of ${v.swap_outs} preemptions`,
+  };
+}
+
 /** FastSwitch over vLLM: the four headline ratios. */
 export function ratios(v, f) {
   return {
@@ -193,14 +279,15 @@ export function ratios(v, f) {
  */
 export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {} } = {}) {
   const convs = fastswitchConversations(s);
-  const derived = derivedDispatchMs();
+  // The paper's regime: the lowest dispatch §2.2 describes (the headline and its traces, ablation and load runs).
+  const derived = paperDispatchMs();
   const main = { pattern: s.patterns[0], frequency: s.frequencies[0] };
   const traces = s.patterns
     .flatMap((pattern) => s.frequencies.map((frequency) => ({ pattern, frequency })))
     .filter((t) => t.pattern !== main.pattern || t.frequency !== main.frequency);
   const seeds = Array.from({ length: s.curveSeeds ?? 1 }, (_, i) => s.seed + i);
   const seeded = seeds.map((seed, i) => (i === 0 ? { s, convs } : { s: { ...s, seed }, convs: fastswitchConversations({ ...s, seed }) }));
-  const total = s.dispatchMs.length * 2 * seeds.length + traces.length * 2 + 3 + 2;
+  const total = s.dispatchMs.length * 2 * seeds.length + traces.length * 2 + 3 + 2 + 2;
   let done = 0;
   const run = (system, dispatchMs, t, at = seeded[0]) => {
     progress(done++, total, `${system} · ${t.pattern} f=${t.frequency} · dispatch ${round(dispatchMs * 1000, 1)} µs · seed ${at.s.seed}`);
@@ -223,6 +310,7 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
     };
   });
   const at = curve.find((p) => p.dispatch_us === round(derived * 1000, 1));
+  const ours = curve.find((p) => p.dispatch_us === round(MEASURED_DISPATCH_MS * 1000, 1));
   const byTrace = traces.map((t) => {
     const vllm = run('vllm', derived, t);
     const fastswitch = run('fastswitch', derived, t);
@@ -234,6 +322,9 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
       return [system, { ...r, ...ratios(at.vllm, r) }];
     }),
   );
+  // Block groups alone at the measured dispatch: what grouping buys on H200-class dispatch (Fig. 10's ratio there).
+  const groupsOurs = run('groups-only', MEASURED_DISPATCH_MS, main);
+  const reuseOurs = run('reuse-only', MEASURED_DISPATCH_MS, main);
   // The load the run steps back from (the setup's note): both systems at twice the rate.
   const loadSetup = { ...s, requestsPerS: 2 * s.requestsPerS };
   const loadConvs = fastswitchConversations(loadSetup);
@@ -289,11 +380,22 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
       switch_overhead_ratio: at.switch_overhead_ratio,
       groups_only_switch_overhead_ratio: ablation['groups-only'].switch_overhead_ratio,
       blocks_per_call: at.fastswitch.blocks_per_call,
-      targets_met:
-        at.p99_ttft_ratio >= TARGETS.p99_ttft_ratio &&
-        at.p999_tbt_ratio >= TARGETS.p999_tbt_ratio &&
-        at.swap_out_reduction >= TARGETS.swap_out_reduction,
+      targets_met: inBands(at),
+      dispatch_us: round(derived * 1000, 1),
+      // Ours: the same runs at the per-call dispatch measured on the H200; no paper band applies.
+      measured_dispatch: {
+        dispatch_us: ours.dispatch_us,
+        p99_ttft_ratio: ours.p99_ttft_ratio,
+        p999_tbt_ratio: ours.p999_tbt_ratio,
+        swap_out_reduction: ours.swap_out_reduction,
+        switch_overhead_ratio: ours.switch_overhead_ratio,
+        groups_only_switch_overhead_ratio: ratios(ours.vllm, groupsOurs).switch_overhead_ratio,
+        vllm_switch_share: ours.vllm.switch_share,
+      },
     },
+    baseline_check: fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, groupsOurs, s }),
+    // Shown only for a headline outside its band (bench/lib/results.report.mjs headlinesInBand).
+    disagreement_causes: fastswitchCauses(at, ours, convs[convs.length - 1].arrivalMs / 1000),
     curve,
     by_trace: byTrace,
     ablation,

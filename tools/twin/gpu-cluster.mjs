@@ -78,7 +78,7 @@ export function routingFigures(hw, compute) {
  * scheduler, users) with the roofline compute port, device KV from the GPU's memory, the links,
  * and message hops of 0.1 ms (a datacenter RPC; the services' CPU is not modelled at this scale).
  */
-export function gpuCluster(hw, systemName, { users, rampMs, seed, tenant, variant, untilMs, client }) {
+export function gpuCluster(hw, systemName, { users, rampMs, seed, tenant, variant, untilMs, client, paperBaseline }) {
   const system = SERVING_SYSTEMS[systemName];
   if (!system) throw new Error(`unknown serving system ${systemName}`);
   const compute = rooflineCompute(hw.gpu, hw.model, hw.efficiency);
@@ -111,7 +111,13 @@ export function gpuCluster(hw, systemName, { users, rampMs, seed, tenant, varian
   return {
     ...base,
     // No refusals at scale: a closed-loop user whose request is refused would leave the run.
-    nodes: base.nodes.map((n) => ({ ...n, maxPrefillTokens: hw.maxContext, maxWaiting: 1_000_000 })),
+    // paperBaseline: vLLM as the papers ran it — no prefix cache and no tiers, every turn recomputed.
+    nodes: base.nodes.map((n) => ({
+      ...n,
+      maxPrefillTokens: hw.maxContext,
+      maxWaiting: 1_000_000,
+      ...(paperBaseline ? { prefixCache: false, host: [], ssd: [] } : {}),
+    })),
     costs: { ...base.costs, compute },
     ...(client ? { client } : {}),
   };

@@ -55,7 +55,8 @@ export interface PolicyPlan {
   tried: Tried[];
   /** The cells' answer, before the whole-cluster verification. */
   slice_estimate?: PolicyPlan['best'];
-  ttft_floor_ms?: number;
+  ttft_floor_ms?: number | null;
+  uncached_prefill_p99_ms?: number;
   verification?: {
     whole_cluster: boolean;
     meets?: boolean;

@@ -85,6 +85,7 @@ function twinRun({ policy, users, instances, gpu, model, hostGb, ssdTb, slo, o, 
     requests: s.requests,
     failed: s.failed,
     ttft_p99_ms: s.ttft_p99_ms,
+    ttft_floor_ms: s.ttft_floor_ms,
     ttft_mean_ms: s.ttft_mean_ms,
     tpot_mean_ms: s.tpot_mean_ms,
     prefix_hit_rate: s.prefix_hit_rate,
@@ -130,32 +131,54 @@ const sloOf = ({ gpu, model, sloTtftMs, sloTpotMs }, o) => ({
  * instance, every user, up to `fullCheckMaxUsers` — at the memory point chosen and stepped up on
  * whole runs until it meets (plan.verify.mjs); `best` is the verified answer, `verification` its runs.
  */
-export function planOnePolicy({ q, policy, o = PLAN_RUN }, emit = () => {}) {
+export function planOnePolicy({ q, policy, o = PLAN_RUN }, emitRun = () => {}) {
   const base = baseSessions({ ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression });
   const slo = sloOf(q, o);
   const now = () => performance.now();
+  // Each run's own lower bound on its P99 TTFT (paper-run.mjs): the plan's floor is the lowest of them,
+  // so no run it made goes under the floor it reports.
+  const floors = [];
+  const emit = (r) => {
+    if (typeof r.summary?.ttft_floor_ms === 'number') floors.push(r.summary.ttft_floor_ms);
+    emitRun(r);
+  };
+  const floorOf = () => (floors.length ? Math.min(...floors) : null);
   const evaluate = twinEvaluator({ policy, users: q.users, gpu: q.gpu, model: q.model, slo, o, base, now, onRun: emit });
   const shape = searchShape(q, o);
   const plan = planPolicy({ gpu: q.gpu, evaluate, base: o.base, floorGain: o.floorGain, ...shape });
   const s = plan.best;
-  const floor = ttftFloorMs(base, planHardware({ gpu: q.gpu, model: q.model, instances: 1, hostGb: 0, ssdTb: 0 }));
-  const out = { ...plan, slice_estimate: s, ttft_floor_ms: floor };
-  if (!s || s.instances <= o.cellInstances)
-    return { ...out, verification: { whole_cluster: false, why: s ? 'the cell was the whole cluster' : 'no cell met the SLO' } };
+  // The workload's uncached prefill P99 on an idle GPU: a reference only. Runs measure the requests that finish
+  // in their window, with whatever their prefixes found cached, so it bounds none of them and decides nothing.
+  const reference = ttftFloorMs(base, planHardware({ gpu: q.gpu, model: q.model, instances: 1, hostGb: 0, ssdTb: 0 }));
+  const out = { ...plan, slice_estimate: s, uncached_prefill_p99_ms: reference };
+  // Where no cell met, "cannot meet" must rest on whole-cluster runs too: the cells' largest count at the
+  // base memory point is run whole and stepped up as any answer is (unless the cells were the whole cluster).
+  const largest = Math.max(
+    0,
+    ...plan.tried.filter((t) => t.ran && t.host_gb === o.base.hostGb && t.ssd_tb === o.base.ssdTb).map((t) => t.instances),
+  );
+  const start = s ? s.instances : largest;
+  if (start <= o.cellInstances)
+    return {
+      ...out,
+      ttft_floor_ms: floorOf(),
+      verification: { whole_cluster: false, why: s ? 'the cell was the whole cluster' : 'the cells were the whole cluster' },
+    };
   if (q.users > o.fullCheckMaxUsers)
     return {
       ...out,
+      ttft_floor_ms: floorOf(),
       best: null,
-      reason: `not verified: over ${o.fullCheckMaxUsers} users a whole-cluster run takes minutes here`,
+      reason: s ? `not verified: over ${o.fullCheckMaxUsers} users a whole-cluster run takes minutes here` : `cells: ${plan.reason}`,
       verification: { whole_cluster: false, why: 'too many users to run whole' },
     };
-  const g = { hostGb: s.host_gb, ssdTb: s.ssd_tb };
+  const g = s ? { hostGb: s.host_gb, ssdTb: s.ssd_tb } : { ...o.base };
   const run = (instances) => {
     const r = twinRun({ policy, users: q.users, instances, gpu: q.gpu, model: q.model, ...g, slo, o, base, now });
     emit({ policy, instances, ...g, check: true, ...r });
     return r;
   };
-  const v = verifyWhole(run, { start: s.instances, max: shape.max, floorGain: o.floorGain, floorMs: floor, sloTtftMs: slo.ttftMs });
+  const v = verifyWhole(run, { start, max: shape.max, floorGain: o.floorGain, sloTtftMs: slo.ttftMs });
   const met = v.runs.find((r) => r.instances === v.instances);
   const best = met
     ? {
@@ -169,7 +192,13 @@ export function planOnePolicy({ q, policy, o = PLAN_RUN }, emit = () => {}) {
         requests: met.requests,
       }
     : null;
-  return { ...out, best, reason: v.reason, verification: { whole_cluster: true, meets: best !== null, runs: v.runs } };
+  return {
+    ...out,
+    ttft_floor_ms: floorOf(),
+    best,
+    reason: v.reason,
+    verification: { whole_cluster: true, meets: best !== null, runs: v.runs },
+  };
 }
 
 /**

@@ -44,4 +44,5 @@ export function poolingExperiment(s?: PoolingSetup): {
   paper: Record<string, unknown>;
   curves: Record<string, Record<number, RequestTimes>>;
   pooling: PoolingKeys;
+  baseline_check: Record<string, import('@mnemo/twin').BaselineCheck>;
 };

@@ -53,6 +53,23 @@ describe('unified KV pooling on the twin', () => {
     expect(t['passthrough-only']).toBeGreaterThan(t.pool);
   });
 
+  it("overlaps LMCache's layer-wise loads with compute: with a long question, most of its compute hides under retrieval", () => {
+    const long = { ...POOLING_SETUP, questionTokens: 16_384 };
+    const plain = requestTimes('lmcache', K, long);
+    const lp = requestTimes('lmcache-lp', K, long);
+    expect(lp.compute_ms).toBeGreaterThan(1000);
+    // Without pipelining TTFT = retrieval + compute; with it, all but about one layer's compute is hidden.
+    expect(plain.ttft_ms - lp.ttft_ms).toBeGreaterThan(0.9 * lp.compute_ms);
+  });
+
+  it("checks the paper's published absolutes (§V-B at 128K, §III on the mixture-of-experts row): error = twin ÷ paper − 1", () => {
+    const c = run.baseline_check;
+    expect(c.v_b_ttft_128k_s_pool.paper).toBe(5.6);
+    expect(c.v_b_ttft_128k_s_pool.twin).toBeCloseTo(run.pooling.ttft_128k_s.pool, 2);
+    expect(c.iii_ttft_128k_qwen3_30b_a3b_s.paper).toBe(30.7);
+    for (const x of Object.values(c)) if (x.twin !== null) expect(x.error).toBeCloseTo(x.twin / x.paper - 1, 2);
+  });
+
   it('compiles to a Vega-Lite spec with the paper points at the top length', () => {
     const spec = figure(run as never);
     expect(() => vl.compile(spec as never)).not.toThrow();

@@ -1,4 +1,4 @@
-export const SWIFTCACHE_TARGETS: Record<string, { op: '>=' | '<='; value: number }>;
+export const SWIFTCACHE_TARGETS: Record<string, import('../../bench/lib/results.targets.mjs').HeadlineTarget>;
 export interface SwiftcacheRobustnessRow {
   figure: string;
   scale: number;

@@ -6,7 +6,7 @@ export interface RobustnessRow {
   ttft_vs_vllm: number | null;
   tpot_vs_vllm: number | null;
   symphony: { ttft_mean_ms: number | null; tpot_mean_ms: number | null };
-  recompute: { ttft_mean_ms: number | null; tpot_mean_ms: number | null };
+  vllm_paper: { ttft_mean_ms: number | null; tpot_mean_ms: number | null };
 }
 export const ROBUSTNESS: { users: number; factors: number[]; parameters: string[] };
 export function symphonyRobustness(o?: {
@@ -20,4 +20,6 @@ export function symphonyRobustness(o?: {
   ttft_vs_vllm_range: number[];
   tpot_vs_vllm_range: number[];
   symphony_ahead_in_every_case: boolean;
+  in_paper_bands_in_every_case: boolean;
+  baseline: string;
 };

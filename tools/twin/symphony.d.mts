@@ -21,6 +21,7 @@ export interface SymphonyRun {
   untilMs: number;
   seed: number;
   sloOverLightest: number;
+  paperBaseline?: string;
 }
 export interface SymphonyKeys {
   ttft_vs_vllm: number | null;
@@ -49,3 +50,5 @@ export function symphonyExperimentInWorkers(o?: {
 }): Promise<{ curves: Curves; keys: SymphonyKeys; wall_s: number | null }>;
 export function symphonyKeys(curves: Record<string, Record<number, Partial<RunSummary>>>, o?: SymphonyRun): SymphonyKeys;
 export function symphonyHardware(hw?: object): object;
+export function symphonyCauses(json: { symphony: SymphonyKeys; curves: Curves; setup?: { run?: SymphonyRun } }): Record<string, string>;
+export function symphonyBaselineChecks(curves: Curves, o?: SymphonyRun, hw?: object): Record<string, import('@mnemo/twin').BaselineCheck>;

@@ -2,7 +2,15 @@
 // bench/figures/twin-symphony.figure.mjs, rendered from the file).
 import cliProgress from 'cli-progress';
 import { poolWorkers } from './run-pool.mjs';
-import { paperWorkloadStats, SYMPHONY_PAPER, SYMPHONY_RUN, symphonyExperimentInWorkers, symphonyHardware } from './symphony.mjs';
+import {
+  paperWorkloadStats,
+  SYMPHONY_PAPER,
+  SYMPHONY_RUN,
+  symphonyBaselineChecks,
+  symphonyCauses,
+  symphonyExperimentInWorkers,
+  symphonyHardware,
+} from './symphony.mjs';
 import { PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
 
 export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
@@ -28,13 +36,15 @@ export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
   const human = { ...PAPER_WORKLOAD, thinkCompression: 1 };
   const json = {
     symphony: result.keys,
+    baseline_check: symphonyBaselineChecks(result.curves, o),
+    disagreement_causes: symphonyCauses({ symphony: result.keys, curves: result.curves, setup: { run: o } }),
     paper: SYMPHONY_PAPER,
     setup: {
       run: o,
       hardware: symphonyHardware(),
       workload: { ...paperWorkloadStats(paperSessions(human).base, human), think_compression: o.thinkCompression },
       systems:
-        'kv-core SERVING_SYSTEMS: symphony (routing with advisories, prefetch, peer fetch), recompute (vLLM behind a least-loaded balancer, device prefix cache only by chance), infercept (sticky, KV offloaded to host between turns and restored over PCIe), llmd (prefix + queue + KV-utilisation scorers)',
+        'kv-core SERVING_SYSTEMS: symphony (routing with advisories, prefetch, peer fetch), vllm-paper (vLLM as the paper ran it: no prefix cache, every turn recomputed; the headlines divide by it), recompute (vLLM at its best: behind a least-loaded balancer with its device prefix cache, hits by chance), infercept (sticky, KV offloaded to host between turns and restored over PCIe), llmd (prefix + queue + KV-utilisation scorers)',
       measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`,
     },
     curves: result.curves,

@@ -32,6 +32,10 @@ export {
   derivedDispatchMs,
   dispatchBandMs,
   DEFAULT_EFFICIENCY,
+  H200_MEASURED_EFFICIENCY,
+  GPU_EFFICIENCY,
+  efficiencyOf,
+  PCIE_EFFICIENCY,
   NETWORK_100G,
   INFINIBAND,
   NVME_GEN4,
@@ -124,3 +128,4 @@ export {
   MOONCAKE_CONVERSATION_NAME,
   type TraceCommand,
 } from './trace/trace.args.js';
+export { baselineCheck, baselineSummary, BASELINE_ERROR_TARGET, type BaselineCheck } from './report/baseline.check.js';

@@ -31,6 +31,9 @@ export const GPUS = {
   // NVIDIA H20 product brief: 148 TFLOPS bf16 dense, 4.0 TB/s HBM3, 96 GB. Host link: SwiftCache §5's testbed
   // (PCIe 4.0, 32 GB/s shared by its four GPUs — see PCIE4_SHARED_BY).
   H20: { name: 'H20-96GB', bf16Flops: 148e12, memBytesPerS: 4000 * GB, memBytes: 96 * GB, pcieGen: 4 },
+  // NVIDIA H200 datasheet (SXM): 989 TFLOPS bf16 dense (Hopper, as the H100 SXM), 4.8 TB/s HBM3e, 141 GB, PCIe Gen5.
+  // The one GPU this project has measured (bench/results/engine-cuda.json: 150 GB visible, Gen5 x16 link).
+  H200: { name: 'H200-SXM', bf16Flops: 989e12, memBytesPerS: 4800 * GB, memBytes: 141 * GB, pcieGen: 5 },
 } as const satisfies Record<string, GpuSpec>;
 
 /** One decoder-only model in bf16: what its FLOPs, weight bytes and KV bytes follow from. */
@@ -45,6 +48,8 @@ export interface ModelSpec {
   readonly dtypeBytes: number;
   /** MLP intermediate width (what a prefill's activation peak follows from); absent where no experiment needs it. */
   readonly intermediate?: number;
+  /** A mixture-of-experts model's parameters active per token (what its FLOPs follow from); absent: all of them. */
+  readonly activeParams?: number;
 }
 
 export const MODELS = {
@@ -68,15 +73,26 @@ export const MODELS = {
     dtypeBytes: 2,
     intermediate: 17_408,
   },
+  // Qwen3-30B-A3B model card and config.json (mixture of experts): 30.5 B parameters, 3.3 B active per token,
+  // 48 layers, hidden 2048, 4 KV heads of 128. Every weight is read per step; FLOPs follow the active ones.
+  'qwen3-30b-a3b': {
+    name: 'Qwen3-30B-A3B',
+    params: 30.5e9,
+    activeParams: 3.3e9,
+    layers: 48,
+    hidden: 2048,
+    kvHeads: 4,
+    headDim: 128,
+    dtypeBytes: 2,
+  },
 } as const satisfies Record<string, ModelSpec>;
 
 /** KV bytes of one token over all layers: K and V of every KV head (Llama-3.1-8B: 128 KiB). */
 export const kvBytesPerToken = (m: ModelSpec): number => 2 * m.layers * m.kvHeads * m.headDim * m.dtypeBytes;
 
 /**
- * How much of the peaks a serving engine reaches: stated assumptions, not fits. Prefill GEMMs at
- * thousands of rows run near half the tensor peak in vLLM-class engines; decode streams the
- * weights and KV at most of the memory bandwidth. Both are swept ±20% by the robustness table.
+ * How much of the peaks a serving engine reaches: one value per GPU row (GPU_EFFICIENCY), set
+ * before any experiment ran and never fitted to one. Swept ±20% by the robustness tables.
  */
 export interface Efficiency {
   /** Model FLOPs utilisation of prefill. */
@@ -87,7 +103,38 @@ export interface Efficiency {
   readonly stepMs: number;
 }
 
+/**
+ * The stated assumption for a GPU this project has not measured: prefill GEMMs at thousands of rows
+ * near half the tensor peak in vLLM-class engines, decode streaming weights and KV at most of the
+ * memory bandwidth, 1 ms per engine call (launches, sampling, the scheduler step).
+ */
 export const DEFAULT_EFFICIENCY: Efficiency = { mfu: 0.5, memEff: 0.8, stepMs: 1 };
+
+/**
+ * The H200's row, measured (bench/results/engine-cuda.json, cuBLAS bf16 through the engine's GEMM path):
+ * - mfu: the median over Llama-3.1-8B's projection shapes at m ≥ 512 rows (`gemm[]`, 708–815 TFLOPS,
+ *   median 770.65) ÷ 989 TFLOPS = 0.779 (GEMMs alone: attention is priced by the same roofline);
+ * - memEff: the decode GEMV that streams the most weight bytes (gate_up at m = 1: 28,672 × 4,096 × 2 B
+ *   in 0.0575 ms = 4.08 TB/s) ÷ 4.8 TB/s = 0.851;
+ * - stepMs: not measured there, the stated 1 ms.
+ * A unit test recomputes both from the results file.
+ */
+export const H200_MEASURED_EFFICIENCY: Efficiency = { mfu: 770.65 / 989, memEff: (28_672 * 4096 * 2) / 0.0575e-3 / 4800e9, stepMs: 1 };
+
+/** One efficiency per GPU row: measured where this project measured the GPU, the stated assumption elsewhere. */
+export const GPU_EFFICIENCY: Record<keyof typeof GPUS, Efficiency> = {
+  A10: DEFAULT_EFFICIENCY,
+  A100: DEFAULT_EFFICIENCY,
+  H100: DEFAULT_EFFICIENCY,
+  H20: DEFAULT_EFFICIENCY,
+  H200: H200_MEASURED_EFFICIENCY,
+};
+
+/** The efficiency of a GPU row, by its name (a row scaled by the robustness table keeps its name). */
+export function efficiencyOf(gpu: GpuSpec): Efficiency {
+  const key = (Object.keys(GPUS) as Array<keyof typeof GPUS>).find((k) => GPUS[k].name === gpu.name);
+  return key ? GPU_EFFICIENCY[key] : DEFAULT_EFFICIENCY;
+}
 
 /** Device KV blocks of 16 tokens vLLM-style: `utilization` of memory, less weights and an activation reserve. */
 export function deviceKvBlocks(gpu: GpuSpec, model: ModelSpec, o: { utilization?: number; reserveBytes?: number } = {}): number {
@@ -97,16 +144,23 @@ export function deviceKvBlocks(gpu: GpuSpec, model: ModelSpec, o: { utilization?
 
 /**
  * Host ↔ device links. Nominal x16 rates from the PCI-SIG specifications (Gen4 16 GT/s ≈ 31.5 GB/s,
- * Gen5 32 GT/s ≈ 63 GB/s per direction); the fraction reached is this project's own measurement
- * (bench/results/engine-cuda.json on an H200, Gen5 x16: 55.3 GB/s plain copies = 0.88 of 63 GB/s).
- * The per-call dispatch of Mnemo's C++ copy path measured there is 2.8 µs (dispatch_fit.h2d).
+ * Gen5 32 GT/s ≈ 63 GB/s per direction). The fraction reached, per generation:
+ * - Gen5: this project's own measurement (bench/results/engine-cuda.json on an H200, Gen5 x16:
+ *   `link.plain_h2d_gbs` 55.3 GB/s = 0.878 of 63 GB/s);
+ * - Gen4: the BaM paper's measured peak of an A100's Gen4 x16 link, 25 GB/s (Qureshi et al.,
+ *   "GPU-Initiated On-Demand High-Throughput Storage Access in the BaM System Architecture",
+ *   ASPLOS '23, §5) = 0.794 of 31.5 GB/s; NCCL's topology model prices the same link at 24 GB/s.
+ * The per-call dispatch of Mnemo's C++ copy path measured on the H200 is 2.47 µs
+ * (`swap_dispatch_us_per_call`, fitted over the swap sizes; `dispatch_fit.h2d` alone gives 2.82 µs).
  */
 export const PCIE_NOMINAL_BYTES_PER_S = { 4: 31.5 * GB, 5: 63 * GB } as const;
-export const PCIE_MEASURED_EFFICIENCY = 55.3 / 63;
-export const MEASURED_DISPATCH_MS = 0.0028;
+export const PCIE_EFFICIENCY = { 4: 25 / 31.5, 5: 55.3 / 63 } as const;
+/** Gen5's, measured here: kept under its old name for the links priced from it (NVLink). */
+export const PCIE_MEASURED_EFFICIENCY = PCIE_EFFICIENCY[5];
+export const MEASURED_DISPATCH_MS = 0.00247;
 
 export function pcieLink(gen: 4 | 5, dispatchMs = MEASURED_DISPATCH_MS): TransferLink {
-  return { dispatchMs, bytesPerMs: (PCIE_NOMINAL_BYTES_PER_S[gen] * PCIE_MEASURED_EFFICIENCY) / 1000 };
+  return { dispatchMs, bytesPerMs: (PCIE_NOMINAL_BYTES_PER_S[gen] * PCIE_EFFICIENCY[gen]) / 1000 };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ComputeModel } from './compute.port.js';
-import { DEFAULT_EFFICIENCY, kvBytesPerToken, type Efficiency, type GpuSpec, type ModelSpec } from './hardware.tables.js';
+import { efficiencyOf, kvBytesPerToken, type Efficiency, type GpuSpec, type ModelSpec } from './hardware.tables.js';
 
 /** A GPU running one model, priced as a roofline: each call takes the longer of its FLOPs and its bytes, plus a fixed step. */
 export interface RooflineCompute extends ComputeModel {
@@ -12,17 +12,19 @@ export interface RooflineCompute extends ComputeModel {
 
 /**
  * The roofline of a decoder-only transformer on one GPU:
- * - FLOPs: 2 · params per computed token (the linear layers), plus attention's 4 · layers · hidden
+ * - FLOPs: 2 · params (active ones for a mixture of experts) per computed token (the linear layers), plus attention's 4 · layers · hidden
  *   per attended (query, key) pair (QKᵀ and AV);
  * - bytes: the weights once per call, plus every context token's KV that decode reads;
- * - a call takes max(FLOPs / (peak · mfu), bytes / (bandwidth · memEff)) + stepMs.
+ * - a call takes max(FLOPs / (peak · mfu), bytes / (bandwidth · memEff)) + stepMs, at the GPU row's
+ *   efficiency (GPU_EFFICIENCY) unless one is given.
  * Host ↔ device copies are priced by the node's links (restorePerChunkMs 0: not counted twice).
  */
-export function rooflineCompute(gpu: GpuSpec, model: ModelSpec, efficiency: Efficiency = DEFAULT_EFFICIENCY): RooflineCompute {
+export function rooflineCompute(gpu: GpuSpec, model: ModelSpec, efficiency: Efficiency = efficiencyOf(gpu)): RooflineCompute {
   const flopsPerMs = (gpu.bf16Flops * efficiency.mfu) / 1000;
   const bytesPerMs = (gpu.memBytesPerS * efficiency.memEff) / 1000;
   const weightBytes = model.params * model.dtypeBytes;
-  const linearFlops = 2 * model.params;
+  // A mixture of experts computes with its active parameters and still streams all of its weights.
+  const linearFlops = 2 * (model.activeParams ?? model.params);
   const attnFlops = 4 * model.layers * model.hidden;
   const kvBytes = kvBytesPerToken(model);
   // Decode's FLOPs run at the tensor peak's utilisation too: at small batches the bytes dominate anyway.
