@@ -117,15 +117,18 @@ describe('DroidSpeak plan service', () => {
     expect(bad.error?.code).toBe('invalid_request');
   }, 60_000);
 
-  it('cachedPlan never waits on the profiler: undefined until the frontier is here, then the plan; null for a pair with no profile', async () => {
-    const fresh = new ReusePlanCache(nc, systemClock, { requestTimeoutMs: 10_000, missTtlMs: 60_000 });
-    const req = { maxQualityLoss: 0.01, load: 0 };
-    expect(fresh.cachedPlan(BASE, DERIVED, req)).toBeUndefined();
-    expect(fresh.cachedPlan('nope', 'nada', req)).toBeUndefined();
-    const deadline = Date.now() + 10_000;
-    while ((!fresh.peek(BASE, DERIVED) || !fresh.peek('nope', 'nada')) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(fresh.cachedPlan(BASE, DERIVED, req)!.point.pattern).toEqual((await sut.plan(BASE, DERIVED, req))!.point.pattern);
-    expect(fresh.cachedPlan('nope', 'nada', req)).toBeNull();
-  });
+  it(
+    'cachedPlan never waits on the profiler: undefined until the ' + 'frontier is here, then the plan; null for a pair with no profile',
+    async () => {
+      const fresh = new ReusePlanCache(nc, systemClock, { requestTimeoutMs: 10_000, missTtlMs: 60_000 });
+      const req = { maxQualityLoss: 0.01, load: 0 };
+      expect(fresh.cachedPlan(BASE, DERIVED, req)).toBeUndefined();
+      expect(fresh.cachedPlan('nope', 'nada', req)).toBeUndefined();
+      const deadline = Date.now() + 10_000;
+      while ((!fresh.peek(BASE, DERIVED) || !fresh.peek('nope', 'nada')) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(fresh.cachedPlan(BASE, DERIVED, req)!.point.pattern).toEqual((await sut.plan(BASE, DERIVED, req))!.point.pattern);
+      expect(fresh.cachedPlan('nope', 'nada', req)).toBeNull();
+    },
+  );
 });

@@ -32,7 +32,10 @@ export const PORTS = {
   nodeOps: 9411,
   nodeGrpc: 50061,
 };
-/** The trained models inside the image, the default first (scripts/start.mjs serves the same; the LoRA adapters load merged into fortune-base). */
+/**
+ * The trained models inside the image, the default first (scripts/start.mjs serves the same; the LoRA adapters load merged into
+ * fortune-base).
+ */
 export const MODEL_DIRS = [
   'fortune-base',
   'fortune-computers',

@@ -41,7 +41,9 @@ export const nodeManagerSchema = {
   },
   NODE_FINISH_BEAT_MS: {
     type: 'int',
-    doc: 'a request leaving the node (finished, cancelled) sends a heartbeat at once, then at most one per this period, so schedulers stop counting it as queued; 0 = periodic heartbeats only',
+    doc:
+      'a request leaving the node (finished, cancelled) sends a heartbeat at once, then at most ' +
+      'one per this period, so schedulers stop counting it as queued; 0 = periodic heartbeats only',
     default: 50,
     min: 0,
   },
@@ -56,7 +58,9 @@ export const nodeManagerSchema = {
   },
   NODE_ADMIT_REPLY_DELAY_MS: {
     type: 'int',
-    doc: 'fault injection, 0 in production: answer the scheduler this long after queueing an admitted request (reproduces a late admission)',
+    doc:
+      'fault injection, 0 in production: answer the scheduler this long ' +
+      'after queueing an admitted request (reproduces a late admission)',
     default: 0,
     min: 0,
   },
@@ -79,7 +83,9 @@ export const nodeManagerSchema = {
   },
   NODE_SIM_RESTORE_US_PER_CHUNK: {
     type: 'int',
-    doc: "sim engine with KV bytes: modelled host → device (PCIe) copy of one restored 256-token chunk (µs); a restore's layers arrive no sooner than this link carries them (0: only the real copy's time)",
+    doc:
+      'sim engine with KV bytes: modelled host → device (PCIe) copy of one restored 256-token chunk (µs); ' +
+      "a restore's layers arrive no sooner than this link carries them (0: only the real copy's time)",
     default: 0,
     min: 0,
     when: isSim,
@@ -94,7 +100,9 @@ export const nodeManagerSchema = {
   },
   NODE_SIM_KV_BYTES: {
     type: 'list',
-    doc: 'sim engine: real KV bytes (the node then runs its KV store, serves and pulls chunks like a reference node): off, <layers>x<rowElems> for every model, or model=<layers>x<rowElems> entries (float32 rows of kv_heads·head_dim)',
+    doc:
+      'sim engine: real KV bytes (the node then runs its KV store, serves and pulls chunks like a reference node): off, ' +
+      '<layers>x<rowElems> for every model, or model=<layers>x<rowElems> entries (float32 rows of kv_heads·head_dim)',
     default: ['off'],
     when: isSim,
   },
@@ -114,7 +122,9 @@ export const nodeManagerSchema = {
   },
   NODE_SCHEDULING: {
     type: 'enum',
-    doc: 'iteration planning: fcfs (priority then arrival, preempt only for memory) or priority (FastSwitch: the best-ranked that fit run, others are preempted; ranks age)',
+    doc:
+      'iteration planning: fcfs (priority then arrival, preempt only for memory) or ' +
+      'priority (FastSwitch: the best-ranked that fit run, others are preempted; ranks age)',
     values: ['fcfs', 'priority'],
     default: 'fcfs',
   },
@@ -139,13 +149,17 @@ export const nodeManagerSchema = {
   },
   NODE_PREEMPTION: {
     type: 'enum',
-    doc: 'how a preempted sequence keeps its KV: swap (copied to host memory and back; reference engine on cpu, else recompute) or recompute',
+    doc:
+      'how a preempted sequence keeps its KV: swap (copied to host memory ' +
+      'and back; reference engine on cpu, else recompute) or recompute',
     values: ['swap', 'recompute'],
     default: 'swap',
   },
   NODE_SWAP_IN: {
     type: 'enum',
-    doc: 'swap preemption: adaptive (asynchronous when a copy would stall an iteration with others to run, FastSwitch Algorithm 1), sync (always wait) or async (never wait while others run; for experiments)',
+    doc:
+      'swap preemption: adaptive (asynchronous when a copy would stall an iteration with others to run, ' +
+      'FastSwitch Algorithm 1), sync (always wait) or async (never wait while others run; for experiments)',
     values: SWAP_IN_MODES,
     default: 'adaptive',
   },
@@ -165,17 +179,25 @@ export const nodeManagerSchema = {
   },
   NODE_KV_DEVICE_BYTES: {
     type: 'string',
-    doc: 'one device KV budget (512MiB, 2GiB, …) shared by all NODE_MODELS, split into elastic regions of whole minimum elastic units; replaces NODE_KV_BLOCKS when set',
+    doc:
+      'one device KV budget (512MiB, 2GiB, …) shared by all NODE_MODELS, split into ' +
+      'elastic regions of whole minimum elastic units; replaces NODE_KV_BLOCKS when set',
   },
   NODE_KV_ELASTIC: {
     type: 'enum',
-    doc: 'with NODE_KV_DEVICE_BYTES and several models: on — idle models lend whole elastic units of their region to the one whose demand exceeds its own (SwiftCache); off — regions stay as split at start',
+    doc:
+      'with NODE_KV_DEVICE_BYTES and several models: on — idle models lend whole elastic units of their ' +
+      'region to the one whose demand exceeds its own (SwiftCache); off — regions stay as split at start',
     values: ['on', 'off'],
     default: 'on',
   },
   NODE_KV_LAYER_STREAM: {
     type: 'enum',
-    doc: "reference engine: on — a request whose context does not fit its model's device KV cache (after elastic borrowing) is served through the layer stream cache (a window of layers resident, the rest streamed from the cache's free blocks and host memory), one per model at a time; off — it is refused with 400",
+    doc:
+      "reference engine: on — a request whose context does not fit its model's " +
+      'device KV cache (after elastic borrowing) is served through the layer stream ' +
+      "cache (a window of layers resident, the rest streamed from the cache's free " +
+      'blocks and host memory), one per model at a time; off — it is refused with 400',
     values: ['on', 'off'],
     default: 'on',
     when: isReference,
@@ -204,25 +226,35 @@ export const nodeManagerSchema = {
   },
   NODE_KV_ELASTIC_SESSION_WINDOW_MS: {
     type: 'int',
-    doc: "a session served this long ago still counts as its model's elastic demand, with the KV it held (capped by NODE_PREFIX_CACHE_BLOCKS; none with NODE_PREFIX_CACHE=off): its next turn will want it on the device; 0 — live requests alone",
+    doc:
+      "a session served this long ago still counts as its model's elastic demand, with the KV it held (capped by " +
+      'NODE_PREFIX_CACHE_BLOCKS; none with NODE_PREFIX_CACHE=off): its next turn will want it on the device; 0 — live requests alone',
     default: 60_000,
     min: 0,
   },
   NODE_KV_ELASTIC_TICK_MS: { type: 'int', doc: 'how often idle units are lent and refused reclaims retried', default: 1000, min: 10 },
   NODE_PREFIX_CACHE: {
     type: 'enum',
-    doc: 'device prefix cache: on (requests of one tenant share cached KV blocks), or off (every request recomputes its prompt; the offload tiers get nothing)',
+    doc:
+      'device prefix cache: on (requests of one tenant share cached KV blocks), or ' +
+      'off (every request recomputes its prompt; the offload tiers get nothing)',
     values: ['on', 'off'],
     default: 'on',
   },
   NODE_PREFIX_CACHE_BLOCKS: {
     type: 'int',
-    doc: 'most cached (reusable, unreferenced) KV blocks each model keeps on the device; older ones are evicted to the offload tiers as they are released (0: a finished request keeps nothing on the device — its next turn restores from the tiers, InferCept-style; default: unbounded, kept until the space is needed)',
+    doc:
+      'most cached (reusable, unreferenced) KV blocks each model keeps on the device; ' +
+      'older ones are evicted to the offload tiers as they are released (0: a ' +
+      'finished request keeps nothing on the device — its next turn restores from the ' +
+      'tiers, InferCept-style; default: unbounded, kept until the space is needed)',
     min: 0,
   },
   NODE_KV_WARM: {
     type: 'enum',
-    doc: 'KV store: on — a request starts reading the SSD part of its cached prefix into the host pool as it arrives, so the reads land while it waits for its pass; off — when its pass starts',
+    doc:
+      'KV store: on — a request starts reading the SSD part of its cached prefix into the host pool ' +
+      'as it arrives, so the reads land while it waits for its pass; off — when its pass starts',
     values: ['on', 'off'],
     default: 'on',
   },
@@ -256,7 +288,9 @@ export const nodeManagerSchema = {
   NODE_KV_SSD_TTL_MS: { type: 'int', doc: 'chunks unused this long leave the SSD pool', default: 86_400_000, min: 1000 },
   NODE_KV_SSD_QUEUE_MB: {
     type: 'int',
-    doc: 'bound of the SSD write-behind queue (MiB of pinned host segments and payloads waiting for their SSD write); past it a chunk is kept in the faster tiers only, or recomputed later',
+    doc:
+      'bound of the SSD write-behind queue (MiB of pinned host segments and payloads waiting for ' +
+      'their SSD write); past it a chunk is kept in the faster tiers only, or recomputed later',
     default: 256,
     min: 1,
   },
@@ -274,7 +308,9 @@ export const nodeManagerSchema = {
   },
   NODE_PREFETCH_PROMOTE: {
     type: 'enum',
-    doc: 'advisory prefetch: on — a prefetched chunk also goes to the device while it has free blocks (never evicting for it), so its request finds a device hit; off — it waits in the host pool and the request restores it',
+    doc:
+      'advisory prefetch: on — a prefetched chunk also goes to the device while it has free blocks (never evicting ' +
+      'for it), so its request finds a device hit; off — it waits in the host pool and the request restores it',
     values: ['on', 'off'],
     default: 'on',
   },
@@ -287,13 +323,17 @@ export const nodeManagerSchema = {
   NODE_PEER_TIMEOUT_MS: { type: 'int', doc: 'node ↔ node chunk fetch: deadline of one FetchChunks stream', default: 30_000, min: 100 },
   NODE_PEER_DEADLINE_BASE_MS: {
     type: 'int',
-    doc: "node ↔ node chunk fetch: fixed part of each chunk's deadline (the rest is 4 × its size over the link speed measured to that peer); a chunk later than that is a miss and its sequence recomputes",
+    doc:
+      "node ↔ node chunk fetch: fixed part of each chunk's deadline (the rest is 4 × its size over the " +
+      'link speed measured to that peer); a chunk later than that is a miss and its sequence recomputes',
     default: 500,
     min: 10,
   },
   NODE_PEER_TOKEN: {
     type: 'string',
-    doc: 'shared secret of node ↔ node gRPC: sent as a bearer token on every chunk fetch, and required of every caller when set (same value on every node)',
+    doc:
+      'shared secret of node ↔ node gRPC: sent as a bearer token on every chunk ' +
+      'fetch, and required of every caller when set (same value on every node)',
     secret: true,
   },
   NODE_GRPC_TLS_CA: {
@@ -306,7 +346,9 @@ export const nodeManagerSchema = {
   NODE_GRPC_TLS_KEY: { type: 'string', doc: "node ↔ node gRPC TLS: PEM file of this node's private key", secret: true },
   NODE_DROIDSPEAK: {
     type: 'enum',
-    doc: "cross-model KV reuse (DroidSpeak): on — a derived model's request whose prompt its base model holds more of reuses the base's KV under the profiler's plan (an approximation, reported in usage.kv_reuse); off — ordinary prefill",
+    doc:
+      "cross-model KV reuse (DroidSpeak): on — a derived model's request whose prompt its base model holds more of reuses " +
+      "the base's KV under the profiler's plan (an approximation, reported in usage.kv_reuse); off — ordinary prefill",
     values: ['on', 'off'],
     default: 'on',
   },
@@ -319,7 +361,9 @@ export const nodeManagerSchema = {
   },
   NODE_DROIDSPEAK_LATENCY_BUDGET_MS: {
     type: 'int',
-    doc: 'DroidSpeak: latency budget from admission (a TTFT SLO) for the plan choice, the wait since admission charged against it (0: the cheapest plan within the floor)',
+    doc:
+      'DroidSpeak: latency budget from admission (a TTFT SLO) for the plan choice, the ' +
+      'wait since admission charged against it (0: the cheapest plan within the floor)',
     default: 0,
     min: 0,
   },
@@ -331,7 +375,9 @@ export const nodeManagerSchema = {
   },
   NODE_DROIDSPEAK_E_CACHE: {
     type: 'enum',
-    doc: "DroidSpeak: on — base models' E caches at their pairs' transition layers are kept in the KV tiers (host and SSD pools, shared with the KV) and served to peers; off — none kept (plans needing one run widened)",
+    doc:
+      "DroidSpeak: on — base models' E caches at their pairs' transition layers are kept in the KV tiers (host " +
+      'and SSD pools, shared with the KV) and served to peers; off — none kept (plans needing one run widened)',
     values: ['on', 'off'],
     default: 'on',
   },
@@ -341,7 +387,9 @@ export const nodeManagerSchema = {
   },
   NODE_DROIDSPEAK_QUALITY_METRICS: {
     type: 'list',
-    doc: "DroidSpeak: per pair, derived=top1|task, the metric the floor holds on: top1 (default) — 1 − top-1 agreement with the derived model's own prediction; task — the relative increase of its held-out loss on its own domain (docs/droidspeak.md)",
+    doc:
+      'DroidSpeak: per pair, derived=top1|task, the metric the floor holds on: top1 (default) — 1 − top-1 agreement with the ' +
+      "derived model's own prediction; task — the relative increase of its held-out loss on its own domain (docs/droidspeak.md)",
   },
   NODE_KV_EVENTS_MS: {
     type: 'int',
@@ -369,7 +417,9 @@ export const nodeManagerSchema = {
   },
   NODE_VLLM_EVENTS: {
     type: 'string',
-    doc: "vLLM-format KV events (ZMQ PUB, msgpack EventBatch) for routers that speak vLLM's: an endpoint to bind such as tcp://*:5557, or off",
+    doc:
+      'vLLM-format KV events (ZMQ PUB, msgpack EventBatch) for routers ' +
+      "that speak vLLM's: an endpoint to bind such as tcp://*:5557, or off",
     default: 'off',
   },
   NODE_VLLM_EVENTS_REPLAY: {
@@ -424,7 +474,8 @@ export function peerTokenProblems(grpcHost: string, token: string | undefined): 
     return loopback
       ? []
       : [
-          `NODE_PEER_TOKEN is required when NODE_GRPC_HOST=${JSON.stringify(grpcHost)} is reachable from other hosts: node ↔ node gRPC serves tenants' KV (set the same secret on every node)`,
+          `NODE_PEER_TOKEN is required when NODE_GRPC_HOST=${JSON.stringify(grpcHost)} is reachable ` +
+            `from other hosts: node ↔ node gRPC serves tenants' KV (set the same secret on every node)`,
         ];
   }
   if (!PEER_TOKEN.test(token))

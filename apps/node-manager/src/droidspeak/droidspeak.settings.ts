@@ -6,7 +6,10 @@ export interface DroidSpeakSettings {
   readonly enabled: boolean;
   /** Quality floor of a plan, as the largest acceptable loss (0.01 = 1% top-1 disagreement). */
   readonly maxQualityLoss: number;
-  /** Latency budget from admission (a TTFT SLO) handed to the plan choice, the request's wait charged against it; undefined: the cheapest plan within the floor. */
+  /**
+   * Latency budget from admission (a TTFT SLO) handed to the plan choice, the request's wait charged against it; undefined: the cheapest
+   * plan within the floor.
+   */
   readonly latencyBudgetMs?: number;
   readonly planTimeoutMs: number;
   /** Whether base models' E caches are kept (in the KV tiers) and fetched from peers. */

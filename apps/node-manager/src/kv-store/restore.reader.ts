@@ -175,7 +175,8 @@ export class RestoreReader {
     if (target.kOffsets.length !== n || target.vOffsets.length !== n || target.rowBytes !== this.m.geometry.rowElems * 4) {
       throw new MnemoError(
         ErrorCode.InvalidRequest,
-        `restore target for ${target.kOffsets.length} positions of ${target.rowBytes} B, the restore has ${n} of ${this.m.geometry.rowElems * 4} B`,
+        `restore target for ${target.kOffsets.length} positions of ${target.rowBytes} ` +
+          `B, the restore has ${n} of ${this.m.geometry.rowElems * 4} B`,
       );
     }
     this.startAhead(this.schedule.groupOf(layer));

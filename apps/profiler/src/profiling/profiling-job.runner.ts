@@ -133,7 +133,8 @@ export class ProfilingJobRunner implements OnApplicationBootstrap, BeforeApplica
           .orIgnore()
           .execute();
         await this.ds.query(
-          `UPDATE profiling_jobs SET done_patterns = (SELECT count(*) FROM pattern_results WHERE job_id = $1), lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1`,
+          `UPDATE profiling_jobs SET done_patterns = (SELECT count(*) FROM pattern_results ` +
+            `WHERE job_id = $1), lease_until = now() + $2 * interval '1 millisecond' WHERE id = $1`,
           [job.id, this.opts.leaseMs],
         );
         this.metrics.patterns.inc();
@@ -167,7 +168,8 @@ export class ProfilingJobRunner implements OnApplicationBootstrap, BeforeApplica
         `INSERT INTO pair_frontiers (base_model_id, derived_model_id, job_id, points, num_layers, full_prefill_ms, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, now())
          ON CONFLICT (base_model_id, derived_model_id) DO UPDATE
-           SET job_id = EXCLUDED.job_id, points = EXCLUDED.points, num_layers = EXCLUDED.num_layers, full_prefill_ms = EXCLUDED.full_prefill_ms, created_at = now()`,
+           SET job_id = EXCLUDED.job_id, points = EXCLUDED.points, num_layers = EXCLUDED.num_layers,
+               full_prefill_ms = EXCLUDED.full_prefill_ms, created_at = now()`,
         [job.baseModelId, job.derivedModelId, job.id, JSON.stringify(frontier), layers, fullPrefillMs],
       );
       await tx.query(

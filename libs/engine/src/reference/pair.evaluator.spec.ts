@@ -82,17 +82,21 @@ describe(PairEvaluator.name, () => {
     await other.close();
   });
 
-  it(`on a pair perturbing [${a}, ${b}), the best plan within 1% loss recomputes a contiguous range covering it and not much more`, async () => {
-    const measures: PatternMeasure[] = [];
-    for (const p of patternGrid(sut.layers)) measures.push(await sut.evaluate(p));
-    const choice = choosePlan(paretoFrontier(measures.map(asProfiled)), { maxQualityLoss: 0.01, load: 0 });
-    const { r1, u1, r2 } = choice!.point.pattern;
-    // One contiguous recomputed range [u1, r2) (nothing recomputed below the reuse band) ...
-    expect(r1).toBe(0);
-    // ... that covers the perturbed layers ...
-    expect(u1).toBeLessThanOrEqual(a);
-    expect(r2).toBeGreaterThanOrEqual(b);
-    // ... and adds at most one layer.
-    expect(r2 - u1 - (b - a)).toBeLessThanOrEqual(1);
-  }, 300_000);
+  it(
+    `on a pair perturbing [${a}, ${b}), the best plan within 1% loss ` + `recomputes a contiguous range covering it and not much more`,
+    async () => {
+      const measures: PatternMeasure[] = [];
+      for (const p of patternGrid(sut.layers)) measures.push(await sut.evaluate(p));
+      const choice = choosePlan(paretoFrontier(measures.map(asProfiled)), { maxQualityLoss: 0.01, load: 0 });
+      const { r1, u1, r2 } = choice!.point.pattern;
+      // One contiguous recomputed range [u1, r2) (nothing recomputed below the reuse band) ...
+      expect(r1).toBe(0);
+      // ... that covers the perturbed layers ...
+      expect(u1).toBeLessThanOrEqual(a);
+      expect(r2).toBeGreaterThanOrEqual(b);
+      // ... and adds at most one layer.
+      expect(r2 - u1 - (b - a)).toBeLessThanOrEqual(1);
+    },
+    300_000,
+  );
 });
