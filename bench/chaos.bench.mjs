@@ -263,6 +263,20 @@ for (const e of ledger) {
   }
   delete e.injectedMs;
 }
+// Why a failed request had no recovery path, for the failures a fault explains (else null: unexplained).
+const NO_RECOVERY = [
+  [
+    /the scheduler did not answer/,
+    'nats',
+    'its SCHEDULE exchange fell into the NATS outage and was lost with the server; the gateway waits for the answer until the request deadline, and does not re-send SCHEDULE, which could place the request twice',
+  ],
+  [
+    /no token from the node/,
+    'nats',
+    "its node's token events were published while NATS was down and lost with it, the last one included, so no later event showed the gap the gateway continues from; the idle timeout (GATEWAY_IDLE_TIMEOUT_MS) is then the only signal",
+  ],
+];
+const noRecovery = (x, faults) => NO_RECOVERY.find(([re, fault]) => re.test(x.error.message ?? '') && faults.includes(fault))?.[2] ?? null;
 const overlapping = (x) => events.filter((e) => x.startedMs < (e.endMs ?? endMs) + 15_000 && x.endedMs > e.startMs).map((e) => e.kind);
 
 const result = {
@@ -310,6 +324,7 @@ const result = {
     events: events.map((e) => ({ kind: e.kind, node: e.node ?? null, at_s: round((e.startMs - t0) / 1000, 1) })),
   },
   ledger,
+  failed_unexplained: failedClean.filter((x) => noRecovery(x, overlapping(x)) === null).length,
   failures: failedClean.map((x) => ({
     request: x.id ?? null,
     session: x.session,
@@ -320,6 +335,7 @@ const result = {
     seconds: round((x.endedMs - x.startedMs) / 1000, 1),
     at_s: round((x.startedMs - t0) / 1000, 1),
     faults_overlapping: overlapping(x),
+    why_no_recovery: noRecovery(x, overlapping(x)),
   })),
   fault_counters: {
     crc_failures: totals.crc,
