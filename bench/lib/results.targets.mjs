@@ -375,7 +375,7 @@ export const BENCHMARKS = {
       { path: 'mismatched_requests', what: 'requests whose text differs from the clean re-run', target: { op: '=', value: 0 } },
       {
         path: 'faults.corruptions_read',
-        what: 'corrupted chunks a later request read (found corrupt in its why)',
+        what: "corrupted chunks later read: dropped as corrupt in the targeted node's drop log (behind why)",
         target: { op: '>=', value: 1 },
       },
       {
@@ -385,7 +385,7 @@ export const BENCHMARKS = {
       },
       {
         path: 'faults.detections_answered_correctly',
-        what: 'requests that found a targeted chunk corrupt and answered as the clean run did',
+        what: 'corrupt reads after which every request holding the chunk on that node answered as the clean run did',
         target: { op: '>=', value: 1 },
       },
       {
