@@ -1,11 +1,15 @@
-// `npm run bench -- chaos [--duration-s 240] [--users 4] [--seed 1] [--max-requests 2000]`:
-// issue 29's chaos run on loopback. A private NATS and cluster (bench/lib/chaos.cluster.mjs) serve
-// a seeded mixed workload (multi-turn chat sessions, streams, greedy and seeded sampling,
-// advisories) for a fixed time while, after a 60 s warm-up, node-managers are SIGKILLed and
-// started again at seeded points (three in the run, well inside the supervisor's five a minute),
-// NATS is restarted once, one chunk extent of a node's SSD pool file is corrupted, and one node is
-// SIGSTOPped for longer than the peer deadline. At the end every completed request is run again
-// on a clean cluster and the tokens compared. Writes bench/results/chaos.json.
+// `npm run bench -- chaos [--duration-s 240] [--users 4] [--seed 1] [--max-requests 2000]
+// [--engine reference|sim] [--warmup-s 60]`: issues 29 and 39's chaos run on loopback. A private
+// NATS and cluster (bench/lib/chaos.cluster.mjs; the reference engine with the trained default
+// model unless told otherwise) serve a seeded mixed workload (multi-turn chat sessions, streams,
+// greedy and seeded sampling, advisories) for a fixed time while, after the warm-up,
+// node-managers are SIGKILLed and started again at seeded points (three in the run, well inside
+// the supervisor's five a minute), NATS is restarted once, the SSD extents a node's journal names
+// for chunks of sessions with a later turn scheduled are corrupted, and the node holding waiting
+// sessions is SIGSTOPped while advisories make other nodes pull from it (bench/lib/chaos.ledger.mjs).
+// Each fault writes a ledger entry that is matched against the nodes' counters and `why`. At the
+// end every completed request is run again on a clean cluster and the tokens compared. Writes
+// bench/results/chaos.json.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +18,7 @@ import { bucketUpperBound, counter, samplesOf, scrapeMetrics } from '@mnemo/test
 import { percentile, rng, round } from './lib/figures.mjs';
 import { CHAOS_CLUSTER, ChaosCluster } from './lib/chaos.cluster.mjs';
 import { runUsers, streamChat, timeToServe } from './lib/chaos.workload.mjs';
+import { CorruptWatch, corruptDetections, corruptScheduled, pauseHolder, why } from './lib/chaos.ledger.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -21,33 +26,39 @@ const { values: opt } = parseArgs({
     users: { type: 'string', default: '4' },
     seed: { type: 'string', default: '1' },
     'max-requests': { type: 'string', default: '2000' },
+    engine: { type: 'string', default: 'reference' },
+    'warmup-s': { type: 'string', default: '60' },
   },
 });
+const ENGINE = opt.engine;
 const DURATION_MS = Number(opt['duration-s']) * 1000;
-const WARMUP_MS = 60_000;
+const WARMUP_MS = Number(opt['warmup-s']) * 1000;
 const USERS = Number(opt.users);
 const SEED = Number(opt.seed);
 const DEADLINE_MS = CHAOS_CLUSTER.gatewayRequestTimeoutMs + 15_000;
-if (!(DURATION_MS >= WARMUP_MS + 60_000)) throw new Error('--duration-s must leave at least 60 s after the 60 s warm-up');
+if (!(DURATION_MS >= WARMUP_MS + 60_000)) throw new Error('--duration-s must leave at least 60 s after the warm-up');
 const log = (m) => console.log(`[chaos +${((Date.now() - t0) / 1000).toFixed(1)} s] ${m}`);
 const sleepUntil = async (at) => {
   while (Date.now() < at) await new Promise((r) => setTimeout(r, Math.min(500, at - Date.now())));
 };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mnemo-chaos-'));
-const cluster = await ChaosCluster.start(join(dataDir, 'chaos'));
+const cluster = await ChaosCluster.start(join(dataDir, 'chaos'), ENGINE);
 // The run, its warm-up and the fault schedule count from when the cluster is up.
 const t0 = Date.now();
 const base = cluster.gateway.base;
 const records = [];
 const advisories = [];
 const events = [];
+const ledger = [];
+const waiting = new Map(); // session → its last completed turn, while a later one is scheduled
 const counters = new Map(); // node id#incarnation → last counters seen
+const watch = await CorruptWatch.open(cluster);
 const sampler = setInterval(() => void sampleAll(), 5000);
 
 /** RSS of every process, and the fault counters of every live node incarnation. */
 async function sampleAll() {
-  await cluster.sample();
+  await Promise.all([cluster.sample(), watch.poll(ledger)]);
   await Promise.all(
     cluster.nodes.map(async (n) => {
       try {
@@ -104,8 +115,14 @@ const chaos = (async () => {
       await cluster.killAndRestart(e.node, 2000);
       log(`killed ${e.node.id} (SIGKILL) and started it again (incarnation ${e.node.incarnation})`);
     } else if (e.kind === 'corrupt') {
-      ev.offset = cluster.corruptSsdExtent(e.node, Math.floor(r() * 16 * 2 ** 20));
-      log(`corrupted ${e.node.id}'s SSD pool at byte ${ev.offset ?? '(nothing written yet)'}`);
+      // Sessions whose last turn's chunks are on some node's SSD (the journal says where): tried for up to 30 s.
+      let entries = [];
+      for (const until = Date.now() + 30_000; entries.length === 0 && Date.now() < until; await sleepUntil(Date.now() + 2000))
+        entries = await corruptScheduled(cluster, base, waiting, round((Date.now() - t0) / 1000, 1));
+      for (const x of entries) ledger.push(Object.assign(x, { injectedMs: Date.now() }));
+      ev.node = entries[0]?.target.node;
+      const n = entries.reduce((a, x) => a + x.target.chunks.length, 0);
+      log(`corrupted ${n} chunks (all their SSD extents) of ${entries.length} waiting sessions${n ? ` on ${ev.node}` : ''}`);
     } else if (e.kind === 'nats') {
       const killed = Date.now();
       const serving = timeToServe(base, killed);
@@ -113,9 +130,14 @@ const chaos = (async () => {
       ev.recoveredS = await serving;
       log(`NATS restarted (down 3 s); serving again ${ev.recoveredS} s after the kill`);
     } else {
-      const ms = 4 * Number(CHAOS_CLUSTER.env.NODE_PEER_DEADLINE_BASE_MS) + 2000;
-      await cluster.pause(e.node, ms);
-      log(`${e.node.id} SIGSTOPped for ${ms} ms`);
+      const base_ = Number(CHAOS_CLUSTER.env.NODE_PEER_DEADLINE_BASE_MS);
+      const ms = 4 * base_ + 2000;
+      const entry = await pauseHolder(cluster, base, waiting, round((ev.startMs - t0) / 1000, 1), ms, base_);
+      ledger.push(entry);
+      ev.node = entry.node;
+      log(
+        `${entry.node} SIGSTOPped for ${ms} ms; ${entry.pulls_in_flight_past_deadline} pulls from it in flight past their deadline, ${entry.peer_deadlines_during_pause} peer deadlines`,
+      );
     }
     ev.endMs = Date.now();
   }
@@ -131,12 +153,18 @@ await runUsers({
   deadlineMs: DEADLINE_MS,
   records,
   advisories,
+  waiting,
 });
 await chaos;
 await sampleAll();
 clearInterval(sampler);
 const endMs = Date.now();
 const gatewayFailovers = await failoverFigures(cluster.gateway.port);
+// Before the cluster goes: which later requests found a targeted chunk corrupt, and where each failed request ran.
+const detections = await corruptDetections(base, records, watch);
+await watch.close();
+const failedNodes = new Map();
+for (const x of records.filter((x) => x.error?.code)) failedNodes.set(x, (await why(base, x.id))?.node_id ?? null);
 await cluster.stop();
 log(`${records.length} requests; re-running the completed ones on a clean cluster`);
 
@@ -144,7 +172,7 @@ log(`${records.length} requests; re-running the completed ones on a clean cluste
 // functions of the request alone, so the tokens must be the same.
 const ok = (x) => x.status === 200 && !x.error && !x.lost && x.done && x.finish;
 const completed = records.filter(ok);
-const clean = await ChaosCluster.start(join(dataDir, 'clean'));
+const clean = await ChaosCluster.start(join(dataDir, 'clean'), ENGINE);
 const again = new Array(completed.length);
 let next = 0;
 await Promise.all(
@@ -159,10 +187,12 @@ let mismatchedRequests = 0;
 let mismatchedTokens = 0;
 let duplicatedTokens = 0;
 let compared = 0;
+const verdict = new Map(); // record → 'same' | 'different' | 'not comparable'
 completed.forEach((rec, i) => {
   const ref = again[i];
-  if (!ok(ref)) return; // the clean run failed: not comparable (counted below)
+  if (!ok(ref)) return void verdict.set(rec, 'not comparable'); // the clean run failed (counted below)
   compared++;
+  verdict.set(rec, ref.text === rec.text ? 'same' : 'different');
   if (ref.text === rec.text) return;
   mismatchedRequests++;
   let common = 0;
@@ -212,9 +242,55 @@ const failedClean = records.filter((x) => !ok(x) && !x.lost && x.error?.code);
 const codes = {};
 for (const x of failedClean) codes[x.error.code] = (codes[x.error.code] ?? 0) + 1;
 
+// The ledger matched: each corruption read must be a CRC failure, each pull from a paused node a
+// peer deadline, and each detection's request must have answered as the clean run did.
+const read = new Set(detections.map((d) => `${d.node}/${d.key}`));
+// A detection is answered correctly when every request that was reading the chunk then answered as the clean run did.
+const answered = detections.filter((d) => d.readers.length > 0 && d.readers.every((x) => verdict.get(x) === 'same'));
+for (const e of ledger) {
+  if (e.fault === 'corrupt') {
+    const seen = detections.filter((d) => d.node === e.target.node && e.target.chunks.some((c) => c.key === d.key));
+    e.read_chunks = seen.length;
+    e.detected = seen.map((d) => ({
+      key: d.key,
+      tier: d.tier,
+      at_s: round((d.atUnixMs - t0) / 1000, 1),
+      requests: d.readers.map((x) => ({ id: x.id, session: x.session, turn: x.turn, answer: verdict.get(x) ?? 'not completed' })),
+    }));
+    e.matched = e.read_chunks === 0 ? 'not read (no later request restored these chunks from this node)' : totals.crc >= read.size;
+  } else if (e.fault === 'pause') {
+    e.matched = e.pulls_in_flight_past_deadline === 0 ? 'no pull from the paused node was started' : e.peer_deadlines_during_pause >= 1;
+  }
+  delete e.injectedMs;
+}
+// Why a failed request had no recovery path, for the failures a fault explains (else null: unexplained).
+const NO_RECOVERY = [
+  [
+    /the scheduler did not answer/,
+    'nats',
+    'its SCHEDULE exchange fell into the NATS outage and was lost with the server; the gateway waits for the answer until the request deadline, and does not re-send SCHEDULE, which could place the request twice',
+  ],
+  [
+    /no token from the node/,
+    'nats',
+    "its node's token events were published while NATS was down and lost with it, the last one included, so no later event showed the gap the gateway continues from; the idle timeout (GATEWAY_IDLE_TIMEOUT_MS) is then the only signal",
+  ],
+];
+const noRecovery = (x, faults) => NO_RECOVERY.find(([re, fault]) => re.test(x.error.message ?? '') && faults.includes(fault))?.[2] ?? null;
+const overlapping = (x) => events.filter((e) => x.startedMs < (e.endMs ?? endMs) + 15_000 && x.endedMs > e.startMs).map((e) => e.kind);
+
 const result = {
-  what: 'chaos run on loopback: a private NATS, scheduler, gateway and sim node-managers as processes; seeded chat sessions (streams, greedy and seeded sampling, advisories) while nodes are killed and restarted, NATS restarted, an SSD extent corrupted and a node paused; every completed request re-run on a clean cluster',
-  options: { duration_s: DURATION_MS / 1000, warmup_s: WARMUP_MS / 1000, users: USERS, seed: SEED, nodes: CHAOS_CLUSTER.nodes },
+  what: `chaos run on loopback: a private NATS, scheduler, gateway and ${ENGINE} node-managers as processes; seeded chat sessions (streams, greedy and seeded sampling, advisories) while nodes are killed and restarted, NATS restarted, the SSD extents of chunks that waiting sessions will restore corrupted, and the node holding them paused while other nodes pull from it; every fault in a ledger matched against the nodes' counters; every completed request re-run on a clean cluster`,
+  options: {
+    engine: ENGINE,
+    model: CHAOS_CLUSTER.model,
+    duration_s: DURATION_MS / 1000,
+    warmup_s: WARMUP_MS / 1000,
+    users: USERS,
+    seed: SEED,
+    nodes: CHAOS_CLUSTER.nodes,
+    max_requests: Number(opt['max-requests']),
+  },
   requests: records.length,
   completed: completed.length,
   failed_clean: failedClean.length,
@@ -237,11 +313,29 @@ const result = {
     accepted: advisories.filter((s) => s === 201).length,
     rate_limited: advisories.filter((s) => s === 429).length,
   },
-  faults: events.map((e) => ({
-    kind: e.kind,
-    node: e.node ?? null,
-    at_s: round((e.startMs - t0) / 1000, 1),
-    ...(e.offset !== undefined ? { offset: e.offset } : {}),
+  faults: {
+    corruptions_injected: ledger.filter((e) => e.fault === 'corrupt').reduce((a, e) => a + e.target.chunks.length, 0),
+    corruptions_read: read.size,
+    detections: detections.length,
+    detections_answered_correctly: answered.length,
+    peer_pauses: ledger.filter((e) => e.fault === 'pause').length,
+    peer_pauses_past_deadline: ledger.filter((e) => e.fault === 'pause' && e.pulls_in_flight_past_deadline > 0).length,
+    ledger_unmatched: ledger.filter((e) => e.matched === false).length,
+    events: events.map((e) => ({ kind: e.kind, node: e.node ?? null, at_s: round((e.startMs - t0) / 1000, 1) })),
+  },
+  ledger,
+  failed_unexplained: failedClean.filter((x) => noRecovery(x, overlapping(x)) === null).length,
+  failures: failedClean.map((x) => ({
+    request: x.id ?? null,
+    session: x.session,
+    turn: x.turn,
+    code: x.error.code,
+    message: x.error.message ?? null,
+    node: failedNodes.get(x) ?? null,
+    seconds: round((x.endedMs - x.startedMs) / 1000, 1),
+    at_s: round((x.startedMs - t0) / 1000, 1),
+    faults_overlapping: overlapping(x),
+    why_no_recovery: noRecovery(x, overlapping(x)),
   })),
   fault_counters: {
     crc_failures: totals.crc,
@@ -251,7 +345,14 @@ const result = {
   },
   definitions: {
     lost: 'no answer at all within the gateway deadline + 15 s, or an end without a final event or an error code',
-    failed_clean: 'ended with an error carrying a code (timeout, data_loss, no_node_available, …)',
+    failed_clean: 'ended with an error carrying a code (timeout, data_loss, no_node_available, …); each is listed in `failures`',
+    corruptions_read:
+      "distinct corrupted chunks later read: a targeted chunk the targeted node's drop log (its why subject, polled every 5 s and before each kill) shows dropped as corrupt, i.e. read and failed its CRC32C",
+    detections_answered_correctly:
+      'of those, the ones where every request on that node whose prompt held the chunk at the moment of the drop answered as the clean run did',
+    peer_pauses_past_deadline:
+      "pauses during which an advisory placed on another node made it pull the paused node's chunks, the pause outlasting the pull's deadline (NODE_PEER_DEADLINE_BASE_MS plus size over link speed)",
+    ledger: 'one entry per targeted fault: injected at, target, expected detection, and matched (true, false, or why it could not be)',
     mismatched_tokens:
       'over completed requests whose text differs from the clean re-run: characters from the first difference to the longer end (mnemo-tiny is byte-level: a character is a token)',
     duplicated_tokens: 'over those, characters the chaos text has beyond the clean one',

@@ -1,10 +1,12 @@
-// The chaos benchmark's cluster: a private nats-server with credentials, a scheduler, sim
-// node-managers and a gateway, each a child process (`apps/<app>/dist/main.js`), never the shared
-// servers. Nodes can be SIGKILLed and started again under the same id and data directory (their
-// SSD journal replays), SIGSTOPped, and have a chunk extent of their SSD pool corrupted; every
+// The chaos benchmark's cluster: a private nats-server with credentials, a scheduler,
+// node-managers (the reference engine with the trained default model, or the sim engine) and a
+// gateway, each a child process (`apps/<app>/dist/main.js`), never the shared servers. Nodes can
+// be SIGKILLed and started again under the same id and data directory (their SSD journal
+// replays), SIGSTOPped, and have the SSD extents their journal names for a chunk corrupted; every
 // process incarnation's RSS is sampled from /proc.
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { decodeJournal } from '@mnemo/kv-core';
 import { join } from 'node:path';
 import { freePort, metricValue, scrapeMetrics, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './services.mjs';
@@ -14,16 +16,19 @@ export const CHAOS_CLUSTER = {
   nodes: 3,
   model: 'mnemo-tiny',
   env: {
-    NODE_ENGINE: 'sim',
     NODE_MODELS: 'mnemo-tiny',
-    NODE_KV_BLOCKS: '1024',
-    NODE_SIM_KV_BYTES: '8x16',
-    NODE_SIM_DECODE_STEP_MS: '15',
-    NODE_KV_HOST_POOL: '4MiB',
+    // 1 MiB: four mnemo-tiny chunks, so a later turn's restore mostly reads the SSD pool.
+    NODE_KV_HOST_POOL: '1MiB',
     NODE_KV_BANDWIDTHS: '10,2',
     NODE_PREFIX_CACHE_BLOCKS: '64',
     NODE_HEARTBEAT_MS: '500',
     NODE_PEER_DEADLINE_BASE_MS: '500',
+  },
+  /** Per engine: the sim engine models KV and keeps no bytes (no KV store); the reference engine computes real KV. */
+  engines: {
+    sim: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '1024', NODE_SIM_KV_BYTES: '8x16', NODE_SIM_DECODE_STEP_MS: '15' },
+    // 160 device blocks (2560 tokens): a few sessions' KV, so older turns leave for the host and SSD pools.
+    reference: { NODE_ENGINE: 'reference', NODE_KV_BLOCKS: '160' },
   },
   ssdPool: '32MiB',
   schedulerNodeTimeoutMs: 1500,
@@ -55,13 +60,14 @@ export class ChaosCluster {
   incarnations = [];
   nodes = [];
 
-  static async start(dataDir) {
+  static async start(dataDir, engine = 'reference') {
     const c = new ChaosCluster();
-    await c.#start(dataDir);
+    await c.#start(dataDir, engine);
     return c;
   }
 
-  async #start(dataDir) {
+  async #start(dataDir, engine) {
+    if (!CHAOS_CLUSTER.engines[engine]) throw new Error(`unknown engine ${engine}`);
     this.dataDir = dataDir;
     const user = 'chaos';
     const password = randomBytes(18).toString('base64url');
@@ -80,12 +86,15 @@ export class ChaosCluster {
     this.#track('scheduler', this.scheduler.child, () => undefined);
     for (let i = 0; i < CHAOS_CLUSTER.nodes; i++) {
       const id = `chaos-${i}`;
-      const node = { id, port: await freePort(), incarnation: 0, env: {} };
+      // A fixed gRPC port: the same address after a restart (the pause fault names it to a puller).
+      const node = { id, port: await freePort(), grpcPort: await freePort(), incarnation: 0, env: {} };
       node.env = {
         ...this.common,
         ...CHAOS_CLUSTER.env,
+        ...CHAOS_CLUSTER.engines[engine],
         NODE_ID: id,
         METRICS_PORT: String(node.port),
+        NODE_GRPC_PORT: String(node.grpcPort),
         NODE_PEER_TOKEN: peerToken,
         NODE_DATA_DIR: join(dataDir, id),
         NODE_KV_SSD_POOLS: `${join(dataDir, id, 'ssd-0.pool')}=${CHAOS_CLUSTER.ssdPool}`,
@@ -105,6 +114,9 @@ export class ChaosCluster {
         MNEMO_DEFAULT_MODEL: CHAOS_CLUSTER.model,
         GATEWAY_IDLE_TIMEOUT_MS: String(CHAOS_CLUSTER.gatewayIdleTimeoutMs),
         GATEWAY_REQUEST_TIMEOUT_MS: String(CHAOS_CLUSTER.gatewayRequestTimeoutMs),
+        // The fault ledger asks `why` of every request after a fault: above the per-tenant default.
+        GATEWAY_WHY_RATE: '1000',
+        GATEWAY_WHY_BURST: '1000',
       }),
     };
     this.#track('gateway', this.gateway.child, () => undefined);
@@ -175,28 +187,37 @@ export class ChaosCluster {
   }
 
   /**
-   * Flips one byte inside a written chunk extent of `node`'s SSD pool file: the first 4 KiB page
-   * from `fromByte` on (wrapping around) holding data (the pool is sparse zeros elsewhere). Returns the offset, or
-   * undefined when nothing was written yet.
+   * The SSD replicas `node`'s journal says it holds now, by `chunkKey` → puts (one per layer): the
+   * log replayed as the node replays it (a put, then a remove of the same key and layer, is gone).
    */
-  corruptSsdExtent(node, fromByte = 0) {
-    const path = join(this.dataDir, node.id, 'ssd-0.pool');
-    const size = statSync(path).size;
-    const fd = openSync(path, 'r+');
+  journalReplicas(node) {
+    const path = join(this.dataDir, node.id, `journal-${CHAOS_CLUSTER.model}.mkvj`);
+    let bytes;
     try {
-      const page = Buffer.alloc(4096);
-      const pages = Math.floor(size / 4096);
-      const first = Math.floor(Math.min(fromByte, Math.max(0, size - 1)) / 4096);
-      // From `fromByte` to the end, then from the start: the first page holding data.
-      for (let k = 0; k < pages; k++) {
-        const at = ((first + k) % pages) * 4096;
-        const n = readSync(fd, page, 0, page.length, at);
-        const i = page.subarray(0, n).findIndex((b) => b !== 0);
-        if (i < 0) continue;
-        writeSync(fd, Buffer.from([page[i] ^ 0xff]), 0, 1, at + i);
-        return at + i;
+      bytes = new Uint8Array(readFileSync(path));
+    } catch {
+      return new Map();
+    }
+    const live = new Map();
+    for (const r of decodeJournal(bytes).records) {
+      if (r.kind === 'put') live.set(`${r.chunkKey}/${r.layer}`, r);
+      else if (r.kind === 'remove') live.delete(`${r.chunkKey}/${r.layer}`);
+    }
+    const byKey = new Map();
+    for (const p of live.values()) byKey.set(p.chunkKey, [...(byKey.get(p.chunkKey) ?? []), p]);
+    return byKey;
+  }
+
+  /** Inverts the first 64 bytes of each extent in `node`'s SSD pool file (the stored CRC32C no longer matches). */
+  corruptExtents(node, puts) {
+    const fd = openSync(join(this.dataDir, node.id, 'ssd-0.pool'), 'r+');
+    try {
+      for (const p of puts) {
+        const b = Buffer.alloc(64);
+        readSync(fd, b, 0, b.length, p.offset);
+        for (let i = 0; i < b.length; i++) b[i] ^= 0xff;
+        writeSync(fd, b, 0, b.length, p.offset);
       }
-      return undefined;
     } finally {
       closeSync(fd);
     }

@@ -46,6 +46,7 @@ export async function streamChat(base, body, deadlineMs) {
           continue;
         }
         const chunk = JSON.parse(data);
+        rec.id ??= chunk.id;
         if (chunk.error) rec.error = chunk.error;
         if (chunk.usage) rec.usage = chunk.usage;
         for (const c of chunk.choices ?? []) {
@@ -74,7 +75,7 @@ function end(rec) {
  * (the whole history each turn), greedy or seeded sampling per session, an advisory before a
  * third of the later turns, a think time between turns.
  */
-export async function runUsers({ base, users, untilMs, maxRequests, seed, deadlineMs, records, advisories }) {
+export async function runUsers({ base, users, untilMs, maxRequests, seed, deadlineMs, records, advisories, waiting = new Map() }) {
   let sent = 0;
   const user = async (u) => {
     const r = rng(seed * 1000 + u);
@@ -98,11 +99,14 @@ export async function runUsers({ base, users, untilMs, maxRequests, seed, deadli
           ...sampling,
         };
         sent++;
+        waiting.delete(sessionId);
         const rec = await streamChat(base, body, deadlineMs);
-        rec.kind = greedy ? 'greedy' : 'seeded';
+        Object.assign(rec, { kind: greedy ? 'greedy' : 'seeded', session: sessionId, turn: t });
         records.push(rec);
         if (rec.status !== 200 || rec.error || rec.lost) break; // a failed turn ends the session: its history is unknown
         messages.push({ role: 'assistant', content: rec.text });
+        // A later turn is scheduled: it will restore this turn's prefix (what the fault plan targets).
+        if (t + 1 < turns) waiting.set(sessionId, rec);
         await new Promise((res) => setTimeout(res, 200 + r() * 800));
       }
     }
@@ -110,7 +114,8 @@ export async function runUsers({ base, users, untilMs, maxRequests, seed, deadli
   await Promise.all(Array.from({ length: users }, (_, u) => user(u)));
 }
 
-async function advise(base, sessionId) {
+/** An advisory for the session's next turn: its status, or with `detail` the status and the node it was placed on. */
+export async function advise(base, sessionId, detail = false) {
   try {
     const res = await fetch(`${base}/v1/advisories`, {
       method: 'POST',
@@ -118,9 +123,10 @@ async function advise(base, sessionId) {
       body: JSON.stringify({ session_id: sessionId, model: 'mnemo-tiny' }),
       signal: AbortSignal.timeout(10_000),
     });
-    return res.status;
+    if (!detail) return res.status;
+    return { status: res.status, node: (await res.json().catch(() => ({})))?.node };
   } catch {
-    return 0;
+    return detail ? { status: 0 } : 0;
   }
 }
 

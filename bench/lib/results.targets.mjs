@@ -28,7 +28,7 @@ export function targetOf(bench, path) {
   return t;
 }
 
-/** @type {Record<string, { what: string, keys: Array<{ path: string, what: string, target?: { op: string, value: number | boolean }, label?: string }> }>} */
+/** @type {Record<string, { what: string, keys: Array<{ path: string, what: string, target?: { op: string, value: number | boolean | string }, label?: string }> }>} */
 export const BENCHMARKS = {
   engine: {
     what: 'CPU kernels of the reference engine against what the machine can do (fractions paired with a peak burst measured beside them)',
@@ -384,10 +384,10 @@ export const BENCHMARKS = {
     ],
   },
   chaos: {
-    what: 'Chaos run on loopback: nodes killed and restarted, NATS restarted, an SSD extent corrupted and a node paused under a seeded chat workload; completed requests re-run on a clean cluster',
+    what: 'Chaos run on loopback, reference engine: nodes killed and restarted, NATS restarted, SSD extents of chunks a later turn restores corrupted and the node holding them paused while others pull from it, under a seeded chat workload; a fault ledger matched against the counters; completed requests re-run on a clean cluster',
     keys: [
       { path: 'lost', what: 'requests with no answer at all', target: { op: '<=', value: 0 } },
-      { path: 'mismatched_tokens', what: 'tokens differing from the clean re-run', target: { op: '<=', value: 0 } },
+      { path: 'mismatched_tokens', what: 'tokens differing from the clean re-run', target: { op: '=', value: 0 } },
       { path: 'duplicated_tokens', what: 'tokens a client saw twice', target: { op: '<=', value: 0 } },
       {
         path: 'failover_gap_ms_p99',
@@ -402,7 +402,40 @@ export const BENCHMARKS = {
       },
       { path: 'recovered_after_nats_restart_s', what: 'seconds from the NATS kill until a new request is served (3 s down)' },
       { path: 'completed', what: 'requests completed' },
-      { path: 'failed_clean', what: 'requests that failed with a clear error' },
+      { path: 'failed_clean', what: 'requests that failed with a clear error (each listed in `failures` with its fault)' },
+      {
+        path: 'failed_unexplained',
+        what: 'failed requests no fault of the run explains (each other one has `why_no_recovery`)',
+        target: { op: '=', value: 0 },
+      },
+      { path: 'options.engine', what: 'engine the nodes ran (real tokens: reference)', target: { op: '=', value: 'reference' } },
+      { path: 'mismatched_requests', what: 'requests whose text differs from the clean re-run', target: { op: '=', value: 0 } },
+      {
+        path: 'faults.corruptions_read',
+        what: "corrupted chunks later read: dropped as corrupt in the targeted node's drop log (behind why)",
+        target: { op: '>=', value: 1 },
+      },
+      {
+        path: 'fault_counters.crc_failures',
+        what: 'CRC32C failures the nodes counted (must be ≥ faults.corruptions_read: every read corruption caught)',
+        target: { op: '>=', value: 1 },
+      },
+      {
+        path: 'faults.detections_answered_correctly',
+        what: 'corrupt reads after which every request holding the chunk on that node answered as the clean run did',
+        target: { op: '>=', value: 1 },
+      },
+      {
+        path: 'faults.peer_pauses_past_deadline',
+        what: 'pauses of a node while another pulled from it, past the pull deadline',
+        target: { op: '>=', value: 1 },
+      },
+      {
+        path: 'fault_counters.peer_deadlines',
+        what: 'peer pulls given up at their deadline (hung peer detected)',
+        target: { op: '>=', value: 1 },
+      },
+      { path: 'faults.ledger_unmatched', what: 'ledger entries whose expected detection did not happen', target: { op: '=', value: 0 } },
     ],
   },
   'twin-symphony': {

@@ -24,6 +24,12 @@ export interface KvStoreSettings {
   readonly eventsMs: number;
   /** Bound of the SSD write-behind queue, bytes (TierWriter; its default when absent). */
   readonly ssdQueueBytes?: number;
+  /**
+   * FAULT INJECTION ONLY, never for production (no environment variable sets it): restores skip
+   * their CRC32C check, so corrupted KV is used. Default false; a control test turns it on to show
+   * that corruption changes the output and that the check is what keeps it out.
+   */
+  readonly faultSkipRestoreCrc?: boolean;
 }
 
 export interface KvStoreEnv {

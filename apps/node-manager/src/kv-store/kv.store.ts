@@ -122,6 +122,7 @@ export class KvStore implements ChunkStore {
     await mkdir(s.dataDir, { recursive: true });
     const { devices, report } = await openPoolDevices(s);
     const tiers = new OffloadTiers(devices, s.ssdTtlMs, (c: TierChange) => onChange(c));
+    tiers.faultSkipRestoreCrc = s.faultSkipRestoreCrc === true;
     tiers.onJournalFailure = (model, e) =>
       log('error', 'SSD journal write failed: records kept, file cut back, retrying', {
         model,

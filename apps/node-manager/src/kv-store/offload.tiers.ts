@@ -65,6 +65,12 @@ export class OffloadTiers {
     journalReplayedSegments: 0,
     journalWriteFailures: 0,
   };
+  /**
+   * FAULT INJECTION ONLY, never for production: restores skip the CRC32C check of the bytes they
+   * read, so corrupted KV reaches the engine. Off unless a test sets it (KvStoreSettings
+   * `faultSkipRestoreCrc`); it exists so a control test can show what the check prevents.
+   */
+  faultSkipRestoreCrc = false;
   /** Told of each failed journal flush (logged by the store). */
   onJournalFailure?: (model: string, e: unknown) => void;
   /** Layer payloads and scratch of restores, reused from one restore to the next. */

@@ -86,7 +86,7 @@ export class RestoreReader {
       tiers,
       m,
       this.buffers,
-      options.ssdReads === 'windows',
+      options.ssdReads === 'windows' && !tiers.faultSkipRestoreCrc,
       () => this.released,
       (s, tier) => this.corrupt(s, tier),
     );
@@ -212,8 +212,9 @@ export class RestoreReader {
       if (target) pushRows(ranges, op(h.operand), src, p.dst, p.len, this.until - this.from, g.rowElems, target);
       else ranges.push(op(h.operand), src, 0, p.dst * 4, p.len * 4);
     }
-    // Replicas this restore read in were verified on the way in; the others are checked now.
-    const unverified = srcs.filter((s) => !s.verified);
+    // Replicas this restore read in were verified on the way in; the others are checked now
+    // (none with the fault-injection switch that lets corrupted KV through for a control test).
+    const unverified = this.tiers.faultSkipRestoreCrc ? [] : srcs.filter((s) => !s.verified);
     const crcs = unverified.flatMap((s) => [op(s.host!.operand), s.host!.offset, this.m.segBytes]);
     // Into the engine's cache: on its compute lanes, where the rows are used next (see intoLane).
     const lane = target ? (this.options.intoLane ?? 'compute') : 'copy';

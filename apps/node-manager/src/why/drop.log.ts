@@ -44,12 +44,14 @@ export class DropLog {
   removed(key: string, tier: ChunkDropRecord['tier'], truncated = false): void {
     const told = tier === 'device' ? undefined : this.told.get(`${key}@${tier}`);
     if (told) this.told.delete(`${key}@${tier}`);
-    const reason = truncated ? 'truncated' : (told ?? 'evicted');
+    // What the store said comes first: a layer that failed its CRC cuts the chunk back to the
+    // layers before it (a truncation), and the reason is still the corruption.
+    const reason = told ?? (truncated ? 'truncated' : 'evicted');
     const policy =
       reason === 'expired'
         ? 'SSD pool TTL (NODE_KV_SSD_TTL_MS)'
         : reason === 'corrupt'
-          ? 'CRC32C check failed on read'
+          ? `CRC32C check failed on read${truncated ? '; the layers before it kept' : ''}`
           : reason === 'truncated'
             ? `${EVICTION_POLICY[tier]}; later layers first`
             : EVICTION_POLICY[tier];
