@@ -146,17 +146,20 @@ describe('control: corrupted KV restored without its CRC check changes the outpu
     digests.forEach((d, i) => expect(d).not.toBe(clean.digests[i]));
   });
 
-  it('with the CRC check on, the same corruption fails the restore (counted, dropped); planned again, the answer is the clean one', async () => {
-    await setUp(false);
-    const key = await corruptSsdOnlyChunk();
-    // The restore fails with DataLoss inside the pass: the engine gives the sequence no output.
-    expect(await converse(engine, 't2', turn2, STEPS, store)).toBeUndefined();
-    expect(store.tiers.counters.crcFailures).toBe(1);
-    expect(store.tiers.model(MODEL).table.get(key, 1, 'ssd')).toBeUndefined();
-    // As the node does after DataLoss: the request is planned again and recomputes what is gone.
-    const digests = digestsOf(engine);
-    const again = (await converse(engine, 't2', turn2, STEPS, store))!;
-    expect(again.out).toEqual(clean.out);
-    expect(digests).toEqual(clean.digests);
-  });
+  it(
+    'with the CRC check on, the same corruption fails the restore ' + '(counted, dropped); planned again, the answer is the clean one',
+    async () => {
+      await setUp(false);
+      const key = await corruptSsdOnlyChunk();
+      // The restore fails with DataLoss inside the pass: the engine gives the sequence no output.
+      expect(await converse(engine, 't2', turn2, STEPS, store)).toBeUndefined();
+      expect(store.tiers.counters.crcFailures).toBe(1);
+      expect(store.tiers.model(MODEL).table.get(key, 1, 'ssd')).toBeUndefined();
+      // As the node does after DataLoss: the request is planned again and recomputes what is gone.
+      const digests = digestsOf(engine);
+      const again = (await converse(engine, 't2', turn2, STEPS, store))!;
+      expect(again.out).toEqual(clean.out);
+      expect(digests).toEqual(clean.digests);
+    },
+  );
 });
