@@ -26,7 +26,7 @@ import { PeerAwarePromptStore } from '../apps/node-manager/dist/peers/peer-aware
 import { ChunkTransferGrpcServer } from '../apps/node-manager/dist/chunks/chunk-transfer.grpc-server.js';
 import { FetchChunksUseCase } from '../apps/node-manager/dist/chunks/fetch-chunks.use-case.js';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
-import { median, round } from './lib/figures.mjs';
+import { median, round } from '@mnemo/testkit';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');

@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { ReferenceEngine, syntheticPrompts } from '@mnemo/engine';
 import { planReuse, withoutTransition } from '@mnemo/kv-core';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
-import { median, round } from './lib/figures.mjs';
+import { median, round } from '@mnemo/testkit';
 import { slidingWindows, splitTokens } from './lib/droidspeak.pairs.mjs';
 import { kvDrift } from './lib/droidspeak.profile.mjs';
 import {

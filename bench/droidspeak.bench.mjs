@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findSyntheticModel, ReferenceEngine, syntheticPrompts } from '@mnemo/engine';
 import { patternKey } from '@mnemo/kv-core';
-import { round } from './lib/figures.mjs';
+import { round } from '@mnemo/testkit';
 import { curvePatterns, PAIR_KINDS, PAIRS, pairPaths, slidingWindows, splitTokens } from './lib/droidspeak.pairs.mjs';
 import { bestWithin, curveRows, inMemoryLatency, kvDrift, profilePair, testPatterns } from './lib/droidspeak.profile.mjs';
 

@@ -14,7 +14,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parameterCount, ReferenceEngine, syntheticWeightsFor } from '@mnemo/engine';
 import { createKernelBackend } from '@mnemo/native-cuda';
-import { median, round } from './lib/figures.mjs';
+import { median, round } from '@mnemo/testkit';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');

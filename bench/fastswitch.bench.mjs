@@ -17,7 +17,7 @@
 //
 // Arrivals are in time, as the paper's Poisson traces (§4): conversations start as a Poisson
 // process and each next turn arrives an exponential think time after its reply, on the clock of
-// the system serving it (bench/lib/conversation.trace.mjs). The rate is set against capacity: a
+// the system serving it (libs/testkit/src/conversation.trace.ts). The rate is set against capacity: a
 // discarded warm-up runs the trace closed-loop (every turn at once) and measures the baseline's
 // requests per second of its own time; the trace then offers --load (default 1: the high-load regime of the paper) of that.
 //
@@ -43,8 +43,7 @@ import { Sequence } from '../apps/node-manager/dist/batching/sequence.js';
 import { SequenceStore } from '../apps/node-manager/dist/batching/sequence.store.js';
 import { SwapManager } from '../apps/node-manager/dist/batching/swap.manager.js';
 import { NodeMetrics } from '../apps/node-manager/dist/shared/node.metrics.js';
-import { ConversationTrace } from './lib/conversation.trace.mjs';
-import { arg, percentile, rng, round } from './lib/figures.mjs';
+import { arg, ConversationTrace, percentile, rng, round } from '@mnemo/testkit';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');

@@ -22,10 +22,9 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { freePort, startNats } from '@mnemo/testkit';
+import { clamp, counter, freePort, histogramQuantile, lognormal, percentile, rng, round, scrapeMetrics, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
 import { tokenStream } from './lib/token-stream.mjs';
-import { clamp, counter, histogramQuantile, lognormal, percentile, rng, round, scrapeMetrics } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');

@@ -16,10 +16,9 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
-import { freePort, startNats } from '@mnemo/testkit';
+import { counter, freePort, mean, percentile, round, scrapeMetrics, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
 import { inferOnNode } from './lib/node-infer.mjs';
-import { counter, mean, percentile, round, scrapeMetrics } from './lib/figures.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');

@@ -23,7 +23,7 @@ import {
   probeMemcpy,
   transfer,
 } from '@mnemo/native-cuda';
-import { median } from './lib/figures.mjs';
+import { median } from '@mnemo/testkit';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');

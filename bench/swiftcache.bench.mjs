@@ -27,10 +27,8 @@ import { fileURLToPath } from 'node:url';
 import { HostBacking, ReferenceEngine, argmax, elasticSpec, syntheticWeightsFor } from '@mnemo/engine';
 import { CHUNK_TOKENS, ElasticCacheCoordinator, blockElements, layerPieces, layerStreamLimit, streamedContextPlan } from '@mnemo/kv-core';
 import { createKernelBackend } from '@mnemo/native-cuda';
-import { startNats } from '@mnemo/testkit';
+import { PAPER_SETTINGS, percentile, round, startNats, UTILIZATION, workerShares } from '@mnemo/testkit';
 import { servingMaxContext } from './lib/serving-max-context.mjs';
-import { percentile, round } from './lib/figures.mjs';
-import { PAPER_SETTINGS, UTILIZATION, workerShares } from './lib/swiftcache.settings.mjs';
 import {
   activationPeak,
   lendingNode as lendingNodeOf,
@@ -378,7 +376,7 @@ const result = {
   max_context_vs_master_alone_by_vram: Object.fromEntries(bySetting.map((r) => [`${r.vram_gb}gb`, r.ratio])),
   max_context_master_alone: {
     method:
-      "the paper's Fig. 9 comparison: SwiftCache (master memory + lent worker units, layer stream over both) against the master alone with chunked prefill, neither with host memory, both charged the measured activation peak of a prefill chunk; worker memory = master memory × the paper's ratio for each GPU size (bench/lib/swiftcache.settings.mjs); the headline is the lowest of the four, as the paper's 1.58× is its lowest",
+      "the paper's Fig. 9 comparison: SwiftCache (master memory + lent worker units, layer stream over both) against the master alone with chunked prefill, neither with host memory, both charged the measured activation peak of a prefill chunk; worker memory = master memory × the paper's ratio for each GPU size (libs/testkit/src/swiftcache.settings.ts); the headline is the lowest of the four, as the paper's 1.58× is its lowest",
     master_memory_blocks: MA_BLOCKS,
     chunk_tokens: MA_CHUNK,
     activation_elements: actElems,

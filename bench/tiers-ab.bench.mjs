@@ -20,7 +20,7 @@ import { OffloadTiers } from '../apps/node-manager/dist/kv-store/offload.tiers.j
 import { closePoolDevices, openPoolDevices, SSD_QUEUE_DEPTH } from '../apps/node-manager/dist/kv-store/pool.devices.js';
 import { RestoreReader } from '../apps/node-manager/dist/kv-store/restore.reader.js';
 import { TierWriter } from '../apps/node-manager/dist/kv-store/tier.writer.js';
-import { arg, median, round } from './lib/figures.mjs';
+import { arg, median, round } from '@mnemo/testkit';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(arg('rounds', 11));

@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chunkKeys } from '@mnemo/kv-core';
 import { ioInfo } from '@mnemo/native-cuda';
-import { arg, median, round } from './lib/figures.mjs';
+import { arg, median, round } from '@mnemo/testkit';
 import { conversation, openTierStore } from './lib/tier.store.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -41,7 +41,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32cImplementations, dropPageCache, ioInfo, selectCrc32c } from '@mnemo/native-cuda';
 import { SSD_QUEUE_DEPTH } from '../apps/node-manager/dist/kv-store/pool.devices.js';
-import { arg, median, round } from './lib/figures.mjs';
+import { arg, median, round } from '@mnemo/testkit';
 import { openRedisBaseline } from './lib/redis.baseline.mjs';
 import { measureStriping } from './lib/striping.measure.mjs';
 import { openTierStore, timed } from './lib/tier.store.mjs';

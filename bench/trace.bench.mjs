@@ -17,8 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS, SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { loadTrace, runPrefillPool, traceStats, traceText } from '@mnemo/twin';
-import { freePort, startNats } from '@mnemo/testkit';
-import { arg, counter, round } from './lib/figures.mjs';
+import { arg, counter, freePort, round, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
 import { CLUSTER, DILATION, GPU, infer, kvEnv, KV_BYTES_PER_TOKEN } from './multiround/cluster.mjs';
 

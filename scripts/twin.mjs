@@ -94,7 +94,7 @@ if (cmd === 'symphony') {
   const { json } = await runSymphony();
   // The ±20% table is its own command's (symphony-robustness): a new run keeps it.
   write('twin-symphony.json', { ...stamp(), ...json, ...(previous?.robustness ? { robustness: previous.robustness } : {}) });
-  const { writeFigure } = await import('../bench/lib/plot.mjs');
+  const { writeFigure } = await import('@mnemo/testkit');
   console.log(`rendered ${(await writeFigure(root, 'twin-symphony')).join(' and ')}`);
 }
 if (cmd === 'symphony-robustness') {
@@ -110,7 +110,7 @@ if (cmd === 'pooling') {
   const started = performance.now();
   const result = { ...poolingExperiment(), robustness: poolingRobustness() };
   write('twin-pooling.json', { ...stamp(), ...result, wall_s: Math.round(performance.now() - started) / 1000 });
-  const { writeFigure } = await import('../bench/lib/plot.mjs');
+  const { writeFigure } = await import('@mnemo/testkit');
   console.log(`rendered ${(await writeFigure(root, 'twin-pooling')).join(' and ')}`);
   for (const [k, v] of Object.entries(result.pooling)) console.log(`pooling.${k}: ${JSON.stringify(v)}`);
 }
@@ -118,7 +118,7 @@ if (cmd === 'swiftcache') {
   const { runSwiftcache } = await import('../tools/twin/swiftcache.report.mjs');
   const json = runSwiftcache();
   write('twin-swiftcache.json', { ...stamp(), ...json });
-  const { writeFigure } = await import('../bench/lib/plot.mjs');
+  const { writeFigure } = await import('@mnemo/testkit');
   console.log(`rendered ${(await writeFigure(root, 'twin-swiftcache')).join(' and ')}`);
   for (const [k, v] of Object.entries(json.swiftcache)) console.log(`swiftcache.${k}: ${JSON.stringify(v)}`);
 }
@@ -126,7 +126,7 @@ if (cmd === 'droidspeak') {
   const { runDroidspeak } = await import('../tools/twin/droidspeak.report.mjs');
   const result = await runDroidspeak();
   write('twin-droidspeak.json', { ...stamp(), ...result });
-  const { writeFigure } = await import('../bench/lib/plot.mjs');
+  const { writeFigure } = await import('@mnemo/testkit');
   console.log(`rendered ${(await writeFigure(root, 'twin-droidspeak')).join(' and ')}`);
   for (const [k, v] of Object.entries(result.droidspeak)) if (k !== 'by_pair') console.log(`droidspeak.${k}: ${JSON.stringify(v)}`);
 }
@@ -156,7 +156,7 @@ if (cmd === 'fastswitch') {
   const { runFastswitch } = await import('../tools/twin/fastswitch.report.mjs');
   const result = runFastswitch({ robustness: !args.includes('--no-robustness') });
   write('twin-fastswitch.json', { ...stamp(), ...result });
-  const { writeFigure } = await import('../bench/lib/plot.mjs');
+  const { writeFigure } = await import('@mnemo/testkit');
   console.log(`rendered ${(await writeFigure(root, 'twin-fastswitch')).join(' and ')}`);
   for (const [k, v] of Object.entries(result.fastswitch)) console.log(`fastswitch.${k}: ${JSON.stringify(v)}`);
 }
@@ -173,7 +173,7 @@ if (cmd === 'trace') {
   const { runTrace } = await import('../tools/twin/trace.mjs');
   const name = `twin-trace-${trace.name}`;
   write(`${name}.json`, { ...stamp(), ...runTrace(trace) });
-  const { renderSvg, specText } = await import('../bench/lib/plot.mjs');
+  const { renderSvg, specText } = await import('@mnemo/testkit');
   const { figure } = await import('../bench/lib/trace.figure.mjs');
   const spec = figure(read(`${name}.json`));
   writeFileSync(path(`${name}.vl.json`), specText(spec));

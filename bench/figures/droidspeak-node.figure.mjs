@@ -1,7 +1,7 @@
 // droidspeak-node: on the node's path (base KV and E cache fetched from the tiers), the speedup
 // each trained pair's curve plan gives per number of recomputed layers, labelled with its
 // held-out loss; below, the constructed pairs' prefill times (a path test, labelled so).
-import { figureSpec, groupedBars } from '../lib/plot.mjs';
+import { figureSpec, groupedBars } from '@mnemo/testkit';
 
 export function figure(r) {
   const curve = r.pairs.flatMap((p) =>

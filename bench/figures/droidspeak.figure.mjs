@@ -1,7 +1,7 @@
 // droidspeak: per trained pair, the speed/quality curve — prefill speedup (log) against held-out
 // top-1 loss of the profile's best plan for each number of recomputed layers (labelled), with the
 // 1% floor as a dashed rule. The constructed pairs are a profiler test and stay out of it.
-import { figureSpec, PALETTE } from '../lib/plot.mjs';
+import { figureSpec, PALETTE } from '@mnemo/testkit';
 
 export function figure(r) {
   const pairs = Array.isArray(r.pairs) ? r.pairs : Object.values(r.pairs);

@@ -1,5 +1,5 @@
 // engine: prefill and batched-decode tokens/s per model and backend, on log axes.
-import { figureSpec, groupedBars } from '../lib/plot.mjs';
+import { figureSpec, groupedBars } from '@mnemo/testkit';
 
 export function figure(r) {
   const rows = ['cpu', 'cuda'].flatMap((backend) =>

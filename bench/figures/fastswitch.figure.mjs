@@ -1,6 +1,6 @@
 // fastswitch: per trace pattern and priority-change frequency, baseline ÷ FastSwitch for P99 TTFT
 // and P99.9 TBT, and the share of swap-out volume saved; the 1× line marks parity.
-import { figureSpec, groupedBars } from '../lib/plot.mjs';
+import { figureSpec, groupedBars } from '@mnemo/testkit';
 
 const METRICS = [
   ['p99_ttft_baseline_over_fastswitch', 'P99 TTFT ratio'],

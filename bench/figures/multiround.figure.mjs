@@ -1,6 +1,6 @@
 // multiround: TTFT p50 and p99 of each routing policy and Symphony variant, and each one's mean
 // active requests per node (load balance).
-import { figureSpec, groupedBars } from '../lib/plot.mjs';
+import { figureSpec, groupedBars } from '@mnemo/testkit';
 
 export function figure(r) {
   const runs = { ...r.policies, ...r.variants };

@@ -1,5 +1,5 @@
 // multiturn: TTFT CDF of every configuration over the same multi-turn conversations.
-import { cdf, figureSpec } from '../lib/plot.mjs';
+import { cdf, figureSpec } from '@mnemo/testkit';
 
 export function figure(r) {
   const at = r.requests_columns.indexOf('ttft_ms');

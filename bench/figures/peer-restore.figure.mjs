@@ -1,5 +1,5 @@
 // peer-restore: turn-2 TTFT p50 on another node — fetched from the peer, recomputed, or on the node that kept it.
-import { figureSpec, groupedBars } from '../lib/plot.mjs';
+import { figureSpec, groupedBars } from '@mnemo/testkit';
 
 export function figure(r) {
   const rows = [

@@ -1,6 +1,6 @@
 // swiftcache: the longest context the serving path completes, the master's multi-turn TTFT p99,
 // and the workers' TPOT p99, each against its baseline.
-import { figureSpec, groupedBars } from '../lib/plot.mjs';
+import { figureSpec, groupedBars } from '@mnemo/testkit';
 
 export function figure(r) {
   const panel = (title, items) => {

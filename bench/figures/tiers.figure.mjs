@@ -1,5 +1,5 @@
 // tiers: throughput of each KV tier operation next to its hardware limit and the baselines.
-import { figureSpec, groupedBars } from '../lib/plot.mjs';
+import { figureSpec, groupedBars } from '@mnemo/testkit';
 
 export function figure(r) {
   const rows = [

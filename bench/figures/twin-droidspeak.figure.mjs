@@ -3,7 +3,7 @@
 // the SLO) drawn as rings on the SLO line; throughput at the SLO ÷ full prefill for each quality
 // floor with the quality loss it cost; and Fig. 16's fetch share of prefill against context length,
 // the paper's 11% drawn as a rule.
-import { figureSpec, groupedBars, PALETTE } from '../lib/plot.mjs';
+import { figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
 
 const pct = (f) => `${Math.round(f * 1000) / 10}%`;
 

@@ -3,7 +3,7 @@
 // points drawn over them as rings at the derived dispatch (Fig. 8: P99 TTFT 3.7–4.1×, P99.9 TBT
 // 2.0–2.7×; Table 1: 53% less swap-out; Fig. 10: block groups alone 3.11× less switching overhead,
 // beside the twin's groups-only point as a square).
-import { figureSpec, PALETTE } from '../lib/plot.mjs';
+import { figureSpec, PALETTE } from '@mnemo/testkit';
 
 const PANELS = [
   { key: 'p99_ttft_ratio', title: 'P99 TTFT, vLLM ÷ FastSwitch', log: true, paper: (p) => p.p99_ttft_speedup },

@@ -2,7 +2,7 @@
 // (log–log; a zero has no point), the paper's published LLaMA-3.1-8B points at 128K drawn over them as rings (§V-B text:
 // pooling's 5.6 s and 0.6 s and each baseline's ratio to it), and the 128K ablation beside the
 // paper's ratios (§V-C).
-import { figureSpec, groupedBars, PALETTE } from '../lib/plot.mjs';
+import { figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
 
 const CONFIGS = ['lmcache', 'lmcache-lp', 'lmcache-lp-async', 'pool', 'orchestrator-only', 'passthrough-only'];
 

@@ -4,7 +4,7 @@
 // also counts recently reused sessions), and the master's KV
 // traffic's share of a worker's HBM time per history length. Dashed rules: the paper's published
 // figures (Fig. 9: 1.58–3.98×; Fig. 7: −54% and −58%, i.e. 2.17× and 2.38×; Fig. 8: ≤ 9.7%).
-import { figureSpec, PALETTE } from '../lib/plot.mjs';
+import { figureSpec, PALETTE } from '@mnemo/testkit';
 
 function panel({ rows, x, xTitle, xScale, y, yTitle, yScale, rules, width = 260 }) {
   const enc = {

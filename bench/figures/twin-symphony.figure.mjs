@@ -2,7 +2,7 @@
 // paper's published points (Fig. 11 caption: vLLM 18.5 ms at 64 users, Symphony 20.5 ms at 256)
 // drawn over them as black rings, and each system's instance-load imbalance at 256 users beside
 // the paper's InferCept 3.1× (Fig. 15).
-import { figureSpec, groupedBars, PALETTE } from '../lib/plot.mjs';
+import { figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
 
 // vllm-paper: vLLM as the paper ran it (no prefix cache); recompute: vLLM at its best (its prefix cache on).
 const SYSTEMS = ['symphony', 'vllm-paper', 'recompute', 'infercept', 'llmd'];

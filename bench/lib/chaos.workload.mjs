@@ -2,7 +2,7 @@
 // gateway (streamed; greedy or seeded sampling), sending an advisory before some turns, and a
 // record of every request — its body, what the client saw (text, finish, usage, error) and when
 // each piece of text arrived.
-import { rng } from './figures.mjs';
+import { rng } from '@mnemo/testkit';
 
 const TOPICS = [
   'the journal',

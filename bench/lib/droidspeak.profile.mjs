@@ -5,7 +5,7 @@
 // speed/quality curve), full reuse and full prefill. Base KV and E caches sit in host memory.
 import { PairEvaluator } from '@mnemo/engine';
 import { choosePlan, paretoFrontier, patternGrid, patternKey, QUALITY_METRICS, reusesNothing } from '@mnemo/kv-core';
-import { median, round } from './figures.mjs';
+import { median, round } from '@mnemo/testkit';
 import { curvePatterns } from './droidspeak.pairs.mjs';
 
 const GREEDY = { temperature: 0, topP: 1, seed: 0 };

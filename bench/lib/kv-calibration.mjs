@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
-import { freePort } from '@mnemo/testkit';
+import { freePort, median } from '@mnemo/testkit';
 import { launch, ready, stop } from './services.mjs';
 import { inferOnNode } from './node-infer.mjs';
-import { median } from './figures.mjs';
 
 const TENANT = 'calibrate';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);

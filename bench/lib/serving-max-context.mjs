@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { freePort } from '@mnemo/testkit';
+import { counter, freePort, scrapeMetrics } from '@mnemo/testkit';
 import { launch, ready, stop } from './services.mjs';
 import { tokenStream } from './token-stream.mjs';
-import { counter, scrapeMetrics } from './figures.mjs';
 
 /** One request of `blocks` context blocks (prompt blocks·16 − decode, then `decode` tokens). */
 async function attempt(nc, model, blocks, decode, deadlineMs) {

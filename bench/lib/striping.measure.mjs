@@ -10,7 +10,7 @@
 // no figures.
 import { join } from 'node:path';
 import { probeDirectIo } from '@mnemo/native-cuda';
-import { median, round } from './figures.mjs';
+import { median, round } from '@mnemo/testkit';
 import { openThrottledDevices, throttlingUnavailable } from './throttled.devices.mjs';
 import { openTierStore } from './tier.store.mjs';
 

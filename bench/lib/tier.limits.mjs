@@ -11,7 +11,7 @@
 // is the median of the per-round ratios (limit seconds ÷ tier seconds); a fraction above
 // MAX_FRACTION means the limit was not measured in the tier's conditions: a measurement error.
 import { probeDirectIo, probeMemcpy } from '@mnemo/native-cuda';
-import { median, round } from './figures.mjs';
+import { median, round } from '@mnemo/testkit';
 
 /** Above this, a fraction of a limit is a measurement error (the limit is not one). */
 export const MAX_FRACTION = 1.05;

@@ -2,7 +2,7 @@
 // mean TTFT per policy at the run's node count with Mooncake's Fig. 5 bars beside ours, the hit rate
 // against cache capacity over its maximum (Fig. 9) with the paper's two statements as rings, and
 // Fig. 10's global ÷ local ratios beside the paper's. Paper figures come from the results file.
-import { figureSpec, groupedBars, PALETTE } from './plot.mjs';
+import { figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
 
 const ORDER = ['random', 'least-loaded', 'local', 'conductor', 'llmd', 'symphony'];
 // Fig. 5's bars for the policies it has (s), by our names: load balancing is least-loaded, global cache-aware is conductor.

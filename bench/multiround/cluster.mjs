@@ -18,8 +18,7 @@ import {
   ScheduleReplySchema,
   Subjects,
 } from '@mnemo/proto';
-import { freePort } from '@mnemo/testkit';
-import { counter, round } from '../lib/figures.mjs';
+import { counter, freePort, round } from '@mnemo/testkit';
 import { launch, ready, stop } from '../lib/services.mjs';
 import { tokenStream } from '../lib/token-stream.mjs';
 

@@ -1,7 +1,7 @@
 // Figures of the multi-round benchmark's runs: one run's (or several pooled runs') TTFT, TPOT,
 // load balance, KV reuse and routing, where the latency comes from, and the per-pass figures the
 // twin validates against.
-import { counter, median, percentile, round } from '../lib/figures.mjs';
+import { counter, median, percentile, round } from '@mnemo/testkit';
 
 const REASONS = ['least_loaded', 'reservation', 'session_home', 'longest_prefix', 'cheapest', 'scored'];
 

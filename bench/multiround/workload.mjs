@@ -1,7 +1,7 @@
 // The multi-round benchmark's seeded ShareGPT-like sessions, with a session-length tail fitted
 // to ShareGPT's (SwiftCache §2.2, Fig. 3b: 10 % of sessions exceed 13K tokens and 1 % exceed
 // 56K), scaled down so the longest sessions fit this machine's sim nodes.
-import { clamp, lognormal, percentile, rng } from '../lib/figures.mjs';
+import { clamp, lognormal, percentile, rng } from '@mnemo/testkit';
 
 /** ShareGPT's session-length tail: the share of sessions above each length (tokens, unscaled). */
 export const SHAREGPT_TAIL = [

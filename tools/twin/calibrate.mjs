@@ -21,11 +21,10 @@ import { fillLayer, layerMatches, positionHashes, SimEngine } from '@mnemo/engin
 import { decodeMessage, encodeMessage, InferenceRequestSchema } from '@mnemo/proto';
 import { allocHostBuffer, openHostPool, openSsdPool, transfer } from '@mnemo/native-cuda';
 import { linkFromTwoPoints } from '@mnemo/twin';
-import { startNats } from '@mnemo/testkit';
+import { quantile, startNats } from '@mnemo/testkit';
 import { measurePeerPulls } from './peer-link.mjs';
 import { measureNodeCpu } from './node-cpu.mjs';
 import { measureRequestPath, nodeDecodePath, nodePathFit } from './request-path.mjs';
-import { quantile } from '../../bench/lib/figures.mjs';
 import { CLUSTER, kvEnv } from '../../bench/multiround/cluster.mjs';
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 

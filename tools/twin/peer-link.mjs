@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys, CHUNK_TOKENS } from '@mnemo/kv-core';
 import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
-import { freePort } from '@mnemo/testkit';
-import { quantile } from '../../bench/lib/figures.mjs';
+import { freePort, quantile } from '@mnemo/testkit';
 import { launch, ready, stop } from '../../bench/lib/services.mjs';
 import { inferOnNode } from '../../bench/lib/node-infer.mjs';
 

@@ -11,8 +11,7 @@
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS } from '@mnemo/kv-core';
-import { freePort } from '@mnemo/testkit';
-import { counter, quantile } from '../../bench/lib/figures.mjs';
+import { counter, freePort, quantile } from '@mnemo/testkit';
 import { launch, ready, stop } from '../../bench/lib/services.mjs';
 import { CLUSTER, infer } from '../../bench/multiround/cluster.mjs';
 

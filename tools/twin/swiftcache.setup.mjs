@@ -1,7 +1,7 @@
 // SwiftCache's experiments on the twin (docs/twin-experiments.md §SwiftCache): the paper's server
 // and workload as data, its published figures, and the models' KV shapes for kv-core.
 import { GPUS, MODELS, nvlinkLink, PCIE4_SHARED_BY, pcieLink } from '@mnemo/twin';
-import { UTILIZATION } from '../../bench/lib/swiftcache.settings.mjs';
+import { UTILIZATION } from '@mnemo/testkit';
 
 const GB = 1e9;
 
@@ -19,7 +19,7 @@ export const SWIFTCACHE_SETUP = {
     { gb: 32, workers: ['qwen3-14b', 'qwen3-8b'] },
     { gb: 24, workers: ['qwen3-8b', 'qwen3-8b'] },
   ],
-  // The live bench's choice (bench/lib/swiftcache.settings.mjs): vLLM's 0.9 leaves Qwen3-14B's
+  // The live bench's choice (libs/testkit/src/swiftcache.settings.ts): vLLM's 0.9 leaves Qwen3-14B's
   // weights no room on 32 GB, where the paper ran it; 0.95 everywhere, every system alike.
   utilization: UTILIZATION,
   // vLLM's chunked prefill at its default chunk (8K) and at 32K (§5.3); SwiftCache runs with the
