@@ -1,6 +1,6 @@
 // Multi-round chat sessions on a cluster of node-managers under each compared system in one run
 // (Symphony §4's method, scaled to this machine): the same seeded ShareGPT-like workload with
-// ShareGPT's session-length tail (bench/multiround/workload.mjs), a fixed number of concurrent
+// ShareGPT's session-length tail (libs/testkit/src/workloads/multiround.workload.ts), a fixed number of concurrent
 // users, think time from reading and typing speeds and, where the system has them, an advisory
 // when the user starts typing. The systems (kv-core SERVING_SYSTEMS): symphony; llmd (llm-d's
 // default scorers); infercept (sticky, the session's KV swapped to host between turns and back over
@@ -19,11 +19,10 @@ import os, { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
-import { arg, ratio, round, startNats } from '@mnemo/testkit';
+import { arg, DEFAULT_WORKLOAD, ratio, round, startNats, workload, workloadStats } from '@mnemo/testkit';
 import { calibrateKvMoves } from './lib/kv-calibration.mjs';
 import { CLUSTER, DILATION, GPU, KV_BYTES_PER_TOKEN, KV_LAYOUT, kvEnv, REAL_KV_BYTES_PER_TOKEN, runConfig } from './multiround/cluster.mjs';
 import { passFigures, pool, summarize } from './multiround/summary.mjs';
-import { DEFAULT_WORKLOAD, workload, workloadStats } from './multiround/workload.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -185,7 +184,7 @@ try {
       scheduler: { queue_ms_per_request: 20 * DILATION, move_margin_ms: 20 * DILATION },
     },
     workload: {
-      generator: 'bench/multiround/workload.mjs (workload(options) with the options below reproduces the sessions)',
+      generator: 'libs/testkit/src/workloads/multiround.workload.ts (workload(options) with the options below reproduces the sessions)',
       options: workloadOptions,
       ...stats,
       requests: s.symphony.requests,

@@ -9,8 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { writeFigure } from '@mnemo/testkit';
-import { REPORT_PATH, runStamp, writeReport } from '../bench/lib/results.report.mjs';
+import { REPORT_PATH, runStamp, writeFigure, writeReport } from '@mnemo/testkit';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const available = readdirSync(join(root, 'bench'))

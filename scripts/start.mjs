@@ -20,8 +20,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, makeLocalSecrets, redactUrl, startNats, startPostgres } from '@mnemo/testkit';
-import { SupervisedProcess } from '../tools/supervisor/supervised.process.mjs';
+import { freePort, makeLocalSecrets, redactUrl, startNats, startPostgres, SupervisedProcess } from '@mnemo/testkit';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;

@@ -17,7 +17,7 @@
 //               a P99 TTFT (and mean TPOT) SLO for N users: `plan --users N --model M --gpu G --slo-ttft-ms T
 //               [--slo-tpot-ms T] [--policy P] [--out FILE]` (bench/results/twin-plan.json unless --out)
 //   bands       re-judge every twin results file's paper-band headlines (twin_headlines_in_band) against the targets
-//               in bench/lib/results.targets.mjs as they are now, without re-running anything
+//               in libs/testkit/src/results/targets.ts as they are now, without re-running anything
 //   fastswitch  FastSwitch's experiment: Llama-8B on a modelled A10, priority-driven swap preemption, vLLM's per-block swaps
 //               against block groups + async swap-in + host-copy reuse over the per-call dispatch, with its ±20% rows
 //               (bench/results/twin-fastswitch.{json,svg}); `fastswitch --no-robustness` leaves the rows out
@@ -28,7 +28,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { headlinesInBand, runStamp, writeReport } from '../bench/lib/results.report.mjs';
+import { headlinesInBand, runStamp, writeReport } from '@mnemo/testkit';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const COMMANDS = [
@@ -56,7 +56,7 @@ const path = (name) => join(root, 'bench/results', name);
 const read = (name) => (existsSync(path(name)) ? JSON.parse(readFileSync(path(name), 'utf8')) : undefined);
 const write = (name, json) => {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
-  // Every paper-band headline of the file, judged where it is written (bench/lib/results.targets.mjs).
+  // Every paper-band headline of the file, judged where it is written (libs/testkit/src/results/targets.ts).
   const bands = headlinesInBand(name.replace(/\.json$/, ''), json);
   const out = bands.total > 0 ? { ...json, twin_headlines_in_band: bands } : json;
   writeFileSync(path(name), JSON.stringify(out, null, 2) + '\n');

@@ -8,8 +8,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Subjects } from '@mnemo/proto';
-import { freePort } from '@mnemo/testkit';
-import { SupervisedProcess } from '../../tools/supervisor/supervised.process.mjs';
+import { freePort, SupervisedProcess } from '@mnemo/testkit';
 import { Cluster, natsUrl, scrape } from './cluster.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

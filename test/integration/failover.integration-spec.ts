@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subscription } from '@nats-io/transport-node';
 import { decodeMessage, InferenceRequestSchema } from '@mnemo/proto';
-import type { SupervisedProcess } from '../../tools/supervisor/supervised.process.mjs';
+import type { SupervisedProcess } from '@mnemo/testkit';
 import { Cluster, scrape } from './cluster.js';
 import { startSupervisedNode } from './supervised-node.js';
 

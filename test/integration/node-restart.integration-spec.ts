@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SupervisedProcess } from '../../tools/supervisor/supervised.process.mjs';
+import type { SupervisedProcess } from '@mnemo/testkit';
 import { Cluster, eventually } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 import { startSupervisedNode } from './supervised-node.js';

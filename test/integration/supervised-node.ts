@@ -3,8 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@mnemo/testkit';
-import { SupervisedProcess } from '../../tools/supervisor/supervised.process.mjs';
+import { freePort, SupervisedProcess } from '@mnemo/testkit';
 import { natsUrl, TEST_HEARTBEAT_MS } from './cluster.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

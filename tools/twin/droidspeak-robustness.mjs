@@ -2,8 +2,7 @@
 // memory bandwidth (decode) and the InfiniBand link the KV and E cache come over. The workload,
 // the profiles and the SLO rule stay; the SLO moves with full prefill's unloaded TTFT, as it is
 // defined from it. A conclusion that held only at the tables' exact values shows here.
-import { holds } from '../../bench/lib/results.report.mjs';
-import { targetOf } from '../../bench/lib/results.targets.mjs';
+import { holds, targetOf } from '@mnemo/testkit';
 import { DROIDSPEAK_SETUP, droidspeakExperiment } from './droidspeak.mjs';
 
 const HEADLINE = targetOf('twin-droidspeak', 'droidspeak.throughput_vs_full_prefill_at_slo');

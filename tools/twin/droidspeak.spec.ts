@@ -1,6 +1,8 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadFigure } from '@mnemo/testkit';
 import { GPUS, INFINIBAND, MODELS, planCost, rooflineCompute } from '@mnemo/twin';
 import * as vl from 'vega-lite';
-import { figure } from '../../bench/figures/twin-droidspeak.figure.mjs';
 import { profiledPairs, readProfiles, targetFrontier } from './droidspeak-profiles.mjs';
 import { DROIDSPEAK_SETUP, droidspeakExperiment, floorKey } from './droidspeak.mjs';
 import { droidspeakRobustness } from './droidspeak-robustness.mjs';
@@ -8,6 +10,9 @@ import { droidspeakRobustness } from './droidspeak-robustness.mjs';
 // A few dozen requests at a few rates: the experiment's wiring on the committed profiles, not its figures.
 const small = { ...DROIDSPEAK_SETUP, requests: 40, rates: [0.2, 1, 5], floors: [0.01, 0.15], sloSensitivity: [5], contexts: [1024, 8192] };
 const profiles = readProfiles();
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const figure = await loadFigure(root, 'twin-droidspeak');
 
 describe('the DroidSpeak experiment on the twin', () => {
   const run = droidspeakExperiment({ s: small, results: profiles });

@@ -23,9 +23,7 @@ import {
   SwapInstanceSim,
   VLLM_SWAP,
 } from '@mnemo/twin';
-import { workload } from '../../bench/multiround/workload.mjs';
-import { holds } from '../../bench/lib/results.report.mjs';
-import { targetOf } from '../../bench/lib/results.targets.mjs';
+import { holds, targetOf, workload } from '@mnemo/testkit';
 import { FASTSWITCH_WORKLOAD } from './paper-workload.mjs';
 
 /** Every input, with its source. */
@@ -82,7 +80,7 @@ export const PAPER = {
   blocks_per_group: 20, // §3.1: about 20 blocks per block group
 };
 
-/** The headline keys' paper bands (bench/lib/results.targets.mjs): an overshoot misses as a shortfall does. */
+/** The headline keys' paper bands (libs/testkit/src/results/targets.ts): an overshoot misses as a shortfall does. */
 export const TARGETS = Object.fromEntries(
   ['p99_ttft_ratio', 'p999_tbt_ratio', 'swap_out_reduction'].map((k) => [k, targetOf('twin-fastswitch', `fastswitch.${k}`)]),
 );
@@ -394,7 +392,7 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
       },
     },
     baseline_check: fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, groupsOurs, s }),
-    // Shown only for a headline outside its band (bench/lib/results.report.mjs headlinesInBand).
+    // Shown only for a headline outside its band (libs/testkit/src/results/report.ts headlinesInBand).
     disagreement_causes: fastswitchCauses(at, ours, convs[convs.length - 1].arrivalMs / 1000),
     curve,
     by_trace: byTrace,

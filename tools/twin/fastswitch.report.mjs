@@ -3,7 +3,7 @@
 import cliProgress from 'cli-progress';
 import { paperWorkloadStats } from './paper-workload.mjs';
 import { FASTSWITCH_WORKLOAD } from './paper-workload.mjs';
-import { workload } from '../../bench/multiround/workload.mjs';
+import { workload } from '@mnemo/testkit';
 import { FASTSWITCH_SETUP, fastswitchExperiment } from './fastswitch.mjs';
 import { fastswitchRobustness } from './fastswitch-robustness.mjs';
 

@@ -1,5 +1,7 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadFigure } from '@mnemo/testkit';
 import * as vl from 'vega-lite';
-import { figure } from '../../bench/figures/twin-fastswitch.figure.mjs';
 import { FASTSWITCH_SETUP, fastswitchConversations, fastswitchExperiment, runOnce } from './fastswitch.mjs';
 import { fastswitchRobustness } from './fastswitch-robustness.mjs';
 
@@ -17,6 +19,9 @@ const small = {
   frequencies: [0.04],
   curveSeeds: 2,
 };
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const figure = await loadFigure(root, 'twin-fastswitch');
 
 describe('FastSwitch on the twin', () => {
   const run = fastswitchExperiment({ s: small });

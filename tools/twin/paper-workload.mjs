@@ -1,8 +1,8 @@
 // ShareGPT-like sessions at the papers' own scale (no trace can be downloaded here: the
 // generator is fitted to published statistics, printed beside them). The shapes come from the
-// multi-round benchmark's generator (bench/multiround/workload.mjs: turns, the session-length
+// multi-round benchmark's generator (libs/testkit/src/workloads/multiround.workload.ts: turns, the session-length
 // tail, pastes) at full size; reply lengths and typing speed are set to the papers' figures.
-import { DEFAULT_WORKLOAD, fitTail, sessionTokens, workload } from '../../bench/multiround/workload.mjs';
+import { DEFAULT_WORKLOAD, fitTail, sessionTokens, workload } from '@mnemo/testkit';
 
 /**
  * Published statistics the generator is fitted to:

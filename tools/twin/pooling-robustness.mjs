@@ -3,8 +3,7 @@
 // tables' exact values shows here as a key below its target. Apart from them, the filesystem's share
 // of SSD retrieval time (§III-C's 84%, a measurement of the paper's, not a hardware figure) at ±20% of
 // itself, capped at 95% (84% · 1.2 would leave the drive no time at all).
-import { holds } from '../../bench/lib/results.report.mjs';
-import { targetOf } from '../../bench/lib/results.targets.mjs';
+import { holds, targetOf } from '@mnemo/testkit';
 import { POOLING_SETUP, poolingExperiment } from './pooling.mjs';
 
 // The headline keys' targets as registered: the two ratios against the file store are paper bands.

@@ -1,5 +1,7 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadFigure } from '@mnemo/testkit';
 import * as vl from 'vega-lite';
-import { figure } from '../../bench/figures/twin-pooling.figure.mjs';
 import { POOLING_SETUP, poolingExperiment, requestTimes, ssdRetrievalMs } from './pooling.mjs';
 import { poolingRobustness } from './pooling-robustness.mjs';
 
@@ -7,6 +9,9 @@ const K = 131_072;
 // Llama-3.1-8B: 128 KiB of KV per token; LMCache chunks of 256 tokens.
 const kvBytes = K * 128 * 1024;
 const chunks = K / 256;
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const figure = await loadFigure(root, 'twin-pooling');
 
 describe('unified KV pooling on the twin', () => {
   const run = poolingExperiment();

@@ -6,7 +6,7 @@ import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { DEFAULT_SIM_COST } from '@mnemo/engine';
 import { Distribution, multiroundCluster, NO_OVERHEADS, summarizeRun, TwinCluster } from '@mnemo/twin';
 import { GPU, REAL_KV_BYTES_PER_TOKEN } from '../../bench/multiround/cluster.mjs';
-import { DEFAULT_WORKLOAD, workload } from '../../bench/multiround/workload.mjs';
+import { DEFAULT_WORKLOAD, workload } from '@mnemo/testkit';
 
 const HOUR_MS = 3_600_000;
 const GiB = 1024 ** 3;
@@ -92,7 +92,7 @@ export function scale({ log = console.log, now = () => performance.now(), users 
     setup:
       'symphony with advisories; Llama-3.1-8B on H100 at full speed (bench/multiround GPU constants undilated), 16,384 KV blocks and batch 64 per instance, heartbeats every second (the services’ default), 256 GiB host and 1 TiB SSD pools, full-size KV bytes (128 KiB per token, 32 layers), human think times (no compression), links from published figures (PCIe Gen5, 100 Gb/s, NVMe), no service overheads',
     workload: {
-      generator: 'bench/multiround/workload.mjs',
+      generator: 'libs/testkit/src/workloads/multiround.workload.ts',
       sessions: sessions.length,
       think_compression: options.thinkCompression,
       dilation: options.dilation,

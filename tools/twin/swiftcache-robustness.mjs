@@ -1,8 +1,7 @@
 // The SwiftCache experiment's headline keys with each hardware figure at −20% and +20%: the H20's
 // FLOP/s, its HBM bandwidth and size, NVLink's and the shared PCIe link's bandwidth. A conclusion
 // that held only at the tables' exact values shows here as a key past its target.
-import { holds } from '../../bench/lib/results.report.mjs';
-import { targetOf } from '../../bench/lib/results.targets.mjs';
+import { holds, targetOf } from '@mnemo/testkit';
 import { SWIFTCACHE_SETUP } from './swiftcache.setup.mjs';
 import { swiftcacheExperiment } from './swiftcache.mjs';
 

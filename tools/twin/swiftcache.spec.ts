@@ -1,7 +1,9 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadFigure } from '@mnemo/testkit';
 import * as vl from 'vega-lite';
 import { blockElements, minimumElasticUnit } from '@mnemo/kv-core';
 import { kvBudgetBytes, kvBytesPerToken, MODELS } from '@mnemo/twin';
-import { figure } from '../../bench/figures/twin-swiftcache.figure.mjs';
 import { maxContextAt } from './swiftcache-context.mjs';
 import { runTtft, ttftWorkload } from './swiftcache-ttft.mjs';
 import { swiftcacheRobustness } from './swiftcache-robustness.mjs';
@@ -11,6 +13,9 @@ import { kvShape, SWIFTCACHE_SETUP } from './swiftcache.setup.mjs';
 // A small configuration: two rates, 200 requests each.
 const small = { ...SWIFTCACHE_SETUP, ratesPerS: [0.5, 1.5], requests: 200 };
 const lwm = MODELS['lwm-7b'];
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const figure = await loadFigure(root, 'twin-swiftcache');
 
 describe('SwiftCache on the twin', () => {
   const run = swiftcacheExperiment(small);

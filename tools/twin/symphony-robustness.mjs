@@ -6,8 +6,7 @@ import { gpuCluster, scaledHardware, SYMPHONY_HARDWARE } from './gpu-cluster.mjs
 import { paperRun, round } from './paper-run.mjs';
 import { PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
 import { SYMPHONY_RUN } from './symphony.mjs';
-import { holds } from '../../bench/lib/results.report.mjs';
-import { targetOf } from '../../bench/lib/results.targets.mjs';
+import { holds, targetOf } from '@mnemo/testkit';
 
 // The headline keys' paper bands: each row is held to them as the headline is (at one user count, not the sweep's largest).
 const BANDS = {

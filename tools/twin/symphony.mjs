@@ -215,7 +215,7 @@ export function symphonyBaselineChecks(curves, o = SYMPHONY_RUN, hw = SYMPHONY_H
 
 /**
  * Why each paper-band headline lands where it does, traced from a results file's own keys and curves
- * (shown only for a headline outside its band: bench/lib/results.report.mjs headlinesInBand).
+ * (shown only for a headline outside its band: libs/testkit/src/results/report.ts headlinesInBand).
  */
 export function symphonyCauses({ symphony: k, curves, setup }) {
   const o = setup?.run ?? SYMPHONY_RUN;

@@ -1,6 +1,8 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadFigure } from '@mnemo/testkit';
 import { SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
 import * as vl from 'vega-lite';
-import { figure } from '../../bench/figures/twin-symphony.figure.mjs';
 import { PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
 import { SYMPHONY_RUN, symphonyBaselineChecks, symphonyExperiment, symphonyKeys } from './symphony.mjs';
 import { symphonyRobustness } from './symphony-robustness.mjs';
@@ -19,6 +21,9 @@ const tiny = {
   thinkCompression: 60,
 };
 const hw = { ...SYMPHONY_HARDWARE, instances: 2 };
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const figure = await loadFigure(root, 'twin-symphony');
 
 describe('the Symphony experiment on the twin', () => {
   let first: ReturnType<typeof symphonyExperiment>;

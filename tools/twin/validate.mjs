@@ -3,7 +3,7 @@
 // calibration measured, and compares each system's TTFT with the live run's per-pass figures.
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { multiroundCluster, summarizeRun, TwinCluster } from '@mnemo/twin';
-import { DEFAULT_WORKLOAD, workload } from '../../bench/multiround/workload.mjs';
+import { DEFAULT_WORKLOAD, workload } from '@mnemo/testkit';
 import { measuredCosts, multiroundSetup } from './setup.mjs';
 
 const round = (x, d = 3) => (x === null || x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
@@ -231,7 +231,7 @@ export function validate({ mr, cal, seeds = [1, 2, 3], log = console.log, now = 
         nodes: setup.nodes,
       },
       calibration: { file: 'bench/results/twin-calibration.json', date: cal.run?.date ?? null },
-      workload: "bench/multiround/workload.mjs workload(options) with the live run's options: the same sessions",
+      workload: "libs/testkit/src/workloads/multiround.workload.ts workload(options) with the live run's options: the same sessions",
       seeds,
     },
     validation: {

@@ -1,4 +1,4 @@
-import { DEFAULT_WORKLOAD } from '../../bench/multiround/workload.mjs';
+import { DEFAULT_WORKLOAD } from '@mnemo/testkit';
 import { validate } from './validate.mjs';
 
 // validate() against the shape `npm run bench -- multiround --quick` writes: a few short sessions,

@@ -15,3 +15,20 @@ export { inboxPrefix, natsUsers, natsUsersFromEnv, nodeUser, rolePermissions, ty
 export { hasOpenssl, makePrivateCa } from './infra/tls.ca.js';
 export { makeLocalSecrets, type LocalSecrets } from './infra/local.secrets.js';
 export { COMPOSE_NATS_CONF, COMPOSE_NATS_USERS, composeNatsConf, composeNatsEnv } from './infra/nats.compose.js';
+export * from './supervisor/restart.policy.js';
+export * from './supervisor/supervised.process.js';
+export {
+  DEFAULT_WORKLOAD,
+  fitTail,
+  normalQuantile,
+  SHAREGPT_TAIL,
+  sessionTokens,
+  workload,
+  workloadStats,
+  type Session,
+  type Tail,
+  type Turn,
+  type WorkloadOptions,
+} from './workloads/multiround.workload.js';
+export * from './results/targets.js';
+export * from './results/report.js';

@@ -132,6 +132,13 @@ export function figureModule(root: string, name: string): string | undefined {
   return existsSync(file) ? file : undefined;
 }
 
+/** NAME's figure builder (bench/figures/NAME.figure.mjs); throws when NAME has none. */
+export async function loadFigure(root: string, name: string): Promise<(results: unknown) => Spec> {
+  const module = figureModule(root, name);
+  if (!module) throw new Error(`no figure for ${name} (bench/figures/${name}.figure.mjs)`);
+  return ((await import(pathToFileURL(module).href)) as { figure: (results: unknown) => Spec }).figure;
+}
+
 /**
  * Builds NAME's figure from bench/results/NAME.json and writes NAME.vl.json and NAME.svg beside
  * it. Returns the files written, or [] when NAME has no figure or no results.

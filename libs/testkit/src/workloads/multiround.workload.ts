@@ -1,10 +1,16 @@
 // The multi-round benchmark's seeded ShareGPT-like sessions, with a session-length tail fitted
 // to ShareGPT's (SwiftCache §2.2, Fig. 3b: 10 % of sessions exceed 13K tokens and 1 % exceed
 // 56K), scaled down so the longest sessions fit this machine's sim nodes.
-import { clamp, lognormal, percentile, rng } from '@mnemo/testkit';
+import { percentile } from '@mnemo/kv-core';
+import { clamp, lognormal, rng } from '../figures.js';
+
+export interface Tail {
+  readonly tokens: number;
+  readonly share: number;
+}
 
 /** ShareGPT's session-length tail: the share of sessions above each length (tokens, unscaled). */
-export const SHAREGPT_TAIL = [
+export const SHAREGPT_TAIL: readonly Tail[] = [
   { tokens: 13_000, share: 0.1 },
   { tokens: 56_000, share: 0.01 },
 ];
@@ -13,12 +19,14 @@ export const SHAREGPT_TAIL = [
  * The standard normal quantile Φ⁻¹(p), p in (0, 1): Acklam's rational approximation (relative
  * error below 1.2e-9), enough for drawing lengths at chosen quantiles.
  */
-export function normalQuantile(p) {
+export function normalQuantile(p: number): number {
   if (!(p > 0 && p < 1)) throw new RangeError(`normalQuantile: p must be in (0, 1), got ${p}`);
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const a: number[] = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const b: number[] = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c: number[] = [
+    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783,
+  ];
+  const d: number[] = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
   const lo = 0.02425;
   if (p < lo || p > 1 - lo) {
     const q = Math.sqrt(-2 * Math.log(p < lo ? p : 1 - p));
@@ -37,17 +45,32 @@ export function normalQuantile(p) {
  * The log-normal through both tail points: ln L ~ N(ln median, σ²) with P(L > 13K) = 10 % and
  * P(L > 56K) = 1 %, so σ = ln(56K / 13K) / (z₀.₉₉ − z₀.₉) and median = 13K · e^(−z₀.₉ σ).
  */
-export function fitTail(tail = SHAREGPT_TAIL) {
-  const [a, b] = tail;
+export function fitTail(tail: readonly Tail[] = SHAREGPT_TAIL): { median: number; sigma: number } {
+  const [a, b] = tail as [Tail, Tail];
   const [za, zb] = [normalQuantile(1 - a.share), normalQuantile(1 - b.share)];
   const sigma = Math.log(b.tokens / a.tokens) / (zb - za);
   return { median: a.tokens * Math.exp(-za * sigma), sigma };
 }
 
 /** Token count of each piece of workload text; the ids themselves carry no meaning. */
-export const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
+export const text = (n: number, salt: number): number[] => Array.from({ length: n }, (_, i) => (i * 37 + salt * 101 + 7) % 250);
 
-export const DEFAULT_WORKLOAD = {
+export interface WorkloadOptions {
+  seed: number;
+  sessions: number;
+  systemTokens: number;
+  lengthScale: number;
+  maxSessionTokens: number;
+  singleTurnShare: number;
+  maxTurns: number;
+  user: { median: number; sigma: number; min: number; max: number };
+  reply: { median: number; sigma: number; min: number; max: number };
+  readTokensPerS: number;
+  typeTokensPerS: number;
+  thinkCompression: number;
+  dilation: number;
+}
+export const DEFAULT_WORKLOAD: WorkloadOptions = {
   seed: 20261123,
   sessions: 200,
   /** One system prompt every session starts with (a whole chunk every node soon holds). */
@@ -74,6 +97,21 @@ export const DEFAULT_WORKLOAD = {
   dilation: 2,
 };
 
+export interface Turn {
+  user: number[];
+  typed: number;
+  pasted: number;
+  reply: number;
+  readMs: number;
+  typeMs: number;
+  r: number;
+}
+export interface Session {
+  id: string;
+  system: number[];
+  doc: number[];
+  turns: Turn[];
+}
 /**
  * Seeded sessions. Each draws its turns and their user and reply lengths from the per-turn
  * statistics, and a target length from the fitted tail (scaled). Where the target exceeds what the
@@ -83,23 +121,23 @@ export const DEFAULT_WORKLOAD = {
  * target are left as their turns make them: the body of the distribution comes from the
  * per-turn statistics, the tail from the fit.
  */
-export function workload(o = DEFAULT_WORKLOAD) {
+export function workload(o: WorkloadOptions = DEFAULT_WORKLOAD): Session[] {
   const r = rng(o.seed);
   const fit = fitTail();
   const system = text(o.systemTokens, 1);
-  const thinkMs = (tokens, perS) => Math.round(((tokens / perS) * 1000 * o.dilation) / o.thinkCompression);
+  const thinkMs = (tokens: number, perS: number): number => Math.round(((tokens / perS) * 1000 * o.dilation) / o.thinkCompression);
   // Turns and target lengths at stratified quantiles, each in its own seeded order: a few hundred
   // sessions then have the stated shares (1 % over the far tail point is two of 200 sessions)
   // rather than whatever one small sample gives.
   const turnQ = strata(o.sessions, r);
   const lengthQ = strata(o.sessions, r);
-  return Array.from({ length: o.sessions }, (_, s) => {
-    const q = turnQ[s];
+  return Array.from({ length: o.sessions }, (_, s): Session => {
+    const q = turnQ[s]!;
     const turns =
       q < o.singleTurnShare
         ? 1
         : Math.min(o.maxTurns, 2 + Math.floor(Math.log(1 - (q - o.singleTurnShare) / (1 - o.singleTurnShare)) / Math.log(5 / 6)));
-    const target = Math.min(o.maxSessionTokens, (fit.median / o.lengthScale) * Math.exp(fit.sigma * normalQuantile(lengthQ[s])));
+    const target = Math.min(o.maxSessionTokens, (fit.median / o.lengthScale) * Math.exp(fit.sigma * normalQuantile(lengthQ[s]!)));
     const users = Array.from({ length: turns }, () => clamp(lognormal(r, o.user.median, o.user.sigma), o.user.min, o.user.max));
     const replies = Array.from({ length: turns }, () => clamp(lognormal(r, o.reply.median, o.reply.sigma), o.reply.min, o.reply.max));
     const body = o.systemTokens + users.reduce((a, b) => a + b, 0) + replies.reduce((a, b) => a + b, 0);
@@ -110,13 +148,13 @@ export function workload(o = DEFAULT_WORKLOAD) {
     return {
       id: `s${s}`,
       system,
-      doc: text(pastes[0], 1000 + s),
+      doc: text(pastes[0]!, 1000 + s),
       turns: users.map((user, t) => ({
-        user: text(user + (t > 0 ? pastes[t] : 0), s * 100 + t),
+        user: text(user + (t > 0 ? pastes[t]! : 0), s * 100 + t),
         typed: user,
-        pasted: t > 0 ? pastes[t] : 0,
-        reply: replies[t],
-        readMs: thinkMs(replies[t], o.readTokensPerS),
+        pasted: t > 0 ? pastes[t]! : 0,
+        reply: replies[t]!,
+        readMs: thinkMs(replies[t]!, o.readTokensPerS),
         // A paste is not typed: typing time counts the typed words only.
         typeMs: thinkMs(user, o.typeTokensPerS),
         r: r(),
@@ -126,25 +164,37 @@ export function workload(o = DEFAULT_WORKLOAD) {
 }
 
 /** The quantiles (i + ½) / n, i < n, in a seeded random order. */
-function strata(n, r) {
+function strata(n: number, r: () => number): number[] {
   const u = Array.from({ length: n }, (_, i) => (i + 0.5) / n);
   for (let i = u.length - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));
-    [u[i], u[j]] = [u[j], u[i]];
+    [u[i], u[j]] = [u[j]!, u[i]!];
   }
   return u;
 }
 
 /** A session's length at its end: system prompt, document, every user turn and reply. */
-export const sessionTokens = (x) => x.system.length + x.doc.length + x.turns.reduce((a, t) => a + t.user.length + t.reply, 0);
+export const sessionTokens = (x: Session): number =>
+  x.system.length + x.doc.length + x.turns.reduce((a, t) => a + t.user.length + t.reply, 0);
 
 /** The generated workload's statistics beside ShareGPT's (scaled), for the results file. */
-export function workloadStats(sessions, o = DEFAULT_WORKLOAD) {
+export function workloadStats(
+  sessions: Session[],
+  o: WorkloadOptions = DEFAULT_WORKLOAD,
+): {
+  sessions: number;
+  mean_turns: number;
+  multi_turn_share: number;
+  typed_user_turn_p90_tokens: number | null;
+  session_tokens: { p50: number | null; p90: number | null; p99: number | null; max: number; mean: number };
+  tail: Array<{ sharegpt_tokens: number; scaled_tokens: number; sharegpt_share_over: number; share_over: number }>;
+  fit: { median_tokens: number; sigma: number; scaled_median_tokens: number };
+} {
   const lengths = sessions.map(sessionTokens);
   const turns = sessions.map((x) => x.turns.length);
   const typed = sessions.flatMap((x) => x.turns.map((t) => t.typed));
   const fit = fitTail();
-  const over = (n) => lengths.filter((l) => l > n).length / lengths.length;
+  const over = (n: number): number => lengths.filter((l) => l > n).length / lengths.length;
   return {
     sessions: sessions.length,
     mean_turns: turns.reduce((a, b) => a + b, 0) / turns.length,

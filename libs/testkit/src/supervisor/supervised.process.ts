@@ -1,34 +1,31 @@
 // One service process under supervision: started, its output relayed line by line, and — when
 // it exits on its own and restarts are on — started again after the restart policy's backoff.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { DEFAULT_RESTART_POLICY, restartDelay } from './restart.policy.mjs';
+import { DEFAULT_RESTART_POLICY, restartDelay, type RestartPolicy } from './restart.policy.js';
 
-/**
- * @typedef {{
- *   name: string, args: string[], env: Record<string, string | undefined>, cwd: string,
- *   restart?: boolean, policy?: import('./restart.policy.mjs').RestartPolicy,
- *   onLine?: (line: string) => void,
- *   onExit?: (info: { code: number | null, signal: string | null, restartInMs: number | null }) => void,
- * }} SupervisedOptions
- */
+export interface SupervisedOptions {
+  readonly name: string;
+  readonly args: string[];
+  readonly env: Record<string, string | undefined>;
+  readonly cwd: string;
+  readonly restart?: boolean;
+  readonly policy?: RestartPolicy;
+  readonly onLine?: (line: string) => void;
+  readonly onExit?: (info: { code: number | null; signal: string | null; restartInMs: number | null }) => void;
+}
 
 export class SupervisedProcess {
-  /** @param {SupervisedOptions} o */
-  constructor(o) {
-    this.o = o;
-    /** @type {number[]} */
-    this.restarts = [];
-    this.stopped = false;
-    /** @type {import('node:child_process').ChildProcess | undefined} */
-    this.child = undefined;
-    /** @type {Promise<void>} resolves when the current child has exited */
-    this.exited = Promise.resolve();
-    /** @type {NodeJS.Timeout | undefined} */
-    this.timer = undefined;
-  }
+  readonly restarts: number[] = [];
+  child: ChildProcess | undefined = undefined;
+  /** Resolves when the current child has exited. */
+  exited: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined = undefined;
 
-  start() {
+  constructor(private readonly o: SupervisedOptions) {}
+
+  start(): ChildProcess {
     // Own process group: Ctrl-C reaches only the supervisor, which chooses the order.
     const child = spawn(process.execPath, this.o.args, {
       cwd: this.o.cwd,
@@ -39,8 +36,7 @@ export class SupervisedProcess {
     this.child = child;
     this.exited = new Promise((resolve) => {
       let done = false;
-      /** @param {number | null} code @param {string | null} signal */
-      const end = (code, signal) => {
+      const end = (code: number | null, signal: string | null): void => {
         if (done) return;
         done = true;
         resolve();
@@ -63,12 +59,12 @@ export class SupervisedProcess {
   }
 
   /** Whether a child is running now. */
-  get running() {
+  get running(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
   /** Stops for good (no restart): SIGTERM, SIGKILL after `graceMs`. */
-  async stop(graceMs = 15_000) {
+  async stop(graceMs = 15_000): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     const c = this.child;
@@ -80,7 +76,7 @@ export class SupervisedProcess {
   }
 
   /** Last-resort synchronous kill (process 'exit' hook). */
-  killNow() {
+  killNow(): void {
     this.stopped = true;
     clearTimeout(this.timer);
     if (this.running) this.child?.kill('SIGKILL');

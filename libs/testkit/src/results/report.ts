@@ -5,13 +5,37 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { BENCHMARKS } from './results.targets.mjs';
+import { BENCHMARKS, type HeadlineTarget } from './targets.js';
+
+/** Where and when a run happened, stamped into its results file by the bench runner. */
+export interface RunStamp {
+  date: string;
+  command?: string;
+  machine?: { cpus: number; cpu: string; memory_gib: number; node: string; gpu?: string; host?: string };
+  load_average?: { start: number[]; end: number[] };
+  note?: string;
+}
+
+export interface HeadlinesInBand {
+  in_band: number;
+  total: number;
+  disagrees: Array<{ key: string; value: unknown; band: [number, number]; cause: string }>;
+}
+
+/** A results file as the report reads it. */
+export type ResultsJson = Record<string, unknown> & {
+  run?: RunStamp;
+  disagreement_causes?: Record<string, string>;
+  twin_headlines_in_band?: HeadlinesInBand;
+};
+
+export type ResultsSet = Record<string, { json: ResultsJson; hasPlot: boolean }>;
 
 export const REPORT_PATH = 'docs/results.md';
 export const REPORT_COMMAND = 'npm run bench -- report';
 
-/** Where and when a run happened, stamped into its results file by the bench runner. */
-export function runStamp({ args, loadStart, date = new Date() }) {
+/** The stamp of a run that started with load average `loadStart` and ends now. */
+export function runStamp({ args, loadStart, date = new Date() }: { args: string[]; loadStart: number[]; date?: Date }): RunStamp {
   const cpu = cpus();
   return {
     date: date.toISOString().slice(0, 10),
@@ -27,18 +51,28 @@ export function runStamp({ args, loadStart, date = new Date() }) {
 }
 
 /** `obj` at a dotted path, or undefined. */
-export function at(obj, path) {
-  return path.split('.').reduce((o, k) => (o !== null && typeof o === 'object' ? o[k] : undefined), obj);
+export function at(obj: unknown, path: string): unknown {
+  return path
+    .split('.')
+    .reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
 }
 
 // '=' holds a flag to a value (a boolean target such as an order that must match).
-const OPS = { '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '<': (a, b) => a < b, '=': (a, b) => a === b };
-const SHOW_OP = { '>=': '≥', '<=': '≤', '>': '>', '<': '<', '=': '=' };
+type Op = Exclude<HeadlineTarget['op'], 'band'>;
+type Comparable = number | boolean | string;
+const OPS: Record<Op, (a: Comparable, b: Comparable) => boolean> = {
+  '>=': (a, b) => a >= b,
+  '<=': (a, b) => a <= b,
+  '>': (a, b) => a > b,
+  '<': (a, b) => a < b,
+  '=': (a, b) => a === b,
+};
+const SHOW_OP: Record<Op, string> = { '>=': '≥', '<=': '≤', '>': '>', '<': '<', '=': '=' };
 export const DISAGREES = 'disagrees_with_paper';
 
-const fmt = (x) => String(Math.round(x * 1000) / 1000);
+const fmt = (x: number): string => String(Math.round(x * 1000) / 1000);
 /** A target as the page shows it: a band names the paper's range it was widened from. */
-export function showTarget(target) {
+export function showTarget(target?: HeadlineTarget): string {
   if (!target) return '—';
   if (target.op !== 'band') return `${SHOW_OP[target.op]} ${target.value}`;
   const [plo, phi] = target.paper;
@@ -46,13 +80,13 @@ export function showTarget(target) {
 }
 
 /** Whether a value holds its target: a band holds both of its ends (an overshoot fails as a shortfall does). */
-export function holds(value, target) {
+export function holds(value: unknown, target: HeadlineTarget): boolean {
   if (target.op === 'band') return typeof value === 'number' && value >= target.value[0] && value <= target.value[1];
-  return OPS[target.op](value, target.value);
+  return OPS[target.op](value as Comparable, target.value);
 }
 
 /** 'met', 'not met', 'disagrees_with_paper' (a band missed on either side), or why there is no verdict. */
-export function verdict(value, target, label) {
+export function verdict(value: unknown, target?: HeadlineTarget, label?: string): string {
   if (label) return label;
   if (!target) return '';
   if (target.op === 'band') {
@@ -68,20 +102,21 @@ export function verdict(value, target, label) {
  * its value, band and cause (the file's own `disagreement_causes[path]` where the experiment traced
  * one, else the cause registered beside the target, else said to be untraced).
  */
-export function headlinesInBand(name, json) {
+export function headlinesInBand(name: string, json: ResultsJson): HeadlinesInBand {
   const keys = (BENCHMARKS[name]?.keys ?? []).filter((k) => k.target?.op === 'band' && !k.label && at(json, k.path) !== undefined);
+  const bandOf = (t: HeadlineTarget | undefined) => t as Extract<HeadlineTarget, { op: 'band' }>;
   const disagrees = keys
-    .filter((k) => !holds(at(json, k.path), k.target))
+    .filter((k) => !holds(at(json, k.path), bandOf(k.target)))
     .map((k) => ({
       key: k.path,
       value: at(json, k.path),
-      band: k.target.value,
-      cause: json.disagreement_causes?.[k.path] ?? k.target.cause ?? 'not traced yet',
+      band: bandOf(k.target).value,
+      cause: json.disagreement_causes?.[k.path] ?? bandOf(k.target).cause ?? 'not traced yet',
     }));
   return { in_band: keys.length - disagrees.length, total: keys.length, disagrees };
 }
 
-const cell = (v) => {
+const cell = (v: unknown): string => {
   if (v === undefined) return 'not in this run';
   if (v === null) return '— (none)';
   if (typeof v === 'string') return `\`${v.replace(/\|/g, '\\|').replace(/`/g, "'")}\``;
@@ -90,9 +125,9 @@ const cell = (v) => {
 };
 
 /** Every scalar (and short list of scalars) of a results file, as [dotted path, value]. */
-export function figures(json, maxDepth = 4) {
-  const out = [];
-  const walk = (v, path, depth) => {
+export function figures(json: ResultsJson, maxDepth = 4): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  const walk = (v: unknown, path: string, depth: number): void => {
     if (Array.isArray(v)) {
       if (v.length > 0 && v.length <= 8 && v.every((x) => x === null || ['number', 'boolean'].includes(typeof x))) out.push([path, v]);
       return;
@@ -109,14 +144,14 @@ export function figures(json, maxDepth = 4) {
   return out;
 }
 
-function machine(json) {
+function machine(json: ResultsJson): string {
   const m = json.run?.machine;
   if (m?.gpu) return `${m.gpu}${m.host ? `, ${m.host}` : ''}`;
   if (m) return `${m.cpus} × ${m.cpu}, ${m.memory_gib} GiB, Node ${m.node}`;
   return 'not recorded';
 }
 
-function runLine(name, json) {
+function runLine(name: string, json: ResultsJson): string {
   const run = json.run;
   if (!run) return `Run: not recorded (the file carries no \`run\` stamp; re-run \`npm run bench -- ${name}\`).`;
   const load = run.load_average
@@ -127,8 +162,8 @@ function runLine(name, json) {
   return `Run on ${run.date}${how}; machine: ${machine(json)}${load}.${note}`;
 }
 
-function section(name, json, hasPlot) {
-  const spec = BENCHMARKS[name] ?? { what: 'No description registered in bench/lib/results.targets.mjs.', keys: [] };
+function section(name: string, json: ResultsJson, hasPlot: boolean): string {
+  const spec = BENCHMARKS[name] ?? { what: 'No description registered in libs/testkit/src/results/targets.ts.', keys: [] };
   const lines = [`## ${name}`, '', spec.what + '.', '', runLine(name, json), ''];
   if (spec.keys.length > 0) {
     lines.push('| key | what | value | target | |', '|---|---|---|---|---|');
@@ -163,7 +198,7 @@ function section(name, json, hasPlot) {
 }
 
 /** The page for a set of results: { name: { json, hasPlot } }, in name order. */
-export function renderReport(results) {
+export function renderReport(results: ResultsSet): string {
   const names = Object.keys(results).sort();
   const head = [
     '# Benchmark results',
@@ -173,7 +208,7 @@ export function renderReport(results) {
     `Written by \`${REPORT_COMMAND}\` from the results files in \`bench/results/\` (each benchmark's`,
     'runner regenerates it too). The other docs quote no figure of their own: they link here. Each section',
     'gives when and where its benchmark last ran, its headline keys against their targets (the targets',
-    'live in `bench/lib/results.targets.mjs`), then every figure its file holds. A key marked with a',
+    'live in `libs/testkit/src/results/`), then every figure its file holds. A key marked with a',
     'label (a constructed case, a strawman baseline, host memory on one side) is shown but is not a',
     'like-for-like headline. Runs share a 2-core machine with other work; each benchmark measures',
     'Mnemo and its baseline in the same run, so the ratios are what counts.',
@@ -195,7 +230,7 @@ export function renderReport(results) {
 }
 
 /** The results files of a checkout, parsed. */
-export function readResults(root) {
+export function readResults(root: string): ResultsSet {
   const dir = join(root, 'bench/results');
   const files = readdirSync(dir);
   return Object.fromEntries(
@@ -203,11 +238,14 @@ export function readResults(root) {
       // NAME.vl.json beside NAME.svg is the figure's Vega-Lite spec, not a results file.
       .filter((f) => f.endsWith('.json') && !f.endsWith('.vl.json'))
       .map((f) => f.slice(0, -'.json'.length))
-      .map((name) => [name, { json: JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')), hasPlot: files.includes(`${name}.svg`) }]),
+      .map((name) => [
+        name,
+        { json: JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as ResultsJson, hasPlot: files.includes(`${name}.svg`) },
+      ]),
   );
 }
 
-export function writeReport(root) {
+export function writeReport(root: string): string {
   const text = renderReport(readResults(root));
   writeFileSync(join(root, REPORT_PATH), text);
   return text;

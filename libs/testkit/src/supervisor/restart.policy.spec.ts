@@ -1,4 +1,4 @@
-import { DEFAULT_RESTART_POLICY, restartDelay } from './restart.policy.mjs';
+import { DEFAULT_RESTART_POLICY, restartDelay } from './restart.policy.js';
 
 const P = { baseMs: 500, maxMs: 4000, maxRestarts: 3, windowMs: 60_000 };
 

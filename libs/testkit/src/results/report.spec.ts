@@ -1,20 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  at,
-  DISAGREES,
-  figures,
-  headlinesInBand,
-  readResults,
-  renderReport,
-  REPORT_COMMAND,
-  REPORT_PATH,
-  verdict,
-} from './results.report.mjs';
-import { BENCHMARKS, paperBand, targetOf } from './results.targets.mjs';
+import { at, DISAGREES, figures, headlinesInBand, readResults, renderReport, REPORT_COMMAND, REPORT_PATH, verdict } from './report.js';
+import { BENCHMARKS, paperBand, targetOf, type HeadlineTarget } from './targets.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
 describe('docs/results.md', () => {
   it('is what the results files give (regenerated here and compared)', () => {
@@ -27,7 +17,7 @@ describe('docs/results.md', () => {
     }
   });
 
-  it('every results file has its benchmark described (bench/lib/results.targets.mjs)', () => {
+  it('every results file has its benchmark described (libs/testkit/src/results/targets.ts)', () => {
     const names = readdirSync(join(root, 'bench/results'))
       .filter((f) => f.endsWith('.json') && !f.endsWith('.vl.json'))
       .map((f) => f.slice(0, -5));
@@ -36,7 +26,7 @@ describe('docs/results.md', () => {
 });
 
 describe('results report', () => {
-  it.each<[string, unknown, { op: string; value: number | boolean } | undefined, string | undefined, string]>([
+  it.each<[string, unknown, HeadlineTarget | undefined, string | undefined, string]>([
     ['≥ met at the bound', 2, { op: '>=', value: 2 }, undefined, 'met'],
     ['≥ not met below', 1.99, { op: '>=', value: 2 }, undefined, 'not met'],
     ['≤ met', 0.05, { op: '<=', value: 0.1 }, undefined, 'met'],

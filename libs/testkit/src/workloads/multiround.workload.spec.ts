@@ -1,4 +1,4 @@
-import { DEFAULT_WORKLOAD, fitTail, normalQuantile, sessionTokens, SHAREGPT_TAIL, workload, workloadStats } from './workload.mjs';
+import { DEFAULT_WORKLOAD, fitTail, normalQuantile, sessionTokens, SHAREGPT_TAIL, workload, workloadStats } from './multiround.workload.js';
 
 describe('multiround workload', () => {
   it.each<[number, number]>([

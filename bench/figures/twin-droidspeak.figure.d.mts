@@ -1,1 +1,0 @@
-export function figure(r: Record<string, unknown>): Record<string, unknown>;

@@ -1,1 +1,0 @@
-export function figure(r: object): Record<string, unknown>;
