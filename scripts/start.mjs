@@ -23,6 +23,16 @@ import { fileURLToPath } from 'node:url';
 import { freePort, makeLocalSecrets, redactUrl, startNats, startPostgres, SupervisedProcess } from '@mnemo/testkit';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The models tools/train trained: full models, then LoRA adapters of fortune-base. */
+const TRAINED_MODELS = [
+  'fortune-base',
+  'fortune-computers',
+  'fortune-songs',
+  'fortune-lora-computers',
+  'fortune-lora-songs',
+  'fortune-lora-definitions',
+];
 const env = process.env;
 const READY_TIMEOUT_MS = Number(env.MNEMO_START_TIMEOUT_MS ?? 180_000);
 const pretty = process.stdout.isTTY && env.MNEMO_LOG_FORMAT !== 'json';
@@ -268,16 +278,6 @@ function relay(name, line) {
   const color = level === 'error' ? '\x1b[31m' : level === 'warn' ? '\x1b[33m' : '';
   process.stdout.write(`${tag}| ${color}${String(level ?? '').padEnd(5)}\x1b[0m ${String(msg ?? '')}${fields ? ' ' + fields : ''}\n`);
 }
-
-/** The models tools/train trained: full models, then LoRA adapters of fortune-base. */
-const TRAINED_MODELS = [
-  'fortune-base',
-  'fortune-computers',
-  'fortune-songs',
-  'fortune-lora-computers',
-  'fortune-lora-songs',
-  'fortune-lora-definitions',
-];
 
 /** A model directory (config.json) or a LoRA adapter directory (adapter_config.json), as the engine loads them. */
 function isModelDir(dir) {
