@@ -84,3 +84,11 @@ export const scrapeAnnotations = (port: number): Record<string, string> => ({
   'prometheus.io/port': String(port),
   'prometheus.io/path': '/metrics',
 });
+
+/** A kubernetes-models object: it checks itself against the Kubernetes schema and gives its manifest. */
+export interface K8sObject {
+  readonly kind: string;
+  readonly metadata?: { readonly name?: string };
+  validate(): void;
+  toJSON(): unknown;
+}

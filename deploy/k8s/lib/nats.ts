@@ -3,7 +3,7 @@ import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { natsUsersFromEnv, type NatsRole } from '@mnemo/testkit';
 import { containerSecurity, meta, NAMESPACE, NATS_CLIENT_PORT, NATS_SECRET, selector, TLS_DIR, tlsMount, tlsVolume } from './common.js';
-import type { K8sObject } from './render.js';
+import type { K8sObject } from './common.js';
 
 const REPLICAS = 3;
 const CLUSTER_PORT = 6222;

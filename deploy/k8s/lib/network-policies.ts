@@ -5,7 +5,7 @@ import {
   type INetworkPolicyPort,
 } from 'kubernetes-models/networking.k8s.io/v1';
 import { meta, NATS_CLIENT_PORT, selector } from './common.js';
-import type { K8sObject } from './render.js';
+import type { K8sObject } from './common.js';
 import { PORTS } from './services.js';
 
 /** Namespaces whose pods may scrape /metrics (Prometheus): label them so. */

@@ -17,7 +17,7 @@ import {
   tlsVolume,
 } from './common.js';
 import type { Overlay } from './overlays.js';
-import type { K8sObject } from './render.js';
+import type { K8sObject } from './common.js';
 import { MODEL_DIRS, PORTS } from './services.js';
 
 export const SSD_CLASS = 'mnemo-local-ssd';

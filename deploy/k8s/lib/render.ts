@@ -3,7 +3,7 @@
 // for `kubectl apply -f deploy/k8s/<overlay>/`. Pure: generate.mjs writes, the spec compares.
 import { Namespace } from 'kubernetes-models/v1';
 import { stringify } from 'yaml';
-import { DEFAULT_IMAGE, NAMESPACE, labels } from './common.js';
+import { DEFAULT_IMAGE, NAMESPACE, labels, type K8sObject } from './common.js';
 import { natsCluster } from './nats.js';
 import { networkPolicies } from './network-policies.js';
 import { nodeManagers } from './node-manager.js';
@@ -12,14 +12,7 @@ import { gateway, profiler, scheduler } from './services.js';
 
 export { OVERLAYS, DEFAULT_IMAGE };
 export type { Overlay };
-
-/** A kubernetes-models object: it checks itself against the Kubernetes schema and gives its manifest. */
-export interface K8sObject {
-  readonly kind: string;
-  readonly metadata?: { readonly name?: string };
-  validate(): void;
-  toJSON(): unknown;
-}
+export type { K8sObject } from './common.js';
 
 /**
  * The overlay with the machines of its local SSD volumes replaced by `ssdHosts` (the cluster's own

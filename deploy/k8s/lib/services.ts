@@ -18,7 +18,7 @@ import {
   tlsVolume,
 } from './common.js';
 import type { Overlay } from './overlays.js';
-import type { K8sObject } from './render.js';
+import type { K8sObject } from './common.js';
 
 /** Ports of docker-compose.yml, so the two deployments read alike. */
 export const PORTS = {
