@@ -21,18 +21,10 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, makeLocalSecrets, redactUrl, startNats, startPostgres, SupervisedProcess } from '@mnemo/testkit';
+import { resolveDefaultModel, trainedModelDirs } from './start.models.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The models tools/train trained: full models, then LoRA adapters of fortune-base. */
-const TRAINED_MODELS = [
-  'fortune-base',
-  'fortune-computers',
-  'fortune-songs',
-  'fortune-lora-computers',
-  'fortune-lora-songs',
-  'fortune-lora-definitions',
-];
 const env = process.env;
 const READY_TIMEOUT_MS = Number(env.MNEMO_START_TIMEOUT_MS ?? 180_000);
 const pretty = process.stdout.isTTY && env.MNEMO_LOG_FORMAT !== 'json';
@@ -132,10 +124,10 @@ async function main() {
     await ops(8090),
     await ops(9480),
   ];
-  const defaultModel = await resolveDefaultModel();
+  const defaultModel = await resolveDefaultModel(root, env);
   // Every node serves the default model first, the synthetic mnemo-tiny (tests, benchmarks) and the other trained models
   // (the LoRA adapters merged into fortune-base as they load).
-  const trained = TRAINED_MODELS.map((m) => join(root, 'tools/train/models', m)).filter(isModelDir);
+  const trained = trainedModelDirs(root);
   // Nodes give each other KV only with this shared token (node ↔ node gRPC).
   const peerToken = { NODE_PEER_TOKEN: env.NODE_PEER_TOKEN || randomBytes(18).toString('base64url') };
   // The indexer API answers only to a key: an admin one generated per run unless given.
@@ -277,32 +269,6 @@ function relay(name, line) {
     .join(' ');
   const color = level === 'error' ? '\x1b[31m' : level === 'warn' ? '\x1b[33m' : '';
   process.stdout.write(`${tag}| ${color}${String(level ?? '').padEnd(5)}\x1b[0m ${String(msg ?? '')}${fields ? ' ' + fields : ''}\n`);
-}
-
-/** A model directory (config.json) or a LoRA adapter directory (adapter_config.json), as the engine loads them. */
-function isModelDir(dir) {
-  return existsSync(join(dir, 'config.json')) || existsSync(join(dir, 'adapter_config.json'));
-}
-
-/**
- * MNEMO_DEFAULT_MODEL (default fortune-base), checked before anything starts: the name of a
- * model directory in tools/train/models, or a synthetic catalog id. `served` is what goes in
- * NODE_MODELS (the directory, or the id); when NODE_MODELS is set it must include it.
- * @returns {Promise<{ id: string, served: string }>}
- */
-async function resolveDefaultModel() {
-  const id = env.MNEMO_DEFAULT_MODEL?.trim() || 'fortune-base';
-  const dir = join(root, 'tools/train/models', id);
-  const { isSyntheticModel } = await import('../libs/engine/dist/model/model.catalog.js');
-  const served = /^[\w.-]+$/.test(id) && isModelDir(dir) ? dir : isSyntheticModel(id) ? id : null;
-  if (served === null)
-    throw new Error(`MNEMO_DEFAULT_MODEL=${JSON.stringify(id)}: neither a model in tools/train/models nor a synthetic catalog id`);
-  if (env.NODE_MODELS) {
-    const listed = env.NODE_MODELS.split(',').map((m) => m.trim().replace(/\/+$/, ''));
-    if (!listed.some((m) => m === id || m.split('/').pop() === id))
-      throw new Error(`MNEMO_DEFAULT_MODEL=${id} is not among NODE_MODELS (${env.NODE_MODELS})`);
-  }
-  return { id, served };
 }
 
 /**

@@ -1,4 +1,4 @@
-// Headline keys and targets of the twin's paper experiments, the trace replay and the micro-benchmarks: see targets.ts.
+// Headline keys and targets of the twin's paper experiments: see targets.ts.
 import { paperBand, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
 
 const POOLING_CAUSE =
@@ -344,82 +344,6 @@ export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
       { path: 'robustness.p99_ttft_ratio_range', what: 'P99 TTFT ratio, lowest and highest over those cases' },
       { path: 'robustness.p999_tbt_ratio_range', what: 'P99.9 TBT ratio, lowest and highest over those cases' },
       { path: 'robustness.swap_out_reduction_range', what: 'swap-out reduction, lowest and highest over those cases' },
-    ],
-  },
-  'pool-devices': { what: "The native pool devices' copy, gather and O_DIRECT figures", keys: [] },
-  'kv-policy': { what: 'kv-core policy structures: per-operation costs', keys: [] },
-  'tiers-ab': { what: 'A/B rounds of tier read variants on the same pool', keys: [] },
-  'tiers-profile': {
-    what: "Where a tier get and put spend their time: the store's paths under perf, CPU samples sorted into data-path parts",
-    keys: [
-      { path: 'ssd_get.cpu_per_wall', what: 'SSD get: CPU seconds (all threads) per wall second' },
-      { path: 'ssd_put.cpu_per_wall', what: 'SSD put: CPU seconds (all threads) per wall second' },
-      { path: 'ssd_get.ssd_peak_in_flight', what: 'SSD get: most requests in flight on the device' },
-    ],
-  },
-  trace: {
-    what:
-      "A slice of Mooncake's conversation trace replayed open-loop through a real cluster (NATS, scheduler, four sim " +
-      "node-managers) once per scheduler policy, the twin's prefill pool on the same slice beside each pass (docs/traces.md §4)",
-    keys: [
-      { path: 'keys.hit_rate_gap_max', what: 'largest |live − twin| hit rate over the policies', target: { op: '<=', value: 0.05 } },
-      {
-        path: 'keys.order_agrees',
-        what: 'live and twin order the policies alike by mean TTFT on every pair the live passes separate (means > 10% apart)',
-        target: { op: '=', value: true },
-      },
-      { path: 'keys.separated_pairs', what: 'policy pairs the live passes separate' },
-      ...['least-loaded', 'local', 'conductor', 'llmd', 'symphony'].flatMap((p): HeadlineKey[] => [
-        { path: `policies.${p}.live.ttft_mean_ms`, what: `${p}: live mean TTFT, ms` },
-        { path: `policies.${p}.live.hit_rate`, what: `${p}: live share of prompt tokens served from cache` },
-        { path: `policies.${p}.twin.hit_rate`, what: `${p}: the twin's on the same slice` },
-      ]),
-      { path: 'keys.failed', what: 'requests that failed, all passes', target: { op: '=', value: 0 } },
-      { path: 'wall_s', what: 'wall seconds of every live pass (2 shared cores)', target: { op: '<=', value: 900 } },
-    ],
-  },
-  'twin-trace-mooncake-conversation_trace': {
-    what:
-      "Mooncake's published FAST'25 conversation trace (12,031 requests, one hour) through the twin's prefill pool: " +
-      'LLaMA3-70B on modelled 8 × A800 instances, Figs. 5, 9 and 10 against the paper, the load fitted once (docs/traces.md)',
-    keys: [
-      { path: 'trace.requests', what: 'requests replayed (the whole hour)', target: { op: '=', value: 12031 } },
-      {
-        path: 'trace.max_hit_rate',
-        what: "share of prompt tokens an unbounded cache could reuse (Table 2's cache ratio: 40%, within 0.05)",
-        target: { op: '>=', value: 0.35 },
-      },
-      { path: 'setup.fitted.value', what: 'the one fitted parameter: arrivals × this puts local cache-aware mean TTFT at 3.58 s' },
-      ...[
-        ['fig5_random_over_local', 'Fig. 5: random ÷ local cache-aware mean TTFT (paper 5.49)'],
-        ['fig5_leastloaded_over_local', 'Fig. 5: least-loaded ÷ local cache-aware mean TTFT (paper 1.47)'],
-        ['fig5_global_over_local', 'Fig. 5: conductor (global cache-aware) ÷ local cache-aware mean TTFT (paper 0.86)'],
-        ['fig10_global_over_local_hit', 'Fig. 10: global ÷ local cache hit rate, 10 nodes × 3M tokens (paper 2.22)'],
-        ['fig10_global_over_local_prefill', 'Fig. 10: global ÷ local mean prefill GPU time (paper 0.76)'],
-      ].flatMap(([k, what]): HeadlineKey[] => [
-        { path: `paper_check.${k}.twin`, what },
-        { path: `paper_check.${k}.within_25pct`, what: `${k}: within ±25% of the paper`, target: { op: '=', value: true } },
-      ]),
-      {
-        path: 'fig9.at_3m_over_max',
-        what: 'Fig. 9: hit rate of one 3M-token cache ÷ the maximum (paper: under half)',
-        target: { op: '<', value: 0.5 },
-      },
-      {
-        path: 'fig9.at_50m_over_max',
-        what: 'Fig. 9: hit rate of one 50M-token cache ÷ the maximum (paper: nearly all)',
-        target: { op: '>=', value: 0.9 },
-      },
-      ...['symphony', 'conductor', 'local', 'llmd'].flatMap((p): HeadlineKey[] => [
-        { path: `policies.${p}.ttft_mean_ms`, what: `${p}: mean TTFT at 16 nodes, ms` },
-        { path: `policies.${p}.hit_rate`, what: `${p}: share of prompt tokens reused (own cache or moved from a peer)` },
-      ]),
-      {
-        path: 'symphony_vs_conductor.ttft_mean',
-        what: "conductor ÷ symphony mean TTFT on the whole trace at 16 nodes (the routing issue's target: symphony ahead)",
-        target: { op: '>', value: 1 },
-      },
-      { path: 'trace_wall_s', what: 'wall seconds of the whole command, every policy (2 shared cores)', target: { op: '<=', value: 1800 } },
     ],
   },
 };

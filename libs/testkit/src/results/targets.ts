@@ -14,13 +14,14 @@
 /** The band a twin ratio is held to: the paper's range [lo, hi] (a single figure: lo = hi) widened ×/÷ 1.5. */
 import { LIVE_TARGETS } from './targets.live.js';
 import { PAPER_TARGETS } from './targets.papers.js';
+import { TRACE_TARGETS } from './targets.trace.js';
 import { TWIN_TARGETS } from './targets.twin.js';
 import type { BenchmarkTargets, HeadlineTarget } from './targets.types.js';
 
 export { paperBand, type BenchmarkTargets, type HeadlineKey, type HeadlineTarget } from './targets.types.js';
 
 /** Every benchmark's headline keys, in the order docs/results.md shows them. */
-export const BENCHMARKS: Record<string, BenchmarkTargets> = { ...LIVE_TARGETS, ...TWIN_TARGETS, ...PAPER_TARGETS };
+export const BENCHMARKS: Record<string, BenchmarkTargets> = { ...LIVE_TARGETS, ...TWIN_TARGETS, ...PAPER_TARGETS, ...TRACE_TARGETS };
 
 /** The target registered for a headline key (the robustness rows hold their ±20% cases to the same one). */
 export function targetOf(bench: string, path: string): HeadlineTarget {
