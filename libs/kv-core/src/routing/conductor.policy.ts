@@ -126,7 +126,13 @@ export function pickConductor(
   const e = est[b]!;
   const kvSources = e.from ? [{ nodeId: e.from, chunkKeys: req.chunkKeys.slice(e.prefixChunks, e.prefixChunks + e.transferChunks) }] : [];
   return {
-    decision: { nodeId: e.nodeId, reason: 'cheapest', kvSources, estimateMs: e.ttftMs },
+    decision: {
+      nodeId: e.nodeId,
+      reason: 'cheapest',
+      kvSources,
+      estimateMs: e.ttftMs,
+      candidates: est.map((x) => ({ nodeId: x.nodeId, queueMs: x.queueMs, kvMs: x.transferMs + x.prefillMs, totalMs: x.ttftMs })),
+    },
     estimate: e,
     rejected: o.ttftSloMs !== undefined && e.ttftMs > o.ttftSloMs,
   };

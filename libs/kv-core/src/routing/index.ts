@@ -1,7 +1,10 @@
-export type { NodeLoad } from './node-load.js';
+export type { NodeLoad, MeasuredCosts } from './node-load.js';
 export { KV_USAGE_WEIGHT, loadScore, pickLeastLoaded, expiredNodes } from './least-loaded.policy.js';
-export { route, estimate } from './route.policies.js';
-export { reservedLoad } from './route.load.js';
+export { route } from './route.policies.js';
+export { estimate, estimateParts, symphony } from './symphony.policy.js';
+export { costsOf } from './node.costs.js';
+export { PassCostModel, type PrefillPass, type PassCostOptions } from './pass-cost.model.js';
+export { reservedLoad, pickLowest } from './route.load.js';
 export { LLMD_DEFAULT_WEIGHTS, llmdScores, llmdQueue, pickLlmd, type LlmdScore, type LlmdWeights } from './llmd.policy.js';
 export {
   ROUTING_POLICIES,
@@ -10,6 +13,8 @@ export {
   type RouteCandidate,
   type RouteRequest,
   type RouteReason,
+  ROUTE_REASONS,
+  type CandidateEstimate,
   type RouteDecision,
   type KvSourcePlan,
   type RoutingCosts,

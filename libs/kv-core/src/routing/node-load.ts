@@ -1,3 +1,5 @@
+import type { DirectoryTier } from '../directory/kv-directory.types.js';
+
 /** A node's load as last reported in its heartbeat; the scheduler's soft state. */
 export interface NodeLoad {
   nodeId: string;
@@ -11,4 +13,20 @@ export interface NodeLoad {
   kvUsage: number;
   /** Scheduler clock (ms) when the last heartbeat arrived. */
   lastSeenMs: number;
+  /** What the node measured of its own costs (absent: not reported; routing uses the configured figures). */
+  costs?: MeasuredCosts;
+}
+
+/**
+ * What a node measured of its own costs (kv-core PassCostModel over its prefill passes) and
+ * reports in its heartbeats, per 256-token chunk, ms. A figure is absent until the node has
+ * measured it; routing then uses the scheduler's configured figure.
+ */
+export interface MeasuredCosts {
+  /** Prefilling one chunk the node holds nowhere. */
+  readonly recomputeMsPerChunk?: number;
+  /** Restoring one chunk from its own host or SSD tier onto the device. */
+  readonly loadMsPerChunk?: Partial<Record<Exclude<DirectoryTier, 'device'>, number>>;
+  /** Pulling one chunk from a peer, on top of the peer's tier read. */
+  readonly peerMsPerChunk?: number;
 }

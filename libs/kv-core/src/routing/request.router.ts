@@ -7,6 +7,7 @@ import type { Reservation } from '../sessions/reservation.book.js';
 import type { SessionRecord } from '../sessions/session.table.js';
 import type { NodeLoad } from './node-load.js';
 import { longestPartial, partialSource, withPartialSource } from './partial-source.policy.js';
+import { costsOf } from './node.costs.js';
 import { route } from './route.policies.js';
 import type { KvSourcePlan, RouteCandidate, RouteDecision, RoutingCosts, RoutingPolicyName } from './route.types.js';
 
@@ -104,7 +105,9 @@ export function planRoute(
           ),
         }
       : withPartial(routed, partial);
-  const prefillMs = routePrefillMs(request.tokens.length, decision, keys.prefixes, s.costs);
+  // The backlog it adds is priced with what the chosen node measured of its own prefill.
+  const chosen = candidates.find((n) => n.nodeId === decision.nodeId);
+  const prefillMs = routePrefillMs(request.tokens.length, decision, keys.prefixes, costsOf(chosen?.costs, s.costs));
   return reservation ? { ...decision, reservation, prefillMs } : { ...decision, prefillMs };
 }
 

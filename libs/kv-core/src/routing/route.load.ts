@@ -9,3 +9,21 @@ export function reservedLoad(n: RouteCandidate, costs: RoutingCosts): number {
   const backlog = costs.queueMsPerRequest > 0 ? (n.backlogMs ?? 0) / costs.queueMsPerRequest : 0;
   return loadScore(n) + costs.reservationWeight * n.reservations + backlog;
 }
+
+/** Lowest score; ties to the lower load, then the smaller node id (code-unit order), so scheduler replicas agree. */
+export function pickLowest<T extends RouteCandidate>(nodes: readonly T[], score: (n: T) => number, costs: RoutingCosts): T {
+  let best = nodes[0]!;
+  let bestScore = score(best);
+  for (const n of nodes.slice(1)) {
+    const s = score(n);
+    const tie =
+      s === bestScore &&
+      (reservedLoad(n, costs) < reservedLoad(best, costs) ||
+        (reservedLoad(n, costs) === reservedLoad(best, costs) && n.nodeId < best.nodeId));
+    if (s < bestScore || tie) {
+      best = n;
+      bestScore = s;
+    }
+  }
+  return best;
+}

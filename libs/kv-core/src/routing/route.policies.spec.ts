@@ -43,7 +43,7 @@ describe(route.name, () => {
       [node('a', { running: 3 }), node('b')],
       req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
       'b',
-      'cheapest',
+      'moved_queue',
     ],
     [
       'no live home: the margin does not apply',
@@ -57,7 +57,7 @@ describe(route.name, () => {
       [node('a'), node('b', { running: 1 })],
       req({ sessionHome: 'a' }),
       'a',
-      'cheapest',
+      'session_home',
     ],
     // A reservation weighs like a home: b prefetched the prefix to host (4·2 = 8); a would pull it from b (4·(2+3) = 20).
     [
@@ -72,7 +72,7 @@ describe(route.name, () => {
       [node('a'), node('b', { backlogMs: 150 })],
       req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
       'a',
-      'cheapest',
+      'moved_queue',
     ],
     [
       'reserved node is the cheapest anyway',
@@ -93,7 +93,7 @@ describe(route.name, () => {
       [node('a'), node('b', { running: 1, reservations: 2, backlogMs: 10 })],
       req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
       'a',
-      'cheapest',
+      'moved_queue',
     ],
   ])('symphony move margin: %s', (_n, nodes, r, expected, reason) => {
     const d = route('symphony', nodes, r, { ...costs, moveMarginMs: 20 })!;
@@ -230,7 +230,7 @@ describe(route.name, () => {
       [node('a', { running: 1 }), node('b')],
       req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
       'a',
-      'cheapest',
+      'session_home',
     ],
     [
       'symphony: a short tail does not outweigh a clearly shorter queue',
@@ -238,7 +238,7 @@ describe(route.name, () => {
       [node('a', { running: 2 }), node('b')],
       req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
       'b',
-      'cheapest',
+      'moved_queue',
     ],
     // Same 192-token tail, now as a partial chunk the home keeps: b fetches it instead, min(12, load + 3).
     [
@@ -252,7 +252,7 @@ describe(route.name, () => {
         partialHolders: [{ nodeId: 'a', tier: 'host' }],
       }),
       'b',
-      'cheapest',
+      'moved_queue',
     ],
     [
       'symphony: a partial only on the home’s SSD saves too little: b pays 12 + (6 + 3) = 21 > 20',
@@ -265,7 +265,7 @@ describe(route.name, () => {
         partialHolders: [{ nodeId: 'a', tier: 'ssd' }],
       }),
       'a',
-      'cheapest',
+      'session_home',
     ],
     [
       'symphony: a partial b keeps itself is a local load: 12 + 6 = 18 < 20',
@@ -281,7 +281,7 @@ describe(route.name, () => {
         ],
       }),
       'b',
-      'cheapest',
+      'moved_queue',
     ],
     [
       'symphony: a short tail costs its recompute even when a partial is held: 12 + min(4, 5) = 16 < 20',
@@ -294,7 +294,7 @@ describe(route.name, () => {
         partialHolders: [{ nodeId: 'a', tier: 'host' }],
       }),
       'b',
-      'cheapest',
+      'moved_queue',
     ],
     [
       'symphony: a dead home charges nobody the tail',

@@ -39,7 +39,28 @@ export interface RouteRequest {
 }
 
 /** Why a node was chosen (a metric label). */
-export type RouteReason = 'least_loaded' | 'reservation' | 'session_home' | 'longest_prefix' | 'cheapest' | 'scored';
+export type RouteReason =
+  'least_loaded' | 'reservation' | 'session_home' | 'moved_queue' | 'moved_kv' | 'longest_prefix' | 'cheapest' | 'scored';
+
+/** Every RouteReason (metric label values). */
+export const ROUTE_REASONS: readonly RouteReason[] = [
+  'least_loaded',
+  'reservation',
+  'session_home',
+  'moved_queue',
+  'moved_kv',
+  'longest_prefix',
+  'cheapest',
+  'scored',
+];
+
+/** One candidate's estimated time to first token, ms: its queue, and having the prompt's KV (loads, fetches, recompute). */
+export interface CandidateEstimate {
+  readonly nodeId: string;
+  readonly queueMs: number;
+  readonly kvMs: number;
+  readonly totalMs: number;
+}
 
 /** Chunks the chosen node lacks and a peer holds: the node may fetch them instead of recomputing. */
 export interface KvSourcePlan {
@@ -51,8 +72,10 @@ export interface RouteDecision {
   readonly nodeId: string;
   readonly reason: RouteReason;
   readonly kvSources: readonly KvSourcePlan[];
-  /** Symphony's estimate of the time to first token on the chosen node, ms (0 for the baselines). */
+  /** The estimated time to first token on the chosen node, ms (0 for policies that do not estimate). */
   readonly estimateMs: number;
+  /** Every candidate's estimate, in candidate order (symphony and conductor). */
+  readonly candidates?: readonly CandidateEstimate[];
 }
 
 /**

@@ -1,0 +1,107 @@
+import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
+import type { MeasuredCosts } from './node-load.js';
+
+/** One prefill pass a node ran: its wall time and where its prompts' KV came from, in tokens. */
+export interface PrefillPass {
+  readonly ms: number;
+  readonly computedTokens: number;
+  readonly hostTokens: number;
+  readonly ssdTokens: number;
+  readonly peerTokens: number;
+}
+
+export interface PassCostOptions {
+  /** What the figures are pulled towards before there is evidence (a node's defaults), ms per chunk. */
+  readonly prior: { readonly recompute: number; readonly host: number; readonly ssd: number; readonly peer: number };
+  /** Weight of each past pass per new one: 0.97 forgets a pass's weight by half in about 23 passes. */
+  readonly decay?: number;
+  /** How many chunks' worth of evidence the prior counts as (ridge). */
+  readonly priorChunks?: number;
+  /** A figure is reported once the (decayed) chunks behind it reach this. */
+  readonly minChunks?: number;
+  /** Reported figures stay within [prior ÷ bound, prior × bound]. */
+  readonly bound?: number;
+}
+
+const TERMS = 5; // pass overhead, recompute, host, ssd, peer
+
+/**
+ * A node's own costs per 256-token chunk, learnt from its prefill passes: each pass's wall time
+ * is fitted as overhead + recompute·computed + host·restored-from-host + ssd·restored-from-SSD +
+ * peer·pulled-from-peers (in chunks) by least squares with exponential forgetting, pulled towards
+ * the prior while evidence is thin. Restores overlap compute layer by layer, so a restore term is
+ * what a restored chunk adds to the pass — the marginal cost routing needs — not its raw read
+ * time. Figures are bounded around the prior and reported only once enough chunks back them.
+ */
+export class PassCostModel {
+  private readonly a: number[][] = Array.from({ length: TERMS }, () => new Array<number>(TERMS).fill(0));
+  private readonly b = new Array<number>(TERMS).fill(0);
+  private readonly o: Required<PassCostOptions>;
+  private passes = 0;
+
+  constructor(options: PassCostOptions) {
+    this.o = { decay: 0.97, priorChunks: 4, minChunks: 16, bound: 16, ...options };
+    const { decay, priorChunks, minChunks, bound } = this.o;
+    if (!(decay > 0 && decay <= 1) || !(priorChunks > 0) || !(minChunks >= 0) || !(bound >= 1))
+      throw new RangeError('PassCostModel: decay in (0, 1], priorChunks > 0, minChunks ≥ 0, bound ≥ 1');
+    for (const v of Object.values(this.o.prior))
+      if (!(v > 0 && Number.isFinite(v))) throw new RangeError('PassCostModel: priors must be > 0');
+  }
+
+  /** Passes observed so far. */
+  get observed(): number {
+    return this.passes;
+  }
+
+  /** Adds a pass; one with a non-finite or negative figure, or no tokens at all, is ignored. */
+  observe(p: PrefillPass): void {
+    const xs = [1, p.computedTokens, p.hostTokens, p.ssdTokens, p.peerTokens].map((t, i) => (i === 0 ? t : t / CHUNK_TOKENS));
+    if (![p.ms, ...xs].every((v) => Number.isFinite(v) && v >= 0) || xs.slice(1).every((v) => v === 0)) return;
+    for (let i = 0; i < TERMS; i++) {
+      this.b[i] = this.o.decay * this.b[i]! + xs[i]! * p.ms;
+      for (let j = 0; j < TERMS; j++) this.a[i]![j] = this.o.decay * this.a[i]![j]! + xs[i]! * xs[j]!;
+    }
+    this.passes++;
+  }
+
+  /** The figures measured well enough to report (absent: not yet), ms per chunk. */
+  costs(): MeasuredCosts {
+    const { prior, priorChunks, minChunks, bound } = this.o;
+    const theta0 = [0, prior.recompute, prior.host, prior.ssd, prior.peer];
+    // Ridge towards the prior: (A + R) θ = b + R θ0. The overhead is pulled towards 0 as firmly: when
+    // every pass is the same size, overhead and per-chunk cost cannot be told apart, and the chunks take the time.
+    const m = this.a.map((row, i) => row.map((v, j) => v + (i === j ? priorChunks : 0)));
+    const rhs = this.b.map((v, i) => v + (i === 0 ? 0 : priorChunks * theta0[i]!));
+    const theta = solve(m, rhs);
+    const fig = (i: number): number | undefined => {
+      if (!theta || this.a[i]![i]! < minChunks) return undefined;
+      const x = theta[i]!;
+      return Math.min(theta0[i]! * bound, Math.max(theta0[i]! / bound, Number.isFinite(x) ? x : theta0[i]!));
+    };
+    const [recompute, host, ssd, peer] = [fig(1), fig(2), fig(3), fig(4)];
+    const load = { ...(host !== undefined ? { host } : {}), ...(ssd !== undefined ? { ssd } : {}) };
+    return {
+      ...(recompute !== undefined ? { recomputeMsPerChunk: recompute } : {}),
+      ...(Object.keys(load).length > 0 ? { loadMsPerChunk: load } : {}),
+      ...(peer !== undefined ? { peerMsPerChunk: peer } : {}),
+    };
+  }
+}
+
+/** Gaussian elimination with partial pivoting; null when singular. */
+function solve(m: number[][], rhs: number[]): number[] | null {
+  const n = rhs.length;
+  const a = m.map((row, i) => [...row, rhs[i]!]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(a[r]![c]!) > Math.abs(a[p]![c]!)) p = r;
+    if (Math.abs(a[p]![c]!) < 1e-12) return null;
+    [a[c], a[p]] = [a[p]!, a[c]!];
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = a[r]![c]! / a[c]![c]!;
+      for (let k = c; k <= n; k++) a[r]![k]! -= f * a[c]![k]!;
+    }
+  }
+  return a.map((row, i) => row[n]! / row[i]!);
+}

@@ -1,0 +1,90 @@
+import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
+import { costsOf } from './node.costs.js';
+import type { MeasuredCosts } from './node-load.js';
+import { symphony } from './symphony.policy.js';
+import type { RouteCandidate, RouteRequest, RoutingCosts } from './route.types.js';
+
+const node = (nodeId: string, over: Partial<RouteCandidate> = {}): RouteCandidate => ({
+  nodeId,
+  models: ['m'],
+  running: 0,
+  waiting: 0,
+  kvUsage: 0,
+  lastSeenMs: 0,
+  reservations: 0,
+  ...over,
+});
+const held = (nodeId: string, ...tiers: DirectoryTier[]): NodePrefix => ({ nodeId, prefixChunks: tiers.length, tiers });
+const KEYS = ['k0', 'k1', 'k2', 'k3'];
+const req = (over: Partial<RouteRequest> = {}): RouteRequest => ({ model: 'm', chunkKeys: KEYS, prefixes: [], ...over });
+const costs: RoutingCosts = {
+  queueMsPerRequest: 20,
+  reservationWeight: 0.5,
+  recomputeMsPerChunk: 16,
+  loadMsPerChunk: { device: 0, host: 2, ssd: 6 },
+  peerMsPerChunk: 3,
+  moveMarginMs: 0,
+};
+
+describe(costsOf.name, () => {
+  it.each<[string, MeasuredCosts | undefined, Partial<RoutingCosts>]>([
+    ['nothing measured: the configured figures', undefined, {}],
+    ['a measured prefill replaces the configured one', { recomputeMsPerChunk: 30 }, { recomputeMsPerChunk: 30 }],
+    ['tiers one by one', { loadMsPerChunk: { ssd: 9 } }, { loadMsPerChunk: { device: 0, host: 2, ssd: 9 } }],
+    ['a negative or non-finite figure is ignored', { recomputeMsPerChunk: -1, peerMsPerChunk: NaN }, {}],
+    ['a measured pull', { peerMsPerChunk: 7 }, { peerMsPerChunk: 7 }],
+  ])('%s', (_name, measured, changed) => {
+    expect(costsOf(measured, costs)).toEqual({ ...costs, ...changed });
+  });
+
+  it('keeps peer fetch off where the scheduler turned it off', () => {
+    expect(costsOf({ peerMsPerChunk: 1 }, { ...costs, peerMsPerChunk: Infinity }).peerMsPerChunk).toBe(Infinity);
+  });
+});
+
+describe(symphony.name, () => {
+  it.each<[string, RouteCandidate[], RouteRequest, string, string]>([
+    [
+      'the home lost the KV, a third node holds it on host: home and b would pull alike (4 × (2 + 3) = 20), so it stays',
+      [node('a'), node('b')],
+      req({ prefixes: [held('c', 'host', 'host', 'host', 'host')], sessionHome: 'a' }),
+      'a',
+      'session_home',
+    ],
+    [
+      'the home lost the KV and b holds it on its device: moved for the KV, not the queue',
+      [node('a'), node('b')],
+      req({ prefixes: [held('b', 'device', 'device', 'device', 'device')], sessionHome: 'a' }),
+      'b',
+      'moved_kv',
+    ],
+    [
+      'b measured a slow prefill (40 per chunk): recomputing there costs 160, so a busier a (60 + 64) wins',
+      [node('a', { running: 3 }), node('b', { costs: { recomputeMsPerChunk: 40 } })],
+      req(),
+      'a',
+      'cheapest',
+    ],
+    ['the same without b’s measurement: b is cheaper (64 < 124)', [node('a', { running: 3 }), node('b')], req(), 'b', 'cheapest'],
+    [
+      'b measured a slow pull (30 per chunk): fetching a’s host copy (4 × 32) loses to a queue of two there (40 + 8)',
+      [node('a', { running: 2 }), node('b', { costs: { peerMsPerChunk: 30 } })],
+      req({ prefixes: [held('a', 'host', 'host', 'host', 'host')] }),
+      'a',
+      'cheapest',
+    ],
+  ])('%s', (_name, nodes, request, expected, reason) => {
+    const d = symphony(nodes, request, costs);
+    expect([d.nodeId, d.reason]).toEqual([expected, reason]);
+  });
+
+  it('gives every candidate’s estimate, queue and KV apart, in candidate order', () => {
+    const d = symphony([node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'host', 'ssd')] }), costs);
+    expect(d.candidates).toEqual([
+      { nodeId: 'a', queueMs: 20, kvMs: 8, totalMs: 28 },
+      // b: k0, k1 from a's device (0 + 3), k2 from its host (2 + 3), k3 from its SSD (6 + 3)
+      { nodeId: 'b', queueMs: 0, kvMs: 3 + 3 + 5 + 9, totalMs: 20 },
+    ]);
+    expect(d.estimateMs).toBe(20);
+  });
+});

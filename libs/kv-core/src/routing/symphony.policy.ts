@@ -1,0 +1,150 @@
+import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
+import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
+import { costsOf } from './node.costs.js';
+import { pickLowest, reservedLoad } from './route.load.js';
+import type { CandidateEstimate, KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, RoutingCosts } from './route.types.js';
+
+/**
+ * Symphony's routing: a live reservation is honoured unless another node's estimate beats the
+ * reserved node's by more than `moveMarginMs` (the announced request arrived to find it busy);
+ * otherwise each node's estimated time to first token — its queue, plus per chunk the cheapest
+ * of a local tier, a peer fetch or recomputing, plus, away from the session's home, the partial
+ * last chunk only the home holds — is compared, so KV placement only wins while it saves more
+ * than the extra queueing costs; a session leaves its live home only for a gain above
+ * `moveMarginMs`. Each candidate is priced with what it measured of itself (costsOf); the
+ * decision carries every candidate's estimate and why the choice was made:
+ * - `reservation` / `session_home`: the session stayed where its advisory or its last turn put it;
+ * - `moved_queue`: it left that node because the node's queue made it slower;
+ * - `moved_kv`: it left because another node has its KV closer (the home lost it);
+ * - `cheapest`: no live home or reservation: the lowest estimate.
+ */
+export function symphony(serving: readonly RouteCandidate[], req: RouteRequest, costs: RoutingCosts): RouteDecision {
+  const reserved = serving.find((n) => n.nodeId === req.reservedNode);
+  const prefixes = new Map(req.prefixes.map((p) => [p.nodeId, p]));
+  const homeAlive = serving.some((n) => n.nodeId === req.sessionHome);
+  const measured = new Map(serving.map((n) => [n.nodeId, costsOf(n.costs, costs)]));
+  // The reserved node's reservation for this session is this request: no load in front of it.
+  const own = (n: RouteCandidate) => (n === reserved && n.reservations > 0 ? { ...n, reservations: n.reservations - 1 } : n);
+  const candidates = serving.map((n) => estimateParts(own(n), req, prefixes, measured, costs, homeAlive));
+  const of = (n: RouteCandidate) => candidates[serving.indexOf(n)]!;
+  const best = pickLowest(serving, (n) => of(n).totalMs, costs);
+  const decide = (n: RouteCandidate, reason: RouteDecision['reason']): RouteDecision => ({
+    nodeId: n.nodeId,
+    reason,
+    kvSources: sourcesFor(n.nodeId, req, prefixes, measured, costs),
+    estimateMs: of(n).totalMs,
+    candidates,
+  });
+  // The reservation prefetched this session's KV there, so its estimate already counts that KV
+  // as local: it loses only to a node that is clearly faster now, as a session's home does.
+  if (reserved && of(best).totalMs + costs.moveMarginMs >= of(reserved).totalMs) return decide(reserved, 'reservation');
+  const home = homeAlive ? serving.find((n) => n.nodeId === req.sessionHome) : undefined;
+  if (home && (home === best || of(best).totalMs + costs.moveMarginMs >= of(home).totalMs)) return decide(home, 'session_home');
+  const left = reserved ?? home;
+  if (!left) return decide(best, 'cheapest');
+  return decide(best, of(left).queueMs > of(best).queueMs ? 'moved_queue' : 'moved_kv');
+}
+
+/**
+ * Estimated time to first token on `n` (see {@link symphony}): its queue, and having the
+ * prompt's KV — per chunk the cheapest way, plus, on any node but a live session home, the
+ * tokens past the last whole chunk: loading the partial chunk the session left from its own tiers
+ * or a peer's where one holds it (the cheapest), else recomputing them (only the home has them cached).
+ */
+export function estimateParts(
+  n: RouteCandidate,
+  req: RouteRequest,
+  prefixes: ReadonlyMap<string, NodePrefix>,
+  measured: ReadonlyMap<string, RoutingCosts>,
+  base: RoutingCosts,
+  homeAlive = true,
+): CandidateEstimate {
+  const c = measured.get(n.nodeId) ?? base;
+  const queueMs = c.queueMsPerRequest * reservedLoad(n, c);
+  let kvMs = 0;
+  const local = prefixes.get(n.nodeId);
+  for (let i = 0; i < req.chunkKeys.length; i++) kvMs += chunkCost(i, n.nodeId, local, prefixes, measured, base);
+  if (homeAlive && req.sessionHome !== undefined && n.nodeId !== req.sessionHome) kvMs += tailCost(n.nodeId, req, measured, base);
+  return { nodeId: n.nodeId, queueMs, kvMs, totalMs: queueMs + kvMs };
+}
+
+/** The total of {@link estimateParts} with the configured costs for every node (the twin's and the specs' shorthand). */
+export function estimate(
+  n: RouteCandidate,
+  req: RouteRequest,
+  prefixes: ReadonlyMap<string, NodePrefix>,
+  costs: RoutingCosts,
+  homeAlive = true,
+): number {
+  return estimateParts(n, req, prefixes, new Map(), costs, homeAlive).totalMs;
+}
+
+function tailCost(nodeId: string, req: RouteRequest, measured: ReadonlyMap<string, RoutingCosts>, base: RoutingCosts): number {
+  const c = measured.get(nodeId) ?? base;
+  let best = (tailTokens(req) / CHUNK_TOKENS) * c.recomputeMsPerChunk;
+  for (const h of req.partialHolders ?? []) {
+    const read = (measured.get(h.nodeId) ?? base).loadMsPerChunk[h.tier];
+    const ms = read + (h.nodeId === nodeId ? 0 : c.peerMsPerChunk);
+    if (ms < best) best = ms;
+  }
+  return best;
+}
+
+/** Prompt tokens past the last whole chunk (0 when the prompt length is not known). */
+function tailTokens(req: RouteRequest): number {
+  return req.promptTokens === undefined ? 0 : Math.max(0, req.promptTokens - req.chunkKeys.length * CHUNK_TOKENS);
+}
+
+function chunkCost(
+  i: number,
+  nodeId: string,
+  local: NodePrefix | undefined,
+  prefixes: ReadonlyMap<string, NodePrefix>,
+  measured: ReadonlyMap<string, RoutingCosts>,
+  base: RoutingCosts,
+): number {
+  const c = measured.get(nodeId) ?? base;
+  if (local && i < local.prefixChunks) return c.loadMsPerChunk[local.tiers[i]!];
+  const peer = bestPeer(i, nodeId, prefixes, measured, base);
+  return Math.min(c.recomputeMsPerChunk, peer ? peer.ms : Infinity);
+}
+
+/** The peer that can serve chunk i to `puller` fastest (the peer's tier read + the puller's pull); ties to the smaller id. */
+function bestPeer(
+  i: number,
+  puller: string,
+  prefixes: ReadonlyMap<string, NodePrefix>,
+  measured: ReadonlyMap<string, RoutingCosts>,
+  base: RoutingCosts,
+): { nodeId: string; ms: number } | null {
+  const pull = (measured.get(puller) ?? base).peerMsPerChunk;
+  if (!Number.isFinite(pull)) return null;
+  let best: { nodeId: string; ms: number } | null = null;
+  for (const p of prefixes.values()) {
+    if (p.nodeId === puller || i >= p.prefixChunks) continue;
+    const ms = (measured.get(p.nodeId) ?? base).loadMsPerChunk[p.tiers[i] as DirectoryTier] + pull;
+    if (!best || ms < best.ms || (ms === best.ms && p.nodeId < best.nodeId)) best = { nodeId: p.nodeId, ms };
+  }
+  return best;
+}
+
+/** Chunks past the chosen node's own prefix that a peer serves faster than recomputing, grouped by peer. */
+function sourcesFor(
+  nodeId: string,
+  req: RouteRequest,
+  prefixes: ReadonlyMap<string, NodePrefix>,
+  measured: ReadonlyMap<string, RoutingCosts>,
+  base: RoutingCosts,
+): KvSourcePlan[] {
+  const local = prefixes.get(nodeId)?.prefixChunks ?? 0;
+  const recompute = (measured.get(nodeId) ?? base).recomputeMsPerChunk;
+  const byPeer = new Map<string, string[]>();
+  for (let i = local; i < req.chunkKeys.length; i++) {
+    const peer = bestPeer(i, nodeId, prefixes, measured, base);
+    if (!peer || peer.ms >= recompute) continue;
+    const keys = byPeer.get(peer.nodeId) ?? [];
+    keys.push(req.chunkKeys[i]!);
+    byPeer.set(peer.nodeId, keys);
+  }
+  return [...byPeer].map(([peerId, chunkKeys]) => ({ nodeId: peerId, chunkKeys }));
+}
