@@ -3,7 +3,7 @@
 // twin validates against.
 import { counter, median, percentile, round } from '@mnemo/testkit';
 
-const REASONS = ['least_loaded', 'reservation', 'session_home', 'longest_prefix', 'cheapest', 'scored'];
+const REASONS = ['least_loaded', 'reservation', 'session_home', 'moved_queue', 'moved_kv', 'longest_prefix', 'cheapest', 'scored'];
 
 /** Several passes of one configuration as one: requests and counters add up, per-node load averages (node ids repeat per pass). */
 export function pool(runs) {
@@ -156,7 +156,7 @@ export function summarize(r) {
     restore_failures: r.kv.restoreFailures,
     peer_blocked_s: round(r.kv.peerBlockedS),
     routing: Object.fromEntries(
-      REASONS.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_routing_decisions_total', { reason: k })]).filter(([, v]) => v > 0),
+      REASONS.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_route_reason_total', { reason: k })]).filter(([, v]) => v > 0),
     ),
     by_context: byContext(r.results),
     ...byMove(r.results, ttft),

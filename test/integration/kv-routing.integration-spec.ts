@@ -1,7 +1,9 @@
 // Symphony control half: routing reads the KV directory. With the prefix's node busy,
 // prefix-affinity still sends the next request there (longest cached prefix wins), while
-// symphony prefers the idle node and tells it where the prefix lives (kv_sources).
+// symphony prefers the idle node and tells it where the prefix lives (kv_sources). `why` then
+// says why: the reason, and each candidate's estimated time to first token.
 import { chunkKeys, type RoutingPolicyName } from '@mnemo/kv-core';
+import { decodeMessage, encodeMessage, Subjects, WhyReplySchema, WhyRequestSchema } from '@mnemo/proto';
 import { Cluster, scrape, waitFor } from './cluster.js';
 import { keepBusy } from './direct-dispatch.js';
 
@@ -59,7 +61,34 @@ describe.each<[RoutingPolicyName, 'same' | 'other']>([
     } else {
       expect(second.nodeId).not.toBe(first.nodeId);
     }
-    const reason = policy === 'symphony' ? 'cheapest' : 'longest_prefix';
-    expect(await scrape(port, `mnemo_scheduler_routing_decisions_total{policy="${policy}",reason="${reason}"}`)).toBeGreaterThanOrEqual(1);
+    // Symphony: the extended prompt's home is where the prefix was routed; it left for the queue there.
+    const reason = policy === 'symphony' ? 'moved_queue' : 'longest_prefix';
+    expect(await scrape(port, `mnemo_scheduler_route_reason_total{policy="${policy}",reason="${reason}"}`)).toBeGreaterThanOrEqual(1);
+
+    const reply = decodeMessage(
+      WhyReplySchema,
+      (
+        await cluster.nc.request(Subjects.WHY, encodeMessage(WhyRequestSchema, { requestId: second.requestId, tenant: 'itest' }), {
+          timeout: 5000,
+        })
+      ).data,
+    );
+    expect(reply.result.case).toBe('explanation');
+    const e = reply.result.value as Extract<typeof reply.result, { case: 'explanation' }>['value'];
+    expect(e.routeReason).toBe(reason);
+    expect(e.admittedUnixMs).toBeGreaterThan(0n);
+    expect(e.firstTokenUnixMs).toBeGreaterThanOrEqual(e.admittedUnixMs);
+    if (policy === 'symphony') {
+      // Both nodes were weighed: the busy one for its queue, the chosen one for pulling or recomputing the prefix.
+      expect(e.candidates.map((c) => c.nodeId).sort()).toEqual(cluster.nodes.map((n) => n.nodeId).sort());
+      const chosen = e.candidates.find((c) => c.nodeId === second.nodeId)!;
+      const busyOne = e.candidates.find((c) => c.nodeId === first.nodeId)!;
+      expect(chosen.totalMs).toBeCloseTo(e.estimateMs, 6);
+      for (const c of e.candidates) expect(c.totalMs).toBeCloseTo(c.queueMs + c.kvMs, 6);
+      expect(busyOne.queueMs).toBeGreaterThan(chosen.queueMs);
+      expect(chosen.kvMs).toBeGreaterThan(busyOne.kvMs);
+    } else {
+      expect(e.candidates).toEqual([]);
+    }
   });
 });

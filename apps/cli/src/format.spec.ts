@@ -69,6 +69,24 @@ describe('mnemo CLI text', () => {
     expect(whyText({ ...kv, node_record: false })).toContain('(the node no longer has its record)');
   });
 
+  it('why: the route, with every candidate’s estimate and the chosen one marked', () => {
+    const text = whyText({
+      ...kv,
+      route: {
+        reason: 'moved_queue',
+        estimate_ms: 12.5,
+        candidates: [
+          { node_id: 'n0', queue_ms: 80, kv_ms: 0, total_ms: 80 },
+          { node_id: 'n1', queue_ms: 0, kv_ms: 12.5, total_ms: 12.5 },
+        ],
+      },
+    });
+    expect(text).toContain('routed: moved_queue, estimated 12.5 ms to first token on n1');
+    expect(text).toMatch(/n0\s+80\.0\s+0\.0\s+80\.0\n/);
+    expect(text).toMatch(/n1\s+0\.0\s+12\.5\s+12\.5\s+chosen/);
+    expect(whyText({ ...kv, route: { reason: '', estimate_ms: 0, candidates: [] } })).not.toContain('routed:');
+  });
+
   it.each<[string, Parameters<typeof turnLine>[0], RequestKv | null, string]>([
     [
       'usage and sources',

@@ -71,7 +71,20 @@ export function whyText(w: RequestKv): string {
   ];
   const rows: Array<Array<string | number>> = [['chunk', 'tokens', 'source', 'why']];
   for (const c of w.chunks) rows.push([c.index, `${c.start}+${c.tokens}`, c.source, c.reason ? `${c.reason}: ${c.detail}` : c.detail]);
-  return head.join('\n') + table(rows);
+  return head.join('\n') + table(rows) + routeText(w);
+}
+
+/** Why routing chose the node: its reason, and each candidate's estimated time to first token (the chosen one marked). */
+function routeText(w: RequestKv): string {
+  const r = w.route;
+  if (!r?.reason) return '';
+  const lines = ['', '', `routed: ${r.reason}, estimated ${r.estimate_ms.toFixed(1)} ms to first token on ${w.node_id}`];
+  if (r.admitted_at && r.first_token_at) lines.push(`on the node: admitted ${r.admitted_at}, first token ${r.first_token_at}`);
+  if (r.candidates.length === 0) return lines.join('\n');
+  const rows: Array<Array<string | number>> = [['node', 'queue ms', 'kv ms', 'total ms', '']];
+  for (const c of r.candidates)
+    rows.push([c.node_id, c.queue_ms.toFixed(1), c.kv_ms.toFixed(1), c.total_ms.toFixed(1), c.node_id === w.node_id ? 'chosen' : '']);
+  return lines.join('\n') + '\n' + table(rows);
 }
 
 /** The line after each chat answer; `kv` null when the request's record is unknown. */

@@ -53,7 +53,23 @@ export interface RequestKv {
   /** Prompt tokens by where their KV came from: device, host, ssd, peer, droidspeak, computed. */
   readonly tokens_by_source: Readonly<Record<string, number>>;
   readonly node_record: boolean;
+  /** Why routing chose the node (absent from gateways older than the field). */
+  readonly route?: RouteView;
   readonly chunks: readonly KvChunkView[];
+}
+
+/** Routing's reason, and each candidate's estimated time to first token, ms. */
+export interface RouteView {
+  readonly reason: string;
+  readonly estimate_ms: number;
+  readonly candidates: ReadonlyArray<{
+    readonly node_id: string;
+    readonly queue_ms: number;
+    readonly kv_ms: number;
+    readonly total_ms: number;
+  }>;
+  readonly admitted_at?: string;
+  readonly first_token_at?: string;
 }
 
 /** `POST /v1/profiler/jobs` and `GET /v1/profiler/jobs/{id}`. */

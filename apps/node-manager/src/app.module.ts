@@ -11,6 +11,7 @@ import { InferenceModule } from './inference/inference.module.js';
 import { NodeLifecycle } from './shared/node.lifecycle.js';
 import { PrefetchModule } from './prefetch/prefetch.module.js';
 import { NodeMetrics } from './shared/node.metrics.js';
+import { PassCosts } from './shared/pass.costs.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prompt-store.port.js';
 import { SSD_BACKEND } from './kv-store/pool.devices.js';
 import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from './kv-store/chunk-store.port.js';
@@ -63,6 +64,7 @@ export class AppModule {
         { provide: JsonLogger, useValue: logger },
         { provide: ServiceMetrics, useValue: metrics },
         { provide: NodeMetrics, useValue: new NodeMetrics(metrics) },
+        { provide: PassCosts, useValue: new PassCosts(metrics) },
         { provide: CLOCK, useValue: clock },
         { provide: ENGINE, useValue: engine },
         { provide: ServedTokenizers, useValue: tokenizers },
@@ -82,6 +84,7 @@ export class AppModule {
         JsonLogger,
         ServiceMetrics,
         NodeMetrics,
+        PassCosts,
         CLOCK,
         ENGINE,
         ServedTokenizers,

@@ -20,7 +20,17 @@ export interface RequestKvView {
   /** Prompt tokens by where their KV came from: device, host, ssd, peer, droidspeak (reused, not cached), computed. */
   readonly tokens_by_source: Record<string, number>;
   readonly node_record: boolean;
+  /** Why routing chose the node, its estimated time to first token there and every candidate's, ms; admission and first token on it. */
+  readonly route: RouteView;
   readonly chunks: Array<Record<string, string | number>>;
+}
+
+export interface RouteView {
+  readonly reason: string;
+  readonly estimate_ms: number;
+  readonly candidates: Array<{ node_id: string; queue_ms: number; kv_ms: number; total_ms: number }>;
+  readonly admitted_at?: string;
+  readonly first_token_at?: string;
 }
 
 /** The one answer to any malformed id, whatever its shape (400 invalid_request, docs/observability.md). */
@@ -72,6 +82,9 @@ export class RequestKvUseCase {
   }
 }
 
+/** Estimates to the µs (the wire carries doubles). */
+const ms = (x: number) => Math.round(x * 1000) / 1000;
+
 function view(e: KvExplanation): RequestKvView {
   const bySource: Record<string, number> = { device: 0, host: 0, ssd: 0, peer: 0, droidspeak: 0, computed: 0 };
   for (const c of e.chunks) {
@@ -89,6 +102,13 @@ function view(e: KvExplanation): RequestKvView {
     cached_tokens: e.cachedTokens,
     tokens_by_source: Object.fromEntries(Object.entries(bySource).map(([k, v]) => [k, Math.round(v)])),
     node_record: e.nodeRecord,
+    route: {
+      reason: e.routeReason,
+      estimate_ms: ms(e.estimateMs),
+      candidates: e.candidates.map((c) => ({ node_id: c.nodeId, queue_ms: ms(c.queueMs), kv_ms: ms(c.kvMs), total_ms: ms(c.totalMs) })),
+      ...(e.admittedUnixMs > 0n ? { admitted_at: new Date(Number(e.admittedUnixMs)).toISOString() } : {}),
+      ...(e.firstTokenUnixMs > 0n ? { first_token_at: new Date(Number(e.firstTokenUnixMs)).toISOString() } : {}),
+    },
     chunks: e.chunks.map((c) => ({
       index: c.index,
       start: c.start,

@@ -19,6 +19,7 @@ import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.conf
 import { ENGINE } from '../engine/engine.factory.js';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeMetrics } from '../shared/node.metrics.js';
+import { PassCosts } from '../shared/pass.costs.js';
 import type { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
@@ -75,6 +76,7 @@ export class BatchScheduler {
     @Optional() @Inject(CROSS_MODEL_REUSE) private readonly crossModel: CrossModelPort = NO_CROSS_MODEL,
     @Optional() @Inject(SESSION_TAILS) private readonly tails: SessionTailsPort = NO_SESSION_TAILS,
     @Optional() @Inject(KV_RECORDER) private readonly recorder: KvRecorderPort = NO_KV_RECORDER,
+    @Optional() @Inject(PassCosts) private readonly passCosts: PassCosts = new PassCosts(),
   ) {
     if (config.NODE_SCHEDULING === 'priority') {
       const off = (n: number | undefined) => (n ? n : Infinity);
@@ -144,7 +146,9 @@ export class BatchScheduler {
       this.nodeMetrics.batchSize.observe({ phase: 'prefill' }, fresh.length);
       batched ||= fresh.length > 1;
       for (const seq of fresh) this.recorder.prefillStarted(seq);
+      const passStarted = this.clock.monotonicMs();
       await this.step(fresh, () => this.engine.prefill(fresh.map((seq) => this.prefillInput(seq))));
+      this.measurePass(fresh, this.clock.monotonicMs() - passStarted);
       this.rerunDropped(fresh);
       // A warm restore the pass did not take (nothing left to restore) goes now, not at its TTL.
       for (const seq of fresh) this.kvStore.cool?.(seq.id);
@@ -198,6 +202,19 @@ export class BatchScheduler {
       await this.step([seq], () => this.engine.prefill([{ ...prefillInput(seq), cacheSalt: undefined, layerStream: { contextBlocks } }]));
     }
     return ran;
+  }
+
+  /** A prefill pass in which every prompt got its first token is a measurement of this node's costs (PassCosts). */
+  private measurePass(seqs: readonly Sequence[], ms: number): void {
+    if (!seqs.every((s) => s.firstTokenMs !== undefined)) return;
+    this.passCosts.prefillPass(
+      seqs.map((s) => ({
+        promptTokens: s.request.tokens.length,
+        cachedTokens: s.cachedTokens,
+        ...(s.restored ? { restored: s.restored } : {}),
+      })),
+      ms,
+    );
   }
 
   /** Priority scheduling: tells the ranker who was served this iteration and who was left out. */
@@ -263,8 +280,11 @@ export class BatchScheduler {
     const captureE = this.crossModel.captureFor?.(seq);
     return {
       ...prefillInput(seq),
-      restore: (deviceTokens) =>
-        this.recorder.restore(seq, this.kvStore.restorePlan(storedPrompt(seq), deviceTokens, seq.id), deviceTokens),
+      restore: (deviceTokens) => {
+        const plan = this.recorder.restore(seq, this.kvStore.restorePlan(storedPrompt(seq), deviceTokens, seq.id), deviceTokens);
+        seq.restored = plan?.sources?.();
+        return plan;
+      },
       ...(crossModel ? { crossModel } : {}),
       ...(captureE ? { captureE } : {}),
     };

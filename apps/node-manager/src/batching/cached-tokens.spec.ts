@@ -15,6 +15,7 @@ import { NO_PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
 import { PeerAwarePromptStore } from '../peers/peer-aware.prompt-store.js';
 import { NodeMetrics } from '../shared/node.metrics.js';
+import { PassCosts, type PassSeq } from '../shared/pass.costs.js';
 import { BatchScheduler } from './batch.scheduler.js';
 import { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';
@@ -46,9 +47,19 @@ interface Answer {
   readonly out: number[];
 }
 
+/** The node's cost meter, keeping each pass it was told of. */
+class RecordedPasses extends PassCosts {
+  readonly passes_: Array<{ seqs: readonly PassSeq[]; ms: number }> = [];
+  override prefillPass(seqs: readonly PassSeq[], ms: number): void {
+    this.passes_.push({ seqs, ms });
+    super.prefillPass(seqs, ms);
+  }
+}
+
 /** One node's batch scheduler over a real engine and prompt store; `ask` runs one request to its end. */
 function nodeOver(engine: ReferenceEngine, prompts: PromptStore, crossModel?: CrossModelPort) {
   const store = new SequenceStore();
+  const costs = new RecordedPasses();
   const sink = new InboxRecorder();
   const metrics = new ServiceMetrics('cached-tokens-test');
   const sut = new BatchScheduler(
@@ -63,6 +74,9 @@ function nodeOver(engine: ReferenceEngine, prompts: PromptStore, crossModel?: Cr
     prompts,
     undefined,
     crossModel,
+    undefined,
+    undefined,
+    costs,
   );
   let n = 0;
   const ask = async (tokens: number[], opts: { model?: string; kvSources?: KvSource[]; maxTokens?: number } = {}): Promise<Answer> => {
@@ -96,7 +110,7 @@ function nodeOver(engine: ReferenceEngine, prompts: PromptStore, crossModel?: Cr
       out: events.flatMap((e) => e.tokens ?? []),
     };
   };
-  return { ask };
+  return { ask, costs };
 }
 
 /** The exactness rule, and the count the case expects. */
@@ -143,7 +157,7 @@ describe('cached_tokens at the node', () => {
     ['the SSD pool (a host pool too small for a chunk)', 64 * 1024, 'ssd'],
   ])('%s, after the device let the turn go: device blocks and restored ones together', async (_name, hostBytes, tier) => {
     // 56 device blocks: a 760-token filler pushes most of turn 1 off the device.
-    const { ask, peer } = await peerNode({ kvBlocks: 56, hostBytes });
+    const { ask, peer, costs } = await peerNode({ kvBlocks: 56, hostBytes });
     const t1 = await ask(TURN1);
     await peer.store.settle();
     await ask(toks(760, 9), { maxTokens: 2 });
@@ -153,7 +167,12 @@ describe('cached_tokens at the node', () => {
     expect(onDevice).toBeLessThan(REUSABLE);
     const hits = { ...peer.store.counters.hitTokens };
     expectCached(await ask(turn2), turn2.length, REUSABLE);
-    expect(peer.store.counters.hitTokens[tier] - hits[tier]).toBeGreaterThan(0);
+    const restored = peer.store.counters.hitTokens[tier] - hits[tier];
+    expect(restored).toBeGreaterThan(0);
+    // The node's cost meter was told of the pass, with the restore's tokens under the tier they came from.
+    const pass = costs.passes_.at(-1)!.seqs[0]!;
+    expect(pass).toMatchObject({ promptTokens: turn2.length, cachedTokens: REUSABLE });
+    expect(pass.restored?.[tier === 'mem' ? 'host' : 'ssd']).toBeGreaterThan(0);
   });
 
   it('a peer: whole chunks and the partial one fetched from the node that ran the last turn', async () => {
@@ -167,6 +186,7 @@ describe('cached_tokens at the node', () => {
     const partial = chunkBlockKeys(MODEL, TENANT, turn2, keys, 2)[5]!;
     const kvSources = [create(KvSourceSchema, { nodeId: 'a', grpcAddress: a.peer.address, chunkKeys: [...keys.slice(0, 2), partial] })];
     expectCached(await b.ask(turn2, { kvSources }), turn2.length, REUSABLE);
+    expect(b.costs.passes_.at(-1)!.seqs[0]!.restored?.peer).toBeGreaterThan(0);
   });
 
   it(

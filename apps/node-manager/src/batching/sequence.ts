@@ -17,6 +17,8 @@ export class Sequence {
    * some layers of every position it reuses, so it counts none (usage.kv_reuse reports it).
    */
   cachedTokens = 0;
+  /** Where its prefill's restore read from, tokens (set when the pass asks for the restore; the node's cost meter reads it). */
+  restored?: { readonly host: number; readonly ssd: number; readonly peer: number };
   /** Set when its prefill reused a base model's KV (DroidSpeak): reported in usage. */
   kvReuse?: KvReuseReport;
   /** Completion tokens sampled so far (a final EOS/stop token included). */

@@ -11,13 +11,15 @@ import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import { ServedTokenizers } from '../tokenizers/served-tokenizers.js';
 import { SSD_BACKEND } from '../kv-store/pool.devices.js';
+import { PassCosts } from '../shared/pass.costs.js';
 
 /**
  * Publishes this node's liveness and load on HEARTBEAT. The first one registers the node;
  * one with `accepting = false` takes it out of routing before it stops. kv_usage is the
  * engine's device KV occupancy, which least-loaded routing weighs against queue length. Each
  * model carries its tokenizer kind and bundle hash, which gateways fetch on tokenizerSubject.
- * ssd_backend says whether the SSD pools run io_uring or the pread fallback (`mnemo status`).
+ * ssd_backend says whether the SSD pools run io_uring or the pread fallback (`mnemo status`); costs
+ * are what the node measured of itself (PassCosts), which the scheduler prices it with.
  */
 @Injectable()
 export class PublishHeartbeatUseCase {
@@ -31,7 +33,20 @@ export class PublishHeartbeatUseCase {
     @Inject(ChunkTransferGrpcServer) private readonly grpc: ChunkTransferGrpcServer,
     @Inject(ServedTokenizers) private readonly tokenizers: ServedTokenizers,
     @Inject(SSD_BACKEND) private readonly ssdBackend: string,
+    @Inject(PassCosts) private readonly passCosts: PassCosts,
   ) {}
+
+  /** What this node measured of its costs, as the heartbeat carries it. */
+  private costs() {
+    const c = this.passCosts.costs();
+    return {
+      recomputeMsPerChunk: c.recomputeMsPerChunk,
+      hostMsPerChunk: c.loadMsPerChunk?.host,
+      ssdMsPerChunk: c.loadMsPerChunk?.ssd,
+      peerMsPerChunk: c.peerMsPerChunk,
+      passes: this.passCosts.passes,
+    };
+  }
 
   execute(): void {
     if (this.nc.isClosed()) return;
@@ -54,6 +69,7 @@ export class PublishHeartbeatUseCase {
         accepting: this.lifecycle.accepting,
         bootId: this.lifecycle.bootId,
         ssdBackend: this.ssdBackend,
+        costs: this.costs(),
       }),
     );
   }

@@ -87,7 +87,7 @@ export class AdviseUseCase {
     };
     // The node (kv-core planAdvisory: the backlog as it will be at the expected arrival, the
     // session's partial chunk priced like a request's tail), and what it prefetches from whom.
-    const nodes = this.registry.all();
+    const nodes = this.registry.routable(this.config.SCHEDULER_MEASURED_COSTS !== 'off');
     const choice = planAdvisory(
       state,
       nodes,

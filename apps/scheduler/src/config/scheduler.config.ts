@@ -58,6 +58,14 @@ export const schedulerSchema = {
     values: ['on', 'off'],
     default: 'on',
   },
+  SCHEDULER_MEASURED_COSTS: {
+    type: 'enum',
+    doc:
+      'on: each node is priced with the costs it measured of itself and reports in its heartbeats (prefill, restore per tier, ' +
+      'peer pull), the SCHEDULER_*_US figures standing in until it has; off: the configured figures for every node',
+    values: ['on', 'off'],
+    default: 'on',
+  },
   SCHEDULER_PREFILL_US_PER_TOKEN: {
     type: 'int',
     doc: 'symphony cost model: prefill time per prompt token, µs (recomputing a 256-token chunk costs 256×)',

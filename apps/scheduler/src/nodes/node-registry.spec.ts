@@ -71,6 +71,27 @@ describe(RecordHeartbeatUseCase.name, () => {
     expect(registry.size).toBe(1);
   });
 
+  it.each<[string, HeartbeatInit['costs'], object | undefined]>([
+    ['no costs reported: none kept', undefined, undefined],
+    ['nothing measured yet: an empty report', { passes: 0 }, {}],
+    [
+      'measured figures, tiers together',
+      { recomputeMsPerChunk: 20, hostMsPerChunk: 1.5, ssdMsPerChunk: 6, peerMsPerChunk: 3, passes: 40 },
+      { recomputeMsPerChunk: 20, loadMsPerChunk: { host: 1.5, ssd: 6 }, peerMsPerChunk: 3 },
+    ],
+    [
+      'a figure routing cannot use is left out',
+      { recomputeMsPerChunk: -1, peerMsPerChunk: Infinity, hostMsPerChunk: 2 },
+      { loadMsPerChunk: { host: 2 } },
+    ],
+  ])('keeps the costs a node measured of itself: %s', (_name, costs, kept) => {
+    const { registry, beat } = setup();
+    beat(hb('n1', costs ? { costs } : {}));
+    expect(registry.get('n1')?.costs).toEqual(kept);
+    // SCHEDULER_MEASURED_COSTS=off: routing sees no node's own figures.
+    expect(registry.routable(false)[0]).not.toHaveProperty('costs');
+  });
+
   it('removes a node that says goodbye (accepting = false)', () => {
     const { registry, beat } = setup();
     beat(hb('n1'));

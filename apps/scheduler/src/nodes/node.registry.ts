@@ -84,6 +84,11 @@ export class NodeRegistry {
     return [...this.nodes.values()].sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
   }
 
+  /** The live nodes as routing prices them: with the costs each measured of itself, or (`measured` false) without. */
+  routable(measured: boolean): NodeEntry[] {
+    return measured ? this.all() : this.all().map(({ costs: _measured, ...n }) => n);
+  }
+
   get size(): number {
     return this.nodes.size;
   }

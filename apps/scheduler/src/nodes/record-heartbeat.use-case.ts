@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { classifyBeat } from '@mnemo/kv-core';
-import { isSubjectToken } from '@mnemo/proto';
+import { classifyBeat, type MeasuredCosts } from '@mnemo/kv-core';
+import { isSubjectToken, type MeasuredCosts as MeasuredCostsWire } from '@mnemo/proto';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { NodeRegistry } from './node.registry.js';
@@ -62,9 +62,21 @@ export class RecordHeartbeatUseCase {
       grpcAddress: hb.grpcAddress,
       bootId: hb.bootId,
       ssdBackend: hb.ssdBackend,
+      ...(hb.costs ? { costs: measuredCosts(hb.costs) } : {}),
       lastSeenMs: this.clock.monotonicMs(),
     });
     if (isNew)
       this.logger.emit('info', 'node joined', { nodeId: hb.nodeId, models: hb.models.map((m) => m.id), grpcAddress: hb.grpcAddress });
   }
+}
+
+/** The heartbeat's measured costs as routing takes them: a figure routing could not use (negative, not finite) is left out. */
+export function measuredCosts(w: MeasuredCostsWire): MeasuredCosts {
+  const ok = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x) && x >= 0;
+  const load = { ...(ok(w.hostMsPerChunk) ? { host: w.hostMsPerChunk } : {}), ...(ok(w.ssdMsPerChunk) ? { ssd: w.ssdMsPerChunk } : {}) };
+  return {
+    ...(ok(w.recomputeMsPerChunk) ? { recomputeMsPerChunk: w.recomputeMsPerChunk } : {}),
+    ...(Object.keys(load).length > 0 ? { loadMsPerChunk: load } : {}),
+    ...(ok(w.peerMsPerChunk) ? { peerMsPerChunk: w.peerMsPerChunk } : {}),
+  };
 }

@@ -38,6 +38,8 @@ export interface PlannedRoute extends RoutePlan {
 export class RoutePlanner {
   readonly policy: RoutingPolicyName;
   private readonly costs: RoutingCosts;
+  /** Price each node with what it measured of itself (SCHEDULER_MEASURED_COSTS). */
+  private readonly measured: boolean;
 
   constructor(
     @Inject(NodeRegistry) private readonly registry: NodeRegistry,
@@ -52,6 +54,7 @@ export class RoutePlanner {
   ) {
     this.policy = config.SCHEDULER_POLICY as RoutingPolicyName;
     this.costs = routingCosts(config);
+    this.measured = config.SCHEDULER_MEASURED_COSTS !== 'off';
   }
 
   /** Null when no live node outside `exclude` serves the model. */
@@ -81,10 +84,10 @@ export class RoutePlanner {
           }
         : {}),
     };
-    const decision = planRoute(state, this.registry.all(), request, exclude, now);
+    const decision = planRoute(state, this.registry.routable(this.measured), request, exclude, now);
     if (this.expected) this.metrics.expectedLookups.inc({ outcome: recorded || lookup.used() ? 'hit' : 'miss' });
     if (!decision) return null;
-    this.metrics.routingDecisions.inc({ policy: this.policy, reason: decision.reason });
+    this.metrics.routeReasons.inc({ policy: this.policy, reason: decision.reason });
     const kvSourceAddresses = new Map(decision.kvSources.map((src) => [src.nodeId, this.registry.get(src.nodeId)?.grpcAddress ?? '']));
     return { ...decision, kvSourceAddresses };
   }

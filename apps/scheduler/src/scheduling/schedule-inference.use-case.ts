@@ -171,6 +171,7 @@ export class ScheduleInferenceUseCase {
               this.directory,
               [...new Set(live.flatMap((n) => n.models))],
               this.clock.unixMs(),
+              { reason: node.reason, estimateMs: node.estimateMs, candidates: node.candidates ?? [] },
             );
           return { nodeId: node.nodeId, attempt: attemptBase + attempt, bootId: outcome.bootId };
         case 'unreachable':

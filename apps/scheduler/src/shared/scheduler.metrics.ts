@@ -9,7 +9,7 @@ export class SchedulerMetrics {
   readonly nodesDropped: Counter<'reason'>;
   readonly kvEvents: Counter<'kind'>;
   readonly sessionTails: Counter<'outcome'>;
-  readonly routingDecisions: Counter<'policy' | 'reason'>;
+  readonly routeReasons: Counter<'policy' | 'reason'>;
   readonly advisories: Counter<'outcome'>;
   readonly prefetches: Counter<'outcome'>;
   readonly nodeForgets: Counter<'outcome'>;
@@ -59,9 +59,11 @@ export class SchedulerMetrics {
       labelNames: ['reason'],
       registers,
     });
-    this.routingDecisions = new Counter({
-      name: 'mnemo_scheduler_routing_decisions_total',
-      help: 'Nodes picked for a dispatch, by policy and reason (least_loaded, reservation, session_home, longest_prefix, cheapest, scored)',
+    this.routeReasons = new Counter({
+      name: 'mnemo_scheduler_route_reason_total',
+      help:
+        'Nodes picked for a dispatch, by policy and reason: reservation / session_home (stayed), moved_queue / moved_kv (left the ' +
+        "session's node for its queue or for KV held elsewhere), cheapest (no home), least_loaded, longest_prefix, scored",
       labelNames: ['policy', 'reason'],
       registers,
     });

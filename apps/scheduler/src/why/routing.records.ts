@@ -1,4 +1,4 @@
-import { CHUNK_TOKENS, chunkKeys, heldChunkPrefix, type DirectoryTier, type KvDirectory } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, chunkKeys, heldChunkPrefix, type CandidateEstimate, type DirectoryTier, type KvDirectory } from '@mnemo/kv-core';
 import type { InferenceRequest } from '@mnemo/proto';
 import { BoundedRecords } from '@mnemo/service-kit';
 
@@ -12,12 +12,21 @@ export interface RoutingRecord {
   readonly promptTokens: number;
   readonly chunkKeys: readonly string[];
   readonly atUnixMs: number;
+  /** Why routing chose the node, its estimate there and every candidate's (absent in records from older replicas). */
+  readonly route?: RouteExplanation;
   /** Per whole chunk: other nodes holding it, other models' copies, another tenant's copy held. */
   readonly chunks: ReadonlyArray<{
     heldBy: Array<{ nodeId: string; tiers: DirectoryTier[] }>;
     otherModels: string[];
     otherTenantHeld: boolean;
   }>;
+}
+
+/** What routing weighed for one request. */
+export interface RouteExplanation {
+  readonly reason: string;
+  readonly estimateMs: number;
+  readonly candidates: readonly CandidateEstimate[];
 }
 
 /** Salt of the tenant-free chain: no tenant id has a NUL byte, so it names no tenant's keys. */
@@ -53,6 +62,7 @@ export class RoutingRecords {
     directory: KvDirectory,
     servedModels: readonly string[],
     atUnixMs: number,
+    route?: RouteExplanation,
   ): void {
     const keys = request.chunkKeys;
     const plain = chunkKeys(request.model, CONTENT_SALT, request.tokens);
@@ -87,6 +97,7 @@ export class RoutingRecords {
       promptTokens: request.tokens.length,
       chunkKeys: [...keys],
       atUnixMs,
+      ...(route ? { route } : {}),
       chunks,
     };
     this.adopt(record);

@@ -66,5 +66,17 @@ function checked(x: unknown): RoutingRecord | null {
     const o = c as Record<string, unknown> | null;
     if (!o || !Array.isArray(o.heldBy) || !Array.isArray(o.otherModels) || typeof o.otherTenantHeld !== 'boolean') return null;
   }
+  if (r.route !== undefined && !routeShaped(r.route)) return null;
   return r as unknown as RoutingRecord;
+}
+
+/** A record's route: a reason, an estimate and candidates with numeric estimates. */
+function routeShaped(x: unknown): boolean {
+  const r = x as Record<string, unknown> | null;
+  if (!r || typeof r !== 'object' || typeof r.reason !== 'string' || typeof r.estimateMs !== 'number') return false;
+  if (!Array.isArray(r.candidates)) return false;
+  return (r.candidates as unknown[]).every((c) => {
+    const o = c as Record<string, unknown> | null;
+    return !!o && typeof o.nodeId === 'string' && ['queueMs', 'kvMs', 'totalMs'].every((k) => typeof o[k] === 'number');
+  });
 }

@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
 import { explainKv, type ChunkDropFact, type KvSegment } from '@mnemo/kv-core';
-import { ChunkSourceSchema, KvExplanationSchema, type KvExplanation, type NodeKvRecord, type WhyRequest } from '@mnemo/proto';
+import {
+  CandidateEstimateSchema,
+  ChunkSourceSchema,
+  KvExplanationSchema,
+  type KvExplanation,
+  type NodeKvRecord,
+  type WhyRequest,
+} from '@mnemo/proto';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import { WHY_RECORDS, NODE_WHY_CLIENT, type NodeWhyClient } from './why.ports.js';
 import type { RoutingRecords } from './routing.records.js';
@@ -64,6 +71,11 @@ export class WhyUseCase {
         chunks: segments.map(toProto),
         scheduledUnixMs: BigInt(r.atUnixMs),
         nodeRecord: Boolean(node?.found),
+        routeReason: r.route?.reason ?? '',
+        estimateMs: r.route?.estimateMs ?? 0,
+        candidates: (r.route?.candidates ?? []).map((c) => create(CandidateEstimateSchema, { ...c })),
+        admittedUnixMs: node?.found ? node.admittedUnixMs : 0n,
+        firstTokenUnixMs: node?.found ? node.firstTokenUnixMs : 0n,
       }),
     };
   }

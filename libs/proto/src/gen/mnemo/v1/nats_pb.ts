@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/nats.proto.
  */
 export const file_mnemo_v1_nats: GenFile = /*@__PURE__*/
-  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSKXAQoOU2FtcGxpbmdQYXJhbXMSEwoLdGVtcGVyYXR1cmUYASABKAESDQoFdG9wX3AYAiABKAESEgoKbWF4X3Rva2VucxgDIAEoDRIMCgRzZWVkGAQgASgEEhYKDnN0b3BfdG9rZW5faWRzGAUgAygNEhIKCmlnbm9yZV9lb3MYBiABKAgSEwoLZHJhd19vZmZzZXQYByABKA0ipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJ1Cg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNEg8KB2Jvb3RfaWQYBCABKAlCCAoGcmVzdWx0IuEBCgpUb2tlbkV2ZW50EhIKCnJlcXVlc3RfaWQYASABKAkSCwoDc2VxGAIgASgNEg4KBnRva2VucxgDIAMoDRIMCgRkb25lGAQgASgIEi0KDWZpbmlzaF9yZWFzb24YBSABKA4yFi5tbmVtby52MS5GaW5pc2hSZWFzb24SHgoFdXNhZ2UYBiABKAsyDy5tbmVtby52MS5Vc2FnZRIjCgVlcnJvchgHIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkSDwoHYXR0ZW1wdBgIIAEoDRIPCgdub2RlX2lkGAkgASgJIlQKDUNhbmNlbFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSDwoHYXR0ZW1wdBgDIAEoDRIOCgZzaWxlbnQYBCABKAgiQQoLRmxvd0NvbnRyb2wSEgoKcmVxdWVzdF9pZBgBIAEoCRIPCgdhdHRlbXB0GAIgASgNEg0KBXBhdXNlGAMgASgIIkUKCEt2U291cmNlEg8KB25vZGVfaWQYASABKAkSFAoMZ3JwY19hZGRyZXNzGAIgASgJEhIKCmNodW5rX2tleXMYAyADKAki2QEKD1ByZWZldGNoUmVxdWVzdBITCgthZHZpc29yeV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg0KBW1vZGVsGAMgASgJEhIKCmNodW5rX2tleXMYBCADKAkSIwoHc291cmNlcxgFIAMoCzISLm1uZW1vLnYxLkt2U291cmNlEhUKDWV4cGlyZXNfYXRfbXMYBiABKAMSEAoIcHJpb3JpdHkYByABKAUSDwoHb3JkZXJlZBgIIAEoCBIbChNleHBlY3RlZF9hcnJpdmFsX21zGAkgASgDIiYKDVByZWZldGNoUmVwbHkSFQoNY2h1bmtzX3F1ZXVlZBgBIAEoBSI4Cg1Gb3JnZXRSZXF1ZXN0EhMKC2Fkdmlzb3J5X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiIwoLRm9yZ2V0UmVwbHkSFAoMZnJlZWRfY2h1bmtzGAEgASgNIokBCg9BZHZpc29yeVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDQoFbW9kZWwYAyABKAkSIAoYZXhwZWN0ZWRfYXJyaXZhbF91bml4X21zGAQgASgBEg8KB29yZGVyZWQYBSABKAgSEAoIcHJpb3JpdHkYBiABKAUiYQoMQWR2aXNvcnlJbmZvEhMKC2Fkdmlzb3J5X2lkGAEgASgJEg8KB25vZGVfaWQYAiABKAkSFwoPZXhwaXJlc191bml4X21zGAMgASgBEhIKCnNlc3Npb25faWQYBCABKAkibAoNQWR2aXNvcnlSZXBseRIqCghhZHZpc29yeRgBIAEoCzIWLm1uZW1vLnYxLkFkdmlzb3J5SW5mb0gAEiUKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdCJAChlJbnZhbGlkYXRlQWR2aXNvcnlSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRITCgthZHZpc29yeV9pZBgCIAEoCSJbChdJbnZhbGlkYXRlQWR2aXNvcnlSZXBseRIPCgVmb3VuZBgBIAEoCEgAEiUKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdCI0Cg5TZXNzaW9uUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSKoAQoLU2Vzc2lvbkluZm8SEgoKc2Vzc2lvbl9pZBgBIAEoCRINCgVtb2RlbBgCIAEoCRIPCgdub2RlX2lkGAMgASgJEhAKCHJlcXVlc3RzGAQgASgNEhkKEWxhc3RfdXNlZF91bml4X21zGAUgASgBEg4KBmNodW5rcxgGIAEoDRIoCghhZHZpc29yeRgHIAEoCzIWLm1uZW1vLnYxLkFkdmlzb3J5SW5mbyJpCgxTZXNzaW9uUmVwbHkSKAoHc2Vzc2lvbhgBIAEoCzIVLm1uZW1vLnYxLlNlc3Npb25JbmZvSAASJQoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0IkkKDlNlc3Npb25EZWxldGVkEg0KBWZvdW5kGAEgASgIEhQKDGZyZWVkX2NodW5rcxgCIAEoDRISCgpub2Rlc190b2xkGAMgASgNInIKElNlc3Npb25EZWxldGVSZXBseRIrCgdkZWxldGVkGAEgASgLMhgubW5lbW8udjEuU2Vzc2lvbkRlbGV0ZWRIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHQifQoJTW9kZWxJbmZvEgoKAmlkGAEgASgJEg4KBmVuZ2luZRgCIAEoCRITCgttYXhfY29udGV4dBgDIAEoDRISCgp2b2NhYl9zaXplGAQgASgNEhEKCXRva2VuaXplchgFIAEoCRIYChB0b2tlbml6ZXJfc2hhMjU2GAYgASgJItoBCglIZWFydGJlYXQSDwoHbm9kZV9pZBgBIAEoCRIjCgZtb2RlbHMYAiADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SDwoHcnVubmluZxgDIAEoDRIPCgd3YWl0aW5nGAQgASgNEhAKCGt2X3VzYWdlGAUgASgBEhQKDGdycGNfYWRkcmVzcxgGIAEoCRIUCgxzZW50X3VuaXhfbXMYByABKAESEQoJYWNjZXB0aW5nGAggASgIEg8KB2Jvb3RfaWQYCSABKAkSEwoLc3NkX2JhY2tlbmQYCiABKAkiPAoITm9kZURvd24SDwoHbm9kZV9pZBgBIAEoCRIPCgdib290X2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSITChFMaXN0TW9kZWxzUmVxdWVzdCJbCg9MaXN0TW9kZWxzUmVwbHkSIwoGbW9kZWxzGAEgAygLMhMubW5lbW8udjEuTW9kZWxJbmZvEiMKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseSInChVUb2tlbml6ZXJDaHVua1JlcXVlc3QSDgoGb2Zmc2V0GAEgASgNIl0KE1Rva2VuaXplckNodW5rUmVwbHkSEwoLdG90YWxfYnl0ZXMYASABKA0SDAoEZGF0YRgCIAEoDBIjCgVlcnJvchgDIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkidgoLTW9kZWxSZWNvcmQSCgoCaWQYASABKAkSFAoMYXJjaGl0ZWN0dXJlGAIgASgJEhUKDWJhc2VfbW9kZWxfaWQYAyABKAkSEgoKbnVtX2xheWVycxgEIAEoDRIaChJjcmVhdGVkX2F0X3VuaXhfbXMYBSABKAEiYwoUUmVnaXN0ZXJNb2RlbFJlcXVlc3QSCgoCaWQYASABKAkSFAoMYXJjaGl0ZWN0dXJlGAIgASgJEhUKDWJhc2VfbW9kZWxfaWQYAyABKAkSEgoKbnVtX2xheWVycxgEIAEoDSI5ChhSZWdpc3Rlck1vZGVsUGFpclJlcXVlc3QSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJIkwKD01vZGVsUGFpclJlY29yZBIMCgRiYXNlGAEgASgJEg8KB2Rlcml2ZWQYAiABKAkSGgoSY3JlYXRlZF9hdF91bml4X21zGAMgASgBIhkKF0xpc3RNb2RlbFJlY29yZHNSZXF1ZXN0Ij4KFUxpc3RNb2RlbFJlY29yZHNSZXBseRIlCgZtb2RlbHMYASADKAsyFS5tbmVtby52MS5Nb2RlbFJlY29yZCIlChVMaXN0TW9kZWxQYWlyc1JlcXVlc3QSDAoEYmFzZRgBIAEoCSI/ChNMaXN0TW9kZWxQYWlyc1JlcGx5EigKBXBhaXJzGAEgAygLMhkubW5lbW8udjEuTW9kZWxQYWlyUmVjb3JkIvYBCg1Qcm9maWxlclJlcGx5EiYKBW1vZGVsGAEgASgLMhUubW5lbW8udjEuTW9kZWxSZWNvcmRIABIpCgRwYWlyGAIgASgLMhkubW5lbW8udjEuTW9kZWxQYWlyUmVjb3JkSAASMQoGbW9kZWxzGAMgASgLMh8ubW5lbW8udjEuTGlzdE1vZGVsUmVjb3Jkc1JlcGx5SAASLgoFcGFpcnMYBCABKAsyHS5tbmVtby52MS5MaXN0TW9kZWxQYWlyc1JlcGx5SAASJQoFZXJyb3IYBSABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0YgZwcm90bzM", [file_mnemo_v1_common]);
+  fileDesc("ChNtbmVtby92MS9uYXRzLnByb3RvEghtbmVtby52MSKXAQoOU2FtcGxpbmdQYXJhbXMSEwoLdGVtcGVyYXR1cmUYASABKAESDQoFdG9wX3AYAiABKAESEgoKbWF4X3Rva2VucxgDIAEoDRIMCgRzZWVkGAQgASgEEhYKDnN0b3BfdG9rZW5faWRzGAUgAygNEhIKCmlnbm9yZV9lb3MYBiABKAgSEwoLZHJhd19vZmZzZXQYByABKA0ipQIKEEluZmVyZW5jZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRINCgVtb2RlbBgEIAEoCRIOCgZ0b2tlbnMYBSADKA0SEgoKY2h1bmtfa2V5cxgGIAMoCRIQCghwcmlvcml0eRgHIAEoBRIqCghzYW1wbGluZxgIIAEoCzIYLm1uZW1vLnYxLlNhbXBsaW5nUGFyYW1zEhUKDXJlcGx5X3N1YmplY3QYCSABKAkSGAoQZGVhZGxpbmVfdW5peF9tcxgKIAEoARIPCgdhdHRlbXB0GAsgASgNEiYKCmt2X3NvdXJjZXMYDCADKAsyEi5tbmVtby52MS5LdlNvdXJjZSJ1Cg1TY2hlZHVsZVJlcGx5EhEKB25vZGVfaWQYASABKAlIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIABIPCgdhdHRlbXB0GAMgASgNEg8KB2Jvb3RfaWQYBCABKAlCCAoGcmVzdWx0IuEBCgpUb2tlbkV2ZW50EhIKCnJlcXVlc3RfaWQYASABKAkSCwoDc2VxGAIgASgNEg4KBnRva2VucxgDIAMoDRIMCgRkb25lGAQgASgIEi0KDWZpbmlzaF9yZWFzb24YBSABKA4yFi5tbmVtby52MS5GaW5pc2hSZWFzb24SHgoFdXNhZ2UYBiABKAsyDy5tbmVtby52MS5Vc2FnZRIjCgVlcnJvchgHIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkSDwoHYXR0ZW1wdBgIIAEoDRIPCgdub2RlX2lkGAkgASgJIlQKDUNhbmNlbFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSDwoHYXR0ZW1wdBgDIAEoDRIOCgZzaWxlbnQYBCABKAgiQQoLRmxvd0NvbnRyb2wSEgoKcmVxdWVzdF9pZBgBIAEoCRIPCgdhdHRlbXB0GAIgASgNEg0KBXBhdXNlGAMgASgIIkUKCEt2U291cmNlEg8KB25vZGVfaWQYASABKAkSFAoMZ3JwY19hZGRyZXNzGAIgASgJEhIKCmNodW5rX2tleXMYAyADKAki2QEKD1ByZWZldGNoUmVxdWVzdBITCgthZHZpc29yeV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg0KBW1vZGVsGAMgASgJEhIKCmNodW5rX2tleXMYBCADKAkSIwoHc291cmNlcxgFIAMoCzISLm1uZW1vLnYxLkt2U291cmNlEhUKDWV4cGlyZXNfYXRfbXMYBiABKAMSEAoIcHJpb3JpdHkYByABKAUSDwoHb3JkZXJlZBgIIAEoCBIbChNleHBlY3RlZF9hcnJpdmFsX21zGAkgASgDIiYKDVByZWZldGNoUmVwbHkSFQoNY2h1bmtzX3F1ZXVlZBgBIAEoBSI4Cg1Gb3JnZXRSZXF1ZXN0EhMKC2Fkdmlzb3J5X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiIwoLRm9yZ2V0UmVwbHkSFAoMZnJlZWRfY2h1bmtzGAEgASgNIokBCg9BZHZpc29yeVJlcXVlc3QSDgoGdGVuYW50GAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDQoFbW9kZWwYAyABKAkSIAoYZXhwZWN0ZWRfYXJyaXZhbF91bml4X21zGAQgASgBEg8KB29yZGVyZWQYBSABKAgSEAoIcHJpb3JpdHkYBiABKAUiYQoMQWR2aXNvcnlJbmZvEhMKC2Fkdmlzb3J5X2lkGAEgASgJEg8KB25vZGVfaWQYAiABKAkSFwoPZXhwaXJlc191bml4X21zGAMgASgBEhIKCnNlc3Npb25faWQYBCABKAkibAoNQWR2aXNvcnlSZXBseRIqCghhZHZpc29yeRgBIAEoCzIWLm1uZW1vLnYxLkFkdmlzb3J5SW5mb0gAEiUKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdCJAChlJbnZhbGlkYXRlQWR2aXNvcnlSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRITCgthZHZpc29yeV9pZBgCIAEoCSJbChdJbnZhbGlkYXRlQWR2aXNvcnlSZXBseRIPCgVmb3VuZBgBIAEoCEgAEiUKBWVycm9yGAIgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdCI0Cg5TZXNzaW9uUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSKoAQoLU2Vzc2lvbkluZm8SEgoKc2Vzc2lvbl9pZBgBIAEoCRINCgVtb2RlbBgCIAEoCRIPCgdub2RlX2lkGAMgASgJEhAKCHJlcXVlc3RzGAQgASgNEhkKEWxhc3RfdXNlZF91bml4X21zGAUgASgBEg4KBmNodW5rcxgGIAEoDRIoCghhZHZpc29yeRgHIAEoCzIWLm1uZW1vLnYxLkFkdmlzb3J5SW5mbyJpCgxTZXNzaW9uUmVwbHkSKAoHc2Vzc2lvbhgBIAEoCzIVLm1uZW1vLnYxLlNlc3Npb25JbmZvSAASJQoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0IkkKDlNlc3Npb25EZWxldGVkEg0KBWZvdW5kGAEgASgIEhQKDGZyZWVkX2NodW5rcxgCIAEoDRISCgpub2Rlc190b2xkGAMgASgNInIKElNlc3Npb25EZWxldGVSZXBseRIrCgdkZWxldGVkGAEgASgLMhgubW5lbW8udjEuU2Vzc2lvbkRlbGV0ZWRIABIlCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHlIAEIICgZyZXN1bHQifQoJTW9kZWxJbmZvEgoKAmlkGAEgASgJEg4KBmVuZ2luZRgCIAEoCRITCgttYXhfY29udGV4dBgDIAEoDRISCgp2b2NhYl9zaXplGAQgASgNEhEKCXRva2VuaXplchgFIAEoCRIYChB0b2tlbml6ZXJfc2hhMjU2GAYgASgJIoICCglIZWFydGJlYXQSDwoHbm9kZV9pZBgBIAEoCRIjCgZtb2RlbHMYAiADKAsyEy5tbmVtby52MS5Nb2RlbEluZm8SDwoHcnVubmluZxgDIAEoDRIPCgd3YWl0aW5nGAQgASgNEhAKCGt2X3VzYWdlGAUgASgBEhQKDGdycGNfYWRkcmVzcxgGIAEoCRIUCgxzZW50X3VuaXhfbXMYByABKAESEQoJYWNjZXB0aW5nGAggASgIEg8KB2Jvb3RfaWQYCSABKAkSEwoLc3NkX2JhY2tlbmQYCiABKAkSJgoFY29zdHMYCyABKAsyFy5tbmVtby52MS5NZWFzdXJlZENvc3RzIv8BCg1NZWFzdXJlZENvc3RzEiMKFnJlY29tcHV0ZV9tc19wZXJfY2h1bmsYASABKAFIAIgBARIeChFob3N0X21zX3Blcl9jaHVuaxgCIAEoAUgBiAEBEh0KEHNzZF9tc19wZXJfY2h1bmsYAyABKAFIAogBARIeChFwZWVyX21zX3Blcl9jaHVuaxgEIAEoAUgDiAEBEg4KBnBhc3NlcxgFIAEoDUIZChdfcmVjb21wdXRlX21zX3Blcl9jaHVua0IUChJfaG9zdF9tc19wZXJfY2h1bmtCEwoRX3NzZF9tc19wZXJfY2h1bmtCFAoSX3BlZXJfbXNfcGVyX2NodW5rIjwKCE5vZGVEb3duEg8KB25vZGVfaWQYASABKAkSDwoHYm9vdF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiEwoRTGlzdE1vZGVsc1JlcXVlc3QiWwoPTGlzdE1vZGVsc1JlcGx5EiMKBm1vZGVscxgBIAMoCzITLm1uZW1vLnYxLk1vZGVsSW5mbxIjCgVlcnJvchgCIAEoCzIULm1uZW1vLnYxLkVycm9yUmVwbHkiJwoVVG9rZW5pemVyQ2h1bmtSZXF1ZXN0Eg4KBm9mZnNldBgBIAEoDSJdChNUb2tlbml6ZXJDaHVua1JlcGx5EhMKC3RvdGFsX2J5dGVzGAEgASgNEgwKBGRhdGEYAiABKAwSIwoFZXJyb3IYAyABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5InYKC01vZGVsUmVjb3JkEgoKAmlkGAEgASgJEhQKDGFyY2hpdGVjdHVyZRgCIAEoCRIVCg1iYXNlX21vZGVsX2lkGAMgASgJEhIKCm51bV9sYXllcnMYBCABKA0SGgoSY3JlYXRlZF9hdF91bml4X21zGAUgASgBImMKFFJlZ2lzdGVyTW9kZWxSZXF1ZXN0EgoKAmlkGAEgASgJEhQKDGFyY2hpdGVjdHVyZRgCIAEoCRIVCg1iYXNlX21vZGVsX2lkGAMgASgJEhIKCm51bV9sYXllcnMYBCABKA0iOQoYUmVnaXN0ZXJNb2RlbFBhaXJSZXF1ZXN0EgwKBGJhc2UYASABKAkSDwoHZGVyaXZlZBgCIAEoCSJMCg9Nb2RlbFBhaXJSZWNvcmQSDAoEYmFzZRgBIAEoCRIPCgdkZXJpdmVkGAIgASgJEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgDIAEoASIZChdMaXN0TW9kZWxSZWNvcmRzUmVxdWVzdCI+ChVMaXN0TW9kZWxSZWNvcmRzUmVwbHkSJQoGbW9kZWxzGAEgAygLMhUubW5lbW8udjEuTW9kZWxSZWNvcmQiJQoVTGlzdE1vZGVsUGFpcnNSZXF1ZXN0EgwKBGJhc2UYASABKAkiPwoTTGlzdE1vZGVsUGFpcnNSZXBseRIoCgVwYWlycxgBIAMoCzIZLm1uZW1vLnYxLk1vZGVsUGFpclJlY29yZCL2AQoNUHJvZmlsZXJSZXBseRImCgVtb2RlbBgBIAEoCzIVLm1uZW1vLnYxLk1vZGVsUmVjb3JkSAASKQoEcGFpchgCIAEoCzIZLm1uZW1vLnYxLk1vZGVsUGFpclJlY29yZEgAEjEKBm1vZGVscxgDIAEoCzIfLm1uZW1vLnYxLkxpc3RNb2RlbFJlY29yZHNSZXBseUgAEi4KBXBhaXJzGAQgASgLMh0ubW5lbW8udjEuTGlzdE1vZGVsUGFpcnNSZXBseUgAEiUKBWVycm9yGAUgASgLMhQubW5lbW8udjEuRXJyb3JSZXBseUgAQggKBnJlc3VsdGIGcHJvdG8z", [file_mnemo_v1_common]);
 
 /**
  * @generated from message mnemo.v1.SamplingParams
@@ -992,6 +992,14 @@ export type Heartbeat = Message<"mnemo.v1.Heartbeat"> & {
    * @generated from field: string ssd_backend = 10;
    */
   ssdBackend: string;
+
+  /**
+   * What the node measured of its own costs from its prefill passes (kv-core PassCostModel); the
+   * scheduler prices this node with them. Absent fields are not measured yet.
+   *
+   * @generated from field: mnemo.v1.MeasuredCosts costs = 11;
+   */
+  costs?: MeasuredCosts | undefined;
 };
 
 /**
@@ -1000,6 +1008,53 @@ export type Heartbeat = Message<"mnemo.v1.Heartbeat"> & {
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_nats, 22);
+
+/**
+ * A node's own costs per 256-token chunk, ms.
+ *
+ * @generated from message mnemo.v1.MeasuredCosts
+ */
+export type MeasuredCosts = Message<"mnemo.v1.MeasuredCosts"> & {
+  /**
+   * Prefilling a chunk it holds nowhere.
+   *
+   * @generated from field: optional double recompute_ms_per_chunk = 1;
+   */
+  recomputeMsPerChunk?: number | undefined;
+
+  /**
+   * Restoring a chunk from its host / SSD tier (what it adds to a prefill pass).
+   *
+   * @generated from field: optional double host_ms_per_chunk = 2;
+   */
+  hostMsPerChunk?: number | undefined;
+
+  /**
+   * @generated from field: optional double ssd_ms_per_chunk = 3;
+   */
+  ssdMsPerChunk?: number | undefined;
+
+  /**
+   * Pulling a chunk from a peer, on top of the peer's tier read.
+   *
+   * @generated from field: optional double peer_ms_per_chunk = 4;
+   */
+  peerMsPerChunk?: number | undefined;
+
+  /**
+   * Prefill passes the figures were learnt from.
+   *
+   * @generated from field: uint32 passes = 5;
+   */
+  passes: number;
+};
+
+/**
+ * Describes the message mnemo.v1.MeasuredCosts.
+ * Use `create(MeasuredCostsSchema)` to create a new message.
+ */
+export const MeasuredCostsSchema: GenMessage<MeasuredCosts> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_nats, 23);
 
 /**
  * Scheduler → everyone (publish on NODE_DOWN): a node's incarnation is gone — no heartbeat within
@@ -1035,7 +1090,7 @@ export type NodeDown = Message<"mnemo.v1.NodeDown"> & {
  * Use `create(NodeDownSchema)` to create a new message.
  */
 export const NodeDownSchema: GenMessage<NodeDown> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 23);
+  messageDesc(file_mnemo_v1_nats, 24);
 
 /**
  * @generated from message mnemo.v1.ListModelsRequest
@@ -1048,7 +1103,7 @@ export type ListModelsRequest = Message<"mnemo.v1.ListModelsRequest"> & {
  * Use `create(ListModelsRequestSchema)` to create a new message.
  */
 export const ListModelsRequestSchema: GenMessage<ListModelsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 24);
+  messageDesc(file_mnemo_v1_nats, 25);
 
 /**
  * Scheduler → gateway (reply to MODELS_LIST): the models some live node serves, deduplicated by id.
@@ -1072,7 +1127,7 @@ export type ListModelsReply = Message<"mnemo.v1.ListModelsReply"> & {
  * Use `create(ListModelsReplySchema)` to create a new message.
  */
 export const ListModelsReplySchema: GenMessage<ListModelsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 25);
+  messageDesc(file_mnemo_v1_nats, 26);
 
 /**
  * Request on tokenizerSubject(sha256) (queue group `tokenizers`: any node holding that bundle
@@ -1093,7 +1148,7 @@ export type TokenizerChunkRequest = Message<"mnemo.v1.TokenizerChunkRequest"> & 
  * Use `create(TokenizerChunkRequestSchema)` to create a new message.
  */
 export const TokenizerChunkRequestSchema: GenMessage<TokenizerChunkRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 26);
+  messageDesc(file_mnemo_v1_nats, 27);
 
 /**
  * @generated from message mnemo.v1.TokenizerChunkReply
@@ -1122,7 +1177,7 @@ export type TokenizerChunkReply = Message<"mnemo.v1.TokenizerChunkReply"> & {
  * Use `create(TokenizerChunkReplySchema)` to create a new message.
  */
 export const TokenizerChunkReplySchema: GenMessage<TokenizerChunkReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 27);
+  messageDesc(file_mnemo_v1_nats, 28);
 
 /**
  * @generated from message mnemo.v1.ModelRecord
@@ -1163,7 +1218,7 @@ export type ModelRecord = Message<"mnemo.v1.ModelRecord"> & {
  * Use `create(ModelRecordSchema)` to create a new message.
  */
 export const ModelRecordSchema: GenMessage<ModelRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 28);
+  messageDesc(file_mnemo_v1_nats, 29);
 
 /**
  * Request on PROFILER_MODELS_REGISTER; idempotent for an identical record.
@@ -1197,7 +1252,7 @@ export type RegisterModelRequest = Message<"mnemo.v1.RegisterModelRequest"> & {
  * Use `create(RegisterModelRequestSchema)` to create a new message.
  */
 export const RegisterModelRequestSchema: GenMessage<RegisterModelRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 29);
+  messageDesc(file_mnemo_v1_nats, 30);
 
 /**
  * Request on PROFILER_PAIRS_REGISTER.
@@ -1221,7 +1276,7 @@ export type RegisterModelPairRequest = Message<"mnemo.v1.RegisterModelPairReques
  * Use `create(RegisterModelPairRequestSchema)` to create a new message.
  */
 export const RegisterModelPairRequestSchema: GenMessage<RegisterModelPairRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 30);
+  messageDesc(file_mnemo_v1_nats, 31);
 
 /**
  * @generated from message mnemo.v1.ModelPairRecord
@@ -1248,7 +1303,7 @@ export type ModelPairRecord = Message<"mnemo.v1.ModelPairRecord"> & {
  * Use `create(ModelPairRecordSchema)` to create a new message.
  */
 export const ModelPairRecordSchema: GenMessage<ModelPairRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 31);
+  messageDesc(file_mnemo_v1_nats, 32);
 
 /**
  * Request on PROFILER_MODELS_LIST.
@@ -1263,7 +1318,7 @@ export type ListModelRecordsRequest = Message<"mnemo.v1.ListModelRecordsRequest"
  * Use `create(ListModelRecordsRequestSchema)` to create a new message.
  */
 export const ListModelRecordsRequestSchema: GenMessage<ListModelRecordsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 32);
+  messageDesc(file_mnemo_v1_nats, 33);
 
 /**
  * @generated from message mnemo.v1.ListModelRecordsReply
@@ -1280,7 +1335,7 @@ export type ListModelRecordsReply = Message<"mnemo.v1.ListModelRecordsReply"> & 
  * Use `create(ListModelRecordsReplySchema)` to create a new message.
  */
 export const ListModelRecordsReplySchema: GenMessage<ListModelRecordsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 33);
+  messageDesc(file_mnemo_v1_nats, 34);
 
 /**
  * Request on PROFILER_PAIRS_LIST; `base` filters when set.
@@ -1299,7 +1354,7 @@ export type ListModelPairsRequest = Message<"mnemo.v1.ListModelPairsRequest"> & 
  * Use `create(ListModelPairsRequestSchema)` to create a new message.
  */
 export const ListModelPairsRequestSchema: GenMessage<ListModelPairsRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 34);
+  messageDesc(file_mnemo_v1_nats, 35);
 
 /**
  * @generated from message mnemo.v1.ListModelPairsReply
@@ -1316,7 +1371,7 @@ export type ListModelPairsReply = Message<"mnemo.v1.ListModelPairsReply"> & {
  * Use `create(ListModelPairsReplySchema)` to create a new message.
  */
 export const ListModelPairsReplySchema: GenMessage<ListModelPairsReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 35);
+  messageDesc(file_mnemo_v1_nats, 36);
 
 /**
  * The profiler's one reply envelope: the result for the request's subject, or an error.
@@ -1365,5 +1420,5 @@ export type ProfilerReply = Message<"mnemo.v1.ProfilerReply"> & {
  * Use `create(ProfilerReplySchema)` to create a new message.
  */
 export const ProfilerReplySchema: GenMessage<ProfilerReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_nats, 36);
+  messageDesc(file_mnemo_v1_nats, 37);
 

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mnemo/v1/why.proto.
  */
 export const file_mnemo_v1_why: GenFile = /*@__PURE__*/
-  fileDesc("ChJtbmVtby92MS93aHkucHJvdG8SCG1uZW1vLnYxIj8KCldoeVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSDQoFYWRtaW4YAyABKAgiawoIV2h5UmVwbHkSLgoLZXhwbGFuYXRpb24YASABKAsyFy5tbmVtby52MS5LdkV4cGxhbmF0aW9uSAASJQoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0IukBCg1LdkV4cGxhbmF0aW9uEhIKCnJlcXVlc3RfaWQYASABKAkSDQoFbW9kZWwYAiABKAkSDwoHbm9kZV9pZBgDIAEoCRIOCgZwb2xpY3kYBCABKAkSDwoHYXR0ZW1wdBgFIAEoDRIVCg1wcm9tcHRfdG9rZW5zGAYgASgNEhUKDWNhY2hlZF90b2tlbnMYByABKA0SJQoGY2h1bmtzGAggAygLMhUubW5lbW8udjEuQ2h1bmtTb3VyY2USGQoRc2NoZWR1bGVkX3VuaXhfbXMYCSABKAMSEwoLbm9kZV9yZWNvcmQYCiABKAgi0wEKC0NodW5rU291cmNlEg0KBWluZGV4GAEgASgNEg0KBXN0YXJ0GAIgASgNEg4KBnRva2VucxgDIAEoDRILCgNrZXkYBCABKAkSDgoGc291cmNlGAUgASgJEg4KBnJlYXNvbhgGIAEoCRIOCgZkZXRhaWwYByABKAkSDAoEdGllchgIIAEoCRIOCgZwb2xpY3kYCSABKAkSEgoKYXRfdW5peF9tcxgKIAEoAxISCgpvdGhlcl9ub2RlGAsgASgJEhMKC290aGVyX21vZGVsGAwgASgJIjgKDk5vZGVXaHlSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEgoKY2h1bmtfa2V5cxgCIAMoCSLZAgoMTm9kZUt2UmVjb3JkEg0KBWZvdW5kGAEgASgIEhUKDXByb21wdF90b2tlbnMYAiABKA0SFQoNZGV2aWNlX3Rva2VucxgDIAEoDRITCgtob3N0X3Rva2VucxgEIAEoDRISCgpzc2RfdG9rZW5zGAUgASgNEhMKC3BlZXJfdG9rZW5zGAYgASgNEhQKDHBlZXJfYWRkcmVzcxgHIAEoCRISCgpyZXN0b3JlX29rGAggASgIEhkKEWRyb2lkc3BlYWtfdG9rZW5zGAkgASgNEhcKD2Ryb2lkc3BlYWtfYmFzZRgKIAEoCRIVCg1jYWNoZWRfdG9rZW5zGAsgASgNEiIKBWRyb3BzGAwgAygLMhMubW5lbW8udjEuQ2h1bmtEcm9wEhgKEGFkbWl0dGVkX3VuaXhfbXMYDSABKAMSGwoTZmlyc3RfdG9rZW5fdW5peF9tcxgOIAEoAyJaCglDaHVua0Ryb3ASCwoDa2V5GAEgASgJEg4KBnJlYXNvbhgCIAEoCRIMCgR0aWVyGAMgASgJEg4KBnBvbGljeRgEIAEoCRISCgphdF91bml4X21zGAUgASgDIhYKFENsdXN0ZXJTdGF0dXNSZXF1ZXN0ImUKEkNsdXN0ZXJTdGF0dXNSZXBseRIjCgVub2RlcxgBIAMoCzIULm1uZW1vLnYxLk5vZGVTdGF0dXMSGgoSZGlyZWN0b3J5X2hvbGRpbmdzGAIgASgEEg4KBnBvbGljeRgDIAEoCSK2AgoKTm9kZVN0YXR1cxIPCgdub2RlX2lkGAEgASgJEg4KBm1vZGVscxgCIAMoCRIPCgdydW5uaW5nGAMgASgNEg8KB3dhaXRpbmcYBCABKA0SEAoIa3ZfdXNhZ2UYBSABKAESEQoJYWNjZXB0aW5nGAYgASgIEhUKDWRldmljZV9jaHVua3MYByABKAQSEwoLaG9zdF9jaHVua3MYCCABKAQSEgoKc3NkX2NodW5rcxgJIAEoBBIcChRyb3V0ZWRfcHJvbXB0X3Rva2VucxgKIAEoBBIaChJoZWxkX2RldmljZV90b2tlbnMYCyABKAQSGAoQaGVsZF9ob3N0X3Rva2VucxgMIAEoBBIXCg9oZWxkX3NzZF90b2tlbnMYDSABKAQSEwoLc3NkX2JhY2tlbmQYDiABKAliBnByb3RvMw", [file_mnemo_v1_common]);
+  fileDesc("ChJtbmVtby92MS93aHkucHJvdG8SCG1uZW1vLnYxIj8KCldoeVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIOCgZ0ZW5hbnQYAiABKAkSDQoFYWRtaW4YAyABKAgiawoIV2h5UmVwbHkSLgoLZXhwbGFuYXRpb24YASABKAsyFy5tbmVtby52MS5LdkV4cGxhbmF0aW9uSAASJQoFZXJyb3IYAiABKAsyFC5tbmVtby52MS5FcnJvclJlcGx5SABCCAoGcmVzdWx0IvwCCg1LdkV4cGxhbmF0aW9uEhIKCnJlcXVlc3RfaWQYASABKAkSDQoFbW9kZWwYAiABKAkSDwoHbm9kZV9pZBgDIAEoCRIOCgZwb2xpY3kYBCABKAkSDwoHYXR0ZW1wdBgFIAEoDRIVCg1wcm9tcHRfdG9rZW5zGAYgASgNEhUKDWNhY2hlZF90b2tlbnMYByABKA0SJQoGY2h1bmtzGAggAygLMhUubW5lbW8udjEuQ2h1bmtTb3VyY2USGQoRc2NoZWR1bGVkX3VuaXhfbXMYCSABKAMSEwoLbm9kZV9yZWNvcmQYCiABKAgSFAoMcm91dGVfcmVhc29uGAsgASgJEhMKC2VzdGltYXRlX21zGAwgASgBEi8KCmNhbmRpZGF0ZXMYDSADKAsyGy5tbmVtby52MS5DYW5kaWRhdGVFc3RpbWF0ZRIYChBhZG1pdHRlZF91bml4X21zGA4gASgDEhsKE2ZpcnN0X3Rva2VuX3VuaXhfbXMYDyABKAMiVwoRQ2FuZGlkYXRlRXN0aW1hdGUSDwoHbm9kZV9pZBgBIAEoCRIQCghxdWV1ZV9tcxgCIAEoARINCgVrdl9tcxgDIAEoARIQCgh0b3RhbF9tcxgEIAEoASLTAQoLQ2h1bmtTb3VyY2USDQoFaW5kZXgYASABKA0SDQoFc3RhcnQYAiABKA0SDgoGdG9rZW5zGAMgASgNEgsKA2tleRgEIAEoCRIOCgZzb3VyY2UYBSABKAkSDgoGcmVhc29uGAYgASgJEg4KBmRldGFpbBgHIAEoCRIMCgR0aWVyGAggASgJEg4KBnBvbGljeRgJIAEoCRISCgphdF91bml4X21zGAogASgDEhIKCm90aGVyX25vZGUYCyABKAkSEwoLb3RoZXJfbW9kZWwYDCABKAkiOAoOTm9kZVdoeVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRISCgpjaHVua19rZXlzGAIgAygJItkCCgxOb2RlS3ZSZWNvcmQSDQoFZm91bmQYASABKAgSFQoNcHJvbXB0X3Rva2VucxgCIAEoDRIVCg1kZXZpY2VfdG9rZW5zGAMgASgNEhMKC2hvc3RfdG9rZW5zGAQgASgNEhIKCnNzZF90b2tlbnMYBSABKA0SEwoLcGVlcl90b2tlbnMYBiABKA0SFAoMcGVlcl9hZGRyZXNzGAcgASgJEhIKCnJlc3RvcmVfb2sYCCABKAgSGQoRZHJvaWRzcGVha190b2tlbnMYCSABKA0SFwoPZHJvaWRzcGVha19iYXNlGAogASgJEhUKDWNhY2hlZF90b2tlbnMYCyABKA0SIgoFZHJvcHMYDCADKAsyEy5tbmVtby52MS5DaHVua0Ryb3ASGAoQYWRtaXR0ZWRfdW5peF9tcxgNIAEoAxIbChNmaXJzdF90b2tlbl91bml4X21zGA4gASgDIloKCUNodW5rRHJvcBILCgNrZXkYASABKAkSDgoGcmVhc29uGAIgASgJEgwKBHRpZXIYAyABKAkSDgoGcG9saWN5GAQgASgJEhIKCmF0X3VuaXhfbXMYBSABKAMiFgoUQ2x1c3RlclN0YXR1c1JlcXVlc3QiZQoSQ2x1c3RlclN0YXR1c1JlcGx5EiMKBW5vZGVzGAEgAygLMhQubW5lbW8udjEuTm9kZVN0YXR1cxIaChJkaXJlY3RvcnlfaG9sZGluZ3MYAiABKAQSDgoGcG9saWN5GAMgASgJIrYCCgpOb2RlU3RhdHVzEg8KB25vZGVfaWQYASABKAkSDgoGbW9kZWxzGAIgAygJEg8KB3J1bm5pbmcYAyABKA0SDwoHd2FpdGluZxgEIAEoDRIQCghrdl91c2FnZRgFIAEoARIRCglhY2NlcHRpbmcYBiABKAgSFQoNZGV2aWNlX2NodW5rcxgHIAEoBBITCgtob3N0X2NodW5rcxgIIAEoBBISCgpzc2RfY2h1bmtzGAkgASgEEhwKFHJvdXRlZF9wcm9tcHRfdG9rZW5zGAogASgEEhoKEmhlbGRfZGV2aWNlX3Rva2VucxgLIAEoBBIYChBoZWxkX2hvc3RfdG9rZW5zGAwgASgEEhcKD2hlbGRfc3NkX3Rva2VucxgNIAEoBBITCgtzc2RfYmFja2VuZBgOIAEoCWIGcHJvdG8z", [file_mnemo_v1_common]);
 
 /**
  * Gateway → one scheduler replica (WHY, queue group scheduler): every replica holds every routing record, so any answers the same.
@@ -140,6 +140,39 @@ export type KvExplanation = Message<"mnemo.v1.KvExplanation"> & {
    * @generated from field: bool node_record = 10;
    */
   nodeRecord: boolean;
+
+  /**
+   * Why routing chose the node (kv-core RouteReason: reservation, session_home, moved_queue, moved_kv, cheapest, …).
+   *
+   * @generated from field: string route_reason = 11;
+   */
+  routeReason: string;
+
+  /**
+   * The chosen node's estimated time to first token, ms (0 for policies that do not estimate).
+   *
+   * @generated from field: double estimate_ms = 12;
+   */
+  estimateMs: number;
+
+  /**
+   * Every candidate routing weighed, with its estimate (symphony and conductor).
+   *
+   * @generated from field: repeated mnemo.v1.CandidateEstimate candidates = 13;
+   */
+  candidates: CandidateEstimate[];
+
+  /**
+   * On the node: when the request was admitted to a pass and when its first token came (0: unknown).
+   *
+   * @generated from field: int64 admitted_unix_ms = 14;
+   */
+  admittedUnixMs: bigint;
+
+  /**
+   * @generated from field: int64 first_token_unix_ms = 15;
+   */
+  firstTokenUnixMs: bigint;
 };
 
 /**
@@ -148,6 +181,44 @@ export type KvExplanation = Message<"mnemo.v1.KvExplanation"> & {
  */
 export const KvExplanationSchema: GenMessage<KvExplanation> = /*@__PURE__*/
   messageDesc(file_mnemo_v1_why, 2);
+
+/**
+ * One node routing weighed for a request: its estimated time to first token, ms.
+ *
+ * @generated from message mnemo.v1.CandidateEstimate
+ */
+export type CandidateEstimate = Message<"mnemo.v1.CandidateEstimate"> & {
+  /**
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * Waiting behind the node's queue and prefill backlog.
+   *
+   * @generated from field: double queue_ms = 2;
+   */
+  queueMs: number;
+
+  /**
+   * Having the prompt's KV there: loads from its tiers, pulls from peers, recompute.
+   *
+   * @generated from field: double kv_ms = 3;
+   */
+  kvMs: number;
+
+  /**
+   * @generated from field: double total_ms = 4;
+   */
+  totalMs: number;
+};
+
+/**
+ * Describes the message mnemo.v1.CandidateEstimate.
+ * Use `create(CandidateEstimateSchema)` to create a new message.
+ */
+export const CandidateEstimateSchema: GenMessage<CandidateEstimate> = /*@__PURE__*/
+  messageDesc(file_mnemo_v1_why, 3);
 
 /**
  * One 256-token chunk of the prompt (the last may be partial).
@@ -233,7 +304,7 @@ export type ChunkSource = Message<"mnemo.v1.ChunkSource"> & {
  * Use `create(ChunkSourceSchema)` to create a new message.
  */
 export const ChunkSourceSchema: GenMessage<ChunkSource> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_why, 3);
+  messageDesc(file_mnemo_v1_why, 4);
 
 /**
  * Scheduler → the node that ran a request (nodeWhy(nodeId)).
@@ -259,7 +330,7 @@ export type NodeWhyRequest = Message<"mnemo.v1.NodeWhyRequest"> & {
  * Use `create(NodeWhyRequestSchema)` to create a new message.
  */
 export const NodeWhyRequestSchema: GenMessage<NodeWhyRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_why, 4);
+  messageDesc(file_mnemo_v1_why, 5);
 
 /**
  * @generated from message mnemo.v1.NodeKvRecord
@@ -349,7 +420,7 @@ export type NodeKvRecord = Message<"mnemo.v1.NodeKvRecord"> & {
  * Use `create(NodeKvRecordSchema)` to create a new message.
  */
 export const NodeKvRecordSchema: GenMessage<NodeKvRecord> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_why, 5);
+  messageDesc(file_mnemo_v1_why, 6);
 
 /**
  * @generated from message mnemo.v1.ChunkDrop
@@ -390,7 +461,7 @@ export type ChunkDrop = Message<"mnemo.v1.ChunkDrop"> & {
  * Use `create(ChunkDropSchema)` to create a new message.
  */
 export const ChunkDropSchema: GenMessage<ChunkDrop> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_why, 6);
+  messageDesc(file_mnemo_v1_why, 7);
 
 /**
  * Gateway → scheduler (STATUS, queue group `scheduler`): what `mnemo status` shows.
@@ -405,7 +476,7 @@ export type ClusterStatusRequest = Message<"mnemo.v1.ClusterStatusRequest"> & {
  * Use `create(ClusterStatusRequestSchema)` to create a new message.
  */
 export const ClusterStatusRequestSchema: GenMessage<ClusterStatusRequest> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_why, 7);
+  messageDesc(file_mnemo_v1_why, 8);
 
 /**
  * @generated from message mnemo.v1.ClusterStatusReply
@@ -434,7 +505,7 @@ export type ClusterStatusReply = Message<"mnemo.v1.ClusterStatusReply"> & {
  * Use `create(ClusterStatusReplySchema)` to create a new message.
  */
 export const ClusterStatusReplySchema: GenMessage<ClusterStatusReply> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_why, 8);
+  messageDesc(file_mnemo_v1_why, 9);
 
 /**
  * @generated from message mnemo.v1.NodeStatus
@@ -522,5 +593,5 @@ export type NodeStatus = Message<"mnemo.v1.NodeStatus"> & {
  * Use `create(NodeStatusSchema)` to create a new message.
  */
 export const NodeStatusSchema: GenMessage<NodeStatus> = /*@__PURE__*/
-  messageDesc(file_mnemo_v1_why, 9);
+  messageDesc(file_mnemo_v1_why, 10);
 

@@ -1,0 +1,36 @@
+import { ServiceMetrics } from '@mnemo/service-kit';
+import { metricValue } from '@mnemo/testkit';
+import { PassCosts, type PassSeq } from './pass.costs.js';
+
+const seq = (promptTokens: number, cachedTokens: number, restored?: PassSeq['restored']): PassSeq => ({
+  promptTokens,
+  cachedTokens,
+  ...(restored ? { restored } : {}),
+});
+
+describe(PassCosts.name, () => {
+  it('learns the recompute cost from computed passes and exports it', async () => {
+    const metrics = new ServiceMetrics('pass-costs-test');
+    const costs = new PassCosts(metrics);
+    // 30 ms per chunk computed, 2 ms per pass.
+    for (let i = 0; i < 40; i++) costs.prefillPass([seq(512 + 256 * (i % 3), 0)], 2 + 30 * (2 + (i % 3)));
+    expect(costs.passes).toBe(40);
+    // Pulled a little towards the prior (16) by the ridge.
+    expect(costs.costs().recomputeMsPerChunk).toBeGreaterThan(28.5);
+    expect(costs.costs().recomputeMsPerChunk).toBeLessThan(30.5);
+    const page = await metrics.registry.metrics();
+    expect(metricValue(page, 'mnemo_node_measured_cost_ms', { term: 'recompute' })).toBe(costs.costs().recomputeMsPerChunk);
+    // Restores were never measured: no series claims a figure for them.
+    expect(metricValue(page, 'mnemo_node_measured_cost_ms', { term: 'host' })).toBeUndefined();
+  });
+
+  it.each<[string, PassSeq[], number]>([
+    ['an empty pass is not a measurement', [], 0],
+    ['a pass of cached prompts only: nothing computed or restored is no measurement', [seq(512, 512)], 0],
+    ['prompts add up, restored tokens by tier', [seq(512, 0), seq(600, 512, { host: 256, ssd: 256, peer: 0 })], 1],
+  ])('%s', (_name, seqs, passes) => {
+    const costs = new PassCosts();
+    costs.prefillPass(seqs, 10);
+    expect(costs.passes).toBe(passes);
+  });
+});

@@ -1,0 +1,72 @@
+import { Gauge } from 'prom-client';
+import { DEFAULT_ROUTING_COSTS, PassCostModel, type MeasuredCosts } from '@mnemo/kv-core';
+import type { ServiceMetrics } from '@mnemo/service-kit';
+
+/** Where one prompt's KV came from in a prefill pass, tokens (the restore plan's sources; none restored: zeros). */
+export interface PassSeq {
+  readonly promptTokens: number;
+  readonly cachedTokens: number;
+  readonly restored?: { readonly host: number; readonly ssd: number; readonly peer: number };
+}
+
+/**
+ * This node's costs per chunk as it measures them from its own prefill passes (kv-core
+ * PassCostModel, pulled towards kv-core's defaults until passes back them), for its heartbeats:
+ * the scheduler prices the node with them. Exported as `mnemo_node_measured_cost_ms{term}`.
+ */
+export class PassCosts {
+  private readonly model = new PassCostModel({
+    prior: {
+      recompute: DEFAULT_ROUTING_COSTS.recomputeMsPerChunk,
+      host: DEFAULT_ROUTING_COSTS.loadMsPerChunk.host,
+      ssd: DEFAULT_ROUTING_COSTS.loadMsPerChunk.ssd,
+      peer: DEFAULT_ROUTING_COSTS.peerMsPerChunk,
+    },
+  });
+
+  constructor(metrics?: ServiceMetrics) {
+    if (!metrics) return;
+    const costs = () => this.costs();
+    new Gauge({
+      name: 'mnemo_node_measured_cost_ms',
+      help:
+        "This node's costs per 256-token chunk as it measured them from its prefill passes and reports to the scheduler: " +
+        'recompute, host and ssd (restore), peer (pull); absent until measured',
+      labelNames: ['term'],
+      registers: [metrics.registry],
+      collect() {
+        this.reset();
+        const c = costs();
+        const terms: Array<[string, number | undefined]> = [
+          ['recompute', c.recomputeMsPerChunk],
+          ['host', c.loadMsPerChunk?.host],
+          ['ssd', c.loadMsPerChunk?.ssd],
+          ['peer', c.peerMsPerChunk],
+        ];
+        for (const [term, v] of terms) if (v !== undefined) this.set({ term }, v);
+      },
+    });
+  }
+
+  /** Prefill passes measured so far. */
+  get passes(): number {
+    return this.model.observed;
+  }
+
+  /** A prefill pass took `ms` for these prompts (those whose first token came; a failed pass is not a measurement). */
+  prefillPass(seqs: readonly PassSeq[], ms: number): void {
+    if (seqs.length === 0) return;
+    let [computed, host, ssd, peer] = [0, 0, 0, 0];
+    for (const s of seqs) {
+      computed += Math.max(0, s.promptTokens - s.cachedTokens);
+      host += s.restored?.host ?? 0;
+      ssd += s.restored?.ssd ?? 0;
+      peer += s.restored?.peer ?? 0;
+    }
+    this.model.observe({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer });
+  }
+
+  costs(): MeasuredCosts {
+    return this.model.costs();
+  }
+}
