@@ -13,14 +13,16 @@
 // the advisory variants run --extra-passes times (default 1). Every pass's p50 and p99 per system
 // are kept (`passes`), and the headline figures pool every pass.
 // Writes bench/results/multiround.json (figure: bench/figures/multiround.figure.mjs).
-// Run: npm run bench -- multiround [--quick] [--users N] [--sessions N] [--passes N] [--extra-passes N] [--ramp-s S] [--no-variants] [--no-extras] [--promote-ab]
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Routing's never-behind check (per_pass, noise, routing_check): every pass's symphony TTFT against
+// llm-d's and conductor's at p50, mean and p99, against the spread of two identical symphony passes.
+// Run: npm run bench -- multiround [--quick] [--users N] [--sessions N] [--passes N] [--extra-passes N] [--ramp-s S]
+//   [--systems a,b,…] [--no-variants] [--no-extras] [--promote-ab] [--conductor-threshold-pct P]
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
-import { arg, DEFAULT_WORKLOAD, ratio, round, startNats, workload, workloadStats } from '@mnemo/testkit';
-import { calibrateKvMoves } from './lib/kv-calibration.mjs';
+import { arg, DEFAULT_WORKLOAD, ratio, round, routingCheck, startNats, workload, workloadStats } from '@mnemo/testkit';
 import { CLUSTER, DILATION, GPU, KV_BYTES_PER_TOKEN, KV_LAYOUT, kvEnv, REAL_KV_BYTES_PER_TOKEN, runConfig } from './multiround/cluster.mjs';
 import { passFigures, pool, summarize } from './multiround/summary.mjs';
 
@@ -38,10 +40,28 @@ const EXTRA_PASSES = Number(arg('extra-passes', 1));
  * policy's p99 rather than the steady state. `--ramp-s 0` starts them together.
  */
 const RAMP_S = Number(arg('ramp-s', NaN));
-const HEADLINE = ['symphony', 'llmd', 'infercept', 'recompute'];
+const SYSTEMS = arg('systems', '');
+const HEADLINE = ['symphony', 'llmd', 'conductor', 'infercept', 'recompute'].filter((x) => !SYSTEMS || SYSTEMS.split(',').includes(x));
+/**
+ * Conductor's transfer threshold (Algorithm 1 publishes none): the value the twin's sweep on another
+ * seed found best (bench/results/twin-symphony.json `conductor_sweep.best_pct`), else kv-core's default.
+ */
+const CONDUCTOR_PCT = conductorThresholdPct();
 const EXTRAS = flag('no-extras') ? [] : ['sticky-device', 'prefix-affinity'];
 /** Modelled cluster: a chunk from a peer's host pool (1.4 ms read + 2.7 ms network) over recomputing it (40 µs × 256): the ratio the scaled bytes aim at. */
 const KV_MOVE_TARGET = (1.4 + 2.7) / ((GPU.prefillTokenUs * 256) / 1000);
+
+function conductorThresholdPct() {
+  const given = Number(arg('conductor-threshold-pct', NaN));
+  if (Number.isFinite(given)) return { pct: given, source: '--conductor-threshold-pct' };
+  try {
+    const sweep = JSON.parse(readFileSync(join(root, 'bench/results/twin-symphony.json'), 'utf8')).conductor_sweep;
+    if (Number.isFinite(sweep?.best_pct)) return { pct: sweep.best_pct, source: `twin sweep on seed ${sweep.seed} (twin-symphony.json)` };
+  } catch {
+    // No twin result yet: kv-core's default.
+  }
+  return { pct: 200, source: 'kv-core default (no twin sweep found)' };
+}
 
 const rampSeconds = (sessions) =>
   Number.isFinite(RAMP_S)
@@ -83,23 +103,7 @@ const minutes = () => round((performance.now() - started) / 60_000, 1);
 const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, stop: async () => undefined } : await startNats();
 const dataDir = mkdtempSync(join(tmpdir(), 'mnemo-multiround-'));
 try {
-  console.log(
-    `calibrating KV moves (${KV_LAYOUT.layers}x${KV_LAYOUT.rowElems}, ${KV_BYTES_PER_TOKEN} B per token, PCIe ${GPU.restoreChunkUs * DILATION} µs per chunk)…`,
-  );
-  const cal = await calibrateKvMoves({
-    natsUrl: nats.url,
-    model: CLUSTER.model,
-    nodeEnv: kvEnv(dataDir, 'calibrate', SERVING_SYSTEMS.symphony),
-    dataDir,
-  });
-  // The scheduler's peer figure is on top of the peer's tier read; SSD was not measured: it keeps the modelled SSD/host ratio (5.5 / 1.4).
-  const costs = {
-    hostMs: cal.hostLoadMsPerChunk,
-    peerMs: Math.max(0, cal.peerPullMsPerChunk - cal.hostLoadMsPerChunk),
-    ssdMs: Math.max(cal.hostLoadMsPerChunk, 0.1) * (5.5 / 1.4),
-  };
   const recomputeMs = (GPU.prefillTokenUs * DILATION * 256) / 1000;
-  console.log('calibration', JSON.stringify({ ...cal, costs, recomputeMs }));
   const configs = configurations();
   const rampMs = rampSeconds(sessions) * 1000;
   const runs = Object.fromEntries(Object.keys(configs).map((k) => [k, []]));
@@ -111,7 +115,14 @@ try {
     passes.push({});
     for (const [name, c] of pass % 2 === 0 ? here : here.reverse()) {
       console.log(`pass ${pass + 1}/${PASSES}: ${name} (run ${++done}/${total}, ${minutes()} min so far)…`);
-      const r = await runConfig(name, c, { natsUrl: nats.url, sessions, costs, benchDir: dataDir, users: USERS, rampMs });
+      const r = await runConfig(name, c, {
+        natsUrl: nats.url,
+        sessions,
+        benchDir: dataDir,
+        users: USERS,
+        rampMs,
+        conductorThresholdPct: CONDUCTOR_PCT.pct,
+      });
       runs[name].push(r);
       passes[pass][name] = passFigures(r);
       console.log(name, JSON.stringify(passes[pass][name]));
@@ -123,6 +134,7 @@ try {
   const perPass = (baseline) =>
     passes.filter((p) => p[baseline] && p.symphony).map((p) => ratio(p[baseline].ttft_p99_ms, p.symphony.ttft_p99_ms));
   const pick = (names) => Object.fromEntries(names.filter((k) => s[k]).map((k) => [k, s[k]]));
+  const check = routingCheck(passes, ['llmd', 'conductor']);
   const result = {
     model: `${CLUSTER.model} (sim engine; cost model: Llama-3.1-8B bf16 on one H100 SXM, ×${DILATION} time dilation)`,
     env: {
@@ -158,19 +170,11 @@ try {
       bytes_per_chunk: KV_BYTES_PER_TOKEN * 256,
       modelled_bytes_per_token: REAL_KV_BYTES_PER_TOKEN,
       byte_scale: REAL_KV_BYTES_PER_TOKEN / KV_BYTES_PER_TOKEN,
-      why: 'this machine moves a chunk through host pool, gRPC, CRC32C and the import at a few MB/s (2 shared cores under load) against 100 Gb/s in the modelled cluster; bytes are scaled so that moving a chunk costs about what the modelled cluster pays relative to recomputing it, and the scheduler is given the measured costs',
-      measured_ms_per_chunk: {
-        peer_pull: round(cal.peerPullMsPerChunk),
-        host_restore: round(cal.hostLoadMsPerChunk),
-        samples: { peer: cal.samples.peer.map((x) => round(x)), host: cal.samples.host.map((x) => round(x)) },
-      },
-      scheduler_costs_ms_per_chunk: {
-        host: round(costs.hostMs),
-        ssd: round(costs.ssdMs),
-        peer_network: round(costs.peerMs),
-        recompute: round(recomputeMs),
-      },
-      move_over_recompute: { measured: round(cal.peerPullMsPerChunk / recomputeMs), modelled_cluster: round(KV_MOVE_TARGET) },
+      why: 'this machine moves a chunk through host pool, gRPC, CRC32C and the import at a few MB/s (2 shared cores under load) against 100 Gb/s in the modelled cluster; bytes are scaled so that moving a chunk costs about what the modelled cluster pays relative to recomputing it, and each node measures what moving and recomputing a chunk costs it and reports that to the scheduler',
+      // What each node measured of its own costs by the end of each run (mnemo_node_measured_cost_ms), which the scheduler priced it with.
+      measured_ms_per_chunk: Object.fromEntries(Object.entries(runs).map(([k, rs]) => [k, rs.map((r) => r.measuredCosts)])),
+      configured_recompute_ms_per_chunk: round(recomputeMs),
+      move_over_recompute: { modelled_cluster: round(KV_MOVE_TARGET) },
     },
     cost_model: {
       prefill_token_us: GPU.prefillTokenUs * DILATION,
@@ -181,7 +185,12 @@ try {
       pcie_restore_chunk_us: GPU.restoreChunkUs * DILATION,
       dilation: DILATION,
       undilated: GPU,
-      scheduler: { queue_ms_per_request: 20 * DILATION, move_margin_ms: 20 * DILATION },
+      scheduler: {
+        queue_ms_per_request: 20 * DILATION,
+        move_margin_ms: 20 * DILATION,
+        measured_costs: 'on: each node priced with what it measured of itself',
+        conductor_threshold_pct: CONDUCTOR_PCT,
+      },
     },
     workload: {
       generator: 'libs/testkit/src/workloads/multiround.workload.ts (workload(options) with the options below reproduces the sessions)',
@@ -197,16 +206,21 @@ try {
     variants: pick(['symphony-missed10', 'symphony-spurious60']),
     passes,
     symphony_vs_llmd_ttft_p99: vs('llmd'),
+    symphony_vs_conductor_ttft_p99: vs('conductor'),
     symphony_vs_infercept_ttft_p99: vs('infercept'),
     symphony_vs_recompute_ttft_p99: vs('recompute'),
     // Labelled extras: sticky routing with the KV left on the device, and pure prefix routing.
     symphony_vs_sticky_ttft_p99: vs('sticky-device'),
     symphony_vs_prefix_affinity_ttft_p99: vs('prefix-affinity'),
     per_pass: {
-      symphony_vs_llmd_ttft_p99: perPass('llmd'),
       symphony_vs_infercept_ttft_p99: perPass('infercept'),
       symphony_vs_recompute_ttft_p99: perPass('recompute'),
+      ...check.per_pass,
     },
+    noise: check.noise,
+    routing_check: check.verdict,
+    // The requests at or past each run's p99, as `why` explains them (routing reason, estimates, time on the node).
+    tails: Object.fromEntries(Object.entries(runs).map(([k, rs]) => [k, rs.map((r) => r.tail)])),
     missed10_degradation: s['symphony-missed10'] ? round(p99('symphony-missed10') / p99('symphony') - 1, 3) : null,
     spurious60_degradation: s['symphony-spurious60'] ? round(p99('symphony-spurious60') / p99('symphony') - 1, 3) : null,
     ...(s['symphony-host-only']

@@ -17,8 +17,10 @@ import {
   InferenceRequestSchema,
   ScheduleReplySchema,
   Subjects,
+  WhyReplySchema,
+  WhyRequestSchema,
 } from '@mnemo/proto';
-import { counter, freePort, round } from '@mnemo/testkit';
+import { counter, freePort, metricValue, percentile, round } from '@mnemo/testkit';
 import { launch, ready, stop } from '../lib/services.mjs';
 import { tokenStream } from '../lib/token-stream.mjs';
 
@@ -78,8 +80,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  */
 export async function runConfig(
   name,
-  { system, missed = 0, spurious = 0, nodeEnv = {} },
-  { natsUrl, sessions, costs, benchDir, users, rampMs },
+  { system, missed = 0, spurious = 0, nodeEnv = {}, schedulerEnv = {} },
+  { natsUrl, sessions, benchDir, users, rampMs, conductorThresholdPct },
 ) {
   // A fresh data directory per run: a node would otherwise replay the SSD journal an earlier pass left under its id.
   const dataDir = mkdtempSync(join(benchDir, `${name}-`));
@@ -90,13 +92,12 @@ export async function runConfig(
     METRICS_PORT: String(schedPort),
     SCHEDULER_POLICY: system.routing,
     SCHEDULER_PEER_FETCH: system.peerFetch ? 'on' : 'off',
+    // The GPU an operator configures; what moving a chunk costs each node measures of itself and reports (SCHEDULER_MEASURED_COSTS).
     SCHEDULER_PREFILL_US_PER_TOKEN: String(GPU.prefillTokenUs * DILATION),
-    // Moving a chunk as measured on this machine by the calibration (host and SSD reads, peer pulls).
-    SCHEDULER_HOST_LOAD_US_PER_CHUNK: String(Math.round(costs.hostMs * 1000)),
-    SCHEDULER_SSD_LOAD_US_PER_CHUNK: String(Math.round(costs.ssdMs * 1000)),
-    SCHEDULER_PEER_US_PER_CHUNK: String(Math.round(costs.peerMs * 1000)),
     SCHEDULER_QUEUE_MS_PER_REQUEST: String(20 * DILATION),
     SCHEDULER_MOVE_MARGIN_MS: String(20 * DILATION),
+    ...(conductorThresholdPct ? { SCHEDULER_CONDUCTOR_THRESHOLD_PCT: String(conductorThresholdPct) } : {}),
+    ...schedulerEnv,
     SCHEDULER_NODE_TIMEOUT_MS: '3000',
   });
   const nodes = [];
@@ -104,6 +105,7 @@ export async function runConfig(
     const port = await freePort();
     const nodeId = `mr-${name}-${i}`;
     nodes.push({
+      nodeId,
       port,
       child: launch('node-manager', {
         ...common,
@@ -171,8 +173,12 @@ export async function runConfig(
     };
     // Where a request's time goes on its node (from arrival there): queued, and to its first token. The client's TTFT less these is the path outside the nodes.
     const onNode = { ttftSumS: 0, ttftCount: 0, queueSumS: 0, queueCount: 0 };
+    const measuredCosts = {};
     for (const n of nodes) {
       const text = await (await fetch(`http://127.0.0.1:${n.port}/metrics`)).text();
+      measuredCosts[n.nodeId] = Object.fromEntries(
+        ['recompute', 'host', 'ssd', 'peer'].map((term) => [term, metricValue(text, 'mnemo_node_measured_cost_ms', { term }) ?? null]),
+      );
       // Every verified pull, by a restore or an advisory prefetch (prefetch bytes are a part of it).
       movedBytes += counter(text, 'mnemo_kv_peer_fetch_bytes_total');
       kv.prefetchedBytes += counter(text, 'mnemo_kv_prefetch_bytes_total');
@@ -190,7 +196,10 @@ export async function runConfig(
       onNode.queueCount += counter(text, 'mnemo_node_queue_seconds_count');
     }
     const loadAverage = { before: round(loadBefore, 1), after: round(os.loadavg()[0], 1) };
+    const tail = await explainTail(nc, tenant, results);
     return {
+      tail,
+      measuredCosts,
       results,
       wallS,
       load: [...load].map(([id, s]) => [id, s.sum / Math.max(1, s.n)]),
@@ -207,6 +216,43 @@ export async function runConfig(
     await Promise.all([...nodes.map((n) => stop(n.child)), stop(scheduler)]);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `why` for the requests at or past this run's TTFT p99, asked of the scheduler before the
+ * cluster stops: the routing reason, the chosen node's estimate against the best other, and its
+ * time on the node (arrival there to first token, as the node recorded it). Where the tail pays.
+ */
+async function explainTail(nc, tenant, results) {
+  const p99 = percentile(
+    results.map((x) => x.ttftMs),
+    99,
+  );
+  const out = [];
+  for (const x of results.filter((r) => r.ttftMs >= p99)) {
+    try {
+      const payload = encodeMessage(WhyRequestSchema, { requestId: x.requestId, tenant });
+      const reply = decodeMessage(WhyReplySchema, (await nc.request(Subjects.WHY, payload, { timeout: 5000 })).data);
+      if (reply.result.case !== 'explanation') continue;
+      const e = reply.result.value;
+      const chosen = e.candidates.find((c) => c.nodeId === e.nodeId);
+      const others = e.candidates.filter((c) => c.nodeId !== e.nodeId).map((c) => c.totalMs);
+      const [arrived, first] = [Number(e.admittedUnixMs), Number(e.firstTokenUnixMs)];
+      out.push({
+        ttft_ms: round(x.ttftMs),
+        prompt_tokens: x.promptTokens,
+        cached_tokens: x.cachedTokens,
+        reason: e.routeReason,
+        estimate_ms: round(e.estimateMs),
+        chosen_queue_ms: chosen ? round(chosen.queueMs) : null,
+        best_other_ms: others.length ? round(Math.min(...others)) : null,
+        on_node_ms: arrived > 0 && first >= arrived ? first - arrived : null,
+      });
+    } catch {
+      // A record aged out or a scheduler busy: this request goes unexplained.
+    }
+  }
+  return out;
 }
 
 /** One session: each turn's prompt is the whole history; between turns the user reads, then types (the advisory goes out when typing starts). */
@@ -275,6 +321,7 @@ export async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens)
   const { ttftMs, cachedTokens, tokens: generated } = await stream.finish();
   const totalMs = performance.now() - stream.t0;
   return {
+    requestId: request.requestId,
     ttftMs,
     tpotMs: generated.length > 1 ? (totalMs - ttftMs) / (generated.length - 1) : null,
     cachedTokens,

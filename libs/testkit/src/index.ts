@@ -32,3 +32,4 @@ export {
 } from './workloads/multiround.workload.js';
 export * from './results/targets.js';
 export * from './results/report.js';
+export * from './results/routing.check.js';

@@ -50,6 +50,17 @@ export const SERVING_SYSTEMS = {
     extra: false,
     models: 'llm-d: default prefix + queue + KV-utilization scorers over vLLM with tiered prefix caching',
   },
+  conductor: {
+    routing: 'conductor',
+    betweenTurns: 'device-cache',
+    tiers: ['host', 'ssd'],
+    peerFetch: true,
+    advisories: false,
+    extra: false,
+    models:
+      "Mooncake's Conductor (FAST'25 Algorithm 1): the lowest queue + transfer + prefill, a longer prefix pulled from its holder " +
+      'past a threshold',
+  },
   infercept: {
     routing: 'sticky',
     betweenTurns: 'offload',

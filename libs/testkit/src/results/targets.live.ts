@@ -81,6 +81,16 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
         target: { op: '>', value: 1 },
       },
       {
+        path: 'symphony_vs_conductor_ttft_p99',
+        what: "TTFT p99, Mooncake Conductor's Algorithm 1 (queue + transfer + prefill) ÷ symphony",
+        target: { op: '>', value: 1 },
+      },
+      {
+        path: 'routing_check.never_behind',
+        what: "symphony at least as good as llm-d's and conductor's at p50, mean and p99 in every pass (within the A-A spread; medians ≥ 1)",
+        target: { op: '=', value: true },
+      },
+      {
         path: 'symphony_vs_infercept_ttft_p99',
         what: 'TTFT p99, InferCept-like (offload to host between turns) ÷ symphony',
         target: { op: '>', value: 1 },
