@@ -8,5 +8,13 @@ export function hardwareLinks(hw: GpuHardware): Record<string, { dispatchMs: num
 export function gpuCluster(
   hw: GpuHardware,
   system: string,
-  o: { users: number; rampMs: number; seed: number; tenant: string; variant?: { missed?: number; spurious?: number }; untilMs?: number },
+  o: {
+    users: number;
+    rampMs: number;
+    seed: number;
+    tenant: string;
+    variant?: { missed?: number; spurious?: number };
+    untilMs?: number;
+    conductorThreshold?: number;
+  },
 ): object;

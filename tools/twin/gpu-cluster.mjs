@@ -78,7 +78,7 @@ export function routingFigures(hw, compute) {
  * scheduler, users) with the roofline compute port, device KV from the GPU's memory, the links,
  * and message hops of 0.1 ms (a datacenter RPC; the services' CPU is not modelled at this scale).
  */
-export function gpuCluster(hw, systemName, { users, rampMs, seed, tenant, variant, untilMs, client, paperBaseline }) {
+export function gpuCluster(hw, systemName, { users, rampMs, seed, tenant, variant, untilMs, client, paperBaseline, conductorThreshold }) {
   const system = SERVING_SYSTEMS[systemName];
   if (!system) throw new Error(`unknown serving system ${systemName}`);
   const compute = rooflineCompute(hw.gpu, hw.model, hw.efficiency);
@@ -102,6 +102,7 @@ export function gpuCluster(hw, systemName, { users, rampMs, seed, tenant, varian
       hostMsPerChunk: r.hostMsPerChunk,
       ssdMsPerChunk: r.ssdMsPerChunk,
       peerMsPerChunk: r.peerMsPerChunk,
+      ...(conductorThreshold !== undefined ? { conductorThreshold } : {}),
     },
     users,
     rampMs,

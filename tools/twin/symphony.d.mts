@@ -22,6 +22,14 @@ export interface SymphonyRun {
   seed: number;
   sloOverLightest: number;
   paperBaseline?: string;
+  conductorSweep?: { seed: number; users: number; thresholds: number[] };
+}
+export interface ConductorSweep {
+  seed: number;
+  users: number;
+  rows: Array<{ threshold: number; ttft_mean_ms: number | null; ttft_p99_ms: number | null }>;
+  best: number;
+  best_pct: number;
 }
 export interface SymphonyKeys {
   ttft_vs_vllm: number | null;
@@ -41,13 +49,13 @@ export function symphonyExperiment(o?: {
   hw?: object;
   progress?: (i: number, n: number, label: string) => void;
   now?: () => number;
-}): { curves: Curves; keys: SymphonyKeys; wall_s: number | null };
+}): { curves: Curves; keys: SymphonyKeys; conductor_sweep: ConductorSweep | null; wall_s: number | null };
 export function symphonyExperimentInWorkers(o?: {
   o?: SymphonyRun;
   hw?: object;
   progress?: (i: number, n: number, label: string) => void;
   workers?: number;
-}): Promise<{ curves: Curves; keys: SymphonyKeys; wall_s: number | null }>;
+}): Promise<{ curves: Curves; keys: SymphonyKeys; conductor_sweep: ConductorSweep | null; wall_s: number | null }>;
 export function symphonyKeys(curves: Record<string, Record<number, Partial<RunSummary>>>, o?: SymphonyRun): SymphonyKeys;
 export function symphonyHardware(hw?: object): object;
 export function symphonyCauses(json: { symphony: SymphonyKeys; curves: Curves; setup?: { run?: SymphonyRun } }): Record<string, string>;

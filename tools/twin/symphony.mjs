@@ -17,9 +17,9 @@ import { runPool } from './run-pool.mjs';
  */
 export const SYMPHONY_RUN = {
   users: [64, 128, 256, 512, 1024],
-  systems: ['symphony', 'recompute', 'infercept', 'llmd'],
+  systems: ['symphony', 'recompute', 'infercept', 'llmd', 'conductor'],
   /** Systems run at every user count; the others at `allSystemsUsers` only (each run costs minutes here). */
-  everyCount: ['symphony', 'recompute'],
+  everyCount: ['symphony', 'recompute', 'llmd', 'conductor'],
   allSystemsUsers: [256, 512],
   imbalanceUsers: 256,
   /** Where the InferCept and llm-d ratios and the advisory variants are read: the largest count all systems ran. */
@@ -32,6 +32,11 @@ export const SYMPHONY_RUN = {
   seed: 1,
   /** TPOT SLO: this multiple of the paper's vLLM's mean TPOT at the smallest user count (Fig. 11: "a similar TPOT"). */
   sloOverLightest: 1.5,
+  /**
+   * Conductor's transfer threshold (Algorithm 1 publishes none): swept on another seed at `sweepUsers`,
+   * the value with the lowest mean TTFT then used in every conductor run here and in the live multiround.
+   */
+  conductorSweep: { seed: 2, users: 256, thresholds: [1.25, 1.5, 2, 3, 4, 8] },
   /**
    * vLLM as the paper ran it (no prefix cache, no tiers: every turn recomputed), at every user count: the baseline
    * the paper-reproducing headlines divide by. `recompute` (vLLM with its prefix cache) is the baseline at its best.
@@ -52,10 +57,12 @@ export const SYMPHONY_PAPER = {
 
 const ratio = (a, b) => (a !== null && b !== null && b > 0 ? round(a / b, 2) : null);
 
-function plan(o) {
+function plan(o, conductorThreshold) {
   const runs = [];
   for (const u of o.users)
-    for (const s of o.systems) if (o.everyCount.includes(s) || o.allSystemsUsers.includes(u)) runs.push({ name: s, system: s, users: u });
+    for (const s of o.systems)
+      if (o.everyCount.includes(s) || o.allSystemsUsers.includes(u))
+        runs.push({ name: s, system: s, users: u, ...(s === 'conductor' ? { conductorThreshold } : {}) });
   if (o.paperBaseline) for (const u of o.users) runs.push({ name: o.paperBaseline, system: 'recompute', users: u, paperBaseline: true });
   runs.push({ name: 'symphony-missed10', system: 'symphony', users: o.variantUsers, variant: { missed: 0.1 } });
   runs.push({ name: 'symphony-spurious60', system: 'symphony', users: o.variantUsers, variant: { spurious: 0.6 } });
@@ -69,10 +76,11 @@ export function symphonyRun({ r, o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE }, _em
   const config = gpuCluster(hw, r.system, {
     users: r.users,
     rampMs: o.rampMs,
-    seed: o.seed,
+    seed: r.seed ?? o.seed,
     tenant: `sym-${r.name}`,
     variant: r.variant,
     paperBaseline: r.paperBaseline,
+    ...(r.conductorThreshold !== undefined ? { conductorThreshold: r.conductorThreshold } : {}),
   });
   const started = now();
   const summary = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
@@ -81,15 +89,45 @@ export function symphonyRun({ r, o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE }, _em
 
 /** Runs the whole experiment; `progress(i, n, label)` is told before each run. */
 export function symphonyExperiment({ o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE, progress = () => {}, now = () => performance.now() } = {}) {
-  const runs = plan(o);
-  const curves = {};
   const t0 = now();
+  const sweepRuns = conductorSweepRuns(o);
+  const sweep = pickThreshold(
+    o,
+    sweepRuns.map((r) => symphonyRun({ r, o, hw }, undefined, now)),
+  );
+  const runs = plan(o, sweep?.best);
+  const curves = {};
   runs.forEach((r, i) => {
     progress(i, runs.length, `${r.name} @ ${r.users} users`);
     (curves[r.name] ??= {})[r.users] = symphonyRun({ r, o, hw }, undefined, now);
   });
   progress(runs.length, runs.length, 'done');
-  return { curves, keys: symphonyKeys(curves, o), wall_s: round((now() - t0) / 1000, 1) };
+  return { curves, keys: symphonyKeys(curves, o), conductor_sweep: sweep, wall_s: round((now() - t0) / 1000, 1) };
+}
+
+/** The conductor runs of the threshold sweep (none when the run has no conductor or no sweep). */
+function conductorSweepRuns(o) {
+  if (!o.systems.includes('conductor') || !o.conductorSweep) return [];
+  const { seed, users, thresholds } = o.conductorSweep;
+  return thresholds.map((t) => ({ name: `conductor-sweep-${t}`, system: 'conductor', users, seed, conductorThreshold: t }));
+}
+
+/** The sweep's figures per threshold and the one with the lowest mean TTFT (null without a sweep). */
+function pickThreshold(o, summaries) {
+  if (summaries.length === 0) return null;
+  const rows = o.conductorSweep.thresholds.map((t, i) => ({
+    threshold: t,
+    ttft_mean_ms: summaries[i].ttft_mean_ms,
+    ttft_p99_ms: summaries[i].ttft_p99_ms,
+  }));
+  const best = rows.reduce((a, b) => ((b.ttft_mean_ms ?? Infinity) < (a.ttft_mean_ms ?? Infinity) ? b : a));
+  return {
+    seed: o.conductorSweep.seed,
+    users: o.conductorSweep.users,
+    rows,
+    best: best.threshold,
+    best_pct: Math.round(best.threshold * 100),
+  };
 }
 
 /**
@@ -98,8 +136,21 @@ export function symphonyExperiment({ o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE, p
  * is told as each run ends.
  */
 export async function symphonyExperimentInWorkers({ o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE, progress = () => {}, workers } = {}) {
-  const runs = plan(o);
   const t0 = performance.now();
+  const sweepRuns = conductorSweepRuns(o);
+  const sweep = pickThreshold(
+    o,
+    sweepRuns.length
+      ? await runPool({
+          module: import.meta.url,
+          fn: 'symphonyRun',
+          tasks: sweepRuns.map((r) => ({ r, o, hw })),
+          ...(workers ? { workers } : {}),
+        })
+      : [],
+  );
+  if (sweep) progress(0, 1, `conductor threshold ${sweep.best} (swept on seed ${sweep.seed})`);
+  const runs = plan(o, sweep?.best);
   const order = runs.map((_, i) => i).sort((a, b) => runs[b].users - runs[a].users || a - b);
   let done = 0;
   progress(0, runs.length, `${workers ?? 'default'} workers`);
@@ -113,7 +164,7 @@ export async function symphonyExperimentInWorkers({ o = SYMPHONY_RUN, hw = SYMPH
   });
   const curves = {};
   runs.forEach((r, i) => ((curves[r.name] ??= {})[r.users] = results[i]));
-  return { curves, keys: symphonyKeys(curves, o), wall_s: round((performance.now() - t0) / 1000, 1) };
+  return { curves, keys: symphonyKeys(curves, o), conductor_sweep: sweep, wall_s: round((performance.now() - t0) / 1000, 1) };
 }
 
 /** The experiment's keys from its curves. */
@@ -152,6 +203,8 @@ export function symphonyKeys(curves, o = SYMPHONY_RUN) {
     users_vs_vllm_at_slo_is_lower_bound: sym === top,
     ttft_vs_infercept: ratio(at('infercept', o.compareUsers, 'ttft_mean_ms'), at('symphony', o.compareUsers, 'ttft_mean_ms')),
     ttft_vs_llmd: ratio(at('llmd', o.compareUsers, 'ttft_mean_ms'), at('symphony', o.compareUsers, 'ttft_mean_ms')),
+    ttft_vs_conductor: ratio(at('conductor', o.compareUsers, 'ttft_mean_ms'), at('symphony', o.compareUsers, 'ttft_mean_ms')),
+    never_behind: neverBehind(curves, ['llmd', 'conductor'], o),
     infercept_imbalance_256: at('infercept', o.imbalanceUsers, 'imbalance_users_max_over_median'),
     infercept_imbalance_256_requests_held: at('infercept', o.imbalanceUsers, 'imbalance_max_over_median'),
     vllm_baseline: vllm0,
@@ -170,6 +223,11 @@ export function symphonyKeys(curves, o = SYMPHONY_RUN) {
       tpot_vs_best_vllm: tpotVsBest,
       ttft_vs_infercept: over('infercept', 'ttft_mean_ms'),
       ttft_vs_llmd: over('llmd', 'ttft_mean_ms'),
+      ttft_vs_conductor: over('conductor', 'ttft_mean_ms'),
+      ttft_p50_vs_llmd: over('llmd', 'ttft_p50_ms'),
+      ttft_p99_vs_llmd: over('llmd', 'ttft_p99_ms'),
+      ttft_p50_vs_conductor: over('conductor', 'ttft_p50_ms'),
+      ttft_p99_vs_conductor: over('conductor', 'ttft_p99_ms'),
     },
     imbalance_256: Object.fromEntries(o.systems.map((s) => [s, at(s, o.imbalanceUsers, 'imbalance_max_over_median')])),
     tpot_slo_ms: round(slo, 2),
@@ -179,6 +237,7 @@ export function symphonyKeys(curves, o = SYMPHONY_RUN) {
       recompute: served('recompute'),
       infercept: served('infercept'),
       llmd: served('llmd'),
+      conductor: served('conductor'),
     },
     definitions: {
       ratios: `mean of the baseline ÷ mean of symphony at the same users; ttft_vs_vllm and tpot_vs_vllm are the largest over the sweep (the paper's "up to"); ttft_vs_infercept and ttft_vs_llmd at ${o.compareUsers} users (the largest count every system ran)`,
@@ -187,6 +246,20 @@ export function symphonyKeys(curves, o = SYMPHONY_RUN) {
       degradation: `symphony's mean TPOT with the variant ÷ without, − 1, at ${o.variantUsers} users`,
     },
   };
+}
+
+/**
+ * Symphony at least as good as each of `others` at p50 and p99 at every user count both ran
+ * (false where one ran at no count, or where symphony is behind at any).
+ */
+function neverBehind(curves, others, o) {
+  return others.every((b) => {
+    const counts = o.users.filter((u) => curves.symphony?.[u] && curves[b]?.[u]);
+    return (
+      counts.length === o.users.length &&
+      counts.every((u) => ['ttft_p50_ms', 'ttft_p99_ms'].every((m) => curves.symphony[u][m] <= curves[b][u][m]))
+    );
+  });
 }
 
 /**

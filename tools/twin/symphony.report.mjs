@@ -44,9 +44,11 @@ export async function runSymphony({ o = SYMPHONY_RUN } = {}) {
       hardware: symphonyHardware(),
       workload: { ...paperWorkloadStats(paperSessions(human).base, human), think_compression: o.thinkCompression },
       systems:
-        'kv-core SERVING_SYSTEMS: symphony (routing with advisories, prefetch, peer fetch), vllm-paper (vLLM as the paper ran it: no prefix cache, every turn recomputed; the headlines divide by it), recompute (vLLM at its best: behind a least-loaded balancer with its device prefix cache, hits by chance), infercept (sticky, KV offloaded to host between turns and restored over PCIe), llmd (prefix + queue + KV-utilisation scorers)',
+        'kv-core SERVING_SYSTEMS: symphony (routing with advisories, prefetch, peer fetch), vllm-paper (vLLM as the paper ran it: no prefix cache, every turn recomputed; the headlines divide by it), recompute (vLLM at its best: behind a least-loaded balancer with its device prefix cache, hits by chance), infercept (sticky, KV offloaded to host between turns and restored over PCIe), llmd (prefix + queue + KV-utilisation scorers), conductor (Mooncake Algorithm 1: queue + transfer + prefill, the threshold from conductor_sweep)',
       measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`,
     },
+    // Conductor's threshold, swept on another seed; the best value runs in every conductor run (and the live multiround).
+    conductor_sweep: result.conductor_sweep,
     curves: result.curves,
     experiment_wall_s: result.wall_s,
     workers: poolWorkers(),

@@ -58,6 +58,14 @@ function panels(): PanelDraft[] {
         q('max by (instance) (mnemo_node_kv_usage_ratio)', 'KV use {{instance}}'),
       ],
     ),
+    timeseries(
+      'Route reasons',
+      'Why the scheduler chose each node: reservation and session_home (the session stayed), moved_queue and moved_kv ' +
+        "(it left its node for that node's queue, or for KV held elsewhere), cheapest (no home), and the baselines' reasons. " +
+        '`mnemo why <id>` shows one request’s candidates and their estimates.',
+      [q(`sum by (policy, reason) (${rate('mnemo_scheduler_route_reason_total')})`, '{{policy}} {{reason}}')],
+      { unit: 'ops', width: 24 },
+    ),
 
     row('KV tiers'),
     timeseries(

@@ -20,10 +20,12 @@ export function compareSeqs(a: SeqState, b: SeqState): number {
  *
  * Admission stops at the first waiting sequence that does not fit instead of skipping it:
  * letting smaller, later prompts overtake would starve long prompts forever.
- * If nothing decodes and nothing was admitted, the head of the queue is admitted even when
- * its prompt exceeds the token budget — otherwise a prompt longer than the budget would never
- * run — but never beyond its pool's blocks (the node refuses requests that could not fit an
- * empty pool). An iteration that preempts admits nothing (as vLLM does): the preempted, which
+ * When nothing was admitted yet, the head of the queue is admitted even when its prompt exceeds
+ * the token budget, alone, while the running sequences decode — otherwise a prompt longer than
+ * the budget would wait for the whole batch to finish, and every request behind it with it (the
+ * live multiround's p99 was that wait) — but never beyond its pool's blocks (the node refuses
+ * requests that could not fit an empty pool). Its pass delays the batch's next decode step, as a
+ * prefill-first scheduler without chunked prefill does. An iteration that preempts admits nothing (as vLLM does): the preempted, which
  * keep their place in the queue, come back before anything that arrived after them.
  */
 export function planIteration(input: IterationInput): IterationPlan {
@@ -58,8 +60,8 @@ export function planIteration(input: IterationInput): IterationPlan {
   let budget = maxPrefillTokens;
   for (const seq of preempt.length > 0 ? [] : [...input.waiting].sort(compareSeqs)) {
     if (decode.length + prefill.length >= maxBatch) break;
-    const starving = decode.length === 0 && prefill.length === 0;
-    if (seq.promptTokens > budget && !starving) break;
+    const first = prefill.length === 0;
+    if (seq.promptTokens > budget && !first) break;
     if (left && blocksOf(seq) > (left[poolOf(seq)] ?? 0)) break;
     prefill.push(seq.id);
     budget = Math.max(0, budget - seq.promptTokens);

@@ -105,9 +105,12 @@ export function planRoute(
           ),
         }
       : withPartial(routed, partial);
-  // The backlog it adds is priced with what the chosen node measured of its own prefill.
+  // The backlog it adds: what the estimate priced for having the prompt's KV there (loads, pulls, recompute), where the
+  // policy estimates; else the prompt past what the node holds, priced with what it measured of its own prefill.
   const chosen = candidates.find((n) => n.nodeId === decision.nodeId);
-  const prefillMs = routePrefillMs(request.tokens.length, decision, keys.prefixes, costsOf(chosen?.costs, s.costs));
+  const priced = decision.candidates?.find((c) => c.nodeId === decision.nodeId)?.kvMs;
+  const prefillMs =
+    priced ?? routePrefillMs(request.tokens.length, decision, keys.prefixes, costsOf(chosen?.costs, s.costs));
   return reservation ? { ...decision, reservation, prefillMs } : { ...decision, prefillMs };
 }
 

@@ -195,6 +195,16 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
         target: { op: '>', value: 1 },
       },
       {
+        path: 'symphony.ttft_vs_conductor',
+        what: "mean TTFT, Mooncake Conductor's Algorithm 1 (threshold swept on another seed) ÷ symphony, at 512 users",
+        target: { op: '>', value: 1 },
+      },
+      {
+        path: 'symphony.never_behind',
+        what: 'symphony at least as good as llm-d-style and conductor at p50 and p99 TTFT at every user count from 64 to 1,024',
+        target: { op: '=', value: true },
+      },
+      {
         path: 'symphony.infercept_imbalance_256',
         what:
           'InferCept-style users held per instance (distinct sessions served in ' +

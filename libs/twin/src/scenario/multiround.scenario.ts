@@ -30,6 +30,8 @@ export interface MultiroundSetup {
     readonly hostMsPerChunk: number;
     readonly ssdMsPerChunk: number;
     readonly peerMsPerChunk: number;
+    /** `conductor`: fetch a longer prefix past this multiple of the node's own (SCHEDULER_CONDUCTOR_THRESHOLD_PCT ÷ 100). */
+    readonly conductorThreshold?: number;
   };
   readonly users: number;
   readonly rampMs: number;
@@ -103,6 +105,7 @@ export function multiroundCluster(
         recomputeMsPerChunk: setup.compute.prefillPerTokenMs * CHUNK_TOKENS,
         loadMsPerChunk: { device: 0, host: r.hostMsPerChunk, ssd: r.ssdMsPerChunk },
         peerMsPerChunk: system.peerFetch ? r.peerMsPerChunk : Infinity,
+        ...(r.conductorThreshold !== undefined ? { conductorThreshold: r.conductorThreshold } : {}),
       },
     },
     costs: { compute: simCostCompute(setup.compute), links: measured.links, overheads: measured.overheads },
