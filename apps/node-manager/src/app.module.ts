@@ -64,7 +64,7 @@ export class AppModule {
         { provide: JsonLogger, useValue: logger },
         { provide: ServiceMetrics, useValue: metrics },
         { provide: NodeMetrics, useValue: new NodeMetrics(metrics) },
-        { provide: PassCosts, useValue: new PassCosts(metrics) },
+        { provide: PassCosts, useValue: new PassCosts(metrics, config.NODE_MAX_BATCH) },
         { provide: CLOCK, useValue: clock },
         { provide: ENGINE, useValue: engine },
         { provide: ServedTokenizers, useValue: tokenizers },

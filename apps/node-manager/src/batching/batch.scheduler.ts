@@ -433,6 +433,7 @@ export class BatchScheduler {
 
   /** The one exit of a sequence: engine release, final event (done), metrics. */
   private finish(seq: Sequence, reason: FinishReason, tokens: number[], outcome: string, error?: { code: string; message: string }): void {
+    if (seq.firstTokenMs !== undefined) this.passCosts.sequenceFinished(this.clock.monotonicMs() - seq.firstTokenMs);
     this.store.remove(seq.id);
     this.kvStore.cool?.(seq.id);
     this.ranker?.forget(seq.id);

@@ -44,6 +44,7 @@ export class PublishHeartbeatUseCase {
       hostMsPerChunk: c.loadMsPerChunk?.host,
       ssdMsPerChunk: c.loadMsPerChunk?.ssd,
       peerMsPerChunk: c.peerMsPerChunk,
+      slotMs: c.slotMs,
       passes: this.passCosts.passes,
     };
   }
@@ -70,6 +71,7 @@ export class PublishHeartbeatUseCase {
         bootId: this.lifecycle.bootId,
         ssdBackend: this.ssdBackend,
         costs: this.costs(),
+        maxBatch: this.config.NODE_MAX_BATCH,
       }),
     );
   }

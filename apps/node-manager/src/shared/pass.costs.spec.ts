@@ -24,6 +24,14 @@ describe(PassCosts.name, () => {
     expect(metricValue(page, 'mnemo_node_measured_cost_ms', { term: 'host' })).toBeUndefined();
   });
 
+  it('reports how often a full batch frees a slot, once enough sequences finished', () => {
+    const costs = new PassCosts(undefined, 16);
+    for (let i = 0; i < 7; i++) costs.sequenceFinished(800);
+    expect(costs.costs().slotMs).toBeUndefined();
+    costs.sequenceFinished(800);
+    expect(costs.costs().slotMs).toBe(50);
+  });
+
   it.each<[string, PassSeq[], number]>([
     ['an empty pass is not a measurement', [], 0],
     ['a pass of cached prompts only: nothing computed or restored is no measurement', [seq(512, 512)], 0],

@@ -1,5 +1,5 @@
 import { Gauge } from 'prom-client';
-import { DEFAULT_ROUTING_COSTS, PassCostModel, type MeasuredCosts } from '@mnemo/kv-core';
+import { BatchSlotMeter, DEFAULT_ROUTING_COSTS, PassCostModel, type MeasuredCosts } from '@mnemo/kv-core';
 import type { ServiceMetrics } from '@mnemo/service-kit';
 
 /** Where one prompt's KV came from in a prefill pass, tokens (the restore plan's sources; none restored: zeros). */
@@ -12,9 +12,12 @@ export interface PassSeq {
 /**
  * This node's costs per chunk as it measures them from its own prefill passes (kv-core
  * PassCostModel, pulled towards kv-core's defaults until passes back them), for its heartbeats:
- * the scheduler prices the node with them. Exported as `mnemo_node_measured_cost_ms{term}`.
+ * the scheduler prices the node with them; and how often its full batch frees a slot (kv-core
+ * BatchSlotMeter, from the sequences it finishes). Exported as `mnemo_node_measured_cost_ms{term}`.
  */
 export class PassCosts {
+  private readonly slots: BatchSlotMeter;
+
   private readonly model = new PassCostModel({
     prior: {
       recompute: DEFAULT_ROUTING_COSTS.recomputeMsPerChunk,
@@ -24,14 +27,15 @@ export class PassCosts {
     },
   });
 
-  constructor(metrics?: ServiceMetrics) {
+  constructor(metrics?: ServiceMetrics, maxBatch = 1) {
+    this.slots = new BatchSlotMeter(maxBatch);
     if (!metrics) return;
     const costs = () => this.costs();
     new Gauge({
       name: 'mnemo_node_measured_cost_ms',
       help:
         "This node's costs per 256-token chunk as it measured them from its prefill passes and reports to the scheduler: " +
-        'recompute, host and ssd (restore), peer (pull); absent until measured',
+        'recompute, host and ssd (restore), peer (pull), and slot (how often a full batch frees a slot); absent until measured',
       labelNames: ['term'],
       registers: [metrics.registry],
       collect() {
@@ -42,6 +46,7 @@ export class PassCosts {
           ['host', c.loadMsPerChunk?.host],
           ['ssd', c.loadMsPerChunk?.ssd],
           ['peer', c.peerMsPerChunk],
+          ['slot', c.slotMs],
         ];
         for (const [term, v] of terms) if (v !== undefined) this.set({ term }, v);
       },
@@ -66,7 +71,13 @@ export class PassCosts {
     this.model.observe({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer });
   }
 
+  /** A sequence left the batch after `residencyMs` in it (its first token to its last). */
+  sequenceFinished(residencyMs: number): void {
+    this.slots.finished(residencyMs);
+  }
+
   costs(): MeasuredCosts {
-    return this.model.costs();
+    const slotMs = this.slots.slotMs();
+    return { ...this.model.costs(), ...(slotMs !== undefined ? { slotMs } : {}) };
   }
 }

@@ -76,8 +76,8 @@ describe(RecordHeartbeatUseCase.name, () => {
     ['nothing measured yet: an empty report', { passes: 0 }, {}],
     [
       'measured figures, tiers together',
-      { recomputeMsPerChunk: 20, hostMsPerChunk: 1.5, ssdMsPerChunk: 6, peerMsPerChunk: 3, passes: 40 },
-      { recomputeMsPerChunk: 20, loadMsPerChunk: { host: 1.5, ssd: 6 }, peerMsPerChunk: 3 },
+      { recomputeMsPerChunk: 20, hostMsPerChunk: 1.5, ssdMsPerChunk: 6, peerMsPerChunk: 3, slotMs: 50, passes: 40 },
+      { recomputeMsPerChunk: 20, loadMsPerChunk: { host: 1.5, ssd: 6 }, peerMsPerChunk: 3, slotMs: 50 },
     ],
     [
       'a figure routing cannot use is left out',
@@ -90,6 +90,13 @@ describe(RecordHeartbeatUseCase.name, () => {
     expect(registry.get('n1')?.costs).toEqual(kept);
     // SCHEDULER_MEASURED_COSTS=off: routing sees no node's own figures.
     expect(registry.routable(false)[0]).not.toHaveProperty('costs');
+  });
+
+  it('keeps the batch size a node reports (0: not reported)', () => {
+    const { registry, beat } = setup();
+    beat(hb('n1', { maxBatch: 16 }));
+    beat(hb('n2'));
+    expect([registry.get('n1')?.maxBatch, registry.get('n2')?.maxBatch]).toEqual([16, undefined]);
   });
 
   it('removes a node that says goodbye (accepting = false)', () => {

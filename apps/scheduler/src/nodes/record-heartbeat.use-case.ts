@@ -63,6 +63,7 @@ export class RecordHeartbeatUseCase {
       bootId: hb.bootId,
       ssdBackend: hb.ssdBackend,
       ...(hb.costs ? { costs: measuredCosts(hb.costs) } : {}),
+      ...(hb.maxBatch > 0 ? { maxBatch: hb.maxBatch } : {}),
       lastSeenMs: this.clock.monotonicMs(),
     });
     if (isNew)
@@ -78,5 +79,6 @@ export function measuredCosts(w: MeasuredCostsWire): MeasuredCosts {
     ...(ok(w.recomputeMsPerChunk) ? { recomputeMsPerChunk: w.recomputeMsPerChunk } : {}),
     ...(Object.keys(load).length > 0 ? { loadMsPerChunk: load } : {}),
     ...(ok(w.peerMsPerChunk) ? { peerMsPerChunk: w.peerMsPerChunk } : {}),
+    ...(ok(w.slotMs) ? { slotMs: w.slotMs } : {}),
   };
 }

@@ -4,7 +4,8 @@ export { route } from './route.policies.js';
 export { estimate, estimateParts, symphony } from './symphony.policy.js';
 export { costsOf } from './node.costs.js';
 export { PassCostModel, type PrefillPass, type PassCostOptions } from './pass-cost.model.js';
-export { reservedLoad, pickLowest } from './route.load.js';
+export { reservedLoad, pickLowest, batchSlotWaitMs } from './route.load.js';
+export { BatchSlotMeter } from './batch-slot.meter.js';
 export { LLMD_DEFAULT_WEIGHTS, llmdScores, llmdQueue, pickLlmd, type LlmdScore, type LlmdWeights } from './llmd.policy.js';
 export {
   ROUTING_POLICIES,
@@ -41,6 +42,7 @@ export {
   planRoute,
   planAdvisory,
   routePrefillMs,
+  routeRestoreMs,
   type RoutingState,
   type RoutedRequest,
   type PlannedRoute,

@@ -15,6 +15,8 @@ export interface NodeLoad {
   lastSeenMs: number;
   /** What the node measured of its own costs (absent: not reported; routing uses the configured figures). */
   costs?: MeasuredCosts;
+  /** Sequences the node's batch holds at most (NODE_MAX_BATCH); absent: not reported. */
+  maxBatch?: number;
 }
 
 /**
@@ -29,4 +31,10 @@ export interface MeasuredCosts {
   readonly loadMsPerChunk?: Partial<Record<Exclude<DirectoryTier, 'device'>, number>>;
   /** Pulling one chunk from a peer, on top of the peer's tier read. */
   readonly peerMsPerChunk?: number;
+  /**
+   * How often a batch slot frees while the batch is full: a sequence's mean time in the batch ÷
+   * the batch size, ms (BatchSlotMeter). A request that finds the batch full waits about this per
+   * request ahead of it past the last slot.
+   */
+  readonly slotMs?: number;
 }

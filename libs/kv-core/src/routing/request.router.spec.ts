@@ -2,7 +2,7 @@ import { chunkKeys } from '../keys/chunk-key.hasher.js';
 import { KvDirectory } from '../directory/kv.directory.js';
 import { ReservationBook } from '../sessions/reservation.book.js';
 import { SessionTable } from '../sessions/session.table.js';
-import { planAdvisory, planRoute, routePrefillMs, type RoutingState } from './request.router.js';
+import { planAdvisory, planRoute, routePrefillMs, routeRestoreMs, type RoutingState } from './request.router.js';
 import { DEFAULT_ROUTING_COSTS, type RoutingPolicyName } from './route.types.js';
 
 const M = 'm';
@@ -63,6 +63,23 @@ describe(planRoute.name, () => {
     expect(plan.nodeId).toBe('a');
     expect(plan.reservation?.id).toBe('r1');
     expect(plan.prefillMs).toBeCloseTo(((tokens.length - 512) / 256) * DEFAULT_ROUTING_COSTS.recomputeMsPerChunk, 9);
+  });
+});
+
+describe(routeRestoreMs.name, () => {
+  it.each<[string, string[], number, number]>([
+    ['device-held chunks cost nothing to load', ['device', 'device'], 0, 0],
+    ['host and SSD chunks at their load cost', ['host', 'ssd'], 0, 2 + 6],
+    ['fetched chunks at a host read plus the pull', [], 3, 3 * (2 + 3)],
+  ])('%s', (_name, tiers, fetched, ms) => {
+    const d = {
+      nodeId: 'a',
+      reason: 'cheapest' as const,
+      kvSources: fetched ? [{ nodeId: 'b', chunkKeys: Array.from({ length: fetched }, (_, i) => `k${i}`) }] : [],
+      estimateMs: 0,
+    };
+    const costs = { ...DEFAULT_ROUTING_COSTS, loadMsPerChunk: { device: 0, host: 2, ssd: 6 }, peerMsPerChunk: 3 };
+    expect(routeRestoreMs(d, [{ nodeId: 'a', prefixChunks: tiers.length, tiers: tiers as never }], costs)).toBe(ms);
   });
 });
 

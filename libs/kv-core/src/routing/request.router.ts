@@ -105,12 +105,11 @@ export function planRoute(
           ),
         }
       : withPartial(routed, partial);
-  // The backlog it adds: what the estimate priced for having the prompt's KV there (loads, pulls, recompute), where the
-  // policy estimates; else the prompt past what the node holds, priced with what it measured of its own prefill.
+  // The backlog it adds, priced with what the chosen node measured of itself: the prompt past what it holds or
+  // is sent to fetch, plus loading what it holds in its host/SSD tiers and pulling what it fetches.
   const chosen = candidates.find((n) => n.nodeId === decision.nodeId);
-  const priced = decision.candidates?.find((c) => c.nodeId === decision.nodeId)?.kvMs;
-  const prefillMs =
-    priced ?? routePrefillMs(request.tokens.length, decision, keys.prefixes, costsOf(chosen?.costs, s.costs));
+  const c = costsOf(chosen?.costs, s.costs);
+  const prefillMs = routePrefillMs(request.tokens.length, decision, keys.prefixes, c) + routeRestoreMs(decision, keys.prefixes, c);
   return reservation ? { ...decision, reservation, prefillMs } : { ...decision, prefillMs };
 }
 
@@ -129,6 +128,16 @@ export function routePrefillMs(
   const fetched = decision.kvSources.reduce((n, src) => n + src.chunkKeys.length, 0);
   const covered = Math.min(promptTokens, (local + fetched) * CHUNK_TOKENS);
   return ((promptTokens - covered) / CHUNK_TOKENS) * costs.recomputeMsPerChunk;
+}
+
+/** Loading the chunks the chosen node holds in its host/SSD tiers and pulling those it fetches (each pull priced as from a host tier). */
+export function routeRestoreMs(decision: RouteDecision, prefixes: readonly NodePrefix[], costs: RoutingCosts): number {
+  const local = prefixes.find((p) => p.nodeId === decision.nodeId);
+  let ms = 0;
+  for (let i = 0; i < (local?.prefixChunks ?? 0); i++) ms += costs.loadMsPerChunk[local!.tiers[i]!];
+  const fetched = decision.kvSources.reduce((n, src) => n + src.chunkKeys.length, 0);
+  if (fetched > 0 && Number.isFinite(costs.peerMsPerChunk)) ms += fetched * (costs.loadMsPerChunk.host + costs.peerMsPerChunk);
+  return ms;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { MeasuredCosts } from '@mnemo/kv-core';
 // What a twin node is given: its configuration (what NODE_* sets on a live node), its costs and
 // its place in the cluster's network.
 import type { FairnessOptions } from '@mnemo/kv-core';
@@ -62,7 +63,17 @@ export interface TwinNodeNet {
   /** The request's last event leaves the node now. */
   finished(seq: TwinSeq, now: number): void;
   publishKv(nodeId: string, changes: readonly HoldingChange[], tails: readonly TwinSessionTail[]): void;
-  heartbeat(nodeId: string, load: { running: number; waiting: number; kvUsage: number }): void;
+  heartbeat(nodeId: string, load: TwinNodeLoad): void;
   /** Each engine call the node makes (tests and traces): its kind and the sequences in it. */
   onStep?(nodeId: string, kind: 'prefill' | 'resume' | 'decode', seqIds: readonly string[]): void;
+}
+
+/** A node's heartbeat: its load, and the costs it measured of itself (absent: not measured yet). */
+export interface TwinNodeLoad {
+  readonly running: number;
+  readonly waiting: number;
+  readonly kvUsage: number;
+  readonly costs?: MeasuredCosts;
+  /** The node's batch size (NODE_MAX_BATCH). */
+  readonly maxBatch?: number;
 }

@@ -13,6 +13,7 @@ import type { TwinEvent } from '../core/event.queue.js';
 import { NodeKv, type TwinPrefetch } from './node-kv.js';
 import { restorePass, type PassLoad } from './restore-pass.js';
 import { TwinDevice } from './twin-device.js';
+import { TwinPassCosts } from './twin-pass.costs.js';
 import { PeerRestore } from './twin-restores.js';
 import { TwinSeq, type TwinRequest } from './twin-seq.js';
 import { TwinTiers } from './twin-tiers.js';
@@ -40,6 +41,9 @@ export class TwinNode {
   private phase: Phase = 'turn';
   private plan?: IterationPlan;
   private fresh: TwinSeq[] = [];
+  /** What the node measures of its own costs from its prefill passes (heartbeats carry it), and when the pass began. */
+  readonly passCosts: TwinPassCosts;
+  private passStartedAt = 0;
   private recomputed: TwinSeq[] = [];
   private loads: PassLoad[] = [];
   private passOk = true;
@@ -68,6 +72,7 @@ export class TwinNode {
     private readonly net: TwinNodeNet,
   ) {
     const segBytes = (config.kvBytesPerToken / config.layers) * CHUNK_TOKENS;
+    this.passCosts = new TwinPassCosts(config.maxBatch);
     if (config.scheduling === 'priority') this.ranker = new FairPriorityRanker(config.fairness ?? DEFAULT_FAIRNESS);
     // The device and tiers report to the KV store made just after them (their listeners fire later).
     this.device = new TwinDevice(config.model, config.kvBlocks, (e) => this.kv.onChunk(e), {
@@ -128,7 +133,13 @@ export class TwinNode {
   }
 
   private beat(): void {
-    this.net.heartbeat(this.config.id, { running: this.count('running'), waiting: this.count('waiting'), kvUsage: this.device.usage() });
+    this.net.heartbeat(this.config.id, {
+      running: this.count('running'),
+      waiting: this.count('waiting'),
+      kvUsage: this.device.usage(),
+      costs: this.passCosts.costs(),
+      maxBatch: this.config.maxBatch,
+    });
   }
 
   private lastFinishBeat = -Infinity;
@@ -252,6 +263,7 @@ export class TwinNode {
 
   /** engine.prefill: device hits attached, restores planned, prompts appended, the pass priced. */
   private startPrefill(now: number): void {
+    this.passStartedAt = now;
     const fresh = this.fresh;
     const from: number[] = [];
     const hits: number[] = [];
@@ -320,6 +332,7 @@ export class TwinNode {
       // A restore failed (a peer lost the chunk): the pass keeps nothing; the requests recompute.
       this.requeue(fresh);
     } else {
+      this.passCosts.observe(fresh, this.loads, now - this.passStartedAt);
       for (const s of fresh) {
         if (this.seqs.get(s.id) !== s) continue;
         this.counters.cachedTokens += s.cachedTokens;
@@ -417,6 +430,7 @@ export class TwinNode {
   }
 
   private finish(s: TwinSeq, now: number): void {
+    if (s.firstTokenAt !== undefined) this.passCosts.finished(now - s.firstTokenAt);
     this.seqs.delete(s.id);
     this.ranker?.forget(s.id);
     this.onRemoved(now);

@@ -7,6 +7,7 @@ import { TwinNode, type TwinNodeConfig, type TwinNodeCosts, type TwinNodeNet } f
 import type { TwinRequest, TwinSeq } from '../node/twin-seq.js';
 import { PromptKeys } from '../node/prompt-keys.js';
 import type { TwinTiers } from '../node/twin-tiers.js';
+import type { TwinNodeLoad } from '../node/twin-node.config.js';
 import { TwinScheduler, type TwinDispatch, type TwinSchedulerConfig } from '../scheduler/twin.scheduler.js';
 import type { TwinSession } from '../workload/session.workload.js';
 
@@ -254,7 +255,7 @@ export class TwinCluster implements TwinNodeNet {
     );
   }
 
-  heartbeat(nodeId: string, load: { running: number; waiting: number; kvUsage: number }): void {
+  heartbeat(nodeId: string, load: TwinNodeLoad): void {
     this.events.after(
       this.nats(),
       call((now) => this.scheduler.heartbeat(nodeId, this.config.model, load, now)),

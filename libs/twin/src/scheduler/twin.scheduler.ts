@@ -17,6 +17,7 @@ import {
 } from '@mnemo/kv-core';
 import type { HoldingChange, TwinSessionTail } from '../node/node-kv.js';
 import type { TwinKvSource, TwinRequest } from '../node/twin-seq.js';
+import type { TwinNodeLoad } from '../node/twin-node.config.js';
 
 /** What SCHEDULER_* sets on a live scheduler. */
 export interface TwinSchedulerConfig {
@@ -33,6 +34,8 @@ export interface TwinSchedulerConfig {
   /** Expected holdings (SCHEDULER_EXPECTED_HOLDINGS_MAX, 0 = off) and their TTL. */
   readonly expectedMax: number;
   readonly expectedTtlMs: number;
+  /** SCHEDULER_MEASURED_COSTS: price each node with the costs it measured of itself (default true). */
+  readonly measuredCosts?: boolean;
 }
 
 export const DEFAULT_TWIN_SCHEDULER: Omit<TwinSchedulerConfig, 'policy' | 'costs'> = {
@@ -117,9 +120,21 @@ export class TwinScheduler {
   }
 
   /** A heartbeat arrived (RecordHeartbeatUseCase): the node's load as it reported it. */
-  heartbeat(nodeId: string, model: string, load: { running: number; waiting: number; kvUsage: number }, now: number): void {
+  heartbeat(nodeId: string, model: string, load: TwinNodeLoad, now: number): void {
     const isNew = !this.nodes.has(nodeId);
-    this.set({ nodeId, models: [model], running: load.running, waiting: load.waiting, kvUsage: load.kvUsage, lastSeenMs: now });
+    // SCHEDULER_MEASURED_COSTS: the node is priced with what it measured of itself unless that is off.
+    const costs = this.config.measuredCosts !== false && load.costs ? { costs: load.costs } : {};
+    const batch = load.maxBatch ? { maxBatch: load.maxBatch } : {};
+    this.set({
+      nodeId,
+      models: [model],
+      running: load.running,
+      waiting: load.waiting,
+      kvUsage: load.kvUsage,
+      lastSeenMs: now,
+      ...costs,
+      ...batch,
+    });
     if (isNew) this.sorted = [...this.nodes.values()].sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
   }
 
