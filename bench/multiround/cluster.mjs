@@ -38,7 +38,7 @@ export const GPU = { prefillTokenUs: 40, decodeStepMs: 6, decodeSeqUs: 50, decod
  * (each layer is one gRPC stream of a peer restore). On two shared cores a chunk moves through
  * host pool → gRPC → CRC → import at a few MB/s and each stream costs a round trip of ~10 ms,
  * against 100 Gb/s in the modelled cluster; at this scale the measured cost of moving a chunk is
- * near the modelled ratio to recomputing it. The calibration measures it every run.
+ * near the modelled ratio to recomputing it. Each node measures what it costs it (PassCosts) and reports it.
  */
 export const KV_LAYOUT = { layers: 8, rowElems: 4 };
 export const KV_BYTES_PER_TOKEN = KV_LAYOUT.layers * 2 * KV_LAYOUT.rowElems * 4;

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_SIM_COST } from '@mnemo/engine';
+import { DEFAULT_ROUTING_COSTS } from '@mnemo/kv-core';
 import { Distribution } from '@mnemo/twin';
 import { CLUSTER, DILATION, GPU, KV_BYTES_PER_TOKEN, KV_LAYOUT } from '../../bench/multiround/cluster.mjs';
 
@@ -57,7 +58,13 @@ export function bytesOf(s) {
  */
 export function multiroundSetup(mr, rampMs) {
   const c = { ...CLUSTER, ...(mr.cluster ?? {}) };
-  const sched = mr.kv_bytes.scheduler_costs_ms_per_chunk;
+  // Runs before nodes measured their own costs handed the scheduler the calibration's figures; since then the
+  // scheduler starts from kv-core's defaults and each node's heartbeats bring what it measured (so do the twin's nodes).
+  const sched = mr.kv_bytes?.scheduler_costs_ms_per_chunk ?? {
+    host: DEFAULT_ROUTING_COSTS.loadMsPerChunk.host,
+    ssd: DEFAULT_ROUTING_COSTS.loadMsPerChunk.ssd,
+    peer_network: DEFAULT_ROUTING_COSTS.peerMsPerChunk,
+  };
   const compute = {
     ...DEFAULT_SIM_COST,
     prefillPerTokenMs: (GPU.prefillTokenUs * DILATION) / 1000,
@@ -85,6 +92,9 @@ export function multiroundSetup(mr, rampMs) {
       hostMsPerChunk: sched.host,
       ssdMsPerChunk: sched.ssd,
       peerMsPerChunk: sched.peer_network,
+      ...(mr.cost_model?.scheduler?.conductor_threshold_pct?.pct
+        ? { conductorThreshold: mr.cost_model.scheduler.conductor_threshold_pct.pct / 100 }
+        : {}),
     },
     users: mr.env.users,
     rampMs,

@@ -149,11 +149,11 @@ export async function symphonyExperimentInWorkers({ o = SYMPHONY_RUN, hw = SYMPH
         })
       : [],
   );
-  if (sweep) progress(0, 1, `conductor threshold ${sweep.best} (swept on seed ${sweep.seed})`);
   const runs = plan(o, sweep?.best);
   const order = runs.map((_, i) => i).sort((a, b) => runs[b].users - runs[a].users || a - b);
   let done = 0;
-  progress(0, runs.length, `${workers ?? 'default'} workers`);
+  const swept = sweep ? `conductor threshold ${sweep.best} (swept on seed ${sweep.seed}), ` : '';
+  progress(0, runs.length, `${swept}${workers ?? 'default'} workers`);
   const results = await runPool({
     module: import.meta.url,
     fn: 'symphonyRun',
