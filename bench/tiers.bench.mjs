@@ -107,12 +107,12 @@ const loadAtStart = loadavg();
 try {
   const host = await openTierStore({ ...STORE, dir: join(base, 'store-mem') });
   const ssd = await openTierStore({ ...STORE, dir: join(base, 'store-ssd'), ssdPools: [join(base, 'store-ssd', 'ssd-0.pool')] });
-  // The SSD put as it was (one write-through, then one batch at a time, host replicas checksummed again): an A/B of the put.
+  // The SSD put as it was (one write-through, then one batch at a time, host replicas checksummed again, a sync whenever the queue ran dry): an A/B of the put.
   const ssdPrevious = await openTierStore({
     ...STORE,
     dir: join(base, 'store-ssd-previous'),
     ssdPools: [join(base, 'store-ssd-previous', 'ssd-0.pool')],
-    writer: { ssdBatchesInFlight: 1, recomputeSsdCrc: true, hostPartSegments: 0 },
+    writer: { ssdBatchesInFlight: 1, recomputeSsdCrc: true, hostPartSegments: 0, commitBetweenParts: true },
   });
   const files = await filePerChunk();
   const limits = await tierLimits({
@@ -300,7 +300,7 @@ try {
       reused_over_fresh: round(median(t.hostGetFreshBuffers.map((x, i) => x / t.hostGet[i])), 3),
     },
     ab_ssd_put: {
-      what: 'SSD puts in the same rounds (order alternating): now (write-through in parts whose SSD writes start as each lands, two write-behind batches in flight, SSD copies of host replicas under their recorded CRC32C) vs previous (one write-through, then one batch at a time, each host replica checksummed again on the SSD worker)',
+      what: 'SSD puts in the same rounds (order alternating): now (write-through in parts whose SSD writes start as each lands, two write-behind batches in flight, SSD copies of host replicas under their recorded CRC32C, no commit between the parts of one write-through) vs previous (one write-through, then one batch at a time, each host replica checksummed again on the SSD worker, a commit whenever the queue ran dry)',
       put_gbs: { now: g('ssdPut'), previous: g('ssdPutPrevious') },
       now_over_previous: round(median(t.ssdPutPrevious.map((x, i) => x / t.ssdPut[i])), 3),
       ratios: 'median over rounds of the per-round speed ratio',

@@ -60,6 +60,8 @@ export interface TierWriterTuning {
   readonly recomputeSsdCrc?: boolean;
   /** Segments per part of a host write-through (default HOST_PART_SEGMENTS; 0: one part). */
   readonly hostPartSegments?: number;
+  /** Commit whenever the write-behind queue runs dry, even between the parts of one write-through. */
+  readonly commitBetweenParts?: boolean;
 }
 
 /** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
@@ -101,6 +103,8 @@ const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] =>
 export class TierWriter {
   private readonly queue: SsdJob[] = [];
   private pumping?: Promise<void>;
+  /** Wakes a pump waiting for the next part of a write-through. */
+  private wakePump?: () => void;
   private readonly writes = new Set<Promise<void>>();
   private origins = 0;
   /** Set by {@link stop}: the devices are going away, nothing more is written or reported. */
@@ -316,35 +320,52 @@ export class TierWriter {
   }
 
   private pump(): void {
-    if (this.pumping) return;
+    if (this.pumping) {
+      this.wakePump?.();
+      return;
+    }
     this.pumping = (async () => {
       let sinceCommit = 0;
       const running = new Set<Promise<void>>();
-      while (this.queue.length > 0 && !this.stopped) {
+      while (!this.stopped) {
+        if (this.queue.length === 0) {
+          // A write-through still landing in parts queues its next part soon: a commit now would
+          // leave the device idle between parts while the pool and journals sync.
+          if (this.writes.size === 0 || this.tuning.commitBetweenParts) break;
+          await Promise.race([new Promise<void>((r) => (this.wakePump = r)), ...this.writes]);
+          this.wakePump = undefined;
+          continue;
+        }
         const origin = this.queue[0]!.origin;
         let n = 0;
         while (n < this.queue.length && n < SSD_BATCH_SEGMENTS && this.queue[n]!.origin === origin) n++;
         const p = this.writeBatch(this.queue.splice(0, n));
         running.add(p);
         void p.finally(() => running.delete(p));
-        if (this.queue.length === 0 || ++sinceCommit >= SSD_BATCHES_PER_COMMIT) {
+        const dry = this.queue.length === 0 && (this.writes.size === 0 || this.tuning.commitBetweenParts === true);
+        if (dry || ++sinceCommit >= SSD_BATCHES_PER_COMMIT) {
           // A commit names only what landed: the tiers record a batch's replicas once its writes finished.
           await Promise.all(running);
-          try {
-            await this.tiers.flushJournals();
-          } catch (e) {
-            // Records stay buffered and go with the next flush; a failed sync is never silent.
-            if (!this.stopped) this.onError(e, 'journal flush');
-          }
+          await this.commit();
           sinceCommit = 0;
         } else if (running.size >= (this.tuning.ssdBatchesInFlight ?? SSD_BATCHES_IN_FLIGHT)) await Promise.race(running);
       }
       await Promise.all(running);
+      if (sinceCommit > 0 && !this.stopped) await this.commit();
     })().finally(() => {
       this.pumping = undefined;
       // Jobs queued while the last batch was finishing (none are, once stopped: stop empties the queue).
       if (this.queue.length > 0 && !this.stopped) this.pump();
     });
+  }
+
+  /** Syncs the pools and journals; records stay buffered and go with the next flush when it fails, never silently. */
+  private async commit(): Promise<void> {
+    try {
+      await this.tiers.flushJournals();
+    } catch (e) {
+      if (!this.stopped) this.onError(e, 'journal flush');
+    }
   }
 
   /** One batch of the write-behind queue, per model; never rejects (a failure is reported, its jobs released). */
