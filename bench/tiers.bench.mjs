@@ -112,7 +112,7 @@ try {
     ...STORE,
     dir: join(base, 'store-ssd-previous'),
     ssdPools: [join(base, 'store-ssd-previous', 'ssd-0.pool')],
-    writer: { ssdBatchesInFlight: 1, recomputeSsdCrc: true, hostPartSegments: 0, commitBetweenParts: true },
+    writer: { ssdBatchesInFlight: 1, recomputeSsdCrc: true, hostPartSegments: 0, hostFirstPartSegments: 0, commitBetweenParts: true },
   });
   const files = await filePerChunk();
   const limits = await tierLimits({

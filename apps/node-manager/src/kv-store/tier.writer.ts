@@ -3,7 +3,7 @@ import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-c
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { PoolDevice } from './pool.devices.js';
-import { HOST_PART_SEGMENTS, splitWrites } from './write.parts.js';
+import { HOST_FIRST_PART_SEGMENTS, HOST_PART_SEGMENTS, splitWrites } from './write.parts.js';
 import { transferOperands } from './transfer.operands.js';
 
 /** A whole chunk's KV in the payload layout `[layer][K|V][256][kv_head][head_dim]` (fp32). */
@@ -60,6 +60,8 @@ export interface TierWriterTuning {
   readonly recomputeSsdCrc?: boolean;
   /** Segments per part of a host write-through (default HOST_PART_SEGMENTS; 0: one part). */
   readonly hostPartSegments?: number;
+  /** Segments of a write-through's first part (default HOST_FIRST_PART_SEGMENTS). */
+  readonly hostFirstPartSegments?: number;
   /** Commit whenever the write-behind queue runs dry, even between the parts of one write-through. */
   readonly commitBetweenParts?: boolean;
 }
@@ -203,7 +205,12 @@ export class TierWriter {
       // memory, while the copy threads work on the next (the SSD has every segment sooner).
       // (Host-only writes gain nothing from parts.)
       const toSsd = !hostOnly && this.tiers.ssd.length > 0;
-      const parts = splitWrites(writes, toSsd ? (this.tuning.hostPartSegments ?? HOST_PART_SEGMENTS) : 0, m.stride);
+      const parts = splitWrites(
+        writes,
+        toSsd ? (this.tuning.hostPartSegments ?? HOST_PART_SEGMENTS) : 0,
+        m.stride,
+        this.tuning.hostFirstPartSegments ?? HOST_FIRST_PART_SEGMENTS,
+      );
       const done = await Promise.allSettled(
         parts.map(async (part) => {
           const copied = await this.copy(m, part, (s) => ({ operand: s.payload, offset: s.byteOffset }));
