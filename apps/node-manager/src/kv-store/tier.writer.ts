@@ -3,7 +3,9 @@ import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-c
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { PoolDevice } from './pool.devices.js';
-import { HOST_FIRST_PART_SEGMENTS, HOST_PART_SEGMENTS, splitWrites } from './write.parts.js';
+import { HOST_FIRST_PART_SEGMENTS, HOST_PART_SEGMENTS, PayloadUse, splitWrites, type TierWriterTuning } from './write.parts.js';
+
+export type { TierWriterTuning } from './write.parts.js';
 import { transferOperands } from './transfer.operands.js';
 
 /** A whole chunk's KV in the payload layout `[layer][K|V][256][kv_head][head_dim]` (fp32). */
@@ -17,24 +19,6 @@ export interface ChunkPayload {
    * made straight from it finished or was dropped), so a pooled buffer can be reused.
    */
   readonly release?: () => void;
-}
-
-/** Readers of one chunk's payload: the host write, and each SSD write queued straight from it. */
-class PayloadUse {
-  private users = 1;
-  /** SSD jobs of this payload in the write-behind queue (the payload's bytes count against the bound while any is). */
-  queued = 0;
-
-  constructor(readonly chunk: ChunkPayload) {}
-
-  add(): this {
-    this.users++;
-    return this;
-  }
-
-  drop(): void {
-    if (--this.users === 0) this.chunk.release?.();
-  }
 }
 
 /** Where an SSD write reads a segment from: its pinned host replica, or the payload itself. */
@@ -51,20 +35,6 @@ interface SsdJob {
 }
 
 type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: number; readonly use: PayloadUse };
-
-/** For same-process A/Bs only (the tiers bench): the previous behaviour of the SSD write-behind. */
-export interface TierWriterTuning {
-  /** SSD batches written at once (default SSD_BATCHES_IN_FLIGHT). */
-  readonly ssdBatchesInFlight?: number;
-  /** Checksum SSD copies of host replicas again instead of taking the recorded CRC32C. */
-  readonly recomputeSsdCrc?: boolean;
-  /** Segments per part of a host write-through (default HOST_PART_SEGMENTS; 0: one part). */
-  readonly hostPartSegments?: number;
-  /** Segments of a write-through's first part (default HOST_FIRST_PART_SEGMENTS). */
-  readonly hostFirstPartSegments?: number;
-  /** Commit whenever the write-behind queue runs dry, even between the parts of one write-through. */
-  readonly commitBetweenParts?: boolean;
-}
 
 /** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
 const SSD_BATCH_SEGMENTS = 64;
