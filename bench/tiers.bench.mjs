@@ -32,7 +32,7 @@
 //   backend: `io.ssdBackend` says which I/O backend the SSD pool ran. A pread/pwrite fallback run
 //        keeps its SSD fractions out of the headline (under `pread_fallback`) and says how to get
 //        io_uring.
-// Interleaved repetitions, medians. Writes bench/results/tiers.json (figure: bench/figures/tiers.figure.mjs).
+// Interleaved repetitions (the baselines in rounds of their own after the tiers'), medians. Writes bench/results/tiers.json (figure: bench/figures/tiers.figure.mjs).
 // Run: npm run bench -- tiers [--quick] [--dir DIR] [--stripe-mbps 400,200] [--io pread]   (DIR: where the SSD pool and files go)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
@@ -199,6 +199,12 @@ try {
     if (r % 2) await ssdAbs();
     await getsByCrc(ssd.get, 'ssdGet');
     if (r % 2 === 0) await ssdAbs();
+    console.error(`[tiers] round ${r + 1}/${REPS} done`);
+  }
+  // The baselines in rounds of their own, after the tiers': a round of them reads about 1 GiB
+  // into fresh Buffers (readFile, Redis replies) that the collector frees later, inside whatever
+  // runs next; interleaved, that was the next round's host put and get.
+  for (let r = 0; r < REPS; r++) {
     t.filePut.push(await files.put());
     t.fileCold.push(await files.getCold());
     t.fileWarm.push(await files.getWarm());
@@ -216,7 +222,7 @@ try {
         for (const k of ['redisPut', 'redisGetAuto', 'redisGetPipeline']) t[k] = [];
       }
     }
-    console.error(`[tiers] round ${r + 1}/${REPS} done`);
+    console.error(`[tiers] baseline round ${r + 1}/${REPS} done`);
   }
   await host.close();
   await ssd.close();
