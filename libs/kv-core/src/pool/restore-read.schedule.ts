@@ -42,11 +42,14 @@ export const SLOW_START_GROUPS = 2;
 
 /**
  * Layers copied ahead of the one loaded: each load tops the queue up, so the copy threads find
- * the next layer queued instead of idling through a round trip through JS per layer. One: two
- * and three layers ahead measured the same as one (same-process A/B, 15 rounds of 256 MiB host
- * gets: ratios 1.02 and 1.00) and cost a payload buffer each.
+ * the next layers queued instead of idling through a round trip through JS per layer. Three: on
+ * a quiet machine one, two and three measured the same (same-process A/B, 15 rounds of 256 MiB
+ * host gets: ratios 1.02 and 1.00), but with other work on the cores the event loop is often
+ * off-CPU for longer than one layer's copy, and three layers queued kept the copy threads busy
+ * through it (256 MiB host gets faster in 9 of 13 same-process pairs at a load average of 5;
+ * SSD gets the same). Each costs a layer payload buffer.
  */
-export const COPY_AHEAD_LAYERS = 1;
+export const COPY_AHEAD_LAYERS = 3;
 
 /**
  * Which layers of a layer-wise restore are read together from SSD, how far ahead of the engine
