@@ -30,7 +30,7 @@ const VARIANTS = JSON.parse(
     'variants',
     JSON.stringify({
       ssd: { tier: 'ssd' },
-      ssd_windows: { tier: 'ssd', options: { ssdReads: 'windows' } },
+      ssd_windows: { tier: 'ssd', options: { ssdReads: 'windows', readAheadBytes: 32 * 2 ** 20 } },
       ssd_qd16: { tier: 'ssd', qd: 16 },
       host: { tier: 'mem' },
       host_fresh_buffers: { tier: 'mem', options: { reuseBuffers: false } },
