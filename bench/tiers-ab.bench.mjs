@@ -16,6 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chunkKeys } from '@mnemo/kv-core';
+import { ioInfo } from '@mnemo/native-cuda';
 import { OffloadTiers } from '../apps/node-manager/dist/kv-store/offload.tiers.js';
 import { closePoolDevices, openPoolDevices, SSD_QUEUE_DEPTH } from '../apps/node-manager/dist/kv-store/pool.devices.js';
 import { RestoreReader } from '../apps/node-manager/dist/kv-store/restore.reader.js';
@@ -29,7 +30,7 @@ const VARIANTS = JSON.parse(
     'variants',
     JSON.stringify({
       ssd: { tier: 'ssd' },
-      ssd_windows: { tier: 'ssd', options: { ssdReads: 'windows' } },
+      ssd_windows: { tier: 'ssd', options: { ssdReads: 'windows', readAheadBytes: 32 * 2 ** 20 } },
       ssd_qd16: { tier: 'ssd', qd: 16 },
       host: { tier: 'mem' },
       host_fresh_buffers: { tier: 'mem', options: { reuseBuffers: false } },
@@ -80,6 +81,8 @@ async function store(tier, qd) {
   await writer.drain();
   const m = tiers.model(MODEL);
   return {
+    /** The SSD pool's I/O backend (io_uring, or the pread fallback); undefined for the host tier. */
+    backend: tier === 'ssd' ? devices.find((d) => d.type === 'ssd')?.device.backend : undefined,
     get: async (options) => {
       if (tier === 'ssd') tiers.evict(m, 'mem', 4 * BYTES);
       const reader = new RestoreReader(tiers, m, m.table.longestPrefix(keys), 0, CHUNKS * 256, options);
@@ -113,6 +116,8 @@ try {
     for (const n of r % 2 ? [...names].reverse() : names) seconds[n].push(await VARIANTS[n].store.get(VARIANTS[n].options));
     console.error(`[tiers-ab] round ${r + 1}/${ROUNDS} done`);
   }
+  // Which backend the SSD variants ran: a pread fallback is never silent here either.
+  const ssdBackend = [...stores.entries()].find(([k]) => k.startsWith('ssd:'))?.[1].backend ?? null;
   for (const s of stores.values()) await s.close();
   const gbs = (s) => round(BYTES / s / 1e9, 3);
   const firstOfTier = new Map();
@@ -133,12 +138,17 @@ try {
   const result = {
     what: "RestoreReader gets of 8 × 32 MiB chunks, every variant once per round, order reversed every other round; first_over: median over rounds of the first variant of the tier's speed over this one's",
     rounds: ROUNDS,
+    io: { ...ioInfo(), ssdBackend },
     load_average: { start: loadAtStart.map((x) => Math.round(x * 100) / 100), end: loadavg().map((x) => Math.round(x * 100) / 100) },
     variants,
   };
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/tiers-ab.json'), JSON.stringify(result, null, 2) + '\n');
   console.log(JSON.stringify(result, null, 2));
+  if (ssdBackend && ssdBackend !== 'io_uring')
+    console.error(
+      `[tiers-ab] the SSD variants ran the ${ssdBackend} fallback, not io_uring (${ioInfo().uringReason ?? 'not compiled in'})`,
+    );
 } finally {
   rmSync(base, { recursive: true, force: true });
 }

@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chunkKeys } from '@mnemo/kv-core';
+import { allocHostBuffer, freeHostBuffer } from '@mnemo/native-cuda';
 import { OffloadTiers } from '../../apps/node-manager/dist/kv-store/offload.tiers.js';
 import { closePoolDevices, openPoolDevices } from '../../apps/node-manager/dist/kv-store/pool.devices.js';
 import { RestoreReader } from '../../apps/node-manager/dist/kv-store/restore.reader.js';
@@ -20,16 +21,25 @@ export async function timed(fn) {
 
 /**
  * One conversation of the store: its chunks, fresh keys per salt (a put never finds them stored).
+ * `buffers` (one per chunk): the payloads are written into them, as a node exports chunks into
+ * pooled host buffers (ChunkExports); without them each payload is a fresh array.
  * @param {{ model: string, geometry: { layers: number, rowElems: number }, chunks: number }} o
+ * @param {ArrayBuffer[]} [buffers]
  */
-export function conversation(o, salt) {
+export function conversation(o, salt, buffers) {
   const chunkBytes = o.geometry.layers * 2 * 256 * o.geometry.rowElems * 4;
   const keys = chunkKeys(
     o.model,
     `bench-${salt}`,
     Array.from({ length: o.chunks * 256 }, (_, i) => (i * 31 + salt) % 50_000),
   );
-  return keys.map((key, position) => ({ key, position, payload: new Float32Array(chunkBytes / 4).fill(position + salt / 1000) }));
+  return keys.map((key, position) => ({
+    key,
+    position,
+    payload: (buffers ? new Float32Array(buffers[position], 0, chunkBytes / 4) : new Float32Array(chunkBytes / 4)).fill(
+      position + salt / 1000,
+    ),
+  }));
 }
 
 /**
@@ -77,12 +87,15 @@ export async function openTierStore(o) {
     o.writer ?? {},
   );
   let stored = null;
+  // The chunks a put exports, in 2 MiB-aligned host buffers reused across puts (a node's exports
+  // go into its pooled buffers, not fresh arrays a collector later frees mid-put).
+  const payloads = Array.from({ length: o.chunks }, () => allocHostBuffer(chunkBytes));
   /**
    * Until every segment is readable from the tier, and until the journal commit that makes it
    * survive a restart; `host`: until the write-through to host memory resolved. `chunks`: made
    * beforehand (a profile keeps filling them out of its window).
    */
-  const put = async (salt, chunks = conversation(o, salt)) => {
+  const put = async (salt, chunks = conversation(o, salt, payloads)) => {
     const m = tiers.model(o.model);
     const t0 = process.hrtime.bigint();
     await writer.write(o.model, chunks);
@@ -129,6 +142,7 @@ export async function openTierStore(o) {
     await writer.drain();
     await tiers.close();
     await closePoolDevices(devices);
+    for (const b of payloads) freeHostBuffer(b);
   };
   return {
     put,

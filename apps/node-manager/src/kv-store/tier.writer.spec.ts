@@ -169,7 +169,7 @@ describe(`${TierWriter.name} SSD write-behind`, () => {
     const writer = new TierWriter(tiers, (e) => {
       throw e;
     });
-    const chunks = chunkChain(MODEL, G, 30); // 180 segments: three host parts and three SSD batches of at most 64
+    const chunks = chunkChain(MODEL, G, 30); // 180 segments: host parts of 16, 64, 64 and 36, SSD batches of at most 64
     await writer.write(MODEL, chunks);
     await writer.drain();
     // Written through in parts, each chunk is reported stored in host memory once, when whole.
@@ -199,6 +199,42 @@ describe(`${TierWriter.name} SSD write-behind`, () => {
     tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
     const replay = await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
     expect(replay.applied).toBe(chunks.length * G.layers);
+    await tiers.close();
+    await closePoolDevices(devices);
+  });
+
+  it.each([
+    ['default: one commit, once the last part is on SSD', {}, 1],
+    ['commitBetweenParts (the earlier behaviour): a commit whenever the queue ran dry', { commitBetweenParts: true }, 2],
+  ])('commits the write-behind of a write-through in parts: %s', async (_name, tuning, minCommits) => {
+    const { devices } = await openPoolDevices(smallPoolSettings(dir, { hostBytes: 4 * KiB * KiB, ssdBytes: 4 * KiB * KiB }));
+    const tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
+    await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
+    const m = tiers.model(MODEL);
+    const chunks = chunkChain(MODEL, G, 30); // 180 segments: host parts of 16, 64, 64 and 36
+    /** At each commit: how many segments SSD held. */
+    const commits: number[] = [];
+    const flush = tiers.flushJournals.bind(tiers);
+    tiers.flushJournals = () => {
+      commits.push(
+        chunks.reduce((n, c) => n + Array.from({ length: G.layers }, (_, l) => m.table.get(c.key, l, 'ssd')).filter(Boolean).length, 0),
+      );
+      return flush();
+    };
+    const writer = new TierWriter(
+      tiers,
+      (e) => {
+        throw e;
+      },
+      undefined,
+      tuning,
+    );
+    await writer.write(MODEL, chunks);
+    await writer.drain();
+    expect(commits.length).toBeGreaterThanOrEqual(minCommits);
+    // The last commit names every segment; by default it is the only one (the device never waits for a sync between parts).
+    expect(commits.at(-1)).toBe(chunks.length * G.layers);
+    if (!('commitBetweenParts' in tuning)) expect(commits).toEqual([chunks.length * G.layers]);
     await tiers.close();
     await closePoolDevices(devices);
   });

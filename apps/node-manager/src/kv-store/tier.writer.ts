@@ -3,7 +3,9 @@ import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-c
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { PoolDevice } from './pool.devices.js';
-import { HOST_PART_SEGMENTS, splitWrites } from './write.parts.js';
+import { HOST_FIRST_PART_SEGMENTS, HOST_PART_SEGMENTS, PayloadUse, splitWrites, type TierWriterTuning } from './write.parts.js';
+
+export type { TierWriterTuning } from './write.parts.js';
 import { transferOperands } from './transfer.operands.js';
 
 /** A whole chunk's KV in the payload layout `[layer][K|V][256][kv_head][head_dim]` (fp32). */
@@ -17,24 +19,6 @@ export interface ChunkPayload {
    * made straight from it finished or was dropped), so a pooled buffer can be reused.
    */
   readonly release?: () => void;
-}
-
-/** Readers of one chunk's payload: the host write, and each SSD write queued straight from it. */
-class PayloadUse {
-  private users = 1;
-  /** SSD jobs of this payload in the write-behind queue (the payload's bytes count against the bound while any is). */
-  queued = 0;
-
-  constructor(readonly chunk: ChunkPayload) {}
-
-  add(): this {
-    this.users++;
-    return this;
-  }
-
-  drop(): void {
-    if (--this.users === 0) this.chunk.release?.();
-  }
 }
 
 /** Where an SSD write reads a segment from: its pinned host replica, or the payload itself. */
@@ -51,16 +35,6 @@ interface SsdJob {
 }
 
 type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: number; readonly use: PayloadUse };
-
-/** For same-process A/Bs only (the tiers bench): the previous behaviour of the SSD write-behind. */
-export interface TierWriterTuning {
-  /** SSD batches written at once (default SSD_BATCHES_IN_FLIGHT). */
-  readonly ssdBatchesInFlight?: number;
-  /** Checksum SSD copies of host replicas again instead of taking the recorded CRC32C. */
-  readonly recomputeSsdCrc?: boolean;
-  /** Segments per part of a host write-through (default HOST_PART_SEGMENTS; 0: one part). */
-  readonly hostPartSegments?: number;
-}
 
 /** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
 const SSD_BATCH_SEGMENTS = 64;
@@ -101,6 +75,8 @@ const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] =>
 export class TierWriter {
   private readonly queue: SsdJob[] = [];
   private pumping?: Promise<void>;
+  /** Wakes a pump waiting for the next part of a write-through. */
+  private wakePump?: () => void;
   private readonly writes = new Set<Promise<void>>();
   private origins = 0;
   /** Set by {@link stop}: the devices are going away, nothing more is written or reported. */
@@ -199,7 +175,12 @@ export class TierWriter {
       // memory, while the copy threads work on the next (the SSD has every segment sooner).
       // (Host-only writes gain nothing from parts.)
       const toSsd = !hostOnly && this.tiers.ssd.length > 0;
-      const parts = splitWrites(writes, toSsd ? (this.tuning.hostPartSegments ?? HOST_PART_SEGMENTS) : 0, m.stride);
+      const parts = splitWrites(
+        writes,
+        toSsd ? (this.tuning.hostPartSegments ?? HOST_PART_SEGMENTS) : 0,
+        m.stride,
+        this.tuning.hostFirstPartSegments ?? HOST_FIRST_PART_SEGMENTS,
+      );
       const done = await Promise.allSettled(
         parts.map(async (part) => {
           const copied = await this.copy(m, part, (s) => ({ operand: s.payload, offset: s.byteOffset }));
@@ -316,35 +297,52 @@ export class TierWriter {
   }
 
   private pump(): void {
-    if (this.pumping) return;
+    if (this.pumping) {
+      this.wakePump?.();
+      return;
+    }
     this.pumping = (async () => {
       let sinceCommit = 0;
       const running = new Set<Promise<void>>();
-      while (this.queue.length > 0 && !this.stopped) {
+      while (!this.stopped) {
+        if (this.queue.length === 0) {
+          // A write-through still landing in parts queues its next part soon: a commit now would
+          // leave the device idle between parts while the pool and journals sync.
+          if (this.writes.size === 0 || this.tuning.commitBetweenParts) break;
+          await Promise.race([new Promise<void>((r) => (this.wakePump = r)), ...this.writes]);
+          this.wakePump = undefined;
+          continue;
+        }
         const origin = this.queue[0]!.origin;
         let n = 0;
         while (n < this.queue.length && n < SSD_BATCH_SEGMENTS && this.queue[n]!.origin === origin) n++;
         const p = this.writeBatch(this.queue.splice(0, n));
         running.add(p);
         void p.finally(() => running.delete(p));
-        if (this.queue.length === 0 || ++sinceCommit >= SSD_BATCHES_PER_COMMIT) {
+        const dry = this.queue.length === 0 && (this.writes.size === 0 || this.tuning.commitBetweenParts === true);
+        if (dry || ++sinceCommit >= SSD_BATCHES_PER_COMMIT) {
           // A commit names only what landed: the tiers record a batch's replicas once its writes finished.
           await Promise.all(running);
-          try {
-            await this.tiers.flushJournals();
-          } catch (e) {
-            // Records stay buffered and go with the next flush; a failed sync is never silent.
-            if (!this.stopped) this.onError(e, 'journal flush');
-          }
+          await this.commit();
           sinceCommit = 0;
         } else if (running.size >= (this.tuning.ssdBatchesInFlight ?? SSD_BATCHES_IN_FLIGHT)) await Promise.race(running);
       }
       await Promise.all(running);
+      if (sinceCommit > 0 && !this.stopped) await this.commit();
     })().finally(() => {
       this.pumping = undefined;
       // Jobs queued while the last batch was finishing (none are, once stopped: stop empties the queue).
       if (this.queue.length > 0 && !this.stopped) this.pump();
     });
+  }
+
+  /** Syncs the pools and journals; records stay buffered and go with the next flush when it fails, never silently. */
+  private async commit(): Promise<void> {
+    try {
+      await this.tiers.flushJournals();
+    } catch (e) {
+      if (!this.stopped) this.onError(e, 'journal flush');
+    }
   }
 
   /** One batch of the write-behind queue, per model; never rejects (a failure is reported, its jobs released). */

@@ -1,28 +1,37 @@
-// A host write-through cut into parts (TierWriter): each part's SSD write-behind starts as soon as
-// it lands in host memory, while the copy threads work on the next.
+// The pieces of a TierWriter write-through: its parts (each part's SSD write-behind starts as
+// soon as it lands in host memory, while the copy threads work on the next), the readers of a
+// chunk's payload, and the tuning the tiers bench's A/Bs set.
 import type { DeviceWrite } from '@mnemo/kv-core';
+import type { ChunkPayload } from './tier.writer.js';
 
 /** Segments per part of a host write-through (its SSD writes start as each part lands). */
 export const HOST_PART_SEGMENTS = 64;
 
 /**
- * A plan cut into parts of at most `max` segments per device, in plan order (layer-major), each
- * part's extents its own segments' strides; the plan whole when `max` <= 0 or an extent holds
- * more than its segments (its slack would be lost if a part failed).
+ * Segments of the first part: it lands (and its SSD writes start) after a quarter of the copy a
+ * full part takes, while the parts after it stay large (each costs a native call and a pass of
+ * bookkeeping on the event loop).
  */
-export function splitWrites<S>(writes: readonly DeviceWrite<S>[], max: number, stride: number): DeviceWrite<S>[][] {
+export const HOST_FIRST_PART_SEGMENTS = 16;
+
+/**
+ * A plan cut into parts of at most `max` segments per device (the first at most `first`), in
+ * plan order (layer-major), each part's extents its own segments' strides; the plan whole when
+ * `max` <= 0 or an extent holds more than its segments (its slack would be lost if a part failed).
+ */
+export function splitWrites<S>(writes: readonly DeviceWrite<S>[], max: number, stride: number, first = max): DeviceWrite<S>[][] {
   const exact = writes.every((w) => w.extents.reduce((n, x) => n + x.length, 0) === w.segments.length * stride);
   if (max <= 0 || !exact) return [[...writes]];
   const parts: DeviceWrite<S>[][] = [];
-  for (let from = 0; writes.some((w) => w.segments.length > from); from += max) {
+  for (let from = 0, size = Math.max(1, Math.min(first, max)); writes.some((w) => w.segments.length > from); from += size, size = max) {
     parts.push(
       writes
         .filter((w) => w.segments.length > from)
         .map((w) => {
-          const offsets = w.offsets.slice(from, from + max);
+          const offsets = w.offsets.slice(from, from + size);
           return {
             ...w,
-            segments: w.segments.slice(from, from + max),
+            segments: w.segments.slice(from, from + size),
             offsets,
             extents: offsets.map((offset) => ({ offset, length: stride })),
           };
@@ -30,4 +39,36 @@ export function splitWrites<S>(writes: readonly DeviceWrite<S>[], max: number, s
     );
   }
   return parts;
+}
+
+/** For same-process A/Bs only (the tiers bench): the previous behaviour of the SSD write-behind. */
+export interface TierWriterTuning {
+  /** SSD batches written at once (default SSD_BATCHES_IN_FLIGHT). */
+  readonly ssdBatchesInFlight?: number;
+  /** Checksum SSD copies of host replicas again instead of taking the recorded CRC32C. */
+  readonly recomputeSsdCrc?: boolean;
+  /** Segments per part of a host write-through (default HOST_PART_SEGMENTS; 0: one part). */
+  readonly hostPartSegments?: number;
+  /** Segments of a write-through's first part (default HOST_FIRST_PART_SEGMENTS). */
+  readonly hostFirstPartSegments?: number;
+  /** Commit whenever the write-behind queue runs dry, even between the parts of one write-through. */
+  readonly commitBetweenParts?: boolean;
+}
+
+/** Readers of one chunk's payload: the host write, and each SSD write queued straight from it. */
+export class PayloadUse {
+  private users = 1;
+  /** SSD jobs of this payload in the write-behind queue (the payload's bytes count against the bound while any is). */
+  queued = 0;
+
+  constructor(readonly chunk: ChunkPayload) {}
+
+  add(): this {
+    this.users++;
+    return this;
+  }
+
+  drop(): void {
+    if (--this.users === 0) this.chunk.release?.();
+  }
 }

@@ -26,9 +26,11 @@ export interface RestoreReadOptions {
  * Each layer is one transfer (its segments, many requests in the device queue); every load
  * tops the ring up to this many bytes of layers from the one loaded on, and a layer is used as
  * soon as its own reads land — no layer waits for a whole window, and the queue never drains
- * at a window boundary.
+ * at a window boundary. 64 MiB: the SSD pool's queue (64 requests of one 1 MiB segment) full,
+ * as the raw O_DIRECT limit keeps it; 32 MiB kept it half full (a 256 MiB SSD get was faster
+ * with 64 MiB in each of nine same-process pairs, by 5–35 %).
  */
-export const READ_AHEAD_BYTES = 32 * 1024 * 1024;
+export const READ_AHEAD_BYTES = 64 * 1024 * 1024;
 
 /**
  * Read groups a restore starts one at a time before it fills its read-ahead budget. Two:
@@ -40,11 +42,14 @@ export const SLOW_START_GROUPS = 2;
 
 /**
  * Layers copied ahead of the one loaded: each load tops the queue up, so the copy threads find
- * the next layer queued instead of idling through a round trip through JS per layer. One: two
- * and three layers ahead measured the same as one (same-process A/B, 15 rounds of 256 MiB host
- * gets: ratios 1.02 and 1.00) and cost a payload buffer each.
+ * the next layers queued instead of idling through a round trip through JS per layer. Three: on
+ * a quiet machine one, two and three measured the same (same-process A/B, 15 rounds of 256 MiB
+ * host gets: ratios 1.02 and 1.00), but with other work on the cores the event loop is often
+ * off-CPU for longer than one layer's copy, and three layers queued kept the copy threads busy
+ * through it (256 MiB host gets faster in 9 of 13 same-process pairs at a load average of 5;
+ * SSD gets the same). Each costs a layer payload buffer.
  */
-export const COPY_AHEAD_LAYERS = 1;
+export const COPY_AHEAD_LAYERS = 3;
 
 /**
  * Which layers of a layer-wise restore are read together from SSD, how far ahead of the engine

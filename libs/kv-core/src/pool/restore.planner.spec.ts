@@ -77,9 +77,10 @@ describe(RestoreReadSchedule.name, () => {
   const MiB = 1024 * 1024;
   it.each<[string, object, number, number, number, number]>([
     // [options, layerBytes, groupLayers, aheadGroups, copyDepth]
-    ['ring: a layer per read, the budget in flight', {}, 4 * MiB, 1, 8, 1],
-    ['ring: at least the copy depth ahead', {}, 64 * MiB, 1, 2, 1],
-    ['windows: half the budget per read, two ahead', { ssdReads: 'windows' }, 4 * MiB, 4, 2, 1],
+    ['ring: a layer per read, the budget (64 MiB) in flight', {}, 4 * MiB, 1, 16, 3],
+    ['ring: at least the copy depth ahead', {}, 128 * MiB, 1, 4, 3],
+    ['windows: half the budget per read, two ahead', { ssdReads: 'windows' }, 4 * MiB, 8, 2, 3],
+    ['a budget and copy depth of its own', { readAheadBytes: 32 * MiB, copyAheadLayers: 1 }, 4 * MiB, 1, 8, 1],
     ['no copy ahead', { copyAhead: false }, 64 * MiB, 1, 1, 0],
   ])('%s', (_name, options, layerBytes, group, ahead, depth) => {
     const sut = new RestoreReadSchedule(32, layerBytes, options);
