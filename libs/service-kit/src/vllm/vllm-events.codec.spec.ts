@@ -67,6 +67,18 @@ const VLLM_MAP_SAMPLE = blockStoredBatch(
   str('full_attention'),
 );
 
+// The BlockStored event of both map samples, decoded.
+const SAMPLE_BLOCK_STORED = {
+  type: 'BlockStored',
+  blockHashes: [15760518052499183552n],
+  parentBlockHash: null,
+  tokenIds: tokens16,
+  blockSize: 16,
+  loraId: null,
+  medium: 'GPU',
+  loraName: null,
+} as const;
+
 // The positional layout of older vLLM (array_like events: [tag, block_hashes, parent, token_ids,
 // block_size, lora_id, medium]), a BlockRemoved [tag, hashes, medium] and AllBlocksCleared [tag];
 // no data_parallel_rank (omitted at its default).
@@ -99,18 +111,7 @@ describe('vLLM KV event codec', () => {
     const batch = decodeVllmEventBatch(VLLM_MAP_SAMPLE);
     expect(batch.ts).toBe(1789095808.8378847);
     expect(batch.dataParallelRank).toBe(0);
-    expect(batch.events).toEqual([
-      {
-        type: 'BlockStored',
-        blockHashes: [15760518052499183552n],
-        parentBlockHash: null,
-        tokenIds: tokens16,
-        blockSize: 16,
-        loraId: null,
-        medium: 'GPU',
-        loraName: null,
-      },
-    ]);
+    expect(batch.events).toEqual([SAMPLE_BLOCK_STORED]);
   });
 
   it('reads the positional layout of older vLLM', () => {
@@ -135,18 +136,7 @@ describe('vLLM KV event codec', () => {
   it('writes the map layout byte for byte as msgspec does', () => {
     const ours = encodeVllmEventBatch({
       ts: 1789095808.8378847,
-      events: [
-        {
-          type: 'BlockStored',
-          blockHashes: [15760518052499183552n],
-          parentBlockHash: null,
-          tokenIds: tokens16,
-          blockSize: 16,
-          loraId: null,
-          medium: 'GPU',
-          loraName: null,
-        },
-      ],
+      events: [SAMPLE_BLOCK_STORED],
       dataParallelRank: 0,
     });
     const expected = blockStoredBatch('88');
