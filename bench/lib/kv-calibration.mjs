@@ -6,10 +6,9 @@
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
-import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
 import { freePort, median } from '@mnemo/testkit';
 import { launch, ready, stop } from './services.mjs';
-import { inferOnNode } from './node-infer.mjs';
+import { grpcAddresses, inferOnNode } from './node-infer.mjs';
 
 const TENANT = 'calibrate';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);
@@ -56,12 +55,10 @@ export async function calibrateKvMoves({ natsUrl, model, nodeEnv, dataDir, chunk
   const nc = await connect({ servers: natsUrl });
   try {
     await Promise.all(nodes.map((n) => ready(n.port)));
-    const addresses = new Map();
-    for await (const m of nc.subscribe(Subjects.HEARTBEAT)) {
-      const hb = decodeMessage(HeartbeatSchema, m.data);
-      addresses.set(hb.nodeId, hb.grpcAddress);
-      if (nodes.every((n) => addresses.has(n.nodeId))) break;
-    }
+    const addresses = await grpcAddresses(
+      nc,
+      nodes.map((n) => n.nodeId),
+    );
     const [a, b] = nodes.map((n) => n.nodeId);
     await infer(nc, model, b, text(length, 999)); // warm-up: first gRPC connection, JIT
     const peer = [];

@@ -10,10 +10,9 @@
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys, CHUNK_TOKENS } from '@mnemo/kv-core';
-import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
 import { freePort, quantile } from '@mnemo/testkit';
 import { launch, ready, stop } from '../../bench/lib/services.mjs';
-import { inferOnNode } from '../../bench/lib/node-infer.mjs';
+import { grpcAddresses, inferOnNode } from '../../bench/lib/node-infer.mjs';
 
 const TENANT = 'twin-calibrate';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);
@@ -53,12 +52,10 @@ export async function measurePeerPulls({ natsUrl, model, nodeEnv, dataDir, sizes
   const nc = await connect({ servers: natsUrl });
   try {
     await Promise.all(nodes.map((n) => ready(n.port)));
-    const addresses = new Map();
-    for await (const m of nc.subscribe(Subjects.HEARTBEAT)) {
-      const hb = decodeMessage(HeartbeatSchema, m.data);
-      addresses.set(hb.nodeId, hb.grpcAddress);
-      if (nodes.every((n) => addresses.has(n.nodeId))) break;
-    }
+    const addresses = await grpcAddresses(
+      nc,
+      nodes.map((n) => n.nodeId),
+    );
     const [a, b] = nodes.map((n) => n.nodeId);
     const infer = (nodeId, tokens, kvSources = []) =>
       inferOnNode(nc, nodeId, { model, tenant: TENANT, tokens, maxTokens: 1, kvSources, idPrefix: 'twin-calibration' });
