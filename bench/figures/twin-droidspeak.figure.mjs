@@ -66,27 +66,19 @@ function ttftPanel(r) {
 function throughputBars(r) {
   const k = r.droidspeak;
   const rows = [];
-  for (const [floor, v] of Object.entries(k.by_floor))
-    rows.push({
-      floor: `${floor.replace('pct', '%')} floor`,
-      series: 'Mnemo (SLO less the wait)',
-      value: v.throughput_vs_full_prefill_at_slo,
-      label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
-    });
-  for (const [floor, v] of Object.entries(k.by_floor_cheapest))
-    rows.push({
-      floor: `${floor.replace('pct', '%')} floor`,
-      series: 'cheapest within floor',
-      value: v.throughput_vs_full_prefill_at_slo,
-      label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
-    });
-  for (const [floor, v] of Object.entries(k.by_floor_fixed_budget))
-    rows.push({
-      floor: `${floor.replace('pct', '%')} floor`,
-      series: 'wait not charged (budget = SLO)',
-      value: v.throughput_vs_full_prefill_at_slo,
-      label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
-    });
+  const series = [
+    [k.by_floor, 'Mnemo (SLO less the wait)'],
+    [k.by_floor_cheapest, 'cheapest within floor'],
+    [k.by_floor_fixed_budget, 'wait not charged (budget = SLO)'],
+  ];
+  for (const [byFloor, name] of series)
+    for (const [floor, v] of Object.entries(byFloor))
+      rows.push({
+        floor: `${floor.replace('pct', '%')} floor`,
+        series: name,
+        value: v.throughput_vs_full_prefill_at_slo,
+        label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
+      });
   rows.push({
     floor: 'full reuse',
     series: 'cheapest within floor',
