@@ -3,7 +3,7 @@
 // the SLO) drawn as rings on the SLO line; throughput at the SLO ÷ full prefill for each quality
 // floor with the quality loss it cost; and Fig. 16's fetch share of prefill against context length,
 // the paper's 11% drawn as a rule.
-import { figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
+import { contextAxis, figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
 
 const pct = (f) => `${Math.round(f * 1000) / 10}%`;
 
@@ -117,13 +117,7 @@ function fetchPanel(r) {
           share: row.fetch_share,
         });
   }
-  const x = {
-    field: 'tokens',
-    type: 'quantitative',
-    scale: { type: 'log', base: 2 },
-    title: 'context (tokens)',
-    axis: { values: r.setup.contexts },
-  };
+  const x = contextAxis(r.setup.contexts);
   const y = { field: 'share', type: 'quantitative', title: 'KV + E cache fetch ÷ prefill', axis: { format: '%' } };
   return {
     width: 300,
