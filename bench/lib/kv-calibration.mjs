@@ -8,7 +8,8 @@ import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
 import { freePort, median } from '@mnemo/testkit';
 import { launch, ready, stop } from './services.mjs';
-import { grpcAddresses, inferOnNode } from './node-infer.mjs';
+import { grpcAddresses } from './node-addresses.mjs';
+import { inferOnNode } from './node-infer.mjs';
 
 const TENANT = 'calibrate';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);
@@ -55,11 +56,9 @@ export async function calibrateKvMoves({ natsUrl, model, nodeEnv, dataDir, chunk
   const nc = await connect({ servers: natsUrl });
   try {
     await Promise.all(nodes.map((n) => ready(n.port)));
-    const addresses = await grpcAddresses(
-      nc,
-      nodes.map((n) => n.nodeId),
-    );
-    const [a, b] = nodes.map((n) => n.nodeId);
+    const ids = nodes.map((n) => n.nodeId);
+    const addresses = await grpcAddresses(nc, ids);
+    const [a, b] = ids;
     await infer(nc, model, b, text(length, 999)); // warm-up: first gRPC connection, JIT
     const peer = [];
     const host = [];

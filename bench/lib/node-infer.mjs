@@ -1,15 +1,7 @@
 // One greedy request sent straight to a node (NATS nodeInfer, no scheduler), as the cluster
 // benchmarks time a node's own path: admitted or an error, then time to first token at the client.
 import { chunkKeys } from '@mnemo/kv-core';
-import {
-  decodeMessage,
-  encodeMessage,
-  HeartbeatSchema,
-  InferenceRequestSchema,
-  nodeInferSubject,
-  ScheduleReplySchema,
-  Subjects,
-} from '@mnemo/proto';
+import { decodeMessage, encodeMessage, InferenceRequestSchema, nodeInferSubject, ScheduleReplySchema } from '@mnemo/proto';
 import { tokenStream } from './token-stream.mjs';
 
 export async function inferOnNode(nc, nodeId, { model, tenant, tokens, maxTokens, kvSources = [], idPrefix = 'bench' }) {
@@ -31,15 +23,4 @@ export async function inferOnNode(nc, nodeId, { model, tenant, tokens, maxTokens
   );
   if (reply.result.case !== 'nodeId') throw new Error(`${idPrefix} request not admitted: ${JSON.stringify(reply.result.value)}`);
   return stream.finish();
-}
-
-/** Each node's gRPC address (for kvSources), from the heartbeats: resolves once every one of `nodeIds` has sent one. */
-export async function grpcAddresses(nc, nodeIds) {
-  const addresses = new Map();
-  for await (const m of nc.subscribe(Subjects.HEARTBEAT)) {
-    const hb = decodeMessage(HeartbeatSchema, m.data);
-    addresses.set(hb.nodeId, hb.grpcAddress);
-    if (nodeIds.every((id) => addresses.has(id))) break;
-  }
-  return addresses;
 }

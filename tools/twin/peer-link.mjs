@@ -12,7 +12,8 @@ import { connect } from '@nats-io/transport-node';
 import { chunkKeys, CHUNK_TOKENS } from '@mnemo/kv-core';
 import { freePort, quantile } from '@mnemo/testkit';
 import { launch, ready, stop } from '../../bench/lib/services.mjs';
-import { grpcAddresses, inferOnNode } from '../../bench/lib/node-infer.mjs';
+import { grpcAddresses } from '../../bench/lib/node-addresses.mjs';
+import { inferOnNode } from '../../bench/lib/node-infer.mjs';
 
 const TENANT = 'twin-calibrate';
 const text = (n, salt) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 977 + 3) % 250);
@@ -52,11 +53,9 @@ export async function measurePeerPulls({ natsUrl, model, nodeEnv, dataDir, sizes
   const nc = await connect({ servers: natsUrl });
   try {
     await Promise.all(nodes.map((n) => ready(n.port)));
-    const addresses = await grpcAddresses(
-      nc,
-      nodes.map((n) => n.nodeId),
-    );
-    const [a, b] = nodes.map((n) => n.nodeId);
+    const ids = nodes.map((n) => n.nodeId);
+    const addresses = await grpcAddresses(nc, ids);
+    const [a, b] = ids;
     const infer = (nodeId, tokens, kvSources = []) =>
       inferOnNode(nc, nodeId, { model, tenant: TENANT, tokens, maxTokens: 1, kvSources, idPrefix: 'twin-calibration' });
     const pull = (held, tokens = held) =>
