@@ -3,11 +3,10 @@
 // host pool, each as the extra time to first token of a prefill on a node whose compute costs
 // nothing, over a baseline prompt of the same length that restores nothing. The multiround
 // benchmark hands these measured figures to the scheduler's cost model.
-import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
-import { freePort, median } from '@mnemo/testkit';
-import { launch, ready, stop } from './services.mjs';
+import { median } from '@mnemo/testkit';
+import { launchSimNodes, ready, stop } from './services.mjs';
 import { grpcAddresses } from './node-addresses.mjs';
 import { inferOnNode } from './node-infer.mjs';
 
@@ -31,28 +30,10 @@ export async function calibrateKvMoves({ natsUrl, model, nodeEnv, dataDir, chunk
     NODE_SIM_DECODE_SEQ_US: '0',
     NODE_SIM_DECODE_KCONTEXT_US: '0',
   };
-  const nodes = [];
-  for (const [id, blocks] of [
-    ['a', '2048'],
-    ['b', bBlocks],
-  ]) {
-    const port = await freePort();
-    const nodeId = `calibrate-${id}`;
-    const env = {
-      ...nodeEnv,
-      ...zeroCost,
-      NATS_URL: natsUrl,
-      LOG_LEVEL: 'error',
-      METRICS_HOST: '127.0.0.1',
-      METRICS_PORT: String(port),
-      NODE_ID: nodeId,
-      NODE_ENGINE: 'sim',
-      NODE_MODELS: model,
-      NODE_KV_BLOCKS: blocks,
-      NODE_DATA_DIR: join(dataDir, nodeId),
-    };
-    nodes.push({ nodeId, port, child: launch('node-manager', env) });
-  }
+  const nodes = await launchSimNodes({ natsUrl, dataDir, model, env: { ...nodeEnv, ...zeroCost } }, [
+    { nodeId: 'calibrate-a', blocks: '2048' },
+    { nodeId: 'calibrate-b', blocks: bBlocks },
+  ]);
   const nc = await connect({ servers: natsUrl });
   try {
     await Promise.all(nodes.map((n) => ready(n.port)));

@@ -71,3 +71,28 @@ export async function withSchedulerAndNode({ natsUrl, dataPrefix, nodeEnv }, use
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Sim node-managers on `natsUrl`, one per `{ nodeId, blocks }` (device KV blocks), their data under
+ * `dataDir`; `env`: what they share beyond NATS, logging, metrics and identity. Not awaited ready.
+ */
+export async function launchSimNodes({ natsUrl, dataDir, model, env = {} }, specs) {
+  const nodes = [];
+  for (const { nodeId, blocks } of specs) {
+    const port = await freePort();
+    const child = launch('node-manager', {
+      ...env,
+      NATS_URL: natsUrl,
+      LOG_LEVEL: 'error',
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: String(port),
+      NODE_ID: nodeId,
+      NODE_ENGINE: 'sim',
+      NODE_MODELS: model,
+      NODE_KV_BLOCKS: String(blocks),
+      NODE_DATA_DIR: join(dataDir, nodeId),
+    });
+    nodes.push({ nodeId, port, child });
+  }
+  return nodes;
+}
