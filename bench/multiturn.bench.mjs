@@ -15,15 +15,14 @@
 // is long-tailed because sessions are: it grows turn by turn. TTFT is measured at the client:
 // request sent → first token.
 // Writes bench/results/multiturn.json (figure: bench/figures/multiturn.figure.mjs). Run: npm run bench -- multiturn [--quick] [--cold (adds mnemo with NODE_KV_WARM=off)]
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os, { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { clamp, counter, freePort, histogramQuantile, lognormal, percentile, rng, round, scrapeMetrics, startNats } from '@mnemo/testkit';
-import { launch, ready, stop } from './lib/services.mjs';
+import { clamp, counter, histogramQuantile, lognormal, percentile, rng, round, scrapeMetrics, startNats } from '@mnemo/testkit';
+import { withSchedulerAndNode } from './lib/services.mjs';
 import { tokenStream } from './lib/token-stream.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -85,25 +84,15 @@ function workload(seed) {
 
 // ---- one configuration -----------------------------------------------------------------------
 async function runConfig(name, nodeEnv, natsUrl, sessions) {
-  const dataDir = mkdtempSync(join(tmpdir(), `mnemo-multiturn-${name}-`));
-  const schedPort = await freePort();
-  const nodePort = await freePort();
-  const common = { NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
-  const scheduler = launch('scheduler', { ...common, METRICS_PORT: String(schedPort) });
-  const node = launch('node-manager', {
-    ...common,
-    METRICS_PORT: String(nodePort),
+  const nodeEnvOf = (dataDir) => ({
     NODE_ID: `bench-${name}`,
     NODE_ENGINE: 'reference',
     NODE_MODELS: MODEL,
     NODE_MAX_BATCH: '8',
-    NODE_DATA_DIR: dataDir,
     NODE_KV_SSD_POOLS: `${join(dataDir, 'ssd-0.pool')}=1GiB`,
     ...nodeEnv,
   });
-  const nc = await connect({ servers: natsUrl });
-  try {
-    await Promise.all([ready(schedPort), ready(nodePort)]);
+  return withSchedulerAndNode({ natsUrl, dataPrefix: `mnemo-multiturn-${name}-`, nodeEnv: nodeEnvOf }, async ({ nc, nodePort }) => {
     await warmup(nc);
     const results = [];
     let next = 0;
@@ -119,12 +108,7 @@ async function runConfig(name, nodeEnv, natsUrl, sessions) {
     const wallS = (performance.now() - t0) / 1000;
     const metrics = await scrapeMetrics(nodePort);
     return { results, wallS, metrics };
-  } finally {
-    await nc.close();
-    await stop(node);
-    await stop(scheduler);
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 async function warmup(nc) {

@@ -24,18 +24,19 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HostBacking, ReferenceEngine, argmax, elasticSpec, syntheticWeightsFor } from '@mnemo/engine';
-import { CHUNK_TOKENS, ElasticCacheCoordinator, blockElements, layerPieces, layerStreamLimit, streamedContextPlan } from '@mnemo/kv-core';
+import { HostBacking, elasticSpec, syntheticWeightsFor } from '@mnemo/engine';
+import { ElasticCacheCoordinator, blockElements, layerStreamLimit, streamedContextPlan } from '@mnemo/kv-core';
 import { createKernelBackend } from '@mnemo/native-cuda';
 import { PAPER_SETTINGS, percentile, round, startNats, UTILIZATION, workerShares } from '@mnemo/testkit';
 import { servingMaxContext } from './lib/serving-max-context.mjs';
+import { masterMultiTurn, multiTurnStats } from './lib/swiftcache.multiturn.mjs';
+import { masterTurns, workerDecode } from './lib/swiftcache.interference.mjs';
 import {
   activationPeak,
   lendingNode as lendingNodeOf,
   maxContext as maxContextOf,
   residentRunner as residentRunnerOf,
   streamRunner as streamRunnerOf,
-  toks,
 } from './lib/swiftcache.runners.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -192,125 +193,31 @@ try {
 console.log('max context (serving path)', serving);
 
 // ---- 2 + 3. master TTFT and worker TPOT ---------------------------------------------------------
-/** Rounds of worker requests (prefill, then WORKER_DECODE timed decode steps) until `more()` says stop. */
-async function workerDecode(workers, more) {
-  const tpot = [];
-  for (let round = 0; round === 0 || more(round); round++) {
-    for (const w of workers) {
-      w.last = [];
-      for (let s = 0; s < WORKER_SEQS; s++) {
-        w.rt.cache.open(`w${s}`);
-        w.last.push(argmax((await w.rt.step([{ seqId: `w${s}`, tokens: toks(WORKER_PROMPT, s + 3 + round) }]))[0].logits));
-      }
-    }
-    for (let i = 0; i < WORKER_DECODE; i++) {
-      for (const w of workers) {
-        const t0 = performance.now();
-        const out = await w.rt.step(w.last.map((tok, s) => ({ seqId: `w${s}`, tokens: [tok] })));
-        tpot.push(performance.now() - t0);
-        w.last = out.map((o) => argmax(o.logits));
-      }
-      await new Promise((r) => setImmediate(r));
-    }
-    for (const w of workers) for (let s = 0; s < WORKER_SEQS; s++) w.rt.cache.release(`w${s}`);
-  }
-  return tpot;
-}
-
-async function masterTurns(lsc, n) {
-  const ttft = [];
-  const histories = Array.from({ length: n }, (_, i) =>
-    Math.min(plan.contextBlocks * 16 - TURN_TOKENS - 16, 128 + ((i * 97) % (plan.contextBlocks * 16 - 128 - TURN_TOKENS - 16))),
-  );
-  for (let i = 0; i < n; i++) {
-    const id = `t${i}`;
-    lsc.open(id);
-    const h = toks(histories[i], i);
-    for (let at = 0; at < h.length; at += CHUNK) await lsc.step(id, h.slice(at, at + CHUNK));
-    const t0 = performance.now();
-    await lsc.step(id, toks(TURN_TOKENS, 100 + i));
-    ttft.push(performance.now() - t0);
-    lsc.release(id);
-  }
-  return { ttft, histories };
-}
-
+const workerLoad = { seqs: WORKER_SEQS, prompt: WORKER_PROMPT, decode: WORKER_DECODE };
+const mtSetup = {
+  backend,
+  weights: W,
+  master: MASTER,
+  workers: WORKERS,
+  deviceBytes: MT_UNITS * unitElems * specs.length * 4,
+  workerTokens: WORKER_SEQS * (WORKER_PROMPT + WORKER_DECODE),
+  sessions: MT_SESSIONS,
+  turns: MT_TURNS,
+  firstTokens: MT_FIRST,
+  userTokens: MT_USER,
+  replyTokens: MT_REPLY,
+};
 async function scenario(name, lentBackings, host) {
   const r = streamRunner(plan, lentBackings, host);
   const stall0 = r.lsc.stats.stallMs;
   let done = false;
-  const master = masterTurns(r.lsc, TTFT_REQUESTS).finally(() => (done = true));
-  const [m, tpot] = await Promise.all([master, workerDecode(node.workers, () => !done)]);
+  const master = masterTurns(r.lsc, TTFT_REQUESTS, { contextBlocks: plan.contextBlocks, turnTokens: TURN_TOKENS, chunk: CHUNK }).finally(
+    () => (done = true),
+  );
+  const [m, tpot] = await Promise.all([master, workerDecode(node.workers, () => !done, workerLoad)]);
   const out = { name, ttft_ms: m.ttft, tpot_ms: tpot, stall_ms: r.lsc.stats.stallMs - stall0, histories: m.histories };
   r.free();
   return out;
-}
-
-/**
- * Interleaved multi-turn sessions of the master through ReferenceEngine.prefill/decode, its
- * complete chunks written through to a host tier after every turn and restored layer by layer
- * when the device prefix cache lost them. TTFT = the prefill (first token) of turns ≥ 2.
- */
-async function multiTurn(lend) {
-  const engine = await ReferenceEngine.create({
-    models: [MASTER, ...WORKERS],
-    backend: backend,
-    kvBlocks: { deviceBytes: MT_UNITS * unitElems * specs.length * 4 },
-  });
-  if (lend) {
-    const c = new ElasticCacheCoordinator(engine.elasticMembers(), 60_000, 'cache');
-    for (const w of WORKERS) c.observe(w, 0, WORKER_SEQS * (WORKER_PROMPT + WORKER_DECODE));
-    c.observe(MASTER, 0, 1 << 20);
-    c.tick(1);
-    c.checkInvariant();
-  }
-  const cfg = W[MASTER].config;
-  const g = { layers: cfg.layers, rowElems: cfg.kvHeads * cfg.headDim };
-  const host = Array.from({ length: MT_SESSIONS }, () => []);
-  const history = Array.from({ length: MT_SESSIONS }, (_, s) => toks(MT_FIRST, 50 + s));
-  const rows = [];
-  const GREEDY = { temperature: 0, topP: 1, seed: 0 };
-  for (let turn = 0; turn < MT_TURNS; turn++) {
-    for (let s = 0; s < MT_SESSIONS; s++) {
-      const tokens = turn === 0 ? history[s] : [...history[s], ...toks(MT_USER, 200 + turn * 10 + s)];
-      const chunks = host[s];
-      const restore = (hit) => {
-        const until = Math.min(chunks.length * CHUNK_TOKENS, tokens.length - 1);
-        if (until <= hit) return undefined;
-        return {
-          until,
-          async load(layer) {
-            const out = new Float32Array(2 * (until - hit) * g.rowElems);
-            for (const p of layerPieces(g, layer, hit, until)) out.set(chunks[p.chunk].subarray(p.src, p.src + p.len), p.dst);
-            return out;
-          },
-        };
-      };
-      const seqId = `mt-${s}-${turn}`;
-      const t0 = performance.now();
-      const [first] = await engine.prefill([{ seqId, model: MASTER, tokens, sampling: GREEDY, cacheSalt: `s${s}`, restore }]);
-      const ttft = performance.now() - t0;
-      const reply = [first.token];
-      for (let i = 1; i < MT_REPLY; i++) reply.push((await engine.decode([seqId]))[0].token);
-      if (turn > 0)
-        rows.push({
-          session: s,
-          turn,
-          prompt: tokens.length,
-          cached: first.cachedTokens,
-          restored: first.restoredTokens,
-          ttft_ms: round(ttft),
-        });
-      // Write-through of complete chunks: the host tier holds every turn's history.
-      const kvLen = tokens.length + MT_REPLY - 1;
-      for (let c = chunks.length; (c + 1) * CHUNK_TOKENS <= kvLen; c++) chunks.push(engine.exportChunk(seqId, c));
-      history[s] = [...tokens, ...reply];
-      engine.release(seqId);
-    }
-  }
-  const capacity = engine.kvBudget(MASTER).capacity;
-  await engine.close();
-  return { rows, capacity };
 }
 
 // On a shared, loaded machine, noise comes in bursts: alternate the configurations and pool.
@@ -318,25 +225,14 @@ const REPS = quick ? 1 : 2;
 const pool = (runs) => ({ rows: runs.flatMap((r) => r.rows), capacity: runs[0].capacity });
 const mtRuns = { off: [], on: [] };
 for (let r = 0; r < REPS; r++) {
-  mtRuns.off.push(await multiTurn(false));
-  mtRuns.on.push(await multiTurn(true));
+  mtRuns.off.push(await masterMultiTurn(mtSetup, false));
+  mtRuns.on.push(await masterMultiTurn(mtSetup, true));
 }
 const mtOffload = pool(mtRuns.off);
 const mtSwift = pool(mtRuns.on);
 console.log('multi-turn master blocks', { offload: mtOffload.capacity, swift: mtSwift.capacity });
-const mtStats = (r) => {
-  const t = r.rows.map((x) => x.ttft_ms);
-  return {
-    master_blocks: r.capacity,
-    ttft_p50_ms: round(percentile(t, 50)),
-    ttft_p99_ms: round(percentile(t, 99)),
-    device_hit_tokens: r.rows.reduce((a, x) => a + x.cached - x.restored, 0),
-    restored_tokens: r.rows.reduce((a, x) => a + x.restored, 0),
-    turns: r.rows,
-  };
-};
 
-const alone = await workerDecode(node.workers, (round) => round < ALONE_ROUNDS);
+const alone = await workerDecode(node.workers, (round) => round < ALONE_ROUNDS, workerLoad);
 const hostBlocks = plan.contextBlocks;
 const runs = { host: [], lent: [] };
 for (let r = 0; r < REPS + 1; r++) {
@@ -412,8 +308,8 @@ const result = {
     user_tokens: MT_USER,
     reply_tokens: MT_REPLY,
     budget_bytes: MT_UNITS * unitElems * specs.length * 4,
-    offload: mtStats(mtOffload),
-    swiftcache: mtStats(mtSwift),
+    offload: multiTurnStats(mtOffload),
+    swiftcache: multiTurnStats(mtSwift),
   },
   master_ttft_p99_offload_over_swiftcache: round(
     percentile(

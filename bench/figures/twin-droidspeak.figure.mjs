@@ -3,7 +3,7 @@
 // the SLO) drawn as rings on the SLO line; throughput at the SLO ÷ full prefill for each quality
 // floor with the quality loss it cost; and Fig. 16's fetch share of prefill against context length,
 // the paper's 11% drawn as a rule.
-import { figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
+import { contextAxis, figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
 
 const pct = (f) => `${Math.round(f * 1000) / 10}%`;
 
@@ -66,27 +66,19 @@ function ttftPanel(r) {
 function throughputBars(r) {
   const k = r.droidspeak;
   const rows = [];
-  for (const [floor, v] of Object.entries(k.by_floor))
-    rows.push({
-      floor: `${floor.replace('pct', '%')} floor`,
-      series: 'Mnemo (SLO less the wait)',
-      value: v.throughput_vs_full_prefill_at_slo,
-      label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
-    });
-  for (const [floor, v] of Object.entries(k.by_floor_cheapest))
-    rows.push({
-      floor: `${floor.replace('pct', '%')} floor`,
-      series: 'cheapest within floor',
-      value: v.throughput_vs_full_prefill_at_slo,
-      label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
-    });
-  for (const [floor, v] of Object.entries(k.by_floor_fixed_budget))
-    rows.push({
-      floor: `${floor.replace('pct', '%')} floor`,
-      series: 'wait not charged (budget = SLO)',
-      value: v.throughput_vs_full_prefill_at_slo,
-      label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
-    });
+  const series = [
+    [k.by_floor, 'Mnemo (SLO less the wait)'],
+    [k.by_floor_cheapest, 'cheapest within floor'],
+    [k.by_floor_fixed_budget, 'wait not charged (budget = SLO)'],
+  ];
+  for (const [byFloor, name] of series)
+    for (const [floor, v] of Object.entries(byFloor))
+      rows.push({
+        floor: `${floor.replace('pct', '%')} floor`,
+        series: name,
+        value: v.throughput_vs_full_prefill_at_slo,
+        label: `${v.throughput_vs_full_prefill_at_slo}× · ${pct(v.quality_loss)}`,
+      });
   rows.push({
     floor: 'full reuse',
     series: 'cheapest within floor',
@@ -125,13 +117,7 @@ function fetchPanel(r) {
           share: row.fetch_share,
         });
   }
-  const x = {
-    field: 'tokens',
-    type: 'quantitative',
-    scale: { type: 'log', base: 2 },
-    title: 'context (tokens)',
-    axis: { values: r.setup.contexts },
-  };
+  const x = contextAxis(r.setup.contexts);
   const y = { field: 'share', type: 'quantitative', title: 'KV + E cache fetch ÷ prefill', axis: { format: '%' } };
   return {
     width: 300,

@@ -2,7 +2,7 @@
 // (log–log; a zero has no point), the paper's published LLaMA-3.1-8B points at 128K drawn over them as rings (§V-B text:
 // pooling's 5.6 s and 0.6 s and each baseline's ratio to it), and the 128K ablation beside the
 // paper's ratios (§V-C).
-import { figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
+import { contextAxis, figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
 
 const CONFIGS = ['lmcache', 'lmcache-lp', 'lmcache-lp-async', 'pool', 'orchestrator-only', 'passthrough-only'];
 
@@ -14,13 +14,7 @@ function lines(r, metric, paperKey, title) {
   );
   const top = r.setup.contexts[r.setup.contexts.length - 1];
   const paper = Object.entries(r.paper[paperKey]).map(([config, value]) => ({ tokens: top, value, label: `paper ${config}` }));
-  const x = {
-    field: 'tokens',
-    type: 'quantitative',
-    scale: { type: 'log', base: 2 },
-    title: 'context (tokens)',
-    axis: { values: r.setup.contexts },
-  };
+  const x = contextAxis(r.setup.contexts);
   const y = { field: 'value', type: 'quantitative', scale: { type: 'log' }, title };
   return {
     width: 320,

@@ -2,14 +2,10 @@
 // scheduler and a node-manager as child processes, requests sent to the scheduler over NATS
 // (SCHEDULE) like the gateway sends them. Each limit is run: it completes, one block more is
 // refused at admission (or, had admission taken it, would not complete before its deadline).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { counter, freePort, scrapeMetrics } from '@mnemo/testkit';
-import { launch, ready, stop } from './services.mjs';
+import { counter, scrapeMetrics } from '@mnemo/testkit';
+import { withSchedulerAndNode } from './services.mjs';
 import { tokenStream } from './token-stream.mjs';
 
 /** One request of `blocks` context blocks (prompt blocks·16 − decode, then `decode` tokens). */
@@ -49,25 +45,15 @@ async function attempt(nc, model, blocks, decode, deadlineMs) {
  * `model` that completes: from `guess` down until one completes, then up while the next does.
  */
 export async function servingMaxContext({ natsUrl, name, model, nodeEnv, guess, decode = 8, deadlineMs = 120_000, metrics = [] }) {
-  const dataDir = mkdtempSync(join(tmpdir(), `mnemo-swiftcache-${name}-`));
-  const schedPort = await freePort();
-  const nodePort = await freePort();
-  const common = { NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
-  const scheduler = launch('scheduler', { ...common, METRICS_PORT: String(schedPort) });
-  const node = launch('node-manager', {
-    ...common,
-    METRICS_PORT: String(nodePort),
+  const nodeEnvOf = () => ({
     NODE_ID: `swift-${name}`,
     NODE_ENGINE: 'reference',
-    NODE_DATA_DIR: dataDir,
     NODE_KV_STORE: 'off',
     NODE_HEARTBEAT_MS: '200',
     ...nodeEnv,
   });
-  const nc = await connect({ servers: natsUrl });
-  const tries = [];
-  try {
-    await Promise.all([ready(schedPort), ready(nodePort)]);
+  return withSchedulerAndNode({ natsUrl, dataPrefix: `mnemo-swiftcache-${name}-`, nodeEnv: nodeEnvOf }, async ({ nc, nodePort }) => {
+    const tries = [];
     // The scheduler routes only to nodes it has heard from.
     await new Promise((r) => setTimeout(r, 1000));
     const run = async (b) => {
@@ -92,10 +78,5 @@ export async function servingMaxContext({ natsUrl, name, model, nodeEnv, guess, 
       refusal: tries.find((t) => t.blocks === b + 1)?.why,
       metrics: picked,
     };
-  } finally {
-    await nc.close();
-    await stop(node);
-    await stop(scheduler);
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }

@@ -13,7 +13,7 @@ import {
   type ForgetRequest,
   type PrefetchRequest,
 } from '@mnemo/proto';
-import { Cluster, natsUrl, scrape, waitFor } from './cluster.js';
+import { Cluster, gatewayCluster, natsUrl, scrape, waitFor } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
 const KEY = 'sk-adv-a';
@@ -197,23 +197,14 @@ describe('advisories and sessions', () => {
 });
 
 describe('advisory expiry', () => {
-  let cluster: Cluster;
-  let base: string;
-  beforeAll(async () => {
-    cluster = await Cluster.start({
-      nodes: 1,
-      gateway: true,
-      schedulerEnv: { SCHEDULER_ADVISORY_TTL_MS: '300' },
-      nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL },
-    });
-    base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
-  });
-  afterAll(async () => {
-    await cluster?.stop();
+  const gw = gatewayCluster({
+    nodes: 1,
+    schedulerEnv: { SCHEDULER_ADVISORY_TTL_MS: '300' },
+    nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL },
   });
 
   it('an expired advisory id gets a 404 that says it expired', async () => {
-    const a = client(base, 'unused');
+    const a = client(gw.base, 'unused');
     expect((await a.complete('s')).status).toBe(200);
     const { advisory_id: id, expires_at: expires } = (await a.call('POST', '/v1/advisories', { session_id: 's', model: MODEL })).json as {
       advisory_id: string;

@@ -42,6 +42,43 @@ export interface ClusterOptions {
   natsUrl?: string;
 }
 
+/**
+ * A cluster with a gateway for the enclosing describe block: started before its tests and stopped
+ * after them. Read `cluster` and `base` (the gateway's URL) inside tests and hooks, not while
+ * the block is being declared.
+ */
+export function gatewayCluster(options: Omit<ClusterOptions, 'gateway'>): { readonly cluster: Cluster; readonly base: string } {
+  let cluster: Cluster | undefined;
+  beforeAll(async () => {
+    cluster = await Cluster.start({ ...options, gateway: true });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  return {
+    get cluster() {
+      return cluster!;
+    },
+    get base() {
+      return `http://127.0.0.1:${cluster!.gateway!.httpPort}`;
+    },
+  };
+}
+
+/**
+ * A sim node that carries real KV bytes (`layers` x `row` floats per token, NODE_SIM_KV_BYTES), 256
+ * device blocks and a 64 MiB host pool: what the peer-restore specs give every node.
+ */
+export function simKvNodeEnv(model: string, layers: number, row: number): Env {
+  return {
+    NODE_ENGINE: 'sim',
+    NODE_MODELS: model,
+    NODE_KV_BLOCKS: '256',
+    NODE_SIM_KV_BYTES: `${layers}x${row}`,
+    NODE_KV_HOST_POOL: '64MiB',
+  };
+}
+
 /** Fast liveness for tests: nodes beat every 100 ms and are dropped after 1 s of silence. */
 export const TEST_HEARTBEAT_MS = 100;
 export const TEST_NODE_TIMEOUT_MS = 1000;

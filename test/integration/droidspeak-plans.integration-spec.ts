@@ -1,17 +1,10 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import {
-  decodeMessage,
-  encodeMessage,
-  PlanReplySchema,
-  PlanRequestSchema,
-  RegisterModelPairRequestSchema,
-  RegisterModelRequestSchema,
-  Subjects,
-} from '@mnemo/proto';
+import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, Subjects } from '@mnemo/proto';
 import { choosePlan } from '@mnemo/kv-core';
 import { systemClock } from '@mnemo/service-kit';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import { ReusePlanCache } from '../../apps/node-manager/src/droidspeak/reuse-plan.cache.js';
+import { registerPair } from './profiler-job.js';
 
 const BASE = 'mnemo-tiny';
 const DERIVED = 'mnemo-tiny-ft';
@@ -53,11 +46,7 @@ describe('DroidSpeak plan service', () => {
   beforeAll(async () => {
     profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
     nc = await connect({ servers: process.env.NATS_URL! });
-    const reg = (init: Record<string, unknown>) =>
-      nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
-    await reg({ id: BASE, architecture: 'mnemo-llama', numLayers: 4 });
-    await reg({ id: DERIVED, architecture: 'mnemo-llama', numLayers: 4, baseModelId: BASE });
-    await nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base: BASE, derived: DERIVED }));
+    await registerPair(nc, BASE, DERIVED, 4);
     sut = new ReusePlanCache(nc, systemClock, { requestTimeoutMs: 10_000, missTtlMs: 60_000 });
     sut.start();
   });

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { encodeMessage, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
 import { startGateway, type GatewayHandle } from '../../apps/gateway/src/app.js';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+import { registerPair } from './profiler-job.js';
 
 const BASE = 'mnemo-tiny';
 const DERIVED = 'mnemo-tiny-ft';
@@ -26,11 +26,7 @@ describe('gateway /v1/profiler', () => {
       GATEWAY_PROFILER_URL: `http://127.0.0.1:${profiler.httpPort}`,
     });
     nc = await connect({ servers: process.env.NATS_URL! });
-    const reg = (init: Record<string, unknown>) =>
-      nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
-    await reg({ id: BASE, architecture: 'mnemo-llama', numLayers: 4 });
-    await reg({ id: DERIVED, architecture: 'mnemo-llama', numLayers: 4, baseModelId: BASE });
-    await nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base: BASE, derived: DERIVED }));
+    await registerPair(nc, BASE, DERIVED, 4);
   });
   afterAll(async () => {
     await nc?.drain();

@@ -7,7 +7,7 @@ import { Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc
 import { chunkKeys } from '@mnemo/kv-core';
 import { loadGrpcServices } from '@mnemo/proto';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
-import { Cluster, scrape } from './cluster.js';
+import { simKvNodeEnv, Cluster, scrape } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
@@ -35,11 +35,7 @@ describe('a peer that hangs mid-fetch', () => {
     cluster = await Cluster.start({
       nodes: 2,
       nodeEnv: {
-        NODE_ENGINE: 'sim',
-        NODE_MODELS: MODEL,
-        NODE_KV_BLOCKS: '256',
-        NODE_SIM_KV_BYTES: '8x16',
-        NODE_KV_HOST_POOL: '64MiB',
+        ...simKvNodeEnv(MODEL, 8, 16),
         NODE_PEER_TIMEOUT_MS: String(PEER_TIMEOUT_MS),
         NODE_PEER_DEADLINE_BASE_MS: '500',
       },

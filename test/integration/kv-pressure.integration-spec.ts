@@ -2,7 +2,7 @@
 // small for the concurrent load, every request that fits the cache alone completes — with the
 // answer it gets alone (greedy, reference engine) — because the node preempts and recomputes;
 // a request that could never fit gets a clear 400 before it is admitted.
-import { Cluster, scrape } from './cluster.js';
+import { gatewayCluster, scrape } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
 
@@ -27,43 +27,34 @@ async function complete(
 const promptOf = (i: number) => Array.from({ length: 40 }, (_, j) => (j * 31 + i * 17 + 1) % 250);
 
 describe('a full KV pool under concurrent load', () => {
-  let cluster: Cluster;
-  let base: string;
-  beforeAll(async () => {
-    // 8 blocks = 128 tokens; each request below needs 5 blocks alone, four at once need 20.
-    cluster = await Cluster.start({
-      nodes: 1,
-      gateway: true,
-      nodeEnv: {
-        NODE_ENGINE: 'reference',
-        NODE_REFERENCE_BACKEND: 'cpu',
-        NODE_KV_BLOCKS: '8',
-        NODE_MODELS: MODEL,
-        NODE_MAX_BATCH: '4',
-        NODE_KV_LAYER_STREAM: 'off',
-      },
-    });
-    base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
-  });
-  afterAll(async () => {
-    await cluster?.stop();
+  // 8 blocks = 128 tokens; each request below needs 5 blocks alone, four at once need 20.
+  const gw = gatewayCluster({
+    nodes: 1,
+    nodeEnv: {
+      NODE_ENGINE: 'reference',
+      NODE_REFERENCE_BACKEND: 'cpu',
+      NODE_KV_BLOCKS: '8',
+      NODE_MODELS: MODEL,
+      NODE_MAX_BATCH: '4',
+      NODE_KV_LAYER_STREAM: 'off',
+    },
   });
 
   it('completes every request that fits alone, with the answer it gets alone', async () => {
     const alone: TextBody[] = [];
-    for (let i = 0; i < 4; i++) alone.push((await complete(base, promptOf(i), 40)).body);
-    const preemptionsBefore = (await scrape(cluster.nodes[0]!.metricsPort, 'mnemo_node_preemptions_total')) ?? 0;
-    const together = await Promise.all([0, 1, 2, 3].map((i) => complete(base, promptOf(i), 40)));
+    for (let i = 0; i < 4; i++) alone.push((await complete(gw.base, promptOf(i), 40)).body);
+    const preemptionsBefore = (await scrape(gw.cluster.nodes[0]!.metricsPort, 'mnemo_node_preemptions_total')) ?? 0;
+    const together = await Promise.all([0, 1, 2, 3].map((i) => complete(gw.base, promptOf(i), 40)));
     for (let i = 0; i < 4; i++) {
       expect(together[i]!.status).toBe(200);
       expect(together[i]!.body.choices).toEqual(alone[i]!.choices);
       expect(together[i]!.body.usage.completion_tokens).toBe(alone[i]!.usage.completion_tokens);
     }
-    expect((await scrape(cluster.nodes[0]!.metricsPort, 'mnemo_node_preemptions_total')) ?? 0).toBeGreaterThan(preemptionsBefore);
+    expect((await scrape(gw.cluster.nodes[0]!.metricsPort, 'mnemo_node_preemptions_total')) ?? 0).toBeGreaterThan(preemptionsBefore);
   });
 
   it('refuses a request that could never fit the device cache with a clear 400', async () => {
-    const { status, body } = await complete(base, promptOf(9), 100);
+    const { status, body } = await complete(gw.base, promptOf(9), 100);
     expect(status).toBe(400);
     expect(body.error?.code).toBe('context_length_exceeded');
     expect(body.error?.message).toMatch(/KV blocks/);

@@ -3,7 +3,7 @@
 // its device prefix cache (usage.prompt_tokens_details.cached_tokens) — with the same answer as a
 // fresh computation on the reference engine.
 import { applyChatTemplate, ByteTokenizer, ReferenceEngine } from '@mnemo/engine';
-import { Cluster } from './cluster.js';
+import { gatewayCluster } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
 const tok = new ByteTokenizer();
@@ -31,23 +31,14 @@ const wholeBlocks = (tokens: number) => Math.floor(tokens / 16) * 16;
 
 describe('multi-turn conversations hit the device prefix cache', () => {
   describe('through the chat template (sim engine: printable replies that re-tokenize exactly)', () => {
-    let cluster: Cluster;
-    let base: string;
-    beforeAll(async () => {
-      cluster = await Cluster.start({
-        nodes: 1,
-        gateway: true,
-        nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL },
-      });
-      base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
-    });
-    afterAll(async () => {
-      await cluster?.stop();
+    const gw = gatewayCluster({
+      nodes: 1,
+      nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL },
     });
 
     it('turn 2 starts with turn 1’s prompt and reply token ids, and that prefix comes from cache', async () => {
       const turn1 = [{ role: 'user' as const, content: 'Tell me where a conversation keeps its KV cache between turns.' }];
-      const r1 = await post<ChatBody>(base, '/v1/chat/completions', { model: MODEL, messages: turn1, max_tokens: 40, temperature: 0 });
+      const r1 = await post<ChatBody>(gw.base, '/v1/chat/completions', { model: MODEL, messages: turn1, max_tokens: 40, temperature: 0 });
       expect(r1.usage.prompt_tokens_details.cached_tokens).toBe(0);
       const reply = r1.choices[0]!.message.content;
       const p1 = applyChatTemplate(tok, turn1);
@@ -59,7 +50,7 @@ describe('multi-turn conversations hit the device prefix cache', () => {
       // The property the cache relies on, tested exactly:
       expect(p2.slice(0, p1.length + replyIds.length)).toEqual([...p1, ...replyIds]);
 
-      const r2 = await post<ChatBody>(base, '/v1/chat/completions', { model: MODEL, messages: turn2, max_tokens: 8, temperature: 0 });
+      const r2 = await post<ChatBody>(gw.base, '/v1/chat/completions', { model: MODEL, messages: turn2, max_tokens: 8, temperature: 0 });
       expect(r2.usage.prompt_tokens).toBe(p2.length);
       // The node kept prompt + every generated token but the last (never written to KV) in whole blocks.
       const held = p1.length + r1.usage.completion_tokens - 1;
@@ -69,26 +60,17 @@ describe('multi-turn conversations hit the device prefix cache', () => {
   });
 
   describe('on the reference engine', () => {
-    let cluster: Cluster;
-    let base: string;
-    beforeAll(async () => {
-      cluster = await Cluster.start({
-        nodes: 1,
-        gateway: true,
-        nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: MODEL },
-      });
-      base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
-    });
-    afterAll(async () => {
-      await cluster?.stop();
+    const gw = gatewayCluster({
+      nodes: 1,
+      nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: MODEL },
     });
 
     it('a prompt extending an earlier one is served from cache with the answer a fresh computation gives', async () => {
       const history = Array.from({ length: 70 }, (_, i) => (i * 29 + 3) % 250);
       const extended = [...history, ...Array.from({ length: 30 }, (_, i) => (i * 13 + 7) % 250)];
-      const first = await post<TextBody>(base, '/v1/completions', { model: MODEL, prompt: history, max_tokens: 4, temperature: 0 });
+      const first = await post<TextBody>(gw.base, '/v1/completions', { model: MODEL, prompt: history, max_tokens: 4, temperature: 0 });
       expect(first.usage.prompt_tokens_details.cached_tokens).toBe(0);
-      const second = await post<TextBody>(base, '/v1/completions', { model: MODEL, prompt: extended, max_tokens: 6, temperature: 0 });
+      const second = await post<TextBody>(gw.base, '/v1/completions', { model: MODEL, prompt: extended, max_tokens: 6, temperature: 0 });
       expect(second.usage.prompt_tokens_details.cached_tokens).toBe(wholeBlocks(history.length));
 
       const engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 64 });

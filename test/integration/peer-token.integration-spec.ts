@@ -5,7 +5,7 @@ import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
 import { ConfigError } from '@mnemo/service-kit';
 import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { ChunkPeerClient } from '../../apps/node-manager/src/peers/chunk-peer.client.js';
-import { Cluster, natsUrl, scrape } from './cluster.js';
+import { simKvNodeEnv, Cluster, natsUrl, scrape } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
@@ -23,14 +23,7 @@ describe('node ↔ node gRPC with a shared token', () => {
   beforeAll(async () => {
     cluster = await Cluster.start({
       nodes: 2,
-      nodeEnv: {
-        NODE_ENGINE: 'sim',
-        NODE_MODELS: MODEL,
-        NODE_KV_BLOCKS: '256',
-        NODE_SIM_KV_BYTES: `${LAYERS}x${ROW}`,
-        NODE_KV_HOST_POOL: '64MiB',
-        NODE_PEER_TOKEN: TOKEN,
-      },
+      nodeEnv: { ...simKvNodeEnv(MODEL, LAYERS, ROW), NODE_PEER_TOKEN: TOKEN },
     });
     [a, b] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle];
   });

@@ -3,6 +3,15 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { encodeMessage, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
 
+/** Registers `base`, `derived` (its fine-tune, both `layers` deep) and the pair with the profiler over NATS. */
+export async function registerPair(nc: NatsConnection, base: string, derived: string, layers: number): Promise<void> {
+  const reg = (init: Record<string, unknown>) =>
+    nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
+  await reg({ id: base, architecture: 'mnemo-llama', numLayers: layers });
+  await reg({ id: derived, architecture: 'mnemo-llama', numLayers: layers, baseModelId: base });
+  await nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));
+}
+
 export async function profilePair(
   nc: NatsConnection,
   profilerHttpPort: number,
@@ -10,11 +19,7 @@ export async function profilePair(
   derived: string,
   layers: number,
 ): Promise<void> {
-  const reg = (init: Record<string, unknown>) =>
-    nc.request(Subjects.PROFILER_MODELS_REGISTER, encodeMessage(RegisterModelRequestSchema, init));
-  await reg({ id: base, architecture: 'mnemo-llama', numLayers: layers });
-  await reg({ id: derived, architecture: 'mnemo-llama', numLayers: layers, baseModelId: base });
-  await nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));
+  await registerPair(nc, base, derived, layers);
   const api = `http://127.0.0.1:${profilerHttpPort}`;
   const res = await fetch(`${api}/v1/profiler/jobs`, {
     method: 'POST',

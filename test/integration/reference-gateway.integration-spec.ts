@@ -2,35 +2,25 @@
 // (gateway → scheduler → node-manager) is served by the reference engine, and the text the
 // client sees is exactly what the engine computes for the templated prompt.
 import { applyChatTemplate, ByteTokenizer, ReferenceEngine } from '@mnemo/engine';
-import { Cluster } from './cluster.js';
+import { gatewayCluster } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
 
 describe('chat completion served by the reference engine', () => {
-  let cluster: Cluster;
-  let base: string;
-
-  beforeAll(async () => {
-    cluster = await Cluster.start({
-      nodes: 1,
-      gateway: true,
-      nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: MODEL },
-    });
-    base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
-  });
-  afterAll(async () => {
-    await cluster?.stop();
+  const gw = gatewayCluster({
+    nodes: 1,
+    nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: MODEL },
   });
 
   it('lists the model as served by the reference engine', async () => {
-    const res = await fetch(`${base}/v1/models`);
+    const res = await fetch(`${gw.base}/v1/models`);
     const body = (await res.json()) as { data: Array<{ id: string; engine: string }> };
     expect(body.data).toEqual(expect.arrayContaining([expect.objectContaining({ id: MODEL, engine: 'reference' })]));
   });
 
   it('returns the engine’s own greedy continuation of the templated prompt', async () => {
     const messages = [{ role: 'user' as const, content: 'Where does the KV cache live?' }];
-    const res = await fetch(`${base}/v1/chat/completions`, {
+    const res = await fetch(`${gw.base}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: MODEL, messages, max_tokens: 8, temperature: 0 }),

@@ -3,7 +3,7 @@
 // and peer paths a reference node uses; the sim checks every restored layer against its tokens.
 import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
-import { Cluster, scrape } from './cluster.js';
+import { simKvNodeEnv, Cluster, scrape } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
@@ -21,13 +21,7 @@ describe('sim nodes with KV bytes: a session moves and its prefix is fetched fro
   beforeAll(async () => {
     cluster = await Cluster.start({
       nodes: 3,
-      nodeEnv: {
-        NODE_ENGINE: 'sim',
-        NODE_MODELS: MODEL,
-        NODE_KV_BLOCKS: '256',
-        NODE_SIM_KV_BYTES: `${LAYERS}x${ROW}`,
-        NODE_KV_HOST_POOL: '64MiB',
-      },
+      nodeEnv: simKvNodeEnv(MODEL, LAYERS, ROW),
     });
     [a, b, c] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle, NodeManagerHandle];
   });

@@ -2,28 +2,21 @@
 // whichever replica the queue group hands the lookup to (routing records are shared, newest
 // attempt wins); an unknown id is a prompt 404, not a fan-out wait; lookups are rate-limited per
 // tenant; every malformed id, whatever its shape, is the one documented 400.
-import { Cluster, scrape } from './cluster.js';
+import { gatewayCluster, scrape } from './cluster.js';
 
 const KEYS = { alice: 'key-alice', mallory: 'key-mallory' };
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('why across scheduler replicas', () => {
-  let cluster: Cluster;
-  let base = '';
-  beforeAll(async () => {
-    cluster = await Cluster.start({
-      schedulers: 2,
-      nodes: 1,
-      gateway: true,
-      gatewayEnv: { MNEMO_API_KEYS: `${KEYS.alice},${KEYS.mallory}`, GATEWAY_WHY_RATE: '1', GATEWAY_WHY_BURST: '60' },
-    });
-    base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
+  const gw = gatewayCluster({
+    schedulers: 2,
+    nodes: 1,
+    gatewayEnv: { MNEMO_API_KEYS: `${KEYS.alice},${KEYS.mallory}`, GATEWAY_WHY_RATE: '1', GATEWAY_WHY_BURST: '60' },
   });
-  afterAll(async () => cluster?.stop());
 
   const complete = async (i: number): Promise<string> => {
     const prompt = Array.from({ length: 300 }, (_, t) => 1 + ((i * 37 + t * 11) % 250));
-    const r = await fetch(`${base}/v1/completions`, {
+    const r = await fetch(`${gw.base}/v1/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${KEYS.alice}` },
       body: JSON.stringify({ model: 'mnemo-tiny', prompt, max_tokens: 1, temperature: 0 }),
@@ -32,7 +25,7 @@ describe('why across scheduler replicas', () => {
     return ((await r.json()) as Json).id as string;
   };
   const why = async (key: string, id: string) => {
-    const r = await fetch(`${base}/v1/requests/${id}/kv`, { headers: { authorization: `Bearer ${key}` } });
+    const r = await fetch(`${gw.base}/v1/requests/${id}/kv`, { headers: { authorization: `Bearer ${key}` } });
     return { status: r.status, body: (await r.json()) as Json };
   };
   const admitted = async (port: number) => (await scrape(port, 'mnemo_scheduler_dispatches_total{outcome="admitted"}')) ?? 0;
@@ -40,9 +33,9 @@ describe('why across scheduler replicas', () => {
   it('gives one answer per id whichever replica routed it or answers', async () => {
     const ids: string[] = [];
     // The queue group spreads SCHEDULE over both replicas: go on until each has routed some.
-    for (let i = 0; i < 40 && (ids.length < 6 || (await admitted(cluster.schedulers[1]!.metricsPort)) === 0); i++)
+    for (let i = 0; i < 40 && (ids.length < 6 || (await admitted(gw.cluster.schedulers[1]!.metricsPort)) === 0); i++)
       ids.push(await complete(i));
-    const [a, b] = [await admitted(cluster.schedulers[0]!.metricsPort), await admitted(cluster.schedulers[1]!.metricsPort)];
+    const [a, b] = [await admitted(gw.cluster.schedulers[0]!.metricsPort), await admitted(gw.cluster.schedulers[1]!.metricsPort)];
     expect(a).toBeGreaterThan(0);
     expect(b).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, 300)); // records cross between replicas
@@ -51,7 +44,7 @@ describe('why across scheduler replicas', () => {
       for (let k = 0; k < 4; k++) answers.push(await why(KEYS.alice, id));
       expect(answers.map((x) => x.status)).toEqual([200, 200, 200, 200]);
       for (const x of answers.slice(1)) expect(x.body).toEqual(answers[0]!.body);
-      expect(answers[0]!.body.node_id).toBe(cluster.nodes[0]!.nodeId);
+      expect(answers[0]!.body.node_id).toBe(gw.cluster.nodes[0]!.nodeId);
     }
     // Another tenant's id is the same 404 as an unknown one, from any replica.
     expect((await why(KEYS.mallory, ids[0]!)).status).toBe(404);

@@ -1,29 +1,22 @@
 // `why` end to end: GET /v1/requests/{id}/kv explains a device hit, a chunk evicted by the
 // device cache's LRU (with when), and a miss caused by tenant isolation — told only to an admin.
 // One sim node with a small device prefix cache, so what is kept and evicted is deterministic.
-import { Cluster } from './cluster.js';
+import { gatewayCluster } from './cluster.js';
 
 const KEYS = { alice: 'key-alice', bob: 'key-bob', admin: 'key-admin' };
 const tokens = (n: number, seed: number) => Array.from({ length: n }, (_, i) => 1 + ((seed * 31 + i * 17) % 250));
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('why a prompt hit or missed (GET /v1/requests/{id}/kv)', () => {
-  let cluster: Cluster;
-  let base = '';
-  beforeAll(async () => {
-    cluster = await Cluster.start({
-      nodes: 1,
-      gateway: true,
-      // 40 cached blocks: one 600-token prompt (37 blocks) stays, a second one pushes the first out.
-      nodeEnv: { NODE_PREFIX_CACHE_BLOCKS: '40' },
-      gatewayEnv: { MNEMO_API_KEYS: `${KEYS.alice},${KEYS.bob}`, MNEMO_ADMIN_KEYS: KEYS.admin },
-    });
-    base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
+  const gw = gatewayCluster({
+    nodes: 1,
+    // 40 cached blocks: one 600-token prompt (37 blocks) stays, a second one pushes the first out.
+    nodeEnv: { NODE_PREFIX_CACHE_BLOCKS: '40' },
+    gatewayEnv: { MNEMO_API_KEYS: `${KEYS.alice},${KEYS.bob}`, MNEMO_ADMIN_KEYS: KEYS.admin },
   });
-  afterAll(async () => cluster?.stop());
 
   const complete = async (key: string, prompt: number[]): Promise<string> => {
-    const r = await fetch(`${base}/v1/completions`, {
+    const r = await fetch(`${gw.base}/v1/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: JSON.stringify({ model: 'mnemo-tiny', prompt, max_tokens: 1, temperature: 0 }),
@@ -32,7 +25,7 @@ describe('why a prompt hit or missed (GET /v1/requests/{id}/kv)', () => {
     return ((await r.json()) as Json).id as string;
   };
   const why = async (key: string, id: string, admin?: string) => {
-    const r = await fetch(`${base}/v1/requests/${id}/kv`, {
+    const r = await fetch(`${gw.base}/v1/requests/${id}/kv`, {
       headers: { authorization: `Bearer ${key}`, ...(admin ? { 'x-admin-key': admin } : {}) },
     });
     return { status: r.status, requestId: r.headers.get('x-request-id'), body: (await r.json()) as Json };

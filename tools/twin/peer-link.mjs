@@ -7,12 +7,11 @@
 // channel with a pull first, and takes a low quantile (the 25th percentile) of the pulls and of
 // their baselines apiece: delays from other work on a loaded machine only ever add, so the low
 // quantiles are the link's own cost (contention is not part of it: docs/twin.md §Limits).
-import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys, CHUNK_TOKENS } from '@mnemo/kv-core';
-import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
-import { freePort, quantile } from '@mnemo/testkit';
-import { launch, ready, stop } from '../../bench/lib/services.mjs';
+import { quantile } from '@mnemo/testkit';
+import { launchSimNodes, ready, stop } from '../../bench/lib/services.mjs';
+import { grpcAddresses } from '../../bench/lib/node-addresses.mjs';
 import { inferOnNode } from '../../bench/lib/node-infer.mjs';
 
 const TENANT = 'twin-calibrate';
@@ -28,38 +27,16 @@ export async function measurePeerPulls({ natsUrl, model, nodeEnv, dataDir, sizes
     NODE_SIM_DECODE_KCONTEXT_US: '0',
     NODE_SIM_RESTORE_US_PER_CHUNK: '0',
   };
-  const nodes = [];
-  for (const id of ['a', 'b']) {
-    const port = await freePort();
-    const nodeId = `twin-calibrate-${id}`;
-    nodes.push({
-      nodeId,
-      port,
-      child: launch('node-manager', {
-        ...nodeEnv,
-        ...zero,
-        NATS_URL: natsUrl,
-        LOG_LEVEL: 'error',
-        METRICS_HOST: '127.0.0.1',
-        METRICS_PORT: String(port),
-        NODE_ID: nodeId,
-        NODE_ENGINE: 'sim',
-        NODE_MODELS: model,
-        NODE_KV_BLOCKS: '4096',
-        NODE_DATA_DIR: join(dataDir, nodeId),
-      }),
-    });
-  }
+  const nodes = await launchSimNodes(
+    { natsUrl, dataDir, model, env: { ...nodeEnv, ...zero } },
+    ['a', 'b'].map((id) => ({ nodeId: `twin-calibrate-${id}`, blocks: 4096 })),
+  );
   const nc = await connect({ servers: natsUrl });
   try {
     await Promise.all(nodes.map((n) => ready(n.port)));
-    const addresses = new Map();
-    for await (const m of nc.subscribe(Subjects.HEARTBEAT)) {
-      const hb = decodeMessage(HeartbeatSchema, m.data);
-      addresses.set(hb.nodeId, hb.grpcAddress);
-      if (nodes.every((n) => addresses.has(n.nodeId))) break;
-    }
-    const [a, b] = nodes.map((n) => n.nodeId);
+    const ids = nodes.map((n) => n.nodeId);
+    const addresses = await grpcAddresses(nc, ids);
+    const [a, b] = ids;
     const infer = (nodeId, tokens, kvSources = []) =>
       inferOnNode(nc, nodeId, { model, tenant: TENANT, tokens, maxTokens: 1, kvSources, idPrefix: 'twin-calibration' });
     const pull = (held, tokens = held) =>

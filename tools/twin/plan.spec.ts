@@ -275,20 +275,23 @@ describe('npm run twin -- plan: cost and search', () => {
     expect(table).toMatch(/llmd: whole cluster: P99 TTFT 9000 ms/);
   });
 
+  /** A plan small enough to run on the twin in seconds: two-instance cells, at most four instances, one tier size. */
+  const TINY_PLAN_RUN = {
+    ...PLAN_RUN,
+    rampMs: 500,
+    warmMs: 2000,
+    untilMs: 5000,
+    thinkCompression: 60,
+    cellInstances: 2,
+    minCellUsers: 4,
+    usersPerInstanceStart: 3,
+    maxInstances: 4,
+    hostGbGrid: [256],
+    ssdTbGrid: [4],
+  };
+
   it('runs a tiny plan on the twin in seconds, the best point one that met', async () => {
-    const o = {
-      ...PLAN_RUN,
-      rampMs: 500,
-      warmMs: 2000,
-      untilMs: 5000,
-      thinkCompression: 60,
-      cellInstances: 2,
-      minCellUsers: 4,
-      usersPerInstanceStart: 3,
-      maxInstances: 4,
-      hostGbGrid: [256],
-      ssdTbGrid: [4],
-    };
+    const o = { ...TINY_PLAN_RUN };
     const q = { users: 6, model: 'llama-3.1-8b', gpu: 'H100', sloTtftMs: 60_000, sloTpotMs: 1000, policies: ['symphony'] };
     const result = await capacityPlan(q, { o, now: () => 0, workers: 1 });
     const p = result.plans.symphony!;
@@ -308,19 +311,7 @@ describe('npm run twin -- plan: cost and search', () => {
   }, 60_000);
 
   it('declares a policy unable to meet an SLO only after running the whole cluster, never from the cells alone', async () => {
-    const o = {
-      ...PLAN_RUN,
-      rampMs: 500,
-      warmMs: 2000,
-      untilMs: 5000,
-      thinkCompression: 60,
-      cellInstances: 2,
-      minCellUsers: 4,
-      usersPerInstanceStart: 3,
-      maxInstances: 4,
-      hostGbGrid: [256],
-      ssdTbGrid: [4],
-    };
+    const o = { ...TINY_PLAN_RUN };
     // 1 ms of P99 TTFT: no cell can meet it.
     const q = { users: 6, model: 'llama-3.1-8b', gpu: 'H100', sloTtftMs: 1, sloTpotMs: 1000, policies: ['symphony'] };
     const p = (await capacityPlan(q, { o, now: () => 0, workers: 1 })).plans.symphony!;

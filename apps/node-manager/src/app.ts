@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import {
-  connectNats,
-  natsInboxPrefix,
+  connectServiceNats,
   JsonLogger,
   listenOrCleanUp,
   NatsEndpoints,
@@ -73,12 +72,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
     await engine.close();
     throw e;
   });
-  const nats = await connectNats(
-    config.NATS_URL!,
-    `node-manager ${config.NODE_ID}`,
-    { user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCa: config.NATS_TLS_CA },
-    natsInboxPrefix(`node.${config.NODE_ID}`),
-  ).catch(async (e: unknown) => {
+  const nats = await connectServiceNats(config, `node-manager ${config.NODE_ID}`, `node.${config.NODE_ID}`).catch(async (e: unknown) => {
     await engine.close();
     throw e;
   });

@@ -28,6 +28,30 @@ export interface PeerNode {
 export async function startPeerNode(opts: { kvBlocks?: number; hostBytes?: number; peerToken?: string } = {}): Promise<PeerNode> {
   const dir = await mkdtemp(join(tmpdir(), 'mnemo-peer-'));
   const engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: opts.kvBlocks ?? 256 });
+  const { store, server, address, close } = await servePeerStore(engine, dir, opts);
+  return {
+    engine,
+    store,
+    server,
+    address,
+    close: async () => {
+      await close();
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A KV store in `dir` (host memory, one 16 MiB SSD pool) behind the real ChunkTransfer gRPC server,
+ * listening on a free port. `extra`: tier-only models (DroidSpeak E caches). `close` stops the
+ * server, then the store; the engine is the caller's.
+ */
+export async function servePeerStore(
+  engine: ReferenceEngine,
+  dir: string,
+  opts: { hostBytes?: number; peerToken?: string; extra?: Parameters<typeof KvStore.open>[4] } = {},
+): Promise<{ store: KvStore; server: ChunkTransferGrpcServer; address: string; close(): Promise<void> }> {
   const store = (await KvStore.open(
     {
       enabled: true,
@@ -43,6 +67,7 @@ export async function startPeerNode(opts: { kvBlocks?: number; hostBytes?: numbe
     engine,
     () => undefined,
     () => undefined,
+    opts.extra,
   ))!;
   const config = {
     NODE_GRPC_HOST: '127.0.0.1',
@@ -52,15 +77,12 @@ export async function startPeerNode(opts: { kvBlocks?: number; hostBytes?: numbe
   const server = new ChunkTransferGrpcServer(new FetchChunksUseCase(store), config, new JsonLogger('test', 'error', () => undefined));
   const address = await server.listen();
   return {
-    engine,
     store,
     server,
     address,
     close: async () => {
       await server.onApplicationShutdown();
       await store.close();
-      await engine.close();
-      await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -4,8 +4,7 @@ import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import {
-  connectNats,
-  natsInboxPrefix,
+  connectServiceNats,
   JsonLogger,
   listenOrCleanUp,
   NatsEndpoints,
@@ -36,12 +35,7 @@ export async function startProfiler(env: Readonly<Record<string, string | undefi
   const config = loadProfilerConfig(env);
   const logger = new JsonLogger('profiler', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('profiler');
-  const nats = await connectNats(
-    config.NATS_URL!,
-    'profiler',
-    { user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCa: config.NATS_TLS_CA },
-    natsInboxPrefix('profiler'),
-  );
+  const nats = await connectServiceNats(config, 'profiler', 'profiler');
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, metrics, nats), new ExpressAdapter(), {
     logger,
     abortOnError: false,

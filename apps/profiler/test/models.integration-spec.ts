@@ -1,24 +1,13 @@
 import { ListModelRecordsRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
-import type { ProfilerHandle } from '../src/app.js';
-import { bootProfiler, ProfilerTestClient, uniqueId } from './profiler-test.client.js';
+import { profilerUnderTest, uniqueId } from './profiler-test.client.js';
 
 describe('profiler model registry over NATS', () => {
-  let sut: ProfilerHandle;
-  let client: ProfilerTestClient;
-
-  beforeAll(async () => {
-    sut = await bootProfiler();
-    client = await ProfilerTestClient.connect();
-  });
-  afterAll(async () => {
-    await client?.close();
-    await sut?.stop();
-  });
+  const profiler = profilerUnderTest();
 
   const register = (init: { id: string; architecture: string; numLayers: number; baseModelId?: string }) =>
-    client.request(Subjects.PROFILER_MODELS_REGISTER, RegisterModelRequestSchema, init);
+    profiler.client.request(Subjects.PROFILER_MODELS_REGISTER, RegisterModelRequestSchema, init);
   const listIds = async () => {
-    const r = await client.request(Subjects.PROFILER_MODELS_LIST, ListModelRecordsRequestSchema, {});
+    const r = await profiler.client.request(Subjects.PROFILER_MODELS_LIST, ListModelRecordsRequestSchema, {});
     if (r.case !== 'models') throw new Error(`expected models, got ${r.case}`);
     return r.value.models;
   };
@@ -88,15 +77,15 @@ describe('profiler model registry over NATS', () => {
   });
 
   it('answers malformed protobuf with invalid_request', async () => {
-    const r = await client.requestRaw(Subjects.PROFILER_MODELS_REGISTER, new Uint8Array([0xff, 0xff, 0xff]));
+    const r = await profiler.client.requestRaw(Subjects.PROFILER_MODELS_REGISTER, new Uint8Array([0xff, 0xff, 0xff]));
     expect(r).toMatchObject({ case: 'error', value: { code: 'invalid_request' } });
   });
 
   it('is ready and counts outcomes in /metrics', async () => {
     await register({ id: uniqueId('m'), architecture: 'llama', numLayers: 2, baseModelId: uniqueId('missing') });
 
-    const ready = await fetch(`http://127.0.0.1:${sut.metricsPort}/readyz`);
-    const metrics = await (await fetch(`http://127.0.0.1:${sut.metricsPort}/metrics`)).text();
+    const ready = await fetch(`http://127.0.0.1:${profiler.sut.metricsPort}/readyz`);
+    const metrics = await (await fetch(`http://127.0.0.1:${profiler.sut.metricsPort}/metrics`)).text();
 
     expect(ready.status).toBe(200);
     expect(metrics).toMatch(/mnemo_requests_total\{[^}]*operation="models\.register"[^}]*outcome="not_found"[^}]*\} [1-9]/);

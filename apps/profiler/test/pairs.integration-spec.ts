@@ -1,30 +1,19 @@
 import { ListModelPairsRequestSchema, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
-import type { ProfilerHandle } from '../src/app.js';
-import { bootProfiler, ProfilerTestClient, uniqueId } from './profiler-test.client.js';
+import { profilerUnderTest, uniqueId } from './profiler-test.client.js';
 
 describe('profiler model pairs over NATS', () => {
-  let sut: ProfilerHandle;
-  let client: ProfilerTestClient;
-
-  beforeAll(async () => {
-    sut = await bootProfiler();
-    client = await ProfilerTestClient.connect();
-  });
-  afterAll(async () => {
-    await client?.close();
-    await sut?.stop();
-  });
+  const profiler = profilerUnderTest();
 
   const model = async (architecture: string, numLayers = 4) => {
     const id = uniqueId(architecture);
-    const r = await client.request(Subjects.PROFILER_MODELS_REGISTER, RegisterModelRequestSchema, { id, architecture, numLayers });
+    const r = await profiler.client.request(Subjects.PROFILER_MODELS_REGISTER, RegisterModelRequestSchema, { id, architecture, numLayers });
     if (r.case !== 'model') throw new Error(`register failed: ${JSON.stringify(r.value)}`);
     return id;
   };
   const pair = (base: string, derived: string) =>
-    client.request(Subjects.PROFILER_PAIRS_REGISTER, RegisterModelPairRequestSchema, { base, derived });
+    profiler.client.request(Subjects.PROFILER_PAIRS_REGISTER, RegisterModelPairRequestSchema, { base, derived });
   const pairsOf = async (base: string) => {
-    const r = await client.request(Subjects.PROFILER_PAIRS_LIST, ListModelPairsRequestSchema, { base });
+    const r = await profiler.client.request(Subjects.PROFILER_PAIRS_LIST, ListModelPairsRequestSchema, { base });
     if (r.case !== 'pairs') throw new Error(`expected pairs, got ${r.case}`);
     return r.value.pairs.map((p) => [p.base, p.derived]);
   };
@@ -42,7 +31,7 @@ describe('profiler model pairs over NATS', () => {
       [base, d1],
       [base, d2],
     ]);
-    const all = await client.request(Subjects.PROFILER_PAIRS_LIST, ListModelPairsRequestSchema, {});
+    const all = await profiler.client.request(Subjects.PROFILER_PAIRS_LIST, ListModelPairsRequestSchema, {});
     expect(all.case === 'pairs' && all.value.pairs.map((p) => [p.base, p.derived])).toEqual(
       expect.arrayContaining([
         [base, d1],

@@ -38,3 +38,28 @@ export class ProfilerTestClient {
 export function uniqueId(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
+
+/**
+ * A profiler booted with the test environment and a NATS client for the enclosing describe block,
+ * both closed after it. Read `sut` and `client` inside tests and hooks.
+ */
+export function profilerUnderTest(): { readonly sut: ProfilerHandle; readonly client: ProfilerTestClient } {
+  let sut: ProfilerHandle | undefined;
+  let client: ProfilerTestClient | undefined;
+  beforeAll(async () => {
+    sut = await bootProfiler();
+    client = await ProfilerTestClient.connect();
+  });
+  afterAll(async () => {
+    await client?.close();
+    await sut?.stop();
+  });
+  return {
+    get sut() {
+      return sut!;
+    },
+    get client() {
+      return client!;
+    },
+  };
+}

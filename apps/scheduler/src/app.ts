@@ -2,8 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import {
   CLOCK,
-  connectNats,
-  natsInboxPrefix,
+  connectServiceNats,
   JsonLogger,
   type Clock,
   listenOrCleanUp,
@@ -40,12 +39,7 @@ export async function startScheduler(env: Readonly<Record<string, string | undef
   const config = loadSchedulerConfig(env);
   const logger = new JsonLogger('scheduler', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('scheduler');
-  const nats = await connectNats(
-    config.NATS_URL!,
-    'scheduler',
-    { user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCa: config.NATS_TLS_CA },
-    natsInboxPrefix('scheduler'),
-  );
+  const nats = await connectServiceNats(config, 'scheduler', 'scheduler');
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), {
     logger,
     abortOnError: false,

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /**
  * How long an idle keep-alive connection stays open on our HTTP servers. Longer than clients
@@ -12,4 +13,19 @@ export function outlastClientKeepAlive(server: Server): void {
   server.keepAliveTimeout = SERVER_KEEP_ALIVE_MS;
   // Must exceed keepAliveTimeout, or a slow request's headers on a reused socket time out first.
   server.headersTimeout = SERVER_KEEP_ALIVE_MS + 1000;
+}
+
+/** Listens on `host:port` (port 0: a free one), idle connections outlasting the clients'; resolves to the port it got. */
+export async function listenHttp(server: Server, port: number, host: string): Promise<number> {
+  outlastClientKeepAlive(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Stops taking connections; resolves once the open ones have ended. Nothing to do without a server. */
+export async function closeHttp(server: Server | undefined): Promise<void> {
+  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
 }

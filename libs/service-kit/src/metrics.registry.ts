@@ -23,27 +23,15 @@ export class ServiceMetrics {
       labelNames: ['operation', 'outcome'],
       registers: [this.registry],
     });
-    this.requestDuration = new Histogram({
-      name: 'mnemo_request_duration_seconds',
-      help: 'Wall time of a request, by operation',
-      labelNames: ['operation'],
-      buckets: latencyBuckets,
-      registers: [this.registry],
-    });
-    this.timeToFirstToken = new Histogram({
-      name: 'mnemo_time_to_first_token_seconds',
-      help: 'Time from request arrival to the first output token',
-      labelNames: ['model'],
-      buckets: latencyBuckets,
-      registers: [this.registry],
-    });
-    this.timePerOutputToken = new Histogram({
-      name: 'mnemo_time_per_output_token_seconds',
-      help: 'Mean time between output tokens after the first, per request',
-      labelNames: ['model'],
-      buckets: latencyBuckets,
-      registers: [this.registry],
-    });
+    const latency = <L extends string>(name: string, help: string, labelNames: readonly L[]): Histogram<L> =>
+      new Histogram({ name, help, labelNames, buckets: latencyBuckets, registers: [this.registry] });
+    this.requestDuration = latency('mnemo_request_duration_seconds', 'Wall time of a request, by operation', ['operation']);
+    this.timeToFirstToken = latency('mnemo_time_to_first_token_seconds', 'Time from request arrival to the first output token', ['model']);
+    this.timePerOutputToken = latency(
+      'mnemo_time_per_output_token_seconds',
+      'Mean time between output tokens after the first, per request',
+      ['model'],
+    );
   }
 
   /** Times one operation: counts it with its outcome and observes its duration. */

@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { outlastClientKeepAlive } from './http.keep-alive.js';
-import type { AddressInfo } from 'node:net';
+import { closeHttp, listenHttp } from './http.keep-alive.js';
 import type { ServiceMetrics } from './metrics.registry.js';
 
 /** A part of a service that works in a reduced way (a journal that cannot write, a database away): named in /healthz. */
@@ -47,19 +46,14 @@ export class OpsServer {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
       }
     });
-    outlastClientKeepAlive(server);
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => resolve());
-    });
-    return (server.address() as AddressInfo).port;
+    return listenHttp(server, port, host);
   }
 
   async close(): Promise<void> {
     const s = this.server;
     this.server = undefined;
-    if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+    await closeHttp(s);
   }
 }
 

@@ -27,6 +27,11 @@ const CONFIG = {
   title: { fontSize: 13, anchor: 'start' },
 };
 
+/** An x axis of context lengths in tokens (field `tokens`), log₂-scaled, ticked at the contexts a run measured. */
+export function contextAxis(contexts: readonly number[]): Spec {
+  return { field: 'tokens', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'context (tokens)', axis: { values: contexts } };
+}
+
 /**
  * A full spec: schema, shared config, title. `body` is any Vega-Lite view (single, layered,
  * faceted or concatenated).

@@ -84,22 +84,21 @@ export const textFormat: OpenAiFormat = {
   }),
 };
 
-function chatChunk(h: RunHeader, delta: object, reason: FinishReasonName | null): object {
+/** One streamed chunk of a single-choice run; `choice` (the delta or the text) sits between `index` and `logprobs`, OpenAI's order. */
+function streamChunk(h: RunHeader, object: string, choice: object, reason: FinishReasonName | null): object {
   return {
     id: h.id,
-    object: 'chat.completion.chunk',
+    object,
     created: h.created,
     model: h.model,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: reason }],
+    choices: [{ index: 0, ...choice, logprobs: null, finish_reason: reason }],
   };
 }
 
+function chatChunk(h: RunHeader, delta: object, reason: FinishReasonName | null): object {
+  return streamChunk(h, 'chat.completion.chunk', { delta }, reason);
+}
+
 function textChunk(h: RunHeader, text: string, reason: FinishReasonName | null): object {
-  return {
-    id: h.id,
-    object: 'text_completion',
-    created: h.created,
-    model: h.model,
-    choices: [{ index: 0, text, logprobs: null, finish_reason: reason }],
-  };
+  return streamChunk(h, 'text_completion', { text }, reason);
 }

@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { ErrorCode } from '@mnemo/kv-core';
 import { ByteTokenizer, SimEngine, type SimEngineOptions, type SimStep } from '@mnemo/engine';
 import { FinishReason, InferenceRequestSchema, SamplingParamsSchema, type InferenceRequest } from '@mnemo/proto';
-import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
+import { ServiceMetrics } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import type { Clock } from '@mnemo/service-kit';
 import { NodeMetrics } from '../shared/node.metrics.js';
@@ -10,6 +10,7 @@ import { BatchScheduler } from './batch.scheduler.js';
 import { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import type { TokenEventInit, TokenSink } from './token.sink.port.js';
+import { batchSchedulerOf } from '../../test/batch-scheduler.fixture.js';
 
 const tok = new ByteTokenizer();
 const zeroCost = { prefillBaseMs: 0, prefillPerTokenMs: 0, decodeBaseMs: 0, decodePerSeqMs: 0, decodePerKContextMs: 0 };
@@ -50,16 +51,7 @@ function setup(opts: { maxBatch?: number; engine?: SimEngineOptions; prefixCache
     NODE_MAX_PREFILL_TOKENS: 8192,
     NODE_PREFIX_CACHE: opts.prefixCache ?? 'on',
   } as NodeManagerConfig;
-  const sut = new BatchScheduler(
-    store,
-    engine,
-    sink,
-    config,
-    clock,
-    nodeMetrics,
-    metrics,
-    new JsonLogger('test', 'error', () => undefined),
-  );
+  const sut = batchSchedulerOf({ store, engine, sink, config, clock, metrics, nodeMetrics });
   const add = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> & { maxTokens?: number; stop?: number[] } = {}) => {
     const { maxTokens, stop, ...rest } = over;
     const request = create(InferenceRequestSchema, {

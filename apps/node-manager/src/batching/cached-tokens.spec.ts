@@ -7,19 +7,18 @@ import { create } from '@bufbuild/protobuf';
 import { chunkBlockKeys, chunkKeys } from '@mnemo/kv-core';
 import { ReferenceEngine, type CrossModelPlan } from '@mnemo/engine';
 import { InferenceRequestSchema, KvSourceSchema, type KvSource } from '@mnemo/proto';
-import { JsonLogger, ServiceMetrics, type Clock } from '@mnemo/service-kit';
+import { ServiceMetrics, type Clock } from '@mnemo/service-kit';
 import { GREEDY, MODEL, startPeerNode, toks, type PeerNode } from '../../test/peer-node.fixture.js';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import type { CrossModelPort } from '../droidspeak/cross-model.reuse.js';
 import { NO_PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
 import { PeerAwarePromptStore } from '../peers/peer-aware.prompt-store.js';
-import { NodeMetrics } from '../shared/node.metrics.js';
 import { PassCosts, type PassSeq } from '../shared/pass.costs.js';
-import { BatchScheduler } from './batch.scheduler.js';
 import { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import type { TokenEventInit, TokenSink } from './token.sink.port.js';
+import { batchSchedulerOf } from '../../test/batch-scheduler.fixture.js';
 
 const TENANT = 't';
 const clock: Clock = { monotonicMs: () => performance.now(), unixMs: () => Date.now() };
@@ -62,15 +61,8 @@ function nodeOver(engine: ReferenceEngine, prompts: PromptStore, crossModel?: Cr
   const costs = new RecordedPasses();
   const sink = new InboxRecorder();
   const metrics = new ServiceMetrics('cached-tokens-test');
-  const sut = new BatchScheduler(
-    store,
-    engine,
-    sink,
-    config,
-    clock,
-    new NodeMetrics(metrics),
-    metrics,
-    new JsonLogger('test', 'error', () => undefined),
+  const sut = batchSchedulerOf(
+    { store, engine, sink, config, clock, metrics },
     prompts,
     undefined,
     crossModel,

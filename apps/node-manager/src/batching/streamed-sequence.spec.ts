@@ -2,18 +2,17 @@ import { create } from '@bufbuild/protobuf';
 import { chunkKeys, ErrorCode } from '@mnemo/kv-core';
 import { ReferenceEngine, syntheticWeightsFor, type Engine } from '@mnemo/engine';
 import { FinishReason, InferenceRequestSchema, SamplingParamsSchema } from '@mnemo/proto';
-import { JsonLogger, ServiceMetrics, type Clock } from '@mnemo/service-kit';
+import { ServiceMetrics, type Clock } from '@mnemo/service-kit';
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import { AdmitInferenceCommand } from '../inference/admit-inference.command.js';
 import { AdmitInferenceUseCase } from '../inference/admit-inference.use-case.js';
 import { CancelledAttempts } from '../inference/cancelled-attempts.js';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
-import { NodeMetrics } from '../shared/node.metrics.js';
-import { BatchScheduler } from './batch.scheduler.js';
 import type { Sequence } from './sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import type { TokenEventInit, TokenSink } from './token.sink.port.js';
+import { batchSchedulerOf } from '../../test/batch-scheduler.fixture.js';
 
 // mnemo-small (6 layers). The streaming node has 6 device blocks (96 tokens) and 1 MiB (21 blocks) of host memory.
 const MODEL = 'mnemo-small';
@@ -47,16 +46,7 @@ function node(engine: ReferenceEngine) {
     NODE_MAX_WAITING: 16,
     NODE_PREFIX_CACHE: 'on',
   } as NodeManagerConfig;
-  const scheduler = new BatchScheduler(
-    store,
-    engine as Engine,
-    sink,
-    config,
-    clock,
-    new NodeMetrics(metrics),
-    metrics,
-    new JsonLogger('test', 'error', () => undefined),
-  );
+  const scheduler = batchSchedulerOf({ store, engine: engine as Engine, sink, config, clock, metrics });
   const admit = new AdmitInferenceUseCase(store, engine, config, clock, new NodeLifecycle(), new CancelledAttempts(clock));
   const logits = new Map<string, Float32Array[]>();
   const sample = engine.sample.bind(engine);

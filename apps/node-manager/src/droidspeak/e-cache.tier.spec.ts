@@ -7,20 +7,16 @@ import { join } from 'node:path';
 import { chunkKeys, eCacheKeys, eCacheModelId, ErrorCode } from '@mnemo/kv-core';
 import { ReferenceEngine } from '@mnemo/engine';
 import { transfer } from '@mnemo/native-cuda';
-import { JsonLogger } from '@mnemo/service-kit';
-import { ChunkTransferGrpcServer } from '../chunks/chunk-transfer.grpc-server.js';
-import { FetchChunksUseCase } from '../chunks/fetch-chunks.use-case.js';
-import type { NodeManagerConfig } from '../config/node-manager.config.js';
-import { KvStore } from '../kv-store/kv.store.js';
+import type { KvStore } from '../kv-store/kv.store.js';
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
 import { eCacheModel, ECacheTier } from './e-cache.tier.js';
+import { bits, servePeerStore } from '../../test/peer-node.fixture.js';
 
 const BASE = 'mnemo-tiny';
 const LAYER = 2;
 const PROMPT = 600;
 const tokens = Array.from({ length: PROMPT }, (_, i) => (i * 13 + 5) % 250);
 const baseKeys = chunkKeys(BASE, 't', tokens);
-const bits = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length);
 
 interface Node {
   readonly store: KvStore;
@@ -38,38 +34,8 @@ describe(ECacheTier.name, () => {
 
   async function open(dir: string): Promise<Node> {
     const model = eCacheModel(BASE, d)!;
-    const store = (await KvStore.open(
-      {
-        enabled: true,
-        dataDir: dir,
-        hostBytes: 8 * 1024 * 1024,
-        hostDevices: 1,
-        ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * 1024 * 1024 }],
-        bandwidths: [10e9, 2e9],
-        ssdTtlMs: 3_600_000,
-        ioBackend: 'auto',
-        eventsMs: 50,
-      },
-      engine,
-      () => undefined,
-      () => undefined,
-      [model],
-    ))!;
-    const server = new ChunkTransferGrpcServer(
-      new FetchChunksUseCase(store),
-      { NODE_GRPC_HOST: '127.0.0.1', NODE_GRPC_PORT: 0 } as NodeManagerConfig,
-      new JsonLogger('test', 'error', () => undefined),
-    );
-    const address = await server.listen();
-    return {
-      store,
-      sut: new ECacheTier(store, peers, (b) => (b === BASE ? d : undefined)),
-      address,
-      close: async () => {
-        await server.onApplicationShutdown();
-        await store.close();
-      },
-    };
+    const { store, address, close } = await servePeerStore(engine, dir, { extra: [model] });
+    return { store, sut: new ECacheTier(store, peers, (b) => (b === BASE ? d : undefined)), address, close };
   }
   const freshDir = async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mnemo-ecache-'));

@@ -10,16 +10,7 @@ import {
   nodeInferSubject,
   ScheduleReplySchema,
 } from '@mnemo/proto';
-import {
-  decodeRequest,
-  endWithError,
-  JsonLogger,
-  NatsEndpoints,
-  natsTraceContext,
-  protoResponder,
-  ServiceMetrics,
-  tracerFor,
-} from '@mnemo/service-kit';
+import { decodeRequest, endWithError, NatsResponders, natsTraceContext, tracerFor } from '@mnemo/service-kit';
 import { trace } from '@opentelemetry/api';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { AdmitInferenceCommand } from './admit-inference.command.js';
@@ -38,14 +29,12 @@ import { NodeLifecycle } from '../shared/node.lifecycle.js';
 @Injectable()
 export class InferenceNatsHandler implements OnApplicationBootstrap {
   constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(NatsResponders) private readonly nats: NatsResponders,
     @Inject(AdmitInferenceUseCase) private readonly admit: AdmitInferenceUseCase,
     @Inject(CancelInferenceUseCase) private readonly cancel: CancelInferenceUseCase,
     @Inject(FlowControlUseCase) private readonly flow: FlowControlUseCase,
     @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
     @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
-    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
   get inferSubject(): string {
@@ -54,7 +43,7 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     const replyDelayMs = this.config.NODE_ADMIT_REPLY_DELAY_MS!;
-    const admit = protoResponder({
+    this.nats.respond(this.inferSubject, {
       operation: 'admit',
       request: InferenceRequestSchema,
       handle: async (request, msg) => {
@@ -88,26 +77,18 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
             ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt, bootId: o.ok.bootId }
             : { result: { case: 'error', value: o.error } },
         ),
-      logger: this.logger,
-      metrics: this.metrics,
     });
-    this.endpoints.listen(this.inferSubject, admit);
-    this.endpoints.listen(nodeCancelSubject(this.config.NODE_ID), (msg) => {
-      const c = this.decodeOrWarn('cancel', () => decodeRequest(CancelRequestSchema, msg.data));
-      if (c) this.cancel.execute(new CancelInferenceCommand(c.requestId, c.reason, c.attempt, c.silent));
-    });
-    this.endpoints.listen(nodeFlowSubject(this.config.NODE_ID), (msg) => {
-      const f = this.decodeOrWarn('flow control', () => decodeRequest(FlowControlSchema, msg.data));
-      if (f) this.flow.execute(new FlowControlCommand(f.requestId, f.attempt, f.pause));
-    });
-  }
-
-  private decodeOrWarn<T>(what: string, decode: () => T): T | undefined {
-    try {
-      return decode();
-    } catch (e) {
-      this.logger.emit('warn', `malformed ${what} ignored`, { err: String(e) });
-      return undefined;
-    }
+    this.nats.consume(
+      nodeCancelSubject(this.config.NODE_ID),
+      'cancel',
+      (data) => decodeRequest(CancelRequestSchema, data),
+      (c) => this.cancel.execute(new CancelInferenceCommand(c.requestId, c.reason, c.attempt, c.silent)),
+    );
+    this.nats.consume(
+      nodeFlowSubject(this.config.NODE_ID),
+      'flow control',
+      (data) => decodeRequest(FlowControlSchema, data),
+      (f) => this.flow.execute(new FlowControlCommand(f.requestId, f.attempt, f.pause)),
+    );
   }
 }

@@ -8,7 +8,7 @@ import {
   PrefetchRequestSchema,
   Subjects,
 } from '@mnemo/proto';
-import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
+import { NatsResponders } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ForgetPrefetchCommand, PrefetchCommand } from './prefetch.command.js';
 import { ForgetPrefetchUseCase } from './forget-prefetch.use-case.js';
@@ -22,37 +22,25 @@ import { PrefetchUseCase } from './prefetch.use-case.js';
 @Injectable()
 export class PrefetchNatsHandler implements OnApplicationBootstrap {
   constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(NatsResponders) private readonly nats: NatsResponders,
     @Inject(PrefetchUseCase) private readonly prefetch: PrefetchUseCase,
     @Inject(ForgetPrefetchUseCase) private readonly forget: ForgetPrefetchUseCase,
     @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
-    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
   onApplicationBootstrap(): void {
     const id = this.config.NODE_ID;
-    this.endpoints.listen(
-      Subjects.nodePrefetch(id),
-      protoResponder({
-        operation: 'prefetch',
-        request: PrefetchRequestSchema,
-        handle: (r) => this.prefetch.execute(new PrefetchCommand(r)),
-        reply: (o) => ('ok' in o ? encodeMessage(PrefetchReplySchema, { chunksQueued: o.ok }) : encodeMessage(ErrorReplySchema, o.error)),
-        logger: this.logger,
-        metrics: this.metrics,
-      }),
-    );
-    this.endpoints.listen(
-      Subjects.nodeForget(id),
-      protoResponder({
-        operation: 'forget',
-        request: ForgetRequestSchema,
-        handle: (r) => this.forget.execute(new ForgetPrefetchCommand(r)),
-        reply: (o) => ('ok' in o ? encodeMessage(ForgetReplySchema, { freedChunks: o.ok }) : encodeMessage(ErrorReplySchema, o.error)),
-        logger: this.logger,
-        metrics: this.metrics,
-      }),
-    );
+    this.nats.respond(Subjects.nodePrefetch(id), {
+      operation: 'prefetch',
+      request: PrefetchRequestSchema,
+      handle: (r) => this.prefetch.execute(new PrefetchCommand(r)),
+      reply: (o) => ('ok' in o ? encodeMessage(PrefetchReplySchema, { chunksQueued: o.ok }) : encodeMessage(ErrorReplySchema, o.error)),
+    });
+    this.nats.respond(Subjects.nodeForget(id), {
+      operation: 'forget',
+      request: ForgetRequestSchema,
+      handle: (r) => this.forget.execute(new ForgetPrefetchCommand(r)),
+      reply: (o) => ('ok' in o ? encodeMessage(ForgetReplySchema, { freedChunks: o.ok }) : encodeMessage(ErrorReplySchema, o.error)),
+    });
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { encodeMessage, QueueGroups, TokenizerChunkReplySchema, TokenizerChunkRequestSchema, tokenizerSubject } from '@mnemo/proto';
-import { JsonLogger, NATS_CONNECTION, NatsEndpoints, protoResponder } from '@mnemo/service-kit';
+import { NATS_CONNECTION, NatsResponders } from '@mnemo/service-kit';
 import type { TokenizerBundle } from '@mnemo/engine';
 import { ServedTokenizers } from './served-tokenizers.js';
 
@@ -16,24 +16,23 @@ export const TOKENIZER_SLICE_BYTES = 512 * 1024;
 @Injectable()
 export class TokenizersNatsHandler implements OnApplicationBootstrap {
   constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(NatsResponders) private readonly nats: NatsResponders,
     @Inject(ServedTokenizers) private readonly tokenizers: ServedTokenizers,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
   onApplicationBootstrap(): void {
     const maxPayload = this.nc.info?.max_payload ?? 1024 * 1024;
     const slice = Math.max(1024, Math.min(TOKENIZER_SLICE_BYTES, maxPayload - 4096));
     for (const bundle of this.tokenizers.bundles()) {
-      const handler = protoResponder({
+      this.nats.respond(tokenizerSubject(bundle.sha256), {
         operation: 'tokenizer_chunk',
         request: TokenizerChunkRequestSchema,
         handle: (req) => sliceOf(bundle, req.offset, slice),
         reply: (o) => encodeMessage(TokenizerChunkReplySchema, 'ok' in o ? o.ok : { error: o.error }),
-        logger: this.logger,
+        timed: false,
+        queue: QueueGroups.TOKENIZERS,
       });
-      this.endpoints.listen(tokenizerSubject(bundle.sha256), handler, QueueGroups.TOKENIZERS);
     }
   }
 }

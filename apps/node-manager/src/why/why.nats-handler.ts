@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { encodeMessage, NodeKvRecordSchema, NodeWhyRequestSchema, nodeWhySubject } from '@mnemo/proto';
-import { decodeRequest, JsonLogger, NatsEndpoints } from '@mnemo/service-kit';
+import { decodeOrWarn, decodeRequest, NatsResponders } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { KV_RECORDER, type KvRecorder } from './kv.recorder.js';
 
@@ -11,21 +11,15 @@ const MAX_KEYS = 4096;
 @Injectable()
 export class WhyNatsHandler implements OnApplicationBootstrap {
   constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(NatsResponders) private readonly nats: NatsResponders,
     @Inject(KV_RECORDER) private readonly recorder: KvRecorder,
     @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.endpoints.listen(nodeWhySubject(this.config.NODE_ID), (msg) => {
-      let req;
-      try {
-        req = decodeRequest(NodeWhyRequestSchema, msg.data);
-      } catch (e) {
-        this.logger.emit('warn', 'malformed why request ignored', { err: String(e) });
-        return encodeMessage(NodeKvRecordSchema, { found: false });
-      }
+    this.nats.listen(nodeWhySubject(this.config.NODE_ID), (msg) => {
+      const req = decodeOrWarn(this.nats.logger, 'why request', () => decodeRequest(NodeWhyRequestSchema, msg.data));
+      if (!req) return encodeMessage(NodeKvRecordSchema, { found: false });
       const r = this.recorder.records.get(req.requestId);
       const drops = req.chunkKeys
         .slice(0, MAX_KEYS)

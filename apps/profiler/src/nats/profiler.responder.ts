@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DescMessage, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { encodeMessage, ProfilerReplySchema, QueueGroups } from '@mnemo/proto';
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
-import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
+import { NatsResponders } from '@mnemo/service-kit';
 import { DATABASE_UNREACHABLE_MESSAGE, isDatabaseUnreachable } from '../database/pg-error.codes.js';
 
 export type ProfilerResult = MessageInitShape<typeof ProfilerReplySchema>['result'];
@@ -14,14 +14,10 @@ export type ProfilerResult = MessageInitShape<typeof ProfilerReplySchema>['resul
  */
 @Injectable()
 export class ProfilerResponder {
-  constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
-    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
-  ) {}
+  constructor(@Inject(NatsResponders) private readonly nats: NatsResponders) {}
 
   serve<D extends DescMessage>(subject: string, schema: D, handle: (req: MessageShape<D>) => Promise<ProfilerResult>): void {
-    const handler = protoResponder({
+    this.nats.respond(subject, {
       operation: subject.replace(/^mnemo\.v1\.profiler\./, ''),
       request: schema,
       // An unreachable database is the caller's to retry, not an internal error.
@@ -34,9 +30,7 @@ export class ProfilerResponder {
         }
       },
       reply: (o) => encodeMessage(ProfilerReplySchema, { result: 'ok' in o ? o.ok : { case: 'error', value: o.error } }),
-      logger: this.logger,
-      metrics: this.metrics,
+      queue: QueueGroups.PROFILER,
     });
-    this.endpoints.listen(subject, handler, QueueGroups.PROFILER);
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { encodeMessage, PlanReplySchema, PlanRequestSchema, QueueGroups, Subjects } from '@mnemo/proto';
-import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
+import { NatsResponders } from '@mnemo/service-kit';
 import { toFrontierPoint } from '../profiling/frontier-point.mapper.js';
 import { ChoosePlanCommand } from './choose-plan.command.js';
 import { ChoosePlanUseCase, type PlanAnswer } from './choose-plan.use-case.js';
@@ -9,14 +9,12 @@ import { ChoosePlanUseCase, type PlanAnswer } from './choose-plan.use-case.js';
 @Injectable()
 export class PlansNatsHandler implements OnApplicationBootstrap {
   constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(NatsResponders) private readonly nats: NatsResponders,
     @Inject(ChoosePlanUseCase) private readonly choose: ChoosePlanUseCase,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
-    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
-    const handler = protoResponder<typeof PlanRequestSchema, PlanAnswer>({
+    this.nats.respond<typeof PlanRequestSchema, PlanAnswer>(Subjects.PROFILER_PLAN, {
       operation: 'plan',
       request: PlanRequestSchema,
       handle: (req) => this.choose.execute(ChoosePlanCommand.from(req)),
@@ -30,9 +28,7 @@ export class PlansNatsHandler implements OnApplicationBootstrap {
               frontier: o.ok.frontier.map(toFrontierPoint),
             })
           : encodeMessage(PlanReplySchema, { error: o.error }),
-      logger: this.logger,
-      metrics: this.metrics,
+      queue: QueueGroups.PROFILER,
     });
-    this.endpoints.listen(Subjects.PROFILER_PLAN, handler, QueueGroups.PROFILER);
   }
 }

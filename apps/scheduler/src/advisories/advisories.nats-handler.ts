@@ -8,7 +8,7 @@ import {
   QueueGroups,
   Subjects,
 } from '@mnemo/proto';
-import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
+import { NatsResponders } from '@mnemo/service-kit';
 import { AdviseCommand } from './advise.command.js';
 import { AdviseUseCase } from './advise.use-case.js';
 import { advisoryInfo } from './advisory.info.js';
@@ -19,45 +19,33 @@ import { InvalidateAdvisoryUseCase } from './invalidate-advisory.use-case.js';
 @Injectable()
 export class AdvisoriesNatsHandler implements OnApplicationBootstrap {
   constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(NatsResponders) private readonly nats: NatsResponders,
     @Inject(AdviseUseCase) private readonly advise: AdviseUseCase,
     @Inject(InvalidateAdvisoryUseCase) private readonly invalidate: InvalidateAdvisoryUseCase,
-    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
   onApplicationBootstrap(): void {
-    const common = { logger: this.logger, metrics: this.metrics };
-    this.endpoints.listen(
-      Subjects.ADVISE,
-      protoResponder({
-        ...common,
-        operation: 'advise',
-        request: AdvisoryRequestSchema,
-        handle: (r) =>
-          this.advise.execute(new AdviseCommand(r.tenant, r.sessionId, r.model, r.expectedArrivalUnixMs, r.ordered, r.priority)),
-        reply: (o) =>
-          encodeMessage(
-            AdvisoryReplySchema,
-            'ok' in o ? { result: { case: 'advisory', value: advisoryInfo(o.ok) } } : { result: { case: 'error', value: o.error } },
-          ),
-      }),
-      QueueGroups.SCHEDULER,
-    );
-    this.endpoints.listen(
-      Subjects.INVALIDATE,
-      protoResponder({
-        ...common,
-        operation: 'invalidate',
-        request: InvalidateAdvisoryRequestSchema,
-        handle: (r) => this.invalidate.execute(new InvalidateAdvisoryCommand(r.tenant, r.advisoryId)),
-        reply: (o) =>
-          encodeMessage(
-            InvalidateAdvisoryReplySchema,
-            'ok' in o ? { result: { case: 'found', value: true } } : { result: { case: 'error', value: o.error } },
-          ),
-      }),
-      QueueGroups.SCHEDULER,
-    );
+    this.nats.respond(Subjects.ADVISE, {
+      operation: 'advise',
+      request: AdvisoryRequestSchema,
+      handle: (r) => this.advise.execute(new AdviseCommand(r.tenant, r.sessionId, r.model, r.expectedArrivalUnixMs, r.ordered, r.priority)),
+      reply: (o) =>
+        encodeMessage(
+          AdvisoryReplySchema,
+          'ok' in o ? { result: { case: 'advisory', value: advisoryInfo(o.ok) } } : { result: { case: 'error', value: o.error } },
+        ),
+      queue: QueueGroups.SCHEDULER,
+    });
+    this.nats.respond(Subjects.INVALIDATE, {
+      operation: 'invalidate',
+      request: InvalidateAdvisoryRequestSchema,
+      handle: (r) => this.invalidate.execute(new InvalidateAdvisoryCommand(r.tenant, r.advisoryId)),
+      reply: (o) =>
+        encodeMessage(
+          InvalidateAdvisoryReplySchema,
+          'ok' in o ? { result: { case: 'found', value: true } } : { result: { case: 'error', value: o.error } },
+        ),
+      queue: QueueGroups.SCHEDULER,
+    });
   }
 }

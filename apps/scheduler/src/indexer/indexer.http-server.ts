@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ErrorCode, errorStatus, isMnemoError, MnemoError } from '@mnemo/kv-core';
-import { outlastClientKeepAlive } from '@mnemo/service-kit';
+import { closeHttp, listenHttp } from '@mnemo/service-kit';
 import { IndexerAccess, type IndexerCaller } from './indexer.access.js';
 import type { IndexerQuery, QueryIndexerUseCase } from './query-indexer.use-case.js';
 
@@ -27,19 +26,14 @@ export class IndexerHttpServer {
 
   async listen(port: number, host: string): Promise<number> {
     const server = createServer((req, res) => void this.handle(req, res));
-    outlastClientKeepAlive(server);
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => resolve());
-    });
-    return (server.address() as AddressInfo).port;
+    return listenHttp(server, port, host);
   }
 
   async close(): Promise<void> {
     const s = this.server;
     this.server = undefined;
-    if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+    await closeHttp(s);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { decodeMessage, KvEventSchema, Subjects } from '@mnemo/proto';
-import { JsonLogger, NatsEndpoints } from '@mnemo/service-kit';
+import { NatsResponders } from '@mnemo/service-kit';
 import { NodeRegistry } from '../nodes/node.registry.js';
 import { RecordKvEventCommand } from './record-kv-event.command.js';
 import { RecordKvEventUseCase } from './record-kv-event.use-case.js';
@@ -14,26 +14,21 @@ export class KvEventsNatsHandler implements OnApplicationBootstrap, OnModuleDest
   private unwatch?: () => void;
 
   constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(NatsResponders) private readonly nats: NatsResponders,
     @Inject(RecordKvEventUseCase) private readonly useCase: RecordKvEventUseCase,
     @Inject(NodeRegistry) private readonly registry: NodeRegistry,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
   onApplicationBootstrap(): void {
     this.unwatch = this.registry.onMembership((c) =>
       c.kind === 'joined' ? this.useCase.nodeJoined(c.nodeId) : this.useCase.nodeLeft(c.nodeId),
     );
-    this.endpoints.listen(Subjects.KV_EVENTS, (msg) => {
-      let event;
-      try {
-        event = decodeMessage(KvEventSchema, msg.data);
-      } catch (e) {
-        this.logger.emit('warn', 'malformed KV event ignored', { err: String(e) });
-        return;
-      }
-      this.useCase.execute(new RecordKvEventCommand(event));
-    });
+    this.nats.consume(
+      Subjects.KV_EVENTS,
+      'KV event',
+      (data) => decodeMessage(KvEventSchema, data),
+      (event) => this.useCase.execute(new RecordKvEventCommand(event)),
+    );
   }
 
   onModuleDestroy(): void {

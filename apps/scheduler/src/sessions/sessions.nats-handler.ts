@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { encodeMessage, QueueGroups, SessionDeleteReplySchema, SessionReplySchema, SessionRequestSchema, Subjects } from '@mnemo/proto';
-import { JsonLogger, NatsEndpoints, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
+import { NatsResponders } from '@mnemo/service-kit';
 import { advisoryInfo } from '../advisories/advisory.info.js';
 import { DeleteSessionUseCase } from './delete-session.use-case.js';
 import { GetSessionUseCase } from './get-session.use-case.js';
@@ -10,57 +10,47 @@ import { SessionCommand } from './session.command.js';
 @Injectable()
 export class SessionsNatsHandler implements OnApplicationBootstrap {
   constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(NatsResponders) private readonly nats: NatsResponders,
     @Inject(GetSessionUseCase) private readonly get: GetSessionUseCase,
     @Inject(DeleteSessionUseCase) private readonly del: DeleteSessionUseCase,
-    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
   onApplicationBootstrap(): void {
-    const common = { request: SessionRequestSchema, logger: this.logger, metrics: this.metrics };
-    this.endpoints.listen(
-      Subjects.SESSION_GET,
-      protoResponder({
-        ...common,
-        operation: 'session.get',
-        handle: (r) => this.get.execute(new SessionCommand(r.tenant, r.sessionId)),
-        reply: (o) =>
-          encodeMessage(
-            SessionReplySchema,
-            'ok' in o
-              ? {
-                  result: {
-                    case: 'session',
-                    value: {
-                      sessionId: o.ok.session.sessionId,
-                      model: o.ok.session.model,
-                      nodeId: o.ok.session.nodeId,
-                      requests: o.ok.session.requests,
-                      lastUsedUnixMs: o.ok.session.lastUsedMs,
-                      chunks: o.ok.session.chunkKeys.length,
-                      advisory: o.ok.advisory ? advisoryInfo(o.ok.advisory) : undefined,
-                    },
+    const common = { request: SessionRequestSchema, queue: QueueGroups.SCHEDULER };
+    this.nats.respond(Subjects.SESSION_GET, {
+      ...common,
+      operation: 'session.get',
+      handle: (r) => this.get.execute(new SessionCommand(r.tenant, r.sessionId)),
+      reply: (o) =>
+        encodeMessage(
+          SessionReplySchema,
+          'ok' in o
+            ? {
+                result: {
+                  case: 'session',
+                  value: {
+                    sessionId: o.ok.session.sessionId,
+                    model: o.ok.session.model,
+                    nodeId: o.ok.session.nodeId,
+                    requests: o.ok.session.requests,
+                    lastUsedUnixMs: o.ok.session.lastUsedMs,
+                    chunks: o.ok.session.chunkKeys.length,
+                    advisory: o.ok.advisory ? advisoryInfo(o.ok.advisory) : undefined,
                   },
-                }
-              : { result: { case: 'error', value: o.error } },
-          ),
-      }),
-      QueueGroups.SCHEDULER,
-    );
-    this.endpoints.listen(
-      Subjects.SESSION_DELETE,
-      protoResponder({
-        ...common,
-        operation: 'session.delete',
-        handle: (r) => this.del.execute(new SessionCommand(r.tenant, r.sessionId)),
-        reply: (o) =>
-          encodeMessage(
-            SessionDeleteReplySchema,
-            'ok' in o ? { result: { case: 'deleted', value: o.ok } } : { result: { case: 'error', value: o.error } },
-          ),
-      }),
-      QueueGroups.SCHEDULER,
-    );
+                },
+              }
+            : { result: { case: 'error', value: o.error } },
+        ),
+    });
+    this.nats.respond(Subjects.SESSION_DELETE, {
+      ...common,
+      operation: 'session.delete',
+      handle: (r) => this.del.execute(new SessionCommand(r.tenant, r.sessionId)),
+      reply: (o) =>
+        encodeMessage(
+          SessionDeleteReplySchema,
+          'ok' in o ? { result: { case: 'deleted', value: o.ok } } : { result: { case: 'error', value: o.error } },
+        ),
+    });
   }
 }

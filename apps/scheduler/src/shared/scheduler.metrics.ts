@@ -38,115 +38,81 @@ export class SchedulerMetrics {
     const registers = [metrics.registry];
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
-    this.liveNodes = new Gauge({
-      name: 'mnemo_scheduler_live_nodes',
-      help: 'Nodes with a recent heartbeat',
-      registers,
-      // Sampled at scrape time so the gauge can never drift from the registry.
-      collect() {
-        this.set(self.liveNodesSource());
-      },
-    });
-    this.dispatches = new Counter({
-      name: 'mnemo_scheduler_dispatches_total',
-      help: 'Dispatches of an inference to a node, by outcome (admitted, refused, unreachable)',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.nodesDropped = new Counter({
-      name: 'mnemo_scheduler_nodes_dropped_total',
-      help: 'Nodes removed from the registry, by reason (timeout, left, unreachable)',
-      labelNames: ['reason'],
-      registers,
-    });
-    this.routeReasons = new Counter({
-      name: 'mnemo_scheduler_route_reason_total',
-      help:
-        'Nodes picked for a dispatch, by policy and reason: reservation / session_home (stayed), moved_queue / moved_kv (left the ' +
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> =>
+      new Counter({ name, help, labelNames, registers });
+    // Sampled at scrape time so a gauge can never drift from what it reads.
+    const sampled = (name: string, help: string, read: () => number): Gauge =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    this.liveNodes = sampled('mnemo_scheduler_live_nodes', 'Nodes with a recent heartbeat', () => self.liveNodesSource());
+    this.dispatches = counter(
+      'mnemo_scheduler_dispatches_total',
+      'Dispatches of an inference to a node, by outcome (admitted, refused, unreachable)',
+      ['outcome'],
+    );
+    this.nodesDropped = counter(
+      'mnemo_scheduler_nodes_dropped_total',
+      'Nodes removed from the registry, by reason (timeout, left, unreachable)',
+      ['reason'],
+    );
+    this.routeReasons = counter(
+      'mnemo_scheduler_route_reason_total',
+      'Nodes picked for a dispatch, by policy and reason: reservation / session_home (stayed), moved_queue / moved_kv (left the ' +
         "session's node for its queue or for KV held elsewhere), cheapest (no home), least_loaded, longest_prefix, scored",
-      labelNames: ['policy', 'reason'],
-      registers,
-    });
-    this.advisories = new Counter({
-      name: 'mnemo_scheduler_advisories_total',
-      help: 'Advisories, by outcome (reserved, or the error code: not_found, overloaded, invalid_request, …)',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.prefetches = new Counter({
-      name: 'mnemo_scheduler_prefetch_requests_total',
-      help: 'PrefetchRequests sent to reserved nodes, by outcome (queued, unavailable, timeout, refused)',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.nodeForgets = new Counter({
-      name: 'mnemo_scheduler_forget_requests_total',
-      help: 'ForgetRequests sent to nodes (invalidations, replaced advisories, deleted sessions), by outcome',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.invalidations = new Counter({
-      name: 'mnemo_scheduler_invalidations_total',
-      help: 'Advisory invalidations, by what the id was (live, expired, unknown)',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.reservationsUsed = new Counter({
-      name: 'mnemo_scheduler_reservations_used_total',
-      help: 'Reservations met by their request: hit (ran on the reserved node) or moved (the reserved node could not take it)',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.liveReservations = new Gauge({
-      name: 'mnemo_scheduler_reservations',
-      help: 'Live advisory reservations',
-      registers,
-      collect() {
-        this.set(self.reservationsSource());
-      },
-    });
-    this.sessions = new Gauge({
-      name: 'mnemo_scheduler_sessions',
-      help: 'Sessions remembered (bounded by SCHEDULER_MAX_SESSIONS)',
-      registers,
-      collect() {
-        this.set(self.sessionsSource());
-      },
-    });
-    this.kvEvents = new Counter({
-      name: 'mnemo_scheduler_kv_events_total',
-      help: 'KV events received from nodes, by kind (diff, report)',
-      labelNames: ['kind'],
-      registers,
-    });
-    this.sessionTails = new Counter({
-      name: 'mnemo_scheduler_session_tails_total',
-      help: "Nodes' reports of the KV a session's request left, by outcome (applied; stale: the session moved on or is unknown; invalid)",
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.kvReportsRequested = new Counter({
-      name: 'mnemo_scheduler_kv_reports_requested_total',
-      help: 'Full KV reports asked of a node, by reason (joined, unknown, gap)',
-      labelNames: ['reason'],
-      registers,
-    });
-    this.directoryKeys = new Gauge({
-      name: 'mnemo_scheduler_kv_directory_keys',
-      help: 'Chunk keys in the KV directory',
-      registers,
-      collect() {
-        this.set(self.directorySource().keys);
-      },
-    });
-    this.directoryHoldings = new Gauge({
-      name: 'mnemo_scheduler_kv_directory_holdings',
-      help: '(chunk key, node) pairs in the KV directory: what SCHEDULER_KV_DIRECTORY_MAX_HOLDINGS bounds',
-      registers,
-      collect() {
-        this.set(self.directorySource().holdings);
-      },
-    });
+      ['policy', 'reason'],
+    );
+    this.advisories = counter(
+      'mnemo_scheduler_advisories_total',
+      'Advisories, by outcome (reserved, or the error code: not_found, overloaded, invalid_request, …)',
+      ['outcome'],
+    );
+    this.prefetches = counter(
+      'mnemo_scheduler_prefetch_requests_total',
+      'PrefetchRequests sent to reserved nodes, by outcome (queued, unavailable, timeout, refused)',
+      ['outcome'],
+    );
+    this.nodeForgets = counter(
+      'mnemo_scheduler_forget_requests_total',
+      'ForgetRequests sent to nodes (invalidations, replaced advisories, deleted sessions), by outcome',
+      ['outcome'],
+    );
+    this.invalidations = counter(
+      'mnemo_scheduler_invalidations_total',
+      'Advisory invalidations, by what the id was (live, expired, unknown)',
+      ['outcome'],
+    );
+    this.reservationsUsed = counter(
+      'mnemo_scheduler_reservations_used_total',
+      'Reservations met by their request: hit (ran on the reserved node) or moved (the reserved node could not take it)',
+      ['outcome'],
+    );
+    this.liveReservations = sampled('mnemo_scheduler_reservations', 'Live advisory reservations', () => self.reservationsSource());
+    this.sessions = sampled('mnemo_scheduler_sessions', 'Sessions remembered (bounded by SCHEDULER_MAX_SESSIONS)', () =>
+      self.sessionsSource(),
+    );
+    this.kvEvents = counter('mnemo_scheduler_kv_events_total', 'KV events received from nodes, by kind (diff, report)', ['kind']);
+    this.sessionTails = counter(
+      'mnemo_scheduler_session_tails_total',
+      "Nodes' reports of the KV a session's request left, by outcome (applied; stale: the session moved on or is unknown; invalid)",
+      ['outcome'],
+    );
+    this.kvReportsRequested = counter(
+      'mnemo_scheduler_kv_reports_requested_total',
+      'Full KV reports asked of a node, by reason (joined, unknown, gap)',
+      ['reason'],
+    );
+    this.directoryKeys = sampled('mnemo_scheduler_kv_directory_keys', 'Chunk keys in the KV directory', () => self.directorySource().keys);
+    this.directoryHoldings = sampled(
+      'mnemo_scheduler_kv_directory_holdings',
+      '(chunk key, node) pairs in the KV directory: what SCHEDULER_KV_DIRECTORY_MAX_HOLDINGS bounds',
+      () => self.directorySource().holdings,
+    );
     this.directoryEvictions = new Counter({
       name: 'mnemo_scheduler_kv_directory_evictions_total',
       help: 'Chunk keys the KV directory forgot to stay within its bound',
@@ -156,14 +122,11 @@ export class SchedulerMetrics {
         this.inc(self.directorySource().evictions);
       },
     });
-    this.expectedHoldings = new Gauge({
-      name: 'mnemo_scheduler_kv_directory_expected_holdings',
-      help: '(key, node) pairs routed and not yet reported by the node (SCHEDULER_EXPECTED_HOLDINGS_MAX bounds them)',
-      registers,
-      collect() {
-        this.set(self.expectedSource().holdings);
-      },
-    });
+    this.expectedHoldings = sampled(
+      'mnemo_scheduler_kv_directory_expected_holdings',
+      '(key, node) pairs routed and not yet reported by the node (SCHEDULER_EXPECTED_HOLDINGS_MAX bounds them)',
+      () => self.expectedSource().holdings,
+    );
     this.expectedOutcomes = new Counter({
       name: 'mnemo_scheduler_kv_directory_expected_outcomes_total',
       help:
@@ -177,14 +140,12 @@ export class SchedulerMetrics {
         for (const outcome of ['confirmed', 'removed', 'expired', 'evicted'] as const) this.inc({ outcome }, s[outcome]);
       },
     });
-    this.expectedLookups = new Counter({
-      name: 'mnemo_scheduler_kv_directory_expected_lookups_total',
-      help:
-        "Routings that consulted the expected holdings: hit (the request's chunks " +
+    this.expectedLookups = counter(
+      'mnemo_scheduler_kv_directory_expected_lookups_total',
+      "Routings that consulted the expected holdings: hit (the request's chunks " +
         'or a prompt it extends were expected on a node), miss (nothing expected)',
-      labelNames: ['outcome'],
-      registers,
-    });
+      ['outcome'],
+    );
     this.advisoryOutcomes = new Counter({
       name: 'mnemo_advisory_outcomes_total',
       help:

@@ -146,14 +146,7 @@ export class KvSwapper implements KvSwap {
         this.stats.reusedBlocks += Math.max(0, from - copy.base);
         this.stats.heldBlocks += copy.base;
         heldBlocks += copy.base;
-        const ranges = planSwapRanges(
-          physical.slice(copy.base),
-          start - copy.base,
-          space.segmentBlocks,
-          space.blockElems,
-          rt.config.layers,
-          this.granularity,
-        );
+        const ranges = this.rangesOf(rt, space, physical, copy.base, start);
         jobs.push({ seqId, ranges, segments: copy.segments, tokens });
         blocks += physical.length - start;
       }
@@ -198,14 +191,7 @@ export class KvSwapper implements KvSwap {
           rt.cache.appendAll([{ seqId, tokens: rest.length, ids: s.salt === undefined ? undefined : rest }]);
           const physical = rt.cache.ledger.blockIds(seqId);
           const start = Math.max(hit / BLOCK_TOKENS, copy.base);
-          const ranges = planSwapRanges(
-            physical.slice(copy.base),
-            start - copy.base,
-            space.segmentBlocks,
-            space.blockElems,
-            rt.config.layers,
-            this.granularity,
-          );
+          const ranges = this.rangesOf(rt, space, physical, copy.base, start);
           const held = copy.held && hit < copy.held.until ? { kv: copy.held, from: hit } : undefined;
           jobs.push({ seqId, ranges, segments: copy.segments, tokens: s.kvTokens.length, ...(held ? { held } : {}) });
           blocks += physical.length - hit / BLOCK_TOKENS;
@@ -352,6 +338,20 @@ export class KvSwapper implements KvSwap {
   }
 
   /** Empties a sequence's device side again (it stays swapped out, its host copy intact). */
+  /**
+   * Copy ranges of a sequence's blocks from `start` on; `physical` is its block table, and blocks
+   * before `base` are not in the swap copy (host memory outside it keeps them).
+   */
+  private rangesOf(
+    rt: ModelRuntime<Float32Array>,
+    space: KvSwapSpace,
+    physical: readonly number[],
+    base: number,
+    start: number,
+  ): SwapRange[] {
+    return planSwapRanges(physical.slice(base), start - base, space.segmentBlocks, space.blockElems, rt.config.layers, this.granularity);
+  }
+
   private reopen(rt: ModelRuntime<Float32Array>, seqId: string): void {
     if (rt.isBusy(seqId)) return;
     rt.release(seqId);

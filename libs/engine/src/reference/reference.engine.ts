@@ -1,5 +1,5 @@
 import { chunkElems, ErrorCode, MnemoError, type DeviceChunkEvent, type ElasticMember } from '@mnemo/kv-core';
-import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
+import type { KernelBackend } from '@mnemo/native-cuda';
 import type {
   CrossModelPlan,
   Engine,
@@ -12,34 +12,20 @@ import type {
   TokenOutput,
 } from '../engine.interface.js';
 import { checkDrawOffset } from '../engine.interface.js';
-import { budgetReserve, elasticSpec, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
-import { KvSwapper, type SwapOptions } from './kv.swapper.js';
+import { elasticSpec } from '../model/device-budget.js';
+import { KvSwapper } from './kv.swapper.js';
 import type { ModelWeights } from '../weights/model-weights.js';
 import { ModelRuntime } from './model.runtime.js';
 import { TokenSampler } from './token.sampler.js';
-import { StreamedSequences, type LayerStreamSettings } from './layer-stream/streamed-sequences.js';
-import { resolveWeights } from './weights.resolver.js';
+import { StreamedSequences } from './layer-stream/streamed-sequences.js';
 import { chunkStaging } from '../staging/chunk.staging.js';
 import { crossModelPlan, prefillCrossPrefix, type CrossModelModels } from './cross-model.prefix.js';
 import { restoreLayer, type PlannedRestore, type RestoringSequences } from './paged-kv.restore.js';
 import { ReferenceSequences } from './reference-sequences.base.js';
+import { hostMemoryBackend, resolveEngineOptions, type ReferenceEngineOptions } from './reference-engine.options.js';
+import { prefillOutputs } from './prefill.outputs.js';
 
-export interface ReferenceEngineOptions {
-  /** Catalog ids (`mnemo-tiny`, …), Hugging Face model directories, or weights already in memory. */
-  readonly models: ReadonlyArray<string | ModelWeights>;
-  /** 'cpu' | 'cuda' via `createKernelBackend`, or a backend instance. */
-  readonly backend: 'cpu' | 'cuda' | KernelBackend<unknown>;
-  /** Device KV blocks (16 tokens each) per model: one number for all, per model id, or split from one device budget. */
-  readonly kvBlocks: number | Readonly<Record<string, number>> | DeviceKvBudget;
-  /** Block group size (FastSwitch §3.1) of every model's device cache; 0 or absent: no groups. */
-  readonly blockGroups?: number;
-  /** Swap preemption; only on a backend whose KV lives in host memory (CPU), ignored otherwise. */
-  readonly swap?: SwapOptions;
-  /** Most cached (reusable, unreferenced) blocks each model's device cache keeps; default unbounded. */
-  readonly prefixCacheBlocks?: number;
-  /** Serve contexts longer than a model's device cache through the layer stream cache; absent: refused. */
-  readonly layerStream?: LayerStreamSettings;
-}
+export type { ReferenceEngineOptions } from './reference-engine.options.js';
 
 /**
  * The reference engine: real Llama-family transformers on a KernelBackend, with a
@@ -123,18 +109,8 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
   }
 
   static async create(opts: ReferenceEngineOptions): Promise<ReferenceEngine> {
-    const backend = typeof opts.backend === 'string' ? (createKernelBackend(opts.backend) as KernelBackend<unknown>) : opts.backend;
-    const weights = opts.models.map(resolveWeights);
-    // The CPU backend stores KV as fp32; CUDA as fp16/bf16.
-    const bytesPerElement = backend.name === 'cuda' ? 2 : 4;
-    if (!isDeviceKvBudget(opts.kvBlocks)) return new ReferenceEngine(backend, weights, opts.kvBlocks, opts);
-    const configs = weights.map((w) => w.config);
-    const regions = splitDeviceBudget(configs, opts.kvBlocks, bytesPerElement);
-    // NOTE: a CUDA tensor is committed memory: reserving the whole budget per model would take
-    // models × budget of the GPU. Without VMM page remapping (not built) a CUDA cache keeps its
-    // region: it can lend units but not grow, so the coordinator never moves any.
-    const reserve = backend.name === 'cuda' ? regions : budgetReserve(configs, opts.kvBlocks, bytesPerElement);
-    return new ReferenceEngine(backend, weights, regions, opts, reserve);
+    const { backend, weights, kvBlocks, reserve } = resolveEngineOptions(opts);
+    return new ReferenceEngine(backend, weights, kvBlocks, opts, reserve);
   }
 
   /**
@@ -237,24 +213,7 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
         }
       }
       ok = true;
-      return batch
-        .filter((b) => outputs.has(b.seqId))
-        .map((b) => {
-          const restored = plans.has(b.seqId) ? plans.get(b.seqId)!.plan.until - plans.get(b.seqId)!.from : 0;
-          const cross = crosses.get(b.seqId);
-          const crossModel = cross
-            ? { crossModel: { baseModel: cross.baseModel, pattern: { ...cross.pattern }, reusedTokens: cross.until } }
-            : {};
-          const e = eCaches.get(b.seqId);
-          return {
-            seqId: b.seqId,
-            token: outputs.get(b.seqId)!,
-            cachedTokens: cached.get(b.seqId)!,
-            restoredTokens: restored,
-            ...crossModel,
-            ...(e ? { eCache: e } : {}),
-          };
-        });
+      return prefillOutputs(batch, { outputs, cached, plans, crosses, eCaches });
     } catch (e) {
       for (const id of opened) this.release(id);
       throw e;
@@ -426,15 +385,5 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
   watchChunks(listener: (e: EngineChunkEvent) => void): () => void {
     this.chunkListeners.add(listener);
     return () => this.chunkListeners.delete(listener);
-  }
-}
-
-/** Whether the backend's tensors are plain host memory the native copy workers can reach. */
-function hostMemoryBackend(backend: KernelBackend<unknown>): boolean {
-  const probe = backend.alloc(1);
-  try {
-    return probe instanceof Float32Array;
-  } finally {
-    backend.free(probe);
   }
 }

@@ -1,9 +1,5 @@
-import { BlockLruList } from './block-lru.list.js';
-import { checkDeviceBlockState } from './device-block.invariant.js';
-import { FreeBlockStack } from './free-block.stack.js';
-import { GroupedFreeIds } from './grouped-free.ids.js';
-import { StagedChunkSet, type StageRank } from './staged-chunk.set.js';
-import type { BlockEvictionListener, BlockGroupOptions, DeviceBlockCounts, StagedPurgeListener } from './device-block.types.js';
+import { DeviceBlockStates } from './device-block.states.js';
+import type { StageRank } from './staged-chunk.set.js';
 
 export type { BlockEvictionListener, BlockGroupOptions, DeviceBlockCounts, StagedPurgeListener } from './device-block.types.js';
 
@@ -39,67 +35,8 @@ export type { BlockEvictionListener, BlockGroupOptions, DeviceBlockCounts, Stage
  * returns null; only a broken invariant (double release, acquiring a free block, unknown id)
  * throws, before anything changes.
  */
-export class DeviceBlockManager {
-  private readonly refs: number[] = [];
-  private readonly keys: Array<string | undefined> = [];
-  private readonly byKey = new Map<string, number>();
-  private readonly free = new FreeBlockStack();
-  private readonly lru = new BlockLruList();
-  private readonly staged = new StagedChunkSet();
-  /** Grouped mode only: free ids no group reserves, and the groups (their tails are the other free ids). */
-  private readonly grouping?: GroupedFreeIds;
-
+export class DeviceBlockManager extends DeviceBlockStates {
   private maxCached = Infinity;
-
-  constructor(
-    capacity: number,
-    private readonly onEvict?: BlockEvictionListener,
-    grouping?: BlockGroupOptions,
-    private readonly onPurgeStaged?: StagedPurgeListener,
-  ) {
-    if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
-    if (grouping) this.grouping = new GroupedFreeIds(grouping.groupBlocks);
-    this.grow(capacity);
-  }
-
-  /** Whether allocations come in block groups ({@link allocateFor}). */
-  get grouped(): boolean {
-    return this.grouping !== undefined;
-  }
-
-  get capacity(): number {
-    return this.refs.length;
-  }
-
-  get numFree(): number {
-    return this.free.size;
-  }
-
-  get numCached(): number {
-    return this.lru.size;
-  }
-
-  get numStaged(): number {
-    return this.staged.blocks;
-  }
-
-  /** Prefetched chunks staged on the device. */
-  get stagedChunks(): number {
-    return this.staged.size;
-  }
-
-  get numActive(): number {
-    return this.refs.length - this.free.size - this.lru.size - this.staged.blocks;
-  }
-
-  /** Blocks {@link allocate} can hand out now: free plus reclaimable staged and cached ones. */
-  get numAvailable(): number {
-    return this.free.size + this.lru.size + this.staged.blocks;
-  }
-
-  counts(): DeviceBlockCounts {
-    return { capacity: this.capacity, free: this.numFree, cached: this.numCached, staged: this.numStaged, active: this.numActive };
-  }
 
   /**
    * Places a prefetched chunk `key` in `n` free blocks — never cached or staged ones, and in
@@ -164,35 +101,6 @@ export class DeviceBlockManager {
     this.unstage(key);
     this.onPurgeStaged?.(key);
     return true;
-  }
-
-  refCount(id: number): number {
-    this.assertKnown(id);
-    return this.refs[id]!;
-  }
-
-  keyOf(id: number): string | undefined {
-    this.assertKnown(id);
-    return this.keys[id];
-  }
-
-  /** The block holding `key`'s content, if the device still has it (cached or active). */
-  find(key: string): number | undefined {
-    return this.byKey.get(key);
-  }
-
-  /**
-   * Blocks of the longest prefix of `keys` present on the device, in order. Takes no
-   * reference: call {@link acquire} before anything else can allocate.
-   */
-  match(keys: readonly string[]): number[] {
-    const out: number[] = [];
-    for (const key of keys) {
-      const id = this.byKey.get(key);
-      if (id === undefined) break;
-      out.push(id);
-    }
-    return out;
   }
 
   /** Adds one holder to each block (cached ones become active again). */
@@ -345,19 +253,6 @@ export class DeviceBlockManager {
     return done;
   }
 
-  /** Adds `n` free blocks with the next ids (the device cache grew by whole blocks at its end). */
-  grow(n: number): void {
-    if (!Number.isInteger(n) || n < 0) throw new RangeError(`grow count must be a non-negative integer, got ${n}`);
-    const first = this.refs.length;
-    this.refs.length = this.keys.length = first + n;
-    this.refs.fill(0, first);
-    this.lru.grow(first + n);
-    this.free.grow(first + n);
-    // High ids first so a fresh manager hands out 0, 1, 2, … in order.
-    for (let id = first + n - 1; id >= first; id--) this.free.push(id);
-    this.grouping?.grow(first, first + n);
-  }
-
   /**
    * Removes the highest `n` ids (the cache shrinks at its end), evicting cached blocks there.
    * False, changing nothing, when any of them is active: its holder must move first.
@@ -384,37 +279,6 @@ export class DeviceBlockManager {
     this.free.grow(first);
     for (const [key, id] of evicted) this.onEvict?.(key, id);
     return true;
-  }
-
-  /** Verifies every invariant in O(capacity); for tests and debug checks, not the hot path. */
-  checkInvariant(): void {
-    const cap = this.refs.length;
-    checkDeviceBlockState({
-      refs: this.refs,
-      keys: this.keys,
-      byKey: this.byKey,
-      free: this.free.ids(cap),
-      cached: this.lru.ids(cap),
-      staged: this.staged.allIds(),
-      stagedBlocks: this.staged.blocks,
-      ...(this.grouping ? { freeRanges: this.grouping.ranges() } : {}),
-    });
-  }
-
-  private pushFree(id: number): void {
-    this.free.push(id);
-    this.grouping?.free(id, id + 1);
-  }
-
-  private dropKey(id: number): string {
-    const key = this.keys[id]!;
-    this.keys[id] = undefined;
-    this.byKey.delete(key);
-    return key;
-  }
-
-  private assertKnown(id: number): void {
-    if (!Number.isInteger(id) || id < 0 || id >= this.refs.length) throw new RangeError(`unknown block id ${id}`);
   }
 }
 

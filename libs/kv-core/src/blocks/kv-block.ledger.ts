@@ -222,20 +222,26 @@ export class KvBlockLedger {
   /** Names taken-over staged blocks as the sequence's own, and reports each chunk now whole on the device. */
   private nameAdopted(seqId: string, keys: readonly string[], ids: readonly number[], adopted: ReadonlySet<number>): void {
     for (let b = 0; b < ids.length; b++) {
-      if (!adopted.has(ids[b]!)) continue;
-      const named = this.blocks.commit(ids[b]!, keys[b]!);
-      if (named && (b + 1) % BLOCKS_PER_CHUNK === 0 && !this.chunks.has(keys[b]!)) {
-        this.chunks.add(keys[b]!);
-        this.onChunk?.({
-          kind: 'written',
-          key: keys[b]!,
-          seqId,
-          chunk: (b + 1) / BLOCKS_PER_CHUNK - 1,
-          superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b),
-          ...content(this.seqs.get(seqId)?.ids, keys, b),
-        });
-      }
+      if (adopted.has(ids[b]!)) this.nameBlock(seqId, keys, b, ids[b]!);
     }
+  }
+
+  /**
+   * Names block `b` of a sequence (physical id `id`) with its key and, when that block completes a
+   * chunk the device did not hold yet, reports the chunk as written.
+   */
+  private nameBlock(seqId: string, keys: readonly string[], b: number, id: number): void {
+    const named = this.blocks.commit(id, keys[b]!);
+    if (!named || (b + 1) % BLOCKS_PER_CHUNK !== 0 || this.chunks.has(keys[b]!)) return;
+    this.chunks.add(keys[b]!);
+    this.onChunk?.({
+      kind: 'written',
+      key: keys[b]!,
+      seqId,
+      chunk: (b + 1) / BLOCKS_PER_CHUNK - 1,
+      superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b),
+      ...content(this.seqs.get(seqId)?.ids, keys, b),
+    });
   }
 
   /** New blocks that appending `tokens` to each listed sequence takes. */
@@ -272,20 +278,7 @@ export class KvBlockLedger {
       s.chain.extend(s.ids);
       const keys = s.chain.keys;
       const blocks = s.table.blocks;
-      for (let b = s.committed; b < keys.length; b++) {
-        const named = this.blocks.commit(blocks[b]!, keys[b]!);
-        if (named && (b + 1) % BLOCKS_PER_CHUNK === 0 && !this.chunks.has(keys[b]!)) {
-          this.chunks.add(keys[b]!);
-          this.onChunk?.({
-            kind: 'written',
-            key: keys[b]!,
-            seqId,
-            chunk: (b + 1) / BLOCKS_PER_CHUNK - 1,
-            superseded: keys.slice(b + 1 - BLOCKS_PER_CHUNK, b),
-            ...content(s.ids, keys, b),
-          });
-        }
-      }
+      for (let b = s.committed; b < keys.length; b++) this.nameBlock(seqId, keys, b, blocks[b]!);
       s.committed = keys.length;
     }
   }

@@ -1,5 +1,6 @@
 import { ExtentAllocator } from './extent.allocator.js';
 import type { Extent } from './pool.types.js';
+import { seeded } from '../testing/seeded.random.js';
 
 const U = 4096;
 
@@ -11,17 +12,6 @@ function withUsed(units: number, used: Array<[number, number]>): ExtentAllocator
 }
 
 const inUnits = (extents: Extent[]): Array<[number, number]> => extents.map((e) => [e.offset / U, (e.offset + e.length) / U]);
-
-function seeded(seed: number): (n: number) => number {
-  // mulberry32: the low bits of a power-of-two LCG cycle too fast for `% n` with small n.
-  let s = seed >>> 0;
-  return (n) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) % n;
-  };
-}
 
 describe(ExtentAllocator.name, () => {
   describe('allocate', () => {

@@ -2,6 +2,7 @@ import { ExtentAllocator } from './extent.allocator.js';
 import { decodeJournal, encodeRecords, JOURNAL_VERSION, type JournalHeader, type JournalRecord } from './journal.codec.js';
 import { compactJournal, putRecord, replayJournal } from './journal.replay.js';
 import { LookupTable } from './lookup.table.js';
+import { seeded } from '../testing/seeded.random.js';
 
 const U = 4096;
 const key = (i: number): string => i.toString(16).padStart(32, '0');
@@ -88,16 +89,6 @@ describe(replayJournal.name, () => {
 });
 
 describe('journal damage', () => {
-  function seeded(seed: number): (n: number) => number {
-    let st = seed >>> 0;
-    return (n) => {
-      st = (st + 0x6d2b79f5) >>> 0;
-      let t = Math.imul(st ^ (st >>> 15), 1 | st);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) % n;
-    };
-  }
-
   it('never throws on damaged input and leaves table and allocators consistent', () => {
     const rand = seeded(31337);
     const records: JournalRecord[] = [];

@@ -1,6 +1,7 @@
 import { LookupTable } from './lookup.table.js';
 import type { PinHandle } from './lookup.types.js';
 import type { PoolTier } from './pool.types.js';
+import { seeded } from '../testing/seeded.random.js';
 
 const key = (i: number): string => i.toString(16).padStart(32, '0');
 
@@ -16,16 +17,6 @@ function putChunk(sut: LookupTable, i: number, tier: PoolTier, now: number, laye
 const L = 4;
 /** "C<chunk>L<layer>" for each victim. */
 const names = (vs: Array<{ chunkKey: string; layer: number }>): string[] => vs.map((v) => `C${parseInt(v.chunkKey, 16)}L${v.layer}`);
-
-function seeded(seed: number): (n: number) => number {
-  let s = seed >>> 0;
-  return (n) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) % n;
-  };
-}
 
 describe('LookupTable eviction', () => {
   /** Request A (stamp 10) owns chunks 0–1, request B (stamp 20) chunks 2–3, all 4 layers in mem. */

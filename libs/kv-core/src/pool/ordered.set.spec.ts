@@ -1,17 +1,7 @@
 import { OrderedSet } from './ordered.set.js';
+import { seeded } from '../testing/seeded.random.js';
 
 const byNumber = (a: number, b: number): number => a - b;
-
-function seeded(seed: number): (n: number) => number {
-  // mulberry32: the low bits of a power-of-two LCG cycle too fast for `% n` with small n.
-  let s = seed >>> 0;
-  return (n) => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) % n;
-  };
-}
 
 describe(OrderedSet.name, () => {
   const items = [10, 20, 30, 40];

@@ -50,3 +50,21 @@ export async function connectNats(url: string, name: string, creds: NatsCredenti
     timeout: 5000,
   });
 }
+
+/** The NATS variables of every service's environment schema (validated: NATS_URL is set). */
+export interface NatsEnv {
+  readonly NATS_URL?: string;
+  readonly NATS_USER?: string;
+  readonly NATS_PASSWORD?: string;
+  readonly NATS_TLS_CA?: string;
+}
+
+/** {@link connectNats} from a service's environment: `name` as the server lists the client, replies on inboxes of `role`. */
+export function connectServiceNats(config: NatsEnv, name: string, role: string): Promise<NatsConnection> {
+  return connectNats(
+    config.NATS_URL!,
+    name,
+    { user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCa: config.NATS_TLS_CA },
+    natsInboxPrefix(role),
+  );
+}

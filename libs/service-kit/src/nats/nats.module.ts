@@ -2,6 +2,7 @@ import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/comm
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CONNECTION } from './nats.connection.js';
 import { NatsEndpoints } from './nats.endpoints.js';
+import { NatsResponders } from './nats.responders.js';
 
 /**
  * The endpoints every feature registers its subjects on, and the orderly end of the
@@ -11,8 +12,8 @@ import { NatsEndpoints } from './nats.endpoints.js';
  */
 @Global()
 @Module({
-  providers: [NatsEndpoints],
-  exports: [NatsEndpoints],
+  providers: [NatsEndpoints, NatsResponders],
+  exports: [NatsEndpoints, NatsResponders],
 })
 export class NatsModule implements OnApplicationShutdown {
   constructor(

@@ -26,30 +26,38 @@ const uint = (n: number) =>
 // A BlockStored as vLLM 0.26 sends it (map layout, vllm-project/vllm#42892), with the defaulted
 // fields a newer engine sets (extra_keys, group_idx, kv_cache_spec_kind), inside an EventBatch
 // [ts, events, data_parallel_rank].
-const VLLM_MAP_SAMPLE = hex(
-  '93',
-  f64(1789095808.8378847),
-  '91',
+// The batch [ts, [BlockStored], 0] in map layout, `mapHeader` (fixmap 0x8N) over the eight fields every
+// version sends, then `extra` fields.
+const blockStoredBatch = (mapHeader: string, ...extra: string[]) =>
+  hex(
+    '93',
+    f64(1789095808.8378847),
+    '91',
+    mapHeader,
+    str('type'),
+    str('BlockStored'),
+    str('block_hashes'),
+    '91',
+    'cf',
+    'dab89baa7b5857c0',
+    str('parent_block_hash'),
+    'c0',
+    str('token_ids'),
+    'dc0010',
+    tokens16.map(uint).join(''),
+    str('block_size'),
+    '10',
+    str('lora_id'),
+    'c0',
+    str('medium'),
+    str('GPU'),
+    str('lora_name'),
+    'c0',
+    ...extra,
+    '00',
+  );
+const VLLM_MAP_SAMPLE = blockStoredBatch(
   '8b',
-  str('type'),
-  str('BlockStored'),
-  str('block_hashes'),
-  '91',
-  'cf',
-  'dab89baa7b5857c0',
-  str('parent_block_hash'),
-  'c0',
-  str('token_ids'),
-  'dc0010',
-  tokens16.map(uint).join(''),
-  str('block_size'),
-  '10',
-  str('lora_id'),
-  'c0',
-  str('medium'),
-  str('GPU'),
-  str('lora_name'),
-  'c0',
   str('extra_keys'),
   '91',
   'c0',
@@ -57,8 +65,19 @@ const VLLM_MAP_SAMPLE = hex(
   '00',
   str('kv_cache_spec_kind'),
   str('full_attention'),
-  '00',
 );
+
+// The BlockStored event of both map samples, decoded.
+const SAMPLE_BLOCK_STORED = {
+  type: 'BlockStored',
+  blockHashes: [15760518052499183552n],
+  parentBlockHash: null,
+  tokenIds: tokens16,
+  blockSize: 16,
+  loraId: null,
+  medium: 'GPU',
+  loraName: null,
+} as const;
 
 // The positional layout of older vLLM (array_like events: [tag, block_hashes, parent, token_ids,
 // block_size, lora_id, medium]), a BlockRemoved [tag, hashes, medium] and AllBlocksCleared [tag];
@@ -92,18 +111,7 @@ describe('vLLM KV event codec', () => {
     const batch = decodeVllmEventBatch(VLLM_MAP_SAMPLE);
     expect(batch.ts).toBe(1789095808.8378847);
     expect(batch.dataParallelRank).toBe(0);
-    expect(batch.events).toEqual([
-      {
-        type: 'BlockStored',
-        blockHashes: [15760518052499183552n],
-        parentBlockHash: null,
-        tokenIds: tokens16,
-        blockSize: 16,
-        loraId: null,
-        medium: 'GPU',
-        loraName: null,
-      },
-    ]);
+    expect(batch.events).toEqual([SAMPLE_BLOCK_STORED]);
   });
 
   it('reads the positional layout of older vLLM', () => {
@@ -128,46 +136,10 @@ describe('vLLM KV event codec', () => {
   it('writes the map layout byte for byte as msgspec does', () => {
     const ours = encodeVllmEventBatch({
       ts: 1789095808.8378847,
-      events: [
-        {
-          type: 'BlockStored',
-          blockHashes: [15760518052499183552n],
-          parentBlockHash: null,
-          tokenIds: tokens16,
-          blockSize: 16,
-          loraId: null,
-          medium: 'GPU',
-          loraName: null,
-        },
-      ],
+      events: [SAMPLE_BLOCK_STORED],
       dataParallelRank: 0,
     });
-    const expected = hex(
-      '93',
-      f64(1789095808.8378847),
-      '91',
-      '88',
-      str('type'),
-      str('BlockStored'),
-      str('block_hashes'),
-      '91',
-      'cf',
-      'dab89baa7b5857c0',
-      str('parent_block_hash'),
-      'c0',
-      str('token_ids'),
-      'dc0010',
-      tokens16.map(uint).join(''),
-      str('block_size'),
-      '10',
-      str('lora_id'),
-      'c0',
-      str('medium'),
-      str('GPU'),
-      str('lora_name'),
-      'c0',
-      '00',
-    );
+    const expected = blockStoredBatch('88');
     expect(Buffer.from(ours).toString('hex')).toBe(expected.toString('hex'));
   });
 

@@ -1,7 +1,6 @@
 import {
   admissionKinds,
   blocksFor,
-  CHUNK_TOKENS,
   DEFAULT_FAIRNESS,
   FairPriorityRanker,
   nodeIterationInput,
@@ -18,6 +17,8 @@ import { PeerRestore } from './twin-restores.js';
 import { TwinSeq, type TwinRequest } from './twin-seq.js';
 import { TwinTiers } from './twin-tiers.js';
 import type { TwinNodeConfig, TwinNodeCosts, TwinNodeNet } from './twin-node.config.js';
+import { TwinNodeHeartbeats } from './twin-node.heartbeats.js';
+import { twinNodeCounters, twinNodeParts } from './twin-node.parts.js';
 
 export type { TwinNodeConfig, TwinNodeCosts, TwinNodeNet } from './twin-node.config.js';
 
@@ -50,75 +51,25 @@ export class TwinNode {
   private readonly step: TwinEvent = { fire: (now) => this.advance(now) };
   /** Priority scheduling only: effective ranks (kv-core FairPriorityRanker). */
   private readonly ranker?: FairPriorityRanker;
-  readonly counters = {
-    iterations: 0,
-    prefills: 0,
-    decodes: 0,
-    preemptions: 0,
-    planMisses: 0,
-    cachedTokens: 0,
-    promptTokens: 0,
-    blockedMs: 0,
-    busyMs: 0,
-    queuedMs: 0,
-    queued: 0,
-    firstTokenMs: 0,
-    firstTokens: 0,
-  };
+  readonly counters = twinNodeCounters();
+  private readonly heartbeats: TwinNodeHeartbeats;
 
   constructor(
     readonly config: TwinNodeConfig,
     private readonly costs: TwinNodeCosts,
     private readonly net: TwinNodeNet,
   ) {
-    const segBytes = (config.kvBytesPerToken / config.layers) * CHUNK_TOKENS;
     this.passCosts = new TwinPassCosts(config.maxBatch);
     if (config.scheduling === 'priority') this.ranker = new FairPriorityRanker(config.fairness ?? DEFAULT_FAIRNESS);
-    // The device and tiers report to the KV store made just after them (their listeners fire later).
-    this.device = new TwinDevice(config.model, config.kvBlocks, (e) => this.kv.onChunk(e), {
-      prefixCache: config.prefixCache,
-      prefixCacheBlocks: config.prefixCacheBlocks,
-    });
-    if (config.host.length + config.ssd.length > 0) {
-      this.tiers = new TwinTiers(
-        {
-          layers: config.layers,
-          segBytes,
-          host: config.host,
-          ssd: config.ssd,
-          ssdTtlMs: config.ssdTtlMs,
-          hostWrite: costs.links.hostWrite,
-          ssdWrite: costs.links.ssdWrite,
-        },
-        net.events,
-        (c) => this.kv.onTierChange(c),
-      );
-    }
-    this.kv = new NodeKv(
-      config.id,
-      this.tiers,
-      this.device,
-      { events: net.events, peerTiers: (id) => net.peerTiers(id), publish: (c, t) => net.publishKv(config.id, c, t) },
-      {
-        layers: config.layers,
-        kvEventsMs: config.kvEventsMs,
-        promote: config.promote,
-        prefetchTtlMs: config.prefetchTtlMs,
-        maxAdvisories: config.maxAdvisories,
-        warm: config.warm,
-        links: costs.links,
-        exportMsPerChunk: costs.overheads.exportMsPerChunk,
-      },
-    );
+    ({ device: this.device, tiers: this.tiers, kv: this.kv } = twinNodeParts(config, costs, net));
     this.device.lookup = (id) => this.seqs.get(id);
-    this.device.restorableUntil = (seq, d) => this.kv.restorableUntil(seq, d, net.events.now);
-    const beat: TwinEvent = {
-      fire: () => {
-        this.beat();
-        net.events.after(config.heartbeatMs, beat);
-      },
-    };
-    net.events.after(0, beat);
+    this.heartbeats = new TwinNodeHeartbeats(config, net, () => ({
+      running: this.count('running'),
+      waiting: this.count('waiting'),
+      kvUsage: this.device.usage(),
+      costs: this.passCosts.costs(),
+      maxBatch: this.config.maxBatch,
+    }));
     const sweep: TwinEvent = {
       fire: (now) => {
         this.kv.housekeeping(now);
@@ -130,35 +81,6 @@ export class TwinNode {
 
   get id(): string {
     return this.config.id;
-  }
-
-  private beat(): void {
-    this.net.heartbeat(this.config.id, {
-      running: this.count('running'),
-      waiting: this.count('waiting'),
-      kvUsage: this.device.usage(),
-      costs: this.passCosts.costs(),
-      maxBatch: this.config.maxBatch,
-    });
-  }
-
-  private lastFinishBeat = -Infinity;
-  private finishBeatDue = false;
-  private readonly finishBeat: TwinEvent = {
-    fire: (now) => {
-      this.finishBeatDue = false;
-      this.lastFinishBeat = now;
-      this.beat();
-    },
-  };
-
-  /** A request left (FinishBeatTrigger): a heartbeat now, or at the end of the period if one went out within it. */
-  private onRemoved(now: number): void {
-    if (this.config.finishBeatMs <= 0 || this.finishBeatDue) return;
-    const wait = this.lastFinishBeat + this.config.finishBeatMs - now;
-    if (wait <= 0) return this.finishBeat.fire(now);
-    this.finishBeatDue = true;
-    this.net.events.after(wait, this.finishBeat);
   }
 
   get held(): number {
@@ -433,7 +355,7 @@ export class TwinNode {
     if (s.firstTokenAt !== undefined) this.passCosts.finished(now - s.firstTokenAt);
     this.seqs.delete(s.id);
     this.ranker?.forget(s.id);
-    this.onRemoved(now);
+    this.heartbeats.onRemoved(now);
     this.kv.cool(s.id);
     this.device.release(s);
     this.kv.ended(s);

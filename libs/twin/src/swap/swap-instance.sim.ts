@@ -12,34 +12,16 @@ import {
   SwapInPolicy,
   tickRanker,
   type NodeKvView,
-  type NodeSeq,
 } from '@mnemo/kv-core';
 import { call, EventQueue } from '../core/event.queue.js';
 import { kvBytesPerToken } from '../costs/hardware.tables.js';
 import { transferMs } from '../costs/transfer.port.js';
-import type { SwapConversation, SwapInstanceConfig, SwapRunResult } from './swap-instance.types.js';
+import type { SwapConversation, SwapInstanceConfig, SwapRunResult, SwapSeq as Seq } from './swap-instance.types.js';
+import { HostSwapCopies } from './host-swap.copies.js';
+import { swapRunCounters, swapRunResult } from './swap-run.result.js';
 
 const BLOCK_TOKENS = 16;
 const POOL = 'm';
-
-/** One request (a conversation's turn) as the node holds it: kv-core's NodeSeq plus its timing. */
-interface Seq extends NodeSeq {
-  priority: number;
-  phase: 'waiting' | 'running' | 'swapping';
-  preempted: boolean;
-  swapped: boolean;
-  readonly conv: number;
-  readonly turn: number;
-  /** KV tokens written so far (the prompt once prefilled, plus one per decoded token). */
-  tokens: number;
-  generated: number;
-  readonly reply: number;
-  readonly arrivalMs: number;
-  lastTokenMs: number;
-  blocks: number[];
-  /** An asynchronous swap-in's copy ends at. */
-  doneAt: number;
-}
 
 /**
  * One GPU serving conversations under preemptive priority scheduling with swap (FastSwitch §3–4),
@@ -60,10 +42,7 @@ export class SwapInstanceSim {
   private readonly policy = new SwapInPolicy(DEFAULT_SWAP_IN);
   private readonly pending: PendingSwapIns<Seq>;
   private readonly seqs = new Map<string, Seq>();
-  /** Host copies per conversation: tokens held, in least-recently-used order (Map order). */
-  private readonly copies = new Map<number, number>();
-  private hostBlocks = 0;
-  private readonly hostLimitBlocks: number;
+  private readonly host: HostSwapCopies;
   private readonly blockBytes: number;
   private h2dFreeAt = 0;
   private arrivals = 0;
@@ -71,22 +50,7 @@ export class SwapInstanceSim {
   private busy = false;
   private readonly history: number[];
   private readonly kv: NodeKvView;
-  private readonly out = {
-    ttftMs: [] as number[],
-    tbtMs: [] as number[],
-    swapOuts: 0,
-    swapOutBlocks: 0,
-    swapOutCalls: 0,
-    reusedBlocks: 0,
-    swapIns: 0,
-    swapInBlocks: 0,
-    asyncSwapIns: 0,
-    recomputes: 0,
-    switchStallMs: 0,
-    computeMs: 0,
-    groupedBlocks: 0,
-    groupedCalls: 0,
-  };
+  private readonly out = swapRunCounters();
 
   constructor(
     private readonly c: SwapInstanceConfig,
@@ -97,7 +61,7 @@ export class SwapInstanceSim {
     this.ranker = new FairPriorityRanker({ updateEvery: c.updateEvery, agingIterations: Infinity, tokensPerLevel: Infinity });
     this.pending = new PendingSwapIns(this.policy);
     this.blockBytes = BLOCK_TOKENS * kvBytesPerToken(c.model);
-    this.hostLimitBlocks = Math.floor(c.hostBytes / this.blockBytes);
+    this.host = new HostSwapCopies(Math.floor(c.hostBytes / this.blockBytes));
     this.history = conversations.map(() => 0);
     this.kv = {
       decodeBlocks: (id) => (this.seqs.get(id)!.tokens % BLOCK_TOKENS === 0 ? 1 : 0),
@@ -120,25 +84,7 @@ export class SwapInstanceSim {
       ),
     );
     this.q.run();
-    const o = this.out;
-    return {
-      requests: this.arrivals,
-      ttftMs: o.ttftMs,
-      tbtMs: o.tbtMs,
-      iterations: this.iteration,
-      endMs: this.q.now,
-      swapOuts: o.swapOuts,
-      swapOutBlocks: o.swapOutBlocks,
-      swapOutCalls: o.swapOutCalls,
-      reusedBlocks: o.reusedBlocks,
-      swapIns: o.swapIns,
-      swapInBlocks: o.swapInBlocks,
-      asyncSwapIns: o.asyncSwapIns,
-      recomputes: o.recomputes,
-      switchStallMs: o.switchStallMs,
-      computeMs: o.computeMs,
-      blocksPerCall: o.groupedCalls > 0 ? o.groupedBlocks / o.groupedCalls : 0,
-    };
+    return swapRunResult(this.out, { requests: this.arrivals, iterations: this.iteration, endMs: this.q.now });
   }
 
   /**
@@ -283,14 +229,14 @@ export class SwapInstanceSim {
     this.ranker.forget(s.id);
     const conv = this.conversations[s.conv]!;
     this.history[s.conv] = s.promptTokens + s.reply;
-    if (!this.c.mechanisms.reuse) this.dropCopy(s.conv);
+    if (!this.c.mechanisms.reuse) this.host.drop(s.conv);
     if (s.turn + 1 < conv.turns.length)
       this.q.at(
         at + conv.turns[s.turn]!.thinkMs,
         call((t) => this.arrive(s.conv, s.turn + 1, t)),
       );
     else {
-      this.dropCopy(s.conv);
+      this.host.drop(s.conv);
       this.c.trace.forget(s.conv);
     }
   }
@@ -300,9 +246,9 @@ export class SwapInstanceSim {
     let calls = 0,
       bytes = 0;
     for (const s of seqs) {
-      const held = this.c.mechanisms.reuse ? this.copies.get(s.conv) : undefined;
+      const held = this.c.mechanisms.reuse ? this.host.get(s.conv) : undefined;
       const from = reusedSwapBlocks(held, s.tokens);
-      if (this.makeRoom(s.conv, s.blocks.length)) {
+      if (this.host.makeRoom(s.conv, s.blocks.length, () => this.swappedOutConversations())) {
         const n = countSwapRanges(s.blocks, from, this.c.segmentBlocks, this.c.model.layers, this.granularity);
         calls += n;
         bytes += (s.blocks.length - from) * this.blockBytes;
@@ -310,8 +256,7 @@ export class SwapInstanceSim {
         this.out.swapOutBlocks += s.blocks.length - from;
         this.out.reusedBlocks += from;
         this.count(s.blocks.length - from, n);
-        this.copies.delete(s.conv);
-        this.copies.set(s.conv, s.tokens);
+        this.host.record(s.conv, s.tokens);
         s.swapped = true;
       } else {
         this.out.recomputes++;
@@ -341,7 +286,7 @@ export class SwapInstanceSim {
       blocks += s.blocks.length;
       this.count(s.blocks.length, n);
       // vLLM frees its CPU blocks on swap-in; with reuse the copy stays valid for the next swap-out.
-      if (!this.c.mechanisms.reuse) this.dropCopy(s.conv);
+      if (!this.c.mechanisms.reuse) this.host.drop(s.conv);
     }
     this.out.swapIns += seqs.length;
     this.out.swapInBlocks += blocks;
@@ -370,30 +315,11 @@ export class SwapInstanceSim {
     this.pending.settle(s);
   }
 
-  /** Host room for a copy of `blocks` blocks for `conv`: other conversations' idle copies go, least recently used first. */
-  private makeRoom(conv: number, blocks: number): boolean {
-    const need = (b: number) => b - blocksFor(this.copies.get(conv) ?? 0);
-    if (this.hostBlocks + need(blocks) <= this.hostLimitBlocks) return this.resize(conv, blocks);
+  /** Conversations whose copy a swapped-out (or swapping-in) sequence still needs. */
+  private swappedOutConversations(): Set<number> {
     const swappedOut = new Set<number>();
     for (const s of this.seqs.values()) if (s.swapped || s.phase === 'swapping') swappedOut.add(s.conv);
-    for (const other of [...this.copies.keys()]) {
-      if (this.hostBlocks + need(blocks) <= this.hostLimitBlocks) break;
-      if (other !== conv && !swappedOut.has(other)) this.dropCopy(other);
-    }
-    return this.hostBlocks + need(blocks) <= this.hostLimitBlocks && this.resize(conv, blocks);
-  }
-
-  /** Accounts the copy's new size; the caller records its tokens. */
-  private resize(conv: number, blocks: number): true {
-    this.hostBlocks += blocks - blocksFor(this.copies.get(conv) ?? 0);
-    return true;
-  }
-
-  private dropCopy(conv: number): void {
-    const tokens = this.copies.get(conv);
-    if (tokens === undefined) return;
-    this.hostBlocks -= blocksFor(tokens);
-    this.copies.delete(conv);
+    return swappedOut;
   }
 
   private count(blocks: number, calls: number): void {

@@ -1,3 +1,4 @@
+import type { NodeSeq } from '@mnemo/kv-core';
 import type { ComputeModel } from '../costs/compute.port.js';
 import type { ModelSpec } from '../costs/hardware.tables.js';
 import type { TransferLink } from '../costs/transfer.port.js';
@@ -77,4 +78,23 @@ export interface SwapRunResult {
   readonly computeMs: number;
   /** Average blocks per copy call of a grouped swap (§3.1: about 20 blocks per group on this setup). */
   readonly blocksPerCall: number;
+}
+
+/** One request (a conversation's turn) as the node holds it: kv-core's NodeSeq plus its timing. */
+export interface SwapSeq extends NodeSeq {
+  priority: number;
+  phase: 'waiting' | 'running' | 'swapping';
+  preempted: boolean;
+  swapped: boolean;
+  readonly conv: number;
+  readonly turn: number;
+  /** KV tokens written so far (the prompt once prefilled, plus one per decoded token). */
+  tokens: number;
+  generated: number;
+  readonly reply: number;
+  readonly arrivalMs: number;
+  lastTokenMs: number;
+  blocks: number[];
+  /** An asynchronous swap-in's copy ends at. */
+  doneAt: number;
 }

@@ -1,0 +1,91 @@
+// What FastSwitch's experiment on the twin (tools/twin/fastswitch.mjs) reports beside its runs: the
+// headline ratios, the paper's baseline figures against the twin's, and the traced causes.
+import { baselineCheck, dispatchBandMs } from '@mnemo/twin';
+import { hardware, round } from './fastswitch.setup.mjs';
+
+/** The paper's regime: the lowest per-call dispatch §2.2 allows (90% of a copy that executes in 10 µs: 90 µs). */
+export const paperDispatchMs = () => dispatchBandMs()[0];
+
+/**
+ * The paper's published baseline figures beside the twin's (error = twin ÷ paper − 1). Table 1 is
+ * §5.3.3's KV-reuse microbenchmark (its model and trace not stated): its ratios are compared with the
+ * twin's reuse-only run against vLLM. §2.2's dispatch share holds by construction in the paper's regime.
+ */
+export function fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, groupsOurs, s }) {
+  const reuse = ablation['reuse-only'];
+  const v = at.vllm;
+  const copy = 128 * 1024; // §2.2's 128 KB copy
+  const share = (d) => d / (d + copy / hardware(s).pcie.bytesPerMs);
+  const why = {
+    blocks:
+      "the twin's run re-swaps the same conversations many times under priority churn, so reuse saves more blocks than " +
+      "Table 1's microbenchmark of one swap-out each",
+    groups:
+      "at the paper's dispatch the twin's vLLM pays one call per block per layer for K and V (64 per block), so grouping saves nearly all of its stall",
+  };
+  return {
+    table1_blocks_reuse_over_traditional: baselineCheck(0.48, reuse.swap_out_blocks / v.swap_out_blocks, 'Table 1 (§5.3.3)', why.blocks),
+    table1_operations_reuse_over_traditional: baselineCheck(0.82, reuse.swap_outs / v.swap_outs, 'Table 1 (§5.3.3)', why.blocks),
+    table1_latency_reuse_over_traditional: baselineCheck(0.43, reuse.switch_stall_s / v.switch_stall_s, 'Table 1 (§5.3.3)', why.blocks),
+    table1_latency_reuse_over_traditional_measured_dispatch: baselineCheck(
+      0.43,
+      reuseOurs.switch_stall_s / ours.vllm.switch_stall_s,
+      'Table 1 (§5.3.3), the twin at the measured 2.47 µs dispatch',
+      why.blocks,
+    ),
+    fig10_groups_switch_overhead: baselineCheck(
+      3.11,
+      ablation['groups-only'].switch_overhead_ratio,
+      'Fig. 10 (block groups alone, up to 3.11×)',
+      why.groups,
+    ),
+    fig10_groups_switch_overhead_measured_dispatch: baselineCheck(
+      3.11,
+      ratios(ours.vllm, groupsOurs).switch_overhead_ratio,
+      'Fig. 10 (block groups alone), the twin at the measured 2.47 µs dispatch',
+      why.groups,
+    ),
+    s22_dispatch_share_of_128kb_copy: baselineCheck(
+      0.925,
+      share(paperDispatchMs()),
+      '§2.2 (dispatch 90–95% of a 128 KB copy on the A10; mid-point)',
+    ),
+  };
+}
+
+/** Why the paper-regime headlines land where they do, traced from the runs' own figures. */
+/** The same from a results file's own figures (`npm run twin -- bands` recomputes them). */
+export function fastswitchCausesOf(json) {
+  const at = json.curve.find((p) => p.dispatch_us === json.fastswitch.dispatch_us);
+  const ours = json.curve.find((p) => p.dispatch_us === json.fastswitch.measured_dispatch.dispatch_us);
+  return fastswitchCauses(at, ours, json.setup.workload.arrival_span_s);
+}
+
+export function fastswitchCauses(at, ours, spanS) {
+  const span = round(spanS, 0);
+  const v = at.vllm;
+  const stall =
+    `at ${at.dispatch_us} µs per call the twin's vLLM makes ${v.swap_out_calls} swap-out calls (64 per block: K and V of ` +
+    `every layer) in ${v.swap_outs} preemptions and stands still for copies ${round(v.switch_share * 100, 1)}% of the run ` +
+    `(${v.simulated_s} s simulated for ${span} s of arrivals); at the measured ${ours.dispatch_us} µs the same ratio is ` +
+    `${ours.p99_ttft_ratio}, so the paper's vLLM must issue fewer or cheaper calls than §2.2's reading implies. Both of the ` +
+    "paper's systems also prefill each turn with its prefix kept (§4, Implementation), where the twin's recompute the " +
+    'whole history each turn (vLLM 0.3.3 as released): more prefill work, so more preemptions and swaps for vLLM';
+  return {
+    'fastswitch.p99_ttft_ratio': stall,
+    'fastswitch.p999_tbt_ratio': stall,
+    'fastswitch.swap_out_reduction':
+      "Table 1 is §5.3.3's microbenchmark of host-copy reuse alone; the twin's figure adds the swaps that priority scheduling " +
+      `and grouping save in a run of ${v.swap_outs} preemptions`,
+  };
+}
+
+/** FastSwitch over vLLM: the four headline ratios. */
+export function ratios(v, f) {
+  return {
+    p99_ttft_ratio: round(v.p99_ttft_ms / f.p99_ttft_ms),
+    p999_tbt_ratio: round(v.p999_tbt_ms / f.p999_tbt_ms),
+    swap_out_reduction: round(1 - f.swap_out_blocks / v.swap_out_blocks),
+    switch_overhead_ratio: round(v.switch_stall_s / f.switch_stall_s),
+  };
+}
