@@ -1,18 +1,7 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import {
-  admissionKinds,
-  blocksFor,
-  ErrorCode,
-  FairPriorityRanker,
-  isMnemoError,
-  nodeIterationInput,
-  planNodeIteration,
-  tickRanker,
-  type IterationPlan,
-  type NodeKvView,
-} from '@mnemo/kv-core';
-import type { Engine, PrefillInput, TokenOutput } from '@mnemo/engine';
+import { admissionKinds, blocksFor, ErrorCode, FairPriorityRanker, isMnemoError, tickRanker, type IterationPlan } from '@mnemo/kv-core';
+import type { Engine, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
@@ -26,7 +15,9 @@ import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
 import { SwapManager } from './swap.manager.js';
 import { KV_RECORDER, NO_KV_RECORDER, type KvRecorderPort } from '../why/kv.recorder.js';
-import { kvReuseOf, nodeSeq, prefillInput, storedPrompt } from './sequence.inputs.js';
+import { kvReuseOf, prefillInput } from './sequence.inputs.js';
+import { PrefillInputs } from './prefill.inputs.js';
+import { planIterationOf } from './iteration.view.js';
 import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
 import { kvReuseReport } from '../droidspeak/kv-reuse.report.js';
 import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-store/session.tails.js';
@@ -53,6 +44,8 @@ export class BatchScheduler {
   private emptyWaiters: Array<() => void> = [];
   /** Priority scheduling only: effective ranks (API priority tempered by aging and token fairness). */
   private readonly ranker?: FairPriorityRanker;
+  /** Each new request's engine input and the warm start of its restore. */
+  private readonly inputs: PrefillInputs;
 
   constructor(
     @Inject(SequenceStore) private readonly store: SequenceStore,
@@ -86,7 +79,8 @@ export class BatchScheduler {
         tokensPerLevel: off(config.NODE_FAIRNESS_TOKENS_PER_LEVEL),
       });
     }
-    if (config.NODE_KV_WARM !== 'off') store.onAdded((seq) => this.warm(seq));
+    this.inputs = new PrefillInputs({ config, engine, kvStore, crossModel, recorder, logger });
+    if (config.NODE_KV_WARM !== 'off') store.onAdded((seq) => this.inputs.warm(seq));
   }
 
   /** Runs iterations in the background until `stop`. */
@@ -147,8 +141,8 @@ export class BatchScheduler {
       batched ||= fresh.length > 1;
       for (const seq of fresh) this.recorder.prefillStarted(seq);
       const passStarted = this.clock.monotonicMs();
-      await this.step(fresh, () => this.engine.prefill(fresh.map((seq) => this.prefillInput(seq))));
-      this.measurePass(fresh, this.clock.monotonicMs() - passStarted);
+      await this.step(fresh, () => this.engine.prefill(fresh.map((seq) => this.inputs.of(seq))));
+      this.passCosts.passOf(fresh, this.clock.monotonicMs() - passStarted);
       this.rerunDropped(fresh);
       // A warm restore the pass did not take (nothing left to restore) goes now, not at its TTL.
       for (const seq of fresh) this.kvStore.cool?.(seq.id);
@@ -204,19 +198,6 @@ export class BatchScheduler {
     return ran;
   }
 
-  /** A prefill pass in which every prompt got its first token is a measurement of this node's costs (PassCosts). */
-  private measurePass(seqs: readonly Sequence[], ms: number): void {
-    if (!seqs.every((s) => s.firstTokenMs !== undefined)) return;
-    this.passCosts.prefillPass(
-      seqs.map((s) => ({
-        promptTokens: s.request.tokens.length,
-        cachedTokens: s.cachedTokens,
-        ...(s.restored ? { restored: s.restored } : {}),
-      })),
-      ms,
-    );
-  }
-
   /** Priority scheduling: tells the ranker who was served this iteration and who was left out. */
   private rankIteration(plan: IterationPlan, fresh: readonly Sequence[]): void {
     if (!this.ranker) return;
@@ -228,66 +209,17 @@ export class BatchScheduler {
     );
   }
 
-  /** The policy's view of this iteration (kv-core `nodeIterationInput`) and its plan. */
+  /** The policy's view of this iteration and its plan (iteration.view.ts). */
   private plan(): IterationPlan {
-    const kvAvailable: Record<string, number> = {};
-    for (const m of this.engine.models()) kvAvailable[m.id] = this.engine.kvBudget(m.id).available;
-    const view: NodeKvView = {
-      decodeBlocks: (id) => this.engine.decodeBlocks([id]),
-      exclusiveBlocks: (id) => this.engine.exclusiveBlocks(id),
-      resumeBlocks: (id) => this.engine.resumeBlocks(id),
-      admission: (id) => {
-        const seq = this.store.get(id)!;
-        const input = this.prefillInput(seq);
-        return {
-          blocks: this.engine.prefillBlocks(input),
-          sharing: input.cacheSalt !== undefined,
-          deviceTokens: input.cacheSalt === undefined ? 0 : this.engine.cachedTokens(input),
-          restorableUntil: (deviceTokens) => this.kvStore.restorableUntil(storedPrompt(seq), deviceTokens),
-        };
-      },
-    };
-    const seqs = this.store.all().map((s) => nodeSeq(s, this.swaps.isSwapped(s)));
-    const input = nodeIterationInput(seqs, view, {
-      maxBatch: this.config.NODE_MAX_BATCH!,
-      maxPrefillTokens: this.config.NODE_MAX_PREFILL_TOKENS!,
-      kvAvailable,
+    return planIterationOf({
+      engine: this.engine,
+      store: this.store,
+      kvStore: this.kvStore,
+      config: this.config,
       ...(this.ranker ? { ranker: this.ranker } : {}),
+      isSwapped: (seq) => this.swaps.isSwapped(seq),
+      prefillInput: (seq) => this.inputs.of(seq),
     });
-    return planNodeIteration({ ...input, kvAvailable }, this.ranker !== undefined);
-  }
-
-  /**
-   * A request has arrived: while it waits for its pass, the store starts reading from SSD what
-   * its restore will need (the device prefix as it stands now; a pass that finds it changed
-   * plans afresh). Never fails the admission.
-   */
-  private warm(seq: Sequence): void {
-    if (!this.kvStore.warm || seq.streamed || this.config.NODE_PREFIX_CACHE === 'off') return;
-    try {
-      const input = prefillInput(seq);
-      if (input.cacheSalt === undefined) return;
-      this.kvStore.warm(seq.id, storedPrompt(seq), this.engine.cachedTokens(input));
-    } catch (e) {
-      this.logger.emit('warn', 'KV restore not warmed', { requestId: seq.id, err: e instanceof Error ? e : String(e) });
-    }
-  }
-
-  /** The engine's input for a new request: device prefix first, then whatever the KV store can restore. */
-  private prefillInput(seq: Sequence): PrefillInput {
-    if (this.config.NODE_PREFIX_CACHE === 'off') return { ...prefillInput(seq), cacheSalt: undefined };
-    const crossModel = this.crossModel.crossModelFor(seq);
-    const captureE = this.crossModel.captureFor?.(seq);
-    return {
-      ...prefillInput(seq),
-      restore: (deviceTokens) => {
-        const plan = this.recorder.restore(seq, this.kvStore.restorePlan(storedPrompt(seq), deviceTokens, seq.id), deviceTokens);
-        seq.restored = plan?.sources?.();
-        return plan;
-      },
-      ...(crossModel ? { crossModel } : {}),
-      ...(captureE ? { captureE } : {}),
-    };
   }
 
   /** Drops a running sequence's device KV by recompute preemption; it waits, keeping its place, until admitted again. */

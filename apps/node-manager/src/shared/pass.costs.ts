@@ -9,6 +9,14 @@ export interface PassSeq {
   readonly restored?: { readonly host: number; readonly ssd: number; readonly peer: number };
 }
 
+/** A sequence as the batch loop holds it, as far as its pass's measurement reads it. */
+export interface PassedSeq {
+  readonly request: { readonly tokens: readonly number[] };
+  readonly cachedTokens: number;
+  readonly restored?: PassSeq['restored'];
+  readonly firstTokenMs?: number;
+}
+
 /**
  * This node's costs per chunk as it measures them from its own prefill passes (kv-core
  * PassCostModel, pulled towards kv-core's defaults until passes back them), for its heartbeats:
@@ -56,6 +64,22 @@ export class PassCosts {
   /** Prefill passes measured so far. */
   get passes(): number {
     return this.model.observed;
+  }
+
+  /**
+   * A prefill pass of these sequences took `ms`: a measurement when every one got its first token
+   * (a failed or requeued pass is not), their restores' sources read from each.
+   */
+  passOf(seqs: readonly PassedSeq[], ms: number): void {
+    if (!seqs.every((s) => s.firstTokenMs !== undefined)) return;
+    this.prefillPass(
+      seqs.map((s) => ({
+        promptTokens: s.request.tokens.length,
+        cachedTokens: s.cachedTokens,
+        ...(s.restored ? { restored: s.restored } : {}),
+      })),
+      ms,
+    );
   }
 
   /** A prefill pass took `ms` for these prompts (those whose first token came; a failed pass is not a measurement). */

@@ -1,0 +1,48 @@
+import { nodeIterationInput, planNodeIteration, type FairPriorityRanker, type IterationPlan, type NodeKvView } from '@mnemo/kv-core';
+import type { Engine, PrefillInput } from '@mnemo/engine';
+import type { NodeManagerConfig } from '../config/node-manager.config.js';
+import type { PromptStore } from '../kv-store/prompt-store.port.js';
+import type { Sequence } from './sequence.js';
+import { nodeSeq, storedPrompt } from './sequence.inputs.js';
+import type { SequenceStore } from './sequence.store.js';
+
+/** What the batch loop's planning reads: the engine's blocks, the sequences, the KV store's restores. */
+export interface IterationSources {
+  readonly engine: Engine;
+  readonly store: SequenceStore;
+  readonly kvStore: PromptStore;
+  readonly config: NodeManagerConfig;
+  readonly ranker?: FairPriorityRanker;
+  isSwapped(seq: Sequence): boolean;
+  /** The engine's input for a new request (what admission's block estimate prices). */
+  prefillInput(seq: Sequence): PrefillInput;
+}
+
+/** The policy's view of one iteration (kv-core `nodeIterationInput`) and its plan (kv-core `planNodeIteration`). */
+export function planIterationOf(s: IterationSources): IterationPlan {
+  const kvAvailable: Record<string, number> = {};
+  for (const m of s.engine.models()) kvAvailable[m.id] = s.engine.kvBudget(m.id).available;
+  const view: NodeKvView = {
+    decodeBlocks: (id) => s.engine.decodeBlocks([id]),
+    exclusiveBlocks: (id) => s.engine.exclusiveBlocks(id),
+    resumeBlocks: (id) => s.engine.resumeBlocks(id),
+    admission: (id) => {
+      const seq = s.store.get(id)!;
+      const input = s.prefillInput(seq);
+      return {
+        blocks: s.engine.prefillBlocks(input),
+        sharing: input.cacheSalt !== undefined,
+        deviceTokens: input.cacheSalt === undefined ? 0 : s.engine.cachedTokens(input),
+        restorableUntil: (deviceTokens) => s.kvStore.restorableUntil(storedPrompt(seq), deviceTokens),
+      };
+    },
+  };
+  const seqs = s.store.all().map((q) => nodeSeq(q, s.isSwapped(q)));
+  const input = nodeIterationInput(seqs, view, {
+    maxBatch: s.config.NODE_MAX_BATCH!,
+    maxPrefillTokens: s.config.NODE_MAX_PREFILL_TOKENS!,
+    kvAvailable,
+    ...(s.ranker ? { ranker: s.ranker } : {}),
+  });
+  return planNodeIteration({ ...input, kvAvailable }, s.ranker !== undefined);
+}
