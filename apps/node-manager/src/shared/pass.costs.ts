@@ -1,5 +1,5 @@
 import { Gauge } from 'prom-client';
-import { BatchSlotMeter, DEFAULT_ROUTING_COSTS, PassCostModel, type MeasuredCosts } from '@mnemo/kv-core';
+import { NodeCostMeters, type MeasuredCosts } from '@mnemo/kv-core';
 import type { ServiceMetrics } from '@mnemo/service-kit';
 
 /** Where one prompt's KV came from in a prefill pass, tokens (the restore plan's sources; none restored: zeros). */
@@ -18,25 +18,15 @@ export interface PassedSeq {
 }
 
 /**
- * This node's costs per chunk as it measures them from its own prefill passes (kv-core
- * PassCostModel, pulled towards kv-core's defaults until passes back them), for its heartbeats:
- * the scheduler prices the node with them; and how often its full batch frees a slot (kv-core
- * BatchSlotMeter, from the sequences it finishes). Exported as `mnemo_node_measured_cost_ms{term}`.
+ * This node's costs per chunk as it measures them from its own prefill passes, and how often its
+ * full batch frees a slot (kv-core NodeCostMeters), for its heartbeats: the scheduler prices the
+ * node with them. Exported as `mnemo_node_measured_cost_ms{term}`.
  */
 export class PassCosts {
-  private readonly slots: BatchSlotMeter;
-
-  private readonly model = new PassCostModel({
-    prior: {
-      recompute: DEFAULT_ROUTING_COSTS.recomputeMsPerChunk,
-      host: DEFAULT_ROUTING_COSTS.loadMsPerChunk.host,
-      ssd: DEFAULT_ROUTING_COSTS.loadMsPerChunk.ssd,
-      peer: DEFAULT_ROUTING_COSTS.peerMsPerChunk,
-    },
-  });
+  private readonly meters: NodeCostMeters;
 
   constructor(metrics?: ServiceMetrics, maxBatch = 1) {
-    this.slots = new BatchSlotMeter(maxBatch);
+    this.meters = new NodeCostMeters(maxBatch);
     if (!metrics) return;
     const costs = () => this.costs();
     new Gauge({
@@ -63,7 +53,7 @@ export class PassCosts {
 
   /** Prefill passes measured so far. */
   get passes(): number {
-    return this.model.observed;
+    return this.meters.passes;
   }
 
   /**
@@ -92,16 +82,15 @@ export class PassCosts {
       ssd += s.restored?.ssd ?? 0;
       peer += s.restored?.peer ?? 0;
     }
-    this.model.observe({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer });
+    this.meters.pass({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer });
   }
 
   /** A sequence left the batch after `residencyMs` in it (its first token to its last). */
   sequenceFinished(residencyMs: number): void {
-    this.slots.finished(residencyMs);
+    this.meters.sequenceFinished(residencyMs);
   }
 
   costs(): MeasuredCosts {
-    const slotMs = this.slots.slotMs();
-    return { ...this.model.costs(), ...(slotMs !== undefined ? { slotMs } : {}) };
+    return this.meters.costs();
   }
 }

@@ -1,17 +1,9 @@
+import { candidate } from '../testing/route.candidates.js';
 import { BatchSlotMeter } from './batch-slot.meter.js';
 import { batchSlotWaitMs } from './route.load.js';
 import { DEFAULT_ROUTING_COSTS, type RouteCandidate } from './route.types.js';
 
-const node = (over: Partial<RouteCandidate> = {}): RouteCandidate => ({
-  nodeId: 'a',
-  models: ['m'],
-  running: 0,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  reservations: 0,
-  ...over,
-});
+const node = (over: Partial<RouteCandidate> = {}): RouteCandidate => candidate('a', over);
 
 describe(BatchSlotMeter.name, () => {
   it('reports nothing before enough sequences, then the mean residency over the batch size', () => {

@@ -6,6 +6,7 @@ export { costsOf } from './node.costs.js';
 export { PassCostModel, type PrefillPass, type PassCostOptions } from './pass-cost.model.js';
 export { reservedLoad, pickLowest, batchSlotWaitMs } from './route.load.js';
 export { BatchSlotMeter } from './batch-slot.meter.js';
+export { NodeCostMeters } from './node-cost.meters.js';
 export { LLMD_DEFAULT_WEIGHTS, llmdScores, llmdQueue, pickLlmd, type LlmdScore, type LlmdWeights } from './llmd.policy.js';
 export {
   ROUTING_POLICIES,

@@ -1,19 +1,11 @@
-import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
+import type { NodePrefix } from '../directory/kv-directory.types.js';
+import { candidate, heldIn } from '../testing/route.candidates.js';
 import { LLMD_DEFAULT_WEIGHTS, llmdScores, pickLlmd } from './llmd.policy.js';
 import { route } from './route.policies.js';
 import { DEFAULT_ROUTING_COSTS, type RouteCandidate, type RoutingCosts } from './route.types.js';
 
-const node = (nodeId: string, over: Partial<RouteCandidate> = {}): RouteCandidate => ({
-  nodeId,
-  models: ['m'],
-  running: 0,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  reservations: 0,
-  ...over,
-});
-const held = (nodeId: string, ...tiers: DirectoryTier[]): NodePrefix => ({ nodeId, prefixChunks: tiers.length, tiers });
+const node = candidate;
+const held = heldIn;
 /** One queued request per 20 ms of backlog, so backlog rows can be checked by hand. */
 const costs: RoutingCosts = { ...DEFAULT_ROUTING_COSTS, queueMsPerRequest: 20 };
 

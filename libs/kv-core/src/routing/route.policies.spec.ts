@@ -1,30 +1,14 @@
-import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
+import type { NodePrefix } from '../directory/kv-directory.types.js';
+import { candidate, heldIn, ROUND_COSTS } from '../testing/route.candidates.js';
 import { KvDirectory } from '../directory/kv.directory.js';
 import { route } from './route.policies.js';
 import { DEFAULT_ROUTING_COSTS, type RouteCandidate, type RouteRequest, type RoutingCosts, type RoutingPolicyName } from './route.types.js';
 
-const node = (nodeId: string, over: Partial<RouteCandidate> = {}): RouteCandidate => ({
-  nodeId,
-  models: ['m'],
-  running: 0,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  reservations: 0,
-  ...over,
-});
-const held = (nodeId: string, ...tiers: DirectoryTier[]): NodePrefix => ({ nodeId, prefixChunks: tiers.length, tiers });
+const node = candidate;
+const held = heldIn;
 const KEYS = ['k0', 'k1', 'k2', 'k3'];
 const req = (over: Partial<RouteRequest> = {}): RouteRequest => ({ model: 'm', chunkKeys: KEYS, prefixes: [], ...over });
-/** Costs with round numbers, so each table row can be checked by hand. */
-const costs: RoutingCosts = {
-  queueMsPerRequest: 20,
-  reservationWeight: 0.5,
-  recomputeMsPerChunk: 16,
-  loadMsPerChunk: { device: 0, host: 2, ssd: 6 },
-  peerMsPerChunk: 3,
-  moveMarginMs: 0,
-};
+const costs = ROUND_COSTS;
 
 type Row = [string, RoutingPolicyName, RouteCandidate[], RouteRequest, string | null, string];
 

@@ -1,30 +1,14 @@
-import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
+import { candidate, heldIn, ROUND_COSTS } from '../testing/route.candidates.js';
 import { costsOf } from './node.costs.js';
 import type { MeasuredCosts } from './node-load.js';
 import { symphony } from './symphony.policy.js';
 import type { RouteCandidate, RouteRequest, RoutingCosts } from './route.types.js';
 
-const node = (nodeId: string, over: Partial<RouteCandidate> = {}): RouteCandidate => ({
-  nodeId,
-  models: ['m'],
-  running: 0,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  reservations: 0,
-  ...over,
-});
-const held = (nodeId: string, ...tiers: DirectoryTier[]): NodePrefix => ({ nodeId, prefixChunks: tiers.length, tiers });
+const node = candidate;
+const held = heldIn;
 const KEYS = ['k0', 'k1', 'k2', 'k3'];
 const req = (over: Partial<RouteRequest> = {}): RouteRequest => ({ model: 'm', chunkKeys: KEYS, prefixes: [], ...over });
-const costs: RoutingCosts = {
-  queueMsPerRequest: 20,
-  reservationWeight: 0.5,
-  recomputeMsPerChunk: 16,
-  loadMsPerChunk: { device: 0, host: 2, ssd: 6 },
-  peerMsPerChunk: 3,
-  moveMarginMs: 0,
-};
+const costs = ROUND_COSTS;
 
 describe(costsOf.name, () => {
   it.each<[string, MeasuredCosts | undefined, Partial<RoutingCosts>]>([

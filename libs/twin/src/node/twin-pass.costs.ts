@@ -1,28 +1,19 @@
-import { BatchSlotMeter, DEFAULT_ROUTING_COSTS, PassCostModel, type MeasuredCosts } from '@mnemo/kv-core';
+import { NodeCostMeters, type MeasuredCosts } from '@mnemo/kv-core';
 import type { PassLoad } from './restore-pass.js';
 import { PeerRestore, TierRestore } from './twin-restores.js';
 import type { TwinSeq } from './twin-seq.js';
 
 /**
  * A twin node's own costs per chunk, learnt from its prefill passes as a live node learns them
- * (node-manager PassCosts over kv-core PassCostModel), for its heartbeats: the twin's scheduler
+ * (kv-core NodeCostMeters, as node-manager PassCosts keeps them), for its heartbeats: the twin's scheduler
  * prices the node with them as the live one does; and how often its full batch frees a slot.
  */
 export class TwinPassCosts {
-  private readonly slots: BatchSlotMeter;
+  private readonly meters: NodeCostMeters;
 
   constructor(maxBatch: number) {
-    this.slots = new BatchSlotMeter(maxBatch);
+    this.meters = new NodeCostMeters(maxBatch);
   }
-
-  private readonly model = new PassCostModel({
-    prior: {
-      recompute: DEFAULT_ROUTING_COSTS.recomputeMsPerChunk,
-      host: DEFAULT_ROUTING_COSTS.loadMsPerChunk.host,
-      ssd: DEFAULT_ROUTING_COSTS.loadMsPerChunk.ssd,
-      peer: DEFAULT_ROUTING_COSTS.peerMsPerChunk,
-    },
-  });
 
   /** A pass of `seqs` that took `ms` and read `loads`. */
   observe(seqs: readonly TwinSeq[], loads: readonly PassLoad[], ms: number): void {
@@ -35,16 +26,15 @@ export class TwinPassCosts {
         ssd += l.tokensByTier.ssd;
       } else if (l instanceof PeerRestore) peer += Math.max(0, l.until - l.from);
     }
-    this.model.observe({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer });
+    this.meters.pass({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer });
   }
 
   /** A sequence left the batch after `residencyMs` in it (its first token to its last). */
   finished(residencyMs: number): void {
-    this.slots.finished(residencyMs);
+    this.meters.sequenceFinished(residencyMs);
   }
 
   costs(): MeasuredCosts {
-    const slotMs = this.slots.slotMs();
-    return { ...this.model.costs(), ...(slotMs !== undefined ? { slotMs } : {}) };
+    return this.meters.costs();
   }
 }
