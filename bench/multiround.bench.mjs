@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { arg, DEFAULT_WORKLOAD, ratio, round, routingCheck, startNats, workload, workloadStats } from '@mnemo/testkit';
-import { CLUSTER, DILATION, GPU, KV_BYTES_PER_TOKEN, KV_LAYOUT, kvEnv, REAL_KV_BYTES_PER_TOKEN, runConfig } from './multiround/cluster.mjs';
+import { CLUSTER, DILATION, GPU, KV_BYTES_PER_TOKEN, KV_LAYOUT, REAL_KV_BYTES_PER_TOKEN, runConfig } from './multiround/cluster.mjs';
 import { passFigures, pool, summarize } from './multiround/summary.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -16,7 +16,7 @@ const STATS = [
 export interface RoutingCheck {
   /** `symphony_vs_<other>_ttft_<stat>`: other ÷ symphony, one per pass that ran both, in pass order. */
   readonly per_pass: Record<string, number[]>;
-  /** `aa_spread_ttft_<stat>`: |a − b| ÷ mean(a, b) of the first two symphony passes (identical runs in one benchmark); null with fewer than two. */
+  /** `aa_spread_ttft_<stat>`: |a − b| ÷ mean(a, b) of the first two symphony passes (identical runs); null without two. */
   readonly noise: Record<string, number | null>;
   readonly verdict: {
     /** Every pass's ratio ≥ 1 − the spread of its statistic, and each list's median ≥ 1. */

@@ -87,7 +87,7 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       },
       {
         path: 'routing_check.never_behind',
-        what: "symphony at least as good as llm-d's and conductor's at p50, mean and p99 in every pass (within the A-A spread; medians ≥ 1)",
+        what: "symphony at least as good as llm-d's and conductor's at p50, mean and p99 in every pass (A-A spread; medians ≥ 1)",
         target: { op: '=', value: true },
       },
       {
