@@ -19,6 +19,7 @@ const tiny = {
   warmMs: 4000,
   untilMs: 12_000,
   thinkCompression: 60,
+  conductorSweep: { seed: 2, users: 4, thresholds: [2, 3] },
 };
 const hw = { ...SYMPHONY_HARDWARE, instances: 2 };
 
@@ -33,6 +34,7 @@ describe('the Symphony experiment on the twin', () => {
 
   it('runs every system and variant and writes every key', () => {
     expect(Object.keys(first.curves).sort()).toEqual([
+      'conductor',
       'infercept',
       'llmd',
       'recompute',
@@ -56,12 +58,18 @@ describe('the Symphony experiment on the twin', () => {
       'tpot_vs_vllm',
       'ttft_vs_infercept',
       'ttft_vs_llmd',
+      'ttft_vs_conductor',
       'infercept_imbalance_256',
       'missed10_degradation',
       'spurious60_degradation',
     ])
       expect(typeof first.keys[k]).toBe('number');
     expect(first.curves.recompute[12].routing.least_loaded).toBeGreaterThan(0);
+    // Conductor ran at every count with the threshold its sweep on another seed found best.
+    expect(Object.keys(first.curves.conductor).map(Number)).toEqual([4, 12]);
+    expect(first.conductor_sweep?.rows.map((r) => r.threshold)).toEqual([2, 3]);
+    expect([2, 3]).toContain(first.conductor_sweep?.best);
+    expect(typeof first.keys.never_behind).toBe('boolean');
     expect(first.curves.infercept[12].routing.session_home).toBeGreaterThan(0);
   });
 
