@@ -3,23 +3,17 @@ import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-c
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { PoolDevice } from './pool.devices.js';
-import { HOST_FIRST_PART_SEGMENTS, HOST_PART_SEGMENTS, PayloadUse, splitWrites, type TierWriterTuning } from './write.parts.js';
+import {
+  HOST_FIRST_PART_SEGMENTS,
+  HOST_PART_SEGMENTS,
+  PayloadUse,
+  splitWrites,
+  type ChunkPayload,
+  type TierWriterTuning,
+} from './write.parts.js';
 
-export type { TierWriterTuning } from './write.parts.js';
+export type { ChunkPayload, TierWriterTuning } from './write.parts.js';
 import { transferOperands } from './transfer.operands.js';
-
-/** A whole chunk's KV in the payload layout `[layer][K|V][256][kv_head][head_dim]` (fp32). */
-export interface ChunkPayload {
-  readonly key: string;
-  /** Index of the chunk in its key chain (position / 256). */
-  readonly position: number;
-  readonly payload: Float32Array;
-  /**
-   * Called once the tiers no longer read `payload` (its host copy landed, and any SSD write
-   * made straight from it finished or was dropped), so a pooled buffer can be reused.
-   */
-  readonly release?: () => void;
-}
 
 /** Where an SSD write reads a segment from: its pinned host replica, or the payload itself. */
 type SsdSource =

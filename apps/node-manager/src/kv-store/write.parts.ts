@@ -2,7 +2,19 @@
 // soon as it lands in host memory, while the copy threads work on the next), the readers of a
 // chunk's payload, and the tuning the tiers bench's A/Bs set.
 import type { DeviceWrite } from '@mnemo/kv-core';
-import type { ChunkPayload } from './tier.writer.js';
+
+/** A whole chunk's KV in the payload layout `[layer][K|V][256][kv_head][head_dim]` (fp32). */
+export interface ChunkPayload {
+  readonly key: string;
+  /** Index of the chunk in its key chain (position / 256). */
+  readonly position: number;
+  readonly payload: Float32Array;
+  /**
+   * Called once the tiers no longer read `payload` (its host copy landed, and any SSD write
+   * made straight from it finished or was dropped), so a pooled buffer can be reused.
+   */
+  readonly release?: () => void;
+}
 
 /** Segments per part of a host write-through (its SSD writes start as each part lands). */
 export const HOST_PART_SEGMENTS = 64;
