@@ -1,6 +1,6 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { admissionKinds, blocksFor, ErrorCode, FairPriorityRanker, isMnemoError, tickRanker, type IterationPlan } from '@mnemo/kv-core';
+import { admissionKinds, blocksFor, ErrorCode, FairPriorityRanker, isMnemoError, type IterationPlan } from '@mnemo/kv-core';
 import type { Engine, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
@@ -17,7 +17,7 @@ import { SwapManager } from './swap.manager.js';
 import { KV_RECORDER, NO_KV_RECORDER, type KvRecorderPort } from '../why/kv.recorder.js';
 import { kvReuseOf, prefillInput } from './sequence.inputs.js';
 import { PrefillInputs } from './prefill.inputs.js';
-import { planIterationOf } from './iteration.view.js';
+import { planIterationOf, rankIteration } from './iteration.view.js';
 import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
 import { kvReuseReport } from '../droidspeak/kv-reuse.report.js';
 import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-store/session.tails.js';
@@ -165,7 +165,7 @@ export class BatchScheduler {
     }
     if (batched) this.nodeMetrics.batchedIterations.inc();
     await this.runStreamed();
-    this.rankIteration(plan, fresh);
+    if (this.ranker) rankIteration(this.ranker, plan, fresh, this.store);
     this.swaps.recordIteration(this.clock.monotonicMs() - started);
     return true;
   }
@@ -196,17 +196,6 @@ export class BatchScheduler {
       await this.step([seq], () => this.engine.prefill([{ ...prefillInput(seq), cacheSalt: undefined, layerStream: { contextBlocks } }]));
     }
     return ran;
-  }
-
-  /** Priority scheduling: tells the ranker who was served this iteration and who was left out. */
-  private rankIteration(plan: IterationPlan, fresh: readonly Sequence[]): void {
-    if (!this.ranker) return;
-    tickRanker(
-      this.ranker,
-      plan,
-      fresh.map((s) => ({ id: s.id, promptTokens: s.request.tokens.length })),
-      this.store.all().map((s) => ({ id: s.id, priority: s.request.priority, phase: s.phase })),
-    );
   }
 
   /** The policy's view of this iteration and its plan (iteration.view.ts). */

@@ -1,4 +1,11 @@
-import { nodeIterationInput, planNodeIteration, type FairPriorityRanker, type IterationPlan, type NodeKvView } from '@mnemo/kv-core';
+import {
+  nodeIterationInput,
+  planNodeIteration,
+  tickRanker,
+  type FairPriorityRanker,
+  type IterationPlan,
+  type NodeKvView,
+} from '@mnemo/kv-core';
 import type { Engine, PrefillInput } from '@mnemo/engine';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import type { PromptStore } from '../kv-store/prompt-store.port.js';
@@ -45,4 +52,14 @@ export function planIterationOf(s: IterationSources): IterationPlan {
     ...(s.ranker ? { ranker: s.ranker } : {}),
   });
   return planNodeIteration({ ...input, kvAvailable }, s.ranker !== undefined);
+}
+
+/** Priority scheduling: tells the ranker who was served this iteration and who was left out. */
+export function rankIteration(ranker: FairPriorityRanker, plan: IterationPlan, fresh: readonly Sequence[], store: SequenceStore): void {
+  tickRanker(
+    ranker,
+    plan,
+    fresh.map((s) => ({ id: s.id, promptTokens: s.request.tokens.length })),
+    store.all().map((s) => ({ id: s.id, priority: s.request.priority, phase: s.phase })),
+  );
 }

@@ -1,18 +1,10 @@
+import { candidate } from '../testing/route.candidates.js';
 import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
 import { conductorEstimates, pickConductor, type ConductorOptions } from './conductor.policy.js';
 import { route } from './route.policies.js';
 import type { RouteCandidate, RouteRequest, RoutingCosts } from './route.types.js';
 
-const node = (nodeId: string, backlogMs = 0): RouteCandidate => ({
-  nodeId,
-  models: ['m'],
-  running: 0,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  reservations: 0,
-  backlogMs,
-});
+const node = (nodeId: string, backlogMs = 0): RouteCandidate => candidate(nodeId, { backlogMs });
 const held = (nodeId: string, n: number, tier: DirectoryTier = 'host'): NodePrefix => ({
   nodeId,
   prefixChunks: n,
