@@ -1,5 +1,6 @@
 import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
 import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
+import { recomputeSpanMs } from './prefill.cost.js';
 import { reservedLoad } from './route.load.js';
 import type { RouteCandidate, RouteDecision, RouteRequest, RoutingCosts } from './route.types.js';
 
@@ -13,8 +14,9 @@ import type { RouteCandidate, RouteDecision, RouteRequest, RoutingCosts } from '
  *   instance's own (prefix_len), the missing chunks come from that holder — each at the holder's
  *   tier read plus the network — and the instance then holds best_len (the copy replicates a hot
  *   prefix, §4.2); otherwise nothing moves;
- * - prefill: the prompt past what the instance then holds, at the recompute cost per chunk, plus
- *   reading its own cached prefix from its tiers.
+ * - prefill: the prompt past what the instance then holds (the paper fits it over request and
+ *   prefix length: here the per-chunk recompute cost plus attention's term per chunk of context,
+ *   recomputeSpanMs), plus reading its own cached prefix from its tiers.
  * A request whose best estimate exceeds the TTFT SLO is rejected (Algorithm 1's last step). The
  * paper publishes no threshold: it is a parameter, swept by the twin's trace experiment.
  */
@@ -90,7 +92,7 @@ export function conductorEstimates(
     const held = move ? bestLen : prefixLen;
     const transferMs = move ? tierReadMs(best!, prefixLen, bestLen, costs) + (bestLen - prefixLen) * costs.peerMsPerChunk : 0;
     const readMs = own ? tierReadMs(own, 0, prefixLen, costs) : 0;
-    const prefillMs = readMs + ((promptTokens - held * CHUNK_TOKENS) / CHUNK_TOKENS) * costs.recomputeMsPerChunk;
+    const prefillMs = readMs + recomputeSpanMs(costs, held, promptTokens / CHUNK_TOKENS);
     const queueMs = costs.queueMsPerRequest * reservedLoad(n, costs);
     return {
       nodeId: n.nodeId,

@@ -22,6 +22,7 @@ export {
   type RoutingCosts,
 } from './route.types.js';
 export { PrefillBacklog } from './prefill.backlog.js';
+export { attentionChunkPairs, recomputeSpanMs } from './prefill.cost.js';
 export {
   conductorEstimates,
   pickConductor,

@@ -27,6 +27,8 @@ export interface NodeLoad {
 export interface MeasuredCosts {
   /** Prefilling one chunk the node holds nowhere. */
   readonly recomputeMsPerChunk?: number;
+  /** What attention adds to prefilling a chunk per chunk of context before it (RoutingCosts.attentionMsPerChunkPair). */
+  readonly attentionMsPerChunkPair?: number;
   /** Restoring one chunk from its own host or SSD tier onto the device. */
   readonly loadMsPerChunk?: Partial<Record<Exclude<DirectoryTier, 'device'>, number>>;
   /** Pulling one chunk from a peer, on top of the peer's tier read. */

@@ -14,6 +14,7 @@ export function costsOf(measured: MeasuredCosts | undefined, base: RoutingCosts)
   return {
     ...base,
     recomputeMsPerChunk: usable(measured.recomputeMsPerChunk) ? measured.recomputeMsPerChunk : base.recomputeMsPerChunk,
+    attentionMsPerChunkPair: usable(measured.attentionMsPerChunkPair) ? measured.attentionMsPerChunkPair : base.attentionMsPerChunkPair,
     loadMsPerChunk: {
       device: base.loadMsPerChunk.device,
       host: usable(load.host) ? load.host : base.loadMsPerChunk.host,

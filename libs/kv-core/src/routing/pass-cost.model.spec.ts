@@ -1,4 +1,5 @@
 import { PassCostModel, type PrefillPass } from './pass-cost.model.js';
+import { attentionChunkPairs } from './prefill.cost.js';
 
 const prior = { recompute: 16, host: 1.4, ssd: 5.5, peer: 2.7 };
 const chunks = (n: number) => n * 256;
@@ -48,6 +49,54 @@ describe(PassCostModel.name, () => {
     const m = new PassCostModel({ prior });
     for (let round = 0; round < 10; round++) for (const x of mix) m.observe(truth(...x));
     expect(Object.keys(m.costs()).sort()).toEqual(keys.sort());
+  });
+
+  it('learns attention from prompts of different lengths: a long prompt is not priced as a row of short ones', () => {
+    // 2 ms + 20 per computed chunk + 0.25 per chunk pair (each computed chunk over the context before it).
+    const pass = (promptChunks: number, cachedChunks: number): PrefillPass => {
+      const pairs = attentionChunkPairs(chunks(promptChunks), chunks(cachedChunks));
+      return {
+        ms: 2 + 20 * (promptChunks - cachedChunks) + 0.25 * pairs,
+        computedTokens: chunks(promptChunks - cachedChunks),
+        hostTokens: 0,
+        ssdTokens: 0,
+        peerTokens: 0,
+        attentionChunkPairs: pairs,
+      };
+    };
+    const m = new PassCostModel({ prior });
+    for (let round = 0; round < 10; round++)
+      for (const [p, c] of [
+        [2, 0],
+        [16, 0],
+        [64, 8],
+        [200, 0],
+        [120, 100],
+      ] as const)
+        m.observe(pass(p, c));
+    expect(m.costs().recomputeMsPerChunk).toBeCloseTo(20, 0);
+    expect(m.costs().attentionMsPerChunkPair).toBeCloseTo(0.25, 2);
+  });
+
+  it.each<[string, number, number]>([
+    ['a pass slower than its chunks explain: attention at most a quarter of the recompute prior', 1e6, prior.recompute / 4],
+    ['a pass faster than its chunks explain: attention never below 0', -1e6, 0],
+  ])('%s', (_name, excess, want) => {
+    const m = new PassCostModel({ prior });
+    for (let round = 0; round < 10; round++)
+      for (const [n, pairs] of [
+        [4, 10],
+        [40, 900],
+      ] as const)
+        m.observe({
+          ms: Math.max(1, 16 * n + (excess * pairs) / 1e4),
+          computedTokens: chunks(n),
+          hostTokens: 0,
+          ssdTokens: 0,
+          peerTokens: 0,
+          attentionChunkPairs: pairs,
+        });
+    expect(m.costs().attentionMsPerChunkPair).toBeCloseTo(want, 6);
   });
 
   it('forgets: a node that slows down is followed', () => {

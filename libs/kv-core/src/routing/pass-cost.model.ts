@@ -8,6 +8,8 @@ export interface PrefillPass {
   readonly hostTokens: number;
   readonly ssdTokens: number;
   readonly peerTokens: number;
+  /** Attention work of its computed tokens, in chunk pairs (attentionChunkPairs summed over its prompts); absent: 0. */
+  readonly attentionChunkPairs?: number;
 }
 
 export interface PassCostOptions {
@@ -23,12 +25,13 @@ export interface PassCostOptions {
   readonly bound?: number;
 }
 
-const TERMS = 5; // pass overhead, recompute, host, ssd, peer
+const TERMS = 6; // pass overhead, recompute, host, ssd, peer, attention
 
 /**
  * A node's own costs per 256-token chunk, learnt from its prefill passes: each pass's wall time
  * is fitted as overhead + recompute·computed + host·restored-from-host + ssd·restored-from-SSD +
- * peer·pulled-from-peers (in chunks) by least squares with exponential forgetting, pulled towards
+ * peer·pulled-from-peers (in chunks) + attention·chunk pairs (each computed chunk over the context
+ * before it: a long prompt's quadratic term) by least squares with exponential forgetting, pulled towards
  * the prior while evidence is thin. Restores overlap compute layer by layer, so a restore term is
  * what a restored chunk adds to the pass — the marginal cost routing needs — not its raw read
  * time. Figures are bounded around the prior and reported only once enough chunks back them.
@@ -56,6 +59,7 @@ export class PassCostModel {
   /** Adds a pass; one with a non-finite or negative figure, or no tokens at all, is ignored. */
   observe(p: PrefillPass): void {
     const xs = [1, p.computedTokens, p.hostTokens, p.ssdTokens, p.peerTokens].map((t, i) => (i === 0 ? t : t / CHUNK_TOKENS));
+    xs.push(p.attentionChunkPairs ?? 0);
     if (![p.ms, ...xs].every((v) => Number.isFinite(v) && v >= 0) || xs.slice(1).every((v) => v === 0)) return;
     for (let i = 0; i < TERMS; i++) {
       this.b[i] = this.o.decay * this.b[i]! + xs[i]! * p.ms;
@@ -67,7 +71,8 @@ export class PassCostModel {
   /** The figures measured well enough to report (absent: not yet), ms per chunk. */
   costs(): MeasuredCosts {
     const { prior, priorChunks, minChunks, bound } = this.o;
-    const theta0 = [0, prior.recompute, prior.host, prior.ssd, prior.peer];
+    // Attention's prior is 0 (a short-context node has none to speak of): only passes over long prompts raise it.
+    const theta0 = [0, prior.recompute, prior.host, prior.ssd, prior.peer, 0];
     // Ridge towards the prior: (A + R) θ = b + R θ0. The overhead is pulled towards 0 as firmly: when
     // every pass is the same size, overhead and per-chunk cost cannot be told apart, and the chunks take the time.
     const m = this.a.map((row, i) => row.map((v, j) => v + (i === j ? priorChunks : 0)));
@@ -76,12 +81,17 @@ export class PassCostModel {
     const fig = (i: number): number | undefined => {
       if (!theta || this.a[i]![i]! < minChunks) return undefined;
       const x = theta[i]!;
+      // A chunk attending over one chunk of context costs about 43 ÷ d_model of computing a chunk
+      // (4·layers·d FLOPs per token pair against 2·params ≈ 24·layers·d² per token): a quarter of
+      // the recompute prior bounds any model with d_model ≥ 171, and noise cannot run it away.
+      if (i === 5) return Math.min(prior.recompute / 4, Math.max(0, Number.isFinite(x) ? x : 0));
       return Math.min(theta0[i]! * bound, Math.max(theta0[i]! / bound, Number.isFinite(x) ? x : theta0[i]!));
     };
-    const [recompute, host, ssd, peer] = [fig(1), fig(2), fig(3), fig(4)];
+    const [recompute, host, ssd, peer, attention] = [fig(1), fig(2), fig(3), fig(4), fig(5)];
     const load = { ...(host !== undefined ? { host } : {}), ...(ssd !== undefined ? { ssd } : {}) };
     return {
       ...(recompute !== undefined ? { recomputeMsPerChunk: recompute } : {}),
+      ...(attention !== undefined ? { attentionMsPerChunkPair: attention } : {}),
       ...(Object.keys(load).length > 0 ? { loadMsPerChunk: load } : {}),
       ...(peer !== undefined ? { peerMsPerChunk: peer } : {}),
     };

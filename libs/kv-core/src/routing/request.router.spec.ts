@@ -93,6 +93,14 @@ describe(routePrefillMs.name, () => {
       }),
     ).toBe(10);
   });
+
+  it('prices a long prompt with attention over its context: the backlog of a long prefill is not cut to its length', () => {
+    const d = { nodeId: 'a', reason: 'cheapest' as const, kvSources: [], estimateMs: 0 };
+    const costs = { ...DEFAULT_ROUTING_COSTS, recomputeMsPerChunk: 10, attentionMsPerChunkPair: 0.1 };
+    // 200 chunks from scratch: 10·200 + 0.1·200²/2; after a 100-chunk prefix: 10·100 + 0.1·(200² − 100²)/2.
+    expect(routePrefillMs(200 * 256, d, [], costs)).toBeCloseTo(4000, 9);
+    expect(routePrefillMs(200 * 256, d, [{ nodeId: 'a', prefixChunks: 100, tiers: Array(100).fill('host') }], costs)).toBeCloseTo(2500, 9);
+  });
 });
 
 describe(planAdvisory.name, () => {

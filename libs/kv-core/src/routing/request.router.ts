@@ -8,6 +8,7 @@ import type { SessionRecord } from '../sessions/session.table.js';
 import type { NodeLoad } from './node-load.js';
 import { longestPartial, partialSource, withPartialSource } from './partial-source.policy.js';
 import { costsOf } from './node.costs.js';
+import { recomputeSpanMs } from './prefill.cost.js';
 import { route } from './route.policies.js';
 import type { KvSourcePlan, RouteCandidate, RouteDecision, RoutingCosts, RoutingPolicyName } from './route.types.js';
 
@@ -127,7 +128,7 @@ export function routePrefillMs(
   const local = prefixes.find((p) => p.nodeId === decision.nodeId)?.prefixChunks ?? 0;
   const fetched = decision.kvSources.reduce((n, src) => n + src.chunkKeys.length, 0);
   const covered = Math.min(promptTokens, (local + fetched) * CHUNK_TOKENS);
-  return ((promptTokens - covered) / CHUNK_TOKENS) * costs.recomputeMsPerChunk;
+  return recomputeSpanMs(costs, covered / CHUNK_TOKENS, promptTokens / CHUNK_TOKENS);
 }
 
 /** Loading the chunks the chosen node holds in its host/SSD tiers and pulling those it fetches (each pull priced as from a host tier). */

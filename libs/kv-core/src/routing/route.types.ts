@@ -91,6 +91,12 @@ export interface RoutingCosts {
   readonly reservationWeight: number;
   /** Prefill of one chunk on the device, ms. */
   readonly recomputeMsPerChunk: number;
+  /**
+   * What attention adds to prefilling one chunk per chunk of context before it, ms (absent: 0).
+   * A prompt's prefill grows with its square: priced linearly, a 60K-token prefill on an A100 reads
+   * as half its length, and the node it blocks looks free while it still runs (prefill.cost.ts).
+   */
+  readonly attentionMsPerChunkPair?: number;
   /** Loading one chunk from a local tier onto the device, ms. */
   readonly loadMsPerChunk: Readonly<Record<DirectoryTier, number>>;
   /** Pulling one chunk from a peer over the network, on top of the peer's tier read, ms; Infinity = nodes cannot fetch from peers. */

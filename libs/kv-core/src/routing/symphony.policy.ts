@@ -1,6 +1,7 @@
 import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
 import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
 import { costsOf } from './node.costs.js';
+import { recomputeSpanMs } from './prefill.cost.js';
 import { batchSlotWaitMs, pickLowest, reservedLoad } from './route.load.js';
 import type { CandidateEstimate, KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, RoutingCosts } from './route.types.js';
 
@@ -82,7 +83,8 @@ export function estimate(
 
 function tailCost(nodeId: string, req: RouteRequest, measured: ReadonlyMap<string, RoutingCosts>, base: RoutingCosts): number {
   const c = measured.get(nodeId) ?? base;
-  let best = (tailTokens(req) / CHUNK_TOKENS) * c.recomputeMsPerChunk;
+  const whole = req.chunkKeys.length;
+  let best = recomputeSpanMs(c, whole, whole + tailTokens(req) / CHUNK_TOKENS);
   for (const h of req.partialHolders ?? []) {
     const read = (measured.get(h.nodeId) ?? base).loadMsPerChunk[h.tier];
     const ms = read + (h.nodeId === nodeId ? 0 : c.peerMsPerChunk);
@@ -107,7 +109,7 @@ function chunkCost(
   const c = measured.get(nodeId) ?? base;
   if (local && i < local.prefixChunks) return c.loadMsPerChunk[local.tiers[i]!];
   const peer = bestPeer(i, nodeId, prefixes, measured, base);
-  return Math.min(c.recomputeMsPerChunk, peer ? peer.ms : Infinity);
+  return Math.min(recomputeSpanMs(c, i, i + 1), peer ? peer.ms : Infinity);
 }
 
 /** The peer that can serve chunk i to `puller` fastest (the peer's tier read + the puller's pull); ties to the smaller id. */
@@ -138,11 +140,11 @@ function sourcesFor(
   base: RoutingCosts,
 ): KvSourcePlan[] {
   const local = prefixes.get(nodeId)?.prefixChunks ?? 0;
-  const recompute = (measured.get(nodeId) ?? base).recomputeMsPerChunk;
+  const c = measured.get(nodeId) ?? base;
   const byPeer = new Map<string, string[]>();
   for (let i = local; i < req.chunkKeys.length; i++) {
     const peer = bestPeer(i, nodeId, prefixes, measured, base);
-    if (!peer || peer.ms >= recompute) continue;
+    if (!peer || peer.ms >= recomputeSpanMs(c, i, i + 1)) continue;
     const keys = byPeer.get(peer.nodeId) ?? [];
     keys.push(req.chunkKeys[i]!);
     byPeer.set(peer.nodeId, keys);
