@@ -21,6 +21,8 @@
 
 namespace mnemo::binding {
 
+struct TeardownGate;
+
 class AsyncCall {
  public:
   // Produces the resolve value on the JS thread (undefined when null).
@@ -40,18 +42,16 @@ class AsyncCall {
   void Abandon(const Status& status);
 
  private:
-  struct Gate;
   struct Settlement;
 
   explicit AsyncCall(Napi::Env env);
   static void Settle(Napi::Env env, AsyncCall* call, Settlement* settlement);
   static void Finalize(Napi::Env env, AsyncCall* call);
-  static void WaitOnTeardown(void* gate);
 
   Napi::Promise::Deferred deferred_;
   std::vector<Napi::ObjectReference> refs_;
   std::vector<std::shared_ptr<void>> owners_;
-  std::shared_ptr<Gate> gate_;
+  std::shared_ptr<TeardownGate> gate_;
   napi_threadsafe_function tsfn_ = nullptr;
 };
 

@@ -90,7 +90,7 @@ Napi::Value BatchCopy(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object InitCopy(Napi::Env env, Napi::Object exports) {
-  exports.Set("batchCopy", Napi::Function::New(env, BatchCopy, "batchCopy"));
+  SetFunctions(env, exports, {{"batchCopy", BatchCopy}});
   return exports;
 }
 

@@ -2,22 +2,15 @@
 // the HostPool class: info(), close().
 #include <napi.h>
 
-#include <cmath>
-
 #include "binding/addon_state.h"
 #include "binding/async_call.h"
+#include "binding/int_arg.h"
 #include "binding/pool_wraps.h"
 #include "binding/registry.h"
 #include "core/pool/numa.h"
 
 namespace mnemo::binding {
 namespace {
-
-bool IsInteger(const Napi::Value& v, double lo, double hi) {
-  if (!v.IsNumber()) return false;
-  const double d = v.As<Napi::Number>().DoubleValue();
-  return d >= lo && d <= hi && std::floor(d) == d;
-}
 
 Napi::Value OpenHostPool(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -113,8 +106,7 @@ namespace {
 
 Napi::Object InitHostPool(Napi::Env env, Napi::Object exports) {
   State(env).host_pool_class = Napi::Persistent(HostPoolWrap::Define(env));
-  exports.Set("openHostPool", Napi::Function::New(env, OpenHostPool, "openHostPool"));
-  exports.Set("numaNodes", Napi::Function::New(env, NumaNodes, "numaNodes"));
+  SetFunctions(env, exports, {{"openHostPool", OpenHostPool}, {"numaNodes", NumaNodes}});
   return exports;
 }
 

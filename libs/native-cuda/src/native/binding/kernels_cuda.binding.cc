@@ -238,22 +238,22 @@ Napi::Value CudaSoftmax(const Napi::CallbackInfo& info) {
 
 Napi::Value CudaExports(Napi::Env env) {
   Napi::Object o = Napi::Object::New(env);
-  o.Set("alloc", Napi::Function::New(env, CudaAlloc, "alloc"));
-  o.Set("free", Napi::Function::New(env, CudaFree, "free"));
-  o.Set("upload", Napi::Function::New(env, CudaUpload, "upload"));
-  o.Set("download", Napi::Function::New(env, CudaDownload, "download"));
-  o.Set("embedding", Napi::Function::New(env, CudaEmbedding, "embedding"));
-  o.Set("rmsnorm", Napi::Function::New(env, CudaRmsNorm, "rmsnorm"));
-  o.Set("matmul", Napi::Function::New(env, CudaMatmul, "matmul"));
-  o.Set("rope", Napi::Function::New(env, CudaRope, "rope"));
-  o.Set("siluMul", Napi::Function::New(env, CudaBinary<kd::SiluMul>, "siluMul"));
-  o.Set("add", Napi::Function::New(env, CudaBinary<kd::Add>, "add"));
-  o.Set("addBias", Napi::Function::New(env, CudaAddBias, "addBias"));
-  o.Set("writeKv", Napi::Function::New(env, CudaWriteKv, "writeKv"));
-  o.Set("pagedAttention", Napi::Function::New(env, CudaPagedAttention, "pagedAttention"));
-  o.Set("copyBlocks", Napi::Function::New(env, CudaCopyBlocks, "copyBlocks"));
-  o.Set("argmax", Napi::Function::New(env, CudaArgmax, "argmax"));
-  o.Set("softmax", Napi::Function::New(env, CudaSoftmax, "softmax"));
+  SetFunctions(env, o, {{"alloc", CudaAlloc},
+                        {"free", CudaFree},
+                        {"upload", CudaUpload},
+                        {"download", CudaDownload},
+                        {"embedding", CudaEmbedding},
+                        {"rmsnorm", CudaRmsNorm},
+                        {"matmul", CudaMatmul},
+                        {"rope", CudaRope},
+                        {"siluMul", CudaBinary<kd::SiluMul>},
+                        {"add", CudaBinary<kd::Add>},
+                        {"addBias", CudaAddBias},
+                        {"writeKv", CudaWriteKv},
+                        {"pagedAttention", CudaPagedAttention},
+                        {"copyBlocks", CudaCopyBlocks},
+                        {"argmax", CudaArgmax},
+                        {"softmax", CudaSoftmax}});
   return o;
 }
 #else

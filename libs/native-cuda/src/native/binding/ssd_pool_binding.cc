@@ -2,22 +2,16 @@
 // Promise<SsdPool>, and the SsdPool class: info(), stats(), flush(), beginClose(), close().
 #include <napi.h>
 
-#include <cmath>
 #include <string>
 
 #include "binding/addon_state.h"
 #include "binding/async_call.h"
+#include "binding/int_arg.h"
 #include "binding/pool_wraps.h"
 #include "binding/registry.h"
 
 namespace mnemo::binding {
 namespace {
-
-bool IsInteger(const Napi::Value& v, double lo, double hi) {
-  if (!v.IsNumber()) return false;
-  const double d = v.As<Napi::Number>().DoubleValue();
-  return d >= lo && d <= hi && std::floor(d) == d;
-}
 
 Napi::Value OpenSsdPool(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -156,7 +150,7 @@ namespace {
 
 Napi::Object InitSsdPool(Napi::Env env, Napi::Object exports) {
   State(env).ssd_pool_class = Napi::Persistent(SsdPoolWrap::Define(env));
-  exports.Set("openSsdPool", Napi::Function::New(env, OpenSsdPool, "openSsdPool"));
+  SetFunctions(env, exports, {{"openSsdPool", OpenSsdPool}});
   return exports;
 }
 

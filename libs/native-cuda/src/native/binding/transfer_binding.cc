@@ -179,7 +179,7 @@ Napi::Value Transfer(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object InitTransfer(Napi::Env env, Napi::Object exports) {
-  exports.Set("transfer", Napi::Function::New(env, Transfer, "transfer"));
+  SetFunctions(env, exports, {{"transfer", Transfer}});
   return exports;
 }
 
