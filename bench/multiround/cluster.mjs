@@ -55,6 +55,21 @@ export const CLUSTER = {
   heartbeatMs: 200,
 };
 
+/** A sim node of CLUSTER running the dilated GPU model (what every system's nodes share). */
+export function simNodeEnv() {
+  return {
+    NODE_ENGINE: 'sim',
+    NODE_MODELS: CLUSTER.model,
+    NODE_MAX_BATCH: String(CLUSTER.maxBatch),
+    NODE_KV_BLOCKS: String(CLUSTER.kvBlocks),
+    NODE_HEARTBEAT_MS: String(CLUSTER.heartbeatMs),
+    NODE_SIM_PREFILL_TOKEN_US: String(GPU.prefillTokenUs * DILATION),
+    NODE_SIM_DECODE_STEP_MS: String(GPU.decodeStepMs * DILATION),
+    NODE_SIM_DECODE_SEQ_US: String(GPU.decodeSeqUs * DILATION),
+    NODE_SIM_DECODE_KCONTEXT_US: String(GPU.decodeKContextUs * DILATION),
+  };
+}
+
 /** Node environment of a system's KV store: the same host pool for all; an SSD pool where the system has one; fixed bandwidths so start-up measures nothing. */
 export function kvEnv(dataDir, nodeId, system) {
   const ssd = system.tiers.includes('ssd');
@@ -112,15 +127,7 @@ export async function runConfig(
         METRICS_PORT: String(port),
         NODE_ID: nodeId,
         ...kvEnv(dataDir, nodeId, system),
-        NODE_ENGINE: 'sim',
-        NODE_MODELS: CLUSTER.model,
-        NODE_MAX_BATCH: String(CLUSTER.maxBatch),
-        NODE_KV_BLOCKS: String(CLUSTER.kvBlocks),
-        NODE_HEARTBEAT_MS: String(CLUSTER.heartbeatMs),
-        NODE_SIM_PREFILL_TOKEN_US: String(GPU.prefillTokenUs * DILATION),
-        NODE_SIM_DECODE_STEP_MS: String(GPU.decodeStepMs * DILATION),
-        NODE_SIM_DECODE_SEQ_US: String(GPU.decodeSeqUs * DILATION),
-        NODE_SIM_DECODE_KCONTEXT_US: String(GPU.decodeKContextUs * DILATION),
+        ...simNodeEnv(),
         ...nodeEnv,
       }),
     });
