@@ -55,6 +55,18 @@ class AsyncCall {
   napi_threadsafe_function tsfn_ = nullptr;
 };
 
+// Converts a call's JS arguments with `read` (returning a Status). A getter that throws while
+// they are read becomes InvalidArgument instead of escaping, so the caller can still Abandon()
+// the call it started.
+template <typename Read>
+Status ReadArgs(Read&& read) {
+  try {
+    return read();
+  } catch (const Napi::Error& e) {
+    return Status::InvalidArgument(e.Message());
+  }
+}
+
 // Runs `work` on a new thread of its own (not libuv's pool), then completes `call` with its
 // status and resolver. For rare, blocking work: opening devices, probes.
 void RunDetached(AsyncCall* call, std::function<Status(AsyncCall::Resolver*)> work);

@@ -35,12 +35,7 @@ Napi::Value OpenHostPool(const Napi::CallbackInfo& info) {
   RunDetached(call, [options](AsyncCall::Resolver* resolver) {
     std::shared_ptr<HostPool> pool;
     MNEMO_RETURN_IF_ERROR(HostPool::Open(options, &pool));
-    *resolver = [pool](Napi::Env env) -> Napi::Value {
-      AddonState& s = State(env);
-      s.pending_host_pool = pool;
-      Napi::Object obj = s.host_pool_class.New({});
-      return obj;
-    };
+    *resolver = NewPoolObject(std::move(pool), &AddonState::pending_host_pool, &AddonState::host_pool_class);
     return Status::Ok();
   });
   return promise;

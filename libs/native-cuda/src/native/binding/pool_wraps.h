@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "binding/addon_state.h"
+#include "binding/async_call.h"
 #include "core/pool/host_pool.h"
 #include "core/pool/ssd_device.h"
 
@@ -71,5 +73,17 @@ struct PoolObject {
 
 // What `value` is: one of our devices (possibly closed) or nothing of ours.
 PoolObject ResolvePoolObject(Napi::Value value);
+
+// The resolve value of an open: a new instance of the class in `cls`, whose constructor takes
+// `device` out of the state's `pending` slot (the only way instances are made).
+template <typename Device>
+AsyncCall::Resolver NewPoolObject(std::shared_ptr<Device> device, std::shared_ptr<Device> AddonState::*pending,
+                                  Napi::FunctionReference AddonState::*cls) {
+  return [device = std::move(device), pending, cls](Napi::Env env) -> Napi::Value {
+    AddonState& s = State(env);
+    s.*pending = device;
+    return (s.*cls).New({});
+  };
+}
 
 }  // namespace mnemo::binding

@@ -37,13 +37,8 @@ Napi::Value OpenSsdPool(const Napi::CallbackInfo& info) {
   RunDetached(call, [options](AsyncCall::Resolver* resolver) {
     std::unique_ptr<SsdDevice> opened;
     MNEMO_RETURN_IF_ERROR(SsdDevice::Open(options, &opened));
-    std::shared_ptr<SsdDevice> device(std::move(opened));
-    *resolver = [device](Napi::Env env) -> Napi::Value {
-      AddonState& s = State(env);
-      s.pending_ssd = device;
-      Napi::Object obj = s.ssd_pool_class.New({});
-      return obj;
-    };
+    *resolver = NewPoolObject(std::shared_ptr<SsdDevice>(std::move(opened)), &AddonState::pending_ssd,
+                              &AddonState::ssd_pool_class);
     return Status::Ok();
   });
   return promise;
