@@ -3,7 +3,7 @@
 // the SLO) drawn as rings on the SLO line; throughput at the SLO ÷ full prefill for each quality
 // floor with the quality loss it cost; and Fig. 16's fetch share of prefill against context length,
 // the paper's 11% drawn as a rule.
-import { contextAxis, figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
+import { contextAxis, figureSpec, groupedBars, PALETTE, paperRings } from '@mnemo/testkit';
 
 const pct = (f) => `${Math.round(f * 1000) / 10}%`;
 
@@ -49,16 +49,7 @@ function ttftPanel(r) {
         mark: { type: 'rule', strokeDash: [4, 3], color: '#999' },
         encoding: { y: { field: 'ttft', type: 'quantitative' } },
       },
-      {
-        data: { values: paper },
-        mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 },
-        encoding: { x, y },
-      },
-      {
-        data: { values: paper },
-        mark: { type: 'text', align: 'left', dx: 8, dy: -8, fontSize: 9 },
-        encoding: { x, y, text: { field: 'label' } },
-      },
+      ...paperRings(paper, x, y, { align: 'left', dx: 8, dy: -8 }),
     ],
   };
 }

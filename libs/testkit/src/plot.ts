@@ -33,6 +33,21 @@ export function contextAxis(contexts: readonly number[]): Spec {
 }
 
 /**
+ * A paper's published points drawn over a figure's own: black rings, each with the text of its
+ * `label` field placed by `label` (align, dx, dy). Two layers, to spread into a `layer` list.
+ */
+export function paperRings(values: readonly unknown[], x: Spec, y: Spec, label: Spec): Spec[] {
+  return [
+    {
+      data: { values },
+      mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 },
+      encoding: { x, y },
+    },
+    { data: { values }, mark: { type: 'text', ...label, fontSize: 9 }, encoding: { x, y, text: { field: 'label' } } },
+  ];
+}
+
+/**
  * A full spec: schema, shared config, title. `body` is any Vega-Lite view (single, layered,
  * faceted or concatenated).
  */
