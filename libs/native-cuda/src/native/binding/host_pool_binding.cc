@@ -56,10 +56,7 @@ Napi::Function HostPoolWrap::Define(Napi::Env env) {
 }
 
 HostPoolWrap::HostPoolWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostPoolWrap>(info), env_(info.Env()) {
-  AddonState& state = State(info.Env());
-  pool_ = std::move(state.pending_host_pool);
-  state.pending_host_pool.reset();
-  if (!pool_) ThrowStatus(info.Env(), Status::InvalidArgument("HostPool objects come from openHostPool()"));
+  pool_ = TakePending(info.Env(), &AddonState::pending_host_pool, "HostPool objects come from openHostPool()");
   info.This().As<Napi::Object>().TypeTag(&kHostPoolTag);
   accounted_ = static_cast<int64_t>(pool_->size());
   Napi::MemoryManagement::AdjustExternalMemory(info.Env(), accounted_);

@@ -74,6 +74,17 @@ struct PoolObject {
 // What `value` is: one of our devices (possibly closed) or nothing of ours.
 PoolObject ResolvePoolObject(Napi::Value value);
 
+// The device an open handed over through `pending` (see NewPoolObject), taken out of the state;
+// throws InvalidArgument(`misuse`) when JS called the class's constructor itself.
+template <typename Device>
+std::shared_ptr<Device> TakePending(Napi::Env env, std::shared_ptr<Device> AddonState::*pending, const char* misuse) {
+  AddonState& state = State(env);
+  std::shared_ptr<Device> device = std::move(state.*pending);
+  (state.*pending).reset();
+  if (!device) ThrowStatus(env, Status::InvalidArgument(misuse));
+  return device;
+}
+
 // The resolve value of an open: a new instance of the class in `cls`, whose constructor takes
 // `device` out of the state's `pending` slot (the only way instances are made).
 template <typename Device>

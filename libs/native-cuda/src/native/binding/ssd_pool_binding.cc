@@ -54,10 +54,7 @@ Napi::Function SsdPoolWrap::Define(Napi::Env env) {
 }
 
 SsdPoolWrap::SsdPoolWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SsdPoolWrap>(info), env_(info.Env()) {
-  AddonState& state = State(info.Env());
-  device_ = std::move(state.pending_ssd);
-  state.pending_ssd.reset();
-  if (!device_) ThrowStatus(info.Env(), Status::InvalidArgument("SsdPool objects come from openSsdPool()"));
+  device_ = TakePending(info.Env(), &AddonState::pending_ssd, "SsdPool objects come from openSsdPool()");
   info.This().As<Napi::Object>().TypeTag(&kSsdPoolTag);
   napi_add_env_cleanup_hook(env_, OnTeardown, this);
 }
