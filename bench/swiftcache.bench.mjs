@@ -246,6 +246,11 @@ const s = (r) => ({
   stream_stall_ms: round(r.stall_ms),
 });
 
+/** The master's multi-turn TTFT at percentile `p`, offload ÷ SwiftCache. */
+const masterTtftRatio = (p) => {
+  const ttfts = (runs) => runs.rows.map((x) => x.ttft_ms);
+  return round(percentile(ttfts(mtOffload), p) / percentile(ttfts(mtSwift), p));
+};
 const result = {
   env: { cpu_threads: cpus().length, quick, backend: 'cpu (fp32)' },
   node: {
@@ -301,26 +306,8 @@ const result = {
     offload: multiTurnStats(mtOffload),
     swiftcache: multiTurnStats(mtSwift),
   },
-  master_ttft_p99_offload_over_swiftcache: round(
-    percentile(
-      mtOffload.rows.map((x) => x.ttft_ms),
-      99,
-    ) /
-      percentile(
-        mtSwift.rows.map((x) => x.ttft_ms),
-        99,
-      ),
-  ),
-  master_ttft_p50_offload_over_swiftcache: round(
-    percentile(
-      mtOffload.rows.map((x) => x.ttft_ms),
-      50,
-    ) /
-      percentile(
-        mtSwift.rows.map((x) => x.ttft_ms),
-        50,
-      ),
-  ),
+  master_ttft_p99_offload_over_swiftcache: masterTtftRatio(99),
+  master_ttft_p50_offload_over_swiftcache: masterTtftRatio(50),
   stream: {
     host: s(offload),
     lent_and_regular: s(swiftRun),
