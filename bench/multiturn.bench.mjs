@@ -19,11 +19,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chunkKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, InferenceRequestSchema, ScheduleReplySchema, Subjects } from '@mnemo/proto';
 import { clamp, counter, histogramQuantile, lognormal, percentile, rng, round, scrapeMetrics, startNats } from '@mnemo/testkit';
 import { withSchedulerAndNode } from './lib/services.mjs';
-import { tokenStream } from './lib/token-stream.mjs';
+import { inferViaScheduler } from './lib/scheduler-infer.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -132,23 +130,18 @@ async function converse(nc, tenant, session) {
 }
 
 async function infer(nc, requestId, tenant, tokens, maxTokens) {
-  const stream = tokenStream(nc);
-  const request = {
-    requestId: `${requestId}-${Math.random().toString(36).slice(2, 8)}`,
+  const {
+    ttftMs,
+    cachedTokens,
+    tokens: generated,
+  } = await inferViaScheduler(nc, {
+    requestId,
     tenant,
     model: MODEL,
     tokens,
-    chunkKeys: chunkKeys(MODEL, tenant, tokens),
-    sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n },
-    replySubject: stream.inbox,
-    deadlineUnixMs: Date.now() + 300_000,
-  };
-  const reply = decodeMessage(
-    ScheduleReplySchema,
-    (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data,
-  );
-  if (reply.result.case !== 'nodeId') throw new Error(`not scheduled: ${JSON.stringify(reply.result.value)}`);
-  const { ttftMs, cachedTokens, tokens: generated } = await stream.finish();
+    maxTokens,
+    deadlineMs: 300_000,
+  });
   return { ttftMs, cachedTokens, tokens: generated };
 }
 

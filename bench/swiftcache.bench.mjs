@@ -76,6 +76,16 @@ const residentRunner = () => residentRunnerOf(backend, W[MASTER], regions[MASTER
 const lendingNode = (regs = regions) => lendingNodeOf(backend, W, specs, regs, WORKER_SEQS * (WORKER_PROMPT + WORKER_DECODE), mGeom);
 const streamRunner = (p, lentBackings, host, window = WINDOW) =>
   streamRunnerOf(backend, W[MASTER], mShape, mGeom, p, window, lentBackings, host);
+/** Runners for maxContext over one streamed plan: each opens a fresh sequence `${prefix}${n}` on a runner of its own. */
+const streamedSequences = (p, lentBackings, prefix) => {
+  let n = 0;
+  return () => {
+    const r = streamRunner(p, lentBackings, null);
+    const id = `${prefix}${n++}`;
+    r.lsc.open(id);
+    return { step: (t) => r.lsc.step(id, t), free: () => r.free() };
+  };
+};
 
 // ---- 1. max context ----------------------------------------------------------------------------
 console.log(`budget ${budgetElems * 4} B (fp32), regions ${JSON.stringify(regions)}`);
@@ -84,17 +94,7 @@ const chunked = await maxContext(residentRunner, CHUNK, regions[MASTER]);
 const node = await lendingNode();
 const plan = streamedContextPlan(mShape, regions[MASTER] * BE, node.lentBlocks, WINDOW);
 if (plan.localElements > regions[MASTER] * BE) throw new Error('stream plan exceeds the master region');
-let seq = 0;
-const swift = await maxContext(
-  () => {
-    const r = streamRunner(plan, node.lent, null);
-    const id = `s${seq++}`;
-    r.lsc.open(id);
-    return { step: (t) => r.lsc.step(id, t), free: () => r.free() };
-  },
-  CHUNK,
-  plan.contextBlocks,
-);
+const swift = await maxContext(streamedSequences(plan, node.lent, 's'), CHUNK, plan.contextBlocks);
 console.log('max context (engine)', { whole, chunked, swift, plan });
 
 // ---- 1c. max context against the master alone, at the paper's memory ratios ------------------
@@ -127,17 +127,7 @@ for (const setting of PAPER_SETTINGS) {
   };
   const lender = lendingNode(regs);
   const p = streamedContextPlan(mShape, localElems, lender.lentBlocks, WINDOW);
-  let n = 0;
-  const swift = await maxContext(
-    () => {
-      const r = streamRunner(p, lender.lent, null);
-      const id = `ma${n++}`;
-      r.lsc.open(id);
-      return { step: (t) => r.lsc.step(id, t), free: () => r.free() };
-    },
-    MA_CHUNK,
-    p.contextBlocks,
-  );
+  const swift = await maxContext(streamedSequences(p, lender.lent, 'ma'), MA_CHUNK, p.contextBlocks);
   lender.free();
   const row = {
     vram_gb: setting.vramGb,
@@ -256,6 +246,11 @@ const s = (r) => ({
   stream_stall_ms: round(r.stall_ms),
 });
 
+/** The master's multi-turn TTFT at percentile `p`, offload ÷ SwiftCache. */
+const masterTtftRatio = (p) => {
+  const ttfts = (runs) => runs.rows.map((x) => x.ttft_ms);
+  return round(percentile(ttfts(mtOffload), p) / percentile(ttfts(mtSwift), p));
+};
 const result = {
   env: { cpu_threads: cpus().length, quick, backend: 'cpu (fp32)' },
   node: {
@@ -311,26 +306,8 @@ const result = {
     offload: multiTurnStats(mtOffload),
     swiftcache: multiTurnStats(mtSwift),
   },
-  master_ttft_p99_offload_over_swiftcache: round(
-    percentile(
-      mtOffload.rows.map((x) => x.ttft_ms),
-      99,
-    ) /
-      percentile(
-        mtSwift.rows.map((x) => x.ttft_ms),
-        99,
-      ),
-  ),
-  master_ttft_p50_offload_over_swiftcache: round(
-    percentile(
-      mtOffload.rows.map((x) => x.ttft_ms),
-      50,
-    ) /
-      percentile(
-        mtSwift.rows.map((x) => x.ttft_ms),
-        50,
-      ),
-  ),
+  master_ttft_p99_offload_over_swiftcache: masterTtftRatio(99),
+  master_ttft_p50_offload_over_swiftcache: masterTtftRatio(50),
   stream: {
     host: s(offload),
     lent_and_regular: s(swiftRun),

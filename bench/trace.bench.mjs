@@ -19,7 +19,7 @@ import { CHUNK_TOKENS, SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { loadTrace, runPrefillPool, traceStats, traceText } from '@mnemo/twin';
 import { arg, counter, freePort, round, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
-import { CLUSTER, DILATION, GPU, infer, kvEnv, KV_BYTES_PER_TOKEN } from './multiround/cluster.mjs';
+import { CLUSTER, DILATION, GPU, infer, kvEnv, KV_BYTES_PER_TOKEN, simNodeEnv } from './multiround/cluster.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FILE = arg('trace', join(root, 'bench/traces/mooncake-conversation_trace.jsonl.gz'));
@@ -99,15 +99,7 @@ async function livePass(p, natsUrl) {
         METRICS_PORT: String(port),
         NODE_ID: nodeId,
         ...kvEnv(dataDir, nodeId, TIERS),
-        NODE_ENGINE: 'sim',
-        NODE_MODELS: CLUSTER.model,
-        NODE_MAX_BATCH: String(CLUSTER.maxBatch),
-        NODE_KV_BLOCKS: String(CLUSTER.kvBlocks),
-        NODE_HEARTBEAT_MS: String(CLUSTER.heartbeatMs),
-        NODE_SIM_PREFILL_TOKEN_US: String(GPU.prefillTokenUs * DILATION),
-        NODE_SIM_DECODE_STEP_MS: String(GPU.decodeStepMs * DILATION),
-        NODE_SIM_DECODE_SEQ_US: String(GPU.decodeSeqUs * DILATION),
-        NODE_SIM_DECODE_KCONTEXT_US: String(GPU.decodeKContextUs * DILATION),
+        ...simNodeEnv(),
       }),
     });
   }

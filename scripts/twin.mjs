@@ -63,6 +63,17 @@ const write = (name, json) => {
   console.log(`wrote bench/results/${name}`);
 };
 
+/** The command's arguments through `parse`; a usage error (`UsageError`) prints its message and exits with its code. */
+function argsOrExit(parse, UsageError) {
+  try {
+    return parse(args);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(e.message);
+    process.exit(e.code);
+  }
+}
+
 async function calibration() {
   const { calibrate } = await import('../tools/twin/calibrate.mjs');
   const measured = await calibrate();
@@ -133,14 +144,7 @@ if (cmd === 'droidspeak') {
 if (cmd === 'plan') {
   const { runPlan } = await import('../tools/twin/plan.report.mjs');
   const { parsePlanArgs, PlanArgsError } = await import('../tools/twin/plan.args.mjs');
-  let question;
-  try {
-    question = parsePlanArgs(args);
-  } catch (e) {
-    if (!(e instanceof PlanArgsError)) throw e;
-    console.error(e.message);
-    process.exit(e.code);
-  }
+  const question = argsOrExit(parsePlanArgs, PlanArgsError);
   const result = await runPlan(question);
   // From node's start to the file, so it includes loading the modules and drawing the workload.
   const json = { ...stamp(), ...result, process_wall_s: Math.round(process.uptime() * 10) / 10 };
@@ -162,14 +166,7 @@ if (cmd === 'fastswitch') {
 }
 if (cmd === 'trace') {
   const { parseTraceArgs, TraceArgsError } = await import('@mnemo/twin');
-  let trace;
-  try {
-    trace = parseTraceArgs(args);
-  } catch (e) {
-    if (!(e instanceof TraceArgsError)) throw e;
-    console.error(e.message);
-    process.exit(e.code);
-  }
+  const trace = argsOrExit(parseTraceArgs, TraceArgsError);
   const { runTrace } = await import('../tools/twin/trace.mjs');
   const name = `twin-trace-${trace.name}`;
   write(`${name}.json`, { ...stamp(), ...runTrace(trace) });

@@ -3,7 +3,7 @@
 // the SLO) drawn as rings on the SLO line; throughput at the SLO ÷ full prefill for each quality
 // floor with the quality loss it cost; and Fig. 16's fetch share of prefill against context length,
 // the paper's 11% drawn as a rule.
-import { contextAxis, figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
+import { contextAxis, figureSpec, groupedBars, lineLayer, PALETTE, paperRings } from '@mnemo/testkit';
 
 const pct = (f) => `${Math.round(f * 1000) / 10}%`;
 
@@ -35,30 +35,17 @@ function ttftPanel(r) {
     width: 340,
     height: 260,
     layer: [
-      {
-        data: { values: rows },
-        mark: { type: 'line', point: true, clip: true },
-        encoding: {
-          x,
-          y,
-          color: { field: 'config', type: 'nominal', title: null, sort: lines.map((l) => l[2]), scale: { range: PALETTE } },
-        },
-      },
+      lineLayer(
+        rows,
+        { x, y, color: { field: 'config', type: 'nominal', title: null, sort: lines.map((l) => l[2]), scale: { range: PALETTE } } },
+        { clip: true },
+      ),
       {
         data: { values: [{ ttft: run.slo_p90_ttft_s }] },
         mark: { type: 'rule', strokeDash: [4, 3], color: '#999' },
         encoding: { y: { field: 'ttft', type: 'quantitative' } },
       },
-      {
-        data: { values: paper },
-        mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 },
-        encoding: { x, y },
-      },
-      {
-        data: { values: paper },
-        mark: { type: 'text', align: 'left', dx: 8, dy: -8, fontSize: 9 },
-        encoding: { x, y, text: { field: 'label' } },
-      },
+      ...paperRings(paper, x, y, { align: 'left', dx: 8, dy: -8 }),
     ],
   };
 }
@@ -123,11 +110,7 @@ function fetchPanel(r) {
     width: 300,
     height: 260,
     layer: [
-      {
-        data: { values: rows },
-        mark: { type: 'line', point: true },
-        encoding: { x, y, color: { field: 'plan', type: 'nominal', title: null, scale: { range: PALETTE.slice(5) } } },
-      },
+      lineLayer(rows, { x, y, color: { field: 'plan', type: 'nominal', title: null, scale: { range: PALETTE.slice(5) } } }),
       {
         data: { values: [{ share: r.paper.fetch_share_of_prefill_max.value, label: 'paper Fig. 16: ≤ 11%' }] },
         layer: [

@@ -3,7 +3,7 @@
 // points drawn over them as rings at the derived dispatch (Fig. 8: P99 TTFT 3.7–4.1×, P99.9 TBT
 // 2.0–2.7×; Table 1: 53% less swap-out; Fig. 10: block groups alone 3.11× less switching overhead,
 // beside the twin's groups-only point as a square).
-import { figureSpec, PALETTE } from '@mnemo/testkit';
+import { figureSpec, lineLayer, PALETTE } from '@mnemo/testkit';
 
 const PANELS = [
   { key: 'p99_ttft_ratio', title: 'P99 TTFT, vLLM ÷ FastSwitch', log: true, paper: (p) => p.p99_ttft_speedup },
@@ -35,7 +35,7 @@ function panel(r, p) {
     height: 200,
     layer: [
       { data: { values: seeds }, mark: { type: 'point', size: 20, color: PALETTE[5] }, encoding: { x, y } },
-      { data: { values: rows }, mark: { type: 'line', point: true, color: PALETTE[0] }, encoding: { x, y } },
+      lineLayer(rows, { x, y }, { color: PALETTE[0] }),
       { data: { values: [{ dispatch_us: derived }] }, mark: { type: 'rule', strokeDash: [4, 3], color: '#999' }, encoding: { x } },
       {
         data: { values: paper },

@@ -2,7 +2,7 @@
 // (log–log; a zero has no point), the paper's published LLaMA-3.1-8B points at 128K drawn over them as rings (§V-B text:
 // pooling's 5.6 s and 0.6 s and each baseline's ratio to it), and the 128K ablation beside the
 // paper's ratios (§V-C).
-import { contextAxis, figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
+import { contextAxis, figureSpec, groupedBars, lineLayer, PALETTE, paperRings } from '@mnemo/testkit';
 
 const CONFIGS = ['lmcache', 'lmcache-lp', 'lmcache-lp-async', 'pool', 'orchestrator-only', 'passthrough-only'];
 
@@ -20,21 +20,8 @@ function lines(r, metric, paperKey, title) {
     width: 320,
     height: 240,
     layer: [
-      {
-        data: { values: rows },
-        mark: { type: 'line', point: true },
-        encoding: { x, y, color: { field: 'config', type: 'nominal', title: null, sort: CONFIGS, scale: { range: PALETTE } } },
-      },
-      {
-        data: { values: paper },
-        mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 },
-        encoding: { x, y },
-      },
-      {
-        data: { values: paper },
-        mark: { type: 'text', align: 'right', dx: -10, fontSize: 9 },
-        encoding: { x, y, text: { field: 'label' } },
-      },
+      lineLayer(rows, { x, y, color: { field: 'config', type: 'nominal', title: null, sort: CONFIGS, scale: { range: PALETTE } } }),
+      ...paperRings(paper, x, y, { align: 'right', dx: -10 }),
     ],
   };
 }

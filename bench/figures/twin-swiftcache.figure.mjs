@@ -4,7 +4,7 @@
 // also counts recently reused sessions), and the master's KV
 // traffic's share of a worker's HBM time per history length. Dashed rules: the paper's published
 // figures (Fig. 9: 1.58–3.98×; Fig. 7: −54% and −58%, i.e. 2.17× and 2.38×; Fig. 8: ≤ 9.7%).
-import { figureSpec, PALETTE } from '@mnemo/testkit';
+import { figureSpec, lineLayer, PALETTE } from '@mnemo/testkit';
 
 function panel({ rows, x, xTitle, xScale, y, yTitle, yScale, rules, width = 260 }) {
   const enc = {
@@ -15,11 +15,7 @@ function panel({ rows, x, xTitle, xScale, y, yTitle, yScale, rules, width = 260 
     width,
     height: 220,
     layer: [
-      {
-        data: { values: rows },
-        mark: { type: 'line', point: true },
-        encoding: { ...enc, color: { field: 'series', type: 'nominal', title: null, scale: { range: PALETTE } } },
-      },
+      lineLayer(rows, { ...enc, color: { field: 'series', type: 'nominal', title: null, scale: { range: PALETTE } } }),
       {
         data: { values: rules },
         mark: { type: 'rule', strokeDash: [4, 3], color: 'black' },

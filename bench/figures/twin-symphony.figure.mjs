@@ -2,7 +2,7 @@
 // paper's published points (Fig. 11 caption: vLLM 18.5 ms at 64 users, Symphony 20.5 ms at 256)
 // drawn over them as black rings, and each system's instance-load imbalance at 256 users beside
 // the paper's InferCept 3.1× (Fig. 15).
-import { figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
+import { figureSpec, groupedBars, lineLayer, PALETTE, paperRings } from '@mnemo/testkit';
 
 // vllm-paper: vLLM as the paper ran it (no prefix cache); recompute: vLLM at its best (its prefix cache on).
 const SYSTEMS = ['symphony', 'vllm-paper', 'recompute', 'infercept', 'llmd'];
@@ -22,29 +22,12 @@ function lines(r, metric, title, paper) {
     width: 300,
     height: 220,
     layer: [
-      {
-        data: { values: rows },
-        mark: { type: 'line', point: true },
-        encoding: {
-          x,
-          y: { field: 'value', type: 'quantitative', title },
-          color: { field: 'system', type: 'nominal', title: null, sort: SYSTEMS, scale: { range: PALETTE } },
-        },
-      },
-      ...(paper.length
-        ? [
-            {
-              data: { values: paper },
-              mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 },
-              encoding: { x, y: { field: 'value', type: 'quantitative' } },
-            },
-            {
-              data: { values: paper },
-              mark: { type: 'text', align: 'left', dx: 8, dy: -6, fontSize: 9 },
-              encoding: { x, y: { field: 'value', type: 'quantitative' }, text: { field: 'label' } },
-            },
-          ]
-        : []),
+      lineLayer(rows, {
+        x,
+        y: { field: 'value', type: 'quantitative', title },
+        color: { field: 'system', type: 'nominal', title: null, sort: SYSTEMS, scale: { range: PALETTE } },
+      }),
+      ...(paper.length ? paperRings(paper, x, { field: 'value', type: 'quantitative' }, { align: 'left', dx: 8, dy: -6 }) : []),
     ],
   };
 }

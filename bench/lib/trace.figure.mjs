@@ -2,7 +2,7 @@
 // mean TTFT per policy at the run's node count with Mooncake's Fig. 5 bars beside ours, the hit rate
 // against cache capacity over its maximum (Fig. 9) with the paper's two statements as rings, and
 // Fig. 10's global ÷ local ratios beside the paper's. Paper figures come from the results file.
-import { figureSpec, groupedBars, PALETTE } from '@mnemo/testkit';
+import { figureSpec, groupedBars, lineLayer, PALETTE, paperRings } from '@mnemo/testkit';
 
 const ORDER = ['random', 'least-loaded', 'local', 'conductor', 'llmd', 'symphony'];
 // Fig. 5's bars for the policies it has (s), by our names: load balancing is least-loaded, global cache-aware is conductor.
@@ -37,19 +37,7 @@ function capacity(r) {
   return {
     width: 280,
     height: 220,
-    layer: [
-      { data: { values: r.fig9.curve }, mark: { type: 'line', point: true, color: PALETTE[0] }, encoding: { x, y } },
-      {
-        data: { values: paper },
-        mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 },
-        encoding: { x, y },
-      },
-      {
-        data: { values: paper },
-        mark: { type: 'text', align: 'right', dx: -8, dy: -8, fontSize: 9 },
-        encoding: { x, y, text: { field: 'label' } },
-      },
-    ],
+    layer: [lineLayer(r.fig9.curve, { x, y }, { color: PALETTE[0] }), ...paperRings(paper, x, y, { align: 'right', dx: -8, dy: -8 })],
   };
 }
 

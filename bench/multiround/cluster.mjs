@@ -7,22 +7,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { cachedBlocksBetweenTurns, chunkKeys } from '@mnemo/kv-core';
+import { cachedBlocksBetweenTurns } from '@mnemo/kv-core';
 import {
   AdvisoryReplySchema,
   AdvisoryRequestSchema,
   decodeMessage,
   encodeMessage,
   HeartbeatSchema,
-  InferenceRequestSchema,
-  ScheduleReplySchema,
   Subjects,
   WhyReplySchema,
   WhyRequestSchema,
 } from '@mnemo/proto';
 import { counter, freePort, metricValue, percentile, round } from '@mnemo/testkit';
 import { launch, ready, stop } from '../lib/services.mjs';
-import { tokenStream } from '../lib/token-stream.mjs';
+import { inferViaScheduler } from '../lib/scheduler-infer.mjs';
 
 /** Time dilation: every modelled time (compute, PCIe, think) is this many times the real one. */
 export const DILATION = 2;
@@ -54,6 +52,21 @@ export const CLUSTER = {
   ssdPool: '128MiB',
   heartbeatMs: 200,
 };
+
+/** A sim node of CLUSTER running the dilated GPU model (what every system's nodes share). */
+export function simNodeEnv() {
+  return {
+    NODE_ENGINE: 'sim',
+    NODE_MODELS: CLUSTER.model,
+    NODE_MAX_BATCH: String(CLUSTER.maxBatch),
+    NODE_KV_BLOCKS: String(CLUSTER.kvBlocks),
+    NODE_HEARTBEAT_MS: String(CLUSTER.heartbeatMs),
+    NODE_SIM_PREFILL_TOKEN_US: String(GPU.prefillTokenUs * DILATION),
+    NODE_SIM_DECODE_STEP_MS: String(GPU.decodeStepMs * DILATION),
+    NODE_SIM_DECODE_SEQ_US: String(GPU.decodeSeqUs * DILATION),
+    NODE_SIM_DECODE_KCONTEXT_US: String(GPU.decodeKContextUs * DILATION),
+  };
+}
 
 /** Node environment of a system's KV store: the same host pool for all; an SSD pool where the system has one; fixed bandwidths so start-up measures nothing. */
 export function kvEnv(dataDir, nodeId, system) {
@@ -112,15 +125,7 @@ export async function runConfig(
         METRICS_PORT: String(port),
         NODE_ID: nodeId,
         ...kvEnv(dataDir, nodeId, system),
-        NODE_ENGINE: 'sim',
-        NODE_MODELS: CLUSTER.model,
-        NODE_MAX_BATCH: String(CLUSTER.maxBatch),
-        NODE_KV_BLOCKS: String(CLUSTER.kvBlocks),
-        NODE_HEARTBEAT_MS: String(CLUSTER.heartbeatMs),
-        NODE_SIM_PREFILL_TOKEN_US: String(GPU.prefillTokenUs * DILATION),
-        NODE_SIM_DECODE_STEP_MS: String(GPU.decodeStepMs * DILATION),
-        NODE_SIM_DECODE_SEQ_US: String(GPU.decodeSeqUs * DILATION),
-        NODE_SIM_DECODE_KCONTEXT_US: String(GPU.decodeKContextUs * DILATION),
+        ...simNodeEnv(),
         ...nodeEnv,
       }),
     });
@@ -301,31 +306,14 @@ async function advise(nc, tenant, sessionId, typeMs, counts) {
 
 /** One request as the benchmark's users send it: to the scheduler over NATS, its tokens streamed back to an inbox. */
 export async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens) {
-  const stream = tokenStream(nc);
-  const request = {
-    requestId: `${requestId}-${Math.random().toString(36).slice(2, 8)}`,
-    tenant,
-    sessionId,
-    model: CLUSTER.model,
-    tokens,
-    chunkKeys: chunkKeys(CLUSTER.model, tenant, tokens),
-    sampling: { temperature: 0, topP: 1, maxTokens, seed: 1n },
-    replySubject: stream.inbox,
-    deadlineUnixMs: Date.now() + 600_000,
-  };
-  const reply = decodeMessage(
-    ScheduleReplySchema,
-    (await nc.request(Subjects.SCHEDULE, encodeMessage(InferenceRequestSchema, request), { timeout: 60_000 })).data,
-  );
-  if (reply.result.case !== 'nodeId') throw new Error(`not scheduled: ${JSON.stringify(reply.result.value)}`);
-  const { ttftMs, cachedTokens, tokens: generated } = await stream.finish();
-  const totalMs = performance.now() - stream.t0;
+  const r = await inferViaScheduler(nc, { requestId, tenant, sessionId, model: CLUSTER.model, tokens, maxTokens, deadlineMs: 600_000 });
+  const totalMs = performance.now() - r.t0;
   return {
-    requestId: request.requestId,
-    ttftMs,
-    tpotMs: generated.length > 1 ? (totalMs - ttftMs) / (generated.length - 1) : null,
-    cachedTokens,
-    tokens: generated,
-    node: reply.result.value,
+    requestId: r.requestId,
+    ttftMs: r.ttftMs,
+    tpotMs: r.tokens.length > 1 ? (totalMs - r.ttftMs) / (r.tokens.length - 1) : null,
+    cachedTokens: r.cachedTokens,
+    tokens: r.tokens,
+    node: r.node,
   };
 }

@@ -91,15 +91,8 @@ function imbalance(load) {
 /** The figures of one pass of one configuration: what the twin validates against. */
 export function passFigures(r) {
   const ttft = r.results.map((x) => x.ttftMs);
-  const tpot = r.results.map((x) => x.tpotMs);
   return {
-    requests: r.results.length,
-    wall_s: round(r.wallS, 1),
-    ttft_p50_ms: round(percentile(ttft, 50)),
-    ttft_p99_ms: round(percentile(ttft, 99)),
-    ttft_mean_ms: round(ttft.reduce((a, b) => a + b, 0) / ttft.length),
-    tpot_p50_ms: round(percentile(tpot, 50)),
-    tpot_p99_ms: round(percentile(tpot, 99)),
+    ...latencyFigures(r),
     imbalance_max_over_median: imbalance(r.load).max_over_median,
     ...(r.onNode ? { time_on_node: onNodeFigures(r.onNode, ttft) } : {}),
     load_average: r.loadAverage,
@@ -122,13 +115,10 @@ function onNodeFigures(n, ttft) {
   };
 }
 
-export function summarize(r) {
+/** Count, wall time and the TTFT/TPOT percentiles: the head of both a pass's figures and a summary. */
+function latencyFigures(r) {
   const ttft = r.results.map((x) => x.ttftMs);
   const tpot = r.results.map((x) => x.tpotMs);
-  const prompt = r.results.reduce((s, x) => s + x.promptTokens, 0);
-  const cached = r.results.reduce((s, x) => s + x.cachedTokens, 0);
-  const out = r.results.reduce((s, x) => s + x.tokens.length, 0);
-  const { max_over_median, max_over_min } = imbalance(r.load);
   return {
     requests: r.results.length,
     wall_s: round(r.wallS, 1),
@@ -137,6 +127,17 @@ export function summarize(r) {
     ttft_mean_ms: round(ttft.reduce((a, b) => a + b, 0) / ttft.length),
     tpot_p50_ms: round(percentile(tpot, 50)),
     tpot_p99_ms: round(percentile(tpot, 99)),
+  };
+}
+
+export function summarize(r) {
+  const ttft = r.results.map((x) => x.ttftMs);
+  const prompt = r.results.reduce((s, x) => s + x.promptTokens, 0);
+  const cached = r.results.reduce((s, x) => s + x.cachedTokens, 0);
+  const out = r.results.reduce((s, x) => s + x.tokens.length, 0);
+  const { max_over_median, max_over_min } = imbalance(r.load);
+  return {
+    ...latencyFigures(r),
     throughput_tokens_per_s: round(out / r.wallS, 1),
     mean_active_per_node: Object.fromEntries(r.load.map(([id, l]) => [id, round(l)])),
     imbalance_max_over_median: max_over_median,

@@ -115,12 +115,19 @@ def hf_tensors(model):
     return t
 
 
-def write_safetensors_bf16(path, tensors):
+SAFETENSORS_ENCODERS = {
+    # bf16 bits = the high half of the rounded fp32 (torch's rounding: nearest even).
+    'BF16': lambda t: t.detach().to(torch.bfloat16).contiguous().view(torch.int16).numpy().astype('<i2').tobytes(),
+    'F32': lambda t: t.contiguous().numpy().astype('<f4').tobytes(),
+}
+
+
+def write_safetensors(path, tensors, dtype):
+    encode = SAFETENSORS_ENCODERS[dtype]
     header, blobs, off = {'__metadata__': {'format': 'pt'}}, [], 0
     for k in sorted(tensors):
-        # bf16 bits = the high half of the rounded fp32 (torch's rounding: nearest even).
-        b = tensors[k].detach().to(torch.bfloat16).contiguous().view(torch.int16).numpy().astype('<i2').tobytes()
-        header[k] = {'dtype': 'BF16', 'shape': list(tensors[k].shape), 'data_offsets': [off, off + len(b)]}
+        b = encode(tensors[k])
+        header[k] = {'dtype': dtype, 'shape': list(tensors[k].shape), 'data_offsets': [off, off + len(b)]}
         blobs.append(b)
         off += len(b)
     h = json.dumps(header, separators=(',', ':')).encode()
@@ -132,7 +139,7 @@ def write_safetensors_bf16(path, tensors):
 def export(model, bpe, out):
     c = model.c
     os.makedirs(out, exist_ok=True)
-    write_safetensors_bf16(os.path.join(out, 'model.safetensors'), hf_tensors(model))
+    write_safetensors(os.path.join(out, 'model.safetensors'), hf_tensors(model), 'BF16')
     with open(os.path.join(out, 'config.json'), 'w') as f:
         json.dump({
             'architectures': ['LlamaForCausalLM'], 'model_type': 'llama', 'num_hidden_layers': c['layers'], 'hidden_size': c['d'],

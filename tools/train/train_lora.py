@@ -38,7 +38,7 @@ import torch.nn.functional as F  # noqa: E402
 
 from bpe import Bpe  # noqa: E402
 from data import Batches, Encoder, build_splits, read_category, write_split  # noqa: E402
-from model import Model  # noqa: E402
+from model import Model, write_safetensors  # noqa: E402
 
 LORA_RANKS = [4, 16]
 LORA_LRS = [3e-3, 1e-2]
@@ -127,23 +127,10 @@ def adapter_tensors(model):
     return out
 
 
-def write_safetensors_f32(path, tensors):
-    header, blobs, off = {'__metadata__': {'format': 'pt'}}, [], 0
-    for k in sorted(tensors):
-        b = tensors[k].contiguous().numpy().astype('<f4').tobytes()
-        header[k] = {'dtype': 'F32', 'shape': list(tensors[k].shape), 'data_offsets': [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(header, separators=(',', ':')).encode()
-    h += b' ' * ((8 - len(h) % 8) % 8)
-    with open(path, 'wb') as f:
-        f.write(struct.pack('<Q', len(h)) + h + b''.join(blobs))
-
-
 def export_adapter(tensors, r, models_dir, name):
     out = os.path.join(models_dir, name)
     os.makedirs(out, exist_ok=True)
-    write_safetensors_f32(os.path.join(out, 'adapter_model.safetensors'), tensors)
+    write_safetensors(os.path.join(out, 'adapter_model.safetensors'), tensors, 'F32')
     with open(os.path.join(out, 'adapter_config.json'), 'w') as f:
         json.dump({'peft_type': 'LORA', 'task_type': 'CAUSAL_LM', 'base_model_name_or_path': 'fortune-base', 'r': r, 'lora_alpha': 2 * r,
                    'lora_dropout': LORA_DROPOUT, 'target_modules': TARGETS, 'bias': 'none', 'fan_in_fan_out': False}, f, indent=2)

@@ -4,6 +4,7 @@
 // at the tables' exact values shows here as a ratio under its target. Each row runs the first
 // `conversations` of the workload (a few seconds each on this machine), not all 1,000.
 import { FASTSWITCH_SETUP, fastswitchConversations, inBands, paperDispatchMs, ratios, round, runOnce } from './fastswitch.mjs';
+import { robustnessRows } from './robustness.sweep.mjs';
 
 export const ROBUSTNESS = { conversations: 200, factors: [0.8, 1.2], parameters: ['flops', 'mem', 'capacity', 'pcie', 'dispatch'] };
 
@@ -17,16 +18,10 @@ const WHAT = {
 
 export function fastswitchRobustness({ s = FASTSWITCH_SETUP, r = ROBUSTNESS, progress = () => {} } = {}) {
   const convs = fastswitchConversations(s).slice(0, r.conversations);
-  const cases = [
-    { parameter: 'none', factor: 1 },
-    ...r.parameters.flatMap((parameter) => r.factors.map((factor) => ({ parameter, factor }))),
-  ];
-  const n = cases.length * 2;
-  let i = 0;
-  const rows = cases.map((c) => {
+  const rows = robustnessRows(r, progress, 'robustness ', (c, tick) => {
     const scale = c.parameter === 'none' ? {} : { [c.parameter]: c.factor };
     const run = (system) => {
-      progress(i++, n, `robustness ${system} · ${c.parameter} × ${c.factor}`);
+      tick(system);
       return runOnce({ system, dispatchMs: paperDispatchMs(), pattern: s.patterns[0], frequency: s.frequencies[0], s, convs, scale });
     };
     const vllm = run('vllm');
@@ -40,7 +35,6 @@ export function fastswitchRobustness({ s = FASTSWITCH_SETUP, r = ROBUSTNESS, pro
       fastswitch_p99_ttft_ms: fastswitch.p99_ttft_ms,
     };
   });
-  progress(n, n, 'robustness done');
   const range = (k) => [Math.min(...rows.map((x) => x[k])), Math.max(...rows.map((x) => x[k]))].map((v) => round(v));
   return {
     conversations: convs.length,

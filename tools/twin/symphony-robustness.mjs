@@ -5,6 +5,7 @@
 import { gpuCluster, scaledHardware, SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
 import { paperRun, round } from './paper-run.mjs';
 import { PAPER_WORKLOAD, paperSessions } from './paper-workload.mjs';
+import { robustnessRows } from './robustness.sweep.mjs';
 import { SYMPHONY_RUN } from './symphony.mjs';
 import { holds, targetOf } from '@mnemo/testkit';
 
@@ -26,16 +27,10 @@ const WHAT = {
 export function symphonyRobustness({ o = SYMPHONY_RUN, r = ROBUSTNESS, hw: base0 = SYMPHONY_HARDWARE, progress = () => {} } = {}) {
   const wl = { ...PAPER_WORKLOAD, thinkCompression: o.thinkCompression };
   const { base } = paperSessions(wl, 0);
-  const cases = [
-    { parameter: 'none', factor: 1 },
-    ...r.parameters.flatMap((parameter) => r.factors.map((factor) => ({ parameter, factor }))),
-  ];
-  const n = cases.length * 2;
-  let i = 0;
-  const rows = cases.map((c) => {
+  const rows = robustnessRows(r, progress, '', (c, tick) => {
     const hw = c.parameter === 'none' ? base0 : scaledHardware(base0, { [c.parameter]: c.factor });
     const run = (system, paperBaseline = false) => {
-      progress(i++, n, `${system} · ${c.parameter} × ${c.factor}`);
+      tick(system);
       const config = gpuCluster(hw, system, { users: r.users, rampMs: o.rampMs, seed: o.seed, tenant: `rob-${system}`, paperBaseline });
       return paperRun(config, paperSessions(wl, r.users * 40, base).sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
     };
@@ -51,7 +46,6 @@ export function symphonyRobustness({ o = SYMPHONY_RUN, r = ROBUSTNESS, hw: base0
       vllm_paper: { ttft_mean_ms: rec.ttft_mean_ms, tpot_mean_ms: rec.tpot_mean_ms },
     };
   });
-  progress(n, n, 'done');
   const range = (k) => [Math.min(...rows.map((x) => x[k])), Math.max(...rows.map((x) => x[k]))];
   return {
     users: r.users,

@@ -1,4 +1,4 @@
-import { ErrorCode, MnemoError, seedPromptLength, type ChunkContent } from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, seedPromptLength, type DeviceChunkEvent } from '@mnemo/kv-core';
 import type { CrossModelPlan, KvRestorePlan } from './engine.restore.js';
 import type { EngineLayerStream, KvStaging } from './engine.staging.js';
 import type { KvBudget, KvSwap } from './engine.swap.js';
@@ -112,27 +112,9 @@ export interface TokenOutput {
  * A whole chunk's KV (256 tokens, all layers) appeared on or left an engine's device cache, or a
  * sequence let go of an incomplete last chunk (`partial`: its first `tokens` positions, whole
  * blocks, named `key`; exportable only while the listener runs). `superseded`: keys of shorter
- * prefixes of the same chunk that this one covers.
+ * prefixes of the same chunk that this one covers. The ledger's event, named with its model.
  */
-export type EngineChunkEvent =
-  | ({
-      readonly kind: 'written';
-      readonly model: string;
-      readonly key: string;
-      readonly seqId: string;
-      readonly chunk: number;
-      readonly superseded: readonly string[];
-    } & ChunkContent)
-  | ({
-      readonly kind: 'partial';
-      readonly model: string;
-      readonly key: string;
-      readonly seqId: string;
-      readonly chunk: number;
-      readonly tokens: number;
-      readonly superseded: readonly string[];
-    } & ChunkContent)
-  | { readonly kind: 'evicted'; readonly model: string; readonly key: string };
+export type EngineChunkEvent = DeviceChunkEvent & { readonly model: string };
 
 export interface Engine {
   readonly kind: EngineKind;

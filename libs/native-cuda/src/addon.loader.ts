@@ -89,6 +89,21 @@ export interface RawSsdPool {
   close(): void;
 }
 
+/** What probeMemcpy measures natively (io.probes.ts adds the limit it implies). */
+export interface MemcpyProbeTimes {
+  bytes: number;
+  /** Threads the copy was split across (the copy pool's, as transfers use). */
+  threads: number;
+  /** glibc memcpy, seconds per iteration (after one warm-up). */
+  memcpySeconds: number[];
+  /** The transfers' own copy kernel, interleaved with memcpy. */
+  kernelSeconds: number[];
+  /** A CRC32C-checksumming copy with the selected implementation (what a verified get pays). */
+  crcCopySeconds: number[];
+  /** The same with the `crc32`-instruction streams, for a same-process A/B against the selected one. */
+  crcStreamsCopySeconds: number[];
+}
+
 export type RawOperand = ArrayBuffer | ArrayBufferView | RawHostPool | RawSsdPool;
 
 /** The raw addon surface. Unvalidated: use the wrappers exported from index.ts. */
@@ -119,19 +134,7 @@ export interface NativeAddon {
     crcs: Float64Array,
     onCompute?: boolean,
   ): Promise<{ crcs: Uint32Array; fusedCrcs: number }>;
-  probeMemcpy(
-    bytes: number,
-    iterations: number,
-    pieceBytes?: number,
-    dstRingPieces?: number,
-  ): Promise<{
-    bytes: number;
-    threads: number;
-    memcpySeconds: number[];
-    kernelSeconds: number[];
-    crcCopySeconds: number[];
-    crcStreamsCopySeconds: number[];
-  }>;
+  probeMemcpy(bytes: number, iterations: number, pieceBytes?: number, dstRingPieces?: number): Promise<MemcpyProbeTimes>;
   probeDirectIo(
     path: string,
     bytes: number,

@@ -1,19 +1,10 @@
 import { batchCopy, packRanges, RANGE_FIELDS } from './batch.copy.js';
 import { allocHostBuffer } from './host-buffer.allocator.js';
 import { NativeError, NativeErrorCode, ValidationCode } from './native.error.js';
+import { pattern as patternBytes } from './testing/pool.fixtures.js';
 
-/** Deterministic bytes (xorshift32) so failures reproduce. */
-function pattern(bytes: number, seed: number): ArrayBuffer {
-  const out = new Uint8Array(bytes);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < bytes; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out.buffer;
-}
+/** The fixtures' deterministic bytes as the ArrayBuffer batchCopy takes. */
+const pattern = (bytes: number, seed: number): ArrayBuffer => patternBytes(bytes, seed).buffer as ArrayBuffer;
 
 function shuffled(n: number, seed: number): number[] {
   const a = Array.from({ length: n }, (_, i) => i);

@@ -1,4 +1,5 @@
 import { nativeAddon } from './addon.loader.js';
+import { packRows } from './flat.rows.js';
 import { rangeError, typeError, ValidationCode, withCallerStack } from './native.error.js';
 
 /** Numbers per range in the `ranges` array: srcBuffer, srcOffset, dstBuffer, dstOffset, length. */
@@ -15,9 +16,7 @@ export interface CopyRange {
 
 /** Packs ranges into the flat `[srcBuf, srcOff, dstBuf, dstOff, len] × n` layout. */
 export function packRanges(ranges: readonly CopyRange[]): Float64Array {
-  const out = new Float64Array(ranges.length * RANGE_FIELDS);
-  ranges.forEach((r, i) => out.set([r.srcBuffer, r.srcOffset, r.dstBuffer, r.dstOffset, r.length], i * RANGE_FIELDS));
-  return out;
+  return packRows(ranges, RANGE_FIELDS, (r) => [r.srcBuffer, r.srcOffset, r.dstBuffer, r.dstOffset, r.length]);
 }
 
 function validate(buffers: readonly ArrayBuffer[], ranges: Float64Array): void {

@@ -1,4 +1,4 @@
-import { nativeAddon } from './addon.loader.js';
+import { type MemcpyProbeTimes, nativeAddon } from './addon.loader.js';
 import { rangeError, typeError, ValidationCode, withCallerStack } from './native.error.js';
 import type { IoBackend } from './ssd-pool.device.js';
 
@@ -20,18 +20,7 @@ export function ioInfo(): IoInfo {
   return nativeAddon().ioInfo();
 }
 
-export interface MemcpyProbeResult {
-  bytes: number;
-  /** Threads the copy was split across (the copy pool's, as transfers use). */
-  threads: number;
-  /** glibc memcpy, seconds per iteration (after one warm-up). */
-  memcpySeconds: number[];
-  /** The transfers' own copy kernel, interleaved with memcpy. */
-  kernelSeconds: number[];
-  /** A CRC32C-checksumming copy with the selected implementation (what a verified get pays). */
-  crcCopySeconds: number[];
-  /** The same with the `crc32`-instruction streams, for a same-process A/B against the selected one. */
-  crcStreamsCopySeconds: number[];
+export interface MemcpyProbeResult extends MemcpyProbeTimes {
   /** The limit: bytes over the faster kernel's median time. */
   medianBytesPerSecond: number;
 }

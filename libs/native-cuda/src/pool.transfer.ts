@@ -1,4 +1,5 @@
 import { nativeAddon, type RawOperand } from './addon.loader.js';
+import { packRows } from './flat.rows.js';
 import type { HostPoolDevice } from './host-pool.device.js';
 import { captureCallSite, closedError, rangeError, typeError, ValidationCode, withSite } from './native.error.js';
 import { deviceInternals, type InFlightTracker } from './pool-device.internal.js';
@@ -48,16 +49,12 @@ export interface TransferResult {
 
 /** Packs ranges into the flat `[src, srcOffset, dst, dstOffset, length] × n` layout. */
 export function packTransferRanges(ranges: readonly TransferRange[]): Float64Array {
-  const out = new Float64Array(ranges.length * TRANSFER_RANGE_FIELDS);
-  ranges.forEach((r, i) => out.set([r.src, r.srcOffset, r.dst, r.dstOffset, r.length], i * TRANSFER_RANGE_FIELDS));
-  return out;
+  return packRows(ranges, TRANSFER_RANGE_FIELDS, (r) => [r.src, r.srcOffset, r.dst, r.dstOffset, r.length]);
 }
 
 /** Packs CRC ranges into the flat `[operand, offset, length] × m` layout. */
 export function packCrcRanges(ranges: readonly CrcRange[]): Float64Array {
-  const out = new Float64Array(ranges.length * CRC_RANGE_FIELDS);
-  ranges.forEach((r, i) => out.set([r.operand, r.offset, r.length], i * CRC_RANGE_FIELDS));
-  return out;
+  return packRows(ranges, CRC_RANGE_FIELDS, (r) => [r.operand, r.offset, r.length]);
 }
 
 interface Resolved {

@@ -32,6 +32,26 @@ export function contextAxis(contexts: readonly number[]): Spec {
   return { field: 'tokens', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'context (tokens)', axis: { values: contexts } };
 }
 
+/** `values` as lines with a point at each datum: the curves of a figure (`mark` adds to the mark, e.g. a fixed colour). */
+export function lineLayer(values: readonly unknown[], encoding: Spec, mark: Spec = {}): Spec {
+  return { data: { values }, mark: { type: 'line', point: true, ...mark }, encoding };
+}
+
+/**
+ * A paper's published points drawn over a figure's own: black rings, each with the text of its
+ * `label` field placed by `label` (align, dx, dy). Two layers, to spread into a `layer` list.
+ */
+export function paperRings(values: readonly unknown[], x: Spec, y: Spec, label: Spec): Spec[] {
+  return [
+    {
+      data: { values },
+      mark: { type: 'point', shape: 'circle', size: 120, filled: false, color: 'black', strokeWidth: 1.5 },
+      encoding: { x, y },
+    },
+    { data: { values }, mark: { type: 'text', ...label, fontSize: 9 }, encoding: { x, y, text: { field: 'label' } } },
+  ];
+}
+
 /**
  * A full spec: schema, shared config, title. `body` is any Vega-Lite view (single, layered,
  * faceted or concatenated).

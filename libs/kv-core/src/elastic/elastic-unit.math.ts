@@ -2,6 +2,7 @@
  * The arithmetic of SwiftCache's elastic cache (§3.2 Eq. 1–5, §3.4 Eq. 6–9). Pure functions over
  * model KV shapes; sizes are counted in elements (the caller multiplies by its dtype size).
  */
+import { assertPositive } from '../pool/segment.sizing.js';
 
 /** The KV shape of one model's paged cache. */
 export interface KvShape {
@@ -12,15 +13,11 @@ export interface KvShape {
   readonly headDim: number;
 }
 
-function positive(name: string, v: number): void {
-  if (!Number.isSafeInteger(v) || v <= 0) throw new RangeError(`${name} must be a positive integer, got ${v}`);
-}
-
 function checkShape(s: KvShape): void {
-  positive('layers', s.layers);
-  positive('blockTokens', s.blockTokens);
-  positive('kvHeads', s.kvHeads);
-  positive('headDim', s.headDim);
+  assertPositive('layers', s.layers);
+  assertPositive('blockTokens', s.blockTokens);
+  assertPositive('kvHeads', s.kvHeads);
+  assertPositive('headDim', s.headDim);
 }
 
 /**
@@ -39,8 +36,8 @@ export function layerBlockElements(s: KvShape): number {
 }
 
 export function gcd(a: number, b: number): number {
-  positive('a', a);
-  positive('b', b);
+  assertPositive('a', a);
+  assertPositive('b', b);
   while (b !== 0) [a, b] = [b, a % b];
   return a;
 }

@@ -11,15 +11,7 @@ export {
 } from './placement.policy.js';
 export { ExtentAllocator, type ExtentAllocatorStats } from './extent.allocator.js';
 export { planOffload, type OffloadDevice, type DeviceWrite, type OffloadPlan } from './offload.planner.js';
-export {
-  advisoryDueMs,
-  compareEvictionOrder,
-  comparePrefetchPurge,
-  mostUrgent,
-  PurgeQueue,
-  type EvictionKey,
-  type PrefetchUrgency,
-} from './eviction.order.js';
+export * from './eviction.order.js';
 export { LookupTable } from './lookup.table.js';
 export type { LookupTableOptions, Removal, Victim, PrefixChunk, PinHandle, EvictionOptions } from './lookup.types.js';
 export { crc32c } from './crc32c.checksum.js';

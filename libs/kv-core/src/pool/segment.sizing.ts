@@ -9,7 +9,8 @@ export interface KvGeometry {
   readonly bytesPerElement: number;
 }
 
-function assertPositive(name: string, n: number): void {
+/** Throws unless `n` is a positive safe integer (sizes that multiply into byte counts). */
+export function assertPositive(name: string, n: number): void {
   if (!Number.isSafeInteger(n) || n <= 0) throw new RangeError(`${name} must be a positive integer, got ${n}`);
 }
 

@@ -1,15 +1,8 @@
 import { expiredNodes, loadScore, pickLeastLoaded } from './least-loaded.policy.js';
 import type { NodeLoad } from './node-load.js';
+import { candidate } from '../testing/route.candidates.js';
 
-const node = (nodeId: string, over: Partial<NodeLoad> = {}): NodeLoad => ({
-  nodeId,
-  models: ['m'],
-  running: 0,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  ...over,
-});
+const node = candidate;
 
 describe(loadScore.name, () => {
   it.each([

@@ -9,6 +9,13 @@ const held = heldIn;
 const KEYS = ['k0', 'k1', 'k2', 'k3'];
 const req = (over: Partial<RouteRequest> = {}): RouteRequest => ({ model: 'm', chunkKeys: KEYS, prefixes: [], ...over });
 const costs = ROUND_COSTS;
+/** The request's four chunks, all on a's device. */
+const ALL_ON_A = [held('a', 'device', 'device', 'device', 'device')];
+/** a is home to a session whose prompt is those four chunks and a 192-token tail. */
+const homeOnA = (over: Partial<RouteRequest> = {}): RouteRequest =>
+  req({ prefixes: ALL_ON_A, sessionHome: 'a', promptTokens: 4 * 256 + 192, ...over });
+/** The request holds a reservation on b, which prefetched its prefix to host (4·2 = 8 to load). */
+const RESERVED_ON_B = req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] });
 
 type Row = [string, RoutingPolicyName, RouteCandidate[], RouteRequest, string | null, string];
 
@@ -18,24 +25,18 @@ describe(route.name, () => {
     [
       'home two requests busier: b (4 chunks from a peer 12 + tail 12 = 24) would save 40 - 24 = 16 ms, inside the margin → stays',
       [node('a', { running: 2 }), node('b')],
-      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
+      homeOnA(),
       'a',
       'session_home',
     ],
     [
       'home three requests busier: b saves 60 - 24 = 36 ms, past the margin → moves',
       [node('a', { running: 3 }), node('b')],
-      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
+      homeOnA(),
       'b',
       'moved_queue',
     ],
-    [
-      'no live home: the margin does not apply',
-      [node('a', { running: 1 }), node('b')],
-      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'gone', promptTokens: 4 * 256 + 192 }),
-      'b',
-      'cheapest',
-    ],
+    ['no live home: the margin does not apply', [node('a', { running: 1 }), node('b')], homeOnA({ sessionHome: 'gone' }), 'b', 'cheapest'],
     [
       'the home is already the cheapest: nothing to weigh',
       [node('a'), node('b', { running: 1 })],
@@ -47,35 +48,29 @@ describe(route.name, () => {
     [
       'reserved node a request busier: 20 + 8 = 28 against a’s 20, inside the margin → honoured',
       [node('a'), node('b', { running: 1 })],
-      req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
+      RESERVED_ON_B,
       'b',
       'reservation',
     ],
     [
       'reserved node with 150 ms of prefill backlog: 158 against 20 → the request goes where it starts first',
       [node('a'), node('b', { backlogMs: 150 })],
-      req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
+      RESERVED_ON_B,
       'a',
       'moved_queue',
     ],
-    [
-      'reserved node is the cheapest anyway',
-      [node('a', { running: 1 }), node('b')],
-      req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
-      'b',
-      'reservation',
-    ],
+    ['reserved node is the cheapest anyway', [node('a', { running: 1 }), node('b')], RESERVED_ON_B, 'b', 'reservation'],
     [
       'the reservation being used is this request, not load on its node: 20 + 5 + 8 = 33 against 20 → honoured',
       [node('a'), node('b', { running: 1, reservations: 1, backlogMs: 5 })],
-      req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
+      RESERVED_ON_B,
       'b',
       'reservation',
     ],
     [
       'another session’s reservation on it still counts: 20 + 10 + 10 + 8 = 48 against 20 → moved',
       [node('a'), node('b', { running: 1, reservations: 2, backlogMs: 10 })],
-      req({ reservedNode: 'b', prefixes: [held('b', 'host', 'host', 'host', 'host')] }),
+      RESERVED_ON_B,
       'a',
       'moved_queue',
     ],
@@ -183,7 +178,7 @@ describe(route.name, () => {
       'symphony: an idle node pulling the prefix beats queueing where it lives',
       'symphony',
       [node('a', { running: 1 }), node('b')],
-      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }),
+      req({ prefixes: ALL_ON_A }),
       'b',
       'cheapest',
     ],
@@ -192,7 +187,7 @@ describe(route.name, () => {
       'symphony: without peer fetch a long prefix keeps the request where it lives',
       'symphony',
       [node('a', { running: 1 }), node('b')],
-      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }),
+      req({ prefixes: ALL_ON_A }),
       'a',
       'cheapest',
     ],
@@ -201,7 +196,7 @@ describe(route.name, () => {
       'symphony: queue long enough → recompute elsewhere',
       'symphony',
       [node('a', { running: 4 }), node('b')],
-      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')] }),
+      req({ prefixes: ALL_ON_A }),
       'b',
       'cheapest',
     ],
@@ -212,7 +207,7 @@ describe(route.name, () => {
       'symphony: a partial-chunk tail only the home holds tips a close call home',
       'symphony',
       [node('a', { running: 1 }), node('b')],
-      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
+      homeOnA(),
       'a',
       'session_home',
     ],
@@ -220,7 +215,7 @@ describe(route.name, () => {
       'symphony: a short tail does not outweigh a clearly shorter queue',
       'symphony',
       [node('a', { running: 2 }), node('b')],
-      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a', promptTokens: 4 * 256 + 192 }),
+      homeOnA(),
       'b',
       'moved_queue',
     ],
@@ -229,12 +224,7 @@ describe(route.name, () => {
       'symphony: the home’s partial chunk on host moves with the session: b pays 12 + (2 + 3) = 17 < 20',
       'symphony',
       [node('a', { running: 1 }), node('b')],
-      req({
-        prefixes: [held('a', 'device', 'device', 'device', 'device')],
-        sessionHome: 'a',
-        promptTokens: 4 * 256 + 192,
-        partialHolders: [{ nodeId: 'a', tier: 'host' }],
-      }),
+      homeOnA({ partialHolders: [{ nodeId: 'a', tier: 'host' }] }),
       'b',
       'moved_queue',
     ],
@@ -242,12 +232,7 @@ describe(route.name, () => {
       'symphony: a partial only on the home’s SSD saves too little: b pays 12 + (6 + 3) = 21 > 20',
       'symphony',
       [node('a', { running: 1 }), node('b')],
-      req({
-        prefixes: [held('a', 'device', 'device', 'device', 'device')],
-        sessionHome: 'a',
-        promptTokens: 4 * 256 + 192,
-        partialHolders: [{ nodeId: 'a', tier: 'ssd' }],
-      }),
+      homeOnA({ partialHolders: [{ nodeId: 'a', tier: 'ssd' }] }),
       'a',
       'session_home',
     ],
@@ -255,10 +240,7 @@ describe(route.name, () => {
       'symphony: a partial b keeps itself is a local load: 12 + 6 = 18 < 20',
       'symphony',
       [node('a', { running: 1 }), node('b')],
-      req({
-        prefixes: [held('a', 'device', 'device', 'device', 'device')],
-        sessionHome: 'a',
-        promptTokens: 4 * 256 + 192,
+      homeOnA({
         partialHolders: [
           { nodeId: 'a', tier: 'ssd' },
           { nodeId: 'b', tier: 'ssd' },
@@ -271,12 +253,7 @@ describe(route.name, () => {
       'symphony: a short tail costs its recompute even when a partial is held: 12 + min(4, 5) = 16 < 20',
       'symphony',
       [node('a', { running: 1 }), node('b')],
-      req({
-        prefixes: [held('a', 'device', 'device', 'device', 'device')],
-        sessionHome: 'a',
-        promptTokens: 4 * 256 + 64,
-        partialHolders: [{ nodeId: 'a', tier: 'host' }],
-      }),
+      homeOnA({ promptTokens: 4 * 256 + 64, partialHolders: [{ nodeId: 'a', tier: 'host' }] }),
       'b',
       'moved_queue',
     ],
@@ -284,7 +261,7 @@ describe(route.name, () => {
       'symphony: a dead home charges nobody the tail',
       'symphony',
       [node('a', { running: 1 }), node('b')],
-      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'gone', promptTokens: 4 * 256 + 192 }),
+      homeOnA({ sessionHome: 'gone' }),
       'b',
       'cheapest',
     ],

@@ -1,6 +1,6 @@
 import type { KvGeometry } from './backend.interface.js';
 import { CpuKernelBackend } from './cpu-backend.js';
-import { Guarded, maxAbsDiff, naiveAttention, PagedCase, Rng } from './testing/kernel.fixtures.js';
+import { ATTENTION_CASES, Guarded, maxAbsDiff, naiveAttention, PagedCase, Rng } from './testing/kernel.fixtures.js';
 
 const sut = new CpuKernelBackend();
 
@@ -13,15 +13,6 @@ const SEQS: Array<[number, number]> = [
   [16, 16],
   [9, 1],
 ];
-const ATTENTION_CASES = [32, 64, 128].flatMap((headDim) =>
-  [16, 8].flatMap((blockSize) =>
-    [
-      [4, 4],
-      [8, 2],
-      [6, 1],
-    ].map(([heads, kvHeads]) => ({ headDim, blockSize, heads: heads!, kvHeads: kvHeads! })),
-  ),
-);
 
 describe(CpuKernelBackend.name, () => {
   describe('KV cache', () => {

@@ -4,6 +4,16 @@ import { Guarded, maxAbsDiff, naiveMatmul, Rng } from './testing/kernel.fixtures
 
 const sut = new CpuKernelBackend();
 
+/** Seeded x[m, k] and w[n, k] and their product by matmul: the reference the batching and packing checks compare bits with. */
+function seededProduct(seed: number, m: number, n: number, k: number): { x: Float32Array; w: Float32Array; all: Float32Array } {
+  const rng = new Rng(seed);
+  const x = rng.floats(m * k),
+    w = rng.floats(n * k);
+  const all = new Float32Array(m * n);
+  sut.matmul(all, x, w, m, n, k);
+  return { x, w, all };
+}
+
 describe(CpuKernelBackend.name, () => {
   describe('matmul', () => {
     it.each([
@@ -23,14 +33,10 @@ describe(CpuKernelBackend.name, () => {
     });
 
     it('gives a row the same bits alone, in a batch of 7 and in a batch of 40', () => {
-      const rng = new Rng(2);
       const m = 40,
         n = 70,
         k = 1000;
-      const x = rng.floats(m * k),
-        w = rng.floats(n * k);
-      const all = new Float32Array(m * n);
-      sut.matmul(all, x, w, m, n, k);
+      const { x, w, all } = seededProduct(2, m, n, k);
       for (const r of [0, 6, 33, 39]) {
         const alone = new Float32Array(n);
         sut.matmul(alone, x.subarray(r * k, (r + 1) * k), w, 1, n, k);
@@ -55,15 +61,11 @@ describe(CpuKernelBackend.name, () => {
 
   describe('packWeight / matmulPacked', () => {
     it('gives the bits of matmul on the unpacked weight, for every row count up to 64', () => {
-      const rng = new Rng(31);
       const M = 64,
         n = 45,
         k = 300;
-      const x = rng.floats(M * k),
-        w = rng.floats(n * k);
+      const { x, w, all } = seededProduct(31, M, n, k);
       const packed = sut.packWeight(w, n, k);
-      const all = new Float32Array(M * n);
-      sut.matmul(all, x, w, M, n, k);
       for (let m = 1; m <= M; m++) {
         const out = new Guarded(m * n, NaN);
         sut.matmulPacked(out.view, x, packed, m, n, k);

@@ -1,8 +1,9 @@
-import type { AttentionBatch, KernelBackend, KvGeometry } from './backend.interface.js';
+import type { KernelBackend } from './backend.interface.js';
 import { rangeError, typeError, ValidationCode } from '../native.error.js';
 import { requireElements, requireFloat32Array as f32, requireSize } from './kernel-args.validator.js';
 import { encodeCall, type KernelCall, type KernelOp, validateCall } from './kernel.contract.js';
 import { type RawCpuKernels, rawKernels } from './kernel.addon.js';
+import { DirectKernels } from './direct-kernels.js';
 
 const elements = (name: string, t: Float32Array): number => f32(name, t).length;
 const wire = (_name: string, t: Float32Array): Float32Array => t;
@@ -13,11 +14,12 @@ const wire = (_name: string, t: Float32Array): Float32Array => t;
  * are synchronous; `submit` runs a list on the addon's compute thread. Results are
  * deterministic and batch invariant (see backend.interface.ts).
  */
-export class CpuKernelBackend implements KernelBackend<Float32Array> {
+export class CpuKernelBackend extends DirectKernels<Float32Array> implements KernelBackend<Float32Array> {
   readonly name = 'cpu' as const;
   private readonly k: RawCpuKernels;
 
   constructor() {
+    super();
     this.k = rawKernels().cpu;
   }
 
@@ -68,18 +70,6 @@ export class CpuKernelBackend implements KernelBackend<Float32Array> {
     // Garbage collected; nothing native to release.
   }
 
-  embedding(out: Float32Array, table: Float32Array, ids: Int32Array, dim: number): void {
-    this.direct('embedding', [out, table, ids, dim]);
-  }
-
-  rmsnorm(out: Float32Array, x: Float32Array, weight: Float32Array, rows: number, dim: number, eps: number): void {
-    this.direct('rmsnorm', [out, x, weight, rows, dim, eps]);
-  }
-
-  matmul(out: Float32Array, x: Float32Array, w: Float32Array, m: number, n: number, k: number): void {
-    this.direct('matmul', [out, x, w, m, n, k]);
-  }
-
   packWeight(w: Float32Array, n: number, k: number): Float32Array {
     const out = new Float32Array(this.k.packedElems(requireSize('n', n), requireSize('k', k)));
     this.direct('packWeight', [out, w, n, k]);
@@ -88,53 +78,6 @@ export class CpuKernelBackend implements KernelBackend<Float32Array> {
 
   matmulPacked(out: Float32Array, x: Float32Array, w: Float32Array, m: number, n: number, k: number): void {
     this.direct('matmulPacked', [out, x, w, m, n, k]);
-  }
-
-  rope(x: Float32Array, positions: Int32Array, rows: number, numHeads: number, headDim: number, theta: number): void {
-    this.direct('rope', [x, positions, rows, numHeads, headDim, theta]);
-  }
-
-  siluMul(out: Float32Array, gate: Float32Array, up: Float32Array, n: number): void {
-    this.direct('siluMul', [out, gate, up, n]);
-  }
-
-  add(out: Float32Array, a: Float32Array, b: Float32Array, n: number): void {
-    this.direct('add', [out, a, b, n]);
-  }
-
-  addBias(out: Float32Array, x: Float32Array, bias: Float32Array, rows: number, n: number): void {
-    this.direct('addBias', [out, x, bias, rows, n]);
-  }
-
-  writeKv(cache: Float32Array, k: Float32Array, v: Float32Array, slots: Int32Array, layer: number, geom: KvGeometry): void {
-    this.direct('writeKv', [cache, k, v, slots, layer, geom]);
-  }
-
-  pagedAttention(
-    out: Float32Array,
-    q: Float32Array,
-    cache: Float32Array,
-    layer: number,
-    numHeads: number,
-    geom: KvGeometry,
-    batch: AttentionBatch,
-    scale: number,
-  ): void {
-    this.direct('pagedAttention', [out, q, cache, layer, numHeads, geom, batch, scale]);
-  }
-
-  copyBlocks(cache: Float32Array, src: Int32Array, dst: Int32Array, geom: KvGeometry): void {
-    this.direct('copyBlocks', [cache, src, dst, geom]);
-  }
-
-  argmax(x: Float32Array, rows: number, n: number): Int32Array {
-    const out = new Int32Array(Math.max(0, typeof rows === 'number' && Number.isInteger(rows) ? rows : 0));
-    this.direct('argmax', [out, x, rows, n]);
-    return out;
-  }
-
-  softmax(out: Float32Array, x: Float32Array, rows: number, n: number, scale: number): void {
-    this.direct('softmax', [out, x, rows, n, scale]);
   }
 
   async submit(calls: readonly KernelCall<Float32Array>[]): Promise<void> {
@@ -164,7 +107,7 @@ export class CpuKernelBackend implements KernelBackend<Float32Array> {
     return encodeCall(op, args, wire);
   }
 
-  private direct(op: KernelOp, args: readonly unknown[]): void {
+  protected direct(op: KernelOp, args: readonly unknown[]): void {
     const wireArgs = this.checked(op, args);
     (this.k[op] as (...a: unknown[]) => void)(...wireArgs);
   }

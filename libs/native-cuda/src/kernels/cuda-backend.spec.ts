@@ -2,7 +2,7 @@ import { cudaInfo } from '../native.info.js';
 import type { KvGeometry } from './backend.interface.js';
 import { CpuKernelBackend } from './cpu-backend.js';
 import { CudaKernelBackend, type DeviceDtype, DeviceTensor } from './cuda-backend.js';
-import { PagedCase, Rng } from './testing/kernel.fixtures.js';
+import { ATTENTION_CASES, PagedCase, Rng } from './testing/kernel.fixtures.js';
 
 /**
  * Every CUDA kernel against the CPU backend. The CPU side runs on the device-rounded inputs
@@ -175,16 +175,7 @@ describeGpu.each(['f16', 'bf16'] as const)(
       expect(sut.download(dc, want.length)).toEqual(want);
     });
 
-    const cases = [32, 64, 128].flatMap((headDim) =>
-      [16, 8].flatMap((blockSize) =>
-        [
-          [4, 4],
-          [8, 2],
-          [6, 1],
-        ].map(([heads, kvHeads]) => ({ headDim, blockSize, heads: heads!, kvHeads: kvHeads! })),
-      ),
-    );
-    it.each(cases)('pagedAttention $headDim/$blockSize heads $heads kv $kvHeads', (c) => {
+    it.each(ATTENTION_CASES)('pagedAttention $headDim/$blockSize heads $heads kv $kvHeads', (c) => {
       const rng = new Rng(c.headDim + c.blockSize + c.heads);
       const geom: KvGeometry = { numLayers: 2, numKvHeads: c.kvHeads, headDim: c.headDim, blockSize: c.blockSize };
       const seqs: Array<[number, number]> = [

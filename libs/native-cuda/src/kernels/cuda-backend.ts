@@ -1,9 +1,10 @@
 import { cudaInfo } from '../native.info.js';
 import { typeError } from '../native.error.js';
-import type { AttentionBatch, KernelBackend, KvGeometry } from './backend.interface.js';
+import type { KernelBackend, KvGeometry } from './backend.interface.js';
 import { requireElements, requireFloat32Array, requireSize } from './kernel-args.validator.js';
-import { encodeCall, type KernelCall, type KernelOp, type ListOp, validateCall } from './kernel.contract.js';
+import { encodeCall, type KernelCall, type ListOp, validateCall } from './kernel.contract.js';
 import { type RawCudaKernels, type RawDeviceHandle, rawKernels } from './kernel.addon.js';
+import { type DirectOp, DirectKernels } from './direct-kernels.js';
 
 /** Storage type of device tensors; arithmetic is fp32 either way. */
 export type DeviceDtype = 'f16' | 'bf16';
@@ -58,12 +59,13 @@ export interface CudaBackendOptions {
  * on the device's default stream; `download` synchronises. Index arrays stay host
  * Int32Arrays (copied per call). Only constructible where a CUDA device is present.
  */
-export class CudaKernelBackend implements KernelBackend<DeviceTensor> {
+export class CudaKernelBackend extends DirectKernels<DeviceTensor> implements KernelBackend<DeviceTensor> {
   readonly name = 'cuda' as const;
   readonly dtype: DeviceDtype;
   private readonly k: RawCudaKernels;
 
   constructor(options: CudaBackendOptions = {}) {
+    super();
     const dtype = options.dtype ?? 'bf16';
     if (dtype !== 'f16' && dtype !== 'bf16') throw typeError(`dtype must be 'f16' or 'bf16', got ${String(dtype)}`);
     const raw = rawKernels().cuda;
@@ -99,19 +101,6 @@ export class CudaKernelBackend implements KernelBackend<DeviceTensor> {
     if (h !== null) this.k.free(h);
   }
 
-  embedding(out: DeviceTensor, table: DeviceTensor, ids: Int32Array, dim: number): void {
-    this.direct('embedding', [out, table, ids, dim]);
-  }
-
-  rmsnorm(out: DeviceTensor, x: DeviceTensor, weight: DeviceTensor, rows: number, dim: number, eps: number): void {
-    this.direct('rmsnorm', [out, x, weight, rows, dim, eps]);
-  }
-
-  matmul(out: DeviceTensor, x: DeviceTensor, w: DeviceTensor, m: number, n: number, k: number): void {
-    if (out === x || out === w) throw typeError('matmul: out must not alias x or w');
-    this.direct('matmul', [out, x, w, m, n, k]);
-  }
-
   /** The device GEMM reads the Hugging Face layout as uploaded: w itself. */
   packWeight(w: DeviceTensor, n: number, k: number): DeviceTensor {
     validateCall('packWeight', [w, w, n, k], tensor);
@@ -122,55 +111,6 @@ export class CudaKernelBackend implements KernelBackend<DeviceTensor> {
     this.matmul(out, x, w, m, n, k);
   }
 
-  rope(x: DeviceTensor, positions: Int32Array, rows: number, numHeads: number, headDim: number, theta: number): void {
-    this.direct('rope', [x, positions, rows, numHeads, headDim, theta]);
-  }
-
-  siluMul(out: DeviceTensor, gate: DeviceTensor, up: DeviceTensor, n: number): void {
-    this.direct('siluMul', [out, gate, up, n]);
-  }
-
-  add(out: DeviceTensor, a: DeviceTensor, b: DeviceTensor, n: number): void {
-    this.direct('add', [out, a, b, n]);
-  }
-
-  addBias(out: DeviceTensor, x: DeviceTensor, bias: DeviceTensor, rows: number, n: number): void {
-    this.direct('addBias', [out, x, bias, rows, n]);
-  }
-
-  writeKv(cache: DeviceTensor, k: DeviceTensor, v: DeviceTensor, slots: Int32Array, layer: number, geom: KvGeometry): void {
-    this.direct('writeKv', [cache, k, v, slots, layer, geom]);
-  }
-
-  pagedAttention(
-    out: DeviceTensor,
-    q: DeviceTensor,
-    cache: DeviceTensor,
-    layer: number,
-    numHeads: number,
-    geom: KvGeometry,
-    batch: AttentionBatch,
-    scale: number,
-  ): void {
-    validateCall('pagedAttention', [out, q, cache, layer, numHeads, geom, batch, scale], tensor);
-    if (geom.headDim > 256) throw typeError('cuda pagedAttention supports headDim <= 256');
-    this.direct('pagedAttention', [out, q, cache, layer, numHeads, geom, batch, scale]);
-  }
-
-  copyBlocks(cache: DeviceTensor, src: Int32Array, dst: Int32Array, geom: KvGeometry): void {
-    this.direct('copyBlocks', [cache, src, dst, geom]);
-  }
-
-  argmax(x: DeviceTensor, rows: number, n: number): Int32Array {
-    const out = new Int32Array(Math.max(0, typeof rows === 'number' && Number.isInteger(rows) ? rows : 0));
-    this.direct('argmax', [out, x, rows, n]);
-    return out;
-  }
-
-  softmax(out: DeviceTensor, x: DeviceTensor, rows: number, n: number, scale: number): void {
-    this.direct('softmax', [out, x, rows, n, scale]);
-  }
-
   /** Device ops are asynchronous on the stream already: the calls are enqueued in order at once. */
   async submit(calls: readonly KernelCall<DeviceTensor>[]): Promise<void> {
     if (!Array.isArray(calls)) throw typeError('calls must be an array of kernel calls');
@@ -178,8 +118,10 @@ export class CudaKernelBackend implements KernelBackend<DeviceTensor> {
     for (const c of calls) (this[c.op as ListOp] as (...a: unknown[]) => void).apply(this, c.args as unknown[]);
   }
 
-  private direct(op: Exclude<KernelOp, 'matmulPacked' | 'packWeight'>, args: readonly unknown[]): void {
+  protected direct(op: DirectOp, args: readonly unknown[]): void {
+    if (op === 'matmul' && (args[0] === args[1] || args[0] === args[2])) throw typeError('matmul: out must not alias x or w');
     validateCall(op, args, tensor);
+    if (op === 'pagedAttention' && (args[5] as KvGeometry).headDim > 256) throw typeError('cuda pagedAttention supports headDim <= 256');
     (this.k[op] as (...a: unknown[]) => void)(...encodeCall(op, args, (name, t: DeviceTensor) => t.handle(name)));
   }
 }

@@ -1,12 +1,12 @@
 // CudaOps: the addon's CUDA kernels behind HostOps. Each call uploads its inputs, runs the op
 // on the compute stream and downloads what it wrote, as the CUDA backend's callers see it.
 // The batch tables of pagedAttention and every index array stay host memory, as in the addon.
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/cuda/cuda_runtime.h"
 #include "host_ops.h"
+#include "must.h"
 
 #ifdef MNEMO_WITH_CUDA
 #include "kernels/cuda/cuda_kernels.h"
@@ -18,10 +18,6 @@ namespace mnemo::check {
 namespace {
 
 namespace kc = kernels::cuda;
-
-void Must(const Status& st, const char* what) {
-  if (!st.ok()) throw std::runtime_error(std::string(what) + ": " + st.ToString());
-}
 
 // A device tensor freed on scope exit.
 class Dev {

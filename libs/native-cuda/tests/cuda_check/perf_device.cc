@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
-#include <stdexcept>
 #include <vector>
 
 #include "json_line.h"
+#include "must.h"
 #include "perf_device.h"
 
 #ifdef MNEMO_WITH_CUDA
@@ -27,10 +27,6 @@ namespace {
 
 namespace kc = kernels::cuda;
 using Clock = std::chrono::steady_clock;
-
-void Must(const Status& st, const char* what) {
-  if (!st.ok()) throw std::runtime_error(std::string(what) + ": " + st.ToString());
-}
 
 double Seconds(const std::function<void()>& fn) {
   const auto t0 = Clock::now();

@@ -3,7 +3,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { freePort } from './free-port.js';
-import { onProcessExit, privateDir, spawnServer, type RunningServer } from './server.process.js';
+import { onProcessExit, privateDir, spawnServer, stopServer, type RunningServer } from './server.process.js';
 
 /** A private nats-server: with credentials when started with them; `restart(downMs)` kills it and starts it again on the same port. */
 export interface RunningNats extends RunningServer {
@@ -84,10 +84,7 @@ export async function startNats(opts: NatsServerOptions = {}): Promise<RunningNa
         stop: async () => {
           if (stopped) return;
           stopped = true;
-          server.child.kill('SIGTERM');
-          const force = setTimeout(() => server.child.kill('SIGKILL'), 5000);
-          await server.exited;
-          clearTimeout(force);
+          await stopServer(server, 'SIGTERM', 5000);
           unhook();
           rmSync(dir, { recursive: true, force: true });
         },

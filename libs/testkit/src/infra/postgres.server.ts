@@ -3,7 +3,7 @@ import { chownSync, rmSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import pg from 'pg';
 import { freePort } from './free-port.js';
-import { onProcessExit, privateDir, spawnServer, type RunningServer } from './server.process.js';
+import { onProcessExit, privateDir, spawnServer, stopServer, type RunningServer } from './server.process.js';
 
 /** A private Postgres: `down()` shuts it down keeping its data, `up()` starts it again on the same port (an outage). */
 export interface RunningPostgres extends RunningServer {
@@ -85,10 +85,7 @@ export async function startPostgres(opts: { dir?: string; database?: string } = 
       const shutDown = async () => {
         if (!running) return;
         running = false;
-        server.child.kill('SIGINT');
-        const force = setTimeout(() => server.child.kill('SIGKILL'), 10_000);
-        await server.exited;
-        clearTimeout(force);
+        await stopServer(server, 'SIGINT', 10_000);
         unhook();
       };
       return {

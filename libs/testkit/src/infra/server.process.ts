@@ -113,3 +113,11 @@ export function spawnServer(
   });
   return { child, tail, exited };
 }
+
+/** Sends `signal`, then SIGKILL if the server has not exited after `forceMs`; resolves once it has. */
+export async function stopServer(server: SpawnedServer, signal: NodeJS.Signals, forceMs: number): Promise<void> {
+  server.child.kill(signal);
+  const force = setTimeout(() => server.child.kill('SIGKILL'), forceMs);
+  await server.exited;
+  clearTimeout(force);
+}

@@ -10,6 +10,7 @@ import {
   SessionTailTracker,
   worthWarming,
   type DeviceChunkEvent,
+  type DirectoryChange,
   type RestorePrompt,
 } from '@mnemo/kv-core';
 import type { EventQueue } from '../core/event.queue.js';
@@ -20,12 +21,8 @@ import type { TwinDevice } from './twin-device.js';
 import type { TwinKvSource, TwinSeq } from './twin-seq.js';
 import type { TierChange, TwinTiers } from './twin-tiers.js';
 
-/** A change to what this node holds, device tier included (a KvChange of its KV events). */
-export interface HoldingChange {
-  readonly kind: 'stored' | 'removed' | 'truncated';
-  readonly tier: 'device' | 'host' | 'ssd';
-  readonly keys: readonly string[];
-}
+/** A change to what this node holds, device tier included (a KvChange of its KV events): what the directory applies. */
+export type HoldingChange = DirectoryChange;
 
 /** What a session's request left on the node: whole chunks of prompt and reply, then the partial chunk past them. */
 export interface TwinSessionTail {

@@ -1,12 +1,9 @@
-import type { BlockKeyChain, NodeSeq } from '@mnemo/kv-core';
+import type { BlockKeyChain, KvSourcePlan, NodeSeq } from '@mnemo/kv-core';
 import type { PromptKeys } from './prompt-keys.js';
 import { SimTokenStream } from '@mnemo/engine';
 
-/** A node holding chunks of a request's prompt, as the scheduler names it (InferenceRequest.kv_sources). */
-export interface TwinKvSource {
-  readonly nodeId: string;
-  readonly chunkKeys: readonly string[];
-}
+/** A node holding chunks of a request's prompt, as the scheduler names it (InferenceRequest.kv_sources): the router's plan as is. */
+export type TwinKvSource = KvSourcePlan;
 
 /** One request as the twin's client sends it and its node runs it. */
 export interface TwinRequest {

@@ -117,15 +117,8 @@ export class TwinTiers {
     const bytes = writes.reduce((n, w) => n + w.segments.length * this.o.segBytes, 0);
     this.events.after(transferMs(this.o.hostWrite, 1, bytes), {
       fire: () => {
-        const landed: Array<{ seg: SegmentRef; location: ReturnType<typeof locationOf> }> = [];
-        for (const w of writes) {
-          w.segments.forEach((seg, i) => {
-            const location = locationOf(w, i, this.o.segBytes);
-            // Another write of the chunk landed first: keep it, give this copy's space back.
-            if (this.table.get(seg.chunkKey, seg.layer, 'mem')) this.free(location);
-            else landed.push({ seg, location });
-          });
-        }
+        // Another write of the chunk landed first: keep it, give this copy's space back.
+        const landed = this.land(writes, (seg) => !this.table.get(seg.chunkKey, seg.layer, 'mem'));
         this.put(landed, 'mem');
         for (const { seg } of landed) {
           if (hostOnly || !this.hasSsd || this.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
@@ -144,16 +137,7 @@ export class TwinTiers {
   promote(segs: readonly SegmentRef[]): void {
     if (segs.length === 0 || this.host.length === 0) return;
     const plan = planOffload(segs, this.host, this.stride);
-    const landed = [];
-    for (const w of plan.writes) {
-      for (let i = 0; i < w.segments.length; i++) {
-        const seg = w.segments[i]!;
-        const location = locationOf(w, i, this.o.segBytes);
-        if (this.table.get(seg.chunkKey, seg.layer, 'mem') || this.table.positionOf(seg.chunkKey) === undefined) this.free(location);
-        else landed.push({ seg, location });
-      }
-    }
-    this.put(landed, 'mem');
+    this.put(this.land(plan.writes, this.wantedIn('mem')), 'mem');
   }
 
   /** The host pool needs room: prefetched copies go first, then the least recently used request's later layers. */
@@ -271,23 +255,32 @@ export class TwinTiers {
     this.events.after(writes.length === 0 ? 0 : transferMs(this.o.ssdWrite, 1, bytes), {
       fire: () => {
         this.pumping = false;
-        const landed = [];
-        for (const w of writes) {
-          for (let i = 0; i < w.segments.length; i++) {
-            const seg = w.segments[i]!;
-            const location = locationOf(w, i, this.o.segBytes);
-            if (this.table.get(seg.chunkKey, seg.layer, 'ssd') || this.table.positionOf(seg.chunkKey) === undefined) this.free(location);
-            else landed.push({ seg, location });
-          }
-        }
-        this.put(landed, 'ssd');
+        this.put(this.land(writes, this.wantedIn('ssd')), 'ssd');
         this.unpin(batch.flatMap((j) => (j.pin ? [j.pin] : [])));
         this.pump();
       },
     });
   }
 
-  private put(segs: ReadonlyArray<{ seg: SegmentRef; location: ReturnType<typeof locationOf> }>, tier: PoolTier): void {
+  /** The segments of `writes` that `keep` accepts, with where they landed; the others give their space back. */
+  private land(writes: ReadonlyArray<DeviceWrite<SegmentRef>>, keep: (seg: SegmentRef) => boolean): Landed[] {
+    const landed: Landed[] = [];
+    for (const w of writes) {
+      w.segments.forEach((seg, i) => {
+        const location = locationOf(w, i, this.o.segBytes);
+        if (keep(seg)) landed.push({ seg, location });
+        else this.free(location);
+      });
+    }
+    return landed;
+  }
+
+  /** A segment still worth landing in `tier`: no copy there yet, and its chunk not dropped meanwhile. */
+  private wantedIn(tier: PoolTier): (seg: SegmentRef) => boolean {
+    return (seg) => !this.table.get(seg.chunkKey, seg.layer, tier) && this.table.positionOf(seg.chunkKey) !== undefined;
+  }
+
+  private put(segs: readonly Landed[], tier: PoolTier): void {
     if (segs.length === 0) return;
     const now = this.events.now;
     const chunks = new Set<string>();
@@ -326,6 +319,9 @@ export class TwinTiers {
     d.allocator.free(location.offset, location.length);
   }
 }
+
+/** A segment written to a pool device, and where. */
+type Landed = { readonly seg: SegmentRef; readonly location: ReturnType<typeof locationOf> };
 
 function locationOf(w: DeviceWrite<SegmentRef>, i: number, segBytes: number) {
   return { deviceIndex: w.deviceIndex, type: w.type, offset: w.offsets[i]!, length: segBytes, crc32c: 0 };

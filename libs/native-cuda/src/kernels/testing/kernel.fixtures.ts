@@ -92,6 +92,17 @@ export function naiveRope(x: Float32Array, positions: Int32Array, rows: number, 
   return out;
 }
 
+/** The attention grid both backends are checked over: head dim × block size × (query heads, KV heads), MHA to 6:1 GQA. */
+export const ATTENTION_CASES = [32, 64, 128].flatMap((headDim) =>
+  [16, 8].flatMap((blockSize) =>
+    [
+      [4, 4],
+      [8, 2],
+      [6, 1],
+    ].map(([heads, kvHeads]) => ({ headDim, blockSize, heads: heads!, kvHeads: kvHeads! })),
+  ),
+);
+
 /** One sequence of a paged case: contiguous K/V (the naive view) and the blocks holding it. */
 export interface PagedSeq {
   ctx: number;

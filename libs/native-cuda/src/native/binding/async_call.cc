@@ -1,37 +1,19 @@
 #include "binding/async_call.h"
 
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
 #include "binding/addon_state.h"
+#include "binding/teardown_gate.h"
 
 namespace mnemo::binding {
-
-// Signals that native threads are done with a call: the work finished and the thread-safe
-// function is no longer touched.
-struct AsyncCall::Gate {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool finished = false;
-
-  void Finish() {
-    std::lock_guard<std::mutex> lock(mu);
-    finished = true;
-    cv.notify_all();
-  }
-  void Wait() {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [this] { return finished; });
-  }
-};
 
 struct AsyncCall::Settlement {
   Status status;
   Resolver resolver;
 };
 
-AsyncCall::AsyncCall(Napi::Env env) : deferred_(Napi::Promise::Deferred::New(env)), gate_(std::make_shared<Gate>()) {}
+AsyncCall::AsyncCall(Napi::Env env)
+    : deferred_(Napi::Promise::Deferred::New(env)), gate_(std::make_shared<TeardownGate>()) {}
 
 AsyncCall* AsyncCall::Start(Napi::Env env, const char* name) {
   auto* call = new AsyncCall(env);
@@ -50,7 +32,7 @@ AsyncCall* AsyncCall::Start(Napi::Env env, const char* name) {
   }
   // Added after the thread-safe function so that it runs before the function's own hook.
   // Ownership: the hook borrows the gate; Finalize removes the hook before freeing it.
-  napi_add_env_cleanup_hook(env, WaitOnTeardown, call->gate_.get());
+  napi_add_env_cleanup_hook(env, TeardownGate::WaitOnTeardown, call->gate_.get());
   return call;
 }
 
@@ -60,7 +42,7 @@ void AsyncCall::Keep(Napi::Value value) {
 
 void AsyncCall::Complete(Status status, Resolver resolver) {
   // Copies: once the gate opens, the JS thread may delete this call.
-  std::shared_ptr<Gate> gate = gate_;
+  std::shared_ptr<TeardownGate> gate = gate_;
   napi_threadsafe_function tsfn = tsfn_;
   auto* settlement = new Settlement{std::move(status), std::move(resolver)};
   if (napi_call_threadsafe_function(tsfn, settlement, napi_tsfn_nonblocking) != napi_ok) {
@@ -76,7 +58,7 @@ void AsyncCall::Complete(Status status, Resolver resolver) {
 void AsyncCall::Abandon(const Status& status) {
   Napi::Env env = deferred_.Env();
   deferred_.Reject(MakeNativeError(env, status).Value());
-  std::shared_ptr<Gate> gate = gate_;
+  std::shared_ptr<TeardownGate> gate = gate_;
   gate->Finish();
   napi_release_threadsafe_function(tsfn_, napi_tsfn_release);
 }
@@ -100,12 +82,10 @@ void AsyncCall::Settle(Napi::Env env, AsyncCall* call, Settlement* settlement) {
 
 void AsyncCall::Finalize(Napi::Env env, AsyncCall* call) {
   // Removing a hook that already ran is a no-op.
-  napi_remove_env_cleanup_hook(env, WaitOnTeardown, call->gate_.get());
+  napi_remove_env_cleanup_hook(env, TeardownGate::WaitOnTeardown, call->gate_.get());
   call->gate_->Wait();
   delete call;
 }
-
-void AsyncCall::WaitOnTeardown(void* gate) { static_cast<Gate*>(gate)->Wait(); }
 
 void RunDetached(AsyncCall* call, std::function<Status(AsyncCall::Resolver*)> work) {
   // Detached: the call's gate (waited for at teardown) is what bounds the thread's life

@@ -21,6 +21,8 @@
 
 namespace mnemo::binding {
 
+struct TeardownGate;
+
 class AsyncCall {
  public:
   // Produces the resolve value on the JS thread (undefined when null).
@@ -40,20 +42,30 @@ class AsyncCall {
   void Abandon(const Status& status);
 
  private:
-  struct Gate;
   struct Settlement;
 
   explicit AsyncCall(Napi::Env env);
   static void Settle(Napi::Env env, AsyncCall* call, Settlement* settlement);
   static void Finalize(Napi::Env env, AsyncCall* call);
-  static void WaitOnTeardown(void* gate);
 
   Napi::Promise::Deferred deferred_;
   std::vector<Napi::ObjectReference> refs_;
   std::vector<std::shared_ptr<void>> owners_;
-  std::shared_ptr<Gate> gate_;
+  std::shared_ptr<TeardownGate> gate_;
   napi_threadsafe_function tsfn_ = nullptr;
 };
+
+// Converts a call's JS arguments with `read` (returning a Status). A getter that throws while
+// they are read becomes InvalidArgument instead of escaping, so the caller can still Abandon()
+// the call it started.
+template <typename Read>
+Status ReadArgs(Read&& read) {
+  try {
+    return read();
+  } catch (const Napi::Error& e) {
+    return Status::InvalidArgument(e.Message());
+  }
+}
 
 // Runs `work` on a new thread of its own (not libuv's pool), then completes `call` with its
 // status and resolver. For rare, blocking work: opening devices, probes.

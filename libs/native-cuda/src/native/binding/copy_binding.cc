@@ -75,13 +75,7 @@ Napi::Value BatchCopy(const Napi::CallbackInfo& info) {
   Napi::Promise promise = call->promise();
   CopyBatch batch;
   CopyEngine* engine = nullptr;
-  Status status;
-  try {
-    status = ToBatch(info, &batch, call);
-  } catch (const Napi::Error& e) {
-    // A getter threw while reading the arguments: the call must still be released.
-    status = Status::InvalidArgument(e.Message());
-  }
+  Status status = ReadArgs([&] { return ToBatch(info, &batch, call); });
   if (status.ok()) status = State(env).Copy(&engine);
   // The pool thread that finishes the batch settles the Promise.
   if (status.ok()) status = engine->Submit(batch, [call](Status result) { call->Complete(std::move(result)); });
@@ -90,7 +84,7 @@ Napi::Value BatchCopy(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object InitCopy(Napi::Env env, Napi::Object exports) {
-  exports.Set("batchCopy", Napi::Function::New(env, BatchCopy, "batchCopy"));
+  SetFunctions(env, exports, {{"batchCopy", BatchCopy}});
   return exports;
 }
 

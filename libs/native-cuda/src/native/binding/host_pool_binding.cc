@@ -2,22 +2,15 @@
 // the HostPool class: info(), close().
 #include <napi.h>
 
-#include <cmath>
-
 #include "binding/addon_state.h"
 #include "binding/async_call.h"
+#include "binding/int_arg.h"
 #include "binding/pool_wraps.h"
 #include "binding/registry.h"
 #include "core/pool/numa.h"
 
 namespace mnemo::binding {
 namespace {
-
-bool IsInteger(const Napi::Value& v, double lo, double hi) {
-  if (!v.IsNumber()) return false;
-  const double d = v.As<Napi::Number>().DoubleValue();
-  return d >= lo && d <= hi && std::floor(d) == d;
-}
 
 Napi::Value OpenHostPool(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -42,12 +35,7 @@ Napi::Value OpenHostPool(const Napi::CallbackInfo& info) {
   RunDetached(call, [options](AsyncCall::Resolver* resolver) {
     std::shared_ptr<HostPool> pool;
     MNEMO_RETURN_IF_ERROR(HostPool::Open(options, &pool));
-    *resolver = [pool](Napi::Env env) -> Napi::Value {
-      AddonState& s = State(env);
-      s.pending_host_pool = pool;
-      Napi::Object obj = s.host_pool_class.New({});
-      return obj;
-    };
+    *resolver = NewPoolObject(std::move(pool), &AddonState::pending_host_pool, &AddonState::host_pool_class);
     return Status::Ok();
   });
   return promise;
@@ -68,10 +56,7 @@ Napi::Function HostPoolWrap::Define(Napi::Env env) {
 }
 
 HostPoolWrap::HostPoolWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<HostPoolWrap>(info), env_(info.Env()) {
-  AddonState& state = State(info.Env());
-  pool_ = std::move(state.pending_host_pool);
-  state.pending_host_pool.reset();
-  if (!pool_) ThrowStatus(info.Env(), Status::InvalidArgument("HostPool objects come from openHostPool()"));
+  pool_ = TakePending(info.Env(), &AddonState::pending_host_pool, "HostPool objects come from openHostPool()");
   info.This().As<Napi::Object>().TypeTag(&kHostPoolTag);
   accounted_ = static_cast<int64_t>(pool_->size());
   Napi::MemoryManagement::AdjustExternalMemory(info.Env(), accounted_);
@@ -113,8 +98,7 @@ namespace {
 
 Napi::Object InitHostPool(Napi::Env env, Napi::Object exports) {
   State(env).host_pool_class = Napi::Persistent(HostPoolWrap::Define(env));
-  exports.Set("openHostPool", Napi::Function::New(env, OpenHostPool, "openHostPool"));
-  exports.Set("numaNodes", Napi::Function::New(env, NumaNodes, "numaNodes"));
+  SetFunctions(env, exports, {{"openHostPool", OpenHostPool}, {"numaNodes", NumaNodes}});
   return exports;
 }
 

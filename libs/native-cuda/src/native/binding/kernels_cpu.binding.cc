@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "binding/addon_state.h"
@@ -252,9 +252,9 @@ Bound BindSoftmax(const Args& a) {
 using BindFn = Bound (*)(const Args&);
 
 // The op table: the names here are the keys of the TypeScript kernel contract
-// (src/kernels/kernel.contract.ts).
-const std::unordered_map<std::string, BindFn>& Ops() {
-  static const std::unordered_map<std::string, BindFn> ops = {
+// (src/kernels/kernel.contract.ts). Both the direct functions and run() come from it.
+const std::map<std::string, BindFn>& Ops() {
+  static const std::map<std::string, BindFn> ops = {
       {"embedding", BindEmbedding},
       {"rmsnorm", BindRmsNorm},
       {"matmul", BindMatmul},
@@ -273,9 +273,10 @@ const std::unordered_map<std::string, BindFn>& Ops() {
   return ops;
 }
 
-template <BindFn Bind>
+// A direct call binds and runs at once. Its data is the op's BindFn in Ops() (static, never
+// mutated, so the pointer outlives every function made from it).
 Napi::Value Direct(const Napi::CallbackInfo& info) {
-  Bind(Args(info))();
+  (*static_cast<const BindFn*>(info.Data()))(Args(info))();
   return info.Env().Undefined();
 }
 
@@ -357,26 +358,14 @@ Napi::Value MemReadGbs(const Napi::CallbackInfo& info) {
 
 Napi::Object CpuExports(Napi::Env env) {
   Napi::Object o = Napi::Object::New(env);
-  o.Set("embedding", Napi::Function::New(env, Direct<BindEmbedding>, "embedding"));
-  o.Set("rmsnorm", Napi::Function::New(env, Direct<BindRmsNorm>, "rmsnorm"));
-  o.Set("matmul", Napi::Function::New(env, Direct<BindMatmul>, "matmul"));
-  o.Set("matmulPacked", Napi::Function::New(env, Direct<BindMatmulPacked>, "matmulPacked"));
-  o.Set("packWeight", Napi::Function::New(env, Direct<BindPackWeight>, "packWeight"));
-  o.Set("rope", Napi::Function::New(env, Direct<BindRope>, "rope"));
-  o.Set("siluMul", Napi::Function::New(env, Direct<BindBinary<kc::SiluMul>>, "siluMul"));
-  o.Set("add", Napi::Function::New(env, Direct<BindBinary<kc::Add>>, "add"));
-  o.Set("addBias", Napi::Function::New(env, Direct<BindAddBias>, "addBias"));
-  o.Set("writeKv", Napi::Function::New(env, Direct<BindWriteKv>, "writeKv"));
-  o.Set("pagedAttention", Napi::Function::New(env, Direct<BindPagedAttention>, "pagedAttention"));
-  o.Set("copyBlocks", Napi::Function::New(env, Direct<BindCopyBlocks>, "copyBlocks"));
-  o.Set("argmax", Napi::Function::New(env, Direct<BindArgmax>, "argmax"));
-  o.Set("softmax", Napi::Function::New(env, Direct<BindSoftmax>, "softmax"));
-  o.Set("run", Napi::Function::New(env, Run, "run"));
-  o.Set("packedElems", Napi::Function::New(env, PackedElems, "packedElems"));
-  o.Set("threads", Napi::Function::New(env, Threads, "threads"));
-  o.Set("isa", Napi::Function::New(env, Isa, "isa"));
-  o.Set("peakGflops", Napi::Function::New(env, PeakGflops, "peakGflops"));
-  o.Set("memReadGbs", Napi::Function::New(env, MemReadGbs, "memReadGbs"));
+  for (const auto& [name, bind] : Ops())
+    o.Set(name, Napi::Function::New(env, Direct, name.c_str(), const_cast<BindFn*>(&bind)));
+  SetFunctions(env, o, {{"run", Run},
+                        {"packedElems", PackedElems},
+                        {"threads", Threads},
+                        {"isa", Isa},
+                        {"peakGflops", PeakGflops},
+                        {"memReadGbs", MemReadGbs}});
   return o;
 }
 

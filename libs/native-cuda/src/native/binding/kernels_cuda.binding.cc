@@ -39,8 +39,10 @@ kd::DeviceBuffer& Buf(const Napi::CallbackInfo& info, size_t i, const char* name
   return *b;
 }
 
-void NeedElems(Napi::Env env, const kd::DeviceBuffer& b, size_t n, const char* what) {
-  if (b.elements < n) Invalid(env, std::string(what) + ": tensor too small");
+// Every tensor in `bufs` holds at least `n` elements.
+template <typename... Bufs>
+void NeedElems(Napi::Env env, size_t n, const char* what, const Bufs&... bufs) {
+  if (((bufs.elements < n) || ...)) Invalid(env, std::string(what) + ": tensor too small");
 }
 
 // alloc(elements, dtype: 'f16' | 'bf16'): External. Ownership: the External owns the
@@ -98,7 +100,7 @@ Napi::Value CudaEmbedding(const Napi::CallbackInfo& info) {
   auto ids = I32(info, 2, "ids");
   const size_t dim = Size(info, 3, "dim");
   Need(env, dim > 0, "embedding: dim must be positive");
-  NeedElems(env, out, Mul(env, ids.size, dim), "embedding");
+  NeedElems(env, Mul(env, ids.size, dim), "embedding", out);
   const size_t vocab = table.elements / dim;
   for (size_t r = 0; r < ids.size; ++r)
     Need(env, ids.data[r] >= 0 && static_cast<size_t>(ids.data[r]) < vocab, "embedding: id out of range");
@@ -113,9 +115,8 @@ Napi::Value CudaRmsNorm(const Napi::CallbackInfo& info) {
   auto& w = Buf(info, 2, "weight");
   const size_t rows = Size(info, 3, "rows"), dim = Size(info, 4, "dim");
   const size_t n = Mul(env, rows, dim);
-  NeedElems(env, out, n, "rmsnorm");
-  NeedElems(env, x, n, "rmsnorm");
-  NeedElems(env, w, dim, "rmsnorm");
+  NeedElems(env, n, "rmsnorm", out, x);
+  NeedElems(env, dim, "rmsnorm", w);
   ThrowIfError(env, kd::RmsNorm(out, x, w, rows, dim, static_cast<float>(Num(info, 5, "eps"))));
   return env.Undefined();
 }
@@ -126,9 +127,9 @@ Napi::Value CudaMatmul(const Napi::CallbackInfo& info) {
   auto& x = Buf(info, 1, "x");
   auto& w = Buf(info, 2, "w");
   const size_t m = Size(info, 3, "m"), n = Size(info, 4, "n"), k = Size(info, 5, "k");
-  NeedElems(env, out, Mul(env, m, n), "matmul");
-  NeedElems(env, x, Mul(env, m, k), "matmul");
-  NeedElems(env, w, Mul(env, n, k), "matmul");
+  NeedElems(env, Mul(env, m, n), "matmul", out);
+  NeedElems(env, Mul(env, m, k), "matmul", x);
+  NeedElems(env, Mul(env, n, k), "matmul", w);
   ThrowIfError(env, kd::Matmul(out, x, w, m, n, k));
   return env.Undefined();
 }
@@ -139,7 +140,7 @@ Napi::Value CudaRope(const Napi::CallbackInfo& info) {
   auto pos = I32(info, 1, "positions");
   const size_t rows = Size(info, 2, "rows"), heads = Size(info, 3, "numHeads"), hd = Size(info, 4, "headDim");
   Need(env, hd > 0 && hd % 2 == 0 && pos.size >= rows, "rope: bad headDim or positions");
-  NeedElems(env, x, Mul(env, rows, Mul(env, heads, hd)), "rope");
+  NeedElems(env, Mul(env, rows, Mul(env, heads, hd)), "rope", x);
   ThrowIfError(env, kd::Rope(x, pos.data, rows, heads, hd, static_cast<float>(Num(info, 5, "theta"))));
   return env.Undefined();
 }
@@ -151,9 +152,7 @@ Napi::Value CudaBinary(const Napi::CallbackInfo& info) {
   auto& a = Buf(info, 1, "a");
   auto& b = Buf(info, 2, "b");
   const size_t n = Size(info, 3, "n");
-  NeedElems(env, out, n, "elementwise");
-  NeedElems(env, a, n, "elementwise");
-  NeedElems(env, b, n, "elementwise");
+  NeedElems(env, n, "elementwise", out, a, b);
   ThrowIfError(env, Op(out, a, b, n));
   return env.Undefined();
 }
@@ -164,9 +163,8 @@ Napi::Value CudaAddBias(const Napi::CallbackInfo& info) {
   auto& x = Buf(info, 1, "x");
   auto& bias = Buf(info, 2, "bias");
   const size_t rows = Size(info, 3, "rows"), n = Size(info, 4, "n");
-  NeedElems(env, out, Mul(env, rows, n), "addBias");
-  NeedElems(env, x, Mul(env, rows, n), "addBias");
-  NeedElems(env, bias, n, "addBias");
+  NeedElems(env, Mul(env, rows, n), "addBias", out, x);
+  NeedElems(env, n, "addBias", bias);
   ThrowIfError(env, kd::AddBias(out, x, bias, rows, n));
   return env.Undefined();
 }
@@ -179,8 +177,7 @@ Napi::Value CudaWriteKv(const Napi::CallbackInfo& info) {
   auto slots = I32(info, 3, "slots");
   const size_t layer = Size(info, 4, "layer");
   const KvGeometry g = Geom(info, 5);
-  NeedElems(env, k, Mul(env, slots.size, g.TokenElems()), "writeKv");
-  NeedElems(env, v, Mul(env, slots.size, g.TokenElems()), "writeKv");
+  NeedElems(env, Mul(env, slots.size, g.TokenElems()), "writeKv", k, v);
   Need(env, layer < static_cast<size_t>(g.num_layers), "writeKv: layer out of range");
   ThrowIfError(env, kd::WriteKv(cache, k, v, slots.data, slots.size, static_cast<int32_t>(layer), g));
   return env.Undefined();
@@ -196,8 +193,7 @@ Napi::Value CudaPagedAttention(const Napi::CallbackInfo& info) {
   const AttentionBatch b = Batch(info, 9);
   if (b.num_seqs == 0) return env.Undefined();
   const size_t rows = static_cast<size_t>(std::max(0, b.query_start[b.num_seqs]));
-  NeedElems(env, out, Mul(env, rows, Mul(env, heads, g.head_dim)), "pagedAttention");
-  NeedElems(env, q, Mul(env, rows, Mul(env, heads, g.head_dim)), "pagedAttention");
+  NeedElems(env, Mul(env, rows, Mul(env, heads, g.head_dim)), "pagedAttention", out, q);
   ThrowIfError(env, kd::PagedAttention(out, q, cache, static_cast<int32_t>(layer), heads, g, b,
                                        static_cast<float>(Num(info, 14, "scale"))));
   return env.Undefined();
@@ -220,7 +216,7 @@ Napi::Value CudaArgmax(const Napi::CallbackInfo& info) {
   auto& x = Buf(info, 1, "x");
   const size_t rows = Size(info, 2, "rows"), n = Size(info, 3, "n");
   Need(env, n > 0 && n <= INT32_MAX && out.size >= rows, "argmax: bad sizes");
-  NeedElems(env, x, Mul(env, rows, n), "argmax");
+  NeedElems(env, Mul(env, rows, n), "argmax", x);
   ThrowIfError(env, kd::Argmax(out.data, x, rows, n));
   return env.Undefined();
 }
@@ -230,30 +226,29 @@ Napi::Value CudaSoftmax(const Napi::CallbackInfo& info) {
   auto& out = Buf(info, 0, "out");
   auto& x = Buf(info, 1, "x");
   const size_t rows = Size(info, 2, "rows"), n = Size(info, 3, "n");
-  NeedElems(env, out, Mul(env, rows, n), "softmax");
-  NeedElems(env, x, Mul(env, rows, n), "softmax");
+  NeedElems(env, Mul(env, rows, n), "softmax", out, x);
   ThrowIfError(env, kd::Softmax(out, x, rows, n, static_cast<float>(Num(info, 4, "scale"))));
   return env.Undefined();
 }
 
 Napi::Value CudaExports(Napi::Env env) {
   Napi::Object o = Napi::Object::New(env);
-  o.Set("alloc", Napi::Function::New(env, CudaAlloc, "alloc"));
-  o.Set("free", Napi::Function::New(env, CudaFree, "free"));
-  o.Set("upload", Napi::Function::New(env, CudaUpload, "upload"));
-  o.Set("download", Napi::Function::New(env, CudaDownload, "download"));
-  o.Set("embedding", Napi::Function::New(env, CudaEmbedding, "embedding"));
-  o.Set("rmsnorm", Napi::Function::New(env, CudaRmsNorm, "rmsnorm"));
-  o.Set("matmul", Napi::Function::New(env, CudaMatmul, "matmul"));
-  o.Set("rope", Napi::Function::New(env, CudaRope, "rope"));
-  o.Set("siluMul", Napi::Function::New(env, CudaBinary<kd::SiluMul>, "siluMul"));
-  o.Set("add", Napi::Function::New(env, CudaBinary<kd::Add>, "add"));
-  o.Set("addBias", Napi::Function::New(env, CudaAddBias, "addBias"));
-  o.Set("writeKv", Napi::Function::New(env, CudaWriteKv, "writeKv"));
-  o.Set("pagedAttention", Napi::Function::New(env, CudaPagedAttention, "pagedAttention"));
-  o.Set("copyBlocks", Napi::Function::New(env, CudaCopyBlocks, "copyBlocks"));
-  o.Set("argmax", Napi::Function::New(env, CudaArgmax, "argmax"));
-  o.Set("softmax", Napi::Function::New(env, CudaSoftmax, "softmax"));
+  SetFunctions(env, o, {{"alloc", CudaAlloc},
+                        {"free", CudaFree},
+                        {"upload", CudaUpload},
+                        {"download", CudaDownload},
+                        {"embedding", CudaEmbedding},
+                        {"rmsnorm", CudaRmsNorm},
+                        {"matmul", CudaMatmul},
+                        {"rope", CudaRope},
+                        {"siluMul", CudaBinary<kd::SiluMul>},
+                        {"add", CudaBinary<kd::Add>},
+                        {"addBias", CudaAddBias},
+                        {"writeKv", CudaWriteKv},
+                        {"pagedAttention", CudaPagedAttention},
+                        {"copyBlocks", CudaCopyBlocks},
+                        {"argmax", CudaArgmax},
+                        {"softmax", CudaSoftmax}});
   return o;
 }
 #else

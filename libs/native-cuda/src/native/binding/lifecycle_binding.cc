@@ -96,12 +96,12 @@ Napi::Value ExternalMemory(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object InitLifecycle(Napi::Env env, Napi::Object exports) {
-  exports.Set("init", Napi::Function::New(env, Init, "init"));
-  exports.Set("close", Napi::Function::New(env, Close, "close"));
-  exports.Set("version", Napi::Function::New(env, Version, "version"));
-  exports.Set("cudaInfo", Napi::Function::New(env, CudaInfo, "cudaInfo"));
-  exports.Set("stats", Napi::Function::New(env, Stats, "stats"));
-  exports.Set("externalMemory", Napi::Function::New(env, ExternalMemory, "externalMemory"));
+  SetFunctions(env, exports, {{"init", Init},
+                              {"close", Close},
+                              {"version", Version},
+                              {"cudaInfo", CudaInfo},
+                              {"stats", Stats},
+                              {"externalMemory", ExternalMemory}});
   return exports;
 }
 

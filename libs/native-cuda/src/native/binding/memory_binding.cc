@@ -1,10 +1,9 @@
 // Aligned (and, with a CUDA device, pinned) host buffers exposed as ArrayBuffers.
 #include <napi.h>
 
-#include <cmath>
-
 #include "binding/addon_state.h"
 #include "binding/host_buffer_registry.h"
+#include "binding/int_arg.h"
 #include "binding/registry.h"
 #include "core/host_memory.h"
 
@@ -16,19 +15,13 @@ HostMemoryKind PreferredKind(AddonState& state) {
   return state.Cuda().device_count > 0 ? HostMemoryKind::kPinned : HostMemoryKind::kPageable;
 }
 
-bool IsSizeValue(const Napi::Value& v) {
-  if (!v.IsNumber()) return false;
-  const double d = v.As<Napi::Number>().DoubleValue();
-  return d >= 0 && d <= 9007199254740991.0 && std::floor(d) == d;
-}
-
 // allocHostBuffer(bytes: number, alignment: number): ArrayBuffer
 // The ArrayBuffer owns the memory: its finalizer frees it when JS collects the buffer,
 // unless freeHostBuffer freed it earlier.
 Napi::Value AllocHostBuffer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   // Assert: the TS wrapper validated these already.
-  if (info.Length() < 2 || !IsSizeValue(info[0]) || !IsSizeValue(info[1])) {
+  if (info.Length() < 2 || !IsInteger(info[0], 0, 9007199254740991.0) || !IsInteger(info[1], 0, 9007199254740991.0)) {
     ThrowStatus(env, Status::InvalidArgument("allocHostBuffer(bytes: integer, alignment: integer)"));
   }
   AddonState& state = State(env);
@@ -73,9 +66,9 @@ Napi::Value HostMemoryKindOf(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object InitMemory(Napi::Env env, Napi::Object exports) {
-  exports.Set("allocHostBuffer", Napi::Function::New(env, AllocHostBuffer, "allocHostBuffer"));
-  exports.Set("hostMemoryKind", Napi::Function::New(env, HostMemoryKindOf, "hostMemoryKind"));
-  exports.Set("freeHostBuffer", Napi::Function::New(env, FreeHostBuffer, "freeHostBuffer"));
+  SetFunctions(env, exports, {{"allocHostBuffer", AllocHostBuffer},
+                              {"hostMemoryKind", HostMemoryKindOf},
+                              {"freeHostBuffer", FreeHostBuffer}});
   return exports;
 }
 

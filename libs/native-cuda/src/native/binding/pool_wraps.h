@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "binding/addon_state.h"
+#include "binding/async_call.h"
 #include "core/pool/host_pool.h"
 #include "core/pool/ssd_device.h"
 
@@ -71,5 +73,28 @@ struct PoolObject {
 
 // What `value` is: one of our devices (possibly closed) or nothing of ours.
 PoolObject ResolvePoolObject(Napi::Value value);
+
+// The device an open handed over through `pending` (see NewPoolObject), taken out of the state;
+// throws InvalidArgument(`misuse`) when JS called the class's constructor itself.
+template <typename Device>
+std::shared_ptr<Device> TakePending(Napi::Env env, std::shared_ptr<Device> AddonState::*pending, const char* misuse) {
+  AddonState& state = State(env);
+  std::shared_ptr<Device> device = std::move(state.*pending);
+  (state.*pending).reset();
+  if (!device) ThrowStatus(env, Status::InvalidArgument(misuse));
+  return device;
+}
+
+// The resolve value of an open: a new instance of the class in `cls`, whose constructor takes
+// `device` out of the state's `pending` slot (the only way instances are made).
+template <typename Device>
+AsyncCall::Resolver NewPoolObject(std::shared_ptr<Device> device, std::shared_ptr<Device> AddonState::*pending,
+                                  Napi::FunctionReference AddonState::*cls) {
+  return [device = std::move(device), pending, cls](Napi::Env env) -> Napi::Value {
+    AddonState& s = State(env);
+    s.*pending = device;
+    return (s.*cls).New({});
+  };
+}
 
 }  // namespace mnemo::binding

@@ -9,12 +9,12 @@
 //   crc32cImplementations(): string[]   selectCrc32c(name: string): void   (A/B measurements)
 #include <napi.h>
 
-#include <cmath>
 #include <mutex>
 #include <string>
 
 #include "binding/addon_state.h"
 #include "binding/async_call.h"
+#include "binding/int_arg.h"
 #include "binding/registry.h"
 #include "core/byte_copy.h"
 #include "core/crc32c.h"
@@ -22,12 +22,6 @@
 
 namespace mnemo::binding {
 namespace {
-
-bool IsInteger(const Napi::Value& v, double lo, double hi) {
-  if (!v.IsNumber()) return false;
-  const double d = v.As<Napi::Number>().DoubleValue();
-  return d >= lo && d <= hi && std::floor(d) == d;
-}
 
 Napi::Value ProbeMemcpyJs(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -178,13 +172,13 @@ Napi::Value SelectCrc32cJs(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object InitProbes(Napi::Env env, Napi::Object exports) {
-  exports.Set("probeMemcpy", Napi::Function::New(env, ProbeMemcpyJs, "probeMemcpy"));
-  exports.Set("probeDirectIo", Napi::Function::New(env, ProbeDirectIoJs, "probeDirectIo"));
-  exports.Set("dropPageCache", Napi::Function::New(env, DropPageCacheJs, "dropPageCache"));
-  exports.Set("ioInfo", Napi::Function::New(env, IoInfo, "ioInfo"));
-  exports.Set("crc32c", Napi::Function::New(env, Crc32cJs, "crc32c"));
-  exports.Set("crc32cImplementations", Napi::Function::New(env, Crc32cImplementationsJs, "crc32cImplementations"));
-  exports.Set("selectCrc32c", Napi::Function::New(env, SelectCrc32cJs, "selectCrc32c"));
+  SetFunctions(env, exports, {{"probeMemcpy", ProbeMemcpyJs},
+                              {"probeDirectIo", ProbeDirectIoJs},
+                              {"dropPageCache", DropPageCacheJs},
+                              {"ioInfo", IoInfo},
+                              {"crc32c", Crc32cJs},
+                              {"crc32cImplementations", Crc32cImplementationsJs},
+                              {"selectCrc32c", SelectCrc32cJs}});
   return exports;
 }
 

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 namespace mnemo::binding {
@@ -42,6 +43,17 @@ inline std::vector<BindingEntry> SortedBindings() {
     return std::strcmp(a.name, b.name) < 0;
   });
   return sorted;
+}
+
+struct ExportedFunction {
+  const char* name;
+  Napi::Function::Callback fn;
+};
+
+// Sets each function on `target` under its name, which is also the JS function's `name`
+// (what stack traces show), so the two can never disagree.
+inline void SetFunctions(Napi::Env env, Napi::Object target, std::initializer_list<ExportedFunction> fns) {
+  for (const ExportedFunction& f : fns) target.Set(f.name, Napi::Function::New(env, f.fn, f.name));
 }
 
 }  // namespace mnemo::binding

@@ -2,22 +2,16 @@
 // Promise<SsdPool>, and the SsdPool class: info(), stats(), flush(), beginClose(), close().
 #include <napi.h>
 
-#include <cmath>
 #include <string>
 
 #include "binding/addon_state.h"
 #include "binding/async_call.h"
+#include "binding/int_arg.h"
 #include "binding/pool_wraps.h"
 #include "binding/registry.h"
 
 namespace mnemo::binding {
 namespace {
-
-bool IsInteger(const Napi::Value& v, double lo, double hi) {
-  if (!v.IsNumber()) return false;
-  const double d = v.As<Napi::Number>().DoubleValue();
-  return d >= lo && d <= hi && std::floor(d) == d;
-}
 
 Napi::Value OpenSsdPool(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -43,13 +37,8 @@ Napi::Value OpenSsdPool(const Napi::CallbackInfo& info) {
   RunDetached(call, [options](AsyncCall::Resolver* resolver) {
     std::unique_ptr<SsdDevice> opened;
     MNEMO_RETURN_IF_ERROR(SsdDevice::Open(options, &opened));
-    std::shared_ptr<SsdDevice> device(std::move(opened));
-    *resolver = [device](Napi::Env env) -> Napi::Value {
-      AddonState& s = State(env);
-      s.pending_ssd = device;
-      Napi::Object obj = s.ssd_pool_class.New({});
-      return obj;
-    };
+    *resolver = NewPoolObject(std::shared_ptr<SsdDevice>(std::move(opened)), &AddonState::pending_ssd,
+                              &AddonState::ssd_pool_class);
     return Status::Ok();
   });
   return promise;
@@ -65,10 +54,7 @@ Napi::Function SsdPoolWrap::Define(Napi::Env env) {
 }
 
 SsdPoolWrap::SsdPoolWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SsdPoolWrap>(info), env_(info.Env()) {
-  AddonState& state = State(info.Env());
-  device_ = std::move(state.pending_ssd);
-  state.pending_ssd.reset();
-  if (!device_) ThrowStatus(info.Env(), Status::InvalidArgument("SsdPool objects come from openSsdPool()"));
+  device_ = TakePending(info.Env(), &AddonState::pending_ssd, "SsdPool objects come from openSsdPool()");
   info.This().As<Napi::Object>().TypeTag(&kSsdPoolTag);
   napi_add_env_cleanup_hook(env_, OnTeardown, this);
 }
@@ -156,7 +142,7 @@ namespace {
 
 Napi::Object InitSsdPool(Napi::Env env, Napi::Object exports) {
   State(env).ssd_pool_class = Napi::Persistent(SsdPoolWrap::Define(env));
-  exports.Set("openSsdPool", Napi::Function::New(env, OpenSsdPool, "openSsdPool"));
+  SetFunctions(env, exports, {{"openSsdPool", OpenSsdPool}});
   return exports;
 }
 

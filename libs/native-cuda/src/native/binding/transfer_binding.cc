@@ -158,13 +158,7 @@ Napi::Value Transfer(const Napi::CallbackInfo& info) {
   Napi::Promise promise = call->promise();
   TransferBatch batch;
   TaskQueue* pool = nullptr;
-  Status status;
-  try {
-    status = ToBatch(info, call, &batch);
-  } catch (const Napi::Error& e) {
-    // A getter threw while reading the arguments: the call must still be released.
-    status = Status::InvalidArgument(e.Message());
-  }
+  Status status = ReadArgs([&] { return ToBatch(info, call, &batch); });
   const bool on_compute = info.Length() > 3 && info[3].ToBoolean().Value();
   if (status.ok() && on_compute) {
     TaskQueue* compute = nullptr;
@@ -179,7 +173,7 @@ Napi::Value Transfer(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object InitTransfer(Napi::Env env, Napi::Object exports) {
-  exports.Set("transfer", Napi::Function::New(env, Transfer, "transfer"));
+  SetFunctions(env, exports, {{"transfer", Transfer}});
   return exports;
 }
 
