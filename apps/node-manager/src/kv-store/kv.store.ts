@@ -22,7 +22,7 @@ import { RestoreReader } from './restore.reader.js';
 import { readChunkSlice, type ChunkSlice } from './chunk.reader.js';
 
 import type { ChunkStore } from './chunk-store.port.js';
-import type { KvStoreSettings } from './kv-store.settings.js';
+import type { KvStoreSettings } from '../config/kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { DevicePromotion } from './device.promotion.js';
 import { WarmRestores } from './warm.restores.js';

@@ -10,7 +10,7 @@ import { transfer } from '@mnemo/native-cuda';
 import { OffloadTiers, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices } from './pool.devices.js';
 import { RestoreReader } from './restore.reader.js';
-import type { KvStoreSettings } from './kv-store.settings.js';
+import type { KvStoreSettings } from '../config/kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { chunkChain, layerOf } from '../../test/chunk-chain.fixture.js';
 
