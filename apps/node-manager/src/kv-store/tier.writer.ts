@@ -1,16 +1,17 @@
-import { planOffload, type DeviceWrite, type OffloadDevice, type PinHandle, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
+import {
+  planOffload,
+  splitWrites,
+  type DeviceWrite,
+  type OffloadDevice,
+  type PinHandle,
+  type SegmentLocation,
+  type SegmentRef,
+} from '@mnemo/kv-core';
 import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { PoolDevice } from './pool.devices.js';
-import {
-  HOST_FIRST_PART_SEGMENTS,
-  HOST_PART_SEGMENTS,
-  PayloadUse,
-  splitWrites,
-  type ChunkPayload,
-  type TierWriterTuning,
-} from './write.parts.js';
+import { HOST_FIRST_PART_SEGMENTS, HOST_PART_SEGMENTS, PayloadUse, type ChunkPayload, type TierWriterTuning } from './write.parts.js';
 
 export type { ChunkPayload, TierWriterTuning } from './write.parts.js';
 import { transferOperands } from './transfer.operands.js';
