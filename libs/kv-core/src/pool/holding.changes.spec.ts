@@ -1,4 +1,6 @@
-import { HoldingChangeBatch, TierHoldings, type HoldingChange } from './holding.changes.js';
+import { HoldingChangeBatch, leadingLayers, removalChanges, TierHoldings, type HoldingChange } from './holding.changes.js';
+import { LookupTable } from './lookup.table.js';
+import type { Removal } from './lookup.types.js';
 
 const stored = (tier: HoldingChange['tier'], keys: string[], model = 'm'): HoldingChange => ({ kind: 'stored', tier, model, keys });
 const removed = (tier: HoldingChange['tier'], keys: string[], model = 'm'): HoldingChange => ({ kind: 'removed', tier, model, keys });
@@ -65,5 +67,64 @@ describe(TierHoldings.name, () => {
     const sut = new TierHoldings();
     for (const c of changes) sut.apply(c);
     expect(sut.report()).toEqual(want);
+  });
+});
+
+describe(removalChanges.name, () => {
+  const LOC = { deviceIndex: 0, offset: 0, length: 1, crc32c: 0 };
+  /** A chunk key per letter (the table takes hex keys only). */
+  const K = (name: string): string => name.charCodeAt(0).toString(16).padStart(32, '0');
+  const table = (held: Array<[string, 'mem' | 'ssd', number[]]>): LookupTable => {
+    const t = new LookupTable({ numLayers: 3 });
+    held.forEach(([key, tier, layers], position) => {
+      for (const layer of layers) t.put({ chunkKey: K(key), position, layer }, { ...LOC, type: tier, offset: position * 8 + layer }, 0);
+    });
+    return t;
+  };
+  const removal = (name: string, tier: 'mem' | 'ssd', layer = 2): Removal => ({
+    chunkKey: K(name),
+    layer,
+    tier,
+    location: { ...LOC, type: tier },
+    deferred: false,
+  });
+
+  it.each<[string, Array<[string, 'mem' | 'ssd', number[]]>, Removal[], HoldingChange[]]>([
+    ['no layer left: removed', [], [removal('a', 'mem')], [removed('mem', ['a'])]],
+    ['leading layers left: truncated to them', [['a', 'mem', [0, 1]]], [removal('a', 'mem')], [{ ...truncated('mem', ['a']), layers: 2 }]],
+    [
+      'a gap: truncated to the layers before it',
+      [['a', 'ssd', [0, 2]]],
+      [removal('a', 'ssd', 1)],
+      [{ ...truncated('ssd', ['a']), layers: 1 }],
+    ],
+    [
+      'layer 0 gone, later ones held: truncated to none',
+      [['a', 'mem', [1, 2]]],
+      [removal('a', 'mem', 0)],
+      [{ ...truncated('mem', ['a']), layers: 0 }],
+    ],
+    ['still whole: no change', [['a', 'mem', [0, 1, 2]]], [removal('a', 'mem')], []],
+    [
+      'tiers in first-touched order, removed before truncated, truncations grouped by layers left',
+      [
+        ['b', 'ssd', [0]],
+        ['c', 'ssd', [0]],
+        ['d', 'mem', [0, 1]],
+      ],
+      [removal('b', 'ssd'), removal('a', 'ssd'), removal('d', 'mem'), removal('c', 'ssd')],
+      [removed('ssd', ['a']), { ...truncated('ssd', ['b', 'c']), layers: 1 }, { ...truncated('mem', ['d']), layers: 2 }],
+    ],
+  ])('%s', (_, held, removals, want) => {
+    expect(removalChanges(table(held), 'm', removals)).toEqual(want.map((c) => ({ ...c, keys: c.keys.map(K) })));
+  });
+
+  it.each<[string, number[], number]>([
+    ['none', [], 0],
+    ['all', [0, 1, 2], 3],
+    ['from layer 0 up to a gap', [0, 2], 1],
+    ['not from layer 0', [1, 2], 0],
+  ])('leadingLayers: %s', (_, layers, want) => {
+    expect(leadingLayers(table([['a', 'mem', layers]]), K('a'), 'mem')).toBe(want);
   });
 });

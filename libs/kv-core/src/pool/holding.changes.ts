@@ -1,3 +1,5 @@
+import type { LookupTable } from './lookup.table.js';
+import type { Removal } from './lookup.types.js';
 import type { PoolTier } from './pool.types.js';
 
 /** A tier a node reports holdings of: its device cache, or one of its pool tiers. */
@@ -70,4 +72,43 @@ export class TierHoldings {
       }
     return out;
   }
+}
+
+/** Layers `tier` holds of the chunk counted from layer 0 (eviction drops later layers first, so these are what a load can use). */
+export function leadingLayers(table: LookupTable, key: string, tier: PoolTier): number {
+  const held = table.layersIn(key, tier);
+  let n = 0;
+  while (n < held.length && held[n] === n) n++;
+  return n;
+}
+
+/**
+ * What removals from one model's table leave of the chunks they touched, as the changes the node
+ * reports: `removed` where the tier keeps no layer of a chunk, `truncated` (grouped by the layers
+ * left from layer 0) where it keeps fewer than all; a chunk still whole there is no change. Tiers
+ * in the order the removals first touch them, `removed` before `truncated`.
+ */
+export function removalChanges(
+  table: LookupTable,
+  model: string,
+  removals: readonly Removal[],
+): Array<HoldingChange & { readonly tier: PoolTier }> {
+  const touched = new Map<PoolTier, Set<string>>();
+  for (const r of removals) {
+    if (!touched.has(r.tier)) touched.set(r.tier, new Set());
+    touched.get(r.tier)!.add(r.chunkKey);
+  }
+  const out: Array<HoldingChange & { readonly tier: PoolTier }> = [];
+  for (const [tier, keys] of touched) {
+    const gone: string[] = [];
+    const cut = new Map<number, string[]>();
+    for (const k of keys) {
+      const left = leadingLayers(table, k, tier);
+      if (left === 0 && table.layersIn(k, tier).length === 0) gone.push(k);
+      else if (left < table.numLayers) cut.set(left, [...(cut.get(left) ?? []), k]);
+    }
+    if (gone.length > 0) out.push({ kind: 'removed', tier, model, keys: gone });
+    for (const [layers, ks] of cut) out.push({ kind: 'truncated', tier, model, keys: ks, layers });
+  }
+  return out;
 }

@@ -12,7 +12,14 @@ export {
 export { ExtentAllocator, type ExtentAllocatorStats } from './extent.allocator.js';
 export { planOffload, type OffloadDevice, type DeviceWrite, type OffloadPlan } from './offload.planner.js';
 export { splitWrites } from './write.split.js';
-export { HoldingChangeBatch, TierHoldings, type HoldingChange, type HoldingTier } from './holding.changes.js';
+export {
+  HoldingChangeBatch,
+  TierHoldings,
+  leadingLayers,
+  removalChanges,
+  type HoldingChange,
+  type HoldingTier,
+} from './holding.changes.js';
 export {
   advisoryDueMs,
   compareEvictionOrder,
