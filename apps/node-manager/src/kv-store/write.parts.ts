@@ -42,8 +42,6 @@ export interface TierWriterTuning {
 /** Readers of one chunk's payload: the host write, and each SSD write queued straight from it. */
 export class PayloadUse {
   private users = 1;
-  /** SSD jobs of this payload in the write-behind queue (the payload's bytes count against the bound while any is). */
-  queued = 0;
 
   constructor(readonly chunk: ChunkPayload) {}
 

@@ -12,6 +12,7 @@ export {
 export { ExtentAllocator, type ExtentAllocatorStats } from './extent.allocator.js';
 export { planOffload, type OffloadDevice, type DeviceWrite, type OffloadPlan } from './offload.planner.js';
 export { splitWrites } from './write.split.js';
+export { WriteBehindQueue, type WriteBehindCost } from './write-behind.queue.js';
 export {
   HoldingChangeBatch,
   TierHoldings,
