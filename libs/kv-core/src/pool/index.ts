@@ -68,4 +68,4 @@ export {
   COPY_AHEAD_LAYERS,
   type RestoreReadOptions,
 } from './restore-read.schedule.js';
-export { PrefetchedChunks, type PrefetchAdvisory, type Drop, type Withdrawal } from './prefetched.chunks.js';
+export { PrefetchedChunks, type PrefetchAdvisory, type Drop, type ImportedChunk, type Withdrawal } from './prefetched.chunks.js';
