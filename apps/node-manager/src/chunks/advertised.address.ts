@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { parseHostPort } from '../config/host-port.js';
+import { parseHostPort } from '../config/host-port.parser.js';
 
 /**
  * What peers dial: NODE_GRPC_ADVERTISE (with its own port, or the bound one); else the bind

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { isSubjectToken, toSubjectToken } from '@mnemo/proto';
 import { commonSchema, opsSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
-import { parseHostPort } from './host-port.js';
+import { parseHostPort } from './host-port.parser.js';
 import { loadPeerTls, type PeerTls } from './peer-tls.settings.js';
 import { parseByteSize, parseKvStoreSettings, type KvStoreSettings } from './kv-store.settings.js';
 import { NO_CATALOG, parseDroidSpeakSettings, type CatalogBase, type DroidSpeakSettings } from './droidspeak.settings.js';
