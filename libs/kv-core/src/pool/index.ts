@@ -48,7 +48,15 @@ export {
   type JournalEnd,
   type DecodedJournal,
 } from './journal.codec.js';
-export { replayJournal, compactJournal, putRecord, type ReplayReport, type ReplayDropReason } from './journal.replay.js';
+export {
+  replayJournal,
+  compactJournal,
+  putRecord,
+  emptyJournal,
+  journalReplayable,
+  type ReplayReport,
+  type ReplayDropReason,
+} from './journal.replay.js';
 export { OrderedSet, type Comparator } from './ordered.set.js';
 export {
   restoreReach,
