@@ -39,7 +39,7 @@ import { ReferenceEngine } from '@mnemo/engine';
 import { InferenceRequestSchema } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import { BatchScheduler } from '../apps/node-manager/dist/batching/batch.scheduler.js';
-import { Sequence } from '../apps/node-manager/dist/batching/sequence.js';
+import { Sequence } from '../apps/node-manager/dist/shared/sequence.js';
 import { SequenceStore } from '../apps/node-manager/dist/batching/sequence.store.js';
 import { SwapManager } from '../apps/node-manager/dist/batching/swap.manager.js';
 import { NodeMetrics } from '../apps/node-manager/dist/shared/node.metrics.js';

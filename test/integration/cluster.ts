@@ -22,7 +22,7 @@ import { scrapeMetrics, selectValue } from '@mnemo/testkit';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { startScheduler, type SchedulerHandle } from '../../apps/scheduler/src/app.js';
 
 type Env = Record<string, string | undefined>;

@@ -17,7 +17,7 @@ import {
   ScheduleReplySchema,
   Subjects,
 } from '@mnemo/proto';
-import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { dashboardQueries } from '../../deploy/grafana/lib/dashboard.js';
 import { exposedSeries, scrapeMetrics } from '@mnemo/testkit';
 import { familyOf, metricNames } from '../../deploy/grafana/lib/promql.js';

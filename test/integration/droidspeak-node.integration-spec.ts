@@ -16,7 +16,7 @@ import {
   type KvReuse,
 } from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
-import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { DEFAULT_TENANT } from '../../apps/gateway/src/auth/api-key.authenticator.js';
 import { profilePair } from './profiler-job.js';
 import { Cluster, scrape } from './cluster.js';

@@ -14,7 +14,7 @@ import {
   type KvEvent,
 } from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
-import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { profilePair } from './profiler-job.js';
 import { Cluster, scrape, type InferenceRun } from './cluster.js';
 import { dispatch, keepBusy } from './direct-dispatch.js';

@@ -6,7 +6,7 @@
 import { Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
 import { chunkKeys } from '@mnemo/kv-core';
 import { loadGrpcServices } from '@mnemo/proto';
-import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { simKvNodeEnv, Cluster, scrape } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 

@@ -10,7 +10,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { chunkKeys, CHUNK_TOKENS } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, NodeDownSchema, PlanReplySchema, PlanRequestSchema, Subjects, nodeInferSubject } from '@mnemo/proto';
 import { startGateway, type GatewayHandle } from '../../apps/gateway/src/app.js';
-import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
 import { ChunkPeerClient } from '../../apps/node-manager/src/peers/chunk-peer.client.js';
 import { startScheduler, type SchedulerHandle } from '../../apps/scheduler/src/app.js';

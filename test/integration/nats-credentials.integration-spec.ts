@@ -4,7 +4,7 @@
 // without them fails at boot with a clear error instead of running deaf.
 import { connect } from '@nats-io/transport-node';
 import { startGateway, type GatewayHandle } from '../../apps/gateway/src/app.js';
-import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { startScheduler, type SchedulerHandle } from '../../apps/scheduler/src/app.js';
 import { startNats } from '@mnemo/testkit';
 import { scrape, waitFor } from './cluster.js';

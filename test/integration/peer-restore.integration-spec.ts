@@ -3,7 +3,7 @@
 // recomputing it. Greedy tokens equal those of a node that computed everything; a bad
 // kv_sources entry is refused with invalid_request. Reference engine (CPU), real pools and NATS.
 import { chunkKeys } from '@mnemo/kv-core';
-import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { Cluster, scrape } from './cluster.js';
 import { dispatch, type KvSourceInit } from './direct-dispatch.js';
 

@@ -3,7 +3,7 @@
 // loopback without a token, or with a weak one, refuses to start.
 import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
 import { ConfigError } from '@mnemo/service-kit';
-import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { ChunkPeerClient } from '../../apps/node-manager/src/peers/chunk-peer.client.js';
 import { simKvNodeEnv, Cluster, natsUrl, scrape } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';

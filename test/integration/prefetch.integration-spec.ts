@@ -15,7 +15,7 @@ import {
   Subjects,
 } from '@mnemo/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { Cluster, scrape, eventually } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 

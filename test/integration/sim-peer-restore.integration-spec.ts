@@ -2,7 +2,7 @@
 // B pulls the prefix's real KV bytes from A over gRPC, layer by layer, through the same KV store
 // and peer paths a reference node uses; the sim checks every restored layer against its tokens.
 import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
-import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { simKvNodeEnv, Cluster, scrape } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 

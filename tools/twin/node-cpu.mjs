@@ -9,7 +9,7 @@ import { SimEngine } from '@mnemo/engine';
 import { encodeMessage, InferenceRequestSchema, TokenEventSchema } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import { BatchScheduler } from '../../apps/node-manager/dist/batching/batch.scheduler.js';
-import { Sequence } from '../../apps/node-manager/dist/batching/sequence.js';
+import { Sequence } from '../../apps/node-manager/dist/shared/sequence.js';
 import { SequenceStore } from '../../apps/node-manager/dist/batching/sequence.store.js';
 import { NodeMetrics } from '../../apps/node-manager/dist/shared/node.metrics.js';
 

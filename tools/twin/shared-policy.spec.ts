@@ -5,7 +5,7 @@ import { InferenceRequestSchema } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics, type Clock } from '@mnemo/service-kit';
 import { Distribution, EventQueue, NO_OVERHEADS, SeededRng, simCostCompute, TwinNode, type TwinNodeConfig } from '@mnemo/twin';
 import { BatchScheduler } from '../../apps/node-manager/src/batching/batch.scheduler.js';
-import { Sequence } from '../../apps/node-manager/src/batching/sequence.js';
+import { Sequence } from '../../apps/node-manager/src/shared/sequence.js';
 import { SequenceStore } from '../../apps/node-manager/src/batching/sequence.store.js';
 import type { NodeManagerConfig } from '../../apps/node-manager/src/config/node-manager.config.js';
 import { NodeMetrics } from '../../apps/node-manager/src/shared/node.metrics.js';

@@ -1,4 +1,4 @@
 import { bootOrExit } from '@mnemo/service-kit';
-import { startNodeManager } from './app.js';
+import { startNodeManager } from './bootstrap/app.js';
 
 bootOrExit('node-manager', () => startNodeManager(process.env));

@@ -1,7 +1,7 @@
 // Store settings small enough for unit tests: one host pool device and one SSD pool file under
 // `dir`, fixed bandwidths 10:2 (no probe), a TTL no test reaches.
 import { join } from 'node:path';
-import type { KvStoreSettings } from '../src/kv-store/kv-store.settings.js';
+import type { KvStoreSettings } from '../src/config/kv-store.settings.js';
 
 export function smallPoolSettings(dir: string, sizes: { hostBytes: number; ssdBytes: number }): KvStoreSettings {
   return {

@@ -7,7 +7,7 @@ import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import type { Clock } from '@mnemo/service-kit';
 import { NodeMetrics } from '../shared/node.metrics.js';
 import { BatchScheduler } from './batch.scheduler.js';
-import { Sequence } from './sequence.js';
+import { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import type { TokenEventInit, TokenSink } from './token.sink.port.js';
 import { batchSchedulerOf } from '../../test/batch-scheduler.fixture.js';

@@ -9,7 +9,7 @@ import { ENGINE } from '../engine/engine.factory.js';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeMetrics } from '../shared/node.metrics.js';
 import { PassCosts } from '../shared/pass.costs.js';
-import type { Sequence } from './sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
@@ -19,7 +19,7 @@ import { kvReuseOf, prefillInput } from './sequence.inputs.js';
 import { PrefillInputs } from './prefill.inputs.js';
 import { planIterationOf, rankIteration } from './iteration.view.js';
 import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
-import { kvReuseReport } from '../droidspeak/kv-reuse.report.js';
+import { kvReuseReport } from '../shared/kv-reuse.report.js';
 import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-store/session.tails.js';
 
 export type CancelReason = 'client' | 'deadline' | 'shutdown' | 'abandoned';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { NatsTokenSink } from '../inference/nats-token.sink.js';
+import { NatsTokenSink } from './nats-token.sink.js';
 import { BatchScheduler } from './batch.scheduler.js';
 import { SwapManager } from './swap.manager.js';
 import { SequenceStore } from './sequence.store.js';

@@ -15,7 +15,7 @@ import { NO_PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
 import { PeerAwarePromptStore } from '../peers/peer-aware.prompt-store.js';
 import { PassCosts, type PassSeq } from '../shared/pass.costs.js';
-import { Sequence } from './sequence.js';
+import { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import type { TokenEventInit, TokenSink } from './token.sink.port.js';
 import { batchSchedulerOf } from '../../test/batch-scheduler.fixture.js';

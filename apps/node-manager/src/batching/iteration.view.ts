@@ -9,7 +9,7 @@ import {
 import type { Engine, PrefillInput } from '@mnemo/engine';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import type { PromptStore } from '../kv-store/prompt-store.port.js';
-import type { Sequence } from './sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 import { nodeSeq, storedPrompt } from './sequence.inputs.js';
 import type { SequenceStore } from './sequence.store.js';
 

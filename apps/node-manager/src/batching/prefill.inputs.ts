@@ -4,7 +4,7 @@ import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import type { CrossModelPort } from '../droidspeak/cross-model.reuse.js';
 import type { PromptStore } from '../kv-store/prompt-store.port.js';
 import type { KvRecorderPort } from '../why/kv.recorder.js';
-import type { Sequence } from './sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 import { prefillInput, storedPrompt } from './sequence.inputs.js';
 
 /** What a new request's prefill reads besides its tokens: the KV store, a cross-model plan, the why recorder. */

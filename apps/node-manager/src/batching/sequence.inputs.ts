@@ -1,7 +1,7 @@
 import { CHUNK_TOKENS, chunkBlockKeys, type NodeSeq } from '@mnemo/kv-core';
 import type { PrefillInput } from '@mnemo/engine';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
-import type { Sequence } from './sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 
 /** The request's prompt as the KV store keys it, with the other nodes the scheduler says hold some of it. */
 export function storedPrompt(s: Sequence): StoredPrompt {

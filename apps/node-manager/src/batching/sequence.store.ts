@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SeqState } from '@mnemo/kv-core';
-import type { Sequence } from './sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 
 /** How often the loop wakes while every sequence is paused: the granularity of their deadline checks. */
 const PAUSED_RECHECK_MS = 100;

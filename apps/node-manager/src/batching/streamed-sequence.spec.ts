@@ -9,7 +9,7 @@ import { AdmitInferenceCommand } from '../inference/admit-inference.command.js';
 import { AdmitInferenceUseCase } from '../inference/admit-inference.use-case.js';
 import { CancelledAttempts } from '../inference/cancelled-attempts.js';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
-import type { Sequence } from './sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import type { TokenEventInit, TokenSink } from './token.sink.port.js';
 import { batchSchedulerOf } from '../../test/batch-scheduler.fixture.js';

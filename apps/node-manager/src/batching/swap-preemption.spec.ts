@@ -5,7 +5,7 @@ import { JsonLogger, ServiceMetrics, type Clock } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import { NodeMetrics } from '../shared/node.metrics.js';
 import { BatchScheduler } from './batch.scheduler.js';
-import { Sequence } from './sequence.js';
+import { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from './sequence.store.js';
 import { SwapManager } from './swap.manager.js';
 import type { TokenEventInit, TokenSink } from './token.sink.port.js';

@@ -5,7 +5,7 @@ import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
 import { NodeMetrics } from '../shared/node.metrics.js';
-import type { Sequence } from './sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from './sequence.store.js';
 
 /** An asynchronous swap-in's copy, settled either way. */

@@ -1,6 +1,6 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { TokenEventSchema } from '@mnemo/proto';
-import type { Sequence } from './sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 
 export type TokenEventInit = MessageInitShape<typeof TokenEventSchema>;
 

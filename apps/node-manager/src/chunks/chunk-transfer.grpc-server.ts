@@ -7,7 +7,7 @@ import { JsonLogger } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { advertisedAddress } from './advertised.address.js';
 import { FetchChunksUseCase } from './fetch-chunks.use-case.js';
-import { peerServerCredentials } from './peer.tls.js';
+import { peerServerCredentials } from '../peers/peer.tls.js';
 
 interface FetchChunksCall {
   keys: string[];

@@ -1,4 +1,5 @@
 import { ConfigError } from '@mnemo/service-kit';
+import { syntheticBase } from '../engine/engine.factory.js';
 import { loadNodeManagerConfig } from './node-manager.config.js';
 
 const base = { NATS_URL: 'nats://127.0.0.1:4222' };
@@ -28,9 +29,10 @@ describe(loadNodeManagerConfig.name, () => {
   });
 
   it('parses DroidSpeak settings: catalog pairs served together, a 1% floor by default, bad pairs refused', () => {
-    const sut = loadNodeManagerConfig({ ...base, NODE_MODELS: 'mnemo-small,mnemo-small-ds24' });
+    const sut = loadNodeManagerConfig({ ...base, NODE_MODELS: 'mnemo-small,mnemo-small-ds24' }, syntheticBase);
     expect(sut.droidSpeak).toMatchObject({ enabled: true, maxQualityLoss: 0.01 });
     expect([...sut.droidSpeak.bases]).toEqual([['mnemo-small-ds24', 'mnemo-small']]);
+    expect(loadNodeManagerConfig({ ...base, NODE_MODELS: 'mnemo-small,mnemo-small-ds24' }).droidSpeak.bases.size).toBe(0);
     expect(loadNodeManagerConfig({ ...base, NODE_DROIDSPEAK: 'off' }).droidSpeak.enabled).toBe(false);
     expect(() => loadNodeManagerConfig({ ...base, NODE_DROIDSPEAK_BASES: 'just-one' })).toThrow(ConfigError);
     expect(() => loadNodeManagerConfig({ ...base, NODE_DROIDSPEAK_MAX_LOSS_BP: '20000' })).toThrow(ConfigError);

@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import { isSubjectToken, toSubjectToken } from '@mnemo/proto';
 import { commonSchema, opsSchema, ConfigError, loadConfig, type ConfigOf, type Schema } from '@mnemo/service-kit';
-import { parseHostPort } from '../chunks/advertised.address.js';
-import { loadPeerTls, type PeerTls } from '../chunks/peer.tls.js';
-import { parseByteSize, parseKvStoreSettings, type KvStoreSettings } from '../kv-store/kv-store.settings.js';
-import { parseDroidSpeakSettings, type DroidSpeakSettings } from '../droidspeak/droidspeak.settings.js';
-import { parseSimKvBytes, type SimKvBytes } from '../engine/sim-kv.settings.js';
+import { parseHostPort } from './host-port.parser.js';
+import { loadPeerTls, type PeerTls } from './peer-tls.settings.js';
+import { parseByteSize, parseKvStoreSettings, type KvStoreSettings } from './kv-store.settings.js';
+import { NO_CATALOG, parseDroidSpeakSettings, type CatalogBase, type DroidSpeakSettings } from './droidspeak.settings.js';
+import { parseSimKvBytes, type SimKvBytes } from './sim-kv.settings.js';
 import { engineSchema, isSim } from './engine.schema.js';
 import { schedulingSchema } from './scheduling.schema.js';
 import { kvStoreSchema } from './kv-store.schema.js';
@@ -96,7 +96,6 @@ export type NodeManagerConfig = ConfigOf<typeof nodeManagerSchema> & {
 /** Injection token of the validated configuration. */
 export const NODE_CONFIG = Symbol('NODE_CONFIG');
 
-/** Loads and validates; NODE_ID must be one NATS subject token (it names the node's subjects). */
 /** A bearer token's characters (RFC 6750 token68), at least this many of them. */
 const PEER_TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 export const PEER_TOKEN_MIN_CHARS = 16;
@@ -122,7 +121,11 @@ export function peerTokenProblems(grpcHost: string, token: string | undefined): 
   return [];
 }
 
-export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
+/**
+ * Loads and validates; NODE_ID must be one NATS subject token (it names the node's subjects).
+ * `catalogBase` is the engine's catalog of derived models: DroidSpeak pairs known without NODE_DROIDSPEAK_BASES.
+ */
+export function loadNodeManagerConfig(env: Env, catalogBase: CatalogBase = NO_CATALOG): NodeManagerConfig {
   const problems: string[] = [];
   let config: ConfigOf<typeof nodeManagerSchema> | undefined;
   try {
@@ -145,7 +148,7 @@ export function loadNodeManagerConfig(env: Env): NodeManagerConfig {
   const kvDeviceBytes = budgetText ? parseByteSize(budgetText) : undefined;
   if (budgetText && !kvDeviceBytes)
     problems.push(`NODE_KV_DEVICE_BYTES=${JSON.stringify(budgetText)}: must be a positive size such as 256MiB`);
-  const ds = config ? parseDroidSpeakSettings(config, config.NODE_MODELS ?? []) : { problems: [] };
+  const ds = config ? parseDroidSpeakSettings(config, config.NODE_MODELS ?? [], catalogBase) : { problems: [] };
   problems.push(...ds.problems);
   const simKv =
     config && isSim(env) ? parseSimKvBytes(config.NODE_SIM_KV_BYTES, config.NODE_MODELS ?? []) : { value: undefined, problems: [] };

@@ -6,11 +6,11 @@ import { choosePlan, chunkKeys, type PlanRequest, type ProfiledPattern } from '@
 import type { ServedModel } from '@mnemo/engine';
 import { InferenceRequestSchema } from '@mnemo/proto';
 import { ServiceMetrics, type Clock } from '@mnemo/service-kit';
-import { Sequence } from '../batching/sequence.js';
+import { Sequence } from '../shared/sequence.js';
 import type { PromptStore } from '../kv-store/prompt-store.port.js';
 import { CrossModelReuse, type CachedPlans } from './cross-model.reuse.js';
 import { DroidSpeakMetrics } from './droidspeak.metrics.js';
-import type { DroidSpeakSettings } from './droidspeak.settings.js';
+import type { DroidSpeakSettings } from '../config/droidspeak.settings.js';
 
 const BASE = 'base-8l';
 const DERIVED = 'derived-8l';

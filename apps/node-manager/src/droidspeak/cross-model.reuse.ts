@@ -9,11 +9,11 @@ import {
 } from '@mnemo/kv-core';
 import type { CrossModelPlan, PrefillInput } from '@mnemo/engine';
 import type { Clock } from '@mnemo/service-kit';
-import type { Sequence } from '../batching/sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
 import type { PromptStore } from '../kv-store/prompt-store.port.js';
 import type { DroidSpeakMetrics, ReuseOutcome } from './droidspeak.metrics.js';
-import type { DroidSpeakSettings } from './droidspeak.settings.js';
+import type { DroidSpeakSettings } from '../config/droidspeak.settings.js';
 import type { ECacheTier } from './e-cache.tier.js';
 
 /** What the batch scheduler asks: the cross-model plan source of a request, if it could have one. */

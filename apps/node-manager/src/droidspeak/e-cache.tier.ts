@@ -11,7 +11,7 @@ import {
 import type { ChunkSlice } from '../kv-store/chunk.reader.js';
 import type { PeerSource } from '../kv-store/kv.store.js';
 import type { ChunkPayload } from '../kv-store/tier.writer.js';
-import type { PeerChunk } from '../peers/chunk-peer.client.js';
+import type { PeerChunk } from '../kv-store/chunk-store.port.js';
 
 /** What the E-cache tier asks of the node's KV store (KvStore). */
 export interface ECacheStorePort {

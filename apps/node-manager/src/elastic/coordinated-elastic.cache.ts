@@ -8,7 +8,7 @@ import {
   type LiveDemand,
 } from '@mnemo/kv-core';
 import type { Clock } from '@mnemo/service-kit';
-import type { Sequence } from '../batching/sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 import type { SequenceStore } from '../batching/sequence.store.js';
 import { demandSession, type ElasticCachePort } from './elastic-cache.port.js';
 

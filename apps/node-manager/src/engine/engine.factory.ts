@@ -1,9 +1,12 @@
-import { ReferenceEngine, SimEngine, type Engine } from '@mnemo/engine';
+import { findSyntheticModel, ReferenceEngine, SimEngine, type Engine } from '@mnemo/engine';
 import { ConfigError } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 
 /** Injection token of the node's engine. */
 export const ENGINE = Symbol('ENGINE');
+
+/** The synthetic catalog's base of a derived model (the config's CatalogBase). */
+export const syntheticBase = (model: string): string | undefined => findSyntheticModel(model)?.derivedFrom?.base;
 
 /** Builds the engine NODE_ENGINE names; a model it cannot serve is a configuration error. */
 export async function createEngine(config: NodeManagerConfig): Promise<Engine> {

@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import { create } from '@bufbuild/protobuf';
 import { InferenceRequestSchema } from '@mnemo/proto';
 import type { Clock } from '@mnemo/service-kit';
-import { Sequence } from '../batching/sequence.js';
+import { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from '../batching/sequence.store.js';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import { FinishBeatTrigger } from './finish-beat.trigger.js';

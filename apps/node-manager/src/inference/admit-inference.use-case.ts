@@ -3,13 +3,13 @@ import { blocksFor, chunkKeys, ErrorCode, MnemoError, routeContext, seedPromptLe
 import type { Engine } from '@mnemo/engine';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
-import { Sequence } from '../batching/sequence.js';
+import { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from '../batching/sequence.store.js';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import type { AdmitInferenceCommand } from './admit-inference.command.js';
 import { CancelledAttempts } from './cancelled-attempts.js';
-import { checkKvSources } from './kv-sources.check.js';
+import { checkKvSources } from '../peers/kv-sources.check.js';
 import { demandSession, ELASTIC_CACHE, NO_ELASTIC_CACHE, type ElasticCachePort } from '../elastic/elastic-cache.port.js';
 import { AdvisoryArrivals } from '../prefetch/advisory.arrivals.js';
 

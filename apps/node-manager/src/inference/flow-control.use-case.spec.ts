@@ -3,7 +3,7 @@ import { SimEngine } from '@mnemo/engine';
 import { InferenceRequestSchema } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics, type Clock } from '@mnemo/service-kit';
 import { BatchScheduler } from '../batching/batch.scheduler.js';
-import { Sequence } from '../batching/sequence.js';
+import { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from '../batching/sequence.store.js';
 import type { TokenEventInit, TokenSink } from '../batching/token.sink.port.js';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';

@@ -3,6 +3,13 @@ import type { ChunkSlice } from './chunk.reader.js';
 import type { ChunkPayload } from './tier.writer.js';
 import type { PrefetchAdvisory } from '@mnemo/kv-core';
 
+/** One key's answer from a peer: its verified payload, or a miss (not held, corrupt, truncated, or the stream broke). */
+export interface PeerChunk {
+  readonly key: string;
+  /** `[layer][K|V][256][row]` for the requested layer range; undefined = miss. */
+  readonly payload?: Float32Array;
+}
+
 /** What node ↔ node transfer asks of the local offload tiers. */
 export interface ChunkStore {
   /** Layers [layerStart, layerEnd) of a chunk, verified; undefined when not (wholly) held. */

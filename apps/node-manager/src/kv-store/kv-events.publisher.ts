@@ -12,17 +12,11 @@ import {
   Subjects,
   type KvChange,
 } from '@mnemo/proto';
-import type { PoolTier } from '@mnemo/kv-core';
+import { HoldingChangeBatch, TierHoldings, type HoldingChange } from '@mnemo/kv-core';
 import type { SessionTailReport } from './session.tails.js';
 
 /** One change to what a tier of this node holds (the device tier included). */
-export interface KvHoldingChange {
-  readonly kind: 'stored' | 'removed' | 'truncated';
-  readonly tier: PoolTier | 'device';
-  readonly model: string;
-  readonly keys: readonly string[];
-  readonly layers?: number;
-}
+export type KvHoldingChange = HoldingChange;
 
 const TIERS: Readonly<Record<KvHoldingChange['tier'], KvTier>> = { device: KvTier.DEVICE, mem: KvTier.HOST, ssd: KvTier.SSD };
 const KINDS: Readonly<Record<KvHoldingChange['kind'], KvChangeKind>> = {
@@ -30,23 +24,22 @@ const KINDS: Readonly<Record<KvHoldingChange['kind'], KvChangeKind>> = {
   removed: KvChangeKind.REMOVED,
   truncated: KvChangeKind.TRUNCATED,
 };
-const BIT: Readonly<Record<KvHoldingChange['tier'], number>> = { device: 1, mem: 2, ssd: 4 };
 /** Session tails kept for one event at most; past it the oldest go (a tail is a routing hint, not state). */
 const MAX_PENDING_TAILS = 4096;
 
 /**
  * Publishes every change to what this node holds as KvEvents on KV_EVENTS, batched: changes
  * collected within one period go out as one event, with a per-process sequence number so a
- * subscriber can tell it missed one. Changes of one kind, tier and model are merged.
+ * subscriber can tell it missed one. Changes of one kind, tier and model are merged (kv-core HoldingChangeBatch).
  *
- * It also keeps what the published changes add up to (model → key → tiers with every layer), so
+ * It also keeps what the published changes add up to (kv-core TierHoldings), so
  * a scheduler that restarted or saw a gap can ask for a full report (KV_REPORT) instead of
  * waiting for the node's whole cache to churn.
  */
 export class KvEventsPublisher {
-  private pending = new Map<string, { change: KvHoldingChange; keys: Set<string> }>();
+  private readonly pending = new HoldingChangeBatch();
   private tails: SessionTailReport[] = [];
-  private readonly holdings = new Map<string, Map<string, number>>();
+  private readonly holdings = new TierHoldings();
   private seq = 0n;
   private timer?: NodeJS.Timeout;
   private reportSub?: Subscription;
@@ -60,11 +53,8 @@ export class KvEventsPublisher {
 
   add(change: KvHoldingChange): void {
     if (change.keys.length === 0) return;
-    this.mirror(change);
-    const id = `${change.kind}/${change.tier}/${change.model}/${change.layers ?? ''}`;
-    const entry = this.pending.get(id) ?? { change, keys: new Set<string>() };
-    for (const k of change.keys) entry.keys.add(k);
-    this.pending.set(id, entry);
+    this.holdings.apply(change);
+    this.pending.add(change);
     this.timer ??= setTimeout(() => this.flush(), this.periodMs).unref();
   }
 
@@ -81,17 +71,16 @@ export class KvEventsPublisher {
     this.timer = undefined;
     // A timer may fire while the node shuts down: a draining connection refuses publishes (and would throw from the timer).
     if ((this.pending.size === 0 && this.tails.length === 0) || this.nc.isClosed() || this.nc.isDraining()) return;
-    const changes: KvChange[] = [...this.pending.values()].map(({ change, keys }) =>
+    const changes: KvChange[] = this.pending.take().map((change) =>
       create(KvChangeSchema, {
         kind: KINDS[change.kind],
         tier: TIERS[change.tier],
         model: change.model,
-        chunkKeys: [...keys],
+        chunkKeys: [...change.keys],
         layers: change.layers ?? 0,
       }),
     );
     const sessionTails = this.tails.map((t) => create(SessionTailSchema, { ...t, chunkKeys: [...t.chunkKeys] }));
-    this.pending.clear();
     this.tails = [];
     this.nc.publish(
       Subjects.KV_EVENTS,
@@ -107,13 +96,9 @@ export class KvEventsPublisher {
   report(): void {
     this.flush();
     if (this.nc.isClosed() || this.nc.isDraining()) return;
-    const changes: KvChange[] = [];
-    for (const [model, keys] of this.holdings) {
-      for (const [tier, bit] of Object.entries(BIT) as Array<[KvHoldingChange['tier'], number]>) {
-        const chunkKeys = [...keys].filter(([, mask]) => mask & bit).map(([k]) => k);
-        if (chunkKeys.length > 0) changes.push(create(KvChangeSchema, { kind: KvChangeKind.STORED, tier: TIERS[tier], model, chunkKeys }));
-      }
-    }
+    const changes: KvChange[] = this.holdings
+      .report()
+      .map((c) => create(KvChangeSchema, { kind: KvChangeKind.STORED, tier: TIERS[c.tier], model: c.model, chunkKeys: [...c.keys] }));
     this.nc.publish(
       Subjects.KV_EVENTS,
       encodeMessage(KvEventSchema, { nodeId: this.nodeId, seq: ++this.seq, changes, sentUnixMs: Date.now(), full: true }),
@@ -138,16 +123,5 @@ export class KvEventsPublisher {
 
   close(): void {
     if (!this.nc.isClosed()) this.reportSub?.unsubscribe();
-  }
-
-  /** Chunks held per tier, all layers (a truncated copy is not a copy a peer can serve). */
-  private mirror(c: KvHoldingChange): void {
-    let keys = this.holdings.get(c.model);
-    if (!keys) this.holdings.set(c.model, (keys = new Map()));
-    for (const k of c.keys) {
-      const mask = c.kind === 'stored' ? (keys.get(k) ?? 0) | BIT[c.tier] : (keys.get(k) ?? 0) & ~BIT[c.tier];
-      if (mask === 0) keys.delete(k);
-      else keys.set(k, mask);
-    }
   }
 }

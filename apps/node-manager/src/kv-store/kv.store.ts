@@ -22,7 +22,7 @@ import { RestoreReader } from './restore.reader.js';
 import { readChunkSlice, type ChunkSlice } from './chunk.reader.js';
 
 import type { ChunkStore } from './chunk-store.port.js';
-import type { KvStoreSettings } from './kv-store.settings.js';
+import type { KvStoreSettings } from '../config/kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { DevicePromotion } from './device.promotion.js';
 import { WarmRestores } from './warm.restores.js';
@@ -300,27 +300,19 @@ export class KvStore implements ChunkStore {
     // To the device first: the request may come while the host copy is being written.
     const staged = new Set(fresh.filter((c) => this.promotion.promote(model, c, advisory, now)).map((c) => c.key));
     await this.writer.write(model, fresh, true);
-    for (const c of fresh) {
-      const layers = m.table.layersIn(c.key, 'mem');
-      if (layers.length === 0 && !staged.has(c.key)) continue;
-      this.peerCounters.prefetchedChunks++;
-      this.peerCounters.prefetchedBytes += layers.length * m.segBytes;
-      this.prefetched.add(advisory, {
-        model,
+    const chunksHere = chunks.map((c) => {
+      const isFresh = fresh.includes(c);
+      return {
         key: c.key,
         position: c.position,
-        layers,
-        bytes: m.stride,
-        stamp: now,
+        fresh: isFresh,
+        hostLayers: isFresh ? m.table.layersIn(c.key, 'mem') : [],
         onDevice: staged.has(c.key),
-      });
-    }
-    for (const c of chunks) {
-      if (fresh.includes(c)) continue;
-      if (this.prefetched.has(c.key))
-        this.prefetched.add(advisory, { model, key: c.key, position: c.position, layers: [], bytes: m.stride, stamp: now });
-      else this.prefetched.landedFor(advisory, c.key);
-    }
+      };
+    });
+    const got = this.prefetched.recordImport(advisory, { model, bytes: m.stride, stamp: now }, chunksHere);
+    this.peerCounters.prefetchedChunks += got.chunks;
+    this.peerCounters.prefetchedBytes += got.segments * m.segBytes;
   }
 
   /** An advisory is withdrawn: what it prefetched and nobody used leaves the host pool and the device. Returns the chunks dropped. */

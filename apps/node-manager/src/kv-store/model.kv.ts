@@ -24,12 +24,4 @@ export class ModelKv {
     this.segBytes = segmentBytes({ layers: geometry.layers, kvHeads: 1, headDim: geometry.rowElems, bytesPerElement: 4 });
     this.stride = segmentStride(this.segBytes, POOL_ALIGNMENT);
   }
-
-  /** Layers `tier` holds of the chunk counted from layer 0 (later layers are dropped first). */
-  leadingLayers(key: string, tier: 'mem' | 'ssd'): number {
-    const held = this.table.layersIn(key, tier);
-    let n = 0;
-    while (n < held.length && held[n] === n) n++;
-    return n;
-  }
 }

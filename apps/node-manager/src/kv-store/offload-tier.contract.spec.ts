@@ -5,12 +5,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ErrorCode, type PoolTier } from '@mnemo/kv-core';
+import { ErrorCode, leadingLayers, type PoolTier } from '@mnemo/kv-core';
 import { transfer } from '@mnemo/native-cuda';
 import { OffloadTiers, type TierChange } from './offload.tiers.js';
 import { closePoolDevices, openPoolDevices } from './pool.devices.js';
 import { RestoreReader } from './restore.reader.js';
-import type { KvStoreSettings } from './kv-store.settings.js';
+import type { KvStoreSettings } from '../config/kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { chunkChain, layerOf } from '../../test/chunk-chain.fixture.js';
 
@@ -106,7 +106,7 @@ describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
     expect(requests[0]!.some((c) => holds(h, c.key))).toBe(false);
     // What an evicted request still has is its lower layers, never an upper layer without the ones below.
     for (const r of requests)
-      for (const c of r) expect(m.table.layersIn(c.key, tier)).toEqual([...Array(m.leadingLayers(c.key, tier)).keys()]);
+      for (const c of r) expect(m.table.layersIn(c.key, tier)).toEqual([...Array(leadingLayers(m.table, c.key, tier)).keys()]);
     expect(h.changes.some((c) => c.kind === 'removed' || c.kind === 'truncated')).toBe(true);
     expect(h.tiers.usage(tier).used).toBeLessThanOrEqual(h.tiers.usage(tier).capacity);
     await h.close();

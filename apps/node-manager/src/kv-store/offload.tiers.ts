@@ -1,7 +1,9 @@
 import {
   putRecord,
+  removalChanges,
   replayJournal,
   type ExtentAllocator,
+  type HoldingChange,
   type KvRowGeometry,
   type PoolTier,
   type Removal,
@@ -14,15 +16,8 @@ import type { SsdPoolDevice } from '@mnemo/native-cuda';
 import type { PoolDevice } from './pool.devices.js';
 import { SsdJournalFile, type JournalHealth } from './ssd-journal.file.js';
 
-/** A change to what a tier holds of some chunks (the KV events the node publishes). */
-export interface TierChange {
-  readonly kind: 'stored' | 'removed' | 'truncated';
-  readonly tier: PoolTier;
-  readonly model: string;
-  readonly keys: readonly string[];
-  /** `truncated`: layers still held, counted from layer 0. */
-  readonly layers?: number;
-}
+/** A change to what a pool tier holds of some chunks (the KV events the node publishes); `truncated`: `layers` still held from layer 0. */
+export type TierChange = HoldingChange & { readonly tier: PoolTier };
 
 /** Counters the store exports as metrics. */
 export interface TierCounters {
@@ -160,24 +155,11 @@ export class OffloadTiers {
    */
   applyRemovals(m: ModelKv, removals: readonly Removal[]): void {
     if (removals.length === 0) return;
-    const touched = new Map<PoolTier, Set<string>>();
     for (const r of removals) {
       if (!r.deferred) this.free(r.location);
       if (r.tier === 'ssd') m.journal?.append([{ kind: 'remove', chunkKey: r.chunkKey, layer: r.layer }]);
-      if (!touched.has(r.tier)) touched.set(r.tier, new Set());
-      touched.get(r.tier)!.add(r.chunkKey);
     }
-    for (const [tier, keys] of touched) {
-      const gone: string[] = [];
-      const cut = new Map<number, string[]>();
-      for (const k of keys) {
-        const left = m.leadingLayers(k, tier);
-        if (left === 0 && m.table.layersIn(k, tier).length === 0) gone.push(k);
-        else if (left < m.geometry.layers) cut.set(left, [...(cut.get(left) ?? []), k]);
-      }
-      if (gone.length > 0) this.onChange({ kind: 'removed', tier, model: m.model, keys: gone });
-      for (const [layers, ks] of cut) this.onChange({ kind: 'truncated', tier, model: m.model, keys: ks, layers });
-    }
+    for (const c of removalChanges(m.table, m.model, removals)) this.onChange(c);
   }
 
   /**

@@ -11,7 +11,7 @@ import {
   type HostPoolDevice,
   type SsdPoolDevice,
 } from '@mnemo/native-cuda';
-import type { KvStoreSettings } from './kv-store.settings.js';
+import type { KvStoreSettings } from '../config/kv-store.settings.js';
 
 /** Every offset and size in the pools is a multiple of this, so host ↔ SSD copies need no bounce buffer. */
 export const POOL_ALIGNMENT = 4096;

@@ -3,6 +3,7 @@ import {
   ErrorCode,
   layerPieces,
   MnemoError,
+  pushRowRanges,
   restoredTokensByTier,
   RestoreReadSchedule,
   restoreTier,
@@ -16,7 +17,6 @@ import { RestoreBuffers } from './restore.buffers.js';
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import { transferOperands } from './transfer.operands.js';
-import { pushRows } from './restore.rows.js';
 import { HostPromotions, type RestoreSource as Source } from './host.promotions.js';
 
 export interface RestoreOptions extends RestoreReadOptions {
@@ -209,7 +209,7 @@ export class RestoreReader {
     for (const p of layerPieces(g, layer, this.from, this.until)) {
       const h = srcs[p.chunk - first]!.host!;
       const src = h.offset + (p.src - layer * segElems) * 4;
-      if (target) pushRows(ranges, op(h.operand), src, p.dst, p.len, this.until - this.from, g.rowElems, target);
+      if (target) pushRowRanges(ranges, op(h.operand), src, p.dst, p.len, this.until - this.from, g.rowElems, target);
       else ranges.push(op(h.operand), src, 0, p.dst * 4, p.len * 4);
     }
     // Replicas this restore read in were verified on the way in; the others are checked now

@@ -2,8 +2,9 @@ import { open, rename, type FileHandle } from 'node:fs/promises';
 import {
   compactJournal,
   decodeJournal,
+  emptyJournal,
   encodeRecords,
-  JOURNAL_VERSION,
+  journalReplayable,
   type DecodedJournal,
   type JournalRecord,
   type LookupTable,
@@ -91,13 +92,8 @@ export class SsdJournalFile {
       const bytes = new Uint8Array(await fh.readFile());
       const decoded = decodeJournal(bytes);
       const journal = new SsdJournalFile(path, fh, io);
-      const usable =
-        decoded.header !== undefined &&
-        decoded.header.numLayers === numLayers &&
-        (decoded.end === 'clean' || decoded.end === 'torn' || decoded.end === 'corrupt');
-      if (!usable) {
-        // Empty, not a journal, another version or another model's geometry: start a fresh log.
-        await journal.rewrite(encodeRecords([header(numLayers, false, Date.now())]));
+      if (!journalReplayable(decoded, numLayers)) {
+        await journal.rewrite(emptyJournal(numLayers, Date.now()));
         return { journal, found: { decoded: { ...decoded, records: [] }, truncatedBytes: bytes.length } };
       }
       const truncatedBytes = bytes.length - decoded.validBytes;
@@ -239,8 +235,4 @@ export class SsdJournalFile {
     this.cutPending = false;
     await old.close();
   }
-}
-
-function header(numLayers: number, snapshot: boolean, createdMs: number): JournalRecord {
-  return { kind: 'header', version: JOURNAL_VERSION, numLayers, snapshot, entries: 0, createdMs };
 }

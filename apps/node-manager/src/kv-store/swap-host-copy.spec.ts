@@ -14,7 +14,7 @@ import { InferenceRequestSchema } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import { NodeMetrics } from '../shared/node.metrics.js';
-import { Sequence } from '../batching/sequence.js';
+import { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from '../batching/sequence.store.js';
 import { SwapManager } from '../batching/swap.manager.js';
 import { KvStore } from './kv.store.js';

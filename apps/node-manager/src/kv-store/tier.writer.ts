@@ -1,16 +1,18 @@
-import { planOffload, type DeviceWrite, type OffloadDevice, type PinHandle, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
+import {
+  planOffload,
+  splitWrites,
+  WriteBehindQueue,
+  type DeviceWrite,
+  type OffloadDevice,
+  type PinHandle,
+  type SegmentLocation,
+  type SegmentRef,
+} from '@mnemo/kv-core';
 import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { PoolDevice } from './pool.devices.js';
-import {
-  HOST_FIRST_PART_SEGMENTS,
-  HOST_PART_SEGMENTS,
-  PayloadUse,
-  splitWrites,
-  type ChunkPayload,
-  type TierWriterTuning,
-} from './write.parts.js';
+import { HOST_FIRST_PART_SEGMENTS, HOST_PART_SEGMENTS, PayloadUse, type ChunkPayload, type TierWriterTuning } from './write.parts.js';
 
 export type { ChunkPayload, TierWriterTuning } from './write.parts.js';
 import { transferOperands } from './transfer.operands.js';
@@ -67,7 +69,7 @@ const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] =>
  * which a blocking queue would.
  */
 export class TierWriter {
-  private readonly queue: SsdJob[] = [];
+  private readonly queue: WriteBehindQueue<SsdJob>;
   private pumping?: Promise<void>;
   /** Wakes a pump waiting for the next part of a write-through. */
   private wakePump?: () => void;
@@ -79,15 +81,18 @@ export class TierWriter {
   ssdSkipped = 0;
   /** Segments not queued for SSD because the queue was at its byte bound (kept in faster tiers only, or recomputed later). */
   ssdDropped = 0;
-  /** Bytes the queue holds now: pinned host segments plus whole payloads with a segment queued. */
-  private queuedBytes = 0;
 
   constructor(
     private readonly tiers: OffloadTiers,
     private readonly onError: (e: unknown, what: string) => void,
     private readonly maxQueueBytes = DEFAULT_SSD_QUEUE_BYTES,
     private readonly tuning: TierWriterTuning = {},
-  ) {}
+  ) {
+    // What a job holds while queued or in flight: its pinned host segment, or the whole payload it is cut from.
+    this.queue = new WriteBehindQueue(maxQueueBytes, (j) =>
+      j.source.kind === 'host' ? { bytes: j.m.segBytes } : { bytes: j.source.payload.byteLength, shared: j.source.use },
+    );
+  }
 
   /** Segments waiting for (or in) an SSD write. */
   get pendingSsd(): number {
@@ -96,7 +101,7 @@ export class TierWriter {
 
   /** Bytes the write-behind queue holds (never above its bound, but for one job). */
   get pendingSsdBytes(): number {
-    return this.queuedBytes;
+    return this.queue.bytes;
   }
 
   /**
@@ -125,8 +130,8 @@ export class TierWriter {
    */
   stop(): void {
     this.stopped = true;
-    for (const j of this.queue.splice(0)) {
-      this.dequeued(j);
+    for (const j of this.queue.takeAll()) {
+      this.queue.done(j);
       this.release(j);
     }
   }
@@ -266,28 +271,10 @@ export class TierWriter {
       this.ssdSkipped++;
       return;
     }
-    const bytes = this.bytesOf(job);
-    // An empty queue always takes one job, so a payload larger than the bound still gets written.
-    if (this.queuedBytes > 0 && this.queuedBytes + bytes > this.maxQueueBytes) {
+    if (!this.queue.offer(job)) {
       this.release(job);
       this.ssdDropped++;
-      return;
     }
-    this.queuedBytes += bytes;
-    if (job.source.kind === 'payload') job.source.use.queued++;
-    this.queue.push(job);
-  }
-
-  /** What queueing `job` adds: its pinned segment, or its payload when none of the payload's segments is queued yet. */
-  private bytesOf(job: SsdJob): number {
-    if (job.source.kind === 'host') return job.m.segBytes;
-    return job.source.use.queued === 0 ? job.source.payload.byteLength : 0;
-  }
-
-  /** `job` left the queue (written, dropped or given up): its bytes no longer count. */
-  private dequeued(job: SsdJob): void {
-    if (job.source.kind === 'host') this.queuedBytes -= job.m.segBytes;
-    else if (--job.source.use.queued === 0) this.queuedBytes -= job.source.payload.byteLength;
   }
 
   private pump(): void {
@@ -307,10 +294,7 @@ export class TierWriter {
           this.wakePump = undefined;
           continue;
         }
-        const origin = this.queue[0]!.origin;
-        let n = 0;
-        while (n < this.queue.length && n < SSD_BATCH_SEGMENTS && this.queue[n]!.origin === origin) n++;
-        const p = this.writeBatch(this.queue.splice(0, n));
+        const p = this.writeBatch(this.queue.takeBatch(SSD_BATCH_SEGMENTS, (first, next) => next.origin === first.origin));
         running.add(p);
         void p.finally(() => running.delete(p));
         const dry = this.queue.length === 0 && (this.writes.size === 0 || this.tuning.commitBetweenParts === true);
@@ -350,7 +334,7 @@ export class TierWriter {
         if (!this.stopped) this.onError(e, 'SSD write');
       } finally {
         for (const j of jobs) {
-          this.dequeued(j);
+          this.queue.done(j);
           this.release(j);
         }
       }

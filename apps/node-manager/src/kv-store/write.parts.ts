@@ -1,7 +1,6 @@
-// The pieces of a TierWriter write-through: its parts (each part's SSD write-behind starts as
-// soon as it lands in host memory, while the copy threads work on the next), the readers of a
-// chunk's payload, and the tuning the tiers bench's A/Bs set.
-import type { DeviceWrite } from '@mnemo/kv-core';
+// The pieces of a TierWriter write-through: the size of its parts (each part's SSD write-behind
+// starts as soon as it lands in host memory, while the copy threads work on the next; kv-core's
+// splitWrites cuts them), the readers of a chunk's payload, and the tuning the tiers bench's A/Bs set.
 
 /** A whole chunk's KV in the payload layout `[layer][K|V][256][kv_head][head_dim]` (fp32). */
 export interface ChunkPayload {
@@ -26,33 +25,6 @@ export const HOST_PART_SEGMENTS = 64;
  */
 export const HOST_FIRST_PART_SEGMENTS = 16;
 
-/**
- * A plan cut into parts of at most `max` segments per device (the first at most `first`), in
- * plan order (layer-major), each part's extents its own segments' strides; the plan whole when
- * `max` <= 0 or an extent holds more than its segments (its slack would be lost if a part failed).
- */
-export function splitWrites<S>(writes: readonly DeviceWrite<S>[], max: number, stride: number, first = max): DeviceWrite<S>[][] {
-  const exact = writes.every((w) => w.extents.reduce((n, x) => n + x.length, 0) === w.segments.length * stride);
-  if (max <= 0 || !exact) return [[...writes]];
-  const parts: DeviceWrite<S>[][] = [];
-  for (let from = 0, size = Math.max(1, Math.min(first, max)); writes.some((w) => w.segments.length > from); from += size, size = max) {
-    parts.push(
-      writes
-        .filter((w) => w.segments.length > from)
-        .map((w) => {
-          const offsets = w.offsets.slice(from, from + size);
-          return {
-            ...w,
-            segments: w.segments.slice(from, from + size),
-            offsets,
-            extents: offsets.map((offset) => ({ offset, length: stride })),
-          };
-        }),
-    );
-  }
-  return parts;
-}
-
 /** For same-process A/Bs only (the tiers bench): the previous behaviour of the SSD write-behind. */
 export interface TierWriterTuning {
   /** SSD batches written at once (default SSD_BATCHES_IN_FLIGHT). */
@@ -70,8 +42,6 @@ export interface TierWriterTuning {
 /** Readers of one chunk's payload: the host write, and each SSD write queued straight from it. */
 export class PayloadUse {
   private users = 1;
-  /** SSD jobs of this payload in the write-behind queue (the payload's bytes count against the bound while any is). */
-  queued = 0;
 
   constructor(readonly chunk: ChunkPayload) {}
 

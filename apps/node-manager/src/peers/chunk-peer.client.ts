@@ -2,14 +2,9 @@ import { Metadata, type Client, type ClientReadableStream } from '@grpc/grpc-js'
 import { crc32c } from '@mnemo/native-cuda';
 import { LinkSpeed } from '@mnemo/kv-core';
 import { loadGrpcServices } from '@mnemo/proto';
-import { peerChannelCredentials, type PeerTls } from '../chunks/peer.tls.js';
-
-/** One key's answer from a peer: its verified payload, or a miss (not held, corrupt, truncated, or the stream broke). */
-export interface PeerChunk {
-  readonly key: string;
-  /** `[layer][K|V][256][row]` for the requested layer range; undefined = miss. */
-  readonly payload?: Float32Array;
-}
+import type { PeerTls } from '../config/peer-tls.settings.js';
+import type { PeerChunk } from '../kv-store/chunk-store.port.js';
+import { peerChannelCredentials } from './peer.tls.js';
 
 interface ChunkDataWire {
   key: string;

@@ -4,7 +4,7 @@ import type { Engine } from '@mnemo/engine';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
-import { checkKvSources } from '../inference/kv-sources.check.js';
+import { checkKvSources } from '../peers/kv-sources.check.js';
 import { CHUNK_STORE, type ChunkStore } from '../kv-store/chunk-store.port.js';
 import type { PrefetchAdvisory } from '@mnemo/kv-core';
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { KvRestorePlan, RestoreSources } from '@mnemo/engine';
 import { BoundedRecords, endWithError } from '@mnemo/service-kit';
-import type { Sequence } from '../batching/sequence.js';
+import type { Sequence } from '../shared/sequence.js';
 import type { DropLog } from './drop.log.js';
 
 /** What this node did for one request's prompt KV: the node's half of `why`. */

@@ -11,6 +11,16 @@ export {
 } from './placement.policy.js';
 export { ExtentAllocator, type ExtentAllocatorStats } from './extent.allocator.js';
 export { planOffload, type OffloadDevice, type DeviceWrite, type OffloadPlan } from './offload.planner.js';
+export { splitWrites } from './write.split.js';
+export { WriteBehindQueue, type WriteBehindCost } from './write-behind.queue.js';
+export {
+  HoldingChangeBatch,
+  TierHoldings,
+  leadingLayers,
+  removalChanges,
+  type HoldingChange,
+  type HoldingTier,
+} from './holding.changes.js';
 export * from './eviction.order.js';
 export { LookupTable } from './lookup.table.js';
 export type { LookupTableOptions, Removal, Victim, PrefixChunk, PinHandle, EvictionOptions } from './lookup.types.js';
@@ -30,7 +40,15 @@ export {
   type JournalEnd,
   type DecodedJournal,
 } from './journal.codec.js';
-export { replayJournal, compactJournal, putRecord, type ReplayReport, type ReplayDropReason } from './journal.replay.js';
+export {
+  replayJournal,
+  compactJournal,
+  putRecord,
+  emptyJournal,
+  journalReplayable,
+  type ReplayReport,
+  type ReplayDropReason,
+} from './journal.replay.js';
 export { OrderedSet, type Comparator } from './ordered.set.js';
 export {
   restoreReach,
@@ -50,4 +68,4 @@ export {
   COPY_AHEAD_LAYERS,
   type RestoreReadOptions,
 } from './restore-read.schedule.js';
-export { PrefetchedChunks, type PrefetchAdvisory, type Drop, type Withdrawal } from './prefetched.chunks.js';
+export { PrefetchedChunks, type PrefetchAdvisory, type Drop, type ImportedChunk, type Withdrawal } from './prefetched.chunks.js';

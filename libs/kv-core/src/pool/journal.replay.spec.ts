@@ -1,6 +1,6 @@
 import { ExtentAllocator } from './extent.allocator.js';
 import { decodeJournal, encodeRecords, JOURNAL_VERSION, type JournalHeader, type JournalRecord } from './journal.codec.js';
-import { compactJournal, putRecord, replayJournal } from './journal.replay.js';
+import { compactJournal, emptyJournal, journalReplayable, putRecord, replayJournal } from './journal.replay.js';
 import { LookupTable } from './lookup.table.js';
 import { seeded } from '../testing/seeded.random.js';
 
@@ -149,5 +149,26 @@ describe(compactJournal.name, () => {
   it('compacts an empty table to a header alone', () => {
     const [table] = fresh();
     expect(decodeJournal(compactJournal(table, 0))).toMatchObject({ end: 'clean', records: [], header: { entries: 0 } });
+  });
+});
+
+describe(journalReplayable.name, () => {
+  const log = encodeRecords([header, put(1, 0, 0)]);
+  it.each<[string, Uint8Array, number, boolean]>([
+    ['a clean log of this geometry', log, 2, true],
+    ['a torn tail: cut back, then replayed', log.subarray(0, log.length - 3), 2, true],
+    ['a corrupt last record: cut back, then replayed', Uint8Array.from(log, (b, i) => (i === log.length - 1 ? b ^ 0xff : b)), 2, true],
+    ['another geometry', log, 3, false],
+    ['empty', new Uint8Array(0), 2, false],
+    ['not a journal', new TextEncoder().encode('not a journal at all, just text'), 2, false],
+  ])('%s', (_, bytes, numLayers, want) => {
+    expect(journalReplayable(decodeJournal(bytes), numLayers)).toBe(want);
+  });
+
+  it('an empty journal is a replayable header with nothing after it', () => {
+    const decoded = decodeJournal(emptyJournal(2, 1234));
+    expect(decoded.header).toEqual({ ...header, createdMs: 1234 });
+    expect(decoded.records).toEqual([]);
+    expect(journalReplayable(decoded, 2)).toBe(true);
   });
 });

@@ -80,6 +80,24 @@ export function compactJournal(table: LookupTable, createdMs: number): Uint8Arra
   ]);
 }
 
+/** A journal with nothing in it yet: its header alone (a new log, or one replacing a file that cannot be replayed). */
+export function emptyJournal(numLayers: number, createdMs: number): Uint8Array {
+  return encodeRecords([{ kind: 'header', version: JOURNAL_VERSION, numLayers, snapshot: false, entries: 0, createdMs }]);
+}
+
+/**
+ * Whether a decoded journal is one to replay and append to for a model of `numLayers` layers: a
+ * header of that geometry, ending where a cut back to `validBytes` mends it (clean, torn or
+ * corrupt). Otherwise (empty, not a journal, another version or geometry) a fresh log replaces it.
+ */
+export function journalReplayable(decoded: DecodedJournal, numLayers: number): boolean {
+  return (
+    decoded.header !== undefined &&
+    decoded.header.numLayers === numLayers &&
+    (decoded.end === 'clean' || decoded.end === 'torn' || decoded.end === 'corrupt')
+  );
+}
+
 /** The record to append after `table.put(seg, location, stampMs)` of an SSD replica. */
 export function putRecord(seg: SegmentRef, location: SegmentLocation, stampMs: number): JournalPut {
   const { deviceIndex, offset, length, crc32c } = location;

@@ -1,4 +1,4 @@
-import { PrefetchedChunks } from './prefetched.chunks.js';
+import { PrefetchedChunks, type ImportedChunk } from './prefetched.chunks.js';
 
 const chunk = (key: string, position: number, stamp: number, layers = [0, 1, 2]) => ({
   model: 'm',
@@ -100,6 +100,37 @@ describe(PrefetchedChunks.name, () => {
       sut.add(adv('x', 100), { ...chunk('a0', 0, 10, []), onDevice: true });
       expect(sut.expire(150)).toEqual({ drops: [], unstage: [{ model: 'm', key: 'a0' }] });
       expect(sut.size).toBe(0);
+    });
+  });
+
+  describe('recordImport', () => {
+    const imported = (key: string, fresh: boolean, hostLayers: number[] = [], onDevice = false): ImportedChunk => ({
+      key,
+      position: 0,
+      fresh,
+      hostLayers,
+      onDevice,
+    });
+
+    it.each<[string, ImportedChunk[], { chunks: number; segments: number }, string[], string[]]>([
+      ['a fresh chunk that landed: prefetched', [imported('a', true, [0, 1])], { chunks: 1, segments: 2 }, ['a'], ['a']],
+      ['staged on the device alone: prefetched, no segment', [imported('a', true, [], true)], { chunks: 1, segments: 0 }, ['a'], ['a']],
+      ['a fresh chunk that did not land: nothing', [imported('a', true)], { chunks: 0, segments: 0 }, [], []],
+      ['here already, nobody prefetched it: landed only', [imported('a', false, [0, 1, 2])], { chunks: 0, segments: 0 }, [], ['a']],
+      ['here already, another advisory prefetched it: shared', [imported('b', false, [0, 1, 2])], { chunks: 0, segments: 0 }, ['b'], ['b']],
+    ])('%s', (_name, chunks, got, known, landed) => {
+      sut.add(adv('other', 1e9), chunk('b', 0, 5, [0]));
+      expect(sut.recordImport(adv('x', 1e9), { model: 'm', bytes: 100, stamp: 10 }, chunks)).toEqual(got);
+      // What x holds once the other advisory is gone.
+      sut.forget('other');
+      expect(['a', 'b'].filter((k) => sut.has(k))).toEqual(known);
+      expect([...sut.landed('x')]).toEqual(landed);
+    });
+
+    it('records fresh chunks before those that were here', () => {
+      sut.add(adv('other', 1e9), chunk('b', 0, 5, []));
+      sut.recordImport(adv('x', 1e9), { model: 'm', bytes: 100, stamp: 10 }, [imported('b', false), imported('a', true, [0])]);
+      expect([...sut.landed('x')]).toEqual(['a', 'b']);
     });
   });
 });

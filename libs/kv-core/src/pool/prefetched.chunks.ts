@@ -43,6 +43,18 @@ export interface Drop {
   readonly layer: number;
 }
 
+/** One chunk an advisory's import brought, or found here already. */
+export interface ImportedChunk {
+  readonly key: string;
+  readonly position: number;
+  /** Pulled in by this import (the host pool held none of it before). */
+  readonly fresh: boolean;
+  /** Layers the host pool holds of it now (of a fresh chunk: what landed). */
+  readonly hostLayers: readonly number[];
+  /** Staged on the device by this import. */
+  readonly onDevice: boolean;
+}
+
 /** What withdrawn advisories leave behind: host segments to drop, and device-staged chunks to unstage. */
 export interface Withdrawal {
   readonly drops: Drop[];
@@ -105,6 +117,33 @@ export class PrefetchedChunks {
     }));
     for (const it of items) this.queue.add(it);
     this.chunks.set(c.key, { model: c.model, advisories: new Set([advisory.id]), items, urgency, onDevice: c.onDevice === true });
+  }
+
+  /**
+   * Records what an advisory's import left here, and says what it prefetched. A fresh chunk is
+   * the advisory's prefetch when any of it landed, in the host pool or staged on the device; a
+   * chunk that was here already is no copy this advisory brought: it joins the advisories of a
+   * chunk another one prefetched, or else only counts as landed for it. Fresh chunks go first,
+   * each group in import order.
+   */
+  recordImport(
+    advisory: PrefetchAdvisory,
+    of: { readonly model: string; readonly bytes: number; readonly stamp: number },
+    chunks: readonly ImportedChunk[],
+  ): { chunks: number; segments: number } {
+    const got = { chunks: 0, segments: 0 };
+    for (const c of chunks) {
+      if (!c.fresh || (c.hostLayers.length === 0 && !c.onDevice)) continue;
+      got.chunks++;
+      got.segments += c.hostLayers.length;
+      this.add(advisory, { ...of, key: c.key, position: c.position, layers: c.hostLayers, onDevice: c.onDevice });
+    }
+    for (const c of chunks) {
+      if (c.fresh) continue;
+      if (this.has(c.key)) this.add(advisory, { ...of, key: c.key, position: c.position, layers: [] });
+      else this.landedFor(advisory, c.key);
+    }
+    return got;
   }
 
   /**

@@ -1,11 +1,17 @@
-import type { KvRestoreTarget } from '@mnemo/engine';
+/** Where each position's K and V rows sit in the engine's cache, as byte offsets (negative: not restored there). */
+export interface RowTarget {
+  readonly kOffsets: ArrayLike<number>;
+  readonly vOffsets: ArrayLike<number>;
+}
 
 /**
  * Transfer ranges for one payload piece (`len` floats at payload offset `dst`, layout
  * `[K|V][n][row]`, read from byte `src` of operand `srcOp`) into the engine's rows at `target`
- * (operand 0): one range per run of positions whose rows are adjacent there (a block's worth).
+ * (operand 0), appended to `ranges` as `srcOp, srcByte, 0, dstByte, bytes`: one range per run of
+ * positions whose rows are adjacent there (a block's worth); a position at a negative offset is
+ * skipped.
  */
-export function pushRows(
+export function pushRowRanges(
   ranges: number[],
   srcOp: number,
   src: number,
@@ -13,7 +19,7 @@ export function pushRows(
   len: number,
   n: number,
   row: number,
-  target: KvRestoreTarget,
+  target: RowTarget,
 ): void {
   const half = n * row;
   const offsets = dst >= half ? target.vOffsets : target.kOffsets;

@@ -1,7 +1,7 @@
 import type { Context, Span } from '@opentelemetry/api';
 import type { ServedModel } from '@mnemo/engine';
 import type { InferenceRequest } from '@mnemo/proto';
-import type { KvReuseReport } from '../droidspeak/kv-reuse.report.js';
+import type { KvReuseReport } from './kv-reuse.report.js';
 
 /** One request inside the node, from admission to its last TokenEvent. */
 export class Sequence {

@@ -2,22 +2,22 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { Engine } from '@mnemo/engine';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { CLOCK, JsonLogger, NATS_CONNECTION, NatsModule, ServiceMetrics, systemClock, type Clock } from '@mnemo/service-kit';
-import { BatchingModule } from './batching/batching.module.js';
-import { ChunksModule } from './chunks/chunks.module.js';
-import { NODE_CONFIG, type NodeManagerConfig } from './config/node-manager.config.js';
-import { ENGINE } from './engine/engine.factory.js';
-import { HeartbeatModule } from './heartbeat/heartbeat.module.js';
-import { InferenceModule } from './inference/inference.module.js';
-import { NodeLifecycle } from './shared/node.lifecycle.js';
-import { PrefetchModule } from './prefetch/prefetch.module.js';
-import { NodeMetrics } from './shared/node.metrics.js';
-import { PassCosts } from './shared/pass.costs.js';
-import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from './kv-store/prompt-store.port.js';
-import { SSD_BACKEND } from './kv-store/pool.devices.js';
-import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from './kv-store/chunk-store.port.js';
-import { ChunkPeerClient } from './peers/chunk-peer.client.js';
-import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from './droidspeak/cross-model.reuse.js';
-import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from './kv-store/session.tails.js';
+import { BatchingModule } from '../batching/batching.module.js';
+import { ChunksModule } from '../chunks/chunks.module.js';
+import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
+import { ENGINE } from '../engine/engine.factory.js';
+import { HeartbeatModule } from '../heartbeat/heartbeat.module.js';
+import { InferenceModule } from '../inference/inference.module.js';
+import { NodeLifecycle } from '../shared/node.lifecycle.js';
+import { PrefetchModule } from '../prefetch/prefetch.module.js';
+import { NodeMetrics } from '../shared/node.metrics.js';
+import { PassCosts } from '../shared/pass.costs.js';
+import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
+import { SSD_BACKEND } from '../kv-store/pool.devices.js';
+import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from '../kv-store/chunk-store.port.js';
+import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
+import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
+import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-store/session.tails.js';
 
 /** The KV side the services use: prompts' restore source, the local tiers for peers, the peer client. */
 export interface NodeStores {
@@ -33,10 +33,10 @@ export interface NodeStores {
   /** The SSD pools' I/O backend the heartbeat reports (PoolReport.ssdBackend); absent or '': no SSD pool. */
   readonly ssdBackend?: string;
 }
-import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
-import { TokenizersModule } from './tokenizers/tokenizers.module.js';
-import { KV_RECORDER, NO_KV_RECORDER, type KvRecorder } from './why/kv.recorder.js';
-import { WhyNatsHandler } from './why/why.nats-handler.js';
+import { ServedTokenizers } from '../tokenizers/served-tokenizers.js';
+import { TokenizersModule } from '../tokenizers/tokenizers.module.js';
+import { KV_RECORDER, NO_KV_RECORDER, type KvRecorder } from '../why/kv.recorder.js';
+import { WhyNatsHandler } from '../why/why.nats-handler.js';
 
 /**
  * Root module: process-wide singletons (config, logger, metrics, clock, the engine, the NATS connection) are made

@@ -1,6 +1,6 @@
 import { ErrorCode, isChunkKey, MnemoError } from '@mnemo/kv-core';
 import type { KvSource } from '@mnemo/proto';
-import { parseHostPort } from '../chunks/advertised.address.js';
+import { parseHostPort } from '../config/host-port.parser.js';
 
 /** Sources one request may name; the scheduler lists a handful at most. */
 export const MAX_KV_SOURCES = 16;

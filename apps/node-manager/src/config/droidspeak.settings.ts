@@ -1,4 +1,3 @@
-import { findSyntheticModel } from '@mnemo/engine';
 import { QUALITY_METRICS, type QualityMetric } from '@mnemo/kv-core';
 
 /** NODE_DROIDSPEAK_* parsed: whether and how a derived model's request reuses its base's KV. */
@@ -31,17 +30,26 @@ export interface DroidSpeakEnv {
 }
 
 /**
+ * The base a model catalog names for a derived model. The catalog is the engine's: it is handed in
+ * so that reading the environment needs no engine.
+ */
+export type CatalogBase = (model: string) => string | undefined;
+
+export const NO_CATALOG: CatalogBase = () => undefined;
+
+/**
  * Bases come from NODE_DROIDSPEAK_BASES (`derived=base`, for model directories) and, for the
- * synthetic catalog's derived models, from the catalog; only pairs the node serves both of count.
+ * catalog's derived models, from the catalog; only pairs the node serves both of count.
  */
 export function parseDroidSpeakSettings(
   env: DroidSpeakEnv,
   served: readonly string[],
+  catalogBase: CatalogBase,
 ): { settings?: DroidSpeakSettings; problems: string[] } {
   const problems: string[] = [];
   const bases = new Map<string, string>();
   for (const id of served) {
-    const base = findSyntheticModel(id)?.derivedFrom?.base;
+    const base = catalogBase(id);
     if (base && served.includes(base)) bases.set(id, base);
   }
   for (const entry of env.NODE_DROIDSPEAK_BASES ?? []) {

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { encodeMessage, TokenEventSchema } from '@mnemo/proto';
 import { NATS_CONNECTION } from '@mnemo/service-kit';
-import type { Sequence } from '../batching/sequence.js';
-import type { TokenEventInit, TokenSink } from '../batching/token.sink.port.js';
+import type { Sequence } from '../shared/sequence.js';
+import type { TokenEventInit, TokenSink } from './token.sink.port.js';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 
 /**

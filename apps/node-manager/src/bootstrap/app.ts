@@ -12,36 +12,36 @@ import {
   type RepeatingTask,
 } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
-import { BatchScheduler } from './batching/batch.scheduler.js';
-import { SequenceStore } from './batching/sequence.store.js';
-import { loadNodeManagerConfig } from './config/node-manager.config.js';
-import { ChunkTransferGrpcServer } from './chunks/chunk-transfer.grpc-server.js';
-import { createEngine } from './engine/engine.factory.js';
-import { LayerStreamMetrics } from './engine/layer-stream.metrics.js';
-import { HEARTBEAT_TASK } from './heartbeat/heartbeat.module.js';
-import { PublishHeartbeatUseCase } from './heartbeat/publish-heartbeat.use-case.js';
-import { InferenceNatsHandler } from './inference/inference.nats-handler.js';
-import { NodeLifecycle } from './shared/node.lifecycle.js';
-import { NodeMetrics } from './shared/node.metrics.js';
-import { KvEventsPublisher } from './kv-store/kv-events.publisher.js';
-import { SessionTails } from './kv-store/session.tails.js';
-import { KvStore } from './kv-store/kv.store.js';
-import { KvStoreMetrics } from './kv-store/kv-store.metrics.js';
-import { ServedTokenizers } from './tokenizers/served-tokenizers.js';
-import { NO_CHUNK_STORE } from './kv-store/chunk-store.port.js';
-import { NO_PROMPT_STORE } from './kv-store/prompt-store.port.js';
-import { ChunkPeerClient } from './peers/chunk-peer.client.js';
-import { PeerAwarePromptStore } from './peers/peer-aware.prompt-store.js';
-import { PeerMetrics } from './peers/peer.metrics.js';
-import { CrossModelReuse } from './droidspeak/cross-model.reuse.js';
-import { DroidSpeakMetrics } from './droidspeak/droidspeak.metrics.js';
-import { eCacheModel, ECacheTier } from './droidspeak/e-cache.tier.js';
-import { ReusePlanCache } from './droidspeak/reuse-plan.cache.js';
-import { startVllmEvents, type VllmEventsHandle } from './interop/vllm-events.wiring.js';
-import type { KvHoldingChange } from './kv-store/kv-events.publisher.js';
+import { BatchScheduler } from '../batching/batch.scheduler.js';
+import { SequenceStore } from '../batching/sequence.store.js';
+import { loadNodeManagerConfig } from '../config/node-manager.config.js';
+import { ChunkTransferGrpcServer } from '../chunks/chunk-transfer.grpc-server.js';
+import { createEngine, syntheticBase } from '../engine/engine.factory.js';
+import { LayerStreamMetrics } from '../engine/layer-stream.metrics.js';
+import { HEARTBEAT_TASK } from '../heartbeat/heartbeat.module.js';
+import { PublishHeartbeatUseCase } from '../heartbeat/publish-heartbeat.use-case.js';
+import { InferenceNatsHandler } from '../inference/inference.nats-handler.js';
+import { NodeLifecycle } from '../shared/node.lifecycle.js';
+import { NodeMetrics } from '../shared/node.metrics.js';
+import { KvEventsPublisher } from '../kv-store/kv-events.publisher.js';
+import { SessionTails } from '../kv-store/session.tails.js';
+import { KvStore } from '../kv-store/kv.store.js';
+import { KvStoreMetrics } from '../kv-store/kv-store.metrics.js';
+import { ServedTokenizers } from '../tokenizers/served-tokenizers.js';
+import { NO_CHUNK_STORE } from '../kv-store/chunk-store.port.js';
+import { NO_PROMPT_STORE } from '../kv-store/prompt-store.port.js';
+import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
+import { PeerAwarePromptStore } from '../peers/peer-aware.prompt-store.js';
+import { PeerMetrics } from '../peers/peer.metrics.js';
+import { CrossModelReuse } from '../droidspeak/cross-model.reuse.js';
+import { DroidSpeakMetrics } from '../droidspeak/droidspeak.metrics.js';
+import { eCacheModel, ECacheTier } from '../droidspeak/e-cache.tier.js';
+import { ReusePlanCache } from '../droidspeak/reuse-plan.cache.js';
+import { startVllmEvents, type VllmEventsHandle } from '../interop/vllm-events.wiring.js';
+import type { KvHoldingChange } from '../kv-store/kv-events.publisher.js';
 import { BoundedRecords, tracerFor } from '@mnemo/service-kit';
-import { DropLog } from './why/drop.log.js';
-import { KvRecorder } from './why/kv.recorder.js';
+import { DropLog } from '../why/drop.log.js';
+import { KvRecorder } from '../why/kv.recorder.js';
 
 export interface NodeManagerHandle {
   readonly nodeId: string;
@@ -64,7 +64,7 @@ export interface NodeManagerHandle {
  * load and gRPC address.
  */
 export async function startNodeManager(env: Readonly<Record<string, string | undefined>> = process.env): Promise<NodeManagerHandle> {
-  const config = loadNodeManagerConfig(env);
+  const config = loadNodeManagerConfig(env, syntheticBase);
   const logger = new JsonLogger('node-manager', config.LOG_LEVEL as LogLevel);
   const metrics = new ServiceMetrics('node-manager');
   const engine = await createEngine(config);

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { credentials, ServerCredentials, type ChannelCredentials } from '@grpc/grpc-js';
 
 /** PEM bytes of node ↔ node mutual TLS: the private CA, and this node's certificate and key (signed by it). */
 export interface PeerTls {
@@ -30,16 +29,4 @@ export function loadPeerTls(env: { NODE_GRPC_TLS_CA?: string; NODE_GRPC_TLS_CERT
   };
   const tls = { ca: read('NODE_GRPC_TLS_CA'), cert: read('NODE_GRPC_TLS_CERT'), key: read('NODE_GRPC_TLS_KEY') };
   return problems.length > 0 ? { problems } : { tls, problems };
-}
-
-/** Server side: TLS, and a client certificate signed by the CA required of every caller. */
-export function peerServerCredentials(tls: PeerTls | undefined): ServerCredentials {
-  return tls
-    ? ServerCredentials.createSsl(tls.ca, [{ cert_chain: tls.cert, private_key: tls.key }], true)
-    : ServerCredentials.createInsecure();
-}
-
-/** Client side: verifies the peer against the CA and presents this node's certificate. */
-export function peerChannelCredentials(tls: PeerTls | undefined): ChannelCredentials {
-  return tls ? credentials.createSsl(tls.ca, tls.key, tls.cert) : credentials.createInsecure();
 }

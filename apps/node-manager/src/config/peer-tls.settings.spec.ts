@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadPeerTls } from './peer.tls.js';
+import { loadPeerTls } from './peer-tls.settings.js';
 
 describe('loadPeerTls (NODE_GRPC_TLS_*)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'peer-tls-'));

@@ -1,5 +1,5 @@
-import type { DeviceWrite } from '@mnemo/kv-core';
-import { splitWrites } from './write.parts.js';
+import type { DeviceWrite } from './offload.planner.js';
+import { splitWrites } from './write.split.js';
 
 const STRIDE = 4096;
 const write = (deviceIndex: number, n: number, at = 0, slack = 0): DeviceWrite<string> => ({
