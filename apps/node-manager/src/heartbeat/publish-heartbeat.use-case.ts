@@ -41,6 +41,7 @@ export class PublishHeartbeatUseCase {
     const c = this.passCosts.costs();
     return {
       recomputeMsPerChunk: c.recomputeMsPerChunk,
+      attentionMsPerChunkPair: c.attentionMsPerChunkPair,
       hostMsPerChunk: c.loadMsPerChunk?.host,
       ssdMsPerChunk: c.loadMsPerChunk?.ssd,
       peerMsPerChunk: c.peerMsPerChunk,

@@ -22,6 +22,25 @@ describe(PassCosts.name, () => {
     expect(values).toEqual([{ labels: { term: 'recompute' }, value: costs.costs().recomputeMsPerChunk }]);
   });
 
+  it('learns what attention adds over long prompts and exports it beside recompute', async () => {
+    const metrics = new ServiceMetrics('pass-costs-attention-test');
+    const costs = new PassCosts(metrics);
+    // 20 ms per computed chunk plus 0.2 per chunk pair: prompts of 8 to 96 chunks, some behind a cached prefix.
+    for (let i = 0; i < 60; i++) {
+      const [prompt, cached] = [
+        [8, 0],
+        [40, 0],
+        [96, 0],
+        [96, 64],
+      ][i % 4]!;
+      const fresh = prompt - cached;
+      costs.prefillPass([seq(prompt * 256, cached * 256)], 20 * fresh + 0.2 * (fresh * cached + (fresh * fresh) / 2));
+    }
+    expect(costs.costs().attentionMsPerChunkPair).toBeCloseTo(0.2, 2);
+    const values = (await metrics.registry.getSingleMetric('mnemo_node_measured_cost_ms')!.get()).values;
+    expect(values.map((v) => v.labels.term).sort()).toEqual(['attention', 'recompute']);
+  });
+
   it('reports how often a full batch frees a slot, once enough sequences finished', () => {
     const costs = new PassCosts(undefined, 16);
     for (let i = 0; i < 7; i++) costs.sequenceFinished(800);

@@ -1,5 +1,5 @@
 import { Gauge } from 'prom-client';
-import { NodeCostMeters, type MeasuredCosts } from '@mnemo/kv-core';
+import { attentionChunkPairs, NodeCostMeters, type MeasuredCosts } from '@mnemo/kv-core';
 import type { ServiceMetrics } from '@mnemo/service-kit';
 
 /** Where one prompt's KV came from in a prefill pass, tokens (the restore plan's sources; none restored: zeros). */
@@ -33,7 +33,8 @@ export class PassCosts {
       name: 'mnemo_node_measured_cost_ms',
       help:
         "This node's costs per 256-token chunk as it measured them from its prefill passes and reports to the scheduler: " +
-        'recompute, host and ssd (restore), peer (pull), and slot (how often a full batch frees a slot); absent until measured',
+        'recompute, attention (per chunk of context a computed chunk attends over), host and ssd (restore), peer (pull), ' +
+        'and slot (how often a full batch frees a slot); absent until measured',
       labelNames: ['term'],
       registers: [metrics.registry],
       collect() {
@@ -41,6 +42,7 @@ export class PassCosts {
         const c = costs();
         const terms: Array<[string, number | undefined]> = [
           ['recompute', c.recomputeMsPerChunk],
+          ['attention', c.attentionMsPerChunkPair],
           ['host', c.loadMsPerChunk?.host],
           ['ssd', c.loadMsPerChunk?.ssd],
           ['peer', c.peerMsPerChunk],
@@ -75,14 +77,15 @@ export class PassCosts {
   /** A prefill pass took `ms` for these prompts (those whose first token came; a failed pass is not a measurement). */
   prefillPass(seqs: readonly PassSeq[], ms: number): void {
     if (seqs.length === 0) return;
-    let [computed, host, ssd, peer] = [0, 0, 0, 0];
+    let [computed, host, ssd, peer, pairs] = [0, 0, 0, 0, 0];
     for (const s of seqs) {
       computed += Math.max(0, s.promptTokens - s.cachedTokens);
+      pairs += attentionChunkPairs(s.promptTokens, s.cachedTokens);
       host += s.restored?.host ?? 0;
       ssd += s.restored?.ssd ?? 0;
       peer += s.restored?.peer ?? 0;
     }
-    this.meters.pass({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer });
+    this.meters.pass({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer, attentionChunkPairs: pairs });
   }
 
   /** A sequence left the batch after `residencyMs` in it (its first token to its last). */

@@ -77,6 +77,7 @@ export function measuredCosts(w: MeasuredCostsWire): MeasuredCosts {
   const load = { ...(ok(w.hostMsPerChunk) ? { host: w.hostMsPerChunk } : {}), ...(ok(w.ssdMsPerChunk) ? { ssd: w.ssdMsPerChunk } : {}) };
   return {
     ...(ok(w.recomputeMsPerChunk) ? { recomputeMsPerChunk: w.recomputeMsPerChunk } : {}),
+    ...(ok(w.attentionMsPerChunkPair) ? { attentionMsPerChunkPair: w.attentionMsPerChunkPair } : {}),
     ...(Object.keys(load).length > 0 ? { loadMsPerChunk: load } : {}),
     ...(ok(w.peerMsPerChunk) ? { peerMsPerChunk: w.peerMsPerChunk } : {}),
     ...(ok(w.slotMs) ? { slotMs: w.slotMs } : {}),

@@ -26,6 +26,13 @@ export interface PassCostOptions {
 }
 
 const TERMS = 6; // pass overhead, recompute, host, ssd, peer, attention
+/**
+ * The attention term's ridge counts as priorChunks passes of this many chunk pairs (a 22-chunk,
+ * 5.6K-token prompt from scratch): over short prompts a quadratic is all but a straight line, and
+ * a weak ridge let it soak up the pull towards the recompute prior; only passes over long prompts,
+ * where attention is what they measure, move it off 0.
+ */
+const ATTENTION_PRIOR_PAIRS = 256;
 
 /**
  * A node's own costs per 256-token chunk, learnt from its prefill passes: each pass's wall time
@@ -75,11 +82,13 @@ export class PassCostModel {
     const theta0 = [0, prior.recompute, prior.host, prior.ssd, prior.peer, 0];
     // Ridge towards the prior: (A + R) θ = b + R θ0. The overhead is pulled towards 0 as firmly: when
     // every pass is the same size, overhead and per-chunk cost cannot be told apart, and the chunks take the time.
-    const m = this.a.map((row, i) => row.map((v, j) => v + (i === j ? priorChunks : 0)));
+    const ridge = (i: number) => (i === 5 ? priorChunks * ATTENTION_PRIOR_PAIRS ** 2 : priorChunks);
+    const m = this.a.map((row, i) => row.map((v, j) => v + (i === j ? ridge(i) : 0)));
     const rhs = this.b.map((v, i) => v + (i === 0 ? 0 : priorChunks * theta0[i]!));
     const theta = solve(m, rhs);
     const fig = (i: number): number | undefined => {
-      if (!theta || this.a[i]![i]! < minChunks) return undefined;
+      // Evidence is counted in the term's own units: chunks, or for attention passes of ATTENTION_PRIOR_PAIRS pairs.
+      if (!theta || this.a[i]![i]! < minChunks * (i === 5 ? ATTENTION_PRIOR_PAIRS ** 2 : 1)) return undefined;
       const x = theta[i]!;
       // A chunk attending over one chunk of context costs about 43 ÷ d_model of computing a chunk
       // (4·layers·d FLOPs per token pair against 2·params ≈ 24·layers·d² per token): a quarter of

@@ -1,4 +1,4 @@
-import { NodeCostMeters, type MeasuredCosts } from '@mnemo/kv-core';
+import { attentionChunkPairs, NodeCostMeters, type MeasuredCosts } from '@mnemo/kv-core';
 import type { PassLoad } from './restore-pass.js';
 import { PeerRestore, TierRestore } from './twin-restores.js';
 import type { TwinSeq } from './twin-seq.js';
@@ -17,8 +17,11 @@ export class TwinPassCosts {
 
   /** A pass of `seqs` that took `ms` and read `loads`. */
   observe(seqs: readonly TwinSeq[], loads: readonly PassLoad[], ms: number): void {
-    let computed = 0;
-    for (const s of seqs) computed += Math.max(0, s.request.tokens.length - s.cachedTokens);
+    let [computed, pairs] = [0, 0];
+    for (const s of seqs) {
+      computed += Math.max(0, s.request.tokens.length - s.cachedTokens);
+      pairs += attentionChunkPairs(s.request.tokens.length, s.cachedTokens);
+    }
     let [host, ssd, peer] = [0, 0, 0];
     for (const l of loads) {
       if (l instanceof TierRestore) {
@@ -26,7 +29,7 @@ export class TwinPassCosts {
         ssd += l.tokensByTier.ssd;
       } else if (l instanceof PeerRestore) peer += Math.max(0, l.until - l.from);
     }
-    this.meters.pass({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer });
+    this.meters.pass({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer, attentionChunkPairs: pairs });
   }
 
   /** A sequence left the batch after `residencyMs` in it (its first token to its last). */
