@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -28,4 +28,28 @@ export async function listenHttp(server: Server, port: number, host: string): Pr
 /** Stops taking connections; resolves once the open ones have ended. Nothing to do without a server. */
 export async function closeHttp(server: Server | undefined): Promise<void> {
   if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * One node:http server around a request handler, for the small HTTP surfaces a service keeps
+ * beside its API (ops endpoints, the indexer): listens with {@link listenHttp}; closing twice,
+ * or before it listens, is harmless.
+ */
+export class HttpEndpoint {
+  private server?: Server;
+
+  constructor(private readonly handler: RequestListener) {}
+
+  /** Resolves to the port it got (port 0: a free one). */
+  async listen(port: number, host: string): Promise<number> {
+    const server = createServer(this.handler);
+    this.server = server;
+    return listenHttp(server, port, host);
+  }
+
+  async close(): Promise<void> {
+    const s = this.server;
+    this.server = undefined;
+    await closeHttp(s);
+  }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   decodeMessage,
   encodeMessage,
@@ -10,7 +10,7 @@ import {
   PrefetchRequestSchema,
   Subjects,
 } from '@mnemo/proto';
-import { NATS_CONNECTION } from '@mnemo/service-kit';
+import { NATS_CONNECTION, requestNats } from '@mnemo/service-kit';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import type { ForgetInit, NodePrefetcher, PrefetchInit, PrefetchOutcome } from './node-prefetch.port.js';
 
@@ -43,14 +43,10 @@ export class NatsNodePrefetcher implements NodePrefetcher {
 
   private async ask(subject: string, payload: Uint8Array, ok: (data: Uint8Array) => PrefetchOutcome): Promise<PrefetchOutcome> {
     if (this.nc.isClosed()) return { kind: 'unavailable' };
-    let data: Uint8Array;
-    try {
-      data = (await this.nc.request(subject, payload, { timeout: this.config.SCHEDULER_PREFETCH_TIMEOUT_MS! })).data;
-    } catch (e) {
-      if (e instanceof RequestError && e.isNoResponders()) return { kind: 'unavailable' };
-      if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) return { kind: 'timeout' };
-      return { kind: 'unavailable' };
-    }
+    const sent = await requestNats(this.nc, subject, payload, this.config.SCHEDULER_PREFETCH_TIMEOUT_MS!);
+    if (sent.kind === 'timeout') return { kind: 'timeout' };
+    if (sent.kind !== 'reply') return { kind: 'unavailable' };
+    const data = sent.data;
     try {
       const err = decodeMessage(ErrorReplySchema, data);
       if (err.code !== '') return { kind: 'refused', code: err.code };
