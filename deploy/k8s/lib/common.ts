@@ -1,16 +1,7 @@
 // Pieces every Mnemo workload shares: the namespace, labels, the one image, the NATS and
 // Postgres credentials (Secrets the operator creates; never committed) and ops probes.
 import type { NatsRole } from '@mnemo/testkit';
-import {
-  Service,
-  type IEnvVar,
-  type IPodSecurityContext,
-  type IProbe,
-  type ISecurityContext,
-  type IServiceSpec,
-  type IVolume,
-  type IVolumeMount,
-} from 'kubernetes-models/v1';
+import type { IEnvVar, IPodSecurityContext, IProbe, ISecurityContext, IVolume, IVolumeMount } from 'kubernetes-models/v1';
 
 export const NAMESPACE = 'mnemo';
 /** The image docker-compose.yml builds from the root Dockerfile; override with --image. */
@@ -33,24 +24,6 @@ export const selector = (component: string): Record<string, string> => ({
   'app.kubernetes.io/component': component,
 });
 export const meta = (name: string, component: string) => ({ name, namespace: NAMESPACE, labels: labels(component) });
-
-/** A port a Service exposes; it forwards to the pods' container port of the same name. */
-export interface NamedPort {
-  readonly name: string;
-  readonly port: number;
-  readonly appProtocol?: string;
-}
-
-/** The Service `name` over the pods of `component`; `spec` holds what sets it apart (headless and the like). */
-export function namedPortService(name: string, component: string, ports: readonly NamedPort[], spec: IServiceSpec = {}): Service {
-  const servicePorts = ports.map((p) => ({
-    name: p.name,
-    port: p.port,
-    targetPort: p.name,
-    ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
-  }));
-  return new Service({ metadata: meta(name, component), spec: { ...spec, selector: selector(component), ports: servicePorts } });
-}
 
 export const plainEnv = (vars: Record<string, string>): IEnvVar[] => Object.entries(vars).map(([name, value]) => ({ name, value }));
 

@@ -2,19 +2,9 @@ import { ConfigMap } from 'kubernetes-models/v1';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { natsUsersFromEnv, type NatsRole } from '@mnemo/testkit';
-import {
-  containerSecurity,
-  meta,
-  namedPortService,
-  NAMESPACE,
-  NATS_CLIENT_PORT,
-  NATS_SECRET,
-  selector,
-  TLS_DIR,
-  tlsMount,
-  tlsVolume,
-} from './common.js';
+import { containerSecurity, meta, NAMESPACE, NATS_CLIENT_PORT, NATS_SECRET, selector, TLS_DIR, tlsMount, tlsVolume } from './common.js';
 import type { K8sObject } from './common.js';
+import { namedPortService } from './services.js';
 
 const REPLICAS = 3;
 const CLUSTER_PORT = 6222;

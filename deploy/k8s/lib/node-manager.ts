@@ -5,7 +5,6 @@ import { StorageClass } from 'kubernetes-models/storage.k8s.io/v1';
 import {
   containerSecurity,
   meta,
-  namedPortService,
   NAMESPACE,
   plainEnv,
   podSecurity,
@@ -19,7 +18,7 @@ import {
 } from './common.js';
 import type { Overlay } from './overlays.js';
 import type { K8sObject } from './common.js';
-import { MODEL_DIRS, PORTS } from './services.js';
+import { MODEL_DIRS, namedPortService, PORTS } from './services.js';
 
 export const SSD_CLASS = 'mnemo-local-ssd';
 

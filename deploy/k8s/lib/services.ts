@@ -1,11 +1,10 @@
-import { type IContainerPort, type IEnvVar, type IResourceRequirements } from 'kubernetes-models/v1';
+import { Service, type IContainerPort, type IEnvVar, type IResourceRequirements, type IServiceSpec } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget, type IPodDisruptionBudgetSpec } from 'kubernetes-models/policy/v1';
 import {
   containerSecurity,
   meta,
-  namedPortService,
   NAMESPACE,
   plainEnv,
   podSecurity,
@@ -60,6 +59,24 @@ interface ServiceSpec {
   probePort: string;
   scrapePort: number;
   resources: IResourceRequirements;
+}
+
+/** A port a Service exposes; it forwards to the pods' container port of the same name. */
+export interface NamedPort {
+  readonly name: string;
+  readonly port: number;
+  readonly appProtocol?: string;
+}
+
+/** The Service `name` over the pods of `component`; `spec` holds what sets it apart (headless and the like). */
+export function namedPortService(name: string, component: string, ports: readonly NamedPort[], spec: IServiceSpec = {}): Service {
+  const servicePorts = ports.map((p) => ({
+    name: p.name,
+    port: p.port,
+    targetPort: p.name,
+    ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
+  }));
+  return new Service({ metadata: meta(name, component), spec: { ...spec, selector: selector(component), ports: servicePorts } });
 }
 
 /** A Deployment of one Mnemo service (`node apps/<app>/dist/main.js` in the one image). */
