@@ -2,9 +2,9 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, Subjects } from '@mnemo/proto';
 import { choosePlan } from '@mnemo/kv-core';
 import { systemClock } from '@mnemo/service-kit';
-import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+import type { ProfilerHandle } from '../../apps/profiler/src/app.js';
 import { ReusePlanCache } from '../../apps/node-manager/src/droidspeak/reuse-plan.cache.js';
-import { registerPair } from './profiler-job.js';
+import { registerPair, startJobProfiler } from './profiler-job.js';
 
 const BASE = 'mnemo-tiny';
 const DERIVED = 'mnemo-tiny-ft';
@@ -44,7 +44,7 @@ describe('DroidSpeak plan service', () => {
     );
 
   beforeAll(async () => {
-    profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
+    profiler = await startJobProfiler();
     nc = await connect({ servers: process.env.NATS_URL! });
     await registerPair(nc, BASE, DERIVED, 4);
     sut = new ReusePlanCache(nc, systemClock, { requestTimeoutMs: 10_000, missTtlMs: 60_000 });

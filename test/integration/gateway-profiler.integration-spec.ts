@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startGateway, type GatewayHandle } from '../../apps/gateway/src/app.js';
-import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
-import { registerPair } from './profiler-job.js';
+import type { ProfilerHandle } from '../../apps/profiler/src/app.js';
+import { registerPair, startJobProfiler } from './profiler-job.js';
 
 const BASE = 'mnemo-tiny';
 const DERIVED = 'mnemo-tiny-ft';
@@ -16,7 +16,7 @@ describe('gateway /v1/profiler', () => {
     fetch(url('/jobs'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
+    profiler = await startJobProfiler();
     gateway = await startGateway({
       NATS_URL: process.env.NATS_URL,
       GATEWAY_PORT: '0',

@@ -2,6 +2,12 @@
 // the pair with the real profiler over NATS, run a small job over its REST API, wait for the end.
 import type { NatsConnection } from '@nats-io/transport-node';
 import { encodeMessage, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
+import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+
+/** A profiler on free ports (the database and NATS of global-setup) that takes up a queued job within 200 ms. */
+export function startJobProfiler(): Promise<ProfilerHandle> {
+  return startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
+}
 
 /** Registers `base`, `derived` (its fine-tune, both `layers` deep) and the pair with the profiler over NATS. */
 export async function registerPair(nc: NatsConnection, base: string, derived: string, layers: number): Promise<void> {
