@@ -1,5 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 
 /**
  * How long an idle keep-alive connection stays open on our HTTP servers. Longer than clients
@@ -22,6 +23,20 @@ export async function listenHttp(server: Server, port: number, host: string): Pr
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * Serves a Nest Express application's JSON API on `host:port`: a JSON body of any content type
+ * (curl -d sends form-urlencoded) up to `limit`, no x-powered-by header, idle connections
+ * outlasting the clients'. Resolves to the port it got.
+ */
+export async function listenJsonApi(app: NestExpressApplication, port: number, host: string, limit: number | string): Promise<number> {
+  app.getHttpAdapter().getInstance().disable('x-powered-by');
+  app.useBodyParser('json', { limit, type: () => true });
+  await app.listen(port, host);
+  const server = app.getHttpServer() as Server;
+  outlastClientKeepAlive(server);
   return (server.address() as AddressInfo).port;
 }
 
