@@ -10,7 +10,7 @@ import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { DEFAULT_TENANT } from '../../apps/gateway/src/auth/api-key.authenticator.js';
 import { profilePair, startJobProfiler } from './profiler-job.js';
 import { KvEventLog } from './kv-events.js';
-import { Cluster, scrape } from './cluster.js';
+import { Cluster, scrape, referenceNodeEnv } from './cluster.js';
 import { dispatch, type DirectResult } from './direct-dispatch.js';
 
 const BASE = 'mnemo-tiny';
@@ -98,15 +98,9 @@ describe('DroidSpeak cross-model reuse on a node', () => {
   beforeAll(async () => {
     engine = await ReferenceEngine.create({ models: [BASE, DERIVED], backend: 'cpu', kvBlocks: 64 });
     profiler = await startJobProfiler();
-    const nodeEnv = {
-      NODE_ENGINE: 'reference',
-      NODE_REFERENCE_BACKEND: 'cpu',
-      NODE_KV_BLOCKS: '64',
-      NODE_MODELS: `${BASE},${DERIVED}`,
-      NODE_KV_EVENTS_MS: '20',
-    };
     // A 100% floor: the cheapest profiled plan, whichever it is; the test checks the mechanism, the profiler test the quality.
-    cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv: { ...nodeEnv, NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' } });
+    const nodeEnv = referenceNodeEnv(`${BASE},${DERIVED}`, 64, { NODE_KV_EVENTS_MS: '20', NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' });
+    cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv });
     kv = new KvEventLog(cluster.nc);
     node = await cluster.addNode({ NODE_ID: `ds-on-${process.pid}` });
     await cluster.waitForLiveNodes(1);

@@ -8,7 +8,7 @@ import type { ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { profilePair, startJobProfiler } from './profiler-job.js';
 import { KvEventLog } from './kv-events.js';
-import { Cluster, scrape, type InferenceRun } from './cluster.js';
+import { Cluster, scrape, type InferenceRun, referenceNodeEnv } from './cluster.js';
 import { dispatch, keepBusy } from './direct-dispatch.js';
 
 const BASE = 'mnemo-tiny';
@@ -28,14 +28,7 @@ describe('DroidSpeak routing on the base model’s KV', () => {
 
   beforeAll(async () => {
     profiler = await startJobProfiler();
-    const nodeEnv = {
-      NODE_ENGINE: 'reference',
-      NODE_REFERENCE_BACKEND: 'cpu',
-      NODE_KV_BLOCKS: '512',
-      NODE_MODELS: `${BASE},${DERIVED}`,
-      NODE_KV_EVENTS_MS: '20',
-      NODE_DROIDSPEAK_MAX_LOSS_BP: '10000',
-    };
+    const nodeEnv = referenceNodeEnv(`${BASE},${DERIVED}`, 512, { NODE_KV_EVENTS_MS: '20', NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' });
     cluster = await Cluster.start({ nodes: 0, schedulerEnv: { SCHEDULER_DROIDSPEAK_BASES: `${DERIVED}=${BASE}` }, nodeEnv });
     kv = new KvEventLog(cluster.nc);
     n1 = await cluster.addNode({ NODE_ID: `dsr-1-${process.pid}` });

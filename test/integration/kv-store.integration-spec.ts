@@ -5,7 +5,7 @@ import { KvChangeKind, KvTier } from '@mnemo/proto';
 import { ioInfo } from '@mnemo/native-cuda';
 import { status as mnemoStatus } from '../../apps/cli/src/commands.js';
 import { GatewayClient } from '../../apps/cli/src/gateway.client.js';
-import { Cluster, scrape, eventually } from './cluster.js';
+import { Cluster, scrape, eventually, referenceNodeEnv } from './cluster.js';
 import { KvEventLog } from './kv-events.js';
 
 const until = (pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 10000) => eventually(pred, what, timeoutMs);
@@ -35,13 +35,7 @@ describe('KV store on a running node', () => {
   let cluster: Cluster;
   let base: string;
   let kv: KvEventLog;
-  const nodeEnv = {
-    NODE_ENGINE: 'reference',
-    NODE_REFERENCE_BACKEND: 'cpu',
-    NODE_KV_BLOCKS: '64',
-    NODE_MODELS: MODEL,
-    NODE_KV_EVENTS_MS: '20',
-  };
+  const nodeEnv = referenceNodeEnv(MODEL, 64, { NODE_KV_EVENTS_MS: '20' });
 
   beforeAll(async () => {
     cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv });

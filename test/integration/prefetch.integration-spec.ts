@@ -9,7 +9,7 @@ import type { NodeManagerHandle } from '../../apps/node-manager/src/app.js';
 import { loadSchedulerConfig } from '../../apps/scheduler/src/config/scheduler.config.js';
 import { NatsNodePrefetcher } from '../../apps/scheduler/src/sessions/nats-node.prefetcher.js';
 import type { PrefetchInit } from '../../apps/scheduler/src/sessions/node-prefetch.port.js';
-import { Cluster, scrape, eventually } from './cluster.js';
+import { Cluster, scrape, eventually, referenceNodeEnv } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
@@ -20,7 +20,7 @@ describe('advisory prefetch on a running node', () => {
   let a: NodeManagerHandle;
   let b: NodeManagerHandle;
   let nodes: NatsNodePrefetcher;
-  const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '128', NODE_MODELS: MODEL };
+  const nodeEnv = referenceNodeEnv(MODEL, 128);
 
   beforeAll(async () => {
     cluster = await Cluster.start({ nodes: 2, nodeEnv });
