@@ -2,7 +2,7 @@
 // gateway (streamed; greedy or seeded sampling), sending an advisory before some turns, and a
 // record of every request — its body, what the client saw (text, finish, usage, error) and when
 // each piece of text arrived.
-import { rng } from '@mnemo/testkit';
+import { rng, sseData } from '@mnemo/testkit';
 
 const TOPICS = [
   'the journal',
@@ -30,32 +30,21 @@ export async function streamChat(base, body, deadlineMs) {
       rec.error = (await res.json().catch(() => ({})))?.error ?? { code: `http_${res.status}` };
       return end(rec);
     }
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let buffered = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffered += decoder.decode(value, { stream: true });
-      let at;
-      while ((at = buffered.indexOf('\n\n')) >= 0) {
-        const data = buffered.slice(0, at).replace(/^data: /, '');
-        buffered = buffered.slice(at + 2);
-        if (data === '[DONE]') {
-          rec.done = true;
-          continue;
+    for await (const data of sseData(res.body)) {
+      if (data === '[DONE]') {
+        rec.done = true;
+        continue;
+      }
+      const chunk = JSON.parse(data);
+      rec.id ??= chunk.id;
+      if (chunk.error) rec.error = chunk.error;
+      if (chunk.usage) rec.usage = chunk.usage;
+      for (const c of chunk.choices ?? []) {
+        if (c.delta?.content) {
+          rec.text += c.delta.content;
+          rec.arrivals.push(Date.now());
         }
-        const chunk = JSON.parse(data);
-        rec.id ??= chunk.id;
-        if (chunk.error) rec.error = chunk.error;
-        if (chunk.usage) rec.usage = chunk.usage;
-        for (const c of chunk.choices ?? []) {
-          if (c.delta?.content) {
-            rec.text += c.delta.content;
-            rec.arrivals.push(Date.now());
-          }
-          if (c.finish_reason) rec.finish = c.finish_reason;
-        }
+        if (c.finish_reason) rec.finish = c.finish_reason;
       }
     }
   } catch (e) {

@@ -66,6 +66,20 @@ export function gatewayCluster(options: Omit<ClusterOptions, 'gateway'>): { read
 }
 
 /**
+ * A node on the reference engine's CPU backend serving `models` (comma-separated) in `kvBlocks`
+ * device blocks (unset: the node's default), with `extra` on top.
+ */
+export function referenceNodeEnv(models: string, kvBlocks?: number, extra: Env = {}): Env {
+  return {
+    NODE_ENGINE: 'reference',
+    NODE_REFERENCE_BACKEND: 'cpu',
+    ...(kvBlocks === undefined ? {} : { NODE_KV_BLOCKS: String(kvBlocks) }),
+    NODE_MODELS: models,
+    ...extra,
+  };
+}
+
+/**
  * A sim node that carries real KV bytes (`layers` x `row` floats per token, NODE_SIM_KV_BYTES), 256
  * device blocks and a 64 MiB host pool: what the peer-restore specs give every node.
  */

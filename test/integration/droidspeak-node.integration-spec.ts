@@ -4,22 +4,13 @@
 // partial prefill in this process.
 import { chunkKeys, eCacheKeys, planReuse, withoutTransition, type ReusePattern } from '@mnemo/kv-core';
 import { ReferenceEngine } from '@mnemo/engine';
-import {
-  decodeMessage,
-  encodeMessage,
-  KvEventSchema,
-  KvTier,
-  PlanReplySchema,
-  PlanRequestSchema,
-  Subjects,
-  type KvEvent,
-  type KvReuse,
-} from '@mnemo/proto';
-import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, Subjects, type KvReuse } from '@mnemo/proto';
+import type { ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { DEFAULT_TENANT } from '../../apps/gateway/src/auth/api-key.authenticator.js';
-import { profilePair } from './profiler-job.js';
-import { Cluster, scrape } from './cluster.js';
+import { profilePair, startJobProfiler } from './profiler-job.js';
+import { KvEventLog } from './kv-events.js';
+import { Cluster, scrape, referenceNodeEnv } from './cluster.js';
 import { dispatch, type DirectResult } from './direct-dispatch.js';
 
 const BASE = 'mnemo-tiny';
@@ -54,7 +45,7 @@ describe('DroidSpeak cross-model reuse on a node', () => {
   let node: NodeManagerHandle;
   let off: NodeManagerHandle;
   let engine: ReferenceEngine;
-  const events: KvEvent[] = [];
+  let kv: KvEventLog;
   let seqN = 0;
 
   /** What the node must answer: greedy tokens after a partial prefill of [0, until) under `pattern` (or a full prefill). */
@@ -101,35 +92,16 @@ describe('DroidSpeak cross-model reuse on a node', () => {
   /** Runs the prompt on the base model at `nodeId` and waits until its chunk is in the host pool. */
   async function cacheOnBase(nodeId: string, prompt: number[], base = BASE): Promise<void> {
     expect((await dispatch(cluster, nodeId, prompt, [], base)).error).toBeUndefined();
-    await untilInHost(nodeId, chunkKeys(base, 'itest', prompt)[0]!);
-  }
-
-  async function untilInHost(nodeId: string, key: string): Promise<void> {
-    const end = Date.now() + 20_000;
-    const inHost = () =>
-      events.some((e) => e.nodeId === nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)));
-    while (!inHost()) {
-      if (Date.now() > end) throw new Error('base chunk never reached the host pool');
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    expect(await kv.untilInHost(nodeId, chunkKeys(base, 'itest', prompt)[0]!)).toBe(true);
   }
 
   beforeAll(async () => {
     engine = await ReferenceEngine.create({ models: [BASE, DERIVED], backend: 'cpu', kvBlocks: 64 });
-    profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
-    const nodeEnv = {
-      NODE_ENGINE: 'reference',
-      NODE_REFERENCE_BACKEND: 'cpu',
-      NODE_KV_BLOCKS: '64',
-      NODE_MODELS: `${BASE},${DERIVED}`,
-      NODE_KV_EVENTS_MS: '20',
-    };
+    profiler = await startJobProfiler();
     // A 100% floor: the cheapest profiled plan, whichever it is; the test checks the mechanism, the profiler test the quality.
-    cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv: { ...nodeEnv, NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' } });
-    const sub = cluster.nc.subscribe(Subjects.KV_EVENTS);
-    void (async () => {
-      for await (const m of sub) events.push(decodeMessage(KvEventSchema, m.data));
-    })();
+    const nodeEnv = referenceNodeEnv(`${BASE},${DERIVED}`, 64, { NODE_KV_EVENTS_MS: '20', NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' });
+    cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv });
+    kv = new KvEventLog(cluster.nc);
     node = await cluster.addNode({ NODE_ID: `ds-on-${process.pid}` });
     await cluster.waitForLiveNodes(1);
 
@@ -205,7 +177,7 @@ describe('DroidSpeak cross-model reuse on a node', () => {
       };
     };
     expect((await complete(BASE)).usage.kv_reuse).toBeUndefined();
-    await untilInHost(node.nodeId, chunkKeys(BASE, DEFAULT_TENANT, prompt)[0]!);
+    expect(await kv.untilInHost(node.nodeId, chunkKeys(BASE, DEFAULT_TENANT, prompt)[0]!)).toBe(true);
     const body = await complete(DERIVED);
     expect(body.usage.prompt_tokens).toBe(prompt.length);
     expect(body.usage.kv_reuse).toMatchObject({ base_model: BASE, reused_tokens: 256 });

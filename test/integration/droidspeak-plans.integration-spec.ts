@@ -2,9 +2,9 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, Subjects } from '@mnemo/proto';
 import { choosePlan } from '@mnemo/kv-core';
 import { systemClock } from '@mnemo/service-kit';
-import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+import type { ProfilerHandle } from '../../apps/profiler/src/app.js';
 import { ReusePlanCache } from '../../apps/node-manager/src/droidspeak/reuse-plan.cache.js';
-import { registerPair } from './profiler-job.js';
+import { registerPair, runProfilingJob, startJobProfiler } from './profiler-job.js';
 
 const BASE = 'mnemo-tiny';
 const DERIVED = 'mnemo-tiny-ft';
@@ -16,26 +16,15 @@ describe('DroidSpeak plan service', () => {
   let sut: ReusePlanCache;
 
   const runJob = async (seed: number): Promise<string> => {
-    const res = await fetch(`http://127.0.0.1:${profiler.httpPort}/v1/profiler/jobs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        base: BASE,
-        derived: DERIVED,
-        continuationTokens: 4,
-        dataset: { kind: 'synthetic', prompts: 3, tokens: 24, seed },
-      }),
+    const dataset = { kind: 'synthetic', prompts: 3, tokens: 24, seed };
+    const job = await runProfilingJob(`http://127.0.0.1:${profiler.httpPort}/v1/profiler`, {
+      base: BASE,
+      derived: DERIVED,
+      continuationTokens: 4,
+      dataset,
     });
-    const { id } = (await res.json()) as { id: string };
-    for (;;) {
-      const j = (await (await fetch(`http://127.0.0.1:${profiler.httpPort}/v1/profiler/jobs/${id}`)).json()) as {
-        status: string;
-        error: string | null;
-      };
-      if (j.status === 'done') return id;
-      if (j.status === 'failed') throw new Error(j.error ?? 'job failed');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    if (job.status === 'failed') throw new Error(job.error ?? 'job failed');
+    return job.id;
   };
   const ask = async (init: Record<string, unknown>) =>
     decodeMessage(
@@ -44,7 +33,7 @@ describe('DroidSpeak plan service', () => {
     );
 
   beforeAll(async () => {
-    profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
+    profiler = await startJobProfiler();
     nc = await connect({ servers: process.env.NATS_URL! });
     await registerPair(nc, BASE, DERIVED, 4);
     sut = new ReusePlanCache(nc, systemClock, { requestTimeoutMs: 10_000, missTtlMs: 60_000 });

@@ -3,20 +3,12 @@
 // a node that holds nothing of the prompt fetches the base's KV from the peer and reuses it.
 // Real profiler (Postgres), NATS, scheduler and two reference-engine nodes.
 import { chunkKeys, eCacheKeys } from '@mnemo/kv-core';
-import {
-  decodeMessage,
-  encodeMessage,
-  KvEventSchema,
-  KvTier,
-  PlanReplySchema,
-  PlanRequestSchema,
-  Subjects,
-  type KvEvent,
-} from '@mnemo/proto';
-import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, Subjects } from '@mnemo/proto';
+import type { ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
-import { profilePair } from './profiler-job.js';
-import { Cluster, scrape, type InferenceRun } from './cluster.js';
+import { profilePair, startJobProfiler } from './profiler-job.js';
+import { KvEventLog } from './kv-events.js';
+import { Cluster, scrape, type InferenceRun, referenceNodeEnv } from './cluster.js';
 import { dispatch, keepBusy } from './direct-dispatch.js';
 
 const BASE = 'mnemo-tiny';
@@ -32,23 +24,13 @@ describe('DroidSpeak routing on the base model’s KV', () => {
   let cluster: Cluster;
   let n1: NodeManagerHandle;
   let n2: NodeManagerHandle;
-  const events: KvEvent[] = [];
+  let kv: KvEventLog;
 
   beforeAll(async () => {
-    profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
-    const nodeEnv = {
-      NODE_ENGINE: 'reference',
-      NODE_REFERENCE_BACKEND: 'cpu',
-      NODE_KV_BLOCKS: '512',
-      NODE_MODELS: `${BASE},${DERIVED}`,
-      NODE_KV_EVENTS_MS: '20',
-      NODE_DROIDSPEAK_MAX_LOSS_BP: '10000',
-    };
+    profiler = await startJobProfiler();
+    const nodeEnv = referenceNodeEnv(`${BASE},${DERIVED}`, 512, { NODE_KV_EVENTS_MS: '20', NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' });
     cluster = await Cluster.start({ nodes: 0, schedulerEnv: { SCHEDULER_DROIDSPEAK_BASES: `${DERIVED}=${BASE}` }, nodeEnv });
-    const sub = cluster.nc.subscribe(Subjects.KV_EVENTS);
-    void (async () => {
-      for await (const m of sub) events.push(decodeMessage(KvEventSchema, m.data));
-    })();
+    kv = new KvEventLog(cluster.nc);
     n1 = await cluster.addNode({ NODE_ID: `dsr-1-${process.pid}` });
     n2 = await cluster.addNode({ NODE_ID: `dsr-2-${process.pid}` });
     await cluster.waitForLiveNodes(2);
@@ -65,12 +47,7 @@ describe('DroidSpeak routing on the base model’s KV', () => {
   /** The base's chunk of `prompt` on the node's host pool, as the KV events (which the scheduler hears too) report. */
   async function cacheOn(node: NodeManagerHandle, prompt: number[], base = BASE): Promise<void> {
     expect((await dispatch(cluster, node.nodeId, prompt, [], base)).error).toBeUndefined();
-    const key = chunkKeys(base, 'itest', prompt)[0]!;
-    const end = Date.now() + 20_000;
-    while (!events.some((e) => e.nodeId === node.nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)))) {
-      if (Date.now() > end) throw new Error(`the base chunk never reached ${node.nodeId}'s host pool`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    expect(await kv.untilInHost(node.nodeId, chunkKeys(base, 'itest', prompt)[0]!)).toBe(true);
   }
 
   it('a derived request lands on the idle node, which fetches the base’s KV from the busy one and reuses it', async () => {
@@ -133,7 +110,7 @@ describe('DroidSpeak routing on the base model’s KV', () => {
       for (let attempt = 0; attempt < 6 && usage?.kvReuse?.u1 !== chosen.u1; attempt++) {
         const prompt = freshPrompt();
         await cacheOn(m1, prompt, 'mnemo-small');
-        await untilHeld(m1, eCacheKeys(chunkKeys('mnemo-small', 'itest', prompt), chosen.u1)[0]!);
+        await kv.untilInHost(m1.nodeId, eCacheKeys(chunkKeys('mnemo-small', 'itest', prompt), chosen.u1)[0]!);
         const run = await cluster.infer(
           {
             model: 'mnemo-small-ds24',
@@ -156,13 +133,4 @@ describe('DroidSpeak routing on the base model’s KV', () => {
       busy.stop();
     }
   }, 300_000);
-
-  /** Until a KV event reports the key on the node's host pool (E-cache chunks are reported like KV). */
-  async function untilHeld(node: NodeManagerHandle, key: string): Promise<void> {
-    const end = Date.now() + 20_000;
-    while (!events.some((e) => e.nodeId === node.nodeId && e.changes.some((c) => c.tier === KvTier.HOST && c.chunkKeys.includes(key)))) {
-      if (Date.now() > end) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
 });

@@ -2,17 +2,14 @@
 // A request longer than its model's half of the budget completes because the idle model lends it
 // whole elastic units; the lender's own request then takes them back; without elasticity the same
 // request is refused with a clear 400. Metrics show owned / lent / borrowed blocks.
-import { Cluster, scrape, waitFor } from './cluster.js';
+import { Cluster, scrape, waitFor, referenceNodeEnv } from './cluster.js';
 
 // mnemo-tiny and mnemo-tiny-qwen3 both have 4096-element blocks (16 KiB at fp32): one unit = one block
 // of each. 256 KiB → 16 units → regions of 8 blocks (128 tokens) each.
-const nodeEnv = {
-  NODE_ENGINE: 'reference',
-  NODE_REFERENCE_BACKEND: 'cpu',
-  NODE_MODELS: 'mnemo-tiny,mnemo-tiny-qwen3',
+const nodeEnv = referenceNodeEnv('mnemo-tiny,mnemo-tiny-qwen3', undefined, {
   NODE_KV_DEVICE_BYTES: '256KiB',
   NODE_KV_ELASTIC_TICK_MS: '50',
-};
+});
 const LONG = Array.from({ length: 150 }, (_, j) => (j * 31 + 7) % 250);
 
 async function complete(base: string, model: string, prompt: number[], maxTokens: number) {

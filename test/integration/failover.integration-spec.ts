@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subscription } from '@nats-io/transport-node';
 import { decodeMessage, InferenceRequestSchema } from '@mnemo/proto';
-import type { SupervisedProcess } from '@mnemo/testkit';
+import { sseData, type SupervisedProcess } from '@mnemo/testkit';
 import { Cluster, scrape } from './cluster.js';
 import { startSupervisedNode } from './supervised-node.js';
 
@@ -101,39 +101,28 @@ describe('failover: a node killed under a stream, the stream continues token-exa
     expect(res.status).toBe(200);
     const requestId = res.headers.get('x-request-id')!;
     onText(0, requestId);
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = '';
     let text = '';
     let finish: string | undefined;
     let usage: Streamed['usage'];
     let last = Date.now();
     let maxGapMs = 0;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += value;
-      let cut: number;
-      while ((cut = buf.indexOf('\n\n')) >= 0) {
-        const event = buf.slice(0, cut);
-        buf = buf.slice(cut + 2);
-        const now = Date.now();
-        maxGapMs = Math.max(maxGapMs, now - last);
-        last = now;
-        const data = event.slice('data: '.length);
-        if (data === '[DONE]') continue;
-        const chunk = JSON.parse(data) as {
-          error?: unknown;
-          choices: Array<{ text: string; finish_reason: string | null }>;
-          usage?: Streamed['usage'];
-        };
-        if (chunk.error) throw new Error(`stream failed: ${JSON.stringify(chunk.error)}`);
-        if (chunk.usage) usage = chunk.usage;
-        for (const c of chunk.choices) {
-          text += c.text;
-          finish = c.finish_reason ?? finish;
-        }
-        onText(text.length, requestId);
+    for await (const data of sseData(res.body!)) {
+      const now = Date.now();
+      maxGapMs = Math.max(maxGapMs, now - last);
+      last = now;
+      if (data === '[DONE]') continue;
+      const chunk = JSON.parse(data) as {
+        error?: unknown;
+        choices: Array<{ text: string; finish_reason: string | null }>;
+        usage?: Streamed['usage'];
+      };
+      if (chunk.error) throw new Error(`stream failed: ${JSON.stringify(chunk.error)}`);
+      if (chunk.usage) usage = chunk.usage;
+      for (const c of chunk.choices) {
+        text += c.text;
+        finish = c.finish_reason ?? finish;
       }
+      onText(text.length, requestId);
     }
     return { requestId, text, finish, usage, maxGapMs };
   }

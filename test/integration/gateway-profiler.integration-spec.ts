@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startGateway, type GatewayHandle } from '../../apps/gateway/src/app.js';
-import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
-import { registerPair } from './profiler-job.js';
+import type { ProfilerHandle } from '../../apps/profiler/src/app.js';
+import { registerPair, runProfilingJob, startJobProfiler } from './profiler-job.js';
 
 const BASE = 'mnemo-tiny';
 const DERIVED = 'mnemo-tiny-ft';
@@ -16,7 +16,7 @@ describe('gateway /v1/profiler', () => {
     fetch(url('/jobs'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    profiler = await startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
+    profiler = await startJobProfiler();
     gateway = await startGateway({
       NATS_URL: process.env.NATS_URL,
       GATEWAY_PORT: '0',
@@ -35,20 +35,13 @@ describe('gateway /v1/profiler', () => {
   });
 
   it('runs a job and serves its frontier and heatmap as the profiler does', async () => {
-    const res = await post({
+    const job = await runProfilingJob(url(''), {
       base: BASE,
       derived: DERIVED,
       continuationTokens: 4,
       dataset: { kind: 'synthetic', prompts: 2, tokens: 16, seed: 7 },
     });
-    expect(res.status).toBe(202);
-    const { id } = (await res.json()) as { id: string };
-    let job: { status: string; error: string | null; donePatterns: number; totalPatterns: number };
-    for (;;) {
-      job = (await (await fetch(url(`/jobs/${id}`))).json()) as typeof job;
-      if (job.status === 'done' || job.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const id = job.id;
     expect(job).toMatchObject({ status: 'done', error: null });
     expect(job.donePatterns).toBe(job.totalPatterns);
 

@@ -2,7 +2,7 @@
 // small for the concurrent load, every request that fits the cache alone completes — with the
 // answer it gets alone (greedy, reference engine) — because the node preempts and recomputes;
 // a request that could never fit gets a clear 400 before it is admitted.
-import { gatewayCluster, scrape } from './cluster.js';
+import { gatewayCluster, scrape, referenceNodeEnv } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
 
@@ -30,14 +30,7 @@ describe('a full KV pool under concurrent load', () => {
   // 8 blocks = 128 tokens; each request below needs 5 blocks alone, four at once need 20.
   const gw = gatewayCluster({
     nodes: 1,
-    nodeEnv: {
-      NODE_ENGINE: 'reference',
-      NODE_REFERENCE_BACKEND: 'cpu',
-      NODE_KV_BLOCKS: '8',
-      NODE_MODELS: MODEL,
-      NODE_MAX_BATCH: '4',
-      NODE_KV_LAYER_STREAM: 'off',
-    },
+    nodeEnv: referenceNodeEnv(MODEL, 8, { NODE_MAX_BATCH: '4', NODE_KV_LAYER_STREAM: 'off' }),
   });
 
   it('completes every request that fits alone, with the answer it gets alone', async () => {

@@ -1,11 +1,12 @@
 // KV store, done-when: a killed and restarted node-manager serves a conversation's next turn
 // from its SSD pool (warm restart); every change to what a node holds is published as a KV
 // event on NATS. Reference engine (CPU), real pools in a temp data dir, real NATS.
-import { decodeMessage, KvChangeKind, KvEventSchema, KvTier, Subjects, type KvEvent } from '@mnemo/proto';
+import { KvChangeKind, KvTier } from '@mnemo/proto';
 import { ioInfo } from '@mnemo/native-cuda';
 import { status as mnemoStatus } from '../../apps/cli/src/commands.js';
 import { GatewayClient } from '../../apps/cli/src/gateway.client.js';
-import { Cluster, scrape, eventually } from './cluster.js';
+import { Cluster, scrape, eventually, referenceNodeEnv } from './cluster.js';
+import { KvEventLog } from './kv-events.js';
 
 const until = (pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 10000) => eventually(pred, what, timeoutMs);
 
@@ -33,21 +34,12 @@ async function complete(base: string, prompt: number[]): Promise<TextBody> {
 describe('KV store on a running node', () => {
   let cluster: Cluster;
   let base: string;
-  const events: KvEvent[] = [];
-  const nodeEnv = {
-    NODE_ENGINE: 'reference',
-    NODE_REFERENCE_BACKEND: 'cpu',
-    NODE_KV_BLOCKS: '64',
-    NODE_MODELS: MODEL,
-    NODE_KV_EVENTS_MS: '20',
-  };
+  let kv: KvEventLog;
+  const nodeEnv = referenceNodeEnv(MODEL, 64, { NODE_KV_EVENTS_MS: '20' });
 
   beforeAll(async () => {
     cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv });
-    const sub = cluster.nc.subscribe(Subjects.KV_EVENTS);
-    void (async () => {
-      for await (const m of sub) events.push(decodeMessage(KvEventSchema, m.data));
-    })();
+    kv = new KvEventLog(cluster.nc);
     await cluster.addNode({ NODE_ID: NODE });
     await cluster.waitForLiveNodes(1);
     base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
@@ -58,7 +50,7 @@ describe('KV store on a running node', () => {
 
   const held = (tier: KvTier, kind = KvChangeKind.STORED) =>
     new Set(
-      events
+      kv.events
         .filter((e) => e.nodeId === NODE)
         .flatMap((e) => e.changes.filter((c) => c.tier === tier && c.kind === kind).flatMap((c) => c.chunkKeys)),
     );
@@ -69,7 +61,7 @@ describe('KV store on a running node', () => {
     await until(() => held(KvTier.SSD).size >= 2, 'SSD KV events for both chunks');
     expect(held(KvTier.DEVICE).size).toBeGreaterThanOrEqual(2);
     expect(held(KvTier.HOST).size).toBeGreaterThanOrEqual(2);
-    const seqs = events.filter((e) => e.nodeId === NODE).map((e) => Number(e.seq));
+    const seqs = kv.events.filter((e) => e.nodeId === NODE).map((e) => Number(e.seq));
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   });
 

@@ -3,19 +3,12 @@
 // /metrics shows stream stall time, streamed sequences and bytes; what even the stream cannot
 // hold gets a 400 naming both limits; a client that disconnects mid-stream frees everything.
 import { ByteTokenizer, ReferenceEngine } from '@mnemo/engine';
-import { Cluster, scrape, waitFor } from './cluster.js';
+import { Cluster, scrape, waitFor, referenceNodeEnv } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
 // mnemo-tiny: 4 layers, 16 KiB blocks at fp32. 16 device blocks (256 tokens); window 2 → the stream
 // holds C blocks with ⌈C/2⌉ ≤ 16 planes on the device: 32 blocks (512 tokens), the rest in host memory.
-const nodeEnv = {
-  NODE_ENGINE: 'reference',
-  NODE_REFERENCE_BACKEND: 'cpu',
-  NODE_MODELS: MODEL,
-  NODE_KV_BLOCKS: '16',
-  NODE_KV_LAYER_STREAM: 'on',
-  NODE_KV_STREAM_HOST_MB: '4',
-};
+const nodeEnv = referenceNodeEnv(MODEL, 16, { NODE_KV_LAYER_STREAM: 'on', NODE_KV_STREAM_HOST_MB: '4' });
 const LONG = Array.from({ length: 300 }, (_, j) => (j * 31 + 7) % 250);
 const MAX_TOKENS = 20;
 

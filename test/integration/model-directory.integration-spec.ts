@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyChatTemplate, loadTokenizerDir, ReferenceEngine, saveHfModel, syntheticWeightsFor } from '@mnemo/engine';
 import { tinyBpeTokenizer } from '../../libs/engine/test/bpe.fixture.js';
-import { Cluster, waitFor } from './cluster.js';
+import { Cluster, waitFor, referenceNodeEnv } from './cluster.js';
 
 const WITH_TOKENIZER = 'tiny-bpe';
 const WITHOUT_TOKENIZER = 'tiny-untokenized';
@@ -60,7 +60,7 @@ describe('a model served from a directory', () => {
     cluster = await Cluster.start({
       nodes: 1,
       gateway: true,
-      nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: `${dir},${bare}` },
+      nodeEnv: referenceNodeEnv(`${dir},${bare}`, 64),
     });
     base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
     await waitFor(

@@ -3,7 +3,7 @@
 // its device prefix cache (usage.prompt_tokens_details.cached_tokens) — with the same answer as a
 // fresh computation on the reference engine.
 import { applyChatTemplate, ByteTokenizer, ReferenceEngine } from '@mnemo/engine';
-import { gatewayCluster } from './cluster.js';
+import { gatewayCluster, referenceNodeEnv } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
 const tok = new ByteTokenizer();
@@ -62,7 +62,7 @@ describe('multi-turn conversations hit the device prefix cache', () => {
   describe('on the reference engine', () => {
     const gw = gatewayCluster({
       nodes: 1,
-      nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: MODEL },
+      nodeEnv: referenceNodeEnv(MODEL, 64),
     });
 
     it('a prompt extending an earlier one is served from cache with the answer a fresh computation gives', async () => {

@@ -6,7 +6,7 @@
 // on the nodes (but for failovers), services reconnect by themselves, and the scheduler rebuilds
 // its KV directory from the nodes' reports.
 import { Cluster, scrape, TEST_NODE_TIMEOUT_MS, waitFor } from './cluster.js';
-import { counter, scrapeMetrics, startNats } from '@mnemo/testkit';
+import { counter, scrapeMetrics, sseData, startNats } from '@mnemo/testkit';
 
 const MODEL = 'mnemo-tiny';
 const MAX_TOKENS = 200;
@@ -49,31 +49,19 @@ function streamCompletion(base: string, prompt: string, maxTokens = MAX_TOKENS):
       out.ms = Date.now() - t0;
       return out;
     }
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffered = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffered += decoder.decode(value, { stream: true });
-      let at: number;
-      while ((at = buffered.indexOf('\n\n')) >= 0) {
-        const event = buffered.slice(0, at);
-        buffered = buffered.slice(at + 2);
-        const data = event.replace(/^data: /, '');
-        if (data === '[DONE]') {
-          out.done = true;
-          continue;
+    for await (const data of sseData(res.body!)) {
+      if (data === '[DONE]') {
+        out.done = true;
+        continue;
+      }
+      const chunk = JSON.parse(data) as { error?: Outcome['error']; choices?: Array<{ text?: string; finish_reason?: string | null }> };
+      if (chunk.error) out.error = chunk.error;
+      for (const c of chunk.choices ?? []) {
+        if (c.text) {
+          out.text += c.text;
+          markStarted();
         }
-        const chunk = JSON.parse(data) as { error?: Outcome['error']; choices?: Array<{ text?: string; finish_reason?: string | null }> };
-        if (chunk.error) out.error = chunk.error;
-        for (const c of chunk.choices ?? []) {
-          if (c.text) {
-            out.text += c.text;
-            markStarted();
-          }
-          if (c.finish_reason) out.finish = c.finish_reason;
-        }
+        if (c.finish_reason) out.finish = c.finish_reason;
       }
     }
     markStarted();

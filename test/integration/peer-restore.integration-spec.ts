@@ -4,7 +4,7 @@
 // kv_sources entry is refused with invalid_request. Reference engine (CPU), real pools and NATS.
 import { chunkKeys } from '@mnemo/kv-core';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
-import { Cluster, scrape } from './cluster.js';
+import { Cluster, scrape, referenceNodeEnv } from './cluster.js';
 import { dispatch, type KvSourceInit } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
@@ -15,7 +15,7 @@ describe('peer restore (a session moves between nodes)', () => {
   let a: NodeManagerHandle;
   let b: NodeManagerHandle;
   let c: NodeManagerHandle;
-  const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '128', NODE_MODELS: MODEL };
+  const nodeEnv = referenceNodeEnv(MODEL, 128);
 
   beforeAll(async () => {
     cluster = await Cluster.start({ nodes: 3, nodeEnv });

@@ -3,20 +3,13 @@
 // node B pull a session's chunks from node A into its host pool and promote them to free device
 // blocks; B's next request for that session finds them on its device (no restore, no peer fetch
 // on the critical path). Forget drops them; bad advisories get clear errors. Reference engine
-// (CPU), real pools, NATS and gRPC.
+// (CPU), real pools, NATS and gRPC; the requests go through the scheduler's own NATS client.
 import { chunkKeys } from '@mnemo/kv-core';
-import {
-  decodeReplyOrError,
-  encodeMessage,
-  ForgetReplySchema,
-  ForgetRequestSchema,
-  PrefetchReplySchema,
-  PrefetchRequestSchema,
-  Subjects,
-} from '@mnemo/proto';
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
-import { Cluster, scrape, eventually } from './cluster.js';
+import { loadSchedulerConfig } from '../../apps/scheduler/src/config/scheduler.config.js';
+import { NatsNodePrefetcher } from '../../apps/scheduler/src/sessions/nats-node.prefetcher.js';
+import type { PrefetchInit } from '../../apps/scheduler/src/sessions/node-prefetch.port.js';
+import { Cluster, scrape, eventually, referenceNodeEnv } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
@@ -26,38 +19,33 @@ describe('advisory prefetch on a running node', () => {
   let cluster: Cluster;
   let a: NodeManagerHandle;
   let b: NodeManagerHandle;
-  const nodeEnv = { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '128', NODE_MODELS: MODEL };
+  let nodes: NatsNodePrefetcher;
+  const nodeEnv = referenceNodeEnv(MODEL, 128);
 
   beforeAll(async () => {
     cluster = await Cluster.start({ nodes: 2, nodeEnv });
     [a, b] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle];
+    // The scheduler's own client for the nodes' prefetch subjects: the requests an advisory sends, its answers as it reads them.
+    nodes = new NatsNodePrefetcher(
+      cluster.nc,
+      loadSchedulerConfig({ NATS_URL: 'nats://unused:4222', SCHEDULER_PREFETCH_TIMEOUT_MS: '5000' }),
+    );
   });
   afterAll(async () => {
     await cluster?.stop();
   });
 
-  const prefetch = async (nodeId: string, init: MessageInitShape<typeof PrefetchRequestSchema>) =>
-    decodeReplyOrError(
-      PrefetchReplySchema,
-      (await cluster.nc.request(Subjects.nodePrefetch(nodeId), encodeMessage(PrefetchRequestSchema, init), { timeout: 5000 })).data,
-    );
-  const forget = async (nodeId: string, init: MessageInitShape<typeof ForgetRequestSchema>) =>
-    decodeReplyOrError(
-      ForgetReplySchema,
-      (await cluster.nc.request(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, init), { timeout: 5000 })).data,
-    );
-
   it('prefetches a session from another node; the request on the chosen node finds its KV on the device', async () => {
     const first = await dispatch(cluster, a.nodeId, history);
     const keys = chunkKeys(MODEL, 'itest', history);
-    const reply = await prefetch(b.nodeId, {
+    const reply = await nodes.prefetch(b.nodeId, {
       advisoryId: 'adv-1',
       sessionId: 's1',
       model: MODEL,
       chunkKeys: keys,
       sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }],
     });
-    expect(reply).toEqual({ ok: expect.objectContaining({ chunksQueued: 2 }) });
+    expect(reply).toEqual({ kind: 'queued', chunks: 2 });
     await eventually(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === 2, 'the prefetch to land');
     expect(await scrape(b.metricsPort, 'mnemo_kv_prefetch_promoted_chunks_total')).toBe(2);
 
@@ -78,34 +66,32 @@ describe('advisory prefetch on a running node', () => {
     const keys = chunkKeys(MODEL, 'itest', t);
     const before = (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) ?? 0;
     expect(
-      await prefetch(b.nodeId, {
+      await nodes.prefetch(b.nodeId, {
         advisoryId: 'adv-2',
         sessionId: 's2',
         model: MODEL,
         chunkKeys: keys,
         sources: [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }],
       }),
-    ).toEqual({
-      ok: expect.objectContaining({ chunksQueued: 1 }),
-    });
+    ).toEqual({ kind: 'queued', chunks: 1 });
     await eventually(async () => (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) === before + 1, 'the prefetch to land');
     const used = (await scrape(b.metricsPort, 'mnemo_kv_tier_bytes{tier="host",state="used"}'))!;
-    expect(await forget(b.nodeId, { advisoryId: 'adv-2' })).toEqual({ ok: expect.objectContaining({ freedChunks: 1 }) });
+    expect(await nodes.forget(b.nodeId, { advisoryId: 'adv-2' })).toEqual({ kind: 'queued', chunks: 1 });
     expect((await scrape(b.metricsPort, 'mnemo_kv_tier_bytes{tier="host",state="used"}'))!).toBeLessThan(used);
-    expect(await forget(b.nodeId, { advisoryId: 'adv-2' })).toEqual({ ok: expect.objectContaining({ freedChunks: 0 }) });
-    expect(await forget(b.nodeId, { advisoryId: 'never-was' })).toEqual({ ok: expect.objectContaining({ freedChunks: 0 }) });
+    expect(await nodes.forget(b.nodeId, { advisoryId: 'adv-2' })).toEqual({ kind: 'queued', chunks: 0 });
+    expect(await nodes.forget(b.nodeId, { advisoryId: 'never-was' })).toEqual({ kind: 'queued', chunks: 0 });
   });
 
-  it.each<[string, MessageInitShape<typeof PrefetchRequestSchema>, string]>([
+  it.each<[string, PrefetchInit, string]>([
     ['no advisory id', { model: MODEL }, 'invalid_request'],
     ['an unknown model', { advisoryId: 'x', model: 'nope' }, 'model_not_found'],
     ['a malformed chunk key', { advisoryId: 'x', model: MODEL, chunkKeys: ['nope'] }, 'invalid_request'],
     ['an expired advisory', { advisoryId: 'x', model: MODEL, expiresAtMs: 1n }, 'invalid_request'],
   ])('answers %s with %s', async (_n, init, code) => {
-    expect(await prefetch(b.nodeId, init)).toEqual({ error: expect.objectContaining({ code }) });
+    expect(await nodes.prefetch(b.nodeId, init)).toEqual({ kind: 'refused', code });
   });
 
   it('answers a forget naming nothing with invalid_request', async () => {
-    expect(await forget(b.nodeId, {})).toEqual({ error: expect.objectContaining({ code: 'invalid_request' }) });
+    expect(await nodes.forget(b.nodeId, {})).toEqual({ kind: 'refused', code: 'invalid_request' });
   });
 });

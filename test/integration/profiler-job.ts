@@ -2,6 +2,12 @@
 // the pair with the real profiler over NATS, run a small job over its REST API, wait for the end.
 import type { NatsConnection } from '@nats-io/transport-node';
 import { encodeMessage, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
+import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+
+/** A profiler on free ports (the database and NATS of global-setup) that takes up a queued job within 200 ms. */
+export function startJobProfiler(): Promise<ProfilerHandle> {
+  return startProfiler({ ...process.env, METRICS_PORT: '0', HTTP_PORT: '0', LOG_LEVEL: 'warn', PROFILER_JOB_POLL_MS: '200' });
+}
 
 /** Registers `base`, `derived` (its fine-tune, both `layers` deep) and the pair with the profiler over NATS. */
 export async function registerPair(nc: NatsConnection, base: string, derived: string, layers: number): Promise<void> {
@@ -12,6 +18,31 @@ export async function registerPair(nc: NatsConnection, base: string, derived: st
   await nc.request(Subjects.PROFILER_PAIRS_REGISTER, encodeMessage(RegisterModelPairRequestSchema, { base, derived }));
 }
 
+/** A profiling job as its status endpoint shows it. */
+export interface JobStatus {
+  readonly id: string;
+  readonly status: string;
+  readonly error: string | null;
+  readonly donePatterns: number;
+  readonly totalPatterns: number;
+}
+
+/**
+ * Starts a job at `api` (`…/v1/profiler`: the profiler's own, or the gateway's proxy of it) and
+ * polls it every 100 ms until it is done or failed; the job as last seen.
+ */
+export async function runProfilingJob(api: string, body: object): Promise<JobStatus> {
+  const res = await fetch(`${api}/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status !== 202) throw new Error(`profiling job not started: ${res.status} ${await res.text()}`);
+  const { id } = (await res.json()) as { id: string };
+  for (;;) {
+    const job = (await (await pollOnce(`${api}/jobs/${id}`)).json()) as Omit<JobStatus, 'id'>;
+    if (job.status === 'done' || job.status === 'failed') return { ...job, id };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Registers the pair and profiles it with a small synthetic job; throws when the job fails. */
 export async function profilePair(
   nc: NatsConnection,
   profilerHttpPort: number,
@@ -20,19 +51,9 @@ export async function profilePair(
   layers: number,
 ): Promise<void> {
   await registerPair(nc, base, derived, layers);
-  const api = `http://127.0.0.1:${profilerHttpPort}`;
-  const res = await fetch(`${api}/v1/profiler/jobs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ base, derived, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } }),
-  });
-  const { id } = (await res.json()) as { id: string };
-  for (;;) {
-    const j = (await (await pollOnce(`${api}/v1/profiler/jobs/${id}`)).json()) as { status: string; error: string | null };
-    if (j.status === 'done') return;
-    if (j.status === 'failed') throw new Error(j.error ?? 'profiling job failed');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const body = { base, derived, continuationTokens: 4, dataset: { kind: 'synthetic', prompts: 2, tokens: 24, seed: 5 } };
+  const job = await runProfilingJob(`http://127.0.0.1:${profilerHttpPort}/v1/profiler`, body);
+  if (job.status === 'failed') throw new Error(job.error ?? 'profiling job failed');
 }
 
 /**

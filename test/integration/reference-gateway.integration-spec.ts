@@ -2,14 +2,14 @@
 // (gateway → scheduler → node-manager) is served by the reference engine, and the text the
 // client sees is exactly what the engine computes for the templated prompt.
 import { applyChatTemplate, ByteTokenizer, ReferenceEngine } from '@mnemo/engine';
-import { gatewayCluster } from './cluster.js';
+import { gatewayCluster, referenceNodeEnv } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
 
 describe('chat completion served by the reference engine', () => {
   const gw = gatewayCluster({
     nodes: 1,
-    nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '64', NODE_MODELS: MODEL },
+    nodeEnv: referenceNodeEnv(MODEL, 64),
   });
 
   it('lists the model as served by the reference engine', async () => {

@@ -6,7 +6,7 @@
 import { chunkKeys } from '@mnemo/kv-core';
 import { AdvisoryReplySchema, AdvisoryRequestSchema, decodeMessage, encodeMessage, Subjects } from '@mnemo/proto';
 import { ReferenceEngine } from '@mnemo/engine';
-import { Cluster, scrape, eventually } from './cluster.js';
+import { Cluster, scrape, eventually, referenceNodeEnv } from './cluster.js';
 import { keepBusy } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
@@ -19,7 +19,7 @@ describe('a session moving between nodes (reference engine)', () => {
     cluster = await Cluster.start({
       nodes: 2,
       schedulerEnv: { SCHEDULER_POLICY: 'symphony', SCHEDULER_PEER_FETCH: 'on' },
-      nodeEnv: { NODE_ENGINE: 'reference', NODE_REFERENCE_BACKEND: 'cpu', NODE_KV_BLOCKS: '128', NODE_MODELS: MODEL },
+      nodeEnv: referenceNodeEnv(MODEL, 128),
     });
   });
   afterAll(async () => {

@@ -1,17 +1,8 @@
 import 'reflect-metadata';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import {
-  connectNats,
-  natsInboxPrefix,
-  JsonLogger,
-  listenOrCleanUp,
-  OpsServer,
-  outlastClientKeepAlive,
-  ServiceMetrics,
-} from '@mnemo/service-kit';
+import { connectNats, natsInboxPrefix, JsonLogger, listenOrCleanUp, OpsServer, listenJsonApi, ServiceMetrics } from '@mnemo/service-kit';
 import { AdvisoriesGrpcController } from './advisories/advisories.grpc.controller.js';
 import { AppModule } from './app.module.js';
 import { InferGrpcController } from './completions/infer.grpc.controller.js';
@@ -55,11 +46,7 @@ export async function startGateway(env: Record<string, string | undefined>): Pro
       logger: frameworkLogger(logger),
       abortOnError: false,
     });
-    app.getHttpAdapter().getInstance().disable('x-powered-by');
-    app.useBodyParser('json', { limit: config.maxBodyBytes, type: () => true });
-    await app.listen(config.port, config.host);
-    outlastClientKeepAlive(app.getHttpServer() as Server);
-    const httpPort = ((app.getHttpServer() as Server).address() as AddressInfo).port;
+    const httpPort = await listenJsonApi(app, config.port, config.host, config.maxBodyBytes);
     grpc = new GatewayGrpcServer(app.get(InferGrpcController), app.get(AdvisoriesGrpcController));
     const grpcPort = await grpc.listen(config.host, config.grpcPort);
     // Ready = NATS connected: without it no request can be scheduled.

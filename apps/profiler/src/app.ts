@@ -1,19 +1,7 @@
 import 'reflect-metadata';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import {
-  connectServiceNats,
-  JsonLogger,
-  listenOrCleanUp,
-  NatsEndpoints,
-  OpsServer,
-  outlastClientKeepAlive,
-  runOnce,
-  ServiceMetrics,
-  type LogLevel,
-} from '@mnemo/service-kit';
+import { listenJsonApi, listenOrCleanUp, NatsEndpoints, OpsServer, runOnce, startService } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { loadProfilerConfig } from './config/profiler.config.js';
 
@@ -33,28 +21,18 @@ export interface ProfilerHandle {
  */
 export async function startProfiler(env: Readonly<Record<string, string | undefined>> = process.env): Promise<ProfilerHandle> {
   const config = loadProfilerConfig(env);
-  const logger = new JsonLogger('profiler', config.LOG_LEVEL as LogLevel);
-  const metrics = new ServiceMetrics('profiler');
-  const nats = await connectServiceNats(config, 'profiler', 'profiler');
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, metrics, nats), new ExpressAdapter(), {
-    logger,
-    abortOnError: false,
-    bodyParser: false,
-  }).catch(async (e: unknown) => {
-    await nats.close();
-    throw e;
-  });
-  app.getHttpAdapter().getInstance().disable('x-powered-by');
-  // JSONL datasets travel in the body; any content type, so curl -d works as-is.
-  app.useBodyParser('json', { limit: '8mb', type: () => true });
-  try {
-    await app.listen(config.HTTP_PORT!, config.HTTP_HOST!);
-  } catch (e) {
+  const { logger, metrics, app } = await startService('profiler', config, ({ logger, metrics, nats }) =>
+    NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger, metrics, nats), new ExpressAdapter(), {
+      logger,
+      abortOnError: false,
+      bodyParser: false,
+    }),
+  );
+  // JSONL datasets travel in the body.
+  const httpPort = await listenJsonApi(app, config.HTTP_PORT!, config.HTTP_HOST!, '8mb').catch(async (e: unknown) => {
     await app.close();
     throw e;
-  }
-  outlastClientKeepAlive(app.getHttpServer() as Server);
-  const httpPort = ((app.getHttpServer() as Server).address() as AddressInfo).port;
+  });
   const endpoints = app.get(NatsEndpoints);
   const ops = new OpsServer(metrics, () => endpoints.listening);
   const metricsPort = await listenOrCleanUp(ops, config.METRICS_PORT!, config.METRICS_HOST!, () => app.close());

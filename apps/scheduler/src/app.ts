@@ -1,17 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import {
-  CLOCK,
-  connectServiceNats,
-  JsonLogger,
-  type Clock,
-  listenOrCleanUp,
-  NatsEndpoints,
-  OpsServer,
-  runOnce,
-  ServiceMetrics,
-  type LogLevel,
-} from '@mnemo/service-kit';
+import { CLOCK, type Clock, listenOrCleanUp, NatsEndpoints, OpsServer, runOnce, startService } from '@mnemo/service-kit';
 import { AppModule } from './app.module.js';
 import { IndexerAccess } from './indexer/indexer.access.js';
 import { IndexerHttpServer } from './indexer/indexer.http-server.js';
@@ -37,16 +26,9 @@ export interface SchedulerHandle {
  */
 export async function startScheduler(env: Readonly<Record<string, string | undefined>> = process.env): Promise<SchedulerHandle> {
   const config = loadSchedulerConfig(env);
-  const logger = new JsonLogger('scheduler', config.LOG_LEVEL as LogLevel);
-  const metrics = new ServiceMetrics('scheduler');
-  const nats = await connectServiceNats(config, 'scheduler', 'scheduler');
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), {
-    logger,
-    abortOnError: false,
-  }).catch(async (e: unknown) => {
-    await nats.close();
-    throw e;
-  });
+  const { logger, metrics, app } = await startService('scheduler', config, ({ logger, metrics, nats }) =>
+    NestFactory.createApplicationContext(AppModule.forRoot(config, logger, metrics, nats), { logger, abortOnError: false }),
+  );
   const endpoints = app.get(NatsEndpoints);
   const registry = app.get(NodeRegistry);
   app.get(SchedulerMetrics).observeLiveNodes(() => registry.size);

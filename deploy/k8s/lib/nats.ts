@@ -1,9 +1,10 @@
-import { ConfigMap, Service } from 'kubernetes-models/v1';
+import { ConfigMap } from 'kubernetes-models/v1';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { natsUsersFromEnv, type NatsRole } from '@mnemo/testkit';
 import { containerSecurity, meta, NAMESPACE, NATS_CLIENT_PORT, NATS_SECRET, selector, TLS_DIR, tlsMount, tlsVolume } from './common.js';
 import type { K8sObject } from './common.js';
+import { namedPortService } from './services.js';
 
 const REPLICAS = 3;
 const CLUSTER_PORT = 6222;
@@ -44,24 +45,18 @@ export function natsCluster(): K8sObject[] {
   }));
   return [
     new ConfigMap({ metadata: meta('mnemo-nats-config', 'nats'), data: { 'mnemo.conf': natsConf() } }),
-    new Service({
-      metadata: meta('nats-headless', 'nats'),
-      spec: {
-        clusterIP: 'None',
-        // Routes must find peers before they are ready: readiness needs the cluster formed.
-        publishNotReadyAddresses: true,
-        selector: selector('nats'),
-        ports: [
-          { name: 'client', port: NATS_CLIENT_PORT, targetPort: 'client' },
-          { name: 'cluster', port: CLUSTER_PORT, targetPort: 'cluster' },
-          { name: 'monitor', port: MONITOR_PORT, targetPort: 'monitor' },
-        ],
-      },
-    }),
-    new Service({
-      metadata: meta('nats', 'nats'),
-      spec: { selector: selector('nats'), ports: [{ name: 'client', port: NATS_CLIENT_PORT, targetPort: 'client' }] },
-    }),
+    namedPortService(
+      'nats-headless',
+      'nats',
+      [
+        { name: 'client', port: NATS_CLIENT_PORT },
+        { name: 'cluster', port: CLUSTER_PORT },
+        { name: 'monitor', port: MONITOR_PORT },
+      ],
+      // Routes must find peers before they are ready: readiness needs the cluster formed.
+      { clusterIP: 'None', publishNotReadyAddresses: true },
+    ),
+    namedPortService('nats', 'nats', [{ name: 'client', port: NATS_CLIENT_PORT }]),
     new StatefulSet({
       metadata: meta('nats', 'nats'),
       spec: {

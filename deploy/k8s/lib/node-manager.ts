@@ -1,4 +1,4 @@
-import { PersistentVolume, Service } from 'kubernetes-models/v1';
+import { PersistentVolume } from 'kubernetes-models/v1';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { StorageClass } from 'kubernetes-models/storage.k8s.io/v1';
@@ -18,7 +18,7 @@ import {
 } from './common.js';
 import type { Overlay } from './overlays.js';
 import type { K8sObject } from './common.js';
-import { MODEL_DIRS, PORTS } from './services.js';
+import { MODEL_DIRS, namedPortService, PORTS } from './services.js';
 
 export const SSD_CLASS = 'mnemo-local-ssd';
 
@@ -80,17 +80,15 @@ export function nodeManagers(o: Overlay, image: string): K8sObject[] {
           },
         }),
     ),
-    new Service({
-      metadata: meta('node-manager', 'node-manager'),
-      spec: {
-        clusterIP: 'None',
-        selector: selector('node-manager'),
-        ports: [
-          { name: 'grpc', port: PORTS.nodeGrpc, targetPort: 'grpc', appProtocol: 'grpc' },
-          { name: 'ops', port: PORTS.nodeOps, targetPort: 'ops' },
-        ],
-      },
-    }),
+    namedPortService(
+      'node-manager',
+      'node-manager',
+      [
+        { name: 'grpc', port: PORTS.nodeGrpc, appProtocol: 'grpc' },
+        { name: 'ops', port: PORTS.nodeOps },
+      ],
+      { clusterIP: 'None' },
+    ),
     new StatefulSet({
       metadata: meta('node-manager', 'node-manager'),
       spec: {

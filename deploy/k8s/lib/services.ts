@@ -1,4 +1,4 @@
-import { Service, type IContainerPort, type IEnvVar, type IResourceRequirements } from 'kubernetes-models/v1';
+import { Service, type IContainerPort, type IEnvVar, type IResourceRequirements, type IServiceSpec } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget, type IPodDisruptionBudgetSpec } from 'kubernetes-models/policy/v1';
@@ -59,6 +59,24 @@ interface ServiceSpec {
   probePort: string;
   scrapePort: number;
   resources: IResourceRequirements;
+}
+
+/** A port a Service exposes; it forwards to the pods' container port of the same name. */
+export interface NamedPort {
+  readonly name: string;
+  readonly port: number;
+  readonly appProtocol?: string;
+}
+
+/** The Service `name` over the pods of `component`; `spec` holds what sets it apart (headless and the like). */
+export function namedPortService(name: string, component: string, ports: readonly NamedPort[], spec: IServiceSpec = {}): Service {
+  const servicePorts = ports.map((p) => ({
+    name: p.name,
+    port: p.port,
+    targetPort: p.name,
+    ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
+  }));
+  return new Service({ metadata: meta(name, component), spec: { ...spec, selector: selector(component), ports: servicePorts } });
 }
 
 /** A Deployment of one Mnemo service (`node apps/<app>/dist/main.js` in the one image). */
@@ -133,16 +151,10 @@ export function gateway(o: Overlay, image: string): K8sObject[] {
       scrapePort: PORTS.gatewayOps,
       resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { memory: '2Gi' } },
     }),
-    new Service({
-      metadata: meta('gateway', 'gateway'),
-      spec: {
-        selector: selector('gateway'),
-        ports: [
-          { name: 'http', port: PORTS.gatewayHttp, targetPort: 'http' },
-          { name: 'grpc', port: PORTS.gatewayGrpc, targetPort: 'grpc', appProtocol: 'grpc' },
-        ],
-      },
-    }),
+    namedPortService('gateway', 'gateway', [
+      { name: 'http', port: PORTS.gatewayHttp },
+      { name: 'grpc', port: PORTS.gatewayGrpc, appProtocol: 'grpc' },
+    ]),
     new HorizontalPodAutoscaler({
       metadata: meta('gateway', 'gateway'),
       spec: {
@@ -191,16 +203,10 @@ export function scheduler(o: Overlay, image: string): K8sObject[] {
       scrapePort: PORTS.schedulerOps,
       resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } },
     }),
-    new Service({
-      metadata: meta('scheduler', 'scheduler'),
-      spec: {
-        selector: selector('scheduler'),
-        ports: [
-          { name: 'ops', port: PORTS.schedulerOps, targetPort: 'ops' },
-          { name: 'indexer', port: PORTS.schedulerIndexer, targetPort: 'indexer' },
-        ],
-      },
-    }),
+    namedPortService('scheduler', 'scheduler', [
+      { name: 'ops', port: PORTS.schedulerOps },
+      { name: 'indexer', port: PORTS.schedulerIndexer },
+    ]),
     pdb('scheduler', { minAvailable: 1 }),
   ];
 }
@@ -229,15 +235,9 @@ export function profiler(_o: Overlay, image: string): K8sObject[] {
       scrapePort: PORTS.profilerOps,
       resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '4Gi' } },
     }),
-    new Service({
-      metadata: meta('profiler', 'profiler'),
-      spec: {
-        selector: selector('profiler'),
-        ports: [
-          { name: 'http', port: PORTS.profilerHttp, targetPort: 'http' },
-          { name: 'ops', port: PORTS.profilerOps, targetPort: 'ops' },
-        ],
-      },
-    }),
+    namedPortService('profiler', 'profiler', [
+      { name: 'http', port: PORTS.profilerHttp },
+      { name: 'ops', port: PORTS.profilerOps },
+    ]),
   ];
 }

@@ -1,4 +1,37 @@
+import type { NatsConnection } from '@nats-io/transport-node';
 import { ConfigError } from './config.loader.js';
+import { JsonLogger, type LogLevel } from './json.logger.js';
+import { ServiceMetrics } from './metrics.registry.js';
+import { connectServiceNats, type NatsEnv } from './nats/nats.connection.js';
+
+/** What a service's Nest application is built over. */
+export interface ServiceBasics {
+  readonly logger: JsonLogger;
+  readonly metrics: ServiceMetrics;
+  readonly nats: NatsConnection;
+}
+
+/**
+ * The first steps of a service's boot: its logger and metrics registry named `service`, its NATS
+ * connection (listed as `service`, replies on the inboxes of `service`), then `create`, the Nest
+ * application over them. A failed `create` closes the connection before the error propagates,
+ * so a boot that fails leaves nothing open.
+ */
+export async function startService<A>(
+  service: string,
+  config: NatsEnv & { readonly LOG_LEVEL?: string },
+  create: (basics: ServiceBasics) => Promise<A>,
+): Promise<ServiceBasics & { readonly app: A }> {
+  const logger = new JsonLogger(service, config.LOG_LEVEL as LogLevel);
+  const metrics = new ServiceMetrics(service);
+  const nats = await connectServiceNats(config, service, service);
+  try {
+    return { logger, metrics, nats, app: await create({ logger, metrics, nats }) };
+  } catch (e) {
+    await nats.close();
+    throw e;
+  }
+}
 
 /**
  * Runs a service's bootstrap; configuration problems are printed as one JSON line

@@ -1,5 +1,6 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 
 /**
  * How long an idle keep-alive connection stays open on our HTTP servers. Longer than clients
@@ -25,7 +26,45 @@ export async function listenHttp(server: Server, port: number, host: string): Pr
   return (server.address() as AddressInfo).port;
 }
 
+/**
+ * Serves a Nest Express application's JSON API on `host:port`: a JSON body of any content type
+ * (curl -d sends form-urlencoded) up to `limit`, no x-powered-by header, idle connections
+ * outlasting the clients'. Resolves to the port it got.
+ */
+export async function listenJsonApi(app: NestExpressApplication, port: number, host: string, limit: number | string): Promise<number> {
+  app.getHttpAdapter().getInstance().disable('x-powered-by');
+  app.useBodyParser('json', { limit, type: () => true });
+  await app.listen(port, host);
+  const server = app.getHttpServer() as Server;
+  outlastClientKeepAlive(server);
+  return (server.address() as AddressInfo).port;
+}
+
 /** Stops taking connections; resolves once the open ones have ended. Nothing to do without a server. */
 export async function closeHttp(server: Server | undefined): Promise<void> {
   if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * One node:http server around a request handler, for the small HTTP surfaces a service keeps
+ * beside its API (ops endpoints, the indexer): listens with {@link listenHttp}; closing twice,
+ * or before it listens, is harmless.
+ */
+export class HttpEndpoint {
+  private server?: Server;
+
+  constructor(private readonly handler: RequestListener) {}
+
+  /** Resolves to the port it got (port 0: a free one). */
+  async listen(port: number, host: string): Promise<number> {
+    const server = createServer(this.handler);
+    this.server = server;
+    return listenHttp(server, port, host);
+  }
+
+  async close(): Promise<void> {
+    const s = this.server;
+    this.server = undefined;
+    await closeHttp(s);
+  }
 }

@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import { closeHttp, listenHttp } from './http.keep-alive.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpEndpoint } from './http.keep-alive.js';
 import type { ServiceMetrics } from './metrics.registry.js';
 
 /** A part of a service that works in a reduced way (a journal that cannot write, a database away): named in /healthz. */
@@ -16,7 +16,7 @@ export interface DegradedCheck {
  * migrated…).
  */
 export class OpsServer {
-  private server?: Server;
+  private readonly http = new HttpEndpoint((req, res) => this.serve(req, res));
 
   constructor(
     private readonly metrics: ServiceMetrics,
@@ -24,36 +24,34 @@ export class OpsServer {
     private readonly degraded: () => readonly DegradedCheck[] = () => [],
   ) {}
 
-  async listen(port: number, host = '127.0.0.1'): Promise<number> {
-    const server = createServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      if (req.method !== 'GET') {
-        res.writeHead(405, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'method not allowed' }));
-      } else if (path === '/metrics') {
-        this.metrics.registry.metrics().then(
-          (body) => res.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(body),
-          () => res.writeHead(500).end(),
-        );
-      } else if (path === '/healthz') {
-        const checks = this.degraded();
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify(checks.length > 0 ? { status: 'degraded', checks } : { status: 'ok' }));
-      } else if (path === '/readyz') {
-        const ok = this.ready();
-        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready' }));
-      } else {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
-      }
-    });
-    this.server = server;
-    return listenHttp(server, port, host);
+  listen(port: number, host = '127.0.0.1'): Promise<number> {
+    return this.http.listen(port, host);
   }
 
-  async close(): Promise<void> {
-    const s = this.server;
-    this.server = undefined;
-    await closeHttp(s);
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  private serve(req: IncomingMessage, res: ServerResponse): void {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET') {
+      res.writeHead(405, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'method not allowed' }));
+    } else if (path === '/metrics') {
+      this.metrics.registry.metrics().then(
+        (body) => res.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(body),
+        () => res.writeHead(500).end(),
+      );
+    } else if (path === '/healthz') {
+      const checks = this.degraded();
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(checks.length > 0 ? { status: 'degraded', checks } : { status: 'ok' }));
+    } else if (path === '/readyz') {
+      const ok = this.ready();
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ready' : 'not_ready' }));
+    } else {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+    }
   }
 }
 

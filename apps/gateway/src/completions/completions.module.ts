@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { ModelsModule } from '../models/models.module.js';
-import { ChatCompletionsController } from './chat-completions.controller.js';
 import { CompletionEndpoint } from './completion.endpoint.js';
 import { CompletionResponder } from './completion.responder.js';
 import { CompletionsController } from './completions.controller.js';
@@ -10,7 +9,7 @@ import { InferUseCase } from './infer.use-case.js';
 
 @Module({
   imports: [ModelsModule],
-  controllers: [ChatCompletionsController, CompletionsController],
+  controllers: [CompletionsController],
   providers: [InferUseCase, InferMetrics, CompletionResponder, CompletionEndpoint, InferGrpcController],
   exports: [InferGrpcController],
 })

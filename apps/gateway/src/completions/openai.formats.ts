@@ -58,47 +58,33 @@ export const chatFormat: OpenAiFormat = {
   opening: (h) => chatChunk(h, { role: 'assistant', content: '' }, null),
   delta: (h, text) => chatChunk(h, { content: text }, null),
   finish: (h, reason, usage) => ({ ...chatChunk(h, {}, reason), ...(usage ? { usage } : {}) }),
-  usageOnly: (h, usage) => ({ id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model, choices: [], usage }),
-  complete: (h, text, reason, usage) => ({
-    id: h.id,
-    object: 'chat.completion',
-    created: h.created,
-    model: h.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: reason }],
-    usage,
-  }),
+  usageOnly: (h, usage) => envelope(h, 'chat.completion.chunk', [], usage),
+  complete: (h, text, reason, usage) =>
+    envelope(h, 'chat.completion', [choice({ message: { role: 'assistant', content: text, refusal: null } }, reason)], usage),
 };
 
 export const textFormat: OpenAiFormat = {
   opening: () => undefined,
   delta: (h, text) => textChunk(h, text, null),
   finish: (h, reason, usage) => ({ ...textChunk(h, '', reason), ...(usage ? { usage } : {}) }),
-  usageOnly: (h, usage) => ({ id: h.id, object: 'text_completion', created: h.created, model: h.model, choices: [], usage }),
-  complete: (h, text, reason, usage) => ({
-    id: h.id,
-    object: 'text_completion',
-    created: h.created,
-    model: h.model,
-    choices: [{ index: 0, text, logprobs: null, finish_reason: reason }],
-    usage,
-  }),
+  usageOnly: (h, usage) => envelope(h, 'text_completion', [], usage),
+  complete: (h, text, reason, usage) => envelope(h, 'text_completion', [choice({ text }, reason)], usage),
 };
 
-/** One streamed chunk of a single-choice run; `choice` (the delta or the text) sits between `index` and `logprobs`, OpenAI's order. */
-function streamChunk(h: RunHeader, object: string, choice: object, reason: FinishReasonName | null): object {
-  return {
-    id: h.id,
-    object,
-    created: h.created,
-    model: h.model,
-    choices: [{ index: 0, ...choice, logprobs: null, finish_reason: reason }],
-  };
+/** A response object, in OpenAI's key order; `usage` only where given. */
+function envelope(h: RunHeader, object: string, choices: object[], usage?: OpenAiUsage): object {
+  return { id: h.id, object, created: h.created, model: h.model, choices, ...(usage ? { usage } : {}) };
+}
+
+/** The one choice of a run; `body` (the delta, message or text) sits between `index` and `logprobs`, OpenAI's order. */
+function choice(body: object, reason: FinishReasonName | null): object {
+  return { index: 0, ...body, logprobs: null, finish_reason: reason };
 }
 
 function chatChunk(h: RunHeader, delta: object, reason: FinishReasonName | null): object {
-  return streamChunk(h, 'chat.completion.chunk', { delta }, reason);
+  return envelope(h, 'chat.completion.chunk', [choice({ delta }, reason)]);
 }
 
 function textChunk(h: RunHeader, text: string, reason: FinishReasonName | null): object {
-  return streamChunk(h, 'text_completion', { text }, reason);
+  return envelope(h, 'text_completion', [choice({ text }, reason)]);
 }

@@ -1,5 +1,6 @@
-import { RequestError, TimeoutError, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';
-import { ErrorCode, MnemoError, isMnemoError } from '@mnemo/kv-core';
+import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
+import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { requestNats } from '@mnemo/service-kit';
 import type { ErrorReply } from '@mnemo/proto';
 
 /**
@@ -14,15 +15,16 @@ export async function natsRequest(
   who: string,
   headers?: MsgHdrs,
 ): Promise<Uint8Array> {
-  try {
-    return (await nc.request(subject, payload, { timeout: timeoutMs, ...(headers ? { headers } : {}) })).data;
-  } catch (e) {
-    if (isMnemoError(e)) throw e;
-    if (e instanceof RequestError && e.isNoResponders()) throw new MnemoError(ErrorCode.NoNodeAvailable, `no ${who} is running`);
-    if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) {
+  const sent = await requestNats(nc, subject, payload, timeoutMs, headers);
+  switch (sent.kind) {
+    case 'reply':
+      return sent.data;
+    case 'no_responders':
+      throw new MnemoError(ErrorCode.NoNodeAvailable, `no ${who} is running`);
+    case 'timeout':
       throw new MnemoError(ErrorCode.Timeout, `the ${who} did not answer within ${timeoutMs} ms`);
-    }
-    throw e;
+    case 'failed':
+      throw sent.error;
   }
 }
 

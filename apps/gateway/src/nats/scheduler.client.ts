@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
 import { natsTraceHeaders } from '@mnemo/service-kit';
 import { Inject, Injectable } from '@nestjs/common';
-import { createInbox, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { createInbox, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { ErrorCode, isMnemoError, MnemoError } from '@mnemo/kv-core';
 import {
   ClusterStatusReplySchema,
@@ -33,7 +33,7 @@ import {
   type ModelInfo,
   type TokenEvent,
 } from '@mnemo/proto';
-import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { DescMessage, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import { NATS_CONNECTION, natsInboxPrefix } from '@mnemo/service-kit';
 import { fromReply, natsRequest } from './nats.request.js';
 
@@ -64,8 +64,7 @@ export class SchedulerClient {
   constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
 
   async listModels(timeoutMs: number): Promise<ModelInfo[]> {
-    const msg = await natsRequest(this.nc, Subjects.MODELS_LIST, encodeMessage(ListModelsRequestSchema, {}), timeoutMs, 'scheduler');
-    const reply = decodeMessage(ListModelsReplySchema, msg);
+    const reply = await this.ask(Subjects.MODELS_LIST, ListModelsRequestSchema, {}, ListModelsReplySchema, timeoutMs);
     if (reply.error && reply.error.code !== '') throw fromReply(reply.error);
     return reply.models;
   }
@@ -90,55 +89,40 @@ export class SchedulerClient {
   }
 
   async advise(request: Omit<AdvisoryRequest, '$typeName' | '$unknown'>, timeoutMs: number): Promise<AdvisoryInfo> {
-    const reply = decodeMessage(
-      AdvisoryReplySchema,
-      await natsRequest(this.nc, Subjects.ADVISE, encodeMessage(AdvisoryRequestSchema, request), timeoutMs, 'scheduler'),
-    );
+    const reply = await this.ask(Subjects.ADVISE, AdvisoryRequestSchema, request, AdvisoryReplySchema, timeoutMs);
     return unwrap(reply.result, 'advisory');
   }
 
   async invalidate(tenant: string, advisoryId: string, timeoutMs: number): Promise<boolean> {
-    const payload = encodeMessage(InvalidateAdvisoryRequestSchema, { tenant, advisoryId });
-    const reply = decodeMessage(
-      InvalidateAdvisoryReplySchema,
-      await natsRequest(this.nc, Subjects.INVALIDATE, payload, timeoutMs, 'scheduler'),
-    );
+    const request = { tenant, advisoryId };
+    const reply = await this.ask(Subjects.INVALIDATE, InvalidateAdvisoryRequestSchema, request, InvalidateAdvisoryReplySchema, timeoutMs);
     return unwrap(reply.result, 'found');
   }
 
   async getSession(tenant: string, sessionId: string, timeoutMs: number): Promise<SessionInfo> {
-    const payload = encodeMessage(SessionRequestSchema, { tenant, sessionId });
-    const reply = decodeMessage(SessionReplySchema, await natsRequest(this.nc, Subjects.SESSION_GET, payload, timeoutMs, 'scheduler'));
+    const reply = await this.ask(Subjects.SESSION_GET, SessionRequestSchema, { tenant, sessionId }, SessionReplySchema, timeoutMs);
     return unwrap(reply.result, 'session');
   }
 
   async deleteSession(tenant: string, sessionId: string, timeoutMs: number): Promise<SessionDeleted> {
-    const payload = encodeMessage(SessionRequestSchema, { tenant, sessionId });
-    const reply = decodeMessage(
-      SessionDeleteReplySchema,
-      await natsRequest(this.nc, Subjects.SESSION_DELETE, payload, timeoutMs, 'scheduler'),
-    );
+    const reply = await this.ask(Subjects.SESSION_DELETE, SessionRequestSchema, { tenant, sessionId }, SessionDeleteReplySchema, timeoutMs);
     return unwrap(reply.result, 'deleted');
   }
 
   /** Nodes, load, KV per tier and routed hit rates (`mnemo status`). */
   async status(timeoutMs: number): Promise<ClusterStatusReply> {
-    return decodeMessage(
-      ClusterStatusReplySchema,
-      await natsRequest(this.nc, Subjects.STATUS, encodeMessage(ClusterStatusRequestSchema, {}), timeoutMs, 'scheduler'),
-    );
+    return this.ask(Subjects.STATUS, ClusterStatusRequestSchema, {}, ClusterStatusReplySchema, timeoutMs);
   }
 
   /** A request's KV explanation from the scheduler replica that routed it; null when none answers in time (unknown). */
   async why(q: { requestId: string; tenant: string; admin: boolean }, timeoutMs: number): Promise<KvExplanation | null> {
-    let data: Uint8Array;
+    let reply;
     try {
-      data = await natsRequest(this.nc, Subjects.WHY, encodeMessage(WhyRequestSchema, q), timeoutMs, 'scheduler');
+      reply = await this.ask(Subjects.WHY, WhyRequestSchema, q, WhyReplySchema, timeoutMs);
     } catch (e) {
       if (isMnemoError(e) && e.code === ErrorCode.Timeout) return null;
       throw e;
     }
-    const reply = decodeMessage(WhyReplySchema, data);
     if (reply.result.case === 'explanation') return reply.result.value;
     if (reply.result.case === 'error' && reply.result.value.code === 'not_found') return null;
     return unwrap(
@@ -149,15 +133,14 @@ export class SchedulerClient {
   }
 
   async schedule(request: InferenceRequestInit, timeoutMs: number, trace: Context = ROOT_CONTEXT): Promise<Placement> {
-    const msg = await natsRequest(
-      this.nc,
+    const reply = await this.ask(
       Subjects.SCHEDULE,
-      encodeMessage(InferenceRequestSchema, request),
+      InferenceRequestSchema,
+      request,
+      ScheduleReplySchema,
       timeoutMs,
-      'scheduler',
       natsTraceHeaders(trace),
     );
-    const reply = decodeMessage(ScheduleReplySchema, msg);
     switch (reply.result.case) {
       case 'nodeId':
         return { nodeId: reply.result.value, attempt: reply.attempt, bootId: reply.bootId };
@@ -166,6 +149,18 @@ export class SchedulerClient {
       default:
         throw new MnemoError(ErrorCode.Internal, 'scheduler sent an empty schedule reply');
     }
+  }
+
+  /** One request/reply with the scheduler: `request` encoded as `req`, the answer decoded as `res`. */
+  private async ask<Q extends DescMessage, R extends DescMessage>(
+    subject: string,
+    req: Q,
+    request: MessageInitShape<Q>,
+    res: R,
+    timeoutMs: number,
+    headers?: MsgHdrs,
+  ): Promise<MessageShape<R>> {
+    return decodeMessage(res, await natsRequest(this.nc, subject, encodeMessage(req, request), timeoutMs, 'scheduler', headers));
   }
 }
 

@@ -1,14 +1,14 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { choosePlan, ErrorCode, MnemoError, type PlanChoice, type PlanRequest, type ProfiledPattern } from '@mnemo/kv-core';
 import {
-  decodeMessage,
-  encodeMessage,
-  FrontierUpdatedSchema,
-  PlanReplySchema,
-  PlanRequestSchema,
-  Subjects,
-  type FrontierPoint,
-} from '@mnemo/proto';
+  choosePlan,
+  ErrorCode,
+  MnemoError,
+  profiledPattern,
+  type PlanChoice,
+  type PlanRequest,
+  type ProfiledPattern,
+} from '@mnemo/kv-core';
+import { decodeMessage, encodeMessage, FrontierUpdatedSchema, PlanReplySchema, PlanRequestSchema, Subjects } from '@mnemo/proto';
 import type { Clock } from '@mnemo/service-kit';
 
 export interface CachedFrontier {
@@ -23,19 +23,6 @@ export interface ReusePlanCacheOptions {
   readonly missTtlMs: number;
   /** Told why a background fetch ({@link ReusePlanCache.cachedPlan}) failed. */
   readonly onFetchError?: (e: unknown) => void;
-}
-
-function fromPoint(p: FrontierPoint): ProfiledPattern {
-  const pattern = p.pattern ?? { r1: 0, u1: 0, r2: 0 };
-  return {
-    pattern: { r1: pattern.r1, u1: pattern.u1, r2: pattern.r2 },
-    quality: p.quality,
-    meanKl: p.meanKl,
-    recomputedLayers: p.recomputedLayers,
-    eCacheBytesPerToken: p.eCacheBytesPerToken,
-    prefillMs: p.prefillMs,
-    ...(p.taskLoss !== undefined ? { taskLoss: p.taskLoss } : {}),
-  };
 }
 
 /**
@@ -63,7 +50,11 @@ export class ReusePlanCache {
         if (err) return;
         try {
           const u = decodeMessage(FrontierUpdatedSchema, msg.data);
-          this.entries.set(key(u.base, u.derived), { jobId: u.jobId, frontier: u.frontier.map(fromPoint), atMs: this.clock.monotonicMs() });
+          this.entries.set(key(u.base, u.derived), {
+            jobId: u.jobId,
+            frontier: u.frontier.map((p) => profiledPattern(p)),
+            atMs: this.clock.monotonicMs(),
+          });
         } catch {
           // A malformed notice is dropped; the next plan request fetches the frontier instead.
         }
@@ -125,7 +116,7 @@ export class ReusePlanCache {
         throw new MnemoError(reply.error.code as ErrorCode, `plan for ${base} → ${derived}: ${reply.error.message}`);
       entry = { jobId: '', frontier: [], atMs: this.clock.monotonicMs() };
     } else {
-      entry = { jobId: reply.frontierJobId, frontier: reply.frontier.map(fromPoint), atMs: this.clock.monotonicMs() };
+      entry = { jobId: reply.frontierJobId, frontier: reply.frontier.map((p) => profiledPattern(p)), atMs: this.clock.monotonicMs() };
     }
     // A notice that raced ahead of this reply is newer: keep it.
     const now = this.entries.get(k);

@@ -1,11 +1,8 @@
 // Where an advisory reserves: the node the request should start on when it arrives, seconds
 // later — so a prefill backlog that will have drained by then does not move the session — and
 // the prefetch it sends names the peers for that node, whatever the other nodes' load.
-import { KvDirectory, ReservationBook, SessionTable } from '@mnemo/kv-core';
-import { JsonLogger, ServiceMetrics, systemClock } from '@mnemo/service-kit';
-import { loadSchedulerConfig } from '../config/scheduler.config.js';
-import { NodeRegistry, type NodeEntry } from '../nodes/node.registry.js';
-import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import { nodeEntry, routingTables, silentLogger } from '../../test/route-planner.fixture.js';
+import type { NodeEntry } from '../nodes/node.registry.js';
 import type { ForgetInit, NodePrefetcher, PrefetchInit, PrefetchOutcome } from '../sessions/node-prefetch.port.js';
 import { AdviseCommand } from './advise.command.js';
 import { AdviseUseCase } from './advise.use-case.js';
@@ -22,37 +19,23 @@ class RecordingPrefetcher implements NodePrefetcher {
   }
 }
 
-const node = (nodeId: string, over: Partial<NodeEntry> = {}): NodeEntry => ({
-  nodeId,
-  models: ['m'],
-  modelInfos: [],
-  running: 0,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  grpcAddress: `${nodeId}:7000`,
-  ...over,
-});
 const KEYS = ['k0', 'k1', 'k2'];
 
 function setup(nodes: NodeEntry[]) {
-  const registry = new NodeRegistry();
-  for (const n of nodes) registry.upsert(n);
-  const sessions = new SessionTable(100);
-  const directory = new KvDirectory(1000);
+  const t = routingTables(nodes, { env: { SCHEDULER_POLICY: 'symphony' }, sessions: 100, reservations: 100, service: 'scheduler-test' });
+  const { registry, sessions, directory } = t;
   const prefetcher = new RecordingPrefetcher();
-  const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222', SCHEDULER_POLICY: 'symphony' });
   const sut = new AdviseUseCase(
     sessions,
-    new ReservationBook({ perTenant: 10, total: 100 }),
+    t.book,
     directory,
     registry,
     prefetcher,
     () => 'adv-1',
-    config,
-    new SchedulerMetrics(new ServiceMetrics('scheduler-test')),
-    systemClock,
-    new JsonLogger('test', 'error', () => undefined),
+    t.config,
+    t.metrics,
+    t.clock,
+    silentLogger(),
   );
   // The session's last request ran on a, which keeps its chunks on host.
   sessions.record({ tenant: 't', sessionId: 's', model: 'm', nodeId: 'a', chunkKeys: KEYS, promptTokens: 3 * 256, lastUsedMs: Date.now() });
@@ -65,7 +48,7 @@ describe(AdviseUseCase.name, () => {
     ['due in 5 s, after the backlog drains: stays on its home', 5_000, 'a'],
     ['due now, behind the backlog: reserved where it starts first', 0, 'b'],
   ])('a home with 400 ms of prefill backlog: %s', (_name, aheadMs, expected) => {
-    const { sut, registry, prefetcher } = setup([node('a'), node('b')]);
+    const { sut, registry, prefetcher } = setup([nodeEntry('a'), nodeEntry('b')]);
     registry.addBacklog('a', 400, Date.now());
     const r = sut.execute(new AdviseCommand('t', 's', 'm', aheadMs > 0 ? Date.now() + aheadMs : 0, false, 0));
     expect(r.nodeId).toBe(expected);
@@ -73,7 +56,7 @@ describe(AdviseUseCase.name, () => {
   });
 
   it('the prefetch names where the reserved node pulls the session’s chunks from', () => {
-    const { sut, prefetcher } = setup([node('a', { running: 6 }), node('b', { running: 2 }), node('c')]);
+    const { sut, prefetcher } = setup([nodeEntry('a', { running: 6 }), nodeEntry('b', { running: 2 }), nodeEntry('c')]);
     // a's queue outweighs its chunks: another node is reserved and pulls them from a.
     const r = sut.execute(new AdviseCommand('t', 's', 'm', 0, false, 0));
     const sources = prefetcher.prefetches[0]!.request.sources!.map((s) => ({ nodeId: s.nodeId, chunkKeys: s.chunkKeys }));

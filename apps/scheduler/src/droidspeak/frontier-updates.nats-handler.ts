@@ -12,17 +12,16 @@ export class FrontierUpdatesNatsHandler implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.nats.listen(Subjects.PROFILER_FRONTIER_UPDATED, (msg) => {
-      try {
-        const u = decodeMessage(FrontierUpdatedSchema, msg.data);
+    this.nats.consume(
+      Subjects.PROFILER_FRONTIER_UPDATED,
+      'FrontierUpdated',
+      (data) => decodeMessage(FrontierUpdatedSchema, data),
+      (u) =>
         this.pairs.frontierUpdated(
           u.base,
           u.derived,
           u.frontier.flatMap((p) => (p.pattern ? [{ pattern: { r1: p.pattern.r1, u1: p.pattern.u1, r2: p.pattern.r2 } }] : [])),
-        );
-      } catch (e) {
-        this.nats.logger.emit('warn', 'malformed FrontierUpdated ignored', { err: String(e) });
-      }
-    });
+        ),
+    );
   }
 }

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, errorStatus, isMnemoError, MnemoError } from '@mnemo/kv-core';
-import { closeHttp, listenHttp } from '@mnemo/service-kit';
+import { HttpEndpoint } from '@mnemo/service-kit';
 import { IndexerAccess, type IndexerCaller } from './indexer.access.js';
 import type { IndexerQuery, QueryIndexerUseCase } from './query-indexer.use-case.js';
 
@@ -16,7 +16,7 @@ const MAX_BODY_BYTES = 8 << 20;
  * admin's; a tenant key naming another tenant gets 403. Errors are `{ "error": { "message", "code" } }`.
  */
 export class IndexerHttpServer {
-  private server?: Server;
+  private readonly http = new HttpEndpoint((req, res) => void this.handle(req, res));
 
   constructor(
     private readonly useCase: QueryIndexerUseCase,
@@ -24,16 +24,12 @@ export class IndexerHttpServer {
     private readonly access: IndexerAccess,
   ) {}
 
-  async listen(port: number, host: string): Promise<number> {
-    const server = createServer((req, res) => void this.handle(req, res));
-    this.server = server;
-    return listenHttp(server, port, host);
+  listen(port: number, host: string): Promise<number> {
+    return this.http.listen(port, host);
   }
 
-  async close(): Promise<void> {
-    const s = this.server;
-    this.server = undefined;
-    await closeHttp(s);
+  close(): Promise<void> {
+    return this.http.close();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   blockKeys,
-  CHUNK_TOKENS,
+  BLOCKS_PER_CHUNK,
   ErrorCode,
   indexerQuery,
   isChunkKey,
@@ -46,8 +46,8 @@ export class QueryIndexerUseCase {
         throw new MnemoError(ErrorCode.InvalidRequest, 'block_hash: Mnemo chunk keys (32 lowercase hex characters, one per 256 tokens)', {
           param: 'block_hash',
         });
-      // Chunk keys name whole 256-token chunks: place each at its chunk's last 16-token boundary.
-      keys = q.blockHashes.flatMap((k) => [...Array<string>(CHUNK_TOKENS / 16 - 1).fill(''), k]);
+      // Chunk keys name whole chunks: place each at its chunk's last block boundary.
+      keys = q.blockHashes.flatMap((k) => [...Array<string>(BLOCKS_PER_CHUNK - 1).fill(''), k]);
     }
     const hits = indexerQuery((k) => (k === '' ? [] : this.directory.holdings(k)), keys);
     const data: IndexerAnswer['data'] = {};

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   CancelRequestSchema,
   decodeMessage,
@@ -10,7 +10,7 @@ import {
   ScheduleReplySchema,
   type InferenceRequest,
 } from '@mnemo/proto';
-import { NATS_CONNECTION, natsTraceHeaders } from '@mnemo/service-kit';
+import { NATS_CONNECTION, natsTraceHeaders, requestNats } from '@mnemo/service-kit';
 import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
@@ -28,24 +28,15 @@ export class NatsNodeDispatcher implements NodeDispatcher {
   ) {}
 
   async dispatch(nodeId: string, request: InferenceRequest, trace: Context = ROOT_CONTEXT): Promise<DispatchOutcome> {
-    const headers = natsTraceHeaders(trace);
-    let data: Uint8Array;
-    try {
-      const msg = await this.nc.request(nodeInferSubject(nodeId), encodeMessage(InferenceRequestSchema, request), {
-        timeout: this.config.SCHEDULER_DISPATCH_TIMEOUT_MS!,
-        ...(headers ? { headers } : {}),
-      });
-      data = msg.data;
-    } catch (e) {
-      if (e instanceof RequestError && e.isNoResponders()) return { kind: 'unreachable', reason: 'no_responders' };
-      if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError))
-        return { kind: 'unreachable', reason: 'timeout' };
-      // Connection closed, draining or reconnecting: the scheduler must still take back what it reserved.
-      return { kind: 'failed', reason: e instanceof Error ? e.message : String(e) };
-    }
+    const subject = nodeInferSubject(nodeId);
+    const payload = encodeMessage(InferenceRequestSchema, request);
+    const sent = await requestNats(this.nc, subject, payload, this.config.SCHEDULER_DISPATCH_TIMEOUT_MS!, natsTraceHeaders(trace));
+    if (sent.kind === 'no_responders' || sent.kind === 'timeout') return { kind: 'unreachable', reason: sent.kind };
+    // Connection closed, draining or reconnecting: the scheduler must still take back what it reserved.
+    if (sent.kind === 'failed') return { kind: 'failed', reason: sent.error instanceof Error ? sent.error.message : String(sent.error) };
     let reply;
     try {
-      reply = decodeMessage(ScheduleReplySchema, data);
+      reply = decodeMessage(ScheduleReplySchema, sent.data);
     } catch (e) {
       return { kind: 'failed', reason: `unreadable reply from node ${nodeId}: ${e instanceof Error ? e.message : String(e)}` };
     }

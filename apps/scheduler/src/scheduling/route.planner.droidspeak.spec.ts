@@ -1,11 +1,8 @@
 import { create } from '@bufbuild/protobuf';
-import { chunkKeys, eCacheKeys, KvDirectory, ReservationBook, SessionTable } from '@mnemo/kv-core';
+import { chunkKeys, eCacheKeys } from '@mnemo/kv-core';
 import { InferenceRequestSchema } from '@mnemo/proto';
-import { ServiceMetrics, systemClock } from '@mnemo/service-kit';
-import { loadSchedulerConfig } from '../config/scheduler.config.js';
+import { nodeEntry, plannerFor } from '../../test/route-planner.fixture.js';
 import { DerivedPairsRegistry } from '../droidspeak/derived-pairs.registry.js';
-import { NodeRegistry, type NodeEntry } from '../nodes/node.registry.js';
-import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { RoutePlanner } from './route.planner.js';
 
 const BASE = 'b-model';
@@ -14,34 +11,9 @@ const tokens = Array.from({ length: 600 }, (_, i) => (i * 5) % 250);
 const baseKeys = chunkKeys(BASE, 't', tokens);
 const ownKeys = chunkKeys(DERIVED, 't', tokens);
 
-const node = (nodeId: string, running: number): NodeEntry => ({
-  nodeId,
-  models: [BASE, DERIVED],
-  modelInfos: [],
-  running,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  grpcAddress: `${nodeId}:7000`,
-});
-
 function setup(pairs: DerivedPairsRegistry) {
-  const registry = new NodeRegistry();
-  registry.upsert(node('busy', 3));
-  registry.upsert(node('idle', 0));
-  const directory = new KvDirectory(1000);
-  const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222' });
-  const sut = new RoutePlanner(
-    registry,
-    directory,
-    new SessionTable(10),
-    new ReservationBook({ perTenant: 10, total: 10 }),
-    systemClock,
-    new SchedulerMetrics(new ServiceMetrics('planner-test')),
-    config,
-    pairs,
-  );
-  return { sut, directory };
+  const models = [BASE, DERIVED];
+  return plannerFor([nodeEntry('busy', { models, running: 3 }), nodeEntry('idle', { models })], { pairs });
 }
 const request = () =>
   create(InferenceRequestSchema, { requestId: 'r', tenant: 't', model: DERIVED, tokens, chunkKeys: ownKeys, replySubject: '_INBOX.x' });

@@ -1,15 +1,12 @@
 import { create } from '@bufbuild/protobuf';
-import { chunkKeys, ErrorCode, ExpectedHoldings, KvDirectory, ReservationBook, SessionTable, type RoutingPolicyName } from '@mnemo/kv-core';
+import { chunkKeys, ErrorCode, ExpectedHoldings, type RoutingPolicyName } from '@mnemo/kv-core';
 import { InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
-import { JsonLogger, ServiceMetrics, type Clock } from '@mnemo/service-kit';
-import { loadSchedulerConfig } from '../config/scheduler.config.js';
-import { NodeRegistry, type NodeEntry } from '../nodes/node.registry.js';
+import type { Clock } from '@mnemo/service-kit';
+import { nodeEntry, plannerFor, schedulerFor } from '../../test/route-planner.fixture.js';
 import type { NodePrefetcher } from '../sessions/node-prefetch.port.js';
-import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
 import { RoutePlanner } from './route.planner.js';
 import { ScheduleInferenceCommand } from './schedule-inference.command.js';
-import { ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
 
 const MODEL = 'mnemo-tiny';
 const toks = (n: number, seed: number) => Array.from({ length: n }, (_, i) => (i * 29 + seed * 13) % 250);
@@ -38,43 +35,20 @@ class ManualClock implements Clock {
 
 const noPrefetch: NodePrefetcher = { prefetch: async () => ({ kind: 'unavailable' }), forget: async () => ({ kind: 'unavailable' }) };
 
-const node = (nodeId: string, running = 0): NodeEntry => ({
-  nodeId,
-  models: [MODEL],
-  modelInfos: [],
-  running,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  grpcAddress: `${nodeId}:7000`,
-});
-
 function setup(opts: { policy?: RoutingPolicyName; expected?: boolean; running?: Record<string, number> } = {}) {
-  const registry = new NodeRegistry();
-  for (const id of ['a', 'b']) registry.upsert(node(id, opts.running?.[id] ?? 0));
-  const directory = new KvDirectory(1000);
-  const sessions = new SessionTable(10);
-  const book = new ReservationBook({ perTenant: 10, total: 10 });
   const clock = new ManualClock();
   const expected = opts.expected === false ? null : new ExpectedHoldings(1000, 30_000);
-  const service = new ServiceMetrics('planner-expected-test');
-  const metrics = new SchedulerMetrics(service);
-  if (expected) metrics.observeExpected(() => expected.stats(clock.unix));
-  const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222', SCHEDULER_POLICY: opts.policy ?? 'symphony' });
-  const planner = new RoutePlanner(registry, directory, sessions, book, clock, metrics, config, undefined, expected);
-  const dispatcher = new ScriptedDispatcher();
-  const sut = new ScheduleInferenceUseCase(
-    registry,
-    dispatcher,
-    metrics,
-    new JsonLogger('test', 'error', () => undefined),
-    planner,
-    sessions,
+  const nodes = ['a', 'b'].map((id) => nodeEntry(id, { models: [MODEL], running: opts.running?.[id] ?? 0 }));
+  const planner = plannerFor(nodes, {
+    env: { SCHEDULER_POLICY: opts.policy ?? 'symphony' },
     clock,
-    book,
-    noPrefetch,
     expected,
-  );
+    service: 'planner-expected-test',
+  });
+  const { registry, directory, metrics, service } = planner;
+  if (expected) metrics.observeExpected(() => expected.stats(clock.unix));
+  const dispatcher = new ScriptedDispatcher();
+  const sut = schedulerFor(planner, dispatcher, noPrefetch, expected);
   let n = 0;
   const send = async (tokens: number[]) => {
     clock.unix += 500;

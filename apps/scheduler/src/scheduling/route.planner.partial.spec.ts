@@ -1,10 +1,7 @@
 import { create } from '@bufbuild/protobuf';
-import { chunkBlockKeys, chunkKeys, KvDirectory, ReservationBook, SessionTable } from '@mnemo/kv-core';
+import { chunkBlockKeys, chunkKeys } from '@mnemo/kv-core';
 import { InferenceRequestSchema } from '@mnemo/proto';
-import { ServiceMetrics, systemClock } from '@mnemo/service-kit';
-import { loadSchedulerConfig } from '../config/scheduler.config.js';
-import { NodeRegistry, type NodeEntry } from '../nodes/node.registry.js';
-import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import { nodeEntry, plannerFor } from '../../test/route-planner.fixture.js';
 import { RoutePlanner } from './route.planner.js';
 
 const MODEL = 'm';
@@ -13,33 +10,9 @@ const tokens = Array.from({ length: 600 }, (_, i) => (i * 5) % 250);
 const keys = chunkKeys(MODEL, 't', tokens);
 const partial = (blocks: number) => chunkBlockKeys(MODEL, 't', tokens, keys, 2)[blocks - 1]!;
 
-const node = (nodeId: string, running: number): NodeEntry => ({
-  nodeId,
-  models: [MODEL],
-  modelInfos: [],
-  running,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  grpcAddress: `${nodeId}:7000`,
-});
-
 function setup(policy: string, env: Record<string, string> = {}) {
-  const registry = new NodeRegistry();
-  registry.upsert(node('home', 6));
-  registry.upsert(node('idle', 0));
-  const directory = new KvDirectory(1000);
-  const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222', SCHEDULER_POLICY: policy, ...env });
-  const sut = new RoutePlanner(
-    registry,
-    directory,
-    new SessionTable(10),
-    new ReservationBook({ perTenant: 10, total: 10 }),
-    systemClock,
-    new SchedulerMetrics(new ServiceMetrics('planner-partial-test')),
-    config,
-  );
-  return { sut, directory };
+  const nodes = [nodeEntry('home', { models: [MODEL], running: 6 }), nodeEntry('idle', { models: [MODEL] })];
+  return plannerFor(nodes, { env: { SCHEDULER_POLICY: policy, ...env }, service: 'planner-partial-test' });
 }
 const request = () =>
   create(InferenceRequestSchema, { requestId: 'r', tenant: 't', model: MODEL, tokens, chunkKeys: keys, replySubject: '_INBOX.x' });

@@ -1,14 +1,12 @@
-import { ErrorCode, KvDirectory, ReservationBook, SessionTable, type RoutingPolicyName } from '@mnemo/kv-core';
+import { ErrorCode, type ReservationBook, type RoutingPolicyName } from '@mnemo/kv-core';
 import { create } from '@bufbuild/protobuf';
 import { InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
-import { JsonLogger, ServiceMetrics, systemClock } from '@mnemo/service-kit';
-import { loadSchedulerConfig } from '../config/scheduler.config.js';
-import { NodeRegistry, type NodeEntry } from '../nodes/node.registry.js';
-import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
+import { nodeEntry, plannerFor, schedulerFor } from '../../test/route-planner.fixture.js';
+import type { NodeEntry } from '../nodes/node.registry.js';
+import type { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
 import { ScheduleInferenceCommand } from './schedule-inference.command.js';
 import type { ForgetInit, NodePrefetcher, PrefetchOutcome } from '../sessions/node-prefetch.port.js';
-import { RoutePlanner } from './route.planner.js';
 import { MAX_DISPATCH_ATTEMPTS, ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
 
 /** Port double: answers per node from a table and records every call. */
@@ -43,17 +41,13 @@ class RecordingPrefetcher implements NodePrefetcher {
   }
 }
 
-const node = (nodeId: string, over: Partial<NodeEntry> = {}): NodeEntry => ({
-  nodeId,
-  models: ['mnemo-tiny'],
-  modelInfos: [{ id: 'mnemo-tiny', engine: 'sim', maxContext: 4096, vocabSize: 261, tokenizer: 'byte', tokenizerSha256: '' }],
-  running: 0,
-  waiting: 0,
-  kvUsage: 0,
-  lastSeenMs: 0,
-  grpcAddress: '',
-  ...over,
-});
+const node = (nodeId: string, over: Partial<NodeEntry> = {}): NodeEntry =>
+  nodeEntry(nodeId, {
+    models: ['mnemo-tiny'],
+    modelInfos: [{ id: 'mnemo-tiny', engine: 'sim', maxContext: 4096, vocabSize: 261, tokenizer: 'byte', tokenizerSha256: '' }],
+    grpcAddress: '',
+    ...over,
+  });
 
 const request = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> = {}): InferenceRequest =>
   create(InferenceRequestSchema, { requestId: 'r1', model: 'mnemo-tiny', tokens: [72, 105], replySubject: '_INBOX.1', ...over });
@@ -65,28 +59,18 @@ async function advisoryVerdicts(metrics: SchedulerMetrics): Promise<string[]> {
 }
 
 function setup(nodes: NodeEntry[], answers: Record<string, DispatchOutcome | Error> = {}, policy: RoutingPolicyName = 'symphony') {
-  const registry = new NodeRegistry();
-  for (const n of nodes) registry.upsert(n);
+  const planner = plannerFor(nodes, { env: { SCHEDULER_POLICY: policy }, sessions: 100, reservations: 100, service: 'scheduler-test' });
   const dispatcher = new ScriptedDispatcher(answers);
-  const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
-  const directory = new KvDirectory(1000);
-  const sessions = new SessionTable(100);
-  const config = loadSchedulerConfig({ NATS_URL: 'nats://127.0.0.1:4222', SCHEDULER_POLICY: policy });
-  const book = new ReservationBook({ perTenant: 10, total: 100 });
   const prefetcher = new RecordingPrefetcher();
-  const planner = new RoutePlanner(registry, directory, sessions, book, systemClock, metrics, config);
-  const sut = new ScheduleInferenceUseCase(
-    registry,
-    dispatcher,
-    metrics,
-    new JsonLogger('test', 'error', () => undefined),
-    planner,
-    sessions,
-    systemClock,
-    book,
-    prefetcher,
-  );
+  const sut = schedulerFor(planner, dispatcher, prefetcher);
+  const { registry, directory, sessions, book, metrics } = planner;
   return { sut, registry, dispatcher, directory, sessions, book, prefetcher, metrics };
+}
+
+/** Session s1 of tenant t reserved on `nodeId` for mnemo-tiny, until `expiresAtMs`. */
+function reserveS1(book: ReservationBook, nodeId: string, expectedAtMs: number, expiresAtMs: number): void {
+  const advisory = { id: 'adv-1', tenant: 't', sessionId: 's1', model: 'mnemo-tiny', nodeId, expectedAtMs, expiresAtMs, priority: 0 };
+  book.reserve(advisory, Date.now());
 }
 
 describe(ScheduleInferenceUseCase.name, () => {
@@ -281,19 +265,7 @@ describe(ScheduleInferenceUseCase.name, () => {
       ],
     ])('a live reservation: %s', async (_n, busy, answers, expected, forgets, verdicts) => {
       const { sut, book, prefetcher, metrics } = setup([node('a'), node('b', { running: busy })], answers);
-      book.reserve(
-        {
-          id: 'adv-1',
-          tenant: 't',
-          sessionId: 's1',
-          model: 'mnemo-tiny',
-          nodeId: 'b',
-          expectedAtMs: Date.now(),
-          expiresAtMs: Date.now() + 60_000,
-          priority: 0,
-        },
-        Date.now(),
-      );
+      reserveS1(book, 'b', Date.now(), Date.now() + 60_000);
       await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({
         nodeId: expected,
       });
@@ -309,19 +281,7 @@ describe(ScheduleInferenceUseCase.name, () => {
         book.sweep(Date.now());
         return book.expiredTotal;
       });
-      book.reserve(
-        {
-          id: 'adv-1',
-          tenant: 't',
-          sessionId: 's1',
-          model: 'mnemo-tiny',
-          nodeId: 'a',
-          expectedAtMs: 0,
-          expiresAtMs: Date.now() + 20,
-          priority: 0,
-        },
-        Date.now(),
-      );
+      reserveS1(book, 'a', 0, Date.now() + 20);
       expect(await advisoryVerdicts(metrics)).toEqual([]);
       await new Promise((r) => setTimeout(r, 40));
       expect(await advisoryVerdicts(metrics)).toEqual(['spurious/expired=1']);
@@ -343,19 +303,7 @@ describe(ScheduleInferenceUseCase.name, () => {
 
     it('another policy ignores the reservation (baselines do not take advisories)', async () => {
       const { sut, book } = setup([node('a'), node('b', { running: 4 })], {}, 'recompute');
-      book.reserve(
-        {
-          id: 'adv-1',
-          tenant: 't',
-          sessionId: 's1',
-          model: 'mnemo-tiny',
-          nodeId: 'b',
-          expectedAtMs: Date.now(),
-          expiresAtMs: Date.now() + 60_000,
-          priority: 0,
-        },
-        Date.now(),
-      );
+      reserveS1(book, 'b', Date.now(), Date.now() + 60_000);
       await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({
         nodeId: 'a',
       });

@@ -148,6 +148,12 @@ export class ScheduleInferenceUseCase {
         throw e;
       }
       this.metrics.dispatches.inc({ outcome: outcome.kind });
+      const retryFields = (reason: string) => ({
+        nodeId: node.nodeId,
+        attempt: attemptBase + attempt,
+        reason,
+        requestId: request.requestId,
+      });
       if (outcome.kind !== 'admitted') takeBack();
       switch (outcome.kind) {
         case 'admitted':
@@ -181,22 +187,12 @@ export class ScheduleInferenceUseCase {
             this.metrics.nodesDropped.inc({ reason: 'unreachable' });
           // It may admit (or have admitted) this attempt after we stopped waiting: it must not stream into the inbox the next attempt uses.
           if (outcome.reason === 'timeout') this.dispatcher.abandon(node.nodeId, request.requestId, attemptBase + attempt);
-          this.logger.emit('warn', 'node unreachable, trying another', {
-            nodeId: node.nodeId,
-            attempt: attemptBase + attempt,
-            reason: outcome.reason,
-            requestId: request.requestId,
-          });
+          this.logger.emit('warn', 'node unreachable, trying another', retryFields(outcome.reason));
           break;
         case 'failed':
           // The node may be fine (NATS reconnecting): it stays registered, this request tries another.
           skipped.add(node.nodeId);
-          this.logger.emit('warn', 'dispatch failed, trying another node', {
-            nodeId: node.nodeId,
-            attempt: attemptBase + attempt,
-            reason: outcome.reason,
-            requestId: request.requestId,
-          });
+          this.logger.emit('warn', 'dispatch failed, trying another node', retryFields(outcome.reason));
           break;
         case 'refused':
           if (outcome.code !== ErrorCode.Overloaded) {

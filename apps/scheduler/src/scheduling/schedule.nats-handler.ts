@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { encodeMessage, InferenceRequestSchema, QueueGroups, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { JsonLogger, NatsEndpoints, natsTraceContext, protoResponder, ServiceMetrics } from '@mnemo/service-kit';
+import { NatsResponders, natsTraceContext } from '@mnemo/service-kit';
 import { ScheduleInferenceCommand } from './schedule-inference.command.js';
 import { ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
 
@@ -8,14 +8,12 @@ import { ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
 @Injectable()
 export class ScheduleNatsHandler implements OnApplicationBootstrap {
   constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
+    @Inject(NatsResponders) private readonly nats: NatsResponders,
     @Inject(ScheduleInferenceUseCase) private readonly useCase: ScheduleInferenceUseCase,
-    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
   ) {}
 
   onApplicationBootstrap(): void {
-    const handler = protoResponder({
+    this.nats.respond(Subjects.SCHEDULE, {
       operation: 'schedule',
       request: InferenceRequestSchema,
       handle: (request, msg) => this.useCase.execute(new ScheduleInferenceCommand(request, natsTraceContext(msg))),
@@ -26,9 +24,7 @@ export class ScheduleNatsHandler implements OnApplicationBootstrap {
             ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt, bootId: o.ok.bootId }
             : { result: { case: 'error', value: o.error } },
         ),
-      logger: this.logger,
-      metrics: this.metrics,
+      queue: QueueGroups.SCHEDULER,
     });
-    this.endpoints.listen(Subjects.SCHEDULE, handler, QueueGroups.SCHEDULER);
   }
 }

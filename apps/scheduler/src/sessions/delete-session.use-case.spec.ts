@@ -1,5 +1,6 @@
 import { ErrorCode, ReservationBook, SessionTable } from '@mnemo/kv-core';
-import { JsonLogger, ServiceMetrics, systemClock } from '@mnemo/service-kit';
+import { ServiceMetrics, systemClock } from '@mnemo/service-kit';
+import { nodeEntry, silentLogger } from '../../test/route-planner.fixture.js';
 import { NodeRegistry } from '../nodes/node.registry.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
 import { DeleteSessionUseCase } from './delete-session.use-case.js';
@@ -21,21 +22,13 @@ class ScriptedForgets implements NodePrefetcher {
 
 function setup(answers: Record<string, PrefetchOutcome>) {
   const registry = new NodeRegistry();
-  for (const nodeId of ['a', 'b', 'c'])
-    registry.upsert({ nodeId, models: ['m'], modelInfos: [], running: 0, waiting: 0, kvUsage: 0, lastSeenMs: 0, grpcAddress: '' });
+  for (const nodeId of ['a', 'b', 'c']) registry.upsert(nodeEntry(nodeId, { grpcAddress: '' }));
   const sessions = new SessionTable(10);
   sessions.record({ tenant: 't', sessionId: 's', model: 'm', nodeId: 'a', chunkKeys: [], lastUsedMs: 0 });
   const nodes = new ScriptedForgets(answers);
   const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
-  const sut = new DeleteSessionUseCase(
-    sessions,
-    new ReservationBook({ perTenant: 4, total: 8 }),
-    nodes,
-    registry,
-    metrics,
-    systemClock,
-    new JsonLogger('test', 'error', () => undefined),
-  );
+  const book = new ReservationBook({ perTenant: 4, total: 8 });
+  const sut = new DeleteSessionUseCase(sessions, book, nodes, registry, metrics, systemClock, silentLogger());
   return { sut, nodes, sessions };
 }
 

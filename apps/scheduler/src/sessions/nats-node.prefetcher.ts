@@ -1,24 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  decodeMessage,
+  decodeReplyOrError,
   encodeMessage,
-  ErrorReplySchema,
   ForgetReplySchema,
   ForgetRequestSchema,
   PrefetchReplySchema,
   PrefetchRequestSchema,
   Subjects,
 } from '@mnemo/proto';
-import { NATS_CONNECTION } from '@mnemo/service-kit';
+import { NATS_CONNECTION, requestNats } from '@mnemo/service-kit';
 import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import type { ForgetInit, NodePrefetcher, PrefetchInit, PrefetchOutcome } from './node-prefetch.port.js';
 
 /**
  * NATS requests on Subjects.nodePrefetch / nodeForget. A node without a handler answers
  * no-responders: "prefetch unavailable", which never fails the advisory. A reply is a
- * PrefetchReply, or an ErrorReply (told apart by trying the error shape: a PrefetchReply never
- * has a string field 1).
+ * PrefetchReply (ForgetReply), or an ErrorReply: `decodeReplyOrError` tells them apart.
  */
 @Injectable()
 export class NatsNodePrefetcher implements NodePrefetcher {
@@ -28,37 +27,28 @@ export class NatsNodePrefetcher implements NodePrefetcher {
   ) {}
 
   prefetch(nodeId: string, request: PrefetchInit): Promise<PrefetchOutcome> {
-    return this.ask(Subjects.nodePrefetch(nodeId), encodeMessage(PrefetchRequestSchema, request), (data) => ({
-      kind: 'queued',
-      chunks: decodeMessage(PrefetchReplySchema, data).chunksQueued,
-    }));
+    const payload = encodeMessage(PrefetchRequestSchema, request);
+    return this.ask(Subjects.nodePrefetch(nodeId), payload, PrefetchReplySchema, (r) => r.chunksQueued);
   }
 
   forget(nodeId: string, request: ForgetInit): Promise<PrefetchOutcome> {
-    return this.ask(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, request), (data) => ({
-      kind: 'queued',
-      chunks: decodeMessage(ForgetReplySchema, data).freedChunks,
-    }));
+    return this.ask(Subjects.nodeForget(nodeId), encodeMessage(ForgetRequestSchema, request), ForgetReplySchema, (r) => r.freedChunks);
   }
 
-  private async ask(subject: string, payload: Uint8Array, ok: (data: Uint8Array) => PrefetchOutcome): Promise<PrefetchOutcome> {
+  /** `chunks`: what the node's reply counts (queued for a prefetch, freed for a forget). */
+  private async ask<D extends DescMessage>(
+    subject: string,
+    payload: Uint8Array,
+    reply: D,
+    chunks: (r: MessageShape<D>) => number,
+  ): Promise<PrefetchOutcome> {
     if (this.nc.isClosed()) return { kind: 'unavailable' };
-    let data: Uint8Array;
+    const sent = await requestNats(this.nc, subject, payload, this.config.SCHEDULER_PREFETCH_TIMEOUT_MS!);
+    if (sent.kind === 'timeout') return { kind: 'timeout' };
+    if (sent.kind !== 'reply') return { kind: 'unavailable' };
     try {
-      data = (await this.nc.request(subject, payload, { timeout: this.config.SCHEDULER_PREFETCH_TIMEOUT_MS! })).data;
-    } catch (e) {
-      if (e instanceof RequestError && e.isNoResponders()) return { kind: 'unavailable' };
-      if (e instanceof TimeoutError || (e instanceof RequestError && e.cause instanceof TimeoutError)) return { kind: 'timeout' };
-      return { kind: 'unavailable' };
-    }
-    try {
-      const err = decodeMessage(ErrorReplySchema, data);
-      if (err.code !== '') return { kind: 'refused', code: err.code };
-    } catch {
-      // Not an ErrorReply: the expected reply.
-    }
-    try {
-      return ok(data);
+      const r = decodeReplyOrError(reply, sent.data);
+      return 'error' in r ? { kind: 'refused', code: r.error.code } : { kind: 'queued', chunks: chunks(r.ok) };
     } catch {
       return { kind: 'refused', code: 'malformed_reply' };
     }

@@ -1,4 +1,4 @@
-import { bothFrontiers, paretoFrontier, qualityLoss, type ProfiledPattern } from './pareto.frontier.js';
+import { bothFrontiers, paretoFrontier, profiledPattern, qualityLoss, type ProfiledPattern } from './pareto.frontier.js';
 import { patternKey } from './pattern.grid.js';
 
 function pt(key: string, quality: number, recomputedLayers: number, extra: Partial<ProfiledPattern> = {}): ProfiledPattern {
@@ -75,5 +75,24 @@ describe(paretoFrontier.name, () => {
     expect(qualityLoss(pt('0-0-0', 0.75, 0, { taskLoss: 0.1 }))).toBe(0.25);
     expect(qualityLoss(pt('0-0-0', 0.75, 0, { taskLoss: 0.1 }), 'task')).toBe(0.1);
     expect(qualityLoss(pt('0-0-0', 0.75, 0), 'task')).toBe(Infinity);
+  });
+});
+
+describe(profiledPattern.name, () => {
+  const wire = { quality: 0.9, meanKl: 0.1, recomputedLayers: 2, eCacheBytesPerToken: 8, prefillMs: 3 };
+  it.each<[string, Parameters<typeof profiledPattern>[0], ProfiledPattern]>([
+    [
+      'copies every field',
+      { ...wire, pattern: { r1: 1, u1: 2, r2: 3 }, taskLoss: 0.2 },
+      { ...wire, pattern: { r1: 1, u1: 2, r2: 3 }, taskLoss: 0.2 },
+    ],
+    ['a missing pattern reads as all zeros', wire, { ...wire, pattern: { r1: 0, u1: 0, r2: 0 } }],
+    [
+      'a null taskLoss is not measured',
+      { ...wire, pattern: { r1: 0, u1: 1, r2: 2 }, taskLoss: null },
+      { ...wire, pattern: { r1: 0, u1: 1, r2: 2 } },
+    ],
+  ])('%s', (_name, fields, want) => {
+    expect(profiledPattern(fields)).toStrictEqual(want);
   });
 });

@@ -19,6 +19,30 @@ export interface ProfiledPattern {
   readonly taskLoss?: number;
 }
 
+/** A ProfiledPattern's fields as a record carrying them may hold them: the wire's FrontierPoint leaves the pattern optional. */
+export type ProfiledPatternFields = Omit<ProfiledPattern, 'pattern' | 'taskLoss'> & {
+  readonly pattern?: ReusePattern;
+  readonly taskLoss?: number | null;
+};
+
+/**
+ * A ProfiledPattern copied out of any record with its fields (a FrontierPoint either way over the
+ * wire): a missing pattern reads as all zeros, a null taskLoss as not measured. One copy, so the
+ * profiler that sends a frontier and the node that reads it agree on every field.
+ */
+export function profiledPattern(p: ProfiledPatternFields): ProfiledPattern {
+  const pattern = p.pattern ?? { r1: 0, u1: 0, r2: 0 };
+  return {
+    pattern: { r1: pattern.r1, u1: pattern.u1, r2: pattern.r2 },
+    quality: p.quality,
+    meanKl: p.meanKl,
+    recomputedLayers: p.recomputedLayers,
+    eCacheBytesPerToken: p.eCacheBytesPerToken,
+    prefillMs: p.prefillMs,
+    ...(p.taskLoss !== null && p.taskLoss !== undefined ? { taskLoss: p.taskLoss } : {}),
+  };
+}
+
 /**
  * Which quality a pair's floor is held on: `top1` (default) is 1 − top-1 agreement with the derived
  * model's own prediction at every scored position, the strict guard; `task` is `taskLoss`, the
