@@ -20,6 +20,7 @@ export interface SymphonyRun {
   warmMs: number;
   untilMs: number;
   seed: number;
+  aaSeed?: number;
   sloOverLightest: number;
   paperBaseline?: string;
   conductorSweep?: { seed: number; users: number; thresholds: number[] };
@@ -40,6 +41,8 @@ export interface SymphonyKeys {
   users_within_slo: Record<string, number | null>;
   imbalance_256: Record<string, number | null>;
   by_users: Record<string, Record<string, number | null>>;
+  noise?: Record<string, Record<number, number | null>>;
+  never_behind_beyond_noise?: { value: boolean; failing: string[] };
   [k: string]: unknown;
 }
 export const SYMPHONY_RUN: SymphonyRun;

@@ -39,6 +39,7 @@ describe('the Symphony experiment on the twin', () => {
       'llmd',
       'recompute',
       'symphony',
+      'symphony-aa',
       'symphony-missed10',
       'symphony-spurious60',
       'vllm-paper',
@@ -70,6 +71,10 @@ describe('the Symphony experiment on the twin', () => {
     expect(first.conductor_sweep?.rows.map((r) => r.threshold)).toEqual([2, 3]);
     expect([2, 3]).toContain(first.conductor_sweep?.best);
     expect(typeof first.keys.never_behind).toBe('boolean');
+    // Symphony again on another seed at every count: the A/A spread the noise-aware verdict reads.
+    expect(Object.keys(first.curves['symphony-aa']).map(Number)).toEqual([4, 12]);
+    expect(first.keys.noise?.aa_spread_ttft_p99[12]).toBeGreaterThanOrEqual(0);
+    expect(typeof first.keys.never_behind_beyond_noise?.value).toBe('boolean');
     expect(first.curves.infercept[12].routing.session_home).toBeGreaterThan(0);
   });
 

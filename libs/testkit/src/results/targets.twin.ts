@@ -205,6 +205,13 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
         target: { op: '=', value: true },
       },
       {
+        path: 'symphony.never_behind_beyond_noise.value',
+        what:
+          'the same read with the noise of one run: at every count, other ÷ symphony at p50 and p99 at least 1 − the A/A spread ' +
+          'between symphony on two seeds at that count (symphony.noise)',
+        target: { op: '=', value: true },
+      },
+      {
         path: 'symphony.infercept_imbalance_256',
         what:
           'InferCept-style users held per instance (distinct sessions served in ' +
