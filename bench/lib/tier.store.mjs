@@ -3,7 +3,7 @@
 // layer by layer, CRC32C-checked, exactly as a node runs them.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chunkKeys } from '@mnemo/kv-core';
+import { chunkKeys, leadingLayers } from '@mnemo/kv-core';
 import { allocHostBuffer, freeHostBuffer } from '@mnemo/native-cuda';
 import { OffloadTiers } from '../../apps/node-manager/dist/kv-store/offload.tiers.js';
 import { closePoolDevices, openPoolDevices } from '../../apps/node-manager/dist/kv-store/pool.devices.js';
@@ -100,7 +100,7 @@ export async function openTierStore(o) {
     const t0 = process.hrtime.bigint();
     await writer.write(o.model, chunks);
     const host = Number(process.hrtime.bigint() - t0) / 1e9;
-    while (!chunks.every((c) => m.leadingLayers(c.key, tier) === o.geometry.layers)) await new Promise((r) => setImmediate(r));
+    while (!chunks.every((c) => leadingLayers(m.table, c.key, tier) === o.geometry.layers)) await new Promise((r) => setImmediate(r));
     const readable = Number(process.hrtime.bigint() - t0) / 1e9;
     await writer.drain();
     const committed = Number(process.hrtime.bigint() - t0) / 1e9;
