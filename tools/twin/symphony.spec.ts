@@ -73,6 +73,8 @@ describe('the Symphony experiment on the twin', () => {
     expect(typeof first.keys.never_behind).toBe('boolean');
     // Symphony again on another seed at every count: the A/A spread the noise-aware verdict reads.
     expect(Object.keys(first.curves['symphony-aa']).map(Number)).toEqual([4, 12]);
+    // Its seed draws other sessions: an A/A pass that replayed the same run would measure no noise at all.
+    expect(first.curves['symphony-aa'][12]).not.toEqual(first.curves.symphony[12]);
     expect(first.keys.noise?.aa_spread_ttft_p99[12]).toBeGreaterThanOrEqual(0);
     expect(typeof first.keys.never_behind_beyond_noise?.value).toBe('boolean');
     expect(first.curves.infercept[12].routing.session_home).toBeGreaterThan(0);
