@@ -12,7 +12,6 @@ import {
   type KvRowGeometry,
   type PrefetchAdvisory,
   type PrefixChunk,
-  type RestorePrompt,
   type Withdrawal,
 } from '@mnemo/kv-core';
 import type { Engine, HeldKv, KvRestorePlan } from '@mnemo/engine';
@@ -29,31 +28,9 @@ import { WarmRestores } from './warm.restores.js';
 import { ChunkExports } from './chunk.exports.js';
 import type { StoreLog } from './store.log.js';
 import type { KvHoldingChange } from './kv-events.publisher.js';
+import type { RestoreCounters, StoredPrompt } from './stored.prompt.js';
 
-/** A request's prompt as the store sees it: its model and its chunk keys (one per whole 256-token chunk), kv-core's RestorePrompt. */
-export interface StoredPrompt extends RestorePrompt {
-  readonly model: string;
-  /** Other nodes holding chunks of this prompt (InferenceRequest.kv_sources); the local tiers ignore them. */
-  readonly sources?: readonly PeerSource[];
-}
-
-/** A node that holds some of a prompt's chunks, and where to fetch them. */
-export interface PeerSource {
-  readonly nodeId: string;
-  readonly address: string;
-  readonly chunkKeys: readonly string[];
-}
-
-/** Restore statistics the node exports. */
-export interface RestoreCounters {
-  plans: number;
-  restoredTokens: number;
-  /** Restored tokens by the tier they were read from (host when every layer was there). */
-  hitTokens: { mem: number; ssd: number };
-  failures: number;
-  /** Time the engine waited on loads after compute ran out (blocked I/O), summed over prefills. */
-  blockedMs: number;
-}
+export type { PeerSource, RestoreCounters, StoredPrompt } from './stored.prompt.js';
 
 /**
  * The node's tiered KV store behind the engine's device cache (ARCHITECTURE §4): every whole

@@ -1,5 +1,5 @@
 import type { KvRestorePlan } from '@mnemo/engine';
-import type { StoredPrompt } from './kv.store.js';
+import type { StoredPrompt } from './stored.prompt.js';
 
 /** What the batch scheduler asks of the KV store behind the device cache. */
 export interface PromptStore {
