@@ -30,10 +30,12 @@ describe('the published trace', () => {
 const o = { ...DEFAULT_TRACE_EXPERIMENT, nodes: 4, fitSteps: 6, thresholds: [1.5, 4], fig10: { nodes: 3, hostTokens: 3_000_000 } };
 
 describe(traceExperiment.name, () => {
-  it('fits the load to the local cache-aware TTFT and reports every key against the paper', () => {
+  it('fits the load to a local cache-aware TTFT on request and reports every key against the paper', () => {
     const seen: string[] = [];
-    const r = traceExperiment(trace, { ...MOONCAKE_CONVERSATION_PAPER, localTtftMs: 5000 }, o, (_i, _n, label) => seen.push(label));
+    const r = traceExperiment(trace, MOONCAKE_CONVERSATION_PAPER, { ...o, fitTtftMs: 5000 }, (_i, _n, label) => seen.push(label));
     expect(r.setup.fitted).toMatchObject({ parameter: 'time_scale', target_ms: 5000 });
+    expect(Math.abs(r.setup.fitted!.reached_ms as number) - 5000).toBeLessThan(5000);
+    expect(r.paper_check.fig5_local_ttft_ms).toMatchObject({ paper: 3580, twin: r.policies.local!.ttft_mean_ms });
     expect(Object.keys(r.policies)).toEqual(['random', 'least-loaded', 'local', 'conductor', 'llmd', 'symphony']);
     for (const p of Object.values(r.policies)) {
       expect(p.ttft_p99_ms).toBeGreaterThanOrEqual(p.ttft_mean_ms);
@@ -48,6 +50,13 @@ describe(traceExperiment.name, () => {
     expect(over).toEqual([...over].sort((a, b) => a - b));
     expect(over.at(-1)).toBeCloseTo(1, 4);
     expect(seen.at(-1)).toBe('done');
+  });
+
+  it("replays the paper's trace at its own timestamps unless asked to fit", () => {
+    const r = traceExperiment(trace, MOONCAKE_CONVERSATION_PAPER, { ...o, policies: ['local'], thresholds: [1.5] });
+    expect(r.setup.fitted).toBeNull();
+    expect(r.setup.time_scale).toBe(1);
+    expect(r.paper_check.fig5_local_ttft_ms.paper).toBe(3580);
   });
 
   it('leaves the paper column null for a trace it does not know, at the given time scale', () => {

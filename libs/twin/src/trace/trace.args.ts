@@ -11,9 +11,9 @@ export const TRACE_USAGE =
   '                             [--time-scale X] [--length-scale TOKENS] [--from LINE] [--limit N] [--fit-ttft-ms MS]\n' +
   "  --trace         a JSONL trace in Mooncake's format, gzipped or not (docs/traces.md)\n" +
   `  --policy        of ${TRACE_POLICIES.join(', ')} (default: all)\n` +
-  '  --time-scale    arrivals × this; fitted instead when the paper gives a TTFT to fit to\n' +
+  "  --time-scale    arrivals × this (default 1: the trace's own timestamps, as the paper replays it)\n" +
   `  --length-scale  tokens per trace block, a multiple of ${CHUNK_TOKENS} (default 512: the trace's own)\n` +
-  "  --fit-ttft-ms   local cache-aware mean TTFT to fit the time scale to (default: the paper's for its trace, else none)";
+  '  --fit-ttft-ms   fit the time scale so local cache-aware mean TTFT is this (default: no fit)';
 
 export class TraceArgsError extends Error {
   readonly code = 2;
@@ -77,16 +77,18 @@ export function parseTraceArgs(argv: readonly string[]): TraceCommand {
   const policies = (v.policy ?? TRACE_POLICIES.join(',')).split(',').filter(Boolean);
   for (const p of policies)
     if (!(TRACE_POLICIES as readonly string[]).includes(p)) problems.push(`--policy ${p} is not one of ${TRACE_POLICIES.join(', ')}`);
+  if (Number.isFinite(fit) && v['time-scale'] !== undefined)
+    problems.push('--fit-ttft-ms fits the time scale: give it or --time-scale, not both');
   if (problems.length > 0) throw new TraceArgsError(problems);
   const name = traceName(v.trace!);
   const known = name === MOONCAKE_CONVERSATION_NAME && tokensPerBlock === 512 && from === 0 && limit === Infinity;
-  const fitTo = Number.isFinite(fit) ? fit : v['time-scale'] !== undefined ? null : known ? MOONCAKE_CONVERSATION_PAPER.localTtftMs : null;
-  const paper = known ? { ...MOONCAKE_CONVERSATION_PAPER, localTtftMs: fitTo } : unknownPaper(fitTo);
+  const fitTtftMs = Number.isFinite(fit) ? fit : null;
+  const paper = known ? MOONCAKE_CONVERSATION_PAPER : unknownPaper(null);
   return {
     file: v.trace!,
     name,
     load: { tokensPerBlock, from, limit },
-    experiment: { ...DEFAULT_TRACE_EXPERIMENT, nodes, hostTokens, ssdTokens, timeScale, policies: policies as TracePolicy[] },
+    experiment: { ...DEFAULT_TRACE_EXPERIMENT, nodes, hostTokens, ssdTokens, timeScale, fitTtftMs, policies: policies as TracePolicy[] },
     paper,
   };
 }

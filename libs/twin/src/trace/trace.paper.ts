@@ -8,7 +8,7 @@
  */
 export interface TracePaper {
   readonly name: string;
-  /** Mean TTFT of local cache-aware scheduling, ms: the one figure the load is fitted to. */
+  /** Mean TTFT of local cache-aware scheduling, ms (Fig. 5): checked, and fitted to only on request. */
   readonly localTtftMs: number | null;
   readonly fig5: {
     readonly randomOverLocal: number | null;
