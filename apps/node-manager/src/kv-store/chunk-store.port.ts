@@ -8,6 +8,8 @@ export interface PeerChunk {
   readonly key: string;
   /** `[layer][K|V][256][row]` for the requested layer range; undefined = miss. */
   readonly payload?: Float32Array;
+  /** A miss the peer answered: it no longer holds this key (not a fault of the peer or the link). */
+  readonly stale?: boolean;
 }
 
 /** What node ↔ node transfer asks of the local offload tiers. */

@@ -148,7 +148,7 @@ export class ChunkPeerClient {
         } else this.counters.misses++;
         // The consumer's time with a chunk is not the peer's: the next deadline starts when it asks again.
         clearTimeout(hung);
-        yield { key, payload };
+        yield payload ? { key, payload } : { key, ...(d.missing && d.key === key ? { stale: true } : {}) };
         since = this.now();
         arm();
       }

@@ -1,13 +1,10 @@
-import { choosePeerPrefix } from '@mnemo/kv-core';
+import { choosePeerPrefix, CHUNK_TOKENS, PeerSourceHealth } from '@mnemo/kv-core';
 import type { KvRestorePlan } from '@mnemo/engine';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
 import type { ChunkStore } from '../kv-store/chunk-store.port.js';
 import type { PromptStore } from '../kv-store/prompt-store.port.js';
 import type { ChunkPeerClient } from './chunk-peer.client.js';
 import { chunksFor, PeerRestorePlan } from './peer-restore.plan.js';
-
-/** After a failed fetch, a source is left out for this long (the retry recomputes instead of failing again). */
-const FAILED_SOURCE_MS = 30_000;
 
 /** Peer restores the node made, for metrics. */
 export interface PeerRestoreCounters {
@@ -21,12 +18,13 @@ export interface PeerRestoreCounters {
 /**
  * The batch scheduler's view of where a prompt's KV can come from: the local tiers, or — when
  * the request names other nodes holding more of the prefix (kv_sources) — a peer, fetched layer
- * by layer. A peer's chunks are kept in the local host pool afterwards, so the session's next
- * turn finds them here.
+ * by layer. A peer's whole chunks are kept in the local host pool afterwards, so the session's
+ * next turn finds them here.
  */
 export class PeerAwarePromptStore implements PromptStore {
   readonly counters: PeerRestoreCounters = { plans: 0, restoredTokens: 0, failures: 0, blockedMs: 0 };
-  private readonly failed = new Map<string, number>();
+  /** Sources, and keys of theirs, that failed recently: the retry recomputes instead of failing again. */
+  private readonly health = new PeerSourceHealth();
 
   constructor(
     private readonly local: PromptStore,
@@ -60,13 +58,17 @@ export class PeerAwarePromptStore implements PromptStore {
       this.counters.blockedMs += o.blockedMs;
       if (!o.ok) {
         this.counters.failures++;
-        const now = this.now();
-        for (const [a, until] of this.failed) if (until <= now) this.failed.delete(a);
-        this.failed.set(source.address, now + FAILED_SOURCE_MS);
+        // A failed pass whose layers all arrived (the engine's own failure) says nothing of the peer.
+        if (o.failure) this.health.failed(source.address, o.failure, this.now());
         return;
       }
       this.counters.restoredTokens += choice.until - deviceTokens;
-      void this.chunks.importChunks(p.model, o.chunks);
+      // Whole chunks only: a partial one is superseded by the pass's own, longer KV of that chunk, and
+      // importing it in the background could land after that write and bring the stale one back.
+      void this.chunks.importChunks(
+        p.model,
+        o.chunks.filter((c) => (c.position + 1) * CHUNK_TOKENS <= choice.until),
+      );
     });
   }
 
@@ -78,8 +80,8 @@ export class PeerAwarePromptStore implements PromptStore {
       p.promptTokens,
       deviceTokens,
       localUntil,
-      p.sources,
-      (i) => (this.failed.get(p.sources![i]!.address) ?? 0) <= now,
+      p.sources.map((s) => this.health.offered(s.address, s, now)),
+      (i) => this.health.usable(p.sources![i]!.address, now),
       p.blockKeys,
     );
   }

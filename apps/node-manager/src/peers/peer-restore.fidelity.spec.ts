@@ -64,7 +64,7 @@ describe(PeerAwarePromptStore.name, () => {
       // The fetched chunks now live on B: turn 3 there needs no peer.
       await b.store.settle();
       expect(storedPrompt(turn1).chunkKeys.every((k) => b.store.holdsOnHost(MODEL, k))).toBe(true);
-      // Turn 1's partial chunk came too, and gave way to turn 2's longer one (its KV ends 9 blocks into chunk 2).
+      // Turn 1's partial chunk was restored but not kept: turn 2's longer one (its KV ends 9 blocks into chunk 2) is B's own.
       expect(b.store.holds(MODEL, turn1Partial())).toBe(false);
       expect(b.store.holdsOnHost(MODEL, storedPrompt([...turn2, ...moved.out]).blockKeys!(2)[8]!)).toBe(true);
     },
@@ -114,6 +114,47 @@ describe(PeerAwarePromptStore.name, () => {
       }
     },
   );
+  it(
+    'a peer that says it no longer holds one chunk is left out for that chunk only: ' +
+      'the retry still fetches the chunk before it from the same peer, bit for bit',
+    async () => {
+      const useCase = new FetchChunksUseCase(a.store);
+      const gone = storedPrompt(turn1).chunkKeys[1]!;
+      const server = new Server();
+      server.addService(loadGrpcServices().ChunkTransfer, {
+        FetchChunks: async (call: ServerWritableStream<{ keys: string[]; layerStart: number; layerEnd: number }, unknown>) => {
+          for await (const c of useCase.execute(call.request.keys, call.request.layerStart, call.request.layerEnd))
+            call.write(c.key === gone ? { key: c.key, layerStart: c.layerStart, layerEnd: c.layerEnd, missing: true } : c);
+          call.end();
+        },
+      });
+      const port = await new Promise<number>((res, rej) =>
+        server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+      );
+      const c = await startPeerNode();
+      try {
+        const sut = new PeerAwarePromptStore(c.store, c.store, client);
+        const p = withSource(turn2, `127.0.0.1:${port}`);
+        await expect(
+          c.engine.prefill([
+            { seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) },
+          ]),
+        ).resolves.toEqual([]);
+        expect(sut.counters.failures).toBe(1);
+        // The peer is still a source, for the run of chunks before the one it lost.
+        expect(sut.restorableUntil(p, 0)).toBe(256);
+        const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
+        expect(retried.restored).toBe(256);
+        expect(sut.counters).toMatchObject({ plans: 2, failures: 1, restoredTokens: 256 });
+        expect(retried.out).toEqual(fresh.out);
+        expect(bits(retried.kv)).toEqual(bits(fresh.kv));
+      } finally {
+        server.forceShutdown();
+        await c.close();
+      }
+    },
+  );
+
   it(
     'a peer that accepts the fetch and never answers costs the batch one chunk ' +
       'deadline: the other sequence gets its token, the hung one recomputes',

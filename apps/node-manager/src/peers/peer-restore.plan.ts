@@ -1,4 +1,4 @@
-import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, segmentElems, type KvRowGeometry } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, ErrorCode, layerPieces, MnemoError, segmentElems, type KvRowGeometry, type PeerFailure } from '@mnemo/kv-core';
 import type { KvRestorePlan, RestoreSources } from '@mnemo/engine';
 import type { ChunkPayload } from '../kv-store/tier.writer.js';
 import type { ChunkPeerClient } from './chunk-peer.client.js';
@@ -12,6 +12,8 @@ export interface PeerRestoreOutcome {
   /** Whole chunks received (every layer verified), for the local host pool. */
   readonly chunks: readonly ChunkPayload[];
   readonly blockedMs: number;
+  /** Why it failed, when a layer's fetch did (a failed pass may also fail for reasons of its own). */
+  readonly failure?: PeerFailure;
 }
 
 /**
@@ -27,6 +29,7 @@ export class PeerRestorePlan implements KvRestorePlan {
   private readonly segs: Float32Array[][] = [];
   /** Set once the plan is done or a layer failed: no further layer stream starts. */
   private stopped = false;
+  private failure: PeerFailure | undefined;
   readonly sources: () => RestoreSources;
 
   constructor(
@@ -77,7 +80,7 @@ export class PeerRestorePlan implements KvRestorePlan {
         chunks.push({ key, position: this.first + i, payload });
       });
     }
-    this.onDone({ ok, chunks, blockedMs });
+    this.onDone({ ok, chunks, blockedMs, ...(!ok && this.failure ? { failure: this.failure } : {}) });
   }
 
   private async fetchLayer(layer: number): Promise<Float32Array[]> {
@@ -86,6 +89,7 @@ export class PeerRestorePlan implements KvRestorePlan {
     for await (const c of this.client.fetch(this.address, this.keys, layer, layer + 1, segmentElems(this.g) * 4)) {
       if (!c.payload) {
         this.stopped = true;
+        this.failure ??= c.stale ? { kind: 'stale', key: c.key } : { kind: 'unreachable' };
         throw new MnemoError(
           ErrorCode.DataLoss,
           `peer ${this.address} could not give chunk ${c.key} layer ${layer} (the request recomputes)`,

@@ -281,16 +281,22 @@ describe(route.name, () => {
   });
 
   it.each<[string, RouteCandidate[], NodePrefix[], RoutingCosts, Array<[string, string[]]>]>([
-    // k0: c's host copy (2 + 3) beats a's SSD one (6 + 3); k1, k2 only on a (9 < 16); k3 nowhere
+    // A node restores from one peer, one unbroken run: a's k0–k2 from SSD save 3 × (16 − 9) = 21, c's host k0
+    // only 16 − 5 = 11, so a serves all three although c's k0 alone is faster; k3 is nowhere.
     [
-      'peer chunks past the local prefix, fastest holder each',
+      'one peer: the run past the local prefix that saves the most',
       [node('a', { running: 2 }), node('b'), node('c', { running: 1 })],
       [held('a', 'ssd', 'ssd', 'ssd'), held('c', 'host')],
       costs,
-      [
-        ['c', ['k0']],
-        ['a', ['k1', 'k2']],
-      ],
+      [['a', ['k0', 'k1', 'k2']]],
+    ],
+    // c's run is cut where fetching stops paying: its k1 on SSD over a slow pull (6 + 12 > 16).
+    [
+      'a run is cut where fetching stops paying',
+      [node('a', { running: 9 }), node('b'), node('c', { running: 9 })],
+      [held('c', 'host', 'ssd')],
+      { ...costs, peerMsPerChunk: 12 },
+      [['c', ['k0']]],
     ],
     [
       'no sources when peers cannot be reached',

@@ -63,9 +63,11 @@ export function estimateParts(
 ): CandidateEstimate {
   const c = measured.get(n.nodeId) ?? base;
   const queueMs = c.queueMsPerRequest * reservedLoad(n, c) + batchSlotWaitMs(n, c);
-  let kvMs = 0;
   const local = prefixes.get(n.nodeId);
-  for (let i = 0; i < req.chunkKeys.length; i++) kvMs += chunkCost(i, n.nodeId, local, prefixes, measured, base);
+  const held = local?.prefixChunks ?? 0;
+  let kvMs = 0;
+  for (let i = 0; i < held; i++) kvMs += c.loadMsPerChunk[local!.tiers[i]!];
+  kvMs += peerRun(n.nodeId, req, prefixes, measured, base).ms;
   if (homeAlive && req.sessionHome !== undefined && n.nodeId !== req.sessionHome) kvMs += tailCost(n.nodeId, req, measured, base);
   return { nodeId: n.nodeId, queueMs, kvMs, totalMs: queueMs + kvMs };
 }
@@ -98,40 +100,42 @@ function tailTokens(req: RouteRequest): number {
   return req.promptTokens === undefined ? 0 : Math.max(0, req.promptTokens - req.chunkKeys.length * CHUNK_TOKENS);
 }
 
-function chunkCost(
-  i: number,
-  nodeId: string,
-  local: NodePrefix | undefined,
-  prefixes: ReadonlyMap<string, NodePrefix>,
-  measured: ReadonlyMap<string, RoutingCosts>,
-  base: RoutingCosts,
-): number {
-  const c = measured.get(nodeId) ?? base;
-  if (local && i < local.prefixChunks) return c.loadMsPerChunk[local.tiers[i]!];
-  const peer = bestPeer(i, nodeId, prefixes, measured, base);
-  return Math.min(recomputeSpanMs(c, i, i + 1), peer ? peer.ms : Infinity);
-}
-
-/** The peer that can serve chunk i to `puller` fastest (the peer's tier read + the puller's pull); ties to the smaller id. */
-function bestPeer(
-  i: number,
+/**
+ * How the chunks past `puller`'s own prefix get there: a node restores a prompt's missing KV from
+ * one peer, as one unbroken run from the first chunk it lacks (choosePeerPrefix), and recomputes
+ * the rest. So each peer is priced over its run, cut where fetching stops paying against
+ * recomputing, and the cheapest one is kept. Pricing each chunk at its own cheapest peer instead
+ * sent two peers a node never combines: it fetched the first one's few chunks and recomputed
+ * the rest.
+ */
+function peerRun(
   puller: string,
+  req: RouteRequest,
   prefixes: ReadonlyMap<string, NodePrefix>,
   measured: ReadonlyMap<string, RoutingCosts>,
   base: RoutingCosts,
-): { nodeId: string; ms: number } | null {
-  const pull = (measured.get(puller) ?? base).peerMsPerChunk;
-  if (!Number.isFinite(pull)) return null;
-  let best: { nodeId: string; ms: number } | null = null;
-  for (const p of prefixes.values()) {
-    if (p.nodeId === puller || i >= p.prefixChunks) continue;
-    const ms = (measured.get(p.nodeId) ?? base).loadMsPerChunk[p.tiers[i] as DirectoryTier] + pull;
-    if (!best || ms < best.ms || (ms === best.ms && p.nodeId < best.nodeId)) best = { nodeId: p.nodeId, ms };
+): { ms: number; peer?: string; end: number } {
+  const c = measured.get(puller) ?? base;
+  const from = prefixes.get(puller)?.prefixChunks ?? 0;
+  const total = req.chunkKeys.length;
+  const recompute = recomputeSpanMs(c, from, total);
+  let best: { ms: number; peer?: string; end: number } = { ms: recompute, end: from };
+  if (!Number.isFinite(c.peerMsPerChunk)) return best;
+  for (const p of [...prefixes.values()].sort((x, y) => (x.nodeId < y.nodeId ? -1 : 1))) {
+    if (p.nodeId === puller || p.prefixChunks <= from) continue;
+    const read = (measured.get(p.nodeId) ?? base).loadMsPerChunk;
+    // Fetching [from, end) and recomputing [end, total): the end with the lowest total on this peer.
+    let [saved, bestSaved, end] = [0, 0, from];
+    for (let i = from; i < Math.min(p.prefixChunks, total); i++) {
+      saved += recomputeSpanMs(c, i, i + 1) - (read[p.tiers[i] as DirectoryTier] + c.peerMsPerChunk);
+      if (saved > bestSaved) [bestSaved, end] = [saved, i + 1];
+    }
+    if (recompute - bestSaved < best.ms) best = { ms: recompute - bestSaved, peer: p.nodeId, end };
   }
   return best;
 }
 
-/** Chunks past the chosen node's own prefix that a peer serves faster than recomputing, grouped by peer. */
+/** The chosen node's one peer source (see {@link peerRun}): the run of chunks past its own prefix that it should fetch. */
 function sourcesFor(
   nodeId: string,
   req: RouteRequest,
@@ -139,15 +143,8 @@ function sourcesFor(
   measured: ReadonlyMap<string, RoutingCosts>,
   base: RoutingCosts,
 ): KvSourcePlan[] {
-  const local = prefixes.get(nodeId)?.prefixChunks ?? 0;
-  const c = measured.get(nodeId) ?? base;
-  const byPeer = new Map<string, string[]>();
-  for (let i = local; i < req.chunkKeys.length; i++) {
-    const peer = bestPeer(i, nodeId, prefixes, measured, base);
-    if (!peer || peer.ms >= recomputeSpanMs(c, i, i + 1)) continue;
-    const keys = byPeer.get(peer.nodeId) ?? [];
-    keys.push(req.chunkKeys[i]!);
-    byPeer.set(peer.nodeId, keys);
-  }
-  return [...byPeer].map(([peerId, chunkKeys]) => ({ nodeId: peerId, chunkKeys }));
+  const run = peerRun(nodeId, req, prefixes, measured, base);
+  if (run.peer === undefined) return [];
+  const from = prefixes.get(nodeId)?.prefixChunks ?? 0;
+  return [{ nodeId: run.peer, chunkKeys: req.chunkKeys.slice(from, run.end) }];
 }

@@ -3,6 +3,7 @@ import {
   chunkBlockKeys,
   choosePeerPrefix,
   CHUNK_TOKENS,
+  PeerSourceHealth,
   planPrefetchPulls,
   prefetchExpiry,
   restoreReach,
@@ -67,8 +68,6 @@ export interface NodeKvOptions {
 
 /** How long a warm restore waits for its request's pass (the node's WARM_TTL_MS). */
 const WARM_TTL_MS = 5_000;
-/** After a failed fetch a source is left out this long (PeerAwarePromptStore's). */
-const FAILED_SOURCE_MS = 30_000;
 
 /**
  * A twin node's KV store behind its device: the device's chunk events exported to the tiers and
@@ -93,7 +92,8 @@ export class NodeKv {
   private tails: TwinSessionTail[] = [];
   private flushDue = false;
   private readonly warmed = new Map<string, { restore: TierRestore; at: number }>();
-  private readonly failed = new Map<string, number>();
+  /** Sources and keys that failed recently (kv-core PeerSourceHealth, as PeerAwarePromptStore's). */
+  private readonly health = new PeerSourceHealth();
   private readonly advisories = new Map<string, number>();
   /** Per sequence: chunks it wrote, and the partial chunk it left (the node's SessionTails). */
   private readonly written = new SessionTailTracker();
@@ -246,12 +246,19 @@ export class NodeKv {
     const peer = r as PeerRestore & { sourceNode: string };
     if (!ok) {
       this.counters.peerFailures++;
-      this.failed.set(peer.sourceNode, now + FAILED_SOURCE_MS);
+      // A twin peer always answers: a miss is a key it no longer holds.
+      this.health.failed(
+        peer.sourceNode,
+        peer.missingKey === undefined ? { kind: 'unreachable' } : { kind: 'stale', key: peer.missingKey },
+        now,
+      );
       return;
     }
     this.counters.peerRestoredTokens += r.until - r.from;
+    // Whole chunks only, as PeerAwarePromptStore: the pass's own KV supersedes a partial one.
     const first = Math.floor(r.from / CHUNK_TOKENS);
-    this.tiers?.write(peer.keys.map((key, i) => ({ key, position: first + i })));
+    const whole = peer.keys.map((key, i) => ({ key, position: first + i })).filter((c) => (c.position + 1) * CHUNK_TOKENS <= r.until);
+    this.tiers?.write(whole);
   }
 
   private peerChoice(seq: TwinSeq, p: RestorePrompt, deviceTokens: number, localUntil: number, now: number) {
@@ -262,8 +269,8 @@ export class NodeKv {
       p.promptTokens,
       deviceTokens,
       localUntil,
-      sources,
-      (i) => (this.failed.get(sources[i]!.nodeId) ?? 0) <= now,
+      sources.map((s) => this.health.offered(s.nodeId, s, now)),
+      (i) => this.health.usable(sources[i]!.nodeId, now),
       p.blockKeys,
     );
   }

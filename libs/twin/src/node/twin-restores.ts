@@ -111,6 +111,8 @@ export class PeerRestore implements PassLoad {
   private readonly done: number[] = [];
   /** The first layer the peer could not serve, or -1. */
   readonly missingLayer: number;
+  /** The first key the peer no longer holds at that layer (a stale directory entry), or undefined. */
+  readonly missingKey: string | undefined;
 
   constructor(
     links: RestoreLinks,
@@ -122,6 +124,7 @@ export class PeerRestore implements PassLoad {
     at: number,
   ) {
     let missing = -1;
+    let missingKey: string | undefined;
     const bytes = keys.length * peer.o.segBytes;
     for (let l = 0; l < layers; l++) {
       const start = l < LAYERS_IN_FLIGHT ? at : this.done[l - LAYERS_IN_FLIGHT]!;
@@ -130,11 +133,12 @@ export class PeerRestore implements PassLoad {
         if (peer.table.get(k, l, 'mem')) continue;
         // The peer reads what only its SSD holds first.
         if (peer.table.get(k, l, 'ssd')) ms += transferMs(links.ssdRead, 1, peer.stride);
-        else if (missing < 0) missing = l;
+        else if (missing < 0) [missing, missingKey] = [l, k];
       }
       this.done.push(start + ms);
     }
     this.missingLayer = missing;
+    this.missingKey = missingKey;
   }
 
   load(layer: number, at: number): number {
