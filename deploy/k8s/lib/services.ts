@@ -2,6 +2,7 @@ import { Service, type IContainerPort, type IEnvVar, type IResourceRequirements,
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget, type IPodDisruptionBudgetSpec } from 'kubernetes-models/policy/v1';
+import { TRAINED_MODELS } from '@mnemo/testkit';
 import {
   containerSecurity,
   meta,
@@ -32,18 +33,8 @@ export const PORTS = {
   nodeOps: 9411,
   nodeGrpc: 50061,
 };
-/**
- * The trained models inside the image, the default first (scripts/start.mjs serves the same; the LoRA adapters load merged into
- * fortune-base).
- */
-export const MODEL_DIRS = [
-  'fortune-base',
-  'fortune-computers',
-  'fortune-songs',
-  'fortune-lora-computers',
-  'fortune-lora-songs',
-  'fortune-lora-definitions',
-].map((m) => `/app/tools/train/models/${m}`);
+/** The trained models inside the image (scripts/start.mjs serves the same), the default first. */
+export const MODEL_DIRS = TRAINED_MODELS.map((m) => `/app/tools/train/models/${m}`);
 export const DEFAULT_MODEL = 'fortune-base';
 
 /** What sets one Mnemo service's Deployment apart. */
