@@ -24,6 +24,7 @@ import {
   derivedPrefillMs,
   ECacheTier,
   fallbacks,
+  freshPeer,
   nodePlan,
   openNode,
   peerClient,
@@ -31,7 +32,6 @@ import {
   serveChunks,
 } from './lib/droidspeak.node.mjs';
 import { planReuse, withoutTransition } from '@mnemo/kv-core';
-import { PeerAwarePromptStore } from '../apps/node-manager/dist/peers/peer-aware.prompt-store.js';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
 import { median, round } from '@mnemo/testkit';
 
@@ -41,8 +41,10 @@ const RUN = quick ? { prompts: 2, tokens: 300, reps: 1 } : { prompts: 4, tokens:
 
 const profiled = loadProfiledPlans(root);
 
-/** A node's tiers in `dir` (the same directory again: the node after a restart). */
-const openStore = async (engine, dir, base) => (await openNode(engine, base, { dir })).store;
+/** Node Y's pools, and each fresh peer X's: the same on both sides of a pull. */
+const NODE_POOLS = { hostMiB: 128, ssdMiB: 512 };
+/** Node Y's tiers in `dir` (the same directory again: Y after a restart). */
+const openStore = async (engine, dir, base) => (await openNode(engine, base, { ...NODE_POOLS, dir })).store;
 
 // A peer chunk past its deadline is what the node does then: recompute, both attempts timed.
 const prefillMs = derivedPrefillMs;
@@ -70,7 +72,6 @@ async function runPair(p) {
   const until = Math.min(Math.floor(tokens / CHUNK) * CHUNK, tokens - 1);
   const engine = await ReferenceEngine.create({ models, backend: 'cpu', kvBlocks: 4 * Math.ceil(tokens / 16) + 8 });
   const dirY = mkdtempSync(join(tmpdir(), 'mnemo-droid-y-'));
-  const dirs = [dirY];
   const { peers, logger } = peerClient();
   try {
     const L = engine.modelConfig(p.derived).layers;
@@ -96,22 +97,16 @@ async function runPair(p) {
     const ms = { restart: { full: [], widened: [], with_e: [] }, peer: { full: [], widened: [], with_e: [] } };
     for (let r = 0; r < RUN.reps + 1; r++) {
       // A fresh peer X per round: what it pulled from Y (and keeps) must not turn the next round local.
-      const dirX = mkdtempSync(join(tmpdir(), 'mnemo-droid-x-'));
-      dirs.push(dirX);
-      const x = await openStore(engine, dirX, p.base);
-      const xPrompts = new PeerAwarePromptStore(x, x, peers);
-      const dirXw = mkdtempSync(join(tmpdir(), 'mnemo-droid-xw-'));
-      dirs.push(dirXw);
-      const xWidened = await openStore(engine, dirXw, p.base);
-      const xwPrompts = new PeerAwarePromptStore(xWidened, xWidened, peers);
+      const x = await freshPeer(engine, p.base, peers, dOf, NODE_POOLS);
+      const xWidened = await freshPeer(engine, p.base, peers, dOf, NODE_POOLS);
       try {
         for (const t of prompts) {
           const src = peerSource(p.base, t, until, eLayer, server.address);
           const full = await prefillMs(engine, p.derived, t);
           const restartWidened = await prefillMs(engine, p.derived, t, plan(y, undefined, t, widened));
           const restartE = await prefillMs(engine, p.derived, t, plan(y, yE, t, chosen));
-          const peerWidened = await prefillMs(engine, p.derived, t, plan(xwPrompts, undefined, t, widened, src));
-          const peerE = await prefillMs(engine, p.derived, t, plan(xPrompts, new ECacheTier(x, peers, dOf), t, chosen, src));
+          const peerWidened = await prefillMs(engine, p.derived, t, plan(xWidened.prompts, undefined, t, widened, src));
+          const peerE = await prefillMs(engine, p.derived, t, plan(x.prompts, new ECacheTier(x.store, peers, dOf), t, chosen, src));
           // The first round warms kernels, pools and connections up and is not counted.
           if (r > 0) {
             ms.restart.full.push(full);
@@ -152,7 +147,7 @@ async function runPair(p) {
   } finally {
     peers.close();
     await engine.close();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    rmSync(dirY, { recursive: true, force: true });
   }
 }
 
