@@ -18,45 +18,33 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ReferenceEngine, syntheticPrompts } from '@mnemo/engine';
 import { slidingWindows, splitTokens } from './lib/droidspeak.pairs.mjs';
-import { derivedPrefillMs, fallbacks, peerClient } from './lib/droidspeak.node.mjs';
-import { chunkKeys, eCacheKeys, planReuse, withoutTransition } from '@mnemo/kv-core';
-import { KvStore } from '../apps/node-manager/dist/kv-store/kv.store.js';
-import { ECacheTier, eCacheModel } from '../apps/node-manager/dist/droidspeak/e-cache.tier.js';
-import { PeerAwarePromptStore } from '../apps/node-manager/dist/peers/peer-aware.prompt-store.js';
-import { ChunkTransferGrpcServer } from '../apps/node-manager/dist/chunks/chunk-transfer.grpc-server.js';
-import { FetchChunksUseCase } from '../apps/node-manager/dist/chunks/fetch-chunks.use-case.js';
+import {
+  basePrefill,
+  CHUNK,
+  derivedPrefillMs,
+  ECacheTier,
+  fallbacks,
+  freshPeer,
+  nodePlan,
+  openNode,
+  peerClient,
+  peerSource,
+  serveChunks,
+} from './lib/droidspeak.node.mjs';
+import { planReuse, withoutTransition } from '@mnemo/kv-core';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
 import { median, round } from '@mnemo/testkit';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
-const GREEDY = { temperature: 0, topP: 1, seed: 0 };
 const RUN = quick ? { prompts: 2, tokens: 300, reps: 1 } : { prompts: 4, tokens: 576, reps: 5 };
-const CHUNK = 256;
-const SALT = 'bench';
 
 const profiled = loadProfiledPlans(root);
 
-async function openStore(engine, dir, base) {
-  const settings = {
-    enabled: true,
-    dataDir: dir,
-    hostBytes: 128 * 1024 * 1024,
-    hostDevices: 1,
-    ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 512 * 1024 * 1024 }],
-    bandwidths: [10e9, 2e9],
-    ssdTtlMs: 3_600_000,
-    ioBackend: 'auto',
-    eventsMs: 50,
-  };
-  return KvStore.open(
-    settings,
-    engine,
-    () => undefined,
-    () => undefined,
-    [eCacheModel(base, engine.hiddenSize(base))],
-  );
-}
+/** Node Y's pools, and each fresh peer X's: the same on both sides of a pull. */
+const NODE_POOLS = { hostMiB: 128, ssdMiB: 512 };
+/** Node Y's tiers in `dir` (the same directory again: Y after a restart). */
+const openStore = async (engine, dir, base) => (await openNode(engine, base, { ...NODE_POOLS, dir })).store;
 
 // A peer chunk past its deadline is what the node does then: recompute, both attempts timed.
 const prefillMs = derivedPrefillMs;
@@ -84,7 +72,6 @@ async function runPair(p) {
   const until = Math.min(Math.floor(tokens / CHUNK) * CHUNK, tokens - 1);
   const engine = await ReferenceEngine.create({ models, backend: 'cpu', kvBlocks: 4 * Math.ceil(tokens / 16) + 8 });
   const dirY = mkdtempSync(join(tmpdir(), 'mnemo-droid-y-'));
-  const dirs = [dirY];
   const { peers, logger } = peerClient();
   try {
     const L = engine.modelConfig(p.derived).layers;
@@ -97,57 +84,29 @@ async function runPair(p) {
     // Node Y: the base prefills each prompt (its KV written through, its E cache captured and kept), then Y restarts.
     let y = await openStore(engine, dirY, p.base);
     let yE = new ECacheTier(y, peers, dOf);
-    for (const [i, t] of prompts.entries()) {
-      const [out] = await engine.prefill([
-        { seqId: `b${i}`, model: p.base, tokens: t, sampling: GREEDY, cacheSalt: SALT, captureE: [eLayer] },
-      ]);
-      yE.put(p.base, chunkKeys(p.base, SALT, t), eLayer, out.eCache.get(eLayer), t.length);
-      engine.release(`b${i}`);
-    }
+    for (const t of prompts) await basePrefill(engine, p.base, yE, t, [eLayer]);
     await y.settle();
     await y.close();
     y = await openStore(engine, dirY, p.base);
     yE = new ECacheTier(y, peers, dOf);
-    const server = new ChunkTransferGrpcServer(new FetchChunksUseCase(y), { NODE_GRPC_HOST: '127.0.0.1', NODE_GRPC_PORT: 0 }, logger);
-    const address = await server.listen();
+    const server = await serveChunks(y, logger);
 
-    const basePrompt = (t) => ({ model: p.base, chunkKeys: chunkKeys(p.base, SALT, t), promptTokens: t.length });
-    /** A plan as the node builds it: base KV through `prompts`, the E cache through `tier` (or none: widened). */
-    const plan = (promptStore, tier, t, pattern, sources) => () => {
-      const restore = promptStore.restorePlan({ ...basePrompt(t), ...(sources ? { sources } : {}) }, 0);
-      if (!restore || restore.until !== until) throw new Error(`base KV not restorable (until ${restore?.until})`);
-      const e = tier?.source(p.base, basePrompt(t).chunkKeys, eLayer, until, sources ?? []);
-      if (tier && !e) throw new Error('E cache not available');
-      return {
-        baseModel: p.base,
-        pattern,
-        until,
-        load: (l) => restore.load(l),
-        ...(e ? { loadE: () => e.load() } : {}),
-        done: (ok) => restore.done?.(ok),
-      };
-    };
+    /** A plan as the node builds it: base KV through `promptStore`, the E cache through `tier` (none: the widened plan). */
+    const plan = (promptStore, tier, t, pattern, sources) =>
+      nodePlan({ base: p.base, promptStore, tier, tokens: t, pattern, eLayer: tier ? eLayer : null, until, sources });
     const ms = { restart: { full: [], widened: [], with_e: [] }, peer: { full: [], widened: [], with_e: [] } };
     for (let r = 0; r < RUN.reps + 1; r++) {
       // A fresh peer X per round: what it pulled from Y (and keeps) must not turn the next round local.
-      const dirX = mkdtempSync(join(tmpdir(), 'mnemo-droid-x-'));
-      dirs.push(dirX);
-      const x = await openStore(engine, dirX, p.base);
-      const xPrompts = new PeerAwarePromptStore(x, x, peers);
-      const dirXw = mkdtempSync(join(tmpdir(), 'mnemo-droid-xw-'));
-      dirs.push(dirXw);
-      const xWidened = await openStore(engine, dirXw, p.base);
-      const xwPrompts = new PeerAwarePromptStore(xWidened, xWidened, peers);
+      const x = await freshPeer(engine, p.base, peers, dOf, NODE_POOLS);
+      const xWidened = await freshPeer(engine, p.base, peers, dOf, NODE_POOLS);
       try {
         for (const t of prompts) {
-          const keys = basePrompt(t).chunkKeys;
-          const eKeys = eCacheKeys(keys, eLayer, Math.ceil(until / CHUNK));
-          const src = [{ nodeId: 'y', address, chunkKeys: [...keys, ...eKeys] }];
+          const src = peerSource(p.base, t, until, eLayer, server.address);
           const full = await prefillMs(engine, p.derived, t);
           const restartWidened = await prefillMs(engine, p.derived, t, plan(y, undefined, t, widened));
           const restartE = await prefillMs(engine, p.derived, t, plan(y, yE, t, chosen));
-          const peerWidened = await prefillMs(engine, p.derived, t, plan(xwPrompts, undefined, t, widened, src));
-          const peerE = await prefillMs(engine, p.derived, t, plan(xPrompts, new ECacheTier(x, peers, dOf), t, chosen, src));
+          const peerWidened = await prefillMs(engine, p.derived, t, plan(xWidened.prompts, undefined, t, widened, src));
+          const peerE = await prefillMs(engine, p.derived, t, plan(x.prompts, new ECacheTier(x.store, peers, dOf), t, chosen, src));
           // The first round warms kernels, pools and connections up and is not counted.
           if (r > 0) {
             ms.restart.full.push(full);
@@ -163,7 +122,7 @@ async function runPair(p) {
         await xWidened.close();
       }
     }
-    await server.onApplicationShutdown();
+    await server.stop();
     await y.close();
     const summary = (m) => {
       const med = { full_prefill: median(m.full), widened_no_e_cache: median(m.widened), plan_with_stored_e_cache: median(m.with_e) };
@@ -188,7 +147,7 @@ async function runPair(p) {
   } finally {
     peers.close();
     await engine.close();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    rmSync(dirY, { recursive: true, force: true });
   }
 }
 

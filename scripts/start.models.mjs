@@ -2,16 +2,7 @@
 // starts) and the trained models found in tools/train/models.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-
-/** The models tools/train trained: full models, then LoRA adapters of fortune-base. */
-const TRAINED_MODELS = [
-  'fortune-base',
-  'fortune-computers',
-  'fortune-songs',
-  'fortune-lora-computers',
-  'fortune-lora-songs',
-  'fortune-lora-definitions',
-];
+import { TRAINED_MODELS } from '@mnemo/testkit';
 
 /** The trained models' directories this checkout has, in TRAINED_MODELS' order. @param {string} root */
 export function trainedModelDirs(root) {

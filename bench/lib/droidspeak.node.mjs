@@ -128,9 +128,9 @@ export async function derivedPrefillMs(engine, derived, tokens, plan) {
   return ms;
 }
 
-/** A peer node that has pulled nothing yet: its store, its prompt store and E tier over `peers`. */
-export async function freshPeer(engine, base, peers, dOf) {
-  const node = await openNode(engine, base, { hostMiB: 64, ssdMiB: 128 });
+/** A peer node that has pulled nothing yet: its store, its prompt store and E tier over `peers`; `pools` as openNode's. */
+export async function freshPeer(engine, base, peers, dOf, pools = { hostMiB: 64, ssdMiB: 128 }) {
+  const node = await openNode(engine, base, pools);
   return {
     ...node,
     prompts: new PeerAwarePromptStore(node.store, node.store, peers),

@@ -1,7 +1,8 @@
-import { Service, type IContainerPort, type IEnvVar, type IResourceRequirements, type IServiceSpec } from 'kubernetes-models/v1';
+import { Service, type IEnvVar, type IResourceRequirements, type IServiceSpec } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget, type IPodDisruptionBudgetSpec } from 'kubernetes-models/policy/v1';
+import { TRAINED_MODELS } from '@mnemo/testkit';
 import {
   containerSecurity,
   meta,
@@ -32,32 +33,18 @@ export const PORTS = {
   nodeOps: 9411,
   nodeGrpc: 50061,
 };
-/**
- * The trained models inside the image, the default first (scripts/start.mjs serves the same; the LoRA adapters load merged into
- * fortune-base).
- */
-export const MODEL_DIRS = [
-  'fortune-base',
-  'fortune-computers',
-  'fortune-songs',
-  'fortune-lora-computers',
-  'fortune-lora-songs',
-  'fortune-lora-definitions',
-].map((m) => `/app/tools/train/models/${m}`);
+/** The trained models inside the image (scripts/start.mjs serves the same), the default first. */
+export const MODEL_DIRS = TRAINED_MODELS.map((m) => `/app/tools/train/models/${m}`);
 export const DEFAULT_MODEL = 'fortune-base';
 
-/** What sets one Mnemo service's Deployment apart. */
+/** What sets one Mnemo service's Deployment apart: it runs `node apps/<name>/dist/main.js`. */
 interface ServiceSpec {
   name: string;
-  /** The folder under apps/ whose dist/main.js the container runs. */
-  app: string;
   image: string;
   replicas: number;
   env: IEnvVar[];
-  ports: IContainerPort[];
-  /** The named container port of its ops endpoints (probes). */
-  probePort: string;
-  scrapePort: number;
+  /** Container ports by name, in manifest order; `ops` serves /metrics (scraped), /healthz and /readyz (probed). */
+  ports: Record<string, number> & { ops: number };
   resources: IResourceRequirements;
 }
 
@@ -88,7 +75,7 @@ function serviceDeployment(s: ServiceSpec): Deployment {
       selector: { matchLabels: selector(s.name) },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
       template: {
-        metadata: { labels: meta(s.name, s.name).labels, annotations: scrapeAnnotations(s.scrapePort) },
+        metadata: { labels: meta(s.name, s.name).labels, annotations: scrapeAnnotations(s.ports.ops) },
         spec: {
           securityContext: podSecurity(),
           // SIGTERM runs the service's graceful stop (drain NATS, answer what is in flight); it exits within 10 s.
@@ -98,10 +85,10 @@ function serviceDeployment(s: ServiceSpec): Deployment {
               name: s.name,
               image: s.image,
               imagePullPolicy: 'IfNotPresent',
-              command: ['node', `apps/${s.app}/dist/main.js`],
+              command: ['node', `apps/${s.name}/dist/main.js`],
               env: s.env,
-              ports: s.ports,
-              ...probes(s.probePort),
+              ports: Object.entries(s.ports).map(([name, containerPort]) => ({ name, containerPort })),
+              ...probes('ops'),
               resources: s.resources,
               securityContext: containerSecurity(),
               volumeMounts: [tlsMount()],
@@ -138,17 +125,10 @@ export function gateway(o: Overlay, image: string): K8sObject[] {
   return [
     serviceDeployment({
       name: 'gateway',
-      app: 'gateway',
       image,
       replicas: o.gatewayReplicas,
       env,
-      ports: [
-        { name: 'http', containerPort: PORTS.gatewayHttp },
-        { name: 'grpc', containerPort: PORTS.gatewayGrpc },
-        { name: 'ops', containerPort: PORTS.gatewayOps },
-      ],
-      probePort: 'ops',
-      scrapePort: PORTS.gatewayOps,
+      ports: { http: PORTS.gatewayHttp, grpc: PORTS.gatewayGrpc, ops: PORTS.gatewayOps },
       resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { memory: '2Gi' } },
     }),
     namedPortService('gateway', 'gateway', [
@@ -178,7 +158,6 @@ export function scheduler(o: Overlay, image: string): K8sObject[] {
   return [
     serviceDeployment({
       name: 'scheduler',
-      app: 'scheduler',
       image,
       replicas: o.schedulerReplicas,
       // The KV indexer API (docs/interop.md) is an operator API: reachable in the cluster only.
@@ -195,12 +174,7 @@ export function scheduler(o: Overlay, image: string): K8sObject[] {
         { name: 'SCHEDULER_INDEXER_ADMIN_KEYS', valueFrom: { secretKeyRef: { name: INDEXER_SECRET, key: 'keys' } } },
         { name: 'MNEMO_API_KEYS', valueFrom: { secretKeyRef: { name: 'mnemo-api-keys', key: 'keys', optional: true } } },
       ],
-      ports: [
-        { name: 'ops', containerPort: PORTS.schedulerOps },
-        { name: 'indexer', containerPort: PORTS.schedulerIndexer },
-      ],
-      probePort: 'ops',
-      scrapePort: PORTS.schedulerOps,
+      ports: { ops: PORTS.schedulerOps, indexer: PORTS.schedulerIndexer },
       resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '1Gi' } },
     }),
     namedPortService('scheduler', 'scheduler', [
@@ -219,7 +193,6 @@ export function profiler(_o: Overlay, image: string): K8sObject[] {
   return [
     serviceDeployment({
       name: 'profiler',
-      app: 'profiler',
       image,
       replicas: 1,
       env: [
@@ -227,12 +200,7 @@ export function profiler(_o: Overlay, image: string): K8sObject[] {
         { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: POSTGRES_SECRET, key: 'url' } } },
         ...plainEnv({ METRICS_PORT: String(PORTS.profilerOps), HTTP_HOST: '0.0.0.0', HTTP_PORT: String(PORTS.profilerHttp) }),
       ],
-      ports: [
-        { name: 'ops', containerPort: PORTS.profilerOps },
-        { name: 'http', containerPort: PORTS.profilerHttp },
-      ],
-      probePort: 'ops',
-      scrapePort: PORTS.profilerOps,
+      ports: { ops: PORTS.profilerOps, http: PORTS.profilerHttp },
       resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '4Gi' } },
     }),
     namedPortService('profiler', 'profiler', [

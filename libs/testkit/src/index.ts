@@ -4,6 +4,7 @@ export * from './metrics.scrape.js';
 export * from './plot.js';
 export * from './sse.events.js';
 export * from './swiftcache.settings.js';
+export * from './trained.models.js';
 export * from './house/house.map.js';
 export * from './house/house.files.js';
 // Private NATS and Postgres servers, least-privilege NATS users and TLS material (infra/, README.md).

@@ -1,5 +1,5 @@
 // Headline keys and targets of the live benchmarks (engine, serving, tiers, DroidSpeak): see targets.ts.
-import type { BenchmarkTargets } from './targets.types.js';
+import { plantedPair, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
 
 export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
   engine: {
@@ -132,10 +132,10 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
           "activations charged, no host memory either side; the lowest over the paper's four GPU sizes",
         target: { op: '>=', value: 1.58 },
       },
-      { path: 'max_context_vs_master_alone_by_vram.96gb', what: 'the same at the 96 GB memory ratios' },
-      { path: 'max_context_vs_master_alone_by_vram.80gb', what: 'the same at the 80 GB memory ratios' },
-      { path: 'max_context_vs_master_alone_by_vram.32gb', what: 'the same at the 32 GB memory ratios' },
-      { path: 'max_context_vs_master_alone_by_vram.24gb', what: 'the same at the 24 GB memory ratios' },
+      ...[96, 80, 32, 24].map((gb): HeadlineKey => ({
+        path: `max_context_vs_master_alone_by_vram.${gb}gb`,
+        what: `the same at the ${gb} GB memory ratios`,
+      })),
       {
         path: 'max_context_ratio_engine',
         what: 'max context at engine level, lent units + stream ÷ whole or chunked prefill in the master region',
@@ -226,17 +226,17 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'planted.prefill_speedup_at_1pct',
         what: 'prefill speedup of the chosen plan, mnemo-medium-ds35',
-        label: 'constructed pair (planted critical layers): a profiler test',
+        label: plantedPair('a profiler test'),
       },
       {
         path: 'planted.quality_loss',
         what: 'top-1 disagreement, mnemo-medium-ds35',
-        label: 'constructed pair (planted critical layers): a profiler test',
+        label: plantedPair('a profiler test'),
       },
       {
         path: 'planted.found_critical_layers',
         what: 'the chosen bands cover the planted layers',
-        label: 'constructed pair (planted critical layers): a profiler test',
+        label: plantedPair('a profiler test'),
       },
     ],
   },
@@ -267,12 +267,12 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'planted.prefill_speedup_at_1pct',
         what: 'prefill speedup from the tiers, mnemo-medium-ds35',
-        label: 'constructed pair (planted critical layers): a path test',
+        label: plantedPair('a path test'),
       },
       {
         path: 'planted.peer_prefill_speedup_at_1pct',
         what: 'prefill speedup from a peer, mnemo-medium-ds35',
-        label: 'constructed pair (planted critical layers): a path test',
+        label: plantedPair('a path test'),
       },
     ],
   },
@@ -289,12 +289,12 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'planted.restart_speedup_with_e_cache',
         what: 'prefill speedup, E cache from the local tier after a restart, mnemo-medium-ds35',
-        label: 'constructed pair (planted critical layers): a path test',
+        label: plantedPair('a path test'),
       },
       {
         path: 'planted.peer_speedup_with_e_cache',
         what: 'prefill speedup, E cache from a peer, mnemo-medium-ds35',
-        label: 'constructed pair (planted critical layers): a path test',
+        label: plantedPair('a path test'),
       },
     ],
   },

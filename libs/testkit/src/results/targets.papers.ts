@@ -1,9 +1,11 @@
 // Headline keys and targets of the twin's paper experiments: see targets.ts.
-import { paperBand, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
+import { metInEveryCase, paperBand, rangeOverCases, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
 
 const POOLING_CAUSE =
   "the twin's TTFT holds no GPU time beside the question's prefill, so nothing hides the file stores' serialized retrieval; " +
   "the paper's ~5 s of GPU time (5.6 s TTFT, 0.6 s blocked I/O for the pool) hides most of it (baseline_check.v_b_*)";
+
+const LOOSER_FLOOR = 'a looser floor than the paper’s 1%';
 
 export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
   'twin-pooling': {
@@ -61,21 +63,9 @@ export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
         what: "the TTFT ratio with the paper's GPU time outside blocked I/O (5.0 s, LLaMA-3.1-8B pooling) added to both sides",
         label: 'sensitivity: the twin models only retrieval and the question prefill',
       },
-      {
-        path: 'robustness.targets_met_in_every_case',
-        what:
-          'the three headline keys at their targets with each hardware figure ' +
-          '(GPU FLOP/s, PCIe, DDR4 and NVMe bandwidth) at −20% and +20%',
-        target: { op: '=', value: true },
-      },
-      {
-        path: 'robustness.ttft_128k_vs_file_store_range',
-        what: 'TTFT at 128K, the strongest file store ÷ the pool, lowest and highest over those cases',
-      },
-      {
-        path: 'robustness.blocked_io_128k_vs_file_store_range',
-        what: 'blocked I/O at 128K, the strongest file store ÷ the pool, lowest and highest over those cases',
-      },
+      metInEveryCase('GPU FLOP/s, PCIe, DDR4 and NVMe bandwidth'),
+      rangeOverCases('ttft_128k_vs_file_store', 'TTFT at 128K, the strongest file store ÷ the pool'),
+      rangeOverCases('blocked_io_128k_vs_file_store', 'blocked I/O at 128K, the strongest file store ÷ the pool'),
       {
         path: 'robustness.filesystem_share.blocked_io_128k_vs_file_store_range',
         what:
@@ -146,27 +136,12 @@ export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
         path: 'swiftcache.worker_nvlink_share',
         what: "the master's KV traffic's share of a worker's NVLink time, worst case (the link a worker's own serving does not use)",
       },
-      {
-        path: 'robustness.targets_met_in_every_case',
-        what:
-          'the three headline keys at their targets with each hardware figure ' +
-          '(H20 FLOP/s, HBM bandwidth, HBM size, NVLink, PCIe) at −20% and +20%',
-        target: { op: '=', value: true },
-      },
-      { path: 'robustness.max_context_vs_chunked8k_range', what: 'max context ratio at 96 GB, lowest and highest over those cases' },
-      {
-        path: 'robustness.ttft_p99_vs_offload_range',
-        what: 'P99 TTFT ratio (live requests + recent sessions), lowest and highest over those cases',
-      },
-      {
-        path: 'robustness.ttft_p99_vs_offload_lend_idle_range',
-        what: 'P99 TTFT ratio (every idle unit lent), lowest and highest over those cases',
-      },
-      {
-        path: 'robustness.ttft_p99_vs_offload_live_only_range',
-        what: 'P99 TTFT ratio (earlier live-only rule), lowest and highest over those cases',
-      },
-      { path: 'robustness.worker_interference_range', what: 'worker HBM share, lowest and highest over those cases' },
+      metInEveryCase('H20 FLOP/s, HBM bandwidth, HBM size, NVLink, PCIe'),
+      rangeOverCases('max_context_vs_chunked8k', 'max context ratio at 96 GB'),
+      rangeOverCases('ttft_p99_vs_offload', 'P99 TTFT ratio (live requests + recent sessions)'),
+      rangeOverCases('ttft_p99_vs_offload_lend_idle', 'P99 TTFT ratio (every idle unit lent)'),
+      rangeOverCases('ttft_p99_vs_offload_live_only', 'P99 TTFT ratio (earlier live-only rule)'),
+      rangeOverCases('worker_interference', 'worker HBM share'),
       ...[0, 1].map((i): HeadlineKey => ({
         path: `robustness.worker_live_tokens.rows.${i}.ttft_p99_vs_offload`,
         what:
@@ -230,26 +205,17 @@ export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
         path: 'droidspeak.cheapest_within_floor_throughput_vs_full_prefill_at_slo',
         what: 'the same throughput ratio with no latency budget (the cheapest plan within the 1% floor, the live default)',
       },
-      {
-        path: 'droidspeak.by_floor_cheapest.10pct.throughput_vs_full_prefill_at_slo',
-        what: 'throughput ratio with the cheapest plan within a 10% floor',
-        label: 'a looser floor than the paper’s 1%',
-      },
-      {
-        path: 'droidspeak.by_floor_cheapest.10pct.quality_loss',
-        what: 'its quality loss on the profiling split',
-        label: 'a looser floor than the paper’s 1%',
-      },
-      {
-        path: 'droidspeak.by_floor.10pct.throughput_vs_full_prefill_at_slo',
-        what: "throughput ratio with Mnemo's plan choice within a 10% floor",
-        label: 'a looser floor than the paper’s 1%',
-      },
-      {
-        path: 'droidspeak.by_floor.10pct.quality_loss',
-        what: 'its quality loss on the profiling split',
-        label: 'a looser floor than the paper’s 1%',
-      },
+      ...[
+        ['by_floor_cheapest', 'the cheapest plan'],
+        ['by_floor', "Mnemo's plan choice"],
+      ].flatMap(([rows, plan]): HeadlineKey[] => [
+        {
+          path: `droidspeak.${rows}.10pct.throughput_vs_full_prefill_at_slo`,
+          what: `throughput ratio with ${plan} within a 10% floor`,
+          label: LOOSER_FLOOR,
+        },
+        { path: `droidspeak.${rows}.10pct.quality_loss`, what: 'its quality loss on the profiling split', label: LOOSER_FLOOR },
+      ]),
       {
         path: 'droidspeak.by_floor_fixed_budget.10pct.throughput_vs_full_prefill_at_slo',
         what: 'the same with the wait not charged against the budget (the estimate before)',
@@ -273,16 +239,9 @@ export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
         what: 'throughput ratio at the 1% floor on the planted pair mnemo-medium-ds35 (2 of 8 layers perturbed)',
         label: 'constructed pair: a test of the mechanism, not a finding',
       },
-      {
-        path: 'robustness.target_met_in_every_case',
-        what: 'the headline ratio at ≥ 2× with each hardware figure (GPU FLOP/s, GPU memory bandwidth, InfiniBand) at −20% and +20%',
-        target: { op: '=', value: true },
-      },
-      { path: 'robustness.throughput_vs_full_prefill_at_slo_range', what: 'the headline ratio, lowest and highest over those cases' },
-      {
-        path: 'robustness.fetch_share_of_prefill_half_plan_max_range',
-        what: 'the fetch share of the half plan, lowest and highest over those cases',
-      },
+      metInEveryCase('GPU FLOP/s, GPU memory bandwidth, InfiniBand', 'the headline ratio at ≥ 2×', 'target_met_in_every_case'),
+      rangeOverCases('throughput_vs_full_prefill_at_slo', 'the headline ratio'),
+      rangeOverCases('fetch_share_of_prefill_half_plan_max', 'the fetch share of the half plan'),
       { path: 'experiment_wall_s', what: 'wall time of the whole command on this machine (s)' },
     ],
   },
@@ -334,16 +293,10 @@ export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
         path: 'fastswitch.measured_dispatch.groups_only_switch_overhead_ratio',
         what: 'switching overhead, vLLM ÷ block groups alone at 2.47 µs: what grouping buys on H200-class dispatch',
       },
-      {
-        path: 'robustness.targets_met_in_every_case',
-        what:
-          'the three targeted keys met with each hardware figure (GPU FLOP/s, memory ' +
-          'bandwidth, KV capacity, PCIe bandwidth, per-call dispatch) at −20% and +20%',
-        target: { op: '=', value: true },
-      },
-      { path: 'robustness.p99_ttft_ratio_range', what: 'P99 TTFT ratio, lowest and highest over those cases' },
-      { path: 'robustness.p999_tbt_ratio_range', what: 'P99.9 TBT ratio, lowest and highest over those cases' },
-      { path: 'robustness.swap_out_reduction_range', what: 'swap-out reduction, lowest and highest over those cases' },
+      metInEveryCase('GPU FLOP/s, memory bandwidth, KV capacity, PCIe bandwidth, per-call dispatch', 'the three targeted keys met'),
+      rangeOverCases('p99_ttft_ratio', 'P99 TTFT ratio'),
+      rangeOverCases('p999_tbt_ratio', 'P99.9 TBT ratio'),
+      rangeOverCases('swap_out_reduction', 'swap-out reduction'),
     ],
   },
 };

@@ -1,5 +1,10 @@
 // Headline keys and targets of the twin's calibration, validation and first experiments, and the chaos run: see targets.ts.
-import { paperBand, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
+import { paperBand, rangeOverCases, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
+
+/** The systems twin-validate holds against the live multi-round passes, in the order its rows list them. */
+const VALIDATED = ['symphony', 'llmd', 'infercept', 'recompute'];
+/** The systems `twin plan` sizes a cluster for, in the order of its report. */
+const PLANNED = ['symphony', 'recompute', 'infercept', 'llmd'];
 
 export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
   'twin-validate': {
@@ -14,46 +19,18 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
           'difference ÷ that mean), the largest over every configuration',
         target: { op: '<=', value: 0.15 },
       },
-      { path: 'validation.ttft_p50_error.symphony', what: 'TTFT p50 error, symphony' },
-      { path: 'validation.ttft_p50_error.llmd', what: 'TTFT p50 error, llmd' },
-      { path: 'validation.ttft_p50_error.infercept', what: 'TTFT p50 error, infercept' },
-      { path: 'validation.ttft_p50_error.recompute', what: 'TTFT p50 error, recompute' },
-      { path: 'validation.ttft_p99_error.symphony', what: 'TTFT p99 error, symphony' },
-      { path: 'validation.ttft_p99_twin_ms.symphony', what: 'TTFT p99 in the twin, symphony (ms, median of seeds)' },
-      { path: 'validation.ttft_p99_live_range_ms.symphony', what: 'TTFT p99 of the live passes, symphony: lowest, highest (ms)' },
-      { path: 'validation.ttft_p99_error.llmd', what: 'TTFT p99 error, llmd' },
-      { path: 'validation.ttft_p99_twin_ms.llmd', what: 'TTFT p99 in the twin, llmd (ms, median of seeds)' },
-      { path: 'validation.ttft_p99_live_range_ms.llmd', what: 'TTFT p99 of the live passes, llmd: lowest, highest (ms)' },
-      { path: 'validation.ttft_p99_error.infercept', what: 'TTFT p99 error, infercept' },
-      { path: 'validation.ttft_p99_twin_ms.infercept', what: 'TTFT p99 in the twin, infercept (ms, median of seeds)' },
-      { path: 'validation.ttft_p99_live_range_ms.infercept', what: 'TTFT p99 of the live passes, infercept: lowest, highest (ms)' },
-      { path: 'validation.ttft_p99_error.recompute', what: 'TTFT p99 error, recompute' },
-      { path: 'validation.ttft_p99_twin_ms.recompute', what: 'TTFT p99 in the twin, recompute (ms, median of seeds)' },
-      { path: 'validation.ttft_p99_live_range_ms.recompute', what: 'TTFT p99 of the live passes, recompute: lowest, highest (ms)' },
-      {
-        path: 'validation.ttft_p50_error_uncontended.symphony',
+      ...VALIDATED.map((p): HeadlineKey => ({ path: `validation.ttft_p50_error.${p}`, what: `TTFT p50 error, ${p}` })),
+      ...VALIDATED.flatMap((p): HeadlineKey[] => [
+        { path: `validation.ttft_p99_error.${p}`, what: `TTFT p99 error, ${p}` },
+        { path: `validation.ttft_p99_twin_ms.${p}`, what: `TTFT p99 in the twin, ${p} (ms, median of seeds)` },
+        { path: `validation.ttft_p99_live_range_ms.${p}`, what: `TTFT p99 of the live passes, ${p}: lowest, highest (ms)` },
+      ]),
+      ...VALIDATED.map((p): HeadlineKey => ({
+        path: `validation.ttft_p50_error_uncontended.${p}`,
         what:
-          'TTFT p50 error, symphony, against only the live passes whose TPOT ' +
+          `TTFT p50 error, ${p}, against only the live passes whose TPOT ` +
           'was within 1.1× the twin’s (nodes at the modelled speed; none: —)',
-      },
-      {
-        path: 'validation.ttft_p50_error_uncontended.llmd',
-        what:
-          'TTFT p50 error, llmd, against only the live passes whose TPOT ' +
-          'was within 1.1× the twin’s (nodes at the modelled speed; none: —)',
-      },
-      {
-        path: 'validation.ttft_p50_error_uncontended.infercept',
-        what:
-          'TTFT p50 error, infercept, against only the live passes whose TPOT ' +
-          'was within 1.1× the twin’s (nodes at the modelled speed; none: —)',
-      },
-      {
-        path: 'validation.ttft_p50_error_uncontended.recompute',
-        what:
-          'TTFT p50 error, recompute, against only the live passes whose TPOT ' +
-          'was within 1.1× the twin’s (nodes at the modelled speed; none: —)',
-      },
+      })),
       {
         path: 'validation.policy_order_matches',
         what: 'the twin orders the headline systems by p50 and by p99 as the live run does',
@@ -239,8 +216,8 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
         path: 'robustness.in_paper_bands_in_every_case',
         what: "the TTFT and TPOT ratios at 256 users inside the headlines' paper bands in every one of those cases",
       },
-      { path: 'robustness.ttft_vs_vllm_range', what: 'mean TTFT, vLLM-as-paper ÷ symphony, lowest and highest over those cases' },
-      { path: 'robustness.tpot_vs_vllm_range', what: 'mean TPOT, vLLM-as-paper ÷ symphony, lowest and highest over those cases' },
+      rangeOverCases('ttft_vs_vllm', 'mean TTFT, vLLM-as-paper ÷ symphony'),
+      rangeOverCases('tpot_vs_vllm', 'mean TPOT, vLLM-as-paper ÷ symphony'),
       {
         path: 'symphony.vs_best_vllm.ttft_vs_vllm',
         what: "mean TTFT, vLLM at its best (its prefix cache on) ÷ symphony, largest over the sweep: Mnemo's own claim, no paper band",
@@ -256,7 +233,7 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
       'at which each serving system meets a P99 TTFT and a mean TPOT SLO, by a bounded search ' +
       'of short twin runs; cost from labelled list prices (docs/twin.md, Capacity planning)',
     keys: [
-      ...['symphony', 'recompute', 'infercept', 'llmd'].flatMap((p): HeadlineKey[] => [
+      ...PLANNED.flatMap((p): HeadlineKey[] => [
         {
           path: `plans.${p}.best.instances`,
           what:
@@ -291,7 +268,7 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
       'on Llama-3.1-8B and H100s within a 500 ms P99 TTFT, each policy answered with a verified ' +
       'size or with the whole-cluster runs that show it cannot meet (npm run twin -- plan --users 512 ' +
       '--model llama-3.1-8b --gpu H100 --slo-ttft-ms 500 --out bench/results/twin-plan-h100-512.json)',
-    keys: ['symphony', 'recompute', 'infercept', 'llmd'].flatMap((p): HeadlineKey[] => [
+    keys: PLANNED.flatMap((p): HeadlineKey[] => [
       { path: `plans.${p}.best.instances`, what: `${p}: fewest instances at which the whole cluster meets the SLO (none: cannot meet)` },
       { path: `plans.${p}.best.ttft_p99_ms`, what: `${p}: the whole cluster's P99 TTFT there, ms` },
       { path: `plans.${p}.ttft_floor_ms`, what: `${p}: the lowest of its runs' own lower bounds on P99 TTFT, ms` },
