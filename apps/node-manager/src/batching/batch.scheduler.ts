@@ -141,7 +141,11 @@ export class BatchScheduler {
       batched ||= fresh.length > 1;
       for (const seq of fresh) this.recorder.prefillStarted(seq);
       const passStarted = this.clock.monotonicMs();
-      await this.step(fresh, () => this.engine.prefill(fresh.map((seq) => this.inputs.of(seq))));
+      this.passCosts.passStarted(
+        fresh.map((seq) => this.inputs.expected(seq)),
+        passStarted,
+      );
+      await this.step(fresh, () => this.engine.prefill(fresh.map((seq) => this.inputs.of(seq)))).finally(() => this.passCosts.passEnded());
       this.passCosts.passOf(fresh, this.clock.monotonicMs() - passStarted);
       this.rerunDropped(fresh);
       // A warm restore the pass did not take (nothing left to restore) goes now, not at its TTL.

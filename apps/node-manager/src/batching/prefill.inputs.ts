@@ -41,6 +41,19 @@ export class PrefillInputs {
   }
 
   /**
+   * What a pass about to start expects of this request: its prompt and the tokens it should find on
+   * the device or restore (the same estimate admission planned with), for the heartbeat's prefillBusyMs.
+   */
+  expected(seq: Sequence): { promptTokens: number; cachedTokens: number } {
+    const s = this.s;
+    const promptTokens = seq.request.tokens.length;
+    if (s.config.NODE_PREFIX_CACHE === 'off' || seq.streamed) return { promptTokens, cachedTokens: 0 };
+    const input = prefillInput(seq);
+    const device = input.cacheSalt === undefined ? 0 : s.engine.cachedTokens(input);
+    return { promptTokens, cachedTokens: Math.max(device, s.kvStore.restorableUntil(storedPrompt(seq), device)) };
+  }
+
+  /**
    * A request has arrived: while it waits for its pass, the store starts reading from SSD what
    * its restore will need (the device prefix as it stands now; a pass that finds it changed
    * plans afresh). Never fails the admission.

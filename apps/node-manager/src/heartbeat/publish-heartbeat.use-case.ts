@@ -73,6 +73,7 @@ export class PublishHeartbeatUseCase {
         ssdBackend: this.ssdBackend,
         costs: this.costs(),
         maxBatch: this.config.NODE_MAX_BATCH,
+        prefillBusyMs: this.passCosts.prefillBusyMs(this.clock.monotonicMs()),
       }),
     );
   }

@@ -1,5 +1,5 @@
 import { Gauge } from 'prom-client';
-import { attentionChunkPairs, NodeCostMeters, type MeasuredCosts } from '@mnemo/kv-core';
+import { attentionChunkPairs, NodeCostMeters, type MeasuredCosts, type StartingSeq } from '@mnemo/kv-core';
 import type { ServiceMetrics } from '@mnemo/service-kit';
 
 /** Where one prompt's KV came from in a prefill pass, tokens (the restore plan's sources; none restored: zeros). */
@@ -86,6 +86,20 @@ export class PassCosts {
       peer += s.restored?.peer ?? 0;
     }
     this.meters.pass({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer, attentionChunkPairs: pairs });
+  }
+
+  /** A prefill pass of these prompts starts at `nowMs` (monotonic): its expected time, for the heartbeat. */
+  passStarted(seqs: readonly StartingSeq[], nowMs: number): void {
+    this.meters.passStarted(seqs, nowMs);
+  }
+
+  passEnded(): void {
+    this.meters.passEnded();
+  }
+
+  /** Expected time left of the prefill pass in flight at `nowMs` (monotonic), ms; 0 with none. */
+  prefillBusyMs(nowMs: number): number {
+    return this.meters.prefillBusyMs(nowMs);
   }
 
   /** A sequence left the batch after `residencyMs` in it (its first token to its last). */

@@ -99,6 +99,19 @@ describe(RecordHeartbeatUseCase.name, () => {
     expect([registry.get('n1')?.maxBatch, registry.get('n2')?.maxBatch]).toEqual([16, undefined]);
   });
 
+  it.each<[string, number, number]>([
+    ['a pass in flight', 1200, 1200],
+    ['none (0)', 0, 0],
+    ['nonsense reads as none', -5, 0],
+    ['bounded', 1e12, 600_000],
+  ])('keeps the prefill a node reports in flight: %s', (_name, sent, kept) => {
+    const { registry, beat } = setup();
+    beat(hb('n1', { prefillBusyMs: 900 }));
+    // Each heartbeat replaces the last one's figure: an old pass never lingers.
+    beat(hb('n1', { prefillBusyMs: sent }));
+    expect(registry.get('n1')?.prefillBusyMs).toBe(kept);
+  });
+
   it('removes a node that says goodbye (accepting = false)', () => {
     const { registry, beat } = setup();
     beat(hb('n1'));

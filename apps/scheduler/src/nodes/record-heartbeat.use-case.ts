@@ -64,6 +64,8 @@ export class RecordHeartbeatUseCase {
       ssdBackend: hb.ssdBackend,
       ...(hb.costs ? { costs: measuredCosts(hb.costs) } : {}),
       ...(hb.maxBatch > 0 ? { maxBatch: hb.maxBatch } : {}),
+      // Every heartbeat sets it (0: no pass in flight), so an old one never lingers; nonsense reads as none.
+      prefillBusyMs: Number.isFinite(hb.prefillBusyMs) && hb.prefillBusyMs > 0 ? Math.min(hb.prefillBusyMs, 600_000) : 0,
       lastSeenMs: this.clock.monotonicMs(),
     });
     if (isNew)

@@ -1,4 +1,5 @@
 export type { NodeLoad, MeasuredCosts } from './node-load.js';
+export { reportedPrefillMs } from './node-load.js';
 export { KV_USAGE_WEIGHT, loadScore, pickLeastLoaded, expiredNodes } from './least-loaded.policy.js';
 export { route } from './route.policies.js';
 export { estimate, estimateParts, symphony } from './symphony.policy.js';
@@ -6,7 +7,7 @@ export { costsOf } from './node.costs.js';
 export { PassCostModel, type PrefillPass, type PassCostOptions } from './pass-cost.model.js';
 export { reservedLoad, pickLowest, batchSlotWaitMs } from './route.load.js';
 export { BatchSlotMeter } from './batch-slot.meter.js';
-export { NodeCostMeters } from './node-cost.meters.js';
+export { NodeCostMeters, type StartingSeq } from './node-cost.meters.js';
 export { LLMD_DEFAULT_WEIGHTS, llmdScores, llmdQueue, pickLlmd, type LlmdScore, type LlmdWeights } from './llmd.policy.js';
 export {
   ROUTING_POLICIES,

@@ -1,7 +1,15 @@
 import { BatchSlotMeter } from './batch-slot.meter.js';
 import type { MeasuredCosts } from './node-load.js';
 import { PassCostModel, type PrefillPass } from './pass-cost.model.js';
+import { recomputeSpanMs } from './prefill.cost.js';
 import { DEFAULT_ROUTING_COSTS } from './route.types.js';
+import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
+
+/** A sequence of a prefill pass as the pass starts: its prompt and what it found cached or restores. */
+export interface StartingSeq {
+  readonly promptTokens: number;
+  readonly cachedTokens: number;
+}
 
 /**
  * Everything a node measures of itself for routing, as its heartbeats report it: its costs per
@@ -11,6 +19,7 @@ import { DEFAULT_ROUTING_COSTS } from './route.types.js';
  */
 export class NodeCostMeters {
   private readonly slots: BatchSlotMeter;
+  private inFlight: { readonly ms: number; readonly atMs: number } | null = null;
   private readonly model = new PassCostModel({
     prior: {
       recompute: DEFAULT_ROUTING_COSTS.recomputeMsPerChunk,
@@ -31,6 +40,29 @@ export class NodeCostMeters {
 
   pass(p: PrefillPass): void {
     this.model.observe(p);
+  }
+
+  /** A prefill pass of `seqs` starts at `nowMs`: what it is expected to take, priced with the costs measured so far. */
+  passStarted(seqs: readonly StartingSeq[], nowMs: number): void {
+    const c = this.model.costs();
+    const costs = {
+      recomputeMsPerChunk: c.recomputeMsPerChunk ?? DEFAULT_ROUTING_COSTS.recomputeMsPerChunk,
+      attentionMsPerChunkPair: c.attentionMsPerChunkPair,
+    };
+    let ms = 0;
+    for (const s of seqs)
+      ms += recomputeSpanMs(costs, Math.min(s.cachedTokens, s.promptTokens) / CHUNK_TOKENS, s.promptTokens / CHUNK_TOKENS);
+    this.inFlight = { ms, atMs: nowMs };
+  }
+
+  /** The pass in flight ended (measured or not). */
+  passEnded(): void {
+    this.inFlight = null;
+  }
+
+  /** Expected time left of the prefill pass in flight at `nowMs`, ms (0 with none), for the heartbeat. */
+  prefillBusyMs(nowMs: number): number {
+    return this.inFlight ? Math.max(0, this.inFlight.ms - (nowMs - this.inFlight.atMs)) : 0;
   }
 
   /** A sequence left the batch after `residencyMs` in it (its first token to its last). */

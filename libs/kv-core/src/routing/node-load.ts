@@ -17,6 +17,23 @@ export interface NodeLoad {
   costs?: MeasuredCosts;
   /** Sequences the node's batch holds at most (NODE_MAX_BATCH); absent: not reported. */
   maxBatch?: number;
+  /**
+   * The node's prefill pass in flight when it sent the heartbeat: its expected time left, ms,
+   * priced with the node's own measured costs (NodeCostMeters.prefillBusyMs). Absent: not reported.
+   */
+  prefillBusyMs?: number;
+}
+
+/**
+ * What is left at `nowMs` of the prefill pass a node reported in flight. The scheduler's own
+ * backlog prices what it sent by what it expected the node to hold; a node that restored less and
+ * recomputed (a peer lost a chunk, the directory was stale) is busy for longer than that, and
+ * only the node knows.
+ */
+export function reportedPrefillMs(n: Pick<NodeLoad, 'prefillBusyMs' | 'lastSeenMs'>, nowMs: number): number {
+  const busy = n.prefillBusyMs;
+  if (busy === undefined || !Number.isFinite(busy) || busy <= 0) return 0;
+  return Math.max(0, busy - Math.max(0, nowMs - n.lastSeenMs));
 }
 
 /**

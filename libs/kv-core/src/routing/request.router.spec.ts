@@ -4,6 +4,7 @@ import { ReservationBook } from '../sessions/reservation.book.js';
 import { SessionTable } from '../sessions/session.table.js';
 import { planAdvisory, planRoute, routePrefillMs, routeRestoreMs, type RoutingState } from './request.router.js';
 import { DEFAULT_ROUTING_COSTS, type RoutingPolicyName } from './route.types.js';
+import { reportedPrefillMs } from './node-load.js';
 
 const M = 'm';
 const tokens = Array.from({ length: 3 * 256 + 40 }, (_, i) => (i * 7) % 250);
@@ -63,6 +64,28 @@ describe(planRoute.name, () => {
     expect(plan.nodeId).toBe('a');
     expect(plan.reservation?.id).toBe('r1');
     expect(plan.prefillMs).toBeCloseTo(((tokens.length - 512) / 256) * DEFAULT_ROUTING_COSTS.recomputeMsPerChunk, 9);
+  });
+});
+
+describe(reportedPrefillMs.name, () => {
+  it.each<[string, number | undefined, number, number]>([
+    ['not reported', undefined, 0, 0],
+    ['as reported, right away', 800, 0, 800],
+    ['less what has passed since the heartbeat', 800, 300, 500],
+    ['never below 0', 800, 1000, 0],
+    ['nonsense reads as nothing', NaN, 0, 0],
+  ])('%s', (_name, busy, since, want) => {
+    expect(reportedPrefillMs({ prefillBusyMs: busy, lastSeenMs: 1000 }, 1000 + since)).toBe(want);
+  });
+
+  it('a node busy with a prefill it reported loses the session home to an idle one (the scheduler sent it nothing)', () => {
+    const { s, sessions } = state('symphony');
+    sessions.record({ tenant: 't', sessionId: 's1', model: M, nodeId: 'a', chunkKeys: [], promptTokens: 0, lastUsedMs: 0 });
+    const idle = [node('a', 0), node('c', 0)];
+    expect(planRoute(s, idle, request, new Set(), 0)?.nodeId).toBe('a');
+    const busy = [{ ...node('a', 0), prefillBusyMs: 4000 }, node('c', 0)];
+    expect(planRoute(s, busy, request, new Set(), 100)?.nodeId).toBe('c');
+    expect(planRoute(s, busy, request, new Set(), 100)?.candidates?.find((c) => c.nodeId === 'a')?.queueMs).toBeGreaterThanOrEqual(3900);
   });
 });
 

@@ -5,7 +5,7 @@ import type { ChunkHolding, NodePrefix } from '../directory/kv-directory.types.j
 import { routeKeysFor, withECacheKeys } from '../reuse/base-prefix.route.js';
 import type { Reservation } from '../sessions/reservation.book.js';
 import type { SessionRecord } from '../sessions/session.table.js';
-import type { NodeLoad } from './node-load.js';
+import { reportedPrefillMs, type NodeLoad } from './node-load.js';
 import { longestPartial, partialSource, withPartialSource } from './partial-source.policy.js';
 import { costsOf } from './node.costs.js';
 import { recomputeSpanMs } from './prefill.cost.js';
@@ -75,7 +75,12 @@ export function planRoute(
 ): PlannedRoute | null {
   const candidates: RouteCandidate[] = nodes
     .filter((n) => !exclude.has(n.nodeId))
-    .map((n) => ({ ...n, reservations: s.reservationsOn(n.nodeId, nowMs), backlogMs: s.backlogMs(n.nodeId, nowMs) }));
+    .map((n) => ({
+      ...n,
+      reservations: s.reservationsOn(n.nodeId, nowMs),
+      // What the scheduler sent, or what the node reports it is still computing, whichever is longer.
+      backlogMs: Math.max(s.backlogMs(n.nodeId, nowMs), reportedPrefillMs(n, nowMs)),
+    }));
   const session = request.sessionId ? s.session(request.tenant, request.sessionId) : undefined;
   const reservation = request.sessionId ? s.reservation(request.tenant, request.sessionId, nowMs) : undefined;
   const keys = keysFor(s, request);

@@ -76,4 +76,6 @@ export interface TwinNodeLoad {
   readonly costs?: MeasuredCosts;
   /** The node's batch size (NODE_MAX_BATCH). */
   readonly maxBatch?: number;
+  /** Expected time left of its prefill pass in flight, ms (kv-core NodeLoad.prefillBusyMs). */
+  readonly prefillBusyMs?: number;
 }

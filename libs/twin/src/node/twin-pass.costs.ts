@@ -1,4 +1,4 @@
-import { attentionChunkPairs, NodeCostMeters, type MeasuredCosts } from '@mnemo/kv-core';
+import { attentionChunkPairs, NodeCostMeters, type MeasuredCosts, type StartingSeq } from '@mnemo/kv-core';
 import type { PassLoad } from './restore-pass.js';
 import { PeerRestore, TierRestore } from './twin-restores.js';
 import type { TwinSeq } from './twin-seq.js';
@@ -30,6 +30,19 @@ export class TwinPassCosts {
       } else if (l instanceof PeerRestore) peer += Math.max(0, l.until - l.from);
     }
     this.meters.pass({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer, attentionChunkPairs: pairs });
+  }
+
+  /** A prefill pass starts: its expected time, for the heartbeats' prefillBusyMs (as the live node's PassCosts). */
+  passStarted(seqs: readonly StartingSeq[], nowMs: number): void {
+    this.meters.passStarted(seqs, nowMs);
+  }
+
+  passEnded(): void {
+    this.meters.passEnded();
+  }
+
+  prefillBusyMs(nowMs: number): number {
+    return this.meters.prefillBusyMs(nowMs);
   }
 
   /** A sequence left the batch after `residencyMs` in it (its first token to its last). */

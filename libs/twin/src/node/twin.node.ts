@@ -69,6 +69,7 @@ export class TwinNode {
       kvUsage: this.device.usage(),
       costs: this.passCosts.costs(),
       maxBatch: this.config.maxBatch,
+      prefillBusyMs: this.passCosts.prefillBusyMs(net.events.now),
     }));
     const sweep: TwinEvent = {
       fire: (now) => {
@@ -213,6 +214,10 @@ export class TwinNode {
       return this.afterPrefill(now);
     }
     this.counters.prefills++;
+    this.passCosts.passStarted(
+      fresh.map((f) => ({ promptTokens: f.request.tokens.length, cachedTokens: f.cachedTokens })),
+      now,
+    );
     if (this.ranker) this.served = fresh.map((f) => ({ id: f.id, promptTokens: f.request.tokens.length }));
     this.net.onStep?.(
       this.config.id,
@@ -246,6 +251,7 @@ export class TwinNode {
 
   private afterPrefill(now: number): void {
     const fresh = this.fresh;
+    this.passCosts.passEnded();
     if (this.loads.length > 0) {
       for (const r of this.loads) this.kv.restoreDone(r, this.passOk, now);
       if (this.passOk) this.device.commit(fresh);

@@ -125,6 +125,7 @@ export class TwinScheduler {
     // SCHEDULER_MEASURED_COSTS: the node is priced with what it measured of itself unless that is off.
     const costs = this.config.measuredCosts !== false && load.costs ? { costs: load.costs } : {};
     const batch = load.maxBatch ? { maxBatch: load.maxBatch } : {};
+    const busy = load.prefillBusyMs !== undefined ? { prefillBusyMs: load.prefillBusyMs } : {};
     this.set({
       nodeId,
       models: [model],
@@ -134,6 +135,7 @@ export class TwinScheduler {
       lastSeenMs: now,
       ...costs,
       ...batch,
+      ...busy,
     });
     if (isNew) this.sorted = [...this.nodes.values()].sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1));
   }
