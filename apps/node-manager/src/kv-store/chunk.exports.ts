@@ -1,5 +1,5 @@
 import type { Engine, EngineChunkEvent } from '@mnemo/engine';
-import type { KvHoldingChange } from './kv-events.publisher.js';
+import type { HoldingChange } from '@mnemo/kv-core';
 import type { StoreLog } from './store.log.js';
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
@@ -18,7 +18,7 @@ export class ChunkExports {
     private readonly tiers: OffloadTiers,
     private readonly writer: TierWriter,
     private readonly engine: Engine,
-    private readonly onChange: (c: KvHoldingChange) => void,
+    private readonly onChange: (c: HoldingChange) => void,
     private readonly log: StoreLog,
   ) {}
 

@@ -1,8 +1,16 @@
-import { ErrorCode, MnemoError, planOffload, type PinHandle, type PoolTier, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
+import {
+  ErrorCode,
+  MnemoError,
+  planOffload,
+  type PinHandle,
+  type PoolTier,
+  type RestoreBuffers,
+  type SegmentLocation,
+  type SegmentRef,
+} from '@mnemo/kv-core';
 import { transfer, type TransferOperand } from '@mnemo/native-cuda';
 import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
-import type { RestoreBuffers } from './restore.buffers.js';
 import { transferOperands } from './transfer.operands.js';
 
 /** A replica to record in the lookup table. */

@@ -9,10 +9,12 @@ import {
   restoreTouchKeys,
   worthWarming,
   type Drop,
+  type HoldingChange,
   type KvRowGeometry,
   type PrefetchAdvisory,
   type PrefixChunk,
   type Withdrawal,
+  WarmRestores,
 } from '@mnemo/kv-core';
 import type { Engine, HeldKv, KvRestorePlan } from '@mnemo/engine';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
@@ -24,10 +26,8 @@ import type { ChunkStore } from './chunk-store.port.js';
 import type { KvStoreSettings } from '../config/kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { DevicePromotion } from './device.promotion.js';
-import { WarmRestores } from './warm.restores.js';
 import { ChunkExports } from './chunk.exports.js';
 import type { StoreLog } from './store.log.js';
-import type { KvHoldingChange } from './kv-events.publisher.js';
 import type { RestoreCounters, StoredPrompt } from './stored.prompt.js';
 
 export type { PeerSource, RestoreCounters, StoredPrompt } from './stored.prompt.js';
@@ -48,10 +48,13 @@ export class KvStore implements ChunkStore {
   readonly prefetched = new PrefetchedChunks();
   readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
   /** Restores started while their requests waited (warm): used by their pass, stale (positions changed), expired. */
-  get warmCounters(): WarmRestores['counters'] {
+  get warmCounters(): WarmRestores<RestoreReader>['counters'] {
     return this.warmed.counters;
   }
-  private readonly warmed = new WarmRestores();
+  private readonly warmed = new WarmRestores<RestoreReader>((ms, fn) => {
+    const t = setTimeout(fn, ms).unref();
+    return () => clearTimeout(t);
+  });
   /** Swapped-out sequences whose leading chunks the host pool keeps pinned for them, and those chunks. */
   readonly swapHolds = { held: 0, chunks: 0 };
   /** Told the blocked I/O of every restoring prefill (the metrics histogram). */
@@ -68,7 +71,7 @@ export class KvStore implements ChunkStore {
     readonly tiers: OffloadTiers,
     readonly writer: TierWriter,
     private readonly engine: Engine,
-    private readonly onChange: (c: KvHoldingChange) => void,
+    private readonly onChange: (c: HoldingChange) => void,
     private readonly log: StoreLog,
     readonly report: PoolReport,
     readonly replays: readonly JournalReplay[],
@@ -89,7 +92,7 @@ export class KvStore implements ChunkStore {
   static async open(
     s: KvStoreSettings,
     engine: Engine,
-    onChange: (c: KvHoldingChange) => void,
+    onChange: (c: HoldingChange) => void,
     log: StoreLog,
     /** Tier-only models the engine does not serve (DroidSpeak E caches), journaled like the rest. */
     extra: ReadonlyArray<{ readonly id: string; readonly geometry: KvRowGeometry }> = [],

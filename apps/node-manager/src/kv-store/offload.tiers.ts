@@ -1,4 +1,5 @@
 import {
+  BufferPool,
   putRecord,
   removalChanges,
   replayJournal,
@@ -10,9 +11,8 @@ import {
   type SegmentLocation,
   type SegmentRef,
 } from '@mnemo/kv-core';
-import { HostBufferPool } from './host-buffer.pool.js';
 import { ModelKv } from './model.kv.js';
-import type { SsdPoolDevice } from '@mnemo/native-cuda';
+import { allocHostBuffer, freeHostBuffer, type SsdPoolDevice } from '@mnemo/native-cuda';
 import type { PoolDevice } from './pool.devices.js';
 import { SsdJournalFile, type JournalHealth } from './ssd-journal.file.js';
 
@@ -31,6 +31,9 @@ export interface TierCounters {
   /** Journal flushes that failed (their records stay queued and are retried). */
   journalWriteFailures: number;
 }
+
+/** The addon's aligned host memory: O_DIRECT reads land in it. */
+export const HOST_MEMORY = { alloc: allocHostBuffer, free: freeHostBuffer };
 
 /** What replaying one model's SSD journal found. */
 export interface JournalReplay {
@@ -69,7 +72,7 @@ export class OffloadTiers {
   /** Told of each failed journal flush (logged by the store). */
   onJournalFailure?: (model: string, e: unknown) => void;
   /** Layer payloads and scratch of restores, reused from one restore to the next. */
-  readonly buffers = new HostBufferPool();
+  readonly buffers = new BufferPool(HOST_MEMORY);
   private readonly models = new Map<string, ModelKv>();
   private readonly byIndex = new Map<number, PoolDevice>();
 

@@ -1,4 +1,5 @@
 import {
+  BufferPool,
   CHUNK_TOKENS,
   ErrorCode,
   layerPieces,
@@ -7,15 +8,14 @@ import {
   restoredTokensByTier,
   RestoreReadSchedule,
   restoreTier,
+  RestoreBuffers,
   type PrefixChunk,
   type RestoreReadOptions,
 } from '@mnemo/kv-core';
 import { transfer } from '@mnemo/native-cuda';
 import type { KvRestoreTarget } from '@mnemo/engine';
-import { HostBufferPool } from './host-buffer.pool.js';
-import { RestoreBuffers } from './restore.buffers.js';
 import type { ModelKv } from './model.kv.js';
-import type { OffloadTiers } from './offload.tiers.js';
+import { HOST_MEMORY, type OffloadTiers } from './offload.tiers.js';
 import { transferOperands } from './transfer.operands.js';
 import { HostPromotions, type RestoreSource as Source } from './host.promotions.js';
 
@@ -80,7 +80,7 @@ export class RestoreReader {
     private readonly options: RestoreOptions = {},
   ) {
     this.sources = [];
-    this.buffers = new RestoreBuffers(options.reuseBuffers === false ? new HostBufferPool(0) : tiers.buffers);
+    this.buffers = new RestoreBuffers(options.reuseBuffers === false ? new BufferPool(HOST_MEMORY, 0) : tiers.buffers);
     this.schedule = new RestoreReadSchedule(m.geometry.layers, chunks.length * m.stride, options);
     this.promoted = new HostPromotions(
       tiers,
