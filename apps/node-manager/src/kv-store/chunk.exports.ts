@@ -1,8 +1,7 @@
 import type { Engine, EngineChunkEvent } from '@mnemo/engine';
 import type { HoldingChange } from '@mnemo/kv-core';
 import type { StoreLog } from './store.log.js';
-import type { ModelKv } from './model.kv.js';
-import type { OffloadTiers } from './offload.tiers.js';
+import type { ModelKv, OffloadTiers } from './offload.tiers.js';
 import type { ChunkPayload, TierWriter } from './tier.writer.js';
 
 /**

@@ -1,7 +1,6 @@
 import type { PinHandle } from '@mnemo/kv-core';
 import { allocHostBuffer, transfer } from '@mnemo/native-cuda';
-import type { ModelKv } from './model.kv.js';
-import type { OffloadTiers } from './offload.tiers.js';
+import type { ModelKv, OffloadTiers } from './offload.tiers.js';
 import { transferOperands } from './transfer.operands.js';
 
 /** Layers [layerStart, layerEnd) of one chunk as the tiers hold it, verified. */
@@ -51,12 +50,11 @@ async function copyPinned(
   // Aligned slots: an SSD read is O_DIRECT and moves whole sectors.
   const dst = allocHostBuffer(pins.length * m.stride);
   const { operands, op } = transferOperands(dst);
-  const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
   const ranges: number[] = [];
   const crcs: number[] = [];
   pins.forEach((p, i) => {
     const loc = p.location;
-    ranges.push(op(tiers.device(loc.deviceIndex).device), loc.offset, 0, i * m.stride, loc.type === 'ssd' ? ioBytes : m.segBytes);
+    ranges.push(op(tiers.device(loc.deviceIndex).device), loc.offset, 0, i * m.stride, loc.type === 'ssd' ? m.ioBytes : m.segBytes);
     crcs.push(0, i * m.stride, m.segBytes);
   });
   const r = await transfer(operands, Float64Array.from(ranges), { crcs: Float64Array.from(crcs) });

@@ -9,8 +9,7 @@ import {
   type SegmentRef,
 } from '@mnemo/kv-core';
 import { transfer, type TransferOperand } from '@mnemo/native-cuda';
-import type { ModelKv } from './model.kv.js';
-import type { OffloadTiers } from './offload.tiers.js';
+import type { ModelKv, OffloadTiers } from './offload.tiers.js';
 import { transferOperands } from './transfer.operands.js';
 
 /** A replica to record in the lookup table. */
@@ -93,12 +92,17 @@ export class HostPromotions {
       if (scratch) this.buffers.unused(scratch);
     };
     const { operands, op } = transferOperands();
-    const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
     const ranges: number[] = [];
     const crcs: number[] = [];
     for (const s of srcs) {
       const t = targets.get(s)!;
-      ranges.push(op(this.tiers.device(s.pinned.location.deviceIndex).device), s.pinned.location.offset, op(t.operand), t.offset, ioBytes);
+      ranges.push(
+        op(this.tiers.device(s.pinned.location.deviceIndex).device),
+        s.pinned.location.offset,
+        op(t.operand),
+        t.offset,
+        m.ioBytes,
+      );
       crcs.push(op(t.operand), t.offset, m.segBytes);
     }
     const checkNow = this.checkOnRead;

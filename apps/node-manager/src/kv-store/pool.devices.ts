@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ExtentAllocator, type PoolTier } from '@mnemo/kv-core';
+import { ExtentAllocator, HOST_INDEX_BASE, POOL_ALIGNMENT, type LedgerDevice, type PoolTier } from '@mnemo/kv-core';
 import {
   ioInfo,
   numaNodes,
@@ -13,22 +13,11 @@ import {
 } from '@mnemo/native-cuda';
 import type { KvStoreSettings } from '../config/kv-store.settings.js';
 
-/** Every offset and size in the pools is a multiple of this, so host ↔ SSD copies need no bounce buffer. */
-export const POOL_ALIGNMENT = 4096;
-/**
- * Journal device indices: SSD pool i is i, host pool device i is HOST_INDEX_BASE + i, so a
- * restarted node with another host layout still finds its SSD replicas under the same index.
- */
-export const HOST_INDEX_BASE = 256;
-
 /** One device of the unified pool with the free-space allocator that places segments on it. */
-export interface PoolDevice {
-  readonly index: number;
-  readonly type: PoolTier;
+export interface PoolDevice extends LedgerDevice {
   readonly device: HostPoolDevice | SsdPoolDevice;
   /** Bytes/s used for bandwidth-proportional placement (measured or configured). */
   readonly bandwidth: number;
-  readonly allocator: ExtentAllocator;
   readonly name: string;
 }
 

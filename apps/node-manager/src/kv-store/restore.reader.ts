@@ -14,8 +14,7 @@ import {
 } from '@mnemo/kv-core';
 import { transfer } from '@mnemo/native-cuda';
 import type { KvRestoreTarget } from '@mnemo/engine';
-import type { ModelKv } from './model.kv.js';
-import { HOST_MEMORY, type OffloadTiers } from './offload.tiers.js';
+import { HOST_MEMORY, type ModelKv, type OffloadTiers } from './offload.tiers.js';
 import { transferOperands } from './transfer.operands.js';
 import { HostPromotions, type RestoreSource as Source } from './host.promotions.js';
 

@@ -9,8 +9,7 @@ import {
   type SegmentRef,
 } from '@mnemo/kv-core';
 import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
-import type { ModelKv } from './model.kv.js';
-import type { OffloadTiers } from './offload.tiers.js';
+import type { ModelKv, OffloadTiers } from './offload.tiers.js';
 import type { PoolDevice } from './pool.devices.js';
 import { HOST_FIRST_PART_SEGMENTS, HOST_PART_SEGMENTS, PayloadUse, type ChunkPayload, type TierWriterTuning } from './write.parts.js';
 
@@ -183,15 +182,7 @@ export class TierWriter {
       const done = await Promise.allSettled(
         parts.map(async (part) => {
           const copied = await this.copy(m, part, (s) => ({ operand: s.payload, offset: s.byteOffset }));
-          // Another write of the same chunk (a peer import racing the engine's own export) may have
-          // landed while this one copied: keep the first, give this copy's space back.
-          const locations = copied.filter(({ seg, location }) => {
-            if (!m.table.get(seg.chunkKey, seg.layer, 'mem')) return true;
-            this.tiers.free(location);
-            return false;
-          });
-          this.tiers.put(m, locations);
-          for (const { seg } of locations) {
+          for (const { seg } of this.tiers.putFirst(m, copied, 'mem')) {
             if (hostOnly || this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
             const pin = m.table.pin(seg.chunkKey, seg.layer, 'mem');
             if (pin) this.enqueue({ m, seg, origin, source: { kind: 'host', pin } });
@@ -240,13 +231,12 @@ export class TierWriter {
     /** Per segment: its known CRC32C, or undefined when the transfer computes it (in order). */
     const known: Array<number | undefined> = [];
     const out: Array<{ seg: SegmentRef; location: Omit<SegmentLocation, 'crc32c'> }> = [];
-    const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
     for (const w of writes) {
       const dst = op(this.tiers.device(w.deviceIndex).device);
       w.segments.forEach((s, i) => {
         const src = source(s);
         const so = op(src.operand);
-        ranges.push(so, src.offset, dst, w.offsets[i]!, w.type === 'ssd' ? ioBytes : m.segBytes);
+        ranges.push(so, src.offset, dst, w.offsets[i]!, w.type === 'ssd' ? m.ioBytes : m.segBytes);
         known.push(src.crc32c);
         if (src.crc32c === undefined) crcs.push(so, src.offset, m.segBytes);
         out.push({
@@ -361,18 +351,13 @@ export class TierWriter {
           offset: src.pin.location.offset,
           ...(this.tuning.recomputeSsdCrc ? {} : { crc32c: src.pin.location.crc32c }),
         };
-      if (m.segBytes % 4096 === 0) return { operand: src.payload, offset: src.byteOffset };
+      if (m.ioBytes === m.segBytes) return { operand: src.payload, offset: src.byteOffset };
       // O_DIRECT moves whole sectors: pad an odd-sized segment into an aligned buffer first.
       const buf = allocHostBuffer(m.stride);
       new Uint8Array(buf).set(new Uint8Array(src.payload.buffer, src.payload.byteOffset + src.byteOffset, m.segBytes));
       return { operand: buf, offset: 0 };
     });
-    const locations = copied.filter(({ seg, location }) => {
-      if (!m.table.get(seg.chunkKey, seg.layer, 'ssd')) return true;
-      this.tiers.free(location);
-      return false;
-    });
-    this.tiers.put(m, locations);
+    this.tiers.putFirst(m, copied, 'ssd');
   }
 
   private release(job: SsdJob): void {

@@ -1,3 +1,14 @@
 export { BufferPool, BUFFER_POOL_BYTES, type BufferMemory } from './buffer.pool.js';
 export { RestoreBuffers, type BufferSource } from './restore.buffers.js';
 export { WarmRestores, WARM_TTL_MS, type WarmReader, type After } from './warm.restores.js';
+export {
+  TierLedger,
+  ModelKv,
+  POOL_ALIGNMENT,
+  HOST_INDEX_BASE,
+  journalNeedsCompaction,
+  type LedgerDevice,
+  type JournalSink,
+  type TierChange,
+  type TierCounters,
+} from './tier.ledger.js';
