@@ -72,7 +72,7 @@ export class HostPromotions {
         ? undefined
         : planOffload(
             srcs.map((s) => ({ position: 0, s })),
-            this.tiers.host.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator })),
+            this.tiers.offloadDevices('mem'),
             m.stride,
           );
     const targets = new Map<Source, { operand: TransferOperand; offset: number; deviceIndex?: number }>();

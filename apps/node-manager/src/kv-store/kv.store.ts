@@ -8,7 +8,6 @@ import {
   restoreReach,
   restoreTouchKeys,
   worthWarming,
-  type Drop,
   type HoldingChange,
   type KvRowGeometry,
   type PrefetchAdvisory,
@@ -80,7 +79,7 @@ export class KvStore implements ChunkStore {
     this.promotion = new DevicePromotion(engine, log);
     this.exports = new ChunkExports(tiers, writer, engine, onChange, log);
     this.unwatch = engine.watchChunks((e) => this.exports.onDeviceChunk(e));
-    tiers.purgeFirst = (bytes) => this.drop(this.prefetched.purge(bytes));
+    tiers.purgeFirst = (bytes) => this.tiers.dropHost(this.prefetched.purge(bytes));
     this.timer = setInterval(() => void this.housekeeping(), housekeepingMs).unref();
   }
 
@@ -303,24 +302,9 @@ export class KvStore implements ChunkStore {
 
   /** Drops what withdrawn advisories left in the host pool, and unstages their device copies. */
   private withdraw(w: Withdrawal): Withdrawal {
-    this.drop(w.drops);
+    this.tiers.dropHost(w.drops);
     this.promotion.unstage(w.unstage);
     return w;
-  }
-
-  /** Removes host replicas of prefetched segments (space of pinned ones comes back on unpin); returns bytes freed. */
-  private drop(drops: readonly Drop[]): number {
-    let bytes = 0;
-    const byModel = new Map<string, Drop[]>();
-    for (const d of drops) byModel.set(d.model, [...(byModel.get(d.model) ?? []), d]);
-    for (const [model, ds] of byModel) {
-      if (!this.tiers.has(model)) continue;
-      const m = this.tiers.model(model);
-      const removals = ds.map((d) => m.table.remove(d.key, d.layer, 'mem')).filter((r) => r !== null);
-      bytes += removals.reduce((n, r) => n + (r.deferred ? 0 : r.location.length), 0);
-      this.tiers.applyRemovals(m, removals);
-    }
-    return bytes;
   }
 
   segmentBytes(model: string): number | undefined {

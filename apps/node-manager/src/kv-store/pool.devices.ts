@@ -16,8 +16,6 @@ import type { KvStoreSettings } from '../config/kv-store.settings.js';
 /** One device of the unified pool with the free-space allocator that places segments on it. */
 export interface PoolDevice extends LedgerDevice {
   readonly device: HostPoolDevice | SsdPoolDevice;
-  /** Bytes/s used for bandwidth-proportional placement (measured or configured). */
-  readonly bandwidth: number;
   readonly name: string;
 }
 

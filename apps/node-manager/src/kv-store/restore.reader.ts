@@ -7,7 +7,6 @@ import {
   pushRowRanges,
   restoredTokensByTier,
   RestoreReadSchedule,
-  restoreTier,
   RestoreBuffers,
   type PrefixChunk,
   type RestoreReadOptions,
@@ -78,7 +77,6 @@ export class RestoreReader {
     readonly until: number,
     private readonly options: RestoreOptions = {},
   ) {
-    this.sources = [];
     this.buffers = new RestoreBuffers(options.reuseBuffers === false ? new BufferPool(HOST_MEMORY, 0) : tiers.buffers);
     this.schedule = new RestoreReadSchedule(m.geometry.layers, chunks.length * m.stride, options);
     this.promoted = new HostPromotions(
@@ -91,30 +89,13 @@ export class RestoreReader {
     );
     this.depth = this.schedule.copyDepth;
     this.slots = this.schedule.slots;
-    try {
-      for (const c of chunks) {
-        const layers: Source[] = [];
-        for (let layer = 0; layer < m.geometry.layers; layer++) {
-          const tier = restoreTier(c, layer);
-          const pinned = m.table.pin(c.chunkKey, layer, tier);
-          if (!pinned)
-            throw new MnemoError(ErrorCode.DataLoss, `chunk ${c.chunkKey} layer ${layer} left the ${tier} tier before its restore`);
-          const host =
-            tier === 'mem'
-              ? {
-                  operand: tiers.device(pinned.location.deviceIndex).device,
-                  offset: pinned.location.offset,
-                  crc32c: pinned.location.crc32c,
-                }
-              : undefined;
-          layers.push({ key: c.chunkKey, layer, pinned, host });
-        }
-        this.sources.push(layers);
-      }
-    } catch (e) {
-      this.release();
-      throw e;
-    }
+    this.sources = tiers.pinRestore(m, chunks).map((pins, i) =>
+      pins.map((pinned, layer) => {
+        const { type, deviceIndex, offset, crc32c } = pinned.location;
+        const host = type === 'mem' ? { operand: tiers.device(deviceIndex).device, offset, crc32c } : undefined;
+        return { key: chunks[i]!.chunkKey, layer, pinned, host };
+      }),
+    );
   }
 
   /**

@@ -1,20 +1,34 @@
 import {
-  planOffload,
+  HOST_FIRST_PART_SEGMENTS,
+  HOST_PART_SEGMENTS,
+  PayloadUse,
   splitWrites,
   WriteBehindQueue,
+  type ChunkPayload,
   type DeviceWrite,
-  type OffloadDevice,
   type PinHandle,
   type SegmentLocation,
   type SegmentRef,
 } from '@mnemo/kv-core';
 import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
 import type { ModelKv, OffloadTiers } from './offload.tiers.js';
-import type { PoolDevice } from './pool.devices.js';
-import { HOST_FIRST_PART_SEGMENTS, HOST_PART_SEGMENTS, PayloadUse, type ChunkPayload, type TierWriterTuning } from './write.parts.js';
 
-export type { ChunkPayload, TierWriterTuning } from './write.parts.js';
+export type { ChunkPayload } from '@mnemo/kv-core';
 import { transferOperands } from './transfer.operands.js';
+
+/** For same-process A/Bs only (the tiers bench): the previous behaviour of the SSD write-behind. */
+export interface TierWriterTuning {
+  /** SSD batches written at once (default SSD_BATCHES_IN_FLIGHT). */
+  readonly ssdBatchesInFlight?: number;
+  /** Checksum SSD copies of host replicas again instead of taking the recorded CRC32C. */
+  readonly recomputeSsdCrc?: boolean;
+  /** Segments per part of a host write-through (default HOST_PART_SEGMENTS; 0: one part). */
+  readonly hostPartSegments?: number;
+  /** Segments of a write-through's first part (default HOST_FIRST_PART_SEGMENTS). */
+  readonly hostFirstPartSegments?: number;
+  /** Commit whenever the write-behind queue runs dry, even between the parts of one write-through. */
+  readonly commitBetweenParts?: boolean;
+}
 
 /** Where an SSD write reads a segment from: its pinned host replica, or the payload itself. */
 type SsdSource =
@@ -46,9 +60,6 @@ const SSD_BATCHES_PER_COMMIT = 8;
  * the device's queue does not drain at every batch boundary while JS records the last one.
  */
 const SSD_BATCHES_IN_FLIGHT = 2;
-
-const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] =>
-  ds.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator }));
 
 /**
  * Write-through of whole chunks: to the host pool at once (one native transfer per batch,
@@ -163,7 +174,7 @@ export class TierWriter {
       });
     }
     if (segs.length === 0) return;
-    const { writes, unplaced } = this.place(m, segs, this.tiers.host, 'mem');
+    const { writes, unplaced } = this.tiers.place(m, segs, 'mem');
     // No room in host memory even after eviction (or no host tier): straight to the SSD pool.
     if (!hostOnly)
       for (const s of unplaced)
@@ -195,21 +206,6 @@ export class TierWriter {
       if (failed) throw failed.reason;
     }
     this.pump();
-  }
-
-  /** Plans segments onto one tier's devices, evicting once when they do not all fit. */
-  private place<S extends SegmentRef>(
-    m: ModelKv,
-    segs: readonly S[],
-    devices: readonly PoolDevice[],
-    tier: 'mem' | 'ssd',
-  ): { writes: DeviceWrite<S>[]; unplaced: S[] } {
-    if (devices.length === 0) return { writes: [], unplaced: [...segs] };
-    const first = planOffload(segs, offloadDevices(devices), m.stride);
-    if (first.unplaced.length === 0) return first;
-    this.tiers.evict(m, tier, first.unplaced.length * m.stride);
-    const second = planOffload(first.unplaced, offloadDevices(devices), m.stride);
-    return { writes: [...first.writes, ...second.writes], unplaced: second.unplaced };
   }
 
   /**
@@ -340,7 +336,7 @@ export class TierWriter {
     if (todo.length === 0) return;
     // Layer by layer, as placement expects (jobs arrive in host-device order).
     const segs = todo.map((j) => ({ ...j.seg, job: j })).sort((a, b) => a.layer - b.layer || a.position - b.position);
-    const { writes, unplaced } = this.place(m, segs, this.tiers.ssd, 'ssd');
+    const { writes, unplaced } = this.tiers.place(m, segs, 'ssd');
     this.ssdSkipped += unplaced.length;
     if (writes.length === 0) return;
     const copied = await this.copy(m, writes, (s) => {

@@ -12,3 +12,4 @@ export {
   type TierChange,
   type TierCounters,
 } from './tier.ledger.js';
+export { PayloadUse, HOST_PART_SEGMENTS, HOST_FIRST_PART_SEGMENTS, type ChunkPayload } from './chunk.payload.js';

@@ -25,6 +25,7 @@ function ledger(o: { ssd?: boolean; slots?: number } = {}) {
     index,
     type,
     allocator: new ExtentAllocator((o.slots ?? 8) * POOL_ALIGNMENT, POOL_ALIGNMENT),
+    bandwidth: 1,
   });
   const sut = new Ledger(
     [dev(256, 'mem'), ...(o.ssd ? [dev(0, 'ssd')] : [])],
@@ -145,5 +146,55 @@ describe(TierLedger.name, () => {
     [14_001, 1_000, true],
   ])('a journal of %i records naming %i live segments needs compaction: %s', (records, live, expected) => {
     expect(journalNeedsCompaction(records, live)).toBe(expected);
+  });
+
+  it.each<[string, number, number, number]>([
+    ['room for all: placed, nothing evicted', 4, 2, 0],
+    ['a full tier evicts once, then places', 2, 2, 2],
+    ['more than the tier holds: the rest stays unplaced', 2, 3, 2],
+  ])('place: %s', (_name, slots, segments, evicted) => {
+    const { sut } = ledger({ slots });
+    const m = sut.add('m');
+    if (evicted > 0) write(sut, 'm', 'mem', ['a']);
+    const segs = Array.from({ length: segments }, (_, i) => ({ chunkKey: k('b'), position: 1, layer: i % 2 }));
+    const { writes, unplaced } = sut.place(m, segs, 'mem');
+    expect(writes.flatMap((w) => w.segments).length + unplaced.length).toBe(segments);
+    expect(unplaced.length).toBe(Math.max(0, segments - slots));
+    expect(sut.counters.evictedSegments.mem).toBe(evicted);
+  });
+
+  it.each<[string, PoolTier[], boolean]>([
+    ['every layer held: pinned in the tier each is read from', ['mem', 'ssd'], true],
+    ['a layer gone since the lookup: DataLoss, and nothing stays pinned', [], false],
+  ])('pinRestore: %s', (_name, tiers, whole) => {
+    const { sut } = ledger({ ssd: true });
+    const m = sut.add('m');
+    write(sut, 'm', 'mem', ['a']);
+    write(sut, 'm', 'ssd', ['a']);
+    m.table.remove(k('a'), 1, 'mem');
+    const chunks = m.table.longestPrefix([k('a')]);
+    // Gone between the lookup and the pin.
+    if (!whole) m.table.remove(k('a'), 1, 'ssd');
+    if (!whole) {
+      expect(() => sut.pinRestore(m, chunks)).toThrow(expect.objectContaining({ code: 'data_loss' }));
+      expect(m.table.removeChunk(k('a')).every((r) => !r.deferred)).toBe(true);
+      return;
+    }
+    const pins = sut.pinRestore(m, chunks);
+    expect(pins.map((layers) => layers.map((p) => p.location.type))).toEqual([tiers]);
+  });
+
+  it('dropHost removes prefetched host layers of known models and counts the bytes of unpinned ones', () => {
+    const { sut } = ledger();
+    const m = sut.add('m');
+    write(sut, 'm', 'mem', ['a']);
+    m.table.pin(k('a'), 1, 'mem');
+    const drops = [
+      { model: 'm', key: k('a'), layer: 0 },
+      { model: 'm', key: k('a'), layer: 1 },
+      { model: 'unknown', key: k('a'), layer: 0 },
+    ];
+    expect(sut.dropHost(drops)).toBe(m.segBytes);
+    expect(m.table.layersIn(k('a'), 'mem')).toEqual([]);
   });
 });

@@ -4,7 +4,11 @@ import { removalChanges, type HoldingChange } from '../pool/holding.changes.js';
 import type { DecodedJournal, JournalRecord } from '../pool/journal.codec.js';
 import { putRecord, replayJournal } from '../pool/journal.replay.js';
 import { LookupTable } from '../pool/lookup.table.js';
-import type { PinHandle, Removal } from '../pool/lookup.types.js';
+import type { PinHandle, PrefixChunk, Removal } from '../pool/lookup.types.js';
+import { planOffload, type DeviceWrite, type OffloadDevice } from '../pool/offload.planner.js';
+import type { Drop } from '../pool/prefetched.chunks.js';
+import { restoreTier } from '../pool/restore.planner.js';
+import { ErrorCode, MnemoError } from '../errors/index.js';
 import type { PoolTier, SegmentLocation, SegmentRef } from '../pool/pool.types.js';
 import { segmentBytes, segmentStride } from '../pool/segment.sizing.js';
 
@@ -21,6 +25,8 @@ export interface LedgerDevice {
   readonly index: number;
   readonly type: PoolTier;
   readonly allocator: ExtentAllocator;
+  /** Bytes/s used for bandwidth-proportional placement (measured or configured). */
+  readonly bandwidth: number;
 }
 
 /** Where SSD records go (the node: the model's journal file, written at the next flush). */
@@ -217,6 +223,64 @@ export class TierLedger<D extends LedgerDevice, J extends JournalSink> {
       this.applyRemovals(other, removals);
     }
     return freed;
+  }
+
+  /** A tier's devices as offload placement sees them. */
+  offloadDevices(tier: PoolTier): OffloadDevice[] {
+    return (tier === 'mem' ? this.host : this.ssd).map((d) => ({
+      deviceIndex: d.index,
+      type: d.type,
+      bandwidth: d.bandwidth,
+      allocator: d.allocator,
+    }));
+  }
+
+  /** Plans segments onto one tier's devices, evicting once when they do not all fit. */
+  place<S extends SegmentRef>(m: ModelKv<J>, segs: readonly S[], tier: PoolTier): { writes: DeviceWrite<S>[]; unplaced: S[] } {
+    if ((tier === 'mem' ? this.host : this.ssd).length === 0) return { writes: [], unplaced: [...segs] };
+    const first = planOffload(segs, this.offloadDevices(tier), m.stride);
+    if (first.unplaced.length === 0) return first;
+    this.evict(m, tier, first.unplaced.length * m.stride);
+    const second = planOffload(first.unplaced, this.offloadDevices(tier), m.stride);
+    return { writes: [...first.writes, ...second.writes], unplaced: second.unplaced };
+  }
+
+  /**
+   * Pins every layer of every chunk a restore will read, in the tier it reads it from (host
+   * first), by chunk then layer. Throws DataLoss, holding nothing, if a replica left since the lookup.
+   */
+  pinRestore(m: ModelKv<J>, chunks: readonly PrefixChunk[]): PinHandle[][] {
+    const pins: PinHandle[][] = [];
+    for (const c of chunks) {
+      const layers: PinHandle[] = [];
+      pins.push(layers);
+      for (let layer = 0; layer < m.geometry.layers; layer++) {
+        const tier = restoreTier(c, layer);
+        const pin = m.table.pin(c.chunkKey, layer, tier);
+        if (pin) {
+          layers.push(pin);
+          continue;
+        }
+        this.unpin(m, pins.flat());
+        throw new MnemoError(ErrorCode.DataLoss, `chunk ${c.chunkKey} layer ${layer} left the ${tier} tier before its restore`);
+      }
+    }
+    return pins;
+  }
+
+  /** Removes host replicas of prefetched segments (space of pinned ones comes back on unpin); returns bytes freed. */
+  dropHost(drops: readonly Drop[]): number {
+    let bytes = 0;
+    const byModel = new Map<string, Drop[]>();
+    for (const d of drops) byModel.set(d.model, [...(byModel.get(d.model) ?? []), d]);
+    for (const [model, ds] of byModel) {
+      if (!this.has(model)) continue;
+      const m = this.model(model);
+      const removals = ds.map((d) => m.table.remove(d.key, d.layer, 'mem')).filter((r) => r !== null);
+      bytes += removals.reduce((n, r) => n + (r.deferred ? 0 : r.location.length), 0);
+      this.applyRemovals(m, removals);
+    }
+    return bytes;
   }
 
   /** Gives back the space of replicas whose removal was deferred by a pin. */
