@@ -1,7 +1,6 @@
 import type { PinHandle } from '@mnemo/kv-core';
-import { allocHostBuffer, transfer } from '@mnemo/native-cuda';
+import { allocHostBuffer, transfer, transferOperands } from '@mnemo/native-cuda';
 import type { ModelKv, OffloadTiers } from './offload.tiers.js';
-import { transferOperands } from './transfer.operands.js';
 
 /** Layers [layerStart, layerEnd) of one chunk as the tiers hold it, verified. */
 export interface ChunkSlice {

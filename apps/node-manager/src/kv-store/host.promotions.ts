@@ -8,9 +8,8 @@ import {
   type SegmentLocation,
   type SegmentRef,
 } from '@mnemo/kv-core';
-import { transfer, type TransferOperand } from '@mnemo/native-cuda';
+import { transfer, transferOperands, type TransferOperand } from '@mnemo/native-cuda';
 import type { ModelKv, OffloadTiers } from './offload.tiers.js';
-import { transferOperands } from './transfer.operands.js';
 
 /** A replica to record in the lookup table. */
 type Replica = { seg: SegmentRef; location: SegmentLocation };

@@ -11,10 +11,9 @@ import {
   type PrefixChunk,
   type RestoreReadOptions,
 } from '@mnemo/kv-core';
-import { transfer } from '@mnemo/native-cuda';
+import { transfer, transferOperands } from '@mnemo/native-cuda';
 import type { KvRestoreTarget } from '@mnemo/engine';
 import { HOST_MEMORY, type ModelKv, type OffloadTiers } from './offload.tiers.js';
-import { transferOperands } from './transfer.operands.js';
 import { HostPromotions, type RestoreSource as Source } from './host.promotions.js';
 
 export interface RestoreOptions extends RestoreReadOptions {

@@ -10,11 +10,10 @@ import {
   type SegmentLocation,
   type SegmentRef,
 } from '@mnemo/kv-core';
-import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
+import { allocHostBuffer, transfer, transferOperands, type TransferOperand } from '@mnemo/native-cuda';
 import type { ModelKv, OffloadTiers } from './offload.tiers.js';
 
 export type { ChunkPayload } from '@mnemo/kv-core';
-import { transferOperands } from './transfer.operands.js';
 
 /** For same-process A/Bs only (the tiers bench): the previous behaviour of the SSD write-behind. */
 export interface TierWriterTuning {
