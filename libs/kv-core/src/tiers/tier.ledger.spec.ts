@@ -66,20 +66,11 @@ describe(TierLedger.name, () => {
     const { sut } = ledger();
     const m = sut.add('m');
     write(sut, 'm', 'mem', ['a']);
-    const late = {
-      deviceIndex: 256,
-      type: 'mem' as const,
-      offset: sut.device(256).allocator.allocate(m.stride)!,
-      length: m.segBytes,
-      crc32c: 1,
+    const copy = () => {
+      const offset = sut.device(256).allocator.allocate(m.stride)!;
+      return { deviceIndex: 256, type: 'mem' as const, offset, length: m.segBytes, crc32c: 1 };
     };
-    const fresh = {
-      deviceIndex: 256,
-      type: 'mem' as const,
-      offset: sut.device(256).allocator.allocate(m.stride)!,
-      length: m.segBytes,
-      crc32c: 1,
-    };
+    const [late, fresh] = [copy(), copy()];
     const kept = sut.putFirst(
       m,
       [
