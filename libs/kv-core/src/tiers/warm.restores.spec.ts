@@ -17,7 +17,11 @@ function clock(): { after: After; advance(ms: number): void; pending(): number }
     },
     advance(ms) {
       now += ms;
-      for (const t of [...timers]) if (t.at <= now) (timers.delete(t), t.fn());
+      for (const t of [...timers]) {
+        if (t.at > now) continue;
+        timers.delete(t);
+        t.fn();
+      }
     },
     pending: () => timers.size,
   };
