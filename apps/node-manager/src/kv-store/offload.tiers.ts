@@ -1,7 +1,8 @@
 import { BufferPool, journalNeedsCompaction, TierLedger, type KvRowGeometry, type ModelKv as LedgerModel } from '@mnemo/kv-core';
 import { allocHostBuffer, freeHostBuffer, type SsdPoolDevice } from '@mnemo/native-cuda';
 import type { PoolDevice } from './pool.devices.js';
-import { SsdJournalFile, type JournalHealth } from './ssd-journal.file.js';
+import type { JournalHealth } from '@mnemo/kv-core';
+import { SsdJournalFile } from './ssd-journal.file.js';
 
 export type { TierChange, TierCounters } from '@mnemo/kv-core';
 

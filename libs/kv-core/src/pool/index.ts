@@ -49,6 +49,7 @@ export {
   type ReplayReport,
   type ReplayDropReason,
 } from './journal.replay.js';
+export { JournalBacklog, JOURNAL_RETRY_FIRST_MS, JOURNAL_RETRY_MAX_MS, type JournalHealth } from './journal.backlog.js';
 export { OrderedSet, type Comparator } from './ordered.set.js';
 export {
   restoreReach,
