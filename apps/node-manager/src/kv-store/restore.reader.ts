@@ -59,11 +59,7 @@ export class RestoreReader {
   private readonly ahead = new Map<number, Promise<Float32Array>>();
   /** Read groups, read-ahead and copy-ahead (kv-core), fixed for the restore. */
   private readonly schedule: RestoreReadSchedule;
-  private readonly depth: number;
-  private readonly slots: number;
   private released = false;
-  /** The first read group was started on its own (see startAhead). */
-  private headStarted = false;
   private idle: Promise<void> = Promise.resolve();
 
   /** Throws DataLoss if some replica is no longer there (evicted since the lookup). */
@@ -86,8 +82,6 @@ export class RestoreReader {
       () => this.released,
       (s, tier) => this.corrupt(s, tier),
     );
-    this.depth = this.schedule.copyDepth;
-    this.slots = this.schedule.slots;
     this.sources = tiers.pinRestore(m, chunks).map((pins, i) =>
       pins.map((pinned, layer) => {
         const { type, deviceIndex, offset, crc32c } = pinned.location;
@@ -115,24 +109,16 @@ export class RestoreReader {
     this.startAhead(first);
     let copy = this.ahead.get(layer);
     this.ahead.delete(layer);
-    // Loads out of order: a copy made ahead for some other layer may still be writing into a
-    // slot this load or the next copies need, so it must land first (its result, and any
-    // error, belong to nobody).
-    const stale = [...this.ahead.keys()].filter((l) => l <= layer || l > layer + this.depth);
+    // Loads out of order: copies made ahead for other layers land first (kv-core says which).
+    const stale = this.schedule.staleCopies(this.ahead.keys(), layer);
     if (stale.length > 0) {
       await Promise.allSettled(stale.map((l) => this.ahead.get(l)));
       for (const l of stale) this.ahead.delete(l);
     }
     copy ??= this.copyLayer(layer);
-    // The next layers' copies queue behind this one; each one's slot held a layer whose use
-    // has ended (layer - 2 or earlier). With the ring their SSD reads are already in flight,
-    // and each copy starts the moment its reads land. NOTE: `windows` copies ahead only
-    // layers all in host memory already: there a copy ahead waiting on SSD reads started the
-    // next window early, and windows read side by side finish together (SSD gets were 2–38%
-    // slower in six same-process A/Bs).
-    const ring = !this.schedule.copiesAheadOnlyFromHost;
-    for (let next = layer + 1; next <= Math.min(layer + this.depth, this.m.geometry.layers - 1); next++) {
-      if (this.ahead.has(next) || !(ring || this.sources.every((s) => s[next]!.host))) continue;
+    // The next layers' copies queue behind this one (which ones: kv-core's schedule).
+    const inHost = (l: number) => this.sources.every((s) => s[l]!.host);
+    for (const next of this.schedule.copiesAfter(layer, (l) => this.ahead.has(l), inHost)) {
       const copyNext = this.copyLayer(next);
       // A copy made ahead that is never loaded (released early) must not surface as an unhandled rejection.
       copyNext.catch(() => undefined);
@@ -212,31 +198,13 @@ export class RestoreReader {
     return dst;
   }
 
-  /**
-   * Starts the read groups from `first` on, the read-ahead budget's worth. The very first call
-   * starts them one at a time for the first few (each once the one before has landed), then the
-   * rest: the engine waits for the first layer at once, and reads queued beside it on the same
-   * device delay it (a 288-token restore's first layer took 5 ms with all eight layers queued,
-   * 2 ms alone); later layers have the compute of the earlier ones to land in.
-   */
+  /** Starts the read groups from `first` on, the read-ahead budget's worth (slowly at first: kv-core's schedule). */
   private startAhead(first: number): void {
-    const end = this.schedule.aheadEnd(first);
-    const from = (g: number) => {
-      if (this.released) return;
-      for (; g < end; g++) this.startPromotion(g);
-    };
-    if (this.headStarted) return from(first);
-    this.headStarted = true;
-    // Slow start: the first group alone, then the next alone, then the rest of the budget.
-    const step = (g: number, alone: number) => {
-      if (this.released || g >= end) return;
+    const start = (g: number) => {
       this.startPromotion(g);
-      const p = this.promotions.get(g);
-      if (alone === 0 || !p) return from(g + 1);
-      const next = () => step(g + 1, alone - 1);
-      p.then(next, next);
+      return this.promotions.get(g);
     };
-    step(first, this.schedule.slowStartGroups);
+    this.schedule.startReads(first, start, () => this.released);
   }
 
   /** Starts reading group `w`'s SSD-only segments (from layer `from` on) into host memory, once. */
@@ -261,7 +229,7 @@ export class RestoreReader {
   }
 
   private output(layer: number, floats: number): Float32Array {
-    const slot = layer % this.slots;
+    const slot = layer % this.schedule.slots;
     let out = this.outputs[slot];
     if (!out) {
       out = this.outputs[slot] = new Float32Array(this.buffers.take(floats * 4), 0, floats);

@@ -1,7 +1,6 @@
 import { LookupTable } from './lookup.table.js';
 import type { PoolTier, SegmentLocation } from './pool.types.js';
 import { hostResidentPrefix, restoredTokensByTier, restoreReach, restoreTier, restoreTouchKeys, worthWarming } from './restore.planner.js';
-import { RestoreReadSchedule } from './restore-read.schedule.js';
 
 const L = 2;
 const key = (s: string): string => Buffer.from(s).toString('hex').padStart(32, '0');
@@ -70,22 +69,5 @@ describe(restoreReach.name, () => {
   it('counts restored tokens by tier', () => {
     const reach = restoreReach(table(), prompt(1000), 100);
     expect(restoredTokensByTier(reach.chunks, 100, reach.until, (i) => i < 2)).toEqual({ mem: 512 - 100, ssd: 256 });
-  });
-});
-
-describe(RestoreReadSchedule.name, () => {
-  const MiB = 1024 * 1024;
-  it.each<[string, object, number, number, number, number]>([
-    // [options, layerBytes, groupLayers, aheadGroups, copyDepth]
-    ['ring: a layer per read, the budget (64 MiB) in flight', {}, 4 * MiB, 1, 16, 3],
-    ['ring: at least the copy depth ahead', {}, 128 * MiB, 1, 4, 3],
-    ['windows: half the budget per read, two ahead', { ssdReads: 'windows' }, 4 * MiB, 8, 2, 3],
-    ['a budget and copy depth of its own', { readAheadBytes: 32 * MiB, copyAheadLayers: 1 }, 4 * MiB, 1, 8, 1],
-    ['no copy ahead', { copyAhead: false }, 64 * MiB, 1, 1, 0],
-  ])('%s', (_name, options, layerBytes, group, ahead, depth) => {
-    const sut = new RestoreReadSchedule(32, layerBytes, options);
-    expect([sut.groupLayers, sut.aheadGroups, sut.copyDepth, sut.slots]).toEqual([group, ahead, depth, depth + 2]);
-    expect(sut.groupOf(9)).toBe(Math.floor(9 / group));
-    expect(sut.groupRange(sut.groupOf(31))).toEqual({ start: Math.floor(31 / group) * group, end: 32 });
   });
 });
