@@ -13,3 +13,4 @@ export {
   type TierCounters,
 } from './tier.ledger.js';
 export { PayloadUse, HOST_PART_SEGMENTS, HOST_FIRST_PART_SEGMENTS, type ChunkPayload } from './chunk.payload.js';
+export { PromotionBooks, type PromotedSegment, type PromotionTarget, type PromotionPlan } from './promotion.books.js';
