@@ -1,8 +1,13 @@
 import {
   HOST_FIRST_PART_SEGMENTS,
   HOST_PART_SEGMENTS,
+  missingSegments,
   PayloadUse,
   splitWrites,
+  SSD_BATCH_SEGMENTS,
+  SSD_BATCHES_IN_FLIGHT,
+  ssdCommitDue,
+  ssdWritesToDo,
   WriteBehindQueue,
   type ChunkPayload,
   type DeviceWrite,
@@ -42,23 +47,8 @@ interface SsdJob {
   readonly origin: number;
 }
 
-type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: number; readonly use: PayloadUse };
-
-/** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
-const SSD_BATCH_SEGMENTS = 64;
 /** Default bound of the write-behind queue (NODE_KV_SSD_QUEUE_MB). */
 export const DEFAULT_SSD_QUEUE_BYTES = 256 * 1024 * 1024;
-/**
- * Group commit: the pools and journals are synced once the write-behind queue runs dry, or
- * after this many batches of a long burst. A sync costs about as much as writing a batch, and
- * what a crash loses before it is only un-journaled copies of chunks (misses after a restart).
- */
-const SSD_BATCHES_PER_COMMIT = 8;
-/**
- * SSD batches written at once: the next batch is planned and submitted while one finishes, so
- * the device's queue does not drain at every batch boundary while JS records the last one.
- */
-const SSD_BATCHES_IN_FLIGHT = 2;
 
 /**
  * Write-through of whole chunks: to the host pool at once (one native transfer per batch,
@@ -160,18 +150,7 @@ export class TierWriter {
     origin: number,
     hostOnly: boolean,
   ): Promise<void> {
-    for (const c of chunks) {
-      if (c.payload.length !== m.geometry.layers * (m.segBytes / 4))
-        throw new RangeError(`chunk ${c.key} payload has ${c.payload.length} floats, want ${m.geometry.layers * (m.segBytes / 4)}`);
-    }
-    // Enumerated layer by layer (Unified pooling §IV-A3), so placement stripes every layer over the devices.
-    const segs: Seg[] = [];
-    for (let layer = 0; layer < m.geometry.layers; layer++) {
-      chunks.forEach((c, i) => {
-        if (!m.table.get(c.key, layer, 'mem'))
-          segs.push({ chunkKey: c.key, position: c.position, layer, payload: c.payload, byteOffset: layer * m.segBytes, use: uses[i]! });
-      });
-    }
+    const segs = missingSegments(m.table, 'mem', { layers: m.geometry.layers, segBytes: m.segBytes }, chunks, uses);
     if (segs.length === 0) return;
     const { writes, unplaced } = this.tiers.place(m, segs, 'mem');
     // No room in host memory even after eviction (or no host tier): straight to the SSD pool.
@@ -283,7 +262,7 @@ export class TierWriter {
         running.add(p);
         void p.finally(() => running.delete(p));
         const dry = this.queue.length === 0 && (this.writes.size === 0 || this.tuning.commitBetweenParts === true);
-        if (dry || ++sinceCommit >= SSD_BATCHES_PER_COMMIT) {
+        if (ssdCommitDue(dry, ++sinceCommit)) {
           // A commit names only what landed: the tiers record a batch's replicas once its writes finished.
           await Promise.all(running);
           await this.commit();
@@ -327,14 +306,8 @@ export class TierWriter {
   }
 
   private async writeSsd(m: ModelKv, jobs: readonly SsdJob[]): Promise<void> {
-    const todo = jobs.filter(
-      (j) =>
-        !m.table.get(j.seg.chunkKey, j.seg.layer, 'ssd') &&
-        (j.source.kind === 'payload' || m.table.get(j.seg.chunkKey, j.seg.layer, 'mem')),
-    );
-    if (todo.length === 0) return;
-    // Layer by layer, as placement expects (jobs arrive in host-device order).
-    const segs = todo.map((j) => ({ ...j.seg, job: j })).sort((a, b) => a.layer - b.layer || a.position - b.position);
+    const segs = ssdWritesToDo(m.table, jobs);
+    if (segs.length === 0) return;
     const { writes, unplaced } = this.tiers.place(m, segs, 'ssd');
     this.ssdSkipped += unplaced.length;
     if (writes.length === 0) return;

@@ -1,7 +1,5 @@
 import { RestoreReadSchedule, type RestoreReadOptions } from './restore-read.schedule.js';
 
-const MiB = 1024 * 1024;
-
 describe(RestoreReadSchedule.name, () => {
   const MiB = 1024 * 1024;
   it.each<[string, object, number, number, number, number]>([

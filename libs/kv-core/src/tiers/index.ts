@@ -12,5 +12,17 @@ export {
   type TierChange,
   type TierCounters,
 } from './tier.ledger.js';
-export { PayloadUse, HOST_PART_SEGMENTS, HOST_FIRST_PART_SEGMENTS, type ChunkPayload } from './chunk.payload.js';
+export {
+  PayloadUse,
+  HOST_PART_SEGMENTS,
+  HOST_FIRST_PART_SEGMENTS,
+  SSD_BATCH_SEGMENTS,
+  SSD_BATCHES_PER_COMMIT,
+  SSD_BATCHES_IN_FLIGHT,
+  missingSegments,
+  ssdWritesToDo,
+  ssdCommitDue,
+  type ChunkPayload,
+  type PayloadSegment,
+} from './chunk.payload.js';
 export { PromotionBooks, type PromotedSegment, type PromotionTarget, type PromotionPlan } from './promotion.books.js';
