@@ -4,7 +4,9 @@ import {
   CHUNK_TOKENS,
   chunkKeys,
   hostResidentPrefix,
+  importedChunks,
   PrefetchedChunks,
+  RestoreCounters,
   restoreReach,
   restoreTouchKeys,
   worthWarming,
@@ -27,9 +29,9 @@ import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { DevicePromotion } from './device.promotion.js';
 import { ChunkExports } from './chunk.exports.js';
 import type { StoreLog } from './store.log.js';
-import type { RestoreCounters, StoredPrompt } from './stored.prompt.js';
+import type { StoredPrompt } from './stored.prompt.js';
 
-export type { PeerSource, RestoreCounters, StoredPrompt } from './stored.prompt.js';
+export type { PeerSource, StoredPrompt } from './stored.prompt.js';
 
 /**
  * The node's tiered KV store behind the engine's device cache (ARCHITECTURE §4): every whole
@@ -45,7 +47,7 @@ export class KvStore implements ChunkStore {
   readonly promotion: DevicePromotion;
   /** Chunks advisories pulled in that no request used yet (cooperative memory). */
   readonly prefetched = new PrefetchedChunks();
-  readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
+  readonly counters = new RestoreCounters();
   /** Restores started while their requests waited (warm): used by their pass, stale (positions changed), expired. */
   get warmCounters(): WarmRestores<RestoreReader>['counters'] {
     return this.warmed.counters;
@@ -161,12 +163,7 @@ export class KvStore implements ChunkStore {
       done: (ok, blockedMs) => {
         const byTier = reader.tokensByTier();
         reader.release();
-        if (ok) {
-          this.counters.restoredTokens += until - deviceTokens;
-          this.counters.hitTokens.mem += byTier.mem;
-          this.counters.hitTokens.ssd += byTier.ssd;
-        } else this.counters.failures++;
-        this.counters.blockedMs += blockedMs ?? 0;
+        this.counters.ended(ok, until - deviceTokens, byTier, blockedMs);
         this.onBlocked?.(blockedMs ?? 0);
       },
     };
@@ -279,16 +276,7 @@ export class KvStore implements ChunkStore {
     // To the device first: the request may come while the host copy is being written.
     const staged = new Set(fresh.filter((c) => this.promotion.promote(model, c, advisory, now)).map((c) => c.key));
     await this.writer.write(model, fresh, true);
-    const chunksHere = chunks.map((c) => {
-      const isFresh = fresh.includes(c);
-      return {
-        key: c.key,
-        position: c.position,
-        fresh: isFresh,
-        hostLayers: isFresh ? m.table.layersIn(c.key, 'mem') : [],
-        onDevice: staged.has(c.key),
-      };
-    });
+    const chunksHere = importedChunks(chunks, new Set(fresh.map((c) => c.key)), staged, (key) => m.table.layersIn(key, 'mem'));
     const got = this.prefetched.recordImport(advisory, { model, bytes: m.stride, stamp: now }, chunksHere);
     this.peerCounters.prefetchedChunks += got.chunks;
     this.peerCounters.prefetchedBytes += got.segments * m.segBytes;

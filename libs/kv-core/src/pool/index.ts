@@ -69,4 +69,11 @@ export {
   COPY_AHEAD_LAYERS,
   type RestoreReadOptions,
 } from './restore-read.schedule.js';
-export { PrefetchedChunks, type PrefetchAdvisory, type Drop, type ImportedChunk, type Withdrawal } from './prefetched.chunks.js';
+export {
+  PrefetchedChunks,
+  importedChunks,
+  type PrefetchAdvisory,
+  type Drop,
+  type ImportedChunk,
+  type Withdrawal,
+} from './prefetched.chunks.js';

@@ -1,4 +1,4 @@
-import { PrefetchedChunks, type ImportedChunk } from './prefetched.chunks.js';
+import { importedChunks, PrefetchedChunks, type ImportedChunk } from './prefetched.chunks.js';
 
 const chunk = (key: string, position: number, stamp: number, layers = [0, 1, 2]) => ({
   model: 'm',
@@ -132,5 +132,51 @@ describe(PrefetchedChunks.name, () => {
       sut.recordImport(adv('x', 1e9), { model: 'm', bytes: 100, stamp: 10 }, [imported('b', false), imported('a', true, [0])]);
       expect([...sut.landed('x')]).toEqual(['a', 'b']);
     });
+  });
+});
+
+describe(importedChunks.name, () => {
+  const chunks = [
+    { key: 'a', position: 0 },
+    { key: 'b', position: 1 },
+    { key: 'c', position: 2 },
+  ];
+  it.each<[string, string[], string[], Record<string, number[]>, Array<Pick<ImportedChunk, 'fresh' | 'hostLayers' | 'onDevice'>>]>([
+    [
+      'nothing fresh: none has host layers of this import',
+      [],
+      [],
+      { a: [0, 1] },
+      [
+        { fresh: false, hostLayers: [], onDevice: false },
+        { fresh: false, hostLayers: [], onDevice: false },
+        { fresh: false, hostLayers: [], onDevice: false },
+      ],
+    ],
+    [
+      'fresh ones with what landed in the host pool, in import order',
+      ['a', 'c'],
+      [],
+      { a: [0, 1], c: [] },
+      [
+        { fresh: true, hostLayers: [0, 1], onDevice: false },
+        { fresh: false, hostLayers: [], onDevice: false },
+        { fresh: true, hostLayers: [], onDevice: false },
+      ],
+    ],
+    [
+      'staged on the device, fresh or not',
+      ['a'],
+      ['a', 'b'],
+      { a: [] },
+      [
+        { fresh: true, hostLayers: [], onDevice: true },
+        { fresh: false, hostLayers: [], onDevice: true },
+        { fresh: false, hostLayers: [], onDevice: false },
+      ],
+    ],
+  ])('%s', (_name, fresh, staged, host, want) => {
+    const got = importedChunks(chunks, new Set(fresh), new Set(staged), (key) => host[key] ?? []);
+    expect(got).toEqual(want.map((w, i) => ({ ...chunks[i], ...w })));
   });
 });

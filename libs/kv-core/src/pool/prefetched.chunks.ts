@@ -55,6 +55,23 @@ export interface ImportedChunk {
   readonly onDevice: boolean;
 }
 
+/**
+ * What an advisory's import of `chunks` left here, in import order, for
+ * {@link PrefetchedChunks.recordImport}: `fresh` chunks (none of them in the host pool before)
+ * with the layers the host pool holds now, and those `staged` on the device.
+ */
+export function importedChunks(
+  chunks: ReadonlyArray<{ readonly key: string; readonly position: number }>,
+  fresh: ReadonlySet<string>,
+  staged: ReadonlySet<string>,
+  hostLayers: (key: string) => readonly number[],
+): ImportedChunk[] {
+  return chunks.map(({ key, position }) => {
+    const isFresh = fresh.has(key);
+    return { key, position, fresh: isFresh, hostLayers: isFresh ? hostLayers(key) : [], onDevice: staged.has(key) };
+  });
+}
+
 /** What withdrawn advisories leave behind: host segments to drop, and device-staged chunks to unstage. */
 export interface Withdrawal {
   readonly drops: Drop[];

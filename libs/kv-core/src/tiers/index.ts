@@ -26,3 +26,4 @@ export {
   type PayloadSegment,
 } from './chunk.payload.js';
 export { PromotionBooks, type PromotedSegment, type PromotionTarget, type PromotionPlan } from './promotion.books.js';
+export { RestoreCounters } from './restore.counters.js';
