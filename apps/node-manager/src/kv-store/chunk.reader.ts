@@ -14,9 +14,8 @@ export interface ChunkSlice {
  * segment is pinned while it is copied (host replica preferred, else SSD), the whole range
  * moves in one native transfer, and each segment's CRC32C — taken on the bytes copied — must
  * match the one recorded when it was written. Undefined when some layer is not held or fails
- * its check (that replica is dropped): the peer sees a miss and recomputes.
- *
- * Keys are salted with their model (chunkKeys), so the first model that knows the key is its owner.
+ * its check (that replica is dropped): the peer sees a miss and recomputes. Which replicas:
+ * kv-core's TierLedger.pinSlice.
  */
 export async function readChunkSlice(
   tiers: OffloadTiers,
@@ -24,18 +23,12 @@ export async function readChunkSlice(
   layerStart: number,
   layerEnd: number,
 ): Promise<ChunkSlice | undefined> {
-  const m = tiers.allModels().find((x) => x.table.positionOf(key) !== undefined);
-  if (!m || layerEnd > m.geometry.layers) return undefined;
-  const pins: PinHandle[] = [];
+  const slice = tiers.pinSlice(key, layerStart, layerEnd);
+  if (!slice) return undefined;
   try {
-    for (let layer = layerStart; layer < layerEnd; layer++) {
-      const pin = m.table.pin(key, layer, 'mem') ?? m.table.pin(key, layer, 'ssd');
-      if (!pin) return undefined;
-      pins.push(pin);
-    }
-    return await copyPinned(tiers, m, key, layerStart, pins);
+    return await copyPinned(tiers, slice.m, key, layerStart, slice.pins);
   } finally {
-    tiers.unpin(m, pins);
+    tiers.unpin(slice.m, slice.pins);
   }
 }
 

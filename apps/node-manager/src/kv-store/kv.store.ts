@@ -236,9 +236,7 @@ export class KvStore implements ChunkStore {
 
   /** Whether host or SSD holds every layer of the chunk. */
   holds(model: string, key: string): boolean {
-    if (!this.tiers.has(model)) return false;
-    const t = this.tiers.model(model).table;
-    return t.holdsChunk(key, 'mem') || t.holdsChunk(key, 'ssd');
+    return this.tiers.has(model) && this.tiers.holdsWhole(this.tiers.model(model), key);
   }
 
   /** Whole chunks this node produced outside the engine's device cache (E caches), written through like its own. */

@@ -188,4 +188,60 @@ describe(TierLedger.name, () => {
     expect(sut.dropHost(drops)).toBe(m.segBytes);
     expect(m.table.layersIn(k('a'), 'mem')).toEqual([]);
   });
+
+  it.each<[string, Array<[PoolTier, string[]]>, [number, number], PoolTier[] | undefined]>([
+    [
+      'host held: host replicas',
+      [
+        ['mem', ['a']],
+        ['ssd', ['a']],
+      ],
+      [0, 2],
+      ['mem', 'mem'],
+    ],
+    ['SSD only: SSD replicas', [['ssd', ['a']]], [0, 2], ['ssd', 'ssd']],
+    ['a layer range', [['mem', ['a']]], [1, 2], ['mem']],
+    ['not held: nothing', [['mem', ['b']]], [0, 2], undefined],
+    ['past the model’s layers: nothing', [['mem', ['a']]], [0, 3], undefined],
+  ])('pinSlice, %s', (_name, held, [start, end], want) => {
+    const { sut } = ledger({ ssd: true });
+    const m = sut.add('m');
+    for (const [tier, keys] of held) write(sut, 'm', tier, keys);
+    const got = sut.pinSlice(k('a'), start, end);
+    expect(got?.pins.map((p) => p.location.type)).toEqual(want);
+    if (got) expect(got.m).toBe(m);
+  });
+
+  it('pinSlice holds nothing when a later layer is missing', () => {
+    const { sut } = ledger();
+    const m = sut.add('m');
+    write(sut, 'm', 'mem', ['a']);
+    m.table.remove(k('a'), 1, 'mem');
+    expect(sut.pinSlice(k('a'), 0, 2)).toBeUndefined();
+    expect(m.table.removeChunk(k('a')).every((r) => !r.deferred)).toBe(true);
+  });
+
+  it.each<[string, Array<[PoolTier, string[]]>, boolean]>([
+    ['whole in host', [['mem', ['a']]], true],
+    ['whole on SSD', [['ssd', ['a']]], true],
+    ['not held', [['mem', ['b']]], false],
+  ])('holdsWhole, %s', (_name, held, want) => {
+    const { sut } = ledger({ ssd: true });
+    const m = sut.add('m');
+    for (const [tier, keys] of held) write(sut, 'm', tier, keys);
+    expect(sut.holdsWhole(m, k('a'))).toBe(want);
+  });
+
+  it('dropChunks removes known chunks from every tier and skips unknown ones', () => {
+    const { sut, changes } = ledger({ ssd: true });
+    const m = sut.add('m');
+    write(sut, 'm', 'mem', ['a']);
+    write(sut, 'm', 'ssd', ['a']);
+    sut.dropChunks(m, [k('a'), k('c')]);
+    expect([m.table.positionOf(k('a')), m.table.positionOf(k('c'))]).toEqual([undefined, undefined]);
+    expect(named(changes).filter((c) => c.kind === 'removed')).toEqual([
+      expect.objectContaining({ keys: ['a'] }),
+      expect.objectContaining({ keys: ['a'] }),
+    ]);
+  });
 });

@@ -283,6 +283,36 @@ export class TierLedger<D extends LedgerDevice, J extends JournalSink> {
     return bytes;
   }
 
+  /** Whether host or SSD holds every layer of the chunk. */
+  holdsWhole(m: ModelKv<J>, key: string): boolean {
+    return m.table.holdsChunk(key, 'mem') || m.table.holdsChunk(key, 'ssd');
+  }
+
+  /**
+   * Pins layers [layerStart, layerEnd) of one chunk to read them (the host replica where there is
+   * one, else the SSD's), in the model that knows the key (keys are salted with their model, so
+   * the first that knows it owns it). Undefined, holding nothing, when some layer is not held.
+   */
+  pinSlice(key: string, layerStart: number, layerEnd: number): { m: ModelKv<J>; pins: PinHandle[] } | undefined {
+    const m = this.allModels().find((x) => x.table.positionOf(key) !== undefined);
+    if (!m || layerEnd > m.geometry.layers) return undefined;
+    const pins: PinHandle[] = [];
+    for (let layer = layerStart; layer < layerEnd; layer++) {
+      const pin = m.table.pin(key, layer, 'mem') ?? m.table.pin(key, layer, 'ssd');
+      if (!pin) {
+        this.unpin(m, pins);
+        return undefined;
+      }
+      pins.push(pin);
+    }
+    return { m, pins };
+  }
+
+  /** Chunks nobody needs any more (partial chunks a longer prefix of the same chunk now covers): out of every tier. */
+  dropChunks(m: ModelKv<J>, keys: readonly string[]): void {
+    for (const key of keys) if (m.table.positionOf(key) !== undefined) this.applyRemovals(m, m.table.removeChunk(key));
+  }
+
   /** Gives back the space of replicas whose removal was deferred by a pin. */
   unpin(m: ModelKv<J>, pins: readonly PinHandle[]): void {
     for (const p of pins) {
