@@ -5,6 +5,7 @@ import {
   chunkKeys,
   hostResidentPrefix,
   importedChunks,
+  journalFileName,
   PrefetchedChunks,
   RestoreCounters,
   restoreReach,
@@ -111,9 +112,8 @@ export class KvStore implements ChunkStore {
       });
     try {
       const replays: JournalReplay[] = [];
-      for (const m of models)
-        replays.push(await tiers.addModel(m.id, engine.kvLayout(m.id)!, join(s.dataDir, `journal-${fileSafe(m.id)}.mkvj`)));
-      for (const x of extra) replays.push(await tiers.addModel(x.id, x.geometry, join(s.dataDir, `journal-${fileSafe(x.id)}.mkvj`)));
+      for (const m of models) replays.push(await tiers.addModel(m.id, engine.kvLayout(m.id)!, join(s.dataDir, journalFileName(m.id))));
+      for (const x of extra) replays.push(await tiers.addModel(x.id, x.geometry, join(s.dataDir, journalFileName(x.id))));
       const writer = new TierWriter(
         tiers,
         (e, what) => log('error', `KV store ${what} failed`, { err: e instanceof Error ? e : String(e) }),
@@ -306,9 +306,7 @@ export class KvStore implements ChunkStore {
   }
 
   advisoryChunksHeld(model: string, advisoryId: string): number {
-    let n = 0;
-    for (const key of this.prefetched.landed(advisoryId)) if (this.holdsOnHost(model, key) || this.prefetched.onDevice(key)) n++;
-    return n;
+    return this.prefetched.heldFor(advisoryId, (key) => this.holdsOnHost(model, key));
   }
 
   /**
@@ -363,8 +361,4 @@ export class KvStore implements ChunkStore {
     this.writer.stop();
     await closePoolDevices(this.tiers.devices);
   }
-}
-
-function fileSafe(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_');
 }

@@ -32,6 +32,7 @@ export {
   encodeRecord,
   encodeRecords,
   decodeJournal,
+  journalFileName,
   type JournalRecord,
   type JournalHeader,
   type JournalPut,

@@ -180,3 +180,24 @@ describe(importedChunks.name, () => {
     expect(got).toEqual(want.map((w, i) => ({ ...chunks[i], ...w })));
   });
 });
+
+describe('PrefetchedChunks.heldFor', () => {
+  it.each<[string, string[], string[], number]>([
+    // [in the host pool, adopted since, held]
+    ['every chunk landed still in the host pool', ['a', 'b', 'c'], [], 3],
+    ['one gone from the host pool', ['a', 'b'], [], 2],
+    ['gone from the host pool but staged on the device', ['a'], [], 2],
+    ['staged, then adopted by a request: no longer counted as staged', ['a'], ['b'], 1],
+  ])('%s', (_name, onHost, adopted, held) => {
+    const sut = new PrefetchedChunks();
+    sut.add(adv('x', 1e9), chunk('a', 0, 10));
+    sut.add(adv('x', 1e9), { ...chunk('b', 1, 10, []), onDevice: true });
+    sut.landedFor(adv('x', 1e9), 'c');
+    sut.adopt(adopted);
+    expect(sut.heldFor('x', (key) => onHost.includes(key))).toBe(held);
+  });
+
+  it('an advisory never seen holds nothing', () => {
+    expect(new PrefetchedChunks().heldFor('nope', () => true)).toBe(0);
+  });
+});

@@ -190,6 +190,13 @@ export class PrefetchedChunks {
     return this.advisories.get(advisoryId)?.keys ?? EMPTY;
   }
 
+  /** How many of the chunks an advisory's pulls landed are still here: in the host pool (`onHost`) or staged on the device. */
+  heldFor(advisoryId: string, onHost: (key: string) => boolean): number {
+    let n = 0;
+    for (const key of this.landed(advisoryId)) if (onHost(key) || this.onDevice(key)) n++;
+    return n;
+  }
+
   /** Whether a prefetched chunk is staged on the device, as far as this set knows (until adopted or withdrawn). */
   onDevice(key: string): boolean {
     return this.chunks.get(key)?.onDevice === true;
