@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import {
   CHUNK_TOKENS,
   chunkKeys,
+  chunksCovering,
   hostResidentPrefix,
   importedChunks,
   journalFileName,
@@ -17,6 +18,7 @@ import {
   type PrefixChunk,
   type Withdrawal,
   WarmRestores,
+  withdrawnChunks,
 } from '@mnemo/kv-core';
 import type { Engine, HeldKv, KvRestorePlan } from '@mnemo/engine';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
@@ -220,9 +222,8 @@ export class KvStore implements ChunkStore {
   /** A reader for [from, until) over `chunks` (those from the one `from` falls in), or undefined (logged) when a replica is gone. */
   private reader(model: string, chunks: readonly PrefixChunk[], from: number, until: number): RestoreReader | undefined {
     const m = this.tiers.model(model);
-    const first = Math.floor(from / CHUNK_TOKENS);
     try {
-      return new RestoreReader(this.tiers, m, chunks.slice(0, Math.ceil(until / CHUNK_TOKENS) - first), from, until);
+      return new RestoreReader(this.tiers, m, chunksCovering(chunks, from, until), from, until);
     } catch (e) {
       this.log('warn', 'KV restore not planned', { model, err: (e as Error).message });
       return undefined;
@@ -282,8 +283,7 @@ export class KvStore implements ChunkStore {
 
   /** An advisory is withdrawn: what it prefetched and nobody used leaves the host pool and the device. Returns the chunks dropped. */
   forget(advisoryId: string): number {
-    const w = this.withdraw(this.prefetched.forget(advisoryId));
-    return new Set([...w.drops.map((d) => d.key), ...w.unstage.map((u) => u.key)]).size;
+    return withdrawnChunks(this.withdraw(this.prefetched.forget(advisoryId)));
   }
 
   /** Drops what withdrawn advisories left in the host pool, and unstages their device copies. */

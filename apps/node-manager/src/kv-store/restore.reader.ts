@@ -213,12 +213,9 @@ export class RestoreReader {
     if (this.promotions.has(w) || start >= end) return;
     const srcs = this.sources.flatMap((s) => s.slice(start, end));
     for (const s of srcs) {
-      if (s.host) continue;
       // Promoted by another restore since this one was planned: read that copy instead.
-      const pin = this.m.table.pin(s.key, s.layer, 'mem');
-      if (!pin) continue;
-      this.promoted.pins.push(pin);
-      s.host = { operand: this.tiers.device(pin.location.deviceIndex).device, offset: pin.location.offset, crc32c: pin.location.crc32c };
+      const at = s.host ? undefined : this.promoted.pinHostCopy(s)?.location;
+      if (at) s.host = { operand: this.tiers.device(at.deviceIndex).device, offset: at.offset, crc32c: at.crc32c };
     }
     const todo = srcs.filter((s) => !s.host).sort((a, b) => a.layer - b.layer);
     if (todo.length === 0) return;
@@ -276,10 +273,6 @@ export class RestoreReader {
   }
 
   private corrupt(s: Source, tier: 'mem' | 'ssd'): never {
-    this.tiers.dropCorrupt(this.m, s.key, s.layer, tier);
-    throw new MnemoError(
-      ErrorCode.DataLoss,
-      `chunk ${s.key} layer ${s.layer}: CRC32C mismatch in the ${tier} tier (dropped; the request recomputes)`,
-    );
+    return this.tiers.failCorrupt(this.m, s.key, s.layer, tier);
   }
 }

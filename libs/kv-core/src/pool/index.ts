@@ -60,6 +60,7 @@ export {
   worthWarming,
   hostResidentPrefix,
   restoredTokensByTier,
+  chunksCovering,
   type RestorePrompt,
   type RestoreReach,
 } from './restore.planner.js';
@@ -73,6 +74,7 @@ export {
 export {
   PrefetchedChunks,
   importedChunks,
+  withdrawnChunks,
   type PrefetchAdvisory,
   type Drop,
   type ImportedChunk,

@@ -1,4 +1,4 @@
-import { importedChunks, PrefetchedChunks, type ImportedChunk } from './prefetched.chunks.js';
+import { importedChunks, PrefetchedChunks, withdrawnChunks, type ImportedChunk } from './prefetched.chunks.js';
 
 const chunk = (key: string, position: number, stamp: number, layers = [0, 1, 2]) => ({
   model: 'm',
@@ -199,5 +199,16 @@ describe('PrefetchedChunks.heldFor', () => {
 
   it('an advisory never seen holds nothing', () => {
     expect(new PrefetchedChunks().heldFor('nope', () => true)).toBe(0);
+  });
+});
+
+describe(withdrawnChunks.name, () => {
+  it.each<[string, string[], string[], number]>([
+    ['nothing', [], [], 0],
+    ['host layers of one chunk count once', ['a', 'a', 'b'], [], 2],
+    ['a chunk both dropped and unstaged counts once', ['a'], ['a', 'c'], 2],
+  ])('%s', (_name, drops, unstage, n) => {
+    const w = { drops: drops.map((key, layer) => ({ model: 'm', key, layer })), unstage: unstage.map((key) => ({ model: 'm', key })) };
+    expect(withdrawnChunks(w)).toBe(n);
   });
 });

@@ -78,6 +78,9 @@ export interface Withdrawal {
   readonly unstage: Array<{ readonly model: string; readonly key: string }>;
 }
 
+/** The chunks a withdrawal touches: those with host segments to drop or a device copy to unstage, each once. */
+export const withdrawnChunks = (w: Withdrawal): number => new Set([...w.drops.map((d) => d.key), ...w.unstage.map((u) => u.key)]).size;
+
 /**
  * Chunks an advisory pulled from a peer into the host pool, before any request used them
  * (Symphony §3.4, cooperative memory). They are copies of KV another node keeps, so they are

@@ -1,6 +1,14 @@
 import { LookupTable } from './lookup.table.js';
 import type { PoolTier, SegmentLocation } from './pool.types.js';
-import { hostResidentPrefix, restoredTokensByTier, restoreReach, restoreTier, restoreTouchKeys, worthWarming } from './restore.planner.js';
+import {
+  chunksCovering,
+  hostResidentPrefix,
+  restoredTokensByTier,
+  restoreReach,
+  restoreTier,
+  restoreTouchKeys,
+  worthWarming,
+} from './restore.planner.js';
 
 const L = 2;
 const key = (s: string): string => Buffer.from(s).toString('hex').padStart(32, '0');
@@ -69,5 +77,16 @@ describe(restoreReach.name, () => {
   it('counts restored tokens by tier', () => {
     const reach = restoreReach(table(), prompt(1000), 100);
     expect(restoredTokensByTier(reach.chunks, 100, reach.until, (i) => i < 2)).toEqual({ mem: 512 - 100, ssd: 256 });
+  });
+});
+
+describe(chunksCovering.name, () => {
+  it.each<[string, number, number, number]>([
+    ['whole chunks', 0, 512, 2],
+    ['from inside the first chunk', 100, 512, 2],
+    ['until inside a chunk: that chunk too', 256, 600, 2],
+    ['one chunk', 300, 400, 1],
+  ])('%s', (_name, from, until, n) => {
+    expect(chunksCovering(['c0', 'c1', 'c2', 'c3'], from, until)).toEqual(['c0', 'c1', 'c2', 'c3'].slice(0, n));
   });
 });

@@ -6,6 +6,7 @@ export {
   ModelKv,
   POOL_ALIGNMENT,
   HOST_INDEX_BASE,
+  hostPoolLayout,
   journalNeedsCompaction,
   type LedgerDevice,
   type JournalSink,

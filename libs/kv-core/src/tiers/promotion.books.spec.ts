@@ -109,4 +109,14 @@ describe(PromotionBooks.name, () => {
     expect(m.table.layersIn(k('a'), 'mem')).toEqual(want.hostLayers);
     expect([s.pending, sut.orphans.length, sut.pins.length]).toEqual([undefined, want.orphans, want.pins]);
   });
+
+  it.each<[string, boolean, number]>([
+    ['promoted by another restore: pinned, to read instead', true, 1],
+    ['not in the host tier: nothing', false, 0],
+  ])('pinHostCopy, %s', (_name, elsewhere, pins) => {
+    const { sut, src, ledger } = setup(8);
+    if (elsewhere) promotedElsewhere(ledger, 'a', 0);
+    const pin = sut.pinHostCopy(src('a', 0));
+    expect([pin?.location.type, sut.pins.length]).toEqual([elsewhere ? 'mem' : undefined, pins]);
+  });
 });

@@ -50,6 +50,13 @@ export class PromotionBooks<S extends PromotedSegment, D extends LedgerDevice = 
     protected readonly m: ModelKv<J>,
   ) {}
 
+  /** The host copy of `s` another restore promoted since this one was planned, if any: pinned until this restore ends, to read instead. */
+  pinHostCopy(s: S): PinHandle | null {
+    const pin = this.m.table.pin(s.key, s.layer, 'mem');
+    if (pin) this.pins.push(pin);
+    return pin;
+  }
+
   /** Host-pool slots for `srcs` as far as the host tier has room (no eviction), scratch for the rest. */
   plan(srcs: readonly S[]): PromotionPlan<S> {
     const plan =

@@ -1,7 +1,15 @@
 import { ExtentAllocator } from '../pool/extent.allocator.js';
 import type { JournalRecord } from '../pool/journal.codec.js';
 import type { PoolTier } from '../pool/pool.types.js';
-import { journalNeedsCompaction, POOL_ALIGNMENT, TierLedger, type JournalSink, type LedgerDevice, type TierChange } from './tier.ledger.js';
+import {
+  hostPoolLayout,
+  journalNeedsCompaction,
+  POOL_ALIGNMENT,
+  TierLedger,
+  type JournalSink,
+  type LedgerDevice,
+  type TierChange,
+} from './tier.ledger.js';
 
 /** A chunk key named by one hex letter: `k('a')` is `aaa…a`. */
 const k = (name: string): string => name.repeat(32);
@@ -243,5 +251,46 @@ describe(TierLedger.name, () => {
       expect.objectContaining({ keys: ['a'] }),
       expect.objectContaining({ keys: ['a'] }),
     ]);
+  });
+
+  it.each<[string, PoolTier]>([
+    ['a host replica', 'mem'],
+    ['an SSD replica', 'ssd'],
+  ])('failCorrupt drops %s and throws DataLoss', (_name, tier) => {
+    const { sut } = ledger({ ssd: true });
+    const m = sut.add('m');
+    write(sut, 'm', tier, ['a']);
+    expect(() => sut.failCorrupt(m, k('a'), 1, tier)).toThrow(expect.objectContaining({ code: 'data_loss' }));
+    expect([m.table.layersIn(k('a'), tier), sut.counters.crcFailures]).toEqual([[0], 1]);
+  });
+});
+
+describe(hostPoolLayout.name, () => {
+  const A = POOL_ALIGNMENT;
+  it.each<[string, number, number, number[], Array<[number, number, number | undefined]>]>([
+    ['no host bytes: no devices', 0, 2, [0, 1], []],
+    [
+      'one node: equal aligned regions, no NUMA binding',
+      10 * A + 5,
+      2,
+      [0],
+      [
+        [256, 5 * A, undefined],
+        [257, 5 * A, undefined],
+      ],
+    ],
+    [
+      'several nodes: one per node in turn',
+      6 * A,
+      3,
+      [0, 1],
+      [
+        [256, 2 * A, 0],
+        [257, 2 * A, 1],
+        [258, 2 * A, 0],
+      ],
+    ],
+  ])('%s', (_name, bytes, devices, nodes, want) => {
+    expect(hostPoolLayout(bytes, devices, nodes).map((d) => [d.index, d.bytes, d.numaNode])).toEqual(want);
   });
 });

@@ -20,6 +20,22 @@ export const POOL_ALIGNMENT = 4096;
  */
 export const HOST_INDEX_BASE = 256;
 
+/**
+ * How the host pool's bytes are split into devices: `devices` regions of equal, aligned size
+ * (none without host bytes), indexed from HOST_INDEX_BASE, one per NUMA node in turn when the
+ * machine has several (the Unified-pooling layout).
+ */
+export function hostPoolLayout(
+  hostBytes: number,
+  devices: number,
+  numaNodes: readonly number[],
+): Array<{ index: number; bytes: number; numaNode: number | undefined }> {
+  const count = hostBytes > 0 ? devices : 0;
+  const bytes = Math.floor(hostBytes / Math.max(1, count) / POOL_ALIGNMENT) * POOL_ALIGNMENT;
+  const numaNode = (i: number) => (numaNodes.length > 1 ? numaNodes[i % numaNodes.length] : undefined);
+  return Array.from({ length: count }, (_, i) => ({ index: HOST_INDEX_BASE + i, bytes, numaNode: numaNode(i) }));
+}
+
 /** One device of the unified pool as the ledger sees it: its tier and the allocator that places segments on it. */
 export interface LedgerDevice {
   readonly index: number;
@@ -319,6 +335,15 @@ export class TierLedger<D extends LedgerDevice, J extends JournalSink> {
       const loc = m.table.unpin(p);
       if (loc) this.free(loc);
     }
+  }
+
+  /** A replica a restore found corrupt: dropped ({@link dropCorrupt}), then DataLoss, so the prefill fails and the request recomputes. */
+  failCorrupt(m: ModelKv<J>, key: string, layer: number, tier: PoolTier): never {
+    this.dropCorrupt(m, key, layer, tier);
+    throw new MnemoError(
+      ErrorCode.DataLoss,
+      `chunk ${key} layer ${layer}: CRC32C mismatch in the ${tier} tier (dropped; the request recomputes)`,
+    );
   }
 
   /** A replica that failed its checksum: out of the table (and journal) now, so the next request recomputes. */
