@@ -15,6 +15,8 @@ const FLOORS: Readonly<Record<string, number>> = {
   tokenizers: 1,
   engine: 2,
   'kv-store': 2,
+  'kv-events': 2,
+  'kv-metrics': 3,
   why: 2,
   peers: 3,
   droidspeak: 3,

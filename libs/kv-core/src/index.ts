@@ -6,6 +6,7 @@ export * from './batching/index.js';
 export * from './reuse/index.js';
 export * from './layout/index.js';
 export * from './pool/index.js';
+export * from './tiers/index.js';
 export * from './peers/index.js';
 export * from './directory/index.js';
 export * from './sessions/index.js';

@@ -21,7 +21,15 @@ export { HostPoolDevice, MAX_HOST_POOL_BYTES, numaNodes, openHostPool } from './
 export type { HostPoolOptions } from './host-pool.device.js';
 export { openSsdPool, SsdPoolDevice } from './ssd-pool.device.js';
 export type { IoBackend, SsdPoolOptions } from './ssd-pool.device.js';
-export { CRC_RANGE_FIELDS, crc32cRanges, packCrcRanges, packTransferRanges, transfer, TRANSFER_RANGE_FIELDS } from './pool.transfer.js';
+export {
+  CRC_RANGE_FIELDS,
+  crc32cRanges,
+  packCrcRanges,
+  packTransferRanges,
+  transfer,
+  transferOperands,
+  TRANSFER_RANGE_FIELDS,
+} from './pool.transfer.js';
 export type { CrcRange, TransferOperand, TransferOptions, TransferRange, TransferResult } from './pool.transfer.js';
 export { kvChunkRanges, kvSegmentBytes } from './kv-chunk.ranges.js';
 export type { KvChunkRangesArgs, KvSegmentPlace } from './kv-chunk.ranges.js';

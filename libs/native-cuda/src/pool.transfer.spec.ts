@@ -2,7 +2,7 @@ import { openHostPool, type HostPoolDevice } from './host-pool.device.js';
 import type { KvGeometry } from './kernels/backend.interface.js';
 import { kvChunkRanges, kvSegmentBytes } from './kv-chunk.ranges.js';
 import { NativeError, NativeErrorCode, ValidationCode } from './native.error.js';
-import { crc32cRanges, packCrcRanges, packTransferRanges, transfer } from './pool.transfer.js';
+import { crc32cRanges, packCrcRanges, packTransferRanges, transfer, transferOperands } from './pool.transfer.js';
 import { openSsdPool, type SsdPoolDevice } from './ssd-pool.device.js';
 import { pattern, rejection, tempDir } from './testing/pool.fixtures.js';
 import { crc32c } from './crc32c.js';
@@ -338,5 +338,18 @@ describe(kvChunkRanges.name, () => {
   it('builds one range per layer, K|V and block', () => {
     expect(kvChunkRanges(base).length).toBe(4 * 2 * 2 * 5);
     expect(kvSegmentBytes(geometry, BLOCKS_PER_CHUNK * geometry.blockSize)).toBe(2 * 256 * rowFloats * 4);
+  });
+});
+
+describe(transferOperands.name, () => {
+  it.each<[string, string[], string[], number[]]>([
+    ['each operand once, in order of first use', [], ['a', 'b', 'a', 'c'], [0, 1, 0, 2]],
+    ['those named first take the first indices', ['x'], ['a', 'x', 'a'], [1, 0, 1]],
+  ])('%s', (_name, first, uses, indices) => {
+    const ops = new Map<string, ArrayBuffer>();
+    const buf = (name: string) => ops.get(name) ?? ops.set(name, new ArrayBuffer(8)).get(name)!;
+    const { operands, op } = transferOperands(...first.map(buf));
+    expect(uses.map((u) => op(buf(u)))).toEqual(indices);
+    expect(operands.length).toBe(new Set([...first, ...uses]).size);
   });
 });

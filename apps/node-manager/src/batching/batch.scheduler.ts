@@ -20,7 +20,7 @@ import { PrefillInputs } from './prefill.inputs.js';
 import { planIterationOf, rankIteration } from './iteration.view.js';
 import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
 import { kvReuseReport } from '../shared/kv-reuse.report.js';
-import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-store/session.tails.js';
+import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-events/session.tails.js';
 
 export type CancelReason = 'client' | 'deadline' | 'shutdown' | 'abandoned';
 

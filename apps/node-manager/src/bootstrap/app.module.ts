@@ -17,7 +17,7 @@ import { SSD_BACKEND } from '../kv-store/pool.devices.js';
 import { CHUNK_STORE, NO_CHUNK_STORE, type ChunkStore } from '../kv-store/chunk-store.port.js';
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
 import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
-import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-store/session.tails.js';
+import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-events/session.tails.js';
 
 /** The KV side the services use: prompts' restore source, the local tiers for peers, the peer client. */
 export interface NodeStores {

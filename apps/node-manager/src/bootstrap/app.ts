@@ -23,10 +23,10 @@ import { PublishHeartbeatUseCase } from '../heartbeat/publish-heartbeat.use-case
 import { InferenceNatsHandler } from '../inference/inference.nats-handler.js';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import { NodeMetrics } from '../shared/node.metrics.js';
-import { KvEventsPublisher } from '../kv-store/kv-events.publisher.js';
-import { SessionTails } from '../kv-store/session.tails.js';
+import { KvEventsPublisher } from '../kv-events/kv-events.publisher.js';
+import { SessionTails } from '../kv-events/session.tails.js';
 import { KvStore } from '../kv-store/kv.store.js';
-import { KvStoreMetrics } from '../kv-store/kv-store.metrics.js';
+import { KvStoreMetrics } from '../kv-metrics/kv-store.metrics.js';
 import { ServedTokenizers } from '../tokenizers/served-tokenizers.js';
 import { NO_CHUNK_STORE } from '../kv-store/chunk-store.port.js';
 import { NO_PROMPT_STORE } from '../kv-store/prompt-store.port.js';
@@ -38,7 +38,7 @@ import { DroidSpeakMetrics } from '../droidspeak/droidspeak.metrics.js';
 import { eCacheModel, ECacheTier } from '../droidspeak/e-cache.tier.js';
 import { ReusePlanCache } from '../droidspeak/reuse-plan.cache.js';
 import { startVllmEvents, type VllmEventsHandle } from '../interop/vllm-events.wiring.js';
-import type { KvHoldingChange } from '../kv-store/kv-events.publisher.js';
+import type { HoldingChange } from '@mnemo/kv-core';
 import { BoundedRecords, tracerFor } from '@mnemo/service-kit';
 import { DropLog } from '../why/drop.log.js';
 import { KvRecorder } from '../why/kv.recorder.js';
@@ -99,7 +99,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
   );
   const TIER = { device: 'device', mem: 'host', ssd: 'ssd' } as const;
   // Every change goes out on NATS and, when on, in vLLM's format too.
-  const holdingChanged = (c: KvHoldingChange) => {
+  const holdingChanged = (c: HoldingChange) => {
     events.add(c);
     vllm?.bridge.onChange(c);
     if (c.kind !== 'stored') for (const k of c.keys) recorder.drops.removed(k, TIER[c.tier], c.kind === 'truncated');

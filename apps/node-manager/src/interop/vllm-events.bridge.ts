@@ -1,7 +1,6 @@
-import { VLLM_MEDIUM, vllmChunkBlocks, type VllmChunkBlocks } from '@mnemo/kv-core';
+import { VLLM_MEDIUM, vllmChunkBlocks, type HoldingChange, type VllmChunkBlocks } from '@mnemo/kv-core';
 import type { EngineChunkEvent } from '@mnemo/engine';
 import type { VllmEventBatch, VllmKvEvent } from '@mnemo/service-kit';
-import type { KvHoldingChange } from '../kv-store/kv-events.publisher.js';
 
 /** Where batches go (the ZMQ publisher in production, a list in tests). */
 export interface VllmBatchSink {
@@ -17,7 +16,7 @@ export interface VllmBridgeCounters {
   unmapped: number;
 }
 
-const MEDIUM: Readonly<Record<KvHoldingChange['tier'], string>> = {
+const MEDIUM: Readonly<Record<HoldingChange['tier'], string>> = {
   device: VLLM_MEDIUM.device,
   mem: VLLM_MEDIUM.host,
   ssd: VLLM_MEDIUM.ssd,
@@ -25,7 +24,7 @@ const MEDIUM: Readonly<Record<KvHoldingChange['tier'], string>> = {
 
 /**
  * This node's KV events in vLLM's format, beside the NATS ones: every change to what a tier
- * holds (`KvHoldingChange`) becomes a BlockStored or BlockRemoved of that chunk's 16-token blocks
+ * holds (`HoldingChange`) becomes a BlockStored or BlockRemoved of that chunk's 16-token blocks
  * (kv-core's vllm-block.mapping explains the mapping), with `medium` GPU, CPU or DISK for the
  * device, host and SSD tiers. A chunk is describable once the engine reported it (its tokens and
  * the chunk before it); changes are collected for `periodMs` and sent as one EventBatch, so the
@@ -33,7 +32,7 @@ const MEDIUM: Readonly<Record<KvHoldingChange['tier'], string>> = {
  */
 export class VllmEventsBridge {
   private readonly chunks = new Map<string, VllmChunkBlocks>();
-  private pending: KvHoldingChange[] = [];
+  private pending: HoldingChange[] = [];
   private timer?: NodeJS.Timeout;
   readonly counters: VllmBridgeCounters = { events: 0, unmapped: 0 };
 
@@ -56,7 +55,7 @@ export class VllmEventsBridge {
   }
 
   /** Every change the NATS KV events carry (E-cache models and other tier-only models are left out). */
-  onChange(c: KvHoldingChange): void {
+  onChange(c: HoldingChange): void {
     if (!this.served.has(c.model) || c.keys.length === 0) return;
     this.pending.push(c);
     this.timer ??= setTimeout(() => this.flush(), this.periodMs).unref();

@@ -1,7 +1,6 @@
 import type { Engine, EngineChunkEvent } from '@mnemo/engine';
-import type { KvHoldingChange } from './kv-events.publisher.js';
+import type { HoldingChange } from '@mnemo/kv-core';
 import type { StoreLog } from './store.log.js';
-import type { ModelKv } from './model.kv.js';
 import type { OffloadTiers } from './offload.tiers.js';
 import type { ChunkPayload, TierWriter } from './tier.writer.js';
 
@@ -18,7 +17,7 @@ export class ChunkExports {
     private readonly tiers: OffloadTiers,
     private readonly writer: TierWriter,
     private readonly engine: Engine,
-    private readonly onChange: (c: KvHoldingChange) => void,
+    private readonly onChange: (c: HoldingChange) => void,
     private readonly log: StoreLog,
   ) {}
 
@@ -31,11 +30,12 @@ export class ChunkExports {
     if (e.kind === 'written') this.onChange({ kind: 'stored', tier: 'device', model: e.model, keys: [e.key] });
     if (!this.tiers.has(e.model)) return;
     const m = this.tiers.model(e.model);
-    this.dropSuperseded(m, e.superseded);
+    // Partial chunks that a longer prefix of the same chunk now covers: nobody needs them any more.
+    this.tiers.dropChunks(m, e.superseded);
     // A chunk a tier already holds whole (one restored from it, most often) is not exported
     // again: the slowest tier has its complete copy, and a restore already promoted it to the
     // host pool where that pool had room. Re-exporting it would cost the pass a copy per chunk.
-    if (m.table.holdsChunk(e.key, 'mem') || m.table.holdsChunk(e.key, 'ssd')) return;
+    if (this.tiers.holdsWhole(m, e.key)) return;
     // Exported now, while the sequence holds the blocks (right after the pass that completed
     // them, or as it lets go of a partial chunk).
     // Into a pooled buffer, handed back once the tiers are done with it: a fresh multi-MiB array
@@ -62,11 +62,6 @@ export class ChunkExports {
       // Chunks completed by one pass go to the pool as one batch.
       queueMicrotask(() => this.flush());
     }
-  }
-
-  /** Partial chunks that a longer prefix of the same chunk now covers: nobody needs them any more. */
-  private dropSuperseded(m: ModelKv, keys: readonly string[]): void {
-    for (const key of keys) if (m.table.positionOf(key) !== undefined) this.tiers.applyRemovals(m, m.table.removeChunk(key));
   }
 
   /** Writes the exported chunks through, one batch per model. */

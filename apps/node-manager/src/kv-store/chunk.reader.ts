@@ -1,8 +1,6 @@
 import type { PinHandle } from '@mnemo/kv-core';
-import { allocHostBuffer, transfer } from '@mnemo/native-cuda';
-import type { ModelKv } from './model.kv.js';
-import type { OffloadTiers } from './offload.tiers.js';
-import { transferOperands } from './transfer.operands.js';
+import { allocHostBuffer, transfer, transferOperands } from '@mnemo/native-cuda';
+import type { ModelKv, OffloadTiers } from './offload.tiers.js';
 
 /** Layers [layerStart, layerEnd) of one chunk as the tiers hold it, verified. */
 export interface ChunkSlice {
@@ -16,9 +14,8 @@ export interface ChunkSlice {
  * segment is pinned while it is copied (host replica preferred, else SSD), the whole range
  * moves in one native transfer, and each segment's CRC32C — taken on the bytes copied — must
  * match the one recorded when it was written. Undefined when some layer is not held or fails
- * its check (that replica is dropped): the peer sees a miss and recomputes.
- *
- * Keys are salted with their model (chunkKeys), so the first model that knows the key is its owner.
+ * its check (that replica is dropped): the peer sees a miss and recomputes. Which replicas:
+ * kv-core's TierLedger.pinSlice.
  */
 export async function readChunkSlice(
   tiers: OffloadTiers,
@@ -26,18 +23,12 @@ export async function readChunkSlice(
   layerStart: number,
   layerEnd: number,
 ): Promise<ChunkSlice | undefined> {
-  const m = tiers.allModels().find((x) => x.table.positionOf(key) !== undefined);
-  if (!m || layerEnd > m.geometry.layers) return undefined;
-  const pins: PinHandle[] = [];
+  const slice = tiers.pinSlice(key, layerStart, layerEnd);
+  if (!slice) return undefined;
   try {
-    for (let layer = layerStart; layer < layerEnd; layer++) {
-      const pin = m.table.pin(key, layer, 'mem') ?? m.table.pin(key, layer, 'ssd');
-      if (!pin) return undefined;
-      pins.push(pin);
-    }
-    return await copyPinned(tiers, m, key, layerStart, pins);
+    return await copyPinned(tiers, slice.m, key, layerStart, slice.pins);
   } finally {
-    tiers.unpin(m, pins);
+    tiers.unpin(slice.m, slice.pins);
   }
 }
 
@@ -51,12 +42,11 @@ async function copyPinned(
   // Aligned slots: an SSD read is O_DIRECT and moves whole sectors.
   const dst = allocHostBuffer(pins.length * m.stride);
   const { operands, op } = transferOperands(dst);
-  const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
   const ranges: number[] = [];
   const crcs: number[] = [];
   pins.forEach((p, i) => {
     const loc = p.location;
-    ranges.push(op(tiers.device(loc.deviceIndex).device), loc.offset, 0, i * m.stride, loc.type === 'ssd' ? ioBytes : m.segBytes);
+    ranges.push(op(tiers.device(loc.deviceIndex).device), loc.offset, 0, i * m.stride, loc.type === 'ssd' ? m.ioBytes : m.segBytes);
     crcs.push(0, i * m.stride, m.segBytes);
   });
   const r = await transfer(operands, Float64Array.from(ranges), { crcs: Float64Array.from(crcs) });

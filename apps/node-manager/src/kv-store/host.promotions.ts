@@ -1,29 +1,15 @@
-import { ErrorCode, MnemoError, planOffload, type PinHandle, type PoolTier, type SegmentLocation, type SegmentRef } from '@mnemo/kv-core';
-import { transfer, type TransferOperand } from '@mnemo/native-cuda';
-import type { ModelKv } from './model.kv.js';
-import type { OffloadTiers } from './offload.tiers.js';
-import type { RestoreBuffers } from './restore.buffers.js';
-import { transferOperands } from './transfer.operands.js';
-
-/** A replica to record in the lookup table. */
-type Replica = { seg: SegmentRef; location: SegmentLocation };
+import { ErrorCode, MnemoError, PromotionBooks, type PoolTier, type PromotedSegment, type RestoreBuffers } from '@mnemo/kv-core';
+import { transfer, transferOperands, type TransferOperand } from '@mnemo/native-cuda';
+import type { ModelKv, OffloadTiers } from './offload.tiers.js';
+import type { PoolDevice } from './pool.devices.js';
+import type { SsdJournalFile } from './ssd-journal.file.js';
 
 /** Where one (chunk, layer) segment is read from during a restore. */
-export interface RestoreSource {
-  readonly key: string;
-  readonly layer: number;
-  /** The replica pinned for the whole restore (host if the host held it, else SSD). */
-  readonly pinned: PinHandle;
+export interface RestoreSource extends PromotedSegment {
   /** Host copy to read from: the pinned one, or the promotion target of an SSD one. */
   host?: { readonly operand: TransferOperand; readonly offset: number; readonly crc32c: number };
   /** Set when `host` was filled (and its CRC checked) by this restore: no second check needed. */
   verified?: boolean;
-  /**
-   * A promotion into the host pool not yet checked (ring reads check it on its copy into the
-   * payload): it joins the host tier only once that check passed, so the tier never lists
-   * bytes nobody verified; freed when the restore ends without it.
-   */
-  pending?: SegmentLocation;
   /** The scratch buffer `host` lies in, handed back once the layer is copied out. */
   scratch?: ArrayBuffer;
 }
@@ -33,23 +19,20 @@ type Source = RestoreSource;
 /**
  * The SSD side of one restore: segments only the SSD holds are read into the host pool (a
  * promotion: the next turn finds them there), or into scratch when the host pool has no room.
- * Promotions join the host tier only once verified, pinned until the restore ends.
+ * Where each lands and which copies join the host tier are kv-core's {@link PromotionBooks}.
  */
-export class HostPromotions {
-  /** Host replicas pinned for the restore: promotions it made, and ones another restore made first. */
-  readonly pins: PinHandle[] = [];
-  /** Host slots read into that another restore promoted first: freed when the restore ends. */
-  readonly orphans: SegmentLocation[] = [];
-
+export class HostPromotions extends PromotionBooks<Source, PoolDevice, SsdJournalFile> {
   constructor(
     private readonly tiers: OffloadTiers,
-    private readonly m: ModelKv,
+    m: ModelKv,
     private readonly buffers: RestoreBuffers,
     /** `windows` reads check each segment as it lands; ring reads leave it to the copy out. */
     private readonly checkOnRead: boolean,
     private readonly released: () => boolean,
     private readonly corrupt: (s: Source, tier: PoolTier) => never,
-  ) {}
+  ) {
+    super(tiers, m);
+  }
 
   /**
    * Reads SSD-only segments into host memory in one transfer. Ring reads leave the CRC32C check
@@ -60,38 +43,30 @@ export class HostPromotions {
   async read(srcs: Source[]): Promise<void> {
     if (srcs.length === 0) return;
     const m = this.m;
-    const plan =
-      this.tiers.host.length === 0
-        ? undefined
-        : planOffload(
-            srcs.map((s) => ({ position: 0, s })),
-            this.tiers.host.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator })),
-            m.stride,
-          );
-    const targets = new Map<Source, { operand: TransferOperand; offset: number; deviceIndex?: number }>();
-    for (const w of plan?.writes ?? [])
-      w.segments.forEach(({ s }, i) =>
-        targets.set(s, { operand: this.tiers.device(w.deviceIndex).device, offset: w.offsets[i]!, deviceIndex: w.deviceIndex }),
-      );
-    const rest = srcs.filter((s) => !targets.has(s));
-    let scratch: ArrayBuffer | undefined;
-    if (rest.length > 0) {
-      // No host room: a scratch buffer, aligned for O_DIRECT, only until this layer is loaded.
-      scratch = this.buffers.scratch(rest.length * m.stride);
-      rest.forEach((s, i) => targets.set(s, { operand: scratch!, offset: i * m.stride }));
-    }
+    const plan = this.plan(srcs);
+    // No host room: a scratch buffer, aligned for O_DIRECT, only until this layer is loaded.
+    const scratch = plan.scratchSegments > 0 ? this.buffers.scratch(plan.scratchSegments * m.stride) : undefined;
+    const operandOf = (s: Source) => {
+      const { deviceIndex } = plan.targets.get(s)!;
+      return deviceIndex === undefined ? scratch! : this.tiers.device(deviceIndex).device;
+    };
     const freePlan = () => {
-      for (const w of plan?.writes ?? []) for (const x of w.extents) this.tiers.device(w.deviceIndex).allocator.free(x.offset, x.length);
+      this.unplan(plan);
       if (scratch) this.buffers.unused(scratch);
     };
     const { operands, op } = transferOperands();
-    const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
     const ranges: number[] = [];
     const crcs: number[] = [];
     for (const s of srcs) {
-      const t = targets.get(s)!;
-      ranges.push(op(this.tiers.device(s.pinned.location.deviceIndex).device), s.pinned.location.offset, op(t.operand), t.offset, ioBytes);
-      crcs.push(op(t.operand), t.offset, m.segBytes);
+      const { offset } = plan.targets.get(s)!;
+      ranges.push(
+        op(this.tiers.device(s.pinned.location.deviceIndex).device),
+        s.pinned.location.offset,
+        op(operandOf(s)),
+        offset,
+        m.ioBytes,
+      );
+      crcs.push(op(operandOf(s)), offset, m.segBytes);
     }
     const checkNow = this.checkOnRead;
     let r;
@@ -112,50 +87,13 @@ export class HostPromotions {
       freePlan();
       this.corrupt(bad, 'ssd');
     }
-    const kept: Replica[] = [];
-    srcs.forEach((s) => {
-      const t = targets.get(s)!;
-      s.host = { operand: t.operand, offset: t.offset, crc32c: s.pinned.location.crc32c };
-      s.verified = checkNow;
-      if (t.deviceIndex === undefined) {
-        s.scratch = scratch;
-        this.buffers.use(scratch!);
-        return;
-      }
-      const location: SegmentLocation = {
-        deviceIndex: t.deviceIndex,
-        type: 'mem',
-        offset: t.offset,
-        length: m.segBytes,
-        crc32c: s.pinned.location.crc32c,
-      };
-      if (!checkNow) s.pending = location;
-      else if (m.table.get(s.key, s.layer, 'mem')) this.orphans.push(location);
-      else kept.push({ seg: { chunkKey: s.key, position: m.table.positionOf(s.key)!, layer: s.layer }, location });
-    });
-    this.join(kept);
-  }
-
-  /** Promotions the copy just verified join the host tier. */
-  keep(srcs: readonly Source[]): void {
-    const kept: Replica[] = [];
     for (const s of srcs) {
-      if (!s.pending) continue;
-      const position = this.m.table.positionOf(s.key);
-      // Promoted by another restore meanwhile, or the chunk left the table since it was read.
-      if (position === undefined || this.m.table.get(s.key, s.layer, 'mem')) this.orphans.push(s.pending);
-      else kept.push({ seg: { chunkKey: s.key, position, layer: s.layer }, location: s.pending });
-      s.pending = undefined;
+      s.host = { operand: operandOf(s), offset: plan.targets.get(s)!.offset, crc32c: s.pinned.location.crc32c };
+      s.verified = checkNow;
+      if (plan.targets.get(s)!.deviceIndex !== undefined) continue;
+      s.scratch = scratch;
+      this.buffers.use(scratch!);
     }
-    this.join(kept);
-  }
-
-  /** Promoted copies join the host tier, pinned until this restore ends. */
-  private join(kept: Replica[]): void {
-    this.tiers.put(this.m, kept);
-    for (const k of kept) {
-      const pin = this.m.table.pin(k.seg.chunkKey, k.seg.layer, 'mem');
-      if (pin) this.pins.push(pin);
-    }
+    this.landed(srcs, plan, checkNow);
   }
 }

@@ -5,10 +5,9 @@ import { jest } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chunkBlockKeys, chunkKeys } from '@mnemo/kv-core';
+import { chunkBlockKeys, chunkKeys, type HoldingChange } from '@mnemo/kv-core';
 import { ReferenceEngine, type PrefillInput } from '@mnemo/engine';
 import { KvStore, type StoredPrompt } from './kv.store.js';
-import type { KvHoldingChange } from './kv-events.publisher.js';
 
 const MODEL = 'mnemo-tiny';
 const GREEDY = { temperature: 0, topP: 1, seed: 0 };
@@ -67,7 +66,7 @@ describe('KV store fidelity across tiers', () => {
     // 56 device blocks (896 tokens): the filler below pushes turn 1 off the device; 768 KiB of host
     // memory holds 3 of mnemo-tiny's 256 KiB chunks, so part of turn 1 is left only on SSD.
     const engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 56 });
-    const changes: KvHoldingChange[] = [];
+    const changes: HoldingChange[] = [];
     const store = (await KvStore.open(
       {
         enabled: true,

@@ -3,16 +3,22 @@ import { mkdir } from 'node:fs/promises';
 import {
   CHUNK_TOKENS,
   chunkKeys,
+  chunksCovering,
   hostResidentPrefix,
+  importedChunks,
+  journalFileName,
   PrefetchedChunks,
+  RestoreCounters,
   restoreReach,
   restoreTouchKeys,
   worthWarming,
-  type Drop,
+  type HoldingChange,
   type KvRowGeometry,
   type PrefetchAdvisory,
   type PrefixChunk,
   type Withdrawal,
+  WarmRestores,
+  withdrawnChunks,
 } from '@mnemo/kv-core';
 import type { Engine, HeldKv, KvRestorePlan } from '@mnemo/engine';
 import { OffloadTiers, type JournalReplay, type TierChange } from './offload.tiers.js';
@@ -24,13 +30,11 @@ import type { ChunkStore } from './chunk-store.port.js';
 import type { KvStoreSettings } from '../config/kv-store.settings.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { DevicePromotion } from './device.promotion.js';
-import { WarmRestores } from './warm.restores.js';
 import { ChunkExports } from './chunk.exports.js';
 import type { StoreLog } from './store.log.js';
-import type { KvHoldingChange } from './kv-events.publisher.js';
-import type { RestoreCounters, StoredPrompt } from './stored.prompt.js';
+import type { StoredPrompt } from './stored.prompt.js';
 
-export type { PeerSource, RestoreCounters, StoredPrompt } from './stored.prompt.js';
+export type { PeerSource, StoredPrompt } from './stored.prompt.js';
 
 /**
  * The node's tiered KV store behind the engine's device cache (ARCHITECTURE §4): every whole
@@ -46,12 +50,15 @@ export class KvStore implements ChunkStore {
   readonly promotion: DevicePromotion;
   /** Chunks advisories pulled in that no request used yet (cooperative memory). */
   readonly prefetched = new PrefetchedChunks();
-  readonly counters: RestoreCounters = { plans: 0, restoredTokens: 0, hitTokens: { mem: 0, ssd: 0 }, failures: 0, blockedMs: 0 };
+  readonly counters = new RestoreCounters();
   /** Restores started while their requests waited (warm): used by their pass, stale (positions changed), expired. */
-  get warmCounters(): WarmRestores['counters'] {
+  get warmCounters(): WarmRestores<RestoreReader>['counters'] {
     return this.warmed.counters;
   }
-  private readonly warmed = new WarmRestores();
+  private readonly warmed = new WarmRestores<RestoreReader>((ms, fn) => {
+    const t = setTimeout(fn, ms).unref();
+    return () => clearTimeout(t);
+  });
   /** Swapped-out sequences whose leading chunks the host pool keeps pinned for them, and those chunks. */
   readonly swapHolds = { held: 0, chunks: 0 };
   /** Told the blocked I/O of every restoring prefill (the metrics histogram). */
@@ -68,7 +75,7 @@ export class KvStore implements ChunkStore {
     readonly tiers: OffloadTiers,
     readonly writer: TierWriter,
     private readonly engine: Engine,
-    private readonly onChange: (c: KvHoldingChange) => void,
+    private readonly onChange: (c: HoldingChange) => void,
     private readonly log: StoreLog,
     readonly report: PoolReport,
     readonly replays: readonly JournalReplay[],
@@ -77,7 +84,7 @@ export class KvStore implements ChunkStore {
     this.promotion = new DevicePromotion(engine, log);
     this.exports = new ChunkExports(tiers, writer, engine, onChange, log);
     this.unwatch = engine.watchChunks((e) => this.exports.onDeviceChunk(e));
-    tiers.purgeFirst = (bytes) => this.drop(this.prefetched.purge(bytes));
+    tiers.purgeFirst = (bytes) => this.tiers.dropHost(this.prefetched.purge(bytes));
     this.timer = setInterval(() => void this.housekeeping(), housekeepingMs).unref();
   }
 
@@ -89,7 +96,7 @@ export class KvStore implements ChunkStore {
   static async open(
     s: KvStoreSettings,
     engine: Engine,
-    onChange: (c: KvHoldingChange) => void,
+    onChange: (c: HoldingChange) => void,
     log: StoreLog,
     /** Tier-only models the engine does not serve (DroidSpeak E caches), journaled like the rest. */
     extra: ReadonlyArray<{ readonly id: string; readonly geometry: KvRowGeometry }> = [],
@@ -107,9 +114,8 @@ export class KvStore implements ChunkStore {
       });
     try {
       const replays: JournalReplay[] = [];
-      for (const m of models)
-        replays.push(await tiers.addModel(m.id, engine.kvLayout(m.id)!, join(s.dataDir, `journal-${fileSafe(m.id)}.mkvj`)));
-      for (const x of extra) replays.push(await tiers.addModel(x.id, x.geometry, join(s.dataDir, `journal-${fileSafe(x.id)}.mkvj`)));
+      for (const m of models) replays.push(await tiers.addModel(m.id, engine.kvLayout(m.id)!, join(s.dataDir, journalFileName(m.id))));
+      for (const x of extra) replays.push(await tiers.addModel(x.id, x.geometry, join(s.dataDir, journalFileName(x.id))));
       const writer = new TierWriter(
         tiers,
         (e, what) => log('error', `KV store ${what} failed`, { err: e instanceof Error ? e : String(e) }),
@@ -159,12 +165,7 @@ export class KvStore implements ChunkStore {
       done: (ok, blockedMs) => {
         const byTier = reader.tokensByTier();
         reader.release();
-        if (ok) {
-          this.counters.restoredTokens += until - deviceTokens;
-          this.counters.hitTokens.mem += byTier.mem;
-          this.counters.hitTokens.ssd += byTier.ssd;
-        } else this.counters.failures++;
-        this.counters.blockedMs += blockedMs ?? 0;
+        this.counters.ended(ok, until - deviceTokens, byTier, blockedMs);
         this.onBlocked?.(blockedMs ?? 0);
       },
     };
@@ -221,9 +222,8 @@ export class KvStore implements ChunkStore {
   /** A reader for [from, until) over `chunks` (those from the one `from` falls in), or undefined (logged) when a replica is gone. */
   private reader(model: string, chunks: readonly PrefixChunk[], from: number, until: number): RestoreReader | undefined {
     const m = this.tiers.model(model);
-    const first = Math.floor(from / CHUNK_TOKENS);
     try {
-      return new RestoreReader(this.tiers, m, chunks.slice(0, Math.ceil(until / CHUNK_TOKENS) - first), from, until);
+      return new RestoreReader(this.tiers, m, chunksCovering(chunks, from, until), from, until);
     } catch (e) {
       this.log('warn', 'KV restore not planned', { model, err: (e as Error).message });
       return undefined;
@@ -237,9 +237,7 @@ export class KvStore implements ChunkStore {
 
   /** Whether host or SSD holds every layer of the chunk. */
   holds(model: string, key: string): boolean {
-    if (!this.tiers.has(model)) return false;
-    const t = this.tiers.model(model).table;
-    return t.holdsChunk(key, 'mem') || t.holdsChunk(key, 'ssd');
+    return this.tiers.has(model) && this.tiers.holdsWhole(this.tiers.model(model), key);
   }
 
   /** Whole chunks this node produced outside the engine's device cache (E caches), written through like its own. */
@@ -277,16 +275,7 @@ export class KvStore implements ChunkStore {
     // To the device first: the request may come while the host copy is being written.
     const staged = new Set(fresh.filter((c) => this.promotion.promote(model, c, advisory, now)).map((c) => c.key));
     await this.writer.write(model, fresh, true);
-    const chunksHere = chunks.map((c) => {
-      const isFresh = fresh.includes(c);
-      return {
-        key: c.key,
-        position: c.position,
-        fresh: isFresh,
-        hostLayers: isFresh ? m.table.layersIn(c.key, 'mem') : [],
-        onDevice: staged.has(c.key),
-      };
-    });
+    const chunksHere = importedChunks(chunks, new Set(fresh.map((c) => c.key)), staged, (key) => m.table.layersIn(key, 'mem'));
     const got = this.prefetched.recordImport(advisory, { model, bytes: m.stride, stamp: now }, chunksHere);
     this.peerCounters.prefetchedChunks += got.chunks;
     this.peerCounters.prefetchedBytes += got.segments * m.segBytes;
@@ -294,30 +283,14 @@ export class KvStore implements ChunkStore {
 
   /** An advisory is withdrawn: what it prefetched and nobody used leaves the host pool and the device. Returns the chunks dropped. */
   forget(advisoryId: string): number {
-    const w = this.withdraw(this.prefetched.forget(advisoryId));
-    return new Set([...w.drops.map((d) => d.key), ...w.unstage.map((u) => u.key)]).size;
+    return withdrawnChunks(this.withdraw(this.prefetched.forget(advisoryId)));
   }
 
   /** Drops what withdrawn advisories left in the host pool, and unstages their device copies. */
   private withdraw(w: Withdrawal): Withdrawal {
-    this.drop(w.drops);
+    this.tiers.dropHost(w.drops);
     this.promotion.unstage(w.unstage);
     return w;
-  }
-
-  /** Removes host replicas of prefetched segments (space of pinned ones comes back on unpin); returns bytes freed. */
-  private drop(drops: readonly Drop[]): number {
-    let bytes = 0;
-    const byModel = new Map<string, Drop[]>();
-    for (const d of drops) byModel.set(d.model, [...(byModel.get(d.model) ?? []), d]);
-    for (const [model, ds] of byModel) {
-      if (!this.tiers.has(model)) continue;
-      const m = this.tiers.model(model);
-      const removals = ds.map((d) => m.table.remove(d.key, d.layer, 'mem')).filter((r) => r !== null);
-      bytes += removals.reduce((n, r) => n + (r.deferred ? 0 : r.location.length), 0);
-      this.tiers.applyRemovals(m, removals);
-    }
-    return bytes;
   }
 
   segmentBytes(model: string): number | undefined {
@@ -333,9 +306,7 @@ export class KvStore implements ChunkStore {
   }
 
   advisoryChunksHeld(model: string, advisoryId: string): number {
-    let n = 0;
-    for (const key of this.prefetched.landed(advisoryId)) if (this.holdsOnHost(model, key) || this.prefetched.onDevice(key)) n++;
-    return n;
+    return this.prefetched.heldFor(advisoryId, (key) => this.holdsOnHost(model, key));
   }
 
   /**
@@ -390,8 +361,4 @@ export class KvStore implements ChunkStore {
     this.writer.stop();
     await closePoolDevices(this.tiers.devices);
   }
-}
-
-function fileSafe(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_');
 }

@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ExtentAllocator, type PoolTier } from '@mnemo/kv-core';
+import { ExtentAllocator, hostPoolLayout, POOL_ALIGNMENT, type LedgerDevice, type PoolTier } from '@mnemo/kv-core';
 import {
   ioInfo,
   numaNodes,
@@ -13,22 +13,9 @@ import {
 } from '@mnemo/native-cuda';
 import type { KvStoreSettings } from '../config/kv-store.settings.js';
 
-/** Every offset and size in the pools is a multiple of this, so host ↔ SSD copies need no bounce buffer. */
-export const POOL_ALIGNMENT = 4096;
-/**
- * Journal device indices: SSD pool i is i, host pool device i is HOST_INDEX_BASE + i, so a
- * restarted node with another host layout still finds its SSD replicas under the same index.
- */
-export const HOST_INDEX_BASE = 256;
-
 /** One device of the unified pool with the free-space allocator that places segments on it. */
-export interface PoolDevice {
-  readonly index: number;
-  readonly type: PoolTier;
+export interface PoolDevice extends LedgerDevice {
   readonly device: HostPoolDevice | SsdPoolDevice;
-  /** Bytes/s used for bandwidth-proportional placement (measured or configured). */
-  readonly bandwidth: number;
-  readonly allocator: ExtentAllocator;
   readonly name: string;
 }
 
@@ -75,16 +62,13 @@ export async function openPoolDevices(
 ): Promise<{ devices: PoolDevice[]; report: PoolReport }> {
   const devices: PoolDevice[] = [];
   try {
-    const nodes = numaNodes();
-    const hostCount = s.hostBytes > 0 ? s.hostDevices : 0;
-    const per = Math.floor(s.hostBytes / Math.max(1, hostCount) / POOL_ALIGNMENT) * POOL_ALIGNMENT;
-    const memBw = s.bandwidths ? undefined : hostCount > 0 ? (await probeMemcpy(Math.min(PROBE_BYTES, per), 3)).medianBytesPerSecond : 0;
-    for (let i = 0; i < hostCount; i++) {
-      // One region per NUMA node when there are several: the Unified-pooling layout.
-      const numaNode = nodes.length > 1 ? nodes[i % nodes.length] : undefined;
-      const device = await openHostPool({ bytes: per, numaNode });
+    const host = hostPoolLayout(s.hostBytes, s.hostDevices, numaNodes());
+    const probe = async () => (await probeMemcpy(Math.min(PROBE_BYTES, host[0]!.bytes), 3)).medianBytesPerSecond;
+    const memBw = s.bandwidths ? undefined : host.length > 0 ? await probe() : 0;
+    for (const [i, { index, bytes, numaNode }] of host.entries()) {
+      const device = await openHostPool({ bytes, numaNode });
       devices.push({
-        index: HOST_INDEX_BASE + i,
+        index,
         type: 'mem',
         device,
         bandwidth: s.bandwidths?.[i] ?? memBw!,
@@ -101,7 +85,7 @@ export async function openPoolDevices(
         backend: s.ioBackend,
         queueDepth: options.ssdQueueDepth ?? SSD_QUEUE_DEPTH,
       });
-      const bandwidth = s.bandwidths?.[hostCount + i] ?? (await measureSsd(pool.path, s.ioBackend));
+      const bandwidth = s.bandwidths?.[host.length + i] ?? (await measureSsd(pool.path, s.ioBackend));
       devices.push({
         index: i,
         type: 'ssd',

@@ -1,4 +1,5 @@
 import {
+  BufferPool,
   CHUNK_TOKENS,
   ErrorCode,
   layerPieces,
@@ -6,17 +7,13 @@ import {
   pushRowRanges,
   restoredTokensByTier,
   RestoreReadSchedule,
-  restoreTier,
+  RestoreBuffers,
   type PrefixChunk,
   type RestoreReadOptions,
 } from '@mnemo/kv-core';
-import { transfer } from '@mnemo/native-cuda';
+import { transfer, transferOperands } from '@mnemo/native-cuda';
 import type { KvRestoreTarget } from '@mnemo/engine';
-import { HostBufferPool } from './host-buffer.pool.js';
-import { RestoreBuffers } from './restore.buffers.js';
-import type { ModelKv } from './model.kv.js';
-import type { OffloadTiers } from './offload.tiers.js';
-import { transferOperands } from './transfer.operands.js';
+import { HOST_MEMORY, type ModelKv, type OffloadTiers } from './offload.tiers.js';
 import { HostPromotions, type RestoreSource as Source } from './host.promotions.js';
 
 export interface RestoreOptions extends RestoreReadOptions {
@@ -62,11 +59,7 @@ export class RestoreReader {
   private readonly ahead = new Map<number, Promise<Float32Array>>();
   /** Read groups, read-ahead and copy-ahead (kv-core), fixed for the restore. */
   private readonly schedule: RestoreReadSchedule;
-  private readonly depth: number;
-  private readonly slots: number;
   private released = false;
-  /** The first read group was started on its own (see startAhead). */
-  private headStarted = false;
   private idle: Promise<void> = Promise.resolve();
 
   /** Throws DataLoss if some replica is no longer there (evicted since the lookup). */
@@ -79,8 +72,7 @@ export class RestoreReader {
     readonly until: number,
     private readonly options: RestoreOptions = {},
   ) {
-    this.sources = [];
-    this.buffers = new RestoreBuffers(options.reuseBuffers === false ? new HostBufferPool(0) : tiers.buffers);
+    this.buffers = new RestoreBuffers(options.reuseBuffers === false ? new BufferPool(HOST_MEMORY, 0) : tiers.buffers);
     this.schedule = new RestoreReadSchedule(m.geometry.layers, chunks.length * m.stride, options);
     this.promoted = new HostPromotions(
       tiers,
@@ -90,32 +82,13 @@ export class RestoreReader {
       () => this.released,
       (s, tier) => this.corrupt(s, tier),
     );
-    this.depth = this.schedule.copyDepth;
-    this.slots = this.schedule.slots;
-    try {
-      for (const c of chunks) {
-        const layers: Source[] = [];
-        for (let layer = 0; layer < m.geometry.layers; layer++) {
-          const tier = restoreTier(c, layer);
-          const pinned = m.table.pin(c.chunkKey, layer, tier);
-          if (!pinned)
-            throw new MnemoError(ErrorCode.DataLoss, `chunk ${c.chunkKey} layer ${layer} left the ${tier} tier before its restore`);
-          const host =
-            tier === 'mem'
-              ? {
-                  operand: tiers.device(pinned.location.deviceIndex).device,
-                  offset: pinned.location.offset,
-                  crc32c: pinned.location.crc32c,
-                }
-              : undefined;
-          layers.push({ key: c.chunkKey, layer, pinned, host });
-        }
-        this.sources.push(layers);
-      }
-    } catch (e) {
-      this.release();
-      throw e;
-    }
+    this.sources = tiers.pinRestore(m, chunks).map((pins, i) =>
+      pins.map((pinned, layer) => {
+        const { type, deviceIndex, offset, crc32c } = pinned.location;
+        const host = type === 'mem' ? { operand: tiers.device(deviceIndex).device, offset, crc32c } : undefined;
+        return { key: chunks[i]!.chunkKey, layer, pinned, host };
+      }),
+    );
   }
 
   /**
@@ -136,24 +109,16 @@ export class RestoreReader {
     this.startAhead(first);
     let copy = this.ahead.get(layer);
     this.ahead.delete(layer);
-    // Loads out of order: a copy made ahead for some other layer may still be writing into a
-    // slot this load or the next copies need, so it must land first (its result, and any
-    // error, belong to nobody).
-    const stale = [...this.ahead.keys()].filter((l) => l <= layer || l > layer + this.depth);
+    // Loads out of order: copies made ahead for other layers land first (kv-core says which).
+    const stale = this.schedule.staleCopies(this.ahead.keys(), layer);
     if (stale.length > 0) {
       await Promise.allSettled(stale.map((l) => this.ahead.get(l)));
       for (const l of stale) this.ahead.delete(l);
     }
     copy ??= this.copyLayer(layer);
-    // The next layers' copies queue behind this one; each one's slot held a layer whose use
-    // has ended (layer - 2 or earlier). With the ring their SSD reads are already in flight,
-    // and each copy starts the moment its reads land. NOTE: `windows` copies ahead only
-    // layers all in host memory already: there a copy ahead waiting on SSD reads started the
-    // next window early, and windows read side by side finish together (SSD gets were 2–38%
-    // slower in six same-process A/Bs).
-    const ring = !this.schedule.copiesAheadOnlyFromHost;
-    for (let next = layer + 1; next <= Math.min(layer + this.depth, this.m.geometry.layers - 1); next++) {
-      if (this.ahead.has(next) || !(ring || this.sources.every((s) => s[next]!.host))) continue;
+    // The next layers' copies queue behind this one (which ones: kv-core's schedule).
+    const inHost = (l: number) => this.sources.every((s) => s[l]!.host);
+    for (const next of this.schedule.copiesAfter(layer, (l) => this.ahead.has(l), inHost)) {
       const copyNext = this.copyLayer(next);
       // A copy made ahead that is never loaded (released early) must not surface as an unhandled rejection.
       copyNext.catch(() => undefined);
@@ -233,31 +198,13 @@ export class RestoreReader {
     return dst;
   }
 
-  /**
-   * Starts the read groups from `first` on, the read-ahead budget's worth. The very first call
-   * starts them one at a time for the first few (each once the one before has landed), then the
-   * rest: the engine waits for the first layer at once, and reads queued beside it on the same
-   * device delay it (a 288-token restore's first layer took 5 ms with all eight layers queued,
-   * 2 ms alone); later layers have the compute of the earlier ones to land in.
-   */
+  /** Starts the read groups from `first` on, the read-ahead budget's worth (slowly at first: kv-core's schedule). */
   private startAhead(first: number): void {
-    const end = this.schedule.aheadEnd(first);
-    const from = (g: number) => {
-      if (this.released) return;
-      for (; g < end; g++) this.startPromotion(g);
-    };
-    if (this.headStarted) return from(first);
-    this.headStarted = true;
-    // Slow start: the first group alone, then the next alone, then the rest of the budget.
-    const step = (g: number, alone: number) => {
-      if (this.released || g >= end) return;
+    const start = (g: number) => {
       this.startPromotion(g);
-      const p = this.promotions.get(g);
-      if (alone === 0 || !p) return from(g + 1);
-      const next = () => step(g + 1, alone - 1);
-      p.then(next, next);
+      return this.promotions.get(g);
     };
-    step(first, this.schedule.slowStartGroups);
+    this.schedule.startReads(first, start, () => this.released);
   }
 
   /** Starts reading group `w`'s SSD-only segments (from layer `from` on) into host memory, once. */
@@ -266,12 +213,9 @@ export class RestoreReader {
     if (this.promotions.has(w) || start >= end) return;
     const srcs = this.sources.flatMap((s) => s.slice(start, end));
     for (const s of srcs) {
-      if (s.host) continue;
       // Promoted by another restore since this one was planned: read that copy instead.
-      const pin = this.m.table.pin(s.key, s.layer, 'mem');
-      if (!pin) continue;
-      this.promoted.pins.push(pin);
-      s.host = { operand: this.tiers.device(pin.location.deviceIndex).device, offset: pin.location.offset, crc32c: pin.location.crc32c };
+      const at = s.host ? undefined : this.promoted.pinHostCopy(s)?.location;
+      if (at) s.host = { operand: this.tiers.device(at.deviceIndex).device, offset: at.offset, crc32c: at.crc32c };
     }
     const todo = srcs.filter((s) => !s.host).sort((a, b) => a.layer - b.layer);
     if (todo.length === 0) return;
@@ -282,7 +226,7 @@ export class RestoreReader {
   }
 
   private output(layer: number, floats: number): Float32Array {
-    const slot = layer % this.slots;
+    const slot = layer % this.schedule.slots;
     let out = this.outputs[slot];
     if (!out) {
       out = this.outputs[slot] = new Float32Array(this.buffers.take(floats * 4), 0, floats);
@@ -329,10 +273,6 @@ export class RestoreReader {
   }
 
   private corrupt(s: Source, tier: 'mem' | 'ssd'): never {
-    this.tiers.dropCorrupt(this.m, s.key, s.layer, tier);
-    throw new MnemoError(
-      ErrorCode.DataLoss,
-      `chunk ${s.key} layer ${s.layer}: CRC32C mismatch in the ${tier} tier (dropped; the request recomputes)`,
-    );
+    return this.tiers.failCorrupt(this.m, s.key, s.layer, tier);
   }
 }

@@ -5,7 +5,9 @@ import {
   emptyJournal,
   encodeRecords,
   journalReplayable,
+  JournalBacklog,
   type DecodedJournal,
+  type JournalHealth,
   type JournalRecord,
   type LookupTable,
 } from '@mnemo/kv-core';
@@ -29,20 +31,6 @@ export const FILE_JOURNAL_IO: JournalIo = {
   },
 };
 
-/** Whether the journal keeps up: `failing` from a failed write or sync until a flush succeeds again. */
-export interface JournalHealth {
-  readonly state: 'ok' | 'failing';
-  /** Failed flushes since open. */
-  readonly failures: number;
-  /** Records waiting for a successful flush. */
-  readonly pending: number;
-  readonly lastError?: string;
-}
-
-/** A failed flush is tried again after this long, doubling up to the cap, until one succeeds. */
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
-
 /**
  * The SSD pool's lookup table, journaled to one append-only file per model (format: kv-core
  * `journal.codec.ts`). Appends are buffered and written with one `write` + `fdatasync` per
@@ -55,21 +43,16 @@ const RETRY_MAX_MS = 5_000;
  * later records, where replay would stop at it), the journal reports itself `failing`, and the
  * same records are written again after a backoff (and with every later flush) until it works.
  * Only records queued when a flush was asked for go with it and its retries: the caller synced
- * the data they name first, and a record never reaches the disk before its data.
+ * the data they name first, and a record never reaches the disk before its data. Which records
+ * go, and the backoff, are kv-core's {@link JournalBacklog}; this class does the file's I/O.
  */
 export class SsdJournalFile {
-  private pending: JournalRecord[] = [];
+  private readonly backlog = new JournalBacklog();
   private flushing: Promise<void> = Promise.resolve();
-  private appended = 0;
   /** File size up to the last synced record: where a failed write is cut back to. */
   private goodBytes = 0;
   /** A cut back after a failure did not work either: nothing is appended until it does. */
   private cutPending = false;
-  /** Leading pending records whose data is known durable (a flush was asked for them). */
-  private covered = 0;
-  private failures = 0;
-  private lastError?: string;
-  private retryMs = RETRY_FIRST_MS;
   private retryTimer?: NodeJS.Timeout;
   private closed = false;
   /** Told of every failed flush (the node logs it once and counts it). */
@@ -111,26 +94,21 @@ export class SsdJournalFile {
 
   /** Records appended since open (a compaction resets the count). */
   get recordsSinceCompaction(): number {
-    return this.appended;
+    return this.backlog.written;
   }
 
   /** Records queued and not yet written. */
   get hasPending(): boolean {
-    return this.pending.length > 0;
+    return this.backlog.hasPending;
   }
 
   get health(): JournalHealth {
-    return {
-      state: this.lastError !== undefined ? 'failing' : 'ok',
-      failures: this.failures,
-      pending: this.pending.length,
-      ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),
-    };
+    return this.backlog.health;
   }
 
   /** Queues records; they reach the disk with the next flush. Ignored once closed. */
   append(records: readonly JournalRecord[]): void {
-    if (!this.closed) this.pending.push(...records);
+    if (!this.closed) this.backlog.add(records);
   }
 
   /**
@@ -138,18 +116,18 @@ export class SsdJournalFile {
    * write or sync fails: the records stay queued and are retried (see the class comment).
    */
   flush(): Promise<void> {
-    this.covered = this.pending.length;
+    this.backlog.cover();
     return this.chain(() => this.writeCovered());
   }
 
   /** Replaces the log by a snapshot of the table's SSD entries (temp file, fsync, rename). */
   compact(table: LookupTable): Promise<void> {
-    this.covered = this.pending.length;
+    this.backlog.cover();
     return this.chain(async () => {
       await this.writeCovered();
       if (this.closed) return;
       await this.rewrite(compactJournal(table, Date.now()));
-      this.appended = 0;
+      this.backlog.written = 0;
     });
   }
 
@@ -173,9 +151,9 @@ export class SsdJournalFile {
   private async writeCovered(): Promise<void> {
     if (this.closed) return;
     if (this.cutPending) await this.cutBack();
-    const n = this.covered;
-    if (n === 0) return;
-    const bytes = encodeRecords(this.pending.slice(0, n));
+    const due = this.backlog.due();
+    if (due.length === 0) return;
+    const bytes = encodeRecords(due);
     try {
       await this.io.append(this.fh, bytes);
       await this.fh.datasync();
@@ -186,12 +164,8 @@ export class SsdJournalFile {
       await this.cutBack().catch(() => undefined);
       throw e;
     }
-    this.pending.splice(0, n);
-    this.covered -= n;
+    this.backlog.landed(due.length);
     this.goodBytes += bytes.length;
-    this.appended += n;
-    this.lastError = undefined;
-    this.retryMs = RETRY_FIRST_MS;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
   }
@@ -203,17 +177,14 @@ export class SsdJournalFile {
   }
 
   private failed(e: unknown): void {
-    this.failures++;
-    this.lastError = e instanceof Error ? e.message : String(e);
+    this.backlog.failed(e);
     this.onFailure?.(e);
     if (this.retryTimer || this.closed) return;
-    const ms = this.retryMs;
-    this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       // Only what an earlier flush covered: records queued since then wait for their data's sync.
       void this.chain(() => this.writeCovered()).catch(() => undefined);
-    }, ms);
+    }, this.backlog.nextRetryMs());
     this.retryTimer.unref();
   }
 

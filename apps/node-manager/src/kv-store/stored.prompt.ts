@@ -13,14 +13,3 @@ export interface PeerSource {
   readonly address: string;
   readonly chunkKeys: readonly string[];
 }
-
-/** Restore statistics the node exports. */
-export interface RestoreCounters {
-  plans: number;
-  restoredTokens: number;
-  /** Restored tokens by the tier they were read from (host when every layer was there). */
-  hitTokens: { mem: number; ssd: number };
-  failures: number;
-  /** Time the engine waited on loads after compute ran out (blocked I/O), summed over prefills. */
-  blockedMs: number;
-}

@@ -1,21 +1,38 @@
 import {
-  planOffload,
+  HOST_FIRST_PART_SEGMENTS,
+  HOST_PART_SEGMENTS,
+  missingSegments,
+  PayloadUse,
   splitWrites,
+  SSD_BATCH_SEGMENTS,
+  SSD_BATCHES_IN_FLIGHT,
+  ssdCommitDue,
+  ssdWritesToDo,
   WriteBehindQueue,
+  type ChunkPayload,
   type DeviceWrite,
-  type OffloadDevice,
   type PinHandle,
   type SegmentLocation,
   type SegmentRef,
 } from '@mnemo/kv-core';
-import { allocHostBuffer, transfer, type TransferOperand } from '@mnemo/native-cuda';
-import type { ModelKv } from './model.kv.js';
-import type { OffloadTiers } from './offload.tiers.js';
-import type { PoolDevice } from './pool.devices.js';
-import { HOST_FIRST_PART_SEGMENTS, HOST_PART_SEGMENTS, PayloadUse, type ChunkPayload, type TierWriterTuning } from './write.parts.js';
+import { allocHostBuffer, transfer, transferOperands, type TransferOperand } from '@mnemo/native-cuda';
+import type { ModelKv, OffloadTiers } from './offload.tiers.js';
 
-export type { ChunkPayload, TierWriterTuning } from './write.parts.js';
-import { transferOperands } from './transfer.operands.js';
+export type { ChunkPayload } from '@mnemo/kv-core';
+
+/** For same-process A/Bs only (the tiers bench): the previous behaviour of the SSD write-behind. */
+export interface TierWriterTuning {
+  /** SSD batches written at once (default SSD_BATCHES_IN_FLIGHT). */
+  readonly ssdBatchesInFlight?: number;
+  /** Checksum SSD copies of host replicas again instead of taking the recorded CRC32C. */
+  readonly recomputeSsdCrc?: boolean;
+  /** Segments per part of a host write-through (default HOST_PART_SEGMENTS; 0: one part). */
+  readonly hostPartSegments?: number;
+  /** Segments of a write-through's first part (default HOST_FIRST_PART_SEGMENTS). */
+  readonly hostFirstPartSegments?: number;
+  /** Commit whenever the write-behind queue runs dry, even between the parts of one write-through. */
+  readonly commitBetweenParts?: boolean;
+}
 
 /** Where an SSD write reads a segment from: its pinned host replica, or the payload itself. */
 type SsdSource =
@@ -30,26 +47,8 @@ interface SsdJob {
   readonly origin: number;
 }
 
-type Seg = SegmentRef & { readonly payload: Float32Array; readonly byteOffset: number; readonly use: PayloadUse };
-
-/** Segments per SSD batch: enough for large sequential writes, few enough to keep latency low. */
-const SSD_BATCH_SEGMENTS = 64;
 /** Default bound of the write-behind queue (NODE_KV_SSD_QUEUE_MB). */
 export const DEFAULT_SSD_QUEUE_BYTES = 256 * 1024 * 1024;
-/**
- * Group commit: the pools and journals are synced once the write-behind queue runs dry, or
- * after this many batches of a long burst. A sync costs about as much as writing a batch, and
- * what a crash loses before it is only un-journaled copies of chunks (misses after a restart).
- */
-const SSD_BATCHES_PER_COMMIT = 8;
-/**
- * SSD batches written at once: the next batch is planned and submitted while one finishes, so
- * the device's queue does not drain at every batch boundary while JS records the last one.
- */
-const SSD_BATCHES_IN_FLIGHT = 2;
-
-const offloadDevices = (ds: readonly PoolDevice[]): OffloadDevice[] =>
-  ds.map((d) => ({ deviceIndex: d.index, type: d.type, bandwidth: d.bandwidth, allocator: d.allocator }));
 
 /**
  * Write-through of whole chunks: to the host pool at once (one native transfer per batch,
@@ -151,20 +150,9 @@ export class TierWriter {
     origin: number,
     hostOnly: boolean,
   ): Promise<void> {
-    for (const c of chunks) {
-      if (c.payload.length !== m.geometry.layers * (m.segBytes / 4))
-        throw new RangeError(`chunk ${c.key} payload has ${c.payload.length} floats, want ${m.geometry.layers * (m.segBytes / 4)}`);
-    }
-    // Enumerated layer by layer (Unified pooling §IV-A3), so placement stripes every layer over the devices.
-    const segs: Seg[] = [];
-    for (let layer = 0; layer < m.geometry.layers; layer++) {
-      chunks.forEach((c, i) => {
-        if (!m.table.get(c.key, layer, 'mem'))
-          segs.push({ chunkKey: c.key, position: c.position, layer, payload: c.payload, byteOffset: layer * m.segBytes, use: uses[i]! });
-      });
-    }
+    const segs = missingSegments(m.table, 'mem', { layers: m.geometry.layers, segBytes: m.segBytes }, chunks, uses);
     if (segs.length === 0) return;
-    const { writes, unplaced } = this.place(m, segs, this.tiers.host, 'mem');
+    const { writes, unplaced } = this.tiers.place(m, segs, 'mem');
     // No room in host memory even after eviction (or no host tier): straight to the SSD pool.
     if (!hostOnly)
       for (const s of unplaced)
@@ -183,15 +171,7 @@ export class TierWriter {
       const done = await Promise.allSettled(
         parts.map(async (part) => {
           const copied = await this.copy(m, part, (s) => ({ operand: s.payload, offset: s.byteOffset }));
-          // Another write of the same chunk (a peer import racing the engine's own export) may have
-          // landed while this one copied: keep the first, give this copy's space back.
-          const locations = copied.filter(({ seg, location }) => {
-            if (!m.table.get(seg.chunkKey, seg.layer, 'mem')) return true;
-            this.tiers.free(location);
-            return false;
-          });
-          this.tiers.put(m, locations);
-          for (const { seg } of locations) {
+          for (const { seg } of this.tiers.putFirst(m, copied, 'mem')) {
             if (hostOnly || this.tiers.ssd.length === 0 || m.table.get(seg.chunkKey, seg.layer, 'ssd')) continue;
             const pin = m.table.pin(seg.chunkKey, seg.layer, 'mem');
             if (pin) this.enqueue({ m, seg, origin, source: { kind: 'host', pin } });
@@ -204,21 +184,6 @@ export class TierWriter {
       if (failed) throw failed.reason;
     }
     this.pump();
-  }
-
-  /** Plans segments onto one tier's devices, evicting once when they do not all fit. */
-  private place<S extends SegmentRef>(
-    m: ModelKv,
-    segs: readonly S[],
-    devices: readonly PoolDevice[],
-    tier: 'mem' | 'ssd',
-  ): { writes: DeviceWrite<S>[]; unplaced: S[] } {
-    if (devices.length === 0) return { writes: [], unplaced: [...segs] };
-    const first = planOffload(segs, offloadDevices(devices), m.stride);
-    if (first.unplaced.length === 0) return first;
-    this.tiers.evict(m, tier, first.unplaced.length * m.stride);
-    const second = planOffload(first.unplaced, offloadDevices(devices), m.stride);
-    return { writes: [...first.writes, ...second.writes], unplaced: second.unplaced };
   }
 
   /**
@@ -240,13 +205,12 @@ export class TierWriter {
     /** Per segment: its known CRC32C, or undefined when the transfer computes it (in order). */
     const known: Array<number | undefined> = [];
     const out: Array<{ seg: SegmentRef; location: Omit<SegmentLocation, 'crc32c'> }> = [];
-    const ioBytes = m.segBytes % 4096 === 0 ? m.segBytes : m.stride;
     for (const w of writes) {
       const dst = op(this.tiers.device(w.deviceIndex).device);
       w.segments.forEach((s, i) => {
         const src = source(s);
         const so = op(src.operand);
-        ranges.push(so, src.offset, dst, w.offsets[i]!, w.type === 'ssd' ? ioBytes : m.segBytes);
+        ranges.push(so, src.offset, dst, w.offsets[i]!, w.type === 'ssd' ? m.ioBytes : m.segBytes);
         known.push(src.crc32c);
         if (src.crc32c === undefined) crcs.push(so, src.offset, m.segBytes);
         out.push({
@@ -298,7 +262,7 @@ export class TierWriter {
         running.add(p);
         void p.finally(() => running.delete(p));
         const dry = this.queue.length === 0 && (this.writes.size === 0 || this.tuning.commitBetweenParts === true);
-        if (dry || ++sinceCommit >= SSD_BATCHES_PER_COMMIT) {
+        if (ssdCommitDue(dry, ++sinceCommit)) {
           // A commit names only what landed: the tiers record a batch's replicas once its writes finished.
           await Promise.all(running);
           await this.commit();
@@ -342,15 +306,9 @@ export class TierWriter {
   }
 
   private async writeSsd(m: ModelKv, jobs: readonly SsdJob[]): Promise<void> {
-    const todo = jobs.filter(
-      (j) =>
-        !m.table.get(j.seg.chunkKey, j.seg.layer, 'ssd') &&
-        (j.source.kind === 'payload' || m.table.get(j.seg.chunkKey, j.seg.layer, 'mem')),
-    );
-    if (todo.length === 0) return;
-    // Layer by layer, as placement expects (jobs arrive in host-device order).
-    const segs = todo.map((j) => ({ ...j.seg, job: j })).sort((a, b) => a.layer - b.layer || a.position - b.position);
-    const { writes, unplaced } = this.place(m, segs, this.tiers.ssd, 'ssd');
+    const segs = ssdWritesToDo(m.table, jobs);
+    if (segs.length === 0) return;
+    const { writes, unplaced } = this.tiers.place(m, segs, 'ssd');
     this.ssdSkipped += unplaced.length;
     if (writes.length === 0) return;
     const copied = await this.copy(m, writes, (s) => {
@@ -361,18 +319,13 @@ export class TierWriter {
           offset: src.pin.location.offset,
           ...(this.tuning.recomputeSsdCrc ? {} : { crc32c: src.pin.location.crc32c }),
         };
-      if (m.segBytes % 4096 === 0) return { operand: src.payload, offset: src.byteOffset };
+      if (m.ioBytes === m.segBytes) return { operand: src.payload, offset: src.byteOffset };
       // O_DIRECT moves whole sectors: pad an odd-sized segment into an aligned buffer first.
       const buf = allocHostBuffer(m.stride);
       new Uint8Array(buf).set(new Uint8Array(src.payload.buffer, src.payload.byteOffset + src.byteOffset, m.segBytes));
       return { operand: buf, offset: 0 };
     });
-    const locations = copied.filter(({ seg, location }) => {
-      if (!m.table.get(seg.chunkKey, seg.layer, 'ssd')) return true;
-      this.tiers.free(location);
-      return false;
-    });
-    this.tiers.put(m, locations);
+    this.tiers.putFirst(m, copied, 'ssd');
   }
 
   private release(job: SsdJob): void {

@@ -32,6 +32,7 @@ export {
   encodeRecord,
   encodeRecords,
   decodeJournal,
+  journalFileName,
   type JournalRecord,
   type JournalHeader,
   type JournalPut,
@@ -49,6 +50,7 @@ export {
   type ReplayReport,
   type ReplayDropReason,
 } from './journal.replay.js';
+export { JournalBacklog, JOURNAL_RETRY_FIRST_MS, JOURNAL_RETRY_MAX_MS, type JournalHealth } from './journal.backlog.js';
 export { OrderedSet, type Comparator } from './ordered.set.js';
 export {
   restoreReach,
@@ -58,6 +60,7 @@ export {
   worthWarming,
   hostResidentPrefix,
   restoredTokensByTier,
+  chunksCovering,
   type RestorePrompt,
   type RestoreReach,
 } from './restore.planner.js';
@@ -68,4 +71,12 @@ export {
   COPY_AHEAD_LAYERS,
   type RestoreReadOptions,
 } from './restore-read.schedule.js';
-export { PrefetchedChunks, type PrefetchAdvisory, type Drop, type ImportedChunk, type Withdrawal } from './prefetched.chunks.js';
+export {
+  PrefetchedChunks,
+  importedChunks,
+  withdrawnChunks,
+  type PrefetchAdvisory,
+  type Drop,
+  type ImportedChunk,
+  type Withdrawal,
+} from './prefetched.chunks.js';

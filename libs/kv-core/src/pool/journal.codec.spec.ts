@@ -1,5 +1,13 @@
 import { crc32c } from './crc32c.checksum.js';
-import { decodeJournal, encodeRecord, encodeRecords, JOURNAL_VERSION, type JournalHeader, type JournalRecord } from './journal.codec.js';
+import {
+  decodeJournal,
+  encodeRecord,
+  journalFileName,
+  encodeRecords,
+  JOURNAL_VERSION,
+  type JournalHeader,
+  type JournalRecord,
+} from './journal.codec.js';
 
 const key = (i: number): string => i.toString(16).padStart(32, '0');
 const header: JournalHeader = {
@@ -149,5 +157,15 @@ describe(decodeJournal.name, () => {
   ])('reports a snapshot with %s', (_name, entries, present, complete) => {
     const snap = encodeRecords([{ ...header, snapshot: true, entries }, ...[put(1), put(2)].slice(0, present)]);
     expect(decodeJournal(snap).snapshotComplete).toBe(complete);
+  });
+});
+
+describe(journalFileName.name, () => {
+  it.each([
+    ['a plain id as it is', 'mnemo-small', 'journal-mnemo-small.mkvj'],
+    ['dots and underscores kept', 'llama_3.1', 'journal-llama_3.1.mkvj'],
+    ['slashes and spaces made safe', 'org/model v2', 'journal-org_model_v2.mkvj'],
+  ])('%s', (_name, id, want) => {
+    expect(journalFileName(id)).toBe(want);
   });
 });

@@ -255,3 +255,6 @@ function checkU16(name: string, n: number): number {
   if (!Number.isInteger(n) || n < 0 || n > 0xffff) throw new RangeError(`${name} must fit in u16, got ${n}`);
   return n;
 }
+
+/** The journal file of one model in the node's data directory: its id with anything but `[A-Za-z0-9._-]` made `_`. */
+export const journalFileName = (modelId: string): string => `journal-${modelId.replace(/[^A-Za-z0-9._-]/g, '_')}.mkvj`;

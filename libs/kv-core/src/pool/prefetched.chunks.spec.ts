@@ -1,4 +1,4 @@
-import { PrefetchedChunks, type ImportedChunk } from './prefetched.chunks.js';
+import { importedChunks, PrefetchedChunks, withdrawnChunks, type ImportedChunk } from './prefetched.chunks.js';
 
 const chunk = (key: string, position: number, stamp: number, layers = [0, 1, 2]) => ({
   model: 'm',
@@ -132,5 +132,83 @@ describe(PrefetchedChunks.name, () => {
       sut.recordImport(adv('x', 1e9), { model: 'm', bytes: 100, stamp: 10 }, [imported('b', false), imported('a', true, [0])]);
       expect([...sut.landed('x')]).toEqual(['a', 'b']);
     });
+  });
+});
+
+describe(importedChunks.name, () => {
+  const chunks = [
+    { key: 'a', position: 0 },
+    { key: 'b', position: 1 },
+    { key: 'c', position: 2 },
+  ];
+  it.each<[string, string[], string[], Record<string, number[]>, Array<Pick<ImportedChunk, 'fresh' | 'hostLayers' | 'onDevice'>>]>([
+    [
+      'nothing fresh: none has host layers of this import',
+      [],
+      [],
+      { a: [0, 1] },
+      [
+        { fresh: false, hostLayers: [], onDevice: false },
+        { fresh: false, hostLayers: [], onDevice: false },
+        { fresh: false, hostLayers: [], onDevice: false },
+      ],
+    ],
+    [
+      'fresh ones with what landed in the host pool, in import order',
+      ['a', 'c'],
+      [],
+      { a: [0, 1], c: [] },
+      [
+        { fresh: true, hostLayers: [0, 1], onDevice: false },
+        { fresh: false, hostLayers: [], onDevice: false },
+        { fresh: true, hostLayers: [], onDevice: false },
+      ],
+    ],
+    [
+      'staged on the device, fresh or not',
+      ['a'],
+      ['a', 'b'],
+      { a: [] },
+      [
+        { fresh: true, hostLayers: [], onDevice: true },
+        { fresh: false, hostLayers: [], onDevice: true },
+        { fresh: false, hostLayers: [], onDevice: false },
+      ],
+    ],
+  ])('%s', (_name, fresh, staged, host, want) => {
+    const got = importedChunks(chunks, new Set(fresh), new Set(staged), (key) => host[key] ?? []);
+    expect(got).toEqual(want.map((w, i) => ({ ...chunks[i], ...w })));
+  });
+});
+
+describe('PrefetchedChunks.heldFor', () => {
+  it.each<[string, string[], string[], number]>([
+    // [in the host pool, adopted since, held]
+    ['every chunk landed still in the host pool', ['a', 'b', 'c'], [], 3],
+    ['one gone from the host pool', ['a', 'b'], [], 2],
+    ['gone from the host pool but staged on the device', ['a'], [], 2],
+    ['staged, then adopted by a request: no longer counted as staged', ['a'], ['b'], 1],
+  ])('%s', (_name, onHost, adopted, held) => {
+    const sut = new PrefetchedChunks();
+    sut.add(adv('x', 1e9), chunk('a', 0, 10));
+    sut.add(adv('x', 1e9), { ...chunk('b', 1, 10, []), onDevice: true });
+    sut.landedFor(adv('x', 1e9), 'c');
+    sut.adopt(adopted);
+    expect(sut.heldFor('x', (key) => onHost.includes(key))).toBe(held);
+  });
+
+  it('an advisory never seen holds nothing', () => {
+    expect(new PrefetchedChunks().heldFor('nope', () => true)).toBe(0);
+  });
+});
+
+describe(withdrawnChunks.name, () => {
+  it.each<[string, string[], string[], number]>([
+    ['nothing', [], [], 0],
+    ['host layers of one chunk count once', ['a', 'a', 'b'], [], 2],
+    ['a chunk both dropped and unstaged counts once', ['a'], ['a', 'c'], 2],
+  ])('%s', (_name, drops, unstage, n) => {
+    const w = { drops: drops.map((key, layer) => ({ model: 'm', key, layer })), unstage: unstage.map((key) => ({ model: 'm', key })) };
+    expect(withdrawnChunks(w)).toBe(n);
   });
 });

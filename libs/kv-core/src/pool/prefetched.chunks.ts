@@ -55,11 +55,31 @@ export interface ImportedChunk {
   readonly onDevice: boolean;
 }
 
+/**
+ * What an advisory's import of `chunks` left here, in import order, for
+ * {@link PrefetchedChunks.recordImport}: `fresh` chunks (none of them in the host pool before)
+ * with the layers the host pool holds now, and those `staged` on the device.
+ */
+export function importedChunks(
+  chunks: ReadonlyArray<{ readonly key: string; readonly position: number }>,
+  fresh: ReadonlySet<string>,
+  staged: ReadonlySet<string>,
+  hostLayers: (key: string) => readonly number[],
+): ImportedChunk[] {
+  return chunks.map(({ key, position }) => {
+    const isFresh = fresh.has(key);
+    return { key, position, fresh: isFresh, hostLayers: isFresh ? hostLayers(key) : [], onDevice: staged.has(key) };
+  });
+}
+
 /** What withdrawn advisories leave behind: host segments to drop, and device-staged chunks to unstage. */
 export interface Withdrawal {
   readonly drops: Drop[];
   readonly unstage: Array<{ readonly model: string; readonly key: string }>;
 }
+
+/** The chunks a withdrawal touches: those with host segments to drop or a device copy to unstage, each once. */
+export const withdrawnChunks = (w: Withdrawal): number => new Set([...w.drops.map((d) => d.key), ...w.unstage.map((u) => u.key)]).size;
 
 /**
  * Chunks an advisory pulled from a peer into the host pool, before any request used them
@@ -171,6 +191,13 @@ export class PrefetchedChunks {
    */
   landed(advisoryId: string): ReadonlySet<string> {
     return this.advisories.get(advisoryId)?.keys ?? EMPTY;
+  }
+
+  /** How many of the chunks an advisory's pulls landed are still here: in the host pool (`onHost`) or staged on the device. */
+  heldFor(advisoryId: string, onHost: (key: string) => boolean): number {
+    let n = 0;
+    for (const key of this.landed(advisoryId)) if (onHost(key) || this.onDevice(key)) n++;
+    return n;
   }
 
   /** Whether a prefetched chunk is staged on the device, as far as this set knows (until adopted or withdrawn). */

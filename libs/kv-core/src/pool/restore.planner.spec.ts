@@ -1,7 +1,14 @@
 import { LookupTable } from './lookup.table.js';
 import type { PoolTier, SegmentLocation } from './pool.types.js';
-import { hostResidentPrefix, restoredTokensByTier, restoreReach, restoreTier, restoreTouchKeys, worthWarming } from './restore.planner.js';
-import { RestoreReadSchedule } from './restore-read.schedule.js';
+import {
+  chunksCovering,
+  hostResidentPrefix,
+  restoredTokensByTier,
+  restoreReach,
+  restoreTier,
+  restoreTouchKeys,
+  worthWarming,
+} from './restore.planner.js';
 
 const L = 2;
 const key = (s: string): string => Buffer.from(s).toString('hex').padStart(32, '0');
@@ -73,19 +80,13 @@ describe(restoreReach.name, () => {
   });
 });
 
-describe(RestoreReadSchedule.name, () => {
-  const MiB = 1024 * 1024;
-  it.each<[string, object, number, number, number, number]>([
-    // [options, layerBytes, groupLayers, aheadGroups, copyDepth]
-    ['ring: a layer per read, the budget (64 MiB) in flight', {}, 4 * MiB, 1, 16, 3],
-    ['ring: at least the copy depth ahead', {}, 128 * MiB, 1, 4, 3],
-    ['windows: half the budget per read, two ahead', { ssdReads: 'windows' }, 4 * MiB, 8, 2, 3],
-    ['a budget and copy depth of its own', { readAheadBytes: 32 * MiB, copyAheadLayers: 1 }, 4 * MiB, 1, 8, 1],
-    ['no copy ahead', { copyAhead: false }, 64 * MiB, 1, 1, 0],
-  ])('%s', (_name, options, layerBytes, group, ahead, depth) => {
-    const sut = new RestoreReadSchedule(32, layerBytes, options);
-    expect([sut.groupLayers, sut.aheadGroups, sut.copyDepth, sut.slots]).toEqual([group, ahead, depth, depth + 2]);
-    expect(sut.groupOf(9)).toBe(Math.floor(9 / group));
-    expect(sut.groupRange(sut.groupOf(31))).toEqual({ start: Math.floor(31 / group) * group, end: 32 });
+describe(chunksCovering.name, () => {
+  it.each<[string, number, number, number]>([
+    ['whole chunks', 0, 512, 2],
+    ['from inside the first chunk', 100, 512, 2],
+    ['until inside a chunk: that chunk too', 256, 600, 2],
+    ['one chunk', 300, 400, 1],
+  ])('%s', (_name, from, until, n) => {
+    expect(chunksCovering(['c0', 'c1', 'c2', 'c3'], from, until)).toEqual(['c0', 'c1', 'c2', 'c3'].slice(0, n));
   });
 });

@@ -81,6 +81,11 @@ export function hostResidentPrefix(chunks: readonly PrefixChunk[]): PrefixChunk[
   return out;
 }
 
+/** Of `chunks` (those from the one `from` falls in on), the ones covering positions [from, until). */
+export function chunksCovering<C>(chunks: readonly C[], from: number, until: number): C[] {
+  return chunks.slice(0, Math.ceil(until / CHUNK_TOKENS) - Math.floor(from / CHUNK_TOKENS));
+}
+
 /** Restored tokens of [from, until) by the tier they come from: host when every layer of their chunk was read from host memory. */
 export function restoredTokensByTier(
   chunks: readonly PrefixChunk[],

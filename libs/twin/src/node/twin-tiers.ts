@@ -2,7 +2,9 @@ import {
   ExtentAllocator,
   LookupTable,
   planOffload,
+  POOL_ALIGNMENT,
   PrefetchedChunks,
+  SSD_BATCH_SEGMENTS,
   type DeviceWrite,
   type OffloadDevice,
   type PinHandle,
@@ -37,11 +39,6 @@ export interface TwinTiersOptions {
 
 /** A change to what a tier holds (the node reports it in its KV events). */
 export type TierChange = { readonly kind: 'stored' | 'removed' | 'truncated'; readonly tier: PoolTier; readonly keys: readonly string[] };
-
-/** Alignment of pool devices (the node-manager's POOL_ALIGNMENT). */
-const POOL_ALIGNMENT = 4096;
-/** Segments per SSD batch (the TierWriter's). */
-const SSD_BATCH_SEGMENTS = 64;
 
 interface SsdJob {
   readonly seg: SegmentRef;

@@ -15,11 +15,8 @@ import {
 import { HoldingChangeBatch, TierHoldings, type HoldingChange } from '@mnemo/kv-core';
 import type { SessionTailReport } from './session.tails.js';
 
-/** One change to what a tier of this node holds (the device tier included). */
-export type KvHoldingChange = HoldingChange;
-
-const TIERS: Readonly<Record<KvHoldingChange['tier'], KvTier>> = { device: KvTier.DEVICE, mem: KvTier.HOST, ssd: KvTier.SSD };
-const KINDS: Readonly<Record<KvHoldingChange['kind'], KvChangeKind>> = {
+const TIERS: Readonly<Record<HoldingChange['tier'], KvTier>> = { device: KvTier.DEVICE, mem: KvTier.HOST, ssd: KvTier.SSD };
+const KINDS: Readonly<Record<HoldingChange['kind'], KvChangeKind>> = {
   stored: KvChangeKind.STORED,
   removed: KvChangeKind.REMOVED,
   truncated: KvChangeKind.TRUNCATED,
@@ -51,7 +48,7 @@ export class KvEventsPublisher {
     private readonly periodMs: number,
   ) {}
 
-  add(change: KvHoldingChange): void {
+  add(change: HoldingChange): void {
     if (change.keys.length === 0) return;
     this.holdings.apply(change);
     this.pending.add(change);

@@ -2,8 +2,8 @@
 // on the pread/pwrite fallback shows up in a dashboard beside its io_uring peers.
 import { ServiceMetrics } from '@mnemo/service-kit';
 import { KvStoreMetrics } from './kv-store.metrics.js';
-import type { KvEventsPublisher } from './kv-events.publisher.js';
-import type { KvStore } from './kv.store.js';
+import type { KvEventsPublisher } from '../kv-events/kv-events.publisher.js';
+import type { KvStore } from '../kv-store/kv.store.js';
 
 /** A store whose SSD pool devices run `backends` (only what the gauge reads). */
 const storeWith = (backends: readonly string[]): KvStore =>

@@ -1,4 +1,8 @@
-import type { HostBufferPool } from './host-buffer.pool.js';
+/** What RestoreBuffers borrows from: a BufferPool, or one that keeps nothing idle. */
+export interface BufferSource {
+  take(bytes: number): ArrayBuffer;
+  give(buffer: ArrayBuffer): void;
+}
 
 /**
  * The host buffers one restore uses, taken from a pool and all given back when it ends: layer
@@ -12,7 +16,7 @@ export class RestoreBuffers {
   private readonly users = new Map<ArrayBuffer, number>();
   private readonly held = new Set<ArrayBuffer>();
 
-  constructor(private readonly pool: HostBufferPool) {}
+  constructor(private readonly pool: BufferSource) {}
 
   /** A buffer of at least `bytes` for the rest of the restore. */
   take(bytes: number): ArrayBuffer {

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { ServiceMetrics } from '@mnemo/service-kit';
-import type { KvStore } from './kv.store.js';
-import type { KvEventsPublisher } from './kv-events.publisher.js';
+import type { KvStore } from '../kv-store/kv.store.js';
+import type { KvEventsPublisher } from '../kv-events/kv-events.publisher.js';
 
 const TIERS = [
   ['host', 'mem'],
