@@ -1,6 +1,7 @@
 export * from './config.loader.js';
 export * from './json.logger.js';
 export * from './metrics.registry.js';
+export * from './metric.builders.js';
 export * from './ops.server.js';
 export * from './http.keep-alive.js';
 export * from './clock.port.js';
