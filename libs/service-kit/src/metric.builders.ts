@@ -23,49 +23,29 @@ export interface MetricBuilders {
 
 export function metricBuilders(registry: Registry): MetricBuilders {
   const registers = [registry];
+  /** Options that refill a metric from `rows()` at each scrape; `put` sets (a gauge) or adds (a counter) one row. */
+  const fromRows = <L extends string, M extends Gauge<L> | Counter<L>>(
+    labelNames: readonly L[],
+    rows: () => MetricRows<L>,
+    put: (metric: M, labels: LabelValues<L>, value: number) => void,
+  ) => ({
+    labelNames,
+    registers,
+    collect(this: M) {
+      this.reset();
+      for (const [labels, value] of rows()) put(this, labels, value);
+    },
+  });
+  const sampledBy: MetricBuilders['sampledBy'] = (name, help, labelNames, rows) =>
+    new Gauge({ name, help, ...fromRows(labelNames, rows, (g: Gauge, labels, v) => g.set(labels, v)) });
+  const tallyBy: MetricBuilders['tallyBy'] = (name, help, labelNames, rows) =>
+    new Counter({ name, help, ...fromRows(labelNames, rows, (c: Counter, labels, v) => c.inc(labels, v)) });
   return {
     counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames, registers }),
     histogram: (name, help, buckets, labelNames = []) => new Histogram({ name, help, labelNames, buckets: [...buckets], registers }),
-    sampled: (name, help, read) =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        collect() {
-          this.set(read());
-        },
-      }),
-    sampledBy: (name, help, labelNames, rows) =>
-      new Gauge({
-        name,
-        help,
-        labelNames,
-        registers,
-        collect() {
-          this.reset();
-          for (const [labels, v] of rows()) this.set(labels, v);
-        },
-      }),
-    tally: (name, help, read) =>
-      new Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          this.reset();
-          this.inc(read());
-        },
-      }),
-    tallyBy: (name, help, labelNames, rows) =>
-      new Counter({
-        name,
-        help,
-        labelNames,
-        registers,
-        collect() {
-          this.reset();
-          for (const [labels, v] of rows()) this.inc(labels, v);
-        },
-      }),
+    sampled: (name, help, read) => sampledBy(name, help, [], () => [[{}, read()]]),
+    sampledBy,
+    tally: (name, help, read) => tallyBy(name, help, [], () => [[{}, read()]]),
+    tallyBy,
   };
 }
