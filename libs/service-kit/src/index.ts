@@ -5,6 +5,7 @@ export * from './metric.builders.js';
 export * from './ops.server.js';
 export * from './http.keep-alive.js';
 export * from './clock.port.js';
+export * from './manual.clock.js';
 export * from './repeating.task.js';
 export * from './nats/nats.connection.js';
 export * from './nats/nats.endpoints.js';

@@ -2,9 +2,8 @@ import { create } from '@bufbuild/protobuf';
 import { ErrorCode } from '@mnemo/kv-core';
 import { ByteTokenizer, SimEngine, type SimEngineOptions, type SimStep } from '@mnemo/engine';
 import { FinishReason, InferenceRequestSchema, SamplingParamsSchema, type InferenceRequest } from '@mnemo/proto';
-import { ServiceMetrics } from '@mnemo/service-kit';
+import { ManualClock, ServiceMetrics } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
-import type { Clock } from '@mnemo/service-kit';
 import { NodeMetrics } from '../shared/node.metrics.js';
 import { BatchScheduler } from './batch.scheduler.js';
 import { Sequence } from '../shared/sequence.js';
@@ -23,17 +22,6 @@ class InboxRecorder implements TokenSink {
   }
   of(requestId: string) {
     return this.events.filter((e) => e.requestId === requestId);
-  }
-}
-
-class ManualClock implements Clock {
-  mono = 0;
-  unix = 1_700_000_000_000;
-  monotonicMs(): number {
-    return this.mono;
-  }
-  unixMs(): number {
-    return this.unix;
   }
 }
 
