@@ -3,11 +3,11 @@
 // chat completions through gateway → scheduler → node. The gateway has no access to the
 // directory: it fetches the tokenizer from the node over NATS by its hash. A model without a
 // tokenizer fails with one clear error, and a 2 MiB single-word body is answered within a bound.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyChatTemplate, loadTokenizerDir, ReferenceEngine, saveHfModel, syntheticWeightsFor } from '@mnemo/engine';
-import { tinyBpeTokenizer } from '../../libs/engine/test/bpe.fixture.js';
+import { writeChatBpeTokenizer } from '../../libs/engine/test/bpe.fixture.js';
 import { Cluster, waitFor, referenceNodeEnv } from './cluster.js';
 
 const WITH_TOKENIZER = 'tiny-bpe';
@@ -23,19 +23,7 @@ function writeModelDir(root: string, id: string, withTokenizer: boolean): string
   // Byte ids 0–255, merges 256–257, then <|endoftext|> 258, <|im_start|> 259, <|im_end|> 260.
   saveHfModel(dir, { ...w, config: { ...w.config, id, bosTokenId: 258, eosTokenId: 260 } });
   if (withTokenizer) {
-    writeFileSync(
-      join(dir, 'tokenizer.json'),
-      JSON.stringify(
-        tinyBpeTokenizer(
-          [
-            ['h', 'e'],
-            ['l', 'l'],
-          ],
-          ['<|endoftext|>', '<|im_start|>', '<|im_end|>'],
-        ),
-      ),
-    );
-    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ bos_token: '<|endoftext|>', eos_token: '<|im_end|>' }));
+    writeChatBpeTokenizer(dir, { bos_token: '<|endoftext|>', eos_token: '<|im_end|>' });
   }
   return dir;
 }

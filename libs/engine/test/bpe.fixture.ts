@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { bytesToUnicode } from '../src/tokenizer/byte-unicode.map.js';
 import type { TokenizerJson } from '../src/tokenizer/bpe.tokenizer.js';
 
@@ -17,4 +19,18 @@ export function tinyBpeTokenizer(merges: Array<[string, string]>, added: readonl
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, use_regex: true },
     model: { type: 'BPE', vocab, merges },
   };
+}
+
+/**
+ * Writes a chat model's tokenizer into `dir`: tokenizer.json with the merges "he" and "ll"
+ * (ids 256–257) and <|endoftext|> 258, <|im_start|> 259, <|im_end|> 260, and `config` as its
+ * tokenizer_config.json.
+ */
+export function writeChatBpeTokenizer(dir: string, config: Record<string, unknown>): void {
+  const merges: Array<[string, string]> = [
+    ['h', 'e'],
+    ['l', 'l'],
+  ];
+  writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tinyBpeTokenizer(merges, ['<|endoftext|>', '<|im_start|>', '<|im_end|>'])));
+  writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(config));
 }

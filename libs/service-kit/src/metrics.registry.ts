@@ -4,6 +4,14 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 const latencyBuckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /**
+ * Help of `mnemo_advisory_outcomes_total`, which the scheduler and the nodes both export: each
+ * judges the advisories whose fate it knows.
+ */
+export const ADVISORY_OUTCOMES_HELP =
+  'Advisories judged (kv-core advisory.outcome), by outcome and reason: hit (found, held), missed (partial, absent: on the advised ' +
+  'node; moved: ran elsewhere), spurious (expired: no request came). Nodes judge arrivals, the scheduler moves and expiries';
+
+/**
  * The metrics every service exports. Names follow Prometheus conventions and carry
  * the service in a const label so one scrape config covers the cluster.
  */

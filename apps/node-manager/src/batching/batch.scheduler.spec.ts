@@ -2,9 +2,8 @@ import { create } from '@bufbuild/protobuf';
 import { ErrorCode } from '@mnemo/kv-core';
 import { ByteTokenizer, SimEngine, type SimEngineOptions, type SimStep } from '@mnemo/engine';
 import { FinishReason, InferenceRequestSchema, SamplingParamsSchema, type InferenceRequest } from '@mnemo/proto';
-import { ServiceMetrics } from '@mnemo/service-kit';
+import { ManualClock, ServiceMetrics } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
-import type { Clock } from '@mnemo/service-kit';
 import { NodeMetrics } from '../shared/node.metrics.js';
 import { BatchScheduler } from './batch.scheduler.js';
 import { Sequence } from '../shared/sequence.js';
@@ -23,17 +22,6 @@ class InboxRecorder implements TokenSink {
   }
   of(requestId: string) {
     return this.events.filter((e) => e.requestId === requestId);
-  }
-}
-
-class ManualClock implements Clock {
-  mono = 0;
-  unix = 1_700_000_000_000;
-  monotonicMs(): number {
-    return this.mono;
-  }
-  unixMs(): number {
-    return this.unix;
   }
 }
 
@@ -190,27 +178,28 @@ describe(BatchScheduler.name, () => {
       expect((await nodeMetrics.kvPlanMisses.get()).values[0]?.value ?? 0).toBe(0);
     });
 
-    it('with the prefix cache off, a repeated prompt is computed again', async () => {
-      const { add, runAll, sink } = setup({ engine: { kvBlocks: 16 }, prefixCache: 'off' });
+    /** One prompt sent twice, the second request after the first has finished. */
+    async function samePromptTwice(prefixCache: 'on' | 'off') {
+      const { add, runAll, sink } = setup({ engine: { kvBlocks: 16 }, prefixCache });
       const prompt = tok.encode('a system prompt that many requests share, long enough for blocks');
-      add({ requestId: 'first', tokens: prompt, maxTokens: 2 });
-      await runAll();
-      add({ requestId: 'second', tokens: prompt, maxTokens: 2 });
-      await runAll();
-      expect(sink.of('second').at(-1)?.usage?.cachedTokens).toBe(0);
+      for (const requestId of ['first', 'second']) {
+        add({ requestId, tokens: prompt, maxTokens: 2 });
+        await runAll();
+      }
+      return { prompt, first: sink.of('first'), second: sink.of('second') };
+    }
+
+    it('with the prefix cache off, a repeated prompt is computed again', async () => {
+      const { second } = await samePromptTwice('off');
+      expect(second.at(-1)?.usage?.cachedTokens).toBe(0);
     });
 
     it('reports prefix-cache hits in usage: a repeated prompt is served from cached blocks', async () => {
-      const { add, runAll, sink } = setup({ engine: { kvBlocks: 16 } });
-      const prompt = tok.encode('a system prompt that many requests share, long enough for blocks');
-      add({ requestId: 'first', tokens: prompt, maxTokens: 2 });
-      await runAll();
-      add({ requestId: 'second', tokens: prompt, maxTokens: 2 });
-      await runAll();
-      expect(sink.of('first').at(-1)?.usage?.cachedTokens).toBe(0);
-      const cached = sink.of('second').at(-1)?.usage?.cachedTokens ?? 0;
+      const { prompt, first, second } = await samePromptTwice('on');
+      expect(first.at(-1)?.usage?.cachedTokens).toBe(0);
+      const cached = second.at(-1)?.usage?.cachedTokens ?? 0;
       expect(cached).toBe(Math.floor((prompt.length - 1) / 16) * 16);
-      expect(sink.of('second')[0]?.usage?.cachedTokens).toBe(cached);
+      expect(second[0]?.usage?.cachedTokens).toBe(cached);
     });
   });
 

@@ -5,7 +5,7 @@ import { create } from '@bufbuild/protobuf';
 import { choosePlan, chunkKeys, type PlanRequest, type ProfiledPattern } from '@mnemo/kv-core';
 import type { ServedModel } from '@mnemo/engine';
 import { InferenceRequestSchema } from '@mnemo/proto';
-import { ServiceMetrics, type Clock } from '@mnemo/service-kit';
+import { ManualClock, ServiceMetrics } from '@mnemo/service-kit';
 import { Sequence } from '../shared/sequence.js';
 import type { PromptStore } from '../kv-store/prompt-store.port.js';
 import { CrossModelReuse, type CachedPlans } from './cross-model.reuse.js';
@@ -25,18 +25,8 @@ function pt(r2: number, quality: number, prefillMs: number, taskLoss: number): P
 // Full reuse is far off on top-1 but within 1% on task loss.
 const FRONTIER = [pt(0, 0.8, 1, 0.004), pt(2, 0.99, 3, 0.002), pt(6, 0.999, 8, 0.001), pt(LAYERS, 1, 10, 0)];
 
-class ManualClock implements Clock {
-  mono = 1_000;
-  monotonicMs(): number {
-    return this.mono;
-  }
-  unixMs(): number {
-    return 1_700_000_000_000 + this.mono;
-  }
-}
-
 function node(opts: { latencyBudgetMs?: number; load?: number; task?: boolean } = {}) {
-  const clock = new ManualClock();
+  const clock = new ManualClock(1_000);
   const asked: PlanRequest[] = [];
   const plans: CachedPlans = {
     cachedPlan: (_b, _d, req) => (asked.push(req), choosePlan(FRONTIER, req)),

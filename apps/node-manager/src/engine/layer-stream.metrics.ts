@@ -1,22 +1,12 @@
-import { Counter } from 'prom-client';
 import type { EngineLayerStream, LayerStreamCounters } from '@mnemo/engine';
-import type { ServiceMetrics } from '@mnemo/service-kit';
+import { metricBuilders, type ServiceMetrics } from '@mnemo/service-kit';
 
 /** Per model, the layer stream cache's totals since start; read from the engine at scrape time. */
 export class LayerStreamMetrics {
   constructor(metrics: ServiceMetrics, models: readonly string[], stream: EngineLayerStream) {
-    const registers = [metrics.registry];
+    const { tallyBy } = metricBuilders(metrics.registry);
     const total = (name: string, help: string, pick: (c: LayerStreamCounters) => number) =>
-      new Counter({
-        name,
-        help,
-        labelNames: ['model'],
-        registers,
-        collect() {
-          this.reset();
-          for (const model of models) this.inc({ model }, pick(stream.stats(model)));
-        },
-      });
+      tallyBy(name, help, ['model'], () => models.map((model) => [{ model }, pick(stream.stats(model))] as const));
     total(
       'mnemo_kv_stream_stall_seconds_total',
       'Time compute waited on a layer whose KV the layer stream cache had not brought in yet (stream stall time)',

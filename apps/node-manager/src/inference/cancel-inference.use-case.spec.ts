@@ -62,19 +62,14 @@ describe(CancelInferenceUseCase.name, () => {
     expect(inbox.events).toEqual([expect.objectContaining({ done: true, finishReason: FinishReason.CANCELLED })]);
   });
 
-  it('ends an abandoned attempt silently: nothing reaches the inbox another attempt uses', () => {
+  it.each([
+    ['ends an abandoned attempt silently: nothing reaches the inbox another attempt uses', 1, true, 0],
+    ['leaves another attempt of the same request alone', 2, false, 1],
+  ])('%s', (_name, runningAttempt, stopped, left) => {
     const { sut, store, inbox, add } = setup();
-    add(1);
-    expect(sut.execute(new CancelInferenceCommand('r1', 'dispatch_timeout', 1, true))).toBe(true);
-    expect(store.size).toBe(0);
-    expect(inbox.events).toEqual([]);
-  });
-
-  it('leaves another attempt of the same request alone', () => {
-    const { sut, store, inbox, add } = setup();
-    add(2);
-    expect(sut.execute(new CancelInferenceCommand('r1', 'dispatch_timeout', 1, true))).toBe(false);
-    expect(store.size).toBe(1);
+    add(runningAttempt);
+    expect(sut.execute(new CancelInferenceCommand('r1', 'dispatch_timeout', 1, true))).toBe(stopped);
+    expect(store.size).toBe(left);
     expect(inbox.events).toEqual([]);
   });
 

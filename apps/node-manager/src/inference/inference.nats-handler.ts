@@ -10,7 +10,7 @@ import {
   nodeInferSubject,
   ScheduleReplySchema,
 } from '@mnemo/proto';
-import { decodeRequest, endWithError, NatsResponders, natsTraceContext, tracerFor } from '@mnemo/service-kit';
+import { decodeRequest, endWithError, NatsResponders, natsTraceContext, resultOneof, tracerFor } from '@mnemo/service-kit';
 import { trace } from '@opentelemetry/api';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { AdmitInferenceCommand } from './admit-inference.command.js';
@@ -71,12 +71,10 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
         }
       },
       reply: (o) =>
-        encodeMessage(
-          ScheduleReplySchema,
-          'ok' in o
-            ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt, bootId: o.ok.bootId }
-            : { result: { case: 'error', value: o.error } },
-        ),
+        encodeMessage(ScheduleReplySchema, {
+          result: resultOneof(o, 'nodeId', (ok) => ok.nodeId),
+          ...('ok' in o ? { attempt: o.ok.attempt, bootId: o.ok.bootId } : {}),
+        }),
     });
     this.nats.consume(
       nodeCancelSubject(this.config.NODE_ID),

@@ -1,6 +1,5 @@
-import { Counter } from 'prom-client';
 import type { Engine } from '@mnemo/engine';
-import { VllmEventsPublisher, type JsonLogger, type ServiceMetrics, type VllmEventBatch } from '@mnemo/service-kit';
+import { metricBuilders, VllmEventsPublisher, type JsonLogger, type ServiceMetrics, type VllmEventBatch } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import { VllmEventsBridge } from './vllm-events.bridge.js';
 
@@ -38,16 +37,7 @@ export async function startVllmEvents(
     config.kvStore.eventsMs,
   );
   const unwatch = engine.watchChunks((e) => bridge.onChunk(e));
-  const tally = (name: string, help: string, read: () => number) =>
-    new Counter({
-      name,
-      help,
-      registers: [metrics.registry],
-      collect() {
-        this.reset();
-        this.inc(read());
-      },
-    });
+  const { tally } = metricBuilders(metrics.registry);
   tally(
     'mnemo_node_vllm_events_total',
     'Block events published in vLLM format (BlockStored / BlockRemoved, one per chunk and tier)',

@@ -1,5 +1,4 @@
-import { Counter, Gauge } from 'prom-client';
-import type { ServiceMetrics } from '@mnemo/service-kit';
+import { metricBuilders, type ServiceMetrics } from '@mnemo/service-kit';
 import type { KvStore } from '../kv-store/kv.store.js';
 import type { ChunkPeerClient } from './chunk-peer.client.js';
 import type { PeerAwarePromptStore } from './peer-aware.prompt-store.js';
@@ -7,28 +6,14 @@ import type { PeerAwarePromptStore } from './peer-aware.prompt-store.js';
 /** Node ↔ node KV transfer, read from the tallies at scrape time (no metric objects on the hot path). */
 export class PeerMetrics {
   constructor(metrics: ServiceMetrics, client: ChunkPeerClient, prompts?: PeerAwarePromptStore, store?: KvStore) {
-    const registers = [metrics.registry];
-    const tally = (name: string, help: string, read: () => number) =>
-      new Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          this.reset();
-          this.inc(read());
-        },
-      });
+    const { tally, tallyBy, sampled } = metricBuilders(metrics.registry);
     tally('mnemo_kv_peer_fetch_bytes_total', 'Verified KV bytes pulled from other nodes', () => client.counters.bytes);
-    new Counter({
-      name: 'mnemo_kv_peer_link_bytes_total',
-      help: "Verified KV bytes pulled from each peer, by its gRPC address (this node's inbound links; `other` past 4 × the channel limit)",
-      labelNames: ['peer'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [peer, bytes] of client.bytesByPeer) this.inc({ peer }, bytes);
-      },
-    });
+    tallyBy(
+      'mnemo_kv_peer_link_bytes_total',
+      "Verified KV bytes pulled from each peer, by its gRPC address (this node's inbound links; `other` past 4 × the channel limit)",
+      ['peer'],
+      () => [...client.bytesByPeer].map(([peer, bytes]) => [{ peer }, bytes] as const),
+    );
     tally('mnemo_kv_peer_fetch_chunks_total', 'Chunk layer ranges pulled from other nodes and verified', () => client.counters.chunks);
     tally(
       'mnemo_kv_peer_fetch_misses_total',
@@ -51,14 +36,7 @@ export class PeerMetrics {
       'gRPC channels to peers closed after being idle (or to keep at most 64)',
       () => client.counters.evicted,
     );
-    new Gauge({
-      name: 'mnemo_kv_peer_channels',
-      help: 'gRPC channels to peers open now',
-      registers,
-      collect() {
-        this.set(client.openChannels);
-      },
-    });
+    sampled('mnemo_kv_peer_channels', 'gRPC channels to peers open now', () => client.openChannels);
     tally('mnemo_kv_peer_restores_total', 'Prefills that fetched their prefix from another node', () => prompts?.counters.plans ?? 0);
     tally('mnemo_kv_peer_restore_failures_total', 'Peer restores that failed and were recomputed', () => prompts?.counters.failures ?? 0);
     tally(

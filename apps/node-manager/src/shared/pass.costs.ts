@@ -1,6 +1,5 @@
-import { Gauge } from 'prom-client';
 import { attentionChunkPairs, NodeCostMeters, type MeasuredCosts, type StartingSeq } from '@mnemo/kv-core';
-import type { ServiceMetrics } from '@mnemo/service-kit';
+import { metricBuilders, type ServiceMetrics } from '@mnemo/service-kit';
 
 /** Where one prompt's KV came from in a prefill pass, tokens (the restore plan's sources; none restored: zeros). */
 export interface PassSeq {
@@ -29,16 +28,13 @@ export class PassCosts {
     this.meters = new NodeCostMeters(maxBatch);
     if (!metrics) return;
     const costs = () => this.costs();
-    new Gauge({
-      name: 'mnemo_node_measured_cost_ms',
-      help:
-        "This node's costs per 256-token chunk as it measured them from its prefill passes and reports to the scheduler: " +
+    metricBuilders(metrics.registry).sampledBy(
+      'mnemo_node_measured_cost_ms',
+      "This node's costs per 256-token chunk as it measured them from its prefill passes and reports to the scheduler: " +
         'recompute, attention (per chunk of context a computed chunk attends over), host and ssd (restore), peer (pull), ' +
         'and slot (how often a full batch frees a slot); absent until measured',
-      labelNames: ['term'],
-      registers: [metrics.registry],
-      collect() {
-        this.reset();
+      ['term'],
+      () => {
         const c = costs();
         const terms: Array<[string, number | undefined]> = [
           ['recompute', c.recomputeMsPerChunk],
@@ -48,9 +44,9 @@ export class PassCosts {
           ['peer', c.peerMsPerChunk],
           ['slot', c.slotMs],
         ];
-        for (const [term, v] of terms) if (v !== undefined) this.set({ term }, v);
+        return terms.flatMap(([term, v]) => (v === undefined ? [] : [[{ term }, v] as const]));
       },
-    });
+    );
   }
 
   /** Prefill passes measured so far. */

@@ -8,7 +8,7 @@ import {
   QueueGroups,
   Subjects,
 } from '@mnemo/proto';
-import { NatsResponders } from '@mnemo/service-kit';
+import { NatsResponders, resultOneof } from '@mnemo/service-kit';
 import { AdviseCommand } from './advise.command.js';
 import { AdviseUseCase } from './advise.use-case.js';
 import { advisoryInfo } from './advisory.info.js';
@@ -29,22 +29,14 @@ export class AdvisoriesNatsHandler implements OnApplicationBootstrap {
       operation: 'advise',
       request: AdvisoryRequestSchema,
       handle: (r) => this.advise.execute(new AdviseCommand(r.tenant, r.sessionId, r.model, r.expectedArrivalUnixMs, r.ordered, r.priority)),
-      reply: (o) =>
-        encodeMessage(
-          AdvisoryReplySchema,
-          'ok' in o ? { result: { case: 'advisory', value: advisoryInfo(o.ok) } } : { result: { case: 'error', value: o.error } },
-        ),
+      reply: (o) => encodeMessage(AdvisoryReplySchema, { result: resultOneof(o, 'advisory', advisoryInfo) }),
       queue: QueueGroups.SCHEDULER,
     });
     this.nats.respond(Subjects.INVALIDATE, {
       operation: 'invalidate',
       request: InvalidateAdvisoryRequestSchema,
       handle: (r) => this.invalidate.execute(new InvalidateAdvisoryCommand(r.tenant, r.advisoryId)),
-      reply: (o) =>
-        encodeMessage(
-          InvalidateAdvisoryReplySchema,
-          'ok' in o ? { result: { case: 'found', value: true } } : { result: { case: 'error', value: o.error } },
-        ),
+      reply: (o) => encodeMessage(InvalidateAdvisoryReplySchema, { result: resultOneof(o, 'found', () => true) }),
       queue: QueueGroups.SCHEDULER,
     });
   }

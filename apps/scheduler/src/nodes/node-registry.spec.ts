@@ -1,6 +1,6 @@
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { HeartbeatSchema, type Heartbeat } from '@mnemo/proto';
-import { JsonLogger, ServiceMetrics, type Clock } from '@mnemo/service-kit';
+import { JsonLogger, ManualClock, ServiceMetrics } from '@mnemo/service-kit';
 import type { SchedulerConfig } from '../config/scheduler.config.js';
 import { ListClusterModelsUseCase } from '../models/list-cluster-models.use-case.js';
 import { SchedulerMetrics } from '../shared/scheduler.metrics.js';
@@ -8,16 +8,6 @@ import { NodeRegistry, type MembershipChange } from './node.registry.js';
 import { RecordHeartbeatCommand } from './record-heartbeat.command.js';
 import { RecordHeartbeatUseCase } from './record-heartbeat.use-case.js';
 import { SweepNodesUseCase } from './sweep-nodes.use-case.js';
-
-class ManualClock implements Clock {
-  t = 1_000;
-  monotonicMs(): number {
-    return this.t;
-  }
-  unixMs(): number {
-    return 1_700_000_000_000 + this.t;
-  }
-}
 
 /** Init-object form of a Heartbeat (nested messages may be plain objects). */
 type HeartbeatInit = Exclude<MessageInitShape<typeof HeartbeatSchema>, Heartbeat>;
@@ -37,7 +27,7 @@ const hb = (nodeId: string, over: HeartbeatInit = {}): Heartbeat =>
   });
 
 function setup(timeoutMs = 3000) {
-  const clock = new ManualClock();
+  const clock = new ManualClock(1_000);
   const registry = new NodeRegistry();
   const metrics = new SchedulerMetrics(new ServiceMetrics('scheduler-test'));
   const logger = new JsonLogger('test', 'error', () => undefined);
@@ -65,7 +55,7 @@ describe(RecordHeartbeatUseCase.name, () => {
   it('refreshes load and liveness on every beat', () => {
     const { registry, beat, clock } = setup();
     beat(hb('n1'));
-    clock.t = 2_500;
+    clock.mono = 2_500;
     beat(hb('n1', { running: 7 }));
     expect(registry.get('n1')).toMatchObject({ running: 7, lastSeenMs: 2_500 });
     expect(registry.size).toBe(1);
@@ -166,7 +156,7 @@ describe(SweepNodesUseCase.name, () => {
   ])('%s', (_n, now, dropped) => {
     const { sweep, beat, clock, registry } = setup(3000);
     beat(hb('n1'));
-    clock.t = now;
+    clock.mono = now;
     expect(sweep.execute()).toEqual(dropped);
     expect(registry.size).toBe(1 - dropped.length);
   });
@@ -176,7 +166,7 @@ describe(SweepNodesUseCase.name, () => {
     const changes: MembershipChange[] = [];
     registry.onMembership((c) => changes.push(c));
     beat(hb('n1', { bootId: 'b1' }));
-    clock.t += 1501;
+    clock.mono += 1501;
     sweep.execute();
     expect(changes.at(-1)).toEqual({ kind: 'left', nodeId: 'n1', reason: 'timeout', bootId: 'b1' });
   });
@@ -186,7 +176,7 @@ describe(SweepNodesUseCase.name, () => {
     beat(hb('alive'));
     beat(hb('dead'));
     for (let t = 1_500; t <= 4_000; t += 500) {
-      clock.t = t;
+      clock.mono = t;
       beat(hb('alive'));
       sweep.execute();
     }
@@ -199,7 +189,7 @@ describe(SweepNodesUseCase.name, () => {
     beat(hb('n1'));
     beat(hb('n2'));
     expect((await metrics.liveNodes.get()).values[0].value).toBe(2);
-    clock.t += 2000;
+    clock.mono += 2000;
     sweep.execute();
     expect((await metrics.liveNodes.get()).values[0].value).toBe(0);
   });

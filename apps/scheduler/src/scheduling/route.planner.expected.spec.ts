@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { chunkKeys, ErrorCode, ExpectedHoldings, type RoutingPolicyName } from '@mnemo/kv-core';
 import { InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
-import type { Clock } from '@mnemo/service-kit';
+import { ManualClock } from '@mnemo/service-kit';
 import { nodeEntry, plannerFor, schedulerFor } from '../../test/route-planner.fixture.js';
 import type { NodePrefetcher } from '../sessions/node-prefetch.port.js';
 import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
@@ -23,20 +23,10 @@ class ScriptedDispatcher implements NodeDispatcher {
 }
 
 /** Scheduler time: a turn ends some time after it was routed (its prefill backlog has drained), its node's next heartbeat not yet come. */
-class ManualClock implements Clock {
-  unix = 1_700_000_000_000;
-  monotonicMs(): number {
-    return this.unix;
-  }
-  unixMs(): number {
-    return this.unix;
-  }
-}
-
 const noPrefetch: NodePrefetcher = { prefetch: async () => ({ kind: 'unavailable' }), forget: async () => ({ kind: 'unavailable' }) };
 
 function setup(opts: { policy?: RoutingPolicyName; expected?: boolean; running?: Record<string, number> } = {}) {
-  const clock = new ManualClock();
+  const clock = new ManualClock(1_700_000_000_000);
   const expected = opts.expected === false ? null : new ExpectedHoldings(1000, 30_000);
   const nodes = ['a', 'b'].map((id) => nodeEntry(id, { models: [MODEL], running: opts.running?.[id] ?? 0 }));
   const planner = plannerFor(nodes, {
@@ -51,7 +41,7 @@ function setup(opts: { policy?: RoutingPolicyName; expected?: boolean; running?:
   const sut = schedulerFor(planner, dispatcher, noPrefetch, expected);
   let n = 0;
   const send = async (tokens: number[]) => {
-    clock.unix += 500;
+    clock.advance(500);
     const request = create(InferenceRequestSchema, {
       requestId: `r${++n}`,
       tenant: 't',

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { encodeMessage, InferenceRequestSchema, QueueGroups, ScheduleReplySchema, Subjects } from '@mnemo/proto';
-import { NatsResponders, natsTraceContext } from '@mnemo/service-kit';
+import { NatsResponders, natsTraceContext, resultOneof } from '@mnemo/service-kit';
 import { ScheduleInferenceCommand } from './schedule-inference.command.js';
 import { ScheduleInferenceUseCase } from './schedule-inference.use-case.js';
 
@@ -18,12 +18,10 @@ export class ScheduleNatsHandler implements OnApplicationBootstrap {
       request: InferenceRequestSchema,
       handle: (request, msg) => this.useCase.execute(new ScheduleInferenceCommand(request, natsTraceContext(msg))),
       reply: (o) =>
-        encodeMessage(
-          ScheduleReplySchema,
-          'ok' in o
-            ? { result: { case: 'nodeId', value: o.ok.nodeId }, attempt: o.ok.attempt, bootId: o.ok.bootId }
-            : { result: { case: 'error', value: o.error } },
-        ),
+        encodeMessage(ScheduleReplySchema, {
+          result: resultOneof(o, 'nodeId', (ok) => ok.nodeId),
+          ...('ok' in o ? { attempt: o.ok.attempt, bootId: o.ok.bootId } : {}),
+        }),
       queue: QueueGroups.SCHEDULER,
     });
   }

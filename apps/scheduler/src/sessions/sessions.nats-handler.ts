@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { encodeMessage, QueueGroups, SessionDeleteReplySchema, SessionReplySchema, SessionRequestSchema, Subjects } from '@mnemo/proto';
-import { NatsResponders } from '@mnemo/service-kit';
+import { NatsResponders, resultOneof } from '@mnemo/service-kit';
 import { advisoryInfo } from '../advisories/advisory.info.js';
 import { DeleteSessionUseCase } from './delete-session.use-case.js';
 import { GetSessionUseCase } from './get-session.use-case.js';
@@ -22,35 +22,23 @@ export class SessionsNatsHandler implements OnApplicationBootstrap {
       operation: 'session.get',
       handle: (r) => this.get.execute(new SessionCommand(r.tenant, r.sessionId)),
       reply: (o) =>
-        encodeMessage(
-          SessionReplySchema,
-          'ok' in o
-            ? {
-                result: {
-                  case: 'session',
-                  value: {
-                    sessionId: o.ok.session.sessionId,
-                    model: o.ok.session.model,
-                    nodeId: o.ok.session.nodeId,
-                    requests: o.ok.session.requests,
-                    lastUsedUnixMs: o.ok.session.lastUsedMs,
-                    chunks: o.ok.session.chunkKeys.length,
-                    advisory: o.ok.advisory ? advisoryInfo(o.ok.advisory) : undefined,
-                  },
-                },
-              }
-            : { result: { case: 'error', value: o.error } },
-        ),
+        encodeMessage(SessionReplySchema, {
+          result: resultOneof(o, 'session', ({ session, advisory }) => ({
+            sessionId: session.sessionId,
+            model: session.model,
+            nodeId: session.nodeId,
+            requests: session.requests,
+            lastUsedUnixMs: session.lastUsedMs,
+            chunks: session.chunkKeys.length,
+            advisory: advisory ? advisoryInfo(advisory) : undefined,
+          })),
+        }),
     });
     this.nats.respond(Subjects.SESSION_DELETE, {
       ...common,
       operation: 'session.delete',
       handle: (r) => this.del.execute(new SessionCommand(r.tenant, r.sessionId)),
-      reply: (o) =>
-        encodeMessage(
-          SessionDeleteReplySchema,
-          'ok' in o ? { result: { case: 'deleted', value: o.ok } } : { result: { case: 'error', value: o.error } },
-        ),
+      reply: (o) => encodeMessage(SessionDeleteReplySchema, { result: resultOneof(o, 'deleted', (deleted) => deleted) }),
     });
   }
 }

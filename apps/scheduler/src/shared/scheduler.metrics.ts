@@ -1,6 +1,6 @@
-import { Counter, Gauge } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
 import { judgeReservationEnd, type AdvisoryVerdict, type ExpectedHoldingsStats, type KvDirectoryStats } from '@mnemo/kv-core';
-import type { ServiceMetrics } from '@mnemo/service-kit';
+import { ADVISORY_OUTCOMES_HELP, metricBuilders, type ServiceMetrics } from '@mnemo/service-kit';
 
 /** Scheduler-specific metrics, registered on the service's registry. */
 export class SchedulerMetrics {
@@ -35,22 +35,9 @@ export class SchedulerMetrics {
   private expectedSource: () => ExpectedHoldingsStats = () => ({ holdings: 0, confirmed: 0, removed: 0, expired: 0, evicted: 0 });
 
   constructor(metrics: ServiceMetrics) {
-    const registers = [metrics.registry];
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const self = this;
-    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> =>
-      new Counter({ name, help, labelNames, registers });
-    // Sampled at scrape time so a gauge can never drift from what it reads.
-    const sampled = (name: string, help: string, read: () => number): Gauge =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        collect() {
-          this.set(read());
-        },
-      });
-    this.liveNodes = sampled('mnemo_scheduler_live_nodes', 'Nodes with a recent heartbeat', () => self.liveNodesSource());
+    // Gauges are sampled at scrape time so they can never drift from what they read.
+    const { counter, sampled, tally, tallyBy } = metricBuilders(metrics.registry);
+    this.liveNodes = sampled('mnemo_scheduler_live_nodes', 'Nodes with a recent heartbeat', () => this.liveNodesSource());
     this.dispatches = counter(
       'mnemo_scheduler_dispatches_total',
       'Dispatches of an inference to a node, by outcome (admitted, refused, unreachable)',
@@ -92,9 +79,9 @@ export class SchedulerMetrics {
       'Reservations met by their request: hit (ran on the reserved node) or moved (the reserved node could not take it)',
       ['outcome'],
     );
-    this.liveReservations = sampled('mnemo_scheduler_reservations', 'Live advisory reservations', () => self.reservationsSource());
+    this.liveReservations = sampled('mnemo_scheduler_reservations', 'Live advisory reservations', () => this.reservationsSource());
     this.sessions = sampled('mnemo_scheduler_sessions', 'Sessions remembered (bounded by SCHEDULER_MAX_SESSIONS)', () =>
-      self.sessionsSource(),
+      this.sessionsSource(),
     );
     this.kvEvents = counter('mnemo_scheduler_kv_events_total', 'KV events received from nodes, by kind (diff, report)', ['kind']);
     this.sessionTails = counter(
@@ -107,59 +94,45 @@ export class SchedulerMetrics {
       'Full KV reports asked of a node, by reason (joined, unknown, gap)',
       ['reason'],
     );
-    this.directoryKeys = sampled('mnemo_scheduler_kv_directory_keys', 'Chunk keys in the KV directory', () => self.directorySource().keys);
+    this.directoryKeys = sampled('mnemo_scheduler_kv_directory_keys', 'Chunk keys in the KV directory', () => this.directorySource().keys);
     this.directoryHoldings = sampled(
       'mnemo_scheduler_kv_directory_holdings',
       '(chunk key, node) pairs in the KV directory: what SCHEDULER_KV_DIRECTORY_MAX_HOLDINGS bounds',
-      () => self.directorySource().holdings,
+      () => this.directorySource().holdings,
     );
-    this.directoryEvictions = new Counter({
-      name: 'mnemo_scheduler_kv_directory_evictions_total',
-      help: 'Chunk keys the KV directory forgot to stay within its bound',
-      registers,
-      collect() {
-        this.reset();
-        this.inc(self.directorySource().evictions);
-      },
-    });
+    this.directoryEvictions = tally(
+      'mnemo_scheduler_kv_directory_evictions_total',
+      'Chunk keys the KV directory forgot to stay within its bound',
+      () => this.directorySource().evictions,
+    );
     this.expectedHoldings = sampled(
       'mnemo_scheduler_kv_directory_expected_holdings',
       '(key, node) pairs routed and not yet reported by the node (SCHEDULER_EXPECTED_HOLDINGS_MAX bounds them)',
-      () => self.expectedSource().holdings,
+      () => this.expectedSource().holdings,
     );
-    this.expectedOutcomes = new Counter({
-      name: 'mnemo_scheduler_kv_directory_expected_outcomes_total',
-      help:
-        'How expected holdings ended: confirmed (a KV event stored the chunk), removed ' +
+    this.expectedOutcomes = tallyBy(
+      'mnemo_scheduler_kv_directory_expected_outcomes_total',
+      'How expected holdings ended: confirmed (a KV event stored the chunk), removed ' +
         '(evicted on the node, or its dispatch failed), expired (TTL), evicted (bound)',
-      labelNames: ['outcome'],
-      registers,
-      collect() {
-        const s = self.expectedSource();
-        this.reset();
-        for (const outcome of ['confirmed', 'removed', 'expired', 'evicted'] as const) this.inc({ outcome }, s[outcome]);
+      ['outcome'],
+      () => {
+        const s = this.expectedSource();
+        return (['confirmed', 'removed', 'expired', 'evicted'] as const).map((outcome) => [{ outcome }, s[outcome]] as const);
       },
-    });
+    );
     this.expectedLookups = counter(
       'mnemo_scheduler_kv_directory_expected_lookups_total',
       "Routings that consulted the expected holdings: hit (the request's chunks " +
         'or a prompt it extends were expected on a node), miss (nothing expected)',
       ['outcome'],
     );
-    this.advisoryOutcomes = new Counter({
-      name: 'mnemo_advisory_outcomes_total',
-      help:
-        'Advisories judged (kv-core advisory.outcome), by outcome and reason: hit (found, held), missed (partial, absent: on the advised ' +
-        'node; moved: ran elsewhere), spurious (expired: no request came). Nodes judge arrivals, the scheduler moves and expiries',
-      labelNames: ['outcome', 'reason'],
-      registers,
-      collect() {
-        this.reset();
-        for (const { verdict, count } of self.judged.values()) this.inc({ outcome: verdict.outcome, reason: verdict.reason }, count);
-        const expired = self.expiriesSource();
-        const v = judgeReservationEnd('expired')!;
-        if (expired > 0) this.inc({ outcome: v.outcome, reason: v.reason }, expired);
-      },
+    this.advisoryOutcomes = tallyBy('mnemo_advisory_outcomes_total', ADVISORY_OUTCOMES_HELP, ['outcome', 'reason'], () => {
+      const rows = [...this.judged.values()].map(
+        ({ verdict, count }) => [{ outcome: verdict.outcome, reason: verdict.reason }, count] as const,
+      );
+      const expired = this.expiriesSource();
+      const v = judgeReservationEnd('expired')!;
+      return expired > 0 ? [...rows, [{ outcome: v.outcome, reason: v.reason }, expired] as const] : rows;
     });
   }
 

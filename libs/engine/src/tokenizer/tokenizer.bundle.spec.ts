@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tinyBpeTokenizer } from '../../test/bpe.fixture.js';
+import { tinyBpeTokenizer, writeChatBpeTokenizer } from '../../test/bpe.fixture.js';
 import { loadTokenizerDir } from './tokenizer.loader.js';
 import { readTokenizerBundle, tokenizerFromBundle } from './tokenizer.bundle.js';
 
@@ -11,19 +11,7 @@ describe(readTokenizerBundle.name, () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('packs a directory’s tokenizer so the other side tokenizes exactly like the directory', async () => {
-    writeFileSync(
-      join(dir, 'tokenizer.json'),
-      JSON.stringify(
-        tinyBpeTokenizer(
-          [
-            ['h', 'e'],
-            ['l', 'l'],
-          ],
-          ['<|endoftext|>', '<|im_start|>', '<|im_end|>'],
-        ),
-      ),
-    );
-    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ bos_token: '<|endoftext|>', eos_token: { content: '<|im_end|>' } }));
+    writeChatBpeTokenizer(dir, { bos_token: '<|endoftext|>', eos_token: { content: '<|im_end|>' } });
     const bundle = (await readTokenizerBundle(dir))!;
     expect(bundle.sha256).toMatch(/^[0-9a-f]{64}$/);
     const sut = tokenizerFromBundle(bundle.bytes);

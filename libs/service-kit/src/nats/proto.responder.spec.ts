@@ -3,7 +3,7 @@ import type { Msg } from '@nats-io/transport-node';
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { StringValueSchema } from '@bufbuild/protobuf/wkt';
 import { JsonLogger } from '../json.logger.js';
-import { protoResponder, type ErrorReplyInit } from './proto.responder.js';
+import { protoResponder, resultOneof, type ErrorReplyInit } from './proto.responder.js';
 
 type Outcome = { ok: string } | { error: ErrorReplyInit };
 
@@ -66,5 +66,15 @@ describe(protoResponder.name, () => {
     expect(logged).toHaveLength(1);
     expect(reply.message).toContain(String(logged[0]!.errorId));
     expect(reply.message).not.toContain('db down');
+  });
+});
+
+describe(resultOneof.name, () => {
+  const error = { code: ErrorCode.NotFound, message: 'gone' };
+  it.each([
+    ['a result under its case, mapped', { ok: 2 }, { case: 'count', value: 4 }],
+    ['an error under `error`, as it is', { error }, { case: 'error', value: error }],
+  ])('%s', (_name, outcome, expected) => {
+    expect(resultOneof(outcome, 'count', (n) => n * 2)).toEqual(expected);
   });
 });

@@ -33,6 +33,18 @@ export function toErrorReply(e: unknown, logger: JsonLogger, operation: string):
   return { code: ErrorCode.Internal, message: `internal error (id ${errorId})` };
 }
 
+/** What a responder's `reply` encodes: the handler's result, or the error it threw. */
+export type ReplyOutcome<R> = { readonly ok: R } | { readonly error: ErrorReplyInit };
+
+/** The `result` oneof of a reply whose other arm is `error`: the handler's result (as `value` maps it) under `okCase`, or the error. */
+export function resultOneof<R, C extends string, V>(
+  o: ReplyOutcome<R>,
+  okCase: C,
+  value: (ok: R) => V,
+): { case: C; value: V } | { case: 'error'; value: ErrorReplyInit } {
+  return 'ok' in o ? { case: okCase, value: value(o.ok) } : { case: 'error', value: o.error };
+}
+
 export interface ProtoResponderOptions<D extends DescMessage, R> {
   /** Names the operation in metrics and logs. */
   readonly operation: string;
@@ -40,7 +52,7 @@ export interface ProtoResponderOptions<D extends DescMessage, R> {
   /** `msg`: the NATS message itself (its headers carry the caller's trace context). */
   readonly handle: (request: MessageShape<D>, msg: NatsMsg) => Promise<R> | R;
   /** Encodes the reply message: the handler's result, or the error it threw. */
-  readonly reply: (outcome: { readonly ok: R } | { readonly error: ErrorReplyInit }) => Uint8Array;
+  readonly reply: (outcome: ReplyOutcome<R>) => Uint8Array;
   readonly logger: JsonLogger;
   /** When set, every request is counted and timed under `operation`. */
   readonly metrics?: ServiceMetrics;

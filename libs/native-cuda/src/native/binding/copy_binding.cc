@@ -83,12 +83,7 @@ Napi::Value BatchCopy(const Napi::CallbackInfo& info) {
   return promise;
 }
 
-Napi::Object InitCopy(Napi::Env env, Napi::Object exports) {
-  SetFunctions(env, exports, {{"batchCopy", BatchCopy}});
-  return exports;
-}
+MNEMO_REGISTER_FUNCTIONS(copy, {"batchCopy", BatchCopy});
 
 }  // namespace
 }  // namespace mnemo::binding
-
-MNEMO_REGISTER_BINDING(copy, mnemo::binding::InitCopy);

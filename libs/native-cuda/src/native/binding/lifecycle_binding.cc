@@ -95,17 +95,13 @@ Napi::Value ExternalMemory(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(Napi::MemoryManagement::AdjustExternalMemory(info.Env(), 0)));
 }
 
-Napi::Object InitLifecycle(Napi::Env env, Napi::Object exports) {
-  SetFunctions(env, exports, {{"init", Init},
-                              {"close", Close},
-                              {"version", Version},
-                              {"cudaInfo", CudaInfo},
-                              {"stats", Stats},
-                              {"externalMemory", ExternalMemory}});
-  return exports;
-}
+MNEMO_REGISTER_FUNCTIONS(lifecycle,
+                         {"init", Init},
+                         {"close", Close},
+                         {"version", Version},
+                         {"cudaInfo", CudaInfo},
+                         {"stats", Stats},
+                         {"externalMemory", ExternalMemory});
 
 }  // namespace
 }  // namespace mnemo::binding
-
-MNEMO_REGISTER_BINDING(lifecycle, mnemo::binding::InitLifecycle);

@@ -65,14 +65,10 @@ Napi::Value HostMemoryKindOf(const Napi::CallbackInfo& info) {
   return Napi::String::New(info.Env(), HostMemoryKindName(PreferredKind(State(info.Env()))));
 }
 
-Napi::Object InitMemory(Napi::Env env, Napi::Object exports) {
-  SetFunctions(env, exports, {{"allocHostBuffer", AllocHostBuffer},
-                              {"hostMemoryKind", HostMemoryKindOf},
-                              {"freeHostBuffer", FreeHostBuffer}});
-  return exports;
-}
+MNEMO_REGISTER_FUNCTIONS(memory,
+                         {"allocHostBuffer", AllocHostBuffer},
+                         {"hostMemoryKind", HostMemoryKindOf},
+                         {"freeHostBuffer", FreeHostBuffer});
 
 }  // namespace
 }  // namespace mnemo::binding
-
-MNEMO_REGISTER_BINDING(memory, mnemo::binding::InitMemory);

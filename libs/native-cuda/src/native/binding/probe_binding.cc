@@ -171,18 +171,14 @@ Napi::Value SelectCrc32cJs(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-Napi::Object InitProbes(Napi::Env env, Napi::Object exports) {
-  SetFunctions(env, exports, {{"probeMemcpy", ProbeMemcpyJs},
-                              {"probeDirectIo", ProbeDirectIoJs},
-                              {"dropPageCache", DropPageCacheJs},
-                              {"ioInfo", IoInfo},
-                              {"crc32c", Crc32cJs},
-                              {"crc32cImplementations", Crc32cImplementationsJs},
-                              {"selectCrc32c", SelectCrc32cJs}});
-  return exports;
-}
+MNEMO_REGISTER_FUNCTIONS(probes,
+                         {"probeMemcpy", ProbeMemcpyJs},
+                         {"probeDirectIo", ProbeDirectIoJs},
+                         {"dropPageCache", DropPageCacheJs},
+                         {"ioInfo", IoInfo},
+                         {"crc32c", Crc32cJs},
+                         {"crc32cImplementations", Crc32cImplementationsJs},
+                         {"selectCrc32c", SelectCrc32cJs});
 
 }  // namespace
 }  // namespace mnemo::binding
-
-MNEMO_REGISTER_BINDING(probes, mnemo::binding::InitProbes);

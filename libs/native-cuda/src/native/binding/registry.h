@@ -1,9 +1,10 @@
 // Self-registration of binding files, so that adding a binding never edits addon.cc.
 //
 // Each src/native/binding/*.cc ends with
-//   MNEMO_REGISTER_BINDING(copy, InitCopy);
-// where `Napi::Object InitCopy(Napi::Env env, Napi::Object exports)` adds its functions to
-// `exports` (and returns it). addon.cc calls every registered init in name order, so the
+//   MNEMO_REGISTER_BINDING(host_pool, InitHostPool);
+// where `Napi::Object InitHostPool(Napi::Env env, Napi::Object exports)` adds what it exports to
+// `exports` (and returns it), or, for a binding that only exports functions, inside its namespace
+//   MNEMO_REGISTER_FUNCTIONS(copy, {"batchCopy", BatchCopy}); addon.cc calls every registered init in name order, so the
 // module's shape does not depend on static-initialisation order across files.
 //
 // Ownership: entries hold plain function pointers to functions with static storage;
@@ -61,3 +62,11 @@ inline void SetFunctions(Napi::Env env, Napi::Object target, std::initializer_li
 #define MNEMO_REGISTER_BINDING(name, initFn)                                        \
   static ::mnemo::binding::BindingRegistrar mnemo_binding_registrar_##name( \
       #name, initFn)
+
+// A binding whose init only sets functions on `exports`: `...` lists {name, callback} pairs.
+#define MNEMO_REGISTER_FUNCTIONS(name, ...)                                                        \
+  static ::mnemo::binding::BindingRegistrar mnemo_binding_registrar_##name(                        \
+      #name, [](Napi::Env env, Napi::Object exports) {                                             \
+        ::mnemo::binding::SetFunctions(env, exports, {__VA_ARGS__});                               \
+        return exports;                                                                            \
+      })

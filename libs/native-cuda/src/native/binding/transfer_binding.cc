@@ -172,12 +172,7 @@ Napi::Value Transfer(const Napi::CallbackInfo& info) {
   return promise;
 }
 
-Napi::Object InitTransfer(Napi::Env env, Napi::Object exports) {
-  SetFunctions(env, exports, {{"transfer", Transfer}});
-  return exports;
-}
+MNEMO_REGISTER_FUNCTIONS(transfer, {"transfer", Transfer});
 
 }  // namespace
 }  // namespace mnemo::binding
-
-MNEMO_REGISTER_BINDING(transfer, mnemo::binding::InitTransfer);

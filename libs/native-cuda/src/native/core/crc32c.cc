@@ -109,30 +109,11 @@ inline uint64_t Load64(const uint8_t* p) {
 
 #ifdef MNEMO_CRC_TARGET
 // Three streams of `block` bytes each per round, merged with `shift` (appends `block`
-// zero bytes). Works on the raw (inverted) register.
-MNEMO_CRC_TARGET inline void ThreeStreams(uint64_t& crc0, const uint8_t*& p, size_t& n,
-                                          size_t block, const uint32_t (&shift)[4][256]) {
-  while (n >= 3 * block) {
-    uint64_t crc1 = 0;
-    uint64_t crc2 = 0;
-    const uint8_t* end = p + block;
-    do {
-      crc0 = MNEMO_CRC_U64(crc0, Load64(p));
-      crc1 = MNEMO_CRC_U64(crc1, Load64(p + block));
-      crc2 = MNEMO_CRC_U64(crc2, Load64(p + 2 * block));
-      p += 8;
-    } while (p < end);
-    crc0 = Shift(shift, static_cast<uint32_t>(crc0)) ^ crc1;
-    crc0 = Shift(shift, static_cast<uint32_t>(crc0)) ^ crc2;
-    p += 2 * block;
-    n -= 3 * block;
-  }
-}
-
-// ThreeStreams that also copies: each 8-byte word is loaded once, stored to `dst` and fed to
-// the CRC.
-MNEMO_CRC_TARGET inline void ThreeStreamsCopy(uint64_t& crc0, uint8_t*& d, const uint8_t*& p, size_t& n,
-                                              size_t block, const uint32_t (&shift)[4][256]) {
+// zero bytes). Works on the raw (inverted) register. kCopy: each 8-byte word is loaded once,
+// stored to `d` and fed to the CRC; otherwise `d` is not touched.
+template <bool kCopy>
+MNEMO_CRC_TARGET inline void ThreeStreams(uint64_t& crc0, uint8_t*& d, const uint8_t*& p, size_t& n, size_t block,
+                                          const uint32_t (&shift)[4][256]) {
   while (n >= 3 * block) {
     uint64_t crc1 = 0;
     uint64_t crc2 = 0;
@@ -141,49 +122,55 @@ MNEMO_CRC_TARGET inline void ThreeStreamsCopy(uint64_t& crc0, uint8_t*& d, const
       const uint64_t w0 = Load64(p);
       const uint64_t w1 = Load64(p + block);
       const uint64_t w2 = Load64(p + 2 * block);
-      std::memcpy(d, &w0, 8);
-      std::memcpy(d + block, &w1, 8);
-      std::memcpy(d + 2 * block, &w2, 8);
+      if constexpr (kCopy) {
+        std::memcpy(d, &w0, 8);
+        std::memcpy(d + block, &w1, 8);
+        std::memcpy(d + 2 * block, &w2, 8);
+        d += 8;
+      }
       crc0 = MNEMO_CRC_U64(crc0, w0);
       crc1 = MNEMO_CRC_U64(crc1, w1);
       crc2 = MNEMO_CRC_U64(crc2, w2);
       p += 8;
-      d += 8;
     } while (p < end);
     crc0 = Shift(shift, static_cast<uint32_t>(crc0)) ^ crc1;
     crc0 = Shift(shift, static_cast<uint32_t>(crc0)) ^ crc2;
     p += 2 * block;
-    d += 2 * block;
+    if constexpr (kCopy) d += 2 * block;
     n -= 3 * block;
   }
 }
 
-MNEMO_CRC_TARGET uint32_t HardwareCopyImpl(uint32_t crc, void* dst, const void* src, size_t length) {
+// Both stream sizes, then what is left 8 bytes and then one byte at a time; returns the
+// finished (uninverted) CRC.
+template <bool kCopy>
+MNEMO_CRC_TARGET inline uint32_t Streams(uint64_t crc0, uint8_t* d, const uint8_t* p, size_t n) {
   const Tables& t = T();
-  const auto* p = static_cast<const uint8_t*>(src);
-  auto* d = static_cast<uint8_t*>(dst);
-  size_t n = length;
-  uint64_t crc0 = ~crc;
-  ThreeStreamsCopy(crc0, d, p, n, kLong, t.shift_long);
-  ThreeStreamsCopy(crc0, d, p, n, kShort, t.shift_short);
+  ThreeStreams<kCopy>(crc0, d, p, n, kLong, t.shift_long);
+  ThreeStreams<kCopy>(crc0, d, p, n, kShort, t.shift_short);
   while (n >= 8) {
     const uint64_t w = Load64(p);
-    std::memcpy(d, &w, 8);
+    if constexpr (kCopy) {
+      std::memcpy(d, &w, 8);
+      d += 8;
+    }
     crc0 = MNEMO_CRC_U64(crc0, w);
     p += 8;
-    d += 8;
     n -= 8;
   }
   while (n > 0) {
-    *d++ = *p;
+    if constexpr (kCopy) *d++ = *p;
     crc0 = MNEMO_CRC_U8(crc0, *p++);
     --n;
   }
   return ~static_cast<uint32_t>(crc0);
 }
 
+MNEMO_CRC_TARGET uint32_t HardwareCopyImpl(uint32_t crc, void* dst, const void* src, size_t length) {
+  return Streams<true>(~crc, static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), length);
+}
+
 MNEMO_CRC_TARGET uint32_t HardwareImpl(uint32_t crc, const void* data, size_t length) {
-  const Tables& t = T();
   const auto* p = static_cast<const uint8_t*>(data);
   size_t n = length;
   uint64_t crc0 = ~crc;
@@ -191,18 +178,7 @@ MNEMO_CRC_TARGET uint32_t HardwareImpl(uint32_t crc, const void* data, size_t le
     crc0 = MNEMO_CRC_U8(crc0, *p++);
     --n;
   }
-  ThreeStreams(crc0, p, n, kLong, t.shift_long);
-  ThreeStreams(crc0, p, n, kShort, t.shift_short);
-  while (n >= 8) {
-    crc0 = MNEMO_CRC_U64(crc0, Load64(p));
-    p += 8;
-    n -= 8;
-  }
-  while (n > 0) {
-    crc0 = MNEMO_CRC_U8(crc0, *p++);
-    --n;
-  }
-  return ~static_cast<uint32_t>(crc0);
+  return Streams<false>(crc0, nullptr, p, n);
 }
 #endif
 
