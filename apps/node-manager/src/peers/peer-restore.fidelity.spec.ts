@@ -43,6 +43,34 @@ describe(PeerAwarePromptStore.name, () => {
     sources: [{ nodeId: 'a', address, chunkKeys: [...storedPrompt(turn1).chunkKeys, turn1Partial()] }],
   });
 
+  // A's chunks served by a real gRPC server that rewrites what it sends: a corrupting or a stale peer.
+  type Served = { key: string; layerStart: number; layerEnd: number; payload?: Uint8Array };
+  const servePeer = async (rewrite: (c: Served, layerStart: number) => object) => {
+    const useCase = new FetchChunksUseCase(a.store);
+    const server = new Server();
+    server.addService(loadGrpcServices().ChunkTransfer, {
+      FetchChunks: async (call: ServerWritableStream<{ keys: string[]; layerStart: number; layerEnd: number }, unknown>) => {
+        for await (const c of useCase.execute(call.request.keys, call.request.layerStart, call.request.layerEnd))
+          call.write(rewrite(c as Served, call.request.layerStart));
+        call.end();
+      },
+    });
+    const port = await new Promise<number>((res, rej) =>
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+    );
+    return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
+  };
+  // The prefill whose restore fails: no output, the sequence dropped, one failure counted.
+  const prefillFails = async (c: PeerNode, sut: PeerAwarePromptStore, p: StoredPrompt) => {
+    await expect(
+      c.engine.prefill([
+        { seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) },
+      ]),
+    ).resolves.toEqual([]);
+    expect(c.engine.hasSequence('x')).toBe(false);
+    expect(sut.counters.failures).toBe(1);
+  };
+
   it(
     'turn 2 on another node, its prefix fetched from the first, ' + 'equals a fresh prefill and the node that stayed, bit for bit',
     async () => {
@@ -73,43 +101,22 @@ describe(PeerAwarePromptStore.name, () => {
   it(
     'a corrupting peer drops its sequence from the pass (no output); ' + 'the retry leaves that peer out and recomputes the same tokens',
     async () => {
-      const useCase = new FetchChunksUseCase(a.store);
-      const server = new Server();
-      server.addService(loadGrpcServices().ChunkTransfer, {
-        FetchChunks: async (call: ServerWritableStream<{ keys: string[]; layerStart: number; layerEnd: number }, unknown>) => {
-          for await (const c of useCase.execute(call.request.keys, call.request.layerStart, call.request.layerEnd)) {
-            // Layer 2 of every chunk arrives with one flipped bit under the original CRC.
-            const payload = c.payload as Uint8Array | undefined;
-            call.write(
-              call.request.layerStart === 2 && payload
-                ? { ...c, payload: Uint8Array.from(payload, (x, i) => (i === 7 ? x ^ 0x10 : x)) }
-                : c,
-            );
-          }
-          call.end();
-        },
-      });
-      const port = await new Promise<number>((res, rej) =>
-        server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+      // Layer 2 of every chunk arrives with one flipped bit under the original CRC.
+      const peer = await servePeer((c, layerStart) =>
+        layerStart === 2 && c.payload ? { ...c, payload: Uint8Array.from(c.payload, (x, i) => (i === 7 ? x ^ 0x10 : x)) } : c,
       );
       const c = await startPeerNode();
       try {
         const sut = new PeerAwarePromptStore(c.store, c.store, client);
-        const p = withSource(turn2, `127.0.0.1:${port}`);
-        await expect(
-          c.engine.prefill([
-            { seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) },
-          ]),
-        ).resolves.toEqual([]);
-        expect(c.engine.hasSequence('x')).toBe(false);
-        expect(sut.counters.failures).toBe(1);
+        const p = withSource(turn2, peer.address);
+        await prefillFails(c, sut, p);
         expect(sut.restorableUntil(p, 0)).toBe(0);
         const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
         expect(retried.restored).toBe(0);
         expect(retried.out).toEqual(fresh.out);
         expect(bits(retried.kv)).toEqual(bits(fresh.kv));
       } finally {
-        server.forceShutdown();
+        peer.close();
         await c.close();
       }
     },
@@ -118,29 +125,15 @@ describe(PeerAwarePromptStore.name, () => {
     'a peer that says it no longer holds one chunk is left out for that chunk only: ' +
       'the retry still fetches the chunk before it from the same peer, bit for bit',
     async () => {
-      const useCase = new FetchChunksUseCase(a.store);
       const gone = storedPrompt(turn1).chunkKeys[1]!;
-      const server = new Server();
-      server.addService(loadGrpcServices().ChunkTransfer, {
-        FetchChunks: async (call: ServerWritableStream<{ keys: string[]; layerStart: number; layerEnd: number }, unknown>) => {
-          for await (const c of useCase.execute(call.request.keys, call.request.layerStart, call.request.layerEnd))
-            call.write(c.key === gone ? { key: c.key, layerStart: c.layerStart, layerEnd: c.layerEnd, missing: true } : c);
-          call.end();
-        },
-      });
-      const port = await new Promise<number>((res, rej) =>
-        server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+      const peer = await servePeer((c) =>
+        c.key === gone ? { key: c.key, layerStart: c.layerStart, layerEnd: c.layerEnd, missing: true } : c,
       );
       const c = await startPeerNode();
       try {
         const sut = new PeerAwarePromptStore(c.store, c.store, client);
-        const p = withSource(turn2, `127.0.0.1:${port}`);
-        await expect(
-          c.engine.prefill([
-            { seqId: 'x', model: MODEL, tokens: turn2, sampling: GREEDY, cacheSalt: 't', restore: (d) => sut.restorePlan(p, d) },
-          ]),
-        ).resolves.toEqual([]);
-        expect(sut.counters.failures).toBe(1);
+        const p = withSource(turn2, peer.address);
+        await prefillFails(c, sut, p);
         // The peer is still a source, for the run of chunks before the one it lost.
         expect(sut.restorableUntil(p, 0)).toBe(256);
         const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
@@ -149,7 +142,7 @@ describe(PeerAwarePromptStore.name, () => {
         expect(retried.out).toEqual(fresh.out);
         expect(bits(retried.kv)).toEqual(bits(fresh.kv));
       } finally {
-        server.forceShutdown();
+        peer.close();
         await c.close();
       }
     },

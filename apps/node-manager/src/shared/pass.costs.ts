@@ -1,4 +1,4 @@
-import { attentionChunkPairs, NodeCostMeters, type MeasuredCosts, type StartingSeq } from '@mnemo/kv-core';
+import { attentionChunkPairs, NodeCostMeters } from '@mnemo/kv-core';
 import { metricBuilders, type ServiceMetrics } from '@mnemo/service-kit';
 
 /** Where one prompt's KV came from in a prefill pass, tokens (the restore plan's sources; none restored: zeros). */
@@ -21,11 +21,9 @@ export interface PassedSeq {
  * full batch frees a slot (kv-core NodeCostMeters), for its heartbeats: the scheduler prices the
  * node with them. Exported as `mnemo_node_measured_cost_ms{term}`.
  */
-export class PassCosts {
-  private readonly meters: NodeCostMeters;
-
+export class PassCosts extends NodeCostMeters {
   constructor(metrics?: ServiceMetrics, maxBatch = 1) {
-    this.meters = new NodeCostMeters(maxBatch);
+    super(maxBatch);
     if (!metrics) return;
     const costs = () => this.costs();
     metricBuilders(metrics.registry).sampledBy(
@@ -47,11 +45,6 @@ export class PassCosts {
         return terms.flatMap(([term, v]) => (v === undefined ? [] : [[{ term }, v] as const]));
       },
     );
-  }
-
-  /** Prefill passes measured so far. */
-  get passes(): number {
-    return this.meters.passes;
   }
 
   /**
@@ -81,29 +74,6 @@ export class PassCosts {
       ssd += s.restored?.ssd ?? 0;
       peer += s.restored?.peer ?? 0;
     }
-    this.meters.pass({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer, attentionChunkPairs: pairs });
-  }
-
-  /** A prefill pass of these prompts starts at `nowMs` (monotonic): its expected time, for the heartbeat. */
-  passStarted(seqs: readonly StartingSeq[], nowMs: number): void {
-    this.meters.passStarted(seqs, nowMs);
-  }
-
-  passEnded(): void {
-    this.meters.passEnded();
-  }
-
-  /** Expected time left of the prefill pass in flight at `nowMs` (monotonic), ms; 0 with none. */
-  prefillBusyMs(nowMs: number): number {
-    return this.meters.prefillBusyMs(nowMs);
-  }
-
-  /** A sequence left the batch after `residencyMs` in it (its first token to its last). */
-  sequenceFinished(residencyMs: number): void {
-    this.meters.sequenceFinished(residencyMs);
-  }
-
-  costs(): MeasuredCosts {
-    return this.meters.costs();
+    this.pass({ ms, computedTokens: computed, hostTokens: host, ssdTokens: ssd, peerTokens: peer, attentionChunkPairs: pairs });
   }
 }

@@ -358,7 +358,7 @@ export class TwinNode {
   }
 
   private finish(s: TwinSeq, now: number): void {
-    if (s.firstTokenAt !== undefined) this.passCosts.finished(now - s.firstTokenAt);
+    if (s.firstTokenAt !== undefined) this.passCosts.sequenceFinished(now - s.firstTokenAt);
     this.seqs.delete(s.id);
     this.ranker?.forget(s.id);
     this.heartbeats.onRemoved(now);
