@@ -37,7 +37,8 @@ export const TRACE_TARGETS: Record<string, BenchmarkTargets> = {
   'twin-trace-mooncake-conversation_trace': {
     what:
       "Mooncake's published FAST'25 conversation trace (12,031 requests, one hour) through the twin's prefill pool: " +
-      "LLaMA3-70B on modelled 8 × A800 instances, Figs. 5, 9 and 10 against the paper, replayed at the trace's own timestamps with nothing fitted (docs/traces.md)",
+      'LLaMA3-70B on modelled 8 × A800 instances, Figs. 5, 9 and 10 against the paper, ' +
+      "replayed at the trace's own timestamps with nothing fitted (docs/traces.md)",
     keys: [
       { path: 'trace.requests', what: 'requests replayed (the whole hour)', target: { op: '=', value: 12031 } },
       {
