@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
-import { CHUNK_TOKENS, SERVING_SYSTEMS } from '@mnemo/kv-core';
+import { CHUNK_TOKENS, percentile, SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { loadTrace, runPrefillPool, traceStats, traceText } from '@mnemo/twin';
 import { arg, counter, freePort, round, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
@@ -58,8 +58,6 @@ const stats = traceStats({ ...loaded, requests: slice });
 console.log(
   `slice: ${slice.length} of ${loaded.requests.length} requests, ${stats.duration_s * TIME_SCALE} s, max hit rate ${stats.max_hit_rate}`,
 );
-
-const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 
 /** Requests, failures, mean and p99 TTFT and hit rate of replayed requests (one pass or several pooled). */
 function summarize(done) {

@@ -1,17 +1,8 @@
 // One twin run of a paper experiment, measured the way the papers measure: requests sent after
 // the warm-up only, mean TTFT and TPOT, and each instance's load sampled once a second.
+import { mean, median, percentile as pct } from '@mnemo/kv-core';
 import { ClosedLoopUsers, TwinCluster } from '@mnemo/twin';
 
-const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const pct = (xs, p) => {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-};
 const round = (x, d = 2) => (x === null || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
 
 /**

@@ -1,6 +1,7 @@
 // The plan's whole-cluster verification, apart from the twin. A cell (plan.search.mjs) sees too few
 // of the workload's rare very long sessions to set the P99, so the cell's answer is only an
 // estimate: it is run whole, and stepped up on whole runs until it meets the SLO or cannot.
+import { percentile } from '@mnemo/kv-core';
 import { rooflineCompute } from '@mnemo/twin';
 
 /**
@@ -47,11 +48,6 @@ export function verifyWhole(run, { start, max, floorGain }) {
   return { instances: hi, reason: null, runs };
 }
 
-const quantile = (xs, p) => {
-  const a = [...xs].sort((x, y) => x - y);
-  return a[Math.max(0, Math.ceil(p * a.length) - 1)];
-};
-
 /**
  * A lower bound on P99 TTFT at any number of instances: each request's prefill of the tokens no
  * cache can hold — the first turn's document and message (the system prompt is shared), a later
@@ -75,5 +71,6 @@ export function ttftFloorMs(sessions, hw, { p = 0.99, maxContext = hw.maxContext
       history = prompt + turn.reply;
     }
   }
-  return Math.round(quantile(times, p) * 10) / 10;
+  // The nearest-rank quantile (kv-core percentile, `p` a fraction here).
+  return Math.round(percentile(times, p * 100) * 10) / 10;
 }

@@ -1,17 +1,12 @@
 // `npm run twin -- validate`: runs the twin on the multi-round benchmark's own workload, cluster
 // and cost model (bench/multiround, bench/results/multiround.json) with the costs this machine's
 // calibration measured, and compares each system's TTFT with the live run's per-pass figures.
-import { SERVING_SYSTEMS } from '@mnemo/kv-core';
+import { mean, median, SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { multiroundCluster, summarizeRun, TwinCluster } from '@mnemo/twin';
 import { DEFAULT_WORKLOAD, workload } from '@mnemo/testkit';
 import { measuredCosts, multiroundSetup } from './setup.mjs';
 
 const round = (x, d = 3) => (x === null || x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** What the twin leaves out, in words (docs/twin.md §Limits explains each). */
 export const NOT_MODELLED = [
