@@ -290,6 +290,14 @@ describe(route.name, () => {
       costs,
       [['a', ['k0', 'k1', 'k2']]],
     ],
+    // Two peers with the same run at the same price, listed c first: the smaller id serves, as on every replica.
+    [
+      'a tie between peers goes to the smaller id',
+      [node('a', { running: 9 }), node('b'), node('c', { running: 9 })],
+      [held('c', 'host', 'host'), held('a', 'host', 'host')],
+      costs,
+      [['a', ['k0', 'k1']]],
+    ],
     // c's run is cut where fetching stops paying: its k1 on SSD over a slow pull (6 + 12 > 16).
     [
       'a run is cut where fetching stops paying',

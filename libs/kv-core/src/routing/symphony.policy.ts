@@ -121,7 +121,7 @@ function peerRun(
   const recompute = recomputeSpanMs(c, from, total);
   let best: { ms: number; peer?: string; end: number } = { ms: recompute, end: from };
   if (!Number.isFinite(c.peerMsPerChunk)) return best;
-  for (const p of [...prefixes.values()].sort((x, y) => (x.nodeId < y.nodeId ? -1 : 1))) {
+  for (const p of prefixes.values()) {
     if (p.nodeId === puller || p.prefixChunks <= from) continue;
     const read = (measured.get(p.nodeId) ?? base).loadMsPerChunk;
     // Fetching [from, end) and recomputing [end, total): the end with the lowest total on this peer.
@@ -130,7 +130,9 @@ function peerRun(
       saved += recomputeSpanMs(c, i, i + 1) - (read[p.tiers[i] as DirectoryTier] + c.peerMsPerChunk);
       if (saved > bestSaved) [bestSaved, end] = [saved, i + 1];
     }
-    if (recompute - bestSaved < best.ms) best = { ms: recompute - bestSaved, peer: p.nodeId, end };
+    const ms = recompute - bestSaved;
+    // Ties to the smaller node id, so scheduler replicas agree; recomputing keeps a tie with any peer.
+    if (ms < best.ms || (ms === best.ms && best.peer !== undefined && p.nodeId < best.peer)) best = { ms, peer: p.nodeId, end };
   }
   return best;
 }
