@@ -5,7 +5,6 @@ import { JsonLogger, NATS_CONNECTION, NatsModule, ServiceMetrics } from '@mnemo/
 import { PROFILER_CONFIG, type ProfilerConfig } from './config/profiler.config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ModelsModule } from './models/models.module.js';
-import { ProfilerResponder } from './nats/profiler.responder.js';
 import { ModelPairsModule } from './pairs/model-pairs.module.js';
 import { HttpErrorFilter } from './http/http-error.filter.js';
 import { PlansModule } from './plans/plans.module.js';
@@ -24,10 +23,9 @@ export class AppModule {
         { provide: JsonLogger, useValue: logger },
         { provide: ServiceMetrics, useValue: metrics },
         { provide: NATS_CONNECTION, useValue: nats },
-        ProfilerResponder,
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],
-      exports: [PROFILER_CONFIG, JsonLogger, ServiceMetrics, NATS_CONNECTION, ProfilerResponder],
+      exports: [PROFILER_CONFIG, JsonLogger, ServiceMetrics, NATS_CONNECTION],
     };
   }
 }

@@ -12,6 +12,7 @@ export * from './nats/nats.endpoints.js';
 export * from './nats/nats.module.js';
 export * from './nats/proto.responder.js';
 export * from './nats/nats.responders.js';
+export * from './nats/nats.entry-points.js';
 export * from './nats/nats.request.js';
 export * from './boot.js';
 export * from './run-once.js';

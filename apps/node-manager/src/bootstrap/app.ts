@@ -20,7 +20,6 @@ import { createEngine, syntheticBase } from '../engine/engine.factory.js';
 import { LayerStreamMetrics } from '../engine/layer-stream.metrics.js';
 import { HEARTBEAT_TASK } from '../heartbeat/heartbeat.module.js';
 import { PublishHeartbeatUseCase } from '../heartbeat/publish-heartbeat.use-case.js';
-import { InferenceNatsHandler } from '../inference/inference.nats-handler.js';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
 import { NodeMetrics } from '../shared/node.metrics.js';
 import { KvEventsPublisher } from '../kv-events/kv-events.publisher.js';
@@ -39,6 +38,7 @@ import { eCacheModel, ECacheTier } from '../droidspeak/e-cache.tier.js';
 import { ReusePlanCache } from '../droidspeak/reuse-plan.cache.js';
 import { startVllmEvents, type VllmEventsHandle } from '../interop/vllm-events.wiring.js';
 import type { HoldingChange } from '@mnemo/kv-core';
+import { nodeInferSubject } from '@mnemo/proto';
 import { BoundedRecords, tracerFor } from '@mnemo/service-kit';
 import { DropLog } from '../why/drop.log.js';
 import { KvRecorder } from '../why/kv.recorder.js';
@@ -278,7 +278,7 @@ export async function startNodeManager(env: Readonly<Record<string, string | und
         lifecycle.accepting = false;
         heartbeat.stop();
         app.get(PublishHeartbeatUseCase).execute(); // goodbye: schedulers stop routing here now
-        await endpoints.close(app.get(InferenceNatsHandler).inferSubject);
+        await endpoints.close(nodeInferSubject(config.NODE_ID));
         await scheduler.drain(config.NODE_DRAIN_TIMEOUT_MS!);
         await close('graceful');
         logger.emit('info', 'node-manager stopped', { nodeId: config.NODE_ID });

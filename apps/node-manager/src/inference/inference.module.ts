@@ -12,6 +12,5 @@ import { InferenceNatsHandler } from './inference.nats-handler.js';
 @Module({
   imports: [BatchingModule, ElasticModule, PrefetchModule],
   providers: [CancelledAttempts, AdmitInferenceUseCase, CancelInferenceUseCase, FlowControlUseCase, InferenceNatsHandler],
-  exports: [InferenceNatsHandler],
 })
 export class InferenceModule {}

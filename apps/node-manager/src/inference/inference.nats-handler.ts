@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import {
   CancelRequestSchema,
   encodeMessage,
@@ -10,7 +9,7 @@ import {
   nodeInferSubject,
   ScheduleReplySchema,
 } from '@mnemo/proto';
-import { decodeRequest, endWithError, NatsResponders, natsTraceContext, resultOneof, tracerFor } from '@mnemo/service-kit';
+import { decodeRequest, endWithError, natsEntryPoints, natsTraceContext, resultOneof, tracerFor } from '@mnemo/service-kit';
 import { trace } from '@opentelemetry/api';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { AdmitInferenceCommand } from './admit-inference.command.js';
@@ -26,24 +25,12 @@ import { NodeLifecycle } from '../shared/node.lifecycle.js';
  * nodeCancel(NODE_ID) → CancelInferenceUseCase and nodeFlow(NODE_ID) → FlowControlUseCase
  * (fire-and-forget: no reply; a malformed one is logged and dropped).
  */
-@Injectable()
-export class InferenceNatsHandler implements OnApplicationBootstrap {
-  constructor(
-    @Inject(NatsResponders) private readonly nats: NatsResponders,
-    @Inject(AdmitInferenceUseCase) private readonly admit: AdmitInferenceUseCase,
-    @Inject(CancelInferenceUseCase) private readonly cancel: CancelInferenceUseCase,
-    @Inject(FlowControlUseCase) private readonly flow: FlowControlUseCase,
-    @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
-    @Inject(NodeLifecycle) private readonly lifecycle: NodeLifecycle,
-  ) {}
-
-  get inferSubject(): string {
-    return nodeInferSubject(this.config.NODE_ID);
-  }
-
-  onApplicationBootstrap(): void {
-    const replyDelayMs = this.config.NODE_ADMIT_REPLY_DELAY_MS!;
-    this.nats.respond(this.inferSubject, {
+export const InferenceNatsHandler = natsEntryPoints(
+  'InferenceNatsHandler',
+  [AdmitInferenceUseCase, CancelInferenceUseCase, FlowControlUseCase, NODE_CONFIG, NodeLifecycle],
+  (nats, admit, cancel, flow, config: NodeManagerConfig, lifecycle) => {
+    const replyDelayMs = config.NODE_ADMIT_REPLY_DELAY_MS!;
+    nats.respond(nodeInferSubject(config.NODE_ID), {
       operation: 'admit',
       request: InferenceRequestSchema,
       handle: async (request, msg) => {
@@ -53,7 +40,7 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
           {
             attributes: {
               'mnemo.request_id': request.requestId,
-              'mnemo.node_id': this.config.NODE_ID,
+              'mnemo.node_id': config.NODE_ID,
               'mnemo.attempt': request.attempt,
               'mnemo.prompt_tokens': request.tokens.length,
             },
@@ -61,10 +48,10 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
           parent,
         );
         try {
-          const nodeId = this.admit.execute(new AdmitInferenceCommand(request, trace.setSpan(parent, span)));
+          const nodeId = admit.execute(new AdmitInferenceCommand(request, trace.setSpan(parent, span)));
           if (replyDelayMs > 0) await sleep(replyDelayMs);
           span.end();
-          return { nodeId, attempt: request.attempt, bootId: this.lifecycle.bootId };
+          return { nodeId, attempt: request.attempt, bootId: lifecycle.bootId };
         } catch (e) {
           endWithError(span, e);
           throw e;
@@ -76,17 +63,17 @@ export class InferenceNatsHandler implements OnApplicationBootstrap {
           ...('ok' in o ? { attempt: o.ok.attempt, bootId: o.ok.bootId } : {}),
         }),
     });
-    this.nats.consume(
-      nodeCancelSubject(this.config.NODE_ID),
+    nats.consume(
+      nodeCancelSubject(config.NODE_ID),
       'cancel',
       (data) => decodeRequest(CancelRequestSchema, data),
-      (c) => this.cancel.execute(new CancelInferenceCommand(c.requestId, c.reason, c.attempt, c.silent)),
+      (c) => cancel.execute(new CancelInferenceCommand(c.requestId, c.reason, c.attempt, c.silent)),
     );
-    this.nats.consume(
-      nodeFlowSubject(this.config.NODE_ID),
+    nats.consume(
+      nodeFlowSubject(config.NODE_ID),
       'flow control',
       (data) => decodeRequest(FlowControlSchema, data),
-      (f) => this.flow.execute(new FlowControlCommand(f.requestId, f.attempt, f.pause)),
+      (f) => flow.execute(new FlowControlCommand(f.requestId, f.attempt, f.pause)),
     );
-  }
-}
+  },
+);

@@ -1,8 +1,7 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ErrorCode, MnemoError } from '@mnemo/kv-core';
 import { encodeMessage, QueueGroups, TokenizerChunkReplySchema, TokenizerChunkRequestSchema, tokenizerSubject } from '@mnemo/proto';
-import { NATS_CONNECTION, NatsResponders } from '@mnemo/service-kit';
+import { NATS_CONNECTION, natsEntryPoints } from '@mnemo/service-kit';
 import type { TokenizerBundle } from '@mnemo/engine';
 import { ServedTokenizers } from './served-tokenizers.js';
 
@@ -13,19 +12,14 @@ export const TOKENIZER_SLICE_BYTES = 512 * 1024;
  * tokenizerSubject(sha256) for each bundle this node holds (queue group `tokenizers`: any node
  * with the same bytes may answer) → the slice of the bundle at the requested offset.
  */
-@Injectable()
-export class TokenizersNatsHandler implements OnApplicationBootstrap {
-  constructor(
-    @Inject(NatsResponders) private readonly nats: NatsResponders,
-    @Inject(ServedTokenizers) private readonly tokenizers: ServedTokenizers,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const maxPayload = this.nc.info?.max_payload ?? 1024 * 1024;
+export const TokenizersNatsHandler = natsEntryPoints(
+  'TokenizersNatsHandler',
+  [ServedTokenizers, NATS_CONNECTION],
+  (nats, tokenizers, nc: NatsConnection) => {
+    const maxPayload = nc.info?.max_payload ?? 1024 * 1024;
     const slice = Math.max(1024, Math.min(TOKENIZER_SLICE_BYTES, maxPayload - 4096));
-    for (const bundle of this.tokenizers.bundles()) {
-      this.nats.respond(tokenizerSubject(bundle.sha256), {
+    for (const bundle of tokenizers.bundles()) {
+      nats.respond(tokenizerSubject(bundle.sha256), {
         operation: 'tokenizer_chunk',
         request: TokenizerChunkRequestSchema,
         handle: (req) => sliceOf(bundle, req.offset, slice),
@@ -34,8 +28,8 @@ export class TokenizersNatsHandler implements OnApplicationBootstrap {
         queue: QueueGroups.TOKENIZERS,
       });
     }
-  }
-}
+  },
+);
 
 function sliceOf(bundle: TokenizerBundle, offset: number, max: number): { totalBytes: number; data: Uint8Array } {
   if (offset > bundle.bytes.length)

@@ -1,6 +1,5 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { encodeMessage, NodeKvRecordSchema, NodeWhyRequestSchema, nodeWhySubject } from '@mnemo/proto';
-import { decodeOrWarn, decodeRequest, NatsResponders } from '@mnemo/service-kit';
+import { decodeOrWarn, decodeRequest, natsEntryPoints } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { KV_RECORDER, type KvRecorder } from './kv.recorder.js';
 
@@ -8,25 +7,18 @@ import { KV_RECORDER, type KvRecorder } from './kv.recorder.js';
 const MAX_KEYS = 4096;
 
 /** nodeWhy(NODE_ID) → this node's record of a request and what it knows of the chunks it did not serve. */
-@Injectable()
-export class WhyNatsHandler implements OnApplicationBootstrap {
-  constructor(
-    @Inject(NatsResponders) private readonly nats: NatsResponders,
-    @Inject(KV_RECORDER) private readonly recorder: KvRecorder,
-    @Inject(NODE_CONFIG) private readonly config: NodeManagerConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.nats.listen(nodeWhySubject(this.config.NODE_ID), (msg) => {
-      const req = decodeOrWarn(this.nats.logger, 'why request', () => decodeRequest(NodeWhyRequestSchema, msg.data));
+export const WhyNatsHandler = natsEntryPoints(
+  'WhyNatsHandler',
+  [KV_RECORDER, NODE_CONFIG],
+  (nats, recorder: KvRecorder, config: NodeManagerConfig) => {
+    nats.listen(nodeWhySubject(config.NODE_ID), (msg) => {
+      const req = decodeOrWarn(nats.logger, 'why request', () => decodeRequest(NodeWhyRequestSchema, msg.data));
       if (!req) return encodeMessage(NodeKvRecordSchema, { found: false });
-      const r = this.recorder.records.get(req.requestId);
+      const r = recorder.records.get(req.requestId);
       const drops = req.chunkKeys
         .slice(0, MAX_KEYS)
         .flatMap((key) =>
-          this.recorder.drops
-            .get(key)
-            .map((d) => ({ key, reason: d.reason, tier: d.tier, policy: d.policy, atUnixMs: BigInt(d.atUnixMs) })),
+          recorder.drops.get(key).map((d) => ({ key, reason: d.reason, tier: d.tier, policy: d.policy, atUnixMs: BigInt(d.atUnixMs) })),
         );
       if (!r) return encodeMessage(NodeKvRecordSchema, { found: false, drops });
       return encodeMessage(NodeKvRecordSchema, {
@@ -46,5 +38,5 @@ export class WhyNatsHandler implements OnApplicationBootstrap {
         firstTokenUnixMs: BigInt(r.firstTokenUnixMs),
       });
     });
-  }
-}
+  },
+);

@@ -1,4 +1,3 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import {
   AdvisoryReplySchema,
   AdvisoryRequestSchema,
@@ -8,7 +7,7 @@ import {
   QueueGroups,
   Subjects,
 } from '@mnemo/proto';
-import { NatsResponders, resultOneof } from '@mnemo/service-kit';
+import { natsEntryPoints, resultOneof } from '@mnemo/service-kit';
 import { AdviseCommand } from './advise.command.js';
 import { AdviseUseCase } from './advise.use-case.js';
 import { advisoryInfo } from './advisory.info.js';
@@ -16,28 +15,23 @@ import { InvalidateAdvisoryCommand } from './invalidate-advisory.command.js';
 import { InvalidateAdvisoryUseCase } from './invalidate-advisory.use-case.js';
 
 /** ADVISE / INVALIDATE (queue group `scheduler`) → the advisory use cases. */
-@Injectable()
-export class AdvisoriesNatsHandler implements OnApplicationBootstrap {
-  constructor(
-    @Inject(NatsResponders) private readonly nats: NatsResponders,
-    @Inject(AdviseUseCase) private readonly advise: AdviseUseCase,
-    @Inject(InvalidateAdvisoryUseCase) private readonly invalidate: InvalidateAdvisoryUseCase,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.nats.respond(Subjects.ADVISE, {
+export const AdvisoriesNatsHandler = natsEntryPoints(
+  'AdvisoriesNatsHandler',
+  [AdviseUseCase, InvalidateAdvisoryUseCase],
+  (nats, advise, invalidate) => {
+    nats.respond(Subjects.ADVISE, {
       operation: 'advise',
       request: AdvisoryRequestSchema,
-      handle: (r) => this.advise.execute(new AdviseCommand(r.tenant, r.sessionId, r.model, r.expectedArrivalUnixMs, r.ordered, r.priority)),
+      handle: (r) => advise.execute(new AdviseCommand(r.tenant, r.sessionId, r.model, r.expectedArrivalUnixMs, r.ordered, r.priority)),
       reply: (o) => encodeMessage(AdvisoryReplySchema, { result: resultOneof(o, 'advisory', advisoryInfo) }),
       queue: QueueGroups.SCHEDULER,
     });
-    this.nats.respond(Subjects.INVALIDATE, {
+    nats.respond(Subjects.INVALIDATE, {
       operation: 'invalidate',
       request: InvalidateAdvisoryRequestSchema,
-      handle: (r) => this.invalidate.execute(new InvalidateAdvisoryCommand(r.tenant, r.advisoryId)),
+      handle: (r) => invalidate.execute(new InvalidateAdvisoryCommand(r.tenant, r.advisoryId)),
       reply: (o) => encodeMessage(InvalidateAdvisoryReplySchema, { result: resultOneof(o, 'found', () => true) }),
       queue: QueueGroups.SCHEDULER,
     });
-  }
-}
+  },
+);

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Subjects } from '@mnemo/proto';
-import { JsonLogger, NATS_CONNECTION, NatsEndpoints } from '@mnemo/service-kit';
+import { NATS_CONNECTION, natsEntryPoints } from '@mnemo/service-kit';
 import { WHY_RECORDS } from './why.ports.js';
 import type { RoutingRecord, RoutingRecords } from './routing.records.js';
 
@@ -16,41 +15,34 @@ const MAX_RECORD_BYTES = 4 << 20;
  * stale first attempt a replica kept after another one re-routed the request on failover.
  * A replica started later knows the records made since it started.
  */
-@Injectable()
-export class WhyRecordShare implements OnApplicationBootstrap {
-  private readonly replica = randomUUID();
-
-  constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
-    @Inject(WHY_RECORDS) private readonly records: RoutingRecords,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.records.onRecord = (record) => {
-      if (this.nc.isClosed() || this.nc.isDraining()) return;
+export const WhyRecordShare = natsEntryPoints(
+  'WhyRecordShare',
+  [NATS_CONNECTION, WHY_RECORDS],
+  (nats, nc: NatsConnection, records: RoutingRecords) => {
+    const replica = randomUUID();
+    records.onRecord = (record) => {
+      if (nc.isClosed() || nc.isDraining()) return;
       // Sharing is best effort: a record that does not get out leaves `why` to this replica's copy, never fails the routing.
       try {
-        this.nc.publish(Subjects.WHY_RECORD, JSON.stringify({ from: this.replica, record }));
+        nc.publish(Subjects.WHY_RECORD, JSON.stringify({ from: replica, record }));
       } catch (e) {
-        this.logger.emit('warn', 'routing record not shared', { err: String(e) });
+        nats.logger.emit('warn', 'routing record not shared', { err: String(e) });
       }
     };
-    this.endpoints.listen(Subjects.WHY_RECORD, (msg) => {
+    nats.listen(Subjects.WHY_RECORD, (msg) => {
       if (msg.data.length > MAX_RECORD_BYTES) return;
       try {
         const m = JSON.parse(new TextDecoder().decode(msg.data)) as { from?: unknown; record?: unknown };
-        if (m.from === this.replica) return;
+        if (m.from === replica) return;
         const r = checked(m.record);
-        if (r) this.records.adopt(r);
-        else this.logger.emit('warn', 'malformed routing record ignored', { from: String(m.from) });
+        if (r) records.adopt(r);
+        else nats.logger.emit('warn', 'malformed routing record ignored', { from: String(m.from) });
       } catch (e) {
-        this.logger.emit('warn', 'malformed routing record ignored', { err: String(e) });
+        nats.logger.emit('warn', 'malformed routing record ignored', { err: String(e) });
       }
     });
-  }
-}
+  },
+);
 
 /** The record when it has a record's shape (fields `why` reads), else null. */
 function checked(x: unknown): RoutingRecord | null {

@@ -1,35 +1,25 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { encodeMessage, Subjects, WhyReplySchema, WhyRequestSchema } from '@mnemo/proto';
-import { decodeRequest, JsonLogger, NatsEndpoints, toErrorReply } from '@mnemo/service-kit';
-import { WhyUseCase } from './why.use-case.js';
+import { encodeMessage, QueueGroups, Subjects, WhyReplySchema, WhyRequestSchema } from '@mnemo/proto';
+import { natsEntryPoints, type ReplyOutcome } from '@mnemo/service-kit';
+import { WhyUseCase, type WhyOutcome } from './why.use-case.js';
 
 /**
  * WHY, in the `scheduler` queue group: one replica answers, and since every replica keeps every
  * routing record (WhyRecordShare) the answer is the same whichever. An id nobody routed, or one
  * whose record aged out, is answered not_found at once (no fan-out, no wait for a timeout).
  */
-@Injectable()
-export class WhyNatsHandler implements OnApplicationBootstrap {
-  constructor(
-    @Inject(NatsEndpoints) private readonly endpoints: NatsEndpoints,
-    @Inject(WhyUseCase) private readonly useCase: WhyUseCase,
-    @Inject(JsonLogger) private readonly logger: JsonLogger,
-  ) {}
+export const WhyNatsHandler = natsEntryPoints('WhyNatsHandler', [WhyUseCase], (nats, useCase) => {
+  nats.respond(Subjects.WHY, {
+    operation: 'why',
+    request: WhyRequestSchema,
+    handle: (r) => useCase.execute(r),
+    reply: (o) => encodeMessage(WhyReplySchema, { result: whyResult(o) }),
+    timed: false,
+    queue: QueueGroups.SCHEDULER,
+  });
+});
 
-  onApplicationBootstrap(): void {
-    this.endpoints.listen(
-      Subjects.WHY,
-      async (msg) => {
-        try {
-          const o = await this.useCase.execute(decodeRequest(WhyRequestSchema, msg.data));
-          if (o.kind === 'not_found')
-            return encodeMessage(WhyReplySchema, { result: { case: 'error', value: { code: 'not_found', message: 'no such request' } } });
-          return encodeMessage(WhyReplySchema, { result: { case: 'explanation', value: o.explanation } });
-        } catch (e) {
-          return encodeMessage(WhyReplySchema, { result: { case: 'error', value: toErrorReply(e, this.logger, 'why') } });
-        }
-      },
-      'scheduler',
-    );
-  }
+function whyResult(o: ReplyOutcome<WhyOutcome>) {
+  if ('error' in o) return { case: 'error', value: o.error } as const;
+  if (o.ok.kind === 'not_found') return { case: 'error', value: { code: 'not_found', message: 'no such request' } } as const;
+  return { case: 'explanation', value: o.ok.explanation } as const;
 }
