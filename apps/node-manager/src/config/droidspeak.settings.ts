@@ -1,4 +1,6 @@
 import { QUALITY_METRICS, type QualityMetric } from '@mnemo/kv-core';
+import type { ConfigOf } from '@mnemo/service-kit';
+import type { droidSpeakSchema } from './droidspeak.schema.js';
 
 /** NODE_DROIDSPEAK_* parsed: whether and how a derived model's request reuses its base's KV. */
 export interface DroidSpeakSettings {
@@ -19,15 +21,8 @@ export interface DroidSpeakSettings {
   readonly qualityMetrics: ReadonlyMap<string, QualityMetric>;
 }
 
-export interface DroidSpeakEnv {
-  readonly NODE_DROIDSPEAK?: string;
-  readonly NODE_DROIDSPEAK_MAX_LOSS_BP?: number;
-  readonly NODE_DROIDSPEAK_LATENCY_BUDGET_MS?: number;
-  readonly NODE_DROIDSPEAK_PLAN_TIMEOUT_MS?: number;
-  readonly NODE_DROIDSPEAK_E_CACHE?: string;
-  readonly NODE_DROIDSPEAK_BASES?: readonly string[];
-  readonly NODE_DROIDSPEAK_QUALITY_METRICS?: readonly string[];
-}
+/** The NODE_DROIDSPEAK_* variables as loadConfig reads them. */
+export type DroidSpeakEnv = Partial<ConfigOf<typeof droidSpeakSchema>>;
 
 /**
  * The base a model catalog names for a derived model. The catalog is the engine's: it is handed in

@@ -1,5 +1,7 @@
 import { freemem } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import type { ConfigOf } from '@mnemo/service-kit';
+import type { kvStoreSchema } from './kv-store.schema.js';
 
 /** One SSD pool device as configured: a file (created when missing) or a raw block device. */
 export interface SsdPoolSetting {
@@ -32,19 +34,8 @@ export interface KvStoreSettings {
   readonly faultSkipRestoreCrc?: boolean;
 }
 
-export interface KvStoreEnv {
-  readonly NODE_ID: string;
-  readonly NODE_DATA_DIR?: string;
-  readonly NODE_KV_STORE?: string;
-  readonly NODE_KV_HOST_POOL?: string;
-  readonly NODE_KV_HOST_DEVICES?: number;
-  readonly NODE_KV_SSD_POOLS?: readonly string[];
-  readonly NODE_KV_BANDWIDTHS?: readonly string[];
-  readonly NODE_KV_SSD_TTL_MS?: number;
-  readonly NODE_KV_IO_BACKEND?: string;
-  readonly NODE_KV_EVENTS_MS?: number;
-  readonly NODE_KV_SSD_QUEUE_MB?: number;
-}
+/** The NODE_KV_* variables as loadConfig reads them, and the node's id (the default pool files carry it). */
+export type KvStoreEnv = Partial<ConfigOf<typeof kvStoreSchema>> & { readonly NODE_ID: string };
 
 /** Default host pool: a quarter of the memory free at start, at most 1 GiB. */
 export const DEFAULT_HOST_POOL_CAP = 1024 ** 3;
