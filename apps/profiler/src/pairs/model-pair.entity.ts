@@ -1,11 +1,7 @@
 import { CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
-/**
- * A base → derived pair whose KV caches may be reused across (DroidSpeak): table
- * `model_pairs`, unique per (base, derived), both ends foreign keys to `models`.
- */
-@Entity({ name: 'model_pairs' })
-export class ModelPairEntity {
+/** The columns of a table with one row per base → derived pair: the pair is its primary key. */
+export abstract class PairKeyedRow {
   @PrimaryColumn({ name: 'base_model_id', type: 'text' })
   baseModelId!: string;
 
@@ -15,3 +11,10 @@ export class ModelPairEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }
+
+/**
+ * A base → derived pair whose KV caches may be reused across (DroidSpeak): table
+ * `model_pairs`, unique per (base, derived), both ends foreign keys to `models`.
+ */
+@Entity({ name: 'model_pairs' })
+export class ModelPairEntity extends PairKeyedRow {}

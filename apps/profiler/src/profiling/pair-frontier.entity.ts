@@ -1,15 +1,10 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
 import type { ProfiledPattern } from '@mnemo/kv-core';
+import { PairKeyedRow } from '../pairs/model-pair.entity.js';
 
 /** The latest Pareto frontier of a pair (cheapest first): table `pair_frontiers`, what the plan service answers from. */
 @Entity({ name: 'pair_frontiers' })
-export class PairFrontierEntity {
-  @PrimaryColumn({ name: 'base_model_id', type: 'text' })
-  baseModelId!: string;
-
-  @PrimaryColumn({ name: 'derived_model_id', type: 'text' })
-  derivedModelId!: string;
-
+export class PairFrontierEntity extends PairKeyedRow {
   @Column({ name: 'job_id', type: 'uuid' })
   jobId!: string;
 
@@ -21,7 +16,4 @@ export class PairFrontierEntity {
 
   @Column({ name: 'full_prefill_ms', type: 'double precision' })
   fullPrefillMs!: number;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
 }
