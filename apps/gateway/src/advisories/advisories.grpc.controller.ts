@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
-import { errorStatus, isMnemoError } from '@mnemo/kv-core';
+import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import { ApiKeyAuthenticator } from '../auth/api-key.authenticator.js';
 import { ErrorReporter } from '../errors/error.reporter.js';
+import { authorizationOf, grpcFailure } from '../grpc/grpc.call.js';
 import { SessionUseCase } from '../sessions/session.use-case.js';
 import { parseAdviseBody } from './advise.command.js';
 import { AdviseUseCase } from './advise.use-case.js';
@@ -52,12 +52,10 @@ export class AdvisoriesGrpcController {
     return (call: ServerUnaryCall<Req, object>, callback: sendUnaryData<object>) => {
       void (async () => {
         try {
-          const header = call.metadata.get('authorization')[0];
-          const tenant = this.auth.authenticate(typeof header === 'string' ? header : header?.toString());
+          const tenant = this.auth.authenticate(authorizationOf(call.metadata));
           callback(null, await handle(call.request, tenant));
         } catch (e) {
-          const mapped = this.reporter.report(e, { transport: 'grpc' });
-          callback({ code: isMnemoError(e) ? errorStatus(e.code).grpc : status.INTERNAL, details: mapped.body.error.message });
+          callback(grpcFailure(this.reporter, e));
         }
       })();
     };

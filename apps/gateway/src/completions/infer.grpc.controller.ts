@@ -1,10 +1,11 @@
 import { grpcTraceContext } from '@mnemo/service-kit';
 import { Inject, Injectable } from '@nestjs/common';
-import { status, type ServerWritableStream, type StatusObject } from '@grpc/grpc-js';
-import { ErrorCode, MnemoError, errorStatus, isMnemoError } from '@mnemo/kv-core';
-import { FinishReason } from '@mnemo/proto';
+import type { ServerWritableStream, StatusObject } from '@grpc/grpc-js';
+import { ErrorCode, MnemoError } from '@mnemo/kv-core';
+import { FinishReason, type KvReuse } from '@mnemo/proto';
 import { ApiKeyAuthenticator } from '../auth/api-key.authenticator.js';
 import { ErrorReporter } from '../errors/error.reporter.js';
+import { authorizationOf, grpcFailure } from '../grpc/grpc.call.js';
 import { parseChatRequest } from './chat-request.parser.js';
 import { parseCompletionRequest } from './completion-request.parser.js';
 import type { InferCommand } from './infer.command.js';
@@ -34,15 +35,8 @@ export interface GrpcInferChunk {
   usage?: { promptTokens: number; completionTokens: number; cachedTokens: number; kvReuse?: GrpcKvReuse };
 }
 
-/** `mnemo.v1.KvReuse`. */
-interface GrpcKvReuse {
-  baseModel: string;
-  r1: number;
-  u1: number;
-  r2: number;
-  recomputedLayers: number[];
-  reusedTokens: number;
-}
+/** `mnemo.v1.KvReuse`: proto-loader's plain object has the generated message's fields. */
+type GrpcKvReuse = Omit<KvReuse, '$typeName' | '$unknown'>;
 
 /**
  * gRPC `Infer`: maps the proto request onto the same parsers and the same use case as the
@@ -62,8 +56,7 @@ export class InferGrpcController {
     call.on('cancelled', () => ac.abort());
     let requestId: string | undefined;
     try {
-      const header = call.metadata.get('authorization')[0];
-      const tenant = this.auth.authenticate(typeof header === 'string' ? header : header?.toString());
+      const tenant = this.auth.authenticate(authorizationOf(call.metadata));
       let command: InferCommand;
       try {
         command = toCommand(call.request, tenant);
@@ -84,9 +77,7 @@ export class InferGrpcController {
       call.end();
     } catch (e) {
       if (call.cancelled) return;
-      const mapped = this.reporter.report(e, { requestId, transport: 'grpc' });
-      const code = isMnemoError(e) ? errorStatus(e.code).grpc : status.INTERNAL;
-      call.emit('error', { code, details: mapped.body.error.message } satisfies Partial<StatusObject>);
+      call.emit('error', grpcFailure(this.reporter, e, { requestId }) satisfies Partial<StatusObject>);
     }
   }
 }
