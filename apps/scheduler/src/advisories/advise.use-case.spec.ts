@@ -1,7 +1,7 @@
 // Where an advisory reserves: the node the request should start on when it arrives, seconds
 // later — so a prefill backlog that will have drained by then does not move the session — and
 // the prefetch it sends names the peers for that node, whatever the other nodes' load.
-import { nodeEntry, routingTables, silentLogger } from '../../test/route-planner.fixture.js';
+import { nodeEntry, plannerFor, silentLogger } from '../../test/route-planner.fixture.js';
 import type { NodeEntry } from '../nodes/node.registry.js';
 import type { ForgetInit, NodePrefetcher, PrefetchInit, PrefetchOutcome } from '../sessions/node-prefetch.port.js';
 import { AdviseCommand } from './advise.command.js';
@@ -22,21 +22,10 @@ class RecordingPrefetcher implements NodePrefetcher {
 const KEYS = ['k0', 'k1', 'k2'];
 
 function setup(nodes: NodeEntry[]) {
-  const t = routingTables(nodes, { env: { SCHEDULER_POLICY: 'symphony' }, sessions: 100, reservations: 100, service: 'scheduler-test' });
+  const t = plannerFor(nodes, { env: { SCHEDULER_POLICY: 'symphony' }, sessions: 100, reservations: 100, service: 'scheduler-test' });
   const { registry, sessions, directory } = t;
   const prefetcher = new RecordingPrefetcher();
-  const sut = new AdviseUseCase(
-    sessions,
-    t.book,
-    directory,
-    registry,
-    prefetcher,
-    () => 'adv-1',
-    t.config,
-    t.metrics,
-    t.clock,
-    silentLogger(),
-  );
+  const sut = new AdviseUseCase(sessions, t.book, t.sut, registry, prefetcher, () => 'adv-1', t.config, t.metrics, t.clock, silentLogger());
   // The session's last request ran on a, which keeps its chunks on host.
   sessions.record({ tenant: 't', sessionId: 's', model: 'm', nodeId: 'a', chunkKeys: KEYS, promptTokens: 3 * 256, lastUsedMs: Date.now() });
   directory.apply('a', [{ kind: 'stored', tier: 'host', keys: KEYS }]);

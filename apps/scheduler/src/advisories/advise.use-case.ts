@@ -1,19 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  ErrorCode,
-  MnemoError,
-  planAdvisory,
-  type KvDirectory,
-  type Reservation,
-  type ReservationBook,
-  type RoutingPolicyName,
-  type RoutingState,
-  type SessionTable,
-} from '@mnemo/kv-core';
+import { ErrorCode, MnemoError, type Reservation, type ReservationBook, type SessionTable } from '@mnemo/kv-core';
 import { CLOCK, JsonLogger, type Clock } from '@mnemo/service-kit';
-import { routingCosts, SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
-import { KV_DIRECTORY } from '../kv-directory/kv-report.port.js';
+import { SCHEDULER_CONFIG, type SchedulerConfig } from '../config/scheduler.config.js';
 import { NodeRegistry } from '../nodes/node.registry.js';
+import { RoutePlanner } from '../scheduling/route.planner.js';
 import { validateSessionId } from '../sessions/session.command.js';
 import { NODE_PREFETCHER, type NodePrefetcher } from '../sessions/node-prefetch.port.js';
 import { ADVISORY_IDS, RESERVATION_BOOK, SESSION_TABLE, type AdvisoryIds } from '../sessions/session-table.provider.js';
@@ -30,12 +20,10 @@ import type { AdviseCommand } from './advise.command.js';
  */
 @Injectable()
 export class AdviseUseCase {
-  private readonly policy: RoutingPolicyName;
-
   constructor(
     @Inject(SESSION_TABLE) private readonly sessions: SessionTable,
     @Inject(RESERVATION_BOOK) private readonly book: ReservationBook,
-    @Inject(KV_DIRECTORY) private readonly directory: KvDirectory,
+    @Inject(RoutePlanner) private readonly planner: RoutePlanner,
     @Inject(NodeRegistry) private readonly registry: NodeRegistry,
     @Inject(NODE_PREFETCHER) private readonly nodes: NodePrefetcher,
     @Inject(ADVISORY_IDS) private readonly ids: AdvisoryIds,
@@ -43,9 +31,7 @@ export class AdviseUseCase {
     @Inject(SchedulerMetrics) private readonly metrics: SchedulerMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(JsonLogger) private readonly logger: JsonLogger,
-  ) {
-    this.policy = config.SCHEDULER_POLICY as RoutingPolicyName;
-  }
+  ) {}
 
   execute(cmd: AdviseCommand): Reservation {
     try {
@@ -74,23 +60,9 @@ export class AdviseUseCase {
         { param: 'model' },
       );
     const now = this.clock.unixMs();
-    const costs = routingCosts(this.config);
-    const state: RoutingState = {
-      policy: this.policy,
-      costs,
-      prefixes: (keys) => this.directory.prefixes(keys),
-      holders: (key) => this.directory.holders(key),
-      reservationsOn: (id, at) => this.book.onNode(id, at),
-      backlogMs: (id, at) => this.registry.backlogOf(id, at),
-      session: (tenant, id) => this.sessions.get(tenant, id),
-      reservation: (tenant, id, at) => this.book.forSession(tenant, id, at),
-    };
     // The node (kv-core planAdvisory: the backlog as it will be at the expected arrival, the
     // session's partial chunk priced like a request's tail), and what it prefetches from whom.
-    const nodes = this.registry.routable(this.config.SCHEDULER_MEASURED_COSTS !== 'off');
-    const choice = planAdvisory(
-      state,
-      nodes,
+    const choice = this.planner.advise(
       session,
       { tenant: cmd.tenant, sessionId: cmd.sessionId, model: cmd.model, expectedArrivalMs: cmd.expectedArrivalUnixMs },
       now,
@@ -98,7 +70,7 @@ export class AdviseUseCase {
     );
     if (!choice)
       throw new MnemoError(
-        nodes.length === 0 ? ErrorCode.NoNodeAvailable : ErrorCode.ModelNotFound,
+        this.registry.size === 0 ? ErrorCode.NoNodeAvailable : ErrorCode.ModelNotFound,
         `no live node serves model ${cmd.model}`,
       );
     const arrival = choice.arrivalMs;

@@ -1,6 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
+  planAdvisory,
   planRoute,
+  type AdvisoryAsk,
+  type AdvisoryPlan,
   type ExpectedHoldings,
   type KvDirectory,
   type PlannedRoute as RoutePlan,
@@ -9,6 +12,7 @@ import {
   type RoutingCosts,
   type RoutingPolicyName,
   type RoutingState,
+  type SessionRecord,
   type SessionTable,
 } from '@mnemo/kv-core';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
@@ -63,15 +67,9 @@ export class RoutePlanner {
     const lookup = this.expectedLookup(now);
     let recorded = false;
     const state: RoutingState = {
-      policy: this.policy,
-      costs: this.costs,
+      ...this.reportedState(),
       prefixes: (keys) => this.directory.prefixes(keys, lookup.holders),
       reportedPrefixes: (keys) => this.directory.prefixes(keys),
-      holders: (key) => this.directory.holders(key),
-      reservationsOn: (id, at) => this.book.onNode(id, at),
-      backlogMs: (id, at) => this.registry.backlogOf(id, at),
-      session: (tenant, id) => this.sessions.get(tenant, id),
-      reservation: (tenant, id, at) => this.book.forSession(tenant, id, at),
       baseOf: (model) => this.pairs.baseOf(model),
       eLayers: (model) => this.pairs.eLayers(model),
       ...(this.expected
@@ -90,6 +88,29 @@ export class RoutePlanner {
     this.metrics.routeReasons.inc({ policy: this.policy, reason: decision.reason });
     const kvSourceAddresses = new Map(decision.kvSources.map((src) => [src.nodeId, this.registry.get(src.nodeId)?.grpcAddress ?? '']));
     return { ...decision, kvSourceAddresses };
+  }
+
+  /**
+   * Where a session's next request should go when it arrives (kv-core `planAdvisory`), over what
+   * the nodes reported: nothing of that request is routed yet, and advisories are not DroidSpeak
+   * aware. Null when no live node serves the model.
+   */
+  advise(session: SessionRecord, ask: AdvisoryAsk, now: number, maxAheadMs: number): AdvisoryPlan | null {
+    return planAdvisory(this.reportedState(), this.registry.routable(this.measured), session, ask, now, maxAheadMs);
+  }
+
+  /** What every decision reads: the policy and its costs, the holdings nodes reported, reservations, backlogs, sessions. */
+  private reportedState(): RoutingState {
+    return {
+      policy: this.policy,
+      costs: this.costs,
+      prefixes: (keys) => this.directory.prefixes(keys),
+      holders: (key) => this.directory.holders(key),
+      reservationsOn: (id, at) => this.book.onNode(id, at),
+      backlogMs: (id, at) => this.registry.backlogOf(id, at),
+      session: (tenant, id) => this.sessions.get(tenant, id),
+      reservation: (tenant, id, at) => this.book.forSession(tenant, id, at),
+    };
   }
 
   /** The directory's hook for what was just routed (none when expected holdings are off), and whether it found any. */

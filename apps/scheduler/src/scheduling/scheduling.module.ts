@@ -27,5 +27,6 @@ import { WhyModule } from '../why/why.module.js';
     ScheduleInferenceUseCase,
     ScheduleNatsHandler,
   ],
+  exports: [RoutePlanner],
 })
 export class SchedulingModule {}
