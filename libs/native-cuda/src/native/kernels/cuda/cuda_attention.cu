@@ -135,17 +135,8 @@ Status WriteKv(const DeviceBuffer& cache, const DeviceBuffer& k, const DeviceBuf
 
 namespace {
 
-constexpr int kAttnPathUnread = -1;
-std::atomic<int> g_attn_path{kAttnPathUnread};
-
-AttentionPath AttentionPathFromEnv() {
-  const char* v = std::getenv("MNEMO_CUDA_ATTENTION");
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return AttentionPath::kAuto;
-  for (AttentionPath p : {AttentionPath::kSimple, AttentionPath::kSplit, AttentionPath::kFlash})
-    if (std::strcmp(v, AttentionPathName(p)) == 0) return p;
-  std::fprintf(stderr, "mnemo: MNEMO_CUDA_ATTENTION=%s is not one of auto|simple|split|flash; using auto\n", v);
-  return AttentionPath::kAuto;
-}
+PathSetting<AttentionPath> g_attn_path("MNEMO_CUDA_ATTENTION", AttentionPathName,
+                                       {AttentionPath::kSimple, AttentionPath::kSplit, AttentionPath::kFlash});
 
 int SmCount() {
   static const int sms = [] {
@@ -255,17 +246,9 @@ const char* AttentionPathName(AttentionPath path) {
   return "unknown";
 }
 
-AttentionPath RequestedAttentionPath() {
-  int p = g_attn_path.load();
-  if (p == kAttnPathUnread) {
-    int expected = kAttnPathUnread;
-    g_attn_path.compare_exchange_strong(expected, static_cast<int>(AttentionPathFromEnv()));
-    p = g_attn_path.load();
-  }
-  return static_cast<AttentionPath>(p);
-}
+AttentionPath RequestedAttentionPath() { return g_attn_path.Get(); }
 
-void SetAttentionPath(AttentionPath path) { g_attn_path.store(static_cast<int>(path)); }
+void SetAttentionPath(AttentionPath path) { g_attn_path.Set(path); }
 
 Status PagedAttention(const DeviceBuffer& out, const DeviceBuffer& q, const DeviceBuffer& cache, int32_t layer,
                       std::size_t num_heads, const KvGeometry& geom, const AttentionBatch& batch, float scale) {

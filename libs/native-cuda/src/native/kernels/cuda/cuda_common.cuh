@@ -6,10 +6,15 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "kernels/cuda/cuda_kernels.h"
@@ -38,6 +43,47 @@ inline Status SameDtype(std::initializer_list<const DeviceBuffer*> bufs) {
   }
   return Status::Ok();
 }
+
+// A kernel path setting (GemmPath, AttentionPath): what the process stored with Set*, else
+// environment variable `var` read on first use — unset, empty or "auto" is kAuto, one of
+// `paths` by its name() that path, anything else kAuto with a warning.
+template <typename Path>
+class PathSetting {
+ public:
+  PathSetting(const char* var, const char* (*name)(Path), std::initializer_list<Path> paths)
+      : var_(var), name_(name), paths_(paths) {}
+
+  Path Get() {
+    int p = slot_.load();
+    if (p == kUnread) {
+      int expected = kUnread;
+      slot_.compare_exchange_strong(expected, static_cast<int>(FromEnv()));
+      p = slot_.load();
+    }
+    return static_cast<Path>(p);
+  }
+  void Set(Path path) { slot_.store(static_cast<int>(path)); }
+
+ private:
+  static constexpr int kUnread = -1;
+
+  Path FromEnv() const {
+    const char* v = std::getenv(var_);
+    if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return Path::kAuto;
+    std::string choices = "auto";
+    for (Path p : paths_) {
+      if (std::strcmp(v, name_(p)) == 0) return p;
+      choices += std::string("|") + name_(p);
+    }
+    std::fprintf(stderr, "mnemo: %s=%s is not one of %s; using auto\n", var_, v, choices.c_str());
+    return Path::kAuto;
+  }
+
+  const char* var_;
+  const char* (*name_)(Path);
+  std::vector<Path> paths_;
+  std::atomic<int> slot_{kUnread};
+};
 
 // Runs `body` with T bound to the storage type of `dtype`.
 #define MNEMO_DISPATCH_DTYPE(dtype, ...)           \
@@ -84,23 +130,22 @@ __device__ __forceinline__ float WarpMax(float v) {
 
 // Block-wide reductions; blockDim.x must be a multiple of 32 (<= 1024). `shared` holds 32
 // floats. Every thread gets the result. Contains __syncthreads: call from all threads.
-__device__ __forceinline__ float BlockSum(float v, float* shared) {
+// `warp_reduce` is the warp's reduction, `identity` what a missing warp contributes.
+template <typename WarpReduce>
+__device__ __forceinline__ float BlockReduce(float v, float* shared, float identity, WarpReduce warp_reduce) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  v = WarpSum(v);
+  v = warp_reduce(v);
   __syncthreads();
   if (lane == 0) shared[warp] = v;
   __syncthreads();
-  v = lane < warps ? shared[lane] : 0.0f;
-  return WarpSum(v);
+  v = lane < warps ? shared[lane] : identity;
+  return warp_reduce(v);
+}
+__device__ __forceinline__ float BlockSum(float v, float* shared) {
+  return BlockReduce(v, shared, 0.0f, [](float x) { return WarpSum(x); });
 }
 __device__ __forceinline__ float BlockMax(float v, float* shared) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  v = WarpMax(v);
-  __syncthreads();
-  if (lane == 0) shared[warp] = v;
-  __syncthreads();
-  v = lane < warps ? shared[lane] : -INFINITY;
-  return WarpMax(v);
+  return BlockReduce(v, shared, -INFINITY, [](float x) { return WarpMax(x); });
 }
 
 inline unsigned Blocks(std::size_t n, unsigned threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
