@@ -135,8 +135,12 @@ Status WriteKv(const DeviceBuffer& cache, const DeviceBuffer& k, const DeviceBuf
 
 namespace {
 
-PathSetting<AttentionPath> g_attn_path("MNEMO_CUDA_ATTENTION", AttentionPathName,
-                                       {AttentionPath::kSimple, AttentionPath::kSplit, AttentionPath::kFlash});
+// kAuto first: the names list in the warning for an unknown MNEMO_CUDA_ATTENTION is in this order.
+constexpr PathSetting<AttentionPath>::Named kAttentionPaths[] = {{AttentionPath::kAuto, "auto"},
+                                                                 {AttentionPath::kSimple, "simple"},
+                                                                 {AttentionPath::kSplit, "split"},
+                                                                 {AttentionPath::kFlash, "flash"}};
+PathSetting<AttentionPath> g_attn_path("MNEMO_CUDA_ATTENTION", kAttentionPaths);
 
 int SmCount() {
   static const int sms = [] {
@@ -236,15 +240,7 @@ Status FlashAttention(const DeviceBuffer& out, const DeviceBuffer& q, const Devi
 
 }  // namespace
 
-const char* AttentionPathName(AttentionPath path) {
-  switch (path) {
-    case AttentionPath::kAuto: return "auto";
-    case AttentionPath::kSimple: return "simple";
-    case AttentionPath::kSplit: return "split";
-    case AttentionPath::kFlash: return "flash";
-  }
-  return "unknown";
-}
+const char* AttentionPathName(AttentionPath path) { return g_attn_path.Name(path); }
 
 AttentionPath RequestedAttentionPath() { return g_attn_path.Get(); }
 

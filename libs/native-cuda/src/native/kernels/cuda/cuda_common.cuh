@@ -14,7 +14,6 @@
 #include <initializer_list>
 #include <mutex>
 #include <string>
-#include <vector>
 
 #include "core/status.h"
 #include "kernels/cuda/cuda_kernels.h"
@@ -44,14 +43,26 @@ inline Status SameDtype(std::initializer_list<const DeviceBuffer*> bufs) {
   return Status::Ok();
 }
 
-// A kernel path setting (GemmPath, AttentionPath): what the process stored with Set*, else
-// environment variable `var` read on first use — unset, empty or "auto" is kAuto, one of
-// `paths` by its name() that path, anything else kAuto with a warning.
+// A kernel path setting (GemmPath, AttentionPath) and the paths' names: what the process
+// stored with Set*, else environment variable `var` read on first use — unset or empty is
+// kAuto, a path's name that path, anything else kAuto with a warning. Constant-initialised
+// from a static table, so it is ready before any static constructor could ask.
 template <typename Path>
 class PathSetting {
  public:
-  PathSetting(const char* var, const char* (*name)(Path), std::initializer_list<Path> paths)
-      : var_(var), name_(name), paths_(paths) {}
+  struct Named {
+    Path path;
+    const char* name;
+  };
+
+  template <std::size_t N>
+  constexpr PathSetting(const char* var, const Named (&names)[N]) : var_(var), names_(names), count_(N) {}
+
+  const char* Name(Path path) const {
+    for (std::size_t i = 0; i < count_; ++i)
+      if (names_[i].path == path) return names_[i].name;
+    return "unknown";
+  }
 
   Path Get() {
     int p = slot_.load();
@@ -69,19 +80,19 @@ class PathSetting {
 
   Path FromEnv() const {
     const char* v = std::getenv(var_);
-    if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return Path::kAuto;
-    std::string choices = "auto";
-    for (Path p : paths_) {
-      if (std::strcmp(v, name_(p)) == 0) return p;
-      choices += std::string("|") + name_(p);
+    if (v == nullptr || *v == '\0') return Path::kAuto;
+    std::string choices;
+    for (std::size_t i = 0; i < count_; ++i) {
+      if (std::strcmp(v, names_[i].name) == 0) return names_[i].path;
+      choices += (i == 0 ? "" : "|") + std::string(names_[i].name);
     }
     std::fprintf(stderr, "mnemo: %s=%s is not one of %s; using auto\n", var_, v, choices.c_str());
     return Path::kAuto;
   }
 
   const char* var_;
-  const char* (*name_)(Path);
-  std::vector<Path> paths_;
+  const Named* names_;
+  std::size_t count_;
   std::atomic<int> slot_{kUnread};
 };
 

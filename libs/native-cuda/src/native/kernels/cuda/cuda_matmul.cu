@@ -80,8 +80,13 @@ __global__ void SkinnyGemm(T* out, const T* x, const T* w, int m, int n, int k) 
   }
 }
 
-PathSetting<GemmPath> g_path("MNEMO_CUDA_GEMM", GemmPathName,
-                             {GemmPath::kCublas, GemmPath::kTensorCore, GemmPath::kTensorCoreInvariant, GemmPath::kSimt});
+// kAuto first: the names list in the warning for an unknown MNEMO_CUDA_GEMM is in this order.
+constexpr PathSetting<GemmPath>::Named kGemmPaths[] = {{GemmPath::kAuto, "auto"},
+                                                       {GemmPath::kCublas, "cublas"},
+                                                       {GemmPath::kTensorCore, "tensor-core"},
+                                                       {GemmPath::kTensorCoreInvariant, "tensor-core-invariant"},
+                                                       {GemmPath::kSimt, "simt"}};
+PathSetting<GemmPath> g_path("MNEMO_CUDA_GEMM", kGemmPaths);
 
 bool TensorCoreFits(const DeviceBuffer& x, const DeviceBuffer& w, std::size_t k) {
   return k % 8 == 0 && reinterpret_cast<std::uintptr_t>(x.ptr) % 16 == 0 &&
@@ -90,16 +95,7 @@ bool TensorCoreFits(const DeviceBuffer& x, const DeviceBuffer& w, std::size_t k)
 
 }  // namespace
 
-const char* GemmPathName(GemmPath path) {
-  switch (path) {
-    case GemmPath::kAuto: return "auto";
-    case GemmPath::kCublas: return "cublas";
-    case GemmPath::kTensorCore: return "tensor-core";
-    case GemmPath::kTensorCoreInvariant: return "tensor-core-invariant";
-    case GemmPath::kSimt: return "simt";
-  }
-  return "unknown";
-}
+const char* GemmPathName(GemmPath path) { return g_path.Name(path); }
 
 GemmPath RequestedGemmPath() { return g_path.Get(); }
 
