@@ -1,7 +1,7 @@
 import { nativeAddon, type RawHostPool } from './addon.loader.js';
 import type { HostMemoryKind } from './host-buffer.allocator.js';
 import { rangeError, typeError, withCallerStack } from './native.error.js';
-import { InFlightTracker, registerDevice } from './pool-device.internal.js';
+import { DeviceClosing, registerDevice } from './pool-device.internal.js';
 
 /** The largest host pool region (2^46 bytes, far beyond any machine's memory). */
 export const MAX_HOST_POOL_BYTES = 2 ** 46;
@@ -36,8 +36,7 @@ export class HostPoolDevice {
   readonly numaNode: number | null;
   /** Why pinning was attempted and failed (the region stays pageable); null otherwise. */
   readonly pinError: string | null;
-  private readonly inFlight = new InFlightTracker();
-  private closing: Promise<void> | undefined;
+  private readonly closing = new DeviceClosing();
 
   /** @internal use openHostPool() */
   constructor(private readonly raw: RawHostPool) {
@@ -51,13 +50,13 @@ export class HostPoolDevice {
       raw,
       name: `host pool (${this.bytes} bytes)`,
       bytes: this.bytes,
-      inFlight: this.inFlight,
+      inFlight: this.closing.inFlight,
       isClosed: () => this.closed,
     });
   }
 
   get closed(): boolean {
-    return this.closing !== undefined;
+    return this.closing.closed;
   }
 
   /**
@@ -65,11 +64,10 @@ export class HostPoolDevice {
    * for the transfers in flight and resolves once the region is freed. Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= (async () => {
+    return this.closing.close(async (drain) => {
       this.raw.close();
-      await this.inFlight.drain();
-    })();
-    return this.closing;
+      await drain();
+    });
   }
 }
 

@@ -2,14 +2,10 @@ import { writeFileSync } from 'node:fs';
 
 import { dropPageCache, ioInfo, probeDirectIo, probeMemcpy } from './io.probes.js';
 import { NativeError, NativeErrorCode, ValidationCode } from './native.error.js';
-import { rejection, tempDir } from './testing/pool.fixtures.js';
+import { rejection, tempDirPerTest } from './testing/pool.fixtures.js';
 
 describe('io probes', () => {
-  let dir: ReturnType<typeof tempDir>;
-  beforeEach(() => {
-    dir = tempDir();
-  });
-  afterEach(() => dir.remove());
+  const dir = tempDirPerTest();
 
   it('measures memcpy bandwidth per iteration', async () => {
     const r = await probeMemcpy(4 << 20, 3);

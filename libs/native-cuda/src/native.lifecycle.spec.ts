@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import { NativeErrorCode } from './native.error.js';
-import { tempDir } from './testing/pool.fixtures.js';
+import { tempDirPerTest } from './testing/pool.fixtures.js';
 
 // close() and the environment clean-up hook are per Node environment, so they are tested in
 // worker threads: closing the addon in jest's own environment would break the other specs.
@@ -82,11 +82,7 @@ describe('native addon lifecycle', () => {
   });
 
   describe('pool devices', () => {
-    let dir: ReturnType<typeof tempDir>;
-    beforeEach(() => {
-      dir = tempDir();
-    });
-    afterEach(() => dir.remove());
+    const dir = tempDirPerTest();
 
     it('an environment that exits with devices open and transfers in flight exits cleanly', async () => {
       const { messages, exitCode } = await inWorker(`

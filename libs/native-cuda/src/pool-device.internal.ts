@@ -25,6 +25,24 @@ export class InFlightTracker {
   }
 }
 
+/**
+ * A pool device's closing, once: `closed` is true from the first close() on (new work is
+ * refused at once), and `shutdown` runs that once, given the drain of the work in flight.
+ */
+export class DeviceClosing {
+  readonly inFlight = new InFlightTracker();
+  private closing: Promise<void> | undefined;
+
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  close(shutdown: (drain: () => Promise<void>) => Promise<void>): Promise<void> {
+    this.closing ??= shutdown(() => this.inFlight.drain());
+    return this.closing;
+  }
+}
+
 /** What transfers need to know about a pool device; not part of the public surface. */
 export type DeviceInternals =
   | { kind: 'host'; raw: RawHostPool; name: string; bytes: number; inFlight: InFlightTracker; isClosed(): boolean }

@@ -5,16 +5,12 @@ import { ioInfo } from './io.probes.js';
 import { NativeError, NativeErrorCode, ValidationCode } from './native.error.js';
 import { packTransferRanges, transfer } from './pool.transfer.js';
 import { openSsdPool, SsdPoolDevice } from './ssd-pool.device.js';
-import { pattern, rejection, tempDir } from './testing/pool.fixtures.js';
+import { pattern, rejection, tempDirPerTest } from './testing/pool.fixtures.js';
 
 const MiB = 2 ** 20;
 
 describe(SsdPoolDevice.name, () => {
-  let dir: ReturnType<typeof tempDir>;
-  beforeEach(() => {
-    dir = tempDir();
-  });
-  afterEach(() => dir.remove());
+  const dir = tempDirPerTest();
 
   it('creates a preallocated file and says which I/O backend it runs on', async () => {
     const path = dir.file('pool.bin');

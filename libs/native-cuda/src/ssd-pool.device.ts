@@ -1,6 +1,6 @@
 import { nativeAddon, type RawSsdPool, type SsdPoolStats } from './addon.loader.js';
 import { closedError, rangeError, typeError, ValidationCode, withCallerStack } from './native.error.js';
-import { InFlightTracker, registerDevice } from './pool-device.internal.js';
+import { DeviceClosing, registerDevice } from './pool-device.internal.js';
 
 export type IoBackend = 'io_uring' | 'pread';
 
@@ -48,8 +48,7 @@ export class SsdPoolDevice {
   readonly blockDevice: boolean;
   /** Whether this open created the file (false: an existing pool was reopened as it was). */
   readonly created: boolean;
-  private readonly inFlight = new InFlightTracker();
-  private closing: Promise<void> | undefined;
+  private readonly closing = new DeviceClosing();
 
   /** @internal use openSsdPool() */
   constructor(private readonly raw: RawSsdPool) {
@@ -70,13 +69,13 @@ export class SsdPoolDevice {
       name: `SSD pool ${this.path}`,
       bytes: this.bytes,
       blockSize: this.blockSize,
-      inFlight: this.inFlight,
+      inFlight: this.closing.inFlight,
       isClosed: () => this.closed,
     });
   }
 
   get closed(): boolean {
-    return this.closing !== undefined;
+    return this.closing.closed;
   }
 
   /** Live counters; `inFlight` is the queue depth in flight now (a gauge for metrics). */
@@ -88,7 +87,7 @@ export class SsdPoolDevice {
   flush(): Promise<void> {
     return withCallerStack(async () => {
       if (this.closed) throw closedError(`SSD pool ${this.path}`);
-      await this.inFlight.track(this.raw.flush());
+      await this.closing.inFlight.track(this.raw.flush());
     });
   }
 
@@ -97,12 +96,11 @@ export class SsdPoolDevice {
    * joins the device's worker and closes the file. Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= (async () => {
+    return this.closing.close(async (drain) => {
       this.raw.beginClose();
-      await this.inFlight.drain();
+      await drain();
       this.raw.close();
-    })();
-    return this.closing;
+    });
   }
 }
 

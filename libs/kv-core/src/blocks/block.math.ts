@@ -22,39 +22,43 @@ function assertSize(name: string, n: number): void {
   if (!Number.isInteger(n) || n <= 0) throw new RangeError(`${name} must be a positive integer, got ${n}`);
 }
 
+/** Units of `unitTokens` tokens that `tokens` tokens fill: whole ones (`floor`) or touch (`ceil`). */
+function unitsOf(tokens: number, unitName: string, unitTokens: number, round: (x: number) => number): number {
+  assertCount('tokens', tokens);
+  assertSize(unitName, unitTokens);
+  return round(tokens / unitTokens);
+}
+
+/** Token range `[index, index + 1)` in units of `unitTokens` tokens. */
+function unitRange(name: string, index: number, unitName: string, unitTokens: number): Range {
+  assertCount(name, index);
+  assertSize(unitName, unitTokens);
+  return { start: index * unitTokens, end: (index + 1) * unitTokens };
+}
+
 /** Blocks needed to hold `tokens` tokens (a partial last block counts). */
 export function blocksFor(tokens: number, blockTokens: number = BLOCK_TOKENS): number {
-  assertCount('tokens', tokens);
-  assertSize('blockTokens', blockTokens);
-  return Math.ceil(tokens / blockTokens);
+  return unitsOf(tokens, 'blockTokens', blockTokens, Math.ceil);
 }
 
 /** Chunks touched by `tokens` tokens (a partial last chunk counts); see {@link completeChunks}. */
 export function chunksFor(tokens: number, chunkTokens: number = CHUNK_TOKENS): number {
-  assertCount('tokens', tokens);
-  assertSize('chunkTokens', chunkTokens);
-  return Math.ceil(tokens / chunkTokens);
+  return unitsOf(tokens, 'chunkTokens', chunkTokens, Math.ceil);
 }
 
 /** Complete chunks in `tokens` tokens: the ones that have a chunk key and may be offloaded. */
 export function completeChunks(tokens: number, chunkTokens: number = CHUNK_TOKENS): number {
-  assertCount('tokens', tokens);
-  assertSize('chunkTokens', chunkTokens);
-  return Math.floor(tokens / chunkTokens);
+  return unitsOf(tokens, 'chunkTokens', chunkTokens, Math.floor);
 }
 
 /** Token range of logical block `block`. */
 export function blockTokenRange(block: number, blockTokens: number = BLOCK_TOKENS): Range {
-  assertCount('block', block);
-  assertSize('blockTokens', blockTokens);
-  return { start: block * blockTokens, end: (block + 1) * blockTokens };
+  return unitRange('block', block, 'blockTokens', blockTokens);
 }
 
 /** Token range of chunk `chunk`. */
 export function chunkTokenRange(chunk: number, chunkTokens: number = CHUNK_TOKENS): Range {
-  assertCount('chunk', chunk);
-  assertSize('chunkTokens', chunkTokens);
-  return { start: chunk * chunkTokens, end: (chunk + 1) * chunkTokens };
+  return unitRange('chunk', chunk, 'chunkTokens', chunkTokens);
 }
 
 /** Logical block range of chunk `chunk`; requires a chunk to be a whole number of blocks. */

@@ -141,22 +141,14 @@ export class OrderedSet<T> {
     if (!n) return new Node(item, priority);
     const c = this.compare(item, n.item);
     if (c === 0) throw new Error('ordered set already holds an equal item');
-    if (c < 0) {
-      const l = this.insertAt(n.left, item, priority);
-      n.left = l;
-      if (l.priority > n.priority) {
-        n.left = l.right;
-        l.right = n;
-        return l;
-      }
-    } else {
-      const r = this.insertAt(n.right, item, priority);
-      n.right = r;
-      if (r.priority > n.priority) {
-        n.right = r.left;
-        r.left = n;
-        return r;
-      }
+    // Insert on the item's side; a child that outranks n rotates up over it (mirror images).
+    const [near, far] = c < 0 ? (['left', 'right'] as const) : (['right', 'left'] as const);
+    const child = this.insertAt(n[near], item, priority);
+    n[near] = child;
+    if (child.priority > n.priority) {
+      n[near] = child[far];
+      child[far] = n;
+      return child;
     }
     return n;
   }

@@ -86,6 +86,24 @@ export function validateBatch(batch: AttentionBatch, geom: KvGeometry, numBlocks
   return qs[numSeqs]!;
 }
 
+/**
+ * `rows` rows of `n` in out and x, plus a vector of n applied to every row (rmsnorm's weight,
+ * addBias's bias).
+ */
+function requireRowsAndVector(
+  out: number,
+  x: number,
+  rows: number,
+  [nName, n, nMin]: readonly [string, number, number],
+  [vectorName, vector]: readonly [string, number],
+): void {
+  requireSize('rows', rows);
+  requireSize(nName, n, nMin);
+  requireElements('out', out, rows * n);
+  requireElements('x', x, rows * n);
+  requireElements(vectorName, vector, n);
+}
+
 /** Per-op checks: tensors are passed as element counts. */
 export const checkArgs = {
   embedding(out: number, table: number, ids: Int32Array, dim: number): void {
@@ -95,12 +113,8 @@ export const checkArgs = {
     requireIndices('ids', ids, Math.floor(table / dim));
   },
   rmsnorm(out: number, x: number, weight: number, rows: number, dim: number, eps: number): void {
-    requireSize('rows', rows);
-    requireSize('dim', dim, 1);
     requireFinite('eps', eps);
-    requireElements('out', out, rows * dim);
-    requireElements('x', x, rows * dim);
-    requireElements('weight', weight, dim);
+    requireRowsAndVector(out, x, rows, ['dim', dim, 1], ['weight', weight]);
   },
   matmul(out: number, x: number, w: number, m: number, n: number, k: number): void {
     requireSize('m', m);
@@ -128,11 +142,7 @@ export const checkArgs = {
     requireElements('b', b, n);
   },
   addBias(out: number, x: number, bias: number, rows: number, n: number): void {
-    requireSize('rows', rows);
-    requireSize('n', n);
-    requireElements('out', out, rows * n);
-    requireElements('x', x, rows * n);
-    requireElements('bias', bias, n);
+    requireRowsAndVector(out, x, rows, ['n', n, 0], ['bias', bias]);
   },
   writeKv(cache: number, k: number, v: number, slots: Int32Array, layer: number, geom: KvGeometry): void {
     requireInt32Array('slots', slots);

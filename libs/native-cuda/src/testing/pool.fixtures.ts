@@ -16,9 +16,35 @@ export function pattern(bytes: number, seed: number): Uint8Array {
 }
 
 /** A private folder under the OS temp dir for SSD pool files; `remove()` deletes it. */
-export function tempDir(prefix = 'mnemo-pool-'): { path: string; file(name: string): string; remove(): void } {
+export interface TempDir {
+  readonly path: string;
+  file(name: string): string;
+  remove(): void;
+}
+
+export function tempDir(prefix = 'mnemo-pool-'): TempDir {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, file: (name) => join(path, name), remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A fresh temp dir for each test of the enclosing describe, removed after it; the handle always names the current one. */
+export function tempDirPerTest(): TempDir {
+  let current: TempDir | undefined;
+  beforeEach(() => {
+    current = tempDir();
+  });
+  afterEach(() => current?.remove());
+  const dir = (): TempDir => {
+    if (!current) throw new Error('tempDirPerTest: used outside a test');
+    return current;
+  };
+  return {
+    get path() {
+      return dir().path;
+    },
+    file: (name) => dir().file(name),
+    remove: () => dir().remove(),
+  };
 }
 
 export type CodedError = Error & { code?: string };

@@ -5,12 +5,9 @@
 #include <vector>
 
 #include "core/cuda/cuda_runtime.h"
+#include "dev_tensor.h"
 #include "host_ops.h"
 #include "must.h"
-
-#ifdef MNEMO_WITH_CUDA
-#include "kernels/cuda/cuda_kernels.h"
-#endif
 
 namespace mnemo::check {
 
@@ -18,21 +15,6 @@ namespace mnemo::check {
 namespace {
 
 namespace kc = kernels::cuda;
-
-// A device tensor freed on scope exit.
-class Dev {
- public:
-  Dev(kc::DType dt, std::size_t n) { Must(kc::Alloc(&buf_, n, dt), "alloc"); }
-  Dev(kc::DType dt, const float* src, std::size_t n) : Dev(dt, n) { Must(kc::Upload(buf_, src, n), "upload"); }
-  ~Dev() { kc::Free(&buf_); }
-  Dev(const Dev&) = delete;
-  Dev& operator=(const Dev&) = delete;
-  const kc::DeviceBuffer& operator*() const { return buf_; }
-  void To(float* dst, std::size_t n) const { Must(kc::Download(dst, buf_, n), "download"); }
-
- private:
-  kc::DeviceBuffer buf_;
-};
 
 class CudaOps final : public HostOps {
  public:

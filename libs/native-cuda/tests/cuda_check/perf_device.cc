@@ -8,6 +8,7 @@
 #include <functional>
 #include <vector>
 
+#include "dev_tensor.h"
 #include "json_line.h"
 #include "must.h"
 #include "perf_device.h"
@@ -34,10 +35,9 @@ double Seconds(const std::function<void()>& fn) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-struct DevBuf {
-  kc::DeviceBuffer b;
-  explicit DevBuf(std::size_t elements) { Must(kc::Alloc(&b, elements, kc::DType::kBF16), "alloc"); }
-  ~DevBuf() { kc::Free(&b); }
+// The timings run in bf16, the serving dtype.
+struct DevBuf : Dev {
+  explicit DevBuf(std::size_t elements) : Dev(kc::DType::kBF16, elements) {}
 };
 
 struct Pinned {
@@ -78,11 +78,11 @@ void GemmPerf(const PerfOptions& o) {
   for (const GemmShape& s : kLlamaShapes) {
     DevBuf w(static_cast<std::size_t>(s.n) * s.k);
     const std::vector<float> wh = rng.Floats(static_cast<std::size_t>(s.n) * s.k, -0.05f, 0.05f);
-    Must(kc::Upload(w.b, wh.data(), wh.size()), "upload w");
+    Must(kc::Upload(*w, wh.data(), wh.size()), "upload w");
     for (int m : ms) {
       DevBuf x(static_cast<std::size_t>(m) * s.k), out(static_cast<std::size_t>(m) * s.n);
       const std::vector<float> xh = rng.Floats(static_cast<std::size_t>(m) * s.k);
-      Must(kc::Upload(x.b, xh.data(), xh.size()), "upload x");
+      Must(kc::Upload(*x, xh.data(), xh.size()), "upload x");
       Must(kc::SetGemmPath(kc::GemmPath::kAuto), "gemm path");
       const kc::GemmPath engine_path = kc::EffectiveGemmPath(m);  // what the engine takes by default
       for (kc::GemmPath p : paths) {
@@ -90,9 +90,9 @@ void GemmPerf(const PerfOptions& o) {
         if (kc::EffectiveGemmPath(m) != p) continue;  // e.g. tensor-core at m <= 8 runs the SIMT kernel
         const double flops = 2.0 * m * s.n * s.k;
         // Keep each measurement near 50 ms of device time, at least 3 repetitions.
-        const double once = PerRep(1, [&] { Must(kc::Matmul(out.b, x.b, w.b, m, s.n, s.k), "matmul"); });
+        const double once = PerRep(1, [&] { Must(kc::Matmul(*out, *x, *w, m, s.n, s.k), "matmul"); });
         const int reps = std::max(3, std::min(o.reps * 20, static_cast<int>(0.05 / std::max(once, 1e-6))));
-        const double t = PerRep(reps, [&] { Must(kc::Matmul(out.b, x.b, w.b, m, s.n, s.k), "matmul"); });
+        const double t = PerRep(reps, [&] { Must(kc::Matmul(*out, *x, *w, m, s.n, s.k), "matmul"); });
         JsonLine()
             .Str("kind", "gemm").Str("path", kc::GemmPathName(p)).Bool("engine_default", p == engine_path).Str("shape", s.name)
             .Num("m", m).Num("n", s.n).Num("k", s.k).Num("ms", t * 1e3).Num("tflops", flops / t / 1e12)
@@ -111,15 +111,15 @@ void BatchInvariance() {
   test::Rng rng(11);
   DevBuf w(static_cast<std::size_t>(n) * k), x(static_cast<std::size_t>(big) * k), out(static_cast<std::size_t>(big) * n);
   const auto wh = rng.Floats(static_cast<std::size_t>(n) * k, -0.05f, 0.05f), xh = rng.Floats(static_cast<std::size_t>(big) * k);
-  Must(kc::Upload(w.b, wh.data(), wh.size()), "upload");
-  Must(kc::Upload(x.b, xh.data(), xh.size()), "upload");
+  Must(kc::Upload(*w, wh.data(), wh.size()), "upload");
+  Must(kc::Upload(*x, xh.data(), xh.size()), "upload");
   std::vector<kc::GemmPath> paths = {kc::GemmPath::kTensorCore, kc::GemmPath::kTensorCoreInvariant, kc::GemmPath::kSimt};
   if (kc::Cublas().loaded) paths.insert(paths.begin(), kc::GemmPath::kCublas);
   for (kc::GemmPath p : paths) {
     Must(kc::SetGemmPath(p), "gemm path");
     std::vector<float> full(static_cast<std::size_t>(big) * n);
-    Must(kc::Matmul(out.b, x.b, w.b, big, n, k), "matmul");
-    Must(kc::Download(full.data(), out.b, full.size()), "download");
+    Must(kc::Matmul(*out, *x, *w, big, n, k), "matmul");
+    Must(kc::Download(full.data(), *out, full.size()), "download");
     bool same = true;
     for (int m : {1, 7}) {
       // Rows [row - m + 1, row] as their own batch, so `row` is the batch's last row.
@@ -127,10 +127,10 @@ void BatchInvariance() {
       const std::vector<float> xs(xh.begin() + static_cast<std::ptrdiff_t>(first) * k,
                                   xh.begin() + static_cast<std::ptrdiff_t>(row + 1) * k);
       DevBuf xb(static_cast<std::size_t>(m) * k), ob(static_cast<std::size_t>(m) * n);
-      Must(kc::Upload(xb.b, xs.data(), xs.size()), "upload");
-      Must(kc::Matmul(ob.b, xb.b, w.b, m, n, k), "matmul");
+      Must(kc::Upload(*xb, xs.data(), xs.size()), "upload");
+      Must(kc::Matmul(*ob, *xb, *w, m, n, k), "matmul");
       std::vector<float> part(static_cast<std::size_t>(m) * n);
-      Must(kc::Download(part.data(), ob.b, part.size()), "download");
+      Must(kc::Download(part.data(), *ob, part.size()), "download");
       same = same && std::memcmp(part.data() + static_cast<std::size_t>(m - 1) * n,
                                  full.data() + static_cast<std::size_t>(row) * n, n * sizeof(float)) == 0;
     }
@@ -153,10 +153,10 @@ void AttentionPerf(const PerfOptions& o) {
     // Fill the cache with values in [-1, 1] a slab at a time (no giant host array).
     const std::size_t slab = std::size_t{1} << 24;
     std::vector<float> h = rng.Floats(slab);
-    kc::DeviceBuffer view = cache.b;
-    for (std::size_t off = 0; off < cache.b.elements; off += slab) {
-      view.ptr = static_cast<char*>(cache.b.ptr) + off * 2;
-      view.elements = std::min(slab, cache.b.elements - off);
+    kc::DeviceBuffer view = *cache;
+    for (std::size_t off = 0; off < cache->elements; off += slab) {
+      view.ptr = static_cast<char*>(cache->ptr) + off * 2;
+      view.elements = std::min(slab, cache->elements - off);
       Must(kc::Upload(view, h.data(), view.elements), "fill cache");
     }
   }
@@ -171,13 +171,13 @@ void AttentionPerf(const PerfOptions& o) {
       const std::size_t rows = static_cast<std::size_t>(ns) * qlen;
       DevBuf q(rows * heads * g.head_dim), out(rows * heads * g.head_dim);
       const auto qh = rng.Floats(rows * heads * g.head_dim);
-      Must(kc::Upload(q.b, qh.data(), qh.size()), "upload q");
+      Must(kc::Upload(*q, qh.data(), qh.size()), "upload q");
       const kernels::AttentionBatch b{ns, qs.data(), lens.data(), tables.data(), per_seq};
       const float scale = 1.0f / std::sqrt(128.0f);
       const kc::AttentionPath engine_path = qlen >= 32 ? kc::AttentionPath::kFlash : kc::AttentionPath::kSplit;
       for (kc::AttentionPath p : {kc::AttentionPath::kSimple, kc::AttentionPath::kSplit, kc::AttentionPath::kFlash}) {
         kc::SetAttentionPath(p);
-        auto run = [&] { Must(kc::PagedAttention(out.b, q.b, cache.b, 0, heads, g, b, scale), "attn"); };
+        auto run = [&] { Must(kc::PagedAttention(*out, *q, *cache, 0, heads, g, b, scale), "attn"); };
         const double once = PerRep(1, run);
         const int reps = std::max(2, std::min(o.reps * 10, static_cast<int>(0.1 / std::max(once, 1e-6))));
         const double t = PerRep(reps, run);
@@ -201,7 +201,7 @@ double CopySeconds(kc::CopyDirection dir, const DevBuf& dev, const Pinned& host,
                    kc::CopySubmit submit) {
   uint64_t ticket = 0;
   return Seconds([&] {
-    Must(kc::CopyAsync(dir, dev.b, host.p, host.bytes, r.data(), r.size(), submit, &ticket), "copy");
+    Must(kc::CopyAsync(dir, *dev, host.p, host.bytes, r.data(), r.size(), submit, &ticket), "copy");
     Must(kc::WaitCopy(ticket), "wait");
   });
 }
@@ -222,7 +222,7 @@ double Best(int reps, const std::function<double()>& fn) {
 }
 
 void CopyPerf(const PerfOptions& o, const DevBuf& dev, const Pinned& host) {
-  const std::size_t total = std::min<std::size_t>(host.bytes, dev.b.elements * 2);
+  const std::size_t total = std::min<std::size_t>(host.bytes, dev->elements * 2);
   const int reps = o.quick ? 2 : 3;
   for (kc::CopyDirection dir : {kc::CopyDirection::kHostToDevice, kc::CopyDirection::kDeviceToHost}) {
     // One plain cudaMemcpyAsync of everything: the link's practical ceiling.
@@ -265,7 +265,7 @@ void CopyPerf(const PerfOptions& o, const DevBuf& dev, const Pinned& host) {
 void SwapPerf(const PerfOptions& o, const DevBuf& dev, const Pinned& host) {
   const kernels::KvGeometry g{32, 8, 128, 16};
   const std::size_t block_bytes = g.BlockElems() * 2, plane_bytes = g.PlaneElems() * 2;
-  const std::size_t device_blocks = dev.b.elements * 2 / block_bytes;
+  const std::size_t device_blocks = dev->elements * 2 / block_bytes;
   const std::size_t n = std::min<std::size_t>(o.quick ? 96 : 480, std::min(device_blocks, host.bytes / block_bytes));
   const std::size_t group = 20;
   test::Rng rng(5);
@@ -312,10 +312,10 @@ void SwapPerf(const PerfOptions& o, const DevBuf& dev, const Pinned& host) {
 void OverlapPerf(const DevBuf& dev, const Pinned& host) {
   const int m = 2048, n = 14336, k = 4096;
   DevBuf x(static_cast<std::size_t>(m) * k), w(static_cast<std::size_t>(n) * k), out(static_cast<std::size_t>(m) * n);
-  const std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30, std::min(host.bytes, dev.b.elements * 2));
+  const std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30, std::min(host.bytes, dev->elements * 2));
   const auto r = Pieces(bytes, bytes);
   auto compute = [&](int reps) {
-    for (int i = 0; i < reps; ++i) Must(kc::Matmul(out.b, x.b, w.b, m, n, k), "matmul");
+    for (int i = 0; i < reps; ++i) Must(kc::Matmul(*out, *x, *w, m, n, k), "matmul");
   };
   const double copy_alone = CopySeconds(kc::CopyDirection::kHostToDevice, dev, host, r, kc::CopySubmit::kPerRange);
   const double one = PerRep(3, [&] { compute(1); });
@@ -327,7 +327,7 @@ void OverlapPerf(const DevBuf& dev, const Pinned& host) {
   auto both = [&](bool serialise) {
     return Seconds([&] {
       uint64_t ticket = 0;
-      Must(kc::CopyAsync(kc::CopyDirection::kHostToDevice, dev.b, host.p, host.bytes, r.data(), r.size(),
+      Must(kc::CopyAsync(kc::CopyDirection::kHostToDevice, *dev, host.p, host.bytes, r.data(), r.size(),
                          kc::CopySubmit::kPerRange, &ticket), "copy");
       if (serialise) Must(kc::ComputeWaitsFor(ticket), "wait");
       compute(reps);

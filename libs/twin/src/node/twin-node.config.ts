@@ -8,12 +8,12 @@ import type { ServiceOverheads } from '../costs/overhead.port.js';
 import type { SeededRng } from '../core/seeded.rng.js';
 import type { TransferLink } from '../costs/transfer.port.js';
 import type { RestoreLinks } from './twin-restores.js';
-import type { TwinPoolDevice, TwinTiers } from './twin-tiers.js';
+import type { TwinTierConfig, TwinTiers } from './twin-tiers.js';
 import type { TwinSeq } from './twin-seq.js';
 import type { HoldingChange, TwinSessionTail } from './node-kv.js';
 
-/** One node's configuration: what NODE_* sets on a live node, for the one model it serves. */
-export interface TwinNodeConfig {
+/** One node's configuration: what NODE_* sets on a live node, for the one model it serves; its offload tiers as TwinTierConfig. */
+export interface TwinNodeConfig extends TwinTierConfig {
   readonly id: string;
   readonly model: string;
   readonly eosTokenId: number;
@@ -30,13 +30,8 @@ export interface TwinNodeConfig {
   /** A request leaving sends a heartbeat at once, then at most one per this period (NODE_FINISH_BEAT_MS; 0: periodic only). */
   readonly finishBeatMs: number;
   readonly kvEventsMs: number;
-  /** KV layout: layers, and bytes of one token's KV (all layers). */
-  readonly layers: number;
+  /** Bytes of one token's KV (all `layers`). */
   readonly kvBytesPerToken: number;
-  /** Offload tiers (none: the store is off). */
-  readonly host: readonly TwinPoolDevice[];
-  readonly ssd: readonly TwinPoolDevice[];
-  readonly ssdTtlMs: number;
   readonly promote: boolean;
   readonly prefetchTtlMs: number;
   readonly maxAdvisories: number;

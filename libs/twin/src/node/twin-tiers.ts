@@ -23,14 +23,18 @@ export interface TwinPoolDevice {
   readonly bandwidth: number;
 }
 
-export interface TwinTiersOptions {
+/** The tiers as a node is configured with them: its config carries these as they are (none: the store is off). */
+export interface TwinTierConfig {
   readonly layers: number;
-  /** Bytes of one segment (one layer of one 256-token chunk). */
-  readonly segBytes: number;
   readonly host: readonly TwinPoolDevice[];
   readonly ssd: readonly TwinPoolDevice[];
   /** SSD replicas idle longer than this expire. */
   readonly ssdTtlMs: number;
+}
+
+export interface TwinTiersOptions extends TwinTierConfig {
+  /** Bytes of one segment (one layer of one 256-token chunk). */
+  readonly segBytes: number;
   /** Copies into the host pool (an export's write, a promotion's landing). */
   readonly hostWrite: TransferLink;
   /** Writes into the SSD pool. */

@@ -67,6 +67,19 @@ Status ReadArgs(Read&& read) {
   }
 }
 
+// A Promise-returning call: `read(call)` converts the arguments (as ReadArgs), then
+// `submit(call)` hands the work over, which completes `call` later. A failure of either
+// rejects the Promise at once, since then nothing will complete it.
+template <typename Read, typename Submit>
+Napi::Value PromiseCall(Napi::Env env, const char* name, Read&& read, Submit&& submit) {
+  AsyncCall* call = AsyncCall::Start(env, name);
+  Napi::Promise promise = call->promise();
+  Status status = ReadArgs([&] { return read(call); });
+  if (status.ok()) status = submit(call);
+  if (!status.ok()) call->Abandon(status);
+  return promise;
+}
+
 // Runs `work` on a new thread of its own (not libuv's pool), then completes `call` with its
 // status and resolver. For rare, blocking work: opening devices, probes.
 void RunDetached(AsyncCall* call, std::function<Status(AsyncCall::Resolver*)> work);

@@ -71,16 +71,15 @@ Status ToBatch(const Napi::CallbackInfo& info, CopyBatch* batch, AsyncCall* call
 
 Napi::Value BatchCopy(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  AsyncCall* call = AsyncCall::Start(env, "mnemo.batchCopy");
-  Napi::Promise promise = call->promise();
   CopyBatch batch;
-  CopyEngine* engine = nullptr;
-  Status status = ReadArgs([&] { return ToBatch(info, &batch, call); });
-  if (status.ok()) status = State(env).Copy(&engine);
-  // The pool thread that finishes the batch settles the Promise.
-  if (status.ok()) status = engine->Submit(batch, [call](Status result) { call->Complete(std::move(result)); });
-  if (!status.ok()) call->Abandon(status);
-  return promise;
+  return PromiseCall(
+      env, "mnemo.batchCopy", [&](AsyncCall* call) { return ToBatch(info, &batch, call); },
+      [&](AsyncCall* call) {
+        CopyEngine* engine = nullptr;
+        MNEMO_RETURN_IF_ERROR(State(env).Copy(&engine));
+        // The pool thread that finishes the batch settles the Promise.
+        return engine->Submit(batch, [call](Status result) { call->Complete(std::move(result)); });
+      });
 }
 
 MNEMO_REGISTER_FUNCTIONS(copy, {"batchCopy", BatchCopy});

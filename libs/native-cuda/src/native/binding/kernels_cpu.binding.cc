@@ -19,8 +19,8 @@
 #include "binding/addon_state.h"
 #include "binding/async_settle.h"
 #include "binding/kernel_args.h"
+#include "binding/kernel_ops.h"
 #include "binding/registry.h"
-#include "kernels/batch_check.h"
 #include "kernels/cpu/cpu_isa.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm.h"
@@ -31,44 +31,28 @@ namespace mnemo::binding {
 namespace {
 
 namespace kc = kernels::cpu;
-using kernels::AttentionBatch;
-using kernels::KvGeometry;
 using Bound = std::function<void()>;
 
+// Host tensors: the Float32Arrays of the call.
+struct HostTensors {
+  static Span<float> Read(const Args& a, size_t i, const char* name) { return F32(a, i, name); }
+  static size_t Elems(const Span<float>& t) { return t.size; }
+};
+using HostOps = KernelOps<HostTensors>;
+
 Bound BindEmbedding(const Args& a) {
-  Napi::Env env = a.Env();
-  auto out = F32(a, 0, "out");
-  auto table = F32(a, 1, "table");
-  auto ids = I32(a, 2, "ids");
-  const size_t dim = Size(a, 3, "dim");
-  Need(env, dim > 0 && out.size >= Mul(env, ids.size, dim), "embedding: out too small");
-  const size_t vocab = table.size / dim;
-  for (size_t r = 0; r < ids.size; ++r)
-    Need(env, ids.data[r] >= 0 && static_cast<size_t>(ids.data[r]) < vocab, "embedding: id out of range");
-  return [=] { kc::Embedding(out.data, table.data, ids.data, ids.size, dim, vocab); };
+  const auto e = HostOps::ReadEmbedding(a);
+  return [=] { kc::Embedding(e.out.data, e.table.data, e.ids.data, e.ids.size, e.dim, e.vocab); };
 }
 
 Bound BindRmsNorm(const Args& a) {
-  Napi::Env env = a.Env();
-  auto out = F32(a, 0, "out");
-  auto x = F32(a, 1, "x");
-  auto w = F32(a, 2, "weight");
-  const size_t rows = Size(a, 3, "rows"), dim = Size(a, 4, "dim");
-  const float eps = static_cast<float>(Num(a, 5, "eps"));
-  const size_t n = Mul(env, rows, dim);
-  Need(env, dim > 0 && out.size >= n && x.size >= n && w.size >= dim, "rmsnorm: buffer too small");
-  return [=] { kc::RmsNorm(out.data, x.data, w.data, rows, dim, eps); };
+  const auto r = HostOps::ReadRmsNorm(a);
+  return [=] { kc::RmsNorm(r.out.data, r.x.data, r.w.data, r.rows, r.dim, r.eps); };
 }
 
 Bound BindMatmul(const Args& a) {
-  Napi::Env env = a.Env();
-  auto out = F32(a, 0, "out");
-  auto x = F32(a, 1, "x");
-  auto w = F32(a, 2, "w");
-  const size_t m = Size(a, 3, "m"), n = Size(a, 4, "n"), k = Size(a, 5, "k");
-  Need(env, out.size >= Mul(env, m, n) && x.size >= Mul(env, m, k) && w.size >= Mul(env, n, k),
-       "matmul: buffer too small");
-  return [=] { kc::Matmul(out.data, x.data, w.data, m, n, k); };
+  const auto p = HostOps::ReadMatmul(a);
+  return [=] { kc::Matmul(p.out.data, p.x.data, p.w.data, p.m, p.n, p.k); };
 }
 
 // w: a weight packed by packWeight for the same n, k (exactly packedElems(n, k) floats).
@@ -144,109 +128,49 @@ Bound BindPackWeight(const Args& a) {
 }
 
 Bound BindRope(const Args& a) {
-  Napi::Env env = a.Env();
-  auto x = F32(a, 0, "x");
-  auto pos = I32(a, 1, "positions");
-  const size_t rows = Size(a, 2, "rows"), heads = Size(a, 3, "numHeads"), hd = Size(a, 4, "headDim");
-  const float theta = static_cast<float>(Num(a, 5, "theta"));
-  Need(env, hd > 0 && hd % 2 == 0, "rope: headDim must be even");
-  Need(env, pos.size >= rows && x.size >= Mul(env, rows, Mul(env, heads, hd)), "rope: buffer too small");
-  return [=] { kc::Rope(x.data, pos.data, rows, heads, hd, theta); };
+  const auto r = HostOps::ReadRope(a);
+  return [=] { kc::Rope(r.x.data, r.pos.data, r.rows, r.heads, r.head_dim, r.theta); };
 }
 
 template <void (*Op)(float*, const float*, const float*, std::size_t)>
 Bound BindBinary(const Args& a) {
-  Napi::Env env = a.Env();
-  auto out = F32(a, 0, "out");
-  auto x = F32(a, 1, "a");
-  auto y = F32(a, 2, "b");
-  const size_t n = Size(a, 3, "n");
-  Need(env, out.size >= n && x.size >= n && y.size >= n, "elementwise: buffer too small");
-  return [=] { Op(out.data, x.data, y.data, n); };
+  const auto b = HostOps::ReadBinary(a);
+  return [=] { Op(b.out.data, b.x.data, b.y.data, b.n); };
 }
 
 Bound BindAddBias(const Args& a) {
-  Napi::Env env = a.Env();
-  auto out = F32(a, 0, "out");
-  auto x = F32(a, 1, "x");
-  auto bias = F32(a, 2, "bias");
-  const size_t rows = Size(a, 3, "rows"), n = Size(a, 4, "n");
-  const size_t total = Mul(env, rows, n);
-  Need(env, out.size >= total && x.size >= total && bias.size >= n, "addBias: buffer too small");
-  return [=] { kc::AddBias(out.data, x.data, bias.data, rows, n); };
+  const auto b = HostOps::ReadAddBias(a);
+  return [=] { kc::AddBias(b.out.data, b.x.data, b.bias.data, b.rows, b.n); };
 }
 
 Bound BindWriteKv(const Args& a) {
-  Napi::Env env = a.Env();
-  auto cache = F32(a, 0, "cache");
-  auto k = F32(a, 1, "k");
-  auto v = F32(a, 2, "v");
-  auto slots = I32(a, 3, "slots");
-  const size_t layer = Size(a, 4, "layer");
-  const KvGeometry g = Geom(a, 5);
-  Need(env, layer < static_cast<size_t>(g.num_layers), "writeKv: layer out of range");
-  const size_t rows_elems = Mul(env, slots.size, g.TokenElems());
-  Need(env, k.size >= rows_elems && v.size >= rows_elems, "writeKv: k/v too small");
-  const size_t num_blocks = cache.size / g.BlockElems();
-  for (size_t r = 0; r < slots.size; ++r)
-    Need(env, slots.data[r] < 0 || static_cast<size_t>(slots.data[r]) < num_blocks * g.block_size,
-         "writeKv: slot out of range");
-  return [=] { kc::WriteKv(cache.data, num_blocks, k.data, v.data, slots.data, slots.size, static_cast<int32_t>(layer), g); };
+  const auto w = HostOps::ReadWriteKv(a);
+  return [=] {
+    kc::WriteKv(w.cache.data, w.num_blocks, w.k.data, w.v.data, w.slots.data, w.slots.size, static_cast<int32_t>(w.layer), w.g);
+  };
 }
 
 Bound BindPagedAttention(const Args& a) {
-  Napi::Env env = a.Env();
-  auto out = F32(a, 0, "out");
-  auto q = F32(a, 1, "q");
-  auto cache = F32(a, 2, "cache");
-  const size_t layer = Size(a, 3, "layer"), heads = Size(a, 4, "numHeads");
-  const KvGeometry g = Geom(a, 5);
-  const AttentionBatch b = Batch(a, 9);
-  const float scale = static_cast<float>(Num(a, 14, "scale"));
-  Need(env, layer < static_cast<size_t>(g.num_layers), "pagedAttention: layer out of range");
-  Need(env, heads > 0 && heads % g.num_kv_heads == 0, "pagedAttention: numHeads must be a multiple of numKvHeads");
-  if (b.num_seqs == 0) return [] {};
-  const size_t num_blocks = cache.size / g.BlockElems();
-  const size_t rows = static_cast<size_t>(std::max(0, b.query_start[b.num_seqs]));
-  if (const char* why = kernels::CheckAttentionBatch(b, g, num_blocks, rows)) Invalid(env, why);
-  const size_t elems = Mul(env, rows, Mul(env, heads, g.head_dim));
-  Need(env, out.size >= elems && q.size >= elems, "pagedAttention: q/out too small");
-  return [=] { kc::PagedAttention(out.data, q.data, cache.data, num_blocks, static_cast<int32_t>(layer), heads, g, b, scale); };
+  const auto p = HostOps::ReadPagedAttention(a);
+  if (p.b.num_seqs == 0) return [] {};
+  return [=] {
+    kc::PagedAttention(p.out.data, p.q.data, p.cache.data, p.num_blocks, static_cast<int32_t>(p.layer), p.heads, p.g, p.b, p.scale);
+  };
 }
 
 Bound BindCopyBlocks(const Args& a) {
-  Napi::Env env = a.Env();
-  auto cache = F32(a, 0, "cache");
-  auto src = I32(a, 1, "src");
-  auto dst = I32(a, 2, "dst");
-  const KvGeometry g = Geom(a, 3);
-  Need(env, src.size == dst.size, "copyBlocks: src and dst differ in length");
-  const size_t num_blocks = cache.size / g.BlockElems();
-  for (size_t i = 0; i < src.size; ++i)
-    Need(env, src.data[i] >= 0 && dst.data[i] >= 0 && static_cast<size_t>(src.data[i]) < num_blocks &&
-                  static_cast<size_t>(dst.data[i]) < num_blocks,
-         "copyBlocks: block id out of range");
-  return [=] { kc::CopyBlocks(cache.data, num_blocks, src.data, dst.data, src.size, g); };
+  const auto c = HostOps::ReadCopyBlocks(a);
+  return [=] { kc::CopyBlocks(c.cache.data, c.num_blocks, c.src.data, c.dst.data, c.src.size, c.g); };
 }
 
 Bound BindArgmax(const Args& a) {
-  Napi::Env env = a.Env();
-  auto out = I32(a, 0, "out");
-  auto x = F32(a, 1, "x");
-  const size_t rows = Size(a, 2, "rows"), n = Size(a, 3, "n");
-  Need(env, n > 0 && n <= INT32_MAX && out.size >= rows && x.size >= Mul(env, rows, n), "argmax: buffer too small");
-  return [=] { kc::Argmax(out.data, x.data, rows, n); };
+  const auto m = HostOps::ReadArgmax(a);
+  return [=] { kc::Argmax(m.out.data, m.x.data, m.rows, m.n); };
 }
 
 Bound BindSoftmax(const Args& a) {
-  Napi::Env env = a.Env();
-  auto out = F32(a, 0, "out");
-  auto x = F32(a, 1, "x");
-  const size_t rows = Size(a, 2, "rows"), n = Size(a, 3, "n");
-  const float scale = static_cast<float>(Num(a, 4, "scale"));
-  const size_t total = Mul(env, rows, n);
-  Need(env, out.size >= total && x.size >= total, "softmax: buffer too small");
-  return [=] { kc::Softmax(out.data, x.data, rows, n, scale); };
+  const auto s = HostOps::ReadSoftmax(a);
+  return [=] { kc::Softmax(s.out.data, s.x.data, s.rows, s.n, s.scale); };
 }
 
 using BindFn = Bound (*)(const Args&);

@@ -107,21 +107,20 @@ Napi::Value SsdPoolWrap::Stats(const Napi::CallbackInfo& info) {
 
 // flush(): Promise<void>, after every write accepted before it: fdatasync.
 Napi::Value SsdPoolWrap::Flush(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  AsyncCall* call = AsyncCall::Start(env, "mnemo.ssdFlush");
-  Napi::Promise promise = call->promise();
-  if (!device_ || device_->closing()) {
-    call->Abandon(Status::Closed("the SSD pool is closed"));
-    return promise;
-  }
-  call->Keep(info.This());
-  call->KeepAlive(device_);
-  auto batch = std::make_unique<IoBatch>();
-  batch->flush = true;
-  batch->done = [call](Status s) { call->Complete(std::move(s)); };
-  const Status queued = device_->Submit(std::move(batch));
-  if (!queued.ok()) call->Abandon(queued);
-  return promise;
+  return PromiseCall(
+      info.Env(), "mnemo.ssdFlush",
+      [&](AsyncCall* call) {
+        if (!device_ || device_->closing()) return Status::Closed("the SSD pool is closed");
+        call->Keep(info.This());
+        call->KeepAlive(device_);
+        return Status::Ok();
+      },
+      [&](AsyncCall* call) {
+        auto batch = std::make_unique<IoBatch>();
+        batch->flush = true;
+        batch->done = [call](Status s) { call->Complete(std::move(s)); };
+        return device_->Submit(std::move(batch));
+      });
 }
 
 // beginClose(): refuses new work at once; batches already accepted still complete.

@@ -154,22 +154,19 @@ Status SubmitOnCompute(TransferBatch batch, TaskQueue& compute, AsyncCall* call)
 
 Napi::Value Transfer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  AsyncCall* call = AsyncCall::Start(env, "mnemo.transfer");
-  Napi::Promise promise = call->promise();
   TransferBatch batch;
-  TaskQueue* pool = nullptr;
-  Status status = ReadArgs([&] { return ToBatch(info, call, &batch); });
-  const bool on_compute = info.Length() > 3 && info[3].ToBoolean().Value();
-  if (status.ok() && on_compute) {
-    TaskQueue* compute = nullptr;
-    status = State(env).Compute(&compute);
-    if (status.ok()) status = SubmitOnCompute(std::move(batch), *compute, call);
-  } else {
-    if (status.ok()) status = State(env).Pool(&pool);
-    if (status.ok()) status = SubmitTransfer(batch, *pool, [call](Status s, TransferResult result) { Settle(call, std::move(s), std::move(result)); });
-  }
-  if (!status.ok()) call->Abandon(status);
-  return promise;
+  return PromiseCall(
+      env, "mnemo.transfer", [&](AsyncCall* call) { return ToBatch(info, call, &batch); },
+      [&](AsyncCall* call) -> Status {
+        if (info.Length() > 3 && info[3].ToBoolean().Value()) {
+          TaskQueue* compute = nullptr;
+          MNEMO_RETURN_IF_ERROR(State(env).Compute(&compute));
+          return SubmitOnCompute(std::move(batch), *compute, call);
+        }
+        TaskQueue* pool = nullptr;
+        MNEMO_RETURN_IF_ERROR(State(env).Pool(&pool));
+        return SubmitTransfer(batch, *pool, [call](Status s, TransferResult result) { Settle(call, std::move(s), std::move(result)); });
+      });
 }
 
 MNEMO_REGISTER_FUNCTIONS(transfer, {"transfer", Transfer});

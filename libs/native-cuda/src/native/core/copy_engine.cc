@@ -17,23 +17,23 @@ std::string RangeName(size_t i) { return "range " + std::to_string(i); }
 Status CheckBounds(const CopyBatch& batch, size_t i) {
   const CopyRange& r = batch.ranges[i];
   const size_t n = batch.buffers.size();
-  if (r.src_buffer >= n || r.dst_buffer >= n) {
+  if (r.src >= n || r.dst >= n) {
     return Status::OutOfRange(RangeName(i) + ": buffer index out of range (have " +
                               std::to_string(n) + " buffers)");
   }
-  const CopyBuffer& src = batch.buffers[r.src_buffer];
-  const CopyBuffer& dst = batch.buffers[r.dst_buffer];
+  const CopyBuffer& src = batch.buffers[r.src];
+  const CopyBuffer& dst = batch.buffers[r.dst];
   // Written as subtractions so that offset + length cannot overflow.
   if (r.src_offset > src.size || r.length > src.size - r.src_offset) {
     return Status::OutOfRange(RangeName(i) + ": source [" + std::to_string(r.src_offset) + ", +" +
                               std::to_string(r.length) + ") exceeds buffer " +
-                              std::to_string(r.src_buffer) + " of " + std::to_string(src.size) +
+                              std::to_string(r.src) + " of " + std::to_string(src.size) +
                               " bytes");
   }
   if (r.dst_offset > dst.size || r.length > dst.size - r.dst_offset) {
     return Status::OutOfRange(RangeName(i) + ": destination [" + std::to_string(r.dst_offset) +
                               ", +" + std::to_string(r.length) + ") exceeds buffer " +
-                              std::to_string(r.dst_buffer) + " of " + std::to_string(dst.size) +
+                              std::to_string(r.dst) + " of " + std::to_string(dst.size) +
                               " bytes");
   }
   if (r.length > 0 && (src.data == nullptr || dst.data == nullptr)) {
@@ -51,8 +51,8 @@ Status ValidateCopyBatch(const CopyBatch& batch) {
     MNEMO_RETURN_IF_ERROR(CheckBounds(batch, i));
     const CopyRange& r = batch.ranges[i];
     if (r.length == 0) continue;
-    const auto src = reinterpret_cast<uintptr_t>(batch.buffers[r.src_buffer].data) + r.src_offset;
-    const auto dst = reinterpret_cast<uintptr_t>(batch.buffers[r.dst_buffer].data) + r.dst_offset;
+    const auto src = reinterpret_cast<uintptr_t>(batch.buffers[r.src].data) + r.src_offset;
+    const auto dst = reinterpret_cast<uintptr_t>(batch.buffers[r.dst].data) + r.dst_offset;
     intervals.push_back({0, src, src + r.length, i, false});
     intervals.push_back({0, dst, dst + r.length, i, true});
   }
@@ -69,8 +69,8 @@ std::vector<CopyShard> PlanCopyShards(const CopyBatch& batch, size_t max_shards,
 
   std::vector<CopyShard> out(1);
   for (const CopyRange& r : batch.ranges) {
-    const uint8_t* src = batch.buffers[r.src_buffer].data + r.src_offset;
-    uint8_t* dst = batch.buffers[r.dst_buffer].data + r.dst_offset;
+    const uint8_t* src = batch.buffers[r.src].data + r.src_offset;
+    uint8_t* dst = batch.buffers[r.dst].data + r.dst_offset;
     size_t left = r.length;
     while (left > 0) {
       if (out.back().bytes >= target && out.size() < shards) out.emplace_back();

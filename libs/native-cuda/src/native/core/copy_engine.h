@@ -11,6 +11,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/copy_range.h"
 #include "core/status.h"
 #include "core/task_queue.h"
 
@@ -20,15 +21,6 @@ namespace mnemo {
 struct CopyBuffer {
   uint8_t* data = nullptr;
   size_t size = 0;  // bytes
-};
-
-// One range: buffers[src_buffer][src_offset, +length) → buffers[dst_buffer][dst_offset, +length).
-struct CopyRange {
-  uint32_t src_buffer = 0;
-  uint64_t src_offset = 0;
-  uint32_t dst_buffer = 0;
-  uint64_t dst_offset = 0;
-  uint64_t length = 0;
 };
 
 struct CopyBatch {

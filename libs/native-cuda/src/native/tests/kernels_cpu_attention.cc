@@ -7,16 +7,10 @@
 
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm_kernels.h"
-#include "tests/kernels_test_util.h"
+#include "tests/kernels_cpu_test.h"
 
-namespace kc = mnemo::kernels::cpu;
 using mnemo::kernels::AttentionBatch;
 using mnemo::kernels::KvGeometry;
-using mnemo::test::BitEqual;
-using mnemo::test::Guarded;
-using mnemo::test::Label;
-using mnemo::test::MaxAbsDiff;
-using mnemo::test::Rng;
 
 namespace {
 

@@ -5,13 +5,8 @@
 
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm.h"
-#include "tests/kernels_test_util.h"
+#include "tests/kernels_cpu_test.h"
 
-namespace kc = mnemo::kernels::cpu;
-using mnemo::test::BitEqual;
-using mnemo::test::Guarded;
-using mnemo::test::Label;
-using mnemo::test::Rng;
 
 namespace {
 

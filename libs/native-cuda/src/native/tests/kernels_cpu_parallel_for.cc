@@ -6,9 +6,7 @@
 
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/parallel_for.h"
-#include "tests/kernels_test_util.h"
-
-namespace kc = mnemo::kernels::cpu;
+#include "tests/kernels_cpu_test.h"
 
 MNEMO_TEST(kernels_cpu_parallel_for, visits_every_index_exactly_once) {
   for (std::size_t n : {0, 1, 7, 64, 1000, 100003})

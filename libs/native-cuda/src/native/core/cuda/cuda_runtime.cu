@@ -49,32 +49,32 @@ CudaInfo QueryCudaInfo() {
   return info;
 }
 
+namespace {
+
+// The status of a pinning call (cudaHostAlloc, cudaHostRegister): a failure clears the
+// sticky error, and running out of memory is told apart from other CUDA errors.
+Status PinStatus(cudaError_t err) {
+  if (err == cudaSuccess) return Status::Ok();
+  cudaGetLastError();
+  if (err == cudaErrorMemoryAllocation) return Status::OutOfMemory(ErrorText(err));
+  return Status::CudaError(ErrorText(err));
+}
+
+}  // namespace
+
 Status PinnedHostAlloc(size_t bytes, void** out) {
   *out = nullptr;
   // Portable: the memory counts as pinned for every device context, not just the current.
   const cudaError_t err = cudaHostAlloc(out, bytes, cudaHostAllocPortable);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    *out = nullptr;
-    if (err == cudaErrorMemoryAllocation) return Status::OutOfMemory(ErrorText(err));
-    return Status::CudaError(ErrorText(err));
-  }
-  return Status::Ok();
+  if (err != cudaSuccess) *out = nullptr;
+  return PinStatus(err);
 }
 
 void PinnedHostFree(void* ptr) {
   if (ptr != nullptr) cudaFreeHost(ptr);
 }
 
-Status RegisterHost(void* ptr, size_t bytes) {
-  const cudaError_t err = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    if (err == cudaErrorMemoryAllocation) return Status::OutOfMemory(ErrorText(err));
-    return Status::CudaError(ErrorText(err));
-  }
-  return Status::Ok();
-}
+Status RegisterHost(void* ptr, size_t bytes) { return PinStatus(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable)); }
 
 void UnregisterHost(void* ptr) {
   if (ptr != nullptr && cudaHostUnregister(ptr) != cudaSuccess) cudaGetLastError();

@@ -24,6 +24,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/copy_range.h"
 #include "core/pool/ssd_device.h"
 #include "core/status.h"
 #include "core/task_queue.h"
@@ -42,14 +43,7 @@ struct TransferOperand {
   SsdDevice* ssd = nullptr;   // kSsd
 };
 
-// operands[src][src_offset, +length) → operands[dst][dst_offset, +length).
-struct TransferRange {
-  uint32_t src = 0;
-  uint64_t src_offset = 0;
-  uint32_t dst = 0;
-  uint64_t dst_offset = 0;
-  uint64_t length = 0;
-};
+using TransferRange = CopyRange;
 
 // CRC32C of operands[operand][offset, +length); memory operands only.
 struct CrcRange {

@@ -135,17 +135,12 @@ Status WriteKv(const DeviceBuffer& cache, const DeviceBuffer& k, const DeviceBuf
 
 namespace {
 
-constexpr int kAttnPathUnread = -1;
-std::atomic<int> g_attn_path{kAttnPathUnread};
-
-AttentionPath AttentionPathFromEnv() {
-  const char* v = std::getenv("MNEMO_CUDA_ATTENTION");
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return AttentionPath::kAuto;
-  for (AttentionPath p : {AttentionPath::kSimple, AttentionPath::kSplit, AttentionPath::kFlash})
-    if (std::strcmp(v, AttentionPathName(p)) == 0) return p;
-  std::fprintf(stderr, "mnemo: MNEMO_CUDA_ATTENTION=%s is not one of auto|simple|split|flash; using auto\n", v);
-  return AttentionPath::kAuto;
-}
+// kAuto first: the names list in the warning for an unknown MNEMO_CUDA_ATTENTION is in this order.
+constexpr PathSetting<AttentionPath>::Named kAttentionPaths[] = {{AttentionPath::kAuto, "auto"},
+                                                                 {AttentionPath::kSimple, "simple"},
+                                                                 {AttentionPath::kSplit, "split"},
+                                                                 {AttentionPath::kFlash, "flash"}};
+PathSetting<AttentionPath> g_attn_path("MNEMO_CUDA_ATTENTION", kAttentionPaths);
 
 int SmCount() {
   static const int sms = [] {
@@ -245,27 +240,11 @@ Status FlashAttention(const DeviceBuffer& out, const DeviceBuffer& q, const Devi
 
 }  // namespace
 
-const char* AttentionPathName(AttentionPath path) {
-  switch (path) {
-    case AttentionPath::kAuto: return "auto";
-    case AttentionPath::kSimple: return "simple";
-    case AttentionPath::kSplit: return "split";
-    case AttentionPath::kFlash: return "flash";
-  }
-  return "unknown";
-}
+const char* AttentionPathName(AttentionPath path) { return g_attn_path.Name(path); }
 
-AttentionPath RequestedAttentionPath() {
-  int p = g_attn_path.load();
-  if (p == kAttnPathUnread) {
-    int expected = kAttnPathUnread;
-    g_attn_path.compare_exchange_strong(expected, static_cast<int>(AttentionPathFromEnv()));
-    p = g_attn_path.load();
-  }
-  return static_cast<AttentionPath>(p);
-}
+AttentionPath RequestedAttentionPath() { return g_attn_path.Get(); }
 
-void SetAttentionPath(AttentionPath path) { g_attn_path.store(static_cast<int>(path)); }
+void SetAttentionPath(AttentionPath path) { g_attn_path.Set(path); }
 
 Status PagedAttention(const DeviceBuffer& out, const DeviceBuffer& q, const DeviceBuffer& cache, int32_t layer,
                       std::size_t num_heads, const KvGeometry& geom, const AttentionBatch& batch, float scale) {

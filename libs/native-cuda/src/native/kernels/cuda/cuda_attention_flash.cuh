@@ -51,6 +51,25 @@ __device__ __forceinline__ void FlashCpAsync16(void* smem, const void* gmem, int
 #endif
 }
 
+// One warp's 16 × 16 fp32 tile acc = A · B over `depth` (a multiple of 16), in 16-deep steps:
+// A's 16 rows start at `a` (row-major, leading dimension lda); B's k-th 16-deep slice starts at
+// b + k * b_step (leading dimension ldb, in BLayout). Both products of the kernel are this one.
+template <typename T, typename BLayout>
+__device__ __forceinline__ void FlashMma(nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float>& acc,
+                                         const T* a, int lda, const T* b, int ldb, int b_step, int depth) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  namespace wmma = nvcuda::wmma;
+  wmma::fill_fragment(acc, 0.0f);
+  for (int kk = 0; kk < depth; kk += 16) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, T, BLayout> fb;
+    wmma::load_matrix_sync(fa, a + kk, lda);
+    wmma::load_matrix_sync(fb, b + kk * b_step, ldb);
+    wmma::mma_sync(acc, fa, fb, acc);
+  }
+#endif
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kFlashThreads)
     FlashPrefillKernel(T* out, const T* q, const T* cache, int32_t layer, int num_heads, KvGeometry g,
@@ -121,14 +140,7 @@ __global__ void __launch_bounds__(kFlashThreads)
     // S = Q Kᵀ for this warp's 16 rows: K's [key][dim] rows are WMMA's column-major Kᵀ.
     for (int n = 0; n < kFlashKeys / 16; ++n) {
       wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::fill_fragment(acc, 0.0f);
-      for (int kk = 0; kk < hd; kk += 16) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> fb;
-        wmma::load_matrix_sync(fa, qs + (warp * 16) * L.ldq + kk, L.ldq);
-        wmma::load_matrix_sync(fb, ks + (n * 16) * L.ldq + kk, L.ldq);
-        wmma::mma_sync(acc, fa, fb, acc);
-      }
+      FlashMma<T, wmma::col_major>(acc, qs + (warp * 16) * L.ldq, L.ldq, ks + (n * 16) * L.ldq, L.ldq, 1, hd);
       wmma::store_matrix_sync(ss + (warp * 16) * L.lds + n * 16, acc, L.lds, wmma::mem_row_major);
     }
     __syncwarp();
@@ -159,14 +171,7 @@ __global__ void __launch_bounds__(kFlashThreads)
     float* wt = tmp + warp * 256;
     for (int nf = 0; nf < hd / 16; ++nf) {
       wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::fill_fragment(acc, 0.0f);
-      for (int kk = 0; kk < kFlashKeys; kk += 16) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> fb;
-        wmma::load_matrix_sync(fa, ps + (warp * 16) * L.ldp + kk, L.ldp);
-        wmma::load_matrix_sync(fb, vs + kk * L.ldq + nf * 16, L.ldq);
-        wmma::mma_sync(acc, fa, fb, acc);
-      }
+      FlashMma<T, wmma::row_major>(acc, ps + (warp * 16) * L.ldp, L.ldp, vs + nf * 16, L.ldq, L.ldq, kFlashKeys);
       wmma::store_matrix_sync(wt, acc, 16, wmma::mem_row_major);
       __syncwarp();
       for (int e = lane; e < 256; e += 32) {

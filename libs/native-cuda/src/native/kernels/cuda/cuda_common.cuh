@@ -6,7 +6,11 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <mutex>
 #include <string>
@@ -38,6 +42,59 @@ inline Status SameDtype(std::initializer_list<const DeviceBuffer*> bufs) {
   }
   return Status::Ok();
 }
+
+// A kernel path setting (GemmPath, AttentionPath) and the paths' names: what the process
+// stored with Set*, else environment variable `var` read on first use — unset or empty is
+// kAuto, a path's name that path, anything else kAuto with a warning. Constant-initialised
+// from a static table, so it is ready before any static constructor could ask.
+template <typename Path>
+class PathSetting {
+ public:
+  struct Named {
+    Path path;
+    const char* name;
+  };
+
+  template <std::size_t N>
+  constexpr PathSetting(const char* var, const Named (&names)[N]) : var_(var), names_(names), count_(N) {}
+
+  const char* Name(Path path) const {
+    for (std::size_t i = 0; i < count_; ++i)
+      if (names_[i].path == path) return names_[i].name;
+    return "unknown";
+  }
+
+  Path Get() {
+    int p = slot_.load();
+    if (p == kUnread) {
+      int expected = kUnread;
+      slot_.compare_exchange_strong(expected, static_cast<int>(FromEnv()));
+      p = slot_.load();
+    }
+    return static_cast<Path>(p);
+  }
+  void Set(Path path) { slot_.store(static_cast<int>(path)); }
+
+ private:
+  static constexpr int kUnread = -1;
+
+  Path FromEnv() const {
+    const char* v = std::getenv(var_);
+    if (v == nullptr || *v == '\0') return Path::kAuto;
+    std::string choices;
+    for (std::size_t i = 0; i < count_; ++i) {
+      if (std::strcmp(v, names_[i].name) == 0) return names_[i].path;
+      choices += (i == 0 ? "" : "|") + std::string(names_[i].name);
+    }
+    std::fprintf(stderr, "mnemo: %s=%s is not one of %s; using auto\n", var_, v, choices.c_str());
+    return Path::kAuto;
+  }
+
+  const char* var_;
+  const Named* names_;
+  std::size_t count_;
+  std::atomic<int> slot_{kUnread};
+};
 
 // Runs `body` with T bound to the storage type of `dtype`.
 #define MNEMO_DISPATCH_DTYPE(dtype, ...)           \
@@ -84,23 +141,22 @@ __device__ __forceinline__ float WarpMax(float v) {
 
 // Block-wide reductions; blockDim.x must be a multiple of 32 (<= 1024). `shared` holds 32
 // floats. Every thread gets the result. Contains __syncthreads: call from all threads.
-__device__ __forceinline__ float BlockSum(float v, float* shared) {
+// `warp_reduce` is the warp's reduction, `identity` what a missing warp contributes.
+template <typename WarpReduce>
+__device__ __forceinline__ float BlockReduce(float v, float* shared, float identity, WarpReduce warp_reduce) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  v = WarpSum(v);
+  v = warp_reduce(v);
   __syncthreads();
   if (lane == 0) shared[warp] = v;
   __syncthreads();
-  v = lane < warps ? shared[lane] : 0.0f;
-  return WarpSum(v);
+  v = lane < warps ? shared[lane] : identity;
+  return warp_reduce(v);
+}
+__device__ __forceinline__ float BlockSum(float v, float* shared) {
+  return BlockReduce(v, shared, 0.0f, [](float x) { return WarpSum(x); });
 }
 __device__ __forceinline__ float BlockMax(float v, float* shared) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  v = WarpMax(v);
-  __syncthreads();
-  if (lane == 0) shared[warp] = v;
-  __syncthreads();
-  v = lane < warps ? shared[lane] : -INFINITY;
-  return WarpMax(v);
+  return BlockReduce(v, shared, -INFINITY, [](float x) { return WarpMax(x); });
 }
 
 inline unsigned Blocks(std::size_t n, unsigned threads) { return static_cast<unsigned>((n + threads - 1) / threads); }

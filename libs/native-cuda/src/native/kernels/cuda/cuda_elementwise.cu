@@ -49,19 +49,19 @@ __global__ void RopeKernel(T* x, const int32_t* pos, std::size_t rows, std::size
   v[i + half] = FromF<T>(b * c + a * s);
 }
 
-template <typename T>
-__global__ void SiluMulKernel(T* out, const T* gate, const T* up, std::size_t n) {
+// out[i] = Op::Apply(a[i], b[i]), computed in fp32.
+template <typename T, typename Op>
+__global__ void BinaryKernel(T* out, const T* a, const T* b, std::size_t n) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  const float g = ToF(gate[i]);
-  out[i] = FromF<T>(g / (1.0f + expf(-g)) * ToF(up[i]));
+  if (i < n) out[i] = FromF<T>(Op::Apply(ToF(a[i]), ToF(b[i])));
 }
 
-template <typename T>
-__global__ void AddKernel(T* out, const T* a, const T* b, std::size_t n) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = FromF<T>(ToF(a[i]) + ToF(b[i]));
-}
+struct SiluMulOp {
+  __device__ __forceinline__ static float Apply(float g, float up) { return g / (1.0f + expf(-g)) * up; }
+};
+struct AddOp {
+  __device__ __forceinline__ static float Apply(float a, float b) { return a + b; }
+};
 
 template <typename T>
 __global__ void AddBiasKernel(T* out, const T* x, const T* bias, std::size_t rows, std::size_t n) {
@@ -155,24 +155,27 @@ Status Rope(const DeviceBuffer& x, const int32_t* positions, std::size_t rows, s
   return LaunchStatus("rope");
 }
 
-Status SiluMul(const DeviceBuffer& out, const DeviceBuffer& gate, const DeviceBuffer& up, std::size_t n) {
-  MNEMO_RETURN_IF_ERROR(SameDtype({&out, &gate, &up}));
-  if (n == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(ComputeLane());
-  MNEMO_DISPATCH_DTYPE(out.dtype, SiluMulKernel<T><<<Blocks(n, kThreads), kThreads, 0, ComputeStream()>>>(
-                                      static_cast<T*>(out.ptr), static_cast<const T*>(gate.ptr),
-                                      static_cast<const T*>(up.ptr), n));
-  return LaunchStatus("siluMul");
-}
+namespace {
 
-Status Add(const DeviceBuffer& out, const DeviceBuffer& a, const DeviceBuffer& b, std::size_t n) {
+template <typename Op>
+Status Binary(const char* what, const DeviceBuffer& out, const DeviceBuffer& a, const DeviceBuffer& b, std::size_t n) {
   MNEMO_RETURN_IF_ERROR(SameDtype({&out, &a, &b}));
   if (n == 0) return Status::Ok();
   std::lock_guard<std::mutex> lock(ComputeLane());
-  MNEMO_DISPATCH_DTYPE(out.dtype, AddKernel<T><<<Blocks(n, kThreads), kThreads, 0, ComputeStream()>>>(
+  MNEMO_DISPATCH_DTYPE(out.dtype, BinaryKernel<T, Op><<<Blocks(n, kThreads), kThreads, 0, ComputeStream()>>>(
                                       static_cast<T*>(out.ptr), static_cast<const T*>(a.ptr),
                                       static_cast<const T*>(b.ptr), n));
-  return LaunchStatus("add");
+  return LaunchStatus(what);
+}
+
+}  // namespace
+
+Status SiluMul(const DeviceBuffer& out, const DeviceBuffer& gate, const DeviceBuffer& up, std::size_t n) {
+  return Binary<SiluMulOp>("siluMul", out, gate, up, n);
+}
+
+Status Add(const DeviceBuffer& out, const DeviceBuffer& a, const DeviceBuffer& b, std::size_t n) {
+  return Binary<AddOp>("add", out, a, b, n);
 }
 
 Status AddBias(const DeviceBuffer& out, const DeviceBuffer& x, const DeviceBuffer& bias, std::size_t rows,

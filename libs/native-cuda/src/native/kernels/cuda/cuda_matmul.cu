@@ -80,17 +80,13 @@ __global__ void SkinnyGemm(T* out, const T* x, const T* w, int m, int n, int k) 
   }
 }
 
-constexpr int kPathUnread = -1;
-std::atomic<int> g_path{kPathUnread};
-
-GemmPath PathFromEnv() {
-  const char* v = std::getenv("MNEMO_CUDA_GEMM");
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return GemmPath::kAuto;
-  for (GemmPath p : {GemmPath::kCublas, GemmPath::kTensorCore, GemmPath::kTensorCoreInvariant, GemmPath::kSimt})
-    if (std::strcmp(v, GemmPathName(p)) == 0) return p;
-  std::fprintf(stderr, "mnemo: MNEMO_CUDA_GEMM=%s is not one of auto|cublas|tensor-core|tensor-core-invariant|simt; using auto\n", v);
-  return GemmPath::kAuto;
-}
+// kAuto first: the names list in the warning for an unknown MNEMO_CUDA_GEMM is in this order.
+constexpr PathSetting<GemmPath>::Named kGemmPaths[] = {{GemmPath::kAuto, "auto"},
+                                                       {GemmPath::kCublas, "cublas"},
+                                                       {GemmPath::kTensorCore, "tensor-core"},
+                                                       {GemmPath::kTensorCoreInvariant, "tensor-core-invariant"},
+                                                       {GemmPath::kSimt, "simt"}};
+PathSetting<GemmPath> g_path("MNEMO_CUDA_GEMM", kGemmPaths);
 
 bool TensorCoreFits(const DeviceBuffer& x, const DeviceBuffer& w, std::size_t k) {
   return k % 8 == 0 && reinterpret_cast<std::uintptr_t>(x.ptr) % 16 == 0 &&
@@ -99,31 +95,14 @@ bool TensorCoreFits(const DeviceBuffer& x, const DeviceBuffer& w, std::size_t k)
 
 }  // namespace
 
-const char* GemmPathName(GemmPath path) {
-  switch (path) {
-    case GemmPath::kAuto: return "auto";
-    case GemmPath::kCublas: return "cublas";
-    case GemmPath::kTensorCore: return "tensor-core";
-    case GemmPath::kTensorCoreInvariant: return "tensor-core-invariant";
-    case GemmPath::kSimt: return "simt";
-  }
-  return "unknown";
-}
+const char* GemmPathName(GemmPath path) { return g_path.Name(path); }
 
-GemmPath RequestedGemmPath() {
-  int p = g_path.load();
-  if (p == kPathUnread) {
-    int expected = kPathUnread;
-    g_path.compare_exchange_strong(expected, static_cast<int>(PathFromEnv()));
-    p = g_path.load();
-  }
-  return static_cast<GemmPath>(p);
-}
+GemmPath RequestedGemmPath() { return g_path.Get(); }
 
 Status SetGemmPath(GemmPath path) {
   if (path == GemmPath::kCublas && !Cublas().loaded)
     return Status::CudaUnavailable("cuBLAS not loaded: " + Cublas().error);
-  g_path.store(static_cast<int>(path));
+  g_path.Set(path);
   return Status::Ok();
 }
 

@@ -171,38 +171,42 @@ struct FreeStaging {
   ~FreeStaging() { DevicePool().Put(p); }
 };
 
+// Runs `convert(staging)` under the compute lane with fp32 staging for n elements of `t`,
+// which must hold them (`too_large` otherwise); nothing when n is 0.
+template <typename Convert>
+Status Converting(const DeviceBuffer& t, std::size_t n, const char* too_large, Convert&& convert) {
+  MNEMO_RETURN_IF_ERROR(SameDtype({&t}));
+  if (n > t.elements) return Status::OutOfRange(too_large);
+  if (n == 0) return Status::Ok();
+  std::lock_guard<std::mutex> lock(ComputeLane());
+  float* staging = nullptr;
+  MNEMO_RETURN_IF_ERROR(WithStaging(n, &staging));
+  FreeStaging guard{staging};
+  return convert(staging);
+}
+
 }  // namespace
 
 Status Upload(const DeviceBuffer& dst, const float* src, std::size_t n) {
-  MNEMO_RETURN_IF_ERROR(SameDtype({&dst}));
-  if (n > dst.elements) return Status::OutOfRange("upload larger than the tensor");
-  if (n == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(ComputeLane());
-  float* staging = nullptr;
-  MNEMO_RETURN_IF_ERROR(WithStaging(n, &staging));
-  FreeStaging guard{staging};
-  MNEMO_RETURN_IF_ERROR(
-      FromCuda(cudaMemcpyAsync(staging, src, n * sizeof(float), cudaMemcpyHostToDevice, ComputeStream()),
-               "cudaMemcpyAsync(upload)"));
-  MNEMO_DISPATCH_DTYPE(dst.dtype, FromFloatKernel<T><<<Blocks(n, 256), 256, 0, ComputeStream()>>>(static_cast<T*>(dst.ptr), staging, n));
-  return LaunchStatus("upload convert");
+  return Converting(dst, n, "upload larger than the tensor", [&](float* staging) {
+    MNEMO_RETURN_IF_ERROR(
+        FromCuda(cudaMemcpyAsync(staging, src, n * sizeof(float), cudaMemcpyHostToDevice, ComputeStream()),
+                 "cudaMemcpyAsync(upload)"));
+    MNEMO_DISPATCH_DTYPE(dst.dtype, FromFloatKernel<T><<<Blocks(n, 256), 256, 0, ComputeStream()>>>(static_cast<T*>(dst.ptr), staging, n));
+    return LaunchStatus("upload convert");
+  });
 }
 
 Status Download(float* dst, const DeviceBuffer& src, std::size_t n) {
-  MNEMO_RETURN_IF_ERROR(SameDtype({&src}));
-  if (n > src.elements) return Status::OutOfRange("download larger than the tensor");
-  if (n == 0) return Status::Ok();
-  std::lock_guard<std::mutex> lock(ComputeLane());
-  float* staging = nullptr;
-  MNEMO_RETURN_IF_ERROR(WithStaging(n, &staging));
-  FreeStaging guard{staging};
-  MNEMO_DISPATCH_DTYPE(src.dtype, ToFloatKernel<T><<<Blocks(n, 256), 256, 0, ComputeStream()>>>(staging, static_cast<const T*>(src.ptr), n));
-  MNEMO_RETURN_IF_ERROR(LaunchStatus("download convert"));
-  MNEMO_RETURN_IF_ERROR(FromCuda(
-      cudaMemcpyAsync(dst, staging, n * sizeof(float), cudaMemcpyDeviceToHost, ComputeStream()),
-      "cudaMemcpyAsync(download)"));
-  // Download() synchronises: `dst` may be pinned, where the copy returns before it lands.
-  return FromCuda(cudaStreamSynchronize(ComputeStream()), "cudaStreamSynchronize(download)");
+  return Converting(src, n, "download larger than the tensor", [&](float* staging) {
+    MNEMO_DISPATCH_DTYPE(src.dtype, ToFloatKernel<T><<<Blocks(n, 256), 256, 0, ComputeStream()>>>(staging, static_cast<const T*>(src.ptr), n));
+    MNEMO_RETURN_IF_ERROR(LaunchStatus("download convert"));
+    MNEMO_RETURN_IF_ERROR(FromCuda(
+        cudaMemcpyAsync(dst, staging, n * sizeof(float), cudaMemcpyDeviceToHost, ComputeStream()),
+        "cudaMemcpyAsync(download)"));
+    // Download() synchronises: `dst` may be pinned, where the copy returns before it lands.
+    return FromCuda(cudaStreamSynchronize(ComputeStream()), "cudaStreamSynchronize(download)");
+  });
 }
 
 }  // namespace mnemo::kernels::cuda
