@@ -3,6 +3,7 @@ import { ErrorCode } from '@mnemo/kv-core';
 import { bits } from '../../test/bits.js';
 import { cpuBackend } from '../../test/test-backend.js';
 import { naiveForward } from '../../test/naive.forward.js';
+import { TINY_PER_ARCHITECTURE } from '../../test/model-files.js';
 import { syntheticWeightsFor } from '../weights/synthetic-weights.generator.js';
 import { ReferenceEngine } from './reference.engine.js';
 
@@ -27,7 +28,7 @@ async function engineFor(models: string[], kvBlocks = 64): Promise<ReferenceEngi
 
 describe(ReferenceEngine.name, () => {
   describe('paged forward vs a naive non-paged forward', () => {
-    it.each(['mnemo-tiny', 'mnemo-tiny-qwen2', 'mnemo-tiny-qwen3'])('%s: every position within tolerance', async (model) => {
+    it.each(TINY_PER_ARCHITECTURE)('%s: every position within tolerance', async (model) => {
       const sut = await engineFor([model]);
       const tokens = prompt(37);
       sut.openSequence('a', model, GREEDY);
