@@ -29,9 +29,10 @@ export async function converse(
   warm = false,
 ): Promise<{ out: number[]; kv: Float32Array; cached: number; restored: number }> {
   const prompt = storedPrompt(tokens);
-  const restore = typeof from === 'function' || !from ? from : (d: number) => from.restorePlan(prompt, d, seqId);
+  const store = typeof from === 'object' ? from : undefined;
+  const restore = typeof from === 'function' ? from : store && ((d: number) => store.restorePlan(prompt, d, seqId));
   const input: PrefillInput = { seqId, model: MODEL, tokens, sampling: GREEDY, cacheSalt: 't', restore };
-  if (from && typeof from !== 'function' && warm) from.warm(seqId, prompt, engine.cachedTokens(input));
+  if (store && warm) store.warm(seqId, prompt, engine.cachedTokens(input));
   const [first] = await engine.prefill([input]);
   const out = [first!.token];
   while (out.length < n) out.push((await engine.decode([seqId]))[0]!.token);
