@@ -14,8 +14,7 @@
 // Run: npm run bench -- droidspeak-e-cache [--quick]   (after npx tsc -b and npm run bench -- droidspeak)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ReferenceEngine, syntheticPrompts } from '@mnemo/engine';
 import { slidingWindows, splitTokens } from './lib/droidspeak.pairs.mjs';
 import {
@@ -34,9 +33,8 @@ import {
 import { planReuse, withoutTransition } from '@mnemo/kv-core';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
 import { median, round } from '@mnemo/testkit';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
 const RUN = quick ? { prompts: 2, tokens: 300, reps: 1 } : { prompts: 4, tokens: 576, reps: 5 };
 
 const profiled = loadProfiledPlans(root);

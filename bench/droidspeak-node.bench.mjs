@@ -18,12 +18,11 @@
 // Writes bench/results/droidspeak-node.json (figure: bench/figures/droidspeak-node.figure.mjs). Run: npm run bench -- droidspeak-node [--quick]
 // (after npm run bench -- droidspeak).
 import { rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ReferenceEngine, syntheticPrompts } from '@mnemo/engine';
 import { planReuse, withoutTransition } from '@mnemo/kv-core';
 import { loadProfiledPlans } from './lib/profiled-plans.mjs';
-import { median, round } from '@mnemo/testkit';
+import { arg, median, round } from '@mnemo/testkit';
 import { slidingWindows, splitTokens } from './lib/droidspeak.pairs.mjs';
 import { kvDrift } from './lib/droidspeak.profile.mjs';
 import {
@@ -39,9 +38,8 @@ import {
   peerSource,
   serveChunks,
 } from './lib/droidspeak.node.mjs';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
 const RUN = quick ? { prompts: 1, reps: 1 } : { prompts: 2, reps: 3 };
 const PLANTED = quick ? { prompts: 1, tokens: 300, reps: 1 } : { prompts: 2, tokens: 576, reps: 3 };
 
@@ -229,7 +227,7 @@ async function runPlanted(p) {
   }
 }
 
-const only = process.argv.includes('--pairs') ? process.argv[process.argv.indexOf('--pairs') + 1].split(',') : null;
+const only = arg('pairs', undefined)?.split(',');
 const rows = [];
 // `--pairs a,b`: only those of droidspeak.json's pairs (by name), where the machine has no time for all.
 const chosen = profiled.pairs.filter((p) => !only || only.includes(p.name ?? p.derived));

@@ -18,20 +18,17 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findSyntheticModel, ReferenceEngine, syntheticPrompts } from '@mnemo/engine';
 import { patternKey } from '@mnemo/kv-core';
-import { round } from '@mnemo/testkit';
+import { arg, round } from '@mnemo/testkit';
 import { curvePatterns, PAIR_KINDS, PAIRS, pairPaths, slidingWindows, splitTokens } from './lib/droidspeak.pairs.mjs';
 import { bestWithin, curveRows, inMemoryLatency, kvDrift, profilePair, testPatterns } from './lib/droidspeak.profile.mjs';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
-const argOf = (flag) => {
-  const i = process.argv.indexOf(flag);
-  return i < 0 ? undefined : process.argv[i + 1];
-};
+/** The value after `--name`, or undefined. */
+const argOf = (flag) => arg(flag.slice(2), undefined);
 // Pairs run in child processes, `--jobs` at a time (each engine computes on one core).
 const JOBS = Number(argOf('--jobs') ?? 2);
 const ONLY = argOf('--pairs')?.split(',');

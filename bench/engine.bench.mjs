@@ -9,15 +9,13 @@
 // Run: npm run bench -- engine   (or `npx tsc -b && node bench/engine.bench.mjs [--quick]`)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parameterCount, ReferenceEngine, syntheticWeightsFor } from '@mnemo/engine';
 import { createKernelBackend } from '@mnemo/native-cuda';
 import { median, round } from '@mnemo/testkit';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
 const REPS = quick ? 1 : 3;
 const GREEDY = { temperature: 0, topP: 1, seed: 0 };
 const MODELS = ['mnemo-tiny', 'mnemo-small', 'mnemo-medium'];

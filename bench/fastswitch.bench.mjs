@@ -32,8 +32,7 @@
 // Writes bench/results/fastswitch.json (figure: bench/figures/fastswitch.figure.mjs). Run: npm run bench -- fastswitch [--quick] [--load 1]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import { ReferenceEngine } from '@mnemo/engine';
 import { InferenceRequestSchema } from '@mnemo/proto';
@@ -44,9 +43,8 @@ import { SequenceStore } from '../apps/node-manager/dist/batching/sequence.store
 import { SwapManager } from '../apps/node-manager/dist/batching/swap.manager.js';
 import { NodeMetrics } from '../apps/node-manager/dist/shared/node.metrics.js';
 import { arg, ConversationTrace, percentile, rng, round } from '@mnemo/testkit';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
 const MODEL = 'mnemo-small';
 const CONVERSATIONS = quick ? 12 : 32;
 const TURNS = 5; // ShareGPT's multi-round conversations average 5.5 turns (FastSwitch §4)

@@ -5,8 +5,7 @@
 // Run: npm run bench -- kv-policy   (or `npx tsc -b libs/kv-core && node --expose-gc bench/kv-policy.bench.mjs [--quick]`)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   compactJournal,
   crc32c,
@@ -19,9 +18,8 @@ import {
   segmentBytes,
   targetCounts,
 } from '@mnemo/kv-core';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
 const LAYERS = 32; // Llama-3.1-8B: 32 layers, 8 KV heads × 128, fp16 → 1 MiB segments
 const SEG = segmentBytes({ layers: LAYERS, kvHeads: 8, headDim: 128, bytesPerElement: 2 });
 const CHUNKS = quick ? 4_000 : 32_768; // 32 768 chunks × 32 layers = 1 M SSD segments (1 TiB)

@@ -19,15 +19,13 @@
 //   [--systems a,b,…] [--no-variants] [--no-extras] [--promote-ab] [--conductor-threshold-pct P]
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { arg, DEFAULT_WORKLOAD, ratio, round, routingCheck, startNats, workload, workloadStats } from '@mnemo/testkit';
 import { CLUSTER, DILATION, GPU, KV_BYTES_PER_TOKEN, KV_LAYOUT, REAL_KV_BYTES_PER_TOKEN, runConfig } from './multiround/cluster.mjs';
 import { passFigures, pool, summarize } from './multiround/summary.mjs';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
 const flag = (name) => process.argv.includes(`--${name}`);
 const USERS = Number(arg('users', quick ? 16 : 160));
 const SESSIONS = Number(arg('sessions', quick ? 16 : 200));

@@ -17,14 +17,12 @@
 // Writes bench/results/multiturn.json (figure: bench/figures/multiturn.figure.mjs). Run: npm run bench -- multiturn [--quick] [--cold (adds mnemo with NODE_KV_WARM=off)]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { clamp, counter, histogramQuantile, lognormal, percentile, rng, round, scrapeMetrics, startNats } from '@mnemo/testkit';
 import { withSchedulerAndNode } from './lib/services.mjs';
 import { inferViaScheduler } from './lib/scheduler-infer.mjs';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
 const MODEL = 'mnemo-medium';
 const USERS = 6;
 const USER_STAGGER_MS = 500;

@@ -11,17 +11,15 @@
 // Run: npm run bench -- peer-restore [--quick]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { chunkKeys } from '@mnemo/kv-core';
 import { decodeMessage, HeartbeatSchema, Subjects } from '@mnemo/proto';
 import { counter, freePort, mean, percentile, round, scrapeMetrics, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
 import { inferOnNode } from './lib/node-infer.mjs';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
 const MODEL = process.env.BENCH_MODEL ?? 'mnemo-medium';
 const SESSIONS = quick ? 3 : 8;
 const HISTORY = quick ? 800 : 1300; // tokens of turn 1 (five chunks at 1300)

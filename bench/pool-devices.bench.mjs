@@ -7,8 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   allocHostBuffer,
   dropPageCache,
@@ -23,12 +22,10 @@ import {
   probeMemcpy,
   transfer,
 } from '@mnemo/native-cuda';
-import { median } from '@mnemo/testkit';
+import { arg, median } from '@mnemo/testkit';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
-const dirArg = process.argv.indexOf('--dir');
-const base = mkdtempSync(join(dirArg > 0 ? process.argv[dirArg + 1] : tmpdir(), 'mnemo-pool-bench-'));
+const base = mkdtempSync(join(arg('dir', tmpdir()), 'mnemo-pool-bench-'));
 const REPS = quick ? 3 : 9;
 const MiB = 2 ** 20;
 const SSD_BYTES = (quick ? 64 : 256) * MiB;

@@ -22,8 +22,7 @@
 // Writes bench/results/swiftcache.json (figure: bench/figures/swiftcache.figure.mjs). Run: npm run bench -- swiftcache [--quick]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { HostBacking, elasticSpec, syntheticWeightsFor } from '@mnemo/engine';
 import { ElasticCacheCoordinator, blockElements, layerStreamLimit, streamedContextPlan } from '@mnemo/kv-core';
 import { createKernelBackend } from '@mnemo/native-cuda';
@@ -38,9 +37,8 @@ import {
   residentRunner as residentRunnerOf,
   streamRunner as streamRunnerOf,
 } from './lib/swiftcache.runners.mjs';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
 const MASTER = 'mnemo-small';
 const WORKERS = ['mnemo-tiny', 'mnemo-tiny-qwen3'];
 const UNITS_PER_MODEL = quick ? 8 : 16; // node units (48 KiB at fp32) per model region

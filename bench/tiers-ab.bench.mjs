@@ -13,8 +13,7 @@
 // Run: npm run bench -- tiers-ab [--rounds N] [--variants JSON] [--dir DIR]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chunkKeys } from '@mnemo/kv-core';
 import { ioInfo } from '@mnemo/native-cuda';
 import { OffloadTiers } from '../apps/node-manager/dist/kv-store/offload.tiers.js';
@@ -22,8 +21,8 @@ import { closePoolDevices, openPoolDevices, SSD_QUEUE_DEPTH } from '../apps/node
 import { RestoreReader } from '../apps/node-manager/dist/kv-store/restore.reader.js';
 import { TierWriter } from '../apps/node-manager/dist/kv-store/tier.writer.js';
 import { arg, median, round } from '@mnemo/testkit';
+import { root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(arg('rounds', 11));
 const VARIANTS = JSON.parse(
   arg(

@@ -12,14 +12,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chunkKeys } from '@mnemo/kv-core';
 import { ioInfo } from '@mnemo/native-cuda';
 import { arg, median, round } from '@mnemo/testkit';
 import { conversation, openTierStore } from './lib/tier.store.mjs';
+import { root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const REPS = Number(arg('reps', 8));
 const WARMUPS = 3;
 const base = mkdtempSync(join(arg('dir', tmpdir()), 'mnemo-tiers-profile-'));

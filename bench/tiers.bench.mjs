@@ -37,8 +37,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { crc32cImplementations, dropPageCache, ioInfo, selectCrc32c } from '@mnemo/native-cuda';
 import { SSD_QUEUE_DEPTH } from '../apps/node-manager/dist/kv-store/pool.devices.js';
 import { arg, median, round } from '@mnemo/testkit';
@@ -46,9 +45,8 @@ import { openRedisBaseline } from './lib/redis.baseline.mjs';
 import { measureStriping } from './lib/striping.measure.mjs';
 import { openTierStore, timed } from './lib/tier.store.mjs';
 import { pairedFractions, paired, tierLimits } from './lib/tier.limits.mjs';
+import { quick, root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const quick = process.argv.includes('--quick');
 const base = mkdtempSync(join(arg('dir', tmpdir()), 'mnemo-tiers-bench-'));
 /** Read caps of the two throttled devices striping is measured on (MB/s, faster first). */
 const STRIPE_BPS = arg('stripe-mbps', '400,200')

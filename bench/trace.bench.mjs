@@ -12,16 +12,15 @@
 // Run: npm run bench -- trace [--trace FILE] [--from N] [--limit N] [--length-scale T] [--time-scale X] [--max-output N] [--passes N]
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS, percentile, SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { loadTrace, runPrefillPool, traceStats, traceText } from '@mnemo/twin';
 import { arg, counter, freePort, round, startNats } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
 import { CLUSTER, DILATION, GPU, infer, kvEnv, KV_BYTES_PER_TOKEN, simNodeEnv } from './multiround/cluster.mjs';
+import { root } from './lib/bench.args.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FILE = arg('trace', join(root, 'bench/traces/mooncake-conversation_trace.jsonl.gz'));
 const FROM = Number(arg('from', 0));
 const LIMIT = Number(arg('limit', 200));

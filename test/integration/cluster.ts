@@ -42,15 +42,24 @@ export interface ClusterOptions {
   natsUrl?: string;
 }
 
+/** A cluster of `options` for one test: `fn` runs on it, and it is stopped however `fn` ends. */
+export async function withCluster(options: ClusterOptions, fn: (cluster: Cluster) => Promise<void>): Promise<void> {
+  const cluster = await Cluster.start(options);
+  try {
+    await fn(cluster);
+  } finally {
+    await cluster.stop();
+  }
+}
+
 /**
- * A cluster with a gateway for the enclosing describe block: started before its tests and stopped
- * after them. Read `cluster` and `base` (the gateway's URL) inside tests and hooks, not while
- * the block is being declared.
+ * A cluster for the enclosing describe block: started before its tests and stopped after them.
+ * Read `cluster` and `nodes` inside tests and hooks, not while the block is being declared.
  */
-export function gatewayCluster(options: Omit<ClusterOptions, 'gateway'>): { readonly cluster: Cluster; readonly base: string } {
+export function clusterFor(options: ClusterOptions): { readonly cluster: Cluster; readonly nodes: NodeManagerHandle[] } {
   let cluster: Cluster | undefined;
   beforeAll(async () => {
-    cluster = await Cluster.start({ ...options, gateway: true });
+    cluster = await Cluster.start(options);
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -59,8 +68,21 @@ export function gatewayCluster(options: Omit<ClusterOptions, 'gateway'>): { read
     get cluster() {
       return cluster!;
     },
+    get nodes() {
+      return cluster!.nodes;
+    },
+  };
+}
+
+/** The same with a gateway; `base` is the gateway's URL. */
+export function gatewayCluster(options: Omit<ClusterOptions, 'gateway'>): { readonly cluster: Cluster; readonly base: string } {
+  const c = clusterFor({ ...options, gateway: true });
+  return {
+    get cluster() {
+      return c.cluster;
+    },
     get base() {
-      return `http://127.0.0.1:${cluster!.gateway!.httpPort}`;
+      return `http://127.0.0.1:${c.cluster.gateway!.httpPort}`;
     },
   };
 }

@@ -5,12 +5,11 @@
 import { chunkKeys, eCacheKeys, planReuse, withoutTransition, type ReusePattern } from '@mnemo/kv-core';
 import { ReferenceEngine } from '@mnemo/engine';
 import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, Subjects, type KvReuse } from '@mnemo/proto';
-import type { ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { DEFAULT_TENANT } from '../../apps/gateway/src/auth/api-key.authenticator.js';
-import { profilePair, startJobProfiler } from './profiler-job.js';
-import { KvEventLog } from './kv-events.js';
-import { Cluster, scrape, referenceNodeEnv } from './cluster.js';
+import { startDroidSpeakCluster, type DroidSpeakCluster } from './profiler-job.js';
+import type { KvEventLog } from './kv-events.js';
+import { scrape, type Cluster } from './cluster.js';
 import { dispatch, type DirectResult } from './direct-dispatch.js';
 
 const BASE = 'mnemo-tiny';
@@ -40,7 +39,7 @@ const freshPrompt = () => {
 };
 
 describe('DroidSpeak cross-model reuse on a node', () => {
-  let profiler: ProfilerHandle;
+  let ds: DroidSpeakCluster;
   let cluster: Cluster;
   let node: NodeManagerHandle;
   let off: NodeManagerHandle;
@@ -97,22 +96,20 @@ describe('DroidSpeak cross-model reuse on a node', () => {
 
   beforeAll(async () => {
     engine = await ReferenceEngine.create({ models: [BASE, DERIVED], backend: 'cpu', kvBlocks: 64 });
-    profiler = await startJobProfiler();
-    // A 100% floor: the cheapest profiled plan, whichever it is; the test checks the mechanism, the profiler test the quality.
-    const nodeEnv = referenceNodeEnv(`${BASE},${DERIVED}`, 64, { NODE_KV_EVENTS_MS: '20', NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' });
-    cluster = await Cluster.start({ nodes: 0, gateway: true, nodeEnv });
-    kv = new KvEventLog(cluster.nc);
-    node = await cluster.addNode({ NODE_ID: `ds-on-${process.pid}` });
-    await cluster.waitForLiveNodes(1);
-
-    await profile(BASE, DERIVED, 4);
+    ds = await startDroidSpeakCluster({
+      base: BASE,
+      derived: DERIVED,
+      kvBlocks: 64,
+      nodeIds: [`ds-on-${process.pid}`],
+      cluster: { gateway: true },
+    });
+    ({ cluster, kv } = ds);
+    [node] = ds.nodes as [NodeManagerHandle];
   }, 300_000);
 
-  /** Registers the pair with the real profiler and runs a small job to the end (the scheduler hears its FrontierUpdated). */
-  const profile = (base: string, derived: string, layers: number) => profilePair(cluster.nc, profiler.httpPort, base, derived, layers);
+  const profile = (base: string, derived: string, layers: number) => ds.profile(base, derived, layers);
   afterAll(async () => {
-    await cluster?.stop();
-    await profiler?.stop();
+    await ds?.stop();
     await engine?.close();
   });
 

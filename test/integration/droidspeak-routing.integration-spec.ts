@@ -4,11 +4,10 @@
 // Real profiler (Postgres), NATS, scheduler and two reference-engine nodes.
 import { chunkKeys, eCacheKeys } from '@mnemo/kv-core';
 import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, Subjects } from '@mnemo/proto';
-import type { ProfilerHandle } from '../../apps/profiler/src/app.js';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
-import { profilePair, startJobProfiler } from './profiler-job.js';
-import { KvEventLog } from './kv-events.js';
-import { Cluster, scrape, type InferenceRun, referenceNodeEnv } from './cluster.js';
+import { startDroidSpeakCluster, type DroidSpeakCluster } from './profiler-job.js';
+import type { KvEventLog } from './kv-events.js';
+import { scrape, type Cluster, type InferenceRun } from './cluster.js';
 import { dispatch, keepBusy } from './direct-dispatch.js';
 
 const BASE = 'mnemo-tiny';
@@ -20,29 +19,28 @@ const freshPrompt = () => {
 };
 
 describe('DroidSpeak routing on the base model’s KV', () => {
-  let profiler: ProfilerHandle;
+  let ds: DroidSpeakCluster;
   let cluster: Cluster;
   let n1: NodeManagerHandle;
   let n2: NodeManagerHandle;
   let kv: KvEventLog;
 
   beforeAll(async () => {
-    profiler = await startJobProfiler();
-    const nodeEnv = referenceNodeEnv(`${BASE},${DERIVED}`, 512, { NODE_KV_EVENTS_MS: '20', NODE_DROIDSPEAK_MAX_LOSS_BP: '10000' });
-    cluster = await Cluster.start({ nodes: 0, schedulerEnv: { SCHEDULER_DROIDSPEAK_BASES: `${DERIVED}=${BASE}` }, nodeEnv });
-    kv = new KvEventLog(cluster.nc);
-    n1 = await cluster.addNode({ NODE_ID: `dsr-1-${process.pid}` });
-    n2 = await cluster.addNode({ NODE_ID: `dsr-2-${process.pid}` });
-    await cluster.waitForLiveNodes(2);
-    await profile(BASE, DERIVED, 4);
+    ds = await startDroidSpeakCluster({
+      base: BASE,
+      derived: DERIVED,
+      kvBlocks: 512,
+      nodeIds: [`dsr-1-${process.pid}`, `dsr-2-${process.pid}`],
+      cluster: { schedulerEnv: { SCHEDULER_DROIDSPEAK_BASES: `${DERIVED}=${BASE}` } },
+    });
+    ({ cluster, kv } = ds);
+    [n1, n2] = ds.nodes as [NodeManagerHandle, NodeManagerHandle];
   }, 300_000);
   afterAll(async () => {
-    await cluster?.stop();
-    await profiler?.stop();
+    await ds?.stop();
   });
 
-  /** Registers the pair with the real profiler and runs a small job to the end (the scheduler hears its FrontierUpdated). */
-  const profile = (base: string, derived: string, layers: number) => profilePair(cluster.nc, profiler.httpPort, base, derived, layers);
+  const profile = (base: string, derived: string, layers: number) => ds.profile(base, derived, layers);
 
   /** The base's chunk of `prompt` on the node's host pool, as the KV events (which the scheduler hears too) report. */
   async function cacheOn(node: NodeManagerHandle, prompt: number[], base = BASE): Promise<void> {

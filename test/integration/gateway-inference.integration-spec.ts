@@ -5,7 +5,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import OpenAI from 'openai';
 import { CancelRequestSchema, FinishReason, Subjects, decodeMessage, loadGrpcServices, nodeCancelSubject } from '@mnemo/proto';
 import { startGateway } from '../../apps/gateway/src/app.js';
-import { Cluster, natsUrl } from './cluster.js';
+import { gatewayCluster, natsUrl, type Cluster } from './cluster.js';
 
 const KEY = 'sk-test-inference';
 const MODEL = 'mnemo-tiny';
@@ -35,19 +35,18 @@ async function readSse(res: Response): Promise<SseResult> {
 }
 
 describe('gateway inference (scheduler + sim node)', () => {
+  const started = gatewayCluster({
+    nodes: 1,
+    nodeEnv: { NODE_MODELS: MODEL, NODE_SIM_DECODE_STEP_MS: '2' },
+    gatewayEnv: { MNEMO_API_KEYS: KEY, GATEWAY_MAX_PROMPT_TOKENS: '512' },
+  });
   let cluster: Cluster;
   let base: string;
   let nc: NatsConnection;
   let scheduled = 0;
 
   beforeAll(async () => {
-    cluster = await Cluster.start({
-      nodes: 1,
-      nodeEnv: { NODE_MODELS: MODEL, NODE_SIM_DECODE_STEP_MS: '2' },
-      gateway: true,
-      gatewayEnv: { MNEMO_API_KEYS: KEY, GATEWAY_MAX_PROMPT_TOKENS: '512' },
-    });
-    base = `http://127.0.0.1:${cluster.gateway!.httpPort}`;
+    ({ cluster, base } = started);
     // A separate connection watches the schedule subject: rejected requests must never get there.
     nc = await connect({ servers: natsUrl() });
     nc.subscribe(Subjects.SCHEDULE, { callback: () => void scheduled++ });
@@ -63,7 +62,6 @@ describe('gateway inference (scheduler + sim node)', () => {
   });
 
   afterAll(async () => {
-    await cluster?.stop();
     await nc?.close();
   });
 

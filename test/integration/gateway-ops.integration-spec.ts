@@ -3,25 +3,20 @@
 import { credentials, Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { loadGrpcServices, Subjects } from '@mnemo/proto';
-import { Cluster, natsUrl } from './cluster.js';
+import { gatewayCluster, natsUrl, type Cluster } from './cluster.js';
 
 const KEY = 'sk-test-ops';
 
 describe('gateway (no nodes)', () => {
-  let cluster: Cluster;
+  const started = gatewayCluster({ nodes: 0, gatewayEnv: { MNEMO_API_KEYS: `${KEY},sk-other`, GATEWAY_MAX_BODY_BYTES: '4096' } });
   let gateway: NonNullable<Cluster['gateway']>;
   let base: string;
   let nc: NatsConnection;
   let scheduled = 0;
 
   beforeAll(async () => {
-    cluster = await Cluster.start({
-      nodes: 0,
-      gateway: true,
-      gatewayEnv: { MNEMO_API_KEYS: `${KEY},sk-other`, GATEWAY_MAX_BODY_BYTES: '4096' },
-    });
-    gateway = cluster.gateway!;
-    base = `http://127.0.0.1:${gateway.httpPort}`;
+    gateway = started.cluster.gateway!;
+    base = started.base;
     // Watches the schedule subject: no rejected request may get this far.
     nc = await connect({ servers: natsUrl() });
     nc.subscribe(Subjects.SCHEDULE, { callback: () => void scheduled++ });
@@ -29,7 +24,6 @@ describe('gateway (no nodes)', () => {
   });
 
   afterAll(async () => {
-    await cluster?.stop();
     await nc?.close();
   });
 

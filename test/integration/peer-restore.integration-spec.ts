@@ -4,29 +4,23 @@
 // kv_sources entry is refused with invalid_request. Reference engine (CPU), real pools and NATS.
 import { chunkKeys } from '@mnemo/kv-core';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
-import { Cluster, scrape, referenceNodeEnv } from './cluster.js';
+import { clusterFor, scrape, referenceNodeEnv } from './cluster.js';
 import { dispatch, type KvSourceInit } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
 const turn1 = Array.from({ length: 600 }, (_, i) => (i * 29 + 11) % 250);
 
 describe('peer restore (a session moves between nodes)', () => {
-  let cluster: Cluster;
+  const started = clusterFor({ nodes: 3, nodeEnv: referenceNodeEnv(MODEL, 128) });
   let a: NodeManagerHandle;
   let b: NodeManagerHandle;
   let c: NodeManagerHandle;
-  const nodeEnv = referenceNodeEnv(MODEL, 128);
-
-  beforeAll(async () => {
-    cluster = await Cluster.start({ nodes: 3, nodeEnv });
-    [a, b, c] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle, NodeManagerHandle];
-  });
-  afterAll(async () => {
-    await cluster?.stop();
+  beforeAll(() => {
+    [a, b, c] = started.nodes as [NodeManagerHandle, NodeManagerHandle, NodeManagerHandle];
   });
 
   const run = (node: NodeManagerHandle, tokens: number[], kvSources: KvSourceInit[] = []) =>
-    dispatch(cluster, node.nodeId, tokens, kvSources);
+    dispatch(started.cluster, node.nodeId, tokens, kvSources);
 
   it('turn 2 on another node fetches the prefix from the first and answers exactly as a full recompute', async () => {
     const first = await run(a, turn1);

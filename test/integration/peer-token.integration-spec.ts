@@ -5,7 +5,7 @@ import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
 import { ConfigError } from '@mnemo/service-kit';
 import { startNodeManager, type NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { ChunkPeerClient } from '../../apps/node-manager/src/peers/chunk-peer.client.js';
-import { simKvNodeEnv, Cluster, natsUrl, scrape } from './cluster.js';
+import { simKvNodeEnv, clusterFor, natsUrl, scrape } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
@@ -16,26 +16,18 @@ const SEGMENT_BYTES = 2 * CHUNK_TOKENS * ROW * 4;
 const turn1 = Array.from({ length: 600 }, (_, i) => 32 + ((i * 19 + 7) % 90));
 
 describe('node ↔ node gRPC with a shared token', () => {
-  let cluster: Cluster;
+  const started = clusterFor({ nodes: 2, nodeEnv: { ...simKvNodeEnv(MODEL, LAYERS, ROW), NODE_PEER_TOKEN: TOKEN } });
   let a: NodeManagerHandle;
   let b: NodeManagerHandle;
-
-  beforeAll(async () => {
-    cluster = await Cluster.start({
-      nodes: 2,
-      nodeEnv: { ...simKvNodeEnv(MODEL, LAYERS, ROW), NODE_PEER_TOKEN: TOKEN },
-    });
-    [a, b] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle];
-  });
-  afterAll(async () => {
-    await cluster?.stop();
+  beforeAll(() => {
+    [a, b] = started.nodes as [NodeManagerHandle, NodeManagerHandle];
   });
 
   it("nodes sharing the token pull each other's KV; a caller without it, or with another, gets only misses", async () => {
-    const first = await dispatch(cluster, a.nodeId, turn1);
+    const first = await dispatch(started.cluster, a.nodeId, turn1);
     const turn2 = [...turn1, ...first.tokens, 40, 41];
     const keys = chunkKeys(MODEL, 'itest', turn1);
-    const moved = await dispatch(cluster, b.nodeId, turn2, [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }]);
+    const moved = await dispatch(started.cluster, b.nodeId, turn2, [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }]);
     expect(moved.done!.usage?.cachedTokens).toBe(512);
     expect(await scrape(b.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBe(512);
     for (const token of [undefined, 'another-token-of-enough-length']) {

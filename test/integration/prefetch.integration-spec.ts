@@ -9,34 +9,29 @@ import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/ap
 import { loadSchedulerConfig } from '../../apps/scheduler/src/config/scheduler.config.js';
 import { NatsNodePrefetcher } from '../../apps/scheduler/src/sessions/nats-node.prefetcher.js';
 import type { PrefetchInit } from '../../apps/scheduler/src/sessions/node-prefetch.port.js';
-import { Cluster, scrape, eventually, referenceNodeEnv } from './cluster.js';
+import { clusterFor, scrape, eventually, referenceNodeEnv } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
 const history = Array.from({ length: 600 }, (_, i) => (i * 23 + 5) % 250);
 
 describe('advisory prefetch on a running node', () => {
-  let cluster: Cluster;
+  const started = clusterFor({ nodes: 2, nodeEnv: referenceNodeEnv(MODEL, 128) });
   let a: NodeManagerHandle;
   let b: NodeManagerHandle;
   let nodes: NatsNodePrefetcher;
-  const nodeEnv = referenceNodeEnv(MODEL, 128);
 
-  beforeAll(async () => {
-    cluster = await Cluster.start({ nodes: 2, nodeEnv });
-    [a, b] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle];
+  beforeAll(() => {
+    [a, b] = started.nodes as [NodeManagerHandle, NodeManagerHandle];
     // The scheduler's own client for the nodes' prefetch subjects: the requests an advisory sends, its answers as it reads them.
     nodes = new NatsNodePrefetcher(
-      cluster.nc,
+      started.cluster.nc,
       loadSchedulerConfig({ NATS_URL: 'nats://unused:4222', SCHEDULER_PREFETCH_TIMEOUT_MS: '5000' }),
     );
   });
-  afterAll(async () => {
-    await cluster?.stop();
-  });
 
   it('prefetches a session from another node; the request on the chosen node finds its KV on the device', async () => {
-    const first = await dispatch(cluster, a.nodeId, history);
+    const first = await dispatch(started.cluster, a.nodeId, history);
     const keys = chunkKeys(MODEL, 'itest', history);
     const reply = await nodes.prefetch(b.nodeId, {
       advisoryId: 'adv-1',
@@ -50,19 +45,19 @@ describe('advisory prefetch on a running node', () => {
     expect(await scrape(b.metricsPort, 'mnemo_kv_prefetch_promoted_chunks_total')).toBe(2);
 
     const next = [...history, ...first.tokens, 1, 2, 3];
-    const turn = await dispatch(cluster, b.nodeId, next);
+    const turn = await dispatch(started.cluster, b.nodeId, next);
     expect(turn.done!.usage?.cachedTokens).toBe(512);
     expect(await scrape(b.metricsPort, 'mnemo_kv_prefetch_promoted_used_total')).toBe(2);
     expect(await scrape(b.metricsPort, 'mnemo_kv_hit_tokens_total{tier="host"}')).toBe(0);
     expect(await scrape(b.metricsPort, 'mnemo_kv_peer_restores_total')).toBe(0);
     // Same answer as the node that computed it all.
-    const there = await dispatch(cluster, a.nodeId, next);
+    const there = await dispatch(started.cluster, a.nodeId, next);
     expect(turn.tokens).toEqual(there.tokens);
   });
 
   it('forget drops an unused prefetch; forgetting an unknown advisory is answered the same', async () => {
     const t = Array.from({ length: 300 }, (_, i) => (i * 11 + 1) % 250);
-    await dispatch(cluster, a.nodeId, t);
+    await dispatch(started.cluster, a.nodeId, t);
     const keys = chunkKeys(MODEL, 'itest', t);
     const before = (await scrape(b.metricsPort, 'mnemo_kv_prefetch_chunks_total')) ?? 0;
     expect(

@@ -2,7 +2,7 @@
 // (NODE_SCHEDULING=priority) and preempts by swapping KV to host memory (NODE_PREEMPTION=swap).
 // With a device cache far too small for the concurrent load, every request completes with the
 // answer it gets alone (greedy, reference engine, CPU), and the node swapped instead of recomputing.
-import { Cluster, scrape } from './cluster.js';
+import { gatewayCluster, scrape, type Cluster } from './cluster.js';
 
 const MODEL = 'mnemo-tiny';
 
@@ -21,11 +21,13 @@ async function complete(base: string, prompt: number[], maxTokens: number, prior
   return { status: res.status, body: (await res.json()) as TextBody };
 }
 
-/** One reference node behind a gateway, scheduling by priority and preempting by swap, with `kvBlocks` device blocks. */
-async function swapCluster(kvBlocks: number): Promise<{ cluster: Cluster; base: string }> {
-  const cluster = await Cluster.start({
+/**
+ * One reference node behind a gateway for the enclosing describe block, scheduling by priority and
+ * preempting by swap, with `kvBlocks` device blocks.
+ */
+function swapCluster(kvBlocks: number): { readonly cluster: Cluster; readonly base: string } {
+  return gatewayCluster({
     nodes: 1,
-    gateway: true,
     nodeEnv: {
       NODE_ENGINE: 'reference',
       NODE_REFERENCE_BACKEND: 'cpu',
@@ -37,7 +39,6 @@ async function swapCluster(kvBlocks: number): Promise<{ cluster: Cluster; base: 
       NODE_BLOCK_GROUP_BLOCKS: '4',
     },
   });
-  return { cluster, base: `http://127.0.0.1:${cluster.gateway!.httpPort}` };
 }
 
 const promptOf = (i: number) => Array.from({ length: 40 }, (_, j) => (j * 29 + i * 13 + 3) % 250);
@@ -45,29 +46,22 @@ const promptOf = (i: number) => Array.from({ length: 40 }, (_, j) => (j * 29 + i
 const LONG = [4, 5, 7, 8];
 
 describe('priority scheduling with swap preemption (FastSwitch)', () => {
-  let cluster: Cluster;
-  let base: string;
-  beforeAll(async () => {
-    // 8 blocks = 128 tokens; each request needs up to 8 blocks alone (40 + 80 tokens): no two finish side by side.
-    ({ cluster, base } = await swapCluster(8));
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  // 8 blocks = 128 tokens; each request needs up to 8 blocks alone (40 + 80 tokens): no two finish side by side.
+  const c = swapCluster(8);
 
   it('requests of mixed priority under KV pressure complete with the answers they get alone, by swapping', async () => {
     const alone: TextBody[] = [];
-    for (const p of LONG) alone.push((await complete(base, promptOf(p), 80, 0)).body);
+    for (const p of LONG) alone.push((await complete(c.base, promptOf(p), 80, 0)).body);
     // Each answer is long enough that no two requests fit the pool side by side to the end.
     expect(alone.map((a) => a.usage.completion_tokens)).toEqual([80, 80, 80, 80]);
-    const port = cluster.nodes[0]!.metricsPort;
+    const port = c.cluster.nodes[0]!.metricsPort;
     const swapsBefore = (await scrape(port, 'mnemo_node_swaps_total{direction="out",mode="sync"}')) ?? 0;
     // Two low-priority requests first; the high-priority ones once both run (so they overlap on
     // the node rather than being served one after another).
-    const low = [0, 1].map((i) => complete(base, promptOf(LONG[i]!), 80, 0));
+    const low = [0, 1].map((i) => complete(c.base, promptOf(LONG[i]!), 80, 0));
     for (let tries = 0; tries < 2000 && ((await scrape(port, 'mnemo_node_running_sequences')) ?? 0) < 2; tries++)
       await new Promise((r) => setTimeout(r, 5));
-    const high = [2, 3].map((i) => complete(base, promptOf(LONG[i]!), 80, 10 + i));
+    const high = [2, 3].map((i) => complete(c.base, promptOf(LONG[i]!), 80, 10 + i));
     const together = await Promise.all([...low, ...high]);
     for (let i = 0; i < 4; i++) {
       expect(together[i]!.status).toBe(200);
@@ -79,7 +73,7 @@ describe('priority scheduling with swap preemption (FastSwitch)', () => {
   });
 
   it('a priority outside −1000…1000 is refused with a 400', async () => {
-    const { status, body } = await complete(base, promptOf(0), 4, 5000);
+    const { status, body } = await complete(c.base, promptOf(0), 4, 5000);
     expect(status).toBe(400);
     expect(body.error?.code).toBeDefined();
   });
@@ -89,28 +83,21 @@ describe('priority scheduling with swap preemption (FastSwitch)', () => {
 // a whole chunk and more, whose first chunk the store has written through to the host pool, are
 // swapped out without copying that chunk again, and still answer as they do alone.
 describe('swap preemption leaning on the KV store host pool (one host copy)', () => {
-  let cluster: Cluster;
-  let base: string;
+  // 40 blocks = 640 tokens: two requests of 272 + 100 tokens (24 blocks each) cannot finish side by side.
+  const c = swapCluster(40);
   const longPrompt = (i: number) => Array.from({ length: 272 }, (_, j) => (j * 29 + i * 13 + 3) % 250);
   /** Prompts whose greedy answer on mnemo-tiny runs the full 100 tokens. */
   const FULL = [1, 4];
-  beforeAll(async () => {
-    // 40 blocks = 640 tokens: two requests of 272 + 100 tokens (24 blocks each) cannot finish side by side.
-    ({ cluster, base } = await swapCluster(40));
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-  });
 
   it('a preempted request swaps out only what the host pool lacks and answers as it does alone', async () => {
     const alone: TextBody[] = [];
-    for (const p of FULL) alone.push((await complete(base, longPrompt(p), 100, 0)).body);
+    for (const p of FULL) alone.push((await complete(c.base, longPrompt(p), 100, 0)).body);
     expect(alone.map((a) => a.usage.completion_tokens)).toEqual([100, 100]);
-    const port = cluster.nodes[0]!.metricsPort;
-    const low = complete(base, longPrompt(FULL[0]!), 100, 0);
+    const port = c.cluster.nodes[0]!.metricsPort;
+    const low = complete(c.base, longPrompt(FULL[0]!), 100, 0);
     for (let tries = 0; tries < 2000 && ((await scrape(port, 'mnemo_node_running_sequences')) ?? 0) < 1; tries++)
       await new Promise((r) => setTimeout(r, 5));
-    const high = complete(base, longPrompt(FULL[1]!), 100, 10);
+    const high = complete(c.base, longPrompt(FULL[1]!), 100, 10);
     const together = await Promise.all([low, high]);
     together.forEach((t, i) => {
       expect(t.status).toBe(200);

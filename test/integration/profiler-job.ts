@@ -3,6 +3,9 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { encodeMessage, RegisterModelPairRequestSchema, RegisterModelRequestSchema, Subjects } from '@mnemo/proto';
 import { startProfiler, type ProfilerHandle } from '../../apps/profiler/src/app.js';
+import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
+import { Cluster, referenceNodeEnv, type ClusterOptions } from './cluster.js';
+import { KvEventLog } from './kv-events.js';
 
 /** A profiler on free ports (the database and NATS of global-setup) that takes up a queued job within 200 ms. */
 export function startJobProfiler(): Promise<ProfilerHandle> {
@@ -69,5 +72,56 @@ async function pollOnce(url: string): Promise<Response> {
       if (attempt >= 5) throw e;
       await new Promise((r) => setTimeout(r, 200));
     }
+  }
+}
+
+export interface DroidSpeakCluster {
+  readonly profiler: ProfilerHandle;
+  readonly cluster: Cluster;
+  /** The nodes' KV events, heard from the start. */
+  readonly kv: KvEventLog;
+  /** The nodes named at the start, in that order. */
+  readonly nodes: NodeManagerHandle[];
+  /** Registers a pair with the profiler and runs a small job to the end (the scheduler hears its FrontierUpdated). */
+  profile(base: string, derived: string, layers: number): Promise<void>;
+  /** Stops the cluster, then the profiler. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The DroidSpeak specs' cluster: a job profiler, and reference nodes `nodeIds` serving `base` and
+ * `derived` in `kvBlocks` device blocks, KV events every 20 ms, with a 100% loss floor (the cheapest
+ * profiled plan, whichever it is: these specs check the mechanism, the profiler's the quality).
+ * The pair is profiled 4 layers deep before it returns.
+ */
+export async function startDroidSpeakCluster(opts: {
+  readonly base: string;
+  readonly derived: string;
+  readonly kvBlocks: number;
+  readonly nodeIds: readonly string[];
+  readonly cluster?: Omit<ClusterOptions, 'nodes' | 'nodeEnv'>;
+}): Promise<DroidSpeakCluster> {
+  const profiler = await startJobProfiler();
+  let cluster: Cluster | undefined;
+  const stop = async () => {
+    await cluster?.stop();
+    await profiler.stop();
+  };
+  try {
+    const nodeEnv = referenceNodeEnv(`${opts.base},${opts.derived}`, opts.kvBlocks, {
+      NODE_KV_EVENTS_MS: '20',
+      NODE_DROIDSPEAK_MAX_LOSS_BP: '10000',
+    });
+    const started = (cluster = await Cluster.start({ ...opts.cluster, nodes: 0, nodeEnv }));
+    const kv = new KvEventLog(started.nc);
+    const nodes: NodeManagerHandle[] = [];
+    for (const id of opts.nodeIds) nodes.push(await started.addNode({ NODE_ID: id }));
+    await started.waitForLiveNodes(nodes.length);
+    const profile = (base: string, derived: string, layers: number) => profilePair(started.nc, profiler.httpPort, base, derived, layers);
+    await profile(opts.base, opts.derived, 4);
+    return { profiler, cluster: started, kv, nodes, profile, stop };
+  } catch (e) {
+    await stop();
+    throw e;
   }
 }

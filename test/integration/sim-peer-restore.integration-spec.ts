@@ -3,7 +3,7 @@
 // and peer paths a reference node uses; the sim checks every restored layer against its tokens.
 import { CHUNK_TOKENS, chunkKeys } from '@mnemo/kv-core';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
-import { simKvNodeEnv, Cluster, scrape } from './cluster.js';
+import { simKvNodeEnv, clusterFor, scrape } from './cluster.js';
 import { dispatch } from './direct-dispatch.js';
 
 const MODEL = 'mnemo-tiny';
@@ -13,29 +13,21 @@ const CHUNK_BYTES = LAYERS * 2 * CHUNK_TOKENS * ROW * 4;
 const turn1 = Array.from({ length: 600 }, (_, i) => 32 + ((i * 13 + 5) % 90));
 
 describe('sim nodes with KV bytes: a session moves and its prefix is fetched from the peer', () => {
-  let cluster: Cluster;
+  const started = clusterFor({ nodes: 3, nodeEnv: simKvNodeEnv(MODEL, LAYERS, ROW) });
   let a: NodeManagerHandle;
   let b: NodeManagerHandle;
   let c: NodeManagerHandle;
-
-  beforeAll(async () => {
-    cluster = await Cluster.start({
-      nodes: 3,
-      nodeEnv: simKvNodeEnv(MODEL, LAYERS, ROW),
-    });
-    [a, b, c] = cluster.nodes as [NodeManagerHandle, NodeManagerHandle, NodeManagerHandle];
-  });
-  afterAll(async () => {
-    await cluster?.stop();
+  beforeAll(() => {
+    [a, b, c] = started.nodes as [NodeManagerHandle, NodeManagerHandle, NodeManagerHandle];
   });
 
   it('turn 2 on node B restores the 512-token prefix from node A (real bytes, checked) and answers as a recompute', async () => {
-    const first = await dispatch(cluster, a.nodeId, turn1);
+    const first = await dispatch(started.cluster, a.nodeId, turn1);
     expect(first.tokens).toHaveLength(8);
     const turn2 = [...turn1, ...first.tokens, 40, 41, 42];
     const keys = chunkKeys(MODEL, 'itest', turn1);
-    const moved = await dispatch(cluster, b.nodeId, turn2, [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }]);
-    const recomputed = await dispatch(cluster, c.nodeId, turn2);
+    const moved = await dispatch(started.cluster, b.nodeId, turn2, [{ nodeId: a.nodeId, grpcAddress: a.grpcAddress, chunkKeys: keys }]);
+    const recomputed = await dispatch(started.cluster, c.nodeId, turn2);
     expect(moved.error).toBeUndefined();
     expect(moved.done!.usage?.cachedTokens).toBe(512);
     expect(recomputed.done!.usage?.cachedTokens).toBe(0);
@@ -48,7 +40,7 @@ describe('sim nodes with KV bytes: a session moves and its prefix is fetched fro
 
   it('a node with KV bytes writes its chunks through to its host pool, and a source that lacks them is a miss', async () => {
     const t = Array.from({ length: 300 }, (_, i) => 32 + ((i * 7 + 3) % 90));
-    const viaEmpty = await dispatch(cluster, b.nodeId, t, [
+    const viaEmpty = await dispatch(started.cluster, b.nodeId, t, [
       { nodeId: c.nodeId, grpcAddress: c.grpcAddress, chunkKeys: chunkKeys(MODEL, 'itest', t) },
     ]);
     expect(viaEmpty.error).toBeUndefined();

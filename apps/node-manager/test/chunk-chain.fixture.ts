@@ -29,3 +29,23 @@ export function layerOf(g: KvRowGeometry, chunks: readonly ChunkPayload[], layer
   }
   return out;
 }
+
+/**
+ * Loads the layers of `order` from `reader`, each bit-exact against `want`, then checks the array of
+ * the last load stays valid through the next load and the copies it starts ahead; releases the reader.
+ */
+export async function expectLoads(
+  reader: { load(layer: number): Promise<Float32Array>; release(): void },
+  order: readonly number[],
+  want: (layer: number) => Float32Array,
+): Promise<void> {
+  try {
+    for (const l of order) expect((await reader.load(l)).slice()).toEqual(want(l));
+    const kept = await reader.load(0);
+    const copy = kept.slice();
+    await reader.load(1);
+    expect(kept).toEqual(copy);
+  } finally {
+    reader.release();
+  }
+}

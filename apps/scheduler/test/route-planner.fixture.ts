@@ -1,7 +1,9 @@
 // The scheduler's routing stack as the planner and scheduling specs build it: real kv-core
 // tables and a real RoutePlanner over a NodeRegistry, with only the clock and the node ports
 // left to each spec.
-import { ExpectedHoldings, KvDirectory, ReservationBook, SessionTable } from '@mnemo/kv-core';
+import { create } from '@bufbuild/protobuf';
+import { chunkKeys, ExpectedHoldings, KvDirectory, ReservationBook, SessionTable } from '@mnemo/kv-core';
+import { InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics, systemClock, type Clock } from '@mnemo/service-kit';
 import { loadSchedulerConfig } from '../src/config/scheduler.config.js';
 import type { DerivedPairsRegistry } from '../src/droidspeak/derived-pairs.registry.js';
@@ -11,6 +13,17 @@ import { RoutePlanner } from '../src/scheduling/route.planner.js';
 import { ScheduleInferenceUseCase } from '../src/scheduling/schedule-inference.use-case.js';
 import type { NodePrefetcher } from '../src/sessions/node-prefetch.port.js';
 import { SchedulerMetrics } from '../src/shared/scheduler.metrics.js';
+
+/** A request of tenant `t` for `tokens` of `model`, its chunk keys the tokens' own, as the gateway sends it. */
+export const chunkedRequest = (requestId: string, model: string, tokens: readonly number[]): InferenceRequest =>
+  create(InferenceRequestSchema, {
+    requestId,
+    tenant: 't',
+    model,
+    tokens: [...tokens],
+    chunkKeys: chunkKeys(model, 't', tokens),
+    replySubject: '_INBOX.x',
+  });
 
 /** A live node serving model `m` by default, idle, its gRPC address `<id>:7000`. */
 export const nodeEntry = (nodeId: string, over: Partial<NodeEntry> = {}): NodeEntry => ({

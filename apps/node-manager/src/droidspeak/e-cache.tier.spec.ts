@@ -10,7 +10,8 @@ import { transfer } from '@mnemo/native-cuda';
 import type { KvStore } from '../kv-store/kv.store.js';
 import { ChunkPeerClient } from '../peers/chunk-peer.client.js';
 import { eCacheModel, ECacheTier } from './e-cache.tier.js';
-import { bits, servePeerStore } from '../../test/peer-node.fixture.js';
+import { bits } from '../../test/conversation.fixture.js';
+import { servePeerStore } from '../../test/peer-node.fixture.js';
 
 const BASE = 'mnemo-tiny';
 const LAYER = 2;

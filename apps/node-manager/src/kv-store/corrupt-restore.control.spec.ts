@@ -7,19 +7,15 @@
 // Reference engine, CPU backend, real pool devices and files.
 import { jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chunkBlockKeys, chunkKeys } from '@mnemo/kv-core';
+import { chunkKeys } from '@mnemo/kv-core';
 import { ReferenceEngine, type PrefillInput } from '@mnemo/engine';
 import { transfer } from '@mnemo/native-cuda';
-import { KvStore, type StoredPrompt } from './kv.store.js';
+import { GREEDY, MODEL, storedPrompt, toks } from '../../test/conversation.fixture.js';
+import { openStoreRig, type StoreRig } from '../../test/kv-store.fixture.js';
+import type { KvStore } from './kv.store.js';
 
-const MODEL = 'mnemo-tiny';
 const SALT = 't';
-const GREEDY = { temperature: 0, topP: 1, seed: 0 };
 const STEPS = 8;
-const toks = (n: number, salt: number) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 17 + 3) % 250);
 
 /** Records a digest of the logits behind every sampled token of the engine (prefill and decode steps). */
 function digestsOf(engine: ReferenceEngine): string[] {
@@ -41,13 +37,7 @@ function digestsOf(engine: ReferenceEngine): string[] {
  * or undefined when the prefill gave the sequence no output (its restore failed, as a node sees it).
  */
 async function converse(engine: ReferenceEngine, seqId: string, tokens: number[], n: number, store?: KvStore) {
-  const keys = chunkKeys(MODEL, SALT, tokens);
-  const prompt: StoredPrompt = {
-    model: MODEL,
-    chunkKeys: keys,
-    promptTokens: tokens.length,
-    blockKeys: (c) => chunkBlockKeys(MODEL, SALT, tokens, keys, c),
-  };
+  const prompt = storedPrompt(tokens, SALT);
   const input: PrefillInput = {
     seqId,
     model: MODEL,
@@ -68,7 +58,7 @@ describe('control: corrupted KV restored without its CRC check changes the outpu
   const turn1 = toks(600, 1);
   let turn2: number[];
   let clean: { out: number[]; digests: string[] };
-  let dir: string;
+  let rig: StoreRig;
   let engine: ReferenceEngine;
   let store: KvStore;
 
@@ -85,36 +75,19 @@ describe('control: corrupted KV restored without its CRC check changes the outpu
 
   /** Turn 1 through a small device cache and a store, pushed off the device by a filler: its chunks left on the SSD pool. */
   async function setUp(faultSkipRestoreCrc: boolean): Promise<void> {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-corrupt-control-'));
-    engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 56 });
-    store = (await KvStore.open(
-      {
-        enabled: true,
-        dataDir: dir,
-        hostBytes: 768 * 1024,
-        hostDevices: 1,
-        ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * 1024 * 1024 }],
-        bandwidths: [10e9, 2e9],
-        ssdTtlMs: 3_600_000,
-        ioBackend: 'auto',
-        eventsMs: 50,
-        faultSkipRestoreCrc,
-      },
-      engine,
-      () => undefined,
-      () => undefined,
-    ))!;
+    rig = await openStoreRig(
+      'mnemo-corrupt-control-',
+      { models: [MODEL], kvBlocks: 56 },
+      { hostBytes: 768 * 1024, settings: { faultSkipRestoreCrc } },
+    );
+    ({ engine, store } = rig);
     await converse(engine, 't1', turn1, 20, store);
     await store.settle();
     await converse(engine, 'filler', toks(760, 9), 2, store);
     await store.settle();
   }
 
-  afterEach(async () => {
-    await store.close();
-    await engine.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rig.close());
 
   /**
    * Overwrites a sector of layer 1 of a chunk of turn 1 held only on SSD and wholly past what the

@@ -2,60 +2,13 @@
 // and came back gives bit-identical KV (hence logits) and the same tokens as one whose KV never
 // left the device, and as a fresh full prefill — reference engine, CPU backend, real pools.
 import { jest } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chunkBlockKeys, chunkKeys, type HoldingChange } from '@mnemo/kv-core';
-import { ReferenceEngine, type PrefillInput } from '@mnemo/engine';
-import { KvStore, type StoredPrompt } from './kv.store.js';
-
-const MODEL = 'mnemo-tiny';
-const GREEDY = { temperature: 0, topP: 1, seed: 0 };
-const toks = (n: number, salt: number) => Array.from({ length: n }, (_, i) => (i * 31 + salt * 17 + 3) % 250);
-const bits = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length);
-
-/** Prefills and decodes greedily; returns the tokens and the sequence's whole KV. */
-async function converse(
-  engine: ReferenceEngine,
-  seqId: string,
-  tokens: number[],
-  n: number,
-  store?: KvStore,
-  warm = false,
-): Promise<{ out: number[]; kv: Float32Array; cached: number; restored: number }> {
-  const keys = chunkKeys(MODEL, 't', tokens);
-  const prompt: StoredPrompt = {
-    model: MODEL,
-    chunkKeys: keys,
-    promptTokens: tokens.length,
-    blockKeys: (c) => chunkBlockKeys(MODEL, 't', tokens, keys, c),
-  };
-  const input: PrefillInput = {
-    seqId,
-    model: MODEL,
-    tokens,
-    sampling: GREEDY,
-    cacheSalt: 't',
-    restore: store ? (d) => store.restorePlan(prompt, d, seqId) : undefined,
-  };
-  // As a node does when the request arrives: its SSD reads start before its pass.
-  if (store && warm) store.warm(seqId, prompt, engine.cachedTokens(input));
-  const [first] = await engine.prefill([input]);
-  const out = [first!.token];
-  while (out.length < n) out.push((await engine.decode([seqId]))[0]!.token);
-  const kv = engine.exportKv(seqId, { layerStart: 0, layerEnd: 4, tokenStart: 0, tokenEnd: tokens.length + n - 1 });
-  engine.release(seqId);
-  return { out, kv, cached: first!.cachedTokens ?? 0, restored: first!.restoredTokens ?? 0 };
-}
+import { ReferenceEngine } from '@mnemo/engine';
+import { bits, converse, GREEDY, MODEL, toks } from '../../test/conversation.fixture.js';
+import { openStore, scratchDirEach } from '../../test/kv-store.fixture.js';
 
 describe('KV store fidelity across tiers', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-fidelity-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const scratch = scratchDirEach('mnemo-fidelity-');
 
   it.each([
     ['turn 1 left its last chunk partial, and so does turn 2', 40, false],
@@ -67,22 +20,7 @@ describe('KV store fidelity across tiers', () => {
     // memory holds 3 of mnemo-tiny's 256 KiB chunks, so part of turn 1 is left only on SSD.
     const engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 56 });
     const changes: HoldingChange[] = [];
-    const store = (await KvStore.open(
-      {
-        enabled: true,
-        dataDir: dir,
-        hostBytes: 768 * 1024,
-        hostDevices: 1,
-        ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * 1024 * 1024 }],
-        bandwidths: [10e9, 2e9],
-        ssdTtlMs: 3_600_000,
-        ioBackend: 'auto',
-        eventsMs: 50,
-      },
-      engine,
-      (c) => changes.push(c),
-      () => undefined,
-    ))!;
+    const store = await openStore(engine, scratch(), { hostBytes: 768 * 1024, onChange: (c) => changes.push(c) });
     try {
       const first = await converse(engine, 't1', turn1, 20, store);
       await store.settle();

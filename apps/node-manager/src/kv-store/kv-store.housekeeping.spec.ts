@@ -2,17 +2,13 @@
 // running when the next one is due must be joined, not doubled, and close() must wait for it —
 // otherwise a compaction can rewrite (and reopen) the journal under a store that closed.
 // Real pool devices and journal files; the compaction is slowed down to make the race certain.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ReferenceEngine } from '@mnemo/engine';
+import { openStoreRig, removeDir, type StoreRig } from '../../test/kv-store.fixture.js';
 import { KvStore } from './kv.store.js';
 
 const MiB = 1024 * 1024;
 
 describe(`${KvStore.name} housekeeping`, () => {
-  let dir: string;
-  let engine: ReferenceEngine;
+  let rig: StoreRig;
   let sut: KvStore;
   let running = 0;
   let most = 0;
@@ -20,24 +16,8 @@ describe(`${KvStore.name} housekeeping`, () => {
   const events: string[] = [];
 
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-housekeeping-'));
-    engine = await ReferenceEngine.create({ models: ['mnemo-tiny'], backend: 'cpu', kvBlocks: 64 });
-    sut = (await KvStore.open(
-      {
-        enabled: true,
-        dataDir: dir,
-        hostBytes: 4 * MiB,
-        hostDevices: 1,
-        ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * MiB }],
-        bandwidths: [10e9, 2e9],
-        ssdTtlMs: 3_600_000,
-        ioBackend: 'auto',
-        eventsMs: 50,
-      },
-      engine,
-      () => undefined,
-      () => undefined,
-    ))!;
+    rig = await openStoreRig('mnemo-housekeeping-', { models: ['mnemo-tiny'], kvBlocks: 64 }, { hostBytes: 4 * MiB });
+    sut = rig.store;
     running = most = passes = 0;
     events.length = 0;
     const compact = sut.tiers.compactJournals.bind(sut.tiers);
@@ -50,9 +30,10 @@ describe(`${KvStore.name} housekeeping`, () => {
       events.push('compacted');
     };
   });
+  // Each test closes (or aborts) the store itself.
   afterEach(async () => {
-    await engine.close();
-    await rm(dir, { recursive: true, force: true });
+    await rig.engine.close();
+    await removeDir(rig.dir);
   });
 
   it('joins a pass that is still running instead of starting another', async () => {

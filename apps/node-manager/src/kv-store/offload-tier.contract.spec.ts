@@ -2,17 +2,15 @@
 // remove / evict, concurrent use, a full tier under pressure (no deadlock), reopen after a
 // restart (the SSD pool), and corruption caught by CRC32C. Real pool devices, real files, real
 // native I/O — sizes kept small.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, leadingLayers, type PoolTier } from '@mnemo/kv-core';
 import { transfer } from '@mnemo/native-cuda';
-import { OffloadTiers, type TierChange } from './offload.tiers.js';
-import { closePoolDevices, openPoolDevices } from './pool.devices.js';
+import type { OffloadTiers, TierChange } from './offload.tiers.js';
 import { RestoreReader } from './restore.reader.js';
 import type { KvStoreSettings } from '../config/kv-store.settings.js';
-import { TierWriter, type ChunkPayload } from './tier.writer.js';
-import { chunkChain, layerOf } from '../../test/chunk-chain.fixture.js';
+import type { ChunkPayload, TierWriter } from './tier.writer.js';
+import { chunkChain, expectLoads, layerOf } from '../../test/chunk-chain.fixture.js';
+import { openTiers, scratchDirEach, strictWriter } from '../../test/kv-store.fixture.js';
 
 const MODEL = 'm';
 const G = { layers: 4, rowElems: 8 }; // 16 KiB segments, 64 KiB chunks
@@ -29,23 +27,18 @@ describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
   ['mem', (dir, bytes) => settings(dir, { hostBytes: bytes, ssdPools: [] })],
   ['ssd', (dir, bytes) => settings(dir, { hostBytes: 0, ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes }] })],
 ])('offload tier contract: %s', (tier, config) => {
-  let dir: string;
+  const scratch = scratchDirEach(`mnemo-tier-${tier}-`);
   const open = async (bytes = 8 * MiB): Promise<Harness> => {
-    const { devices } = await openPoolDevices(config(dir, bytes));
     const changes: TierChange[] = [];
-    const tiers = new OffloadTiers(devices, 3_600_000, (c) => changes.push(c));
-    await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
-    const writer = new TierWriter(tiers, (e) => {
-      throw e;
-    });
+    const { tiers, close } = await openTiers(config(scratch(), bytes), MODEL, G, (c) => changes.push(c));
+    const writer = strictWriter(tiers);
     return {
       tiers,
       writer,
       changes,
       close: async () => {
         await writer.drain();
-        await tiers.close();
-        await closePoolDevices(devices);
+        await close();
       },
     };
   };
@@ -64,13 +57,6 @@ describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
     }
   };
   const holds = (h: Harness, key: string) => h.tiers.model(MODEL).table.holdsChunk(key, tier);
-
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), `mnemo-tier-${tier}-`));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
 
   it('put, contains, get bit-exact (whole and cut chunks), remove', async () => {
     const h = await open();
@@ -184,16 +170,7 @@ describe.each<[PoolTier, (dir: string, bytes: number) => KvStoreSettings]>([
     // Copy-ahead off (the A/B setting) must read the same bytes.
     for (const options of [{}, { copyAhead: false }, { readAheadBytes: 1 }]) {
       const reader = new RestoreReader(h.tiers, m, m.table.longestPrefix(chunks.map((c) => c.key)), 100, 700, options);
-      try {
-        for (const l of [0, 2, 1, 1, 3, 0, 3, 2]) expect((await reader.load(l)).slice()).toEqual(expected(chunks, l, 100, 700));
-        // The array of the last load stays valid through the next load (and the copy it starts ahead).
-        const kept = await reader.load(0);
-        const copy = kept.slice();
-        await reader.load(1);
-        expect(kept).toEqual(copy);
-      } finally {
-        reader.release();
-      }
+      await expectLoads(reader, [0, 2, 1, 1, 3, 0, 3, 2], (l) => expected(chunks, l, 100, 700));
     }
     await h.close();
   });

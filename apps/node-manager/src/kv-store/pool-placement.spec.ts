@@ -1,44 +1,30 @@
 // Unified pooling placement on real devices: two SSD pools whose bandwidths are 3:1 get a
 // request's segments 3:1, every layer striped over both, and one layer-wise read is served by
 // both devices at once (one transfer spanning both workers).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chunkKeys } from '@mnemo/kv-core';
 import type { SsdPoolDevice } from '@mnemo/native-cuda';
-import { OffloadTiers } from './offload.tiers.js';
-import { closePoolDevices, openPoolDevices } from './pool.devices.js';
 import { RestoreReader } from './restore.reader.js';
-import { TierWriter } from './tier.writer.js';
+import { openTiers, scratchDirEach, strictWriter } from '../../test/kv-store.fixture.js';
+import { smallPoolSettings } from '../../test/pool-settings.fixture.js';
 
 const G = { layers: 4, rowElems: 8 };
 
 describe('bandwidth-proportional placement over pool devices', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-placement-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const scratch = scratchDirEach('mnemo-placement-');
 
   it('splits segments 3:1 over devices of bandwidth 3:1 and reads each layer from both', async () => {
-    const { devices } = await openPoolDevices({
-      enabled: true,
-      dataDir: dir,
-      hostBytes: 0,
-      hostDevices: 1,
-      ssdPools: [0, 1].map((i) => ({ path: join(dir, `ssd-${i}.pool`), bytes: 8 * 1024 * 1024 })),
-      bandwidths: [3e9, 1e9],
-      ssdTtlMs: 3_600_000,
-      ioBackend: 'auto',
-      eventsMs: 50,
-    });
-    const tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
-    await tiers.addModel('m', G, join(dir, 'journal.mkvj'));
-    const writer = new TierWriter(tiers, (e) => {
-      throw e;
-    });
+    const dir = scratch();
+    const { tiers, close } = await openTiers(
+      {
+        ...smallPoolSettings(dir, { hostBytes: 0, ssdBytes: 0 }),
+        ssdPools: [0, 1].map((i) => ({ path: join(dir, `ssd-${i}.pool`), bytes: 8 * 1024 * 1024 })),
+        bandwidths: [3e9, 1e9],
+      },
+      'm',
+      G,
+    );
+    const writer = strictWriter(tiers);
     const keys = chunkKeys(
       'm',
       't',
@@ -58,7 +44,7 @@ describe('bandwidth-proportional placement over pool devices', () => {
     expect(onDevice()).toEqual([24, 8]);
     for (let l = 0; l < G.layers; l++) expect(onDevice(l)).toEqual([6, 2]);
 
-    const ssd = devices.map((d) => d.device as SsdPoolDevice);
+    const ssd = tiers.devices.map((d) => d.device as SsdPoolDevice);
     const before = ssd.map((d) => d.stats().bytesRead);
     const reader = new RestoreReader(tiers, m, m.table.longestPrefix(keys), 0, 8 * 256 - 1);
     for (let l = 0; l < G.layers; l++) await reader.load(l);
@@ -67,7 +53,6 @@ describe('bandwidth-proportional placement over pool devices', () => {
     expect(read[0]).toBe(24 * m.segBytes);
     expect(read[1]).toBe(8 * m.segBytes);
 
-    await tiers.close();
-    await closePoolDevices(devices);
+    await close();
   });
 });

@@ -2,17 +2,14 @@
 // SSD, is promoted into host memory and copied into the layer payload. Ring reads check each
 // segment's CRC32C on that copy, so a promotion may join the host tier only after it passed.
 // Real pool devices, real files, real native I/O — sizes kept small.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ErrorCode } from '@mnemo/kv-core';
 import type { KvRestoreTarget } from '@mnemo/engine';
 import { transfer } from '@mnemo/native-cuda';
-import { OffloadTiers } from './offload.tiers.js';
-import { closePoolDevices, openPoolDevices } from './pool.devices.js';
+import type { OffloadTiers } from './offload.tiers.js';
 import { RestoreReader, type RestoreOptions } from './restore.reader.js';
-import { TierWriter, type ChunkPayload } from './tier.writer.js';
-import { chunkChain, layerOf } from '../../test/chunk-chain.fixture.js';
+import type { ChunkPayload } from './tier.writer.js';
+import { chunkChain, expectLoads, layerOf } from '../../test/chunk-chain.fixture.js';
+import { openTiers, removeDir, scratchDir, strictWriter } from '../../test/kv-store.fixture.js';
 import { smallPoolSettings } from '../../test/pool-settings.fixture.js';
 
 const MODEL = 'm';
@@ -26,25 +23,17 @@ describe(RestoreReader.name, () => {
   const chunks = chain(3, 4);
 
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-restore-'));
-    const { devices } = await openPoolDevices(smallPoolSettings(dir, { hostBytes: 4 * MiB, ssdBytes: 4 * MiB }));
-    tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
-    await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
-    const writer = new TierWriter(tiers, (e) => {
-      throw e;
-    });
+    dir = await scratchDir('mnemo-restore-');
+    ({ tiers, close } = await openTiers(smallPoolSettings(dir, { hostBytes: 4 * MiB, ssdBytes: 4 * MiB }), MODEL, G));
+    const writer = strictWriter(tiers);
     await writer.write(MODEL, chunks);
     await writer.drain();
     // Only the SSD pool holds the chunks now.
     tiers.evict(tiers.model(MODEL), 'mem', 4 * MiB);
-    close = async () => {
-      await tiers.close();
-      await closePoolDevices(devices);
-    };
   });
   afterEach(async () => {
     await close();
-    await rm(dir, { recursive: true, force: true });
+    await removeDir(dir);
   });
 
   const reader = (from: number, until: number, options?: RestoreOptions) => {
@@ -70,17 +59,7 @@ describe(RestoreReader.name, () => {
     ['windows, out of order', { ssdReads: 'windows', readAheadBytes: 1 }, [3, 0, 5, 1, 1, 2, 4]],
     ['private buffers', { reuseBuffers: false }, [0, 1, 2, 3, 4, 5]],
   ])('%s: every layer bit-exact, promoted into host memory once checked', async (_name, options, order) => {
-    const sut = reader(100, 700, options);
-    try {
-      for (const l of order) expect((await sut.load(l)).slice()).toEqual(expected(chunks, l, 100, 700));
-      // The array of the last load stays valid through the next load and the copies it starts ahead.
-      const kept = await sut.load(0);
-      const copy = kept.slice();
-      await sut.load(1);
-      expect(kept).toEqual(copy);
-    } finally {
-      sut.release();
-    }
+    await expectLoads(reader(100, 700, options), order, (l) => expected(chunks, l, 100, 700));
     for (let l = 0; l < G.layers; l++) expect(inHost(l)).toBe(chunks.length);
   });
 

@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LookupTable, putRecord, type SegmentLocation } from '@mnemo/kv-core';
+import { scratchDirEach } from '../../test/kv-store.fixture.js';
 import { FILE_JOURNAL_IO, SsdJournalFile, type JournalIo } from './ssd-journal.file.js';
 
 const KEY = '0123456789abcdef0123456789abcdef';
@@ -30,16 +30,10 @@ const layers = async (path: string) => {
 };
 
 describe(SsdJournalFile.name, () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-journal-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const scratch = scratchDirEach('mnemo-journal-');
 
   it('starts a fresh log with a header, and reads back what was flushed after a reopen', async () => {
-    const path = join(dir, 'j');
+    const path = join(scratch(), 'j');
     const { journal, found } = await SsdJournalFile.open(path, 4);
     expect(found.decoded.records).toEqual([]);
     journal.append([
@@ -55,7 +49,7 @@ describe(SsdJournalFile.name, () => {
   });
 
   it('cuts a torn tail before appending again', async () => {
-    const path = join(dir, 'j');
+    const path = join(scratch(), 'j');
     const { journal } = await SsdJournalFile.open(path, 4);
     journal.append([putRecord({ chunkKey: KEY, position: 0, layer: 0 }, loc(0), 1)]);
     await journal.close();
@@ -76,7 +70,7 @@ describe(SsdJournalFile.name, () => {
     ['another model geometry', async (p: string) => (await SsdJournalFile.open(p, 8)).journal.close()],
     ['bytes that are no journal', (p: string) => writeFile(p, 'not a journal at all')],
   ])('starts over on %s', async (_name, prepare) => {
-    const path = join(dir, 'j');
+    const path = join(scratch(), 'j');
     await prepare(path);
     const { journal, found } = await SsdJournalFile.open(path, 4);
     expect(found.decoded.records).toEqual([]);
@@ -87,7 +81,7 @@ describe(SsdJournalFile.name, () => {
   });
 
   it('compacts to a snapshot of the live SSD entries', async () => {
-    const path = join(dir, 'j');
+    const path = join(scratch(), 'j');
     const { journal } = await SsdJournalFile.open(path, 4);
     const table = new LookupTable({ numLayers: 4 });
     for (let l = 0; l < 4; l++) {
@@ -106,7 +100,7 @@ describe(SsdJournalFile.name, () => {
 
   describe('when a write fails', () => {
     it('keeps the records, cuts the partial write back to the last good record, says so, and writes them on the retry', async () => {
-      const path = join(dir, 'j');
+      const path = join(scratch(), 'j');
       const disk = new FullDisk(0);
       const { journal } = await SsdJournalFile.open(path, 4, disk);
       const seen: unknown[] = [];
@@ -129,7 +123,7 @@ describe(SsdJournalFile.name, () => {
     });
 
     it('retries by itself after a backoff, with only the records the failed flush covered', async () => {
-      const path = join(dir, 'j');
+      const path = join(scratch(), 'j');
       const { journal } = await SsdJournalFile.open(path, 4, new FullDisk(1));
       journal.append([put(1)]);
       await expect(journal.flush()).rejects.toThrow(/ENOSPC/);
@@ -144,7 +138,7 @@ describe(SsdJournalFile.name, () => {
     });
 
     it('still compacts and closes after a failed flush (the flush chain does not stay rejected)', async () => {
-      const path = join(dir, 'j');
+      const path = join(scratch(), 'j');
       const { journal } = await SsdJournalFile.open(path, 4, new FullDisk(1));
       const table = new LookupTable({ numLayers: 4 });
       table.put({ chunkKey: KEY, position: 0, layer: 0 }, loc(0), 5);
@@ -161,7 +155,7 @@ describe(SsdJournalFile.name, () => {
   });
 
   it('does nothing once closed: a compaction asked for later cannot reopen the file', async () => {
-    const path = join(dir, 'j');
+    const path = join(scratch(), 'j');
     const { journal } = await SsdJournalFile.open(path, 4);
     journal.append([put(0)]);
     await journal.close();

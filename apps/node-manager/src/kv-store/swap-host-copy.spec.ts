@@ -3,9 +3,6 @@
 // copies them back from there — bit-identical logits to a run never preempted, on the CPU
 // backend with a real store (real pool devices and files). A held chunk that fails its CRC at
 // swap-in is never used: the sequence recomputes.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chunkKeys } from '@mnemo/kv-core';
 import { ReferenceEngine } from '@mnemo/engine';
 import { transfer } from '@mnemo/native-cuda';
@@ -17,7 +14,8 @@ import { NodeMetrics } from '../shared/node.metrics.js';
 import { Sequence } from '../shared/sequence.js';
 import { SequenceStore } from '../batching/sequence.store.js';
 import { SwapManager } from '../batching/swap.manager.js';
-import { KvStore } from './kv.store.js';
+import { openStoreRig, type StoreRig } from '../../test/kv-store.fixture.js';
+import type { KvStore } from './kv.store.js';
 
 const MODEL = 'mnemo-tiny';
 const SALT = 't';
@@ -51,7 +49,7 @@ describe('swap copies and the KV store host pool: one host copy', () => {
   const prompt = toks(560, 1); // two whole chunks and 48 tokens
   const keys = chunkKeys(MODEL, SALT, prompt);
   const STEPS = 12;
-  let dir: string;
+  let rig: StoreRig;
   let want: Uint32Array[];
   let engine: ReferenceEngine;
   let store: KvStore;
@@ -65,39 +63,17 @@ describe('swap copies and the KV store host pool: one host copy', () => {
   });
 
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-swap-held-'));
     // 48 device blocks: a filler of 700 tokens pushes the swapped-out sequence's blocks off the
     // device. 768 KiB of host pool: three of mnemo-tiny's 256 KiB chunks.
-    engine = await ReferenceEngine.create({
-      models: [MODEL],
-      backend: 'cpu',
-      kvBlocks: 48,
-      swap: { granularity: 'grouped', hostBytes: 64 * 1024 * KiB },
-    });
-    const opened = await KvStore.open(
-      {
-        enabled: true,
-        dataDir: dir,
-        hostBytes: 768 * KiB,
-        hostDevices: 1,
-        ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * 1024 * KiB }],
-        bandwidths: [10e9, 2e9],
-        ssdTtlMs: 3_600_000,
-        ioBackend: 'auto',
-        eventsMs: 50,
-      },
-      engine,
-      () => undefined,
-      () => undefined,
+    rig = await openStoreRig(
+      'mnemo-swap-held-',
+      { models: [MODEL], kvBlocks: 48, swap: { granularity: 'grouped', hostBytes: 64 * 1024 * KiB } },
+      { hostBytes: 768 * KiB },
     );
-    store = opened!;
+    ({ engine, store } = rig);
     engine.swap!.useHostCopies!({ hold: (model, salt, tokens) => store.holdForSwap(model, salt, tokens) });
   });
-  afterEach(async () => {
-    await store.close();
-    await engine.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rig.close());
 
   /** x prefilled and decoded `steps` times, its prompt's chunks written through to the host pool. */
   async function running(pending: Map<string, number>, got: Uint32Array[], steps: number): Promise<void> {
@@ -118,6 +94,15 @@ describe('swap copies and the KV store host pool: one host copy', () => {
     engine.release('filler');
     await store.settle();
     expect(engine.cachedTokens({ seqId: 'q', model: MODEL, tokens: prompt, sampling: GREEDY, cacheSalt: SALT })).toBe(left);
+  }
+
+  /** Overwrites the first 4 KiB of `layer` of the prompt's chunk `chunk` in the host pool. */
+  async function corruptHeld(chunk: number, layer: number): Promise<void> {
+    const loc = store.tiers.model(MODEL).table.get(keys[chunk]!, layer, 'mem')!;
+    await transfer(
+      [new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device],
+      Float64Array.of(0, 0, 1, loc.offset, 4096),
+    );
   }
 
   it('a swap-out copies only what the host pool lacks; swapped in (twice), the logits are bit-identical', async () => {
@@ -161,18 +146,13 @@ describe('swap copies and the KV store host pool: one host copy', () => {
       const swap = engine.swap!;
       await swap.swapOut(['x']);
       await crowdOut(760, 0);
-      const m = store.tiers.model(MODEL);
-      const loc = m.table.get(keys[1]!, 2, 'mem')!;
-      await transfer(
-        [new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device],
-        Float64Array.of(0, 0, 1, loc.offset, 4096),
-      );
+      await corruptHeld(1, 2);
 
       const into = await swap.swapIn(['x']);
       expect(into.seqIds).toEqual([]);
       expect(swap.isSwapped('x')).toBe(false);
       expect(store.swapHolds).toEqual({ held: 0, chunks: 0 });
-      expect(m.table.get(keys[1]!, 2, 'mem')).toBeUndefined();
+      expect(store.tiers.model(MODEL).table.get(keys[1]!, 2, 'mem')).toBeUndefined();
       await engine.resume(['x']);
       while (got.length < want.length) got.push(await decode(engine, 'x', pending));
       got.forEach((g, i) => expect(g).toEqual(want[i]));
@@ -212,12 +192,7 @@ describe('swap copies and the KV store host pool: one host copy', () => {
       seq.preempted = true;
       seq.phase = 'waiting';
       await crowdOut(760, 0);
-      const m = store.tiers.model(MODEL);
-      const loc = m.table.get(keys[0]!, 0, 'mem')!;
-      await transfer(
-        [new Uint8Array(4096).fill(0x5a), store.tiers.device(loc.deviceIndex).device],
-        Float64Array.of(0, 0, 1, loc.offset, 4096),
-      );
+      await corruptHeld(0, 0);
       await sut.swapIn([seq], engine.resumeBlocks('x'), false);
       expect({ phase: seq.phase, preempted: seq.preempted, swapped: sut.isSwapped(seq) }).toEqual({
         phase: 'waiting',

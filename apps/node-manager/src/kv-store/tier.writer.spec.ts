@@ -2,33 +2,29 @@
 // tier reads it any more: after its host copy, or after the SSD writes made straight from it
 // when host memory had no room. The node exports chunks into pooled buffers on the strength of
 // that; a release too early would let the next export overwrite bytes still being written.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { crc32c, packTransferRanges, transfer } from '@mnemo/native-cuda';
-import { OffloadTiers } from './offload.tiers.js';
-import { closePoolDevices, openPoolDevices } from './pool.devices.js';
+import type { OffloadTiers, TierChange } from './offload.tiers.js';
 import { TierWriter, type ChunkPayload } from './tier.writer.js';
 import { chunkChain } from '../../test/chunk-chain.fixture.js';
+import { openTiers, scratchDirEach, strictWriter, type TiersRig } from '../../test/kv-store.fixture.js';
 import { smallPoolSettings } from '../../test/pool-settings.fixture.js';
 
 const MODEL = 'm';
 const G = { layers: 6, rowElems: 8 }; // 16 KiB segments, 96 KiB chunks
 const KiB = 1024;
 
+const scratch = scratchDirEach('mnemo-writer-');
+
+/** MODEL's tiers in the test's scratch folder: `hostBytes` of host memory and a 4 MiB SSD pool. */
+const openIn = (hostBytes: number, onChange?: (c: TierChange) => void): Promise<TiersRig> =>
+  openTiers(smallPoolSettings(scratch(), { hostBytes, ssdBytes: 4 * KiB * KiB }), MODEL, G, onChange);
+
 describe(`${TierWriter.name} payload release`, () => {
-  let dir: string;
   let tiers: OffloadTiers;
   let close: () => Promise<void>;
 
   async function open(hostBytes: number): Promise<void> {
-    const { devices } = await openPoolDevices(smallPoolSettings(dir, { hostBytes, ssdBytes: 4 * KiB * KiB }));
-    tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
-    await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
-    close = async () => {
-      await tiers.close();
-      await closePoolDevices(devices);
-    };
+    ({ tiers, close } = await openIn(hostBytes));
   }
 
   /** The chain, each payload's release recording which layers some tier held at that moment. */
@@ -48,22 +44,14 @@ describe(`${TierWriter.name} payload release`, () => {
     return { chunks, released };
   }
 
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-writer-'));
-  });
-  afterEach(async () => {
-    await close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => close());
 
   it.each([
     ['host memory takes every chunk', 4 * KiB * KiB, 0],
     ['host memory takes a few segments, the rest go to SSD straight from the payload', 64 * KiB, 1],
   ])('releases each payload once, after every layer landed in some tier: %s', async (_name, hostBytes, minSkipped) => {
     await open(hostBytes);
-    const writer = new TierWriter(tiers, (e) => {
-      throw e;
-    });
+    const writer = strictWriter(tiers);
     const { chunks, released } = tracked(3);
     await writer.write(MODEL, chunks);
     await writer.drain();
@@ -77,9 +65,7 @@ describe(`${TierWriter.name} payload release`, () => {
 
   it('releases at once what a stopped writer will not write, and what a tier already holds', async () => {
     await open(4 * KiB * KiB);
-    const writer = new TierWriter(tiers, (e) => {
-      throw e;
-    });
+    const writer = strictWriter(tiers);
     const first = tracked(2);
     await writer.write(MODEL, first.chunks);
     const again = tracked(2);
@@ -94,27 +80,14 @@ describe(`${TierWriter.name} payload release`, () => {
 });
 
 describe(`${TierWriter.name} write-behind bound`, () => {
-  let dir: string;
   let tiers: OffloadTiers;
   let close: () => Promise<void>;
   const SEG = 16 * KiB;
 
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-writer-'));
-  });
-  afterEach(async () => {
-    await close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => close());
 
   async function open(hostBytes: number): Promise<void> {
-    const { devices } = await openPoolDevices(smallPoolSettings(dir, { hostBytes, ssdBytes: 4 * KiB * KiB }));
-    tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
-    await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
-    close = async () => {
-      await tiers.close();
-      await closePoolDevices(devices);
-    };
+    ({ tiers, close } = await openIn(hostBytes));
   }
 
   it.each([
@@ -150,25 +123,13 @@ describe(`${TierWriter.name} write-behind bound`, () => {
 });
 
 describe(`${TierWriter.name} SSD write-behind`, () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-writer-ssd-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
   it('writes a burst through in parts, then to SSD in batches (two in flight) bit-exact under the host CRC32C, all journaled', async () => {
-    const settings = smallPoolSettings(dir, { hostBytes: 4 * KiB * KiB, ssdBytes: 4 * KiB * KiB });
-    let { devices } = await openPoolDevices(settings);
     const stored: string[] = [];
-    let tiers = new OffloadTiers(devices, 3_600_000, (c) => {
+    const first = await openIn(4 * KiB * KiB, (c) => {
       if (c.kind === 'stored' && c.tier === 'mem') stored.push(...c.keys);
     });
-    await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
-    const writer = new TierWriter(tiers, (e) => {
-      throw e;
-    });
+    const { tiers } = first;
+    const writer = strictWriter(tiers);
     const chunks = chunkChain(MODEL, G, 30); // 180 segments: host parts of 16, 64, 64 and 36, SSD batches of at most 64
     await writer.write(MODEL, chunks);
     await writer.drain();
@@ -192,24 +153,18 @@ describe(`${TierWriter.name} SSD write-behind`, () => {
         expect(crc32c(bytes)).toBe(ssd.crc32c);
       }
     }
-    await tiers.close();
-    await closePoolDevices(devices);
+    await first.close();
     // Every batch was journaled: a restart finds all 180 segments.
-    ({ devices } = await openPoolDevices(settings));
-    tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
-    const replay = await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
-    expect(replay.applied).toBe(chunks.length * G.layers);
-    await tiers.close();
-    await closePoolDevices(devices);
+    const again = await openIn(4 * KiB * KiB);
+    expect(again.replay.applied).toBe(chunks.length * G.layers);
+    await again.close();
   });
 
   it.each([
     ['default: one commit, once the last part is on SSD', {}, 1],
     ['commitBetweenParts (the earlier behaviour): a commit whenever the queue ran dry', { commitBetweenParts: true }, 2],
   ])('commits the write-behind of a write-through in parts: %s', async (_name, tuning, minCommits) => {
-    const { devices } = await openPoolDevices(smallPoolSettings(dir, { hostBytes: 4 * KiB * KiB, ssdBytes: 4 * KiB * KiB }));
-    const tiers = new OffloadTiers(devices, 3_600_000, () => undefined);
-    await tiers.addModel(MODEL, G, join(dir, 'journal.mkvj'));
+    const { tiers, close } = await openIn(4 * KiB * KiB);
     const m = tiers.model(MODEL);
     const chunks = chunkChain(MODEL, G, 30); // 180 segments: host parts of 16, 64, 64 and 36
     /** At each commit: how many segments SSD held. */
@@ -221,21 +176,13 @@ describe(`${TierWriter.name} SSD write-behind`, () => {
       );
       return flush();
     };
-    const writer = new TierWriter(
-      tiers,
-      (e) => {
-        throw e;
-      },
-      undefined,
-      tuning,
-    );
+    const writer = strictWriter(tiers, tuning);
     await writer.write(MODEL, chunks);
     await writer.drain();
     expect(commits.length).toBeGreaterThanOrEqual(minCommits);
     // The last commit names every segment; by default it is the only one (the device never waits for a sync between parts).
     expect(commits.at(-1)).toBe(chunks.length * G.layers);
     if (!('commitBetweenParts' in tuning)) expect(commits).toEqual([chunks.length * G.layers]);
-    await tiers.close();
-    await closePoolDevices(devices);
+    await close();
   });
 });

@@ -2,11 +2,9 @@
 // of its pass takes them over when it restores the same positions. A plan for other positions,
 // a cool() and closing the store let the reader go; nothing stays pinned or allocated.
 // Real pool devices and files; the chunks are on SSD only.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ReferenceEngine, type KvRestorePlan } from '@mnemo/engine';
+import type { ReferenceEngine, KvRestorePlan } from '@mnemo/engine';
 import { chunkChain, layerOf } from '../../test/chunk-chain.fixture.js';
+import { openStoreRig, type StoreRig } from '../../test/kv-store.fixture.js';
 import { KvStore, type StoredPrompt } from './kv.store.js';
 import type { ChunkPayload } from './tier.writer.js';
 
@@ -14,31 +12,15 @@ const MODEL = 'mnemo-tiny';
 const MiB = 1024 * 1024;
 
 describe('KvStore warm restores', () => {
-  let dir: string;
+  let rig: StoreRig;
   let engine: ReferenceEngine;
   let store: KvStore;
   let chunks: ChunkPayload[];
   let prompt: StoredPrompt;
 
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mnemo-warm-'));
-    engine = await ReferenceEngine.create({ models: [MODEL], backend: 'cpu', kvBlocks: 64 });
-    store = (await KvStore.open(
-      {
-        enabled: true,
-        dataDir: dir,
-        hostBytes: 4 * MiB,
-        hostDevices: 1,
-        ssdPools: [{ path: join(dir, 'ssd-0.pool'), bytes: 16 * MiB }],
-        bandwidths: [10e9, 2e9],
-        ssdTtlMs: 3_600_000,
-        ioBackend: 'auto',
-        eventsMs: 50,
-      },
-      engine,
-      () => undefined,
-      () => undefined,
-    ))!;
+    rig = await openStoreRig('mnemo-warm-', { models: [MODEL], kvBlocks: 64 }, { hostBytes: 4 * MiB });
+    ({ engine, store } = rig);
     chunks = chunkChain(MODEL, engine.kvLayout(MODEL)!, 3);
     await store.writeChunks(MODEL, chunks);
     await store.settle();
@@ -47,11 +29,7 @@ describe('KvStore warm restores', () => {
     expect(chunks.every((c) => m.table.holdsChunk(c.key, 'ssd') && !m.table.holdsChunk(c.key, 'mem'))).toBe(true);
     prompt = { model: MODEL, chunkKeys: chunks.map((c) => c.key), promptTokens: 3 * 256 + 10 };
   });
-  afterEach(async () => {
-    await store.close();
-    await engine.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rig.close());
 
   /**
    * Host space in use is exactly what the host tier lists: nothing pinned or promoted was leaked.

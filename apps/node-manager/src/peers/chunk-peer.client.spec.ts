@@ -5,7 +5,8 @@ import { chunkKeys } from '@mnemo/kv-core';
 import { crc32c } from '@mnemo/native-cuda';
 import { loadGrpcServices } from '@mnemo/proto';
 import { FetchChunksUseCase } from '../chunks/fetch-chunks.use-case.js';
-import { bits, converse, MODEL, startPeerNode, storedPrompt, toks, type PeerNode } from '../../test/peer-node.fixture.js';
+import { bits, converse, MODEL, storedPrompt, toks } from '../../test/conversation.fixture.js';
+import { startPeerNode, type PeerNode } from '../../test/peer-node.fixture.js';
 import { ChunkPeerClient } from './chunk-peer.client.js';
 
 type Tamper = (c: { payload?: Uint8Array; crc32c?: number; key: string }) => Record<string, unknown>;

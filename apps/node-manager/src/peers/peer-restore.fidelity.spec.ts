@@ -5,7 +5,8 @@
 import { Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
 import { loadGrpcServices } from '@mnemo/proto';
 import { FetchChunksUseCase } from '../chunks/fetch-chunks.use-case.js';
-import { bits, converse, GREEDY, MODEL, startPeerNode, storedPrompt, toks, type PeerNode } from '../../test/peer-node.fixture.js';
+import { bits, converse, GREEDY, MODEL, storedPrompt, toks } from '../../test/conversation.fixture.js';
+import { startPeerNode, type PeerNode } from '../../test/peer-node.fixture.js';
 import { ChunkPeerClient } from './chunk-peer.client.js';
 import { PeerAwarePromptStore } from './peer-aware.prompt-store.js';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
@@ -71,6 +72,28 @@ describe(PeerAwarePromptStore.name, () => {
     expect(sut.counters.failures).toBe(1);
   };
 
+  /**
+   * Turn 2 on a fresh node whose source is a rewriting peer: the first prefill fails, `restorable`
+   * tokens are still offered after it, and the retry answers as the fresh prefill, bit for bit.
+   */
+  const retryAfterFaultyPeer = async (rewrite: (c: Served, layerStart: number) => object, restorable: number) => {
+    const peer = await servePeer(rewrite);
+    const c = await startPeerNode();
+    try {
+      const sut = new PeerAwarePromptStore(c.store, c.store, client);
+      const p = withSource(turn2, peer.address);
+      await prefillFails(c, sut, p);
+      expect(sut.restorableUntil(p, 0)).toBe(restorable);
+      const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
+      expect(retried.out).toEqual(fresh.out);
+      expect(bits(retried.kv)).toEqual(bits(fresh.kv));
+      return { sut, retried };
+    } finally {
+      peer.close();
+      await c.close();
+    }
+  };
+
   it(
     'turn 2 on another node, its prefix fetched from the first, ' + 'equals a fresh prefill and the node that stayed, bit for bit',
     async () => {
@@ -102,23 +125,12 @@ describe(PeerAwarePromptStore.name, () => {
     'a corrupting peer drops its sequence from the pass (no output); ' + 'the retry leaves that peer out and recomputes the same tokens',
     async () => {
       // Layer 2 of every chunk arrives with one flipped bit under the original CRC.
-      const peer = await servePeer((c, layerStart) =>
-        layerStart === 2 && c.payload ? { ...c, payload: Uint8Array.from(c.payload, (x, i) => (i === 7 ? x ^ 0x10 : x)) } : c,
+      const { retried } = await retryAfterFaultyPeer(
+        (c, layerStart) =>
+          layerStart === 2 && c.payload ? { ...c, payload: Uint8Array.from(c.payload, (x, i) => (i === 7 ? x ^ 0x10 : x)) } : c,
+        0,
       );
-      const c = await startPeerNode();
-      try {
-        const sut = new PeerAwarePromptStore(c.store, c.store, client);
-        const p = withSource(turn2, peer.address);
-        await prefillFails(c, sut, p);
-        expect(sut.restorableUntil(p, 0)).toBe(0);
-        const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
-        expect(retried.restored).toBe(0);
-        expect(retried.out).toEqual(fresh.out);
-        expect(bits(retried.kv)).toEqual(bits(fresh.kv));
-      } finally {
-        peer.close();
-        await c.close();
-      }
+      expect(retried.restored).toBe(0);
     },
   );
   it(
@@ -126,25 +138,13 @@ describe(PeerAwarePromptStore.name, () => {
       'the retry still fetches the chunk before it from the same peer, bit for bit',
     async () => {
       const gone = storedPrompt(turn1).chunkKeys[1]!;
-      const peer = await servePeer((c) =>
-        c.key === gone ? { key: c.key, layerStart: c.layerStart, layerEnd: c.layerEnd, missing: true } : c,
+      // The peer is still a source, for the run of chunks before the one it lost.
+      const { sut, retried } = await retryAfterFaultyPeer(
+        (c) => (c.key === gone ? { key: c.key, layerStart: c.layerStart, layerEnd: c.layerEnd, missing: true } : c),
+        256,
       );
-      const c = await startPeerNode();
-      try {
-        const sut = new PeerAwarePromptStore(c.store, c.store, client);
-        const p = withSource(turn2, peer.address);
-        await prefillFails(c, sut, p);
-        // The peer is still a source, for the run of chunks before the one it lost.
-        expect(sut.restorableUntil(p, 0)).toBe(256);
-        const retried = await converse(c.engine, 'x', turn2, 12, (d) => sut.restorePlan(p, d));
-        expect(retried.restored).toBe(256);
-        expect(sut.counters).toMatchObject({ plans: 2, failures: 1, restoredTokens: 256 });
-        expect(retried.out).toEqual(fresh.out);
-        expect(bits(retried.kv)).toEqual(bits(fresh.kv));
-      } finally {
-        peer.close();
-        await c.close();
-      }
+      expect(retried.restored).toBe(256);
+      expect(sut.counters).toMatchObject({ plans: 2, failures: 1, restoredTokens: 256 });
     },
   );
 

@@ -1,7 +1,5 @@
-import { create } from '@bufbuild/protobuf';
 import { chunkKeys, eCacheKeys } from '@mnemo/kv-core';
-import { InferenceRequestSchema } from '@mnemo/proto';
-import { nodeEntry, plannerFor } from '../../test/route-planner.fixture.js';
+import { chunkedRequest, nodeEntry, plannerFor } from '../../test/route-planner.fixture.js';
 import { DerivedPairsRegistry } from '../droidspeak/derived-pairs.registry.js';
 import { RoutePlanner } from './route.planner.js';
 
@@ -15,8 +13,7 @@ function setup(pairs: DerivedPairsRegistry) {
   const models = [BASE, DERIVED];
   return plannerFor([nodeEntry('busy', { models, running: 3 }), nodeEntry('idle', { models })], { pairs });
 }
-const request = () =>
-  create(InferenceRequestSchema, { requestId: 'r', tenant: 't', model: DERIVED, tokens, chunkKeys: ownKeys, replySubject: '_INBOX.x' });
+const request = () => chunkedRequest('r', DERIVED, tokens);
 
 describe(`${RoutePlanner.name} (DroidSpeak)`, () => {
   it("routes a derived request on its base's chunks and stamps the peer holding them, with its E-cache keys", () => {

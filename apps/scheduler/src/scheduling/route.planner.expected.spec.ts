@@ -1,8 +1,7 @@
-import { create } from '@bufbuild/protobuf';
 import { chunkKeys, ErrorCode, ExpectedHoldings, type RoutingPolicyName } from '@mnemo/kv-core';
-import { InferenceRequestSchema, type InferenceRequest } from '@mnemo/proto';
+import type { InferenceRequest } from '@mnemo/proto';
 import { ManualClock } from '@mnemo/service-kit';
-import { nodeEntry, plannerFor, schedulerFor } from '../../test/route-planner.fixture.js';
+import { chunkedRequest, nodeEntry, plannerFor, schedulerFor } from '../../test/route-planner.fixture.js';
 import type { NodePrefetcher } from '../sessions/node-prefetch.port.js';
 import type { DispatchOutcome, NodeDispatcher } from './node-dispatcher.port.js';
 import { RoutePlanner } from './route.planner.js';
@@ -42,15 +41,7 @@ function setup(opts: { policy?: RoutingPolicyName; expected?: boolean; running?:
   let n = 0;
   const send = async (tokens: number[]) => {
     clock.advance(500);
-    const request = create(InferenceRequestSchema, {
-      requestId: `r${++n}`,
-      tenant: 't',
-      model: MODEL,
-      tokens,
-      chunkKeys: chunkKeys(MODEL, 't', tokens),
-      replySubject: '_INBOX.x',
-    });
-    return (await sut.execute(new ScheduleInferenceCommand(request))).nodeId;
+    return (await sut.execute(new ScheduleInferenceCommand(chunkedRequest(`r${++n}`, MODEL, tokens)))).nodeId;
   };
   return { sut, send, registry, directory, expected, dispatcher, service, clock };
 }

@@ -1,7 +1,5 @@
-import { create } from '@bufbuild/protobuf';
 import { chunkBlockKeys, chunkKeys } from '@mnemo/kv-core';
-import { InferenceRequestSchema } from '@mnemo/proto';
-import { nodeEntry, plannerFor } from '../../test/route-planner.fixture.js';
+import { chunkedRequest, nodeEntry, plannerFor } from '../../test/route-planner.fixture.js';
 import { RoutePlanner } from './route.planner.js';
 
 const MODEL = 'm';
@@ -14,8 +12,7 @@ function setup(policy: string, env: Record<string, string> = {}) {
   const nodes = [nodeEntry('home', { models: [MODEL], running: 6 }), nodeEntry('idle', { models: [MODEL] })];
   return plannerFor(nodes, { env: { SCHEDULER_POLICY: policy, ...env }, service: 'planner-partial-test' });
 }
-const request = () =>
-  create(InferenceRequestSchema, { requestId: 'r', tenant: 't', model: MODEL, tokens, chunkKeys: keys, replySubject: '_INBOX.x' });
+const request = () => chunkedRequest('r', MODEL, tokens);
 
 describe(`${RoutePlanner.name} (partial chunks)`, () => {
   it('a request moved off a busy node is sent its whole chunks and the longest partial chunk that node holds', () => {

@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { bits } from '../../test/bits.js';
+import { scratchDir, TINY_PER_ARCHITECTURE } from '../../test/model-files.js';
 import { saveHfModel } from '../weights/hf-model.loader.js';
 import { TensorNames } from '../weights/model-weights.js';
 import { syntheticWeightsFor } from '../weights/synthetic-weights.generator.js';
@@ -11,28 +10,21 @@ const GREEDY = { temperature: 0, topP: 1, seed: 0 };
 const tokens = Array.from({ length: 21 }, (_, i) => (i * 29 + 3) % 256);
 
 describe('ReferenceEngine on a Hugging Face model directory', () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'mnemo-hf-'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDir('mnemo-hf-', 'all');
 
-  it.each(['mnemo-tiny', 'mnemo-tiny-qwen2', 'mnemo-tiny-qwen3'])(
-    "%s loaded from sharded safetensors gives the synthetic model's logits bit for bit",
-    async (id) => {
-      const modelDir = join(dir, `${id}-hf`);
-      saveHfModel(modelDir, syntheticWeightsFor(id), { shards: 2 });
-      const sut = await ReferenceEngine.create({ models: [modelDir, id], backend: 'cpu', kvBlocks: 16 });
-      const hfId = basename(modelDir);
-      expect(sut.models().map((m) => m.id)).toEqual([hfId, id]);
-      sut.openSequence('hf', hfId, GREEDY);
-      sut.openSequence('syn', id, GREEDY);
-      const [a] = await sut.step([{ seqId: 'hf', tokens, logits: 'all' }]);
-      const [b] = await sut.step([{ seqId: 'syn', tokens, logits: 'all' }]);
-      expect(bits(a.logits)).toEqual(bits(b.logits));
-      await sut.close();
-    },
-  );
+  it.each(TINY_PER_ARCHITECTURE)("%s loaded from sharded safetensors gives the synthetic model's logits bit for bit", async (id) => {
+    const modelDir = join(dir(), `${id}-hf`);
+    saveHfModel(modelDir, syntheticWeightsFor(id), { shards: 2 });
+    const sut = await ReferenceEngine.create({ models: [modelDir, id], backend: 'cpu', kvBlocks: 16 });
+    const hfId = basename(modelDir);
+    expect(sut.models().map((m) => m.id)).toEqual([hfId, id]);
+    sut.openSequence('hf', hfId, GREEDY);
+    sut.openSequence('syn', id, GREEDY);
+    const [a] = await sut.step([{ seqId: 'hf', tokens, logits: 'all' }]);
+    const [b] = await sut.step([{ seqId: 'syn', tokens, logits: 'all' }]);
+    expect(bits(a.logits)).toEqual(bits(b.logits));
+    await sut.close();
+  });
 
   it('captures the E cache: layer 0 is the embedding of each token', async () => {
     const w = syntheticWeightsFor('mnemo-tiny');

@@ -42,6 +42,12 @@ describe('ReferenceEngine KV restore and chunk events', () => {
   const history = toks(600);
   const prompt = [...history, ...toks(40, 7)];
 
+  /** The restored sequence `r` holds the whole prompt's KV (640 tokens) of the fresh prefill `f`, bit for bit. */
+  function expectSameKv(sut: ReferenceEngine, fresh: ReferenceEngine, g: KvRowGeometry): void {
+    const all = { layerStart: 0, layerEnd: g.layers, tokenStart: 0, tokenEnd: 640 };
+    expect(bits(sut.exportKv('r', all))).toEqual(bits(fresh.exportKv('f', all)));
+  }
+
   async function source() {
     const src = engine();
     const events: EngineChunkEvent[] = [];
@@ -97,8 +103,7 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     expect(plan.loaded).toEqual([0, 1, 2, 3]);
     expect(plan.result).toBe(true);
     expect(await decodeAll(sut, 'r', r0!.token, 6)).toEqual(expected);
-    const all = { layerStart: 0, layerEnd: g.layers, tokenStart: 0, tokenEnd: 640 };
-    expect(bits(sut.exportKv('r', all))).toEqual(bits(fresh.exportKv('f', all)));
+    expectSameKv(sut, fresh, g);
     await Promise.all([src.close(), fresh.close(), sut.close()]);
   });
 
@@ -126,8 +131,7 @@ describe('ReferenceEngine KV restore and chunk events', () => {
     expect(r0).toMatchObject({ cachedTokens: 512, restoredTokens: 416 });
     const fresh = engine();
     await fresh.prefill([{ seqId: 'f', model: MODEL, tokens: prompt, sampling: GREEDY }]);
-    const all = { layerStart: 0, layerEnd: g.layers, tokenStart: 0, tokenEnd: 640 };
-    expect(bits(sut.exportKv('r', all))).toEqual(bits(fresh.exportKv('f', all)));
+    expectSameKv(sut, fresh, g);
     await Promise.all([src.close(), fresh.close(), sut.close()]);
   });
 

@@ -3,6 +3,7 @@ import { ErrorCode } from '@mnemo/kv-core';
 import { bits } from '../../test/bits.js';
 import { cpuBackend } from '../../test/test-backend.js';
 import { naiveForward } from '../../test/naive.forward.js';
+import { TINY_PER_ARCHITECTURE } from '../../test/model-files.js';
 import { syntheticWeightsFor } from '../weights/synthetic-weights.generator.js';
 import { ReferenceEngine } from './reference.engine.js';
 
@@ -27,7 +28,7 @@ async function engineFor(models: string[], kvBlocks = 64): Promise<ReferenceEngi
 
 describe(ReferenceEngine.name, () => {
   describe('paged forward vs a naive non-paged forward', () => {
-    it.each(['mnemo-tiny', 'mnemo-tiny-qwen2', 'mnemo-tiny-qwen3'])('%s: every position within tolerance', async (model) => {
+    it.each(TINY_PER_ARCHITECTURE)('%s: every position within tolerance', async (model) => {
       const sut = await engineFor([model]);
       const tokens = prompt(37);
       sut.openSequence('a', model, GREEDY);
@@ -95,12 +96,17 @@ describe(ReferenceEngine.name, () => {
   });
 
   describe('KV export / import', () => {
-    it('KV moved to host and back gives bit-identical decode logits', async () => {
+    /** A tiny-model engine whose sequence `orig` holds the KV of `n` prompt tokens, and its layer count. */
+    async function withOrig(n: number) {
       const sut = await engineFor(['mnemo-tiny']);
-      const tokens = prompt(35);
-      const L = sut.modelConfig('mnemo-tiny').layers;
+      const tokens = prompt(n);
       sut.openSequence('orig', 'mnemo-tiny', GREEDY);
       await sut.step([{ seqId: 'orig', tokens }]);
+      return { sut, tokens, L: sut.modelConfig('mnemo-tiny').layers };
+    }
+
+    it('KV moved to host and back gives bit-identical decode logits', async () => {
+      const { sut, tokens, L } = await withOrig(35);
       const all = { layerStart: 0, layerEnd: L, tokenStart: 0, tokenEnd: tokens.length };
       const host = sut.exportKv('orig', all);
       const [expected] = await sut.step([{ seqId: 'orig', tokens: [7, 8, 9], logits: 'all' }]);
@@ -115,11 +121,7 @@ describe(ReferenceEngine.name, () => {
     });
 
     it('layer-wise import from beforeLayer hooks is bit-identical and its waiting is counted as blocked I/O', async () => {
-      const sut = await engineFor(['mnemo-tiny']);
-      const tokens = prompt(33);
-      const L = sut.modelConfig('mnemo-tiny').layers;
-      sut.openSequence('orig', 'mnemo-tiny', GREEDY);
-      await sut.step([{ seqId: 'orig', tokens }]);
+      const { sut, L } = await withOrig(33);
       const layers = Array.from({ length: L }, (_, l) =>
         sut.exportKv('orig', { layerStart: l, layerEnd: l + 1, tokenStart: 0, tokenEnd: 33 }),
       );

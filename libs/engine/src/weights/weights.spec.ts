@@ -1,6 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scratchDir, TINY_PER_ARCHITECTURE } from '../../test/model-files.js';
 import { findSyntheticModel, SYNTHETIC_MODELS } from '../model/model.catalog.js';
 import { parameterCount } from '../model/model-config.js';
 import { parseHfConfig } from './hf-config.parser.js';
@@ -64,33 +63,26 @@ describe('synthetic weights', () => {
 });
 
 describe('safetensors + config.json', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'mnemo-st-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDir('mnemo-st-');
 
-  it.each(['mnemo-tiny', 'mnemo-tiny-qwen2', 'mnemo-tiny-qwen3'])(
-    '%s round-trips bit-exactly through F32 files (single and sharded)',
-    (id) => {
-      const w = syntheticWeightsFor(id);
-      for (const shards of [1, 3]) {
-        const d = join(dir, `${id}-${shards}`);
-        saveHfModel(d, w, { shards });
-        const sut = loadHfModel(d, id);
-        expect(sut.config).toEqual(w.config);
-        for (const [name, t] of w.tensors) {
-          expect(sut.tensors.get(name)!.shape).toEqual(t.shape);
-          expect(sut.tensors.get(name)!.data).toEqual(t.data);
-        }
+  it.each(TINY_PER_ARCHITECTURE)('%s round-trips bit-exactly through F32 files (single and sharded)', (id) => {
+    const w = syntheticWeightsFor(id);
+    for (const shards of [1, 3]) {
+      const d = join(dir(), `${id}-${shards}`);
+      saveHfModel(d, w, { shards });
+      const sut = loadHfModel(d, id);
+      expect(sut.config).toEqual(w.config);
+      for (const [name, t] of w.tensors) {
+        expect(sut.tensors.get(name)!.shape).toEqual(t.shape);
+        expect(sut.tensors.get(name)!.data).toEqual(t.data);
       }
-    },
-  );
+    }
+  });
 
   it('F16 and BF16 files convert to the nearest representable fp32 values', () => {
     const w = syntheticWeightsFor('mnemo-tiny');
     for (const dtype of ['F16', 'BF16'] as const) {
-      const d = join(dir, dtype);
+      const d = join(dir(), dtype);
       saveHfModel(d, w, { dtype });
       const sut = loadHfModel(d, 'mnemo-tiny');
       const name = TensorNames.layer(1, 'mlp.up_proj.weight');
@@ -143,11 +135,11 @@ describe('safetensors + config.json', () => {
     const w = syntheticWeightsFor('mnemo-tiny');
     const missing = new Map(w.tensors);
     missing.delete(TensorNames.finalNorm);
-    saveHfModel(join(dir, 'm'), { ...w, tensors: missing });
-    expect(() => loadHfModel(join(dir, 'm'))).toThrow(/missing tensor model.norm.weight/);
+    saveHfModel(join(dir(), 'm'), { ...w, tensors: missing });
+    expect(() => loadHfModel(join(dir(), 'm'))).toThrow(/missing tensor model.norm.weight/);
     const wrong = new Map(w.tensors);
     wrong.set(TensorNames.finalNorm, { shape: [3], data: new Float32Array(3) });
-    saveHfModel(join(dir, 'w'), { ...w, tensors: wrong });
-    expect(() => loadHfModel(join(dir, 'w'))).toThrow(/model.norm.weight has shape \[3\]/);
+    saveHfModel(join(dir(), 'w'), { ...w, tensors: wrong });
+    expect(() => loadHfModel(join(dir(), 'w'))).toThrow(/model.norm.weight has shape \[3\]/);
   });
 });

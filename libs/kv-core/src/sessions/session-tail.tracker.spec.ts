@@ -36,7 +36,12 @@ describe(SessionTailTracker.name, () => {
       [partial('r', 3, 'p', 16)],
       { chunkKeys: ['a'], partialKey: '', tokens: 256 },
     ],
-    ["another sequence's events are not this one's", ['a'], [written('o', 1, 'b')], { chunkKeys: ['a'], partialKey: '', tokens: 256 }],
+    [
+      "another sequence's events are not this one's",
+      ['a'],
+      [written('o', 1, 'b'), partial('o', 2, 'p', 16)],
+      { chunkKeys: ['a'], partialKey: '', tokens: 256 },
+    ],
   ])('%s', (_name, promptKeys, events, want) => {
     const sut = new SessionTailTracker();
     for (const e of events) sut.onChunk(e);

@@ -1,5 +1,5 @@
 // Headline keys and targets of the live benchmarks (engine, serving, tiers, DroidSpeak): see targets.ts.
-import { plantedPair, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
+import { above, atLeast, atMost, equals, plantedPair, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
 
 export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
   engine: {
@@ -8,11 +8,11 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'summary.gemm_frac_of_peak',
         what: "GEMM at the largest model's prefill shapes, of the FMA-loop peak",
-        target: { op: '>=', value: 0.7 },
+        target: atLeast(0.7),
       },
-      { path: 'summary.prefill_frac_of_peak', what: 'prefill, of the FMA-loop peak', target: { op: '>=', value: 0.5 } },
-      { path: 'summary.decode_b8_frac_of_membw', what: 'decode at batch 8, of the read bandwidth', target: { op: '>=', value: 0.6 } },
-      { path: 'summary.event_loop_lag_p99_ms', what: 'event-loop lag p99 during a long prefill (ms)', target: { op: '<=', value: 10 } },
+      { path: 'summary.prefill_frac_of_peak', what: 'prefill, of the FMA-loop peak', target: atLeast(0.5) },
+      { path: 'summary.decode_b8_frac_of_membw', what: 'decode at batch 8, of the read bandwidth', target: atLeast(0.6) },
+      { path: 'summary.event_loop_lag_p99_ms', what: 'event-loop lag p99 during a long prefill (ms)', target: atMost(10) },
       { path: 'summary.peak_gflops', what: 'the FMA-loop peak (GFLOP/s)' },
       { path: 'summary.mem_read_gbs', what: 'read bandwidth (GB/s)' },
     ],
@@ -25,12 +25,12 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'ops_passed',
         what: 'kernel-contract ops passing on the device in bf16 and f16 (of ops_total)',
-        target: { op: '>=', value: 14 },
+        target: atLeast(14),
       },
       {
         path: 'gemm_frac_of_torch',
         what: "GEMM at Llama-3.1-8B's compute-bound shapes (m >= 512), the engine's default path ÷ torch.matmul bf16",
-        target: { op: '>=', value: 0.7 },
+        target: atLeast(0.7),
       },
       { path: 'gemm_frac_of_torch_by_path.tensor-core', what: 'the same, our own WMMA tensor-core kernel (used when cuBLAS is absent)' },
       {
@@ -40,7 +40,7 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'h2d_frac_of_link',
         what: 'host → device in 2 MiB batched ranges, of one plain large cudaMemcpyAsync',
-        target: { op: '>=', value: 0.8 },
+        target: atLeast(0.8),
       },
       { path: 'swap_group_vs_block_gbs', what: 'swap GB/s, block groups of 20 ÷ per-block per-layer copies (Llama-3.1-8B KV blocks)' },
       { path: 'swap_dispatch_us_per_call', what: 'per-call cost of a host ↔ device copy, fitted over sizes (µs)' },
@@ -52,13 +52,13 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       "FastSwitch's priority scheduling with grouped, reused, overlapped swaps " +
       'against a vLLM-style per-block swap baseline, same trace, lockstep',
     keys: [
-      { path: 'p99_ttft_baseline_over_fastswitch', what: 'P99 TTFT, baseline ÷ FastSwitch', target: { op: '>=', value: 2 } },
+      { path: 'p99_ttft_baseline_over_fastswitch', what: 'P99 TTFT, baseline ÷ FastSwitch', target: atLeast(2) },
       {
         path: 'p999_tbt_baseline_over_fastswitch',
         what: 'P99.9 time between tokens, baseline ÷ FastSwitch',
-        target: { op: '>=', value: 2 },
+        target: atLeast(2),
       },
-      { path: 'swap_out_volume_reduction', what: 'swap-out bytes saved (fraction)', target: { op: '>=', value: 0.4 } },
+      { path: 'swap_out_volume_reduction', what: 'swap-out bytes saved (fraction)', target: atLeast(0.4) },
       { path: 'mean_transfer_bytes_ratio', what: 'bytes per copy, FastSwitch ÷ baseline' },
       { path: 'throughput_fastswitch_over_baseline', what: 'throughput, FastSwitch ÷ baseline' },
       { path: 'async_swap_ins', what: 'asynchronous swap-ins FastSwitch ran (all rows)' },
@@ -69,7 +69,7 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       'Symphony routing and advisories on a multi-node cluster of real ' +
       'node-managers, against baseline routing policies on the same seeded workload',
     keys: [
-      { path: 'symphony_vs_recompute_ttft_p99', what: 'TTFT p99, recompute ÷ symphony', target: { op: '>=', value: 2 } },
+      { path: 'symphony_vs_recompute_ttft_p99', what: 'TTFT p99, recompute ÷ symphony', target: atLeast(2) },
       {
         path: 'symphony_vs_sticky_ttft_p99',
         what: 'TTFT p99, sticky with the KV left on the device ÷ symphony',
@@ -78,26 +78,26 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'symphony_vs_llmd_ttft_p99',
         what: 'TTFT p99, llm-d-like load-aware prefix scorer ÷ symphony',
-        target: { op: '>', value: 1 },
+        target: above(1),
       },
       {
         path: 'symphony_vs_conductor_ttft_p99',
         what: "TTFT p99, Mooncake Conductor's Algorithm 1 (queue + transfer + prefill) ÷ symphony",
-        target: { op: '>', value: 1 },
+        target: above(1),
       },
       {
         path: 'routing_check.never_behind',
         what: "symphony at least as good as llm-d's and conductor's at p50, mean and p99 in every pass (A-A spread; medians ≥ 1)",
-        target: { op: '=', value: true },
+        target: equals(true),
       },
       {
         path: 'symphony_vs_infercept_ttft_p99',
         what: 'TTFT p99, InferCept-like (offload to host between turns) ÷ symphony',
-        target: { op: '>', value: 1 },
+        target: above(1),
       },
       { path: 'symphony_vs_prefix_affinity_ttft_p99', what: 'TTFT p99, pure prefix affinity ÷ symphony', label: 'strawman: ignores load' },
-      { path: 'missed10_degradation', what: "symphony's p99 with 10% of advisories missed, change", target: { op: '<=', value: 0.1 } },
-      { path: 'spurious60_degradation', what: "symphony's p99 with 60% spurious advisories, change", target: { op: '<=', value: 0.05 } },
+      { path: 'missed10_degradation', what: "symphony's p99 with 10% of advisories missed, change", target: atMost(0.1) },
+      { path: 'spurious60_degradation', what: "symphony's p99 with 60% spurious advisories, change", target: atMost(0.05) },
     ],
   },
   multiturn: {
@@ -105,17 +105,17 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       "Mnemo's tiers (device prefix cache + host + SSD) on one node against " +
       'recompute and device-only prefix caching, multi-turn sessions',
     keys: [
-      { path: 'ttft_p99_recompute_over_mnemo', what: 'TTFT p99, recompute ÷ Mnemo', target: { op: '>=', value: 3 } },
+      { path: 'ttft_p99_recompute_over_mnemo', what: 'TTFT p99, recompute ÷ Mnemo', target: atLeast(3) },
       {
         path: 'ttft_p99_apc_small_over_mnemo',
         what: "TTFT p99, vLLM-style prefix cache at Mnemo's device budget ÷ Mnemo",
-        target: { op: '>=', value: 2 },
+        target: atLeast(2),
       },
       { path: 'ttft_p50_apc_small_over_mnemo', what: "TTFT p50, vLLM-style prefix cache at Mnemo's device budget ÷ Mnemo" },
       {
         path: 'ttft_p50_mnemo_over_device_only',
         what: 'TTFT p50, Mnemo ÷ prefix cache with the whole device',
-        target: { op: '<=', value: 1.25 },
+        target: atMost(1.25),
       },
       { path: 'ttft_p50_recompute_over_mnemo', what: 'TTFT p50, recompute ÷ Mnemo' },
       { path: 'blocked_io_ms_p99', what: 'time a restore blocked compute, p99 (ms)' },
@@ -130,7 +130,7 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
         what:
           'max context, master memory + lent worker units ÷ the master alone with chunked prefill, ' +
           "activations charged, no host memory either side; the lowest over the paper's four GPU sizes",
-        target: { op: '>=', value: 1.58 },
+        target: atLeast(1.58),
       },
       ...[96, 80, 32, 24].map((gb): HeadlineKey => ({
         path: `max_context_vs_master_alone_by_vram.${gb}gb`,
@@ -149,35 +149,35 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'master_ttft_p99_offload_over_swiftcache',
         what: "master's TTFT p99, host offload ÷ lent units",
-        target: { op: '>', value: 1 },
+        target: above(1),
       },
       {
         path: 'worker_interference',
         what: "workers' TPOT p99 while the master uses their units, change",
-        target: { op: '<=', value: 0.1 },
+        target: atMost(0.1),
       },
     ],
   },
   tiers: {
     what: 'The KV store tiers (host pool, SSD pool) against the machine limits, file-per-chunk storage and Redis',
     keys: [
-      { path: 'host_get_frac_of_memcpy', what: 'host tier read, of memcpy (paired per round)', target: { op: '>=', value: 0.85 } },
-      { path: 'host_put_frac_of_memcpy', what: 'host tier write, of memcpy (paired per round)', target: { op: '>=', value: 0.7 } },
+      { path: 'host_get_frac_of_memcpy', what: 'host tier read, of memcpy (paired per round)', target: atLeast(0.85) },
+      { path: 'host_put_frac_of_memcpy', what: 'host tier write, of memcpy (paired per round)', target: atLeast(0.7) },
       {
         path: 'ssd_get_frac_of_raw',
         what: 'SSD tier read, of raw O_DIRECT read (io_uring; paired per round)',
-        target: { op: '>=', value: 0.85 },
+        target: atLeast(0.85),
       },
       {
         path: 'ssd_put_frac_of_raw',
         what: 'SSD tier write, of raw O_DIRECT write (io_uring; paired per round)',
-        target: { op: '>=', value: 0.7 },
+        target: atLeast(0.7),
       },
-      { path: 'ssd_get_vs_file_cold', what: 'SSD tier read ÷ a file per chunk, cold page cache', target: { op: '>=', value: 2 } },
+      { path: 'ssd_get_vs_file_cold', what: 'SSD tier read ÷ a file per chunk, cold page cache', target: atLeast(2) },
       {
         path: 'striped_frac_of_sum',
         what: 'SSD tier get on two throttled devices striped by bandwidth, of the sum of the same get on each alone',
-        target: { op: '>=', value: 0.8 },
+        target: atLeast(0.8),
       },
       { path: 'striped_over_fastest', what: 'the striped get ÷ the faster device alone' },
       { path: 'vs_redis_get', what: 'host tier read ÷ Redis (official client, pipelined; one server thread over loopback)' },
@@ -194,7 +194,7 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'best_kind_speedup_at_1pct_top1',
         what: "prefill speedup of the profiler's plan within 1% top-1 loss, the best pair kind (paper: 1.7–2.6× at ≤ 1% loss)",
-        target: { op: '>=', value: 1.7 },
+        target: atLeast(1.7),
       },
       { path: 'best_kind_at_1pct_top1', what: 'the pair kind that reached it' },
       {
@@ -211,12 +211,12 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'prefill_speedup_at_1pct',
         what: "prefill speedup of the profiler's plan within 1% (the weaker trained pair; 1 = no plan, full prefill)",
-        target: { op: '>=', value: 1.7 },
+        target: atLeast(1.7),
       },
       {
         path: 'quality_loss',
         what: "top-1 disagreement with the derived model's own prediction on the test split (the worse pair)",
-        target: { op: '<=', value: 0.01 },
+        target: atMost(0.01),
       },
       { path: 'mean_kl', what: 'mean per-token KL(derived ‖ plan), nats (the worse pair)' },
       {
@@ -248,12 +248,12 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'prefill_speedup_at_1pct',
         what: "prefill speedup of the profiler's plan, base KV and E cache from the node's tiers (the weaker trained pair; 1 = no plan)",
-        target: { op: '>=', value: 1.7 },
+        target: atLeast(1.7),
       },
       {
         path: 'quality_loss',
         what: 'top-1 disagreement of that plan on the test split (the worse pair)',
-        target: { op: '<=', value: 0.01 },
+        target: atMost(0.01),
       },
       { path: 'mean_kl', what: 'mean per-token KL(derived ‖ plan), nats (the worse pair)' },
       {
@@ -303,7 +303,7 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
     keys: [
       { path: 'peer_vs_recompute_ttft_p50', what: 'TTFT p50, recompute ÷ peer restore' },
       { path: 'peer_vs_stayed_ttft_p50', what: 'TTFT p50, peer restore ÷ staying on the node' },
-      { path: 'token_mismatches', what: 'tokens that differ from recompute', target: { op: '<=', value: 0 } },
+      { path: 'token_mismatches', what: 'tokens that differ from recompute', target: atMost(0) },
     ],
   },
 };

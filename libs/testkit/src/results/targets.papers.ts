@@ -1,5 +1,5 @@
 // Headline keys and targets of the twin's paper experiments: see targets.ts.
-import { metInEveryCase, paperBand, rangeOverCases, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
+import { atLeast, atMost, metInEveryCase, paperBand, rangeOverCases, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
 
 const POOLING_CAUSE =
   "the twin's TTFT holds no GPU time beside the question's prefill, so nothing hides the file stores' serialized retrieval; " +
@@ -30,7 +30,7 @@ export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
         what:
           '128K of KV on SSD through passthrough, read from one drive ÷ striped ' +
           "over two by kv-core's placement (§III: the second SSD sits idle)",
-        target: { op: '>=', value: 1.8 },
+        target: atLeast(1.8),
       },
       {
         path: 'pooling.ttft_128k_vs.lmcache',
@@ -110,7 +110,7 @@ export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
         what:
           "the master's KV traffic's share of a worker's HBM time, worst over Fig. 8's " +
           'lengths back to back and the TTFT runs (paper Fig. 8: worker TTFT up to +9.7%)',
-        target: { op: '<=', value: 0.1 },
+        target: atMost(0.1),
       },
       {
         path: 'swiftcache.ttft_p99_vs_offload_lend_idle',
@@ -189,7 +189,7 @@ export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
         what:
           'the same throughput ratio (1% top-1 floor) for the best pair of the ' +
           'best pair kind (base → full FT, FT ↔ FT, base → LoRA, LoRA ↔ LoRA)',
-        target: { op: '>=', value: 2 },
+        target: atLeast(2),
       },
       { path: 'droidspeak.by_kind.base_lora.throughput_vs_full_prefill_at_slo', what: 'base → LoRA pairs, mean, 1% top-1 floor' },
       {
@@ -232,7 +232,7 @@ export const PAPER_TARGETS: Record<string, BenchmarkTargets> = {
         what:
           "fetching the KV and E cache over InfiniBand ÷ the unloaded prefill, the trained frontiers' " +
           'plan closest to half the layers recomputed, largest over 1K–32K tokens (paper Fig. 16: ≤ 11%)',
-        target: { op: '<=', value: 0.11 },
+        target: atMost(0.11),
       },
       {
         path: 'droidspeak.constructed_throughput_vs_full_prefill_at_slo',

@@ -1,5 +1,5 @@
 // Headline keys and targets of the micro-benchmarks and the trace replay (live and twin): see targets.ts.
-import type { BenchmarkTargets, HeadlineKey } from './targets.types.js';
+import { above, atLeast, atMost, below, equals, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
 
 export const TRACE_TARGETS: Record<string, BenchmarkTargets> = {
   'pool-devices': { what: "The native pool devices' copy, gather and O_DIRECT figures", keys: [] },
@@ -18,11 +18,11 @@ export const TRACE_TARGETS: Record<string, BenchmarkTargets> = {
       "A slice of Mooncake's conversation trace replayed open-loop through a real cluster (NATS, scheduler, four sim " +
       "node-managers) once per scheduler policy, the twin's prefill pool on the same slice beside each pass (docs/traces.md §4)",
     keys: [
-      { path: 'keys.hit_rate_gap_max', what: 'largest |live − twin| hit rate over the policies', target: { op: '<=', value: 0.05 } },
+      { path: 'keys.hit_rate_gap_max', what: 'largest |live − twin| hit rate over the policies', target: atMost(0.05) },
       {
         path: 'keys.order_agrees',
         what: 'live and twin order the policies alike by mean TTFT on every pair the live passes separate (means > 10% apart)',
-        target: { op: '=', value: true },
+        target: equals(true),
       },
       { path: 'keys.separated_pairs', what: 'policy pairs the live passes separate' },
       ...['least-loaded', 'local', 'conductor', 'llmd', 'symphony'].flatMap((p): HeadlineKey[] => [
@@ -30,8 +30,8 @@ export const TRACE_TARGETS: Record<string, BenchmarkTargets> = {
         { path: `policies.${p}.live.hit_rate`, what: `${p}: live share of prompt tokens served from cache` },
         { path: `policies.${p}.twin.hit_rate`, what: `${p}: the twin's on the same slice` },
       ]),
-      { path: 'keys.failed', what: 'requests that failed, all passes', target: { op: '=', value: 0 } },
-      { path: 'wall_s', what: 'wall seconds of every live pass (2 shared cores)', target: { op: '<=', value: 900 } },
+      { path: 'keys.failed', what: 'requests that failed, all passes', target: equals(0) },
+      { path: 'wall_s', what: 'wall seconds of every live pass (2 shared cores)', target: atMost(900) },
     ],
   },
   'twin-trace-mooncake-conversation_trace': {
@@ -40,11 +40,11 @@ export const TRACE_TARGETS: Record<string, BenchmarkTargets> = {
       'LLaMA3-70B on modelled 8 × A800 instances, Figs. 5, 9 and 10 against the paper, ' +
       "replayed at the trace's own timestamps with nothing fitted (docs/traces.md)",
     keys: [
-      { path: 'trace.requests', what: 'requests replayed (the whole hour)', target: { op: '=', value: 12031 } },
+      { path: 'trace.requests', what: 'requests replayed (the whole hour)', target: equals(12031) },
       {
         path: 'trace.max_hit_rate',
         what: "share of prompt tokens an unbounded cache could reuse (Table 2's cache ratio: 40%, within 0.05)",
-        target: { op: '>=', value: 0.35 },
+        target: atLeast(0.35),
       },
       { path: 'setup.time_scale', what: "arrivals × this (1: the trace's own timestamps, as the paper replays it; nothing fitted)" },
       {
@@ -63,17 +63,17 @@ export const TRACE_TARGETS: Record<string, BenchmarkTargets> = {
         ['fig10_global_over_local_prefill', 'Fig. 10: global ÷ local mean prefill GPU time (paper 0.76)'],
       ].flatMap(([k, what]): HeadlineKey[] => [
         { path: `paper_check.${k}.twin`, what },
-        { path: `paper_check.${k}.within_25pct`, what: `${k}: within ±25% of the paper`, target: { op: '=', value: true } },
+        { path: `paper_check.${k}.within_25pct`, what: `${k}: within ±25% of the paper`, target: equals(true) },
       ]),
       {
         path: 'fig9.at_3m_over_max',
         what: 'Fig. 9: hit rate of one 3M-token cache ÷ the maximum (paper: under half)',
-        target: { op: '<', value: 0.5 },
+        target: below(0.5),
       },
       {
         path: 'fig9.at_50m_over_max',
         what: 'Fig. 9: hit rate of one 50M-token cache ÷ the maximum (paper: nearly all)',
-        target: { op: '>=', value: 0.9 },
+        target: atLeast(0.9),
       },
       ...['symphony', 'conductor', 'local', 'llmd'].flatMap((p): HeadlineKey[] => [
         { path: `policies.${p}.ttft_mean_ms`, what: `${p}: mean TTFT at 16 nodes, ms` },
@@ -82,9 +82,9 @@ export const TRACE_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'symphony_vs_conductor.ttft_mean',
         what: "conductor ÷ symphony mean TTFT on the whole trace at 16 nodes (the routing issue's target: symphony ahead)",
-        target: { op: '>', value: 1 },
+        target: above(1),
       },
-      { path: 'trace_wall_s', what: 'wall seconds of the whole command, every policy (2 shared cores)', target: { op: '<=', value: 1800 } },
+      { path: 'trace_wall_s', what: 'wall seconds of the whole command, every policy (2 shared cores)', target: atMost(1800) },
     ],
   },
 };

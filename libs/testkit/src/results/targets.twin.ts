@@ -1,5 +1,5 @@
 // Headline keys and targets of the twin's calibration, validation and first experiments, and the chaos run: see targets.ts.
-import { paperBand, rangeOverCases, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
+import { above, atLeast, atMost, equals, paperBand, rangeOverCases, type BenchmarkTargets, type HeadlineKey } from './targets.types.js';
 
 /** The systems twin-validate holds against the live multi-round passes, in the order its rows list them. */
 const VALIDATED = ['symphony', 'llmd', 'infercept', 'recompute'];
@@ -17,7 +17,7 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
         what:
           'TTFT p50, the twin against the mean of the live passes (absolute ' +
           'difference ÷ that mean), the largest over every configuration',
-        target: { op: '<=', value: 0.15 },
+        target: atMost(0.15),
       },
       ...VALIDATED.map((p): HeadlineKey => ({ path: `validation.ttft_p50_error.${p}`, what: `TTFT p50 error, ${p}` })),
       ...VALIDATED.flatMap((p): HeadlineKey[] => [
@@ -34,7 +34,7 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'validation.policy_order_matches',
         what: 'the twin orders the headline systems by p50 and by p99 as the live run does',
-        target: { op: '=', value: true },
+        target: equals(true),
       },
       { path: 'validation.policy_order_p50_matches', what: 'the same, by p50 alone' },
       {
@@ -46,7 +46,7 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'scale.sim_hour_1024_users_s',
         what: 'wall time of one simulated hour of 1,024 users on 8 instances (s)',
-        target: { op: '<=', value: 600 },
+        target: atMost(600),
       },
       { path: 'scale.cpu_s', what: 'CPU time the twin spent in that run (s): the rest of the wall time it waited for a core' },
       { path: 'scale.events_per_wall_s', what: 'twin events per wall-clock second in that run' },
@@ -85,19 +85,19 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
       'them paused while others pull from it, under a seeded chat workload; a fault ' +
       'ledger matched against the counters; completed requests re-run on a clean cluster',
     keys: [
-      { path: 'lost', what: 'requests with no answer at all', target: { op: '<=', value: 0 } },
-      { path: 'mismatched_tokens', what: 'tokens differing from the clean re-run', target: { op: '=', value: 0 } },
-      { path: 'duplicated_tokens', what: 'tokens a client saw twice', target: { op: '<=', value: 0 } },
+      { path: 'lost', what: 'requests with no answer at all', target: atMost(0) },
+      { path: 'mismatched_tokens', what: 'tokens differing from the clean re-run', target: equals(0) },
+      { path: 'duplicated_tokens', what: 'tokens a client saw twice', target: atMost(0) },
       {
         path: 'failover_gap_ms_p99',
         what: 'largest gap between two tokens of a stream in flight during a fault (continued ones among them), p99 (ms)',
-        target: { op: '<=', value: 3000 },
+        target: atMost(3000),
       },
       { path: 'gateway_failovers.by_outcome.continued', what: 'streams the gateway continued on another node' },
       {
         path: 'rss_growth_frac_max',
         what: 'RSS growth after warm-up, worst process incarnation (fraction, KV pool excluded)',
-        target: { op: '<=', value: 0.2 },
+        target: atMost(0.2),
       },
       { path: 'recovered_after_nats_restart_s', what: 'seconds from the NATS kill until a new request is served (3 s down)' },
       { path: 'completed', what: 'requests completed' },
@@ -105,36 +105,36 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'failed_unexplained',
         what: 'failed requests no fault of the run explains (each other one has `why_no_recovery`)',
-        target: { op: '=', value: 0 },
+        target: equals(0),
       },
-      { path: 'options.engine', what: 'engine the nodes ran (real tokens: reference)', target: { op: '=', value: 'reference' } },
-      { path: 'mismatched_requests', what: 'requests whose text differs from the clean re-run', target: { op: '=', value: 0 } },
+      { path: 'options.engine', what: 'engine the nodes ran (real tokens: reference)', target: equals('reference') },
+      { path: 'mismatched_requests', what: 'requests whose text differs from the clean re-run', target: equals(0) },
       {
         path: 'faults.corruptions_read',
         what: "corrupted chunks later read: dropped as corrupt in the targeted node's drop log (behind why)",
-        target: { op: '>=', value: 1 },
+        target: atLeast(1),
       },
       {
         path: 'fault_counters.crc_failures',
         what: 'CRC32C failures the nodes counted (must be ≥ faults.corruptions_read: every read corruption caught)',
-        target: { op: '>=', value: 1 },
+        target: atLeast(1),
       },
       {
         path: 'faults.detections_answered_correctly',
         what: 'corrupt reads after which every request holding the chunk on that node answered as the clean run did',
-        target: { op: '>=', value: 1 },
+        target: atLeast(1),
       },
       {
         path: 'faults.peer_pauses_past_deadline',
         what: 'pauses of a node while another pulled from it, past the pull deadline',
-        target: { op: '>=', value: 1 },
+        target: atLeast(1),
       },
       {
         path: 'fault_counters.peer_deadlines',
         what: 'peer pulls given up at their deadline (hung peer detected)',
-        target: { op: '>=', value: 1 },
+        target: atLeast(1),
       },
-      { path: 'faults.ledger_unmatched', what: 'ledger entries whose expected detection did not happen', target: { op: '=', value: 0 } },
+      { path: 'faults.ledger_unmatched', what: 'ledger entries whose expected detection did not happen', target: equals(0) },
     ],
   },
   'twin-symphony': {
@@ -169,24 +169,24 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'symphony.ttft_vs_llmd',
         what: 'mean TTFT, llm-d-style load-aware prefix scorer ÷ symphony, at 512 users',
-        target: { op: '>', value: 1 },
+        target: above(1),
       },
       {
         path: 'symphony.ttft_vs_conductor',
         what: "mean TTFT, Mooncake Conductor's Algorithm 1 (threshold swept on another seed) ÷ symphony, at 512 users",
-        target: { op: '>', value: 1 },
+        target: above(1),
       },
       {
         path: 'symphony.never_behind',
         what: 'symphony at least as good as llm-d-style and conductor at p50 and p99 TTFT at every user count from 64 to 1,024',
-        target: { op: '=', value: true },
+        target: equals(true),
       },
       {
         path: 'symphony.never_behind_beyond_noise.value',
         what:
           'the same read with the noise of one run: at every count, other ÷ symphony at p50 and p99 at least 1 − the A/A spread ' +
           'between symphony on two seeds at that count (symphony.noise)',
-        target: { op: '=', value: true },
+        target: equals(true),
       },
       {
         path: 'symphony.infercept_imbalance_256',
@@ -198,19 +198,19 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'symphony.missed10_degradation',
         what: "symphony's mean TPOT with 10% of advisories missed, change (paper Fig. 19: +3.1 ms)",
-        target: { op: '<=', value: 0.1 },
+        target: atMost(0.1),
       },
       {
         path: 'symphony.spurious60_degradation',
         what: "symphony's mean TPOT with 60% spurious advisories, change (paper Fig. 20: 2.1%)",
-        target: { op: '<=', value: 0.05 },
+        target: atMost(0.05),
       },
       {
         path: 'robustness.symphony_ahead_in_every_case',
         what:
           'symphony ahead of vLLM as the paper ran it (no prefix cache) in mean TTFT and TPOT with each ' +
           'hardware figure (GPU FLOP/s, GPU memory bandwidth, PCIe, network) at −20% and +20%, at 256 users',
-        target: { op: '=', value: true },
+        target: equals(true),
       },
       {
         path: 'robustness.in_paper_bands_in_every_case',
@@ -258,7 +258,7 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
       {
         path: 'process_wall_s',
         what: 'wall seconds of the whole command on this machine (2 shared cores)',
-        target: { op: '<=', value: 300 },
+        target: atMost(300),
       },
     ],
   },

@@ -44,3 +44,11 @@ export function rangeOverCases(key: string, what: string): HeadlineKey {
 
 /** The label of a key measured on mnemo-medium-ds35, whose critical layers were planted: it tests a mechanism, finds nothing. */
 export const plantedPair = (test: 'a profiler test' | 'a path test'): string => `constructed pair (planted critical layers): ${test}`;
+
+// The one-sided targets, named: a key's row reads `target: atLeast(0.7)` rather than spelling
+// the { op, value } pair (the same object; docs/results.md is unchanged by it).
+export const atLeast = (value: number): HeadlineTarget => ({ op: '>=', value });
+export const atMost = (value: number): HeadlineTarget => ({ op: '<=', value });
+export const above = (value: number): HeadlineTarget => ({ op: '>', value });
+export const below = (value: number): HeadlineTarget => ({ op: '<', value });
+export const equals = (value: number | boolean | string): HeadlineTarget => ({ op: '=', value });
