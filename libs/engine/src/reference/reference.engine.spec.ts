@@ -296,9 +296,11 @@ describe(ReferenceEngine.name, () => {
       const ms = performance.now() - t0;
       lag.disable();
       await sut.close();
-      // The pass took far longer than the bound, so a pass holding the loop would show here.
-      expect(ms).toBeGreaterThan(200);
-      expect(lag.percentile(99) / 1e6).toBeLessThan(Math.max(50, ms / 20));
+      // A pass that held the loop would lag it by about the whole pass, so the pass must last well past the
+      // bound for the check to mean anything; on a quiet machine this pass takes under 200 ms, so ask for twice the bound.
+      const bound = Math.max(50, ms / 20);
+      expect(ms).toBeGreaterThan(2 * bound);
+      expect(lag.percentile(99) / 1e6).toBeLessThan(bound);
     }, 300_000);
   });
 });
