@@ -8,6 +8,7 @@ import { gpuCluster, hardwareLinks, routingFigures, scaledHardware, SYMPHONY_HAR
 import { paperRun, round } from './paper-run.mjs';
 import { baseSessions, PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
 import { runPool } from './run-pool.mjs';
+import { aaNoise, neverBehind, twoSeeds } from './symphony.noise.mjs';
 
 /**
  * The run's shape. Think times are human (reading 5.5 tokens/s, typing to Symphony's 11.3 s lead)
@@ -36,6 +37,11 @@ export const SYMPHONY_RUN = {
    * thousand requests is set by a dozen), as the live multiround's A/A pass is.
    */
   aaSeed: 3,
+  /**
+   * The routing baselines run on the A/A seed too: a p99 over about a thousand requests is set by a dozen, so one
+   * seed's order of two routers can flip on the next (the keys' two-seed comparison reads both).
+   */
+  aaBaselines: ['llmd', 'conductor'],
   /** TPOT SLO: this multiple of the paper's vLLM's mean TPOT at the smallest user count (Fig. 11: "a similar TPOT"). */
   sloOverLightest: 1.5,
   /**
@@ -70,7 +76,11 @@ function plan(o, conductorThreshold) {
       if (o.everyCount.includes(s) || o.allSystemsUsers.includes(u))
         runs.push({ name: s, system: s, users: u, ...(s === 'conductor' ? { conductorThreshold } : {}) });
   if (o.paperBaseline) for (const u of o.users) runs.push({ name: o.paperBaseline, system: 'recompute', users: u, paperBaseline: true });
-  if (o.aaSeed !== undefined) for (const u of o.users) runs.push({ name: 'symphony-aa', system: 'symphony', users: u, seed: o.aaSeed });
+  // The A/A seed: symphony again, and the routing baselines on the same draw, so each comparison can be read over two seeds.
+  if (o.aaSeed !== undefined)
+    for (const u of o.users)
+      for (const s of ['symphony', ...(o.aaBaselines ?? []).filter((b) => o.systems.includes(b))])
+        runs.push({ name: `${s}-aa`, system: s, users: u, seed: o.aaSeed, ...(s === 'conductor' ? { conductorThreshold } : {}) });
   runs.push({ name: 'symphony-missed10', system: 'symphony', users: o.variantUsers, variant: { missed: 0.1 } });
   runs.push({ name: 'symphony-spurious60', system: 'symphony', users: o.variantUsers, variant: { spurious: 0.6 } });
   return runs;
@@ -217,6 +227,7 @@ export function symphonyKeys(curves, o = SYMPHONY_RUN) {
     ttft_vs_conductor: ratio(at('conductor', o.compareUsers, 'ttft_mean_ms'), at('symphony', o.compareUsers, 'ttft_mean_ms')),
     never_behind: neverBehind(curves, ['llmd', 'conductor'], o),
     ...aaNoise(curves, ['llmd', 'conductor'], o),
+    ...twoSeeds(curves, ['llmd', 'conductor'], o),
     infercept_imbalance_256: at('infercept', o.imbalanceUsers, 'imbalance_users_max_over_median'),
     infercept_imbalance_256_requests_held: at('infercept', o.imbalanceUsers, 'imbalance_max_over_median'),
     vllm_baseline: vllm0,
@@ -258,49 +269,6 @@ export function symphonyKeys(curves, o = SYMPHONY_RUN) {
       degradation: `symphony's mean TPOT with the variant ÷ without, − 1, at ${o.variantUsers} users`,
     },
   };
-}
-
-/**
- * Symphony at least as good as each of `others` at p50 and p99 at every user count both ran
- * (false where one ran at no count, or where symphony is behind at any).
- */
-function neverBehind(curves, others, o) {
-  return others.every((b) => {
-    const counts = o.users.filter((u) => curves.symphony?.[u] && curves[b]?.[u]);
-    return (
-      counts.length === o.users.length &&
-      counts.every((u) => ['ttft_p50_ms', 'ttft_p99_ms'].every((m) => curves.symphony[u][m] <= curves[b][u][m]))
-    );
-  });
-}
-
-/**
- * The A/A spread at each count (|symphony − symphony on aaSeed| ÷ the smaller, for p50 and p99) and
- * the verdict read with it: symphony's ratio to each of `others` (other ÷ symphony) at least
- * 1 − that count's spread, at p50 and p99, at every count. Nothing when the run has no A/A pass.
- */
-function aaNoise(curves, others, o) {
-  if (!curves['symphony-aa']) return {};
-  const spread = (u, m) => {
-    const [a, b] = [curves.symphony?.[u]?.[m], curves['symphony-aa']?.[u]?.[m]];
-    return a > 0 && b > 0 ? round(Math.abs(a - b) / Math.min(a, b), 3) : null;
-  };
-  const metrics = ['ttft_p50_ms', 'ttft_p99_ms'];
-  const noise = Object.fromEntries(
-    metrics.map((m) => [
-      m.replace('ttft_', 'aa_spread_ttft_').replace('_ms', ''),
-      Object.fromEntries(o.users.map((u) => [u, spread(u, m)])),
-    ]),
-  );
-  const failing = [];
-  for (const b of others)
-    for (const u of o.users)
-      for (const m of metrics) {
-        const [sym, other, sp] = [curves.symphony?.[u]?.[m], curves[b]?.[u]?.[m], spread(u, m)];
-        if (!(sym > 0 && other > 0 && sp !== null)) failing.push(`${b} @ ${u}: ${m} not run`);
-        else if (other / sym < 1 - sp) failing.push(`${b} @ ${u}: ${m} ${round(other / sym, 3)} < 1 − ${sp}`);
-      }
-  return { noise, never_behind_beyond_noise: { value: failing.length === 0, failing } };
 }
 
 /**

@@ -35,8 +35,10 @@ describe('the Symphony experiment on the twin', () => {
   it('runs every system and variant and writes every key', () => {
     expect(Object.keys(first.curves).sort()).toEqual([
       'conductor',
+      'conductor-aa',
       'infercept',
       'llmd',
+      'llmd-aa',
       'recompute',
       'symphony',
       'symphony-aa',
@@ -77,6 +79,10 @@ describe('the Symphony experiment on the twin', () => {
     expect(first.curves['symphony-aa'][12]).not.toEqual(first.curves.symphony[12]);
     expect(first.keys.noise?.aa_spread_ttft_p99[12]).toBeGreaterThanOrEqual(0);
     expect(typeof first.keys.never_behind_beyond_noise?.value).toBe('boolean');
+    // The routing baselines ran on the A/A seed too, with conductor's swept threshold: the two-seed comparison reads them.
+    expect(Object.keys(first.curves['conductor-aa']).map(Number)).toEqual([4, 12]);
+    expect(first.keys.two_seeds?.seeds).toEqual([tiny.seed, tiny.aaSeed]);
+    expect(typeof first.keys.never_behind_two_seeds?.value).toBe('boolean');
     expect(first.curves.infercept[12].routing.session_home).toBeGreaterThan(0);
   });
 
@@ -85,6 +91,23 @@ describe('the Symphony experiment on the twin', () => {
     const again = symphonyExperiment({ o, hw, now: () => 0 });
     expect(again.curves.symphony[12]).toEqual(first.curves.symphony[12]);
   }, 120_000);
+
+  it.each([
+    // symphony behind the baseline on one seed, ahead over both: the two-seed verdict holds
+    { name: 'one seed behind, both ahead', sym: [100, 60], symAa: [100, 40], other: [90, 60], otherAa: [120, 60], value: true },
+    // behind on both seeds: it fails, however close
+    { name: 'behind on both', sym: [100, 60], symAa: [100, 60], other: [99, 60], otherAa: [99, 60], value: false },
+  ])('reads each baseline over both seeds: $name', ({ sym, symAa, other, otherAa, value }) => {
+    const at = ([p99, p50]: number[]) => ({ 64: { ttft_p99_ms: p99, ttft_p50_ms: p50, ttft_mean_ms: 50, tpot_mean_ms: 10 } });
+    const o = { ...SYMPHONY_RUN, users: [64] };
+    const curves = { symphony: at(sym!), 'symphony-aa': at(symAa!), recompute: at([200, 100]) };
+    const k = symphonyKeys(
+      { ...curves, llmd: at(other!), 'llmd-aa': at(otherAa!), conductor: at([500, 500]), 'conductor-aa': at([500, 500]) },
+      o,
+    );
+    expect(k.never_behind_two_seeds).toMatchObject({ value });
+    expect(k.two_seeds?.ratios.llmd.ttft_p99[64]).toBeCloseTo((other![0]! + otherAa![0]!) / (sym![0]! + symAa![0]!), 3);
+  });
 
   it('derives users at the SLO from the curves: the largest count within it, a lower bound at the top of the sweep', () => {
     const curve = (tpots: number[]) => Object.fromEntries(tpots.map((t, i) => [[64, 128, 256][i], { tpot_mean_ms: t, ttft_mean_ms: 100 }]));

@@ -189,6 +189,13 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
         target: equals(true),
       },
       {
+        path: 'symphony.never_behind_two_seeds.value',
+        what:
+          'the same over two seeds: at every count, llm-d-style and conductor ÷ symphony at p50 and p99, each averaged over ' +
+          "the experiment's seed and the A/A seed (symphony.two_seeds), at least 1",
+        target: equals(true),
+      },
+      {
         path: 'symphony.infercept_imbalance_256',
         what:
           'InferCept-style users held per instance (distinct sessions served in ' +

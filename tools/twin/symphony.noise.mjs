@@ -1,0 +1,81 @@
+// Reading symphony's routing comparisons against noise: the twin's Symphony experiment runs symphony twice (its
+// seed and the A/A seed) and the routing baselines on both seeds, and a p99 over about a thousand requests is set
+// by a dozen of them, so these verdicts say how far one seed's order can be trusted.
+import { round } from './paper-run.mjs';
+
+const METRICS = ['ttft_p50_ms', 'ttft_p99_ms'];
+
+/**
+ * Symphony at least as good as each of `others` at p50 and p99 at every user count both ran
+ * (false where one ran at no count, or where symphony is behind at any).
+ */
+export function neverBehind(curves, others, o) {
+  return others.every((b) => {
+    const counts = o.users.filter((u) => curves.symphony?.[u] && curves[b]?.[u]);
+    return counts.length === o.users.length && counts.every((u) => METRICS.every((m) => curves.symphony[u][m] <= curves[b][u][m]));
+  });
+}
+
+/**
+ * The A/A spread at each count (|symphony − symphony on aaSeed| ÷ the smaller, for p50 and p99) and
+ * the verdict read with it: symphony's ratio to each of `others` (other ÷ symphony) at least
+ * 1 − that count's spread, at p50 and p99, at every count. Nothing when the run has no A/A pass.
+ */
+export function aaNoise(curves, others, o) {
+  if (!curves['symphony-aa']) return {};
+  const spread = (u, m) => {
+    const [a, b] = [curves.symphony?.[u]?.[m], curves['symphony-aa']?.[u]?.[m]];
+    return a > 0 && b > 0 ? round(Math.abs(a - b) / Math.min(a, b), 3) : null;
+  };
+  const metrics = METRICS;
+  const noise = Object.fromEntries(
+    metrics.map((m) => [
+      m.replace('ttft_', 'aa_spread_ttft_').replace('_ms', ''),
+      Object.fromEntries(o.users.map((u) => [u, spread(u, m)])),
+    ]),
+  );
+  const failing = [];
+  for (const b of others)
+    for (const u of o.users)
+      for (const m of metrics) {
+        const [sym, other, sp] = [curves.symphony?.[u]?.[m], curves[b]?.[u]?.[m], spread(u, m)];
+        if (!(sym > 0 && other > 0 && sp !== null)) failing.push(`${b} @ ${u}: ${m} not run`);
+        else if (other / sym < 1 - sp) failing.push(`${b} @ ${u}: ${m} ${round(other / sym, 3)} < 1 − ${sp}`);
+      }
+  return { noise, never_behind_beyond_noise: { value: failing.length === 0, failing } };
+}
+
+/**
+ * Each comparison over both seeds: at every count, the baseline's figure averaged over its two runs (its seed and
+ * the A/A seed) ÷ symphony's averaged the same way (`two_seeds.<other>.<metric>[users]`), so a tail that one draw
+ * puts on either side counts half. `never_behind_two_seeds`: every such ratio at least 1, at p50 and p99, for
+ * every baseline at every count; nothing when a baseline did not run on the A/A seed.
+ */
+export function twoSeeds(curves, others, o) {
+  if (!others.every((b) => curves[`${b}-aa`]) || !curves['symphony-aa']) return {};
+  const both = (s, u, m) => {
+    const [a, b] = [curves[s]?.[u]?.[m], curves[`${s}-aa`]?.[u]?.[m]];
+    return a > 0 && b > 0 ? (a + b) / 2 : null;
+  };
+  const failing = [];
+  const ratios = Object.fromEntries(
+    others.map((b) => [
+      b,
+      Object.fromEntries(
+        METRICS.map((m) => [
+          m.replace('_ms', ''),
+          Object.fromEntries(
+            o.users.map((u) => {
+              const [sym, other] = [both('symphony', u, m), both(b, u, m)];
+              const r = sym && other ? round(other / sym, 3) : null;
+              if (r === null) failing.push(`${b} @ ${u}: ${m} not run on both seeds`);
+              else if (r < 1) failing.push(`${b} @ ${u}: ${m} ${r} < 1`);
+              return [u, r];
+            }),
+          ),
+        ]),
+      ),
+    ]),
+  );
+  return { two_seeds: { seeds: [o.seed, o.aaSeed], ratios }, never_behind_two_seeds: { value: failing.length === 0, failing } };
+}
