@@ -117,6 +117,8 @@ export function gpuCluster(hw, systemName, { users, rampMs, seed, tenant, varian
       ...n,
       maxPrefillTokens: hw.maxContext,
       maxWaiting: 1_000_000,
+      // Every system's nodes run the same pass rule (a live node's default); the paper's vLLM runs strict FCFS, as it did.
+      holdLongPrompts: !paperBaseline,
       ...(paperBaseline ? { prefixCache: false, host: [], ssd: [] } : {}),
     })),
     costs: { ...base.costs, compute },

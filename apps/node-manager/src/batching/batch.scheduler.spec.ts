@@ -25,7 +25,7 @@ class InboxRecorder implements TokenSink {
   }
 }
 
-function setup(opts: { maxBatch?: number; engine?: SimEngineOptions; prefixCache?: 'on' | 'off' } = {}) {
+function setup(opts: { maxBatch?: number; engine?: SimEngineOptions; prefixCache?: 'on' | 'off'; holdLong?: 'on' | 'off' } = {}) {
   const steps: SimStep[] = [];
   const engine = new SimEngine({ cost: zeroCost, ...opts.engine, onStep: (s) => steps.push(s) });
   const store = new SequenceStore();
@@ -38,6 +38,7 @@ function setup(opts: { maxBatch?: number; engine?: SimEngineOptions; prefixCache
     NODE_MAX_BATCH: opts.maxBatch ?? 8,
     NODE_MAX_PREFILL_TOKENS: 8192,
     NODE_PREFIX_CACHE: opts.prefixCache ?? 'on',
+    NODE_HOLD_LONG_PROMPTS: opts.holdLong ?? 'off',
   } as NodeManagerConfig;
   const sut = batchSchedulerOf({ store, engine, sink, config, clock, metrics, nodeMetrics });
   const add = (over: Partial<Omit<InferenceRequest, '$typeName' | '$unknown'>> & { maxTokens?: number; stop?: number[] } = {}) => {
@@ -126,6 +127,19 @@ describe(BatchScheduler.name, () => {
       'decode:long',
       'decode:long',
     ]);
+  });
+
+  it.each([
+    ['on', ['prefill:s1+s2', 'prefill:long']],
+    ['off', ['prefill:s1+long+s2']],
+  ])('NODE_HOLD_LONG_PROMPTS=%s: a long prompt queued between short ones prefills %s', async (holdLong, prefills) => {
+    const { add, runAll, steps } = setup({ holdLong: holdLong as 'on' | 'off' });
+    const prompt = (n: number) => Array.from({ length: n }, (_, i) => 1 + (i % 50));
+    add({ requestId: 's1', tokens: prompt(40), maxTokens: 1 });
+    add({ requestId: 'long', tokens: prompt(400), maxTokens: 1 });
+    add({ requestId: 's2', tokens: prompt(30), maxTokens: 1 });
+    await runAll();
+    expect(steps.filter((s) => s.kind === 'prefill').map((s) => `prefill:${s.seqIds.join('+')}`)).toEqual(prefills);
   });
 
   it('never runs more than NODE_MAX_BATCH sequences per iteration', async () => {

@@ -50,6 +50,7 @@ export function planIterationOf(s: IterationSources): IterationPlan {
     maxPrefillTokens: s.config.NODE_MAX_PREFILL_TOKENS!,
     kvAvailable,
     ...(s.ranker ? { ranker: s.ranker } : {}),
+    ...(s.config.NODE_HOLD_LONG_PROMPTS === 'on' ? { holdLongPrompts: true } : {}),
   });
   return planNodeIteration({ ...input, kvAvailable }, s.ranker !== undefined);
 }

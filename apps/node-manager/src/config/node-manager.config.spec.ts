@@ -104,6 +104,7 @@ describe(loadNodeManagerConfig.name, () => {
   it('schedules first come first served and preempts by swap unless told otherwise', () => {
     expect(loadNodeManagerConfig(base)).toMatchObject({
       NODE_SCHEDULING: 'fcfs',
+      NODE_HOLD_LONG_PROMPTS: 'on',
       NODE_PREEMPTION: 'swap',
       NODE_SWAP_IN: 'adaptive',
       NODE_SWAP_SPACE_MB: 256,
@@ -117,6 +118,7 @@ describe(loadNodeManagerConfig.name, () => {
   it('refuses bad scheduling and swap settings, naming each', () => {
     const bad = {
       NODE_SCHEDULING: 'lottery',
+      NODE_HOLD_LONG_PROMPTS: 'maybe',
       NODE_PREEMPTION: 'kill',
       NODE_SWAP_IN: 'later',
       NODE_SWAP_SPACE_MB: '0',

@@ -11,6 +11,14 @@ export const schedulingSchema = {
     values: ['fcfs', 'priority'],
     default: 'fcfs',
   },
+  NODE_HOLD_LONG_PROMPTS: {
+    type: 'enum',
+    doc:
+      'fcfs: a prompt that computes more than the prefill pass has admitted so far leads the next pass instead, ' +
+      'so shorter prompts queued with it do not wait for its compute (off: strict arrival order)',
+    values: ['on', 'off'],
+    default: 'on',
+  },
   NODE_PRIORITY_UPDATE_EVERY: {
     type: 'int',
     doc: 'priority scheduling: iterations between rank updates',

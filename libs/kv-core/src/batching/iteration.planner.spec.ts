@@ -94,6 +94,38 @@ describe(planIteration.name, () => {
     });
   });
 
+  describe('holding long prompts for the next pass', () => {
+    it.each<[string, SeqState[], string[]]>([
+      [
+        'a long prompt behind short ones leads the next pass, later short ones go now',
+        [seq('s1', 100), seq('long', 3000), seq('s2', 50)],
+        ['s1', 's2'],
+      ],
+      ['one as long as the pass so far still joins it', [seq('a', 100), seq('b', 100), seq('c', 200)], ['a', 'b', 'c']],
+      ['the head always goes, and shorter ones join it', [seq('long', 900), seq('s1', 100)], ['long', 's1']],
+      ['a fully cached head admits nothing long behind it', [seq('cached', 0), seq('w', 10)], ['cached']],
+      ['every longer one is passed over, not just the first', [seq('s', 64), seq('l1', 900), seq('l2', 700), seq('t', 60)], ['s', 't']],
+      ['the budget still stops admission', [seq('s', 600), seq('long', 3000), seq('t', 500)], ['s']],
+    ])('%s', (_name, waiting, prefill) => {
+      expect(planIteration({ running: [seq('r')], waiting, maxBatch: 8, maxPrefillTokens: 1000, holdLongPrompts: true }).prefill).toEqual(
+        prefill,
+      );
+    });
+
+    it('without it, the same queue is strict arrival order', () => {
+      const waiting = [seq('s1', 100), seq('long', 3000), seq('s2', 50)];
+      expect(planIteration({ running: [], waiting, maxBatch: 8, maxPrefillTokens: 10_000 }).prefill).toEqual(['s1', 'long', 's2']);
+    });
+
+    it('the held prompt leads the pass after', () => {
+      const [s1, long, s2, s3] = [seq('s1', 100), seq('long', 3000), seq('s2', 50), seq('s3', 40)];
+      const first = planIteration({ running: [], waiting: [s1, long, s2], maxBatch: 8, maxPrefillTokens: 10_000, holdLongPrompts: true });
+      expect(first.prefill).toEqual(['s1', 's2']);
+      const next = planIteration({ running: [], waiting: [long, s3], maxBatch: 8, maxPrefillTokens: 10_000, holdLongPrompts: true });
+      expect(next.prefill).toEqual(['long', 's3']);
+    });
+  });
+
   it('does not reorder its inputs', () => {
     const waiting = [seq('b', 1, 0, 2), seq('a', 1, 5, 1)];
     const before = waiting.map((s) => s.id);

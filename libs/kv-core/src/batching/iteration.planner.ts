@@ -27,6 +27,8 @@ export function compareSeqs(a: SeqState, b: SeqState): number {
  * requests that could not fit an empty pool). Its pass delays the batch's next decode step, as a
  * prefill-first scheduler without chunked prefill does. An iteration that preempts admits nothing (as vLLM does): the preempted, which
  * keep their place in the queue, come back before anything that arrived after them.
+ * With `holdLongPrompts`, a prompt longer than what the pass admitted so far is passed over for
+ * this pass (not a stop: the shorter ones behind it still go), and leads the next one.
  */
 export function planIteration(input: IterationInput): IterationPlan {
   const { maxBatch, maxPrefillTokens, kvAvailable } = input;
@@ -58,13 +60,16 @@ export function planIteration(input: IterationInput): IterationPlan {
 
   const prefill: string[] = [];
   let budget = maxPrefillTokens;
+  let admittedTokens = 0;
   for (const seq of preempt.length > 0 ? [] : [...input.waiting].sort(compareSeqs)) {
     if (decode.length + prefill.length >= maxBatch) break;
     const first = prefill.length === 0;
+    if (input.holdLongPrompts && !first && seq.promptTokens > admittedTokens) continue;
     if (seq.promptTokens > budget && !first) break;
     if (left && blocksOf(seq) > (left[poolOf(seq)] ?? 0)) break;
     prefill.push(seq.id);
     budget = Math.max(0, budget - seq.promptTokens);
+    admittedTokens += seq.promptTokens;
     if (left) left[poolOf(seq)] = (left[poolOf(seq)] ?? 0) - blocksOf(seq);
   }
   return { prefill, decode: decode.map((s) => s.id), preempt };

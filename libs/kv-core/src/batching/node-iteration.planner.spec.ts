@@ -47,6 +47,14 @@ function view(over: Partial<AdmissionView> = {}): NodeKvView & { asked: string[]
 describe(nodeIterationInput.name, () => {
   const opts = { maxBatch: 2, maxPrefillTokens: 512, kvAvailable: { m: 100 } };
 
+  it.each([
+    [true, true],
+    [false, undefined],
+  ])('holdLongPrompts %s reaches the plan as %s', (hold, planned) => {
+    const sut = nodeIterationInput([seq('w')], view(), { ...opts, holdLongPrompts: hold });
+    expect(sut.holdLongPrompts).toBe(planned);
+  });
+
   it('gives running sequences their next decode and what preempting them frees', () => {
     const sut = nodeIterationInput([seq('r', { phase: 'running' })], view(), opts);
     expect(sut.running).toEqual([expect.objectContaining({ id: 'r', pool: 'm', blocks: 1, freeable: 4 })]);

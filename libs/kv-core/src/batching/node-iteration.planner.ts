@@ -56,6 +56,8 @@ export interface NodeIterationOptions {
   readonly kvAvailable: Readonly<Record<string, number>>;
   /** Priority scheduling (FastSwitch): effective ranks; absent under FCFS. */
   readonly ranker?: FairPriorityRanker;
+  /** FCFS only: a long prompt leads the next pass instead of holding this pass's shorter ones (IterationInput.holdLongPrompts). */
+  readonly holdLongPrompts?: boolean;
 }
 
 /**
@@ -126,7 +128,14 @@ export function nodeIterationInput(seqs: Iterable<NodeSeq>, kv: NodeKvView, o: N
       waiting[i] = { ...waiting[i]!, pool: s.pool, blocks: a.blocks, promptTokens: admissionComputeTokens(s.promptTokens, a) };
     }
   }
-  return { running, waiting, maxBatch: o.maxBatch, maxPrefillTokens: o.maxPrefillTokens, kvAvailable: o.kvAvailable };
+  return {
+    running,
+    waiting,
+    maxBatch: o.maxBatch,
+    maxPrefillTokens: o.maxPrefillTokens,
+    kvAvailable: o.kvAvailable,
+    ...(o.holdLongPrompts ? { holdLongPrompts: true } : {}),
+  };
 }
 
 /** The iteration plan: preemptive priority scheduling with a ranker, FCFS continuous batching without. */

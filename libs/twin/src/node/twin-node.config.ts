@@ -39,6 +39,8 @@ export interface TwinNodeConfig extends TwinTierConfig {
   /** NODE_SCHEDULING: FCFS continuous batching, or FastSwitch's preemptive priority scheduling with a fair ranker. Default fcfs. */
   readonly scheduling?: 'fcfs' | 'priority';
   readonly fairness?: FairnessOptions;
+  /** NODE_HOLD_LONG_PROMPTS: under FCFS a long prompt leads the next prefill pass instead of holding this one's shorter prompts. */
+  readonly holdLongPrompts?: boolean;
 }
 
 /** What a node's calls cost. */

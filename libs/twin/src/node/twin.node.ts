@@ -154,6 +154,7 @@ export class TwinNode {
       maxPrefillTokens: this.config.maxPrefillTokens,
       kvAvailable,
       ...(this.ranker ? { ranker: this.ranker } : {}),
+      ...(this.config.holdLongPrompts ? { holdLongPrompts: true } : {}),
     });
     const plan = planNodeIteration({ ...input, kvAvailable }, this.ranker !== undefined);
     if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) {

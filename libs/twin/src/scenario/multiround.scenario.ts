@@ -76,6 +76,8 @@ export function multiroundCluster(
     kvBlocks: setup.kvBlocks,
     maxBatch: setup.maxBatch,
     maxPrefillTokens: 8192,
+    // A live node's default (NODE_HOLD_LONG_PROMPTS=on).
+    holdLongPrompts: true,
     maxWaiting: 256,
     prefixCache: true,
     prefixCacheBlocks: cachedBlocksBetweenTurns(system),
