@@ -76,12 +76,12 @@ export const TRACE_TARGETS: Record<string, BenchmarkTargets> = {
         target: atLeast(0.9),
       },
       ...['symphony', 'conductor', 'local', 'llmd'].flatMap((p): HeadlineKey[] => [
-        { path: `policies.${p}.ttft_mean_ms`, what: `${p}: mean TTFT at 16 nodes, ms` },
+        { path: `policies.${p}.ttft_mean_ms`, what: `${p}: mean TTFT at Fig. 5's scale (8 prefill instances of 16 nodes), ms` },
         { path: `policies.${p}.hit_rate`, what: `${p}: share of prompt tokens reused (own cache or moved from a peer)` },
       ]),
       {
         path: 'symphony_vs_conductor.ttft_mean',
-        what: "conductor ÷ symphony mean TTFT on the whole trace at 16 nodes (the routing issue's target: symphony ahead)",
+        what: "conductor ÷ symphony mean TTFT on the whole trace at Fig. 5's scale (the routing issue's target: symphony ahead)",
         target: above(1),
       },
       { path: 'trace_wall_s', what: 'wall seconds of the whole command, every policy (2 shared cores)', target: atMost(1800) },

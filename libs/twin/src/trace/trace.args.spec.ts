@@ -9,7 +9,7 @@ describe(parseTraceArgs.name, () => {
     expect(c.paper.localTtftMs).toBe(3580);
     expect(c.experiment).toMatchObject({ timeScale: 1, fitTtftMs: null });
     expect(c.paper.fig5.randomOverLocal).toBe(5.49);
-    expect(c.experiment).toMatchObject({ nodes: 16, hostTokens: 3_000_000, ssdTokens: 0 });
+    expect(c.experiment).toMatchObject({ nodes: 8, hostTokens: 3_000_000, ssdTokens: 0 });
   });
 
   it.each([
