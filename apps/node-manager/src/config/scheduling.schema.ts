@@ -14,8 +14,8 @@ export const schedulingSchema = {
   NODE_HOLD_LONG_PROMPTS: {
     type: 'enum',
     doc:
-      'fcfs: a prompt that computes more than the prefill pass has admitted so far leads the next pass instead, ' +
-      'so shorter prompts queued with it do not wait for its compute (off: strict arrival order)',
+      'fcfs: a prompt that computes more than a chunk and more than the prefill pass has admitted so far leads the next ' +
+      'pass instead, so shorter prompts queued with it do not wait for its compute (off: strict arrival order)',
     values: ['on', 'off'],
     default: 'on',
   },

@@ -103,7 +103,12 @@ describe(planIteration.name, () => {
       ],
       ['one as long as the pass so far still joins it', [seq('a', 100), seq('b', 100), seq('c', 200)], ['a', 'b', 'c']],
       ['the head always goes, and shorter ones join it', [seq('long', 900), seq('s1', 100)], ['long', 's1']],
-      ['a fully cached head admits nothing long behind it', [seq('cached', 0), seq('w', 10)], ['cached']],
+      [
+        'a fully cached head: a short prompt joins it, a long one waits',
+        [seq('cached', 0), seq('w', 10), seq('long', 900)],
+        ['cached', 'w'],
+      ],
+      ['a prompt of a chunk or less joins whatever the pass holds', [seq('s', 10), seq('m', 256), seq('l', 300)], ['s', 'm']],
       ['every longer one is passed over, not just the first', [seq('s', 64), seq('l1', 900), seq('l2', 700), seq('t', 60)], ['s', 't']],
       ['the budget still stops admission', [seq('s', 600), seq('long', 3000), seq('t', 500)], ['s']],
     ])('%s', (_name, waiting, prefill) => {

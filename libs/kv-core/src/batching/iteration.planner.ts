@@ -1,3 +1,4 @@
+import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
 import type { IterationInput, IterationPlan, SeqState } from './seq-state.js';
 
 /** Priority descending, then arrival ascending, then id: a total order, so plans are deterministic. */
@@ -27,8 +28,10 @@ export function compareSeqs(a: SeqState, b: SeqState): number {
  * requests that could not fit an empty pool). Its pass delays the batch's next decode step, as a
  * prefill-first scheduler without chunked prefill does. An iteration that preempts admits nothing (as vLLM does): the preempted, which
  * keep their place in the queue, come back before anything that arrived after them.
- * With `holdLongPrompts`, a prompt longer than what the pass admitted so far is passed over for
- * this pass (not a stop: the shorter ones behind it still go), and leads the next one.
+ * With `holdLongPrompts`, a prompt that computes more than a chunk and more than what the pass
+ * admitted so far is passed over for this pass (not a stop: the shorter ones behind it still go),
+ * and leads the next one. A prompt of a chunk or less always joins: splitting off so little
+ * compute costs the others an extra pass (and the batch a decode step) for about what it saves.
  */
 export function planIteration(input: IterationInput): IterationPlan {
   const { maxBatch, maxPrefillTokens, kvAvailable } = input;
@@ -64,7 +67,7 @@ export function planIteration(input: IterationInput): IterationPlan {
   for (const seq of preempt.length > 0 ? [] : [...input.waiting].sort(compareSeqs)) {
     if (decode.length + prefill.length >= maxBatch) break;
     const first = prefill.length === 0;
-    if (input.holdLongPrompts && !first && seq.promptTokens > admittedTokens) continue;
+    if (input.holdLongPrompts && !first && seq.promptTokens > Math.max(admittedTokens, CHUNK_TOKENS)) continue;
     if (seq.promptTokens > budget && !first) break;
     if (left && blocksOf(seq) > (left[poolOf(seq)] ?? 0)) break;
     prefill.push(seq.id);

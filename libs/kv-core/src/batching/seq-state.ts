@@ -32,8 +32,8 @@ export interface IterationInput {
    */
   kvAvailable?: Readonly<Record<string, number>>;
   /**
-   * A waiting prompt that would compute more tokens than the pass has admitted so far waits for the
-   * next pass, which it leads, and later shorter prompts go ahead of it now. Every prompt in a pass
+   * A waiting prompt that would compute more than a chunk and more than the pass has admitted so far
+   * waits for the next pass, which it leads, and later shorter prompts go ahead of it now. Every prompt in a pass
    * gets its first token when the whole pass ends, so without this a turn of a few hundred tokens
    * queued just ahead of a long prompt waits for that prompt's compute too (the multi-round tail).
    * The long prompt loses at most the short pass it let go first. Off: strict FCFS.
