@@ -47,6 +47,21 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       { path: 'overlap.overlap_frac', what: 'a 1 GiB copy hidden under compute on the two streams (fraction)' },
     ],
   },
+  'engine-cuda-prefill': {
+    what:
+      "Long-context prefill on a lent GPU, PyTorch at Llama-3.1-8B's shapes: one layer's GEMMs and causal attention " +
+      'at 4K-128K tokens per attention backend, and a 128-token question over a cached context (the twin prices both by its roofline)',
+    keys: [
+      {
+        path: 'attention_eff',
+        what: "causal attention over 8K-128K-token prompts, fastest backend, of the bf16 peak (the twin's H200 attnEff)",
+      },
+      { path: 'gemm_eff_long', what: "the layer's GEMMs over 8K-128K-token prompts, of the bf16 peak" },
+      { path: 'prefill.5.model_prefill_s', what: 'a whole 128K-token prompt, all 32 layers, fastest backend (s)' },
+      { path: 'prefill.5.attention_share', what: "attention's share of a layer's time at 128K tokens" },
+      { path: 'question.2.model_prefill_ms', what: 'a 128-token question over a cached 128K context, all 32 layers (ms)' },
+    ],
+  },
   fastswitch: {
     what:
       "FastSwitch's priority scheduling with grouped, reused, overlapped swaps " +

@@ -95,8 +95,13 @@ export const kvBytesPerToken = (m: ModelSpec): number => 2 * m.layers * m.kvHead
  * before any experiment ran and never fitted to one. Swept ±20% by the robustness tables.
  */
 export interface Efficiency {
-  /** Model FLOPs utilisation of prefill. */
+  /** Model FLOPs utilisation of prefill's linear layers (the GEMMs). */
   readonly mfu: number;
+  /**
+   * Fraction of the tensor peak causal attention reaches. Where a row has no measurement of its own
+   * it is the GEMMs' `mfu` (attention priced by the same roofline).
+   */
+  readonly attnEff?: number;
   /** Fraction of the memory bandwidth decode streams at. */
   readonly memEff: number;
   /** Fixed per engine call (launches, sampling, the scheduler step), ms. */
@@ -113,13 +118,22 @@ export const DEFAULT_EFFICIENCY: Efficiency = { mfu: 0.5, memEff: 0.8, stepMs: 1
 /**
  * The H200's row, measured (bench/results/engine-cuda.json, cuBLAS bf16 through the engine's GEMM path):
  * - mfu: the median over Llama-3.1-8B's projection shapes at m ≥ 512 rows (`gemm[]`, 708–815 TFLOPS,
- *   median 770.65) ÷ 989 TFLOPS = 0.779 (GEMMs alone: attention is priced by the same roofline);
+ *   median 770.65) ÷ 989 TFLOPS = 0.779 (the GEMMs alone);
+ * - attnEff: causal attention over whole prompts of 8K–128K tokens at Llama-3.1-8B's heads, the
+ *   fastest of PyTorch's backends (cuDNN's), median 631.4 TFLOPS ÷ 989 = 0.638
+ *   (bench/results/engine-cuda-prefill.json, `attention_eff`): below the GEMMs', so a long prompt's
+ *   attention is not priced at their rate;
  * - memEff: the decode GEMV that streams the most weight bytes (gate_up at m = 1: 28,672 × 4,096 × 2 B
  *   in 0.0575 ms = 4.08 TB/s) ÷ 4.8 TB/s = 0.851;
  * - stepMs: not measured there, the stated 1 ms.
  * A unit test recomputes both from the results file.
  */
-export const H200_MEASURED_EFFICIENCY: Efficiency = { mfu: 770.65 / 989, memEff: (28_672 * 4096 * 2) / 0.0575e-3 / 4800e9, stepMs: 1 };
+export const H200_MEASURED_EFFICIENCY: Efficiency = {
+  mfu: 770.65 / 989,
+  attnEff: 0.6384,
+  memEff: (28_672 * 4096 * 2) / 0.0575e-3 / 4800e9,
+  stepMs: 1,
+};
 
 /** One efficiency per GPU row: measured where this project measured the GPU, the stated assumption elsewhere. */
 export const GPU_EFFICIENCY: Record<keyof typeof GPUS, Efficiency> = {

@@ -15,12 +15,13 @@ export interface RooflineCompute extends ComputeModel {
  * - FLOPs: 2 · params (active ones for a mixture of experts) per computed token (the linear layers), plus attention's 4 · layers · hidden
  *   per attended (query, key) pair (QKᵀ and AV);
  * - bytes: the weights once per call, plus every context token's KV that decode reads;
- * - a call takes max(FLOPs / (peak · mfu), bytes / (bandwidth · memEff)) + stepMs, at the GPU row's
- *   efficiency (GPU_EFFICIENCY) unless one is given.
+ * - a call takes max(linear FLOPs / (peak · mfu) + attention FLOPs / (peak · attnEff), bytes / (bandwidth · memEff))
+ *   + stepMs, at the GPU row's efficiency (GPU_EFFICIENCY) unless one is given (attnEff: mfu where unmeasured).
  * Host ↔ device copies are priced by the node's links (restorePerChunkMs 0: not counted twice).
  */
 export function rooflineCompute(gpu: GpuSpec, model: ModelSpec, efficiency: Efficiency = efficiencyOf(gpu)): RooflineCompute {
   const flopsPerMs = (gpu.bf16Flops * efficiency.mfu) / 1000;
+  const attnFlopsPerMs = (gpu.bf16Flops * (efficiency.attnEff ?? efficiency.mfu)) / 1000;
   const bytesPerMs = (gpu.memBytesPerS * efficiency.memEff) / 1000;
   const weightBytes = model.params * model.dtypeBytes;
   // A mixture of experts computes with its active parameters and still streams all of its weights.
@@ -28,15 +29,16 @@ export function rooflineCompute(gpu: GpuSpec, model: ModelSpec, efficiency: Effi
   const attnFlops = 4 * model.layers * model.hidden;
   const kvBytes = kvBytesPerToken(model);
   // Decode's FLOPs run at the tensor peak's utilisation too: at small batches the bytes dominate anyway.
-  const call = (flops: number, bytes: number) => Math.max(flops / flopsPerMs, bytes / bytesPerMs) + efficiency.stepMs;
+  const call = (linear: number, attention: number, bytes: number) =>
+    Math.max(linear / flopsPerMs + attention / attnFlopsPerMs, bytes / bytesPerMs) + efficiency.stepMs;
   return {
     gpu,
     model,
     efficiency,
     prefillPerTokenMs: linearFlops / flopsPerMs,
     prefillMs: (seqs, tokens, attended) =>
-      seqs === 0 || tokens <= 0 ? 0 : call(linearFlops * tokens + attnFlops * attended, weightBytes + kvBytes * tokens),
-    decodeMs: (seqs, context) => (seqs === 0 ? 0 : call(linearFlops * seqs + attnFlops * context, weightBytes + kvBytes * context)),
+      seqs === 0 || tokens <= 0 ? 0 : call(linearFlops * tokens, attnFlops * attended, weightBytes + kvBytes * tokens),
+    decodeMs: (seqs, context) => (seqs === 0 ? 0 : call(linearFlops * seqs, attnFlops * context, weightBytes + kvBytes * context)),
     restorePerChunkMs: 0,
   };
 }
