@@ -58,10 +58,10 @@ export function fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, groups
 export function fastswitchCausesOf(json) {
   const at = json.curve.find((p) => p.dispatch_us === json.fastswitch.dispatch_us);
   const ours = json.curve.find((p) => p.dispatch_us === json.fastswitch.measured_dispatch.dispatch_us);
-  return fastswitchCauses(at, ours, json.setup.workload.arrival_span_s);
+  return fastswitchCauses(at, ours, json.setup.workload.arrival_span_s, json.prefix_kept);
 }
 
-export function fastswitchCauses(at, ours, spanS) {
+export function fastswitchCauses(at, ours, spanS, prefixKept) {
   const span = round(spanS, 0);
   const v = at.vllm;
   const stall =
@@ -70,7 +70,14 @@ export function fastswitchCauses(at, ours, spanS) {
     `(${v.simulated_s} s simulated for ${span} s of arrivals); at the measured ${ours.dispatch_us} µs the same ratio is ` +
     `${ours.p99_ttft_ratio}, so the paper's vLLM must issue fewer or cheaper calls than §2.2's reading implies. Both of the ` +
     "paper's systems also prefill each turn with its prefix kept (§4, Implementation), where the twin's recompute the " +
-    'whole history each turn (vLLM 0.3.3 as released): more prefill work, so more preemptions and swaps for vLLM';
+    'whole history each turn (vLLM 0.3.3 as released): more prefill work, so more preemptions and swaps for vLLM' +
+    (prefixKept
+      ? `. Read as each turn's KV parked in host memory between turns (prefix_kept), the ratio is ` +
+        `${prefixKept.paper_dispatch.p99_ttft_ratio} at ${prefixKept.paper_dispatch.dispatch_us} µs (vLLM stands still for copies ` +
+        `${round(prefixKept.paper_dispatch.vllm.switch_share * 100, 1)}% of the run: every turn's end copies its KV at 64 calls a block) ` +
+        `and ${prefixKept.measured_dispatch.p99_ttft_ratio} at ${prefixKept.measured_dispatch.dispatch_us} µs, so that reading does not ` +
+        "reproduce the paper's vLLM either: the paper does not say where vLLM keeps a conversation's KV between turns"
+      : '');
   return {
     'fastswitch.p99_ttft_ratio': stall,
     'fastswitch.p999_tbt_ratio': stall,

@@ -71,5 +71,9 @@ export function fastswitchExperiment(o?: { s?: object; progress?: (i: number, n:
   by_trace: Array<FastswitchRatios & { pattern: string; frequency: number }>;
   ablation: Record<string, FastswitchRun & FastswitchRatios>;
   load: FastswitchRatios & { requests_per_s: number };
+  prefix_kept: Record<
+    'paper_dispatch' | 'measured_dispatch',
+    FastswitchRatios & { dispatch_us: number; vllm: FastswitchRun; fastswitch: FastswitchRun }
+  >;
   paper: Record<string, number | number[]>;
 };

@@ -30,6 +30,7 @@ export function runOnce({ system, dispatchMs, pattern, frequency, s = FASTSWITCH
       mechanisms: SYSTEMS[system],
       trace,
       updateEvery: Math.round(1 / frequency),
+      prefixKept: s.prefixKept,
     },
     convs,
   );
@@ -46,6 +47,8 @@ export function runOnce({ system, dispatchMs, pattern, frequency, s = FASTSWITCH
     swap_in_blocks: r.swapInBlocks,
     async_swap_ins: r.asyncSwapIns,
     recomputes: r.recomputes,
+    prefix_restores: r.prefixRestores,
+    prefix_restored_tokens: r.prefixRestoredTokens,
     switch_stall_s: round(r.switchStallMs / 1000),
     switch_share: round(r.switchStallMs / r.endMs, 4),
     compute_s: round(r.computeMs / 1000),
@@ -75,7 +78,7 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
     .filter((t) => t.pattern !== main.pattern || t.frequency !== main.frequency);
   const seeds = Array.from({ length: s.curveSeeds ?? 1 }, (_, i) => s.seed + i);
   const seeded = seeds.map((seed, i) => (i === 0 ? { s, convs } : { s: { ...s, seed }, convs: fastswitchConversations({ ...s, seed }) }));
-  const total = s.dispatchMs.length * 2 * seeds.length + traces.length * 2 + 3 + 2 + 2;
+  const total = s.dispatchMs.length * 2 * seeds.length + traces.length * 2 + 3 + 2 + 2 + 4;
   let done = 0;
   const run = (system, dispatchMs, t, at = seeded[0]) => {
     progress(done++, total, `${system} · ${t.pattern} f=${t.frequency} · dispatch ${round(dispatchMs * 1000, 1)} µs · seed ${at.s.seed}`);
@@ -130,6 +133,16 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
     fastswitch: lf,
     ...ratios(lv, lf),
   };
+  // §4's prefill-with-prefix, read as each turn's KV parked in host memory between turns (the setup's note).
+  const prefixSetup = { ...s, prefixKept: true };
+  const prefixPair = (dispatchMs) => {
+    const [vllm, fastswitch] = ['vllm', 'fastswitch'].map((system) => {
+      progress(done++, total, `${system} · prefill with prefix · dispatch ${round(dispatchMs * 1000, 1)} µs`);
+      return runOnce({ system, dispatchMs, ...main, s: prefixSetup, convs });
+    });
+    return { dispatch_us: round(dispatchMs * 1000, 1), vllm, fastswitch, ...ratios(vllm, fastswitch) };
+  };
+  const prefixKept = { paper_dispatch: prefixPair(derived), measured_dispatch: prefixPair(MEASURED_DISPATCH_MS) };
   progress(total, total, 'done');
   const requests = convs.reduce((a, c) => a + c.turns.length, 0);
   // Each turn's prompt is the whole history plus what the user adds (no prefix cache in vLLM 0.3.3).
@@ -183,11 +196,12 @@ export function fastswitchExperiment({ s = FASTSWITCH_SETUP, progress = () => {}
     },
     baseline_check: fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, groupsOurs, s }),
     // Shown only for a headline outside its band (libs/testkit/src/results/report.ts headlinesInBand).
-    disagreement_causes: fastswitchCauses(at, ours, convs[convs.length - 1].arrivalMs / 1000),
+    disagreement_causes: fastswitchCauses(at, ours, convs[convs.length - 1].arrivalMs / 1000, prefixKept),
     curve,
     by_trace: byTrace,
     ablation,
     load,
+    prefix_kept: prefixKept,
     paper: PAPER,
   };
 }

@@ -39,6 +39,12 @@ export const FASTSWITCH_SETUP = {
   // vLLM 0.3.3 defaults: max_num_seqs 256, max_num_batched_tokens max(max_model_len, 2,048).
   maxBatch: 256,
   maxPrefillTokens: 8192,
+  // §4, Implementation: "On FastSwitch and vLLM, we first support multi-turn conversations utilizing
+  // 'prefill-with-prefix'". The paper does not say where vLLM keeps a conversation's KV between turns.
+  // The headline runs compute each turn's whole history (vLLM 0.3.3 as released); the `prefix_kept`
+  // rows read §4 as the KV parked in host memory at each turn's end and swapped in for the next turn,
+  // which computes only its new tokens (libs/twin/src/swap, prefixKept), in both systems.
+  prefixKept: false,
   groupBlocks: 60, // §3.1: the first block group of a request is 60 blocks (~1,000 tokens)
   segmentBlocks: 64, // host-copy segment: the engine swapper's default (libs/engine KvSwapper)
   frequencies: [0.04, 0.02], // §4: 0.04 for LLaMA-8B, 0.02 as for Qwen-32B

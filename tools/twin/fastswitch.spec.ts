@@ -49,6 +49,16 @@ describe('FastSwitch on the twin', () => {
     expect(run.load.requests_per_s).toBe(2 * small.requestsPerS);
   });
 
+  it("runs §4's prefill with prefix beside the headline: returning turns start from their host copy and compute less", () => {
+    const { paper_dispatch: p, measured_dispatch: m } = run.prefix_kept;
+    expect([p.dispatch_us, m.dispatch_us]).toEqual([90, 2.5]);
+    for (const r of [p.vllm, p.fastswitch, m.vllm, m.fastswitch]) expect(r.prefix_restores).toBeGreaterThan(0);
+    // The headline runs compute every turn's whole history: none start from a copy.
+    expect(run.curve[1]!.vllm.prefix_restores).toBe(0);
+    expect(p.fastswitch.reused_blocks).toBeGreaterThan(0);
+    expect(p.vllm.reused_blocks).toBe(0);
+  });
+
   it('swaps: vLLM cuts every block into layers × 2 copies, FastSwitch copies group runs and reuses host copies', () => {
     const v = run.curve[1]!.vllm;
     const f = run.curve[1]!.fastswitch;

@@ -25,6 +25,20 @@ describe(PassCostModel.name, () => {
     expect(new PassCostModel({ prior }).costs()).toEqual({});
   });
 
+  it.each<[string, Array<[number, number, number, number]>, Partial<{ minChunks: number; minPasses: number }>, boolean]>([
+    // One pass cannot tell the pass's overhead from its per-chunk cost, however many chunks it holds.
+    ['one pass of 26 chunks', [[26, 0, 0, 0]], {}, false],
+    ['five passes of 26 chunks (fewer than the six terms)', Array.from({ length: 5 }, () => [26, 0, 0, 0]), {}, false],
+    ['six passes of 26 chunks', Array.from({ length: 6 }, () => [26, 0, 0, 0]), {}, true],
+    // Past the pass floor, evidence is the fit's information (squared chunks): 16 passes of one chunk, or one of four.
+    ['fifteen passes of 1 chunk', Array.from({ length: 15 }, () => [1, 0, 0, 0]), {}, false],
+    ['sixteen passes of 1 chunk', Array.from({ length: 16 }, () => [1, 0, 0, 0]), {}, true],
+  ])('reports recompute only once enough passes and chunks back it: %s', (_name, passes, o, reported) => {
+    const m = new PassCostModel({ prior, decay: 1, ...o });
+    for (const x of passes) m.observe(truth(...x));
+    expect(m.costs().recomputeMsPerChunk !== undefined).toBe(reported);
+  });
+
   it('learns each term from mixed passes', () => {
     const m = new PassCostModel({ prior });
     for (let round = 0; round < 10; round++) for (const x of MIX) m.observe(truth(...x));

@@ -19,8 +19,17 @@ export interface PassCostOptions {
   readonly decay?: number;
   /** How many chunks' worth of evidence the prior counts as (ridge). */
   readonly priorChunks?: number;
-  /** A figure is reported once the (decayed) chunks behind it reach this. */
+  /**
+   * A figure is reported once the (decayed) evidence behind it reaches this many chunks' worth: the
+   * fit's information on the term (its sum of squared chunks), so one pass of four chunks counts as 16.
+   */
   readonly minChunks?: number;
+  /**
+   * ...and once this many passes back the fit (default: its number of terms). One pass cannot tell
+   * a pass's overhead from its per-chunk cost; a figure learnt from it is the prior's pull and that
+   * pass's noise, and one early pass put a node at twice its real prefill cost.
+   */
+  readonly minPasses?: number;
   /** Reported figures stay within [prior ÷ bound, prior × bound]. */
   readonly bound?: number;
 }
@@ -50,10 +59,10 @@ export class PassCostModel {
   private passes = 0;
 
   constructor(options: PassCostOptions) {
-    this.o = { decay: 0.97, priorChunks: 4, minChunks: 16, bound: 16, ...options };
-    const { decay, priorChunks, minChunks, bound } = this.o;
-    if (!(decay > 0 && decay <= 1) || !(priorChunks > 0) || !(minChunks >= 0) || !(bound >= 1))
-      throw new RangeError('PassCostModel: decay in (0, 1], priorChunks > 0, minChunks ≥ 0, bound ≥ 1');
+    this.o = { decay: 0.97, priorChunks: 4, minChunks: 16, minPasses: TERMS, bound: 16, ...options };
+    const { decay, priorChunks, minChunks, minPasses, bound } = this.o;
+    if (!(decay > 0 && decay <= 1) || !(priorChunks > 0) || !(minChunks >= 0) || !(minPasses >= 0) || !(bound >= 1))
+      throw new RangeError('PassCostModel: decay in (0, 1], priorChunks > 0, minChunks ≥ 0, minPasses ≥ 0, bound ≥ 1');
     for (const v of Object.values(this.o.prior))
       if (!(v > 0 && Number.isFinite(v))) throw new RangeError('PassCostModel: priors must be > 0');
   }
@@ -77,7 +86,8 @@ export class PassCostModel {
 
   /** The figures measured well enough to report (absent: not yet), ms per chunk. */
   costs(): MeasuredCosts {
-    const { prior, priorChunks, minChunks, bound } = this.o;
+    const { prior, priorChunks, minChunks, minPasses, bound } = this.o;
+    if (this.passes < minPasses) return {};
     // Attention's prior is 0 (a short-context node has none to speak of): only passes over long prompts raise it.
     const theta0 = [0, prior.recompute, prior.host, prior.ssd, prior.peer, 0];
     // Ridge towards the prior: (A + R) θ = b + R θ0. The overhead is pulled towards 0 as firmly: when

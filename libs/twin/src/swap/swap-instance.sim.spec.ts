@@ -85,4 +85,49 @@ describe(SwapInstanceSim.name, () => {
     expect(new SwapInstanceSim(config(FASTSWITCH), clash).run()).toEqual(a);
     expect(a.ttftMs).toHaveLength(2);
   });
+
+  describe('prefill with prefix (prefixKept, FastSwitch §4)', () => {
+    // 1 ms per prefilled token, nothing per decode step: computeMs counts the tokens computed.
+    const perToken = { prefillMs: (_s: number, tokens: number) => tokens, decodeMs: () => 0, restorePerChunkMs: 0 };
+    const turns: SwapConversation[] = [
+      {
+        arrivalMs: 0,
+        turns: [
+          { userTokens: 100, replyTokens: 20, thinkMs: 1000 },
+          { userTokens: 50, replyTokens: 20, thinkMs: 1000 },
+          { userTokens: 30, replyTokens: 5, thinkMs: 0 },
+        ],
+      },
+    ];
+    const run = (mechanisms: SwapMechanisms, o: Partial<SwapInstanceConfig>) =>
+      new SwapInstanceSim(config(mechanisms, { compute: perToken, deviceBlocks: 100, ...o }), turns).run();
+
+    it('a returning turn swaps its history in and computes only its new tokens', () => {
+      const whole = run(VLLM_SWAP, {});
+      const kept = run(VLLM_SWAP, { prefixKept: true });
+      // Whole history each turn: 100, then 120 + 50, then 190 + 30.
+      expect(whole.computeMs).toBe(100 + 170 + 220);
+      // The copies hold each turn's KV (its prompt and reply less the last token): 119 and 189 tokens.
+      expect(kept.prefixRestores).toBe(2);
+      expect(kept.prefixRestoredTokens).toBe(119 + 189);
+      expect(kept.computeMs).toBe(whole.computeMs - 119 - 189);
+      expect(kept.switchStallMs).toBeGreaterThan(0);
+    });
+
+    it('vLLM copies a whole turn at its end and frees the copy on swap-in; with reuse only the blocks the copy lacks go', () => {
+      const vllm = run(VLLM_SWAP, { prefixKept: true });
+      const reuse = run({ ...VLLM_SWAP, reuse: true }, { prefixKept: true });
+      // Turn ends before the last: 119 tokens (8 blocks), then 189 (12 blocks).
+      expect(vllm.swapOutBlocks).toBe(8 + 12);
+      expect(vllm.reusedBlocks).toBe(0);
+      expect(reuse.reusedBlocks).toBe(7);
+      expect(reuse.swapOutBlocks).toBe(8 + 12 - 7);
+    });
+
+    it('a turn whose copy the host gave up recomputes its whole history', () => {
+      const starved = run(VLLM_SWAP, { prefixKept: true, hostBytes: 4 * BLOCK_BYTES });
+      expect(starved.prefixRestores).toBe(0);
+      expect(starved.computeMs).toBe(100 + 170 + 220);
+    });
+  });
 });

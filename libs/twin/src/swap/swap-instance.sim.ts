@@ -45,6 +45,9 @@ export class SwapInstanceSim {
   private readonly host: HostSwapCopies;
   private readonly blockBytes: number;
   private h2dFreeAt = 0;
+  /** Turn-end copies to host (prefixKept) not yet waited for: the next iteration stalls for them. */
+  private turnEndOutMs = 0;
+  private prefixIn: Array<{ readonly seq: Seq; readonly blocks: number }> = [];
   private arrivals = 0;
   private iteration = 0;
   private busy = false;
@@ -100,6 +103,8 @@ export class SwapInstanceSim {
         `conversation ${conv} turn ${turn}: ${prompt + t.replyTokens} tokens do not fit ${this.c.deviceBlocks} device blocks`,
       );
     const id = `c${conv}t${turn}`;
+    // The previous turn's copy (it holds that turn's KV: its prompt and reply less the last token).
+    const copy = this.c.prefixKept && turn > 0 ? (this.host.get(conv) ?? 0) : 0;
     const base = this.c.trace.level(conv, Math.floor(this.iteration / this.c.updateEvery));
     this.seqs.set(id, {
       id,
@@ -121,6 +126,7 @@ export class SwapInstanceSim {
       lastTokenMs: now,
       blocks: [],
       doneAt: 0,
+      prefixTokens: Math.min(copy, this.history[conv]!),
     });
     this.kick(now);
   }
@@ -136,7 +142,8 @@ export class SwapInstanceSim {
 
   /** One iteration (Algorithm 1's order): settle copies, plan, swap out, swap in, prefill, decode. */
   private step(now: number): void {
-    let stall = 0;
+    let stall = this.turnEndOutMs;
+    this.turnEndOutMs = 0;
     // Step 1: asynchronous swap-ins whose copy ended are running again; those overdue are waited for.
     for (const s of this.seqs.values()) if (s.phase === 'swapping' && s.doneAt <= now) this.settle(s);
     for (const s of this.pending.startIteration()) {
@@ -165,10 +172,13 @@ export class SwapInstanceSim {
       s.blocks = this.mgr.allocateFor(s.id, blocksFor(n)) ?? fail(`no blocks to admit ${s.id}`);
       s.tokens = n;
       s.phase = 'running';
+      // Prefill with prefix: the copy's tokens come in over the link; the new ones attend over them.
+      const prefix = s.preempted ? 0 : this.restorePrefix(s);
       s.preempted = false;
-      tokens += n;
-      attended += (n * (n + 1)) / 2;
+      tokens += n - prefix;
+      attended += (n * (n + 1) - prefix * (prefix + 1)) / 2;
     }
+    stall += this.prefixSwapIn(now + stall);
     let context = 0;
     for (const id of plan.decode) {
       const s = this.seqs.get(id)!;
@@ -223,13 +233,14 @@ export class SwapInstanceSim {
     else this.out.tbtMs.push(at - s.lastTokenMs);
     s.lastTokenMs = at;
     if (++s.generated < s.reply) return;
+    const conv = this.conversations[s.conv]!;
+    if (this.c.prefixKept && s.turn + 1 < conv.turns.length) this.keepTurn(s);
     this.mgr.release(s.blocks);
     this.mgr.closeGroup(s.id);
     this.seqs.delete(s.id);
     this.ranker.forget(s.id);
-    const conv = this.conversations[s.conv]!;
     this.history[s.conv] = s.promptTokens + s.reply;
-    if (!this.c.mechanisms.reuse) this.host.drop(s.conv);
+    if (!this.c.mechanisms.reuse && !this.c.prefixKept) this.host.drop(s.conv);
     if (s.turn + 1 < conv.turns.length)
       this.q.at(
         at + conv.turns[s.turn]!.thinkMs,
@@ -315,11 +326,69 @@ export class SwapInstanceSim {
     this.pending.settle(s);
   }
 
-  /** Conversations whose copy a swapped-out (or swapping-in) sequence still needs. */
+  /** Conversations whose copy a swapped-out (or swapping-in) sequence, or a turn waiting to start from it, still needs. */
   private swappedOutConversations(): Set<number> {
     const swappedOut = new Set<number>();
-    for (const s of this.seqs.values()) if (s.swapped || s.phase === 'swapping') swappedOut.add(s.conv);
+    for (const s of this.seqs.values()) if (s.swapped || s.phase === 'swapping' || s.prefixTokens > 0) swappedOut.add(s.conv);
     return swappedOut;
+  }
+
+  /**
+   * A turn ended with more to come (prefixKept): its KV is copied to host before its blocks go
+   * (with reuse, only the blocks the conversation's copy lacks; vLLM copies them all), and the next
+   * iteration waits for the copy. Where the host has no room the next turn recomputes.
+   */
+  private keepTurn(s: Seq): void {
+    const held = this.c.mechanisms.reuse ? this.host.get(s.conv) : undefined;
+    const from = reusedSwapBlocks(held, s.tokens);
+    if (!this.host.makeRoom(s.conv, s.blocks.length, () => this.swappedOutConversations())) return this.host.drop(s.conv);
+    const calls = countSwapRanges(s.blocks, from, this.c.segmentBlocks, this.c.model.layers, this.granularity);
+    this.out.swapOuts++;
+    this.out.swapOutBlocks += s.blocks.length - from;
+    this.out.swapOutCalls += calls;
+    this.out.reusedBlocks += from;
+    this.count(s.blocks.length - from, calls);
+    this.host.record(s.conv, s.tokens);
+    this.turnEndOutMs += transferMs(this.c.link, calls, (s.blocks.length - from) * this.blockBytes);
+  }
+
+  /** The history tokens `s` starts from (its host copy's, if the copy is still there), counted for this iteration's swap-in. */
+  private restorePrefix(s: Seq): number {
+    const prefix = Math.min(s.prefixTokens, this.host.get(s.conv) ?? 0);
+    s.prefixTokens = 0;
+    if (prefix <= 0) return 0;
+    this.prefixIn.push({ seq: s, blocks: blocksFor(prefix) });
+    this.out.prefixRestores++;
+    this.out.prefixRestoredTokens += prefix;
+    return prefix;
+  }
+
+  /**
+   * This iteration's prefix swap-ins, synchronous in both systems (the prefill needs them; the twin
+   * runs FastSwitch's adaptive asynchronous swap-in for preempted sequences only). vLLM frees its CPU
+   * copy on swap-in; with reuse the copy stays for the turn's end.
+   */
+  private prefixSwapIn(start: number): number {
+    if (this.prefixIn.length === 0) return 0;
+    let calls = 0,
+      bytes = 0,
+      blocks = 0;
+    for (const { seq, blocks: n } of this.prefixIn) {
+      const c = countSwapRanges(seq.blocks.slice(0, n), 0, this.c.segmentBlocks, this.c.model.layers, this.granularity);
+      calls += c;
+      bytes += n * this.blockBytes;
+      blocks += n;
+      this.count(n, c);
+      if (!this.c.mechanisms.reuse) this.host.drop(seq.conv);
+    }
+    this.out.swapIns += this.prefixIn.length;
+    this.prefixIn = [];
+    this.out.swapInBlocks += blocks;
+    const ms = transferMs(this.c.link, calls, bytes);
+    this.policy.recordSwap(blocks, ms);
+    const begin = Math.max(start, this.h2dFreeAt);
+    this.h2dFreeAt = begin + ms;
+    return this.h2dFreeAt - start;
   }
 
   private count(blocks: number, calls: number): void {

@@ -49,6 +49,14 @@ export interface SwapInstanceConfig {
   readonly trace: Pick<PriorityTrace, 'level' | 'forget'>;
   /** Iterations between priority updates: 1 / the priority-update frequency. */
   readonly updateEvery: number;
+  /**
+   * Prefill with prefix (FastSwitch §4, Implementation: both of the paper's systems run lightllm's
+   * prefill-with-prefix kernel): a turn that ends is copied to host memory (with reuse, only the
+   * blocks its copy lacks), and the next turn swaps that copy in and computes only its new tokens.
+   * A copy the host gave up is recomputed whole. Off (default): vLLM 0.3.3 as released, every turn
+   * computes its whole history.
+   */
+  readonly prefixKept?: boolean;
 }
 
 /** What one run measured. */
@@ -69,6 +77,9 @@ export interface SwapRunResult {
   readonly asyncSwapIns: number;
   /** Preempted by recompute because the host had no room. */
   readonly recomputes: number;
+  /** Turns that started from their conversation's host copy (prefixKept), and the copy tokens they did not compute. */
+  readonly prefixRestores: number;
+  readonly prefixRestoredTokens: number;
   /**
    * Time iterations stood still for copies: swap-outs, synchronous swap-ins, overdue asynchronous ones (context-switching overhead, Fig.
    * 10).
@@ -97,4 +108,6 @@ export interface SwapSeq extends NodeSeq {
   blocks: number[];
   /** An asynchronous swap-in's copy ends at. */
   doneAt: number;
+  /** History tokens its admission swaps in from the host copy instead of computing (prefixKept); 0 once admitted. */
+  prefixTokens: number;
 }
