@@ -18,6 +18,7 @@ import { kvBytesPerToken } from '../costs/hardware.tables.js';
 import { transferMs } from '../costs/transfer.port.js';
 import type { SwapConversation, SwapInstanceConfig, SwapRunResult, SwapSeq as Seq } from './swap-instance.types.js';
 import { HostSwapCopies } from './host-swap.copies.js';
+import { PrefixTurns } from './prefix-turns.js';
 import { swapRunCounters, swapRunResult } from './swap-run.result.js';
 
 const BLOCK_TOKENS = 16;
@@ -45,9 +46,7 @@ export class SwapInstanceSim {
   private readonly host: HostSwapCopies;
   private readonly blockBytes: number;
   private h2dFreeAt = 0;
-  /** Turn-end copies to host (prefixKept) not yet waited for: the next iteration stalls for them. */
-  private turnEndOutMs = 0;
-  private prefixIn: Array<{ readonly seq: Seq; readonly blocks: number }> = [];
+  private readonly prefix: PrefixTurns;
   private arrivals = 0;
   private iteration = 0;
   private busy = false;
@@ -65,6 +64,15 @@ export class SwapInstanceSim {
     this.pending = new PendingSwapIns(this.policy);
     this.blockBytes = BLOCK_TOKENS * kvBytesPerToken(c.model);
     this.host = new HostSwapCopies(Math.floor(c.hostBytes / this.blockBytes));
+    this.prefix = new PrefixTurns({
+      config: c,
+      host: this.host,
+      out: this.out,
+      blockBytes: this.blockBytes,
+      granularity: this.granularity,
+      count: (blocks, calls) => this.count(blocks, calls),
+      busyConversations: () => this.swappedOutConversations(),
+    });
     this.history = conversations.map(() => 0);
     this.kv = {
       decodeBlocks: (id) => (this.seqs.get(id)!.tokens % BLOCK_TOKENS === 0 ? 1 : 0),
@@ -142,8 +150,7 @@ export class SwapInstanceSim {
 
   /** One iteration (Algorithm 1's order): settle copies, plan, swap out, swap in, prefill, decode. */
   private step(now: number): void {
-    let stall = this.turnEndOutMs;
-    this.turnEndOutMs = 0;
+    let stall = this.prefix.takeTurnEndStall();
     // Step 1: asynchronous swap-ins whose copy ended are running again; those overdue are waited for.
     for (const s of this.seqs.values()) if (s.phase === 'swapping' && s.doneAt <= now) this.settle(s);
     for (const s of this.pending.startIteration()) {
@@ -173,7 +180,7 @@ export class SwapInstanceSim {
       s.tokens = n;
       s.phase = 'running';
       // Prefill with prefix: the copy's tokens come in over the link; the new ones attend over them.
-      const prefix = s.preempted ? 0 : this.restorePrefix(s);
+      const prefix = s.preempted ? 0 : this.prefix.restore(s);
       s.preempted = false;
       tokens += n - prefix;
       attended += (n * (n + 1) - prefix * (prefix + 1)) / 2;
@@ -234,7 +241,7 @@ export class SwapInstanceSim {
     s.lastTokenMs = at;
     if (++s.generated < s.reply) return;
     const conv = this.conversations[s.conv]!;
-    if (this.c.prefixKept && s.turn + 1 < conv.turns.length) this.keepTurn(s);
+    if (this.c.prefixKept && s.turn + 1 < conv.turns.length) this.prefix.keep(s);
     this.mgr.release(s.blocks);
     this.mgr.closeGroup(s.id);
     this.seqs.delete(s.id);
@@ -302,8 +309,7 @@ export class SwapInstanceSim {
     this.out.swapIns += seqs.length;
     this.out.swapInBlocks += blocks;
     const ms = transferMs(this.c.link, calls, bytes);
-    const begin = Math.max(start, this.h2dFreeAt);
-    this.h2dFreeAt = begin + ms;
+    this.queueH2d(start, ms);
     this.policy.recordSwap(blocks, ms);
     const mode = this.policy.decide(this.c.mechanisms.asyncSwapIn ? 'adaptive' : 'sync', blocks, othersDecode);
     if (mode === 'sync') {
@@ -333,62 +339,18 @@ export class SwapInstanceSim {
     return swappedOut;
   }
 
-  /**
-   * A turn ended with more to come (prefixKept): its KV is copied to host before its blocks go
-   * (with reuse, only the blocks the conversation's copy lacks; vLLM copies them all), and the next
-   * iteration waits for the copy. Where the host has no room the next turn recomputes.
-   */
-  private keepTurn(s: Seq): void {
-    const held = this.c.mechanisms.reuse ? this.host.get(s.conv) : undefined;
-    const from = reusedSwapBlocks(held, s.tokens);
-    if (!this.host.makeRoom(s.conv, s.blocks.length, () => this.swappedOutConversations())) return this.host.drop(s.conv);
-    const calls = countSwapRanges(s.blocks, from, this.c.segmentBlocks, this.c.model.layers, this.granularity);
-    this.out.swapOuts++;
-    this.out.swapOutBlocks += s.blocks.length - from;
-    this.out.swapOutCalls += calls;
-    this.out.reusedBlocks += from;
-    this.count(s.blocks.length - from, calls);
-    this.host.record(s.conv, s.tokens);
-    this.turnEndOutMs += transferMs(this.c.link, calls, (s.blocks.length - from) * this.blockBytes);
-  }
-
-  /** The history tokens `s` starts from (its host copy's, if the copy is still there), counted for this iteration's swap-in. */
-  private restorePrefix(s: Seq): number {
-    const prefix = Math.min(s.prefixTokens, this.host.get(s.conv) ?? 0);
-    s.prefixTokens = 0;
-    if (prefix <= 0) return 0;
-    this.prefixIn.push({ seq: s, blocks: blocksFor(prefix) });
-    this.out.prefixRestores++;
-    this.out.prefixRestoredTokens += prefix;
-    return prefix;
-  }
-
-  /**
-   * This iteration's prefix swap-ins, synchronous in both systems (the prefill needs them; the twin
-   * runs FastSwitch's adaptive asynchronous swap-in for preempted sequences only). vLLM frees its CPU
-   * copy on swap-in; with reuse the copy stays for the turn's end.
-   */
+  /** This iteration's prefix swap-ins (PrefixTurns), queued on the host → device direction; returns the stall. */
   private prefixSwapIn(start: number): number {
-    if (this.prefixIn.length === 0) return 0;
-    let calls = 0,
-      bytes = 0,
-      blocks = 0;
-    for (const { seq, blocks: n } of this.prefixIn) {
-      const c = countSwapRanges(seq.blocks.slice(0, n), 0, this.c.segmentBlocks, this.c.model.layers, this.granularity);
-      calls += c;
-      bytes += n * this.blockBytes;
-      blocks += n;
-      this.count(n, c);
-      if (!this.c.mechanisms.reuse) this.host.drop(seq.conv);
-    }
-    this.out.swapIns += this.prefixIn.length;
-    this.prefixIn = [];
-    this.out.swapInBlocks += blocks;
-    const ms = transferMs(this.c.link, calls, bytes);
-    this.policy.recordSwap(blocks, ms);
-    const begin = Math.max(start, this.h2dFreeAt);
-    this.h2dFreeAt = begin + ms;
-    return this.h2dFreeAt - start;
+    const copy = this.prefix.takeSwapIn();
+    if (!copy) return 0;
+    this.policy.recordSwap(copy.blocks, copy.ms);
+    return this.queueH2d(start, copy.ms) - start;
+  }
+
+  /** A host → device copy of `ms` asked for at `start` runs after those before it; returns when it ends. */
+  private queueH2d(start: number, ms: number): number {
+    this.h2dFreeAt = Math.max(start, this.h2dFreeAt) + ms;
+    return this.h2dFreeAt;
   }
 
   private count(blocks: number, calls: number): void {
