@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { CHUNK_TOKENS, percentile, SERVING_SYSTEMS } from '@mnemo/kv-core';
 import { loadTrace, runPrefillPool, traceStats, traceText } from '@mnemo/twin';
-import { arg, counter, freePort, round, startNats } from '@mnemo/testkit';
+import { arg, counter, freePort, round, startNats, waitForQuiet } from '@mnemo/testkit';
 import { launch, ready, stop } from './lib/services.mjs';
 import { CLUSTER, DILATION, GPU, infer, kvEnv, KV_BYTES_PER_TOKEN, simNodeEnv } from './multiround/cluster.mjs';
 import { root } from './lib/bench.args.mjs';
@@ -104,6 +104,8 @@ async function livePass(p, natsUrl) {
   try {
     await Promise.all([ready(schedPort), ...nodes.map((n) => ready(n.port))]);
     await sleep(1000);
+    // Each pass starts on a quiet machine (the previous pass's teardown and this cluster's boot settled).
+    const quiet = await waitForQuiet();
     const t0 = performance.now();
     const done = await Promise.all(
       slice.map(async (r, i) => {
@@ -151,6 +153,7 @@ async function livePass(p, natsUrl) {
       done,
       ...summarize(done),
       wall_s: round(wallS, 1),
+      quiet,
       on_nodes: {
         ttft_mean_ms: node.ttft_n ? round((node.ttft_s / node.ttft_n) * 1000, 1) : null,
         queue_mean_ms: node.queue_n ? round((node.queue_s / node.queue_n) * 1000, 1) : null,

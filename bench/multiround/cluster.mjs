@@ -18,7 +18,7 @@ import {
   WhyReplySchema,
   WhyRequestSchema,
 } from '@mnemo/proto';
-import { counter, freePort, metricValue, percentile, round } from '@mnemo/testkit';
+import { counter, freePort, metricValue, percentile, round, waitForQuiet } from '@mnemo/testkit';
 import { launch, ready, stop } from '../lib/services.mjs';
 import { inferViaScheduler } from '../lib/scheduler-infer.mjs';
 
@@ -146,6 +146,8 @@ export async function runConfig(
   try {
     await Promise.all([ready(schedPort), ...nodes.map((n) => ready(n.port))]);
     await sleep(600); // every node heartbeated into the scheduler
+    // Each run starts on a quiet machine: the previous run's teardown, this cluster's boot and whatever ran before the benchmark have settled.
+    const quiet = await waitForQuiet();
     const tenant = `mr-${name}`;
     const results = [];
     const adv = { sent: 0, failed: 0, spurious: 0, missed: 0 };
@@ -200,7 +202,7 @@ export async function runConfig(
       onNode.queueSumS += counter(text, 'mnemo_node_queue_seconds_sum');
       onNode.queueCount += counter(text, 'mnemo_node_queue_seconds_count');
     }
-    const loadAverage = { before: round(loadBefore, 1), after: round(os.loadavg()[0], 1) };
+    const loadAverage = { before: round(loadBefore, 1), after: round(os.loadavg()[0], 1), quiet };
     const tail = await explainTail(nc, tenant, results);
     return {
       tail,

@@ -45,7 +45,7 @@ describe(AdviseUseCase.name, () => {
   });
 
   it('the prefetch names where the reserved node pulls the session’s chunks from', () => {
-    const { sut, prefetcher } = setup([nodeEntry('a', { running: 6 }), nodeEntry('b', { running: 2 }), nodeEntry('c')]);
+    const { sut, prefetcher } = setup([nodeEntry('a', { waiting: 6 }), nodeEntry('b', { waiting: 2 }), nodeEntry('c')]);
     // a's queue outweighs its chunks: another node is reserved and pulls them from a.
     const r = sut.execute(new AdviseCommand('t', 's', 'm', 0, false, 0));
     const sources = prefetcher.prefetches[0]!.request.sources!.map((s) => ({ nodeId: s.nodeId, chunkKeys: s.chunkKeys }));

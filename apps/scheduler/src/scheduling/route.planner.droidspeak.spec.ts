@@ -11,7 +11,7 @@ const ownKeys = chunkKeys(DERIVED, 't', tokens);
 
 function setup(pairs: DerivedPairsRegistry) {
   const models = [BASE, DERIVED];
-  return plannerFor([nodeEntry('busy', { models, running: 3 }), nodeEntry('idle', { models })], { pairs });
+  return plannerFor([nodeEntry('busy', { models, waiting: 3 }), nodeEntry('idle', { models })], { pairs });
 }
 const request = () => chunkedRequest('r', DERIVED, tokens);
 

@@ -9,7 +9,7 @@ const keys = chunkKeys(MODEL, 't', tokens);
 const partial = (blocks: number) => chunkBlockKeys(MODEL, 't', tokens, keys, 2)[blocks - 1]!;
 
 function setup(policy: string, env: Record<string, string> = {}) {
-  const nodes = [nodeEntry('home', { models: [MODEL], running: 6 }), nodeEntry('idle', { models: [MODEL] })];
+  const nodes = [nodeEntry('home', { models: [MODEL], waiting: 6 }), nodeEntry('idle', { models: [MODEL] })];
   return plannerFor(nodes, { env: { SCHEDULER_POLICY: policy, ...env }, service: 'planner-partial-test' });
 }
 const request = () => chunkedRequest('r', MODEL, tokens);

@@ -219,7 +219,7 @@ describe(ScheduleInferenceUseCase.name, () => {
     const keys = ['k0', 'k1', 'k2'];
 
     it('stamps kv_sources: the peers holding the prefix the chosen node lacks, with their addresses', async () => {
-      const { sut, dispatcher, directory } = setup([node('a', { running: 3, grpcAddress: '10.0.0.1:7000' }), node('b')]);
+      const { sut, dispatcher, directory } = setup([node('a', { waiting: 3, grpcAddress: '10.0.0.1:7000' }), node('b')]);
       directory.apply('a', [{ kind: 'stored', tier: 'host', keys }]);
       await expect(sut.execute(new ScheduleInferenceCommand(request({ chunkKeys: keys })))).resolves.toMatchObject({ nodeId: 'b' });
       expect(
@@ -264,7 +264,7 @@ describe(ScheduleInferenceUseCase.name, () => {
         ['missed/moved=1'],
       ],
     ])('a live reservation: %s', async (_n, busy, answers, expected, forgets, verdicts) => {
-      const { sut, book, prefetcher, metrics } = setup([node('a'), node('b', { running: busy })], answers);
+      const { sut, book, prefetcher, metrics } = setup([node('a'), node('b', { waiting: busy })], answers);
       reserveS1(book, 'b', Date.now(), Date.now() + 60_000);
       await expect(sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1' })))).resolves.toMatchObject({
         nodeId: expected,

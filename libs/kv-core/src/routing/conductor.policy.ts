@@ -1,15 +1,16 @@
 import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
 import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
 import { recomputeSpanMs } from './prefill.cost.js';
-import { reservedLoad } from './route.load.js';
+import { queueAheadMs, reservedLoad } from './route.load.js';
 import type { RouteCandidate, RouteDecision, RouteRequest, RoutingCosts } from './route.types.js';
 
 /**
  * Mooncake's Conductor (FAST'25, Algorithm 1: KVCache-centric scheduling of prefill instances).
  * For each instance it estimates the time to first token as queue + transfer + prefill and picks
  * the smallest:
- * - queue: the prefill work already sent there (here: reservedLoad in queued-request units, whose
- *   backlog term is the queued prefill time the scheduler sent and the node has not worked through);
+ * - queue: the prefill work queued there (queueAheadMs, the same wait symphony prices: queued
+ *   requests, the prefill backlog the scheduler sent and the node has not worked through, and a
+ *   slot when the batch is full; decoding sequences are not queued prefill work);
  * - transfer: when the longest prefix anyone holds (best_len) is more than `threshold` times the
  *   instance's own (prefix_len), the missing chunks come from that holder — each at the holder's
  *   tier read plus the network — and the instance then holds best_len (the copy replicates a hot
@@ -93,7 +94,7 @@ export function conductorEstimates(
     const transferMs = move ? tierReadMs(best!, prefixLen, bestLen, costs) + (bestLen - prefixLen) * costs.peerMsPerChunk : 0;
     const readMs = own ? tierReadMs(own, 0, prefixLen, costs) : 0;
     const prefillMs = readMs + recomputeSpanMs(costs, held, promptTokens / CHUNK_TOKENS);
-    const queueMs = costs.queueMsPerRequest * reservedLoad(n, costs);
+    const queueMs = queueAheadMs(n, costs);
     return {
       nodeId: n.nodeId,
       prefixChunks: prefixLen,

@@ -24,22 +24,22 @@ describe(route.name, () => {
   it.each<[string, RouteCandidate[], RouteRequest, string, string]>([
     [
       'home two requests busier: b (4 chunks from a peer 12 + tail 12 = 24) would save 40 - 24 = 16 ms, inside the margin → stays',
-      [node('a', { running: 2 }), node('b')],
+      [node('a', { waiting: 2 }), node('b')],
       homeOnA(),
       'a',
       'session_home',
     ],
     [
       'home three requests busier: b saves 60 - 24 = 36 ms, past the margin → moves',
-      [node('a', { running: 3 }), node('b')],
+      [node('a', { waiting: 3 }), node('b')],
       homeOnA(),
       'b',
       'moved_queue',
     ],
-    ['no live home: the margin does not apply', [node('a', { running: 1 }), node('b')], homeOnA({ sessionHome: 'gone' }), 'b', 'cheapest'],
+    ['no live home: the margin does not apply', [node('a', { waiting: 1 }), node('b')], homeOnA({ sessionHome: 'gone' }), 'b', 'cheapest'],
     [
       'the home is already the cheapest: nothing to weigh',
-      [node('a'), node('b', { running: 1 })],
+      [node('a'), node('b', { waiting: 1 })],
       req({ sessionHome: 'a' }),
       'a',
       'session_home',
@@ -47,7 +47,7 @@ describe(route.name, () => {
     // A reservation weighs like a home: b prefetched the prefix to host (4·2 = 8); a would pull it from b (4·(2+3) = 20).
     [
       'reserved node a request busier: 20 + 8 = 28 against a’s 20, inside the margin → honoured',
-      [node('a'), node('b', { running: 1 })],
+      [node('a'), node('b', { waiting: 1 })],
       RESERVED_ON_B,
       'b',
       'reservation',
@@ -59,17 +59,17 @@ describe(route.name, () => {
       'a',
       'moved_queue',
     ],
-    ['reserved node is the cheapest anyway', [node('a', { running: 1 }), node('b')], RESERVED_ON_B, 'b', 'reservation'],
+    ['reserved node is the cheapest anyway', [node('a', { waiting: 1 }), node('b')], RESERVED_ON_B, 'b', 'reservation'],
     [
       'the reservation being used is this request, not load on its node: 20 + 5 + 8 = 33 against 20 → honoured',
-      [node('a'), node('b', { running: 1, reservations: 1, backlogMs: 5 })],
+      [node('a'), node('b', { waiting: 1, reservations: 1, backlogMs: 5 })],
       RESERVED_ON_B,
       'b',
       'reservation',
     ],
     [
       'another session’s reservation on it still counts: 20 + 10 + 10 + 8 = 48 against 20 → moved',
-      [node('a'), node('b', { running: 1, reservations: 2, backlogMs: 10 })],
+      [node('a'), node('b', { waiting: 1, reservations: 2, backlogMs: 10 })],
       RESERVED_ON_B,
       'a',
       'moved_queue',
@@ -85,7 +85,7 @@ describe(route.name, () => {
     [
       'recompute: least loaded, although b holds the whole prefix',
       'recompute',
-      [node('a'), node('b', { running: 1 })],
+      [node('a'), node('b', { waiting: 1 })],
       req({ prefixes: [held('b', 'device', 'device', 'device', 'device')] }),
       'a',
       'least_loaded',
@@ -93,7 +93,7 @@ describe(route.name, () => {
     [
       'recompute: reservations count as load',
       'recompute',
-      [node('a', { reservations: 4 }), node('b', { running: 1 })],
+      [node('a', { reservations: 4 }), node('b', { waiting: 1 })],
       req(),
       'b',
       'least_loaded',
@@ -102,7 +102,7 @@ describe(route.name, () => {
     [
       'sticky: the session home, however busy',
       'sticky',
-      [node('a'), node('b', { running: 9 })],
+      [node('a'), node('b', { waiting: 9 })],
       req({ sessionHome: 'b' }),
       'b',
       'session_home',
@@ -110,7 +110,7 @@ describe(route.name, () => {
     [
       'sticky: home gone → least loaded',
       'sticky',
-      [node('a', { running: 2 }), node('b')],
+      [node('a', { waiting: 2 }), node('b')],
       req({ sessionHome: 'dead' }),
       'b',
       'least_loaded',
@@ -127,7 +127,7 @@ describe(route.name, () => {
     [
       'prefix-affinity: longest prefix, however busy',
       'prefix-affinity',
-      [node('a'), node('b', { running: 9 })],
+      [node('a'), node('b', { waiting: 9 })],
       req({ prefixes: [held('a', 'host'), held('b', 'ssd', 'ssd')] }),
       'b',
       'longest_prefix',
@@ -135,7 +135,7 @@ describe(route.name, () => {
     [
       'prefix-affinity: equal prefixes → less loaded',
       'prefix-affinity',
-      [node('a', { running: 3 }), node('b', { running: 1 })],
+      [node('a', { waiting: 3 }), node('b', { waiting: 1 })],
       req({ prefixes: [held('a', 'host'), held('b', 'host')] }),
       'b',
       'longest_prefix',
@@ -143,7 +143,7 @@ describe(route.name, () => {
     [
       'prefix-affinity: nothing cached → least loaded',
       'prefix-affinity',
-      [node('a', { running: 1 }), node('b')],
+      [node('a', { waiting: 1 }), node('b')],
       req(),
       'b',
       'least_loaded',
@@ -152,7 +152,7 @@ describe(route.name, () => {
     [
       'recompute: prefill backlog counts as load (50 ms = 2.5 queued requests)',
       'recompute',
-      [node('a', { backlogMs: 50 }), node('b', { running: 2 })],
+      [node('a', { backlogMs: 50 }), node('b', { waiting: 2 })],
       req(),
       'b',
       'least_loaded',
@@ -160,7 +160,7 @@ describe(route.name, () => {
     [
       'symphony: prefill backlog counts in the estimate',
       'symphony',
-      [node('a', { backlogMs: 30 }), node('b', { running: 1 })],
+      [node('a', { backlogMs: 30 }), node('b', { waiting: 1 })],
       req(),
       'b',
       'cheapest',
@@ -168,7 +168,7 @@ describe(route.name, () => {
     [
       'symphony: a reservation on a dead node is ignored',
       'symphony',
-      [node('a'), node('b', { running: 1 })],
+      [node('a'), node('b', { waiting: 1 })],
       req({ reservedNode: 'gone' }),
       'a',
       'cheapest',
@@ -177,7 +177,7 @@ describe(route.name, () => {
     [
       'symphony: an idle node pulling the prefix beats queueing where it lives',
       'symphony',
-      [node('a', { running: 1 }), node('b')],
+      [node('a', { waiting: 1 }), node('b')],
       req({ prefixes: ALL_ON_A }),
       'b',
       'cheapest',
@@ -186,7 +186,7 @@ describe(route.name, () => {
     [
       'symphony: without peer fetch a long prefix keeps the request where it lives',
       'symphony',
-      [node('a', { running: 1 }), node('b')],
+      [node('a', { waiting: 1 }), node('b')],
       req({ prefixes: ALL_ON_A }),
       'a',
       'cheapest',
@@ -195,7 +195,7 @@ describe(route.name, () => {
     [
       'symphony: queue long enough → recompute elsewhere',
       'symphony',
-      [node('a', { running: 4 }), node('b')],
+      [node('a', { waiting: 4 }), node('b')],
       req({ prefixes: ALL_ON_A }),
       'b',
       'cheapest',
@@ -206,7 +206,7 @@ describe(route.name, () => {
     [
       'symphony: a partial-chunk tail only the home holds tips a close call home',
       'symphony',
-      [node('a', { running: 1 }), node('b')],
+      [node('a', { waiting: 1 }), node('b')],
       homeOnA(),
       'a',
       'session_home',
@@ -214,7 +214,7 @@ describe(route.name, () => {
     [
       'symphony: a short tail does not outweigh a clearly shorter queue',
       'symphony',
-      [node('a', { running: 2 }), node('b')],
+      [node('a', { waiting: 2 }), node('b')],
       homeOnA(),
       'b',
       'moved_queue',
@@ -223,7 +223,7 @@ describe(route.name, () => {
     [
       'symphony: the home’s partial chunk on host moves with the session: b pays 12 + (2 + 3) = 17 < 20',
       'symphony',
-      [node('a', { running: 1 }), node('b')],
+      [node('a', { waiting: 1 }), node('b')],
       homeOnA({ partialHolders: [{ nodeId: 'a', tier: 'host' }] }),
       'b',
       'moved_queue',
@@ -231,7 +231,7 @@ describe(route.name, () => {
     [
       'symphony: a partial only on the home’s SSD saves too little: b pays 12 + (6 + 3) = 21 > 20',
       'symphony',
-      [node('a', { running: 1 }), node('b')],
+      [node('a', { waiting: 1 }), node('b')],
       homeOnA({ partialHolders: [{ nodeId: 'a', tier: 'ssd' }] }),
       'a',
       'session_home',
@@ -239,7 +239,7 @@ describe(route.name, () => {
     [
       'symphony: a partial b keeps itself is a local load: 12 + 6 = 18 < 20',
       'symphony',
-      [node('a', { running: 1 }), node('b')],
+      [node('a', { waiting: 1 }), node('b')],
       homeOnA({
         partialHolders: [
           { nodeId: 'a', tier: 'ssd' },
@@ -252,7 +252,7 @@ describe(route.name, () => {
     [
       'symphony: a short tail costs its recompute even when a partial is held: 12 + min(4, 5) = 16 < 20',
       'symphony',
-      [node('a', { running: 1 }), node('b')],
+      [node('a', { waiting: 1 }), node('b')],
       homeOnA({ promptTokens: 4 * 256 + 64, partialHolders: [{ nodeId: 'a', tier: 'host' }] }),
       'b',
       'moved_queue',
@@ -260,7 +260,7 @@ describe(route.name, () => {
     [
       'symphony: a dead home charges nobody the tail',
       'symphony',
-      [node('a', { running: 1 }), node('b')],
+      [node('a', { waiting: 1 }), node('b')],
       homeOnA({ sessionHome: 'gone' }),
       'b',
       'cheapest',
@@ -285,7 +285,7 @@ describe(route.name, () => {
     // only 16 − 5 = 11, so a serves all three although c's k0 alone is faster; k3 is nowhere.
     [
       'one peer: the run past the local prefix that saves the most',
-      [node('a', { running: 2 }), node('b'), node('c', { running: 1 })],
+      [node('a', { waiting: 2 }), node('b'), node('c', { waiting: 1 })],
       [held('a', 'ssd', 'ssd', 'ssd'), held('c', 'host')],
       costs,
       [['a', ['k0', 'k1', 'k2']]],
@@ -293,7 +293,7 @@ describe(route.name, () => {
     // Two peers with the same run at the same price, listed c first: the smaller id serves, as on every replica.
     [
       'a tie between peers goes to the smaller id',
-      [node('a', { running: 9 }), node('b'), node('c', { running: 9 })],
+      [node('a', { waiting: 9 }), node('b'), node('c', { waiting: 9 })],
       [held('c', 'host', 'host'), held('a', 'host', 'host')],
       costs,
       [['a', ['k0', 'k1']]],
@@ -301,19 +301,19 @@ describe(route.name, () => {
     // c's run is cut where fetching stops paying: its k1 on SSD over a slow pull (6 + 12 > 16).
     [
       'a run is cut where fetching stops paying',
-      [node('a', { running: 9 }), node('b'), node('c', { running: 9 })],
+      [node('a', { waiting: 9 }), node('b'), node('c', { waiting: 9 })],
       [held('c', 'host', 'ssd')],
       { ...costs, peerMsPerChunk: 12 },
       [['c', ['k0']]],
     ],
     [
       'no sources when peers cannot be reached',
-      [node('a', { running: 2 }), node('b')],
+      [node('a', { waiting: 2 }), node('b')],
       [held('a', 'device', 'device')],
       { ...costs, peerMsPerChunk: Infinity },
       [],
     ],
-    ['no source slower than recomputing', [node('a', { running: 9 }), node('b')], [held('a', 'ssd')], { ...costs, peerMsPerChunk: 12 }, []],
+    ['no source slower than recomputing', [node('a', { waiting: 9 }), node('b')], [held('a', 'ssd')], { ...costs, peerMsPerChunk: 12 }, []],
   ])('symphony kv_sources: %s', (_n, nodes, prefixes, c, expected) => {
     const d = route('symphony', nodes, req({ prefixes }), c)!;
     expect(d.nodeId).toBe('b');
@@ -322,7 +322,7 @@ describe(route.name, () => {
 
   it('baselines pass no kv_sources (their nodes recompute what they lack)', () => {
     for (const p of ['recompute', 'sticky', 'prefix-affinity'] as const) {
-      expect(route(p, [node('a'), node('b', { running: 5 })], req({ prefixes: [held('b', 'host', 'host')] }), costs)!.kvSources).toEqual(
+      expect(route(p, [node('a'), node('b', { waiting: 5 })], req({ prefixes: [held('b', 'host', 'host')] }), costs)!.kvSources).toEqual(
         [],
       );
     }
@@ -330,14 +330,14 @@ describe(route.name, () => {
 
   /**
    * One system prompt (chunk 0) shared by every session, each with its own next chunk: every
-   * routed request adds a running request to its node and its chunks to the directory.
+   * routed request adds a queued request to its node and its chunks to the directory.
    */
   function sharedPromptRun(policy: RoutingPolicyName, c: RoutingCosts, requests = 60, nodes = 4): Map<string, number> {
     const dir = new KvDirectory(10_000);
     const load = new Map<string, number>(Array.from({ length: nodes }, (_, i) => [`n${i}`, 0]));
     for (let r = 0; r < requests; r++) {
       const keys = ['system', `user-${r}`];
-      const cands = [...load].map(([id, running]) => node(id, { running }));
+      const cands = [...load].map(([id, queued]) => node(id, { waiting: queued }));
       const d = route(policy, cands, req({ chunkKeys: keys, prefixes: dir.prefixes(keys) }), c)!;
       load.set(d.nodeId, load.get(d.nodeId)! + 1);
       dir.apply(d.nodeId, [{ kind: 'stored', tier: 'device', keys }]);

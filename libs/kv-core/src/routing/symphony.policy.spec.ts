@@ -1,6 +1,7 @@
 import { candidate, heldIn, ROUND_COSTS } from '../testing/route.candidates.js';
 import { costsOf } from './node.costs.js';
 import type { MeasuredCosts } from './node-load.js';
+import { queueAheadMs } from './route.load.js';
 import { symphony } from './symphony.policy.js';
 import type { RouteCandidate, RouteRequest, RoutingCosts } from './route.types.js';
 
@@ -44,15 +45,15 @@ describe(symphony.name, () => {
     ],
     [
       'b measured a slow prefill (40 per chunk): recomputing there costs 160, so a busier a (60 + 64) wins',
-      [node('a', { running: 3 }), node('b', { costs: { recomputeMsPerChunk: 40 } })],
+      [node('a', { waiting: 3 }), node('b', { costs: { recomputeMsPerChunk: 40 } })],
       req(),
       'a',
       'cheapest',
     ],
-    ['the same without b’s measurement: b is cheaper (64 < 124)', [node('a', { running: 3 }), node('b')], req(), 'b', 'cheapest'],
+    ['the same without b’s measurement: b is cheaper (64 < 124)', [node('a', { waiting: 3 }), node('b')], req(), 'b', 'cheapest'],
     [
       'b measured a slow pull (30 per chunk): fetching a’s host copy (4 × 32) loses to a queue of two there (40 + 8)',
-      [node('a', { running: 2 }), node('b', { costs: { peerMsPerChunk: 30 } })],
+      [node('a', { waiting: 2 }), node('b', { costs: { peerMsPerChunk: 30 } })],
       req({ prefixes: [held('a', 'host', 'host', 'host', 'host')] }),
       'a',
       'cheapest',
@@ -62,8 +63,23 @@ describe(symphony.name, () => {
     expect([d.nodeId, d.reason]).toEqual([expected, reason]);
   });
 
+  it.each<[string, Partial<RouteCandidate>, number]>([
+    ['decoding sequences are not ahead of a new request (continuous batching admits it between steps)', { running: 6 }, 0],
+    ['queued requests are, at queueMsPerRequest each', { running: 6, waiting: 2 }, 40],
+    ['reservations at their weight, and the prefill backlog the scheduler sent', { reservations: 2, backlogMs: 7 }, 20 + 7],
+    ['KV pressure counts as requests (a full device must preempt to admit)', { kvUsage: 0.5 }, 2 * 20],
+    ['a full batch: the wait for a slot', { running: 4, maxBatch: 4, costs: { slotMs: 9 } }, 9],
+  ])('queue ahead: %s', (_name, load, queueMs) => {
+    expect(queueAheadMs(node('a', load), costs)).toBe(queueMs);
+  });
+
+  it('a home with more decoding sessions keeps its session: no move for a wait that is not there', () => {
+    const d = symphony([node('a', { running: 8 }), node('b', { running: 1 })], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a' }), costs);
+    expect([d.nodeId, d.reason]).toEqual(['a', 'session_home']);
+  });
+
   it('gives every candidate’s estimate, queue and KV apart, in candidate order', () => {
-    const d = symphony([node('a', { running: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'host', 'ssd')] }), costs);
+    const d = symphony([node('a', { waiting: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'host', 'ssd')] }), costs);
     expect(d.candidates).toEqual([
       { nodeId: 'a', queueMs: 20, kvMs: 8, totalMs: 28 },
       // b: k0, k1 from a's device (0 + 3), k2 from its host (2 + 3), k3 from its SSD (6 + 3)

@@ -2,7 +2,7 @@ import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.
 import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
 import { costsOf } from './node.costs.js';
 import { recomputeSpanMs } from './prefill.cost.js';
-import { batchSlotWaitMs, pickLowest, reservedLoad } from './route.load.js';
+import { pickLowest, queueAheadMs } from './route.load.js';
 import type { CandidateEstimate, KvSourcePlan, RouteCandidate, RouteDecision, RouteRequest, RoutingCosts } from './route.types.js';
 
 /**
@@ -47,8 +47,8 @@ export function symphony(serving: readonly RouteCandidate[], req: RouteRequest, 
 }
 
 /**
- * Estimated time to first token on `n` (see {@link symphony}): its queue (with the wait for a
- * slot when its batch is full, batchSlotWaitMs), and having the
+ * Estimated time to first token on `n` (see {@link symphony}): the wait before its prefill starts
+ * (queueAheadMs: queued requests and backlog, and a slot when its batch is full), and having the
  * prompt's KV — per chunk the cheapest way, plus, on any node but a live session home, the
  * tokens past the last whole chunk: loading the partial chunk the session left from its own tiers
  * or a peer's where one holds it (the cheapest), else recomputing them (only the home has them cached).
@@ -62,7 +62,7 @@ export function estimateParts(
   homeAlive = true,
 ): CandidateEstimate {
   const c = measured.get(n.nodeId) ?? base;
-  const queueMs = c.queueMsPerRequest * reservedLoad(n, c) + batchSlotWaitMs(n, c);
+  const queueMs = queueAheadMs(n, c);
   const local = prefixes.get(n.nodeId);
   const held = local?.prefixChunks ?? 0;
   let kvMs = 0;
