@@ -129,9 +129,8 @@ describe(pickConductor.name, () => {
     expect(choice.estimate.ttftMs).toBeCloseTo(ttft, 9);
     expect(choice.rejected).toBe(rejected ?? false);
     const fetched = choice.decision.kvSources.flatMap((s) => s.chunkKeys);
-    expect(fetched).toEqual(
-      from ? KEYS.slice(choice.estimate.prefixChunks, choice.estimate.prefixChunks + choice.estimate.transferChunks) : [],
-    );
+    // The run starts at the first chunk the device lacks: these tables' own prefixes are on host, so at 0.
+    expect(fetched).toEqual(from ? KEYS.slice(0, choice.estimate.prefixChunks + choice.estimate.transferChunks) : []);
   });
 
   it('prices a partial tail past the last whole chunk as recompute', () => {
@@ -147,8 +146,17 @@ describe(pickConductor.name, () => {
     const nodes = [node('a', 200), node('b', 10)];
     const r = req([held('a', 8), held('b', 5)]);
     expect(route('conductor', nodes, r, { ...costs, conductorThreshold: 1.5 })!.kvSources).toEqual([
-      { nodeId: 'a', chunkKeys: KEYS.slice(5, 8) },
+      { nodeId: 'a', chunkKeys: KEYS.slice(0, 8) },
     ]);
     expect(route('conductor', nodes, r, costs)!.kvSources).toEqual([]);
+  });
+
+  it.each([
+    ['b holds its 5 chunks on its device: only the missing 3 come', 'device', KEYS.slice(5, 8)],
+    ['b holds them on host: the run starts at chunk 0, or b, whose device lacks chunk 0, could not use it', 'host', KEYS.slice(0, 8)],
+  ] as const)('transfers one run from the first chunk the device lacks: %s', (_name, tier, keys) => {
+    const choice = pickConductor([node('a', 200), node('b', 10)], req([held('a', 8), held('b', 5, tier)]), costs, { threshold: 1.5 })!;
+    expect(choice.decision.nodeId).toBe('b');
+    expect(choice.decision.kvSources).toEqual([{ nodeId: 'a', chunkKeys: keys }]);
   });
 });

@@ -1,5 +1,6 @@
 import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
 import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
+import { deviceChunks } from './device-prefix.js';
 import { recomputeSpanMs } from './prefill.cost.js';
 import { queueAheadMs, reservedLoad } from './route.load.js';
 import type { RouteCandidate, RouteDecision, RouteRequest, RoutingCosts } from './route.types.js';
@@ -127,7 +128,10 @@ export function pickConductor(
     if (x.ttftMs < y.ttftMs || (x.ttftMs === y.ttftMs && (lx < ly || (lx === ly && x.nodeId < y.nodeId)))) b = i;
   }
   const e = est[b]!;
-  const kvSources = e.from ? [{ nodeId: e.from, chunkKeys: req.chunkKeys.slice(e.prefixChunks, e.prefixChunks + e.transferChunks) }] : [];
+  // The node can use a transfer only as one run from the first chunk its device lacks (deviceChunks):
+  // the chunks it holds on host or SSD come in the same run, or the node would recompute the rest.
+  const fetchFrom = Math.min(e.prefixChunks, deviceChunks(req.prefixes.find((p) => p.nodeId === e.nodeId)));
+  const kvSources = e.from ? [{ nodeId: e.from, chunkKeys: req.chunkKeys.slice(fetchFrom, e.prefixChunks + e.transferChunks) }] : [];
   return {
     decision: {
       nodeId: e.nodeId,

@@ -78,6 +78,22 @@ describe(symphony.name, () => {
     expect([d.nodeId, d.reason]).toEqual(['a', 'session_home']);
   });
 
+  it.each([
+    ['a holds k0, k1 on its device: b sends the two it lacks (2 × 3)', held('a', 'device', 'device'), ['k2', 'k3'], 6],
+    [
+      'a holds k0, k1 on host: a restore past its device is its tiers or one peer run, so b sends all four (4 × 3 < 2 × 2 + 2 × 16)',
+      held('a', 'host', 'host'),
+      KEYS,
+      12,
+    ],
+    ['a holds k0 on device, k1 on host: the run starts at k1 (3 × 3)', held('a', 'device', 'host'), ['k1', 'k2', 'k3'], 9],
+  ])('a peer run starts at the first chunk the device lacks: %s', (_name, own, keys, kvMs) => {
+    const d = symphony([node('a'), node('b', { waiting: 9 })], req({ prefixes: [own, held('b', 'device', 'device', 'device', 'device')] }), costs);
+    expect(d.nodeId).toBe('a');
+    expect(d.kvSources).toEqual([{ nodeId: 'b', chunkKeys: keys }]);
+    expect(d.candidates![0]!.kvMs).toBe(kvMs);
+  });
+
   it('gives every candidate’s estimate, queue and KV apart, in candidate order', () => {
     const d = symphony([node('a', { waiting: 1 }), node('b')], req({ prefixes: [held('a', 'device', 'device', 'host', 'ssd')] }), costs);
     expect(d.candidates).toEqual([

@@ -1,5 +1,6 @@
 import type { DirectoryTier, NodePrefix } from '../directory/kv-directory.types.js';
 import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
+import { deviceChunks } from './device-prefix.js';
 import { costsOf } from './node.costs.js';
 import { recomputeSpanMs } from './prefill.cost.js';
 import { pickLowest, queueAheadMs } from './route.load.js';
@@ -63,11 +64,7 @@ export function estimateParts(
 ): CandidateEstimate {
   const c = measured.get(n.nodeId) ?? base;
   const queueMs = queueAheadMs(n, c);
-  const local = prefixes.get(n.nodeId);
-  const held = local?.prefixChunks ?? 0;
-  let kvMs = 0;
-  for (let i = 0; i < held; i++) kvMs += c.loadMsPerChunk[local!.tiers[i]!];
-  kvMs += peerRun(n.nodeId, req, prefixes, measured, base).ms;
+  let kvMs = kvRun(n.nodeId, req, prefixes, measured, base).ms;
   if (homeAlive && req.sessionHome !== undefined && n.nodeId !== req.sessionHome) kvMs += tailCost(n.nodeId, req, measured, base);
   return { nodeId: n.nodeId, queueMs, kvMs, totalMs: queueMs + kvMs };
 }
@@ -101,25 +98,57 @@ function tailTokens(req: RouteRequest): number {
 }
 
 /**
- * How the chunks past `puller`'s own prefix get there: a node restores a prompt's missing KV from
- * one peer, as one unbroken run from the first chunk it lacks (choosePeerPrefix), and recomputes
- * the rest. So each peer is priced over its run, cut where fetching stops paying against
- * recomputing, and the cheapest one is kept. Pricing each chunk at its own cheapest peer instead
- * sent two peers a node never combines: it fetched the first one's few chunks and recomputed
- * the rest.
+ * What having the prompt's KV costs `puller`, and the peer run it fetches, if any. A node
+ * restores past what its device holds from either its own tiers or one peer, never both in one
+ * pass (choosePeerPrefix: a peer helps only with an unbroken run from the first chunk the device
+ * lacks). So the two ways are priced apart and the cheaper kept: its own tiers' chunks, then
+ * recomputing; or one peer's run from the first chunk the device lacks (the chunks its own host
+ * or SSD holds included), then recomputing. Pricing its own tiers' chunks and then a peer's run
+ * past them asked for a restore the node cannot make: in the twin's replica of the live cluster,
+ * a session back on a node holding its older turns on host was sent the newer chunks from its
+ * last node, and the node, whose device lacked the first of them, recomputed 6,300 tokens.
  */
-function peerRun(
+function kvRun(
   puller: string,
   req: RouteRequest,
   prefixes: ReadonlyMap<string, NodePrefix>,
   measured: ReadonlyMap<string, RoutingCosts>,
   base: RoutingCosts,
-): { ms: number; peer?: string; end: number } {
+): { ms: number; peer?: string; from: number; end: number } {
   const c = measured.get(puller) ?? base;
-  const from = prefixes.get(puller)?.prefixChunks ?? 0;
+  const own = prefixes.get(puller);
+  const held = Math.min(own?.prefixChunks ?? 0, req.chunkKeys.length);
+  const device = Math.min(deviceChunks(own), held);
+  const read = (a: number, b: number) => {
+    let ms = 0;
+    for (let i = a; i < b; i++) ms += c.loadMsPerChunk[own!.tiers[i]!];
+    return ms;
+  };
+  const onDevice = read(0, device);
+  const fromTiers = { ms: onDevice + read(device, held) + recomputeSpanMs(c, held, req.chunkKeys.length), from: held, end: held };
+  const peer = peerRun(puller, device, req, prefixes, measured, base);
+  const fromPeer = { ...peer, ms: onDevice + peer.ms };
+  return fromPeer.peer !== undefined && fromPeer.ms < fromTiers.ms ? fromPeer : fromTiers;
+}
+
+/**
+ * The cheapest of recomputing the chunks from `from` on and fetching one peer's run of them:
+ * each peer is priced over its run, cut where fetching stops paying against recomputing.
+ * Pricing each chunk at its own cheapest peer instead sent two peers a node never combines: it
+ * fetched the first one's few chunks and recomputed the rest.
+ */
+function peerRun(
+  puller: string,
+  from: number,
+  req: RouteRequest,
+  prefixes: ReadonlyMap<string, NodePrefix>,
+  measured: ReadonlyMap<string, RoutingCosts>,
+  base: RoutingCosts,
+): { ms: number; peer?: string; from: number; end: number } {
+  const c = measured.get(puller) ?? base;
   const total = req.chunkKeys.length;
   const recompute = recomputeSpanMs(c, from, total);
-  let best: { ms: number; peer?: string; end: number } = { ms: recompute, end: from };
+  let best: { ms: number; peer?: string; from: number; end: number } = { ms: recompute, from, end: from };
   if (!Number.isFinite(c.peerMsPerChunk)) return best;
   for (const p of prefixes.values()) {
     if (p.nodeId === puller || p.prefixChunks <= from) continue;
@@ -132,12 +161,12 @@ function peerRun(
     }
     const ms = recompute - bestSaved;
     // Ties to the smaller node id, so scheduler replicas agree; recomputing keeps a tie with any peer.
-    if (ms < best.ms || (ms === best.ms && best.peer !== undefined && p.nodeId < best.peer)) best = { ms, peer: p.nodeId, end };
+    if (ms < best.ms || (ms === best.ms && best.peer !== undefined && p.nodeId < best.peer)) best = { ms, peer: p.nodeId, from, end };
   }
   return best;
 }
 
-/** The chosen node's one peer source (see {@link peerRun}): the run of chunks past its own prefix that it should fetch. */
+/** The chosen node's one peer source (see {@link kvRun}): the run of chunks, from the first its device lacks, that it should fetch. */
 function sourcesFor(
   nodeId: string,
   req: RouteRequest,
@@ -145,8 +174,7 @@ function sourcesFor(
   measured: ReadonlyMap<string, RoutingCosts>,
   base: RoutingCosts,
 ): KvSourcePlan[] {
-  const run = peerRun(nodeId, req, prefixes, measured, base);
+  const run = kvRun(nodeId, req, prefixes, measured, base);
   if (run.peer === undefined) return [];
-  const from = prefixes.get(nodeId)?.prefixChunks ?? 0;
-  return [{ nodeId: run.peer, chunkKeys: req.chunkKeys.slice(from, run.end) }];
+  return [{ nodeId: run.peer, chunkKeys: req.chunkKeys.slice(run.from, run.end) }];
 }
