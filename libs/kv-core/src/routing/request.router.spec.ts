@@ -56,6 +56,21 @@ describe(planRoute.name, () => {
     expect(planRoute(s, nodes, { ...request, sessionId: '' }, new Set(), 0)?.nodeId).toBe('c');
   });
 
+  it.each<[string, RoutingPolicyName]>([
+    ['symphony', 'symphony'],
+    ['least-loaded (recompute)', 'recompute'],
+  ])('%s: other sessions’ reservations are not ahead of a request that runs now (they count at advisory time)', (_name, policy) => {
+    const { s, book } = state(policy);
+    // a is idle but five users are typing there; c runs one request.
+    for (let i = 0; i < 5; i++)
+      book.reserve(
+        { id: `r${i}`, tenant: 't', sessionId: `o${i}`, model: M, nodeId: 'a', expectedAtMs: 5_000, expiresAtMs: 10_000, priority: 0 },
+        0,
+      );
+    const plan = planRoute(s, nodes, { ...request, sessionId: 'new' }, new Set(), 0)!;
+    expect(plan.nodeId).toBe('a');
+  });
+
   it("returns the session's live reservation and prices the prefill past what the node holds", () => {
     const { s, directory, book } = state('symphony');
     directory.apply('a', [{ kind: 'stored', tier: 'device', keys: keys.slice(0, 2) }]);

@@ -74,7 +74,11 @@ describe(symphony.name, () => {
   });
 
   it('a home with more decoding sessions keeps its session: no move for a wait that is not there', () => {
-    const d = symphony([node('a', { running: 8 }), node('b', { running: 1 })], req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a' }), costs);
+    const d = symphony(
+      [node('a', { running: 8 }), node('b', { running: 1 })],
+      req({ prefixes: [held('a', 'device', 'device', 'device', 'device')], sessionHome: 'a' }),
+      costs,
+    );
     expect([d.nodeId, d.reason]).toEqual(['a', 'session_home']);
   });
 
@@ -88,7 +92,11 @@ describe(symphony.name, () => {
     ],
     ['a holds k0 on device, k1 on host: the run starts at k1 (3 × 3)', held('a', 'device', 'host'), ['k1', 'k2', 'k3'], 9],
   ])('a peer run starts at the first chunk the device lacks: %s', (_name, own, keys, kvMs) => {
-    const d = symphony([node('a'), node('b', { waiting: 9 })], req({ prefixes: [own, held('b', 'device', 'device', 'device', 'device')] }), costs);
+    const d = symphony(
+      [node('a'), node('b', { waiting: 9 })],
+      req({ prefixes: [own, held('b', 'device', 'device', 'device', 'device')] }),
+      costs,
+    );
     expect(d.nodeId).toBe('a');
     expect(d.kvSources).toEqual([{ nodeId: 'b', chunkKeys: keys }]);
     expect(d.candidates![0]!.kvMs).toBe(kvMs);
