@@ -133,15 +133,16 @@ export async function keepBusy(cluster: Cluster, nodeId: string, n: number, mode
       for await (const m of seen) {
         const hb = decodeMessage(HeartbeatSchema, m.data);
         if (hb.nodeId !== nodeId) continue;
-        reported.push(hb.running);
-        if (hb.running >= n && ++loaded === 2) return { stop };
+        reported.push(hb.running + hb.waiting);
+        // Running or queued behind a full batch: routing prices only what is queued, so specs that need a busy node cap its batch.
+        if (hb.running + hb.waiting >= n && ++loaded === 2) return { stop };
       }
     } finally {
       clearTimeout(giveUp);
     }
     throw new Error(
-      `${nodeId} never reported ${n} running twice in ${BUSY_SEEN_MS} ms ` +
-        `(running per heartbeat: ${reported.slice(-20).join(',') || 'none'}; ` +
+      `${nodeId} never reported ${n} running or waiting twice in ${BUSY_SEEN_MS} ms ` +
+        `(running + waiting per heartbeat: ${reported.slice(-20).join(',') || 'none'}; ` +
         `${sent} busy requests sent, ${replaced} ended early and were replaced, ${live.size} in flight)`,
     );
   } catch (e) {

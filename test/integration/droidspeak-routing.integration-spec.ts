@@ -30,6 +30,8 @@ describe('DroidSpeak routing on the base model’s KV', () => {
       base: BASE,
       derived: DERIVED,
       kvBlocks: 512,
+      // One sequence at a time: the busy node's extra requests queue (routing prices queued requests, not decoding ones).
+      nodeEnv: { NODE_MAX_BATCH: '1' },
       nodeIds: [`dsr-1-${process.pid}`, `dsr-2-${process.pid}`],
       cluster: { schedulerEnv: { SCHEDULER_DROIDSPEAK_BASES: `${DERIVED}=${BASE}` } },
     });
@@ -49,7 +51,7 @@ describe('DroidSpeak routing on the base model’s KV', () => {
   }
 
   it('a derived request lands on the idle node, which fetches the base’s KV from the busy one and reuses it', async () => {
-    const busy = await keepBusy(cluster, n1.nodeId, 2, BASE);
+    const busy = await keepBusy(cluster, n1.nodeId, 4, BASE);
     try {
       let run: InferenceRun | undefined;
       let usage;
@@ -101,7 +103,7 @@ describe('DroidSpeak routing on the base model’s KV', () => {
     expect(chosen.r1).toBeLessThan(chosen.u1);
     // m1 keeps E caches once it holds the frontier (fetched on its first base request).
     await cacheOn(m1, freshPrompt(), 'mnemo-small');
-    const busy = await keepBusy(cluster, m1.nodeId, 2, 'mnemo-small');
+    const busy = await keepBusy(cluster, m1.nodeId, 4, 'mnemo-small');
     try {
       let usage;
       let ranOn: string | undefined;

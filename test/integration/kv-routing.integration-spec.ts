@@ -19,7 +19,8 @@ describe.each<[RoutingPolicyName, 'same' | 'other']>([
     cluster = await Cluster.start({
       nodes: 2,
       schedulerEnv: { SCHEDULER_POLICY: policy },
-      nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL },
+      // One sequence at a time: the busy node's extra requests queue (routing prices queued requests, not decoding ones).
+      nodeEnv: { NODE_ENGINE: 'sim', NODE_KV_BLOCKS: '256', NODE_MODELS: MODEL, NODE_MAX_BATCH: '1' },
     });
   });
   afterAll(async () => {
@@ -44,7 +45,7 @@ describe.each<[RoutingPolicyName, 'same' | 'other']>([
 
     // Keep the prefix's node busy with unrelated long requests sent straight to it, and let the
     // scheduler hear its load first.
-    const busy = await keepBusy(cluster, first.nodeId!, 2, MODEL);
+    const busy = await keepBusy(cluster, first.nodeId!, 4, MODEL, 200);
 
     const extended = [...prefix, ...Array.from({ length: 40 }, (_, i) => (i * 3) % 250)];
     const second = await cluster.infer({

@@ -100,6 +100,8 @@ export async function startDroidSpeakCluster(opts: {
   readonly kvBlocks: number;
   readonly nodeIds: readonly string[];
   readonly cluster?: Omit<ClusterOptions, 'nodes' | 'nodeEnv'>;
+  /** More node environment (e.g. a batch cap, so that a busy node queues). */
+  readonly nodeEnv?: Record<string, string>;
 }): Promise<DroidSpeakCluster> {
   const profiler = await startJobProfiler();
   let cluster: Cluster | undefined;
@@ -111,6 +113,7 @@ export async function startDroidSpeakCluster(opts: {
     const nodeEnv = referenceNodeEnv(`${opts.base},${opts.derived}`, opts.kvBlocks, {
       NODE_KV_EVENTS_MS: '20',
       NODE_DROIDSPEAK_MAX_LOSS_BP: '10000',
+      ...opts.nodeEnv,
     });
     const started = (cluster = await Cluster.start({ ...opts.cluster, nodes: 0, nodeEnv }));
     const kv = new KvEventLog(started.nc);

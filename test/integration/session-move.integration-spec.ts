@@ -19,7 +19,8 @@ describe('a session moving between nodes (reference engine)', () => {
     cluster = await Cluster.start({
       nodes: 2,
       schedulerEnv: { SCHEDULER_POLICY: 'symphony', SCHEDULER_PEER_FETCH: 'on' },
-      nodeEnv: referenceNodeEnv(MODEL, 128),
+      // One sequence at a time: the busy node's extra requests queue (routing prices queued requests, not decoding ones).
+      nodeEnv: referenceNodeEnv(MODEL, 128, { NODE_MAX_BATCH: '1' }),
     });
   });
   afterAll(async () => {
@@ -42,7 +43,7 @@ describe('a session moving between nodes (reference engine)', () => {
 
     // The session's node gets busy with unrelated long requests sent straight to it (a balancing
     // policy would spread them), and the scheduler has heard its load before the advisory.
-    const busy = await keepBusy(cluster, first.nodeId!, 3);
+    const busy = await keepBusy(cluster, first.nodeId!, 5);
     const payload = encodeMessage(AdvisoryRequestSchema, { tenant: TENANT, sessionId: 'move', model: MODEL });
     const adv = decodeMessage(AdvisoryReplySchema, (await cluster.nc.request(Subjects.ADVISE, payload, { timeout: 5000 })).data);
     expect(adv.result.case).toBe('advisory');
