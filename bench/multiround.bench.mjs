@@ -16,7 +16,7 @@
 // Routing's never-behind check (per_pass, noise, routing_check): every pass's symphony TTFT against
 // llm-d's and conductor's at p50, mean and p99, against the spread of two identical symphony passes.
 // Run: npm run bench -- multiround [--quick] [--users N] [--sessions N] [--passes N] [--extra-passes N] [--ramp-s S]
-//   [--systems a,b,…] [--no-variants] [--no-extras] [--promote-ab] [--conductor-threshold-pct P]
+//   [--systems a,b,…] [--no-variants] [--no-extras] [--promote-ab] [--advisories-ab] [--conductor-threshold-pct P]
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +75,9 @@ function configurations() {
     c['symphony-missed10'] = { system: SERVING_SYSTEMS.symphony, missed: 0.1, passes: Math.min(PASSES, EXTRA_PASSES) };
     c['symphony-spurious60'] = { system: SERVING_SYSTEMS.symphony, spurious: 0.6, passes: Math.min(PASSES, EXTRA_PASSES) };
   }
+  // --advisories-ab: symphony with its users sending no advisories (no reservations, no prefetch), the A/B of advisories.
+  if (flag('advisories-ab'))
+    c['symphony-no-advisories'] = { system: { ...SERVING_SYSTEMS.symphony, advisories: false, extra: true }, passes: PASSES };
   // --promote-ab: symphony with prefetched chunks left in the host pool (NODE_PREFETCH_PROMOTE=off), the A/B of promotion to the device.
   if (flag('promote-ab'))
     c['symphony-host-only'] = {

@@ -174,6 +174,7 @@ export async function runConfig(
       peerRestoredTokens: 0,
       tierRestoredTokens: 0,
       restoreFailures: 0,
+      restoreFailuresBy: { local: 0, peer: 0 },
       peerBlockedS: 0,
       prefetchedBytes: 0,
       promoted: { staged: 0, used: 0, purged: 0, unstaged: 0 },
@@ -191,7 +192,13 @@ export async function runConfig(
       kv.prefetchedBytes += counter(text, 'mnemo_kv_prefetch_bytes_total');
       kv.peerRestoredTokens += counter(text, 'mnemo_kv_peer_restored_tokens_total');
       kv.tierRestoredTokens += counter(text, 'mnemo_kv_hit_tokens_total');
-      kv.restoreFailures += counter(text, 'mnemo_kv_peer_restore_failures_total') + counter(text, 'mnemo_kv_restore_failures_total');
+      const failed = {
+        local: counter(text, 'mnemo_kv_restore_failures_total'),
+        peer: counter(text, 'mnemo_kv_peer_restore_failures_total'),
+      };
+      kv.restoreFailures += failed.local + failed.peer;
+      kv.restoreFailuresBy.local += failed.local;
+      kv.restoreFailuresBy.peer += failed.peer;
       kv.peerBlockedS += counter(text, 'mnemo_kv_peer_blocked_seconds_total');
       kv.promoted.staged += counter(text, 'mnemo_kv_prefetch_promoted_chunks_total');
       kv.promoted.used += counter(text, 'mnemo_kv_prefetch_promoted_used_total');

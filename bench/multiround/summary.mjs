@@ -155,6 +155,8 @@ export function summarize(r) {
     // Prefetched chunks promoted to free device blocks, and what became of them (used by a prefill, purged for blocks, unstaged with their advisory).
     promoted_chunks: r.kv.promoted,
     restore_failures: r.kv.restoreFailures,
+    // Which restores failed: from the node's own host/SSD pools, or pulled from a peer (each was recomputed).
+    restore_failures_by: r.kv.restoreFailuresBy,
     peer_blocked_s: round(r.kv.peerBlockedS),
     routing: Object.fromEntries(
       REASONS.map((k) => [k, counter(r.schedMetrics, 'mnemo_scheduler_route_reason_total', { reason: k })]).filter(([, v]) => v > 0),

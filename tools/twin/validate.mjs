@@ -28,7 +28,8 @@ function configurations(mr) {
     if (!base) throw new Error(`validate: the live run names a system the twin does not know: ${name}`);
     return {
       name,
-      system: base,
+      // A labelled A/B (bench --advisories-ab) runs symphony with its users silent: the twin's users are too.
+      system: typeof described?.advisories === 'boolean' ? { ...base, advisories: described.advisories } : base,
       variant: { missed: described?.missed ?? 0, spurious: described?.spurious ?? 0 },
       nodeEnv: described?.node_env ?? {},
     };
