@@ -21,6 +21,8 @@ export interface SymphonyRun {
   untilMs: number;
   seed: number;
   aaSeed?: number;
+  aaBaselines?: string[];
+  routingSeeds?: number[];
   sloOverLightest: number;
   paperBaseline?: string;
   conductorSweep?: { seed: number; users: number; thresholds: number[] };
@@ -43,8 +45,8 @@ export interface SymphonyKeys {
   by_users: Record<string, Record<string, number | null>>;
   noise?: Record<string, Record<number, number | null>>;
   never_behind_beyond_noise?: { value: boolean; failing: string[] };
-  two_seeds?: { seeds: number[]; ratios: Record<string, Record<string, Record<number, number | null>>> };
-  never_behind_two_seeds?: { value: boolean; failing: string[] };
+  over_seeds?: { seeds: number[]; ratios: Record<string, Record<string, Record<number, number | null>>> };
+  never_behind_over_seeds?: { value: boolean; failing: string[] };
   [k: string]: unknown;
 }
 export const SYMPHONY_RUN: SymphonyRun;

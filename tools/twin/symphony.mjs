@@ -8,7 +8,7 @@ import { gpuCluster, hardwareLinks, routingFigures, scaledHardware, SYMPHONY_HAR
 import { paperRun, round } from './paper-run.mjs';
 import { baseSessions, PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
 import { runPool } from './run-pool.mjs';
-import { aaNoise, neverBehind, twoSeeds } from './symphony.noise.mjs';
+import { aaNoise, neverBehind, overSeeds } from './symphony.noise.mjs';
 
 /**
  * The run's shape. Think times are human (reading 5.5 tokens/s, typing to Symphony's 11.3 s lead)
@@ -42,6 +42,12 @@ export const SYMPHONY_RUN = {
    * seed's order of two routers can flip on the next (the keys' two-seed comparison reads both).
    */
   aaBaselines: ['llmd', 'conductor'],
+  /**
+   * More draws for the routing comparison: symphony and the `aaBaselines` again on each of these seeds. At 256 and
+   * 512 users two draws' p99s differed by 43–64 % (the A/A spread), so two seeds could not order routers whose
+   * p99s sit a few ms apart; the comparison reads the mean over all four.
+   */
+  routingSeeds: [4, 5],
   /** TPOT SLO: this multiple of the paper's vLLM's mean TPOT at the smallest user count (Fig. 11: "a similar TPOT"). */
   sloOverLightest: 1.5,
   /**
@@ -81,6 +87,10 @@ function plan(o, conductorThreshold) {
     for (const u of o.users)
       for (const s of ['symphony', ...(o.aaBaselines ?? []).filter((b) => o.systems.includes(b))])
         runs.push({ name: `${s}-aa`, system: s, users: u, seed: o.aaSeed, ...(s === 'conductor' ? { conductorThreshold } : {}) });
+  for (const seed of o.routingSeeds ?? [])
+    for (const u of o.users)
+      for (const s of ['symphony', ...(o.aaBaselines ?? []).filter((b) => o.systems.includes(b))])
+        runs.push({ name: `${s}-seed${seed}`, system: s, users: u, seed, ...(s === 'conductor' ? { conductorThreshold } : {}) });
   runs.push({ name: 'symphony-missed10', system: 'symphony', users: o.variantUsers, variant: { missed: 0.1 } });
   runs.push({ name: 'symphony-spurious60', system: 'symphony', users: o.variantUsers, variant: { spurious: 0.6 } });
   return runs;
@@ -227,7 +237,7 @@ export function symphonyKeys(curves, o = SYMPHONY_RUN) {
     ttft_vs_conductor: ratio(at('conductor', o.compareUsers, 'ttft_mean_ms'), at('symphony', o.compareUsers, 'ttft_mean_ms')),
     never_behind: neverBehind(curves, ['llmd', 'conductor'], o),
     ...aaNoise(curves, ['llmd', 'conductor'], o),
-    ...twoSeeds(curves, ['llmd', 'conductor'], o),
+    ...overSeeds(curves, ['llmd', 'conductor'], o),
     infercept_imbalance_256: at('infercept', o.imbalanceUsers, 'imbalance_users_max_over_median'),
     infercept_imbalance_256_requests_held: at('infercept', o.imbalanceUsers, 'imbalance_max_over_median'),
     vllm_baseline: vllm0,

@@ -20,6 +20,7 @@ const tiny = {
   untilMs: 12_000,
   thinkCompression: 60,
   conductorSweep: { seed: 2, users: 4, thresholds: [2, 3] },
+  routingSeeds: [4],
 };
 const hw = { ...SYMPHONY_HARDWARE, instances: 2 };
 
@@ -36,13 +37,16 @@ describe('the Symphony experiment on the twin', () => {
     expect(Object.keys(first.curves).sort()).toEqual([
       'conductor',
       'conductor-aa',
+      'conductor-seed4',
       'infercept',
       'llmd',
       'llmd-aa',
+      'llmd-seed4',
       'recompute',
       'symphony',
       'symphony-aa',
       'symphony-missed10',
+      'symphony-seed4',
       'symphony-spurious60',
       'vllm-paper',
     ]);
@@ -81,8 +85,8 @@ describe('the Symphony experiment on the twin', () => {
     expect(typeof first.keys.never_behind_beyond_noise?.value).toBe('boolean');
     // The routing baselines ran on the A/A seed too, with conductor's swept threshold: the two-seed comparison reads them.
     expect(Object.keys(first.curves['conductor-aa']).map(Number)).toEqual([4, 12]);
-    expect(first.keys.two_seeds?.seeds).toEqual([tiny.seed, tiny.aaSeed]);
-    expect(typeof first.keys.never_behind_two_seeds?.value).toBe('boolean');
+    expect(first.keys.over_seeds?.seeds).toEqual([tiny.seed, tiny.aaSeed, ...(tiny.routingSeeds ?? [])]);
+    expect(typeof first.keys.never_behind_over_seeds?.value).toBe('boolean');
     expect(first.curves.infercept[12].routing.session_home).toBeGreaterThan(0);
   });
 
@@ -97,16 +101,35 @@ describe('the Symphony experiment on the twin', () => {
     { name: 'one seed behind, both ahead', sym: [100, 60], symAa: [100, 40], other: [90, 60], otherAa: [120, 60], value: true },
     // behind on both seeds: it fails, however close
     { name: 'behind on both', sym: [100, 60], symAa: [100, 60], other: [99, 60], otherAa: [99, 60], value: false },
-  ])('reads each baseline over both seeds: $name', ({ sym, symAa, other, otherAa, value }) => {
+    // behind on both, far ahead on a third seed every router ran: the mean over three holds
+    {
+      name: 'a third seed',
+      sym: [100, 60],
+      symAa: [100, 60],
+      other: [99, 60],
+      otherAa: [99, 60],
+      third: [
+        [100, 60],
+        [200, 60],
+      ],
+      value: true,
+    },
+  ])('reads each baseline over the seeds every router ran on: $name', ({ sym, symAa, other, otherAa, third, value }) => {
     const at = ([p99, p50]: number[]) => ({ 64: { ttft_p99_ms: p99, ttft_p50_ms: p50, ttft_mean_ms: 50, tpot_mean_ms: 10 } });
     const o = { ...SYMPHONY_RUN, users: [64] };
     const curves = { symphony: at(sym!), 'symphony-aa': at(symAa!), recompute: at([200, 100]) };
+    // Seed 4's runs (o.routingSeeds [4, 5]); seed 5 never ran, so it is left out.
+    const seed4 = third ? { 'symphony-seed4': at(third[0]!), 'llmd-seed4': at(third[1]!), 'conductor-seed4': at([500, 500]) } : {};
     const k = symphonyKeys(
-      { ...curves, llmd: at(other!), 'llmd-aa': at(otherAa!), conductor: at([500, 500]), 'conductor-aa': at([500, 500]) },
+      { ...curves, ...seed4, llmd: at(other!), 'llmd-aa': at(otherAa!), conductor: at([500, 500]), 'conductor-aa': at([500, 500]) },
       o,
     );
-    expect(k.never_behind_two_seeds).toMatchObject({ value });
-    expect(k.two_seeds?.ratios.llmd.ttft_p99[64]).toBeCloseTo((other![0]! + otherAa![0]!) / (sym![0]! + symAa![0]!), 3);
+    expect(k.never_behind_over_seeds).toMatchObject({ value });
+    const [s, b] = third
+      ? [sym![0]! + symAa![0]! + third[0]![0]!, other![0]! + otherAa![0]! + third[1]![0]!]
+      : [sym![0]! + symAa![0]!, other![0]! + otherAa![0]!];
+    expect(k.over_seeds?.ratios.llmd.ttft_p99[64]).toBeCloseTo(b / s, 3);
+    expect(k.over_seeds?.seeds).toEqual(third ? [1, 3, 4] : [1, 3]);
   });
 
   it('derives users at the SLO from the curves: the largest count within it, a lower bound at the top of the sweep', () => {

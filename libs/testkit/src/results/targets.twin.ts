@@ -189,10 +189,10 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
         target: equals(true),
       },
       {
-        path: 'symphony.never_behind_two_seeds.value',
+        path: 'symphony.never_behind_over_seeds.value',
         what:
-          'the same over two seeds: at every count, llm-d-style and conductor ÷ symphony at p50 and p99, each averaged over ' +
-          "the experiment's seed and the A/A seed (symphony.two_seeds), at least 1",
+          'the same over four seeds: at every count, llm-d-style and conductor ÷ symphony at p50 and p99, each averaged over ' +
+          "the experiment's seed, the A/A seed and two more (symphony.over_seeds), at least 1",
         target: equals(true),
       },
       {

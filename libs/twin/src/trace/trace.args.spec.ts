@@ -14,9 +14,9 @@ describe(parseTraceArgs.name, () => {
 
   it.each([
     ['another file', ['--trace', '/x/mine.jsonl'], 'mine', null, null, null],
-    ['another file with a TTFT to fit to', ['--trace', 'mine.jsonl.gz', '--fit-ttft-ms', '900'], 'mine', 900, null, null],
+    ['another file with a TTFT to fit to', ['--trace', 'mine.jsonl.gz', '--fit-ttft-ms', '900'], 'mine-fitted', 900, null, null],
     ['a slice of the known trace: not the paper run', ['--trace', FILE, '--limit', '500'], 'mooncake-conversation_trace', null, null, null],
-    ['the paper run fitted on request', ['--trace', FILE, '--fit-ttft-ms', '3580'], 'mooncake-conversation_trace', 3580, 5.49, 3580],
+    ['the paper run fitted on request', ['--trace', FILE, '--fit-ttft-ms', '3580'], 'mooncake-conversation_trace-fitted', 3580, 5.49, 3580],
     ['a time scale given: nothing fitted', ['--trace', FILE, '--time-scale', '0.4'], 'mooncake-conversation_trace', null, 5.49, 3580],
   ])('%s', (_n, argv, name, fit, fig5, paperTtft) => {
     const c = parseTraceArgs(argv);

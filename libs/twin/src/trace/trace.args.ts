@@ -86,7 +86,8 @@ export function parseTraceArgs(argv: readonly string[]): TraceCommand {
   const paper = known ? MOONCAKE_CONVERSATION_PAPER : unknownPaper(null);
   return {
     file: v.trace!,
-    name,
+    // A fitted run is a companion of the run as recorded, never in its place: its results sit beside it.
+    name: fitTtftMs === null ? name : `${name}-fitted`,
     load: { tokensPerBlock, from, limit },
     experiment: { ...DEFAULT_TRACE_EXPERIMENT, nodes, hostTokens, ssdTokens, timeScale, fitTtftMs, policies: policies as TracePolicy[] },
     paper,
