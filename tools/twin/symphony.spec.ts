@@ -119,7 +119,9 @@ describe('the Symphony experiment on the twin', () => {
     const o = { ...SYMPHONY_RUN, users: [64] };
     const curves = { symphony: at(sym!), 'symphony-aa': at(symAa!), recompute: at([200, 100]) };
     // Seed 4's runs (o.routingSeeds [4, 5]); seed 5 never ran, so it is left out.
-    const seed4 = third ? { 'symphony-seed4': at(third[0]!), 'llmd-seed4': at(third[1]!), 'conductor-seed4': at([500, 500]) } : {};
+    const seed4: Record<string, ReturnType<typeof at>> = third
+      ? { 'symphony-seed4': at(third[0]!), 'llmd-seed4': at(third[1]!), 'conductor-seed4': at([500, 500]) }
+      : {};
     const k = symphonyKeys(
       { ...curves, ...seed4, llmd: at(other!), 'llmd-aa': at(otherAa!), conductor: at([500, 500]), 'conductor-aa': at([500, 500]) },
       o,
