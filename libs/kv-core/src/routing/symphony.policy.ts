@@ -27,13 +27,15 @@ export function symphony(serving: readonly RouteCandidate[], req: RouteRequest, 
   const measured = new Map(serving.map((n) => [n.nodeId, costsOf(n.costs, costs)]));
   // The reserved node's reservation for this session is this request: no load in front of it.
   const own = (n: RouteCandidate) => (n === reserved && n.reservations > 0 ? { ...n, reservations: n.reservations - 1 } : n);
-  const candidates = serving.map((n) => estimateParts(own(n), req, prefixes, measured, costs, homeAlive));
+  const pricing: Pricing = { req, prefixes, measured, base: costs };
+  const priced = serving.map((n) => pricedEstimate(own(n), pricing, homeAlive));
+  const candidates = priced.map((p) => p.estimate);
   const of = (n: RouteCandidate) => candidates[serving.indexOf(n)]!;
   const best = pickLowest(serving, (n) => of(n).totalMs, costs);
   const decide = (n: RouteCandidate, reason: RouteDecision['reason']): RouteDecision => ({
     nodeId: n.nodeId,
     reason,
-    kvSources: sourcesFor(n.nodeId, req, prefixes, measured, costs),
+    kvSources: sourcesOf(priced[serving.indexOf(n)]!.run, req),
     estimateMs: of(n).totalMs,
     candidates,
   });
@@ -62,11 +64,33 @@ export function estimateParts(
   base: RoutingCosts,
   homeAlive = true,
 ): CandidateEstimate {
-  const c = measured.get(n.nodeId) ?? base;
+  return pricedEstimate(n, { req, prefixes, measured, base }, homeAlive).estimate;
+}
+
+/** What pricing a request needs: the request, who holds its prefix, and each node's costs (the configured ones where it measured none). */
+interface Pricing {
+  readonly req: RouteRequest;
+  readonly prefixes: ReadonlyMap<string, NodePrefix>;
+  readonly measured: ReadonlyMap<string, RoutingCosts>;
+  readonly base: RoutingCosts;
+}
+
+/** How a node comes to hold a prompt's KV: its cost, and the peer whose chunks [from, end) it fetches, if any. */
+interface Run {
+  readonly ms: number;
+  readonly peer?: string;
+  readonly from: number;
+  readonly end: number;
+}
+
+/** {@link estimateParts} with the run it priced, so the chosen node's sources are the ones its estimate assumed. */
+function pricedEstimate(n: RouteCandidate, p: Pricing, homeAlive: boolean): { estimate: CandidateEstimate; run: Run } {
+  const c = p.measured.get(n.nodeId) ?? p.base;
   const queueMs = queueAheadMs(n, c);
-  let kvMs = kvRun(n.nodeId, req, prefixes, measured, base).ms;
-  if (homeAlive && req.sessionHome !== undefined && n.nodeId !== req.sessionHome) kvMs += tailCost(n.nodeId, req, measured, base);
-  return { nodeId: n.nodeId, queueMs, kvMs, totalMs: queueMs + kvMs };
+  const run = kvRun(n.nodeId, p);
+  let kvMs = run.ms;
+  if (homeAlive && p.req.sessionHome !== undefined && n.nodeId !== p.req.sessionHome) kvMs += tailCost(n.nodeId, p.req, p.measured, p.base);
+  return { estimate: { nodeId: n.nodeId, queueMs, kvMs, totalMs: queueMs + kvMs }, run };
 }
 
 /** The total of {@link estimateParts} with the configured costs for every node (the twin's and the specs' shorthand). */
@@ -108,15 +132,10 @@ function tailTokens(req: RouteRequest): number {
  * a session back on a node holding its older turns on host was sent the newer chunks from its
  * last node, and the node, whose device lacked the first of them, recomputed 6,300 tokens.
  */
-function kvRun(
-  puller: string,
-  req: RouteRequest,
-  prefixes: ReadonlyMap<string, NodePrefix>,
-  measured: ReadonlyMap<string, RoutingCosts>,
-  base: RoutingCosts,
-): { ms: number; peer?: string; from: number; end: number } {
-  const c = measured.get(puller) ?? base;
-  const own = prefixes.get(puller);
+function kvRun(puller: string, p: Pricing): Run {
+  const { req } = p;
+  const c = p.measured.get(puller) ?? p.base;
+  const own = p.prefixes.get(puller);
   const held = Math.min(own?.prefixChunks ?? 0, req.chunkKeys.length);
   const device = Math.min(deviceChunks(own), held);
   const read = (a: number, b: number) => {
@@ -126,7 +145,7 @@ function kvRun(
   };
   const onDevice = read(0, device);
   const fromTiers = { ms: onDevice + read(device, held) + recomputeSpanMs(c, held, req.chunkKeys.length), from: held, end: held };
-  const peer = peerRun(puller, device, req, prefixes, measured, base);
+  const peer = peerRun(puller, device, p);
   const fromPeer = { ...peer, ms: onDevice + peer.ms };
   return fromPeer.peer !== undefined && fromPeer.ms < fromTiers.ms ? fromPeer : fromTiers;
 }
@@ -137,18 +156,11 @@ function kvRun(
  * Pricing each chunk at its own cheapest peer instead sent two peers a node never combines: it
  * fetched the first one's few chunks and recomputed the rest.
  */
-function peerRun(
-  puller: string,
-  from: number,
-  req: RouteRequest,
-  prefixes: ReadonlyMap<string, NodePrefix>,
-  measured: ReadonlyMap<string, RoutingCosts>,
-  base: RoutingCosts,
-): { ms: number; peer?: string; from: number; end: number } {
+function peerRun(puller: string, from: number, { req, prefixes, measured, base }: Pricing): Run {
   const c = measured.get(puller) ?? base;
   const total = req.chunkKeys.length;
   const recompute = recomputeSpanMs(c, from, total);
-  let best: { ms: number; peer?: string; from: number; end: number } = { ms: recompute, from, end: from };
+  let best: Run = { ms: recompute, from, end: from };
   if (!Number.isFinite(c.peerMsPerChunk)) return best;
   for (const p of prefixes.values()) {
     if (p.nodeId === puller || p.prefixChunks <= from) continue;
@@ -167,14 +179,7 @@ function peerRun(
 }
 
 /** The chosen node's one peer source (see {@link kvRun}): the run of chunks, from the first its device lacks, that it should fetch. */
-function sourcesFor(
-  nodeId: string,
-  req: RouteRequest,
-  prefixes: ReadonlyMap<string, NodePrefix>,
-  measured: ReadonlyMap<string, RoutingCosts>,
-  base: RoutingCosts,
-): KvSourcePlan[] {
-  const run = kvRun(nodeId, req, prefixes, measured, base);
+function sourcesOf(run: Run, req: RouteRequest): KvSourcePlan[] {
   if (run.peer === undefined) return [];
   return [{ nodeId: run.peer, chunkKeys: req.chunkKeys.slice(run.from, run.end) }];
 }
