@@ -1,4 +1,4 @@
-import type { NodeLoad } from './node-load.js';
+import { kvUsageOf, type NodeLoad } from './node-load.js';
 
 /**
  * Weight of a full KV cache, in "requests". A node near full KV must preempt or swap to admit
@@ -11,8 +11,7 @@ export const KV_USAGE_WEIGHT = 4;
  * Queued work dominates; KV pressure breaks near-ties toward nodes with cache room.
  */
 export function loadScore(node: NodeLoad, kvWeight: number = KV_USAGE_WEIGHT): number {
-  const kv = Math.min(1, Math.max(0, Number.isFinite(node.kvUsage) ? node.kvUsage : 1));
-  return node.running + node.waiting + kvWeight * kv;
+  return node.running + node.waiting + kvWeight * kvUsageOf(node);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { NodePrefix } from '../directory/kv-directory.types.js';
+import { kvUsageOf } from './node-load.js';
 import { reservedLoad } from './route.load.js';
 import type { RouteCandidate, RoutingCosts } from './route.types.js';
 
@@ -56,7 +57,7 @@ export function llmdScores(
   return nodes.map((n, i) => {
     const prefixCache = chunks > 0 ? Math.min(chunks, depth.get(n.nodeId) ?? 0) / chunks : 0;
     const queue = max === min ? 1 : (max - queues[i]!) / (max - min);
-    const kvUtilization = 1 - Math.min(1, Math.max(0, Number.isFinite(n.kvUsage) ? n.kvUsage : 1));
+    const kvUtilization = 1 - kvUsageOf(n);
     const total = weights.prefixCache * prefixCache + weights.queue * queue + weights.kvUtilization * kvUtilization;
     return { nodeId: n.nodeId, prefixCache, queue, kvUtilization, total };
   });

@@ -24,6 +24,11 @@ export interface NodeLoad {
   prefillBusyMs?: number;
 }
 
+/** A node's reported KV usage as routing weighs it: within [0, 1], and full when the report is not a number (never pile onto it). */
+export function kvUsageOf(n: Pick<NodeLoad, 'kvUsage'>): number {
+  return Math.min(1, Math.max(0, Number.isFinite(n.kvUsage) ? n.kvUsage : 1));
+}
+
 /**
  * What is left at `nowMs` of the prefill pass a node reported in flight. The scheduler's own
  * backlog prices what it sent by what it expected the node to hold; a node that restored less and

@@ -1,4 +1,5 @@
 import { KV_USAGE_WEIGHT, loadScore } from './least-loaded.policy.js';
+import { kvUsageOf } from './node-load.js';
 import type { RouteCandidate, RoutingCosts } from './route.types.js';
 
 /**
@@ -22,8 +23,7 @@ export function reservedLoad(n: RouteCandidate, costs: RoutingCosts): number {
  * paying a peer pull for a wait that was not there (moved turns' p50 71 ms, staying ones' 28 ms).
  */
 export function queueAheadMs(n: RouteCandidate, costs: RoutingCosts): number {
-  const kv = Math.min(1, Math.max(0, Number.isFinite(n.kvUsage) ? n.kvUsage : 1));
-  const ahead = Math.max(0, n.waiting) + costs.reservationWeight * n.reservations + KV_USAGE_WEIGHT * kv;
+  const ahead = Math.max(0, n.waiting) + costs.reservationWeight * n.reservations + KV_USAGE_WEIGHT * kvUsageOf(n);
   return costs.queueMsPerRequest * ahead + Math.max(0, n.backlogMs ?? 0) + batchSlotWaitMs(n, costs);
 }
 
