@@ -116,17 +116,16 @@ if (cmd === 'symphony-robustness') {
   write('twin-symphony.json', { ...previous, robustness: { run: stamp().run, ...symphonyRobustness({ progress }) } });
 }
 if (cmd === 'pooling') {
-  const { poolingExperiment } = await import('../tools/twin/pooling.mjs');
-  const { poolingRobustness } = await import('../tools/twin/pooling-robustness.mjs');
+  const { runPooling } = await import('../tools/twin/pooling.mjs');
   const started = performance.now();
-  const result = { ...poolingExperiment(), robustness: poolingRobustness() };
+  const result = runPooling();
   write('twin-pooling.json', { ...stamp(), ...result, wall_s: Math.round(performance.now() - started) / 1000 });
   const { writeFigure } = await import('@mnemo/testkit');
   console.log(`rendered ${(await writeFigure(root, 'twin-pooling')).join(' and ')}`);
   for (const [k, v] of Object.entries(result.pooling)) console.log(`pooling.${k}: ${JSON.stringify(v)}`);
 }
 if (cmd === 'swiftcache') {
-  const { runSwiftcache } = await import('../tools/twin/swiftcache.report.mjs');
+  const { runSwiftcache } = await import('../tools/twin/swiftcache.mjs');
   const json = runSwiftcache();
   write('twin-swiftcache.json', { ...stamp(), ...json });
   const { writeFigure } = await import('@mnemo/testkit');
@@ -134,7 +133,7 @@ if (cmd === 'swiftcache') {
   for (const [k, v] of Object.entries(json.swiftcache)) console.log(`swiftcache.${k}: ${JSON.stringify(v)}`);
 }
 if (cmd === 'droidspeak') {
-  const { runDroidspeak } = await import('../tools/twin/droidspeak.report.mjs');
+  const { runDroidspeak } = await import('../tools/twin/droidspeak.mjs');
   const result = await runDroidspeak();
   write('twin-droidspeak.json', { ...stamp(), ...result });
   const { writeFigure } = await import('@mnemo/testkit');
@@ -157,7 +156,7 @@ if (cmd === 'plan') {
   write('twin-plan.json', json);
 }
 if (cmd === 'fastswitch') {
-  const { runFastswitch } = await import('../tools/twin/fastswitch.report.mjs');
+  const { runFastswitch } = await import('../tools/twin/fastswitch.mjs');
   const result = runFastswitch({ robustness: !args.includes('--no-robustness') });
   write('twin-fastswitch.json', { ...stamp(), ...result });
   const { writeFigure } = await import('@mnemo/testkit');
@@ -182,7 +181,7 @@ if (cmd === 'bands') {
   // Causes an experiment traces from its own results file's figures, recomputed with them (no run).
   const causes = {
     'twin-symphony.json': async (json) => (await import('../tools/twin/symphony.mjs')).symphonyCauses(json),
-    'twin-fastswitch.json': async (json) => (await import('../tools/twin/fastswitch.mjs')).fastswitchCausesOf(json),
+    'twin-fastswitch.json': async (json) => (await import('@mnemo/twin')).fastswitchCausesOf(json),
   };
   for (const f of readdirSync(join(root, 'bench/results')).filter((n) => /^twin-.*\.json$/.test(n) && !n.endsWith('.vl.json'))) {
     const json = read(f);

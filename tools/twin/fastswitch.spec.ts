@@ -1,14 +1,22 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadFigure } from '@mnemo/testkit';
+import { DEFAULT_WORKLOAD, holds, loadFigure, targetOf, workload } from '@mnemo/testkit';
+import {
+  FASTSWITCH_SETUP,
+  fastswitchConversations as conversations,
+  fastswitchExperiment,
+  fastswitchRobustness,
+  fastswitchRunOnce as runOnce,
+  fastswitchWorkload,
+  type FastswitchPorts,
+  type FastswitchSetup,
+} from '@mnemo/twin';
 import * as vl from 'vega-lite';
-import { FASTSWITCH_SETUP, fastswitchConversations, fastswitchExperiment, runOnce } from './fastswitch.mjs';
-import { fastswitchRobustness } from './fastswitch-robustness.mjs';
 
 // A small configuration (seconds): 40 conversations drawn, the first 24 served, at twice the rate on a quarter of the KV
 // so that they contend
 // (conversations cut at 4,096 tokens, so one request always fits that KV alone); two dispatch points.
-const small = {
+const small: FastswitchSetup = {
   ...FASTSWITCH_SETUP,
   conversations: 40,
   runConversations: 24,
@@ -20,11 +28,20 @@ const small = {
   curveSeeds: 2,
 };
 
+// The experiment lives in libs/twin (experiments/fastswitch); it runs here, as `npm run twin -- fastswitch` runs it, on
+// FastSwitch's workload drawn by testkit's generator and judged against the targets registered in testkit.
+const FASTSWITCH_WORKLOAD = fastswitchWorkload(DEFAULT_WORKLOAD);
+const ports: FastswitchPorts = {
+  draw: (sessions, seed) => workload({ ...FASTSWITCH_WORKLOAD, sessions, seed }),
+  holds: (path, value) => holds(value, targetOf('twin-fastswitch', path)),
+};
+const fastswitchConversations = (s: FastswitchSetup) => conversations(ports.draw, s);
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const figure = await loadFigure(root, 'twin-fastswitch');
 
 describe('FastSwitch on the twin', () => {
-  const run = fastswitchExperiment({ s: small });
+  const run = fastswitchExperiment(ports, { s: small });
 
   it("writes the four headline keys at the paper's dispatch, a curve over the dispatch, the other trace, the ablation and the load", () => {
     for (const k of ['p99_ttft_ratio', 'p999_tbt_ratio', 'swap_out_reduction', 'switch_overhead_ratio'] as const)
@@ -98,7 +115,7 @@ describe('FastSwitch on the twin', () => {
   });
 
   it('reruns the headline keys with each hardware figure at ±20%', () => {
-    const r = fastswitchRobustness({ s: small, r: { conversations: 12, factors: [0.8, 1.2], parameters: ['pcie', 'dispatch'] } });
+    const r = fastswitchRobustness(ports, { s: small, r: { conversations: 12, factors: [0.8, 1.2], parameters: ['pcie', 'dispatch'] } });
     expect(r.rows.map((x) => `${x.parameter}@${x.factor}`)).toEqual(['none@1', 'pcie@0.8', 'pcie@1.2', 'dispatch@0.8', 'dispatch@1.2']);
     expect(typeof r.targets_met_in_every_case).toBe('boolean');
   });

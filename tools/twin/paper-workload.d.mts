@@ -1,16 +1,15 @@
-export const PAPER_WORKLOAD: Record<string, unknown> & { sessions: number; thinkCompression: number };
-export const PAPER_STATS: Record<string, unknown>;
-export function baseSessions(o?: object): readonly object[];
+// Kept by hand: paper-workload.mjs composes libs/testkit's workload generator with the twin's
+// paper workload (which the twin cannot do itself), so it is not a re-export of @mnemo/twin.
+import type { Session, WorkloadOptions } from '@mnemo/testkit';
+import type { PaperWorkloadStats, TwinSession } from '@mnemo/twin';
+
+export { PAPER_STATS } from '@mnemo/twin';
+export const PAPER_WORKLOAD: WorkloadOptions;
+export const FASTSWITCH_WORKLOAD: WorkloadOptions;
 export function paperSessions(
-  o?: object,
+  o?: WorkloadOptions,
   count?: number,
-  base?: readonly object[],
-): { base: readonly object[]; sessions: readonly object[] };
-export interface PaperWorkloadStats {
-  session_tail: Array<{ tokens: number; paper_share_over: number; generated_share_over: number }>;
-  mean_reply_tokens: { generated: number; paper: number };
-  mean_typing_lead_s: { generated: number; paper: number };
-  multi_turn_share: { generated: number; papers: number[] };
-  [k: string]: unknown;
-}
-export function paperWorkloadStats(base: readonly object[], o?: object): PaperWorkloadStats;
+  base?: readonly Session[],
+): { base: readonly Session[]; sessions: readonly TwinSession[] };
+export function baseSessions(o?: WorkloadOptions): readonly Session[];
+export function paperWorkloadStats(base: readonly TwinSession[], o?: WorkloadOptions): PaperWorkloadStats;

@@ -1,57 +1,12 @@
-// ShareGPT-like sessions at the papers' own scale (no trace can be downloaded here: the
-// generator is fitted to published statistics, printed beside them). The shapes come from the
-// multi-round benchmark's generator (libs/testkit/src/workloads/multiround.workload.ts: turns, the session-length
-// tail, pastes) at full size; reply lengths and typing speed are set to the papers' figures.
-import { DEFAULT_WORKLOAD, fitTail, sessionTokens, workload } from '@mnemo/testkit';
+// The papers' workload (libs/twin experiments/shared/paper-workload.ts) drawn by the multi-round
+// generator, which is libs/testkit's and so cannot be imported by the twin: the options over the
+// generator's defaults, the sessions it draws, and their statistics beside the papers'.
+import { DEFAULT_WORKLOAD, fitTail, workload } from '@mnemo/testkit';
+import { cycleSessions, fastswitchWorkload, paperWorkload, paperWorkloadStats as statsOf } from '@mnemo/twin';
 
-/**
- * Published statistics the generator is fitted to:
- * - Symphony §2.2 (Fig. 3): 73.4% of ShareGPT conversations are multi-turn; FastSwitch §2.2: 78%, mean 5.5 turns;
- * - SwiftCache Fig. 3b: 10% of sessions over 13K tokens, 1% over 56K;
- * - vLLM (SOSP '23) §6.1: ShareGPT outputs average 338 tokens (inputs 161, pastes included);
- * - Symphony §1: an advisory (typing starts) precedes its request by 11.3 s on average.
- */
-export const PAPER_STATS = {
-  multiTurnShare: [0.734, 0.78],
-  meanTurns: 5.5,
-  tail: [
-    { tokens: 13_000, share: 0.1 },
-    { tokens: 56_000, share: 0.01 },
-  ],
-  meanReplyTokens: 338,
-  meanTypingLeadS: 11.3,
-};
-
-/**
- * Full-size sessions: no length scaling, human reading speed, replies log-normal with a mean of
- * 338 tokens (median 250, σ 0.78), typing speed chosen so the mean typing time is 11.3 s
- * (typed turns' mean is 60 tokens: 60 / 11.3 s ≈ 5.2 tokens/s), sessions capped at 60K tokens
- * (under Llama-3.1-8B's 64K context the twin serves). `thinkCompression` shortens reading and
- * typing alike (1: human speeds).
- */
-export const PAPER_WORKLOAD = {
-  ...DEFAULT_WORKLOAD,
-  sessions: 1000,
-  lengthScale: 1,
-  maxSessionTokens: 60_000,
-  reply: { median: 250, sigma: 0.78, min: 8, max: 2048 },
-  typeTokensPerS: 5.2,
-  thinkCompression: 1,
-  dilation: 1,
-};
-
-/** A token stream unique to `salt`: sessions re-drawn from the same shape share no KV. */
-function fresh(n, salt) {
-  const out = new Array(n);
-  let x = (salt * 2654435761) >>> 0;
-  for (let i = 0; i < n; i++) {
-    x = (x ^ (x << 13)) >>> 0;
-    x = (x ^ (x >>> 17)) >>> 0;
-    x = (x ^ (x << 5)) >>> 0;
-    out[i] = 1 + (x % 32_000);
-  }
-  return out;
-}
+export { PAPER_STATS } from '@mnemo/twin';
+export const PAPER_WORKLOAD = paperWorkload(DEFAULT_WORKLOAD);
+export const FASTSWITCH_WORKLOAD = fastswitchWorkload(DEFAULT_WORKLOAD);
 
 /**
  * The base sessions (the papers' "1,000 samples") and a lazy list of `count` sessions cycling
@@ -59,24 +14,7 @@ function fresh(n, salt) {
  * `base` may be passed in: drawing the 1,000 sessions costs seconds, and every run reuses them.
  */
 export function paperSessions(o = PAPER_WORKLOAD, count = o.sessions, base = workload(o)) {
-  const system = fresh(o.systemTokens, 1);
-  const make = (k) => {
-    const b = base[k % base.length];
-    return {
-      id: `u${k}`,
-      system,
-      doc: fresh(b.doc.length, 1_000_003 + 2 * k),
-      turns: b.turns.map((t, i) => ({ ...t, user: fresh(t.user.length, (k + 1) * 1_000_033 + i) })),
-    };
-  };
-  const list = new Proxy([], {
-    get(target, prop) {
-      if (prop === 'length') return count;
-      if (typeof prop === 'string' && /^\d+$/.test(prop)) return Number(prop) < count ? make(Number(prop)) : undefined;
-      return Reflect.get(target, prop);
-    },
-  });
-  return { base, sessions: list };
+  return { base, sessions: cycleSessions(base, count, o.systemTokens) };
 }
 
 const bases = new Map();
@@ -87,39 +25,5 @@ export function baseSessions(o = PAPER_WORKLOAD) {
   return bases.get(key);
 }
 
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-
 /** The generated statistics beside the papers'. */
-export function paperWorkloadStats(base, o = PAPER_WORKLOAD) {
-  const lengths = base.map(sessionTokens);
-  const turns = base.map((s) => s.turns.length);
-  const replies = base.flatMap((s) => s.turns.map((t) => t.reply));
-  const typing = base.flatMap((s) => s.turns.slice(1).map((t) => t.typeMs / 1000));
-  const reading = base.flatMap((s) => s.turns.map((t) => t.readMs / 1000));
-  const over = (n) => lengths.filter((l) => l > n).length / lengths.length;
-  return {
-    sessions: base.length,
-    multi_turn_share: { generated: mean(turns.map((t) => (t > 1 ? 1 : 0))), papers: PAPER_STATS.multiTurnShare },
-    mean_turns: { generated: mean(turns), papers: PAPER_STATS.meanTurns },
-    session_tail: PAPER_STATS.tail.map((p) => ({ tokens: p.tokens, paper_share_over: p.share, generated_share_over: over(p.tokens) })),
-    mean_reply_tokens: { generated: mean(replies), paper: PAPER_STATS.meanReplyTokens },
-    mean_typing_lead_s: { generated: mean(typing), paper: PAPER_STATS.meanTypingLeadS },
-    mean_reading_s: mean(reading),
-    think_compression: o.thinkCompression,
-    fit: fitTail(),
-    source: 'no ShareGPT trace can be downloaded here: sessions are drawn by a seeded generator fitted to the statistics above',
-  };
-}
-
-/**
- * FastSwitch's workload (§4): Multi-Round ShareGPT at its original lengths, no session-length tail
- * fit (that tail is SwiftCache's trace, not this one): turns as above (mean 5.5, FastSwitch §2.2),
- * user inputs log-normal with ShareGPT's mean of 161 tokens (vLLM, SOSP '23, §6.1; median 100,
- * σ 0.98: mean = 100 · e^{σ²/2}), replies with its mean of 338, human reading and typing.
- * `maxSessionTokens: 0` turns the pasted-material fit off: a session is its turns.
- */
-export const FASTSWITCH_WORKLOAD = {
-  ...PAPER_WORKLOAD,
-  maxSessionTokens: 0,
-  user: { median: 100, sigma: 0.98, min: 4, max: 2048 },
-};
+export const paperWorkloadStats = (base, o = PAPER_WORKLOAD) => statsOf(base, o, fitTail());

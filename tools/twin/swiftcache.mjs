@@ -1,111 +1,33 @@
-// SwiftCache's experiment on the twin (docs/twin-experiments.md §SwiftCache): the master's maximum
-// context at the paper's memory points (Fig. 9), its P99 TTFT on long histories against PCIe CPU
-// offload (Fig. 7), and the master's KV traffic's share of the workers' HBM and NVLink time (Fig. 8).
-// Policies are kv-core's (the elastic-cache coordinator's Algorithm 1 and LCM units, the layer
-// stream's Eq. 2–5); costs are the hardware tables'.
-import { kvBytesPerToken, layerwisePrefillMs, rooflineCompute } from '@mnemo/twin';
-import { maxContextExperiment } from './swiftcache-context.mjs';
-import { SWIFTCACHE_PAPER, SWIFTCACHE_SETUP, swiftcacheHardware } from './swiftcache.setup.mjs';
-import { ttftExperiment } from './swiftcache-ttft.mjs';
+// `npm run twin -- swiftcache`: SwiftCache's experiment on the twin (libs/twin experiments/swiftcache)
+// and its ±20% rows, judged against the `twin-swiftcache` targets registered in testkit, which the
+// twin cannot import; with a progress bar (its figure is bench/figures/twin-swiftcache.figure.mjs).
+import { holds, targetOf } from '@mnemo/testkit';
+import { SWIFTCACHE_HEADLINES, SWIFTCACHE_SETUP, swiftcacheResults, swiftcacheSteps } from '@mnemo/twin';
+import cliProgress from 'cli-progress';
 
-const round = (x, d = 4) => (x === null || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
-
-/** A worker's HBM and NVLink time taken by `bytes` of the master's KV over `spanMs`. */
-function shares(bytes, spanMs, hw) {
-  const compute = rooflineCompute(hw.gpu, hw.master);
-  const hbmBytesPerMs = (hw.gpu.memBytesPerS * compute.efficiency.memEff) / 1000;
-  return { hbm: round(bytes / hbmBytesPerMs / spanMs), nvlink: round(bytes / hw.nvlink.bytesPerMs / spanMs) };
-}
-
-/**
- * Fig. 8's worst case: the master serves requests back to back whose history (16K–64K tokens) is
- * all in lent memory, a ShareGPT-mean turn each; every byte is read from the lenders (and the turn's
- * new KV written back), split as each worker lends (`lentShare`).
- */
-export function interferenceAtLength(tokens, lentShare, s = SWIFTCACHE_SETUP, hw = swiftcacheHardware(s)) {
-  const m = hw.master;
-  const kv = kvBytesPerToken(m);
-  const compute = rooflineCompute(hw.gpu, m);
-  const step = compute.efficiency.stepMs;
-  const turn = 161;
-  const prefill = compute.prefillMs(1, turn, turn * tokens + (turn * (turn + 1)) / 2) - step;
-  const loadPerLayer = hw.nvlink.dispatchMs + (tokens * kv) / m.layers / hw.nvlink.bytesPerMs;
-  const serviceMs = layerwisePrefillMs(m.layers, loadPerLayer, prefill / m.layers) + step;
-  const bytes = (tokens + turn) * kv;
-  const perWorker = lentShare.map((f) => shares(bytes * f, serviceMs, hw));
-  return {
-    tokens,
-    service_ms: round(serviceMs, 2),
-    hbm_share: Math.max(...perWorker.map((p) => p.hbm)),
-    nvlink_share: Math.max(...perWorker.map((p) => p.nvlink)),
-    per_worker: perWorker,
-  };
-}
-
-/** The whole experiment and its keys. `progress(label)` is told before each step. */
-export function swiftcacheExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) {
-  const hw = swiftcacheHardware(s);
-  const context = maxContextExperiment(s, progress);
-  // The issue's other master shape: Qwen3-8B (GQA, 144 KiB per token) with the same workers.
-  const qwenMaster = maxContextExperiment({ ...s, master: 'qwen3-8b' });
-  const ttft = ttftExperiment(s, progress);
-  const at96 = context.find((c) => c.gb === 96) ?? context[0];
-  const lent = Object.values(at96.lent_master_blocks);
-  const lentShare = lent.map(
-    (b) =>
-      b /
-      Math.max(
-        1,
-        lent.reduce((a, x) => a + x, 0),
-      ),
-  );
-  progress('interference');
-  const lengths = s.interferenceLengths.map((n) => interferenceAtLength(n, lentShare, s, hw));
-  // The TTFT runs' own traffic: each lender's bytes over the measured span.
-  const runShares = ttft.rates.map((r) => {
-    const per = r.swiftcache.per_worker_bytes.map((b) => shares(b, r.swiftcache.span_s * 1000, hw));
-    return { rate_per_s: r.rate_per_s, hbm_share: Math.max(...per.map((p) => p.hbm)), nvlink_share: Math.max(...per.map((p) => p.nvlink)) };
-  });
-  // The headline P99 ratio: the lowest over the rates at which the offloading baseline is stable
-  // (its GPU busy under 80% of the time): a queue near saturation would multiply any difference.
-  const stable = ttft.rates.filter((r) => r.offload.utilization < 0.8);
-  const headline = stable.length ? stable : ttft.rates;
-  const ratios = headline.map((r) => r.p99_ratio);
-  const keys = {
-    max_context_vs_chunked8k: at96.vs_chunked8k,
-    ttft_p99_vs_offload: Math.min(...ratios),
-    worker_interference: Math.max(...lengths.map((l) => l.hbm_share), ...runShares.map((r) => r.hbm_share)),
-    max_context_vs_chunked8k_by_gb: Object.fromEntries(context.map((c) => [c.gb, c.vs_chunked8k])),
-    max_context_eq5_vs_chunked8k_by_gb: Object.fromEntries(context.map((c) => [c.gb, c.eq5_vs_chunked8k])),
-    max_context_vs_chunked8k_qwen3_8b_master_by_gb: Object.fromEntries(qwenMaster.map((c) => [c.gb, c.vs_chunked8k])),
-    max_context_vs_chunked32k_by_gb: Object.fromEntries(context.map((c) => [c.gb, c.vs_chunked32k])),
-    max_context_vs_no_chunking_by_gb: Object.fromEntries(context.map((c) => [c.gb, c.vs_no_chunking])),
-    ttft_p99_vs_offload_by_rate: Object.fromEntries(ttft.rates.map((r) => [`${r.rate_per_s * 60}/min`, r.p99_ratio])),
-    ttft_p99_reduction_vs_offload: round(1 - 1 / Math.min(...ratios), 3),
-    ttft_p99_vs_offload_lend_idle: Math.min(...headline.map((r) => r.p99_ratio_lend_idle)),
-    ttft_p99_vs_offload_lend_idle_by_rate: Object.fromEntries(ttft.rates.map((r) => [`${r.rate_per_s * 60}/min`, r.p99_ratio_lend_idle])),
-    ttft_p99_vs_offload_live_only: Math.min(...headline.map((r) => r.p99_ratio_live_only)),
-    ttft_p99_vs_offload_live_only_by_rate: Object.fromEntries(ttft.rates.map((r) => [`${r.rate_per_s * 60}/min`, r.p99_ratio_live_only])),
-    worker_nvlink_share: Math.max(...lengths.map((l) => l.nvlink_share), ...runShares.map((r) => r.nvlink_share)),
-    worker_hbm_share_by_length: Object.fromEntries(lengths.map((l) => [l.tokens, l.hbm_share])),
-  };
-  return {
-    setup: {
-      ...s,
-      hardware: {
-        gpu: hw.gpu,
-        master: hw.master,
-        nvlink_bytes_per_ms: hw.nvlink.bytesPerMs,
-        pcie_bytes_per_ms: hw.pcie.bytesPerMs,
-        pcie_shared_by: hw.pcieSharedBy,
-        dispatch_ms: hw.nvlink.dispatchMs,
-      },
+export function runSwiftcache(s = SWIFTCACHE_SETUP) {
+  const total = swiftcacheSteps(s);
+  const bar = new cliProgress.SingleBar(
+    {
+      format: 'swiftcache |{bar}| {value}/{total} · {label} · {duration_formatted}',
+      clearOnComplete: false,
+      noTTYOutput: true,
+      notTTYSchedule: 30_000,
     },
-    paper: SWIFTCACHE_PAPER,
-    max_context: context,
-    max_context_qwen3_8b_master: qwenMaster,
-    ttft,
-    interference: { lengths, ttft_runs: runShares, lent_share_at_96gb: lentShare.map((f) => round(f, 3)) },
-    swiftcache: keys,
+    cliProgress.Presets.shades_classic,
+  );
+  let i = 0;
+  bar.start(total, 0, { label: 'start' });
+  const tick = (label) => bar.update(i++, { label });
+  const started = performance.now();
+  const { robustness, ...result } = swiftcacheResults((path, value) => holds(value, targetOf('twin-swiftcache', path)), s, tick);
+  bar.update(total, { label: 'done' });
+  bar.stop();
+  // The targets as registered, beside the rows they judged.
+  const targets = Object.fromEntries(SWIFTCACHE_HEADLINES.map((k) => [k, targetOf('twin-swiftcache', `swiftcache.${k}`)]));
+  return {
+    ...result,
+    robustness: { rows: robustness.rows, targets, ...robustness },
+    wall_s: Math.round(performance.now() - started) / 1000,
   };
 }

@@ -129,3 +129,104 @@ export {
   type TraceCommand,
 } from './trace/trace.args.js';
 export { baselineCheck, baselineSummary, BASELINE_ERROR_TARGET, type BaselineCheck } from './report/baseline.check.js';
+export type { TargetCheck, SessionDraw } from './experiments/shared/experiment.ports.js';
+export { robustnessRows, type RobustnessSweep, type RobustnessCase } from './experiments/shared/robustness.sweep.js';
+export {
+  PAPER_STATS,
+  PAPER_WORKLOAD_FIT,
+  FASTSWITCH_WORKLOAD_FIT,
+  paperWorkload,
+  fastswitchWorkload,
+  cycleSessions,
+  paperWorkloadStats,
+  type LengthDistribution,
+  type PaperWorkloadOptions,
+  type PaperWorkloadStats,
+} from './experiments/shared/paper-workload.js';
+export {
+  FASTSWITCH_SETUP,
+  FASTSWITCH_SYSTEMS,
+  FASTSWITCH_PAPER,
+  FASTSWITCH_BANDED,
+  fastswitchInBands,
+  fastswitchConversations,
+  fastswitchHardware,
+  type FastswitchSetup,
+  type FastswitchSystem,
+  type FastswitchPorts,
+  type FastswitchHardware,
+  type HardwareScale,
+} from './experiments/fastswitch/fastswitch.setup.js';
+export {
+  fastswitchRunOnce,
+  fastswitchRatios,
+  type FastswitchRun,
+  type FastswitchRatios,
+  type FastswitchPair,
+  type FastswitchRunOptions,
+} from './experiments/fastswitch/fastswitch.run.js';
+export {
+  fastswitchPaperDispatchMs,
+  fastswitchBaselineChecks,
+  fastswitchCauses,
+  fastswitchCausesOf,
+  type FastswitchPoint,
+  type FastswitchAblation,
+  type FastswitchPrefixKept,
+  type FastswitchResultsFigures,
+} from './experiments/fastswitch/fastswitch.checks.js';
+export { fastswitchExperiment, type FastswitchCurvePoint, type FastswitchResult } from './experiments/fastswitch/fastswitch.experiment.js';
+export {
+  FASTSWITCH_ROBUSTNESS,
+  fastswitchRobustness,
+  type FastswitchRobustnessSweep,
+  type FastswitchRobustnessRow,
+  type FastswitchRobustness,
+} from './experiments/fastswitch/fastswitch.robustness.js';
+export {
+  POOLING_SETUP,
+  POOLING_PAPER,
+  POOLING_CONFIGS,
+  POOLING_CONFIG_NAMES,
+  type PoolingSetup,
+  type PoolingConfig,
+  type PoolingConfigName,
+} from './experiments/pooling/pooling.setup.js';
+export { poolingRequestTimes, ssdRetrievalMs, type RequestTimes } from './experiments/pooling/pooling.times.js';
+export {
+  poolingExperiment,
+  poolingBaselineChecks,
+  type PoolingCurves,
+  type PoolingResult,
+  type PoolingKeys,
+} from './experiments/pooling/pooling.experiment.js';
+export { poolingRobustness, type PoolingRobustness, type PoolingRobustnessRow } from './experiments/pooling/pooling.robustness.js';
+export {
+  SWIFTCACHE_SETUP,
+  SWIFTCACHE_PAPER,
+  swiftcacheHardware,
+  type SwiftcacheSetup,
+  type SwiftcacheHardware,
+} from './experiments/swiftcache/swiftcache.setup.js';
+export { maxContextAt, maxContextExperiment, type MaxContextPoint } from './experiments/swiftcache/max-context.experiment.js';
+export {
+  ttftWorkload,
+  runTtft,
+  ttftExperiment,
+  type TtftWork,
+  type TtftRun,
+  type TtftRate,
+} from './experiments/swiftcache/ttft.experiment.js';
+export {
+  interferenceAtLength,
+  swiftcacheExperiment,
+  type SwiftcacheKeys,
+  type SwiftcacheExperiment,
+} from './experiments/swiftcache/swiftcache.experiment.js';
+export { swiftcacheRobustness, SWIFTCACHE_HEADLINES, type SwiftcacheRobustness } from './experiments/swiftcache/swiftcache.robustness.js';
+export { swiftcacheResults, swiftcacheSteps, type SwiftcacheResults } from './experiments/swiftcache/swiftcache.report.js';
+export { DROIDSPEAK_SETUP, DROIDSPEAK_PAPER, type DroidspeakSetup } from './experiments/droidspeak/droidspeak.setup.js';
+export { profiledPairs, targetFrontier, type DroidspeakProfiles, type ProfiledPair } from './experiments/droidspeak/droidspeak.profiles.js';
+export { droidspeakExperiment, type DroidspeakExperiment, type DroidspeakKeys } from './experiments/droidspeak/droidspeak.experiment.js';
+export { droidspeakRobustness, type DroidspeakRobustness } from './experiments/droidspeak/droidspeak.robustness.js';
+export { droidspeakResults, droidspeakSteps, type DroidspeakResults } from './experiments/droidspeak/droidspeak.report.js';

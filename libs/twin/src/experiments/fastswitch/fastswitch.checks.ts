@@ -1,27 +1,58 @@
-// What FastSwitch's experiment on the twin (tools/twin/fastswitch.mjs) reports beside its runs: the
-// headline ratios, the paper's baseline figures against the twin's, and the traced causes.
-import { baselineCheck, dispatchBandMs } from '@mnemo/twin';
-import { hardware, round } from './fastswitch.setup.mjs';
+// What FastSwitch's experiment on the twin reports beside its runs: the paper's baseline figures
+// against the twin's, and the traced causes of the headlines.
+import { dispatchBandMs } from '../../costs/hardware.tables.js';
+import { baselineCheck, type BaselineCheck } from '../../report/baseline.check.js';
+import { fastswitchRatios, type FastswitchPair, type FastswitchRatios, type FastswitchRun } from './fastswitch.run.js';
+import { fastswitchHardware, round, type FastswitchSetup, type FastswitchSystem } from './fastswitch.setup.js';
 
 /** The paper's regime: the lowest per-call dispatch §2.2 allows (90% of a copy that executes in 10 µs: 90 µs). */
-export const paperDispatchMs = () => dispatchBandMs()[0];
+export const fastswitchPaperDispatchMs = (): number => dispatchBandMs()[0];
+
+/** A pair of runs at one per-call dispatch (µs). */
+export interface FastswitchPoint extends FastswitchPair {
+  readonly dispatch_us: number;
+}
+
+/** Each of FastSwitch's mechanisms alone, with its ratios against vLLM at the same dispatch. */
+export type FastswitchAblation = Readonly<Record<Exclude<FastswitchSystem, 'vllm' | 'fastswitch'>, FastswitchRun & FastswitchRatios>>;
+
+/** The runs the baseline checks read. */
+export interface FastswitchCheckedRuns {
+  /** vLLM and FastSwitch at the paper's dispatch. */
+  readonly at: FastswitchPoint;
+  /** Each mechanism alone at the paper's dispatch, with its ratios against vLLM there. */
+  readonly ablation: FastswitchAblation;
+  /** vLLM and FastSwitch at the measured dispatch, and reuse and groups alone there. */
+  readonly ours: FastswitchPoint;
+  readonly reuseOurs: FastswitchRun;
+  readonly groupsOurs: FastswitchRun;
+  readonly s: FastswitchSetup;
+}
 
 /**
  * The paper's published baseline figures beside the twin's (error = twin ÷ paper − 1). Table 1 is
  * §5.3.3's KV-reuse microbenchmark (its model and trace not stated): its ratios are compared with the
  * twin's reuse-only run against vLLM. §2.2's dispatch share holds by construction in the paper's regime.
  */
-export function fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, groupsOurs, s }) {
+export function fastswitchBaselineChecks({
+  at,
+  ablation,
+  ours,
+  reuseOurs,
+  groupsOurs,
+  s,
+}: FastswitchCheckedRuns): Record<string, BaselineCheck> {
   const reuse = ablation['reuse-only'];
   const v = at.vllm;
   const copy = 128 * 1024; // §2.2's 128 KB copy
-  const share = (d) => d / (d + copy / hardware(s).pcie.bytesPerMs);
+  const share = (d: number): number => d / (d + copy / fastswitchHardware(s).pcie.bytesPerMs);
   const why = {
     blocks:
       "the twin's run re-swaps the same conversations many times under priority churn, so reuse saves more blocks than " +
       "Table 1's microbenchmark of one swap-out each",
     groups:
-      "at the paper's dispatch the twin's vLLM pays one call per block per layer for K and V (64 per block), so grouping saves nearly all of its stall",
+      "at the paper's dispatch the twin's vLLM pays one call per block per layer for K and V (64 per block), " +
+      'so grouping saves nearly all of its stall',
   };
   return {
     table1_blocks_reuse_over_traditional: baselineCheck(0.48, reuse.swap_out_blocks / v.swap_out_blocks, 'Table 1 (§5.3.3)', why.blocks),
@@ -41,27 +72,44 @@ export function fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, groups
     ),
     fig10_groups_switch_overhead_measured_dispatch: baselineCheck(
       3.11,
-      ratios(ours.vllm, groupsOurs).switch_overhead_ratio,
+      fastswitchRatios(ours.vllm, groupsOurs).switch_overhead_ratio,
       'Fig. 10 (block groups alone), the twin at the measured 2.47 µs dispatch',
       why.groups,
     ),
     s22_dispatch_share_of_128kb_copy: baselineCheck(
       0.925,
-      share(paperDispatchMs()),
+      share(fastswitchPaperDispatchMs()),
       '§2.2 (dispatch 90–95% of a 128 KB copy on the A10; mid-point)',
     ),
   };
 }
 
-/** Why the paper-regime headlines land where they do, traced from the runs' own figures. */
-/** The same from a results file's own figures (`npm run twin -- bands` recomputes them). */
-export function fastswitchCausesOf(json) {
+/** The prefill-with-prefix pairs at the paper's and the measured dispatch. */
+export type FastswitchPrefixKept = Readonly<Record<'paper_dispatch' | 'measured_dispatch', FastswitchPoint>>;
+
+/** What {@link fastswitchCausesOf} reads of a results file (`npm run twin -- bands` re-judges old files too). */
+export interface FastswitchResultsFigures {
+  readonly curve: readonly FastswitchPoint[];
+  readonly fastswitch: { readonly dispatch_us: number; readonly measured_dispatch: { readonly dispatch_us: number } };
+  readonly setup: { readonly workload: { readonly arrival_span_s: number } };
+  readonly prefix_kept?: FastswitchPrefixKept;
+}
+
+/** Why the paper-regime headlines land where they do, from a results file's own figures. */
+export function fastswitchCausesOf(json: FastswitchResultsFigures): Record<string, string> {
   const at = json.curve.find((p) => p.dispatch_us === json.fastswitch.dispatch_us);
   const ours = json.curve.find((p) => p.dispatch_us === json.fastswitch.measured_dispatch.dispatch_us);
+  if (!at || !ours) throw new Error('fastswitchCausesOf: the headline dispatches are not on the curve');
   return fastswitchCauses(at, ours, json.setup.workload.arrival_span_s, json.prefix_kept);
 }
 
-export function fastswitchCauses(at, ours, spanS, prefixKept) {
+/** Why the paper-regime headlines land where they do, traced from the runs' own figures. */
+export function fastswitchCauses(
+  at: FastswitchPoint,
+  ours: FastswitchPoint,
+  spanS: number,
+  prefixKept?: FastswitchPrefixKept,
+): Record<string, string> {
   const span = round(spanS, 0);
   const v = at.vllm;
   const stall =
@@ -84,15 +132,5 @@ export function fastswitchCauses(at, ours, spanS, prefixKept) {
     'fastswitch.swap_out_reduction':
       "Table 1 is §5.3.3's microbenchmark of host-copy reuse alone; the twin's figure adds the swaps that priority scheduling " +
       `and grouping save in a run of ${v.swap_outs} preemptions`,
-  };
-}
-
-/** FastSwitch over vLLM: the four headline ratios. */
-export function ratios(v, f) {
-  return {
-    p99_ttft_ratio: round(v.p99_ttft_ms / f.p99_ttft_ms),
-    p999_tbt_ratio: round(v.p999_tbt_ms / f.p999_tbt_ms),
-    swap_out_reduction: round(1 - f.swap_out_blocks / v.swap_out_blocks),
-    switch_overhead_ratio: round(v.switch_stall_s / f.switch_stall_s),
   };
 }

@@ -2,11 +2,42 @@
 // what its GPU leaves after weights and the prefill chunk's activations; kv-core's elastic-cache
 // coordinator (Algorithm 1, LCM units) decides what idle workers lend, and kv-core's layer-stream
 // arithmetic (Eq. 2–5, and Mnemo's two-plane window) turns local and lent memory into a context.
-import { blockElements, ElasticCacheCoordinator, layerStreamSplit, streamedContextPlan } from '@mnemo/kv-core';
-import { kvBudgetBytes, maxContextAlone, MODELS } from '@mnemo/twin';
-import { kvShape, SWIFTCACHE_SETUP } from './swiftcache.setup.mjs';
+import { blockElements, ElasticCacheCoordinator, layerStreamSplit, streamedContextPlan, type KvShape } from '@mnemo/kv-core';
+import { MODELS } from '../../costs/hardware.tables.js';
+import { kvBudgetBytes, maxContextAlone } from '../../costs/memory.budget.js';
+import { kvShape, roundTo, SWIFTCACHE_SETUP, type MemoryPoint, type SwiftcacheModel, type SwiftcacheSetup } from './swiftcache.setup.js';
 
-const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
+const round = (x: number) => roundTo(x, 3);
+
+/** A model on the node and its KV shape, as kv-core's coordinator takes it. */
+export interface LoanMember {
+  readonly id: string;
+  readonly model: SwiftcacheModel;
+  readonly shape: KvShape;
+}
+
+export interface ElasticLoan {
+  readonly members: readonly LoanMember[];
+  /** Each model's region in its own blocks. */
+  readonly regions: Readonly<Record<string, number>>;
+  readonly coordinator: ElasticCacheCoordinator;
+  /** What each worker lends, in its own blocks. */
+  readonly lent: Readonly<Record<string, number>>;
+}
+
+export interface MaxContextPoint {
+  readonly gb: number;
+  readonly workers: readonly SwiftcacheModel[];
+  readonly region_blocks: Readonly<Record<string, number>>;
+  readonly lent_master_blocks: Readonly<Record<string, number>>;
+  readonly vllm: { readonly no_chunking: number; readonly chunked_8k: number; readonly chunked_32k: number };
+  readonly swiftcache: { readonly tokens: number; readonly regular_blocks: number; readonly lent_blocks: number; readonly window: number };
+  readonly eq5: { readonly tokens: number; readonly n_lsc: number; readonly n_rc: number; readonly k_master: number };
+  readonly vs_chunked8k: number;
+  readonly eq5_vs_chunked8k: number;
+  readonly vs_chunked32k: number;
+  readonly vs_no_chunking: number;
+}
 
 /**
  * The elastic loan at one memory point: each model's region in its own blocks (whole blocks of its
@@ -14,11 +45,17 @@ const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? null : Math.rou
  * `masterTokens` and each worker's `workerTokens`, one tick. Returns the regions and what each
  * worker lends in master blocks.
  */
-export function elasticLoan(memBytes, workers, masterTokens, workerTokens, s = SWIFTCACHE_SETUP, mode = 'stream') {
-  const members = [{ id: 'master', model: s.master }, ...workers.map((w, i) => ({ id: `worker${i}-${w}`, model: w }))].map((m) => ({
-    ...m,
-    shape: kvShape(MODELS[m.model], s.blockTokens),
-  }));
+export function elasticLoan(
+  memBytes: number,
+  workers: readonly SwiftcacheModel[],
+  masterTokens: number,
+  workerTokens: number,
+  s: SwiftcacheSetup = SWIFTCACHE_SETUP,
+  mode: 'stream' | 'cache' = 'stream',
+): ElasticLoan {
+  const members: LoanMember[] = [{ id: 'master', model: s.master }, ...workers.map((w, i) => ({ id: `worker${i}-${w}`, model: w }))].map(
+    (m) => ({ ...m, shape: kvShape(MODELS[m.model], s.blockTokens) }),
+  );
   const regions = Object.fromEntries(
     members.map((m) => {
       const model = MODELS[m.model];
@@ -40,7 +77,7 @@ export function elasticLoan(memBytes, workers, masterTokens, workerTokens, s = S
 }
 
 /** One memory point: the master alone under vLLM (no chunking, 8K and 32K chunks) and with SwiftCache. */
-export function maxContextAt(point, s = SWIFTCACHE_SETUP) {
+export function maxContextAt(point: MemoryPoint, s: SwiftcacheSetup = SWIFTCACHE_SETUP): MaxContextPoint {
   const memBytes = point.gb * 1e9 * s.scale.mem;
   const m = MODELS[s.master];
   const shape = kvShape(m, s.blockTokens);
@@ -82,7 +119,11 @@ export function maxContextAt(point, s = SWIFTCACHE_SETUP) {
   };
 }
 
-export function maxContextExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) {
+/** Every memory point of the setup; `progress(label)` is told before each. */
+export function maxContextExperiment(
+  s: SwiftcacheSetup = SWIFTCACHE_SETUP,
+  progress: (label: string) => void = () => {},
+): MaxContextPoint[] {
   return s.memoryPoints.map((p) => {
     progress(`max context @ ${p.gb} GB`);
     return maxContextAt(p, s);

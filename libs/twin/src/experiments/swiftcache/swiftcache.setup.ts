@@ -1,12 +1,61 @@
 // SwiftCache's experiments on the twin (docs/twin-experiments.md §SwiftCache): the paper's server
 // and workload as data, its published figures, and the models' KV shapes for kv-core.
-import { GPUS, MODELS, nvlinkLink, PCIE4_SHARED_BY, pcieLink } from '@mnemo/twin';
-import { UTILIZATION } from '@mnemo/testkit';
+import type { KvShape } from '@mnemo/kv-core';
+import { GPUS, MODELS, nvlinkLink, PCIE4_SHARED_BY, pcieLink, type GpuSpec, type ModelSpec } from '../../costs/hardware.tables.js';
+import type { TransferLink } from '../../costs/transfer.port.js';
 
 const GB = 1e9;
 
+export type SwiftcacheGpu = keyof typeof GPUS;
+export type SwiftcacheModel = keyof typeof MODELS;
+
+/** A log-normal token count, clamped. */
+export interface TokenDraw {
+  readonly median: number;
+  readonly sigma: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** One of Fig. 9's memory points: every GPU's memory and the workers beside the master. */
+export interface MemoryPoint {
+  readonly gb: number;
+  readonly workers: readonly SwiftcacheModel[];
+}
+
+/** Each hardware figure's scale (the robustness table's ±20%). */
+export interface SwiftcacheScale {
+  readonly flops: number;
+  readonly hbm: number;
+  readonly mem: number;
+  readonly nvlink: number;
+  readonly pcie: number;
+}
+
+export interface SwiftcacheSetup {
+  readonly gpu: SwiftcacheGpu;
+  readonly master: SwiftcacheModel;
+  readonly workers: readonly SwiftcacheModel[];
+  readonly memoryPoints: readonly MemoryPoint[];
+  readonly utilization: number;
+  readonly chunkTokens: number;
+  readonly blockTokens: number;
+  readonly window: number;
+  readonly elasticWindowMs: number;
+  readonly historyTokens: readonly [number, number];
+  readonly turnInput: TokenDraw;
+  readonly reply: TokenDraw;
+  readonly hostOffloadBytes: number;
+  readonly ratesPerS: readonly number[];
+  readonly requests: number;
+  readonly seed: number;
+  readonly workerLiveTokens: number;
+  readonly interferenceLengths: readonly number[];
+  readonly scale: SwiftcacheScale;
+}
+
 /** The paper's testbed (§5) and workload (§5.1–5.3), and the twin's stated assumptions beside them. */
-export const SWIFTCACHE_SETUP = {
+export const SWIFTCACHE_SETUP: SwiftcacheSetup = {
   // §5: four H20s (96 GB), NVLink 400 GB/s bidirectional, PCIe 4.0 32 GB/s shared by the four GPUs.
   gpu: 'H20',
   // §5.1: one master, two workers; LWM (Llama-2-7B shape, MHA) is the long-context master.
@@ -19,9 +68,10 @@ export const SWIFTCACHE_SETUP = {
     { gb: 32, workers: ['qwen3-14b', 'qwen3-8b'] },
     { gb: 24, workers: ['qwen3-8b', 'qwen3-8b'] },
   ],
-  // The live bench's choice (libs/testkit/src/swiftcache.settings.ts): vLLM's 0.9 leaves Qwen3-14B's
+  // The live bench's choice (UTILIZATION in libs/testkit/src/swiftcache.settings.ts, which the twin may
+  // not import; tools/twin/swiftcache.figure.spec.ts checks they agree): vLLM's 0.9 leaves Qwen3-14B's
   // weights no room on 32 GB, where the paper ran it; 0.95 everywhere, every system alike.
-  utilization: UTILIZATION,
+  utilization: 0.95,
   // vLLM's chunked prefill at its default chunk (8K) and at 32K (§5.3); SwiftCache runs with the
   // 8K chunk too (§5.3: LSC is orthogonal to chunked prefill), so the gain is the stream's alone.
   chunkTokens: 8192,
@@ -66,10 +116,19 @@ export const SWIFTCACHE_PAPER = {
   ttft_p99_vs_lmcache: { sharegpt: 1 / (1 - 0.54), leval: 1 / (1 - 0.58) },
   worker_ttft_increase_max: 0.097,
   worker_tpot_increase_max: 0.065,
-};
+} as const;
+
+/** The modelled server: one GPU's figures, the master model, and the links a master's KV takes. */
+export interface SwiftcacheHardware {
+  readonly gpu: GpuSpec;
+  readonly master: ModelSpec;
+  readonly nvlink: TransferLink;
+  readonly pcie: TransferLink;
+  readonly pcieSharedBy: number;
+}
 
 /** A model's paged-KV shape for kv-core. */
-export const kvShape = (m, blockTokens = SWIFTCACHE_SETUP.blockTokens) => ({
+export const kvShape = (m: Pick<ModelSpec, 'layers' | 'kvHeads' | 'headDim'>, blockTokens = SWIFTCACHE_SETUP.blockTokens): KvShape => ({
   layers: m.layers,
   blockTokens,
   kvHeads: m.kvHeads,
@@ -77,8 +136,8 @@ export const kvShape = (m, blockTokens = SWIFTCACHE_SETUP.blockTokens) => ({
 });
 
 /** The modelled hardware with the setup's scale applied. */
-export function swiftcacheHardware(s = SWIFTCACHE_SETUP) {
-  const base = GPUS[s.gpu];
+export function swiftcacheHardware(s: SwiftcacheSetup = SWIFTCACHE_SETUP): SwiftcacheHardware {
+  const base: GpuSpec = GPUS[s.gpu];
   const gpu = {
     ...base,
     bf16Flops: base.bf16Flops * s.scale.flops,
@@ -97,3 +156,6 @@ export function swiftcacheHardware(s = SWIFTCACHE_SETUP) {
     pcieSharedBy: PCIE4_SHARED_BY,
   };
 }
+
+/** Rounded to `d` decimals; a non-finite or missing figure stays NaN/Infinity, which the results file writes as null. */
+export const roundTo = (x: number | null, d: number): number => (x === null ? NaN : Math.round(x * 10 ** d) / 10 ** d);

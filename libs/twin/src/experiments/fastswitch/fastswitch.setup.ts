@@ -1,26 +1,57 @@
-// The inputs of FastSwitch's experiment on the twin (tools/twin/fastswitch.mjs), each with its
-// source: the setup, the systems compared, the paper's points and bands, the conversations and
-// the hardware one run uses.
+// The inputs of FastSwitch's experiment on the twin (fastswitch.experiment.ts), each with its
+// source: the setup, the systems compared, the paper's points, the conversations and the hardware
+// one run uses.
+import { SeededRng } from '../../core/seeded.rng.js';
 import {
   derivedDispatchMs,
   deviceKvBlocks,
   dispatchBandMs,
-  FASTSWITCH,
   GPUS,
   HOST_MEMORY,
   MEASURED_DISPATCH_MS,
   MODELS,
   pcieLink,
-  rooflineCompute,
-  scaleGpu,
-  SeededRng,
-  VLLM_SWAP,
-} from '@mnemo/twin';
-import { holds, targetOf, workload } from '@mnemo/testkit';
-import { FASTSWITCH_WORKLOAD } from './paper-workload.mjs';
+  type GpuSpec,
+  type ModelSpec,
+} from '../../costs/hardware.tables.js';
+import { rooflineCompute, scaleGpu, type RooflineCompute } from '../../costs/roofline.compute.js';
+import type { TransferLink } from '../../costs/transfer.port.js';
+import type { PriorityPattern } from '../../swap/priority.trace.js';
+import { FASTSWITCH, VLLM_SWAP, type SwapConversation, type SwapMechanisms, type SwapTurn } from '../../swap/swap-instance.types.js';
+import type { SessionDraw, TargetCheck } from '../shared/experiment.ports.js';
+
+export interface FastswitchSetup {
+  readonly gpu: keyof typeof GPUS;
+  readonly model: keyof typeof MODELS;
+  /** A conversation ends at the turn that would pass this many tokens. */
+  readonly contextTokens: number;
+  readonly hostBytes: number;
+  /** Conversations drawn (their statistics reported). */
+  readonly conversations: number;
+  /** The first this many are served; all when absent. */
+  readonly runConversations?: number;
+  readonly paperRequestsPerS: number;
+  readonly requestsPerS: number;
+  readonly maxBatch: number;
+  readonly maxPrefillTokens: number;
+  readonly prefixKept: boolean;
+  readonly groupBlocks: number;
+  readonly segmentBlocks: number;
+  readonly frequencies: readonly number[];
+  readonly patterns: readonly PriorityPattern[];
+  readonly levels: number;
+  readonly moveChance: number;
+  /** Per-call dispatch swept, ms. */
+  readonly dispatchMs: readonly number[];
+  readonly seed: number;
+  /** Seeds each curve point runs on (1 when absent). */
+  readonly curveSeeds?: number;
+  /** Shrinks the device KV (the spec's small runs; 1 when absent). */
+  readonly kvScale?: number;
+}
 
 /** Every input, with its source. */
-export const FASTSWITCH_SETUP = {
+export const FASTSWITCH_SETUP: FastswitchSetup = {
   gpu: 'A10', // FastSwitch §4: LLaMA-8B on an NVIDIA A10 24 GB
   model: 'llama-3.1-8b', // Llama-3-8B's architecture (32 layers, 8 KV heads of 128): the tables' Llama-3.1-8B
   // Llama-3-8B's context (config.json max_position_embeddings 8,192): a conversation ends at the turn that would pass it.
@@ -62,30 +93,43 @@ export const FASTSWITCH_SETUP = {
   curveSeeds: 3,
 };
 
-export const SYSTEMS = {
+/** The systems compared: vLLM's per-block swaps, FastSwitch, and each of its mechanisms alone. */
+export const FASTSWITCH_SYSTEMS = {
   vllm: VLLM_SWAP,
   fastswitch: FASTSWITCH,
   'groups-only': { groups: true, asyncSwapIn: false, reuse: false },
   'async-only': { groups: false, asyncSwapIn: true, reuse: false },
   'reuse-only': { groups: false, asyncSwapIn: false, reuse: true },
-};
+} as const satisfies Record<string, SwapMechanisms>;
+export type FastswitchSystem = keyof typeof FASTSWITCH_SYSTEMS;
 
 /** The paper's published points (Llama-8B on an A10). */
-export const PAPER = {
+export const FASTSWITCH_PAPER = {
   p99_ttft_speedup: [3.7, 4.1], // Fig. 8 / §5.1.1
   p999_tbt_speedup: [2.0, 2.7], // Fig. 8 / §5.1.1
   swap_out_reduction: 0.53, // Table 1: 122,030 → 58,187 blocks
   groups_switch_overhead_speedup: 3.11, // Fig. 10: block groups alone
   blocks_per_group: 20, // §3.1: about 20 blocks per block group
-};
+} as const;
 
-/** The headline keys' paper bands (libs/testkit/src/results/targets.ts): an overshoot misses as a shortfall does. */
-export const TARGETS = Object.fromEntries(
-  ['p99_ttft_ratio', 'p999_tbt_ratio', 'swap_out_reduction'].map((k) => [k, targetOf('twin-fastswitch', `fastswitch.${k}`)]),
-);
-export const inBands = (x) => Object.entries(TARGETS).every(([k, t]) => holds(x[k], t));
+/** What the experiment needs from outside the twin: the workload generator and the registered paper bands. */
+export interface FastswitchPorts {
+  /** FastSwitch's workload (tools/twin/paper-workload.mjs FASTSWITCH_WORKLOAD) at a count and seed. */
+  readonly draw: SessionDraw;
+  /** The `twin-fastswitch` results file's targets. */
+  readonly holds: TargetCheck;
+}
 
-export const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? x : Math.round(x * 10 ** d) / 10 ** d);
+/** The headline ratios the paper bands (libs/testkit/src/results/targets.ts): an overshoot misses as a shortfall does. */
+export const FASTSWITCH_BANDED = ['p99_ttft_ratio', 'p999_tbt_ratio', 'swap_out_reduction'] as const;
+
+/** Whether every banded ratio of `x` is in its paper band. */
+export function fastswitchInBands(x: Readonly<Record<(typeof FASTSWITCH_BANDED)[number], number>>, holds: TargetCheck): boolean {
+  return FASTSWITCH_BANDED.every((k) => holds(`fastswitch.${k}`, x[k]));
+}
+
+/** `x` to `d` decimals; a non-finite `x` (a ratio over a zero) as it is. */
+export const round = (x: number, d = 3): number => (!Number.isFinite(x) ? x : Math.round(x * 10 ** d) / 10 ** d);
 
 /**
  * The conversations: the paper workload's generator (ShareGPT-fitted turns and lengths) cut at
@@ -93,11 +137,11 @@ export const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? x : Math
  * (human speeds); conversation starts are Poisson at rate / mean turns, so requests arrive at
  * `requestsPerS` on average.
  */
-export function fastswitchConversations(s = FASTSWITCH_SETUP) {
-  const base = workload({ ...FASTSWITCH_WORKLOAD, sessions: s.conversations, seed: s.seed });
+export function fastswitchConversations(draw: SessionDraw, s: FastswitchSetup = FASTSWITCH_SETUP): SwapConversation[] {
+  const base = draw(s.conversations, s.seed);
   const convs = base
     .map((b) => {
-      const turns = [];
+      const turns: SwapTurn[] = [];
       let history = b.system.length + b.doc.length;
       for (let i = 0; i < b.turns.length; i++) {
         const t = b.turns[i];
@@ -120,8 +164,19 @@ export function fastswitchConversations(s = FASTSWITCH_SETUP) {
   });
 }
 
+/** The hardware figures the robustness table scales (each 1 when absent). */
+export type HardwareScale = Partial<Record<'flops' | 'mem' | 'capacity' | 'pcie' | 'dispatch', number>>;
+
+export interface FastswitchHardware {
+  readonly gpu: GpuSpec;
+  readonly model: ModelSpec;
+  readonly compute: RooflineCompute;
+  readonly deviceBlocks: number;
+  readonly pcie: TransferLink;
+}
+
 /** The hardware one run uses, each figure scalable (the robustness table's ±20%; `s.kvScale` shrinks the KV for the spec's small runs). */
-export function hardware(s = FASTSWITCH_SETUP, scale = {}) {
+export function fastswitchHardware(s: FastswitchSetup = FASTSWITCH_SETUP, scale: HardwareScale = {}): FastswitchHardware {
   const gpu = scaleGpu(GPUS[s.gpu], { flops: scale.flops, mem: scale.mem });
   const model = MODELS[s.model];
   return {

@@ -1,48 +1,52 @@
-// The SwiftCache experiment's results file, with a progress bar while it runs (its figure is
-// bench/figures/twin-swiftcache.figure.mjs, rendered from the file).
-import { baselineCheck, kvBytesPerToken, rooflineCompute, transferMs } from '@mnemo/twin';
-import cliProgress from 'cli-progress';
-import { SWIFTCACHE_SETUP, swiftcacheHardware } from './swiftcache.setup.mjs';
-import { swiftcacheExperiment } from './swiftcache.mjs';
-import { swiftcacheRobustness } from './swiftcache-robustness.mjs';
+// The SwiftCache experiment's results (bench/results/twin-swiftcache.json, less its run stamp and
+// wall time): the experiment, its published baselines beside the twin's, why the P99 ratio lands
+// where it does, and the ±20% rows. The figure is bench/figures/twin-swiftcache.figure.mjs.
+import { kvBytesPerToken } from '../../costs/hardware.tables.js';
+import { rooflineCompute } from '../../costs/roofline.compute.js';
+import { transferMs } from '../../costs/transfer.port.js';
+import { baselineCheck, type BaselineCheck } from '../../report/baseline.check.js';
+import type { TargetCheck } from '../shared/experiment.ports.js';
+import { swiftcacheExperiment, type SwiftcacheExperiment } from './swiftcache.experiment.js';
+import { SWIFTCACHE_ROBUSTNESS_CASES, swiftcacheRobustness, type SwiftcacheRobustness } from './swiftcache.robustness.js';
+import { SWIFTCACHE_SETUP, swiftcacheHardware, type SwiftcacheSetup } from './swiftcache.setup.js';
 
-/** Steps the progress bar counts: each memory point, each rate, the interference, each robustness case. */
-const steps = (s) => s.memoryPoints.length + s.ratesPerS.length + 1;
+export interface SwiftcacheBaselineChecks {
+  readonly s1_max_context_96gb_tokens: BaselineCheck;
+  readonly fig1_compute_256_tokens_5k_history_ms: BaselineCheck;
+  readonly fig1_pcie_load_5k_history_ms: BaselineCheck;
+}
 
-export function runSwiftcache(s = SWIFTCACHE_SETUP) {
-  const robustCases = 5 * 2 + 2;
-  const total = steps(s) + robustCases;
-  const bar = new cliProgress.SingleBar(
-    {
-      format: 'swiftcache |{bar}| {value}/{total} · {label} · {duration_formatted}',
-      clearOnComplete: false,
-      noTTYOutput: true,
-      notTTYSchedule: 30_000,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  let i = 0;
-  bar.start(total, 0, { label: 'start' });
-  const tick = (label) => bar.update(i++, { label });
-  const started = performance.now();
-  const result = swiftcacheExperiment(s, tick);
-  const robustness = swiftcacheRobustness(s, tick);
-  bar.update(total, { label: 'done' });
-  bar.stop();
+export type SwiftcacheResults = SwiftcacheExperiment & {
+  readonly baseline_check: SwiftcacheBaselineChecks;
+  readonly disagreement_causes: Readonly<Record<string, string>>;
+  readonly robustness: SwiftcacheRobustness;
+};
+
+/** Labels `progress` is told over a whole run: each memory point, each rate, the interference, each robustness case. */
+export const swiftcacheSteps = (s: SwiftcacheSetup = SWIFTCACHE_SETUP): number =>
+  s.memoryPoints.length + s.ratesPerS.length + 1 + SWIFTCACHE_ROBUSTNESS_CASES;
+
+/** The experiment, its baselines and causes, and the ±20% rows judged by `holds`. */
+export function swiftcacheResults(
+  holds: TargetCheck,
+  s: SwiftcacheSetup = SWIFTCACHE_SETUP,
+  progress: (label: string) => void = () => {},
+): SwiftcacheResults {
+  const result = swiftcacheExperiment(s, progress);
+  const robustness = swiftcacheRobustness(holds, s, progress);
   return {
     ...result,
     baseline_check: swiftcacheBaselineChecks(result, s),
     disagreement_causes: swiftcacheCauses(result),
     robustness,
-    wall_s: Math.round(performance.now() - started) / 1000,
   };
 }
 
 /** Why the P99 ratio lands where it does, traced from the run at the headline's rate. */
-function swiftcacheCauses(result) {
+export function swiftcacheCauses(result: SwiftcacheExperiment): Record<string, string> {
   const r = result.ttft.rates.find((x) => x.p99_ratio === result.swiftcache.ttft_p99_vs_offload);
   if (!r) return {};
-  const pct = (x) => `${Math.round(x * 100)}%`;
+  const pct = (x: number) => `${Math.round(x * 100)}%`;
   return {
     'swiftcache.ttft_p99_vs_offload':
       `at ${r.rate_per_s} req/s offload loads ${pct(r.offload.history_in.host)} of its histories over the shared PCIe 4.0 link ` +
@@ -58,7 +62,7 @@ function swiftcacheCauses(result) {
  * and Fig. 1 at a 5K-token history on two H20s: loading the history's KV over the shared PCIe 4.0
  * link (≈ 75 ms) against computing 256 new tokens (≈ 27 ms), the pair as one GPU of twice the figures.
  */
-export function swiftcacheBaselineChecks(result, s = SWIFTCACHE_SETUP) {
+export function swiftcacheBaselineChecks(result: SwiftcacheExperiment, s: SwiftcacheSetup = SWIFTCACHE_SETUP): SwiftcacheBaselineChecks {
   const hw = swiftcacheHardware(s);
   const at96 = result.max_context.find((p) => p.gb === 96);
   const pair = { ...hw.gpu, bf16Flops: 2 * hw.gpu.bf16Flops, memBytesPerS: 2 * hw.gpu.memBytesPerS };

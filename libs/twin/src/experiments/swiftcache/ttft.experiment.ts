@@ -6,28 +6,80 @@
 // layer (§3.3). SwiftCache's lent tier is what kv-core's coordinator lends, on the demand Mnemo's
 // node-manager records (CoordinatedElasticCache: kv-core's SessionDemand — the live requests at
 // full length plus the sessions served within the elastic window).
-import { blocksFor, blockElements, SessionDemand, streamPlaneBlocks } from '@mnemo/kv-core';
+import { blockElements, blocksFor, percentile, SessionDemand, streamPlaneBlocks, type LiveDemand } from '@mnemo/kv-core';
+import { SeededRng } from '../../core/seeded.rng.js';
+import { kvBytesPerToken, MODELS } from '../../costs/hardware.tables.js';
+import { layerwisePrefillMs } from '../../costs/layerwise.load.js';
+import { kvBudgetBytes } from '../../costs/memory.budget.js';
+import { rooflineCompute } from '../../costs/roofline.compute.js';
+import type { TransferLink } from '../../costs/transfer.port.js';
+import { SessionKvTiers } from '../../node/session-kv.tiers.js';
+import { elasticLoan } from './max-context.experiment.js';
 import {
-  kvBudgetBytes,
-  kvBytesPerToken,
-  MODELS,
-  layerwisePrefillMs,
-  percentile,
-  rooflineCompute,
-  SeededRng,
-  SessionKvTiers,
-} from '@mnemo/twin';
-import { elasticLoan } from './swiftcache-context.mjs';
-import { kvShape, SWIFTCACHE_SETUP, swiftcacheHardware } from './swiftcache.setup.mjs';
+  kvShape,
+  roundTo,
+  SWIFTCACHE_SETUP,
+  swiftcacheHardware,
+  type SwiftcacheHardware,
+  type SwiftcacheSetup,
+  type TokenDraw,
+} from './swiftcache.setup.js';
 
-const round = (x, d = 3) => (x === null || !Number.isFinite(x) ? null : Math.round(x * 10 ** d) / 10 ** d);
-const clampInt = (x, { min, max }) => Math.max(min, Math.min(max, Math.round(x)));
+const round = (x: number | null, d = 3) => roundTo(x, d);
+const clampInt = (x: number, { min, max }: TokenDraw) => Math.max(min, Math.min(max, Math.round(x)));
+
+/** One request of the TTFT workload; `warm` is the fresh session that replaces its ended one, if any. */
+export interface TtftRequest {
+  readonly at: number;
+  readonly session: number;
+  readonly history: number;
+  readonly input: number;
+  readonly reply: number;
+  readonly measured: boolean;
+  warm: { readonly session: number; readonly history: number; readonly ended: number } | null;
+}
+
+export interface TtftWork {
+  /** The sessions in rotation before the first arrival. */
+  readonly initial: readonly { readonly session: number; readonly history: number }[];
+  readonly requests: readonly TtftRequest[];
+}
+
+export type TtftSystem = 'offload' | 'swiftcache' | 'swiftcache-live-only' | 'swiftcache-lend-idle';
+
+export interface TtftRun {
+  readonly ttft_p99_ms: number;
+  readonly ttft_p50_ms: number;
+  readonly utilization: number;
+  readonly history_in: Readonly<Record<string, number>>;
+  readonly lent_gb?: number;
+  readonly loaded_gb: number;
+  readonly stored_gb: number;
+  readonly span_s: number;
+  readonly per_worker_bytes?: readonly number[];
+}
+
+export interface TtftRate {
+  readonly rate_per_s: number;
+  readonly offload: TtftRun;
+  readonly swiftcache: TtftRun;
+  readonly swiftcache_live_only: TtftRun;
+  readonly swiftcache_lend_idle: TtftRun;
+  readonly p99_ratio: number;
+  readonly p99_ratio_live_only: number;
+  readonly p99_ratio_lend_idle: number;
+}
+
+export interface TtftExperiment {
+  readonly sessions_in_rotation: number;
+  readonly rates: readonly TtftRate[];
+}
 
 /**
  * Sessions in rotation: as many of the longest histories as the offloading baseline's tiers hold
  * whole (its HBM cache, then the host), so at its best it recomputes none.
  */
-export function sessionsInRotation(s = SWIFTCACHE_SETUP, hw = swiftcacheHardware(s)) {
+export function sessionsInRotation(s: SwiftcacheSetup = SWIFTCACHE_SETUP, hw: SwiftcacheHardware = swiftcacheHardware(s)): number {
   const longest = (s.historyTokens[1] + s.turnInput.max + s.reply.max) * kvBytesPerToken(hw.master);
   const hbm = kvBudgetBytes(hw.gpu.memBytes, hw.master, s.chunkTokens, { utilization: s.utilization });
   return Math.max(1, Math.floor(hbm / longest) + Math.floor(s.hostOffloadBytes / longest));
@@ -38,7 +90,7 @@ export function sessionsInRotation(s = SWIFTCACHE_SETUP, hw = swiftcacheHardware
  * from those in rotation, its history, the turn's new tokens and reply. A session past the longest
  * history ends; a fresh one takes its place, its earlier rounds served as warm-up (`warm`).
  */
-export function ttftWorkload(ratePerS, s = SWIFTCACHE_SETUP, slots = sessionsInRotation(s)) {
+export function ttftWorkload(ratePerS: number, s: SwiftcacheSetup = SWIFTCACHE_SETUP, slots = sessionsInRotation(s)): TtftWork {
   const rng = new SeededRng(s.seed).fork(Math.round(ratePerS * 1000));
   const [lo, hi] = s.historyTokens;
   let next = 0;
@@ -46,7 +98,7 @@ export function ttftWorkload(ratePerS, s = SWIFTCACHE_SETUP, slots = sessionsInR
   const rotation = Array.from({ length: slots }, fresh);
   const initial = rotation.map((x) => ({ ...x }));
   const total = s.requests + Math.floor(s.requests / 4);
-  const out = [];
+  const out: TtftRequest[] = [];
   let t = 0;
   for (let i = 0; i < total; i++) {
     t += (-Math.log(1 - rng.next()) / ratePerS) * 1000;
@@ -54,7 +106,15 @@ export function ttftWorkload(ratePerS, s = SWIFTCACHE_SETUP, slots = sessionsInR
     const cur = rotation[slot];
     const input = clampInt(rng.lognormal(s.turnInput.median, s.turnInput.sigma), s.turnInput);
     const reply = clampInt(rng.lognormal(s.reply.median, s.reply.sigma), s.reply);
-    const req = { at: t, session: cur.session, history: cur.history, input, reply, measured: i >= total - s.requests, warm: null };
+    const req: TtftRequest = {
+      at: t,
+      session: cur.session,
+      history: cur.history,
+      input,
+      reply,
+      measured: i >= total - s.requests,
+      warm: null,
+    };
     cur.history += input + reply;
     if (cur.history > hi) {
       rotation[slot] = fresh();
@@ -63,6 +123,17 @@ export function ttftWorkload(ratePerS, s = SWIFTCACHE_SETUP, slots = sessionsInR
     out.push(req);
   }
   return { initial, requests: out };
+}
+
+/** A system's tiers (the master's own cache first), the link in front of each, and SwiftCache's loan hooks. */
+interface SystemTiers {
+  readonly tiers: SessionKvTiers;
+  readonly links: readonly (TransferLink | null)[];
+  /** Records the live requests at an admission and lets the coordinator resize the lent tier. */
+  readonly admit: ((nowMs: number, live: readonly LiveDemand[]) => void) | null;
+  /** Bytes each worker lends now. */
+  readonly lenders: (() => number[]) | null;
+  readonly sessions: SessionDemand | null;
 }
 
 /**
@@ -75,7 +146,7 @@ export function ttftWorkload(ratePerS, s = SWIFTCACHE_SETUP, slots = sessionsInR
  * coordinator lends every idle worker unit — the paper's Algorithm 1, whose scale-down looks at the
  * worker's window alone.
  */
-function systemTiers(system, s, hw) {
+function systemTiers(system: TtftSystem, s: SwiftcacheSetup, hw: SwiftcacheHardware): SystemTiers {
   const m = hw.master;
   const local = kvBudgetBytes(hw.gpu.memBytes, m, s.chunkTokens, { utilization: s.utilization });
   if (system === 'offload')
@@ -89,7 +160,7 @@ function systemTiers(system, s, hw) {
   // baseline's 96 GB, over the same PCIe link.
   const tiers = new SessionKvTiers([Math.max(0, regions.master - planes) * blockBytes, 0, s.hostOffloadBytes]);
   const sessions = new SessionDemand(system === 'swiftcache-live-only' ? 0 : s.elasticWindowMs);
-  const admit = (nowMs, live) => {
+  const admit = (nowMs: number, live: readonly LiveDemand[]) => {
     const demand = system === 'swiftcache-lend-idle' ? Number.MAX_SAFE_INTEGER : sessions.demand(nowMs, live);
     coordinator.observe('master', nowMs, demand);
     for (const w of members.slice(1)) coordinator.observe(w.id, nowMs, s.workerLiveTokens);
@@ -102,7 +173,12 @@ function systemTiers(system, s, hw) {
 }
 
 /** One system at one rate: P99/P50 TTFT of the measured requests, where their histories were, the links' traffic. */
-export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardware(s)) {
+export function runTtft(
+  system: TtftSystem,
+  work: TtftWork,
+  s: SwiftcacheSetup = SWIFTCACHE_SETUP,
+  hw: SwiftcacheHardware = swiftcacheHardware(s),
+): TtftRun {
   const m = hw.master;
   const kv = kvBytesPerToken(m);
   const compute = rooflineCompute(hw.gpu, m);
@@ -111,16 +187,16 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
   // Warm-up (§5.1): every session in rotation was served once before the first arrival.
   work.initial.forEach((x, i) => tiers.touch(x.session, x.history * kv, -work.initial.length + i));
   const reqs = work.requests;
-  const need = (r) => r.history + r.input + r.reply;
-  const finish = new Array(reqs.length);
-  const ttft = [];
+  const need = (r: TtftRequest) => r.history + r.input + r.reply;
+  const finish: number[] = new Array<number>(reqs.length);
+  const ttft: number[] = [];
   const where = [0, 0, 0, 0]; // per tier, then recomputed
   let free = 0;
   let busy = 0;
   let loaded = 0;
   let lentLoaded = 0;
   let admitted = 0;
-  let firstMeasured = null;
+  let firstMeasured: number | null = null;
   let movedBefore = 0;
   for (let i = 0; i < reqs.length; i++) {
     const r = reqs[i];
@@ -129,7 +205,7 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
     // live requests (those not yet finished, queued ones included) plus the new one.
     for (; admit && admitted < reqs.length && reqs[admitted].at <= start; admitted++) {
       const at = reqs[admitted].at;
-      const live = [];
+      const live: LiveDemand[] = [];
       for (let j = i - 1; j >= 0 && finish[j] > at; j--) live.push({ session: String(reqs[j].session), tokens: need(reqs[j]) });
       for (let j = i; j <= admitted; j++) live.push({ session: String(reqs[j].session), tokens: need(reqs[j]) });
       admit(at, live);
@@ -142,7 +218,7 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
     const cached = tier === null ? 0 : r.history;
     const computed = r.input + (tier === null ? r.history : 0);
     const prefill = compute.prefillMs(1, computed, computed * cached + (computed * (computed + 1)) / 2) - step;
-    const link = tier === null ? null : links[tier];
+    const link = tier === null ? null : (links[tier] ?? null);
     const loadBytes = link ? r.history * kv : 0;
     const loadPerLayer = link ? link.dispatchMs + loadBytes / m.layers / link.bytesPerMs : 0;
     const service = layerwisePrefillMs(m.layers, loadPerLayer, prefill / m.layers) + step;
@@ -164,7 +240,8 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
       where[tier ?? 3]++;
     }
   }
-  const spanMs = free - firstMeasured;
+  // No measured request: the span runs from time 0.
+  const spanMs = free - (firstMeasured ?? 0);
   const stored = tiers.movedInto(1) - movedBefore;
   const n = ttft.length;
   const lent = lenders?.();
@@ -186,8 +263,8 @@ export function runTtft(system, work, s = SWIFTCACHE_SETUP, hw = swiftcacheHardw
   };
 }
 
-/** Both systems at every rate, and the P99 ratio. */
-export function ttftExperiment(s = SWIFTCACHE_SETUP, progress = () => {}) {
+/** Both systems at every rate, and the P99 ratio; `progress(label)` is told before each rate. */
+export function ttftExperiment(s: SwiftcacheSetup = SWIFTCACHE_SETUP, progress: (label: string) => void = () => {}): TtftExperiment {
   const hw = swiftcacheHardware(s);
   const slots = sessionsInRotation(s, hw);
   return {

@@ -1,21 +1,16 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadFigure } from '@mnemo/testkit';
-import * as vl from 'vega-lite';
 import { blockElements, minimumElasticUnit } from '@mnemo/kv-core';
-import { kvBudgetBytes, kvBytesPerToken, MODELS } from '@mnemo/twin';
-import { maxContextAt } from './swiftcache-context.mjs';
-import { runTtft, ttftWorkload } from './swiftcache-ttft.mjs';
-import { swiftcacheRobustness } from './swiftcache-robustness.mjs';
-import { interferenceAtLength, swiftcacheExperiment } from './swiftcache.mjs';
-import { kvShape, SWIFTCACHE_SETUP } from './swiftcache.setup.mjs';
+import { kvBytesPerToken, MODELS } from '../../costs/hardware.tables.js';
+import { kvBudgetBytes } from '../../costs/memory.budget.js';
+import type { TargetCheck } from '../shared/experiment.ports.js';
+import { maxContextAt } from './max-context.experiment.js';
+import { interferenceAtLength, swiftcacheExperiment } from './swiftcache.experiment.js';
+import { swiftcacheRobustness } from './swiftcache.robustness.js';
+import { kvShape, SWIFTCACHE_SETUP } from './swiftcache.setup.js';
+import { runTtft, ttftWorkload } from './ttft.experiment.js';
 
 // A small configuration: two rates, 200 requests each.
 const small = { ...SWIFTCACHE_SETUP, ratesPerS: [0.5, 1.5], requests: 200 };
 const lwm = MODELS['lwm-7b'];
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const figure = await loadFigure(root, 'twin-swiftcache');
 
 describe('SwiftCache on the twin', () => {
   const run = swiftcacheExperiment(small);
@@ -30,10 +25,10 @@ describe('SwiftCache on the twin', () => {
     const at96 = maxContextAt(SWIFTCACHE_SETUP.memoryPoints[0]!);
     const worker = 'worker1-qwen3-8b';
     const unit = minimumElasticUnit(kvShape(lwm), kvShape(MODELS['qwen3-8b']));
-    const lent = at96.lent_master_blocks[worker];
+    const lent = at96.lent_master_blocks[worker]!;
     expect(lent % unit.masterBlocks).toBe(0);
     // An idle worker keeps less than one unit of its region.
-    const keptElements = at96.region_blocks[worker] * blockElements(kvShape(MODELS['qwen3-8b'])) - lent * blockElements(kvShape(lwm));
+    const keptElements = at96.region_blocks[worker]! * blockElements(kvShape(MODELS['qwen3-8b'])) - lent * blockElements(kvShape(lwm));
     expect(keptElements).toBeGreaterThanOrEqual(0);
     expect(keptElements).toBeLessThan(unit.elements);
   });
@@ -71,14 +66,15 @@ describe('SwiftCache on the twin', () => {
     expect(interferenceAtLength(65_536, [0.5, 0.5], small).hbm_share).toBeCloseTo(one.hbm_share / 2, 3);
   });
 
-  it('compiles to a Vega-Lite spec with the paper figures drawn', () => {
-    const spec = figure(run as never);
-    expect(() => vl.compile(spec as never)).not.toThrow();
-    expect(JSON.stringify(spec)).toContain('paper max 3.98');
-  });
-
   it('reruns the headline keys with each hardware figure at ±20%: NVLink moves interference, HBM size the context', () => {
-    const r = swiftcacheRobustness({ ...small, memoryPoints: SWIFTCACHE_SETUP.memoryPoints.slice(0, 1), ratesPerS: [1], requests: 40 });
+    const asked = new Set<string>();
+    const judged: TargetCheck = (path) => (asked.add(path), true);
+    const r = swiftcacheRobustness(judged, {
+      ...small,
+      memoryPoints: SWIFTCACHE_SETUP.memoryPoints.slice(0, 1),
+      ratesPerS: [1],
+      requests: 40,
+    });
     expect(r.rows.map((row) => `${row.figure}@${row.scale}`)).toEqual(
       ['gpu_flops', 'hbm_bandwidth', 'gpu_memory', 'nvlink', 'pcie'].flatMap((f) => [`${f}@0.8`, `${f}@1.2`]),
     );
@@ -86,5 +82,8 @@ describe('SwiftCache on the twin', () => {
     expect(nv[1]!.worker_interference).toBeGreaterThan(nv[0]!.worker_interference);
     const mem = r.rows.filter((row) => row.figure === 'gpu_memory');
     expect(mem[0]!.max_context_vs_chunked8k).not.toBe(mem[1]!.max_context_vs_chunked8k);
+    // Every headline of every row is judged at its results path.
+    expect(r.targets_met_in_every_case).toBe(true);
+    expect([...asked]).toEqual(['swiftcache.max_context_vs_chunked8k', 'swiftcache.ttft_p99_vs_offload', 'swiftcache.worker_interference']);
   });
 });

@@ -1,0 +1,129 @@
+// One run of FastSwitch's experiment: a system at a per-call dispatch under one priority trace,
+// and the headline ratios of two runs.
+import { percentile } from '@mnemo/kv-core';
+import { PriorityTrace, type PriorityPattern } from '../../swap/priority.trace.js';
+import { SwapInstanceSim } from '../../swap/swap-instance.sim.js';
+import type { SwapConversation } from '../../swap/swap-instance.types.js';
+import {
+  FASTSWITCH_SETUP,
+  FASTSWITCH_SYSTEMS,
+  fastswitchHardware,
+  round,
+  type FastswitchSetup,
+  type FastswitchSystem,
+  type HardwareScale,
+} from './fastswitch.setup.js';
+
+/** What one run reports (times rounded; a run always has requests, so every percentile is a number). */
+export interface FastswitchRun {
+  readonly requests: number;
+  readonly p99_ttft_ms: number;
+  readonly p999_tbt_ms: number;
+  readonly p50_ttft_ms: number;
+  readonly swap_out_blocks: number;
+  readonly swap_outs: number;
+  readonly swap_out_calls: number;
+  readonly reused_blocks: number;
+  readonly swap_in_blocks: number;
+  readonly async_swap_ins: number;
+  readonly recomputes: number;
+  readonly prefix_restores: number;
+  readonly prefix_restored_tokens: number;
+  readonly switch_stall_s: number;
+  readonly switch_share: number;
+  readonly compute_s: number;
+  readonly iterations: number;
+  readonly simulated_s: number;
+  readonly blocks_per_call: number;
+}
+
+/** FastSwitch over vLLM: the four headline ratios. */
+export interface FastswitchRatios {
+  readonly p99_ttft_ratio: number;
+  readonly p999_tbt_ratio: number;
+  readonly swap_out_reduction: number;
+  readonly switch_overhead_ratio: number;
+}
+
+/** Two runs side by side and the ratios between them. */
+export interface FastswitchPair extends FastswitchRatios {
+  readonly vllm: FastswitchRun;
+  readonly fastswitch: FastswitchRun;
+}
+
+export interface FastswitchRunOptions {
+  readonly system: FastswitchSystem;
+  readonly dispatchMs: number;
+  readonly pattern: PriorityPattern;
+  readonly frequency: number;
+  readonly s?: FastswitchSetup;
+  readonly convs: readonly SwapConversation[];
+  readonly scale?: HardwareScale;
+}
+
+const pct = (xs: readonly number[], p: number): number => percentile(xs, p) ?? NaN;
+
+/** One run: a system at a dispatch cost under one trace. */
+export function fastswitchRunOnce({
+  system,
+  dispatchMs,
+  pattern,
+  frequency,
+  s = FASTSWITCH_SETUP,
+  convs,
+  scale = {},
+}: FastswitchRunOptions): FastswitchRun {
+  const hw = fastswitchHardware(s, scale);
+  const link = { dispatchMs: dispatchMs * (scale.dispatch ?? 1), bytesPerMs: hw.pcie.bytesPerMs * (scale.pcie ?? 1) };
+  const trace = new PriorityTrace({ pattern, levels: s.levels, moveChance: s.moveChance, seed: s.seed });
+  const sim = new SwapInstanceSim(
+    {
+      compute: hw.compute,
+      model: hw.model,
+      link,
+      deviceBlocks: hw.deviceBlocks,
+      hostBytes: s.hostBytes,
+      maxBatch: s.maxBatch,
+      maxPrefillTokens: s.maxPrefillTokens,
+      groupBlocks: s.groupBlocks,
+      segmentBlocks: s.segmentBlocks,
+      mechanisms: FASTSWITCH_SYSTEMS[system],
+      trace,
+      updateEvery: Math.round(1 / frequency),
+      prefixKept: s.prefixKept,
+    },
+    convs,
+  );
+  const r = sim.run();
+  return {
+    requests: r.requests,
+    p99_ttft_ms: round(pct(r.ttftMs, 99)),
+    p999_tbt_ms: round(pct(r.tbtMs, 99.9)),
+    p50_ttft_ms: round(pct(r.ttftMs, 50)),
+    swap_out_blocks: r.swapOutBlocks,
+    swap_outs: r.swapOuts,
+    swap_out_calls: r.swapOutCalls,
+    reused_blocks: r.reusedBlocks,
+    swap_in_blocks: r.swapInBlocks,
+    async_swap_ins: r.asyncSwapIns,
+    recomputes: r.recomputes,
+    prefix_restores: r.prefixRestores,
+    prefix_restored_tokens: r.prefixRestoredTokens,
+    switch_stall_s: round(r.switchStallMs / 1000),
+    switch_share: round(r.switchStallMs / r.endMs, 4),
+    compute_s: round(r.computeMs / 1000),
+    iterations: r.iterations,
+    simulated_s: round(r.endMs / 1000, 1),
+    blocks_per_call: round(r.blocksPerCall, 2),
+  };
+}
+
+/** FastSwitch (`f`) over vLLM (`v`): the four headline ratios. */
+export function fastswitchRatios(v: FastswitchRun, f: FastswitchRun): FastswitchRatios {
+  return {
+    p99_ttft_ratio: round(v.p99_ttft_ms / f.p99_ttft_ms),
+    p999_tbt_ratio: round(v.p999_tbt_ms / f.p999_tbt_ms),
+    swap_out_reduction: round(1 - f.swap_out_blocks / v.swap_out_blocks),
+    switch_overhead_ratio: round(v.switch_stall_s / f.switch_stall_s),
+  };
+}
