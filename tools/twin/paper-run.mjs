@@ -33,6 +33,7 @@ export function measuredUsers(usersOptions, warmMs, sink) {
                 cached: r.cachedTokens,
                 node: r.node,
                 session: sessionId,
+                turn,
               });
             done(r);
           },
@@ -49,9 +50,10 @@ export function measuredUsers(usersOptions, warmMs, sink) {
 /**
  * Runs `config` (a TwinClusterConfig without its client) over `sessions` until `untilMs`; returns
  * the paper's figures over requests sent after `warmMs`, and load per instance: requests held
- * (running and waiting) sampled every second after the warm-up.
+ * (running and waiting) sampled every second after the warm-up. `byRequest` adds each request's TTFT
+ * (`ttft_by_request`), which a results file leaves out (withoutRequests).
  */
-export function paperRun(config, sessions, { warmMs, untilMs }) {
+export function paperRun(config, sessions, { warmMs, untilMs, byRequest = false }) {
   const sink = [];
   const cluster = new TwinCluster({ ...config, untilMs, client: measuredUsers(config.users, warmMs, sink) }, sessions);
   const samples = cluster.nodes.map(() => []);
@@ -117,7 +119,26 @@ export function paperRun(config, sessions, { warmMs, untilMs }) {
     ),
     node_busy_share: cluster.nodes.map((n) => round(n.counters.busyMs / cluster.events.now, 3)),
     events: cluster.events.fired,
+    // With `byRequest`: each measured request's TTFT by its session and turn — the same prompt in every system's run on
+    // this seed — for comparisons over the requests two runs both measured (symphony.noise.mjs pairedOverSeeds).
+    ...(byRequest ? { ttft_by_request: Object.fromEntries(sink.map((r) => [`${r.session}#${r.turn}`, r.ttftMs])) } : {}),
   };
+}
+
+/** The curves as written: each run's per-request TTFTs (`ttft_by_request`) left out. */
+export function withoutRequests(curves) {
+  return Object.fromEntries(
+    Object.entries(curves).map(([name, byUsers]) => [
+      name,
+      Object.fromEntries(
+        Object.entries(byUsers).map(([u, run]) => {
+          const written = { ...run };
+          delete written.ttft_by_request;
+          return [u, written];
+        }),
+      ),
+    ]),
+  );
 }
 
 export { mean, median, round };

@@ -47,6 +47,12 @@ export interface SymphonyKeys {
   never_behind_beyond_noise?: { value: boolean; failing: string[] };
   over_seeds?: { seeds: number[]; ratios: Record<string, Record<string, Record<number, number | null>>> };
   never_behind_over_seeds?: { value: boolean; failing: string[] };
+  paired_over_seeds?: {
+    seeds: number[];
+    common_share: Record<string, Record<number, number | null>>;
+    ratios: Record<string, Record<string, Record<number, number | null>>>;
+  };
+  never_behind_paired?: { value: boolean; failing: string[] };
   [k: string]: unknown;
 }
 export const SYMPHONY_RUN: SymphonyRun;

@@ -5,10 +5,10 @@
 // symphony's advisory variants. Every cost comes from the hardware tables; nothing is fitted.
 import { baselineCheck, derivedDispatchMs, kvBytesPerToken, rooflineCompute } from '@mnemo/twin';
 import { gpuCluster, hardwareLinks, routingFigures, scaledHardware, SYMPHONY_HARDWARE } from './gpu-cluster.mjs';
-import { paperRun, round } from './paper-run.mjs';
+import { paperRun, round, withoutRequests } from './paper-run.mjs';
 import { baseSessions, PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
 import { runPool } from './run-pool.mjs';
-import { aaNoise, neverBehind, overSeeds } from './symphony.noise.mjs';
+import { aaNoise, neverBehind, overSeeds, pairedOverSeeds } from './symphony.noise.mjs';
 
 /**
  * The run's shape. Think times are human (reading 5.5 tokens/s, typing to Symphony's 11.3 s lead)
@@ -114,7 +114,7 @@ export function symphonyRun({ r, o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE }, _em
     ...(r.conductorThreshold !== undefined ? { conductorThreshold: r.conductorThreshold } : {}),
   });
   const started = now();
-  const summary = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs });
+  const summary = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs, byRequest: true });
   return { ...summary, wall_s: round((now() - started) / 1000, 1) };
 }
 
@@ -133,7 +133,7 @@ export function symphonyExperiment({ o = SYMPHONY_RUN, hw = SYMPHONY_HARDWARE, p
     (curves[r.name] ??= {})[r.users] = symphonyRun({ r, o, hw }, undefined, now);
   });
   progress(runs.length, runs.length, 'done');
-  return { curves, keys: symphonyKeys(curves, o), conductor_sweep: sweep, wall_s: round((now() - t0) / 1000, 1) };
+  return { curves: withoutRequests(curves), keys: symphonyKeys(curves, o), conductor_sweep: sweep, wall_s: round((now() - t0) / 1000, 1) };
 }
 
 /** The conductor runs of the threshold sweep (none when the run has no conductor or no sweep). */
@@ -195,7 +195,12 @@ export async function symphonyExperimentInWorkers({ o = SYMPHONY_RUN, hw = SYMPH
   });
   const curves = {};
   runs.forEach((r, i) => ((curves[r.name] ??= {})[r.users] = results[i]));
-  return { curves, keys: symphonyKeys(curves, o), conductor_sweep: sweep, wall_s: round((performance.now() - t0) / 1000, 1) };
+  return {
+    curves: withoutRequests(curves),
+    keys: symphonyKeys(curves, o),
+    conductor_sweep: sweep,
+    wall_s: round((performance.now() - t0) / 1000, 1),
+  };
 }
 
 /** The experiment's keys from its curves. */
@@ -238,6 +243,7 @@ export function symphonyKeys(curves, o = SYMPHONY_RUN) {
     never_behind: neverBehind(curves, ['llmd', 'conductor'], o),
     ...aaNoise(curves, ['llmd', 'conductor'], o),
     ...overSeeds(curves, ['llmd', 'conductor'], o),
+    ...pairedOverSeeds(curves, ['llmd', 'conductor'], o),
     infercept_imbalance_256: at('infercept', o.imbalanceUsers, 'imbalance_users_max_over_median'),
     infercept_imbalance_256_requests_held: at('infercept', o.imbalanceUsers, 'imbalance_max_over_median'),
     vllm_baseline: vllm0,

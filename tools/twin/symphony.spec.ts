@@ -87,7 +87,30 @@ describe('the Symphony experiment on the twin', () => {
     expect(Object.keys(first.curves['conductor-aa']).map(Number)).toEqual([4, 12]);
     expect(first.keys.over_seeds?.seeds).toEqual([tiny.seed, tiny.aaSeed, ...(tiny.routingSeeds ?? [])]);
     expect(typeof first.keys.never_behind_over_seeds?.value).toBe('boolean');
+    // The same over the requests both runs of a seed measured; the per-request TTFTs are not written.
+    expect(first.keys.paired_over_seeds?.common_share.conductor[12]).toBeGreaterThan(0);
+    expect(typeof first.keys.never_behind_paired?.value).toBe('boolean');
+    expect(first.curves.symphony[12]).not.toHaveProperty('ttft_by_request');
     expect(first.curves.infercept[12].routing.session_home).toBeGreaterThan(0);
+  });
+
+  it('compares the routers on the requests both runs of a seed measured, not on which turns each reached', () => {
+    // Symphony's users reached one long turn (z) that conductor's did not: its plain p99 is behind, on the shared turns it is not.
+    const run = (byRequest: Record<string, number>) => {
+      const xs = Object.values(byRequest).sort((a, b) => a - b);
+      return { 64: { ttft_p99_ms: xs.at(-1)!, ttft_p50_ms: xs[Math.floor(xs.length / 2)]!, ttft_by_request: byRequest } };
+    };
+    const shared = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`u${i}#0`, 100 + i]));
+    const slower = Object.fromEntries(Object.entries(shared).map(([k, v]) => [k, v * 1.1]));
+    const sym = run({ ...shared, 'u99#4': 5000 });
+    const other = run(slower);
+    const o = { ...SYMPHONY_RUN, users: [64], routingSeeds: [] };
+    const curves = { symphony: sym, 'symphony-aa': sym, llmd: other, 'llmd-aa': other, conductor: other, 'conductor-aa': other };
+    const k = symphonyKeys(curves, o);
+    expect(k.never_behind_over_seeds?.value).toBe(false);
+    expect(k.never_behind_paired).toEqual({ value: true, failing: [] });
+    expect(k.paired_over_seeds?.ratios.conductor.ttft_p99[64]).toBeCloseTo(1.1, 3);
+    expect(k.paired_over_seeds?.common_share.conductor[64]).toBeCloseTo(20 / 21, 3);
   });
 
   it('is deterministic for a seed', () => {

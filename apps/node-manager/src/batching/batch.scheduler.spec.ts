@@ -150,6 +150,18 @@ describe(BatchScheduler.name, () => {
     expect(new Set(steps.flatMap((s) => s.seqIds)).size).toBe(5);
   });
 
+  it('tells the heartbeat what its waiting requests still have to prefill, and nothing once they ran', async () => {
+    const { sut, add, runAll } = setup({ maxBatch: 2 });
+    add({ requestId: 'a', tokens: tok.encode('x'.repeat(300)) });
+    add({ requestId: 'b', tokens: tok.encode('y'.repeat(40)) });
+    expect(sut.queuedPrefill()).toEqual([
+      { promptTokens: 300, cachedTokens: 0 },
+      { promptTokens: 40, cachedTokens: 0 },
+    ]);
+    await runAll();
+    expect(sut.queuedPrefill()).toEqual([]);
+  });
+
   describe('a full KV pool', () => {
     /** A request that fits the 4-block (64-token) pool alone: 20 prompt + 30 generated tokens. */
     const fitting = (i: number) => ({

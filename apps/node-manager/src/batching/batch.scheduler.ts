@@ -1,6 +1,14 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { admissionKinds, blocksFor, ErrorCode, FairPriorityRanker, isMnemoError, type IterationPlan } from '@mnemo/kv-core';
+import {
+  admissionKinds,
+  blocksFor,
+  ErrorCode,
+  FairPriorityRanker,
+  isMnemoError,
+  type IterationPlan,
+  type QueuedPrefill,
+} from '@mnemo/kv-core';
 import type { Engine, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
@@ -17,7 +25,7 @@ import { SwapManager } from './swap.manager.js';
 import { KV_RECORDER, NO_KV_RECORDER, type KvRecorderPort } from '../why/kv.recorder.js';
 import { kvReuseOf, prefillInput } from './sequence.inputs.js';
 import { PrefillInputs } from './prefill.inputs.js';
-import { planIterationOf, rankIteration } from './iteration.view.js';
+import { planIterationOf, queuedPrefillOf, rankIteration, type IterationSources } from './iteration.view.js';
 import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
 import { kvReuseReport } from '../shared/kv-reuse.report.js';
 import { NO_SESSION_TAILS, SESSION_TAILS, type SessionTailsPort } from '../kv-events/session.tails.js';
@@ -204,7 +212,16 @@ export class BatchScheduler {
 
   /** The policy's view of this iteration and its plan (iteration.view.ts). */
   private plan(): IterationPlan {
-    return planIterationOf({
+    return planIterationOf(this.sources());
+  }
+
+  /** What the waiting sequences still have to prefill, as planning would price them now (the heartbeat reports it). */
+  queuedPrefill(): QueuedPrefill[] {
+    return queuedPrefillOf(this.sources());
+  }
+
+  private sources(): IterationSources {
+    return {
       engine: this.engine,
       store: this.store,
       kvStore: this.kvStore,
@@ -212,7 +229,7 @@ export class BatchScheduler {
       ...(this.ranker ? { ranker: this.ranker } : {}),
       isSwapped: (seq) => this.swaps.isSwapped(seq),
       prefillInput: (seq) => this.inputs.of(seq),
-    });
+    };
   }
 
   /** Drops a running sequence's device KV by recompute preemption; it waits, keeping its place, until admitted again. */

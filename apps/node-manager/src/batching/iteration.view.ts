@@ -1,10 +1,12 @@
 import {
   nodeIterationInput,
   planNodeIteration,
+  queuedPrefill,
   tickRanker,
   type FairPriorityRanker,
   type IterationPlan,
   type NodeKvView,
+  type QueuedPrefill,
 } from '@mnemo/kv-core';
 import type { Engine, PrefillInput } from '@mnemo/engine';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
@@ -29,7 +31,25 @@ export interface IterationSources {
 export function planIterationOf(s: IterationSources): IterationPlan {
   const kvAvailable: Record<string, number> = {};
   for (const m of s.engine.models()) kvAvailable[m.id] = s.engine.kvBudget(m.id).available;
-  const view: NodeKvView = {
+  const input = nodeIterationInput(nodeSeqsOf(s), nodeKvViewOf(s), {
+    maxBatch: s.config.NODE_MAX_BATCH!,
+    maxPrefillTokens: s.config.NODE_MAX_PREFILL_TOKENS!,
+    kvAvailable,
+    ...(s.ranker ? { ranker: s.ranker } : {}),
+    ...(s.config.NODE_HOLD_LONG_PROMPTS === 'on' ? { holdLongPrompts: true } : {}),
+  });
+  return planNodeIteration({ ...input, kvAvailable }, s.ranker !== undefined);
+}
+
+/** What the waiting sequences still have to prefill (kv-core `queuedPrefill`), for the heartbeat's prefill_busy_ms. */
+export function queuedPrefillOf(s: IterationSources): QueuedPrefill[] {
+  return queuedPrefill(nodeSeqsOf(s), nodeKvViewOf(s));
+}
+
+const nodeSeqsOf = (s: IterationSources) => s.store.all().map((q) => nodeSeq(q, s.isSwapped(q)));
+
+function nodeKvViewOf(s: IterationSources): NodeKvView {
+  return {
     decodeBlocks: (id) => s.engine.decodeBlocks([id]),
     exclusiveBlocks: (id) => s.engine.exclusiveBlocks(id),
     resumeBlocks: (id) => s.engine.resumeBlocks(id),
@@ -44,15 +64,6 @@ export function planIterationOf(s: IterationSources): IterationPlan {
       };
     },
   };
-  const seqs = s.store.all().map((q) => nodeSeq(q, s.isSwapped(q)));
-  const input = nodeIterationInput(seqs, view, {
-    maxBatch: s.config.NODE_MAX_BATCH!,
-    maxPrefillTokens: s.config.NODE_MAX_PREFILL_TOKENS!,
-    kvAvailable,
-    ...(s.ranker ? { ranker: s.ranker } : {}),
-    ...(s.config.NODE_HOLD_LONG_PROMPTS === 'on' ? { holdLongPrompts: true } : {}),
-  });
-  return planNodeIteration({ ...input, kvAvailable }, s.ranker !== undefined);
 }
 
 /** Priority scheduling: tells the ranker who was served this iteration and who was left out. */

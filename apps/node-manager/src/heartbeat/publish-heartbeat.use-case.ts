@@ -6,6 +6,7 @@ import { NATS_CONNECTION } from '@mnemo/service-kit';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
 import { ENGINE } from '../engine/engine.factory.js';
 import { SequenceStore } from '../batching/sequence.store.js';
+import { BatchScheduler } from '../batching/batch.scheduler.js';
 import { ChunkTransferGrpcServer } from '../chunks/chunk-transfer.grpc-server.js';
 import { CLOCK, type Clock } from '@mnemo/service-kit';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
@@ -19,7 +20,9 @@ import { PassCosts } from '../shared/pass.costs.js';
  * engine's device KV occupancy, which least-loaded routing weighs against queue length. Each
  * model carries its tokenizer kind and bundle hash, which gateways fetch on tokenizerSubject.
  * ssd_backend says whether the SSD pools run io_uring or the pread fallback (`mnemo status`); costs
- * are what the node measured of itself (PassCosts), which the scheduler prices it with.
+ * are what the node measured of itself (PassCosts), which the scheduler prices it with, and
+ * prefill_busy_ms the prefill it has in hand: the pass in flight and its waiting requests' prefill
+ * (BatchScheduler.queuedPrefill).
  */
 @Injectable()
 export class PublishHeartbeatUseCase {
@@ -34,6 +37,7 @@ export class PublishHeartbeatUseCase {
     @Inject(ServedTokenizers) private readonly tokenizers: ServedTokenizers,
     @Inject(SSD_BACKEND) private readonly ssdBackend: string,
     @Inject(PassCosts) private readonly passCosts: PassCosts,
+    @Inject(BatchScheduler) private readonly batch: BatchScheduler,
   ) {}
 
   /** What this node measured of its costs, as the heartbeat carries it. */
@@ -73,7 +77,7 @@ export class PublishHeartbeatUseCase {
         ssdBackend: this.ssdBackend,
         costs: this.costs(),
         maxBatch: this.config.NODE_MAX_BATCH,
-        prefillBusyMs: this.passCosts.prefillBusyMs(this.clock.monotonicMs()),
+        prefillBusyMs: this.passCosts.prefillBusyMs(this.clock.monotonicMs(), this.batch.queuedPrefill()),
       }),
     );
   }

@@ -6,6 +6,8 @@ export {
   admissionKinds,
   admissionComputeTokens,
   resumeComputeTokens,
+  queuedPrefill,
+  type QueuedPrefill,
   tickRanker,
   type NodeSeq,
   type NodeKvView,

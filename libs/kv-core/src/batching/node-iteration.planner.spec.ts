@@ -4,6 +4,7 @@ import {
   admissionKinds,
   nodeIterationInput,
   planNodeIteration,
+  queuedPrefill,
   resumeComputeTokens,
   tickRanker,
   type AdmissionView,
@@ -148,5 +149,26 @@ describe('compute of an admission', () => {
     [false, 4, 64],
   ])('resume swapped %s of %i blocks computes %i tokens', (swapped, blocks, want) => {
     expect(resumeComputeTokens(swapped, blocks)).toBe(want);
+  });
+});
+
+describe(queuedPrefill.name, () => {
+  // view(): a fresh prompt of 100 tokens has 64 restorable; a recompute resume is 3 blocks of 16.
+  it.each<[string, Partial<NodeSeq>, Partial<AdmissionView>, { promptTokens: number; cachedTokens: number }[]]>([
+    ['a new request: its prompt and what the device and tiers supply', {}, {}, [{ promptTokens: 100, cachedTokens: 64 }]],
+    ['a new request without sharing: all of it computes', {}, { sharing: false }, [{ promptTokens: 100, cachedTokens: 0 }]],
+    ['preempted by recompute: its history from scratch', { preempted: true }, {}, [{ promptTokens: 48, cachedTokens: 0 }]],
+    ['swapped out: a copy, no prefill', { preempted: true, swapped: true }, {}, []],
+    ['running: not queued', { phase: 'running' }, {}, []],
+    ['swapping in: not queued', { phase: 'swapping' }, {}, []],
+    ['paused: out of the plan', { paused: true }, {}, []],
+    ['streamed: beside the plan', { streamed: true }, {}, []],
+  ])('%s', (_name, over, admission, want) => {
+    expect(queuedPrefill([seq('w', over)], view(admission))).toEqual(want);
+  });
+
+  it('lists every waiting sequence, not only the ones a batch could take', () => {
+    const seqs = Array.from({ length: 5 }, (_, i) => seq(`w${i}`));
+    expect(queuedPrefill(seqs, view())).toHaveLength(5);
   });
 });

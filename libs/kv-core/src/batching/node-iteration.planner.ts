@@ -77,6 +77,41 @@ export function resumeComputeTokens(swapped: boolean, resumeBlocks: number): num
   return swapped ? 0 : resumeBlocks * BLOCK_TOKENS;
 }
 
+/** A waiting sequence's prefill as the node would run it now: its prompt and what it would not compute. */
+export interface QueuedPrefill {
+  readonly promptTokens: number;
+  readonly cachedTokens: number;
+}
+
+/**
+ * The prefill the node's waiting sequences still need, for the heartbeat (NodeCostMeters
+ * .prefillBusyMs): each new request's prompt past what the device and the tiers can supply, and
+ * each recompute-preempted sequence's whole history. Swapped-out sequences copy back and compute
+ * nothing; paused, streamed and swapping ones are out of the plan.
+ *
+ * The scheduler's backlog prices a dispatch's prefill from the moment it is sent, draining in real
+ * time, and counts the request as one waiting there; but a waiting prompt that does not fit the
+ * device's free blocks holds the head of the queue (admission never lets later ones overtake it)
+ * and has not started when that backlog has drained. In the twin's 1,024-user run a 45,777-token
+ * turn waited on a node whose KV was 94 % full, behind other long passes, for half a minute; for
+ * the last 3.6 s the node ran no prefill and reported two waiting, short turns routed there were
+ * priced at ~100 ms of queue, and they had their first tokens 9–10 s later with it.
+ */
+export function queuedPrefill(seqs: Iterable<NodeSeq>, kv: NodeKvView): QueuedPrefill[] {
+  const out: QueuedPrefill[] = [];
+  for (const s of seqs) {
+    if (s.phase !== 'waiting' || s.paused || s.streamed) continue;
+    if (s.preempted) {
+      const tokens = resumeComputeTokens(s.swapped, kv.resumeBlocks(s.id));
+      if (tokens > 0) out.push({ promptTokens: tokens, cachedTokens: 0 });
+      continue;
+    }
+    const a = kv.admission(s.id);
+    out.push({ promptTokens: s.promptTokens, cachedTokens: s.promptTokens - admissionComputeTokens(s.promptTokens, a) });
+  }
+  return out;
+}
+
 /**
  * The planner's view of one iteration on a node: running sequences with the blocks their next
  * decode takes and what preempting each frees; the waiting ones the batch could take (at most

@@ -45,4 +45,20 @@ describe('NodeCostMeters.prefillBusyMs', () => {
     m.passEnded();
     expect(m.prefillBusyMs(0)).toBe(0);
   });
+
+  it.each<[string, boolean, { promptTokens: number; cachedTokens: number }[], number]>([
+    ['queued work alone, nothing in flight', false, [{ promptTokens: 1024, cachedTokens: 256 }], 3],
+    ['queued work on top of the pass in flight (4 chunks)', true, [{ promptTokens: 512, cachedTokens: 0 }], 4 + 2],
+    ['a queue of nothing adds nothing', true, [], 4],
+  ])('%s', (_name, inFlight, queued, chunks) => {
+    const m = new NodeCostMeters(4);
+    if (inFlight) m.passStarted([{ promptTokens: 1024, cachedTokens: 0 }], 0);
+    expect(m.prefillBusyMs(0, queued)).toBeCloseTo(chunks * perChunk, 6);
+  });
+
+  it('does not count queued work down: it has not started', () => {
+    const m = new NodeCostMeters(4);
+    const queued = [{ promptTokens: 1024, cachedTokens: 0 }];
+    expect(m.prefillBusyMs(5_000, queued)).toBeCloseTo(m.prefillBusyMs(0, queued), 6);
+  });
 });

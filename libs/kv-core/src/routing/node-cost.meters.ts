@@ -44,6 +44,10 @@ export class NodeCostMeters {
 
   /** A prefill pass of `seqs` starts at `nowMs`: what it is expected to take, priced with the costs measured so far. */
   passStarted(seqs: readonly StartingSeq[], nowMs: number): void {
+    this.inFlight = { ms: this.prefillMs(seqs), atMs: nowMs };
+  }
+
+  private prefillMs(seqs: readonly StartingSeq[]): number {
     const c = this.model.costs();
     const costs = {
       recomputeMsPerChunk: c.recomputeMsPerChunk ?? DEFAULT_ROUTING_COSTS.recomputeMsPerChunk,
@@ -52,7 +56,7 @@ export class NodeCostMeters {
     let ms = 0;
     for (const s of seqs)
       ms += recomputeSpanMs(costs, Math.min(s.cachedTokens, s.promptTokens) / CHUNK_TOKENS, s.promptTokens / CHUNK_TOKENS);
-    this.inFlight = { ms, atMs: nowMs };
+    return ms;
   }
 
   /** The pass in flight ended (measured or not). */
@@ -60,9 +64,14 @@ export class NodeCostMeters {
     this.inFlight = null;
   }
 
-  /** Expected time left of the prefill pass in flight at `nowMs`, ms (0 with none), for the heartbeat. */
-  prefillBusyMs(nowMs: number): number {
-    return this.inFlight ? Math.max(0, this.inFlight.ms - (nowMs - this.inFlight.atMs)) : 0;
+  /**
+   * Prefill work the node has in hand at `nowMs`, ms, for the heartbeat: what is left of the pass
+   * in flight, plus what its waiting sequences still have to prefill (`queued`, kv-core
+   * queuedPrefill), priced with the costs measured so far.
+   */
+  prefillBusyMs(nowMs: number, queued: readonly StartingSeq[] = []): number {
+    const inFlight = this.inFlight ? Math.max(0, this.inFlight.ms - (nowMs - this.inFlight.atMs)) : 0;
+    return queued.length === 0 ? inFlight : inFlight + this.prefillMs(queued);
   }
 
   /** A sequence left the batch after `residencyMs` in it (its first token to its last). */

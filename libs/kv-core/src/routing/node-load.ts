@@ -18,8 +18,9 @@ export interface NodeLoad {
   /** Sequences the node's batch holds at most (NODE_MAX_BATCH); absent: not reported. */
   maxBatch?: number;
   /**
-   * The node's prefill pass in flight when it sent the heartbeat: its expected time left, ms,
-   * priced with the node's own measured costs (NodeCostMeters.prefillBusyMs). Absent: not reported.
+   * The prefill the node had in hand when it sent the heartbeat, ms, priced with its own measured
+   * costs (NodeCostMeters.prefillBusyMs): what is left of the pass in flight plus what its waiting
+   * sequences still have to prefill (queuedPrefill). Absent: not reported.
    */
   prefillBusyMs?: number;
 }
@@ -30,10 +31,11 @@ export function kvUsageOf(n: Pick<NodeLoad, 'kvUsage'>): number {
 }
 
 /**
- * What is left at `nowMs` of the prefill pass a node reported in flight. The scheduler's own
- * backlog prices what it sent by what it expected the node to hold; a node that restored less and
- * recomputed (a peer lost a chunk, the directory was stale) is busy for longer than that, and
- * only the node knows.
+ * What is left at `nowMs` of the prefill work a node reported. The scheduler's own backlog prices
+ * what it sent by what it expected the node to hold, and drains it in real time from the dispatch;
+ * a node that restored less and recomputed (a peer lost a chunk, the directory was stale) is busy
+ * for longer than that, and a prompt waiting for free KV blocks has not started when its backlog
+ * has drained: only the node knows either.
  */
 export function reportedPrefillMs(n: Pick<NodeLoad, 'prefillBusyMs' | 'lastSeenMs'>, nowMs: number): number {
   const busy = n.prefillBusyMs;

@@ -196,6 +196,13 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
         target: equals(true),
       },
       {
+        path: 'symphony.never_behind_paired.value',
+        what:
+          'the same on the same requests: on each seed, p50 and p99 over the turns both runs measured (same session and ' +
+          'turn), averaged over the four seeds, llm-d-style and conductor ÷ symphony at least 1 (symphony.paired_over_seeds)',
+        target: equals(true),
+      },
+      {
         path: 'symphony.infercept_imbalance_256',
         what:
           'InferCept-style users held per instance (distinct sessions served in ' +

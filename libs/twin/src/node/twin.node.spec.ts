@@ -25,6 +25,7 @@ function node(over: Partial<TwinNodeConfig> = {}, lag = 0) {
   const events = new EventQueue();
   const first = new Map<string, number>();
   const done = new Map<string, TwinSeq>();
+  const beats: Array<{ at: number; waiting: number; prefillBusyMs?: number }> = [];
   const net: TwinNodeNet = {
     events,
     rng: new SeededRng(1),
@@ -32,7 +33,7 @@ function node(over: Partial<TwinNodeConfig> = {}, lag = 0) {
     firstToken: (s, now) => void first.set(s.id, now),
     finished: (s) => void done.set(s.id, s),
     publishKv: () => undefined,
-    heartbeat: () => undefined,
+    heartbeat: (_id, load) => void beats.push({ at: events.now, ...load }),
   };
   const config: TwinNodeConfig = {
     id: 'n',
@@ -79,7 +80,7 @@ function node(over: Partial<TwinNodeConfig> = {}, lag = 0) {
     priority,
     kvSources: [],
   });
-  return { sut, events, first, done, request };
+  return { sut, events, first, done, request, beats };
 }
 
 describe(TwinNode.name, () => {
@@ -162,6 +163,21 @@ describe(TwinNode.name, () => {
     events.run(60_000);
     // lo alone would decode its 19 further tokens in 19 × 5 ms after its first.
     expect(first.get('hi')! < done.get('lo')!.firstTokenAt! + 19 * 5).toBe(overtakes);
+  });
+
+  it('reports in its heartbeats the prefill its waiting requests still need, not only the pass in flight', () => {
+    // One batch slot: b waits the whole of a's decode, with no prefill running.
+    const { sut, events, request, beats } = node({ maxBatch: 1 });
+    sut.admit(request('a', text(100, 1), 400), 0);
+    events.run(50);
+    sut.admit(request('b', text(1024, 2)), events.now);
+    events.run(1500);
+    const waiting = beats.filter((b) => b.at > 50 && b.waiting === 1);
+    expect(waiting.length).toBeGreaterThan(0);
+    // Its 1,024 tokens from scratch: 4 chunks at the default price until the node has measured its own.
+    for (const b of waiting) expect(b.prefillBusyMs).toBeGreaterThan(0);
+    events.run(60_000);
+    expect(beats.at(-1)!.prefillBusyMs).toBe(0);
   });
 
   it('refuses a request its device could never hold, and one past the queue bound', () => {

@@ -4,6 +4,7 @@ import {
   DEFAULT_FAIRNESS,
   FairPriorityRanker,
   nodeIterationInput,
+  queuedPrefill,
   planNodeIteration,
   tickRanker,
   type IterationPlan,
@@ -69,7 +70,7 @@ export class TwinNode {
       kvUsage: this.device.usage(),
       costs: this.passCosts.costs(),
       maxBatch: this.config.maxBatch,
-      prefillBusyMs: this.passCosts.prefillBusyMs(net.events.now),
+      prefillBusyMs: this.passCosts.prefillBusyMs(net.events.now, queuedPrefill(this.seqs.values(), this.device)),
     }));
     const sweep: TwinEvent = {
       fire: (now) => {

@@ -1009,9 +1009,11 @@ export type Heartbeat = Message<"mnemo.v1.Heartbeat"> & {
   maxBatch: number;
 
   /**
-   * The node's prefill pass in flight: its expected time left, ms, priced with the node's own measured
-   * costs (0: none). A node that recomputed what the scheduler expected it to restore is busy longer than
-   * the scheduler's own backlog says; the scheduler takes the longer of the two.
+   * The prefill the node has in hand, ms, priced with its own measured costs (0: none): what is left of
+   * the pass in flight, plus what its waiting requests still have to prefill (a prompt that does not fit
+   * the free KV blocks holds the head of the queue after the scheduler's backlog for it has drained). A
+   * node that recomputed what the scheduler expected it to restore is busy longer than the scheduler's
+   * own backlog says too; the scheduler takes the longer of the two.
    *
    * @generated from field: double prefill_busy_ms = 13;
    */
