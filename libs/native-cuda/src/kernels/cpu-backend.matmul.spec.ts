@@ -100,17 +100,18 @@ describe(CpuKernelBackend.name, () => {
       sut.matmul(h, x, w, m, n, k);
       sut.matmulPacked(want, h, packed, m, n, n);
       h.fill(0);
-      let ticks = 0;
-      const timer = setInterval(() => ticks++, 0);
       const calls = Array.from({ length: 6 }, () => [
         kernelCall<'matmul', Float32Array>('matmul', h, x, w, m, n, k),
         kernelCall<'matmulPacked', Float32Array>('matmulPacked', y, h, packed, m, n, n),
       ]).flat();
-      await sut.submit(calls);
-      clearInterval(timer);
+      // Twelve products of ~0.1 GFLOP each: the loop turns while they run. A setImmediate queued as they
+      // start runs first; a submit on the JS thread would resolve before it. (Counting a 0 ms interval's
+      // ticks instead failed under CI's load, when the main thread was not scheduled during the products.)
+      let turned = false;
+      const done = sut.submit(calls).then(() => turned);
+      setImmediate(() => (turned = true));
+      expect(await done).toBe(true);
       expect(y).toEqual(want);
-      // Twelve products of ~0.1 GFLOP each: the loop turned while they ran.
-      expect(ticks).toBeGreaterThan(0);
     });
 
     it('runs back-to-back products of one input (q, k, v) as one call with the bits of direct calls', async () => {
