@@ -32,9 +32,11 @@ describe('why across scheduler replicas', () => {
 
   it('gives one answer per id whichever replica routed it or answers', async () => {
     const ids: string[] = [];
-    // The queue group spreads SCHEDULE over both replicas: go on until each has routed some.
-    for (let i = 0; i < 40 && (ids.length < 6 || (await admitted(gw.cluster.schedulers[1]!.metricsPort)) === 0); i++)
-      ids.push(await complete(i));
+    // The queue group spreads SCHEDULE over both replicas at random: go on until each has routed some (waiting on
+    // the second alone, six requests that all went to it left the first with none, about one run in sixty).
+    const routedByBoth = async () =>
+      (await admitted(gw.cluster.schedulers[0]!.metricsPort)) > 0 && (await admitted(gw.cluster.schedulers[1]!.metricsPort)) > 0;
+    for (let i = 0; i < 40 && (ids.length < 6 || !(await routedByBoth())); i++) ids.push(await complete(i));
     const [a, b] = [await admitted(gw.cluster.schedulers[0]!.metricsPort), await admitted(gw.cluster.schedulers[1]!.metricsPort)];
     expect(a).toBeGreaterThan(0);
     expect(b).toBeGreaterThan(0);
