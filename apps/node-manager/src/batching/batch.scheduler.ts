@@ -1,14 +1,6 @@
 import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import {
-  admissionKinds,
-  blocksFor,
-  ErrorCode,
-  FairPriorityRanker,
-  isMnemoError,
-  type IterationPlan,
-  type QueuedPrefill,
-} from '@mnemo/kv-core';
+import { admissionKinds, blocksFor, ErrorCode, FairPriorityRanker, isMnemoError, type QueuedPrefill } from '@mnemo/kv-core';
 import type { Engine, TokenOutput } from '@mnemo/engine';
 import { FinishReason } from '@mnemo/proto';
 import { JsonLogger, ServiceMetrics } from '@mnemo/service-kit';
@@ -54,6 +46,7 @@ export class BatchScheduler {
   private readonly ranker?: FairPriorityRanker;
   /** Each new request's engine input and the warm start of its restore. */
   private readonly inputs: PrefillInputs;
+  private readonly view: IterationSources;
 
   constructor(
     @Inject(SequenceStore) private readonly store: SequenceStore,
@@ -88,6 +81,16 @@ export class BatchScheduler {
       });
     }
     this.inputs = new PrefillInputs({ config, engine, kvStore, crossModel, recorder, logger });
+    // What planning reads (iteration.view.ts): fixed at construction, so built once rather than every iteration.
+    this.view = {
+      engine,
+      store,
+      kvStore,
+      config,
+      ...(this.ranker ? { ranker: this.ranker } : {}),
+      isSwapped: (seq) => this.swaps.isSwapped(seq),
+      prefillInput: (seq) => this.inputs.of(seq),
+    };
     if (config.NODE_KV_WARM !== 'off') store.onAdded((seq) => this.inputs.warm(seq));
   }
 
@@ -122,7 +125,7 @@ export class BatchScheduler {
     const started = this.clock.monotonicMs();
     this.expireDeadlines();
     await this.swaps.poll();
-    const plan = this.plan();
+    const plan = planIterationOf(this.view);
     if (plan.prefill.length === 0 && plan.decode.length === 0 && plan.preempt.length === 0) {
       if (await this.runStreamed()) return true;
       if (this.swaps.pendingSwapIns === 0) return false;
@@ -210,26 +213,9 @@ export class BatchScheduler {
     return ran;
   }
 
-  /** The policy's view of this iteration and its plan (iteration.view.ts). */
-  private plan(): IterationPlan {
-    return planIterationOf(this.sources());
-  }
-
   /** What the waiting sequences still have to prefill, as planning would price them now (the heartbeat reports it). */
   queuedPrefill(): QueuedPrefill[] {
-    return queuedPrefillOf(this.sources());
-  }
-
-  private sources(): IterationSources {
-    return {
-      engine: this.engine,
-      store: this.store,
-      kvStore: this.kvStore,
-      config: this.config,
-      ...(this.ranker ? { ranker: this.ranker } : {}),
-      isSwapped: (seq) => this.swaps.isSwapped(seq),
-      prefillInput: (seq) => this.inputs.of(seq),
-    };
+    return queuedPrefillOf(this.view);
   }
 
   /** Drops a running sequence's device KV by recompute preemption; it waits, keeping its place, until admitted again. */
