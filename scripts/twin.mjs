@@ -1,7 +1,9 @@
 // `npm run twin -- <command>`: the discrete-event twin (libs/twin) on this machine.
 //   calibrate   measure service overheads and link costs (bench/results/twin-calibration.json)
 //   validate    run the twin on the multi-round benchmark's workload and compare with the live run
-//               (bench/results/twin-validate.json; calibrates first when no calibration exists)
+//               (bench/results/twin-validate.json; calibrates first when no calibration exists);
+//               `validate --engine`: against the reference-engine run (bench multiround-engine) with the compute
+//               port fitted on its calibration seed (bench/results/twin-validate-engine.json)
 //   scale       time one simulated hour of 1,024 users on 8 instances (the `scale` key of the same file)
 //   symphony    Symphony's experiment at the paper's scale on modelled A100s (bench/results/twin-symphony.{json,svg})
 //   symphony-robustness  its ratios against recompute with each hardware figure at ±20% (the `robustness` key of the same file)
@@ -83,7 +85,15 @@ async function calibration() {
 }
 
 if (cmd === 'calibrate') await calibration();
-if (cmd === 'validate') {
+if (cmd === 'validate' && args.includes('--engine')) {
+  // Against the reference engine: the live run and its frozen compute fit are bench multiround-engine's.
+  const mr = read('multiround-engine.json');
+  if (!mr) throw new Error('no bench/results/multiround-engine.json: run `npm run bench -- multiround-engine` first');
+  const cal = read('twin-calibration.json') ?? (await calibration());
+  const { validate } = await import('../tools/twin/validate.mjs');
+  const result = validate({ mr, cal, liveFile: 'bench/results/multiround-engine.json' });
+  write('twin-validate-engine.json', { ...stamp(), ...result });
+} else if (cmd === 'validate') {
   const mr = read('multiround.json');
   if (!mr) throw new Error('no bench/results/multiround.json: run `npm run bench -- multiround` first');
   const cal = read('twin-calibration.json') ?? (await calibration());
@@ -100,7 +110,7 @@ if (cmd === 'scale') {
   write('twin-validate.json', { ...previous, scale: { run: stamp().run, ...result } });
 }
 if (cmd === 'symphony') {
-  const { runSymphony } = await import('../tools/twin/symphony.report.mjs');
+  const { runSymphony } = await import('../tools/twin/symphony.mjs');
   const previous = read('twin-symphony.json');
   const { json } = await runSymphony();
   // The ±20% table is its own command's (symphony-robustness): a new run keeps it.
@@ -111,9 +121,9 @@ if (cmd === 'symphony') {
 if (cmd === 'symphony-robustness') {
   const previous = read('twin-symphony.json');
   if (!previous) throw new Error('no bench/results/twin-symphony.json: run `npm run twin -- symphony` first');
-  const { symphonyRobustness } = await import('../tools/twin/symphony-robustness.mjs');
+  const { runSymphonyRobustness } = await import('../tools/twin/symphony.mjs');
   const progress = (i, n, label) => console.log(`robustness ${i}/${n} ${label}`);
-  write('twin-symphony.json', { ...previous, robustness: { run: stamp().run, ...symphonyRobustness({ progress }) } });
+  write('twin-symphony.json', { ...previous, robustness: { run: stamp().run, ...runSymphonyRobustness({ progress }) } });
 }
 if (cmd === 'pooling') {
   const { runPooling } = await import('../tools/twin/pooling.mjs');
@@ -141,8 +151,8 @@ if (cmd === 'droidspeak') {
   for (const [k, v] of Object.entries(result.droidspeak)) if (k !== 'by_pair') console.log(`droidspeak.${k}: ${JSON.stringify(v)}`);
 }
 if (cmd === 'plan') {
-  const { runPlan } = await import('../tools/twin/plan.report.mjs');
-  const { parsePlanArgs, PlanArgsError } = await import('../tools/twin/plan.args.mjs');
+  const { parsePlanArgs, PlanArgsError } = await import('@mnemo/twin');
+  const { runPlan } = await import('../tools/twin/plan.mjs');
   const question = argsOrExit(parsePlanArgs, PlanArgsError);
   const result = await runPlan(question);
   // From node's start to the file, so it includes loading the modules and drawing the workload.
@@ -180,7 +190,7 @@ if (cmd === 'trace') {
 if (cmd === 'bands') {
   // Causes an experiment traces from its own results file's figures, recomputed with them (no run).
   const causes = {
-    'twin-symphony.json': async (json) => (await import('../tools/twin/symphony.mjs')).symphonyCauses(json),
+    'twin-symphony.json': async (json) => (await import('@mnemo/twin')).symphonyCauses(json),
     'twin-fastswitch.json': async (json) => (await import('@mnemo/twin')).fastswitchCausesOf(json),
   };
   for (const f of readdirSync(join(root, 'bench/results')).filter((n) => /^twin-.*\.json$/.test(n) && !n.endsWith('.vl.json'))) {

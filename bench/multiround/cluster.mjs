@@ -86,16 +86,22 @@ export function kvEnv(dataDir, nodeId, system) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** A node environment less the sim engine's settings (a reference node is refused them). */
+const withoutSimKeys = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('NODE_SIM_')));
+
 /**
  * Runs the sessions on a fresh cluster under one configuration: `system` (a SERVING_SYSTEMS entry)
  * plus, for advisory variants, the share of advisories `missed` and of `spurious` ones. Users
- * start over `rampMs` and take sessions in order as they finish them.
+ * start over `rampMs` and take sessions in order as they finish them. `engine` replaces the sim
+ * nodes (bench/multiround-engine.bench.mjs: the reference engine on a trained model): its model,
+ * context and each node's engine environment, which replaces simNodeEnv and the sim keys of kvEnv.
  */
 export async function runConfig(
   name,
   { system, missed = 0, spurious = 0, nodeEnv = {}, schedulerEnv = {} },
-  { natsUrl, sessions, benchDir, users, rampMs, conductorThresholdPct },
+  { natsUrl, sessions, benchDir, users, rampMs, conductorThresholdPct, engine },
 ) {
+  const served = { model: engine?.model ?? CLUSTER.model, maxContext: engine?.maxContext ?? CLUSTER.maxContext };
   // A fresh data directory per run: a node would otherwise replay the SSD journal an earlier pass left under its id.
   const dataDir = mkdtempSync(join(benchDir, `${name}-`));
   const common = { NATS_URL: natsUrl, LOG_LEVEL: 'error', METRICS_HOST: '127.0.0.1' };
@@ -124,8 +130,8 @@ export async function runConfig(
         ...common,
         METRICS_PORT: String(port),
         NODE_ID: nodeId,
-        ...kvEnv(dataDir, nodeId, system),
-        ...simNodeEnv(),
+        ...(engine ? withoutSimKeys(kvEnv(dataDir, nodeId, system)) : kvEnv(dataDir, nodeId, system)),
+        ...(engine ? engine.nodeEnv(nodeId) : simNodeEnv()),
         ...nodeEnv,
       }),
     });
@@ -160,7 +166,9 @@ export async function runConfig(
       Array.from({ length: users }, async (_, u) => {
         await sleep((u * rampMs) / users);
         for (let s = next++; s < sessions.length; s = next++) {
-          results.push(...(await converse(nc, tenant, sessions[s], { advisories: system.advisories, missed, spurious, adv, finished })));
+          results.push(
+            ...(await converse(nc, tenant, sessions[s], { advisories: system.advisories, missed, spurious, adv, finished, served })),
+          );
           finished.push(sessions[s].id);
         }
       }),
@@ -174,7 +182,7 @@ export async function runConfig(
       peerRestoredTokens: 0,
       tierRestoredTokens: 0,
       restoreFailures: 0,
-      restoreFailuresBy: { local: 0, peer: 0 },
+      restoreFailuresBy: { local: 0, peer: 0, peer_stale: 0, peer_unreachable: 0, peer_pass: 0 },
       peerBlockedS: 0,
       prefetchedBytes: 0,
       promoted: { staged: 0, used: 0, purged: 0, unstaged: 0 },
@@ -199,6 +207,8 @@ export async function runConfig(
       kv.restoreFailures += failed.local + failed.peer;
       kv.restoreFailuresBy.local += failed.local;
       kv.restoreFailuresBy.peer += failed.peer;
+      for (const reason of ['stale', 'unreachable', 'pass'])
+        kv.restoreFailuresBy[`peer_${reason}`] += metricValue(text, 'mnemo_kv_peer_restore_failures_by_reason_total', { reason }) ?? 0;
       kv.peerBlockedS += counter(text, 'mnemo_kv_peer_blocked_seconds_total');
       kv.promoted.staged += counter(text, 'mnemo_kv_prefetch_promoted_chunks_total');
       kv.promoted.used += counter(text, 'mnemo_kv_prefetch_promoted_used_total');
@@ -275,35 +285,35 @@ async function converse(nc, tenant, session, o) {
   let history = [...session.system, ...session.doc];
   for (const [t, turn] of session.turns.entries()) {
     const prompt = [...history, ...turn.user];
-    if (prompt.length + turn.reply >= CLUSTER.maxContext) break;
+    if (prompt.length + turn.reply >= o.served.maxContext) break;
     if (t > 0) {
       await sleep(session.turns[t - 1].readMs);
       if (o.advisories) {
         // turn.r is drawn once per turn in the workload, so every run misses / adds the same ones.
         if (turn.r < o.missed) o.adv.missed++;
-        else void advise(nc, tenant, session.id, turn.typeMs, o.adv);
+        else void advise(nc, tenant, session.id, turn.typeMs, o.adv, o.served.model);
         if (turn.r >= 1 - o.spurious && o.finished.length > 0) {
           // A spurious advisory: a session that has ended "starts typing" and never sends.
           o.adv.spurious++;
-          void advise(nc, tenant, o.finished[Math.floor(turn.r * 7919) % o.finished.length], turn.typeMs, o.adv);
+          void advise(nc, tenant, o.finished[Math.floor(turn.r * 7919) % o.finished.length], turn.typeMs, o.adv, o.served.model);
         }
       }
     }
     await sleep(turn.typeMs);
-    const r = await infer(nc, `${tenant}-${session.id}-${t}`, tenant, session.id, prompt, turn.reply);
+    const r = await infer(nc, `${tenant}-${session.id}-${t}`, tenant, session.id, prompt, turn.reply, o.served.model);
     out.push({ session: session.id, turn: t, promptTokens: prompt.length, ...r });
     history = [...prompt, ...r.tokens];
   }
   return out;
 }
 
-async function advise(nc, tenant, sessionId, typeMs, counts) {
+async function advise(nc, tenant, sessionId, typeMs, counts, model) {
   counts.sent++;
   try {
     const payload = encodeMessage(AdvisoryRequestSchema, {
       tenant,
       sessionId,
-      model: CLUSTER.model,
+      model,
       expectedArrivalUnixMs: Date.now() + typeMs,
     });
     const reply = decodeMessage(AdvisoryReplySchema, (await nc.request(Subjects.ADVISE, payload, { timeout: 10_000 })).data);
@@ -314,8 +324,9 @@ async function advise(nc, tenant, sessionId, typeMs, counts) {
 }
 
 /** One request as the benchmark's users send it: to the scheduler over NATS, its tokens streamed back to an inbox. */
-export async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens) {
-  const r = await inferViaScheduler(nc, { requestId, tenant, sessionId, model: CLUSTER.model, tokens, maxTokens, deadlineMs: 600_000 });
+export async function infer(nc, requestId, tenant, sessionId, tokens, maxTokens, model = CLUSTER.model) {
+  // Every reply runs to the length the workload drew (the sim engine samples no EOS; a trained model would).
+  const r = await inferViaScheduler(nc, { requestId, tenant, sessionId, model, tokens, maxTokens, deadlineMs: 600_000, ignoreEos: true });
   const totalMs = performance.now() - r.t0;
   return {
     requestId: r.requestId,

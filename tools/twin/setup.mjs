@@ -54,7 +54,8 @@ export function bytesOf(s) {
 
 /**
  * The live run's cluster: sizes and the nodes' cost model from bench/multiround/cluster.mjs (the
- * code the run used), the scheduler's per-chunk figures and users from the results file.
+ * code the run used), the scheduler's per-chunk figures and users from the results file; a run on
+ * the reference engine brings its own KV layout and its fitted compute port.
  */
 export function multiroundSetup(mr, rampMs) {
   const c = { ...CLUSTER, ...(mr.cluster ?? {}) };
@@ -65,7 +66,8 @@ export function multiroundSetup(mr, rampMs) {
     ssd: DEFAULT_ROUTING_COSTS.loadMsPerChunk.ssd,
     peer_network: DEFAULT_ROUTING_COSTS.peerMsPerChunk,
   };
-  const compute = {
+  // A run on the reference engine (bench multiround-engine) carries its compute port, fitted on its calibration run's steps.
+  const compute = mr.engine_fit?.cost ?? {
     ...DEFAULT_SIM_COST,
     prefillPerTokenMs: (GPU.prefillTokenUs * DILATION) / 1000,
     decodeBaseMs: GPU.decodeStepMs * DILATION,
@@ -83,8 +85,8 @@ export function multiroundSetup(mr, rampMs) {
     ssdPoolBytes: bytesOf(c.ssdPool),
     heartbeatMs: c.heartbeatMs,
     bandwidths: { host: 10, ssd: 2 },
-    kvLayers: KV_LAYOUT.layers,
-    kvBytesPerToken: KV_BYTES_PER_TOKEN,
+    kvLayers: mr.kv_bytes?.layers ?? KV_LAYOUT.layers,
+    kvBytesPerToken: mr.kv_bytes?.bytes_per_token ?? KV_BYTES_PER_TOKEN,
     compute,
     routing: {
       queueMsPerRequest: 20 * DILATION,

@@ -54,4 +54,11 @@ export interface Validation {
   not_modelled: string[];
 }
 /** The multi-round benchmark's results file and the twin's calibration, as parsed JSON. */
-export function validate(o: { mr: object; cal: object; seeds?: number[]; log?: (line: string) => void; now?: () => number }): Validation;
+export function validate(o: {
+  mr: object;
+  cal: object;
+  seeds?: number[];
+  log?: (line: string) => void;
+  now?: () => number;
+  liveFile?: string;
+}): Validation;

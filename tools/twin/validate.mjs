@@ -151,7 +151,14 @@ function perPass(l, twinP50, twinTpot) {
 
 const order = (entries) => entries.sort((a, b) => a[1] - b[1]).map(([k]) => k);
 
-export function validate({ mr, cal, seeds = [1, 2, 3], log = console.log, now = () => performance.now() }) {
+export function validate({
+  mr,
+  cal,
+  seeds = [1, 2, 3],
+  log = console.log,
+  now = () => performance.now(),
+  liveFile = 'bench/results/multiround.json',
+}) {
   if (!Array.isArray(mr.passes) || mr.passes.length === 0)
     throw new Error('validate: bench/results/multiround.json has no per-pass figures (passes[]): run `npm run bench -- multiround` first');
   const options = { ...DEFAULT_WORKLOAD, ...(mr.workload?.options ?? {}) };
@@ -220,13 +227,23 @@ export function validate({ mr, cal, seeds = [1, 2, 3], log = console.log, now = 
   return {
     inputs: {
       live: {
-        file: 'bench/results/multiround.json',
+        file: liveFile,
         date: mr.run?.date ?? null,
         passes: mr.passes.length,
         users: setup.users,
         nodes: setup.nodes,
       },
       calibration: { file: 'bench/results/twin-calibration.json', date: cal.run?.date ?? null },
+      // The reference-engine run's compute port: fitted on its calibration seed's steps, never on the passes compared here.
+      ...(mr.engine_fit
+        ? {
+            compute: {
+              fitted_on_seed: mr.engine_fit.seed,
+              validated_on_seed: mr.workload?.options?.seed ?? null,
+              cost: mr.engine_fit.cost,
+            },
+          }
+        : {}),
       workload: "libs/testkit/src/workloads/multiround.workload.ts workload(options) with the live run's options: the same sessions",
       seeds,
     },

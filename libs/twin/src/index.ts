@@ -3,6 +3,7 @@ export { SeededRng } from './core/seeded.rng.js';
 export { Distribution } from './core/distribution.js';
 export { percentile } from '@mnemo/kv-core';
 export { simCostCompute, type ComputeModel } from './costs/compute.port.js';
+export { fitEngineSteps, type EngineStepFit, type StepFitQuality } from './costs/engine-steps.fit.js';
 export { transferMs, linkFromTwoPoints, validateLink, type TransferLink } from './costs/transfer.port.js';
 export { NO_OVERHEADS, type ServiceOverheads } from './costs/overhead.port.js';
 export { TwinNode, type TwinNodeConfig, type TwinNodeCosts, type TwinNodeNet } from './node/twin.node.js';

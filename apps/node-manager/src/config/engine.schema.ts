@@ -56,6 +56,13 @@ export const engineSchema = {
     max: 1 << 20,
     when: isSim,
   },
+  NODE_STEP_TRACE: {
+    type: 'string',
+    doc:
+      'reference engine: append each forward step (kind, sequences, tokens, attended and context tokens, compute ms) ' +
+      'to this file as JSON lines, for the twin’s engine calibration; unset: no trace',
+    when: isReference,
+  },
   NODE_REFERENCE_BACKEND: {
     type: 'enum',
     doc: 'reference engine: kernel backend',

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError } from '@mnemo/service-kit';
 import type { Engine } from '@mnemo/engine';
 import { loadNodeManagerConfig } from '../config/node-manager.config.js';
@@ -41,6 +44,35 @@ describe(createEngine.name, () => {
       // mnemo-tiny, 4 layers: planes ⌈C/2⌉ ≤ 4 → 8 blocks.
       expect(sut.layerStream?.limit('mnemo-tiny', 4)).toBe(8);
       await sut.close();
+    });
+
+    it('NODE_STEP_TRACE: appends each forward step as a JSON line', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mnemo-steps-'));
+      try {
+        const path = join(dir, 'steps.jsonl');
+        const sut = await createEngine(loadNodeManagerConfig({ ...reference, NODE_KV_BLOCKS: '16', NODE_STEP_TRACE: path }));
+        const sampling = { temperature: 0, topP: 1, seed: 0 };
+        await sut.prefill([{ seqId: 'a', model: 'mnemo-tiny', tokens: [5, 6, 7, 8, 9], sampling }]);
+        await sut.decode(['a']);
+        await sut.close();
+        const lines = readFileSync(path, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+        expect(lines.map((l) => [l.kind, l.seqs, l.tokens, l.attendedTokens, l.contextTokens])).toEqual([
+          ['prefill', 1, 5, 10, 0],
+          ['decode', 1, 1, 0, 6],
+        ]);
+        for (const l of lines) expect(l.ms).toBeGreaterThanOrEqual(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('NODE_STEP_TRACE: a path it cannot open is a configuration error', async () => {
+      const config = loadNodeManagerConfig({ ...reference, NODE_STEP_TRACE: '/nonexistent-dir/steps.jsonl' });
+      await expect(createEngine(config)).rejects.toBeInstanceOf(ConfigError);
+      await expect(createEngine(config)).rejects.toThrow(/NODE_STEP_TRACE=\/nonexistent-dir\/steps.jsonl/);
     });
 
     it('off: the engine has no stream', async () => {

@@ -1,6 +1,7 @@
 import { findSyntheticModel, ReferenceEngine, SimEngine, type Engine } from '@mnemo/engine';
 import { ConfigError } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
+import { stepTraceWriter } from './step.trace.js';
 
 /** Injection token of the node's engine. */
 export const ENGINE = Symbol('ENGINE');
@@ -24,6 +25,7 @@ export async function createEngine(config: NodeManagerConfig): Promise<Engine> {
             ? { layerStream: { window: config.NODE_KV_STREAM_WINDOW!, hostBytes: config.NODE_KV_STREAM_HOST_MB! * 2 ** 20 } }
             : {}),
           ...(config.NODE_PREFIX_CACHE_BLOCKS !== undefined ? { prefixCacheBlocks: config.NODE_PREFIX_CACHE_BLOCKS } : {}),
+          ...(config.NODE_STEP_TRACE ? { onStep: stepTraceWriter(config.NODE_STEP_TRACE) } : {}),
           ...(config.NODE_PREEMPTION === 'swap'
             ? {
                 blockGroups: config.NODE_BLOCK_GROUP_BLOCKS!,

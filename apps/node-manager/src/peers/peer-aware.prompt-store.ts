@@ -11,6 +11,12 @@ export interface PeerRestoreCounters {
   plans: number;
   restoredTokens: number;
   failures: number;
+  /**
+   * The failures by why: `stale` (the peer no longer held a chunk), `unreachable` (a chunk it did
+   * not give: down, slow past its deadline, corrupt), `pass` (every layer arrived; the prefill
+   * itself failed — another restore in its pass, a cancelled request).
+   */
+  failuresBy: { stale: number; unreachable: number; pass: number };
   /** Time prefills waited on peer layers after their compute ran out (blocked I/O), summed. */
   blockedMs: number;
 }
@@ -22,7 +28,13 @@ export interface PeerRestoreCounters {
  * next turn finds them here.
  */
 export class PeerAwarePromptStore implements PromptStore {
-  readonly counters: PeerRestoreCounters = { plans: 0, restoredTokens: 0, failures: 0, blockedMs: 0 };
+  readonly counters: PeerRestoreCounters = {
+    plans: 0,
+    restoredTokens: 0,
+    failures: 0,
+    failuresBy: { stale: 0, unreachable: 0, pass: 0 },
+    blockedMs: 0,
+  };
   /** Sources, and keys of theirs, that failed recently: the retry recomputes instead of failing again. */
   private readonly health = new PeerSourceHealth();
 
@@ -58,6 +70,7 @@ export class PeerAwarePromptStore implements PromptStore {
       this.counters.blockedMs += o.blockedMs;
       if (!o.ok) {
         this.counters.failures++;
+        this.counters.failuresBy[o.failure?.kind ?? 'pass']++;
         // A failed pass whose layers all arrived (the engine's own failure) says nothing of the peer.
         if (o.failure) this.health.failed(source.address, o.failure, this.now());
         return;

@@ -144,7 +144,7 @@ describe(PeerAwarePromptStore.name, () => {
         256,
       );
       expect(retried.restored).toBe(256);
-      expect(sut.counters).toMatchObject({ plans: 2, failures: 1, restoredTokens: 256 });
+      expect(sut.counters).toMatchObject({ plans: 2, failures: 1, restoredTokens: 256, failuresBy: { stale: 1, unreachable: 0, pass: 0 } });
     },
   );
 
@@ -182,6 +182,7 @@ describe(PeerAwarePromptStore.name, () => {
         expect(tookMs).toBeLessThan(10_000);
         expect(peers.counters.deadlines).toBeGreaterThan(0);
         expect(sut.counters.failures).toBe(1);
+        expect(sut.counters.failuresBy).toEqual({ stale: 0, unreachable: 1, pass: 0 });
         expect(sut.restorableUntil(p, 0)).toBe(0);
         // The failed restore asks the hung peer nothing more: only the first window of layer streams
         // ever went out, and none follows once their deadlines have passed.

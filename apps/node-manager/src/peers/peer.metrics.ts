@@ -39,6 +39,13 @@ export class PeerMetrics {
     sampled('mnemo_kv_peer_channels', 'gRPC channels to peers open now', () => client.openChannels);
     tally('mnemo_kv_peer_restores_total', 'Prefills that fetched their prefix from another node', () => prompts?.counters.plans ?? 0);
     tally('mnemo_kv_peer_restore_failures_total', 'Peer restores that failed and were recomputed', () => prompts?.counters.failures ?? 0);
+    tallyBy(
+      'mnemo_kv_peer_restore_failures_by_reason_total',
+      'Peer restores that failed, by why: stale (the peer no longer held a chunk), unreachable (a chunk it did not give: ' +
+        'down, past its deadline, corrupt), pass (every layer arrived and the prefill itself failed)',
+      ['reason'],
+      () => Object.entries(prompts?.counters.failuresBy ?? {}).map(([reason, n]) => [{ reason }, n] as const),
+    );
     tally(
       'mnemo_kv_peer_restored_tokens_total',
       'Prompt tokens restored from other nodes instead of recomputed',

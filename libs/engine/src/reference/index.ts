@@ -1,5 +1,6 @@
 export { ReferenceEngine, type ReferenceEngineOptions } from './reference.engine.js';
 export type { StepItem, StepOptions, SeqStepResult } from './model.runtime.js';
+export { forwardStepShape, type ForwardStep } from './forward.step.js';
 export type { KvRange } from './paged-kv.cache.js';
 export type { PartialPrefillRequest } from './partial-prefill.runner.js';
 export { PairEvaluator, syntheticPrompts, type PatternMeasure } from './pair.evaluator.js';

@@ -1,6 +1,7 @@
 import { createKernelBackend, type KernelBackend } from '@mnemo/native-cuda';
 import { budgetReserve, isDeviceKvBudget, splitDeviceBudget, type DeviceKvBudget } from '../model/device-budget.js';
 import type { ModelWeights } from '../weights/model-weights.js';
+import type { ForwardStep } from './forward.step.js';
 import type { SwapOptions } from './kv.swapper.js';
 import type { LayerStreamSettings } from './layer-stream/streamed-sequences.js';
 import { resolveWeights } from './weights.resolver.js';
@@ -20,6 +21,8 @@ export interface ReferenceEngineOptions {
   readonly prefixCacheBlocks?: number;
   /** Serve contexts longer than a model's device cache through the layer stream cache; absent: refused. */
   readonly layerStream?: LayerStreamSettings;
+  /** Told each forward step's batch shape and compute time (the twin calibrates its compute port from them). */
+  readonly onStep?: (step: ForwardStep) => void;
 }
 
 /** What `ReferenceEngine.create` builds from its options: the backend, the weights and each model's device blocks. */

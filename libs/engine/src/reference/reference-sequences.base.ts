@@ -1,5 +1,6 @@
 import { CHUNK_TOKENS, chunkElems, ErrorCode, MnemoError, padChunkPayload } from '@mnemo/kv-core';
 import type { SamplingParams } from '../engine.interface.js';
+import { forwardStepShape, type ForwardStep } from './forward.step.js';
 import { emptyStats, type EngineStats } from './layer-hooks.js';
 import type { ModelRuntime, SeqStepResult, StepItem, StepOptions } from './model.runtime.js';
 import type { KvRange } from './paged-kv.cache.js';
@@ -35,6 +36,8 @@ export abstract class ReferenceSequences {
   protected readonly seqs = new Map<string, SeqState>();
   protected readonly counters: EngineStats = emptyStats();
   protected closed = false;
+  /** Told each forward step's shape and compute time (ReferenceEngineOptions.onStep). */
+  protected stepListener?: (step: ForwardStep) => void;
 
   /** Ends a sequence wherever its KV lives (paged, swapped or streamed); the engine owns those places. */
   abstract release(seqId: string): void;
@@ -103,8 +106,22 @@ export abstract class ReferenceSequences {
     const [model] = groups.keys();
     for (const it of items)
       if (this.seq(it.seqId).preempted) throw new MnemoError(ErrorCode.InvalidRequest, `sequence ${it.seqId} is preempted`);
+    const listen = this.stepListener;
+    const before = listen ? items.map((it) => this.seq(it.seqId).kvTokens.length) : [];
+    const waited = () => this.counters.blockedIoMs + this.counters.storeWaitMs;
+    const [t0, waitedBefore] = [performance.now(), waited()];
     const results = await this.runtime(model).step(items, opts);
     for (const it of items) this.seqs.get(it.seqId)?.kvTokens.push(...it.tokens);
+    if (listen) {
+      const ms = performance.now() - t0 - (waited() - waitedBefore);
+      listen(
+        forwardStepShape(
+          items.map((it) => it.tokens.length),
+          before,
+          Math.max(0, ms),
+        ),
+      );
+    }
     return results;
   }
 

@@ -63,11 +63,12 @@ export class ReferenceEngine extends ReferenceSequences implements Engine {
     readonly backend: KernelBackend<unknown>,
     weights: readonly ModelWeights[],
     kvBlocks: number | Readonly<Record<string, number>>,
-    extra: Pick<ReferenceEngineOptions, 'blockGroups' | 'swap' | 'prefixCacheBlocks' | 'layerStream'> = {},
+    extra: Pick<ReferenceEngineOptions, 'blockGroups' | 'swap' | 'prefixCacheBlocks' | 'layerStream' | 'onStep'> = {},
     /** Per model, blocks its tensor reserves beyond its start (an elastic cache on a node budget). */
     private readonly reserve?: Readonly<Record<string, number>>,
   ) {
     super();
+    this.stepListener = extra.onStep;
     for (const w of weights) {
       const id = w.config.id;
       if (this.runtimes.has(id)) throw new MnemoError(ErrorCode.Conflict, `model ${id} listed twice`);

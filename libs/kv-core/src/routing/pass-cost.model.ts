@@ -1,4 +1,5 @@
 import { CHUNK_TOKENS } from '../keys/chunk.constants.js';
+import { solveLinear } from '../stats/linear.solve.js';
 import type { MeasuredCosts } from './node-load.js';
 
 /** One prefill pass a node ran: its wall time and where its prompts' KV came from, in tokens. */
@@ -95,7 +96,7 @@ export class PassCostModel {
     const ridge = (i: number) => (i === 5 ? priorChunks * ATTENTION_PRIOR_PAIRS ** 2 : priorChunks);
     const m = this.a.map((row, i) => row.map((v, j) => v + (i === j ? ridge(i) : 0)));
     const rhs = this.b.map((v, i) => v + (i === 0 ? 0 : priorChunks * theta0[i]!));
-    const theta = solve(m, rhs);
+    const theta = solveLinear(m, rhs);
     const fig = (i: number): number | undefined => {
       // Evidence is counted in the term's own units: chunks, or for attention passes of ATTENTION_PRIOR_PAIRS pairs.
       if (!theta || this.a[i]![i]! < minChunks * (i === 5 ? ATTENTION_PRIOR_PAIRS ** 2 : 1)) return undefined;
@@ -115,22 +116,4 @@ export class PassCostModel {
       ...(peer !== undefined ? { peerMsPerChunk: peer } : {}),
     };
   }
-}
-
-/** Gaussian elimination with partial pivoting; null when singular. */
-function solve(m: number[][], rhs: number[]): number[] | null {
-  const n = rhs.length;
-  const a = m.map((row, i) => [...row, rhs[i]!]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(a[r]![c]!) > Math.abs(a[p]![c]!)) p = r;
-    if (Math.abs(a[p]![c]!) < 1e-12) return null;
-    [a[c], a[p]] = [a[p]!, a[c]!];
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const f = a[r]![c]! / a[c]![c]!;
-      for (let k = c; k <= n; k++) a[r]![k]! -= f * a[c]![k]!;
-    }
-  }
-  return a.map((row, i) => row[n]! / row[i]!);
 }

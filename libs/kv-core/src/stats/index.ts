@@ -1,1 +1,2 @@
 export * from './quantiles.js';
+export * from './linear.solve.js';

@@ -115,6 +115,26 @@ export const LIVE_TARGETS: Record<string, BenchmarkTargets> = {
       { path: 'spurious60_degradation', what: "symphony's p99 with 60% spurious advisories, change", target: atMost(0.05) },
     ],
   },
+  'multiround-engine': {
+    what:
+      'The multi-round benchmark on the reference engine (fortune-base on the CPU backend, 4 nodes on shared cores): a calibration ' +
+      "run whose traced forward steps fit the twin's compute port, then the routers on another seed, for npm run twin -- validate --engine",
+    keys: [
+      { path: 'engine_fit.cost.prefillPerTokenMs', what: 'fitted prefill cost per computed token, at the run’s concurrency (ms)' },
+      { path: 'engine_fit.cost.prefillPerKContextMs', what: 'fitted prefill attention, per computed token per 1,000 attended tokens (ms)' },
+      { path: 'engine_fit.cost.decodeBaseMs', what: 'fitted decode step, fixed part (ms)' },
+      { path: 'engine_fit.cost.decodePerSeqMs', what: 'fitted decode step, per sequence (ms)' },
+      { path: 'engine_fit.prefill.median_abs_error', what: 'prefill steps: median |fit − measured| ÷ measured over the calibration run' },
+      { path: 'engine_fit.decode.median_abs_error', what: 'decode steps: the same' },
+      { path: 'engine_fit.prefill.total_error', what: 'prefill steps: Σ fit ÷ Σ measured − 1 (the run’s engine time priced whole)' },
+      { path: 'policies.symphony.ttft_p50_ms', what: 'TTFT p50, symphony (ms, every validation pass pooled)' },
+      { path: 'policies.symphony.ttft_p99_ms', what: 'TTFT p99, symphony (ms)' },
+      {
+        path: 'routing_check.never_behind',
+        what: "symphony at least as good as llm-d's and conductor's at p50, mean and p99 in every pass, on a real model",
+      },
+    ],
+  },
   multiturn: {
     what:
       "Mnemo's tiers (device prefix cache + host + SSD) on one node against " +

@@ -3,6 +3,8 @@ import { above, atLeast, atMost, equals, paperBand, rangeOverCases, type Benchma
 
 /** The systems twin-validate holds against the live multi-round passes, in the order its rows list them. */
 const VALIDATED = ['symphony', 'llmd', 'infercept', 'recompute'];
+/** The routers twin-validate-engine holds against the live passes on the reference engine. */
+const ENGINE_VALIDATED = ['symphony', 'llmd', 'conductor'];
 /** The systems `twin plan` sizes a cluster for, in the order of its report. */
 const PLANNED = ['symphony', 'recompute', 'infercept', 'llmd'];
 
@@ -50,6 +52,32 @@ export const TWIN_TARGETS: Record<string, BenchmarkTargets> = {
       },
       { path: 'scale.cpu_s', what: 'CPU time the twin spent in that run (s): the rest of the wall time it waited for a core' },
       { path: 'scale.events_per_wall_s', what: 'twin events per wall-clock second in that run' },
+    ],
+  },
+  'twin-validate-engine': {
+    what:
+      'The twin against the multi-round benchmark on the reference engine (npm run twin -- validate --engine): its compute port ' +
+      'fitted on the calibration seed’s traced steps and frozen, the validation seed’s sessions and live passes never seen by the fit',
+    keys: [
+      { path: 'inputs.compute.fitted_on_seed', what: 'seed of the calibration run the compute port was fitted on' },
+      { path: 'inputs.compute.validated_on_seed', what: 'seed of the live passes compared here' },
+      {
+        path: 'validation.ttft_p50_error_max',
+        what: 'TTFT p50, the twin against the mean of the live passes (absolute difference ÷ that mean), the largest over the routers',
+        target: atMost(0.15),
+      },
+      ...ENGINE_VALIDATED.flatMap((p): HeadlineKey[] => [
+        { path: `validation.ttft_p50_error.${p}`, what: `TTFT p50 error, ${p}` },
+        { path: `validation.ttft_p99_error.${p}`, what: `TTFT p99 error, ${p}` },
+        { path: `validation.ttft_p99_twin_ms.${p}`, what: `TTFT p99 in the twin, ${p} (ms, median of seeds)` },
+        { path: `validation.ttft_p99_live_range_ms.${p}`, what: `TTFT p99 of the live passes, ${p}: lowest, highest (ms)` },
+      ]),
+      { path: 'validation.policy_order_matches', what: 'the twin orders the routers by p50 and by p99 as the live means do' },
+      {
+        path: 'validation.policy_order_matches_where_live_separates',
+        what: 'the same, over the pairs whose live per-pass ranges do not overlap (validation.order_disagreements lists each)',
+        target: equals(true),
+      },
     ],
   },
   'twin-calibration': {
