@@ -44,7 +44,10 @@ export class PeerMetrics {
       'Peer restores that failed, by why: stale (the peer no longer held a chunk), unreachable (a chunk it did not give: ' +
         'down, past its deadline, corrupt), pass (every layer arrived and the prefill itself failed)',
       ['reason'],
-      () => Object.entries(prompts?.counters.failuresBy ?? {}).map(([reason, n]) => [{ reason }, n] as const),
+      () =>
+        Object.entries(prompts?.counters.failuresBy ?? { stale: 0, unreachable: 0, pass: 0 }).map(
+          ([reason, n]) => [{ reason }, n] as const,
+        ),
     );
     tally(
       'mnemo_kv_peer_restored_tokens_total',
