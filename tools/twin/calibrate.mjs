@@ -20,11 +20,11 @@ import {
 import { fillLayer, layerMatches, positionHashes, SimEngine } from '@mnemo/engine';
 import { decodeMessage, encodeMessage, InferenceRequestSchema } from '@mnemo/proto';
 import { allocHostBuffer, openHostPool, openSsdPool, transfer } from '@mnemo/native-cuda';
-import { linkFromTwoPoints } from '@mnemo/twin';
+import { linkFromTwoPoints, nodeDecodePath, nodePathFit } from '@mnemo/twin';
 import { quantile, startNats } from '@mnemo/testkit';
 import { measurePeerPulls } from './peer-link.mjs';
 import { measureNodeCpu } from './node-cpu.mjs';
-import { measureRequestPath, nodeDecodePath, nodePathFit } from './request-path.mjs';
+import { measureRequestPath } from './request-path.mjs';
 import { CLUSTER, kvEnv } from '../../bench/multiround/cluster.mjs';
 import { SERVING_SYSTEMS } from '@mnemo/kv-core';
 

@@ -7,11 +7,11 @@
 // The pieces the twin used to add up for these paths (a hop between two connections of one idle
 // process, the scheduler's and client's CPU, the batch loop's CPU) leave out what happens between
 // them: processes woken by each message, handlers, microtask flushes. Timing the paths whole takes
-// it in; none of it is the validated workload's TTFT.
+// it in; none of it is the validated workload's TTFT. The fits of these samples are libs/twin's
+// (costs/request-path.fit.ts).
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { CHUNK_TOKENS } from '@mnemo/kv-core';
-import { counter, freePort, quantile } from '@mnemo/testkit';
+import { counter, freePort } from '@mnemo/testkit';
 import { launch, ready, stop } from '../../bench/lib/services.mjs';
 import { CLUSTER, infer } from '../../bench/multiround/cluster.mjs';
 
@@ -26,34 +26,6 @@ const ZERO_COST = {
   NODE_SIM_DECODE_KCONTEXT_US: '0',
   NODE_SIM_RESTORE_US_PER_CHUNK: '0',
 };
-
-/**
- * The node's own time for a prefill with nothing to compute, as a base and a per-1,000-token term:
- * a least-squares line through each size's low quantile (the 25th: delays from other work only
- * add), less the export of the whole chunks the prompt wrote, which the twin charges on its own
- * (`exportMsPerChunk`). Pure, for the calibration's spec.
- */
-export function nodePathFit(samplesBySize, exportMsPerChunk, low = 0.25) {
-  const points = Object.entries(samplesBySize).map(([size, xs]) => {
-    const tokens = Number(size);
-    return { ktokens: tokens / 1000, ms: quantile(xs, low) - Math.floor(tokens / CHUNK_TOKENS) * exportMsPerChunk };
-  });
-  const n = points.length;
-  const mx = points.reduce((a, p) => a + p.ktokens, 0) / n;
-  const my = points.reduce((a, p) => a + p.ms, 0) / n;
-  const sxx = points.reduce((a, p) => a + (p.ktokens - mx) ** 2, 0);
-  const slope = sxx > 0 ? Math.max(0, points.reduce((a, p) => a + (p.ktokens - mx) * (p.ms - my), 0) / sxx) : 0;
-  return { baseMs: Math.max(0, my - slope * mx), msPerKToken: slope, points };
-}
-
-/**
- * The node's own time per decode step of one sequence with nothing to compute: the low quantile
- * of the client's time per output token at zero cost, less the event-loop turn the twin adds after
- * every iteration on its own (`loopTurnMs`, its median). Pure, for the calibration's spec.
- */
-export function nodeDecodePath(tpotSamples, loopTurnSamples, low = 0.25) {
-  return Math.max(0, quantile(tpotSamples, low) - quantile(loopTurnSamples, 0.5));
-}
 
 /**
  * Per request: the client's TTFT, the node's part of it and the client's time per output token;

@@ -1,5 +1,28 @@
-import { DEFAULT_WORKLOAD } from '@mnemo/testkit';
-import { validate } from './validate.mjs';
+import { DEFAULT_WORKLOAD, workload } from '@mnemo/testkit';
+import { validateAgainstLive, type CalibrationFile, type LiveRun, type ValidateOptions } from '@mnemo/twin';
+
+/** The sim benchmark's settings as bench/multiround/cluster.mjs fixes them (what tools/twin/validate.mjs passes in). */
+const ports = {
+  sessions: (options: object) => workload({ ...DEFAULT_WORKLOAD, ...options }),
+  bench: {
+    cluster: {
+      nodes: 4,
+      model: 'mnemo-medium',
+      kvBlocks: 2048,
+      maxBatch: 16,
+      maxContext: 16_384,
+      hostPool: '64MiB',
+      ssdPool: '128MiB',
+      heartbeatMs: 200,
+    },
+    gpu: { prefillTokenUs: 40, decodeStepMs: 6, decodeSeqUs: 50, decodeKContextUs: 38, restoreChunkUs: 1400 },
+    dilation: 2,
+    kvLayers: 8,
+    kvBytesPerToken: 256,
+  },
+};
+const validate = (o: Omit<ValidateOptions, 'mr' | 'cal'> & { mr: object; cal: object }) =>
+  validateAgainstLive(ports, { ...o, mr: o.mr as LiveRun, cal: o.cal as CalibrationFile });
 
 // validate() against the shape `npm run bench -- multiround --quick` writes: a few short sessions,
 // one pass, the live figures per configuration in `passes`. The twin runs for real; the live

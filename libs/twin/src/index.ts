@@ -4,6 +4,18 @@ export { Distribution } from './core/distribution.js';
 export { percentile } from '@mnemo/kv-core';
 export { simCostCompute, type ComputeModel } from './costs/compute.port.js';
 export { fitEngineSteps, type EngineStepFit, type StepFitQuality } from './costs/engine-steps.fit.js';
+export { nodePathFit, nodeDecodePath, type PathPoint } from './costs/request-path.fit.js';
+export type { LiveRun, LivePassFigures, LiveSummary, LiveCluster, CalibrationFile } from './experiments/validate/live-run.js';
+export { measuredCosts, multiroundSetup, bytesOf, type MultiroundBench } from './experiments/validate/validate.setup.js';
+export {
+  validateAgainstLive,
+  NOT_MODELLED,
+  UNCONTENDED_TPOT_RATIO,
+  type ValidatePorts,
+  type ValidateOptions,
+  type Validation,
+  type SystemValidation,
+} from './experiments/validate/validate.experiment.js';
 export { transferMs, linkFromTwoPoints, validateLink, type TransferLink } from './costs/transfer.port.js';
 export { NO_OVERHEADS, type ServiceOverheads } from './costs/overhead.port.js';
 export { TwinNode, type TwinNodeConfig, type TwinNodeCosts, type TwinNodeNet } from './node/twin.node.js';
@@ -22,6 +34,19 @@ export {
 export { TwinCluster, type TwinClusterConfig } from './scenario/twin.cluster.js';
 export type { TwinSession, TwinTurn } from './workload/session.workload.js';
 export { multiroundCluster, type MultiroundSetup, type MeasuredCosts, type AdvisoryVariant } from './scenario/multiround.scenario.js';
+export {
+  gpuCluster,
+  scaledHardware,
+  hardwareLinks,
+  routingFigures,
+  SYMPHONY_HARDWARE,
+  type GpuHardware,
+  type GpuHardwareFigure,
+  type GpuLinks,
+  type RoutingFigures,
+  type GpuClusterOptions,
+  type GpuClusterConfig,
+} from './scenario/gpu-cluster.scenario.js';
 export { summarizeRun, type RunSummary } from './report/run.summary.js';
 export { PromptKeys } from './node/prompt-keys.js';
 export {
@@ -132,6 +157,7 @@ export {
 export { baselineCheck, baselineSummary, BASELINE_ERROR_TARGET, type BaselineCheck } from './report/baseline.check.js';
 export type { TargetCheck, SessionDraw } from './experiments/shared/experiment.ports.js';
 export { robustnessRows, type RobustnessSweep, type RobustnessCase } from './experiments/shared/robustness.sweep.js';
+export { runPool, poolWorkers, type RunPoolOptions, type PoolTaskFn } from './experiments/shared/run-pool.js';
 export {
   PAPER_STATS,
   PAPER_WORKLOAD_FIT,
@@ -231,3 +257,97 @@ export { profiledPairs, targetFrontier, type DroidspeakProfiles, type ProfiledPa
 export { droidspeakExperiment, type DroidspeakExperiment, type DroidspeakKeys } from './experiments/droidspeak/droidspeak.experiment.js';
 export { droidspeakRobustness, type DroidspeakRobustness } from './experiments/droidspeak/droidspeak.robustness.js';
 export { droidspeakResults, droidspeakSteps, type DroidspeakResults } from './experiments/droidspeak/droidspeak.report.js';
+export {
+  PLAN_PRICES,
+  hourlyCost,
+  nodesFor,
+  costModel,
+  type PlanPrices,
+  type PlanCostModel,
+  type MemoryPoint,
+} from './experiments/plan/plan.cost.js';
+export {
+  PLAN_RUN,
+  PLAN_POLICIES,
+  planHardware,
+  defaultTpotSloMs,
+  type PlanQuestion,
+  type PlanRunOptions,
+  type PlanPorts,
+  type PlanPolicy,
+  type PlanGpu,
+  type PlanModel,
+} from './experiments/plan/plan.setup.js';
+export { parsePlanArgs, PlanArgsError, PLAN_USAGE, PLAN_GPUS } from './experiments/plan/plan.args.js';
+export {
+  planPolicy,
+  fewestInstances,
+  type Candidate,
+  type Evaluation,
+  type RunFigures,
+  type Tried,
+  type PlanBest,
+  type PolicySearch,
+} from './experiments/plan/plan.search.js';
+export { verifyWhole, ttftFloorMs, type Verification, type WholeRun, type FloorSession } from './experiments/plan/plan.verify.js';
+export {
+  planOnePolicy,
+  type PlanTask,
+  type PolicyPlan,
+  type PlanRunEvent,
+  type PlanRunSummary,
+  type PlanVerification,
+} from './experiments/plan/plan.policy.js';
+export { capacityPlan, type PlanWorker, type PlanResult, type CapacityPlanOptions } from './experiments/plan/plan.experiment.js';
+export { planTable } from './experiments/plan/plan.table.js';
+export {
+  paperRun,
+  measuredUsers,
+  withoutRequests,
+  roundFigure,
+  type PaperRunSummary,
+  type MeasuredRequest,
+  type Curves,
+} from './experiments/shared/paper-run.js';
+export {
+  SYMPHONY_RUN,
+  SYMPHONY_PAPER,
+  symphonyRuns,
+  conductorSweepRuns,
+  type SymphonySetup,
+  type SymphonyPaperFigure,
+  type SymphonyRunSpec,
+} from './experiments/symphony/symphony.setup.js';
+export type { SymphonyPorts, SymphonyRunSummary, SymphonyTask, SymphonyWorker } from './experiments/symphony/symphony.ports.js';
+export {
+  symphonyRun,
+  symphonyExperiment,
+  symphonyExperimentInWorkers,
+  type ConductorSweep,
+  type SymphonyResult,
+  type SymphonyExperimentOptions,
+} from './experiments/symphony/symphony.experiment.js';
+export { symphonyKeys, type SymphonyKeys } from './experiments/symphony/symphony.keys.js';
+export {
+  neverBehind,
+  aaNoise,
+  overSeeds,
+  pairedOverSeeds,
+  type SymphonyRunFigures,
+  type Verdict,
+  type SeedRatios,
+} from './experiments/symphony/symphony.noise.js';
+export {
+  symphonyBaselineChecks,
+  symphonyCauses,
+  symphonyHardware,
+  type SymphonyResultsFigures,
+} from './experiments/symphony/symphony.checks.js';
+export { symphonyResults, type SymphonyResults } from './experiments/symphony/symphony.report.js';
+export {
+  SYMPHONY_ROBUSTNESS,
+  symphonyRobustness,
+  type SymphonyRobustnessSweep,
+  type SymphonyRobustnessRow,
+  type SymphonyRobustness,
+} from './experiments/symphony/symphony.robustness.js';

@@ -1,4 +1,4 @@
-import { nodeDecodePath, nodePathFit } from './request-path.mjs';
+import { nodeDecodePath, nodePathFit } from './request-path.fit.js';
 
 interface FitCase {
   name: string;

@@ -1,11 +1,9 @@
 // `npm run twin -- plan …`'s arguments, checked before any run starts: every problem is listed at
 // once, with the values that would be valid, and the command exits with code 2.
-import { deviceKvBlocks, GPUS, MODELS } from '@mnemo/twin';
-import { PAPER_WORKLOAD } from './paper-workload.mjs';
-import { PLAN_PRICES } from './plan.cost.mjs';
-
-/** The serving systems `npm run twin -- symphony` compares (kv-core SERVING_SYSTEMS), in its order. */
-export const PLAN_POLICIES = ['symphony', 'recompute', 'infercept', 'llmd'];
+import { deviceKvBlocks, GPUS, MODELS, type GpuSpec } from '../../costs/hardware.tables.js';
+import { PAPER_WORKLOAD_FIT } from '../shared/paper-workload.js';
+import { PLAN_PRICES } from './plan.cost.js';
+import { PLAN_POLICIES, type PlanGpu, type PlanModel, type PlanQuestion } from './plan.setup.js';
 
 export const PLAN_USAGE =
   'usage: npm run twin -- plan --users N --model M --gpu G --slo-ttft-ms T [--slo-tpot-ms T] [--policy P] [--out FILE]\n' +
@@ -17,10 +15,9 @@ export const PLAN_USAGE =
 
 /** A bad command line: `problems` lists each, `code` is the exit status (2, as for usage errors). */
 export class PlanArgsError extends Error {
-  constructor(problems) {
+  readonly code = 2;
+  constructor(readonly problems: readonly string[]) {
     super(`${problems.join('\n')}\n${PLAN_USAGE}`);
-    this.problems = problems;
-    this.code = 2;
   }
 }
 
@@ -32,37 +29,40 @@ const FLAGS = {
   '--slo-tpot-ms': 'sloTpotMs',
   '--policy': 'policy',
   '--out': 'out',
-};
-const REQUIRED = ['--users', '--model', '--gpu', '--slo-ttft-ms'];
+} as const;
+type Flag = keyof typeof FLAGS;
+const REQUIRED: readonly Flag[] = ['--users', '--model', '--gpu', '--slo-ttft-ms'];
+const isFlag = (s: string): s is Flag => Object.hasOwn(FLAGS, s);
 
 /** GPUs of the hardware tables the cost model has a price for. */
-export const PLAN_GPUS = Object.fromEntries(Object.entries(GPUS).filter(([k]) => PLAN_PRICES.gpuHourUsd[k] !== undefined));
+export const PLAN_GPUS: Readonly<Record<string, GpuSpec>> = Object.fromEntries(
+  Object.entries(GPUS).filter(([k]) => PLAN_PRICES.gpuHourUsd[k] !== undefined),
+);
 
 /** A key of `table` matching `name` case-insensitively, or undefined. */
-const keyOf = (table, name) => Object.keys(table).find((k) => k.toLowerCase() === String(name).toLowerCase());
+const keyOf = <K extends string>(table: Partial<Record<K, unknown>>, name: string): K | undefined =>
+  (Object.keys(table) as K[]).find((k) => k.toLowerCase() === name.toLowerCase());
 
-function positive(flag, raw, problems, integer) {
+function positive(flag: Flag, raw: string, problems: string[], integer: boolean): number | undefined {
   const x = Number(raw);
-  if (raw === undefined || !Number.isFinite(x) || x <= 0 || (integer && !Number.isInteger(x))) {
-    problems.push(
-      `${flag} must be a positive ${integer ? 'integer' : 'number'} (got ${raw === undefined ? 'nothing' : JSON.stringify(raw)})`,
-    );
+  if (!Number.isFinite(x) || x <= 0 || (integer && !Number.isInteger(x))) {
+    problems.push(`${flag} must be a positive ${integer ? 'integer' : 'number'} (got ${JSON.stringify(raw)})`);
     return undefined;
   }
   return x;
 }
 
 /**
- * Parses `argv` (the words after `plan`) into { users, model, gpu, sloTtftMs, sloTpotMs, policies,
- * out }; throws PlanArgsError listing every problem. The model must hold the workload's longest
- * session in the GPU's KV memory, or no configuration could serve it.
+ * Parses `argv` (the words after `plan`) into the question; throws PlanArgsError listing every
+ * problem. The model must hold the workload's longest session in the GPU's KV memory, or no
+ * configuration could serve it.
  */
-export function parsePlanArgs(argv) {
-  const problems = [];
-  const raw = {};
+export function parsePlanArgs(argv: readonly string[]): PlanQuestion {
+  const problems: string[] = [];
+  const raw: Partial<Record<(typeof FLAGS)[Flag], string>> = {};
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
-    if (!FLAGS[flag]) {
+    if (!isFlag(flag)) {
       problems.push(`unknown argument ${JSON.stringify(argv[i])} (valid: ${Object.keys(FLAGS).join(', ')})`);
       continue;
     }
@@ -79,26 +79,27 @@ export function parsePlanArgs(argv) {
   const users = raw.users === undefined ? undefined : positive('--users', raw.users, problems, true);
   const sloTtftMs = raw.sloTtftMs === undefined ? undefined : positive('--slo-ttft-ms', raw.sloTtftMs, problems, false);
   const sloTpotMs = raw.sloTpotMs === undefined ? null : positive('--slo-tpot-ms', raw.sloTpotMs, problems, false);
-  const model = raw.model === undefined ? undefined : keyOf(MODELS, raw.model);
+  const model = raw.model === undefined ? undefined : keyOf<PlanModel>(MODELS, raw.model);
   if (raw.model !== undefined && !model)
     problems.push(`unknown model ${JSON.stringify(raw.model)} (valid: ${Object.keys(MODELS).join(', ')})`);
-  const gpu = raw.gpu === undefined ? undefined : keyOf(PLAN_GPUS, raw.gpu);
+  const gpu = raw.gpu === undefined ? undefined : keyOf<PlanGpu>(PLAN_GPUS, raw.gpu);
   if (raw.gpu !== undefined && !gpu) {
-    const unpriced = keyOf(GPUS, raw.gpu);
-    problems.push(
-      `${unpriced ? `gpu ${unpriced} has no price in plan.cost.mjs` : `unknown gpu ${JSON.stringify(raw.gpu)}`} (valid: ${Object.keys(PLAN_GPUS).join(', ')})`,
-    );
+    const unpriced = keyOf<PlanGpu>(GPUS, raw.gpu);
+    const what = unpriced ? `gpu ${unpriced} has no price in plan.cost.ts` : `unknown gpu ${JSON.stringify(raw.gpu)}`;
+    problems.push(`${what} (valid: ${Object.keys(PLAN_GPUS).join(', ')})`);
   }
-  const policy = raw.policy === undefined ? undefined : PLAN_POLICIES.find((p) => p === String(raw.policy).toLowerCase());
+  const policy = raw.policy === undefined ? undefined : PLAN_POLICIES.find((p) => p === raw.policy?.toLowerCase());
   if (raw.policy !== undefined && !policy)
     problems.push(`unknown policy ${JSON.stringify(raw.policy)} (valid: ${PLAN_POLICIES.join(', ')})`);
   if (model && gpu) {
     const tokens = deviceKvBlocks(GPUS[gpu], MODELS[model]) * 16;
-    if (tokens < PAPER_WORKLOAD.maxSessionTokens)
+    if (tokens < PAPER_WORKLOAD_FIT.maxSessionTokens)
       problems.push(
-        `${model} on one ${gpu} leaves KV room for ${tokens} tokens, under the workload's ${PAPER_WORKLOAD.maxSessionTokens}-token sessions: pick a larger GPU`,
+        `${model} on one ${gpu} leaves KV room for ${tokens} tokens, ` +
+          `under the workload's ${PAPER_WORKLOAD_FIT.maxSessionTokens}-token sessions: pick a larger GPU`,
       );
   }
-  if (problems.length) throw new PlanArgsError(problems);
+  if (problems.length || users === undefined || sloTtftMs === undefined || sloTpotMs === undefined || !model || !gpu)
+    throw new PlanArgsError(problems);
   return { users, model, gpu, sloTtftMs, sloTpotMs, policies: policy ? [policy] : PLAN_POLICIES, out: raw.out ?? null };
 }

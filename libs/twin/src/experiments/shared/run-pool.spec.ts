@@ -1,8 +1,7 @@
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { runPool } from './run-pool.mjs';
+import { runPool } from './run-pool.js';
 
-const fixture = pathToFileURL(join(process.cwd(), 'tools/twin/run-pool.fixture.mjs')).href;
+// A module a thread can import as it is (a worker thread runs plain JavaScript, not this spec's TypeScript).
+const fixture = new URL('./run-pool.fixture.mjs', import.meta.url).href;
 
 describe('runPool', () => {
   it.each([1, 2])('returns every result in task order on %i thread(s), taking tasks in the order given', async (workers) => {
