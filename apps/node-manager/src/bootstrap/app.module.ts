@@ -5,7 +5,7 @@ import { CLOCK, JsonLogger, NATS_CONNECTION, NatsModule, ServiceMetrics, systemC
 import { BatchingModule } from '../batching/batching.module.js';
 import { ChunksModule } from '../chunks/chunks.module.js';
 import { NODE_CONFIG, type NodeManagerConfig } from '../config/node-manager.config.js';
-import { ENGINE } from '../engine/engine.factory.js';
+import { ENGINE, engineAttentionShare } from '../engine/engine.factory.js';
 import { HeartbeatModule } from '../heartbeat/heartbeat.module.js';
 import { InferenceModule } from '../inference/inference.module.js';
 import { NodeLifecycle } from '../shared/node.lifecycle.js';
@@ -64,7 +64,7 @@ export class AppModule {
         { provide: JsonLogger, useValue: logger },
         { provide: ServiceMetrics, useValue: metrics },
         { provide: NodeMetrics, useValue: new NodeMetrics(metrics) },
-        { provide: PassCosts, useValue: new PassCosts(metrics, config.NODE_MAX_BATCH) },
+        { provide: PassCosts, useValue: new PassCosts(metrics, config.NODE_MAX_BATCH, engineAttentionShare(config)) },
         { provide: CLOCK, useValue: clock },
         { provide: ENGINE, useValue: engine },
         { provide: ServedTokenizers, useValue: tokenizers },

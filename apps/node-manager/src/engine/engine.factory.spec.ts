@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ConfigError } from '@mnemo/service-kit';
 import type { Engine } from '@mnemo/engine';
 import { loadNodeManagerConfig } from '../config/node-manager.config.js';
-import { createEngine } from './engine.factory.js';
+import { createEngine, engineAttentionShare } from './engine.factory.js';
 
 const base = { NATS_URL: 'nats://127.0.0.1:4222', NODE_ENGINE: 'sim', NODE_MODELS: 'mnemo-tiny,mnemo-small' };
 
@@ -22,6 +22,17 @@ describe(createEngine.name, () => {
   ])('splits NODE_KV_DEVICE_BYTES into elastic regions: %s', async (_n, bytes, expected) => {
     const sut = await createEngine(loadNodeManagerConfig({ ...base, NODE_KV_DEVICE_BYTES: bytes }));
     expect(capacities(sut)).toEqual(expected);
+  });
+
+  it.each([
+    ['the sim engine without an attention term: 0', { NODE_SIM_PREFILL_TOKEN_US: '40' }, 0],
+    // 2 µs per token per 1K attended · 256 · 256 / 1000 ÷ (40 µs · 256) = 0.0128
+    ['the sim engine with one: its share', { NODE_SIM_PREFILL_TOKEN_US: '40', NODE_SIM_PREFILL_KCONTEXT_US: '2' }, 0.0128],
+    ['the reference engine: none (its passes measure it)', { NODE_ENGINE: 'reference', NODE_MODELS: 'mnemo-tiny' }, undefined],
+  ])('states the attention share its node pulls its measured costs towards: %s', (_n, env, want) => {
+    const share = engineAttentionShare(loadNodeManagerConfig({ ...base, ...env }));
+    if (want === undefined) expect(share).toBeUndefined();
+    else expect(share).toBeCloseTo(want, 9);
   });
 
   it('keeps NODE_KV_BLOCKS per model without a budget', async () => {

@@ -1,4 +1,4 @@
-import { findSyntheticModel, ReferenceEngine, SimEngine, type Engine } from '@mnemo/engine';
+import { findSyntheticModel, ReferenceEngine, SimEngine, simAttentionShare, type Engine } from '@mnemo/engine';
 import { ConfigError } from '@mnemo/service-kit';
 import type { NodeManagerConfig } from '../config/node-manager.config.js';
 import { stepTraceWriter } from './step.trace.js';
@@ -8,6 +8,19 @@ export const ENGINE = Symbol('ENGINE');
 
 /** The synthetic catalog's base of a derived model (the config's CatalogBase). */
 export const syntheticBase = (model: string): string | undefined => findSyntheticModel(model)?.derivedFrom?.base;
+
+/**
+ * The engine's attention per chunk pair ÷ compute per chunk, where the node knows it (the sim
+ * engine's cost model); the node's measured costs pull their attention term towards it (kv-core
+ * PassCostOptions.attentionShare). The reference engine states none: its passes measure it.
+ */
+export function engineAttentionShare(config: NodeManagerConfig): number | undefined {
+  if (config.NODE_ENGINE !== 'sim') return undefined;
+  return simAttentionShare({
+    prefillPerTokenMs: config.NODE_SIM_PREFILL_TOKEN_US! / 1000,
+    prefillPerKContextMs: (config.NODE_SIM_PREFILL_KCONTEXT_US ?? 0) / 1000,
+  });
+}
 
 /** Builds the engine NODE_ENGINE names; a model it cannot serve is a configuration error. */
 export async function createEngine(config: NodeManagerConfig): Promise<Engine> {

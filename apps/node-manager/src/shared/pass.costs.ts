@@ -22,8 +22,8 @@ export interface PassedSeq {
  * node with them. Exported as `mnemo_node_measured_cost_ms{term}`.
  */
 export class PassCosts extends NodeCostMeters {
-  constructor(metrics?: ServiceMetrics, maxBatch = 1) {
-    super(maxBatch);
+  constructor(metrics?: ServiceMetrics, maxBatch = 1, attentionShare?: number) {
+    super(maxBatch, attentionShare);
     if (!metrics) return;
     const costs = () => this.costs();
     metricBuilders(metrics.registry).sampledBy(

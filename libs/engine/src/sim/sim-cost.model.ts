@@ -53,6 +53,16 @@ export function prefillStepMs(cost: SimCostModel, tokens: number, attended = 0):
   return cost.prefillBaseMs + cost.prefillPerTokenMs * tokens + ((cost.prefillPerKContextMs ?? 0) * attended) / 1000;
 }
 
+/**
+ * Attention per 256-token chunk pair ÷ prefill per 256-token chunk as this cost model prices them
+ * (0: prefill linear in its tokens, or free): what a node's measured costs pull their attention
+ * figure towards (kv-core PassCostOptions.attentionShare).
+ */
+export function simAttentionShare(cost: Pick<SimCostModel, 'prefillPerTokenMs' | 'prefillPerKContextMs'>): number {
+  const perChunk = cost.prefillPerTokenMs * 256;
+  return perChunk > 0 ? ((cost.prefillPerKContextMs ?? 0) * 256 * 256) / 1000 / perChunk : 0;
+}
+
 /** Time of one decode step of `seqs` sequences whose contexts sum to `contextTokens` (0 for none). */
 export function decodeStepMs(cost: SimCostModel, seqs: number, contextTokens: number): number {
   if (seqs === 0) return 0;

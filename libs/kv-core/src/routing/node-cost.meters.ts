@@ -20,17 +20,20 @@ export interface StartingSeq {
 export class NodeCostMeters {
   private readonly slots: BatchSlotMeter;
   private inFlight: { readonly ms: number; readonly atMs: number } | null = null;
-  private readonly model = new PassCostModel({
-    prior: {
-      recompute: DEFAULT_ROUTING_COSTS.recomputeMsPerChunk,
-      host: DEFAULT_ROUTING_COSTS.loadMsPerChunk.host,
-      ssd: DEFAULT_ROUTING_COSTS.loadMsPerChunk.ssd,
-      peer: DEFAULT_ROUTING_COSTS.peerMsPerChunk,
-    },
-  });
+  private readonly model: PassCostModel;
 
-  constructor(maxBatch: number) {
+  /** `attentionShare`: attention per chunk pair ÷ recompute per chunk where the node knows it (PassCostOptions). */
+  constructor(maxBatch: number, attentionShare?: number) {
     this.slots = new BatchSlotMeter(maxBatch);
+    this.model = new PassCostModel({
+      prior: {
+        recompute: DEFAULT_ROUTING_COSTS.recomputeMsPerChunk,
+        host: DEFAULT_ROUTING_COSTS.loadMsPerChunk.host,
+        ssd: DEFAULT_ROUTING_COSTS.loadMsPerChunk.ssd,
+        peer: DEFAULT_ROUTING_COSTS.peerMsPerChunk,
+      },
+      ...(attentionShare !== undefined ? { attentionShare } : {}),
+    });
   }
 
   /** Prefill passes measured so far. */

@@ -113,6 +113,61 @@ describe(PassCostModel.name, () => {
     expect(m.costs().attentionMsPerChunkPair).toBeCloseTo(want, 6);
   });
 
+  describe('with the attention share the node knows from its model', () => {
+    // Short passes only (1–4 chunks from scratch): 20 ms per chunk, attention 0.01 of a chunk per chunk pair.
+    const short = (m: PassCostModel) => {
+      for (let round = 0; round < 10; round++)
+        for (const n of [1, 2, 4]) {
+          const pairs = attentionChunkPairs(chunks(n), 0);
+          m.observe({
+            ms: 20 * n + 0.2 * pairs,
+            computedTokens: chunks(n),
+            hostTokens: 0,
+            ssdTokens: 0,
+            peerTokens: 0,
+            attentionChunkPairs: pairs,
+          });
+        }
+    };
+
+    it.each<[string, number | undefined, number | undefined]>([
+      // Without it, short passes cannot back an attention figure: none is reported, and routing prices a long prompt linearly.
+      ['no share: no attention figure from short passes', undefined, undefined],
+      // With it, the figure is the share of the recompute the passes did back: 0.01 × 20.
+      ['share 0.01: attention is that share of the fitted recompute', 0.01, 0.2],
+      ['share 0 (an engine without a quadratic term): attention 0', 0, 0],
+    ])('%s', (_name, attentionShare, want) => {
+      const m = new PassCostModel({ prior, ...(attentionShare !== undefined ? { attentionShare } : {}) });
+      short(m);
+      const c = m.costs();
+      expect(c.recomputeMsPerChunk).toBeCloseTo(20, 0);
+      if (want === undefined) expect(c.attentionMsPerChunkPair).toBeUndefined();
+      else expect(c.attentionMsPerChunkPair).toBeCloseTo(want, 2);
+    });
+
+    it('long passes still outweigh the share: a node whose attention is dearer than its shape says is followed', () => {
+      const m = new PassCostModel({ prior, attentionShare: 0.001 });
+      const pass = (promptChunks: number): PrefillPass => {
+        const pairs = attentionChunkPairs(chunks(promptChunks), 0);
+        return {
+          ms: 20 * promptChunks + 0.25 * pairs,
+          computedTokens: chunks(promptChunks),
+          hostTokens: 0,
+          ssdTokens: 0,
+          peerTokens: 0,
+          attentionChunkPairs: pairs,
+        };
+      };
+      for (let round = 0; round < 10; round++) for (const n of [2, 16, 64, 200]) m.observe(pass(n));
+      expect(m.costs().attentionMsPerChunkPair).toBeCloseTo(0.25, 2);
+    });
+
+    it('refuses a negative or non-finite share', () => {
+      expect(() => new PassCostModel({ prior, attentionShare: -0.1 })).toThrow(RangeError);
+      expect(() => new PassCostModel({ prior, attentionShare: Number.NaN })).toThrow(RangeError);
+    });
+  });
+
   it('forgets: a node that slows down is followed', () => {
     const m = new PassCostModel({ prior });
     for (let i = 0; i < 50; i++) m.observe({ ms: 16 * 4, computedTokens: chunks(4), hostTokens: 0, ssdTokens: 0, peerTokens: 0 });

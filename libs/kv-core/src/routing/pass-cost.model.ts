@@ -33,6 +33,13 @@ export interface PassCostOptions {
   readonly minPasses?: number;
   /** Reported figures stay within [prior ÷ bound, prior × bound]. */
   readonly bound?: number;
+  /**
+   * Attention per chunk pair ÷ recompute per chunk, where the node knows it from its model's shape
+   * or its engine's cost model: the attention figure is then pulled towards this share of the
+   * recompute figure (both scale with the same hardware) rather than towards 0, and is reported as
+   * soon as recompute is. Absent: towards 0, until passes over long prompts raise it.
+   */
+  readonly attentionShare?: number;
 }
 
 const TERMS = 6; // pass overhead, recompute, host, ssd, peer, attention
@@ -56,11 +63,17 @@ const ATTENTION_PRIOR_PAIRS = 256;
 export class PassCostModel {
   private readonly a: number[][] = Array.from({ length: TERMS }, () => new Array<number>(TERMS).fill(0));
   private readonly b = new Array<number>(TERMS).fill(0);
-  private readonly o: Required<PassCostOptions>;
+  private readonly o: Required<Omit<PassCostOptions, 'attentionShare'>>;
+  private readonly share?: number;
   private passes = 0;
 
   constructor(options: PassCostOptions) {
-    this.o = { decay: 0.97, priorChunks: 4, minChunks: 16, minPasses: TERMS, bound: 16, ...options };
+    const { attentionShare, ...rest } = options;
+    this.o = { decay: 0.97, priorChunks: 4, minChunks: 16, minPasses: TERMS, bound: 16, ...rest };
+    if (attentionShare !== undefined) {
+      if (!(attentionShare >= 0 && Number.isFinite(attentionShare))) throw new RangeError('PassCostModel: attentionShare must be ≥ 0');
+      this.share = attentionShare;
+    }
     const { decay, priorChunks, minChunks, minPasses, bound } = this.o;
     if (!(decay > 0 && decay <= 1) || !(priorChunks > 0) || !(minChunks >= 0) || !(minPasses >= 0) || !(bound >= 1))
       throw new RangeError('PassCostModel: decay in (0, 1], priorChunks > 0, minChunks ≥ 0, minPasses ≥ 0, bound ≥ 1');
@@ -95,11 +108,21 @@ export class PassCostModel {
     // every pass is the same size, overhead and per-chunk cost cannot be told apart, and the chunks take the time.
     const ridge = (i: number) => (i === 5 ? priorChunks * ATTENTION_PRIOR_PAIRS ** 2 : priorChunks);
     const m = this.a.map((row, i) => row.map((v, j) => v + (i === j ? ridge(i) : 0)));
+    const k = this.share;
+    if (k !== undefined) {
+      // The attention ridge on (θ_attention − k·θ_recompute) rather than on θ_attention alone: λ·v·vᵀ with v = e5 − k·e1.
+      const lambda = ridge(5);
+      m[1]![1]! += lambda * k * k;
+      m[1]![5]! -= lambda * k;
+      m[5]![1]! -= lambda * k;
+    }
     const rhs = this.b.map((v, i) => v + (i === 0 ? 0 : priorChunks * theta0[i]!));
     const theta = solveLinear(m, rhs);
     const fig = (i: number): number | undefined => {
-      // Evidence is counted in the term's own units: chunks, or for attention passes of ATTENTION_PRIOR_PAIRS pairs.
-      if (!theta || this.a[i]![i]! < minChunks * (i === 5 ? ATTENTION_PRIOR_PAIRS ** 2 : 1)) return undefined;
+      // Evidence is counted in the term's own units: chunks, or for attention passes of ATTENTION_PRIOR_PAIRS pairs;
+      // an attention figure tied to recompute's by a known share needs only recompute's.
+      const evidence = i === 5 && k !== undefined ? this.a[1]![1]! : this.a[i]![i]!;
+      if (!theta || evidence < minChunks * (i === 5 && k === undefined ? ATTENTION_PRIOR_PAIRS ** 2 : 1)) return undefined;
       const x = theta[i]!;
       // A chunk attending over one chunk of context costs about 43 ÷ d_model of computing a chunk
       // (4·layers·d FLOPs per token pair against 2·params ≈ 24·layers·d² per token): a quarter of

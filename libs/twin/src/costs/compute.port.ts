@@ -1,4 +1,4 @@
-import { decodeStepMs, prefillStepMs, type SimCostModel } from '@mnemo/engine';
+import { decodeStepMs, prefillStepMs, simAttentionShare, type SimCostModel } from '@mnemo/engine';
 
 /**
  * Time of one engine call on the modelled device. The twin asks it per iteration with batch
@@ -11,6 +11,12 @@ export interface ComputeModel {
   decodeMs(seqs: number, contextTokens: number): number;
   /** The host → device copy of one restored 256-token chunk over the modelled link, ms (0: none priced). */
   readonly restorePerChunkMs: number;
+  /**
+   * A chunk attending over one chunk of context ÷ computing a chunk, as this port prices them: what
+   * the node's measured costs pull their attention figure towards (PassCostOptions.attentionShare);
+   * absent: no prior, towards 0.
+   */
+  readonly attentionShare?: number;
 }
 
 /**
@@ -23,5 +29,6 @@ export function simCostCompute(cost: SimCostModel): ComputeModel {
     prefillMs: (seqs, tokens, attended) => (seqs === 0 ? 0 : prefillStepMs(cost, tokens, attended)),
     decodeMs: (seqs, context) => decodeStepMs(cost, seqs, context),
     restorePerChunkMs: cost.restorePerChunkMs,
+    attentionShare: simAttentionShare(cost),
   };
 }

@@ -8,6 +8,7 @@ import {
   nvlinkLink,
   pcieLink,
 } from './hardware.tables.js';
+import { DEFAULT_SIM_COST, simAttentionShare } from '@mnemo/engine';
 import { rooflineCompute, scaleGpu } from './roofline.compute.js';
 import { transferMs } from './transfer.port.js';
 
@@ -81,6 +82,23 @@ describe('rooflineCompute', () => {
     expect(a100.prefillMs(1, 4000, 8e6)).toBeGreaterThan(t4);
     expect(a100.prefillPerTokenMs).toBeCloseTo((2 * llama8.params) / ((312e12 * 0.5) / 1000), 9);
     expect(a100.prefillMs(0, 0, 0)).toBe(0);
+  });
+
+  it('states its attention share as its own prices give it: a 256-token chunk over 256 tokens of context ÷ computing that chunk', () => {
+    const chunk = a100.prefillMs(1, 256 * 64, 0) - a100.prefillMs(1, 256 * 63, 0);
+    const pair = (a100.prefillMs(1, 256 * 64, 256 * 256) - a100.prefillMs(1, 256 * 64, 0)) / 1;
+    expect(a100.attentionShare).toBeCloseTo(pair / chunk, 6);
+    // Llama-3.1-8B: 4 · 32 layers · 4,096 · 256 attention FLOPs per pair against 2 · 8B per token: about 0.8 %.
+    expect(a100.attentionShare).toBeCloseTo((4 * 32 * 4096 * 256) / (2 * llama8.params), 3);
+  });
+
+  it.each([
+    { name: 'linear prefill: no share', cost: { prefillPerTokenMs: 0.04, prefillPerKContextMs: 0 }, want: 0 },
+    // 0.002 ms per token per 1K attended · 256 · 256 / 1000 ÷ (0.04 · 256) = 0.0128
+    { name: 'an attention term', cost: { prefillPerTokenMs: 0.04, prefillPerKContextMs: 0.002 }, want: 0.0128 },
+    { name: 'free prefill: no share (nothing to divide by)', cost: { prefillPerTokenMs: 0, prefillPerKContextMs: 0.002 }, want: 0 },
+  ])('the sim cost model states its share too: $name', ({ cost, want }) => {
+    expect(simAttentionShare({ ...DEFAULT_SIM_COST, ...cost })).toBeCloseTo(want, 9);
   });
 
   it('an H100 is faster at both, an A10 slower; scaling the GPU moves the bound it is on', () => {

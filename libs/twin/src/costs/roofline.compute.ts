@@ -40,6 +40,8 @@ export function rooflineCompute(gpu: GpuSpec, model: ModelSpec, efficiency: Effi
       seqs === 0 || tokens <= 0 ? 0 : call(linearFlops * tokens, attnFlops * attended, weightBytes + kvBytes * tokens),
     decodeMs: (seqs, context) => (seqs === 0 ? 0 : call(linearFlops * seqs, attnFlops * context, weightBytes + kvBytes * context)),
     restorePerChunkMs: 0,
+    // A chunk over a chunk of context: 256² attended pairs at the attention rate, against 256 tokens' linear FLOPs.
+    attentionShare: (attnFlops * 256 * 256) / attnFlopsPerMs / ((linearFlops * 256) / flopsPerMs),
   };
 }
 

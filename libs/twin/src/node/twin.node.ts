@@ -60,7 +60,7 @@ export class TwinNode {
     private readonly costs: TwinNodeCosts,
     private readonly net: TwinNodeNet,
   ) {
-    this.passCosts = new TwinPassCosts(config.maxBatch);
+    this.passCosts = new TwinPassCosts(config.maxBatch, costs.compute.attentionShare);
     if (config.scheduling === 'priority') this.ranker = new FairPriorityRanker(config.fairness ?? DEFAULT_FAIRNESS);
     ({ device: this.device, tiers: this.tiers, kv: this.kv } = twinNodeParts(config, costs, net));
     this.device.lookup = (id) => this.seqs.get(id);
