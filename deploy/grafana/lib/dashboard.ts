@@ -136,7 +136,8 @@ function panels(): PanelDraft[] {
     timeseries(
       'Restores',
       'Prefills that restored a prefix from the tiers or from a peer, those that failed and were recomputed, and ' +
-        "why peer restores failed: stale (the peer no longer held a chunk), unreachable (a chunk it did not give), pass (the prefill's own failure).",
+        'why peer restores failed: stale (the peer no longer held a chunk), unreachable (a chunk it did not give), ' +
+        "pass (the prefill's own failure).",
       [
         q(`sum(${rate('mnemo_kv_restores_total')})`, 'tiers'),
         q(`sum(${rate('mnemo_kv_peer_restores_total')})`, 'peers'),
