@@ -25,7 +25,7 @@ describe(createEngine.name, () => {
   });
 
   it.each([
-    ['the sim engine without an attention term: 0', { NODE_SIM_PREFILL_TOKEN_US: '40' }, 0],
+    ['the sim engine without an attention term: none', { NODE_SIM_PREFILL_TOKEN_US: '40' }, undefined],
     // 2 µs per token per 1K attended · 256 · 256 / 1000 ÷ (40 µs · 256) = 0.0128
     ['the sim engine with one: its share', { NODE_SIM_PREFILL_TOKEN_US: '40', NODE_SIM_PREFILL_KCONTEXT_US: '2' }, 0.0128],
     ['the reference engine: none (its passes measure it)', { NODE_ENGINE: 'reference', NODE_MODELS: 'mnemo-tiny' }, undefined],

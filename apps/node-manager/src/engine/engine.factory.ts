@@ -12,14 +12,18 @@ export const syntheticBase = (model: string): string | undefined => findSyntheti
 /**
  * The engine's attention per chunk pair ÷ compute per chunk, where the node knows it (the sim
  * engine's cost model); the node's measured costs pull their attention term towards it (kv-core
- * PassCostOptions.attentionShare). The reference engine states none: its passes measure it.
+ * PassCostOptions.attentionShare). The reference engine states none: its passes measure it. Nor does
+ * a cost model without an attention term: a share of 0 would report the fit's attention figure
+ * from the first passes, before long ones back it, and a live run with it (2026-11-30) put both
+ * routers that read the nodes' figures far behind the ones that do not.
  */
 export function engineAttentionShare(config: NodeManagerConfig): number | undefined {
   if (config.NODE_ENGINE !== 'sim') return undefined;
-  return simAttentionShare({
+  const share = simAttentionShare({
     prefillPerTokenMs: config.NODE_SIM_PREFILL_TOKEN_US! / 1000,
     prefillPerKContextMs: (config.NODE_SIM_PREFILL_KCONTEXT_US ?? 0) / 1000,
   });
+  return share > 0 ? share : undefined;
 }
 
 /** Builds the engine NODE_ENGINE names; a model it cannot serve is a configuration error. */

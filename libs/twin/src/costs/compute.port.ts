@@ -29,6 +29,7 @@ export function simCostCompute(cost: SimCostModel): ComputeModel {
     prefillMs: (seqs, tokens, attended) => (seqs === 0 ? 0 : prefillStepMs(cost, tokens, attended)),
     decodeMs: (seqs, context) => decodeStepMs(cost, seqs, context),
     restorePerChunkMs: cost.restorePerChunkMs,
-    attentionShare: simAttentionShare(cost),
+    // None where the cost model has no attention term, as a live sim node states none (engineAttentionShare).
+    ...(simAttentionShare(cost) > 0 ? { attentionShare: simAttentionShare(cost) } : {}),
   };
 }
