@@ -3,11 +3,11 @@
 // a node that holds nothing of the prompt fetches the base's KV from the peer and reuses it.
 // Real profiler (Postgres), NATS, scheduler and two reference-engine nodes.
 import { chunkKeys, eCacheKeys } from '@mnemo/kv-core';
-import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, Subjects } from '@mnemo/proto';
+import { decodeMessage, encodeMessage, PlanReplySchema, PlanRequestSchema, Subjects, type Usage } from '@mnemo/proto';
 import type { NodeManagerHandle } from '../../apps/node-manager/src/bootstrap/app.js';
 import { startDroidSpeakCluster, type DroidSpeakCluster } from './profiler-job.js';
 import type { KvEventLog } from './kv-events.js';
-import { scrape, type Cluster, type InferenceRun } from './cluster.js';
+import { scrape, type Cluster } from './cluster.js';
 import { dispatch, keepBusy } from './direct-dispatch.js';
 
 const BASE = 'mnemo-tiny';
@@ -50,36 +50,53 @@ describe('DroidSpeak routing on the base model’s KV', () => {
     expect(await kv.untilInHost(node.nodeId, chunkKeys(base, 'itest', prompt)[0]!)).toBe(true);
   }
 
-  it('a derived request lands on the idle node, which fetches the base’s KV from the busy one and reuses it', async () => {
-    const busy = await keepBusy(cluster, n1.nodeId, 4, BASE);
+  /**
+   * Runs `fn` while `node` is busy with queued base requests, so that routing sends the derived
+   * request elsewhere. The busy node caps its batch at one, so anything sent to it afterwards
+   * waits out the busy requests: caching the next prompt on it comes before, not during.
+   */
+  async function whileBusy<T>(node: NodeManagerHandle, model: string, fn: () => Promise<T>): Promise<T> {
+    const busy = await keepBusy(cluster, node.nodeId, 4, model);
     try {
-      let run: InferenceRun | undefined;
-      let usage;
-      // n2 learns the pair's frontier on its first derived request (that one is an ordinary prefill): fresh prompts per try.
-      for (let attempt = 0; attempt < 6 && !usage?.kvReuse; attempt++) {
-        const prompt = freshPrompt();
-        await cacheOn(n1, prompt);
-        run = await cluster.infer(
-          {
-            model: DERIVED,
-            tokens: prompt,
-            chunkKeys: chunkKeys(DERIVED, 'itest', prompt),
-            sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n },
-          },
-          60_000,
-        );
-        expect(run.error).toBeUndefined();
-        const evs = await run.done();
-        run.close();
-        expect(run.nodeId).toBe(n2.nodeId);
-        usage = evs.find((e) => e.done)?.usage;
-      }
-      expect(usage?.kvReuse).toMatchObject({ baseModel: BASE, reusedTokens: 256 });
-      expect(await scrape(n2.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBeGreaterThanOrEqual(256);
-      expect(await scrape(n2.metricsPort, 'mnemo_node_droidspeak_reuse_total{outcome="reused"}')).toBeGreaterThanOrEqual(1);
+      return await fn();
     } finally {
       busy.stop();
     }
+  }
+
+  /** A greedy 4-token request of `model` through the scheduler: where it ran and its usage. */
+  async function inferDerived(model: string, prompt: number[]): Promise<{ nodeId?: string; usage?: Usage }> {
+    const run = await cluster.infer(
+      {
+        model,
+        tokens: prompt,
+        chunkKeys: chunkKeys(model, 'itest', prompt),
+        sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n },
+      },
+      60_000,
+    );
+    try {
+      expect(run.error).toBeUndefined();
+      const evs = await run.done();
+      return { nodeId: run.nodeId, usage: evs.find((e) => e.done)?.usage };
+    } finally {
+      run.close();
+    }
+  }
+
+  it('a derived request lands on the idle node, which fetches the base’s KV from the busy one and reuses it', async () => {
+    let usage;
+    // n2 learns the pair's frontier on its first derived request (that one is an ordinary prefill): fresh prompts per try.
+    for (let attempt = 0; attempt < 6 && !usage?.kvReuse; attempt++) {
+      const prompt = freshPrompt();
+      await cacheOn(n1, prompt);
+      const run = await whileBusy(n1, BASE, () => inferDerived(DERIVED, prompt));
+      expect(run.nodeId).toBe(n2.nodeId);
+      usage = run.usage;
+    }
+    expect(usage?.kvReuse).toMatchObject({ baseModel: BASE, reusedTokens: 256 });
+    expect(await scrape(n2.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBeGreaterThanOrEqual(256);
+    expect(await scrape(n2.metricsPort, 'mnemo_node_droidspeak_reuse_total{outcome="reused"}')).toBeGreaterThanOrEqual(1);
   }, 180_000);
 
   it('with a transition-layer plan, the idle node takes the E cache from the peer too and runs the plan unwidened', async () => {
@@ -103,34 +120,18 @@ describe('DroidSpeak routing on the base model’s KV', () => {
     expect(chosen.r1).toBeLessThan(chosen.u1);
     // m1 keeps E caches once it holds the frontier (fetched on its first base request).
     await cacheOn(m1, freshPrompt(), 'mnemo-small');
-    const busy = await keepBusy(cluster, m1.nodeId, 4, 'mnemo-small');
-    try {
-      let usage;
-      let ranOn: string | undefined;
-      for (let attempt = 0; attempt < 6 && usage?.kvReuse?.u1 !== chosen.u1; attempt++) {
-        const prompt = freshPrompt();
-        await cacheOn(m1, prompt, 'mnemo-small');
-        await kv.untilInHost(m1.nodeId, eCacheKeys(chunkKeys('mnemo-small', 'itest', prompt), chosen.u1)[0]!);
-        const run = await cluster.infer(
-          {
-            model: 'mnemo-small-ds24',
-            tokens: prompt,
-            chunkKeys: chunkKeys('mnemo-small-ds24', 'itest', prompt),
-            sampling: { temperature: 0, topP: 1, maxTokens: 4, seed: 1n },
-          },
-          60_000,
-        );
-        expect(run.error).toBeUndefined();
-        const evs = await run.done();
-        run.close();
-        ranOn = run.nodeId;
-        usage = evs.find((e) => e.done)?.usage;
-      }
-      expect(ranOn).toBe(m2.nodeId);
-      expect(usage?.kvReuse).toMatchObject({ baseModel: 'mnemo-small', ...chosen, reusedTokens: 256 });
-      expect(await scrape(m2.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBeGreaterThanOrEqual(256);
-    } finally {
-      busy.stop();
+    let usage;
+    let ranOn: string | undefined;
+    for (let attempt = 0; attempt < 6 && usage?.kvReuse?.u1 !== chosen.u1; attempt++) {
+      const prompt = freshPrompt();
+      await cacheOn(m1, prompt, 'mnemo-small');
+      await kv.untilInHost(m1.nodeId, eCacheKeys(chunkKeys('mnemo-small', 'itest', prompt), chosen.u1)[0]!);
+      const run = await whileBusy(m1, 'mnemo-small', () => inferDerived('mnemo-small-ds24', prompt));
+      ranOn = run.nodeId;
+      usage = run.usage;
     }
+    expect(ranOn).toBe(m2.nodeId);
+    expect(usage?.kvReuse).toMatchObject({ baseModel: 'mnemo-small', ...chosen, reusedTokens: 256 });
+    expect(await scrape(m2.metricsPort, 'mnemo_kv_peer_restored_tokens_total')).toBeGreaterThanOrEqual(256);
   }, 300_000);
 });
