@@ -15,7 +15,8 @@ import { TOKEN_SINK, type TokenSink } from './token.sink.port.js';
 import { NO_PROMPT_STORE, PROMPT_STORE, type PromptStore } from '../kv-store/prompt-store.port.js';
 import { SwapManager } from './swap.manager.js';
 import { KV_RECORDER, NO_KV_RECORDER, type KvRecorderPort } from '../why/kv.recorder.js';
-import { kvReuseOf, prefillInput } from './sequence.inputs.js';
+import { prefillInput } from './sequence.inputs.js';
+import { SequenceOutput } from './sequence.output.js';
 import { PrefillInputs } from './prefill.inputs.js';
 import { planIterationOf, queuedPrefillOf, rankIteration, type IterationSources } from './iteration.view.js';
 import { CROSS_MODEL_REUSE, NO_CROSS_MODEL, type CrossModelPort } from '../droidspeak/cross-model.reuse.js';
@@ -41,12 +42,12 @@ export type CancelReason = 'client' | 'deadline' | 'shutdown' | 'abandoned';
 export class BatchScheduler {
   private running?: Promise<void>;
   private stopped = false;
-  private emptyWaiters: Array<() => void> = [];
   /** Priority scheduling only: effective ranks (API priority tempered by aging and token fairness). */
   private readonly ranker?: FairPriorityRanker;
   /** Each new request's engine input and the warm start of its restore. */
   private readonly inputs: PrefillInputs;
   private readonly view: IterationSources;
+  private readonly output: SequenceOutput;
 
   constructor(
     @Inject(SequenceStore) private readonly store: SequenceStore,
@@ -80,6 +81,9 @@ export class BatchScheduler {
         tokensPerLevel: off(config.NODE_FAIRNESS_TOKENS_PER_LEVEL),
       });
     }
+    const ranker = this.ranker;
+    const forget = ranker ? { forget: (id: string) => ranker.forget(id) } : {};
+    this.output = new SequenceOutput({ store, engine, sink, clock, nodeMetrics, metrics, kvStore, tails, recorder, passCosts, ...forget });
     this.inputs = new PrefillInputs({ config, engine, kvStore, crossModel, recorder, logger });
     // What planning reads (iteration.view.ts): fixed at construction, so built once rather than every iteration.
     this.view = {
@@ -239,7 +243,7 @@ export class BatchScheduler {
     if (!seq) return false;
     this.nodeMetrics.cancelled.inc({ reason });
     const code = reason === 'deadline' ? ErrorCode.Timeout : ErrorCode.Cancelled;
-    this.finish(seq, FinishReason.CANCELLED, [], code, {
+    this.output.finish(seq, FinishReason.CANCELLED, [], code, {
       code,
       message: reason === 'deadline' ? 'deadline passed' : `cancelled (${reason})`,
     });
@@ -250,10 +254,7 @@ export class BatchScheduler {
   async drain(timeoutMs: number): Promise<void> {
     if (this.store.size > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => this.emptyWaiters.push(resolve)),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-      ]);
+      await Promise.race([this.output.whenEmpty(), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
       clearTimeout(timer);
     }
     for (const s of this.store.all()) this.cancel(s.id, 'shutdown');
@@ -270,7 +271,8 @@ export class BatchScheduler {
       if (code === ErrorCode.Internal)
         this.logger.emit('error', 'engine call failed', { seqs: seqs.map((s) => s.id), err: e instanceof Error ? e : String(e) });
       for (const s of seqs) {
-        if (this.store.get(s.id) === s) this.finish(s, FinishReason.ERROR, [], code, { code, message: (e as Error)?.message ?? String(e) });
+        if (this.store.get(s.id) === s)
+          this.output.finish(s, FinishReason.ERROR, [], code, { code, message: (e as Error)?.message ?? String(e) });
       }
       return;
     }
@@ -283,7 +285,7 @@ export class BatchScheduler {
       }
       if (out.crossModel) seq.kvReuse = kvReuseReport(out.crossModel, this.engine.kvLayout(seq.request.model)?.layers ?? 0);
       if (out.eCache) this.crossModel.storeE?.(seq, out.eCache);
-      this.onToken(seq, out.token, out.cachedTokens);
+      this.output.token(seq, out.token, out.cachedTokens);
     }
   }
 
@@ -324,74 +326,9 @@ export class BatchScheduler {
         s.preempted = false;
       } else if (s.phase === 'running' && s.streamed) {
         // Everything was taken at its start: running short is a bug, and it cannot be preempted.
-        this.finish(s, FinishReason.ERROR, [], code, { code, message: e instanceof Error ? e.message : String(e) });
+        this.output.finish(s, FinishReason.ERROR, [], code, { code, message: e instanceof Error ? e.message : String(e) });
       } else if (s.phase === 'running') this.preempt(s);
     }
-  }
-
-  private onToken(seq: Sequence, token: number, cachedTokens?: number): void {
-    const now = this.clock.monotonicMs();
-    seq.generated += 1;
-    this.nodeMetrics.tokens.inc();
-    if (cachedTokens !== undefined) {
-      seq.cachedTokens = cachedTokens;
-      this.nodeMetrics.cachedPromptTokens.inc(cachedTokens);
-      this.nodeMetrics.computedPromptTokens.inc(seq.request.tokens.length - cachedTokens);
-    }
-    if (seq.firstTokenMs === undefined) {
-      seq.firstTokenMs = now;
-      this.metrics.timeToFirstToken.observe({ model: seq.request.model }, (now - seq.arrivedMs) / 1000);
-      this.recorder.firstToken(seq, seq.cachedTokens);
-    }
-    seq.lastTokenMs = now;
-    if (seq.stopTokenIds.has(token)) {
-      // The stop/EOS token ends the text and is not part of it; it still counts as generated.
-      this.finish(seq, FinishReason.STOP, [], 'ok');
-    } else if (seq.generated >= seq.maxTokens) {
-      this.finish(seq, FinishReason.LENGTH, [token], 'ok');
-    } else {
-      // The first event also tells how much of the prompt came from cache (a stop string may end the stream early).
-      const usage =
-        cachedTokens === undefined
-          ? undefined
-          : { promptTokens: seq.request.tokens.length, completionTokens: seq.generated, cachedTokens, ...kvReuseOf(seq) };
-      this.sink.emit(seq, { requestId: seq.id, seq: seq.nextEventSeq++, tokens: [token], ...(usage ? { usage } : {}) });
-    }
-  }
-
-  /** The one exit of a sequence: engine release, final event (done), metrics. */
-  private finish(seq: Sequence, reason: FinishReason, tokens: number[], outcome: string, error?: { code: string; message: string }): void {
-    if (seq.firstTokenMs !== undefined) this.passCosts.sequenceFinished(this.clock.monotonicMs() - seq.firstTokenMs);
-    this.store.remove(seq.id);
-    this.kvStore.cool?.(seq.id);
-    this.ranker?.forget(seq.id);
-    this.engine.release(seq.id);
-    // After the release: the partial chunk the sequence leaves is known only from it.
-    this.tails.ended(seq.request);
-    this.sink.emit(seq, {
-      requestId: seq.id,
-      seq: seq.nextEventSeq++,
-      tokens,
-      done: true,
-      finishReason: reason,
-      usage: {
-        promptTokens: seq.request.tokens.length,
-        completionTokens: seq.generated,
-        cachedTokens: seq.cachedTokens,
-        ...kvReuseOf(seq),
-      },
-      ...(error ? { error } : {}),
-    });
-    const now = this.clock.monotonicMs();
-    this.metrics.requests.inc({ operation: 'infer', outcome });
-    this.metrics.requestDuration.observe({ operation: 'infer' }, (now - seq.arrivedMs) / 1000);
-    if (seq.generated > 1 && seq.firstTokenMs !== undefined && seq.lastTokenMs !== undefined) {
-      this.metrics.timePerOutputToken.observe(
-        { model: seq.request.model },
-        (seq.lastTokenMs - seq.firstTokenMs) / 1000 / (seq.generated - 1),
-      );
-    }
-    if (this.store.size === 0) for (const w of this.emptyWaiters.splice(0)) w();
   }
 
   private expireDeadlines(): void {

@@ -121,7 +121,8 @@ const REUSABLE = 608;
 const turn2Of = (t1: Answer) => [...TURN1, ...t1.out, ...toks(40, 5)];
 
 describe('cached_tokens at the node', () => {
-  const client = new ChunkPeerClient(10_000);
+  // A generous per-chunk deadline: on a loaded machine a loopback chunk can miss the default 500 ms, and a miss recomputes (0 cached).
+  const client = new ChunkPeerClient({ timeoutMs: 10_000, deadlineBaseMs: 5000 });
   const nodes: PeerNode[] = [];
   const peerNode = async (opts: Parameters<typeof startPeerNode>[0] = {}) => {
     const p = await startPeerNode(opts);
