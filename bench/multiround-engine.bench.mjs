@@ -167,6 +167,8 @@ try {
       prefill: fit.prefill,
       decode: fit.decode,
       calibration_run: passFigures(cal),
+      // What its peer pulls cost the calibration run's passes: the twin fits its peer link to it (libs/twin fitPeerLink).
+      peer: { restored_tokens: cal.kv.peerRestoredTokens, blocked_ms: round(cal.kv.peerBlockedS * 1000) },
       how: 'libs/twin fitEngineSteps: least squares with non-negative terms over every forward step the nodes traced (NODE_STEP_TRACE), prefill as base + per token + per attended token, decode as base + per sequence + per context token',
     },
     cost_model: {

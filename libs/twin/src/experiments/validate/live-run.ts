@@ -1,4 +1,5 @@
 import type { SimCostModel } from '@mnemo/engine';
+import type { LivePeerPulls } from './peer-link.fit.js';
 
 /** One configuration's figures in one live pass (bench/multiround/summary.mjs passFigures). */
 export interface LivePassFigures {
@@ -63,7 +64,7 @@ export interface LiveRun {
     readonly scheduler?: { readonly conductor_threshold_pct?: { readonly pct?: number } };
   };
   /** A run on the reference engine: its compute port, fitted on its calibration seed's steps. */
-  readonly engine_fit?: { readonly seed: number; readonly cost: SimCostModel };
+  readonly engine_fit?: { readonly seed: number; readonly cost: SimCostModel; readonly peer?: LivePeerPulls };
 }
 
 /** The calibration file (bench/results/twin-calibration.json), as far as the twin's cost ports read it. */

@@ -6,6 +6,7 @@ import type { TwinSession } from '../../workload/session.workload.js';
 import type { CalibrationFile, LiveRun } from './live-run.js';
 import { configurations, live, mechanisms, round, servingSystem, type LiveConfiguration, type LiveFigures } from './validate.live.js';
 import { measuredCosts, multiroundSetup, type MultiroundBench } from './validate.setup.js';
+import { fitPeerLink } from './peer-link.fit.js';
 
 /** What the twin leaves out, in words (docs/twin.md §Limits explains each). */
 export const NOT_MODELLED = [
@@ -160,7 +161,17 @@ export function validateAgainstLive(ports: ValidatePorts, o: ValidateOptions) {
   const sessions = ports.sessions(mr.workload?.options ?? {});
   const rampMs = (mr.workload?.users_start_over_s ?? 0) * 1000;
   const setup = multiroundSetup(mr, rampMs, ports.bench);
-  const x: Ctx = { mr, setup, costs: measuredCosts(cal), sessions, log };
+  // A reference-engine run's peer link comes from its calibration seed, as its compute port does.
+  const fit = mr.engine_fit?.peer
+    ? fitPeerLink(
+        setup,
+        measuredCosts(cal),
+        ports.sessions({ ...(mr.workload?.options ?? {}), seed: mr.engine_fit.seed }),
+        mr.engine_fit.peer,
+        log,
+      )
+    : undefined;
+  const x: Ctx = { mr, setup, costs: fit?.costs ?? measuredCosts(cal), sessions, log };
   const systems: Record<string, SystemValidation> = {};
   for (const c of configurations(mr)) {
     if (c.nodeEnv.NODE_PREFETCH_PROMOTE === 'off') continue; // the promotion A/B is not part of the validation
@@ -207,6 +218,7 @@ export function validateAgainstLive(ports: ValidatePorts, o: ValidateOptions) {
               validated_on_seed: (mr.workload?.options as { seed?: number } | undefined)?.seed ?? null,
               cost: mr.engine_fit.cost,
             },
+            ...(fit ? { peer_link: { fitted_on_seed: mr.engine_fit.seed, ...fit.report } } : {}),
           }
         : {}),
       workload: "libs/testkit/src/workloads/multiround.workload.ts workload(options) with the live run's options: the same sessions",
