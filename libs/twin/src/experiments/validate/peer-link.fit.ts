@@ -26,7 +26,7 @@ export interface PeerLinkFit {
   };
 }
 
-const MAX_ITERATIONS = 6;
+const MAX_ITERATIONS = 10;
 /** Close enough: the twin's wait per chunk within 3% of the live one. */
 const TOLERANCE = 0.03;
 
@@ -53,11 +53,7 @@ export function fitPeerLink(
   if (!(live.restored_tokens > 0) || !(live.blocked_ms >= 0))
     throw new RangeError(`fitPeerLink: the calibration run restored nothing from peers (${live.restored_tokens} tokens)`);
   const target = live.blocked_ms / (live.restored_tokens / CHUNK_TOKENS);
-  let scale = 1;
-  let perChunk = NaN;
-  let iterations = 0;
-  while (iterations < MAX_ITERATIONS) {
-    iterations++;
+  const waitPerChunk = (scale: number): number => {
     const cluster = new TwinCluster(
       multiroundCluster(setup, SERVING_SYSTEMS.symphony, scaled(costs, scale), { seed: 1, tenant: 'twin-peer-link' }),
       sessions,
@@ -66,20 +62,36 @@ export function fitPeerLink(
     const r = summarizeRun(cluster);
     const chunks = r.restored_tokens.from_peers / CHUNK_TOKENS;
     // Tier loads in the same passes take well under a millisecond per chunk: the twin's wait is its peers'.
-    perChunk = chunks > 0 ? r.blocked_ms / chunks : NaN;
+    const perChunk = chunks > 0 ? r.blocked_ms / chunks : NaN;
     log(`peer link × ${scale.toFixed(3)}: ${perChunk.toFixed(1)} ms waited per peer chunk (live ${target.toFixed(1)})`);
+    return perChunk;
+  };
+  // The wait does not follow the link exactly (a slower link also changes which turns symphony
+  // moves), so a multiplicative step until the target is bracketed, then halving the bracket on a
+  // log scale; the closest scale tried is kept.
+  let best = { scale: 1, perChunk: NaN };
+  const miss = (perChunk: number) => (perChunk > 0 ? Math.abs(Math.log(perChunk / target)) : Infinity);
+  let [lo, hi] = [NaN, NaN];
+  let scale = 1;
+  let iterations = 0;
+  while (iterations < MAX_ITERATIONS) {
+    iterations++;
+    const perChunk = waitPerChunk(scale);
     if (!(perChunk > 0)) break;
-    if (Math.abs(perChunk / target - 1) <= TOLERANCE || iterations === MAX_ITERATIONS) break;
-    scale = Math.min(100, Math.max(0.01, scale * (target / perChunk)));
+    if (!(miss(best.perChunk) <= miss(perChunk))) best = { scale, perChunk };
+    if (Math.abs(perChunk / target - 1) <= TOLERANCE) break;
+    if (perChunk < target) lo = scale;
+    else hi = scale;
+    scale = Number.isNaN(lo) || Number.isNaN(hi) ? Math.min(100, Math.max(0.01, scale * (target / perChunk))) : Math.sqrt(lo * hi);
   }
   return {
-    costs: scaled(costs, scale),
+    costs: scaled(costs, best.scale),
     report: {
       live_blocked_ms_per_chunk: round(target),
-      twin_blocked_ms_per_chunk: round(perChunk),
-      scale: round(scale, 3),
+      twin_blocked_ms_per_chunk: round(best.perChunk),
+      scale: round(best.scale, 3),
       iterations,
-      converged: Math.abs(perChunk / target - 1) <= TOLERANCE,
+      converged: Math.abs(best.perChunk / target - 1) <= TOLERANCE,
       how:
         "the calibration file's peer link with its time scaled until the twin's symphony, replaying the calibration run's sessions, " +
         'waits as long per peer chunk as the live nodes did (mnemo_kv_peer_blocked_seconds_total over restored chunks)',
