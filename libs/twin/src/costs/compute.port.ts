@@ -25,11 +25,12 @@ export interface ComputeModel {
  * time. `attendedTokens` is priced by the model's attention term (0 in the live defaults).
  */
 export function simCostCompute(cost: SimCostModel): ComputeModel {
+  const share = simAttentionShare(cost);
   return {
     prefillMs: (seqs, tokens, attended) => (seqs === 0 ? 0 : prefillStepMs(cost, tokens, attended)),
     decodeMs: (seqs, context) => decodeStepMs(cost, seqs, context),
     restorePerChunkMs: cost.restorePerChunkMs,
     // None where the cost model has no attention term, as a live sim node states none (engineAttentionShare).
-    ...(simAttentionShare(cost) > 0 ? { attentionShare: simAttentionShare(cost) } : {}),
+    ...(share > 0 ? { attentionShare: share } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { summarizeRun } from '../../report/run.summary.js';
 import { multiroundCluster, type MeasuredCosts, type MultiroundSetup } from '../../scenario/multiround.scenario.js';
 import { TwinCluster } from '../../scenario/twin.cluster.js';
 import type { TwinSession } from '../../workload/session.workload.js';
+import { round } from './validate.live.js';
 
 /** What the calibration run's nodes measured of their peer pulls (bench multiround-engine, `engine_fit.peer`). */
 export interface LivePeerPulls {
@@ -15,10 +16,11 @@ export interface LivePeerPulls {
 export interface PeerLinkFit {
   readonly costs: MeasuredCosts;
   readonly report: {
-    readonly live_blocked_ms_per_chunk: number;
-    readonly twin_blocked_ms_per_chunk: number;
+    readonly live_blocked_ms_per_chunk: number | null;
+    /** Null where the twin restored nothing from peers. */
+    readonly twin_blocked_ms_per_chunk: number | null;
     /** Factor on the calibration file's peer link time (dispatch × it, bandwidth ÷ it). */
-    readonly scale: number;
+    readonly scale: number | null;
     readonly iterations: number;
     /** The twin's wait per chunk came within 3% of the live one (a link cannot make a pass wait less than nothing). */
     readonly converged: boolean;
@@ -34,6 +36,19 @@ const scaled = (c: MeasuredCosts, s: number): MeasuredCosts => ({
   ...c,
   links: { ...c.links, peer: { dispatchMs: c.links.peer.dispatchMs * s, bytesPerMs: c.links.peer.bytesPerMs / s } },
 });
+
+/** Symphony's restoring passes in the twin with these costs: ms waited per chunk restored from a peer (NaN: none restored). */
+export function peerWaitPerChunk(setup: MultiroundSetup, costs: MeasuredCosts, sessions: readonly TwinSession[]): number {
+  const cluster = new TwinCluster(
+    multiroundCluster(setup, SERVING_SYSTEMS.symphony, costs, { seed: 1, tenant: 'twin-peer-link' }),
+    sessions,
+  );
+  cluster.run();
+  const r = summarizeRun(cluster);
+  const chunks = r.restored_tokens.from_peers / CHUNK_TOKENS;
+  // Tier loads in the same passes take well under a millisecond per chunk: the twin's wait is its peers'.
+  return chunks > 0 ? r.blocked_ms / chunks : NaN;
+}
 
 /**
  * The peer link as the calibration run's nodes saw it. The calibration file times a pull of
@@ -54,15 +69,7 @@ export function fitPeerLink(
     throw new RangeError(`fitPeerLink: the calibration run restored nothing from peers (${live.restored_tokens} tokens)`);
   const target = live.blocked_ms / (live.restored_tokens / CHUNK_TOKENS);
   const waitPerChunk = (scale: number): number => {
-    const cluster = new TwinCluster(
-      multiroundCluster(setup, SERVING_SYSTEMS.symphony, scaled(costs, scale), { seed: 1, tenant: 'twin-peer-link' }),
-      sessions,
-    );
-    cluster.run();
-    const r = summarizeRun(cluster);
-    const chunks = r.restored_tokens.from_peers / CHUNK_TOKENS;
-    // Tier loads in the same passes take well under a millisecond per chunk: the twin's wait is its peers'.
-    const perChunk = chunks > 0 ? r.blocked_ms / chunks : NaN;
+    const perChunk = peerWaitPerChunk(setup, scaled(costs, scale), sessions);
     log(`peer link × ${scale.toFixed(3)}: ${perChunk.toFixed(1)} ms waited per peer chunk (live ${target.toFixed(1)})`);
     return perChunk;
   };
@@ -87,8 +94,8 @@ export function fitPeerLink(
   return {
     costs: scaled(costs, best.scale),
     report: {
-      live_blocked_ms_per_chunk: round(target),
-      twin_blocked_ms_per_chunk: round(best.perChunk),
+      live_blocked_ms_per_chunk: round(target, 1),
+      twin_blocked_ms_per_chunk: round(best.perChunk, 1),
       scale: round(best.scale, 3),
       iterations,
       converged: Math.abs(best.perChunk / target - 1) <= TOLERANCE,
@@ -98,5 +105,3 @@ export function fitPeerLink(
     },
   };
 }
-
-const round = (v: number, d = 1) => (Number.isFinite(v) ? Math.round(v * 10 ** d) / 10 ** d : v);
