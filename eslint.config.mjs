@@ -41,8 +41,9 @@ export default [
             { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'type:service-kit', onlyDependOnLibsWithTags: ['type:policy'] },
             { sourceTag: 'type:mechanism', onlyDependOnLibsWithTags: [] },
-            // Benchmarks' and tests' shared library: policy's statistics and the wire contract, never in a service.
-            { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:policy', 'type:contract'] },
+            // Benchmarks' and tests' shared library: policy's statistics, the wire contract and the twin's paper workloads
+            // (composed with its generator), never in a service.
+            { sourceTag: 'type:testkit', onlyDependOnLibsWithTags: ['type:policy', 'type:contract', 'type:twin'] },
             { sourceTag: 'type:engine', onlyDependOnLibsWithTags: ['type:policy', 'type:mechanism'] },
             // The twin composes policy and the engine's cost model in virtual time: no framework, no I/O.
             { sourceTag: 'type:twin', onlyDependOnLibsWithTags: ['type:policy', 'type:engine'], bannedExternalImports: io },

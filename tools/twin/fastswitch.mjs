@@ -3,9 +3,8 @@
 // library's; what it cannot import is passed in: FastSwitch's workload drawn by testkit's generator,
 // and the paper bands registered in testkit (its figure is bench/figures/twin-fastswitch.figure.mjs).
 import cliProgress from 'cli-progress';
-import { holds, targetOf, workload } from '@mnemo/testkit';
+import { FASTSWITCH_WORKLOAD, holds, paperWorkloadStats, targetOf, workload } from '@mnemo/testkit';
 import { FASTSWITCH_SETUP, fastswitchExperiment, fastswitchRobustness } from '@mnemo/twin';
-import { FASTSWITCH_WORKLOAD, paperWorkloadStats } from './paper-workload.mjs';
 
 /** The twin's ports: FastSwitch's workload at a count and seed, and the `twin-fastswitch` targets. */
 export const FASTSWITCH_PORTS = {

@@ -5,7 +5,7 @@
 // the ports are bound here, where a thread can find them.
 import cliProgress from 'cli-progress';
 import { capacityPlan, planOnePolicy as planOf, planTable } from '@mnemo/twin';
-import { baseSessions, PAPER_WORKLOAD } from './paper-workload.mjs';
+import { baseSessions, PAPER_WORKLOAD } from '@mnemo/testkit';
 
 /** The twin's ports: the papers' base sessions at a think-time compression, and their system prompt's length. */
 export const PLAN_PORTS = {

@@ -4,7 +4,7 @@
 // and the paper bands registered in testkit (its figure is bench/figures/twin-symphony.figure.mjs).
 // Each run is on a thread that imports this module, so the ports are bound here, where a thread can find them.
 import cliProgress from 'cli-progress';
-import { holds, targetOf } from '@mnemo/testkit';
+import { baseSessions, holds, PAPER_WORKLOAD, paperSessions, paperWorkloadStats, targetOf } from '@mnemo/testkit';
 import {
   poolWorkers,
   SYMPHONY_RUN,
@@ -13,7 +13,6 @@ import {
   symphonyRobustness,
   symphonyRun as runOf,
 } from '@mnemo/twin';
-import { baseSessions, PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
 
 /** The twin's ports: the papers' base sessions at a think-time compression on a run's seed, and the `twin-symphony` targets. */
 export const SYMPHONY_PORTS = {

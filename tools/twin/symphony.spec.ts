@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { holds, loadFigure, targetOf } from '@mnemo/testkit';
+import { baseSessions, holds, loadFigure, PAPER_WORKLOAD, paperSessions, paperWorkloadStats, targetOf } from '@mnemo/testkit';
 import {
   SYMPHONY_HARDWARE,
   SYMPHONY_RUN,
@@ -11,7 +11,6 @@ import {
   type SymphonySetup,
 } from '@mnemo/twin';
 import * as vl from 'vega-lite';
-import { baseSessions, PAPER_WORKLOAD, paperSessions, paperWorkloadStats } from './paper-workload.mjs';
 
 // The experiment lives in libs/twin (experiments/symphony, where its keys are specified on curves made up there); it
 // runs here, as `npm run twin -- symphony` runs it, on the papers' workload drawn by testkit's generator and judged

@@ -36,3 +36,11 @@ export {
 export * from './results/targets.js';
 export * from './results/report.js';
 export * from './results/routing.check.js';
+export {
+  baseSessions,
+  FASTSWITCH_WORKLOAD,
+  PAPER_STATS,
+  PAPER_WORKLOAD,
+  paperSessions,
+  paperWorkloadStats,
+} from './workloads/paper.workload.js';

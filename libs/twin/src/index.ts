@@ -340,6 +340,7 @@ export {
 export {
   symphonyBaselineChecks,
   symphonyCauses,
+  sloCrossingUsers,
   symphonyHardware,
   type SymphonyResultsFigures,
 } from './experiments/symphony/symphony.checks.js';

@@ -114,7 +114,7 @@ export const FASTSWITCH_PAPER = {
 
 /** What the experiment needs from outside the twin: the workload generator and the registered paper bands. */
 export interface FastswitchPorts {
-  /** FastSwitch's workload (tools/twin/paper-workload.mjs FASTSWITCH_WORKLOAD) at a count and seed. */
+  /** FastSwitch's workload (testkit's paper.workload.ts FASTSWITCH_WORKLOAD) at a count and seed. */
   readonly draw: SessionDraw;
   /** The `twin-fastswitch` results file's targets. */
   readonly holds: TargetCheck;

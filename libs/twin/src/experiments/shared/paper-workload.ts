@@ -3,7 +3,7 @@
 // multi-round benchmark's generator (libs/testkit/src/workloads/multiround.workload.ts: turns, the
 // session-length tail, pastes) at full size; reply lengths and typing speed are set to the papers'
 // figures. The generator itself is testkit's, which the twin may not import: these are its
-// options over its defaults, and what is done with the sessions it draws (tools/twin/paper-workload.mjs
+// options over its defaults, and what is done with the sessions it draws (libs/testkit/src/workloads/paper.workload.ts
 // composes the two).
 import type { TwinSession } from '../../workload/session.workload.js';
 

@@ -85,7 +85,7 @@ export const SWIFTCACHE_SETUP: SwiftcacheSetup = {
   // uniformly in [20K, 64K) and ends it past 64K (Fig. 8's longest length), starting a fresh one.
   historyTokens: [20_480, 65_536],
   // A turn's new tokens: ShareGPT's mean input is 161 (vLLM SOSP '23 §6.1), log-normal with the reply's
-  // σ; replies as tools/twin/paper-workload.mjs (median 250, σ 0.78, so a mean of 338).
+  // σ; replies as testkit's paper.workload.ts (median 250, σ 0.78, so a mean of 338).
   turnInput: { median: 118, sigma: 0.78, min: 8, max: 4096 },
   reply: { median: 250, sigma: 0.78, min: 8, max: 2048 },
   // §5.1: both baselines get 96 GB of CPU memory as offloading space.
