@@ -182,7 +182,7 @@ export async function runConfig(
       peerRestoredTokens: 0,
       tierRestoredTokens: 0,
       restoreFailures: 0,
-      restoreFailuresBy: { local: 0, peer: 0, peer_stale: 0, peer_unreachable: 0, peer_pass: 0 },
+      restoreFailuresBy: { local: 0, peer: 0, peer_stale: 0, peer_stale_partial: 0, peer_unreachable: 0, peer_pass: 0 },
       peerBlockedS: 0,
       prefetchedBytes: 0,
       promoted: { staged: 0, used: 0, purged: 0, unstaged: 0 },
@@ -207,7 +207,7 @@ export async function runConfig(
       kv.restoreFailures += failed.local + failed.peer;
       kv.restoreFailuresBy.local += failed.local;
       kv.restoreFailuresBy.peer += failed.peer;
-      for (const reason of ['stale', 'unreachable', 'pass'])
+      for (const reason of ['stale', 'stale_partial', 'unreachable', 'pass'])
         kv.restoreFailuresBy[`peer_${reason}`] += metricValue(text, 'mnemo_kv_peer_restore_failures_by_reason_total', { reason }) ?? 0;
       kv.peerBlockedS += counter(text, 'mnemo_kv_peer_blocked_seconds_total');
       kv.promoted.staged += counter(text, 'mnemo_kv_prefetch_promoted_chunks_total');

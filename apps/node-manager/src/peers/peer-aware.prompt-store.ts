@@ -1,4 +1,4 @@
-import { choosePeerPrefix, CHUNK_TOKENS, PeerSourceHealth } from '@mnemo/kv-core';
+import { choosePeerPrefix, CHUNK_TOKENS, PeerSourceHealth, type PeerFailure } from '@mnemo/kv-core';
 import type { KvRestorePlan } from '@mnemo/engine';
 import type { StoredPrompt } from '../kv-store/kv.store.js';
 import type { ChunkStore } from '../kv-store/chunk-store.port.js';
@@ -12,11 +12,12 @@ export interface PeerRestoreCounters {
   restoredTokens: number;
   failures: number;
   /**
-   * The failures by why: `stale` (the peer no longer held a chunk), `unreachable` (a chunk it did
-   * not give: down, slow past its deadline, corrupt), `pass` (every layer arrived; the prefill
-   * itself failed — another restore in its pass, a cancelled request).
+   * The failures by why: `stale` (the peer no longer held a whole chunk of the prompt),
+   * `stale_partial` (nor the partial chunk a session's last turn left there), `unreachable` (a
+   * chunk it did not give: down, slow past its deadline, corrupt), `pass` (every layer arrived; the
+   * prefill itself failed — another restore in its pass, a cancelled request).
    */
-  failuresBy: { stale: number; unreachable: number; pass: number };
+  failuresBy: { stale: number; stale_partial: number; unreachable: number; pass: number };
   /** Time prefills waited on peer layers after their compute ran out (blocked I/O), summed. */
   blockedMs: number;
 }
@@ -32,7 +33,7 @@ export class PeerAwarePromptStore implements PromptStore {
     plans: 0,
     restoredTokens: 0,
     failures: 0,
-    failuresBy: { stale: 0, unreachable: 0, pass: 0 },
+    failuresBy: { stale: 0, stale_partial: 0, unreachable: 0, pass: 0 },
     blockedMs: 0,
   };
   /** Sources, and keys of theirs, that failed recently: the retry recomputes instead of failing again. */
@@ -70,7 +71,7 @@ export class PeerAwarePromptStore implements PromptStore {
       this.counters.blockedMs += o.blockedMs;
       if (!o.ok) {
         this.counters.failures++;
-        this.counters.failuresBy[o.failure?.kind ?? 'pass']++;
+        this.counters.failuresBy[failureReason(o.failure, p.chunkKeys)]++;
         // A failed pass whose layers all arrived (the engine's own failure) says nothing of the peer.
         if (o.failure) this.health.failed(source.address, o.failure, this.now());
         return;
@@ -98,4 +99,11 @@ export class PeerAwarePromptStore implements PromptStore {
       p.blockKeys,
     );
   }
+}
+
+/** A failure's reason as counted: a stale key that is none of the prompt's whole chunks is a partial chunk's. */
+function failureReason(f: PeerFailure | undefined, chunkKeys: readonly string[]): keyof PeerRestoreCounters['failuresBy'] {
+  if (!f) return 'pass';
+  if (f.kind === 'stale' && !chunkKeys.includes(f.key)) return 'stale_partial';
+  return f.kind;
 }

@@ -144,7 +144,26 @@ describe(PeerAwarePromptStore.name, () => {
         256,
       );
       expect(retried.restored).toBe(256);
-      expect(sut.counters).toMatchObject({ plans: 2, failures: 1, restoredTokens: 256, failuresBy: { stale: 1, unreachable: 0, pass: 0 } });
+      expect(sut.counters).toMatchObject({
+        plans: 2,
+        failures: 1,
+        restoredTokens: 256,
+        failuresBy: { stale: 1, stale_partial: 0, unreachable: 0, pass: 0 },
+      });
+    },
+  );
+
+  it(
+    "a peer that no longer holds the partial chunk a session's last turn left is counted apart (stale_partial): " +
+      'the retry fetches the whole chunks before it from the same peer, bit for bit',
+    async () => {
+      const gone = turn1Partial();
+      const { sut, retried } = await retryAfterFaultyPeer(
+        (c) => (c.key === gone ? { key: c.key, layerStart: c.layerStart, layerEnd: c.layerEnd, missing: true } : c),
+        512,
+      );
+      expect(retried.restored).toBe(512);
+      expect(sut.counters.failuresBy).toEqual({ stale: 0, stale_partial: 1, unreachable: 0, pass: 0 });
     },
   );
 
@@ -182,7 +201,7 @@ describe(PeerAwarePromptStore.name, () => {
         expect(tookMs).toBeLessThan(10_000);
         expect(peers.counters.deadlines).toBeGreaterThan(0);
         expect(sut.counters.failures).toBe(1);
-        expect(sut.counters.failuresBy).toEqual({ stale: 0, unreachable: 1, pass: 0 });
+        expect(sut.counters.failuresBy).toEqual({ stale: 0, stale_partial: 0, unreachable: 1, pass: 0 });
         expect(sut.restorableUntil(p, 0)).toBe(0);
         // The failed restore asks the hung peer nothing more: only the first window of layer streams
         // ever went out, and none follows once their deadlines have passed.

@@ -41,11 +41,12 @@ export class PeerMetrics {
     tally('mnemo_kv_peer_restore_failures_total', 'Peer restores that failed and were recomputed', () => prompts?.counters.failures ?? 0);
     tallyBy(
       'mnemo_kv_peer_restore_failures_by_reason_total',
-      'Peer restores that failed, by why: stale (the peer no longer held a chunk), unreachable (a chunk it did not give: ' +
-        'down, past its deadline, corrupt), pass (every layer arrived and the prefill itself failed)',
+      'Peer restores that failed, by why: stale (the peer no longer held a whole chunk), stale_partial (nor the partial ' +
+        "chunk a session's last turn left there), unreachable (a chunk it did not give: down, past its deadline, corrupt), " +
+        'pass (every layer arrived and the prefill itself failed)',
       ['reason'],
       () =>
-        Object.entries(prompts?.counters.failuresBy ?? { stale: 0, unreachable: 0, pass: 0 }).map(
+        Object.entries(prompts?.counters.failuresBy ?? { stale: 0, stale_partial: 0, unreachable: 0, pass: 0 }).map(
           ([reason, n]) => [{ reason }, n] as const,
         ),
     );
