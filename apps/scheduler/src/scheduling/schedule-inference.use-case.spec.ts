@@ -275,6 +275,30 @@ describe(ScheduleInferenceUseCase.name, () => {
       expect(await advisoryVerdicts(metrics)).toEqual(verdicts);
     });
 
+    it(
+      'a request moved off its reserved node that pulls its KV from what that node prefetched: ' +
+        'the node is not told to forget (the forget would drop the source as the pull begins)',
+      async () => {
+        const keys = ['k0', 'k1', 'k2'];
+        const { sut, book, prefetcher, directory, dispatcher, metrics } = setup([
+          node('a'),
+          node('b', { waiting: 4, grpcAddress: '10.0.0.2:7000' }),
+        ]);
+        directory.apply('b', [{ kind: 'stored', tier: 'host', keys }]);
+        reserveS1(book, 'b', Date.now(), Date.now() + 60_000);
+        await expect(
+          sut.execute(new ScheduleInferenceCommand(request({ tenant: 't', sessionId: 's1', chunkKeys: keys }))),
+        ).resolves.toMatchObject({ nodeId: 'a' });
+        expect(dispatcher.requests[0]!.kvSources.map((x) => x.nodeId)).toEqual(['b']);
+        await new Promise((r) => setImmediate(r));
+        expect(prefetcher.forgets).toEqual([]);
+        expect(book.size).toBe(0);
+        expect(await advisoryVerdicts(metrics)).toEqual(['missed/moved=1']);
+        const { values } = await metrics.nodeForgets.get();
+        expect(values.map((v) => `${v.labels.outcome}=${v.value}`)).toEqual(['kept_as_source=1']);
+      },
+    );
+
     it('a reservation that expires unreleased counts as a spurious advisory, once', async () => {
       const { book, metrics } = setup([node('a')]);
       metrics.observeAdvisoryExpiries(() => {

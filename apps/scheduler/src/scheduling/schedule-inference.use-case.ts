@@ -7,6 +7,7 @@ import {
   MnemoError,
   type ExpectedHoldings,
   type KvDirectory,
+  type KvSourcePlan,
   type Reservation,
   type ReservationBook,
   type SessionTable,
@@ -69,16 +70,26 @@ export class ScheduleInferenceUseCase {
     @Optional() @Inject(KV_DIRECTORY) private readonly directory: KvDirectory | null = null,
   ) {}
 
-  /** The request the advisory announced arrived: the reservation is spent; a node that prefetched in vain is told. */
-  private useReservation(r: Reservation, ranOn: string): void {
+  /**
+   * The request the advisory announced arrived: the reservation is spent; a node that prefetched in
+   * vain is told. Not when the request is to pull its KV from that node: what it prefetched is
+   * then the source, and a forget sent with the dispatch dropped it as the pull began (in the live
+   * multi-round benchmark, every stale peer restore under symphony). Those copies leave with the
+   * advisory's expiry, or first when the node's host pool needs room.
+   */
+  private useReservation(r: Reservation, ranOn: string, sources: readonly KvSourcePlan[]): void {
     this.book.release(r.id);
     this.metrics.reservationsUsed.inc({ outcome: r.nodeId === ranOn ? 'hit' : 'moved' });
+    if (r.nodeId === ranOn) return;
     // On the reserved node, the node judges the advisory (it knows what it found); elsewhere it missed.
-    if (r.nodeId !== ranOn) this.metrics.judgedAdvisory(judgeReservationEnd('moved'));
-    if (r.nodeId !== ranOn)
-      void this.nodes
-        .forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId })
-        .then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
+    this.metrics.judgedAdvisory(judgeReservationEnd('moved'));
+    if (sources.some((s) => s.nodeId === r.nodeId)) {
+      this.metrics.nodeForgets.inc({ outcome: 'kept_as_source' });
+      return;
+    }
+    void this.nodes
+      .forget(r.nodeId, { advisoryId: r.id, sessionId: r.sessionId })
+      .then((o) => this.metrics.nodeForgets.inc({ outcome: o.kind }));
   }
 
   async execute({ request, trace }: ScheduleInferenceCommand): Promise<Placement> {
@@ -168,7 +179,7 @@ export class ScheduleInferenceUseCase {
               lastUsedMs: this.clock.unixMs(),
             });
           }
-          if (node.reservation) this.useReservation(node.reservation, node.nodeId);
+          if (node.reservation) this.useReservation(node.reservation, node.nodeId, node.kvSources);
           if (this.why && this.directory)
             this.why.routed(
               request,

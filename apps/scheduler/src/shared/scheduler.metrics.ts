@@ -66,7 +66,8 @@ export class SchedulerMetrics {
     );
     this.nodeForgets = counter(
       'mnemo_scheduler_forget_requests_total',
-      'ForgetRequests sent to nodes (invalidations, replaced advisories, deleted sessions), by outcome',
+      'ForgetRequests sent to nodes (invalidations, replaced advisories, deleted sessions), by outcome; kept_as_source: ' +
+        'none sent, the moved request pulls from what that node prefetched',
       ['outcome'],
     );
     this.invalidations = counter(
