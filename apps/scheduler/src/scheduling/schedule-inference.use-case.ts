@@ -5,6 +5,7 @@ import {
   expectedPrompt,
   judgeReservationEnd,
   MnemoError,
+  reservationPrefetchAfter,
   type ExpectedHoldings,
   type KvDirectory,
   type KvSourcePlan,
@@ -72,18 +73,16 @@ export class ScheduleInferenceUseCase {
 
   /**
    * The request the advisory announced arrived: the reservation is spent; a node that prefetched in
-   * vain is told. Not when the request is to pull its KV from that node: what it prefetched is
-   * then the source, and a forget sent with the dispatch dropped it as the pull began (in the live
-   * multi-round benchmark, every stale peer restore under symphony). Those copies leave with the
-   * advisory's expiry, or first when the node's host pool needs room.
+   * vain is told (reservationPrefetchAfter: not when the request pulls its KV from that node).
    */
   private useReservation(r: Reservation, ranOn: string, sources: readonly KvSourcePlan[]): void {
     this.book.release(r.id);
-    this.metrics.reservationsUsed.inc({ outcome: r.nodeId === ranOn ? 'hit' : 'moved' });
-    if (r.nodeId === ranOn) return;
+    const after = reservationPrefetchAfter(r.nodeId, ranOn, sources);
+    this.metrics.reservationsUsed.inc({ outcome: after === 'hit' ? 'hit' : 'moved' });
+    if (after === 'hit') return;
     // On the reserved node, the node judges the advisory (it knows what it found); elsewhere it missed.
     this.metrics.judgedAdvisory(judgeReservationEnd('moved'));
-    if (sources.some((s) => s.nodeId === r.nodeId)) {
+    if (after === 'kept_as_source') {
       this.metrics.nodeForgets.inc({ outcome: 'kept_as_source' });
       return;
     }

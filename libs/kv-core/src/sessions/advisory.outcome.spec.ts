@@ -2,6 +2,7 @@ import {
   ADVISORY_VERDICTS,
   judgeAdvisoryArrival,
   judgeReservationEnd,
+  reservationPrefetchAfter,
   type AdvisoryVerdict,
   type ReservationEnd,
 } from './advisory.outcome.js';
@@ -36,6 +37,25 @@ describe(judgeReservationEnd.name, () => {
     ['withdrawn', null],
   ])('%s', (end, verdict) => {
     expect(judgeReservationEnd(end)).toEqual(verdict);
+  });
+});
+
+describe(reservationPrefetchAfter.name, () => {
+  it.each<[string, string, string[], ReturnType<typeof reservationPrefetchAfter>]>([
+    ['ran on the reserved node', 'b', [], 'hit'],
+    ['ran on the reserved node, pulling from another', 'b', ['c'], 'hit'],
+    ['ran elsewhere, pulling nothing', 'a', [], 'forget'],
+    ['ran elsewhere, pulling from a third node', 'a', ['c'], 'forget'],
+    ['ran elsewhere, pulling from the reserved node', 'a', ['b'], 'kept_as_source'],
+    ['ran elsewhere, pulling from the reserved node among others', 'a', ['c', 'b'], 'kept_as_source'],
+  ])('%s', (_, ranOn, sources, after) => {
+    expect(
+      reservationPrefetchAfter(
+        'b',
+        ranOn,
+        sources.map((nodeId) => ({ nodeId })),
+      ),
+    ).toBe(after);
   });
 });
 

@@ -66,3 +66,21 @@ export function judgeReservationEnd(end: ReservationEnd): AdvisoryVerdict | null
       return null;
   }
 }
+
+/**
+ * What becomes of a spent reservation's prefetch once its request was placed: `hit` (it ran on
+ * the reserved node, which judges the advisory itself), `forget` (it ran elsewhere: the reserved
+ * node drops what it prefetched in vain), or `kept_as_source` (it ran elsewhere and pulls its KV
+ * from the reserved node: what that node prefetched is the source, and a forget sent with the
+ * dispatch would drop it as the pull begins; in the live multi-round benchmark that was every
+ * stale peer restore symphony had). Kept copies leave with the advisory's expiry, or first when
+ * the node's host pool needs room.
+ */
+export function reservationPrefetchAfter(
+  reservedNode: string,
+  ranOn: string,
+  sources: ReadonlyArray<{ readonly nodeId: string }>,
+): 'hit' | 'forget' | 'kept_as_source' {
+  if (reservedNode === ranOn) return 'hit';
+  return sources.some((s) => s.nodeId === reservedNode) ? 'kept_as_source' : 'forget';
+}

@@ -11,6 +11,7 @@ export {
   ADVISORY_VERDICTS,
   judgeAdvisoryArrival,
   judgeReservationEnd,
+  reservationPrefetchAfter,
   type AdvisoryOutcome,
   type AdvisoryOutcomeReason,
   type AdvisoryVerdict,

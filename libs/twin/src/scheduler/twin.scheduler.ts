@@ -6,6 +6,7 @@ import {
   planRoute,
   PrefillBacklog,
   ReservationBook,
+  reservationPrefetchAfter,
   SessionTable,
   type DirectoryChange,
   type ExpectedRecord,
@@ -185,7 +186,7 @@ export class TwinScheduler {
 
   /**
    * The node answered the dispatch: admitted (the session is recorded, the reservation spent) or refused. Returns the node to tell to
-   * forget a reservation that moved.
+   * forget a reservation that moved, unless the request pulls its KV from that node (reservationPrefetchAfter).
    */
   dispatched(r: TwinRequest, d: TwinDispatch, admitted: boolean, now: number): string | undefined {
     if (!admitted) {
@@ -207,12 +208,13 @@ export class TwinScheduler {
       });
     if (!d.reservation) return undefined;
     this.book.release(d.reservation.id);
-    if (d.reservation.nodeId === d.nodeId) {
+    const after = reservationPrefetchAfter(d.reservation.nodeId, d.nodeId, d.kvSources);
+    if (after === 'hit') {
       this.counters.reservationsHit++;
       return undefined;
     }
     this.counters.reservationsMoved++;
-    return d.reservation.nodeId;
+    return after === 'forget' ? d.reservation.nodeId : undefined;
   }
 
   /** An advisory (AdviseUseCase); null for an unknown session, a refused reservation, or no node. */
