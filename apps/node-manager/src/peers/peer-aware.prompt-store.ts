@@ -33,7 +33,7 @@ export class PeerAwarePromptStore implements PromptStore {
     plans: 0,
     restoredTokens: 0,
     failures: 0,
-    failuresBy: { stale: 0, stale_partial: 0, unreachable: 0, pass: 0 },
+    failuresBy: noPeerFailures(),
     blockedMs: 0,
   };
   /** Sources, and keys of theirs, that failed recently: the retry recomputes instead of failing again. */
@@ -99,6 +99,11 @@ export class PeerAwarePromptStore implements PromptStore {
       p.blockKeys,
     );
   }
+}
+
+/** Every failure reason at 0: a fresh store's counts, and what metrics report without one. */
+export function noPeerFailures(): PeerRestoreCounters['failuresBy'] {
+  return { stale: 0, stale_partial: 0, unreachable: 0, pass: 0 };
 }
 
 /** A failure's reason as counted: a stale key that is none of the prompt's whole chunks is a partial chunk's. */

@@ -1,7 +1,7 @@
 import { metricBuilders, type ServiceMetrics } from '@mnemo/service-kit';
 import type { KvStore } from '../kv-store/kv.store.js';
 import type { ChunkPeerClient } from './chunk-peer.client.js';
-import type { PeerAwarePromptStore } from './peer-aware.prompt-store.js';
+import { noPeerFailures, type PeerAwarePromptStore } from './peer-aware.prompt-store.js';
 
 /** Node ↔ node KV transfer, read from the tallies at scrape time (no metric objects on the hot path). */
 export class PeerMetrics {
@@ -45,10 +45,7 @@ export class PeerMetrics {
         "chunk a session's last turn left there), unreachable (a chunk it did not give: down, past its deadline, corrupt), " +
         'pass (every layer arrived and the prefill itself failed)',
       ['reason'],
-      () =>
-        Object.entries(prompts?.counters.failuresBy ?? { stale: 0, stale_partial: 0, unreachable: 0, pass: 0 }).map(
-          ([reason, n]) => [{ reason }, n] as const,
-        ),
+      () => Object.entries(prompts?.counters.failuresBy ?? noPeerFailures()).map(([reason, n]) => [{ reason }, n] as const),
     );
     tally(
       'mnemo_kv_peer_restored_tokens_total',
