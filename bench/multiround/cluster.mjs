@@ -247,7 +247,7 @@ export async function runConfig(
  * cluster stops: the routing reason, the chosen node's estimate against the best other, and its
  * time on the node (arrival there to first token, as the node recorded it). Where the tail pays.
  */
-async function explainTail(nc, tenant, results) {
+export async function explainTail(nc, tenant, results) {
   const p99 = percentile(
     results.map((x) => x.ttftMs),
     99,

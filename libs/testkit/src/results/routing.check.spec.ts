@@ -20,6 +20,21 @@ describe(routingCheck.name, () => {
     expect(c.verdict).toEqual({ never_behind: true, failing: [] });
   });
 
+  it('compares only the statistics asked for', () => {
+    const c = routingCheck(
+      [
+        { symphony: t(20, 100, 1000), conductor: t(10, 101, 1000) },
+        { symphony: t(20, 100, 1000), conductor: t(10, 100, 1010) },
+      ],
+      ['conductor'],
+      ['mean', 'p99'],
+    );
+    expect(Object.keys(c.per_pass)).toEqual(['symphony_vs_conductor_ttft_mean', 'symphony_vs_conductor_ttft_p99']);
+    expect(Object.keys(c.noise)).toEqual(['aa_spread_ttft_mean', 'aa_spread_ttft_p99']);
+    // p50 is behind by half, but it was not asked for.
+    expect(c.verdict).toEqual({ never_behind: true, failing: [] });
+  });
+
   it.each<[string, Array<Record<string, PassTtft>>, RegExp]>([
     [
       'a median below 1',

@@ -30,6 +30,15 @@ export const TRACE_TARGETS: Record<string, BenchmarkTargets> = {
         { path: `policies.${p}.live.hit_rate`, what: `${p}: live share of prompt tokens served from cache` },
         { path: `policies.${p}.twin.hit_rate`, what: `${p}: the twin's on the same slice` },
       ]),
+      { path: 'symphony_vs_conductor.ttft_mean', what: 'conductor ÷ symphony live mean TTFT, all passes pooled' },
+      { path: 'symphony_vs_conductor.ttft_p99', what: 'conductor ÷ symphony live p99 TTFT, all passes pooled' },
+      {
+        path: 'routing_check.never_behind',
+        what:
+          'symphony at least as good as conductor at mean and p99 TTFT: every pass within the A-A spread of two symphony ' +
+          'passes, the median over passes ≥ 1 (the routing issue)',
+        target: equals(true),
+      },
       { path: 'keys.failed', what: 'requests that failed, all passes', target: equals(0) },
       { path: 'wall_s', what: 'wall seconds of every live pass (2 shared cores)', target: atMost(900) },
     ],
