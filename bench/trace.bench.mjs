@@ -38,10 +38,18 @@ const ALL_POLICIES = [
   { name: 'llmd', env: { SCHEDULER_POLICY: 'llmd', SCHEDULER_PEER_FETCH: 'off' }, twin: 'llmd' },
   { name: 'symphony', env: { SCHEDULER_POLICY: 'symphony', SCHEDULER_PEER_FETCH: 'on' }, twin: 'symphony' },
 ];
-// A probe may run some of them (--policies a,b); the committed run is all five.
+// Labelled probes, never in the default run: symphony pricing every node with the configured figures.
+const PROBES = [
+  {
+    name: 'symphony-configured-costs',
+    env: { SCHEDULER_POLICY: 'symphony', SCHEDULER_PEER_FETCH: 'on', SCHEDULER_MEASURED_COSTS: 'off' },
+    twin: 'symphony',
+  },
+];
+// A probe may run some of them (--policies a,b); the committed run is the five above.
 const POLICIES = arg('policies', ALL_POLICIES.map((p) => p.name).join(','))
   .split(',')
-  .map((name) => ALL_POLICIES.find((p) => p.name === name) ?? fail(`unknown policy ${name}`));
+  .map((name) => [...ALL_POLICIES, ...PROBES].find((p) => p.name === name) ?? fail(`unknown policy ${name}`));
 function fail(why) {
   throw new Error(why);
 }
