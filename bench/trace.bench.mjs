@@ -84,7 +84,7 @@ function summarize(done) {
     ttft_p50_ms: ok.length ? round(percentile(ttft, 50), 1) : null,
     ttft_mean_ms: ok.length ? round(ttft.reduce((a, b) => a + b, 0) / ttft.length, 1) : null,
     ttft_p99_ms: ok.length ? round(percentile(ttft, 99), 1) : null,
-    hit_rate: ok.length ? round(ok.reduce((a, d) => a + d.cached, 0) / ok.reduce((a, d) => a + d.prompt, 0), 4) : null,
+    hit_rate: ok.length ? round(ok.reduce((a, d) => a + d.cachedTokens, 0) / ok.reduce((a, d) => a + d.promptTokens, 0), 4) : null,
     ...(done.length > ok.length ? { first_error: done.find((d) => !d.ok).error } : {}),
   };
 }
@@ -141,15 +141,13 @@ async function livePass(p, natsUrl) {
           return {
             ok: true,
             ttftMs: out.ttftMs,
-            cached: out.cachedTokens,
-            prompt: tokens.length,
             requestId: out.requestId,
             promptTokens: tokens.length,
             cachedTokens: out.cachedTokens,
             node: out.node,
           };
         } catch (e) {
-          return { ok: false, error: String(e.message ?? e), prompt: tokens.length };
+          return { ok: false, error: String(e.message ?? e), promptTokens: tokens.length };
         }
       }),
     );
@@ -184,7 +182,7 @@ async function livePass(p, natsUrl) {
     // Where each policy put the prompt tokens, and why its slowest requests were slow (the scheduler's `why`).
     const ok = done.filter((d) => d.ok);
     const promptTokensByNode = Object.fromEntries(
-      nodes.map((n) => [n.nodeId, ok.filter((d) => d.node === n.nodeId).reduce((a, d) => a + d.prompt - d.cached, 0)]),
+      nodes.map((n) => [n.nodeId, ok.filter((d) => d.node === n.nodeId).reduce((a, d) => a + d.promptTokens - d.cachedTokens, 0)]),
     );
     const tail = await explainTail(nc, 'trace', ok);
     return {

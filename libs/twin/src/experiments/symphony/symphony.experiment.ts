@@ -10,7 +10,7 @@ import { paperRun, roundFigure as round, withoutRequests, type Curves } from '..
 import { runPool } from '../shared/run-pool.js';
 import { symphonyKeys, type SymphonyKeys } from './symphony.keys.js';
 import type { SymphonyPorts, SymphonyRunSummary, SymphonyTask, SymphonyWorker } from './symphony.ports.js';
-import { conductorSweepRuns, SYMPHONY_RUN, symphonyRuns, type SymphonySetup } from './symphony.setup.js';
+import { conductorSweepRuns, measuredUntilMs, SYMPHONY_RUN, symphonyRuns, type SymphonySetup } from './symphony.setup.js';
 
 /** The conductor sweep's figures per threshold and the threshold every conductor run then uses. */
 export interface ConductorSweep {
@@ -55,7 +55,7 @@ export function symphonyRun(ports: SymphonyPorts, { r, o, hw }: SymphonyTask, no
     ...(r.conductorThreshold !== undefined ? { conductorThreshold: r.conductorThreshold } : {}),
   });
   const started = now();
-  const summary = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: o.untilMs, byRequest: true });
+  const summary = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: measuredUntilMs(o, r.users), byRequest: true });
   return { ...summary, wall_s: round((now() - started) / 1000, 1) };
 }
 

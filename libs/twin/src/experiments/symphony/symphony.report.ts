@@ -30,7 +30,11 @@ export function symphonyResults(
       hardware: symphonyHardware(),
       workload: { ...workload, think_compression: o.thinkCompression },
       systems: SYSTEMS,
-      measured: `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s`,
+      measured:
+        `requests sent after ${o.warmMs / 1000} s of ${o.untilMs / 1000} simulated s` +
+        (o.windowUsers !== undefined
+          ? `, the window after ${o.warmMs / 1000} s stretched ×${o.windowUsers} ÷ users below ${o.windowUsers} users`
+          : ''),
     },
     // Conductor's threshold, swept on another seed; the best value runs in every conductor run (and the live multiround).
     conductor_sweep: result.conductor_sweep,

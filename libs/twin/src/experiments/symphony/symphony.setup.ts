@@ -16,6 +16,13 @@ export interface SymphonySetup {
   readonly rampMs: number;
   readonly warmMs: number;
   readonly untilMs: number;
+  /**
+   * A count below this measures for proportionally longer: the window (untilMs − warmMs) × windowUsers ÷ users, so every
+   * count's p99 rests on about as many requests (measuredUntilMs). With one window for all, 64 users measured 368
+   * requests, a p99 set by the fourth slowest, and which long first turn fell inside decided the routing comparison
+   * there (on one seed symphony's window held a 2,371 ms first turn conductor's did not). Absent: one window for all.
+   */
+  readonly windowUsers?: number;
   readonly seed: number;
   /**
    * Symphony again at every count on this seed: the spread between two runs of one system that
@@ -66,6 +73,7 @@ export const SYMPHONY_RUN: SymphonySetup = {
   rampMs: 20_000,
   warmMs: 50_000,
   untilMs: 130_000,
+  windowUsers: 256,
   seed: 1,
   aaSeed: 3,
   aaBaselines: ['llmd', 'conductor'],
@@ -74,6 +82,12 @@ export const SYMPHONY_RUN: SymphonySetup = {
   conductorSweep: { seed: 2, users: 256, thresholds: [1.25, 1.5, 2, 3, 4, 8] },
   paperBaseline: 'vllm-paper',
 };
+
+/** When a run at `users` stops: the measured window lengthened ×windowUsers ÷ users below windowUsers. */
+export function measuredUntilMs(o: Pick<SymphonySetup, 'warmMs' | 'untilMs' | 'windowUsers'>, users: number): number {
+  const stretch = o.windowUsers !== undefined && users > 0 && users < o.windowUsers ? o.windowUsers / users : 1;
+  return o.warmMs + (o.untilMs - o.warmMs) * stretch;
+}
 
 /** A published figure the keys are compared with, and where the paper gives it. */
 export interface SymphonyPaperFigure {
