@@ -18,7 +18,7 @@ import {
   WhyReplySchema,
   WhyRequestSchema,
 } from '@mnemo/proto';
-import { counter, freePort, ioPressure, metricValue, percentile, round, waitForQuiet } from '@mnemo/testkit';
+import { counter, freePort, metricValue, percentile, round, waitForQuiet } from '@mnemo/testkit';
 import { launch, ready, stop } from '../lib/services.mjs';
 import { inferViaScheduler } from '../lib/scheduler-infer.mjs';
 
@@ -219,14 +219,7 @@ export async function runConfig(
       onNode.queueSumS += counter(text, 'mnemo_node_queue_seconds_sum');
       onNode.queueCount += counter(text, 'mnemo_node_queue_seconds_count');
     }
-    // IO pressure as the pass ends: a disk that stalls the nodes leaves the cores idle and the load average high.
-    const io = ioPressure();
-    const loadAverage = {
-      before: round(loadBefore, 1),
-      after: round(os.loadavg()[0], 1),
-      io_pressure_after: io === null ? null : round(io, 3),
-      quiet,
-    };
+    const loadAverage = { before: round(loadBefore, 1), after: round(os.loadavg()[0], 1), quiet };
     const tail = await explainTail(nc, tenant, results);
     return {
       tail,

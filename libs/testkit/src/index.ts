@@ -9,15 +9,7 @@ export * from './house/house.map.js';
 export * from './house/house.files.js';
 // Private NATS and Postgres servers, least-privilege NATS users and TLS material (infra/, README.md).
 export { freePort } from './infra/free-port.js';
-export {
-  busyShare,
-  cpuSample,
-  ioPressure,
-  waitForQuiet,
-  type CpuSample,
-  type QuietOptions,
-  type QuietResult,
-} from './infra/quiet-machine.js';
+export { busyShare, cpuSample, waitForQuiet, type CpuSample, type QuietOptions, type QuietResult } from './infra/quiet-machine.js';
 export { redactUrl } from './infra/redact-url.js';
 export type { RunningServer } from './infra/server.process.js';
 export { startNats, type NatsServerOptions, type RunningNats } from './infra/nats.server.js';
