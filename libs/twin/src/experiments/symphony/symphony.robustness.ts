@@ -14,7 +14,7 @@ import { cycleSessions } from '../shared/paper-workload.js';
 import { paperRun, roundFigure as round } from '../shared/paper-run.js';
 import { robustnessRows, type RobustnessSweep } from '../shared/robustness.sweep.js';
 import type { SymphonyPorts } from './symphony.ports.js';
-import { SYMPHONY_RUN, type SymphonySetup } from './symphony.setup.js';
+import { measuredUntilMs, SYMPHONY_RUN, type SymphonySetup } from './symphony.setup.js';
 
 export interface SymphonyRobustnessSweep extends RobustnessSweep<GpuHardwareFigure> {
   readonly users: number;
@@ -74,7 +74,7 @@ export function symphonyRobustness(
     const run = (system: string, paperBaseline = false) => {
       tick(system);
       const config = gpuCluster(hw, system, { users: r.users, rampMs: o.rampMs, seed: o.seed, tenant: `rob-${system}`, paperBaseline });
-      return paperRun(config, sessions(), { warmMs: o.warmMs, untilMs: o.untilMs });
+      return paperRun(config, sessions(), { warmMs: o.warmMs, untilMs: measuredUntilMs(o, r.users) });
     };
     const sym = run('symphony');
     const rec = run('recompute', true);
