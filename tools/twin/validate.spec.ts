@@ -1,3 +1,4 @@
+import { DEFAULT_SIM_COST } from '@mnemo/engine';
 import { DEFAULT_WORKLOAD, workload } from '@mnemo/testkit';
 import { validateAgainstLive, type CalibrationFile, type LiveRun, type ValidateOptions } from '@mnemo/twin';
 
@@ -141,6 +142,25 @@ describe('validate (twin against the live multi-round run)', () => {
     );
     // Slower steps on the node: every decode step waits 3 ms more than the batch loop's CPU alone.
     expect(r.systems.recompute!.twin.runs[0]!.tpot_p50_ms!).toBeGreaterThan(out.systems.recompute!.twin.runs[0]!.tpot_p50_ms! + 2);
+  });
+
+  it("fits a reference-engine run's request path on its calibration pass, and leaves a sim run's as calibrated", () => {
+    expect((out.inputs as { request_path?: unknown }).request_path).toBeUndefined();
+    const base = (out.systems.symphony!.mechanisms.time_on_node as Record<string, { twin: number }>).outside_nodes_mean_ms!.twin;
+    const engine = {
+      ...mr,
+      engine_fit: {
+        seed: 7,
+        cost: { ...DEFAULT_SIM_COST, prefillPerTokenMs: 0.08, decodeBaseMs: 12 },
+        calibration_run: { time_on_node: { outside_nodes_mean_ms: 3 * base } },
+      },
+    };
+    const r = validate({ mr: engine, cal, seeds: [1], log: () => undefined });
+    const path = (r.inputs as { request_path?: { fitted_on_seed: number; scale: number; converged: boolean } }).request_path!;
+    expect(path.fitted_on_seed).toBe(7);
+    expect(path.scale).toBeGreaterThan(1.5);
+    const twin = (r.systems.symphony!.mechanisms.time_on_node as Record<string, { twin: number }>).outside_nodes_mean_ms!.twin;
+    expect(twin).toBeGreaterThan(2 * base);
   });
 
   it('orders the headline systems by the live and the twin figures', () => {

@@ -64,7 +64,13 @@ export interface LiveRun {
     readonly scheduler?: { readonly conductor_threshold_pct?: { readonly pct?: number } };
   };
   /** A run on the reference engine: its compute port, fitted on its calibration seed's steps. */
-  readonly engine_fit?: { readonly seed: number; readonly cost: SimCostModel; readonly peer?: LivePeerPulls };
+  readonly engine_fit?: {
+    readonly seed: number;
+    readonly cost: SimCostModel;
+    readonly peer?: LivePeerPulls;
+    /** The calibration pass's own figures (bench multiround-engine): what its request path cost outside the nodes. */
+    readonly calibration_run?: { readonly time_on_node?: { readonly outside_nodes_mean_ms?: number | null } };
+  };
 }
 
 /** The calibration file (bench/results/twin-calibration.json), as far as the twin's cost ports read it. */

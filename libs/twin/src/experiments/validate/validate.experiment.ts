@@ -7,6 +7,7 @@ import type { CalibrationFile, LiveRun } from './live-run.js';
 import { configurations, live, mechanisms, round, servingSystem, type LiveConfiguration, type LiveFigures } from './validate.live.js';
 import { measuredCosts, multiroundSetup, type MultiroundBench } from './validate.setup.js';
 import { fitPeerLink } from './peer-link.fit.js';
+import { fitRequestPath } from './request-path.fit.js';
 
 /** What the twin leaves out, in words (docs/twin.md §Limits explains each). */
 export const NOT_MODELLED = [
@@ -162,16 +163,15 @@ export function validateAgainstLive(ports: ValidatePorts, o: ValidateOptions) {
   const rampMs = (mr.workload?.users_start_over_s ?? 0) * 1000;
   const setup = multiroundSetup(mr, rampMs, ports.bench);
   // A reference-engine run's peer link comes from its calibration seed, as its compute port does.
-  const fit = mr.engine_fit?.peer
-    ? fitPeerLink(
-        setup,
-        measuredCosts(cal),
-        ports.sessions({ ...(mr.workload?.options ?? {}), seed: mr.engine_fit.seed }),
-        mr.engine_fit.peer,
-        log,
-      )
-    : undefined;
-  const x: Ctx = { mr, setup, costs: fit?.costs ?? measuredCosts(cal), sessions, log };
+  const calibrationSessions = () => ports.sessions({ ...(mr.workload?.options ?? {}), seed: mr.engine_fit!.seed });
+  const fit = mr.engine_fit?.peer ? fitPeerLink(setup, measuredCosts(cal), calibrationSessions(), mr.engine_fit.peer, log) : undefined;
+  // …and so does its request path outside the nodes, whose overheads the calibration file timed on an idle sim cluster.
+  const liveOutside = mr.engine_fit?.calibration_run?.time_on_node?.outside_nodes_mean_ms;
+  const path =
+    mr.engine_fit && typeof liveOutside === 'number' && liveOutside > 0
+      ? fitRequestPath(setup, fit?.costs ?? measuredCosts(cal), calibrationSessions(), liveOutside, log)
+      : undefined;
+  const x: Ctx = { mr, setup, costs: path?.costs ?? fit?.costs ?? measuredCosts(cal), sessions, log };
   const systems: Record<string, SystemValidation> = {};
   for (const c of configurations(mr)) {
     if (c.nodeEnv.NODE_PREFETCH_PROMOTE === 'off') continue; // the promotion A/B is not part of the validation
@@ -219,6 +219,7 @@ export function validateAgainstLive(ports: ValidatePorts, o: ValidateOptions) {
               cost: mr.engine_fit.cost,
             },
             ...(fit ? { peer_link: { fitted_on_seed: mr.engine_fit.seed, ...fit.report } } : {}),
+            ...(path ? { request_path: { fitted_on_seed: mr.engine_fit.seed, ...path.report } } : {}),
           }
         : {}),
       workload: "libs/testkit/src/workloads/multiround.workload.ts workload(options) with the live run's options: the same sessions",
