@@ -87,6 +87,21 @@ describe('FastSwitch on the twin', () => {
     expect(run.ablation['reuse-only']!.reused_blocks).toBeGreaterThan(0);
   });
 
+  it("reads Table 1 inside FastSwitch's own run: its swap-outs against the same ones copying every block", () => {
+    const f = run.curve[1]!.fastswitch;
+    expect(f.traditional_swap_out.blocks).toBe(f.swap_out_blocks + f.reused_blocks);
+    expect(f.traditional_swap_out.calls).toBeGreaterThanOrEqual(f.swap_out_calls);
+    expect(run.baseline_check.table1_blocks_reuse_over_traditional.twin).toBeCloseTo(f.swap_out_blocks / f.traditional_swap_out.blocks, 3);
+    expect(run.baseline_check.table1_operations_reuse_over_traditional.twin).toBeCloseTo(
+      f.swap_out_calls / f.traditional_swap_out.calls,
+      3,
+    );
+    expect(run.baseline_check.table1_latency_reuse_over_traditional.twin).toBeCloseTo(f.swap_out_s / f.traditional_swap_out.s, 2);
+    // Without reuse the two columns are the same swap-outs.
+    const v = run.curve[1]!.vllm;
+    expect(v.traditional_swap_out).toEqual({ blocks: v.swap_out_blocks, calls: v.swap_out_calls, s: v.swap_out_s });
+  });
+
   it("costs vLLM more switching time the dearer a call's dispatch, and is the same on every run", () => {
     expect(run.curve[1]!.vllm.switch_stall_s).toBeGreaterThan(run.curve[0]!.vllm.switch_stall_s);
     const convs = fastswitchConversations(small);

@@ -73,6 +73,14 @@ describe(SwapInstanceSim.name, () => {
     expect(plain.reusedBlocks).toBe(0);
     expect(reuse.reusedBlocks).toBeGreaterThan(0);
     expect(reuse.swapOutBlocks).toBe(plain.swapOutBlocks - reuse.reusedBlocks);
+    // Table 1's comparison inside one run: the same swap-outs, each also priced copying every block.
+    expect(plain.traditionalSwapOut).toEqual({ blocks: plain.swapOutBlocks, calls: plain.swapOutCalls, ms: plain.swapOutMs });
+    expect(reuse.traditionalSwapOut.blocks).toBe(reuse.swapOutBlocks + reuse.reusedBlocks);
+    expect(reuse.traditionalSwapOut.calls).toBeGreaterThanOrEqual(reuse.swapOutCalls);
+    const copyMs = (calls: number, blocks: number) => calls * 0.1 + (blocks * BLOCK_BYTES) / 25e6;
+    expect(reuse.swapOutMs).toBeCloseTo(copyMs(reuse.swapOutCalls, reuse.swapOutBlocks), 6);
+    expect(reuse.traditionalSwapOut.ms).toBeCloseTo(copyMs(reuse.traditionalSwapOut.calls, reuse.traditionalSwapOut.blocks), 6);
+    expect(reuse.traditionalSwapOut.ms).toBeGreaterThan(reuse.swapOutMs);
   });
 
   it('refuses a request that could never fit the device alone (it would be swapped out and in for ever)', () => {

@@ -262,7 +262,9 @@ export class SwapInstanceSim {
   /** Swaps the preempted sequences out in one synchronous batch; those the host has no room for are recomputed later. */
   private swapOut(seqs: readonly Seq[]): number {
     let calls = 0,
-      bytes = 0;
+      bytes = 0,
+      allCalls = 0,
+      allBytes = 0;
     for (const s of seqs) {
       const held = this.c.mechanisms.reuse ? this.host.get(s.conv) : undefined;
       const from = reusedSwapBlocks(held, s.tokens);
@@ -270,6 +272,11 @@ export class SwapInstanceSim {
         const n = countSwapRanges(s.blocks, from, this.c.segmentBlocks, this.c.model.layers, this.granularity);
         calls += n;
         bytes += (s.blocks.length - from) * this.blockBytes;
+        // What a traditional swap-out of the same sequence would copy: every block (Table 1's comparison).
+        const all = from === 0 ? n : countSwapRanges(s.blocks, 0, this.c.segmentBlocks, this.c.model.layers, this.granularity);
+        allCalls += all;
+        allBytes += s.blocks.length * this.blockBytes;
+        this.out.traditionalSwapOutBlocks += s.blocks.length;
         this.out.swapOuts++;
         this.out.swapOutBlocks += s.blocks.length - from;
         this.out.reusedBlocks += from;
@@ -287,7 +294,11 @@ export class SwapInstanceSim {
       s.preempted = true;
     }
     this.out.swapOutCalls += calls;
-    return transferMs(this.c.link, calls, bytes);
+    this.out.traditionalSwapOutCalls += allCalls;
+    const ms = transferMs(this.c.link, calls, bytes);
+    this.out.swapOutMs += ms;
+    this.out.traditionalSwapOutMs += transferMs(this.c.link, allCalls, allBytes);
+    return ms;
   }
 
   /** Swaps admitted sequences in: one decision for the batch (as the node's SwapManager makes it); returns the stall. */

@@ -89,6 +89,13 @@ export interface SwapRunResult {
   readonly computeMs: number;
   /** Average blocks per copy call of a grouped swap (§3.1: about 20 blocks per group on this setup). */
   readonly blocksPerCall: number;
+  /** Time the swap-outs' copies took. */
+  readonly swapOutMs: number;
+  /**
+   * The same swap-outs, each priced as a traditional one that copies all of the sequence's blocks
+   * whatever the host holds (Table 1's left column): equal to the run's own where reuse is off.
+   */
+  readonly traditionalSwapOut: { readonly blocks: number; readonly calls: number; readonly ms: number };
 }
 
 /** One request (a conversation's turn) as the node holds it: kv-core's NodeSeq plus its timing. */

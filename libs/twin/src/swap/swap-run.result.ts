@@ -21,6 +21,10 @@ export function swapRunCounters() {
     computeMs: 0,
     groupedBlocks: 0,
     groupedCalls: 0,
+    swapOutMs: 0,
+    traditionalSwapOutBlocks: 0,
+    traditionalSwapOutCalls: 0,
+    traditionalSwapOutMs: 0,
   };
 }
 
@@ -48,5 +52,7 @@ export function swapRunResult(
     switchStallMs: o.switchStallMs,
     computeMs: o.computeMs,
     blocksPerCall: o.groupedCalls > 0 ? o.groupedBlocks / o.groupedCalls : 0,
+    swapOutMs: o.swapOutMs,
+    traditionalSwapOut: { blocks: o.traditionalSwapOutBlocks, calls: o.traditionalSwapOutCalls, ms: o.traditionalSwapOutMs },
   };
 }

@@ -70,7 +70,7 @@ export function fastswitchExperiment(
   const seeded = seeds.map((seed, i) =>
     i === 0 ? { s, convs } : { s: { ...s, seed }, convs: fastswitchConversations(ports.draw, { ...s, seed }) },
   );
-  const total = s.dispatchMs.length * 2 * seeds.length + traces.length * 2 + 3 + 2 + 2 + 4;
+  const total = s.dispatchMs.length * 2 * seeds.length + traces.length * 2 + 3 + 1 + 2 + 4;
   let done = 0;
   const run = (system: FastswitchSystem, dispatchMs: number, t: TraceShape, at = seeded[0]): FastswitchRun => {
     progress(done++, total, `${system} · ${t.pattern} f=${t.frequency} · dispatch ${round(dispatchMs * 1000, 1)} µs · seed ${at.s.seed}`);
@@ -110,7 +110,6 @@ export function fastswitchExperiment(
   };
   // Block groups alone at the measured dispatch: what grouping buys on H200-class dispatch (Fig. 10's ratio there).
   const groupsOurs = run('groups-only', MEASURED_DISPATCH_MS, main);
-  const reuseOurs = run('reuse-only', MEASURED_DISPATCH_MS, main);
   // The load the run steps back from (the setup's note): both systems at twice the rate.
   const loadSetup = { ...s, requestsPerS: 2 * s.requestsPerS };
   const loadConvs = fastswitchConversations(ports.draw, loadSetup);
@@ -173,7 +172,7 @@ export function fastswitchExperiment(
         vllm_switch_share: ours.vllm.switch_share,
       },
     },
-    baseline_check: fastswitchBaselineChecks({ at, ablation, ours, reuseOurs, groupsOurs, s }),
+    baseline_check: fastswitchBaselineChecks({ at, ablation, ours, groupsOurs, s }),
     // Shown only for a headline outside its band (libs/testkit/src/results/report.ts headlinesInBand).
     disagreement_causes: fastswitchCauses(at, ours, convs[convs.length - 1].arrivalMs / 1000, prefixKept),
     curve,

@@ -35,6 +35,10 @@ export interface FastswitchRun {
   readonly iterations: number;
   readonly simulated_s: number;
   readonly blocks_per_call: number;
+  /** Time the run's swap-outs copied, s. */
+  readonly swap_out_s: number;
+  /** The same swap-outs priced as traditional ones, every block copied (Table 1's left column; the run's own without reuse). */
+  readonly traditional_swap_out: { readonly blocks: number; readonly calls: number; readonly s: number };
 }
 
 /** FastSwitch over vLLM: the four headline ratios. */
@@ -115,6 +119,12 @@ export function fastswitchRunOnce({
     iterations: r.iterations,
     simulated_s: round(r.endMs / 1000, 1),
     blocks_per_call: round(r.blocksPerCall, 2),
+    swap_out_s: round(r.swapOutMs / 1000, 4),
+    traditional_swap_out: {
+      blocks: r.traditionalSwapOut.blocks,
+      calls: r.traditionalSwapOut.calls,
+      s: round(r.traditionalSwapOut.ms / 1000, 4),
+    },
   };
 }
 
