@@ -27,6 +27,7 @@ const tiny: SymphonySetup = {
   users: [4, 12],
   allSystemsUsers: [12],
   imbalanceUsers: 12,
+  imbalanceWindowMs: 10_000,
   compareUsers: 12,
   variantUsers: 12,
   rampMs: 1000,
@@ -53,6 +54,7 @@ describe('the Symphony experiment on the twin', () => {
       'conductor-aa',
       'conductor-seed4',
       'infercept',
+      'infercept-fig15',
       'llmd',
       'llmd-aa',
       'llmd-seed4',
@@ -86,6 +88,9 @@ describe('the Symphony experiment on the twin', () => {
     ] as const)
       expect(typeof first.keys[k]).toBe('number');
     expect(first.curves.recompute[12].routing.least_loaded).toBeGreaterThan(0);
+    // Fig. 15's imbalance on its own InferCept run, measured for its window after the warm-up.
+    expect(first.curves['infercept-fig15'][12].measured_window_s).toBe(10);
+    expect(first.keys.infercept_imbalance_256).toBe(first.curves['infercept-fig15'][12].imbalance_users_max_over_median);
     // Conductor ran at every count with the threshold its sweep on another seed found best.
     expect(Object.keys(first.curves.conductor).map(Number)).toEqual([4, 12]);
     expect(first.conductor_sweep?.rows.map((r) => r.threshold)).toEqual([2, 3]);

@@ -5,7 +5,7 @@ import { rooflineCompute } from '../../costs/roofline.compute.js';
 import { baselineCheck, type BaselineCheck } from '../../report/baseline.check.js';
 import { hardwareLinks, routingFigures, SYMPHONY_HARDWARE, type GpuHardware } from '../../scenario/gpu-cluster.scenario.js';
 import { roundFigure as round, type Curves } from '../shared/paper-run.js';
-import type { SymphonyKeys } from './symphony.keys.js';
+import { fig15, type SymphonyKeys } from './symphony.keys.js';
 import type { SymphonyRunFigures } from './symphony.noise.js';
 import { SYMPHONY_RUN, type SymphonySetup } from './symphony.setup.js';
 
@@ -59,7 +59,8 @@ export function symphonyCauses({ symphony: k, curves, setup }: SymphonyResultsFi
   // A count that is no key (no sweep: `top` null) finds no run, and its figures print as undefined.
   const at = (s: string, u: string | number | null): SymphonyRunFigures => curves?.[s]?.[Number(u)] ?? {};
   const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${Math.round(x * 100)}%`);
-  const inf = at('infercept', o.imbalanceUsers);
+  const inf = at(fig15(o), o.imbalanceUsers);
+  const short = at('infercept', o.imbalanceUsers);
   const first = o.users[0];
   const tpots = (s: string) => o.users.map((u) => [u, at(s, u).tpot_mean_ms ?? null] as const);
   const cross = (s: string) => (k.tpot_slo_ms === null ? null : sloCrossingUsers(tpots(s), k.tpot_slo_ms));
@@ -78,9 +79,11 @@ export function symphonyCauses({ symphony: k, curves, setup }: SymphonyResultsFi
       `cross the SLO near ${crossing.symphony ?? '—'} users (symphony) and ${crossing.base ?? '—'} (${base}), a ratio of ` +
       `${crossing.ratio ?? '—'}`,
     'symphony.infercept_imbalance_256':
-      `users held per instance over the ${(o.untilMs - o.warmMs) / 1000} s measured window: ${inf.users_per_instance?.join(', ')} — ` +
-      'each session is placed on the least-loaded instance at its first turn and held there, and the window is too short ' +
-      'for the skew of session lengths to pile users up; the paper states no run length',
+      `users held per instance over the ${inf.measured_window_s} s after the warm-up: ${inf.users_per_instance?.join(', ')} ` +
+      `(max ÷ median ${inf.imbalance_users_max_over_median}; over the ${short.measured_window_s} s window ` +
+      `${short.imbalance_users_max_over_median}): each session is placed on the least-loaded instance at its first turn and ` +
+      'held there, so users are dealt out evenly and a longer run evens them further. The paper names the same rule (fewest ' +
+      'active requests) and states no run length or load signal that would pile users onto one instance',
     'symphony.ttft_vs_infercept': `at ${o.compareUsers} users: infercept ${at('infercept', o.compareUsers).ttft_mean_ms} ms mean TTFT`,
   };
 }

@@ -55,7 +55,7 @@ export function symphonyRun(ports: SymphonyPorts, { r, o, hw }: SymphonyTask, no
     ...(r.conductorThreshold !== undefined ? { conductorThreshold: r.conductorThreshold } : {}),
   });
   const started = now();
-  const summary = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: measuredUntilMs(o, r.users), byRequest: true });
+  const summary = paperRun(config, sessions, { warmMs: o.warmMs, untilMs: r.untilMs ?? measuredUntilMs(o, r.users), byRequest: true });
   return { ...summary, wall_s: round((now() - started) / 1000, 1) };
 }
 

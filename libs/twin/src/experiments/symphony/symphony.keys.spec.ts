@@ -1,5 +1,5 @@
 import { symphonyKeys } from './symphony.keys.js';
-import { SYMPHONY_RUN } from './symphony.setup.js';
+import { FIG15_RUN, SYMPHONY_RUN } from './symphony.setup.js';
 
 // The keys from curves made up here; the experiment that produces real ones runs in tools/twin/symphony.spec.ts,
 // on the papers' workload drawn by testkit's generator.
@@ -70,5 +70,21 @@ describe(symphonyKeys.name, () => {
     expect(k.users_vs_vllm_at_slo).toBe(4);
     expect(k.users_vs_vllm_at_slo_is_lower_bound).toBe(true);
     expect(k.tpot_vs_vllm).toBeCloseTo(40 / 12, 2);
+  });
+});
+
+describe("symphonyKeys: Fig. 15's imbalance", () => {
+  const held = (ratio: number) => ({ 256: { imbalance_users_max_over_median: ratio, imbalance_max_over_median: 1.1 } });
+  const curves = { infercept: held(1.2), [FIG15_RUN]: held(1.05) };
+
+  it('is read on its own longer run where the setup gives one, with the measured window beside it', () => {
+    const k = symphonyKeys(curves, { ...SYMPHONY_RUN, users: [256], imbalanceWindowMs: 300_000 });
+    expect(k.infercept_imbalance_256).toBe(1.05);
+    expect(k.infercept_imbalance_256_measured_window).toBe(1.2);
+  });
+
+  it('is read on the measured window without one', () => {
+    const k = symphonyKeys(curves, { ...SYMPHONY_RUN, users: [256], imbalanceWindowMs: undefined });
+    expect(k.infercept_imbalance_256).toBe(1.2);
   });
 });

@@ -1,4 +1,4 @@
-import { measuredUntilMs, SYMPHONY_RUN } from './symphony.setup.js';
+import { FIG15_RUN, measuredUntilMs, SYMPHONY_RUN, symphonyRuns } from './symphony.setup.js';
 
 describe('measuredUntilMs: a count below windowUsers measures for proportionally longer', () => {
   const o = { warmMs: 50_000, untilMs: 130_000, windowUsers: 256 };
@@ -16,4 +16,18 @@ describe('measuredUntilMs: a count below windowUsers measures for proportionally
   it("the experiment's own setup stretches its smaller counts", () => {
     expect(measuredUntilMs(SYMPHONY_RUN, SYMPHONY_RUN.users[0]!)).toBeGreaterThan(SYMPHONY_RUN.untilMs);
   });
+});
+
+describe("Fig. 15's run: InferCept at imbalanceUsers measured imbalanceWindowMs after the warm-up", () => {
+  const fig15Runs = (o: typeof SYMPHONY_RUN) => symphonyRuns(o, undefined).filter((r) => r.name === FIG15_RUN);
+
+  it('runs once, on its own window, where the setup gives one', () => {
+    const o = { ...SYMPHONY_RUN, imbalanceWindowMs: 300_000 };
+    expect(fig15Runs(o)).toEqual([{ name: FIG15_RUN, system: 'infercept', users: o.imbalanceUsers, untilMs: o.warmMs + 300_000 }]);
+  });
+
+  it.each([
+    ['no window', { ...SYMPHONY_RUN, imbalanceWindowMs: undefined }],
+    ['no infercept among the systems', { ...SYMPHONY_RUN, systems: ['symphony', 'recompute'] }],
+  ])('is left out with %s', (_, o) => expect(fig15Runs(o)).toEqual([]));
 });

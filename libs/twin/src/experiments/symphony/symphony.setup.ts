@@ -9,6 +9,11 @@ export interface SymphonySetup {
   readonly everyCount: readonly string[];
   readonly allSystemsUsers: readonly number[];
   readonly imbalanceUsers: number;
+  /**
+   * Fig. 15's metric (users held per instance) is read on a run of InferCept at `imbalanceUsers` measured this long after
+   * the warm-up, ms: the paper states no run length, and sticky sessions accumulate over it. Absent: over the measured window.
+   */
+  readonly imbalanceWindowMs?: number;
   /** Where the InferCept and llm-d ratios and the advisory variants are read: the largest count all systems ran. */
   readonly compareUsers: number;
   readonly variantUsers: number;
@@ -67,6 +72,7 @@ export const SYMPHONY_RUN: SymphonySetup = {
   everyCount: ['symphony', 'recompute', 'llmd', 'conductor'],
   allSystemsUsers: [256, 512],
   imbalanceUsers: 256,
+  imbalanceWindowMs: 300_000,
   compareUsers: 512,
   variantUsers: 512,
   thinkCompression: 6,
@@ -117,7 +123,12 @@ export interface SymphonyRunSpec {
   readonly variant?: AdvisoryVariant;
   /** vLLM as the paper ran it: no prefix cache, no tiers. */
   readonly paperBaseline?: boolean;
+  /** When the run stops, ms (measuredUntilMs when absent). */
+  readonly untilMs?: number;
 }
+
+/** The curve Fig. 15's imbalance is read from when the setup gives it its own run length. */
+export const FIG15_RUN = 'infercept-fig15';
 
 /** The baselines that also run on the A/A and routing seeds (those among the systems). */
 const routingBaselines = (o: SymphonySetup): string[] => ['symphony', ...(o.aaBaselines ?? []).filter((b) => o.systems.includes(b))];
@@ -142,6 +153,8 @@ export function symphonyRuns(o: SymphonySetup, conductorThreshold: number | unde
     for (const u of o.users)
       for (const s of routingBaselines(o))
         runs.push({ name: `${s}-seed${seed}`, system: s, users: u, seed, ...threshold(s, conductorThreshold) });
+  if (o.imbalanceWindowMs !== undefined && o.systems.includes('infercept'))
+    runs.push({ name: FIG15_RUN, system: 'infercept', users: o.imbalanceUsers, untilMs: o.warmMs + o.imbalanceWindowMs });
   runs.push({ name: 'symphony-missed10', system: 'symphony', users: o.variantUsers, variant: { missed: 0.1 } });
   runs.push({ name: 'symphony-spurious60', system: 'symphony', users: o.variantUsers, variant: { spurious: 0.6 } });
   return runs;

@@ -3,6 +3,7 @@ import { summarizeRun } from '../../report/run.summary.js';
 import { multiroundCluster, type MeasuredCosts, type MultiroundSetup } from '../../scenario/multiround.scenario.js';
 import { TwinCluster } from '../../scenario/twin.cluster.js';
 import type { TwinSession } from '../../workload/session.workload.js';
+import { searchScale } from './scale.search.js';
 import { round } from './validate.live.js';
 
 /** What the calibration run's nodes measured of their peer pulls (bench multiround-engine, `engine_fit.peer`). */
@@ -73,32 +74,16 @@ export function fitPeerLink(
     log(`peer link × ${scale.toFixed(3)}: ${perChunk.toFixed(1)} ms waited per peer chunk (live ${target.toFixed(1)})`);
     return perChunk;
   };
-  // The wait does not follow the link exactly (a slower link also changes which turns symphony
-  // moves), so a multiplicative step until the target is bracketed, then halving the bracket on a
-  // log scale; the closest scale tried is kept.
-  let best = { scale: 1, perChunk: NaN };
-  const miss = (perChunk: number) => (perChunk > 0 ? Math.abs(Math.log(perChunk / target)) : Infinity);
-  let [lo, hi] = [NaN, NaN];
-  let scale = 1;
-  let iterations = 0;
-  while (iterations < MAX_ITERATIONS) {
-    iterations++;
-    const perChunk = waitPerChunk(scale);
-    if (!(perChunk > 0)) break;
-    if (!(miss(best.perChunk) <= miss(perChunk))) best = { scale, perChunk };
-    if (Math.abs(perChunk / target - 1) <= TOLERANCE) break;
-    if (perChunk < target) lo = scale;
-    else hi = scale;
-    scale = Number.isNaN(lo) || Number.isNaN(hi) ? Math.min(100, Math.max(0.01, scale * (target / perChunk))) : Math.sqrt(lo * hi);
-  }
+  // The wait does not follow the link exactly: a slower link also changes which turns symphony moves.
+  const best = searchScale(target, waitPerChunk, { tolerance: TOLERANCE, maxIterations: MAX_ITERATIONS, min: 0.01, max: 100 });
   return {
     costs: scaled(costs, best.scale),
     report: {
       live_blocked_ms_per_chunk: round(target, 1),
-      twin_blocked_ms_per_chunk: round(best.perChunk, 1),
+      twin_blocked_ms_per_chunk: round(best.value, 1),
       scale: round(best.scale, 3),
-      iterations,
-      converged: Math.abs(best.perChunk / target - 1) <= TOLERANCE,
+      iterations: best.iterations,
+      converged: best.converged,
       how:
         "the calibration file's peer link with its time scaled until the twin's symphony, replaying the calibration run's sessions, " +
         'waits as long per peer chunk as the live nodes did (mnemo_kv_peer_blocked_seconds_total over restored chunks)',

@@ -4,6 +4,7 @@ import { summarizeRun } from '../../report/run.summary.js';
 import { multiroundCluster, type MeasuredCosts, type MultiroundSetup } from '../../scenario/multiround.scenario.js';
 import { TwinCluster } from '../../scenario/twin.cluster.js';
 import type { TwinSession } from '../../workload/session.workload.js';
+import { searchScale } from './scale.search.js';
 import { round } from './validate.live.js';
 
 export interface RequestPathFit {
@@ -75,33 +76,15 @@ export function fitRequestPath(
     log(`request path × ${scale.toFixed(3)}: ${ms.toFixed(2)} ms outside the nodes (live ${liveOutsideMs.toFixed(2)})`);
     return ms;
   };
-  // The outside time is not exactly proportional to the overheads (a slower path also changes which
-  // node symphony picks and how requests queue, and the draws move with it), so as the peer link's
-  // fit: a multiplicative step until the target is bracketed, then halving the bracket on a log
-  // scale; the closest scale tried is kept.
-  const miss = (ms: number) => (ms > 0 ? Math.abs(ms / liveOutsideMs - 1) : Infinity);
-  let best = { scale: 1, ms: NaN };
-  let [lo, hi] = [NaN, NaN];
-  let scale = 1;
-  let iterations = 0;
-  while (iterations < MAX_ITERATIONS) {
-    iterations++;
-    const ms = at(scale);
-    if (!(ms > 0)) break;
-    if (!(miss(best.ms) <= miss(ms))) best = { scale, ms };
-    if (miss(ms) <= TOLERANCE) break;
-    if (ms < liveOutsideMs) lo = scale;
-    else hi = scale;
-    scale = Number.isNaN(lo) || Number.isNaN(hi) ? Math.min(MAX_SCALE, Math.max(0.1, scale * (liveOutsideMs / ms))) : Math.sqrt(lo * hi);
-  }
+  const best = searchScale(liveOutsideMs, at, { tolerance: TOLERANCE, maxIterations: MAX_ITERATIONS, min: 0.1, max: MAX_SCALE });
   return {
     costs: scaledRequestPath(costs, best.scale),
     report: {
       live_outside_nodes_mean_ms: round(liveOutsideMs, 2)!,
-      twin_outside_nodes_mean_ms: round(best.ms, 2),
+      twin_outside_nodes_mean_ms: round(best.value, 2),
       scale: round(best.scale, 3)!,
-      iterations,
-      converged: miss(best.ms) <= TOLERANCE,
+      iterations: best.iterations,
+      converged: best.converged,
       how:
         "the calibration file's request-path overheads (NATS hops, scheduler, client, the path timed whole) scaled until the " +
         "twin's symphony, replaying the calibration run's sessions, spends as long outside the nodes per request as the live " +
