@@ -139,7 +139,8 @@ export function fastswitchCauses(
     'fastswitch.p99_ttft_ratio': stall,
     'fastswitch.p999_tbt_ratio': stall,
     'fastswitch.swap_out_reduction':
-      "Table 1 is §5.3.3's microbenchmark of host-copy reuse alone; the twin's figure adds the swaps that priority scheduling " +
-      `and grouping save in a run of ${v.swap_outs} preemptions`,
+      `host-copy reuse left ${at.fastswitch.swap_out_blocks} of the ${at.fastswitch.traditional_swap_out.blocks} blocks ` +
+      "FastSwitch's swap-outs would copy without it: the twin keeps a copy valid until host memory runs out, and how often " +
+      "the paper's copies were contaminated by higher-priority requests (§3.3) is not stated",
   };
 }

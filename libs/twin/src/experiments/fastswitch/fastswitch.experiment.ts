@@ -49,6 +49,7 @@ const ratiosOf = (f: (k: keyof FastswitchRatios) => number): FastswitchRatios =>
   p999_tbt_ratio: f('p999_tbt_ratio'),
   swap_out_reduction: f('swap_out_reduction'),
   switch_overhead_ratio: f('switch_overhead_ratio'),
+  swap_out_blocks_vs_vllm: f('swap_out_blocks_vs_vllm'),
 });
 
 /**
