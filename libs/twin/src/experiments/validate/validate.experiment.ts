@@ -163,7 +163,9 @@ export function validateAgainstLive(ports: ValidatePorts, o: ValidateOptions) {
   const rampMs = (mr.workload?.users_start_over_s ?? 0) * 1000;
   const setup = multiroundSetup(mr, rampMs, ports.bench);
   // A reference-engine run's peer link comes from its calibration seed, as its compute port does.
-  const calibrationSessions = () => ports.sessions({ ...(mr.workload?.options ?? {}), seed: mr.engine_fit!.seed });
+  // Drawn once, for both fits below (and not at all for a sim run, which has no calibration seed).
+  let drawn: ReturnType<typeof ports.sessions> | undefined;
+  const calibrationSessions = () => (drawn ??= ports.sessions({ ...(mr.workload?.options ?? {}), seed: mr.engine_fit!.seed }));
   const fit = mr.engine_fit?.peer ? fitPeerLink(setup, measuredCosts(cal), calibrationSessions(), mr.engine_fit.peer, log) : undefined;
   // …and so does its request path outside the nodes, whose overheads the calibration file timed on an idle sim cluster.
   const liveOutside = mr.engine_fit?.calibration_run?.time_on_node?.outside_nodes_mean_ms;
