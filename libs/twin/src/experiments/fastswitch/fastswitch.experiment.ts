@@ -16,7 +16,14 @@ import {
   type FastswitchPoint,
   type FastswitchPrefixKept,
 } from './fastswitch.checks.js';
-import { fastswitchRatios, fastswitchRunOnce, type FastswitchRatios, type FastswitchRun } from './fastswitch.run.js';
+import {
+  fastswitchRatios,
+  fastswitchRunOnce,
+  table1Ratios,
+  type FastswitchRatios,
+  type FastswitchRun,
+  type Table1Ratios,
+} from './fastswitch.run.js';
 import {
   FASTSWITCH_PAPER,
   FASTSWITCH_SETUP,
@@ -35,9 +42,13 @@ interface TraceShape {
   readonly frequency: number;
 }
 
-/** One point of the dispatch curve: the first seed's runs in full, the median ratios over the seeds, and each seed's. */
+/**
+ * One point of the dispatch curve: the first seed's runs in full, the median ratios over the seeds (Table 1's inside
+ * FastSwitch's runs among them), and each seed's.
+ */
 export interface FastswitchCurvePoint extends FastswitchPoint {
-  readonly by_seed: ReadonlyArray<FastswitchRatios & { readonly seed: number }>;
+  readonly table1: Table1Ratios;
+  readonly by_seed: ReadonlyArray<FastswitchRatios & { readonly seed: number; readonly table1: Table1Ratios }>;
 }
 
 const medianOf = (xs: readonly number[]): number => {
@@ -82,14 +93,16 @@ export function fastswitchExperiment(
     const bySeed = seeded.map((at) => {
       const vllm = run('vllm', d, main, at);
       const fastswitch = run('fastswitch', d, main, at);
-      return { seed: at.s.seed, vllm, fastswitch, ...fastswitchRatios(vllm, fastswitch) };
+      return { seed: at.s.seed, vllm, fastswitch, table1: table1Ratios(fastswitch), ...fastswitchRatios(vllm, fastswitch) };
     });
+    const table1Of = (k: keyof Table1Ratios): number => medianOf(bySeed.map((r) => r.table1[k]));
     return {
       dispatch_us: round(d * 1000, 1),
       vllm: bySeed[0].vllm,
       fastswitch: bySeed[0].fastswitch,
       ...ratiosOf((k) => medianOf(bySeed.map((r) => r[k]))),
-      by_seed: bySeed.map((r) => ({ seed: r.seed, ...ratiosOf((k) => r[k]) })),
+      table1: { blocks: table1Of('blocks'), operations: table1Of('operations'), latency: table1Of('latency') },
+      by_seed: bySeed.map((r) => ({ seed: r.seed, table1: r.table1, ...ratiosOf((k) => r[k]) })),
     };
   });
   const at = curve.find((p) => p.dispatch_us === round(derived * 1000, 1));

@@ -134,6 +134,20 @@ export function fastswitchRunOnce({
   };
 }
 
+/** Table 1's three ratios inside one run: its swap-outs as made (host copies reused) over the same ones copying every block. */
+export interface Table1Ratios {
+  readonly blocks: number;
+  readonly operations: number;
+  readonly latency: number;
+}
+
+/** {@link Table1Ratios} of run `f`; each 1 where nothing was swapped out (the two columns are then the same). */
+export function table1Ratios(f: FastswitchRun): Table1Ratios {
+  const t = f.traditional_swap_out;
+  const of = (x: number, all: number): number => (all > 0 ? round(x / all, 4) : 1);
+  return { blocks: of(f.swap_out_blocks, t.blocks), operations: of(f.swap_out_calls, t.calls), latency: of(f.swap_out_s, t.s) };
+}
+
 /** FastSwitch (`f`) over vLLM (`v`): the four headline ratios. */
 export function fastswitchRatios(v: FastswitchRun, f: FastswitchRun): FastswitchRatios {
   return {
