@@ -56,13 +56,18 @@ describe('FastSwitch on the twin', () => {
       if (c.twin !== null) expect(c.error).toBeCloseTo(c.twin / c.paper - 1, 2);
     }
     expect(run.baseline_check.s22_dispatch_share_of_128kb_copy.twin).toBeGreaterThan(0.9);
+    // Fig. 10 is the paper's own groups, on vLLM's per-layer layout: a copy per run, layer and K/V.
+    const paperGroups = run.ablation['groups-only-vllm-layout'];
+    expect(run.baseline_check.fig10_groups_switch_overhead.twin).toBe(paperGroups.switch_overhead_ratio);
+    expect(paperGroups.swap_out_calls % (2 * 32)).toBe(0);
+    expect(paperGroups.swap_out_calls).toBeLessThan(paperGroups.swap_out_blocks * 2 * 32);
     expect(run.curve[1]!.p99_ttft_ratio).toBe(run.fastswitch.p99_ttft_ratio);
     // Each point is the median over the seeds (two here: their mean).
     const seeds = run.curve[1]!.by_seed;
     expect(seeds.map((r) => r.seed)).toEqual([small.seed, small.seed + 1]);
     expect(run.curve[1]!.p999_tbt_ratio).toBeCloseTo((seeds[0]!.p999_tbt_ratio + seeds[1]!.p999_tbt_ratio) / 2, 2);
     expect(run.by_trace.map((t) => t.pattern)).toEqual(['random']);
-    expect(Object.keys(run.ablation).sort()).toEqual(['async-only', 'groups-only', 'reuse-only']);
+    expect(Object.keys(run.ablation).sort()).toEqual(['async-only', 'groups-only', 'groups-only-vllm-layout', 'reuse-only']);
     expect(run.load.requests_per_s).toBe(2 * small.requestsPerS);
   });
 

@@ -1,4 +1,4 @@
-import { blocksFor, countSwapRanges, reusedSwapBlocks, type SwapGranularity } from '@mnemo/kv-core';
+import { blocksFor, reusedSwapBlocks } from '@mnemo/kv-core';
 import { transferMs } from '../costs/transfer.port.js';
 import type { HostSwapCopies } from './host-swap.copies.js';
 import type { SwapRunCounters } from './swap-run.result.js';
@@ -10,7 +10,8 @@ export interface PrefixTurnsDeps {
   readonly host: HostSwapCopies;
   readonly out: SwapRunCounters;
   readonly blockBytes: number;
-  readonly granularity: SwapGranularity;
+  /** Copy calls that move logical blocks `[from, blocks.length)` of a sequence (the run's cut and layout). */
+  readonly calls: (blocks: readonly number[], from: number) => number;
   /** Counts a copy's blocks and calls towards the blocks-per-call figure. */
   readonly count: (blocks: number, calls: number) => void;
   /** Conversations whose host copy a sequence still needs (not to be given up for room). */
@@ -45,7 +46,7 @@ export class PrefixTurns {
     const held = c.mechanisms.reuse ? host.get(s.conv) : undefined;
     const from = reusedSwapBlocks(held, s.tokens);
     if (!host.makeRoom(s.conv, s.blocks.length, this.d.busyConversations)) return host.drop(s.conv);
-    const calls = countSwapRanges(s.blocks, from, c.segmentBlocks, c.model.layers, this.d.granularity);
+    const calls = this.d.calls(s.blocks, from);
     out.swapOuts++;
     out.swapOutBlocks += s.blocks.length - from;
     out.swapOutCalls += calls;
@@ -76,7 +77,7 @@ export class PrefixTurns {
     let calls = 0,
       blocks = 0;
     for (const { seq, blocks: n } of this.pending) {
-      const k = countSwapRanges(seq.blocks.slice(0, n), 0, c.segmentBlocks, c.model.layers, this.d.granularity);
+      const k = this.d.calls(seq.blocks.slice(0, n), 0);
       calls += k;
       blocks += n;
       this.d.count(n, k);

@@ -57,6 +57,17 @@ describe(SwapInstanceSim.name, () => {
     expect(groups.switchStallMs).toBeLessThan(vllm.switchStallMs / 10);
   });
 
+  it("the paper's groups on vLLM's per-layer layout copy each run once per layer for K and for V", () => {
+    const blockMajor = new SwapInstanceSim(config({ ...VLLM_SWAP, groups: true }), clash).run();
+    const perLayer = new SwapInstanceSim(config({ ...VLLM_SWAP, groups: true, perLayerRuns: true }), clash).run();
+    expect(perLayer.swapOutBlocks).toBe(blockMajor.swapOutBlocks);
+    expect(perLayer.swapOutCalls).toBe(blockMajor.swapOutCalls * 2 * model.layers);
+    expect(perLayer.swapOutCalls).toBeLessThan(perLayer.swapOutBlocks * 2 * model.layers);
+    // Without groups the layout changes nothing: vLLM's copies are per block, layer and K/V already.
+    const vllm = new SwapInstanceSim(config({ ...VLLM_SWAP, perLayerRuns: true }), clash).run();
+    expect(vllm.swapOutCalls).toBe(vllm.swapOutBlocks * 2 * model.layers);
+  });
+
   it('prices a copy as calls × dispatch + bytes / bandwidth, stalling the iteration for swap-out and a synchronous swap-in', () => {
     const r = new SwapInstanceSim(config(VLLM_SWAP), clash).run();
     const copyMs = (blocks: number) => blocks * 2 * model.layers * 0.1 + (blocks * BLOCK_BYTES) / 25e6;

@@ -30,7 +30,8 @@ const POOL = 'm';
  * node-manager's batch loop and swap manager call: `nodeIterationInput` / `planNodeIteration` with
  * the `FairPriorityRanker` (ranks refreshed every `updateEvery` iterations from the trace),
  * `admissionKinds`, `tickRanker`; the `DeviceBlockManager` with or without block groups; copies cut
- * by `planSwapRanges` (counted by `countSwapRanges`: one call per run, or vLLM's one per block, layer and K/V);
+ * by `planSwapRanges` (counted by `countSwapRanges`: one call per run, or vLLM's one per block, layer and K/V; the
+ * paper's groups on vLLM's layout, one per run, layer and K/V);
  * `reusedSwapBlocks` for host copies; `SwapInPolicy` + `PendingSwapIns` for sync or async
  * swap-in. What the twin adds is time: compute from the compute port, each copy as
  * `calls × dispatch + bytes / bandwidth` on its direction of the link, and the bookkeeping of host
@@ -69,7 +70,7 @@ export class SwapInstanceSim {
       host: this.host,
       out: this.out,
       blockBytes: this.blockBytes,
-      granularity: this.granularity,
+      calls: (blocks, from) => this.calls(blocks, from),
       count: (blocks, calls) => this.count(blocks, calls),
       busyConversations: () => this.swappedOutConversations(),
     });
@@ -269,11 +270,11 @@ export class SwapInstanceSim {
       const held = this.c.mechanisms.reuse ? this.host.get(s.conv) : undefined;
       const from = reusedSwapBlocks(held, s.tokens);
       if (this.host.makeRoom(s.conv, s.blocks.length, () => this.swappedOutConversations())) {
-        const n = countSwapRanges(s.blocks, from, this.c.segmentBlocks, this.c.model.layers, this.granularity);
+        const n = this.calls(s.blocks, from);
         calls += n;
         bytes += (s.blocks.length - from) * this.blockBytes;
         // What a traditional swap-out of the same sequence would copy: every block (Table 1's comparison).
-        const all = from === 0 ? n : countSwapRanges(s.blocks, 0, this.c.segmentBlocks, this.c.model.layers, this.granularity);
+        const all = from === 0 ? n : this.calls(s.blocks, 0);
         allCalls += all;
         allBytes += s.blocks.length * this.blockBytes;
         this.out.traditionalSwapOutBlocks += s.blocks.length;
@@ -309,7 +310,7 @@ export class SwapInstanceSim {
       blocks = 0;
     for (const s of seqs) {
       s.blocks = this.mgr.allocateFor(s.id, blocksFor(s.tokens)) ?? fail(`no blocks to swap ${s.id} in`);
-      const n = countSwapRanges(s.blocks, 0, this.c.segmentBlocks, this.c.model.layers, this.granularity);
+      const n = this.calls(s.blocks, 0);
       calls += n;
       bytes += s.blocks.length * this.blockBytes;
       blocks += s.blocks.length;
@@ -372,6 +373,12 @@ export class SwapInstanceSim {
 
   private get granularity(): 'grouped' | 'per-block' {
     return this.c.mechanisms.groups ? 'grouped' : 'per-block';
+  }
+
+  /** Copy calls that move logical blocks `[from, blocks.length)`: one per run, per run and layer half, or per block and layer half. */
+  private calls(blocks: readonly number[], from: number): number {
+    const n = countSwapRanges(blocks, from, this.c.segmentBlocks, this.c.model.layers, this.granularity);
+    return this.c.mechanisms.groups && this.c.mechanisms.perLayerRuns ? n * 2 * this.c.model.layers : n;
   }
 
   /** The ranker's bookkeeping, with the trace's levels as the API priorities at each update. */

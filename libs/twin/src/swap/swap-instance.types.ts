@@ -12,6 +12,12 @@ export interface SwapMechanisms {
   readonly asyncSwapIn: boolean;
   /** §3.3: host copies outlive their swap-in and the turn, so a swap-out copies only blocks written since. */
   readonly reuse: boolean;
+  /**
+   * Block groups on vLLM's KV layout, where each layer's K and V are tensors of their own (FastSwitch §3.1 plugs its
+   * groups into vLLM's KV management): a run of blocks is then 2 × layers copies, not Mnemo's one (block-major
+   * layout). Only the labelled rows that reproduce the paper's own system set it.
+   */
+  readonly perLayerRuns?: boolean;
 }
 
 export const VLLM_SWAP: SwapMechanisms = { groups: false, asyncSwapIn: false, reuse: false };

@@ -100,6 +100,9 @@ export const FASTSWITCH_SYSTEMS = {
   'groups-only': { groups: true, asyncSwapIn: false, reuse: false },
   'async-only': { groups: false, asyncSwapIn: true, reuse: false },
   'reuse-only': { groups: false, asyncSwapIn: false, reuse: true },
+  // The paper's own block groups alone: on vLLM's per-layer KV tensors each run is a copy per layer for K and for V
+  // (Fig. 10's system; the rows above copy a run in one call, as Mnemo's block-major layout does).
+  'groups-only-vllm-layout': { groups: true, asyncSwapIn: false, reuse: false, perLayerRuns: true },
 } as const satisfies Record<string, SwapMechanisms>;
 export type FastswitchSystem = keyof typeof FASTSWITCH_SYSTEMS;
 
