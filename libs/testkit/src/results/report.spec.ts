@@ -114,6 +114,28 @@ describe('results report', () => {
     });
     expect(text).toContain('| `p99_ttft_baseline_over_fastswitch` | P99 TTFT, baseline ÷ FastSwitch | 2.5 | ≥ 2 | met |');
     expect(text).toContain('Run on 2026-01-02 with `npm run bench -- fastswitch`; machine: 2 × X, 24 GiB, Node v20, load average 1 → 2');
-    expect(text).toContain('| [fastswitch](#fastswitch) | 2026-01-02 | 1 of 1 |');
+    expect(text).toContain('| [fastswitch](#fastswitch) | 2026-01-02 | 1 of 1 | — |');
+  });
+
+  it("counts a twin file's baseline checks reproduced within ±0.25 and its headlines in band, and lists each check", () => {
+    const text = renderReport({
+      'twin-fastswitch': {
+        json: {
+          baseline_check: {
+            near: { paper: 0.48, twin: 0.37, error: -0.229, source: 'Table 1' },
+            far: { paper: 3.11, twin: 95.9, error: 29.8, source: 'Fig. 10', cause: 'vLLM | stalls' },
+            none: { paper: 5, twin: null, error: null, source: '§V-B', cause: 'no figure' },
+          },
+          twin_headlines_in_band: { in_band: 1, total: 3, disagrees: [] },
+        },
+        hasPlot: false,
+      },
+    });
+    expect(text).toContain('| [twin-fastswitch](#twin-fastswitch) | not recorded | — | 1 of 3 checks, 1 of 3 in band |');
+    expect(text).toContain('reproduced within ±0.25): 1 of 3.');
+    expect(text).toContain('| `near` | 0.48 | 0.37 | -0.229 | reproduced | Table 1 |');
+    // An overshoot is not reproduced, and a cause's pipe does not break the table.
+    expect(text).toContain('| `far` | 3.11 | 95.9 | 29.8 | not reproduced | Fig. 10; vLLM \\| stalls |');
+    expect(text).toContain('| `none` | 5 | — (none) | — (none) | not reproduced | §V-B; no figure |');
   });
 });

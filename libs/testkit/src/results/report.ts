@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { BASELINE_ERROR_TARGET, baselineSummary, type BaselineCheck } from '@mnemo/twin';
 import { BENCHMARKS, type HeadlineTarget } from './targets.js';
 
 /** Where and when a run happened, stamped into its results file by the bench runner. */
@@ -27,6 +28,7 @@ export type ResultsJson = Record<string, unknown> & {
   run?: RunStamp;
   disagreement_causes?: Record<string, string>;
   twin_headlines_in_band?: HeadlinesInBand;
+  baseline_check?: Record<string, BaselineCheck>;
 };
 
 export type ResultsSet = Record<string, { json: ResultsJson; hasPlot: boolean }>;
@@ -179,6 +181,7 @@ function section(name: string, json: ResultsJson, hasPlot: boolean): string {
       `Plot: [${name}.svg](../bench/results/${name}.svg) (Vega-Lite spec: [${name}.vl.json](../bench/results/${name}.vl.json))`,
       '',
     );
+  if (json.baseline_check) lines.push(...baselineTable(json.baseline_check));
   const band = json.twin_headlines_in_band;
   if (band?.disagrees?.length) {
     lines.push('Headlines outside their paper band, each with its cause:', '');
@@ -195,6 +198,38 @@ function section(name: string, json: ResultsJson, hasPlot: boolean): string {
   for (const [path, v] of all) lines.push(`| \`${path}\` | ${cell(v)} |`);
   lines.push('', '</details>', '');
   return lines.join('\n');
+}
+
+/** A twin file's checks against the papers' own baseline figures, each reproduced or not, with its cause. */
+function baselineTable(checks: Record<string, BaselineCheck>): string[] {
+  const { within, total } = baselineSummary(checks);
+  const lines = [
+    `Baseline checks against the papers' own figures (error = twin ÷ paper − 1; reproduced within ±${BASELINE_ERROR_TARGET}): ${within} of ${total}.`,
+    '',
+    '| check | paper | twin | error | | source; cause where not reproduced |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const [name, c] of Object.entries(checks)) {
+    const ok = c.error !== null && Math.abs(c.error) <= BASELINE_ERROR_TARGET;
+    const why = [c.source, c.cause].filter(Boolean).join('; ').replace(/\|/g, '\\|');
+    lines.push(
+      `| \`${name}\` | ${cell(c.paper)} | ${cell(c.twin)} | ${cell(c.error)} | ${ok ? 'reproduced' : 'not reproduced'} | ${why} |`,
+    );
+  }
+  lines.push('');
+  return lines;
+}
+
+/** A results file's standing against the papers: baseline checks reproduced, headlines inside their bands. */
+function paperStanding(json: ResultsJson): string {
+  const parts: string[] = [];
+  if (json.baseline_check) {
+    const { within, total } = baselineSummary(json.baseline_check);
+    parts.push(`${within} of ${total} checks`);
+  }
+  const band = json.twin_headlines_in_band;
+  if (band) parts.push(`${band.in_band} of ${band.total} in band`);
+  return parts.length ? parts.join(', ') : '—';
 }
 
 /** The page for a set of results: { name: { json, hasPlot } }, in name order. */
@@ -216,14 +251,19 @@ export function renderReport(results: ResultsSet): string {
     "A band target is the paper's reported range for that ratio widened ×/÷ 1.5: a figure outside it on either side",
     `is \`${DISAGREES}\` (an overshoot means a baseline or model is off), never met.`,
     '',
-    '| benchmark | last run | headline keys met |',
-    '|---|---|---|',
+    "For the twin's experiments the last column counts their baseline checks reproduced (within",
+    `±${BASELINE_ERROR_TARGET} of the paper's own figure) and their paper-band headlines inside the band.`,
+    '',
+    '| benchmark | last run | headline keys met | against the papers |',
+    '|---|---|---|---|',
   ];
   for (const name of names) {
     const { json } = results[name];
     const keys = (BENCHMARKS[name]?.keys ?? []).filter((k) => k.target && !k.label && at(json, k.path) !== undefined);
     const met = keys.filter((k) => verdict(at(json, k.path), k.target) === 'met').length;
-    head.push(`| [${name}](#${name}) | ${json.run?.date ?? 'not recorded'} | ${keys.length ? `${met} of ${keys.length}` : '—'} |`);
+    head.push(
+      `| [${name}](#${name}) | ${json.run?.date ?? 'not recorded'} | ${keys.length ? `${met} of ${keys.length}` : '—'} | ${paperStanding(json)} |`,
+    );
   }
   head.push('');
   return [head.join('\n'), ...names.map((n) => section(n, results[n].json, results[n].hasPlot))].join('\n').trimEnd() + '\n';
