@@ -204,7 +204,8 @@ function section(name: string, json: ResultsJson, hasPlot: boolean): string {
 function baselineTable(checks: Record<string, BaselineCheck>): string[] {
   const { within, total } = baselineSummary(checks);
   const lines = [
-    `Baseline checks against the papers' own figures (error = twin ÷ paper − 1; reproduced within ±${BASELINE_ERROR_TARGET}): ${within} of ${total}.`,
+    "Baseline checks against the papers' own figures " +
+      `(error = twin ÷ paper − 1; reproduced within ±${BASELINE_ERROR_TARGET}): ${within} of ${total}.`,
     '',
     '| check | paper | twin | error | | source; cause where not reproduced |',
     '|---|---|---|---|---|---|',
