@@ -262,9 +262,8 @@ export function renderReport(results: ResultsSet): string {
     const { json } = results[name];
     const keys = (BENCHMARKS[name]?.keys ?? []).filter((k) => k.target && !k.label && at(json, k.path) !== undefined);
     const met = keys.filter((k) => verdict(at(json, k.path), k.target) === 'met').length;
-    head.push(
-      `| [${name}](#${name}) | ${json.run?.date ?? 'not recorded'} | ${keys.length ? `${met} of ${keys.length}` : '—'} | ${paperStanding(json)} |`,
-    );
+    const headlines = keys.length ? `${met} of ${keys.length}` : '—';
+    head.push(`| [${name}](#${name}) | ${json.run?.date ?? 'not recorded'} | ${headlines} | ${paperStanding(json)} |`);
   }
   head.push('');
   return [head.join('\n'), ...names.map((n) => section(n, results[n].json, results[n].hasPlot))].join('\n').trimEnd() + '\n';
